@@ -1,0 +1,38 @@
+#pragma once
+// The routing adapter interface: the stable address an app is reached at, and which running
+// container it leads to. Switching a route's backend is what makes a redeploy seamless.
+//
+// Threading: every call may be made from any thread; implementations that run an event loop
+// of their own hand the call over to it and return once it took effect.
+
+#include "error.h"
+
+#include <QString>
+#include <QUrl>
+#include <optional>
+
+namespace pando::adapters {
+
+struct Route {
+    QString app;
+    int port = 0;       // the stable port (loopback router)
+    QUrl url;           // where people reach the app
+    QString backendHost; // empty: no backend yet
+    int backendPort = 0;
+};
+
+class Router {
+public:
+    virtual ~Router() = default;
+
+    // Creates the route or returns the existing one. requestedPort 0 picks a free port;
+    // a taken port is ErrorCode::Conflict.
+    virtual Result<Route> ensure(const QString &app, int requestedPort) = 0;
+    // New connections go to host:port from now on; open ones finish where they started.
+    virtual Status setBackend(const QString &app, const QString &host, int port) = 0;
+    // Stops serving the route and frees its port; a missing route is not an error.
+    virtual Status remove(const QString &app) = 0;
+    virtual std::optional<Route> route(const QString &app) = 0;
+};
+
+} // namespace pando::adapters

@@ -1,0 +1,35 @@
+#pragma once
+// The source adapter interface: fetching an app's source at a ref into a local cache, and
+// exposing that revision's tree read-only.
+//
+// Threading: calls block and may be made from any thread, concurrently for different repos;
+// implementations serialise what must be serialised for one repository cache.
+
+#include "cancel.h"
+#include "error.h"
+
+#include <QString>
+#include <functional>
+
+namespace pando::adapters {
+
+struct SourceCheckout {
+    QString commit;    // full hex object id the ref resolved to
+    QString directory; // a directory holding the tree at that commit (no .git)
+};
+
+class SourceProvider {
+public:
+    virtual ~SourceProvider() = default;
+
+    // Refuses URLs that could run commands or be read as options: ext::, fd::, a leading '-',
+    // unknown schemes. Accepts file://, https://, http://, ssh:// and scp-like git@host:path.
+    virtual Status checkUrl(const QString &url) = 0;
+    // Fetches repo into the cache and writes the tree at ref (branch, tag or commit) into a
+    // new directory below workRoot. A ref that does not exist is ErrorCode::NotFound.
+    virtual Result<SourceCheckout> checkout(const QString &repo, const QString &ref, const QString &workRoot,
+                                            const CancelToken &cancel,
+                                            const std::function<void(const QString &progress)> &progress) = 0;
+};
+
+} // namespace pando::adapters

@@ -1,0 +1,111 @@
+#pragma once
+// The engine: what pandod, the embedded server and the desktop's in-process session drive.
+// It owns the state store, the durable work queue and its worker pool, the deploy pipeline,
+// the reconciler and the live log hub, and talks to the outside only through adapters.
+//
+// Threading: the query and command methods are thread-safe and return quickly (they touch
+// the database only); long work (deploys, removals) runs as durable jobs on the worker pool
+// and reports progress on events(). start() and shutdown() are called from the thread that
+// created the engine.
+
+#include "adapters/api/routing.h"
+#include "adapters/api/runtime.h"
+#include "adapters/api/source.h"
+#include "core/common/clock.h"
+#include "core/events/eventbus.h"
+#include "core/logstream/loghub.h"
+#include "core/planner/planner.h"
+#include "core/spec/appspec.h"
+#include "core/state/database.h"
+#include "core/state/records.h"
+
+#include <QJsonObject>
+#include <QObject>
+#include <memory>
+#include <optional>
+
+namespace pando::core {
+
+// Who is acting, for authorization and the audit log.
+struct Actor {
+    QString name = QStringLiteral("system");   // "token:admin", "system:reconciler"
+    QString source = QStringLiteral("engine"); // remote address
+    QString requestId;
+};
+
+struct AppView {
+    AppRecord record;
+    AppSpec spec;
+    QString url;                       // where the app is reached; empty before the first route
+    QString status;                    // "running", "deploying", "failed", "stopped", "new", "removing"
+    std::optional<DeployRecord> lastDeploy;
+    QJsonObject toJson() const;
+};
+
+struct DeployView {
+    DeployRecord record;
+    QList<StepRecord> steps;
+    QJsonObject toJson() const;
+};
+
+QJsonObject toJson(const DeployRecord &deploy);
+QJsonObject toJson(const StepRecord &step);
+QJsonObject toJson(const adapters::LogLine &line);
+
+struct EngineOptions {
+    QString dataDir;                   // the source cache, key files, the SQLite file
+    DatabaseConfig database;
+    HostPolicy policy;
+    int workers = 2;                   // deploys of different apps in parallel
+    int reconcileIntervalMs = 5000;
+    int retireGraceMs = 300;           // how long the old version keeps serving after the switch
+    QString installId = QStringLiteral("default");
+};
+
+class Engine : public QObject {
+    Q_OBJECT
+public:
+    Engine(EngineOptions options, std::shared_ptr<adapters::Runtime> runtime,
+           std::shared_ptr<adapters::Router> router, std::shared_ptr<adapters::SourceProvider> source,
+           Clock &clock = SystemClock::instance(), QObject *parent = nullptr);
+    ~Engine() override;
+
+    // Opens the database (running migrations), settles work a previous process left running,
+    // restores routes, and starts the workers and the reconciler.
+    Status start();
+    // Stops taking work, cancels running jobs and waits for the workers.
+    void shutdown();
+
+    // Accounts and tokens (full accounts come later): on a fresh install, creates the initial
+    // admin token and returns its secret once; nullopt when the install already has tokens.
+    Result<std::optional<QString>> bootstrapAdminToken();
+    Result<TokenRecord> authenticate(const QString &bearerToken);
+
+    Result<AppView> createApp(const QByteArray &specText, const Actor &actor);
+    Result<QList<AppView>> apps();
+    Result<AppView> app(const QString &name);
+    // Marks the app as removing and queues its teardown (containers, images, route, rows).
+    Status removeApp(const QString &name, const Actor &actor);
+
+    // Queues a deploy of the app at ref (empty: the spec's ref).
+    Result<DeployRecord> deploy(const QString &app, const QString &ref, const Actor &actor);
+    Result<QList<DeployRecord>> deploys(const QString &app, int limit);
+    Result<DeployView> deployView(const QString &id);
+    Status cancelDeploy(const QString &id, const Actor &actor);
+
+    // The last n lines of the app's current container.
+    Result<QList<adapters::LogLine>> logTail(const QString &app, int lines);
+    LogHub *logs() const;
+    EventBus *events() const;
+    Database &database();
+    adapters::Runtime &runtime();
+
+    // One reconciler pass now (tests and `pando` diagnostics); returns what it changed.
+    Result<QStringList> reconcileOnce();
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace pando::core

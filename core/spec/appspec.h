@@ -1,0 +1,66 @@
+#pragma once
+// Package spec defines the AppSpec: the sole record of how an app runs. It is read from YAML
+// through one parsing module with size (1 MiB) and depth (64) limits; every error names the
+// path it was found at ("run.port") or the line and column of malformed YAML.
+
+#include "adapters/api/error.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+namespace pando::core {
+
+struct AppSpec {
+    QString name;                // a DNS label: [a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?
+
+    struct Source {
+        QString repo;            // file://, https://, http://, ssh://, or scp-like git@host:path
+        QString ref = QStringLiteral("main"); // branch, tag or commit
+    } source;
+
+    struct Build {
+        QString context = QStringLiteral(".");          // relative to the repository root
+        QString dockerfile = QStringLiteral("Dockerfile"); // relative to context
+        QMap<QString, QString> args;
+    } build;
+
+    struct Run {
+        int port = 0;                        // required: 1..65535
+        QStringList command;                 // optional argv
+        QMap<QString, QString> env;
+        qint64 memoryBytes = 0;              // resources.memory ("256Mi", "1Gi", "512M", bytes)
+        double cpus = 0;                     // resources.cpus
+    } run;
+
+    struct Health {
+        QString path = QStringLiteral("/");  // must start with '/'
+        int timeoutSeconds = 60;             // how long a new version may take to become healthy
+        int intervalMs = 100;                // between probes
+    } health;
+
+    struct Route {
+        int port = 0;                        // the stable loopback port; 0 = pick one
+    } route;
+
+    QMap<QString, QString> labels;           // free-form labels (environment: prod, ...)
+
+    QJsonObject toJson() const;
+};
+
+inline constexpr qsizetype MaxSpecBytes = 1024 * 1024;
+inline constexpr int MaxSpecDepth = 64;
+
+// Parses and validates. Errors: ErrorCode::Invalid with `where` set (a field path, or
+// "line L, column C"), ErrorCode::TooLarge for input over MaxSpecBytes.
+Result<AppSpec> parseAppSpec(const QByteArray &yaml);
+// The same rules for a spec that came as JSON (the API accepts both).
+Result<AppSpec> parseAppSpecJson(const QByteArray &json);
+// Field rules alone, for a spec built in code.
+Status validateAppSpec(const AppSpec &spec);
+bool isValidAppName(const QString &name);
+
+} // namespace pando::core

@@ -1,0 +1,99 @@
+#pragma once
+// The repositories over Database: one per table family. Each call is one statement or one
+// transaction; failures come back as Error (a duplicate key is ErrorCode::Conflict, a missing
+// row ErrorCode::NotFound, a database that does not answer ErrorCode::Unavailable).
+
+#include "database.h"
+#include "records.h"
+
+#include <QList>
+#include <QSet>
+#include <optional>
+
+namespace pando::core {
+
+class AppRepository {
+public:
+    explicit AppRepository(Database &db) : m_db(db) {}
+    Status create(const AppRecord &app);
+    Result<AppRecord> find(const QString &name);
+    Result<QList<AppRecord>> list();
+    Status setSpec(const QString &name, const QString &specYaml, qint64 nowMs);
+    Status setRoutePort(const QString &name, int port, qint64 nowMs);
+    Status setCurrentDeploy(const QString &name, const QString &deployId, qint64 nowMs);
+    // Removes the app row; its deploys and steps go with it.
+    Status remove(const QString &name);
+
+private:
+    Database &m_db;
+};
+
+class DeployRepository {
+public:
+    explicit DeployRepository(Database &db) : m_db(db) {}
+    Status create(const DeployRecord &deploy);
+    Result<DeployRecord> find(const QString &id);
+    // Newest first.
+    Result<QList<DeployRecord>> listForApp(const QString &app, int limit);
+    // Deploys whose status is queued or running.
+    Result<QList<DeployRecord>> unfinished();
+    // Writes every field but id, app and createdMs.
+    Status update(const DeployRecord &deploy);
+
+    Status addStep(const StepRecord &step);
+    Status updateStep(const StepRecord &step); // by (deployId, seq)
+    Result<QList<StepRecord>> steps(const QString &deployId);
+
+private:
+    Database &m_db;
+};
+
+class JobRepository {
+public:
+    explicit JobRepository(Database &db) : m_db(db) {}
+    Result<qint64> enqueue(const QString &kind, const QString &key, const QString &payload, qint64 nowMs);
+    // Atomically claims the oldest queued job whose key no running job holds; nullopt when none.
+    Result<std::optional<JobRecord>> claimNext(const QString &owner, qint64 nowMs);
+    Status finish(qint64 id, bool ok, const QString &error, qint64 nowMs);
+    // Jobs left running by a process that is gone: put back to queued (attempts incremented).
+    Result<QList<JobRecord>> requeueAbandoned(const QString &currentOwner, qint64 nowMs);
+    Result<JobRecord> find(qint64 id);
+
+private:
+    Database &m_db;
+};
+
+class AuditRepository {
+public:
+    explicit AuditRepository(Database &db) : m_db(db) {}
+    // Appends one line in its own transaction, filling seq, prevHash and hash; returns it once
+    // it is committed.
+    Result<AuditRecord> append(AuditRecord line);
+    struct Filter {
+        QString actor, action, object;
+        qint64 sinceMs = 0, untilMs = 0;
+        int limit = 100;
+    };
+    // Newest first.
+    Result<QList<AuditRecord>> list(const Filter &filter);
+    // The seq of the first line whose hash or link does not match; nullopt when the chain holds.
+    Result<std::optional<qint64>> verify();
+    static QString hashOf(const AuditRecord &line); // hex SHA-256 over prevHash and the fields
+
+private:
+    Database &m_db;
+};
+
+class TokenRepository {
+public:
+    explicit TokenRepository(Database &db) : m_db(db) {}
+    Status create(const TokenRecord &token);
+    // The valid (not revoked) token with this digest.
+    Result<TokenRecord> findByDigest(const QString &digest);
+    Result<int> count();
+
+private:
+    Database &m_db;
+};
+
+} // namespace pando::core
