@@ -15,38 +15,38 @@
 namespace pando::core {
 
 struct AppSpec {
-    QString name;                // a DNS label: [a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?
+    QString name; // a DNS label: [a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?
 
     struct Source {
-        QString repo;            // file://, https://, http://, ssh://, or scp-like git@host:path
+        QString repo;                         // file://, https://, http://, ssh://, or scp-like git@host:path
         QString ref = QStringLiteral("main"); // branch, tag or commit
     } source;
 
     struct Build {
-        QString context = QStringLiteral(".");          // relative to the repository root
+        QString context = QStringLiteral(".");             // relative to the repository root
         QString dockerfile = QStringLiteral("Dockerfile"); // relative to context
         QMap<QString, QString> args;
     } build;
 
     struct Run {
-        int port = 0;                        // required: 1..65535
-        QStringList command;                 // optional argv
+        int port = 0;        // required: 1..65535
+        QStringList command; // optional argv
         QMap<QString, QString> env;
-        qint64 memoryBytes = 0;              // resources.memory ("256Mi", "1Gi", "512M", bytes)
-        double cpus = 0;                     // resources.cpus
+        qint64 memoryBytes = 0; // resources.memory ("256Mi", "1Gi", "512M", bytes)
+        double cpus = 0;        // resources.cpus
     } run;
 
     struct Health {
-        QString path = QStringLiteral("/");  // must start with '/'
-        int timeoutSeconds = 60;             // how long a new version may take to become healthy
-        int intervalMs = 100;                // between probes
+        QString path = QStringLiteral("/"); // must start with '/'
+        int timeoutSeconds = 60;            // how long a new version may take to become healthy
+        int intervalMs = 100;               // between probes
     } health;
 
     struct Route {
-        int port = 0;                        // the stable loopback port; 0 = pick one
+        int port = 0; // the stable loopback port; 0 = pick one
     } route;
 
-    QMap<QString, QString> labels;           // free-form labels (environment: prod, ...)
+    QMap<QString, QString> labels; // free-form labels (environment: prod, ...)
 
     QJsonObject toJson() const;
 };
@@ -62,5 +62,12 @@ Result<AppSpec> parseAppSpecJson(const QByteArray &json);
 // Field rules alone, for a spec built in code.
 Status validateAppSpec(const AppSpec &spec);
 bool isValidAppName(const QString &name);
+
+// Docker refuses memory limits below 6 MiB.
+inline constexpr qint64 MinMemoryBytes = 6LL * 1024 * 1024;
+// "256Mi", "1Gi", "512M", "1G", "1024Ki", "0.5Gi" or plain bytes; nullopt when unreadable.
+std::optional<qint64> parseMemory(const QString &text);
+// For people: "256Mi", "1.5Gi", "700" (bytes); exact when a binary unit divides the amount.
+QString formatMemory(qint64 bytes);
 
 } // namespace pando::core

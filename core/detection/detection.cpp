@@ -1,0 +1,147 @@
+#include "core/detection/detection.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core {
+
+namespace {
+
+constexpr qint64 MaxDockerfileBytes = 1024 * 1024;
+
+bool isInside(const QString &path, const QString &root)
+{
+    return path == root || path.startsWith(root.endsWith(u'/') ? root : root + u'/');
+}
+
+bool climbs(const QString &relative)
+{
+    const QString clean = QDir::cleanPath(relative);
+    return QDir::isAbsolutePath(relative) || clean == u".." || clean.startsWith(u"../"_s);
+}
+
+// Files at the top of a context that look like a Dockerfile, for "did you mean" hints.
+QStringList dockerfileLikeFiles(const QString &dir)
+{
+    QStringList found;
+    const auto entries = QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::System, QDir::Name);
+    for (const QString &entry : entries) {
+        const QString lower = entry.toLower();
+        if (lower.startsWith(u"dockerfile"_s) || lower.endsWith(u".dockerfile"_s) ||
+            lower.startsWith(u"containerfile"_s))
+            found.append(entry);
+    }
+    return found;
+}
+
+// The first numeric port of the first EXPOSE instruction that has one ("EXPOSE 8080/tcp").
+int exposedPort(const QString &dockerfilePath)
+{
+    QFile file(dockerfilePath);
+    if (!file.open(QIODevice::ReadOnly))
+        return 0;
+    const QString text = QString::fromUtf8(file.read(MaxDockerfileBytes));
+    // Join continuation lines first, so "EXPOSE \\\n 8080" counts.
+    QString joined = text;
+    joined.replace(QRegularExpression(u"\\\\[ \\t]*\\r?\\n"_s), u" "_s);
+    static const QRegularExpression expose(u"^\\s*EXPOSE\\s+(.*)$"_s, QRegularExpression::CaseInsensitiveOption |
+                                                                          QRegularExpression::MultilineOption);
+    static const QRegularExpression portToken(u"^([0-9]{1,5})(-[0-9]{1,5})?(/(tcp|udp|sctp))?$"_s,
+                                              QRegularExpression::CaseInsensitiveOption);
+    for (auto it = expose.globalMatch(joined); it.hasNext();) {
+        const auto line = it.next();
+        const auto tokens = line.captured(1).split(QRegularExpression(u"\\s+"_s), Qt::SkipEmptyParts);
+        for (const QString &token : tokens) {
+            const auto m = portToken.match(token);
+            if (!m.hasMatch())
+                continue;
+            const int port = m.captured(1).toInt();
+            if (port >= 1 && port <= 65535)
+                return port;
+        }
+    }
+    return 0;
+}
+
+} // namespace
+
+Result<Detection> detect(const AppSpec &spec, const QString &checkoutDir)
+{
+    const QString root = QFileInfo(checkoutDir).canonicalFilePath();
+    if (root.isEmpty() || !QFileInfo(root).isDir())
+        return fail(ErrorCode::NotFound, u"the checkout directory \"%1\" does not exist"_s.arg(checkoutDir));
+    if (climbs(spec.build.context)) {
+        return fail(ErrorCode::Invalid, u"\"%1\" leaves the repository"_s.arg(spec.build.context), u"build.context"_s);
+    }
+    if (climbs(spec.build.dockerfile)) {
+        return fail(ErrorCode::Invalid, u"\"%1\" leaves the build context"_s.arg(spec.build.dockerfile),
+                    u"build.dockerfile"_s);
+    }
+
+    const QString contextRelative = QDir::cleanPath(spec.build.context);
+    const QFileInfo contextInfo(root + u'/' + contextRelative);
+    if (!contextInfo.exists()) {
+        if (contextInfo.isSymLink()) {
+            return fail(ErrorCode::Invalid,
+                        u"\"%1\" is a symlink to a place that does not exist"_s.arg(contextRelative),
+                        u"build.context"_s);
+        }
+        return fail(ErrorCode::NotFound, u"directory \"%1\" not found in the repository"_s.arg(contextRelative),
+                    u"build.context"_s);
+    }
+    // Symlinks are resolved before the containment check: a link in the repository may point
+    // anywhere on this host, and the build would send whatever it points at.
+    const QString contextDir = contextInfo.canonicalFilePath();
+    if (!isInside(contextDir, root))
+        return fail(ErrorCode::Invalid, u"resolves outside the repository"_s, u"build.context"_s);
+    if (!contextInfo.isDir())
+        return fail(ErrorCode::Invalid, u"\"%1\" is not a directory"_s.arg(contextRelative), u"build.context"_s);
+
+    const QString dockerfileRelative = QDir::cleanPath(spec.build.dockerfile);
+    const QString shownPath =
+        contextRelative == u"." ? dockerfileRelative : QDir::cleanPath(contextRelative + u'/' + dockerfileRelative);
+    const QFileInfo dockerfileInfo(contextDir + u'/' + dockerfileRelative);
+    if (!dockerfileInfo.exists()) {
+        if (dockerfileInfo.isSymLink()) {
+            const QString target =
+                QDir::cleanPath(dockerfileInfo.absoluteDir().absoluteFilePath(dockerfileInfo.symLinkTarget()));
+            if (!isInside(target, root))
+                return fail(ErrorCode::Invalid, u"resolves outside the repository"_s, u"build.dockerfile"_s);
+            return fail(ErrorCode::NotFound, u"\"%1\" is a symlink to a file that does not exist"_s.arg(shownPath),
+                        u"build.dockerfile"_s);
+        }
+        const QStringList candidates = dockerfileLikeFiles(contextDir);
+        const QString contextName =
+            contextRelative == u"." ? u"the repository root"_s : u"\"%1\""_s.arg(contextRelative);
+        const QString hint =
+            candidates.isEmpty()
+                ? u"no Dockerfile-like files at the top of %1; add a Dockerfile or set build.dockerfile"_s.arg(
+                      contextName)
+                : u"Dockerfile-like files at the top of %1: %2; set build.dockerfile to one of them"_s.arg(
+                      contextName, candidates.join(u", "_s));
+        return fail(ErrorCode::NotFound, u"\"%1\" not found in the repository"_s.arg(shownPath), u"build.dockerfile"_s,
+                    hint);
+    }
+    const QString dockerfilePath = dockerfileInfo.canonicalFilePath();
+    if (!isInside(dockerfilePath, root))
+        return fail(ErrorCode::Invalid, u"resolves outside the repository"_s, u"build.dockerfile"_s);
+    // The build sends only the context, so a Dockerfile elsewhere in the repository is unusable.
+    if (!isInside(dockerfilePath, contextDir))
+        return fail(ErrorCode::Invalid, u"resolves outside the build context"_s, u"build.dockerfile"_s);
+    if (!dockerfileInfo.isFile())
+        return fail(ErrorCode::Invalid, u"\"%1\" is not a file"_s.arg(shownPath), u"build.dockerfile"_s);
+
+    Detection detection;
+    detection.builder = u"dockerfile"_s;
+    detection.contextDir = contextDir;
+    detection.dockerfilePath = dockerfilePath;
+    detection.dockerfile = QDir(contextDir).relativeFilePath(dockerfilePath);
+    detection.exposedPort = exposedPort(dockerfilePath);
+    return detection;
+}
+
+} // namespace pando::core

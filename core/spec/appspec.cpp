@@ -1,0 +1,554 @@
+#include "core/spec/appspec.h"
+
+#include "core/spec/specrules.h"
+#include "core/spec/yamlreader.h"
+
+#include <QJsonArray>
+#include <QRegularExpression>
+
+#include <cmath>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core {
+
+using detail::DocNode;
+using detail::quoted;
+
+namespace {
+
+constexpr qint64 Ki = 1024;
+constexpr qint64 Mi = Ki * 1024;
+constexpr qint64 Gi = Mi * 1024;
+constexpr qint64 Ti = Gi * 1024;
+
+QString join(const QString &path, const QString &key)
+{
+    return path.isEmpty() ? key : path + u'.' + key;
+}
+
+// What a value was, for "expected X, got Y".
+QString describe(const DocNode &node)
+{
+    switch (node.kind) {
+    case DocNode::Kind::Null:
+        return u"nothing"_s;
+    case DocNode::Kind::Scalar:
+        return quoted(node.text);
+    case DocNode::Kind::Sequence:
+        return u"a list"_s;
+    case DocNode::Kind::Map:
+        return u"a mapping"_s;
+    }
+    return {};
+}
+
+std::unexpected<Error> wrongType(const DocNode &node, const QString &path, const QString &expected)
+{
+    return fail(ErrorCode::Invalid, u"expected %1, got %2"_s.arg(expected, describe(node)), path);
+}
+
+// Optimal string alignment distance, case-insensitive: "prot" is one step from "port".
+int editDistance(const QString &a, const QString &b)
+{
+    const auto n = size_t(a.size());
+    const auto m = size_t(b.size());
+    std::vector<std::vector<int>> d(n + 1, std::vector<int>(m + 1));
+    for (size_t i = 0; i <= n; ++i)
+        d[i][0] = int(i);
+    for (size_t j = 0; j <= m; ++j)
+        d[0][j] = int(j);
+    for (size_t i = 1; i <= n; ++i) {
+        for (size_t j = 1; j <= m; ++j) {
+            const QChar x = a.at(qsizetype(i - 1)).toLower();
+            const QChar y = b.at(qsizetype(j - 1)).toLower();
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (x == y ? 0 : 1)});
+            if (i > 1 && j > 1 && x == b.at(qsizetype(j - 2)).toLower() && a.at(qsizetype(i - 2)).toLower() == y)
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+    }
+    return d[n][m];
+}
+
+// A mapping whose keys must all be known; the first unknown one is named with its full path.
+Status checkFields(const DocNode &node, const QString &path, const QStringList &known)
+{
+    for (const auto &[key, value] : node.entries) {
+        if (known.contains(key))
+            continue;
+        QString message = u"unknown field"_s;
+        QString best;
+        int bestDistance = 3;
+        for (const auto &candidate : known) {
+            const int distance = editDistance(key, candidate);
+            if (distance < bestDistance && distance <= std::max<qsizetype>(1, candidate.size() / 3)) {
+                best = candidate;
+                bestDistance = distance;
+            }
+        }
+        if (!best.isEmpty())
+            message += u"; did you mean \"%1\"?"_s.arg(best);
+        return fail(ErrorCode::Invalid, message, join(path, key), u"known fields here: %1"_s.arg(known.join(u", "_s)));
+    }
+    return {};
+}
+
+// A section may be left out or empty (null); otherwise it must be a mapping.
+Result<const DocNode *> section(const DocNode &parent, const QString &key, const QString &path)
+{
+    const DocNode *node = parent.value(key);
+    if (!node || node->kind == DocNode::Kind::Null)
+        return nullptr;
+    if (node->kind != DocNode::Kind::Map)
+        return wrongType(*node, join(path, key), u"a mapping"_s);
+    return node;
+}
+
+Result<QString> text(const DocNode &node, const QString &path)
+{
+    if (node.kind == DocNode::Kind::Null)
+        return QString();
+    if (node.kind != DocNode::Kind::Scalar)
+        return wrongType(node, path, u"a string"_s);
+    return node.text;
+}
+
+Result<int> port(const DocNode &node, const QString &path)
+{
+    static const QRegularExpression digits(uR"(^[0-9]{1,5}\z)"_s);
+    const QString value = node.text.trimmed();
+    if (node.kind == DocNode::Kind::Scalar && digits.match(value).hasMatch()) {
+        const int number = value.toInt();
+        if (number >= 1 && number <= 65535)
+            return number;
+    }
+    return wrongType(node, path, u"an integer 1-65535"_s);
+}
+
+// "30s", "2m", "1h", "500ms", "1m30s", or an integer number of seconds.
+std::optional<qint64> parseDurationMs(const QString &value)
+{
+    static const QRegularExpression whole(uR"(^([0-9]{1,9}(ms|s|m|h))+\z)"_s);
+    static const QRegularExpression part(uR"(([0-9]{1,9})(ms|s|m|h))"_s);
+    bool isNumber = false;
+    const qint64 seconds = value.toLongLong(&isNumber);
+    if (isNumber)
+        return seconds >= 0 && seconds < 1000000000 ? std::optional(seconds * 1000) : std::nullopt;
+    if (!whole.match(value).hasMatch())
+        return std::nullopt;
+    qint64 total = 0;
+    for (auto it = part.globalMatch(value); it.hasNext();) {
+        const auto m = it.next();
+        const qint64 n = m.captured(1).toLongLong();
+        const QString unit = m.captured(2);
+        total += unit == u"ms" ? n : unit == u"s" ? n * 1000 : unit == u"m" ? n * 60000 : n * 3600000;
+    }
+    return total;
+}
+
+Result<qint64> duration(const DocNode &node, const QString &path, qint64 minMs, qint64 maxMs, const QString &range)
+{
+    const QString expected = u"a duration like \"30s\", \"2m\" or an integer of seconds, %1"_s.arg(range);
+    if (node.kind != DocNode::Kind::Scalar)
+        return wrongType(node, path, expected);
+    const auto ms = parseDurationMs(node.text.trimmed());
+    if (!ms || *ms < minMs || *ms > maxMs)
+        return wrongType(node, path, expected);
+    return *ms;
+}
+
+Result<QMap<QString, QString>> stringMap(const DocNode *node, const QString &path,
+                                         Status (*checkKey)(const QString &, const QString &, const QString &))
+{
+    QMap<QString, QString> out;
+    if (!node)
+        return out;
+    for (const auto &[key, value] : node->entries) {
+        const QString at = join(path, key);
+        // Numbers and booleans are written as text, so `PORT: 8080` and `DEBUG: true` just work.
+        auto valueText = text(value, at);
+        if (!valueText)
+            return std::unexpected(valueText.error());
+        if (auto ok = checkKey(key, *valueText, at); !ok)
+            return std::unexpected(ok.error());
+        out.insert(key, *valueText);
+    }
+    return out;
+}
+
+Status variableKey(const QString &key, const QString &, const QString &where)
+{
+    return detail::checkVariableName(key, where);
+}
+
+Status labelKey(const QString &key, const QString &value, const QString &where)
+{
+    return detail::checkLabel(key, value, where);
+}
+
+#define PANDO_SPEC_TRY(var, expr)                                                                                      \
+    auto var = (expr);                                                                                                 \
+    if (!var)                                                                                                          \
+        return std::unexpected(var.error());
+
+Status readSource(const DocNode &root, AppSpec &spec)
+{
+    PANDO_SPEC_TRY(node, section(root, u"source"_s, {}));
+    if (*node) {
+        PANDO_SPEC_TRY(known, checkFields(**node, u"source"_s, {u"repo"_s, u"ref"_s}));
+    }
+    if (!*node || !node.value()->value(u"repo"_s) || node.value()->value(u"repo"_s)->kind == DocNode::Kind::Null)
+        return fail(ErrorCode::Invalid, u"missing required field (the git repository to deploy from)"_s,
+                    u"source.repo"_s);
+    const DocNode &source = **node;
+    PANDO_SPEC_TRY(repo, text(*source.value(u"repo"_s), u"source.repo"_s));
+    PANDO_SPEC_TRY(repoOk, detail::checkRepo(*repo));
+    spec.source.repo = *repo;
+    if (const DocNode *ref = source.value(u"ref"_s); ref && ref->kind != DocNode::Kind::Null) {
+        PANDO_SPEC_TRY(value, text(*ref, u"source.ref"_s));
+        PANDO_SPEC_TRY(ok, detail::checkRef(*value));
+        spec.source.ref = *value;
+    }
+    return {};
+}
+
+Status readBuild(const DocNode &root, AppSpec &spec)
+{
+    PANDO_SPEC_TRY(node, section(root, u"build"_s, {}));
+    if (!*node)
+        return {};
+    const DocNode &build = **node;
+    PANDO_SPEC_TRY(known, checkFields(build, u"build"_s, {u"dockerfile"_s, u"context"_s, u"args"_s}));
+    if (const DocNode *context = build.value(u"context"_s); context && context->kind != DocNode::Kind::Null) {
+        PANDO_SPEC_TRY(value, text(*context, u"build.context"_s));
+        PANDO_SPEC_TRY(ok, detail::checkRelativePath(*value, u"build.context"_s, u"repository"_s, false));
+        spec.build.context = *value;
+    }
+    if (const DocNode *dockerfile = build.value(u"dockerfile"_s);
+        dockerfile && dockerfile->kind != DocNode::Kind::Null) {
+        PANDO_SPEC_TRY(value, text(*dockerfile, u"build.dockerfile"_s));
+        PANDO_SPEC_TRY(ok, detail::checkRelativePath(*value, u"build.dockerfile"_s, u"build context"_s, true));
+        spec.build.dockerfile = *value;
+    }
+    PANDO_SPEC_TRY(argsNode, section(build, u"args"_s, u"build"_s));
+    PANDO_SPEC_TRY(args, stringMap(*argsNode, u"build.args"_s, variableKey));
+    spec.build.args = *args;
+    return {};
+}
+
+Status readResources(const DocNode &run, AppSpec &spec)
+{
+    PANDO_SPEC_TRY(node, section(run, u"resources"_s, u"run"_s));
+    if (!*node)
+        return {};
+    const DocNode &resources = **node;
+    PANDO_SPEC_TRY(known, checkFields(resources, u"run.resources"_s, {u"memory"_s, u"memoryBytes"_s, u"cpus"_s}));
+    const QString memoryPath = u"run.resources.memory"_s;
+    if (const DocNode *memory = resources.value(u"memory"_s); memory && memory->kind != DocNode::Kind::Null) {
+        const auto bytes = memory->kind == DocNode::Kind::Scalar ? parseMemory(memory->text) : std::nullopt;
+        if (!bytes)
+            return wrongType(*memory, memoryPath, u"an amount like \"256Mi\", \"1Gi\", \"512M\" or bytes"_s);
+        PANDO_SPEC_TRY(ok, detail::checkMemory(*bytes, memoryPath));
+        spec.run.memoryBytes = *bytes;
+    }
+    // memoryBytes is what toJson() writes next to memory, so that its output reads back.
+    if (const DocNode *raw = resources.value(u"memoryBytes"_s); raw && raw->kind != DocNode::Kind::Null) {
+        const QString path = u"run.resources.memoryBytes"_s;
+        static const QRegularExpression digits(uR"(^[0-9]{1,16}\z)"_s);
+        if (raw->kind != DocNode::Kind::Scalar || !digits.match(raw->text.trimmed()).hasMatch())
+            return wrongType(*raw, path, u"an integer number of bytes"_s);
+        const qint64 bytes = raw->text.trimmed().toLongLong();
+        if (spec.run.memoryBytes != 0 && spec.run.memoryBytes != bytes) {
+            return fail(ErrorCode::Invalid,
+                        u"%1 does not match memory (%2 = %3 bytes)"_s.arg(bytes).arg(
+                            formatMemory(spec.run.memoryBytes), QString::number(spec.run.memoryBytes)),
+                        path);
+        }
+        PANDO_SPEC_TRY(ok, detail::checkMemory(bytes, path));
+        spec.run.memoryBytes = bytes;
+    }
+    if (const DocNode *cpus = resources.value(u"cpus"_s); cpus && cpus->kind != DocNode::Kind::Null) {
+        static const QRegularExpression number(uR"(^[0-9]{1,6}(\.[0-9]{1,9})?\z)"_s);
+        const QString value = cpus->text.trimmed();
+        const double n = value.toDouble();
+        if (cpus->kind != DocNode::Kind::Scalar || !number.match(value).hasMatch() || n <= 0 || n > detail::MaxCpus)
+            return wrongType(*cpus, u"run.resources.cpus"_s, u"a number of CPUs greater than 0 and at most 1024"_s);
+        spec.run.cpus = n;
+    }
+    return {};
+}
+
+Status readRun(const DocNode &root, AppSpec &spec)
+{
+    PANDO_SPEC_TRY(node, section(root, u"run"_s, {}));
+    if (*node) {
+        PANDO_SPEC_TRY(known, checkFields(**node, u"run"_s, {u"port"_s, u"command"_s, u"env"_s, u"resources"_s}));
+    }
+    if (!*node || !node.value()->value(u"port"_s) || node.value()->value(u"port"_s)->kind == DocNode::Kind::Null)
+        return fail(ErrorCode::Invalid, u"missing required field (the port the app listens on in its container)"_s,
+                    u"run.port"_s);
+    const DocNode &run = **node;
+    PANDO_SPEC_TRY(portValue, port(*run.value(u"port"_s), u"run.port"_s));
+    spec.run.port = *portValue;
+
+    if (const DocNode *command = run.value(u"command"_s); command && command->kind != DocNode::Kind::Null) {
+        if (command->kind != DocNode::Kind::Sequence) {
+            return fail(ErrorCode::Invalid,
+                        u"expected an argv list of strings like [\"/bin/app\", \"--flag\"], got %1; commands are "
+                        u"never run through a shell"_s.arg(describe(*command)),
+                        u"run.command"_s);
+        }
+        for (size_t i = 0; i < command->items.size(); ++i) {
+            const DocNode &item = command->items[i];
+            const QString at = u"run.command[%1]"_s.arg(i);
+            if (item.kind != DocNode::Kind::Scalar)
+                return wrongType(item, at, u"a string"_s);
+            if (i == 0 && item.text.isEmpty())
+                return fail(ErrorCode::Invalid, u"the program to run must not be empty"_s, at);
+            spec.run.command.append(item.text);
+        }
+    }
+    PANDO_SPEC_TRY(envNode, section(run, u"env"_s, u"run"_s));
+    PANDO_SPEC_TRY(env, stringMap(*envNode, u"run.env"_s, variableKey));
+    spec.run.env = *env;
+    return readResources(run, spec);
+}
+
+Status readHealth(const DocNode &root, AppSpec &spec)
+{
+    PANDO_SPEC_TRY(node, section(root, u"health"_s, {}));
+    if (!*node)
+        return {};
+    const DocNode &health = **node;
+    PANDO_SPEC_TRY(known, checkFields(health, u"health"_s, {u"path"_s, u"timeout"_s, u"interval"_s}));
+    if (const DocNode *path = health.value(u"path"_s); path && path->kind != DocNode::Kind::Null) {
+        PANDO_SPEC_TRY(value, text(*path, u"health.path"_s));
+        PANDO_SPEC_TRY(ok, detail::checkHealthPath(*value));
+        spec.health.path = *value;
+    }
+    if (const DocNode *timeout = health.value(u"timeout"_s); timeout && timeout->kind != DocNode::Kind::Null) {
+        PANDO_SPEC_TRY(ms, duration(*timeout, u"health.timeout"_s, detail::MinHealthTimeoutSeconds * 1000LL,
+                                    detail::MaxHealthTimeoutSeconds * 1000LL, u"from 1s to 1h"_s));
+        spec.health.timeoutSeconds = int((*ms + 999) / 1000);
+    }
+    if (const DocNode *interval = health.value(u"interval"_s); interval && interval->kind != DocNode::Kind::Null) {
+        PANDO_SPEC_TRY(ms, duration(*interval, u"health.interval"_s, detail::MinHealthIntervalMs,
+                                    detail::MaxHealthIntervalMs, u"from 10ms to 60s"_s));
+        spec.health.intervalMs = int(*ms);
+    }
+    return {};
+}
+
+Status readRoute(const DocNode &root, AppSpec &spec)
+{
+    PANDO_SPEC_TRY(node, section(root, u"route"_s, {}));
+    if (!*node)
+        return {};
+    const DocNode &route = **node;
+    PANDO_SPEC_TRY(known, checkFields(route, u"route"_s, {u"port"_s}));
+    if (const DocNode *p = route.value(u"port"_s); p && p->kind != DocNode::Kind::Null) {
+        PANDO_SPEC_TRY(value, port(*p, u"route.port"_s));
+        spec.route.port = *value;
+    }
+    return {};
+}
+
+Result<AppSpec> fromTree(const DocNode &root)
+{
+    if (root.kind != DocNode::Kind::Map) {
+        return fail(
+            ErrorCode::Invalid,
+            u"the spec must be a mapping of fields (name, source, build, run, ...), got %1"_s.arg(describe(root)),
+            root.location());
+    }
+    AppSpec spec;
+    PANDO_SPEC_TRY(
+        known,
+        checkFields(root, {}, {u"name"_s, u"source"_s, u"build"_s, u"run"_s, u"health"_s, u"route"_s, u"labels"_s}));
+    const DocNode *name = root.value(u"name"_s);
+    if (!name || name->kind == DocNode::Kind::Null)
+        return fail(ErrorCode::Invalid, u"missing required field (the app's name, a DNS label like \"hello\")"_s,
+                    u"name"_s);
+    PANDO_SPEC_TRY(nameText, text(*name, u"name"_s));
+    PANDO_SPEC_TRY(nameOk, detail::checkName(*nameText));
+    spec.name = *nameText;
+    PANDO_SPEC_TRY(source, readSource(root, spec));
+    PANDO_SPEC_TRY(build, readBuild(root, spec));
+    PANDO_SPEC_TRY(run, readRun(root, spec));
+    PANDO_SPEC_TRY(health, readHealth(root, spec));
+    PANDO_SPEC_TRY(route, readRoute(root, spec));
+    PANDO_SPEC_TRY(labelsNode, section(root, u"labels"_s, {}));
+    PANDO_SPEC_TRY(labels, stringMap(*labelsNode, u"labels"_s, labelKey));
+    spec.labels = *labels;
+    // The walker checked each field as it went; this catches anything a rule adds later.
+    PANDO_SPEC_TRY(valid, validateAppSpec(spec));
+    return spec;
+}
+
+QJsonObject stringMapJson(const QMap<QString, QString> &map)
+{
+    QJsonObject out;
+    for (auto it = map.cbegin(); it != map.cend(); ++it)
+        out.insert(it.key(), it.value());
+    return out;
+}
+
+// The exact text for an amount: the largest binary unit that divides it, else bytes.
+QString exactMemory(qint64 bytes)
+{
+    for (const auto &[unit, suffix] : {std::pair{Ti, "Ti"}, {Gi, "Gi"}, {Mi, "Mi"}, {Ki, "Ki"}}) {
+        if (bytes >= unit && bytes % unit == 0)
+            return QString::number(bytes / unit) + QLatin1String(suffix);
+    }
+    return QString::number(bytes);
+}
+
+QString durationText(qint64 ms)
+{
+    if (ms % 1000 != 0)
+        return u"%1ms"_s.arg(ms);
+    return u"%1s"_s.arg(ms / 1000);
+}
+
+} // namespace
+
+bool isValidAppName(const QString &name)
+{
+    static const QRegularExpression label(uR"(^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\z)"_s);
+    return label.match(name).hasMatch();
+}
+
+std::optional<qint64> parseMemory(const QString &input)
+{
+    static const QRegularExpression amount(uR"(^([0-9]{1,16})(\.[0-9]{1,6})?\s*(Ki|Mi|Gi|Ti|K|k|M|G|T|B)?\z)"_s);
+    const auto m = amount.match(input.trimmed());
+    if (!m.hasMatch())
+        return std::nullopt;
+    const QString unit = m.captured(3);
+    qint64 multiplier = 1;
+    if (unit == u"Ki")
+        multiplier = Ki;
+    else if (unit == u"Mi")
+        multiplier = Mi;
+    else if (unit == u"Gi")
+        multiplier = Gi;
+    else if (unit == u"Ti")
+        multiplier = Ti;
+    else if (unit == u"K" || unit == u"k")
+        multiplier = 1000;
+    else if (unit == u"M")
+        multiplier = 1000 * 1000;
+    else if (unit == u"G")
+        multiplier = 1000LL * 1000 * 1000;
+    else if (unit == u"T")
+        multiplier = 1000LL * 1000 * 1000 * 1000;
+    const qint64 whole = m.captured(1).toLongLong();
+    if (whole > detail::MaxMemoryBytes * 2 / multiplier + 1)
+        return detail::MaxMemoryBytes + 1; // too large; the range check says so
+    qint64 bytes = whole * multiplier;
+    if (!m.captured(2).isEmpty()) {
+        if (multiplier == 1)
+            return std::nullopt; // a fraction of a byte
+        bytes += qint64(std::llround(m.captured(2).toDouble() * double(multiplier)));
+    }
+    return bytes;
+}
+
+QString formatMemory(qint64 bytes)
+{
+    for (const auto &[unit, suffix] : {std::pair{Ti, "Ti"}, {Gi, "Gi"}, {Mi, "Mi"}, {Ki, "Ki"}}) {
+        if (bytes >= unit) {
+            if (bytes % unit == 0)
+                return QString::number(bytes / unit) + QLatin1String(suffix);
+            return QString::number(double(bytes) / double(unit), 'f', 2).remove(QRegularExpression(u"\\.?0+$"_s)) +
+                   QLatin1String(suffix);
+        }
+    }
+    return QString::number(bytes);
+}
+
+Result<AppSpec> parseAppSpec(const QByteArray &yaml)
+{
+    PANDO_SPEC_TRY(tree, detail::readYaml(yaml, {MaxSpecBytes, MaxSpecDepth}));
+    return fromTree(*tree);
+}
+
+Result<AppSpec> parseAppSpecJson(const QByteArray &json)
+{
+    PANDO_SPEC_TRY(tree, detail::readJson(json, {MaxSpecBytes, MaxSpecDepth}));
+    return fromTree(*tree);
+}
+
+Status validateAppSpec(const AppSpec &spec)
+{
+    PANDO_SPEC_TRY(name, detail::checkName(spec.name));
+    PANDO_SPEC_TRY(repo, detail::checkRepo(spec.source.repo));
+    PANDO_SPEC_TRY(ref, detail::checkRef(spec.source.ref));
+    PANDO_SPEC_TRY(context, detail::checkRelativePath(spec.build.context, u"build.context"_s, u"repository"_s, false));
+    PANDO_SPEC_TRY(dockerfile,
+                   detail::checkRelativePath(spec.build.dockerfile, u"build.dockerfile"_s, u"build context"_s, true));
+    for (auto it = spec.build.args.cbegin(); it != spec.build.args.cend(); ++it) {
+        PANDO_SPEC_TRY(arg, detail::checkVariableName(it.key(), u"build.args."_s + it.key()));
+    }
+    if (spec.run.port < 1 || spec.run.port > 65535)
+        return fail(ErrorCode::Invalid, u"expected an integer 1-65535, got %1"_s.arg(spec.run.port), u"run.port"_s);
+    if (!spec.run.command.isEmpty() && spec.run.command.first().isEmpty())
+        return fail(ErrorCode::Invalid, u"the program to run must not be empty"_s, u"run.command[0]"_s);
+    for (auto it = spec.run.env.cbegin(); it != spec.run.env.cend(); ++it) {
+        PANDO_SPEC_TRY(env, detail::checkVariableName(it.key(), u"run.env."_s + it.key()));
+    }
+    if (spec.run.memoryBytes != 0) {
+        PANDO_SPEC_TRY(memory, detail::checkMemory(spec.run.memoryBytes, u"run.resources.memory"_s));
+    }
+    if (spec.run.cpus != 0) {
+        PANDO_SPEC_TRY(cpus, detail::checkCpus(spec.run.cpus, u"run.resources.cpus"_s));
+    }
+    PANDO_SPEC_TRY(health, detail::checkHealthPath(spec.health.path));
+    if (spec.health.timeoutSeconds < detail::MinHealthTimeoutSeconds ||
+        spec.health.timeoutSeconds > detail::MaxHealthTimeoutSeconds)
+        return fail(ErrorCode::Invalid, u"must be from 1s to 1h, got %1s"_s.arg(spec.health.timeoutSeconds),
+                    u"health.timeout"_s);
+    if (spec.health.intervalMs < detail::MinHealthIntervalMs || spec.health.intervalMs > detail::MaxHealthIntervalMs)
+        return fail(ErrorCode::Invalid, u"must be from 10ms to 60s, got %1ms"_s.arg(spec.health.intervalMs),
+                    u"health.interval"_s);
+    if (spec.route.port < 0 || spec.route.port > 65535)
+        return fail(ErrorCode::Invalid, u"expected an integer 1-65535, got %1"_s.arg(spec.route.port), u"route.port"_s);
+    for (auto it = spec.labels.cbegin(); it != spec.labels.cend(); ++it) {
+        PANDO_SPEC_TRY(label, detail::checkLabel(it.key(), it.value(), u"labels."_s + it.key()));
+    }
+    return {};
+}
+
+QJsonObject AppSpec::toJson() const
+{
+    QJsonObject resources;
+    if (run.memoryBytes > 0) {
+        resources.insert(u"memory"_s, exactMemory(run.memoryBytes));
+        resources.insert(u"memoryBytes"_s, run.memoryBytes);
+    }
+    if (run.cpus > 0)
+        resources.insert(u"cpus"_s, run.cpus);
+    QJsonObject route;
+    if (this->route.port > 0)
+        route.insert(u"port"_s, this->route.port);
+    return QJsonObject{
+        {u"name"_s, name},
+        {u"source"_s, QJsonObject{{u"repo"_s, source.repo}, {u"ref"_s, source.ref}}},
+        {u"build"_s, QJsonObject{{u"context"_s, build.context},
+                                 {u"dockerfile"_s, build.dockerfile},
+                                 {u"args"_s, stringMapJson(build.args)}}},
+        {u"run"_s, QJsonObject{{u"port"_s, run.port},
+                               {u"command"_s, QJsonArray::fromStringList(run.command)},
+                               {u"env"_s, stringMapJson(run.env)},
+                               {u"resources"_s, resources}}},
+        {u"health"_s, QJsonObject{{u"path"_s, health.path},
+                                  {u"timeout"_s, durationText(qint64(health.timeoutSeconds) * 1000)},
+                                  {u"interval"_s, durationText(health.intervalMs)}}},
+        {u"route"_s, route},
+        {u"labels"_s, stringMapJson(labels)},
+    };
+}
+
+} // namespace pando::core
+
+#undef PANDO_SPEC_TRY

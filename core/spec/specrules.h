@@ -1,0 +1,33 @@
+#pragma once
+// The AppSpec's field rules, shared by the YAML/JSON walker (which knows where a value came
+// from) and validateAppSpec (which checks a spec built in code). Each check returns an Error
+// whose `where` is the field path.
+
+#include "adapters/api/error.h"
+
+#include <QString>
+
+namespace pando::core::detail {
+
+Status checkName(const QString &name);
+Status checkRepo(const QString &repo);
+Status checkRef(const QString &ref);
+// A path relative to `root` ("repository", "build context") that must not leave it.
+Status checkRelativePath(const QString &value, const QString &where, const QString &root, bool mustBeFile);
+Status checkVariableName(const QString &key, const QString &where); // env and build-arg names
+Status checkLabel(const QString &key, const QString &value, const QString &where);
+Status checkHealthPath(const QString &path);
+Status checkMemory(qint64 bytes, const QString &where);
+Status checkCpus(double cpus, const QString &where);
+
+inline constexpr int MinHealthTimeoutSeconds = 1;
+inline constexpr int MaxHealthTimeoutSeconds = 3600;
+inline constexpr int MinHealthIntervalMs = 10;
+inline constexpr int MaxHealthIntervalMs = 60000;
+inline constexpr double MaxCpus = 1024;
+inline constexpr qint64 MaxMemoryBytes = 1LL << 50; // 1 PiB: far past any host, short of overflow
+
+// A value quoted for an error message: control characters escaped, long values shortened.
+QString quoted(const QString &value);
+
+} // namespace pando::core::detail

@@ -1,0 +1,46 @@
+#pragma once
+// The one place Pando reads YAML (and JSON shaped like it). yaml-cpp is used through its event
+// parser only, so no node graph is ever expanded: aliases are refused, nesting and size are capped
+// before and while reading, duplicate keys are errors, and every yaml-cpp exception is caught here
+// and turned into an Error that says "line L, column C".
+
+#include "adapters/api/error.h"
+
+#include <QByteArray>
+#include <QString>
+#include <utility>
+#include <vector>
+
+namespace pando::core::detail {
+
+// A document as plain data: the spec walker never sees yaml-cpp types.
+struct DocNode {
+    enum class Kind { Null, Scalar, Sequence, Map };
+    Kind kind = Kind::Null;
+    QString text;               // Scalar: the value as written (numbers and booleans are text too)
+    bool quoted = false;        // Scalar: quoted or explicitly tagged, so certainly a string
+    int line = 0;               // 1-based; 0 when unknown
+    int column = 0;             // 1-based; 0 when unknown
+    std::vector<DocNode> items; // Sequence
+    std::vector<std::pair<QString, DocNode>> entries; // Map, in document order, keys unique
+
+    const DocNode *value(const QString &key) const;
+    QString location() const; // "line L, column C", or empty when unknown
+};
+
+struct ReaderLimits {
+    qsizetype maxBytes = 1024 * 1024;
+    int maxDepth = 64;     // nested sequences and mappings
+    int maxNodes = 100000; // every scalar, sequence and mapping counts
+};
+
+// Reads one YAML document. Errors: TooLarge (over maxBytes, checked before parsing) or Invalid
+// with `where` set to "line L, column C" or, for a duplicate key, the key's path.
+Result<DocNode> readYaml(const QByteArray &text, const ReaderLimits &limits = {});
+// Reads one JSON value under the same limits, into the same shape (numbers keep their text).
+Result<DocNode> readJson(const QByteArray &text, const ReaderLimits &limits = {});
+
+// "line L, column C" (1-based) for the byte offset into text.
+QString lineColumnAt(const QByteArray &text, qsizetype offset);
+
+} // namespace pando::core::detail
