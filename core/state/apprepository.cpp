@@ -1,0 +1,123 @@
+#include "repositories.h"
+
+#include "sql.h"
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core {
+
+namespace {
+
+const QString kAppColumns = u"name, spec_yaml, route_port, current_deploy, created_ms, updated_ms"_s;
+
+AppRecord appFrom(const QSqlQuery &q)
+{
+    AppRecord app;
+    app.name = q.value(0).toString();
+    app.specYaml = q.value(1).toString();
+    app.routePort = q.value(2).toInt();
+    app.currentDeploy = q.value(3).toString();
+    app.createdMs = q.value(4).toLongLong();
+    app.updatedMs = q.value(5).toLongLong();
+    return app;
+}
+
+// One UPDATE of a single app column; NotFound when the app is not there.
+Status updateApp(Database &database, const QString &name, const QString &column, const QVariant &value, qint64 nowMs)
+{
+    auto db = database.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    // column is one of our own names, never input.
+    auto q = detail::run(*db, database.isPostgres(),
+                         u"UPDATE apps SET "_s + column + u" = ?, updated_ms = ? WHERE name = ?"_s,
+                         {value, nowMs, detail::text(name)}, u"update app "_s + name);
+    if (!q)
+        return std::unexpected(q.error());
+    if (q->numRowsAffected() == 0)
+        return fail(ErrorCode::NotFound, u"no app named "_s + name, u"apps"_s);
+    return {};
+}
+
+} // namespace
+
+Status AppRepository::create(const AppRecord &app)
+{
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    auto q =
+        detail::run(*db, m_db.isPostgres(), u"INSERT INTO apps ("_s + kAppColumns + u") VALUES (?, ?, ?, ?, ?, ?)"_s,
+                    {detail::text(app.name), detail::text(app.specYaml), app.routePort, detail::text(app.currentDeploy),
+                     app.createdMs, app.updatedMs},
+                    u"create app "_s + app.name);
+    if (!q) {
+        if (q.error().code == ErrorCode::Conflict)
+            return fail(ErrorCode::Conflict, u"an app named "_s + app.name + u" already exists"_s, u"apps"_s);
+        return std::unexpected(q.error());
+    }
+    return {};
+}
+
+Result<AppRecord> AppRepository::find(const QString &name)
+{
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    auto q = detail::run(*db, m_db.isPostgres(), u"SELECT "_s + kAppColumns + u" FROM apps WHERE name = ?"_s,
+                         {detail::text(name)}, u"find app "_s + name);
+    if (!q)
+        return std::unexpected(q.error());
+    if (!q->next())
+        return fail(ErrorCode::NotFound, u"no app named "_s + name, u"apps"_s);
+    AppRecord app = appFrom(*q);
+    q->finish();
+    return app;
+}
+
+Result<QList<AppRecord>> AppRepository::list()
+{
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    auto q = detail::run(*db, m_db.isPostgres(), u"SELECT "_s + kAppColumns + u" FROM apps ORDER BY name"_s, {},
+                         u"list apps"_s);
+    if (!q)
+        return std::unexpected(q.error());
+    QList<AppRecord> apps;
+    while (q->next())
+        apps.append(appFrom(*q));
+    return apps;
+}
+
+Status AppRepository::setSpec(const QString &name, const QString &specYaml, qint64 nowMs)
+{
+    return updateApp(m_db, name, u"spec_yaml"_s, detail::text(specYaml), nowMs);
+}
+
+Status AppRepository::setRoutePort(const QString &name, int port, qint64 nowMs)
+{
+    return updateApp(m_db, name, u"route_port"_s, port, nowMs);
+}
+
+Status AppRepository::setCurrentDeploy(const QString &name, const QString &deployId, qint64 nowMs)
+{
+    return updateApp(m_db, name, u"current_deploy"_s, detail::text(deployId), nowMs);
+}
+
+Status AppRepository::remove(const QString &name)
+{
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    // Deploys and their steps go through ON DELETE CASCADE (foreign_keys=ON on every SQLite connection).
+    auto q = detail::run(*db, m_db.isPostgres(), u"DELETE FROM apps WHERE name = ?"_s, {detail::text(name)},
+                         u"remove app "_s + name);
+    if (!q)
+        return std::unexpected(q.error());
+    if (q->numRowsAffected() == 0)
+        return fail(ErrorCode::NotFound, u"no app named "_s + name, u"apps"_s);
+    return {};
+}
+
+} // namespace pando::core

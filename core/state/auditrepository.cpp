@@ -1,0 +1,165 @@
+#include "repositories.h"
+
+#include "sql.h"
+
+#include <QCryptographicHash>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core {
+
+namespace {
+
+const QString kAuditColumns =
+    u"seq, time_ms, actor, action, object, outcome, detail, request_id, source, prev_hash, hash"_s;
+
+AuditRecord auditFrom(const QSqlQuery &q)
+{
+    AuditRecord line;
+    line.seq = q.value(0).toLongLong();
+    line.timeMs = q.value(1).toLongLong();
+    line.actor = q.value(2).toString();
+    line.action = q.value(3).toString();
+    line.object = q.value(4).toString();
+    line.outcome = q.value(5).toString();
+    line.detail = q.value(6).toString();
+    line.requestId = q.value(7).toString();
+    line.source = q.value(8).toString();
+    line.prevHash = q.value(9).toString();
+    line.hash = q.value(10).toString();
+    return line;
+}
+
+void addField(QCryptographicHash &hash, const QByteArray &bytes)
+{
+    // Length-prefixed, so no choice of field contents can make two different lines encode alike.
+    hash.addData(QByteArray::number(bytes.size()));
+    hash.addData(QByteArrayView(":"));
+    hash.addData(bytes);
+    hash.addData(QByteArrayView(","));
+}
+
+} // namespace
+
+QString AuditRepository::hashOf(const AuditRecord &line)
+{
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    hash.addData(QByteArrayView("pando-audit-v1\n"));
+    addField(hash, QByteArray::number(line.seq));
+    addField(hash, QByteArray::number(line.timeMs));
+    for (const QString *field : {&line.actor, &line.action, &line.object, &line.outcome, &line.detail, &line.requestId,
+                                 &line.source, &line.prevHash})
+        addField(hash, field->toUtf8());
+    return QString::fromLatin1(hash.result().toHex());
+}
+
+Result<AuditRecord> AuditRepository::append(AuditRecord line)
+{
+    const QString what = u"append audit line "_s + line.action + u' ' + line.object;
+    // seq is the primary key: two appenders that read the same last line cannot both insert, and
+    // the loser (Conflict) reads again and chains onto the winner.
+    return detail::retryOnConflict([&]() -> Result<AuditRecord> {
+        auto tx = detail::Transaction::begin(m_db, what);
+        if (!tx)
+            return std::unexpected(tx.error());
+        {
+            auto q = tx->run(u"SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1"_s, {}, what);
+            if (!q)
+                return std::unexpected(q.error());
+            if (q->next()) {
+                line.seq = q->value(0).toLongLong() + 1;
+                line.prevHash = q->value(1).toString();
+            } else {
+                line.seq = 1;
+                line.prevHash = u""_s;
+            }
+        }
+        line.hash = hashOf(line);
+        auto insert = tx->run(
+            u"INSERT INTO audit_log ("_s + kAuditColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
+            {line.seq, line.timeMs, detail::text(line.actor), detail::text(line.action), detail::text(line.object),
+             detail::text(line.outcome), detail::text(line.detail), detail::text(line.requestId),
+             detail::text(line.source), detail::text(line.prevHash), detail::text(line.hash)},
+            what);
+        if (!insert)
+            return std::unexpected(insert.error());
+        if (auto ok = tx->commit(); !ok)
+            return std::unexpected(ok.error());
+        return line;
+    });
+}
+
+Result<QList<AuditRecord>> AuditRepository::list(const Filter &filter)
+{
+    if (filter.limit <= 0)
+        return fail(ErrorCode::Invalid, u"limit must be positive, got "_s + QString::number(filter.limit), u"limit"_s);
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    // Only fixed condition text is joined in; every value is bound.
+    QStringList where;
+    QVariantList values;
+    const auto match = [&](const QString &column, const QString &value) {
+        if (!value.isEmpty()) {
+            where.append(column + u" = ?"_s);
+            values.append(value);
+        }
+    };
+    match(u"actor"_s, filter.actor);
+    match(u"action"_s, filter.action);
+    match(u"object"_s, filter.object);
+    if (filter.sinceMs > 0) {
+        where.append(u"time_ms >= ?"_s);
+        values.append(filter.sinceMs);
+    }
+    if (filter.untilMs > 0) {
+        where.append(u"time_ms < ?"_s);
+        values.append(filter.untilMs);
+    }
+    values.append(filter.limit);
+    QString sql = u"SELECT "_s + kAuditColumns + u" FROM audit_log"_s;
+    if (!where.isEmpty())
+        sql += u" WHERE "_s + where.join(u" AND "_s);
+    sql += u" ORDER BY seq DESC LIMIT ?"_s;
+    auto q = detail::run(*db, m_db.isPostgres(), sql, values, u"list audit lines"_s);
+    if (!q)
+        return std::unexpected(q.error());
+    QList<AuditRecord> lines;
+    while (q->next())
+        lines.append(auditFrom(*q));
+    return lines;
+}
+
+Result<std::optional<qint64>> AuditRepository::verify()
+{
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    // Page through in seq order so a long log is never held in memory at once.
+    constexpr int kPage = 1000;
+    qint64 expectedSeq = 1;
+    QString prevHash = u""_s;
+    for (;;) {
+        auto q = detail::run(*db, m_db.isPostgres(),
+                             u"SELECT "_s + kAuditColumns + u" FROM audit_log WHERE seq >= ? ORDER BY seq LIMIT ?"_s,
+                             {expectedSeq, kPage}, u"verify the audit chain"_s);
+        if (!q)
+            return std::unexpected(q.error());
+        int rows = 0;
+        while (q->next()) {
+            ++rows;
+            const AuditRecord line = auditFrom(*q);
+            // A gap names the first missing seq; a bad link or hash names the line itself.
+            if (line.seq != expectedSeq)
+                return std::optional<qint64>(expectedSeq);
+            if (line.prevHash != prevHash || line.hash != hashOf(line))
+                return std::optional<qint64>(line.seq);
+            prevHash = line.hash;
+            ++expectedSeq;
+        }
+        if (rows < kPage)
+            return std::optional<qint64>{};
+    }
+}
+
+} // namespace pando::core
