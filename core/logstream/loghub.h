@@ -3,9 +3,10 @@
 // subscriber starts the upstream (the runtime's follow stream of the app's current container),
 // the last one to leave stops it.
 //
-// Threading: subscribe() may be called from any thread. A LogSubscription's signals are
-// emitted from the upstream's thread; connect with the default (auto) connection so that
-// they arrive queued in the receiver's thread.
+// Threading: subscribe() may be called from any thread. A LogSubscription's line signal is
+// emitted from the upstream's thread, its ended signal from the thread the subscription was
+// made in (posted, so it is never missed before the caller connects); connect with the default
+// (auto) connection so that both arrive queued in the receiver's thread.
 
 #include "adapters/api/runtime.h"
 
@@ -30,8 +31,8 @@ class LogHub : public QObject {
     Q_OBJECT
 public:
     // resolveContainer returns the container serving the app now (empty when none).
-    LogHub(std::shared_ptr<adapters::Runtime> runtime,
-           std::function<QString(const QString &app)> resolveContainer, QObject *parent = nullptr);
+    LogHub(std::shared_ptr<adapters::Runtime> runtime, std::function<QString(const QString &app)> resolveContainer,
+           QObject *parent = nullptr);
     ~LogHub() override;
 
     // The stream of the app's new lines from now on. Drop the pointer to unsubscribe.

@@ -1,0 +1,463 @@
+#include "adapters/runtime/docker/dockerruntime.h"
+
+#include "adapters/runtime/docker/logdemux.h"
+#include "adapters/runtime/docker/tarball.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryFile>
+
+namespace pando::adapters::docker {
+
+using dockerapi::Request;
+
+namespace {
+
+QByteArray compactJson(const QJsonObject &object)
+{
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+QJsonObject labelsJson(const Labels &labels)
+{
+    QJsonObject out;
+    for (auto it = labels.cbegin(); it != labels.cend(); ++it)
+        out.insert(it.key(), it.value());
+    return out;
+}
+
+Labels labelsFrom(const QJsonValue &value)
+{
+    Labels out;
+    const QJsonObject object = value.toObject();
+    for (auto it = object.begin(); it != object.end(); ++it)
+        out.insert(it.key(), it.value().toString());
+    return out;
+}
+
+// {"label":["k=v",...]} for the list endpoints; empty when there is nothing to filter by.
+QString labelFilter(const Labels &filter)
+{
+    if (filter.isEmpty())
+        return {};
+    QJsonArray labels;
+    for (auto it = filter.cbegin(); it != filter.cend(); ++it)
+        labels.append(QString(it.key() + u'=' + it.value()));
+    return QString::fromUtf8(compactJson(QJsonObject{{QStringLiteral("label"), labels}}));
+}
+
+ContainerInfo containerFromInspect(const QJsonObject &o)
+{
+    ContainerInfo info;
+    info.id = o.value(QLatin1String("Id")).toString();
+    info.name = o.value(QLatin1String("Name")).toString();
+    if (info.name.startsWith(u'/'))
+        info.name.remove(0, 1);
+    info.image = o.value(QLatin1String("Image")).toString();
+    info.labels = labelsFrom(o.value(QLatin1String("Config")).toObject().value(QLatin1String("Labels")));
+    const QJsonObject state = o.value(QLatin1String("State")).toObject();
+    info.state = state.value(QLatin1String("Status")).toString();
+    info.exitCode = state.value(QLatin1String("ExitCode")).toInt();
+    info.startedAt = state.value(QLatin1String("StartedAt")).toString();
+    info.restartCount = o.value(QLatin1String("RestartCount")).toInt();
+    // The host reaches a bridge-networked container at its own IP; no port publishing needed.
+    const QJsonObject network = o.value(QLatin1String("NetworkSettings")).toObject();
+    info.address = network.value(QLatin1String("IPAddress")).toString();
+    if (info.address.isEmpty()) {
+        const QJsonObject networks = network.value(QLatin1String("Networks")).toObject();
+        for (auto it = networks.begin(); it != networks.end() && info.address.isEmpty(); ++it)
+            info.address = it.value().toObject().value(QLatin1String("IPAddress")).toString();
+    }
+    return info;
+}
+
+// Docker's JSON-lines progress streams (build, import): complete objects go to onObject.
+class JsonLines {
+public:
+    explicit JsonLines(std::function<void(const QJsonObject &)> onObject) : m_onObject(std::move(onObject)) {}
+    void feed(QByteArrayView chunk)
+    {
+        m_buffer.append(chunk);
+        qsizetype start = 0;
+        for (qsizetype nl = m_buffer.indexOf('\n'); nl >= 0; nl = m_buffer.indexOf('\n', start)) {
+            parse(QByteArrayView(m_buffer).sliced(start, nl - start));
+            start = nl + 1;
+        }
+        m_buffer.remove(0, start);
+    }
+    void finish()
+    {
+        parse(m_buffer);
+        m_buffer.clear();
+    }
+
+private:
+    void parse(QByteArrayView line)
+    {
+        line = line.trimmed();
+        if (line.isEmpty())
+            return;
+        const QJsonDocument doc = QJsonDocument::fromJson(line.toByteArray());
+        if (doc.isObject())
+            m_onObject(doc.object());
+    }
+    std::function<void(const QJsonObject &)> m_onObject;
+    QByteArray m_buffer;
+};
+
+QString streamError(const QJsonObject &o)
+{
+    const QString detail = o.value(QLatin1String("errorDetail")).toObject().value(QLatin1String("message")).toString();
+    return detail.isEmpty() ? o.value(QLatin1String("error")).toString() : detail;
+}
+
+bool hasStreamError(const QJsonObject &o)
+{
+    return o.contains(QLatin1String("error")) || o.contains(QLatin1String("errorDetail"));
+}
+
+Result<std::unique_ptr<QTemporaryFile>> tarToTempFile(const QString &dir, const TarOptions &options)
+{
+    auto file = std::make_unique<QTemporaryFile>();
+    if (!file->open())
+        return fail(ErrorCode::Internal, QStringLiteral("cannot create a temporary file: %1").arg(file->errorString()),
+                    file->fileTemplate());
+    if (auto status = writeTar(dir, file.get(), options); !status)
+        return std::unexpected(status.error());
+    if (!file->flush() || !file->seek(0))
+        return fail(ErrorCode::Internal,
+                    QStringLiteral("cannot rewind the context archive: %1").arg(file->errorString()), file->fileName());
+    return file;
+}
+
+QString containerPath(const QString &id, QStringView suffix = {})
+{
+    return QStringLiteral("/containers/") + id + suffix;
+}
+
+} // namespace
+
+DockerRuntime::DockerRuntime(QString socketPath) : m_client(std::move(socketPath))
+{}
+
+RuntimeCapabilities DockerRuntime::capabilities()
+{
+    RuntimeCapabilities caps;
+    caps.kind = QStringLiteral("docker");
+    caps.canBuild = true;
+    if (auto info = m_client.get(QStringLiteral("/info"))) {
+        const QJsonObject o = info->json().object();
+        caps.maxMemoryBytes = qint64(o.value(QLatin1String("MemTotal")).toDouble());
+        caps.maxCpus = o.value(QLatin1String("NCPU")).toDouble();
+    }
+    return caps;
+}
+
+Status DockerRuntime::ping()
+{
+    Request r;
+    r.path = QStringLiteral("/_ping");
+    r.timeoutMs = 5000;
+    auto response = m_client.call(r);
+    if (!response)
+        return std::unexpected(response.error());
+    return {};
+}
+
+Result<QString> DockerRuntime::build(const BuildRequest &request, const CancelToken &cancel,
+                                     const std::function<void(const QString &line)> &progress)
+{
+    auto context = tarToTempFile(request.contextDir, TarOptions{.skipTopLevelGit = true});
+    if (!context)
+        return std::unexpected(context.error());
+
+    Request r;
+    r.method = "POST";
+    r.path = QStringLiteral("/build");
+    if (!request.tag.isEmpty())
+        r.addQuery(QStringLiteral("t"), request.tag);
+    if (!request.dockerfile.isEmpty())
+        r.addQuery(QStringLiteral("dockerfile"), request.dockerfile);
+    if (!request.labels.isEmpty())
+        r.addQuery(QStringLiteral("labels"), QString::fromUtf8(compactJson(labelsJson(request.labels))));
+    if (!request.buildArgs.isEmpty())
+        r.addQuery(QStringLiteral("buildargs"), QString::fromUtf8(compactJson(labelsJson(request.buildArgs))));
+    r.addQuery(QStringLiteral("rm"), QStringLiteral("1")).addQuery(QStringLiteral("forcerm"), QStringLiteral("1"));
+    r.bodyDevice = context->get();
+    r.contentType = "application/x-tar";
+
+    QString imageId;
+    QString error;
+    QString pendingText; // "stream" text arrives in pieces that need not end at a newline
+    auto emitLines = [&](bool flush) {
+        qsizetype nl;
+        while ((nl = pendingText.indexOf(u'\n')) >= 0) {
+            const QString line = pendingText.left(nl).trimmed();
+            pendingText.remove(0, nl + 1);
+            if (!line.isEmpty() && progress)
+                progress(line);
+        }
+        if (flush && !pendingText.trimmed().isEmpty() && progress)
+            progress(pendingText.trimmed());
+        if (flush)
+            pendingText.clear();
+    };
+    JsonLines parser([&](const QJsonObject &o) {
+        if (hasStreamError(o)) {
+            error = streamError(o);
+            return;
+        }
+        if (o.contains(QLatin1String("stream"))) {
+            pendingText += o.value(QLatin1String("stream")).toString();
+            emitLines(false);
+        } else if (o.contains(QLatin1String("status"))) {
+            pendingText += o.value(QLatin1String("status")).toString() + u'\n';
+            emitLines(false);
+        }
+        const QString id = o.value(QLatin1String("aux")).toObject().value(QLatin1String("ID")).toString();
+        if (!id.isEmpty())
+            imageId = id;
+    });
+    auto status = m_client.stream(r, cancel, [&](QByteArrayView chunk) {
+        parser.feed(chunk);
+        return true;
+    });
+    parser.finish();
+    emitLines(true);
+    if (!status) {
+        Error e = status.error();
+        if (e.code == ErrorCode::Cancelled)
+            e.message = QStringLiteral("the build of %1 was cancelled").arg(request.tag);
+        else if (e.code != ErrorCode::Unavailable)
+            e.code = ErrorCode::Failed; // a refused context or Dockerfile is a failed build
+        return std::unexpected(e);
+    }
+    if (!error.isEmpty())
+        return fail(ErrorCode::Failed, error, QStringLiteral("build of %1").arg(request.tag));
+    if (imageId.isEmpty()) {
+        if (request.tag.isEmpty())
+            return fail(ErrorCode::Failed, QStringLiteral("the engine did not report the image it built"),
+                        request.contextDir);
+        return this->imageId(request.tag);
+    }
+    return imageId;
+}
+
+Result<QString> DockerRuntime::run(const ContainerSpec &spec)
+{
+    QJsonObject body;
+    body.insert(QStringLiteral("Image"), spec.image);
+    if (!spec.command.isEmpty())
+        body.insert(QStringLiteral("Cmd"), QJsonArray::fromStringList(spec.command));
+    QJsonArray env;
+    for (auto it = spec.env.cbegin(); it != spec.env.cend(); ++it)
+        env.append(QString(it.key() + u'=' + it.value()));
+    body.insert(QStringLiteral("Env"), env);
+    body.insert(QStringLiteral("Labels"), labelsJson(spec.labels));
+    if (spec.port > 0)
+        body.insert(QStringLiteral("ExposedPorts"),
+                    QJsonObject{{QStringLiteral("%1/tcp").arg(spec.port), QJsonObject()}});
+    QJsonObject host;
+    if (spec.memoryBytes > 0)
+        host.insert(QStringLiteral("Memory"), double(spec.memoryBytes));
+    if (spec.cpus > 0)
+        host.insert(QStringLiteral("NanoCpus"), double(qint64(spec.cpus * 1e9)));
+    host.insert(QStringLiteral("RestartPolicy"), QJsonObject{{QStringLiteral("Name"), QStringLiteral("no")}});
+    // A small init as PID 1 passes SIGTERM on and reaps zombies: an app that never installed a
+    // signal handler still stops at once when retired, instead of after the stop timeout.
+    host.insert(QStringLiteral("Init"), true);
+    body.insert(QStringLiteral("HostConfig"), host);
+
+    QList<QPair<QString, QString>> query;
+    if (!spec.name.isEmpty())
+        query.append({QStringLiteral("name"), spec.name});
+    auto created = m_client.post(QStringLiteral("/containers/create"), query, compactJson(body));
+    if (!created)
+        return std::unexpected(created.error());
+    const QString id = created->json().object().value(QLatin1String("Id")).toString();
+    if (id.isEmpty())
+        return fail(ErrorCode::Internal, QStringLiteral("the engine created a container without an id"),
+                    QStringLiteral("docker POST /containers/create"));
+    if (auto started = start(id); !started) {
+        (void)remove(id); // the contract: on failure nothing is left behind
+        return std::unexpected(started.error());
+    }
+    return id;
+}
+
+Result<ContainerInfo> DockerRuntime::inspect(const QString &id)
+{
+    auto response = m_client.get(containerPath(id, u"/json"));
+    if (!response)
+        return std::unexpected(response.error());
+    return containerFromInspect(response->json().object());
+}
+
+Result<QList<ContainerInfo>> DockerRuntime::containers(const Labels &filter)
+{
+    QList<QPair<QString, QString>> query{{QStringLiteral("all"), QStringLiteral("1")}};
+    if (const QString f = labelFilter(filter); !f.isEmpty())
+        query.append({QStringLiteral("filters"), f});
+    auto response = m_client.get(QStringLiteral("/containers/json"), query);
+    if (!response)
+        return std::unexpected(response.error());
+    QList<ContainerInfo> out;
+    // The list lacks exit codes, restart counts and start times: inspect each (cheap locally).
+    for (const QJsonValue &v : response->json().array()) {
+        const QString id = v.toObject().value(QLatin1String("Id")).toString();
+        auto info = inspect(id);
+        if (!info) {
+            if (info.error().code == ErrorCode::NotFound)
+                continue; // removed between the list and the inspect
+            return std::unexpected(info.error());
+        }
+        out.append(*info);
+    }
+    return out;
+}
+
+Status DockerRuntime::start(const QString &id)
+{
+    auto response = m_client.post(containerPath(id, u"/start"));
+    if (!response)
+        return std::unexpected(response.error());
+    return {}; // 304: already running
+}
+
+Status DockerRuntime::stop(const QString &id, int timeoutSeconds)
+{
+    Request r;
+    r.method = "POST";
+    r.path = containerPath(id, u"/stop");
+    r.addQuery(QStringLiteral("t"), QString::number(qMax(0, timeoutSeconds)));
+    r.timeoutMs = (qMax(0, timeoutSeconds) + 30) * 1000;
+    auto response = m_client.call(r);
+    if (!response)
+        return std::unexpected(response.error());
+    return {}; // 304: already stopped
+}
+
+Status DockerRuntime::remove(const QString &id)
+{
+    Request r;
+    r.method = "DELETE";
+    r.path = containerPath(id);
+    r.addQuery(QStringLiteral("force"), QStringLiteral("1")).addQuery(QStringLiteral("v"), QStringLiteral("1"));
+    r.timeoutMs = 60000;
+    auto response = m_client.call(r);
+    if (!response && response.error().code != ErrorCode::NotFound)
+        return std::unexpected(response.error());
+    return {};
+}
+
+Result<QList<ImageInfo>> DockerRuntime::images(const Labels &filter)
+{
+    QList<QPair<QString, QString>> query;
+    if (const QString f = labelFilter(filter); !f.isEmpty())
+        query.append({QStringLiteral("filters"), f});
+    auto response = m_client.get(QStringLiteral("/images/json"), query);
+    if (!response)
+        return std::unexpected(response.error());
+    QList<ImageInfo> out;
+    for (const QJsonValue &v : response->json().array()) {
+        const QJsonObject o = v.toObject();
+        ImageInfo info;
+        info.id = o.value(QLatin1String("Id")).toString();
+        for (const QJsonValue &tag : o.value(QLatin1String("RepoTags")).toArray()) {
+            if (tag.toString() != QLatin1String("<none>:<none>"))
+                info.tags.append(tag.toString());
+        }
+        info.labels = labelsFrom(o.value(QLatin1String("Labels")));
+        out.append(info);
+    }
+    return out;
+}
+
+Status DockerRuntime::removeImage(const QString &idOrTag)
+{
+    Request r;
+    r.method = "DELETE";
+    r.path = QStringLiteral("/images/") + idOrTag;
+    r.addQuery(QStringLiteral("force"), QStringLiteral("1"));
+    r.timeoutMs = 60000;
+    auto response = m_client.call(r);
+    if (!response && response.error().code != ErrorCode::NotFound)
+        return std::unexpected(response.error());
+    return {};
+}
+
+Status DockerRuntime::logs(const QString &id, int tail, bool follow, const CancelToken &cancel,
+                           const std::function<void(const LogLine &)> &sink)
+{
+    // TTY containers send raw bytes, the others the multiplexed frame format.
+    auto inspected = m_client.get(containerPath(id, u"/json"));
+    if (!inspected)
+        return std::unexpected(inspected.error());
+    const bool tty =
+        inspected->json().object().value(QLatin1String("Config")).toObject().value(QLatin1String("Tty")).toBool();
+
+    Request r;
+    r.path = containerPath(id, u"/logs");
+    r.addQuery(QStringLiteral("stdout"), QStringLiteral("1"))
+        .addQuery(QStringLiteral("stderr"), QStringLiteral("1"))
+        .addQuery(QStringLiteral("timestamps"), QStringLiteral("1"))
+        .addQuery(QStringLiteral("tail"), tail < 0 ? QStringLiteral("all") : QString::number(tail))
+        .addQuery(QStringLiteral("follow"), follow ? QStringLiteral("1") : QStringLiteral("0"));
+    LogDemuxer demux(!tty, true, sink);
+    auto status = m_client.stream(r, cancel, [&](QByteArrayView chunk) {
+        demux.feed(chunk);
+        return true;
+    });
+    if (!status && status.error().code == ErrorCode::Cancelled)
+        return {}; // cancelling is how a follow is meant to end
+    if (!status)
+        return std::unexpected(status.error());
+    demux.finish();
+    return {};
+}
+
+Result<QString> DockerRuntime::imageId(const QString &idOrTag)
+{
+    auto response = m_client.get(QStringLiteral("/images/") + idOrTag + QStringLiteral("/json"));
+    if (!response)
+        return std::unexpected(response.error());
+    return response->json().object().value(QLatin1String("Id")).toString();
+}
+
+Result<QString> DockerRuntime::importImage(const QString &rootfsDir, const QString &repoTag)
+{
+    auto rootfs = tarToTempFile(rootfsDir, TarOptions{.skipTopLevelGit = false});
+    if (!rootfs)
+        return std::unexpected(rootfs.error());
+    QString repo = repoTag;
+    QString tag = QStringLiteral("latest");
+    const qsizetype colon = repoTag.lastIndexOf(u':');
+    if (colon > repoTag.lastIndexOf(u'/')) {
+        repo = repoTag.left(colon);
+        tag = repoTag.mid(colon + 1);
+    }
+    Request r;
+    r.method = "POST";
+    r.path = QStringLiteral("/images/create");
+    r.addQuery(QStringLiteral("fromSrc"), QStringLiteral("-"))
+        .addQuery(QStringLiteral("repo"), repo)
+        .addQuery(QStringLiteral("tag"), tag);
+    r.bodyDevice = rootfs->get();
+    r.contentType = "application/x-tar";
+    auto response = m_client.call(r);
+    if (!response)
+        return std::unexpected(response.error());
+    QString error;
+    JsonLines parser([&](const QJsonObject &o) {
+        if (hasStreamError(o))
+            error = streamError(o);
+    });
+    parser.feed(response->body);
+    parser.finish();
+    if (!error.isEmpty())
+        return fail(ErrorCode::Failed, error, QStringLiteral("import of %1 as %2").arg(rootfsDir, repoTag));
+    return imageId(repoTag);
+}
+
+} // namespace pando::adapters::docker

@@ -1,0 +1,50 @@
+#pragma once
+// Package docker runs Pando's apps on a Docker Engine: it builds images from a context
+// directory, creates and starts labelled containers, reads their logs and cleans them up, all
+// through the engine's REST API (adapters/kit/dockerapi) on its unix socket.
+//
+// Threading: as adapters::Runtime: every call blocks and may be made from any thread,
+// concurrently. The object holds nothing but the socket path.
+//
+// Containers are reached at their bridge-network IP (ContainerInfo::address), so no host
+// ports are published. logs() ends a follow within ~50 ms of cancel and returns success then:
+// cancelling is how a follow is meant to end. A cancelled build fails with Cancelled.
+
+#include "adapters/api/runtime.h"
+#include "adapters/kit/dockerapi/dockerclient.h"
+
+namespace pando::adapters::docker {
+
+class DockerRuntime : public Runtime {
+public:
+    // socketPath empty: $DOCKER_HOST (unix://...) or /var/run/docker.sock.
+    explicit DockerRuntime(QString socketPath = {});
+
+    RuntimeCapabilities capabilities() override;
+    Status ping() override;
+    Result<QString> build(const BuildRequest &request, const CancelToken &cancel,
+                          const std::function<void(const QString &line)> &progress) override;
+    Result<QString> run(const ContainerSpec &spec) override;
+    Result<ContainerInfo> inspect(const QString &id) override;
+    Result<QList<ContainerInfo>> containers(const Labels &filter) override;
+    Status start(const QString &id) override;
+    Status stop(const QString &id, int timeoutSeconds) override;
+    Status remove(const QString &id) override;
+    Result<QList<ImageInfo>> images(const Labels &filter) override;
+    Status removeImage(const QString &idOrTag) override;
+    Status logs(const QString &id, int tail, bool follow, const CancelToken &cancel,
+                const std::function<void(const LogLine &)> &sink) override;
+
+    // Imports the directory rootfsDir as the single layer of a new image tagged repoTag
+    // ("pando/busybox:latest") and returns its id: base images without a registry.
+    Result<QString> importImage(const QString &rootfsDir, const QString &repoTag);
+    // The id of an image (by id or tag); NotFound when there is none.
+    Result<QString> imageId(const QString &idOrTag);
+
+    const dockerapi::DockerClient &client() const { return m_client; }
+
+private:
+    dockerapi::DockerClient m_client;
+};
+
+} // namespace pando::adapters::docker

@@ -1,0 +1,144 @@
+#include "adapters/runtime/docker/tarball.h"
+
+#include <QDir>
+#include <QFile>
+#include <archive.h>
+#include <archive_entry.h>
+#include <memory>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace pando::adapters::docker {
+
+namespace {
+
+struct ArchiveDeleter {
+    void operator()(archive *a) const { archive_write_free(a); }
+};
+struct EntryDeleter {
+    void operator()(archive_entry *e) const { archive_entry_free(e); }
+};
+
+la_ssize_t writeToDevice(archive *, void *clientData, const void *buffer, size_t length)
+{
+    auto *device = static_cast<QIODevice *>(clientData);
+    const qint64 written = device->write(static_cast<const char *>(buffer), qint64(length));
+    return written < 0 ? -1 : la_ssize_t(written);
+}
+
+class TarWriter {
+public:
+    TarWriter(archive *a, QString root, TarOptions options) : m_archive(a), m_root(std::move(root)), m_options(options)
+    {}
+
+    Status addTree(const QString &relativeDir)
+    {
+        const QDir dir(relativeDir.isEmpty() ? m_root : m_root + u'/' + relativeDir);
+        const QStringList names =
+            dir.entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
+        for (const QString &name : names) {
+            if (relativeDir.isEmpty() && m_options.skipTopLevelGit && name == QLatin1String(".git"))
+                continue;
+            const QString relative = relativeDir.isEmpty() ? name : relativeDir + u'/' + name;
+            if (auto status = addEntry(relative); !status)
+                return status;
+        }
+        return {};
+    }
+
+private:
+    Status addEntry(const QString &relative)
+    {
+        const QString path = m_root + u'/' + relative;
+        const QByteArray localPath = QFile::encodeName(path);
+        struct stat st {};
+        if (::lstat(localPath.constData(), &st) != 0)
+            return fail(ErrorCode::Failed,
+                        QStringLiteral("cannot stat: %1").arg(QString::fromLocal8Bit(strerror(errno))), path);
+        const bool isDir = S_ISDIR(st.st_mode);
+        const bool isFile = S_ISREG(st.st_mode);
+        const bool isLink = S_ISLNK(st.st_mode);
+        if (!isDir && !isFile && !isLink)
+            return {}; // sockets, fifos and devices have no place in a context
+
+        std::unique_ptr<archive_entry, EntryDeleter> entry(archive_entry_new());
+        archive_entry_copy_stat(entry.get(), &st);
+        archive_entry_set_uid(entry.get(), 0);
+        archive_entry_set_gid(entry.get(), 0);
+        archive_entry_set_nlink(entry.get(), isDir ? 2 : 1);
+        const QByteArray name = relative.toUtf8();
+        archive_entry_copy_pathname(entry.get(), name.constData());
+        if (isLink) {
+            QByteArray target(4096, Qt::Uninitialized);
+            const ssize_t n = ::readlink(localPath.constData(), target.data(), size_t(target.size()));
+            if (n < 0)
+                return fail(ErrorCode::Failed,
+                            QStringLiteral("cannot read symlink: %1").arg(QString::fromLocal8Bit(strerror(errno))),
+                            path);
+            target.truncate(n);
+            archive_entry_copy_symlink(entry.get(), target.constData());
+            archive_entry_set_size(entry.get(), 0);
+        } else if (isDir) {
+            archive_entry_set_size(entry.get(), 0);
+        }
+
+        QFile file(path);
+        if (isFile && !file.open(QIODevice::ReadOnly))
+            return fail(ErrorCode::Failed, QStringLiteral("cannot read: %1").arg(file.errorString()), path);
+        if (archive_write_header(m_archive, entry.get()) < ARCHIVE_WARN)
+            return archiveError(path);
+        if (isFile) {
+            qint64 remaining = st.st_size;
+            char buffer[64 * 1024];
+            // Write exactly the size in the header, even if the file changes under us.
+            while (remaining > 0) {
+                const qint64 n = file.read(buffer, qMin<qint64>(sizeof buffer, remaining));
+                if (n <= 0)
+                    return fail(ErrorCode::Failed, QStringLiteral("file shrank while it was archived"), path);
+                if (archive_write_data(m_archive, buffer, size_t(n)) < 0)
+                    return archiveError(path);
+                remaining -= n;
+            }
+        }
+        if (isDir)
+            return addTree(relative);
+        return {};
+    }
+
+    std::unexpected<Error> archiveError(const QString &path)
+    {
+        return fail(ErrorCode::Failed,
+                    QStringLiteral("cannot archive: %1").arg(QString::fromUtf8(archive_error_string(m_archive))), path);
+    }
+
+    archive *m_archive;
+    QString m_root;
+    TarOptions m_options;
+};
+
+} // namespace
+
+Status writeTar(const QString &rootDir, QIODevice *out, const TarOptions &options)
+{
+    if (!QFileInfo(rootDir).isDir())
+        return fail(ErrorCode::NotFound, QStringLiteral("not a directory"), rootDir);
+    std::unique_ptr<archive, ArchiveDeleter> a(archive_write_new());
+    archive_write_set_format_pax_restricted(a.get());
+    archive_write_set_bytes_in_last_block(a.get(), 1);
+    if (archive_write_open2(a.get(), out, nullptr, writeToDevice, nullptr, nullptr) != ARCHIVE_OK)
+        return fail(
+            ErrorCode::Internal,
+            QStringLiteral("cannot start a tar stream: %1").arg(QString::fromUtf8(archive_error_string(a.get()))),
+            rootDir);
+    TarWriter writer(a.get(), QDir(rootDir).absolutePath(), options);
+    if (auto status = writer.addTree({}); !status)
+        return status;
+    if (archive_write_close(a.get()) != ARCHIVE_OK)
+        return fail(
+            ErrorCode::Failed,
+            QStringLiteral("cannot finish the tar stream: %1").arg(QString::fromUtf8(archive_error_string(a.get()))),
+            rootDir);
+    return {};
+}
+
+} // namespace pando::adapters::docker

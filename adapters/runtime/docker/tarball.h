@@ -1,0 +1,20 @@
+#pragma once
+// Tar streams of a directory tree for the Docker engine: build contexts and root file systems
+// to import. Symlinks are stored as symlinks and never followed; only directories, regular
+// files and symlinks are taken, with their modes; owners are written as root.
+
+#include "adapters/api/error.h"
+
+#include <QIODevice>
+#include <QString>
+
+namespace pando::adapters::docker {
+
+struct TarOptions {
+    bool skipTopLevelGit = true; // a build context does not carry its .git
+};
+
+// Writes an uncompressed tar of everything below rootDir (paths relative to it) to out.
+Status writeTar(const QString &rootDir, QIODevice *out, const TarOptions &options = {});
+
+} // namespace pando::adapters::docker

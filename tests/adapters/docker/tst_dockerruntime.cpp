@@ -1,0 +1,473 @@
+// DockerRuntime against the real engine: builds, containers, logs and clean-up. Every object
+// the test creates carries dev.pando.test=<unique value> and is removed by it at the end.
+#include "adapters/runtime/docker/dockerruntime.h"
+#include "tests/adapters/docker/dockerharness.h"
+#include "tests/support/component.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QMutex>
+#include <QRandomGenerator>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QTest>
+#include <algorithm>
+#include <thread>
+
+using namespace pando;
+using namespace pando::adapters;
+using pando::adapters::docker::DockerRuntime;
+using pando::test::DockerHarness;
+
+namespace {
+
+const QString TestLabel = QStringLiteral("dev.pando.test");
+
+bool writeFile(const QString &path, const QByteArray &content)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(content) == content.size();
+}
+
+} // namespace
+
+class TestDockerRuntime : public QObject {
+    Q_OBJECT
+
+private:
+    DockerRuntime m_runtime;
+    QString m_run; // this run's unique label value
+    QString m_builtImage;
+
+    Labels labels(const QString &app = QStringLiteral("test")) const
+    {
+        return {{TestLabel, m_run}, {QString::fromLatin1(LabelApp), app}};
+    }
+    QString name(const QString &what) const { return QStringLiteral("pando-test-") + what + u'-' + m_run; }
+
+    // Polls until the container is no longer running (the commands used here end quickly).
+    bool waitExited(const QString &id, int timeoutMs = 10000)
+    {
+        QElapsedTimer t;
+        t.start();
+        while (t.elapsed() < timeoutMs) {
+            auto info = m_runtime.inspect(id);
+            if (info && info->state == QLatin1String("exited"))
+                return true;
+            QThread::msleep(50);
+        }
+        return false;
+    }
+
+    QList<LogLine> allLogs(const QString &id)
+    {
+        QList<LogLine> lines;
+        auto status = m_runtime.logs(id, -1, false, CancelToken(), [&](const LogLine &l) { lines.append(l); });
+        if (!status)
+            qWarning() << status.error().text();
+        return lines;
+    }
+
+    Result<QString> buildContext(const QByteArray &dockerfile, const QString &tag, QStringList *progress = nullptr,
+                                 const CancelToken &cancel = CancelToken())
+    {
+        QTemporaryDir dir;
+        if (!dir.isValid())
+            return fail(ErrorCode::Internal, QStringLiteral("no temporary directory"));
+        const QDir d(dir.path());
+        writeFile(d.filePath(QStringLiteral("Dockerfile")), dockerfile);
+        writeFile(d.filePath(QStringLiteral("hello.txt")), "hello from the context\n");
+        QFile::link(QStringLiteral("hello.txt"), d.filePath(QStringLiteral("link")));
+        d.mkpath(QStringLiteral(".git"));
+        writeFile(d.filePath(QStringLiteral(".git/HEAD")), "ref: refs/heads/main\n");
+        d.mkpath(QStringLiteral("sub/.git"));
+        writeFile(d.filePath(QStringLiteral("sub/.git/keep")), "nested .git stays\n");
+        BuildRequest request;
+        request.contextDir = dir.path();
+        request.dockerfile = QStringLiteral("Dockerfile");
+        request.tag = tag;
+        request.labels = labels(QStringLiteral("ctx"));
+        return m_runtime.build(request, cancel, [&](const QString &line) {
+            if (progress)
+                progress->append(line);
+        });
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QString why;
+        PANDO_REQUIRE_COMPONENT(DockerHarness::available(&why), why);
+        auto base = DockerHarness::ensureBaseImage();
+        QVERIFY2(base.has_value(), qPrintable(base ? QString() : base.error().text()));
+        m_run = QStringLiteral("r%1-%2")
+                    .arg(QCoreApplication::applicationPid())
+                    .arg(QRandomGenerator::global()->generate() % 100000);
+    }
+
+    void cleanupTestCase()
+    {
+        if (m_run.isEmpty())
+            return;
+        if (auto list = m_runtime.containers({{TestLabel, m_run}})) {
+            for (const ContainerInfo &c : *list)
+                QVERIFY(m_runtime.remove(c.id));
+        }
+        if (auto list = m_runtime.images({{TestLabel, m_run}})) {
+            for (const ImageInfo &i : *list)
+                QVERIFY(m_runtime.removeImage(i.id));
+        }
+        auto left = m_runtime.containers({{TestLabel, m_run}});
+        QVERIFY(left && left->isEmpty());
+    }
+
+    void pingAndCapabilities()
+    {
+        QVERIFY(m_runtime.ping());
+        const RuntimeCapabilities caps = m_runtime.capabilities();
+        QCOMPARE(caps.kind, QStringLiteral("docker"));
+        QVERIFY(caps.canBuild);
+        QVERIFY(caps.maxMemoryBytes > 0);
+        QVERIFY(caps.maxCpus >= 1);
+    }
+
+    void unreachableEngineIsUnavailable()
+    {
+        DockerRuntime nowhere(QStringLiteral("/nonexistent/docker.sock"));
+        auto status = nowhere.ping();
+        QVERIFY(!status);
+        QCOMPARE(status.error().code, ErrorCode::Unavailable);
+        QVERIFY(status.error().message.contains(QStringLiteral("/nonexistent/docker.sock")));
+        QVERIFY(status.error().hint.contains(QStringLiteral("dockerd")));
+
+        const QByteArray saved = qgetenv("DOCKER_HOST");
+        qputenv("DOCKER_HOST", "unix:///elsewhere/docker.sock");
+        const QString overridden = pando::adapters::dockerapi::DockerClient::defaultSocketPath();
+        if (saved.isNull())
+            qunsetenv("DOCKER_HOST");
+        else
+            qputenv("DOCKER_HOST", saved);
+        QCOMPARE(overridden, QStringLiteral("/elsewhere/docker.sock"));
+    }
+
+    void buildKeepsSymlinksAndSkipsGit()
+    {
+        QStringList progress;
+        const QByteArray dockerfile = "FROM pando/busybox:latest\nCOPY . /app/\n"
+                                      "CMD [\"sh\", \"-c\", \"test -L /app/link && echo SYMLINK; "
+                                      "test -e /app/.git || echo NOGIT; test -e /app/sub/.git/keep && echo SUBGIT; "
+                                      "cat /app/link\"]\n";
+        auto id = buildContext(dockerfile, QStringLiteral("pando-test/ctx:") + m_run, &progress);
+        QVERIFY2(id.has_value(), qPrintable(id ? QString() : id.error().text()));
+        QVERIFY(id->startsWith(QLatin1String("sha256:")));
+        QVERIFY(!progress.isEmpty());
+        QVERIFY(std::any_of(progress.begin(), progress.end(),
+                            [](const QString &l) { return l.contains(QLatin1String("COPY")); }));
+        m_builtImage = *id;
+
+        auto images = m_runtime.images(labels(QStringLiteral("ctx")));
+        QVERIFY(images);
+        QCOMPARE(images->size(), 1);
+        QCOMPARE(images->first().id, *id);
+        QCOMPARE(images->first().labels.value(TestLabel), m_run);
+        QVERIFY(images->first().tags.contains(QStringLiteral("pando-test/ctx:") + m_run));
+
+        ContainerSpec spec;
+        spec.name = name(QStringLiteral("ctx"));
+        spec.image = *id;
+        spec.labels = labels();
+        auto cid = m_runtime.run(spec);
+        QVERIFY2(cid.has_value(), qPrintable(cid ? QString() : cid.error().text()));
+        QVERIFY(waitExited(*cid));
+        QStringList texts;
+        for (const LogLine &l : allLogs(*cid))
+            texts.append(l.text);
+        QCOMPARE(texts, QStringList({QStringLiteral("SYMLINK"), QStringLiteral("NOGIT"), QStringLiteral("SUBGIT"),
+                                     QStringLiteral("hello from the context")}));
+
+        // The same context again: every step comes from the cache.
+        QElapsedTimer timer;
+        timer.start();
+        auto again = buildContext(dockerfile, QStringLiteral("pando-test/ctx:") + m_run);
+        const qint64 warm = timer.elapsed();
+        QVERIFY(again);
+        QCOMPARE(*again, *id);
+        qInfo("build of the tiny context with a warm cache: %lld ms", warm);
+    }
+
+    void badDockerfileFails()
+    {
+        auto id =
+            buildContext("FROM pando/busybox:latest\nFROBNICATE now\n", QStringLiteral("pando-test/bad:") + m_run);
+        QVERIFY(!id);
+        QCOMPARE(id.error().code, ErrorCode::Failed);
+        QVERIFY2(id.error().message.contains(QLatin1String("unknown instruction"), Qt::CaseInsensitive),
+                 qPrintable(id.error().text()));
+    }
+
+    void failingStepFails()
+    {
+        auto id = buildContext("FROM pando/busybox:latest\nRUN echo doomed && false\n",
+                               QStringLiteral("pando-test/bad:") + m_run);
+        QVERIFY(!id);
+        QCOMPARE(id.error().code, ErrorCode::Failed);
+        QVERIFY2(id.error().message.contains(QLatin1String("returned a non-zero code")), qPrintable(id.error().text()));
+    }
+
+    void cancelledBuild()
+    {
+        CancelToken cancel;
+        std::thread canceller([cancel] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(800));
+            cancel.cancel();
+        });
+        QElapsedTimer timer;
+        timer.start();
+        auto id = buildContext("FROM pando/busybox:latest\nRUN sleep 20\n", QStringLiteral("pando-test/slow:") + m_run,
+                               nullptr, cancel);
+        canceller.join();
+        QVERIFY(!id);
+        QCOMPARE(id.error().code, ErrorCode::Cancelled);
+        QVERIFY(timer.elapsed() < 5000);
+    }
+
+    void runServesHttp()
+    {
+        ContainerSpec spec;
+        spec.name = name(QStringLiteral("http"));
+        spec.image = DockerHarness::baseImage();
+        spec.command = {QStringLiteral("httpd"), QStringLiteral("-f"), QStringLiteral("-p"),
+                        QStringLiteral("8080"),  QStringLiteral("-h"), QStringLiteral("/www")};
+        spec.env = {{QStringLiteral("GREETING"), QStringLiteral("hi there")}};
+        spec.labels = labels(QStringLiteral("http"));
+        spec.port = 8080;
+        spec.memoryBytes = 64 * 1024 * 1024;
+        spec.cpus = 0.5;
+        auto id = m_runtime.run(spec);
+        QVERIFY2(id.has_value(), qPrintable(id ? QString() : id.error().text()));
+
+        auto info = m_runtime.inspect(*id);
+        QVERIFY(info);
+        QCOMPARE(info->state, QStringLiteral("running"));
+        QCOMPARE(info->name, spec.name);
+        QCOMPARE(info->labels.value(TestLabel), m_run);
+        QVERIFY(!info->address.isEmpty());
+        QVERIFY(!info->startedAt.isEmpty());
+
+        auto raw = m_runtime.client().get(QStringLiteral("/containers/") + *id + QStringLiteral("/json"));
+        QVERIFY(raw);
+        const QJsonObject o = raw->json().object();
+        QCOMPARE(qint64(o[u"HostConfig"_qs][u"Memory"_qs].toDouble()), spec.memoryBytes);
+        QCOMPARE(qint64(o[u"HostConfig"_qs][u"NanoCpus"_qs].toDouble()), qint64(500000000));
+        QVERIFY(o[u"Config"_qs][u"Env"_qs].toArray().contains(QStringLiteral("GREETING=hi there")));
+
+        // httpd may need a moment to listen.
+        QByteArray reply;
+        QElapsedTimer timer;
+        timer.start();
+        while (timer.elapsed() < 10000 && !reply.contains("hello from pando")) {
+            QTcpSocket socket;
+            socket.connectToHost(info->address, 8080);
+            if (socket.waitForConnected(1000)) {
+                socket.write("GET /index.html HTTP/1.0\r\nHost: test\r\n\r\n");
+                while (socket.waitForReadyRead(2000))
+                    reply += socket.readAll();
+            } else {
+                QThread::msleep(50);
+            }
+        }
+        QVERIFY2(reply.startsWith("HTTP/1.") && reply.contains("200"), reply.constData());
+        QVERIFY(reply.contains("hello from pando"));
+
+        auto found =
+            m_runtime.containers({{TestLabel, m_run}, {QString::fromLatin1(LabelApp), QStringLiteral("http")}});
+        QVERIFY(found);
+        QCOMPARE(found->size(), 1);
+        QCOMPARE(found->first().id, *id);
+        QCOMPARE(found->first().address, info->address);
+        auto none = m_runtime.containers({{TestLabel, m_run + QStringLiteral("-other")}});
+        QVERIFY(none && none->isEmpty());
+
+        QVERIFY(m_runtime.stop(*id, 1));
+        QCOMPARE(m_runtime.inspect(*id)->state, QStringLiteral("exited"));
+        QVERIFY(m_runtime.stop(*id, 1)); // already stopped: 304 is fine
+        QVERIFY(m_runtime.start(*id));
+        QCOMPARE(m_runtime.inspect(*id)->state, QStringLiteral("running"));
+        QVERIFY(m_runtime.start(*id)); // already running
+        QVERIFY(m_runtime.remove(*id));
+        auto gone = m_runtime.inspect(*id);
+        QVERIFY(!gone);
+        QCOMPARE(gone.error().code, ErrorCode::NotFound);
+        QVERIFY(m_runtime.remove(*id)); // missing is fine
+    }
+
+    void logsTail()
+    {
+        ContainerSpec spec;
+        spec.name = name(QStringLiteral("logs"));
+        spec.image = DockerHarness::baseImage();
+        spec.command = {QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo a; echo b >&2; echo c")};
+        spec.labels = labels();
+        auto id = m_runtime.run(spec);
+        QVERIFY(id);
+        QVERIFY(waitExited(*id));
+        const QList<LogLine> lines = allLogs(*id);
+        QCOMPARE(lines.size(), 3);
+        QMap<QString, bool> byText;
+        for (const LogLine &l : lines) {
+            byText.insert(l.text, l.stderrStream);
+            QVERIFY(l.timestampMs > QDateTime::currentMSecsSinceEpoch() - 3600 * 1000);
+        }
+        QCOMPARE(byText.keys(), QStringList({QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}));
+        QVERIFY(!byText.value(QStringLiteral("a")));
+        QVERIFY(byText.value(QStringLiteral("b")));
+
+        QList<LogLine> last;
+        QVERIFY(m_runtime.logs(*id, 1, false, CancelToken(), [&](const LogLine &l) { last.append(l); }));
+        QCOMPARE(last.size(), 1);
+
+        auto missing =
+            m_runtime.logs(QStringLiteral("pando-no-such-container"), 1, false, CancelToken(), [](const LogLine &) {});
+        QVERIFY(!missing);
+        QCOMPARE(missing.error().code, ErrorCode::NotFound);
+        QVERIFY(m_runtime.remove(*id));
+    }
+
+    void logsFollowEndsOnCancel()
+    {
+        ContainerSpec spec;
+        spec.name = name(QStringLiteral("follow"));
+        spec.image = DockerHarness::baseImage();
+        spec.command = {QStringLiteral("sh"), QStringLiteral("-c"),
+                        QStringLiteral("echo first; sleep 1; echo later; sleep 300")};
+        spec.labels = labels();
+        auto id = m_runtime.run(spec);
+        QVERIFY(id);
+
+        QMutex mutex;
+        QStringList seen;
+        CancelToken cancel;
+        std::atomic_bool done = false;
+        Status result;
+        std::thread follower([&] {
+            result = m_runtime.logs(*id, 0, true, cancel, [&](const LogLine &l) {
+                QMutexLocker lock(&mutex);
+                seen.append(l.text);
+            });
+            done = true;
+        });
+        auto seenLater = [&] {
+            QMutexLocker lock(&mutex);
+            return seen.contains(QStringLiteral("later"));
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(seenLater(), 10000);
+        // The container is now quiet for minutes: cancel must still end the follow promptly.
+        QThread::msleep(300);
+        QElapsedTimer timer;
+        timer.start();
+        cancel.cancel();
+        while (!done && timer.elapsed() < 5000)
+            QThread::msleep(1);
+        const qint64 latency = timer.elapsed();
+        follower.join();
+        QVERIFY(result);
+        qInfo("logs follow ended %lld ms after cancel", latency);
+        QVERIFY2(latency < 300, qPrintable(QString::number(latency)));
+        QVERIFY(m_runtime.remove(*id));
+    }
+
+    void followEndsWhenContainerStops()
+    {
+        ContainerSpec spec;
+        spec.name = name(QStringLiteral("short"));
+        spec.image = DockerHarness::baseImage();
+        spec.command = {QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("sleep 0.5; echo bye")};
+        spec.labels = labels();
+        auto id = m_runtime.run(spec);
+        QVERIFY(id);
+        QStringList seen;
+        QVERIFY(m_runtime.logs(*id, 0, true, CancelToken(), [&](const LogLine &l) { seen.append(l.text); }));
+        QCOMPARE(seen, QStringList{QStringLiteral("bye")});
+        QVERIFY(m_runtime.remove(*id));
+    }
+
+    void runMissingImageLeavesNothing()
+    {
+        ContainerSpec spec;
+        spec.name = name(QStringLiteral("missing"));
+        spec.image = QStringLiteral("pando-test/does-not-exist:") + m_run;
+        spec.labels = labels(QStringLiteral("missing"));
+        auto id = m_runtime.run(spec);
+        QVERIFY(!id);
+        QCOMPARE(id.error().code, ErrorCode::NotFound);
+        QVERIFY(id.error().message.contains(QLatin1String("No such image")));
+        auto left =
+            m_runtime.containers({{TestLabel, m_run}, {QString::fromLatin1(LabelApp), QStringLiteral("missing")}});
+        QVERIFY(left && left->isEmpty());
+    }
+
+    void runFailingStartLeavesNothing()
+    {
+        // The image exists but the command does not: create succeeds, start fails.
+        ContainerSpec spec;
+        spec.name = name(QStringLiteral("badcmd"));
+        spec.image = DockerHarness::baseImage();
+        spec.command = {QStringLiteral("/no/such/binary")};
+        spec.labels = labels(QStringLiteral("badcmd"));
+        auto id = m_runtime.run(spec);
+        QVERIFY(!id);
+        auto left =
+            m_runtime.containers({{TestLabel, m_run}, {QString::fromLatin1(LabelApp), QStringLiteral("badcmd")}});
+        QVERIFY(left && left->isEmpty());
+    }
+
+    void removeMissingIsFine()
+    {
+        QVERIFY(m_runtime.remove(QStringLiteral("pando-no-such-container-") + m_run));
+        QVERIFY(m_runtime.removeImage(QStringLiteral("pando-test/no-such-image:") + m_run));
+        auto info = m_runtime.inspect(QStringLiteral("pando-no-such-container-") + m_run);
+        QVERIFY(!info);
+        QCOMPARE(info.error().code, ErrorCode::NotFound);
+    }
+
+    void createStartLatency()
+    {
+        QList<qint64> times;
+        for (int i = 0; i < 10; ++i) {
+            ContainerSpec spec;
+            spec.name = name(QStringLiteral("lat%1").arg(i));
+            spec.image = DockerHarness::baseImage();
+            spec.command = {QStringLiteral("sleep"), QStringLiteral("60")};
+            spec.labels = labels(QStringLiteral("latency"));
+            QElapsedTimer timer;
+            timer.start();
+            auto id = m_runtime.run(spec);
+            times.append(timer.elapsed());
+            QVERIFY(id);
+            QVERIFY(m_runtime.remove(*id));
+        }
+        std::sort(times.begin(), times.end());
+        qInfo("container create+start: median %lld ms (min %lld, max %lld) over %lld runs", (times[4] + times[5]) / 2,
+              times.first(), times.last(), qint64(times.size()));
+    }
+
+    void removeImage()
+    {
+        QVERIFY(!m_builtImage.isEmpty());
+        // Containers from the image were removed above; force removes the tag and the image.
+        if (auto list = m_runtime.containers({{TestLabel, m_run}})) {
+            for (const ContainerInfo &c : *list)
+                QVERIFY(m_runtime.remove(c.id));
+        }
+        QVERIFY(m_runtime.removeImage(m_builtImage));
+        auto images = m_runtime.images(labels(QStringLiteral("ctx")));
+        QVERIFY(images && images->isEmpty());
+        QVERIFY(m_runtime.removeImage(m_builtImage)); // already gone
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDockerRuntime)
+#include "tst_dockerruntime.moc"
