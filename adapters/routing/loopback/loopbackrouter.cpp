@@ -1,0 +1,163 @@
+#include "loopbackrouter.h"
+
+#include "proxyloop.h"
+
+#include <arpa/inet.h>
+#include <cerrno>
+#include <cstring>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::adapters::loopback {
+
+namespace {
+
+QString errnoText(int err)
+{
+    return QString::fromLocal8Bit(std::strerror(err));
+}
+
+// Resolved on the caller's thread so the proxy loop never blocks on a name lookup.
+Result<detail::Backend> resolveBackend(const QString &host, int port)
+{
+    if (port < 1 || port > 65535)
+        return fail(ErrorCode::Invalid, u"backend port %1 is outside 1-65535"_s.arg(port), u"port"_s);
+    if (host.isEmpty())
+        return fail(ErrorCode::Invalid, u"backend host is empty"_s, u"host"_s);
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    addrinfo *found = nullptr;
+    const QByteArray hostBytes = host.toUtf8();
+    const QByteArray portBytes = QByteArray::number(port);
+    const int rc = ::getaddrinfo(hostBytes.constData(), portBytes.constData(), &hints, &found);
+    if (rc != 0 || !found)
+        return fail(ErrorCode::Unavailable,
+                    u"cannot resolve backend host \"%1\": %2"_s.arg(host, QString::fromLocal8Bit(gai_strerror(rc))),
+                    u"host"_s);
+    detail::Backend backend;
+    std::memcpy(&backend.address, found->ai_addr, found->ai_addrlen);
+    backend.length = found->ai_addrlen;
+    ::freeaddrinfo(found);
+    return backend;
+}
+
+Result<int> openListener(int port, int *boundPort)
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return fail(ErrorCode::Internal, u"cannot create a socket: %1"_s.arg(errnoText(errno)));
+    // Lets the port be taken again while old connections sit in TIME_WAIT after a restart;
+    // Linux still refuses the bind while anyone listens on it.
+    const int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<quint16>(port));
+    if (::bind(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) != 0) {
+        const int err = errno;
+        ::close(fd);
+        if (err == EADDRINUSE)
+            return fail(ErrorCode::Conflict, u"port %1 is already in use"_s.arg(port), u"port"_s,
+                        u"pick another port, or 0 for a free one, or stop what listens on 127.0.0.1:%1"_s.arg(port));
+        if (err == EACCES)
+            return fail(ErrorCode::Forbidden, u"port %1 needs privileges this process does not have"_s.arg(port),
+                        u"port"_s, u"use a port above 1023"_s);
+        return fail(ErrorCode::Internal, u"cannot bind 127.0.0.1:%1: %2"_s.arg(port).arg(errnoText(err)), u"port"_s);
+    }
+    if (::listen(fd, 1024) != 0) {
+        const int err = errno;
+        ::close(fd);
+        return fail(ErrorCode::Internal, u"cannot listen on 127.0.0.1:%1: %2"_s.arg(port).arg(errnoText(err)));
+    }
+    socklen_t length = sizeof address;
+    ::getsockname(fd, reinterpret_cast<sockaddr *>(&address), &length);
+    *boundPort = ntohs(address.sin_port);
+    return fd;
+}
+
+} // namespace
+
+LoopbackRouter::LoopbackRouter() : m_loop(std::make_unique<detail::ProxyLoop>())
+{}
+
+LoopbackRouter::~LoopbackRouter() = default;
+
+Result<Route> LoopbackRouter::ensure(const QString &app, int requestedPort)
+{
+    if (app.isEmpty())
+        return fail(ErrorCode::Invalid, u"app name is empty"_s, u"app"_s);
+    if (requestedPort < 0 || requestedPort > 65535)
+        return fail(ErrorCode::Invalid, u"port %1 is outside 0-65535"_s.arg(requestedPort), u"port"_s);
+    if (!m_loop->startError().isEmpty())
+        return fail(ErrorCode::Internal, u"the loopback router could not start: %1"_s.arg(m_loop->startError()));
+    const std::lock_guard guard(m_mutex);
+    if (auto it = m_routes.constFind(app); it != m_routes.constEnd()) {
+        if (requestedPort != 0 && requestedPort != it->port)
+            return fail(ErrorCode::Conflict,
+                        u"app %1 is already routed on port %2, not %3"_s.arg(app).arg(it->port).arg(requestedPort),
+                        u"port"_s, u"remove the route first to move it"_s);
+        return *it;
+    }
+    for (const Route &other : std::as_const(m_routes)) {
+        if (requestedPort != 0 && other.port == requestedPort)
+            return fail(ErrorCode::Conflict, u"port %1 is already in use"_s.arg(requestedPort), u"port"_s,
+                        u"app %1 is routed on it; pick another port or 0 for a free one"_s.arg(other.app));
+    }
+    int port = 0;
+    Result<int> fd = openListener(requestedPort, &port);
+    if (!fd)
+        return std::unexpected(fd.error());
+    Route route;
+    route.app = app;
+    route.port = port;
+    route.url = QUrl(u"http://127.0.0.1:%1/"_s.arg(port));
+    m_loop->addListener(app, *fd, detail::Backend{});
+    m_routes.insert(app, route);
+    return route;
+}
+
+Status LoopbackRouter::setBackend(const QString &app, const QString &host, int port)
+{
+    Result<detail::Backend> backend = resolveBackend(host, port);
+    if (!backend)
+        return std::unexpected(backend.error());
+    const std::lock_guard guard(m_mutex);
+    auto it = m_routes.find(app);
+    if (it == m_routes.end())
+        return fail(ErrorCode::NotFound, u"app %1 has no route"_s.arg(app), u"app"_s, u"call ensure() first"_s);
+    m_loop->setBackend(app, *backend);
+    it->backendHost = host;
+    it->backendPort = port;
+    return {};
+}
+
+Status LoopbackRouter::remove(const QString &app)
+{
+    const std::lock_guard guard(m_mutex);
+    if (!m_routes.remove(app))
+        return {};
+    m_loop->removeListener(app);
+    return {};
+}
+
+std::optional<Route> LoopbackRouter::route(const QString &app)
+{
+    const std::lock_guard guard(m_mutex);
+    if (auto it = m_routes.constFind(app); it != m_routes.constEnd())
+        return *it;
+    return std::nullopt;
+}
+
+int LoopbackRouter::openConnections(const QString &app)
+{
+    return m_loop->openConnections(app);
+}
+
+} // namespace pando::adapters::loopback
