@@ -25,6 +25,10 @@ public:
     // Refuses URLs that could run commands or be read as options: ext::, fd::, a leading '-',
     // unknown schemes. Accepts file://, https://, http://, ssh:// and scp-like git@host:path.
     virtual Status checkUrl(const QString &url) = 0;
+    // Fetches repo into the cache and returns the full commit id ref resolves to, without
+    // writing a tree. A ref that does not exist is ErrorCode::NotFound.
+    virtual Result<QString> resolve(const QString &repo, const QString &ref, const CancelToken &cancel = {},
+                                    const std::function<void(const QString &progress)> &progress = {}) = 0;
     // Fetches repo into the cache and writes the tree at ref (branch, tag or commit) into a
     // new directory below workRoot. A ref that does not exist is ErrorCode::NotFound.
     virtual Result<SourceCheckout> checkout(const QString &repo, const QString &ref, const QString &workRoot,

@@ -11,6 +11,7 @@
 #include "adapters/api/routing.h"
 #include "adapters/api/runtime.h"
 #include "adapters/api/source.h"
+#include "core/audit/auditlog.h"
 #include "core/common/clock.h"
 #include "core/events/eventbus.h"
 #include "core/logstream/loghub.h"
@@ -26,18 +27,11 @@
 
 namespace pando::core {
 
-// Who is acting, for authorization and the audit log.
-struct Actor {
-    QString name = QStringLiteral("system");   // "token:admin", "system:reconciler"
-    QString source = QStringLiteral("engine"); // remote address
-    QString requestId;
-};
-
 struct AppView {
     AppRecord record;
     AppSpec spec;
-    QString url;                       // where the app is reached; empty before the first route
-    QString status;                    // "running", "deploying", "failed", "stopped", "new", "removing"
+    QString url;    // where the app is reached; empty before the first route
+    QString status; // "running", "deploying", "failed", "stopped", "new", "removing"
     std::optional<DeployRecord> lastDeploy;
     QJsonObject toJson() const;
 };
@@ -53,21 +47,21 @@ QJsonObject toJson(const StepRecord &step);
 QJsonObject toJson(const adapters::LogLine &line);
 
 struct EngineOptions {
-    QString dataDir;                   // the source cache, key files, the SQLite file
+    QString dataDir; // the source cache, key files, the SQLite file
     DatabaseConfig database;
     HostPolicy policy;
-    int workers = 2;                   // deploys of different apps in parallel
+    int workers = 2; // deploys of different apps in parallel
     int reconcileIntervalMs = 5000;
-    int retireGraceMs = 300;           // how long the old version keeps serving after the switch
+    int retireGraceMs = 300; // how long the old version keeps serving after the switch
     QString installId = QStringLiteral("default");
 };
 
 class Engine : public QObject {
     Q_OBJECT
 public:
-    Engine(EngineOptions options, std::shared_ptr<adapters::Runtime> runtime,
-           std::shared_ptr<adapters::Router> router, std::shared_ptr<adapters::SourceProvider> source,
-           Clock &clock = SystemClock::instance(), QObject *parent = nullptr);
+    Engine(EngineOptions options, std::shared_ptr<adapters::Runtime> runtime, std::shared_ptr<adapters::Router> router,
+           std::shared_ptr<adapters::SourceProvider> source, Clock &clock = SystemClock::instance(),
+           QObject *parent = nullptr);
     ~Engine() override;
 
     // Opens the database (running migrations), settles work a previous process left running,

@@ -1,0 +1,54 @@
+#pragma once
+// What the deploy pipeline and the reconciler work with: the state store, the adapters, the
+// clock, the event bus and the audit log, plus the install's settings. The engine owns all of
+// them; this is a borrowed view.
+
+#include "adapters/api/routing.h"
+#include "adapters/api/runtime.h"
+#include "adapters/api/source.h"
+#include "core/audit/auditlog.h"
+#include "core/common/clock.h"
+#include "core/events/eventbus.h"
+#include "core/planner/planner.h"
+#include "core/state/database.h"
+
+#include <QHash>
+#include <QMutex>
+#include <memory>
+
+namespace pando::core {
+
+// One mutex per app: the deploy's switch and retire, an app's removal and the reconciler's
+// actions on an app never interleave.
+class AppLocks {
+public:
+    std::shared_ptr<QMutex> lockFor(const QString &app);
+
+private:
+    QMutex m_mutex;
+    QHash<QString, std::shared_ptr<QMutex>> m_locks;
+};
+
+struct Services {
+    Database &db;
+    adapters::Runtime &runtime;
+    adapters::Router &router;
+    adapters::SourceProvider &source;
+    Clock &clock;
+    EventBus &events;
+    AuditLog &audit;
+    HostPolicy policy;
+    QString dataDir;
+    QString installId;
+    int retireGraceMs = 300;
+    AppLocks &appLocks;
+
+    // Labels every object of this install carries; with app and deploy when given.
+    adapters::Labels labels(const QString &app = {}, const QString &deployId = {}) const;
+    void publish(const QString &type, const QString &app, const QString &deployId, const QJsonObject &data = {}) const;
+};
+
+QString imageTag(const QString &app, const QString &deployId);
+QString containerName(const QString &app, const QString &deployId);
+
+} // namespace pando::core

@@ -1,0 +1,566 @@
+#include "engine.h"
+
+#include "core/deploy/deployrunner.h"
+#include "core/engine/tokens.h"
+#include "core/observe/observer.h"
+#include "core/reconciler/reconciler.h"
+#include "core/state/repositories.h"
+#include "core/work/workpool.h"
+
+#include <QDir>
+#include <QJsonDocument>
+#include <QRandomGenerator>
+#include <QSet>
+
+namespace pando::core {
+
+namespace {
+const QString JobDeploy = QStringLiteral("deploy");
+const QString JobRemove = QStringLiteral("remove");
+
+QString newDeployId()
+{
+    return QStringLiteral("d%1").arg(QRandomGenerator::system()->generate64() & 0xffffffffffffULL, 12, 16,
+                                     QLatin1Char('0'));
+}
+
+QString payloadValue(const JobRecord &job, const QString &key)
+{
+    return QJsonDocument::fromJson(job.payload.toUtf8()).object().value(key).toString();
+}
+} // namespace
+
+struct Engine::Private {
+    EngineOptions options;
+    std::shared_ptr<adapters::Runtime> runtime;
+    std::shared_ptr<adapters::Router> router;
+    std::shared_ptr<adapters::SourceProvider> source;
+    Clock &clock;
+    Database db;
+    EventBus events;
+    AuditLog audit;
+    AppLocks appLocks;
+    Services services;
+    DeployRunner runner;
+    WorkPool pool;
+    Reconciler reconciler;
+    Observer observer;
+    std::unique_ptr<LogHub> logs;
+    QByteArray tokenKey;
+
+    QMutex mutex;                      // guards the two sets below
+    QSet<QString> removing;            // apps whose teardown is queued or running
+    QHash<QString, qint64> deployJobs; // deploy id → job id while it runs
+
+    Private(EngineOptions o, std::shared_ptr<adapters::Runtime> rt, std::shared_ptr<adapters::Router> ro,
+            std::shared_ptr<adapters::SourceProvider> so, Clock &c)
+        : options(std::move(o)), runtime(std::move(rt)), router(std::move(ro)), source(std::move(so)), clock(c),
+          db(options.database), audit(db, clock), services{db,
+                                                           *runtime,
+                                                           *router,
+                                                           *source,
+                                                           clock,
+                                                           events,
+                                                           audit,
+                                                           options.policy,
+                                                           options.dataDir,
+                                                           options.installId,
+                                                           options.retireGraceMs,
+                                                           appLocks},
+          runner(services), pool(db, clock, options.workers), reconciler(services),
+          observer(*runtime, services.labels(), clock)
+    {}
+
+    Status runDeployJob(const JobRecord &job, const CancelToken &cancel);
+    Status runRemoveJob(const JobRecord &job);
+    QString status(const AppRecord &app, const std::optional<DeployRecord> &last);
+    Result<AppView> view(const AppRecord &record);
+    QString currentContainer(const QString &app);
+};
+
+Engine::Engine(EngineOptions options, std::shared_ptr<adapters::Runtime> runtime,
+               std::shared_ptr<adapters::Router> router, std::shared_ptr<adapters::SourceProvider> source, Clock &clock,
+               QObject *parent)
+    : QObject(parent),
+      d(std::make_unique<Private>(std::move(options), std::move(runtime), std::move(router), std::move(source), clock))
+{
+    qRegisterMetaType<pando::core::Event>();
+    qRegisterMetaType<pando::adapters::LogLine>();
+    d->logs = std::make_unique<LogHub>(d->runtime, [this](const QString &app) { return d->currentContainer(app); });
+    d->pool.setHandler(
+        JobDeploy, [this](const JobRecord &job, const CancelToken &cancel) { return d->runDeployJob(job, cancel); });
+    d->pool.setHandler(JobRemove, [this](const JobRecord &job, const CancelToken &) { return d->runRemoveJob(job); });
+}
+
+Engine::~Engine()
+{
+    shutdown();
+}
+
+Status Engine::start()
+{
+    if (!QDir().mkpath(d->options.dataDir))
+        return fail(ErrorCode::Internal, QStringLiteral("cannot create the data directory %1").arg(d->options.dataDir));
+    if (auto opened = d->db.open(); !opened)
+        return opened;
+    auto key = detail::loadOrCreateKey(d->options.dataDir + QStringLiteral("/token.key"));
+    if (!key)
+        return std::unexpected(key.error());
+    d->tokenKey = *key;
+
+    // Work a previous process left running goes back to the queue; its handler settles it.
+    JobRepository jobs(d->db);
+    auto abandoned = jobs.requeueAbandoned(d->pool.owner(), d->clock.nowMs());
+    if (!abandoned)
+        return std::unexpected(abandoned.error());
+    for (const JobRecord &job : std::as_const(*abandoned)) {
+        if (job.kind == JobRemove)
+            d->removing.insert(job.key);
+    }
+
+    // Routes come back on the ports apps were given; the reconciler points them at containers.
+    if (auto apps = AppRepository(d->db).list()) {
+        for (const AppRecord &app : std::as_const(*apps)) {
+            if (app.routePort <= 0)
+                continue;
+            if (auto route = d->router->ensure(app.name, app.routePort); !route)
+                qWarning("engine: restoring the route of %s on port %d failed: %s", qPrintable(app.name), app.routePort,
+                         qPrintable(route.error().text()));
+        }
+    }
+    if (auto changes = d->reconciler.pass(); !changes)
+        qWarning("engine: first reconciler pass: %s", qPrintable(changes.error().text()));
+    d->pool.start();
+    if (d->options.reconcileIntervalMs > 0)
+        d->reconciler.start(d->options.reconcileIntervalMs);
+    return {};
+}
+
+void Engine::shutdown()
+{
+    d->reconciler.stop();
+    d->pool.shutdown();
+}
+
+Result<std::optional<QString>> Engine::bootstrapAdminToken()
+{
+    TokenRepository tokens(d->db);
+    auto count = tokens.count();
+    if (!count)
+        return std::unexpected(count.error());
+    if (*count > 0)
+        return std::optional<QString>{};
+    const QString secret = detail::newTokenSecret();
+    // The file first: a token in the database that nobody can read would lock the install.
+    const QString path = d->options.dataDir + QStringLiteral("/initial-admin-token");
+    if (auto written = detail::writePrivateFile(path, secret.toUtf8() + '\n'); !written)
+        return std::unexpected(written.error());
+    TokenRecord token;
+    token.id = QStringLiteral("t%1").arg(QRandomGenerator::system()->generate64(), 16, 16, QLatin1Char('0'));
+    token.name = QStringLiteral("initial-admin");
+    token.digest = detail::tokenDigest(d->tokenKey, secret);
+    token.role = QStringLiteral("admin");
+    token.createdMs = d->clock.nowMs();
+    if (auto created = tokens.create(token); !created)
+        return std::unexpected(created.error());
+    d->audit.record(Actor::system(QStringLiteral("bootstrap")), QStringLiteral("token.create"),
+                    QStringLiteral("token/") + token.id, QStringLiteral("success"),
+                    QJsonObject{{QStringLiteral("name"), token.name}, {QStringLiteral("role"), token.role}});
+    return std::optional<QString>{secret};
+}
+
+Result<TokenRecord> Engine::authenticate(const QString &bearerToken)
+{
+    if (!bearerToken.startsWith(QLatin1String("pando_")) || bearerToken.size() > 256)
+        return fail(ErrorCode::Unauthorized, QStringLiteral("invalid token"));
+    auto token = TokenRepository(d->db).findByDigest(detail::tokenDigest(d->tokenKey, bearerToken));
+    if (!token) {
+        if (token.error().code == ErrorCode::NotFound)
+            return fail(ErrorCode::Unauthorized, QStringLiteral("invalid token"));
+        return std::unexpected(token.error());
+    }
+    return token;
+}
+
+Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor)
+{
+    auto spec = parseAppSpec(specText);
+    if (!spec)
+        return std::unexpected(spec.error());
+    if (auto url = d->source->checkUrl(spec->source.repo); !url) {
+        Error e = url.error();
+        e.where = QStringLiteral("source.repo");
+        return std::unexpected(e);
+    }
+    const HostPolicy &policy = d->options.policy;
+    if (spec->route.port != 0 && (spec->route.port < policy.minRoutePort || spec->route.port > policy.maxRoutePort ||
+                                  policy.deniedRoutePorts.contains(spec->route.port)))
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("port %1 is not allowed by host policy (allowed: %2-%3)")
+                        .arg(spec->route.port)
+                        .arg(policy.minRoutePort)
+                        .arg(policy.maxRoutePort),
+                    QStringLiteral("route.port"));
+
+    // The repository must answer and the ref exist before anything is created.
+    if (auto commit = d->source->resolve(spec->source.repo, spec->source.ref); !commit) {
+        Error e = commit.error();
+        e.where = e.code == ErrorCode::NotFound ? QStringLiteral("source.ref") : QStringLiteral("source.repo");
+        return std::unexpected(e);
+    }
+
+    AppRepository apps(d->db);
+    const auto lock = d->appLocks.lockFor(spec->name);
+    QMutexLocker locker(lock.get());
+    if (auto existing = apps.find(spec->name); existing)
+        return fail(ErrorCode::Conflict, QStringLiteral("an app named \"%1\" already exists").arg(spec->name),
+                    QStringLiteral("name"),
+                    QStringLiteral("pick another name, or `pando apps rm %1` first").arg(spec->name));
+    else if (existing.error().code != ErrorCode::NotFound)
+        return std::unexpected(existing.error());
+
+    // Reserving the stable port now is what makes a taken port an error before anything exists.
+    auto route = d->router->ensure(spec->name, spec->route.port);
+    if (!route) {
+        Error e = route.error();
+        e.where = QStringLiteral("route.port");
+        return std::unexpected(e);
+    }
+    AppRecord record;
+    record.name = spec->name;
+    record.specYaml = QString::fromUtf8(specText);
+    record.routePort = route->port;
+    record.createdMs = record.updatedMs = d->clock.nowMs();
+    if (auto created = apps.create(record); !created) {
+        d->router->remove(spec->name);
+        return std::unexpected(created.error());
+    }
+    if (auto audited =
+            d->audit.record(actor, QStringLiteral("app.create"), QStringLiteral("app/") + record.name,
+                            QStringLiteral("success"), QJsonObject{{QStringLiteral("repo"), spec->source.repo}});
+        !audited) {
+        apps.remove(record.name);
+        d->router->remove(record.name);
+        return std::unexpected(audited.error());
+    }
+    d->services.publish(QStringLiteral("app.created"), record.name, {});
+    return d->view(record);
+}
+
+Result<QList<AppView>> Engine::apps()
+{
+    auto rows = AppRepository(d->db).list();
+    if (!rows)
+        return std::unexpected(rows.error());
+    QList<AppView> views;
+    for (const AppRecord &row : std::as_const(*rows)) {
+        auto v = d->view(row);
+        if (!v)
+            return std::unexpected(v.error());
+        views.append(*v);
+    }
+    return views;
+}
+
+Result<AppView> Engine::app(const QString &name)
+{
+    auto row = AppRepository(d->db).find(name);
+    if (!row)
+        return std::unexpected(row.error());
+    return d->view(*row);
+}
+
+Result<AppView> Engine::Private::view(const AppRecord &record)
+{
+    AppView v;
+    v.record = record;
+    auto spec = parseAppSpec(record.specYaml.toUtf8());
+    if (spec)
+        v.spec = *spec;
+    else
+        v.spec.name = record.name;
+    if (auto route = router->route(record.name))
+        v.url = route->url.toString();
+    else if (record.routePort > 0)
+        v.url = QStringLiteral("http://127.0.0.1:%1/").arg(record.routePort);
+    auto last = DeployRepository(db).listForApp(record.name, 1);
+    if (!last)
+        return std::unexpected(last.error());
+    if (!last->isEmpty())
+        v.lastDeploy = last->first();
+    v.status = status(record, v.lastDeploy);
+    return v;
+}
+
+QString Engine::Private::status(const AppRecord &app, const std::optional<DeployRecord> &last)
+{
+    {
+        QMutexLocker lock(&mutex);
+        if (removing.contains(app.name))
+            return QStringLiteral("removing");
+    }
+    if (last && (last->status == QLatin1String("queued") || last->status == QLatin1String("running")))
+        return QStringLiteral("deploying");
+    if (app.currentDeploy.isEmpty())
+        return last && last->status == QLatin1String("failed") ? QStringLiteral("failed") : QStringLiteral("new");
+    auto containers = observer.containers();
+    if (!containers)
+        return QStringLiteral("unknown");
+    for (const adapters::ContainerInfo &c : std::as_const(*containers)) {
+        if (c.labels.value(QLatin1String(adapters::LabelDeploy)) == app.currentDeploy)
+            return c.state == QLatin1String("running") ? QStringLiteral("running") : QStringLiteral("stopped");
+    }
+    return QStringLiteral("stopped");
+}
+
+Status Engine::removeApp(const QString &name, const Actor &actor)
+{
+    auto row = AppRepository(d->db).find(name);
+    if (!row)
+        return std::unexpected(row.error());
+    {
+        QMutexLocker lock(&d->mutex);
+        if (d->removing.contains(name))
+            return {};
+        d->removing.insert(name);
+    }
+    auto job = d->pool.enqueue(
+        JobRemove, name,
+        QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("app"), name}}).toJson(QJsonDocument::Compact)));
+    if (!job) {
+        QMutexLocker lock(&d->mutex);
+        d->removing.remove(name);
+        return std::unexpected(job.error());
+    }
+    return d->audit.record(actor, QStringLiteral("app.remove"), QStringLiteral("app/") + name,
+                           QStringLiteral("success"), QJsonObject{{QStringLiteral("stage"), QStringLiteral("queued")}});
+}
+
+Status Engine::Private::runRemoveJob(const JobRecord &job)
+{
+    const QString name = job.key;
+    const auto lock = appLocks.lockFor(name);
+    QMutexLocker locker(lock.get());
+    QStringList problems;
+    if (auto containers = runtime->containers(services.labels(name))) {
+        for (const adapters::ContainerInfo &c : std::as_const(*containers)) {
+            runtime->stop(c.id, 10);
+            if (auto removed = runtime->remove(c.id); !removed)
+                problems << removed.error().text();
+        }
+    } else {
+        problems << containers.error().text();
+    }
+    if (auto images = runtime->images(services.labels(name))) {
+        for (const adapters::ImageInfo &image : std::as_const(*images))
+            if (auto removed = runtime->removeImage(image.id); !removed)
+                problems << removed.error().text();
+    } else {
+        problems << images.error().text();
+    }
+    if (!problems.isEmpty()) {
+        // Keep the app so the user sees it and can retry; the row is the record of what is left.
+        QMutexLocker l(&mutex);
+        removing.remove(name);
+        audit.record(Actor::system(QStringLiteral("remove")), QStringLiteral("app.remove"),
+                     QStringLiteral("app/") + name, QStringLiteral("failure"),
+                     QJsonObject{{QStringLiteral("error"), problems.join(QStringLiteral("; "))}});
+        return fail(ErrorCode::Failed, problems.join(QStringLiteral("; ")));
+    }
+    router->remove(name);
+    QDir(options.dataDir + QStringLiteral("/work/") + name).removeRecursively();
+    auto removed = AppRepository(db).remove(name);
+    {
+        QMutexLocker l(&mutex);
+        removing.remove(name);
+    }
+    observer.invalidate();
+    if (!removed && removed.error().code != ErrorCode::NotFound)
+        return removed;
+    audit.record(Actor::system(QStringLiteral("remove")), QStringLiteral("app.remove"), QStringLiteral("app/") + name,
+                 QStringLiteral("success"), QJsonObject{{QStringLiteral("stage"), QStringLiteral("done")}});
+    services.publish(QStringLiteral("app.removed"), name, {});
+    return {};
+}
+
+Result<DeployRecord> Engine::deploy(const QString &app, const QString &ref, const Actor &actor)
+{
+    auto row = AppRepository(d->db).find(app);
+    if (!row)
+        return std::unexpected(row.error());
+    {
+        QMutexLocker lock(&d->mutex);
+        if (d->removing.contains(app))
+            return fail(ErrorCode::Conflict, QStringLiteral("app \"%1\" is being removed").arg(app));
+    }
+    auto spec = parseAppSpec(row->specYaml.toUtf8());
+    if (!spec)
+        return std::unexpected(spec.error());
+    if (!ref.isEmpty()) {
+        // The same rules as source.ref in a spec.
+        spec->source.ref = ref;
+        if (auto valid = validateAppSpec(*spec); !valid) {
+            Error e = valid.error();
+            e.where = QStringLiteral("ref");
+            return std::unexpected(e);
+        }
+    }
+    // A ref that does not exist is the caller's mistake, answered now rather than as a
+    // failed deploy; the deploy then builds exactly the commit resolved here.
+    auto commit = d->source->resolve(spec->source.repo, spec->source.ref);
+    if (!commit) {
+        Error e = commit.error();
+        e.where = QStringLiteral("ref");
+        return std::unexpected(e);
+    }
+    DeployRecord deploy;
+    deploy.id = newDeployId();
+    deploy.app = app;
+    deploy.ref = spec->source.ref;
+    deploy.commit = *commit;
+    deploy.status = QStringLiteral("queued");
+    deploy.actor = actor.name;
+    deploy.createdMs = d->clock.nowMs();
+    DeployRepository deploys(d->db);
+    if (auto created = deploys.create(deploy); !created)
+        return std::unexpected(created.error());
+    auto job = d->pool.enqueue(
+        JobDeploy, app,
+        QString::fromUtf8(
+            QJsonDocument(QJsonObject{{QStringLiteral("deploy"), deploy.id}}).toJson(QJsonDocument::Compact)));
+    if (!job) {
+        deploy.status = QStringLiteral("failed");
+        deploy.error = job.error().text();
+        deploy.finishedMs = d->clock.nowMs();
+        deploys.update(deploy);
+        return std::unexpected(job.error());
+    }
+    if (auto audited = d->audit.record(actor, QStringLiteral("deploy.start"), QStringLiteral("deploy/") + deploy.id,
+                                       QStringLiteral("success"),
+                                       QJsonObject{{QStringLiteral("app"), app}, {QStringLiteral("ref"), ref}});
+        !audited)
+        return std::unexpected(audited.error());
+    d->services.publish(QStringLiteral("deploy.queued"), app, deploy.id);
+    return deploy;
+}
+
+Status Engine::Private::runDeployJob(const JobRecord &job, const CancelToken &cancel)
+{
+    const QString deployId = payloadValue(job, QStringLiteral("deploy"));
+    auto deploy = DeployRepository(db).find(deployId);
+    if (!deploy)
+        return std::unexpected(deploy.error());
+    // A deploy already running when its job is claimed again was cut off by a dead process.
+    if (deploy->status == QLatin1String("running"))
+        return runner.settleInterrupted(deployId);
+    {
+        QMutexLocker lock(&mutex);
+        deployJobs.insert(deployId, job.id);
+    }
+    Status result = runner.run(deployId, cancel);
+    observer.invalidate();
+    {
+        QMutexLocker lock(&mutex);
+        deployJobs.remove(deployId);
+    }
+    if (result)
+        logs->restart(deploy->app);
+    return result;
+}
+
+Result<QList<DeployRecord>> Engine::deploys(const QString &app, int limit)
+{
+    if (auto row = AppRepository(d->db).find(app); !row)
+        return std::unexpected(row.error());
+    return DeployRepository(d->db).listForApp(app, qBound(1, limit, 1000));
+}
+
+Result<DeployView> Engine::deployView(const QString &id)
+{
+    DeployRepository deploys(d->db);
+    auto record = deploys.find(id);
+    if (!record)
+        return std::unexpected(record.error());
+    auto steps = deploys.steps(id);
+    if (!steps)
+        return std::unexpected(steps.error());
+    return DeployView{*record, *steps};
+}
+
+Status Engine::cancelDeploy(const QString &id, const Actor &actor)
+{
+    DeployRepository deploys(d->db);
+    auto record = deploys.find(id);
+    if (!record)
+        return std::unexpected(record.error());
+    if (record->status == QLatin1String("queued")) {
+        record->status = QStringLiteral("cancelled");
+        record->finishedMs = d->clock.nowMs();
+        if (auto saved = deploys.update(*record); !saved)
+            return saved;
+    } else if (record->status == QLatin1String("running")) {
+        QMutexLocker lock(&d->mutex);
+        const qint64 jobId = d->deployJobs.value(id, 0);
+        if (jobId == 0 || !d->pool.cancel(jobId))
+            return fail(ErrorCode::Conflict, QStringLiteral("deploy %1 is not running in this process").arg(id));
+    } else {
+        return fail(ErrorCode::Conflict, QStringLiteral("deploy %1 has already %2").arg(id, record->status));
+    }
+    return d->audit.record(actor, QStringLiteral("deploy.cancel"), QStringLiteral("deploy/") + id,
+                           QStringLiteral("success"));
+}
+
+QString Engine::Private::currentContainer(const QString &app)
+{
+    auto row = AppRepository(db).find(app);
+    if (!row || row->currentDeploy.isEmpty())
+        return {};
+    auto containers = runtime->containers(services.labels(app, row->currentDeploy));
+    if (!containers || containers->isEmpty())
+        return {};
+    return containers->first().id;
+}
+
+Result<QList<adapters::LogLine>> Engine::logTail(const QString &app, int lines)
+{
+    if (auto row = AppRepository(d->db).find(app); !row)
+        return std::unexpected(row.error());
+    const QString container = d->currentContainer(app);
+    QList<adapters::LogLine> out;
+    if (container.isEmpty())
+        return out;
+    auto streamed = d->runtime->logs(container, qBound(1, lines, 10000), false, CancelToken(),
+                                     [&out](const adapters::LogLine &line) { out.append(line); });
+    if (!streamed)
+        return std::unexpected(streamed.error());
+    return out;
+}
+
+LogHub *Engine::logs() const
+{
+    return d->logs.get();
+}
+
+EventBus *Engine::events() const
+{
+    return &d->events;
+}
+
+Database &Engine::database()
+{
+    return d->db;
+}
+
+adapters::Runtime &Engine::runtime()
+{
+    return *d->runtime;
+}
+
+Result<QStringList> Engine::reconcileOnce()
+{
+    auto changes = d->reconciler.pass();
+    d->observer.invalidate();
+    return changes;
+}
+
+} // namespace pando::core

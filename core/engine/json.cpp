@@ -1,0 +1,78 @@
+// The engine's records as the API shows them. One place, so the CLI, the desktop and the
+// OpenAPI document agree on field names.
+#include "engine.h"
+
+#include <QJsonArray>
+
+namespace pando::core {
+
+namespace {
+qint64 durationMs(qint64 started, qint64 finished)
+{
+    return started > 0 && finished >= started ? finished - started : 0;
+}
+} // namespace
+
+QJsonObject toJson(const DeployRecord &d)
+{
+    return QJsonObject{{QStringLiteral("id"), d.id},
+                       {QStringLiteral("app"), d.app},
+                       {QStringLiteral("ref"), d.ref},
+                       {QStringLiteral("commit"), d.commit},
+                       {QStringLiteral("status"), d.status},
+                       {QStringLiteral("failed_step"), d.failedStep},
+                       {QStringLiteral("error"), d.error},
+                       {QStringLiteral("image"), d.imageId},
+                       {QStringLiteral("container"), d.containerId},
+                       {QStringLiteral("actor"), d.actor},
+                       {QStringLiteral("created_ms"), d.createdMs},
+                       {QStringLiteral("started_ms"), d.startedMs},
+                       {QStringLiteral("finished_ms"), d.finishedMs},
+                       {QStringLiteral("duration_ms"), durationMs(d.startedMs, d.finishedMs)}};
+}
+
+QJsonObject toJson(const StepRecord &s)
+{
+    return QJsonObject{{QStringLiteral("seq"), s.seq},
+                       {QStringLiteral("name"), s.name},
+                       {QStringLiteral("status"), s.status},
+                       {QStringLiteral("detail"), s.detail},
+                       {QStringLiteral("started_ms"), s.startedMs},
+                       {QStringLiteral("finished_ms"), s.finishedMs},
+                       {QStringLiteral("duration_ms"), durationMs(s.startedMs, s.finishedMs)}};
+}
+
+QJsonObject toJson(const adapters::LogLine &line)
+{
+    return QJsonObject{
+        {QStringLiteral("time_ms"), line.timestampMs},
+        {QStringLiteral("stream"), line.stderrStream ? QStringLiteral("stderr") : QStringLiteral("stdout")},
+        {QStringLiteral("text"), line.text}};
+}
+
+QJsonObject AppView::toJson() const
+{
+    QJsonObject o{{QStringLiteral("name"), record.name},
+                  {QStringLiteral("url"), url},
+                  {QStringLiteral("status"), status},
+                  {QStringLiteral("route_port"), record.routePort},
+                  {QStringLiteral("current_deploy"), record.currentDeploy},
+                  {QStringLiteral("created_ms"), record.createdMs},
+                  {QStringLiteral("updated_ms"), record.updatedMs},
+                  {QStringLiteral("spec"), spec.toJson()}};
+    if (lastDeploy)
+        o.insert(QStringLiteral("last_deploy"), core::toJson(*lastDeploy));
+    return o;
+}
+
+QJsonObject DeployView::toJson() const
+{
+    QJsonObject o = core::toJson(record);
+    QJsonArray list;
+    for (const StepRecord &s : steps)
+        list.append(core::toJson(s));
+    o.insert(QStringLiteral("steps"), list);
+    return o;
+}
+
+} // namespace pando::core

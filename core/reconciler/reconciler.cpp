@@ -1,0 +1,199 @@
+#include "reconciler.h"
+
+#include "core/spec/appspec.h"
+#include "core/state/repositories.h"
+
+#include <QHash>
+#include <QJsonObject>
+#include <QSet>
+#include <QThread>
+
+namespace pando::core {
+
+Reconciler::~Reconciler()
+{
+    stop();
+}
+
+void Reconciler::start(int intervalMs)
+{
+    {
+        QMutexLocker lock(&m_mutex);
+        m_stopping = false;
+    }
+    m_thread.reset(QThread::create([this, intervalMs] {
+        QMutexLocker lock(&m_mutex);
+        while (!m_stopping) {
+            m_wake.wait(&m_mutex, quint64(intervalMs));
+            if (m_stopping)
+                break;
+            lock.unlock();
+            if (auto changes = pass(); !changes)
+                qWarning("reconciler: %s", qPrintable(changes.error().text()));
+            lock.relock();
+        }
+    }));
+    m_thread->setObjectName(QStringLiteral("pando-reconciler"));
+    m_thread->start();
+}
+
+void Reconciler::stop()
+{
+    {
+        QMutexLocker lock(&m_mutex);
+        m_stopping = true;
+        m_wake.wakeAll();
+    }
+    if (m_thread) {
+        m_thread->wait();
+        m_thread.reset();
+    }
+}
+
+Result<QStringList> Reconciler::pass()
+{
+    QMutexLocker passLock(&m_passMutex);
+    auto appRows = AppRepository(m_s.db).list();
+    if (!appRows)
+        return std::unexpected(appRows.error());
+    auto containers = m_s.runtime.containers(m_s.labels());
+    if (!containers)
+        return std::unexpected(containers.error());
+
+    auto images = m_s.runtime.images(m_s.labels());
+    if (!images)
+        return std::unexpected(images.error());
+
+    QMap<QString, Listed> byApp;
+    for (const AppRecord &a : std::as_const(*appRows))
+        byApp[a.name];
+    for (const adapters::ContainerInfo &c : std::as_const(*containers))
+        byApp[c.labels.value(QLatin1String(adapters::LabelApp))].containers.append(c);
+    for (const adapters::ImageInfo &i : std::as_const(*images))
+        byApp[i.labels.value(QLatin1String(adapters::LabelApp))].images.append(i);
+
+    QStringList changes;
+    for (auto it = byApp.cbegin(); it != byApp.cend(); ++it) {
+        // What was listed above may be stale by now: decide on a fresh read under the app's lock.
+        const auto appLock = m_s.appLocks.lockFor(it.key());
+        QMutexLocker lock(appLock.get());
+        reconcileApp(it.key(), it.value(), changes);
+    }
+    return changes;
+}
+
+void Reconciler::reconcileApp(const QString &name, const Listed &listed, QStringList &changes)
+{
+    DeployRepository deploys(m_s.db);
+    auto app = AppRepository(m_s.db).find(name);
+    if (!app && app.error().code != ErrorCode::NotFound)
+        return;
+    const QString current = app ? app->currentDeploy : QString();
+
+    // Remove what nobody owns: an app that is gone, or a deploy that neither serves nor runs.
+    for (const adapters::ContainerInfo &c : listed.containers) {
+        const QString deployId = c.labels.value(QLatin1String(adapters::LabelDeploy));
+        if (app && !deployId.isEmpty() && deployId == current)
+            continue;
+        if (app && !deployId.isEmpty()) {
+            auto d = deploys.find(deployId);
+            if (d && (d->status == QLatin1String("queued") || d->status == QLatin1String("running")))
+                continue;
+        }
+        if (!m_s.runtime.remove(c.id))
+            continue;
+        changes << QStringLiteral("removed container %1 (%2)").arg(c.name, name);
+        m_s.publish(
+            QStringLiteral("container.removed"), name, deployId,
+            QJsonObject{{QStringLiteral("container"), c.id}, {QStringLiteral("reason"), QStringLiteral("unowned")}});
+        m_s.audit.record(
+            Actor::system(QStringLiteral("reconciler")), QStringLiteral("container.remove"),
+            QStringLiteral("container/") + c.name, QStringLiteral("success"),
+            QJsonObject{{QStringLiteral("app"), name}, {QStringLiteral("reason"), QStringLiteral("unowned")}});
+    }
+    // An image outlives its deploy only while the deploy serves or is the one to go back to;
+    // what a failed deploy or a gone app left (a build that finished after its deploy was
+    // cut off, say) goes.
+    for (const adapters::ImageInfo &i : listed.images) {
+        const QString deployId = i.labels.value(QLatin1String(adapters::LabelDeploy));
+        if (app) {
+            auto d = deploys.find(deployId);
+            if (d && d->status != QLatin1String("failed") && d->status != QLatin1String("cancelled"))
+                continue;
+            if (!d && d.error().code != ErrorCode::NotFound)
+                continue;
+        }
+        if (m_s.runtime.removeImage(i.id))
+            changes << QStringLiteral("removed image %1 (%2)").arg(i.tags.value(0, i.id), name);
+    }
+    if (!app || current.isEmpty())
+        return;
+
+    // Bring back what should run.
+    auto spec = parseAppSpec(app->specYaml.toUtf8());
+    auto deploy = deploys.find(current);
+    if (!spec || !deploy)
+        return;
+    auto found = m_s.runtime.containers(m_s.labels(name, current));
+    if (!found)
+        return;
+    QString address;
+    if (!found->isEmpty() && found->first().state == QLatin1String("running")) {
+        address = found->first().address;
+    } else if (!found->isEmpty()) {
+        const adapters::ContainerInfo &c = found->first();
+        if (auto started = m_s.runtime.start(c.id); !started) {
+            changes << QStringLiteral("restarting %1 failed: %2").arg(name, started.error().text());
+            return;
+        }
+        auto info = m_s.runtime.inspect(c.id);
+        if (!info)
+            return;
+        address = info->address;
+        changes << QStringLiteral("restarted %1 (was %2, exit code %3)").arg(name, c.state).arg(c.exitCode);
+        m_s.publish(QStringLiteral("app.restarted"), name, current,
+                    QJsonObject{{QStringLiteral("exit_code"), c.exitCode}});
+        m_s.audit.record(Actor::system(QStringLiteral("reconciler")), QStringLiteral("app.restart"),
+                         QStringLiteral("app/") + name, QStringLiteral("success"),
+                         QJsonObject{{QStringLiteral("exit_code"), c.exitCode}, {QStringLiteral("state"), c.state}});
+    } else {
+        // The container is gone altogether: run the deployed image again.
+        if (deploy->imageId.isEmpty())
+            return;
+        adapters::ContainerSpec cs;
+        cs.name = containerName(name, current);
+        cs.image = deploy->imageId;
+        cs.command = spec->run.command;
+        cs.env = spec->run.env;
+        cs.labels = spec->labels;
+        cs.labels.insert(m_s.labels(name, current));
+        cs.port = spec->run.port;
+        cs.memoryBytes = spec->run.memoryBytes ? spec->run.memoryBytes : m_s.policy.defaultMemoryBytes;
+        cs.cpus = spec->run.cpus;
+        auto id = m_s.runtime.run(cs);
+        if (!id) {
+            changes << QStringLiteral("recreating %1 failed: %2").arg(name, id.error().text());
+            return;
+        }
+        DeployRecord updated = *deploy;
+        updated.containerId = *id;
+        deploys.update(updated);
+        auto info = m_s.runtime.inspect(*id);
+        if (!info)
+            return;
+        address = info->address;
+        changes << QStringLiteral("recreated %1").arg(name);
+        m_s.publish(QStringLiteral("app.restarted"), name, current, QJsonObject{{QStringLiteral("recreated"), true}});
+        m_s.audit.record(Actor::system(QStringLiteral("reconciler")), QStringLiteral("app.recreate"),
+                         QStringLiteral("app/") + name, QStringLiteral("success"));
+    }
+    // The address may change when a container starts again; the route follows it.
+    auto route = m_s.router.route(name);
+    if (!route || route->backendHost != address || route->backendPort != spec->run.port) {
+        if (!route && !m_s.router.ensure(name, app->routePort))
+            return;
+        m_s.router.setBackend(name, address, spec->run.port);
+    }
+}
+
+} // namespace pando::core

@@ -1,0 +1,46 @@
+#pragma once
+// Package reconciler runs the loop that converges what runs toward the pinned specs: an app
+// whose container crashed or vanished is started again (and its route follows the new
+// address), and a container or image that carries this install's labels but that no app or
+// running deploy owns is removed.
+//
+// Threading: pass() blocks and may run on any thread; start() runs passes on a thread of the
+// reconciler's own every interval until stop(). Passes never overlap.
+
+#include "core/deploy/services.h"
+
+#include <QMutex>
+#include <QStringList>
+#include <QWaitCondition>
+#include <memory>
+
+#include <QThread>
+
+namespace pando::core {
+
+class Reconciler {
+public:
+    explicit Reconciler(Services &services) : m_s(services) {}
+    ~Reconciler();
+
+    // One pass; returns a line per change it made ("restarted hello", "removed container ...").
+    Result<QStringList> pass();
+    void start(int intervalMs);
+    void stop();
+
+private:
+    struct Listed {
+        QList<adapters::ContainerInfo> containers;
+        QList<adapters::ImageInfo> images;
+    };
+    void reconcileApp(const QString &name, const Listed &listed, QStringList &changes);
+
+    Services &m_s;
+    QMutex m_passMutex;
+    QMutex m_mutex;
+    QWaitCondition m_wake;
+    bool m_stopping = false;
+    std::unique_ptr<QThread> m_thread;
+};
+
+} // namespace pando::core

@@ -1,0 +1,142 @@
+#include "enginefixture.h"
+
+#include <QElapsedTimer>
+#include <QRandomGenerator>
+#include <QTcpSocket>
+#include <QTest>
+
+namespace pando::test {
+
+HttpAnswer httpGet(const QUrl &url, int timeoutMs)
+{
+    HttpAnswer answer;
+    QTcpSocket socket;
+    socket.connectToHost(url.host(), quint16(url.port(80)));
+    if (!socket.waitForConnected(timeoutMs)) {
+        answer.error = socket.errorString();
+        return answer;
+    }
+    const QByteArray path = url.path().isEmpty() ? QByteArray("/") : url.path().toUtf8();
+    socket.write("GET " + path + " HTTP/1.0\r\nHost: " + url.host().toUtf8() + "\r\n\r\n");
+    QByteArray data;
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < timeoutMs) {
+        if (socket.state() != QAbstractSocket::ConnectedState && socket.bytesAvailable() == 0)
+            break;
+        if (socket.bytesAvailable() == 0 && !socket.waitForReadyRead(int(timeoutMs - timer.elapsed())))
+            break;
+        data += socket.readAll();
+    }
+    data += socket.readAll();
+    const qsizetype headEnd = data.indexOf("\r\n\r\n");
+    const QList<QByteArray> status = data.left(data.indexOf('\n')).split(' ');
+    if (headEnd < 0 || status.size() < 2) {
+        answer.error = data.isEmpty() ? QStringLiteral("no answer (%1)").arg(socket.errorString())
+                                      : QStringLiteral("not HTTP: %1").arg(QString::fromUtf8(data.left(80)));
+        return answer;
+    }
+    answer.status = status[1].toInt();
+    answer.body = data.mid(headEnd + 4);
+    return answer;
+}
+
+GitFiles helloApp(const QByteArray &content, const QByteArray &extraDockerfileLines)
+{
+    GitFiles files;
+    files.insert(QStringLiteral("Dockerfile"),
+                 GitFile{"FROM pando/busybox:latest\nCOPY www /www\n" + extraDockerfileLines +
+                         "EXPOSE 8080\n"
+                         "CMD [\"/bin/httpd\", \"-f\", \"-p\", \"8080\", \"-h\", \"/www\"]\n"});
+    files.insert(QStringLiteral("www/index.html"), GitFile{content});
+    return files;
+}
+
+QByteArray helloSpec(const QString &name, const QString &repoUrl, const QString &extra)
+{
+    return QStringLiteral("name: %1\nsource:\n  repo: %2\n  ref: main\nrun:\n  port: 8080\n"
+                          "  resources: { memory: 64Mi }\nhealth:\n  path: /\n  timeout: 20s\n%3")
+        .arg(name, repoUrl, extra)
+        .toUtf8();
+}
+
+EngineFixture::EngineFixture()
+    : m_installId(QStringLiteral("test-%1").arg(QRandomGenerator::global()->generate(), 8, 16, QLatin1Char('0')))
+{}
+
+EngineFixture::~EngineFixture()
+{
+    stop();
+    cleanDocker();
+}
+
+bool EngineFixture::start(const QString &dataDir)
+{
+    m_dataDir = dataDir.isEmpty() ? m_tmp.path() + QStringLiteral("/data") : dataDir;
+    m_runtime = std::make_shared<adapters::docker::DockerRuntime>();
+    m_router = std::make_shared<adapters::loopback::LoopbackRouter>();
+    m_source = std::make_shared<adapters::git::GitSource>(m_dataDir + QStringLiteral("/cache/git"));
+    core::EngineOptions options;
+    options.dataDir = m_dataDir;
+    options.database.driver = core::DatabaseConfig::Driver::Sqlite;
+    options.database.sqlitePath = m_dataDir + QStringLiteral("/pando.db");
+    options.installId = m_installId;
+    options.reconcileIntervalMs = 0; // tests run passes themselves
+    options.retireGraceMs = 300;
+    m_engine = std::make_unique<core::Engine>(options, m_runtime, m_router, m_source);
+    auto started = m_engine->start();
+    if (!started)
+        qWarning("engine did not start: %s", qPrintable(started.error().text()));
+    return bool(started);
+}
+
+void EngineFixture::stop()
+{
+    if (m_engine)
+        m_engine->shutdown();
+    m_engine.reset();
+    // As when the process ends: the routes' ports close. Docker's objects stay.
+    m_router.reset();
+    m_source.reset();
+}
+
+adapters::Labels EngineFixture::installLabels(const QString &app, const QString &deploy) const
+{
+    adapters::Labels labels{{QLatin1String(adapters::LabelInstall), m_installId}};
+    if (!app.isEmpty())
+        labels.insert(QLatin1String(adapters::LabelApp), app);
+    if (!deploy.isEmpty())
+        labels.insert(QLatin1String(adapters::LabelDeploy), deploy);
+    return labels;
+}
+
+core::DeployView EngineFixture::waitDeploy(const QString &id, int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    core::DeployView view;
+    while (timer.elapsed() < timeoutMs) {
+        auto v = m_engine->deployView(id);
+        if (v) {
+            view = *v;
+            if (view.record.status != QLatin1String("queued") && view.record.status != QLatin1String("running"))
+                return view;
+        }
+        QTest::qWait(50);
+    }
+    return view;
+}
+
+void EngineFixture::cleanDocker()
+{
+    if (!m_runtime)
+        return;
+    if (auto containers = m_runtime->containers(installLabels()))
+        for (const auto &c : std::as_const(*containers))
+            m_runtime->remove(c.id);
+    if (auto images = m_runtime->images(installLabels()))
+        for (const auto &i : std::as_const(*images))
+            m_runtime->removeImage(i.id);
+}
+
+} // namespace pando::test

@@ -1,0 +1,62 @@
+#pragma once
+// An Engine on real parts for end-to-end tests: a temporary data dir with SQLite, the real
+// Docker runtime, the loopback router and the git source, plus a git fixture to deploy from.
+
+#include "adapters/routing/loopback/loopbackrouter.h"
+#include "adapters/runtime/docker/dockerruntime.h"
+#include "adapters/source/generic/gitsource.h"
+#include "core/engine/engine.h"
+#include "tests/support/gitfixture.h"
+
+#include <QTemporaryDir>
+#include <memory>
+
+namespace pando::test {
+
+struct HttpAnswer {
+    int status = 0; // 0: no answer
+    QByteArray body;
+    QString error;
+};
+
+// One GET over a fresh connection (what a browser or curl does after a keep-alive ends).
+HttpAnswer httpGet(const QUrl &url, int timeoutMs = 3000);
+
+// The files of a small app: busybox httpd serving www/index.html = content.
+GitFiles helloApp(const QByteArray &content, const QByteArray &extraDockerfileLines = {});
+QByteArray helloSpec(const QString &name, const QString &repoUrl, const QString &extra = {});
+
+class EngineFixture {
+public:
+    EngineFixture();
+    ~EngineFixture();
+
+    // Opens the engine on dataDir (a new one when empty). Fails the test when it cannot start.
+    bool start(const QString &dataDir = {});
+    void stop();
+
+    core::Engine &engine() { return *m_engine; }
+    adapters::docker::DockerRuntime &docker() { return *m_runtime; }
+    adapters::loopback::LoopbackRouter &router() { return *m_router; }
+    GitFixture &git() { return m_git; }
+    QString installId() const { return m_installId; }
+    QString dataDir() const { return m_dataDir; }
+    adapters::Labels installLabels(const QString &app = {}, const QString &deploy = {}) const;
+
+    // Waits until the deploy is no longer queued or running; returns its final view.
+    core::DeployView waitDeploy(const QString &id, int timeoutMs = 120000);
+    // Removes every container and image this fixture's install created.
+    void cleanDocker();
+
+private:
+    QTemporaryDir m_tmp;
+    QString m_dataDir;
+    QString m_installId;
+    GitFixture m_git;
+    std::shared_ptr<adapters::docker::DockerRuntime> m_runtime;
+    std::shared_ptr<adapters::loopback::LoopbackRouter> m_router;
+    std::shared_ptr<adapters::git::GitSource> m_source;
+    std::unique_ptr<core::Engine> m_engine;
+};
+
+} // namespace pando::test

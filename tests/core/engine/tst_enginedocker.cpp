@@ -1,0 +1,306 @@
+// The deploy pipeline end to end on real parts: git repositories, the Docker engine, the
+// loopback router and SQLite. What users rely on: a deploy serves, a redeploy drops no
+// request, a failed build or health check keeps the old version, crashes are healed, nothing
+// is left behind.
+
+#include "enginefixture.h"
+#include "tests/adapters/docker/dockerharness.h"
+#include "tests/support/component.h"
+
+#include <QTcpServer>
+#include <QTest>
+#include <atomic>
+#include <thread>
+
+using namespace pando;
+using namespace pando::test;
+
+class TestEngineDocker : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void deployServes();
+    void redeployDropsNoRequest();
+    void failedBuildKeepsOldVersion();
+    void failedHealthKeepsOldVersion();
+    void missingRefIsRefusedUpFront();
+    void takenPortIsRefused();
+    void crashedContainerIsRestarted();
+    void vanishedContainerIsRecreated();
+    void unownedContainerIsRemoved();
+    void deploysOfOneAppAreSerialised();
+    void restartRestoresRouteAndSettlesWork();
+    void removalLeavesNothingBehind();
+
+private:
+    QString deployAndWait(const QString &app, const QString &ref = {});
+    QUrl appUrl(const QString &app);
+
+    std::unique_ptr<EngineFixture> m_fx;
+    QString m_repo;
+};
+
+void TestEngineDocker::initTestCase()
+{
+    QString why;
+    PANDO_REQUIRE_COMPONENT(DockerHarness::available(&why), QStringLiteral("Docker Engine: ") + why);
+    PANDO_REQUIRE_COMPONENT(GitFixture::gitAvailable(), QStringLiteral("git"));
+    auto base = DockerHarness::ensureBaseImage();
+    QVERIFY2(base, qPrintable(base ? QString() : base.error().text()));
+    m_fx = std::make_unique<EngineFixture>();
+    QVERIFY(m_fx->git().isValid());
+    m_repo = m_fx->git().createRepository(QStringLiteral("hello"));
+    QVERIFY(!m_repo.isEmpty());
+    QVERIFY(!m_fx->git().commit(QStringLiteral("hello"), QStringLiteral("main"), helloApp("v1")).isEmpty());
+    QVERIFY(m_fx->start());
+}
+
+void TestEngineDocker::cleanupTestCase()
+{
+    m_fx.reset();
+}
+
+QString TestEngineDocker::deployAndWait(const QString &app, const QString &ref)
+{
+    auto deploy = m_fx->engine().deploy(app, ref, core::Actor{});
+    if (!deploy) {
+        qWarning("deploy refused: %s", qPrintable(deploy.error().text()));
+        return {};
+    }
+    const core::DeployView view = m_fx->waitDeploy(deploy->id);
+    return view.record.id;
+}
+
+QUrl TestEngineDocker::appUrl(const QString &app)
+{
+    auto view = m_fx->engine().app(app);
+    return view ? QUrl(view->url) : QUrl();
+}
+
+void TestEngineDocker::deployServes()
+{
+    auto created = m_fx->engine().createApp(helloSpec(QStringLiteral("hello"), m_repo), core::Actor{});
+    QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
+    QVERIFY(created->record.routePort > 0);
+    QCOMPARE(created->status, QStringLiteral("new"));
+
+    const QString id = deployAndWait(QStringLiteral("hello"));
+    auto view = m_fx->engine().deployView(id);
+    QVERIFY(view);
+    QVERIFY2(view->record.status == QLatin1String("succeeded"), qPrintable(view->record.error));
+    QCOMPARE(view->record.commit.size(), 40);
+    QStringList names;
+    for (const auto &step : view->steps) {
+        names << step.name;
+        QCOMPARE(step.status, QStringLiteral("succeeded"));
+        QVERIFY(step.finishedMs >= step.startedMs && step.startedMs > 0);
+    }
+    QCOMPARE(names, (QStringList{QStringLiteral("fetch"), QStringLiteral("detect"), QStringLiteral("plan"),
+                                 QStringLiteral("build"), QStringLiteral("start"), QStringLiteral("health"),
+                                 QStringLiteral("switch"), QStringLiteral("retire")}));
+
+    const HttpAnswer answer = httpGet(appUrl(QStringLiteral("hello")));
+    QCOMPARE(answer.status, 200);
+    QCOMPARE(answer.body.trimmed(), QByteArray("v1"));
+    auto app = m_fx->engine().app(QStringLiteral("hello"));
+    QCOMPARE(app->status, QStringLiteral("running"));
+    QCOMPARE(app->record.currentDeploy, id);
+
+    // The container carries the labels that name its app and deploy.
+    auto containers = m_fx->docker().containers(m_fx->installLabels(QStringLiteral("hello"), id));
+    QVERIFY(containers);
+    QCOMPARE(containers->size(), 1);
+}
+
+void TestEngineDocker::redeployDropsNoRequest()
+{
+    const QUrl url = appUrl(QStringLiteral("hello"));
+    QVERIFY(!m_fx->git().commit(QStringLiteral("hello"), QStringLiteral("main"), helloApp("v2")).isEmpty());
+
+    std::atomic_bool stop = false;
+    std::atomic_int ok = 0;
+    std::atomic_int failed = 0;
+    QString firstFailure;
+    std::thread poller([&] {
+        while (!stop) {
+            const HttpAnswer a = httpGet(url, 5000);
+            if (a.status == 200) {
+                ++ok;
+            } else {
+                if (failed++ == 0)
+                    firstFailure = a.error.isEmpty() ? QString::number(a.status) : a.error;
+            }
+        }
+    });
+    const QString id = deployAndWait(QStringLiteral("hello"));
+    QTest::qWait(500); // keep polling past the retirement of the old version
+    stop = true;
+    poller.join();
+
+    auto view = m_fx->engine().deployView(id);
+    QVERIFY2(view->record.status == QLatin1String("succeeded"), qPrintable(view->record.error));
+    QVERIFY2(
+        failed == 0,
+        qPrintable(
+            QStringLiteral("%1 of %2 requests failed, first: %3").arg(int(failed)).arg(ok + failed).arg(firstFailure)));
+    QVERIFY(ok > 10);
+    QCOMPARE(httpGet(url).body.trimmed(), QByteArray("v2"));
+    // Only the new version runs once the old one is retired.
+    QTRY_COMPARE_WITH_TIMEOUT(m_fx->docker().containers(m_fx->installLabels(QStringLiteral("hello")))->size(), 1,
+                              15000);
+}
+
+void TestEngineDocker::failedBuildKeepsOldVersion()
+{
+    const QUrl url = appUrl(QStringLiteral("hello"));
+    QVERIFY(!m_fx->git()
+                 .commit(QStringLiteral("hello"), QStringLiteral("broken-build"), helloApp("v3", "RUN false\n"))
+                 .isEmpty());
+    const QString id = deployAndWait(QStringLiteral("hello"), QStringLiteral("broken-build"));
+    auto view = m_fx->engine().deployView(id);
+    QCOMPARE(view->record.status, QStringLiteral("failed"));
+    QCOMPARE(view->record.failedStep, QStringLiteral("build"));
+    QVERIFY2(!view->record.error.isEmpty(), "a failed deploy says why");
+    QCOMPARE(view->steps.last().name, QStringLiteral("build"));
+    QCOMPARE(view->steps.last().status, QStringLiteral("failed"));
+
+    QCOMPARE(httpGet(url).body.trimmed(), QByteArray("v2"));
+    QCOMPARE(m_fx->docker().containers(m_fx->installLabels(QStringLiteral("hello"), id))->size(), 0);
+    QCOMPARE(m_fx->docker().images(m_fx->installLabels(QStringLiteral("hello"), id))->size(), 0);
+}
+
+void TestEngineDocker::failedHealthKeepsOldVersion()
+{
+    const QUrl url = appUrl(QStringLiteral("hello"));
+    GitFiles files = helloApp("v4");
+    files[QStringLiteral("Dockerfile")].content =
+        "FROM pando/busybox:latest\nCMD [\"/bin/sh\", \"-c\", \"echo giving up; exit 3\"]\n";
+    QVERIFY(!m_fx->git().commit(QStringLiteral("hello"), QStringLiteral("broken-health"), files).isEmpty());
+    const QString id = deployAndWait(QStringLiteral("hello"), QStringLiteral("broken-health"));
+    auto view = m_fx->engine().deployView(id);
+    QCOMPARE(view->record.status, QStringLiteral("failed"));
+    QCOMPARE(view->record.failedStep, QStringLiteral("health"));
+    QVERIFY2(view->record.error.contains(QLatin1String("exit code 3")), qPrintable(view->record.error));
+    QVERIFY2(view->record.error.contains(QLatin1String("giving up")), qPrintable(view->record.error));
+    QCOMPARE(httpGet(url).body.trimmed(), QByteArray("v2"));
+    QCOMPARE(m_fx->docker().containers(m_fx->installLabels(QStringLiteral("hello"), id))->size(), 0);
+}
+
+void TestEngineDocker::missingRefIsRefusedUpFront()
+{
+    auto before = m_fx->engine().deploys(QStringLiteral("hello"), 100);
+    auto deploy = m_fx->engine().deploy(QStringLiteral("hello"), QStringLiteral("no-such-branch"), core::Actor{});
+    QVERIFY(!deploy);
+    QCOMPARE(deploy.error().code, ErrorCode::NotFound);
+    QVERIFY2(deploy.error().message.contains(QLatin1String("no-such-branch")), qPrintable(deploy.error().text()));
+    QCOMPARE(m_fx->engine().deploys(QStringLiteral("hello"), 100)->size(), before->size());
+
+    auto created = m_fx->engine().createApp(
+        helloSpec(QStringLiteral("noref"), m_repo).replace("ref: main", "ref: nope"), core::Actor{});
+    QVERIFY(!created);
+    QCOMPARE(created.error().where, QStringLiteral("source.ref"));
+    QCOMPARE(m_fx->engine().app(QStringLiteral("noref")).error().code, ErrorCode::NotFound);
+}
+
+void TestEngineDocker::takenPortIsRefused()
+{
+    QTcpServer squatter;
+    QVERIFY(squatter.listen(QHostAddress::LocalHost, 0));
+    const QString extra = QStringLiteral("route:\n  port: %1\n").arg(squatter.serverPort());
+    auto created = m_fx->engine().createApp(helloSpec(QStringLiteral("porty"), m_repo, extra), core::Actor{});
+    QVERIFY(!created);
+    QCOMPARE(created.error().code, ErrorCode::Conflict);
+    QCOMPARE(created.error().where, QStringLiteral("route.port"));
+    QCOMPARE(m_fx->engine().app(QStringLiteral("porty")).error().code, ErrorCode::NotFound);
+    QVERIFY(!m_fx->router().route(QStringLiteral("porty")));
+}
+
+void TestEngineDocker::crashedContainerIsRestarted()
+{
+    auto app = m_fx->engine().app(QStringLiteral("hello"));
+    auto containers =
+        m_fx->docker().containers(m_fx->installLabels(QStringLiteral("hello"), app->record.currentDeploy));
+    QCOMPARE(containers->size(), 1);
+    QVERIFY(m_fx->docker().stop(containers->first().id, 0));
+    QCOMPARE(m_fx->docker().inspect(containers->first().id)->state, QStringLiteral("exited"));
+
+    auto changes = m_fx->engine().reconcileOnce();
+    QVERIFY(changes);
+    QVERIFY2(changes->join(QLatin1Char('\n')).contains(QLatin1String("restarted hello")),
+             qPrintable(changes->join(QLatin1Char('\n'))));
+    QCOMPARE(m_fx->docker().inspect(containers->first().id)->state, QStringLiteral("running"));
+    QTRY_COMPARE_WITH_TIMEOUT(httpGet(appUrl(QStringLiteral("hello"))).status, 200, 10000);
+}
+
+void TestEngineDocker::vanishedContainerIsRecreated()
+{
+    auto app = m_fx->engine().app(QStringLiteral("hello"));
+    auto containers =
+        m_fx->docker().containers(m_fx->installLabels(QStringLiteral("hello"), app->record.currentDeploy));
+    QCOMPARE(containers->size(), 1);
+    QVERIFY(m_fx->docker().remove(containers->first().id));
+    auto changes = m_fx->engine().reconcileOnce();
+    QVERIFY2(changes && changes->join(QLatin1Char('\n')).contains(QLatin1String("recreated hello")),
+             qPrintable(changes ? changes->join(QLatin1Char('\n')) : changes.error().text()));
+    QTRY_COMPARE_WITH_TIMEOUT(httpGet(appUrl(QStringLiteral("hello"))).body.trimmed(), QByteArray("v2"), 10000);
+}
+
+void TestEngineDocker::unownedContainerIsRemoved()
+{
+    adapters::ContainerSpec spec;
+    spec.name = QStringLiteral("pando-ghost-") + m_fx->installId();
+    spec.image = DockerHarness::baseImage();
+    spec.command = {QStringLiteral("/bin/sleep"), QStringLiteral("300")};
+    spec.labels = m_fx->installLabels(QStringLiteral("ghost"), QStringLiteral("d000000000000"));
+    spec.labels.insert(QLatin1String(adapters::LabelManaged), QStringLiteral("true"));
+    auto id = m_fx->docker().run(spec);
+    QVERIFY2(id, qPrintable(id ? QString() : id.error().text()));
+    auto changes = m_fx->engine().reconcileOnce();
+    QVERIFY(changes);
+    QVERIFY(m_fx->docker().inspect(*id).error().code == ErrorCode::NotFound);
+    // ...and what is owned stays.
+    QCOMPARE(httpGet(appUrl(QStringLiteral("hello"))).status, 200);
+}
+
+void TestEngineDocker::deploysOfOneAppAreSerialised()
+{
+    auto first = m_fx->engine().deploy(QStringLiteral("hello"), {}, core::Actor{});
+    auto second = m_fx->engine().deploy(QStringLiteral("hello"), {}, core::Actor{});
+    QVERIFY(first && second);
+    const core::DeployView a = m_fx->waitDeploy(first->id);
+    const core::DeployView b = m_fx->waitDeploy(second->id);
+    QCOMPARE(a.record.status, QStringLiteral("succeeded"));
+    QCOMPARE(b.record.status, QStringLiteral("succeeded"));
+    QVERIFY2(b.record.startedMs >= a.record.finishedMs, "the second deploy of an app waits for the first");
+    QCOMPARE(m_fx->engine().app(QStringLiteral("hello"))->record.currentDeploy, b.record.id);
+}
+
+void TestEngineDocker::restartRestoresRouteAndSettlesWork()
+{
+    const QUrl url = appUrl(QStringLiteral("hello"));
+    const QString dataDir = m_fx->dataDir();
+    m_fx->stop();
+    QCOMPARE(httpGet(url, 500).status, 0); // nothing serves while Pando is down
+    QVERIFY(m_fx->start(dataDir));
+    QTRY_COMPARE_WITH_TIMEOUT(httpGet(appUrl(QStringLiteral("hello"))).status, 200, 10000);
+    QCOMPARE(appUrl(QStringLiteral("hello")), url);
+}
+
+void TestEngineDocker::removalLeavesNothingBehind()
+{
+    auto app = m_fx->engine().app(QStringLiteral("hello"));
+    const int port = app->record.routePort;
+    QVERIFY(m_fx->engine().removeApp(QStringLiteral("hello"), core::Actor{}));
+    QCOMPARE(m_fx->engine().app(QStringLiteral("hello"))->status, QStringLiteral("removing"));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(QStringLiteral("hello")), 60000);
+    QCOMPARE(m_fx->docker().containers(m_fx->installLabels(QStringLiteral("hello")))->size(), 0);
+    QCOMPARE(m_fx->docker().images(m_fx->installLabels(QStringLiteral("hello")))->size(), 0);
+    QVERIFY(!m_fx->router().route(QStringLiteral("hello")));
+    QTcpServer probe;
+    QVERIFY2(probe.listen(QHostAddress::LocalHost, quint16(port)), "the route's port is free again");
+}
+
+QTEST_GUILESS_MAIN(TestEngineDocker)
+#include "tst_enginedocker.moc"
