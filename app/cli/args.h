@@ -1,0 +1,32 @@
+#pragma once
+// The command line of `pando`: subcommands, their arguments and options, and the usage text.
+// Parsed by hand because options differ per command (-f is a file for `apps create`, follow for
+// `logs`).
+
+#include "adapters/api/error.h"
+
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+namespace pando::cli {
+
+enum class Command { AppsCreate, AppsList, AppsShow, AppsRemove, Deploy, DeploysList, DeploysShow, Logs };
+
+struct Args {
+    Command command = Command::AppsList;
+    QStringList arguments;          // positional arguments after the command words
+    QMap<QString, QString> options; // long option name → value ("" for flags)
+    bool json = false;
+    bool help = false;
+    bool version = false;
+
+    bool has(const QString &option) const { return options.contains(option); }
+    QString value(const QString &option) const { return options.value(option); }
+};
+
+// argv without the program name. Usage errors are ErrorCode::Invalid with where naming the word.
+Result<Args> parseArgs(const QStringList &argv);
+QString usageText();
+
+} // namespace pando::cli

@@ -1,0 +1,486 @@
+#include "cli.h"
+
+#include "output.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTimer>
+#include <QWebSocket>
+#include <algorithm>
+
+namespace pando::cli {
+namespace {
+
+constexpr int PollIntervalMs = 200;
+constexpr int MaxPollErrors = 5;
+
+QString segment(const QString &value)
+{
+    return QString::fromLatin1(QUrl::toPercentEncoding(value));
+}
+
+QString str(const QJsonObject &o, const char *key)
+{
+    return o.value(QLatin1String(key)).toString();
+}
+
+qint64 num(const QJsonObject &o, const char *key)
+{
+    return qint64(o.value(QLatin1String(key)).toDouble());
+}
+
+QString orDash(const QString &value)
+{
+    return value.isEmpty() ? QStringLiteral("-") : value;
+}
+
+QString deploySummary(const QJsonObject &d)
+{
+    if (d.isEmpty())
+        return QStringLiteral("-");
+    QString text = str(d, "id") + QLatin1Char(' ') + str(d, "status");
+    if (!str(d, "ref").isEmpty())
+        text += QStringLiteral(" (") + str(d, "ref") +
+                (str(d, "commit").isEmpty() ? QString() : QStringLiteral(" @ ") + shortCommit(str(d, "commit"))) +
+                QLatin1Char(')');
+    if (str(d, "status") == QLatin1String("failed") && !str(d, "error").isEmpty())
+        text += QStringLiteral(": ") + str(d, "failed_step") + QStringLiteral(": ") + str(d, "error");
+    return text;
+}
+
+bool isTerminal(const QString &status)
+{
+    return status == QLatin1String("succeeded") || status == QLatin1String("failed") ||
+           status == QLatin1String("cancelled");
+}
+
+QString logLineText(const QJsonObject &line)
+{
+    const qint64 time = num(line, "time_ms");
+    const QString prefix = time > 0 ? timestamp(time) + QLatin1Char(' ') : QString();
+    return prefix + (str(line, "stream") == QLatin1String("stderr") ? QStringLiteral("! ") : QString()) +
+           str(line, "text");
+}
+
+} // namespace
+
+Cli::Cli(Args args, client::ApiClient *client, QObject *parent)
+    : QObject(parent), m_args(std::move(args)), m_client(client)
+{}
+
+void Cli::start()
+{
+    switch (m_args.command) {
+    case Command::AppsCreate:
+        return createApp();
+    case Command::AppsList:
+        return listApps();
+    case Command::AppsShow:
+        return showApp();
+    case Command::AppsRemove:
+        return removeApp();
+    case Command::Deploy:
+        return deploy();
+    case Command::DeploysList:
+        return listDeploys();
+    case Command::DeploysShow:
+        return showDeploy();
+    case Command::Logs:
+        return logs();
+    }
+}
+
+void Cli::interrupt()
+{
+    if (m_finished)
+        return;
+    if (!m_deployId.isEmpty())
+        printErr(QStringLiteral("pando: stopped watching; deploy %1 goes on (pando deploys show %1)").arg(m_deployId));
+    finish(ExitInterrupted);
+}
+
+void Cli::finish(int code)
+{
+    if (m_finished)
+        return;
+    m_finished = true;
+    if (m_stream)
+        m_stream->abort();
+    // Queued, so that it also works when the command ends before the event loop runs.
+    QMetaObject::invokeMethod(
+        QCoreApplication::instance(), [code]() { QCoreApplication::exit(code); }, Qt::QueuedConnection);
+}
+
+void Cli::failWith(const Error &error)
+{
+    if (m_finished)
+        return;
+    printError(error);
+    finish(ExitFailed);
+}
+
+client::ApiClient::Callback Cli::handle(std::function<void(const client::ApiResponse &)> onOk)
+{
+    return [this, onOk = std::move(onOk)](const Result<client::ApiResponse> &result) {
+        if (m_finished)
+            return;
+        if (!result) {
+            failWith(result.error());
+            return;
+        }
+        onOk(*result);
+    };
+}
+
+void Cli::createApp()
+{
+    const QString path = m_args.value(QStringLiteral("file"));
+    QFile file;
+    bool opened = false;
+    if (path == QLatin1String("-"))
+        opened = file.open(stdin, QIODevice::ReadOnly);
+    else {
+        file.setFileName(path);
+        opened = file.open(QIODevice::ReadOnly);
+    }
+    if (!opened) {
+        failWith(Error{ErrorCode::Invalid, QStringLiteral("cannot read the spec: %1").arg(file.errorString()), path});
+        return;
+    }
+    const QByteArray spec = file.readAll();
+    const QByteArray contentType = path.endsWith(QLatin1String(".json")) ? QByteArrayLiteral("application/json")
+                                                                         : QByteArrayLiteral("application/yaml");
+    m_client->request(
+        "POST", QStringLiteral("/api/v1/apps"), spec, contentType, handle([this, path](const client::ApiResponse &r) {
+            if (m_args.json) {
+                printJson(r.json);
+            } else {
+                printOut(QStringLiteral("created app %1").arg(str(r.json, "name")));
+                printOut(QStringLiteral("deploy it with: pando deploy %1 --wait").arg(str(r.json, "name")));
+            }
+            finish(ExitOk);
+        }));
+}
+
+void Cli::listApps()
+{
+    m_client->get(QStringLiteral("/api/v1/apps"), handle([this](const client::ApiResponse &r) {
+                      if (m_args.json) {
+                          printJson(r.json);
+                          return finish(ExitOk);
+                      }
+                      const QJsonArray apps = r.json.value(QStringLiteral("apps")).toArray();
+                      if (apps.isEmpty()) {
+                          printOut(QStringLiteral("no apps yet; create one with: pando apps create -f spec.yaml"));
+                          return finish(ExitOk);
+                      }
+                      QList<QStringList> rows;
+                      for (const QJsonValue &value : apps) {
+                          const QJsonObject app = value.toObject();
+                          const QJsonObject last = app.value(QStringLiteral("last_deploy")).toObject();
+                          rows << QStringList{str(app, "name"), str(app, "status"), orDash(str(app, "url")),
+                                              last.isEmpty()
+                                                  ? QStringLiteral("-")
+                                                  : str(last, "id") + QLatin1Char(' ') + str(last, "status")};
+                      }
+                      printOut(table({QStringLiteral("NAME"), QStringLiteral("STATUS"), QStringLiteral("URL"),
+                                      QStringLiteral("LAST DEPLOY")},
+                                     rows));
+                      finish(ExitOk);
+                  }));
+}
+
+void Cli::showApp()
+{
+    const QString name = m_args.arguments.value(0);
+    m_client->get(QStringLiteral("/api/v1/apps/") + segment(name), handle([this](const client::ApiResponse &r) {
+                      if (m_args.json) {
+                          printJson(r.json);
+                          return finish(ExitOk);
+                      }
+                      const QJsonObject spec = r.json.value(QStringLiteral("spec")).toObject();
+                      const QJsonObject source = spec.value(QStringLiteral("source")).toObject();
+                      const QJsonObject last = r.json.value(QStringLiteral("last_deploy")).toObject();
+                      printOut(keyValues({
+                          {QStringLiteral("name"), str(r.json, "name")},
+                          {QStringLiteral("status"), str(r.json, "status")},
+                          {QStringLiteral("url"), orDash(str(r.json, "url"))},
+                          {QStringLiteral("source"), str(source, "repo") + QStringLiteral(" @ ") + str(source, "ref")},
+                          {QStringLiteral("current deploy"), orDash(str(r.json, "current_deploy"))},
+                          {QStringLiteral("last deploy"), deploySummary(last)},
+                          {QStringLiteral("created"), timestamp(num(r.json, "created_ms"))},
+                      }));
+                      finish(ExitOk);
+                  }));
+}
+
+void Cli::removeApp()
+{
+    const QString name = m_args.arguments.value(0);
+    m_client->remove(QStringLiteral("/api/v1/apps/") + segment(name),
+                     handle([this, name](const client::ApiResponse &r) {
+                         if (m_args.has(QStringLiteral("no-wait"))) {
+                             if (m_args.json)
+                                 printJson(r.json);
+                             else
+                                 printOut(QStringLiteral("removing %1").arg(name));
+                             return finish(ExitOk);
+                         }
+                         if (!m_args.json)
+                             printOut(QStringLiteral("removing %1 ...").arg(name));
+                         pollRemoved();
+                     }));
+}
+
+void Cli::pollRemoved()
+{
+    const QString name = m_args.arguments.value(0);
+    m_client->get(QStringLiteral("/api/v1/apps/") + segment(name), [this, name](const Result<client::ApiResponse> &r) {
+        if (m_finished)
+            return;
+        if (!r && r.error().code == ErrorCode::NotFound) {
+            if (m_args.json)
+                printJson(
+                    QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("status"), QStringLiteral("removed")}});
+            else
+                printOut(QStringLiteral("removed %1").arg(name));
+            return finish(ExitOk);
+        }
+        if (!r && ++m_pollErrors >= MaxPollErrors)
+            return failWith(r.error());
+        QTimer::singleShot(PollIntervalMs, this, &Cli::pollRemoved);
+    });
+}
+
+void Cli::deploy()
+{
+    const QString name = m_args.arguments.value(0);
+    QJsonObject body;
+    if (m_args.has(QStringLiteral("ref")))
+        body.insert(QStringLiteral("ref"), m_args.value(QStringLiteral("ref")));
+    m_client->postJson(QStringLiteral("/api/v1/apps/") + segment(name) + QStringLiteral("/deploys"), body,
+                       handle([this, name](const client::ApiResponse &r) {
+                           m_deployId = str(r.json, "id");
+                           if (!m_args.has(QStringLiteral("wait"))) {
+                               if (m_args.json)
+                                   printJson(r.json);
+                               else
+                                   printOut(QStringLiteral("deploy %1 queued for %2 (ref %3); follow it with: pando "
+                                                           "deploys show %1")
+                                                .arg(m_deployId, name, orDash(str(r.json, "ref"))));
+                               return finish(ExitOk);
+                           }
+                           if (!m_args.json)
+                               printOut(QStringLiteral("deploying %1 (deploy %2)").arg(name, m_deployId));
+                           pollDeploy();
+                       }));
+}
+
+void Cli::pollDeploy()
+{
+    m_client->get(
+        QStringLiteral("/api/v1/deploys/") + segment(m_deployId), [this](const Result<client::ApiResponse> &r) {
+            if (m_finished)
+                return;
+            if (!r) {
+                // A restarting server is not the deploy failing; give up only when it stays away.
+                if (++m_pollErrors >= MaxPollErrors || r.error().code == ErrorCode::NotFound ||
+                    r.error().code == ErrorCode::Unauthorized)
+                    return failWith(r.error());
+                QTimer::singleShot(PollIntervalMs, this, &Cli::pollDeploy);
+                return;
+            }
+            m_pollErrors = 0;
+            const QJsonObject view = r->json;
+            if (!m_args.json)
+                showDeployProgress(view);
+            const QString status = str(view, "status");
+            if (!isTerminal(status)) {
+                QTimer::singleShot(PollIntervalMs, this, &Cli::pollDeploy);
+                return;
+            }
+            if (status == QLatin1String("succeeded")) {
+                if (m_args.json) {
+                    printJson(view);
+                    return finish(ExitOk);
+                }
+                // The URL is the app's, so ask for it once at the end.
+                m_client->get(QStringLiteral("/api/v1/apps/") + segment(str(view, "app")),
+                              [this, view](const Result<client::ApiResponse> &app) {
+                                  const QString url = app ? str(app->json, "url") : QString();
+                                  printOut(QStringLiteral("deployed %1 in %2%3")
+                                               .arg(str(view, "app"), duration(num(view, "duration_ms")),
+                                                    url.isEmpty() ? QString() : QStringLiteral(": ") + url));
+                                  finish(ExitOk);
+                              });
+                return;
+            }
+            if (m_args.json)
+                printJson(view);
+            const QString step = str(view, "failed_step");
+            failWith(Error{status == QLatin1String("cancelled") ? ErrorCode::Cancelled : ErrorCode::Failed,
+                           status == QLatin1String("cancelled")
+                               ? QStringLiteral("the deploy was cancelled")
+                               : QStringLiteral("failed%1: %2")
+                                     .arg(step.isEmpty() ? QString() : QStringLiteral(" at step ") + step,
+                                          orDash(str(view, "error"))),
+                           QStringLiteral("deploy ") + m_deployId,
+                           QStringLiteral("see the whole deploy with: pando deploys show %1").arg(m_deployId)});
+        });
+}
+
+void Cli::showDeployProgress(const QJsonObject &view)
+{
+    QList<QJsonObject> steps;
+    for (const QJsonValue &value : view.value(QStringLiteral("steps")).toArray())
+        steps << value.toObject();
+    std::sort(steps.begin(), steps.end(),
+              [](const QJsonObject &a, const QJsonObject &b) { return num(a, "seq") < num(b, "seq"); });
+    for (const QJsonObject &step : steps) {
+        const int seq = int(num(step, "seq"));
+        const QString status = str(step, "status");
+        int &shown = m_stepShown[seq];
+        if (status == QLatin1String("running")) {
+            if (shown < 1) {
+                printOut(QStringLiteral("  … %1").arg(str(step, "name")));
+                shown = 1;
+            }
+            continue;
+        }
+        if (shown >= 2)
+            continue;
+        shown = 2;
+        const QString mark = status == QLatin1String("succeeded") ? QStringLiteral("✓")
+                             : status == QLatin1String("failed")  ? QStringLiteral("✗")
+                                                                  : QStringLiteral("-");
+        // Step names are short (fetch … retire): pad them so durations line up.
+        QString line = QStringLiteral("  %1 %2 %3")
+                           .arg(mark, str(step, "name").leftJustified(7),
+                                status == QLatin1String("skipped") ? QStringLiteral("skipped")
+                                                                   : duration(num(step, "duration_ms")));
+        if (!str(step, "detail").isEmpty())
+            line += QStringLiteral("  ") + str(step, "detail");
+        printOut(line);
+    }
+}
+
+void Cli::listDeploys()
+{
+    const QString name = m_args.arguments.value(0);
+    QString path = QStringLiteral("/api/v1/apps/") + segment(name) + QStringLiteral("/deploys");
+    if (m_args.has(QStringLiteral("limit")))
+        path += QStringLiteral("?limit=") + m_args.value(QStringLiteral("limit"));
+    m_client->get(path, handle([this, name](const client::ApiResponse &r) {
+                      if (m_args.json) {
+                          printJson(r.json);
+                          return finish(ExitOk);
+                      }
+                      const QJsonArray deploys = r.json.value(QStringLiteral("deploys")).toArray();
+                      if (deploys.isEmpty()) {
+                          printOut(QStringLiteral("no deploys of %1 yet").arg(name));
+                          return finish(ExitOk);
+                      }
+                      QList<QStringList> rows;
+                      for (const QJsonValue &value : deploys) {
+                          const QJsonObject d = value.toObject();
+                          rows << QStringList{str(d, "id"),
+                                              str(d, "status"),
+                                              orDash(str(d, "ref")),
+                                              shortCommit(str(d, "commit")),
+                                              timestamp(num(d, "created_ms")),
+                                              num(d, "duration_ms") > 0 ? duration(num(d, "duration_ms"))
+                                                                        : QStringLiteral("-"),
+                                              str(d, "failed_step").isEmpty()
+                                                  ? QString()
+                                                  : str(d, "failed_step") + QStringLiteral(": ") + str(d, "error")};
+                      }
+                      printOut(table({QStringLiteral("ID"), QStringLiteral("STATUS"), QStringLiteral("REF"),
+                                      QStringLiteral("COMMIT"), QStringLiteral("CREATED"), QStringLiteral("DURATION"),
+                                      QStringLiteral("ERROR")},
+                                     rows));
+                      finish(ExitOk);
+                  }));
+}
+
+void Cli::showDeploy()
+{
+    const QString id = m_args.arguments.value(0);
+    m_client->get(
+        QStringLiteral("/api/v1/deploys/") + segment(id), handle([this](const client::ApiResponse &r) {
+            if (m_args.json) {
+                printJson(r.json);
+                return finish(ExitOk);
+            }
+            const QJsonObject &d = r.json;
+            QList<std::pair<QString, QString>> pairs = {
+                {QStringLiteral("deploy"), str(d, "id")},
+                {QStringLiteral("app"), str(d, "app")},
+                {QStringLiteral("status"), str(d, "status")},
+                {QStringLiteral("ref"), orDash(str(d, "ref"))},
+                {QStringLiteral("commit"), orDash(str(d, "commit"))},
+                {QStringLiteral("by"), orDash(str(d, "actor"))},
+                {QStringLiteral("created"), timestamp(num(d, "created_ms"))},
+                {QStringLiteral("duration"),
+                 num(d, "duration_ms") > 0 ? duration(num(d, "duration_ms")) : QStringLiteral("-")},
+            };
+            if (!str(d, "error").isEmpty())
+                pairs.append({QStringLiteral("error"), str(d, "failed_step") + QStringLiteral(": ") + str(d, "error")});
+            printOut(keyValues(pairs));
+            QList<QStringList> rows;
+            for (const QJsonValue &value : d.value(QStringLiteral("steps")).toArray()) {
+                const QJsonObject s = value.toObject();
+                rows << QStringList{str(s, "name"), str(s, "status"),
+                                    num(s, "duration_ms") > 0 ? duration(num(s, "duration_ms")) : QStringLiteral("-"),
+                                    str(s, "detail")};
+            }
+            if (!rows.isEmpty()) {
+                printOut(QString());
+                printOut(table({QStringLiteral("STEP"), QStringLiteral("STATUS"), QStringLiteral("DURATION"),
+                                QStringLiteral("DETAIL")},
+                               rows));
+            }
+            finish(ExitOk);
+        }));
+}
+
+void Cli::logs()
+{
+    const QString name = m_args.arguments.value(0);
+    const QString tail =
+        m_args.has(QStringLiteral("tail")) ? m_args.value(QStringLiteral("tail")) : QStringLiteral("100");
+    m_client->get(QStringLiteral("/api/v1/apps/") + segment(name) + QStringLiteral("/logs?tail=") + tail,
+                  handle([this, name](const client::ApiResponse &r) {
+                      for (const QJsonValue &value : r.json.value(QStringLiteral("lines")).toArray()) {
+                          const QJsonObject line = value.toObject();
+                          if (m_args.json)
+                              printOut(QString::fromUtf8(QJsonDocument(line).toJson(QJsonDocument::Compact)));
+                          else
+                              printOut(logLineText(line));
+                      }
+                      if (!m_args.has(QStringLiteral("follow")))
+                          return finish(ExitOk);
+                      m_stream = m_client->follow(
+                          QStringLiteral("/api/v1/apps/") + segment(name) + QStringLiteral("/logs/follow"),
+                          [this](const QJsonObject &line) {
+                              if (m_finished)
+                                  return;
+                              if (m_args.json)
+                                  printOut(QString::fromUtf8(QJsonDocument(line).toJson(QJsonDocument::Compact)));
+                              else if (line.contains(QStringLiteral("ended")))
+                                  printErr(QStringLiteral("pando: the log stream ended: %1").arg(str(line, "ended")));
+                              else
+                                  printOut(logLineText(line));
+                          },
+                          [this](const Status &closed) {
+                              if (m_finished)
+                                  return;
+                              if (!closed)
+                                  return failWith(closed.error());
+                              finish(ExitOk);
+                          });
+                  }));
+}
+
+} // namespace pando::cli

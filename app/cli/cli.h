@@ -1,0 +1,60 @@
+#pragma once
+// One run of `pando`: a small state machine on the main event loop. A command starts its first
+// request, each answer schedules the next step, and finish() ends the loop with the exit code;
+// nothing waits inside a slot.
+
+#include "args.h"
+
+#include "app/client/apiclient.h"
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+
+class QWebSocket;
+
+namespace pando::cli {
+
+inline constexpr int ExitOk = 0;
+inline constexpr int ExitFailed = 1;
+inline constexpr int ExitUsage = 2;
+inline constexpr int ExitInterrupted = 130;
+
+class Cli : public QObject {
+    Q_OBJECT
+public:
+    Cli(Args args, client::ApiClient *client, QObject *parent = nullptr);
+
+    // Starts the command; the exit code arrives through QCoreApplication::exit().
+    void start();
+    // Ctrl-C: stop watching and exit with 130.
+    void interrupt();
+
+private:
+    void finish(int code);
+    void failWith(const Error &error);
+    // Runs onOk with the response, or prints the error and exits 1.
+    client::ApiClient::Callback handle(std::function<void(const client::ApiResponse &)> onOk);
+
+    void createApp();
+    void listApps();
+    void showApp();
+    void removeApp();
+    void pollRemoved();
+    void deploy();
+    void pollDeploy();
+    void showDeployProgress(const QJsonObject &view);
+    void listDeploys();
+    void showDeploy();
+    void logs();
+
+    Args m_args;
+    client::ApiClient *m_client;
+    bool m_finished = false;
+    QString m_deployId;
+    QHash<int, int> m_stepShown; // step seq → 1 started printed, 2 end printed
+    int m_pollErrors = 0;
+    QPointer<QWebSocket> m_stream;
+};
+
+} // namespace pando::cli

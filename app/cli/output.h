@@ -1,0 +1,28 @@
+#pragma once
+// What `pando` prints: aligned tables and key/value blocks for people, the API's JSON with
+// --json, and errors as one line on stderr ("pando: <where>: <message>", then "hint: ...").
+
+#include "adapters/api/error.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace pando::cli {
+
+void printOut(const QString &text); // adds a newline
+void printErr(const QString &text); // adds a newline
+void printJson(const QJsonObject &object);
+void printError(const Error &error);
+
+// Columns separated by two spaces, each as wide as its widest cell; the last is not padded.
+QString table(const QStringList &headers, const QList<QStringList> &rows);
+// "key:  value" lines with the values aligned.
+QString keyValues(const QList<std::pair<QString, QString>> &pairs);
+
+QString duration(qint64 ms);  // "850ms", "3.2s", "1m05s"
+QString timestamp(qint64 ms); // local "yyyy-MM-dd HH:mm:ss"; "-" for 0
+QString shortCommit(const QString &commit);
+
+} // namespace pando::cli

@@ -1,0 +1,208 @@
+#include "apiclient.h"
+
+#include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QWebSocket>
+#include <memory>
+
+namespace pando::client {
+
+ErrorCode errorCodeFromName(const QString &name)
+{
+    static const struct {
+        const char *name;
+        ErrorCode code;
+    } names[] = {
+        {"invalid", ErrorCode::Invalid},           {"not_found", ErrorCode::NotFound},
+        {"conflict", ErrorCode::Conflict},         {"too_large", ErrorCode::TooLarge},
+        {"unauthorized", ErrorCode::Unauthorized}, {"forbidden", ErrorCode::Forbidden},
+        {"unavailable", ErrorCode::Unavailable},   {"timeout", ErrorCode::Timeout},
+        {"cancelled", ErrorCode::Cancelled},       {"failed", ErrorCode::Failed},
+        {"internal", ErrorCode::Internal},
+    };
+    for (const auto &entry : names) {
+        if (name == QLatin1String(entry.name))
+            return entry.code;
+    }
+    return ErrorCode::Internal;
+}
+
+namespace {
+
+ErrorCode codeForStatus(int status)
+{
+    switch (status) {
+    case 400:
+        return ErrorCode::Invalid;
+    case 401:
+        return ErrorCode::Unauthorized;
+    case 403:
+        return ErrorCode::Forbidden;
+    case 404:
+        return ErrorCode::NotFound;
+    case 409:
+        return ErrorCode::Conflict;
+    case 413:
+        return ErrorCode::TooLarge;
+    case 422:
+        return ErrorCode::Failed;
+    case 503:
+        return ErrorCode::Unavailable;
+    case 504:
+        return ErrorCode::Timeout;
+    default:
+        return status >= 400 && status < 500 ? ErrorCode::Invalid : ErrorCode::Internal;
+    }
+}
+
+} // namespace
+
+Error errorFromResponse(int status, const QByteArray &body)
+{
+    const QJsonObject error = QJsonDocument::fromJson(body).object().value(QStringLiteral("error")).toObject();
+    if (error.isEmpty()) {
+        QString text = QString::fromUtf8(body.left(200)).trimmed();
+        return Error{codeForStatus(status),
+                     text.isEmpty() ? QStringLiteral("the server answered HTTP %1").arg(status)
+                                    : QStringLiteral("the server answered HTTP %1: %2").arg(status).arg(text)};
+    }
+    return Error{errorCodeFromName(error.value(QStringLiteral("code")).toString()),
+                 error.value(QStringLiteral("message")).toString(), error.value(QStringLiteral("where")).toString(),
+                 error.value(QStringLiteral("hint")).toString()};
+}
+
+ApiClient::ApiClient(QUrl baseUrl, QString token, QObject *parent)
+    : QObject(parent), m_baseUrl(std::move(baseUrl)), m_token(std::move(token)),
+      m_network(new QNetworkAccessManager(this))
+{}
+
+ApiClient::~ApiClient() = default;
+
+Result<QUrl> ApiClient::parseServerUrl(const QString &text)
+{
+    QString value = text.trimmed();
+    if (value.isEmpty())
+        return fail(ErrorCode::Invalid, QStringLiteral("the server URL is empty"), QStringLiteral("--server"));
+    if (!value.contains(QStringLiteral("://")))
+        value.prepend(QStringLiteral("http://"));
+    const QUrl url(value, QUrl::StrictMode);
+    if (!url.isValid() || url.host().isEmpty())
+        return fail(ErrorCode::Invalid, QStringLiteral("\"%1\" is not a server URL").arg(text),
+                    QStringLiteral("--server"), QStringLiteral("write it as http://host:port"));
+    if (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("the scheme must be http or https, not \"%1\"").arg(url.scheme()),
+                    QStringLiteral("--server"));
+    return url;
+}
+
+QUrl ApiClient::urlFor(const QString &path) const
+{
+    QUrl url = m_baseUrl;
+    const qsizetype q = path.indexOf(QLatin1Char('?'));
+    QString base = url.path();
+    if (base.endsWith(QLatin1Char('/')))
+        base.chop(1);
+    url.setPath(base + (q < 0 ? path : path.left(q)));
+    url.setQuery(q < 0 ? QString() : path.mid(q + 1));
+    return url;
+}
+
+QUrl ApiClient::webSocketUrlFor(const QString &path) const
+{
+    QUrl url = urlFor(path);
+    url.setScheme(url.scheme() == QLatin1String("https") ? QStringLiteral("wss") : QStringLiteral("ws"));
+    return url;
+}
+
+void ApiClient::request(const QByteArray &method, const QString &path, const QByteArray &body,
+                        const QByteArray &contentType, Callback callback)
+{
+    QNetworkRequest request(urlFor(path));
+    request.setRawHeader("Authorization", "Bearer " + m_token.toUtf8());
+    request.setRawHeader("Accept", "application/json");
+    if (!contentType.isEmpty())
+        request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
+    request.setTransferTimeout(m_timeoutMs);
+    QNetworkReply *reply = m_network->sendCustomRequest(request, method, body);
+    const QString server = m_baseUrl.toString();
+    connect(reply, &QNetworkReply::finished, this, [reply, callback = std::move(callback), server]() {
+        reply->deleteLater();
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QByteArray data = reply->readAll();
+        if (status == 0) {
+            const bool timedOut = reply->error() == QNetworkReply::OperationCanceledError ||
+                                  reply->error() == QNetworkReply::TimeoutError;
+            callback(fail(timedOut ? ErrorCode::Timeout : ErrorCode::Unavailable,
+                          QStringLiteral("cannot reach the server: %1").arg(reply->errorString()), server,
+                          QStringLiteral("check --server / PANDO_SERVER and that pandod is running")));
+            return;
+        }
+        if (status < 200 || status >= 300) {
+            callback(std::unexpected(errorFromResponse(status, data)));
+            return;
+        }
+        ApiResponse response;
+        response.status = status;
+        response.body = data;
+        response.json = QJsonDocument::fromJson(data).object();
+        response.requestId = reply->rawHeader("X-Request-Id");
+        callback(response);
+    });
+}
+
+void ApiClient::postJson(const QString &path, const QJsonObject &body, Callback callback)
+{
+    request("POST", path, QJsonDocument(body).toJson(QJsonDocument::Compact), "application/json", std::move(callback));
+}
+
+QWebSocket *ApiClient::follow(const QString &path, MessageCallback onMessage, ClosedCallback onClosed)
+{
+    auto *socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest, this);
+    // The callback runs once, whether the socket closes or fails first.
+    auto closed = std::make_shared<ClosedCallback>(std::move(onClosed));
+    const QString server = m_baseUrl.toString();
+    connect(socket, &QWebSocket::textMessageReceived, this, [onMessage = std::move(onMessage)](const QString &text) {
+        const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8());
+        if (doc.isObject())
+            onMessage(doc.object());
+    });
+    connect(socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this,
+            [socket, closed, server](QAbstractSocket::SocketError) {
+                if (!*closed)
+                    return;
+                auto callback = std::exchange(*closed, nullptr);
+                callback(fail(ErrorCode::Unavailable,
+                              QStringLiteral("the stream failed: %1").arg(socket->errorString()), server));
+                socket->deleteLater();
+            });
+    connect(socket, &QWebSocket::disconnected, this, [socket, closed, server]() {
+        if (!*closed)
+            return;
+        auto callback = std::exchange(*closed, nullptr);
+        const auto code = socket->closeCode();
+        const QString reason = socket->closeReason();
+        socket->deleteLater();
+        if (code == QWebSocketProtocol::CloseCodeNormal || code == QWebSocketProtocol::CloseCodeGoingAway) {
+            callback({});
+            return;
+        }
+        ErrorCode errorCode = ErrorCode::Unavailable;
+        if (code == QWebSocketProtocol::CloseCodePolicyViolated)
+            errorCode = reason.startsWith(QLatin1String("forbidden")) ? ErrorCode::Forbidden : ErrorCode::Unauthorized;
+        else if (int(code) == 4404)
+            errorCode = ErrorCode::NotFound;
+        callback(
+            fail(errorCode,
+                 reason.isEmpty() ? QStringLiteral("the server closed the stream (code %1)").arg(int(code)) : reason,
+                 server));
+    });
+    QNetworkRequest request(webSocketUrlFor(path));
+    request.setRawHeader("Authorization", "Bearer " + m_token.toUtf8());
+    socket->open(request);
+    return socket;
+}
+
+} // namespace pando::client

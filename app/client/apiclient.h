@@ -1,0 +1,75 @@
+#pragma once
+// Package client: the Pando API as seen from a client (the `pando` CLI, and the desktop when it
+// attaches to a remote install): JSON requests with bearer auth whose failures come back as
+// pando::Error values, and WebSocket streams for live logs and events. No dependency on core.
+//
+// Threading: an ApiClient and its callbacks live on the thread that created it; requests never
+// block, callbacks run on that thread's event loop.
+
+#include "adapters/api/error.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QUrl>
+#include <functional>
+
+class QNetworkAccessManager;
+class QWebSocket;
+
+namespace pando::client {
+
+struct ApiResponse {
+    int status = 0;       // HTTP status
+    QJsonObject json;     // the body, when it is a JSON object
+    QByteArray body;      // the raw body
+    QByteArray requestId; // the server's X-Request-Id
+};
+
+// Turns a server's error body ({"error":{code,message,where,hint}}) into an Error; a body that is
+// not one gives an error naming the HTTP status.
+Error errorFromResponse(int status, const QByteArray &body);
+ErrorCode errorCodeFromName(const QString &name);
+
+class ApiClient : public QObject {
+    Q_OBJECT
+public:
+    // Callbacks get the response for a 2xx status and the server's error otherwise.
+    using Callback = std::function<void(const Result<ApiResponse> &)>;
+    using MessageCallback = std::function<void(const QJsonObject &)>;
+    // Called once when a stream ends: an error, or a value when the server closed it normally.
+    using ClosedCallback = std::function<void(const Status &)>;
+
+    ApiClient(QUrl baseUrl, QString token, QObject *parent = nullptr);
+    ~ApiClient() override;
+
+    // "http://host:port", "https://host", or "host:port" (http assumed).
+    static Result<QUrl> parseServerUrl(const QString &text);
+
+    QUrl baseUrl() const { return m_baseUrl; }
+    void setTimeoutMs(int ms) { m_timeoutMs = ms; }
+
+    // path is below the base URL and may carry a query: "/api/v1/apps/hello/deploys?limit=5".
+    void request(const QByteArray &method, const QString &path, const QByteArray &body, const QByteArray &contentType,
+                 Callback callback);
+    void get(const QString &path, Callback callback) { request("GET", path, {}, {}, std::move(callback)); }
+    void postJson(const QString &path, const QJsonObject &body, Callback callback);
+    void remove(const QString &path, Callback callback) { request("DELETE", path, {}, {}, std::move(callback)); }
+
+    // Opens a WebSocket stream ("/api/v1/events?app=hello"); each text message that is a JSON
+    // object goes to onMessage. The socket is owned by this client; close it to stop early.
+    QWebSocket *follow(const QString &path, MessageCallback onMessage, ClosedCallback onClosed);
+
+    QUrl urlFor(const QString &path) const;
+    QUrl webSocketUrlFor(const QString &path) const;
+
+private:
+    QUrl m_baseUrl;
+    QString m_token;
+    int m_timeoutMs = 30000;
+    QNetworkAccessManager *m_network;
+};
+
+} // namespace pando::client

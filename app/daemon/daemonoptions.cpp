@@ -1,0 +1,94 @@
+#include "daemonoptions.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QStandardPaths>
+
+namespace pando::daemon {
+
+Result<DaemonOptions> parseOptions(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Pando's engine and API, headless."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption dataDir(QStringLiteral("data-dir"),
+                                     QStringLiteral("Where the state, source cache and keys live."),
+                                     QStringLiteral("dir"));
+    const QCommandLineOption listen(QStringLiteral("listen"),
+                                    QStringLiteral("Address and port of the API (default 127.0.0.1:7420)."),
+                                    QStringLiteral("host:port"));
+    const QCommandLineOption database(
+        QStringLiteral("database"),
+        QStringLiteral("sqlite:///path or postgres://user:pass@host:port/db (default: SQLite in the data dir)."),
+        QStringLiteral("url"));
+    const QCommandLineOption workers(QStringLiteral("workers"), QStringLiteral("Deploys run in parallel (default 2)."),
+                                     QStringLiteral("n"));
+    const QCommandLineOption reconcile(QStringLiteral("reconcile-interval"),
+                                       QStringLiteral("Milliseconds between reconciler passes (default 5000)."),
+                                       QStringLiteral("ms"));
+    const QCommandLineOption docker(QStringLiteral("docker-socket"), QStringLiteral("The Docker Engine's unix socket."),
+                                    QStringLiteral("path"));
+    const QCommandLineOption install(
+        QStringLiteral("install-id"),
+        QStringLiteral("Names this install's containers apart from another install's on the same engine."),
+        QStringLiteral("id"));
+    parser.addOptions({dataDir, listen, database, workers, reconcile, docker, install});
+    parser.process(arguments);
+    if (!parser.positionalArguments().isEmpty())
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().first()), {},
+                    QStringLiteral("see pandod --help"));
+
+    DaemonOptions o;
+    o.engine.dataDir = parser.isSet(dataDir) ? parser.value(dataDir)
+                                             : QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
+                                                   QStringLiteral("/pando");
+    o.engine.dataDir = QDir(o.engine.dataDir).absolutePath();
+    if (parser.isSet(listen)) {
+        const QString value = parser.value(listen);
+        const int colon = value.lastIndexOf(QLatin1Char(':'));
+        bool ok = false;
+        const uint port = colon > 0 ? value.mid(colon + 1).toUInt(&ok) : 0;
+        QString host = colon > 0 ? value.left(colon) : QString();
+        if (host.startsWith(QLatin1Char('[')) && host.endsWith(QLatin1Char(']')))
+            host = host.mid(1, host.size() - 2);
+        if (!ok || port > 65535 || !o.listenAddress.setAddress(host))
+            return fail(ErrorCode::Invalid,
+                        QStringLiteral("expected host:port with a numeric address, got \"%1\"").arg(value),
+                        QStringLiteral("--listen"));
+        o.listenPort = quint16(port);
+    }
+    const QString dbUrl = parser.isSet(database)
+                              ? parser.value(database)
+                              : QStringLiteral("sqlite://") + o.engine.dataDir + QStringLiteral("/pando.db");
+    auto db = core::DatabaseConfig::fromUrl(dbUrl);
+    if (!db) {
+        Error e = db.error();
+        e.where = QStringLiteral("--database");
+        return std::unexpected(e);
+    }
+    o.engine.database = *db;
+    if (parser.isSet(workers)) {
+        bool ok = false;
+        o.engine.workers = parser.value(workers).toInt(&ok);
+        if (!ok || o.engine.workers < 1 || o.engine.workers > 64)
+            return fail(ErrorCode::Invalid, QStringLiteral("expected a number from 1 to 64"),
+                        QStringLiteral("--workers"));
+    }
+    if (parser.isSet(reconcile)) {
+        bool ok = false;
+        o.engine.reconcileIntervalMs = parser.value(reconcile).toInt(&ok);
+        if (!ok || o.engine.reconcileIntervalMs < 100)
+            return fail(ErrorCode::Invalid, QStringLiteral("expected milliseconds, at least 100"),
+                        QStringLiteral("--reconcile-interval"));
+    }
+    if (parser.isSet(install))
+        o.engine.installId = parser.value(install);
+    o.dockerSocket = parser.value(docker);
+    // Apps may not take the API's own port.
+    o.engine.policy.deniedRoutePorts.append(o.listenPort);
+    return o;
+}
+
+} // namespace pando::daemon

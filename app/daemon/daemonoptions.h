@@ -1,0 +1,22 @@
+#pragma once
+// pandod's command line: where its data lives, where it listens, which database it uses.
+
+#include "adapters/api/error.h"
+#include "core/engine/engine.h"
+
+#include <QHostAddress>
+#include <QStringList>
+
+namespace pando::daemon {
+
+struct DaemonOptions {
+    core::EngineOptions engine;
+    QHostAddress listenAddress = QHostAddress::LocalHost;
+    quint16 listenPort = 7420;
+    QString dockerSocket; // empty: DOCKER_HOST or /var/run/docker.sock
+};
+
+// Errors name the flag that was wrong. --help and --version exit the process.
+Result<DaemonOptions> parseOptions(const QStringList &arguments);
+
+} // namespace pando::daemon

@@ -1,0 +1,78 @@
+// pandod: the Pando engine and its API, headless. A "Pando install" that the CLI, desktops and
+// teammates attach to.
+
+#include "adapters/routing/loopback/loopbackrouter.h"
+#include "adapters/runtime/docker/dockerruntime.h"
+#include "adapters/source/generic/gitsource.h"
+#include "app/daemon/daemonoptions.h"
+#include "app/daemon/signalwatcher.h"
+#include "app/server/apiserver.h"
+#include "core/engine/engine.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QTextStream>
+
+using namespace pando;
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("pando"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(PANDO_VERSION));
+    QTextStream err(stderr);
+    QTextStream out(stdout);
+
+    auto options = daemon::parseOptions(QCoreApplication::arguments());
+    if (!options) {
+        err << "pandod: " << options.error().text() << Qt::endl;
+        if (!options.error().hint.isEmpty())
+            err << "hint: " << options.error().hint << Qt::endl;
+        return 2;
+    }
+
+    auto runtime = std::make_shared<adapters::docker::DockerRuntime>(options->dockerSocket);
+    if (auto ping = runtime->ping(); !ping) {
+        err << "pandod: Docker does not answer: " << ping.error().text() << Qt::endl;
+        if (!ping.error().hint.isEmpty())
+            err << "hint: " << ping.error().hint << Qt::endl;
+        return 1;
+    }
+    auto router = std::make_shared<adapters::loopback::LoopbackRouter>();
+    auto source = std::make_shared<adapters::git::GitSource>(options->engine.dataDir + QStringLiteral("/cache/git"));
+
+    core::Engine engine(options->engine, runtime, router, source);
+    if (auto started = engine.start(); !started) {
+        err << "pandod: cannot start: " << started.error().text() << Qt::endl;
+        if (!started.error().hint.isEmpty())
+            err << "hint: " << started.error().hint << Qt::endl;
+        return 1;
+    }
+    auto token = engine.bootstrapAdminToken();
+    if (!token) {
+        err << "pandod: cannot create the initial admin token: " << token.error().text() << Qt::endl;
+        return 1;
+    }
+    if (token->has_value())
+        out << "pandod: initial admin token written to "
+            << QDir(options->engine.dataDir).filePath(QStringLiteral("initial-admin-token")) << Qt::endl;
+
+    server::ApiServer api(engine);
+    auto port = api.listen(options->listenAddress, options->listenPort);
+    if (!port) {
+        err << "pandod: cannot listen on " << options->listenAddress.toString() << ':' << options->listenPort << ": "
+            << port.error().text() << Qt::endl;
+        engine.shutdown();
+        return 1;
+    }
+    out << "pandod: listening on http://" << options->listenAddress.toString() << ':' << *port << "/api/v1" << Qt::endl;
+
+    daemon::SignalWatcher signals;
+    QObject::connect(&signals, &daemon::SignalWatcher::terminate, &app, [&] {
+        out << "pandod: shutting down" << Qt::endl;
+        QCoreApplication::quit();
+    });
+    const int rc = QCoreApplication::exec();
+    engine.shutdown();
+    return rc;
+}

@@ -1,0 +1,329 @@
+#include "apiserver.h"
+
+#include "httperror.h"
+#include "requestguard.h"
+#include "routes.h"
+
+#include "core/engine/engine.h"
+
+#include <QAbstractHttpServer>
+#include <QHttpServerRequest>
+#include <QHttpServerResponder>
+#include <QJsonDocument>
+#include <QLoggingCategory>
+#include <QRandomGenerator>
+#include <QTcpSocket>
+#include <QUrlQuery>
+#include <QWebSocket>
+#include <exception>
+
+namespace pando::server {
+
+Q_LOGGING_CATEGORY(lcApi, "pando.server")
+
+namespace {
+
+QString toQString(std::string_view view)
+{
+    return QString::fromLatin1(view.data(), qsizetype(view.size()));
+}
+
+QByteArray newRequestId()
+{
+    const quint64 value = QRandomGenerator::system()->generate64();
+    return "r" + QByteArray::number(value, 16).rightJustified(16, '0');
+}
+
+QString methodName(QHttpServerRequest::Method method)
+{
+    switch (method) {
+    case QHttpServerRequest::Method::Get:
+        return QStringLiteral("GET");
+    case QHttpServerRequest::Method::Put:
+        return QStringLiteral("PUT");
+    case QHttpServerRequest::Method::Delete:
+        return QStringLiteral("DELETE");
+    case QHttpServerRequest::Method::Post:
+        return QStringLiteral("POST");
+    case QHttpServerRequest::Method::Head:
+        return QStringLiteral("HEAD");
+    case QHttpServerRequest::Method::Options:
+        return QStringLiteral("OPTIONS");
+    case QHttpServerRequest::Method::Patch:
+        return QStringLiteral("PATCH");
+    case QHttpServerRequest::Method::Connect:
+        return QStringLiteral("CONNECT");
+    case QHttpServerRequest::Method::Trace:
+        return QStringLiteral("TRACE");
+    default:
+        return QStringLiteral("UNKNOWN");
+    }
+}
+
+// "Bearer <token>" → the token; anything else → empty.
+QString bearerToken(const QByteArray &authorization)
+{
+    const QByteArray value = authorization.trimmed();
+    if (!value.toLower().startsWith("bearer "))
+        return {};
+    return QString::fromLatin1(value.mid(7).trimmed());
+}
+
+// Unauthorized whatever the engine's reason, and without echoing the token.
+Result<core::TokenRecord> authorizeToken(core::Engine &engine, const QByteArray &authorization)
+{
+    if (authorization.isEmpty())
+        return fail(ErrorCode::Unauthorized, QStringLiteral("this route needs a bearer token"),
+                    QStringLiteral("Authorization"), QStringLiteral("send the header Authorization: Bearer <token>"));
+    const QString token = bearerToken(authorization);
+    if (token.isEmpty())
+        return fail(ErrorCode::Unauthorized, QStringLiteral("the Authorization header is not \"Bearer <token>\""),
+                    QStringLiteral("Authorization"), QStringLiteral("send the header Authorization: Bearer <token>"));
+    auto record = engine.authenticate(token);
+    if (!record) {
+        Error error = record.error();
+        if (error.code != ErrorCode::Unavailable && error.code != ErrorCode::Internal)
+            error.code = ErrorCode::Unauthorized;
+        if (error.where.isEmpty())
+            error.where = QStringLiteral("Authorization");
+        return std::unexpected(error);
+    }
+    return record;
+}
+
+// The admin role holds every permission; finer roles come later.
+bool holds(const core::TokenRecord &token, std::string_view permission)
+{
+    return permission == permission::Public || token.role == QLatin1String("admin");
+}
+
+bool isWebSocketUpgrade(const QHttpServerRequest &request)
+{
+    return request.value(QByteArrayLiteral("Upgrade")).trimmed().compare("websocket", Qt::CaseInsensitive) == 0;
+}
+
+} // namespace
+
+class ApiServer::Frontend : public QAbstractHttpServer {
+public:
+    Frontend(core::Engine &engine, QObject *parent) : QAbstractHttpServer(parent), m_engine(engine) {}
+
+protected:
+    bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override
+    {
+        const RouteMatch match = matchRoute(methodName(request.method()), request.url().path());
+        if (isWebSocketUpgrade(request)) {
+            // Qt 6.4 upgrades only when this returns true and has no upgrade verifier: the
+            // socket is authorized right after the upgrade (acceptWebSockets). Nothing may be
+            // written here, the handshake answer follows.
+            return match.route != nullptr && match.route->webSocket;
+        }
+        respond(request, socket, match);
+        return true;
+    }
+
+    void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override
+    {
+        respond(request, socket, matchRoute(methodName(request.method()), request.url().path()));
+    }
+
+private:
+    void respond(const QHttpServerRequest &request, QTcpSocket *socket, const RouteMatch &match)
+    {
+        const QByteArray requestId = newRequestId();
+        const Reply reply = dispatch(request, socket, match, QString::fromLatin1(requestId));
+        const QByteArray body = QJsonDocument(reply.body).toJson(QJsonDocument::Compact);
+        auto responder = makeResponder(request, socket);
+        const auto status = static_cast<QHttpServerResponder::StatusCode>(reply.status);
+        if (reply.status == 401)
+            responder.write(body,
+                            {{"Content-Type", "application/json"},
+                             {"X-Request-Id", requestId},
+                             {"WWW-Authenticate", "Bearer realm=\"pando\""}},
+                            status);
+        else
+            responder.write(body, {{"Content-Type", "application/json"}, {"X-Request-Id", requestId}}, status);
+    }
+
+    Reply dispatch(const QHttpServerRequest &request, QTcpSocket *socket, const RouteMatch &match,
+                   const QString &requestId)
+    {
+        core::Actor actor;
+        actor.name = QStringLiteral("anonymous");
+        actor.source = socket ? socket->peerAddress().toString() : request.remoteAddress().toString();
+        actor.requestId = requestId;
+
+        const bool isPublic = match.route && match.route->permission == permission::Public;
+        if (!isPublic) {
+            // Unknown routes answer 401 too without a valid token, so that they reveal nothing.
+            auto token = authorizeToken(m_engine, request.value(QByteArrayLiteral("Authorization")));
+            if (!token)
+                return Reply{httpStatus(token.error().code), errorBody(token.error())};
+            actor.name = QStringLiteral("token:") + token->name;
+            if (!match.route) {
+                const QString path = request.url().path();
+                const QString message =
+                    match.pathKnown ? QStringLiteral("%1 is not served at %2").arg(methodName(request.method()), path)
+                                    : QStringLiteral("no route %1 %2").arg(methodName(request.method()), path);
+                return Reply{404, errorBody(Error{ErrorCode::NotFound, message, path,
+                                                  QStringLiteral("see docs/api/openapi.yaml for the routes")})};
+            }
+            if (!holds(*token, match.route->permission))
+                return Reply{
+                    403,
+                    errorBody(Error{
+                        ErrorCode::Forbidden,
+                        QStringLiteral("the token lacks the permission \"%1\"").arg(toQString(match.route->permission)),
+                        request.url().path()})};
+        }
+
+        Call call{m_engine, request, match.args, actor};
+        try {
+            return match.route->handler(call);
+        } catch (const std::exception &e) {
+            qCWarning(lcApi) << "request" << requestId << "failed with an exception:" << e.what();
+        } catch (...) {
+            qCWarning(lcApi) << "request" << requestId << "failed with an unknown exception";
+        }
+        return Reply{500, errorBody(Error{ErrorCode::Internal,
+                                          QStringLiteral("internal error"),
+                                          {},
+                                          QStringLiteral("the server log names request %1").arg(requestId)})};
+    }
+
+    core::Engine &m_engine;
+};
+
+// One WebSocket client: the socket and, for log follows, the subscription it keeps alive.
+class ApiServer::WebSocketSession : public QObject {
+public:
+    WebSocketSession(QWebSocket *socket, QObject *parent) : QObject(parent), m_socket(socket)
+    {
+        socket->setParent(this);
+        connect(socket, &QWebSocket::disconnected, this, &QObject::deleteLater);
+    }
+
+    void close(QWebSocketProtocol::CloseCode code, const QString &reason) { m_socket->close(code, reason); }
+    void send(const QJsonObject &message)
+    {
+        m_socket->sendTextMessage(QString::fromUtf8(QJsonDocument(message).toJson(QJsonDocument::Compact)));
+    }
+    QWebSocket *socket() const { return m_socket; }
+    void keep(std::shared_ptr<core::LogSubscription> subscription) { m_subscription = std::move(subscription); }
+
+private:
+    QWebSocket *m_socket;
+    std::shared_ptr<core::LogSubscription> m_subscription;
+};
+
+ApiServer::ApiServer(core::Engine &engine, QObject *parent)
+    : QObject(parent), m_engine(engine), m_frontend(std::make_unique<Frontend>(engine, nullptr))
+{
+    connect(m_frontend.get(), &QAbstractHttpServer::newWebSocketConnection, this, &ApiServer::acceptWebSockets);
+}
+
+ApiServer::~ApiServer()
+{
+    // Sessions hold subscriptions into the engine; they go before the frontend and the engine.
+    qDeleteAll(findChildren<WebSocketSession *>(Qt::FindDirectChildrenOnly));
+}
+
+Result<quint16> ApiServer::listen(const QHostAddress &address, quint16 port)
+{
+    auto *tcp = new detail::GuardedTcpServer(core::MaxSpecBytes, m_frontend.get());
+    if (!tcp->listen(address, port)) {
+        const bool inUse = tcp->serverError() == QAbstractSocket::AddressInUseError;
+        const QString where = QStringLiteral("%1:%2").arg(address.toString()).arg(port);
+        Error error =
+            inUse ? Error{ErrorCode::Conflict, QStringLiteral("the port is already in use"), where,
+                          QStringLiteral("choose another port, or stop the program listening there")}
+                  : Error{ErrorCode::Unavailable, QStringLiteral("cannot listen: %1").arg(tcp->errorString()), where};
+        delete tcp;
+        return std::unexpected(error);
+    }
+    m_frontend->bind(tcp);
+    return tcp->serverPort();
+}
+
+QList<RouteInfo> ApiServer::routeTable()
+{
+    QList<RouteInfo> table;
+    for (const RouteDef &route : routeDefs())
+        table.append(
+            RouteInfo{toQString(route.method), toQString(route.path), toQString(route.permission), route.webSocket});
+    return table;
+}
+
+int ApiServer::webSocketCount() const
+{
+    return int(findChildren<WebSocketSession *>(Qt::FindDirectChildrenOnly).size());
+}
+
+void ApiServer::acceptWebSockets()
+{
+    while (m_frontend->hasPendingWebSocketConnections()) {
+        std::unique_ptr<QWebSocket> pending = m_frontend->nextPendingWebSocketConnection();
+        if (!pending)
+            break;
+        auto *session = new WebSocketSession(pending.release(), this);
+        QWebSocket *socket = session->socket();
+        const QNetworkRequest request = socket->request();
+        const QUrl url = request.url();
+
+        // A browser page from another site must not ride on a token it can reach; clients that
+        // are not browsers send no Origin.
+        const QString origin = socket->origin();
+        if (!origin.isEmpty()) {
+            const QString host = QString::fromLatin1(request.rawHeader("Host"));
+            if (origin != QStringLiteral("http://") + host && origin != QStringLiteral("https://") + host) {
+                session->close(QWebSocketProtocol::CloseCodePolicyViolated,
+                               QStringLiteral("origin %1 is not allowed").arg(origin));
+                continue;
+            }
+        }
+
+        const RouteMatch match = matchRoute(QStringLiteral("GET"), url.path());
+        if (!match.route || !match.route->webSocket) {
+            session->close(static_cast<QWebSocketProtocol::CloseCode>(4404),
+                           QStringLiteral("no WebSocket route %1").arg(url.path()));
+            continue;
+        }
+        auto token = authorizeToken(m_engine, request.rawHeader("Authorization"));
+        if (!token) {
+            session->close(QWebSocketProtocol::CloseCodePolicyViolated,
+                           QStringLiteral("unauthorized: %1").arg(token.error().message));
+            continue;
+        }
+        if (!holds(*token, match.route->permission)) {
+            session->close(QWebSocketProtocol::CloseCodePolicyViolated,
+                           QStringLiteral("forbidden: the token lacks \"%1\"").arg(toQString(match.route->permission)));
+            continue;
+        }
+
+        if (match.route->path == "/api/v1/events") {
+            const QString app = QUrlQuery(url).queryItemValue(QStringLiteral("app"));
+            connect(m_engine.events(), &core::EventBus::published, session, [session, app](const core::Event &event) {
+                if (app.isEmpty() || event.app == app)
+                    session->send(event.toJson());
+            });
+            continue;
+        }
+
+        // /api/v1/apps/{name}/logs/follow
+        const QString app = match.args.value(0);
+        auto known = m_engine.app(app);
+        if (!known) {
+            session->close(static_cast<QWebSocketProtocol::CloseCode>(4404), known.error().text());
+            continue;
+        }
+        std::shared_ptr<core::LogSubscription> subscription = m_engine.logs()->subscribe(app);
+        connect(subscription.get(), &core::LogSubscription::line, session,
+                [session](const adapters::LogLine &line) { session->send(core::toJson(line)); });
+        connect(subscription.get(), &core::LogSubscription::ended, session, [session](const QString &reason) {
+            session->send(QJsonObject{{QStringLiteral("ended"), reason}});
+        });
+        session->keep(std::move(subscription));
+    }
+}
+
+} // namespace pando::server

@@ -1,0 +1,53 @@
+#pragma once
+// Package server: Pando's HTTP + WebSocket API over the engine (REST + JSON under /api/v1, live
+// logs and events over WebSockets). Every route comes from one table with the permission it
+// needs; every request but the health check is authorized with a bearer token before it runs.
+//
+// Threading: an ApiServer lives on the thread that created it and serves from that thread's
+// event loop; it calls only the engine's thread-safe query and command methods.
+
+#include "adapters/api/error.h"
+
+#include <QHostAddress>
+#include <QList>
+#include <QObject>
+#include <memory>
+
+namespace pando::core {
+class Engine;
+}
+
+namespace pando::server {
+
+// One row of the route table, for documentation checks and clients.
+struct RouteInfo {
+    QString method;     // "GET"
+    QString path;       // "/api/v1/apps/{name}"
+    QString permission; // "public", "apps.read", ...
+    bool webSocket = false;
+};
+
+class ApiServer : public QObject {
+    Q_OBJECT
+public:
+    explicit ApiServer(core::Engine &engine, QObject *parent = nullptr);
+    ~ApiServer() override;
+
+    // Starts listening; port 0 picks a free one. Returns the bound port; a port in use is
+    // ErrorCode::Conflict. May be called more than once to listen on several addresses.
+    Result<quint16> listen(const QHostAddress &address, quint16 port);
+    // Every route the server answers, in matching order.
+    static QList<RouteInfo> routeTable();
+    // How many WebSocket clients are connected now.
+    int webSocketCount() const;
+
+private:
+    class Frontend;
+    class WebSocketSession;
+    void acceptWebSockets();
+
+    core::Engine &m_engine;
+    std::unique_ptr<Frontend> m_frontend;
+};
+
+} // namespace pando::server

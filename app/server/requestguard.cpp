@@ -1,0 +1,167 @@
+#include "requestguard.h"
+
+#include "httperror.h"
+
+#include <QJsonDocument>
+#include <QPointer>
+#include <QTcpSocket>
+#include <memory>
+
+namespace pando::server::detail {
+namespace {
+
+constexpr qsizetype MaxHeaderBytes = 64 * 1024;
+// A refused body of up to this size is read and dropped so that the client, which is still
+// sending, gets to read the 413 instead of a connection reset.
+constexpr qint64 MaxDrainBytes = 64LL * 1024 * 1024;
+
+struct GuardState {
+    QByteArray head; // header bytes of the request being received
+    bool inBody = false;
+    bool chunked = false;
+    qint64 remaining = 0;    // body bytes still to come (Content-Length)
+    qint64 chunkedBytes = 0; // chunked body bytes seen so far
+    QByteArray chunkTail;    // the last bytes of a chunked body, to see its end
+    qint64 drain = -1;       // >= 0 once refused: bytes still to read and drop
+};
+
+struct Head {
+    qint64 contentLength = 0;
+    bool chunked = false;
+    bool upgrade = false;
+};
+
+Head parseHead(const QByteArray &head)
+{
+    Head result;
+    const QList<QByteArray> lines = head.split('\n');
+    for (qsizetype i = 1; i < lines.size(); ++i) {
+        const QByteArray &line = lines[i];
+        const qsizetype colon = line.indexOf(':');
+        if (colon <= 0)
+            continue;
+        const QByteArray name = line.left(colon).trimmed().toLower();
+        const QByteArray value = line.mid(colon + 1).trimmed();
+        if (name == "content-length")
+            result.contentLength = value.toLongLong();
+        else if (name == "transfer-encoding")
+            result.chunked = value.toLower().contains("chunked");
+        else if (name == "upgrade")
+            result.upgrade = true;
+    }
+    return result;
+}
+
+void refuse(QTcpSocket *socket, const std::shared_ptr<GuardState> &shared, qint64 declared, qint64 limit)
+{
+    GuardState &state = *shared;
+    // From here on the HTTP server must not see this connection again.
+    QObject::disconnect(socket, &QTcpSocket::readyRead, nullptr, nullptr);
+    const Error error{
+        ErrorCode::TooLarge,
+        declared > 0
+            ? QStringLiteral("the request body is %1 bytes, more than the limit of %2 bytes").arg(declared).arg(limit)
+            : QStringLiteral("the request body is larger than the limit of %1 bytes").arg(limit),
+        QStringLiteral("body")};
+    const QByteArray body = QJsonDocument(errorBody(error)).toJson(QJsonDocument::Compact);
+    socket->write("HTTP/1.1 413 Payload Too Large\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                  "Content-Length: " +
+                  QByteArray::number(body.size()) + "\r\n\r\n" + body);
+    if (socket->isTransactionStarted())
+        socket->commitTransaction();
+    state.drain = declared > 0 && declared <= MaxDrainBytes ? std::max<qint64>(0, state.remaining) : 0;
+    if (state.drain == 0) {
+        socket->disconnectFromHost();
+        return;
+    }
+    QPointer<QTcpSocket> guarded(socket);
+    QObject::connect(socket, &QTcpSocket::readyRead, socket, [guarded, shared]() {
+        if (!guarded)
+            return;
+        shared->drain -= guarded->readAll().size();
+        if (shared->drain <= 0)
+            guarded->disconnectFromHost();
+    });
+    // Whatever arrived with the headers is dropped now.
+    state.drain -= socket->readAll().size();
+    if (state.drain <= 0)
+        socket->disconnectFromHost();
+}
+
+// Looks at each chunk of new bytes before the HTTP server reads it.
+void inspect(QTcpSocket *socket, std::shared_ptr<GuardState> shared, qint64 limit)
+{
+    GuardState &state = *shared;
+    // A closed socket (the peer went away, or a WebSocket closed) has nothing left to look at.
+    if (!socket->isOpen() || socket->bytesAvailable() <= 0)
+        return;
+    QByteArray data = socket->peek(socket->bytesAvailable());
+    while (!data.isEmpty()) {
+        if (!state.inBody) {
+            state.head += data;
+            const qsizetype end = state.head.indexOf("\r\n\r\n");
+            if (end < 0) {
+                if (state.head.size() > MaxHeaderBytes)
+                    state.head.clear(); // the HTTP server refuses what it cannot parse
+                return;
+            }
+            const Head head = parseHead(state.head.left(end));
+            data = state.head.mid(end + 4);
+            state.head.clear();
+            if (head.upgrade) {
+                // A WebSocket takes the connection over; its frames are not HTTP bodies.
+                QObject::disconnect(socket, &QTcpSocket::readyRead, socket, nullptr);
+                return;
+            }
+            state.remaining = head.contentLength;
+            state.chunked = head.chunked;
+            state.chunkedBytes = 0;
+            state.chunkTail.clear();
+            if (head.contentLength > limit) {
+                state.remaining -= data.size();
+                refuse(socket, shared, head.contentLength, limit);
+                return;
+            }
+            state.inBody = head.chunked || head.contentLength > 0;
+        } else if (state.chunked) {
+            state.chunkedBytes += data.size();
+            state.chunkTail = QByteArray(state.chunkTail + data).right(5);
+            // Chunk-size lines and trailers add a little to the payload itself.
+            if (state.chunkedBytes > limit + 64 * 1024) {
+                refuse(socket, shared, 0, limit);
+                return;
+            }
+            if (state.chunkTail == "0\r\n\r\n")
+                state.inBody = false;
+            return;
+        } else {
+            const qint64 take = std::min<qint64>(state.remaining, data.size());
+            state.remaining -= take;
+            data = data.mid(take);
+            if (state.remaining == 0)
+                state.inBody = false;
+        }
+    }
+}
+
+} // namespace
+
+GuardedTcpServer::GuardedTcpServer(qint64 maxBodyBytes, QObject *parent)
+    : QTcpServer(parent), m_maxBodyBytes(maxBodyBytes)
+{}
+
+void GuardedTcpServer::incomingConnection(qintptr descriptor)
+{
+    auto *socket = new QTcpSocket(this);
+    if (!socket->setSocketDescriptor(descriptor)) {
+        delete socket;
+        return;
+    }
+    // Connected before the HTTP server connects its own slot, so it sees new bytes first.
+    auto state = std::make_shared<GuardState>();
+    const qint64 limit = m_maxBodyBytes;
+    connect(socket, &QTcpSocket::readyRead, socket, [socket, state, limit]() { inspect(socket, state, limit); });
+    addPendingConnection(socket);
+}
+
+} // namespace pando::server::detail

@@ -1,0 +1,70 @@
+#pragma once
+// The API's route table: every route the server answers, with the permission it needs and the
+// handler that serves it. Routes are registered only from this table, and the table is checked at
+// compile time so that a route without a known permission cannot exist.
+
+#include "core/engine/engine.h"
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+#include <span>
+#include <string_view>
+
+class QHttpServerRequest;
+
+namespace pando::server {
+
+// Permissions a route may require. The admin token holds them all; roles come later.
+namespace permission {
+inline constexpr std::string_view Public = "public";
+inline constexpr std::string_view AppsRead = "apps.read";
+inline constexpr std::string_view AppsWrite = "apps.write";
+inline constexpr std::string_view DeploysWrite = "deploys.write";
+inline constexpr std::string_view LogsRead = "logs.read";
+inline constexpr std::string_view All[] = {Public, AppsRead, AppsWrite, DeploysWrite, LogsRead};
+} // namespace permission
+
+// What a handler gets: the engine, the request, the path's {placeholders} in order and who asks.
+struct Call {
+    core::Engine &engine;
+    const QHttpServerRequest &request;
+    QStringList args;
+    core::Actor actor;
+};
+
+struct Reply {
+    int status = 200;
+    QJsonObject body;
+};
+
+using Handler = Reply (*)(Call &call);
+
+struct RouteDef {
+    std::string_view method;     // "GET", "POST", "DELETE"
+    std::string_view path;       // "/api/v1/apps/{name}": {x} matches one non-empty segment
+    std::string_view permission; // one of permission::All
+    bool webSocket = false;      // served over a WebSocket after the upgrade
+    Handler handler = nullptr;   // for WebSocket routes: answers a plain GET without upgrade
+};
+
+// The table, in the order routes are matched.
+std::span<const RouteDef> routeDefs();
+
+struct RouteMatch {
+    const RouteDef *route = nullptr; // the route for this method and path, if any
+    bool pathKnown = false;          // some route has this path (with another method)
+    QStringList args;
+};
+RouteMatch matchRoute(const QString &method, const QString &path);
+
+constexpr bool isKnownPermission(std::string_view p)
+{
+    for (std::string_view known : permission::All) {
+        if (known == p)
+            return true;
+    }
+    return false;
+}
+
+} // namespace pando::server

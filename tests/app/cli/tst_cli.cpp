@@ -1,0 +1,299 @@
+// The `pando` binary against an install served from this test process: exit codes, one-line
+// errors, and a deploy followed to its end.
+
+#include "tests/app/server/fakes.h"
+#include "tests/support/component.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryFile>
+#include <QTest>
+
+using namespace pando;
+
+namespace {
+
+struct Run {
+    int code = -1;
+    QString out;
+    QString err;
+    QStringList errLines() const { return err.split(QLatin1Char('\n'), Qt::SkipEmptyParts); }
+};
+
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void usageErrors_data();
+    void usageErrors();
+    void missingSettings_data();
+    void missingSettings();
+    void wrongToken();
+    void createWithBadSpec_data();
+    void createWithBadSpec();
+    void createListShow();
+    void createFromStdin();
+    void unknownApp();
+    void deployWaitSucceeds();
+    void deployWaitFails();
+    void logsFollowUntilInterrupted();
+
+private:
+    Run pando(const QStringList &args, const QByteArray &input = {}, bool withServer = true, bool withToken = true);
+    QString writeFile(const QByteArray &content);
+
+    test::TestInstall m_install;
+    QString m_binary;
+    QList<std::shared_ptr<QTemporaryFile>> m_files;
+};
+
+void TestCli::initTestCase()
+{
+    m_binary = test::binaryDir() + QStringLiteral("/app/cli/pando");
+    QVERIFY2(QFile::exists(m_binary), qPrintable(QStringLiteral("no pando binary at %1").arg(m_binary)));
+    QVERIFY2(m_install.start(), qPrintable(m_install.error));
+}
+
+Run TestCli::pando(const QStringList &args, const QByteArray &input, bool withServer, bool withToken)
+{
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("PANDO_SERVER"));
+    env.remove(QStringLiteral("PANDO_TOKEN"));
+    if (withServer)
+        env.insert(QStringLiteral("PANDO_SERVER"), m_install.baseUrl());
+    if (withToken)
+        env.insert(QStringLiteral("PANDO_TOKEN"), m_install.token);
+    process.setProcessEnvironment(env);
+    // The server runs on this thread: wait by spinning the event loop, never by blocking it.
+    QSignalSpy finished(&process, &QProcess::finished);
+    process.start(m_binary, args);
+    if (!input.isEmpty())
+        process.write(input);
+    process.closeWriteChannel();
+    Run run;
+    if (!finished.wait(30000)) {
+        process.kill();
+        process.waitForFinished();
+        run.err = QStringLiteral("timed out");
+        return run;
+    }
+    run.code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.out = QString::fromUtf8(process.readAllStandardOutput());
+    run.err = QString::fromUtf8(process.readAllStandardError());
+    return run;
+}
+
+QString TestCli::writeFile(const QByteArray &content)
+{
+    auto file = std::make_shared<QTemporaryFile>();
+    if (!file->open())
+        return {};
+    file->write(content);
+    file->flush();
+    m_files << file;
+    return file->fileName();
+}
+
+void TestCli::usageErrors_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("nothing") << QStringList{} << QStringLiteral("pando: no command given");
+    QTest::newRow("unknown command") << QStringList{QStringLiteral("frobnicate")}
+                                     << QStringLiteral("pando: frobnicate: unknown command \"frobnicate\"");
+    QTest::newRow("unknown subcommand") << QStringList{QStringLiteral("apps"), QStringLiteral("burn")}
+                                        << QStringLiteral("pando: apps burn: unknown subcommand \"burn\"");
+    QTest::newRow("missing name") << QStringList{QStringLiteral("apps"), QStringLiteral("show")}
+                                  << QStringLiteral("pando: apps show: missing NAME");
+    QTest::newRow("missing file") << QStringList{QStringLiteral("apps"), QStringLiteral("create")}
+                                  << QStringLiteral("pando: apps create: needs --file");
+    QTest::newRow("unknown option") << QStringList{QStringLiteral("apps"), QStringLiteral("list"),
+                                                   QStringLiteral("--bogus")}
+                                    << QStringLiteral("pando: --bogus: unknown option");
+    QTest::newRow("option of another command")
+        << QStringList{QStringLiteral("apps"), QStringLiteral("list"), QStringLiteral("--wait")}
+        << QStringLiteral("pando: apps list: --wait does not apply to \"apps list\"");
+    QTest::newRow("bad tail") << QStringList{QStringLiteral("logs"), QStringLiteral("x"), QStringLiteral("--tail"),
+                                             QStringLiteral("many")}
+                              << QStringLiteral("pando: --tail: must be a whole number, got \"many\"");
+}
+
+void TestCli::usageErrors()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const Run run = pando(args);
+    QCOMPARE(run.code, 2);
+    QCOMPARE(run.errLines().value(0), message);
+    QVERIFY(run.err.contains(QStringLiteral("usage: pando")));
+}
+
+void TestCli::missingSettings_data()
+{
+    QTest::addColumn<bool>("withServer");
+    QTest::addColumn<bool>("withToken");
+    QTest::addColumn<QString>("flag");
+    QTest::addColumn<QString>("env");
+    QTest::newRow("no server") << false << true << QStringLiteral("--server") << QStringLiteral("PANDO_SERVER");
+    QTest::newRow("no token") << true << false << QStringLiteral("--token") << QStringLiteral("PANDO_TOKEN");
+}
+
+void TestCli::missingSettings()
+{
+    QFETCH(bool, withServer);
+    QFETCH(bool, withToken);
+    QFETCH(QString, flag);
+    QFETCH(QString, env);
+    const Run run = pando({QStringLiteral("apps"), QStringLiteral("list")}, {}, withServer, withToken);
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.errLines().value(0).startsWith(QStringLiteral("pando: ") + flag + QStringLiteral(": ")),
+             qPrintable(run.err));
+    QVERIFY2(run.err.contains(flag) && run.err.contains(env), qPrintable(run.err));
+}
+
+void TestCli::wrongToken()
+{
+    const Run run = pando(
+        {QStringLiteral("--token"), QStringLiteral("pando_wrong"), QStringLiteral("apps"), QStringLiteral("list")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.errLines().value(0).startsWith(QStringLiteral("pando: Authorization: ")), qPrintable(run.err));
+}
+
+void TestCli::createWithBadSpec_data()
+{
+    QTest::addColumn<QByteArray>("spec");
+    QTest::addColumn<QString>("prefix");
+    QTest::newRow("malformed") << QByteArray("name: x\nsource: [unclosed\n") << QStringLiteral("pando: line ");
+    QTest::newRow("bad port") << QByteArray(
+                                     "name: badport\nsource:\n  repo: https://g.example/x.git\nrun:\n  port: 70000\n")
+                              << QStringLiteral("pando: run.port: ");
+    QTest::newRow("unknown field") << QByteArray(test::helloSpec(QStringLiteral("u")) + "colour: blue\n")
+                                   << QStringLiteral("pando: colour: ");
+}
+
+void TestCli::createWithBadSpec()
+{
+    QFETCH(QByteArray, spec);
+    QFETCH(QString, prefix);
+    const Run run = pando({QStringLiteral("apps"), QStringLiteral("create"), QStringLiteral("-f"), writeFile(spec)});
+    QCOMPARE(run.code, 1);
+    const QStringList lines = run.errLines();
+    QVERIFY2(!lines.isEmpty() && lines[0].startsWith(prefix), qPrintable(run.err));
+    // One line for the error, and at most one hint.
+    QVERIFY2(lines.size() == 1 || (lines.size() == 2 && lines[1].startsWith(QStringLiteral("hint: "))),
+             qPrintable(run.err));
+    QVERIFY(run.out.isEmpty());
+}
+
+void TestCli::createListShow()
+{
+    Run run = pando({QStringLiteral("apps"), QStringLiteral("create"), QStringLiteral("-f"),
+                     writeFile(test::helloSpec(QStringLiteral("clihello")))});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.startsWith(QStringLiteral("created app clihello")), qPrintable(run.out));
+
+    run = pando({QStringLiteral("apps"), QStringLiteral("list")});
+    QCOMPARE(run.code, 0);
+    QVERIFY(run.out.startsWith(QStringLiteral("NAME")));
+    QVERIFY(run.out.contains(QStringLiteral("clihello")));
+
+    run = pando({QStringLiteral("apps"), QStringLiteral("list"), QStringLiteral("--json")});
+    QCOMPARE(run.code, 0);
+    const QJsonObject json = QJsonDocument::fromJson(run.out.toUtf8()).object();
+    QVERIFY(json.value(QStringLiteral("apps")).isArray());
+
+    run = pando({QStringLiteral("apps"), QStringLiteral("show"), QStringLiteral("clihello")});
+    QCOMPARE(run.code, 0);
+    QVERIFY(run.out.contains(QStringLiteral("url:")));
+    QVERIFY(run.out.contains(QStringLiteral("status:")));
+}
+
+void TestCli::createFromStdin()
+{
+    const Run run = pando({QStringLiteral("apps"), QStringLiteral("create"), QStringLiteral("-f"), QStringLiteral("-")},
+                          test::helloSpec(QStringLiteral("fromstdin")));
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains(QStringLiteral("fromstdin")), qPrintable(run.err));
+}
+
+void TestCli::unknownApp()
+{
+    const Run run = pando({QStringLiteral("apps"), QStringLiteral("show"), QStringLiteral("nosuchapp")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.errLines().value(0).startsWith(QStringLiteral("pando: ")), qPrintable(run.err));
+    QVERIFY2(run.err.contains(QStringLiteral("nosuchapp")), qPrintable(run.err));
+}
+
+void TestCli::deployWaitSucceeds()
+{
+    // The fake runtime's containers answer on 127.0.0.1:<run.port>: point that at this API so the
+    // health probe finds a server.
+    const QByteArray spec = QStringLiteral("name: deployme\n"
+                                           "source:\n  repo: https://git.example/d.git\n"
+                                           "run:\n  port: %1\n"
+                                           "health:\n  path: /api/v1/health\n")
+                                .arg(m_install.port)
+                                .toUtf8();
+    QCOMPARE(pando({QStringLiteral("apps"), QStringLiteral("create"), QStringLiteral("-f"), writeFile(spec)}).code, 0);
+    const Run run = pando({QStringLiteral("deploy"), QStringLiteral("deployme"), QStringLiteral("--wait")});
+    QVERIFY2(run.code == 0, qPrintable(run.out + run.err));
+    QVERIFY2(run.out.contains(QStringLiteral("✓ build")), qPrintable(run.out));
+    QVERIFY2(run.out.contains(QStringLiteral("deployed deployme")), qPrintable(run.out));
+
+    const Run listed = pando({QStringLiteral("deploys"), QStringLiteral("list"), QStringLiteral("deployme")});
+    QCOMPARE(listed.code, 0);
+    QVERIFY(listed.out.contains(QStringLiteral("succeeded")));
+}
+
+void TestCli::deployWaitFails()
+{
+    QCOMPARE(pando({QStringLiteral("apps"), QStringLiteral("create"), QStringLiteral("-f"),
+                    writeFile(test::helloSpec(QStringLiteral("buildfails")))})
+                 .code,
+             0);
+    const Run run = pando({QStringLiteral("deploy"), QStringLiteral("buildfails"), QStringLiteral("--wait")});
+    QCOMPARE(run.code, 1);
+    const QString first = run.errLines().value(0);
+    QVERIFY2(first.startsWith(QStringLiteral("pando: deploy d")) &&
+                 first.contains(QStringLiteral("failed at step build")),
+             qPrintable(run.out + run.err));
+    QVERIFY2(run.out.contains(QStringLiteral("✗ build")), qPrintable(run.out));
+
+    // A ref that does not exist is refused before a deploy is queued.
+    const Run missing = pando({QStringLiteral("deploy"), QStringLiteral("buildfails"), QStringLiteral("--ref"),
+                               QStringLiteral("missing"), QStringLiteral("--wait")});
+    QCOMPARE(missing.code, 1);
+    QCOMPARE(missing.errLines().size(), 1);
+    QVERIFY2(missing.err.contains(QStringLiteral("missing")), qPrintable(missing.err));
+}
+
+void TestCli::logsFollowUntilInterrupted()
+{
+    // deployme runs after deployWaitSucceeds; the fake runtime has one line of log for it.
+    const Run tail =
+        pando({QStringLiteral("logs"), QStringLiteral("deployme"), QStringLiteral("--tail"), QStringLiteral("10")});
+    QVERIFY2(tail.code == 0, qPrintable(tail.err));
+    QVERIFY2(tail.out.contains(QStringLiteral("hello from the fake")), qPrintable(tail.out));
+
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("PANDO_SERVER"), m_install.baseUrl());
+    env.insert(QStringLiteral("PANDO_TOKEN"), m_install.token);
+    process.setProcessEnvironment(env);
+    QSignalSpy finished(&process, &QProcess::finished);
+    process.start(m_binary, {QStringLiteral("logs"), QStringLiteral("deployme"), QStringLiteral("-f")});
+    QTRY_COMPARE_WITH_TIMEOUT(m_install.server->webSocketCount(), 1, 10000);
+    process.terminate(); // SIGTERM, handled like Ctrl-C
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 130);
+    QTRY_COMPARE(m_install.server->webSocketCount(), 0);
+}
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

@@ -1,0 +1,294 @@
+// pandod and the pando CLI as a user runs them: real processes, a real Docker engine, real git
+// repositories. Covers the first start, a deploy through the CLI, bad input catalogue, and a
+// SIGKILL in the middle of a deploy.
+
+#include "tests/adapters/docker/dockerharness.h"
+#include "tests/core/engine/enginefixture.h"
+#include "tests/support/component.h"
+#include "tests/support/gitfixture.h"
+
+#include "adapters/runtime/docker/dockerruntime.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRandomGenerator>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QTest>
+#include <csignal>
+#include <sys/stat.h>
+
+using namespace pando;
+using namespace pando::test;
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+int freePort()
+{
+    QTcpServer s;
+    s.listen(QHostAddress::LocalHost, 0);
+    return s.serverPort();
+}
+
+} // namespace
+
+class TestPandod : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void firstStartWritesTokenAndGuardsRoutes();
+    void deployThroughTheCli();
+    void badInputIsRefusedWithNothingCreated_data();
+    void badInputIsRefusedWithNothingCreated();
+    void sigkillMidDeployIsSettledOnRestart();
+
+private:
+    bool startDaemon();
+    void killDaemon(int signal);
+    Run cli(const QStringList &args, const QByteArray &stdinData = {});
+    QJsonObject cliJson(const QStringList &args);
+
+    QTemporaryDir m_tmp;
+    GitFixture m_git;
+    QString m_repo;
+    QString m_dataDir;
+    QString m_installId;
+    int m_port = 0;
+    QString m_token;
+    std::unique_ptr<QProcess> m_daemon;
+    adapters::docker::DockerRuntime m_docker;
+};
+
+void TestPandod::initTestCase()
+{
+    QString why;
+    PANDO_REQUIRE_COMPONENT(DockerHarness::available(&why), QStringLiteral("Docker Engine: ") + why);
+    PANDO_REQUIRE_COMPONENT(GitFixture::gitAvailable(), QStringLiteral("git"));
+    QVERIFY(DockerHarness::ensureBaseImage());
+    m_repo = m_git.createRepository(QStringLiteral("web"));
+    QVERIFY(!m_git.commit(QStringLiteral("web"), QStringLiteral("main"), helloApp("hello")).isEmpty());
+    m_dataDir = m_tmp.path() + QStringLiteral("/data");
+    m_installId = QStringLiteral("e2e-%1").arg(QRandomGenerator::global()->generate(), 8, 16, QLatin1Char('0'));
+    m_port = freePort();
+    QVERIFY(startDaemon());
+}
+
+void TestPandod::cleanupTestCase()
+{
+    killDaemon(SIGTERM);
+    const adapters::Labels mine{{QLatin1String(adapters::LabelInstall), m_installId}};
+    if (auto containers = m_docker.containers(mine))
+        for (const auto &c : std::as_const(*containers))
+            m_docker.remove(c.id);
+    if (auto images = m_docker.images(mine))
+        for (const auto &i : std::as_const(*images))
+            m_docker.removeImage(i.id);
+}
+
+bool TestPandod::startDaemon()
+{
+    m_daemon = std::make_unique<QProcess>();
+    m_daemon->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    m_daemon->start(binaryDir() + QStringLiteral("/app/daemon/pandod"),
+                    {QStringLiteral("--data-dir"), m_dataDir, QStringLiteral("--listen"),
+                     QStringLiteral("127.0.0.1:%1").arg(m_port), QStringLiteral("--install-id"), m_installId,
+                     QStringLiteral("--reconcile-interval"), QStringLiteral("500")});
+    if (!m_daemon->waitForStarted(5000))
+        return false;
+    for (int i = 0; i < 200; ++i) {
+        if (httpGet(QUrl(QStringLiteral("http://127.0.0.1:%1/api/v1/health").arg(m_port)), 500).status == 200)
+            return true;
+        if (m_daemon->state() != QProcess::Running)
+            return false;
+        QTest::qWait(50);
+    }
+    return false;
+}
+
+void TestPandod::killDaemon(int signal)
+{
+    if (!m_daemon || m_daemon->state() != QProcess::Running)
+        return;
+    ::kill(pid_t(m_daemon->processId()), signal);
+    m_daemon->waitForFinished(30000);
+}
+
+Run TestPandod::cli(const QStringList &args, const QByteArray &stdinData)
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("PANDO_SERVER"), QStringLiteral("http://127.0.0.1:%1").arg(m_port));
+    env.insert(QStringLiteral("PANDO_TOKEN"), m_token);
+    p.setProcessEnvironment(env);
+    p.start(binaryDir() + QStringLiteral("/app/cli/pando"), args);
+    p.waitForStarted();
+    if (!stdinData.isEmpty())
+        p.write(stdinData);
+    p.closeWriteChannel();
+    Run r;
+    if (!p.waitForFinished(180000)) {
+        p.kill();
+        p.waitForFinished();
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+QJsonObject TestPandod::cliJson(const QStringList &args)
+{
+    const Run r = cli(QStringList(args) << QStringLiteral("--json"));
+    return QJsonDocument::fromJson(r.out).object();
+}
+
+void TestPandod::firstStartWritesTokenAndGuardsRoutes()
+{
+    const QString path = m_dataDir + QStringLiteral("/initial-admin-token");
+    QFile file(path);
+    QVERIFY2(file.open(QIODevice::ReadOnly), "the first start writes the initial admin token");
+    m_token = QString::fromUtf8(file.readAll()).trimmed();
+    QVERIFY(m_token.startsWith(QLatin1String("pando_")));
+    struct stat st {};
+    QCOMPARE(::stat(QFile::encodeName(path).constData(), &st), 0);
+    QCOMPARE(st.st_mode & 0777, mode_t(0600));
+
+    // No route but health answers without the token.
+    QCOMPARE(httpGet(QUrl(QStringLiteral("http://127.0.0.1:%1/api/v1/apps").arg(m_port))).status, 401);
+    const QString saved = m_token;
+    m_token = QStringLiteral("pando_wrong");
+    const Run denied = cli({QStringLiteral("apps"), QStringLiteral("list")});
+    QCOMPARE(denied.exitCode, 1);
+    m_token = saved;
+}
+
+void TestPandod::deployThroughTheCli()
+{
+    QTemporaryDir dir;
+    const QString specPath = dir.path() + QStringLiteral("/web.yaml");
+    QFile spec(specPath);
+    QVERIFY(spec.open(QIODevice::WriteOnly));
+    spec.write(helloSpec(QStringLiteral("web"), m_repo));
+    spec.close();
+
+    Run created = cli({QStringLiteral("apps"), QStringLiteral("create"), QStringLiteral("-f"), specPath});
+    QVERIFY2(created.exitCode == 0, created.err.constData());
+    Run deployed = cli({QStringLiteral("deploy"), QStringLiteral("web"), QStringLiteral("--wait")});
+    QVERIFY2(deployed.exitCode == 0, QByteArray(deployed.out + deployed.err).constData());
+    for (const char *step : {"fetch", "build", "health", "switch"})
+        QVERIFY2(deployed.out.contains(step), deployed.out.constData());
+
+    const QJsonObject app = cliJson({QStringLiteral("apps"), QStringLiteral("show"), QStringLiteral("web")});
+    const QString url = app.value(QStringLiteral("url")).toString();
+    QVERIFY2(url.startsWith(QLatin1String("http://127.0.0.1:")), qPrintable(url));
+    const HttpAnswer answer = httpGet(QUrl(url));
+    QCOMPARE(answer.status, 200);
+    QCOMPARE(answer.body.trimmed(), QByteArray("hello"));
+
+    const Run list =
+        cli({QStringLiteral("deploys"), QStringLiteral("list"), QStringLiteral("web"), QStringLiteral("--json")});
+    QCOMPARE(list.exitCode, 0);
+    QVERIFY(list.out.contains("succeeded"));
+    // httpd logs nothing by default; the tail must still answer.
+    QCOMPARE(
+        cli({QStringLiteral("logs"), QStringLiteral("web"), QStringLiteral("--tail"), QStringLiteral("10")}).exitCode,
+        0);
+}
+
+void TestPandod::badInputIsRefusedWithNothingCreated_data()
+{
+    QTest::addColumn<QByteArray>("spec");
+    QTest::addColumn<QString>("expected"); // part of the one-line reason
+
+    const QByteArray good = helloSpec(QStringLiteral("bad"), QStringLiteral("REPO"));
+    QTest::newRow("malformed yaml") << QByteArray("name: bad\nrun: [port: 1\n") << QStringLiteral("line ");
+    QTest::newRow("unknown field") << QByteArray(good).replace("  port: 8080", "  prot: 8080")
+                                   << QStringLiteral("run.prot");
+    QTest::newRow("wrong type") << QByteArray(good).replace("port: 8080", "port: eighty") << QStringLiteral("run.port");
+    QTest::newRow("shell metacharacters in name")
+        << QByteArray(good).replace("name: bad", "name: a;rm -rf") << QStringLiteral("name");
+    QTest::newRow("leading dash in name")
+        << QByteArray(good).replace("name: bad", "name: -bad") << QStringLiteral("name");
+    QTest::newRow("ext:: url") << QByteArray(good).replace("REPO", "ext::sh -c touch% /tmp/pwned")
+                               << QStringLiteral("source.repo");
+    QTest::newRow("upload-pack url") << QByteArray(good).replace("REPO", "--upload-pack=touch /tmp/x")
+                                     << QStringLiteral("source.repo");
+    QTest::newRow("dockerfile escapes context")
+        << QByteArray(good).replace("run:", "build:\n  dockerfile: ../../etc/passwd\nrun:")
+        << QStringLiteral("build.dockerfile");
+    QTest::newRow("missing ref") << QByteArray(good).replace("ref: main", "ref: no-such-ref")
+                                 << QStringLiteral("no-such-ref");
+    QByteArray deep = "name: bad\nx: ";
+    deep += QByteArray(100, '[');
+    QTest::newRow("nested too deep") << deep << QStringLiteral("deep");
+    QTest::newRow("over 1 MiB") << QByteArray(good + "# " + QByteArray(1100 * 1024, 'x') + "\n")
+                                << QStringLiteral("more than the limit");
+}
+
+void TestPandod::badInputIsRefusedWithNothingCreated()
+{
+    QFETCH(QByteArray, spec);
+    QFETCH(QString, expected);
+    spec.replace("REPO", m_repo.toUtf8());
+    const QJsonObject before = cliJson({QStringLiteral("apps"), QStringLiteral("list")});
+
+    const Run r =
+        cli({QStringLiteral("apps"), QStringLiteral("create"), QStringLiteral("-f"), QStringLiteral("-")}, spec);
+    QCOMPARE(r.exitCode, 1);
+    const QString err = QString::fromUtf8(r.err).trimmed();
+    QVERIFY2(!err.isEmpty(), "a refusal says why");
+    QVERIFY2(err.split(QLatin1Char('\n')).first().contains(expected, Qt::CaseInsensitive), qPrintable(err));
+    QCOMPARE(cliJson({QStringLiteral("apps"), QStringLiteral("list")}), before);
+}
+
+void TestPandod::sigkillMidDeployIsSettledOnRestart()
+{
+    // A build that takes a while, with content no cache has seen.
+    const QByteArray nonce = QByteArray::number(QRandomGenerator::global()->generate64());
+    QVERIFY(!m_git
+                 .commit(QStringLiteral("web"), QStringLiteral("slow"),
+                         helloApp("slow", "RUN echo " + nonce + " > /nonce && sleep 6\n"))
+                 .isEmpty());
+    const QJsonObject deploy =
+        cliJson({QStringLiteral("deploy"), QStringLiteral("web"), QStringLiteral("--ref"), QStringLiteral("slow")});
+    const QString id = deploy.value(QStringLiteral("id")).toString();
+    QVERIFY2(!id.isEmpty(), qPrintable(QString::fromUtf8(QJsonDocument(deploy).toJson())));
+
+    // Wait until the build runs, then kill pandod without a chance to clean up.
+    QTRY_VERIFY_WITH_TIMEOUT(cli({QStringLiteral("deploys"), QStringLiteral("show"), id, QStringLiteral("--json")})
+                                 .out.contains("\"build\""),
+                             30000);
+    QTest::qWait(1000);
+    killDaemon(SIGKILL);
+    QVERIFY(startDaemon());
+
+    QJsonObject settled;
+    QTRY_VERIFY_WITH_TIMEOUT((settled = cliJson({QStringLiteral("deploys"), QStringLiteral("show"), id}),
+                              settled.value(QStringLiteral("status")).toString() == QLatin1String("failed")),
+                             30000);
+    QVERIFY2(settled.value(QStringLiteral("error")).toString().contains(QLatin1String("interrupted")),
+             qPrintable(settled.value(QStringLiteral("error")).toString()));
+
+    // Nothing of the cut-off deploy is left (a build Docker finishes after the kill included).
+    const adapters::Labels ofDeploy{{QLatin1String(adapters::LabelInstall), m_installId},
+                                    {QLatin1String(adapters::LabelDeploy), id}};
+    QTRY_VERIFY_WITH_TIMEOUT(m_docker.containers(ofDeploy)->isEmpty() && m_docker.images(ofDeploy)->isEmpty(), 30000);
+    // The previous version still serves.
+    const QJsonObject app = cliJson({QStringLiteral("apps"), QStringLiteral("show"), QStringLiteral("web")});
+    QTRY_COMPARE_WITH_TIMEOUT(httpGet(QUrl(app.value(QStringLiteral("url")).toString())).body.trimmed(),
+                              QByteArray("hello"), 15000);
+}
+
+QTEST_GUILESS_MAIN(TestPandod)
+#include "tst_pandod.moc"

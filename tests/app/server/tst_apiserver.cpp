@@ -1,0 +1,377 @@
+// The API server over a real engine (temporary SQLite data directory, fake adapters): who gets
+// in, how errors look, and the WebSocket streams.
+
+#include "fakes.h"
+#include "tests/support/component.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTest>
+#include <QWebSocket>
+
+using namespace pando;
+
+namespace {
+
+struct Answer {
+    int status = 0;
+    QJsonObject json;
+    QByteArray requestId;
+    QByteArray authenticate;
+};
+
+QString concrete(QString path)
+{
+    // Placeholders get values that exist in no install.
+    path.replace(QStringLiteral("{name}"), QStringLiteral("nosuchapp"));
+    path.replace(QStringLiteral("{id}"), QStringLiteral("d000000000000"));
+    return path;
+}
+
+} // namespace
+
+class TestApiServer : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+
+    void health();
+    void unauthorized_data();
+    void unauthorized();
+    void unknownRoute();
+    void createApp();
+    void createAppErrors_data();
+    void createAppErrors();
+    void oversizedBodyIsRefused();
+    void oversizedChunkedBodyIsRefused();
+    void duplicateApp();
+    void unknownApp();
+    void deployBodyErrors_data();
+    void deployBodyErrors();
+    void badQueryParameter();
+    void plainGetOnWebSocketRoute();
+    void webSocketWithoutTokenIsClosed_data();
+    void webSocketWithoutTokenIsClosed();
+    void eventsStream();
+    void takenPortIsConflict();
+
+private:
+    Answer call(const QByteArray &method, const QString &path, const QByteArray &body = {},
+                const QByteArray &contentType = {}, const QByteArray &authorization = "default");
+
+    test::TestInstall m_install;
+    QNetworkAccessManager m_network;
+};
+
+void TestApiServer::initTestCase()
+{
+    QVERIFY2(m_install.start(), qPrintable(m_install.error));
+}
+
+void TestApiServer::cleanupTestCase()
+{}
+
+Answer TestApiServer::call(const QByteArray &method, const QString &path, const QByteArray &body,
+                           const QByteArray &contentType, const QByteArray &authorization)
+{
+    QNetworkRequest request(QUrl(m_install.baseUrl() + path));
+    if (authorization == "default")
+        request.setRawHeader("Authorization", "Bearer " + m_install.token.toUtf8());
+    else if (!authorization.isEmpty())
+        request.setRawHeader("Authorization", authorization);
+    if (!contentType.isEmpty())
+        request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
+    QNetworkReply *reply = m_network.sendCustomRequest(request, method, body);
+    QSignalSpy finished(reply, &QNetworkReply::finished);
+    if (!reply->isFinished())
+        finished.wait(10000);
+    Answer answer;
+    answer.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    answer.json = QJsonDocument::fromJson(reply->readAll()).object();
+    answer.requestId = reply->rawHeader("X-Request-Id");
+    answer.authenticate = reply->rawHeader("WWW-Authenticate");
+    reply->deleteLater();
+    return answer;
+}
+
+void TestApiServer::health()
+{
+    const Answer answer = call("GET", QStringLiteral("/api/v1/health"), {}, {}, {});
+    QCOMPARE(answer.status, 200);
+    QCOMPARE(answer.json.value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
+    QVERIFY(!answer.json.value(QStringLiteral("version")).toString().isEmpty());
+    QVERIFY(answer.requestId.startsWith('r'));
+}
+
+void TestApiServer::unauthorized_data()
+{
+    QTest::addColumn<QByteArray>("method");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QByteArray>("authorization");
+    for (const server::RouteInfo &route : server::ApiServer::routeTable()) {
+        if (route.permission == QLatin1String("public"))
+            continue;
+        const QByteArray name = (route.method + QLatin1Char(' ') + route.path).toUtf8();
+        QTest::newRow(QByteArray(name + " no token").constData())
+            << route.method.toUtf8() << concrete(route.path) << QByteArray();
+        QTest::newRow(QByteArray(name + " wrong token").constData())
+            << route.method.toUtf8() << concrete(route.path) << QByteArray("Bearer pando_wrongwrongwrong");
+        QTest::newRow(QByteArray(name + " not bearer").constData())
+            << route.method.toUtf8() << concrete(route.path) << QByteArray("Basic YWRtaW46YWRtaW4=");
+    }
+}
+
+void TestApiServer::unauthorized()
+{
+    QFETCH(QByteArray, method);
+    QFETCH(QString, path);
+    QFETCH(QByteArray, authorization);
+    const Answer answer = call(method, path, {}, {}, authorization);
+    QCOMPARE(answer.status, 401);
+    const QJsonObject error = answer.json.value(QStringLiteral("error")).toObject();
+    QCOMPARE(error.value(QStringLiteral("code")).toString(), QStringLiteral("unauthorized"));
+    QVERIFY(!error.value(QStringLiteral("message")).toString().isEmpty());
+    QVERIFY(answer.authenticate.startsWith("Bearer"));
+    QVERIFY(!answer.requestId.isEmpty());
+}
+
+void TestApiServer::unknownRoute()
+{
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/nothing/here"), {}, {}, {}).status, 401);
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/nothing/here")).status, 404);
+    QCOMPARE(call("GET", QStringLiteral("/")).status, 404);
+    // A known path with another method is not a route either.
+    const Answer answer = call("PUT", QStringLiteral("/api/v1/apps"));
+    QCOMPARE(answer.status, 404);
+    QCOMPARE(answer.json.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toString(),
+             QStringLiteral("not_found"));
+}
+
+void TestApiServer::createApp()
+{
+    const Answer created = call("POST", QStringLiteral("/api/v1/apps"), test::helloSpec(), "application/yaml");
+    QCOMPARE(created.status, 201);
+    QCOMPARE(created.json.value(QStringLiteral("name")).toString(), QStringLiteral("hello"));
+
+    const Answer shown = call("GET", QStringLiteral("/api/v1/apps/hello"));
+    QCOMPARE(shown.status, 200);
+    QCOMPARE(shown.json.value(QStringLiteral("name")).toString(), QStringLiteral("hello"));
+
+    const Answer listed = call("GET", QStringLiteral("/api/v1/apps"));
+    QCOMPARE(listed.status, 200);
+    QCOMPARE(listed.json.value(QStringLiteral("apps")).toArray().size(), 1);
+
+    // JSON is YAML: the same spec as JSON creates an app too.
+    const QByteArray json = R"({"name":"hellojson","source":{"repo":"https://git.example/h.git"},"run":{"port":80}})";
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/apps"), json, "application/json").status, 201);
+
+    const Answer deploys = call("GET", QStringLiteral("/api/v1/apps/hello/deploys?limit=5"));
+    QCOMPARE(deploys.status, 200);
+    QVERIFY(deploys.json.value(QStringLiteral("deploys")).isArray());
+}
+
+void TestApiServer::createAppErrors_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QByteArray>("contentType");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("where"); // a regular expression
+
+    QTest::newRow("malformed yaml") << QByteArray("name: x\nsource: [unclosed\n") << QByteArray("application/yaml")
+                                    << 400 << QStringLiteral("^line \\d+, column \\d+$");
+    QTest::newRow("unknown field") << QByteArray(test::helloSpec(QStringLiteral("unknownfield")) + "  bogus: 1\n")
+                                   << QByteArray("text/yaml") << 400 << QStringLiteral("run\\.bogus");
+    QTest::newRow("bad port") << QByteArray(
+                                     "name: badport\nsource:\n  repo: https://g.example/x.git\nrun:\n  port: 0\n")
+                              << QByteArray("application/yaml") << 400 << QStringLiteral("^run\\.port$");
+    QTest::newRow("empty body") << QByteArray() << QByteArray("application/yaml") << 400 << QStringLiteral("^body$");
+    QTest::newRow("wrong content type") << test::helloSpec(QStringLiteral("ct")) << QByteArray("image/png") << 400
+                                        << QStringLiteral("^Content-Type$");
+}
+
+void TestApiServer::createAppErrors()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(QByteArray, contentType);
+    QFETCH(int, status);
+    QFETCH(QString, where);
+    const Answer answer = call("POST", QStringLiteral("/api/v1/apps"), body, contentType);
+    QCOMPARE(answer.status, status);
+    const QJsonObject error = answer.json.value(QStringLiteral("error")).toObject();
+    QCOMPARE(error.value(QStringLiteral("code")).toString(), QStringLiteral("invalid"));
+    QVERIFY2(QRegularExpression(where).match(error.value(QStringLiteral("where")).toString()).hasMatch(),
+             QJsonDocument(answer.json).toJson(QJsonDocument::Compact).constData());
+    QVERIFY(!error.value(QStringLiteral("message")).toString().isEmpty());
+}
+
+void TestApiServer::oversizedBodyIsRefused()
+{
+    QByteArray body = test::helloSpec(QStringLiteral("big"));
+    body += "labels:\n  filler: \"" + QByteArray(int(core::MaxSpecBytes), 'x') + "\"\n";
+    const Answer answer = call("POST", QStringLiteral("/api/v1/apps"), body, "application/yaml");
+    QCOMPARE(answer.status, 413);
+    QCOMPARE(answer.json.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toString(),
+             QStringLiteral("too_large"));
+    // The server still answers afterwards.
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/health")).status, 200);
+}
+
+void TestApiServer::oversizedChunkedBodyIsRefused()
+{
+    // No Content-Length to judge by: the guard counts the chunks as they come.
+    QTcpSocket socket;
+    socket.connectToHost(QHostAddress::LocalHost, m_install.port);
+    QVERIFY(socket.waitForConnected(5000));
+    QByteArray request = "POST /api/v1/apps HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " +
+                         m_install.token.toUtf8() +
+                         "\r\nContent-Type: application/yaml\r\nTransfer-Encoding: chunked\r\n\r\n";
+    const QByteArray chunk(64 * 1024, 'x');
+    for (int i = 0; i < 20; ++i)
+        request += QByteArray::number(chunk.size(), 16) + "\r\n" + chunk + "\r\n";
+    socket.write(request);
+    QByteArray answer;
+    QTRY_VERIFY_WITH_TIMEOUT((answer += socket.readAll()).contains("\r\n\r\n"), 5000);
+    QVERIFY2(answer.startsWith("HTTP/1.1 413"), answer.left(200).constData());
+    QVERIFY(answer.contains("too_large"));
+}
+
+void TestApiServer::duplicateApp()
+{
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/apps"), test::helloSpec(QStringLiteral("twice")), "application/yaml")
+                 .status,
+             201);
+    const Answer again =
+        call("POST", QStringLiteral("/api/v1/apps"), test::helloSpec(QStringLiteral("twice")), "application/yaml");
+    QCOMPARE(again.status, 409);
+    QCOMPARE(again.json.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toString(),
+             QStringLiteral("conflict"));
+}
+
+void TestApiServer::unknownApp()
+{
+    const Answer answer = call("GET", QStringLiteral("/api/v1/apps/nosuchapp"));
+    QCOMPARE(answer.status, 404);
+    QCOMPARE(answer.json.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toString(),
+             QStringLiteral("not_found"));
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/deploys/d000000000000")).status, 404);
+    QCOMPARE(call("DELETE", QStringLiteral("/api/v1/apps/nosuchapp")).status, 404);
+}
+
+void TestApiServer::deployBodyErrors_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QString>("where");
+    QTest::newRow("malformed") << QByteArray("{\"ref\":") << QStringLiteral("body, offset");
+    QTest::newRow("not an object") << QByteArray("[1]") << QStringLiteral("body");
+    QTest::newRow("unknown field") << QByteArray(R"({"reff":"main"})") << QStringLiteral("reff");
+    QTest::newRow("ref not a string") << QByteArray(R"({"ref":1})") << QStringLiteral("ref");
+}
+
+void TestApiServer::deployBodyErrors()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(QString, where);
+    const Answer answer = call("POST", QStringLiteral("/api/v1/apps/hello/deploys"), body, "application/json");
+    QCOMPARE(answer.status, 400);
+    QVERIFY2(answer.json.value(QStringLiteral("error"))
+                 .toObject()
+                 .value(QStringLiteral("where"))
+                 .toString()
+                 .startsWith(where),
+             QJsonDocument(answer.json).toJson(QJsonDocument::Compact).constData());
+}
+
+void TestApiServer::badQueryParameter()
+{
+    const Answer answer = call("GET", QStringLiteral("/api/v1/apps/hello/deploys?limit=lots"));
+    QCOMPARE(answer.status, 400);
+    QCOMPARE(answer.json.value(QStringLiteral("error")).toObject().value(QStringLiteral("where")).toString(),
+             QStringLiteral("query.limit"));
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/apps/hello/logs?tail=-1")).status, 400);
+}
+
+void TestApiServer::plainGetOnWebSocketRoute()
+{
+    const Answer answer = call("GET", QStringLiteral("/api/v1/events"));
+    QCOMPARE(answer.status, 400);
+    QCOMPARE(answer.json.value(QStringLiteral("error")).toObject().value(QStringLiteral("where")).toString(),
+             QStringLiteral("Upgrade"));
+}
+
+void TestApiServer::webSocketWithoutTokenIsClosed_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QByteArray>("authorization");
+    QTest::addColumn<QByteArray>("origin");
+    QTest::newRow("events, no token") << QStringLiteral("/api/v1/events") << QByteArray() << QByteArray();
+    QTest::newRow("events, wrong token") << QStringLiteral("/api/v1/events") << QByteArray("Bearer pando_nope")
+                                         << QByteArray();
+    QTest::newRow("logs, no token") << QStringLiteral("/api/v1/apps/hello/logs/follow") << QByteArray() << QByteArray();
+    QTest::newRow("events, foreign origin")
+        << QStringLiteral("/api/v1/events") << QByteArray("default") << QByteArray("http://evil.example");
+}
+
+void TestApiServer::webSocketWithoutTokenIsClosed()
+{
+    QFETCH(QString, path);
+    QFETCH(QByteArray, authorization);
+    QFETCH(QByteArray, origin);
+    QWebSocket socket(QString::fromLatin1(origin));
+    QSignalSpy disconnected(&socket, &QWebSocket::disconnected);
+    QSignalSpy messages(&socket, &QWebSocket::textMessageReceived);
+    QNetworkRequest request(QUrl(QStringLiteral("ws://127.0.0.1:%1%2").arg(m_install.port).arg(path)));
+    if (authorization == "default")
+        request.setRawHeader("Authorization", "Bearer " + m_install.token.toUtf8());
+    else if (!authorization.isEmpty())
+        request.setRawHeader("Authorization", authorization);
+    socket.open(request);
+    QVERIFY(disconnected.wait(5000));
+    QCOMPARE(socket.closeCode(), QWebSocketProtocol::CloseCodePolicyViolated);
+    QCOMPARE(messages.size(), 0);
+}
+
+void TestApiServer::eventsStream()
+{
+    QWebSocket socket;
+    QSignalSpy connected(&socket, &QWebSocket::connected);
+    QSignalSpy messages(&socket, &QWebSocket::textMessageReceived);
+    QNetworkRequest request(QUrl(QStringLiteral("ws://127.0.0.1:%1/api/v1/events?app=streamed").arg(m_install.port)));
+    request.setRawHeader("Authorization", "Bearer " + m_install.token.toUtf8());
+    socket.open(request);
+    QVERIFY(connected.wait(5000));
+    QTRY_COMPARE(m_install.server->webSocketCount(), 1);
+
+    // Another app's event is filtered out; this app's arrives.
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/apps"), test::helloSpec(QStringLiteral("other")), "application/yaml")
+                 .status,
+             201);
+    QCOMPARE(
+        call("POST", QStringLiteral("/api/v1/apps"), test::helloSpec(QStringLiteral("streamed")), "application/yaml")
+            .status,
+        201);
+    QTRY_VERIFY_WITH_TIMEOUT(messages.size() >= 1, 5000);
+    const QJsonObject event = QJsonDocument::fromJson(messages.first().first().toString().toUtf8()).object();
+    QCOMPARE(event.value(QStringLiteral("type")).toString(), QStringLiteral("app.created"));
+    QCOMPARE(event.value(QStringLiteral("app")).toString(), QStringLiteral("streamed"));
+    socket.close();
+    QTRY_COMPARE(m_install.server->webSocketCount(), 0);
+}
+
+void TestApiServer::takenPortIsConflict()
+{
+    server::ApiServer second(*m_install.engine);
+    auto bound = second.listen(QHostAddress::LocalHost, m_install.port);
+    QVERIFY(!bound);
+    QCOMPARE(bound.error().code, ErrorCode::Conflict);
+    QVERIFY(bound.error().where.contains(QString::number(m_install.port)));
+}
+
+QTEST_GUILESS_MAIN(TestApiServer)
+#include "tst_apiserver.moc"
