@@ -26,41 +26,45 @@ inline constexpr const char *LabelDeploy = "dev.pando.deploy";   // deploy id
 inline constexpr const char *LabelInstall = "dev.pando.install"; // install id: several installs may share an engine
 
 struct RuntimeCapabilities {
-    QString kind;                  // "docker"
-    bool canBuild = true;          // builds images from a Dockerfile context
-    qint64 maxMemoryBytes = 0;     // what the host has; 0 = unknown
-    double maxCpus = 0;            // what the host has; 0 = unknown
+    QString kind;              // "docker"
+    bool canBuild = true;      // builds images from a Dockerfile context
+    qint64 maxMemoryBytes = 0; // what the host has; 0 = unknown
+    double maxCpus = 0;        // what the host has; 0 = unknown
 };
 
 struct BuildRequest {
-    QString contextDir;   // a directory on this host; the whole tree is sent (minus .git)
-    QString dockerfile;   // relative to contextDir, already checked not to escape it
-    QString tag;          // "pando/hello:d42"
+    QString contextDir; // a directory on this host; the whole tree is sent (minus .git)
+    QString dockerfile; // relative to contextDir, already checked not to escape it
+    QString tag;        // "pando/hello:d42"
     Labels labels;
     QMap<QString, QString> buildArgs;
 };
 
 struct ContainerSpec {
-    QString name;          // unique container name
-    QString image;         // image id or tag
-    QStringList command;   // empty: the image's own
+    QString name;        // unique container name
+    QString image;       // image id or tag
+    QStringList command; // empty: the image's own
     QMap<QString, QString> env;
     Labels labels;
-    int port = 0;          // the port the app listens on inside the container
+    int port = 0;           // the port the app listens on inside the container
     qint64 memoryBytes = 0; // 0 = no limit
     double cpus = 0;        // 0 = no limit
+    // A small init as PID 1 passes signals on and reaps zombies, so an app that never installed
+    // a SIGTERM handler still stops at once. A command that cannot be executed then shows as a
+    // container exiting with code 127 rather than as a failed start.
+    bool init = true;
 };
 
 struct ContainerInfo {
     QString id;
     QString name;
-    QString image;       // image id the container runs
+    QString image; // image id the container runs
     Labels labels;
-    QString state;       // "created", "running", "exited", "dead", ...
+    QString state; // "created", "running", "exited", "dead", ...
     int exitCode = 0;
     int restartCount = 0;
-    QString address;     // the address the container's port is reached at from this host
-    QString startedAt;   // RFC 3339 as the runtime reports it
+    QString address;   // the address the container's port is reached at from this host
+    QString startedAt; // RFC 3339 as the runtime reports it
 };
 
 struct ImageInfo {
@@ -72,7 +76,7 @@ struct ImageInfo {
 struct LogLine {
     qint64 timestampMs = 0; // 0 when the runtime does not say
     bool stderrStream = false;
-    QString text;           // one line without its newline
+    QString text; // one line without its newline
 };
 
 class Runtime {

@@ -14,6 +14,7 @@ namespace pando::cli {
 namespace {
 
 constexpr int PollIntervalMs = 200;
+constexpr int EventFallbackPollMs = 1000;
 constexpr int MaxPollErrors = 5;
 
 QString segment(const QString &value)
@@ -274,61 +275,101 @@ void Cli::deploy()
                            }
                            if (!m_args.json)
                                printOut(QStringLiteral("deploying %1 (deploy %2)").arg(name, m_deployId));
-                           pollDeploy();
+                           requestDeployPoll();
                        }));
+    if (!m_args.has(QStringLiteral("wait")))
+        return;
+    // Each event of this app's deploys is a reason to look now rather than at the next tick;
+    // the timer still looks every so often, so a lost event or socket costs only latency.
+    m_pollTimer = new QTimer(this);
+    m_pollTimer->setSingleShot(true);
+    connect(m_pollTimer, &QTimer::timeout, this, &Cli::requestDeployPoll);
+    m_events = m_client->follow(
+        QStringLiteral("/api/v1/events?app=") + segment(name),
+        [this](const QJsonObject &event) {
+            if (!m_deployId.isEmpty() && str(event, "deploy") == m_deployId)
+                requestDeployPoll();
+        },
+        [](const Status &) {});
+}
+
+void Cli::requestDeployPoll()
+{
+    if (m_finished || m_deployId.isEmpty())
+        return;
+    if (m_pollInFlight) {
+        m_pollAgain = true;
+        return;
+    }
+    pollDeploy();
 }
 
 void Cli::pollDeploy()
 {
-    m_client->get(
-        QStringLiteral("/api/v1/deploys/") + segment(m_deployId), [this](const Result<client::ApiResponse> &r) {
-            if (m_finished)
-                return;
-            if (!r) {
-                // A restarting server is not the deploy failing; give up only when it stays away.
-                if (++m_pollErrors >= MaxPollErrors || r.error().code == ErrorCode::NotFound ||
-                    r.error().code == ErrorCode::Unauthorized)
-                    return failWith(r.error());
-                QTimer::singleShot(PollIntervalMs, this, &Cli::pollDeploy);
-                return;
-            }
-            m_pollErrors = 0;
-            const QJsonObject view = r->json;
-            if (!m_args.json)
-                showDeployProgress(view);
-            const QString status = str(view, "status");
-            if (!isTerminal(status)) {
-                QTimer::singleShot(PollIntervalMs, this, &Cli::pollDeploy);
-                return;
-            }
-            if (status == QLatin1String("succeeded")) {
-                if (m_args.json) {
-                    printJson(view);
-                    return finish(ExitOk);
-                }
-                // The URL is the app's, so ask for it once at the end.
-                m_client->get(QStringLiteral("/api/v1/apps/") + segment(str(view, "app")),
-                              [this, view](const Result<client::ApiResponse> &app) {
-                                  const QString url = app ? str(app->json, "url") : QString();
-                                  printOut(QStringLiteral("deployed %1 in %2%3")
-                                               .arg(str(view, "app"), duration(num(view, "duration_ms")),
-                                                    url.isEmpty() ? QString() : QStringLiteral(": ") + url));
-                                  finish(ExitOk);
-                              });
-                return;
-            }
-            if (m_args.json)
+    m_pollInFlight = true;
+    m_pollAgain = false;
+    if (m_pollTimer)
+        m_pollTimer->stop();
+    // With the event stream open the timer is only a safety net.
+    const int fallbackMs = m_events && m_events->isValid() ? EventFallbackPollMs : PollIntervalMs;
+    const auto scheduleNext = [this, fallbackMs] {
+        if (m_pollAgain)
+            QTimer::singleShot(0, this, &Cli::requestDeployPoll);
+        else
+            m_pollTimer->start(fallbackMs);
+    };
+    m_client->get(QStringLiteral("/api/v1/deploys/") + segment(m_deployId), [this, scheduleNext](
+                                                                                const Result<client::ApiResponse> &r) {
+        m_pollInFlight = false;
+        if (m_finished)
+            return;
+        if (!r) {
+            // A restarting server is not the deploy failing; give up only when it stays away.
+            if (++m_pollErrors >= MaxPollErrors || r.error().code == ErrorCode::NotFound ||
+                r.error().code == ErrorCode::Unauthorized)
+                return failWith(r.error());
+            scheduleNext();
+            return;
+        }
+        m_pollErrors = 0;
+        const QJsonObject view = r->json;
+        if (!m_args.json)
+            showDeployProgress(view);
+        const QString status = str(view, "status");
+        if (!isTerminal(status)) {
+            scheduleNext();
+            return;
+        }
+        if (m_events)
+            m_events->close();
+        if (status == QLatin1String("succeeded")) {
+            if (m_args.json) {
                 printJson(view);
-            const QString step = str(view, "failed_step");
-            failWith(Error{status == QLatin1String("cancelled") ? ErrorCode::Cancelled : ErrorCode::Failed,
-                           status == QLatin1String("cancelled")
-                               ? QStringLiteral("the deploy was cancelled")
-                               : QStringLiteral("failed%1: %2")
-                                     .arg(step.isEmpty() ? QString() : QStringLiteral(" at step ") + step,
-                                          orDash(str(view, "error"))),
-                           QStringLiteral("deploy ") + m_deployId,
-                           QStringLiteral("see the whole deploy with: pando deploys show %1").arg(m_deployId)});
-        });
+                return finish(ExitOk);
+            }
+            // The URL is the app's, so ask for it once at the end.
+            m_client->get(QStringLiteral("/api/v1/apps/") + segment(str(view, "app")),
+                          [this, view](const Result<client::ApiResponse> &app) {
+                              const QString url = app ? str(app->json, "url") : QString();
+                              printOut(QStringLiteral("deployed %1 in %2%3")
+                                           .arg(str(view, "app"), duration(num(view, "duration_ms")),
+                                                url.isEmpty() ? QString() : QStringLiteral(": ") + url));
+                              finish(ExitOk);
+                          });
+            return;
+        }
+        if (m_args.json)
+            printJson(view);
+        const QString step = str(view, "failed_step");
+        failWith(Error{
+            status == QLatin1String("cancelled") ? ErrorCode::Cancelled : ErrorCode::Failed,
+            status == QLatin1String("cancelled")
+                ? QStringLiteral("the deploy was cancelled")
+                : QStringLiteral("failed%1: %2")
+                      .arg(step.isEmpty() ? QString() : QStringLiteral(" at step ") + step, orDash(str(view, "error"))),
+            QStringLiteral("deploy ") + m_deployId,
+            QStringLiteral("see the whole deploy with: pando deploys show %1").arg(m_deployId)});
+    });
 }
 
 void Cli::showDeployProgress(const QJsonObject &view)

@@ -10,6 +10,7 @@
 #include <QHash>
 #include <QObject>
 #include <QPointer>
+#include <QTimer>
 
 class QWebSocket;
 
@@ -42,6 +43,8 @@ private:
     void removeApp();
     void pollRemoved();
     void deploy();
+    // Asks for the deploy now, or right after the request in flight answers.
+    void requestDeployPoll();
     void pollDeploy();
     void showDeployProgress(const QJsonObject &view);
     void listDeploys();
@@ -55,6 +58,10 @@ private:
     QHash<int, int> m_stepShown; // step seq → 1 started printed, 2 end printed
     int m_pollErrors = 0;
     QPointer<QWebSocket> m_stream;
+    QPointer<QWebSocket> m_events; // deploy --wait: step events make the CLI look at once
+    QTimer *m_pollTimer = nullptr; // ...and this looks anyway, in case an event was missed
+    bool m_pollInFlight = false;
+    bool m_pollAgain = false;
 };
 
 } // namespace pando::cli

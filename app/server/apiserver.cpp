@@ -13,9 +13,12 @@
 #include <QLoggingCategory>
 #include <QRandomGenerator>
 #include <QTcpSocket>
+#include <QThreadPool>
 #include <QUrlQuery>
 #include <QWebSocket>
+#include <QtConcurrent/QtConcurrentRun>
 #include <exception>
+#include <memory>
 
 namespace pando::server {
 
@@ -106,7 +109,11 @@ bool isWebSocketUpgrade(const QHttpServerRequest &request)
 
 class ApiServer::Frontend : public QAbstractHttpServer {
 public:
-    Frontend(core::Engine &engine, QObject *parent) : QAbstractHttpServer(parent), m_engine(engine) {}
+    Frontend(core::Engine &engine, QObject *parent) : QAbstractHttpServer(parent), m_engine(engine)
+    {
+        m_pool.setMaxThreadCount(8);
+    }
+    ~Frontend() override { m_pool.waitForDone(); }
 
 protected:
     bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override
@@ -131,9 +138,23 @@ private:
     void respond(const QHttpServerRequest &request, QTcpSocket *socket, const RouteMatch &match)
     {
         const QByteArray requestId = newRequestId();
-        const Reply reply = dispatch(request, socket, match, QString::fromLatin1(requestId));
+        auto data = std::make_shared<RequestData>(RequestData{
+            methodName(request.method()), request.url(), request.body(),
+            request.value(QByteArrayLiteral("Content-Type")), request.value(QByteArrayLiteral("Authorization")),
+            socket ? socket->peerAddress().toString() : request.remoteAddress().toString()});
+        auto responder = std::make_shared<QHttpServerResponder>(makeResponder(request, socket));
+        // Handlers may wait on a git remote or the Docker engine; the server's thread only
+        // parses and writes, so one slow request never holds up the others.
+        QFuture<Reply> reply = QtConcurrent::run(
+            &m_pool, [this, data, match, requestId] { return dispatch(*data, match, QString::fromLatin1(requestId)); });
+        // With the socket as context, an answer for a client that went away is dropped.
+        reply.then(socket ? static_cast<QObject *>(socket) : this,
+                   [responder, requestId](const Reply &r) { write(*responder, r, requestId); });
+    }
+
+    static void write(QHttpServerResponder &responder, const Reply &reply, const QByteArray &requestId)
+    {
         const QByteArray body = QJsonDocument(reply.body).toJson(QJsonDocument::Compact);
-        auto responder = makeResponder(request, socket);
         const auto status = static_cast<QHttpServerResponder::StatusCode>(reply.status);
         if (reply.status == 401)
             responder.write(body,
@@ -145,26 +166,25 @@ private:
             responder.write(body, {{"Content-Type", "application/json"}, {"X-Request-Id", requestId}}, status);
     }
 
-    Reply dispatch(const QHttpServerRequest &request, QTcpSocket *socket, const RouteMatch &match,
-                   const QString &requestId)
+    Reply dispatch(const RequestData &request, const RouteMatch &match, const QString &requestId)
     {
         core::Actor actor;
         actor.name = QStringLiteral("anonymous");
-        actor.source = socket ? socket->peerAddress().toString() : request.remoteAddress().toString();
+        actor.source = request.peer;
         actor.requestId = requestId;
 
         const bool isPublic = match.route && match.route->permission == permission::Public;
         if (!isPublic) {
             // Unknown routes answer 401 too without a valid token, so that they reveal nothing.
-            auto token = authorizeToken(m_engine, request.value(QByteArrayLiteral("Authorization")));
+            auto token = authorizeToken(m_engine, request.authorization);
             if (!token)
                 return Reply{httpStatus(token.error().code), errorBody(token.error())};
             actor.name = QStringLiteral("token:") + token->name;
             if (!match.route) {
-                const QString path = request.url().path();
-                const QString message =
-                    match.pathKnown ? QStringLiteral("%1 is not served at %2").arg(methodName(request.method()), path)
-                                    : QStringLiteral("no route %1 %2").arg(methodName(request.method()), path);
+                const QString path = request.url.path();
+                const QString message = match.pathKnown
+                                            ? QStringLiteral("%1 is not served at %2").arg(request.method, path)
+                                            : QStringLiteral("no route %1 %2").arg(request.method, path);
                 return Reply{404, errorBody(Error{ErrorCode::NotFound, message, path,
                                                   QStringLiteral("see docs/api/openapi.yaml for the routes")})};
             }
@@ -174,7 +194,7 @@ private:
                     errorBody(Error{
                         ErrorCode::Forbidden,
                         QStringLiteral("the token lacks the permission \"%1\"").arg(toQString(match.route->permission)),
-                        request.url().path()})};
+                        request.url.path()})};
         }
 
         Call call{m_engine, request, match.args, actor};
@@ -192,6 +212,7 @@ private:
     }
 
     core::Engine &m_engine;
+    QThreadPool m_pool;
 };
 
 // One WebSocket client: the socket and, for log follows, the subscription it keeps alive.

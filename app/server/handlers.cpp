@@ -7,7 +7,6 @@
 
 #include "core/spec/appspec.h"
 
-#include <QHttpServerRequest>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -31,9 +30,9 @@ Reply invalid(const QString &message, const QString &where, const QString &hint 
 }
 
 // A bounded integer query parameter; absent gives fallback.
-Result<int> intParam(const QHttpServerRequest &request, const QString &name, int fallback, int min, int max)
+Result<int> intParam(const RequestData &request, const QString &name, int fallback, int min, int max)
 {
-    const QUrlQuery query = request.query();
+    const QUrlQuery query(request.url);
     if (!query.hasQueryItem(name))
         return fallback;
     bool ok = false;
@@ -74,7 +73,7 @@ bool isSpecContentType(const QByteArray &contentType)
 
 Reply createApp(Call &call)
 {
-    const QByteArray body = call.request.body();
+    const QByteArray body = call.request.body;
     // The transport guard refuses large bodies before they are read; this catches the rest.
     if (body.size() > core::MaxSpecBytes)
         return errorReply(Error{ErrorCode::TooLarge,
@@ -82,7 +81,7 @@ Reply createApp(Call &call)
                                     .arg(body.size())
                                     .arg(core::MaxSpecBytes),
                                 QStringLiteral("body")});
-    const QByteArray contentType = call.request.value(QByteArrayLiteral("Content-Type"));
+    const QByteArray contentType = call.request.contentType;
     if (!isSpecContentType(contentType))
         return invalid(QStringLiteral("unsupported content type \"%1\"").arg(QString::fromLatin1(contentType)),
                        QStringLiteral("Content-Type"),
@@ -115,7 +114,7 @@ Reply removeApp(Call &call)
 Reply startDeploy(Call &call)
 {
     QString ref;
-    const QByteArray body = call.request.body().trimmed();
+    const QByteArray body = call.request.body.trimmed();
     if (!body.isEmpty()) {
         QJsonParseError parseError;
         const QJsonDocument doc = QJsonDocument::fromJson(body, &parseError);

@@ -11,8 +11,8 @@ namespace pando::server::detail {
 namespace {
 
 constexpr qsizetype MaxHeaderBytes = 64 * 1024;
-// A refused body of up to this size is read and dropped so that the client, which is still
-// sending, gets to read the 413 instead of a connection reset.
+// A refused body of up to this size is read and dropped before the 413 goes out, so that the
+// client, which is still sending, gets to read it instead of a connection reset.
 constexpr qint64 MaxDrainBytes = 64LL * 1024 * 1024;
 
 struct GuardState {
@@ -64,28 +64,33 @@ void refuse(QTcpSocket *socket, const std::shared_ptr<GuardState> &shared, qint6
             : QStringLiteral("the request body is larger than the limit of %1 bytes").arg(limit),
         QStringLiteral("body")};
     const QByteArray body = QJsonDocument(errorBody(error)).toJson(QJsonDocument::Compact);
-    socket->write("HTTP/1.1 413 Payload Too Large\r\nContent-Type: application/json\r\nConnection: close\r\n"
-                  "Content-Length: " +
-                  QByteArray::number(body.size()) + "\r\n\r\n" + body);
+    const QByteArray response =
+        "HTTP/1.1 413 Payload Too Large\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        "Content-Length: " +
+        QByteArray::number(body.size()) + "\r\n\r\n" + body;
     if (socket->isTransactionStarted())
         socket->commitTransaction();
+    // The answer goes once the client has sent all it declared: a client still sending when
+    // an answer and a close arrive may see only a reset. A declared body too large to drain,
+    // or one whose size we cannot know, gets the answer at once.
     state.drain = declared > 0 && declared <= MaxDrainBytes ? std::max<qint64>(0, state.remaining) : 0;
-    if (state.drain == 0) {
-        socket->disconnectFromHost();
-        return;
-    }
     QPointer<QTcpSocket> guarded(socket);
-    QObject::connect(socket, &QTcpSocket::readyRead, socket, [guarded, shared]() {
+    const auto answerAndClose = [guarded, response] {
         if (!guarded)
+            return;
+        guarded->write(response);
+        guarded->disconnectFromHost();
+    };
+    state.drain -= socket->readAll().size(); // whatever arrived with the headers
+    if (state.drain <= 0)
+        return answerAndClose();
+    QObject::connect(socket, &QTcpSocket::readyRead, socket, [guarded, shared, answerAndClose]() {
+        if (!guarded || shared->drain <= 0)
             return;
         shared->drain -= guarded->readAll().size();
         if (shared->drain <= 0)
-            guarded->disconnectFromHost();
+            answerAndClose();
     });
-    // Whatever arrived with the headers is dropped now.
-    state.drain -= socket->readAll().size();
-    if (state.drain <= 0)
-        socket->disconnectFromHost();
 }
 
 // Looks at each chunk of new bytes before the HTTP server reads it.

@@ -8,10 +8,9 @@
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
+#include <QUrl>
 #include <span>
 #include <string_view>
-
-class QHttpServerRequest;
 
 namespace pando::server {
 
@@ -25,10 +24,21 @@ inline constexpr std::string_view LogsRead = "logs.read";
 inline constexpr std::string_view All[] = {Public, AppsRead, AppsWrite, DeploysWrite, LogsRead};
 } // namespace permission
 
+// What a handler may read of the request. A copy: handlers run on the server's worker threads,
+// after Qt's request object is gone.
+struct RequestData {
+    QString method;
+    QUrl url;
+    QByteArray body;
+    QByteArray contentType;
+    QByteArray authorization;
+    QString peer; // the client's address
+};
+
 // What a handler gets: the engine, the request, the path's {placeholders} in order and who asks.
 struct Call {
     core::Engine &engine;
-    const QHttpServerRequest &request;
+    const RequestData &request;
     QStringList args;
     core::Actor actor;
 };

@@ -192,7 +192,7 @@ Status DeployRunner::run(const QString &deployId, const CancelToken &cancel)
         request.contextDir = plan.contextDir;
         request.dockerfile = plan.dockerfile;
         request.tag = imageTag(deploy.app, deploy.id);
-        request.labels = m_s.labels(deploy.app, deploy.id);
+        request.labels = m_s.labels();
         request.buildArgs = spec->build.args;
         QString lastLine;
         auto image = m_s.runtime.build(request, cancel, [&lastLine](const QString &line) {
@@ -323,26 +323,16 @@ void DeployRunner::retireOld(const QString &app, const QString &keepDeploy)
     }
     // Keep the serving image and the newest one before it.
     auto history = DeployRepository(m_s.db).listForApp(app, 50);
-    QSet<QString> keepImages;
+    QSet<QString> keep{keepDeploy};
     if (history) {
-        bool keptPrevious = false;
-        for (const DeployRecord &d : *history) {
-            if (d.id == keepDeploy)
-                keepImages.insert(d.id);
-            else if (!keptPrevious && d.status == QLatin1String("succeeded") && !d.imageId.isEmpty()) {
-                keepImages.insert(d.id);
-                keptPrevious = true;
+        for (const DeployRecord &d : std::as_const(*history)) {
+            if (d.id != keepDeploy && d.status == QLatin1String("succeeded") && !d.imageId.isEmpty()) {
+                keep.insert(d.id);
+                break;
             }
         }
     }
-    auto images = m_s.runtime.images(m_s.labels(app));
-    if (images) {
-        for (const adapters::ImageInfo &image : *images) {
-            if (keepImages.contains(image.labels.value(QLatin1String(adapters::LabelDeploy))))
-                continue;
-            m_s.runtime.removeImage(image.id);
-        }
-    }
+    untagImages(m_s, app, [&keep](const QString &deployId) { return keep.contains(deployId); });
 }
 
 void DeployRunner::discard(const QString &app, const QString &deployId)
@@ -351,10 +341,7 @@ void DeployRunner::discard(const QString &app, const QString &deployId)
     if (containers)
         for (const adapters::ContainerInfo &c : *containers)
             m_s.runtime.remove(c.id);
-    auto images = m_s.runtime.images(m_s.labels(app, deployId));
-    if (images)
-        for (const adapters::ImageInfo &image : *images)
-            m_s.runtime.removeImage(image.id);
+    m_s.runtime.removeImage(imageTag(app, deployId));
 }
 
 Status DeployRunner::settleInterrupted(const QString &deployId)

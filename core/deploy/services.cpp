@@ -32,6 +32,39 @@ QString imageTag(const QString &app, const QString &deployId)
     return QStringLiteral("pando/%1:%2").arg(app, deployId);
 }
 
+QString deployOfTag(const QString &app, const QString &tag)
+{
+    const QString prefix = QStringLiteral("pando/%1:").arg(app);
+    return tag.startsWith(prefix) ? tag.mid(prefix.size()) : QString();
+}
+
+QString appOfTag(const QString &tag)
+{
+    static const QLatin1String prefix("pando/");
+    const qsizetype colon = tag.lastIndexOf(QLatin1Char(':'));
+    if (!tag.startsWith(prefix) || colon <= prefix.size())
+        return {};
+    return tag.mid(prefix.size(), colon - prefix.size());
+}
+
+QStringList untagImages(const Services &s, const QString &app, const std::function<bool(const QString &)> &keep)
+{
+    QStringList removed;
+    auto images = s.runtime.images(s.labels());
+    if (!images)
+        return removed;
+    for (const adapters::ImageInfo &image : std::as_const(*images)) {
+        for (const QString &tag : image.tags) {
+            const QString deployId = deployOfTag(app, tag);
+            if (deployId.isEmpty() || keep(deployId))
+                continue;
+            if (s.runtime.removeImage(tag))
+                removed << tag;
+        }
+    }
+    return removed;
+}
+
 QString containerName(const QString &app, const QString &deployId)
 {
     return QStringLiteral("pando-%1-%2").arg(app, deployId);

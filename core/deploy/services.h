@@ -14,6 +14,8 @@
 
 #include <QHash>
 #include <QMutex>
+#include <QStringList>
+#include <functional>
 #include <memory>
 
 namespace pando::core {
@@ -48,7 +50,18 @@ struct Services {
     void publish(const QString &type, const QString &app, const QString &deployId, const QJsonObject &data = {}) const;
 };
 
+// Images carry only the install's labels; their tags say which app and deploy they serve. A
+// build of a tree the engine has built before (for any app) then hits the cache all the way,
+// and one image may carry the tags of several deploys.
 QString imageTag(const QString &app, const QString &deployId);
+// The deploy a tag names ("pando/hello:d0123456789ab" → "d0123456789ab"); empty for other tags.
+QString deployOfTag(const QString &app, const QString &tag);
+// The app a tag names ("pando/hello:d0123456789ab" → "hello"); empty for other tags.
+QString appOfTag(const QString &tag);
+// Untags every tag of app's images whose deploy keep() refuses; an image loses its last tag
+// and goes with it. Returns the tags removed.
+QStringList untagImages(const Services &s, const QString &app,
+                        const std::function<bool(const QString &deployId)> &keep);
 QString containerName(const QString &app, const QString &deployId);
 
 } // namespace pando::core

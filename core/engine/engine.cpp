@@ -351,13 +351,7 @@ Status Engine::Private::runRemoveJob(const JobRecord &job)
     } else {
         problems << containers.error().text();
     }
-    if (auto images = runtime->images(services.labels(name))) {
-        for (const adapters::ImageInfo &image : std::as_const(*images))
-            if (auto removed = runtime->removeImage(image.id); !removed)
-                problems << removed.error().text();
-    } else {
-        problems << images.error().text();
-    }
+    untagImages(services, name, [](const QString &) { return false; });
     if (!problems.isEmpty()) {
         // Keep the app so the user sees it and can retry; the row is the record of what is left.
         QMutexLocker l(&mutex);

@@ -70,7 +70,9 @@ Result<QStringList> Reconciler::pass()
     for (const adapters::ContainerInfo &c : std::as_const(*containers))
         byApp[c.labels.value(QLatin1String(adapters::LabelApp))].containers.append(c);
     for (const adapters::ImageInfo &i : std::as_const(*images))
-        byApp[i.labels.value(QLatin1String(adapters::LabelApp))].images.append(i);
+        for (const QString &tag : i.tags)
+            if (const QString app = appOfTag(tag); !app.isEmpty())
+                byApp[app].imageTags.append(tag);
 
     QStringList changes;
     for (auto it = byApp.cbegin(); it != byApp.cend(); ++it) {
@@ -114,8 +116,8 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
     // An image outlives its deploy only while the deploy serves or is the one to go back to;
     // what a failed deploy or a gone app left (a build that finished after its deploy was
     // cut off, say) goes.
-    for (const adapters::ImageInfo &i : listed.images) {
-        const QString deployId = i.labels.value(QLatin1String(adapters::LabelDeploy));
+    for (const QString &tag : listed.imageTags) {
+        const QString deployId = deployOfTag(name, tag);
         if (app) {
             auto d = deploys.find(deployId);
             if (d && d->status != QLatin1String("failed") && d->status != QLatin1String("cancelled"))
@@ -123,8 +125,8 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
             if (!d && d.error().code != ErrorCode::NotFound)
                 continue;
         }
-        if (m_s.runtime.removeImage(i.id))
-            changes << QStringLiteral("removed image %1 (%2)").arg(i.tags.value(0, i.id), name);
+        if (m_s.runtime.removeImage(tag))
+            changes << QStringLiteral("removed image %1").arg(tag);
     }
     if (!app || current.isEmpty())
         return;

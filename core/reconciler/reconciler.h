@@ -31,7 +31,7 @@ public:
 private:
     struct Listed {
         QList<adapters::ContainerInfo> containers;
-        QList<adapters::ImageInfo> images;
+        QStringList imageTags; // "pando/<app>:<deploy>"
     };
     void reconcileApp(const QString &name, const Listed &listed, QStringList &changes);
 

@@ -264,9 +264,7 @@ Result<QString> DockerRuntime::run(const ContainerSpec &spec)
     if (spec.cpus > 0)
         host.insert(QStringLiteral("NanoCpus"), double(qint64(spec.cpus * 1e9)));
     host.insert(QStringLiteral("RestartPolicy"), QJsonObject{{QStringLiteral("Name"), QStringLiteral("no")}});
-    // A small init as PID 1 passes SIGTERM on and reaps zombies: an app that never installed a
-    // signal handler still stops at once when retired, instead of after the stop timeout.
-    host.insert(QStringLiteral("Init"), true);
+    host.insert(QStringLiteral("Init"), spec.init);
     body.insert(QStringLiteral("HostConfig"), host);
 
     QList<QPair<QString, QString>> query;

@@ -417,6 +417,7 @@ private Q_SLOTS:
         spec.image = DockerHarness::baseImage();
         spec.command = {QStringLiteral("/no/such/binary")};
         spec.labels = labels(QStringLiteral("badcmd"));
+        spec.init = false; // with an init, the init starts and the exec fails inside it
         auto id = m_runtime.run(spec);
         QVERIFY(!id);
         auto left =

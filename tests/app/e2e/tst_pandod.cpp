@@ -227,6 +227,8 @@ void TestPandod::badInputIsRefusedWithNothingCreated_data()
     QTest::newRow("dockerfile escapes context")
         << QByteArray(good).replace("run:", "build:\n  dockerfile: ../../etc/passwd\nrun:")
         << QStringLiteral("build.dockerfile");
+    QTest::newRow("port already taken") << QByteArray(good + "route:\n  port: TAKENPORT\n")
+                                        << QStringLiteral("already in use");
     QTest::newRow("missing ref") << QByteArray(good).replace("ref: main", "ref: no-such-ref")
                                  << QStringLiteral("no-such-ref");
     QByteArray deep = "name: bad\nx: ";
@@ -241,6 +243,9 @@ void TestPandod::badInputIsRefusedWithNothingCreated()
     QFETCH(QByteArray, spec);
     QFETCH(QString, expected);
     spec.replace("REPO", m_repo.toUtf8());
+    QTcpServer squatter; // somebody else's server on the port the spec asks for
+    QVERIFY(squatter.listen(QHostAddress::LocalHost, 0));
+    spec.replace("TAKENPORT", QByteArray::number(squatter.serverPort()));
     const QJsonObject before = cliJson({QStringLiteral("apps"), QStringLiteral("list")});
 
     const Run r =
@@ -283,7 +288,10 @@ void TestPandod::sigkillMidDeployIsSettledOnRestart()
     // Nothing of the cut-off deploy is left (a build Docker finishes after the kill included).
     const adapters::Labels ofDeploy{{QLatin1String(adapters::LabelInstall), m_installId},
                                     {QLatin1String(adapters::LabelDeploy), id}};
-    QTRY_VERIFY_WITH_TIMEOUT(m_docker.containers(ofDeploy)->isEmpty() && m_docker.images(ofDeploy)->isEmpty(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(m_docker.containers(ofDeploy)->isEmpty() &&
+                                 m_docker.imageId(QStringLiteral("pando/web:") + id).error().code ==
+                                     ErrorCode::NotFound,
+                             30000);
     // The previous version still serves.
     const QJsonObject app = cliJson({QStringLiteral("apps"), QStringLiteral("show"), QStringLiteral("web")});
     QTRY_COMPARE_WITH_TIMEOUT(httpGet(QUrl(app.value(QStringLiteral("url")).toString())).body.trimmed(),

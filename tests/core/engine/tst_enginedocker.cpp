@@ -3,6 +3,7 @@
 // request, a failed build or health check keeps the old version, crashes are healed, nothing
 // is left behind.
 
+#include "core/deploy/services.h"
 #include "enginefixture.h"
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/support/component.h"
@@ -91,6 +92,8 @@ void TestEngineDocker::deployServes()
     QVERIFY(view);
     QVERIFY2(view->record.status == QLatin1String("succeeded"), qPrintable(view->record.error));
     QCOMPARE(view->record.commit.size(), 40);
+    // The deploy succeeds at the switch; retiring the old version finishes just after.
+    QTRY_VERIFY((view = m_fx->engine().deployView(id), view->steps.last().status != QLatin1String("running")));
     QStringList names;
     for (const auto &step : view->steps) {
         names << step.name;
@@ -168,7 +171,7 @@ void TestEngineDocker::failedBuildKeepsOldVersion()
 
     QCOMPARE(httpGet(url).body.trimmed(), QByteArray("v2"));
     QCOMPARE(m_fx->docker().containers(m_fx->installLabels(QStringLiteral("hello"), id))->size(), 0);
-    QCOMPARE(m_fx->docker().images(m_fx->installLabels(QStringLiteral("hello"), id))->size(), 0);
+    QCOMPARE(m_fx->docker().imageId(core::imageTag(QStringLiteral("hello"), id)).error().code, ErrorCode::NotFound);
 }
 
 void TestEngineDocker::failedHealthKeepsOldVersion()
@@ -275,6 +278,17 @@ void TestEngineDocker::deploysOfOneAppAreSerialised()
     QCOMPARE(b.record.status, QStringLiteral("succeeded"));
     QVERIFY2(b.record.startedMs >= a.record.finishedMs, "the second deploy of an app waits for the first");
     QCOMPARE(m_fx->engine().app(QStringLiteral("hello"))->record.currentDeploy, b.record.id);
+
+    // Old versions' images go; the serving one and the one before it stay for a quick way back.
+    QTRY_VERIFY(b.steps.isEmpty() ||
+                m_fx->engine().deployView(b.record.id)->steps.last().status != QLatin1String("running"));
+    QVERIFY(m_fx->docker().imageId(core::imageTag(QStringLiteral("hello"), b.record.id)));
+    QVERIFY(m_fx->docker().imageId(core::imageTag(QStringLiteral("hello"), a.record.id)));
+    auto deploys = m_fx->engine().deploys(QStringLiteral("hello"), 100);
+    int tagged = 0;
+    for (const auto &d : std::as_const(*deploys))
+        tagged += m_fx->docker().imageId(core::imageTag(QStringLiteral("hello"), d.id)) ? 1 : 0;
+    QCOMPARE(tagged, 2);
 }
 
 void TestEngineDocker::restartRestoresRouteAndSettlesWork()
@@ -296,7 +310,11 @@ void TestEngineDocker::removalLeavesNothingBehind()
     QCOMPARE(m_fx->engine().app(QStringLiteral("hello"))->status, QStringLiteral("removing"));
     QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(QStringLiteral("hello")), 60000);
     QCOMPARE(m_fx->docker().containers(m_fx->installLabels(QStringLiteral("hello")))->size(), 0);
-    QCOMPARE(m_fx->docker().images(m_fx->installLabels(QStringLiteral("hello")))->size(), 0);
+    auto images = m_fx->docker().images(m_fx->installLabels());
+    QVERIFY(images);
+    for (const auto &image : std::as_const(*images))
+        for (const QString &tag : image.tags)
+            QVERIFY2(!tag.startsWith(QLatin1String("pando/hello:")), qPrintable(tag));
     QVERIFY(!m_fx->router().route(QStringLiteral("hello")));
     QTcpServer probe;
     QVERIFY2(probe.listen(QHostAddress::LocalHost, quint16(port)), "the route's port is free again");
