@@ -385,7 +385,7 @@ void Cli::showDeployProgress(const QJsonObject &view)
         int &shown = m_stepShown[seq];
         if (status == QLatin1String("running")) {
             if (shown < 1) {
-                printOut(QStringLiteral("  … %1").arg(str(step, "name")));
+                printStatus(QStringLiteral("  … %1").arg(str(step, "name")));
                 shown = 1;
             }
             continue;

@@ -1,20 +1,55 @@
 #include "output.h"
 
+#include <unistd.h>
+
 #include <QDateTime>
 #include <QJsonDocument>
 #include <cstdio>
 
 namespace pando::cli {
 
+namespace {
+bool g_statusPending = false;
+
+QByteArray clearStatus()
+{
+    if (!g_statusPending)
+        return {};
+    g_statusPending = false;
+    return "\r\033[K";
+}
+} // namespace
+
+bool stdoutIsTerminal()
+{
+    static const bool terminal = ::isatty(STDOUT_FILENO) == 1;
+    return terminal;
+}
+
+void printStatus(const QString &text)
+{
+    if (!stdoutIsTerminal())
+        return;
+    const QByteArray bytes = clearStatus() + text.toUtf8();
+    std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
+    std::fflush(stdout);
+    g_statusPending = true;
+}
+
 void printOut(const QString &text)
 {
-    const QByteArray bytes = text.toUtf8() + '\n';
+    const QByteArray bytes = clearStatus() + text.toUtf8() + '\n';
     std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
     std::fflush(stdout);
 }
 
 void printErr(const QString &text)
 {
+    // A status line on the same terminal would run into the message.
+    if (const QByteArray clear = clearStatus(); !clear.isEmpty()) {
+        std::fwrite(clear.constData(), 1, size_t(clear.size()), stdout);
+        std::fflush(stdout);
+    }
     const QByteArray bytes = text.toUtf8() + '\n';
     std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stderr);
     std::fflush(stderr);

@@ -11,7 +11,11 @@
 
 namespace pando::cli {
 
-void printOut(const QString &text); // adds a newline
+void printOut(const QString &text); // adds a newline; replaces a pending status line
+// A line that the next output replaces ("  … build" while a step runs). Only on a terminal;
+// elsewhere nothing is printed, so logs and pipes get finished lines only.
+void printStatus(const QString &text);
+bool stdoutIsTerminal();
 void printErr(const QString &text); // adds a newline
 void printJson(const QJsonObject &object);
 void printError(const Error &error);

@@ -303,7 +303,7 @@ QString Engine::Private::status(const AppRecord &app, const std::optional<Deploy
         return QStringLiteral("deploying");
     if (app.currentDeploy.isEmpty())
         return last && last->status == QLatin1String("failed") ? QStringLiteral("failed") : QStringLiteral("new");
-    auto containers = observer.containers();
+    auto containers = observer.containers(app.updatedMs);
     if (!containers)
         return QStringLiteral("unknown");
     for (const adapters::ContainerInfo &c : std::as_const(*containers)) {

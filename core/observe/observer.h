@@ -18,7 +18,9 @@ public:
         : m_runtime(runtime), m_filter(std::move(filter)), m_clock(clock), m_ttlMs(ttlMs)
     {}
 
-    Result<QList<adapters::ContainerInfo>> containers();
+    // A listing no older than the TTL, and taken after notBeforeMs: a caller that knows the
+    // state changed at some moment (an app's switch) never gets a listing from before it.
+    Result<QList<adapters::ContainerInfo>> containers(qint64 notBeforeMs = 0);
     // Forget the cached listing (after a change this process made).
     void invalidate();
 
@@ -29,6 +31,7 @@ private:
     qint64 m_ttlMs;
     QMutex m_mutex;
     qint64 m_fetchedMs = -1;
+    qint64 m_startedMs = -1;
     Result<QList<adapters::ContainerInfo>> m_last = QList<adapters::ContainerInfo>{};
 };
 
