@@ -76,6 +76,95 @@ const QList<Migration> &migrations()
                             " created_ms BIGINT NOT NULL DEFAULT 0,"
                             " revoked_ms BIGINT NOT NULL DEFAULT 0)"),
          }},
+        {2,
+         QStringLiteral("pipelines"),
+         {
+             QStringLiteral("CREATE TABLE pipelines ("
+                            " name TEXT NOT NULL PRIMARY KEY,"
+                            " config_yaml TEXT NOT NULL DEFAULT '',"
+                            " vars_yaml TEXT NOT NULL DEFAULT '',"
+                            " config_version INTEGER NOT NULL DEFAULT 0,"
+                            " paused INTEGER NOT NULL DEFAULT 0,"
+                            " paused_reason TEXT NOT NULL DEFAULT '',"
+                            " max_runs INTEGER NOT NULL DEFAULT 1,"
+                            " consecutive_errors INTEGER NOT NULL DEFAULT 0,"
+                            " created_ms BIGINT NOT NULL DEFAULT 0,"
+                            " updated_ms BIGINT NOT NULL DEFAULT 0)"),
+             QStringLiteral("CREATE TABLE runs ("
+                            " id TEXT NOT NULL PRIMARY KEY,"
+                            " pipeline TEXT NOT NULL REFERENCES pipelines(name) ON DELETE CASCADE,"
+                            " job TEXT NOT NULL DEFAULT '',"
+                            " number INTEGER NOT NULL DEFAULT 0,"
+                            " status TEXT NOT NULL DEFAULT 'queued',"
+                            " trigger TEXT NOT NULL DEFAULT '',"
+                            " actor TEXT NOT NULL DEFAULT '',"
+                            " inputs_json TEXT NOT NULL DEFAULT '',"
+                            " config_version INTEGER NOT NULL DEFAULT 0,"
+                            " owner TEXT NOT NULL DEFAULT '',"
+                            " error TEXT NOT NULL DEFAULT '',"
+                            " created_ms BIGINT NOT NULL DEFAULT 0,"
+                            " started_ms BIGINT NOT NULL DEFAULT 0,"
+                            " finished_ms BIGINT NOT NULL DEFAULT 0,"
+                            " UNIQUE (pipeline, job, number))"),
+             QStringLiteral("CREATE INDEX runs_queue ON runs (pipeline, status, created_ms)"),
+             QStringLiteral("CREATE INDEX runs_status ON runs (status)"),
+             QStringLiteral("CREATE TABLE run_steps ("
+                            " run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+                            " step_id TEXT NOT NULL,"
+                            " parent_id TEXT NOT NULL DEFAULT '',"
+                            " seq INTEGER NOT NULL DEFAULT 0,"
+                            " name TEXT NOT NULL DEFAULT '',"
+                            " kind TEXT NOT NULL DEFAULT '',"
+                            " status TEXT NOT NULL DEFAULT '',"
+                            " hash TEXT NOT NULL DEFAULT '',"
+                            " attempt INTEGER NOT NULL DEFAULT 0,"
+                            " exit_code INTEGER NOT NULL DEFAULT -1,"
+                            " error TEXT NOT NULL DEFAULT '',"
+                            " started_ms BIGINT NOT NULL DEFAULT 0,"
+                            " finished_ms BIGINT NOT NULL DEFAULT 0,"
+                            " PRIMARY KEY (run_id, step_id))"),
+             QStringLiteral("CREATE TABLE run_events ("
+                            " run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+                            " seq BIGINT NOT NULL,"
+                            " time_ms BIGINT NOT NULL DEFAULT 0,"
+                            " step_id TEXT NOT NULL DEFAULT '',"
+                            " type TEXT NOT NULL DEFAULT '',"
+                            " data TEXT NOT NULL DEFAULT '',"
+                            " PRIMARY KEY (run_id, seq))"),
+             QStringLiteral("CREATE TABLE run_inputs ("
+                            " run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+                            " resource TEXT NOT NULL,"
+                            " version_json TEXT NOT NULL DEFAULT '',"
+                            " PRIMARY KEY (run_id, resource))"),
+             QStringLiteral("CREATE TABLE step_cache ("
+                            " hash TEXT NOT NULL PRIMARY KEY,"
+                            " outputs_json TEXT NOT NULL DEFAULT '',"
+                            " run_id TEXT NOT NULL DEFAULT '',"
+                            " step_id TEXT NOT NULL DEFAULT '',"
+                            " created_ms BIGINT NOT NULL DEFAULT 0)"),
+             QStringLiteral("CREATE TABLE resource_versions ("
+                            " pipeline TEXT NOT NULL REFERENCES pipelines(name) ON DELETE CASCADE,"
+                            " resource TEXT NOT NULL,"
+                            " seq BIGINT NOT NULL,"
+                            " version_json TEXT NOT NULL,"
+                            " metadata_json TEXT NOT NULL DEFAULT '',"
+                            " found_ms BIGINT NOT NULL DEFAULT 0,"
+                            " PRIMARY KEY (pipeline, resource, seq),"
+                            " UNIQUE (pipeline, resource, version_json))"),
+             QStringLiteral("CREATE TABLE resource_checks ("
+                            " pipeline TEXT NOT NULL REFERENCES pipelines(name) ON DELETE CASCADE,"
+                            " resource TEXT NOT NULL,"
+                            " checked_ms BIGINT NOT NULL DEFAULT 0,"
+                            " error TEXT NOT NULL DEFAULT '',"
+                            " PRIMARY KEY (pipeline, resource))"),
+             QStringLiteral("CREATE TABLE secrets ("
+                            " scope TEXT NOT NULL DEFAULT '',"
+                            " name TEXT NOT NULL,"
+                            " sealed TEXT NOT NULL,"
+                            " created_ms BIGINT NOT NULL DEFAULT 0,"
+                            " updated_ms BIGINT NOT NULL DEFAULT 0,"
+                            " PRIMARY KEY (scope, name))"),
+         }},
     };
     return all;
 }

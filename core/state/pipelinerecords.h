@@ -1,0 +1,97 @@
+#pragma once
+// The rows the pipeline runner keeps. Times are milliseconds since the epoch (UTC); JSON
+// columns hold compact JSON text.
+
+#include <QString>
+#include <QtGlobal>
+
+namespace pando::core {
+
+struct PipelineRecord {
+    QString name;          // primary key
+    QString configYaml;    // as the user set it, ((vars)) not interpolated: secrets never land here
+    QString varsYaml;      // the vars file given with it, if any
+    int configVersion = 0; // 1, 2, ... one more on every set
+    bool paused = false;
+    QString pausedReason;      // "by token:admin", "circuit breaker: 3 errored runs in a row"
+    int maxRuns = 1;           // runs of this pipeline at once
+    int consecutiveErrors = 0; // errored runs in a row, for the circuit breaker
+    qint64 createdMs = 0;
+    qint64 updatedMs = 0;
+};
+
+// Run status: queued → running → succeeded | failed | errored | aborted.
+struct RunRecord {
+    QString id; // "r" + 12 hex digits
+    QString pipeline;
+    QString job;
+    int number = 0; // 1, 2, ... per pipeline and job
+    QString status;
+    QString trigger; // "manual", "resource:<name>", "webhook:<name>", "passed:<job>"
+    QString actor;
+    QString inputsJson;    // {"resource": {version}} chosen when the run was queued
+    int configVersion = 0; // the pipeline config the run executes
+    QString owner;         // the process running it
+    QString error;         // why it errored, for people
+    qint64 createdMs = 0;
+    qint64 startedMs = 0;
+    qint64 finishedMs = 0;
+};
+
+// Step status: pending → running → succeeded | failed | errored | aborted; or skipped (not run
+// because an earlier step ended the plan) and cached (unchanged since a run that succeeded:
+// outputs restored, command not run).
+struct RunStepRecord {
+    QString runId;
+    QString stepId;   // the step's path in the plan ("plan[1].in_parallel[0].task:unit")
+    QString parentId; // "" for top-level steps
+    int seq = 0;      // order among all of the run's steps, as they were planned
+    QString name;     // "unit", "repo"
+    QString kind;     // get, put, task, in_parallel, do, try, on_success, ...
+    QString status;
+    QString hash;    // the step's content address, when it has one
+    int attempt = 0; // 1-based attempt when the step has attempts
+    int exitCode = -1;
+    QString error;
+    qint64 startedMs = 0;
+    qint64 finishedMs = 0;
+};
+
+// One thing that happened in a run, in order: step state changes and output lines (masked).
+struct RunEventRecord {
+    QString runId;
+    qint64 seq = 0; // 1, 2, ... per run
+    qint64 timeMs = 0;
+    QString stepId;
+    QString type; // "step", "output", "run"
+    QString dataJson;
+};
+
+// A step that succeeded, by content address: what its outputs were, so an unchanged step is
+// skipped and its outputs restored.
+struct StepCacheRecord {
+    QString hash;        // primary key
+    QString outputsJson; // {"output name": "blob id"}
+    QString runId;       // the run that produced it
+    QString stepId;
+    qint64 createdMs = 0;
+};
+
+struct ResourceVersionRecord {
+    QString pipeline;
+    QString resource;
+    qint64 seq = 0;      // 1, 2, ... per resource, in the order checks found them
+    QString versionJson; // {"ref": "abc"}, keys sorted
+    QString metadataJson;
+    qint64 foundMs = 0;
+};
+
+struct SecretRecord {
+    QString scope; // "" for the install, or a pipeline name
+    QString name;
+    QString sealed; // the sealbox envelope; never the value
+    qint64 createdMs = 0;
+    qint64 updatedMs = 0;
+};
+
+} // namespace pando::core

@@ -1,0 +1,106 @@
+#pragma once
+// The repositories of the pipeline runner over Database, same rules as repositories.h: one
+// statement or transaction per call, Conflict for a duplicate key, NotFound for a missing row.
+
+#include "database.h"
+#include "pipelinerecords.h"
+
+#include <QList>
+#include <optional>
+
+namespace pando::core {
+
+class PipelineRepository {
+public:
+    explicit PipelineRepository(Database &db) : m_db(db) {}
+    // Creates the pipeline or replaces its config, bumping configVersion; returns the row.
+    Result<PipelineRecord> set(const QString &name, const QString &configYaml, const QString &varsYaml, qint64 nowMs);
+    Result<PipelineRecord> find(const QString &name);
+    Result<QList<PipelineRecord>> list();
+    Status setPaused(const QString &name, bool paused, const QString &reason, qint64 nowMs);
+    Status setMaxRuns(const QString &name, int maxRuns, qint64 nowMs);
+    // Counts an errored run (or resets the count after a run that did not error); returns the count.
+    Result<int> recordRunOutcome(const QString &name, bool errored, qint64 nowMs);
+    // Removes the pipeline with its runs, steps, events, versions and secrets.
+    Status remove(const QString &name);
+
+private:
+    Database &m_db;
+};
+
+class RunRepository {
+public:
+    explicit RunRepository(Database &db) : m_db(db) {}
+    // Queues a run, numbering it after the job's last; fills id, number and status.
+    Result<RunRecord> enqueue(RunRecord run);
+    Result<RunRecord> find(const QString &id);
+    // Newest first; job empty: every job of the pipeline; pipeline empty: every run.
+    Result<QList<RunRecord>> list(const QString &pipeline, const QString &job, int limit);
+    // Atomically claims the oldest queued run of the pipeline while fewer than maxRuns of its
+    // runs are running (and, for a serial job, none of that job's); nullopt when none may start.
+    Result<std::optional<RunRecord>> claimNext(const QString &pipeline, int maxRuns, const QString &owner,
+                                               qint64 nowMs);
+    // Runs left running by processes other than owner.
+    Result<QList<RunRecord>> abandoned(const QString &owner);
+    Result<QList<RunRecord>> withStatus(const QString &status);
+    Status finish(const QString &id, const QString &status, const QString &error, qint64 nowMs);
+    // Puts a running run back to queued (its steps and events are cleared).
+    Status requeue(const QString &id);
+
+    Status upsertStep(const RunStepRecord &step);
+    Result<QList<RunStepRecord>> steps(const QString &runId);
+
+    // Appends events in order, numbering them after the run's last; returns the last seq.
+    Result<qint64> appendEvents(const QString &runId, const QList<RunEventRecord> &events);
+    Result<QList<RunEventRecord>> events(const QString &runId, qint64 afterSeq, int limit);
+
+    // The versions of `resource` used by succeeded runs of `job`, newest first.
+    Result<QStringList> passedVersions(const QString &pipeline, const QString &job, const QString &resource, int limit);
+    Status recordInput(const QString &runId, const QString &resource, const QString &versionJson);
+
+private:
+    Database &m_db;
+};
+
+class StepCacheRepository {
+public:
+    explicit StepCacheRepository(Database &db) : m_db(db) {}
+    Result<std::optional<StepCacheRecord>> find(const QString &hash);
+    // Records a step that succeeded; an existing row for the hash is kept.
+    Status put(const StepCacheRecord &record);
+    Status remove(const QString &hash);
+
+private:
+    Database &m_db;
+};
+
+class ResourceVersionRepository {
+public:
+    explicit ResourceVersionRepository(Database &db) : m_db(db) {}
+    // Records versions not seen before (in order); returns the rows that were new.
+    Result<QList<ResourceVersionRecord>> add(const QString &pipeline, const QString &resource,
+                                             const QList<QPair<QString, QString>> &versionsAndMetadata, qint64 nowMs);
+    Result<std::optional<ResourceVersionRecord>> latest(const QString &pipeline, const QString &resource);
+    Result<QList<ResourceVersionRecord>> list(const QString &pipeline, const QString &resource, int limit);
+    Status recordCheck(const QString &pipeline, const QString &resource, qint64 nowMs, const QString &error);
+    // When the resource was last checked (0: never), and the error of that check.
+    Result<QPair<qint64, QString>> lastCheck(const QString &pipeline, const QString &resource);
+
+private:
+    Database &m_db;
+};
+
+class SecretRepository {
+public:
+    explicit SecretRepository(Database &db) : m_db(db) {}
+    Status put(const SecretRecord &secret);
+    Result<SecretRecord> find(const QString &scope, const QString &name);
+    // Names only, never values.
+    Result<QList<SecretRecord>> list(const QString &scope);
+    Status remove(const QString &scope, const QString &name);
+
+private:
+    Database &m_db;
+};
+
+} // namespace pando::core

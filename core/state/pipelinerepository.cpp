@@ -1,0 +1,367 @@
+// Pipelines, their resource versions, the step cache and sealed secrets.
+#include "pipelinerepositories.h"
+
+#include "sql.h"
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core {
+
+namespace {
+
+const QString kPipelineColumns = u"name, config_yaml, vars_yaml, config_version, paused, paused_reason, max_runs,"
+                                 " consecutive_errors, created_ms, updated_ms"_s;
+
+PipelineRecord pipelineFrom(const QSqlQuery &q)
+{
+    PipelineRecord p;
+    p.name = q.value(0).toString();
+    p.configYaml = q.value(1).toString();
+    p.varsYaml = q.value(2).toString();
+    p.configVersion = q.value(3).toInt();
+    p.paused = q.value(4).toInt() != 0;
+    p.pausedReason = q.value(5).toString();
+    p.maxRuns = q.value(6).toInt();
+    p.consecutiveErrors = q.value(7).toInt();
+    p.createdMs = q.value(8).toLongLong();
+    p.updatedMs = q.value(9).toLongLong();
+    return p;
+}
+
+// The calling thread's connection, then one statement.
+Result<QSqlQuery> exec(Database &database, const QString &sql, const QVariantList &values, const QString &what)
+{
+    auto db = database.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    return detail::run(*db, database.isPostgres(), sql, values, what);
+}
+
+Status expectOneRow(const Result<QSqlQuery> &q, const QString &missing, const QString &where)
+{
+    if (!q)
+        return std::unexpected(q.error());
+    if (q->numRowsAffected() == 0)
+        return fail(ErrorCode::NotFound, missing, where);
+    return {};
+}
+
+} // namespace
+
+Result<PipelineRecord> PipelineRepository::set(const QString &name, const QString &configYaml, const QString &varsYaml,
+                                               qint64 nowMs)
+{
+    const QString what = u"set pipeline "_s + name;
+    auto tx = detail::Transaction::begin(m_db, what);
+    if (!tx)
+        return std::unexpected(tx.error());
+    auto existing = tx->run(u"SELECT config_version FROM pipelines WHERE name = ?"_s, {detail::text(name)}, what);
+    if (!existing)
+        return std::unexpected(existing.error());
+    if (existing->next()) {
+        const int version = existing->value(0).toInt() + 1;
+        auto q = tx->run(u"UPDATE pipelines SET config_yaml = ?, vars_yaml = ?, config_version = ?, updated_ms = ?"
+                         " WHERE name = ?"_s,
+                         {detail::text(configYaml), detail::text(varsYaml), version, nowMs, detail::text(name)}, what);
+        if (!q)
+            return std::unexpected(q.error());
+    } else {
+        auto q =
+            tx->run(u"INSERT INTO pipelines ("_s + kPipelineColumns + u") VALUES (?, ?, ?, 1, 0, '', 1, 0, ?, ?)"_s,
+                    {detail::text(name), detail::text(configYaml), detail::text(varsYaml), nowMs, nowMs}, what);
+        if (!q)
+            return std::unexpected(q.error());
+    }
+    if (auto ok = tx->commit(); !ok)
+        return std::unexpected(ok.error());
+    return find(name);
+}
+
+Result<PipelineRecord> PipelineRepository::find(const QString &name)
+{
+    auto q = exec(m_db, u"SELECT "_s + kPipelineColumns + u" FROM pipelines WHERE name = ?"_s, {detail::text(name)},
+                  u"find pipeline "_s + name);
+    if (!q)
+        return std::unexpected(q.error());
+    if (!q->next())
+        return fail(ErrorCode::NotFound, u"no pipeline named "_s + name, u"pipelines"_s);
+    return pipelineFrom(*q);
+}
+
+Result<QList<PipelineRecord>> PipelineRepository::list()
+{
+    auto q = exec(m_db, u"SELECT "_s + kPipelineColumns + u" FROM pipelines ORDER BY name"_s, {}, u"list pipelines"_s);
+    if (!q)
+        return std::unexpected(q.error());
+    QList<PipelineRecord> list;
+    while (q->next())
+        list.append(pipelineFrom(*q));
+    return list;
+}
+
+Status PipelineRepository::setPaused(const QString &name, bool paused, const QString &reason, qint64 nowMs)
+{
+    // Unpausing also closes the circuit breaker.
+    return expectOneRow(
+        exec(m_db,
+             paused ? u"UPDATE pipelines SET paused = 1, paused_reason = ?, updated_ms = ? WHERE name = ?"_s
+                    : u"UPDATE pipelines SET paused = 0, paused_reason = ?, consecutive_errors = 0,"
+                      " updated_ms = ? WHERE name = ?"_s,
+             {detail::text(paused ? reason : QString()), nowMs, detail::text(name)}, u"pause pipeline "_s + name),
+        u"no pipeline named "_s + name, u"pipelines"_s);
+}
+
+Status PipelineRepository::setMaxRuns(const QString &name, int maxRuns, qint64 nowMs)
+{
+    return expectOneRow(exec(m_db, u"UPDATE pipelines SET max_runs = ?, updated_ms = ? WHERE name = ?"_s,
+                             {maxRuns, nowMs, detail::text(name)}, u"set max-runs of "_s + name),
+                        u"no pipeline named "_s + name, u"pipelines"_s);
+}
+
+Result<int> PipelineRepository::recordRunOutcome(const QString &name, bool errored, qint64 nowMs)
+{
+    const QString what = u"count errors of "_s + name;
+    auto tx = detail::Transaction::begin(m_db, what);
+    if (!tx)
+        return std::unexpected(tx.error());
+    auto q = tx->run(errored ? u"UPDATE pipelines SET consecutive_errors = consecutive_errors + 1, updated_ms = ?"
+                               " WHERE name = ?"_s
+                             : u"UPDATE pipelines SET consecutive_errors = 0, updated_ms = ? WHERE name = ?"_s,
+                     {nowMs, detail::text(name)}, what);
+    if (!q)
+        return std::unexpected(q.error());
+    auto count = tx->run(u"SELECT consecutive_errors FROM pipelines WHERE name = ?"_s, {detail::text(name)}, what);
+    if (!count)
+        return std::unexpected(count.error());
+    if (!count->next())
+        return fail(ErrorCode::NotFound, u"no pipeline named "_s + name, u"pipelines"_s);
+    const int errors = count->value(0).toInt();
+    if (auto ok = tx->commit(); !ok)
+        return std::unexpected(ok.error());
+    return errors;
+}
+
+Status PipelineRepository::remove(const QString &name)
+{
+    const QString what = u"remove pipeline "_s + name;
+    auto tx = detail::Transaction::begin(m_db, what);
+    if (!tx)
+        return std::unexpected(tx.error());
+    // Secrets scoped to the pipeline have no foreign key (scope "" is the install's).
+    if (auto q = tx->run(u"DELETE FROM secrets WHERE scope = ?"_s, {detail::text(name)}, what); !q)
+        return std::unexpected(q.error());
+    auto q = tx->run(u"DELETE FROM pipelines WHERE name = ?"_s, {detail::text(name)}, what);
+    if (!q)
+        return std::unexpected(q.error());
+    if (q->numRowsAffected() == 0)
+        return fail(ErrorCode::NotFound, u"no pipeline named "_s + name, u"pipelines"_s);
+    return tx->commit();
+}
+
+// --- step cache
+
+Result<std::optional<StepCacheRecord>> StepCacheRepository::find(const QString &hash)
+{
+    auto q = exec(m_db, u"SELECT hash, outputs_json, run_id, step_id, created_ms FROM step_cache WHERE hash = ?"_s,
+                  {detail::text(hash)}, u"find cached step "_s + hash);
+    if (!q)
+        return std::unexpected(q.error());
+    if (!q->next())
+        return std::optional<StepCacheRecord>{};
+    return std::optional<StepCacheRecord>{StepCacheRecord{q->value(0).toString(), q->value(1).toString(),
+                                                          q->value(2).toString(), q->value(3).toString(),
+                                                          q->value(4).toLongLong()}};
+}
+
+Status StepCacheRepository::put(const StepCacheRecord &r)
+{
+    const QString what = u"cache step "_s + r.hash;
+    auto tx = detail::Transaction::begin(m_db, what);
+    if (!tx)
+        return std::unexpected(tx.error());
+    auto existing = tx->run(u"SELECT 1 FROM step_cache WHERE hash = ?"_s, {detail::text(r.hash)}, what);
+    if (!existing)
+        return std::unexpected(existing.error());
+    if (existing->next())
+        return tx->commit();
+    auto q = tx->run(
+        u"INSERT INTO step_cache (hash, outputs_json, run_id, step_id, created_ms) VALUES (?, ?, ?, ?, ?)"_s,
+        {detail::text(r.hash), detail::text(r.outputsJson), detail::text(r.runId), detail::text(r.stepId), r.createdMs},
+        what);
+    if (!q)
+        return q.error().code == ErrorCode::Conflict ? Status{} : Status{std::unexpected(q.error())};
+    return tx->commit();
+}
+
+Status StepCacheRepository::remove(const QString &hash)
+{
+    auto q = exec(m_db, u"DELETE FROM step_cache WHERE hash = ?"_s, {detail::text(hash)}, u"forget cached step"_s);
+    if (!q)
+        return std::unexpected(q.error());
+    return {};
+}
+
+// --- resource versions
+
+namespace {
+ResourceVersionRecord versionFrom(const QSqlQuery &q)
+{
+    return ResourceVersionRecord{q.value(0).toString(), q.value(1).toString(), q.value(2).toLongLong(),
+                                 q.value(3).toString(), q.value(4).toString(), q.value(5).toLongLong()};
+}
+const QString kVersionColumns = u"pipeline, resource, seq, version_json, metadata_json, found_ms"_s;
+} // namespace
+
+Result<QList<ResourceVersionRecord>>
+ResourceVersionRepository::add(const QString &pipeline, const QString &resource,
+                               const QList<QPair<QString, QString>> &versionsAndMetadata, qint64 nowMs)
+{
+    const QString what = u"record versions of "_s + pipeline + u'/' + resource;
+    return detail::retryOnConflict([&]() -> Result<QList<ResourceVersionRecord>> {
+        auto tx = detail::Transaction::begin(m_db, what);
+        if (!tx)
+            return std::unexpected(tx.error());
+        auto last =
+            tx->run(u"SELECT COALESCE(MAX(seq), 0) FROM resource_versions WHERE pipeline = ? AND resource = ?"_s,
+                    {detail::text(pipeline), detail::text(resource)}, what);
+        if (!last)
+            return std::unexpected(last.error());
+        qint64 seq = last->next() ? last->value(0).toLongLong() : 0;
+        QList<ResourceVersionRecord> added;
+        for (const auto &[version, metadata] : versionsAndMetadata) {
+            auto seen =
+                tx->run(u"SELECT 1 FROM resource_versions WHERE pipeline = ? AND resource = ? AND version_json = ?"_s,
+                        {detail::text(pipeline), detail::text(resource), detail::text(version)}, what);
+            if (!seen)
+                return std::unexpected(seen.error());
+            if (seen->next())
+                continue;
+            ResourceVersionRecord r{pipeline, resource, ++seq, version, metadata, nowMs};
+            auto q = tx->run(u"INSERT INTO resource_versions ("_s + kVersionColumns + u") VALUES (?, ?, ?, ?, ?, ?)"_s,
+                             {detail::text(pipeline), detail::text(resource), r.seq, detail::text(version),
+                              detail::text(metadata), nowMs},
+                             what);
+            if (!q)
+                return std::unexpected(q.error());
+            added.append(r);
+        }
+        if (auto ok = tx->commit(); !ok)
+            return std::unexpected(ok.error());
+        return added;
+    });
+}
+
+Result<std::optional<ResourceVersionRecord>> ResourceVersionRepository::latest(const QString &pipeline,
+                                                                               const QString &resource)
+{
+    auto list = this->list(pipeline, resource, 1);
+    if (!list)
+        return std::unexpected(list.error());
+    if (list->isEmpty())
+        return std::optional<ResourceVersionRecord>{};
+    return std::optional<ResourceVersionRecord>{list->first()};
+}
+
+Result<QList<ResourceVersionRecord>> ResourceVersionRepository::list(const QString &pipeline, const QString &resource,
+                                                                     int limit)
+{
+    auto q = exec(m_db,
+                  u"SELECT "_s + kVersionColumns +
+                      u" FROM resource_versions WHERE pipeline = ? AND resource = ? ORDER BY seq DESC LIMIT ?"_s,
+                  {detail::text(pipeline), detail::text(resource), limit}, u"list versions of "_s + resource);
+    if (!q)
+        return std::unexpected(q.error());
+    QList<ResourceVersionRecord> list;
+    while (q->next())
+        list.append(versionFrom(*q));
+    return list;
+}
+
+Status ResourceVersionRepository::recordCheck(const QString &pipeline, const QString &resource, qint64 nowMs,
+                                              const QString &error)
+{
+    const QString what = u"record check of "_s + resource;
+    auto tx = detail::Transaction::begin(m_db, what);
+    if (!tx)
+        return std::unexpected(tx.error());
+    auto q = tx->run(u"UPDATE resource_checks SET checked_ms = ?, error = ? WHERE pipeline = ? AND resource = ?"_s,
+                     {nowMs, detail::text(error), detail::text(pipeline), detail::text(resource)}, what);
+    if (!q)
+        return std::unexpected(q.error());
+    if (q->numRowsAffected() == 0) {
+        auto insert =
+            tx->run(u"INSERT INTO resource_checks (pipeline, resource, checked_ms, error) VALUES (?, ?, ?, ?)"_s,
+                    {detail::text(pipeline), detail::text(resource), nowMs, detail::text(error)}, what);
+        if (!insert)
+            return std::unexpected(insert.error());
+    }
+    return tx->commit();
+}
+
+Result<QPair<qint64, QString>> ResourceVersionRepository::lastCheck(const QString &pipeline, const QString &resource)
+{
+    auto q = exec(m_db, u"SELECT checked_ms, error FROM resource_checks WHERE pipeline = ? AND resource = ?"_s,
+                  {detail::text(pipeline), detail::text(resource)}, u"last check of "_s + resource);
+    if (!q)
+        return std::unexpected(q.error());
+    if (!q->next())
+        return QPair<qint64, QString>{0, QString()};
+    return QPair<qint64, QString>{q->value(0).toLongLong(), q->value(1).toString()};
+}
+
+// --- secrets
+
+Status SecretRepository::put(const SecretRecord &s)
+{
+    const QString what = u"store secret "_s + s.name;
+    auto tx = detail::Transaction::begin(m_db, what);
+    if (!tx)
+        return std::unexpected(tx.error());
+    auto q = tx->run(u"UPDATE secrets SET sealed = ?, updated_ms = ? WHERE scope = ? AND name = ?"_s,
+                     {detail::text(s.sealed), s.updatedMs, detail::text(s.scope), detail::text(s.name)}, what);
+    if (!q)
+        return std::unexpected(q.error());
+    if (q->numRowsAffected() == 0) {
+        auto insert = tx->run(
+            u"INSERT INTO secrets (scope, name, sealed, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?)"_s,
+            {detail::text(s.scope), detail::text(s.name), detail::text(s.sealed), s.createdMs, s.updatedMs}, what);
+        if (!insert)
+            return std::unexpected(insert.error());
+    }
+    return tx->commit();
+}
+
+Result<SecretRecord> SecretRepository::find(const QString &scope, const QString &name)
+{
+    auto q =
+        exec(m_db, u"SELECT scope, name, sealed, created_ms, updated_ms FROM secrets WHERE scope = ? AND name = ?"_s,
+             {detail::text(scope), detail::text(name)}, u"find secret "_s + name);
+    if (!q)
+        return std::unexpected(q.error());
+    if (!q->next())
+        return fail(ErrorCode::NotFound, u"no secret named "_s + name, u"secrets"_s);
+    return SecretRecord{q->value(0).toString(), q->value(1).toString(), q->value(2).toString(),
+                        q->value(3).toLongLong(), q->value(4).toLongLong()};
+}
+
+Result<QList<SecretRecord>> SecretRepository::list(const QString &scope)
+{
+    auto q = exec(m_db, u"SELECT scope, name, created_ms, updated_ms FROM secrets WHERE scope = ? ORDER BY name"_s,
+                  {detail::text(scope)}, u"list secrets"_s);
+    if (!q)
+        return std::unexpected(q.error());
+    QList<SecretRecord> list;
+    while (q->next())
+        list.append(SecretRecord{q->value(0).toString(), q->value(1).toString(), QString(), q->value(2).toLongLong(),
+                                 q->value(3).toLongLong()});
+    return list;
+}
+
+Status SecretRepository::remove(const QString &scope, const QString &name)
+{
+    return expectOneRow(exec(m_db, u"DELETE FROM secrets WHERE scope = ? AND name = ?"_s,
+                             {detail::text(scope), detail::text(name)}, u"remove secret "_s + name),
+                        u"no secret named "_s + name, u"secrets"_s);
+}
+
+} // namespace pando::core

@@ -1,0 +1,356 @@
+// Runs: the pipelines' durable queue, their step trees, their events and the inputs they used.
+#include "pipelinerepositories.h"
+
+#include "sql.h"
+
+#include <QRandomGenerator>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core {
+
+namespace {
+
+const QString kRunColumns = u"id, pipeline, job, number, status, trigger, actor, inputs_json, config_version, owner,"
+                            " error, created_ms, started_ms, finished_ms"_s;
+const QString kStepColumns = u"run_id, step_id, parent_id, seq, name, kind, status, hash, attempt, exit_code, error,"
+                             " started_ms, finished_ms"_s;
+
+RunRecord runFrom(const QSqlQuery &q)
+{
+    RunRecord r;
+    r.id = q.value(0).toString();
+    r.pipeline = q.value(1).toString();
+    r.job = q.value(2).toString();
+    r.number = q.value(3).toInt();
+    r.status = q.value(4).toString();
+    r.trigger = q.value(5).toString();
+    r.actor = q.value(6).toString();
+    r.inputsJson = q.value(7).toString();
+    r.configVersion = q.value(8).toInt();
+    r.owner = q.value(9).toString();
+    r.error = q.value(10).toString();
+    r.createdMs = q.value(11).toLongLong();
+    r.startedMs = q.value(12).toLongLong();
+    r.finishedMs = q.value(13).toLongLong();
+    return r;
+}
+
+RunStepRecord stepFrom(const QSqlQuery &q)
+{
+    RunStepRecord s;
+    s.runId = q.value(0).toString();
+    s.stepId = q.value(1).toString();
+    s.parentId = q.value(2).toString();
+    s.seq = q.value(3).toInt();
+    s.name = q.value(4).toString();
+    s.kind = q.value(5).toString();
+    s.status = q.value(6).toString();
+    s.hash = q.value(7).toString();
+    s.attempt = q.value(8).toInt();
+    s.exitCode = q.value(9).toInt();
+    s.error = q.value(10).toString();
+    s.startedMs = q.value(11).toLongLong();
+    s.finishedMs = q.value(12).toLongLong();
+    return s;
+}
+
+Result<QSqlQuery> exec(Database &database, const QString &sql, const QVariantList &values, const QString &what)
+{
+    auto db = database.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    return detail::run(*db, database.isPostgres(), sql, values, what);
+}
+
+Result<QList<RunRecord>> selectRuns(Database &db, const QString &tail, const QVariantList &values, const QString &what)
+{
+    auto q = exec(db, u"SELECT "_s + kRunColumns + u" FROM runs "_s + tail, values, what);
+    if (!q)
+        return std::unexpected(q.error());
+    QList<RunRecord> runs;
+    while (q->next())
+        runs.append(runFrom(*q));
+    return runs;
+}
+
+QString newRunId()
+{
+    return u"r%1"_s.arg(QRandomGenerator::system()->generate64() & 0xffffffffffffULL, 12, 16, QLatin1Char('0'));
+}
+
+} // namespace
+
+Result<RunRecord> RunRepository::enqueue(RunRecord run)
+{
+    const QString what = u"queue a run of "_s + run.pipeline + u'/' + run.job;
+    return detail::retryOnConflict([&]() -> Result<RunRecord> {
+        auto tx = detail::Transaction::begin(m_db, what);
+        if (!tx)
+            return std::unexpected(tx.error());
+        auto last = tx->run(u"SELECT COALESCE(MAX(number), 0) FROM runs WHERE pipeline = ? AND job = ?"_s,
+                            {detail::text(run.pipeline), detail::text(run.job)}, what);
+        if (!last)
+            return std::unexpected(last.error());
+        RunRecord r = run;
+        r.id = newRunId();
+        r.number = (last->next() ? last->value(0).toInt() : 0) + 1;
+        r.status = u"queued"_s;
+        auto q = tx->run(
+            u"INSERT INTO runs ("_s + kRunColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', ?, 0, 0)"_s,
+            {detail::text(r.id), detail::text(r.pipeline), detail::text(r.job), r.number, detail::text(r.status),
+             detail::text(r.trigger), detail::text(r.actor), detail::text(r.inputsJson), r.configVersion, r.createdMs},
+            what);
+        if (!q)
+            return std::unexpected(q.error());
+        if (auto ok = tx->commit(); !ok)
+            return std::unexpected(ok.error());
+        return r;
+    });
+}
+
+Result<RunRecord> RunRepository::find(const QString &id)
+{
+    auto runs = selectRuns(m_db, u"WHERE id = ?"_s, {detail::text(id)}, u"find run "_s + id);
+    if (!runs)
+        return std::unexpected(runs.error());
+    if (runs->isEmpty())
+        return fail(ErrorCode::NotFound, u"no run "_s + id, u"runs"_s);
+    return runs->first();
+}
+
+Result<QList<RunRecord>> RunRepository::list(const QString &pipeline, const QString &job, int limit)
+{
+    QString where;
+    QVariantList values;
+    if (!pipeline.isEmpty()) {
+        where = u"WHERE pipeline = ?"_s;
+        values << detail::text(pipeline);
+        if (!job.isEmpty()) {
+            where += u" AND job = ?"_s;
+            values << detail::text(job);
+        }
+    }
+    values << limit;
+    return selectRuns(m_db, where + u" ORDER BY created_ms DESC, number DESC LIMIT ?"_s, values, u"list runs"_s);
+}
+
+Result<std::optional<RunRecord>> RunRepository::claimNext(const QString &pipeline, int maxRuns, const QString &owner,
+                                                          qint64 nowMs)
+{
+    const QString what = u"claim a run of "_s + pipeline;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        auto tx = detail::Transaction::begin(m_db, what);
+        if (!tx)
+            return std::unexpected(tx.error());
+        // As for jobs: claimers of one table serialise on PostgreSQL, so the count of running
+        // runs is still true when the UPDATE commits.
+        if (tx->isPostgres())
+            if (auto lock = tx->run(u"LOCK TABLE runs IN SHARE ROW EXCLUSIVE MODE"_s, {}, what); !lock)
+                return std::unexpected(lock.error());
+        auto running = tx->run(u"SELECT COUNT(*) FROM runs WHERE pipeline = ? AND status = 'running'"_s,
+                               {detail::text(pipeline)}, what);
+        if (!running)
+            return std::unexpected(running.error());
+        if (running->next() && running->value(0).toInt() >= maxRuns) {
+            if (auto ok = tx->commit(); !ok)
+                return std::unexpected(ok.error());
+            return std::optional<RunRecord>{};
+        }
+        // A job's runs go in order: a queued run waits while an earlier run of the same job runs.
+        auto next = tx->run(u"SELECT "_s + kRunColumns +
+                                u" FROM runs q WHERE q.pipeline = ? AND q.status = 'queued' AND NOT EXISTS"
+                                " (SELECT 1 FROM runs r WHERE r.pipeline = q.pipeline AND r.job = q.job"
+                                " AND r.status = 'running') ORDER BY q.created_ms, q.number LIMIT 1"_s,
+                            {detail::text(pipeline)}, what);
+        if (!next)
+            return std::unexpected(next.error());
+        if (!next->next()) {
+            if (auto ok = tx->commit(); !ok)
+                return std::unexpected(ok.error());
+            return std::optional<RunRecord>{};
+        }
+        RunRecord run = runFrom(*next);
+        auto update = tx->run(u"UPDATE runs SET status = 'running', owner = ?, started_ms = ?"
+                              " WHERE id = ? AND status = 'queued'"_s,
+                              {detail::text(owner), nowMs, detail::text(run.id)}, what);
+        if (!update)
+            return std::unexpected(update.error());
+        if (update->numRowsAffected() != 1)
+            continue;
+        if (auto ok = tx->commit(); !ok) {
+            if (ok.error().code == ErrorCode::Conflict)
+                continue;
+            return std::unexpected(ok.error());
+        }
+        run.status = u"running"_s;
+        run.owner = owner;
+        run.startedMs = nowMs;
+        return std::optional<RunRecord>{run};
+    }
+    return fail(ErrorCode::Unavailable, u"gave up claiming a run after 100 lost races"_s, u"runs"_s);
+}
+
+Result<QList<RunRecord>> RunRepository::abandoned(const QString &owner)
+{
+    return selectRuns(m_db, u"WHERE status = 'running' AND owner <> ? ORDER BY created_ms"_s, {detail::text(owner)},
+                      u"find abandoned runs"_s);
+}
+
+Result<QList<RunRecord>> RunRepository::withStatus(const QString &status)
+{
+    return selectRuns(m_db, u"WHERE status = ? ORDER BY created_ms"_s, {detail::text(status)},
+                      u"list "_s + status + u" runs"_s);
+}
+
+Status RunRepository::finish(const QString &id, const QString &status, const QString &error, qint64 nowMs)
+{
+    auto q = exec(m_db, u"UPDATE runs SET status = ?, error = ?, finished_ms = ? WHERE id = ?"_s,
+                  {detail::text(status), detail::text(error), nowMs, detail::text(id)}, u"finish run "_s + id);
+    if (!q)
+        return std::unexpected(q.error());
+    if (q->numRowsAffected() == 0)
+        return fail(ErrorCode::NotFound, u"no run "_s + id, u"runs"_s);
+    return {};
+}
+
+Status RunRepository::requeue(const QString &id)
+{
+    const QString what = u"requeue run "_s + id;
+    auto tx = detail::Transaction::begin(m_db, what);
+    if (!tx)
+        return std::unexpected(tx.error());
+    for (const QString &sql :
+         {u"DELETE FROM run_steps WHERE run_id = ?"_s, u"DELETE FROM run_events WHERE run_id = ?"_s,
+          u"DELETE FROM run_inputs WHERE run_id = ?"_s,
+          u"UPDATE runs SET status = 'queued', owner = '', started_ms = 0 WHERE id = ?"_s}) {
+        if (auto q = tx->run(sql, {detail::text(id)}, what); !q)
+            return std::unexpected(q.error());
+    }
+    return tx->commit();
+}
+
+Status RunRepository::upsertStep(const RunStepRecord &s)
+{
+    const QString what = u"record step "_s + s.stepId + u" of run "_s + s.runId;
+    auto tx = detail::Transaction::begin(m_db, what);
+    if (!tx)
+        return std::unexpected(tx.error());
+    const QVariantList fields{detail::text(s.parentId),
+                              s.seq,
+                              detail::text(s.name),
+                              detail::text(s.kind),
+                              detail::text(s.status),
+                              detail::text(s.hash),
+                              s.attempt,
+                              s.exitCode,
+                              detail::text(s.error),
+                              s.startedMs,
+                              s.finishedMs};
+    auto q =
+        tx->run(u"UPDATE run_steps SET parent_id = ?, seq = ?, name = ?, kind = ?, status = ?, hash = ?, attempt = ?,"
+                " exit_code = ?, error = ?, started_ms = ?, finished_ms = ? WHERE run_id = ? AND step_id = ?"_s,
+                QVariantList(fields) << detail::text(s.runId) << detail::text(s.stepId), what);
+    if (!q)
+        return std::unexpected(q.error());
+    if (q->numRowsAffected() == 0) {
+        auto insert =
+            tx->run(u"INSERT INTO run_steps ("_s + kStepColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
+                    QVariantList{detail::text(s.runId), detail::text(s.stepId)} + fields, what);
+        if (!insert)
+            return std::unexpected(insert.error());
+    }
+    return tx->commit();
+}
+
+Result<QList<RunStepRecord>> RunRepository::steps(const QString &runId)
+{
+    auto q = exec(m_db, u"SELECT "_s + kStepColumns + u" FROM run_steps WHERE run_id = ? ORDER BY seq, step_id"_s,
+                  {detail::text(runId)}, u"list steps of run "_s + runId);
+    if (!q)
+        return std::unexpected(q.error());
+    QList<RunStepRecord> list;
+    while (q->next())
+        list.append(stepFrom(*q));
+    return list;
+}
+
+Result<qint64> RunRepository::appendEvents(const QString &runId, const QList<RunEventRecord> &events)
+{
+    const QString what = u"append events to run "_s + runId;
+    return detail::retryOnConflict([&]() -> Result<qint64> {
+        auto tx = detail::Transaction::begin(m_db, what);
+        if (!tx)
+            return std::unexpected(tx.error());
+        auto last =
+            tx->run(u"SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = ?"_s, {detail::text(runId)}, what);
+        if (!last)
+            return std::unexpected(last.error());
+        qint64 seq = last->next() ? last->value(0).toLongLong() : 0;
+        for (const RunEventRecord &e : events) {
+            auto q = tx->run(
+                u"INSERT INTO run_events (run_id, seq, time_ms, step_id, type, data) VALUES (?, ?, ?, ?, ?, ?)"_s,
+                {detail::text(runId), ++seq, e.timeMs, detail::text(e.stepId), detail::text(e.type),
+                 detail::text(e.dataJson)},
+                what);
+            if (!q)
+                return std::unexpected(q.error());
+        }
+        if (auto ok = tx->commit(); !ok)
+            return std::unexpected(ok.error());
+        return seq;
+    });
+}
+
+Result<QList<RunEventRecord>> RunRepository::events(const QString &runId, qint64 afterSeq, int limit)
+{
+    auto q = exec(m_db,
+                  u"SELECT run_id, seq, time_ms, step_id, type, data FROM run_events WHERE run_id = ? AND seq > ?"
+                  " ORDER BY seq LIMIT ?"_s,
+                  {detail::text(runId), afterSeq, limit}, u"read events of run "_s + runId);
+    if (!q)
+        return std::unexpected(q.error());
+    QList<RunEventRecord> list;
+    while (q->next())
+        list.append(RunEventRecord{q->value(0).toString(), q->value(1).toLongLong(), q->value(2).toLongLong(),
+                                   q->value(3).toString(), q->value(4).toString(), q->value(5).toString()});
+    return list;
+}
+
+Result<QStringList> RunRepository::passedVersions(const QString &pipeline, const QString &job, const QString &resource,
+                                                  int limit)
+{
+    auto q = exec(m_db,
+                  u"SELECT i.version_json FROM run_inputs i JOIN runs r ON r.id = i.run_id"
+                  " WHERE r.pipeline = ? AND r.job = ? AND r.status = 'succeeded' AND i.resource = ?"
+                  " ORDER BY r.finished_ms DESC, r.number DESC LIMIT ?"_s,
+                  {detail::text(pipeline), detail::text(job), detail::text(resource), limit},
+                  u"versions of "_s + resource + u" that passed "_s + job);
+    if (!q)
+        return std::unexpected(q.error());
+    QStringList versions;
+    while (q->next())
+        versions.append(q->value(0).toString());
+    return versions;
+}
+
+Status RunRepository::recordInput(const QString &runId, const QString &resource, const QString &versionJson)
+{
+    const QString what = u"record input "_s + resource + u" of run "_s + runId;
+    auto tx = detail::Transaction::begin(m_db, what);
+    if (!tx)
+        return std::unexpected(tx.error());
+    auto q = tx->run(u"UPDATE run_inputs SET version_json = ? WHERE run_id = ? AND resource = ?"_s,
+                     {detail::text(versionJson), detail::text(runId), detail::text(resource)}, what);
+    if (!q)
+        return std::unexpected(q.error());
+    if (q->numRowsAffected() == 0) {
+        auto insert = tx->run(u"INSERT INTO run_inputs (run_id, resource, version_json) VALUES (?, ?, ?)"_s,
+                              {detail::text(runId), detail::text(resource), detail::text(versionJson)}, what);
+        if (!insert)
+            return std::unexpected(insert.error());
+    }
+    return tx->commit();
+}
+
+} // namespace pando::core

@@ -1,0 +1,246 @@
+// The pipeline runner's state on both drivers (every test runs once per global row): the
+// durable run queue with its max-runs and per-job order, step trees, events, `passed:`
+// bookkeeping, resource versions, the step cache and sealed secrets.
+#include "core/state/database.h"
+#include "core/state/pipelinerepositories.h"
+#include "tests/support/component.h"
+#include "tests/support/pgharness.h"
+
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+#include <memory>
+
+using namespace Qt::StringLiterals;
+using namespace pando;
+using namespace pando::core;
+
+class TestPipelineState : public QObject {
+    Q_OBJECT
+
+    test::PostgresHarness m_pg;
+    bool m_pgStarted = false;
+    std::unique_ptr<QTemporaryDir> m_tmp;
+    std::unique_ptr<Database> m_db;
+
+    RunRecord queue(const QString &job, qint64 ms)
+    {
+        RunRecord r;
+        r.pipeline = u"ci"_s;
+        r.job = job;
+        r.trigger = u"manual"_s;
+        r.actor = u"token:admin"_s;
+        r.createdMs = ms;
+        return RunRepository(*m_db).enqueue(r).value();
+    }
+
+private Q_SLOTS:
+    void initTestCase_data()
+    {
+        QTest::addColumn<QString>("driver");
+        const QStringList wanted = qEnvironmentVariable("PANDO_STATE_DRIVERS", u"sqlite,postgres"_s).split(u',');
+        for (const QString &d : {u"sqlite"_s, u"postgres"_s})
+            if (wanted.contains(d))
+                QTest::newRow(d.toLatin1().constData()) << d;
+    }
+
+    void initTestCase() { m_pgStarted = m_pg.start(); }
+
+    void init()
+    {
+        QFETCH_GLOBAL(QString, driver);
+        QString url;
+        if (driver == u"postgres"_s) {
+            PANDO_REQUIRE_COMPONENT(m_pgStarted, u"PostgreSQL: "_s + m_pg.error());
+            url = m_pg.freshDatabase();
+            QVERIFY2(!url.isEmpty(), qPrintable(m_pg.error()));
+        } else {
+            m_tmp = std::make_unique<QTemporaryDir>();
+            url = u"sqlite://"_s + m_tmp->path() + u"/pando.db"_s;
+        }
+        m_db = std::make_unique<Database>(DatabaseConfig::fromUrl(url).value());
+        auto opened = m_db->open();
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().text()));
+        QVERIFY(PipelineRepository(*m_db).set(u"ci"_s, u"jobs: []\n"_s, {}, 1000));
+    }
+
+    void cleanup()
+    {
+        m_db.reset();
+        m_tmp.reset();
+    }
+
+    void pipelinesSetBumpsVersionAndPauses()
+    {
+        PipelineRepository pipelines(*m_db);
+        auto second = pipelines.set(u"ci"_s, u"jobs: [a]\n"_s, u"x: 1\n"_s, 2000);
+        QVERIFY(second);
+        QCOMPARE(second->configVersion, 2);
+        QCOMPARE(second->varsYaml, u"x: 1\n"_s);
+        QCOMPARE(second->createdMs, 1000);
+        QVERIFY(pipelines.setPaused(u"ci"_s, true, u"by token:admin"_s, 3000));
+        QVERIFY(pipelines.find(u"ci"_s)->paused);
+        QCOMPARE(pipelines.recordRunOutcome(u"ci"_s, true, 1).value(), 1);
+        QCOMPARE(pipelines.recordRunOutcome(u"ci"_s, true, 1).value(), 2);
+        QVERIFY(pipelines.setPaused(u"ci"_s, false, {}, 4000));
+        QCOMPARE(pipelines.find(u"ci"_s)->consecutiveErrors, 0); // unpausing closes the breaker
+        QCOMPARE(pipelines.setPaused(u"nope"_s, true, {}, 1).error().code, ErrorCode::NotFound);
+        QCOMPARE(pipelines.list()->size(), 1);
+    }
+
+    void runsAreNumberedPerJob()
+    {
+        QCOMPARE(queue(u"unit"_s, 1).number, 1);
+        QCOMPARE(queue(u"unit"_s, 2).number, 2);
+        QCOMPARE(queue(u"deploy"_s, 3).number, 1);
+        auto all = RunRepository(*m_db).list(u"ci"_s, {}, 10);
+        QCOMPARE(all->size(), 3);
+        QCOMPARE(all->first().job, u"deploy"_s); // newest first
+        QCOMPARE(RunRepository(*m_db).list(u"ci"_s, u"unit"_s, 10)->size(), 2);
+    }
+
+    void claimHonoursMaxRunsAndJobOrder()
+    {
+        RunRepository runs(*m_db);
+        const RunRecord a1 = queue(u"a"_s, 1);
+        const RunRecord a2 = queue(u"a"_s, 2);
+        const RunRecord b1 = queue(u"b"_s, 3);
+        auto first = runs.claimNext(u"ci"_s, 2, u"p1"_s, 10);
+        QCOMPARE(first.value()->id, a1.id);
+        // a2 waits for a1 (one job's runs go in order); b1 may start.
+        auto second = runs.claimNext(u"ci"_s, 2, u"p1"_s, 11);
+        QCOMPARE(second.value()->id, b1.id);
+        // max-runs 2 reached.
+        QVERIFY(!runs.claimNext(u"ci"_s, 2, u"p1"_s, 12).value().has_value());
+        QVERIFY(runs.finish(a1.id, u"succeeded"_s, {}, 20));
+        auto third = runs.claimNext(u"ci"_s, 2, u"p1"_s, 21);
+        QCOMPARE(third.value()->id, a2.id);
+        QCOMPARE(third.value()->owner, u"p1"_s);
+    }
+
+    void concurrentClaimersNeverExceedMaxRuns()
+    {
+        for (int i = 0; i < 40; ++i)
+            queue(u"j"_s + QString::number(i), i);
+        std::atomic_int claimed = 0;
+        std::vector<std::unique_ptr<QThread>> threads;
+        for (int t = 0; t < 4; ++t)
+            threads.emplace_back(QThread::create([&] {
+                RunRepository runs(*m_db);
+                for (int i = 0; i < 20; ++i)
+                    if (auto r = runs.claimNext(u"ci"_s, 3, u"p"_s, 100); r && r->has_value())
+                        ++claimed;
+            }));
+        for (auto &t : threads)
+            t->start();
+        for (auto &t : threads)
+            t->wait();
+        QCOMPARE(claimed.load(), 3);
+        QCOMPARE(RunRepository(*m_db).withStatus(u"running"_s)->size(), 3);
+    }
+
+    void abandonedRunsAreFoundAndRequeued()
+    {
+        RunRepository runs(*m_db);
+        const RunRecord r = queue(u"a"_s, 1);
+        QVERIFY(runs.claimNext(u"ci"_s, 1, u"dead"_s, 2).value());
+        QVERIFY(runs.upsertStep(RunStepRecord{r.id, u"plan[0]"_s, {}, 0, u"t"_s, u"task"_s, u"running"_s}));
+        QVERIFY(runs.appendEvents(r.id, {RunEventRecord{r.id, 0, 5, u"plan[0]"_s, u"output"_s, u"{}"_s}}));
+        auto abandoned = runs.abandoned(u"alive"_s);
+        QCOMPARE(abandoned->size(), 1);
+        QVERIFY(runs.abandoned(u"dead"_s)->isEmpty());
+        QVERIFY(runs.requeue(r.id));
+        QCOMPARE(runs.find(r.id)->status, u"queued"_s);
+        QVERIFY(runs.steps(r.id)->isEmpty());
+        QVERIFY(runs.events(r.id, 0, 10)->isEmpty());
+    }
+
+    void stepsAndEventsKeepOrder()
+    {
+        RunRepository runs(*m_db);
+        const RunRecord r = queue(u"a"_s, 1);
+        RunStepRecord step{r.id, u"plan[1]"_s, {}, 1, u"unit"_s, u"task"_s, u"running"_s};
+        QVERIFY(runs.upsertStep(step));
+        QVERIFY(runs.upsertStep(RunStepRecord{r.id, u"plan[0]"_s, {}, 0, u"repo"_s, u"get"_s, u"succeeded"_s}));
+        step.status = u"failed"_s;
+        step.exitCode = 2;
+        QVERIFY(runs.upsertStep(step));
+        auto steps = runs.steps(r.id);
+        QCOMPARE(steps->size(), 2);
+        QCOMPARE(steps->at(0).name, u"repo"_s);
+        QCOMPARE(steps->at(1).status, u"failed"_s);
+        QCOMPARE(steps->at(1).exitCode, 2);
+
+        QList<RunEventRecord> batch;
+        for (int i = 0; i < 5; ++i)
+            batch.append(RunEventRecord{r.id, 0, i, u"plan[1]"_s, u"output"_s, QString::number(i)});
+        QCOMPARE(runs.appendEvents(r.id, batch).value(), 5);
+        QCOMPARE(runs.appendEvents(r.id, batch.mid(0, 2)).value(), 7);
+        auto after = runs.events(r.id, 3, 100);
+        QCOMPARE(after->size(), 4);
+        QCOMPARE(after->first().seq, 4);
+        QCOMPARE(after->first().dataJson, u"3"_s);
+    }
+
+    void passedVersionsComeFromSucceededRuns()
+    {
+        RunRepository runs(*m_db);
+        const RunRecord good = queue(u"unit"_s, 1);
+        const RunRecord bad = queue(u"unit"_s, 2);
+        QVERIFY(runs.recordInput(good.id, u"repo"_s, u"{\"ref\":\"a\"}"_s));
+        QVERIFY(runs.recordInput(bad.id, u"repo"_s, u"{\"ref\":\"b\"}"_s));
+        QVERIFY(runs.finish(good.id, u"succeeded"_s, {}, 10));
+        QVERIFY(runs.finish(bad.id, u"failed"_s, {}, 11));
+        QCOMPARE(runs.passedVersions(u"ci"_s, u"unit"_s, u"repo"_s, 10).value(), QStringList{u"{\"ref\":\"a\"}"_s});
+        QVERIFY(runs.passedVersions(u"ci"_s, u"deploy"_s, u"repo"_s, 10)->isEmpty());
+    }
+
+    void resourceVersionsAreRecordedOnce()
+    {
+        ResourceVersionRepository versions(*m_db);
+        auto added = versions.add(u"ci"_s, u"repo"_s, {{u"{\"ref\":\"a\"}"_s, {}}, {u"{\"ref\":\"b\"}"_s, {}}}, 5);
+        QCOMPARE(added->size(), 2);
+        added = versions.add(u"ci"_s, u"repo"_s, {{u"{\"ref\":\"b\"}"_s, {}}, {u"{\"ref\":\"c\"}"_s, u"[]"_s}}, 6);
+        QCOMPARE(added->size(), 1);
+        QCOMPARE(added->first().seq, 3);
+        QCOMPARE(versions.latest(u"ci"_s, u"repo"_s).value()->versionJson, u"{\"ref\":\"c\"}"_s);
+        QVERIFY(!versions.latest(u"ci"_s, u"other"_s).value().has_value());
+        QCOMPARE(versions.lastCheck(u"ci"_s, u"repo"_s)->first, 0);
+        QVERIFY(versions.recordCheck(u"ci"_s, u"repo"_s, 7, u"boom"_s));
+        QVERIFY(versions.recordCheck(u"ci"_s, u"repo"_s, 8, {}));
+        QCOMPARE(versions.lastCheck(u"ci"_s, u"repo"_s)->first, 8);
+    }
+
+    void stepCacheKeepsTheFirstResult()
+    {
+        StepCacheRepository cache(*m_db);
+        QVERIFY(!cache.find(u"h1"_s).value().has_value());
+        QVERIFY(cache.put(StepCacheRecord{u"h1"_s, u"{\"out\":\"b1\"}"_s, u"r1"_s, u"plan[0]"_s, 1}));
+        QVERIFY(cache.put(StepCacheRecord{u"h1"_s, u"{\"out\":\"b2\"}"_s, u"r2"_s, u"plan[0]"_s, 2}));
+        QCOMPARE(cache.find(u"h1"_s).value()->outputsJson, u"{\"out\":\"b1\"}"_s);
+        QVERIFY(cache.remove(u"h1"_s));
+        QVERIFY(!cache.find(u"h1"_s).value().has_value());
+    }
+
+    void secretsAndPipelineRemoval()
+    {
+        SecretRepository secrets(*m_db);
+        QVERIFY(secrets.put(SecretRecord{u"ci"_s, u"token"_s, u"pando-seal-v1:abc"_s, 1, 1}));
+        QVERIFY(secrets.put(SecretRecord{u""_s, u"global"_s, u"pando-seal-v1:def"_s, 1, 1}));
+        QVERIFY(secrets.put(SecretRecord{u"ci"_s, u"token"_s, u"pando-seal-v1:xyz"_s, 1, 2}));
+        QCOMPARE(secrets.find(u"ci"_s, u"token"_s)->sealed, u"pando-seal-v1:xyz"_s);
+        QVERIFY(secrets.list(u"ci"_s)->first().sealed.isEmpty()); // names only
+        const RunRecord r = queue(u"a"_s, 1);
+        QVERIFY(ResourceVersionRepository(*m_db).add(u"ci"_s, u"repo"_s, {{u"{}"_s, {}}}, 1));
+
+        QVERIFY(PipelineRepository(*m_db).remove(u"ci"_s));
+        QCOMPARE(RunRepository(*m_db).find(r.id).error().code, ErrorCode::NotFound);
+        QCOMPARE(secrets.find(u"ci"_s, u"token"_s).error().code, ErrorCode::NotFound);
+        QVERIFY(secrets.find(u""_s, u"global"_s)); // the install's secrets stay
+        QVERIFY(ResourceVersionRepository(*m_db).list(u"ci"_s, u"repo"_s, 10)->isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPipelineState)
+#include "tst_pipelinestate.moc"
