@@ -1,0 +1,135 @@
+#include "runview.h"
+
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <algorithm>
+#include <functional>
+
+namespace pando::core::pipelines {
+
+namespace {
+qint64 span(qint64 started, qint64 finished)
+{
+    return started > 0 && finished >= started ? finished - started : 0;
+}
+
+QJsonArray nodesJson(const QList<RunTreeNode> &nodes)
+{
+    QJsonArray list;
+    for (const RunTreeNode &node : nodes) {
+        QJsonObject o = toJson(node.step);
+        if (!node.children.isEmpty())
+            o.insert(QStringLiteral("children"), nodesJson(node.children));
+        list.append(o);
+    }
+    return list;
+}
+} // namespace
+
+qint64 RunTreeNode::durationMs() const
+{
+    return span(step.startedMs, step.finishedMs);
+}
+
+QJsonObject toJson(const RunRecord &r)
+{
+    return QJsonObject{{QStringLiteral("id"), r.id},
+                       {QStringLiteral("pipeline"), r.pipeline},
+                       {QStringLiteral("job"), r.job},
+                       {QStringLiteral("number"), r.number},
+                       {QStringLiteral("status"), r.status},
+                       {QStringLiteral("trigger"), r.trigger},
+                       {QStringLiteral("actor"), r.actor},
+                       {QStringLiteral("inputs"), QJsonDocument::fromJson(r.inputsJson.toUtf8()).object()},
+                       {QStringLiteral("config_version"), r.configVersion},
+                       {QStringLiteral("error"), r.error},
+                       {QStringLiteral("created_ms"), r.createdMs},
+                       {QStringLiteral("started_ms"), r.startedMs},
+                       {QStringLiteral("finished_ms"), r.finishedMs},
+                       {QStringLiteral("duration_ms"), span(r.startedMs, r.finishedMs)}};
+}
+
+QJsonObject toJson(const RunStepRecord &s)
+{
+    QJsonObject o{{QStringLiteral("id"), s.stepId},
+                  {QStringLiteral("name"), s.name},
+                  {QStringLiteral("kind"), s.kind},
+                  {QStringLiteral("status"), s.status},
+                  {QStringLiteral("cached"), s.status == QLatin1String("cached")},
+                  {QStringLiteral("started_ms"), s.startedMs},
+                  {QStringLiteral("finished_ms"), s.finishedMs},
+                  {QStringLiteral("duration_ms"), span(s.startedMs, s.finishedMs)}};
+    if (!s.hash.isEmpty())
+        o.insert(QStringLiteral("hash"), s.hash);
+    if (s.attempt > 0)
+        o.insert(QStringLiteral("attempt"), s.attempt);
+    if (s.exitCode >= 0)
+        o.insert(QStringLiteral("exit_code"), s.exitCode);
+    if (!s.error.isEmpty())
+        o.insert(QStringLiteral("error"), s.error);
+    return o;
+}
+
+RunTree foldRun(const RunRecord &run, const QList<RunStepRecord> &steps)
+{
+    RunTree tree;
+    tree.run = run;
+    QList<RunStepRecord> ordered = steps;
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [](const RunStepRecord &a, const RunStepRecord &b) { return a.seq < b.seq; });
+    QHash<QString, int> known;
+    for (const RunStepRecord &s : std::as_const(ordered))
+        known.insert(s.stepId, 0);
+
+    // Children of each parent, in order; built bottom-up by recursion from the roots.
+    QHash<QString, QList<RunStepRecord>> children;
+    QList<RunStepRecord> roots;
+    for (const RunStepRecord &s : std::as_const(ordered)) {
+        ++tree.stepCount;
+        if (s.status == QLatin1String("cached"))
+            ++tree.cachedCount;
+        if (s.status == QLatin1String("failed") || s.status == QLatin1String("errored"))
+            ++tree.failedCount;
+        if (s.parentId.isEmpty() || !known.contains(s.parentId) || s.parentId == s.stepId)
+            roots.append(s);
+        else
+            children[s.parentId].append(s);
+    }
+    // Depth-first; a step is visited once even if the records name a cycle.
+    QHash<QString, bool> visited;
+    std::function<RunTreeNode(const RunStepRecord &)> build = [&](const RunStepRecord &s) {
+        RunTreeNode node{s, {}};
+        visited.insert(s.stepId, true);
+        for (const RunStepRecord &child : children.value(s.stepId))
+            if (!visited.contains(child.stepId))
+                node.children.append(build(child));
+        return node;
+    };
+    for (const RunStepRecord &s : std::as_const(roots))
+        tree.roots.append(build(s));
+    return tree;
+}
+
+QJsonObject RunTree::toJson() const
+{
+    QJsonObject o = pipelines::toJson(run);
+    o.insert(QStringLiteral("steps"), nodesJson(roots));
+    o.insert(QStringLiteral("step_count"), stepCount);
+    o.insert(QStringLiteral("cached_count"), cachedCount);
+    o.insert(QStringLiteral("failed_count"), failedCount);
+    return o;
+}
+
+QStringList outputOf(const QList<RunEventRecord> &events, const QString &stepId)
+{
+    QStringList lines;
+    for (const RunEventRecord &e : events) {
+        if (e.type != QLatin1String("output") || (!stepId.isEmpty() && e.stepId != stepId))
+            continue;
+        lines.append(QJsonDocument::fromJson(e.dataJson.toUtf8()).object().value(QStringLiteral("text")).toString());
+    }
+    return lines;
+}
+
+} // namespace pando::core::pipelines
