@@ -95,6 +95,7 @@ const QList<Migration> &migrations()
                             " pipeline TEXT NOT NULL REFERENCES pipelines(name) ON DELETE CASCADE,"
                             " job TEXT NOT NULL DEFAULT '',"
                             " number INTEGER NOT NULL DEFAULT 0,"
+                            " queue_seq BIGINT NOT NULL DEFAULT 0,"
                             " status TEXT NOT NULL DEFAULT 'queued',"
                             " trigger TEXT NOT NULL DEFAULT '',"
                             " actor TEXT NOT NULL DEFAULT '',"
@@ -106,7 +107,7 @@ const QList<Migration> &migrations()
                             " started_ms BIGINT NOT NULL DEFAULT 0,"
                             " finished_ms BIGINT NOT NULL DEFAULT 0,"
                             " UNIQUE (pipeline, job, number))"),
-             QStringLiteral("CREATE INDEX runs_queue ON runs (pipeline, status, created_ms)"),
+             QStringLiteral("CREATE INDEX runs_queue ON runs (pipeline, status, queue_seq)"),
              QStringLiteral("CREATE INDEX runs_status ON runs (status)"),
              QStringLiteral("CREATE TABLE run_steps ("
                             " run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"

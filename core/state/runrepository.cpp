@@ -96,11 +96,17 @@ Result<RunRecord> RunRepository::enqueue(RunRecord run)
         r.id = newRunId();
         r.number = (last->next() ? last->value(0).toInt() : 0) + 1;
         r.status = u"queued"_s;
-        auto q = tx->run(
-            u"INSERT INTO runs ("_s + kRunColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', ?, 0, 0)"_s,
-            {detail::text(r.id), detail::text(r.pipeline), detail::text(r.job), r.number, detail::text(r.status),
-             detail::text(r.trigger), detail::text(r.actor), detail::text(r.inputsJson), r.configVersion, r.createdMs},
-            what);
+        // The queue's order across jobs: runs start in the order they were queued.
+        auto seq = tx->run(u"SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM runs"_s, {}, what);
+        if (!seq)
+            return std::unexpected(seq.error());
+        const qint64 queueSeq = seq->next() ? seq->value(0).toLongLong() : 1;
+        auto q = tx->run(u"INSERT INTO runs ("_s + kRunColumns +
+                             u", queue_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', ?, 0, 0, ?)"_s,
+                         {detail::text(r.id), detail::text(r.pipeline), detail::text(r.job), r.number,
+                          detail::text(r.status), detail::text(r.trigger), detail::text(r.actor),
+                          detail::text(r.inputsJson), r.configVersion, r.createdMs, queueSeq},
+                         what);
         if (!q)
             return std::unexpected(q.error());
         if (auto ok = tx->commit(); !ok)
@@ -161,7 +167,7 @@ Result<std::optional<RunRecord>> RunRepository::claimNext(const QString &pipelin
         auto next = tx->run(u"SELECT "_s + kRunColumns +
                                 u" FROM runs q WHERE q.pipeline = ? AND q.status = 'queued' AND NOT EXISTS"
                                 " (SELECT 1 FROM runs r WHERE r.pipeline = q.pipeline AND r.job = q.job"
-                                " AND r.status = 'running') ORDER BY q.created_ms, q.number LIMIT 1"_s,
+                                " AND r.status = 'running') ORDER BY q.queue_seq LIMIT 1"_s,
                             {detail::text(pipeline)}, what);
         if (!next)
             return std::unexpected(next.error());

@@ -1,0 +1,215 @@
+// The run scheduler with a scripted executor: max-runs, pause, abort, the circuit breaker,
+// restart recovery and the shutdown grace, on a real SQLite state store.
+#include "core/pipelines/scheduler/scheduler.h"
+#include "core/state/pipelinerepositories.h"
+
+#include <QElapsedTimer>
+#include <QMutex>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+#include <atomic>
+
+using namespace pando;
+using namespace pando::core;
+using namespace pando::core::pipelines;
+
+namespace {
+
+// Each run does what its job name says: "ok", "fail", "error", "block" (until released or
+// cancelled), "slow" (200 ms).
+class ScriptedExecutor : public RunExecutor {
+public:
+    std::atomic_int running = 0;
+    std::atomic_int peak = 0;
+    std::atomic_bool release = false;
+    QMutex mutex;
+    QStringList executed;
+
+    Result execute(const RunRecord &run, const CancelToken &cancel) override
+    {
+        {
+            QMutexLocker lock(&mutex);
+            executed << run.id;
+        }
+        peak = std::max(peak.load(), ++running);
+        Result result;
+        if (run.job == QLatin1String("fail")) {
+            result = {Outcome::Failed, {}};
+        } else if (run.job == QLatin1String("error")) {
+            result = {Outcome::Errored, QStringLiteral("engine down")};
+        } else if (run.job == QLatin1String("block")) {
+            while (!release && !cancel.isCancelled())
+                QThread::msleep(2);
+            result = cancel.isCancelled() ? Result{Outcome::Aborted, {}} : Result{Outcome::Succeeded, {}};
+        } else if (run.job.startsWith(QLatin1String("slow"))) {
+            QThread::msleep(200);
+        }
+        --running;
+        return result;
+    }
+    int count()
+    {
+        QMutexLocker lock(&mutex);
+        return int(executed.size());
+    }
+};
+
+bool waitFor(const std::function<bool()> &condition, int timeoutMs = 10000)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (!condition()) {
+        if (timer.elapsed() > timeoutMs)
+            return false;
+        QTest::qWait(5);
+    }
+    return true;
+}
+
+} // namespace
+
+class TestScheduler : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<Database> m_db;
+    EventBus m_events;
+
+    QString status(const QString &id) { return RunRepository(*m_db).find(id)->status; }
+
+private Q_SLOTS:
+    void init()
+    {
+        m_dir = std::make_unique<QTemporaryDir>();
+        DatabaseConfig config;
+        config.sqlitePath = m_dir->path() + QStringLiteral("/pando.db");
+        m_db = std::make_unique<Database>(config);
+        QVERIFY(m_db->open());
+        QVERIFY(PipelineRepository(*m_db).set(QStringLiteral("ci"), QStringLiteral("jobs: []"), {}, 1));
+    }
+
+    void cleanup()
+    {
+        m_db.reset();
+        m_dir.reset();
+    }
+
+    void runsToTheEndAndRecordsOutcomes()
+    {
+        ScriptedExecutor executor;
+        Scheduler scheduler(*m_db, SystemClock::instance(), m_events, executor, {.workers = 2});
+        QVERIFY(scheduler.start());
+        const auto ok =
+            scheduler.enqueue(QStringLiteral("ci"), QStringLiteral("ok"), QStringLiteral("manual"), {}, {}, 1);
+        const auto bad =
+            scheduler.enqueue(QStringLiteral("ci"), QStringLiteral("fail"), QStringLiteral("manual"), {}, {}, 1);
+        QVERIFY(ok && bad);
+        QVERIFY(waitFor([&] {
+            return status(ok->id) == QLatin1String("succeeded") && status(bad->id) == QLatin1String("failed");
+        }));
+    }
+
+    void maxRunsLimitsConcurrentRuns()
+    {
+        ScriptedExecutor executor;
+        Scheduler scheduler(*m_db, SystemClock::instance(), m_events, executor, {.workers = 4});
+        QVERIFY(PipelineRepository(*m_db).setMaxRuns(QStringLiteral("ci"), 2, 1));
+        QVERIFY(scheduler.start());
+        for (int i = 0; i < 6; ++i)
+            QVERIFY(scheduler.enqueue(QStringLiteral("ci"), QStringLiteral("slow%1").arg(i), QStringLiteral("manual"),
+                                      {}, {}, 1));
+        QVERIFY(waitFor([&] { return executor.count() == 6 && executor.running == 0; }, 20000));
+        QCOMPARE(executor.peak.load(), 2);
+    }
+
+    void pausedPipelinesWait()
+    {
+        ScriptedExecutor executor;
+        Scheduler scheduler(*m_db, SystemClock::instance(), m_events, executor, {.workers = 2, .idlePollMs = 50});
+        QVERIFY(scheduler.pause(QStringLiteral("ci"), QStringLiteral("by test")));
+        QVERIFY(scheduler.start());
+        const auto run =
+            scheduler.enqueue(QStringLiteral("ci"), QStringLiteral("ok"), QStringLiteral("manual"), {}, {}, 1);
+        QTest::qWait(200);
+        QCOMPARE(status(run->id), QStringLiteral("queued"));
+        QVERIFY(scheduler.unpause(QStringLiteral("ci")));
+        QVERIFY(waitFor([&] { return status(run->id) == QLatin1String("succeeded"); }));
+    }
+
+    void abortQueuedAndRunning()
+    {
+        ScriptedExecutor executor;
+        Scheduler scheduler(*m_db, SystemClock::instance(), m_events, executor, {.workers = 1});
+        QVERIFY(scheduler.start());
+        const auto blocking =
+            scheduler.enqueue(QStringLiteral("ci"), QStringLiteral("block"), QStringLiteral("manual"), {}, {}, 1);
+        QVERIFY(waitFor([&] { return executor.running == 1; }));
+        const auto queued =
+            scheduler.enqueue(QStringLiteral("ci"), QStringLiteral("ok"), QStringLiteral("manual"), {}, {}, 1);
+        QVERIFY(scheduler.abort(queued->id, QStringLiteral("token:admin")));
+        QCOMPARE(status(queued->id), QStringLiteral("aborted"));
+        QVERIFY(scheduler.abort(blocking->id, QStringLiteral("token:admin")));
+        QVERIFY(waitFor([&] { return status(blocking->id) == QLatin1String("aborted"); }));
+        QTest::qWait(100);
+        QCOMPARE(executor.count(), 1); // the aborted queued run never ran
+        QCOMPARE(scheduler.abort(blocking->id, {}).error().code, ErrorCode::Conflict);
+    }
+
+    void circuitBreakerPausesAfterRepeatedErrors()
+    {
+        ScriptedExecutor executor;
+        Scheduler scheduler(*m_db, SystemClock::instance(), m_events, executor, {.workers = 1, .breakerThreshold = 3});
+        QVERIFY(scheduler.start());
+        // A failure (the task said no) does not count; errors in a row do.
+        for (const char *job : {"error", "fail", "error", "error", "error", "ok"})
+            QVERIFY(
+                scheduler.enqueue(QStringLiteral("ci"), QString::fromLatin1(job), QStringLiteral("manual"), {}, {}, 1));
+        QVERIFY(waitFor([&] { return PipelineRepository(*m_db).find(QStringLiteral("ci"))->paused; }));
+        const PipelineRecord p = *PipelineRepository(*m_db).find(QStringLiteral("ci"));
+        QVERIFY2(p.pausedReason.contains(QLatin1String("engine down")), qPrintable(p.pausedReason));
+        QTest::qWait(100);
+        QCOMPARE(executor.count(), 5); // the run after the breaker opened waits
+    }
+
+    void restartSettlesInterruptedRunsAndKeepsQueuedOnes()
+    {
+        // A run claimed by a process that died, and one still queued.
+        RunRepository runs(*m_db);
+        RunRecord r;
+        r.pipeline = QStringLiteral("ci");
+        r.job = QStringLiteral("ok");
+        const RunRecord interrupted = runs.enqueue(r).value();
+        const RunRecord queued = runs.enqueue(r).value();
+        QVERIFY(runs.claimNext(QStringLiteral("ci"), 1, QStringLiteral("dead-process"), 1).value());
+
+        ScriptedExecutor executor;
+        Scheduler scheduler(*m_db, SystemClock::instance(), m_events, executor, {.workers = 2});
+        QVERIFY(scheduler.start());
+        QCOMPARE(status(interrupted.id), QStringLiteral("errored"));
+        QVERIFY(runs.find(interrupted.id)->error.contains(QLatin1String("interrupted")));
+        QVERIFY(waitFor([&] { return status(queued.id) == QLatin1String("succeeded"); }));
+        QCOMPARE(executor.executed, QStringList{queued.id}); // the interrupted run is not run again
+    }
+
+    void shutdownGivesGraceThenAborts()
+    {
+        ScriptedExecutor executor;
+        Scheduler scheduler(*m_db, SystemClock::instance(), m_events, executor, {.workers = 1, .shutdownGraceMs = 200});
+        QVERIFY(scheduler.start());
+        const auto blocking =
+            scheduler.enqueue(QStringLiteral("ci"), QStringLiteral("block"), QStringLiteral("manual"), {}, {}, 1);
+        QVERIFY(waitFor([&] { return executor.running == 1; }));
+        const auto queued =
+            scheduler.enqueue(QStringLiteral("ci"), QStringLiteral("ok"), QStringLiteral("manual"), {}, {}, 1);
+        QElapsedTimer timer;
+        timer.start();
+        scheduler.shutdown();
+        QVERIFY(timer.elapsed() >= 150);
+        QCOMPARE(status(blocking->id), QStringLiteral("aborted"));
+        QCOMPARE(status(queued->id), QStringLiteral("queued"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestScheduler)
+#include "tst_scheduler.moc"
