@@ -3,6 +3,7 @@
 #include "core/deploy/deployrunner.h"
 #include "core/engine/tokens.h"
 #include "core/observe/observer.h"
+#include "core/pipelines/service/pipelineservice.h"
 #include "core/reconciler/reconciler.h"
 #include "core/state/repositories.h"
 #include "core/work/workpool.h"
@@ -46,6 +47,7 @@ struct Engine::Private {
     Reconciler reconciler;
     Observer observer;
     std::unique_ptr<LogHub> logs;
+    std::unique_ptr<pipelines::PipelineService> pipelines;
     QByteArray tokenKey;
 
     QMutex mutex;                      // guards the two sets below
@@ -138,6 +140,7 @@ Status Engine::start()
 
 void Engine::shutdown()
 {
+    d->pipelines.reset();
     d->reconciler.stop();
     d->pool.shutdown();
 }
@@ -533,6 +536,16 @@ Result<QList<adapters::LogLine>> Engine::logTail(const QString &app, int lines)
 LogHub *Engine::logs() const
 {
     return d->logs.get();
+}
+
+pipelines::PipelineService *Engine::pipelines() const
+{
+    return d->pipelines.get();
+}
+
+void Engine::setPipelines(std::unique_ptr<pipelines::PipelineService> service)
+{
+    d->pipelines = std::move(service);
 }
 
 EventBus *Engine::events() const

@@ -27,6 +27,10 @@
 
 namespace pando::core {
 
+namespace pipelines {
+class PipelineService;
+}
+
 struct AppView {
     AppRecord record;
     AppSpec spec;
@@ -91,6 +95,10 @@ public:
     Result<QList<adapters::LogLine>> logTail(const QString &app, int lines);
     LogHub *logs() const;
     EventBus *events() const;
+    // The pipeline runner (nullptr until one is installed). The engine owns it and shuts it
+    // down before itself.
+    pipelines::PipelineService *pipelines() const;
+    void setPipelines(std::unique_ptr<pipelines::PipelineService> service);
     Database &database();
     adapters::Runtime &runtime();
 

@@ -1,0 +1,78 @@
+#pragma once
+// The pipeline runner's face to the API, the CLI and the desktop: set, show, pause and remove
+// pipelines; trigger jobs; list, show, follow and abort runs; receive webhooks. It validates
+// what it is given, keeps only un-interpolated text in the store (secrets never land there),
+// audits every change, and hands runs to the scheduler.
+//
+// Threading: every method may be called from any thread and returns quickly (database work);
+// runs execute on the scheduler's threads.
+
+#include "adapters/api/error.h"
+#include "core/audit/auditlog.h"
+#include "core/pipelines/runview/runview.h"
+#include "core/state/pipelinerecords.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+namespace pando::core::pipelines {
+
+struct PipelineView {
+    PipelineRecord record;
+    QJsonObject config;         // the parsed pipeline (secrets as ((placeholders))), as JSON
+    QStringList jobs;           // job names in file order
+    QJsonObject toJson() const; // record fields + "config" + "jobs"
+};
+
+struct SetPipelineResult {
+    PipelineView pipeline; // after the set (or as it would be, for a dry run)
+    QStringList diff;      // unified diff against the stored config; empty when unchanged
+    bool created = false;
+    bool changed = false;
+    QJsonObject toJson() const;
+};
+
+struct TriggerResult {
+    RunRecord run;
+    QJsonObject toJson() const;
+};
+
+class PipelineService {
+public:
+    virtual ~PipelineService() = default;
+
+    // Parses and validates (vars from varsYaml; secrets must exist but stay placeholders),
+    // then stores the raw text unless dryRun. Errors name the path in the file.
+    virtual Result<SetPipelineResult> setPipeline(const QString &name, const QByteArray &configYaml,
+                                                  const QByteArray &varsYaml, bool dryRun, const Actor &actor) = 0;
+    virtual Result<QList<PipelineView>> pipelines() = 0;
+    virtual Result<PipelineView> pipeline(const QString &name) = 0;
+    virtual Status pause(const QString &name, const Actor &actor) = 0;
+    virtual Status unpause(const QString &name, const Actor &actor) = 0;
+    // Removes the pipeline, its runs and its scoped secrets; running runs are aborted first.
+    virtual Status removePipeline(const QString &name, const Actor &actor) = 0;
+
+    // Queues a run of the job with the latest versions that satisfy its gets' passed: rules.
+    virtual Result<TriggerResult> triggerJob(const QString &pipeline, const QString &job, const Actor &actor) = 0;
+    // Newest first. pipeline empty: all; job empty: all of the pipeline's.
+    virtual Result<QList<RunRecord>> runs(const QString &pipeline, const QString &job, int limit) = 0;
+    virtual Result<RunTree> runTree(const QString &runId) = 0;
+    // Events after afterSeq (output lines are already masked).
+    virtual Result<QList<RunEventRecord>> runEvents(const QString &runId, qint64 afterSeq, int limit) = 0;
+    virtual Status abortRun(const QString &runId, const Actor &actor) = 0;
+
+    // A webhook delivery for a resource: checks token in constant time, then checks the
+    // resource now. Unauthorized for a wrong token, NotFound for an unknown resource or one
+    // without a webhook token.
+    virtual Status webhook(const QString &pipeline, const QString &resource, const QString &token) = 0;
+
+    // Secrets, sealed at rest. scope "" is the install's; a pipeline name scopes to it.
+    virtual Status setSecret(const QString &scope, const QString &name, const QString &value, const Actor &actor) = 0;
+    virtual Result<QStringList> secretNames(const QString &scope) = 0;
+    virtual Status removeSecret(const QString &scope, const QString &name, const Actor &actor) = 0;
+};
+
+} // namespace pando::core::pipelines
