@@ -7,6 +7,7 @@
 #include "app/daemon/daemonoptions.h"
 #include "app/daemon/signalwatcher.h"
 #include "app/server/apiserver.h"
+#include "app/wiring/pipelinewiring.h"
 #include "core/engine/engine.h"
 
 #include <QCoreApplication>
@@ -46,6 +47,13 @@ int main(int argc, char *argv[])
         err << "pandod: cannot start: " << started.error().text() << Qt::endl;
         if (!started.error().hint.isEmpty())
             err << "hint: " << started.error().hint << Qt::endl;
+        return 1;
+    }
+    if (auto pipelines = wiring::installPipelines(engine, {options->dockerSocket, {}}); !pipelines) {
+        err << "pandod: cannot start the pipeline runner: " << pipelines.error().text() << Qt::endl;
+        if (!pipelines.error().hint.isEmpty())
+            err << "hint: " << pipelines.error().hint << Qt::endl;
+        engine.shutdown();
         return 1;
     }
     auto token = engine.bootstrapAdminToken();

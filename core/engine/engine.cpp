@@ -563,6 +563,21 @@ adapters::Runtime &Engine::runtime()
     return *d->runtime;
 }
 
+AuditLog &Engine::audit()
+{
+    return d->audit;
+}
+
+Clock &Engine::clock()
+{
+    return d->clock;
+}
+
+const EngineOptions &Engine::options() const
+{
+    return d->options;
+}
+
 Result<QStringList> Engine::reconcileOnce()
 {
     auto changes = d->reconciler.pass();

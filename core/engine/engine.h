@@ -101,6 +101,9 @@ public:
     void setPipelines(std::unique_ptr<pipelines::PipelineService> service);
     Database &database();
     adapters::Runtime &runtime();
+    AuditLog &audit();
+    Clock &clock();
+    const EngineOptions &options() const;
 
     // One reconciler pass now (tests and `pando` diagnostics); returns what it changed.
     Result<QStringList> reconcileOnce();

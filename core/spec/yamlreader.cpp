@@ -68,20 +68,29 @@ Error invalidAt(const QByteArray &text, qsizetype offset, const QString &message
     return Error{ErrorCode::Invalid, message, lineColumn(line, column), {}};
 }
 
+// "the spec", or "the pipeline" when the caller named its document.
+QString subject(const ReaderLimits &limits)
+{
+    return limits.document.isEmpty() ? u"the spec"_s : u"the "_s + limits.document;
+}
+
 std::optional<Error> checkSize(const QByteArray &text, const ReaderLimits &limits)
 {
     if (text.size() <= limits.maxBytes)
         return std::nullopt;
-    return Error{ErrorCode::TooLarge,
-                 u"the spec is %1 bytes; at most %2 bytes are accepted"_s.arg(text.size()).arg(limits.maxBytes),
-                 {},
-                 u"keep the spec small: large data belongs in the repository, not in the spec"_s};
+    return Error{
+        ErrorCode::TooLarge,
+        u"%1 is %2 bytes; at most %3 bytes are accepted"_s.arg(subject(limits)).arg(text.size()).arg(limits.maxBytes),
+        {},
+        limits.document.isEmpty() ? u"keep the spec small: large data belongs in the repository, not in the spec"_s
+                                  : u"keep the %1 small: large data belongs in a repository"_s.arg(limits.document)};
 }
 
 // YAML forbids C0 controls other than tab and newlines, and yaml-cpp passes malformed UTF-8
 // through unchecked; both are refused here with the position of the first bad byte.
-std::optional<Error> checkEncoding(const QByteArray &text)
+std::optional<Error> checkEncoding(const QByteArray &text, const ReaderLimits &limits)
 {
+    const QString notUtf8 = u"%1 is not valid UTF-8"_s.arg(subject(limits));
     const auto *data = reinterpret_cast<const unsigned char *>(text.constData());
     const qsizetype size = text.size();
     for (qsizetype i = 0; i < size;) {
@@ -103,15 +112,15 @@ std::optional<Error> checkEncoding(const QByteArray &text)
         } else if ((c & 0xf8) == 0xf0) {
             extra = 3, min = 0x10000, cp = c & 0x07;
         } else {
-            return invalidAt(text, i, u"the spec is not valid UTF-8"_s);
+            return invalidAt(text, i, notUtf8);
         }
         for (int k = 1; k <= extra; ++k) {
             if (i + k >= size || (data[i + k] & 0xc0) != 0x80)
-                return invalidAt(text, i, u"the spec is not valid UTF-8"_s);
+                return invalidAt(text, i, notUtf8);
             cp = (cp << 6) | (data[i + k] & 0x3f);
         }
         if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-            return invalidAt(text, i, u"the spec is not valid UTF-8"_s);
+            return invalidAt(text, i, notUtf8);
         i += extra + 1;
     }
     return std::nullopt;
@@ -216,7 +225,9 @@ public:
     {
         // Refusing aliases outright is what makes "billion laughs" impossible: nothing is ever
         // expanded, and an AppSpec has no use for them.
-        stop(mark, u"aliases (*name) are not allowed in an AppSpec; write the value out"_s);
+        stop(mark, m_limits.document.isEmpty()
+                       ? u"aliases (*name) are not allowed in an AppSpec; write the value out"_s
+                       : u"aliases (*name) are not allowed in a %1; write the value out"_s.arg(m_limits.document));
     }
     void OnScalar(const YAML::Mark &mark, const std::string &tag, YAML::anchor_t, const std::string &value) override
     {
@@ -259,7 +270,7 @@ private:
     DocNode leaf(const YAML::Mark &mark, DocNode::Kind kind)
     {
         if (++m_nodes > m_limits.maxNodes)
-            stop(mark, u"the spec has more than %1 values"_s.arg(m_limits.maxNodes));
+            stop(mark, u"%1 has more than %2 values"_s.arg(subject(m_limits)).arg(m_limits.maxNodes));
         DocNode node;
         node.kind = kind;
         node.line = mark.line + 1;
@@ -379,7 +390,7 @@ private:
     DocNode node(DocNode::Kind kind)
     {
         if (++m_nodes > m_limits.maxNodes)
-            stop(m_pos, u"the spec has more than %1 values"_s.arg(m_limits.maxNodes));
+            stop(m_pos, u"%1 has more than %2 values"_s.arg(subject(m_limits)).arg(m_limits.maxNodes));
         DocNode n;
         n.kind = kind;
         std::tie(n.line, n.column) = m_lines.at(m_pos);
@@ -524,7 +535,7 @@ Result<DocNode> readYaml(const QByteArray &text, const ReaderLimits &limits)
 {
     if (auto error = checkSize(text, limits))
         return std::unexpected(*error);
-    if (auto error = checkEncoding(text))
+    if (auto error = checkEncoding(text, limits))
         return std::unexpected(*error);
     if (auto error = checkFlowDepth(text, limits.maxDepth))
         return std::unexpected(*error);
@@ -535,13 +546,15 @@ Result<DocNode> readYaml(const QByteArray &text, const ReaderLimits &limits)
         YAML::Parser parser(in);
         TreeBuilder builder(limits);
         if (!parser.HandleNextDocument(builder))
-            return fail(ErrorCode::Invalid, u"the spec is empty"_s);
+            return fail(ErrorCode::Invalid, u"%1 is empty"_s.arg(subject(limits)));
         std::optional<DocNode> root = builder.takeRoot();
         if (!root || root->kind == DocNode::Kind::Null)
-            return fail(ErrorCode::Invalid, u"the spec is empty"_s);
+            return fail(ErrorCode::Invalid, u"%1 is empty"_s.arg(subject(limits)));
         TreeBuilder rest(limits);
         if (parser.HandleNextDocument(rest)) {
-            return fail(ErrorCode::Invalid, u"only one YAML document is allowed in a spec"_s,
+            return fail(ErrorCode::Invalid,
+                        limits.document.isEmpty() ? u"only one YAML document is allowed in a spec"_s
+                                                  : u"only one YAML document is allowed in a %1"_s.arg(limits.document),
                         lineColumn(rest.documentLine(), rest.documentColumn()));
         }
         return std::move(*root);
@@ -568,7 +581,7 @@ Result<DocNode> readJson(const QByteArray &text, const ReaderLimits &limits)
                     lineColumnAt(text, std::clamp<qsizetype>(parseError.offset, 0, text.size())));
     }
     if (document.isNull())
-        return fail(ErrorCode::Invalid, u"the spec is empty"_s);
+        return fail(ErrorCode::Invalid, u"%1 is empty"_s.arg(subject(limits)));
     try {
         JsonBuilder builder(text, limits);
         return builder.parse();

@@ -32,6 +32,9 @@ struct ReaderLimits {
     qsizetype maxBytes = 1024 * 1024;
     int maxDepth = 64;     // nested sequences and mappings
     int maxNodes = 100000; // every scalar, sequence and mapping counts
+    // What the messages call the text ("pipeline" → "the pipeline is empty"); empty keeps the
+    // AppSpec wording ("the spec is empty", "not allowed in an AppSpec").
+    QString document;
 };
 
 // Reads one YAML document. Errors: TooLarge (over maxBytes, checked before parsing) or Invalid

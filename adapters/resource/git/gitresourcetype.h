@@ -1,0 +1,53 @@
+#pragma once
+// The built-in `git` resource type: check finds new commits on a branch (optionally only those
+// touching `paths` and not only `ignore_paths`), or new tags matching `tag_filter`; in writes
+// the tree of one commit into a directory. Fetching goes through the git source adapter's
+// mirror cache (libgit2), so pipelines and deploys share one mirror per repository.
+//
+//   source: uri (required), branch (default: the remote's default branch),
+//           paths: [globs], ignore_paths: [globs], tag_filter: "v*"
+//   version: {"ref": full commit id} (plus {"tag": name} with tag_filter)
+//   in:     the tree (files, executable bits, symlinks kept, never followed; no .git) and
+//           metadata: commit, author, author_date, committer, message (and tag)
+//   out:    not supported yet (fails with a clear error)
+//
+// Globs: `*` and `?` stay within one path segment, `**` spans segments, `[...]` is a class;
+// a pattern naming a directory also matches everything below it ("src" matches "src/a.c").
+// A commit passes the filter when any path it changed (against its first parent) matches
+// `paths` (or paths is empty) and does not match `ignore_paths`.
+//
+// Tags are ordered by version-aware name order ("v1.2" < "v1.10"). Branch history is walked
+// along first parents, newest first, and returned oldest first. A `from` version that is no
+// longer in the history (a force push) is treated as no version: only the newest is returned.
+//
+// Threading: calls block and may be made from any thread (mirror fetches are serialised per
+// repository by GitSource).
+
+#include "adapters/api/resourcetype.h"
+#include "adapters/source/generic/gitsource.h"
+
+namespace pando::adapters::git {
+
+// The glob match used for paths/ignore_paths (exposed for tests).
+bool matchPathGlob(const QString &pattern, const QString &path);
+// Version-aware ordering of tag names: digit runs compare as numbers.
+bool tagNameLess(const QString &a, const QString &b);
+
+class GitResourceType final : public ResourceType {
+public:
+    explicit GitResourceType(QString cacheRoot, GitCredentials credentials = {});
+    ~GitResourceType() override;
+
+    QString name() const override { return QStringLiteral("git"); }
+    Result<QList<Version>> check(const QJsonObject &source, const Version &from, const CancelToken &cancel,
+                                 const LogSink &log) override;
+    Result<VersionMetadata> in(const QJsonObject &source, const Version &version, const QJsonObject &params,
+                               const QString &dir, const CancelToken &cancel, const LogSink &log) override;
+    Result<VersionMetadata> out(const QJsonObject &source, const QJsonObject &params, const QString &workDir,
+                                const CancelToken &cancel, const LogSink &log) override;
+
+private:
+    GitSource m_source;
+};
+
+} // namespace pando::adapters::git

@@ -1,0 +1,72 @@
+#include "pipelinewiring.h"
+
+#include "adapters/resource/git/gitresourcetype.h"
+#include "adapters/taskrunner/docker/dockertaskrunner.h"
+#include "adapters/taskrunner/host/hosttaskrunner.h"
+#include "core/engine/tokens.h"
+#include "core/pipelines/resource/timeresourcetype.h"
+#include "core/pipelines/sealbox/sealkey.h"
+
+#include <QDir>
+
+namespace pando::wiring {
+
+namespace {
+// What the pipeline runner's dependencies point at; owned by the service, released last.
+struct Parts {
+    std::unique_ptr<adapters::docker::DockerTaskRunner> containers;
+    std::unique_ptr<adapters::host::HostTaskRunner> host;
+    std::unique_ptr<core::BlobStore> blobs;
+    std::unique_ptr<core::Workspace> workspace;
+    std::shared_ptr<adapters::ResourceType> git;
+    std::shared_ptr<adapters::ResourceType> time;
+};
+} // namespace
+
+Status installPipelines(core::Engine &engine, const PipelineWiringOptions &options)
+{
+    const QString data = engine.options().dataDir;
+    auto parts = std::make_shared<Parts>();
+    parts->containers = std::make_unique<adapters::docker::DockerTaskRunner>(options.dockerSocket);
+    parts->host = std::make_unique<adapters::host::HostTaskRunner>();
+    parts->blobs = std::make_unique<core::BlobStore>(data + QStringLiteral("/blobs"));
+    parts->workspace = std::make_unique<core::Workspace>(data + QStringLiteral("/runs"));
+    parts->git = std::make_shared<adapters::git::GitResourceType>(data + QStringLiteral("/cache/git"));
+    parts->time = std::make_shared<core::pipelines::TimeResourceType>(engine.clock());
+
+    auto sealKey = core::pipelines::keyfile::loadOrCreate(data + QStringLiteral("/seal.key"));
+    if (!sealKey)
+        return std::unexpected(sealKey.error());
+    auto hashKey = core::detail::loadOrCreateKey(data + QStringLiteral("/hash.key"));
+    if (!hashKey)
+        return std::unexpected(hashKey.error());
+    // Runs may have been cut off by a dead process: their work directories are stale.
+    QDir(data + QStringLiteral("/runs")).removeRecursively();
+
+    core::pipelines::JobRunnerDeps deps{engine.database(),
+                                        engine.clock(),
+                                        *engine.events(),
+                                        *parts->containers,
+                                        *parts->host,
+                                        *parts->blobs,
+                                        *parts->workspace,
+                                        [parts](const QString &name) -> std::shared_ptr<adapters::ResourceType> {
+                                            if (name == QLatin1String("git"))
+                                                return parts->git;
+                                            if (name == QLatin1String("time"))
+                                                return parts->time;
+                                            return nullptr;
+                                        },
+                                        {},
+                                        *hashKey,
+                                        data + QStringLiteral("/task-caches"),
+                                        engine.options().installId};
+    auto service =
+        std::make_unique<core::pipelines::LocalPipelineService>(deps, engine.audit(), *sealKey, options.service, parts);
+    if (auto started = service->start(); !started)
+        return started;
+    engine.setPipelines(std::move(service));
+    return {};
+}
+
+} // namespace pando::wiring

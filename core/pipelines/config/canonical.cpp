@@ -1,0 +1,411 @@
+#include "core/pipelines/config/canonical.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core::pipelines {
+
+namespace {
+
+QJsonObject stringMapJson(const QMap<QString, QString> &map)
+{
+    QJsonObject out;
+    for (auto it = map.cbegin(); it != map.cend(); ++it)
+        out.insert(it.key(), it.value());
+    return out;
+}
+
+QJsonValue hookJson(const StepPtr &hook)
+{
+    return hook ? QJsonValue(toJson(*hook)) : QJsonValue();
+}
+
+void insertHooks(QJsonObject &out, const Hooks &hooks)
+{
+    const std::pair<QString, StepPtr> slots[] = {
+        {u"on_success"_s, hooks.onSuccess}, {u"on_failure"_s, hooks.onFailure}, {u"on_error"_s, hooks.onError},
+        {u"on_abort"_s, hooks.onAbort},     {u"ensure"_s, hooks.ensure},
+    };
+    for (const auto &[key, hook] : slots) {
+        if (hook)
+            out.insert(key, hookJson(hook));
+    }
+}
+
+QJsonObject commandJson(const Command &command)
+{
+    return QJsonObject{{u"argv"_s, QJsonArray::fromStringList(command.argv)}, {u"shell"_s, command.shell}};
+}
+
+void appendString(QByteArray &out, const QString &text)
+{
+    out += '"';
+    for (const QChar c : text) {
+        const char16_t u = c.unicode();
+        switch (u) {
+        case u'"':
+            out += "\\\"";
+            break;
+        case u'\\':
+            out += "\\\\";
+            break;
+        case u'\n':
+            out += "\\n";
+            break;
+        case u'\r':
+            out += "\\r";
+            break;
+        case u'\t':
+            out += "\\t";
+            break;
+        case u'\b':
+            out += "\\b";
+            break;
+        case u'\f':
+            out += "\\f";
+            break;
+        default:
+            if (u < 0x20)
+                out += "\\u" + QByteArray::number(int(u), 16).rightJustified(4, '0');
+            else
+                out += QString(c).toUtf8();
+        }
+    }
+    out += '"';
+}
+
+void appendCanonical(QByteArray &out, const QJsonValue &value)
+{
+    switch (value.type()) {
+    case QJsonValue::Null:
+    case QJsonValue::Undefined:
+        out += "null";
+        return;
+    case QJsonValue::Bool:
+        out += value.toBool() ? "true" : "false";
+        return;
+    case QJsonValue::Double: {
+        const double d = value.toDouble();
+        if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 9007199254740992.0)
+            out += QByteArray::number(qint64(d));
+        else if (std::isfinite(d))
+            out += QByteArray::number(d, 'g', 17);
+        else
+            out += "null";
+        return;
+    }
+    case QJsonValue::String:
+        appendString(out, value.toString());
+        return;
+    case QJsonValue::Array: {
+        out += '[';
+        const QJsonArray array = value.toArray();
+        for (qsizetype i = 0; i < array.size(); ++i) {
+            if (i)
+                out += ',';
+            appendCanonical(out, array.at(i));
+        }
+        out += ']';
+        return;
+    }
+    case QJsonValue::Object: {
+        const QJsonObject object = value.toObject();
+        QStringList keys = object.keys();
+        // By UTF-16 code unit, so that the order never depends on a locale.
+        std::sort(keys.begin(), keys.end(), [](const QString &a, const QString &b) {
+            return QStringView(a).compare(QStringView(b), Qt::CaseSensitive) < 0;
+        });
+        out += '{';
+        for (qsizetype i = 0; i < keys.size(); ++i) {
+            if (i)
+                out += ',';
+            appendString(out, keys[i]);
+            out += ':';
+            appendCanonical(out, object.value(keys[i]));
+        }
+        out += '}';
+        return;
+    }
+    }
+}
+
+} // namespace
+
+QJsonObject toJson(const TaskConfig &config)
+{
+    QJsonObject out;
+    out.insert(u"platform"_s, config.platform == TaskConfig::Platform::Host ? u"host"_s : u"linux"_s);
+    if (config.imageResource) {
+        out.insert(u"image_resource"_s,
+                   QJsonObject{{u"type"_s, config.imageResource->type},
+                               {u"source"_s, QJsonObject{{u"repository"_s, config.imageResource->repository},
+                                                         {u"tag"_s, config.imageResource->tag}}}});
+    }
+    QJsonArray inputs;
+    for (const auto &input : config.inputs)
+        inputs.append(QJsonObject{{u"name"_s, input.name}, {u"path"_s, input.path}, {u"optional"_s, input.optional}});
+    out.insert(u"inputs"_s, inputs);
+    QJsonArray outputs;
+    for (const auto &output : config.outputs)
+        outputs.append(QJsonObject{{u"name"_s, output.name}, {u"path"_s, output.path}});
+    out.insert(u"outputs"_s, outputs);
+    QJsonArray caches;
+    for (const auto &cache : config.caches)
+        caches.append(QJsonObject{{u"path"_s, cache.path}});
+    out.insert(u"caches"_s, caches);
+    out.insert(u"params"_s, stringMapJson(config.params));
+    out.insert(u"run"_s, QJsonObject{{u"path"_s, config.run.path},
+                                     {u"args"_s, QJsonArray::fromStringList(config.run.args)},
+                                     {u"dir"_s, config.run.dir},
+                                     {u"user"_s, config.run.user}});
+    out.insert(u"container_limits"_s,
+               QJsonObject{{u"cpu"_s, config.limits.cpus}, {u"memory"_s, double(config.limits.memoryBytes)}});
+    return out;
+}
+
+QJsonObject toJson(const Step &step)
+{
+    QJsonObject out;
+    const QString kind = stepKindName(step.kind);
+    switch (step.kind) {
+    case StepKind::Get: {
+        out.insert(kind, step.name);
+        out.insert(u"resource"_s, step.get.resource);
+        out.insert(u"passed"_s, QJsonArray::fromStringList(step.get.passed));
+        out.insert(u"trigger"_s, step.get.trigger);
+        if (step.get.version == GetStep::Version::Pinned)
+            out.insert(u"version"_s, stringMapJson(step.get.pinned));
+        else
+            out.insert(u"version"_s, step.get.version == GetStep::Version::Every ? u"every"_s : u"latest"_s);
+        out.insert(u"params"_s, step.get.params);
+        break;
+    }
+    case StepKind::Put: {
+        out.insert(kind, step.name);
+        out.insert(u"resource"_s, step.put.resource);
+        if (step.put.inputs == PutStep::Inputs::List)
+            out.insert(u"inputs"_s, QJsonArray::fromStringList(step.put.inputList));
+        else
+            out.insert(u"inputs"_s, step.put.inputs == PutStep::Inputs::All ? u"all"_s : u"detect"_s);
+        out.insert(u"params"_s, step.put.params);
+        out.insert(u"get_params"_s, step.put.getParams);
+        out.insert(u"no_get"_s, step.put.noGet);
+        break;
+    }
+    case StepKind::Task: {
+        out.insert(kind, step.name);
+        if (step.task.config)
+            out.insert(u"config"_s, toJson(*step.task.config));
+        else
+            out.insert(u"file"_s, step.task.file);
+        if (!step.task.image.isEmpty())
+            out.insert(u"image"_s, step.task.image);
+        out.insert(u"params"_s, stringMapJson(step.task.params));
+        out.insert(u"input_mapping"_s, stringMapJson(step.task.inputMapping));
+        out.insert(u"output_mapping"_s, stringMapJson(step.task.outputMapping));
+        break;
+    }
+    case StepKind::InParallel: {
+        QJsonArray steps;
+        for (const auto &child : step.steps)
+            steps.append(toJson(child));
+        out.insert(kind,
+                   QJsonObject{{u"steps"_s, steps}, {u"limit"_s, step.parallelLimit}, {u"fail_fast"_s, step.failFast}});
+        break;
+    }
+    case StepKind::Do: {
+        QJsonArray steps;
+        for (const auto &child : step.steps)
+            steps.append(toJson(child));
+        out.insert(kind, steps);
+        break;
+    }
+    case StepKind::Try:
+        out.insert(kind, step.steps.empty() ? QJsonValue() : QJsonValue(toJson(step.steps.front())));
+        break;
+    }
+    out.insert(u"attempts"_s, step.attempts);
+    out.insert(u"timeout_ms"_s, double(step.timeoutMs));
+    insertHooks(out, step.hooks);
+    return out;
+}
+
+QJsonObject toJson(const ResolvedTask &task)
+{
+    static const QString venues[] = {u"host"_s, u"image"_s, u"image_artifact"_s};
+    QJsonArray inputs;
+    for (const auto &input : task.inputs) {
+        inputs.append(QJsonObject{{u"name"_s, input.name},
+                                  {u"artifact"_s, input.artifact},
+                                  {u"path"_s, input.path},
+                                  {u"optional"_s, input.optional}});
+    }
+    QJsonArray outputs;
+    for (const auto &output : task.outputs)
+        outputs.append(
+            QJsonObject{{u"name"_s, output.name}, {u"artifact"_s, output.artifact}, {u"path"_s, output.path}});
+    return QJsonObject{
+        {u"config"_s, toJson(task.config)},
+        {u"venue"_s, venues[int(task.venue)]},
+        {u"image"_s, task.image},
+        {u"inputs"_s, inputs},
+        {u"outputs"_s, outputs},
+        {u"argv"_s, QJsonArray::fromStringList(task.argv)},
+        {u"shell"_s, task.shell},
+    };
+}
+
+QJsonObject toJson(const ResourceType &type)
+{
+    static const QString kinds[] = {u"image"_s, u"builtin"_s, u"shell"_s};
+    QJsonObject out{{u"name"_s, type.name}, {u"kind"_s, kinds[int(type.kind)]}, {u"defaults"_s, type.defaults}};
+    if (!type.type.isEmpty())
+        out.insert(u"type"_s, type.type);
+    if (!type.source.isEmpty())
+        out.insert(u"source"_s, type.source);
+    if (!type.image.isEmpty())
+        out.insert(u"image"_s, type.image);
+    if (type.kind == ResourceType::Kind::Shell) {
+        QJsonObject commands{{u"check"_s, commandJson(type.check)}, {u"in"_s, commandJson(type.in)}};
+        if (!type.out.isEmpty())
+            commands.insert(u"out"_s, commandJson(type.out));
+        out.insert(u"commands"_s, commands);
+    }
+    if (type.checkEveryMs > 0)
+        out.insert(u"check_every_ms"_s, double(type.checkEveryMs));
+    return out;
+}
+
+QJsonObject toJson(const Resource &resource)
+{
+    QJsonObject out{{u"name"_s, resource.name},
+                    {u"type"_s, resource.type},
+                    {u"source"_s, resource.source},
+                    {u"check_every_ms"_s, double(resource.checkEveryMs)}};
+    // The webhook token is a credential: only whether there is one is shown.
+    out.insert(u"webhook"_s, !resource.webhookToken.isEmpty());
+    if (!resource.icon.isEmpty())
+        out.insert(u"icon"_s, resource.icon);
+    if (resource.pinnedVersion)
+        out.insert(u"version"_s, stringMapJson(*resource.pinnedVersion));
+    return out;
+}
+
+QJsonObject toJson(const Job &job)
+{
+    QJsonArray plan;
+    for (const auto &step : job.plan)
+        plan.append(toJson(step));
+    QJsonObject out{{u"name"_s, job.name},
+                    {u"plan"_s, plan},
+                    {u"serial"_s, job.serial},
+                    {u"max_in_flight"_s, job.maxInFlight},
+                    {u"public"_s, job.isPublic}};
+    insertHooks(out, job.hooks);
+    return out;
+}
+
+QJsonObject toJson(const Pipeline &pipeline)
+{
+    QJsonArray types;
+    for (const auto &type : pipeline.resourceTypes)
+        types.append(toJson(type));
+    QJsonArray resources;
+    for (const auto &resource : pipeline.resources)
+        resources.append(toJson(resource));
+    QJsonArray jobs;
+    for (const auto &job : pipeline.jobs)
+        jobs.append(toJson(job));
+    QJsonArray groups;
+    for (const auto &group : pipeline.groups)
+        groups.append(QJsonObject{{u"name"_s, group.name}, {u"jobs"_s, QJsonArray::fromStringList(group.jobs)}});
+    return QJsonObject{
+        {u"resource_types"_s, types}, {u"resources"_s, resources}, {u"jobs"_s, jobs}, {u"groups"_s, groups}};
+}
+
+QByteArray canonicalJson(const QJsonValue &value)
+{
+    QByteArray out;
+    appendCanonical(out, value);
+    return out;
+}
+
+QStringList diffLines(const QStringList &before, const QStringList &after, int context)
+{
+    // Longest common subsequence on lines; pipeline files are small enough for the quadratic table.
+    const auto n = size_t(before.size());
+    const auto m = size_t(after.size());
+    std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
+    for (size_t i = n; i-- > 0;) {
+        for (size_t j = m; j-- > 0;) {
+            lcs[i][j] = before[qsizetype(i)] == after[qsizetype(j)] ? lcs[i + 1][j + 1] + 1
+                                                                    : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+        }
+    }
+    struct Line {
+        char op; // ' ', '-', '+'
+        QString text;
+        int afterLine; // 1-based line in `after` (for '-': the next line there)
+    };
+    std::vector<Line> script;
+    size_t i = 0;
+    size_t j = 0;
+    while (i < n || j < m) {
+        if (i < n && j < m && before[qsizetype(i)] == after[qsizetype(j)]) {
+            script.push_back({' ', before[qsizetype(i)], int(j + 1)});
+            ++i, ++j;
+        } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
+            script.push_back({'+', after[qsizetype(j)], int(j + 1)});
+            ++j;
+        } else {
+            script.push_back({'-', before[qsizetype(i)], int(j + 1)});
+            ++i;
+        }
+    }
+    QStringList out;
+    const auto total = qsizetype(script.size());
+    qsizetype k = 0;
+    while (k < total) {
+        if (script[size_t(k)].op == ' ') {
+            ++k;
+            continue;
+        }
+        // One hunk: from `context` lines before this change to `context` lines after the last
+        // change that is within 2*context of the previous one.
+        const qsizetype start = std::max<qsizetype>(0, k - context);
+        qsizetype end = k;
+        qsizetype quiet = 0;
+        for (qsizetype e = k; e < total; ++e) {
+            if (script[size_t(e)].op != ' ') {
+                end = e;
+                quiet = 0;
+            } else if (++quiet > 2 * context) {
+                break;
+            }
+        }
+        const qsizetype stop = std::min(total, end + context + 1);
+        out << u"@@ line %1 @@"_s.arg(script[size_t(start)].afterLine);
+        for (qsizetype e = start; e < stop; ++e) {
+            const Line &line = script[size_t(e)];
+            out << QString(QLatin1Char(line.op)) + u' ' + line.text;
+        }
+        k = stop;
+    }
+    return out;
+}
+
+QStringList diff(const Pipeline &before, const Pipeline &after)
+{
+    auto lines = [](const Pipeline &p) {
+        return QString::fromUtf8(QJsonDocument(toJson(p)).toJson(QJsonDocument::Indented)).split(u'\n');
+    };
+    return diffLines(lines(before), lines(after));
+}
+
+} // namespace pando::core::pipelines

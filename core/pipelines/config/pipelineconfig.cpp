@@ -1,0 +1,66 @@
+#include "core/pipelines/config/pipelineconfig.h"
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core::pipelines {
+
+QString stepKindName(StepKind kind)
+{
+    switch (kind) {
+    case StepKind::Get:
+        return u"get"_s;
+    case StepKind::Put:
+        return u"put"_s;
+    case StepKind::Task:
+        return u"task"_s;
+    case StepKind::InParallel:
+        return u"in_parallel"_s;
+    case StepKind::Do:
+        return u"do"_s;
+    case StepKind::Try:
+        return u"try"_s;
+    }
+    return {};
+}
+
+QString Step::artifact() const
+{
+    if (kind == StepKind::Get || (kind == StepKind::Put && !put.noGet))
+        return name;
+    return {};
+}
+
+namespace {
+
+template<class T> const T *byName(const QList<T> &list, const QString &name)
+{
+    for (const auto &item : list) {
+        if (item.name == name)
+            return &item;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+const ResourceType *Pipeline::resourceType(const QString &name) const
+{
+    return byName(resourceTypes, name);
+}
+
+const Resource *Pipeline::resource(const QString &name) const
+{
+    return byName(resources, name);
+}
+
+const Job *Pipeline::job(const QString &name) const
+{
+    return byName(jobs, name);
+}
+
+QStringList builtinResourceTypes()
+{
+    return {u"git"_s, u"time"_s, u"registry-image"_s, u"docker-image"_s};
+}
+
+} // namespace pando::core::pipelines

@@ -1,0 +1,273 @@
+#pragma once
+// Package config reads a Concourse-style pipeline file (resource_types, resources, jobs, groups)
+// into the typed model the pipeline engine runs: merkle hashing, the orchestrator, the scheduler
+// and triggers all consume these types. Parsing goes through the one YAML reader (size, depth,
+// alias and duplicate-key limits), `((var))` placeholders are resolved by the template package
+// before typing, and every error is ErrorCode::Invalid with `where` set to the path it was found
+// at ("jobs[2].plan[0].task"). It also resolves a task step against its config (the merge both
+// plan-time hashing and run-time execution share).
+//
+// Storage rule: secrets never reach anything persisted. Store the pipeline's raw YAML text (and
+// its vars file) as given; parse with secrets resolved only at run time, in memory. A Pipeline
+// parsed with SecretMode::Placeholder keeps `((name))` in its strings and may be shown or diffed.
+//
+// All functions are pure and thread-safe.
+
+#include "adapters/api/error.h"
+#include "core/pipelines/template/interpolate.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QList>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace pando::core::pipelines {
+
+// A resource version, as in Concourse: a flat map of strings ({"ref": "abc123"}).
+using VersionMap = QMap<QString, QString>;
+
+// ---------------------------------------------------------------------------------------------
+// Task configuration (inline under a task step's `config:` or read from a `file:` at run time).
+
+// `image_resource` names an image in the local Docker engine; nothing is pulled.
+struct ImageResource {
+    QString type = QStringLiteral("registry-image");              // "registry-image" or "docker-image"
+    QString repository;                                           // source.repository, required
+    QString tag = QStringLiteral("latest");                       // source.tag
+    QString reference() const { return repository + u':' + tag; } // "repository:tag"
+};
+
+struct TaskInput {
+    QString name;          // the artifact name the task expects ([a-zA-Z0-9_.-]+)
+    QString path;          // where it appears, relative to the work dir; defaults to name
+    bool optional = false; // a missing artifact is skipped instead of an error
+};
+
+struct TaskOutput {
+    QString name; // unique within the task
+    QString path; // relative to the work dir; defaults to name
+};
+
+struct TaskCache {
+    QString path; // relative to the work dir; kept between runs of the same step
+};
+
+struct TaskRun {
+    QString path;     // the program: looked up on PATH (host) or in the image, or a path
+    QStringList args; // passed as argv, never joined into a shell string
+    QString dir;      // working directory relative to the task's work dir; empty: the work dir
+    QString user;     // container user; container tasks only
+    // The user wrote a shell command: path is sh/bash (or /bin/sh, /bin/bash) and args[0] is "-c".
+    bool isShell() const;
+    QStringList argv() const { return QStringList{path} + args; }
+};
+
+struct ContainerLimits {
+    double cpus = 0;        // `cpu:` number of CPUs (0: no limit). Concourse uses shares; see docs
+    qint64 memoryBytes = 0; // `memory:` bytes or "512Mi"/"1Gi"/"256M" (0: no limit)
+};
+
+struct TaskConfig {
+    enum class Platform { Linux, Host };
+    Platform platform = Platform::Linux;
+    std::optional<ImageResource> imageResource; // none: the task runs on the host (see runsOnHost)
+    QList<TaskInput> inputs;
+    QList<TaskOutput> outputs;
+    QList<TaskCache> caches;
+    QMap<QString, QString> params; // environment; numbers and booleans in YAML become text
+    TaskRun run;
+    ContainerLimits limits;
+
+    // platform: host, or no image_resource. (A task step's `image:` overrides this; see
+    // ResolvedTask for the final decision.)
+    bool runsOnHost() const { return platform == Platform::Host || !imageResource; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Steps
+
+enum class StepKind { Get, Put, Task, InParallel, Do, Try };
+QString stepKindName(StepKind kind); // "get", "put", "task", "in_parallel", "do", "try"
+
+struct Step;
+using StepPtr = std::shared_ptr<const Step>;
+
+// on_success: the step succeeded; on_failure: it failed (non-zero exit); on_error: an
+// infrastructure error; on_abort: it was cancelled; ensure: always, after the others.
+struct Hooks {
+    StepPtr onSuccess, onFailure, onError, onAbort, ensure;
+    bool isEmpty() const { return !onSuccess && !onFailure && !onError && !onAbort && !ensure; }
+};
+
+struct GetStep {
+    QString resource;     // `resource:`, defaults to the step's name
+    QStringList passed;   // job names the version must have passed through
+    bool trigger = false; // a new version starts the job
+    enum class Version { Latest, Every, Pinned } version = Version::Latest;
+    VersionMap pinned;  // Version::Pinned
+    QJsonObject params; // free-form, handed to the resource type's `in`
+};
+
+struct PutStep {
+    QString resource;                                             // `resource:`, defaults to the step's name
+    enum class Inputs { All, Detect, List } inputs = Inputs::All; // Concourse's default is all
+    QStringList inputList;                                        // Inputs::List
+    QJsonObject params;                                           // handed to `out`
+    QJsonObject getParams;                                        // handed to the implicit get's `in`
+    bool noGet = false; // skip the implicit get (then the put produces no artifact)
+};
+
+struct TaskStep {
+    std::optional<TaskConfig> config;     // `config:` (inline); exclusive with file
+    QString file;                         // `file:` "artifact/path/task.yml", read at run time
+    QString image;                        // `image:` an artifact to use as the image; empty: none
+    QMap<QString, QString> params;        // override the config's params
+    QMap<QString, QString> inputMapping;  // task input name → artifact name in the plan
+    QMap<QString, QString> outputMapping; // task output name → artifact name in the plan
+    QString fileArtifact() const { return file.section(u'/', 0, 0); } // "repo" for "repo/ci/t.yml"
+};
+
+struct Step {
+    StepKind kind = StepKind::Task;
+    // Stable identity and error location: the step's YAML path plus its kind key, e.g.
+    // "jobs[2].plan[0].in_parallel.steps[1].task", "jobs[0].plan[3].try.get",
+    // "jobs[0].plan[1].on_failure.put", "jobs[0].on_abort.task".
+    QString path;
+    int line = 0; // 1-based line of the step in the file (0: unknown)
+    QString name; // get/put/task name; empty for in_parallel, do, try
+
+    GetStep get;   // StepKind::Get
+    PutStep put;   // StepKind::Put
+    TaskStep task; // StepKind::Task
+
+    std::vector<Step> steps; // InParallel, Do: the children in order; Try: exactly one
+    int parallelLimit = 0;   // InParallel: at most this many at once (0: all)
+    bool failFast = false;   // InParallel: abort the siblings on the first failure
+
+    int attempts = 1;     // >= 1; the step runs again on failure or error, not on abort
+    qint64 timeoutMs = 0; // > 0, or 0 for none; covers each attempt
+    Hooks hooks;
+
+    // The artifact this step adds to the plan: a get's name, a put's name unless no_get.
+    // (Task outputs are listed by ResolvedTask / taskOutputArtifacts.)
+    QString artifact() const;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Pipeline
+
+// A command of a shell-defined resource type: a list is argv, a string is run as {"sh","-c",s}.
+struct Command {
+    QStringList argv;
+    bool shell = false; // written as a string
+    bool isEmpty() const { return argv.isEmpty(); }
+};
+
+struct ResourceType {
+    QString name;
+    QString path; // "resource_types[1]"
+    enum class Kind {
+        Image,   // type registry-image/docker-image: a Concourse resource image from the local
+                 // engine, run as /opt/resource/{check,in,out}
+        BuiltIn, // type git or time: the built-in, under another name with `defaults`
+        Shell,   // Pando's `commands: {check, in, out}`, JSON on stdin, in `image` or on the host
+    } kind = Kind::Shell;
+    QString type;            // "registry-image", "docker-image", "git", "time"; empty for Shell
+    QJsonObject source;      // Image: {repository, tag}; otherwise empty
+    QString image;           // Image: source's "repository:tag"; Shell: `image:`; empty: host
+    QJsonObject defaults;    // merged under each resource's source (the resource's keys win)
+    Command check, in, out;  // Shell only; check and in are required
+    qint64 checkEveryMs = 0; // default for its resources (0: use the resource's/1m)
+};
+
+struct Resource {
+    QString name;
+    QString path;                            // "resources[0]"
+    QString type;                            // a declared resource type or a built-in (builtinResourceTypes())
+    QJsonObject source;                      // free-form, with the type's defaults already merged in
+    qint64 checkEveryMs = 60000;             // `check_every:` duration; "never" gives 0 (webhooks only)
+    QString webhookToken;                    // `webhook_token:`; empty: no webhook
+    QString icon;                            // `icon:` a Material Design icon name, for views only
+    std::optional<VersionMap> pinnedVersion; // `version:` every get of it uses this version
+};
+
+struct Job {
+    QString name;
+    QString path; // "jobs[2]"
+    std::vector<Step> plan;
+    bool serial = false;   // builds run one at a time (max_in_flight 1)
+    int maxInFlight = 0;   // 0: unlimited; serial makes it 1
+    bool isPublic = false; // `public:`
+    Hooks hooks;           // run after the whole plan
+};
+
+struct Group {
+    QString name;
+    QStringList jobs; // declared job names
+};
+
+struct Pipeline {
+    QList<ResourceType> resourceTypes;
+    QList<Resource> resources;
+    QList<Job> jobs;
+    QList<Group> groups;
+    QStringList secretNames; // secrets the file used (resolved or left as placeholders)
+    QStringList varNames;    // vars-file entries the file used
+
+    const ResourceType *resourceType(const QString &name) const;
+    const Resource *resource(const QString &name) const;
+    const Job *job(const QString &name) const;
+};
+
+// Resource types every pipeline may use without declaring them.
+QStringList builtinResourceTypes(); // git, time, registry-image, docker-image
+
+// Parses, interpolates and validates a pipeline file. Without a vars file or secret lookup, any
+// `((placeholder))` is an "undefined var" error naming it.
+Result<Pipeline> parsePipeline(const QByteArray &yaml, const InterpolationSources &interpolation = {});
+
+// A task config read from an artifact at run time (`file:` tasks). `fileName` prefixes every
+// error's `where` ("ci/build.yml: run.path"). Placeholders resolve from `interpolation`.
+Result<TaskConfig> parseTaskConfigFile(const QByteArray &yaml, const QString &fileName,
+                                       const InterpolationSources &interpolation = {});
+
+// ---------------------------------------------------------------------------------------------
+// Task resolution: the one merge of a task step with its config that hashing and running share.
+
+struct ResolvedTask {
+    QString stepPath;
+    TaskConfig config; // params: the config's, overridden by the step's
+    enum class Venue { Host, Image, ImageArtifact } venue = Venue::Host;
+    QString image; // Image: "repository:tag"; ImageArtifact: the artifact name
+    struct Input {
+        QString name;     // as the config names it
+        QString artifact; // the plan's artifact (input_mapping applied)
+        QString path;     // relative to the work dir
+        bool optional = false;
+    };
+    QList<Input> inputs;
+    struct Output {
+        QString name;
+        QString artifact; // output_mapping applied
+        QString path;
+    };
+    QList<Output> outputs;
+    QStringList argv;   // run.path + run.args, exactly; never a joined string
+    bool shell = false; // the user wrote `sh -c` (TaskRun::isShell)
+};
+
+// Merges `step` (a task step) with its config: the inline one, or `fileConfig` for a `file:`
+// task (required then). Errors: a host task with run.user, an input_mapping/output_mapping key
+// the config does not declare, a file task without its config.
+Result<ResolvedTask> resolveTask(const Step &step, const TaskConfig *fileConfig = nullptr);
+
+// The artifact names a task step adds to the plan: its outputs after output_mapping (empty for a
+// `file:` task, whose outputs are known only at run time).
+QStringList taskOutputArtifacts(const Step &step);
+
+} // namespace pando::core::pipelines

@@ -1,0 +1,309 @@
+// The pipeline file's top level: resource_types, resources, jobs, groups.
+#include "core/pipelines/config/validate.h"
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core::pipelines {
+
+using namespace internal;
+
+namespace {
+
+template<class Read> Status eachMapping(const DocNode &root, const QString &key, Read read)
+{
+    PANDO_PIPE_TRY(list, sequence(root, key, {}));
+    if (!*list)
+        return {};
+    for (size_t i = 0; i < (*list)->items.size(); ++i) {
+        const DocNode &item = (*list)->items[i];
+        const QString path = at(key, qsizetype(i));
+        if (item.kind != DocNode::Kind::Map)
+            return wrongType(item, path, u"a mapping"_s);
+        if (auto ok = read(item, path); !ok)
+            return ok;
+    }
+    return {};
+}
+
+Result<Command> parseCommand(const DocNode &node, const QString &path)
+{
+    Command command;
+    if (node.kind == DocNode::Kind::Scalar) {
+        if (node.text.trimmed().isEmpty())
+            return invalid(path, u"must not be empty"_s);
+        command.argv = QStringList{u"sh"_s, u"-c"_s, node.text};
+        command.shell = true;
+        return command;
+    }
+    if (node.kind == DocNode::Kind::Sequence) {
+        PANDO_PIPE_TRY(argv, stringList(node, path));
+        if (argv->isEmpty() || argv->first().isEmpty())
+            return invalid(path, u"an argv list needs at least the program"_s);
+        command.argv = *argv;
+        return command;
+    }
+    return wrongType(node, path, u"an argv list or a shell command string"_s);
+}
+
+Result<ResourceType> parseResourceType(const DocNode &node, const QString &path)
+{
+    PANDO_PIPE_TRY(keys, checkKeys(node, path,
+                                   {u"name"_s, u"type"_s, u"source"_s, u"defaults"_s, u"commands"_s, u"image"_s,
+                                    u"check_every"_s}));
+    ResourceType type;
+    type.path = path;
+    PANDO_PIPE_TRY(name, requiredString(node, u"name"_s, path));
+    PANDO_PIPE_TRY(okName, checkName(*name, join(path, u"name"_s), u"resource type"_s));
+    type.name = *name;
+    if (const DocNode *defaults = node.value(u"defaults"_s)) {
+        PANDO_PIPE_TRY(object, jsonObject(*defaults, join(path, u"defaults"_s)));
+        type.defaults = *object;
+    }
+    if (const DocNode *every = node.value(u"check_every"_s); !isNull(every)) {
+        PANDO_PIPE_TRY(ms, duration(*every, join(path, u"check_every"_s)));
+        type.checkEveryMs = *ms;
+    }
+    const DocNode *commands = node.value(u"commands"_s);
+    const DocNode *image = node.value(u"image"_s);
+    if (!isNull(commands)) {
+        type.kind = ResourceType::Kind::Shell;
+        if (!isNull(node.value(u"type"_s)) || !isNull(node.value(u"source"_s))) {
+            return invalid(path, u"a resource type with commands: takes no type: or source:"_s,
+                           u"name the image the commands run in with image: (none: on the host)"_s);
+        }
+        const QString commandsPath = join(path, u"commands"_s);
+        if (commands->kind != DocNode::Kind::Map)
+            return wrongType(*commands, commandsPath, u"a mapping with check, in and out"_s);
+        PANDO_PIPE_TRY(commandKeys, checkKeys(*commands, commandsPath, {u"check"_s, u"in"_s, u"out"_s}));
+        const std::pair<QString, Command *> slots[] = {
+            {u"check"_s, &type.check}, {u"in"_s, &type.in}, {u"out"_s, &type.out}};
+        for (const auto &[key, slot] : slots) {
+            const DocNode *command = commands->value(key);
+            if (isNull(command)) {
+                if (key == u"out")
+                    continue; // a type that is only read from needs no out
+                return invalid(commandsPath, u"\"%1\" is required"_s.arg(key));
+            }
+            PANDO_PIPE_TRY(value, parseCommand(*command, join(commandsPath, key)));
+            *slot = *value;
+        }
+        if (!isNull(image)) {
+            PANDO_PIPE_TRY(text, string(*image, join(path, u"image"_s)));
+            type.image = text->trimmed();
+        }
+        return type;
+    }
+    if (!isNull(image))
+        return invalid(join(path, u"image"_s), u"image: is for resource types defined by commands:"_s);
+    PANDO_PIPE_TRY(kind, requiredString(node, u"type"_s, path));
+    type.type = *kind;
+    if (*kind == u"git" || *kind == u"time") {
+        type.kind = ResourceType::Kind::BuiltIn;
+        if (!isNull(node.value(u"source"_s)))
+            return invalid(join(path, u"source"_s), u"a built-in type takes defaults:, not source:"_s);
+        return type;
+    }
+    if (*kind != u"registry-image" && *kind != u"docker-image") {
+        return invalid(join(path, u"type"_s),
+                       u"resource type \"%1\" has type \"%2\"; use registry-image, docker-image, git, time, or "
+                       "commands:"_s.arg(type.name, *kind));
+    }
+    type.kind = ResourceType::Kind::Image;
+    const QString sourcePath = join(path, u"source"_s);
+    PANDO_PIPE_TRY(source, mapping(node, u"source"_s, path));
+    if (!*source)
+        return invalid(path, u"\"source\" with a repository is required"_s);
+    PANDO_PIPE_TRY(sourceKeys, checkKeys(**source, sourcePath, {u"repository"_s, u"tag"_s}));
+    PANDO_PIPE_TRY(repository, requiredString(**source, u"repository"_s, sourcePath));
+    QString tag = u"latest"_s;
+    if (const DocNode *t = (*source)->value(u"tag"_s); !isNull(t)) {
+        PANDO_PIPE_TRY(text, string(*t, join(sourcePath, u"tag"_s)));
+        tag = *text;
+    }
+    type.source = QJsonObject{{u"repository"_s, *repository}, {u"tag"_s, tag}};
+    type.image = *repository + u':' + tag;
+    return type;
+}
+
+Result<Resource> parseResource(const DocNode &node, const QString &path, const Pipeline &pipeline)
+{
+    PANDO_PIPE_TRY(keys, checkKeys(node, path,
+                                   {u"name"_s, u"type"_s, u"source"_s, u"check_every"_s, u"webhook_token"_s, u"icon"_s,
+                                    u"version"_s}));
+    Resource resource;
+    resource.path = path;
+    PANDO_PIPE_TRY(name, requiredString(node, u"name"_s, path));
+    PANDO_PIPE_TRY(okName, checkName(*name, join(path, u"name"_s), u"resource"_s));
+    resource.name = *name;
+    PANDO_PIPE_TRY(type, requiredString(node, u"type"_s, path));
+    resource.type = *type;
+    const ResourceType *declared = pipeline.resourceType(*type);
+    if (!declared && !builtinResourceTypes().contains(*type)) {
+        return invalid(join(path, u"type"_s),
+                       u"resource type \"%1\" is not declared; declare it under resource_types or use one of %2"_s.arg(
+                           *type, builtinResourceTypes().join(u", "_s)));
+    }
+    if (const DocNode *source = node.value(u"source"_s)) {
+        PANDO_PIPE_TRY(object, jsonObject(*source, join(path, u"source"_s)));
+        resource.source = *object;
+    }
+    if (declared) {
+        // The type's defaults sit under the resource's own keys, as in Concourse.
+        for (auto it = declared->defaults.begin(); it != declared->defaults.end(); ++it) {
+            if (!resource.source.contains(it.key()))
+                resource.source.insert(it.key(), it.value());
+        }
+        if (declared->checkEveryMs > 0)
+            resource.checkEveryMs = declared->checkEveryMs;
+    }
+    if (const DocNode *every = node.value(u"check_every"_s); !isNull(every)) {
+        if (every->kind == DocNode::Kind::Scalar && every->text == u"never") {
+            resource.checkEveryMs = 0;
+        } else {
+            PANDO_PIPE_TRY(ms, duration(*every, join(path, u"check_every"_s)));
+            resource.checkEveryMs = *ms;
+        }
+    }
+    if (const DocNode *token = node.value(u"webhook_token"_s); !isNull(token)) {
+        PANDO_PIPE_TRY(text, string(*token, join(path, u"webhook_token"_s)));
+        if (text->size() < 8)
+            return invalid(join(path, u"webhook_token"_s), u"a webhook token needs at least 8 characters"_s);
+        resource.webhookToken = *text;
+    }
+    if (const DocNode *icon = node.value(u"icon"_s); !isNull(icon)) {
+        PANDO_PIPE_TRY(text, string(*icon, join(path, u"icon"_s)));
+        resource.icon = *text;
+    }
+    if (const DocNode *version = node.value(u"version"_s); !isNull(version)) {
+        PANDO_PIPE_TRY(map, stringMap(*version, join(path, u"version"_s)));
+        if (map->isEmpty())
+            return invalid(join(path, u"version"_s), u"a pinned version must name at least one field"_s);
+        resource.pinnedVersion = *map;
+    }
+    return resource;
+}
+
+Result<Job> parseJob(const DocNode &node, const QString &path)
+{
+    PANDO_PIPE_TRY(keys, checkKeys(node, path,
+                                   {u"name"_s, u"plan"_s, u"serial"_s, u"max_in_flight"_s, u"public"_s, u"on_success"_s,
+                                    u"on_failure"_s, u"on_error"_s, u"on_abort"_s, u"ensure"_s}));
+    Job job;
+    job.path = path;
+    PANDO_PIPE_TRY(name, requiredString(node, u"name"_s, path));
+    PANDO_PIPE_TRY(okName, checkName(*name, join(path, u"name"_s), u"job"_s));
+    job.name = *name;
+    const DocNode *plan = node.value(u"plan"_s);
+    if (isNull(plan))
+        return invalid(path, u"\"plan\" is required: a list of steps"_s);
+    if (plan->kind != DocNode::Kind::Sequence)
+        return wrongType(*plan, join(path, u"plan"_s), u"a list of steps"_s);
+    if (plan->items.empty())
+        return invalid(join(path, u"plan"_s), u"a plan needs at least one step"_s);
+    for (size_t i = 0; i < plan->items.size(); ++i) {
+        PANDO_PIPE_TRY(step, parseStep(plan->items[i], at(join(path, u"plan"_s), qsizetype(i))));
+        job.plan.push_back(std::move(*step));
+    }
+    if (const DocNode *serial = node.value(u"serial"_s)) {
+        PANDO_PIPE_TRY(flag, boolean(*serial, join(path, u"serial"_s)));
+        job.serial = *flag;
+    }
+    if (const DocNode *max = node.value(u"max_in_flight"_s); !isNull(max)) {
+        PANDO_PIPE_TRY(number, integer(*max, join(path, u"max_in_flight"_s), 1, 1000));
+        if (job.serial && *number != 1)
+            return invalid(join(path, u"max_in_flight"_s), u"a serial job runs one build at a time"_s);
+        job.maxInFlight = *number;
+    }
+    if (job.serial)
+        job.maxInFlight = 1;
+    if (const DocNode *isPublic = node.value(u"public"_s)) {
+        PANDO_PIPE_TRY(flag, boolean(*isPublic, join(path, u"public"_s)));
+        job.isPublic = *flag;
+    }
+    PANDO_PIPE_TRY(hooks, parseHooksOf(node, path));
+    job.hooks = std::move(*hooks);
+    return job;
+}
+
+Result<Group> parseGroup(const DocNode &node, const QString &path)
+{
+    PANDO_PIPE_TRY(keys, checkKeys(node, path, {u"name"_s, u"jobs"_s}));
+    Group group;
+    PANDO_PIPE_TRY(name, requiredString(node, u"name"_s, path));
+    PANDO_PIPE_TRY(okName, checkName(*name, join(path, u"name"_s), u"group"_s));
+    group.name = *name;
+    if (const DocNode *jobs = node.value(u"jobs"_s)) {
+        PANDO_PIPE_TRY(list, stringList(*jobs, join(path, u"jobs"_s)));
+        group.jobs = *list;
+    }
+    return group;
+}
+
+} // namespace
+
+Result<Pipeline> parsePipeline(const QByteArray &yaml, const InterpolationSources &interpolation)
+{
+    detail::ReaderLimits limits;
+    limits.document = u"pipeline"_s;
+    auto tree = detail::readYaml(yaml, limits);
+    if (!tree)
+        return std::unexpected(tree.error());
+    if (tree->kind != DocNode::Kind::Map)
+        return wrongType(*tree, tree->location(), u"a mapping with resource_types, resources, jobs and groups"_s);
+    PANDO_PIPE_TRY(known, checkKeys(*tree, QString(), {u"resource_types"_s, u"resources"_s, u"jobs"_s, u"groups"_s}));
+    auto report = interpolate(*tree, interpolation);
+    if (!report)
+        return std::unexpected(report.error());
+
+    Pipeline pipeline;
+    pipeline.secretNames = report->secretsUsed;
+    pipeline.varNames = report->varsUsed;
+    PANDO_PIPE_TRY(
+        types, eachMapping(*tree, u"resource_types"_s, [&](const DocNode &item, const QString &path) -> Status {
+            PANDO_PIPE_TRY(type, parseResourceType(item, path));
+            if (const ResourceType *other = pipeline.resourceType(type->name)) {
+                return invalid(join(path, u"name"_s),
+                               u"resource type \"%1\" is already declared at %2"_s.arg(type->name, other->path));
+            }
+            pipeline.resourceTypes << *type;
+            return {};
+        }));
+    PANDO_PIPE_TRY(
+        resources, eachMapping(*tree, u"resources"_s, [&](const DocNode &item, const QString &path) -> Status {
+            PANDO_PIPE_TRY(resource, parseResource(item, path, pipeline));
+            if (const Resource *other = pipeline.resource(resource->name))
+                return invalid(join(path, u"name"_s),
+                               u"resource \"%1\" is already declared at %2"_s.arg(resource->name, other->path));
+            pipeline.resources << *resource;
+            return {};
+        }));
+    PANDO_PIPE_TRY(jobs, eachMapping(*tree, u"jobs"_s, [&](const DocNode &item, const QString &path) -> Status {
+                       PANDO_PIPE_TRY(job, parseJob(item, path));
+                       if (const Job *other = pipeline.job(job->name))
+                           return invalid(join(path, u"name"_s),
+                                          u"job \"%1\" is already declared at %2"_s.arg(job->name, other->path));
+                       pipeline.jobs << std::move(*job);
+                       return {};
+                   }));
+    if (pipeline.jobs.isEmpty())
+        return invalid(u"jobs"_s, u"a pipeline needs at least one job"_s);
+    PANDO_PIPE_TRY(groups, eachMapping(*tree, u"groups"_s, [&](const DocNode &item, const QString &path) -> Status {
+                       PANDO_PIPE_TRY(group, parseGroup(item, path));
+                       for (const auto &other : pipeline.groups) {
+                           if (other.name == group->name)
+                               return invalid(join(path, u"name"_s),
+                                              u"group \"%1\" is already declared"_s.arg(group->name));
+                       }
+                       for (qsizetype i = 0; i < group->jobs.size(); ++i) {
+                           if (!pipeline.job(group->jobs[i]))
+                               return invalid(at(join(path, u"jobs"_s), i),
+                                              u"group names job \"%1\", which is not declared"_s.arg(group->jobs[i]));
+                       }
+                       pipeline.groups << *group;
+                       return {};
+                   }));
+    PANDO_PIPE_TRY(valid, validatePipeline(pipeline));
+    return pipeline;
+}
+
+} // namespace pando::core::pipelines

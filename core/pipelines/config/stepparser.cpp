@@ -1,0 +1,306 @@
+// One step of a plan, recursively: get, put, task, in_parallel, do, try and their modifiers.
+#include "core/pipelines/config/validate.h"
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core::pipelines::internal {
+
+namespace {
+
+const QStringList &kindKeys()
+{
+    static const QStringList keys{u"get"_s, u"put"_s, u"task"_s, u"in_parallel"_s, u"do"_s, u"try"_s};
+    return keys;
+}
+
+const QStringList &modifierKeys()
+{
+    static const QStringList keys{u"attempts"_s, u"timeout"_s,  u"on_success"_s, u"on_failure"_s,
+                                  u"on_error"_s, u"on_abort"_s, u"ensure"_s};
+    return keys;
+}
+
+// Concourse step kinds Pando does not run, so their users get a straight answer.
+const QStringList &unsupportedKinds()
+{
+    static const QStringList keys{u"set_pipeline"_s, u"load_var"_s, u"across"_s};
+    return keys;
+}
+
+Result<std::vector<Step>> parseStepList(const DocNode &node, const QString &path)
+{
+    if (node.kind != DocNode::Kind::Sequence)
+        return wrongType(node, path, u"a list of steps"_s);
+    std::vector<Step> steps;
+    for (size_t i = 0; i < node.items.size(); ++i) {
+        PANDO_PIPE_TRY(step, parseStep(node.items[i], at(path, qsizetype(i))));
+        steps.push_back(std::move(*step));
+    }
+    return steps;
+}
+
+Status parseGet(const DocNode &node, const QString &location, Step &step)
+{
+    PANDO_PIPE_TRY(keys, checkKeys(node, step.path,
+                                   modifierKeys() + QStringList{u"get"_s, u"resource"_s, u"passed"_s, u"trigger"_s,
+                                                                u"version"_s, u"params"_s}));
+    step.get.resource = step.name;
+    if (const DocNode *resource = node.value(u"resource"_s); !isNull(resource)) {
+        PANDO_PIPE_TRY(text, string(*resource, join(location, u"resource"_s)));
+        step.get.resource = *text;
+    }
+    if (const DocNode *passed = node.value(u"passed"_s)) {
+        PANDO_PIPE_TRY(list, stringList(*passed, join(location, u"passed"_s)));
+        step.get.passed = *list;
+    }
+    if (const DocNode *trigger = node.value(u"trigger"_s)) {
+        PANDO_PIPE_TRY(flag, boolean(*trigger, join(location, u"trigger"_s)));
+        step.get.trigger = *flag;
+    }
+    if (const DocNode *version = node.value(u"version"_s); !isNull(version)) {
+        const QString versionPath = join(location, u"version"_s);
+        if (version->kind == DocNode::Kind::Map) {
+            PANDO_PIPE_TRY(map, stringMap(*version, versionPath));
+            if (map->isEmpty())
+                return invalid(versionPath, u"a pinned version must name at least one field"_s);
+            step.get.version = GetStep::Version::Pinned;
+            step.get.pinned = *map;
+        } else if (version->kind == DocNode::Kind::Scalar && version->text == u"latest") {
+            step.get.version = GetStep::Version::Latest;
+        } else if (version->kind == DocNode::Kind::Scalar && version->text == u"every") {
+            step.get.version = GetStep::Version::Every;
+        } else {
+            return wrongType(*version, versionPath, u"\"latest\", \"every\" or a version mapping"_s);
+        }
+    }
+    if (const DocNode *params = node.value(u"params"_s)) {
+        PANDO_PIPE_TRY(object, jsonObject(*params, join(location, u"params"_s)));
+        step.get.params = *object;
+    }
+    return {};
+}
+
+Status parsePut(const DocNode &node, const QString &location, Step &step)
+{
+    PANDO_PIPE_TRY(keys, checkKeys(node, step.path,
+                                   modifierKeys() + QStringList{u"put"_s, u"resource"_s, u"inputs"_s, u"params"_s,
+                                                                u"get_params"_s, u"no_get"_s}));
+    step.put.resource = step.name;
+    if (const DocNode *resource = node.value(u"resource"_s); !isNull(resource)) {
+        PANDO_PIPE_TRY(text, string(*resource, join(location, u"resource"_s)));
+        step.put.resource = *text;
+    }
+    if (const DocNode *inputs = node.value(u"inputs"_s); !isNull(inputs)) {
+        const QString inputsPath = join(location, u"inputs"_s);
+        if (inputs->kind == DocNode::Kind::Scalar && inputs->text == u"all") {
+            step.put.inputs = PutStep::Inputs::All;
+        } else if (inputs->kind == DocNode::Kind::Scalar && inputs->text == u"detect") {
+            step.put.inputs = PutStep::Inputs::Detect;
+        } else if (inputs->kind == DocNode::Kind::Sequence) {
+            PANDO_PIPE_TRY(list, stringList(*inputs, inputsPath));
+            step.put.inputs = PutStep::Inputs::List;
+            step.put.inputList = *list;
+        } else {
+            return wrongType(*inputs, inputsPath, u"\"all\", \"detect\" or a list of artifact names"_s);
+        }
+    }
+    if (const DocNode *params = node.value(u"params"_s)) {
+        PANDO_PIPE_TRY(object, jsonObject(*params, join(location, u"params"_s)));
+        step.put.params = *object;
+    }
+    if (const DocNode *params = node.value(u"get_params"_s)) {
+        PANDO_PIPE_TRY(object, jsonObject(*params, join(location, u"get_params"_s)));
+        step.put.getParams = *object;
+    }
+    if (const DocNode *noGet = node.value(u"no_get"_s)) {
+        PANDO_PIPE_TRY(flag, boolean(*noGet, join(location, u"no_get"_s)));
+        step.put.noGet = *flag;
+    }
+    return {};
+}
+
+Status parseTask(const DocNode &node, const QString &location, Step &step)
+{
+    PANDO_PIPE_TRY(
+        keys, checkKeys(node, step.path,
+                        modifierKeys() + QStringList{u"task"_s, u"config"_s, u"file"_s, u"image"_s, u"privileged"_s,
+                                                     u"params"_s, u"input_mapping"_s, u"output_mapping"_s}));
+    if (const DocNode *privileged = node.value(u"privileged"_s)) {
+        PANDO_PIPE_TRY(flag, boolean(*privileged, join(location, u"privileged"_s)));
+        if (*flag) {
+            return invalid(join(location, u"privileged"_s), u"privileged tasks are not supported"_s,
+                           u"run what needs privileges on the host with platform: host, or outside the pipeline"_s);
+        }
+    }
+    const DocNode *config = node.value(u"config"_s);
+    const DocNode *file = node.value(u"file"_s);
+    if (!isNull(config) && !isNull(file))
+        return invalid(step.path, u"a task takes config: or file:, not both"_s);
+    if (isNull(config) && isNull(file))
+        return invalid(step.path, u"a task needs config: (inline) or file: (a task file in an input)"_s);
+    if (!isNull(config)) {
+        PANDO_PIPE_TRY(value, parseTaskConfig(*config, join(location, u"config"_s)));
+        step.task.config = std::move(*value);
+    } else {
+        const QString filePath = join(location, u"file"_s);
+        PANDO_PIPE_TRY(text, string(*file, filePath));
+        PANDO_PIPE_TRY(relative, checkRelativePath(*text, filePath));
+        if (!text->contains(u'/'))
+            return invalid(filePath, u"file: is \"artifact/path/to/task.yml\", starting with an input's name"_s);
+        step.task.file = *text;
+    }
+    if (const DocNode *image = node.value(u"image"_s); !isNull(image)) {
+        PANDO_PIPE_TRY(text, string(*image, join(location, u"image"_s)));
+        PANDO_PIPE_TRY(ok, checkName(*text, join(location, u"image"_s), u"artifact"_s));
+        step.task.image = *text;
+    }
+    if (const DocNode *params = node.value(u"params"_s)) {
+        PANDO_PIPE_TRY(map, stringMap(*params, join(location, u"params"_s)));
+        step.task.params = *map;
+    }
+    for (const auto &[key, member] : {std::pair{u"input_mapping"_s, &step.task.inputMapping},
+                                      std::pair{u"output_mapping"_s, &step.task.outputMapping}}) {
+        if (const DocNode *mapping = node.value(key)) {
+            const QString mappingPath = join(location, key);
+            PANDO_PIPE_TRY(map, stringMap(*mapping, mappingPath));
+            for (auto it = map->cbegin(); it != map->cend(); ++it) {
+                PANDO_PIPE_TRY(ok, checkName(it.value(), join(mappingPath, it.key()), u"artifact"_s));
+            }
+            *member = *map;
+        }
+    }
+    if (step.task.config) {
+        // Mapping a name the task does not declare is a typo that would otherwise pass silently.
+        Step probe = step;
+        PANDO_PIPE_TRY(resolved, resolveTask(probe));
+        QStringList seen;
+        for (const auto &output : resolved->outputs) {
+            if (seen.contains(output.artifact))
+                return invalid(step.path, u"two outputs map to the same name \"%1\""_s.arg(output.artifact));
+            seen << output.artifact;
+        }
+    }
+    return {};
+}
+
+Status parseParallel(const DocNode &value, Step &step)
+{
+    if (value.kind == DocNode::Kind::Sequence) {
+        PANDO_PIPE_TRY(steps, parseStepList(value, step.path));
+        step.steps = std::move(*steps);
+        return {};
+    }
+    if (value.kind != DocNode::Kind::Map)
+        return wrongType(value, step.path, u"a list of steps or a mapping with steps, limit and fail_fast"_s);
+    PANDO_PIPE_TRY(keys, checkKeys(value, step.path, {u"steps"_s, u"limit"_s, u"fail_fast"_s}));
+    const DocNode *steps = value.value(u"steps"_s);
+    if (isNull(steps))
+        return invalid(step.path, u"\"steps\" is required"_s);
+    PANDO_PIPE_TRY(list, parseStepList(*steps, join(step.path, u"steps"_s)));
+    step.steps = std::move(*list);
+    if (const DocNode *limit = value.value(u"limit"_s); !isNull(limit)) {
+        PANDO_PIPE_TRY(number, integer(*limit, join(step.path, u"limit"_s), 1, 1000));
+        step.parallelLimit = *number;
+    }
+    if (const DocNode *failFast = value.value(u"fail_fast"_s)) {
+        PANDO_PIPE_TRY(flag, boolean(*failFast, join(step.path, u"fail_fast"_s)));
+        step.failFast = *flag;
+    }
+    return {};
+}
+
+Result<Hooks> parseHooks(const DocNode &node, const QString &location)
+{
+    Hooks hooks;
+    const std::pair<QString, StepPtr *> slots[] = {
+        {u"on_success"_s, &hooks.onSuccess}, {u"on_failure"_s, &hooks.onFailure}, {u"on_error"_s, &hooks.onError},
+        {u"on_abort"_s, &hooks.onAbort},     {u"ensure"_s, &hooks.ensure},
+    };
+    for (const auto &[key, slot] : slots) {
+        const DocNode *hook = node.value(key);
+        if (isNull(hook))
+            continue;
+        PANDO_PIPE_TRY(step, parseStep(*hook, join(location, key)));
+        *slot = std::make_shared<const Step>(std::move(*step));
+    }
+    return hooks;
+}
+
+} // namespace
+
+Result<Hooks> parseHooksOf(const DocNode &node, const QString &location)
+{
+    return parseHooks(node, location);
+}
+
+Result<Step> parseStep(const DocNode &node, const QString &location)
+{
+    if (node.kind != DocNode::Kind::Map)
+        return wrongType(node, location, u"a step (a mapping with get, put, task, in_parallel, do or try)"_s);
+    QStringList kinds;
+    for (const auto &[key, value] : node.entries) {
+        if (kindKeys().contains(key))
+            kinds << key;
+        else if (unsupportedKinds().contains(key))
+            return invalid(join(location, key), u"%1 steps are not supported by Pando"_s.arg(key));
+    }
+    if (kinds.isEmpty()) {
+        return invalid(location, u"a step needs one of get, put, task, in_parallel, do or try"_s,
+                       node.entries.empty() ? QString() : u"this step has: %1"_s.arg([&] {
+                           QStringList keys;
+                           for (const auto &[key, value] : node.entries)
+                               keys << key;
+                           return keys.join(u", "_s);
+                       }()));
+    }
+    if (kinds.size() > 1) {
+        return invalid(join(location, kinds.first()),
+                       u"a step has exactly one of get, put, task, in_parallel, do or try; this one has %1"_s.arg(
+                           kinds.join(u" and "_s)));
+    }
+    const QString kind = kinds.first();
+    const DocNode &value = *node.value(kind);
+    Step step;
+    step.path = join(location, kind);
+    step.line = node.line;
+
+    if (kind == u"get" || kind == u"put" || kind == u"task") {
+        step.kind = kind == u"get" ? StepKind::Get : kind == u"put" ? StepKind::Put : StepKind::Task;
+        PANDO_PIPE_TRY(name, string(value, step.path));
+        PANDO_PIPE_TRY(okName, checkName(*name, step.path, kind == u"task" ? u"task"_s : u"step"_s));
+        step.name = *name;
+        Status parsed = step.kind == StepKind::Get   ? parseGet(node, location, step)
+                        : step.kind == StepKind::Put ? parsePut(node, location, step)
+                                                     : parseTask(node, location, step);
+        if (!parsed)
+            return std::unexpected(parsed.error());
+    } else {
+        PANDO_PIPE_TRY(keys, checkKeys(node, step.path, modifierKeys() + QStringList{kind}));
+        if (kind == u"in_parallel") {
+            step.kind = StepKind::InParallel;
+            PANDO_PIPE_TRY(ok, parseParallel(value, step));
+        } else if (kind == u"do") {
+            step.kind = StepKind::Do;
+            PANDO_PIPE_TRY(steps, parseStepList(value, step.path));
+            step.steps = std::move(*steps);
+        } else {
+            step.kind = StepKind::Try;
+            PANDO_PIPE_TRY(inner, parseStep(value, step.path));
+            step.steps.push_back(std::move(*inner));
+        }
+    }
+
+    if (const DocNode *attempts = node.value(u"attempts"_s); !isNull(attempts)) {
+        PANDO_PIPE_TRY(number, integer(*attempts, join(location, u"attempts"_s), 1, 100));
+        step.attempts = *number;
+    }
+    if (const DocNode *timeout = node.value(u"timeout"_s); !isNull(timeout)) {
+        PANDO_PIPE_TRY(ms, duration(*timeout, join(location, u"timeout"_s)));
+        step.timeoutMs = *ms;
+    }
+    PANDO_PIPE_TRY(hooks, parseHooks(node, location));
+    step.hooks = std::move(*hooks);
+    return step;
+}
+
+} // namespace pando::core::pipelines::internal

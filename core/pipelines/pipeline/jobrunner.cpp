@@ -1,0 +1,744 @@
+#include "jobrunner.h"
+
+#include "core/pipelines/config/canonical.h"
+#include "core/pipelines/config/pipelineconfig.h"
+#include "core/pipelines/merkle/merkle.h"
+#include "core/pipelines/pipeline/linkedcancel.h"
+#include "core/pipelines/pipeline/resourcetypes.h"
+#include "core/pipelines/pipeline/runlog.h"
+#include "core/pipelines/resource/versions.h"
+#include "core/pipelines/treedigest/treedigest.h"
+#include "core/state/pipelinerepositories.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QMutex>
+#include <QThread>
+#include <thread>
+
+namespace pando::core::pipelines {
+
+namespace {
+
+QString versionJson(const adapters::Version &version)
+{
+    return QString::fromUtf8(canonicalJson(QJsonValue(versionToJson(version))));
+}
+
+// One run of one job: the parsed pipeline, the run's log and the artifacts made so far.
+class Execution {
+public:
+    Execution(JobRunnerDeps &deps, const RunRecord &run, const Pipeline &pipeline, QStringList secretValues,
+              RunLog &log)
+        : m_deps(deps), m_run(run), m_pipeline(pipeline), m_secretValues(std::move(secretValues)), m_log(log),
+          m_types(pipeline, deps.containers, deps.host, deps.builtinType)
+    {
+        m_inputs = QJsonDocument::fromJson(run.inputsJson.toUtf8()).object();
+    }
+
+    Outcome runPlan(const std::vector<Step> &plan, const QString &parentId, const CancelToken &cancel);
+    Outcome runHooks(const Hooks &hooks, Outcome outcome, const QString &parentId, const CancelToken &cancel);
+    QString firstError() const
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_firstError;
+    }
+
+private:
+    Outcome runStep(const Step &step, const QString &parentId, const CancelToken &cancel);
+    Outcome runOnce(const Step &step, const QString &parentId, const CancelToken &cancel, int attempt, bool *timedOut);
+    Outcome runParallel(const Step &step, const CancelToken &cancel);
+    Outcome runGet(const Step &step, RunStepRecord &rec, const LinkedCancel &link);
+    Outcome runTask(const Step &step, RunStepRecord &rec, const LinkedCancel &link, qint64 timeoutMs);
+    Outcome runPut(const Step &step, RunStepRecord &rec, const LinkedCancel &link);
+    Outcome fetch(const Step &step, const QString &artifact, const adapters::Version &version,
+                  const QJsonObject &params, RunStepRecord &rec, const LinkedCancel &link, bool useCache);
+    // Why a step's I/O was cut short: the run's abort, or the step's own timeout.
+    static Interruption why(const LinkedCancel &link)
+    {
+        return Interruption{link.token().isCancelled() && !link.timedOut(), link.timedOut()};
+    }
+
+    RunStepRecord begin(const Step &step, const QString &parentId, int attempt);
+    Outcome finish(RunStepRecord &rec, Outcome outcome, const QString &error = {});
+    Outcome errored(RunStepRecord &rec, const Error &error);
+    // Canonical bytes of a config with each secret's value replaced by its keyed digest.
+    QByteArray hashable(const QJsonObject &config) const;
+    QString secretsMarker() const;
+    Result<adapters::Version> chooseVersion(const Step &step, const Resource &resource,
+                                            const std::shared_ptr<adapters::ResourceType> &type,
+                                            const CancelToken &cancel);
+    void setArtifact(const QString &name, const QString &digest)
+    {
+        QMutexLocker lock(&m_mutex);
+        m_digests.insert(name, digest);
+    }
+    std::optional<QString> artifactDigest(const QString &name) const
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_digests.contains(name))
+            return std::nullopt;
+        return m_digests.value(name);
+    }
+    adapters::LogSink sinkFor(const QString &stepId)
+    {
+        return [this, stepId](const QString &line) {
+            m_log.note(stepId, line);
+        };
+    }
+
+    JobRunnerDeps &m_deps;
+    const RunRecord &m_run;
+    const Pipeline &m_pipeline;
+    QStringList m_secretValues;
+    RunLog &m_log;
+    ResourceTypes m_types;
+    QJsonObject m_inputs;
+    mutable QMutex m_mutex;
+    QHash<QString, QString> m_digests; // artifact → tree digest
+    QString m_firstError;
+};
+
+QByteArray Execution::hashable(const QJsonObject &config) const
+{
+    QByteArray bytes = canonicalJson(config);
+    for (const QString &value : m_secretValues) {
+        if (value.isEmpty())
+            continue;
+        QByteArray escaped = canonicalJson(QJsonValue(value));
+        escaped = escaped.mid(1, escaped.size() - 2); // without the quotes
+        bytes.replace(escaped, QByteArray("((secret:" + secretDigest(m_deps.secretKey, value).toLatin1() + "))"));
+    }
+    return bytes;
+}
+
+RunStepRecord Execution::begin(const Step &step, const QString &parentId, int attempt)
+{
+    RunStepRecord rec;
+    rec.runId = m_run.id;
+    rec.stepId = step.path;
+    rec.parentId = parentId;
+    rec.seq = m_log.nextSeq();
+    rec.name = step.name.isEmpty() ? stepKindName(step.kind) : step.name;
+    rec.kind = stepKindName(step.kind);
+    rec.status = QStringLiteral("running");
+    rec.attempt = step.attempts > 1 ? attempt : 0;
+    rec.startedMs = m_log.nowMs();
+    m_log.step(rec);
+    return rec;
+}
+
+Outcome Execution::finish(RunStepRecord &rec, Outcome outcome, const QString &error)
+{
+    if (rec.status != QLatin1String("cached"))
+        rec.status = outcomeName(outcome);
+    rec.error = maskText(m_log.redactor(), error);
+    rec.finishedMs = m_log.nowMs();
+    m_log.step(rec);
+    if (outcome == Outcome::Errored && !error.isEmpty()) {
+        QMutexLocker lock(&m_mutex);
+        if (m_firstError.isEmpty())
+            m_firstError = QStringLiteral("%1: %2").arg(rec.name, rec.error);
+    }
+    return outcome;
+}
+
+Outcome Execution::errored(RunStepRecord &rec, const Error &error)
+{
+    return finish(rec, outcomeOfError(error), error.text());
+}
+
+QString Execution::secretsMarker() const
+{
+    // Rotating a secret changes the hashes of the steps: the marker lists each used secret's
+    // keyed digest (never the value).
+    QStringList digests;
+    for (const QString &value : m_secretValues)
+        digests << secretDigest(m_deps.secretKey, value);
+    digests.sort();
+    return digests.join(QLatin1Char(','));
+}
+
+Outcome Execution::runPlan(const std::vector<Step> &plan, const QString &parentId, const CancelToken &cancel)
+{
+    for (const Step &step : plan) {
+        if (cancel.isCancelled())
+            return Outcome::Aborted;
+        const Outcome outcome = runStep(step, parentId, cancel);
+        if (outcome != Outcome::Succeeded)
+            return outcome;
+    }
+    return Outcome::Succeeded;
+}
+
+Outcome Execution::runHooks(const Hooks &hooks, Outcome outcome, const QString &parentId, const CancelToken &cancel)
+{
+    Outcome result = outcome;
+    for (Hook hook : hooksFor(outcome)) {
+        StepPtr step;
+        switch (hook) {
+        case Hook::OnSuccess:
+            step = hooks.onSuccess;
+            break;
+        case Hook::OnFailure:
+            step = hooks.onFailure;
+            break;
+        case Hook::OnError:
+            step = hooks.onError;
+            break;
+        case Hook::OnAbort:
+            step = hooks.onAbort;
+            break;
+        case Hook::Ensure:
+            step = hooks.ensure;
+            break;
+        }
+        if (!step)
+            continue;
+        // on_abort and ensure must still run while the run is being aborted.
+        const bool afterAbort = hook == Hook::OnAbort || hook == Hook::Ensure;
+        const Outcome hookOutcome = runStep(*step, parentId, afterAbort ? CancelToken() : cancel);
+        result = combineWithHook(result, hookOutcome);
+    }
+    return result;
+}
+
+Outcome Execution::runStep(const Step &step, const QString &parentId, const CancelToken &cancel)
+{
+    Outcome outcome = Outcome::Errored;
+    for (int attempt = 1; attempt <= qMax(1, step.attempts); ++attempt) {
+        bool timedOut = false;
+        outcome = runOnce(step, parentId, cancel, attempt, &timedOut);
+        if (outcome == Outcome::Succeeded || outcome == Outcome::Aborted || cancel.isCancelled())
+            break;
+    }
+    if (cancel.isCancelled() && outcome != Outcome::Succeeded)
+        outcome = Outcome::Aborted;
+    if (!step.hooks.isEmpty())
+        outcome = runHooks(step.hooks, outcome, step.path, cancel);
+    return outcome;
+}
+
+Outcome Execution::runOnce(const Step &step, const QString &parentId, const CancelToken &cancel, int attempt,
+                           bool *timedOut)
+{
+    LinkedCancel linked(cancel, step.timeoutMs);
+    const CancelToken &token = linked.token();
+    auto classify = [&](Outcome o) {
+        if (linked.timedOut() && !cancel.isCancelled()) {
+            *timedOut = true;
+            return Outcome::Errored;
+        }
+        if (cancel.isCancelled() && o != Outcome::Succeeded)
+            return Outcome::Aborted;
+        return o;
+    };
+
+    switch (step.kind) {
+    case StepKind::Do:
+    case StepKind::Try: {
+        RunStepRecord rec = begin(step, parentId, attempt);
+        Outcome o = classify(runPlan(step.steps, step.path, token));
+        if (step.kind == StepKind::Try)
+            o = combineTry(o);
+        return finish(rec, o, *timedOut ? QStringLiteral("timed out after %1 ms").arg(step.timeoutMs) : QString());
+    }
+    case StepKind::InParallel: {
+        RunStepRecord rec = begin(step, parentId, attempt);
+        const Outcome o = classify(runParallel(step, token));
+        return finish(rec, o, *timedOut ? QStringLiteral("timed out after %1 ms").arg(step.timeoutMs) : QString());
+    }
+    case StepKind::Get: {
+        RunStepRecord rec = begin(step, parentId, attempt);
+        const Outcome o = runGet(step, rec, linked);
+        if (rec.status != QLatin1String("running") && rec.status != QLatin1String("cached"))
+            return o; // finished inside with its error
+        return finish(rec, classify(o), *timedOut ? QStringLiteral("timed out") : QString());
+    }
+    case StepKind::Put: {
+        RunStepRecord rec = begin(step, parentId, attempt);
+        const Outcome o = runPut(step, rec, linked);
+        if (rec.status != QLatin1String("running"))
+            return o;
+        return finish(rec, classify(o), *timedOut ? QStringLiteral("timed out") : QString());
+    }
+    case StepKind::Task: {
+        RunStepRecord rec = begin(step, parentId, attempt);
+        const Outcome o = runTask(step, rec, linked, step.timeoutMs);
+        if (rec.status != QLatin1String("running") && rec.status != QLatin1String("cached"))
+            return o;
+        return finish(rec, classify(o),
+                      *timedOut ? QStringLiteral("timed out after %1 ms").arg(step.timeoutMs) : QString());
+    }
+    }
+    return Outcome::Errored;
+}
+
+Outcome Execution::runParallel(const Step &step, const CancelToken &cancel)
+{
+    const int limit = step.parallelLimit > 0 ? step.parallelLimit : int(step.steps.size());
+    LinkedCancel group(cancel, 0);
+    QList<Outcome> outcomes(qsizetype(step.steps.size()), Outcome::Succeeded);
+    size_t next = 0;
+    while (next < step.steps.size()) {
+        std::vector<std::thread> batch;
+        const size_t start = next;
+        for (; next < step.steps.size() && int(next - start) < limit; ++next) {
+            batch.emplace_back([this, &step, &outcomes, &group, i = next] {
+                outcomes[qsizetype(i)] = runStep(step.steps[i], step.path, group.token());
+                if (step.failFast && outcomes[qsizetype(i)] != Outcome::Succeeded)
+                    group.cancelAll();
+            });
+        }
+        for (std::thread &t : batch)
+            t.join();
+    }
+    return combineParallel(outcomes);
+}
+
+Result<adapters::Version> Execution::chooseVersion(const Step &step, const Resource &resource,
+                                                   const std::shared_ptr<adapters::ResourceType> &type,
+                                                   const CancelToken &cancel)
+{
+    // Chosen when the run was queued (a trigger, or passed: constraints).
+    if (m_inputs.contains(resource.name))
+        return versionFromJson(m_inputs.value(resource.name), resource.name);
+    if (step.get.version == GetStep::Version::Pinned)
+        return step.get.pinned;
+    if (resource.pinnedVersion)
+        return *resource.pinnedVersion;
+    ResourceVersionRepository versions(m_deps.db);
+    if (!step.get.passed.isEmpty()) {
+        // The newest version that went through every job named in passed:.
+        RunRepository runs(m_deps.db);
+        std::optional<QSet<QString>> common;
+        for (const QString &job : step.get.passed) {
+            auto passed = runs.passedVersions(m_run.pipeline, job, resource.name, 100);
+            if (!passed)
+                return std::unexpected(passed.error());
+            const QSet<QString> set(passed->cbegin(), passed->cend());
+            common = common ? common->intersect(set) : set;
+        }
+        auto known = versions.list(m_run.pipeline, resource.name, 1000);
+        if (!known)
+            return std::unexpected(known.error());
+        for (const ResourceVersionRecord &v : std::as_const(*known))
+            if (common && common->contains(v.versionJson))
+                return versionFromJson(QJsonDocument::fromJson(v.versionJson.toUtf8()).object(), resource.name);
+        return fail(ErrorCode::Failed,
+                    QStringLiteral("no version of %1 has passed %2 yet")
+                        .arg(resource.name, step.get.passed.join(QStringLiteral(", "))),
+                    step.path, QStringLiteral("run the jobs it must pass first"));
+    }
+    auto latest = versions.latest(m_run.pipeline, resource.name);
+    if (!latest)
+        return std::unexpected(latest.error());
+    if (*latest)
+        return versionFromJson(QJsonDocument::fromJson((*latest)->versionJson.toUtf8()).object(), resource.name);
+    // Never checked: check now.
+    auto found = type->check(resource.source, {}, cancel, sinkFor(step.path));
+    if (!found)
+        return std::unexpected(found.error());
+    if (found->isEmpty())
+        return fail(ErrorCode::Failed, QStringLiteral("resource %1 has no versions").arg(resource.name), step.path);
+    QList<QPair<QString, QString>> rows;
+    for (const adapters::Version &v : std::as_const(*found))
+        rows.append({versionJson(v), QString()});
+    versions.add(m_run.pipeline, resource.name, rows, m_log.nowMs());
+    return found->last();
+}
+
+Outcome Execution::runGet(const Step &step, RunStepRecord &rec, const LinkedCancel &link)
+{
+    const CancelToken &cancel = link.token();
+    const Resource *resource = m_pipeline.resource(step.get.resource);
+    if (!resource)
+        return errored(
+            rec, Error{ErrorCode::Invalid, QStringLiteral("unknown resource %1").arg(step.get.resource), step.path});
+    auto type = m_types.typeFor(resource->type);
+    if (!type)
+        return errored(rec, type.error());
+    auto version = chooseVersion(step, *resource, *type, cancel);
+    if (!version)
+        return finish(rec, outcomeOfError(version.error(), why(link)), version.error().text());
+    RunRepository(m_deps.db).recordInput(m_run.id, resource->name, versionJson(*version));
+    return fetch(step, step.artifact(), *version, step.get.params, rec, link, true);
+}
+
+Outcome Execution::fetch(const Step &step, const QString &artifact, const adapters::Version &version,
+                         const QJsonObject &params, RunStepRecord &rec, const LinkedCancel &link, bool useCache)
+{
+    const CancelToken &cancel = link.token();
+    const Resource *resource = m_pipeline.resource(step.kind == StepKind::Put ? step.put.resource : step.get.resource);
+    auto type = m_types.typeFor(resource->type);
+    if (!type)
+        return errored(rec, type.error());
+    StepContent content;
+    content.kind = QStringLiteral("get");
+    content.canonicalConfig = hashable(QJsonObject{{QStringLiteral("type"), resource->type},
+                                                   {QStringLiteral("source"), resource->source},
+                                                   {QStringLiteral("params"), params}});
+    content.extra = versionJson(version) + QLatin1Char('|') + secretsMarker();
+    rec.hash = stepHash(content);
+    StepCacheRepository cache(m_deps.db);
+    m_log.note(step.path, QStringLiteral("fetching %1 at %2").arg(resource->name, versionKey(version)));
+
+    if (useCache) {
+        auto hit = cache.find(rec.hash);
+        if (hit && *hit) {
+            const QJsonObject out = QJsonDocument::fromJson((*hit)->outputsJson.toUtf8())
+                                        .object()
+                                        .value(QStringLiteral("artifact"))
+                                        .toObject();
+            auto dir = m_deps.workspace.createArtifact(m_run.id, artifact);
+            if (dir && m_deps.blobs.restoreTree(out.value(QStringLiteral("blob")).toString(), *dir, {}, cancel)) {
+                setArtifact(artifact, out.value(QStringLiteral("digest")).toString());
+                rec.status = QStringLiteral("cached");
+                m_log.note(step.path, QStringLiteral("unchanged since run %1: restored").arg((*hit)->runId));
+                return finish(rec, Outcome::Succeeded);
+            }
+            // A cache entry whose blob is gone is forgotten and the step runs.
+            cache.remove(rec.hash);
+        }
+    }
+    auto dir = m_deps.workspace.createArtifact(m_run.id, artifact);
+    if (!dir)
+        return errored(rec, dir.error());
+    auto fetched = (*type)->in(resource->source, version, params, *dir, cancel, sinkFor(step.path));
+    if (!fetched)
+        return finish(rec, outcomeOfError(fetched.error(), why(link)), fetched.error().text());
+    for (const auto &[name, value] : std::as_const(fetched->metadata))
+        m_log.note(step.path, QStringLiteral("%1: %2").arg(name, value));
+    auto digest = treeDigest(*dir, cancel);
+    if (!digest)
+        return errored(rec, digest.error());
+    setArtifact(artifact, *digest);
+    if (auto blob = m_deps.blobs.storeTree(*dir, cancel)) {
+        cache.put(StepCacheRecord{
+            rec.hash,
+            QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("artifact"),
+                                                         QJsonObject{{QStringLiteral("blob"), *blob},
+                                                                     {QStringLiteral("digest"), *digest}}}})
+                                  .toJson(QJsonDocument::Compact)),
+            m_run.id, step.path, m_log.nowMs()});
+    }
+    return Outcome::Succeeded;
+}
+
+Outcome Execution::runPut(const Step &step, RunStepRecord &rec, const LinkedCancel &link)
+{
+    const CancelToken &cancel = link.token();
+    const Resource *resource = m_pipeline.resource(step.put.resource);
+    if (!resource)
+        return errored(
+            rec, Error{ErrorCode::Invalid, QStringLiteral("unknown resource %1").arg(step.put.resource), step.path});
+    auto type = m_types.typeFor(resource->type);
+    if (!type)
+        return errored(rec, type.error());
+    // The put sees the run's artifacts as subdirectories of its work dir.
+    StepLayout layout;
+    QStringList names;
+    {
+        QMutexLocker lock(&m_mutex);
+        names = m_digests.keys();
+    }
+    if (step.put.inputs == PutStep::Inputs::List)
+        names = step.put.inputList;
+    for (const QString &name : std::as_const(names))
+        layout.inputs.append(WorkspaceInput{name, name, false});
+    const QString stepKey = QStringLiteral("s%1").arg(rec.seq);
+    auto dirs = m_deps.workspace.createStep(m_run.id, stepKey, layout);
+    if (!dirs)
+        return errored(rec, dirs.error());
+    auto pushed = (*type)->out(resource->source, step.put.params, dirs->dir, cancel, sinkFor(step.path));
+    m_deps.workspace.removeStep(m_run.id, stepKey);
+    if (!pushed)
+        return finish(rec, outcomeOfError(pushed.error(), why(link)), pushed.error().text());
+    ResourceVersionRepository(m_deps.db).add(m_run.pipeline, resource->name,
+                                             {{versionJson(pushed->version), QString()}}, m_log.nowMs());
+    m_log.note(step.path, QStringLiteral("pushed %1 as %2").arg(resource->name, versionKey(pushed->version)));
+    if (step.put.noGet)
+        return Outcome::Succeeded;
+    return fetch(step, step.artifact(), pushed->version, step.put.getParams, rec, link, true);
+}
+
+Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCancel &link, qint64 timeoutMs)
+{
+    const CancelToken &cancel = link.token();
+    // A file: task reads its config from an artifact at run time.
+    std::optional<TaskConfig> fileConfig;
+    if (!step.task.file.isEmpty()) {
+        const QString artifact = step.task.fileArtifact();
+        if (!artifactDigest(artifact))
+            return errored(rec,
+                           Error{ErrorCode::Invalid,
+                                 QStringLiteral("task file %1: no artifact named %2").arg(step.task.file, artifact),
+                                 step.path});
+        const QString root = QDir(m_deps.workspace.artifactDir(m_run.id, artifact)).canonicalPath();
+        const QString path = QFileInfo(m_deps.workspace.artifactDir(m_run.id, artifact) + QLatin1Char('/') +
+                                       step.task.file.section(QLatin1Char('/'), 1))
+                                 .canonicalFilePath();
+        if (path.isEmpty() || !path.startsWith(root + QLatin1Char('/')))
+            return errored(rec,
+                           Error{ErrorCode::Invalid,
+                                 QStringLiteral("task file %1 does not exist inside %2").arg(step.task.file, artifact),
+                                 step.path});
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly) || file.size() > 1024 * 1024)
+            return errored(rec,
+                           Error{ErrorCode::Invalid,
+                                 QStringLiteral("task file %1 cannot be read (or is over 1 MiB)").arg(step.task.file),
+                                 step.path});
+        auto parsed = parseTaskConfigFile(file.readAll(), step.task.file);
+        if (!parsed)
+            return errored(rec, parsed.error());
+        fileConfig = *parsed;
+    }
+    auto resolved = resolveTask(step, fileConfig ? &*fileConfig : nullptr);
+    if (!resolved)
+        return errored(rec, resolved.error());
+    if (resolved->venue == ResolvedTask::Venue::ImageArtifact)
+        return errored(rec, Error{ErrorCode::Invalid,
+                                  QStringLiteral("a task's image: from an artifact is not supported yet"), step.path,
+                                  QStringLiteral("name a local image in the task's image_resource")});
+    adapters::TaskRunner &runner = resolved->venue == ResolvedTask::Venue::Host ? m_deps.host : m_deps.containers;
+
+    StepContent content;
+    content.kind = QStringLiteral("task");
+    content.canonicalConfig = hashable(toJson(*resolved));
+    content.extra = secretsMarker();
+    if (resolved->venue == ResolvedTask::Venue::Image) {
+        auto digest = runner.imageDigest(resolved->image);
+        if (!digest)
+            return errored(rec, digest.error());
+        content.imageDigest = *digest;
+    } else {
+        content.imageDigest = QStringLiteral("host");
+    }
+    StepLayout layout;
+    for (const ResolvedTask::Input &input : resolved->inputs) {
+        auto digest = artifactDigest(input.artifact);
+        if (!digest) {
+            if (input.optional)
+                continue;
+            return errored(
+                rec, Error{ErrorCode::Invalid,
+                           QStringLiteral("input %1 (artifact %2) is not in the plan").arg(input.name, input.artifact),
+                           step.path});
+        }
+        content.inputDigests.insert(input.name, *digest);
+        layout.inputs.append(WorkspaceInput{input.name, input.path, input.optional});
+        layout.inputMapping.insert(input.name, input.artifact);
+    }
+    for (const ResolvedTask::Output &output : resolved->outputs) {
+        layout.outputs.append(WorkspaceOutput{output.name, output.path});
+        layout.outputMapping.insert(output.name, output.artifact);
+    }
+    rec.hash = stepHash(content);
+    m_log.step(rec);
+
+    StepCacheRepository cache(m_deps.db);
+    if (auto hit = cache.find(rec.hash); hit && *hit) {
+        const QJsonObject outputs = QJsonDocument::fromJson((*hit)->outputsJson.toUtf8()).object();
+        bool restored = true;
+        for (const ResolvedTask::Output &output : resolved->outputs) {
+            const QJsonObject o = outputs.value(output.name).toObject();
+            auto dir = m_deps.workspace.createArtifact(m_run.id, output.artifact);
+            if (!dir || !m_deps.blobs.restoreTree(o.value(QStringLiteral("blob")).toString(), *dir, {}, cancel)) {
+                restored = false;
+                break;
+            }
+            setArtifact(output.artifact, o.value(QStringLiteral("digest")).toString());
+        }
+        if (restored) {
+            rec.status = QStringLiteral("cached");
+            rec.exitCode = 0;
+            m_log.note(step.path,
+                       QStringLiteral("unchanged since run %1: outputs restored, not run again").arg((*hit)->runId));
+            return finish(rec, Outcome::Succeeded);
+        }
+        cache.remove(rec.hash);
+    }
+
+    const QString stepKey = QStringLiteral("s%1-%2").arg(rec.seq).arg(qMax(1, rec.attempt));
+    auto dirs = m_deps.workspace.createStep(m_run.id, stepKey, layout);
+    if (!dirs)
+        return errored(rec, dirs.error());
+    adapters::TaskSpec spec;
+    spec.argv = resolved->argv;
+    spec.env = resolved->config.params;
+    spec.timeoutMs = int(qMin<qint64>(timeoutMs, std::numeric_limits<int>::max()));
+    spec.memoryBytes = resolved->config.limits.memoryBytes;
+    spec.cpus = resolved->config.limits.cpus;
+    const QString cacheDir =
+        m_deps.cacheRoot + QLatin1Char('/') +
+        secretDigest("pando-task-cache", m_run.pipeline + QLatin1Char('/') + m_run.job + QLatin1Char('/') + step.path)
+            .left(32);
+    if (resolved->venue == ResolvedTask::Venue::Image) {
+        const QString work = QStringLiteral("/tmp/build/work");
+        spec.image = resolved->image;
+        spec.mounts.append(adapters::Mount{dirs->dir, work, false});
+        for (const TaskCache &c : resolved->config.caches) {
+            QDir().mkpath(cacheDir + QLatin1Char('/') + c.path);
+            spec.mounts.append(
+                adapters::Mount{cacheDir + QLatin1Char('/') + c.path, work + QLatin1Char('/') + c.path, false});
+        }
+        spec.workDir = resolved->config.run.dir.isEmpty() ? work : work + QLatin1Char('/') + resolved->config.run.dir;
+        spec.user = resolved->config.run.user;
+        spec.labels = {{QStringLiteral("dev.pando.managed"), QStringLiteral("true")},
+                       {QStringLiteral("dev.pando.install"), m_deps.installId},
+                       {QStringLiteral("dev.pando.run"), m_run.id}};
+    } else {
+        spec.workDir =
+            resolved->config.run.dir.isEmpty() ? dirs->dir : dirs->dir + QLatin1Char('/') + resolved->config.run.dir;
+        for (const TaskCache &c : resolved->config.caches) {
+            QDir().mkpath(cacheDir + QLatin1Char('/') + c.path);
+            spec.mounts.append(adapters::Mount{cacheDir + QLatin1Char('/') + c.path, c.path, false});
+        }
+    }
+    auto result = runner.run(spec, cancel, [this, &step](const adapters::OutputChunk &chunk) {
+        m_log.output(step.path, chunk.stderrStream, chunk.data);
+    });
+    m_log.flush(step.path);
+    Interruption interruption = why(link);
+    interruption.timedOut = interruption.timedOut || (result && result->timedOut);
+    const Outcome outcome = outcomeOfTask(result, interruption);
+    if (result)
+        rec.exitCode = result->exitCode;
+    if (!result) {
+        m_deps.workspace.removeStep(m_run.id, stepKey);
+        return finish(rec, outcome, result.error().text());
+    }
+    if (outcome != Outcome::Succeeded) {
+        m_deps.workspace.removeStep(m_run.id, stepKey);
+        return finish(rec, outcome,
+                      interruption.timedOut ? QStringLiteral("timed out after %1 ms").arg(timeoutMs)
+                                            : QStringLiteral("exited with %1").arg(result->exitCode));
+    }
+    // Outputs become the run's artifacts and, by content, the cache's.
+    QJsonObject cached;
+    for (const ResolvedTask::Output &output : resolved->outputs) {
+        const QString dir = dirs->outputs.value(output.name);
+        auto digest = treeDigest(dir, cancel);
+        auto blob = m_deps.blobs.storeTree(dir, cancel);
+        if (!digest || !blob) {
+            m_deps.workspace.removeStep(m_run.id, stepKey);
+            return errored(rec, !digest ? digest.error() : blob.error());
+        }
+        setArtifact(output.artifact, *digest);
+        cached.insert(output.name, QJsonObject{{QStringLiteral("blob"), *blob}, {QStringLiteral("digest"), *digest}});
+    }
+    if (auto collected = m_deps.workspace.collectOutputs(m_run.id, *dirs, layout); !collected) {
+        m_deps.workspace.removeStep(m_run.id, stepKey);
+        return errored(rec, collected.error());
+    }
+    m_deps.workspace.removeStep(m_run.id, stepKey);
+    cache.put(StepCacheRecord{rec.hash, QString::fromUtf8(QJsonDocument(cached).toJson(QJsonDocument::Compact)),
+                              m_run.id, step.path, m_log.nowMs()});
+    return Outcome::Succeeded;
+}
+
+// Parses the pipeline with secrets resolved, remembering their values for masking.
+Result<Pipeline> parseForRun(JobRunnerDeps &deps, const QString &pipelineName, const QByteArray &configYaml,
+                             const QByteArray &varsYaml, QStringList *secretValues)
+{
+    InterpolationSources sources;
+    if (!varsYaml.trimmed().isEmpty()) {
+        auto vars = readVarsFile(varsYaml);
+        if (!vars)
+            return std::unexpected(vars.error());
+        sources.vars = *vars;
+    }
+    sources.secrets = [&deps, pipelineName](const QString &name) {
+        return deps.secret(pipelineName, name);
+    };
+    auto parsed = parsePipeline(configYaml, sources);
+    if (!parsed)
+        return parsed;
+    // The values of what the file used: a second lookup of the names the parse reported.
+    for (const QString &name : std::as_const(parsed->secretNames))
+        if (auto value = deps.secret(pipelineName, name.section(QLatin1Char('.'), 0, 0)))
+            secretValues->append(*value);
+    return parsed;
+}
+
+} // namespace
+
+RunExecutor::Result JobRunner::execute(const RunRecord &run, const CancelToken &cancel)
+{
+    auto record = PipelineRepository(m_deps.db).find(run.pipeline);
+    if (!record)
+        return {Outcome::Errored, record.error().text()};
+    QStringList secretValues;
+    auto pipeline =
+        parseForRun(m_deps, run.pipeline, record->configYaml.toUtf8(), record->varsYaml.toUtf8(), &secretValues);
+    if (!pipeline)
+        return {Outcome::Errored, QStringLiteral("the pipeline does not parse: ") + pipeline.error().text()};
+    const Job *job = pipeline->job(run.job);
+    if (!job)
+        return {Outcome::Errored, QStringLiteral("job %1 is no longer in pipeline %2").arg(run.job, run.pipeline)};
+
+    RunLog log(m_deps.db, m_deps.clock, m_deps.events, run, makeRedactor(secretValues));
+    Execution execution(m_deps, run, *pipeline, secretValues, log);
+    Outcome outcome = execution.runPlan(job->plan, {}, cancel);
+    if (cancel.isCancelled() && outcome != Outcome::Succeeded)
+        outcome = Outcome::Aborted;
+    if (!job->hooks.isEmpty())
+        outcome = execution.runHooks(job->hooks, outcome, {}, cancel);
+    log.flush();
+    m_deps.workspace.removeRun(run.id);
+    return {outcome, outcome == Outcome::Errored ? execution.firstError() : QString()};
+}
+
+pando::Result<QList<adapters::Version>> JobRunner::checkResource(JobRunnerDeps &deps, const QString &pipelineName,
+                                                                 const QByteArray &configYaml,
+                                                                 const QByteArray &varsYaml,
+                                                                 const QString &resourceName, const CancelToken &cancel)
+{
+    QStringList secretValues;
+    auto pipeline = parseForRun(deps, pipelineName, configYaml, varsYaml, &secretValues);
+    if (!pipeline)
+        return std::unexpected(pipeline.error());
+    const Resource *resource = pipeline->resource(resourceName);
+    if (!resource)
+        return fail(ErrorCode::NotFound,
+                    QStringLiteral("no resource %1 in pipeline %2").arg(resourceName, pipelineName));
+    ResourceTypes types(*pipeline, deps.containers, deps.host, deps.builtinType);
+    auto type = types.typeFor(resource->type);
+    if (!type)
+        return std::unexpected(type.error());
+    ResourceVersionRepository versions(deps.db);
+    auto latest = versions.latest(pipelineName, resourceName);
+    if (!latest)
+        return std::unexpected(latest.error());
+    adapters::Version from;
+    if (*latest) {
+        auto v = versionFromJson(QJsonDocument::fromJson((*latest)->versionJson.toUtf8()).object(), resourceName);
+        if (v)
+            from = *v;
+    }
+    const Redactor redactor = makeRedactor(secretValues);
+    auto found = (*type)->check(resource->source, from, cancel, [](const QString &) {});
+    if (!found) {
+        Error e = found.error();
+        e.message = maskText(redactor, e.message);
+        versions.recordCheck(pipelineName, resourceName, deps.clock.nowMs(), e.text());
+        return std::unexpected(e);
+    }
+    QList<QPair<QString, QString>> rows;
+    for (const adapters::Version &v : std::as_const(*found))
+        rows.append({versionJson(v), QString()});
+    auto added = versions.add(pipelineName, resourceName, rows, deps.clock.nowMs());
+    versions.recordCheck(pipelineName, resourceName, deps.clock.nowMs(), {});
+    if (!added)
+        return std::unexpected(added.error());
+    QList<adapters::Version> fresh;
+    for (const ResourceVersionRecord &r : std::as_const(*added))
+        if (auto v = versionFromJson(QJsonDocument::fromJson(r.versionJson.toUtf8()).object(), resourceName))
+            fresh.append(*v);
+    return fresh;
+}
+
+} // namespace pando::core::pipelines

@@ -1,0 +1,56 @@
+#pragma once
+// Package pipeline orchestrates a job's plan: get steps fetch resource versions, task steps
+// run in a container or on the host, put steps push, and in_parallel/do/try with attempts,
+// timeouts and hooks shape them as Concourse users expect. Every step is named by its content
+// (merkle): a get or task whose hash already succeeded is not run again, its outputs come back
+// from the blob store and the step shows as unchanged ("cached"). Puts always run.
+//
+// Threading: execute() blocks on the calling (scheduler) thread; in_parallel children run on
+// threads of their own. Dependencies are borrowed and must be thread-safe.
+
+#include "adapters/api/resourcetype.h"
+#include "adapters/api/taskrunner.h"
+#include "core/pipelines/blobstore/blobstore.h"
+#include "core/pipelines/scheduler/scheduler.h"
+#include "core/pipelines/workspace/workspace.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace pando::core::pipelines {
+
+struct JobRunnerDeps {
+    Database &db;
+    Clock &clock;
+    EventBus &events;
+    adapters::TaskRunner &containers; // tasks with an image
+    adapters::TaskRunner &host;       // tasks on the host
+    BlobStore &blobs;                 // step outputs, by content
+    Workspace &workspace;             // per-run artifacts and step directories
+    // The built-in resource types (git, time); nullptr for a name it does not know.
+    std::function<std::shared_ptr<adapters::ResourceType>(const QString &name)> builtinType;
+    // A secret's value (scope: the pipeline, then ""), unsealed; nullopt when there is none.
+    std::function<std::optional<QString>(const QString &pipeline, const QString &name)> secret;
+    QByteArray secretKey; // keys the digests secrets enter hashes as
+    QString cacheRoot;    // task caches, kept between runs
+    QString installId;    // labels on task containers
+};
+
+class JobRunner final : public RunExecutor {
+public:
+    explicit JobRunner(JobRunnerDeps deps) : m_deps(std::move(deps)) {}
+    Result execute(const RunRecord &run, const CancelToken &cancel) override;
+
+    // Checks a resource now and records the versions found; returns the newly found ones.
+    // Used by triggers, webhooks and a get that has no version yet.
+    static pando::Result<QList<adapters::Version>> checkResource(JobRunnerDeps &deps, const QString &pipeline,
+                                                                 const QByteArray &configYaml,
+                                                                 const QByteArray &varsYaml, const QString &resource,
+                                                                 const CancelToken &cancel);
+
+private:
+    JobRunnerDeps m_deps;
+};
+
+} // namespace pando::core::pipelines

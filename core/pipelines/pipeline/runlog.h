@@ -1,0 +1,64 @@
+#pragma once
+// What a run records as it goes: each step's state (the run_steps row, a "step" event) and each
+// line of its output (an "output" event), masked for the secrets the run resolved, stored in
+// order and published on the event bus as "run.event" for live followers.
+//
+// Threading: one RunLog per run, shared by the run's step threads (in_parallel): every method
+// is thread-safe. Output is buffered per step and written in batches.
+
+#include "core/common/clock.h"
+#include "core/events/eventbus.h"
+#include "core/pipelines/redact/redactor.h"
+#include "core/state/database.h"
+#include "core/state/pipelinerecords.h"
+
+#include <QHash>
+#include <QMutex>
+
+namespace pando::core::pipelines {
+
+Redactor makeRedactor(const QStringList &secretValues);
+QString maskText(const Redactor &redactor, const QString &text);
+
+class RunLog {
+public:
+    RunLog(Database &db, Clock &clock, EventBus &events, RunRecord run, Redactor redactor);
+    ~RunLog();
+
+    const RunRecord &run() const { return m_run; }
+    const Redactor &redactor() const { return m_redactor; }
+    qint64 nowMs() const { return m_clock.nowMs(); }
+
+    // Records the step's row as it is now and tells followers.
+    void step(const RunStepRecord &step);
+    // Raw output bytes of a step; masked and cut into lines here.
+    void output(const QString &stepId, bool stderrStream, QByteArrayView data);
+    // A line Pando itself says about a step ("fetching repo@abc123", "restored unchanged outputs").
+    void note(const QString &stepId, const QString &text);
+    // Writes what is buffered (a step's partial last line included).
+    void flush(const QString &stepId = {});
+    // The next seq for a new step row (plan order as steps start).
+    int nextSeq();
+
+private:
+    struct StepOutput {
+        RedactingStream stdoutStream, stderrStream;
+        QByteArray stdoutLine, stderrLine; // a line not finished yet (already masked)
+    };
+    void append(const QString &stepId, const QString &type, const QJsonObject &data);
+    void writeBatch(); // with m_mutex held
+    void lines(const QString &stepId, bool stderrStream, QByteArray &partial, const QByteArray &masked, bool final);
+
+    Database &m_db;
+    Clock &m_clock;
+    EventBus &m_events;
+    RunRecord m_run;
+    Redactor m_redactor;
+    QMutex m_mutex;
+    QHash<QString, std::shared_ptr<StepOutput>> m_outputs;
+    QList<RunEventRecord> m_batch;
+    qint64 m_batchStartedMs = 0;
+    int m_seq = 0;
+};
+
+} // namespace pando::core::pipelines

@@ -1,0 +1,544 @@
+#include "localpipelineservice.h"
+
+#include "core/pipelines/config/canonical.h"
+#include "core/pipelines/resource/versions.h"
+#include "core/state/pipelinerepositories.h"
+
+#include <QJsonDocument>
+#include <QRegularExpression>
+#include <openssl/crypto.h>
+
+namespace pando::core::pipelines {
+
+namespace {
+
+bool isValidName(const QString &name)
+{
+    static const QRegularExpression re(QStringLiteral("^[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,99}$"));
+    return re.match(name).hasMatch();
+}
+
+Status checkName(const QString &name, const QString &what)
+{
+    if (isValidName(name))
+        return {};
+    return fail(ErrorCode::Invalid,
+                QStringLiteral("%1 name \"%2\" must be 1-100 of a-z A-Z 0-9 _ . - and not start with . or -")
+                    .arg(what, name.left(100)),
+                QStringLiteral("name"));
+}
+
+// Every get step of a plan, hooks and nested steps included.
+void collectGets(const Step &step, QList<const Step *> &out)
+{
+    if (step.kind == StepKind::Get)
+        out.append(&step);
+    for (const Step &child : step.steps)
+        collectGets(child, out);
+    for (const StepPtr &hook :
+         {step.hooks.onSuccess, step.hooks.onFailure, step.hooks.onError, step.hooks.onAbort, step.hooks.ensure})
+        if (hook)
+            collectGets(*hook, out);
+}
+
+QList<const Step *> getsOf(const Job &job)
+{
+    QList<const Step *> gets;
+    for (const Step &step : job.plan)
+        collectGets(step, gets);
+    return gets;
+}
+
+} // namespace
+
+LocalPipelineService::LocalPipelineService(JobRunnerDeps deps, AuditLog &audit, SealKey sealKey,
+                                           LocalPipelineOptions options, std::shared_ptr<void> keepAlive)
+    : m_keepAlive(std::move(keepAlive)), m_deps(std::move(deps)), m_audit(audit), m_seal(QList<SealKey>{sealKey}),
+      m_options(options)
+{
+    m_deps.secret = [this](const QString &pipeline, const QString &name) {
+        return secretValue(pipeline, name);
+    };
+    m_runner = std::make_unique<JobRunner>(m_deps);
+    m_scheduler = std::make_unique<Scheduler>(m_deps.db, m_deps.clock, m_deps.events, *m_runner, m_options.scheduler);
+    connect(&m_deps.events, &EventBus::published, this, &LocalPipelineService::onEvent, Qt::DirectConnection);
+}
+
+LocalPipelineService::~LocalPipelineService()
+{
+    stop();
+}
+
+Status LocalPipelineService::start()
+{
+    if (auto started = m_scheduler->start(); !started)
+        return started;
+    QMutexLocker lock(&m_mutex);
+    m_stopping = false;
+    m_triggerThread.reset(QThread::create([this] { triggerLoop(); }));
+    m_triggerThread->setObjectName(QStringLiteral("pando-triggers"));
+    m_triggerThread->start();
+    return {};
+}
+
+void LocalPipelineService::stop()
+{
+    {
+        QMutexLocker lock(&m_mutex);
+        m_stopping = true;
+        m_wake.wakeAll();
+    }
+    if (m_triggerThread) {
+        m_triggerThread->wait();
+        m_triggerThread.reset();
+    }
+    m_scheduler->shutdown();
+}
+
+std::optional<QString> LocalPipelineService::secretValue(const QString &pipeline, const QString &name)
+{
+    SecretRepository secrets(m_deps.db);
+    for (const QString &scope : {pipeline, QString()}) {
+        auto row = secrets.find(scope, name);
+        if (!row)
+            continue;
+        auto opened = m_seal.open(row->sealed, SealBox::context({QStringLiteral("secret"), scope, name}));
+        if (!opened) {
+            qWarning("pipelines: secret %s cannot be opened: %s", qPrintable(name), qPrintable(opened.error().text()));
+            return std::nullopt;
+        }
+        QString value = QString::fromUtf8(*opened);
+        SealBox::wipe(*opened);
+        return value;
+    }
+    return std::nullopt;
+}
+
+Result<Pipeline> LocalPipelineService::parseStored(const PipelineRecord &record, bool resolveSecrets)
+{
+    InterpolationSources sources;
+    if (!record.varsYaml.trimmed().isEmpty()) {
+        auto vars = readVarsFile(record.varsYaml.toUtf8());
+        if (!vars)
+            return std::unexpected(vars.error());
+        sources.vars = *vars;
+    }
+    const QString name = record.name;
+    sources.secrets = [this, name](const QString &secret) {
+        return secretValue(name, secret);
+    };
+    sources.secretMode =
+        resolveSecrets ? InterpolationSources::SecretMode::Resolve : InterpolationSources::SecretMode::Placeholder;
+    return parsePipeline(record.configYaml.toUtf8(), sources);
+}
+
+Result<PipelineView> LocalPipelineService::view(const PipelineRecord &record)
+{
+    PipelineView v;
+    v.record = record;
+    if (auto parsed = parseStored(record, false)) {
+        v.config = toJson(*parsed);
+        for (const Job &job : std::as_const(parsed->jobs))
+            v.jobs << job.name;
+    } else {
+        // A secret removed since the set: show what is stored, say why it does not parse.
+        v.config = QJsonObject{{QStringLiteral("error"), parsed.error().text()}};
+    }
+    return v;
+}
+
+Result<SetPipelineResult> LocalPipelineService::setPipeline(const QString &name, const QByteArray &configYaml,
+                                                            const QByteArray &varsYaml, bool dryRun, const Actor &actor)
+{
+    if (auto ok = checkName(name, QStringLiteral("pipeline")); !ok)
+        return std::unexpected(ok.error());
+    PipelineRecord candidate;
+    candidate.name = name;
+    candidate.configYaml = QString::fromUtf8(configYaml);
+    candidate.varsYaml = QString::fromUtf8(varsYaml);
+    auto after = parseStored(candidate, false);
+    if (!after)
+        return std::unexpected(after.error());
+
+    PipelineRepository pipelines(m_deps.db);
+    auto existing = pipelines.find(name);
+    if (!existing && existing.error().code != ErrorCode::NotFound)
+        return std::unexpected(existing.error());
+    SetPipelineResult result;
+    result.created = !existing;
+    if (existing) {
+        auto before = parseStored(*existing, false);
+        result.diff = before ? diff(*before, *after)
+                             : diffLines(existing->configYaml.split(QLatin1Char('\n')),
+                                         candidate.configYaml.split(QLatin1Char('\n')));
+        result.changed = existing->configYaml != candidate.configYaml || existing->varsYaml != candidate.varsYaml;
+    } else {
+        result.diff = diff(Pipeline{}, *after);
+        result.changed = true;
+    }
+    if (dryRun || !result.changed) {
+        PipelineRecord shown = existing ? *existing : candidate;
+        shown.configYaml = candidate.configYaml;
+        result.pipeline = *view(shown);
+        return result;
+    }
+    auto saved = pipelines.set(name, candidate.configYaml, candidate.varsYaml, m_deps.clock.nowMs());
+    if (!saved)
+        return std::unexpected(saved.error());
+    if (auto audited = m_audit.record(actor, QStringLiteral("pipeline.set"), QStringLiteral("pipeline/") + name,
+                                      QStringLiteral("success"),
+                                      QJsonObject{{QStringLiteral("config_version"), saved->configVersion}});
+        !audited)
+        return std::unexpected(audited.error());
+    result.pipeline = *view(*saved);
+    m_scheduler->wake();
+    {
+        QMutexLocker lock(&m_mutex);
+        m_wake.wakeAll(); // new resources may be due a check
+    }
+    return result;
+}
+
+Result<QList<PipelineView>> LocalPipelineService::pipelines()
+{
+    auto rows = PipelineRepository(m_deps.db).list();
+    if (!rows)
+        return std::unexpected(rows.error());
+    QList<PipelineView> views;
+    for (const PipelineRecord &r : std::as_const(*rows))
+        views.append(*view(r));
+    return views;
+}
+
+Result<PipelineView> LocalPipelineService::pipeline(const QString &name)
+{
+    auto row = PipelineRepository(m_deps.db).find(name);
+    if (!row)
+        return std::unexpected(row.error());
+    return view(*row);
+}
+
+Status LocalPipelineService::pause(const QString &name, const Actor &actor)
+{
+    if (auto done = m_scheduler->pause(name, QStringLiteral("paused by ") + actor.name); !done)
+        return done;
+    return m_audit.record(actor, QStringLiteral("pipeline.pause"), QStringLiteral("pipeline/") + name,
+                          QStringLiteral("success"));
+}
+
+Status LocalPipelineService::unpause(const QString &name, const Actor &actor)
+{
+    if (auto done = m_scheduler->unpause(name); !done)
+        return done;
+    return m_audit.record(actor, QStringLiteral("pipeline.unpause"), QStringLiteral("pipeline/") + name,
+                          QStringLiteral("success"));
+}
+
+Status LocalPipelineService::removePipeline(const QString &name, const Actor &actor)
+{
+    if (auto row = PipelineRepository(m_deps.db).find(name); !row)
+        return std::unexpected(row.error());
+    // Stop it taking new runs, then abort what runs, then wait for those to settle.
+    m_scheduler->pause(name, QStringLiteral("being removed"));
+    if (auto queuedOrRunning = RunRepository(m_deps.db).list(name, {}, 10000)) {
+        for (const RunRecord &run : std::as_const(*queuedOrRunning))
+            if (run.status == QLatin1String("queued") || run.status == QLatin1String("running"))
+                m_scheduler->abort(run.id, actor.name);
+    }
+    for (int i = 0; i < 300; ++i) {
+        auto running = RunRepository(m_deps.db).list(name, {}, 10000);
+        if (!running)
+            break;
+        if (std::none_of(running->cbegin(), running->cend(),
+                         [](const RunRecord &r) { return r.status == QLatin1String("running"); }))
+            break;
+        QThread::msleep(100);
+    }
+    if (auto removed = PipelineRepository(m_deps.db).remove(name); !removed)
+        return removed;
+    return m_audit.record(actor, QStringLiteral("pipeline.remove"), QStringLiteral("pipeline/") + name,
+                          QStringLiteral("success"));
+}
+
+Result<TriggerResult> LocalPipelineService::triggerJob(const QString &pipelineName, const QString &job,
+                                                       const Actor &actor)
+{
+    auto row = PipelineRepository(m_deps.db).find(pipelineName);
+    if (!row)
+        return std::unexpected(row.error());
+    auto parsed = parseStored(*row, false);
+    if (!parsed)
+        return std::unexpected(parsed.error());
+    if (!parsed->job(job))
+        return fail(ErrorCode::NotFound, QStringLiteral("pipeline %1 has no job named %2").arg(pipelineName, job),
+                    QStringLiteral("job"));
+    // Versions are chosen when the run starts (latest, or what passed the jobs named in passed:).
+    auto run = m_scheduler->enqueue(pipelineName, job, QStringLiteral("manual"), actor.name, QStringLiteral("{}"),
+                                    row->configVersion);
+    if (!run)
+        return std::unexpected(run.error());
+    m_audit.record(actor, QStringLiteral("job.trigger"), QStringLiteral("run/") + run->id, QStringLiteral("success"),
+                   QJsonObject{{QStringLiteral("pipeline"), pipelineName}, {QStringLiteral("job"), job}});
+    return TriggerResult{*run};
+}
+
+Result<QList<RunRecord>> LocalPipelineService::runs(const QString &pipeline, const QString &job, int limit)
+{
+    if (!pipeline.isEmpty())
+        if (auto row = PipelineRepository(m_deps.db).find(pipeline); !row)
+            return std::unexpected(row.error());
+    return RunRepository(m_deps.db).list(pipeline, job, qBound(1, limit, 1000));
+}
+
+Result<RunTree> LocalPipelineService::runTree(const QString &runId)
+{
+    RunRepository runs(m_deps.db);
+    auto run = runs.find(runId);
+    if (!run)
+        return std::unexpected(run.error());
+    auto steps = runs.steps(runId);
+    if (!steps)
+        return std::unexpected(steps.error());
+    return foldRun(*run, *steps);
+}
+
+Result<QList<RunEventRecord>> LocalPipelineService::runEvents(const QString &runId, qint64 afterSeq, int limit)
+{
+    RunRepository runs(m_deps.db);
+    if (auto run = runs.find(runId); !run)
+        return std::unexpected(run.error());
+    return runs.events(runId, afterSeq, qBound(1, limit, 10000));
+}
+
+Status LocalPipelineService::abortRun(const QString &runId, const Actor &actor)
+{
+    if (auto done = m_scheduler->abort(runId, actor.name); !done)
+        return done;
+    return m_audit.record(actor, QStringLiteral("run.abort"), QStringLiteral("run/") + runId,
+                          QStringLiteral("success"));
+}
+
+Status LocalPipelineService::webhook(const QString &pipelineName, const QString &resourceName, const QString &token)
+{
+    const Error unknown{ErrorCode::NotFound, QStringLiteral("no webhook for %1/%2").arg(pipelineName, resourceName)};
+    auto row = PipelineRepository(m_deps.db).find(pipelineName);
+    if (!row)
+        return std::unexpected(unknown);
+    auto parsed = parseStored(*row, true);
+    if (!parsed)
+        return std::unexpected(unknown);
+    const Resource *resource = parsed->resource(resourceName);
+    if (!resource || resource->webhookToken.isEmpty())
+        return std::unexpected(unknown);
+    const QByteArray expected = resource->webhookToken.toUtf8();
+    const QByteArray given = token.toUtf8();
+    // Constant time over the expected length; a length mismatch still compares.
+    const bool same = given.size() == expected.size() &&
+                      CRYPTO_memcmp(given.constData(), expected.constData(), size_t(expected.size())) == 0;
+    if (!same)
+        return fail(ErrorCode::Unauthorized, QStringLiteral("wrong webhook token"), QStringLiteral("webhook_token"));
+    QMutexLocker lock(&m_mutex);
+    m_checkNow.append(pipelineName + QLatin1Char('/') + resourceName);
+    m_wake.wakeAll();
+    return {};
+}
+
+Status LocalPipelineService::setSecret(const QString &scope, const QString &name, const QString &value,
+                                       const Actor &actor)
+{
+    if (auto ok = checkName(name, QStringLiteral("secret")); !ok)
+        return ok;
+    if (!scope.isEmpty())
+        if (auto row = PipelineRepository(m_deps.db).find(scope); !row)
+            return std::unexpected(row.error());
+    auto sealed = m_seal.seal(value.toUtf8(), SealBox::context({QStringLiteral("secret"), scope, name}));
+    if (!sealed)
+        return std::unexpected(sealed.error());
+    const qint64 now = m_deps.clock.nowMs();
+    if (auto saved = SecretRepository(m_deps.db).put(SecretRecord{scope, name, *sealed, now, now}); !saved)
+        return saved;
+    return m_audit.record(actor, QStringLiteral("secret.set"),
+                          QStringLiteral("secret/") + (scope.isEmpty() ? QString() : scope + QLatin1Char('/')) + name,
+                          QStringLiteral("success"));
+}
+
+Result<QStringList> LocalPipelineService::secretNames(const QString &scope)
+{
+    auto rows = SecretRepository(m_deps.db).list(scope);
+    if (!rows)
+        return std::unexpected(rows.error());
+    QStringList names;
+    for (const SecretRecord &r : std::as_const(*rows))
+        names << r.name;
+    return names;
+}
+
+Status LocalPipelineService::removeSecret(const QString &scope, const QString &name, const Actor &actor)
+{
+    if (auto removed = SecretRepository(m_deps.db).remove(scope, name); !removed)
+        return removed;
+    return m_audit.record(actor, QStringLiteral("secret.remove"),
+                          QStringLiteral("secret/") + (scope.isEmpty() ? QString() : scope + QLatin1Char('/')) + name,
+                          QStringLiteral("success"));
+}
+
+// --- triggers
+
+QList<RunRecord> LocalPipelineService::queueTriggered(const PipelineRecord &record, const Pipeline &pipeline,
+                                                      const QString &resource, const QString &afterJob)
+{
+    QList<RunRecord> queued;
+    RunRepository runs(m_deps.db);
+    ResourceVersionRepository versions(m_deps.db);
+    for (const Job &job : pipeline.jobs) {
+        for (const Step *get : getsOf(job)) {
+            if (!get->get.trigger || get->get.resource != resource)
+                continue;
+            // A version change triggers jobs without passed:; a run of job A triggers jobs whose
+            // get passed: includes A.
+            if (afterJob.isEmpty() != get->get.passed.isEmpty())
+                continue;
+            if (!afterJob.isEmpty() && !get->get.passed.contains(afterJob))
+                continue;
+            QString version;
+            if (get->get.passed.isEmpty()) {
+                auto latest = versions.latest(record.name, resource);
+                if (!latest || !*latest)
+                    continue;
+                version = (*latest)->versionJson;
+            } else {
+                std::optional<QSet<QString>> common;
+                for (const QString &passedJob : get->get.passed) {
+                    auto passed = runs.passedVersions(record.name, passedJob, resource, 100);
+                    const QSet<QString> set =
+                        passed ? QSet<QString>(passed->cbegin(), passed->cend()) : QSet<QString>();
+                    common = common ? common->intersect(set) : set;
+                }
+                auto known = versions.list(record.name, resource, 1000);
+                if (!known || !common)
+                    continue;
+                for (const ResourceVersionRecord &v : std::as_const(*known))
+                    if (common->contains(v.versionJson)) {
+                        version = v.versionJson;
+                        break;
+                    }
+                if (version.isEmpty())
+                    continue;
+            }
+            // Not again for a version the job already ran (or has queued) with.
+            bool seen = false;
+            if (auto history = runs.list(record.name, job.name, 50)) {
+                for (const RunRecord &r : std::as_const(*history)) {
+                    const QJsonObject inputs = QJsonDocument::fromJson(r.inputsJson.toUtf8()).object();
+                    if (QString::fromUtf8(canonicalJson(inputs.value(resource))) == version) {
+                        seen = true;
+                        break;
+                    }
+                }
+            }
+            if (seen)
+                continue;
+            const QJsonObject inputs{{resource, QJsonDocument::fromJson(version.toUtf8()).object()}};
+            const QString trigger =
+                afterJob.isEmpty() ? QStringLiteral("resource:") + resource : QStringLiteral("passed:") + afterJob;
+            auto run = m_scheduler->enqueue(record.name, job.name, trigger, QStringLiteral("system:trigger"),
+                                            QString::fromUtf8(QJsonDocument(inputs).toJson(QJsonDocument::Compact)),
+                                            record.configVersion);
+            if (run)
+                queued.append(*run);
+            break; // one run per job per change
+        }
+    }
+    return queued;
+}
+
+Status LocalPipelineService::checkAndTrigger(const PipelineRecord &record, const Pipeline &pipeline,
+                                             const QString &resource, QList<RunRecord> *queued)
+{
+    auto fresh = JobRunner::checkResource(m_deps, record.name, record.configYaml.toUtf8(), record.varsYaml.toUtf8(),
+                                          resource, CancelToken());
+    if (!fresh)
+        return std::unexpected(fresh.error());
+    if (!fresh->isEmpty())
+        queued->append(queueTriggered(record, pipeline, resource, {}));
+    return {};
+}
+
+Result<QList<RunRecord>> LocalPipelineService::triggerOnce()
+{
+    QStringList asked;
+    {
+        QMutexLocker lock(&m_mutex);
+        asked = std::exchange(m_checkNow, {});
+    }
+    auto rows = PipelineRepository(m_deps.db).list();
+    if (!rows)
+        return std::unexpected(rows.error());
+    QList<RunRecord> queued;
+    ResourceVersionRepository versions(m_deps.db);
+    for (const PipelineRecord &record : std::as_const(*rows)) {
+        if (record.paused)
+            continue;
+        auto pipeline = parseStored(record, false);
+        if (!pipeline)
+            continue;
+        // Resources that some job gets with trigger: true are checked every check_every.
+        QSet<QString> triggering;
+        for (const Job &job : std::as_const(pipeline->jobs))
+            for (const Step *get : getsOf(job))
+                if (get->get.trigger)
+                    triggering.insert(get->get.resource);
+        for (const Resource &resource : std::as_const(pipeline->resources)) {
+            const bool askedNow = asked.contains(record.name + QLatin1Char('/') + resource.name);
+            if (!askedNow && (!triggering.contains(resource.name) || resource.checkEveryMs <= 0))
+                continue;
+            auto last = versions.lastCheck(record.name, resource.name);
+            if (!askedNow && last && last->first > 0 && m_deps.clock.nowMs() - last->first < resource.checkEveryMs)
+                continue;
+            if (auto checked = checkAndTrigger(record, *pipeline, resource.name, &queued); !checked)
+                qWarning("pipelines: checking %s/%s failed: %s", qPrintable(record.name), qPrintable(resource.name),
+                         qPrintable(checked.error().text()));
+        }
+    }
+    return queued;
+}
+
+void LocalPipelineService::triggerLoop()
+{
+    QMutexLocker lock(&m_mutex);
+    while (!m_stopping) {
+        lock.unlock();
+        triggerOnce();
+        lock.relock();
+        if (m_stopping)
+            break;
+        if (m_checkNow.isEmpty())
+            m_wake.wait(&m_mutex, quint64(m_options.triggerIntervalMs));
+    }
+}
+
+void LocalPipelineService::onEvent(const Event &event)
+{
+    // A run that succeeded lets the jobs downstream of it (passed:) go.
+    if (event.type != QLatin1String("run.finished") ||
+        event.data.value(QStringLiteral("status")).toString() != QLatin1String("succeeded"))
+        return;
+    const QString pipelineName = event.data.value(QStringLiteral("pipeline")).toString();
+    const QString job = event.data.value(QStringLiteral("job")).toString();
+    auto record = PipelineRepository(m_deps.db).find(pipelineName);
+    if (!record || record->paused)
+        return;
+    auto pipeline = parseStored(*record, false);
+    if (!pipeline)
+        return;
+    const Job *finished = pipeline->job(job);
+    if (!finished)
+        return;
+    QSet<QString> resources;
+    for (const Step *get : getsOf(*finished))
+        resources.insert(get->get.resource);
+    for (const QString &resource : std::as_const(resources))
+        queueTriggered(*record, *pipeline, resource, job);
+}
+
+} // namespace pando::core::pipelines

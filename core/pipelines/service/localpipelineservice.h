@@ -1,0 +1,83 @@
+#pragma once
+// The pipeline service of an install: the state store, the scheduler that runs what is
+// queued, the trigger loop that checks resources and queues the jobs new versions affect, and
+// the sealed secret store. What pandod and the desktop's in-process session install.
+//
+// Threading: as PipelineService. start() and stop() from the thread that owns the service.
+
+#include "core/pipelines/config/pipelineconfig.h"
+#include "core/pipelines/pipeline/jobrunner.h"
+#include "core/pipelines/sealbox/sealbox.h"
+#include "core/pipelines/service/pipelineservice.h"
+
+#include <QMutex>
+#include <QObject>
+#include <QThread>
+#include <QWaitCondition>
+#include <memory>
+
+namespace pando::core::pipelines {
+
+struct LocalPipelineOptions {
+    SchedulerOptions scheduler;
+    int triggerIntervalMs = 1000; // how often the trigger loop looks for resources due a check
+};
+
+class LocalPipelineService final : public QObject, public PipelineService {
+    Q_OBJECT
+public:
+    // deps.secret is filled in by the service (from its sealed store); sealKey seals secrets.
+    // keepAlive owns what deps refer to (adapters, stores); it is released after everything else.
+    LocalPipelineService(JobRunnerDeps deps, AuditLog &audit, SealKey sealKey, LocalPipelineOptions options = {},
+                         std::shared_ptr<void> keepAlive = {});
+    ~LocalPipelineService() override;
+
+    Status start();
+    void stop();
+    // One pass of the trigger loop now (tests); returns the runs it queued.
+    Result<QList<RunRecord>> triggerOnce();
+
+    Result<SetPipelineResult> setPipeline(const QString &name, const QByteArray &configYaml, const QByteArray &varsYaml,
+                                          bool dryRun, const Actor &actor) override;
+    Result<QList<PipelineView>> pipelines() override;
+    Result<PipelineView> pipeline(const QString &name) override;
+    Status pause(const QString &name, const Actor &actor) override;
+    Status unpause(const QString &name, const Actor &actor) override;
+    Status removePipeline(const QString &name, const Actor &actor) override;
+    Result<TriggerResult> triggerJob(const QString &pipeline, const QString &job, const Actor &actor) override;
+    Result<QList<RunRecord>> runs(const QString &pipeline, const QString &job, int limit) override;
+    Result<RunTree> runTree(const QString &runId) override;
+    Result<QList<RunEventRecord>> runEvents(const QString &runId, qint64 afterSeq, int limit) override;
+    Status abortRun(const QString &runId, const Actor &actor) override;
+    Status webhook(const QString &pipeline, const QString &resource, const QString &token) override;
+    Status setSecret(const QString &scope, const QString &name, const QString &value, const Actor &actor) override;
+    Result<QStringList> secretNames(const QString &scope) override;
+    Status removeSecret(const QString &scope, const QString &name, const Actor &actor) override;
+
+private:
+    std::optional<QString> secretValue(const QString &pipeline, const QString &name);
+    Result<Pipeline> parseStored(const PipelineRecord &record, bool resolveSecrets);
+    Result<PipelineView> view(const PipelineRecord &record);
+    // Queues the jobs that a new version of resource, or a run that just succeeded, lets go.
+    QList<RunRecord> queueTriggered(const PipelineRecord &record, const Pipeline &pipeline, const QString &resource,
+                                    const QString &afterJob);
+    Status checkAndTrigger(const PipelineRecord &record, const Pipeline &pipeline, const QString &resource,
+                           QList<RunRecord> *queued);
+    void triggerLoop();
+    void onEvent(const Event &event);
+
+    std::shared_ptr<void> m_keepAlive; // first: destroyed last
+    JobRunnerDeps m_deps;
+    AuditLog &m_audit;
+    SealBox m_seal;
+    LocalPipelineOptions m_options;
+    std::unique_ptr<JobRunner> m_runner;
+    std::unique_ptr<Scheduler> m_scheduler;
+    QMutex m_mutex;
+    QWaitCondition m_wake;
+    bool m_stopping = false;
+    QStringList m_checkNow; // "pipeline/resource" asked for by a webhook
+    std::unique_ptr<QThread> m_triggerThread;
+};
+
+} // namespace pando::core::pipelines

@@ -1,0 +1,285 @@
+#include "core/pipelines/template/interpolate.h"
+
+#include <QMap>
+#include <QRegularExpression>
+#include <QSet>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core::pipelines {
+
+using detail::DocNode;
+
+namespace {
+
+// "((" name "))" with optional blanks inside; the name itself is checked separately so that a
+// malformed one is an error instead of text left alone.
+const QRegularExpression &placeholderPattern()
+{
+    static const QRegularExpression pattern(uR"(\(\(([^()]*)\)\))"_s);
+    return pattern;
+}
+
+struct Reference {
+    QString source;     // "", "vars", "secrets"
+    QString name;       // the vars key or secret name
+    QStringList fields; // into a mapping
+    QString written;    // as written inside the parentheses, trimmed
+};
+
+Result<Reference> parseReference(const QString &inside, const QString &where)
+{
+    static const QRegularExpression grammar(
+        uR"(^(?:([a-zA-Z][a-zA-Z0-9_-]*):)?([a-zA-Z0-9_/-]+)((?:\.[a-zA-Z0-9_-]+)*)\z)"_s);
+    Reference ref;
+    ref.written = inside.trimmed();
+    const auto match = grammar.match(ref.written);
+    if (!match.hasMatch()) {
+        return fail(
+            ErrorCode::Invalid,
+            u"invalid var reference \"((%1))\": write ((name)), ((name.field)) or ((secrets:name))"_s.arg(ref.written),
+            where);
+    }
+    ref.source = match.captured(1);
+    ref.name = match.captured(2);
+    const QString fields = match.captured(3);
+    if (!fields.isEmpty())
+        ref.fields = fields.mid(1).split(u'.');
+    if (!ref.source.isEmpty() && ref.source != u"vars" && ref.source != u"secrets" && ref.source != u"secret") {
+        return fail(ErrorCode::Invalid,
+                    u"unknown var source \"%1\" in \"((%2))\"; use vars: or secrets:"_s.arg(ref.source, ref.written),
+                    where);
+    }
+    return ref;
+}
+
+class Interpolator {
+public:
+    explicit Interpolator(const InterpolationSources &sources) : m_sources(sources) {}
+
+    Status walk(DocNode &node, const QString &path)
+    {
+        switch (node.kind) {
+        case DocNode::Kind::Null:
+            return {};
+        case DocNode::Kind::Scalar:
+            return scalar(node, path);
+        case DocNode::Kind::Sequence:
+            for (size_t i = 0; i < node.items.size(); ++i) {
+                if (auto ok = walk(node.items[i], path + u"[%1]"_s.arg(i)); !ok)
+                    return ok;
+            }
+            return {};
+        case DocNode::Kind::Map:
+            // Keys are never interpolated: a key decides what a value means.
+            for (auto &[key, value] : node.entries) {
+                if (auto ok = walk(value, path.isEmpty() ? key : path + u'.' + key); !ok)
+                    return ok;
+            }
+            return {};
+        }
+        return {};
+    }
+
+    InterpolationReport report()
+    {
+        InterpolationReport out;
+        out.varsUsed = sorted(m_vars);
+        out.secretsUsed = sorted(m_secrets);
+        out.undefined = sorted(m_undefined);
+        out.secretValues = QStringList(m_secretValues.begin(), m_secretValues.end());
+        return out;
+    }
+
+private:
+    static QStringList sorted(const QSet<QString> &set)
+    {
+        QStringList list(set.begin(), set.end());
+        list.sort();
+        return list;
+    }
+
+    Status scalar(DocNode &node, const QString &path)
+    {
+        if (!node.text.contains(u"(("))
+            return {};
+        const QString &text = node.text;
+        auto it = placeholderPattern().globalMatch(text);
+        if (!it.hasNext())
+            return {};
+        const auto first = placeholderPattern().match(text);
+        // A value that is exactly one placeholder takes the var's value whole, type included.
+        if (first.capturedStart() == 0 && first.capturedLength() == text.size()) {
+            auto ref = parseReference(first.captured(1), path);
+            if (!ref)
+                return std::unexpected(ref.error());
+            auto value = resolve(*ref, path);
+            if (!value)
+                return std::unexpected(value.error());
+            if (!*value)
+                return {}; // left as written (allowUndefined)
+            const int line = node.line;
+            const int column = node.column;
+            node = std::move(**value);
+            node.line = line;
+            node.column = column;
+            return {};
+        }
+        QString out;
+        qsizetype last = 0;
+        while (it.hasNext()) {
+            const auto m = it.next();
+            out += QStringView(text).mid(last, m.capturedStart() - last);
+            last = m.capturedEnd();
+            auto ref = parseReference(m.captured(1), path);
+            if (!ref)
+                return std::unexpected(ref.error());
+            auto value = resolve(*ref, path);
+            if (!value)
+                return std::unexpected(value.error());
+            if (!*value) {
+                out += m.captured(0);
+                continue;
+            }
+            const DocNode &v = **value;
+            if (v.kind == DocNode::Kind::Sequence || v.kind == DocNode::Kind::Map) {
+                return fail(ErrorCode::Invalid,
+                            u"var \"%1\" is a %2; inside longer text only a single value can be used"_s.arg(
+                                ref->written, v.kind == DocNode::Kind::Map ? u"mapping"_s : u"list"_s),
+                            path);
+            }
+            out += v.text;
+        }
+        out += QStringView(text).mid(last);
+        node.text = out;
+        node.quoted = true; // text built from pieces is a string, whatever it looks like
+        return {};
+    }
+
+    // nullopt: undefined and allowed to stay so.
+    Result<std::optional<DocNode>> resolve(const Reference &ref, const QString &path)
+    {
+        const bool tryVars = ref.source.isEmpty() || ref.source == u"vars";
+        const bool trySecrets = ref.source.isEmpty() || ref.source.startsWith(u"secret");
+        if (tryVars && m_sources.vars.kind == DocNode::Kind::Map) {
+            if (const DocNode *value = m_sources.vars.value(ref.name)) {
+                auto field = descend(*value, ref, path);
+                if (!field)
+                    return std::unexpected(field.error());
+                m_vars.insert(ref.name);
+                return std::optional<DocNode>(*field);
+            }
+        }
+        if (trySecrets && m_sources.secrets) {
+            auto secret = lookupSecret(ref.name);
+            if (secret) {
+                m_secrets.insert(ref.name);
+                if (m_sources.secretMode == InterpolationSources::SecretMode::Placeholder) {
+                    DocNode kept;
+                    kept.kind = DocNode::Kind::Scalar;
+                    kept.text = u"(("_s + ref.written + u"))"_s;
+                    kept.quoted = true;
+                    if (!ref.fields.isEmpty()) {
+                        auto tree = detail::readYaml(secret->toUtf8());
+                        if (!tree || !descend(*tree, ref, path))
+                            return std::unexpected(missingField(ref, path));
+                    }
+                    return std::optional<DocNode>(kept);
+                }
+                m_secretValues.insert(*secret);
+                if (ref.fields.isEmpty()) {
+                    DocNode value;
+                    value.kind = DocNode::Kind::Scalar;
+                    value.text = *secret;
+                    value.quoted = true;
+                    return std::optional<DocNode>(value);
+                }
+                // A secret holding a mapping is stored as JSON (or YAML) text.
+                auto tree = detail::readYaml(secret->toUtf8());
+                if (!tree)
+                    return std::unexpected(missingField(ref, path));
+                auto field = descend(*tree, ref, path);
+                if (!field)
+                    return std::unexpected(field.error());
+                if (field->kind == DocNode::Kind::Scalar)
+                    m_secretValues.insert(field->text);
+                return std::optional<DocNode>(*field);
+            }
+        }
+        if (m_sources.allowUndefined) {
+            m_undefined.insert(ref.written);
+            return std::optional<DocNode>();
+        }
+        QString from = tryVars && trySecrets ? u"the vars file or the secrets"_s
+                       : tryVars             ? u"the vars file"_s
+                                             : u"the secrets"_s;
+        return fail(ErrorCode::Invalid, u"undefined var \"%1\": not found in %2"_s.arg(ref.written, from), path,
+                    u"pass a vars file with -l, or store a secret by that name"_s);
+    }
+
+    static Error missingField(const Reference &ref, const QString &path)
+    {
+        return Error{
+            ErrorCode::Invalid, u"var \"%1\" has no field \"%2\""_s.arg(ref.name, ref.fields.join(u'.')), path, {}};
+    }
+
+    static Result<DocNode> descend(const DocNode &root, const Reference &ref, const QString &path)
+    {
+        const DocNode *node = &root;
+        for (const QString &field : ref.fields) {
+            const DocNode *next = node->kind == DocNode::Kind::Map ? node->value(field) : nullptr;
+            if (!next)
+                return std::unexpected(missingField(ref, path));
+            node = next;
+        }
+        return *node;
+    }
+
+    std::optional<QString> lookupSecret(const QString &name)
+    {
+        if (auto it = m_secretCache.constFind(name); it != m_secretCache.cend())
+            return *it;
+        std::optional<QString> value = m_sources.secrets(name);
+        m_secretCache.insert(name, value);
+        return value;
+    }
+
+    const InterpolationSources &m_sources;
+    QMap<QString, std::optional<QString>> m_secretCache;
+    QSet<QString> m_vars;
+    QSet<QString> m_secrets;
+    QSet<QString> m_undefined;
+    QSet<QString> m_secretValues;
+};
+
+} // namespace
+
+Result<InterpolationReport> interpolate(DocNode &tree, const InterpolationSources &sources, const QString &rootPath)
+{
+    Interpolator interpolator(sources);
+    if (auto ok = interpolator.walk(tree, rootPath); !ok)
+        return std::unexpected(ok.error());
+    return interpolator.report();
+}
+
+Result<DocNode> readVarsFile(const QByteArray &yaml)
+{
+    detail::ReaderLimits limits;
+    limits.document = u"vars file"_s;
+    auto tree = detail::readYaml(yaml, limits);
+    if (!tree)
+        return tree;
+    if (tree->kind != DocNode::Kind::Map)
+        return fail(ErrorCode::Invalid, u"a vars file must be a mapping of names to values"_s, tree->location());
+    return tree;
+}
+
+QStringList placeholderNames(const QString &text)
+{
+    QStringList names;
+    for (auto it = placeholderPattern().globalMatch(text); it.hasNext();)
+        names << it.next().captured(1).trimmed();
+    return names;
+}
+
+} // namespace pando::core::pipelines

@@ -1,0 +1,56 @@
+#pragma once
+// Package template resolves `((var))` placeholders in a pipeline (or task) file. It works on the
+// parsed YAML value tree before anything is typed, only inside string values and never in keys,
+// from a vars file first and then from a secret lookup; it reports which vars and secrets were
+// used so that callers can mask secret values and store only the un-interpolated text.
+
+#include "adapters/api/error.h"
+#include "core/spec/yamlreader.h"
+
+#include <QString>
+#include <QStringList>
+#include <functional>
+#include <optional>
+
+namespace pando::core::pipelines {
+
+// Returns a secret's value, or nullopt when there is none by that name. Called once per distinct
+// name per interpolate() call, on the calling thread.
+using SecretLookup = std::function<std::optional<QString>(const QString &name)>;
+
+struct InterpolationSources {
+    // The vars file's root mapping (from readVarsFile), or a Null node for none.
+    detail::DocNode vars;
+    SecretLookup secrets;
+    // Placeholder: a secret's existence is checked but `((name))` stays in the text, so the
+    // result can be shown (a diff) or stored without any secret value in it.
+    enum class SecretMode { Resolve, Placeholder } secretMode = SecretMode::Resolve;
+    // Leave undefined vars as written and list them in the report instead of failing.
+    bool allowUndefined = false;
+};
+
+struct InterpolationReport {
+    QStringList varsUsed;    // names resolved from the vars file, sorted, unique
+    QStringList secretsUsed; // names resolved from secrets, sorted, unique (mask their values)
+    QStringList undefined;   // only with allowUndefined
+    // The values of the secrets that were substituted, for a log masker. Held in memory only:
+    // never persist or log this list.
+    QStringList secretValues;
+};
+
+// Replaces placeholders in every string scalar of `tree`, in place. A scalar that is exactly one
+// placeholder takes the var's value whole (a vars entry may be a list or mapping); a placeholder
+// inside longer text must resolve to a scalar. Syntax: `((name))`, `((name.field.sub))` into a
+// mapping (a secret's value is read as JSON for field access), `((vars:name))` or
+// `((secrets:name))` to pick the source (otherwise vars first, then secrets). Errors name the var
+// and `where` is the path it was used at (rootPath + the tree path, "jobs[0].plan[1].params.X").
+Result<InterpolationReport> interpolate(detail::DocNode &tree, const InterpolationSources &sources,
+                                        const QString &rootPath = {});
+
+// Reads a vars file (`-l vars.yml`): YAML through the one reader, whose root must be a mapping.
+Result<detail::DocNode> readVarsFile(const QByteArray &yaml);
+
+// The placeholder names in a text, in order of appearance ("((a)) and ((b.c))" → a, b.c).
+QStringList placeholderNames(const QString &text);
+
+} // namespace pando::core::pipelines

@@ -1,0 +1,328 @@
+// Pipelines end to end on real parts: git repositories for resources, the Docker engine for
+// tasks, the state store, the scheduler and the trigger loop, through the same wiring pandod
+// uses. What users rely on: a commit runs the jobs it affects in passed: order, unchanged
+// steps are skipped on a re-run, hooks, attempts, timeouts and aborts behave as in Concourse,
+// nothing is left running, secrets never show.
+
+#include "app/wiring/pipelinewiring.h"
+#include "core/pipelines/runview/runview.h"
+#include "core/pipelines/service/pipelineservice.h"
+#include "tests/adapters/docker/dockerharness.h"
+#include "tests/core/engine/enginefixture.h"
+#include "tests/support/component.h"
+
+#include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QTest>
+
+using namespace pando;
+using namespace pando::core;
+using namespace pando::core::pipelines;
+using namespace pando::test;
+
+namespace {
+
+// A task step in flow style, so that nesting never depends on indentation arithmetic.
+// inputs/outputs: comma-separated artifact names; modifiers: "attempts: 2" etc.
+QByteArray taskBody(const QByteArray &pad, const QByteArray &name, const QByteArray &script, const QByteArray &inputs,
+                    const QByteArray &outputs, const QList<QByteArray> &modifiers)
+{
+    auto list = [](const QByteArray &names) -> QByteArray {
+        QByteArrayList items;
+        for (const QByteArray &n : names.split(','))
+            if (!n.trimmed().isEmpty())
+                items << "{name: " + n.trimmed() + "}";
+        return "[" + items.join(", ") + "]";
+    };
+    QByteArray body = "task: " + name + "\n" + pad +
+                      "config: {platform: linux, image_resource: {type: registry-image, "
+                      "source: {repository: pando/busybox, tag: latest}}, inputs: " +
+                      list(inputs) + ", outputs: " + list(outputs) + ", run: {path: sh, args: [\"-c\", \"" + script +
+                      "\"]}}\n";
+    for (const QByteArray &m : modifiers)
+        body += pad + m + "\n";
+    return body;
+}
+
+// "- task: ..." as a plan item at the given indentation.
+QByteArray taskItem(int indent, const QByteArray &name, const QByteArray &script, const QByteArray &inputs = "repo",
+                    const QByteArray &outputs = {}, const QList<QByteArray> &modifiers = {})
+{
+    const QByteArray pad(indent, ' ');
+    return pad + "- " + taskBody(pad + "  ", name, script, inputs, outputs, modifiers);
+}
+
+// A hook's single step ("on_success:" then this) at the given indentation.
+QByteArray hookStep(int indent, const QByteArray &name, const QByteArray &script)
+{
+    const QByteArray pad(indent, ' ');
+    return pad + taskBody(pad, name, script, {}, {}, {});
+}
+
+} // namespace
+
+class TestPipelinesDocker : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void setShowsADiffAndDryRunStoresNothing();
+    void aCommitRunsTheJobsInPassedOrder();
+    void unchangedStepsAreSkippedOnARerun();
+    void attemptsAndHooks();
+    void timeoutErrorsAndLeavesNoContainer();
+    void abortStopsTheRunningStep();
+    void queuedRunsSurviveARestart();
+
+private:
+    PipelineService &service() { return *m_fx->engine().pipelines(); }
+    RunRecord waitRun(const QString &id, int timeoutMs = 60000);
+    std::optional<RunRecord> waitForRunOf(const QString &pipeline, const QString &job, int count,
+                                          int timeoutMs = 60000);
+    QStringList outputOf(const QString &runId);
+    int containersOfRun(const QString &runId);
+
+    std::unique_ptr<EngineFixture> m_fx;
+    QString m_repo;
+    QString m_firstCommit;
+};
+
+void TestPipelinesDocker::initTestCase()
+{
+    QString why;
+    PANDO_REQUIRE_COMPONENT(DockerHarness::available(&why), QStringLiteral("Docker Engine: ") + why);
+    PANDO_REQUIRE_COMPONENT(GitFixture::gitAvailable(), QStringLiteral("git"));
+    QVERIFY(DockerHarness::ensureBaseImage());
+    m_fx = std::make_unique<EngineFixture>();
+    m_repo = m_fx->git().createRepository(QStringLiteral("app"));
+    m_firstCommit = m_fx->git().commit(QStringLiteral("app"), QStringLiteral("main"),
+                                       {{QStringLiteral("README"), GitFile{"version one\n"}}});
+    QVERIFY(!m_firstCommit.isEmpty());
+    QVERIFY(m_fx->start());
+    wiring::PipelineWiringOptions options;
+    options.service.triggerIntervalMs = 60'000; // the test drives the trigger loop itself
+    auto installed = wiring::installPipelines(m_fx->engine(), options);
+    QVERIFY2(installed, qPrintable(installed ? QString() : installed.error().text()));
+    QVERIFY(service().setSecret({}, QStringLiteral("token"), QStringLiteral("s3cr3t-value-42"), Actor{}));
+}
+
+void TestPipelinesDocker::cleanupTestCase()
+{
+    if (m_fx)
+        m_fx->stop();
+    m_fx.reset();
+}
+
+RunRecord TestPipelinesDocker::waitRun(const QString &id, int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    RunRecord run;
+    while (timer.elapsed() < timeoutMs) {
+        if (auto tree = service().runTree(id)) {
+            run = tree->run;
+            if (run.status != QLatin1String("queued") && run.status != QLatin1String("running"))
+                return run;
+        }
+        QTest::qWait(50);
+    }
+    return run;
+}
+
+std::optional<RunRecord> TestPipelinesDocker::waitForRunOf(const QString &pipeline, const QString &job, int count,
+                                                           int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < timeoutMs) {
+        auto runs = service().runs(pipeline, job, 100);
+        if (runs && runs->size() >= count)
+            return waitRun(runs->first().id, int(timeoutMs - timer.elapsed()));
+        QTest::qWait(50);
+    }
+    return std::nullopt;
+}
+
+QStringList TestPipelinesDocker::outputOf(const QString &runId)
+{
+    auto events = service().runEvents(runId, 0, 10000);
+    return events ? pipelines::outputOf(*events) : QStringList();
+}
+
+int TestPipelinesDocker::containersOfRun(const QString &runId)
+{
+    auto containers = m_fx->docker().containers({{QStringLiteral("dev.pando.run"), runId}});
+    return containers ? int(containers->size()) : -1;
+}
+
+void TestPipelinesDocker::setShowsADiffAndDryRunStoresNothing()
+{
+    const QByteArray config = "jobs:\n  - name: hello\n    plan:\n" + taskItem(6, "say", "echo hello", {});
+    auto dry = service().setPipeline(QStringLiteral("probe"), config, {}, true, Actor{});
+    QVERIFY2(dry, qPrintable(dry ? QString() : dry.error().text()));
+    QVERIFY(dry->created && !dry->diff.isEmpty());
+    QCOMPARE(service().pipeline(QStringLiteral("probe")).error().code, ErrorCode::NotFound);
+
+    auto bad = service().setPipeline(QStringLiteral("probe"), "jobs:\n  - name: x\n    plan:\n      - get: nope\n", {},
+                                     false, Actor{});
+    QVERIFY(!bad);
+    QVERIFY2(bad.error().where.startsWith(QLatin1String("jobs[0].plan[0]")), qPrintable(bad.error().text()));
+    QCOMPARE(service().pipeline(QStringLiteral("probe")).error().code, ErrorCode::NotFound);
+}
+
+void TestPipelinesDocker::aCommitRunsTheJobsInPassedOrder()
+{
+    const QByteArray config =
+        "resources:\n"
+        "  - name: repo\n    type: git\n    source: { uri: ((repo_url)), branch: main }\n    check_every: 1h\n"
+        "jobs:\n"
+        "  - name: unit\n    plan:\n      - get: repo\n        trigger: true\n"
+        "      - in_parallel:\n" +
+        taskItem(10, "lint", "cat repo/README; echo lint-ok") +
+        taskItem(10, "test", "echo secret is ((token)); echo $TOKEN | base64; cp repo/README report/", "repo", "report",
+                 {"params: { TOKEN: ((token)) }"}) +
+        taskItem(6, "after", "cat report/README", "report") + "    on_success:\n" +
+        hookStep(6, "notify", "echo success-hook") +
+        "  - name: deploy\n    plan:\n      - get: repo\n        passed: [unit]\n        trigger: true\n" +
+        taskItem(6, "ship", "echo shipping $(cat repo/README)");
+    const QByteArray vars = "repo_url: " + m_repo.toUtf8() + "\n";
+    auto set = service().setPipeline(QStringLiteral("ci"), config, vars, false, Actor{});
+    QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
+    QVERIFY(set->created);
+    // The stored config keeps the placeholder, never the secret.
+    QVERIFY(!QJsonDocument(set->pipeline.toJson()).toJson().contains("s3cr3t-value-42"));
+
+    // The trigger loop checks the new resource (setting a pipeline wakes it) and queues unit.
+    QVERIFY(static_cast<LocalPipelineService &>(service()).triggerOnce());
+    const auto unitRun = waitForRunOf(QStringLiteral("ci"), QStringLiteral("unit"), 1);
+    QVERIFY(unitRun);
+    QCOMPARE(service().runs(QStringLiteral("ci"), QStringLiteral("unit"), 10)->size(), 1); // once, not per check
+    QCOMPARE(unitRun->trigger, QStringLiteral("resource:repo"));
+    const RunRecord unit = *unitRun;
+    QVERIFY2(unit.status == QLatin1String("succeeded"),
+             qPrintable(unit.status + QLatin1Char(' ') + unit.error + QLatin1Char('\n') +
+                        outputOf(unit.id).join(QLatin1Char('\n'))));
+    const QStringList out = outputOf(unit.id);
+    const QString text = out.join(QLatin1Char('\n'));
+    QVERIFY2(text.contains(QLatin1String("lint-ok")) && text.contains(QLatin1String("version one")), qPrintable(text));
+    QVERIFY2(text.contains(QLatin1String("secret is ((redacted))")), qPrintable(text));
+    QVERIFY2(!text.contains(QLatin1String("s3cr3t-value-42")), qPrintable(text));
+    QVERIFY2(!text.contains(QString::fromLatin1(QByteArray("s3cr3t-value-42\n").toBase64().left(16))),
+             qPrintable(text));
+    QVERIFY2(text.contains(QLatin1String("success-hook")), qPrintable(text));
+
+    auto tree = service().runTree(unit.id);
+    QVERIFY(tree);
+    QCOMPARE(tree->failedCount, 0);
+    QVERIFY(tree->stepCount >= 6); // get, in_parallel, lint, test, after, notify
+
+    // deploy follows unit with the version unit used.
+    const auto deploy = waitForRunOf(QStringLiteral("ci"), QStringLiteral("deploy"), 1);
+    QVERIFY(deploy);
+    QCOMPARE(deploy->status, QStringLiteral("succeeded"));
+    QCOMPARE(deploy->trigger, QStringLiteral("passed:unit"));
+    QVERIFY(outputOf(deploy->id).join(QLatin1Char('\n')).contains(QLatin1String("shipping version one")));
+    QCOMPARE(containersOfRun(unit.id), 0);
+}
+
+void TestPipelinesDocker::unchangedStepsAreSkippedOnARerun()
+{
+    auto again = service().triggerJob(QStringLiteral("ci"), QStringLiteral("unit"), Actor{});
+    QVERIFY(again);
+    const RunRecord rerun = waitRun(again->run.id);
+    QCOMPARE(rerun.status, QStringLiteral("succeeded"));
+    auto tree = service().runTree(rerun.id);
+    QVERIFY2(tree->cachedCount >= 5, qPrintable(QString::number(tree->cachedCount)));
+    QVERIFY2(rerun.finishedMs - rerun.startedMs < 3000,
+             qPrintable(QStringLiteral("an unchanged re-run took %1 ms").arg(rerun.finishedMs - rerun.startedMs)));
+
+    // A new commit changes the get and every step that reads it.
+    QVERIFY(!m_fx->git()
+                 .commit(QStringLiteral("app"), QStringLiteral("main"),
+                         {{QStringLiteral("README"), GitFile{"version two\n"}}})
+                 .isEmpty());
+    auto queued = static_cast<LocalPipelineService &>(service()).triggerOnce();
+    QVERIFY(queued);
+    QCOMPARE(queued->size(), 0); // check_every 1h has not passed yet
+    QVERIFY(service().webhook(QStringLiteral("ci"), QStringLiteral("repo"), QStringLiteral("x")).error().code ==
+            ErrorCode::NotFound); // no webhook_token configured
+    auto runs = service().runs(QStringLiteral("ci"), QStringLiteral("unit"), 10);
+    const int before = int(runs->size());
+    auto third = service().triggerJob(QStringLiteral("ci"), QStringLiteral("unit"), Actor{});
+    QVERIFY(third);
+    // A manual trigger takes the latest version known; with no new check it is still v1.
+    QCOMPARE(waitRun(third->run.id).status, QStringLiteral("succeeded"));
+    QCOMPARE(service().runs(QStringLiteral("ci"), QStringLiteral("unit"), 10)->size(), before + 1);
+}
+
+void TestPipelinesDocker::attemptsAndHooks()
+{
+    const QByteArray config = "jobs:\n  - name: flaky\n    plan:\n" +
+                              taskItem(6, "fails", "echo attempt; exit 3", {}, {}, {"attempts: 2"}) +
+                              "    on_failure:\n" + hookStep(6, "cleanup", "echo failure-hook") + "    ensure:\n" +
+                              hookStep(6, "always", "echo ensure-hook");
+    QVERIFY(service().setPipeline(QStringLiteral("flaky"), config, {}, false, Actor{}));
+    auto run = service().triggerJob(QStringLiteral("flaky"), QStringLiteral("flaky"), Actor{});
+    QVERIFY(run);
+    const RunRecord done = waitRun(run->run.id);
+    QCOMPARE(done.status, QStringLiteral("failed"));
+    const QString text = outputOf(done.id).join(QLatin1Char('\n'));
+    QCOMPARE(text.count(QLatin1String("attempt")), 2);
+    QVERIFY2(text.contains(QLatin1String("failure-hook")) && text.contains(QLatin1String("ensure-hook")),
+             qPrintable(text));
+    auto tree = service().runTree(done.id);
+    const RunTreeNode &fails = tree->roots.first();
+    QCOMPARE(fails.step.attempt, 2);
+    QCOMPARE(fails.step.exitCode, 3);
+}
+
+void TestPipelinesDocker::timeoutErrorsAndLeavesNoContainer()
+{
+    const QByteArray config =
+        "jobs:\n  - name: slow\n    plan:\n" + taskItem(6, "sleeps", "sleep 30", {}, {}, {"timeout: 1s"});
+    QVERIFY(service().setPipeline(QStringLiteral("slow"), config, {}, false, Actor{}));
+    auto run = service().triggerJob(QStringLiteral("slow"), QStringLiteral("slow"), Actor{});
+    QVERIFY(run);
+    QElapsedTimer timer;
+    timer.start();
+    const RunRecord done = waitRun(run->run.id);
+    QCOMPARE(done.status, QStringLiteral("errored"));
+    QVERIFY2(timer.elapsed() < 15000, "the timeout ended the step");
+    QCOMPARE(containersOfRun(done.id), 0);
+}
+
+void TestPipelinesDocker::abortStopsTheRunningStep()
+{
+    const QByteArray config =
+        "jobs:\n  - name: long\n    plan:\n" + taskItem(6, "sleeps", "echo started; sleep 60", {});
+    QVERIFY(service().setPipeline(QStringLiteral("long"), config, {}, false, Actor{}));
+    auto run = service().triggerJob(QStringLiteral("long"), QStringLiteral("long"), Actor{});
+    QVERIFY(run);
+    QTRY_VERIFY_WITH_TIMEOUT(containersOfRun(run->run.id) == 1, 30000);
+    QVERIFY(service().abortRun(run->run.id, Actor{}));
+    const RunRecord done = waitRun(run->run.id, 30000);
+    QCOMPARE(done.status, QStringLiteral("aborted"));
+    QCOMPARE(containersOfRun(done.id), 0);
+}
+
+void TestPipelinesDocker::queuedRunsSurviveARestart()
+{
+    QVERIFY(service().pause(QStringLiteral("flaky"), Actor{}));
+    auto a = service().triggerJob(QStringLiteral("flaky"), QStringLiteral("flaky"), Actor{});
+    auto b = service().triggerJob(QStringLiteral("flaky"), QStringLiteral("flaky"), Actor{});
+    QVERIFY(a && b);
+    const QString dataDir = m_fx->dataDir();
+    m_fx->stop();
+    QVERIFY(m_fx->start(dataDir));
+    QVERIFY(wiring::installPipelines(m_fx->engine()));
+    QCOMPARE(service().runTree(a->run.id)->run.status, QStringLiteral("queued"));
+    QVERIFY(service().unpause(QStringLiteral("flaky"), Actor{}));
+    QCOMPARE(waitRun(a->run.id).status, QStringLiteral("failed"));
+    QCOMPARE(waitRun(b->run.id).status, QStringLiteral("failed"));
+    // Each ran once: two attempts each, no more.
+    QCOMPARE(outputOf(a->run.id).join(QLatin1Char('\n')).count(QLatin1String("attempt")), 2);
+}
+
+QTEST_GUILESS_MAIN(TestPipelinesDocker)
+#include "tst_pipelinesdocker.moc"

@@ -1,0 +1,188 @@
+// `((var))` interpolation on the YAML value tree: vars and secrets, fields of map values, whole
+// values replaced by lists, undefined vars with the path they were used at, keys left alone,
+// and the secret names (and values, for masking) reported.
+
+#include "core/pipelines/template/interpolate.h"
+
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace pando;
+using namespace pando::core;
+using namespace pando::core::pipelines;
+
+namespace {
+
+detail::DocNode tree(const QByteArray &yaml)
+{
+    auto node = detail::readYaml(yaml);
+    return node ? *node : detail::DocNode{};
+}
+
+const detail::DocNode *walk(const detail::DocNode &root, const QStringList &path)
+{
+    const detail::DocNode *node = &root;
+    for (const auto &key : path) {
+        bool isIndex = false;
+        const int index = key.toInt(&isIndex);
+        node = isIndex ? &node->items.at(size_t(index)) : node->value(key);
+        if (!node)
+            return nullptr;
+    }
+    return node;
+}
+
+InterpolationSources sources()
+{
+    InterpolationSources s;
+    s.vars = *readVarsFile("branch: main\nport: 8080\ntags: [a, b]\ndb: {host: db.local, port: 5432}\n");
+    s.secrets = [](const QString &name) -> std::optional<QString> {
+        if (name == u"token")
+            return u"t0k3n"_s;
+        if (name == u"aws")
+            return u"{\"key\": \"AKIA\", \"secret\": \"shh\"}"_s;
+        if (name == u"branch")
+            return u"from-secrets"_s;
+        return std::nullopt;
+    };
+    return s;
+}
+
+} // namespace
+
+class TestInterpolate : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void resolves_data()
+    {
+        QTest::addColumn<QByteArray>("yaml");
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("whole value from vars") << QByteArray("a: ((branch))\n") << u"a"_s << u"main"_s;
+        QTest::newRow("vars win over secrets") << QByteArray("a: ((branch))\n") << u"a"_s << u"main"_s;
+        QTest::newRow("forced secret source") << QByteArray("a: ((secrets:branch))\n") << u"a"_s << u"from-secrets"_s;
+        QTest::newRow("forced vars source") << QByteArray("a: ((vars:port))\n") << u"a"_s << u"8080"_s;
+        QTest::newRow("inside text") << QByteArray("a: \"refs/((branch))/x:((port))\"\n") << u"a"_s
+                                     << u"refs/main/x:8080"_s;
+        QTest::newRow("blanks inside") << QByteArray("a: (( branch ))\n") << u"a"_s << u"main"_s;
+        QTest::newRow("nested field of a var")
+            << QByteArray("a: ((db.host)):((db.port))\n") << u"a"_s << u"db.local:5432"_s;
+        QTest::newRow("secret") << QByteArray("a: {b: [x, \"Bearer ((token))\"]}\n") << u"a.b.1"_s << u"Bearer t0k3n"_s;
+        QTest::newRow("field of a JSON secret") << QByteArray("a: ((aws.secret))\n") << u"a"_s << u"shh"_s;
+        QTest::newRow("no placeholder") << QByteArray("a: (not one)\n") << u"a"_s << u"(not one)"_s;
+    }
+
+    void resolves()
+    {
+        QFETCH(QByteArray, yaml);
+        QFETCH(QString, path);
+        QFETCH(QString, expected);
+        auto root = tree(yaml);
+        const auto report = interpolate(root, sources());
+        QVERIFY2(report, qPrintable(report ? QString() : report.error().text()));
+        const auto *node = walk(root, path.split(u'.'));
+        QVERIFY(node);
+        QCOMPARE(node->text, expected);
+    }
+
+    void wholeValueTakesTheVarsType()
+    {
+        auto root = tree("tags: ((tags))\ndb: ((db))\n");
+        QVERIFY(interpolate(root, sources()));
+        QCOMPARE(root.value(u"tags"_s)->kind, detail::DocNode::Kind::Sequence);
+        QCOMPARE(root.value(u"tags"_s)->items.size(), size_t(2));
+        QCOMPARE(root.value(u"db"_s)->value(u"host"_s)->text, u"db.local"_s);
+    }
+
+    void errors_data()
+    {
+        QTest::addColumn<QByteArray>("yaml");
+        QTest::addColumn<QString>("where");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("undefined") << QByteArray("jobs:\n- plan:\n  - params: {X: ((missing))}\n")
+                                   << u"jobs[0].plan[0].params.X"_s << u"undefined var \"missing\""_s;
+        QTest::newRow("undefined inside text")
+            << QByteArray("a: {b: \"x-((nope.f))\"}\n") << u"a.b"_s << u"undefined var \"nope.f\""_s;
+        QTest::newRow("missing field") << QByteArray("a: ((db.user))\n") << u"a"_s
+                                       << u"var \"db\" has no field \"user\""_s;
+        QTest::newRow("missing secret field")
+            << QByteArray("a: ((aws.region))\n") << u"a"_s << u"var \"aws\" has no field \"region\""_s;
+        QTest::newRow("list inside text") << QByteArray("a: \"x ((tags))\"\n") << u"a"_s << u"is a list"_s;
+        QTest::newRow("bad name") << QByteArray("a: ((a b))\n") << u"a"_s << u"invalid var reference"_s;
+        QTest::newRow("unknown source") << QByteArray("a: ((vault:x))\n") << u"a"_s
+                                        << u"unknown var source \"vault\""_s;
+        QTest::newRow("secret only, not in secrets")
+            << QByteArray("a: ((secrets:port))\n") << u"a"_s << u"not found in the secrets"_s;
+    }
+
+    void errors()
+    {
+        QFETCH(QByteArray, yaml);
+        QFETCH(QString, where);
+        QFETCH(QString, message);
+        auto root = tree(yaml);
+        const auto report = interpolate(root, sources());
+        QVERIFY(!report);
+        QCOMPARE(report.error().code, ErrorCode::Invalid);
+        QCOMPARE(report.error().where, where);
+        QVERIFY2(report.error().message.contains(message), qPrintable(report.error().text()));
+    }
+
+    void keysAreNeverInterpolated()
+    {
+        auto root = tree("((branch)): ((branch))\n");
+        QVERIFY(interpolate(root, sources()));
+        QCOMPARE(root.entries.front().first, u"((branch))"_s);
+        QCOMPARE(root.entries.front().second.text, u"main"_s);
+    }
+
+    void reportsNamesAndSecretValues()
+    {
+        auto root = tree("a: ((token))\nb: ((token))-((branch))\nc: ((aws.key))\n");
+        const auto report = interpolate(root, sources());
+        QVERIFY(report);
+        QCOMPARE(report->secretsUsed, (QStringList{u"aws"_s, u"token"_s}));
+        QCOMPARE(report->varsUsed, QStringList{u"branch"_s});
+        QVERIFY(report->secretValues.contains(u"t0k3n"_s));
+        QVERIFY(report->secretValues.contains(u"AKIA"_s));
+    }
+
+    void placeholderModeKeepsSecretsOut()
+    {
+        auto s = sources();
+        s.secretMode = InterpolationSources::SecretMode::Placeholder;
+        auto root = tree("a: \"Bearer ((token))\"\nb: ((branch))\n");
+        const auto report = interpolate(root, s);
+        QVERIFY(report);
+        QCOMPARE(root.value(u"a"_s)->text, u"Bearer ((token))"_s);
+        QCOMPARE(root.value(u"b"_s)->text, u"main"_s);
+        QCOMPARE(report->secretsUsed, QStringList{u"token"_s});
+        QVERIFY(report->secretValues.isEmpty());
+        // A secret that does not exist is still an error in placeholder mode.
+        auto missing = tree("a: ((secrets:nope))\n");
+        QVERIFY(!interpolate(missing, s));
+    }
+
+    void allowUndefinedLeavesThemAndLists()
+    {
+        InterpolationSources s;
+        s.allowUndefined = true;
+        auto root = tree("a: ((x))\nb: pre-((y.z))\n");
+        const auto report = interpolate(root, s);
+        QVERIFY(report);
+        QCOMPARE(report->undefined, (QStringList{u"x"_s, u"y.z"_s}));
+        QCOMPARE(root.value(u"b"_s)->text, u"pre-((y.z))"_s);
+    }
+
+    void varsFile()
+    {
+        QVERIFY(!readVarsFile("- a\n- b\n"));
+        QVERIFY(!readVarsFile("a: &x 1\nb: *x\n"));
+        QVERIFY(!readVarsFile("a: 1\na: 2\n"));
+        QCOMPARE(placeholderNames(u"((a)) and (( b.c ))"_s), (QStringList{u"a"_s, u"b.c"_s}));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestInterpolate)
+#include "tst_interpolate.moc"
