@@ -10,6 +10,7 @@ struct CommandSpec {
     QStringList options;  // allowed besides the global ones
     QStringList required; // options that must be given
     const char *argName;  // for messages
+    int optionalArgs = 0; // how many more positional arguments may follow
 };
 
 const QList<CommandSpec> &commands()
@@ -38,6 +39,56 @@ const QList<CommandSpec> &commands()
          "NAME"},
         {Command::DeploysShow, {QStringLiteral("deploys"), QStringLiteral("show")}, 1, {}, {}, "ID"},
         {Command::Logs, {QStringLiteral("logs")}, 1, {QStringLiteral("follow"), QStringLiteral("tail")}, {}, "NAME"},
+        {Command::PipelinesSet,
+         {QStringLiteral("pipelines"), QStringLiteral("set")},
+         1,
+         {QStringLiteral("config"), QStringLiteral("vars"), QStringLiteral("yes")},
+         {QStringLiteral("config")},
+         "NAME"},
+        {Command::PipelinesList, {QStringLiteral("pipelines"), QStringLiteral("list")}, 0, {}, {}, ""},
+        {Command::PipelinesShow, {QStringLiteral("pipelines"), QStringLiteral("show")}, 1, {}, {}, "NAME"},
+        {Command::PipelinesPause, {QStringLiteral("pipelines"), QStringLiteral("pause")}, 1, {}, {}, "NAME"},
+        {Command::PipelinesUnpause, {QStringLiteral("pipelines"), QStringLiteral("unpause")}, 1, {}, {}, "NAME"},
+        {Command::PipelinesRemove,
+         {QStringLiteral("pipelines"), QStringLiteral("rm")},
+         1,
+         {QStringLiteral("yes")},
+         {},
+         "NAME"},
+        {Command::JobsTrigger,
+         {QStringLiteral("jobs"), QStringLiteral("trigger")},
+         1,
+         {QStringLiteral("watch")},
+         {},
+         "PIPELINE/JOB"},
+        {Command::RunsList,
+         {QStringLiteral("runs"), QStringLiteral("list")},
+         0,
+         {QStringLiteral("limit")},
+         {},
+         "PIPELINE[/JOB]",
+         1},
+        {Command::RunsShow, {QStringLiteral("runs"), QStringLiteral("show")}, 1, {}, {}, "ID"},
+        {Command::RunsWatch, {QStringLiteral("runs"), QStringLiteral("watch")}, 1, {}, {}, "ID"},
+        {Command::RunsAbort, {QStringLiteral("runs"), QStringLiteral("abort")}, 1, {}, {}, "ID"},
+        {Command::SecretsSet,
+         {QStringLiteral("secrets"), QStringLiteral("set")},
+         1,
+         {QStringLiteral("pipeline")},
+         {},
+         "NAME"},
+        {Command::SecretsList,
+         {QStringLiteral("secrets"), QStringLiteral("list")},
+         0,
+         {QStringLiteral("pipeline")},
+         {},
+         ""},
+        {Command::SecretsRemove,
+         {QStringLiteral("secrets"), QStringLiteral("rm")},
+         1,
+         {QStringLiteral("pipeline")},
+         {},
+         "NAME"},
     };
     return list;
 }
@@ -45,9 +96,27 @@ const QList<CommandSpec> &commands()
 const QStringList GlobalOptions = {QStringLiteral("server"), QStringLiteral("token"), QStringLiteral("json"),
                                    QStringLiteral("help"), QStringLiteral("version")};
 const QStringList ValueOptions = {QStringLiteral("server"), QStringLiteral("token"), QStringLiteral("file"),
-                                  QStringLiteral("ref"),    QStringLiteral("tail"),  QStringLiteral("limit")};
+                                  QStringLiteral("ref"),    QStringLiteral("tail"),  QStringLiteral("limit"),
+                                  QStringLiteral("config"), QStringLiteral("vars"),  QStringLiteral("pipeline")};
 const QStringList FlagOptions = {QStringLiteral("json"), QStringLiteral("help"),    QStringLiteral("version"),
-                                 QStringLiteral("wait"), QStringLiteral("no-wait"), QStringLiteral("follow")};
+                                 QStringLiteral("wait"), QStringLiteral("no-wait"), QStringLiteral("follow"),
+                                 QStringLiteral("yes"),  QStringLiteral("watch")};
+const QStringList Groups = {QStringLiteral("apps"), QStringLiteral("deploys"), QStringLiteral("pipelines"),
+                            QStringLiteral("jobs"), QStringLiteral("runs"),    QStringLiteral("secrets")};
+
+// "PIPELINE/JOB" with both parts; "PIPELINE" too when jobOptional.
+Status checkPipelineJob(const QString &value, bool jobOptional, const QString &where)
+{
+    const QStringList parts = value.split(QLatin1Char('/'));
+    const bool ok = (parts.size() == 2 && !parts[0].isEmpty() && !parts[1].isEmpty()) ||
+                    (jobOptional && parts.size() == 1 && !parts[0].isEmpty());
+    if (ok)
+        return {};
+    return fail(ErrorCode::Invalid,
+                jobOptional ? QStringLiteral("expected PIPELINE or PIPELINE/JOB, got \"%1\"").arg(value)
+                            : QStringLiteral("expected PIPELINE/JOB, got \"%1\"").arg(value),
+                where);
+}
 
 QString commandName(const CommandSpec &spec)
 {
@@ -80,6 +149,14 @@ Result<Args> parseArgs(const QStringList &argv)
         } else if (word == QLatin1String("-f")) {
             // A file for `apps create`, follow for `logs`.
             name = words.value(0) == QLatin1String("logs") ? QStringLiteral("follow") : QStringLiteral("file");
+        } else if (word == QLatin1String("-c")) {
+            name = QStringLiteral("config");
+        } else if (word == QLatin1String("-l")) {
+            name = QStringLiteral("vars");
+        } else if (word == QLatin1String("-y")) {
+            name = QStringLiteral("yes");
+        } else if (word == QLatin1String("-p")) {
+            name = QStringLiteral("pipeline");
         } else if (word == QLatin1String("-h")) {
             name = QStringLiteral("help");
         } else if (word.startsWith(QLatin1Char('-')) && word.size() > 1) {
@@ -118,7 +195,7 @@ Result<Args> parseArgs(const QStringList &argv)
         }
     }
     if (!found) {
-        const bool group = words[0] == QLatin1String("apps") || words[0] == QLatin1String("deploys");
+        const bool group = Groups.contains(words[0]);
         return fail(ErrorCode::Invalid,
                     group ? QStringLiteral("unknown subcommand \"%1\"").arg(words.value(1))
                           : QStringLiteral("unknown command \"%1\"").arg(words[0]),
@@ -128,13 +205,14 @@ Result<Args> parseArgs(const QStringList &argv)
     if (args.help)
         return args;
     args.arguments = words.mid(found->words.size());
-    if (args.arguments.size() != found->args) {
+    if (args.arguments.size() < found->args || args.arguments.size() > found->args + found->optionalArgs) {
         if (args.arguments.size() < found->args)
             return fail(ErrorCode::Invalid, QStringLiteral("missing %1").arg(QLatin1String(found->argName)),
                         commandName(*found));
-        return fail(ErrorCode::Invalid,
-                    QStringLiteral("unexpected argument \"%1\"").arg(args.arguments.value(found->args)),
-                    commandName(*found));
+        return fail(
+            ErrorCode::Invalid,
+            QStringLiteral("unexpected argument \"%1\"").arg(args.arguments.value(found->args + found->optionalArgs)),
+            commandName(*found));
     }
     for (auto it = args.options.cbegin(); it != args.options.cend(); ++it) {
         if (!GlobalOptions.contains(it.key()) && !found->options.contains(it.key()))
@@ -156,6 +234,12 @@ Result<Args> parseArgs(const QStringList &argv)
                         QStringLiteral("must be a whole number, got \"%1\"").arg(args.value(option)),
                         QStringLiteral("--") + option);
     }
+    if (found->command == Command::JobsTrigger || (found->command == Command::RunsList && !args.arguments.isEmpty())) {
+        if (auto checked =
+                checkPipelineJob(args.arguments.value(0), found->command == Command::RunsList, commandName(*found));
+            !checked)
+            return std::unexpected(checked.error());
+    }
     return args;
 }
 
@@ -174,13 +258,33 @@ QString usageText()
                           "  deploys show ID               show a deploy and its steps\n"
                           "  logs NAME [-f] [--tail N]     print an app's log; -f follows new lines\n"
                           "\n"
+                          "  pipelines set NAME -c PIPELINE.yml [-l VARS.yml] [--yes]\n"
+                          "                                show the changes, ask, then set the pipeline\n"
+                          "  pipelines list                list the pipelines\n"
+                          "  pipelines show NAME           show a pipeline and its jobs\n"
+                          "  pipelines pause|unpause NAME  stop or restart starting runs\n"
+                          "  pipelines rm NAME [--yes]     remove a pipeline with its runs and secrets\n"
+                          "  jobs trigger PIPELINE/JOB [--watch]\n"
+                          "                                queue a run; --watch follows it to the end\n"
+                          "  runs list [PIPELINE[/JOB]] [--limit N]\n"
+                          "                                list runs, newest first\n"
+                          "  runs show ID                  show a run's step tree\n"
+                          "  runs watch ID                 follow a run to its end\n"
+                          "  runs abort ID                 abort a queued or running run\n"
+                          "  secrets set NAME [--pipeline P]\n"
+                          "                                set a secret from standard input (prompted on a terminal)\n"
+                          "  secrets list [--pipeline P]   list secret names\n"
+                          "  secrets rm NAME [--pipeline P]\n"
+                          "                                remove a secret\n"
+                          "\n"
                           "options:\n"
                           "  --server URL    the Pando API (default: $PANDO_SERVER), e.g. http://127.0.0.1:7420\n"
                           "  --token TOKEN   the API token (default: $PANDO_TOKEN)\n"
                           "  --json          print the API's JSON instead of text\n"
                           "  -h, --help      print this help\n"
                           "\n"
-                          "exit status: 0 ok, 1 failed, 2 usage error, 130 interrupted\n");
+                          "exit status: 0 ok, 1 failed, 2 usage error, 130 interrupted;\n"
+                          "  watching a run: 0 succeeded, 1 failed, 3 errored, 4 aborted\n");
 }
 
 } // namespace pando::cli

@@ -1,7 +1,7 @@
 #pragma once
 // The command line of `pando`: subcommands, their arguments and options, and the usage text.
 // Parsed by hand because options differ per command (-f is a file for `apps create`, follow for
-// `logs`).
+// `logs`; -c and -l are the config and vars files of `pipelines set`).
 
 #include "adapters/api/error.h"
 
@@ -11,7 +11,30 @@
 
 namespace pando::cli {
 
-enum class Command { AppsCreate, AppsList, AppsShow, AppsRemove, Deploy, DeploysList, DeploysShow, Logs };
+enum class Command {
+    AppsCreate,
+    AppsList,
+    AppsShow,
+    AppsRemove,
+    Deploy,
+    DeploysList,
+    DeploysShow,
+    Logs,
+    PipelinesSet,
+    PipelinesList,
+    PipelinesShow,
+    PipelinesPause,
+    PipelinesUnpause,
+    PipelinesRemove,
+    JobsTrigger,
+    RunsList,
+    RunsShow,
+    RunsWatch,
+    RunsAbort,
+    SecretsSet,
+    SecretsList,
+    SecretsRemove,
+};
 
 struct Args {
     Command command = Command::AppsList;

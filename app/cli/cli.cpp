@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include "output.h"
+#include "prompt.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -16,26 +17,6 @@ namespace {
 constexpr int PollIntervalMs = 200;
 constexpr int EventFallbackPollMs = 1000;
 constexpr int MaxPollErrors = 5;
-
-QString segment(const QString &value)
-{
-    return QString::fromLatin1(QUrl::toPercentEncoding(value));
-}
-
-QString str(const QJsonObject &o, const char *key)
-{
-    return o.value(QLatin1String(key)).toString();
-}
-
-qint64 num(const QJsonObject &o, const char *key)
-{
-    return qint64(o.value(QLatin1String(key)).toDouble());
-}
-
-QString orDash(const QString &value)
-{
-    return value.isEmpty() ? QStringLiteral("-") : value;
-}
 
 QString deploySummary(const QJsonObject &d)
 {
@@ -90,6 +71,34 @@ void Cli::start()
         return showDeploy();
     case Command::Logs:
         return logs();
+    case Command::PipelinesSet:
+        return setPipeline();
+    case Command::PipelinesList:
+        return listPipelines();
+    case Command::PipelinesShow:
+        return showPipeline();
+    case Command::PipelinesPause:
+        return pausePipeline(true);
+    case Command::PipelinesUnpause:
+        return pausePipeline(false);
+    case Command::PipelinesRemove:
+        return removePipeline();
+    case Command::JobsTrigger:
+        return triggerJob();
+    case Command::RunsList:
+        return listRuns();
+    case Command::RunsShow:
+        return showRun();
+    case Command::RunsWatch:
+        return watchRun(m_args.arguments.value(0));
+    case Command::RunsAbort:
+        return abortRun();
+    case Command::SecretsSet:
+        return setSecret();
+    case Command::SecretsList:
+        return listSecrets();
+    case Command::SecretsRemove:
+        return removeSecret();
     }
 }
 
@@ -99,6 +108,8 @@ void Cli::interrupt()
         return;
     if (!m_deployId.isEmpty())
         printErr(QStringLiteral("pando: stopped watching; deploy %1 goes on (pando deploys show %1)").arg(m_deployId));
+    if (!m_runId.isEmpty())
+        printErr(QStringLiteral("pando: stopped watching; run %1 goes on (pando runs watch %1)").arg(m_runId));
     finish(ExitInterrupted);
 }
 
@@ -109,6 +120,13 @@ void Cli::finish(int code)
     m_finished = true;
     if (m_stream)
         m_stream->abort();
+    if (m_runStream)
+        m_runStream->abort();
+    if (m_runPollTimer)
+        m_runPollTimer->stop();
+    // Puts the terminal's echo back if a hidden prompt was open.
+    if (m_reader)
+        m_reader->cancel();
     // Queued, so that it also works when the command ends before the event loop runs.
     QMetaObject::invokeMethod(
         QCoreApplication::instance(), [code]() { QCoreApplication::exit(code); }, Qt::QueuedConnection);

@@ -15,10 +15,18 @@
 class QWebSocket;
 
 namespace pando::cli {
+class LineReader;
+}
+
+namespace pando::cli {
 
 inline constexpr int ExitOk = 0;
 inline constexpr int ExitFailed = 1;
 inline constexpr int ExitUsage = 2;
+// Watching a pipeline run (jobs trigger --watch, runs watch): how the run ended. A failed run is
+// ExitFailed.
+inline constexpr int ExitRunErrored = 3;
+inline constexpr int ExitRunAborted = 4;
 inline constexpr int ExitInterrupted = 130;
 
 class Cli : public QObject {
@@ -51,6 +59,35 @@ private:
     void showDeploy();
     void logs();
 
+    // Pipelines, runs and secrets (pipelinecommands.cpp).
+    void setPipeline();
+    void applyPipeline(const QJsonObject &body);
+    void listPipelines();
+    void showPipeline();
+    void pausePipeline(bool pause);
+    void removePipeline();
+    void triggerJob();
+    void listRuns();
+    void showRun();
+    void abortRun();
+    void setSecret();
+    void sendSecret(const QString &value);
+    void listSecrets();
+    void removeSecret();
+    // Asks question on the terminal unless --yes; refuses when it cannot ask. onYes runs once.
+    void confirm(const QString &question, const QString &where, std::function<void()> onYes);
+    void failWithCode(const Error &error, int code);
+
+    // Following a run to its end (runwatch.cpp).
+    void watchRun(const QString &runId);
+    void onRunMessage(const QJsonObject &message);
+    void onRunEvent(const QJsonObject &event);
+    void startRunPolling();
+    void pollRun();
+    void pollRunEvents(const QString &status);
+    void endRun();
+    void showRunEnd(const QJsonObject &run);
+
     Args m_args;
     client::ApiClient *m_client;
     bool m_finished = false;
@@ -62,6 +99,16 @@ private:
     QTimer *m_pollTimer = nullptr; // ...and this looks anyway, in case an event was missed
     bool m_pollInFlight = false;
     bool m_pollAgain = false;
+
+    LineReader *m_reader = nullptr;
+    QString m_runId;
+    qint64 m_lastSeq = 0;
+    QHash<QString, QString> m_runStepShown; // step id → "status/attempt" last printed
+    QHash<QString, int> m_runStepDepth;     // step id → nesting depth
+    QHash<QString, QString> m_runStepLabel; // step id → "task unit"
+    QPointer<QWebSocket> m_runStream;
+    QString m_runFinished; // the status the follow stream ended with
+    QTimer *m_runPollTimer = nullptr;
 };
 
 } // namespace pando::cli

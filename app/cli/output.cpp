@@ -4,9 +4,30 @@
 
 #include <QDateTime>
 #include <QJsonDocument>
+#include <QUrl>
 #include <cstdio>
 
 namespace pando::cli {
+
+QString segment(const QString &value)
+{
+    return QString::fromLatin1(QUrl::toPercentEncoding(value));
+}
+
+QString str(const QJsonObject &o, const char *key)
+{
+    return o.value(QLatin1String(key)).toString();
+}
+
+qint64 num(const QJsonObject &o, const char *key)
+{
+    return qint64(o.value(QLatin1String(key)).toDouble());
+}
+
+QString orDash(const QString &value)
+{
+    return value.isEmpty() ? QStringLiteral("-") : value;
+}
 
 namespace {
 bool g_statusPending = false;

@@ -25,6 +25,13 @@ QString table(const QStringList &headers, const QList<QStringList> &rows);
 // "key:  value" lines with the values aligned.
 QString keyValues(const QList<std::pair<QString, QString>> &pairs);
 
+// A path segment for a URL ("my app" → "my%20app").
+QString segment(const QString &value);
+// A JSON field as text, as a number, or "-" for an empty text.
+QString str(const QJsonObject &o, const char *key);
+qint64 num(const QJsonObject &o, const char *key);
+QString orDash(const QString &value);
+
 QString duration(qint64 ms);  // "850ms", "3.2s", "1m05s"
 QString timestamp(qint64 ms); // local "yyyy-MM-dd HH:mm:ss"; "-" for 0
 QString shortCommit(const QString &commit);

@@ -3,6 +3,7 @@
 #include "httperror.h"
 #include "requestguard.h"
 #include "routes.h"
+#include "runfollow.h"
 
 #include "core/engine/engine.h"
 
@@ -115,6 +116,9 @@ public:
     }
     ~Frontend() override { m_pool.waitForDone(); }
 
+    // Where handlers and WebSocket streams read the store; waited for when the server goes.
+    QThreadPool &pool() { return m_pool; }
+
 protected:
     bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override
     {
@@ -154,8 +158,13 @@ private:
 
     static void write(QHttpServerResponder &responder, const Reply &reply, const QByteArray &requestId)
     {
-        const QByteArray body = QJsonDocument(reply.body).toJson(QJsonDocument::Compact);
         const auto status = static_cast<QHttpServerResponder::StatusCode>(reply.status);
+        if (reply.status == 204) {
+            // No content means no body, not "{}".
+            responder.write(QByteArray(), {{"X-Request-Id", requestId}}, status);
+            return;
+        }
+        const QByteArray body = QJsonDocument(reply.body).toJson(QJsonDocument::Compact);
         if (reply.status == 401)
             responder.write(body,
                             {{"Content-Type", "application/json"},
@@ -327,6 +336,23 @@ void ApiServer::acceptWebSockets()
                 if (app.isEmpty() || event.app == app)
                     session->send(event.toJson());
             });
+            continue;
+        }
+
+        if (match.route->path == "/api/v1/runs/{id}/follow") {
+            const QUrlQuery query(url);
+            bool ok = true;
+            const qint64 after = query.hasQueryItem(QStringLiteral("after"))
+                                     ? query.queryItemValue(QStringLiteral("after")).toLongLong(&ok)
+                                     : 0;
+            if (!ok || after < 0) {
+                session->close(QWebSocketProtocol::CloseCodeProtocolError,
+                               QStringLiteral("query.after: must be a whole number from 0"));
+                continue;
+            }
+            auto *follow =
+                new detail::RunFollow(m_engine, socket, match.args.value(0), after, m_frontend->pool(), session);
+            follow->start();
             continue;
         }
 

@@ -1,7 +1,9 @@
 #pragma once
 // Package server: Pando's HTTP + WebSocket API over the engine (REST + JSON under /api/v1, live
 // logs and events over WebSockets). Every route comes from one table with the permission it
-// needs; every request but the health check is authorized with a bearer token before it runs.
+// needs; every request but the health check and the resource webhook (which carries the
+// resource's own token, checked by the pipeline service) is authorized with a bearer token
+// before it runs.
 //
 // Threading: an ApiServer lives on the thread that created it and serves from that thread's
 // event loop; it calls only the engine's thread-safe query and command methods.

@@ -3,6 +3,8 @@
 // return quickly (the engine's threading contract); long work is queued by the engine.
 
 #include "httperror.h"
+#include "pipelinehandlers.h"
+#include "replies.h"
 #include "routes.h"
 
 #include "core/spec/appspec.h"
@@ -18,34 +20,6 @@
 
 namespace pando::server {
 namespace {
-
-Reply errorReply(const Error &error)
-{
-    return Reply{httpStatus(error.code), errorBody(error)};
-}
-
-Reply invalid(const QString &message, const QString &where, const QString &hint = {})
-{
-    return errorReply(Error{ErrorCode::Invalid, message, where, hint});
-}
-
-// A bounded integer query parameter; absent gives fallback.
-Result<int> intParam(const RequestData &request, const QString &name, int fallback, int min, int max)
-{
-    const QUrlQuery query(request.url);
-    if (!query.hasQueryItem(name))
-        return fallback;
-    bool ok = false;
-    const int value = query.queryItemValue(name).toInt(&ok);
-    if (!ok || value < min || value > max)
-        return fail(ErrorCode::Invalid,
-                    QStringLiteral("must be a whole number from %1 to %2, got \"%3\"")
-                        .arg(min)
-                        .arg(max)
-                        .arg(query.queryItemValue(name)),
-                    QStringLiteral("query.") + name);
-    return value;
-}
 
 Reply health(Call &)
 {
@@ -207,6 +181,25 @@ constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/apps/{name}/logs", LogsRead, false, &logTail},
     {"GET", "/api/v1/apps/{name}/logs/follow", LogsRead, true, &upgradeRequired},
     {"GET", "/api/v1/events", AppsRead, true, &upgradeRequired},
+    // The pipeline runner (503 while the engine has none).
+    {"GET", "/api/v1/pipelines", PipelinesRead, false, &pipelineapi::listPipelines},
+    {"PUT", "/api/v1/pipelines/{name}", PipelinesWrite, false, &pipelineapi::setPipeline},
+    {"GET", "/api/v1/pipelines/{name}", PipelinesRead, false, &pipelineapi::showPipeline},
+    {"DELETE", "/api/v1/pipelines/{name}", PipelinesWrite, false, &pipelineapi::removePipeline},
+    {"POST", "/api/v1/pipelines/{name}/pause", PipelinesWrite, false, &pipelineapi::pausePipeline},
+    {"POST", "/api/v1/pipelines/{name}/unpause", PipelinesWrite, false, &pipelineapi::unpausePipeline},
+    {"POST", "/api/v1/pipelines/{name}/jobs/{job}/runs", RunsWrite, false, &pipelineapi::triggerJob},
+    {"GET", "/api/v1/pipelines/{name}/runs", PipelinesRead, false, &pipelineapi::listPipelineRuns},
+    // Public: a forge cannot hold a bearer token; the resource's webhook token is checked instead.
+    {"POST", "/api/v1/pipelines/{name}/resources/{resource}/check", Public, false, &pipelineapi::webhook},
+    {"GET", "/api/v1/runs", PipelinesRead, false, &pipelineapi::listRuns},
+    {"GET", "/api/v1/runs/{id}", PipelinesRead, false, &pipelineapi::showRun},
+    {"GET", "/api/v1/runs/{id}/events", PipelinesRead, false, &pipelineapi::runEvents},
+    {"POST", "/api/v1/runs/{id}/abort", RunsWrite, false, &pipelineapi::abortRun},
+    {"GET", "/api/v1/runs/{id}/follow", PipelinesRead, true, &upgradeRequired},
+    {"GET", "/api/v1/secrets", PipelinesRead, false, &pipelineapi::listSecrets},
+    {"PUT", "/api/v1/secrets/{name}", PipelinesWrite, false, &pipelineapi::setSecret},
+    {"DELETE", "/api/v1/secrets/{name}", PipelinesWrite, false, &pipelineapi::removeSecret},
 };
 
 constexpr bool everyRouteIsComplete()

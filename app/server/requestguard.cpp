@@ -81,7 +81,9 @@ void refuse(QTcpSocket *socket, const std::shared_ptr<GuardState> &shared, qint6
         guarded->write(response);
         guarded->disconnectFromHost();
     };
-    state.drain -= socket->readAll().size(); // whatever arrived with the headers
+    // What is in the buffer now (the headers and the body bytes that came with them) is
+    // dropped; the caller already took those body bytes off state.remaining.
+    socket->readAll();
     if (state.drain <= 0)
         return answerAndClose();
     QObject::connect(socket, &QTcpSocket::readyRead, socket, [guarded, shared, answerAndClose]() {

@@ -21,7 +21,11 @@ inline constexpr std::string_view AppsRead = "apps.read";
 inline constexpr std::string_view AppsWrite = "apps.write";
 inline constexpr std::string_view DeploysWrite = "deploys.write";
 inline constexpr std::string_view LogsRead = "logs.read";
-inline constexpr std::string_view All[] = {Public, AppsRead, AppsWrite, DeploysWrite, LogsRead};
+inline constexpr std::string_view PipelinesRead = "pipelines.read";   // pipelines, runs, secret names
+inline constexpr std::string_view PipelinesWrite = "pipelines.write"; // set, pause, remove; secrets
+inline constexpr std::string_view RunsWrite = "runs.write";           // trigger and abort runs
+inline constexpr std::string_view All[] = {Public,   AppsRead,      AppsWrite,      DeploysWrite,
+                                           LogsRead, PipelinesRead, PipelinesWrite, RunsWrite};
 } // namespace permission
 
 // What a handler may read of the request. A copy: handlers run on the server's worker threads,
@@ -51,7 +55,7 @@ struct Reply {
 using Handler = Reply (*)(Call &call);
 
 struct RouteDef {
-    std::string_view method;     // "GET", "POST", "DELETE"
+    std::string_view method;     // "GET", "POST", "PUT", "DELETE"
     std::string_view path;       // "/api/v1/apps/{name}": {x} matches one non-empty segment
     std::string_view permission; // one of permission::All
     bool webSocket = false;      // served over a WebSocket after the upgrade

@@ -154,6 +154,15 @@ Result<std::optional<RunRecord>> RunRepository::claimNext(const QString &pipelin
         if (tx->isPostgres())
             if (auto lock = tx->run(u"LOCK TABLE runs IN SHARE ROW EXCLUSIVE MODE"_s, {}, what); !lock)
                 return std::unexpected(lock.error());
+        // Paused is read inside the claim, so a run queued after a pause never slips through.
+        auto paused = tx->run(u"SELECT paused FROM pipelines WHERE name = ?"_s, {detail::text(pipeline)}, what);
+        if (!paused)
+            return std::unexpected(paused.error());
+        if (!paused->next() || paused->value(0).toInt() != 0) {
+            if (auto ok = tx->commit(); !ok)
+                return std::unexpected(ok.error());
+            return std::optional<RunRecord>{};
+        }
         auto running = tx->run(u"SELECT COUNT(*) FROM runs WHERE pipeline = ? AND status = 'running'"_s,
                                {detail::text(pipeline)}, what);
         if (!running)

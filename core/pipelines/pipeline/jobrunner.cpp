@@ -82,6 +82,21 @@ private:
             return std::nullopt;
         return m_digests.value(name);
     }
+    // An image's digest is looked up once per run: every task of the run on it hashes the same.
+    Result<QString> imageDigest(adapters::TaskRunner &runner, const QString &image)
+    {
+        {
+            QMutexLocker lock(&m_mutex);
+            if (auto known = m_imageDigests.constFind(image); known != m_imageDigests.constEnd())
+                return *known;
+        }
+        auto digest = runner.imageDigest(image);
+        if (digest) {
+            QMutexLocker lock(&m_mutex);
+            m_imageDigests.insert(image, *digest);
+        }
+        return digest;
+    }
     adapters::LogSink sinkFor(const QString &stepId)
     {
         return [this, stepId](const QString &line) {
@@ -98,6 +113,7 @@ private:
     QJsonObject m_inputs;
     mutable QMutex m_mutex;
     QHash<QString, QString> m_digests; // artifact → tree digest
+    QHash<QString, QString> m_imageDigests;
     QString m_firstError;
 };
 
@@ -510,7 +526,7 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
     content.canonicalConfig = hashable(toJson(*resolved));
     content.extra = secretsMarker();
     if (resolved->venue == ResolvedTask::Venue::Image) {
-        auto digest = runner.imageDigest(resolved->image);
+        auto digest = imageDigest(runner, resolved->image);
         if (!digest)
             return errored(rec, digest.error());
         content.imageDigest = *digest;
@@ -537,7 +553,6 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
         layout.outputMapping.insert(output.name, output.artifact);
     }
     rec.hash = stepHash(content);
-    m_log.step(rec);
 
     StepCacheRepository cache(m_deps.db);
     if (auto hit = cache.find(rec.hash); hit && *hit) {

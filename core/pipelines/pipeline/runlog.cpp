@@ -47,12 +47,18 @@ void RunLog::step(const RunStepRecord &step)
                  qPrintable(saved.error().text()));
     QJsonObject data = toJson(step);
     data.insert(QStringLiteral("parent"), step.parentId);
-    // A step's end is a moment followers care about: its output goes out with it.
-    flush(step.stepId);
+    const bool ended = step.status != QLatin1String("running");
+    // A step's end is a moment followers care about: its output goes out with it. A start
+    // waits for the next batch (at most BatchMs), so short steps cost one write, not two.
+    if (ended)
+        flush(step.stepId);
     QMutexLocker lock(&m_mutex);
     m_batch.append(RunEventRecord{m_run.id, 0, m_clock.nowMs(), step.stepId, QStringLiteral("step"),
                                   QString::fromUtf8(QJsonDocument(data).toJson(QJsonDocument::Compact))});
-    writeBatch();
+    if (m_batchStartedMs == 0)
+        m_batchStartedMs = m_clock.nowMs();
+    if (ended || m_clock.nowMs() - m_batchStartedMs >= BatchMs)
+        writeBatch();
 }
 
 void RunLog::output(const QString &stepId, bool stderrStream, QByteArrayView data)

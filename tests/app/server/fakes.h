@@ -7,6 +7,7 @@
 #include "adapters/api/source.h"
 #include "app/server/apiserver.h"
 #include "core/engine/engine.h"
+#include "tests/app/server/pipelinefakes.h"
 
 #include <QDir>
 #include <QFile>
@@ -177,6 +178,8 @@ struct TestInstall {
     QString token;
     quint16 port = 0;
     QString error;
+    bool withPipelines = false;               // set before start(): install a FakePipelineService
+    FakePipelineService *pipelines = nullptr; // owned by the engine
 
     bool start()
     {
@@ -201,6 +204,11 @@ struct TestInstall {
             return false;
         }
         token = **secret;
+        if (withPipelines) {
+            auto service = std::make_unique<FakePipelineService>(*engine->events());
+            pipelines = service.get();
+            engine->setPipelines(std::move(service));
+        }
         server = std::make_unique<server::ApiServer>(*engine);
         auto bound = server->listen(QHostAddress::LocalHost, 0);
         if (!bound) {

@@ -119,6 +119,16 @@ private Q_SLOTS:
         QCOMPARE(third.value()->owner, u"p1"_s);
     }
 
+    void pausedPipelinesAreNotClaimed()
+    {
+        RunRepository runs(*m_db);
+        const RunRecord r = queue(u"a"_s, 1);
+        QVERIFY(PipelineRepository(*m_db).setPaused(u"ci"_s, true, u"test"_s, 2));
+        QVERIFY(!runs.claimNext(u"ci"_s, 5, u"p"_s, 3).value().has_value());
+        QVERIFY(PipelineRepository(*m_db).setPaused(u"ci"_s, false, {}, 4));
+        QCOMPARE(runs.claimNext(u"ci"_s, 5, u"p"_s, 5).value()->id, r.id);
+    }
+
     void concurrentClaimersNeverExceedMaxRuns()
     {
         for (int i = 0; i < 40; ++i)

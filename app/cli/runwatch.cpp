@@ -1,0 +1,240 @@
+// Following a pipeline run to its end (`jobs trigger --watch`, `runs watch`): the run's events
+// over the follow WebSocket (stored ones first, then live ones), each step printed as it starts
+// and ends and each output line prefixed with its step's name. If the socket cannot be had, the
+// same events are polled. The exit code says how the run ended.
+
+#include "cli.h"
+#include "output.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTimer>
+#include <QWebSocket>
+
+namespace pando::cli {
+namespace {
+
+constexpr int RunPollIntervalMs = 500;
+constexpr int EventPage = 1000;
+constexpr int MaxRunPollErrors = 5;
+
+bool isRunOver(const QString &status)
+{
+    return status == QLatin1String("succeeded") || status == QLatin1String("failed") ||
+           status == QLatin1String("errored") || status == QLatin1String("aborted");
+}
+
+// The innermost step that failed or errored, depth first: where to look.
+QJsonObject failedStep(const QJsonArray &steps)
+{
+    for (const QJsonValue &value : steps) {
+        const QJsonObject step = value.toObject();
+        const QString status = str(step, "status");
+        if (status != QLatin1String("failed") && status != QLatin1String("errored"))
+            continue;
+        const QJsonObject inner = failedStep(step.value(QStringLiteral("children")).toArray());
+        return inner.isEmpty() ? step : inner;
+    }
+    return {};
+}
+
+QString compact(const QJsonObject &o)
+{
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+} // namespace
+
+void Cli::watchRun(const QString &runId)
+{
+    m_runId = runId;
+    m_runPollTimer = new QTimer(this);
+    m_runPollTimer->setSingleShot(true);
+    connect(m_runPollTimer, &QTimer::timeout, this, &Cli::pollRun);
+    m_runStream = m_client->follow(
+        QStringLiteral("/api/v1/runs/%1/follow?after=%2").arg(segment(runId)).arg(m_lastSeq),
+        [this](const QJsonObject &message) { onRunMessage(message); },
+        [this](const Status &closed) {
+            if (m_finished)
+                return;
+            if (!closed) {
+                const ErrorCode code = closed.error().code;
+                if (code == ErrorCode::NotFound || code == ErrorCode::Unauthorized || code == ErrorCode::Forbidden)
+                    return failWith(closed.error());
+                // No stream (an older server, a proxy without WebSockets): look every so often.
+                return startRunPolling();
+            }
+            if (!m_runFinished.isEmpty())
+                return endRun();
+            startRunPolling();
+        });
+}
+
+void Cli::onRunMessage(const QJsonObject &message)
+{
+    if (m_finished)
+        return;
+    if (message.contains(QStringLiteral("finished"))) {
+        m_runFinished = str(message, "finished");
+        return;
+    }
+    onRunEvent(message);
+}
+
+void Cli::onRunEvent(const QJsonObject &event)
+{
+    const qint64 seq = num(event, "seq");
+    if (seq <= m_lastSeq)
+        return;
+    m_lastSeq = seq;
+    if (m_args.json) {
+        printOut(compact(event));
+        return;
+    }
+    const QString stepId = str(event, "step");
+    const QJsonObject data = event.value(QStringLiteral("data")).toObject();
+    const QString type = str(event, "type");
+    if (type == QLatin1String("step")) {
+        const QString parent = str(data, "parent");
+        const int depth = !parent.isEmpty() && m_runStepDepth.contains(parent) ? m_runStepDepth.value(parent) + 1 : 0;
+        m_runStepDepth.insert(stepId, depth);
+        const QString kind = str(data, "kind");
+        const QString name = str(data, "name");
+        const QString label = name.isEmpty() || name == kind ? kind : kind + QLatin1Char(' ') + name;
+        m_runStepLabel.insert(stepId, name.isEmpty() ? kind : name);
+        const QString status = str(data, "status");
+        const int attempt = int(num(data, "attempt"));
+        const QString shownKey = status + QLatin1Char('/') + QString::number(attempt);
+        if (status == QLatin1String("pending") || m_runStepShown.value(stepId) == shownKey)
+            return;
+        m_runStepShown.insert(stepId, shownKey);
+        const QString indent(2 * (depth + 1), QLatin1Char(' '));
+        const QString attemptText = attempt > 1 ? QStringLiteral(" (attempt %1)").arg(attempt) : QString();
+        if (status == QLatin1String("running")) {
+            printOut(indent + QStringLiteral("… ") + label + attemptText);
+            return;
+        }
+        QString line;
+        if (status == QLatin1String("cached"))
+            line = QStringLiteral("↷ %1  unchanged").arg(label);
+        else if (status == QLatin1String("skipped"))
+            line = QStringLiteral("- %1  skipped").arg(label);
+        else if (status == QLatin1String("succeeded"))
+            line = QStringLiteral("✓ %1  %2").arg(label, duration(num(data, "duration_ms")));
+        else
+            line = QStringLiteral("✗ %1  %2  %3").arg(label, duration(num(data, "duration_ms")), status);
+        if (data.contains(QStringLiteral("exit_code")) && status != QLatin1String("succeeded") &&
+            status != QLatin1String("cached"))
+            line += QStringLiteral("  exit %1").arg(num(data, "exit_code"));
+        line += attemptText;
+        if (!str(data, "error").isEmpty())
+            line += QStringLiteral(": ") + str(data, "error");
+        printOut(indent + line);
+        return;
+    }
+    if (type == QLatin1String("output")) {
+        const int depth = m_runStepDepth.value(stepId, 0);
+        QString name = m_runStepLabel.value(stepId);
+        if (name.isEmpty()) // a step we have not seen start: its id ends with the name
+            name = stepId.section(QLatin1Char(':'), -1);
+        const QString mark =
+            str(data, "stream") == QLatin1String("stderr") ? QStringLiteral(" ! ") : QStringLiteral(" | ");
+        printOut(QString(2 * (depth + 2), QLatin1Char(' ')) + name + mark + str(data, "text"));
+    }
+}
+
+void Cli::startRunPolling()
+{
+    if (m_finished || m_runPollTimer->isActive())
+        return;
+    pollRun();
+}
+
+void Cli::pollRun()
+{
+    // The run's status first: the events it recorded before that status are all stored.
+    m_client->get(QStringLiteral("/api/v1/runs/") + segment(m_runId), [this](const Result<client::ApiResponse> &r) {
+        if (m_finished)
+            return;
+        if (!r) {
+            if (++m_pollErrors >= MaxRunPollErrors || r.error().code == ErrorCode::NotFound ||
+                r.error().code == ErrorCode::Unauthorized)
+                return failWith(r.error());
+            m_runPollTimer->start(RunPollIntervalMs);
+            return;
+        }
+        m_pollErrors = 0;
+        pollRunEvents(str(r->json, "status"));
+    });
+}
+
+void Cli::pollRunEvents(const QString &status)
+{
+    m_client->get(
+        QStringLiteral("/api/v1/runs/%1/events?after=%2&limit=%3").arg(segment(m_runId)).arg(m_lastSeq).arg(EventPage),
+        [this, status](const Result<client::ApiResponse> &r) {
+            if (m_finished)
+                return;
+            if (!r) {
+                if (++m_pollErrors >= MaxRunPollErrors || r.error().code == ErrorCode::NotFound)
+                    return failWith(r.error());
+                m_runPollTimer->start(RunPollIntervalMs);
+                return;
+            }
+            const QJsonArray events = r->json.value(QStringLiteral("events")).toArray();
+            for (const QJsonValue &event : events)
+                onRunEvent(event.toObject());
+            if (events.size() >= EventPage)
+                return pollRunEvents(status);
+            if (isRunOver(status)) {
+                m_runFinished = status;
+                return endRun();
+            }
+            m_runPollTimer->start(RunPollIntervalMs);
+        });
+}
+
+void Cli::endRun()
+{
+    m_client->get(QStringLiteral("/api/v1/runs/") + segment(m_runId),
+                  handle([this](const client::ApiResponse &r) { showRunEnd(r.json); }));
+}
+
+void Cli::showRunEnd(const QJsonObject &run)
+{
+    const QString status = str(run, "status");
+    const QString id = str(run, "id");
+    const QString title =
+        QStringLiteral("%1/%2 #%3").arg(str(run, "pipeline"), str(run, "job")).arg(num(run, "number"));
+    if (m_args.json)
+        printOut(compact(run));
+    if (status == QLatin1String("succeeded")) {
+        if (!m_args.json)
+            printOut(QStringLiteral("succeeded: %1 in %2").arg(title, duration(num(run, "duration_ms"))));
+        return finish(ExitOk);
+    }
+    const QJsonObject step = failedStep(run.value(QStringLiteral("steps")).toArray());
+    QString message;
+    int code = ExitFailed;
+    if (status == QLatin1String("aborted")) {
+        message = QStringLiteral("%1 was aborted").arg(title);
+        code = ExitRunAborted;
+    } else {
+        message = QStringLiteral("%1 %2").arg(title, status == QLatin1String("errored") ? QStringLiteral("errored")
+                                                                                        : QStringLiteral("failed"));
+        if (status == QLatin1String("errored"))
+            code = ExitRunErrored;
+        else if (status != QLatin1String("failed"))
+            message = QStringLiteral("%1 ended as \"%2\"").arg(title, status);
+        if (!step.isEmpty())
+            message += QStringLiteral(" at step ") + str(step, "name");
+    }
+    if (!str(run, "error").isEmpty())
+        message += QStringLiteral(": ") + str(run, "error");
+    failWithCode(Error{status == QLatin1String("aborted") ? ErrorCode::Cancelled : ErrorCode::Failed, message,
+                       QStringLiteral("run ") + id,
+                       QStringLiteral("see the whole run with: pando runs show %1").arg(id)},
+                 code);
+}
+
+} // namespace pando::cli

@@ -1,0 +1,301 @@
+// The pipeline runner's REST handlers. Like the deploy handlers they run on the server's worker
+// pool and call the service's methods, which only touch the database and return quickly; runs
+// execute on the scheduler's threads.
+
+#include "pipelinehandlers.h"
+
+#include "replies.h"
+
+#include "core/pipelines/service/pipelineservice.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <limits>
+
+namespace pando::server::pipelineapi {
+
+using core::pipelines::PipelineService;
+
+namespace {
+
+constexpr int DefaultRunLimit = 20;
+constexpr int MaxRunLimit = 1000;
+constexpr int DefaultEventLimit = 1000;
+constexpr int MaxEventLimit = 10000;
+
+// The service, or nullptr and the 503 to answer.
+PipelineService *service(Call &call, Reply &unavailable)
+{
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        unavailable = errorReply(notEnabled());
+    return s;
+}
+
+#define PANDO_SERVICE_OR_503(name)                                                                                     \
+    Reply unavailable_;                                                                                                \
+    PipelineService *name = service(call, unavailable_);                                                               \
+    if (!name)                                                                                                         \
+        return unavailable_;
+
+Result<QString> stringField(const QJsonObject &object, const QString &key, bool required)
+{
+    const QJsonValue value = object.value(key);
+    if (value.isUndefined() || value.isNull()) {
+        if (required)
+            return fail(ErrorCode::Invalid, QStringLiteral("is required"), key);
+        return QString();
+    }
+    if (!value.isString())
+        return fail(ErrorCode::Invalid, QStringLiteral("must be a string"), key);
+    return value.toString();
+}
+
+QJsonObject runsJson(const QList<core::RunRecord> &runs)
+{
+    QJsonArray list;
+    for (const core::RunRecord &run : runs)
+        list.append(core::pipelines::toJson(run));
+    return QJsonObject{{QStringLiteral("runs"), list}};
+}
+
+// pause/unpause answer the pipeline as it is now; the change itself already succeeded.
+Reply pipelineAfterChange(PipelineService &s, const QString &name, bool paused)
+{
+    auto view = s.pipeline(name);
+    if (!view)
+        return Reply{200, QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("paused"), paused}}};
+    return Reply{200, view->toJson()};
+}
+
+Reply noContent()
+{
+    return Reply{204, {}};
+}
+
+} // namespace
+
+Error notEnabled()
+{
+    return Error{ErrorCode::Unavailable, QStringLiteral("the pipeline runner is not enabled"),
+                 QStringLiteral("pipelines"),
+                 QStringLiteral("this install runs without the pipeline runner; enable it in pandod's configuration")};
+}
+
+QJsonObject eventJson(const core::RunEventRecord &event)
+{
+    return QJsonObject{{QStringLiteral("seq"), event.seq},
+                       {QStringLiteral("time_ms"), event.timeMs},
+                       {QStringLiteral("step"), event.stepId},
+                       {QStringLiteral("type"), event.type},
+                       {QStringLiteral("data"), QJsonDocument::fromJson(event.dataJson.toUtf8()).object()}};
+}
+
+Reply listPipelines(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    auto pipelines = s->pipelines();
+    if (!pipelines)
+        return errorReply(pipelines.error());
+    QJsonArray list;
+    for (const core::pipelines::PipelineView &view : *pipelines)
+        list.append(view.toJson());
+    return Reply{200, QJsonObject{{QStringLiteral("pipelines"), list}}};
+}
+
+Reply setPipeline(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    const QString example = QStringLiteral("{\"config\": \"<pipeline YAML>\", \"vars\": \"<vars YAML>\", "
+                                           "\"dry_run\": false}");
+    auto body = jsonObjectBody(call.request,
+                               {QStringLiteral("config"), QStringLiteral("vars"), QStringLiteral("dry_run")}, example);
+    if (!body)
+        return errorReply(body.error());
+    auto config = stringField(*body, QStringLiteral("config"), true);
+    if (!config)
+        return invalid(config.error().message, config.error().where, QStringLiteral("send ") + example);
+    if (config->trimmed().isEmpty())
+        return invalid(QStringLiteral("the pipeline config is empty"), QStringLiteral("config"));
+    auto vars = stringField(*body, QStringLiteral("vars"), false);
+    if (!vars)
+        return errorReply(vars.error());
+    const QJsonValue dryRun = body->value(QStringLiteral("dry_run"));
+    if (!dryRun.isUndefined() && !dryRun.isBool())
+        return invalid(QStringLiteral("must be true or false"), QStringLiteral("dry_run"));
+
+    auto result =
+        s->setPipeline(call.args.value(0), config->toUtf8(), vars->toUtf8(), dryRun.toBool(false), call.actor);
+    if (!result)
+        return errorReply(result.error());
+    const bool created = result->created && !dryRun.toBool(false);
+    return Reply{created ? 201 : 200, result->toJson()};
+}
+
+Reply showPipeline(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    auto view = s->pipeline(call.args.value(0));
+    if (!view)
+        return errorReply(view.error());
+    return Reply{200, view->toJson()};
+}
+
+Reply removePipeline(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    if (auto removed = s->removePipeline(call.args.value(0), call.actor); !removed)
+        return errorReply(removed.error());
+    return noContent();
+}
+
+Reply pausePipeline(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    if (auto paused = s->pause(call.args.value(0), call.actor); !paused)
+        return errorReply(paused.error());
+    return pipelineAfterChange(*s, call.args.value(0), true);
+}
+
+Reply unpausePipeline(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    if (auto unpaused = s->unpause(call.args.value(0), call.actor); !unpaused)
+        return errorReply(unpaused.error());
+    return pipelineAfterChange(*s, call.args.value(0), false);
+}
+
+Reply triggerJob(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    auto triggered = s->triggerJob(call.args.value(0), call.args.value(1), call.actor);
+    if (!triggered)
+        return errorReply(triggered.error());
+    return Reply{201, triggered->toJson()};
+}
+
+Reply listPipelineRuns(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    auto limit = intParam(call.request, QStringLiteral("limit"), DefaultRunLimit, 1, MaxRunLimit);
+    if (!limit)
+        return errorReply(limit.error());
+    // An unknown pipeline is 404 rather than an empty list.
+    if (auto known = s->pipeline(call.args.value(0)); !known)
+        return errorReply(known.error());
+    auto runs = s->runs(call.args.value(0), queryParam(call.request, QStringLiteral("job")), *limit);
+    if (!runs)
+        return errorReply(runs.error());
+    return Reply{200, runsJson(*runs)};
+}
+
+Reply listRuns(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    auto limit = intParam(call.request, QStringLiteral("limit"), DefaultRunLimit, 1, MaxRunLimit);
+    if (!limit)
+        return errorReply(limit.error());
+    auto runs = s->runs({}, {}, *limit);
+    if (!runs)
+        return errorReply(runs.error());
+    return Reply{200, runsJson(*runs)};
+}
+
+Reply showRun(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    auto tree = s->runTree(call.args.value(0));
+    if (!tree)
+        return errorReply(tree.error());
+    return Reply{200, tree->toJson()};
+}
+
+Reply runEvents(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    auto after = int64Param(call.request, QStringLiteral("after"), 0, 0, std::numeric_limits<qint64>::max());
+    if (!after)
+        return errorReply(after.error());
+    auto limit = intParam(call.request, QStringLiteral("limit"), DefaultEventLimit, 1, MaxEventLimit);
+    if (!limit)
+        return errorReply(limit.error());
+    auto events = s->runEvents(call.args.value(0), *after, *limit);
+    if (!events)
+        return errorReply(events.error());
+    QJsonArray list;
+    for (const core::RunEventRecord &event : *events)
+        list.append(eventJson(event));
+    return Reply{200, QJsonObject{{QStringLiteral("events"), list}}};
+}
+
+Reply abortRun(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    if (auto aborted = s->abortRun(call.args.value(0), call.actor); !aborted)
+        return errorReply(aborted.error());
+    return Reply{202, QJsonObject{{QStringLiteral("status"), QStringLiteral("aborting")}}};
+}
+
+Reply webhook(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    // Public route: the resource's own token is the authorization, checked by the service in
+    // constant time. It is never echoed back.
+    const QString token = queryParam(call.request, QStringLiteral("webhook_token"));
+    if (token.isEmpty())
+        return errorReply(Error{ErrorCode::Unauthorized, QStringLiteral("the webhook needs its token"),
+                                QStringLiteral("query.webhook_token"),
+                                QStringLiteral("add ?webhook_token=<the resource's webhook_token> to the URL")});
+    if (auto checked = s->webhook(call.args.value(0), call.args.value(1), token); !checked) {
+        Error error = checked.error();
+        if (error.code == ErrorCode::Unauthorized)
+            error.where = QStringLiteral("query.webhook_token");
+        return errorReply(error);
+    }
+    return Reply{202, QJsonObject{{QStringLiteral("status"), QStringLiteral("checking")}}};
+}
+
+Reply setSecret(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    const QString example = QStringLiteral("{\"value\": \"...\", \"scope\": \"<pipeline, or empty for the install>\"}");
+    auto body = jsonObjectBody(call.request, {QStringLiteral("value"), QStringLiteral("scope")}, example);
+    if (!body)
+        return errorReply(body.error());
+    auto value = stringField(*body, QStringLiteral("value"), true);
+    if (!value)
+        return invalid(value.error().message, value.error().where, QStringLiteral("send ") + example);
+    if (value->isEmpty())
+        return invalid(QStringLiteral("the secret's value is empty"), QStringLiteral("value"));
+    auto scope = stringField(*body, QStringLiteral("scope"), false);
+    if (!scope)
+        return errorReply(scope.error());
+    if (auto set = s->setSecret(*scope, call.args.value(0), *value, call.actor); !set)
+        return errorReply(set.error());
+    return noContent();
+}
+
+Reply listSecrets(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    const QString scope = queryParam(call.request, QStringLiteral("scope"));
+    auto names = s->secretNames(scope);
+    if (!names)
+        return errorReply(names.error());
+    return Reply{200, QJsonObject{{QStringLiteral("scope"), scope},
+                                  {QStringLiteral("secrets"), QJsonArray::fromStringList(*names)}}};
+}
+
+Reply removeSecret(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    if (auto removed =
+            s->removeSecret(queryParam(call.request, QStringLiteral("scope")), call.args.value(0), call.actor);
+        !removed)
+        return errorReply(removed.error());
+    return noContent();
+}
+
+#undef PANDO_SERVICE_OR_503
+
+} // namespace pando::server::pipelineapi

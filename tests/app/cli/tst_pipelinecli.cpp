@@ -1,0 +1,497 @@
+// `pando pipelines|jobs|runs|secrets` against an install served from this test process, with an
+// in-memory pipeline service whose runs play a short script: confirmation before a change,
+// following a run to its end with the exit code saying how it ended, the step tree, and secrets
+// read from standard input only.
+
+#include "tests/app/server/fakes.h"
+#include "tests/support/component.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryFile>
+#include <QTest>
+
+using namespace pando;
+
+namespace {
+
+struct Run {
+    int code = -1;
+    QString out;
+    QString err;
+    QStringList errLines() const { return err.split(QLatin1Char('\n'), Qt::SkipEmptyParts); }
+    QString all() const { return out + QStringLiteral("\n--- stderr:\n") + err; }
+};
+
+const QByteArray PipelineYaml = "resources:\n"
+                                "- name: repo\n"
+                                "  type: git\n"
+                                "jobs:\n"
+                                "- name: unit\n"
+                                "- name: unitfail\n"
+                                "- name: builderror\n"
+                                "- name: slowjob\n";
+
+// A TCP proxy to the API that refuses every WebSocket upgrade, as some proxies do: the CLI must
+// then poll.
+class NoWebSocketProxy : public QTcpServer {
+public:
+    explicit NoWebSocketProxy(quint16 upstream) : m_upstream(upstream)
+    {
+        connect(this, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *client = nextPendingConnection())
+                serve(client);
+        });
+    }
+
+private:
+    void serve(QTcpSocket *client)
+    {
+        auto *upstream = new QTcpSocket(client);
+        auto head = std::make_shared<QByteArray>();
+        auto piping = std::make_shared<bool>(false);
+        connect(client, &QTcpSocket::readyRead, client, [=, this] {
+            if (*piping) {
+                upstream->write(client->readAll());
+                return;
+            }
+            *head += client->readAll();
+            if (!head->contains("\r\n\r\n"))
+                return;
+            if (head->toLower().contains("upgrade: websocket")) {
+                ++m_refused;
+                client->write("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                client->disconnectFromHost();
+                return;
+            }
+            *piping = true;
+            upstream->connectToHost(QHostAddress::LocalHost, m_upstream);
+            upstream->write(*head);
+        });
+        connect(upstream, &QTcpSocket::readyRead, client, [=] { client->write(upstream->readAll()); });
+        connect(upstream, &QTcpSocket::disconnected, client, [=] { client->disconnectFromHost(); });
+        connect(client, &QTcpSocket::disconnected, client, &QObject::deleteLater);
+    }
+
+    quint16 m_upstream;
+    int m_refused = 0;
+
+public:
+    int refused() const { return m_refused; }
+};
+
+} // namespace
+
+class TestPipelineCli : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void usageErrors_data();
+    void usageErrors();
+    void setWithYes();
+    void setWithoutYesRefuses();
+    void listShowPause();
+    void triggerWatch_data();
+    void triggerWatch();
+    void triggerWatchAborted();
+    void watchPollsWithoutWebSocket();
+    void triggerWithoutWatch();
+    void runsListAndShowTree();
+    void secretsFromStdin();
+    void removeNeedsConfirmation();
+    void serviceMissing();
+
+private:
+    Run pando(const QStringList &args, const QByteArray &input = {});
+    QProcess *startPando(const QStringList &args);
+    QString writeFile(const QByteArray &content);
+
+    test::TestInstall m_install;
+    QString m_binary;
+    QList<std::shared_ptr<QTemporaryFile>> m_files;
+    QString m_succeededRun;
+};
+
+void TestPipelineCli::initTestCase()
+{
+    m_binary = test::binaryDir() + QStringLiteral("/app/cli/pando");
+    QVERIFY2(QFile::exists(m_binary), qPrintable(QStringLiteral("no pando binary at %1").arg(m_binary)));
+    m_install.withPipelines = true;
+    QVERIFY2(m_install.start(), qPrintable(m_install.error));
+}
+
+QProcess *TestPipelineCli::startPando(const QStringList &args)
+{
+    auto *process = new QProcess(this);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("PANDO_SERVER"), m_install.baseUrl());
+    env.insert(QStringLiteral("PANDO_TOKEN"), m_install.token);
+    process->setProcessEnvironment(env);
+    process->start(m_binary, args);
+    return process;
+}
+
+Run TestPipelineCli::pando(const QStringList &args, const QByteArray &input)
+{
+    std::unique_ptr<QProcess> process(startPando(args));
+    // The server runs on this thread: wait by spinning the event loop, never by blocking it.
+    QSignalSpy finished(process.get(), &QProcess::finished);
+    if (!input.isEmpty())
+        process->write(input);
+    process->closeWriteChannel();
+    Run run;
+    if (!finished.wait(30000)) {
+        process->kill();
+        process->waitForFinished();
+        run.err = QStringLiteral("timed out");
+        return run;
+    }
+    run.code = process->exitStatus() == QProcess::NormalExit ? process->exitCode() : -1;
+    run.out = QString::fromUtf8(process->readAllStandardOutput());
+    run.err = QString::fromUtf8(process->readAllStandardError());
+    return run;
+}
+
+QString TestPipelineCli::writeFile(const QByteArray &content)
+{
+    auto file = std::make_shared<QTemporaryFile>();
+    if (!file->open())
+        return {};
+    file->write(content);
+    file->flush();
+    m_files << file;
+    return file->fileName();
+}
+
+void TestPipelineCli::usageErrors_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("trigger without job") << QStringList{QStringLiteral("jobs"), QStringLiteral("trigger"),
+                                                        QStringLiteral("ci")}
+                                         << QStringLiteral("pando: jobs trigger: expected PIPELINE/JOB, got \"ci\"");
+    QTest::newRow("set without config") << QStringList{QStringLiteral("pipelines"), QStringLiteral("set"),
+                                                       QStringLiteral("ci")}
+                                        << QStringLiteral("pando: pipelines set: needs --config");
+    QTest::newRow("runs list, two targets")
+        << QStringList{QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("a"), QStringLiteral("b")}
+        << QStringLiteral("pando: runs list: unexpected argument \"b\"");
+    QTest::newRow("runs list, empty job")
+        << QStringList{QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("ci/")}
+        << QStringLiteral("pando: runs list: expected PIPELINE or PIPELINE/JOB, got \"ci/\"");
+    QTest::newRow("unknown subcommand") << QStringList{QStringLiteral("secrets"), QStringLiteral("show")}
+                                        << QStringLiteral("pando: secrets show: unknown subcommand \"show\"");
+    QTest::newRow("secret value on the command line")
+        << QStringList{QStringLiteral("secrets"), QStringLiteral("set"), QStringLiteral("db"),
+                       QStringLiteral("hunter2")}
+        << QStringLiteral("pando: secrets set: unexpected argument \"hunter2\"");
+}
+
+void TestPipelineCli::usageErrors()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const Run run = pando(args);
+    QCOMPARE(run.code, 2);
+    QCOMPARE(run.errLines().value(0), message);
+}
+
+void TestPipelineCli::setWithYes()
+{
+    const QString config = writeFile(PipelineYaml);
+    const QString vars = writeFile("branch: main\n");
+    Run run = pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("ci"), QStringLiteral("-c"),
+                     config, QStringLiteral("-l"), vars, QStringLiteral("--yes")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QVERIFY2(run.out.contains(QStringLiteral("pipeline ci is new:")), qPrintable(run.out));
+    QVERIFY2(run.out.contains(QStringLiteral("+- name: unitfail")), qPrintable(run.out));
+    QVERIFY2(!run.out.contains(QStringLiteral("\033[")), "no colours when stdout is not a terminal");
+    QVERIFY2(run.out.contains(QStringLiteral("created pipeline ci (version 1)")), qPrintable(run.out));
+
+    run =
+        pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("ci"), QStringLiteral("-c"), config});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QCOMPARE(run.out.trimmed(), QStringLiteral("pipeline ci is unchanged (version 1)"));
+
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("ci"), QStringLiteral("-c"), config,
+                 QStringLiteral("--json")});
+    QCOMPARE(run.code, 0);
+    QCOMPARE(QJsonDocument::fromJson(run.out.toUtf8()).object().value(QStringLiteral("changed")).toBool(true), false);
+
+    // A config the service refuses: its error, one line, nothing applied.
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("bad"), QStringLiteral("-c"),
+                 writeFile("resources: []\n"), QStringLiteral("--yes")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.errLines().value(0).startsWith(QStringLiteral("pando: jobs: ")), qPrintable(run.err));
+}
+
+void TestPipelineCli::setWithoutYesRefuses()
+{
+    const QString changed = writeFile(PipelineYaml + "- name: extra\n");
+    // QProcess's stdin is a pipe, not a terminal: pando cannot ask, so it refuses.
+    const Run run = pando(
+        {QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("ci"), QStringLiteral("-c"), changed});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.out.contains(QStringLiteral("+- name: extra")), qPrintable(run.out));
+    QVERIFY2(run.errLines().value(0).startsWith(QStringLiteral("pando: pipelines set ci: not confirmed")),
+             qPrintable(run.err));
+    QCOMPARE(run.errLines().value(1), QStringLiteral("hint: pass --yes to go ahead without asking"));
+
+    const Run shown =
+        pando({QStringLiteral("pipelines"), QStringLiteral("show"), QStringLiteral("ci"), QStringLiteral("--json")});
+    QCOMPARE(shown.code, 0);
+    const QJsonObject pipeline = QJsonDocument::fromJson(shown.out.toUtf8()).object();
+    QCOMPARE(pipeline.value(QStringLiteral("config_version")).toInt(), 1);
+    QVERIFY(!pipeline.value(QStringLiteral("jobs")).toArray().contains(QStringLiteral("extra")));
+}
+
+void TestPipelineCli::listShowPause()
+{
+    Run run = pando({QStringLiteral("pipelines"), QStringLiteral("list")});
+    QCOMPARE(run.code, 0);
+    QVERIFY(run.out.startsWith(QStringLiteral("NAME")));
+    QVERIFY2(run.out.contains(QRegularExpression(QStringLiteral("\\nci\\s+4\\s+1\\s"))), qPrintable(run.out));
+
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("pause"), QStringLiteral("ci")});
+    QCOMPARE(run.code, 0);
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("show"), QStringLiteral("ci")});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains(QStringLiteral("paused: by token:")), qPrintable(run.out));
+    QVERIFY2(run.out.contains(QStringLiteral("unit, unitfail, builderror, slowjob")), qPrintable(run.out));
+    QCOMPARE(pando({QStringLiteral("pipelines"), QStringLiteral("unpause"), QStringLiteral("ci")}).code, 0);
+
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("show"), QStringLiteral("nosuch")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.errLines().value(0).contains(QStringLiteral("no pipeline \"nosuch\"")), qPrintable(run.err));
+}
+
+void TestPipelineCli::triggerWatch_data()
+{
+    QTest::addColumn<QString>("job");
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QStringList>("out");
+    QTest::addColumn<QString>("err");
+    QTest::newRow("succeeded") << QStringLiteral("unit") << 0
+                               << QStringList{QStringLiteral("  … get repo"),
+                                              QStringLiteral("    repo | fetching repo@abc123"),
+                                              QStringLiteral("  ✓ get repo  "),
+                                              QStringLiteral("    … task unit"),
+                                              QStringLiteral("    ↷ task lint  unchanged"),
+                                              QStringLiteral("      unit | all tests passed"),
+                                              QStringLiteral("    ✓ task unit  "),
+                                              QStringLiteral("  ✓ in_parallel  "),
+                                              QStringLiteral("succeeded: ci/unit #")}
+                               << QString();
+    QTest::newRow("failed") << QStringLiteral("unitfail") << 1
+                            << QStringList{QStringLiteral("      unit | 1 test failed"),
+                                           QStringLiteral("    ✗ task unit  "), QStringLiteral("failed  exit 1")}
+                            << QStringLiteral("failed at step unit: task unit exited with 1");
+    QTest::newRow("errored") << QStringLiteral("builderror") << 3 << QStringList{QStringLiteral("    ✗ task unit  ")}
+                             << QStringLiteral("errored at step unit: the venue went away");
+}
+
+void TestPipelineCli::triggerWatch()
+{
+    QFETCH(QString, job);
+    QFETCH(int, code);
+    QFETCH(QStringList, out);
+    QFETCH(QString, err);
+    const Run run = pando(
+        {QStringLiteral("jobs"), QStringLiteral("trigger"), QStringLiteral("ci/") + job, QStringLiteral("--watch")});
+    QVERIFY2(run.code == code, qPrintable(run.all()));
+    QVERIFY2(run.out.startsWith(QStringLiteral("started ci/%1 #").arg(job)), qPrintable(run.out));
+    for (const QString &expected : out)
+        QVERIFY2(run.out.contains(expected), qPrintable(QStringLiteral("no \"%1\" in:\n%2").arg(expected, run.all())));
+    // Each event once, however the backlog and the live stream met.
+    QCOMPARE(run.out.count(QStringLiteral("task unit  ")), 1);
+    QCOMPARE(run.out.count(QStringLiteral("fetching repo@abc123")), 1);
+    if (err.isEmpty()) {
+        QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+        m_succeededRun = QRegularExpression(QStringLiteral("\\(run (r[0-9a-f]+)\\)")).match(run.out).captured(1);
+    } else {
+        const QString first = run.errLines().value(0);
+        QVERIFY2(first.startsWith(QStringLiteral("pando: run r")) && first.endsWith(err), qPrintable(run.err));
+        QVERIFY2(run.errLines().value(1).startsWith(QStringLiteral("hint: see the whole run with: pando runs show r")),
+                 qPrintable(run.err));
+    }
+}
+
+void TestPipelineCli::triggerWatchAborted()
+{
+    std::unique_ptr<QProcess> process(startPando(
+        {QStringLiteral("jobs"), QStringLiteral("trigger"), QStringLiteral("ci/slowjob"), QStringLiteral("--watch")}));
+    QSignalSpy finished(process.get(), &QProcess::finished);
+    QString runId;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            auto runs = m_install.pipelines->runs(QStringLiteral("ci"), QStringLiteral("slowjob"), 1);
+            if (runs && !runs->isEmpty() && runs->first().status == QLatin1String("running"))
+                runId = runs->first().id;
+            return !runId.isEmpty();
+        }(),
+        10000);
+    const Run abort = pando({QStringLiteral("runs"), QStringLiteral("abort"), runId});
+    QVERIFY2(abort.code == 0, qPrintable(abort.all()));
+    QCOMPARE(abort.out.trimmed(), QStringLiteral("aborting run ") + runId);
+    QVERIFY(finished.wait(20000));
+    const QString err = QString::fromUtf8(process->readAllStandardError());
+    QCOMPARE(process->exitCode(), 4);
+    QVERIFY2(err.startsWith(QStringLiteral("pando: run %1: ci/slowjob #1 was aborted").arg(runId)), qPrintable(err));
+
+    // Watching a run that has ended gives the same answer at once.
+    const Run again = pando({QStringLiteral("runs"), QStringLiteral("watch"), runId});
+    QCOMPARE(again.code, 4);
+    QVERIFY2(again.out.contains(QStringLiteral("✓ get repo")), qPrintable(again.all()));
+}
+
+void TestPipelineCli::watchPollsWithoutWebSocket()
+{
+    NoWebSocketProxy proxy(m_install.port);
+    QVERIFY(proxy.listen(QHostAddress::LocalHost, 0));
+    const QString server = QStringLiteral("http://127.0.0.1:%1").arg(proxy.serverPort());
+    Run run = pando({QStringLiteral("--server"), server, QStringLiteral("jobs"), QStringLiteral("trigger"),
+                     QStringLiteral("ci/unitfail"), QStringLiteral("--watch")});
+    QVERIFY2(run.code == 1, qPrintable(run.all()));
+    QVERIFY2(run.out.contains(QStringLiteral("      unit | 1 test failed")), qPrintable(run.all()));
+    QVERIFY2(run.out.contains(QStringLiteral("    ✗ task unit  ")), qPrintable(run.all()));
+    QCOMPARE(run.out.count(QStringLiteral("fetching repo@abc123")), 1);
+    QVERIFY2(run.errLines().value(0).endsWith(QStringLiteral("failed at step unit: task unit exited with 1")),
+             qPrintable(run.err));
+
+    run = pando({QStringLiteral("--server"), server, QStringLiteral("jobs"), QStringLiteral("trigger"),
+                 QStringLiteral("ci/unit"), QStringLiteral("--watch")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QVERIFY2(run.out.contains(QStringLiteral("succeeded: ci/unit #")), qPrintable(run.all()));
+    QCOMPARE(proxy.refused(), 2);
+}
+
+void TestPipelineCli::triggerWithoutWatch()
+{
+    const Run run =
+        pando({QStringLiteral("jobs"), QStringLiteral("trigger"), QStringLiteral("ci/unit"), QStringLiteral("--json")});
+    QCOMPARE(run.code, 0);
+    const QJsonObject json = QJsonDocument::fromJson(run.out.toUtf8()).object();
+    QVERIFY(json.value(QStringLiteral("id")).toString().startsWith(QLatin1Char('r')));
+    QCOMPARE(json.value(QStringLiteral("status")).toString(), QStringLiteral("queued"));
+
+    const Run missing = pando({QStringLiteral("jobs"), QStringLiteral("trigger"), QStringLiteral("ci/nojob")});
+    QCOMPARE(missing.code, 1);
+    QCOMPARE(missing.errLines().value(0), QStringLiteral("pando: job: pipeline ci has no job \"nojob\""));
+}
+
+void TestPipelineCli::runsListAndShowTree()
+{
+    QVERIFY2(!m_succeededRun.isEmpty(), "triggerWatch(succeeded) did not run first");
+    Run run = pando({QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("ci/unit")});
+    QCOMPARE(run.code, 0);
+    QVERIFY(run.out.startsWith(QStringLiteral("ID")));
+    QVERIFY2(run.out.contains(m_succeededRun), qPrintable(run.out));
+    QVERIFY(!run.out.contains(QStringLiteral("ci/unitfail")));
+    run = pando({QStringLiteral("runs"), QStringLiteral("list"), QStringLiteral("--limit"), QStringLiteral("1"),
+                 QStringLiteral("--json")});
+    QCOMPARE(run.code, 0);
+    QCOMPARE(QJsonDocument::fromJson(run.out.toUtf8()).object().value(QStringLiteral("runs")).toArray().size(), 1);
+
+    run = pando({QStringLiteral("runs"), QStringLiteral("show"), m_succeededRun});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QVERIFY2(run.out.contains(QStringLiteral("status:")) && run.out.contains(QStringLiteral("succeeded")),
+             qPrintable(run.out));
+    QVERIFY2(run.out.contains(QStringLiteral("4 (1 unchanged, 0 failed)")), qPrintable(run.out));
+    const QStringList lines = run.out.split(QLatin1Char('\n'));
+    const auto line = [&](const QString &start) {
+        for (const QString &l : lines)
+            if (l.startsWith(start))
+                return l;
+        return QString();
+    };
+    QVERIFY2(line(QStringLiteral("STEP")).contains(QStringLiteral("ATTEMPT")), qPrintable(run.out));
+    QVERIFY2(line(QStringLiteral("get repo ")).contains(QStringLiteral("succeeded")), qPrintable(run.out));
+    QVERIFY2(line(QStringLiteral("in_parallel ")).contains(QStringLiteral("succeeded")), qPrintable(run.out));
+    // Nested steps are indented under their parent, cached ones say "unchanged".
+    QVERIFY2(QRegularExpression(QStringLiteral("^  task unit\\s+succeeded\\s+\\S+\\s+1\\s+0$"))
+                 .match(line(QStringLiteral("  task unit")))
+                 .hasMatch(),
+             qPrintable(run.out));
+    QVERIFY2(QRegularExpression(QStringLiteral("^  task lint\\s+unchanged\\s+-\\s+1\\s+-$"))
+                 .match(line(QStringLiteral("  task lint")))
+                 .hasMatch(),
+             qPrintable(run.out));
+
+    run = pando({QStringLiteral("runs"), QStringLiteral("show"), QStringLiteral("r000000000000")});
+    QCOMPARE(run.code, 1);
+}
+
+void TestPipelineCli::secretsFromStdin()
+{
+    const QByteArray value = "hunter2-from-stdin";
+    Run run = pando({QStringLiteral("secrets"), QStringLiteral("set"), QStringLiteral("db"),
+                     QStringLiteral("--pipeline"), QStringLiteral("ci")},
+                    value + "\n");
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QCOMPARE(run.out.trimmed(), QStringLiteral("set secret db for pipeline ci"));
+    QVERIFY(!run.all().contains(QString::fromUtf8(value)));
+    QCOMPARE(m_install.pipelines->secretValue(QStringLiteral("ci"), QStringLiteral("db")), QString::fromUtf8(value));
+
+    run = pando({QStringLiteral("secrets"), QStringLiteral("set"), QStringLiteral("global")}, "g-value");
+    QCOMPARE(run.code, 0);
+    QCOMPARE(m_install.pipelines->secretValue(QString(), QStringLiteral("global")), QStringLiteral("g-value"));
+
+    run = pando({QStringLiteral("secrets"), QStringLiteral("list"), QStringLiteral("-p"), QStringLiteral("ci")});
+    QCOMPARE(run.code, 0);
+    QCOMPARE(run.out.trimmed(), QStringLiteral("db"));
+    QVERIFY(!run.out.contains(QString::fromUtf8(value)));
+
+    // Nothing on stdin: refused, nothing sent.
+    run = pando({QStringLiteral("secrets"), QStringLiteral("set"), QStringLiteral("empty")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.errLines().value(0).startsWith(QStringLiteral("pando: stdin: the secret's value is empty")),
+             qPrintable(run.err));
+
+    run = pando({QStringLiteral("secrets"), QStringLiteral("rm"), QStringLiteral("db"), QStringLiteral("--pipeline"),
+                 QStringLiteral("ci")});
+    QCOMPARE(run.code, 0);
+    run =
+        pando({QStringLiteral("secrets"), QStringLiteral("list"), QStringLiteral("--pipeline"), QStringLiteral("ci")});
+    QCOMPARE(run.out.trimmed(), QStringLiteral("no secrets for pipeline ci"));
+}
+
+void TestPipelineCli::removeNeedsConfirmation()
+{
+    QCOMPARE(pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("tmp"), QStringLiteral("-c"),
+                    writeFile(PipelineYaml), QStringLiteral("-y")})
+                 .code,
+             0);
+    Run run = pando({QStringLiteral("pipelines"), QStringLiteral("rm"), QStringLiteral("tmp")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.errLines().value(0).startsWith(QStringLiteral("pando: pipelines rm tmp: not confirmed")),
+             qPrintable(run.err));
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("rm"), QStringLiteral("tmp"), QStringLiteral("--yes")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QCOMPARE(run.out.trimmed(), QStringLiteral("removed pipeline tmp"));
+    QCOMPARE(pando({QStringLiteral("pipelines"), QStringLiteral("show"), QStringLiteral("tmp")}).code, 1);
+}
+
+void TestPipelineCli::serviceMissing()
+{
+    test::TestInstall bare;
+    QVERIFY2(bare.start(), qPrintable(bare.error));
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("PANDO_SERVER"), bare.baseUrl());
+    env.insert(QStringLiteral("PANDO_TOKEN"), bare.token);
+    process.setProcessEnvironment(env);
+    QSignalSpy finished(&process, &QProcess::finished);
+    process.start(m_binary, {QStringLiteral("pipelines"), QStringLiteral("list")});
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(process.exitCode(), 1);
+    const QString err = QString::fromUtf8(process.readAllStandardError());
+    QVERIFY2(err.startsWith(QStringLiteral("pando: pipelines: the pipeline runner is not enabled")), qPrintable(err));
+}
+
+QTEST_GUILESS_MAIN(TestPipelineCli)
+#include "tst_pipelinecli.moc"

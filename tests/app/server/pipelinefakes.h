@@ -1,0 +1,417 @@
+#pragma once
+// An in-memory PipelineService for the API and CLI tests: pipelines, runs, events and secrets in
+// maps, runs that play a short script on a thread of their own and tell followers through the
+// engine's event bus exactly as the real runner does ("run.event", "run.finished"). Tests can also
+// drive a run step by step.
+
+#include "core/events/eventbus.h"
+#include "core/pipelines/runview/runview.h"
+#include "core/pipelines/service/pipelineservice.h"
+
+#include <QDateTime>
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QMap>
+#include <QMutex>
+#include <QRandomGenerator>
+#include <QRegularExpression>
+#include <QThread>
+#include <QThreadPool>
+
+namespace pando::test {
+
+class FakePipelineService : public core::pipelines::PipelineService {
+public:
+    explicit FakePipelineService(core::EventBus &events) : m_events(events) {}
+    ~FakePipelineService() override
+    {
+        m_stopping = true;
+        m_pool.waitForDone();
+    }
+
+    // Triggered runs play their script by themselves unless this is off.
+    void setAutoPlay(bool on) { m_autoPlay = on; }
+    void setWebhookToken(const QString &pipeline, const QString &resource, const QString &token)
+    {
+        QMutexLocker lock(&m_mutex);
+        m_webhookTokens.insert(pipeline + QLatin1Char('/') + resource, token);
+    }
+    int webhookChecks() const { return m_webhookChecks.loadRelaxed(); }
+    QString secretValue(const QString &scope, const QString &name)
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_secrets.value(scope + QLatin1Char('/') + name);
+    }
+
+    // Driving a run by hand. Each stores the event first and then publishes it, as the runner does.
+    void step(const QString &runId, const QString &stepId, const QString &parentId, const QString &name,
+              const QString &kind, const QString &status, int exitCode = -1, bool publish = true)
+    {
+        core::RunStepRecord s;
+        {
+            QMutexLocker lock(&m_mutex);
+            QList<core::RunStepRecord> &steps = m_steps[runId];
+            qsizetype at = -1;
+            for (qsizetype i = 0; i < steps.size(); ++i)
+                if (steps[i].stepId == stepId)
+                    at = i;
+            if (at < 0) {
+                core::RunStepRecord fresh;
+                fresh.runId = runId;
+                fresh.stepId = stepId;
+                fresh.parentId = parentId;
+                fresh.seq = int(steps.size());
+                fresh.name = name;
+                fresh.kind = kind;
+                fresh.attempt = kind == QLatin1String("task") ? 1 : 0;
+                steps.append(fresh);
+                at = steps.size() - 1;
+            }
+            core::RunStepRecord &record = steps[at];
+            const qint64 now = QDateTime::currentMSecsSinceEpoch();
+            if (status == QLatin1String("running"))
+                record.startedMs = now;
+            else if (status != QLatin1String("pending")) {
+                if (record.startedMs == 0)
+                    record.startedMs = now;
+                record.finishedMs = now + 5;
+            }
+            record.status = status;
+            record.exitCode = exitCode;
+            s = record;
+        }
+        QJsonObject data = core::pipelines::toJson(s);
+        data.insert(QStringLiteral("parent"), s.parentId);
+        append(runId, stepId, QStringLiteral("step"), data, publish);
+    }
+    void output(const QString &runId, const QString &stepId, const QString &text, bool publish = true)
+    {
+        append(runId, stepId, QStringLiteral("output"),
+               QJsonObject{{QStringLiteral("stream"), QStringLiteral("stdout")}, {QStringLiteral("text"), text}},
+               publish);
+    }
+    void setRunning(const QString &runId)
+    {
+        QMutexLocker lock(&m_mutex);
+        m_runs[runId].status = QStringLiteral("running");
+        m_runs[runId].startedMs = QDateTime::currentMSecsSinceEpoch();
+    }
+    void finish(const QString &runId, const QString &status, const QString &error = {})
+    {
+        core::RunRecord run;
+        {
+            QMutexLocker lock(&m_mutex);
+            core::RunRecord &r = m_runs[runId];
+            if (r.startedMs == 0)
+                r.startedMs = QDateTime::currentMSecsSinceEpoch();
+            r.status = status;
+            r.error = error;
+            r.finishedMs = QDateTime::currentMSecsSinceEpoch() + 10;
+            run = r;
+        }
+        m_events.publish(core::Event{QStringLiteral("run.finished"),
+                                     {},
+                                     {},
+                                     QJsonObject{{QStringLiteral("pipeline"), run.pipeline},
+                                                 {QStringLiteral("job"), run.job},
+                                                 {QStringLiteral("run"), run.id},
+                                                 {QStringLiteral("number"), run.number},
+                                                 {QStringLiteral("status"), status},
+                                                 {QStringLiteral("error"), error}},
+                                     QDateTime::currentMSecsSinceEpoch()});
+    }
+
+    // The contract.
+    Result<core::pipelines::SetPipelineResult> setPipeline(const QString &name, const QByteArray &configYaml,
+                                                           const QByteArray &varsYaml, bool dryRun,
+                                                           const core::Actor &) override
+    {
+        if (!configYaml.contains("jobs:"))
+            return fail(ErrorCode::Invalid, QStringLiteral("a pipeline needs at least one job"),
+                        QStringLiteral("jobs"));
+        QMutexLocker lock(&m_mutex);
+        core::pipelines::SetPipelineResult result;
+        const bool exists = m_pipelines.contains(name);
+        core::pipelines::PipelineView view = m_pipelines.value(name);
+        const QString old = view.record.configYaml;
+        const QString now = QString::fromUtf8(configYaml);
+        result.created = !exists;
+        result.changed = !exists || old != now;
+        if (result.changed) {
+            result.diff << QStringLiteral("--- %1 (stored)").arg(name) << QStringLiteral("+++ %1 (new)").arg(name);
+            for (const QString &line : old.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+                if (!now.split(QLatin1Char('\n')).contains(line))
+                    result.diff << QStringLiteral("-") + line;
+            for (const QString &line : now.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+                if (!old.split(QLatin1Char('\n')).contains(line))
+                    result.diff << QStringLiteral("+") + line;
+        }
+        view.record.name = name;
+        view.record.configYaml = now;
+        view.record.varsYaml = QString::fromUtf8(varsYaml);
+        if (result.changed)
+            view.record.configVersion += 1;
+        view.jobs.clear();
+        static const QRegularExpression jobName(QStringLiteral("^\\s*-\\s*name:\\s*(\\S+)"),
+                                                QRegularExpression::MultilineOption);
+        for (auto it = jobName.globalMatch(now, std::max<qsizetype>(0, now.indexOf(QLatin1String("jobs:"))));
+             it.hasNext();)
+            view.jobs << it.next().captured(1);
+        view.config = QJsonObject{{QStringLiteral("jobs"), QJsonArray::fromStringList(view.jobs)}};
+        result.pipeline = view;
+        if (!dryRun)
+            m_pipelines.insert(name, view);
+        return result;
+    }
+    Result<QList<core::pipelines::PipelineView>> pipelines() override
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_pipelines.values();
+    }
+    Result<core::pipelines::PipelineView> pipeline(const QString &name) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_pipelines.contains(name))
+            return noPipeline(name);
+        return m_pipelines.value(name);
+    }
+    Status pause(const QString &name, const core::Actor &actor) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_pipelines.contains(name))
+            return noPipeline(name);
+        m_pipelines[name].record.paused = true;
+        m_pipelines[name].record.pausedReason = QStringLiteral("by ") + actor.name;
+        return {};
+    }
+    Status unpause(const QString &name, const core::Actor &) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_pipelines.contains(name))
+            return noPipeline(name);
+        m_pipelines[name].record.paused = false;
+        m_pipelines[name].record.pausedReason.clear();
+        return {};
+    }
+    Status removePipeline(const QString &name, const core::Actor &) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_pipelines.remove(name))
+            return noPipeline(name);
+        return {};
+    }
+    Result<core::pipelines::TriggerResult> triggerJob(const QString &pipeline, const QString &job,
+                                                      const core::Actor &actor) override
+    {
+        core::RunRecord run;
+        {
+            QMutexLocker lock(&m_mutex);
+            if (!m_pipelines.contains(pipeline))
+                return noPipeline(pipeline);
+            if (!m_pipelines.value(pipeline).jobs.contains(job))
+                return fail(ErrorCode::NotFound, QStringLiteral("pipeline %1 has no job \"%2\"").arg(pipeline, job),
+                            QStringLiteral("job"));
+            run.id = QStringLiteral("r%1").arg(QRandomGenerator::global()->generate64() & 0xffffffffffffULL, 12, 16,
+                                               QLatin1Char('0'));
+            run.pipeline = pipeline;
+            run.job = job;
+            run.number = ++m_numbers[pipeline + QLatin1Char('/') + job];
+            run.status = QStringLiteral("queued");
+            run.trigger = QStringLiteral("manual");
+            run.actor = actor.name;
+            run.inputsJson = QStringLiteral("{}");
+            run.createdMs = QDateTime::currentMSecsSinceEpoch() + m_runs.size(); // distinct, for order
+            m_runs.insert(run.id, run);
+        }
+        if (m_autoPlay)
+            m_pool.start([this, run] { play(run); });
+        return core::pipelines::TriggerResult{run};
+    }
+    Result<QList<core::RunRecord>> runs(const QString &pipeline, const QString &job, int limit) override
+    {
+        QMutexLocker lock(&m_mutex);
+        QList<core::RunRecord> list;
+        for (const core::RunRecord &run : std::as_const(m_runs))
+            if ((pipeline.isEmpty() || run.pipeline == pipeline) && (job.isEmpty() || run.job == job))
+                list << run;
+        std::sort(list.begin(), list.end(),
+                  [](const core::RunRecord &a, const core::RunRecord &b) { return a.createdMs > b.createdMs; });
+        return list.mid(0, limit);
+    }
+    Result<core::pipelines::RunTree> runTree(const QString &runId) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_runs.contains(runId))
+            return noRun(runId);
+        return core::pipelines::foldRun(m_runs.value(runId), m_steps.value(runId));
+    }
+    Result<QList<core::RunEventRecord>> runEvents(const QString &runId, qint64 afterSeq, int limit) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_runs.contains(runId))
+            return noRun(runId);
+        QList<core::RunEventRecord> list;
+        for (const core::RunEventRecord &e : m_runEvents.value(runId))
+            if (e.seq > afterSeq && list.size() < limit)
+                list << e;
+        return list;
+    }
+    Status abortRun(const QString &runId, const core::Actor &) override
+    {
+        {
+            QMutexLocker lock(&m_mutex);
+            if (!m_runs.contains(runId))
+                return noRun(runId);
+            const QString status = m_runs.value(runId).status;
+            if (status != QLatin1String("queued") && status != QLatin1String("running"))
+                return fail(ErrorCode::Conflict, QStringLiteral("run %1 has already %2").arg(runId, status));
+            m_aborted.insert(runId, true);
+        }
+        if (!m_autoPlay)
+            finish(runId, QStringLiteral("aborted"));
+        return {};
+    }
+    Status webhook(const QString &pipeline, const QString &resource, const QString &token) override
+    {
+        QMutexLocker lock(&m_mutex);
+        const QString key = pipeline + QLatin1Char('/') + resource;
+        if (!m_webhookTokens.contains(key))
+            return fail(ErrorCode::NotFound, QStringLiteral("no resource %1 with a webhook token").arg(key));
+        if (m_webhookTokens.value(key) != token)
+            return fail(ErrorCode::Unauthorized, QStringLiteral("the webhook token is wrong"));
+        m_webhookChecks.ref();
+        return {};
+    }
+    Status setSecret(const QString &scope, const QString &name, const QString &value, const core::Actor &) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!scope.isEmpty() && !m_pipelines.contains(scope))
+            return noPipeline(scope);
+        m_secrets.insert(scope + QLatin1Char('/') + name, value);
+        return {};
+    }
+    Result<QStringList> secretNames(const QString &scope) override
+    {
+        QMutexLocker lock(&m_mutex);
+        QStringList names;
+        for (auto it = m_secrets.cbegin(); it != m_secrets.cend(); ++it)
+            if (it.key().section(QLatin1Char('/'), 0, 0) == scope)
+                names << it.key().section(QLatin1Char('/'), 1);
+        return names;
+    }
+    Status removeSecret(const QString &scope, const QString &name, const core::Actor &) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_secrets.remove(scope + QLatin1Char('/') + name))
+            return fail(ErrorCode::NotFound, QStringLiteral("no secret %1").arg(name));
+        return {};
+    }
+
+private:
+    static std::unexpected<Error> noPipeline(const QString &name)
+    {
+        return fail(ErrorCode::NotFound, QStringLiteral("no pipeline \"%1\"").arg(name));
+    }
+    static std::unexpected<Error> noRun(const QString &id)
+    {
+        return fail(ErrorCode::NotFound, QStringLiteral("no run \"%1\"").arg(id));
+    }
+
+    void append(const QString &runId, const QString &stepId, const QString &type, const QJsonObject &data, bool publish)
+    {
+        core::RunEventRecord e;
+        {
+            QMutexLocker lock(&m_mutex);
+            QList<core::RunEventRecord> &events = m_runEvents[runId];
+            e = core::RunEventRecord{runId,
+                                     events.size() + 1,
+                                     QDateTime::currentMSecsSinceEpoch(),
+                                     stepId,
+                                     type,
+                                     QString::fromUtf8(QJsonDocument(data).toJson(QJsonDocument::Compact))};
+            events.append(e);
+        }
+        if (publish)
+            m_events.publish(core::Event{QStringLiteral("run.event"),
+                                         {},
+                                         {},
+                                         QJsonObject{{QStringLiteral("run"), runId},
+                                                     {QStringLiteral("seq"), e.seq},
+                                                     {QStringLiteral("step"), stepId},
+                                                     {QStringLiteral("type"), type},
+                                                     {QStringLiteral("data"), data}},
+                                         e.timeMs});
+    }
+
+    bool aborted(const QString &runId)
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_stopping || m_aborted.value(runId);
+    }
+
+    // The script: get repo, then in_parallel of task unit (prints two lines) and a cached task
+    // lint. A job named "*fail*" fails at unit with exit 1, "*error*" errors, and "*slow*" waits
+    // long enough to be aborted.
+    void play(const core::RunRecord &run)
+    {
+        const auto pause = [this, &run](int ms) {
+            for (int waited = 0; waited < ms; waited += 10) {
+                if (aborted(run.id))
+                    return false;
+                QThread::msleep(10);
+            }
+            return !aborted(run.id);
+        };
+        const QString id = run.id;
+        const bool fails = run.job.contains(QLatin1String("fail"));
+        const bool errors = run.job.contains(QLatin1String("error"));
+        const bool slow = run.job.contains(QLatin1String("slow"));
+        if (!pause(150))
+            return finish(id, QStringLiteral("aborted"));
+        setRunning(id);
+        step(id, QStringLiteral("plan[0].get:repo"), {}, QStringLiteral("repo"), QStringLiteral("get"),
+             QStringLiteral("running"));
+        output(id, QStringLiteral("plan[0].get:repo"), QStringLiteral("fetching repo@abc123"));
+        step(id, QStringLiteral("plan[0].get:repo"), {}, QStringLiteral("repo"), QStringLiteral("get"),
+             QStringLiteral("succeeded"));
+        if (!pause(slow ? 5000 : 50))
+            return finish(id, QStringLiteral("aborted"));
+        const QString par = QStringLiteral("plan[1].in_parallel");
+        const QString unit = QStringLiteral("plan[1].in_parallel[0].task:unit");
+        const QString lint = QStringLiteral("plan[1].in_parallel[1].task:lint");
+        step(id, par, {}, {}, QStringLiteral("in_parallel"), QStringLiteral("running"));
+        step(id, unit, par, QStringLiteral("unit"), QStringLiteral("task"), QStringLiteral("running"));
+        step(id, lint, par, QStringLiteral("lint"), QStringLiteral("task"), QStringLiteral("cached"));
+        output(id, unit, QStringLiteral("running 12 tests"));
+        if (!pause(50))
+            return finish(id, QStringLiteral("aborted"));
+        if (errors) {
+            step(id, unit, par, QStringLiteral("unit"), QStringLiteral("task"), QStringLiteral("errored"));
+            step(id, par, {}, {}, QStringLiteral("in_parallel"), QStringLiteral("errored"));
+            return finish(id, QStringLiteral("errored"), QStringLiteral("the venue went away"));
+        }
+        output(id, unit, fails ? QStringLiteral("1 test failed") : QStringLiteral("all tests passed"));
+        const QString end = fails ? QStringLiteral("failed") : QStringLiteral("succeeded");
+        step(id, unit, par, QStringLiteral("unit"), QStringLiteral("task"), end, fails ? 1 : 0);
+        step(id, par, {}, {}, QStringLiteral("in_parallel"), end);
+        finish(id, end, fails ? QStringLiteral("task unit exited with 1") : QString());
+    }
+
+    core::EventBus &m_events;
+    QMutex m_mutex;
+    QThreadPool m_pool;
+    std::atomic_bool m_stopping = false;
+    std::atomic_bool m_autoPlay = true;
+    QAtomicInt m_webhookChecks;
+    QMap<QString, core::pipelines::PipelineView> m_pipelines;
+    QMap<QString, core::RunRecord> m_runs;
+    QHash<QString, QList<core::RunStepRecord>> m_steps;
+    QHash<QString, QList<core::RunEventRecord>> m_runEvents;
+    QHash<QString, bool> m_aborted;
+    QHash<QString, int> m_numbers;
+    QMap<QString, QString> m_secrets; // "scope/name" → value
+    QMap<QString, QString> m_webhookTokens;
+};
+
+} // namespace pando::test

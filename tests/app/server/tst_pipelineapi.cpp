@@ -1,0 +1,540 @@
+// The pipeline routes of the API over a real engine with an in-memory pipeline service: who gets
+// in (bearer tokens, and the webhook's own token), the answers and their statuses, 503 without a
+// pipeline runner, and the run follow stream (backlog, live events, no duplicates, close).
+
+#include "fakes.h"
+#include "tests/support/component.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QSignalSpy>
+#include <QTest>
+#include <QWebSocket>
+
+using namespace pando;
+
+namespace {
+
+struct Answer {
+    int status = 0;
+    QJsonObject json;
+    QByteArray body;
+};
+
+QString errorCode(const Answer &a)
+{
+    return a.json.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toString();
+}
+
+QString errorWhere(const Answer &a)
+{
+    return a.json.value(QStringLiteral("error")).toObject().value(QStringLiteral("where")).toString();
+}
+
+bool isPipelineRoute(const QString &path)
+{
+    return path.startsWith(QLatin1String("/api/v1/pipelines")) || path.startsWith(QLatin1String("/api/v1/runs")) ||
+           path.startsWith(QLatin1String("/api/v1/secrets"));
+}
+
+QString concrete(QString path)
+{
+    path.replace(QStringLiteral("{name}"), QStringLiteral("nosuch"));
+    path.replace(QStringLiteral("{job}"), QStringLiteral("nojob"));
+    path.replace(QStringLiteral("{resource}"), QStringLiteral("nores"));
+    path.replace(QStringLiteral("{id}"), QStringLiteral("r000000000000"));
+    return path;
+}
+
+const QByteArray PipelineYaml = "resources:\n- name: repo\n  type: git\njobs:\n- name: unit\n  plan:\n  - get: repo\n";
+
+QByteArray setBody(const QByteArray &config, bool dryRun, const QByteArray &vars = {})
+{
+    QJsonObject body{{QStringLiteral("config"), QString::fromUtf8(config)}, {QStringLiteral("dry_run"), dryRun}};
+    if (!vars.isEmpty())
+        body.insert(QStringLiteral("vars"), QString::fromUtf8(vars));
+    return QJsonDocument(body).toJson(QJsonDocument::Compact);
+}
+
+// A WebSocket client that records what it got.
+struct Follower {
+    QWebSocket socket;
+    QList<QJsonObject> messages;
+    bool closed = false;
+
+    Follower()
+    {
+        QObject::connect(&socket, &QWebSocket::textMessageReceived,
+                         [this](const QString &text) { messages << QJsonDocument::fromJson(text.toUtf8()).object(); });
+        QObject::connect(&socket, &QWebSocket::disconnected, [this] { closed = true; });
+    }
+    void open(quint16 port, const QString &path, const QString &token)
+    {
+        QNetworkRequest request(QUrl(QStringLiteral("ws://127.0.0.1:%1%2").arg(port).arg(path)));
+        if (!token.isEmpty())
+            request.setRawHeader("Authorization", "Bearer " + token.toUtf8());
+        socket.open(request);
+    }
+    QList<qint64> seqs() const
+    {
+        QList<qint64> list;
+        for (const QJsonObject &m : messages)
+            if (m.contains(QStringLiteral("seq")))
+                list << qint64(m.value(QStringLiteral("seq")).toDouble());
+        return list;
+    }
+};
+
+} // namespace
+
+class TestPipelineApi : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+
+    void unauthorized_data();
+    void unauthorized();
+    void serviceMissing_data();
+    void serviceMissing();
+    void serviceMissingFollow();
+    void setPipeline();
+    void setPipelineErrors_data();
+    void setPipelineErrors();
+    void showPauseRemove();
+    void triggerAndRuns();
+    void runEventsAndAbort();
+    void webhook();
+    void secrets();
+    void followBacklogLiveAndFinish();
+    void followFinishedRun();
+    void followUnknownRun();
+
+private:
+    Answer call(const QByteArray &method, const QString &path, const QByteArray &body = {},
+                const QByteArray &authorization = "default", test::TestInstall *install = nullptr);
+    QString trigger(const QString &pipeline, const QString &job);
+
+    test::TestInstall m_install;
+    QNetworkAccessManager m_network;
+};
+
+void TestPipelineApi::initTestCase()
+{
+    m_install.withPipelines = true;
+    QVERIFY2(m_install.start(), qPrintable(m_install.error));
+    m_install.pipelines->setAutoPlay(false);
+}
+
+Answer TestPipelineApi::call(const QByteArray &method, const QString &path, const QByteArray &body,
+                             const QByteArray &authorization, test::TestInstall *install)
+{
+    test::TestInstall &target = install ? *install : m_install;
+    QNetworkRequest request(QUrl(target.baseUrl() + path));
+    if (authorization == "default")
+        request.setRawHeader("Authorization", "Bearer " + target.token.toUtf8());
+    else if (!authorization.isEmpty())
+        request.setRawHeader("Authorization", authorization);
+    if (!body.isEmpty())
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    QNetworkReply *reply = m_network.sendCustomRequest(request, method, body);
+    QSignalSpy finished(reply, &QNetworkReply::finished);
+    if (!reply->isFinished())
+        finished.wait(10000);
+    Answer answer;
+    answer.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    answer.body = reply->readAll();
+    answer.json = QJsonDocument::fromJson(answer.body).object();
+    reply->deleteLater();
+    return answer;
+}
+
+QString TestPipelineApi::trigger(const QString &pipeline, const QString &job)
+{
+    const Answer a = call("POST", QStringLiteral("/api/v1/pipelines/%1/jobs/%2/runs").arg(pipeline, job));
+    return a.status == 201 ? a.json.value(QStringLiteral("id")).toString() : QString();
+}
+
+void TestPipelineApi::unauthorized_data()
+{
+    QTest::addColumn<QByteArray>("method");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QByteArray>("authorization");
+    int routes = 0;
+    for (const server::RouteInfo &route : server::ApiServer::routeTable()) {
+        if (!isPipelineRoute(route.path) || route.permission == QLatin1String("public"))
+            continue;
+        ++routes;
+        const QByteArray name = (route.method + QLatin1Char(' ') + route.path).toUtf8();
+        QTest::newRow(QByteArray(name + " no token").constData())
+            << route.method.toUtf8() << concrete(route.path) << QByteArray();
+        QTest::newRow(QByteArray(name + " wrong token").constData())
+            << route.method.toUtf8() << concrete(route.path) << QByteArray("Bearer pando_wrongwrongwrong");
+    }
+    QVERIFY(routes >= 16);
+}
+
+void TestPipelineApi::unauthorized()
+{
+    QFETCH(QByteArray, method);
+    QFETCH(QString, path);
+    QFETCH(QByteArray, authorization);
+    const Answer answer = call(method, path, {}, authorization);
+    QCOMPARE(answer.status, 401);
+    QCOMPARE(errorCode(answer), QStringLiteral("unauthorized"));
+}
+
+void TestPipelineApi::serviceMissing_data()
+{
+    QTest::addColumn<QByteArray>("method");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QByteArray>("authorization");
+    for (const server::RouteInfo &route : server::ApiServer::routeTable()) {
+        if (!isPipelineRoute(route.path) || route.webSocket)
+            continue;
+        const bool isPublic = route.permission == QLatin1String("public");
+        QString path = concrete(route.path);
+        if (isPublic)
+            path += QStringLiteral("?webhook_token=abc");
+        QTest::newRow(qPrintable(route.method + QLatin1Char(' ') + route.path))
+            << route.method.toUtf8() << path << (isPublic ? QByteArray() : QByteArray("default"));
+    }
+}
+
+void TestPipelineApi::serviceMissing()
+{
+    QFETCH(QByteArray, method);
+    QFETCH(QString, path);
+    QFETCH(QByteArray, authorization);
+    static test::TestInstall bare; // no pipeline service
+    if (bare.port == 0)
+        QVERIFY2(bare.start(), qPrintable(bare.error));
+    const Answer answer = call(method, path, {}, authorization, &bare);
+    QCOMPARE(answer.status, 503);
+    QCOMPARE(errorCode(answer), QStringLiteral("unavailable"));
+    QVERIFY2(answer.json.value(QStringLiteral("error"))
+                 .toObject()
+                 .value(QStringLiteral("message"))
+                 .toString()
+                 .contains(QStringLiteral("the pipeline runner is not enabled")),
+             answer.body.constData());
+}
+
+void TestPipelineApi::serviceMissingFollow()
+{
+    test::TestInstall bare;
+    QVERIFY2(bare.start(), qPrintable(bare.error));
+    Follower follower;
+    follower.open(bare.port, QStringLiteral("/api/v1/runs/r000000000000/follow"), bare.token);
+    QTRY_VERIFY_WITH_TIMEOUT(follower.closed, 5000);
+    QCOMPARE(int(follower.socket.closeCode()), 4503);
+    QVERIFY(follower.messages.isEmpty());
+}
+
+void TestPipelineApi::setPipeline()
+{
+    // A dry run of a new pipeline shows the whole file as added and stores nothing.
+    Answer a = call("PUT", QStringLiteral("/api/v1/pipelines/ci"), setBody(PipelineYaml, true));
+    QCOMPARE(a.status, 200);
+    QCOMPARE(a.json.value(QStringLiteral("created")).toBool(), true);
+    QCOMPARE(a.json.value(QStringLiteral("changed")).toBool(), true);
+    QVERIFY(!a.json.value(QStringLiteral("diff")).toArray().isEmpty());
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/pipelines/ci")).status, 404);
+
+    a = call("PUT", QStringLiteral("/api/v1/pipelines/ci"), setBody(PipelineYaml, false, "branch: main\n"));
+    QCOMPARE(a.status, 201);
+    const QJsonObject pipeline = a.json.value(QStringLiteral("pipeline")).toObject();
+    QCOMPARE(pipeline.value(QStringLiteral("name")).toString(), QStringLiteral("ci"));
+    QCOMPARE(pipeline.value(QStringLiteral("jobs")).toArray().first().toString(), QStringLiteral("unit"));
+
+    // The same text again: no change, no diff.
+    a = call("PUT", QStringLiteral("/api/v1/pipelines/ci"), setBody(PipelineYaml, true));
+    QCOMPARE(a.status, 200);
+    QCOMPARE(a.json.value(QStringLiteral("changed")).toBool(), false);
+    QVERIFY(a.json.value(QStringLiteral("diff")).toArray().isEmpty());
+
+    a = call("PUT", QStringLiteral("/api/v1/pipelines/ci"), setBody(PipelineYaml + "- name: lint\n", false));
+    QCOMPARE(a.status, 200);
+    QCOMPARE(a.json.value(QStringLiteral("changed")).toBool(), true);
+    QVERIFY(a.json.value(QStringLiteral("diff")).toArray().contains(QStringLiteral("+- name: lint")));
+
+    a = call("GET", QStringLiteral("/api/v1/pipelines"));
+    QCOMPARE(a.status, 200);
+    QCOMPARE(a.json.value(QStringLiteral("pipelines")).toArray().size(), 1);
+}
+
+void TestPipelineApi::setPipelineErrors_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QString>("where");
+    QTest::newRow("malformed") << QByteArray("{\"config\":") << QStringLiteral("body, offset");
+    QTest::newRow("not an object") << QByteArray("[]") << QStringLiteral("body");
+    QTest::newRow("no config") << QByteArray("{\"dry_run\":true}") << QStringLiteral("config");
+    QTest::newRow("config not a string") << QByteArray("{\"config\":1}") << QStringLiteral("config");
+    QTest::newRow("empty config") << QByteArray("{\"config\":\"  \"}") << QStringLiteral("config");
+    QTest::newRow("unknown field") << QByteArray("{\"config\":\"jobs: []\",\"colour\":1}") << QStringLiteral("colour");
+    QTest::newRow("dry_run not a bool") << QByteArray("{\"config\":\"jobs: []\",\"dry_run\":\"yes\"}")
+                                        << QStringLiteral("dry_run");
+    QTest::newRow("vars not a string") << QByteArray("{\"config\":\"jobs: []\",\"vars\":{}}") << QStringLiteral("vars");
+    QTest::newRow("invalid pipeline") << QByteArray("{\"config\":\"resources: []\"}") << QStringLiteral("jobs");
+}
+
+void TestPipelineApi::setPipelineErrors()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(QString, where);
+    const Answer a = call("PUT", QStringLiteral("/api/v1/pipelines/broken"), body);
+    QCOMPARE(a.status, 400);
+    QCOMPARE(errorCode(a), QStringLiteral("invalid"));
+    QVERIFY2(errorWhere(a).startsWith(where), a.body.constData());
+}
+
+void TestPipelineApi::showPauseRemove()
+{
+    QCOMPARE(call("PUT", QStringLiteral("/api/v1/pipelines/gone"), setBody(PipelineYaml, false)).status, 201);
+    Answer a = call("POST", QStringLiteral("/api/v1/pipelines/gone/pause"));
+    QCOMPARE(a.status, 200);
+    QCOMPARE(a.json.value(QStringLiteral("paused")).toBool(), true);
+    QVERIFY(a.json.value(QStringLiteral("paused_reason")).toString().contains(QStringLiteral("token:")));
+    a = call("POST", QStringLiteral("/api/v1/pipelines/gone/unpause"));
+    QCOMPARE(a.status, 200);
+    QCOMPARE(a.json.value(QStringLiteral("paused")).toBool(), false);
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/nosuch/pause")).status, 404);
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/nosuch/unpause")).status, 404);
+
+    a = call("DELETE", QStringLiteral("/api/v1/pipelines/gone"));
+    QCOMPARE(a.status, 204);
+    QVERIFY(a.body.isEmpty());
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/pipelines/gone")).status, 404);
+    QCOMPARE(call("DELETE", QStringLiteral("/api/v1/pipelines/gone")).status, 404);
+}
+
+void TestPipelineApi::triggerAndRuns()
+{
+    QCOMPARE(call("PUT", QStringLiteral("/api/v1/pipelines/runs"), setBody(PipelineYaml, false)).status, 201);
+    Answer a = call("POST", QStringLiteral("/api/v1/pipelines/runs/jobs/unit/runs"));
+    QCOMPARE(a.status, 201);
+    const QString first = a.json.value(QStringLiteral("id")).toString();
+    QVERIFY(first.startsWith(QLatin1Char('r')));
+    QCOMPARE(a.json.value(QStringLiteral("status")).toString(), QStringLiteral("queued"));
+    QCOMPARE(a.json.value(QStringLiteral("number")).toInt(), 1);
+    const QString second = trigger(QStringLiteral("runs"), QStringLiteral("unit"));
+    QVERIFY(!second.isEmpty());
+
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/runs/jobs/nojob/runs")).status, 404);
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/nosuch/jobs/unit/runs")).status, 404);
+
+    a = call("GET", QStringLiteral("/api/v1/pipelines/runs/runs?job=unit&limit=10"));
+    QCOMPARE(a.status, 200);
+    QJsonArray runs = a.json.value(QStringLiteral("runs")).toArray();
+    QCOMPARE(runs.size(), 2);
+    QCOMPARE(runs.first().toObject().value(QStringLiteral("id")).toString(), second); // newest first
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/pipelines/runs/runs?job=other"))
+                 .json.value(QStringLiteral("runs"))
+                 .toArray()
+                 .size(),
+             0);
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/pipelines/nosuch/runs")).status, 404);
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/pipelines/runs/runs?limit=0")).status, 400);
+
+    a = call("GET", QStringLiteral("/api/v1/runs?limit=1"));
+    QCOMPARE(a.status, 200);
+    QCOMPARE(a.json.value(QStringLiteral("runs")).toArray().size(), 1);
+    QCOMPARE(errorWhere(call("GET", QStringLiteral("/api/v1/runs?limit=many"))), QStringLiteral("query.limit"));
+
+    // The tree of a run with steps.
+    test::FakePipelineService &fake = *m_install.pipelines;
+    fake.setRunning(first);
+    fake.step(first, QStringLiteral("p0"), {}, QStringLiteral("repo"), QStringLiteral("get"),
+              QStringLiteral("succeeded"));
+    fake.step(first, QStringLiteral("p1"), {}, {}, QStringLiteral("in_parallel"), QStringLiteral("running"));
+    fake.step(first, QStringLiteral("p1.0"), QStringLiteral("p1"), QStringLiteral("lint"), QStringLiteral("task"),
+              QStringLiteral("cached"));
+    a = call("GET", QStringLiteral("/api/v1/runs/") + first);
+    QCOMPARE(a.status, 200);
+    QCOMPARE(a.json.value(QStringLiteral("status")).toString(), QStringLiteral("running"));
+    const QJsonArray steps = a.json.value(QStringLiteral("steps")).toArray();
+    QCOMPARE(steps.size(), 2);
+    const QJsonObject child = steps[1].toObject().value(QStringLiteral("children")).toArray().first().toObject();
+    QCOMPARE(child.value(QStringLiteral("name")).toString(), QStringLiteral("lint"));
+    QCOMPARE(child.value(QStringLiteral("cached")).toBool(), true);
+    QCOMPARE(a.json.value(QStringLiteral("cached_count")).toInt(), 1);
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/runs/r000000000000")).status, 404);
+}
+
+void TestPipelineApi::runEventsAndAbort()
+{
+    QCOMPARE(call("PUT", QStringLiteral("/api/v1/pipelines/ev"), setBody(PipelineYaml, false)).status, 201);
+    const QString id = trigger(QStringLiteral("ev"), QStringLiteral("unit"));
+    test::FakePipelineService &fake = *m_install.pipelines;
+    fake.setRunning(id);
+    fake.step(id, QStringLiteral("t"), {}, QStringLiteral("unit"), QStringLiteral("task"), QStringLiteral("running"));
+    fake.output(id, QStringLiteral("t"), QStringLiteral("line one"));
+    fake.output(id, QStringLiteral("t"), QStringLiteral("line two"));
+
+    Answer a = call("GET", QStringLiteral("/api/v1/runs/%1/events").arg(id));
+    QCOMPARE(a.status, 200);
+    QJsonArray events = a.json.value(QStringLiteral("events")).toArray();
+    QCOMPARE(events.size(), 3);
+    const QJsonObject second = events[1].toObject();
+    QCOMPARE(second.value(QStringLiteral("seq")).toInt(), 2);
+    QCOMPARE(second.value(QStringLiteral("step")).toString(), QStringLiteral("t"));
+    QCOMPARE(second.value(QStringLiteral("type")).toString(), QStringLiteral("output"));
+    QCOMPARE(second.value(QStringLiteral("data")).toObject().value(QStringLiteral("text")).toString(),
+             QStringLiteral("line one"));
+    QVERIFY(second.value(QStringLiteral("time_ms")).toDouble() > 0);
+
+    a = call("GET", QStringLiteral("/api/v1/runs/%1/events?after=1&limit=1").arg(id));
+    events = a.json.value(QStringLiteral("events")).toArray();
+    QCOMPARE(events.size(), 1);
+    QCOMPARE(events[0].toObject().value(QStringLiteral("seq")).toInt(), 2);
+    QCOMPARE(errorWhere(call("GET", QStringLiteral("/api/v1/runs/%1/events?after=-1").arg(id))),
+             QStringLiteral("query.after"));
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/runs/r000000000000/events")).status, 404);
+
+    a = call("POST", QStringLiteral("/api/v1/runs/%1/abort").arg(id));
+    QCOMPARE(a.status, 202);
+    QCOMPARE(a.json.value(QStringLiteral("status")).toString(), QStringLiteral("aborting"));
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/runs/%1/abort").arg(id)).status, 409);
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/runs/r000000000000/abort")).status, 404);
+}
+
+void TestPipelineApi::webhook()
+{
+    m_install.pipelines->setWebhookToken(QStringLiteral("ci"), QStringLiteral("repo"), QStringLiteral("s3cret-hook"));
+    const int before = m_install.pipelines->webhookChecks();
+    const QString path = QStringLiteral("/api/v1/pipelines/ci/resources/repo/check");
+    // No bearer token needed: the webhook token is the authorization.
+    Answer a = call("POST", path + QStringLiteral("?webhook_token=s3cret-hook"), {}, {});
+    QCOMPARE(a.status, 202);
+    QCOMPARE(a.json.value(QStringLiteral("status")).toString(), QStringLiteral("checking"));
+    QCOMPARE(m_install.pipelines->webhookChecks(), before + 1);
+
+    a = call("POST", path + QStringLiteral("?webhook_token=guessed-hook"), {}, {});
+    QCOMPARE(a.status, 401);
+    QVERIFY(!a.body.contains("s3cret-hook"));
+    QVERIFY(!a.body.contains("guessed-hook"));
+    // A valid bearer token does not stand in for the webhook token.
+    QCOMPARE(call("POST", path + QStringLiteral("?webhook_token=wrong")).status, 401);
+    a = call("POST", path, {}, {});
+    QCOMPARE(a.status, 401);
+    QCOMPARE(errorWhere(a), QStringLiteral("query.webhook_token"));
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/ci/resources/nores/check?webhook_token=x"), {}, {}).status,
+             404);
+    QCOMPARE(m_install.pipelines->webhookChecks(), before + 1);
+    // Only POST is public there.
+    QCOMPARE(call("GET", path + QStringLiteral("?webhook_token=s3cret-hook"), {}, {}).status, 401);
+}
+
+void TestPipelineApi::secrets()
+{
+    const QByteArray value = "hunter2-very-secret";
+    Answer a =
+        call("PUT", QStringLiteral("/api/v1/secrets/db_password"), "{\"value\":\"" + value + "\",\"scope\":\"ci\"}");
+    QCOMPARE(a.status, 204);
+    QVERIFY(a.body.isEmpty());
+    QCOMPARE(m_install.pipelines->secretValue(QStringLiteral("ci"), QStringLiteral("db_password")),
+             QString::fromUtf8(value));
+    QCOMPARE(call("PUT", QStringLiteral("/api/v1/secrets/token"), "{\"value\":\"" + value + "\"}").status, 204);
+
+    a = call("GET", QStringLiteral("/api/v1/secrets?scope=ci"));
+    QCOMPARE(a.status, 200);
+    QCOMPARE(a.json.value(QStringLiteral("secrets")).toArray(), QJsonArray{QStringLiteral("db_password")});
+    QVERIFY(!a.body.contains(value));
+    a = call("GET", QStringLiteral("/api/v1/secrets"));
+    QCOMPARE(a.json.value(QStringLiteral("secrets")).toArray(), QJsonArray{QStringLiteral("token")});
+
+    a = call("PUT", QStringLiteral("/api/v1/secrets/x"), "{\"scope\":\"ci\"}");
+    QCOMPARE(a.status, 400);
+    QCOMPARE(errorWhere(a), QStringLiteral("value"));
+    QCOMPARE(call("PUT", QStringLiteral("/api/v1/secrets/x"), "{\"value\":\"\"}").status, 400);
+    QCOMPARE(call("PUT", QStringLiteral("/api/v1/secrets/x"), "{\"value\":\"v\",\"echo\":1}").status, 400);
+    QCOMPARE(call("PUT", QStringLiteral("/api/v1/secrets/x"), "{\"value\":\"v\",\"scope\":\"nosuch\"}").status, 404);
+
+    QCOMPARE(call("DELETE", QStringLiteral("/api/v1/secrets/db_password?scope=ci")).status, 204);
+    QCOMPARE(call("DELETE", QStringLiteral("/api/v1/secrets/db_password?scope=ci")).status, 404);
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/secrets?scope=ci")).json.value(QStringLiteral("secrets")).toArray(),
+             QJsonArray{});
+}
+
+void TestPipelineApi::followBacklogLiveAndFinish()
+{
+    QCOMPARE(call("PUT", QStringLiteral("/api/v1/pipelines/fol"), setBody(PipelineYaml, false)).status, 201);
+    const QString id = trigger(QStringLiteral("fol"), QStringLiteral("unit"));
+    test::FakePipelineService &fake = *m_install.pipelines;
+    fake.setRunning(id);
+    const QString t = QStringLiteral("plan[0].task:unit");
+    fake.step(id, t, {}, QStringLiteral("unit"), QStringLiteral("task"), QStringLiteral("running")); // 1
+    fake.output(id, t, QStringLiteral("one"));                                                       // 2
+    fake.output(id, t, QStringLiteral("two"));                                                       // 3
+
+    Follower follower;
+    follower.open(m_install.port, QStringLiteral("/api/v1/runs/%1/follow?after=1").arg(id), m_install.token);
+    QTRY_COMPARE_WITH_TIMEOUT(follower.seqs(), (QList<qint64>{2, 3}), 5000);
+    QCOMPARE(follower.messages[0].value(QStringLiteral("data")).toObject().value(QStringLiteral("text")).toString(),
+             QStringLiteral("one"));
+
+    fake.output(id, t, QStringLiteral("three")); // 4, live
+    QTRY_COMPARE_WITH_TIMEOUT(follower.seqs(), (QList<qint64>{2, 3, 4}), 5000);
+    const QJsonObject live = follower.messages.last();
+    QCOMPARE(live.value(QStringLiteral("type")).toString(), QStringLiteral("output"));
+    QCOMPARE(live.value(QStringLiteral("step")).toString(), t);
+    QCOMPARE(live.value(QStringLiteral("data")).toObject().value(QStringLiteral("text")).toString(),
+             QStringLiteral("three"));
+
+    // A duplicate on the bus is dropped; an event stored but never published is read from the
+    // store when the next one shows the gap.
+    m_install.engine->events()->publish(core::Event{QStringLiteral("run.event"),
+                                                    {},
+                                                    {},
+                                                    QJsonObject{{QStringLiteral("run"), id},
+                                                                {QStringLiteral("seq"), 4},
+                                                                {QStringLiteral("type"), QStringLiteral("output")}},
+                                                    1});
+    fake.output(id, t, QStringLiteral("five, stored only"), false);                                       // 5
+    fake.step(id, t, {}, QStringLiteral("unit"), QStringLiteral("task"), QStringLiteral("succeeded"), 0); // 6
+    // Another run's events are not this follower's.
+    fake.output(trigger(QStringLiteral("fol"), QStringLiteral("unit")), t, QStringLiteral("elsewhere"));
+    QTRY_COMPARE_WITH_TIMEOUT(follower.seqs(), (QList<qint64>{2, 3, 4, 5, 6}), 5000);
+
+    fake.finish(id, QStringLiteral("succeeded"));
+    QTRY_VERIFY_WITH_TIMEOUT(follower.closed, 5000);
+    QCOMPARE(follower.socket.closeCode(), QWebSocketProtocol::CloseCodeNormal);
+    QCOMPARE(follower.messages.last(), (QJsonObject{{QStringLiteral("finished"), QStringLiteral("succeeded")}}));
+    QCOMPARE(follower.seqs(), (QList<qint64>{2, 3, 4, 5, 6}));
+    QTRY_COMPARE(m_install.server->webSocketCount(), 0);
+}
+
+void TestPipelineApi::followFinishedRun()
+{
+    const QString id = trigger(QStringLiteral("fol"), QStringLiteral("unit"));
+    test::FakePipelineService &fake = *m_install.pipelines;
+    fake.step(id, QStringLiteral("t"), {}, QStringLiteral("unit"), QStringLiteral("task"), QStringLiteral("failed"), 1);
+    fake.finish(id, QStringLiteral("failed"));
+    Follower follower;
+    follower.open(m_install.port, QStringLiteral("/api/v1/runs/%1/follow").arg(id), m_install.token);
+    QTRY_VERIFY_WITH_TIMEOUT(follower.closed, 5000);
+    QCOMPARE(follower.seqs(), QList<qint64>{1});
+    QCOMPARE(follower.messages.last(), (QJsonObject{{QStringLiteral("finished"), QStringLiteral("failed")}}));
+}
+
+void TestPipelineApi::followUnknownRun()
+{
+    Follower follower;
+    follower.open(m_install.port, QStringLiteral("/api/v1/runs/r000000000000/follow"), m_install.token);
+    QTRY_VERIFY_WITH_TIMEOUT(follower.closed, 5000);
+    QCOMPARE(int(follower.socket.closeCode()), 4404);
+
+    Follower anonymous;
+    anonymous.open(m_install.port, QStringLiteral("/api/v1/runs/r000000000000/follow"), {});
+    QTRY_VERIFY_WITH_TIMEOUT(anonymous.closed, 5000);
+    QCOMPARE(anonymous.socket.closeCode(), QWebSocketProtocol::CloseCodePolicyViolated);
+
+    const Answer plain = call("GET", QStringLiteral("/api/v1/runs/r000000000000/follow"));
+    QCOMPARE(plain.status, 400);
+    QCOMPARE(errorWhere(plain), QStringLiteral("Upgrade"));
+}
+
+QTEST_GUILESS_MAIN(TestPipelineApi)
+#include "tst_pipelineapi.moc"
