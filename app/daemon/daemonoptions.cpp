@@ -33,7 +33,10 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
         QStringLiteral("install-id"),
         QStringLiteral("Names this install's containers apart from another install's on the same engine."),
         QStringLiteral("id"));
-    parser.addOptions({dataDir, listen, database, workers, reconcile, docker, install});
+    const QCommandLineOption maxRuns(QStringLiteral("max-runs"),
+                                     QStringLiteral("Pipeline runs at once, all pipelines together (default 4)."),
+                                     QStringLiteral("n"));
+    parser.addOptions({dataDir, listen, database, workers, reconcile, docker, install, maxRuns});
     parser.process(arguments);
     if (!parser.positionalArguments().isEmpty())
         return fail(ErrorCode::Invalid,
@@ -82,6 +85,13 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
         if (!ok || o.engine.reconcileIntervalMs < 100)
             return fail(ErrorCode::Invalid, QStringLiteral("expected milliseconds, at least 100"),
                         QStringLiteral("--reconcile-interval"));
+    }
+    if (parser.isSet(maxRuns)) {
+        bool ok = false;
+        o.maxRuns = parser.value(maxRuns).toInt(&ok);
+        if (!ok || o.maxRuns < 1 || o.maxRuns > 256)
+            return fail(ErrorCode::Invalid, QStringLiteral("expected a number from 1 to 256"),
+                        QStringLiteral("--max-runs"));
     }
     if (parser.isSet(install))
         o.engine.installId = parser.value(install);

@@ -14,6 +14,7 @@ struct DaemonOptions {
     QHostAddress listenAddress = QHostAddress::LocalHost;
     quint16 listenPort = 7420;
     QString dockerSocket; // empty: DOCKER_HOST or /var/run/docker.sock
+    int maxRuns = 4;      // pipeline runs at once, all pipelines together
 };
 
 // Errors name the flag that was wrong. --help and --version exit the process.

@@ -49,7 +49,10 @@ int main(int argc, char *argv[])
             err << "hint: " << started.error().hint << Qt::endl;
         return 1;
     }
-    if (auto pipelines = wiring::installPipelines(engine, {options->dockerSocket, {}}); !pipelines) {
+    wiring::PipelineWiringOptions pipelineOptions;
+    pipelineOptions.dockerSocket = options->dockerSocket;
+    pipelineOptions.service.scheduler.workers = options->maxRuns;
+    if (auto pipelines = wiring::installPipelines(engine, pipelineOptions); !pipelines) {
         err << "pandod: cannot start the pipeline runner: " << pipelines.error().text() << Qt::endl;
         if (!pipelines.error().hint.isEmpty())
             err << "hint: " << pipelines.error().hint << Qt::endl;

@@ -86,7 +86,7 @@ const QList<Migration> &migrations()
                             " config_version INTEGER NOT NULL DEFAULT 0,"
                             " paused INTEGER NOT NULL DEFAULT 0,"
                             " paused_reason TEXT NOT NULL DEFAULT '',"
-                            " max_runs INTEGER NOT NULL DEFAULT 1,"
+                            " max_runs INTEGER NOT NULL DEFAULT 0,"
                             " consecutive_errors INTEGER NOT NULL DEFAULT 0,"
                             " created_ms BIGINT NOT NULL DEFAULT 0,"
                             " updated_ms BIGINT NOT NULL DEFAULT 0)"),

@@ -37,7 +37,8 @@ public:
     // Newest first; job empty: every job of the pipeline; pipeline empty: every run.
     Result<QList<RunRecord>> list(const QString &pipeline, const QString &job, int limit);
     // Atomically claims the oldest queued run of the pipeline while it is not paused and fewer
-    // than maxRuns of its runs are running (a job's runs in order); nullopt when none may start.
+    // than maxRuns (0: no limit) of its runs are running (a job's runs in order); nullopt when
+    // none may start.
     Result<std::optional<RunRecord>> claimNext(const QString &pipeline, int maxRuns, const QString &owner,
                                                qint64 nowMs);
     // Runs left running by processes other than owner.

@@ -67,7 +67,7 @@ Result<PipelineRecord> PipelineRepository::set(const QString &name, const QStrin
             return std::unexpected(q.error());
     } else {
         auto q =
-            tx->run(u"INSERT INTO pipelines ("_s + kPipelineColumns + u") VALUES (?, ?, ?, 1, 0, '', 1, 0, ?, ?)"_s,
+            tx->run(u"INSERT INTO pipelines ("_s + kPipelineColumns + u") VALUES (?, ?, ?, 1, 0, '', 0, 0, ?, ?)"_s,
                     {detail::text(name), detail::text(configYaml), detail::text(varsYaml), nowMs, nowMs}, what);
         if (!q)
             return std::unexpected(q.error());

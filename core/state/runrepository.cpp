@@ -167,7 +167,7 @@ Result<std::optional<RunRecord>> RunRepository::claimNext(const QString &pipelin
                                {detail::text(pipeline)}, what);
         if (!running)
             return std::unexpected(running.error());
-        if (running->next() && running->value(0).toInt() >= maxRuns) {
+        if (running->next() && maxRuns > 0 && running->value(0).toInt() >= maxRuns) {
             if (auto ok = tx->commit(); !ok)
                 return std::unexpected(ok.error());
             return std::optional<RunRecord>{};

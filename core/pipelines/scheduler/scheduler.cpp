@@ -169,7 +169,7 @@ bool Scheduler::runOne()
         const PipelineRecord &pipeline = pipelines->at((start + i) % pipelines->size());
         if (pipeline.paused)
             continue;
-        auto claimed = runs.claimNext(pipeline.name, qMax(1, pipeline.maxRuns), m_owner, m_clock.nowMs());
+        auto claimed = runs.claimNext(pipeline.name, pipeline.maxRuns, m_owner, m_clock.nowMs());
         if (!claimed) {
             qWarning("scheduler: claiming a run of %s failed: %s", qPrintable(pipeline.name),
                      qPrintable(claimed.error().text()));

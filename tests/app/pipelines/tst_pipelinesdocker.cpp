@@ -176,6 +176,7 @@ void TestPipelinesDocker::aCommitRunsTheJobsInPassedOrder()
     const QByteArray config =
         "resources:\n"
         "  - name: repo\n    type: git\n    source: { uri: ((repo_url)), branch: main }\n    check_every: 1h\n"
+        "    webhook_token: ((hook_token))\n"
         "jobs:\n"
         "  - name: unit\n    plan:\n      - get: repo\n        trigger: true\n"
         "      - in_parallel:\n" +
@@ -186,7 +187,7 @@ void TestPipelinesDocker::aCommitRunsTheJobsInPassedOrder()
         hookStep(6, "notify", "echo success-hook") +
         "  - name: deploy\n    plan:\n      - get: repo\n        passed: [unit]\n        trigger: true\n" +
         taskItem(6, "ship", "echo shipping $(cat repo/README)");
-    const QByteArray vars = "repo_url: " + m_repo.toUtf8() + "\n";
+    const QByteArray vars = "repo_url: " + m_repo.toUtf8() + "\nhook_token: hook-token-42\n";
     auto set = service().setPipeline(QStringLiteral("ci"), config, vars, false, Actor{});
     QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
     QVERIFY(set->created);
@@ -237,23 +238,41 @@ void TestPipelinesDocker::unchangedStepsAreSkippedOnARerun()
     QVERIFY2(rerun.finishedMs - rerun.startedMs < 3000,
              qPrintable(QStringLiteral("an unchanged re-run took %1 ms").arg(rerun.finishedMs - rerun.startedMs)));
 
-    // A new commit changes the get and every step that reads it.
+    // A new commit, announced by a webhook: the get and every step that reads it run again.
     QVERIFY(!m_fx->git()
                  .commit(QStringLiteral("app"), QStringLiteral("main"),
                          {{QStringLiteral("README"), GitFile{"version two\n"}}})
                  .isEmpty());
-    auto queued = static_cast<LocalPipelineService &>(service()).triggerOnce();
-    QVERIFY(queued);
-    QCOMPARE(queued->size(), 0); // check_every 1h has not passed yet
-    QVERIFY(service().webhook(QStringLiteral("ci"), QStringLiteral("repo"), QStringLiteral("x")).error().code ==
-            ErrorCode::NotFound); // no webhook_token configured
-    auto runs = service().runs(QStringLiteral("ci"), QStringLiteral("unit"), 10);
-    const int before = int(runs->size());
-    auto third = service().triggerJob(QStringLiteral("ci"), QStringLiteral("unit"), Actor{});
-    QVERIFY(third);
-    // A manual trigger takes the latest version known; with no new check it is still v1.
-    QCOMPARE(waitRun(third->run.id).status, QStringLiteral("succeeded"));
-    QCOMPARE(service().runs(QStringLiteral("ci"), QStringLiteral("unit"), 10)->size(), before + 1);
+    QCOMPARE(service().webhook(QStringLiteral("ci"), QStringLiteral("repo"), QStringLiteral("wrong")).error().code,
+             ErrorCode::Unauthorized);
+    QCOMPARE(
+        service().webhook(QStringLiteral("ci"), QStringLiteral("nope"), QStringLiteral("hook-token-42")).error().code,
+        ErrorCode::NotFound);
+    const int before = int(service().runs(QStringLiteral("ci"), QStringLiteral("unit"), 100)->size());
+    QVERIFY(service().webhook(QStringLiteral("ci"), QStringLiteral("repo"), QStringLiteral("hook-token-42")));
+    QVERIFY(static_cast<LocalPipelineService &>(service()).triggerOnce());
+    const auto changed = waitForRunOf(QStringLiteral("ci"), QStringLiteral("unit"), before + 1);
+    QVERIFY(changed);
+    QCOMPARE(changed->status, QStringLiteral("succeeded"));
+    QCOMPARE(changed->trigger, QStringLiteral("resource:repo"));
+    // Every step that reads the repository, directly or through report, ran again; only the
+    // notify hook, which reads nothing, is unchanged.
+    QStringList ran, unchanged;
+    std::function<void(const QList<RunTreeNode> &)> walk = [&](const QList<RunTreeNode> &nodes) {
+        for (const RunTreeNode &n : nodes) {
+            (n.step.status == QLatin1String("cached") ? unchanged : ran) << n.step.name;
+            walk(n.children);
+        }
+    };
+    walk(service().runTree(changed->id)->roots);
+    for (const char *name : {"repo", "lint", "test", "after"})
+        QVERIFY2(ran.contains(QLatin1String(name)), qPrintable(ran.join(QLatin1Char(','))));
+    QCOMPARE(unchanged, QStringList{QStringLiteral("notify")});
+    QVERIFY(outputOf(changed->id).join(QLatin1Char('\n')).contains(QLatin1String("version two")));
+    // ...and deploy follows it with version two.
+    const auto deploy = waitForRunOf(QStringLiteral("ci"), QStringLiteral("deploy"), 2);
+    QVERIFY(deploy);
+    QVERIFY(outputOf(deploy->id).join(QLatin1Char('\n')).contains(QLatin1String("shipping version two")));
 }
 
 void TestPipelinesDocker::attemptsAndHooks()
@@ -279,8 +298,9 @@ void TestPipelinesDocker::attemptsAndHooks()
 
 void TestPipelinesDocker::timeoutErrorsAndLeavesNoContainer()
 {
-    const QByteArray config =
-        "jobs:\n  - name: slow\n    plan:\n" + taskItem(6, "sleeps", "sleep 30", {}, {}, {"timeout: 1s"});
+    const QByteArray config = "jobs:\n  - name: slow\n    plan:\n" +
+                              taskItem(6, "sleeps", "sleep 30", {}, {}, {"timeout: 1s"}) + "    on_error:\n" +
+                              hookStep(6, "report", "echo error-hook");
     QVERIFY(service().setPipeline(QStringLiteral("slow"), config, {}, false, Actor{}));
     auto run = service().triggerJob(QStringLiteral("slow"), QStringLiteral("slow"), Actor{});
     QVERIFY(run);
@@ -288,14 +308,16 @@ void TestPipelinesDocker::timeoutErrorsAndLeavesNoContainer()
     timer.start();
     const RunRecord done = waitRun(run->run.id);
     QCOMPARE(done.status, QStringLiteral("errored"));
+    QVERIFY(outputOf(done.id).join(QLatin1Char('\n')).contains(QLatin1String("error-hook")));
     QVERIFY2(timer.elapsed() < 15000, "the timeout ended the step");
     QCOMPARE(containersOfRun(done.id), 0);
 }
 
 void TestPipelinesDocker::abortStopsTheRunningStep()
 {
-    const QByteArray config =
-        "jobs:\n  - name: long\n    plan:\n" + taskItem(6, "sleeps", "echo started; sleep 60", {});
+    const QByteArray config = "jobs:\n  - name: long\n    plan:\n" +
+                              taskItem(6, "sleeps", "echo started; sleep 60", {}) + "    on_abort:\n" +
+                              hookStep(6, "tidy", "echo abort-hook");
     QVERIFY(service().setPipeline(QStringLiteral("long"), config, {}, false, Actor{}));
     auto run = service().triggerJob(QStringLiteral("long"), QStringLiteral("long"), Actor{});
     QVERIFY(run);
@@ -303,7 +325,8 @@ void TestPipelinesDocker::abortStopsTheRunningStep()
     QVERIFY(service().abortRun(run->run.id, Actor{}));
     const RunRecord done = waitRun(run->run.id, 30000);
     QCOMPARE(done.status, QStringLiteral("aborted"));
-    QCOMPARE(containersOfRun(done.id), 0);
+    QVERIFY(outputOf(done.id).join(QLatin1Char('\n')).contains(QLatin1String("abort-hook")));
+    QTRY_COMPARE_WITH_TIMEOUT(containersOfRun(done.id), 0, 10000);
 }
 
 void TestPipelinesDocker::queuedRunsSurviveARestart()
