@@ -18,9 +18,9 @@
 namespace pando::adapters {
 
 struct Mount {
-    QString hostPath;      // an existing directory on this host
-    QString path;          // where the command sees it: absolute in a container, relative to the
-                           // work dir (or absolute) on the host
+    QString hostPath; // an existing directory on this host
+    QString path;     // where the command sees it: absolute in a container, relative to the
+                      // work dir (or absolute) on the host
     bool readOnly = false;
 };
 
@@ -31,11 +31,11 @@ struct TaskSpec {
     // nothing here ever joins argv into a string.
     QStringList argv;
     QMap<QString, QString> env;
-    QString workDir;             // container: absolute path inside; host: a directory on this host
+    QString workDir; // container: absolute path inside; host: a directory on this host
     QList<Mount> mounts;
-    QByteArray stdinData;        // written to the command's stdin, then closed
-    int timeoutMs = 0;           // 0: none
-    QString user;                // container only; empty: the image's
+    QByteArray stdinData;          // written to the command's stdin, then closed
+    int timeoutMs = 0;             // 0: none
+    QString user;                  // container only; empty: the image's
     QMap<QString, QString> labels; // container only: Pando's ownership labels
     qint64 memoryBytes = 0;
     double cpus = 0;
@@ -43,15 +43,15 @@ struct TaskSpec {
 
 struct TaskResult {
     int exitCode = -1;
-    bool timedOut = false;       // the timeout ended it (then exitCode is -1)
-    QString imageDigest;         // the image id the container ran ("" on the host)
+    bool timedOut = false; // the timeout ended it (then exitCode is -1)
+    QString imageDigest;   // the image id the container ran ("" on the host)
     qint64 startedMs = 0;
     qint64 finishedMs = 0;
 };
 
 struct OutputChunk {
     bool stderrStream = false;
-    QByteArray data;             // raw bytes as they came; not split into lines
+    QByteArray data; // raw bytes as they came; not split into lines
 };
 
 class TaskRunner {
@@ -67,6 +67,9 @@ public:
     // task created (its container, its processes) outlives the call.
     virtual Result<TaskResult> run(const TaskSpec &spec, const CancelToken &cancel,
                                    const std::function<void(const OutputChunk &)> &output) = 0;
+    // Removes what tasks of a process that died left behind: containers carrying every label in
+    // `labels`. Returns how many went. Host runners have nothing they can find and return 0.
+    virtual Result<int> removeLeftovers(const QMap<QString, QString> &labels) = 0;
 };
 
 } // namespace pando::adapters

@@ -67,8 +67,13 @@ Result<QStringList> Reconciler::pass()
     QMap<QString, Listed> byApp;
     for (const AppRecord &a : std::as_const(*appRows))
         byApp[a.name];
-    for (const adapters::ContainerInfo &c : std::as_const(*containers))
-        byApp[c.labels.value(QLatin1String(adapters::LabelApp))].containers.append(c);
+    for (const adapters::ContainerInfo &c : std::as_const(*containers)) {
+        // Only app containers are the reconciler's; pipeline task containers (no app label) belong
+        // to their run, and the pipeline runner cleans up after its own.
+        const QString app = c.labels.value(QLatin1String(adapters::LabelApp));
+        if (!app.isEmpty())
+            byApp[app].containers.append(c);
+    }
     for (const adapters::ImageInfo &i : std::as_const(*images))
         for (const QString &tag : i.tags)
             if (const QString app = appOfTag(tag); !app.isEmpty())

@@ -132,6 +132,25 @@ Result<QString> DockerTaskRunner::imageDigest(const QString &image)
     return id;
 }
 
+Result<int> DockerTaskRunner::removeLeftovers(const QMap<QString, QString> &labels)
+{
+    QJsonArray wanted;
+    for (auto it = labels.cbegin(); it != labels.cend(); ++it)
+        wanted.append(QString(it.key() + u'=' + it.value()));
+    const QString filters =
+        QString::fromUtf8(QJsonDocument(QJsonObject{{u"label"_s, wanted}}).toJson(QJsonDocument::Compact));
+    auto response = m_client.get(u"/containers/json"_s, {{u"all"_s, u"1"_s}, {u"filters"_s, filters}});
+    if (!response)
+        return std::unexpected(response.error());
+    int removed = 0;
+    for (const QJsonValue &c : response->json().array()) {
+        // The guard's destructor is the one forced removal every path uses.
+        ContainerGuard guard(m_client, c.toObject().value(u"Id"_s).toString());
+        ++removed;
+    }
+    return removed;
+}
+
 Result<TaskResult> DockerTaskRunner::run(const TaskSpec &spec, const CancelToken &cancel,
                                          const std::function<void(const OutputChunk &)> &output)
 {

@@ -27,6 +27,7 @@ public:
     QString kind() const override { return QStringLiteral("docker"); }
     // The image id (sha256:...) of a local image; NotFound with a hint when the engine lacks it.
     Result<QString> imageDigest(const QString &image) override;
+    Result<int> removeLeftovers(const QMap<QString, QString> &labels) override;
     Result<TaskResult> run(const TaskSpec &spec, const CancelToken &cancel,
                            const std::function<void(const OutputChunk &)> &output) override;
 

@@ -28,6 +28,7 @@ public:
 
     QString kind() const override { return QStringLiteral("host"); }
     Result<QString> imageDigest(const QString &image) override;
+    Result<int> removeLeftovers(const QMap<QString, QString> &) override { return 0; }
     Result<TaskResult> run(const TaskSpec &spec, const CancelToken &cancel,
                            const std::function<void(const OutputChunk &)> &output) override;
 

@@ -604,6 +604,7 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
         spec.user = resolved->config.run.user;
         spec.labels = {{QStringLiteral("dev.pando.managed"), QStringLiteral("true")},
                        {QStringLiteral("dev.pando.install"), m_deps.installId},
+                       {QStringLiteral("dev.pando.kind"), QStringLiteral("task")},
                        {QStringLiteral("dev.pando.run"), m_run.id}};
     } else {
         spec.workDir =

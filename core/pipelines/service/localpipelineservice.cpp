@@ -71,6 +71,14 @@ LocalPipelineService::~LocalPipelineService()
 
 Status LocalPipelineService::start()
 {
+    // Task containers a dead process left behind go first, while no run of this process exists
+    // yet; the scheduler then settles those runs as interrupted.
+    const QMap<QString, QString> ours{{QStringLiteral("dev.pando.managed"), QStringLiteral("true")},
+                                      {QStringLiteral("dev.pando.install"), m_deps.installId},
+                                      {QStringLiteral("dev.pando.kind"), QStringLiteral("task")}};
+    if (auto removed = m_deps.containers.removeLeftovers(ours); !removed)
+        qWarning("pipelines: removing task containers left by an earlier process failed: %s",
+                 qPrintable(removed.error().text()));
     if (auto started = m_scheduler->start(); !started)
         return started;
     QMutexLocker lock(&m_mutex);

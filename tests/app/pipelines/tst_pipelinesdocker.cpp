@@ -322,6 +322,9 @@ void TestPipelinesDocker::abortStopsTheRunningStep()
     auto run = service().triggerJob(QStringLiteral("long"), QStringLiteral("long"), Actor{});
     QVERIFY(run);
     QTRY_VERIFY_WITH_TIMEOUT(containersOfRun(run->run.id) == 1, 30000);
+    // The deploy side's reconciler leaves task containers alone: they belong to their run.
+    QVERIFY(m_fx->engine().reconcileOnce());
+    QCOMPARE(containersOfRun(run->run.id), 1);
     QVERIFY(service().abortRun(run->run.id, Actor{}));
     const RunRecord done = waitRun(run->run.id, 30000);
     QCOMPARE(done.status, QStringLiteral("aborted"));
@@ -335,10 +338,21 @@ void TestPipelinesDocker::queuedRunsSurviveARestart()
     auto a = service().triggerJob(QStringLiteral("flaky"), QStringLiteral("flaky"), Actor{});
     auto b = service().triggerJob(QStringLiteral("flaky"), QStringLiteral("flaky"), Actor{});
     QVERIFY(a && b);
+    // A task container a dead process left running.
+    adapters::ContainerSpec leftover;
+    leftover.name = QStringLiteral("pando-task-leftover-") + m_fx->installId();
+    leftover.image = DockerHarness::baseImage();
+    leftover.command = {QStringLiteral("/bin/sleep"), QStringLiteral("300")};
+    leftover.labels = {{QStringLiteral("dev.pando.managed"), QStringLiteral("true")},
+                       {QStringLiteral("dev.pando.install"), m_fx->installId()},
+                       {QStringLiteral("dev.pando.kind"), QStringLiteral("task")},
+                       {QStringLiteral("dev.pando.run"), QStringLiteral("r-dead")}};
+    QVERIFY(m_fx->docker().run(leftover));
     const QString dataDir = m_fx->dataDir();
     m_fx->stop();
     QVERIFY(m_fx->start(dataDir));
     QVERIFY(wiring::installPipelines(m_fx->engine()));
+    QCOMPARE(containersOfRun(QStringLiteral("r-dead")), 0);
     QCOMPARE(service().runTree(a->run.id)->run.status, QStringLiteral("queued"));
     QVERIFY(service().unpause(QStringLiteral("flaky"), Actor{}));
     QCOMPARE(waitRun(a->run.id).status, QStringLiteral("failed"));
