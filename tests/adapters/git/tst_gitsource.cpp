@@ -7,6 +7,9 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -49,6 +52,7 @@ private Q_SLOTS:
     void cancelDuringFetch();
     void concurrentCheckouts();
     void progressLines();
+    void checkoutOverSmartHttp();
 
 private:
     std::unique_ptr<GitFixture> m_git;
@@ -354,6 +358,35 @@ void TestGitSource::progressLines()
     QVERIFY2(lines.size() >= 2, qPrintable(lines.join(u" | "_s)));
     QVERIFY(lines.first().startsWith(u"fetching "_s));
     QVERIFY(lines.last().startsWith(u"checked out "_s));
+}
+
+// The https:// and http:// forms go through libgit2's smart HTTP transport: a real git
+// http-backend serves the fixture's bare repositories on loopback.
+void TestGitSource::checkoutOverSmartHttp()
+{
+    PANDO_REQUIRE_COMPONENT(!QStandardPaths::findExecutable(u"python3"_s).isEmpty(), u"python3"_s);
+    QTcpServer probe;
+    QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+    const quint16 port = probe.serverPort();
+    probe.close();
+    QProcess server;
+    server.start(u"python3"_s, {pando::test::sourceDir() + u"/tests/support/git-http-server.py"_s,
+                                QString::number(port), QFileInfo(m_git->barePath(u"app"_s)).absolutePath()});
+    PANDO_REQUIRE_COMPONENT(server.waitForStarted(5000) && server.waitForReadyRead(10000),
+                            u"git smart HTTP test server: "_s + QString::fromUtf8(server.readAllStandardError()));
+    const QString url = u"http://127.0.0.1:%1/%2"_s.arg(port).arg(QFileInfo(m_git->barePath(u"app"_s)).fileName());
+    GitSource source(cacheDir());
+    auto checkout = source.checkout(url, u"main"_s, workDir(), {}, {});
+    PANDO_VERIFY_OK(checkout);
+    QCOMPARE(checkout->commit, m_second);
+    QFile readme(checkout->directory + u"/README.md"_s);
+    QVERIFY(readme.open(QIODevice::ReadOnly));
+    QCOMPARE(readme.readAll(), QByteArray("hello again\n"));
+    auto tag = source.resolve(url, u"v1.0"_s);
+    PANDO_VERIFY_OK(tag);
+    QCOMPARE(*tag, m_first);
+    server.kill();
+    server.waitForFinished();
 }
 
 QTEST_GUILESS_MAIN(TestGitSource)
