@@ -6,10 +6,10 @@ PANDO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PANDO_PACKAGES=(
     cmake ninja-build ccache g++ pkg-config git curl ca-certificates
     qt6-base-dev qt6-websockets-dev qt6-httpserver-dev libqt6sql6-sqlite libqt6sql6-psql
-    libyaml-cpp-dev libgit2-dev libssh-dev libzstd-dev libssl-dev libarchive-dev libcurl4-openssl-dev
+    libyaml-cpp-dev libgit2-dev libssh-dev libzstd-dev libssl-dev libarchive-dev libcurl4-openssl-dev libargon2-dev
     docker.io busybox-static
 )
-PANDO_TEST_PACKAGES=(postgresql)
+PANDO_TEST_PACKAGES=(postgresql rsyslog rsyslog-gnutls python3 openssl)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

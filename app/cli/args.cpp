@@ -89,20 +89,31 @@ const QList<CommandSpec> &commands()
          {QStringLiteral("pipeline")},
          {},
          "NAME"},
+        {Command::AuditList,
+         {QStringLiteral("audit"), QStringLiteral("list")},
+         0,
+         {QStringLiteral("actor"), QStringLiteral("action"), QStringLiteral("object"), QStringLiteral("since"),
+          QStringLiteral("until"), QStringLiteral("limit")},
+         {},
+         ""},
+        {Command::AuditVerify, {QStringLiteral("audit"), QStringLiteral("verify")}, 0, {}, {}, ""},
     };
     return list;
 }
 
 const QStringList GlobalOptions = {QStringLiteral("server"), QStringLiteral("token"), QStringLiteral("json"),
                                    QStringLiteral("help"), QStringLiteral("version")};
-const QStringList ValueOptions = {QStringLiteral("server"), QStringLiteral("token"), QStringLiteral("file"),
-                                  QStringLiteral("ref"),    QStringLiteral("tail"),  QStringLiteral("limit"),
-                                  QStringLiteral("config"), QStringLiteral("vars"),  QStringLiteral("pipeline")};
+const QStringList ValueOptions = {QStringLiteral("server"), QStringLiteral("token"),  QStringLiteral("file"),
+                                  QStringLiteral("ref"),    QStringLiteral("tail"),   QStringLiteral("limit"),
+                                  QStringLiteral("config"), QStringLiteral("vars"),   QStringLiteral("pipeline"),
+                                  QStringLiteral("actor"),  QStringLiteral("action"), QStringLiteral("object"),
+                                  QStringLiteral("since"),  QStringLiteral("until")};
 const QStringList FlagOptions = {QStringLiteral("json"), QStringLiteral("help"),    QStringLiteral("version"),
                                  QStringLiteral("wait"), QStringLiteral("no-wait"), QStringLiteral("follow"),
                                  QStringLiteral("yes"),  QStringLiteral("watch")};
 const QStringList Groups = {QStringLiteral("apps"), QStringLiteral("deploys"), QStringLiteral("pipelines"),
-                            QStringLiteral("jobs"), QStringLiteral("runs"),    QStringLiteral("secrets")};
+                            QStringLiteral("jobs"), QStringLiteral("runs"),    QStringLiteral("secrets"),
+                            QStringLiteral("audit")};
 
 // "PIPELINE/JOB" with both parts; "PIPELINE" too when jobOptional.
 Status checkPipelineJob(const QString &value, bool jobOptional, const QString &where)
@@ -275,6 +286,9 @@ QString usageText()
                           "                                set a secret from standard input (prompted on a terminal)\n"
                           "  secrets list [--pipeline P]   list secret names\n"
                           "  secrets rm NAME [--pipeline P]\n"
+                          "  audit list [--actor A] [--action X] [--object O] [--since T] [--until T] [--limit N]\n"
+                          "                                audit lines, newest first (T: ISO 8601 or epoch ms)\n"
+                          "  audit verify                  check the hash chain; exit 1 naming the first broken line\n"
                           "                                remove a secret\n"
                           "\n"
                           "options:\n"

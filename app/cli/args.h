@@ -34,6 +34,8 @@ enum class Command {
     SecretsSet,
     SecretsList,
     SecretsRemove,
+    AuditList,
+    AuditVerify,
 };
 
 struct Args {

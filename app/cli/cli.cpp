@@ -99,6 +99,10 @@ void Cli::start()
         return listSecrets();
     case Command::SecretsRemove:
         return removeSecret();
+    case Command::AuditList:
+        return listAudit();
+    case Command::AuditVerify:
+        return verifyAudit();
     }
 }
 

@@ -74,6 +74,8 @@ private:
     void sendSecret(const QString &value);
     void listSecrets();
     void removeSecret();
+    void listAudit();
+    void verifyAudit();
     // Asks question on the terminal unless --yes; refuses when it cannot ask. onYes runs once.
     void confirm(const QString &question, const QString &where, std::function<void()> onYes);
     void failWithCode(const Error &error, int code);

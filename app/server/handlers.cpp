@@ -2,6 +2,7 @@
 // thread and call the engine's query and command methods, which only touch the database and
 // return quickly (the engine's threading contract); long work is queued by the engine.
 
+#include "audithandlers.h"
 #include "httperror.h"
 #include "pipelinehandlers.h"
 #include "replies.h"
@@ -200,6 +201,8 @@ constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/secrets", PipelinesRead, false, &pipelineapi::listSecrets},
     {"PUT", "/api/v1/secrets/{name}", PipelinesWrite, false, &pipelineapi::setSecret},
     {"DELETE", "/api/v1/secrets/{name}", PipelinesWrite, false, &pipelineapi::removeSecret},
+    {"GET", "/api/v1/audit", AuditRead, false, &auditapi::listAudit},
+    {"GET", "/api/v1/audit/verify", AuditRead, false, &auditapi::verifyAudit},
 };
 
 constexpr bool everyRouteIsComplete()

@@ -24,8 +24,9 @@ inline constexpr std::string_view LogsRead = "logs.read";
 inline constexpr std::string_view PipelinesRead = "pipelines.read";   // pipelines, runs, secret names
 inline constexpr std::string_view PipelinesWrite = "pipelines.write"; // set, pause, remove; secrets
 inline constexpr std::string_view RunsWrite = "runs.write";           // trigger and abort runs
-inline constexpr std::string_view All[] = {Public,   AppsRead,      AppsWrite,      DeploysWrite,
-                                           LogsRead, PipelinesRead, PipelinesWrite, RunsWrite};
+inline constexpr std::string_view AuditRead = "audit.read";
+inline constexpr std::string_view All[] = {Public,        AppsRead,       AppsWrite, DeploysWrite, LogsRead,
+                                           PipelinesRead, PipelinesWrite, RunsWrite, AuditRead};
 } // namespace permission
 
 // What a handler may read of the request. A copy: handlers run on the server's worker threads,

@@ -578,6 +578,16 @@ const EngineOptions &Engine::options() const
     return d->options;
 }
 
+Result<QList<AuditRecord>> Engine::auditLines(const AuditRepository::Filter &filter)
+{
+    return AuditRepository(d->db).list(filter);
+}
+
+Result<std::optional<qint64>> Engine::verifyAudit()
+{
+    return AuditRepository(d->db).verify();
+}
+
 Result<QStringList> Engine::reconcileOnce()
 {
     auto changes = d->reconciler.pass();

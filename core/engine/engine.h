@@ -19,6 +19,7 @@
 #include "core/spec/appspec.h"
 #include "core/state/database.h"
 #include "core/state/records.h"
+#include "core/state/repositories.h"
 
 #include <QJsonObject>
 #include <QObject>
@@ -49,6 +50,7 @@ struct DeployView {
 QJsonObject toJson(const DeployRecord &deploy);
 QJsonObject toJson(const StepRecord &step);
 QJsonObject toJson(const adapters::LogLine &line);
+QJsonObject toJson(const AuditRecord &line);
 
 struct EngineOptions {
     QString dataDir; // the source cache, key files, the SQLite file
@@ -104,6 +106,11 @@ public:
     AuditLog &audit();
     Clock &clock();
     const EngineOptions &options() const;
+
+    // The audit log, newest first, narrowed by filter; and the first line whose hash or link to
+    // the line before it does not match (nullopt: the chain holds).
+    Result<QList<AuditRecord>> auditLines(const AuditRepository::Filter &filter);
+    Result<std::optional<qint64>> verifyAudit();
 
     // One reconciler pass now (tests and `pando` diagnostics); returns what it changed.
     Result<QStringList> reconcileOnce();

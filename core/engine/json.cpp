@@ -3,6 +3,7 @@
 #include "engine.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 
 namespace pando::core {
 
@@ -48,6 +49,21 @@ QJsonObject toJson(const adapters::LogLine &line)
         {QStringLiteral("time_ms"), line.timestampMs},
         {QStringLiteral("stream"), line.stderrStream ? QStringLiteral("stderr") : QStringLiteral("stdout")},
         {QStringLiteral("text"), line.text}};
+}
+
+QJsonObject toJson(const AuditRecord &line)
+{
+    return QJsonObject{{QStringLiteral("seq"), line.seq},
+                       {QStringLiteral("time_ms"), line.timeMs},
+                       {QStringLiteral("actor"), line.actor},
+                       {QStringLiteral("action"), line.action},
+                       {QStringLiteral("object"), line.object},
+                       {QStringLiteral("outcome"), line.outcome},
+                       {QStringLiteral("detail"), QJsonDocument::fromJson(line.detail.toUtf8()).object()},
+                       {QStringLiteral("request_id"), line.requestId},
+                       {QStringLiteral("source"), line.source},
+                       {QStringLiteral("prev_hash"), line.prevHash},
+                       {QStringLiteral("hash"), line.hash}};
 }
 
 QJsonObject AppView::toJson() const

@@ -166,6 +166,48 @@ const QList<Migration> &migrations()
                             " updated_ms BIGINT NOT NULL DEFAULT 0,"
                             " PRIMARY KEY (scope, name))"),
          }},
+        {3,
+         QStringLiteral("audit sink cursors"),
+         {
+             QStringLiteral("CREATE TABLE audit_sink_cursors ("
+                            " sink TEXT NOT NULL PRIMARY KEY,"
+                            " last_seq BIGINT NOT NULL DEFAULT 0,"
+                            " updated_ms BIGINT NOT NULL DEFAULT 0,"
+                            " last_error TEXT NOT NULL DEFAULT '')"),
+         }},
+        {4,
+         QStringLiteral("accounts: users, login sessions, scoped API tokens"),
+         {
+             QStringLiteral("CREATE TABLE users ("
+                            " id TEXT NOT NULL PRIMARY KEY,"
+                            " username TEXT NOT NULL UNIQUE,"
+                            " display_name TEXT NOT NULL DEFAULT '',"
+                            " role TEXT NOT NULL DEFAULT 'viewer',"
+                            " disabled INTEGER NOT NULL DEFAULT 0,"
+                            " identity TEXT NOT NULL DEFAULT 'local',"
+                            " password_hash TEXT NOT NULL DEFAULT '',"
+                            " created_ms BIGINT NOT NULL DEFAULT 0,"
+                            " updated_ms BIGINT NOT NULL DEFAULT 0)"),
+             QStringLiteral("CREATE TABLE sessions ("
+                            " id TEXT NOT NULL PRIMARY KEY,"
+                            " user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,"
+                            " digest TEXT NOT NULL UNIQUE,"
+                            " source TEXT NOT NULL DEFAULT '',"
+                            " created_ms BIGINT NOT NULL DEFAULT 0,"
+                            " expires_ms BIGINT NOT NULL DEFAULT 0,"
+                            " revoked_ms BIGINT NOT NULL DEFAULT 0)"),
+             QStringLiteral("CREATE INDEX sessions_user ON sessions (user_id)"),
+             QStringLiteral("CREATE TABLE api_tokens ("
+                            " id TEXT NOT NULL PRIMARY KEY,"
+                            " user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,"
+                            " name TEXT NOT NULL DEFAULT '',"
+                            " digest TEXT NOT NULL UNIQUE,"
+                            " scopes TEXT NOT NULL DEFAULT '',"
+                            " created_ms BIGINT NOT NULL DEFAULT 0,"
+                            " expires_ms BIGINT NOT NULL DEFAULT 0,"
+                            " revoked_ms BIGINT NOT NULL DEFAULT 0)"),
+             QStringLiteral("CREATE INDEX api_tokens_user ON api_tokens (user_id, created_ms)"),
+         }},
     };
     return all;
 }

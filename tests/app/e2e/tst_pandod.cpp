@@ -15,6 +15,8 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRandomGenerator>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -52,6 +54,7 @@ private Q_SLOTS:
     void badInputIsRefusedWithNothingCreated_data();
     void badInputIsRefusedWithNothingCreated();
     void sigkillMidDeployIsSettledOnRestart();
+    void auditTrailListsAndVerifies();
 
 private:
     bool startDaemon();
@@ -296,6 +299,37 @@ void TestPandod::sigkillMidDeployIsSettledOnRestart()
     const QJsonObject app = cliJson({QStringLiteral("apps"), QStringLiteral("show"), QStringLiteral("web")});
     QTRY_COMPARE_WITH_TIMEOUT(httpGet(QUrl(app.value(QStringLiteral("url")).toString())).body.trimmed(),
                               QByteArray("hello"), 15000);
+}
+
+void TestPandod::auditTrailListsAndVerifies()
+{
+    // What happened above is on the record, with who did it.
+    const QJsonObject created = cliJson(
+        {QStringLiteral("audit"), QStringLiteral("list"), QStringLiteral("--action"), QStringLiteral("app.create")});
+    const QJsonArray lines = created.value(QStringLiteral("lines")).toArray();
+    QVERIFY(!lines.isEmpty());
+    QCOMPARE(lines.first().toObject().value(QStringLiteral("object")).toString(), QStringLiteral("app/web"));
+    QCOMPARE(lines.first().toObject().value(QStringLiteral("actor")).toString(), QStringLiteral("token:initial-admin"));
+    const Run intact = cli({QStringLiteral("audit"), QStringLiteral("verify")});
+    QVERIFY2(intact.exitCode == 0, intact.err.constData());
+    QVERIFY(intact.out.contains("intact"));
+
+    // Someone edits a line in the database: verify names it.
+    const qint64 seq = qint64(lines.first().toObject().value(QStringLiteral("seq")).toDouble());
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("tamper"));
+        db.setDatabaseName(m_dataDir + QStringLiteral("/pando.db"));
+        QVERIFY(db.open());
+        QSqlQuery q(db);
+        QVERIFY(q.prepare(QStringLiteral("UPDATE audit_log SET actor = 'someone-else' WHERE seq = ?")));
+        q.addBindValue(seq);
+        QVERIFY(q.exec());
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("tamper"));
+    const Run broken = cli({QStringLiteral("audit"), QStringLiteral("verify")});
+    QCOMPARE(broken.exitCode, 1);
+    QVERIFY2(broken.err.contains(QByteArray("broken at line " + QByteArray::number(seq))), broken.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestPandod)

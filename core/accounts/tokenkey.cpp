@@ -1,4 +1,4 @@
-#include "tokens.h"
+#include "tokenkey.h"
 
 #include <QFile>
 #include <QFileInfo>

@@ -1,0 +1,48 @@
+#include "audithandlers.h"
+
+#include "replies.h"
+
+#include <QJsonArray>
+
+namespace pando::server::auditapi {
+
+Reply listAudit(Call &call)
+{
+    core::AuditRepository::Filter filter;
+    filter.actor = queryParam(call.request, QStringLiteral("actor"));
+    filter.action = queryParam(call.request, QStringLiteral("action"));
+    filter.object = queryParam(call.request, QStringLiteral("object"));
+    auto since = int64Param(call.request, QStringLiteral("since_ms"), 0, 0, std::numeric_limits<qint64>::max());
+    auto until = int64Param(call.request, QStringLiteral("until_ms"), 0, 0, std::numeric_limits<qint64>::max());
+    auto limit = intParam(call.request, QStringLiteral("limit"), 100, 1, 10000);
+    for (const auto *param : {&since, &until})
+        if (!*param)
+            return errorReply(param->error());
+    if (!limit)
+        return errorReply(limit.error());
+    filter.sinceMs = *since;
+    filter.untilMs = *until;
+    filter.limit = *limit;
+    auto lines = call.engine.auditLines(filter);
+    if (!lines)
+        return errorReply(lines.error());
+    QJsonArray list;
+    for (const core::AuditRecord &line : std::as_const(*lines))
+        list.append(core::toJson(line));
+    return Reply{200, QJsonObject{{QStringLiteral("lines"), list}}};
+}
+
+Reply verifyAudit(Call &call)
+{
+    auto broken = call.engine.verifyAudit();
+    if (!broken)
+        return errorReply(broken.error());
+    auto newest = call.engine.auditLines(core::AuditRepository::Filter{.limit = 1});
+    const qint64 count = newest && !newest->isEmpty() ? newest->first().seq : 0;
+    QJsonObject body{{QStringLiteral("ok"), !broken->has_value()}, {QStringLiteral("lines"), count}};
+    if (broken->has_value())
+        body.insert(QStringLiteral("first_broken"), **broken);
+    return Reply{200, body};
+}
+
+} // namespace pando::server::auditapi

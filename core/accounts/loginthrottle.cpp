@@ -1,0 +1,76 @@
+#include "loginthrottle.h"
+
+#include <QMutexLocker>
+#include <algorithm>
+
+namespace pando::core::accounts {
+
+namespace {
+// Past this many keys the table drops the ones whose failures are forgiven anyway, so names
+// and addresses an attacker makes up cannot grow it without bound.
+constexpr qsizetype PruneAbove = 10000;
+} // namespace
+
+LoginThrottle::LoginThrottle(Clock &clock, ThrottlePolicy perAccount, ThrottlePolicy perAddress)
+    : m_clock(clock), m_account(perAccount), m_address(perAddress)
+{}
+
+qint64 LoginThrottle::waitFor(const QHash<QString, Entry> &table, const QString &key, qint64 now) const
+{
+    const auto it = table.constFind(key);
+    if (it == table.constEnd())
+        return 0;
+    return std::max<qint64>(0, it->lockedUntilMs - now);
+}
+
+qint64 LoginThrottle::waitMs(const QString &account, const QString &address) const
+{
+    QMutexLocker lock(&m_mutex);
+    const qint64 now = m_clock.nowMs();
+    return std::max(waitFor(m_accounts, account, now), waitFor(m_addresses, address, now));
+}
+
+void LoginThrottle::fail(QHash<QString, Entry> &table, const QString &key, const ThrottlePolicy &policy, qint64 now)
+{
+    if (table.size() > PruneAbove)
+        prune(table, policy, now);
+    Entry &e = table[key];
+    if (e.failures > 0 && now - e.lastFailureMs > policy.forgetAfterMs)
+        e = Entry{};
+    ++e.failures;
+    e.lastFailureMs = now;
+    const int over = e.failures - policy.freeFailures;
+    if (over <= 0)
+        return;
+    // base * 2^(over-1), without overflowing the shift.
+    qint64 delay = policy.baseDelayMs;
+    for (int i = 1; i < over && delay < policy.maxDelayMs; ++i)
+        delay *= 2;
+    e.lockedUntilMs = now + std::min(delay, policy.maxDelayMs);
+}
+
+void LoginThrottle::prune(QHash<QString, Entry> &table, const ThrottlePolicy &policy, qint64 now)
+{
+    for (auto it = table.begin(); it != table.end();) {
+        if (now - it->lastFailureMs > policy.forgetAfterMs && it->lockedUntilMs <= now)
+            it = table.erase(it);
+        else
+            ++it;
+    }
+}
+
+void LoginThrottle::recordFailure(const QString &account, const QString &address)
+{
+    QMutexLocker lock(&m_mutex);
+    const qint64 now = m_clock.nowMs();
+    fail(m_accounts, account, m_account, now);
+    fail(m_addresses, address, m_address, now);
+}
+
+void LoginThrottle::recordSuccess(const QString &account)
+{
+    QMutexLocker lock(&m_mutex);
+    m_accounts.remove(account);
+}
+
+} // namespace pando::core::accounts
