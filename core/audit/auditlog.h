@@ -8,9 +8,14 @@
 #include "adapters/api/error.h"
 #include "core/common/clock.h"
 #include "core/state/database.h"
+#include "core/state/records.h"
 
 #include <QJsonObject>
+#include <QMutex>
 #include <QString>
+#include <QWaitCondition>
+#include <atomic>
+#include <memory>
 
 namespace pando::core {
 
@@ -29,13 +34,28 @@ struct Actor {
 class AuditLog {
 public:
     AuditLog(Database &db, Clock &clock) : m_db(db), m_clock(clock) {}
-    // outcome: "success", "failure", "denied".
+    // outcome: "success", "failure", "denied". Returns once the line is committed. Callers on
+    // several threads at once share commits: one of them writes every line waiting, in one
+    // transaction (group commit), and each returns when its own line is durable.
     Status record(const Actor &actor, const QString &action, const QString &object, const QString &outcome,
                   const QJsonObject &detail = {});
+    // Off only to measure what auditing costs (tests/bench/bench_audit); an install always audits.
+    void setEnabled(bool enabled) { m_enabled = enabled; }
 
 private:
+    struct Pending {
+        AuditRecord line;
+        bool done = false;
+        Status result;
+    };
+
     Database &m_db;
     Clock &m_clock;
+    std::atomic_bool m_enabled = true;
+    QMutex m_mutex;
+    QWaitCondition m_committed;
+    QList<std::shared_ptr<Pending>> m_queue; // lines waiting for the next commit
+    bool m_committing = false;               // a caller is writing a batch now
 };
 
 } // namespace pando::core

@@ -55,37 +55,53 @@ QString AuditRepository::hashOf(const AuditRecord &line)
 
 Result<AuditRecord> AuditRepository::append(AuditRecord line)
 {
-    const QString what = u"append audit line "_s + line.action + u' ' + line.object;
+    auto appended = appendBatch({std::move(line)});
+    if (!appended)
+        return std::unexpected(appended.error());
+    return appended->first();
+}
+
+Result<QList<AuditRecord>> AuditRepository::appendBatch(QList<AuditRecord> lines)
+{
+    if (lines.isEmpty())
+        return lines;
+    const QString what =
+        u"append %1 audit line(s), first %2 %3"_s.arg(lines.size()).arg(lines.first().action, lines.first().object);
     // seq is the primary key: two appenders that read the same last line cannot both insert, and
     // the loser (Conflict) reads again and chains onto the winner.
-    return detail::retryOnConflict([&]() -> Result<AuditRecord> {
+    return detail::retryOnConflict([&]() -> Result<QList<AuditRecord>> {
         auto tx = detail::Transaction::begin(m_db, what);
         if (!tx)
             return std::unexpected(tx.error());
+        qint64 seq = 0;
+        QString prevHash;
         {
             auto q = tx->run(u"SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1"_s, {}, what);
             if (!q)
                 return std::unexpected(q.error());
             if (q->next()) {
-                line.seq = q->value(0).toLongLong() + 1;
-                line.prevHash = q->value(1).toString();
-            } else {
-                line.seq = 1;
-                line.prevHash = u""_s;
+                seq = q->value(0).toLongLong();
+                prevHash = q->value(1).toString();
             }
         }
-        line.hash = hashOf(line);
-        auto insert = tx->run(
-            u"INSERT INTO audit_log ("_s + kAuditColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
-            {line.seq, line.timeMs, detail::text(line.actor), detail::text(line.action), detail::text(line.object),
-             detail::text(line.outcome), detail::text(line.detail), detail::text(line.requestId),
-             detail::text(line.source), detail::text(line.prevHash), detail::text(line.hash)},
-            what);
-        if (!insert)
-            return std::unexpected(insert.error());
+        QList<AuditRecord> written = lines;
+        for (AuditRecord &line : written) {
+            line.seq = ++seq;
+            line.prevHash = prevHash;
+            line.hash = hashOf(line);
+            prevHash = line.hash;
+            auto insert = tx->run(
+                u"INSERT INTO audit_log ("_s + kAuditColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
+                {line.seq, line.timeMs, detail::text(line.actor), detail::text(line.action), detail::text(line.object),
+                 detail::text(line.outcome), detail::text(line.detail), detail::text(line.requestId),
+                 detail::text(line.source), detail::text(line.prevHash), detail::text(line.hash)},
+                what);
+            if (!insert)
+                return std::unexpected(insert.error());
+        }
         if (auto ok = tx->commit(); !ok)
             return std::unexpected(ok.error());
-        return line;
+        return written;
     });
 }
 

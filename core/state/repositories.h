@@ -69,6 +69,9 @@ public:
     // Appends one line in its own transaction, filling seq, prevHash and hash; returns it once
     // it is committed.
     Result<AuditRecord> append(AuditRecord line);
+    // Appends lines in order in one transaction (group commit); returns them with seq and
+    // hashes filled once committed.
+    Result<QList<AuditRecord>> appendBatch(QList<AuditRecord> lines);
     struct Filter {
         QString actor, action, object;
         qint64 sinceMs = 0, untilMs = 0;
