@@ -46,6 +46,10 @@ Status AuditLog::record(const Actor &actor, const QString &action, const QString
     }
     m_committing = false;
     m_committed.wakeAll();
+    const std::function<void()> hook = m_hook;
+    lock.unlock();
+    if (appended && hook)
+        hook();
     if (!appended)
         qWarning("audit: writing %lld line(s) failed: %s", qlonglong(batch.size()),
                  qPrintable(appended.error().text()));

@@ -15,6 +15,7 @@
 #include <QString>
 #include <QWaitCondition>
 #include <atomic>
+#include <functional>
 #include <memory>
 
 namespace pando::core {
@@ -41,6 +42,12 @@ public:
                   const QJsonObject &detail = {});
     // Off only to measure what auditing costs (tests/bench/bench_audit); an install always audits.
     void setEnabled(bool enabled) { m_enabled = enabled; }
+    // Called (on the committing thread) after lines were committed: the audit stream's cue.
+    void setCommittedHook(std::function<void()> hook)
+    {
+        QMutexLocker lock(&m_mutex);
+        m_hook = std::move(hook);
+    }
 
 private:
     struct Pending {
@@ -56,6 +63,7 @@ private:
     QWaitCondition m_committed;
     QList<std::shared_ptr<Pending>> m_queue; // lines waiting for the next commit
     bool m_committing = false;               // a caller is writing a batch now
+    std::function<void()> m_hook;
 };
 
 } // namespace pando::core
