@@ -36,7 +36,10 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
     const QCommandLineOption maxRuns(QStringLiteral("max-runs"),
                                      QStringLiteral("Pipeline runs at once, all pipelines together (default 4)."),
                                      QStringLiteral("n"));
-    parser.addOptions({dataDir, listen, database, workers, reconcile, docker, install, maxRuns});
+    const QCommandLineOption auditSinks(QStringLiteral("audit-sinks"),
+                                        QStringLiteral("A JSON file of syslog/HTTPS sinks the audit log is pushed to."),
+                                        QStringLiteral("file"));
+    parser.addOptions({dataDir, listen, database, workers, reconcile, docker, install, maxRuns, auditSinks});
     parser.process(arguments);
     if (!parser.positionalArguments().isEmpty())
         return fail(ErrorCode::Invalid,
@@ -96,6 +99,7 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
     if (parser.isSet(install))
         o.engine.installId = parser.value(install);
     o.dockerSocket = parser.value(docker);
+    o.auditSinks = parser.value(auditSinks);
     // Apps may not take the API's own port.
     o.engine.policy.deniedRoutePorts.append(o.listenPort);
     return o;

@@ -15,6 +15,7 @@ struct DaemonOptions {
     quint16 listenPort = 7420;
     QString dockerSocket; // empty: DOCKER_HOST or /var/run/docker.sock
     int maxRuns = 4;      // pipeline runs at once, all pipelines together
+    QString auditSinks;   // a JSON file of audit sinks; empty: none
 };
 
 // Errors name the flag that was wrong. --help and --version exit the process.

@@ -7,6 +7,8 @@
 #include "app/daemon/daemonoptions.h"
 #include "app/daemon/signalwatcher.h"
 #include "app/server/apiserver.h"
+#include "app/wiring/accountwiring.h"
+#include "app/wiring/auditwiring.h"
 #include "app/wiring/pipelinewiring.h"
 #include "core/engine/engine.h"
 
@@ -58,6 +60,21 @@ int main(int argc, char *argv[])
             err << "hint: " << pipelines.error().hint << Qt::endl;
         engine.shutdown();
         return 1;
+    }
+    if (auto accounts = wiring::installAccounts(engine); !accounts) {
+        err << "pandod: cannot start accounts: " << accounts.error().text() << Qt::endl;
+        engine.shutdown();
+        return 1;
+    }
+    std::shared_ptr<core::AuditStream> auditStream;
+    if (!options->auditSinks.isEmpty()) {
+        auto started = wiring::startAuditSinks(engine, options->auditSinks);
+        if (!started) {
+            err << "pandod: cannot start the audit sinks: " << started.error().text() << Qt::endl;
+            engine.shutdown();
+            return 1;
+        }
+        auditStream = *started;
     }
     auto token = engine.bootstrapAdminToken();
     if (!token) {
