@@ -7,7 +7,6 @@
 #include "app/daemon/daemonoptions.h"
 #include "app/daemon/signalwatcher.h"
 #include "app/server/apiserver.h"
-#include "app/wiring/accountwiring.h"
 #include "app/wiring/auditwiring.h"
 #include "app/wiring/pipelinewiring.h"
 #include "core/engine/engine.h"
@@ -58,11 +57,6 @@ int main(int argc, char *argv[])
         err << "pandod: cannot start the pipeline runner: " << pipelines.error().text() << Qt::endl;
         if (!pipelines.error().hint.isEmpty())
             err << "hint: " << pipelines.error().hint << Qt::endl;
-        engine.shutdown();
-        return 1;
-    }
-    if (auto accounts = wiring::installAccounts(engine); !accounts) {
-        err << "pandod: cannot start accounts: " << accounts.error().text() << Qt::endl;
         engine.shutdown();
         return 1;
     }
