@@ -9,7 +9,7 @@ PANDO_PACKAGES=(
     libyaml-cpp-dev libgit2-dev libssh-dev libzstd-dev libssl-dev libarchive-dev libcurl4-openssl-dev libargon2-dev
     docker.io busybox-static
 )
-PANDO_TEST_PACKAGES=(postgresql rsyslog rsyslog-gnutls python3 openssl)
+PANDO_TEST_PACKAGES=(postgresql rsyslog rsyslog-gnutls python3 openssl openssh-server openssh-client)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

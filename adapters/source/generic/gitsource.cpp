@@ -2,6 +2,7 @@
 
 #include "gittree.h"
 #include "giturl.h"
+#include "knownhosts.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -10,11 +11,13 @@
 #include <QFileInfo>
 #include <QRandomGenerator>
 #include <QRegularExpression>
+#include <QUrl>
 
 #include <git2.h>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sys/stat.h>
 
 using namespace Qt::StringLiterals;
@@ -72,6 +75,8 @@ struct FetchPayload {
     bool triedKey = false;
     bool triedToken = false;
     bool authFailed = false;
+    int sshPort = 22;                  // for the known_hosts lookup: the callback is told the host only
+    std::optional<Error> hostKeyError; // why the ssh host key was refused
 };
 
 void report(const FetchPayload &payload, const QString &line)
@@ -147,6 +152,46 @@ int onCredentials(git_credential **out, const char *, const char *usernameFromUr
     payload->authFailed = true;
     git_error_set_str(GIT_ERROR_NET, "the remote asks for credentials and none (or no more) are configured");
     return GIT_EAUTH;
+}
+
+int onCertificate(git_cert *cert, int valid, const char *host, void *data)
+{
+    auto *payload = static_cast<FetchPayload *>(data);
+    if (cert->cert_type != GIT_CERT_HOSTKEY_LIBSSH2)
+        return GIT_PASSTHROUGH; // TLS: libgit2's own verification against the system CAs
+    const auto *hostKey = reinterpret_cast<const git_cert_hostkey *>(cert);
+    const QString hostName = QString::fromUtf8(host ? host : "");
+    const QString &knownHosts = payload->credentials->sshKnownHostsPath;
+    if (knownHosts.isEmpty()) {
+        // libgit2 has already looked the key up in the user's ~/.ssh/known_hosts.
+        if (valid)
+            return 0;
+        payload->hostKeyError = Error{ErrorCode::Unauthorized,
+                                      u"the ssh host key of %1 is not listed in ~/.ssh/known_hosts of the user "
+                                      u"running Pando, or does not match the key listed there"_s.arg(hostName),
+                                      {},
+                                      u"add the host with ssh-keyscan after checking its fingerprint, or configure "
+                                      u"a known_hosts file"_s};
+    } else if (!(hostKey->type & GIT_CERT_SSH_RAW) || !hostKey->hostkey) {
+        payload->hostKeyError =
+            Error{ErrorCode::Unauthorized, u"the ssh host key of %1 could not be read to check it"_s.arg(hostName)};
+    } else {
+        const QByteArray raw(hostKey->hostkey, static_cast<qsizetype>(hostKey->hostkey_len));
+        Status known = detail::checkKnownHost(knownHosts, hostName, payload->sshPort, raw);
+        if (known)
+            return 0;
+        payload->hostKeyError = known.error();
+    }
+    git_error_set_str(GIT_ERROR_SSH, "the ssh host key was refused");
+    return GIT_ECERTIFICATE;
+}
+
+// The port an ssh remote is reached on; scp-like URLs have no port field and always use 22.
+int sshPortOf(const QString &url)
+{
+    if (!url.contains(u"://"_s))
+        return 22;
+    return QUrl(url).port(22);
 }
 
 Status checkRef(const QString &ref)
@@ -290,6 +335,7 @@ Status fetchMirror(git_repository *repo, const QString &repoText, const GitCrede
     payload.cancel = &cancel;
     payload.progress = &progress;
     payload.credentials = &credentials;
+    payload.sshPort = sshPortOf(QString::fromUtf8(git_remote_url(remote.get())));
     payload.clock.start();
 
     git_fetch_options options;
@@ -297,6 +343,7 @@ Status fetchMirror(git_repository *repo, const QString &repoText, const GitCrede
     options.callbacks.transfer_progress = onTransferProgress;
     options.callbacks.sideband_progress = onSideband;
     options.callbacks.credentials = onCredentials;
+    options.callbacks.certificate_check = onCertificate;
     options.callbacks.payload = &payload;
     options.prune = GIT_FETCH_PRUNE;
     options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
@@ -307,6 +354,11 @@ Status fetchMirror(git_repository *repo, const QString &repoText, const GitCrede
     if (rc != 0) {
         if (cancel.isCancelled() || rc == GIT_EUSER)
             return fail(ErrorCode::Cancelled, u"fetching %1 was cancelled"_s.arg(repoText));
+        if (payload.hostKeyError) {
+            Error error = *payload.hostKeyError;
+            error.message = u"cannot fetch %1: %2"_s.arg(repoText, error.message);
+            return std::unexpected(error);
+        }
         if (payload.authFailed || rc == GIT_EAUTH)
             return fail(ErrorCode::Unauthorized, u"cannot fetch %1: %2"_s.arg(repoText, lastGitError()), {},
                         u"configure an ssh key, the ssh-agent or an https token for this remote"_s);

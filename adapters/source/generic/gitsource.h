@@ -20,6 +20,10 @@ struct GitCredentials {
     QString sshPrivateKeyPath; // a key file tried after the agent; its ".pub" is used when present
     QString sshPassphrase;     // for the key file
     QString httpsToken;        // sent as the password for http(s) remotes
+    // An OpenSSH known_hosts file (plain or hashed host names, "[host]:port" for other ports)
+    // the ssh host key must be listed in; a host not listed, or listed with another key, is
+    // refused. Empty: libgit2 checks the process user's ~/.ssh/known_hosts the same way.
+    QString sshKnownHostsPath;
 };
 
 class GitSource : public SourceProvider {

@@ -10,6 +10,7 @@
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -53,6 +54,8 @@ private Q_SLOTS:
     void concurrentCheckouts();
     void progressLines();
     void checkoutOverSmartHttp();
+    void checkoutOverSsh();
+    void unknownHostKeyIsRefused();
 
 private:
     std::unique_ptr<GitFixture> m_git;
@@ -387,6 +390,240 @@ void TestGitSource::checkoutOverSmartHttp()
     QCOMPARE(*tag, m_first);
     server.kill();
     server.waitForFinished();
+}
+
+namespace {
+
+// A real OpenSSH server on loopback, run as a child with its own host key, client key and
+// configuration in a temporary directory. git-upload-pack is found on the session's PATH.
+class SshServer {
+public:
+    ~SshServer() { stop(); }
+
+    // Empty on success, else why the server could not be started.
+    QString start(quint16 port)
+    {
+        m_port = port;
+        if (!m_dir.isValid())
+            return u"no temporary directory"_s;
+        if (QString error = keygen(u"host_ed25519"_s); !error.isEmpty())
+            return error;
+        if (QString error = keygen(u"client_ed25519"_s); !error.isEmpty())
+            return error;
+        QFile::copy(path(u"client_ed25519.pub"_s), path(u"authorized_keys"_s));
+        // sshd refuses to start without its privilege separation directory.
+        QDir().mkpath(u"/run/sshd"_s);
+        const QString config = u"Port %1\nListenAddress 127.0.0.1\nHostKey %2\nAuthorizedKeysFile %3\n"
+                               u"PubkeyAuthentication yes\nPasswordAuthentication no\n"
+                               u"KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"
+                               u"StrictModes no\nUsePAM no\nPidFile %4\nLogLevel VERBOSE\n"_s.arg(port)
+                                   .arg(path(u"host_ed25519"_s), path(u"authorized_keys"_s), path(u"sshd.pid"_s));
+        QFile file(path(u"sshd_config"_s));
+        if (!file.open(QIODevice::WriteOnly) || file.write(config.toUtf8()) < 0)
+            return u"cannot write sshd_config"_s;
+        file.close();
+        m_process.setProcessChannelMode(QProcess::MergedChannels);
+        m_process.start(u"/usr/sbin/sshd"_s, {u"-D"_s, u"-e"_s, u"-f"_s, path(u"sshd_config"_s)});
+        if (!m_process.waitForStarted(5000))
+            return u"sshd did not start: "_s + m_process.errorString();
+        for (int i = 0; i < 100; ++i) {
+            QTcpSocket probe;
+            probe.connectToHost(QHostAddress::LocalHost, port);
+            if (probe.waitForConnected(100))
+                return {};
+            if (m_process.state() != QProcess::Running)
+                break;
+            QTest::qWait(100);
+        }
+        return u"sshd is not accepting on port %1: %2"_s.arg(port).arg(QString::fromUtf8(m_process.readAll()));
+    }
+
+    void stop()
+    {
+        if (m_process.state() != QProcess::NotRunning) {
+            m_process.terminate();
+            if (!m_process.waitForFinished(3000)) {
+                m_process.kill();
+                m_process.waitForFinished(3000);
+            }
+        }
+    }
+
+    QString path(const QString &name) const { return m_dir.filePath(name); }
+    QString log() { return QString::fromUtf8(m_process.readAll()); }
+
+    // A known_hosts file listing this server's host key under hostPattern.
+    QString writeKnownHosts(const QString &name, const QString &hostPattern, const QString &keyFile)
+    {
+        QFile pub(path(keyFile));
+        if (!pub.open(QIODevice::ReadOnly))
+            return {};
+        QFile out(path(name));
+        if (!out.open(QIODevice::WriteOnly))
+            return {};
+        out.write("# pinned for the test\n");
+        out.write(hostPattern.toUtf8() + ' ' + pub.readAll());
+        return out.fileName();
+    }
+    QString knownHosts()
+    {
+        return writeKnownHosts(u"known_hosts"_s, u"[127.0.0.1]:%1"_s.arg(m_port), u"host_ed25519.pub"_s);
+    }
+
+private:
+    QString keygen(const QString &name)
+    {
+        QProcess keygen;
+        keygen.setProcessChannelMode(QProcess::MergedChannels);
+        keygen.start(u"ssh-keygen"_s, {u"-q"_s, u"-t"_s, u"ed25519"_s, u"-N"_s, QString(), u"-C"_s, u"pando-test"_s,
+                                       u"-f"_s, path(name)});
+        if (!keygen.waitForFinished(20000) || keygen.exitStatus() != QProcess::NormalExit || keygen.exitCode() != 0)
+            return u"ssh-keygen failed: "_s + QString::fromUtf8(keygen.readAll());
+        return {};
+    }
+
+    QTemporaryDir m_dir;
+    QProcess m_process;
+    quint16 m_port = 0;
+};
+
+quint16 freePort()
+{
+    QTcpServer probe;
+    if (!probe.listen(QHostAddress::LocalHost, 0))
+        return 0;
+    return probe.serverPort();
+}
+
+bool sshAvailable()
+{
+    return QFileInfo::exists(u"/usr/sbin/sshd"_s) && !QStandardPaths::findExecutable(u"ssh-keygen"_s).isEmpty() &&
+           !QStandardPaths::findExecutable(u"git-upload-pack"_s).isEmpty();
+}
+
+} // namespace
+
+// ssh:// through libgit2's libssh2 transport against a real sshd: key-file authentication,
+// the host key pinned in a known_hosts file, git-upload-pack run by the server's shell.
+void TestGitSource::checkoutOverSsh()
+{
+    PANDO_REQUIRE_COMPONENT(sshAvailable(), u"OpenSSH server and client (openssh-server, openssh-client)"_s);
+    SshServer server;
+    const quint16 port = freePort();
+    QVERIFY(port != 0);
+    const QString started = server.start(port);
+    QVERIFY2(started.isEmpty(), qPrintable(started));
+    pando::adapters::git::GitCredentials credentials;
+    credentials.useSshAgent = false; // only the key below: the test must not depend on an agent
+    credentials.sshPrivateKeyPath = server.path(u"client_ed25519"_s);
+    credentials.sshKnownHostsPath = server.knownHosts();
+    QVERIFY(!credentials.sshKnownHostsPath.isEmpty());
+    const QString bare = QFileInfo(m_git->barePath(u"app"_s)).absoluteFilePath();
+    const QString url = u"ssh://root@127.0.0.1:%1%2"_s.arg(port).arg(bare);
+    GitSource source(cacheDir(), credentials);
+    QVERIFY(source.checkUrl(url));
+    auto checkout = source.checkout(url, u"main"_s, workDir(), {}, {});
+    QVERIFY2(checkout.has_value(), QByteArray(errorText(checkout) + "\nsshd: " + server.log().toUtf8()).constData());
+    QCOMPARE(checkout->commit, m_second);
+    QFile readme(checkout->directory + u"/README.md"_s);
+    QVERIFY(readme.open(QIODevice::ReadOnly));
+    QCOMPARE(readme.readAll(), QByteArray("hello again\n"));
+    QVERIFY(QFileInfo(checkout->directory + u"/bin/run.sh"_s).isExecutable());
+    auto tag = source.resolve(url, u"v1.0"_s);
+    PANDO_VERIFY_OK(tag);
+    QCOMPARE(*tag, m_first);
+
+    // A wrong client key is refused by the server: Unauthorized, not a hang or a crash.
+    pando::adapters::git::GitCredentials wrongKey = credentials;
+    wrongKey.sshPrivateKeyPath = server.path(u"host_ed25519"_s);
+    GitSource refused(m_data->filePath(u"cache/other"_s), wrongKey);
+    auto denied = refused.resolve(url, u"main"_s);
+    QVERIFY(!denied);
+    QCOMPARE(denied.error().code, ErrorCode::Unauthorized);
+
+    // The scp-like form (user@host:path) has no port field, so it can only be tried when
+    // port 22 on loopback is free for a second server.
+    QTcpServer port22;
+    if (!port22.listen(QHostAddress::LocalHost, 22)) {
+        qInfo("scp-like form not tried: port 22 on 127.0.0.1 is taken");
+        return;
+    }
+    port22.close();
+    SshServer scpServer;
+    const QString scpStarted = scpServer.start(22);
+    QVERIFY2(scpStarted.isEmpty(), qPrintable(scpStarted));
+    pando::adapters::git::GitCredentials scpCredentials;
+    scpCredentials.useSshAgent = false;
+    scpCredentials.sshPrivateKeyPath = scpServer.path(u"client_ed25519"_s);
+    scpCredentials.sshKnownHostsPath =
+        scpServer.writeKnownHosts(u"known_hosts"_s, u"localhost,127.0.0.1"_s, u"host_ed25519.pub"_s);
+    const QString scpUrl = u"root@localhost:"_s + bare;
+    QVERIFY(source.checkUrl(scpUrl));
+    GitSource scpSource(m_data->filePath(u"cache/scp"_s), scpCredentials);
+    auto scpCheckout = scpSource.checkout(scpUrl, u"v1.0"_s, workDir(), {}, {});
+    QVERIFY2(scpCheckout.has_value(),
+             QByteArray(errorText(scpCheckout) + "\nsshd: " + scpServer.log().toUtf8()).constData());
+    QCOMPARE(scpCheckout->commit, m_first);
+    QFile scpReadme(scpCheckout->directory + u"/README.md"_s);
+    QVERIFY(scpReadme.open(QIODevice::ReadOnly));
+    QCOMPARE(scpReadme.readAll(), QByteArray("hello\n"));
+}
+
+// The host key must be pinned: a server missing from known_hosts, or listed with another
+// key, is refused before any credential is sent, with a message that says which.
+void TestGitSource::unknownHostKeyIsRefused()
+{
+    PANDO_REQUIRE_COMPONENT(sshAvailable(), u"OpenSSH server and client (openssh-server, openssh-client)"_s);
+    SshServer server;
+    const quint16 port = freePort();
+    QVERIFY(port != 0);
+    const QString started = server.start(port);
+    QVERIFY2(started.isEmpty(), qPrintable(started));
+    const QString url =
+        u"ssh://root@127.0.0.1:%1%2"_s.arg(port).arg(QFileInfo(m_git->barePath(u"app"_s)).absoluteFilePath());
+    pando::adapters::git::GitCredentials credentials;
+    credentials.useSshAgent = false;
+    credentials.sshPrivateKeyPath = server.path(u"client_ed25519"_s);
+
+    // Listed for another host (the default port) only: not listed.
+    credentials.sshKnownHostsPath =
+        server.writeKnownHosts(u"other_host"_s, u"127.0.0.1,localhost"_s, u"host_ed25519.pub"_s);
+    auto unlisted = GitSource(m_data->filePath(u"cache/a"_s), credentials).resolve(url, u"main"_s);
+    QVERIFY(!unlisted);
+    QCOMPARE(unlisted.error().code, ErrorCode::Unauthorized);
+    QVERIFY2(unlisted.error().message.contains(u"not listed in the known_hosts file"_s),
+             qPrintable(unlisted.error().text()));
+    QCOMPARE(unlisted.error().where, credentials.sshKnownHostsPath);
+    QVERIFY(unlisted.error().hint.contains(u"ssh-keyscan"_s));
+
+    // Listed with another key (the client key stands in for a changed host key).
+    credentials.sshKnownHostsPath =
+        server.writeKnownHosts(u"changed_key"_s, u"[127.0.0.1]:%1"_s.arg(port), u"client_ed25519.pub"_s);
+    auto changed = GitSource(m_data->filePath(u"cache/b"_s), credentials).resolve(url, u"main"_s);
+    QVERIFY(!changed);
+    QCOMPARE(changed.error().code, ErrorCode::Unauthorized);
+    QVERIFY2(changed.error().message.contains(u"does not match"_s), qPrintable(changed.error().text()));
+
+    // No file configured: libgit2's check against ~/.ssh/known_hosts, where this random port
+    // is not listed.
+    credentials.sshKnownHostsPath.clear();
+    auto unconfigured = GitSource(m_data->filePath(u"cache/c"_s), credentials).resolve(url, u"main"_s);
+    QVERIFY(!unconfigured);
+    QCOMPARE(unconfigured.error().code, ErrorCode::Unauthorized);
+    QVERIFY2(unconfigured.error().message.contains(u"known_hosts"_s), qPrintable(unconfigured.error().text()));
+
+    // A hashed entry (ssh-keygen -H) for the right host and key is accepted.
+    QFile::copy(server.knownHosts(), server.path(u"hashed"_s));
+    QProcess hash;
+    hash.start(u"ssh-keygen"_s, {u"-q"_s, u"-H"_s, u"-f"_s, server.path(u"hashed"_s)});
+    QVERIFY(hash.waitForFinished(10000) && hash.exitCode() == 0);
+    QFile hashed(server.path(u"hashed"_s));
+    QVERIFY(hashed.open(QIODevice::ReadOnly));
+    QVERIFY(hashed.readAll().contains("|1|"));
+    credentials.sshKnownHostsPath = hashed.fileName();
+    auto accepted = GitSource(m_data->filePath(u"cache/d"_s), credentials).resolve(url, u"main"_s);
+    PANDO_VERIFY_OK(accepted);
+    QCOMPARE(*accepted, m_second);
 }
 
 QTEST_GUILESS_MAIN(TestGitSource)
