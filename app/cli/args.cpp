@@ -97,6 +97,23 @@ const QList<CommandSpec> &commands()
          {},
          ""},
         {Command::AuditVerify, {QStringLiteral("audit"), QStringLiteral("verify")}, 0, {}, {}, ""},
+        {Command::Login, {QStringLiteral("login")}, 0, {QStringLiteral("username")}, {}, ""},
+        {Command::UsersCreate,
+         {QStringLiteral("users"), QStringLiteral("create")},
+         1,
+         {QStringLiteral("role")},
+         {QStringLiteral("role")},
+         "NAME"},
+        {Command::UsersList, {QStringLiteral("users"), QStringLiteral("list")}, 0, {}, {}, ""},
+        {Command::UsersDisable, {QStringLiteral("users"), QStringLiteral("disable")}, 1, {}, {}, "NAME"},
+        {Command::TokensCreate,
+         {QStringLiteral("tokens"), QStringLiteral("create")},
+         1,
+         {QStringLiteral("scope"), QStringLiteral("expires")},
+         {},
+         "NAME"},
+        {Command::TokensList, {QStringLiteral("tokens"), QStringLiteral("list")}, 0, {}, {}, ""},
+        {Command::TokensRevoke, {QStringLiteral("tokens"), QStringLiteral("revoke")}, 1, {}, {}, "ID"},
     };
     return list;
 }
@@ -107,13 +124,14 @@ const QStringList ValueOptions = {QStringLiteral("server"), QStringLiteral("toke
                                   QStringLiteral("ref"),    QStringLiteral("tail"),   QStringLiteral("limit"),
                                   QStringLiteral("config"), QStringLiteral("vars"),   QStringLiteral("pipeline"),
                                   QStringLiteral("actor"),  QStringLiteral("action"), QStringLiteral("object"),
-                                  QStringLiteral("since"),  QStringLiteral("until")};
+                                  QStringLiteral("since"),  QStringLiteral("until"),  QStringLiteral("username"),
+                                  QStringLiteral("role"),   QStringLiteral("scope"),  QStringLiteral("expires")};
 const QStringList FlagOptions = {QStringLiteral("json"), QStringLiteral("help"),    QStringLiteral("version"),
                                  QStringLiteral("wait"), QStringLiteral("no-wait"), QStringLiteral("follow"),
                                  QStringLiteral("yes"),  QStringLiteral("watch")};
-const QStringList Groups = {QStringLiteral("apps"), QStringLiteral("deploys"), QStringLiteral("pipelines"),
-                            QStringLiteral("jobs"), QStringLiteral("runs"),    QStringLiteral("secrets"),
-                            QStringLiteral("audit")};
+const QStringList Groups = {QStringLiteral("apps"),  QStringLiteral("deploys"), QStringLiteral("pipelines"),
+                            QStringLiteral("jobs"),  QStringLiteral("runs"),    QStringLiteral("secrets"),
+                            QStringLiteral("audit"), QStringLiteral("users"),   QStringLiteral("tokens")};
 
 // "PIPELINE/JOB" with both parts; "PIPELINE" too when jobOptional.
 Status checkPipelineJob(const QString &value, bool jobOptional, const QString &where)
@@ -188,6 +206,9 @@ Result<Args> parseArgs(const QStringList &argv)
         } else {
             return fail(ErrorCode::Invalid, QStringLiteral("unknown option"), word);
         }
+        // A token may carry several scopes: --scope a --scope b.
+        if (name == QLatin1String("scope") && args.options.contains(name))
+            value = args.options.value(name) + QLatin1Char(',') + value;
         args.options.insert(name, value);
     }
     args.json = args.has(QStringLiteral("json"));
@@ -291,9 +312,21 @@ QString usageText()
                           "  audit verify                  check the hash chain; exit 1 naming the first broken line\n"
                           "                                remove a secret\n"
                           "\n"
+                          "  login [--username U]          log in (password prompted, or read from stdin); the\n"
+                          "                                session is saved to ~/.config/pando/session (0600)\n"
+                          "  users create NAME --role R    create a user (admin, operator, member, viewer); the\n"
+                          "                                password is read from standard input\n"
+                          "  users list                    list the users\n"
+                          "  users disable NAME            disable a user: sessions end, tokens stop working\n"
+                          "  tokens create NAME [--scope S]... [--expires 30d]\n"
+                          "                                create an API token (at least one scope); its secret is\n"
+                          "                                printed once\n"
+                          "  tokens list                   list API tokens (never their secrets)\n"
+                          "  tokens revoke ID              revoke a token; its WebSockets close\n"
+                          "\n"
                           "options:\n"
                           "  --server URL    the Pando API (default: $PANDO_SERVER), e.g. http://127.0.0.1:7420\n"
-                          "  --token TOKEN   the API token (default: $PANDO_TOKEN)\n"
+                          "  --token TOKEN   the API token (default: $PANDO_TOKEN, else the saved login session)\n"
                           "  --json          print the API's JSON instead of text\n"
                           "  -h, --help      print this help\n"
                           "\n"

@@ -36,12 +36,19 @@ enum class Command {
     SecretsRemove,
     AuditList,
     AuditVerify,
+    Login,
+    UsersCreate,
+    UsersList,
+    UsersDisable,
+    TokensCreate,
+    TokensList,
+    TokensRevoke,
 };
 
 struct Args {
     Command command = Command::AppsList;
     QStringList arguments;          // positional arguments after the command words
-    QMap<QString, QString> options; // long option name → value ("" for flags)
+    QMap<QString, QString> options; // long option name → value ("" for flags); --scope repeats, comma-joined
     bool json = false;
     bool help = false;
     bool version = false;

@@ -103,6 +103,20 @@ void Cli::start()
         return listAudit();
     case Command::AuditVerify:
         return verifyAudit();
+    case Command::Login:
+        return login();
+    case Command::UsersCreate:
+        return createUser();
+    case Command::UsersList:
+        return listUsers();
+    case Command::UsersDisable:
+        return disableUser();
+    case Command::TokensCreate:
+        return createToken();
+    case Command::TokensList:
+        return listTokens();
+    case Command::TokensRevoke:
+        return revokeToken();
     }
 }
 

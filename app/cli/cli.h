@@ -29,6 +29,11 @@ inline constexpr int ExitRunErrored = 3;
 inline constexpr int ExitRunAborted = 4;
 inline constexpr int ExitInterrupted = 130;
 
+// Where `pando login` keeps the session: $XDG_CONFIG_HOME/pando/session, else
+// ~/.config/pando/session; and the secret saved there (empty when none).
+QString sessionFilePath();
+QString savedSession();
+
 class Cli : public QObject {
     Q_OBJECT
 public:
@@ -76,6 +81,19 @@ private:
     void removeSecret();
     void listAudit();
     void verifyAudit();
+
+    // Accounts (accountcommands.cpp).
+    void login();
+    void sendLogin(const QString &username, const QString &password);
+    void createUser();
+    void sendUser(const QString &password);
+    void listUsers();
+    void disableUser();
+    void createToken();
+    void listTokens();
+    void revokeToken();
+    // A password from the terminal without echo, or from standard input when it is not one.
+    void readPassword(const QString &prompt, std::function<void(const QString &)> then);
     // Asks question on the terminal unless --yes; refuses when it cannot ask. onYes runs once.
     void confirm(const QString &question, const QString &where, std::function<void()> onYes);
     void failWithCode(const Error &error, int code);

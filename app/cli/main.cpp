@@ -92,11 +92,16 @@ int main(int argc, char **argv)
         cli::printError(url.error());
         return cli::ExitFailed;
     }
-    const QString token = setting(*args, QStringLiteral("token"), "PANDO_TOKEN");
-    if (token.isEmpty()) {
+    // --token, then PANDO_TOKEN, then the session `pando login` saved; login needs none.
+    QString token = setting(*args, QStringLiteral("token"), "PANDO_TOKEN");
+    if (args->command == cli::Command::Login)
+        token.clear();
+    else if (token.isEmpty())
+        token = cli::savedSession();
+    if (token.isEmpty() && args->command != cli::Command::Login) {
         cli::printError(Error{ErrorCode::Unauthorized, QStringLiteral("no API token given"), QStringLiteral("--token"),
-                              QStringLiteral("pass --token TOKEN or set PANDO_TOKEN (pandod prints the admin token "
-                                             "on its first start)")});
+                              QStringLiteral("run pando login, pass --token TOKEN or set PANDO_TOKEN (before the "
+                                             "first login: the install's initial-admin-token file)")});
         return cli::ExitFailed;
     }
 

@@ -39,7 +39,10 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
     const QCommandLineOption auditSinks(QStringLiteral("audit-sinks"),
                                         QStringLiteral("A JSON file of syslog/HTTPS sinks the audit log is pushed to."),
                                         QStringLiteral("file"));
-    parser.addOptions({dataDir, listen, database, workers, reconcile, docker, install, maxRuns, auditSinks});
+    const QCommandLineOption appLimit(QStringLiteral("app-limit"),
+                                      QStringLiteral("Apps a member may own (default 10; operators and admins: any)."),
+                                      QStringLiteral("n"));
+    parser.addOptions({dataDir, listen, database, workers, reconcile, docker, install, maxRuns, auditSinks, appLimit});
     parser.process(arguments);
     if (!parser.positionalArguments().isEmpty())
         return fail(ErrorCode::Invalid,
@@ -95,6 +98,13 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
         if (!ok || o.maxRuns < 1 || o.maxRuns > 256)
             return fail(ErrorCode::Invalid, QStringLiteral("expected a number from 1 to 256"),
                         QStringLiteral("--max-runs"));
+    }
+    if (parser.isSet(appLimit)) {
+        bool ok = false;
+        o.appLimit = parser.value(appLimit).toInt(&ok);
+        if (!ok || o.appLimit < 0 || o.appLimit > 100000)
+            return fail(ErrorCode::Invalid, QStringLiteral("expected a number from 0 to 100000"),
+                        QStringLiteral("--app-limit"));
     }
     if (parser.isSet(install))
         o.engine.installId = parser.value(install);

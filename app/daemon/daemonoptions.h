@@ -16,6 +16,7 @@ struct DaemonOptions {
     QString dockerSocket; // empty: DOCKER_HOST or /var/run/docker.sock
     int maxRuns = 4;      // pipeline runs at once, all pipelines together
     QString auditSinks;   // a JSON file of audit sinks; empty: none
+    int appLimit = 10;    // apps a member may own (operators and admins are not limited)
 };
 
 // Errors name the flag that was wrong. --help and --version exit the process.

@@ -7,6 +7,7 @@
 #include "app/daemon/daemonoptions.h"
 #include "app/daemon/signalwatcher.h"
 #include "app/server/apiserver.h"
+#include "app/wiring/accountwiring.h"
 #include "app/wiring/auditwiring.h"
 #include "app/wiring/pipelinewiring.h"
 #include "core/engine/engine.h"
@@ -60,6 +61,11 @@ int main(int argc, char *argv[])
         engine.shutdown();
         return 1;
     }
+    if (auto accounts = wiring::installAccounts(engine); !accounts) {
+        err << "pandod: cannot start accounts: " << accounts.error().text() << Qt::endl;
+        engine.shutdown();
+        return 1;
+    }
     std::shared_ptr<core::AuditStream> auditStream;
     if (!options->auditSinks.isEmpty()) {
         auto started = wiring::startAuditSinks(engine, options->auditSinks);
@@ -80,6 +86,7 @@ int main(int argc, char *argv[])
             << QDir(options->engine.dataDir).filePath(QStringLiteral("initial-admin-token")) << Qt::endl;
 
     server::ApiServer api(engine);
+    api.setAuthzOptions(core::authz::AuthzOptions{options->appLimit});
     auto port = api.listen(options->listenAddress, options->listenPort);
     if (!port) {
         err << "pandod: cannot listen on " << options->listenAddress.toString() << ':' << options->listenPort << ": "

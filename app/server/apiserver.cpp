@@ -1,11 +1,15 @@
 #include "apiserver.h"
 
+#include "accounthandlers.h"
 #include "httperror.h"
 #include "requestguard.h"
 #include "routes.h"
 #include "runfollow.h"
 
+#include "core/accounts/accountservice.h"
+#include "core/authz/authz.h"
 #include "core/engine/engine.h"
+#include "core/pipelines/service/pipelineservice.h"
 
 #include <QAbstractHttpServer>
 #include <QHttpServerRequest>
@@ -73,8 +77,10 @@ QString bearerToken(const QByteArray &authorization)
     return QString::fromLatin1(value.mid(7).trimmed());
 }
 
-// Unauthorized whatever the engine's reason, and without echoing the token.
-Result<core::TokenRecord> authorizeToken(core::Engine &engine, const QByteArray &authorization)
+// Who the bearer stands for: through the account service when the engine has one (it still takes
+// the initial token before bootstrap), else the engine's initial token alone. Unauthorized
+// whatever the reason, and without echoing the token.
+Result<core::accounts::Principal> authenticate(core::Engine &engine, const QByteArray &authorization)
 {
     if (authorization.isEmpty())
         return fail(ErrorCode::Unauthorized, QStringLiteral("this route needs a bearer token"),
@@ -83,22 +89,101 @@ Result<core::TokenRecord> authorizeToken(core::Engine &engine, const QByteArray 
     if (token.isEmpty())
         return fail(ErrorCode::Unauthorized, QStringLiteral("the Authorization header is not \"Bearer <token>\""),
                     QStringLiteral("Authorization"), QStringLiteral("send the header Authorization: Bearer <token>"));
-    auto record = engine.authenticate(token);
-    if (!record) {
-        Error error = record.error();
+    Result<core::accounts::Principal> principal = [&]() -> Result<core::accounts::Principal> {
+        if (core::accounts::AccountService *accounts = engine.accounts())
+            return accounts->authenticate(token);
+        auto record = engine.authenticate(token);
+        if (!record)
+            return std::unexpected(record.error());
+        return core::accounts::Principal{
+            {}, {},         core::accounts::roleFromName(record->role).value_or(core::accounts::Role::Viewer),
+            {}, record->id, core::accounts::Principal::Kind::Initial};
+    }();
+    if (!principal) {
+        Error error = principal.error();
         if (error.code != ErrorCode::Unavailable && error.code != ErrorCode::Internal)
             error.code = ErrorCode::Unauthorized;
         if (error.where.isEmpty())
             error.where = QStringLiteral("Authorization");
         return std::unexpected(error);
     }
-    return record;
+    return principal;
 }
 
-// The admin role holds every permission; finer roles come later.
-bool holds(const core::TokenRecord &token, std::string_view permission)
+// The object the route's URL names, looked up where it is an ID of something else (a deploy's
+// app, a run's pipeline, a token's user). Something that does not exist is an object with an
+// empty name: reads go on to the handler's 404, writes that need a grant are refused.
+core::authz::ObjectRef resolveObject(core::Engine &engine, const RouteDef &route, const QStringList &args)
 {
-    return permission == permission::Public || token.role == QLatin1String("admin");
+    using core::authz::ObjectKind;
+    const QString arg = args.value(0);
+    switch (route.object) {
+    case ObjectArg::App:
+        return {ObjectKind::App, arg, {}};
+    case ObjectArg::Pipeline:
+        return {ObjectKind::Pipeline, arg, {}};
+    case ObjectArg::Deploy:
+        if (auto deploy = engine.deployView(arg))
+            return {ObjectKind::App, deploy->record.app, {}};
+        return {ObjectKind::App, {}, {}};
+    case ObjectArg::Run:
+        if (core::pipelines::PipelineService *pipelines = engine.pipelines()) {
+            if (auto tree = pipelines->runTree(arg))
+                return {ObjectKind::Pipeline, tree->run.pipeline, {}};
+        }
+        return {ObjectKind::Pipeline, {}, {}};
+    case ObjectArg::Token:
+        if (core::accounts::AccountService *accounts = engine.accounts()) {
+            if (auto token = accounts->token(arg))
+                return {ObjectKind::Token, arg, token->userId};
+        }
+        return {ObjectKind::Token, arg, {}};
+    case ObjectArg::None:
+    case ObjectArg::Undeclared:
+        break;
+    }
+    return {};
+}
+
+// Decides the route for the principal; a refusal is written to the audit log and answered 403.
+Result<core::authz::Decision> authorize(core::Engine &engine, core::authz::Authorizer &authz,
+                                        const core::accounts::Principal &principal, const RouteDef &route,
+                                        const QStringList &args, const core::Actor &actor)
+{
+    const core::authz::ObjectRef object = resolveObject(engine, route, args);
+    auto decision = authz.decide(principal, route.permission, object);
+    if (!decision)
+        return decision;
+    if (!*decision) {
+        const QString routeText = toQString(route.method) + QLatin1Char(' ') + toQString(route.path);
+        if (auto audited = engine.audit().record(
+                actor, toQString(route.permission),
+                object.kind == core::authz::ObjectKind::None ? routeText : object.text(), QStringLiteral("denied"),
+                QJsonObject{{QStringLiteral("reason"), decision->reason}, {QStringLiteral("route"), routeText}});
+            !audited)
+            return std::unexpected(audited.error());
+    }
+    return decision;
+}
+
+QString objectArgName(ObjectArg object)
+{
+    switch (object) {
+    case ObjectArg::App:
+        return QStringLiteral("app");
+    case ObjectArg::Pipeline:
+        return QStringLiteral("pipeline");
+    case ObjectArg::Deploy:
+        return QStringLiteral("deploy");
+    case ObjectArg::Run:
+        return QStringLiteral("run");
+    case ObjectArg::Token:
+        return QStringLiteral("token");
+    case ObjectArg::None:
+    case ObjectArg::Undeclared:
+        break;
+    }
+    return {};
 }
 
 bool isWebSocketUpgrade(const QHttpServerRequest &request)
@@ -110,7 +195,8 @@ bool isWebSocketUpgrade(const QHttpServerRequest &request)
 
 class ApiServer::Frontend : public QAbstractHttpServer {
 public:
-    Frontend(core::Engine &engine, QObject *parent) : QAbstractHttpServer(parent), m_engine(engine)
+    Frontend(core::Engine &engine, QObject *parent)
+        : QAbstractHttpServer(parent), m_engine(engine), m_authz(engine.database())
     {
         m_pool.setMaxThreadCount(8);
     }
@@ -118,6 +204,8 @@ public:
 
     // Where handlers and WebSocket streams read the store; waited for when the server goes.
     QThreadPool &pool() { return m_pool; }
+    core::authz::Authorizer &authz() { return m_authz; }
+    void setAuthzOptions(const core::authz::AuthzOptions &options) { m_authz.setOptions(options); }
 
 protected:
     bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override
@@ -182,13 +270,15 @@ private:
         actor.source = request.peer;
         actor.requestId = requestId;
 
+        core::accounts::Principal principal;
         const bool isPublic = match.route && match.route->permission == permission::Public;
         if (!isPublic) {
             // Unknown routes answer 401 too without a valid token, so that they reveal nothing.
-            auto token = authorizeToken(m_engine, request.authorization);
-            if (!token)
-                return Reply{httpStatus(token.error().code), errorBody(token.error())};
-            actor.name = QStringLiteral("token:") + token->name;
+            auto authenticated = authenticate(m_engine, request.authorization);
+            if (!authenticated)
+                return Reply{httpStatus(authenticated.error().code), errorBody(authenticated.error())};
+            principal = *authenticated;
+            actor = principal.actor(request.peer, requestId);
             if (!match.route) {
                 const QString path = request.url.path();
                 const QString message = match.pathKnown
@@ -197,16 +287,14 @@ private:
                 return Reply{404, errorBody(Error{ErrorCode::NotFound, message, path,
                                                   QStringLiteral("see docs/api/openapi.yaml for the routes")})};
             }
-            if (!holds(*token, match.route->permission))
-                return Reply{
-                    403,
-                    errorBody(Error{
-                        ErrorCode::Forbidden,
-                        QStringLiteral("the token lacks the permission \"%1\"").arg(toQString(match.route->permission)),
-                        request.url.path()})};
+            auto decision = authorize(m_engine, m_authz, principal, *match.route, match.args, actor);
+            if (!decision)
+                return Reply{httpStatus(decision.error().code), errorBody(decision.error())};
+            if (!*decision)
+                return Reply{403, errorBody(Error{ErrorCode::Forbidden, decision->reason, request.url.path()})};
         }
 
-        Call call{m_engine, request, match.args, actor};
+        Call call{m_engine, request, match.args, actor, principal};
         try {
             return match.route->handler(call);
         } catch (const std::exception &e) {
@@ -221,6 +309,7 @@ private:
     }
 
     core::Engine &m_engine;
+    core::authz::Authorizer m_authz;
     QThreadPool m_pool;
 };
 
@@ -239,10 +328,19 @@ public:
         m_socket->sendTextMessage(QString::fromUtf8(QJsonDocument(message).toJson(QJsonDocument::Compact)));
     }
     QWebSocket *socket() const { return m_socket; }
+    const QString &tokenId() const { return m_tokenId; }
+    const QString &userId() const { return m_userId; }
+    void setPrincipal(const QString &tokenId, const QString &userId)
+    {
+        m_tokenId = tokenId;
+        m_userId = userId;
+    }
     void keep(std::shared_ptr<core::LogSubscription> subscription) { m_subscription = std::move(subscription); }
 
 private:
     QWebSocket *m_socket;
+    QString m_tokenId;
+    QString m_userId;
     std::shared_ptr<core::LogSubscription> m_subscription;
 };
 
@@ -250,6 +348,21 @@ ApiServer::ApiServer(core::Engine &engine, QObject *parent)
     : QObject(parent), m_engine(engine), m_frontend(std::make_unique<Frontend>(engine, nullptr))
 {
     connect(m_frontend.get(), &QAbstractHttpServer::newWebSocketConnection, this, &ApiServer::acceptWebSockets);
+    connect(engine.events(), &core::EventBus::published, this, [this](const core::Event &event) {
+        if (event.type != accountapi::TokenRevokedEvent)
+            return;
+        const QString id = event.data.value(QStringLiteral("tokenId")).toString();
+        const QString user = event.data.value(QStringLiteral("userId")).toString();
+        for (WebSocketSession *session : findChildren<WebSocketSession *>(Qt::FindDirectChildrenOnly)) {
+            if ((!id.isEmpty() && session->tokenId() == id) || (!user.isEmpty() && session->userId() == user))
+                session->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("the token was revoked"));
+        }
+    });
+}
+
+void ApiServer::setAuthzOptions(const core::authz::AuthzOptions &options)
+{
+    m_frontend->setAuthzOptions(options);
 }
 
 ApiServer::~ApiServer()
@@ -279,8 +392,8 @@ QList<RouteInfo> ApiServer::routeTable()
 {
     QList<RouteInfo> table;
     for (const RouteDef &route : routeDefs())
-        table.append(
-            RouteInfo{toQString(route.method), toQString(route.path), toQString(route.permission), route.webSocket});
+        table.append(RouteInfo{toQString(route.method), toQString(route.path), toQString(route.permission),
+                               route.webSocket, objectArgName(route.object)});
     return table;
 }
 
@@ -318,21 +431,29 @@ void ApiServer::acceptWebSockets()
                            QStringLiteral("no WebSocket route %1").arg(url.path()));
             continue;
         }
-        auto token = authorizeToken(m_engine, request.rawHeader("Authorization"));
-        if (!token) {
+        auto principal = authenticate(m_engine, request.rawHeader("Authorization"));
+        if (!principal) {
             session->close(QWebSocketProtocol::CloseCodePolicyViolated,
-                           QStringLiteral("unauthorized: %1").arg(token.error().message));
+                           QStringLiteral("unauthorized: %1").arg(principal.error().message));
             continue;
         }
-        if (!holds(*token, match.route->permission)) {
+        const core::Actor actor =
+            principal->actor(socket->peerAddress().toString(), QString::fromLatin1(newRequestId()));
+        auto decision = authorize(m_engine, m_frontend->authz(), *principal, *match.route, match.args, actor);
+        if (!decision || !*decision) {
             session->close(QWebSocketProtocol::CloseCodePolicyViolated,
-                           QStringLiteral("forbidden: the token lacks \"%1\"").arg(toQString(match.route->permission)));
+                           QStringLiteral("forbidden: %1").arg(decision ? decision->reason : decision.error().message));
             continue;
         }
+        // Revoking the token, ending the session or disabling the user closes this socket too.
+        session->setPrincipal(principal->tokenId, principal->userId);
 
         if (match.route->path == "/api/v1/events") {
             const QString app = QUrlQuery(url).queryItemValue(QStringLiteral("app"));
             connect(m_engine.events(), &core::EventBus::published, session, [session, app](const core::Event &event) {
+                // Which tokens were revoked is for the server, not for every watcher.
+                if (event.type == accountapi::TokenRevokedEvent)
+                    return;
                 if (app.isEmpty() || event.app == app)
                     session->send(event.toJson());
             });

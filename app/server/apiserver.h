@@ -1,14 +1,16 @@
 #pragma once
 // Package server: Pando's HTTP + WebSocket API over the engine (REST + JSON under /api/v1, live
 // logs and events over WebSockets). Every route comes from one table with the permission it
-// needs; every request but the health check and the resource webhook (which carries the
-// resource's own token, checked by the pipeline service) is authorized with a bearer token
-// before it runs.
+// needs and the URL argument naming its object; every request but the health check, the
+// bootstrap, the login and the resource webhook (which carries the resource's own token,
+// checked by the pipeline service) is authenticated with a bearer token and authorized by
+// core/authz (role, grants, token scopes) before it runs; each refusal is audited.
 //
 // Threading: an ApiServer lives on the thread that created it and serves from that thread's
 // event loop; it calls only the engine's thread-safe query and command methods.
 
 #include "adapters/api/error.h"
+#include "core/authz/authz.h"
 
 #include <QHostAddress>
 #include <QList>
@@ -27,6 +29,7 @@ struct RouteInfo {
     QString path;       // "/api/v1/apps/{name}"
     QString permission; // "public", "apps.read", ...
     bool webSocket = false;
+    QString object; // what the first {placeholder} names: "app", "pipeline", "deploy", "run", "token"; "" none
 };
 
 class ApiServer : public QObject {
@@ -38,6 +41,8 @@ public:
     // Starts listening; port 0 picks a free one. Returns the bound port; a port in use is
     // ErrorCode::Conflict. May be called more than once to listen on several addresses.
     Result<quint16> listen(const QHostAddress &address, quint16 port);
+    // The app limit and other authorization settings (defaults: core/authz/authz.h).
+    void setAuthzOptions(const core::authz::AuthzOptions &options);
     // Every route the server answers, in matching order.
     static QList<RouteInfo> routeTable();
     // How many WebSocket clients are connected now.

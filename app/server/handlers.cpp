@@ -2,12 +2,14 @@
 // thread and call the engine's query and command methods, which only touch the database and
 // return quickly (the engine's threading contract); long work is queued by the engine.
 
+#include "accounthandlers.h"
 #include "audithandlers.h"
 #include "httperror.h"
 #include "pipelinehandlers.h"
 #include "replies.h"
 #include "routes.h"
 
+#include "core/authz/authz.h"
 #include "core/spec/appspec.h"
 
 #include <QJsonArray>
@@ -26,6 +28,16 @@ Reply health(Call &)
 {
     return Reply{200, QJsonObject{{QStringLiteral("status"), QStringLiteral("ok")},
                                   {QStringLiteral("version"), QStringLiteral(PANDO_VERSION)}}};
+}
+
+// Records the caller as the owner of an object it just created (the initial token is nobody).
+Status grantOwner(Call &call, core::authz::ObjectKind kind, const QString &name)
+{
+    if (call.principal.userId.isEmpty())
+        return {};
+    return core::authz::GrantRepository(call.engine.database())
+        .add(core::authz::Grant{kind, name, call.principal.userId, QStringLiteral("owner"),
+                                call.engine.clock().nowMs()});
 }
 
 Reply listApps(Call &call)
@@ -67,6 +79,9 @@ Reply createApp(Call &call)
     auto app = call.engine.createApp(body, call.actor);
     if (!app)
         return errorReply(app.error());
+    // The creator owns the app: members may then deploy and remove it.
+    if (auto owned = grantOwner(call, core::authz::ObjectKind::App, app->record.name); !owned)
+        return errorReply(owned.error());
     return Reply{201, app->toJson()};
 }
 
@@ -83,6 +98,11 @@ Reply removeApp(Call &call)
     auto removed = call.engine.removeApp(call.args.value(0), call.actor);
     if (!removed)
         return errorReply(removed.error());
+    // A new app of the same name must not inherit who could act on this one.
+    if (auto cleared = core::authz::GrantRepository(call.engine.database())
+                           .removeAll(core::authz::ObjectKind::App, call.args.value(0));
+        !cleared)
+        return errorReply(cleared.error());
     return Reply{202, QJsonObject{{QStringLiteral("status"), QStringLiteral("removing")}}};
 }
 
@@ -167,54 +187,98 @@ Reply upgradeRequired(Call &)
                             QStringLiteral("connect with a WebSocket client (ws:// or wss://)")});
 }
 
+Reply setPipeline(Call &call)
+{
+    Reply reply = pipelineapi::setPipeline(call);
+    if (reply.status == 201) {
+        if (auto owned = grantOwner(call, core::authz::ObjectKind::Pipeline, call.args.value(0)); !owned)
+            return errorReply(owned.error());
+    }
+    return reply;
+}
+
+Reply removePipeline(Call &call)
+{
+    Reply reply = pipelineapi::removePipeline(call);
+    if (reply.status / 100 == 2) {
+        if (auto cleared = core::authz::GrantRepository(call.engine.database())
+                               .removeAll(core::authz::ObjectKind::Pipeline, call.args.value(0));
+            !cleared)
+            return errorReply(cleared.error());
+    }
+    return reply;
+}
+
 using namespace permission;
 
+constexpr ObjectArg None = ObjectArg::None;
+constexpr ObjectArg App = ObjectArg::App;
+constexpr ObjectArg Pipeline = ObjectArg::Pipeline;
+constexpr ObjectArg Deploy = ObjectArg::Deploy;
+constexpr ObjectArg Run = ObjectArg::Run;
+constexpr ObjectArg Token = ObjectArg::Token;
+
 constexpr RouteDef Routes[] = {
-    {"GET", "/api/v1/health", Public, false, &health},
-    {"GET", "/api/v1/apps", AppsRead, false, &listApps},
-    {"POST", "/api/v1/apps", AppsWrite, false, &createApp},
-    {"GET", "/api/v1/apps/{name}", AppsRead, false, &showApp},
-    {"DELETE", "/api/v1/apps/{name}", AppsWrite, false, &removeApp},
-    {"POST", "/api/v1/apps/{name}/deploys", DeploysWrite, false, &startDeploy},
-    {"GET", "/api/v1/apps/{name}/deploys", AppsRead, false, &listDeploys},
-    {"GET", "/api/v1/deploys/{id}", AppsRead, false, &showDeploy},
-    {"POST", "/api/v1/deploys/{id}/cancel", DeploysWrite, false, &cancelDeploy},
-    {"GET", "/api/v1/apps/{name}/logs", LogsRead, false, &logTail},
-    {"GET", "/api/v1/apps/{name}/logs/follow", LogsRead, true, &upgradeRequired},
-    {"GET", "/api/v1/events", AppsRead, true, &upgradeRequired},
+    {"GET", "/api/v1/health", Public, None, false, &health},
+    // Accounts. Bootstrap works once, with the initial token in the body; login is throttled.
+    {"POST", "/api/v1/bootstrap", Public, None, false, &accountapi::bootstrap},
+    {"POST", "/api/v1/sessions", Public, None, false, &accountapi::login},
+    {"DELETE", "/api/v1/sessions/current", Self, None, false, &accountapi::logout},
+    {"GET", "/api/v1/users", UsersRead, None, false, &accountapi::listUsers},
+    {"POST", "/api/v1/users", UsersWrite, None, false, &accountapi::createUser},
+    {"POST", "/api/v1/users/{name}/disable", UsersWrite, None, false, &accountapi::disableUser},
+    {"GET", "/api/v1/tokens", Self, None, false, &accountapi::listTokens},
+    {"POST", "/api/v1/tokens", Self, None, false, &accountapi::createToken},
+    {"DELETE", "/api/v1/tokens/{id}", Self, Token, false, &accountapi::revokeToken},
+    {"GET", "/api/v1/apps", AppsRead, None, false, &listApps},
+    {"POST", "/api/v1/apps", AppsWrite, None, false, &createApp},
+    {"GET", "/api/v1/apps/{name}", AppsRead, App, false, &showApp},
+    {"DELETE", "/api/v1/apps/{name}", AppsWrite, App, false, &removeApp},
+    {"POST", "/api/v1/apps/{name}/deploys", DeploysWrite, App, false, &startDeploy},
+    {"GET", "/api/v1/apps/{name}/deploys", AppsRead, App, false, &listDeploys},
+    {"GET", "/api/v1/deploys/{id}", AppsRead, Deploy, false, &showDeploy},
+    {"POST", "/api/v1/deploys/{id}/cancel", DeploysWrite, Deploy, false, &cancelDeploy},
+    {"GET", "/api/v1/apps/{name}/logs", LogsRead, App, false, &logTail},
+    {"GET", "/api/v1/apps/{name}/logs/follow", LogsRead, App, true, &upgradeRequired},
+    {"GET", "/api/v1/events", AppsRead, None, true, &upgradeRequired},
     // The pipeline runner (503 while the engine has none).
-    {"GET", "/api/v1/pipelines", PipelinesRead, false, &pipelineapi::listPipelines},
-    {"PUT", "/api/v1/pipelines/{name}", PipelinesWrite, false, &pipelineapi::setPipeline},
-    {"GET", "/api/v1/pipelines/{name}", PipelinesRead, false, &pipelineapi::showPipeline},
-    {"DELETE", "/api/v1/pipelines/{name}", PipelinesWrite, false, &pipelineapi::removePipeline},
-    {"POST", "/api/v1/pipelines/{name}/pause", PipelinesWrite, false, &pipelineapi::pausePipeline},
-    {"POST", "/api/v1/pipelines/{name}/unpause", PipelinesWrite, false, &pipelineapi::unpausePipeline},
-    {"POST", "/api/v1/pipelines/{name}/jobs/{job}/runs", RunsWrite, false, &pipelineapi::triggerJob},
-    {"GET", "/api/v1/pipelines/{name}/runs", PipelinesRead, false, &pipelineapi::listPipelineRuns},
+    {"GET", "/api/v1/pipelines", PipelinesRead, None, false, &pipelineapi::listPipelines},
+    {"PUT", "/api/v1/pipelines/{name}", PipelinesWrite, Pipeline, false, &setPipeline},
+    {"GET", "/api/v1/pipelines/{name}", PipelinesRead, Pipeline, false, &pipelineapi::showPipeline},
+    {"DELETE", "/api/v1/pipelines/{name}", PipelinesWrite, Pipeline, false, &removePipeline},
+    {"POST", "/api/v1/pipelines/{name}/pause", PipelinesWrite, Pipeline, false, &pipelineapi::pausePipeline},
+    {"POST", "/api/v1/pipelines/{name}/unpause", PipelinesWrite, Pipeline, false, &pipelineapi::unpausePipeline},
+    {"POST", "/api/v1/pipelines/{name}/jobs/{job}/runs", RunsWrite, Pipeline, false, &pipelineapi::triggerJob},
+    {"GET", "/api/v1/pipelines/{name}/runs", PipelinesRead, Pipeline, false, &pipelineapi::listPipelineRuns},
     // Public: a forge cannot hold a bearer token; the resource's webhook token is checked instead.
-    {"POST", "/api/v1/pipelines/{name}/resources/{resource}/check", Public, false, &pipelineapi::webhook},
-    {"GET", "/api/v1/runs", PipelinesRead, false, &pipelineapi::listRuns},
-    {"GET", "/api/v1/runs/{id}", PipelinesRead, false, &pipelineapi::showRun},
-    {"GET", "/api/v1/runs/{id}/events", PipelinesRead, false, &pipelineapi::runEvents},
-    {"POST", "/api/v1/runs/{id}/abort", RunsWrite, false, &pipelineapi::abortRun},
-    {"GET", "/api/v1/runs/{id}/follow", PipelinesRead, true, &upgradeRequired},
-    {"GET", "/api/v1/secrets", PipelinesRead, false, &pipelineapi::listSecrets},
-    {"PUT", "/api/v1/secrets/{name}", PipelinesWrite, false, &pipelineapi::setSecret},
-    {"DELETE", "/api/v1/secrets/{name}", PipelinesWrite, false, &pipelineapi::removeSecret},
-    {"GET", "/api/v1/audit", AuditRead, false, &auditapi::listAudit},
-    {"GET", "/api/v1/audit/verify", AuditRead, false, &auditapi::verifyAudit},
+    {"POST", "/api/v1/pipelines/{name}/resources/{resource}/check", Public, None, false, &pipelineapi::webhook},
+    {"GET", "/api/v1/runs", PipelinesRead, None, false, &pipelineapi::listRuns},
+    {"GET", "/api/v1/runs/{id}", PipelinesRead, Run, false, &pipelineapi::showRun},
+    {"GET", "/api/v1/runs/{id}/events", PipelinesRead, Run, false, &pipelineapi::runEvents},
+    {"POST", "/api/v1/runs/{id}/abort", RunsWrite, Run, false, &pipelineapi::abortRun},
+    {"GET", "/api/v1/runs/{id}/follow", PipelinesRead, Run, true, &upgradeRequired},
+    // Secrets are install-wide: no member holds pipelines.write on them.
+    {"GET", "/api/v1/secrets", PipelinesRead, None, false, &pipelineapi::listSecrets},
+    {"PUT", "/api/v1/secrets/{name}", PipelinesWrite, None, false, &pipelineapi::setSecret},
+    {"DELETE", "/api/v1/secrets/{name}", PipelinesWrite, None, false, &pipelineapi::removeSecret},
+    {"GET", "/api/v1/audit", AuditRead, None, false, &auditapi::listAudit},
+    {"GET", "/api/v1/audit/verify", AuditRead, None, false, &auditapi::verifyAudit},
 };
 
 constexpr bool everyRouteIsComplete()
 {
     for (const RouteDef &route : Routes) {
         if (!isKnownPermission(route.permission) || route.handler == nullptr || route.method.empty() ||
-            !route.path.starts_with("/api/v1/"))
+            !route.path.starts_with("/api/v1/") || route.object == ObjectArg::Undeclared)
+            return false;
+        // An object comes from the first {placeholder}: a route that names one needs one.
+        if (route.object != ObjectArg::None && route.path.find('{') == std::string_view::npos)
             return false;
     }
     return true;
 }
-static_assert(everyRouteIsComplete(), "every route needs a method, an /api/v1 path, a known permission and a handler");
+static_assert(everyRouteIsComplete(),
+              "every route needs a method, an /api/v1 path, a known permission, its object and a handler");
 
 } // namespace
 

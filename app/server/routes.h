@@ -3,6 +3,8 @@
 // handler that serves it. Routes are registered only from this table, and the table is checked at
 // compile time so that a route without a known permission cannot exist.
 
+#include "core/accounts/accounts.h"
+#include "core/authz/authz.h"
 #include "core/engine/engine.h"
 
 #include <QJsonObject>
@@ -14,20 +16,22 @@
 
 namespace pando::server {
 
-// Permissions a route may require. The admin token holds them all; roles come later.
-namespace permission {
-inline constexpr std::string_view Public = "public";
-inline constexpr std::string_view AppsRead = "apps.read";
-inline constexpr std::string_view AppsWrite = "apps.write";
-inline constexpr std::string_view DeploysWrite = "deploys.write";
-inline constexpr std::string_view LogsRead = "logs.read";
-inline constexpr std::string_view PipelinesRead = "pipelines.read";   // pipelines, runs, secret names
-inline constexpr std::string_view PipelinesWrite = "pipelines.write"; // set, pause, remove; secrets
-inline constexpr std::string_view RunsWrite = "runs.write";           // trigger and abort runs
-inline constexpr std::string_view AuditRead = "audit.read";
-inline constexpr std::string_view All[] = {Public,        AppsRead,       AppsWrite, DeploysWrite, LogsRead,
-                                           PipelinesRead, PipelinesWrite, RunsWrite, AuditRead};
-} // namespace permission
+// Permissions a route may require: authz's (core/authz/authz.h decides who holds them).
+namespace permission = core::authz::permission;
+
+// Which URL argument names the object a route acts on, so that object-level checks (grants,
+// token owners) happen in one place before the handler runs. The first {placeholder} is the
+// argument; object IDs in a body never count. Undeclared exists only to make a route that says
+// nothing fail the compile-time check.
+enum class ObjectArg {
+    Undeclared,
+    None,     // no object (lists, creation, install-wide settings)
+    App,      // {name} is an app
+    Pipeline, // {name} is a pipeline
+    Deploy,   // {id} is a deploy: its app
+    Run,      // {id} is a run: its pipeline
+    Token,    // {id} is an API token: its user
+};
 
 // What a handler may read of the request. A copy: handlers run on the server's worker threads,
 // after Qt's request object is gone.
@@ -46,6 +50,7 @@ struct Call {
     const RequestData &request;
     QStringList args;
     core::Actor actor;
+    core::accounts::Principal principal; // who asks (empty for public routes)
 };
 
 struct Reply {
@@ -59,8 +64,9 @@ struct RouteDef {
     std::string_view method;     // "GET", "POST", "PUT", "DELETE"
     std::string_view path;       // "/api/v1/apps/{name}": {x} matches one non-empty segment
     std::string_view permission; // one of permission::All
-    bool webSocket = false;      // served over a WebSocket after the upgrade
-    Handler handler = nullptr;   // for WebSocket routes: answers a plain GET without upgrade
+    ObjectArg object = ObjectArg::Undeclared;
+    bool webSocket = false;    // served over a WebSocket after the upgrade
+    Handler handler = nullptr; // for WebSocket routes: answers a plain GET without upgrade
 };
 
 // The table, in the order routes are matched.
@@ -75,11 +81,7 @@ RouteMatch matchRoute(const QString &method, const QString &path);
 
 constexpr bool isKnownPermission(std::string_view p)
 {
-    for (std::string_view known : permission::All) {
-        if (known == p)
-            return true;
-    }
-    return false;
+    return core::authz::permission::isKnown(p);
 }
 
 } // namespace pando::server

@@ -1,5 +1,7 @@
 #include "engine.h"
 
+#include "core/accounts/accountrepository.h"
+#include "core/accounts/accountservice.h"
 #include "core/deploy/deployrunner.h"
 #include "core/engine/tokens.h"
 #include "core/observe/observer.h"
@@ -48,6 +50,7 @@ struct Engine::Private {
     Observer observer;
     std::unique_ptr<LogHub> logs;
     std::unique_ptr<pipelines::PipelineService> pipelines;
+    std::unique_ptr<accounts::AccountService> accounts;
     QByteArray tokenKey;
 
     QMutex mutex;                      // guards the two sets below
@@ -147,6 +150,13 @@ void Engine::shutdown()
 
 Result<std::optional<QString>> Engine::bootstrapAdminToken()
 {
+    // Once the first administrator exists the initial token has been spent (and its row may be
+    // gone): never make another.
+    auto users = accounts::AccountRepository(d->db).countUsers();
+    if (!users)
+        return std::unexpected(users.error());
+    if (*users > 0)
+        return std::optional<QString>{};
     TokenRepository tokens(d->db);
     auto count = tokens.count();
     if (!count)
@@ -546,6 +556,16 @@ pipelines::PipelineService *Engine::pipelines() const
 void Engine::setPipelines(std::unique_ptr<pipelines::PipelineService> service)
 {
     d->pipelines = std::move(service);
+}
+
+accounts::AccountService *Engine::accounts() const
+{
+    return d->accounts.get();
+}
+
+void Engine::setAccounts(std::unique_ptr<accounts::AccountService> service)
+{
+    d->accounts = std::move(service);
 }
 
 EventBus *Engine::events() const

@@ -31,6 +31,9 @@ namespace pando::core {
 namespace pipelines {
 class PipelineService;
 }
+namespace accounts {
+class AccountService;
+}
 
 struct AppView {
     AppRecord record;
@@ -76,8 +79,8 @@ public:
     // Stops taking work, cancels running jobs and waits for the workers.
     void shutdown();
 
-    // Accounts and tokens (full accounts come later): on a fresh install, creates the initial
-    // admin token and returns its secret once; nullopt when the install already has tokens.
+    // On a fresh install, creates the initial admin token and returns its secret once; nullopt
+    // when the install already has tokens or users (the first administrator exists).
     Result<std::optional<QString>> bootstrapAdminToken();
     Result<TokenRecord> authenticate(const QString &bearerToken);
 
@@ -101,6 +104,10 @@ public:
     // down before itself.
     pipelines::PipelineService *pipelines() const;
     void setPipelines(std::unique_ptr<pipelines::PipelineService> service);
+    // Users, sessions and API tokens (nullptr until installed; app/wiring's installAccounts
+    // builds it with an identity adapter). The engine owns it.
+    accounts::AccountService *accounts() const;
+    void setAccounts(std::unique_ptr<accounts::AccountService> service);
     Database &database();
     adapters::Runtime &runtime();
     AuditLog &audit();

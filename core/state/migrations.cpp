@@ -208,6 +208,18 @@ const QList<Migration> &migrations()
                             " revoked_ms BIGINT NOT NULL DEFAULT 0)"),
              QStringLiteral("CREATE INDEX api_tokens_user ON api_tokens (user_id, created_ms)"),
          }},
+        {5,
+         QStringLiteral("authz: per-app and per-pipeline grants"),
+         {
+             QStringLiteral("CREATE TABLE grants ("
+                            " object_kind TEXT NOT NULL,"
+                            " object TEXT NOT NULL,"
+                            " user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,"
+                            " role TEXT NOT NULL,"
+                            " created_ms BIGINT NOT NULL DEFAULT 0,"
+                            " PRIMARY KEY (object_kind, object, user_id, role))"),
+             QStringLiteral("CREATE INDEX grants_user ON grants (user_id, object_kind, role)"),
+         }},
     };
     return all;
 }

@@ -7,7 +7,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTemporaryFile>
 #include <QTest>
 
@@ -41,12 +43,14 @@ private Q_SLOTS:
     void deployWaitSucceeds();
     void deployWaitFails();
     void logsFollowUntilInterrupted();
+    void loginAndAccounts();
 
 private:
     Run pando(const QStringList &args, const QByteArray &input = {}, bool withServer = true, bool withToken = true);
     QString writeFile(const QByteArray &content);
 
     test::TestInstall m_install;
+    QTemporaryDir m_config; // XDG_CONFIG_HOME: where `pando login` saves the session
     QString m_binary;
     QList<std::shared_ptr<QTemporaryFile>> m_files;
 };
@@ -64,6 +68,7 @@ Run TestCli::pando(const QStringList &args, const QByteArray &input, bool withSe
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.remove(QStringLiteral("PANDO_SERVER"));
     env.remove(QStringLiteral("PANDO_TOKEN"));
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_config.path());
     if (withServer)
         env.insert(QStringLiteral("PANDO_SERVER"), m_install.baseUrl());
     if (withToken)
@@ -293,6 +298,59 @@ void TestCli::logsFollowUntilInterrupted()
     QCOMPARE(process.exitStatus(), QProcess::NormalExit);
     QCOMPARE(process.exitCode(), 130);
     QTRY_COMPARE(m_install.server->webSocketCount(), 0);
+}
+
+void TestCli::loginAndAccounts()
+{
+    const QString session = m_config.path() + QStringLiteral("/pando/session");
+    QFile::remove(session);
+    const QByteArray password = QByteArray(test::TestInstall::Password) + '\n';
+
+    // A wrong password fails and saves nothing.
+    Run run = pando({QStringLiteral("login"), QStringLiteral("--username"), QStringLiteral("member")},
+                    "not the password\n", true, false);
+    QCOMPARE(run.code, 1);
+    QVERIFY(!QFile::exists(session));
+
+    run =
+        pando({QStringLiteral("login"), QStringLiteral("--username"), QStringLiteral("member")}, password, true, false);
+    QVERIFY2(run.code == 0, qPrintable(run.err));
+    QVERIFY(run.out.contains(QLatin1String("logged in as member")));
+    QVERIFY(QFile::exists(session));
+    QCOMPARE(QFile::permissions(session),
+             QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadUser | QFileDevice::WriteUser);
+    // The saved session is used when no token is given; a member may not list users.
+    QCOMPARE(pando({QStringLiteral("apps"), QStringLiteral("list")}, {}, true, false).code, 0);
+    run = pando({QStringLiteral("users"), QStringLiteral("list")}, {}, true, false);
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QLatin1String("403")) || run.err.contains(QLatin1String("lacks")), qPrintable(run.err));
+    // PANDO_TOKEN (the administrator's here) wins over the saved session.
+    QCOMPARE(pando({QStringLiteral("users"), QStringLiteral("list")}).code, 0);
+
+    run = pando({QStringLiteral("users"), QStringLiteral("create"), QStringLiteral("carol"), QStringLiteral("--role"),
+                 QStringLiteral("viewer")},
+                "carol's long password\n");
+    QVERIFY2(run.code == 0, qPrintable(run.err));
+    run = pando({QStringLiteral("users"), QStringLiteral("list")});
+    QVERIFY2(run.out.contains(QRegularExpression(QStringLiteral("\\ncarol\\s+viewer\\s+no"))), qPrintable(run.out));
+    QCOMPARE(pando({QStringLiteral("users"), QStringLiteral("disable"), QStringLiteral("carol")}).code, 0);
+
+    run = pando({QStringLiteral("tokens"), QStringLiteral("create"), QStringLiteral("ci"), QStringLiteral("--scope"),
+                 QStringLiteral("apps:read"), QStringLiteral("--scope"), QStringLiteral("deploys:write"),
+                 QStringLiteral("--expires"), QStringLiteral("30d"), QStringLiteral("--json")});
+    QVERIFY2(run.code == 0, qPrintable(run.err));
+    const QJsonObject token = QJsonDocument::fromJson(run.out.toUtf8()).object();
+    const QString secret = token.value(QStringLiteral("secret")).toString();
+    const QString id = token.value(QStringLiteral("id")).toString();
+    QVERIFY(secret.startsWith(QLatin1String("pando_")));
+    QCOMPARE(token.value(QStringLiteral("scopes")).toArray().size(), 2);
+    run = pando({QStringLiteral("tokens"), QStringLiteral("list")});
+    QVERIFY(run.out.contains(id));
+    QVERIFY(!run.out.contains(secret));
+    QCOMPARE(pando({QStringLiteral("--token"), secret, QStringLiteral("apps"), QStringLiteral("list")}).code, 0);
+    QCOMPARE(pando({QStringLiteral("tokens"), QStringLiteral("revoke"), id}).code, 0);
+    QCOMPARE(pando({QStringLiteral("--token"), secret, QStringLiteral("apps"), QStringLiteral("list")}).code, 1);
+    QFile::remove(session);
 }
 
 QTEST_GUILESS_MAIN(TestCli)

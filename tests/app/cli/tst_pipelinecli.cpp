@@ -261,7 +261,7 @@ void TestPipelineCli::listShowPause()
     QCOMPARE(run.code, 0);
     run = pando({QStringLiteral("pipelines"), QStringLiteral("show"), QStringLiteral("ci")});
     QCOMPARE(run.code, 0);
-    QVERIFY2(run.out.contains(QStringLiteral("paused: by token:")), qPrintable(run.out));
+    QVERIFY2(run.out.contains(QStringLiteral("paused: by user:admin/token:")), qPrintable(run.out));
     QVERIFY2(run.out.contains(QStringLiteral("unit, unitfail, builderror, slowjob")), qPrintable(run.out));
     QCOMPARE(pando({QStringLiteral("pipelines"), QStringLiteral("unpause"), QStringLiteral("ci")}).code, 0);
 

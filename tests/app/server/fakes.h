@@ -6,6 +6,8 @@
 #include "adapters/api/runtime.h"
 #include "adapters/api/source.h"
 #include "app/server/apiserver.h"
+#include "app/wiring/accountwiring.h"
+#include "core/accounts/accountservice.h"
 #include "core/engine/engine.h"
 #include "tests/app/server/pipelinefakes.h"
 
@@ -170,15 +172,22 @@ private:
     std::atomic_int m_next = 0;
 };
 
-// An engine with fake adapters and an API server on a free loopback port.
+// An engine with fake adapters, accounts, and an API server on a free loopback port. start()
+// bootstraps the administrator "admin" and makes one user and API token per role: token is the
+// administrator's (scope admin), tokens["operator"], ["member"], ["viewer"] the others' (every
+// scope but admin); members["member"] is user "member", and "member2" is a second member.
 struct TestInstall {
     QTemporaryDir dir;
     std::unique_ptr<core::Engine> engine;
     std::unique_ptr<server::ApiServer> server;
     QString token;
+    QString initialToken;           // spent by the bootstrap
+    QHash<QString, QString> tokens; // username → API token secret
+    static constexpr auto Password = "correct horse battery";
     quint16 port = 0;
     QString error;
     bool withPipelines = false;               // set before start(): install a FakePipelineService
+    bool bootstrapAccounts = true;            // false: no users yet, token is the initial token
     FakePipelineService *pipelines = nullptr; // owned by the engine
 
     bool start()
@@ -203,7 +212,18 @@ struct TestInstall {
             error = secret ? QStringLiteral("no token was created") : secret.error().text();
             return false;
         }
-        token = **secret;
+        initialToken = **secret;
+        if (auto accounts = wiring::installAccounts(*engine); !accounts) {
+            error = accounts.error().text();
+            return false;
+        }
+        if (bootstrapAccounts) {
+            if (!makeAccounts())
+                return false;
+            token = tokens.value(QStringLiteral("admin"));
+        } else {
+            token = initialToken;
+        }
         if (withPipelines) {
             auto service = std::make_unique<FakePipelineService>(*engine->events());
             pipelines = service.get();
@@ -220,6 +240,42 @@ struct TestInstall {
     }
 
     QString baseUrl() const { return QStringLiteral("http://127.0.0.1:%1").arg(port); }
+
+    bool makeAccounts()
+    {
+        using namespace core::accounts;
+        AccountService &accounts = *engine->accounts();
+        const core::Actor actor = core::Actor::system(QStringLiteral("test"));
+        const QString password = QString::fromLatin1(Password);
+        if (auto admin = accounts.createFirstAdmin(initialToken, QStringLiteral("admin"), password, actor); !admin) {
+            error = admin.error().text();
+            return false;
+        }
+        const std::pair<const char *, Role> others[] = {{"operator", Role::Operator},
+                                                        {"member", Role::Member},
+                                                        {"member2", Role::Member},
+                                                        {"viewer", Role::Viewer}};
+        for (const auto &[name, role] : others) {
+            if (auto user = accounts.createUser(NewUser{QString::fromLatin1(name), {}, role, password}, actor); !user) {
+                error = user.error().text();
+                return false;
+            }
+        }
+        QStringList userScopes = knownScopes();
+        userScopes.removeAll(QStringLiteral("admin"));
+        for (const char *name : {"admin", "operator", "member", "member2", "viewer"}) {
+            const QString username = QString::fromLatin1(name);
+            const QStringList scopes =
+                username == QLatin1String("admin") ? QStringList{QStringLiteral("admin")} : userScopes;
+            auto issued = accounts.createToken(username, QStringLiteral("test"), scopes, 0, actor);
+            if (!issued) {
+                error = issued.error().text();
+                return false;
+            }
+            tokens.insert(username, issued->secret);
+        }
+        return true;
+    }
 
     ~TestInstall()
     {

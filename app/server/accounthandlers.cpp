@@ -1,0 +1,276 @@
+#include "accounthandlers.h"
+
+#include "replies.h"
+
+#include "core/accounts/accountservice.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QRegularExpression>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::server::accountapi {
+
+namespace {
+
+using core::accounts::AccountService;
+
+Result<AccountService *> service(Call &call)
+{
+    AccountService *accounts = call.engine.accounts();
+    if (!accounts)
+        return fail(ErrorCode::Unavailable, u"this install has no accounts"_s, call.request.url.path(),
+                    u"start pandod with accounts"_s);
+    return accounts;
+}
+
+Result<QString> stringField(const QJsonObject &body, const QString &name, bool required = true)
+{
+    const QJsonValue value = body.value(name);
+    if (value.isUndefined()) {
+        if (required)
+            return fail(ErrorCode::Invalid, u"is missing"_s, name);
+        return QString();
+    }
+    if (!value.isString())
+        return fail(ErrorCode::Invalid, u"must be a string"_s, name);
+    return value.toString();
+}
+
+// "30d", "12h", "90m" → milliseconds.
+Result<qint64> parseDuration(const QString &text)
+{
+    static const QRegularExpression pattern(u"^([1-9][0-9]{0,5})([dhm])$"_s);
+    const QRegularExpressionMatch m = pattern.match(text);
+    if (!m.hasMatch())
+        return fail(ErrorCode::Invalid, u"\"%1\" is not a duration"_s.arg(text.left(40)), u"expiresIn"_s,
+                    u"write a number and d, h or m, like 30d"_s);
+    const qint64 n = m.captured(1).toLongLong();
+    const QChar unit = m.captured(2).at(0);
+    const qint64 minute = 60LL * 1000;
+    return n * (unit == u'd' ? 24 * 60 * minute : unit == u'h' ? 60 * minute : minute);
+}
+
+QString bearer(const RequestData &request)
+{
+    const QByteArray value = request.authorization.trimmed();
+    if (!value.toLower().startsWith("bearer "))
+        return {};
+    return QString::fromLatin1(value.mid(7).trimmed());
+}
+
+} // namespace
+
+Reply bootstrap(Call &call)
+{
+    auto accounts = service(call);
+    if (!accounts)
+        return errorReply(accounts.error());
+    auto body = jsonObjectBody(call.request, {u"token"_s, u"username"_s, u"password"_s},
+                               u"{\"token\":\"pando_…\",\"username\":\"alice\",\"password\":\"…\"}"_s);
+    if (!body)
+        return errorReply(body.error());
+    auto token = stringField(*body, u"token"_s);
+    auto username = stringField(*body, u"username"_s);
+    auto password = stringField(*body, u"password"_s);
+    for (const auto *field : {&token, &username, &password}) {
+        if (!*field)
+            return errorReply(field->error());
+    }
+    auto user = (*accounts)->createFirstAdmin(*token, *username, *password, call.actor);
+    if (!user)
+        return errorReply(user.error());
+    // The token is spent: its file would only mislead (and is a secret lying around).
+    QFile::remove(QDir(call.engine.options().dataDir).filePath(u"initial-admin-token"_s));
+    return Reply{201, user->toJson()};
+}
+
+Reply login(Call &call)
+{
+    auto accounts = service(call);
+    if (!accounts)
+        return errorReply(accounts.error());
+    auto body =
+        jsonObjectBody(call.request, {u"username"_s, u"password"_s}, u"{\"username\":\"alice\",\"password\":\"…\"}"_s);
+    if (!body)
+        return errorReply(body.error());
+    auto username = stringField(*body, u"username"_s);
+    if (!username)
+        return errorReply(username.error());
+    auto password = stringField(*body, u"password"_s);
+    if (!password)
+        return errorReply(password.error());
+    auto session = (*accounts)->login(*username, *password, call.request.peer, call.actor.requestId);
+    if (!session)
+        return errorReply(session.error());
+    return Reply{201, QJsonObject{{u"token"_s, session->secret},
+                                  {u"id"_s, session->session.id},
+                                  {u"expiresMs"_s, session->session.expiresMs},
+                                  {u"user"_s, session->user.toJson()}}};
+}
+
+Reply logout(Call &call)
+{
+    auto accounts = service(call);
+    if (!accounts)
+        return errorReply(accounts.error());
+    if (call.principal.kind != core::accounts::Principal::Kind::Session)
+        return errorReply(Error{ErrorCode::Invalid, u"the bearer is not a login session"_s, u"Authorization"_s,
+                                u"revoke API tokens with DELETE /api/v1/tokens/{id}"_s});
+    if (auto ended = (*accounts)->logout(bearer(call.request), call.actor); !ended)
+        return errorReply(ended.error());
+    call.engine.events()->publish(core::Event{
+        TokenRevokedEvent, {}, {}, QJsonObject{{u"tokenId"_s, call.principal.tokenId}}, call.engine.clock().nowMs()});
+    return Reply{204, {}};
+}
+
+Reply listUsers(Call &call)
+{
+    auto accounts = service(call);
+    if (!accounts)
+        return errorReply(accounts.error());
+    auto users = (*accounts)->users();
+    if (!users)
+        return errorReply(users.error());
+    QJsonArray list;
+    for (const core::accounts::User &user : std::as_const(*users))
+        list.append(user.toJson());
+    return Reply{200, QJsonObject{{u"users"_s, list}}};
+}
+
+Reply createUser(Call &call)
+{
+    auto accounts = service(call);
+    if (!accounts)
+        return errorReply(accounts.error());
+    auto body = jsonObjectBody(call.request, {u"username"_s, u"password"_s, u"role"_s, u"displayName"_s},
+                               u"{\"username\":\"bob\",\"password\":\"…\",\"role\":\"member\"}"_s);
+    if (!body)
+        return errorReply(body.error());
+    core::accounts::NewUser user;
+    auto username = stringField(*body, u"username"_s);
+    auto password = stringField(*body, u"password"_s);
+    auto role = stringField(*body, u"role"_s, false);
+    auto display = stringField(*body, u"displayName"_s, false);
+    for (const auto *field : {&username, &password, &role, &display}) {
+        if (!*field)
+            return errorReply(field->error());
+    }
+    user.username = *username;
+    user.password = *password;
+    user.displayName = display->isEmpty() ? *username : *display;
+    if (!role->isEmpty()) {
+        auto parsed = core::accounts::roleFromName(*role);
+        if (!parsed)
+            return invalid(u"\"%1\" is not a role"_s.arg(role->left(40)), u"role"_s,
+                           u"one of admin, operator, member, viewer"_s);
+        user.role = *parsed;
+    }
+    auto created = (*accounts)->createUser(user, call.actor);
+    if (!created)
+        return errorReply(created.error());
+    return Reply{201, created->toJson()};
+}
+
+Reply disableUser(Call &call)
+{
+    auto accounts = service(call);
+    if (!accounts)
+        return errorReply(accounts.error());
+    auto user = (*accounts)->setDisabled(call.args.value(0), true, call.actor);
+    if (!user)
+        return errorReply(user.error());
+    // Their sessions and tokens stopped working: so do the WebSockets opened with them.
+    call.engine.events()->publish(
+        core::Event{TokenRevokedEvent, {}, {}, QJsonObject{{u"userId"_s, user->id}}, call.engine.clock().nowMs()});
+    return Reply{200, user->toJson()};
+}
+
+Reply listTokens(Call &call)
+{
+    auto accounts = service(call);
+    if (!accounts)
+        return errorReply(accounts.error());
+    // Administrators (and the initial token, which is nobody) see every token; others their own.
+    const bool everyone = call.principal.role == core::accounts::Role::Admin;
+    auto tokens = (*accounts)->tokens(everyone ? QString() : call.principal.username);
+    if (!tokens)
+        return errorReply(tokens.error());
+    QJsonArray list;
+    for (const core::accounts::ApiToken &token : std::as_const(*tokens))
+        list.append(token.toJson());
+    return Reply{200, QJsonObject{{u"tokens"_s, list}}};
+}
+
+Reply createToken(Call &call)
+{
+    auto accounts = service(call);
+    if (!accounts)
+        return errorReply(accounts.error());
+    if (call.principal.username.isEmpty())
+        return errorReply(Error{ErrorCode::Invalid, u"the initial token belongs to nobody and cannot make tokens"_s,
+                                u"Authorization"_s, u"bootstrap the first administrator and log in"_s});
+    auto body = jsonObjectBody(call.request, {u"name"_s, u"scopes"_s, u"expiresIn"_s},
+                               u"{\"name\":\"ci\",\"scopes\":[\"apps:read\"],\"expiresIn\":\"30d\"}"_s);
+    if (!body)
+        return errorReply(body.error());
+    auto name = stringField(*body, u"name"_s);
+    if (!name)
+        return errorReply(name.error());
+    QStringList scopes;
+    const QJsonValue scopesValue = body->value(u"scopes"_s);
+    if (!scopesValue.isUndefined()) {
+        if (!scopesValue.isArray())
+            return invalid(u"must be an array of strings"_s, u"scopes"_s);
+        const QJsonArray array = scopesValue.toArray();
+        for (qsizetype i = 0; i < array.size(); ++i) {
+            if (!array.at(i).isString())
+                return invalid(u"must be a string"_s, u"scopes[%1]"_s.arg(i));
+            scopes.append(array.at(i).toString());
+        }
+    }
+    if (scopes.isEmpty())
+        return invalid(u"a token needs at least one scope"_s, u"scopes"_s,
+                       u"one or more of %1"_s.arg(core::accounts::knownScopes().join(u", "_s)));
+    // A token cannot mint a broader one: each scope asked for must be one the caller's token holds.
+    for (const QString &scope : std::as_const(scopes)) {
+        if (!call.principal.hasScope(scope))
+            return errorReply(Error{ErrorCode::Forbidden,
+                                    u"the token making this one lacks the scope \"%1\""_s.arg(scope.left(64)),
+                                    u"scopes"_s, u"log in, or use a token that holds the scope"_s});
+    }
+    auto expiresIn = stringField(*body, u"expiresIn"_s, false);
+    if (!expiresIn)
+        return errorReply(expiresIn.error());
+    qint64 expiresMs = 0;
+    if (!expiresIn->isEmpty()) {
+        auto duration = parseDuration(*expiresIn);
+        if (!duration)
+            return errorReply(duration.error());
+        expiresMs = call.engine.clock().nowMs() + *duration;
+    }
+    // A token is always its maker's: a body naming another user is not read at all.
+    auto issued = (*accounts)->createToken(call.principal.username, *name, scopes, expiresMs, call.actor);
+    if (!issued)
+        return errorReply(issued.error());
+    QJsonObject json = issued->token.toJson();
+    json.insert(u"secret"_s, issued->secret);
+    return Reply{201, json};
+}
+
+Reply revokeToken(Call &call)
+{
+    auto accounts = service(call);
+    if (!accounts)
+        return errorReply(accounts.error());
+    const QString id = call.args.value(0);
+    if (auto revoked = (*accounts)->revokeToken(id, call.actor); !revoked)
+        return errorReply(revoked.error());
+    call.engine.events()->publish(
+        core::Event{TokenRevokedEvent, {}, {}, QJsonObject{{u"tokenId"_s, id}}, call.engine.clock().nowMs()});
+    return Reply{204, {}};
+}
+
+} // namespace pando::server::accountapi

@@ -1,0 +1,23 @@
+#include "accountwiring.h"
+
+#include "adapters/identity/local/localidentity.h"
+#include "core/accounts/tokenkey.h"
+
+namespace pando::wiring {
+
+Status installAccounts(core::Engine &engine, const core::accounts::AccountOptions &options)
+{
+    auto identity = adapters::local::LocalIdentity::create();
+    if (!identity)
+        return std::unexpected(identity.error());
+    // The same key file the engine made in start(): every digest in the install uses one key.
+    auto key = core::detail::loadOrCreateKey(engine.options().dataDir + QStringLiteral("/token.key"));
+    if (!key)
+        return std::unexpected(key.error());
+    engine.setAccounts(std::make_unique<core::accounts::AccountService>(
+        engine.database(), engine.audit(), std::make_shared<const adapters::local::LocalIdentity>(std::move(*identity)),
+        *key, engine.clock(), options));
+    return {};
+}
+
+} // namespace pando::wiring

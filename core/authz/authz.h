@@ -1,0 +1,110 @@
+#pragma once
+// Package authz: what a principal may do. Two planes decide together: the install role
+// (admin ⊃ operator ⊃ member ⊃ viewer) gives a permission everywhere or only on objects the
+// person holds a grant on (per-app owner/deployer/viewer, per-pipeline owner/operator/viewer),
+// and an API token's scopes narrow that further. The API asks decide() once per request.
+
+#include "core/accounts/accounts.h"
+#include "core/state/database.h"
+
+#include <QList>
+#include <QString>
+#include <string_view>
+
+namespace pando::core::authz {
+
+// The permissions a route may need. "self" is anything a signed-in principal does to its own
+// session and tokens.
+namespace permission {
+inline constexpr std::string_view Public = "public";
+inline constexpr std::string_view Self = "self";
+inline constexpr std::string_view AppsRead = "apps.read";
+inline constexpr std::string_view AppsWrite = "apps.write";
+inline constexpr std::string_view DeploysWrite = "deploys.write";
+inline constexpr std::string_view LogsRead = "logs.read";
+inline constexpr std::string_view PipelinesRead = "pipelines.read";   // pipelines, runs, secret names
+inline constexpr std::string_view PipelinesWrite = "pipelines.write"; // set, pause, remove; secrets
+inline constexpr std::string_view RunsWrite = "runs.write";           // trigger and abort runs
+inline constexpr std::string_view AuditRead = "audit.read";
+inline constexpr std::string_view UsersRead = "users.read";
+inline constexpr std::string_view UsersWrite = "users.write";
+inline constexpr std::string_view All[] = {Public, AppsRead,  AppsWrite,  DeploysWrite, LogsRead,       PipelinesRead,
+                                           Self,   UsersRead, UsersWrite, RunsWrite,    PipelinesWrite, AuditRead};
+
+constexpr bool isKnown(std::string_view p)
+{
+    for (std::string_view known : All) {
+        if (known == p)
+            return true;
+    }
+    return false;
+}
+} // namespace permission
+
+// The token scope a permission needs (accounts::knownScopes()); empty: no scope needed.
+QString scopeFor(std::string_view permission);
+
+enum class ObjectKind { None, App, Pipeline, Token };
+QString objectKindName(ObjectKind kind);
+
+// The object a request acts on, as the URL names it (never the body).
+struct ObjectRef {
+    ObjectKind kind = ObjectKind::None;
+    QString name;         // app or pipeline name, token id; empty when it does not exist
+    QString ownerId;      // for tokens: the user the token belongs to
+    QString text() const; // "app/hello", "pipeline/ci", "token/t…", "" for none
+};
+
+// Grant roles: apps have owner, deployer, viewer; pipelines owner, operator, viewer.
+bool isValidGrantRole(ObjectKind kind, const QString &role);
+
+struct Grant {
+    ObjectKind kind = ObjectKind::App;
+    QString object;
+    QString userId;
+    QString role;
+    qint64 createdMs = 0;
+};
+
+class GrantRepository {
+public:
+    explicit GrantRepository(Database &db) : m_db(db) {}
+    Status add(const Grant &grant); // an existing identical grant is kept
+    Status remove(ObjectKind kind, const QString &object, const QString &userId, const QString &role);
+    // Every grant on the object (its removal, say).
+    Status removeAll(ObjectKind kind, const QString &object);
+    Result<QStringList> roles(ObjectKind kind, const QString &object, const QString &userId);
+    Result<int> countOwned(ObjectKind kind, const QString &userId);
+
+private:
+    Database &m_db;
+};
+
+struct AuthzOptions {
+    int appLimit = 10; // apps a member may own; operators and admins are not limited
+};
+
+struct Decision {
+    bool allowed = false;
+    QString reason; // why not, for the 403 and the audit line
+    explicit operator bool() const { return allowed; }
+};
+
+// Decides with the role matrix, the grants and the token's scopes. Threading: any thread.
+class Authorizer {
+public:
+    explicit Authorizer(Database &db, AuthzOptions options = {}) : m_db(db), m_options(options) {}
+    Result<Decision> decide(const accounts::Principal &principal, std::string_view permission, const ObjectRef &object);
+    const AuthzOptions &options() const { return m_options; }
+    // Before the first decide(): options are not guarded.
+    void setOptions(const AuthzOptions &options) { m_options = options; }
+
+private:
+    Database &m_db;
+    AuthzOptions m_options;
+};
+
+// What the role may do without any grant; used by decide() and documented by the matrix test.
+bool roleAllows(accounts::Role role, std::string_view permission);
+
+} // namespace pando::core::authz
