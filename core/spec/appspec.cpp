@@ -48,28 +48,6 @@ std::unexpected<Error> wrongType(const DocNode &node, const QString &path, const
     return fail(ErrorCode::Invalid, u"expected %1, got %2"_s.arg(expected, describe(node)), path);
 }
 
-// Optimal string alignment distance, case-insensitive: "prot" is one step from "port".
-int editDistance(const QString &a, const QString &b)
-{
-    const auto n = size_t(a.size());
-    const auto m = size_t(b.size());
-    std::vector<std::vector<int>> d(n + 1, std::vector<int>(m + 1));
-    for (size_t i = 0; i <= n; ++i)
-        d[i][0] = int(i);
-    for (size_t j = 0; j <= m; ++j)
-        d[0][j] = int(j);
-    for (size_t i = 1; i <= n; ++i) {
-        for (size_t j = 1; j <= m; ++j) {
-            const QChar x = a.at(qsizetype(i - 1)).toLower();
-            const QChar y = b.at(qsizetype(j - 1)).toLower();
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (x == y ? 0 : 1)});
-            if (i > 1 && j > 1 && x == b.at(qsizetype(j - 2)).toLower() && a.at(qsizetype(i - 2)).toLower() == y)
-                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-        }
-    }
-    return d[n][m];
-}
-
 // A mapping whose keys must all be known; the first unknown one is named with its full path.
 Status checkFields(const DocNode &node, const QString &path, const QStringList &known)
 {
@@ -77,15 +55,7 @@ Status checkFields(const DocNode &node, const QString &path, const QStringList &
         if (known.contains(key))
             continue;
         QString message = u"unknown field"_s;
-        QString best;
-        int bestDistance = 3;
-        for (const auto &candidate : known) {
-            const int distance = editDistance(key, candidate);
-            if (distance < bestDistance && distance <= std::max<qsizetype>(1, candidate.size() / 3)) {
-                best = candidate;
-                bestDistance = distance;
-            }
-        }
+        const QString best = detail::closestWord(key, known);
         if (!best.isEmpty())
             message += u"; did you mean \"%1\"?"_s.arg(best);
         return fail(ErrorCode::Invalid, message, join(path, key), u"known fields here: %1"_s.arg(known.join(u", "_s)));

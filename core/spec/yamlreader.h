@@ -8,6 +8,7 @@
 
 #include <QByteArray>
 #include <QString>
+#include <QStringList>
 #include <utility>
 #include <vector>
 
@@ -45,5 +46,9 @@ Result<DocNode> readJson(const QByteArray &text, const ReaderLimits &limits = {}
 
 // "line L, column C" (1-based) for the byte offset into text.
 QString lineColumnAt(const QByteArray &text, qsizetype offset);
+
+// The candidate closest to word (optimal string alignment distance, case-insensitive: "prot" is
+// one step from "port"), for "did you mean" hints; empty when none is close enough.
+QString closestWord(const QString &word, const QStringList &candidates);
 
 } // namespace pando::core::detail

@@ -48,44 +48,9 @@ std::unexpected<Error> invalid(const QString &where, const QString &message, con
     return fail(ErrorCode::Invalid, message, where, hint);
 }
 
-namespace {
-
-// Optimal string alignment distance, case-insensitive.
-int editDistance(const QString &a, const QString &b)
-{
-    const auto n = size_t(a.size());
-    const auto m = size_t(b.size());
-    std::vector<std::vector<int>> d(n + 1, std::vector<int>(m + 1));
-    for (size_t i = 0; i <= n; ++i)
-        d[i][0] = int(i);
-    for (size_t j = 0; j <= m; ++j)
-        d[0][j] = int(j);
-    for (size_t i = 1; i <= n; ++i) {
-        for (size_t j = 1; j <= m; ++j) {
-            const QChar x = a.at(qsizetype(i - 1)).toLower();
-            const QChar y = b.at(qsizetype(j - 1)).toLower();
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (x == y ? 0 : 1)});
-            if (i > 1 && j > 1 && x == b.at(qsizetype(j - 2)).toLower() && a.at(qsizetype(i - 2)).toLower() == y)
-                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-        }
-    }
-    return d[n][m];
-}
-
-} // namespace
-
 QString closest(const QString &word, const QStringList &candidates)
 {
-    QString best;
-    int bestDistance = 3;
-    for (const auto &candidate : candidates) {
-        const int distance = editDistance(word, candidate);
-        if (distance < bestDistance && distance <= std::max<qsizetype>(1, candidate.size() / 3)) {
-            best = candidate;
-            bestDistance = distance;
-        }
-    }
-    return best;
+    return detail::closestWord(word, candidates);
 }
 
 Status checkKeys(const DocNode &node, const QString &where, const QStringList &known)
