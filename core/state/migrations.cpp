@@ -220,6 +220,25 @@ const QList<Migration> &migrations()
                             " PRIMARY KEY (object_kind, object, user_id, role))"),
              QStringLiteral("CREATE INDEX grants_user ON grants (user_id, object_kind, role)"),
          }},
+        {6,
+         QStringLiteral("approvals for deploys and pipeline steps"),
+         {
+             QStringLiteral("CREATE TABLE approvals ("
+                            " id TEXT NOT NULL PRIMARY KEY,"
+                            " kind TEXT NOT NULL DEFAULT '',"
+                            " object TEXT NOT NULL DEFAULT '',"
+                            " requester TEXT NOT NULL DEFAULT '',"
+                            " summary TEXT NOT NULL DEFAULT '',"
+                            " plan_json TEXT NOT NULL DEFAULT '',"
+                            " status TEXT NOT NULL DEFAULT 'pending',"
+                            " decided_by TEXT NOT NULL DEFAULT '',"
+                            " reason TEXT NOT NULL DEFAULT '',"
+                            " created_ms BIGINT NOT NULL DEFAULT 0,"
+                            " expires_ms BIGINT NOT NULL DEFAULT 0,"
+                            " decided_ms BIGINT NOT NULL DEFAULT 0)"),
+             QStringLiteral("CREATE INDEX approvals_status ON approvals (status, expires_ms)"),
+             QStringLiteral("CREATE INDEX approvals_created ON approvals (created_ms)"),
+         }},
     };
     return all;
 }

@@ -1,0 +1,23 @@
+#include "specgate.h"
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core::policy {
+
+Status maySpecWrite(const Policy &policy, accounts::Role role, const AppSpec *current, const AppSpec &next,
+                    const QString &appName)
+{
+    if (role == accounts::Role::Admin || role == accounts::Role::Operator)
+        return {};
+    if (!policy.appRequiresApproval(current, next, appName))
+        return {};
+    const QStringList changes = policy.gatedChanges(current, next);
+    if (changes.isEmpty())
+        return {};
+    return fail(ErrorCode::Forbidden,
+                u"a %1 may not write this revision of an app under approval: %2"_s.arg(accounts::roleName(role),
+                                                                                       changes.join(u"; "_s)),
+                u"app/"_s + appName, u"ask an operator or an admin to make this change"_s);
+}
+
+} // namespace pando::core::policy
