@@ -8,6 +8,7 @@
 #include "core/audit/auditlog.h"
 #include "core/state/repositories.h"
 #include "tests/support/component.h"
+#include "tests/support/drivers.h"
 #include "tests/support/pgharness.h"
 
 #include <QJsonDocument>
@@ -81,14 +82,7 @@ class TestAccounts : public QObject {
     QSqlDatabase sql() { return m_db->connection().value(); }
 
 private Q_SLOTS:
-    void initTestCase_data()
-    {
-        QTest::addColumn<QString>("driver");
-        const QStringList wanted = qEnvironmentVariable("PANDO_STATE_DRIVERS", u"sqlite,postgres"_s).split(u',');
-        for (const QString &d : {u"sqlite"_s, u"postgres"_s})
-            if (wanted.contains(d))
-                QTest::newRow(d.toLatin1().constData()) << d;
-    }
+    void initTestCase_data() { test::addDriverRows(); }
 
     void initTestCase()
     {
@@ -98,16 +92,7 @@ private Q_SLOTS:
 
     void init()
     {
-        QFETCH_GLOBAL(QString, driver);
-        QString url;
-        if (driver == u"postgres"_s) {
-            PANDO_REQUIRE_COMPONENT(m_pgStarted, u"PostgreSQL: "_s + m_pg.error());
-            url = m_pg.freshDatabase();
-            QVERIFY2(!url.isEmpty(), qPrintable(m_pg.error()));
-        } else {
-            m_tmp = std::make_unique<QTemporaryDir>();
-            url = u"sqlite://"_s + m_tmp->path() + u"/pando.db"_s;
-        }
+        PANDO_FRESH_DATABASE(url, m_pg, m_pgStarted, m_tmp);
         m_db = std::make_unique<Database>(DatabaseConfig::fromUrl(url).value());
         auto opened = m_db->open();
         QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().text()));
