@@ -31,29 +31,62 @@ Status AuditLog::record(const Actor &actor, const QString &action, const QString
         m_committed.wait(&m_mutex);
     if (mine->done)
         return mine->result;
-    // This caller commits everything waiting, its own line included.
+    // This caller commits what is waiting, oldest first, until its own line is in.
     m_committing = true;
-    const QList<std::shared_ptr<Pending>> batch = std::exchange(m_queue, {});
-    lock.unlock();
-    QList<AuditRecord> lines;
-    for (const auto &p : batch)
-        lines.append(p->line);
-    auto appended = AuditRepository(m_db).appendBatch(lines);
-    lock.relock();
-    for (const auto &p : batch) {
-        p->done = true;
-        p->result = appended ? Status{} : Status{std::unexpected(appended.error())};
+    bool wrote = false;
+    while (!mine->done) {
+        const qsizetype take = qMin<qsizetype>(m_queue.size(), AuditRepository::kMaxAppendAfter);
+        const QList<std::shared_ptr<Pending>> batch = m_queue.first(take);
+        m_queue.remove(0, take);
+        lock.unlock();
+        QList<AuditRecord> lines;
+        lines.reserve(batch.size());
+        for (const auto &p : batch)
+            lines.append(p->line);
+        const Status written = commit(std::move(lines));
+        lock.relock();
+        for (const auto &p : batch) {
+            p->done = true;
+            p->result = written;
+        }
+        m_committed.wakeAll(); // the callers in this batch
+        wrote = wrote || written;
     }
     m_committing = false;
-    m_committed.wakeAll();
-    const std::function<void()> hook = m_hook;
+    m_committed.wakeAll(); // the next caller whose line is still waiting commits
+    const std::function<void()> hook = wrote ? m_hook : nullptr;
+    const Status result = mine->result;
     lock.unlock();
-    if (appended && hook)
+    if (hook)
         hook();
-    if (!appended)
-        qWarning("audit: writing %lld line(s) failed: %s", qlonglong(batch.size()),
-                 qPrintable(appended.error().text()));
-    return mine->result;
+    return result;
+}
+
+Status AuditLog::commit(QList<AuditRecord> lines)
+{
+    AuditRepository repository(m_db);
+    for (int attempt = 1;; ++attempt) {
+        if (!m_head) {
+            auto head = repository.head();
+            if (!head) {
+                qWarning("audit: reading the last line failed: %s", qPrintable(head.error().text()));
+                return std::unexpected(head.error());
+            }
+            m_head = *head;
+        }
+        auto appended = repository.appendAfter(*m_head, lines);
+        if (appended) {
+            m_head = AuditRepository::Head{appended->last().seq, appended->last().hash};
+            return {};
+        }
+        // Conflict: another writer appended since; read where the log ends now and link on.
+        m_head.reset();
+        if (appended.error().code != ErrorCode::Conflict || attempt >= 100) {
+            qWarning("audit: writing %lld line(s) failed: %s", qlonglong(lines.size()),
+                     qPrintable(appended.error().text()));
+            return std::unexpected(appended.error());
+        }
+    }
 }
 
 } // namespace pando::core

@@ -105,6 +105,63 @@ Result<QList<AuditRecord>> AuditRepository::appendBatch(QList<AuditRecord> lines
     });
 }
 
+Result<AuditRepository::Head> AuditRepository::head()
+{
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    auto q = detail::run(*db, m_db.isPostgres(), u"SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1"_s, {},
+                         u"read the last audit line"_s);
+    if (!q)
+        return std::unexpected(q.error());
+    Head head;
+    if (q->next()) {
+        head.seq = q->value(0).toLongLong();
+        head.hash = q->value(1).toString();
+    }
+    return head;
+}
+
+Result<QList<AuditRecord>> AuditRepository::appendAfter(const Head &after, QList<AuditRecord> lines)
+{
+    if (lines.isEmpty())
+        return lines;
+    if (lines.size() > kMaxAppendAfter)
+        return fail(ErrorCode::Internal,
+                    u"%1 audit lines in one statement, more than %2"_s.arg(lines.size()).arg(kMaxAppendAfter),
+                    u"database: append audit lines"_s);
+    const QString what = u"append %1 audit line(s) after seq %2, first %3 %4"_s.arg(lines.size())
+                             .arg(after.seq)
+                             .arg(lines.first().action, lines.first().object);
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    // One multi-row INSERT is one (autocommit) transaction on both drivers: every line or none.
+    // seq is the primary key, so a line at after.seq + 1 written by anyone else since makes
+    // the whole statement fail with Conflict instead of forking the chain.
+    QString sql = u"INSERT INTO audit_log ("_s + kAuditColumns + u") VALUES "_s;
+    QVariantList values;
+    values.reserve(lines.size() * 11);
+    qint64 seq = after.seq;
+    QString prevHash = after.hash;
+    for (qsizetype i = 0; i < lines.size(); ++i) {
+        AuditRecord &line = lines[i];
+        line.seq = ++seq;
+        line.prevHash = prevHash;
+        line.hash = hashOf(line);
+        prevHash = line.hash;
+        sql += i == 0 ? u"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s : u", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s;
+        values << line.seq << line.timeMs << detail::text(line.actor) << detail::text(line.action)
+               << detail::text(line.object) << detail::text(line.outcome) << detail::text(line.detail)
+               << detail::text(line.requestId) << detail::text(line.source) << detail::text(line.prevHash)
+               << detail::text(line.hash);
+    }
+    auto insert = detail::run(*db, m_db.isPostgres(), sql, values, what);
+    if (!insert)
+        return std::unexpected(insert.error());
+    return lines;
+}
+
 Result<QList<AuditRecord>> AuditRepository::list(const Filter &filter)
 {
     if (filter.limit <= 0)

@@ -17,8 +17,8 @@ namespace pando::core {
 struct DatabaseConfig {
     enum class Driver { Sqlite, Postgres };
     Driver driver = Driver::Sqlite;
-    QString sqlitePath;      // for Sqlite
-    QString host;            // for Postgres
+    QString sqlitePath; // for Sqlite
+    QString host;       // for Postgres
     int port = 5432;
     QString name;
     QString user;

@@ -72,6 +72,17 @@ public:
     // Appends lines in order in one transaction (group commit); returns them with seq and
     // hashes filled once committed.
     Result<QList<AuditRecord>> appendBatch(QList<AuditRecord> lines);
+    // The last line's seq and hash (0 and "" for an empty log): where the next line links on.
+    struct Head {
+        qint64 seq = 0;
+        QString hash;
+    };
+    Result<Head> head();
+    // Appends lines after `after` in one statement (committed when it returns), without reading
+    // the log first: Conflict when `after` is no longer the last line (another writer appended),
+    // and then nothing was written. At most kMaxAppendAfter lines.
+    static constexpr int kMaxAppendAfter = 64;
+    Result<QList<AuditRecord>> appendAfter(const Head &after, QList<AuditRecord> lines);
     struct Filter {
         QString actor, action, object;
         qint64 sinceMs = 0, untilMs = 0;

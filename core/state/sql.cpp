@@ -1,7 +1,11 @@
 #include "sql.h"
 
+#include <QMutex>
 #include <QSqlError>
+#include <map>
+#include <memory>
 #include <optional>
+#include <utility>
 
 using namespace Qt::StringLiterals;
 
@@ -100,6 +104,49 @@ std::optional<Error> runInto(QSqlQuery &query, bool postgres, const QString &sql
     return std::nullopt;
 }
 
+// SQLite lets one writer at a time into a file, and a writer that finds the lock taken sleeps
+// in SQLite's busy handler for 1, 2, 5, 10 ms... before it looks again, while a write here holds
+// the lock for a fraction of a millisecond: under concurrent writers most of the time went to
+// those sleeps. So writers of this process first queue on a lock per database file, which wakes
+// the next one the moment the lock is free; the busy timeout still covers other processes. The
+// lock is recursive because a thread inside a transaction may run more statements, and it is
+// waited for no longer than the busy timeout, after which SQLite's own lock decides as before.
+constexpr int kGateWaitMs = 5000; // PRAGMA busy_timeout in database.cpp
+
+struct Gates {
+    QMutex mutex;
+    std::map<QString, std::unique_ptr<QRecursiveMutex>> byFile; // a few files per process, kept
+};
+Q_GLOBAL_STATIC(Gates, g_gates)
+
+QRecursiveMutex *writeGate(const QSqlDatabase &db, bool postgres)
+{
+    if (postgres)
+        return nullptr; // PostgreSQL locks rows, and waits for a lock without sleeping
+    QMutexLocker lock(&g_gates->mutex);
+    std::unique_ptr<QRecursiveMutex> &gate = g_gates->byFile[db.databaseName()];
+    if (!gate)
+        gate = std::make_unique<QRecursiveMutex>();
+    return gate.get();
+}
+
+// Returns the gate locked, or nullptr when there is none or it was not had in time.
+QRecursiveMutex *enterGate(const QSqlDatabase &db, bool postgres)
+{
+    QRecursiveMutex *gate = writeGate(db, postgres);
+    return gate && gate->tryLock(kGateWaitMs) ? gate : nullptr;
+}
+
+// A statement that writes, run outside a transaction (its own autocommit transaction).
+bool isWrite(const QString &sql)
+{
+    const QStringView head = QStringView(sql).trimmed().left(8);
+    for (const auto &verb : {"INSERT"_L1, "UPDATE"_L1, "DELETE"_L1, "REPLACE"_L1})
+        if (head.startsWith(verb, Qt::CaseInsensitive))
+            return true;
+    return false;
+}
+
 // A PostgreSQL connection whose server went away stays "open" to Qt; close it so that the
 // thread's next Database::connection() opens a new one instead of failing forever.
 void closeIfLost(const QSqlDatabase &db, bool postgres, const Error &error)
@@ -117,8 +164,12 @@ Result<QSqlQuery> run(const QSqlDatabase &db, bool postgres, const QString &sql,
 {
     std::optional<Error> error;
     {
+        // An autocommit write has committed when exec() returns, so the gate is held just that long.
+        QRecursiveMutex *gate = !postgres && isWrite(sql) ? enterGate(db, postgres) : nullptr;
         QSqlQuery query(db);
         error = runInto(query, postgres, sql, values, what);
+        if (gate)
+            gate->unlock();
         if (!error)
             return query;
     }
@@ -137,10 +188,7 @@ Result<QSqlQuery> Transaction::run(const QString &sql, const QVariantList &value
         // A failed statement aborts a PostgreSQL transaction, and QPSQL's DEALLOCATE of the
         // prepared statement would then fail too ("current transaction is aborted"): end the
         // transaction first, then let the query go.
-        if (m_open) {
-            m_open = false;
-            m_db.rollback();
-        }
+        end();
     }
     closeIfLost(m_db, m_postgres, *error);
     return std::unexpected(*error);
@@ -158,25 +206,39 @@ Result<Transaction> Transaction::begin(Database &database, const QString &what)
             closeIfLost(*db, postgres, error);
             return std::unexpected(error);
         }
-    } else {
-        // QSqlDatabase::transaction() would issue a plain (deferred) BEGIN on SQLite.
-        QSqlQuery begin(*db);
-        if (!begin.exec(u"BEGIN IMMEDIATE"_s))
-            return std::unexpected(sqlError(begin.lastError(), u"begin "_s + what, postgres));
+        return Transaction(*db, postgres, what, nullptr);
     }
-    return Transaction(*db, postgres, what);
+    QRecursiveMutex *gate = enterGate(*db, postgres);
+    // QSqlDatabase::transaction() would issue a plain (deferred) BEGIN on SQLite.
+    QSqlQuery begin(*db);
+    if (!begin.exec(u"BEGIN IMMEDIATE"_s)) {
+        if (gate)
+            gate->unlock();
+        return std::unexpected(sqlError(begin.lastError(), u"begin "_s + what, postgres));
+    }
+    return Transaction(*db, postgres, what, gate);
 }
 
 Transaction::Transaction(Transaction &&other) noexcept
-    : m_db(std::move(other.m_db)), m_postgres(other.m_postgres), m_open(other.m_open), m_what(std::move(other.m_what))
+    : m_db(std::move(other.m_db)), m_postgres(other.m_postgres), m_open(other.m_open), m_what(std::move(other.m_what)),
+      m_gate(std::exchange(other.m_gate, nullptr))
 {
     other.m_open = false;
 }
 
 Transaction::~Transaction()
 {
-    if (m_open)
+    end();
+}
+
+void Transaction::end()
+{
+    if (m_open) {
+        m_open = false;
         m_db.rollback();
+    }
+    if (m_gate)
+        std::exchange(m_gate, nullptr)->unlock();
 }
 
 Status Transaction::commit()
@@ -185,9 +247,11 @@ Status Transaction::commit()
     if (!m_db.commit()) {
         const Error error = sqlError(m_db.lastError(), u"commit "_s + m_what, m_postgres);
         m_db.rollback();
+        end();
         closeIfLost(m_db, m_postgres, error);
         return std::unexpected(error);
     }
+    end();
     return {};
 }
 

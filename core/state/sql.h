@@ -4,6 +4,7 @@
 
 #include "database.h"
 
+#include <QRecursiveMutex>
 #include <QSqlQuery>
 #include <QVariant>
 #include <QVariantList>
@@ -26,6 +27,7 @@ Result<QSqlQuery> run(const QSqlDatabase &db, bool postgres, const QString &sql,
 // A transaction on the calling thread's connection; rolled back unless commit() succeeds.
 // Write transactions on SQLite begin with BEGIN IMMEDIATE, which takes the write lock up front:
 // with a plain BEGIN two connections could both read and then one of them fail to upgrade.
+// On SQLite, writers of one process first queue on a lock per database file (see sql.cpp).
 class Transaction {
 public:
     static Result<Transaction> begin(Database &database, const QString &what);
@@ -40,13 +42,15 @@ public:
     Status commit();
 
 private:
-    Transaction(QSqlDatabase db, bool postgres, QString what)
-        : m_db(std::move(db)), m_postgres(postgres), m_what(std::move(what))
+    Transaction(QSqlDatabase db, bool postgres, QString what, QRecursiveMutex *gate)
+        : m_db(std::move(db)), m_postgres(postgres), m_what(std::move(what)), m_gate(gate)
     {}
+    void end(); // rolls back if still open, then lets the next writer of this process in
     QSqlDatabase m_db;
     bool m_postgres = false;
     bool m_open = true;
     QString m_what;
+    QRecursiveMutex *m_gate = nullptr; // held (SQLite) until the transaction ends
 };
 
 // Runs body (which returns a Result/Status) again while it fails with Conflict, for inserts
