@@ -22,6 +22,12 @@ const QList<CommandSpec> &commands()
          {QStringLiteral("file")},
          {QStringLiteral("file")},
          ""},
+        {Command::AppsUpdate,
+         {QStringLiteral("apps"), QStringLiteral("update")},
+         1,
+         {QStringLiteral("file")},
+         {QStringLiteral("file")},
+         "NAME"},
         {Command::AppsList, {QStringLiteral("apps"), QStringLiteral("list")}, 0, {}, {}, ""},
         {Command::AppsShow, {QStringLiteral("apps"), QStringLiteral("show")}, 1, {}, {}, "NAME"},
         {Command::AppsRemove,
@@ -97,6 +103,29 @@ const QList<CommandSpec> &commands()
          {},
          ""},
         {Command::AuditVerify, {QStringLiteral("audit"), QStringLiteral("verify")}, 0, {}, {}, ""},
+        {Command::AuditSinks, {QStringLiteral("audit"), QStringLiteral("sinks")}, 0, {}, {}, ""},
+        {Command::GrantsList, {QStringLiteral("grants"), QStringLiteral("list")}, 1, {}, {}, "OBJECT"},
+        {Command::GrantsAdd, {QStringLiteral("grants"), QStringLiteral("add")}, 3, {}, {}, "OBJECT USER ROLE"},
+        {Command::GrantsRemove, {QStringLiteral("grants"), QStringLiteral("rm")}, 3, {}, {}, "OBJECT USER ROLE"},
+        {Command::ApprovalsList,
+         {QStringLiteral("approvals"), QStringLiteral("list")},
+         0,
+         {QStringLiteral("status"), QStringLiteral("all"), QStringLiteral("limit")},
+         {},
+         ""},
+        {Command::ApprovalsShow, {QStringLiteral("approvals"), QStringLiteral("show")}, 1, {}, {}, "ID"},
+        {Command::ApprovalsApprove,
+         {QStringLiteral("approvals"), QStringLiteral("approve")},
+         1,
+         {QStringLiteral("reason")},
+         {},
+         "ID"},
+        {Command::ApprovalsReject,
+         {QStringLiteral("approvals"), QStringLiteral("reject")},
+         1,
+         {QStringLiteral("reason")},
+         {},
+         "ID"},
         {Command::Login, {QStringLiteral("login")}, 0, {QStringLiteral("username")}, {}, ""},
         {Command::UsersCreate,
          {QStringLiteral("users"), QStringLiteral("create")},
@@ -120,18 +149,19 @@ const QList<CommandSpec> &commands()
 
 const QStringList GlobalOptions = {QStringLiteral("server"), QStringLiteral("token"), QStringLiteral("json"),
                                    QStringLiteral("help"), QStringLiteral("version")};
-const QStringList ValueOptions = {QStringLiteral("server"), QStringLiteral("token"),  QStringLiteral("file"),
-                                  QStringLiteral("ref"),    QStringLiteral("tail"),   QStringLiteral("limit"),
-                                  QStringLiteral("config"), QStringLiteral("vars"),   QStringLiteral("pipeline"),
-                                  QStringLiteral("actor"),  QStringLiteral("action"), QStringLiteral("object"),
-                                  QStringLiteral("since"),  QStringLiteral("until"),  QStringLiteral("username"),
-                                  QStringLiteral("role"),   QStringLiteral("scope"),  QStringLiteral("expires")};
+const QStringList ValueOptions = {
+    QStringLiteral("server"),   QStringLiteral("token"),   QStringLiteral("file"),     QStringLiteral("ref"),
+    QStringLiteral("tail"),     QStringLiteral("limit"),   QStringLiteral("config"),   QStringLiteral("vars"),
+    QStringLiteral("pipeline"), QStringLiteral("actor"),   QStringLiteral("action"),   QStringLiteral("object"),
+    QStringLiteral("since"),    QStringLiteral("until"),   QStringLiteral("username"), QStringLiteral("role"),
+    QStringLiteral("scope"),    QStringLiteral("expires"), QStringLiteral("status"),   QStringLiteral("reason")};
 const QStringList FlagOptions = {QStringLiteral("json"), QStringLiteral("help"),    QStringLiteral("version"),
                                  QStringLiteral("wait"), QStringLiteral("no-wait"), QStringLiteral("follow"),
-                                 QStringLiteral("yes"),  QStringLiteral("watch")};
-const QStringList Groups = {QStringLiteral("apps"),  QStringLiteral("deploys"), QStringLiteral("pipelines"),
-                            QStringLiteral("jobs"),  QStringLiteral("runs"),    QStringLiteral("secrets"),
-                            QStringLiteral("audit"), QStringLiteral("users"),   QStringLiteral("tokens")};
+                                 QStringLiteral("yes"),  QStringLiteral("watch"),   QStringLiteral("all")};
+const QStringList Groups = {QStringLiteral("apps"),   QStringLiteral("deploys"),  QStringLiteral("pipelines"),
+                            QStringLiteral("jobs"),   QStringLiteral("runs"),     QStringLiteral("secrets"),
+                            QStringLiteral("audit"),  QStringLiteral("users"),    QStringLiteral("tokens"),
+                            QStringLiteral("grants"), QStringLiteral("approvals")};
 
 // "PIPELINE/JOB" with both parts; "PIPELINE" too when jobOptional.
 Status checkPipelineJob(const QString &value, bool jobOptional, const QString &where)
@@ -272,7 +302,29 @@ Result<Args> parseArgs(const QStringList &argv)
             !checked)
             return std::unexpected(checked.error());
     }
+    if (found->command == Command::GrantsList || found->command == Command::GrantsAdd ||
+        found->command == Command::GrantsRemove) {
+        if (!parseGrantObject(args.arguments.value(0)))
+            return fail(
+                ErrorCode::Invalid,
+                QStringLiteral("expected APP, app/APP or pipeline/NAME, got \"%1\"").arg(args.arguments.value(0)),
+                commandName(*found));
+    }
     return args;
+}
+
+std::optional<GrantObject> parseGrantObject(const QString &object)
+{
+    const QStringList parts = object.split(QLatin1Char('/'));
+    if (parts.size() == 1 && !parts[0].isEmpty())
+        return GrantObject{QStringLiteral("apps"), QStringLiteral("app"), parts[0]};
+    if (parts.size() != 2 || parts[1].isEmpty())
+        return std::nullopt;
+    if (parts[0] == QLatin1String("app"))
+        return GrantObject{QStringLiteral("apps"), QStringLiteral("app"), parts[1]};
+    if (parts[0] == QLatin1String("pipeline"))
+        return GrantObject{QStringLiteral("pipelines"), QStringLiteral("pipeline"), parts[1]};
+    return std::nullopt;
 }
 
 QString usageText()
@@ -281,6 +333,7 @@ QString usageText()
                           "\n"
                           "commands:\n"
                           "  apps create -f SPEC.yaml      create an app from its spec (-f - reads stdin)\n"
+                          "  apps update NAME -f SPEC.yaml replace an app's spec; the next deploy runs it\n"
                           "  apps list                     list the apps\n"
                           "  apps show NAME                show an app: URL, status, current and last deploy\n"
                           "  apps rm NAME [--no-wait]      remove an app and wait until it is gone\n"
@@ -307,10 +360,11 @@ QString usageText()
                           "                                set a secret from standard input (prompted on a terminal)\n"
                           "  secrets list [--pipeline P]   list secret names\n"
                           "  secrets rm NAME [--pipeline P]\n"
+                          "                                remove a secret\n"
                           "  audit list [--actor A] [--action X] [--object O] [--since T] [--until T] [--limit N]\n"
                           "                                audit lines, newest first (T: ISO 8601 or epoch ms)\n"
                           "  audit verify                  check the hash chain; exit 1 naming the first broken line\n"
-                          "                                remove a secret\n"
+                          "  audit sinks                   each audit sink's cursor, lag and last error\n"
                           "\n"
                           "  login [--username U]          log in (password prompted, or read from stdin); the\n"
                           "                                session is saved to ~/.config/pando/session (0600)\n"
@@ -323,6 +377,19 @@ QString usageText()
                           "                                printed once\n"
                           "  tokens list                   list API tokens (never their secrets)\n"
                           "  tokens revoke ID              revoke a token; its WebSockets close\n"
+                          "  grants list OBJECT            who holds which grant; OBJECT is APP, app/APP or\n"
+                          "                                pipeline/NAME\n"
+                          "  grants add OBJECT USER ROLE   give USER a grant (apps: owner, deployer, viewer;\n"
+                          "                                pipelines: owner, operator, viewer)\n"
+                          "  grants rm OBJECT USER ROLE    take a grant away\n"
+                          "\n"
+                          "  approvals list [--status S | --all] [--limit N]\n"
+                          "                                approvals, newest first (default: pending ones)\n"
+                          "  approvals show ID             what waits for sign-off, why, and its plan\n"
+                          "  approvals approve ID [--reason TEXT]\n"
+                          "                                sign off: the deploy or pipeline step goes on\n"
+                          "  approvals reject ID [--reason TEXT]\n"
+                          "                                refuse (or withdraw your own request)\n"
                           "\n"
                           "options:\n"
                           "  --server URL    the Pando API (default: $PANDO_SERVER), e.g. http://127.0.0.1:7420\n"

@@ -8,11 +8,13 @@
 #include <QMap>
 #include <QString>
 #include <QStringList>
+#include <optional>
 
 namespace pando::cli {
 
 enum class Command {
     AppsCreate,
+    AppsUpdate,
     AppsList,
     AppsShow,
     AppsRemove,
@@ -36,6 +38,14 @@ enum class Command {
     SecretsRemove,
     AuditList,
     AuditVerify,
+    AuditSinks,
+    GrantsList,
+    GrantsAdd,
+    GrantsRemove,
+    ApprovalsList,
+    ApprovalsShow,
+    ApprovalsApprove,
+    ApprovalsReject,
     Login,
     UsersCreate,
     UsersList,
@@ -60,5 +70,13 @@ struct Args {
 // argv without the program name. Usage errors are ErrorCode::Invalid with where naming the word.
 Result<Args> parseArgs(const QStringList &argv);
 QString usageText();
+// A grants command's OBJECT: "hello" and "app/hello" are the app hello, "pipeline/ci" the
+// pipeline ci; nullopt for anything else.
+struct GrantObject {
+    QString collection; // "apps", "pipelines": the API path's segment
+    QString kind;       // "app", "pipeline"
+    QString name;
+};
+std::optional<GrantObject> parseGrantObject(const QString &object);
 
 } // namespace pando::cli

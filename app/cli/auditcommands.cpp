@@ -1,4 +1,4 @@
-// `pando audit list` and `pando audit verify`.
+// `pando audit list`, `pando audit verify` and `pando audit sinks`.
 #include "cli.h"
 #include "output.h"
 
@@ -35,7 +35,7 @@ void Cli::listAudit()
     for (const char *option : {"actor", "action", "object"}) {
         const QString name = QLatin1String(option);
         if (m_args.has(name))
-            query << name + QLatin1Char('=') + QString::fromLatin1(QUrl::toPercentEncoding(m_args.value(name)));
+            query << queryItem(name, m_args.value(name));
     }
     for (const auto &[option, param] : {std::pair{"since", "since_ms"}, std::pair{"until", "until_ms"}}) {
         if (!m_args.has(QLatin1String(option)))
@@ -46,11 +46,8 @@ void Cli::listAudit()
         query << QLatin1String(param) + QLatin1Char('=') + QString::number(*ms);
     }
     if (m_args.has(QStringLiteral("limit")))
-        query << QStringLiteral("limit=") +
-                     QString::fromLatin1(QUrl::toPercentEncoding(m_args.value(QStringLiteral("limit"))));
-    const QString path = QStringLiteral("/api/v1/audit") +
-                         (query.isEmpty() ? QString() : QLatin1Char('?') + query.join(QLatin1Char('&')));
-    m_client->get(path, handle([this](const client::ApiResponse &r) {
+        query << queryItem(QStringLiteral("limit"), m_args.value(QStringLiteral("limit")));
+    m_client->get(withQuery(QStringLiteral("/api/v1/audit"), query), handle([this](const client::ApiResponse &r) {
                       if (m_args.json) {
                           printJson(r.json);
                           return finish(ExitOk);
@@ -94,6 +91,35 @@ void Cli::verifyAudit()
                                      QStringLiteral("line %1 was changed or removed after it was written; see pando "
                                                     "audit list --limit 5 and compare with your SIEM's copy")
                                          .arg(broken)});
+                  }));
+}
+
+void Cli::listAuditSinks()
+{
+    m_client->get(QStringLiteral("/api/v1/audit/sinks"), handle([this](const client::ApiResponse &r) {
+                      if (m_args.json) {
+                          printJson(r.json);
+                          return finish(ExitOk);
+                      }
+                      QList<QStringList> rows;
+                      for (const QJsonValue &value : r.json.value(QStringLiteral("sinks")).toArray()) {
+                          const QJsonObject sink = value.toObject();
+                          rows << QStringList{str(sink, "name"),
+                                              str(sink, "kind"),
+                                              QString::number(num(sink, "cursor")),
+                                              QString::number(num(sink, "newest")),
+                                              QString::number(num(sink, "lag")),
+                                              timestamp(num(sink, "last_delivery_ms")),
+                                              orDash(str(sink, "last_error"))};
+                      }
+                      if (rows.isEmpty())
+                          printOut(QStringLiteral("no audit sinks (pandod --audit-sinks FILE starts them)"));
+                      else
+                          printOut(table({QStringLiteral("NAME"), QStringLiteral("KIND"), QStringLiteral("CURSOR"),
+                                          QStringLiteral("NEWEST"), QStringLiteral("LAG"),
+                                          QStringLiteral("LAST DELIVERY"), QStringLiteral("LAST ERROR")},
+                                         rows));
+                      finish(ExitOk);
                   }));
 }
 

@@ -27,7 +27,8 @@ QString deploySummary(const QJsonObject &d)
         text += QStringLiteral(" (") + str(d, "ref") +
                 (str(d, "commit").isEmpty() ? QString() : QStringLiteral(" @ ") + shortCommit(str(d, "commit"))) +
                 QLatin1Char(')');
-    if (str(d, "status") == QLatin1String("failed") && !str(d, "error").isEmpty())
+    if ((str(d, "status") == QLatin1String("failed") || str(d, "status") == QLatin1String("rejected")) &&
+        !str(d, "error").isEmpty())
         text += QStringLiteral(": ") + str(d, "failed_step") + QStringLiteral(": ") + str(d, "error");
     return text;
 }
@@ -35,7 +36,7 @@ QString deploySummary(const QJsonObject &d)
 bool isTerminal(const QString &status)
 {
     return status == QLatin1String("succeeded") || status == QLatin1String("failed") ||
-           status == QLatin1String("cancelled");
+           status == QLatin1String("cancelled") || status == QLatin1String("rejected");
 }
 
 QString logLineText(const QJsonObject &line)
@@ -57,6 +58,8 @@ void Cli::start()
     switch (m_args.command) {
     case Command::AppsCreate:
         return createApp();
+    case Command::AppsUpdate:
+        return updateApp();
     case Command::AppsList:
         return listApps();
     case Command::AppsShow:
@@ -103,6 +106,22 @@ void Cli::start()
         return listAudit();
     case Command::AuditVerify:
         return verifyAudit();
+    case Command::ApprovalsList:
+        return listApprovals();
+    case Command::ApprovalsShow:
+        return showApproval();
+    case Command::ApprovalsApprove:
+        return decideApproval(true);
+    case Command::ApprovalsReject:
+        return decideApproval(false);
+    case Command::AuditSinks:
+        return listAuditSinks();
+    case Command::GrantsList:
+        return listGrants();
+    case Command::GrantsAdd:
+        return addGrant();
+    case Command::GrantsRemove:
+        return removeGrant();
     case Command::Login:
         return login();
     case Command::UsersCreate:
@@ -173,6 +192,16 @@ client::ApiClient::Callback Cli::handle(std::function<void(const client::ApiResp
 
 void Cli::createApp()
 {
+    sendSpec("POST", QStringLiteral("/api/v1/apps"));
+}
+
+void Cli::updateApp()
+{
+    sendSpec("PUT", QStringLiteral("/api/v1/apps/") + segment(m_args.arguments.value(0)));
+}
+
+void Cli::sendSpec(const QByteArray &method, const QString &apiPath)
+{
     const QString path = m_args.value(QStringLiteral("file"));
     QFile file;
     bool opened = false;
@@ -189,12 +218,15 @@ void Cli::createApp()
     const QByteArray spec = file.readAll();
     const QByteArray contentType = path.endsWith(QLatin1String(".json")) ? QByteArrayLiteral("application/json")
                                                                          : QByteArrayLiteral("application/yaml");
+    const bool creating = method == "POST";
     m_client->request(
-        "POST", QStringLiteral("/api/v1/apps"), spec, contentType, handle([this, path](const client::ApiResponse &r) {
+        method, apiPath, spec, contentType, handle([this, creating](const client::ApiResponse &r) {
             if (m_args.json) {
                 printJson(r.json);
             } else {
-                printOut(QStringLiteral("created app %1").arg(str(r.json, "name")));
+                printOut(
+                    QStringLiteral("%1 app %2")
+                        .arg(creating ? QStringLiteral("created") : QStringLiteral("updated"), str(r.json, "name")));
                 printOut(QStringLiteral("deploy it with: pando deploy %1 --wait").arg(str(r.json, "name")));
             }
             finish(ExitOk);
@@ -399,8 +431,9 @@ void Cli::pollDeploy()
         const QString step = str(view, "failed_step");
         failWith(Error{
             status == QLatin1String("cancelled") ? ErrorCode::Cancelled : ErrorCode::Failed,
-            status == QLatin1String("cancelled")
-                ? QStringLiteral("the deploy was cancelled")
+            status == QLatin1String("cancelled") ? QStringLiteral("the deploy was cancelled")
+            : status == QLatin1String("rejected")
+                ? QStringLiteral("the deploy did not run: ") + orDash(str(view, "error"))
                 : QStringLiteral("failed%1: %2")
                       .arg(step.isEmpty() ? QString() : QStringLiteral(" at step ") + step, orDash(str(view, "error"))),
             QStringLiteral("deploy ") + m_deployId,
@@ -422,6 +455,14 @@ void Cli::showDeployProgress(const QJsonObject &view)
         if (status == QLatin1String("running")) {
             if (shown < 1) {
                 printStatus(QStringLiteral("  … %1").arg(str(step, "name")));
+                shown = 1;
+            }
+            continue;
+        }
+        // Waiting for a person: say so once, with how to decide, and keep following.
+        if (status == QLatin1String("waiting")) {
+            if (shown < 1) {
+                printOut(QStringLiteral("  ⏸ %1 %2").arg(str(step, "name").leftJustified(7), str(step, "detail")));
                 shown = 1;
             }
             continue;

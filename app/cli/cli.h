@@ -51,6 +51,9 @@ private:
     client::ApiClient::Callback handle(std::function<void(const client::ApiResponse &)> onOk);
 
     void createApp();
+    void updateApp();
+    // Sends the spec file (--file, "-" for stdin) to apiPath.
+    void sendSpec(const QByteArray &method, const QString &apiPath);
     void listApps();
     void showApp();
     void removeApp();
@@ -81,6 +84,12 @@ private:
     void removeSecret();
     void listAudit();
     void verifyAudit();
+    void listAuditSinks();
+
+    // Grants on apps and pipelines (grantcommands.cpp).
+    void listGrants();
+    void addGrant();
+    void removeGrant();
 
     // Accounts (accountcommands.cpp).
     void login();
@@ -97,6 +106,11 @@ private:
     // Asks question on the terminal unless --yes; refuses when it cannot ask. onYes runs once.
     void confirm(const QString &question, const QString &where, std::function<void()> onYes);
     void failWithCode(const Error &error, int code);
+
+    // Approvals (approvalcommands.cpp).
+    void listApprovals();
+    void showApproval();
+    void decideApproval(bool approve);
 
     // Following a run to its end (runwatch.cpp).
     void watchRun(const QString &runId);

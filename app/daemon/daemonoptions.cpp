@@ -2,9 +2,25 @@
 
 #include <QCommandLineParser>
 #include <QDir>
+#include <QRegularExpression>
 #include <QStandardPaths>
 
 namespace pando::daemon {
+
+std::optional<qint64> parseDuration(const QString &text)
+{
+    static const QRegularExpression pattern(QStringLiteral("^([0-9]{1,9})(s|m|h|d)$"));
+    const QRegularExpressionMatch match = pattern.match(text.trimmed());
+    if (!match.hasMatch())
+        return std::nullopt;
+    const qint64 n = match.captured(1).toLongLong();
+    const QString unit = match.captured(2);
+    const qint64 unitMs = unit == QLatin1String("s")   ? 1000
+                          : unit == QLatin1String("m") ? 60'000
+                          : unit == QLatin1String("h") ? 3'600'000
+                                                       : 86'400'000;
+    return n * unitMs;
+}
 
 Result<DaemonOptions> parseOptions(const QStringList &arguments)
 {
@@ -42,7 +58,16 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
     const QCommandLineOption appLimit(QStringLiteral("app-limit"),
                                       QStringLiteral("Apps a member may own (default 10; operators and admins: any)."),
                                       QStringLiteral("n"));
-    parser.addOptions({dataDir, listen, database, workers, reconcile, docker, install, maxRuns, auditSinks, appLimit});
+    const QCommandLineOption approvalPolicy(
+        QStringLiteral("approval-policy"),
+        QStringLiteral("A JSON file of the rules deciding which deploys wait for sign-off (default: none wait)."),
+        QStringLiteral("file"));
+    const QCommandLineOption approvalTtl(
+        QStringLiteral("approval-ttl"),
+        QStringLiteral("How long a deploy waits for sign-off before its request expires (default 24h)."),
+        QStringLiteral("duration"));
+    parser.addOptions({dataDir, listen, database, workers, reconcile, docker, install, maxRuns, auditSinks, appLimit,
+                       approvalPolicy, approvalTtl});
     parser.process(arguments);
     if (!parser.positionalArguments().isEmpty())
         return fail(ErrorCode::Invalid,
@@ -105,6 +130,24 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
         if (!ok || o.appLimit < 0 || o.appLimit > 100000)
             return fail(ErrorCode::Invalid, QStringLiteral("expected a number from 0 to 100000"),
                         QStringLiteral("--app-limit"));
+    }
+    if (parser.isSet(approvalPolicy)) {
+        auto loaded = core::policy::loadPolicy(parser.value(approvalPolicy));
+        if (!loaded) {
+            Error e = loaded.error();
+            e.message = QStringLiteral("--approval-policy: ") + e.message;
+            return std::unexpected(e);
+        }
+        o.engine.approvalPolicy = *loaded;
+    }
+    if (parser.isSet(approvalTtl)) {
+        const std::optional<qint64> ttl = parseDuration(parser.value(approvalTtl));
+        if (!ttl || *ttl < 60'000)
+            return fail(ErrorCode::Invalid,
+                        QStringLiteral("expected a duration of at least a minute such as 30m, 24h or 7d, got \"%1\"")
+                            .arg(parser.value(approvalTtl)),
+                        QStringLiteral("--approval-ttl"));
+        o.engine.approvalTtlMs = *ttl;
     }
     if (parser.isSet(install))
         o.engine.installId = parser.value(install);

@@ -19,6 +19,9 @@ struct DaemonOptions {
     int appLimit = 10;    // apps a member may own (operators and admins are not limited)
 };
 
+// "90s", "30m", "24h", "7d"; nullopt for anything else.
+std::optional<qint64> parseDuration(const QString &text);
+
 // Errors name the flag that was wrong. --help and --version exit the process.
 Result<DaemonOptions> parseOptions(const QStringList &arguments);
 

@@ -1,6 +1,7 @@
 #include "apiserver.h"
 
 #include "accounthandlers.h"
+#include "approvalhandlers.h"
 #include "httperror.h"
 #include "requestguard.h"
 #include "routes.h"
@@ -138,6 +139,8 @@ core::authz::ObjectRef resolveObject(core::Engine &engine, const RouteDef &route
                 return {ObjectKind::Token, arg, token->userId};
         }
         return {ObjectKind::Token, arg, {}};
+    case ObjectArg::Approval:
+        return approvalapi::objectOf(engine, arg);
     case ObjectArg::None:
     case ObjectArg::Undeclared:
         break;
@@ -179,6 +182,8 @@ QString objectArgName(ObjectArg object)
         return QStringLiteral("run");
     case ObjectArg::Token:
         return QStringLiteral("token");
+    case ObjectArg::Approval:
+        return QStringLiteral("approval");
     case ObjectArg::None:
     case ObjectArg::Undeclared:
         break;
@@ -373,7 +378,7 @@ ApiServer::~ApiServer()
 
 Result<quint16> ApiServer::listen(const QHostAddress &address, quint16 port)
 {
-    auto *tcp = new detail::GuardedTcpServer(core::MaxSpecBytes, m_frontend.get());
+    auto *tcp = new detail::GuardedTcpServer(MaxRequestBodyBytes, m_frontend.get());
     if (!tcp->listen(address, port)) {
         const bool inUse = tcp->serverError() == QAbstractSocket::AddressInUseError;
         const QString where = QStringLiteral("%1:%2").arg(address.toString()).arg(port);

@@ -23,13 +23,18 @@ class Engine;
 
 namespace pando::server {
 
+// The largest request body any route takes (pipeline configs and secrets may be big); larger ones
+// are refused with 413 before they are read. An AppSpec is held to core::MaxSpecBytes on top.
+inline constexpr qint64 MaxRequestBodyBytes = 3LL * 1024 * 1024;
+
 // One row of the route table, for documentation checks and clients.
 struct RouteInfo {
     QString method;     // "GET"
     QString path;       // "/api/v1/apps/{name}"
     QString permission; // "public", "apps.read", ...
     bool webSocket = false;
-    QString object; // what the first {placeholder} names: "app", "pipeline", "deploy", "run", "token"; "" none
+    QString object; // what the first {placeholder} names: "app", "pipeline", "deploy", "run", "token",
+                    // "approval"; "" none
 };
 
 class ApiServer : public QObject {

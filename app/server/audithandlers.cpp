@@ -45,4 +45,27 @@ Reply verifyAudit(Call &call)
     return Reply{200, body};
 }
 
+Reply listSinks(Call &call)
+{
+    auto sinks = call.engine.auditSinks();
+    if (!sinks)
+        return errorReply(sinks.error());
+    QJsonArray list;
+    for (const core::AuditSinkReport &sink : std::as_const(*sinks)) {
+        QJsonObject item{{QStringLiteral("name"), sink.name},
+                         {QStringLiteral("kind"), sink.kind},
+                         {QStringLiteral("cursor"), sink.cursor},
+                         {QStringLiteral("newest"), sink.newest},
+                         {QStringLiteral("lag"), sink.lag},
+                         {QStringLiteral("failures"), sink.failures},
+                         {QStringLiteral("updated_ms"), sink.updatedMs}};
+        item.insert(QStringLiteral("last_error"),
+                    sink.lastError.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(sink.lastError));
+        item.insert(QStringLiteral("last_delivery_ms"),
+                    sink.lastDeliveryMs == 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(sink.lastDeliveryMs));
+        list.append(item);
+    }
+    return Reply{200, QJsonObject{{QStringLiteral("sinks"), list}}};
+}
+
 } // namespace pando::server::auditapi

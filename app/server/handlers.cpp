@@ -3,13 +3,16 @@
 // return quickly (the engine's threading contract); long work is queued by the engine.
 
 #include "accounthandlers.h"
+#include "approvalhandlers.h"
 #include "audithandlers.h"
+#include "granthandlers.h"
 #include "httperror.h"
 #include "pipelinehandlers.h"
 #include "replies.h"
 #include "routes.h"
 
 #include "core/authz/authz.h"
+#include "core/policy/specgate.h"
 #include "core/spec/appspec.h"
 
 #include <QJsonArray>
@@ -58,10 +61,12 @@ bool isSpecContentType(const QByteArray &contentType)
            type == "text/x-yaml" || type == "application/json" || type == "text/plain";
 }
 
-Reply createApp(Call &call)
+// Why the body cannot be an AppSpec, as the reply; nullopt when it may be one.
+std::optional<Reply> refuseSpecBody(const Call &call)
 {
-    const QByteArray body = call.request.body;
-    // The transport guard refuses large bodies before they are read; this catches the rest.
+    const QByteArray &body = call.request.body;
+    // The transport guard refuses bodies over MaxRequestBodyBytes before they are read; a spec
+    // is held to the smaller core::MaxSpecBytes here.
     if (body.size() > core::MaxSpecBytes)
         return errorReply(Error{ErrorCode::TooLarge,
                                 QStringLiteral("the spec is %1 bytes, more than the limit of %2 bytes")
@@ -75,6 +80,37 @@ Reply createApp(Call &call)
                        QStringLiteral("send the AppSpec as application/yaml or application/json"));
     if (body.trimmed().isEmpty())
         return invalid(QStringLiteral("the request has no body; it must hold the AppSpec"), QStringLiteral("body"));
+    return std::nullopt;
+}
+
+Reply updateApp(Call &call)
+{
+    if (auto refused = refuseSpecBody(call))
+        return *refused;
+    const QString name = call.args.value(0);
+    auto current = call.engine.app(name);
+    if (!current)
+        return errorReply(current.error());
+    auto next = core::parseAppSpec(call.request.body);
+    if (!next)
+        return errorReply(next.error());
+    // Specgate: for an app under approval, only operators and admins may stage a change the
+    // host policy watches (a new repository, limits above its thresholds).
+    if (auto gate = core::policy::maySpecWrite(call.engine.options().approvalPolicy, call.principal.role,
+                                               &current->spec, *next, name);
+        !gate)
+        return errorReply(gate.error());
+    auto app = call.engine.updateApp(name, call.request.body, call.actor);
+    if (!app)
+        return errorReply(app.error());
+    return Reply{200, app->toJson()};
+}
+
+Reply createApp(Call &call)
+{
+    if (auto refused = refuseSpecBody(call))
+        return *refused;
+    const QByteArray &body = call.request.body;
     // JSON is YAML, so the engine's one parser reads both.
     auto app = call.engine.createApp(body, call.actor);
     if (!app)
@@ -217,6 +253,7 @@ constexpr ObjectArg Pipeline = ObjectArg::Pipeline;
 constexpr ObjectArg Deploy = ObjectArg::Deploy;
 constexpr ObjectArg Run = ObjectArg::Run;
 constexpr ObjectArg Token = ObjectArg::Token;
+constexpr ObjectArg Approval = ObjectArg::Approval;
 
 constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/health", Public, None, false, &health},
@@ -233,6 +270,7 @@ constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/apps", AppsRead, None, false, &listApps},
     {"POST", "/api/v1/apps", AppsWrite, None, false, &createApp},
     {"GET", "/api/v1/apps/{name}", AppsRead, App, false, &showApp},
+    {"PUT", "/api/v1/apps/{name}", AppsWrite, App, false, &updateApp},
     {"DELETE", "/api/v1/apps/{name}", AppsWrite, App, false, &removeApp},
     {"POST", "/api/v1/apps/{name}/deploys", DeploysWrite, App, false, &startDeploy},
     {"GET", "/api/v1/apps/{name}/deploys", AppsRead, App, false, &listDeploys},
@@ -261,8 +299,22 @@ constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/secrets", PipelinesRead, None, false, &pipelineapi::listSecrets},
     {"PUT", "/api/v1/secrets/{name}", PipelinesWrite, None, false, &pipelineapi::setSecret},
     {"DELETE", "/api/v1/secrets/{name}", PipelinesWrite, None, false, &pipelineapi::removeSecret},
+    // Grants are managed by whoever may change the object: its owner, operators, admins.
+    {"GET", "/api/v1/apps/{name}/grants", AppsWrite, App, false, &grantapi::listAppGrants},
+    {"POST", "/api/v1/apps/{name}/grants", AppsWrite, App, false, &grantapi::addAppGrant},
+    {"DELETE", "/api/v1/apps/{name}/grants/{user}/{role}", AppsWrite, App, false, &grantapi::removeAppGrant},
+    {"GET", "/api/v1/pipelines/{name}/grants", PipelinesWrite, Pipeline, false, &grantapi::listPipelineGrants},
+    {"POST", "/api/v1/pipelines/{name}/grants", PipelinesWrite, Pipeline, false, &grantapi::addPipelineGrant},
+    {"DELETE", "/api/v1/pipelines/{name}/grants/{user}/{role}", PipelinesWrite, Pipeline, false,
+     &grantapi::removePipelineGrant},
+    // Approvals: anyone who can read sees them; deciding needs approvals.write on what waits.
+    {"GET", "/api/v1/approvals", AppsRead, None, false, &approvalapi::listApprovals},
+    {"GET", "/api/v1/approvals/{id}", AppsRead, Approval, false, &approvalapi::showApproval},
+    {"POST", "/api/v1/approvals/{id}/approve", ApprovalsWrite, Approval, false, &approvalapi::approve},
+    {"POST", "/api/v1/approvals/{id}/reject", ApprovalsWrite, Approval, false, &approvalapi::reject},
     {"GET", "/api/v1/audit", AuditRead, None, false, &auditapi::listAudit},
     {"GET", "/api/v1/audit/verify", AuditRead, None, false, &auditapi::verifyAudit},
+    {"GET", "/api/v1/audit/sinks", AuditRead, None, false, &auditapi::listSinks},
 };
 
 constexpr bool everyRouteIsComplete()

@@ -5,15 +5,22 @@
 #include <QJsonDocument>
 #include <QPointer>
 #include <QTcpSocket>
+#include <QTimer>
 #include <memory>
 
 namespace pando::server::detail {
 namespace {
 
-constexpr qsizetype MaxHeaderBytes = 64 * 1024;
+constexpr qsizetype MaxHeaderBytes = GuardedTcpServer::MaxHeaderBytes;
+constexpr int MaxHeaderLines = GuardedTcpServer::MaxHeaderLines;
 // A refused body of up to this size is read and dropped before the 413 goes out, so that the
 // client, which is still sending, gets to read it instead of a connection reset.
 constexpr qint64 MaxDrainBytes = 64LL * 1024 * 1024;
+// After a 431 the connection is read and dropped for at most this long and this much, so that
+// the client gets to read the answer (a close with unread bytes is a reset that may discard it)
+// without a flood holding the connection or any memory.
+constexpr int LingerMs = 2000;
+constexpr qint64 MaxLingerBytes = 16LL * 1024 * 1024;
 
 struct GuardState {
     QByteArray head; // header bytes of the request being received
@@ -95,6 +102,36 @@ void refuse(QTcpSocket *socket, const std::shared_ptr<GuardState> &shared, qint6
     });
 }
 
+// A header block with too many lines or bytes: 431 at once, then the rest of what the client
+// sends is dropped until it closes, LingerMs pass or MaxLingerBytes came, whichever is first.
+void refuseHeaders(QTcpSocket *socket, const QString &message)
+{
+    QObject::disconnect(socket, &QTcpSocket::readyRead, nullptr, nullptr);
+    const Error error{
+        ErrorCode::TooLarge, message, QStringLiteral("headers"),
+        QStringLiteral("send at most %1 header lines and %2 bytes of headers").arg(MaxHeaderLines).arg(MaxHeaderBytes)};
+    const QByteArray body = QJsonDocument(errorBody(error)).toJson(QJsonDocument::Compact);
+    if (socket->isTransactionStarted())
+        socket->commitTransaction();
+    socket->readAll();
+    socket->write("HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\n"
+                  "Connection: close\r\nContent-Length: " +
+                  QByteArray::number(body.size()) + "\r\n\r\n" + body);
+    auto dropped = std::make_shared<qint64>(0);
+    QPointer<QTcpSocket> guarded(socket);
+    QObject::connect(socket, &QTcpSocket::readyRead, socket, [guarded, dropped] {
+        if (!guarded)
+            return;
+        *dropped += guarded->readAll().size();
+        if (*dropped > MaxLingerBytes)
+            guarded->abort();
+    });
+    QTimer::singleShot(LingerMs, socket, [guarded] {
+        if (guarded)
+            guarded->abort();
+    });
+}
+
 // Looks at each chunk of new bytes before the HTTP server reads it.
 void inspect(QTcpSocket *socket, std::shared_ptr<GuardState> shared, qint64 limit)
 {
@@ -107,11 +144,20 @@ void inspect(QTcpSocket *socket, std::shared_ptr<GuardState> shared, qint64 limi
         if (!state.inBody) {
             state.head += data;
             const qsizetype end = state.head.indexOf("\r\n\r\n");
-            if (end < 0) {
-                if (state.head.size() > MaxHeaderBytes)
-                    state.head.clear(); // the HTTP server refuses what it cannot parse
+            const QByteArrayView block = QByteArrayView(state.head).first(end < 0 ? state.head.size() : end);
+            // Refused here, before the HTTP server has buffered more of it: Qt 6.4 sets no limit.
+            if (block.size() > MaxHeaderBytes) {
+                refuseHeaders(socket,
+                              QStringLiteral("the request's headers are more than %1 bytes").arg(MaxHeaderBytes));
                 return;
             }
+            // The request line is one of the lines.
+            if (block.count('\n') > MaxHeaderLines) {
+                refuseHeaders(socket, QStringLiteral("the request has more than %1 header lines").arg(MaxHeaderLines));
+                return;
+            }
+            if (end < 0)
+                return;
             const Head head = parseHead(state.head.left(end));
             data = state.head.mid(end + 4);
             state.head.clear();

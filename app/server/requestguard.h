@@ -1,6 +1,10 @@
 #pragma once
-// A TCP server for the API that refuses request bodies over a limit as soon as their headers
-// say so (413 with the API's error body), before QHttpServer buffers them in memory.
+// A TCP server for the API that refuses, before QHttpServer buffers them in memory, request
+// bodies over a limit as soon as their headers say so (413 with the API's error body) and header
+// blocks with too many lines or bytes (431). Qt 6.4's QHttpServer has no limit of its own on
+// either: it keeps every byte of a request in the socket's read transaction until the request is
+// complete (a 1 MiB header or 10 000 header lines were read whole and routed), and after a parse
+// error it only drops its signal connections, leaving the socket open.
 
 #include <QTcpServer>
 
@@ -10,6 +14,10 @@ class GuardedTcpServer : public QTcpServer {
     Q_OBJECT
 public:
     GuardedTcpServer(qint64 maxBodyBytes, QObject *parent = nullptr);
+
+    // The request line and headers together, and how many header lines.
+    static constexpr qsizetype MaxHeaderBytes = 64 * 1024;
+    static constexpr int MaxHeaderLines = 100;
 
 protected:
     void incomingConnection(qintptr descriptor) override;

@@ -31,6 +31,7 @@ enum class ObjectArg {
     Deploy,   // {id} is a deploy: its app
     Run,      // {id} is a run: its pipeline
     Token,    // {id} is an API token: its user
+    Approval, // {id} is an approval: the app or pipeline of what it holds back
 };
 
 // What a handler may read of the request. A copy: handlers run on the server's worker threads,

@@ -6,8 +6,39 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <atomic>
 
 namespace pando::wiring {
+
+namespace {
+
+// A sink as the stream sees it, plus what the API reports about it: its kind, and when its
+// destination last took a batch (the durable cursor keeps only when it last changed).
+class ReportedSink final : public adapters::AuditSink {
+public:
+    ReportedSink(std::shared_ptr<adapters::AuditSink> sink, QString kind, core::Clock &clock)
+        : m_sink(std::move(sink)), m_kind(std::move(kind)), m_clock(clock)
+    {}
+    QString name() const override { return m_sink->name(); }
+    const adapters::AuditSinkSettings &settings() const override { return m_sink->settings(); }
+    Status deliver(const QList<adapters::AuditLine> &batch, const CancelToken &cancel) override
+    {
+        Status delivered = m_sink->deliver(batch, cancel);
+        if (delivered)
+            m_lastDeliveryMs = m_clock.nowMs();
+        return delivered;
+    }
+    const QString &kind() const { return m_kind; }
+    qint64 lastDeliveryMs() const { return m_lastDeliveryMs; }
+
+private:
+    std::shared_ptr<adapters::AuditSink> m_sink;
+    QString m_kind;
+    core::Clock &m_clock;
+    std::atomic<qint64> m_lastDeliveryMs = 0;
+};
+
+} // namespace
 
 Result<std::shared_ptr<core::AuditStream>> startAuditSinks(core::Engine &engine, const QString &configPath)
 {
@@ -22,6 +53,7 @@ Result<std::shared_ptr<core::AuditStream>> startAuditSinks(core::Engine &engine,
                     configPath);
     const QJsonArray sinks = doc.object().value(QStringLiteral("sinks")).toArray();
     auto stream = std::make_shared<core::AuditStream>(engine.database(), engine.clock());
+    QList<std::shared_ptr<ReportedSink>> reported;
     for (qsizetype i = 0; i < sinks.size(); ++i) {
         const QJsonObject config = sinks[i].toObject();
         const QString where = QStringLiteral("%1: sinks[%2]").arg(configPath).arg(i);
@@ -43,10 +75,29 @@ Result<std::shared_ptr<core::AuditStream>> startAuditSinks(core::Engine &engine,
             return fail(ErrorCode::Invalid, QStringLiteral("kind must be \"syslog\" or \"https\", got \"%1\"").arg(kind),
                         where + QStringLiteral(".kind"));
         }
-        if (auto added = stream->addSink(sink); !added)
+        auto wrapped = std::make_shared<ReportedSink>(std::move(sink), kind, engine.clock());
+        if (auto added = stream->addSink(wrapped); !added)
             return std::unexpected(added.error());
+        reported.append(wrapped);
     }
     stream->start();
+    // GET /api/v1/audit/sinks; once the stream is gone there is nothing to report.
+    engine.setAuditSinkReporter(
+        [weak = std::weak_ptr<core::AuditStream>(stream), reported]() -> Result<QList<core::AuditSinkReport>> {
+            QList<core::AuditSinkReport> list;
+            const std::shared_ptr<core::AuditStream> s = weak.lock();
+            if (!s)
+                return list;
+            for (const std::shared_ptr<ReportedSink> &sink : reported) {
+                auto status = s->status(sink->name());
+                if (!status)
+                    return std::unexpected(status.error());
+                list.append(core::AuditSinkReport{sink->name(), sink->kind(), status->cursor, status->newest,
+                                                  status->lag, status->lastError, sink->lastDeliveryMs(),
+                                                  status->updatedMs, status->failures});
+            }
+            return list;
+        });
     // The stream is cued after each commit; a stream gone first is simply not cued.
     engine.audit().setCommittedHook([weak = std::weak_ptr<core::AuditStream>(stream)] {
         if (auto s = weak.lock())

@@ -2,6 +2,7 @@
 
 #include "core/state/sql.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QRandomGenerator>
 
@@ -19,12 +20,30 @@ bool isKnownStatus(const QString &status)
 {
     return status == Pending || status == Approved || status == Rejected || status == Expired || status == Used;
 }
+
+QString personOf(const QString &actorName)
+{
+    return actorName.section(u'/', 0, 0);
+}
+
+Status validateApprover(const QString &entry)
+{
+    if (entry.startsWith(u"role:"_s)) {
+        if (!accounts::roleFromName(entry.mid(5)))
+            return fail(ErrorCode::Invalid,
+                        u"\"%1\" names no role (roles: admin, operator, member, viewer)"_s.arg(entry), u"approvers"_s);
+        return {};
+    }
+    if (!accounts::isValidUsername(entry))
+        return fail(ErrorCode::Invalid, u"\"%1\" is neither a username nor role:<role>"_s.arg(entry), u"approvers"_s);
+    return {};
+}
 } // namespace approval
 
 namespace {
 
 const QString Columns = u"id, kind, object, requester, summary, plan_json, status, decided_by, reason, created_ms,"
-                        " expires_ms, decided_ms"_s;
+                        " expires_ms, decided_ms, approvers"_s;
 const QString ExpiryActor = u"system:approval"_s;
 
 ApprovalRecord readRecord(const QSqlQuery &q)
@@ -42,6 +61,7 @@ ApprovalRecord readRecord(const QSqlQuery &q)
     r.createdMs = q.value(9).toLongLong();
     r.expiresMs = q.value(10).toLongLong();
     r.decidedMs = q.value(11).toLongLong();
+    r.approvers = q.value(12).toString().split(u' ', Qt::SkipEmptyParts);
     return r;
 }
 
@@ -66,6 +86,8 @@ QJsonObject ApprovalRecord::toJson() const
         const QJsonDocument plan = QJsonDocument::fromJson(planJson.toUtf8());
         o.insert(u"plan"_s, plan.isArray() ? QJsonValue(plan.array()) : QJsonValue(plan.object()));
     }
+    if (!approvers.isEmpty())
+        o.insert(u"approvers"_s, QJsonArray::fromStringList(approvers));
     if (!decidedBy.isEmpty()) {
         o.insert(u"decided_by"_s, decidedBy);
         o.insert(u"reason"_s, reason);
@@ -75,7 +97,8 @@ QJsonObject ApprovalRecord::toJson() const
 }
 
 Result<ApprovalRecord> ApprovalService::request(const QString &kind, const QString &object, const Actor &requester,
-                                                const QString &summary, const QString &planJson, qint64 ttlMs)
+                                                const QString &summary, const QString &planJson, qint64 ttlMs,
+                                                const QStringList &approvers)
 {
     if (!approval::isKnownKind(kind))
         return fail(ErrorCode::Invalid, u"unknown approval kind \"%1\" (known: deploy, pipeline-step)"_s.arg(kind),
@@ -92,6 +115,9 @@ Result<ApprovalRecord> ApprovalService::request(const QString &kind, const QStri
         if (error.error != QJsonParseError::NoError || plan.isNull())
             return fail(ErrorCode::Invalid, u"the plan is not JSON: "_s + error.errorString(), u"plan"_s);
     }
+    for (const QString &entry : approvers)
+        if (auto valid = approval::validateApprover(entry); !valid)
+            return std::unexpected(valid.error());
     ApprovalRecord r;
     r.id = newId();
     r.kind = kind;
@@ -99,6 +125,7 @@ Result<ApprovalRecord> ApprovalService::request(const QString &kind, const QStri
     r.requester = requester.name;
     r.summary = summary;
     r.planJson = planJson;
+    r.approvers = approvers;
     r.status = approval::Pending;
     r.createdMs = m_clock.nowMs();
     r.expiresMs = ttlMs > 0 ? r.createdMs + ttlMs : 0;
@@ -108,9 +135,9 @@ Result<ApprovalRecord> ApprovalService::request(const QString &kind, const QStri
         return std::unexpected(db.error());
     auto q = detail::run(*db, m_db.isPostgres(),
                          u"INSERT INTO approvals (id, kind, object, requester, summary, plan_json, status, created_ms,"
-                         " expires_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
+                         " expires_ms, approvers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
                          {r.id, r.kind, r.object, r.requester, detail::text(r.summary), detail::text(r.planJson),
-                          r.status, r.createdMs, r.expiresMs},
+                          r.status, r.createdMs, r.expiresMs, detail::text(approvers.join(u' '))},
                          u"insert approval for "_s + object);
     if (!q)
         return std::unexpected(q.error());
@@ -119,30 +146,54 @@ Result<ApprovalRecord> ApprovalService::request(const QString &kind, const QStri
     return r;
 }
 
-Result<ApprovalRecord> ApprovalService::approve(const QString &id, const Actor &approver, const QString &reason)
+Result<ApprovalRecord> ApprovalService::approve(const QString &id, const Approver &approver, const QString &reason)
 {
     return settle(id, approver, reason, true);
 }
 
-Result<ApprovalRecord> ApprovalService::reject(const QString &id, const Actor &approver, const QString &reason)
+Result<ApprovalRecord> ApprovalService::reject(const QString &id, const Approver &approver, const QString &reason)
 {
     return settle(id, approver, reason, false);
 }
 
-Result<ApprovalRecord> ApprovalService::settle(const QString &id, const Actor &approver, const QString &reason,
+Status ApprovalService::maySettle(const ApprovalRecord &record, const Approver &approver, bool approve)
+{
+    const QString person = approval::personOf(approver.actor.name);
+    const bool isRequester = person == approval::personOf(record.requester);
+    if (approve && isRequester)
+        return fail(ErrorCode::Forbidden, u"%1 asked for approval %2 and may not approve it"_s.arg(person, record.id),
+                    objectOf(record.id), u"another person has to approve it"_s);
+    if (isRequester || record.approvers.isEmpty())
+        return {}; // withdrawing one's own request; or any other person may decide
+    const QString username = person.startsWith(u"user:"_s) ? person.mid(5) : QString();
+    for (const QString &entry : record.approvers) {
+        if (!username.isEmpty() && entry == username)
+            return {};
+        if (approver.role && entry.startsWith(u"role:"_s)) {
+            const auto needed = accounts::roleFromName(entry.mid(5));
+            // Roles are ordered strongest first.
+            if (needed && int(*approver.role) <= int(*needed))
+                return {};
+        }
+    }
+    return fail(ErrorCode::Forbidden,
+                u"%1 is not among the approvers of %2 (%3)"_s.arg(person, record.id, record.approvers.join(u", "_s)),
+                objectOf(record.id), u"ask one of them to decide"_s);
+}
+
+Result<ApprovalRecord> ApprovalService::settle(const QString &id, const Approver &who, const QString &reason,
                                                bool approve)
 {
     const QString action = approve ? u"approval.approve"_s : u"approval.reject"_s;
+    const Actor &approver = who.actor;
     auto found = mustFind(id);
     if (!found) {
         auditRefusal(approver, action, id, u"failure"_s, found.error());
         return std::unexpected(found.error());
     }
-    if (approve && found->requester == approver.name) {
-        const Error e{ErrorCode::Forbidden, u"%1 asked for approval %2 and may not approve it"_s.arg(approver.name, id),
-                      objectOf(id), u"another person has to approve it"_s};
-        auditRefusal(approver, action, id, u"denied"_s, e);
-        return std::unexpected(e);
+    if (auto allowed = maySettle(*found, who, approve); !allowed) {
+        auditRefusal(approver, action, id, u"denied"_s, allowed.error());
+        return std::unexpected(allowed.error());
     }
     const qint64 now = m_clock.nowMs();
     auto db = m_db.connection();

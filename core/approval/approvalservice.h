@@ -8,6 +8,7 @@
 // (WHERE status = 'pending'), so of two approvers racing exactly one wins.
 
 #include "adapters/api/error.h"
+#include "core/accounts/accounts.h"
 #include "core/audit/auditlog.h"
 #include "core/common/clock.h"
 #include "core/events/eventbus.h"
@@ -32,17 +33,35 @@ inline constexpr QLatin1String Used{"used"};
 
 bool isKnownKind(const QString &kind);
 bool isKnownStatus(const QString &status);
+
+// The person an actor name stands for: "user:alice/token:t12" and "user:alice" are both
+// "user:alice", so a person cannot approve their own request through one of their tokens.
+QString personOf(const QString &actorName);
+// An approvers entry: a username ("alice") or a role and every role above it ("role:operator").
+// Errors: Invalid naming the entry.
+Status validateApprover(const QString &entry);
 } // namespace approval
 
+// Who settles a request: the actor for the audit line, and the install role the approvers list
+// is checked against (nullopt for automation, which only matches a list that names it).
+struct Approver {
+    Approver(Actor who, std::optional<accounts::Role> installRole = std::nullopt) // NOLINT: an Actor is an Approver
+        : actor(std::move(who)), role(installRole)
+    {}
+    Actor actor;
+    std::optional<accounts::Role> role;
+};
+
 struct ApprovalRecord {
-    QString id;        // "a" + 16 hex digits
-    QString kind;      // approval::KindDeploy, approval::KindPipelineStep
-    QString object;    // what waits: "app/hello", "run/r0123…/step/ship"
-    QString requester; // the Actor name that asked
-    QString summary;   // one or a few lines for people: why sign-off is needed
-    QString planJson;  // the plan shown to approvers (JSON), as the requester made it
-    QString status;    // pending, approved, rejected, expired, used
-    QString decidedBy; // the approver, or "system:approval" for expiry
+    QString id;            // "a" + 16 hex digits
+    QString kind;          // approval::KindDeploy, approval::KindPipelineStep
+    QString object;        // what waits: "app/hello", "run/r0123…/step/ship"
+    QString requester;     // the Actor name that asked
+    QString summary;       // one or a few lines for people: why sign-off is needed
+    QString planJson;      // the plan shown to approvers (JSON), as the requester made it
+    QStringList approvers; // who may approve: usernames and "role:<role>"; empty: any other person
+    QString status;        // pending, approved, rejected, expired, used
+    QString decidedBy;     // the approver, or "system:approval" for expiry
     QString reason;
     qint64 createdMs = 0;
     qint64 expiresMs = 0; // 0: never expires
@@ -59,14 +78,19 @@ public:
     {}
 
     // A pending request. ttlMs 0: until settled by a person. Errors: Invalid for an unknown kind,
-    // an empty object or requester, a plan that is not JSON, a negative ttl.
+    // an empty object or requester, a plan that is not JSON, a negative ttl, a bad approvers entry.
     Result<ApprovalRecord> request(const QString &kind, const QString &object, const Actor &requester,
-                                   const QString &summary, const QString &planJson, qint64 ttlMs);
-    // Errors: NotFound; Forbidden when the approver asked for it; Conflict when it is no longer
-    // pending (settled by someone else, or past its expiry — which settles it as expired).
-    Result<ApprovalRecord> approve(const QString &id, const Actor &approver, const QString &reason);
-    // The requester may reject (withdraw) their own request. Errors as approve() without Forbidden.
-    Result<ApprovalRecord> reject(const QString &id, const Actor &approver, const QString &reason);
+                                   const QString &summary, const QString &planJson, qint64 ttlMs,
+                                   const QStringList &approvers = {});
+    // Errors: NotFound; Forbidden when the approver asked for it or is not on its approvers list;
+    // Conflict when it is no longer pending (settled by someone else, or past its expiry — which
+    // settles it as expired).
+    Result<ApprovalRecord> approve(const QString &id, const Approver &approver, const QString &reason);
+    // The requester may reject (withdraw) their own request; anyone else must be on the approvers
+    // list. Errors as approve().
+    Result<ApprovalRecord> reject(const QString &id, const Approver &approver, const QString &reason);
+    // May this approver settle the record? Forbidden says why not.
+    static Status maySettle(const ApprovalRecord &record, const Approver &approver, bool approve);
     // Settles every pending request past its expiry; returns those it settled.
     Result<QList<ApprovalRecord>> expire();
     // Marks an approved request used; what the waiting work calls when it resumes. Errors:
@@ -78,7 +102,7 @@ public:
     Result<QList<ApprovalRecord>> list(const QString &status = {}, int limit = 100);
 
 private:
-    Result<ApprovalRecord> settle(const QString &id, const Actor &approver, const QString &reason, bool approve);
+    Result<ApprovalRecord> settle(const QString &id, const Approver &approver, const QString &reason, bool approve);
     Result<ApprovalRecord> mustFind(const QString &id);
     // Why a conditional update touched no row, as an error; expires the row when that is why.
     Error notPending(const ApprovalRecord &record, const QString &action);

@@ -36,6 +36,11 @@ QStringList grantsNeeded(std::string_view permission, ObjectKind kind)
         return {u"owner"_s};
     if (kind == ObjectKind::Pipeline && is(permission, RunsWrite))
         return {u"owner"_s, u"operator"_s};
+    // Who may deploy the app, or run the pipeline, may sign off on what waits in it.
+    if (kind == ObjectKind::App && is(permission, ApprovalsWrite))
+        return {u"owner"_s, u"deployer"_s};
+    if (kind == ObjectKind::Pipeline && is(permission, ApprovalsWrite))
+        return {u"owner"_s, u"operator"_s};
     return {};
 }
 
@@ -145,6 +150,22 @@ Result<QStringList> GrantRepository::roles(ObjectKind kind, const QString &objec
     return list;
 }
 
+Result<QList<Grant>> GrantRepository::list(ObjectKind kind, const QString &object)
+{
+    auto q = query(m_db,
+                   u"SELECT user_id, role, created_ms FROM grants WHERE object_kind = ? AND object = ?"
+                   " ORDER BY created_ms, user_id, role"_s,
+                   {objectKindName(kind), core::detail::text(object)},
+                   u"list the grants on %1/%2"_s.arg(objectKindName(kind), object));
+    if (!q)
+        return std::unexpected(q.error());
+    QList<Grant> list;
+    while (q->next())
+        list.append(Grant{kind, object, q->value(0).toString(), q->value(1).toString(), q->value(2).toLongLong()});
+    q->finish();
+    return list;
+}
+
 Result<int> GrantRepository::countOwned(ObjectKind kind, const QString &userId)
 {
     auto q = query(m_db, u"SELECT COUNT(*) FROM grants WHERE object_kind = ? AND user_id = ? AND role = 'owner'"_s,
@@ -167,7 +188,7 @@ bool roleAllows(Role role, std::string_view permission)
         return isKnown(permission);
     case Role::Operator:
         return read || is(permission, AppsWrite) || is(permission, DeploysWrite) || is(permission, PipelinesWrite) ||
-               is(permission, RunsWrite);
+               is(permission, RunsWrite) || is(permission, ApprovalsWrite);
     case Role::Member:
     case Role::Viewer:
         return read;

@@ -25,11 +25,13 @@ inline constexpr std::string_view LogsRead = "logs.read";
 inline constexpr std::string_view PipelinesRead = "pipelines.read";   // pipelines, runs, secret names
 inline constexpr std::string_view PipelinesWrite = "pipelines.write"; // set, pause, remove; secrets
 inline constexpr std::string_view RunsWrite = "runs.write";           // trigger and abort runs
+inline constexpr std::string_view ApprovalsWrite = "approvals.write"; // approve and reject what waits
 inline constexpr std::string_view AuditRead = "audit.read";
 inline constexpr std::string_view UsersRead = "users.read";
 inline constexpr std::string_view UsersWrite = "users.write";
 inline constexpr std::string_view All[] = {Public, AppsRead,  AppsWrite,  DeploysWrite, LogsRead,       PipelinesRead,
-                                           Self,   UsersRead, UsersWrite, RunsWrite,    PipelinesWrite, AuditRead};
+                                           Self,   UsersRead, UsersWrite, RunsWrite,    PipelinesWrite, AuditRead,
+                                           ApprovalsWrite};
 
 constexpr bool isKnown(std::string_view p)
 {
@@ -74,6 +76,8 @@ public:
     // Every grant on the object (its removal, say).
     Status removeAll(ObjectKind kind, const QString &object);
     Result<QStringList> roles(ObjectKind kind, const QString &object, const QString &userId);
+    // Every grant on the object, oldest first.
+    Result<QList<Grant>> list(ObjectKind kind, const QString &object);
     Result<int> countOwned(ObjectKind kind, const QString &userId);
 
 private:

@@ -7,6 +7,8 @@
 
 #include <QDir>
 #include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QThread>
 
@@ -18,17 +20,18 @@ namespace {
 // when the runner returns early is recorded as failed.
 class StepRecorder {
 public:
-    StepRecorder(Services &s, DeployRecord &deploy, int seq, const QString &name) : m_s(s), m_deploy(deploy)
+    // A quiet step is recorded only if it fails: a deploy resumed after its approval runs
+    // fetch, detect and plan again (same commit, same spec) without listing them twice.
+    StepRecorder(Services &s, DeployRecord &deploy, int seq, const QString &name, bool quiet = false)
+        : m_s(s), m_deploy(deploy), m_quiet(quiet)
     {
         m_step.deployId = deploy.id;
         m_step.seq = seq;
         m_step.name = name;
         m_step.status = QStringLiteral("running");
         m_step.startedMs = m_s.clock.nowMs();
-        if (auto added = DeployRepository(m_s.db).addStep(m_step); !added)
-            qWarning("deploy %s: recording step %s failed: %s", qPrintable(deploy.id), qPrintable(name),
-                     qPrintable(added.error().text()));
-        publish();
+        if (!m_quiet)
+            add();
     }
     ~StepRecorder()
     {
@@ -36,6 +39,8 @@ public:
             end(QStringLiteral("failed"), QStringLiteral("interrupted"));
     }
     void succeed(const QString &detail = {}) { end(QStringLiteral("succeeded"), detail); }
+    // The step stays open past the runner's return: the deploy waits for a person.
+    void waitFor(const QString &detail) { end(QStringLiteral("waiting"), detail); }
     Error failWith(const Error &error)
     {
         end(QStringLiteral("failed"), error.text());
@@ -47,8 +52,23 @@ public:
     }
 
 private:
+    void add()
+    {
+        if (auto added = DeployRepository(m_s.db).addStep(m_step); !added)
+            qWarning("deploy %s: recording step %s failed: %s", qPrintable(m_deploy.id), qPrintable(m_step.name),
+                     qPrintable(added.error().text()));
+        publish();
+    }
     void end(const QString &status, const QString &detail)
     {
+        if (m_quiet) {
+            if (status == QLatin1String("succeeded")) {
+                m_step.status = status;
+                return;
+            }
+            m_quiet = false;
+            add();
+        }
         m_step.status = status;
         m_step.detail = detail.left(2000);
         m_step.finishedMs = m_s.clock.nowMs();
@@ -71,6 +91,7 @@ private:
     Services &m_s;
     DeployRecord &m_deploy;
     StepRecord m_step;
+    bool m_quiet = false;
 };
 
 QString workRoot(const Services &s, const QString &app)
@@ -95,13 +116,22 @@ Status DeployRunner::run(const QString &deployId, const CancelToken &cancel)
         return std::unexpected(appRow.error());
     const QString previous = appRow->currentDeploy;
 
+    // A deploy queued again after its approval carries on after the steps it recorded.
+    const bool resumed = !deploy.approvalId.isEmpty();
     deploy.status = QStringLiteral("running");
-    deploy.startedMs = m_s.clock.nowMs();
+    if (deploy.startedMs == 0)
+        deploy.startedMs = m_s.clock.nowMs();
     if (auto saved = deploys.update(deploy); !saved)
         return saved;
     m_s.publish(QStringLiteral("deploy.started"), deploy.app, deploy.id);
 
     int seq = 0;
+    if (resumed) {
+        auto steps = deploys.steps(deploy.id);
+        if (!steps)
+            return std::unexpected(steps.error());
+        seq = int(steps->size());
+    }
     QString checkoutDir;
     // Ends the deploy as failed (or cancelled), removing what this deploy created.
     auto finishFailed = [&](const Error &error) -> Status {
@@ -126,9 +156,11 @@ Status DeployRunner::run(const QString &deployId, const CancelToken &cancel)
         return Error{ErrorCode::Cancelled, QStringLiteral("the deploy was cancelled")};
     };
 
-    auto spec = parseAppSpec(appRow->specYaml.toUtf8());
+    // The spec as it was when the deploy was asked for: editing the app meanwhile (while this
+    // deploy waits for approval, say) does not change what it runs.
+    auto spec = parseAppSpec((deploy.specYaml.isEmpty() ? appRow->specYaml : deploy.specYaml).toUtf8());
     if (!spec) {
-        StepRecorder step(m_s, deploy, seq++, QStringLiteral("fetch"));
+        StepRecorder step(m_s, deploy, seq++, QStringLiteral("fetch"), resumed);
         return finishFailed(step.failWith(spec.error()));
     }
     const QString ref = deploy.ref.isEmpty() ? spec->source.ref : deploy.ref;
@@ -138,7 +170,7 @@ Status DeployRunner::run(const QString &deployId, const CancelToken &cancel)
 
     // fetch
     {
-        StepRecorder step(m_s, deploy, seq++, QStringLiteral("fetch"));
+        StepRecorder step(m_s, deploy, seq++, QStringLiteral("fetch"), resumed);
         QDir().mkpath(workRoot(m_s, deploy.app));
         auto checkout =
             m_s.source.checkout(spec->source.repo, target, workRoot(m_s, deploy.app), cancel, [](const QString &) {});
@@ -164,7 +196,7 @@ Status DeployRunner::run(const QString &deployId, const CancelToken &cancel)
     // detect
     Detection detection;
     {
-        StepRecorder step(m_s, deploy, seq++, QStringLiteral("detect"));
+        StepRecorder step(m_s, deploy, seq++, QStringLiteral("detect"), resumed);
         auto detected = detect(*spec, checkoutDir);
         if (!detected)
             return finishFailed(step.failWith(detected.error()));
@@ -175,7 +207,7 @@ Status DeployRunner::run(const QString &deployId, const CancelToken &cancel)
     // plan
     Plan plan;
     {
-        StepRecorder step(m_s, deploy, seq++, QStringLiteral("plan"));
+        StepRecorder step(m_s, deploy, seq++, QStringLiteral("plan"), resumed);
         auto planned = makePlan(*spec, m_s.policy, m_s.runtime.capabilities(), checkoutDir);
         if (!planned)
             return finishFailed(step.failWith(planned.error()));
@@ -184,6 +216,30 @@ Status DeployRunner::run(const QString &deployId, const CancelToken &cancel)
     }
     if (cancel.isCancelled())
         return finishFailed(cancelled());
+
+    // approval: the host policy may hold the deploy here, with the plan shown to approvers.
+    if (resumed) {
+        // The approval is used once: a second run of this job (a crash right here, say) finds
+        // it used and fails rather than deploying twice on one sign-off.
+        auto used =
+            m_s.approvals != nullptr
+                ? m_s.approvals->consume(deploy.approvalId)
+                : Result<ApprovalRecord>(fail(ErrorCode::Internal, QStringLiteral("approvals are not available")));
+        if (!used) {
+            deploy.failedStep = QStringLiteral("approval");
+            deploy.error = used.error().text();
+            finishWaitingStep(deploy, QStringLiteral("failed"), used.error().text());
+            return finishFailed(used.error());
+        }
+        finishWaitingStep(deploy, QStringLiteral("succeeded"),
+                          QStringLiteral("%1 approved by %2%3")
+                              .arg(used->id, used->decidedBy,
+                                   used->reason.isEmpty() ? QString() : QStringLiteral(": ") + used->reason));
+    } else if (auto held = holdForApproval(deploy, *spec, plan, previous, seq); !held) {
+        return finishFailed(held.error());
+    } else if (*held) {
+        return {};
+    }
 
     // build
     {
@@ -306,6 +362,138 @@ Status DeployRunner::run(const QString &deployId, const CancelToken &cancel)
         step.succeed(previous.isEmpty() ? QStringLiteral("nothing to retire") : QStringLiteral("retired ") + previous);
     }
     return {};
+}
+
+namespace {
+
+// What approvers see: what will run and what changed since the version serving now. Values of
+// environment variables and build arguments stay out: they may be secrets.
+QJsonObject planForApprovers(const DeployRecord &deploy, const AppSpec &spec, const Plan &plan, const AppSpec *current,
+                             const DeployRecord *serving, const policy::Decision &decision)
+{
+    QJsonObject o{{QStringLiteral("app"), deploy.app},
+                  {QStringLiteral("deploy"), deploy.id},
+                  {QStringLiteral("ref"), deploy.ref},
+                  {QStringLiteral("commit"), deploy.commit},
+                  {QStringLiteral("repo"), spec.source.repo},
+                  {QStringLiteral("dockerfile"), plan.dockerfile},
+                  {QStringLiteral("port"), plan.container.port},
+                  {QStringLiteral("memory_bytes"), plan.container.memoryBytes},
+                  {QStringLiteral("cpus"), plan.container.cpus},
+                  {QStringLiteral("env"), QJsonArray::fromStringList(plan.container.env.keys())},
+                  {QStringLiteral("reasons"), QJsonArray::fromStringList(decision.reasons)}};
+    if (!plan.container.command.isEmpty())
+        o.insert(QStringLiteral("command"), QJsonArray::fromStringList(plan.container.command));
+    if (!plan.notes.isEmpty())
+        o.insert(QStringLiteral("notes"), QJsonArray::fromStringList(plan.notes));
+    if (serving != nullptr) {
+        QJsonObject was{{QStringLiteral("deploy"), serving->id}, {QStringLiteral("commit"), serving->commit}};
+        if (current != nullptr) {
+            was.insert(QStringLiteral("repo"), current->source.repo);
+            was.insert(QStringLiteral("memory_bytes"), current->run.memoryBytes);
+            was.insert(QStringLiteral("cpus"), current->run.cpus);
+        }
+        o.insert(QStringLiteral("serving"), was);
+    }
+    return o;
+}
+
+} // namespace
+
+Result<bool> DeployRunner::holdForApproval(DeployRecord &deploy, const AppSpec &spec, const Plan &plan,
+                                           const QString &previous, int &seq)
+{
+    if (m_s.approvals == nullptr || m_s.approvalPolicy == nullptr || m_s.approvalPolicy->isEmpty())
+        return false;
+    // What serves now is what the change rules compare against.
+    std::optional<DeployRecord> serving;
+    std::optional<AppSpec> current;
+    if (!previous.isEmpty()) {
+        if (auto found = DeployRepository(m_s.db).find(previous)) {
+            serving = *found;
+            if (!found->specYaml.isEmpty())
+                if (auto parsed = parseAppSpec(found->specYaml.toUtf8()))
+                    current = *parsed;
+        }
+    }
+    const policy::Decision decision = m_s.approvalPolicy->decide(current ? &*current : nullptr, spec, deploy.app);
+    if (!decision.needsApproval)
+        return false;
+
+    StepRecorder step(m_s, deploy, seq++, QStringLiteral("approval"));
+    const QJsonObject shown =
+        planForApprovers(deploy, spec, plan, current ? &*current : nullptr, serving ? &*serving : nullptr, decision);
+    const QString summary =
+        QStringLiteral("deploy %1 of %2 at %3: %4")
+            .arg(deploy.id, deploy.app, deploy.commit.left(12), decision.reasons.join(QStringLiteral("; ")));
+    auto requested = m_s.approvals->request(
+        QString(approval::KindDeploy), QStringLiteral("deploy/") + deploy.id, Actor{deploy.actor, {}, {}}, summary,
+        QString::fromUtf8(QJsonDocument(shown).toJson(QJsonDocument::Compact)), m_s.approvalTtlMs);
+    if (!requested)
+        return std::unexpected(step.failWith(requested.error()));
+    deploy.approvalId = requested->id;
+    deploy.status = QStringLiteral("awaiting-approval");
+    if (auto saved = DeployRepository(m_s.db).update(deploy); !saved)
+        return std::unexpected(step.failWith(saved.error()));
+    step.waitFor(QStringLiteral("waiting for approval %1 (%2); approve with `pando approvals approve %1`")
+                     .arg(requested->id, decision.reasons.join(QStringLiteral("; "))));
+    m_s.publish(QStringLiteral("deploy.awaiting-approval"), deploy.app, deploy.id,
+                QJsonObject{{QStringLiteral("approval"), requested->id},
+                            {QStringLiteral("reasons"), QJsonArray::fromStringList(decision.reasons)}});
+    return true;
+}
+
+void DeployRunner::finishWaitingStep(const DeployRecord &deploy, const QString &status, const QString &detail)
+{
+    DeployRepository deploys(m_s.db);
+    auto steps = deploys.steps(deploy.id);
+    if (!steps)
+        return;
+    for (StepRecord step : std::as_const(*steps)) {
+        if (step.status != QLatin1String("waiting"))
+            continue;
+        step.status = status;
+        step.detail = detail.left(2000);
+        step.finishedMs = m_s.clock.nowMs();
+        if (auto updated = deploys.updateStep(step); !updated)
+            qWarning("deploy %s: recording step %s failed: %s", qPrintable(deploy.id), qPrintable(step.name),
+                     qPrintable(updated.error().text()));
+        m_s.publish(QStringLiteral("deploy.step"), deploy.app, deploy.id,
+                    QJsonObject{{QStringLiteral("seq"), step.seq},
+                                {QStringLiteral("name"), step.name},
+                                {QStringLiteral("status"), step.status},
+                                {QStringLiteral("detail"), step.detail},
+                                {QStringLiteral("started_ms"), step.startedMs},
+                                {QStringLiteral("finished_ms"), step.finishedMs}});
+    }
+}
+
+Status DeployRunner::endHeld(const QString &deployId, const QString &status, const QString &why)
+{
+    DeployRepository deploys(m_s.db);
+    auto found = deploys.find(deployId);
+    if (!found)
+        return std::unexpected(found.error());
+    DeployRecord deploy = *found;
+    if (deploy.status != QLatin1String("awaiting-approval"))
+        return fail(ErrorCode::Conflict,
+                    QStringLiteral("deploy %1 is %2, not waiting for approval").arg(deployId, deploy.status));
+    deploy.status = status;
+    deploy.failedStep = QStringLiteral("approval");
+    deploy.error = why;
+    deploy.finishedMs = m_s.clock.nowMs();
+    finishWaitingStep(deploy, QStringLiteral("failed"), why);
+    if (auto saved = deploys.update(deploy); !saved)
+        return saved;
+    m_s.publish(QStringLiteral("deploy.failed"), deploy.app, deploy.id,
+                QJsonObject{{QStringLiteral("step"), deploy.failedStep},
+                            {QStringLiteral("status"), deploy.status},
+                            {QStringLiteral("error"), deploy.error}});
+    return m_s.audit.record(Actor::system(QStringLiteral("deploy")), QStringLiteral("deploy.finish"),
+                            QStringLiteral("deploy/") + deploy.id, QStringLiteral("failure"),
+                            QJsonObject{{QStringLiteral("app"), deploy.app},
+                                        {QStringLiteral("step"), deploy.failedStep},
+                                        {QStringLiteral("error"), deploy.error}});
 }
 
 void DeployRunner::retireOld(const QString &app, const QString &keepDeploy)

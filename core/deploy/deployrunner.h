@@ -6,6 +6,7 @@
 // Threading: run() blocks; it is called on a worker thread with the job's CancelToken.
 
 #include "core/deploy/services.h"
+#include "core/spec/appspec.h"
 #include "core/state/records.h"
 
 namespace pando::core {
@@ -28,7 +29,18 @@ public:
     // Removes whatever deployId created (container, image, workspace).
     void discard(const QString &app, const QString &deployId);
 
+    // Settles a deploy held for approval that will not go on: rejected, expired, or cancelled
+    // while it waited. Nothing of it is running; its approval step records why.
+    Status endHeld(const QString &deployId, const QString &status, const QString &why);
+
 private:
+    // Asks for sign-off when the host policy wants it: records the approval step as waiting and
+    // the deploy as awaiting-approval, and returns true (the runner stops here).
+    Result<bool> holdForApproval(DeployRecord &deploy, const AppSpec &spec, const Plan &plan, const QString &previous,
+                                 int &seq);
+    // Ends the approval step left waiting.
+    void finishWaitingStep(const DeployRecord &deploy, const QString &status, const QString &detail);
+
     Services &m_s;
 };
 

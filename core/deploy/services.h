@@ -6,10 +6,12 @@
 #include "adapters/api/routing.h"
 #include "adapters/api/runtime.h"
 #include "adapters/api/source.h"
+#include "core/approval/approvalservice.h"
 #include "core/audit/auditlog.h"
 #include "core/common/clock.h"
 #include "core/events/eventbus.h"
 #include "core/planner/planner.h"
+#include "core/policy/policy.h"
 #include "core/state/database.h"
 
 #include <QHash>
@@ -44,6 +46,10 @@ struct Services {
     QString installId;
     int retireGraceMs = 300;
     AppLocks &appLocks;
+    // Sign-off: which deploys need it and where it is asked for (null: no deploy waits).
+    ApprovalService *approvals = nullptr;
+    const policy::Policy *approvalPolicy = nullptr;
+    qint64 approvalTtlMs = 0;
 
     // Labels every object of this install carries; with app and deploy when given.
     adapters::Labels labels(const QString &app = {}, const QString &deployId = {}) const;

@@ -14,6 +14,7 @@
 #include <QJsonDocument>
 #include <QRandomGenerator>
 #include <QSet>
+#include <QTimer>
 
 namespace pando::core {
 
@@ -42,6 +43,7 @@ struct Engine::Private {
     Database db;
     EventBus events;
     AuditLog audit;
+    ApprovalService approvals;
     AppLocks appLocks;
     Services services;
     DeployRunner runner;
@@ -52,6 +54,8 @@ struct Engine::Private {
     std::unique_ptr<pipelines::PipelineService> pipelines;
     std::unique_ptr<accounts::AccountService> accounts;
     QByteArray tokenKey;
+    mutable QMutex sinkMutex; // guards sinkReporter
+    AuditSinkReporter sinkReporter;
 
     QMutex mutex;                      // guards the two sets below
     QSet<QString> removing;            // apps whose teardown is queued or running
@@ -60,23 +64,31 @@ struct Engine::Private {
     Private(EngineOptions o, std::shared_ptr<adapters::Runtime> rt, std::shared_ptr<adapters::Router> ro,
             std::shared_ptr<adapters::SourceProvider> so, Clock &c)
         : options(std::move(o)), runtime(std::move(rt)), router(std::move(ro)), source(std::move(so)), clock(c),
-          db(options.database), audit(db, clock), services{db,
-                                                           *runtime,
-                                                           *router,
-                                                           *source,
-                                                           clock,
-                                                           events,
-                                                           audit,
-                                                           options.policy,
-                                                           options.dataDir,
-                                                           options.installId,
-                                                           options.retireGraceMs,
-                                                           appLocks},
+          db(options.database), audit(db, clock),
+          approvals(db, audit, &events, clock), services{db,
+                                                         *runtime,
+                                                         *router,
+                                                         *source,
+                                                         clock,
+                                                         events,
+                                                         audit,
+                                                         options.policy,
+                                                         options.dataDir,
+                                                         options.installId,
+                                                         options.retireGraceMs,
+                                                         appLocks,
+                                                         &approvals,
+                                                         &options.approvalPolicy,
+                                                         options.approvalTtlMs},
           runner(services), pool(db, clock, options.workers), reconciler(services),
           observer(*runtime, services.labels(), clock)
     {}
 
     Status runDeployJob(const JobRecord &job, const CancelToken &cancel);
+    Status enqueueDeploy(const DeployRecord &deploy);
+    // Carries a settled deploy approval to the deploy it held: queued again when approved,
+    // ended otherwise. Nothing to do when the deploy no longer waits.
+    Status applyDecision(const ApprovalRecord &approval);
     Status runRemoveJob(const JobRecord &job);
     QString status(const AppRecord &app, const std::optional<DeployRecord> &last);
     Result<AppView> view(const AppRecord &record);
@@ -135,6 +147,24 @@ Status Engine::start()
     }
     if (auto changes = d->reconciler.pass(); !changes)
         qWarning("engine: first reconciler pass: %s", qPrintable(changes.error().text()));
+    // A decision the previous process recorded but did not act on (it stopped in between).
+    if (auto held = DeployRepository(d->db).awaitingApproval()) {
+        for (const DeployRecord &deploy : std::as_const(*held)) {
+            auto approval = d->approvals.find(deploy.approvalId);
+            if (approval && approval->has_value() && (*approval)->status != approval::Pending)
+                if (auto applied = d->applyDecision(**approval); !applied)
+                    qWarning("engine: resuming deploy %s: %s", qPrintable(deploy.id),
+                             qPrintable(applied.error().text()));
+        }
+    }
+    if (d->options.approvalSweepMs > 0) {
+        auto *sweep = new QTimer(this);
+        connect(sweep, &QTimer::timeout, this, [this] {
+            if (auto expired = expireApprovals(); !expired)
+                qWarning("engine: expiring approvals: %s", qPrintable(expired.error().text()));
+        });
+        sweep->start(d->options.approvalSweepMs);
+    }
     d->pool.start();
     if (d->options.reconcileIntervalMs > 0)
         d->reconciler.start(d->options.reconcileIntervalMs);
@@ -314,6 +344,8 @@ QString Engine::Private::status(const AppRecord &app, const std::optional<Deploy
     }
     if (last && (last->status == QLatin1String("queued") || last->status == QLatin1String("running")))
         return QStringLiteral("deploying");
+    if (last && last->status == QLatin1String("awaiting-approval") && app.currentDeploy.isEmpty())
+        return QStringLiteral("awaiting-approval");
     if (app.currentDeploy.isEmpty())
         return last && last->status == QLatin1String("failed") ? QStringLiteral("failed") : QStringLiteral("new");
     auto containers = observer.containers(app.updatedMs);
@@ -324,6 +356,61 @@ QString Engine::Private::status(const AppRecord &app, const std::optional<Deploy
             return c.state == QLatin1String("running") ? QStringLiteral("running") : QStringLiteral("stopped");
     }
     return QStringLiteral("stopped");
+}
+
+Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specText, const Actor &actor)
+{
+    auto spec = parseAppSpec(specText);
+    if (!spec)
+        return std::unexpected(spec.error());
+    if (spec->name != name)
+        return fail(ErrorCode::Invalid, QStringLiteral("the spec names app \"%1\", not \"%2\"").arg(spec->name, name),
+                    QStringLiteral("name"), QStringLiteral("an app cannot be renamed; create a new one"));
+    if (auto url = d->source->checkUrl(spec->source.repo); !url) {
+        Error e = url.error();
+        e.where = QStringLiteral("source.repo");
+        return std::unexpected(e);
+    }
+    if (auto commit = d->source->resolve(spec->source.repo, spec->source.ref); !commit) {
+        Error e = commit.error();
+        e.where = e.code == ErrorCode::NotFound ? QStringLiteral("source.ref") : QStringLiteral("source.repo");
+        return std::unexpected(e);
+    }
+    AppRepository apps(d->db);
+    const auto lock = d->appLocks.lockFor(name);
+    QMutexLocker locker(lock.get());
+    {
+        QMutexLocker removing(&d->mutex);
+        if (d->removing.contains(name))
+            return fail(ErrorCode::Conflict, QStringLiteral("app \"%1\" is being removed").arg(name));
+    }
+    auto row = apps.find(name);
+    if (!row)
+        return std::unexpected(row.error());
+    if (spec->route.port != 0 && spec->route.port != row->routePort)
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("the app is reached on port %1; route.port cannot move to %2")
+                        .arg(row->routePort)
+                        .arg(spec->route.port),
+                    QStringLiteral("route.port"),
+                    QStringLiteral("leave route.port out or set it to %1").arg(row->routePort));
+    auto previous = parseAppSpec(row->specYaml.toUtf8());
+    if (auto saved = apps.setSpec(name, QString::fromUtf8(specText), d->clock.nowMs()); !saved)
+        return std::unexpected(saved.error());
+    QJsonObject detail{{QStringLiteral("repo"), spec->source.repo}};
+    if (previous && previous->source.repo != spec->source.repo)
+        detail.insert(QStringLiteral("previous_repo"), previous->source.repo);
+    if (auto audited = d->audit.record(actor, QStringLiteral("app.update"), QStringLiteral("app/") + name,
+                                       QStringLiteral("success"), detail);
+        !audited) {
+        apps.setSpec(name, row->specYaml, d->clock.nowMs());
+        return std::unexpected(audited.error());
+    }
+    d->services.publish(QStringLiteral("app.updated"), name, {});
+    auto updated = apps.find(name);
+    if (!updated)
+        return std::unexpected(updated.error());
+    return d->view(*updated);
 }
 
 Status Engine::removeApp(const QString &name, const Actor &actor)
@@ -427,21 +514,13 @@ Result<DeployRecord> Engine::deploy(const QString &app, const QString &ref, cons
     deploy.commit = *commit;
     deploy.status = QStringLiteral("queued");
     deploy.actor = actor.name;
+    deploy.specYaml = row->specYaml;
     deploy.createdMs = d->clock.nowMs();
     DeployRepository deploys(d->db);
     if (auto created = deploys.create(deploy); !created)
         return std::unexpected(created.error());
-    auto job = d->pool.enqueue(
-        JobDeploy, app,
-        QString::fromUtf8(
-            QJsonDocument(QJsonObject{{QStringLiteral("deploy"), deploy.id}}).toJson(QJsonDocument::Compact)));
-    if (!job) {
-        deploy.status = QStringLiteral("failed");
-        deploy.error = job.error().text();
-        deploy.finishedMs = d->clock.nowMs();
-        deploys.update(deploy);
-        return std::unexpected(job.error());
-    }
+    if (auto queued = d->enqueueDeploy(deploy); !queued)
+        return std::unexpected(queued.error());
     if (auto audited = d->audit.record(actor, QStringLiteral("deploy.start"), QStringLiteral("deploy/") + deploy.id,
                                        QStringLiteral("success"),
                                        QJsonObject{{QStringLiteral("app"), app}, {QStringLiteral("ref"), ref}});
@@ -494,13 +573,92 @@ Result<DeployView> Engine::deployView(const QString &id)
     return DeployView{*record, *steps};
 }
 
+Status Engine::Private::enqueueDeploy(const DeployRecord &deploy)
+{
+    auto job = pool.enqueue(
+        JobDeploy, deploy.app,
+        QString::fromUtf8(
+            QJsonDocument(QJsonObject{{QStringLiteral("deploy"), deploy.id}}).toJson(QJsonDocument::Compact)));
+    if (job)
+        return {};
+    DeployRecord failed = deploy;
+    failed.status = QStringLiteral("failed");
+    failed.error = job.error().text();
+    failed.finishedMs = clock.nowMs();
+    DeployRepository(db).update(failed);
+    return std::unexpected(job.error());
+}
+
+Status Engine::Private::applyDecision(const ApprovalRecord &approval)
+{
+    const QString prefix = QStringLiteral("deploy/");
+    if (approval.kind != approval::KindDeploy || !approval.object.startsWith(prefix))
+        return {};
+    DeployRepository deploys(db);
+    auto deploy = deploys.find(approval.object.mid(prefix.size()));
+    if (!deploy)
+        return std::unexpected(deploy.error());
+    if (deploy->status != QLatin1String("awaiting-approval") || deploy->approvalId != approval.id)
+        return {};
+    if (approval.status == approval::Approved) {
+        deploy->status = QStringLiteral("queued");
+        if (auto saved = deploys.update(*deploy); !saved)
+            return saved;
+        services.publish(QStringLiteral("deploy.queued"), deploy->app, deploy->id,
+                         QJsonObject{{QStringLiteral("approval"), approval.id}});
+        return enqueueDeploy(*deploy);
+    }
+    QString why;
+    if (approval.status == approval::Expired)
+        why = QStringLiteral("approval %1 expired: nobody decided in time").arg(approval.id);
+    else
+        why = QStringLiteral("approval %1 was rejected by %2%3")
+                  .arg(approval.id, approval.decidedBy,
+                       approval.reason.isEmpty() ? QString() : QStringLiteral(": ") + approval.reason);
+    return runner.endHeld(deploy->id, QStringLiteral("rejected"), why);
+}
+
+Result<ApprovalRecord> Engine::decideApproval(const QString &id, const Approver &approver, bool approve,
+                                              const QString &reason)
+{
+    auto settled = approve ? d->approvals.approve(id, approver, reason) : d->approvals.reject(id, approver, reason);
+    if (!settled)
+        return settled;
+    if (auto applied = d->applyDecision(*settled); !applied)
+        return std::unexpected(applied.error());
+    return settled;
+}
+
+Result<QList<ApprovalRecord>> Engine::expireApprovals()
+{
+    auto expired = d->approvals.expire();
+    if (!expired)
+        return expired;
+    for (const ApprovalRecord &approval : std::as_const(*expired))
+        if (auto applied = d->applyDecision(approval); !applied)
+            qWarning("engine: ending the deploy approval %s held: %s", qPrintable(approval.id),
+                     qPrintable(applied.error().text()));
+    return expired;
+}
+
 Status Engine::cancelDeploy(const QString &id, const Actor &actor)
 {
     DeployRepository deploys(d->db);
     auto record = deploys.find(id);
     if (!record)
         return std::unexpected(record.error());
-    if (record->status == QLatin1String("queued")) {
+    if (record->status == QLatin1String("awaiting-approval")) {
+        // Withdraw the request so nobody approves a deploy that no longer wants to run.
+        auto withdrawn =
+            d->approvals.reject(record->approvalId, Approver{actor}, QStringLiteral("the deploy was cancelled"));
+        if (!withdrawn && withdrawn.error().code != ErrorCode::Conflict)
+            return std::unexpected(withdrawn.error());
+        if (auto ended =
+                d->runner.endHeld(id, QStringLiteral("cancelled"),
+                                  QStringLiteral("cancelled by %1 while waiting for approval").arg(actor.name));
+            !ended)
+            return ended;
+    } else if (record->status == QLatin1String("queued")) {
         record->status = QStringLiteral("cancelled");
         record->finishedMs = d->clock.nowMs();
         if (auto saved = deploys.update(*record); !saved)
@@ -573,6 +731,11 @@ EventBus *Engine::events() const
     return &d->events;
 }
 
+ApprovalService &Engine::approvals()
+{
+    return d->approvals;
+}
+
 Database &Engine::database()
 {
     return d->db;
@@ -596,6 +759,25 @@ Clock &Engine::clock()
 const EngineOptions &Engine::options() const
 {
     return d->options;
+}
+
+void Engine::setAuditSinkReporter(AuditSinkReporter reporter)
+{
+    QMutexLocker lock(&d->sinkMutex);
+    d->sinkReporter = std::move(reporter);
+}
+
+Result<QList<AuditSinkReport>> Engine::auditSinks() const
+{
+    AuditSinkReporter reporter;
+    {
+        QMutexLocker lock(&d->sinkMutex);
+        reporter = d->sinkReporter;
+    }
+    // Called outside the lock: the reporter reads the database.
+    if (!reporter)
+        return QList<AuditSinkReport>{};
+    return reporter();
 }
 
 Result<QList<AuditRecord>> Engine::auditLines(const AuditRepository::Filter &filter)

@@ -11,11 +11,13 @@
 #include "adapters/api/routing.h"
 #include "adapters/api/runtime.h"
 #include "adapters/api/source.h"
+#include "core/approval/approvalservice.h"
 #include "core/audit/auditlog.h"
 #include "core/common/clock.h"
 #include "core/events/eventbus.h"
 #include "core/logstream/loghub.h"
 #include "core/planner/planner.h"
+#include "core/policy/policy.h"
 #include "core/spec/appspec.h"
 #include "core/state/database.h"
 #include "core/state/records.h"
@@ -23,6 +25,7 @@
 
 #include <QJsonObject>
 #include <QObject>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -55,11 +58,28 @@ QJsonObject toJson(const StepRecord &step);
 QJsonObject toJson(const adapters::LogLine &line);
 QJsonObject toJson(const AuditRecord &line);
 
+// One audit sink's delivery state (GET /api/v1/audit/sinks, `pando audit sinks`).
+struct AuditSinkReport {
+    QString name;
+    QString kind;              // "syslog", "https"
+    qint64 cursor = 0;         // the last seq delivered (or passed over by the sink's filters)
+    qint64 newest = 0;         // the newest seq in the log
+    qint64 lag = 0;            // lines behind: newest - cursor
+    QString lastError;         // why the last delivery failed; empty once one succeeded
+    qint64 lastDeliveryMs = 0; // the last delivery the destination took; 0: none since start
+    qint64 updatedMs = 0;      // when the cursor or the error last changed (durable)
+    int failures = 0;          // consecutive failed deliveries since start
+};
+using AuditSinkReporter = std::function<Result<QList<AuditSinkReport>>()>;
+
 struct EngineOptions {
     QString dataDir; // the source cache, key files, the SQLite file
     DatabaseConfig database;
     HostPolicy policy;
-    int workers = 2; // deploys of different apps in parallel
+    policy::Policy approvalPolicy;                // which deploys need sign-off (empty: none)
+    qint64 approvalTtlMs = 24LL * 60 * 60 * 1000; // how long a deploy waits for it
+    int approvalSweepMs = 1000;                   // how often expired requests are settled
+    int workers = 2;                              // deploys of different apps in parallel
     int reconcileIntervalMs = 5000;
     int retireGraceMs = 300; // how long the old version keeps serving after the switch
     QString installId = QStringLiteral("default");
@@ -85,6 +105,9 @@ public:
     Result<TokenRecord> authenticate(const QString &bearerToken);
 
     Result<AppView> createApp(const QByteArray &specText, const Actor &actor);
+    // Replaces the app's spec; the next deploy runs it (deploys already asked for keep theirs).
+    // The name must stay and the stable port may not move. Errors as createApp().
+    Result<AppView> updateApp(const QString &name, const QByteArray &specText, const Actor &actor);
     Result<QList<AppView>> apps();
     Result<AppView> app(const QString &name);
     // Marks the app as removing and queues its teardown (containers, images, route, rows).
@@ -108,11 +131,25 @@ public:
     // builds it with an identity adapter). The engine owns it.
     accounts::AccountService *accounts() const;
     void setAccounts(std::unique_ptr<accounts::AccountService> service);
+    // Sign-off for deploys and pipeline steps. Settle requests through decideApproval(), which
+    // also resumes or ends the deploy a request held back.
+    ApprovalService &approvals();
+    // Approves or rejects; a deploy held at its plan boundary is queued again when approved and
+    // ends as rejected otherwise. Errors as ApprovalService::approve()/reject().
+    Result<ApprovalRecord> decideApproval(const QString &id, const Approver &approver, bool approve,
+                                          const QString &reason);
+    // Settles every request past its expiry now (the engine also does so every approvalSweepMs),
+    // ending the deploys they held. Returns those it settled.
+    Result<QList<ApprovalRecord>> expireApprovals();
     Database &database();
     adapters::Runtime &runtime();
     AuditLog &audit();
     Clock &clock();
     const EngineOptions &options() const;
+    // The audit sinks' state, from the reporter app/wiring installs when it starts sinks (none
+    // installed: an empty list). Both may be called from any thread.
+    void setAuditSinkReporter(AuditSinkReporter reporter);
+    Result<QList<AuditSinkReport>> auditSinks() const;
 
     // The audit log, newest first, narrowed by filter; and the first line whose hash or link to
     // the line before it does not match (nullopt: the chain holds).

@@ -16,20 +16,23 @@ qint64 durationMs(qint64 started, qint64 finished)
 
 QJsonObject toJson(const DeployRecord &d)
 {
-    return QJsonObject{{QStringLiteral("id"), d.id},
-                       {QStringLiteral("app"), d.app},
-                       {QStringLiteral("ref"), d.ref},
-                       {QStringLiteral("commit"), d.commit},
-                       {QStringLiteral("status"), d.status},
-                       {QStringLiteral("failed_step"), d.failedStep},
-                       {QStringLiteral("error"), d.error},
-                       {QStringLiteral("image"), d.imageId},
-                       {QStringLiteral("container"), d.containerId},
-                       {QStringLiteral("actor"), d.actor},
-                       {QStringLiteral("created_ms"), d.createdMs},
-                       {QStringLiteral("started_ms"), d.startedMs},
-                       {QStringLiteral("finished_ms"), d.finishedMs},
-                       {QStringLiteral("duration_ms"), durationMs(d.startedMs, d.finishedMs)}};
+    QJsonObject o{{QStringLiteral("id"), d.id},
+                  {QStringLiteral("app"), d.app},
+                  {QStringLiteral("ref"), d.ref},
+                  {QStringLiteral("commit"), d.commit},
+                  {QStringLiteral("status"), d.status},
+                  {QStringLiteral("failed_step"), d.failedStep},
+                  {QStringLiteral("error"), d.error},
+                  {QStringLiteral("image"), d.imageId},
+                  {QStringLiteral("container"), d.containerId},
+                  {QStringLiteral("actor"), d.actor},
+                  {QStringLiteral("created_ms"), d.createdMs},
+                  {QStringLiteral("started_ms"), d.startedMs},
+                  {QStringLiteral("finished_ms"), d.finishedMs},
+                  {QStringLiteral("duration_ms"), durationMs(d.startedMs, d.finishedMs)}};
+    if (!d.approvalId.isEmpty())
+        o.insert(QStringLiteral("approval"), d.approvalId);
+    return o;
 }
 
 QJsonObject toJson(const StepRecord &s)

@@ -9,7 +9,7 @@ namespace pando::core {
 namespace {
 
 const QString kDeployColumns = u"id, app, ref, commit_id, status, failed_step, error, image_id, container_id, actor,"
-                               " created_ms, started_ms, finished_ms"_s;
+                               " created_ms, started_ms, finished_ms, approval_id, spec_yaml"_s;
 const QString kStepColumns = u"deploy_id, seq, name, status, detail, started_ms, finished_ms"_s;
 
 DeployRecord deployFrom(const QSqlQuery &q)
@@ -28,6 +28,8 @@ DeployRecord deployFrom(const QSqlQuery &q)
     d.createdMs = q.value(10).toLongLong();
     d.startedMs = q.value(11).toLongLong();
     d.finishedMs = q.value(12).toLongLong();
+    d.approvalId = q.value(13).toString();
+    d.specYaml = q.value(14).toString();
     return d;
 }
 
@@ -67,13 +69,14 @@ Status DeployRepository::create(const DeployRecord &d)
     auto db = m_db.connection();
     if (!db)
         return std::unexpected(db.error());
-    auto q =
-        detail::run(*db, m_db.isPostgres(),
-                    u"INSERT INTO deploys ("_s + kDeployColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
-                    {detail::text(d.id), detail::text(d.app), detail::text(d.ref), detail::text(d.commit),
-                     detail::text(d.status), detail::text(d.failedStep), detail::text(d.error), detail::text(d.imageId),
-                     detail::text(d.containerId), detail::text(d.actor), d.createdMs, d.startedMs, d.finishedMs},
-                    u"create deploy "_s + d.id);
+    auto q = detail::run(*db, m_db.isPostgres(),
+                         u"INSERT INTO deploys ("_s + kDeployColumns +
+                             u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
+                         {detail::text(d.id), detail::text(d.app), detail::text(d.ref), detail::text(d.commit),
+                          detail::text(d.status), detail::text(d.failedStep), detail::text(d.error),
+                          detail::text(d.imageId), detail::text(d.containerId), detail::text(d.actor), d.createdMs,
+                          d.startedMs, d.finishedMs, detail::text(d.approvalId), detail::text(d.specYaml)},
+                         u"create deploy "_s + d.id);
     if (!q) {
         if (q.error().code == ErrorCode::Conflict)
             return fail(ErrorCode::Conflict, u"a deploy with id "_s + d.id + u" already exists"_s, u"deploys"_s);
@@ -109,6 +112,12 @@ Result<QList<DeployRecord>> DeployRepository::unfinished()
                          u"list unfinished deploys"_s);
 }
 
+Result<QList<DeployRecord>> DeployRepository::awaitingApproval()
+{
+    return selectDeploys(m_db, u"WHERE status = 'awaiting-approval' ORDER BY created_ms, id"_s, {},
+                         u"list deploys awaiting approval"_s);
+}
+
 Status DeployRepository::update(const DeployRecord &d)
 {
     auto db = m_db.connection();
@@ -117,10 +126,11 @@ Status DeployRepository::update(const DeployRecord &d)
     auto q =
         detail::run(*db, m_db.isPostgres(),
                     u"UPDATE deploys SET ref = ?, commit_id = ?, status = ?, failed_step = ?, error = ?,"
-                    " image_id = ?, container_id = ?, actor = ?, started_ms = ?, finished_ms = ? WHERE id = ?"_s,
+                    " image_id = ?, container_id = ?, actor = ?, started_ms = ?, finished_ms = ?, approval_id = ?"
+                    " WHERE id = ?"_s,
                     {detail::text(d.ref), detail::text(d.commit), detail::text(d.status), detail::text(d.failedStep),
                      detail::text(d.error), detail::text(d.imageId), detail::text(d.containerId), detail::text(d.actor),
-                     d.startedMs, d.finishedMs, detail::text(d.id)},
+                     d.startedMs, d.finishedMs, detail::text(d.approvalId), detail::text(d.id)},
                     u"update deploy "_s + d.id);
     if (!q)
         return std::unexpected(q.error());

@@ -239,6 +239,13 @@ const QList<Migration> &migrations()
              QStringLiteral("CREATE INDEX approvals_status ON approvals (status, expires_ms)"),
              QStringLiteral("CREATE INDEX approvals_created ON approvals (created_ms)"),
          }},
+        {7,
+         QStringLiteral("who may approve; deploys held for approval and the spec each deploy used"),
+         {
+             QStringLiteral("ALTER TABLE approvals ADD COLUMN approvers TEXT NOT NULL DEFAULT ''"),
+             QStringLiteral("ALTER TABLE deploys ADD COLUMN approval_id TEXT NOT NULL DEFAULT ''"),
+             QStringLiteral("ALTER TABLE deploys ADD COLUMN spec_yaml TEXT NOT NULL DEFAULT ''"),
+         }},
     };
     return all;
 }

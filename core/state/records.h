@@ -17,16 +17,18 @@ struct AppRecord {
 
 // Deploy status: queued → running → succeeded | failed | cancelled.
 struct DeployRecord {
-    QString id;            // "d" + 12 hex digits, made by the engine
+    QString id; // "d" + 12 hex digits, made by the engine
     QString app;
-    QString ref;           // what was asked for
-    QString commit;        // what it resolved to; empty until fetched
+    QString ref;    // what was asked for
+    QString commit; // what it resolved to; empty until fetched
     QString status;
-    QString failedStep;    // the step that failed, when status is failed
-    QString error;         // why, for people
+    QString failedStep; // the step that failed, when status is failed
+    QString error;      // why, for people
     QString imageId;
     QString containerId;
-    QString actor;         // who asked
+    QString actor;      // who asked
+    QString approvalId; // the sign-off the host policy asked for; empty when none was needed
+    QString specYaml;   // the app's spec when the deploy was asked for: what it builds and runs
     qint64 createdMs = 0;
     qint64 startedMs = 0;
     qint64 finishedMs = 0;
@@ -35,10 +37,10 @@ struct DeployRecord {
 // Step status: running → succeeded | failed | skipped.
 struct StepRecord {
     QString deployId;
-    int seq = 0;           // order within the deploy, from 0
-    QString name;          // fetch, detect, plan, build, start, health, switch, retire
+    int seq = 0;  // order within the deploy, from 0
+    QString name; // fetch, detect, plan, build, start, health, switch, retire
     QString status;
-    QString detail;        // a short line of what happened or why it failed
+    QString detail; // a short line of what happened or why it failed
     qint64 startedMs = 0;
     qint64 finishedMs = 0;
 };
@@ -47,11 +49,11 @@ struct StepRecord {
 // same key never run at once (deploys of one app share the app's name as key).
 struct JobRecord {
     qint64 id = 0;
-    QString kind;          // "deploy", "remove"
+    QString kind; // "deploy", "remove"
     QString key;
-    QString payload;       // JSON
+    QString payload; // JSON
     QString state;
-    QString owner;         // the process that claimed it
+    QString owner; // the process that claimed it
     int attempts = 0;
     QString error;
     qint64 createdMs = 0;
@@ -59,26 +61,26 @@ struct JobRecord {
 };
 
 struct AuditRecord {
-    qint64 seq = 0;        // 1, 2, 3, ... without gaps
+    qint64 seq = 0; // 1, 2, 3, ... without gaps
     qint64 timeMs = 0;
-    QString actor;         // "token:admin", "system:reconciler"
-    QString action;        // "app.create", "deploy.start", ...
-    QString object;        // "app/hello", "deploy/d0123456789ab"
-    QString outcome;       // "success", "failure", "denied"
-    QString detail;        // JSON
+    QString actor;   // "token:admin", "system:reconciler"
+    QString action;  // "app.create", "deploy.start", ...
+    QString object;  // "app/hello", "deploy/d0123456789ab"
+    QString outcome; // "success", "failure", "denied"
+    QString detail;  // JSON
     QString requestId;
-    QString source;        // remote address, or "engine"
-    QString prevHash;      // hex SHA-256 of the previous line ("" for the first)
-    QString hash;          // hex SHA-256 over prevHash and this line's fields
+    QString source;   // remote address, or "engine"
+    QString prevHash; // hex SHA-256 of the previous line ("" for the first)
+    QString hash;     // hex SHA-256 over prevHash and this line's fields
 };
 
 struct TokenRecord {
-    QString id;            // "t" + hex
+    QString id; // "t" + hex
     QString name;
-    QString digest;        // keyed digest (HMAC-SHA256, hex) of the secret; the secret is never kept
-    QString role;          // "admin" for now
+    QString digest; // keyed digest (HMAC-SHA256, hex) of the secret; the secret is never kept
+    QString role;   // "admin" for now
     qint64 createdMs = 0;
-    qint64 revokedMs = 0;  // 0 while valid
+    qint64 revokedMs = 0; // 0 while valid
 };
 
 } // namespace pando::core

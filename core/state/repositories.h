@@ -37,6 +37,8 @@ public:
     Result<QList<DeployRecord>> listForApp(const QString &app, int limit);
     // Deploys whose status is queued or running.
     Result<QList<DeployRecord>> unfinished();
+    // Deploys held at their plan boundary until someone approves them, oldest first.
+    Result<QList<DeployRecord>> awaitingApproval();
     // Writes every field but id, app and createdMs.
     Status update(const DeployRecord &deploy);
 

@@ -189,6 +189,7 @@ struct TestInstall {
     bool withPipelines = false;               // set before start(): install a FakePipelineService
     bool bootstrapAccounts = true;            // false: no users yet, token is the initial token
     FakePipelineService *pipelines = nullptr; // owned by the engine
+    core::policy::Policy approvalPolicy;      // set before start(): which deploys wait for sign-off
 
     bool start()
     {
@@ -201,6 +202,7 @@ struct TestInstall {
         options.database.sqlitePath = dir.path() + QStringLiteral("/pando.db");
         options.reconcileIntervalMs = 0;
         options.workers = 1;
+        options.approvalPolicy = approvalPolicy;
         engine = std::make_unique<core::Engine>(options, std::make_shared<FakeRuntime>(),
                                                 std::make_shared<FakeRouter>(), std::make_shared<FakeSource>());
         if (auto started = engine->start(); !started) {

@@ -2,6 +2,8 @@
 // in, how errors look, and the WebSocket streams.
 
 #include "fakes.h"
+
+#include "app/wiring/auditwiring.h"
 #include "tests/support/component.h"
 
 #include <QJsonArray>
@@ -12,6 +14,7 @@
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTcpSocket>
+#include <QTemporaryFile>
 #include <QTest>
 #include <QWebSocket>
 
@@ -51,6 +54,9 @@ private Q_SLOTS:
     void createAppErrors();
     void oversizedBodyIsRefused();
     void oversizedChunkedBodyIsRefused();
+    void bodyLimitIsThreeMebibytes();
+    void headerFloodIsRefused_data();
+    void headerFloodIsRefused();
     void duplicateApp();
     void unknownApp();
     void deployBodyErrors_data();
@@ -61,6 +67,7 @@ private Q_SLOTS:
     void webSocketWithoutTokenIsClosed();
     void eventsStream();
     void takenPortIsConflict();
+    void auditSinkLag();
 
 private:
     Answer call(const QByteArray &method, const QString &path, const QByteArray &body = {},
@@ -233,13 +240,98 @@ void TestApiServer::oversizedChunkedBodyIsRefused()
                          m_install.token.toUtf8() +
                          "\r\nContent-Type: application/yaml\r\nTransfer-Encoding: chunked\r\n\r\n";
     const QByteArray chunk(64 * 1024, 'x');
-    for (int i = 0; i < 20; ++i)
+    for (int i = 0; i < 3 * 16 + 4; ++i)
         request += QByteArray::number(chunk.size(), 16) + "\r\n" + chunk + "\r\n";
     socket.write(request);
     QByteArray answer;
     QTRY_VERIFY_WITH_TIMEOUT((answer += socket.readAll()).contains("\r\n\r\n"), 5000);
     QVERIFY2(answer.startsWith("HTTP/1.1 413"), answer.left(200).constData());
     QVERIFY(answer.contains("too_large"));
+}
+
+void TestApiServer::bodyLimitIsThreeMebibytes()
+{
+    // A deploy body of JSON padded with spaces: only a body read whole parses, so the handler's
+    // answer (no such app) shows it came through.
+    const auto deployBody = [](qint64 size) {
+        QByteArray body = R"({"ref":"main"})";
+        body += QByteArray(size - body.size(), ' ');
+        return body;
+    };
+    const qint64 limit = server::MaxRequestBodyBytes;
+    QCOMPARE(limit, 3LL * 1024 * 1024);
+    Answer answer =
+        call("POST", QStringLiteral("/api/v1/apps/nosuchapp/deploys"), deployBody(limit - 1), "application/json");
+    QVERIFY2(answer.status == 404, QJsonDocument(answer.json).toJson(QJsonDocument::Compact).constData());
+    QVERIFY(answer.json.value(QStringLiteral("error"))
+                .toObject()
+                .value(QStringLiteral("message"))
+                .toString()
+                .contains(QLatin1String("nosuchapp")));
+
+    answer = call("POST", QStringLiteral("/api/v1/apps/nosuchapp/deploys"), deployBody(limit + 1), "application/json");
+    QCOMPARE(answer.status, 413);
+    const QJsonObject error = answer.json.value(QStringLiteral("error")).toObject();
+    QCOMPARE(error.value(QStringLiteral("code")).toString(), QStringLiteral("too_large"));
+    QVERIFY2(error.value(QStringLiteral("message")).toString().contains(QString::number(limit)),
+             qPrintable(error.value(QStringLiteral("message")).toString()));
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/health")).status, 200);
+
+    // An AppSpec is still held to its own 1 MiB, by the handler.
+    QByteArray spec = test::helloSpec(QStringLiteral("big2"));
+    spec += "labels:\n  filler: \"" + QByteArray(int(core::MaxSpecBytes), 'x') + "\"\n";
+    QVERIFY(spec.size() < limit);
+    answer = call("POST", QStringLiteral("/api/v1/apps"), spec, "application/yaml");
+    QCOMPARE(answer.status, 413);
+    QVERIFY(answer.json.value(QStringLiteral("error"))
+                .toObject()
+                .value(QStringLiteral("message"))
+                .toString()
+                .startsWith(QLatin1String("the spec is")));
+}
+
+void TestApiServer::headerFloodIsRefused_data()
+{
+    QTest::addColumn<QByteArray>("headers");
+    QByteArray many;
+    for (int i = 0; i < 10000; ++i)
+        many += "X-Flood-" + QByteArray::number(i) + ": x\r\n";
+    QTest::newRow("10000 header lines") << many;
+    // Few enough bytes to pass the byte limit: the line count alone refuses it.
+    QByteArray tiny;
+    for (int i = 0; i < 2000; ++i)
+        tiny += "a:b\r\n";
+    QTest::newRow("2000 tiny header lines") << tiny;
+    QTest::newRow("one header of 1 MiB") << "X-Big: " + QByteArray(1024 * 1024, 'y') + "\r\n";
+}
+
+void TestApiServer::headerFloodIsRefused()
+{
+    QFETCH(QByteArray, headers);
+    QTcpSocket flood;
+    flood.connectToHost(QHostAddress::LocalHost, m_install.port);
+    QVERIFY(flood.waitForConnected(5000));
+    flood.write("GET /api/v1/apps HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + m_install.token.toUtf8() +
+                "\r\n" + headers + "\r\n");
+
+    // Meanwhile another client is served.
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/health"), {}, {}, {}).status, 200);
+
+    QByteArray answer;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (answer += flood.readAll()).contains("\r\n\r\n") || flood.state() == QAbstractSocket::UnconnectedState, 5000);
+    QVERIFY2(answer.startsWith("HTTP/1.1 431"), answer.left(200).constData());
+    const qsizetype bodyStart = answer.indexOf("\r\n\r\n") + 4;
+    QTRY_VERIFY_WITH_TIMEOUT((answer += flood.readAll()).size() > bodyStart &&
+                                 QJsonDocument::fromJson(answer.mid(bodyStart)).isObject(),
+                             5000);
+    const QJsonObject error =
+        QJsonDocument::fromJson(answer.mid(bodyStart)).object().value(QStringLiteral("error")).toObject();
+    QCOMPARE(error.value(QStringLiteral("code")).toString(), QStringLiteral("too_large"));
+    QCOMPARE(error.value(QStringLiteral("where")).toString(), QStringLiteral("headers"));
+    // The server ends the connection; it never reaches the route.
+    QTRY_COMPARE_WITH_TIMEOUT(flood.state(), QAbstractSocket::UnconnectedState, 5000);
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/health"), {}, {}, {}).status, 200);
 }
 
 void TestApiServer::duplicateApp()
@@ -371,6 +463,101 @@ void TestApiServer::takenPortIsConflict()
     QVERIFY(!bound);
     QCOMPARE(bound.error().code, ErrorCode::Conflict);
     QVERIFY(bound.error().where.contains(QString::number(m_install.port)));
+}
+
+void TestApiServer::auditSinkLag()
+{
+    test::TestInstall install;
+    QVERIFY2(install.start(), qPrintable(install.error));
+    const auto sinks = [&]() {
+        QNetworkRequest request(QUrl(install.baseUrl() + QStringLiteral("/api/v1/audit/sinks")));
+        request.setRawHeader("Authorization", "Bearer " + install.token.toUtf8());
+        QNetworkReply *reply = m_network.get(request);
+        QSignalSpy finished(reply, &QNetworkReply::finished);
+        if (!reply->isFinished())
+            finished.wait(10000);
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QJsonObject body = QJsonDocument::fromJson(reply->readAll()).object();
+        reply->deleteLater();
+        return std::pair{status, body};
+    };
+    // No sinks configured: an empty list.
+    auto [status, body] = sinks();
+    QCOMPARE(status, 200);
+    QCOMPARE(body.value(QStringLiteral("sinks")).toArray().size(), 0);
+
+    // A syslog collector on a port where nothing listens yet: connections are refused.
+    quint16 port = 0;
+    {
+        QTcpServer probe;
+        QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+        port = probe.serverPort();
+    }
+    QTemporaryFile config;
+    QVERIFY(config.open());
+    config.write(
+        QJsonDocument(QJsonObject{{QStringLiteral("sinks"),
+                                   QJsonArray{QJsonObject{{QStringLiteral("kind"), QStringLiteral("syslog")},
+                                                          {QStringLiteral("name"), QStringLiteral("siem")},
+                                                          {QStringLiteral("host"), QStringLiteral("127.0.0.1")},
+                                                          {QStringLiteral("port"), int(port)},
+                                                          {QStringLiteral("tls"), false},
+                                                          {QStringLiteral("timeoutMs"), 1000}}}}})
+            .toJson());
+    config.close();
+    auto stream = wiring::startAuditSinks(*install.engine, config.fileName());
+    QVERIFY2(stream, qPrintable(stream ? QString() : stream.error().text()));
+
+    // Creating the accounts wrote lines already; none can be delivered.
+    const auto sink = [&]() {
+        auto [status, body] = sinks();
+        const QJsonArray list = body.value(QStringLiteral("sinks")).toArray();
+        return status == 200 && list.size() == 1 ? list.first().toObject() : QJsonObject{};
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(!sink().value(QStringLiteral("last_error")).toString().isEmpty(), 10000);
+    QJsonObject down = sink();
+    QCOMPARE(down.value(QStringLiteral("name")).toString(), QStringLiteral("siem"));
+    QCOMPARE(down.value(QStringLiteral("kind")).toString(), QStringLiteral("syslog"));
+    QCOMPARE(down.value(QStringLiteral("cursor")).toInteger(), 0);
+    QVERIFY(down.value(QStringLiteral("failures")).toInt() >= 1);
+    QVERIFY(down.value(QStringLiteral("last_delivery_ms")).isNull());
+    const qint64 lagBefore = down.value(QStringLiteral("lag")).toInteger();
+    QVERIFY(lagBefore > 0);
+    QCOMPARE(lagBefore, down.value(QStringLiteral("newest")).toInteger());
+
+    // The lag grows with the log.
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(install.engine->audit().record(core::Actor::system(QStringLiteral("test")), QStringLiteral("test.line"),
+                                               QStringLiteral("test/%1").arg(i), QStringLiteral("success")));
+    down = sink();
+    QCOMPARE(down.value(QStringLiteral("lag")).toInteger(), lagBefore + 3);
+    QCOMPARE(down.value(QStringLiteral("cursor")).toInteger(), 0);
+
+    // Only an administrator reads it.
+    QNetworkRequest asViewer(QUrl(install.baseUrl() + QStringLiteral("/api/v1/audit/sinks")));
+    asViewer.setRawHeader("Authorization", "Bearer " + install.tokens.value(QStringLiteral("operator")).toUtf8());
+    QNetworkReply *refused = m_network.get(asViewer);
+    QSignalSpy refusedDone(refused, &QNetworkReply::finished);
+    QVERIFY(refusedDone.wait(10000));
+    QCOMPARE(refused->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 403);
+    refused->deleteLater();
+
+    // The collector comes up on that port: the backlog goes out and the lag drops to 0.
+    QTcpServer collector;
+    QVERIFY2(collector.listen(QHostAddress::LocalHost, port), qPrintable(collector.errorString()));
+    QByteArray received;
+    connect(&collector, &QTcpServer::newConnection, this, [&] {
+        while (QTcpSocket *socket = collector.nextPendingConnection()) {
+            connect(socket, &QTcpSocket::readyRead, this, [&received, socket] { received += socket->readAll(); });
+        }
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(sink().value(QStringLiteral("lag")).toInteger() == 0, 20000);
+    const QJsonObject up = sink();
+    QVERIFY(up.value(QStringLiteral("last_error")).isNull());
+    QCOMPARE(up.value(QStringLiteral("cursor")).toInteger(), up.value(QStringLiteral("newest")).toInteger());
+    QVERIFY(up.value(QStringLiteral("last_delivery_ms")).toInteger() > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(received.contains("test/2"), 5000);
+    (*stream)->stop();
 }
 
 QTEST_GUILESS_MAIN(TestApiServer)

@@ -274,6 +274,51 @@ private Q_SLOTS:
         }
         QCOMPARE(auditLines(u"approval.approve"_s).size(), 10); // 5 successes, 5 refusals
     }
+
+    void ownTokenIsStillTheRequester()
+    {
+        const Actor session{u"user:dana"_s, u"10.0.0.4"_s, {}};
+        const Actor token{u"user:dana/token:t0011223344556677"_s, u"10.0.0.4"_s, {}};
+        auto r = m_service->request(u"deploy"_s, u"app/hello"_s, session, {}, {}, 0);
+        QVERIFY(r);
+        auto own = m_service->approve(r->id, token, {});
+        QVERIFY(!own);
+        QCOMPARE(own.error().code, ErrorCode::Forbidden);
+        QVERIFY2(own.error().message.contains(u"user:dana asked"_s), qPrintable(own.error().text()));
+    }
+
+    void approversListDecidesWhoMay()
+    {
+        using accounts::Role;
+        auto bad = m_service->request(u"pipeline-step"_s, u"run/r1/step/ship"_s, alice, {}, {}, 0, {u"role:boss"_s});
+        QVERIFY(!bad);
+        QCOMPARE(bad.error().where, u"approvers"_s);
+        QCOMPARE(m_service->request(u"deploy"_s, u"app/x"_s, alice, {}, {}, 0, {u"Not A Name"_s}).error().code,
+                 ErrorCode::Invalid);
+
+        auto r = m_service->request(u"pipeline-step"_s, u"run/r1/step/ship"_s, alice, {}, {}, 0,
+                                    {u"erin"_s, u"role:operator"_s});
+        QVERIFY2(r, qPrintable(r ? QString() : r.error().text()));
+        QCOMPARE(m_service->find(r->id).value()->approvers, (QStringList{u"erin"_s, u"role:operator"_s}));
+        // A member who is not named may neither approve nor reject.
+        const Approver member{Actor{u"user:frank"_s, {}, {}}, Role::Member};
+        auto refused = m_service->approve(r->id, member, {});
+        QCOMPARE(refused.error().code, ErrorCode::Forbidden);
+        QVERIFY2(refused.error().message.contains(u"erin, role:operator"_s), qPrintable(refused.error().text()));
+        QCOMPARE(m_service->reject(r->id, member, {}).error().code, ErrorCode::Forbidden);
+        // Automation without a role matches only by name.
+        QCOMPARE(m_service->approve(r->id, Approver{Actor::system(u"ci"_s)}, {}).error().code, ErrorCode::Forbidden);
+        // An admin is above operator.
+        auto admin = m_service->approve(r->id, Approver{Actor{u"user:root/token:t1"_s, {}, {}}, Role::Admin}, {});
+        QVERIFY2(admin, qPrintable(admin ? QString() : admin.error().text()));
+
+        auto named = m_service->request(u"pipeline-step"_s, u"run/r2/step/ship"_s, alice, {}, {}, 0, {u"erin"_s});
+        QVERIFY(named);
+        QCOMPARE(m_service->approve(named->id, Approver{Actor{u"user:gail"_s, {}, {}}, Role::Admin}, {}).error().code,
+                 ErrorCode::Forbidden);
+        QVERIFY(m_service->approve(named->id, Approver{Actor{u"user:erin"_s, {}, {}}, Role::Viewer}, {}));
+        QCOMPARE(m_service->find(named->id).value()->toJson().value(u"approvers"_s).toArray().size(), 1);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestApprovalService)

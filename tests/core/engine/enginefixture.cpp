@@ -70,7 +70,7 @@ EngineFixture::~EngineFixture()
     cleanDocker();
 }
 
-bool EngineFixture::start(const QString &dataDir)
+bool EngineFixture::start(const QString &dataDir, const std::function<void(core::EngineOptions &)> &tune)
 {
     m_dataDir = dataDir.isEmpty() ? m_tmp.path() + QStringLiteral("/data") : dataDir;
     m_runtime = std::make_shared<adapters::docker::DockerRuntime>();
@@ -83,6 +83,8 @@ bool EngineFixture::start(const QString &dataDir)
     options.installId = m_installId;
     options.reconcileIntervalMs = 0; // tests run passes themselves
     options.retireGraceMs = 300;
+    if (tune)
+        tune(options);
     m_engine = std::make_unique<core::Engine>(options, m_runtime, m_router, m_source);
     auto started = m_engine->start();
     if (!started)

@@ -9,6 +9,7 @@
 #include "tests/support/gitfixture.h"
 
 #include <QTemporaryDir>
+#include <functional>
 #include <memory>
 
 namespace pando::test {
@@ -31,8 +32,9 @@ public:
     EngineFixture();
     ~EngineFixture();
 
-    // Opens the engine on dataDir (a new one when empty). Fails the test when it cannot start.
-    bool start(const QString &dataDir = {});
+    // Opens the engine on dataDir (a new one when empty), with options tune may change. Fails
+    // the test when it cannot start.
+    bool start(const QString &dataDir = {}, const std::function<void(core::EngineOptions &)> &tune = {});
     void stop();
 
     core::Engine &engine() { return *m_engine; }
