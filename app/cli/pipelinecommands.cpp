@@ -85,6 +85,19 @@ void stepRows(const QJsonArray &steps, int depth, QList<QStringList> &rows)
     }
 }
 
+// "waiting for approval a0123… (approve ship): pando approvals approve a0123…", one per waiting step.
+void waitingApprovals(const QJsonArray &steps, QStringList &lines)
+{
+    for (const QJsonValue &value : steps) {
+        const QJsonObject step = value.toObject();
+        const QJsonObject approval = step.value(QStringLiteral("approval")).toObject();
+        if (str(approval, "status") == QLatin1String("pending"))
+            lines << QStringLiteral("waiting for approval %1 (%2): %3")
+                         .arg(str(approval, "id"), stepLabel(step), str(approval, "approve"));
+        waitingApprovals(step.value(QStringLiteral("children")).toArray(), lines);
+    }
+}
+
 QString scopeName(const QString &scope)
 {
     return scope.isEmpty() ? QStringLiteral("the install") : QStringLiteral("pipeline ") + scope;
@@ -369,6 +382,12 @@ void Cli::showRun()
                           printOut(table({QStringLiteral("STEP"), QStringLiteral("STATUS"), QStringLiteral("DURATION"),
                                           QStringLiteral("ATTEMPT"), QStringLiteral("EXIT"), QStringLiteral("ERROR")},
                                          rows));
+                      }
+                      QStringList waiting;
+                      waitingApprovals(run.value(QStringLiteral("steps")).toArray(), waiting);
+                      if (!waiting.isEmpty()) {
+                          printOut(QString());
+                          printOut(waiting.join(QLatin1Char('\n')));
                       }
                       finish(ExitOk);
                   }));

@@ -114,6 +114,10 @@ void Cli::onRunEvent(const QJsonObject &event)
             printOut(indent + QStringLiteral("… ") + label + attemptText);
             return;
         }
+        if (status == QLatin1String("waiting")) { // an approve step: its error says how to settle it
+            printOut(indent + QStringLiteral("⏸ %1  %2").arg(label, str(data, "error")));
+            return;
+        }
         QString line;
         if (status == QLatin1String("cached"))
             line = QStringLiteral("↷ %1  unchanged").arg(label);

@@ -60,7 +60,8 @@ Status installPipelines(core::Engine &engine, const PipelineWiringOptions &optio
                                         {},
                                         *hashKey,
                                         data + QStringLiteral("/task-caches"),
-                                        engine.options().installId};
+                                        engine.options().installId,
+                                        &engine.approvals()};
     auto service =
         std::make_unique<core::pipelines::LocalPipelineService>(deps, engine.audit(), *sealKey, options.service, parts);
     if (auto started = service->start(); !started)

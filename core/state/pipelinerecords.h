@@ -40,7 +40,7 @@ struct RunRecord {
 
 // Step status: pending → running → succeeded | failed | errored | aborted; or skipped (not run
 // because an earlier step ended the plan) and cached (unchanged since a run that succeeded:
-// outputs restored, command not run).
+// outputs restored, command not run). An approve step is "waiting" while its request is pending.
 struct RunStepRecord {
     QString runId;
     QString stepId;   // the step's path in the plan ("plan[1].in_parallel[0].task:unit")
@@ -49,7 +49,7 @@ struct RunStepRecord {
     QString name;     // "unit", "repo"
     QString kind;     // get, put, task, in_parallel, do, try, on_success, ...
     QString status;
-    QString hash;    // the step's content address, when it has one
+    QString hash;    // the step's content address, when it has one; an approve step's approval id
     int attempt = 0; // 1-based attempt when the step has attempts
     int exitCode = -1;
     QString error;

@@ -229,6 +229,14 @@ QJsonObject toJson(const Step &step)
     case StepKind::Try:
         out.insert(kind, step.steps.empty() ? QJsonValue() : QJsonValue(toJson(step.steps.front())));
         break;
+    case StepKind::Approve:
+        // One timeout_ms, the request's lifetime: the generic modifier does not apply here.
+        out.insert(kind, step.name);
+        out.insert(u"message"_s, step.approve.message);
+        out.insert(u"approvers"_s, QJsonArray::fromStringList(step.approve.approvers));
+        out.insert(u"timeout_ms"_s, double(step.approve.timeoutMs));
+        insertHooks(out, step.hooks);
+        return out;
     }
     out.insert(u"attempts"_s, step.attempts);
     out.insert(u"timeout_ms"_s, double(step.timeoutMs));

@@ -19,6 +19,8 @@ QString stepKindName(StepKind kind)
         return u"do"_s;
     case StepKind::Try:
         return u"try"_s;
+    case StepKind::Approve:
+        return u"approve"_s;
     }
     return {};
 }

@@ -91,8 +91,8 @@ struct TaskConfig {
 // ---------------------------------------------------------------------------------------------
 // Steps
 
-enum class StepKind { Get, Put, Task, InParallel, Do, Try };
-QString stepKindName(StepKind kind); // "get", "put", "task", "in_parallel", "do", "try"
+enum class StepKind { Get, Put, Task, InParallel, Do, Try, Approve };
+QString stepKindName(StepKind kind); // "get", "put", "task", "in_parallel", "do", "try", "approve"
 
 struct Step;
 using StepPtr = std::shared_ptr<const Step>;
@@ -132,6 +132,16 @@ struct TaskStep {
     QString fileArtifact() const { return file.section(u'/', 0, 0); } // "repo" for "repo/ci/t.yml"
 };
 
+// Pando's own step: the run pauses until a person signs off (the approval service, as for
+// deploys). Its `timeout:` is how long the request stays open, not the generic step modifier.
+struct ApproveStep {
+    static constexpr qint64 DefaultTimeoutMs = 24LL * 60 * 60 * 1000;  // 24h
+    static constexpr qint64 MaxTimeoutMs = 30LL * 24 * 60 * 60 * 1000; // 720h
+    QString message;       // `message:` shown to approvers; empty: a default naming the step
+    QStringList approvers; // `approvers:` usernames and "role:<role>"; empty: any person but the requester
+    qint64 timeoutMs = DefaultTimeoutMs; // `timeout:` past it the request expires and the step fails
+};
+
 struct Step {
     StepKind kind = StepKind::Task;
     // Stable identity and error location: the step's YAML path plus its kind key, e.g.
@@ -139,18 +149,19 @@ struct Step {
     // "jobs[0].plan[1].on_failure.put", "jobs[0].on_abort.task".
     QString path;
     int line = 0; // 1-based line of the step in the file (0: unknown)
-    QString name; // get/put/task name; empty for in_parallel, do, try
+    QString name; // get/put/task/approve name; empty for in_parallel, do, try
 
-    GetStep get;   // StepKind::Get
-    PutStep put;   // StepKind::Put
-    TaskStep task; // StepKind::Task
+    GetStep get;         // StepKind::Get
+    PutStep put;         // StepKind::Put
+    TaskStep task;       // StepKind::Task
+    ApproveStep approve; // StepKind::Approve
 
     std::vector<Step> steps; // InParallel, Do: the children in order; Try: exactly one
     int parallelLimit = 0;   // InParallel: at most this many at once (0: all)
     bool failFast = false;   // InParallel: abort the siblings on the first failure
 
-    int attempts = 1;     // >= 1; the step runs again on failure or error, not on abort
-    qint64 timeoutMs = 0; // > 0, or 0 for none; covers each attempt
+    int attempts = 1;     // >= 1; the step runs again on failure or error, not on abort (1 for approve)
+    qint64 timeoutMs = 0; // > 0, or 0 for none; covers each attempt (0 for approve: see ApproveStep)
     Hooks hooks;
 
     // The artifact this step adds to the plan: a get's name, a put's name unless no_get.

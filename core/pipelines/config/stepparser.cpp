@@ -1,5 +1,7 @@
-// One step of a plan, recursively: get, put, task, in_parallel, do, try and their modifiers.
+// One step of a plan, recursively: get, put, task, approve, in_parallel, do, try and their modifiers.
 #include "core/pipelines/config/validate.h"
+
+#include "core/approval/approvalservice.h"
 
 using namespace Qt::StringLiterals;
 
@@ -9,14 +11,19 @@ namespace {
 
 const QStringList &kindKeys()
 {
-    static const QStringList keys{u"get"_s, u"put"_s, u"task"_s, u"in_parallel"_s, u"do"_s, u"try"_s};
+    static const QStringList keys{u"get"_s, u"put"_s, u"task"_s, u"approve"_s, u"in_parallel"_s, u"do"_s, u"try"_s};
+    return keys;
+}
+
+const QStringList &hookKeys()
+{
+    static const QStringList keys{u"on_success"_s, u"on_failure"_s, u"on_error"_s, u"on_abort"_s, u"ensure"_s};
     return keys;
 }
 
 const QStringList &modifierKeys()
 {
-    static const QStringList keys{u"attempts"_s, u"timeout"_s,  u"on_success"_s, u"on_failure"_s,
-                                  u"on_error"_s, u"on_abort"_s, u"ensure"_s};
+    static const QStringList keys = QStringList{u"attempts"_s, u"timeout"_s} + hookKeys();
     return keys;
 }
 
@@ -183,6 +190,55 @@ Status parseTask(const DocNode &node, const QString &location, Step &step)
     return {};
 }
 
+// An approve step's `timeout:` is the request's lifetime: past it the request expires and the
+// step fails (nobody said yes). The generic `timeout:` modifier (which errors a step) would
+// measure the same wait, so it is not applied; `attempts:` is refused, since asking again after
+// a rejection would overrule the person who rejected.
+Status parseApprove(const DocNode &node, const QString &location, Step &step)
+{
+    if (node.value(u"attempts"_s)) {
+        return invalid(join(location, u"attempts"_s), u"an approve step takes no attempts: a rejection is a decision"_s,
+                       u"to go on after a rejection or an expiry, wrap the step in try:"_s);
+    }
+    // "approvers" before "approve": a stray "approver" means the list (closest() keeps the first of a tie).
+    PANDO_PIPE_TRY(keys, checkKeys(node, step.path,
+                                   QStringList{u"approvers"_s, u"message"_s, u"timeout"_s, u"approve"_s} + hookKeys()));
+    if (const DocNode *message = node.value(u"message"_s); !isNull(message)) {
+        PANDO_PIPE_TRY(text, string(*message, join(location, u"message"_s)));
+        if (text->size() > 2000)
+            return invalid(join(location, u"message"_s), u"a message is at most 2000 characters"_s);
+        step.approve.message = text->trimmed();
+    }
+    if (const DocNode *approvers = node.value(u"approvers"_s); !isNull(approvers)) {
+        const QString approversPath = join(location, u"approvers"_s);
+        if (approvers->kind != DocNode::Kind::Sequence)
+            return wrongType(*approvers, approversPath, u"a list of usernames and role:<role> entries"_s);
+        PANDO_PIPE_TRY(list, stringList(*approvers, approversPath));
+        if (list->isEmpty()) {
+            return invalid(approversPath, u"an empty approvers list lets nobody approve"_s,
+                           u"leave approvers: out to let any person but the requester approve"_s);
+        }
+        for (qsizetype i = 0; i < list->size(); ++i) {
+            const QString entryPath = at(approversPath, i);
+            if (auto valid = approval::validateApprover(list->at(i)); !valid)
+                return invalid(entryPath, valid.error().message,
+                               u"a username (alice) or role:<role> (role:operator)"_s);
+            if (list->indexOf(list->at(i)) < i)
+                return invalid(entryPath, u"\"%1\" is listed twice"_s.arg(list->at(i)));
+        }
+        step.approve.approvers = *list;
+    }
+    if (const DocNode *timeout = node.value(u"timeout"_s); !isNull(timeout)) {
+        const QString timeoutPath = join(location, u"timeout"_s);
+        PANDO_PIPE_TRY(ms, duration(*timeout, timeoutPath));
+        if (*ms > ApproveStep::MaxTimeoutMs)
+            return invalid(timeoutPath, u"an approval stays open at most 720h (30 days)"_s,
+                           u"a waiting run holds its run slot; ask for a shorter decision"_s);
+        step.approve.timeoutMs = *ms;
+    }
+    return {};
+}
+
 Status parseParallel(const DocNode &value, Step &step)
 {
     if (value.kind == DocNode::Kind::Sequence) {
@@ -236,7 +292,7 @@ Result<Hooks> parseHooksOf(const DocNode &node, const QString &location)
 Result<Step> parseStep(const DocNode &node, const QString &location)
 {
     if (node.kind != DocNode::Kind::Map)
-        return wrongType(node, location, u"a step (a mapping with get, put, task, in_parallel, do or try)"_s);
+        return wrongType(node, location, u"a step (a mapping with get, put, task, approve, in_parallel, do or try)"_s);
     QStringList kinds;
     for (const auto &[key, value] : node.entries) {
         if (kindKeys().contains(key))
@@ -245,7 +301,7 @@ Result<Step> parseStep(const DocNode &node, const QString &location)
             return invalid(join(location, key), u"%1 steps are not supported by Pando"_s.arg(key));
     }
     if (kinds.isEmpty()) {
-        return invalid(location, u"a step needs one of get, put, task, in_parallel, do or try"_s,
+        return invalid(location, u"a step needs one of get, put, task, approve, in_parallel, do or try"_s,
                        node.entries.empty() ? QString() : u"this step has: %1"_s.arg([&] {
                            QStringList keys;
                            for (const auto &[key, value] : node.entries)
@@ -254,9 +310,10 @@ Result<Step> parseStep(const DocNode &node, const QString &location)
                        }()));
     }
     if (kinds.size() > 1) {
-        return invalid(join(location, kinds.first()),
-                       u"a step has exactly one of get, put, task, in_parallel, do or try; this one has %1"_s.arg(
-                           kinds.join(u" and "_s)));
+        return invalid(
+            join(location, kinds.first()),
+            u"a step has exactly one of get, put, task, approve, in_parallel, do or try; this one has %1"_s.arg(
+                kinds.join(u" and "_s)));
     }
     const QString kind = kinds.first();
     const DocNode &value = *node.value(kind);
@@ -264,14 +321,18 @@ Result<Step> parseStep(const DocNode &node, const QString &location)
     step.path = join(location, kind);
     step.line = node.line;
 
-    if (kind == u"get" || kind == u"put" || kind == u"task") {
-        step.kind = kind == u"get" ? StepKind::Get : kind == u"put" ? StepKind::Put : StepKind::Task;
+    if (kind == u"get" || kind == u"put" || kind == u"task" || kind == u"approve") {
+        step.kind = kind == u"get"    ? StepKind::Get
+                    : kind == u"put"  ? StepKind::Put
+                    : kind == u"task" ? StepKind::Task
+                                      : StepKind::Approve;
         PANDO_PIPE_TRY(name, string(value, step.path));
         PANDO_PIPE_TRY(okName, checkName(*name, step.path, kind == u"task" ? u"task"_s : u"step"_s));
         step.name = *name;
-        Status parsed = step.kind == StepKind::Get   ? parseGet(node, location, step)
-                        : step.kind == StepKind::Put ? parsePut(node, location, step)
-                                                     : parseTask(node, location, step);
+        Status parsed = step.kind == StepKind::Get    ? parseGet(node, location, step)
+                        : step.kind == StepKind::Put  ? parsePut(node, location, step)
+                        : step.kind == StepKind::Task ? parseTask(node, location, step)
+                                                      : parseApprove(node, location, step);
         if (!parsed)
             return std::unexpected(parsed.error());
     } else {
@@ -294,7 +355,7 @@ Result<Step> parseStep(const DocNode &node, const QString &location)
         PANDO_PIPE_TRY(number, integer(*attempts, join(location, u"attempts"_s), 1, 100));
         step.attempts = *number;
     }
-    if (const DocNode *timeout = node.value(u"timeout"_s); !isNull(timeout)) {
+    if (const DocNode *timeout = node.value(u"timeout"_s); !isNull(timeout) && step.kind != StepKind::Approve) {
         PANDO_PIPE_TRY(ms, duration(*timeout, join(location, u"timeout"_s)));
         step.timeoutMs = *ms;
     }

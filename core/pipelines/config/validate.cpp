@@ -95,6 +95,8 @@ Result<Available> flow(const Step &step, Available available)
             available.names.insert(artifact);
         break;
     }
+    case StepKind::Approve:
+        break; // consumes and makes no artifact
     case StepKind::InParallel: {
         // Siblings start together, so none sees another's outputs; all are there afterwards.
         Available after = available;
@@ -136,12 +138,14 @@ Status checkHooks(const Hooks &hooks, const Available &available)
 Status checkUniqueNames(const Job &job)
 {
     // Two gets (or two tasks) of one name in a plan would be one artifact, one identity in a
-    // view; puts may repeat (a status set to pending, then to success), hooks are their own scope.
+    // view; two approve steps of one name would be one approval object ("run/r…/step/name");
+    // puts may repeat (a status set to pending, then to success), hooks are their own scope.
     QHash<QString, QString> seen; // "get:name" → path
     Status status;
     for (const auto &top : job.plan) {
         forEachStep(top, false, [&](const Step &step) {
-            if (!status || (step.kind != StepKind::Get && step.kind != StepKind::Task))
+            if (!status ||
+                (step.kind != StepKind::Get && step.kind != StepKind::Task && step.kind != StepKind::Approve))
                 return;
             const QString key = stepKindName(step.kind) + u':' + step.name;
             if (auto it = seen.constFind(key); it != seen.cend()) {

@@ -3,13 +3,17 @@
 // run in a container or on the host, put steps push, and in_parallel/do/try with attempts,
 // timeouts and hooks shape them as Concourse users expect. Every step is named by its content
 // (merkle): a get or task whose hash already succeeded is not run again, its outputs come back
-// from the blob store and the step shows as unchanged ("cached"). Puts always run.
+// from the blob store and the step shows as unchanged ("cached"). Puts always run, and so do
+// approve steps: they ask the approval service for sign-off and wait ("waiting") until the
+// request is approved (used once, the step succeeds), rejected or expired (the step fails), or
+// the run is aborted (the request is withdrawn).
 //
 // Threading: execute() blocks on the calling (scheduler) thread; in_parallel children run on
 // threads of their own. Dependencies are borrowed and must be thread-safe.
 
 #include "adapters/api/resourcetype.h"
 #include "adapters/api/taskrunner.h"
+#include "core/approval/approvalservice.h"
 #include "core/pipelines/blobstore/blobstore.h"
 #include "core/pipelines/scheduler/scheduler.h"
 #include "core/pipelines/workspace/workspace.h"
@@ -35,12 +39,17 @@ struct JobRunnerDeps {
     QByteArray secretKey; // keys the digests secrets enter hashes as
     QString cacheRoot;    // task caches, kept between runs
     QString installId;    // labels on task containers
+    // Sign-off for approve steps; nullptr: an approve step errors. Its events must go on
+    // `events` (the step wakes on them; it also looks every few seconds).
+    ApprovalService *approvals = nullptr;
 };
 
 class JobRunner final : public RunExecutor {
 public:
     explicit JobRunner(JobRunnerDeps deps) : m_deps(std::move(deps)) {}
     Result execute(const RunRecord &run, const CancelToken &cancel) override;
+    // Withdraws the approvals the run's approve steps were waiting on and marks those steps errored.
+    void releaseAbandoned(const RunRecord &run) override;
 
     // Checks a resource now and records the versions found; returns the newly found ones.
     // Used by triggers, webhooks and a get that has no version yet.

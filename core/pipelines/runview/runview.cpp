@@ -60,8 +60,19 @@ QJsonObject toJson(const RunStepRecord &s)
                   {QStringLiteral("started_ms"), s.startedMs},
                   {QStringLiteral("finished_ms"), s.finishedMs},
                   {QStringLiteral("duration_ms"), span(s.startedMs, s.finishedMs)}};
-    if (!s.hash.isEmpty())
+    if (s.kind == approvestep::Kind) {
+        if (!s.hash.isEmpty()) {
+            QJsonObject approval{{QStringLiteral("id"), s.hash},
+                                 {QStringLiteral("status"), approvestep::approvalStatus(s)}};
+            if (s.status == approvestep::Waiting) {
+                approval.insert(QStringLiteral("approve"), approvestep::approveCommand(s.hash));
+                approval.insert(QStringLiteral("reject"), QString(QStringLiteral("pando approvals reject ") + s.hash));
+            }
+            o.insert(QStringLiteral("approval"), approval);
+        }
+    } else if (!s.hash.isEmpty()) {
         o.insert(QStringLiteral("hash"), s.hash);
+    }
     if (s.attempt > 0)
         o.insert(QStringLiteral("attempt"), s.attempt);
     if (s.exitCode >= 0)
@@ -70,6 +81,30 @@ QJsonObject toJson(const RunStepRecord &s)
         o.insert(QStringLiteral("error"), s.error);
     return o;
 }
+
+namespace approvestep {
+QString approvalStatus(const RunStepRecord &step)
+{
+    if (step.hash.isEmpty())
+        return {};
+    if (step.status == Waiting || step.status == QLatin1String("running"))
+        return QStringLiteral("pending");
+    if (step.error.startsWith(ApprovedPrefix))
+        return QStringLiteral("approved");
+    if (step.error.startsWith(RejectedPrefix))
+        return QStringLiteral("rejected");
+    if (step.error.startsWith(ExpiredPrefix))
+        return QStringLiteral("expired");
+    if (step.error.startsWith(WithdrawnPrefix))
+        return QStringLiteral("withdrawn");
+    return {};
+}
+
+QString approveCommand(const QString &approvalId)
+{
+    return QStringLiteral("pando approvals approve ") + approvalId;
+}
+} // namespace approvestep
 
 RunTree foldRun(const RunRecord &run, const QList<RunStepRecord> &steps)
 {

@@ -38,6 +38,24 @@ RunTree foldRun(const RunRecord &run, const QList<RunStepRecord> &steps);
 QStringList outputOf(const QList<RunEventRecord> &events, const QString &stepId = {});
 
 QJsonObject toJson(const RunRecord &run);
+// An approve step's object also carries "approval": {id, status, and while it waits the
+// commands that settle it}.
 QJsonObject toJson(const RunStepRecord &step);
+
+// An approve step (kind "approve") has no content hash (it is never cached), so its record's
+// hash column holds the id of the approval it asked for. While the request is pending the step
+// is "waiting"; its error column says how it ended, starting with one of the prefixes below.
+namespace approvestep {
+inline constexpr QLatin1String Kind{"approve"};
+inline constexpr QLatin1String Waiting{"waiting"};
+inline constexpr QLatin1String ApprovedPrefix{"approved by "};
+inline constexpr QLatin1String RejectedPrefix{"rejected by "};
+inline constexpr QLatin1String ExpiredPrefix{"no decision within "};
+inline constexpr QLatin1String WithdrawnPrefix{"withdrawn: "};
+// "pending", "approved", "rejected", "expired", "withdrawn"; empty when the step has no approval
+// (it errored before asking).
+QString approvalStatus(const RunStepRecord &step);
+QString approveCommand(const QString &approvalId); // "pando approvals approve a0123…"
+} // namespace approvestep
 
 } // namespace pando::core::pipelines

@@ -30,6 +30,7 @@ Status Scheduler::start()
         // Its steps may have had effects (a put); running it again unasked could repeat them.
         RunExecutor::Result interrupted{Outcome::Errored,
                                         QStringLiteral("interrupted: Pando stopped while this run was running")};
+        m_executor.releaseAbandoned(run);
         settle(run, interrupted);
     }
     QMutexLocker lock(&m_mutex);

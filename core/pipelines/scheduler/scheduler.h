@@ -35,6 +35,9 @@ public:
         QString error;
     };
     virtual Result execute(const RunRecord &run, const CancelToken &cancel) = 0;
+    // A run a dead process left running, just before it is settled as errored: release what it
+    // still holds outside the run (a pending approval it waited on). Best effort.
+    virtual void releaseAbandoned(const RunRecord &run) { Q_UNUSED(run); }
 };
 
 struct SchedulerOptions {

@@ -522,6 +522,116 @@ private Q_SLOTS:
         QCOMPARE(resolved->resources[0].source.value(u"private_key"_s).toString(), u"s3cr3t-value"_s);
         QCOMPARE(resolved->secretNames, QStringList{u"git-key"_s});
     }
+
+    void approveStep()
+    {
+        const QByteArray task = "    config: {platform: host, run: {path: 'true'}}\n";
+        const auto parsed = parsePipeline(
+            pipelineWith("- name: a\n  plan:\n  - get: repo\n  - approve: ship-to-prod\n    message: \"Ship it?\"\n"
+                         "    approvers: [alice, role:operator]\n    timeout: 2h\n    on_failure:\n      task: tell\n" +
+                         QByteArray("  ") + task +
+                         "  - try:\n      approve: optional\n  - in_parallel:\n    - approve: left\n    - do:\n      - "
+                         "approve: right\n"));
+        QVERIFY2(parsed, qPrintable(parsed ? QString() : parsed.error().text()));
+        const Job &job = parsed->jobs.first();
+        const Step &ship = job.plan[1];
+        QCOMPARE(ship.kind, StepKind::Approve);
+        QCOMPARE(ship.name, u"ship-to-prod"_s);
+        QCOMPARE(ship.path, u"jobs[0].plan[1].approve"_s);
+        QCOMPARE(ship.approve.message, u"Ship it?"_s);
+        QCOMPARE(ship.approve.approvers, (QStringList{u"alice"_s, u"role:operator"_s}));
+        QCOMPARE(ship.approve.timeoutMs, 2 * 3600 * 1000LL);
+        // The request's lifetime, not the generic modifier that would error the step.
+        QCOMPARE(ship.timeoutMs, 0);
+        QCOMPARE(ship.attempts, 1);
+        QVERIFY(ship.hooks.onFailure);
+        QCOMPARE(ship.hooks.onFailure->name, u"tell"_s);
+        QVERIFY(ship.artifact().isEmpty());
+
+        const Step &optional = job.plan[2].steps.front();
+        QCOMPARE(optional.kind, StepKind::Approve);
+        QCOMPARE(optional.approve.timeoutMs, ApproveStep::DefaultTimeoutMs);
+        QVERIFY(optional.approve.approvers.isEmpty());
+        QVERIFY(optional.approve.message.isEmpty());
+        QCOMPARE(job.plan[3].steps[1].steps.front().path, u"jobs[0].plan[3].in_parallel[1].do[0].approve"_s);
+
+        const QJsonObject json = toJson(ship);
+        QCOMPARE(json.value(u"approve"_s).toString(), u"ship-to-prod"_s);
+        QCOMPARE(json.value(u"timeout_ms"_s).toDouble(), 7200000.0);
+        QCOMPARE(json.value(u"approvers"_s).toArray().size(), 2);
+        QVERIFY(!json.contains(u"attempts"_s));
+        QVERIFY(json.value(u"on_failure"_s).isObject());
+    }
+
+    void approveStepMessageTakesVars()
+    {
+        InterpolationSources sources;
+        sources.vars = readVarsFile("version: 1.2.3\n").value();
+        const auto parsed = parsePipeline(
+            pipelineWith("- name: a\n  plan:\n  - approve: ship\n    message: \"Ship ((version))?\"\n"), sources);
+        QVERIFY2(parsed, qPrintable(parsed ? QString() : parsed.error().text()));
+        QCOMPARE(parsed->jobs.first().plan.front().approve.message, u"Ship 1.2.3?"_s);
+    }
+
+    void approveInvalid_data()
+    {
+        QTest::addColumn<QByteArray>("step");
+        QTest::addColumn<QString>("where");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("missing name") << QByteArray("  - approve:\n    message: hi\n") << u"jobs[0].plan[1].approve"_s
+                                      << u"name"_s;
+        QTest::newRow("bad name") << QByteArray("  - approve: -ship\n") << u"jobs[0].plan[1].approve"_s
+                                  << u"invalid step name"_s;
+        QTest::newRow("unknown approver role")
+            << QByteArray("  - approve: ship\n    approvers: [alice, role:wizard]\n")
+            << u"jobs[0].plan[1].approvers[1]"_s << u"\"role:wizard\" names no role"_s;
+        QTest::newRow("approver neither user nor role")
+            << QByteArray("  - approve: ship\n    approvers: [\"not a user!\"]\n") << u"jobs[0].plan[1].approvers[0]"_s
+            << u"neither a username nor role:<role>"_s;
+        QTest::newRow("approvers not a list")
+            << QByteArray("  - approve: ship\n    approvers: alice\n") << u"jobs[0].plan[1].approvers"_s
+            << u"a list of usernames and role:<role> entries"_s;
+        QTest::newRow("approvers a mapping") << QByteArray("  - approve: ship\n    approvers: {alice: yes}\n")
+                                             << u"jobs[0].plan[1].approvers"_s << u"a list of usernames"_s;
+        QTest::newRow("approvers empty") << QByteArray("  - approve: ship\n    approvers: []\n")
+                                         << u"jobs[0].plan[1].approvers"_s << u"lets nobody approve"_s;
+        QTest::newRow("approver twice") << QByteArray("  - approve: ship\n    approvers: [bob, bob]\n")
+                                        << u"jobs[0].plan[1].approvers[1]"_s << u"listed twice"_s;
+        QTest::newRow("bad timeout") << QByteArray("  - approve: ship\n    timeout: soon\n")
+                                     << u"jobs[0].plan[1].timeout"_s << u"a duration like"_s;
+        QTest::newRow("bare number timeout") << QByteArray("  - approve: ship\n    timeout: 3600\n")
+                                             << u"jobs[0].plan[1].timeout"_s << u"a duration like"_s;
+        QTest::newRow("zero timeout") << QByteArray("  - approve: ship\n    timeout: 0s\n")
+                                      << u"jobs[0].plan[1].timeout"_s << u"longer than zero"_s;
+        QTest::newRow("timeout too long") << QByteArray("  - approve: ship\n    timeout: 2000h\n")
+                                          << u"jobs[0].plan[1].timeout"_s << u"at most 720h"_s;
+        QTest::newRow("attempts") << QByteArray("  - approve: ship\n    attempts: 3\n") << u"jobs[0].plan[1].attempts"_s
+                                  << u"takes no attempts"_s;
+        QTest::newRow("close key") << QByteArray("  - approve: ship\n    approver: [bob]\n")
+                                   << u"jobs[0].plan[1].approve"_s
+                                   << u"unknown key \"approver\"; did you mean \"approvers\"?"_s;
+        QTest::newRow("message a list") << QByteArray("  - approve: ship\n    message: [a, b]\n")
+                                        << u"jobs[0].plan[1].message"_s << u"expected"_s;
+        QTest::newRow("two kinds") << QByteArray("  - approve: ship\n    task: t\n") << u"jobs[0].plan[1].approve"_s
+                                   << u"exactly one of get, put, task, approve"_s;
+        QTest::newRow("same name twice") << QByteArray("  - approve: ship\n  - do:\n    - approve: ship\n")
+                                         << u"jobs[0].plan[2].do[0].approve"_s << u"approve \"ship\" is already used"_s;
+        QTest::newRow("nested bad approver")
+            << QByteArray("  - in_parallel:\n    - approve: ship\n      approvers: [role:root]\n")
+            << u"jobs[0].plan[1].in_parallel[0].approvers[0]"_s << u"names no role"_s;
+    }
+
+    void approveInvalid()
+    {
+        QFETCH(QByteArray, step);
+        QFETCH(QString, where);
+        QFETCH(QString, message);
+        const auto parsed = parsePipeline(pipelineWith("- name: a\n  plan:\n  - get: repo\n" + step));
+        QVERIFY2(!parsed, "the pipeline was accepted");
+        QCOMPARE(parsed.error().code, ErrorCode::Invalid);
+        QCOMPARE(parsed.error().where, where);
+        QVERIFY2(parsed.error().message.contains(message), qPrintable(parsed.error().text()));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestPipelineConfig)
