@@ -527,6 +527,23 @@ Result<DeployRecord> Engine::deploy(const QString &app, const QString &ref, cons
         !audited)
         return std::unexpected(audited.error());
     d->services.publish(QStringLiteral("deploy.queued"), app, deploy.id);
+    // An older deploy still waiting for sign-off would, approved later, put an older version
+    // back over this one: it is superseded, and its request withdrawn.
+    if (auto held = deploys.awaitingApproval()) {
+        const QString why = QStringLiteral("superseded by deploy %1").arg(deploy.id);
+        for (const DeployRecord &old : std::as_const(*held)) {
+            // The new deploy may already wait itself: a worker can reach its plan boundary first.
+            if (old.app != app || old.id == deploy.id)
+                continue;
+            auto withdrawn =
+                d->approvals.reject(old.approvalId, Approver{Actor::system(QStringLiteral("deploy"))}, why);
+            if (!withdrawn && withdrawn.error().code != ErrorCode::Conflict)
+                qWarning("engine: withdrawing approval %s: %s", qPrintable(old.approvalId),
+                         qPrintable(withdrawn.error().text()));
+            if (auto ended = d->runner.endHeld(old.id, QStringLiteral("cancelled"), why); !ended)
+                qWarning("engine: superseding deploy %s: %s", qPrintable(old.id), qPrintable(ended.error().text()));
+        }
+    }
     return deploy;
 }
 

@@ -117,7 +117,7 @@ QString TestApprovalCli::createAndDeploy(const QString &user, const QString &nam
 core::DeployView TestApprovalCli::waitHeld(const QString &deployId)
 {
     core::DeployView view;
-    for (int i = 0; i < 400; ++i) {
+    for (int i = 0; i < 1200; ++i) {
         if (auto v = m_install.engine->deployView(deployId)) {
             view = *v;
             if (view.record.status != u"queued"_s && view.record.status != u"running"_s)
@@ -133,7 +133,8 @@ void TestApprovalCli::approveThroughTheCli()
     const QString deployId = createAndDeploy(u"member"_s, u"gated-web"_s);
     QVERIFY(!deployId.isEmpty());
     const core::DeployView held = waitHeld(deployId);
-    QCOMPARE(held.record.status, u"awaiting-approval"_s);
+    QVERIFY2(held.record.status == u"awaiting-approval"_s,
+             qPrintable(held.record.status + u": "_s + held.record.error));
     const QString id = held.record.approvalId;
 
     Run list = pando(u"viewer"_s, {u"approvals"_s, u"list"_s});

@@ -26,10 +26,12 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void ungatedAppDeploysStraightAway();
+    void egressChangeIsHeld();
     void waitsAtPlanThenApprovedGoesOn();
     void rejectedKeepsTheServingVersion();
     void expiryEndsTheDeploy();
     void cancelWithdrawsTheRequest();
+    void newerDeploySupersedesAWaitingOne();
     void decisionSurvivesARestart();
 
 private:
@@ -49,7 +51,7 @@ private:
 bool TestDeployApproval::startEngine()
 {
     return m_fx->start(m_dataDir, [](core::EngineOptions &options) {
-        auto policy = core::policy::parsePolicy(R"({"apps": ["gated*"], "environments": ["prod"]})");
+        auto policy = core::policy::parsePolicy(R"({"apps": ["gated*"], "environments": ["prod"], "changes": {"egress": true}})");
         Q_ASSERT(policy);
         options.approvalPolicy = *policy;
         options.approvalTtlMs = 60 * 60 * 1000;
@@ -72,7 +74,8 @@ void TestDeployApproval::initTestCase()
     m_dataDir = m_fx->dataDir(); // empty until the first start picks one
     QVERIFY(startEngine());
     m_dataDir = m_fx->dataDir();
-    for (const QString &name : {u"gated"_s, u"gated-expiry"_s, u"gated-cancel"_s, u"gated-restart"_s}) {
+    for (const QString &name :
+         {u"gated"_s, u"gated-expiry"_s, u"gated-cancel"_s, u"gated-restart"_s, u"gated-super"_s}) {
         auto created = m_fx->engine().createApp(helloSpec(name, m_repo), alice);
         QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
     }
@@ -115,6 +118,35 @@ void TestDeployApproval::ungatedAppDeploysStraightAway()
     QVERIFY(view.record.approvalId.isEmpty());
     QVERIFY(!stepNames(view).join(u' ').contains(u"approval"_s));
     QCOMPARE(m_fx->engine().approvals().list()->size(), 0);
+}
+
+void TestDeployApproval::egressChangeIsHeld()
+{
+    // scratch serves with the default egress; a revision that closes it needs sign-off even
+    // though the app itself is not under approval.
+    QVERIFY(!m_fx->engine().app(u"scratch"_s)->record.currentDeploy.isEmpty());
+    auto updated =
+        m_fx->engine().updateApp(u"scratch"_s, helloSpec(u"scratch"_s, m_repo, u"network:\n  egress: none\n"_s), alice);
+    QVERIFY2(updated, qPrintable(updated ? QString() : updated.error().text()));
+    core::DeployView held = deployUntilHeld(u"scratch"_s);
+    QCOMPARE(held.record.status, u"awaiting-approval"_s);
+    auto approval = m_fx->engine().approvals().find(held.record.approvalId);
+    QVERIFY2(approval && approval->has_value(), "the held deploy has an approval request");
+    const QJsonObject plan = QJsonDocument::fromJson((*approval)->planJson.toUtf8()).object();
+    QCOMPARE(plan.value(u"egress"_s).toString(), u"none"_s);
+    QCOMPARE(plan.value(u"serving"_s).toObject().value(u"egress"_s).toString(), u"all"_s);
+    QCOMPARE(plan.value(u"reasons"_s).toArray(), QJsonArray{u"egress changes from all to none"_s});
+
+    QVERIFY(m_fx->engine().decideApproval(held.record.approvalId, core::Approver{bob}, true, {}));
+    const core::DeployView done = m_fx->waitDeploy(held.record.id);
+    QVERIFY2(done.record.status == u"succeeded"_s, qPrintable(done.record.error));
+    // Cut off from the network, it is still reached through its route.
+    QCOMPARE(httpGet(QUrl(m_fx->engine().app(u"scratch"_s)->url)).status, 200);
+
+    // The same spec again changes nothing the policy watches.
+    auto again = m_fx->engine().deploy(u"scratch"_s, {}, alice);
+    QVERIFY(again);
+    QCOMPARE(m_fx->waitDeploy(again->id).record.status, u"succeeded"_s);
 }
 
 void TestDeployApproval::waitsAtPlanThenApprovedGoesOn()
@@ -242,6 +274,24 @@ void TestDeployApproval::cancelWithdrawsTheRequest()
     QCOMPARE(approval.reason, u"the deploy was cancelled"_s);
     QCOMPARE(m_fx->engine().decideApproval(approval.id, core::Approver{bob}, true, {}).error().code,
              ErrorCode::Conflict);
+}
+
+void TestDeployApproval::newerDeploySupersedesAWaitingOne()
+{
+    core::DeployView older = deployUntilHeld(u"gated-super"_s);
+    QCOMPARE(older.record.status, u"awaiting-approval"_s);
+    core::DeployView newer = deployUntilHeld(u"gated-super"_s);
+    QCOMPARE(newer.record.status, u"awaiting-approval"_s);
+    const core::DeployView ended = *m_fx->engine().deployView(older.record.id);
+    QCOMPARE(ended.record.status, u"cancelled"_s);
+    QVERIFY2(ended.record.error.contains(u"superseded by deploy "_s + newer.record.id), qPrintable(ended.record.error));
+    const core::ApprovalRecord withdrawn = *m_fx->engine().approvals().find(older.record.approvalId).value();
+    QCOMPARE(withdrawn.status, u"rejected"_s);
+    // Approving the old request now changes nothing; the newer one is what waits.
+    QCOMPARE(m_fx->engine().decideApproval(withdrawn.id, core::Approver{bob}, true, {}).error().code,
+             ErrorCode::Conflict);
+    QVERIFY(m_fx->engine().decideApproval(newer.record.approvalId, core::Approver{bob}, true, {}));
+    QCOMPARE(m_fx->waitDeploy(newer.record.id).record.status, u"succeeded"_s);
 }
 
 void TestDeployApproval::decisionSurvivesARestart()
