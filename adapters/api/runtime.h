@@ -30,6 +30,9 @@ struct RuntimeCapabilities {
     bool canBuild = true;      // builds images from a Dockerfile context
     qint64 maxMemoryBytes = 0; // what the host has; 0 = unknown
     double maxCpus = 0;        // what the host has; 0 = unknown
+    // Can run a container with ContainerSpec::egress = false. A runtime must claim this
+    // explicitly: one that cannot keep the promise makes the plan fail instead.
+    bool canIsolateEgress = false;
 };
 
 struct BuildRequest {
@@ -53,6 +56,9 @@ struct ContainerSpec {
     // a SIGTERM handler still stops at once. A command that cannot be executed then shows as a
     // container exiting with code 127 rather than as a failed start.
     bool init = true;
+    // false: the container may not open connections to other containers or off this host
+    // (AppSpec network.egress: none). This host must still reach it at ContainerInfo::address.
+    bool egress = true;
 };
 
 struct ContainerInfo {

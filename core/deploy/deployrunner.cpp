@@ -380,6 +380,7 @@ QJsonObject planForApprovers(const DeployRecord &deploy, const AppSpec &spec, co
                   {QStringLiteral("port"), plan.container.port},
                   {QStringLiteral("memory_bytes"), plan.container.memoryBytes},
                   {QStringLiteral("cpus"), plan.container.cpus},
+                  {QStringLiteral("egress"), egressName(spec.network.egress)},
                   {QStringLiteral("env"), QJsonArray::fromStringList(plan.container.env.keys())},
                   {QStringLiteral("reasons"), QJsonArray::fromStringList(decision.reasons)}};
     if (!plan.container.command.isEmpty())
@@ -392,6 +393,7 @@ QJsonObject planForApprovers(const DeployRecord &deploy, const AppSpec &spec, co
             was.insert(QStringLiteral("repo"), current->source.repo);
             was.insert(QStringLiteral("memory_bytes"), current->run.memoryBytes);
             was.insert(QStringLiteral("cpus"), current->run.cpus);
+            was.insert(QStringLiteral("egress"), egressName(current->network.egress));
         }
         o.insert(QStringLiteral("serving"), was);
     }

@@ -29,6 +29,13 @@ Result<Plan> makePlan(const AppSpec &spec, const HostPolicy &policy, const adapt
                     u"deploy to a runtime that builds images from a Dockerfile (docker)"_s);
     }
 
+    const bool egress = spec.network.egress != AppSpec::Egress::None;
+    if (!egress && !caps.canIsolateEgress) {
+        return fail(ErrorCode::Invalid, u"egress none: %1 cannot cut a container off from the network"_s.arg(runtime),
+                    u"network.egress"_s,
+                    u"deploy to a runtime that isolates egress (docker), or set network.egress to all"_s);
+    }
+
     Plan plan;
     plan.app = spec.name;
 
@@ -120,6 +127,7 @@ Result<Plan> makePlan(const AppSpec &spec, const HostPolicy &policy, const adapt
     plan.container.port = spec.run.port;
     plan.container.memoryBytes = memory;
     plan.container.cpus = cpus;
+    plan.container.egress = egress;
     plan.routePort = spec.route.port;
     plan.healthPath = spec.health.path;
     plan.healthTimeoutSeconds = spec.health.timeoutSeconds;

@@ -67,12 +67,16 @@ Status readChanges(const QJsonValue &value, Policy &policy)
     if (!value.isObject())
         return fail(ErrorCode::Invalid, u"expected an object"_s, where);
     const QJsonObject changes = value.toObject();
-    if (auto known = checkKeys(changes, {u"newSourceRepo"_s, u"memoryAbove"_s, u"cpusAbove"_s}, where); !known)
+    if (auto known = checkKeys(changes, {u"newSourceRepo"_s, u"egress"_s, u"memoryAbove"_s, u"cpusAbove"_s}, where);
+        !known)
         return known;
-    if (changes.contains(u"newSourceRepo"_s)) {
-        if (!changes.value(u"newSourceRepo"_s).isBool())
-            return fail(ErrorCode::Invalid, u"expected true or false"_s, u"changes.newSourceRepo"_s);
-        policy.newSourceRepo = changes.value(u"newSourceRepo"_s).toBool();
+    for (const auto &[key, rule] :
+         {std::pair{u"newSourceRepo"_s, &policy.newSourceRepo}, {u"egress"_s, &policy.egress}}) {
+        if (!changes.contains(key))
+            continue;
+        if (!changes.value(key).isBool())
+            return fail(ErrorCode::Invalid, u"expected true or false"_s, where + u'.' + key);
+        *rule = changes.value(key).toBool();
     }
     if (changes.contains(u"memoryAbove"_s)) {
         const QJsonValue memory = changes.value(u"memoryAbove"_s);
@@ -106,7 +110,8 @@ bool globMatches(const QString &glob, const QString &name)
 
 bool Policy::isEmpty() const
 {
-    return appGlobs.isEmpty() && environments.isEmpty() && !newSourceRepo && memoryAboveBytes == 0 && cpusAbove == 0;
+    return appGlobs.isEmpty() && environments.isEmpty() && !newSourceRepo && !egress && memoryAboveBytes == 0 &&
+           cpusAbove == 0;
 }
 
 bool Policy::appRequiresApproval(const AppSpec *current, const AppSpec &next, const QString &appName) const
@@ -129,6 +134,10 @@ QStringList Policy::gatedChanges(const AppSpec *current, const AppSpec &next) co
     QStringList changes;
     if (newSourceRepo && current && current->source.repo != next.source.repo)
         changes << u"source repository changes from %1 to %2"_s.arg(current->source.repo, next.source.repo);
+    // A first deploy has nothing to compare with; every app starts from the spec's default.
+    if (egress && current && current->network.egress != next.network.egress)
+        changes << u"egress changes from %1 to %2"_s.arg(egressName(current->network.egress),
+                                                         egressName(next.network.egress));
     if (memoryAboveBytes > 0) {
         const qint64 wanted = effectiveMemory(next.run.memoryBytes);
         const bool raised = !current || wanted > effectiveMemory(current->run.memoryBytes);

@@ -1,8 +1,8 @@
 #pragma once
 // Package policy: the host's rules deciding whether a deploy needs sign-off before it runs. Rules
 // match the app by name (glob), by its `environment` label, or by what changed between the spec
-// being served and the new one (a new source repository, resource limits raised above a
-// threshold). The policy is read from JSON; every error names the path it was found at.
+// being served and the new one (a new source repository, a change to the egress rule, resource
+// limits raised above a threshold). The policy is read from JSON; every error names the path it was found at.
 //
 // Threading: a Policy is a value; decide() is const and may be called from any thread.
 
@@ -23,12 +23,13 @@ struct Decision {
 // The file looks like:
 //   { "apps": ["billing-*", "auth"],
 //     "environments": ["prod", "production"],
-//     "changes": { "newSourceRepo": true, "memoryAbove": "2Gi", "cpusAbove": 2 } }
+//     "changes": { "newSourceRepo": true, "egress": true, "memoryAbove": "2Gi", "cpusAbove": 2 } }
 // Every key is optional; unknown keys are refused so a typo does not silently weaken the policy.
 struct Policy {
     QStringList appGlobs;     // '*' and '?' wildcards, whole-name match
     QStringList environments; // values of the spec label `environment`, compared exactly
     bool newSourceRepo = false;
+    bool egress = false;         // network.egress differs from the serving spec's, either way
     qint64 memoryAboveBytes = 0; // 0: no memory rule
     double cpusAbove = 0;        // 0: no cpu rule
 
@@ -36,7 +37,7 @@ struct Policy {
     // serving and the new spec's environment count, so dropping the label does not dodge the rule.
     bool appRequiresApproval(const AppSpec *current, const AppSpec &next, const QString &appName) const;
     // What changed that the change rules watch; empty when nothing did. A first deploy (current
-    // null) has no "new repository", but limits above the thresholds still count.
+    // null) has no "new repository" and no egress change, but limits above the thresholds count.
     QStringList gatedChanges(const AppSpec *current, const AppSpec &next) const;
     // Both of the above.
     Decision decide(const AppSpec *current, const AppSpec &next, const QString &appName) const;

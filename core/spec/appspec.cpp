@@ -323,6 +323,28 @@ Status readRoute(const DocNode &root, AppSpec &spec)
     return {};
 }
 
+Status readNetwork(const DocNode &root, AppSpec &spec)
+{
+    PANDO_SPEC_TRY(node, section(root, u"network"_s, {}));
+    if (!*node)
+        return {};
+    const DocNode &network = **node;
+    PANDO_SPEC_TRY(known, checkFields(network, u"network"_s, {u"egress"_s}));
+    if (const DocNode *egress = network.value(u"egress"_s); egress && egress->kind != DocNode::Kind::Null) {
+        const QString path = u"network.egress"_s;
+        const QStringList values{u"all"_s, u"none"_s};
+        if (egress->kind != DocNode::Kind::Scalar || !values.contains(egress->text.trimmed())) {
+            const QString best = egress->kind == DocNode::Kind::Scalar
+                                     ? detail::closestWord(egress->text.trimmed().toLower(), values)
+                                     : QString();
+            return fail(ErrorCode::Invalid, u"expected \"all\" or \"none\", got %1"_s.arg(describe(*egress)), path,
+                        best.isEmpty() ? QString() : u"did you mean \"%1\"?"_s.arg(best));
+        }
+        spec.network.egress = egress->text.trimmed() == u"none" ? AppSpec::Egress::None : AppSpec::Egress::All;
+    }
+    return {};
+}
+
 Result<AppSpec> fromTree(const DocNode &root)
 {
     if (root.kind != DocNode::Kind::Map) {
@@ -332,9 +354,9 @@ Result<AppSpec> fromTree(const DocNode &root)
             root.location());
     }
     AppSpec spec;
-    PANDO_SPEC_TRY(
-        known,
-        checkFields(root, {}, {u"name"_s, u"source"_s, u"build"_s, u"run"_s, u"health"_s, u"route"_s, u"labels"_s}));
+    PANDO_SPEC_TRY(known, checkFields(root, {},
+                                      {u"name"_s, u"source"_s, u"build"_s, u"run"_s, u"health"_s, u"route"_s,
+                                       u"network"_s, u"labels"_s}));
     const DocNode *name = root.value(u"name"_s);
     if (!name || name->kind == DocNode::Kind::Null)
         return fail(ErrorCode::Invalid, u"missing required field (the app's name, a DNS label like \"hello\")"_s,
@@ -347,6 +369,7 @@ Result<AppSpec> fromTree(const DocNode &root)
     PANDO_SPEC_TRY(run, readRun(root, spec));
     PANDO_SPEC_TRY(health, readHealth(root, spec));
     PANDO_SPEC_TRY(route, readRoute(root, spec));
+    PANDO_SPEC_TRY(network, readNetwork(root, spec));
     PANDO_SPEC_TRY(labelsNode, section(root, u"labels"_s, {}));
     PANDO_SPEC_TRY(labels, stringMap(*labelsNode, u"labels"_s, labelKey));
     spec.labels = *labels;
@@ -437,6 +460,11 @@ QString formatMemory(qint64 bytes)
     return QString::number(bytes);
 }
 
+QString egressName(AppSpec::Egress egress)
+{
+    return egress == AppSpec::Egress::None ? u"none"_s : u"all"_s;
+}
+
 Result<AppSpec> parseAppSpec(const QByteArray &yaml)
 {
     PANDO_SPEC_TRY(tree, detail::readYaml(yaml, {MaxSpecBytes, MaxSpecDepth}));
@@ -483,6 +511,8 @@ Status validateAppSpec(const AppSpec &spec)
                     u"health.interval"_s);
     if (spec.route.port < 0 || spec.route.port > 65535)
         return fail(ErrorCode::Invalid, u"expected an integer 1-65535, got %1"_s.arg(spec.route.port), u"route.port"_s);
+    if (spec.network.egress != AppSpec::Egress::All && spec.network.egress != AppSpec::Egress::None)
+        return fail(ErrorCode::Invalid, u"expected \"all\" or \"none\""_s, u"network.egress"_s);
     for (auto it = spec.labels.cbegin(); it != spec.labels.cend(); ++it) {
         PANDO_SPEC_TRY(label, detail::checkLabel(it.key(), it.value(), u"labels."_s + it.key()));
     }
@@ -515,6 +545,7 @@ QJsonObject AppSpec::toJson() const
                                   {u"timeout"_s, durationText(qint64(health.timeoutSeconds) * 1000)},
                                   {u"interval"_s, durationText(health.intervalMs)}}},
         {u"route"_s, route},
+        {u"network"_s, QJsonObject{{u"egress"_s, egressName(network.egress)}}},
         {u"labels"_s, stringMapJson(labels)},
     };
 }

@@ -46,6 +46,13 @@ struct AppSpec {
         int port = 0; // the stable loopback port; 0 = pick one
     } route;
 
+    enum class Egress { All, None };
+    struct Network {
+        // network.egress: "all" lets the app open connections anywhere; "none" cuts it off from
+        // other containers and from everything off the host (see docs/appspec.md for the limit).
+        Egress egress = Egress::All;
+    } network;
+
     QMap<QString, QString> labels; // free-form labels (environment: prod, ...)
 
     QJsonObject toJson() const;
@@ -69,5 +76,7 @@ inline constexpr qint64 MinMemoryBytes = 6LL * 1024 * 1024;
 std::optional<qint64> parseMemory(const QString &text);
 // For people: "256Mi", "1.5Gi", "700" (bytes); exact when a binary unit divides the amount.
 QString formatMemory(qint64 bytes);
+// "all" or "none", as network.egress is written.
+QString egressName(AppSpec::Egress egress);
 
 } // namespace pando::core

@@ -3,10 +3,15 @@
 #include "adapters/runtime/docker/logdemux.h"
 #include "adapters/runtime/docker/tarball.h"
 
+#include <QCryptographicHash>
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryFile>
+
+#include <algorithm>
+#include <optional>
 
 namespace pando::adapters::docker {
 
@@ -136,7 +141,145 @@ QString containerPath(const QString &id, QStringView suffix = {})
     return QStringLiteral("/containers/") + id + suffix;
 }
 
+QString installLabel(const QString &installId)
+{
+    return QLatin1String(LabelInstall) + u'=' + installId;
+}
+
+// The install a container belongs to, and whether it sits on that install's egress-free network.
+std::optional<QString> noEgressInstall(const QJsonObject &inspected)
+{
+    const QString install =
+        labelsFrom(inspected.value(QLatin1String("Config")).toObject().value(QLatin1String("Labels")))
+            .value(QLatin1String(LabelInstall));
+    if (install.isEmpty())
+        return std::nullopt;
+    const QJsonObject networks =
+        inspected.value(QLatin1String("NetworkSettings")).toObject().value(QLatin1String("Networks")).toObject();
+    if (!networks.contains(DockerRuntime::noEgressNetworkName(install)))
+        return std::nullopt;
+    return install;
+}
+
 } // namespace
+
+QString DockerRuntime::noEgressNetworkName(const QString &installId)
+{
+    // Docker allows [a-zA-Z0-9][a-zA-Z0-9_.-]* in names; an install id with anything else gets
+    // those characters replaced and a digest of the original, so two ids never share a name.
+    QString safe;
+    for (const QChar ch : installId) {
+        const bool ok = (ch >= u'a' && ch <= u'z') || (ch >= u'A' && ch <= u'Z') || (ch >= u'0' && ch <= u'9') ||
+                        ch == u'_' || ch == u'.' || ch == u'-';
+        safe += ok ? ch : u'-';
+    }
+    if (safe != installId || safe.size() > 64) {
+        const QByteArray digest = QCryptographicHash::hash(installId.toUtf8(), QCryptographicHash::Sha256).toHex();
+        safe = safe.left(64) + u'-' + QString::fromLatin1(digest.left(12));
+    }
+    return QStringLiteral("pando-") + safe + QStringLiteral("-noegress");
+}
+
+Result<QStringList> DockerRuntime::noEgressNetworks(const QString &installId)
+{
+    const QString name = noEgressNetworkName(installId);
+    const QJsonObject filters{{QStringLiteral("name"), QJsonArray{name}},
+                              {QStringLiteral("label"), QJsonArray{installLabel(installId)}}};
+    auto response = m_client.get(QStringLiteral("/networks"),
+                                 {{QStringLiteral("filters"), QString::fromUtf8(compactJson(filters))}});
+    if (!response)
+        return std::unexpected(response.error());
+    struct Found {
+        qint64 createdMs;
+        QString id;
+    };
+    QList<Found> found;
+    for (const QJsonValue &v : response->json().array()) {
+        const QJsonObject o = v.toObject();
+        if (o.value(QLatin1String("Name")).toString() != name) // the name filter matches substrings
+            continue;
+        const QDateTime created =
+            QDateTime::fromString(o.value(QLatin1String("Created")).toString(), Qt::ISODateWithMs);
+        found.append({created.isValid() ? created.toMSecsSinceEpoch() : 0, o.value(QLatin1String("Id")).toString()});
+    }
+    std::sort(found.begin(), found.end(),
+              [](const Found &a, const Found &b) { return std::tie(a.createdMs, a.id) < std::tie(b.createdMs, b.id); });
+    QStringList ids;
+    for (const Found &f : std::as_const(found))
+        ids.append(f.id);
+    return ids;
+}
+
+Result<QString> DockerRuntime::ensureNoEgressNetwork(const QString &installId)
+{
+    const QString name = noEgressNetworkName(installId);
+    auto existing = noEgressNetworks(installId);
+    if (!existing)
+        return std::unexpected(existing.error());
+    if (!existing->isEmpty())
+        return existing->first();
+    const QJsonObject body{
+        {QStringLiteral("Name"), name},
+        {QStringLiteral("Driver"), QStringLiteral("bridge")},
+        // Docker puts no route off an internal network and drops what it would forward from it.
+        {QStringLiteral("Internal"), true},
+        // Nor may the install's isolated apps talk to each other across it.
+        {QStringLiteral("Options"),
+         QJsonObject{{QStringLiteral("com.docker.network.bridge.enable_icc"), QStringLiteral("false")}}},
+        // Best effort on engines before API 1.44, which otherwise create a second one by the name.
+        {QStringLiteral("CheckDuplicate"), true},
+        {QStringLiteral("Labels"), labelsJson({{QLatin1String(LabelManaged), QStringLiteral("true")},
+                                               {QLatin1String(LabelInstall), installId}})}};
+    auto created = m_client.post(QStringLiteral("/networks/create"), {}, compactJson(body));
+    // 409: another process created it in the meantime, which is just as good.
+    if (!created && created.error().code != ErrorCode::Conflict)
+        return std::unexpected(created.error());
+    auto now = noEgressNetworks(installId);
+    if (!now)
+        return std::unexpected(now.error());
+    // Two creators can both get past CheckDuplicate; everyone uses the oldest, and a creator
+    // whose network lost removes it before anything joins it.
+    const QString mine = created ? created->json().object().value(QLatin1String("Id")).toString() : QString();
+    if (!now->isEmpty() && !mine.isEmpty() && mine != now->first()) {
+        Request r;
+        r.method = "DELETE";
+        r.path = QStringLiteral("/networks/") + mine;
+        r.timeoutMs = 60000;
+        (void)m_client.call(r);
+    }
+    if (now->isEmpty())
+        return fail(ErrorCode::Conflict,
+                    QStringLiteral("a network named %1 exists but does not belong to install %2").arg(name, installId),
+                    QStringLiteral("docker network %1").arg(name),
+                    QStringLiteral("remove or rename that network (docker network rm %1)").arg(name));
+    return now->first();
+}
+
+Status DockerRuntime::releaseNoEgressNetwork(const QString &installId)
+{
+    auto networks = noEgressNetworks(installId);
+    if (!networks)
+        return std::unexpected(networks.error());
+    for (const QString &id : std::as_const(*networks)) {
+        // Stopped containers count too: the engine would not start them again without it.
+        const QJsonObject filters{{QStringLiteral("network"), QJsonArray{id}}};
+        auto users = m_client.get(QStringLiteral("/containers/json"),
+                                  {{QStringLiteral("all"), QStringLiteral("1")},
+                                   {QStringLiteral("filters"), QString::fromUtf8(compactJson(filters))}});
+        if (!users)
+            return std::unexpected(users.error());
+        if (!users->json().array().isEmpty())
+            continue;
+        Request r;
+        r.method = "DELETE";
+        r.path = QStringLiteral("/networks/") + id;
+        r.timeoutMs = 60000;
+        auto removed = m_client.call(r);
+        if (!removed && removed.error().code != ErrorCode::NotFound)
+            return std::unexpected(removed.error());
+    }
+    return {};
+}
 
 DockerRuntime::DockerRuntime(QString socketPath) : m_client(std::move(socketPath))
 {}
@@ -146,6 +289,7 @@ RuntimeCapabilities DockerRuntime::capabilities()
     RuntimeCapabilities caps;
     caps.kind = QStringLiteral("docker");
     caps.canBuild = true;
+    caps.canIsolateEgress = true;
     if (auto info = m_client.get(QStringLiteral("/info"))) {
         const QJsonObject o = info->json().object();
         caps.maxMemoryBytes = qint64(o.value(QLatin1String("MemTotal")).toDouble());
@@ -265,14 +409,42 @@ Result<QString> DockerRuntime::run(const ContainerSpec &spec)
         host.insert(QStringLiteral("NanoCpus"), double(qint64(spec.cpus * 1e9)));
     host.insert(QStringLiteral("RestartPolicy"), QJsonObject{{QStringLiteral("Name"), QStringLiteral("no")}});
     host.insert(QStringLiteral("Init"), spec.init);
+
+    // Held from finding the network until the container refers to it, so that a concurrent
+    // remove() of the network's last container cannot take the network away in between.
+    std::optional<QMutexLocker<QMutex>> networkLock;
+    QString install;
+    if (!spec.egress) {
+        install = spec.labels.value(QLatin1String(LabelInstall));
+        if (install.isEmpty())
+            return fail(ErrorCode::Invalid,
+                        QStringLiteral("a container without egress needs the %1 label: its network belongs to the "
+                                       "install")
+                            .arg(QLatin1String(LabelInstall)),
+                        spec.name);
+        networkLock.emplace(&m_networkLock);
+        auto network = ensureNoEgressNetwork(install);
+        if (!network)
+            return std::unexpected(network.error());
+        host.insert(QStringLiteral("NetworkMode"), *network);
+        // With the network's id in the endpoint, the engine finds it by id when it starts the
+        // container, not by name, which a duplicate made in a race would make ambiguous.
+        body.insert(QStringLiteral("NetworkingConfig"),
+                    QJsonObject{{QStringLiteral("EndpointsConfig"),
+                                 QJsonObject{{*network, QJsonObject{{QStringLiteral("NetworkID"), *network}}}}}});
+    }
     body.insert(QStringLiteral("HostConfig"), host);
 
     QList<QPair<QString, QString>> query;
     if (!spec.name.isEmpty())
         query.append({QStringLiteral("name"), spec.name});
     auto created = m_client.post(QStringLiteral("/containers/create"), query, compactJson(body));
-    if (!created)
+    if (!created) {
+        if (networkLock)
+            (void)releaseNoEgressNetwork(install); // a network made just for this container goes too
         return std::unexpected(created.error());
+    }
+    networkLock.reset();
     const QString id = created->json().object().value(QLatin1String("Id")).toString();
     if (id.isEmpty())
         return fail(ErrorCode::Internal, QStringLiteral("the engine created a container without an id"),
@@ -338,6 +510,10 @@ Status DockerRuntime::stop(const QString &id, int timeoutSeconds)
 
 Status DockerRuntime::remove(const QString &id)
 {
+    // Whether this may be the last user of its install's egress-free network.
+    std::optional<QString> install;
+    if (auto inspected = m_client.get(containerPath(id, u"/json")))
+        install = noEgressInstall(inspected->json().object());
     Request r;
     r.method = "DELETE";
     r.path = containerPath(id);
@@ -346,6 +522,13 @@ Status DockerRuntime::remove(const QString &id)
     auto response = m_client.call(r);
     if (!response && response.error().code != ErrorCode::NotFound)
         return std::unexpected(response.error());
+    if (install) {
+        QMutexLocker lock(&m_networkLock);
+        // The container is gone, which is what was asked; a network that stays is reused.
+        if (auto released = releaseNoEgressNetwork(*install); !released)
+            qWarning("docker: could not remove the network %s: %s", qPrintable(noEgressNetworkName(*install)),
+                     qPrintable(released.error().text()));
+    }
     return {};
 }
 

@@ -4,14 +4,22 @@
 // through the engine's REST API (adapters/kit/dockerapi) on its unix socket.
 //
 // Threading: as adapters::Runtime: every call blocks and may be made from any thread,
-// concurrently. The object holds nothing but the socket path.
+// concurrently. The object holds the socket path and a lock that orders the creation and removal
+// of the egress-free network against the containers that use it.
 //
 // Containers are reached at their bridge-network IP (ContainerInfo::address), so no host
-// ports are published. logs() ends a follow within ~50 ms of cancel and returns success then:
-// cancelling is how a follow is meant to end. A cancelled build fails with Cancelled.
+// ports are published. A container with ContainerSpec::egress false joins only an internal
+// bridge network of its install ("pando-<install>-noegress", labelled with the install):
+// Docker drops what it forwards off that network, so the container reaches neither other
+// containers nor anything beyond the host, while the host still reaches it. The network is
+// created on first use and removed with the last container (running or stopped) on it. logs() ends a follow within ~50
+// ms of cancel and returns success then: cancelling is how a follow is meant to end. A cancelled build fails with
+// Cancelled.
 
 #include "adapters/api/runtime.h"
 #include "adapters/kit/dockerapi/dockerclient.h"
+
+#include <QMutex>
 
 namespace pando::adapters::docker {
 
@@ -43,8 +51,19 @@ public:
 
     const dockerapi::DockerClient &client() const { return m_client; }
 
+    // The name of the internal network an install's egress-free containers share.
+    static QString noEgressNetworkName(const QString &installId);
+
 private:
+    // Finds or creates the install's internal network; returns its id. Call with m_networkLock.
+    Result<QString> ensureNoEgressNetwork(const QString &installId);
+    // Removes the install's internal network(s) no container refers to. Call with m_networkLock.
+    Status releaseNoEgressNetwork(const QString &installId);
+    // The install's networks by that name, oldest first, so concurrent creators agree on one.
+    Result<QStringList> noEgressNetworks(const QString &installId);
+
     dockerapi::DockerClient m_client;
+    QMutex m_networkLock;
 };
 
 } // namespace pando::adapters::docker

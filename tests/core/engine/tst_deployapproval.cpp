@@ -51,7 +51,8 @@ private:
 bool TestDeployApproval::startEngine()
 {
     return m_fx->start(m_dataDir, [](core::EngineOptions &options) {
-        auto policy = core::policy::parsePolicy(R"({"apps": ["gated*"], "environments": ["prod"], "changes": {"egress": true}})");
+        auto policy =
+            core::policy::parsePolicy(R"({"apps": ["gated*"], "environments": ["prod"], "changes": {"egress": true}})");
         Q_ASSERT(policy);
         options.approvalPolicy = *policy;
         options.approvalTtlMs = 60 * 60 * 1000;

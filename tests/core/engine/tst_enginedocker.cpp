@@ -33,6 +33,7 @@ private Q_SLOTS:
     void unownedContainerIsRemoved();
     void deploysOfOneAppAreSerialised();
     void restartRestoresRouteAndSettlesWork();
+    void isolatedAppServesAndTakesItsNetwork();
     void removalLeavesNothingBehind();
 
 private:
@@ -300,6 +301,36 @@ void TestEngineDocker::restartRestoresRouteAndSettlesWork()
     QVERIFY(m_fx->start(dataDir));
     QTRY_COMPARE_WITH_TIMEOUT(httpGet(appUrl(QStringLiteral("hello"))).status, 200, 10000);
     QCOMPARE(appUrl(QStringLiteral("hello")), url);
+}
+
+void TestEngineDocker::isolatedAppServesAndTakesItsNetwork()
+{
+    const QString app = QStringLiteral("quiet");
+    auto created =
+        m_fx->engine().createApp(helloSpec(app, m_repo, QStringLiteral("network:\n  egress: none\n")), core::Actor{});
+    QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
+    const QString id = deployAndWait(app);
+    auto view = m_fx->engine().deployView(id);
+    QVERIFY(view);
+    QVERIFY2(view->record.status == QLatin1String("succeeded"), qPrintable(view->record.error));
+
+    // The health check and the router reach it, on the install's internal network only.
+    const HttpAnswer answer = httpGet(appUrl(app));
+    QCOMPARE(answer.status, 200);
+    QCOMPARE(answer.body, httpGet(appUrl(QStringLiteral("hello"))).body); // same repository and ref
+    QVERIFY(!answer.body.isEmpty());
+    auto containers = m_fx->docker().containers(m_fx->installLabels(app, id));
+    QVERIFY(containers && containers->size() == 1);
+    auto raw =
+        m_fx->docker().client().get(QStringLiteral("/containers/") + containers->first().id + QStringLiteral("/json"));
+    QVERIFY(raw);
+    const QString network = adapters::docker::DockerRuntime::noEgressNetworkName(m_fx->installId());
+    QCOMPARE(raw->json().object()[u"NetworkSettings"_qs][u"Networks"_qs].toObject().keys(), QStringList{network});
+
+    QVERIFY(m_fx->engine().removeApp(app, core::Actor{}));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(app), 60000);
+    auto left = m_fx->docker().client().get(QStringLiteral("/networks/") + network);
+    QVERIFY2(!left && left.error().code == ErrorCode::NotFound, "the app's last container took its network along");
 }
 
 void TestEngineDocker::removalLeavesNothingBehind()

@@ -42,6 +42,7 @@ private Q_SLOTS:
     void copiesSpec();
     void paths();
     void invalidSpecIsRefused();
+    void egress();
 };
 
 void TestPlanner::limits_data()
@@ -215,6 +216,33 @@ void TestPlanner::invalidSpecIsRefused()
     const auto named = makePlan(spec, HostPolicy{}, adapters::RuntimeCapabilities{}, u"/tmp/checkout"_s);
     QVERIFY(!named);
     QCOMPARE(named.error().where, u"name"_s);
+}
+
+void TestPlanner::egress()
+{
+    adapters::RuntimeCapabilities isolating;
+    isolating.kind = u"docker"_s;
+    isolating.canIsolateEgress = true;
+    adapters::RuntimeCapabilities open;
+    open.kind = u"elsewhere"_s;
+    QVERIFY(!open.canIsolateEgress); // a runtime has to claim it
+
+    // The default opens egress, and needs nothing from the runtime.
+    const auto all = makePlan(baseSpec(), HostPolicy{}, open, u"/tmp/checkout"_s);
+    QVERIFY2(all, qPrintable(why(all)));
+    QVERIFY(all->container.egress);
+
+    AppSpec closed = baseSpec();
+    closed.network.egress = AppSpec::Egress::None;
+    const auto isolated = makePlan(closed, HostPolicy{}, isolating, u"/tmp/checkout"_s);
+    QVERIFY2(isolated, qPrintable(why(isolated)));
+    QVERIFY(!isolated->container.egress);
+
+    const auto refused = makePlan(closed, HostPolicy{}, open, u"/tmp/checkout"_s);
+    QVERIFY2(!refused, "planned egress none on a runtime that cannot isolate it");
+    QCOMPARE(refused.error().code, ErrorCode::Invalid);
+    QCOMPARE(refused.error().where, u"network.egress"_s);
+    QVERIFY2(refused.error().message.contains(u"runtime elsewhere cannot"_s), qPrintable(why(refused)));
 }
 
 QTEST_GUILESS_MAIN(TestPlanner)

@@ -27,8 +27,14 @@ AppSpec spec(const QString &repo = {}, qint64 memory = 256LL << 20, double cpus 
     return s;
 }
 
+AppSpec withEgress(AppSpec s, AppSpec::Egress egress)
+{
+    s.network.egress = egress;
+    return s;
+}
+
 const QByteArray FullPolicy = R"({"apps": ["billing-*", "auth"], "environments": ["prod"],
-  "changes": {"newSourceRepo": true, "memoryAbove": "1Gi", "cpusAbove": 2}})";
+  "changes": {"newSourceRepo": true, "egress": true, "memoryAbove": "1Gi", "cpusAbove": 2}})";
 
 } // namespace
 
@@ -62,6 +68,16 @@ private Q_SLOTS:
                                          << u"source repository changes"_s;
         QTest::newRow("first deploy has no new repo")
             << u"hello"_s << false << AppSpec() << spec(u"https://x/y.git"_s) << false << QString();
+        const AppSpec closed = withEgress(base, AppSpec::Egress::None);
+        QTest::newRow("egress opened") << u"hello"_s << true << closed << base << true
+                                       << u"egress changes from none to all"_s;
+        QTest::newRow("egress closed") << u"hello"_s << true << base << closed << true
+                                       << u"egress changes from all to none"_s;
+        QTest::newRow("egress none, unchanged") << u"hello"_s << true << closed << closed << false << QString();
+        QTest::newRow("first deploy has no egress change")
+            << u"hello"_s << false << AppSpec() << base << false << QString();
+        QTest::newRow("first deploy without egress")
+            << u"hello"_s << false << AppSpec() << closed << false << QString();
         QTest::newRow("memory raised above")
             << u"hello"_s << true << base << spec({}, 2LL << 30) << true << u"memory limit 2Gi"_s;
         QTest::newRow("memory at threshold") << u"hello"_s << true << base << spec({}, 1LL << 30) << false << QString();
@@ -102,10 +118,29 @@ private Q_SLOTS:
     {
         auto policy = parsePolicy(FullPolicy).value();
         const AppSpec current = spec();
-        const AppSpec next = spec(u"https://other/x.git"_s, 2LL << 30, 8, u"prod"_s);
+        const AppSpec next = withEgress(spec(u"https://other/x.git"_s, 2LL << 30, 8, u"prod"_s), AppSpec::Egress::None);
         const Decision d = policy.decide(&current, next, u"billing-api"_s);
         QVERIFY(d.needsApproval);
-        QCOMPARE(d.reasons.size(), 5); // app, environment, repo, memory, cpus
+        QCOMPARE(d.reasons.size(), 6); // app, environment, repo, egress, memory, cpus
+        QCOMPARE(d.reasons.at(3), u"egress changes from all to none"_s);
+    }
+
+    void egressRuleIsOptIn()
+    {
+        // Without "egress": true, a change of egress alone asks for nothing.
+        auto policy = parsePolicy(R"({"changes": {"newSourceRepo": true, "egress": false}})");
+        QVERIFY2(policy, qPrintable(policy ? QString() : policy.error().text()));
+        QVERIFY(!policy->egress);
+        const AppSpec closed = withEgress(spec(), AppSpec::Egress::None);
+        QVERIFY(!policy->decide(&closed, spec(), u"hello"_s).needsApproval);
+
+        auto only = parsePolicy(R"({"changes": {"egress": true}})");
+        QVERIFY2(only, qPrintable(only ? QString() : only.error().text()));
+        QVERIFY(only->egress);
+        QVERIFY(!only->isEmpty()); // a policy with only this rule is still a policy
+        const Decision d = only->decide(&closed, spec(), u"hello"_s);
+        QVERIFY(d.needsApproval);
+        QCOMPARE(d.reasons, QStringList{u"egress changes from none to all"_s});
     }
 
     void emptyPolicyNeverAsks()
@@ -129,7 +164,10 @@ private Q_SLOTS:
         QTest::newRow("apps entry empty") << QByteArray(R"({"apps": ["a", ""]})") << u"apps[1]"_s;
         QTest::newRow("environments entry") << QByteArray(R"({"environments": [3]})") << u"environments[0]"_s;
         QTest::newRow("changes not object") << QByteArray(R"({"changes": 1})") << u"changes"_s;
-        QTest::newRow("changes unknown key") << QByteArray(R"({"changes": {"egress": true}})") << u"changes.egress"_s;
+        QTest::newRow("changes unknown key") << QByteArray(R"({"changes": {"ingress": true}})") << u"changes.ingress"_s;
+        QTest::newRow("changes egress near miss")
+            << QByteArray(R"({"changes": {"egres": true}})") << u"changes.egres"_s;
+        QTest::newRow("egress not bool") << QByteArray(R"({"changes": {"egress": "none"}})") << u"changes.egress"_s;
         QTest::newRow("newSourceRepo not bool")
             << QByteArray(R"({"changes": {"newSourceRepo": "yes"}})") << u"changes.newSourceRepo"_s;
         QTest::newRow("memory unreadable")
@@ -192,6 +230,15 @@ private Q_SLOTS:
         QTest::newRow("admin, new repo") << u"billing-api"_s << int(accounts::Role::Admin) << newRepo << true;
         QTest::newRow("member, app not under approval") << u"hello"_s << int(accounts::Role::Member) << newRepo << true;
         QTest::newRow("member, ungated change") << u"billing-api"_s << int(accounts::Role::Member) << spec() << true;
+        const AppSpec closed = withEgress(spec(), AppSpec::Egress::None);
+        QTest::newRow("member, egress change, app under approval")
+            << u"billing-api"_s << int(accounts::Role::Member) << closed << false;
+        QTest::newRow("member, egress change, prod label")
+            << u"hello"_s << int(accounts::Role::Member)
+            << withEgress(spec({}, 256LL << 20, 1, u"prod"_s), AppSpec::Egress::None) << false;
+        QTest::newRow("operator, egress change") << u"billing-api"_s << int(accounts::Role::Operator) << closed << true;
+        QTest::newRow("member, egress change, app not under approval")
+            << u"hello"_s << int(accounts::Role::Member) << closed << true;
     }
 
     void specgate()
@@ -207,6 +254,9 @@ private Q_SLOTS:
         if (!allowed) {
             QCOMPARE(gate.error().code, ErrorCode::Forbidden);
             QCOMPARE(gate.error().where, u"app/"_s + app);
+            if (next.network.egress != current.network.egress)
+                QVERIFY2(gate.error().message.contains(u"egress changes from all to none"_s),
+                         qPrintable(gate.error().text()));
         }
     }
 };

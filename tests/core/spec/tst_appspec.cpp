@@ -148,6 +148,8 @@ health:
   interval: 250ms
 route:
   port: 18080
+network:
+  egress: none
 labels: { environment: dev, app.kubernetes.io/name: hello }
 )";
 
@@ -424,6 +426,19 @@ void TestAppSpec::catalogue_data()
         u"expected an integer 1-65535, got \"70000\""_s);
     row("route port text", {{u"route.port"_s, u"http"_s}}, Invalid, u"route.port"_s, u"got \"http\""_s);
 
+    // network
+    row("egress none", {{u"network.egress"_s, u"none"_s}}, Ok);
+    row("egress all", {{u"network.egress"_s, u"all"_s}}, Ok);
+    row("egress other word", {{u"network.egress"_s, u"open"_s}}, Invalid, u"network.egress"_s,
+        u"expected \"all\" or \"none\", got \"open\""_s);
+    row("egress uppercase", {{u"network.egress"_s, u"None"_s}}, Invalid, u"network.egress"_s, u"got \"None\""_s);
+    row("egress boolean", {{u"network.egress"_s, u"false"_s}}, Invalid, u"network.egress"_s, u"got \"false\""_s);
+    row("egress list", {{u"network.egress"_s, u"[\"none\"]"_s}}, Invalid, u"network.egress"_s, u"got a list"_s);
+    row("network list", {{u"network"_s, u"[\"none\"]"_s}}, Invalid, u"network"_s, u"expected a mapping"_s);
+    row("unknown network", {{u"network.egres"_s, u"none"_s}}, Invalid, u"network.egres"_s,
+        u"unknown field; did you mean \"egress\"?"_s);
+    row("unknown network rule", {{u"network.ingress"_s, u"none"_s}}, Invalid, u"network.ingress"_s, u"unknown field"_s);
+
     // labels
     row("labels", {{u"labels"_s, u"{\"environment\": \"dev\", \"app.kubernetes.io/name\": \"x\"}"_s}}, Ok);
     row("labels reserved", {{u"labels"_s, u"{\"dev.pando.app\": \"other\"}"_s}}, Invalid, u"labels.dev.pando.app"_s,
@@ -491,6 +506,8 @@ void TestAppSpec::exactMessages_data()
     QTest::newRow("dockerfile parent")
         << yamlOf({{u"build.dockerfile"_s, u"../Dockerfile"_s}})
         << u"build.dockerfile: \"../Dockerfile\" leaves the build context; it must stay inside it"_s;
+    QTest::newRow("egress word") << yamlOf({{u"network.egress"_s, u"None"_s}})
+                                 << u"network.egress: expected \"all\" or \"none\", got \"None\""_s;
 }
 
 void TestAppSpec::exactMessages()
@@ -500,6 +517,8 @@ void TestAppSpec::exactMessages()
     const auto result = parseAppSpec(yaml);
     QVERIFY(!result);
     QCOMPARE(result.error().text(), text);
+    if (QByteArray(QTest::currentDataTag()) == "egress word")
+        QCOMPARE(result.error().hint, u"did you mean \"none\"?"_s);
 }
 
 void TestAppSpec::fullSpecValues()
@@ -522,6 +541,7 @@ void TestAppSpec::fullSpecValues()
     QCOMPARE(spec.health.timeoutSeconds, 120);
     QCOMPARE(spec.health.intervalMs, 250);
     QCOMPARE(spec.route.port, 18080);
+    QCOMPARE(spec.network.egress, AppSpec::Egress::None);
     QCOMPARE(spec.labels,
              (QMap<QString, QString>{{u"environment"_s, u"dev"_s}, {u"app.kubernetes.io/name"_s, u"hello"_s}}));
 }
@@ -540,12 +560,14 @@ void TestAppSpec::defaults()
     QCOMPARE(result->health.timeoutSeconds, 60);
     QCOMPARE(result->health.intervalMs, 100);
     QCOMPARE(result->route.port, 0);
+    QCOMPARE(result->network.egress, AppSpec::Egress::All);
 
     // Empty sections are the same as absent ones.
     const auto empty = parseAppSpec("name: a\nsource: {repo: 'git@h:x'}\nrun: {port: 1}\nbuild:\nhealth: ~\n"
-                                    "route: {}\nlabels:\n");
+                                    "route: {}\nnetwork:\nlabels:\n");
     QVERIFY2(empty, qPrintable(why(empty)));
     QCOMPARE(empty->build.dockerfile, u"Dockerfile"_s);
+    QCOMPARE(empty->network.egress, AppSpec::Egress::All);
 }
 
 void TestAppSpec::scalarsBecomeText()
@@ -575,6 +597,10 @@ void TestAppSpec::toJsonShape()
     QCOMPARE(json[u"health"_s][u"timeout"_s].toString(), u"120s"_s);
     QCOMPARE(json[u"health"_s][u"interval"_s].toString(), u"250ms"_s);
     QCOMPARE(json[u"route"_s][u"port"_s].toInt(), 18080);
+    QCOMPARE(json[u"network"_s][u"egress"_s].toString(), u"none"_s);
+    const auto minimal = parseAppSpec(yamlOf({}));
+    QVERIFY2(minimal, qPrintable(why(minimal)));
+    QCOMPARE(minimal->toJson()[u"network"_s][u"egress"_s].toString(), u"all"_s);
     QCOMPARE(json[u"labels"_s][u"environment"_s].toString(), u"dev"_s);
 }
 
@@ -671,7 +697,8 @@ void TestAppSpec::validateStruct_data()
                              u"route.port"_s,
                              u"labels.dev.pando.x"_s,
                              u"build.args.A B"_s,
-                             u"run.command[0]"_s};
+                             u"run.command[0]"_s,
+                             u"network.egress"_s};
     for (int i = 0; i < wheres.size(); ++i)
         QTest::addRow("%d %s", i, qPrintable(wheres[i].isEmpty() ? u"valid"_s : wheres[i])) << i << wheres[i];
 }
@@ -732,6 +759,9 @@ void TestAppSpec::validateStruct()
         break;
     case 16:
         spec.run.command = QStringList{QString()};
+        break;
+    case 17:
+        spec.network.egress = static_cast<AppSpec::Egress>(7); // what a bad cast from a number gives
         break;
     default:
         break;
