@@ -3,6 +3,7 @@
 // what the commands print, and the errors bad input gets.
 
 #include "tests/app/server/fakes.h"
+#include "tests/support/clirun.h"
 #include "tests/support/component.h"
 
 #include <QJsonArray>
@@ -15,15 +16,7 @@
 using namespace Qt::StringLiterals;
 using namespace pando;
 
-namespace {
-
-struct Run {
-    int code = -1;
-    QString out;
-    QString err;
-};
-
-} // namespace
+using Run = test::CliRun;
 
 class TestApprovalCli : public QObject {
     Q_OBJECT
@@ -51,7 +44,7 @@ private:
 
 void TestApprovalCli::initTestCase()
 {
-    m_binary = test::binaryDir() + u"/app/cli/pando"_s;
+    m_binary = test::pandoBinary();
     QVERIFY2(QFile::exists(m_binary), qPrintable(u"no pando binary at "_s + m_binary));
     m_install.approvalPolicy =
         core::policy::parsePolicy(R"({"apps": ["gated-*"], "changes": {"newSourceRepo": true}})").value();
@@ -60,32 +53,12 @@ void TestApprovalCli::initTestCase()
 
 QProcessEnvironment TestApprovalCli::environment(const QString &user) const
 {
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(u"XDG_CONFIG_HOME"_s, m_config.path());
-    env.insert(u"PANDO_SERVER"_s, m_install.baseUrl());
-    env.insert(u"PANDO_TOKEN"_s, m_install.tokens.value(user));
-    return env;
+    return test::cliEnvironment(m_install.baseUrl(), m_install.tokens.value(user), m_config.path());
 }
 
 Run TestApprovalCli::pando(const QString &user, const QStringList &args)
 {
-    QProcess process;
-    process.setProcessEnvironment(environment(user));
-    // The server runs on this thread: wait by spinning the event loop.
-    QSignalSpy finished(&process, &QProcess::finished);
-    process.start(m_binary, args);
-    process.closeWriteChannel();
-    Run run;
-    if (!finished.wait(30000)) {
-        process.kill();
-        process.waitForFinished();
-        run.err = u"timed out"_s;
-        return run;
-    }
-    run.code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    run.out = QString::fromUtf8(process.readAllStandardOutput());
-    run.err = QString::fromUtf8(process.readAllStandardError());
-    return run;
+    return test::runCli(args, environment(user));
 }
 
 QString TestApprovalCli::specFile(const QString &name, const QString &repo)

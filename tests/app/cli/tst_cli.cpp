@@ -2,6 +2,7 @@
 // errors, and a deploy followed to its end.
 
 #include "tests/app/server/fakes.h"
+#include "tests/support/clirun.h"
 #include "tests/support/component.h"
 
 #include <QJsonArray>
@@ -15,16 +16,7 @@
 
 using namespace pando;
 
-namespace {
-
-struct Run {
-    int code = -1;
-    QString out;
-    QString err;
-    QStringList errLines() const { return err.split(QLatin1Char('\n'), Qt::SkipEmptyParts); }
-};
-
-} // namespace
+using Run = test::CliRun;
 
 class TestCli : public QObject {
     Q_OBJECT
@@ -57,40 +49,17 @@ private:
 
 void TestCli::initTestCase()
 {
-    m_binary = test::binaryDir() + QStringLiteral("/app/cli/pando");
+    m_binary = test::pandoBinary();
     QVERIFY2(QFile::exists(m_binary), qPrintable(QStringLiteral("no pando binary at %1").arg(m_binary)));
     QVERIFY2(m_install.start(), qPrintable(m_install.error));
 }
 
 Run TestCli::pando(const QStringList &args, const QByteArray &input, bool withServer, bool withToken)
 {
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.remove(QStringLiteral("PANDO_SERVER"));
-    env.remove(QStringLiteral("PANDO_TOKEN"));
-    env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_config.path());
-    if (withServer)
-        env.insert(QStringLiteral("PANDO_SERVER"), m_install.baseUrl());
-    if (withToken)
-        env.insert(QStringLiteral("PANDO_TOKEN"), m_install.token);
-    process.setProcessEnvironment(env);
-    // The server runs on this thread: wait by spinning the event loop, never by blocking it.
-    QSignalSpy finished(&process, &QProcess::finished);
-    process.start(m_binary, args);
-    if (!input.isEmpty())
-        process.write(input);
-    process.closeWriteChannel();
-    Run run;
-    if (!finished.wait(30000)) {
-        process.kill();
-        process.waitForFinished();
-        run.err = QStringLiteral("timed out");
-        return run;
-    }
-    run.code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    run.out = QString::fromUtf8(process.readAllStandardOutput());
-    run.err = QString::fromUtf8(process.readAllStandardError());
-    return run;
+    return test::runCli(args,
+                        test::cliEnvironment(withServer ? m_install.baseUrl() : QString(),
+                                             withToken ? m_install.token : QString(), m_config.path()),
+                        input);
 }
 
 QString TestCli::writeFile(const QByteArray &content)

@@ -2,6 +2,7 @@
 
 #include "app/wiring/auditwiring.h"
 #include "tests/app/server/fakes.h"
+#include "tests/support/clirun.h"
 #include "tests/support/component.h"
 
 #include <QJsonArray>
@@ -16,15 +17,7 @@
 
 using namespace pando;
 
-namespace {
-
-struct Run {
-    int code = -1;
-    QString out;
-    QString err;
-};
-
-} // namespace
+using Run = test::CliRun;
 
 class TestGrantCli : public QObject {
     Q_OBJECT
@@ -46,7 +39,7 @@ private:
 
 void TestGrantCli::initTestCase()
 {
-    m_binary = test::binaryDir() + QStringLiteral("/app/cli/pando");
+    m_binary = test::pandoBinary();
     QVERIFY2(QFile::exists(m_binary), qPrintable(QStringLiteral("no pando binary at %1").arg(m_binary)));
     m_install.withPipelines = true;
     QVERIFY2(m_install.start(), qPrintable(m_install.error));
@@ -54,27 +47,8 @@ void TestGrantCli::initTestCase()
 
 Run TestGrantCli::pando(const QStringList &args, const QString &token)
 {
-    QProcess process;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("XDG_CONFIG_HOME"), m_config.path());
-    env.insert(QStringLiteral("PANDO_SERVER"), m_install.baseUrl());
-    env.insert(QStringLiteral("PANDO_TOKEN"), token.isEmpty() ? m_install.token : token);
-    process.setProcessEnvironment(env);
-    // The server runs on this thread: wait by spinning the event loop, never by blocking it.
-    QSignalSpy finished(&process, &QProcess::finished);
-    process.start(m_binary, args);
-    process.closeWriteChannel();
-    Run run;
-    if (!finished.wait(30000)) {
-        process.kill();
-        process.waitForFinished();
-        run.err = QStringLiteral("timed out");
-        return run;
-    }
-    run.code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    run.out = QString::fromUtf8(process.readAllStandardOutput());
-    run.err = QString::fromUtf8(process.readAllStandardError());
-    return run;
+    return test::runCli(
+        args, test::cliEnvironment(m_install.baseUrl(), token.isEmpty() ? m_install.token : token, m_config.path()));
 }
 
 void TestGrantCli::usageErrors_data()

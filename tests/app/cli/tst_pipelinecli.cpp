@@ -4,6 +4,7 @@
 // read from standard input only.
 
 #include "tests/app/server/fakes.h"
+#include "tests/support/clirun.h"
 #include "tests/support/component.h"
 
 #include <QJsonArray>
@@ -20,13 +21,7 @@ using namespace pando;
 
 namespace {
 
-struct Run {
-    int code = -1;
-    QString out;
-    QString err;
-    QStringList errLines() const { return err.split(QLatin1Char('\n'), Qt::SkipEmptyParts); }
-    QString all() const { return out + QStringLiteral("\n--- stderr:\n") + err; }
-};
+using Run = test::CliRun;
 
 const QByteArray PipelineYaml = "resources:\n"
                                 "- name: repo\n"
@@ -108,10 +103,12 @@ private Q_SLOTS:
 
 private:
     Run pando(const QStringList &args, const QByteArray &input = {});
+    QProcessEnvironment environment() const;
     QProcess *startPando(const QStringList &args);
     QString writeFile(const QByteArray &content);
 
     test::TestInstall m_install;
+    QTemporaryDir m_config; // XDG_CONFIG_HOME: no saved login session of the user running the tests
     QString m_binary;
     QList<std::shared_ptr<QTemporaryFile>> m_files;
     QString m_succeededRun;
@@ -119,42 +116,28 @@ private:
 
 void TestPipelineCli::initTestCase()
 {
-    m_binary = test::binaryDir() + QStringLiteral("/app/cli/pando");
+    m_binary = test::pandoBinary();
     QVERIFY2(QFile::exists(m_binary), qPrintable(QStringLiteral("no pando binary at %1").arg(m_binary)));
     m_install.withPipelines = true;
     QVERIFY2(m_install.start(), qPrintable(m_install.error));
 }
 
+QProcessEnvironment TestPipelineCli::environment() const
+{
+    return test::cliEnvironment(m_install.baseUrl(), m_install.token, m_config.path());
+}
+
 QProcess *TestPipelineCli::startPando(const QStringList &args)
 {
     auto *process = new QProcess(this);
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("PANDO_SERVER"), m_install.baseUrl());
-    env.insert(QStringLiteral("PANDO_TOKEN"), m_install.token);
-    process->setProcessEnvironment(env);
+    process->setProcessEnvironment(environment());
     process->start(m_binary, args);
     return process;
 }
 
 Run TestPipelineCli::pando(const QStringList &args, const QByteArray &input)
 {
-    std::unique_ptr<QProcess> process(startPando(args));
-    // The server runs on this thread: wait by spinning the event loop, never by blocking it.
-    QSignalSpy finished(process.get(), &QProcess::finished);
-    if (!input.isEmpty())
-        process->write(input);
-    process->closeWriteChannel();
-    Run run;
-    if (!finished.wait(30000)) {
-        process->kill();
-        process->waitForFinished();
-        run.err = QStringLiteral("timed out");
-        return run;
-    }
-    run.code = process->exitStatus() == QProcess::NormalExit ? process->exitCode() : -1;
-    run.out = QString::fromUtf8(process->readAllStandardOutput());
-    run.err = QString::fromUtf8(process->readAllStandardError());
-    return run;
+    return test::runCli(args, environment(), input);
 }
 
 QString TestPipelineCli::writeFile(const QByteArray &content)
