@@ -1,0 +1,263 @@
+#include "inprocesssession.h"
+
+#include "adapters/routing/loopback/loopbackrouter.h"
+#include "adapters/runtime/docker/dockerruntime.h"
+#include "adapters/source/generic/gitsource.h"
+#include "app/server/apiserver.h"
+#include "app/wiring/accountwiring.h"
+#include "app/wiring/pipelinewiring.h"
+#include "core/accounts/accountservice.h"
+#include "core/accounts/tokenkey.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QRandomGenerator>
+#include <QRegularExpression>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::desktop {
+
+namespace {
+
+const QString TokenFile = u"desktop-token"_s;
+const QString InitialTokenFile = u"initial-admin-token"_s;
+
+QString readSecret(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QString::fromUtf8(file.readAll()).trimmed();
+}
+
+QString randomPassword()
+{
+    QByteArray bytes(24, Qt::Uninitialized);
+    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(bytes.data()), bytes.size() / 4);
+    return QString::fromLatin1(bytes.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
+}
+
+} // namespace
+
+// The engine, its API server and the adapters, on the worker thread. Every method runs there.
+class InProcessSession::Host : public QObject {
+public:
+    explicit Host(InProcessOptions options) : m_options(std::move(options)) {}
+
+    Result<Started> start()
+    {
+        core::EngineOptions engineOptions = m_options.engine;
+        if (engineOptions.dataDir.isEmpty())
+            return fail(ErrorCode::Invalid, u"no data directory was given"_s, u"dataDir"_s);
+        engineOptions.dataDir = QDir(engineOptions.dataDir).absolutePath();
+        if (!QDir().mkpath(engineOptions.dataDir))
+            return fail(ErrorCode::Unavailable, u"cannot create the data directory"_s, engineOptions.dataDir,
+                        u"choose a data directory this user may write to"_s);
+        if (engineOptions.database.driver == core::DatabaseConfig::Driver::Sqlite &&
+            engineOptions.database.sqlitePath.isEmpty())
+            engineOptions.database.sqlitePath = engineOptions.dataDir + u"/pando.db"_s;
+
+        auto runtime = m_options.runtime;
+        if (!runtime) {
+            auto docker = std::make_shared<adapters::docker::DockerRuntime>(m_options.dockerSocket);
+            if (auto ping = docker->ping(); !ping) {
+                Error error = ping.error();
+                error.message = u"Docker does not answer: "_s + error.message;
+                if (error.hint.isEmpty())
+                    error.hint = u"start Docker (or give its socket in the settings), then retry"_s;
+                return std::unexpected(error);
+            }
+            runtime = docker;
+        }
+        auto router = m_options.router;
+        if (!router)
+            router = std::make_shared<adapters::loopback::LoopbackRouter>();
+        auto source = m_options.source;
+        if (!source)
+            source = std::make_shared<adapters::git::GitSource>(engineOptions.dataDir + u"/cache/git"_s);
+
+        m_engine = std::make_unique<core::Engine>(engineOptions, runtime, router, source);
+        if (auto started = m_engine->start(); !started) {
+            m_engine.reset();
+            return std::unexpected(started.error());
+        }
+        if (auto ready = wire(); !ready) {
+            stop();
+            return std::unexpected(ready.error());
+        }
+        auto user = desktopUser(engineOptions.dataDir);
+        if (!user) {
+            stop();
+            return std::unexpected(user.error());
+        }
+        m_server = std::make_unique<server::ApiServer>(*m_engine);
+        auto port = m_server->listen(QHostAddress::LocalHost, 0);
+        if (!port) {
+            stop();
+            return std::unexpected(port.error());
+        }
+        return Started{*port, user->second, user->first};
+    }
+
+    void stop()
+    {
+        // The server's sockets hold subscriptions into the engine: it goes first.
+        m_server.reset();
+        if (m_engine)
+            m_engine->shutdown();
+        m_engine.reset();
+    }
+
+private:
+    Status wire()
+    {
+        if (m_options.installPipelines) {
+            if (auto installed = m_options.installPipelines(*m_engine); !installed)
+                return installed;
+        } else {
+            wiring::PipelineWiringOptions pipelineOptions;
+            pipelineOptions.dockerSocket = m_options.dockerSocket;
+            pipelineOptions.service.scheduler.workers = m_options.maxRuns;
+            if (auto installed = wiring::installPipelines(*m_engine, pipelineOptions); !installed) {
+                Error error = installed.error();
+                error.message = u"cannot start the pipeline runner: "_s + error.message;
+                return std::unexpected(error);
+            }
+        }
+        return wiring::installAccounts(*m_engine);
+    }
+
+    // The desktop user's name and API token: made on a fresh install, reused or re-minted after.
+    Result<std::pair<QString, QString>> desktopUser(const QString &dataDir)
+    {
+        core::accounts::AccountService &accounts = *m_engine->accounts();
+        const core::Actor actor = core::Actor::system(u"desktop"_s);
+        const QString userName = m_options.userName.isEmpty() ? defaultUserName() : m_options.userName;
+        const QString tokenPath = QDir(dataDir).filePath(TokenFile);
+
+        auto fresh = m_engine->bootstrapAdminToken();
+        if (!fresh)
+            return std::unexpected(fresh.error());
+        auto needsBootstrap = accounts.needsBootstrap();
+        if (!needsBootstrap)
+            return std::unexpected(needsBootstrap.error());
+        if (*needsBootstrap) {
+            // A previous start may have stopped between the two steps: its initial token file
+            // is still there.
+            const QString initial = fresh->has_value() ? **fresh : readSecret(QDir(dataDir).filePath(InitialTokenFile));
+            if (initial.isEmpty())
+                return fail(ErrorCode::Internal, u"the install has no users and no initial token"_s, dataDir,
+                            u"move the data directory away to start afresh"_s);
+            // Nobody logs in locally: the password only has to exist. Set one from the settings to
+            // log in from elsewhere.
+            auto admin = accounts.createFirstAdmin(initial, userName, randomPassword(), actor);
+            if (!admin)
+                return std::unexpected(admin.error());
+            QFile::remove(QDir(dataDir).filePath(InitialTokenFile));
+        } else if (const QString kept = readSecret(tokenPath); !kept.isEmpty()) {
+            if (auto principal = accounts.authenticate(kept); principal && principal->username == userName)
+                return std::pair{userName, kept};
+        }
+        auto user = accounts.user(userName);
+        if (!user || user->disabled || user->role != core::accounts::Role::Admin)
+            return fail(ErrorCode::Forbidden,
+                        u"this data directory holds an install that %1 does not administer"_s.arg(userName), dataDir,
+                        u"attach to that install as a remote one with a token from its admin, or choose another "
+                        u"data directory"_s);
+        auto issued = accounts.createToken(userName, u"desktop"_s, {u"admin"_s}, 0, actor);
+        if (!issued)
+            return std::unexpected(issued.error());
+        if (auto written = core::detail::writePrivateFile(tokenPath, issued->secret.toUtf8() + '\n'); !written)
+            return std::unexpected(written.error());
+        return std::pair{userName, issued->secret};
+    }
+
+    InProcessOptions m_options;
+    std::unique_ptr<core::Engine> m_engine;
+    std::unique_ptr<server::ApiServer> m_server;
+};
+
+void InProcessSession::ThreadStopper::operator()(QThread *thread) const
+{
+    thread->quit();
+    thread->wait();
+    delete thread;
+}
+
+InProcessSession::InProcessSession(InProcessOptions options, QObject *parent)
+    : RemoteSession(parent), m_thread(new QThread), m_host(new Host(std::move(options)))
+{
+    m_thread->setObjectName(u"pando-engine"_s);
+    m_host->moveToThread(m_thread.get());
+}
+
+InProcessSession::~InProcessSession()
+{
+    detach();
+    if (m_thread->isRunning())
+        QMetaObject::invokeMethod(
+            m_host, [host = m_host]() { host->stop(); }, Qt::BlockingQueuedConnection);
+    m_thread.reset();
+    delete m_host;
+}
+
+QString InProcessSession::displayName() const
+{
+    return tr("This computer");
+}
+
+QString InProcessSession::defaultUserName()
+{
+    QString name = qEnvironmentVariable("USER").toLower();
+    name.remove(QRegularExpression(u"[^a-z0-9._-]"_s));
+    name.truncate(64);
+    if (name.isEmpty() || !name.front().isLetterOrNumber())
+        return u"desktop"_s;
+    return name;
+}
+
+Error InProcessSession::notReady() const
+{
+    if (!m_startError.message.isEmpty())
+        return m_startError;
+    return Error{ErrorCode::Unavailable, u"the local engine is still starting"_s, displayName(),
+                 u"wait until the session is connected"_s};
+}
+
+void InProcessSession::open()
+{
+    if (m_port != 0) {
+        RemoteSession::open();
+        return;
+    }
+    if (m_starting)
+        return;
+    m_starting = true;
+    m_startError = {};
+    setState(State::Connecting);
+    if (!m_thread->isRunning())
+        m_thread->start();
+    QMetaObject::invokeMethod(m_host, [host = m_host, self = this]() {
+        Result<Started> result = host->start();
+        // Delivered only while the session exists: its destructor waits for this method first.
+        QMetaObject::invokeMethod(
+            self, [self, result]() { self->started(result); }, Qt::QueuedConnection);
+    });
+}
+
+void InProcessSession::started(const Result<Started> &result)
+{
+    m_starting = false;
+    if (!result) {
+        m_startError = result.error();
+        setState(State::Failed, m_startError);
+        return;
+    }
+    m_port = result->port;
+    m_userName = result->userName;
+    attach(QUrl(u"http://127.0.0.1:%1"_s.arg(m_port)), result->token);
+}
+
+} // namespace pando::desktop

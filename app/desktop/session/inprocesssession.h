@@ -1,0 +1,99 @@
+#pragma once
+// InProcessSession: this computer's own Pando install inside the desktop process — the engine on
+// a worker thread over SQLite in the data directory, the local Docker engine, the loopback
+// router and git — with no setup asked on first start.
+//
+// Why it serves the API on loopback instead of calling the engine: the desktop must have no path
+// into the engine that the API lacks. Calling core::Engine directly would need a second
+// implementation of every operation (authorization, the specgate, owner grants, the approval
+// rules, JSON shapes, the WebSocket streams' filtering) that could drift from the server's, and
+// the contract suite would then test two codes where users of remote installs get the other one.
+// Instead it starts the real server::ApiServer on 127.0.0.1 (a free port) with a token minted for
+// the desktop user and reaches it through RemoteSession — the same code that attaches to pandod.
+// The cost is a loopback hop per request (the API served ~60-70k small requests/s here, far above
+// what views ask) and a bearer token in memory; in return a view that works locally works against
+// every remote install, and the embedded server for teammates is the same server listening on
+// one more address.
+//
+// Start-up (open()): on the worker thread, the adapters are made (Docker must answer, as for
+// pandod), the engine starts (migrations, settling work a previous run left), the pipeline runner
+// and accounts are installed, and the desktop user is made the first administrator on a fresh
+// data directory. The user's token is kept in <dataDir>/desktop-token (mode 0600) and reused;
+// a missing or revoked one is minted again for the same user. A data directory whose install was
+// set up by someone else (a pandod's) is refused: attach to that install as a remote one.
+//
+// Threading: the session lives on the GUI thread like RemoteSession; the engine, its server and
+// the adapters live on the session's worker thread. The destructor stops the server and the
+// engine (cancelling running jobs) and waits for the worker thread.
+
+#include "adapters/api/routing.h"
+#include "adapters/api/runtime.h"
+#include "adapters/api/source.h"
+#include "app/desktop/session/remotesession.h"
+#include "core/engine/engine.h"
+
+#include <QThread>
+#include <memory>
+
+namespace pando::desktop {
+
+struct InProcessOptions {
+    // The data directory is required; an empty database config means SQLite at
+    // <dataDir>/pando.db.
+    core::EngineOptions engine;
+    QString dockerSocket; // empty: DOCKER_HOST or /var/run/docker.sock
+    int maxRuns = 4;      // pipeline runs at once
+    // The desktop user's account name; empty: the login name (or "desktop" when it is not a
+    // valid account name).
+    QString userName;
+    // Tests inject fakes here; null means the real adapters pandod uses (Docker, the loopback
+    // router, git in <dataDir>/cache/git). Each is used only on the worker thread.
+    std::shared_ptr<adapters::Runtime> runtime;
+    std::shared_ptr<adapters::Router> router;
+    std::shared_ptr<adapters::SourceProvider> source;
+    // Installs the pipeline runner into the started engine; null: app/wiring's, as pandod does.
+    std::function<Status(core::Engine &)> installPipelines;
+};
+
+class InProcessSession : public RemoteSession {
+    Q_OBJECT
+public:
+    explicit InProcessSession(InProcessOptions options, QObject *parent = nullptr);
+    ~InProcessSession() override;
+
+    QString displayName() const override;
+    // Starts the engine (the first call) or reconnects to it; watch stateChanged.
+    void open() override;
+
+    // The desktop user's account name, once the engine started.
+    QString userName() const { return m_userName; }
+    // The loopback API port, once the engine started (0 before).
+    quint16 port() const { return m_port; }
+
+    // The login name as an account name: lowercase a-z 0-9 . _ -, "desktop" when none fits.
+    static QString defaultUserName();
+
+protected:
+    Error notReady() const override;
+
+private:
+    class Host;
+    struct Started {
+        quint16 port = 0;
+        QString token;
+        QString userName;
+    };
+    void started(const Result<Started> &result);
+
+    struct ThreadStopper {
+        void operator()(QThread *thread) const;
+    };
+    std::unique_ptr<QThread, ThreadStopper> m_thread;
+    Host *m_host = nullptr; // lives on m_thread
+    bool m_starting = false;
+    quint16 m_port = 0;
+    QString m_userName;
+    Error m_startError;
+};
+
+} // namespace pando::desktop

@@ -1,0 +1,94 @@
+#pragma once
+// RemoteSession: a Session over the API (app/client's ApiClient): REST for requests, one
+// WebSocket for the install's event stream and one per live follow. It attaches to a pandod or to
+// another desktop's embedded server with a base URL and a bearer token, and is also what
+// InProcessSession uses to reach this computer's own engine on loopback.
+//
+// Connecting: a health check (is the server there, is it Pando), then the event stream (is the
+// token good for reading). Connected once the stream is open. If the stream drops later, the
+// session reconnects with a growing delay (state Connecting, failure() saying why); a refused
+// token ends in Failed.
+//
+// Threading: see session.h.
+
+#include "app/desktop/session/session.h"
+
+#include <QTimer>
+#include <QUrl>
+
+namespace pando::client {
+class ApiClient;
+}
+
+namespace pando::desktop {
+
+class RemoteSession : public Session {
+    Q_OBJECT
+public:
+    RemoteSession(QUrl baseUrl, QString token, QObject *parent = nullptr);
+    ~RemoteSession() override;
+
+    QString displayName() const override;
+    QUrl baseUrl() const { return m_baseUrl; }
+    void open() override;
+
+    void apps(ListCallback done) override;
+    void app(const QString &name, ObjectCallback done) override;
+    void createApp(const QByteArray &specText, ObjectCallback done) override;
+    void updateApp(const QString &name, const QByteArray &specText, ObjectCallback done) override;
+    void removeApp(const QString &name, DoneCallback done) override;
+
+    void deploy(const QString &app, const QString &ref, ObjectCallback done) override;
+    void deploys(const QString &app, int limit, ListCallback done) override;
+    void deployDetail(const QString &id, ObjectCallback done) override;
+    void cancelDeploy(const QString &id, DoneCallback done) override;
+
+    void logTail(const QString &app, int lines, ListCallback done) override;
+    Subscription *followLogs(const QString &app, QObject *parent) override;
+
+    void pipelines(ListCallback done) override;
+    void pipeline(const QString &name, ObjectCallback done) override;
+    void setPipeline(const QString &name, const QByteArray &configYaml, const QByteArray &varsYaml,
+                     ObjectCallback done) override;
+    void setPipelinePaused(const QString &name, bool paused, ObjectCallback done) override;
+    void runs(const QString &pipeline, int limit, ListCallback done) override;
+    void run(const QString &id, ObjectCallback done) override;
+    void triggerJob(const QString &pipeline, const QString &job, ObjectCallback done) override;
+    void abortRun(const QString &id, DoneCallback done) override;
+    Subscription *followRun(const QString &id, qint64 after, QObject *parent) override;
+
+    void approvals(const QString &status, ListCallback done) override;
+    void approval(const QString &id, ObjectCallback done) override;
+    void decideApproval(const QString &id, bool approve, const QString &reason, ObjectCallback done) override;
+
+protected:
+    // For InProcessSession: a session whose server is not known yet; attach() supplies it.
+    explicit RemoteSession(QObject *parent);
+    // Points the session at a server and connects.
+    void attach(const QUrl &baseUrl, const QString &token);
+    // Closes every stream and forgets the server (requests still in flight never answer).
+    void detach();
+    // Requests made while there is no server fail with this.
+    virtual Error notReady() const;
+
+private:
+    using RawCallback = std::function<void(const Result<QJsonObject> &)>;
+    void send(const QByteArray &method, const QString &path, const QByteArray &body, const QByteArray &contentType,
+              RawCallback done);
+    void getList(const QString &path, const QString &key, ListCallback done);
+    Subscription *follow(const QString &path, QObject *parent);
+    void openEventStream();
+    void streamLost(const Error &why);
+
+    QUrl m_baseUrl;
+    QString m_token;
+    client::ApiClient *m_client = nullptr;
+    QPointer<QWebSocket> m_events;
+    QTimer m_retry;
+    int m_retryDelayMs = 0;
+};
+
+// A path segment, percent-encoded ("my app" → "my%20app").
+QString pathPart(const QString &segment);
+
+} // namespace pando::desktop

@@ -1,0 +1,52 @@
+#include "session.h"
+
+#include <QWebSocket>
+
+namespace pando::desktop {
+
+Subscription::~Subscription()
+{
+    // The socket belongs to the session's client; closing it here ends the stream on the server.
+    // Nobody hears ended() from an object going away.
+    m_active = false;
+    if (m_socket)
+        m_socket->close();
+}
+
+void Subscription::attach(QWebSocket *socket)
+{
+    m_socket = socket;
+    connect(socket, &QWebSocket::connected, this, &Subscription::opened);
+}
+
+void Subscription::cancel()
+{
+    if (!m_active)
+        return;
+    if (m_socket)
+        m_socket->close();
+    finish({});
+}
+
+void Subscription::finish(const Status &status)
+{
+    if (!m_active)
+        return;
+    m_active = false;
+    m_socket = nullptr;
+    m_result = status;
+    Q_EMIT ended();
+}
+
+Session::~Session() = default;
+
+void Session::setState(State state, const Error &failure)
+{
+    m_failure = failure;
+    if (state == m_state)
+        return;
+    m_state = state;
+    Q_EMIT stateChanged(state);
+}
+
+} // namespace pando::desktop

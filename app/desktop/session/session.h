@@ -1,0 +1,148 @@
+#pragma once
+// Package session: what the desktop's views, models and tray ask of a Pando install — apps,
+// deploys, logs, pipelines, runs, approvals and the live event stream — behind one interface
+// with two implementations: RemoteSession (HTTP + WebSocket to a pandod or another desktop's
+// embedded server) and InProcessSession (this computer's own engine, served on loopback and
+// reached through the same RemoteSession code, so the desktop has no path the API lacks).
+//
+// Results are the API's JSON objects, exactly as docs/api/openapi.yaml describes them: the views
+// show what a remote client can show, and a field the API adds reaches them without a second
+// type to keep in step. Failures are pando::Error values carrying the server's code, message,
+// field ("where") and what to do next ("hint").
+//
+// Threading: a Session and everything it returns live on the thread that created it (the GUI
+// thread). No method blocks; each callback runs later on that thread's event loop, exactly once,
+// unless the session is destroyed first (then never). A callback that touches an object which
+// may die before the answer arrives must guard it (QPointer, or check the object's own state).
+
+#include "adapters/api/error.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QObject>
+#include <QPointer>
+#include <functional>
+
+class QWebSocket;
+
+namespace pando::desktop {
+
+// One live stream (an app's log follow, a run's follow): messages until it ends. The caller owns
+// it; deleting it or calling cancel() closes the stream on the server too.
+class Subscription : public QObject {
+    Q_OBJECT
+public:
+    explicit Subscription(QObject *parent = nullptr) : QObject(parent) {}
+    ~Subscription() override;
+
+    bool isActive() const { return m_active; }
+    // How the stream ended, once ended() was emitted: success when the server closed it normally
+    // or cancel() was called; an Error otherwise (Unauthorized, Forbidden, NotFound for an unknown
+    // app or run, Unavailable when the link dropped).
+    const Status &result() const { return m_result; }
+    // Closes the stream; ended() then follows with a successful result().
+    void cancel();
+
+    // For implementations: the socket carrying the stream, and its end.
+    void attach(QWebSocket *socket);
+    void finish(const Status &status);
+    void deliver(const QJsonObject &message) { Q_EMIT received(message); }
+
+Q_SIGNALS:
+    // The stream is open: messages from now on are live.
+    void opened();
+    // One message as the API sends it: a log line {time_ms, stderr, text}, {"ended": reason}, a
+    // run event, ...
+    void received(const QJsonObject &message);
+    // Once, when the stream is over; result() says how.
+    void ended();
+
+private:
+    QPointer<QWebSocket> m_socket;
+    bool m_active = true;
+    Status m_result;
+};
+
+class Session : public QObject {
+    Q_OBJECT
+public:
+    enum class State {
+        Disconnected, // not opened yet, or closed
+        Connecting,   // opening, or reconnecting after the link dropped (failure() says why)
+        Connected,    // requests are answered and the event stream is live
+        Failed,       // gave up: failure() says why and what to do next
+    };
+    Q_ENUM(State)
+
+    using ObjectCallback = std::function<void(const Result<QJsonObject> &)>;
+    using ListCallback = std::function<void(const Result<QJsonArray> &)>;
+    using DoneCallback = std::function<void(const Status &)>;
+
+    using QObject::QObject;
+    ~Session() override;
+
+    State state() const { return m_state; }
+    // Why the session failed or is reconnecting; empty message while all is well.
+    const Error &failure() const { return m_failure; }
+    // What the sidebar shows: "This computer", or the remote install's address.
+    virtual QString displayName() const = 0;
+
+    // Starts connecting (asynchronous: watch stateChanged). Calling it again after a failure
+    // retries.
+    virtual void open() = 0;
+
+    // Apps. specText is the AppSpec as YAML or JSON; errors name the field ("run.port").
+    virtual void apps(ListCallback done) = 0;
+    virtual void app(const QString &name, ObjectCallback done) = 0;
+    virtual void createApp(const QByteArray &specText, ObjectCallback done) = 0;
+    virtual void updateApp(const QString &name, const QByteArray &specText, ObjectCallback done) = 0;
+    // Queues the app's teardown; app.removed on the event stream says when it is gone.
+    virtual void removeApp(const QString &name, DoneCallback done) = 0;
+
+    // Deploys. ref empty: the spec's ref. The answer is the queued deploy; its progress arrives as
+    // deploy.* events.
+    virtual void deploy(const QString &app, const QString &ref, ObjectCallback done) = 0;
+    virtual void deploys(const QString &app, int limit, ListCallback done) = 0;
+    // The deploy with its steps ("steps": [{name, status, detail, started_ms, finished_ms}, ...]).
+    virtual void deployDetail(const QString &id, ObjectCallback done) = 0;
+    virtual void cancelDeploy(const QString &id, DoneCallback done) = 0;
+
+    // Logs: the last lines of the app's current container, and a live follow.
+    virtual void logTail(const QString &app, int lines, ListCallback done) = 0;
+    virtual Subscription *followLogs(const QString &app, QObject *parent) = 0;
+
+    // Pipelines and runs (Unavailable when the install runs without the pipeline runner).
+    virtual void pipelines(ListCallback done) = 0;
+    virtual void pipeline(const QString &name, ObjectCallback done) = 0;
+    virtual void setPipeline(const QString &name, const QByteArray &configYaml, const QByteArray &varsYaml,
+                             ObjectCallback done) = 0;
+    virtual void setPipelinePaused(const QString &name, bool paused, ObjectCallback done) = 0;
+    // pipeline empty: runs of every pipeline, newest first.
+    virtual void runs(const QString &pipeline, int limit, ListCallback done) = 0;
+    // The run with its step tree.
+    virtual void run(const QString &id, ObjectCallback done) = 0;
+    virtual void triggerJob(const QString &pipeline, const QString &job, ObjectCallback done) = 0;
+    virtual void abortRun(const QString &id, DoneCallback done) = 0;
+    // A run's events from after (a seq; 0: from the start), then live until the run ends.
+    virtual Subscription *followRun(const QString &id, qint64 after, QObject *parent) = 0;
+
+    // Approvals. status empty: all; "pending" for what waits.
+    virtual void approvals(const QString &status, ListCallback done) = 0;
+    virtual void approval(const QString &id, ObjectCallback done) = 0;
+    virtual void decideApproval(const QString &id, bool approve, const QString &reason, ObjectCallback done) = 0;
+
+Q_SIGNALS:
+    void stateChanged(pando::desktop::Session::State state);
+    // One event of the install as the API's event stream sends it: {type, app, deploy, data,
+    // time_ms} for deploy.*, app.*, approval.*, run.* and the rest of core/events' catalogue.
+    void eventReceived(const QJsonObject &event);
+
+protected:
+    void setState(State state, const Error &failure = {});
+
+private:
+    State m_state = State::Disconnected;
+    Error m_failure;
+};
+
+} // namespace pando::desktop

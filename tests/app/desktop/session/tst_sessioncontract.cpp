@@ -1,0 +1,510 @@
+// The desktop session contract: one suite, run against the in-process session (its own engine on a
+// worker thread, served on loopback) and the remote session (attached to a running install's
+// API). Both engines are real with fake adapters (tests/app/server/fakes.h), so the suite is fast;
+// tst_sessionpandod attaches to a real pandod with real Docker.
+
+#include "sessionharness.h"
+#include "tests/app/server/fakes.h"
+
+#include "app/client/apiclient.h"
+#include "app/desktop/session/inprocesssession.h"
+#include "app/desktop/session/remotesession.h"
+#include "core/policy/policy.h"
+
+#include <QDeadlineTimer>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace pando;
+using desktop::Session;
+
+namespace {
+
+// Deploys of apps named gated-* from a new repository wait for sign-off.
+core::policy::Policy gatedPolicy()
+{
+    return core::policy::parsePolicy(R"({"apps": ["gated-*"], "changes": {"newSourceRepo": true}})").value();
+}
+
+// An install behind one session, and what the tests need to act as someone else on it.
+struct Backend {
+    virtual ~Backend() = default;
+    virtual Session &session() = 0;
+    virtual QUrl baseUrl() = 0;
+    virtual QString adminToken() = 0;
+    virtual quint16 apiPort() = 0;
+};
+
+struct RemoteBackend : Backend {
+    test::TestInstall install;
+    std::unique_ptr<desktop::RemoteSession> remote;
+
+    bool start(QString *why)
+    {
+        install.withPipelines = true;
+        install.approvalPolicy = gatedPolicy();
+        if (!install.start()) {
+            *why = install.error;
+            return false;
+        }
+        remote = std::make_unique<desktop::RemoteSession>(QUrl(install.baseUrl()), install.token);
+        remote->open();
+        return true;
+    }
+    Session &session() override { return *remote; }
+    QUrl baseUrl() override { return QUrl(install.baseUrl()); }
+    QString adminToken() override { return install.token; }
+    quint16 apiPort() override { return install.port; }
+};
+
+desktop::InProcessOptions inProcessOptions(const QString &dataDir)
+{
+    desktop::InProcessOptions options;
+    options.engine.dataDir = dataDir;
+    options.engine.reconcileIntervalMs = 0;
+    options.engine.workers = 1;
+    options.engine.approvalPolicy = gatedPolicy();
+    options.userName = u"owner"_s;
+    options.runtime = std::make_shared<test::FakeRuntime>();
+    options.router = std::make_shared<test::FakeRouter>();
+    options.source = std::make_shared<test::FakeSource>();
+    options.installPipelines = [](core::Engine &engine) -> Status {
+        engine.setPipelines(std::make_unique<test::FakePipelineService>(*engine.events()));
+        return {};
+    };
+    return options;
+}
+
+struct InProcessBackend : Backend {
+    QTemporaryDir dir;
+    std::unique_ptr<desktop::InProcessSession> local;
+
+    bool start(QString *)
+    {
+        local = std::make_unique<desktop::InProcessSession>(inProcessOptions(dir.path()));
+        local->open();
+        return true;
+    }
+    Session &session() override { return *local; }
+    QUrl baseUrl() override { return local->baseUrl(); }
+    QString adminToken() override
+    {
+        // The desktop keeps its token where the next start finds it.
+        QFile file(dir.filePath(u"desktop-token"_s));
+        return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()).trimmed() : QString();
+    }
+    quint16 apiPort() override { return local->port(); }
+};
+
+Result<client::ApiResponse> api(client::ApiClient &client, const QString &path, const QJsonObject &body)
+{
+    auto answer = std::make_shared<std::optional<Result<client::ApiResponse>>>();
+    client.postJson(path, body, [answer](const Result<client::ApiResponse> &r) { *answer = r; });
+    QDeadlineTimer deadline(test::AnswerTimeoutMs);
+    while (!answer->has_value() && !deadline.hasExpired())
+        QTest::qWait(5);
+    if (!answer->has_value())
+        return fail(ErrorCode::Timeout, u"no answer"_s);
+    return **answer;
+}
+
+// An AppSpec whose fake container answers its health probe on this install's own API.
+QByteArray appSpec(const QString &name, quint16 port, const QString &repo = {})
+{
+    return u"name: %1\nsource:\n  repo: %2\n  ref: main\nrun:\n  port: %3\nhealth:\n  path: /api/v1/health\n"_s
+        .arg(name, repo.isEmpty() ? u"https://git.example/%1.git"_s.arg(name) : repo)
+        .arg(port)
+        .toUtf8();
+}
+
+bool hasName(const QJsonArray &list, const QString &name)
+{
+    for (const QJsonValue &v : list)
+        if (v.toObject().value(u"name"_s).toString() == name)
+            return true;
+    return false;
+}
+
+} // namespace
+
+#define VERIFY_OK(r) QVERIFY2(r, qPrintable(r ? QString() : test::describe(r.error())))
+
+class TestSessionContract : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void connects_data() { rows(); }
+    void connects();
+    void appLifecycle_data() { rows(); }
+    void appLifecycle();
+    void badInput_data() { rows(); }
+    void badInput();
+    void approvalThroughTheSession_data() { rows(); }
+    void approvalThroughTheSession();
+    void pipelinesAndRuns_data() { rows(); }
+    void pipelinesAndRuns();
+    void inProcessRestartKeepsItsUserAndApps();
+    void remoteWithABadTokenFails();
+
+private:
+    void rows();
+    Backend &backend();
+
+    std::map<QString, std::unique_ptr<Backend>> m_backends;
+};
+
+void TestSessionContract::rows()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::newRow("in-process") << u"in-process"_s;
+    QTest::newRow("remote") << u"remote"_s;
+}
+
+Backend &TestSessionContract::backend()
+{
+    QFETCH(QString, kind);
+    return *m_backends.at(kind);
+}
+
+void TestSessionContract::initTestCase()
+{
+    QString why;
+    auto remote = std::make_unique<RemoteBackend>();
+    QVERIFY2(remote->start(&why), qPrintable(why));
+    auto local = std::make_unique<InProcessBackend>();
+    QVERIFY2(local->start(&why), qPrintable(why));
+    m_backends[u"remote"_s] = std::move(remote);
+    m_backends[u"in-process"_s] = std::move(local);
+}
+
+void TestSessionContract::cleanupTestCase()
+{
+    m_backends.clear();
+}
+
+void TestSessionContract::connects()
+{
+    Backend &b = backend();
+    QString why;
+    QVERIFY2(test::awaitConnected(b.session(), &why), qPrintable(why));
+    QVERIFY(b.session().failure().message.isEmpty());
+    QVERIFY(!b.session().displayName().isEmpty());
+    QVERIFY2(b.baseUrl().host() == u"127.0.0.1"_s, qPrintable(b.baseUrl().toString()));
+    QVERIFY(!b.adminToken().isEmpty());
+}
+
+void TestSessionContract::appLifecycle()
+{
+    Backend &b = backend();
+    Session &s = b.session();
+    QString why;
+    QVERIFY2(test::awaitConnected(s, &why), qPrintable(why));
+    test::EventLog events(s);
+    const QString name = u"web"_s;
+
+    auto created = test::awaitObject([&](auto done) { s.createApp(appSpec(name, b.apiPort()), done); });
+    VERIFY_OK(created);
+    QCOMPARE(created->value(u"name"_s).toString(), name);
+    QVERIFY(!events.waitFor(u"app.created"_s).isEmpty());
+
+    auto list = test::awaitList([&](auto done) { s.apps(done); });
+    VERIFY_OK(list);
+    QVERIFY(hasName(*list, name));
+    auto shown = test::awaitObject([&](auto done) { s.app(name, done); });
+    VERIFY_OK(shown);
+    QCOMPARE(shown->value(u"name"_s).toString(), name);
+
+    // Deploy and follow it through the event stream to its end.
+    auto queued = test::awaitObject([&](auto done) { s.deploy(name, {}, done); });
+    VERIFY_OK(queued);
+    const QString id = queued->value(u"id"_s).toString();
+    QVERIFY(!id.isEmpty());
+    const QJsonObject succeeded = events.waitFor(u"deploy.succeeded"_s, id);
+    QVERIFY2(!succeeded.isEmpty(), qPrintable(events.types(id).join(u", "_s)));
+    QVERIFY2(events.types(id).contains(u"deploy.step"_s), qPrintable(events.types(id).join(u", "_s)));
+
+    auto history = test::awaitList([&](auto done) { s.deploys(name, 5, done); });
+    VERIFY_OK(history);
+    QCOMPARE(history->first().toObject().value(u"id"_s).toString(), id);
+    auto detail = test::awaitObject([&](auto done) { s.deployDetail(id, done); });
+    VERIFY_OK(detail);
+    QCOMPARE(detail->value(u"status"_s).toString(), u"succeeded"_s);
+    QStringList steps;
+    for (const QJsonValue &step : detail->value(u"steps"_s).toArray()) {
+        steps << step.toObject().value(u"name"_s).toString();
+        QCOMPARE(step.toObject().value(u"status"_s).toString(), u"succeeded"_s);
+    }
+    for (const QString &step : {u"fetch"_s, u"build"_s, u"health"_s, u"switch"_s})
+        QVERIFY2(steps.contains(step), qPrintable(steps.join(u", "_s)));
+    auto app = test::awaitObject([&](auto done) { s.app(name, done); });
+    VERIFY_OK(app);
+    QCOMPARE(app->value(u"status"_s).toString(), u"running"_s);
+
+    // Logs: the tail, then a live follow cancelled by the view.
+    auto tail = test::awaitList([&](auto done) { s.logTail(name, 10, done); });
+    VERIFY_OK(tail);
+    QVERIFY(!tail->isEmpty());
+    QCOMPARE(tail->last().toObject().value(u"text"_s).toString(), u"hello from the fake"_s);
+    std::unique_ptr<desktop::Subscription> follow(s.followLogs(name, nullptr));
+    QSignalSpy opened(follow.get(), &desktop::Subscription::opened);
+    QSignalSpy ended(follow.get(), &desktop::Subscription::ended);
+    QVERIFY(opened.wait(10000));
+    QVERIFY(follow->isActive());
+    follow->cancel();
+    QCOMPARE(ended.size(), 1);
+    QVERIFY(!follow->isActive());
+    QVERIFY(follow->result().has_value());
+
+    // Cancelling a finished deploy is refused with a reason, not ignored.
+    auto cancelled = test::awaitDone([&](auto done) { s.cancelDeploy(id, done); });
+    QVERIFY(!cancelled);
+    QVERIFY2(cancelled.error().code == ErrorCode::Conflict, qPrintable(test::describe(cancelled.error())));
+
+    auto removed = test::awaitDone([&](auto done) { s.removeApp(name, done); });
+    VERIFY_OK(removed);
+    QVERIFY(!events.waitFor(u"app.removed"_s).isEmpty());
+    auto gone = test::awaitObject([&](auto done) { s.app(name, done); });
+    QVERIFY(!gone);
+    QCOMPARE(gone.error().code, ErrorCode::NotFound);
+}
+
+void TestSessionContract::badInput()
+{
+    Backend &b = backend();
+    Session &s = b.session();
+    QString why;
+    QVERIFY2(test::awaitConnected(s, &why), qPrintable(why));
+
+    // A spec with a field of the wrong kind: the error names the field.
+    auto wrongPort = test::awaitObject([&](auto done) {
+        s.createApp("name: bad\nsource:\n  repo: https://git.example/bad.git\nrun:\n  port: eighty\n", done);
+    });
+    QVERIFY(!wrongPort);
+    QCOMPARE(wrongPort.error().code, ErrorCode::Invalid);
+    QVERIFY2(wrongPort.error().where.contains(u"run.port"_s), qPrintable(test::describe(wrongPort.error())));
+    auto noSource = test::awaitObject([&](auto done) { s.createApp("name: bad\nrun:\n  port: 80\n", done); });
+    QVERIFY(!noSource);
+    QVERIFY2(noSource.error().where.contains(u"source"_s), qPrintable(test::describe(noSource.error())));
+    auto empty = test::awaitObject([&](auto done) { s.createApp({}, done); });
+    QVERIFY(!empty);
+    QCOMPARE(empty.error().where, u"body"_s);
+    auto apps = test::awaitList([&](auto done) { s.apps(done); });
+    VERIFY_OK(apps);
+    QVERIFY(!hasName(*apps, u"bad"_s));
+
+    // Unknown objects: NotFound, each saying which.
+    auto unknown = test::awaitObject([&](auto done) { s.app(u"nosuchapp"_s, done); });
+    QVERIFY(!unknown);
+    QCOMPARE(unknown.error().code, ErrorCode::NotFound);
+    QVERIFY2(unknown.error().text().contains(u"nosuchapp"_s), qPrintable(test::describe(unknown.error())));
+    auto deploy = test::awaitObject([&](auto done) { s.deploy(u"nosuchapp"_s, {}, done); });
+    QVERIFY(!deploy);
+    QCOMPARE(deploy.error().code, ErrorCode::NotFound);
+    auto update =
+        test::awaitObject([&](auto done) { s.updateApp(u"nosuchapp"_s, appSpec(u"nosuchapp"_s, b.apiPort()), done); });
+    QVERIFY(!update);
+    QCOMPARE(update.error().code, ErrorCode::NotFound);
+    auto approval = test::awaitObject([&](auto done) { s.approval(u"a0000000000000000"_s, done); });
+    QVERIFY(!approval);
+    QCOMPARE(approval.error().code, ErrorCode::NotFound);
+    std::unique_ptr<desktop::Subscription> follow(s.followLogs(u"nosuchapp"_s, nullptr));
+    QSignalSpy ended(follow.get(), &desktop::Subscription::ended);
+    QVERIFY(ended.wait(10000));
+    QVERIFY(!follow->result());
+    QCOMPARE(follow->result().error().code, ErrorCode::NotFound);
+    QVERIFY2(follow->result().error().text().contains(u"nosuchapp"_s), qPrintable(follow->result().error().text()));
+}
+
+void TestSessionContract::approvalThroughTheSession()
+{
+    Backend &b = backend();
+    Session &s = b.session();
+    QString why;
+    QVERIFY2(test::awaitConnected(s, &why), qPrintable(why));
+    test::EventLog events(s);
+
+    // A teammate (a member, made through the API like any other) asks for a deploy the policy
+    // holds; the desktop's user signs it off. Nobody approves their own request.
+    client::ApiClient admin(b.baseUrl(), b.adminToken());
+    const QString password = u"teammate's long password"_s;
+    auto user = api(admin, u"/api/v1/users"_s,
+                    {{u"username"_s, u"teammate"_s}, {u"password"_s, password}, {u"role"_s, u"member"_s}});
+    VERIFY_OK(user);
+    auto login = api(admin, u"/api/v1/sessions"_s, {{u"username"_s, u"teammate"_s}, {u"password"_s, password}});
+    VERIFY_OK(login);
+    desktop::RemoteSession teammate(b.baseUrl(), login->json.value(u"token"_s).toString());
+    teammate.open();
+    QVERIFY2(test::awaitConnected(teammate, &why), qPrintable(why));
+    auto created =
+        test::awaitObject([&](auto done) { teammate.createApp(appSpec(u"gated-web"_s, b.apiPort()), done); });
+    VERIFY_OK(created);
+    auto queued = test::awaitObject([&](auto done) { teammate.deploy(u"gated-web"_s, {}, done); });
+    VERIFY_OK(queued);
+    const QString deployId = queued->value(u"id"_s).toString();
+
+    const QJsonObject requested = events.waitFor(u"approval.requested"_s);
+    QVERIFY2(!requested.isEmpty(), qPrintable(events.types(deployId).join(u", "_s)));
+    auto pending = test::awaitList([&](auto done) { s.approvals(u"pending"_s, done); });
+    VERIFY_OK(pending);
+    QCOMPARE(pending->size(), 1);
+    const QJsonObject listed = pending->first().toObject();
+    const QString id = listed.value(u"id"_s).toString();
+    QCOMPARE(listed.value(u"object"_s).toString(), u"deploy/"_s + deployId);
+    QVERIFY2(listed.value(u"requester"_s).toString().startsWith(u"user:teammate"_s),
+             qPrintable(listed.value(u"requester"_s).toString()));
+
+    auto shown = test::awaitObject([&](auto done) { s.approval(id, done); });
+    VERIFY_OK(shown);
+    QVERIFY2(shown->contains(u"plan"_s), "an approval shows the plan it signs off");
+    auto held = test::awaitObject([&](auto done) { s.deployDetail(deployId, done); });
+    VERIFY_OK(held);
+    QCOMPARE(held->value(u"status"_s).toString(), u"awaiting-approval"_s);
+
+    // The requester may not approve; the desktop's user may.
+    auto own = test::awaitObject([&](auto done) { teammate.decideApproval(id, true, {}, done); });
+    QVERIFY(!own);
+    QCOMPARE(own.error().code, ErrorCode::Forbidden);
+    auto approved = test::awaitObject([&](auto done) { s.decideApproval(id, true, u"checked the plan"_s, done); });
+    VERIFY_OK(approved);
+    QCOMPARE(approved->value(u"status"_s).toString(), u"approved"_s);
+    QCOMPARE(approved->value(u"reason"_s).toString(), u"checked the plan"_s);
+    QVERIFY2(!events.waitFor(u"deploy.succeeded"_s, deployId).isEmpty(),
+             qPrintable(events.types(deployId).join(u", "_s)));
+    auto after = test::awaitList([&](auto done) { s.approvals(u"pending"_s, done); });
+    VERIFY_OK(after);
+    QVERIFY(after->isEmpty());
+    auto again = test::awaitObject([&](auto done) { s.decideApproval(id, false, {}, done); });
+    QVERIFY(!again);
+    QCOMPARE(again.error().code, ErrorCode::Conflict);
+    auto bad = test::awaitList([&](auto done) { s.approvals(u"sideways"_s, done); });
+    QVERIFY(!bad);
+    QVERIFY2(bad.error().where.contains(u"status"_s), qPrintable(test::describe(bad.error())));
+}
+
+void TestSessionContract::pipelinesAndRuns()
+{
+    Backend &b = backend();
+    Session &s = b.session();
+    QString why;
+    QVERIFY2(test::awaitConnected(s, &why), qPrintable(why));
+    test::EventLog events(s);
+
+    auto set = test::awaitObject(
+        [&](auto done) { s.setPipeline(u"ci"_s, "jobs:\n  - name: test\n  - name: slow\n", {}, done); });
+    VERIFY_OK(set);
+    QVERIFY(set->value(u"created"_s).toBool());
+    auto invalid = test::awaitObject([&](auto done) { s.setPipeline(u"ci2"_s, "resources: []\n", {}, done); });
+    QVERIFY(!invalid);
+    QCOMPARE(invalid.error().where, u"jobs"_s);
+    auto list = test::awaitList([&](auto done) { s.pipelines(done); });
+    VERIFY_OK(list);
+    QVERIFY(hasName(*list, u"ci"_s));
+    auto paused = test::awaitObject([&](auto done) { s.setPipelinePaused(u"ci"_s, true, done); });
+    VERIFY_OK(paused);
+    auto shown = test::awaitObject([&](auto done) { s.pipeline(u"ci"_s, done); });
+    VERIFY_OK(shown);
+    QVERIFY(shown->value(u"paused"_s).toBool());
+    auto unpaused = test::awaitObject([&](auto done) { s.setPipelinePaused(u"ci"_s, false, done); });
+    VERIFY_OK(unpaused);
+    auto unknownJob = test::awaitObject([&](auto done) { s.triggerJob(u"ci"_s, u"nojob"_s, done); });
+    QVERIFY(!unknownJob);
+    QCOMPARE(unknownJob.error().where, u"job"_s);
+
+    // A run to its end: the event stream says so, and its step tree is there.
+    auto run = test::awaitObject([&](auto done) { s.triggerJob(u"ci"_s, u"test"_s, done); });
+    VERIFY_OK(run);
+    const QString runId = run->value(u"id"_s).toString();
+    std::unique_ptr<desktop::Subscription> follow(s.followRun(runId, 0, nullptr));
+    QList<QJsonObject> followed;
+    connect(follow.get(), &desktop::Subscription::received, this,
+            [&followed](const QJsonObject &message) { followed << message; });
+    const QJsonObject finished = events.waitFor(u"run.finished"_s, runId);
+    QVERIFY(!finished.isEmpty());
+    QCOMPARE(finished.value(u"data"_s).toObject().value(u"status"_s).toString(), u"succeeded"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(!follow->isActive(), 10000);
+    QVERIFY2(follow->result().has_value(), qPrintable(follow->result() ? QString() : follow->result().error().text()));
+    QVERIFY(!followed.isEmpty());
+    auto tree = test::awaitObject([&](auto done) { s.run(runId, done); });
+    VERIFY_OK(tree);
+    QCOMPARE(tree->value(u"status"_s).toString(), u"succeeded"_s);
+    QVERIFY(!tree->value(u"steps"_s).toArray().isEmpty());
+    auto runs = test::awaitList([&](auto done) { s.runs(u"ci"_s, 10, done); });
+    VERIFY_OK(runs);
+    QCOMPARE(runs->first().toObject().value(u"id"_s).toString(), runId);
+
+    // A slow run aborted through the session.
+    auto slow = test::awaitObject([&](auto done) { s.triggerJob(u"ci"_s, u"slow"_s, done); });
+    VERIFY_OK(slow);
+    const QString slowId = slow->value(u"id"_s).toString();
+    auto aborted = test::awaitDone([&](auto done) { s.abortRun(slowId, done); });
+    VERIFY_OK(aborted);
+    const QJsonObject end = events.waitFor(u"run.finished"_s, slowId);
+    QCOMPARE(end.value(u"data"_s).toObject().value(u"status"_s).toString(), u"aborted"_s);
+}
+
+void TestSessionContract::inProcessRestartKeepsItsUserAndApps()
+{
+    QTemporaryDir dir;
+    QString why;
+    {
+        desktop::InProcessSession first(inProcessOptions(dir.path()));
+        QSignalSpy states(&first, &Session::stateChanged);
+        first.open();
+        QVERIFY2(test::awaitConnected(first, &why), qPrintable(why));
+        QCOMPARE(states.first().first().value<Session::State>(), Session::State::Connecting);
+        QCOMPARE(first.userName(), u"owner"_s);
+        QVERIFY(!QFile::exists(dir.filePath(u"initial-admin-token"_s)));
+        QCOMPARE(QFile(dir.filePath(u"desktop-token"_s)).permissions() & (QFile::ReadGroup | QFile::ReadOther),
+                 QFile::Permissions());
+        auto created = test::awaitObject([&](auto done) { first.createApp(appSpec(u"kept"_s, 1), done); });
+        VERIFY_OK(created);
+    }
+    const QString token = QString::fromUtf8([&] {
+        QFile f(dir.filePath(u"desktop-token"_s));
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }());
+    desktop::InProcessSession second(inProcessOptions(dir.path()));
+    second.open();
+    QVERIFY2(test::awaitConnected(second, &why), qPrintable(why));
+    auto kept = test::awaitObject([&](auto done) { second.app(u"kept"_s, done); });
+    VERIFY_OK(kept);
+    QFile f(dir.filePath(u"desktop-token"_s));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(f.readAll()), token);
+
+    // Someone else's install in that directory is refused, saying what to do instead.
+    desktop::InProcessOptions other = inProcessOptions(dir.path());
+    other.userName = u"somebody"_s;
+    desktop::InProcessSession third(std::move(other));
+    third.open();
+    QVERIFY(!test::awaitConnected(third, &why));
+    QCOMPARE(third.state(), Session::State::Failed);
+    QCOMPARE(third.failure().code, ErrorCode::Forbidden);
+    QVERIFY2(third.failure().hint.contains(u"remote"_s), qPrintable(test::describe(third.failure())));
+}
+
+void TestSessionContract::remoteWithABadTokenFails()
+{
+    auto &remote = static_cast<RemoteBackend &>(*m_backends.at(u"remote"_s));
+    desktop::RemoteSession wrong(remote.baseUrl(), u"pando_wrong"_s);
+    wrong.open();
+    QString why;
+    QVERIFY(!test::awaitConnected(wrong, &why));
+    QCOMPARE(wrong.state(), Session::State::Failed);
+    QCOMPARE(wrong.failure().code, ErrorCode::Unauthorized);
+    auto refused = test::awaitList([&](auto done) { wrong.apps(done); });
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, ErrorCode::Unauthorized);
+
+    // Nothing listens there: Failed, naming the address and what to check.
+    desktop::RemoteSession nowhere(QUrl(u"http://127.0.0.1:1"_s), u"pando_x"_s);
+    nowhere.open();
+    QVERIFY(!test::awaitConnected(nowhere, &why));
+    QCOMPARE(nowhere.failure().code, ErrorCode::Unavailable);
+    QVERIFY2(nowhere.failure().hint.contains(u"127.0.0.1:1"_s), qPrintable(test::describe(nowhere.failure())));
+}
+
+QTEST_GUILESS_MAIN(TestSessionContract)
+#include "tst_sessioncontract.moc"
