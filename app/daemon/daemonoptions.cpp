@@ -135,7 +135,7 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
         auto loaded = core::policy::loadPolicy(parser.value(approvalPolicy));
         if (!loaded) {
             Error e = loaded.error();
-            e.message = QStringLiteral("--approval-policy: ") + e.message;
+            e.where = QStringLiteral("--approval-policy ") + e.where;
             return std::unexpected(e);
         }
         o.engine.approvalPolicy = *loaded;

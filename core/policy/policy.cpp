@@ -36,6 +36,13 @@ QString cpusText(double cpus)
     return cpus <= 0 ? u"unlimited"_s : QString::number(cpus);
 }
 
+// A value from the file as it was written there, for error messages.
+QString shown(const QJsonValue &value)
+{
+    const QByteArray json = QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact);
+    return QString::fromUtf8(json.mid(1, json.size() - 2)); // without the array's brackets
+}
+
 Result<QStringList> stringList(const QJsonValue &value, const QString &where)
 {
     if (!value.isArray())
@@ -86,14 +93,17 @@ Status readChanges(const QJsonValue &value, Policy &policy)
         else if (memory.isDouble() && memory.toDouble() == double(qint64(memory.toDouble())))
             bytes = qint64(memory.toDouble());
         if (!bytes || *bytes <= 0)
-            return fail(ErrorCode::Invalid, u"expected a positive amount of memory (\"2Gi\", \"512Mi\" or bytes)"_s,
-                        u"changes.memoryAbove"_s);
+            return fail(
+                ErrorCode::Invalid,
+                u"expected a positive amount of memory (\"2Gi\", \"512Mi\" or bytes), got %1"_s.arg(shown(memory)),
+                u"changes.memoryAbove"_s);
         policy.memoryAboveBytes = *bytes;
     }
     if (changes.contains(u"cpusAbove"_s)) {
         const QJsonValue cpus = changes.value(u"cpusAbove"_s);
         if (!cpus.isDouble() || cpus.toDouble() <= 0)
-            return fail(ErrorCode::Invalid, u"expected a positive number of cpus"_s, u"changes.cpusAbove"_s);
+            return fail(ErrorCode::Invalid, u"expected a positive number of cpus, got %1"_s.arg(shown(cpus)),
+                        u"changes.cpusAbove"_s);
         policy.cpusAbove = cpus.toDouble();
     }
     return {};

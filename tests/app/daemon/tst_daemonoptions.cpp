@@ -1,0 +1,93 @@
+// pandod's command line: what each flag sets, and that a wrong value is refused naming the flag
+// (and, for the approval policy, the file and the key) before anything starts.
+
+#include "app/daemon/daemonoptions.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace pando;
+
+class TestDaemonOptions : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+    QString write(const QString &name, const QByteArray &content)
+    {
+        QFile file(m_dir.filePath(name));
+        if (!file.open(QIODevice::WriteOnly))
+            return {};
+        file.write(content);
+        return file.fileName();
+    }
+    static Result<daemon::DaemonOptions> parse(const QStringList &flags)
+    {
+        return daemon::parseOptions(QStringList{u"pandod"_s} + flags);
+    }
+
+private Q_SLOTS:
+    void defaults()
+    {
+        auto o = parse({u"--data-dir"_s, m_dir.path()});
+        QVERIFY2(o, qPrintable(o ? QString() : o.error().text()));
+        QCOMPARE(o->listenPort, quint16(7420));
+        QVERIFY(o->engine.approvalPolicy.isEmpty());
+        QCOMPARE(o->engine.approvalTtlMs, 24LL * 60 * 60 * 1000);
+        QVERIFY(o->engine.policy.deniedRoutePorts.contains(7420));
+    }
+
+    void approvalPolicyAndTtl()
+    {
+        const QString path =
+            write(u"policy.json"_s, R"({"apps": ["billing-*"], "changes": {"newSourceRepo": true, "egress": true}})");
+        auto o = parse({u"--data-dir"_s, m_dir.path(), u"--approval-policy"_s, path, u"--approval-ttl"_s, u"2h"_s});
+        QVERIFY2(o, qPrintable(o ? QString() : o.error().text()));
+        QCOMPARE(o->engine.approvalPolicy.appGlobs, QStringList{u"billing-*"_s});
+        QVERIFY(o->engine.approvalPolicy.newSourceRepo);
+        QCOMPARE(o->engine.approvalTtlMs, 2LL * 60 * 60 * 1000);
+        QCOMPARE(daemon::parseDuration(u"7d"_s), std::optional<qint64>(7LL * 86'400'000));
+        QCOMPARE(daemon::parseDuration(u"90s"_s), std::optional<qint64>(90'000));
+        QVERIFY(!daemon::parseDuration(u"1h30m"_s));
+        QVERIFY(!daemon::parseDuration(u"-5m"_s));
+    }
+
+    void badValuesNameTheFlag_data()
+    {
+        QTest::addColumn<QStringList>("flags");
+        QTest::addColumn<QString>("where");
+        QTest::addColumn<QString>("message");
+        const QString typo = write(u"typo.json"_s, R"({"apps": ["x"], "chnages": {}})");
+        const QString badValue = write(u"bad.json"_s, R"({"changes": {"memoryAbove": "lots"}})");
+        QTest::newRow("policy typo") << QStringList{u"--approval-policy"_s, typo}
+                                     << u"--approval-policy "_s + typo + u": chnages"_s << u"unknown key"_s;
+        QTest::newRow("policy value") << QStringList{u"--approval-policy"_s, badValue}
+                                      << u"--approval-policy "_s + badValue + u": changes.memoryAbove"_s << u"lots"_s;
+        QTest::newRow("policy missing") << QStringList{u"--approval-policy"_s, m_dir.filePath(u"none.json"_s)}
+                                        << u"--approval-policy "_s + m_dir.filePath(u"none.json"_s) << u"cannot read"_s;
+        QTest::newRow("ttl bare number") << QStringList{u"--approval-ttl"_s, u"5"_s} << u"--approval-ttl"_s
+                                         << u"got \"5\""_s;
+        QTest::newRow("ttl too short") << QStringList{u"--approval-ttl"_s, u"30s"_s} << u"--approval-ttl"_s
+                                       << u"at least a minute"_s;
+        QTest::newRow("workers") << QStringList{u"--workers"_s, u"0"_s} << u"--workers"_s << u"1 to 64"_s;
+        QTest::newRow("listen") << QStringList{u"--listen"_s, u"localhost"_s} << u"--listen"_s << u"host:port"_s;
+        QTest::newRow("app limit") << QStringList{u"--app-limit"_s, u"-1"_s} << u"--app-limit"_s << u"0 to"_s;
+    }
+
+    void badValuesNameTheFlag()
+    {
+        QFETCH(QStringList, flags);
+        QFETCH(QString, where);
+        QFETCH(QString, message);
+        auto o = parse(QStringList{u"--data-dir"_s, m_dir.path()} + flags);
+        QVERIFY(!o);
+        QCOMPARE(o.error().code, o.error().code == ErrorCode::TooLarge ? ErrorCode::TooLarge : ErrorCode::Invalid);
+        QCOMPARE(o.error().where, where);
+        QVERIFY2(o.error().message.contains(message), qPrintable(o.error().text()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDaemonOptions)
+#include "tst_daemonoptions.moc"
