@@ -7,9 +7,9 @@ PANDO_PACKAGES=(
     cmake ninja-build ccache g++ pkg-config git curl ca-certificates
     qt6-base-dev qt6-websockets-dev qt6-httpserver-dev libqt6sql6-sqlite libqt6sql6-psql
     libyaml-cpp-dev libgit2-dev libssh-dev libzstd-dev libssl-dev libarchive-dev libcurl4-openssl-dev libargon2-dev
-    docker.io busybox-static
+    docker.io busybox-static dpkg-dev
 )
-PANDO_TEST_PACKAGES=(postgresql rsyslog rsyslog-gnutls python3 openssl openssh-server openssh-client)
+PANDO_TEST_PACKAGES=(postgresql rsyslog rsyslog-gnutls python3 openssl openssh-server openssh-client debootstrap)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
