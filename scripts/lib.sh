@@ -7,9 +7,12 @@ PANDO_PACKAGES=(
     cmake ninja-build ccache g++ pkg-config git curl ca-certificates
     qt6-base-dev qt6-websockets-dev qt6-httpserver-dev libqt6sql6-sqlite libqt6sql6-psql
     libyaml-cpp-dev libgit2-dev libssh-dev libzstd-dev libssl-dev libarchive-dev libcurl4-openssl-dev libargon2-dev
+    qt6-declarative-dev qt6-svg-dev qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts
+    qml6-module-qtquick-window qml6-module-qtqml-workerscript qml6-module-qtquick-templates qml6-module-qttest
+    qml6-module-qtquick-dialogs qml6-module-qtqml qml6-module-qtqml-models
     docker.io busybox-static dpkg-dev
 )
-PANDO_TEST_PACKAGES=(postgresql rsyslog rsyslog-gnutls python3 openssl openssh-server openssh-client debootstrap)
+PANDO_TEST_PACKAGES=(postgresql rsyslog rsyslog-gnutls python3 openssl openssh-server openssh-client xvfb debootstrap)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -1,0 +1,129 @@
+// The selected app: status, URL (click opens it), last deploy with its failure reason in one line,
+// and Deploy with its progress in place.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Pando.Apps
+
+Pane {
+    id: root
+    required property AppsModel appsModel
+    readonly property var app: appsModel.selected
+    readonly property bool hasApp: app.name.length > 0
+    padding: 16
+
+    Label {
+        anchors.centerIn: parent
+        visible: !root.hasApp
+        text: qsTr("Select an app to see its details")
+        opacity: 0.7
+    }
+
+    ColumnLayout {
+        anchors.left: parent.left
+        anchors.right: parent.right
+        anchors.top: parent.top
+        spacing: 12
+        visible: root.hasApp
+
+        RowLayout {
+            spacing: 8
+            Layout.fillWidth: true
+            StatusIndicator {
+                state: root.hasApp ? root.app.state : AppsModel.Neutral
+                size: 16
+            }
+            Label {
+                text: root.hasApp ? root.app.name : ""
+                font.pointSize: 16
+                font.bold: true
+                Layout.fillWidth: true
+                elide: Text.ElideRight
+            }
+            Button {
+                text: qsTr("Deploy")
+                highlighted: true
+                enabled: root.hasApp && !root.app.busy && root.appsModel.engineReachable
+                onClicked: root.appsModel.deploy(root.appsModel.selectedRow)
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Deploy the spec's ref again (Ctrl+D)")
+            }
+        }
+
+        RowLayout {
+            spacing: 8
+            visible: root.hasApp && root.app.busy
+            BusyIndicator {
+                running: parent.visible
+                Layout.preferredWidth: 24
+                Layout.preferredHeight: 24
+            }
+            Label {
+                text: root.hasApp ? root.app.progress : ""
+            }
+        }
+
+        Label {
+            visible: root.hasApp && root.app.actionError.length > 0
+            text: root.hasApp ? root.app.actionError : ""
+            color: "#d2352b"
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
+
+        GridLayout {
+            columns: 2
+            columnSpacing: 16
+            rowSpacing: 8
+            Layout.fillWidth: true
+
+            Label {
+                text: qsTr("Status")
+                opacity: 0.7
+            }
+            Label {
+                text: root.hasApp ? root.app.statusText : ""
+            }
+
+            Label {
+                text: qsTr("URL")
+                opacity: 0.7
+            }
+            Label {
+                readonly property string url: root.hasApp ? root.app.url : ""
+                text: url.length > 0 ? "<a href=\"" + url + "\">" + url + "</a>" : qsTr("not routed yet")
+                textFormat: url.length > 0 ? Text.StyledText : Text.PlainText
+                onLinkActivated: link => Qt.openUrlExternally(link)
+                MouseArea {
+                    anchors.fill: parent
+                    acceptedButtons: Qt.NoButton
+                    cursorShape: parent.url.length > 0 ? Qt.PointingHandCursor : Qt.ArrowCursor
+                }
+            }
+
+            Label {
+                text: qsTr("Ref")
+                opacity: 0.7
+            }
+            Label {
+                text: root.hasApp ? root.app.ref : ""
+            }
+
+            Label {
+                text: qsTr("Last deploy")
+                opacity: 0.7
+            }
+            Label {
+                text: root.hasApp ? root.app.lastDeployText : ""
+            }
+        }
+
+        Label {
+            visible: root.hasApp && root.app.lastDeployError.length > 0
+            text: root.hasApp ? root.app.lastDeployError : ""
+            color: "#d2352b"
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
+    }
+}

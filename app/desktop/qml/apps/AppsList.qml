@@ -1,0 +1,96 @@
+// The master list: one row per app with its state mark, word, and last deploy.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Pando.Apps
+
+Pane {
+    id: root
+    required property AppsModel appsModel
+    padding: 0
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 0
+
+        RowLayout {
+            Layout.fillWidth: true
+            Layout.margins: 8
+            spacing: 8
+            Label {
+                text: qsTr("Apps")
+                font.bold: true
+                font.pointSize: 13
+                Layout.fillWidth: true
+            }
+            BusyIndicator {
+                running: root.appsModel.loading
+                visible: running
+                Layout.preferredHeight: 20
+                Layout.preferredWidth: 20
+            }
+            ToolButton {
+                text: qsTr("Refresh")
+                onClicked: root.appsModel.refresh()
+            }
+        }
+
+        ListView {
+            id: list
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            clip: true
+            model: root.appsModel
+            currentIndex: root.appsModel.selectedRow
+            keyNavigationEnabled: true
+            focus: true
+            onCurrentIndexChanged: root.appsModel.selectedRow = currentIndex
+            ScrollBar.vertical: ScrollBar {}
+
+            delegate: ItemDelegate {
+                id: row
+                required property int index
+                required property string name
+                required property int state
+                required property string statusText
+                required property string lastDeployText
+                required property string progress
+                required property bool busy
+                readonly property AppsModel appsModel: ListView.view.model as AppsModel
+
+                width: ListView.view.width
+                highlighted: ListView.isCurrentItem
+                onClicked: row.appsModel.selectedRow = row.index
+
+                contentItem: RowLayout {
+                    spacing: 8
+                    StatusIndicator {
+                        state: row.state
+                        Layout.alignment: Qt.AlignVCenter
+                    }
+                    ColumnLayout {
+                        spacing: 0
+                        Layout.fillWidth: true
+                        Label {
+                            text: row.name
+                            font.bold: true
+                            elide: Text.ElideRight
+                            Layout.fillWidth: true
+                        }
+                        Label {
+                            text: row.busy && row.progress.length > 0 ? row.progress : row.lastDeployText
+                            opacity: 0.7
+                            font.pointSize: 9
+                            elide: Text.ElideRight
+                            Layout.fillWidth: true
+                        }
+                    }
+                    Label {
+                        text: row.statusText
+                        opacity: 0.8
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+// The first start: how to deploy the first app, and whether the engine answers (and what to do
+// when it does not).
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Pando.Apps
+
+Pane {
+    id: root
+    required property AppsModel appsModel
+
+    ColumnLayout {
+        anchors.centerIn: parent
+        width: Math.min(parent.width - 48, 560)
+        spacing: 12
+
+        Label {
+            text: qsTr("Deploy your first app")
+            font.pointSize: 20
+            font.bold: true
+            Layout.alignment: Qt.AlignHCenter
+        }
+        Label {
+            text: qsTr("Pando builds an app from a git repository and runs it on this computer's Docker engine. There are two ways to start:")
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
+        Label {
+            text: qsTr("<b>From a repository URL</b>: write a short spec naming the repository and the port the app listens on — <tt>name: hello</tt>, <tt>source.repo: https://…/hello.git</tt>, <tt>run.port: 8080</tt> — and create the app from it.")
+            textFormat: Text.StyledText
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
+        Label {
+            text: qsTr("<b>From a spec file</b>: <tt>pando apps create -f hello.yaml</tt>, then <tt>pando deploy hello</tt>. The app appears here and its deploy shows live.")
+            textFormat: Text.StyledText
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
+        RowLayout {
+            spacing: 8
+            Layout.topMargin: 8
+            StatusIndicator {
+                state: root.appsModel.engineReachable ? AppsModel.Healthy : AppsModel.Failed
+            }
+            Label {
+                text: root.appsModel.engineText
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
+        }
+        Label {
+            visible: text.length > 0
+            text: root.appsModel.engineHint
+            wrapMode: Text.Wrap
+            opacity: 0.8
+            Layout.fillWidth: true
+        }
+        Label {
+            visible: text.length > 0
+            text: root.appsModel.error
+            color: "#d2352b"
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
+    }
+}

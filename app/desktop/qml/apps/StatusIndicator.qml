@@ -1,0 +1,87 @@
+// The state vocabulary's mark: a shape and a colour per state (see DESKTOP.md), never colour alone.
+import QtQuick
+import Pando.Apps
+
+Item {
+    id: root
+    required property int state
+    property real size: 12
+
+    implicitWidth: size
+    implicitHeight: size
+
+    // Healthy: a filled green circle.
+    Rectangle {
+        anchors.fill: parent
+        visible: root.state === AppsModel.Healthy
+        radius: width / 2
+        color: "#2e9d4f"
+    }
+    // In progress: a blue ring with a gap that turns.
+    Item {
+        anchors.fill: parent
+        visible: root.state === AppsModel.Progress
+        Rectangle {
+            anchors.fill: parent
+            radius: width / 2
+            color: "transparent"
+            border.color: "#2f6fdb"
+            border.width: Math.max(2, root.size / 6)
+        }
+        Rectangle {
+            width: root.size / 3
+            height: root.size / 3
+            radius: width / 2
+            color: "#2f6fdb"
+            x: parent.width / 2 - width / 2
+            y: 0
+        }
+        RotationAnimator on rotation {
+            from: 0
+            to: 360
+            duration: 1200
+            loops: Animation.Infinite
+            running: root.state === AppsModel.Progress && root.visible
+        }
+    }
+    // Waiting for approval: an amber diamond.
+    Rectangle {
+        anchors.centerIn: parent
+        visible: root.state === AppsModel.Waiting
+        width: root.size * 0.72
+        height: width
+        rotation: 45
+        color: "#d99a00"
+    }
+    // Failed: a red square with a white bar across (a "no" sign).
+    Rectangle {
+        anchors.fill: parent
+        visible: root.state === AppsModel.Failed
+        radius: root.size / 6
+        color: "#d2352b"
+        Rectangle {
+            anchors.centerIn: parent
+            width: parent.width * 0.6
+            height: Math.max(2, parent.height / 6)
+            color: "white"
+        }
+    }
+    // Stopped: a hollow circle.
+    Rectangle {
+        anchors.fill: parent
+        visible: root.state === AppsModel.Stopped
+        radius: width / 2
+        color: "transparent"
+        border.color: "#7a7a7a"
+        border.width: Math.max(1.5, root.size / 8)
+    }
+    // Not deployed: a short grey dash.
+    Rectangle {
+        anchors.centerIn: parent
+        visible: root.state === AppsModel.Neutral
+        width: root.size * 0.8
+        height: Math.max(2, root.size / 5)
+        radius: height / 2
+        color: "#9a9a9a"
+    }
+}

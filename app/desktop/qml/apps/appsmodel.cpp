@@ -1,0 +1,516 @@
+#include "app/desktop/qml/apps/appsmodel.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QLocale>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::desktop {
+
+namespace {
+
+bool deployInFlight(const QString &status)
+{
+    return status == u"queued"_s || status == u"running"_s || status == u"awaiting-approval"_s;
+}
+
+QString deployWord(const QString &status)
+{
+    if (status == u"queued"_s)
+        return AppsModel::tr("queued");
+    if (status == u"running"_s)
+        return AppsModel::tr("deploying");
+    if (status == u"awaiting-approval"_s)
+        return AppsModel::tr("waiting for approval");
+    if (status == u"succeeded"_s)
+        return AppsModel::tr("succeeded");
+    if (status == u"failed"_s)
+        return AppsModel::tr("failed");
+    if (status == u"cancelled"_s)
+        return AppsModel::tr("cancelled");
+    if (status == u"rejected"_s)
+        return AppsModel::tr("rejected");
+    return status;
+}
+
+QString stepWord(const QString &name)
+{
+    if (name == u"fetch"_s)
+        return AppsModel::tr("fetching the source");
+    if (name == u"detect"_s)
+        return AppsModel::tr("detecting the build");
+    if (name == u"plan"_s)
+        return AppsModel::tr("planning");
+    if (name == u"approval"_s)
+        return AppsModel::tr("waiting for approval");
+    if (name == u"build"_s)
+        return AppsModel::tr("building the image");
+    if (name == u"start"_s)
+        return AppsModel::tr("starting the container");
+    if (name == u"health"_s)
+        return AppsModel::tr("checking health");
+    if (name == u"switch"_s)
+        return AppsModel::tr("switching traffic");
+    if (name == u"retire"_s)
+        return AppsModel::tr("retiring the old version");
+    return name;
+}
+
+} // namespace
+
+AppsModel::AppsModel(QObject *parent) : QAbstractListModel(parent)
+{}
+
+AppsModel::~AppsModel() = default;
+
+void AppsModel::setSessionObject(QObject *session)
+{
+    auto *typed = qobject_cast<Session *>(session);
+    if (session && !typed)
+        qWarning("AppsModel: %s is not a pando::desktop::Session", session->metaObject()->className());
+    setSession(typed);
+}
+
+void AppsModel::setSession(Session *session)
+{
+    if (m_session == session)
+        return;
+    if (m_session)
+        disconnect(m_session, nullptr, this, nullptr);
+    m_session = session;
+    ++m_generation;
+    beginResetModel();
+    m_rows.clear();
+    endResetModel();
+    m_loaded = false;
+    m_selected = -1;
+    if (m_session) {
+        connect(m_session, &Session::eventReceived, this, &AppsModel::onEvent);
+        connect(m_session, &Session::stateChanged, this, &AppsModel::onSessionState);
+    }
+    Q_EMIT sessionChanged();
+    Q_EMIT countChanged();
+    Q_EMIT loadingChanged();
+    Q_EMIT selectedChanged();
+    Q_EMIT summaryChanged();
+    Q_EMIT engineChanged();
+    if (m_session && m_session->state() == Session::State::Connected)
+        refresh();
+}
+
+int AppsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+QHash<int, QByteArray> AppsModel::roleNames() const
+{
+    return {
+        {NameRole, "name"},
+        {StatusRole, "status"},
+        {StateRole, "state"},
+        {StatusTextRole, "statusText"},
+        {UrlRole, "url"},
+        {LastDeployIdRole, "lastDeployId"},
+        {LastDeployStatusRole, "lastDeployStatus"},
+        {LastDeployTextRole, "lastDeployText"},
+        {LastDeployTimeRole, "lastDeployTime"},
+        {LastDeployErrorRole, "lastDeployError"},
+        {RefRole, "ref"},
+        {BusyRole, "busy"},
+        {ProgressRole, "progress"},
+        {ActionErrorRole, "actionError"},
+    };
+}
+
+QVariant AppsModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Row &row = m_rows.at(index.row());
+    if (role == Qt::DisplayRole)
+        role = NameRole;
+    return roleValue(row, role);
+}
+
+QVariant AppsModel::roleValue(const Row &row, int role) const
+{
+    const QJsonObject last = row.app.value(u"last_deploy"_s).toObject();
+    switch (role) {
+    case NameRole:
+        return row.app.value(u"name"_s).toString();
+    case StatusRole:
+        return row.app.value(u"status"_s).toString();
+    case StateRole:
+        return QVariant::fromValue(int(stateOf(row)));
+    case StatusTextRole: {
+        const State state = stateOf(row);
+        // "new" and "removing" have no state of their own in the shared vocabulary.
+        if (row.app.value(u"status"_s).toString() == u"new"_s && state == State::Neutral)
+            return tr("not deployed");
+        if (row.app.value(u"status"_s).toString() == u"removing"_s)
+            return tr("removing");
+        return stateWord(state);
+    }
+    case UrlRole:
+        return row.app.value(u"url"_s).toString();
+    case LastDeployIdRole:
+        return last.value(u"id"_s).toString();
+    case LastDeployStatusRole:
+        return last.value(u"status"_s).toString();
+    case LastDeployTextRole: {
+        if (last.isEmpty())
+            return tr("never deployed");
+        const qint64 ms = last.value(u"finished_ms"_s).toInteger(last.value(u"created_ms"_s).toInteger());
+        const QString when =
+            ms > 0 ? QLocale().toString(QDateTime::fromMSecsSinceEpoch(ms), QLocale::ShortFormat) : QString();
+        const QString ref = last.value(u"ref"_s).toString();
+        const QString word = deployWord(last.value(u"status"_s).toString());
+        if (when.isEmpty())
+            return tr("%1 (%2)").arg(word, ref);
+        return tr("%1 at %2 (%3)").arg(word, when, ref);
+    }
+    case LastDeployTimeRole:
+        return last.value(u"finished_ms"_s).toInteger(last.value(u"created_ms"_s).toInteger());
+    case LastDeployErrorRole: {
+        if (last.value(u"status"_s).toString() != u"failed"_s)
+            return QString();
+        const QString step = last.value(u"failed_step"_s).toString();
+        const QString error = last.value(u"error"_s).toString();
+        return step.isEmpty() ? error : tr("%1 failed: %2").arg(step, error);
+    }
+    case RefRole:
+        return row.app.value(u"spec"_s).toObject().value(u"source"_s).toObject().value(u"ref"_s).toString();
+    case BusyRole:
+        return row.busy || deployInFlight(last.value(u"status"_s).toString());
+    case ProgressRole:
+        if (!row.progress.isEmpty())
+            return row.progress;
+        return deployInFlight(last.value(u"status"_s).toString()) ? deployWord(last.value(u"status"_s).toString())
+                                                                  : QString();
+    case ActionErrorRole:
+        return row.actionError;
+    }
+    return {};
+}
+
+AppsModel::State AppsModel::stateOf(const Row &row) const
+{
+    const QString status = row.app.value(u"status"_s).toString();
+    const QString last = row.app.value(u"last_deploy"_s).toObject().value(u"status"_s).toString();
+    if (last == u"awaiting-approval"_s)
+        return State::Waiting;
+    if (row.busy || deployInFlight(last) || status == u"deploying"_s || status == u"removing"_s)
+        return State::Progress;
+    if (status == u"running"_s)
+        return State::Healthy;
+    if (status == u"failed"_s)
+        return State::Failed;
+    if (status == u"stopped"_s)
+        return State::Stopped;
+    if (status == u"new"_s && last == u"failed"_s)
+        return State::Failed;
+    return State::Neutral;
+}
+
+QString AppsModel::stateWord(State state)
+{
+    switch (state) {
+    case State::Healthy:
+        return tr("running");
+    case State::Progress:
+        return tr("in progress");
+    case State::Waiting:
+        return tr("waiting for approval");
+    case State::Failed:
+        return tr("failed");
+    case State::Stopped:
+        return tr("stopped");
+    case State::Neutral:
+        break;
+    }
+    return tr("not deployed");
+}
+
+bool AppsModel::isEngineReachable() const
+{
+    return m_session && m_session->state() == Session::State::Connected;
+}
+
+QString AppsModel::engineText() const
+{
+    if (!m_session)
+        return tr("No connection");
+    const QString name = m_session->displayName();
+    switch (m_session->state()) {
+    case Session::State::Disconnected:
+        return tr("Not connected to %1").arg(name);
+    case Session::State::Connecting:
+        if (!m_session->failure().message.isEmpty())
+            return tr("Reconnecting to %1: %2").arg(name, m_session->failure().text());
+        return tr("Connecting to %1…").arg(name);
+    case Session::State::Connected:
+        return tr("The engine on %1 is reachable").arg(name);
+    case Session::State::Failed:
+        return tr("Cannot reach the engine on %1: %2").arg(name, m_session->failure().text());
+    }
+    return {};
+}
+
+QString AppsModel::engineHint() const
+{
+    if (!m_session || m_session->state() == Session::State::Connected)
+        return {};
+    return m_session->failure().hint;
+}
+
+void AppsModel::setSelectedRow(int row)
+{
+    if (row < -1 || row >= rowCount())
+        row = -1;
+    if (row == m_selected)
+        return;
+    m_selected = row;
+    Q_EMIT selectedChanged();
+}
+
+QVariantMap AppsModel::selected() const
+{
+    // Every key is always there (an empty row's values when nothing is selected), so bindings
+    // never read undefined while the selection changes.
+    static const Row none;
+    const Row &row = m_selected >= 0 && m_selected < m_rows.size() ? m_rows.at(m_selected) : none;
+    QVariantMap map;
+    const auto names = roleNames();
+    for (auto it = names.cbegin(); it != names.cend(); ++it)
+        map.insert(QString::fromLatin1(it.value()), roleValue(row, it.key()));
+    return map;
+}
+
+int AppsModel::failingCount() const
+{
+    int n = 0;
+    for (const Row &row : m_rows) {
+        const QString last = row.app.value(u"last_deploy"_s).toObject().value(u"status"_s).toString();
+        if (stateOf(row) == State::Failed || (last == u"failed"_s && !row.busy))
+            ++n;
+    }
+    return n;
+}
+
+int AppsModel::busyCount() const
+{
+    int n = 0;
+    for (const Row &row : m_rows)
+        n += stateOf(row) == State::Progress ? 1 : 0;
+    return n;
+}
+
+int AppsModel::rowOf(const QString &name) const
+{
+    for (int i = 0; i < m_rows.size(); ++i)
+        if (m_rows.at(i).app.value(u"name"_s).toString() == name)
+            return i;
+    return -1;
+}
+
+void AppsModel::setError(const QString &error)
+{
+    if (error == m_error)
+        return;
+    m_error = error;
+    Q_EMIT errorChanged();
+}
+
+void AppsModel::refresh()
+{
+    if (!m_session)
+        return;
+    m_loading = true;
+    Q_EMIT loadingChanged();
+    const quint64 generation = m_generation;
+    QPointer<AppsModel> self(this);
+    m_session->apps([self, generation](const Result<QJsonArray> &apps) {
+        if (!self || self->m_generation != generation)
+            return;
+        self->m_loading = false;
+        if (!apps) {
+            self->setError(apps.error().text());
+            Q_EMIT self->loadingChanged();
+            return;
+        }
+        self->setError({});
+        self->m_loaded = true;
+        // Rows are kept in place and updated, so a refresh does not lose the selection.
+        QStringList seen;
+        for (const QJsonValue &app : *apps) {
+            seen.append(app.toObject().value(u"name"_s).toString());
+            self->applyApp(app.toObject());
+        }
+        for (int i = int(self->m_rows.size()) - 1; i >= 0; --i) {
+            const QString name = self->m_rows.at(i).app.value(u"name"_s).toString();
+            if (!seen.contains(name))
+                self->removeApp(name);
+        }
+        Q_EMIT self->loadingChanged();
+    });
+}
+
+void AppsModel::applyApp(const QJsonObject &app)
+{
+    const QString name = app.value(u"name"_s).toString();
+    if (name.isEmpty())
+        return;
+    const int row = rowOf(name);
+    if (row >= 0) {
+        Row &r = m_rows[row];
+        r.app = app;
+        if (!deployInFlight(app.value(u"last_deploy"_s).toObject().value(u"status"_s).toString())) {
+            r.busy = false;
+            r.progress.clear();
+        }
+        rowChanged(row);
+        return;
+    }
+    // Sorted by name, as the API lists them.
+    int at = 0;
+    while (at < m_rows.size() && m_rows.at(at).app.value(u"name"_s).toString() < name)
+        ++at;
+    beginInsertRows({}, at, at);
+    m_rows.insert(at, Row{app});
+    endInsertRows();
+    if (m_selected >= at) {
+        ++m_selected;
+        Q_EMIT selectedChanged();
+    }
+    Q_EMIT countChanged();
+    Q_EMIT summaryChanged();
+}
+
+void AppsModel::removeApp(const QString &name)
+{
+    const int row = rowOf(name);
+    if (row < 0)
+        return;
+    beginRemoveRows({}, row, row);
+    m_rows.removeAt(row);
+    endRemoveRows();
+    if (m_selected == row)
+        m_selected = -1;
+    else if (m_selected > row)
+        --m_selected;
+    Q_EMIT selectedChanged();
+    Q_EMIT countChanged();
+    Q_EMIT summaryChanged();
+}
+
+void AppsModel::rowChanged(int row)
+{
+    const QModelIndex i = index(row);
+    Q_EMIT dataChanged(i, i);
+    if (row == m_selected)
+        Q_EMIT selectedChanged();
+    Q_EMIT summaryChanged();
+}
+
+void AppsModel::reloadApp(const QString &name)
+{
+    if (!m_session || name.isEmpty())
+        return;
+    const quint64 generation = m_generation;
+    QPointer<AppsModel> self(this);
+    m_session->app(name, [self, generation, name](const Result<QJsonObject> &app) {
+        if (!self || self->m_generation != generation)
+            return;
+        if (app)
+            self->applyApp(*app);
+        else if (app.error().code == ErrorCode::NotFound)
+            self->removeApp(name);
+        else
+            self->setError(app.error().text());
+    });
+}
+
+void AppsModel::deploy(int row)
+{
+    if (!m_session || row < 0 || row >= m_rows.size())
+        return;
+    const QString name = m_rows.at(row).app.value(u"name"_s).toString();
+    Row &r = m_rows[row];
+    r.busy = true;
+    r.progress = tr("starting a deploy");
+    r.actionError.clear();
+    rowChanged(row);
+    const quint64 generation = m_generation;
+    QPointer<AppsModel> self(this);
+    m_session->deploy(name, {}, [self, generation, name](const Result<QJsonObject> &queued) {
+        if (!self || self->m_generation != generation)
+            return;
+        const int at = self->rowOf(name);
+        if (at < 0)
+            return;
+        Row &r = self->m_rows[at];
+        if (!queued) {
+            r.busy = false;
+            r.progress.clear();
+            r.actionError = queued.error().hint.isEmpty()
+                                ? queued.error().text()
+                                : tr("%1 — %2").arg(queued.error().text(), queued.error().hint);
+            self->rowChanged(at);
+            return;
+        }
+        if (r.progress == tr("starting a deploy"))
+            r.progress = deployWord(queued->value(u"status"_s).toString());
+        self->rowChanged(at);
+        self->reloadApp(name);
+    });
+}
+
+void AppsModel::onEvent(const QJsonObject &event)
+{
+    const QString type = event.value(u"type"_s).toString();
+    const QString app = event.value(u"app"_s).toString();
+    if (app.isEmpty())
+        return;
+    if (type == u"app.removed"_s) {
+        removeApp(app);
+        return;
+    }
+    const int row = rowOf(app);
+    if (type == u"deploy.step"_s && row >= 0) {
+        const QJsonObject step = event.value(u"data"_s).toObject();
+        Row &r = m_rows[row];
+        const QString status = step.value(u"status"_s).toString();
+        r.busy = true;
+        r.progress = status == u"waiting"_s ? tr("waiting for approval") : stepWord(step.value(u"name"_s).toString());
+        rowChanged(row);
+        // The step that waits changes the app's state (awaiting approval): fetch it.
+        if (status == u"waiting"_s)
+            reloadApp(app);
+        return;
+    }
+    if (type == u"deploy.queued"_s && row >= 0) {
+        m_rows[row].busy = true;
+        m_rows[row].progress = deployWord(u"queued"_s);
+        rowChanged(row);
+    }
+    if (type == u"deploy.succeeded"_s || type == u"deploy.failed"_s) {
+        if (row >= 0) {
+            m_rows[row].busy = false;
+            m_rows[row].progress.clear();
+            rowChanged(row);
+        }
+    }
+    // app.created, app.restarted, deploy.*, approval.*, container.removed: the row's truth is the API's.
+    reloadApp(app);
+}
+
+void AppsModel::onSessionState()
+{
+    Q_EMIT engineChanged();
+    if (m_session && m_session->state() == Session::State::Connected)
+        refresh();
+}
+
+} // namespace pando::desktop

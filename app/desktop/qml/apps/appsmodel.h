@@ -1,0 +1,129 @@
+#pragma once
+// Package apps (QML module Pando.Apps): the Apps view — the install's apps with their live
+// status, URL and last deploy, a deploy action that shows its progress in place, and the empty
+// state that teaches the first deploy. AppsModel holds every decision; the QML only binds.
+//
+// Threading: the model lives on the GUI thread with its Session and applies the session's answers
+// and events there; it never blocks.
+
+#include "app/desktop/session/session.h"
+
+#include <QAbstractListModel>
+#include <QPointer>
+#include <QVariantMap>
+#include <QtQml/qqmlregistration.h>
+
+namespace pando::desktop {
+
+class AppsModel : public QAbstractListModel {
+    Q_OBJECT
+    QML_ELEMENT
+    // The Session to show (a pando::desktop::Session; QObject here so QML needs no session type).
+    Q_PROPERTY(QObject *session READ sessionObject WRITE setSessionObject NOTIFY sessionChanged)
+    Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
+    Q_PROPERTY(bool loading READ isLoading NOTIFY loadingChanged)
+    Q_PROPERTY(bool loaded READ isLoaded NOTIFY loadingChanged)
+    // Why the last refresh failed; empty when it did not.
+    Q_PROPERTY(QString error READ error NOTIFY errorChanged)
+    Q_PROPERTY(bool engineReachable READ isEngineReachable NOTIFY engineChanged)
+    // One line about the engine for the empty state and the status line.
+    Q_PROPERTY(QString engineText READ engineText NOTIFY engineChanged)
+    Q_PROPERTY(QString engineHint READ engineHint NOTIFY engineChanged)
+    Q_PROPERTY(int selectedRow READ selectedRow WRITE setSelectedRow NOTIFY selectedChanged)
+    // The selected row's roles by name (name empty when nothing is selected); follows live changes.
+    Q_PROPERTY(QVariantMap selected READ selected NOTIFY selectedChanged)
+    Q_PROPERTY(int failingCount READ failingCount NOTIFY summaryChanged)
+    Q_PROPERTY(int busyCount READ busyCount NOTIFY summaryChanged)
+
+public:
+    enum Role {
+        NameRole = Qt::UserRole + 1,
+        StatusRole,           // the API's word: new, deploying, running, failed, stopped, removing
+        StateRole,            // State: what the dot's shape and colour show
+        StatusTextRole,       // the status as a translated word
+        UrlRole,              // where the app is reached; empty before the first route
+        LastDeployIdRole,     // empty when the app was never deployed
+        LastDeployStatusRole, // queued, running, awaiting-approval, succeeded, failed, ...
+        LastDeployTextRole,   // "succeeded at 14:03 (main)", translated
+        LastDeployTimeRole,   // when the last deploy finished (or was queued), ms since the epoch; 0: never
+        LastDeployErrorRole,  // the failing step and its reason, when the last deploy failed
+        RefRole,              // the spec's source ref
+        BusyRole,             // a deploy of this app is in flight
+        ProgressRole,         // what the deploy in flight does now ("build: running")
+        ActionErrorRole,      // why the last action (deploy) failed to start
+    };
+    Q_ENUM(Role)
+
+    // The state vocabulary shared by list dots, the tray and the timeline (see DESKTOP.md).
+    enum class State { Healthy, Progress, Waiting, Failed, Stopped, Neutral };
+    Q_ENUM(State)
+
+    explicit AppsModel(QObject *parent = nullptr);
+    ~AppsModel() override;
+
+    Session *session() const { return m_session; }
+    void setSession(Session *session);
+    QObject *sessionObject() const { return m_session; }
+    void setSessionObject(QObject *session);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    bool isLoading() const { return m_loading; }
+    bool isLoaded() const { return m_loaded; }
+    QString error() const { return m_error; }
+    bool isEngineReachable() const;
+    QString engineText() const;
+    QString engineHint() const;
+    int selectedRow() const { return m_selected; }
+    void setSelectedRow(int row);
+    QVariantMap selected() const;
+    int failingCount() const;
+    int busyCount() const;
+    // The row of the app with this name; -1 when there is none.
+    int rowOf(const QString &name) const;
+
+    // Reloads every app from the session.
+    Q_INVOKABLE void refresh();
+    // Deploys the app in this row at its spec's ref; progress arrives in the row's roles.
+    Q_INVOKABLE void deploy(int row);
+
+    static QString stateWord(State state);
+
+Q_SIGNALS:
+    void sessionChanged();
+    void countChanged();
+    void loadingChanged();
+    void errorChanged();
+    void engineChanged();
+    void selectedChanged();
+    void summaryChanged();
+
+private:
+    struct Row {
+        QJsonObject app;
+        bool busy = false;
+        QString progress;
+        QString actionError;
+    };
+    QVariant roleValue(const Row &row, int role) const;
+    State stateOf(const Row &row) const;
+    void onEvent(const QJsonObject &event);
+    void onSessionState();
+    void reloadApp(const QString &name);
+    void applyApp(const QJsonObject &app);
+    void removeApp(const QString &name);
+    void rowChanged(int row);
+    void setError(const QString &error);
+
+    QPointer<Session> m_session;
+    QList<Row> m_rows;
+    int m_selected = -1;
+    bool m_loading = false;
+    bool m_loaded = false;
+    QString m_error;
+    quint64 m_generation = 0; // answers for an older session or refresh are dropped
+};
+
+} // namespace pando::desktop

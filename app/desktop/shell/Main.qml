@@ -1,0 +1,95 @@
+// The pando-desktop window: the sidebar, the selected view, and the status line.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Pando.Apps
+import Pando.Shell
+
+ApplicationWindow {
+    id: window
+    width: 1280
+    height: 800
+    minimumWidth: 720
+    minimumHeight: 480
+    title: qsTr("Pando — %1").arg(Desktop.connectionName)
+
+    Shortcut {
+        sequence: "Ctrl+R"
+        onActivated: Desktop.refresh()
+    }
+    Shortcut {
+        sequence: "Ctrl+D"
+        enabled: sidebar.current === Sidebar.Page.Apps
+        onActivated: Desktop.apps.deploy(Desktop.apps.selectedRow)
+    }
+    Shortcut {
+        sequence: "Esc"
+        onActivated: Desktop.apps.selectedRow = -1
+    }
+
+    RowLayout {
+        anchors.fill: parent
+        spacing: 0
+
+        Sidebar {
+            id: sidebar
+            Layout.fillHeight: true
+            Layout.preferredWidth: 200
+        }
+        ToolSeparator {
+            orientation: Qt.Vertical
+            Layout.fillHeight: true
+            padding: 0
+        }
+        StackLayout {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            currentIndex: sidebar.current
+
+            AppsView {
+                appsModel: Desktop.apps
+            }
+            PendingView {
+                title: qsTr("Pipelines")
+            }
+            PendingView {
+                title: qsTr("Approvals")
+            }
+            PendingView {
+                title: qsTr("Activity")
+            }
+            PendingView {
+                title: qsTr("Connections")
+            }
+            PendingView {
+                title: qsTr("Settings")
+            }
+        }
+    }
+
+    footer: ToolBar {
+        RowLayout {
+            anchors.fill: parent
+            anchors.leftMargin: 8
+            anchors.rightMargin: 8
+            spacing: 8
+            Image {
+                source: Desktop.overallIcon
+                sourceSize.width: 16
+                sourceSize.height: 16
+            }
+            Label {
+                text: Desktop.overallText
+            }
+            Item {
+                Layout.fillWidth: true
+            }
+            Label {
+                text: Desktop.engineText
+                opacity: 0.7
+                elide: Text.ElideLeft
+                Layout.maximumWidth: window.width / 2
+            }
+        }
+    }
+}

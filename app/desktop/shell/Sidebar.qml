@@ -1,0 +1,119 @@
+// The narrow sidebar: the current connection at the top, the views, Connections and Settings at
+// the bottom. Approvals carries the count of what waits.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Pando.Shell
+
+Pane {
+    id: root
+    enum Page { Apps, Pipelines, Approvals, Activity, Connections, Settings }
+    property int current: Sidebar.Page.Apps
+    padding: 4
+
+    component Entry: ItemDelegate {
+        id: entry
+        required property int page
+        property int current
+        property int badge: 0
+        Layout.fillWidth: true
+        highlighted: current === page
+        contentItem: RowLayout {
+            spacing: 8
+            Label {
+                text: entry.text
+                Layout.fillWidth: true
+                elide: Text.ElideRight
+            }
+            Label {
+                visible: entry.badge > 0
+                text: entry.badge
+                color: "white"
+                font.bold: true
+                leftPadding: 6
+                rightPadding: 6
+                background: Rectangle {
+                    radius: height / 2
+                    color: "#d99a00"
+                }
+            }
+        }
+    }
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 4
+
+        ItemDelegate {
+            Layout.fillWidth: true
+            onClicked: root.current = Sidebar.Page.Connections
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("Switch connection")
+            contentItem: ColumnLayout {
+                spacing: 0
+                Label {
+                    text: qsTr("Connected to")
+                    opacity: 0.7
+                    font.pointSize: 8
+                }
+                RowLayout {
+                    spacing: 6
+                    Image {
+                        source: Desktop.overallIcon
+                        sourceSize.width: 12
+                        sourceSize.height: 12
+                    }
+                    Label {
+                        text: Desktop.connectionName
+                        font.bold: true
+                        elide: Text.ElideRight
+                        Layout.fillWidth: true
+                    }
+                }
+            }
+        }
+        MenuSeparator {
+            Layout.fillWidth: true
+        }
+        Entry {
+            page: Sidebar.Page.Apps
+            current: root.current
+            onClicked: root.current = Sidebar.Page.Apps
+            text: qsTr("Apps")
+        }
+        Entry {
+            page: Sidebar.Page.Pipelines
+            current: root.current
+            onClicked: root.current = Sidebar.Page.Pipelines
+            text: qsTr("Pipelines")
+        }
+        Entry {
+            page: Sidebar.Page.Approvals
+            current: root.current
+            onClicked: root.current = Sidebar.Page.Approvals
+            text: qsTr("Approvals")
+            badge: Desktop.pendingApprovals
+        }
+        Entry {
+            page: Sidebar.Page.Activity
+            current: root.current
+            onClicked: root.current = Sidebar.Page.Activity
+            text: qsTr("Activity")
+        }
+        Item {
+            Layout.fillHeight: true
+        }
+        Entry {
+            page: Sidebar.Page.Connections
+            current: root.current
+            onClicked: root.current = Sidebar.Page.Connections
+            text: qsTr("Connections")
+        }
+        Entry {
+            page: Sidebar.Page.Settings
+            current: root.current
+            onClicked: root.current = Sidebar.Page.Settings
+            text: qsTr("Settings")
+        }
+    }
+}

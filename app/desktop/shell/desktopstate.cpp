@@ -1,0 +1,127 @@
+#include "app/desktop/shell/desktopstate.h"
+
+#include <QJSEngine>
+#include <QPointer>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::desktop {
+
+namespace {
+QPointer<DesktopState> s_instance;
+}
+
+DesktopState::DesktopState(Session *session, QObject *parent) : QObject(parent), m_session(session)
+{
+    m_apps.setSession(session);
+    connect(&m_apps, &AppsModel::summaryChanged, this, &DesktopState::overallChanged);
+    connect(&m_apps, &AppsModel::engineChanged, this, &DesktopState::connectionChanged);
+    connect(&m_apps, &AppsModel::engineChanged, this, &DesktopState::overallChanged);
+    if (session) {
+        connect(session, &Session::eventReceived, this, &DesktopState::onEvent);
+        connect(session, &Session::stateChanged, this, [this](Session::State state) {
+            if (state == Session::State::Connected)
+                refreshApprovals();
+        });
+        if (session->state() == Session::State::Connected)
+            refreshApprovals();
+    }
+}
+
+DesktopState::~DesktopState() = default;
+
+DesktopState *DesktopState::create(QQmlEngine *, QJSEngine *)
+{
+    Q_ASSERT_X(s_instance, "DesktopState::create", "setInstance() must come before QML asks for Desktop");
+    QJSEngine::setObjectOwnership(s_instance, QJSEngine::CppOwnership);
+    return s_instance;
+}
+
+void DesktopState::setInstance(DesktopState *state)
+{
+    s_instance = state;
+}
+
+QString DesktopState::connectionName() const
+{
+    return m_session ? m_session->displayName() : tr("No connection");
+}
+
+DesktopState::Overall DesktopState::overall() const
+{
+    if (!m_apps.isEngineReachable())
+        return Overall::Offline;
+    if (m_pendingApprovals > 0)
+        return Overall::Waiting;
+    if (m_apps.failingCount() > 0)
+        return Overall::Failing;
+    if (m_apps.busyCount() > 0)
+        return Overall::Busy;
+    return Overall::Healthy;
+}
+
+QString DesktopState::overallText() const
+{
+    switch (overall()) {
+    case Overall::Offline:
+        return m_apps.engineText();
+    case Overall::Waiting:
+        return tr("%n approval(s) waiting", nullptr, m_pendingApprovals);
+    case Overall::Failing:
+        return tr("%n app(s) failing", nullptr, m_apps.failingCount());
+    case Overall::Busy:
+        return tr("%n deploy(s) in progress", nullptr, m_apps.busyCount());
+    case Overall::Healthy:
+        break;
+    }
+    return m_apps.rowCount() == 0 ? tr("No apps yet") : tr("All apps healthy");
+}
+
+QString DesktopState::iconFor(Overall overall)
+{
+    switch (overall) {
+    case Overall::Offline:
+        return u":/pando/icons/state-offline.svg"_s;
+    case Overall::Waiting:
+        return u":/pando/icons/state-waiting.svg"_s;
+    case Overall::Failing:
+        return u":/pando/icons/state-failing.svg"_s;
+    case Overall::Busy:
+        return u":/pando/icons/state-busy.svg"_s;
+    case Overall::Healthy:
+        break;
+    }
+    return u":/pando/icons/state-healthy.svg"_s;
+}
+
+void DesktopState::refresh()
+{
+    m_apps.refresh();
+    refreshApprovals();
+}
+
+void DesktopState::refreshApprovals()
+{
+    if (!m_session)
+        return;
+    QPointer<DesktopState> self(this);
+    m_session->approvals(u"pending"_s, [self](const Result<QJsonArray> &pending) {
+        // An install without approvals answers with an error: nothing waits there.
+        const int count = pending ? int(pending->size()) : 0;
+        if (!self || count == self->m_pendingApprovals)
+            return;
+        self->m_pendingApprovals = count;
+        Q_EMIT self->pendingApprovalsChanged();
+        Q_EMIT self->overallChanged();
+    });
+}
+
+void DesktopState::onEvent(const QJsonObject &event)
+{
+    const QString type = event.value(u"type"_s).toString();
+    if (type.startsWith(u"approval."_s) || type == u"deploy.failed"_s || type == u"deploy.succeeded"_s ||
+        (type == u"deploy.step"_s && event.value(u"data"_s).toObject().value(u"name"_s).toString() == u"approval"_s))
+        refreshApprovals();
+}
+
+} // namespace pando::desktop

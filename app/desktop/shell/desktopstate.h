@@ -1,0 +1,74 @@
+#pragma once
+// Package shell (QML module Pando.Shell): the pando-desktop window around the views — the
+// sidebar, the status line, the tray — and the state they share. DesktopState is the QML
+// singleton `Desktop`: the current connection, its apps, the pending approvals and the one
+// overall state the tray icon and the sidebar show.
+//
+// Threading: GUI thread only, with its Session.
+
+#include "app/desktop/qml/apps/appsmodel.h"
+
+#include <QObject>
+#include <QUrl>
+#include <QtQml/qqmlregistration.h>
+
+class QQmlEngine;
+class QJSEngine;
+
+namespace pando::desktop {
+
+class DesktopState : public QObject {
+    Q_OBJECT
+    QML_NAMED_ELEMENT(Desktop)
+    QML_SINGLETON
+    Q_PROPERTY(QString connectionName READ connectionName NOTIFY connectionChanged)
+    Q_PROPERTY(pando::desktop::AppsModel *apps READ apps CONSTANT)
+    Q_PROPERTY(int pendingApprovals READ pendingApprovals NOTIFY pendingApprovalsChanged)
+    Q_PROPERTY(Overall overall READ overall NOTIFY overallChanged)
+    Q_PROPERTY(QString overallText READ overallText NOTIFY overallChanged)
+    Q_PROPERTY(QUrl overallIcon READ overallIcon NOTIFY overallChanged)
+    Q_PROPERTY(QString engineText READ engineText NOTIFY connectionChanged)
+
+public:
+    // What the tray icon shows, most urgent first.
+    enum class Overall { Offline, Waiting, Failing, Busy, Healthy };
+    Q_ENUM(Overall)
+
+    explicit DesktopState(Session *session, QObject *parent = nullptr);
+    ~DesktopState() override;
+
+    // The instance QML gets; main() makes it before loading QML.
+    static DesktopState *create(QQmlEngine *qml, QJSEngine *js);
+    static void setInstance(DesktopState *state);
+
+    Session *session() const { return m_session; }
+    QString connectionName() const;
+    AppsModel *apps() { return &m_apps; }
+    int pendingApprovals() const { return m_pendingApprovals; }
+    Overall overall() const;
+    QString overallText() const;
+    QUrl overallIcon() const { return QUrl(QString(QStringLiteral("qrc") + iconFor(overall()))); }
+    QString engineText() const { return m_apps.engineText(); }
+
+    // The tray icon's resource path for a state.
+    static QString iconFor(Overall overall);
+
+    Q_INVOKABLE void refresh();
+
+Q_SIGNALS:
+    void connectionChanged();
+    void pendingApprovalsChanged();
+    void overallChanged();
+    // Someone (the tray, a second start) asked to see this app.
+    void showAppRequested(const QString &name);
+
+private:
+    void refreshApprovals();
+    void onEvent(const QJsonObject &event);
+
+    Session *m_session;
+    AppsModel m_apps;
+    int m_pendingApprovals = 0;
+};
+
+} // namespace pando::desktop

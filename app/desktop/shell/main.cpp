@@ -1,0 +1,198 @@
+// pando-desktop: the desktop app. Without arguments it runs this computer's own engine
+// (InProcessSession over the user's data directory); with --server and --token it attaches to a
+// remote install. One instance per user: a second start raises the first window.
+
+#include "app/desktop/session/inprocesssession.h"
+#include "app/desktop/session/remotesession.h"
+#include "app/desktop/shell/desktopstate.h"
+#include "app/desktop/shell/singleinstance.h"
+#include "app/desktop/shell/trayicon.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QIcon>
+#include <QQmlApplicationEngine>
+#include <QQuickStyle>
+#include <QQuickWindow>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTextStream>
+#include <QtQml/qqmlextensionplugin.h>
+#include <cstdio>
+
+Q_IMPORT_QML_PLUGIN(Pando_AppsPlugin)
+Q_IMPORT_QML_PLUGIN(Pando_ShellPlugin)
+
+using namespace Qt::StringLiterals;
+using namespace pando::desktop;
+
+namespace {
+
+struct Options {
+    QUrl server;
+    QString token;
+    QString dataDir;
+    bool singleInstance = true;
+};
+
+// Parsed before QApplication exists, so --help and --version work without a display.
+int parseArguments(const QStringList &arguments, Options &options)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QCoreApplication::translate("main", "Pando Desktop: your apps, deploys, pipelines and approvals."));
+    const QCommandLineOption help = parser.addHelpOption();
+    const QCommandLineOption version = parser.addVersionOption();
+    const QCommandLineOption server(
+        u"server"_s,
+        QCoreApplication::translate("main",
+                                    "Attach to the Pando install at this URL instead of this computer's engine."),
+        u"url"_s);
+    const QCommandLineOption token(
+        u"token"_s, QCoreApplication::translate("main", "The API token for --server (default: $PANDO_TOKEN)."),
+        u"token"_s);
+    const QCommandLineOption dataDir(
+        u"data-dir"_s,
+        QCoreApplication::translate("main", "This computer's engine data directory (default: ~/.local/share/pando)."),
+        u"dir"_s);
+    const QCommandLineOption noSingle(
+        u"no-single-instance"_s,
+        QCoreApplication::translate("main", "Start even when another pando-desktop runs for this user."));
+    parser.addOptions({server, token, dataDir, noSingle});
+
+    QTextStream err(stderr);
+    if (!parser.parse(arguments)) {
+        err << parser.errorText() << Qt::endl;
+        return 2;
+    }
+    QTextStream out(stdout);
+    if (parser.isSet(help)) {
+        // Without a QCoreApplication yet, the parser cannot know the program's name.
+        out << parser.helpText().replace(u"<executable_name>"_s, QCoreApplication::applicationName());
+        return 0;
+    }
+    if (parser.isSet(version)) {
+        out << QCoreApplication::applicationName() << ' ' << QCoreApplication::applicationVersion() << Qt::endl;
+        return 0;
+    }
+    if (!parser.positionalArguments().isEmpty()) {
+        err << QCoreApplication::translate("main", "pando-desktop takes no arguments, got: %1")
+                   .arg(parser.positionalArguments().join(u' '))
+            << Qt::endl;
+        return 2;
+    }
+    options.token = parser.isSet(token) ? parser.value(token) : qEnvironmentVariable("PANDO_TOKEN");
+    if (parser.isSet(server)) {
+        options.server = QUrl::fromUserInput(parser.value(server));
+        if (!options.server.isValid() || options.server.host().isEmpty()) {
+            err << QCoreApplication::translate("main", "--server: %1 is not a URL").arg(parser.value(server))
+                << Qt::endl;
+            return 2;
+        }
+        if (options.token.isEmpty()) {
+            err << QCoreApplication::translate("main", "--server needs --token (or PANDO_TOKEN)") << Qt::endl;
+            return 2;
+        }
+    }
+    options.dataDir = parser.value(dataDir);
+    options.singleInstance = !parser.isSet(noSingle);
+    return -1;
+}
+
+Session *makeSession(const Options &options, QSettings &settings, QObject *parent)
+{
+    if (!options.server.isEmpty()) {
+        settings.setValue(u"connection/last"_s, options.server.toString());
+        return new RemoteSession(options.server, options.token, parent);
+    }
+    settings.setValue(u"connection/last"_s, u"local"_s);
+    InProcessOptions local;
+    local.engine.dataDir = !options.dataDir.isEmpty()
+                               ? options.dataDir
+                               : QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + u"/pando"_s;
+    return new InProcessSession(std::move(local), parent);
+}
+
+void showWindow(QQuickWindow *window)
+{
+    window->show();
+    window->raise();
+    window->requestActivate();
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication::setOrganizationName(u"pando"_s);
+    QCoreApplication::setApplicationName(u"pando-desktop"_s);
+    QCoreApplication::setApplicationVersion(QStringLiteral(PANDO_VERSION));
+
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments.append(QString::fromLocal8Bit(argv[i]));
+    Options options;
+    if (const int exit = parseArguments(arguments, options); exit >= 0)
+        return exit;
+
+    // Fusion follows the system palette (light or dark) and looks the same in widgets and QML.
+    QQuickStyle::setStyle(u"Fusion"_s);
+    QApplication app(argc, argv);
+    QApplication::setStyle(u"Fusion"_s);
+    QApplication::setWindowIcon(QIcon(u":/pando/icons/pando.svg"_s));
+    QApplication::setApplicationDisplayName(QApplication::translate("main", "Pando"));
+
+    SingleInstance instance(u"pando-desktop.socket"_s);
+    if (options.singleInstance) {
+        if (instance.askRunningInstance())
+            return 0; // the running one shows its window
+        if (QString why; !instance.listen(&why))
+            qWarning("pando-desktop: cannot listen for a second start (%s); starting anyway", qPrintable(why));
+    }
+
+    QSettings settings;
+    Session *session = makeSession(options, settings, &app);
+    DesktopState state(session);
+    DesktopState::setInstance(&state);
+
+    QQmlApplicationEngine engine;
+    engine.addImportPath(u"qrc:/qt/qml"_s);
+    engine.load(QUrl(u"qrc:/qt/qml/Pando/Shell/Main.qml"_s));
+    auto *window =
+        engine.rootObjects().isEmpty() ? nullptr : qobject_cast<QQuickWindow *>(engine.rootObjects().first());
+    if (!window) {
+        qCritical("pando-desktop: the main window did not load (see the QML errors above)");
+        return 1;
+    }
+    if (const QRect geometry = settings.value(u"window/geometry"_s).toRect(); geometry.isValid())
+        window->setGeometry(geometry);
+    const auto saveGeometry = [window, &settings] {
+        if (window->isVisible())
+            settings.setValue(u"window/geometry"_s, window->geometry());
+    };
+    QObject::connect(window, &QWindow::widthChanged, &app, saveGeometry);
+    QObject::connect(window, &QWindow::heightChanged, &app, saveGeometry);
+    QObject::connect(window, &QWindow::xChanged, &app, saveGeometry);
+    QObject::connect(window, &QWindow::yChanged, &app, saveGeometry);
+    QObject::connect(&instance, &SingleInstance::raiseRequested, window, [window] { showWindow(window); });
+
+    // With a tray, closing the window keeps the app (and its engine) running there.
+    std::unique_ptr<TrayIcon> tray;
+    if (TrayIcon::isAvailable()) {
+        tray = std::make_unique<TrayIcon>(&state);
+        QApplication::setQuitOnLastWindowClosed(false);
+        QObject::connect(tray.get(), &TrayIcon::openRequested, window, [window] { showWindow(window); });
+        QObject::connect(tray.get(), &TrayIcon::quitRequested, &app, &QCoreApplication::quit);
+        QObject::connect(tray.get(), &TrayIcon::appRequested, window, [window, &state](const QString &name) {
+            state.apps()->setSelectedRow(state.apps()->rowOf(name));
+            showWindow(window);
+        });
+        tray->show();
+    }
+    showWindow(window);
+    session->open();
+    const int code = QApplication::exec();
+    saveGeometry();
+    return code;
+}

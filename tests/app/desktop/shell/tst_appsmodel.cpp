@@ -1,0 +1,173 @@
+// AppsModel and DesktopState against a real API server (fake adapters) through RemoteSession: rows
+// appear, change and go as apps are created, deployed and removed through the API, and the tray's
+// overall state follows.
+
+#include "app/desktop/qml/apps/appsmodel.h"
+#include "app/desktop/session/remotesession.h"
+#include "app/desktop/shell/desktopstate.h"
+#include "app/desktop/shell/trayicon.h"
+#include "tests/app/desktop/session/sessionharness.h"
+#include "tests/app/server/fakes.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QTest>
+
+using namespace pando;
+using namespace pando::desktop;
+using namespace Qt::StringLiterals;
+
+class TestAppsModel : public QObject {
+    Q_OBJECT
+
+private:
+    test::TestInstall m_install;
+    std::unique_ptr<RemoteSession> m_session;
+
+    QString cell(const AppsModel &model, const QString &app, int role)
+    {
+        const int row = model.rowOf(app);
+        return row < 0 ? u"<no row>"_s : model.index(row).data(role).toString();
+    }
+
+    // An app whose health probe reaches the API server itself: the fake runtime's containers
+    // "listen" on 127.0.0.1, so the deploy's health step needs something to answer there.
+    QByteArray appSpec(const QString &name) const
+    {
+        return u"name: %1\nsource:\n  repo: https://git.example/%1.git\n  ref: main\nrun:\n  port: %2\n"
+               u"health:\n  path: /api/v1/health\n"_s.arg(name)
+                   .arg(m_install.port)
+                   .toUtf8();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_install.start(), qPrintable(m_install.error));
+        m_session = std::make_unique<RemoteSession>(QUrl(m_install.baseUrl()), m_install.token);
+        m_session->open();
+        QString why;
+        QVERIFY2(test::awaitConnected(*m_session, &why), qPrintable(why));
+    }
+
+    void rowsFollowTheApi()
+    {
+        AppsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSession(m_session.get());
+        QTRY_VERIFY(model.isLoaded());
+        QCOMPARE(model.rowCount(), 0);
+        QVERIFY(model.isEngineReachable());
+
+        // Created through the API, not through the model: the rows come from the event stream.
+        auto hello = test::awaitObject([&](auto done) { m_session->createApp(appSpec(u"hello"_s), done); });
+        QVERIFY2(hello, qPrintable(hello ? QString() : hello.error().text()));
+        QTRY_COMPARE(model.rowCount(), 1);
+        auto alpha = test::awaitObject([&](auto done) { m_session->createApp(appSpec(u"alpha"_s), done); });
+        QVERIFY2(alpha, qPrintable(alpha ? QString() : alpha.error().text()));
+        QTRY_COMPARE(model.rowCount(), 2);
+        QCOMPARE(cell(model, u"alpha"_s, Qt::DisplayRole), u"alpha"_s);
+        QCOMPARE(model.rowOf(u"alpha"_s), 0); // sorted by name
+        QCOMPARE(model.index(model.rowOf(u"hello"_s)).data(AppsModel::StateRole).toInt(),
+                 int(AppsModel::State::Neutral));
+        QCOMPARE(cell(model, u"hello"_s, AppsModel::LastDeployTextRole), AppsModel::tr("never deployed"));
+        QCOMPARE(cell(model, u"hello"_s, AppsModel::RefRole), u"main"_s);
+
+        // Selected rows keep their selection and their live values.
+        model.setSelectedRow(model.rowOf(u"hello"_s));
+        QCOMPARE(model.selected().value(u"name"_s).toString(), u"hello"_s);
+
+        // Deploy from the model: progress shows in the row, then the finished deploy.
+        QStringList progress;
+        connect(&model, &QAbstractItemModel::dataChanged, this, [&] {
+            const QString now = cell(model, u"hello"_s, AppsModel::ProgressRole);
+            if (!now.isEmpty() && (progress.isEmpty() || progress.last() != now))
+                progress.append(now);
+        });
+        model.deploy(model.rowOf(u"hello"_s));
+        QVERIFY(model.index(model.rowOf(u"hello"_s)).data(AppsModel::BusyRole).toBool());
+        QTRY_COMPARE_WITH_TIMEOUT(cell(model, u"hello"_s, AppsModel::LastDeployStatusRole), u"succeeded"_s, 20000);
+        QTRY_COMPARE(model.index(model.rowOf(u"hello"_s)).data(AppsModel::StateRole).toInt(),
+                     int(AppsModel::State::Healthy));
+        QCOMPARE(model.index(model.rowOf(u"hello"_s)).data(AppsModel::BusyRole).toBool(), false);
+        QCOMPARE(cell(model, u"hello"_s, AppsModel::StatusRole), u"running"_s);
+        QVERIFY(!cell(model, u"hello"_s, AppsModel::LastDeployIdRole).isEmpty());
+        QVERIFY(!cell(model, u"hello"_s, AppsModel::UrlRole).isEmpty());
+        QCOMPARE(model.selected().value(u"status"_s).toString(), u"running"_s);
+        // At least one step (fetch, build, ...) was shown while the deploy ran.
+        QVERIFY2(progress.size() >= 2, qPrintable(progress.join(u" → "_s)));
+
+        // Removed through the API: the row goes, and the selection with it.
+        const int before = model.rowCount();
+        auto removed = test::awaitDone([&](auto done) { m_session->removeApp(u"hello"_s, done); });
+        QVERIFY2(removed, qPrintable(removed ? QString() : removed.error().text()));
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), before - 1, 20000);
+        QCOMPARE(model.rowOf(u"hello"_s), -1);
+        QCOMPARE(model.selectedRow(), -1);
+    }
+
+    void failedDeployShowsWhyAndTurnsTheTrayRed()
+    {
+        DesktopState state(m_session.get());
+        AppsModel &model = *state.apps();
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QTRY_VERIFY(model.isLoaded());
+        QTRY_COMPARE(state.overall(), DesktopState::Overall::Healthy);
+
+        auto app = test::awaitObject([&](auto done) { m_session->createApp(appSpec(u"buildfails"_s), done); });
+        QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
+        QTRY_VERIFY(model.rowOf(u"buildfails"_s) >= 0);
+        auto queued = test::awaitObject([&](auto done) { m_session->deploy(u"buildfails"_s, {}, done); });
+        QVERIFY2(queued, qPrintable(queued ? QString() : queued.error().text()));
+        QTRY_COMPARE_WITH_TIMEOUT(cell(model, u"buildfails"_s, AppsModel::LastDeployStatusRole), u"failed"_s, 20000);
+        QTRY_COMPARE(state.overall(), DesktopState::Overall::Failing);
+        QVERIFY2(cell(model, u"buildfails"_s, AppsModel::LastDeployErrorRole).contains(u"RUN step exited with 1"_s),
+                 qPrintable(cell(model, u"buildfails"_s, AppsModel::LastDeployErrorRole)));
+        QCOMPARE(DesktopState::iconFor(state.overall()), u":/pando/icons/state-failing.svg"_s);
+        QCOMPARE(state.overallText(), DesktopState::tr("%n app(s) failing", nullptr, 1));
+
+        // The tray's menu lists it, most recently deployed first.
+        TrayIcon tray(&state);
+        QCOMPARE(tray.recentApps().value(0), u"buildfails"_s);
+
+        auto removed = test::awaitDone([&](auto done) { m_session->removeApp(u"buildfails"_s, done); });
+        QVERIFY2(removed, qPrintable(removed ? QString() : removed.error().text()));
+        QTRY_COMPARE_WITH_TIMEOUT(state.overall(), DesktopState::Overall::Healthy, 20000);
+    }
+
+    void refusedDeployStaysOnTheRow()
+    {
+        auto app = test::awaitObject([&](auto done) { m_session->createApp(appSpec(u"guarded"_s), done); });
+        QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
+        // A viewer may look but not deploy: the API's refusal lands on the row, and nothing runs.
+        RemoteSession viewer(QUrl(m_install.baseUrl()), m_install.tokens.value(u"viewer"_s));
+        viewer.open();
+        QString why;
+        QVERIFY2(test::awaitConnected(viewer, &why), qPrintable(why));
+        AppsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSession(&viewer);
+        QTRY_VERIFY(model.rowOf(u"guarded"_s) >= 0);
+        model.deploy(model.rowOf(u"guarded"_s));
+        QTRY_VERIFY(!cell(model, u"guarded"_s, AppsModel::ActionErrorRole).isEmpty());
+        QCOMPARE(model.index(model.rowOf(u"guarded"_s)).data(AppsModel::BusyRole).toBool(), false);
+        QCOMPARE(cell(model, u"guarded"_s, AppsModel::LastDeployIdRole), QString());
+    }
+
+    void lostConnectionSaysSo()
+    {
+        RemoteSession nowhere(QUrl(u"http://127.0.0.1:1"_s), u"nothing"_s);
+        AppsModel model;
+        model.setSession(&nowhere);
+        QVERIFY(!model.isEngineReachable());
+        nowhere.open();
+        QTRY_VERIFY(nowhere.state() != Session::State::Disconnected);
+        QTRY_VERIFY_WITH_TIMEOUT(!nowhere.failure().message.isEmpty(), 20000);
+        QVERIFY2(model.engineText().contains(nowhere.failure().message), qPrintable(model.engineText()));
+    }
+
+    void cleanupTestCase() { m_session.reset(); }
+};
+
+QTEST_MAIN(TestAppsModel)
+#include "tst_appsmodel.moc"

@@ -1,0 +1,191 @@
+// The pando-desktop window rendered offscreen against a real API server (fake adapters): the
+// empty state and the Apps view with a running and a failed app, each saved as a 1280×800
+// screenshot under the build directory and checked to be more than a blank page; and the
+// program's --version and --help without a display.
+
+#include "app/desktop/session/remotesession.h"
+#include "app/desktop/shell/desktopstate.h"
+#include "tests/app/desktop/session/sessionharness.h"
+#include "tests/app/server/fakes.h"
+
+#include <QDir>
+#include <QImage>
+#include <QProcess>
+#include <QQmlApplicationEngine>
+#include <QQuickStyle>
+#include <QQuickWindow>
+#include <QSet>
+#include <QTest>
+#include <QtQml/qqmlextensionplugin.h>
+
+Q_IMPORT_QML_PLUGIN(Pando_AppsPlugin)
+Q_IMPORT_QML_PLUGIN(Pando_ShellPlugin)
+
+using namespace pando;
+using namespace pando::desktop;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QString screenshotDir()
+{
+    QString dir = qEnvironmentVariable("PANDO_BINARY_DIR");
+    if (dir.isEmpty())
+        dir = QDir::currentPath();
+    return QDir(dir).filePath(u"screenshots"_s);
+}
+
+// How many distinct colours the image holds (counting stops at limit).
+int distinctColours(const QImage &image, int limit = 1000)
+{
+    QSet<QRgb> seen;
+    for (int y = 0; y < image.height(); y += 2) {
+        const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
+        for (int x = 0; x < image.width(); x += 2) {
+            seen.insert(line[x]);
+            if (seen.size() >= limit)
+                return int(seen.size());
+        }
+    }
+    return int(seen.size());
+}
+
+} // namespace
+
+class TestDesktopWindow : public QObject {
+    Q_OBJECT
+
+private:
+    test::TestInstall m_install;
+    std::unique_ptr<RemoteSession> m_session;
+    std::unique_ptr<DesktopState> m_state;
+    std::unique_ptr<QQmlApplicationEngine> m_engine;
+    QQuickWindow *m_window = nullptr;
+    QStringList m_warnings; // what the QML engine complained about, all along
+
+    // Renders the window now and saves it as <build>/screenshots/<name>.png.
+    QImage screenshot(const QString &name)
+    {
+        // Let bindings settle and one frame render before grabbing.
+        QTest::qWait(200);
+        const QImage image = m_window->grabWindow();
+        const QString path = QDir(screenshotDir()).filePath(name + u".png"_s);
+        if (!image.save(path))
+            qWarning("could not save %s", qPrintable(path));
+        else
+            qInfo("screenshot: %s", qPrintable(path));
+        return image;
+    }
+
+    // An app whose health probe reaches the API server itself: the fake runtime's containers
+    // "listen" on 127.0.0.1, so the deploy's health step needs something to answer there.
+    QByteArray appSpec(const QString &name) const
+    {
+        return u"name: %1\nsource:\n  repo: https://git.example/%1.git\n  ref: main\nrun:\n  port: %2\n"
+               u"health:\n  path: /api/v1/health\n"_s.arg(name)
+                   .arg(m_install.port)
+                   .toUtf8();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(QDir().mkpath(screenshotDir()));
+        QVERIFY2(m_install.start(), qPrintable(m_install.error));
+        m_session = std::make_unique<RemoteSession>(QUrl(m_install.baseUrl()), m_install.token);
+        m_state = std::make_unique<DesktopState>(m_session.get());
+        DesktopState::setInstance(m_state.get());
+
+        QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
+        QQuickStyle::setStyle(u"Fusion"_s);
+        m_engine = std::make_unique<QQmlApplicationEngine>();
+        m_engine->addImportPath(u"qrc:/qt/qml"_s);
+        connect(m_engine.get(), &QQmlEngine::warnings, this, [this](const QList<QQmlError> &list) {
+            for (const QQmlError &e : list)
+                m_warnings.append(e.toString());
+        });
+        m_engine->load(QUrl(u"qrc:/qt/qml/Pando/Shell/Main.qml"_s));
+        QVERIFY2(!m_engine->rootObjects().isEmpty(), qPrintable(m_warnings.join(u'\n')));
+        m_window = qobject_cast<QQuickWindow *>(m_engine->rootObjects().first());
+        QVERIFY(m_window);
+        m_window->resize(1280, 800);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window));
+        QVERIFY2(m_warnings.isEmpty(), qPrintable(m_warnings.join(u'\n')));
+    }
+
+    void emptyState()
+    {
+        m_session->open();
+        QString why;
+        QVERIFY2(test::awaitConnected(*m_session, &why), qPrintable(why));
+        QTRY_VERIFY(m_state->apps()->isLoaded());
+        QCOMPARE(m_state->apps()->rowCount(), 0);
+        const QImage image = screenshot(u"desktop-apps-empty"_s);
+        QCOMPARE(image.size() / image.devicePixelRatio(), QSize(1280, 800));
+        const int colours = distinctColours(image);
+        QVERIFY2(colours > 16, qPrintable(u"only %1 colours"_s.arg(colours)));
+    }
+
+    void appsView()
+    {
+        for (const QString &name : {u"hello"_s, u"buildfails"_s, u"web"_s}) {
+            auto app = test::awaitObject([&](auto done) { m_session->createApp(appSpec(name), done); });
+            QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
+        }
+        AppsModel &apps = *m_state->apps();
+        QTRY_COMPARE(apps.rowCount(), 3);
+        apps.deploy(apps.rowOf(u"hello"_s));
+        apps.deploy(apps.rowOf(u"buildfails"_s));
+        QTRY_COMPARE_WITH_TIMEOUT(apps.index(apps.rowOf(u"hello"_s)).data(AppsModel::StatusRole).toString(),
+                                  u"running"_s, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            apps.index(apps.rowOf(u"buildfails"_s)).data(AppsModel::LastDeployStatusRole).toString(), u"failed"_s,
+            20000);
+        apps.setSelectedRow(apps.rowOf(u"buildfails"_s));
+        QTRY_COMPARE(m_state->overall(), DesktopState::Overall::Failing);
+        const QImage failed = screenshot(u"desktop-apps-failed"_s);
+        QVERIFY2(distinctColours(failed) > 16, "the apps view rendered blank");
+
+        apps.setSelectedRow(apps.rowOf(u"hello"_s));
+        const QImage running = screenshot(u"desktop-apps"_s);
+        QVERIFY2(distinctColours(running) > 16, "the apps view rendered blank");
+        QVERIFY2(running != failed, "selecting another app changed nothing on screen");
+        QVERIFY2(m_warnings.isEmpty(), qPrintable(m_warnings.join(u'\n')));
+    }
+
+    void versionWithoutDisplay()
+    {
+        QProcess program;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const char *name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+            env.remove(QString::fromLatin1(name));
+        program.setProcessEnvironment(env);
+        program.start(QStringLiteral(PANDO_DESKTOP_PROGRAM), {u"--version"_s});
+        QVERIFY(program.waitForFinished(10000));
+        QCOMPARE(program.exitCode(), 0);
+        QCOMPARE(QString::fromUtf8(program.readAllStandardOutput()).trimmed(),
+                 u"pando-desktop " PANDO_TEST_VERSION ""_s);
+
+        program.start(QStringLiteral(PANDO_DESKTOP_PROGRAM), {u"--help"_s});
+        QVERIFY(program.waitForFinished(10000));
+        QCOMPARE(program.exitCode(), 0);
+        const QString help = QString::fromUtf8(program.readAllStandardOutput());
+        QVERIFY2(help.contains(u"--server <url>"_s) && help.contains(u"pando-desktop"_s), qPrintable(help));
+
+        program.start(QStringLiteral(PANDO_DESKTOP_PROGRAM), {u"--server"_s, u"http://127.0.0.1:1"_s});
+        QVERIFY(program.waitForFinished(10000));
+        QCOMPARE(program.exitCode(), 2);
+        QVERIFY(program.readAllStandardError().contains("--token"));
+    }
+
+    void cleanupTestCase()
+    {
+        m_engine.reset();
+        m_state.reset();
+        m_session.reset();
+    }
+};
+
+QTEST_MAIN(TestDesktopWindow)
+#include "tst_desktopwindow.moc"
