@@ -315,7 +315,22 @@ Result<QString> DockerRuntime::build(const BuildRequest &request, const CancelTo
     auto context = tarToTempFile(request.contextDir, TarOptions{.skipTopLevelGit = true});
     if (!context)
         return std::unexpected(context.error());
+    auto built = buildFrom(request, *context->get(), cancel, progress);
+    // The classic builder reuses cached layers by id; when another build's clean-up removes an
+    // image in between (deploys of different apps share layers), it fails with this. The cache
+    // entry is gone by then, so a second attempt builds the step instead of reusing it.
+    if (!built && built.error().message.contains(QLatin1String("unknown parent image ID")) && !cancel.isCancelled() &&
+        context->get()->seek(0)) {
+        if (progress)
+            progress(QStringLiteral("a cached layer was removed during the build; building again"));
+        built = buildFrom(request, *context->get(), cancel, progress);
+    }
+    return built;
+}
 
+Result<QString> DockerRuntime::buildFrom(const BuildRequest &request, QIODevice &context, const CancelToken &cancel,
+                                         const std::function<void(const QString &line)> &progress)
+{
     Request r;
     r.method = "POST";
     r.path = QStringLiteral("/build");
@@ -328,7 +343,7 @@ Result<QString> DockerRuntime::build(const BuildRequest &request, const CancelTo
     if (!request.buildArgs.isEmpty())
         r.addQuery(QStringLiteral("buildargs"), QString::fromUtf8(compactJson(labelsJson(request.buildArgs))));
     r.addQuery(QStringLiteral("rm"), QStringLiteral("1")).addQuery(QStringLiteral("forcerm"), QStringLiteral("1"));
-    r.bodyDevice = context->get();
+    r.bodyDevice = &context;
     r.contentType = "application/x-tar";
 
     QString imageId;
