@@ -3,6 +3,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Apps
+import Pando.Approvals
 import Pando.Shell
 
 ApplicationWindow {
@@ -25,6 +26,19 @@ ApplicationWindow {
     Shortcut {
         sequence: "Esc"
         onActivated: Desktop.apps.selectedRow = -1
+    }
+
+    // The tray asks for the Approvals view (an approval notification or menu entry was clicked).
+    Connections {
+        target: Desktop
+        function onShowApprovalsRequested() {
+            sidebar.current = Sidebar.Page.Approvals
+        }
+    }
+    Binding {
+        target: Desktop
+        property: "currentView"
+        value: sidebar.current
     }
 
     RowLayout {
@@ -52,8 +66,8 @@ ApplicationWindow {
             PendingView {
                 title: qsTr("Pipelines")
             }
-            PendingView {
-                title: qsTr("Approvals")
+            ApprovalsView {
+                approvalsModel: Desktop.approvals
             }
             PendingView {
                 title: qsTr("Activity")

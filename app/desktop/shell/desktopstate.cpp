@@ -2,6 +2,7 @@
 
 #include <QJSEngine>
 #include <QPointer>
+#include <QTimer>
 
 using namespace Qt::StringLiterals;
 
@@ -14,6 +15,7 @@ QPointer<DesktopState> s_instance;
 DesktopState::DesktopState(Session *session, QObject *parent) : QObject(parent), m_session(session)
 {
     m_apps.setSession(session);
+    m_approvals.setSession(session);
     connect(&m_apps, &AppsModel::summaryChanged, this, &DesktopState::overallChanged);
     connect(&m_apps, &AppsModel::engineChanged, this, &DesktopState::connectionChanged);
     connect(&m_apps, &AppsModel::engineChanged, this, &DesktopState::overallChanged);
@@ -40,6 +42,28 @@ DesktopState *DesktopState::create(QQmlEngine *, QJSEngine *)
 void DesktopState::setInstance(DesktopState *state)
 {
     s_instance = state;
+}
+
+void DesktopState::setCurrentView(View view)
+{
+    if (view == m_currentView)
+        return;
+    m_currentView = view;
+    Q_EMIT currentViewChanged();
+}
+
+void DesktopState::showApproval(const QString &id)
+{
+    // The list may not have heard of a request that is seconds old: select it once it arrives.
+    if (!m_approvals.selectId(id)) {
+        auto once = std::make_shared<QMetaObject::Connection>();
+        *once = connect(&m_approvals, &ApprovalsModel::countChanged, this, [this, id, once] {
+            if (m_approvals.selectId(id))
+                disconnect(*once);
+        });
+        QTimer::singleShot(10000, this, [once] { disconnect(*once); });
+    }
+    Q_EMIT showApprovalsRequested();
 }
 
 QString DesktopState::connectionName() const

@@ -6,6 +6,7 @@
 //
 // Threading: GUI thread only, with its Session.
 
+#include "app/desktop/qml/approvals/approvalsmodel.h"
 #include "app/desktop/qml/apps/appsmodel.h"
 
 #include <QObject>
@@ -23,6 +24,10 @@ class DesktopState : public QObject {
     QML_SINGLETON
     Q_PROPERTY(QString connectionName READ connectionName NOTIFY connectionChanged)
     Q_PROPERTY(pando::desktop::AppsModel *apps READ apps CONSTANT)
+    Q_PROPERTY(pando::desktop::ApprovalsModel *approvals READ approvals CONSTANT)
+    // The view the window shows now (Main.qml keeps it in step with the sidebar), so the tray does
+    // not announce what the user is already looking at.
+    Q_PROPERTY(View currentView READ currentView WRITE setCurrentView NOTIFY currentViewChanged)
     Q_PROPERTY(int pendingApprovals READ pendingApprovals NOTIFY pendingApprovalsChanged)
     Q_PROPERTY(Overall overall READ overall NOTIFY overallChanged)
     Q_PROPERTY(QString overallText READ overallText NOTIFY overallChanged)
@@ -33,6 +38,9 @@ public:
     // What the tray icon shows, most urgent first.
     enum class Overall { Offline, Waiting, Failing, Busy, Healthy };
     Q_ENUM(Overall)
+    // The sidebar's entries, in Sidebar.Page's order.
+    enum class View { Apps, Pipelines, Approvals, Activity, Connections, Settings };
+    Q_ENUM(View)
 
     explicit DesktopState(Session *session, QObject *parent = nullptr);
     ~DesktopState() override;
@@ -44,6 +52,11 @@ public:
     Session *session() const { return m_session; }
     QString connectionName() const;
     AppsModel *apps() { return &m_apps; }
+    ApprovalsModel *approvals() { return &m_approvals; }
+    View currentView() const { return m_currentView; }
+    void setCurrentView(View view);
+    // Selects the approval (when it still waits) and asks the window to show the Approvals view.
+    void showApproval(const QString &id);
     int pendingApprovals() const { return m_pendingApprovals; }
     Overall overall() const;
     QString overallText() const;
@@ -61,6 +74,9 @@ Q_SIGNALS:
     void overallChanged();
     // Someone (the tray, a second start) asked to see this app.
     void showAppRequested(const QString &name);
+    void currentViewChanged();
+    // Someone (the tray) asked to see the Approvals view; the approval is selected already.
+    void showApprovalsRequested();
 
 private:
     void refreshApprovals();
@@ -68,6 +84,8 @@ private:
 
     Session *m_session;
     AppsModel m_apps;
+    ApprovalsModel m_approvals;
+    View m_currentView = View::Apps;
     int m_pendingApprovals = 0;
 };
 

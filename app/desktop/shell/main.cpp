@@ -12,16 +12,20 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QIcon>
+#include <QLibraryInfo>
 #include <QQmlApplicationEngine>
 #include <QQuickStyle>
 #include <QQuickWindow>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTextStream>
+#include <QTranslator>
 #include <QtQml/qqmlextensionplugin.h>
 #include <cstdio>
 
 Q_IMPORT_QML_PLUGIN(Pando_AppsPlugin)
+Q_IMPORT_QML_PLUGIN(Pando_DeploysPlugin)
+Q_IMPORT_QML_PLUGIN(Pando_LogsPlugin)
 Q_IMPORT_QML_PLUGIN(Pando_ShellPlugin)
 
 using namespace Qt::StringLiterals;
@@ -35,6 +39,33 @@ struct Options {
     QString dataDir;
     bool singleInstance = true;
 };
+
+// --lang is read before the parser exists, because the parser's own texts are translated.
+QString languageArgument(const QStringList &arguments)
+{
+    for (qsizetype i = 1; i < arguments.size(); ++i) {
+        if (arguments.at(i) == u"--lang"_s && i + 1 < arguments.size())
+            return arguments.at(i + 1);
+        if (arguments.at(i).startsWith(u"--lang="_s))
+            return arguments.at(i).mid(7);
+    }
+    return QString();
+}
+
+// Installs the built-in translation (:/i18n/pando_<lang>.qm) for `language`, or for the system's
+// UI languages ($LANGUAGE, then the locale) when it is empty, and Qt's own where it is installed.
+void installTranslation(const QString &language, QTranslator &pando, QTranslator &qt)
+{
+    const QLocale locale = language.isEmpty() ? QLocale::system() : QLocale(language);
+    if (!language.isEmpty())
+        QLocale::setDefault(locale); // dates and numbers follow a forced language too
+    if (pando.isEmpty() && !pando.load(locale, u"pando"_s, u"_"_s, u":/i18n"_s) && !language.isEmpty())
+        qWarning("pando-desktop: --lang %s: no translation built in; showing English", qPrintable(language));
+    if (qt.isEmpty())
+        (void)qt.load(locale, u"qtbase"_s, u"_"_s, QLibraryInfo::path(QLibraryInfo::TranslationsPath));
+    QCoreApplication::installTranslator(&pando);
+    QCoreApplication::installTranslator(&qt);
+}
 
 // Parsed before QApplication exists, so --help and --version work without a display.
 int parseArguments(const QStringList &arguments, Options &options)
@@ -59,7 +90,10 @@ int parseArguments(const QStringList &arguments, Options &options)
     const QCommandLineOption noSingle(
         u"no-single-instance"_s,
         QCoreApplication::translate("main", "Start even when another pando-desktop runs for this user."));
-    parser.addOptions({server, token, dataDir, noSingle});
+    const QCommandLineOption lang(
+        u"lang"_s, QCoreApplication::translate("main", "Show the app in this language (default: the system's)."),
+        u"language"_s);
+    parser.addOptions({server, token, dataDir, noSingle, lang});
 
     QTextStream err(stderr);
     if (!parser.parse(arguments)) {
@@ -132,13 +166,26 @@ int main(int argc, char *argv[])
     QStringList arguments;
     for (int i = 0; i < argc; ++i)
         arguments.append(QString::fromLocal8Bit(argv[i]));
+    const QString language = languageArgument(arguments);
+    QTranslator pandoTranslator;
+    QTranslator qtTranslator;
     Options options;
-    if (const int exit = parseArguments(arguments, options); exit >= 0)
+    int exit = -1;
+    {
+        // --help, --version and argument errors need no display, but do need the translation,
+        // which only an application object carries: a plain one until the QApplication exists.
+        QCoreApplication parsing(argc, argv);
+        installTranslation(language, pandoTranslator, qtTranslator);
+        exit = parseArguments(arguments, options);
+    }
+    if (exit >= 0)
         return exit;
 
     // Fusion follows the system palette (light or dark) and looks the same in widgets and QML.
     QQuickStyle::setStyle(u"Fusion"_s);
     QApplication app(argc, argv);
+    QCoreApplication::installTranslator(&pandoTranslator);
+    QCoreApplication::installTranslator(&qtTranslator);
     QApplication::setStyle(u"Fusion"_s);
     QApplication::setWindowIcon(QIcon(u":/pando/icons/pando.svg"_s));
     QApplication::setApplicationDisplayName(QApplication::translate("main", "Pando"));
@@ -188,6 +235,11 @@ int main(int argc, char *argv[])
             state.apps()->setSelectedRow(state.apps()->rowOf(name));
             showWindow(window);
         });
+        QObject::connect(tray.get(), &TrayIcon::approvalRequested, window, [window, &state](const QString &id) {
+            state.showApproval(id);
+            showWindow(window);
+        });
+        tray->setWindow(window);
         tray->show();
     }
     showWindow(window);

@@ -4,6 +4,8 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Apps
+import Pando.Deploys
+import Pando.Logs
 
 Pane {
     id: root
@@ -19,12 +21,58 @@ Pane {
         opacity: 0.7
     }
 
-    ColumnLayout {
+    Shortcut {
+        sequence: "Ctrl+L"
+        enabled: root.hasApp
+        onActivated: tabs.currentIndex = 2
+    }
+
+    TabBar {
+        id: tabs
         anchors.left: parent.left
         anchors.right: parent.right
         anchors.top: parent.top
-        spacing: 12
         visible: root.hasApp
+        TabButton {
+            text: qsTr("Overview")
+        }
+        TabButton {
+            text: qsTr("Deploys")
+        }
+        TabButton {
+            text: qsTr("Logs")
+        }
+    }
+
+    // Deploys and Logs load only while shown, so a hidden tab follows no stream.
+    Loader {
+        anchors.fill: parent
+        anchors.topMargin: tabs.height + 12
+        active: root.hasApp && tabs.currentIndex === 1
+        visible: active
+        sourceComponent: DeploysView {
+            session: root.appsModel.session
+            app: root.app.name
+        }
+    }
+    Loader {
+        anchors.fill: parent
+        anchors.topMargin: tabs.height + 12
+        active: root.hasApp && tabs.currentIndex === 2
+        visible: active
+        sourceComponent: LogView {
+            session: root.appsModel.session
+            app: root.app.name
+        }
+    }
+
+    ColumnLayout {
+        anchors.left: parent.left
+        anchors.right: parent.right
+        anchors.top: tabs.bottom
+        anchors.topMargin: 12
+        spacing: 12
+        visible: root.hasApp && tabs.currentIndex === 0
 
         RowLayout {
             spacing: 8

@@ -19,6 +19,8 @@
 #include <QtQml/qqmlextensionplugin.h>
 
 Q_IMPORT_QML_PLUGIN(Pando_AppsPlugin)
+Q_IMPORT_QML_PLUGIN(Pando_DeploysPlugin)
+Q_IMPORT_QML_PLUGIN(Pando_LogsPlugin)
 Q_IMPORT_QML_PLUGIN(Pando_ShellPlugin)
 
 using namespace pando;

@@ -1,0 +1,123 @@
+// The master list: one row per request with the amber "waiting" mark and word, what waits, who
+// asked and when it expires.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Pando.Approvals
+
+Pane {
+    id: root
+    required property ApprovalsModel approvalsModel
+    padding: 0
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 0
+
+        RowLayout {
+            Layout.fillWidth: true
+            Layout.margins: 8
+            spacing: 8
+            Label {
+                text: qsTr("Approvals")
+                font.bold: true
+                font.pointSize: 13
+                Layout.fillWidth: true
+            }
+            BusyIndicator {
+                running: root.approvalsModel.loading
+                visible: running
+                Layout.preferredHeight: 20
+                Layout.preferredWidth: 20
+            }
+            ToolButton {
+                text: qsTr("Refresh")
+                onClicked: root.approvalsModel.refresh()
+            }
+        }
+        Label {
+            visible: text.length > 0
+            text: root.approvalsModel.error
+            color: "#d2352b"
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+            Layout.leftMargin: 8
+            Layout.rightMargin: 8
+        }
+
+        ListView {
+            id: list
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            clip: true
+            model: root.approvalsModel
+            currentIndex: root.approvalsModel.selectedRow
+            keyNavigationEnabled: true
+            focus: true
+            onCurrentIndexChanged: root.approvalsModel.selectedRow = currentIndex
+            ScrollBar.vertical: ScrollBar {}
+
+            delegate: ItemDelegate {
+                id: row
+                required property int index
+                required property string title
+                required property string summary
+                required property string requesterText
+                required property string expiresText
+                required property string actionError
+                readonly property ApprovalsModel approvalsModel: ListView.view.model as ApprovalsModel
+
+                width: ListView.view.width
+                highlighted: ListView.isCurrentItem
+                onClicked: row.approvalsModel.selectedRow = row.index
+
+                contentItem: RowLayout {
+                    spacing: 8
+                    // Waiting for approval: an amber diamond (the shared state vocabulary).
+                    Item {
+                        implicitWidth: 12
+                        implicitHeight: 12
+                        Layout.alignment: Qt.AlignVCenter
+                        Rectangle {
+                            anchors.centerIn: parent
+                            width: 8.6
+                            height: width
+                            rotation: 45
+                            color: "#d99a00"
+                        }
+                    }
+                    ColumnLayout {
+                        spacing: 0
+                        Layout.fillWidth: true
+                        Label {
+                            text: row.title
+                            font.bold: true
+                            elide: Text.ElideRight
+                            Layout.fillWidth: true
+                        }
+                        Label {
+                            text: row.summary
+                            opacity: 0.8
+                            font.pointSize: 9
+                            elide: Text.ElideRight
+                            Layout.fillWidth: true
+                        }
+                        Label {
+                            text: row.actionError.length > 0 ? row.actionError
+                                                             : qsTr("%1 · %2").arg(row.requesterText).arg(row.expiresText)
+                            color: row.actionError.length > 0 ? "#d2352b" : palette.text
+                            opacity: row.actionError.length > 0 ? 1 : 0.7
+                            font.pointSize: 9
+                            elide: Text.ElideRight
+                            Layout.fillWidth: true
+                        }
+                    }
+                    Label {
+                        text: qsTr("waiting")
+                        color: "#a87700"
+                    }
+                }
+            }
+        }
+    }
+}

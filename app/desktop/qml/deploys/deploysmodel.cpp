@@ -1,0 +1,280 @@
+#include "app/desktop/qml/deploys/deploysmodel.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QJsonArray>
+#include <QLocale>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::desktop {
+
+namespace DeployState {
+
+Value ofDeploy(const QString &status)
+{
+    if (status == u"queued"_s || status == u"running"_s)
+        return Progress;
+    if (status == u"awaiting-approval"_s)
+        return Waiting;
+    if (status == u"succeeded"_s)
+        return Healthy;
+    if (status == u"failed"_s || status == u"rejected"_s)
+        return Failed;
+    if (status == u"cancelled"_s)
+        return Stopped;
+    return Neutral;
+}
+
+Value ofStep(const QString &status)
+{
+    if (status == u"running"_s)
+        return Progress;
+    if (status == u"waiting"_s)
+        return Waiting;
+    if (status == u"succeeded"_s)
+        return Healthy;
+    if (status == u"failed"_s)
+        return Failed;
+    if (status == u"skipped"_s)
+        return Skipped;
+    return Neutral;
+}
+
+QString word(Value state)
+{
+    switch (state) {
+    case Healthy:
+        return QCoreApplication::translate("DeployState", "succeeded");
+    case Progress:
+        return QCoreApplication::translate("DeployState", "in progress");
+    case Waiting:
+        return QCoreApplication::translate("DeployState", "waiting for approval");
+    case Failed:
+        return QCoreApplication::translate("DeployState", "failed");
+    case Skipped:
+        return QCoreApplication::translate("DeployState", "skipped");
+    case Stopped:
+        return QCoreApplication::translate("DeployState", "cancelled");
+    case Neutral:
+        break;
+    }
+    return QCoreApplication::translate("DeployState", "not started");
+}
+
+std::pair<QString, QString> splitHint(const QString &error)
+{
+    static const QString marker = u" (hint: "_s;
+    const qsizetype at = error.lastIndexOf(marker);
+    if (at < 0 || !error.endsWith(u')'))
+        return {error, {}};
+    return {error.left(at), error.mid(at + marker.size(), error.size() - at - marker.size() - 1)};
+}
+
+} // namespace DeployState
+
+DeploysModel::DeploysModel(QObject *parent) : QAbstractListModel(parent)
+{}
+
+DeploysModel::~DeploysModel() = default;
+
+void DeploysModel::setSessionObject(QObject *session)
+{
+    auto *typed = qobject_cast<Session *>(session);
+    if (session && !typed)
+        qWarning("DeploysModel: %s is not a pando::desktop::Session", session->metaObject()->className());
+    setSession(typed);
+}
+
+void DeploysModel::setSession(Session *session)
+{
+    if (m_session == session)
+        return;
+    if (m_session)
+        disconnect(m_session, nullptr, this, nullptr);
+    m_session = session;
+    if (m_session) {
+        connect(m_session, &Session::eventReceived, this, &DeploysModel::onEvent);
+        connect(m_session, &Session::stateChanged, this, [this](Session::State state) {
+            if (state == Session::State::Connected)
+                refresh();
+        });
+    }
+    Q_EMIT sessionChanged();
+    refresh();
+}
+
+void DeploysModel::setApp(const QString &app)
+{
+    if (app == m_app)
+        return;
+    m_app = app;
+    ++m_generation;
+    beginResetModel();
+    m_rows.clear();
+    endResetModel();
+    m_selected = -1;
+    Q_EMIT appChanged();
+    Q_EMIT countChanged();
+    Q_EMIT selectedChanged();
+    refresh();
+}
+
+int DeploysModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+QHash<int, QByteArray> DeploysModel::roleNames() const
+{
+    return {
+        {IdRole, "id"},
+        {StatusRole, "status"},
+        {StateRole, "state"},
+        {StatusTextRole, "statusText"},
+        {RefRole, "ref"},
+        {CommitRole, "commit"},
+        {ActorRole, "actor"},
+        {CreatedMsRole, "createdMs"},
+        {DurationMsRole, "durationMs"},
+        {FailedStepRole, "failedStep"},
+        {ErrorRole, "error"},
+        {ReasonRole, "reason"},
+        {HintRole, "hint"},
+        {WhenTextRole, "whenText"},
+    };
+}
+
+QVariant DeploysModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const QJsonObject &d = m_rows.at(index.row());
+    const QString status = d.value(u"status"_s).toString();
+    switch (role) {
+    case Qt::DisplayRole:
+    case IdRole:
+        return d.value(u"id"_s).toString();
+    case StatusRole:
+        return status;
+    case StateRole:
+        return int(DeployState::ofDeploy(status));
+    case StatusTextRole:
+        if (status == u"rejected"_s)
+            return tr("rejected");
+        if (status == u"queued"_s)
+            return tr("queued");
+        return DeployState::word(DeployState::ofDeploy(status));
+    case RefRole:
+        return d.value(u"ref"_s).toString();
+    case CommitRole:
+        return d.value(u"commit"_s).toString();
+    case ActorRole:
+        return d.value(u"actor"_s).toString();
+    case CreatedMsRole:
+        return d.value(u"created_ms"_s).toInteger();
+    case DurationMsRole: {
+        if (d.contains(u"duration_ms"_s))
+            return d.value(u"duration_ms"_s).toInteger();
+        const qint64 started = d.value(u"started_ms"_s).toInteger();
+        const qint64 finished = d.value(u"finished_ms"_s).toInteger();
+        return started > 0 && finished >= started ? finished - started : qint64(0);
+    }
+    case FailedStepRole:
+        return d.value(u"failed_step"_s).toString();
+    case ErrorRole:
+        return d.value(u"error"_s).toString();
+    case ReasonRole:
+        return DeployState::splitHint(d.value(u"error"_s).toString()).first;
+    case HintRole:
+        return DeployState::splitHint(d.value(u"error"_s).toString()).second;
+    case WhenTextRole: {
+        const qint64 ms = d.value(u"created_ms"_s).toInteger();
+        return ms > 0 ? QLocale().toString(QDateTime::fromMSecsSinceEpoch(ms), QLocale::ShortFormat) : QString();
+    }
+    }
+    return {};
+}
+
+void DeploysModel::setSelectedRow(int row)
+{
+    if (row < -1 || row >= rowCount())
+        row = -1;
+    if (row == m_selected)
+        return;
+    m_selected = row;
+    Q_EMIT selectedChanged();
+}
+
+QString DeploysModel::selectedId() const
+{
+    return m_selected >= 0 && m_selected < m_rows.size() ? m_rows.at(m_selected).value(u"id"_s).toString() : QString();
+}
+
+int DeploysModel::rowOf(const QString &id) const
+{
+    for (int i = 0; i < m_rows.size(); ++i)
+        if (m_rows.at(i).value(u"id"_s).toString() == id)
+            return i;
+    return -1;
+}
+
+void DeploysModel::setError(const QString &error)
+{
+    if (error == m_error)
+        return;
+    m_error = error;
+    Q_EMIT errorChanged();
+}
+
+void DeploysModel::refresh()
+{
+    if (!m_session || m_app.isEmpty() || m_session->state() != Session::State::Connected)
+        return;
+    m_loading = true;
+    Q_EMIT loadingChanged();
+    const quint64 generation = m_generation;
+    QPointer<DeploysModel> self(this);
+    m_session->deploys(m_app, 50, [self, generation](const Result<QJsonArray> &deploys) {
+        if (!self || self->m_generation != generation)
+            return;
+        self->m_loading = false;
+        if (!deploys)
+            self->setError(deploys.error().text());
+        else {
+            self->setError({});
+            self->apply(*deploys);
+        }
+        Q_EMIT self->loadingChanged();
+    });
+}
+
+void DeploysModel::apply(const QJsonArray &deploys)
+{
+    const QString selected = selectedId();
+    // A reset is cheap for a page of deploys; the selection is put back on the same id.
+    beginResetModel();
+    m_rows.clear();
+    for (const QJsonValue &d : deploys)
+        m_rows.append(d.toObject());
+    endResetModel();
+    int row = selected.isEmpty() ? -1 : rowOf(selected);
+    // Nothing chosen yet: the newest deploy, which is what the user came to see.
+    if (row < 0 && !m_rows.isEmpty())
+        row = 0;
+    m_selected = row;
+    Q_EMIT countChanged();
+    Q_EMIT selectedChanged();
+}
+
+void DeploysModel::onEvent(const QJsonObject &event)
+{
+    if (event.value(u"app"_s).toString() != m_app)
+        return;
+    const QString type = event.value(u"type"_s).toString();
+    // Steps change the timeline, not the history; every other deploy.* event changes a row.
+    if (type.startsWith(u"deploy."_s) && type != u"deploy.step"_s)
+        refresh();
+}
+
+} // namespace pando::desktop

@@ -1,0 +1,111 @@
+#pragma once
+// Package deploys (QML module Pando.Deploys): the Deploys tab of an app — its deploy history
+// (DeploysModel) and the selected deploy's steps as a timeline (DeployStepsModel), both kept live
+// from the session's deploy.* events. A failed deploy's reason and hint are split here so the view
+// shows them in one line; the QML only binds.
+//
+// Threading: GUI-thread models, like their Session; they never block.
+
+#include "app/desktop/session/session.h"
+
+#include <QAbstractListModel>
+#include <QPointer>
+#include <QtQml/qqmlregistration.h>
+
+namespace pando::desktop {
+
+// The shared state vocabulary of DESKTOP.md for deploys and steps: shape, colour and word.
+namespace DeployState {
+Q_NAMESPACE
+QML_ELEMENT
+enum Value { Healthy, Progress, Waiting, Failed, Skipped, Stopped, Neutral };
+Q_ENUM_NS(Value)
+
+// A deploy's status (queued, running, awaiting-approval, succeeded, failed, cancelled, rejected).
+Value ofDeploy(const QString &status);
+// A step's status (running, waiting, succeeded, failed, skipped).
+Value ofStep(const QString &status);
+QString word(Value state);
+// Splits the engine's "reason (hint: what to do)" into its two parts.
+std::pair<QString, QString> splitHint(const QString &error);
+} // namespace DeployState
+
+class DeploysModel : public QAbstractListModel {
+    Q_OBJECT
+    QML_ELEMENT
+    // A pando::desktop::Session (QObject here so QML needs no session type).
+    Q_PROPERTY(QObject *session READ sessionObject WRITE setSessionObject NOTIFY sessionChanged)
+    Q_PROPERTY(QString app READ app WRITE setApp NOTIFY appChanged)
+    Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
+    Q_PROPERTY(bool loading READ isLoading NOTIFY loadingChanged)
+    Q_PROPERTY(QString error READ error NOTIFY errorChanged)
+    Q_PROPERTY(int selectedRow READ selectedRow WRITE setSelectedRow NOTIFY selectedChanged)
+    // The selected deploy's id; empty when nothing is selected.
+    Q_PROPERTY(QString selectedId READ selectedId NOTIFY selectedChanged)
+
+public:
+    enum Role {
+        IdRole = Qt::UserRole + 1,
+        StatusRole,     // the API's word
+        StateRole,      // DeployState::Value
+        StatusTextRole, // translated word
+        RefRole,
+        CommitRole,
+        ActorRole,
+        CreatedMsRole,
+        DurationMsRole,
+        FailedStepRole,
+        ErrorRole,  // the engine's error as sent
+        ReasonRole, // the error without its hint
+        HintRole,   // what to do next; empty when the engine has no hint
+        WhenTextRole,
+    };
+    Q_ENUM(Role)
+
+    explicit DeploysModel(QObject *parent = nullptr);
+    ~DeploysModel() override;
+
+    Session *session() const { return m_session; }
+    void setSession(Session *session);
+    QObject *sessionObject() const { return m_session; }
+    void setSessionObject(QObject *session);
+    QString app() const { return m_app; }
+    void setApp(const QString &app);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    bool isLoading() const { return m_loading; }
+    QString error() const { return m_error; }
+    int selectedRow() const { return m_selected; }
+    void setSelectedRow(int row);
+    QString selectedId() const;
+    int rowOf(const QString &id) const;
+
+    // Reloads the history (newest first); the selection stays on the same deploy.
+    Q_INVOKABLE void refresh();
+
+Q_SIGNALS:
+    void sessionChanged();
+    void appChanged();
+    void countChanged();
+    void loadingChanged();
+    void errorChanged();
+    void selectedChanged();
+
+private:
+    void onEvent(const QJsonObject &event);
+    void apply(const QJsonArray &deploys);
+    void setError(const QString &error);
+
+    QPointer<Session> m_session;
+    QString m_app;
+    QList<QJsonObject> m_rows;
+    int m_selected = -1;
+    bool m_loading = false;
+    QString m_error;
+    quint64 m_generation = 0;
+};
+
+} // namespace pando::desktop

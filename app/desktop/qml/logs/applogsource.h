@@ -1,0 +1,88 @@
+#pragma once
+// Package logs view (QML module Pando.Logs): the Logs tab. AppLogSource feeds a LogModel with an
+// app's last lines (Session::logTail) and then its live follow (Session::followLogs), and does
+// what the QML must not: turning a line's colour spans and search hits into styled text for the
+// light or dark palette, and putting copied rows on the clipboard.
+//
+// Threading: GUI-thread object; the session's callbacks and stream messages arrive there.
+
+#include "app/desktop/logs/logmodel.h"
+#include "app/desktop/session/session.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QVariantList>
+#include <QtQml/qqmlregistration.h>
+#include <memory>
+
+namespace pando::desktop {
+
+class AppLogSource : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    Q_PROPERTY(QObject *session READ sessionObject WRITE setSessionObject NOTIFY sessionChanged)
+    Q_PROPERTY(QString app READ app WRITE setApp NOTIFY appChanged)
+    Q_PROPERTY(pando::desktop::LogModel *model READ model CONSTANT)
+    // How many lines the tail asks for before following.
+    Q_PROPERTY(int tailLines READ tailLines WRITE setTailLines NOTIFY tailLinesChanged)
+    // The live follow is open.
+    Q_PROPERTY(bool live READ isLive NOTIFY stateChanged)
+    // One line about the stream: why it ended or failed; empty while all is well.
+    Q_PROPERTY(QString status READ status NOTIFY stateChanged)
+    // Which palette styledText maps colours 0-15 to.
+    Q_PROPERTY(bool dark READ isDark WRITE setDark NOTIFY darkChanged)
+
+public:
+    explicit AppLogSource(QObject *parent = nullptr);
+    ~AppLogSource() override;
+
+    void setSession(Session *session);
+    QObject *sessionObject() const { return m_session; }
+    void setSessionObject(QObject *session);
+    QString app() const { return m_app; }
+    void setApp(const QString &app);
+    LogModel *model() const { return m_model; }
+    int tailLines() const { return m_tailLines; }
+    void setTailLines(int lines);
+    bool isLive() const { return m_follow && m_follow->isActive(); }
+    QString status() const { return m_status; }
+    bool isDark() const { return m_dark; }
+    void setDark(bool dark);
+
+    // Starts again: clears the model, loads the tail, then follows.
+    Q_INVOKABLE void restart();
+    Q_INVOKABLE void stop();
+
+    // The line as rich text for a Text item: spans coloured for the palette, search hits marked.
+    Q_INVOKABLE QString styledText(const QString &text, const QVariantList &spans,
+                                   const QVariantList &matchRanges) const;
+    // Puts rows first..last (inclusive) on the clipboard; answers how many lines were copied.
+    Q_INVOKABLE int copyRows(int first, int last) const;
+
+    // ANSI palette colour 0-15 for the light or dark theme.
+    static QString paletteColour(int index, bool dark);
+
+Q_SIGNALS:
+    void sessionChanged();
+    void appChanged();
+    void tailLinesChanged();
+    void stateChanged();
+    void darkChanged();
+
+private:
+    void appendLine(const QJsonObject &line);
+    void onMessage(const QJsonObject &message);
+    void setStatus(const QString &status);
+    void startFollow();
+
+    QPointer<Session> m_session;
+    QString m_app;
+    LogModel *m_model;
+    std::unique_ptr<Subscription> m_follow;
+    int m_tailLines = 1000;
+    QString m_status;
+    bool m_dark = false;
+    quint64 m_generation = 0;
+};
+
+} // namespace pando::desktop

@@ -1,0 +1,842 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="de_DE" sourcelanguage="en">
+<context>
+    <name>AppDetail</name>
+    <message>
+        <source>Select an app to see its details</source>
+        <translation>Wählen Sie eine App, um ihre Details zu sehen</translation>
+    </message>
+    <message>
+        <source>Deploy</source>
+        <translation>Bereitstellen</translation>
+    </message>
+    <message>
+        <source>Deploy the spec&apos;s ref again (Ctrl+D)</source>
+        <translation>Den Ref der Spezifikation erneut bereitstellen (Strg+D)</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>URL</source>
+        <translation>URL</translation>
+    </message>
+    <message>
+        <source>not routed yet</source>
+        <translation>noch ohne Route</translation>
+    </message>
+    <message>
+        <source>Ref</source>
+        <translation>Ref</translation>
+    </message>
+    <message>
+        <source>Last deploy</source>
+        <translation>Letzte Bereitstellung</translation>
+    </message>
+    <message>
+        <source>Overview</source>
+        <translation>Übersicht</translation>
+    </message>
+    <message>
+        <source>Deploys</source>
+        <translation>Bereitstellungen</translation>
+    </message>
+    <message>
+        <source>Logs</source>
+        <translation>Protokolle</translation>
+    </message>
+</context>
+<context>
+    <name>ApprovalDetail</name>
+    <message>
+        <source>Select a request to see what it will change</source>
+        <translation>Wählen Sie eine Anfrage, um zu sehen, was sie ändern wird</translation>
+    </message>
+    <message>
+        <source>waiting for approval</source>
+        <translation>wartet auf Freigabe</translation>
+    </message>
+    <message>
+        <source>Asked by %1, %2 · %3</source>
+        <translation>Angefragt von %1, %2 · %3</translation>
+    </message>
+    <message>
+        <source>Who may decide: %1</source>
+        <translation>Wer entscheiden darf: %1</translation>
+    </message>
+    <message>
+        <source>What will change</source>
+        <translation>Was sich ändern wird</translation>
+    </message>
+    <message>
+        <source>Comment (optional)</source>
+        <translation>Kommentar (optional)</translation>
+    </message>
+    <message>
+        <source>Approve</source>
+        <translation>Freigeben</translation>
+    </message>
+    <message>
+        <source>Reject</source>
+        <translation>Ablehnen</translation>
+    </message>
+</context>
+<context>
+    <name>ApprovalsList</name>
+    <message>
+        <source>Approvals</source>
+        <translation>Freigaben</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>Aktualisieren</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation>wartet</translation>
+    </message>
+</context>
+<context>
+    <name>ApprovalsView</name>
+    <message>
+        <source>Nothing waits for approval</source>
+        <translation>Nichts wartet auf Freigabe</translation>
+    </message>
+    <message>
+        <source>Deploys held by the install&apos;s approval policy and pipeline steps that ask for a sign-off appear here, with what they will change. Someone other than the person who asked approves or rejects them.</source>
+        <translation>Bereitstellungen, die die Freigaberichtlinie der Installation zurückhält, und Pipeline-Schritte, die eine Freigabe verlangen, erscheinen hier mit dem, was sie ändern werden. Freigeben oder ablehnen muss jemand anderes als die Person, die angefragt hat.</translation>
+    </message>
+</context>
+<context>
+    <name>AppsList</name>
+    <message>
+        <source>Apps</source>
+        <translation>Apps</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>Aktualisieren</translation>
+    </message>
+</context>
+<context>
+    <name>DeployState</name>
+    <message>
+        <source>succeeded</source>
+        <translation>erfolgreich</translation>
+    </message>
+    <message>
+        <source>in progress</source>
+        <translation>in Arbeit</translation>
+    </message>
+    <message>
+        <source>waiting for approval</source>
+        <translation>wartet auf Freigabe</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation>übersprungen</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>abgebrochen</translation>
+    </message>
+    <message>
+        <source>not started</source>
+        <translation>nicht gestartet</translation>
+    </message>
+</context>
+<context>
+    <name>DeploysView</name>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 ms</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <source>%1 was never deployed</source>
+        <translation>%1 wurde nie bereitgestellt</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3</source>
+        <translation>%1 · %2 · %3</translation>
+    </message>
+    <message>
+        <source>✖ %1 failed: %2</source>
+        <translation>✖ %1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>✖ %1</source>
+        <translation>✖ %1</translation>
+    </message>
+    <message>
+        <source>What to do: %1</source>
+        <translation>Was zu tun ist: %1</translation>
+    </message>
+    <message>
+        <source>waiting for approval %1</source>
+        <translation>wartet auf Freigabe %1</translation>
+    </message>
+</context>
+<context>
+    <name>EmptyState</name>
+    <message>
+        <source>Deploy your first app</source>
+        <translation>Stellen Sie Ihre erste App bereit</translation>
+    </message>
+    <message>
+        <source>Pando builds an app from a git repository and runs it on this computer&apos;s Docker engine. There are two ways to start:</source>
+        <translation>Pando baut eine App aus einem Git-Repository und führt sie auf der Docker-Engine dieses Computers aus. Es gibt zwei Wege, anzufangen:</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;From a repository URL&lt;/b&gt;: write a short spec naming the repository and the port the app listens on — &lt;tt&gt;name: hello&lt;/tt&gt;, &lt;tt&gt;source.repo: https://…/hello.git&lt;/tt&gt;, &lt;tt&gt;run.port: 8080&lt;/tt&gt; — and create the app from it.</source>
+        <translation>&lt;b&gt;Aus einer Repository-URL&lt;/b&gt;: Schreiben Sie eine kurze Spezifikation mit dem Repository und dem Port, auf dem die App lauscht — &lt;tt&gt;name: hello&lt;/tt&gt;, &lt;tt&gt;source.repo: https://…/hello.git&lt;/tt&gt;, &lt;tt&gt;run.port: 8080&lt;/tt&gt; — und legen Sie die App damit an.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;From a spec file&lt;/b&gt;: &lt;tt&gt;pando apps create -f hello.yaml&lt;/tt&gt;, then &lt;tt&gt;pando deploy hello&lt;/tt&gt;. The app appears here and its deploy shows live.</source>
+        <translation>&lt;b&gt;Aus einer Spezifikationsdatei&lt;/b&gt;: &lt;tt&gt;pando apps create -f hello.yaml&lt;/tt&gt;, dann &lt;tt&gt;pando deploy hello&lt;/tt&gt;. Die App erscheint hier, und ihre Bereitstellung ist live zu sehen.</translation>
+    </message>
+</context>
+<context>
+    <name>LogView</name>
+    <message>
+        <source>Search the log</source>
+        <translation>Im Protokoll suchen</translation>
+    </message>
+    <message>
+        <source>Previous</source>
+        <translation>Vorheriger</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>Nächster</translation>
+    </message>
+    <message>
+        <source>no matches</source>
+        <translation>keine Treffer</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n match(es)</source>
+        <translation>
+            <numerusform>%n Treffer</numerusform>
+            <numerusform>%n Treffer</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>Kopieren</translation>
+    </message>
+    <message>
+        <source>Copy the selected lines, or the whole log (Ctrl+C)</source>
+        <translation>Die ausgewählten Zeilen oder das ganze Protokoll kopieren (Strg+C)</translation>
+    </message>
+    <message>
+        <source>No log lines yet</source>
+        <translation>Noch keine Protokollzeilen</translation>
+    </message>
+    <message numerus="yes">
+        <source>Resume (%n new)</source>
+        <translation>
+            <numerusform>Fortsetzen (%n neue)</numerusform>
+            <numerusform>Fortsetzen (%n neue)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>Main</name>
+    <message>
+        <source>Pando — %1</source>
+        <translation>Pando — %1</translation>
+    </message>
+    <message>
+        <source>Pipelines</source>
+        <translation>Pipelines</translation>
+    </message>
+    <message>
+        <source>Activity</source>
+        <translation>Aktivität</translation>
+    </message>
+    <message>
+        <source>Connections</source>
+        <translation>Verbindungen</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+</context>
+<context>
+    <name>PendingView</name>
+    <message>
+        <source>This view is not in this build of Pando Desktop yet; the command-line client (pando) has it.</source>
+        <translation>Diese Ansicht gibt es in dieser Version von Pando Desktop noch nicht; der Kommandozeilen-Client (pando) bietet sie bereits.</translation>
+    </message>
+</context>
+<context>
+    <name>Sidebar</name>
+    <message>
+        <source>Switch connection</source>
+        <translation>Verbindung wechseln</translation>
+    </message>
+    <message>
+        <source>Connected to</source>
+        <translation>Verbunden mit</translation>
+    </message>
+    <message>
+        <source>Apps</source>
+        <translation>Apps</translation>
+    </message>
+    <message>
+        <source>Pipelines</source>
+        <translation>Pipelines</translation>
+    </message>
+    <message>
+        <source>Approvals</source>
+        <translation>Freigaben</translation>
+    </message>
+    <message>
+        <source>Activity</source>
+        <translation>Aktivität</translation>
+    </message>
+    <message>
+        <source>Connections</source>
+        <translation>Verbindungen</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <source>Pando Desktop: your apps, deploys, pipelines and approvals.</source>
+        <translation>Pando Desktop: Ihre Apps, Bereitstellungen, Pipelines und Freigaben.</translation>
+    </message>
+    <message>
+        <source>Attach to the Pando install at this URL instead of this computer&apos;s engine.</source>
+        <translation>Mit der Pando-Installation unter dieser URL verbinden statt mit der Engine dieses Computers.</translation>
+    </message>
+    <message>
+        <source>The API token for --server (default: $PANDO_TOKEN).</source>
+        <translation>Das API-Token für --server (Vorgabe: $PANDO_TOKEN).</translation>
+    </message>
+    <message>
+        <source>This computer&apos;s engine data directory (default: ~/.local/share/pando).</source>
+        <translation>Das Datenverzeichnis der Engine dieses Computers (Vorgabe: ~/.local/share/pando).</translation>
+    </message>
+    <message>
+        <source>Start even when another pando-desktop runs for this user.</source>
+        <translation>Auch starten, wenn für diesen Benutzer schon ein anderes pando-desktop läuft.</translation>
+    </message>
+    <message>
+        <source>pando-desktop takes no arguments, got: %1</source>
+        <translation>pando-desktop erwartet keine Argumente, erhalten: %1</translation>
+    </message>
+    <message>
+        <source>--server: %1 is not a URL</source>
+        <translation>--server: %1 ist keine URL</translation>
+    </message>
+    <message>
+        <source>--server needs --token (or PANDO_TOKEN)</source>
+        <translation>--server braucht --token (oder PANDO_TOKEN)</translation>
+    </message>
+    <message>
+        <source>Pando</source>
+        <translation>Pando</translation>
+    </message>
+    <message>
+        <source>Show the app in this language (default: the system&apos;s).</source>
+        <translation>Die App in dieser Sprache zeigen (Vorgabe: die des Systems).</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::AppLogSource</name>
+    <message>
+        <source>The log stream ended</source>
+        <translation>Der Protokollstrom ist beendet</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::ApprovalsModel</name>
+    <message>
+        <source>less than a minute</source>
+        <translation>weniger als einer Minute</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n minute(s)</source>
+        <translation>
+            <numerusform>%n Minute</numerusform>
+            <numerusform>%n Minuten</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n hour(s)</source>
+        <translation>
+            <numerusform>%n Stunde</numerusform>
+            <numerusform>%n Stunden</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n day(s)</source>
+        <translation>
+            <numerusform>%n Tag</numerusform>
+            <numerusform>%n Tagen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>in %1</source>
+        <translation>in %1</translation>
+    </message>
+    <message>
+        <source>%1 ago</source>
+        <translation>vor %1</translation>
+    </message>
+    <message>
+        <source>Deploy %1</source>
+        <translation>Bereitstellung %1</translation>
+    </message>
+    <message>
+        <source>Deploy of %1</source>
+        <translation>Bereitstellung von %1</translation>
+    </message>
+    <message>
+        <source>Pipeline step %1</source>
+        <translation>Pipeline-Schritt %1</translation>
+    </message>
+    <message>
+        <source>deploy</source>
+        <translation>Bereitstellung</translation>
+    </message>
+    <message>
+        <source>pipeline step</source>
+        <translation>Pipeline-Schritt</translation>
+    </message>
+    <message>
+        <source>never expires</source>
+        <translation>läuft nie ab</translation>
+    </message>
+    <message>
+        <source>expired</source>
+        <translation>abgelaufen</translation>
+    </message>
+    <message>
+        <source>expires %1</source>
+        <translation>läuft %1 ab</translation>
+    </message>
+    <message>
+        <source>asked %1</source>
+        <translation>%1 angefragt</translation>
+    </message>
+    <message>
+        <source>App</source>
+        <translation>App</translation>
+    </message>
+    <message>
+        <source>Why it waits</source>
+        <translation>Warum sie wartet</translation>
+    </message>
+    <message>
+        <source>Commit</source>
+        <translation>Commit</translation>
+    </message>
+    <message>
+        <source>Repository</source>
+        <translation>Repository</translation>
+    </message>
+    <message>
+        <source>%1 (was %2)</source>
+        <translation>%1 (vorher %2)</translation>
+    </message>
+    <message>
+        <source>Image built from</source>
+        <translation>Image gebaut aus</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>Port</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>keine Grenze</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>Speicher</translation>
+    </message>
+    <message>
+        <source>CPUs</source>
+        <translation>CPUs</translation>
+    </message>
+    <message>
+        <source>Outbound network</source>
+        <translation>Ausgehendes Netzwerk</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>Befehl</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>Umgebung</translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation>Hinweise</translation>
+    </message>
+    <message>
+        <source>Serving now</source>
+        <translation>Jetzt in Betrieb</translation>
+    </message>
+    <message>
+        <source>nothing (first deploy)</source>
+        <translation>nichts (erste Bereitstellung)</translation>
+    </message>
+    <message>
+        <source>deploy %1 at %2</source>
+        <translation>Bereitstellung %1 (Commit %2)</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>Nachricht</translation>
+    </message>
+    <message>
+        <source>Pipeline</source>
+        <translation>Pipeline</translation>
+    </message>
+    <message>
+        <source>Job</source>
+        <translation>Job</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>Lauf</translation>
+    </message>
+    <message>
+        <source>#%1 (%2)</source>
+        <translation>#%1 (%2)</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>Input %1</source>
+        <translation>Eingabe %1</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::AppsModel</name>
+    <message>
+        <source>queued</source>
+        <translation>in der Warteschlange</translation>
+    </message>
+    <message>
+        <source>deploying</source>
+        <translation>wird bereitgestellt</translation>
+    </message>
+    <message>
+        <source>waiting for approval</source>
+        <translation>wartet auf Freigabe</translation>
+    </message>
+    <message>
+        <source>succeeded</source>
+        <translation>erfolgreich</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>abgebrochen</translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation>abgelehnt</translation>
+    </message>
+    <message>
+        <source>fetching the source</source>
+        <translation>Quelle wird geholt</translation>
+    </message>
+    <message>
+        <source>detecting the build</source>
+        <translation>Build wird erkannt</translation>
+    </message>
+    <message>
+        <source>planning</source>
+        <translation>Planung</translation>
+    </message>
+    <message>
+        <source>building the image</source>
+        <translation>Image wird gebaut</translation>
+    </message>
+    <message>
+        <source>starting the container</source>
+        <translation>Container wird gestartet</translation>
+    </message>
+    <message>
+        <source>checking health</source>
+        <translation>Zustand wird geprüft</translation>
+    </message>
+    <message>
+        <source>switching traffic</source>
+        <translation>Datenverkehr wird umgeschaltet</translation>
+    </message>
+    <message>
+        <source>retiring the old version</source>
+        <translation>alte Version wird stillgelegt</translation>
+    </message>
+    <message>
+        <source>not deployed</source>
+        <translation>nicht bereitgestellt</translation>
+    </message>
+    <message>
+        <source>removing</source>
+        <translation>wird entfernt</translation>
+    </message>
+    <message>
+        <source>never deployed</source>
+        <translation>nie bereitgestellt</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>%1 at %2 (%3)</source>
+        <translation>%1 am %2 (%3)</translation>
+    </message>
+    <message>
+        <source>%1 failed: %2</source>
+        <translation>%1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>läuft</translation>
+    </message>
+    <message>
+        <source>in progress</source>
+        <translation>in Arbeit</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>gestoppt</translation>
+    </message>
+    <message>
+        <source>No connection</source>
+        <translation>Keine Verbindung</translation>
+    </message>
+    <message>
+        <source>Not connected to %1</source>
+        <translation>Nicht mit %1 verbunden</translation>
+    </message>
+    <message>
+        <source>Reconnecting to %1: %2</source>
+        <translation>Neue Verbindung zu %1: %2</translation>
+    </message>
+    <message>
+        <source>Connecting to %1…</source>
+        <translation>Verbinde mit %1…</translation>
+    </message>
+    <message>
+        <source>The engine on %1 is reachable</source>
+        <translation>Die Engine auf %1 ist erreichbar</translation>
+    </message>
+    <message>
+        <source>Cannot reach the engine on %1: %2</source>
+        <translation>Die Engine auf %1 ist nicht erreichbar: %2</translation>
+    </message>
+    <message>
+        <source>starting a deploy</source>
+        <translation>Bereitstellung wird gestartet</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::DeployStepsModel</name>
+    <message>
+        <source>Fetch the source</source>
+        <translation>Quelle holen</translation>
+    </message>
+    <message>
+        <source>Detect the build</source>
+        <translation>Build erkennen</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>Planen</translation>
+    </message>
+    <message>
+        <source>Approval</source>
+        <translation>Freigabe</translation>
+    </message>
+    <message>
+        <source>Build the image</source>
+        <translation>Image bauen</translation>
+    </message>
+    <message>
+        <source>Start the container</source>
+        <translation>Container starten</translation>
+    </message>
+    <message>
+        <source>Check health</source>
+        <translation>Zustand prüfen</translation>
+    </message>
+    <message>
+        <source>Switch traffic</source>
+        <translation>Datenverkehr umschalten</translation>
+    </message>
+    <message>
+        <source>Retire the old version</source>
+        <translation>Alte Version stilllegen</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>läuft</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::DeploysModel</name>
+    <message>
+        <source>rejected</source>
+        <translation>abgelehnt</translation>
+    </message>
+    <message>
+        <source>queued</source>
+        <translation>in der Warteschlange</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::DesktopState</name>
+    <message>
+        <source>No connection</source>
+        <translation>Keine Verbindung</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n approval(s) waiting</source>
+        <translation>
+            <numerusform>%n Freigabe wartet</numerusform>
+            <numerusform>%n Freigaben warten</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n app(s) failing</source>
+        <translation>
+            <numerusform>%n App fehlerhaft</numerusform>
+            <numerusform>%n Apps fehlerhaft</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n deploy(s) in progress</source>
+        <translation>
+            <numerusform>%n Bereitstellung läuft</numerusform>
+            <numerusform>%n Bereitstellungen laufen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No apps yet</source>
+        <translation>Noch keine Apps</translation>
+    </message>
+    <message>
+        <source>All apps healthy</source>
+        <translation>Alle Apps in Ordnung</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::InProcessSession</name>
+    <message>
+        <source>This computer</source>
+        <translation>Dieser Computer</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::TrayIcon</name>
+    <message>
+        <source>Pando — %1</source>
+        <translation>Pando — %1</translation>
+    </message>
+    <message>
+        <source>Open Pando</source>
+        <translation>Pando öffnen</translation>
+    </message>
+    <message>
+        <source>No apps yet</source>
+        <translation>Noch keine Apps</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n approval(s) waiting</source>
+        <translation>
+            <numerusform>%n Freigabe wartet</numerusform>
+            <numerusform>%n Freigaben warten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>Beenden</translation>
+    </message>
+    <message>
+        <source>Approve… %1</source>
+        <translation>Freigeben… %1</translation>
+    </message>
+    <message>
+        <source>Approval requested: %1</source>
+        <translation>Freigabe angefragt: %1</translation>
+    </message>
+    <message>
+        <source>%1 asked. Click to see what will change and decide.</source>
+        <translation>%1 hat angefragt. Klicken Sie, um zu sehen, was sich ändert, und zu entscheiden.</translation>
+    </message>
+    <message>
+        <source>%1 deployed</source>
+        <translation>%1 bereitgestellt</translation>
+    </message>
+    <message>
+        <source>Deploy of %1 failed</source>
+        <translation>Bereitstellung von %1 fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Run #%1 of %2/%3 %4</source>
+        <translation>Lauf #%1 von %2/%3: %4</translation>
+    </message>
+</context>
+</TS>

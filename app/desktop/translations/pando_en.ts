@@ -1,0 +1,79 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en_US" sourcelanguage="en">
+<context>
+    <name>LogView</name>
+    <message numerus="yes">
+        <source>%n match(es)</source>
+        <translation>
+            <numerusform>%n match</numerusform>
+            <numerusform>%n matches</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Resume (%n new)</source>
+        <translation>
+            <numerusform>Resume (%n new)</numerusform>
+            <numerusform>Resume (%n new)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::ApprovalsModel</name>
+    <message numerus="yes">
+        <source>%n minute(s)</source>
+        <translation>
+            <numerusform>%n minute</numerusform>
+            <numerusform>%n minutes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n hour(s)</source>
+        <translation>
+            <numerusform>%n hour</numerusform>
+            <numerusform>%n hours</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n day(s)</source>
+        <translation>
+            <numerusform>%n day</numerusform>
+            <numerusform>%n days</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::DesktopState</name>
+    <message numerus="yes">
+        <source>%n approval(s) waiting</source>
+        <translation>
+            <numerusform>%n approval waiting</numerusform>
+            <numerusform>%n approvals waiting</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n app(s) failing</source>
+        <translation>
+            <numerusform>%n app failing</numerusform>
+            <numerusform>%n apps failing</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n deploy(s) in progress</source>
+        <translation>
+            <numerusform>%n deploy in progress</numerusform>
+            <numerusform>%n deploys in progress</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::TrayIcon</name>
+    <message numerus="yes">
+        <source>%n approval(s) waiting</source>
+        <translation>
+            <numerusform>%n approval waiting</numerusform>
+            <numerusform>%n approvals waiting</numerusform>
+        </translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,237 @@
+// The Deploys tab against a real API server (fake adapters) through RemoteSession: the history
+// and the step timeline follow a deploy live, a failed build opens on its failing step with the
+// reason, and DeploysView rendered offscreen at 1280×800 is saved under the build directory.
+
+#include "app/desktop/qml/deploys/deploysmodel.h"
+#include "app/desktop/qml/deploys/deploystepsmodel.h"
+#include "app/desktop/session/remotesession.h"
+#include "tests/app/desktop/session/sessionharness.h"
+#include "tests/app/server/fakes.h"
+
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QImage>
+#include <QQmlEngine>
+#include <QQuickStyle>
+#include <QQuickView>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTest>
+#include <QtQml/qqmlextensionplugin.h>
+
+Q_IMPORT_QML_PLUGIN(Pando_DeploysPlugin)
+
+using namespace pando;
+using namespace pando::desktop;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+int distinctColours(const QImage &image, int limit = 1000)
+{
+    QSet<QRgb> seen;
+    for (int y = 0; y < image.height(); y += 2) {
+        const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
+        for (int x = 0; x < image.width(); x += 2) {
+            seen.insert(line[x]);
+            if (seen.size() >= limit)
+                return int(seen.size());
+        }
+    }
+    return int(seen.size());
+}
+
+} // namespace
+
+class TestDeploysModel : public QObject {
+    Q_OBJECT
+
+private:
+    test::TestInstall m_install;
+    std::unique_ptr<RemoteSession> m_session;
+
+    QByteArray appSpec(const QString &name) const
+    {
+        return u"name: %1\nsource:\n  repo: https://git.example/%1.git\n  ref: main\nrun:\n  port: %2\n"
+               u"health:\n  path: /api/v1/health\n"_s.arg(name)
+                   .arg(m_install.port)
+                   .toUtf8();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_install.start(), qPrintable(m_install.error));
+        m_session = std::make_unique<RemoteSession>(QUrl(m_install.baseUrl()), m_install.token);
+        m_session->open();
+        QString why;
+        QVERIFY2(test::awaitConnected(*m_session, &why), qPrintable(why));
+    }
+
+    void splitsTheHint()
+    {
+        const auto [reason, hint] = DeployState::splitHint(u"no Dockerfile (hint: add one or set build.image)"_s);
+        QCOMPARE(reason, u"no Dockerfile"_s);
+        QCOMPARE(hint, u"add one or set build.image"_s);
+        QCOMPARE(DeployState::splitHint(u"plain reason"_s).second, QString());
+        QCOMPARE(DeployState::ofStep(u"waiting"_s), DeployState::Waiting);
+        QCOMPARE(DeployState::ofDeploy(u"rejected"_s), DeployState::Failed);
+    }
+
+    void stepsArriveLive()
+    {
+        auto app = test::awaitObject([&](auto done) { m_session->createApp(appSpec(u"hello"_s), done); });
+        QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
+
+        DeploysModel deploys;
+        QAbstractItemModelTester deploysTester(&deploys, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        deploys.setSession(m_session.get());
+        deploys.setApp(u"hello"_s);
+        DeployStepsModel steps;
+        QAbstractItemModelTester stepsTester(&steps, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        steps.setSession(m_session.get());
+        // The timeline is pointed at the deploy as soon as the event stream announces it, so every
+        // step after that reaches it as a deploy.step event while the deploy runs.
+        connect(m_session.get(), &Session::eventReceived, &steps, [&](const QJsonObject &event) {
+            if (event.value(u"type"_s).toString() == u"deploy.queued"_s &&
+                event.value(u"app"_s).toString() == u"hello"_s)
+                steps.setDeployId(event.value(u"deploy"_s).toString());
+        });
+        QTRY_VERIFY(!deploys.isLoading());
+        QCOMPARE(deploys.rowCount(), 0);
+
+        // What the timeline showed while the deploy ran: a step in progress, at some point.
+        QStringList seen;
+        auto record = [&] {
+            for (int i = 0; i < steps.rowCount(); ++i) {
+                const QString s = steps.index(i).data(DeployStepsModel::NameRole).toString() + u':' +
+                                  steps.index(i).data(DeployStepsModel::StatusRole).toString();
+                if (!seen.contains(s))
+                    seen.append(s);
+            }
+        };
+        connect(&steps, &QAbstractItemModel::rowsInserted, this, record);
+        connect(&steps, &QAbstractItemModel::dataChanged, this, record);
+
+        auto queued = test::awaitObject([&](auto done) { m_session->deploy(u"hello"_s, {}, done); });
+        QVERIFY2(queued, qPrintable(queued ? QString() : queued.error().text()));
+        const QString id = queued->value(u"id"_s).toString();
+        QTRY_COMPARE(deploys.rowCount(), 1);
+        QTRY_COMPARE(deploys.selectedId(), id);
+        QCOMPARE(steps.deployId(), id);
+        QTRY_COMPARE_WITH_TIMEOUT(steps.status(), u"succeeded"_s, 20000);
+        QTRY_COMPARE(deploys.index(0).data(DeploysModel::StatusRole).toString(), u"succeeded"_s);
+        QCOMPARE(deploys.index(0).data(DeploysModel::StateRole).toInt(), int(DeployState::Healthy));
+        QCOMPARE(deploys.index(0).data(DeploysModel::RefRole).toString(), u"main"_s);
+
+        QVERIFY(steps.rowOf(u"fetch"_s) >= 0);
+        QVERIFY(steps.rowOf(u"build"_s) > steps.rowOf(u"fetch"_s));
+        QVERIFY(steps.rowOf(u"health"_s) > steps.rowOf(u"build"_s));
+        for (int i = 0; i < steps.rowCount(); ++i) {
+            QCOMPARE(steps.index(i).data(DeployStepsModel::StatusRole).toString(), u"succeeded"_s);
+            QVERIFY(steps.index(i).data(DeployStepsModel::DurationMsRole).toLongLong() >= 0);
+            const double fraction = steps.index(i).data(DeployStepsModel::FractionRole).toDouble();
+            QVERIFY2(fraction >= 0.0 && fraction <= 1.0, qPrintable(QString::number(fraction)));
+        }
+        // A detail loaded after the end shows only finished steps: a running one came from an event.
+        QVERIFY2(std::any_of(seen.cbegin(), seen.cend(), [](const QString &s) { return s.endsWith(u":running"_s); }),
+                 qPrintable(seen.join(u", "_s)));
+        QCOMPARE(steps.reason(), QString());
+        QCOMPARE(steps.selectedRow(), -1); // nothing failed or waits: nothing to point at
+    }
+
+    void runningStepTicks()
+    {
+        DeployStepsModel steps;
+        QAbstractItemModelTester tester(&steps, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        qint64 now = 10'000;
+        steps.setClock([&now] { return now; });
+        steps.setDeployId(u"d-tick"_s);
+        steps.setSession(m_session.get());
+        // A deploy.step event for the deploy shown, as the event stream delivers it.
+        Q_EMIT m_session->eventReceived(QJsonObject{{u"type"_s, u"deploy.step"_s},
+                                                    {u"app"_s, u"x"_s},
+                                                    {u"deploy"_s, u"d-tick"_s},
+                                                    {u"data"_s, QJsonObject{{u"seq"_s, 1},
+                                                                            {u"name"_s, u"build"_s},
+                                                                            {u"status"_s, u"running"_s},
+                                                                            {u"started_ms"_s, 4'000},
+                                                                            {u"finished_ms"_s, 0}}}});
+        QCOMPARE(steps.rowCount(), 1);
+        QCOMPARE(steps.index(0).data(DeployStepsModel::DurationMsRole).toLongLong(), 6'000);
+        QCOMPARE(steps.selectedRow(), 0);
+        QSignalSpy ticked(&steps, &QAbstractItemModel::dataChanged);
+        now = 12'500;
+        QVERIFY(ticked.wait(2000));
+        QCOMPARE(steps.index(0).data(DeployStepsModel::DurationMsRole).toLongLong(), 8'500);
+    }
+
+    void failedBuildOpensOnTheBuildStep()
+    {
+        auto app = test::awaitObject([&](auto done) { m_session->createApp(appSpec(u"buildfails"_s), done); });
+        QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
+        auto queued = test::awaitObject([&](auto done) { m_session->deploy(u"buildfails"_s, {}, done); });
+        QVERIFY2(queued, qPrintable(queued ? QString() : queued.error().text()));
+
+        DeploysModel deploys;
+        QAbstractItemModelTester tester(&deploys, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        deploys.setSession(m_session.get());
+        deploys.setApp(u"buildfails"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(deploys.index(0).data(DeploysModel::StatusRole).toString(), u"failed"_s, 20000);
+        QCOMPARE(deploys.index(0).data(DeploysModel::FailedStepRole).toString(), u"build"_s);
+        QVERIFY(deploys.index(0).data(DeploysModel::ReasonRole).toString().contains(u"RUN step exited with 1"_s));
+
+        // Opened afterwards, as a user clicking the failed deploy: the build step is selected.
+        DeployStepsModel steps;
+        QAbstractItemModelTester stepsTester(&steps, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        steps.setSession(m_session.get());
+        steps.setDeployId(deploys.selectedId());
+        QTRY_VERIFY(steps.rowOf(u"build"_s) >= 0);
+        QTRY_COMPARE(steps.selectedRow(), steps.rowOf(u"build"_s));
+        QCOMPARE(steps.failedStep(), u"build"_s);
+        QCOMPARE(steps.state(), int(DeployState::Failed));
+        QVERIFY2(steps.reason().contains(u"RUN step exited with 1"_s), qPrintable(steps.reason()));
+        QCOMPARE(steps.index(steps.rowOf(u"build"_s)).data(DeployStepsModel::StateRole).toInt(),
+                 int(DeployState::Failed));
+    }
+
+    void screenshot()
+    {
+        QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
+        QQuickStyle::setStyle(u"Fusion"_s);
+        QQuickView view;
+        QStringList warnings;
+        connect(view.engine(), &QQmlEngine::warnings, this, [&](const QList<QQmlError> &list) {
+            for (const QQmlError &e : list)
+                warnings.append(e.toString());
+        });
+        view.engine()->addImportPath(u"qrc:/qt/qml"_s);
+        view.setInitialProperties(
+            {{u"session"_s, QVariant::fromValue<QObject *>(m_session.get())}, {u"app"_s, u"buildfails"_s}});
+        view.setResizeMode(QQuickView::SizeRootObjectToView);
+        view.setSource(QUrl(u"qrc:/qt/qml/Pando/Deploys/DeploysView.qml"_s));
+        QVERIFY2(view.status() == QQuickView::Ready, qPrintable(warnings.join(u'\n')));
+        view.resize(1280, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTest::qWait(1500); // the history and the timeline load over the API
+        const QImage image = view.grabWindow();
+        QString dir = qEnvironmentVariable("PANDO_BINARY_DIR");
+        if (dir.isEmpty())
+            dir = QDir::currentPath();
+        dir = QDir(dir).filePath(u"screenshots"_s);
+        QVERIFY(QDir().mkpath(dir));
+        const QString path = QDir(dir).filePath(u"desktop-deploys.png"_s);
+        QVERIFY2(image.save(path), qPrintable(path));
+        qInfo("screenshot: %s", qPrintable(path));
+        QCOMPARE(image.size() / image.devicePixelRatio(), QSize(1280, 800));
+        const int colours = distinctColours(image);
+        QVERIFY2(colours > 16, qPrintable(u"only %1 colours"_s.arg(colours)));
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
+    }
+
+    void cleanupTestCase() { m_session.reset(); }
+};
+
+QTEST_MAIN(TestDeploysModel)
+#include "tst_deploysmodel.moc"

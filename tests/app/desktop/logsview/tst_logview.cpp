@@ -1,0 +1,164 @@
+// The Logs tab against a real API server (fake adapters; the fake runtime writes "hello from the
+// fake" for each app) through RemoteSession: AppLogSource fills a LogModel from the tail, then
+// from the live follow; styled text for both palettes; copy; and LogView rendered offscreen at
+// 1280×800, saved under the build directory.
+
+#include "app/desktop/qml/logs/applogsource.h"
+#include "app/desktop/session/remotesession.h"
+#include "tests/app/desktop/session/sessionharness.h"
+#include "tests/app/server/fakes.h"
+
+#include <QAbstractItemModelTester>
+#include <QClipboard>
+#include <QDir>
+#include <QGuiApplication>
+#include <QImage>
+#include <QQmlEngine>
+#include <QQuickStyle>
+#include <QQuickView>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTest>
+#include <QtQml/qqmlextensionplugin.h>
+
+Q_IMPORT_QML_PLUGIN(Pando_LogsPlugin)
+
+using namespace pando;
+using namespace pando::desktop;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+int distinctColours(const QImage &image, int limit = 1000)
+{
+    QSet<QRgb> seen;
+    for (int y = 0; y < image.height(); y += 2) {
+        const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
+        for (int x = 0; x < image.width(); x += 2) {
+            seen.insert(line[x]);
+            if (seen.size() >= limit)
+                return int(seen.size());
+        }
+    }
+    return int(seen.size());
+}
+
+} // namespace
+
+class TestLogView : public QObject {
+    Q_OBJECT
+
+private:
+    test::TestInstall m_install;
+    std::unique_ptr<RemoteSession> m_session;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_install.start(), qPrintable(m_install.error));
+        m_session = std::make_unique<RemoteSession>(QUrl(m_install.baseUrl()), m_install.token);
+        m_session->open();
+        QString why;
+        QVERIFY2(test::awaitConnected(*m_session, &why), qPrintable(why));
+        const QByteArray spec = u"name: hello\nsource:\n  repo: https://git.example/hello.git\n  ref: main\nrun:\n"
+                                u"  port: %1\nhealth:\n  path: /api/v1/health\n"_s.arg(m_install.port)
+                                    .toUtf8();
+        auto app = test::awaitObject([&](auto done) { m_session->createApp(spec, done); });
+        QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
+        auto queued = test::awaitObject([&](auto done) { m_session->deploy(u"hello"_s, {}, done); });
+        QVERIFY2(queued, qPrintable(queued ? QString() : queued.error().text()));
+        QTRY_COMPARE_WITH_TIMEOUT(
+            test::awaitObject([&](auto done) { m_session->app(u"hello"_s, done); })->value(u"status"_s).toString(),
+            u"running"_s, 20000);
+    }
+
+    void fillsFromTailThenFollow()
+    {
+        AppLogSource source;
+        QAbstractItemModelTester tester(source.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(source.model()->coalesceInterval(), 30);
+        source.setSession(m_session.get());
+        source.setApp(u"hello"_s);
+        // The tail's line first, then the follow's (the fake writes the same line to both).
+        QTRY_VERIFY(source.model()->rowCount() >= 1);
+        QCOMPARE(source.model()->index(0).data(LogModel::TextRole).toString(), u"hello from the fake"_s);
+        QCOMPARE(source.model()->index(0).data(LogModel::LineNumberRole).toLongLong(), 1);
+        QCOMPARE(source.model()->index(0).data(LogModel::TimeRole).toDateTime().toMSecsSinceEpoch(), 1'700'000'000'000);
+        QTRY_COMPARE_WITH_TIMEOUT(source.model()->rowCount(), 2, 10000);
+        QCOMPARE(source.model()->index(1).data(LogModel::TextRole).toString(), u"hello from the fake"_s);
+        // The fake's container "stops" after its line: the stream says so.
+        QTRY_VERIFY_WITH_TIMEOUT(!source.status().isEmpty(), 10000);
+
+        source.model()->setSearchTerm(u"fake"_s);
+        QTRY_COMPARE(source.model()->matchCount(), 2);
+        QCOMPARE(source.model()->matchOrdinal(1), 2);
+
+        // Copy puts the rows on the clipboard.
+        QCOMPARE(source.copyRows(0, 1), 2);
+        QCOMPARE(QGuiApplication::clipboard()->text().trimmed(), u"hello from the fake\nhello from the fake"_s);
+
+        // Another app: the model starts over.
+        source.setApp(u"nosuchapp"_s);
+        QCOMPARE(source.model()->rowCount(), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(!source.status().isEmpty(), 10000);
+    }
+
+    void styledTextFollowsThePalette()
+    {
+        AppLogSource source;
+        const QVariantList spans{QVariantMap{{u"start"_s, 0}, {u"length"_s, 5}, {u"fg"_s, 1}, {u"bold"_s, true}},
+                                 QVariantMap{{u"start"_s, 6}, {u"length"_s, 3}, {u"fg"_s, u"#123456"_s}}};
+        const QString light = source.styledText(u"error a<b done"_s, spans, {});
+        QVERIFY2(
+            light.contains(u"color:%1;font-weight:bold;\">error</span>"_s.arg(AppLogSource::paletteColour(1, false))),
+            qPrintable(light));
+        QVERIFY2(light.contains(u"color:#123456;\">a&lt;b</span>"_s), qPrintable(light));
+        source.setDark(true);
+        const QString dark = source.styledText(u"error a<b done"_s, spans, {});
+        QVERIFY(dark.contains(AppLogSource::paletteColour(1, true)));
+        QVERIFY(AppLogSource::paletteColour(1, true) != AppLogSource::paletteColour(1, false));
+        const QString hit = source.styledText(u"find me"_s, {}, {QVariantMap{{u"start"_s, 5}, {u"length"_s, 2}}});
+        QVERIFY2(hit.startsWith(u"find&nbsp;<span style=\"background-color:"_s) && hit.endsWith(u"\">me</span>"_s),
+                 qPrintable(hit));
+    }
+
+    void screenshot()
+    {
+        QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
+        QQuickStyle::setStyle(u"Fusion"_s);
+        QQuickView view;
+        QStringList warnings;
+        connect(view.engine(), &QQmlEngine::warnings, this, [&](const QList<QQmlError> &list) {
+            for (const QQmlError &e : list)
+                warnings.append(e.toString());
+        });
+        view.engine()->addImportPath(u"qrc:/qt/qml"_s);
+        view.setInitialProperties(
+            {{u"session"_s, QVariant::fromValue<QObject *>(m_session.get())}, {u"app"_s, u"hello"_s}});
+        view.setResizeMode(QQuickView::SizeRootObjectToView);
+        view.setSource(QUrl(u"qrc:/qt/qml/Pando/Logs/LogView.qml"_s));
+        QVERIFY2(view.status() == QQuickView::Ready, qPrintable(warnings.join(u'\n')));
+        view.resize(1280, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTest::qWait(1500); // the tail and the follow arrive over the API
+        const QImage image = view.grabWindow();
+        QString dir = qEnvironmentVariable("PANDO_BINARY_DIR");
+        if (dir.isEmpty())
+            dir = QDir::currentPath();
+        dir = QDir(dir).filePath(u"screenshots"_s);
+        QVERIFY(QDir().mkpath(dir));
+        const QString path = QDir(dir).filePath(u"desktop-logs.png"_s);
+        QVERIFY2(image.save(path), qPrintable(path));
+        qInfo("screenshot: %s", qPrintable(path));
+        QCOMPARE(image.size() / image.devicePixelRatio(), QSize(1280, 800));
+        const int colours = distinctColours(image);
+        QVERIFY2(colours > 16, qPrintable(u"only %1 colours"_s.arg(colours)));
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
+    }
+
+    void cleanupTestCase() { m_session.reset(); }
+};
+
+QTEST_MAIN(TestLogView)
+#include "tst_logview.moc"
