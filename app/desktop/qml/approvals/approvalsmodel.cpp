@@ -53,7 +53,7 @@ QVariantMap line(const QString &label, const QString &value)
 } // namespace
 
 ApprovalsModel::ApprovalsModel(QObject *parent)
-    : QAbstractListModel(parent), m_now([] { return QDateTime::currentMSecsSinceEpoch(); })
+    : SessionListModel(parent), m_now([] { return QDateTime::currentMSecsSinceEpoch(); })
 {
     m_tick.setInterval(30 * 1000);
     connect(&m_tick, &QTimer::timeout, this, [this] {
@@ -68,37 +68,16 @@ ApprovalsModel::ApprovalsModel(QObject *parent)
 
 ApprovalsModel::~ApprovalsModel() = default;
 
-void ApprovalsModel::setSessionObject(QObject *session)
+void ApprovalsModel::sessionReplaced()
 {
-    auto *typed = qobject_cast<Session *>(session);
-    if (session && !typed)
-        qWarning("ApprovalsModel: %s is not a pando::desktop::Session", session->metaObject()->className());
-    setSession(typed);
-}
-
-void ApprovalsModel::setSession(Session *session)
-{
-    if (m_session == session)
-        return;
-    if (m_session)
-        disconnect(m_session, nullptr, this, nullptr);
-    m_session = session;
-    ++m_generation;
     beginResetModel();
     m_rows.clear();
     endResetModel();
     m_loaded = false;
     m_selected = -1;
-    if (m_session) {
-        connect(m_session, &Session::eventReceived, this, &ApprovalsModel::onEvent);
-        connect(m_session, &Session::stateChanged, this, &ApprovalsModel::onSessionState);
-    }
-    Q_EMIT sessionChanged();
     Q_EMIT countChanged();
     Q_EMIT loadingChanged();
     Q_EMIT selectedChanged();
-    if (m_session && m_session->state() == Session::State::Connected)
-        refresh();
 }
 
 int ApprovalsModel::rowCount(const QModelIndex &parent) const
@@ -521,12 +500,6 @@ void ApprovalsModel::onEvent(const QJsonObject &event)
         apply(approval);
     else if (type == u"approval.approved"_s || type == u"approval.rejected"_s || type == u"approval.expired"_s)
         remove(approval.value(u"id"_s).toString());
-}
-
-void ApprovalsModel::onSessionState()
-{
-    if (m_session && m_session->state() == Session::State::Connected)
-        refresh();
 }
 
 } // namespace pando::desktop

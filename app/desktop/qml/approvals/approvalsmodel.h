@@ -7,10 +7,8 @@
 // Threading: the model lives on the GUI thread with its Session and applies the session's answers
 // and events there; it never blocks.
 
-#include "app/desktop/session/session.h"
+#include "app/desktop/session/sessionlistmodel.h"
 
-#include <QAbstractListModel>
-#include <QPointer>
 #include <QTimer>
 #include <QVariantList>
 #include <QVariantMap>
@@ -18,10 +16,10 @@
 
 namespace pando::desktop {
 
-class ApprovalsModel : public QAbstractListModel {
+class ApprovalsModel : public SessionListModel {
     Q_OBJECT
     QML_ELEMENT
-    // The Session to show (a pando::desktop::Session; QObject here so QML needs no session type).
+    // SessionListModel's, declared again: its type is in no QML module, so QML tooling cannot see it.
     Q_PROPERTY(QObject *session READ sessionObject WRITE setSessionObject NOTIFY sessionChanged)
     Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
     Q_PROPERTY(bool loading READ isLoading NOTIFY loadingChanged)
@@ -64,11 +62,6 @@ public:
     explicit ApprovalsModel(QObject *parent = nullptr);
     ~ApprovalsModel() override;
 
-    Session *session() const { return m_session; }
-    void setSession(Session *session);
-    QObject *sessionObject() const { return m_session; }
-    void setSessionObject(QObject *session);
-
     int rowCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
@@ -88,7 +81,7 @@ public:
     Q_INVOKABLE bool selectId(const QString &id);
 
     // Reloads what waits from the session.
-    Q_INVOKABLE void refresh();
+    Q_INVOKABLE void refresh() override;
     // Decides the request in this row; the row leaves when the install says it is decided, or
     // shows in actionError why the install refused.
     Q_INVOKABLE void approve(int row, const QString &reason);
@@ -98,8 +91,6 @@ public:
     void setNow(std::function<qint64()> now) { m_now = std::move(now); }
 
 Q_SIGNALS:
-    void sessionChanged();
-    void countChanged();
     void loadingChanged();
     void errorChanged();
     void selectedChanged();
@@ -115,8 +106,8 @@ private:
     };
     QVariant roleValue(const Row &row, int role) const;
     QString relative(qint64 ms) const;
-    void onEvent(const QJsonObject &event);
-    void onSessionState();
+    void onEvent(const QJsonObject &event) override;
+    void sessionReplaced() override;
     void apply(const QJsonObject &approval);
     void remove(const QString &id);
     void rowChanged(int row);
@@ -124,14 +115,12 @@ private:
     void fetchPlan(int row);
     void decide(int row, bool approve, const QString &reason);
 
-    QPointer<Session> m_session;
     QList<Row> m_rows;
     int m_selected = -1;
     bool m_loading = false;
     bool m_loaded = false;
     QString m_error;
-    quint64 m_generation = 0; // answers for an older session or refresh are dropped
-    QTimer m_tick;            // the relative times ("expires in 5 minutes") move on
+    QTimer m_tick; // the relative times ("expires in 5 minutes") move on
     std::function<qint64()> m_now;
 };
 

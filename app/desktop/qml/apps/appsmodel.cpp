@@ -59,44 +59,23 @@ QString stepWord(const QString &name)
 
 } // namespace
 
-AppsModel::AppsModel(QObject *parent) : QAbstractListModel(parent)
+AppsModel::AppsModel(QObject *parent) : SessionListModel(parent)
 {}
 
 AppsModel::~AppsModel() = default;
 
-void AppsModel::setSessionObject(QObject *session)
+void AppsModel::sessionReplaced()
 {
-    auto *typed = qobject_cast<Session *>(session);
-    if (session && !typed)
-        qWarning("AppsModel: %s is not a pando::desktop::Session", session->metaObject()->className());
-    setSession(typed);
-}
-
-void AppsModel::setSession(Session *session)
-{
-    if (m_session == session)
-        return;
-    if (m_session)
-        disconnect(m_session, nullptr, this, nullptr);
-    m_session = session;
-    ++m_generation;
     beginResetModel();
     m_rows.clear();
     endResetModel();
     m_loaded = false;
     m_selected = -1;
-    if (m_session) {
-        connect(m_session, &Session::eventReceived, this, &AppsModel::onEvent);
-        connect(m_session, &Session::stateChanged, this, &AppsModel::onSessionState);
-    }
-    Q_EMIT sessionChanged();
     Q_EMIT countChanged();
     Q_EMIT loadingChanged();
     Q_EMIT selectedChanged();
     Q_EMIT summaryChanged();
     Q_EMIT engineChanged();
-    if (m_session && m_session->state() == Session::State::Connected)
-        refresh();
 }
 
 int AppsModel::rowCount(const QModelIndex &parent) const
@@ -506,11 +485,10 @@ void AppsModel::onEvent(const QJsonObject &event)
     reloadApp(app);
 }
 
-void AppsModel::onSessionState()
+void AppsModel::onSessionState(Session::State state)
 {
     Q_EMIT engineChanged();
-    if (m_session && m_session->state() == Session::State::Connected)
-        refresh();
+    SessionListModel::onSessionState(state);
 }
 
 } // namespace pando::desktop

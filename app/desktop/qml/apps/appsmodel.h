@@ -6,19 +6,17 @@
 // Threading: the model lives on the GUI thread with its Session and applies the session's answers
 // and events there; it never blocks.
 
-#include "app/desktop/session/session.h"
+#include "app/desktop/session/sessionlistmodel.h"
 
-#include <QAbstractListModel>
-#include <QPointer>
 #include <QVariantMap>
 #include <QtQml/qqmlregistration.h>
 
 namespace pando::desktop {
 
-class AppsModel : public QAbstractListModel {
+class AppsModel : public SessionListModel {
     Q_OBJECT
     QML_ELEMENT
-    // The Session to show (a pando::desktop::Session; QObject here so QML needs no session type).
+    // SessionListModel's, declared again: its type is in no QML module, so QML tooling cannot see it.
     Q_PROPERTY(QObject *session READ sessionObject WRITE setSessionObject NOTIFY sessionChanged)
     Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
     Q_PROPERTY(bool loading READ isLoading NOTIFY loadingChanged)
@@ -61,11 +59,6 @@ public:
     explicit AppsModel(QObject *parent = nullptr);
     ~AppsModel() override;
 
-    Session *session() const { return m_session; }
-    void setSession(Session *session);
-    QObject *sessionObject() const { return m_session; }
-    void setSessionObject(QObject *session);
-
     int rowCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
@@ -85,15 +78,13 @@ public:
     int rowOf(const QString &name) const;
 
     // Reloads every app from the session.
-    Q_INVOKABLE void refresh();
+    Q_INVOKABLE void refresh() override;
     // Deploys the app in this row at its spec's ref; progress arrives in the row's roles.
     Q_INVOKABLE void deploy(int row);
 
     static QString stateWord(State state);
 
 Q_SIGNALS:
-    void sessionChanged();
-    void countChanged();
     void loadingChanged();
     void errorChanged();
     void engineChanged();
@@ -109,21 +100,20 @@ private:
     };
     QVariant roleValue(const Row &row, int role) const;
     State stateOf(const Row &row) const;
-    void onEvent(const QJsonObject &event);
-    void onSessionState();
+    void onEvent(const QJsonObject &event) override;
+    void onSessionState(Session::State state) override;
+    void sessionReplaced() override;
     void reloadApp(const QString &name);
     void applyApp(const QJsonObject &app);
     void removeApp(const QString &name);
     void rowChanged(int row);
     void setError(const QString &error);
 
-    QPointer<Session> m_session;
     QList<Row> m_rows;
     int m_selected = -1;
     bool m_loading = false;
     bool m_loaded = false;
     QString m_error;
-    quint64 m_generation = 0; // answers for an older session or refresh are dropped
 };
 
 } // namespace pando::desktop

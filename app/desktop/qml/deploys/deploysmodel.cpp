@@ -73,36 +73,10 @@ std::pair<QString, QString> splitHint(const QString &error)
 
 } // namespace DeployState
 
-DeploysModel::DeploysModel(QObject *parent) : QAbstractListModel(parent)
+DeploysModel::DeploysModel(QObject *parent) : SessionListModel(parent)
 {}
 
 DeploysModel::~DeploysModel() = default;
-
-void DeploysModel::setSessionObject(QObject *session)
-{
-    auto *typed = qobject_cast<Session *>(session);
-    if (session && !typed)
-        qWarning("DeploysModel: %s is not a pando::desktop::Session", session->metaObject()->className());
-    setSession(typed);
-}
-
-void DeploysModel::setSession(Session *session)
-{
-    if (m_session == session)
-        return;
-    if (m_session)
-        disconnect(m_session, nullptr, this, nullptr);
-    m_session = session;
-    if (m_session) {
-        connect(m_session, &Session::eventReceived, this, &DeploysModel::onEvent);
-        connect(m_session, &Session::stateChanged, this, [this](Session::State state) {
-            if (state == Session::State::Connected)
-                refresh();
-        });
-    }
-    Q_EMIT sessionChanged();
-    refresh();
-}
 
 void DeploysModel::setApp(const QString &app)
 {

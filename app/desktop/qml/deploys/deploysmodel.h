@@ -6,10 +6,8 @@
 //
 // Threading: GUI-thread models, like their Session; they never block.
 
-#include "app/desktop/session/session.h"
+#include "app/desktop/session/sessionlistmodel.h"
 
-#include <QAbstractListModel>
-#include <QPointer>
 #include <QtQml/qqmlregistration.h>
 
 namespace pando::desktop {
@@ -30,13 +28,13 @@ QString word(Value state);
 std::pair<QString, QString> splitHint(const QString &error);
 } // namespace DeployState
 
-class DeploysModel : public QAbstractListModel {
+class DeploysModel : public SessionListModel {
     Q_OBJECT
     QML_ELEMENT
-    // A pando::desktop::Session (QObject here so QML needs no session type).
+    // SessionListModel's, declared again: its type is in no QML module, so QML tooling cannot see it.
     Q_PROPERTY(QObject *session READ sessionObject WRITE setSessionObject NOTIFY sessionChanged)
-    Q_PROPERTY(QString app READ app WRITE setApp NOTIFY appChanged)
     Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
+    Q_PROPERTY(QString app READ app WRITE setApp NOTIFY appChanged)
     Q_PROPERTY(bool loading READ isLoading NOTIFY loadingChanged)
     Q_PROPERTY(QString error READ error NOTIFY errorChanged)
     Q_PROPERTY(int selectedRow READ selectedRow WRITE setSelectedRow NOTIFY selectedChanged)
@@ -65,10 +63,6 @@ public:
     explicit DeploysModel(QObject *parent = nullptr);
     ~DeploysModel() override;
 
-    Session *session() const { return m_session; }
-    void setSession(Session *session);
-    QObject *sessionObject() const { return m_session; }
-    void setSessionObject(QObject *session);
     QString app() const { return m_app; }
     void setApp(const QString &app);
 
@@ -84,28 +78,24 @@ public:
     int rowOf(const QString &id) const;
 
     // Reloads the history (newest first); the selection stays on the same deploy.
-    Q_INVOKABLE void refresh();
+    Q_INVOKABLE void refresh() override;
 
 Q_SIGNALS:
-    void sessionChanged();
     void appChanged();
-    void countChanged();
     void loadingChanged();
     void errorChanged();
     void selectedChanged();
 
 private:
-    void onEvent(const QJsonObject &event);
+    void onEvent(const QJsonObject &event) override;
     void apply(const QJsonArray &deploys);
     void setError(const QString &error);
 
-    QPointer<Session> m_session;
     QString m_app;
     QList<QJsonObject> m_rows;
     int m_selected = -1;
     bool m_loading = false;
     QString m_error;
-    quint64 m_generation = 0;
 };
 
 } // namespace pando::desktop

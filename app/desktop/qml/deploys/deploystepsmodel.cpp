@@ -36,7 +36,7 @@ QString stepTitle(const QString &name)
 } // namespace
 
 DeployStepsModel::DeployStepsModel(QObject *parent)
-    : QAbstractListModel(parent), m_now([] { return QDateTime::currentMSecsSinceEpoch(); })
+    : SessionListModel(parent), m_now([] { return QDateTime::currentMSecsSinceEpoch(); })
 {
     // A second's resolution is what a duration label shows; four ticks keep the bar smooth.
     m_ticker.setInterval(250);
@@ -44,27 +44,6 @@ DeployStepsModel::DeployStepsModel(QObject *parent)
 }
 
 DeployStepsModel::~DeployStepsModel() = default;
-
-void DeployStepsModel::setSessionObject(QObject *session)
-{
-    auto *typed = qobject_cast<Session *>(session);
-    if (session && !typed)
-        qWarning("DeployStepsModel: %s is not a pando::desktop::Session", session->metaObject()->className());
-    setSession(typed);
-}
-
-void DeployStepsModel::setSession(Session *session)
-{
-    if (m_session == session)
-        return;
-    if (m_session)
-        disconnect(m_session, nullptr, this, nullptr);
-    m_session = session;
-    if (m_session)
-        connect(m_session, &Session::eventReceived, this, &DeployStepsModel::onEvent);
-    Q_EMIT sessionChanged();
-    refresh();
-}
 
 void DeployStepsModel::setDeployId(const QString &id)
 {

@@ -8,20 +8,19 @@
 
 #include "app/desktop/qml/deploys/deploysmodel.h"
 
-#include <QAbstractListModel>
-#include <QPointer>
 #include <QTimer>
 #include <QtQml/qqmlregistration.h>
 #include <functional>
 
 namespace pando::desktop {
 
-class DeployStepsModel : public QAbstractListModel {
+class DeployStepsModel : public SessionListModel {
     Q_OBJECT
     QML_ELEMENT
+    // SessionListModel's, declared again: its type is in no QML module, so QML tooling cannot see it.
     Q_PROPERTY(QObject *session READ sessionObject WRITE setSessionObject NOTIFY sessionChanged)
-    Q_PROPERTY(QString deployId READ deployId WRITE setDeployId NOTIFY deployIdChanged)
     Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
+    Q_PROPERTY(QString deployId READ deployId WRITE setDeployId NOTIFY deployIdChanged)
     Q_PROPERTY(QString error READ error NOTIFY errorChanged)
     Q_PROPERTY(int selectedRow READ selectedRow WRITE setSelectedRow NOTIFY selectedChanged)
     // The deploy itself: status, state, failedStep, reason, hint, approval (empty strings before it loads).
@@ -52,9 +51,6 @@ public:
     explicit DeployStepsModel(QObject *parent = nullptr);
     ~DeployStepsModel() override;
 
-    void setSession(Session *session);
-    QObject *sessionObject() const { return m_session; }
-    void setSessionObject(QObject *session);
     QString deployId() const { return m_deployId; }
     void setDeployId(const QString &id);
 
@@ -77,12 +73,10 @@ public:
     // Where "now" comes from for running steps (tests set a fixed clock).
     void setClock(std::function<qint64()> nowMs) { m_now = std::move(nowMs); }
 
-    Q_INVOKABLE void refresh();
+    Q_INVOKABLE void refresh() override;
 
 Q_SIGNALS:
-    void sessionChanged();
     void deployIdChanged();
-    void countChanged();
     void errorChanged();
     void selectedChanged();
     void deployChanged();
@@ -90,20 +84,18 @@ Q_SIGNALS:
 
 private:
     qint64 durationOf(const QJsonObject &step) const;
-    void onEvent(const QJsonObject &event);
+    void onEvent(const QJsonObject &event) override;
     void applyStep(const QJsonObject &step);
     void tick();
     void updateTicker();
     void selectFailing();
 
-    QPointer<Session> m_session;
     QString m_deployId;
     QJsonObject m_deploy;
     QList<QJsonObject> m_steps; // in seq order
     int m_selected = -1;
     bool m_userSelected = false;
     QString m_error;
-    quint64 m_generation = 0;
     QTimer m_ticker;
     std::function<qint64()> m_now;
 };

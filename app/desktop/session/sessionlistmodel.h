@@ -1,0 +1,53 @@
+#pragma once
+// A list model that shows what one Session answers: the binding every view model of the desktop
+// shares. It holds the session (as a QObject for QML, which needs no session type), forwards the
+// session's events and connection changes to the model, reloads when the session connects, and
+// keeps a generation counter so answers meant for a replaced session, or an older reload, are
+// dropped.
+//
+// Threading: GUI-thread models, like their Session; nothing here blocks.
+
+#include "app/desktop/session/session.h"
+
+#include <QAbstractListModel>
+#include <QJsonObject>
+#include <QPointer>
+
+namespace pando::desktop {
+
+class SessionListModel : public QAbstractListModel {
+    Q_OBJECT
+    // The Session to show (a pando::desktop::Session; QObject here so QML needs no session type).
+    Q_PROPERTY(QObject *session READ sessionObject WRITE setSessionObject NOTIFY sessionChanged)
+    Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
+
+public:
+    using QAbstractListModel::QAbstractListModel;
+    ~SessionListModel() override;
+
+    Session *session() const { return m_session; }
+    void setSession(Session *session);
+    QObject *sessionObject() const { return m_session; }
+    // Warns, and shows no session, for an object that is not a Session.
+    void setSessionObject(QObject *session);
+
+    // Reloads the rows from the session.
+    Q_INVOKABLE virtual void refresh() = 0;
+
+Q_SIGNALS:
+    void sessionChanged();
+    void countChanged();
+
+protected:
+    // One event of the session's live stream.
+    virtual void onEvent(const QJsonObject &event) = 0;
+    // The session's connection changed; by default the model reloads once it is connected.
+    virtual void onSessionState(Session::State state);
+    // The session was replaced: drop what the old one showed. Runs before sessionChanged().
+    virtual void sessionReplaced() {}
+
+    QPointer<Session> m_session;
+    quint64 m_generation = 0; // answers for an older session or reload are dropped
+};
+
+} // namespace pando::desktop
