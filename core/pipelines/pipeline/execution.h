@@ -1,0 +1,132 @@
+#pragma once
+// The inside of JobRunner, shared by the files that run its kinds of step: Execution is one run
+// of one job (the parsed pipeline, the run's log, the artifacts made so far). Not API.
+
+#include "core/pipelines/config/canonical.h"
+#include "core/pipelines/config/pipelineconfig.h"
+#include "core/pipelines/merkle/merkle.h"
+#include "core/pipelines/pipeline/jobrunner.h"
+#include "core/pipelines/pipeline/linkedcancel.h"
+#include "core/pipelines/pipeline/resourcetypes.h"
+#include "core/pipelines/pipeline/runlog.h"
+#include "core/pipelines/resource/versions.h"
+#include "core/pipelines/runview/runview.h"
+#include "core/pipelines/treedigest/treedigest.h"
+#include "core/state/pipelinerepositories.h"
+
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QMutex>
+#include <QScopeGuard>
+#include <QThread>
+#include <QWaitCondition>
+#include <thread>
+
+namespace pando::core::pipelines::detail {
+
+// A version as canonical JSON, the way the store keys versions.
+QString versionJson(const adapters::Version &version);
+// The pipeline runner acting for whoever triggered the run: it may withdraw that person's
+// approval requests (the requester may reject their own).
+Actor automationFor(const RunRecord &run);
+
+// One run of one job: the parsed pipeline, the run's log and the artifacts made so far.
+class Execution {
+public:
+    Execution(JobRunnerDeps &deps, const RunRecord &run, const Pipeline &pipeline, QStringList secretValues,
+              RunLog &log, const CancelToken &runCancel)
+        : m_deps(deps), m_run(run), m_pipeline(pipeline), m_secretValues(std::move(secretValues)), m_log(log),
+          m_types(pipeline, deps.containers, deps.host, deps.builtinType), m_runCancel(runCancel)
+    {
+        m_inputs = QJsonDocument::fromJson(run.inputsJson.toUtf8()).object();
+    }
+
+    Outcome runPlan(const std::vector<Step> &plan, const QString &parentId, const CancelToken &cancel);
+    Outcome runHooks(const Hooks &hooks, Outcome outcome, const QString &parentId, const CancelToken &cancel);
+    QString firstError() const
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_firstError;
+    }
+
+private:
+    Outcome runStep(const Step &step, const QString &parentId, const CancelToken &cancel);
+    Outcome runOnce(const Step &step, const QString &parentId, const CancelToken &cancel, int attempt, bool *timedOut);
+    Outcome runParallel(const Step &step, const CancelToken &cancel);
+    Outcome runGet(const Step &step, RunStepRecord &rec, const LinkedCancel &link);
+    Outcome runTask(const Step &step, RunStepRecord &rec, const LinkedCancel &link, qint64 timeoutMs);
+    Outcome runPut(const Step &step, RunStepRecord &rec, const LinkedCancel &link);
+    Outcome runApprove(const Step &step, RunStepRecord &rec, const CancelToken &cancel);
+    // What approvers see besides the message: where the run is and the versions it got so far.
+    QJsonObject approvalPlan(const Step &step, const QString &message) const;
+    Outcome fetch(const Step &step, const QString &artifact, const adapters::Version &version,
+                  const QJsonObject &params, RunStepRecord &rec, const LinkedCancel &link, bool useCache);
+    // Why a step's I/O was cut short: the run's abort, or the step's own timeout.
+    static Interruption why(const LinkedCancel &link)
+    {
+        return Interruption{link.token().isCancelled() && !link.timedOut(), link.timedOut()};
+    }
+
+    RunStepRecord begin(const Step &step, const QString &parentId, int attempt);
+    Outcome finish(RunStepRecord &rec, Outcome outcome, const QString &error = {});
+    Outcome errored(RunStepRecord &rec, const Error &error);
+    // Canonical bytes of a config with each secret's value replaced by its keyed digest.
+    QByteArray hashable(const QJsonObject &config) const;
+    QString secretsMarker() const;
+    Result<adapters::Version> chooseVersion(const Step &step, const Resource &resource,
+                                            const std::shared_ptr<adapters::ResourceType> &type,
+                                            const CancelToken &cancel);
+    void setArtifact(const QString &name, const QString &digest)
+    {
+        QMutexLocker lock(&m_mutex);
+        m_digests.insert(name, digest);
+    }
+    std::optional<QString> artifactDigest(const QString &name) const
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_digests.contains(name))
+            return std::nullopt;
+        return m_digests.value(name);
+    }
+    // An image's digest is looked up once per run: every task of the run on it hashes the same.
+    Result<QString> imageDigest(adapters::TaskRunner &runner, const QString &image)
+    {
+        {
+            QMutexLocker lock(&m_mutex);
+            if (auto known = m_imageDigests.constFind(image); known != m_imageDigests.constEnd())
+                return *known;
+        }
+        auto digest = runner.imageDigest(image);
+        if (digest) {
+            QMutexLocker lock(&m_mutex);
+            m_imageDigests.insert(image, *digest);
+        }
+        return digest;
+    }
+    adapters::LogSink sinkFor(const QString &stepId)
+    {
+        return [this, stepId](const QString &line) {
+            m_log.note(stepId, line);
+        };
+    }
+
+    JobRunnerDeps &m_deps;
+    const RunRecord &m_run;
+    const Pipeline &m_pipeline;
+    QStringList m_secretValues;
+    RunLog &m_log;
+    ResourceTypes m_types;
+    QJsonObject m_inputs;
+    mutable QMutex m_mutex;
+    QHash<QString, QString> m_digests; // artifact → tree digest
+    QHash<QString, QString> m_imageDigests;
+    QJsonObject m_versions; // resource → the version a get of this run chose
+    QString m_firstError;
+    CancelToken m_runCancel; // the run's own token (hooks after an abort run on a fresh one)
+};
+
+} // namespace pando::core::pipelines::detail
