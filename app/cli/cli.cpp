@@ -568,37 +568,37 @@ void Cli::logs()
     const QString name = m_args.arguments.value(0);
     const QString tail =
         m_args.has(QStringLiteral("tail")) ? m_args.value(QStringLiteral("tail")) : QStringLiteral("100");
-    m_client->get(QStringLiteral("/api/v1/apps/") + segment(name) + QStringLiteral("/logs?tail=") + tail,
-                  handle([this, name](const client::ApiResponse &r) {
-                      for (const QJsonValue &value : r.json.value(QStringLiteral("lines")).toArray()) {
-                          const QJsonObject line = value.toObject();
-                          if (m_args.json)
-                              printOut(QString::fromUtf8(QJsonDocument(line).toJson(QJsonDocument::Compact)));
-                          else
-                              printOut(logLineText(line));
-                      }
-                      if (!m_args.has(QStringLiteral("follow")))
-                          return finish(ExitOk);
-                      m_stream = m_client->follow(
-                          QStringLiteral("/api/v1/apps/") + segment(name) + QStringLiteral("/logs/follow"),
-                          [this](const QJsonObject &line) {
-                              if (m_finished)
-                                  return;
-                              if (m_args.json)
-                                  printOut(QString::fromUtf8(QJsonDocument(line).toJson(QJsonDocument::Compact)));
-                              else if (line.contains(QStringLiteral("ended")))
-                                  printErr(QStringLiteral("pando: the log stream ended: %1").arg(str(line, "ended")));
-                              else
-                                  printOut(logLineText(line));
-                          },
-                          [this](const Status &closed) {
-                              if (m_finished)
-                                  return;
-                              if (!closed)
-                                  return failWith(closed.error());
-                              finish(ExitOk);
-                          });
-                  }));
+    const QString path = QStringLiteral("/api/v1/apps/") + segment(name) + QStringLiteral("/logs");
+    auto print = [this](const QJsonObject &line) {
+        if (m_args.json)
+            printOut(QString::fromUtf8(QJsonDocument(line).toJson(QJsonDocument::Compact)));
+        else if (line.contains(QStringLiteral("ended")))
+            printErr(QStringLiteral("pando: the log stream ended: %1").arg(str(line, "ended")));
+        else
+            printOut(logLineText(line));
+    };
+    if (!m_args.has(QStringLiteral("follow"))) {
+        m_client->get(path + QStringLiteral("?tail=") + tail, handle([this, print](const client::ApiResponse &r) {
+                          for (const QJsonValue &value : r.json.value(QStringLiteral("lines")).toArray())
+                              print(value.toObject());
+                          finish(ExitOk);
+                      }));
+        return;
+    }
+    // One stream for the last lines and the live ones: nothing written in between is lost.
+    m_stream = m_client->follow(
+        path + QStringLiteral("/follow?tail=") + tail,
+        [this, print](const QJsonObject &line) {
+            if (!m_finished)
+                print(line);
+        },
+        [this](const Status &closed) {
+            if (m_finished)
+                return;
+            if (!closed)
+                return failWith(closed.error());
+            finish(ExitOk);
+        });
 }
 
 } // namespace pando::cli

@@ -10,6 +10,7 @@
 #include "core/accounts/accountservice.h"
 #include "core/authz/authz.h"
 #include "core/engine/engine.h"
+#include "core/logstream/loghub.h"
 #include "core/pipelines/service/pipelineservice.h"
 
 #include <QAbstractHttpServer>
@@ -482,14 +483,26 @@ void ApiServer::acceptWebSockets()
             continue;
         }
 
-        // /api/v1/apps/{name}/logs/follow
+        // /api/v1/apps/{name}/logs/follow?tail=N: the last N lines first, then the live ones, with nothing lost or repeated
+        // between the two.
+        const QUrlQuery query(url);
+        bool ok = true;
+        const int tail = query.hasQueryItem(QStringLiteral("tail"))
+                             ? query.queryItemValue(QStringLiteral("tail")).toInt(&ok)
+                             : 0;
+        if (!ok || tail < 0 || tail > core::LogHub::BacklogLimit) {
+            session->close(QWebSocketProtocol::CloseCodeProtocolError,
+                           QStringLiteral("query.tail: must be a whole number from 0 to %1")
+                               .arg(core::LogHub::BacklogLimit));
+            continue;
+        }
         const QString app = match.args.value(0);
         auto known = m_engine.app(app);
         if (!known) {
             session->close(static_cast<QWebSocketProtocol::CloseCode>(4404), known.error().text());
             continue;
         }
-        std::shared_ptr<core::LogSubscription> subscription = m_engine.logs()->subscribe(app);
+        std::shared_ptr<core::LogSubscription> subscription = m_engine.logs()->subscribe(app, tail);
         connect(subscription.get(), &core::LogSubscription::line, session,
                 [session](const adapters::LogLine &line) { session->send(core::toJson(line)); });
         connect(subscription.get(), &core::LogSubscription::ended, session, [session](const QString &reason) {

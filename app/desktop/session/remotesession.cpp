@@ -292,9 +292,9 @@ Subscription *RemoteSession::follow(const QString &path, QObject *parent)
     return subscription;
 }
 
-Subscription *RemoteSession::followLogs(const QString &app, QObject *parent)
+Subscription *RemoteSession::followLogs(const QString &app, int tail, QObject *parent)
 {
-    return follow(u"/api/v1/apps/%1/logs/follow"_s.arg(pathPart(app)), parent);
+    return follow(u"/api/v1/apps/%1/logs/follow?tail=%2"_s.arg(pathPart(app)).arg(tail), parent);
 }
 
 void RemoteSession::pipelines(ListCallback done)

@@ -44,7 +44,7 @@ public:
     void cancelDeploy(const QString &id, DoneCallback done) override;
 
     void logTail(const QString &app, int lines, ListCallback done) override;
-    Subscription *followLogs(const QString &app, QObject *parent) override;
+    Subscription *followLogs(const QString &app, int tail, QObject *parent) override;
 
     void pipelines(ListCallback done) override;
     void pipeline(const QString &name, ObjectCallback done) override;

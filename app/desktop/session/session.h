@@ -107,9 +107,10 @@ public:
     virtual void deployDetail(const QString &id, ObjectCallback done) = 0;
     virtual void cancelDeploy(const QString &id, DoneCallback done) = 0;
 
-    // Logs: the last lines of the app's current container, and a live follow.
+    // Logs: the last lines of the app's current container; and a live follow that starts with
+    // the last `tail` lines (at most 5000), with nothing lost or repeated between the two.
     virtual void logTail(const QString &app, int lines, ListCallback done) = 0;
-    virtual Subscription *followLogs(const QString &app, QObject *parent) = 0;
+    virtual Subscription *followLogs(const QString &app, int tail, QObject *parent) = 0;
 
     // Pipelines and runs (Unavailable when the install runs without the pipeline runner).
     virtual void pipelines(ListCallback done) = 0;

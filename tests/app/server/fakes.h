@@ -81,10 +81,14 @@ public:
         return QList<adapters::ImageInfo>{};
     }
     Status removeImage(const QString &) override { return {}; }
-    Status logs(const QString &, int, bool, const CancelToken &,
+    // A container that wrote one line before anyone looked, and one more while it is followed.
+    Status logs(const QString &, int tail, bool follow, const CancelToken &,
                 const std::function<void(const adapters::LogLine &)> &sink) override
     {
-        sink(adapters::LogLine{1'700'000'000'000, false, QStringLiteral("hello from the fake")});
+        if (tail != 0)
+            sink(adapters::LogLine{1'700'000'000'000, false, QStringLiteral("hello from the fake")});
+        if (follow)
+            sink(adapters::LogLine{1'700'000'000'500, true, QStringLiteral("hello again from the fake")});
         return {};
     }
 

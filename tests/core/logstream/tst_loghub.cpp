@@ -1,5 +1,6 @@
 // LogHub with a fake runtime: one upstream per app however many watch it, lines fan out to
-// every subscriber, the last one leaving cancels the upstream.
+// every subscriber, the last one leaving cancels the upstream; a subscriber's backlog and the
+// live lines after it form one stream with nothing lost or repeated.
 #include "core/logstream/loghub.h"
 
 #include <QTest>
@@ -13,7 +14,9 @@ using pando::core::LogSubscription;
 
 namespace {
 
-// A Runtime whose logs() follow waits for lines pushed by the test until it is cancelled.
+// A Runtime whose containers share one log "file": logs() sends its last `tail` lines and, when
+// following, every line pushed after that until it is cancelled. A line's time is its position
+// in the file divided by timeStep (lines sharing a millisecond, as a busy app's do).
 class FakeRuntime : public Runtime {
 public:
     RuntimeCapabilities capabilities() override { return {}; }
@@ -40,18 +43,31 @@ public:
     {
         std::unique_lock lock(m_mutex);
         ++m_calls;
-        m_containers.append(id);
+        if (follow)
+            m_containers.append(id);
         m_lastTail = tail;
         m_lastFollow = follow;
-        ++m_active;
-        while (!cancel.isCancelled() && !m_endStreams) {
-            while (!m_queue.isEmpty()) {
-                LogLine line;
-                line.text = m_queue.takeFirst();
+        if (follow && m_beforeFollow) {
+            const std::function<void()> hook = std::exchange(m_beforeFollow, {});
+            lock.unlock();
+            hook();
+            lock.lock();
+        }
+        qsizetype next = std::max<qsizetype>(0, m_log.size() - std::max(tail, 0));
+        auto sendFrom = [&] {
+            while (next < m_log.size()) {
+                const LogLine line = m_log.at(next++);
                 lock.unlock();
                 sink(line);
                 lock.lock();
             }
+        };
+        sendFrom();
+        if (!follow)
+            return {};
+        ++m_active;
+        while (!cancel.isCancelled() && !m_endStreams) {
+            sendFrom();
             m_cv.wait_for(lock, std::chrono::milliseconds(10));
         }
         if (cancel.isCancelled())
@@ -63,9 +79,12 @@ public:
     void push(const QString &text)
     {
         std::lock_guard lock(m_mutex);
-        m_queue.append(text);
+        m_log.append(LogLine{1'000 + m_log.size() / m_timeStep, false, text});
         m_cv.notify_all();
     }
+    void setTimeStep(int linesPerMs) { m_timeStep = linesPerMs; }
+    // Called once, at the start of the next follow, before it reads: what the app writes meanwhile.
+    void setBeforeFollow(std::function<void()> hook) { m_beforeFollow = std::move(hook); }
     void endStreams()
     {
         std::lock_guard lock(m_mutex);
@@ -105,7 +124,9 @@ public:
 private:
     mutable std::mutex m_mutex;
     std::condition_variable m_cv;
-    QStringList m_queue;
+    QList<LogLine> m_log;
+    int m_timeStep = 1;
+    std::function<void()> m_beforeFollow;
     QStringList m_containers;
     int m_calls = 0;
     int m_cancelled = 0;
@@ -140,9 +161,9 @@ private Q_SLOTS:
         Collector ca(a.get()), cb(b.get());
         QCOMPARE(hub.upstreamCount(), 1);
         QTRY_COMPARE(fake->active(), 1);
-        QCOMPARE(fake->calls(), 1);
+        QCOMPARE(fake->calls(), 2); // the history, then the follow
         QCOMPARE(fake->containersFollowed(), QStringList{QStringLiteral("container-of-web")});
-        QCOMPARE(fake->lastTail(), 0);
+        QCOMPARE(fake->lastTail(), LogHub::BacklogLimit);
         QVERIFY(fake->lastFollow());
 
         fake->push(QStringLiteral("one"));
@@ -193,7 +214,7 @@ private Q_SLOTS:
         QTRY_COMPARE(fake->active(), 1);
         hub.restart(QStringLiteral("web"));
         QCOMPARE(fake->cancelled(), 1);
-        QTRY_COMPARE(fake->calls(), 2);
+        QTRY_COMPARE(fake->calls(), 4);
         QCOMPARE(fake->containersFollowed(), QStringList({QStringLiteral("web1"), QStringLiteral("web2")}));
         QTRY_COMPARE(c.ended.size(), 1);
         fake->push(QStringLiteral("after"));
@@ -201,6 +222,59 @@ private Q_SLOTS:
         QCOMPARE(hub.upstreamCount(), 1);
         hub.restart(QStringLiteral("nobody-watches"));
         QCOMPARE(hub.upstreamCount(), 1);
+    }
+
+    void backlogThenLive()
+    {
+        auto fake = std::make_shared<FakeRuntime>();
+        for (const char *text : {"a", "b", "c"})
+            fake->push(QString::fromLatin1(text));
+        LogHub hub(fake, [](const QString &app) { return app; });
+        auto first = hub.subscribe(QStringLiteral("web"), 2);
+        Collector c1(first.get());
+        QTRY_COMPARE(fake->active(), 1);
+        QTRY_COMPARE(c1.lines, QStringList({QStringLiteral("b"), QStringLiteral("c")}));
+        fake->push(QStringLiteral("d"));
+        QTRY_COMPARE(c1.lines.size(), 3);
+
+        // Joining a running upstream: the backlog comes from what it kept, then the live lines.
+        auto second = hub.subscribe(QStringLiteral("web"), 10);
+        auto third = hub.subscribe(QStringLiteral("web"));
+        Collector c2(second.get()), c3(third.get());
+        fake->push(QStringLiteral("e"));
+        QTRY_COMPARE(c2.lines, QStringList({QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"),
+                                            QStringLiteral("d"), QStringLiteral("e")}));
+        QTRY_COMPARE(c3.lines, QStringList{QStringLiteral("e")});
+        QTRY_COMPARE(c1.lines,
+                     QStringList({QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d"), QStringLiteral("e")}));
+        QCOMPARE(hub.upstreamCount(), 1);
+        QCOMPARE(fake->calls(), 2);
+    }
+
+    void nothingLostOrRepeatedBetweenHistoryAndFollow()
+    {
+        // Three lines per millisecond, so the history's last line shares its time with others,
+        // and the app writes two lines between the history read and the follow.
+        auto fake = std::make_shared<FakeRuntime>();
+        fake->setTimeStep(3);
+        QStringList expected;
+        for (int i = 0; i < 7; ++i) {
+            expected.append(QStringLiteral("line %1").arg(i));
+            fake->push(expected.last());
+        }
+        fake->setBeforeFollow([&fake] {
+            fake->push(QStringLiteral("between 1"));
+            fake->push(QStringLiteral("between 2"));
+        });
+        LogHub hub(fake, [](const QString &app) { return app; });
+        auto s = hub.subscribe(QStringLiteral("web"), 100);
+        Collector c(s.get());
+        QTRY_COMPARE(fake->active(), 1);
+        fake->push(QStringLiteral("live"));
+        expected << QStringLiteral("between 1") << QStringLiteral("between 2") << QStringLiteral("live");
+        QTRY_COMPARE(c.lines, expected);
+        QTest::qWait(50);
+        QCOMPARE(c.lines, expected);
     }
 
     void noContainerEnds()
@@ -228,25 +302,24 @@ private Q_SLOTS:
 
     void releaseFromADirectSlot()
     {
-        // A slot on the upstream's own thread drops the last subscription: no self-join.
+        // A slot drops the last subscription while lines are being delivered: the upstream
+        // stops, and the lines still queued are not delivered to the dropped subscription.
         auto fake = std::make_shared<FakeRuntime>();
         LogHub hub(fake, [](const QString &app) { return app; });
         auto s = hub.subscribe(QStringLiteral("web"));
-        std::atomic_bool dropped = false;
-        std::mutex holder;
-        connect(
-            s.get(), &LogSubscription::line, s.get(),
-            [&](const LogLine &) {
-                std::lock_guard lock(holder);
-                s.reset();
-                dropped = true;
-            },
-            Qt::DirectConnection);
+        int calls = 0;
+        connect(s.get(), &LogSubscription::line, s.get(), [&](const LogLine &) {
+            ++calls;
+            s.reset();
+        });
         QTRY_COMPARE(fake->active(), 1);
         fake->push(QStringLiteral("bye"));
-        QTRY_VERIFY(dropped.load());
+        fake->push(QStringLiteral("and more"));
+        QTRY_COMPARE(calls, 1);
         QCOMPARE(hub.upstreamCount(), 0);
         QTRY_COMPARE(fake->active(), 0);
+        QTest::qWait(50);
+        QCOMPARE(calls, 1);
     }
 
     void hubDestroyedFirst()

@@ -116,7 +116,6 @@ void AppLogSource::setStatus(const QString &status)
 
 void AppLogSource::stop()
 {
-    ++m_generation;
     m_follow.reset();
     Q_EMIT stateChanged();
 }
@@ -125,32 +124,11 @@ void AppLogSource::restart()
 {
     stop();
     m_model->clear();
-    if (!m_session || m_app.isEmpty() || m_session->state() != Session::State::Connected) {
-        setStatus({});
+    setStatus({});
+    if (!m_session || m_app.isEmpty() || m_session->state() != Session::State::Connected)
         return;
-    }
-    const quint64 generation = m_generation;
-    QPointer<AppLogSource> self(this);
-    m_session->logTail(m_app, m_tailLines, [self, generation](const Result<QJsonArray> &lines) {
-        if (!self || self->m_generation != generation)
-            return;
-        if (!lines) {
-            // No container yet (never deployed) is not the end: the follow waits for one.
-            self->setStatus(lines.error().text());
-        } else {
-            for (const QJsonValue &line : *lines)
-                self->appendLine(line.toObject());
-            self->m_model->flush();
-        }
-        self->startFollow();
-    });
-}
-
-void AppLogSource::startFollow()
-{
-    if (!m_session)
-        return;
-    m_follow.reset(m_session->followLogs(m_app, nullptr));
+    // One stream: the last lines, then the live ones, nothing lost or repeated in between.
+    m_follow.reset(m_session->followLogs(m_app, m_tailLines, nullptr));
     Subscription *follow = m_follow.get();
     connect(follow, &Subscription::opened, this, [this] { Q_EMIT stateChanged(); });
     connect(follow, &Subscription::received, this, &AppLogSource::onMessage);

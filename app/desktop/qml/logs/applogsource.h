@@ -1,6 +1,6 @@
 #pragma once
 // Package logs view (QML module Pando.Logs): the Logs tab. AppLogSource feeds a LogModel with an
-// app's last lines (Session::logTail) and then its live follow (Session::followLogs), and does
+// app's last lines and then its live ones (one Session::followLogs stream), and does
 // what the QML must not: turning a line's colour spans and search hits into styled text for the
 // light or dark palette, and putting copied rows on the clipboard.
 //
@@ -73,7 +73,6 @@ private:
     void appendLine(const QJsonObject &line);
     void onMessage(const QJsonObject &message);
     void setStatus(const QString &status);
-    void startFollow();
 
     QPointer<Session> m_session;
     QString m_app;
@@ -82,7 +81,6 @@ private:
     int m_tailLines = 1000;
     QString m_status;
     bool m_dark = false;
-    quint64 m_generation = 0;
 };
 
 } // namespace pando::desktop

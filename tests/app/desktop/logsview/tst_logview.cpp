@@ -1,7 +1,7 @@
-// The Logs tab against a real API server (fake adapters; the fake runtime writes "hello from the
-// fake" for each app) through RemoteSession: AppLogSource fills a LogModel from the tail, then
-// from the live follow; styled text for both palettes; copy; and LogView rendered offscreen at
-// 1280×800, saved under the build directory.
+// The Logs tab against a real API server (fake adapters; the fake runtime's container wrote one
+// line before anyone looked and writes another while followed) through RemoteSession:
+// AppLogSource fills a LogModel from one follow stream, history then live; styled text for both palettes; copy; and
+// LogView rendered offscreen at 1280×800, saved under the build directory.
 
 #include "app/desktop/qml/logs/applogsource.h"
 #include "app/desktop/session/remotesession.h"
@@ -79,13 +79,14 @@ private Q_SLOTS:
         QCOMPARE(source.model()->coalesceInterval(), 30);
         source.setSession(m_session.get());
         source.setApp(u"hello"_s);
-        // The tail's line first, then the follow's (the fake writes the same line to both).
+        // One stream: the line written before the view opened, then the live one, each once.
         QTRY_VERIFY(source.model()->rowCount() >= 1);
         QCOMPARE(source.model()->index(0).data(LogModel::TextRole).toString(), u"hello from the fake"_s);
         QCOMPARE(source.model()->index(0).data(LogModel::LineNumberRole).toLongLong(), 1);
         QCOMPARE(source.model()->index(0).data(LogModel::TimeRole).toDateTime().toMSecsSinceEpoch(), 1'700'000'000'000);
         QTRY_COMPARE_WITH_TIMEOUT(source.model()->rowCount(), 2, 10000);
-        QCOMPARE(source.model()->index(1).data(LogModel::TextRole).toString(), u"hello from the fake"_s);
+        QCOMPARE(source.model()->index(1).data(LogModel::TextRole).toString(), u"hello again from the fake"_s);
+        QCOMPARE(source.model()->index(1).data(LogModel::StreamRole).toInt(), int(LogModel::Stderr));
         // The fake's container "stops" after its line: the stream says so.
         QTRY_VERIFY_WITH_TIMEOUT(!source.status().isEmpty(), 10000);
 
@@ -95,7 +96,7 @@ private Q_SLOTS:
 
         // Copy puts the rows on the clipboard.
         QCOMPARE(source.copyRows(0, 1), 2);
-        QCOMPARE(QGuiApplication::clipboard()->text().trimmed(), u"hello from the fake\nhello from the fake"_s);
+        QCOMPARE(QGuiApplication::clipboard()->text().trimmed(), u"hello from the fake\nhello again from the fake"_s);
 
         // Another app: the model starts over.
         source.setApp(u"nosuchapp"_s);

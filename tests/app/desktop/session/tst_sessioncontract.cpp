@@ -247,10 +247,18 @@ void TestSessionContract::appLifecycle()
     VERIFY_OK(tail);
     QVERIFY(!tail->isEmpty());
     QCOMPARE(tail->last().toObject().value(u"text"_s).toString(), u"hello from the fake"_s);
-    std::unique_ptr<desktop::Subscription> follow(s.followLogs(name, nullptr));
+    // The follow starts with the tail's line and goes on with the live one, each once.
+    std::unique_ptr<desktop::Subscription> follow(s.followLogs(name, 10, nullptr));
     QSignalSpy opened(follow.get(), &desktop::Subscription::opened);
     QSignalSpy ended(follow.get(), &desktop::Subscription::ended);
-    QVERIFY(opened.wait(10000));
+    QSignalSpy received(follow.get(), &desktop::Subscription::received);
+    QVERIFY(!opened.isEmpty() || opened.wait(10000));
+    QTRY_COMPARE_WITH_TIMEOUT(received.size(), 3, 10000);
+    QStringList texts;
+    for (const QList<QVariant> &message : std::as_const(received))
+        texts.append(message.at(0).toJsonObject().value(u"text"_s).toString());
+    QCOMPARE(texts, QStringList({u"hello from the fake"_s, u"hello again from the fake"_s, QString()}));
+    QVERIFY(received.last().at(0).toJsonObject().contains(u"ended"_s));
     QVERIFY(follow->isActive());
     follow->cancel();
     QCOMPARE(ended.size(), 1);
@@ -309,12 +317,17 @@ void TestSessionContract::badInput()
     auto approval = test::awaitObject([&](auto done) { s.approval(u"a0000000000000000"_s, done); });
     QVERIFY(!approval);
     QCOMPARE(approval.error().code, ErrorCode::NotFound);
-    std::unique_ptr<desktop::Subscription> follow(s.followLogs(u"nosuchapp"_s, nullptr));
+    std::unique_ptr<desktop::Subscription> follow(s.followLogs(u"nosuchapp"_s, 0, nullptr));
     QSignalSpy ended(follow.get(), &desktop::Subscription::ended);
     QVERIFY(ended.wait(10000));
     QVERIFY(!follow->result());
     QCOMPARE(follow->result().error().code, ErrorCode::NotFound);
     QVERIFY2(follow->result().error().text().contains(u"nosuchapp"_s), qPrintable(follow->result().error().text()));
+    std::unique_ptr<desktop::Subscription> tooLong(s.followLogs(u"nosuchapp"_s, 5001, nullptr));
+    QSignalSpy tooLongEnded(tooLong.get(), &desktop::Subscription::ended);
+    QVERIFY(tooLongEnded.wait(10000));
+    QVERIFY(!tooLong->result());
+    QVERIFY2(tooLong->result().error().text().contains(u"query.tail"_s), qPrintable(tooLong->result().error().text()));
 }
 
 void TestSessionContract::approvalThroughTheSession()
