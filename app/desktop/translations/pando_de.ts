@@ -197,6 +197,18 @@
         <source>waiting for approval %1</source>
         <translation>wartet auf Freigabe %1</translation>
     </message>
+    <message>
+        <source>Deploy durations</source>
+        <translation>Deploy-Dauer</translation>
+    </message>
+    <message>
+        <source>succeeded</source>
+        <translation>erfolgreich</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
 </context>
 <context>
     <name>EmptyState</name>
@@ -682,6 +694,17 @@
     <message>
         <source>%1 — %2</source>
         <translation>%1 — %2</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::DeployDurations</name>
+    <message>
+        <source>%.1f s</source>
+        <translation>%.1f s</translation>
+    </message>
+    <message>
+        <source>%.0f s</source>
+        <translation>%.0f s</translation>
     </message>
 </context>
 <context>

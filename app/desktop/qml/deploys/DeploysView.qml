@@ -1,6 +1,8 @@
 // The Deploys tab of an app: its history on the left, the selected deploy's steps as a timeline on
 // the right. A failed deploy opens on its failing step with the reason (and the hint) in one line
-// at the top; a step that waits for approval says so in amber with the approval's id.
+// at the top; a step that waits for approval says so in amber with the approval's id. Above them,
+// a chart of the deploys' durations over time (failed ones as red squares).
+import QtCharts
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -70,160 +72,222 @@ Item {
         opacity: 0.7
     }
 
-    SplitView {
+    DeployDurations {
+        id: durations
+        model: deploys
+        succeeded: succeededSeries
+        failed: failedSeries
+    }
+
+    ColumnLayout {
         anchors.fill: parent
         visible: deploys.count > 0
+        spacing: 0
 
-        ListView {
-            id: history
-            SplitView.preferredWidth: 300
-            SplitView.minimumWidth: 200
-            clip: true
-            model: deploys
-            currentIndex: deploys.selectedRow
-            ScrollBar.vertical: ScrollBar {}
-            delegate: ItemDelegate {
-                id: deployRow
-                required property int index
-                required property string id
-                required property int state
-                required property string statusText
-                required property string ref
-                required property string commit
-                required property string whenText
-                required property real durationMs
-                width: ListView.view.width
-                highlighted: ListView.isCurrentItem
-                onClicked: deploys.selectedRow = index
-                contentItem: RowLayout {
-                    spacing: 8
-                    Label {
-                        text: root.stateGlyph(deployRow.state)
-                        color: root.stateColour(deployRow.state)
-                        font.pixelSize: 16
-                    }
-                    ColumnLayout {
-                        spacing: 0
-                        Layout.fillWidth: true
-                        Label {
-                            text: qsTr("%1 · %2").arg(deployRow.ref).arg(deployRow.commit.substring(0, 8))
-                            font.bold: true
-                            elide: Text.ElideRight
-                            Layout.fillWidth: true
-                        }
-                        Label {
-                            text: qsTr("%1 · %2 · %3").arg(deployRow.statusText).arg(deployRow.whenText).arg(root.duration(deployRow.durationMs))
-                            opacity: 0.7
-                            elide: Text.ElideRight
-                            Layout.fillWidth: true
-                        }
-                    }
-                }
+        ChartView {
+            id: chart
+            objectName: "durationsChart"
+            Layout.fillWidth: true
+            Layout.preferredHeight: 170
+            visible: durations.points >= 2
+            antialiasing: true
+            backgroundColor: root.palette.base
+            plotAreaColor: root.palette.base
+            legend.alignment: Qt.AlignRight
+            legend.labelColor: root.palette.text
+            margins.top: 4
+            margins.bottom: 4
+            Accessible.name: qsTr("Deploy durations")
+
+            DateTimeAxis {
+                id: timeAxis
+                tickCount: 5
+                labelsColor: root.palette.text
+                gridLineColor: Qt.alpha(root.palette.text, 0.12)
+            }
+            ValueAxis {
+                id: secondsAxis
+                min: 0
+                tickCount: 4
+                labelsColor: root.palette.text
+                gridLineColor: Qt.alpha(root.palette.text, 0.12)
+            }
+            ScatterSeries {
+                id: succeededSeries
+                name: qsTr("succeeded")
+                axisX: timeAxis
+                axisY: secondsAxis
+                color: "#2e9d4f"
+                borderColor: "#2e9d4f"
+                markerSize: 9
+            }
+            ScatterSeries {
+                id: failedSeries
+                name: qsTr("failed")
+                axisX: timeAxis
+                axisY: secondsAxis
+                color: "#d2352b"
+                borderColor: "#d2352b"
+                markerShape: ScatterSeries.MarkerShapeRectangle
+                markerSize: 9
             }
         }
 
-        ColumnLayout {
-            SplitView.fillWidth: true
-            spacing: 8
+        SplitView {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
 
-            // The reason in one line, front and centre, with what to do next.
-            Pane {
-                Layout.fillWidth: true
-                visible: steps.reason.length > 0
-                background: Rectangle {
-                    color: Qt.alpha("#d2352b", 0.12)
-                    border.color: "#d2352b"
-                    radius: 4
-                }
-                ColumnLayout {
-                    anchors.left: parent.left
-                    anchors.right: parent.right
-                    spacing: 4
-                    Label {
-                        Layout.fillWidth: true
-                        text: steps.failedStep.length > 0 ? qsTr("✖ %1 failed: %2").arg(steps.failedStep).arg(steps.reason) : qsTr("✖ %1").arg(steps.reason)
-                        color: "#d2352b"
-                        font.bold: true
-                        elide: Text.ElideRight
-                    }
-                    Label {
-                        Layout.fillWidth: true
-                        visible: steps.hint.length > 0
-                        text: qsTr("What to do: %1").arg(steps.hint)
-                        wrapMode: Text.Wrap
+            ListView {
+                id: history
+                SplitView.preferredWidth: 300
+                SplitView.minimumWidth: 200
+                clip: true
+                model: deploys
+                currentIndex: deploys.selectedRow
+                ScrollBar.vertical: ScrollBar {}
+                delegate: ItemDelegate {
+                    id: deployRow
+                    required property int index
+                    required property string id
+                    required property int state
+                    required property string statusText
+                    required property string ref
+                    required property string commit
+                    required property string whenText
+                    required property real durationMs
+                    width: ListView.view.width
+                    highlighted: ListView.isCurrentItem
+                    onClicked: deploys.selectedRow = index
+                    contentItem: RowLayout {
+                        spacing: 8
+                        Label {
+                            text: root.stateGlyph(deployRow.state)
+                            color: root.stateColour(deployRow.state)
+                            font.pixelSize: 16
+                        }
+                        ColumnLayout {
+                            spacing: 0
+                            Layout.fillWidth: true
+                            Label {
+                                text: qsTr("%1 · %2").arg(deployRow.ref).arg(deployRow.commit.substring(0, 8))
+                                font.bold: true
+                                elide: Text.ElideRight
+                                Layout.fillWidth: true
+                            }
+                            Label {
+                                text: qsTr("%1 · %2 · %3").arg(deployRow.statusText).arg(deployRow.whenText).arg(root.duration(deployRow.durationMs))
+                                opacity: 0.7
+                                elide: Text.ElideRight
+                                Layout.fillWidth: true
+                            }
+                        }
                     }
                 }
             }
 
-            ListView {
-                id: timeline
-                Layout.fillWidth: true
-                Layout.fillHeight: true
-                clip: true
-                model: steps
-                currentIndex: steps.selectedRow
-                spacing: 2
-                ScrollBar.vertical: ScrollBar {}
-                delegate: ItemDelegate {
-                    id: stepRow
-                    required property int index
-                    required property string title
-                    required property int state
-                    required property string statusText
-                    required property string detail
-                    required property real durationMs
-                    required property real fraction
-                    required property string approvalId
-                    width: ListView.view.width
-                    highlighted: ListView.isCurrentItem
-                    onClicked: steps.selectedRow = index
-                    contentItem: ColumnLayout {
+            ColumnLayout {
+                SplitView.fillWidth: true
+                spacing: 8
+
+                // The reason in one line, front and centre, with what to do next.
+                Pane {
+                    Layout.fillWidth: true
+                    visible: steps.reason.length > 0
+                    background: Rectangle {
+                        color: Qt.alpha("#d2352b", 0.12)
+                        border.color: "#d2352b"
+                        radius: 4
+                    }
+                    ColumnLayout {
+                        anchors.left: parent.left
+                        anchors.right: parent.right
                         spacing: 4
-                        RowLayout {
-                            spacing: 8
-                            Label {
-                                text: root.stateGlyph(stepRow.state)
-                                color: root.stateColour(stepRow.state)
-                                font.pixelSize: 16
-                                Layout.preferredWidth: 20
-                            }
-                            Label {
-                                text: stepRow.title
-                                font.bold: true
-                                Layout.preferredWidth: 200
-                                elide: Text.ElideRight
-                            }
-                            Label {
-                                text: stepRow.state === DeployState.Waiting && stepRow.approvalId.length > 0 ? qsTr("waiting for approval %1").arg(stepRow.approvalId) : stepRow.statusText
-                                color: root.stateColour(stepRow.state)
-                                Layout.preferredWidth: 260
-                                elide: Text.ElideRight
-                            }
-                            Item {
-                                Layout.fillWidth: true
-                                Layout.preferredHeight: 10
-                                Rectangle {
-                                    height: parent.height
-                                    radius: 2
-                                    width: Math.max(2, parent.width * stepRow.fraction)
+                        Label {
+                            Layout.fillWidth: true
+                            text: steps.failedStep.length > 0 ? qsTr("✖ %1 failed: %2").arg(steps.failedStep).arg(steps.reason) : qsTr("✖ %1").arg(steps.reason)
+                            color: "#d2352b"
+                            font.bold: true
+                            elide: Text.ElideRight
+                        }
+                        Label {
+                            Layout.fillWidth: true
+                            visible: steps.hint.length > 0
+                            text: qsTr("What to do: %1").arg(steps.hint)
+                            wrapMode: Text.Wrap
+                        }
+                    }
+                }
+
+                ListView {
+                    id: timeline
+                    Layout.fillWidth: true
+                    Layout.fillHeight: true
+                    clip: true
+                    model: steps
+                    currentIndex: steps.selectedRow
+                    spacing: 2
+                    ScrollBar.vertical: ScrollBar {}
+                    delegate: ItemDelegate {
+                        id: stepRow
+                        required property int index
+                        required property string title
+                        required property int state
+                        required property string statusText
+                        required property string detail
+                        required property real durationMs
+                        required property real fraction
+                        required property string approvalId
+                        width: ListView.view.width
+                        highlighted: ListView.isCurrentItem
+                        onClicked: steps.selectedRow = index
+                        contentItem: ColumnLayout {
+                            spacing: 4
+                            RowLayout {
+                                spacing: 8
+                                Label {
+                                    text: root.stateGlyph(stepRow.state)
                                     color: root.stateColour(stepRow.state)
-                                    opacity: 0.8
+                                    font.pixelSize: 16
+                                    Layout.preferredWidth: 20
+                                }
+                                Label {
+                                    text: stepRow.title
+                                    font.bold: true
+                                    Layout.preferredWidth: 200
+                                    elide: Text.ElideRight
+                                }
+                                Label {
+                                    text: stepRow.state === DeployState.Waiting && stepRow.approvalId.length > 0 ? qsTr("waiting for approval %1").arg(stepRow.approvalId) : stepRow.statusText
+                                    color: root.stateColour(stepRow.state)
+                                    Layout.preferredWidth: 260
+                                    elide: Text.ElideRight
+                                }
+                                Item {
+                                    Layout.fillWidth: true
+                                    Layout.preferredHeight: 10
+                                    Rectangle {
+                                        height: parent.height
+                                        radius: 2
+                                        width: Math.max(2, parent.width * stepRow.fraction)
+                                        color: root.stateColour(stepRow.state)
+                                        opacity: 0.8
+                                    }
+                                }
+                                Label {
+                                    text: root.duration(stepRow.durationMs)
+                                    horizontalAlignment: Text.AlignRight
+                                    Layout.preferredWidth: 80
+                                    font.family: "monospace"
                                 }
                             }
                             Label {
-                                text: root.duration(stepRow.durationMs)
-                                horizontalAlignment: Text.AlignRight
-                                Layout.preferredWidth: 80
-                                font.family: "monospace"
+                                visible: stepRow.detail.length > 0 && (stepRow.highlighted || stepRow.state === DeployState.Failed || stepRow.state === DeployState.Waiting)
+                                text: stepRow.detail
+                                wrapMode: Text.Wrap
+                                opacity: 0.8
+                                Layout.fillWidth: true
+                                Layout.leftMargin: 28
                             }
-                        }
-                        Label {
-                            visible: stepRow.detail.length > 0 && (stepRow.highlighted || stepRow.state === DeployState.Failed || stepRow.state === DeployState.Waiting)
-                            text: stepRow.detail
-                            wrapMode: Text.Wrap
-                            opacity: 0.8
-                            Layout.fillWidth: true
-                            Layout.leftMargin: 28
                         }
                     }
                 }

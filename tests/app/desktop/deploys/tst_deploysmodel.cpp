@@ -1,7 +1,9 @@
 // The Deploys tab against a real API server (fake adapters) through RemoteSession: the history
 // and the step timeline follow a deploy live, a failed build opens on its failing step with the
-// reason, and DeploysView rendered offscreen at 1280×800 is saved under the build directory.
+// reason, the durations chart plots finished deploys and fits its axes, and DeploysView rendered
+// offscreen at 1280×800 is saved under the build directory.
 
+#include "app/desktop/qml/deploys/deploydurations.h"
 #include "app/desktop/qml/deploys/deploysmodel.h"
 #include "app/desktop/qml/deploys/deploystepsmodel.h"
 #include "app/desktop/session/remotesession.h"
@@ -9,14 +11,20 @@
 #include "tests/app/server/fakes.h"
 
 #include <QAbstractItemModelTester>
+#include <QChart>
+#include <QDateTimeAxis>
 #include <QDir>
 #include <QImage>
 #include <QQmlEngine>
+#include <QQuickItem>
 #include <QQuickStyle>
 #include <QQuickView>
+#include <QScatterSeries>
 #include <QSet>
 #include <QSignalSpy>
+#include <QStandardItemModel>
 #include <QTest>
+#include <QValueAxis>
 #include <QtQml/qqmlextensionplugin.h>
 
 Q_IMPORT_QML_PLUGIN(Pando_DeploysPlugin)
@@ -195,8 +203,70 @@ private Q_SLOTS:
                  int(DeployState::Failed));
     }
 
+    void durationsChart()
+    {
+        // Newest first, as DeploysModel: a running deploy and a queued one are not plotted.
+        QStandardItemModel model;
+        auto add = [&model](DeployState::Value state, qint64 createdMs, qint64 durationMs) {
+            auto *item = new QStandardItem;
+            item->setData(int(state), DeploysModel::StateRole);
+            item->setData(createdMs, DeploysModel::CreatedMsRole);
+            item->setData(durationMs, DeploysModel::DurationMsRole);
+            model.appendRow(item);
+        };
+        const qint64 t0 = 1'700'000'000'000;
+        add(DeployState::Progress, t0 + 300'000, 1'000);
+        add(DeployState::Failed, t0 + 200'000, 4'000);
+        add(DeployState::Healthy, t0 + 100'000, 12'000);
+        add(DeployState::Healthy, t0, 8'000);
+
+        QChart chart;
+        auto *ok = new QScatterSeries;
+        auto *bad = new QScatterSeries;
+        auto *time = new QDateTimeAxis;
+        auto *seconds = new QValueAxis;
+        chart.addSeries(ok);
+        chart.addSeries(bad);
+        chart.addAxis(time, Qt::AlignBottom);
+        chart.addAxis(seconds, Qt::AlignLeft);
+        for (QXYSeries *s : {static_cast<QXYSeries *>(ok), static_cast<QXYSeries *>(bad)}) {
+            s->attachAxis(time);
+            s->attachAxis(seconds);
+        }
+        DeployDurations durations;
+        durations.setSucceeded(ok);
+        durations.setFailed(bad);
+        durations.setModel(&model);
+        QCOMPARE(durations.points(), 3);
+        QCOMPARE(ok->points(), QList<QPointF>({QPointF(t0, 8.0), QPointF(t0 + 100'000, 12.0)}));
+        QCOMPARE(bad->points(), QList<QPointF>({QPointF(t0 + 200'000, 4.0)}));
+        QVERIFY(time->min().toMSecsSinceEpoch() < t0);
+        QVERIFY(time->max().toMSecsSinceEpoch() > t0 + 200'000);
+        QCOMPARE(seconds->min(), 0.0);
+        QVERIFY(seconds->max() > 12.0);
+        QCOMPARE(seconds->labelFormat(), u"%.0f s"_s);
+        QCOMPARE(time->format(), u"hh:mm:ss"_s); // 200 s apart
+
+        // The running deploy finishes: it is plotted at once.
+        model.item(0)->setData(int(DeployState::Healthy), DeploysModel::StateRole);
+        QCOMPARE(durations.points(), 4);
+        QCOMPARE(ok->points().last(), QPointF(t0 + 300'000, 1.0));
+        model.removeRows(0, 4);
+        QCOMPARE(durations.points(), 0);
+        QVERIFY(ok->points().isEmpty() && bad->points().isEmpty());
+    }
+
     void screenshot()
     {
+        // Two more failed deploys of the app shown: the durations chart has points to draw.
+        for (int i = 0; i < 2; ++i) {
+            auto queued = test::awaitObject([&](auto done) { m_session->deploy(u"buildfails"_s, {}, done); });
+            QVERIFY2(queued, qPrintable(queued ? QString() : queued.error().text()));
+            const QString id = queued->value(u"id"_s).toString();
+            QTRY_COMPARE_WITH_TIMEOUT(
+                test::awaitObject([&](auto done) { m_session->deployDetail(id, done); })->value(u"status"_s).toString(),
+                u"failed"_s, 20000);
+        }
         QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
         QQuickStyle::setStyle(u"Fusion"_s);
         QQuickView view;
@@ -228,6 +298,9 @@ private Q_SLOTS:
         const int colours = distinctColours(image);
         QVERIFY2(colours > 16, qPrintable(u"only %1 colours"_s.arg(colours)));
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
+        auto *chart = view.rootObject()->findChild<QQuickItem *>(u"durationsChart"_s);
+        QVERIFY(chart);
+        QVERIFY(chart->isVisible());
     }
 
     void cleanupTestCase() { m_session.reset(); }
