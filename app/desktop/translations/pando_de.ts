@@ -47,6 +47,22 @@
         <source>Logs</source>
         <translation>Protokolle</translation>
     </message>
+    <message>
+        <source>Remove %1?</source>
+        <translation>%1 entfernen?</translation>
+    </message>
+    <message>
+        <source>Its containers stop and its route goes. The repository is not touched.</source>
+        <translation>Seine Container werden gestoppt und seine Route entfernt. Das Repository bleibt unberührt.</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <source>Remove…</source>
+        <translation>Entfernen …</translation>
+    </message>
 </context>
 <context>
     <name>ApprovalDetail</name>
@@ -122,6 +138,81 @@
     <message>
         <source>Refresh</source>
         <translation>Aktualisieren</translation>
+    </message>
+    <message>
+        <source>New app</source>
+        <translation>Neue App</translation>
+    </message>
+    <message>
+        <source>Create an app from a repository or a spec file (Ctrl+N)</source>
+        <translation>Eine App aus einem Repository oder einer Spec-Datei anlegen (Strg+N)</translation>
+    </message>
+</context>
+<context>
+    <name>CreateAppDialog</name>
+    <message>
+        <source>New app</source>
+        <translation>Neue App</translation>
+    </message>
+    <message>
+        <source>From a repository</source>
+        <translation>Aus einem Repository</translation>
+    </message>
+    <message>
+        <source>From a spec file</source>
+        <translation>Aus einer Spec-Datei</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>hello</source>
+        <translation>hello</translation>
+    </message>
+    <message>
+        <source>Repository</source>
+        <translation>Repository</translation>
+    </message>
+    <message>
+        <source>https://git.example.com/you/hello.git</source>
+        <translation>https://git.example.com/du/hello.git</translation>
+    </message>
+    <message>
+        <source>Branch, tag or commit</source>
+        <translation>Branch, Tag oder Commit</translation>
+    </message>
+    <message>
+        <source>Port the app listens on</source>
+        <translation>Port, auf dem die App lauscht</translation>
+    </message>
+    <message>
+        <source>A YAML or JSON AppSpec, e.g. hello.yaml</source>
+        <translation>Eine AppSpec in YAML oder JSON, z. B. hello.yaml</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>Auswählen …</translation>
+    </message>
+    <message>
+        <source>Deploy it now</source>
+        <translation>Gleich deployen</translation>
+    </message>
+    <message>
+        <source>Create</source>
+        <translation>Anlegen</translation>
+    </message>
+    <message>
+        <source>Choose an app spec</source>
+        <translation>Eine App-Spec auswählen</translation>
+    </message>
+    <message>
+        <source>App specs (*.yaml *.yml *.json)</source>
+        <translation>App-Specs (*.yaml *.yml *.json)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>Alle Dateien (*)</translation>
     </message>
 </context>
 <context>
@@ -209,6 +300,18 @@
         <source>failed</source>
         <translation>fehlgeschlagen</translation>
     </message>
+    <message>
+        <source>Commit %1</source>
+        <translation>Commit %1</translation>
+    </message>
+    <message>
+        <source>Redeploy this version</source>
+        <translation>Diese Version erneut deployen</translation>
+    </message>
+    <message>
+        <source>Deploy commit %1 again, whatever its ref points at now (Ctrl+Shift+D)</source>
+        <translation>Commit %1 erneut deployen, egal worauf seine Ref jetzt zeigt (Strg+Umschalt+D)</translation>
+    </message>
 </context>
 <context>
     <name>EmptyState</name>
@@ -221,12 +324,20 @@
         <translation>Pando baut eine App aus einem Git-Repository und führt sie auf der Docker-Engine dieses Computers aus. Es gibt zwei Wege, anzufangen:</translation>
     </message>
     <message>
-        <source>&lt;b&gt;From a repository URL&lt;/b&gt;: write a short spec naming the repository and the port the app listens on — &lt;tt&gt;name: hello&lt;/tt&gt;, &lt;tt&gt;source.repo: https://…/hello.git&lt;/tt&gt;, &lt;tt&gt;run.port: 8080&lt;/tt&gt; — and create the app from it.</source>
-        <translation>&lt;b&gt;Aus einer Repository-URL&lt;/b&gt;: Schreiben Sie eine kurze Spezifikation mit dem Repository und dem Port, auf dem die App lauscht — &lt;tt&gt;name: hello&lt;/tt&gt;, &lt;tt&gt;source.repo: https://…/hello.git&lt;/tt&gt;, &lt;tt&gt;run.port: 8080&lt;/tt&gt; — und legen Sie die App damit an.</translation>
-    </message>
-    <message>
         <source>&lt;b&gt;From a spec file&lt;/b&gt;: &lt;tt&gt;pando apps create -f hello.yaml&lt;/tt&gt;, then &lt;tt&gt;pando deploy hello&lt;/tt&gt;. The app appears here and its deploy shows live.</source>
         <translation>&lt;b&gt;Aus einer Spezifikationsdatei&lt;/b&gt;: &lt;tt&gt;pando apps create -f hello.yaml&lt;/tt&gt;, dann &lt;tt&gt;pando deploy hello&lt;/tt&gt;. Die App erscheint hier, und ihre Bereitstellung ist live zu sehen.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;From a repository URL&lt;/b&gt;: name the app, give the repository and the port the app listens on; Pando writes the spec.</source>
+        <translation>&lt;b&gt;Aus einer Repository-URL&lt;/b&gt;: App benennen, Repository und den Port angeben, auf dem die App lauscht; Pando schreibt die Spec.</translation>
+    </message>
+    <message>
+        <source>From a repository…</source>
+        <translation>Aus einem Repository …</translation>
+    </message>
+    <message>
+        <source>From a spec file…</source>
+        <translation>Aus einer Spec-Datei …</translation>
     </message>
 </context>
 <context>
@@ -384,6 +495,49 @@
     <message>
         <source>Show the app in this language (default: the system&apos;s).</source>
         <translation>Die App in dieser Sprache zeigen (Vorgabe: die des Systems).</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::AppCreator</name>
+    <message>
+        <source>Give the app a name</source>
+        <translation>Gib der App einen Namen</translation>
+    </message>
+    <message>
+        <source>Say which git repository to deploy from</source>
+        <translation>Gib an, aus welchem Git-Repository deployt wird</translation>
+    </message>
+    <message>
+        <source>The port the app listens on is a number from 1 to 65535</source>
+        <translation>Der Port, auf dem die App lauscht, ist eine Zahl von 1 bis 65535</translation>
+    </message>
+    <message>
+        <source>Choose a spec file</source>
+        <translation>Wähle eine Spec-Datei</translation>
+    </message>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>%1 kann nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>%1 is larger than 1 MiB; a spec is a short YAML or JSON file</source>
+        <translation>%1 ist größer als 1 MiB; eine Spec ist eine kurze YAML- oder JSON-Datei</translation>
+    </message>
+    <message>
+        <source>Not connected: the app cannot be created now</source>
+        <translation>Nicht verbunden: die App kann jetzt nicht angelegt werden</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>%1 was created, but its deploy was refused: %2</source>
+        <translation>%1 wurde angelegt, aber sein Deploy wurde abgelehnt: %2</translation>
     </message>
 </context>
 <context>
@@ -759,6 +913,14 @@
     <message>
         <source>queued</source>
         <translation>in der Warteschlange</translation>
+    </message>
+    <message>
+        <source>This deploy never got as far as a commit: deploy a ref instead</source>
+        <translation>Dieser Deploy kam nie bis zu einem Commit: deploye stattdessen eine Ref</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
     </message>
 </context>
 <context>

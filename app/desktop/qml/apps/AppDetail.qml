@@ -27,6 +27,25 @@ Pane {
         onActivated: tabs.currentIndex = 2
     }
 
+    Dialog {
+        id: removeDialog
+        objectName: "removeDialog"
+        title: qsTr("Remove %1?").arg(root.hasApp ? root.app.name : "")
+        modal: true
+        anchors.centerIn: parent
+        // The row it was opened for: the selection may change while it is open.
+        property int row: -1
+        onAboutToShow: row = root.appsModel.selectedRow
+        Label {
+            width: 420
+            wrapMode: Text.Wrap
+            text: qsTr("Its containers stop and its route goes. The repository is not touched.")
+        }
+        standardButtons: Dialog.Ok | Dialog.Cancel
+        Component.onCompleted: standardButton(Dialog.Ok).text = qsTr("Remove")
+        onAccepted: root.appsModel.remove(row)
+    }
+
     TabBar {
         id: tabs
         anchors.left: parent.left
@@ -95,6 +114,12 @@ Pane {
                 onClicked: root.appsModel.deploy(root.appsModel.selectedRow)
                 ToolTip.visible: hovered
                 ToolTip.text: qsTr("Deploy the spec's ref again (Ctrl+D)")
+            }
+            Button {
+                objectName: "removeButton"
+                text: qsTr("Remove…")
+                enabled: root.hasApp && !root.app.busy && root.appsModel.engineReachable
+                onClicked: removeDialog.open()
             }
         }
 

@@ -7,6 +7,7 @@ import Pando.Apps
 Pane {
     id: root
     required property AppsModel appsModel
+    signal newAppRequested
     padding: 0
 
     ColumnLayout {
@@ -32,6 +33,13 @@ Pane {
             ToolButton {
                 text: qsTr("Refresh")
                 onClicked: root.appsModel.refresh()
+            }
+            Button {
+                objectName: "newAppButton"
+                text: qsTr("New app")
+                onClicked: root.newAppRequested()
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Create an app from a repository or a spec file (Ctrl+N)")
             }
         }
 

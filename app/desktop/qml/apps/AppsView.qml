@@ -1,5 +1,6 @@
 // The Apps view: the list on the left, the selected app on the right; the empty state teaches the
-// first deploy. Everything it shows comes from AppsModel.
+// first deploy. New app (Ctrl+N) opens from the list's header or the empty state. Everything it
+// shows comes from AppsModel and AppCreator.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -9,10 +10,26 @@ Item {
     id: root
     required property AppsModel appsModel
 
+    function newApp(mode: int) {
+        createDialog.mode = mode;
+        createDialog.open();
+    }
+
+    Shortcut {
+        sequence: "Ctrl+N"
+        onActivated: root.newApp(0)
+    }
+
+    AppCreator {
+        id: creator
+        session: root.appsModel.session
+    }
+
     EmptyState {
         anchors.fill: parent
         visible: root.appsModel.count === 0
         appsModel: root.appsModel
+        onNewAppRequested: mode => root.newApp(mode)
     }
 
     SplitView {
@@ -23,10 +40,18 @@ Item {
             SplitView.preferredWidth: 340
             SplitView.minimumWidth: 220
             appsModel: root.appsModel
+            onNewAppRequested: root.newApp(0)
         }
         AppDetail {
             SplitView.fillWidth: true
             appsModel: root.appsModel
         }
+    }
+
+    CreateAppDialog {
+        id: createDialog
+        objectName: "createAppDialog"
+        creator: creator
+        onAppCreated: name => root.appsModel.selectApp(name)
     }
 }

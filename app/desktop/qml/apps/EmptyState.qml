@@ -8,6 +8,8 @@ import Pando.Apps
 Pane {
     id: root
     required property AppsModel appsModel
+    // mode: 0 from a repository, 1 from a spec file
+    signal newAppRequested(int mode)
 
     ColumnLayout {
         anchors.centerIn: parent
@@ -26,7 +28,7 @@ Pane {
             Layout.fillWidth: true
         }
         Label {
-            text: qsTr("<b>From a repository URL</b>: write a short spec naming the repository and the port the app listens on — <tt>name: hello</tt>, <tt>source.repo: https://…/hello.git</tt>, <tt>run.port: 8080</tt> — and create the app from it.")
+            text: qsTr("<b>From a repository URL</b>: name the app, give the repository and the port the app listens on; Pando writes the spec.")
             textFormat: Text.StyledText
             wrapMode: Text.Wrap
             Layout.fillWidth: true
@@ -36,6 +38,20 @@ Pane {
             textFormat: Text.StyledText
             wrapMode: Text.Wrap
             Layout.fillWidth: true
+        }
+        RowLayout {
+            spacing: 8
+            Button {
+                text: qsTr("From a repository…")
+                highlighted: true
+                enabled: root.appsModel.engineReachable
+                onClicked: root.newAppRequested(0)
+            }
+            Button {
+                text: qsTr("From a spec file…")
+                enabled: root.appsModel.engineReachable
+                onClicked: root.newAppRequested(1)
+            }
         }
         RowLayout {
             spacing: 8

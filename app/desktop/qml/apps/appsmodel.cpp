@@ -254,6 +254,14 @@ void AppsModel::setSelectedRow(int row)
     Q_EMIT selectedChanged();
 }
 
+void AppsModel::selectApp(const QString &name)
+{
+    const int row = rowOf(name);
+    m_selectNext = row < 0 ? name : QString();
+    if (row >= 0)
+        setSelectedRow(row);
+}
+
 QVariantMap AppsModel::selected() const
 {
     // Every key is always there (an empty row's values when nothing is selected), so bindings
@@ -359,7 +367,11 @@ void AppsModel::applyApp(const QJsonObject &app)
     beginInsertRows({}, at, at);
     m_rows.insert(at, Row{app});
     endInsertRows();
-    if (m_selected >= at) {
+    if (name == m_selectNext) {
+        m_selectNext.clear();
+        m_selected = at;
+        Q_EMIT selectedChanged();
+    } else if (m_selected >= at) {
         ++m_selected;
         Q_EMIT selectedChanged();
     }
@@ -429,21 +441,44 @@ void AppsModel::deploy(int row)
         const int at = self->rowOf(name);
         if (at < 0)
             return;
+        if (!queued)
+            return self->actionFailed(at, queued.error());
         Row &r = self->m_rows[at];
-        if (!queued) {
-            r.busy = false;
-            r.progress.clear();
-            r.actionError = queued.error().hint.isEmpty()
-                                ? queued.error().text()
-                                : tr("%1 — %2").arg(queued.error().text(), queued.error().hint);
-            self->rowChanged(at);
-            return;
-        }
         if (r.progress == tr("starting a deploy"))
             r.progress = deployWord(queued->value(u"status"_s).toString());
         self->rowChanged(at);
         self->reloadApp(name);
     });
+}
+
+void AppsModel::remove(int row)
+{
+    if (!m_session || row < 0 || row >= m_rows.size())
+        return;
+    const QString name = m_rows.at(row).app.value(u"name"_s).toString();
+    Row &r = m_rows[row];
+    r.busy = true;
+    r.progress = tr("removing");
+    r.actionError.clear();
+    rowChanged(row);
+    const quint64 generation = m_generation;
+    QPointer<AppsModel> self(this);
+    // The row goes when app.removed arrives: the teardown is queued, not done, when this answers.
+    m_session->removeApp(name, [self, generation, name](const Status &queued) {
+        if (!self || self->m_generation != generation || queued)
+            return;
+        if (const int at = self->rowOf(name); at >= 0)
+            self->actionFailed(at, queued.error());
+    });
+}
+
+void AppsModel::actionFailed(int row, const Error &error)
+{
+    Row &r = m_rows[row];
+    r.busy = false;
+    r.progress.clear();
+    r.actionError = error.hint.isEmpty() ? error.text() : tr("%1 — %2").arg(error.text(), error.hint);
+    rowChanged(row);
 }
 
 void AppsModel::onEvent(const QJsonObject &event)

@@ -48,7 +48,7 @@ public:
         RefRole,              // the spec's source ref
         BusyRole,             // a deploy of this app is in flight
         ProgressRole,         // what the deploy in flight does now ("build: running")
-        ActionErrorRole,      // why the last action (deploy) failed to start
+        ActionErrorRole,      // why the last action (deploy, remove) failed to start
     };
     Q_ENUM(Role)
 
@@ -77,10 +77,15 @@ public:
     // The row of the app with this name; -1 when there is none.
     int rowOf(const QString &name) const;
 
+    // Selects the app with this name now, or as soon as it is listed (one just created).
+    Q_INVOKABLE void selectApp(const QString &name);
     // Reloads every app from the session.
     Q_INVOKABLE void refresh() override;
     // Deploys the app in this row at its spec's ref; progress arrives in the row's roles.
     Q_INVOKABLE void deploy(int row);
+    // Removes the app in this row (its containers, route and history); the row goes when the
+    // teardown is done, and stays with the reason when it is refused.
+    Q_INVOKABLE void remove(int row);
 
     static QString stateWord(State state);
 
@@ -107,10 +112,12 @@ private:
     void applyApp(const QJsonObject &app);
     void removeApp(const QString &name);
     void rowChanged(int row);
+    void actionFailed(int row, const Error &error);
     void setError(const QString &error);
 
     QList<Row> m_rows;
     int m_selected = -1;
+    QString m_selectNext;
     bool m_loading = false;
     bool m_loaded = false;
     QString m_error;

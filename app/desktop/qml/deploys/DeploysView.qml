@@ -189,6 +189,41 @@ Item {
                 SplitView.fillWidth: true
                 spacing: 8
 
+                // The selected deploy's version, and going back to it.
+                RowLayout {
+                    Layout.fillWidth: true
+                    Layout.leftMargin: 8
+                    Layout.rightMargin: 8
+                    spacing: 8
+                    Label {
+                        Layout.fillWidth: true
+                        text: deploys.selectedCommit.length > 0 ? qsTr("Commit %1").arg(deploys.selectedCommit.substring(0, 12)) : ""
+                        font.family: "monospace"
+                        elide: Text.ElideRight
+                    }
+                    Button {
+                        objectName: "redeployButton"
+                        text: qsTr("Redeploy this version")
+                        enabled: deploys.selectedCommit.length > 0
+                        onClicked: deploys.redeploy(deploys.selectedRow)
+                        ToolTip.visible: hovered
+                        ToolTip.text: qsTr("Deploy commit %1 again, whatever its ref points at now (Ctrl+Shift+D)").arg(deploys.selectedCommit.substring(0, 12))
+                    }
+                    Shortcut {
+                        sequence: "Ctrl+Shift+D"
+                        enabled: deploys.selectedCommit.length > 0
+                        onActivated: deploys.redeploy(deploys.selectedRow)
+                    }
+                }
+                Label {
+                    Layout.fillWidth: true
+                    Layout.leftMargin: 8
+                    visible: deploys.actionError.length > 0
+                    text: deploys.actionError
+                    color: "#d2352b"
+                    wrapMode: Text.Wrap
+                }
+
                 // The reason in one line, front and centre, with what to do next.
                 Pane {
                     Layout.fillWidth: true

@@ -185,6 +185,12 @@ QString DeploysModel::selectedId() const
     return m_selected >= 0 && m_selected < m_rows.size() ? m_rows.at(m_selected).value(u"id"_s).toString() : QString();
 }
 
+QString DeploysModel::selectedCommit() const
+{
+    return m_selected >= 0 && m_selected < m_rows.size() ? m_rows.at(m_selected).value(u"commit"_s).toString()
+                                                         : QString();
+}
+
 int DeploysModel::rowOf(const QString &id) const
 {
     for (int i = 0; i < m_rows.size(); ++i)
@@ -223,16 +229,53 @@ void DeploysModel::refresh()
     });
 }
 
+void DeploysModel::redeploy(int row)
+{
+    if (!m_session || row < 0 || row >= m_rows.size())
+        return;
+    const QString commit = m_rows.at(row).value(u"commit"_s).toString();
+    if (commit.isEmpty())
+        return setActionError(tr("This deploy never got as far as a commit: deploy a ref instead"));
+    setActionError({});
+    const quint64 generation = m_generation;
+    QPointer<DeploysModel> self(this);
+    // The exact commit, not the ref it came from: the ref may have moved since.
+    m_session->deploy(m_app, commit, [self, generation](const Result<QJsonObject> &queued) {
+        if (!self || self->m_generation != generation)
+            return;
+        if (!queued) {
+            const Error &e = queued.error();
+            return self->setActionError(e.hint.isEmpty() ? e.text() : tr("%1 — %2").arg(e.text(), e.hint));
+        }
+        // The history shows the new deploy selected, as the user asked for it.
+        self->m_selectNext = queued->value(u"id"_s).toString();
+        self->refresh();
+    });
+}
+
+void DeploysModel::setActionError(const QString &error)
+{
+    if (error == m_actionError)
+        return;
+    m_actionError = error;
+    Q_EMIT actionErrorChanged();
+}
+
 void DeploysModel::apply(const QJsonArray &deploys)
 {
     const QString selected = selectedId();
-    // A reset is cheap for a page of deploys; the selection is put back on the same id.
+    // A reset is cheap for a page of deploys; the selection is put back on the same id, or moves
+    // to the deploy just asked for once it is listed.
     beginResetModel();
     m_rows.clear();
     for (const QJsonValue &d : deploys)
         m_rows.append(d.toObject());
     endResetModel();
-    int row = selected.isEmpty() ? -1 : rowOf(selected);
+    int row = m_selectNext.isEmpty() ? -1 : rowOf(m_selectNext);
+    if (row >= 0)
+        m_selectNext.clear();
+    else
+        row = selected.isEmpty() ? -1 : rowOf(selected);
     // Nothing chosen yet: the newest deploy, which is what the user came to see.
     if (row < 0 && !m_rows.isEmpty())
         row = 0;

@@ -40,6 +40,10 @@ class DeploysModel : public SessionListModel {
     Q_PROPERTY(int selectedRow READ selectedRow WRITE setSelectedRow NOTIFY selectedChanged)
     // The selected deploy's id; empty when nothing is selected.
     Q_PROPERTY(QString selectedId READ selectedId NOTIFY selectedChanged)
+    // The commit the selected deploy ran; empty when it never got that far.
+    Q_PROPERTY(QString selectedCommit READ selectedCommit NOTIFY selectedChanged)
+    // Why the last redeploy was refused; empty when it was not.
+    Q_PROPERTY(QString actionError READ actionError NOTIFY actionErrorChanged)
 
 public:
     enum Role {
@@ -75,27 +79,36 @@ public:
     int selectedRow() const { return m_selected; }
     void setSelectedRow(int row);
     QString selectedId() const;
+    QString selectedCommit() const;
     int rowOf(const QString &id) const;
 
     // Reloads the history (newest first); the selection stays on the same deploy.
     Q_INVOKABLE void refresh() override;
+    // Deploys the commit of the deploy in this row again (a rollback to a known version); the new
+    // deploy is selected once it is listed.
+    Q_INVOKABLE void redeploy(int row);
+    QString actionError() const { return m_actionError; }
 
 Q_SIGNALS:
     void appChanged();
     void loadingChanged();
     void errorChanged();
     void selectedChanged();
+    void actionErrorChanged();
 
 private:
     void onEvent(const QJsonObject &event) override;
     void apply(const QJsonArray &deploys);
     void setError(const QString &error);
+    void setActionError(const QString &error);
 
     QString m_app;
     QList<QJsonObject> m_rows;
     int m_selected = -1;
     bool m_loading = false;
     QString m_error;
+    QString m_actionError;
+    QString m_selectNext; // a deploy asked for here, to select when it appears
 };
 
 } // namespace pando::desktop

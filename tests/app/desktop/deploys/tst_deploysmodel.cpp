@@ -203,6 +203,43 @@ private Q_SLOTS:
                  int(DeployState::Failed));
     }
 
+    void redeployAPreviousVersion()
+    {
+        // hello was deployed once (stepsArriveLive): deploy its commit again from the history.
+        DeploysModel deploys;
+        QAbstractItemModelTester tester(&deploys, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        deploys.setSession(m_session.get());
+        deploys.setApp(u"hello"_s);
+        QTRY_COMPARE(deploys.rowCount(), 1);
+        const QString first = deploys.index(0).data(DeploysModel::IdRole).toString();
+        const QString commit = deploys.index(0).data(DeploysModel::CommitRole).toString();
+        QVERIFY(!commit.isEmpty());
+        QCOMPARE(deploys.selectedCommit(), commit);
+        deploys.redeploy(0);
+        QTRY_COMPARE(deploys.rowCount(), 2);
+        // The new deploy is selected, asked for by commit, and it succeeds.
+        QTRY_VERIFY(deploys.selectedId() != first);
+        QCOMPARE(deploys.selectedRow(), 0);
+        QCOMPARE(deploys.index(0).data(DeploysModel::RefRole).toString(), commit);
+        QTRY_COMPARE_WITH_TIMEOUT(deploys.index(0).data(DeploysModel::StatusRole).toString(), u"succeeded"_s, 20000);
+        QCOMPARE(deploys.index(0).data(DeploysModel::CommitRole).toString(), commit);
+        QVERIFY(deploys.actionError().isEmpty());
+
+        // A viewer's redeploy is refused with the reason, and nothing is queued.
+        RemoteSession viewer(QUrl(m_install.baseUrl()), m_install.tokens.value(u"viewer"_s));
+        viewer.open();
+        QString why;
+        QVERIFY2(test::awaitConnected(viewer, &why), qPrintable(why));
+        DeploysModel seen;
+        seen.setSession(&viewer);
+        seen.setApp(u"hello"_s);
+        QTRY_COMPARE(seen.rowCount(), 2);
+        seen.redeploy(1);
+        QTRY_VERIFY(!seen.actionError().isEmpty());
+        QTest::qWait(200);
+        QCOMPARE(deploys.rowCount(), 2);
+    }
+
     void durationsChart()
     {
         // Newest first, as DeploysModel: a running deploy and a queued one are not plotted.

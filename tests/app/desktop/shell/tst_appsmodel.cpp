@@ -1,7 +1,9 @@
 // AppsModel and DesktopState against a real API server (fake adapters) through RemoteSession: rows
 // appear, change and go as apps are created, deployed and removed through the API, and the tray's
-// overall state follows.
+// overall state follows; AppCreator makes apps from the form's fields and from spec files, with
+// bad input refused by field and nothing created; Remove takes an app away from its row.
 
+#include "app/desktop/qml/apps/appcreator.h"
 #include "app/desktop/qml/apps/appsmodel.h"
 #include "app/desktop/session/remotesession.h"
 #include "app/desktop/shell/desktopstate.h"
@@ -11,6 +13,8 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace pando;
@@ -152,6 +156,100 @@ private Q_SLOTS:
         QTRY_VERIFY(!cell(model, u"guarded"_s, AppsModel::ActionErrorRole).isEmpty());
         QCOMPARE(model.index(model.rowOf(u"guarded"_s)).data(AppsModel::BusyRole).toBool(), false);
         QCOMPARE(cell(model, u"guarded"_s, AppsModel::LastDeployIdRole), QString());
+    }
+
+    void createFromTheFormAndFromAFile()
+    {
+        AppsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSession(m_session.get());
+        QTRY_VERIFY(model.isLoaded());
+        AppCreator creator;
+        creator.setSession(m_session.get());
+        QSignalSpy created(&creator, &AppCreator::created);
+
+        // What the form can tell at once never reaches the server.
+        creator.createFromRepository(u"formapp"_s, u"  "_s, u"main"_s, 8080, false);
+        QCOMPARE(creator.errorField(), u"source.repo"_s);
+        creator.createFromRepository(u"formapp"_s, u"https://git.example/formapp.git"_s, u"main"_s, 0, false);
+        QCOMPARE(creator.errorField(), u"run.port"_s);
+        // The server judges the name, and says which field it was.
+        creator.createFromRepository(u"Bad Name!"_s, u"https://git.example/x.git"_s, u"main"_s, 8080, false);
+        QTRY_VERIFY(!creator.isBusy());
+        QCOMPARE(creator.errorField(), u"name"_s);
+        QVERIFY2(!creator.error().isEmpty(), "a refusal says why");
+        QVERIFY(created.isEmpty());
+
+        // Created and deployed at once; the list selects it when it appears.
+        creator.createFromRepository(u"formapp"_s, u"https://git.example/formapp.git"_s, u"main"_s,
+                                     int(m_install.port), true);
+        model.selectApp(u"formapp"_s);
+        QTRY_COMPARE(created.size(), 1);
+        QCOMPARE(created.first().at(0).toString(), u"formapp"_s);
+        QCOMPARE(created.first().at(1).toBool(), true);
+        QVERIFY2(creator.error().isEmpty(), qPrintable(creator.error()));
+        QTRY_COMPARE(model.selected().value(u"name"_s).toString(), u"formapp"_s);
+        // Its first deploy was queued. The form's spec has the default health check, which the
+        // fake's address does not answer: cancelled, so that it holds up no worker.
+        QTRY_VERIFY(!cell(model, u"formapp"_s, AppsModel::LastDeployIdRole).isEmpty());
+        const QString deployId = cell(model, u"formapp"_s, AppsModel::LastDeployIdRole);
+        (void)test::awaitDone([&](auto done) { m_session->cancelDeploy(deployId, done); });
+        QTRY_COMPARE_WITH_TIMEOUT(
+            test::awaitObject([&](auto done) { m_session->deployDetail(deployId, done); })->value(u"status"_s).toString(),
+            u"cancelled"_s, 20000);
+        auto app = test::awaitObject([&](auto done) { m_session->app(u"formapp"_s, done); });
+        QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
+        QCOMPARE(app->value(u"spec"_s).toObject().value(u"source"_s).toObject().value(u"repo"_s).toString(),
+                 u"https://git.example/formapp.git"_s);
+
+        // From a file: a spec with a mistake names the file and the field; then a good one.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString bad = dir.filePath(u"bad.yaml"_s);
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("name: fileapp\nsource:\n  repo: https://git.example/fileapp.git\nrun:\n  port: eighty\n");
+        f.close();
+        creator.createFromFile(QUrl::fromLocalFile(bad).toString(), false);
+        QTRY_VERIFY(!creator.isBusy());
+        QVERIFY2(creator.error().startsWith(u"bad.yaml: "_s), qPrintable(creator.error()));
+        QVERIFY2(creator.error().contains(u"run.port"_s), qPrintable(creator.error()));
+        QVERIFY(test::awaitObject([&](auto done) { m_session->app(u"fileapp"_s, done); }).error().code ==
+                ErrorCode::NotFound);
+        creator.createFromFile(dir.filePath(u"missing.yaml"_s), false);
+        QVERIFY2(creator.error().contains(u"missing.yaml"_s), qPrintable(creator.error()));
+        const QString good = dir.filePath(u"good.yaml"_s);
+        QFile g(good);
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write(appSpec(u"fileapp"_s));
+        g.close();
+        creator.createFromFile(good, false);
+        QTRY_COMPARE(created.size(), 2);
+        QCOMPARE(created.last().at(1).toBool(), false);
+        QTRY_VERIFY(model.rowOf(u"fileapp"_s) >= 0);
+        QCOMPARE(cell(model, u"fileapp"_s, AppsModel::LastDeployIdRole), QString());
+
+        // Remove from the row: it is busy while the teardown runs, then gone.
+        model.remove(model.rowOf(u"fileapp"_s));
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowOf(u"fileapp"_s), -1, 20000);
+        QVERIFY(test::awaitObject([&](auto done) { m_session->app(u"fileapp"_s, done); }).error().code ==
+                ErrorCode::NotFound);
+    }
+
+    void refusedRemoveStaysOnTheRow()
+    {
+        RemoteSession viewer(QUrl(m_install.baseUrl()), m_install.tokens.value(u"viewer"_s));
+        viewer.open();
+        QString why;
+        QVERIFY2(test::awaitConnected(viewer, &why), qPrintable(why));
+        AppsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSession(&viewer);
+        QTRY_VERIFY(model.rowOf(u"formapp"_s) >= 0);
+        model.remove(model.rowOf(u"formapp"_s));
+        QTRY_VERIFY(!cell(model, u"formapp"_s, AppsModel::ActionErrorRole).isEmpty());
+        QCOMPARE(model.index(model.rowOf(u"formapp"_s)).data(AppsModel::BusyRole).toBool(), false);
+        QVERIFY(test::awaitObject([&](auto done) { m_session->app(u"formapp"_s, done); }).has_value());
     }
 
     void lostConnectionSaysSo()

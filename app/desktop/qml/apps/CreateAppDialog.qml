@@ -1,0 +1,164 @@
+// New app: from a repository URL and a few fields, or from a spec file. The dialog stays open with
+// the server's reason (naming the field or the file's line) until the app exists.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Dialogs
+import QtQuick.Layouts
+import Pando.Apps
+
+Dialog {
+    id: root
+    required property AppCreator creator
+    // Which way the dialog opens: 0 from a repository, 1 from a spec file.
+    property alias mode: modes.currentIndex
+    signal appCreated(string name)
+
+    title: qsTr("New app")
+    modal: true
+    anchors.centerIn: parent
+    width: Math.min(parent ? parent.width - 64 : 560, 560)
+    standardButtons: Dialog.Cancel
+    onOpened: {
+        root.creator.clearError();
+        nameField.forceActiveFocus();
+    }
+
+    function create() {
+        if (modes.currentIndex === 0)
+            root.creator.createFromRepository(nameField.text, repoField.text, refField.text, portField.value, deployNow.checked);
+        else
+            root.creator.createFromFile(fileField.text, deployNow.checked);
+    }
+
+    Connections {
+        target: root.creator
+        function onCreated(name: string) {
+            root.appCreated(name);
+            root.close();
+        }
+    }
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 12
+
+        TabBar {
+            id: modes
+            Layout.fillWidth: true
+            TabButton {
+                text: qsTr("From a repository")
+            }
+            TabButton {
+                text: qsTr("From a spec file")
+            }
+        }
+
+        GridLayout {
+            visible: modes.currentIndex === 0
+            columns: 2
+            columnSpacing: 12
+            rowSpacing: 8
+            Layout.fillWidth: true
+
+            Label {
+                text: qsTr("Name")
+            }
+            TextField {
+                id: nameField
+                objectName: "nameField"
+                Layout.fillWidth: true
+                placeholderText: qsTr("hello")
+                onAccepted: root.create()
+            }
+            Label {
+                text: qsTr("Repository")
+            }
+            TextField {
+                id: repoField
+                objectName: "repoField"
+                Layout.fillWidth: true
+                placeholderText: qsTr("https://git.example.com/you/hello.git")
+                onAccepted: root.create()
+            }
+            Label {
+                text: qsTr("Branch, tag or commit")
+            }
+            TextField {
+                id: refField
+                objectName: "refField"
+                Layout.fillWidth: true
+                text: "main"
+                onAccepted: root.create()
+            }
+            Label {
+                text: qsTr("Port the app listens on")
+            }
+            SpinBox {
+                id: portField
+                objectName: "portField"
+                from: 1
+                to: 65535
+                value: 8080
+                editable: true
+                textFromValue: (value, locale) => value.toString()
+            }
+        }
+
+        RowLayout {
+            visible: modes.currentIndex === 1
+            spacing: 8
+            Layout.fillWidth: true
+            TextField {
+                id: fileField
+                objectName: "fileField"
+                Layout.fillWidth: true
+                placeholderText: qsTr("A YAML or JSON AppSpec, e.g. hello.yaml")
+                onAccepted: root.create()
+            }
+            Button {
+                text: qsTr("Choose…")
+                onClicked: fileDialog.open()
+            }
+        }
+
+        CheckBox {
+            id: deployNow
+            objectName: "deployNow"
+            text: qsTr("Deploy it now")
+            checked: true
+        }
+
+        Label {
+            objectName: "createError"
+            visible: text.length > 0
+            text: root.creator.error
+            color: "#d2352b"
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
+
+        RowLayout {
+            Layout.alignment: Qt.AlignRight
+            BusyIndicator {
+                running: root.creator.busy
+                visible: running
+                Layout.preferredWidth: 24
+                Layout.preferredHeight: 24
+            }
+            Button {
+                objectName: "createButton"
+                text: qsTr("Create")
+                highlighted: true
+                enabled: !root.creator.busy
+                onClicked: root.create()
+            }
+        }
+    }
+
+    FileDialog {
+        id: fileDialog
+        title: qsTr("Choose an app spec")
+        nameFilters: [qsTr("App specs (*.yaml *.yml *.json)"), qsTr("All files (*)")]
+        onAccepted: fileField.text = root.creator.localPath(selectedFile)
+    }
+}

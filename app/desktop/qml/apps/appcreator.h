@@ -1,0 +1,65 @@
+#pragma once
+// The New app dialog's logic: an app from a repository URL and a few fields, or from a spec file
+// (YAML or JSON). The fields become an AppSpec here (as JSON, so no value needs quoting); what is
+// obviously wrong is refused before anything is sent, and the server's answer, which names the
+// field ("run.port") or the file's line, is shown as is. Nothing is created when it fails.
+//
+// Threading: GUI-thread object; the session's answers arrive there.
+
+#include "app/desktop/session/session.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QUrl>
+#include <QtQml/qqmlregistration.h>
+
+namespace pando::desktop {
+
+class AppCreator : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    Q_PROPERTY(QObject *session READ sessionObject WRITE setSessionObject NOTIFY sessionChanged)
+    Q_PROPERTY(bool busy READ isBusy NOTIFY stateChanged)
+    // Why the last attempt failed, and which field or file it was about ("run.port", "hello.yaml").
+    Q_PROPERTY(QString error READ error NOTIFY stateChanged)
+    Q_PROPERTY(QString errorField READ errorField NOTIFY stateChanged)
+
+public:
+    using QObject::QObject;
+
+    // Spec files larger than this are refused before they are read (the server's limit too).
+    static constexpr qint64 MaxSpecBytes = 1 << 20;
+
+    QObject *sessionObject() const { return m_session; }
+    void setSessionObject(QObject *session);
+    void setSession(Session *session);
+    bool isBusy() const { return m_busy; }
+    QString error() const { return m_error; }
+    QString errorField() const { return m_errorField; }
+
+    // deployNow: queue its first deploy once it exists.
+    Q_INVOKABLE void createFromRepository(const QString &name, const QString &repo, const QString &ref, int port,
+                                          bool deployNow);
+    // path: a file name, or a file: URL.
+    Q_INVOKABLE void createFromFile(const QString &path, bool deployNow);
+    // A chosen file's URL as the path shown in the form.
+    Q_INVOKABLE QString localPath(const QUrl &file) const;
+    Q_INVOKABLE void clearError();
+
+Q_SIGNALS:
+    void sessionChanged();
+    void stateChanged();
+    // The app exists; deployed says whether its first deploy was queued.
+    void created(const QString &name, bool deployed);
+
+private:
+    void create(const QByteArray &specText, const QString &origin, bool deployNow);
+    void setFailure(const QString &error, const QString &field);
+
+    QPointer<Session> m_session;
+    bool m_busy = false;
+    QString m_error;
+    QString m_errorField;
+};
+
+} // namespace pando::desktop
