@@ -26,12 +26,44 @@ QString maskText(const Redactor &redactor, const QString &text)
 }
 
 RunLog::RunLog(Database &db, Clock &clock, EventBus &events, RunRecord run, Redactor redactor)
-    : m_db(db), m_clock(clock), m_events(events), m_run(std::move(run)), m_redactor(std::move(redactor))
+    : m_db(db), m_clock(clock), m_events(events), m_run(std::move(run)), m_redactor(std::move(redactor)),
+      m_flusher([this] { flushOnDeadline(); })
 {}
 
 RunLog::~RunLog()
 {
+    {
+        QMutexLocker lock(&m_mutex);
+        m_stopping = true;
+    }
+    m_wake.notify_all();
+    m_flusher.join();
     flush();
+}
+
+void RunLog::batchStarted()
+{
+    if (m_batchStartedMs != 0)
+        return;
+    m_batchStartedMs = m_clock.nowMs();
+    // Real time, not the clock's: the deadline is about followers waiting, whatever a test's
+    // clock says.
+    m_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(BatchMs);
+    m_wake.notify_all();
+}
+
+void RunLog::flushOnDeadline()
+{
+    std::unique_lock<QMutex> lock(m_mutex);
+    while (!m_stopping) {
+        if (m_batchStartedMs == 0) {
+            m_wake.wait(lock);
+            continue;
+        }
+        if (m_wake.wait_until(lock, m_deadline) == std::cv_status::timeout && m_batchStartedMs != 0 &&
+            std::chrono::steady_clock::now() >= m_deadline)
+            writeBatch();
+    }
 }
 
 int RunLog::nextSeq()
@@ -49,14 +81,13 @@ void RunLog::step(const RunStepRecord &step)
     data.insert(QStringLiteral("parent"), step.parentId);
     const bool ended = step.status != QLatin1String("running");
     // A step's end is a moment followers care about: its output goes out with it. A start
-    // waits for the next batch (at most BatchMs), so short steps cost one write, not two.
+    // joins the batch (written within BatchMs), so short steps cost one write, not two.
     if (ended)
         flush(step.stepId);
     QMutexLocker lock(&m_mutex);
     m_batch.append(RunEventRecord{m_run.id, 0, m_clock.nowMs(), step.stepId, QStringLiteral("step"),
                                   QString::fromUtf8(QJsonDocument(data).toJson(QJsonDocument::Compact))});
-    if (m_batchStartedMs == 0)
-        m_batchStartedMs = m_clock.nowMs();
+    batchStarted();
     if (ended || m_clock.nowMs() - m_batchStartedMs >= BatchMs)
         writeBatch();
 }
@@ -82,8 +113,7 @@ void RunLog::note(const QString &stepId, const QString &text)
         QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("stream"), QStringLiteral("pando")},
                                                     {QStringLiteral("text"), maskText(m_redactor, text)}})
                               .toJson(QJsonDocument::Compact))});
-    if (m_batchStartedMs == 0)
-        m_batchStartedMs = m_clock.nowMs();
+    batchStarted();
 }
 
 void RunLog::lines(const QString &stepId, bool stderrStream, QByteArray &partial, const QByteArray &masked, bool final)
@@ -99,8 +129,7 @@ void RunLog::lines(const QString &stepId, bool stderrStream, QByteArray &partial
         QByteArray line = partial.mid(start, end - start);
         if (line.endsWith('\r'))
             line.chop(1);
-        if (m_batchStartedMs == 0)
-            m_batchStartedMs = m_clock.nowMs();
+        batchStarted();
         m_batch.append(RunEventRecord{
             m_run.id, 0, m_clock.nowMs(), stepId, QStringLiteral("output"),
             QString::fromUtf8(

@@ -4,7 +4,9 @@
 // order and published on the event bus as "run.event" for live followers.
 //
 // Threading: one RunLog per run, shared by the run's step threads (in_parallel): every method
-// is thread-safe. Output is buffered per step and written in batches.
+// is thread-safe. Output is buffered per step and written in batches, at most BatchMs after the
+// batch's first event: a thread of the log's own writes a batch that nothing else wrote by then,
+// so a step that starts or prints a line and then goes quiet is seen at once, not when it ends.
 
 #include "core/common/clock.h"
 #include "core/events/eventbus.h"
@@ -14,6 +16,9 @@
 
 #include <QHash>
 #include <QMutex>
+#include <chrono>
+#include <condition_variable>
+#include <thread>
 
 namespace pando::core::pipelines {
 
@@ -46,7 +51,9 @@ private:
         QByteArray stdoutLine, stderrLine; // a line not finished yet (already masked)
     };
     void append(const QString &stepId, const QString &type, const QJsonObject &data);
-    void writeBatch(); // with m_mutex held
+    void writeBatch();      // with m_mutex held
+    void batchStarted();    // with m_mutex held: the first event of a batch sets its deadline
+    void flushOnDeadline(); // the flusher thread's loop
     void lines(const QString &stepId, bool stderrStream, QByteArray &partial, const QByteArray &masked, bool final);
 
     Database &m_db;
@@ -58,7 +65,11 @@ private:
     QHash<QString, std::shared_ptr<StepOutput>> m_outputs;
     QList<RunEventRecord> m_batch;
     qint64 m_batchStartedMs = 0;
+    std::chrono::steady_clock::time_point m_deadline; // when the flusher writes the batch
+    std::condition_variable_any m_wake;
+    bool m_stopping = false;
     int m_seq = 0;
+    std::thread m_flusher; // last: started when everything it uses exists
 };
 
 } // namespace pando::core::pipelines
