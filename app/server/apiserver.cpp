@@ -6,6 +6,7 @@
 #include "requestguard.h"
 #include "routes.h"
 #include "runfollow.h"
+#include "whenready.h"
 
 #include "core/accounts/accountservice.h"
 #include "core/authz/authz.h"
@@ -246,8 +247,8 @@ private:
         QFuture<Reply> reply = QtConcurrent::run(
             &m_pool, [this, data, match, requestId] { return dispatch(*data, match, QString::fromLatin1(requestId)); });
         // With the socket as context, an answer for a client that went away is dropped.
-        reply.then(socket ? static_cast<QObject *>(socket) : this,
-                   [responder, requestId](const Reply &r) { write(*responder, r, requestId); });
+        detail::whenReady(std::move(reply), socket ? static_cast<QObject *>(socket) : this,
+                          [responder, requestId](const Reply &r) { write(*responder, r, requestId); });
     }
 
     static void write(QHttpServerResponder &responder, const Reply &reply, const QByteArray &requestId)

@@ -1,4 +1,5 @@
 #include "runfollow.h"
+#include "whenready.h"
 
 #include "pipelinehandlers.h"
 
@@ -59,7 +60,7 @@ void RunFollow::load()
     }
     const QString runId = m_runId;
     const qint64 after = m_lastSeq;
-    QtConcurrent::run(&m_pool, [service, runId, after] {
+    QFuture<Loaded> loading = QtConcurrent::run(&m_pool, [service, runId, after] {
         Loaded result;
         // The status first: events stored before it are all in the store.
         auto tree = service->runTree(runId);
@@ -81,7 +82,8 @@ void RunFollow::load()
             from = page->constLast().seq;
         }
         return result;
-    }).then(this, [this](const Loaded &result) { loaded(result); });
+    });
+    whenReady(std::move(loading), this, [this](const Loaded &result) { loaded(result); });
 }
 
 void RunFollow::loaded(const Loaded &result)

@@ -18,6 +18,7 @@
 #include <QRegularExpression>
 #include <QThread>
 #include <QThreadPool>
+#include <atomic>
 
 namespace pando::test {
 
@@ -239,8 +240,12 @@ public:
                   [](const core::RunRecord &a, const core::RunRecord &b) { return a.createdMs > b.createdMs; });
         return list.mid(0, limit);
     }
+    // How long runTree takes, as a busy store would: a client can go away meanwhile.
+    std::atomic<int> runTreeDelayMs = 0;
     Result<core::pipelines::RunTree> runTree(const QString &runId) override
     {
+        if (const int delay = runTreeDelayMs.load(); delay > 0)
+            QThread::msleep(ulong(delay));
         QMutexLocker lock(&m_mutex);
         if (!m_runs.contains(runId))
             return noRun(runId);

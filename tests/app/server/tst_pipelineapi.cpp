@@ -9,7 +9,9 @@
 #include <QJsonDocument>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
+#include <QScopeGuard>
 #include <QSignalSpy>
+#include <QTcpSocket>
 #include <QTest>
 #include <QWebSocket>
 
@@ -110,6 +112,7 @@ private Q_SLOTS:
     void followBacklogLiveAndFinish();
     void followFinishedRun();
     void followUnknownRun();
+    void clientGoneWhileAnswering();
 
 private:
     Answer call(const QByteArray &method, const QString &path, const QByteArray &body = {},
@@ -534,6 +537,36 @@ void TestPipelineApi::followUnknownRun()
     const Answer plain = call("GET", QStringLiteral("/api/v1/runs/r000000000000/follow"));
     QCOMPARE(plain.status, 400);
     QCOMPARE(errorWhere(plain), QStringLiteral("Upgrade"));
+}
+
+// A client that goes away while its answer is being prepared (a slow store) takes nothing down:
+// neither a run follow closed during its first load nor a request whose socket closed.
+void TestPipelineApi::clientGoneWhileAnswering()
+{
+    QCOMPARE(call("PUT", QStringLiteral("/api/v1/pipelines/gone"), setBody(PipelineYaml, false)).status, 201);
+    const QString id = trigger(QStringLiteral("gone"), QStringLiteral("unit"));
+    test::FakePipelineService &fake = *m_install.pipelines;
+    fake.runTreeDelayMs = 300;
+    auto restore = qScopeGuard([&fake] { fake.runTreeDelayMs = 0; });
+
+    Follower follower;
+    QObject::connect(&follower.socket, &QWebSocket::connected, &follower.socket,
+                     [&follower] { follower.socket.abort(); });
+    follower.open(m_install.port, QStringLiteral("/api/v1/runs/%1/follow").arg(id), m_install.token);
+    QTRY_VERIFY(follower.closed);
+
+    QTcpSocket raw;
+    raw.connectToHost(QHostAddress::LocalHost, m_install.port);
+    QVERIFY(raw.waitForConnected(5000));
+    raw.write("GET /api/v1/runs/" + id.toUtf8() + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+              m_install.token.toUtf8() + "\r\n\r\n");
+    QVERIFY(raw.waitForBytesWritten(5000));
+    QTest::qWait(50);
+    raw.abort();
+
+    QTest::qWait(600); // both answers are ready by now, for clients that are gone
+    fake.runTreeDelayMs = 0;
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/runs/%1").arg(id)).status, 200);
 }
 
 QTEST_GUILESS_MAIN(TestPipelineApi)
