@@ -1,11 +1,16 @@
 #include "apiclient.h"
 
+#include <QCryptographicHash>
 #include <QJsonDocument>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QSslCertificate>
+#include <QSslConfiguration>
+#include <QSslError>
 #include <QWebSocket>
 #include <memory>
+#include <optional>
 
 namespace pando::client {
 
@@ -57,7 +62,43 @@ ErrorCode codeForStatus(int status)
     }
 }
 
+// With a pin, no CA is trusted: every certificate then raises sslErrors, where the pin alone
+// decides, before the request (and its bearer token) goes out.
+QSslConfiguration pinnedConfiguration()
+{
+    QSslConfiguration config = QSslConfiguration::defaultConfiguration();
+    config.setCaCertificates({});
+    return config;
+}
+
+// The server's own certificate as the handshake saw it.
+QSslCertificate peerOf(const QSslConfiguration &config, const QList<QSslError> &errors)
+{
+    if (!config.peerCertificate().isNull())
+        return config.peerCertificate();
+    for (const QSslError &error : errors) {
+        if (!error.certificate().isNull())
+            return error.certificate();
+    }
+    return QSslCertificate();
+}
+
+Error pinMismatch(const QString &actual, const QString &pinned, const QString &server)
+{
+    return Error{ErrorCode::Unauthorized,
+                 QStringLiteral("the server's certificate has the fingerprint %1, but this connection is pinned to %2")
+                     .arg(actual.isEmpty() ? QStringLiteral("(none)") : actual, pinned),
+                 server,
+                 QStringLiteral("if the install's certificate was replaced, pair again with a new link; otherwise "
+                                "something between you and the install is answering in its place")};
+}
+
 } // namespace
+
+QString certificateFingerprint(const QSslCertificate &certificate)
+{
+    return QString::fromLatin1(certificate.digest(QCryptographicHash::Sha256).toHex());
+}
 
 Error errorFromResponse(int status, const QByteArray &body)
 {
@@ -126,12 +167,29 @@ void ApiClient::request(const QByteArray &method, const QString &path, const QBy
     if (!contentType.isEmpty())
         request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
     request.setTransferTimeout(m_timeoutMs);
+    if (!m_pinned.isEmpty())
+        request.setSslConfiguration(pinnedConfiguration());
     QNetworkReply *reply = m_network->sendCustomRequest(request, method, body);
     const QString server = m_baseUrl.toString();
-    connect(reply, &QNetworkReply::finished, this, [reply, callback = std::move(callback), server]() {
+    auto mismatch = std::make_shared<std::optional<Error>>();
+    if (!m_pinned.isEmpty()) {
+        connect(reply, &QNetworkReply::sslErrors, this,
+                [reply, pinned = m_pinned, mismatch, server](const QList<QSslError> &errors) {
+                    const QString actual = certificateFingerprint(peerOf(reply->sslConfiguration(), errors));
+                    if (actual == pinned)
+                        reply->ignoreSslErrors();
+                    else
+                        *mismatch = pinMismatch(actual, pinned, server);
+                });
+    }
+    connect(reply, &QNetworkReply::finished, this, [reply, callback = std::move(callback), server, mismatch]() {
         reply->deleteLater();
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         const QByteArray data = reply->readAll();
+        if (*mismatch) {
+            callback(std::unexpected(**mismatch));
+            return;
+        }
         if (status == 0) {
             const bool timedOut = reply->error() == QNetworkReply::OperationCanceledError ||
                                   reply->error() == QNetworkReply::TimeoutError;
@@ -164,24 +222,46 @@ QWebSocket *ApiClient::follow(const QString &path, MessageCallback onMessage, Cl
     // The callback runs once, whether the socket closes or fails first.
     auto closed = std::make_shared<ClosedCallback>(std::move(onClosed));
     const QString server = m_baseUrl.toString();
+    auto mismatch = std::make_shared<std::optional<Error>>();
+    if (!m_pinned.isEmpty()) {
+        socket->setSslConfiguration(pinnedConfiguration());
+        connect(socket, &QWebSocket::sslErrors, this,
+                [socket, pinned = m_pinned, mismatch, server](const QList<QSslError> &errors) {
+                    const QString actual = certificateFingerprint(peerOf(socket->sslConfiguration(), errors));
+                    if (actual == pinned)
+                        socket->ignoreSslErrors();
+                    else
+                        *mismatch = pinMismatch(actual, pinned, server);
+                });
+    }
     connect(socket, &QWebSocket::textMessageReceived, this, [onMessage = std::move(onMessage)](const QString &text) {
         const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8());
         if (doc.isObject())
             onMessage(doc.object());
     });
     connect(socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this,
-            [socket, closed, server](QAbstractSocket::SocketError) {
+            [socket, closed, server, mismatch](QAbstractSocket::SocketError) {
                 if (!*closed)
                     return;
                 auto callback = std::exchange(*closed, nullptr);
+                if (*mismatch) {
+                    callback(std::unexpected(**mismatch));
+                    socket->deleteLater();
+                    return;
+                }
                 callback(fail(ErrorCode::Unavailable,
                               QStringLiteral("the stream failed: %1").arg(socket->errorString()), server));
                 socket->deleteLater();
             });
-    connect(socket, &QWebSocket::disconnected, this, [socket, closed, server]() {
+    connect(socket, &QWebSocket::disconnected, this, [socket, closed, server, mismatch]() {
         if (!*closed)
             return;
         auto callback = std::exchange(*closed, nullptr);
+        if (*mismatch) {
+            callback(std::unexpected(**mismatch));
+            socket->deleteLater();
+            return;
+        }
         const auto code = socket->closeCode();
         const QString reason = socket->closeReason();
         socket->deleteLater();

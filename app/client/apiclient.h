@@ -17,6 +17,7 @@
 #include <functional>
 
 class QNetworkAccessManager;
+class QSslCertificate;
 class QWebSocket;
 
 namespace pando::client {
@@ -27,6 +28,9 @@ struct ApiResponse {
     QByteArray body;      // the raw body
     QByteArray requestId; // the server's X-Request-Id
 };
+
+// SHA-256 of a certificate's DER as 64 lowercase hex digits, as pairing links carry it.
+QString certificateFingerprint(const QSslCertificate &certificate);
 
 // Turns a server's error body ({"error":{code,message,where,hint}}) into an Error; a body that is
 // not one gives an error naming the HTTP status.
@@ -50,6 +54,12 @@ public:
 
     QUrl baseUrl() const { return m_baseUrl; }
     void setTimeoutMs(int ms) { m_timeoutMs = ms; }
+    // Pins the server's certificate (https/wss only): with a fingerprint (SHA-256 of the
+    // certificate, 64 hex digits) TLS accepts exactly that certificate, self-signed or not, and
+    // refuses any other before anything is sent, with an error naming both fingerprints. Empty:
+    // the system's CAs decide, as usual.
+    void setPinnedFingerprint(const QString &sha256Hex) { m_pinned = sha256Hex.toLower(); }
+    QString pinnedFingerprint() const { return m_pinned; }
 
     // path is below the base URL and may carry a query: "/api/v1/apps/hello/deploys?limit=5".
     void request(const QByteArray &method, const QString &path, const QByteArray &body, const QByteArray &contentType,
@@ -69,6 +79,7 @@ private:
     QUrl m_baseUrl;
     QString m_token;
     int m_timeoutMs = 30000;
+    QString m_pinned;
     QNetworkAccessManager *m_network;
 };
 

@@ -6,6 +6,8 @@
 #include "requestguard.h"
 #include "routes.h"
 #include "runfollow.h"
+#include "serverstate.h"
+#include "tlsidentity.h"
 #include "whenready.h"
 
 #include "core/accounts/accountservice.h"
@@ -20,6 +22,8 @@
 #include <QJsonDocument>
 #include <QLoggingCategory>
 #include <QRandomGenerator>
+#include <QSslConfiguration>
+#include <QSslSocket>
 #include <QTcpSocket>
 #include <QThreadPool>
 #include <QUrlQuery>
@@ -212,6 +216,7 @@ public:
     // Where handlers and WebSocket streams read the store; waited for when the server goes.
     QThreadPool &pool() { return m_pool; }
     core::authz::Authorizer &authz() { return m_authz; }
+    detail::ServerState &state() { return m_state; }
     void setAuthzOptions(const core::authz::AuthzOptions &options) { m_authz.setOptions(options); }
 
 protected:
@@ -301,7 +306,7 @@ private:
                 return Reply{403, errorBody(Error{ErrorCode::Forbidden, decision->reason, request.url.path()})};
         }
 
-        Call call{m_engine, request, match.args, actor, principal};
+        Call call{m_engine, request, match.args, actor, principal, &m_state};
         try {
             return match.route->handler(call);
         } catch (const std::exception &e) {
@@ -317,6 +322,7 @@ private:
 
     core::Engine &m_engine;
     core::authz::Authorizer m_authz;
+    detail::ServerState m_state;
     QThreadPool m_pool;
 };
 
@@ -395,6 +401,63 @@ Result<quint16> ApiServer::listen(const QHostAddress &address, quint16 port)
     return tcp->serverPort();
 }
 
+Result<quint16> ApiServer::listenTls(const QHostAddress &address, quint16 port, const QSslCertificate &certificate,
+                                     const QSslKey &key)
+{
+    const QString where = QStringLiteral("%1:%2").arg(address.toString()).arg(port);
+    if (certificate.isNull() || key.isNull())
+        return fail(ErrorCode::Invalid, QStringLiteral("TLS needs a certificate and its private key"), where);
+    QSslConfiguration config = QSslConfiguration::defaultConfiguration();
+    config.setLocalCertificate(certificate);
+    config.setPrivateKey(key);
+    config.setProtocol(QSsl::TlsV1_2OrLater);
+    // Teammates are identified by their bearer tokens, not by client certificates.
+    config.setPeerVerifyMode(QSslSocket::VerifyNone);
+    auto *tls = new detail::GuardedSslServer(MaxRequestBodyBytes, m_frontend.get());
+    tls->setSslConfiguration(config);
+    if (!tls->listen(address, port)) {
+        const bool inUse = tls->serverError() == QAbstractSocket::AddressInUseError;
+        Error error =
+            inUse ? Error{ErrorCode::Conflict, QStringLiteral("the port is already in use"), where,
+                          QStringLiteral("choose another port, or stop the program listening there")}
+                  : Error{ErrorCode::Unavailable, QStringLiteral("cannot listen: %1").arg(tls->errorString()), where};
+        delete tls;
+        return std::unexpected(error);
+    }
+    m_frontend->state().setTlsFingerprint(certificateFingerprint(certificate));
+    m_frontend->bind(tls);
+    m_tlsPorts.insert(tls->serverPort());
+    m_tlsListeners.append(tls);
+    return tls->serverPort();
+}
+
+void ApiServer::stopTls()
+{
+    for (WebSocketSession *session : findChildren<WebSocketSession *>(Qt::FindDirectChildrenOnly)) {
+        if (m_tlsPorts.contains(session->socket()->localPort()))
+            session->close(QWebSocketProtocol::CloseCodeGoingAway, QStringLiteral("the server stopped serving TLS"));
+    }
+    for (QObject *listener : std::as_const(m_tlsListeners)) {
+        auto *tls = static_cast<detail::GuardedSslServer *>(listener);
+        tls->close();
+        // Its connections are its children (QSslServer makes them so).
+        for (QSslSocket *socket : tls->findChildren<QSslSocket *>())
+            socket->abort();
+        tls->deleteLater();
+    }
+    m_tlsListeners.clear();
+    m_tlsPorts.clear();
+    m_frontend->state().setTlsFingerprint({});
+}
+
+QList<QJsonObject> ApiServer::connections() const
+{
+    QList<QJsonObject> list;
+    for (const detail::ConnectionInfo &connection : m_frontend->state().connections())
+        list.append(connection.toJson());
+    return list;
+}
+
 QList<RouteInfo> ApiServer::routeTable()
 {
     QList<RouteInfo> table;
@@ -454,6 +517,18 @@ void ApiServer::acceptWebSockets()
         }
         // Revoking the token, ending the session or disabling the user closes this socket too.
         session->setPrincipal(principal->tokenId, principal->userId);
+        // Listed for GET /api/v1/connections while the socket is open.
+        const QString connectionId =
+            m_frontend->state().addConnection(detail::ConnectionInfo{{},
+                                                                     principal->username,
+                                                                     principal->userId,
+                                                                     principal->actorName(),
+                                                                     socket->peerAddress().toString(),
+                                                                     toQString(match.route->path),
+                                                                     m_engine.clock().nowMs(),
+                                                                     m_tlsPorts.contains(socket->localPort())});
+        connect(session, &QObject::destroyed, m_frontend.get(),
+                [state = &m_frontend->state(), connectionId] { state->removeConnection(connectionId); });
 
         if (match.route->path == "/api/v1/events") {
             const QString app = QUrlQuery(url).queryItemValue(QStringLiteral("app"));
@@ -484,17 +559,16 @@ void ApiServer::acceptWebSockets()
             continue;
         }
 
-        // /api/v1/apps/{name}/logs/follow?tail=N: the last N lines first, then the live ones, with nothing lost or repeated
-        // between the two.
+        // /api/v1/apps/{name}/logs/follow?tail=N: the last N lines first, then the live ones, with nothing lost or
+        // repeated between the two.
         const QUrlQuery query(url);
         bool ok = true;
-        const int tail = query.hasQueryItem(QStringLiteral("tail"))
-                             ? query.queryItemValue(QStringLiteral("tail")).toInt(&ok)
-                             : 0;
+        const int tail =
+            query.hasQueryItem(QStringLiteral("tail")) ? query.queryItemValue(QStringLiteral("tail")).toInt(&ok) : 0;
         if (!ok || tail < 0 || tail > core::LogHub::BacklogLimit) {
-            session->close(QWebSocketProtocol::CloseCodeProtocolError,
-                           QStringLiteral("query.tail: must be a whole number from 0 to %1")
-                               .arg(core::LogHub::BacklogLimit));
+            session->close(
+                QWebSocketProtocol::CloseCodeProtocolError,
+                QStringLiteral("query.tail: must be a whole number from 0 to %1").arg(core::LogHub::BacklogLimit));
             continue;
         }
         const QString app = match.args.value(0);

@@ -15,6 +15,9 @@
 #include <QHostAddress>
 #include <QList>
 #include <QObject>
+#include <QSet>
+#include <QSslCertificate>
+#include <QSslKey>
 #include <memory>
 
 namespace pando::core {
@@ -46,12 +49,21 @@ public:
     // Starts listening; port 0 picks a free one. Returns the bound port; a port in use is
     // ErrorCode::Conflict. May be called more than once to listen on several addresses.
     Result<quint16> listen(const QHostAddress &address, quint16 port);
+    // Like listen(), over TLS with this certificate and key (tlsidentity.h makes them); plain
+    // HTTP to this port is refused. The certificate's fingerprint goes into pairing links.
+    Result<quint16> listenTls(const QHostAddress &address, quint16 port, const QSslCertificate &certificate,
+                              const QSslKey &key);
+    // Stops every listenTls() listener and drops the connections that came through them (the
+    // plain listeners go on): the desktop's "serve teammates" switched off.
+    void stopTls();
     // The app limit and other authorization settings (defaults: core/authz/authz.h).
     void setAuthzOptions(const core::authz::AuthzOptions &options);
     // Every route the server answers, in matching order.
     static QList<RouteInfo> routeTable();
     // How many WebSocket clients are connected now.
     int webSocketCount() const;
+    // Who holds a live stream open now, oldest first: JSON as GET /api/v1/connections lists it.
+    QList<QJsonObject> connections() const;
 
 private:
     class Frontend;
@@ -60,6 +72,8 @@ private:
 
     core::Engine &m_engine;
     std::unique_ptr<Frontend> m_frontend;
+    QSet<quint16> m_tlsPorts; // the ports listenTls() serves
+    QList<QObject *> m_tlsListeners;
 };
 
 } // namespace pando::server

@@ -7,6 +7,7 @@
 #include "audithandlers.h"
 #include "granthandlers.h"
 #include "httperror.h"
+#include "pairinghandlers.h"
 #include "pipelinehandlers.h"
 #include "replies.h"
 #include "routes.h"
@@ -264,6 +265,11 @@ constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/users", UsersRead, None, false, &accountapi::listUsers},
     {"POST", "/api/v1/users", UsersWrite, None, false, &accountapi::createUser},
     {"POST", "/api/v1/users/{name}/disable", UsersWrite, None, false, &accountapi::disableUser},
+    // Pairing: an administrator makes a one-time code for an account; the code is its own
+    // credential when redeemed (single use, short-lived, throttled per address like logins).
+    {"POST", "/api/v1/users/{name}/pairings", UsersWrite, None, false, &pairingapi::createPairing},
+    {"POST", "/api/v1/pairings/redeem", Public, None, false, &pairingapi::redeemPairing},
+    {"GET", "/api/v1/connections", UsersRead, None, false, &pairingapi::listConnections},
     {"GET", "/api/v1/tokens", Self, None, false, &accountapi::listTokens},
     {"POST", "/api/v1/tokens", Self, None, false, &accountapi::createToken},
     {"DELETE", "/api/v1/tokens/{id}", Self, Token, false, &accountapi::revokeToken},

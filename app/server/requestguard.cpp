@@ -4,6 +4,7 @@
 
 #include <QJsonDocument>
 #include <QPointer>
+#include <QSslSocket>
 #include <QTcpSocket>
 #include <QTimer>
 #include <memory>
@@ -203,6 +204,14 @@ GuardedTcpServer::GuardedTcpServer(qint64 maxBodyBytes, QObject *parent)
     : QTcpServer(parent), m_maxBodyBytes(maxBodyBytes)
 {}
 
+void guardSocket(QTcpSocket *socket, qint64 maxBodyBytes)
+{
+    // Connected before the HTTP server connects its own slot, so it sees new bytes first.
+    auto state = std::make_shared<GuardState>();
+    QObject::connect(socket, &QTcpSocket::readyRead, socket,
+                     [socket, state, maxBodyBytes]() { inspect(socket, state, maxBodyBytes); });
+}
+
 void GuardedTcpServer::incomingConnection(qintptr descriptor)
 {
     auto *socket = new QTcpSocket(this);
@@ -210,11 +219,30 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor)
         delete socket;
         return;
     }
-    // Connected before the HTTP server connects its own slot, so it sees new bytes first.
-    auto state = std::make_shared<GuardState>();
-    const qint64 limit = m_maxBodyBytes;
-    connect(socket, &QTcpSocket::readyRead, socket, [socket, state, limit]() { inspect(socket, state, limit); });
+    guardSocket(socket, m_maxBodyBytes);
     addPendingConnection(socket);
+}
+
+GuardedSslServer::GuardedSslServer(qint64 maxBodyBytes, QObject *parent)
+    : QSslServer(parent), m_maxBodyBytes(maxBodyBytes)
+{
+    connect(this, &QSslServer::startedEncryptionHandshake, this, [](QSslSocket *socket) {
+        QPointer<QSslSocket> guarded(socket);
+        QTimer::singleShot(HandshakeTimeoutMs, socket, [guarded] {
+            if (guarded && !guarded->isEncrypted())
+                guarded->abort();
+        });
+    });
+}
+
+QTcpSocket *GuardedSslServer::nextPendingConnection()
+{
+    // QSslServer drops every connection of a socket once its handshake is done, so the guard
+    // goes on here, just before the HTTP server connects its own slot.
+    QTcpSocket *socket = QSslServer::nextPendingConnection();
+    if (socket)
+        guardSocket(socket, m_maxBodyBytes);
+    return socket;
 }
 
 } // namespace pando::server::detail

@@ -6,6 +6,7 @@
 // complete (a 1 MiB header or 10 000 header lines were read whole and routed), and after a parse
 // error it only drops its signal connections, leaving the socket open.
 
+#include <QSslServer>
 #include <QTcpServer>
 
 namespace pando::server::detail {
@@ -25,5 +26,22 @@ protected:
 private:
     qint64 m_maxBodyBytes;
 };
+
+// The same guard behind TLS: it looks at the decrypted bytes of each connection. A client that
+// has not finished the TLS handshake within HandshakeTimeoutMs is dropped (Qt 6.4's QSslServer
+// waits for ever); a client speaking plain HTTP fails the handshake and is closed unanswered.
+class GuardedSslServer : public QSslServer {
+    Q_OBJECT
+public:
+    GuardedSslServer(qint64 maxBodyBytes, QObject *parent = nullptr);
+    static constexpr int HandshakeTimeoutMs = 10000;
+    QTcpSocket *nextPendingConnection() override;
+
+private:
+    qint64 m_maxBodyBytes;
+};
+
+// Puts the guard in front of a socket the HTTP server has not seen yet.
+void guardSocket(QTcpSocket *socket, qint64 maxBodyBytes);
 
 } // namespace pando::server::detail

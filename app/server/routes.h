@@ -16,6 +16,10 @@
 
 namespace pando::server {
 
+namespace detail {
+class ServerState;
+}
+
 // Permissions a route may require: authz's (core/authz/authz.h decides who holds them).
 namespace permission = core::authz::permission;
 
@@ -51,7 +55,8 @@ struct Call {
     const RequestData &request;
     QStringList args;
     core::Actor actor;
-    core::accounts::Principal principal; // who asks (empty for public routes)
+    core::accounts::Principal principal;         // who asks (empty for public routes)
+    const detail::ServerState *server = nullptr; // the serving ApiServer's live state
 };
 
 struct Reply {

@@ -1,6 +1,7 @@
 #include "accountservice.h"
 
 #include "core/accounts/accountrepository.h"
+#include "core/accounts/pairingbook.h"
 #include "core/accounts/tokenkey.h"
 
 #include <QJsonArray>
@@ -68,6 +69,7 @@ struct AccountService::Private {
     LoginThrottle throttle;
     std::once_flag dummyOnce;
     QString dummyHash;
+    std::unique_ptr<PairingBook> pairings;
 
     AccountRepository repo() { return AccountRepository(db); }
     QString digest(const QString &secret) const { return detail::tokenDigest(key, secret); }
@@ -120,6 +122,7 @@ AccountService::AccountService(Database &db, AuditLog &audit,
 {
     Q_ASSERT(d->identity);
     Q_ASSERT(d->key.size() >= 32);
+    d->pairings = std::make_unique<PairingBook>(*this, d->audit, d->clock);
 }
 
 AccountService::~AccountService() = default;
@@ -127,6 +130,11 @@ AccountService::~AccountService() = default;
 const AccountOptions &AccountService::options() const
 {
     return d->options;
+}
+
+PairingBook &AccountService::pairings()
+{
+    return *d->pairings;
 }
 
 Result<bool> AccountService::needsBootstrap()

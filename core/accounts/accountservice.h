@@ -20,6 +20,8 @@
 
 namespace pando::core::accounts {
 
+class PairingBook;
+
 struct AccountOptions {
     qint64 sessionTtlMs = 12LL * 60 * 60 * 1000;
     int minPasswordLength = 8; // characters; the identity adapter caps the length
@@ -80,6 +82,8 @@ public:
     Result<Principal> authenticate(const QString &bearer);
 
     const AccountOptions &options() const;
+    // One-time pairing codes for teammates' desktops (pairingbook.h); lives as long as this service.
+    PairingBook &pairings();
 
 private:
     struct Private;

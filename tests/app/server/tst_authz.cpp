@@ -53,6 +53,11 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("POST /api/v1/users"), QStringLiteral("400 403 403 403 403")},
         // There is no user "theirs".
         {QStringLiteral("POST /api/v1/users/{name}/disable"), QStringLiteral("404 403 403 403 403")},
+        // There is no user "theirs"; the code is made only for administrators.
+        {QStringLiteral("POST /api/v1/users/{name}/pairings"), QStringLiteral("404 403 403 403 403")},
+        // No body: the pairing code is missing.
+        {QStringLiteral("POST /api/v1/pairings/redeem"), QStringLiteral("400 400 400 400 400")},
+        {QStringLiteral("GET /api/v1/connections"), QStringLiteral("200 403 403 403 403")},
         {QStringLiteral("GET /api/v1/tokens"), QStringLiteral("200 200 200 200 200")},
         {QStringLiteral("POST /api/v1/tokens"), QStringLiteral("400 400 400 400 400")},
         {QStringLiteral("DELETE /api/v1/tokens/{id}"), QStringLiteral("204 403 403 403 403")},

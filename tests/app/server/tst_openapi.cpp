@@ -117,6 +117,7 @@ void TestOpenApi::permissionsAreExplicit()
     }
     const QStringList expected = {QStringLiteral("GET /api/v1/health"), QStringLiteral("POST /api/v1/bootstrap"),
                                   QStringLiteral("POST /api/v1/sessions"),
+                                  QStringLiteral("POST /api/v1/pairings/redeem"),
                                   QStringLiteral("POST /api/v1/pipelines/{name}/resources/{resource}/check")};
     QCOMPARE(publicRoutes, expected);
 }
