@@ -4,6 +4,7 @@
 #include "adapters/runtime/docker/dockerruntime.h"
 #include "adapters/source/generic/gitsource.h"
 #include "app/server/apiserver.h"
+#include "app/server/tlsidentity.h"
 #include "app/wiring/accountwiring.h"
 #include "app/wiring/pipelinewiring.h"
 #include "core/accounts/accountservice.h"
@@ -92,6 +93,7 @@ public:
             stop();
             return std::unexpected(user.error());
         }
+        m_dataDir = engineOptions.dataDir;
         m_server = std::make_unique<server::ApiServer>(*m_engine);
         auto port = m_server->listen(QHostAddress::LocalHost, 0);
         if (!port) {
@@ -99,6 +101,27 @@ public:
             return std::unexpected(port.error());
         }
         return Started{*port, user->second, user->first};
+    }
+
+    Result<Serving> serve(const QHostAddress &address, quint16 port, const QStringList &hostNames)
+    {
+        if (!m_server)
+            return fail(ErrorCode::Unavailable, u"the local engine has not started"_s, {},
+                        u"wait until this computer's engine is connected"_s);
+        auto identity = server::loadOrCreateTlsIdentity(QDir(m_dataDir).filePath(u"tls"_s), hostNames);
+        if (!identity)
+            return std::unexpected(identity.error());
+        m_server->stopTls();
+        auto bound = m_server->listenTls(address, port, identity->certificate, identity->key);
+        if (!bound)
+            return std::unexpected(bound.error());
+        return Serving{*bound, identity->fingerprint};
+    }
+
+    void stopServing()
+    {
+        if (m_server)
+            m_server->stopTls();
     }
 
     void stop()
@@ -175,6 +198,7 @@ private:
     }
 
     InProcessOptions m_options;
+    QString m_dataDir;
     std::unique_ptr<core::Engine> m_engine;
     std::unique_ptr<server::ApiServer> m_server;
 };
@@ -244,6 +268,31 @@ void InProcessSession::open()
         // Delivered only while the session exists: its destructor waits for this method first.
         QMetaObject::invokeMethod(
             self, [self, result]() { self->started(result); }, Qt::QueuedConnection);
+    });
+}
+
+void InProcessSession::serveTeammates(const QHostAddress &address, quint16 port, const QStringList &hostNames,
+                                      std::function<void(const Result<Serving> &)> done)
+{
+    if (m_port == 0) {
+        QMetaObject::invokeMethod(
+            this, [done = std::move(done), error = notReady()] { done(std::unexpected(error)); }, Qt::QueuedConnection);
+        return;
+    }
+    // Delivered only while the session exists: its destructor waits for the worker thread first.
+    QMetaObject::invokeMethod(m_host, [host = m_host, self = this, address, port, hostNames, done = std::move(done)]() {
+        Result<Serving> result = host->serve(address, port, hostNames);
+        QMetaObject::invokeMethod(
+            self, [done, result]() { done(result); }, Qt::QueuedConnection);
+    });
+}
+
+void InProcessSession::stopServingTeammates(std::function<void()> done)
+{
+    QMetaObject::invokeMethod(m_host, [host = m_host, self = this, done = std::move(done)]() {
+        host->stopServing();
+        QMetaObject::invokeMethod(
+            self, [done]() { done(); }, Qt::QueuedConnection);
     });
 }
 

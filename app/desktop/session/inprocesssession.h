@@ -32,6 +32,7 @@
 #include "app/desktop/session/remotesession.h"
 #include "core/engine/engine.h"
 
+#include <QHostAddress>
 #include <QThread>
 #include <memory>
 
@@ -72,6 +73,19 @@ public:
 
     // The login name as an account name: lowercase a-z 0-9 . _ -, "desktop" when none fits.
     static QString defaultUserName();
+
+    // The embedded server for teammates: the same API over TLS on address:port, with a
+    // certificate made in <dataDir>/tls on first use (naming hostNames) and reused after, so
+    // pairing links stay valid. Serving again replaces the previous listener. Once the engine
+    // has started; the answer says which port and certificate fingerprint teammates pin.
+    struct Serving {
+        quint16 port = 0;
+        QString fingerprint;
+    };
+    void serveTeammates(const QHostAddress &address, quint16 port, const QStringList &hostNames,
+                        std::function<void(const Result<Serving> &)> done);
+    // Stops serving teammates and drops their connections; the loopback API goes on.
+    void stopServingTeammates(std::function<void()> done);
 
 protected:
     Error notReady() const override;

@@ -94,6 +94,7 @@ void RemoteSession::open()
     }
     if (!m_client) {
         m_client = new client::ApiClient(m_baseUrl, m_token, this);
+        m_client->setPinnedFingerprint(m_fingerprint);
     }
     m_retry.stop();
     m_retryDelayMs = 0;
@@ -370,6 +371,21 @@ void RemoteSession::decideApproval(const QString &id, bool approve, const QStrin
     const QByteArray body = reason.isEmpty() ? QByteArray() : json(QJsonObject{{u"reason"_s, reason}});
     send("POST", u"/api/v1/approvals/%1/%2"_s.arg(pathPart(id), approve ? u"approve"_s : u"reject"_s), body,
          "application/json", std::move(done));
+}
+
+void RemoteSession::users(ListCallback done)
+{
+    getList(u"/api/v1/users"_s, u"users"_s, std::move(done));
+}
+
+void RemoteSession::createPairing(const QString &user, ObjectCallback done)
+{
+    send("POST", u"/api/v1/users/%1/pairings"_s.arg(pathPart(user)), {}, {}, std::move(done));
+}
+
+void RemoteSession::connectedClients(ListCallback done)
+{
+    getList(u"/api/v1/connections"_s, u"connections"_s, std::move(done));
 }
 
 } // namespace pando::desktop

@@ -30,6 +30,10 @@ public:
 
     QString displayName() const override;
     QUrl baseUrl() const { return m_baseUrl; }
+    // Before open(): accept exactly the TLS certificate with this SHA-256 fingerprint (a pairing
+    // link's fp=), self-signed or not, and refuse any other with an error naming both.
+    void setPinnedFingerprint(const QString &sha256Hex) { m_fingerprint = sha256Hex; }
+    QString pinnedFingerprint() const { return m_fingerprint; }
     void open() override;
 
     void apps(ListCallback done) override;
@@ -61,6 +65,10 @@ public:
     void approval(const QString &id, ObjectCallback done) override;
     void decideApproval(const QString &id, bool approve, const QString &reason, ObjectCallback done) override;
 
+    void users(ListCallback done) override;
+    void createPairing(const QString &user, ObjectCallback done) override;
+    void connectedClients(ListCallback done) override;
+
 protected:
     // For InProcessSession: a session whose server is not known yet; attach() supplies it.
     explicit RemoteSession(QObject *parent);
@@ -82,6 +90,7 @@ private:
 
     QUrl m_baseUrl;
     QString m_token;
+    QString m_fingerprint;
     client::ApiClient *m_client = nullptr;
     QPointer<QWebSocket> m_events;
     QTimer m_retry;

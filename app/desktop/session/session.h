@@ -132,6 +132,13 @@ public:
     virtual void approval(const QString &id, ObjectCallback done) = 0;
     virtual void decideApproval(const QString &id, bool approve, const QString &reason, ObjectCallback done) = 0;
 
+    // People and teammates (administrators only): the users; a one-time pairing code for one of
+    // them ({id, user, token, expiresMs}, and "link" when the install serves TLS); and who holds a
+    // live stream open now ({user, address, stream, sinceMs, tls}).
+    virtual void users(ListCallback done) = 0;
+    virtual void createPairing(const QString &user, ObjectCallback done) = 0;
+    virtual void connectedClients(ListCallback done) = 0;
+
 Q_SIGNALS:
     void stateChanged(pando::desktop::Session::State state);
     // One event of the install as the API's event stream sends it: {type, app, deploy, data,

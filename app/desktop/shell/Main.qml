@@ -4,6 +4,9 @@ import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Apps
 import Pando.Approvals
+import Pando.Connections
+import Pando.Runs
+import Pando.Settings
 import Pando.Shell
 
 ApplicationWindow {
@@ -63,8 +66,10 @@ ApplicationWindow {
             AppsView {
                 appsModel: Desktop.apps
             }
-            PendingView {
-                title: qsTr("Pipelines")
+            RunsView {
+                pipelinesModel: Desktop.pipelines
+                runsModel: Desktop.runs
+                runTree: Desktop.runTree
             }
             ApprovalsView {
                 approvalsModel: Desktop.approvals
@@ -72,11 +77,11 @@ ApplicationWindow {
             PendingView {
                 title: qsTr("Activity")
             }
-            PendingView {
-                title: qsTr("Connections")
+            ConnectionsView {
+                connectionsModel: Desktop.connections
             }
-            PendingView {
-                title: qsTr("Settings")
+            SettingsView {
+                server: Desktop.embeddedServer
             }
         }
     }

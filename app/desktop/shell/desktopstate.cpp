@@ -1,7 +1,10 @@
 #include "app/desktop/shell/desktopstate.h"
 
+#include "app/desktop/session/inprocesssession.h"
+
 #include <QJSEngine>
 #include <QPointer>
+#include <QSettings>
 #include <QTimer>
 
 using namespace Qt::StringLiterals;
@@ -12,13 +15,35 @@ namespace {
 QPointer<DesktopState> s_instance;
 }
 
-DesktopState::DesktopState(Session *session, QObject *parent) : QObject(parent), m_session(session)
+DesktopState::DesktopState(Session *session, QObject *parent)
+    : QObject(parent), m_session(nullptr), m_initial(session), m_settings(std::make_unique<QSettings>()),
+      m_connections(std::make_unique<ConnectionsModel>()),
+      m_embedded(std::make_unique<EmbeddedServer>(qobject_cast<InProcessSession *>(session), m_settings.get()))
 {
-    m_apps.setSession(session);
-    m_approvals.setSession(session);
     connect(&m_apps, &AppsModel::summaryChanged, this, &DesktopState::overallChanged);
     connect(&m_apps, &AppsModel::engineChanged, this, &DesktopState::connectionChanged);
     connect(&m_apps, &AppsModel::engineChanged, this, &DesktopState::overallChanged);
+    connect(m_connections.get(), &ConnectionsModel::switchRequested, this, &DesktopState::switchTo);
+    if (auto *local = qobject_cast<InProcessSession *>(session)) {
+        // Serving teammates is remembered: it comes back once this computer's engine is up.
+        connect(local, &Session::stateChanged, m_embedded.get(), [this](Session::State state) {
+            if (state == Session::State::Connected && m_embedded->isEnabled() && !m_embedded->isRunning())
+                m_embedded->apply();
+        });
+    }
+    setSession(session);
+}
+
+void DesktopState::setSession(Session *session)
+{
+    if (m_session)
+        disconnect(m_session, nullptr, this, nullptr);
+    m_session = session;
+    m_apps.setSession(session);
+    m_approvals.setSession(session);
+    m_pipelines.setSession(session);
+    m_runs.setSession(session);
+    m_runTree.setSession(session);
     if (session) {
         connect(session, &Session::eventReceived, this, &DesktopState::onEvent);
         connect(session, &Session::stateChanged, this, [this](Session::State state) {
@@ -28,6 +53,44 @@ DesktopState::DesktopState(Session *session, QObject *parent) : QObject(parent),
         if (session->state() == Session::State::Connected)
             refreshApprovals();
     }
+    m_pendingApprovals = 0;
+    Q_EMIT pendingApprovalsChanged();
+    Q_EMIT connectionChanged();
+    Q_EMIT overallChanged();
+}
+
+void DesktopState::switchTo(int row)
+{
+    Session *next = nullptr;
+    if (row == 0) {
+        if (!qobject_cast<InProcessSession *>(m_initial)) {
+            m_connections->setError(tr("This desktop was started with --server: start it without --server to use "
+                                       "this computer's engine."));
+            return;
+        }
+        next = m_initial;
+    } else {
+        const auto install = m_connections->installAt(row);
+        const QString token = m_connections->tokenAt(row);
+        if (!install)
+            return;
+        if (token.isEmpty()) {
+            m_connections->setError(
+                tr("The token for %1 is missing: remove this connection and pair again.").arg(install->name));
+            return;
+        }
+        auto *remote = new RemoteSession(install->url, token, this);
+        remote->setPinnedFingerprint(install->fingerprint);
+        next = remote;
+    }
+    Session *previous = m_remote;
+    m_remote = next == m_initial ? nullptr : next;
+    setSession(next);
+    m_connections->setCurrentRow(row);
+    if (next != m_initial)
+        next->open();
+    if (previous && previous != next)
+        previous->deleteLater();
 }
 
 DesktopState::~DesktopState() = default;
@@ -122,6 +185,9 @@ void DesktopState::refresh()
 {
     m_apps.refresh();
     refreshApprovals();
+    m_pipelines.refresh();
+    m_runs.refresh();
+    m_runTree.refresh();
 }
 
 void DesktopState::refreshApprovals()

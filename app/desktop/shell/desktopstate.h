@@ -8,6 +8,11 @@
 
 #include "app/desktop/qml/approvals/approvalsmodel.h"
 #include "app/desktop/qml/apps/appsmodel.h"
+#include "app/desktop/qml/connections/connectionsmodel.h"
+#include "app/desktop/qml/runs/pipelinesmodel.h"
+#include "app/desktop/qml/runs/runsmodel.h"
+#include "app/desktop/qml/runs/runtreemodel.h"
+#include "app/desktop/qml/settings/embeddedserver.h"
 
 #include <QObject>
 #include <QUrl>
@@ -15,6 +20,7 @@
 
 class QQmlEngine;
 class QJSEngine;
+class QSettings;
 
 namespace pando::desktop {
 
@@ -25,6 +31,13 @@ class DesktopState : public QObject {
     Q_PROPERTY(QString connectionName READ connectionName NOTIFY connectionChanged)
     Q_PROPERTY(pando::desktop::AppsModel *apps READ apps CONSTANT)
     Q_PROPERTY(pando::desktop::ApprovalsModel *approvals READ approvals CONSTANT)
+    // The Pipelines view: the pipelines, the selected one's runs, the selected run's step tree.
+    Q_PROPERTY(pando::desktop::PipelinesModel *pipelines READ pipelines CONSTANT)
+    Q_PROPERTY(pando::desktop::RunsModel *runs READ runs CONSTANT)
+    Q_PROPERTY(pando::desktop::RunTreeModel *runTree READ runTree CONSTANT)
+    // The Connections and Settings views: the installs to switch between, serving teammates.
+    Q_PROPERTY(pando::desktop::ConnectionsModel *connections READ connections CONSTANT)
+    Q_PROPERTY(pando::desktop::EmbeddedServer *embeddedServer READ embeddedServer CONSTANT)
     // The view the window shows now (Main.qml keeps it in step with the sidebar), so the tray does
     // not announce what the user is already looking at.
     Q_PROPERTY(View currentView READ currentView WRITE setCurrentView NOTIFY currentViewChanged)
@@ -53,6 +66,16 @@ public:
     QString connectionName() const;
     AppsModel *apps() { return &m_apps; }
     ApprovalsModel *approvals() { return &m_approvals; }
+    PipelinesModel *pipelines() { return &m_pipelines; }
+    RunsModel *runs() { return &m_runs; }
+    RunTreeModel *runTree() { return &m_runTree; }
+    ConnectionsModel *connections() { return m_connections.get(); }
+    EmbeddedServer *embeddedServer() { return m_embedded.get(); }
+    // Shows another install: every model follows the new session. A remote session the state
+    // made for a Connections row is its own; the one it was constructed with never is.
+    void setSession(Session *session);
+    // Switches to the Connections row (0: this computer), as ConnectionsModel::activate asks.
+    void switchTo(int row);
     View currentView() const { return m_currentView; }
     void setCurrentView(View view);
     // Selects the approval (when it still waits) and asks the window to show the Approvals view.
@@ -85,6 +108,14 @@ private:
     Session *m_session;
     AppsModel m_apps;
     ApprovalsModel m_approvals;
+    PipelinesModel m_pipelines;
+    RunsModel m_runs;
+    RunTreeModel m_runTree;
+    Session *m_initial = nullptr; // the session main() made (this computer's, usually)
+    Session *m_remote = nullptr;  // a remote session made for a Connections row, owned here
+    std::unique_ptr<QSettings> m_settings;
+    std::unique_ptr<ConnectionsModel> m_connections;
+    std::unique_ptr<EmbeddedServer> m_embedded;
     View m_currentView = View::Apps;
     int m_pendingApprovals = 0;
 };

@@ -52,16 +52,16 @@
         <translation>%1 entfernen?</translation>
     </message>
     <message>
-        <source>Its containers stop and its route goes. The repository is not touched.</source>
-        <translation>Seine Container werden gestoppt und seine Route entfernt. Das Repository bleibt unberührt.</translation>
-    </message>
-    <message>
         <source>Remove</source>
         <translation>Entfernen</translation>
     </message>
     <message>
         <source>Remove…</source>
         <translation>Entfernen …</translation>
+    </message>
+    <message>
+        <source>Its containers stop and its route goes. The repository is not touched.</source>
+        <translation>Seine Container werden gestoppt und seine Route entfernt. Das Repository bleibt unberührt.</translation>
     </message>
 </context>
 <context>
@@ -146,6 +146,69 @@
     <message>
         <source>Create an app from a repository or a spec file (Ctrl+N)</source>
         <translation>Eine App aus einem Repository oder einer Spec-Datei anlegen (Strg+N)</translation>
+    </message>
+</context>
+<context>
+    <name>ConnectionsView</name>
+    <message>
+        <source>Connections</source>
+        <translation>Verbindungen</translation>
+    </message>
+    <message>
+        <source>This computer runs its own engine. Remote installs — a pandod, or a teammate&apos;s desktop that serves its engine — are added with the pairing link their administrator sends you.</source>
+        <translation>Dieser Computer betreibt seine eigene Engine. Entfernte Installationen — ein pandod oder der Desktop eines Teammitglieds, der seine Engine bereitstellt — fügen Sie mit dem Kopplungslink hinzu, den Ihnen deren Administrator schickt.</translation>
+    </message>
+    <message>
+        <source>The install&apos;s certificate:</source>
+        <translation>Das Zertifikat der Installation:</translation>
+    </message>
+    <message>
+        <source>The engine inside this app: SQLite and the local Docker</source>
+        <translation>Die Engine in dieser App: SQLite und das lokale Docker</translation>
+    </message>
+    <message>
+        <source>%1 as %2 · certificate %3…</source>
+        <translation>%1 als %2 · Zertifikat %3…</translation>
+    </message>
+    <message>
+        <source>Shown now</source>
+        <translation>Wird angezeigt</translation>
+    </message>
+    <message>
+        <source>Switch</source>
+        <translation>Wechseln</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <source>Add a remote install</source>
+        <translation>Entfernte Installation hinzufügen</translation>
+    </message>
+    <message>
+        <source>Pairing link</source>
+        <translation>Kopplungslink</translation>
+    </message>
+    <message>
+        <source>pando://host:port/pair?fp=…&amp;token=…</source>
+        <translation>pando://host:port/pair?fp=…&amp;token=…</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>optional; the host by default</source>
+        <translation>optional; sonst der Hostname</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>Hinzufügen</translation>
+    </message>
+    <message>
+        <source>Pairing…</source>
+        <translation>Wird gekoppelt…</translation>
     </message>
 </context>
 <context>
@@ -396,20 +459,62 @@
         <translation>Pando — %1</translation>
     </message>
     <message>
-        <source>Pipelines</source>
-        <translation>Pipelines</translation>
-    </message>
-    <message>
         <source>Activity</source>
         <translation>Aktivität</translation>
     </message>
+</context>
+<context>
+    <name>PairingLink</name>
     <message>
-        <source>Connections</source>
-        <translation>Verbindungen</translation>
+        <source>a pairing link looks like pando://host:port/pair?fp=…&amp;token=…; ask the install&apos;s administrator for a new one</source>
+        <translation>ein Kopplungslink sieht so aus: pando://host:port/pair?fp=…&amp;token=…; bitten Sie den Administrator der Installation um einen neuen</translation>
     </message>
     <message>
-        <source>Settings</source>
-        <translation>Einstellungen</translation>
+        <source>the pairing link is empty</source>
+        <translation>der Kopplungslink ist leer</translation>
+    </message>
+    <message>
+        <source>this is not a link: %1</source>
+        <translation>das ist kein Link: %1</translation>
+    </message>
+    <message>
+        <source>the link must start with pando://</source>
+        <translation>der Link muss mit pando:// beginnen</translation>
+    </message>
+    <message>
+        <source>the link must start with pando://, not %1://</source>
+        <translation>der Link muss mit pando:// beginnen, nicht mit %1://</translation>
+    </message>
+    <message>
+        <source>the link names no host after pando://</source>
+        <translation>der Link nennt nach pando:// keinen Host</translation>
+    </message>
+    <message>
+        <source>the link names no port after the host (pando://%1:PORT/…)</source>
+        <translation>der Link nennt nach dem Host keinen Port (pando://%1:PORT/…)</translation>
+    </message>
+    <message>
+        <source>the link&apos;s path must be /pair, not &quot;%1&quot;</source>
+        <translation>der Pfad des Links muss /pair sein, nicht „%1“</translation>
+    </message>
+    <message>
+        <source>the link has no certificate fingerprint (fp=)</source>
+        <translation>der Link enthält keinen Zertifikat-Fingerabdruck (fp=)</translation>
+    </message>
+    <message numerus="yes">
+        <source>the fingerprint (fp=) must be 64 hex digits, got %n character(s)</source>
+        <translation>
+            <numerusform>der Fingerabdruck (fp=) muss aus 64 Hexziffern bestehen, er hat %n Zeichen</numerusform>
+            <numerusform>der Fingerabdruck (fp=) muss aus 64 Hexziffern bestehen, er hat %n Zeichen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>the link has no pairing code (token=)</source>
+        <translation>der Link enthält keinen Kopplungscode (token=)</translation>
+    </message>
+    <message>
+        <source>the pairing code (token=) must start with pandopair_</source>
+        <translation>der Kopplungscode (token=) muss mit pandopair_ beginnen</translation>
     </message>
 </context>
 <context>
@@ -417,6 +522,260 @@
     <message>
         <source>This view is not in this build of Pando Desktop yet; the command-line client (pando) has it.</source>
         <translation>Diese Ansicht gibt es in dieser Version von Pando Desktop noch nicht; der Kommandozeilen-Client (pando) bietet sie bereits.</translation>
+    </message>
+</context>
+<context>
+    <name>PipelinesList</name>
+    <message>
+        <source>Pipelines</source>
+        <translation>Pipelines</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>Aktualisieren</translation>
+    </message>
+    <message>
+        <source>paused</source>
+        <translation>pausiert</translation>
+    </message>
+</context>
+<context>
+    <name>RunDetail</name>
+    <message>
+        <source>Select a run to see its steps</source>
+        <translation>Einen Lauf auswählen, um seine Schritte zu sehen</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>Abort</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Stop the run; steps that run are cancelled (Ctrl+Shift+A)</source>
+        <translation>Den Lauf beenden; laufende Schritte werden abgebrochen (Strg+Umschalt+A)</translation>
+    </message>
+    <message>
+        <source>cached</source>
+        <translation>zwischengespeichert</translation>
+    </message>
+    <message>
+        <source>attempt %1</source>
+        <translation>Versuch %1</translation>
+    </message>
+    <message>
+        <source>Output of %1</source>
+        <translation>Ausgabe von %1</translation>
+    </message>
+    <message>
+        <source>Output of the whole run</source>
+        <translation>Ausgabe des ganzen Laufs</translation>
+    </message>
+    <message>
+        <source>exit code %1</source>
+        <translation>Exit-Code %1</translation>
+    </message>
+    <message>
+        <source>Whole run</source>
+        <translation>Ganzer Lauf</translation>
+    </message>
+    <message>
+        <source>No output yet</source>
+        <translation>Noch keine Ausgabe</translation>
+    </message>
+    <message>
+        <source>No output</source>
+        <translation>Keine Ausgabe</translation>
+    </message>
+</context>
+<context>
+    <name>RunState</name>
+    <message>
+        <source>succeeded</source>
+        <translation>erfolgreich</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>läuft</translation>
+    </message>
+    <message>
+        <source>waiting for approval</source>
+        <translation>wartet auf Freigabe</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>errored</source>
+        <translation>mit Fehler abgebrochen</translation>
+    </message>
+    <message>
+        <source>unchanged</source>
+        <translation>unverändert</translation>
+    </message>
+    <message>
+        <source>aborted</source>
+        <translation>abgebrochen</translation>
+    </message>
+    <message>
+        <source>queued</source>
+        <translation>eingereiht</translation>
+    </message>
+    <message>
+        <source>pending</source>
+        <translation>ausstehend</translation>
+    </message>
+    <message>
+        <source>skipped</source>
+        <translation>übersprungen</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+</context>
+<context>
+    <name>RunsList</name>
+    <message>
+        <source>Trigger…</source>
+        <translation>Starten…</translation>
+    </message>
+    <message>
+        <source>Start a run of one of the pipeline&apos;s jobs (Ctrl+T)</source>
+        <translation>Einen Lauf eines Jobs der Pipeline starten (Strg+T)</translation>
+    </message>
+    <message>
+        <source>Unpause</source>
+        <translation>Fortsetzen</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>Pausieren</translation>
+    </message>
+    <message>
+        <source>Let the pipeline start runs again (Ctrl+Shift+P)</source>
+        <translation>Die Pipeline wieder Läufe starten lassen (Strg+Umschalt+P)</translation>
+    </message>
+    <message>
+        <source>Start no new runs until unpaused; running ones go on (Ctrl+Shift+P)</source>
+        <translation>Bis zum Fortsetzen keine neuen Läufe starten; laufende gehen weiter (Strg+Umschalt+P)</translation>
+    </message>
+    <message>
+        <source>Paused: %1</source>
+        <translation>Pausiert: %1</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>Pausiert</translation>
+    </message>
+    <message>
+        <source>No runs yet. Trigger a job, or wait for a resource to change.</source>
+        <translation>Noch keine Läufe. Einen Job starten oder warten, bis sich eine Ressource ändert.</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+</context>
+<context>
+    <name>RunsView</name>
+    <message>
+        <source>This install has no pipeline runner</source>
+        <translation>Diese Installation hat keinen Pipeline-Runner</translation>
+    </message>
+    <message>
+        <source>No pipelines yet</source>
+        <translation>Noch keine Pipelines</translation>
+    </message>
+    <message>
+        <source>A pipeline is a YAML file of resources and jobs; each job&apos;s plan fetches, runs tasks and puts results, and steps whose inputs did not change are skipped. Set one with &lt;tt&gt;pando pipelines set NAME -c pipeline.yml&lt;/tt&gt;; it appears here with its jobs and runs.</source>
+        <translation>Eine Pipeline ist eine YAML-Datei mit Ressourcen und Jobs; der Plan eines Jobs holt Eingaben, führt Tasks aus und legt Ergebnisse ab, und Schritte, deren Eingaben sich nicht geändert haben, werden übersprungen. Mit &lt;tt&gt;pando pipelines set NAME -c pipeline.yml&lt;/tt&gt; eine anlegen; sie erscheint hier mit ihren Jobs und Läufen.</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsView</name>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>Serve teammates</source>
+        <translation>Für das Team bereitstellen</translation>
+    </message>
+    <message>
+        <source>Let teammates use this computer&apos;s engine</source>
+        <translation>Teammitglieder die Engine dieses Computers nutzen lassen</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>Adresse</translation>
+    </message>
+    <message>
+        <source>0.0.0.0 for every network</source>
+        <translation>0.0.0.0 für alle Netzwerke</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>Port</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>Übernehmen</translation>
+    </message>
+    <message>
+        <source>Teammates get their own accounts and roles; each pairs once with a link made for their account. Nothing changes for you while this is off.</source>
+        <translation>Teammitglieder erhalten eigene Konten und Rollen; jedes koppelt sich einmal mit einem Link, der für sein Konto erstellt wurde. Solange dies aus ist, ändert sich für Sie nichts.</translation>
+    </message>
+    <message>
+        <source>Pair a teammate</source>
+        <translation>Teammitglied koppeln</translation>
+    </message>
+    <message>
+        <source>Account</source>
+        <translation>Konto</translation>
+    </message>
+    <message>
+        <source>Make pairing link</source>
+        <translation>Kopplungslink erstellen</translation>
+    </message>
+    <message>
+        <source>Link</source>
+        <translation>Link</translation>
+    </message>
+    <message>
+        <source>choose an account and make a link</source>
+        <translation>Konto wählen und Link erstellen</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>Kopieren</translation>
+    </message>
+    <message>
+        <source>Fingerprint</source>
+        <translation>Fingerabdruck</translation>
+    </message>
+    <message>
+        <source>Your teammate&apos;s Connections view shows the same picture for this install.</source>
+        <translation>Die Verbindungsansicht Ihres Teammitglieds zeigt für diese Installation dasselbe Bild.</translation>
+    </message>
+    <message>
+        <source>Connected now</source>
+        <translation>Jetzt verbunden</translation>
+    </message>
+    <message>
+        <source>Nobody is connected.</source>
+        <translation>Niemand ist verbunden.</translation>
     </message>
 </context>
 <context>
@@ -851,6 +1210,28 @@
     </message>
 </context>
 <context>
+    <name>pando::desktop::ConnectedModel</name>
+    <message>
+        <source>since %1</source>
+        <translation>seit %1</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::ConnectionsModel</name>
+    <message>
+        <source>This computer</source>
+        <translation>Dieser Computer</translation>
+    </message>
+    <message>
+        <source>Pairing with %1:%2 failed: %3</source>
+        <translation>Kopplung mit %1:%2 fehlgeschlagen: %3</translation>
+    </message>
+    <message>
+        <source>The install at %1:%2 answered without a token</source>
+        <translation>Die Installation unter %1:%2 hat ohne Token geantwortet</translation>
+    </message>
+</context>
+<context>
     <name>pando::desktop::DeployDurations</name>
     <message>
         <source>%.1f s</source>
@@ -958,12 +1339,149 @@
         <source>All apps healthy</source>
         <translation>Alle Apps in Ordnung</translation>
     </message>
+    <message>
+        <source>This desktop was started with --server: start it without --server to use this computer&apos;s engine.</source>
+        <translation>Dieser Desktop wurde mit --server gestartet: Starten Sie ihn ohne --server, um die Engine dieses Computers zu nutzen.</translation>
+    </message>
+    <message>
+        <source>The token for %1 is missing: remove this connection and pair again.</source>
+        <translation>Das Token für %1 fehlt: Entfernen Sie diese Verbindung und koppeln Sie erneut.</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::EmbeddedServer</name>
+    <message>
+        <source>This desktop shows a remote install; its own server is set up there.</source>
+        <translation>Dieser Desktop zeigt eine entfernte Installation; deren eigener Server wird dort eingerichtet.</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>Wird gestartet…</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>Wird beendet…</translation>
+    </message>
+    <message>
+        <source>Not serving: %1</source>
+        <translation>Nicht bereitgestellt: %1</translation>
+    </message>
+    <message>
+        <source>Serving teammates over TLS on %1:%2</source>
+        <translation>Für das Team per TLS bereitgestellt auf %1:%2</translation>
+    </message>
+    <message>
+        <source>Off: only this computer uses its engine.</source>
+        <translation>Aus: nur dieser Computer nutzt seine Engine.</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not an IP address (use 0.0.0.0 for every network)</source>
+        <translation>„%1“ ist keine IP-Adresse (0.0.0.0 für alle Netzwerke)</translation>
+    </message>
+    <message>
+        <source>the port must be 1-65535</source>
+        <translation>der Port muss zwischen 1 und 65535 liegen</translation>
+    </message>
+    <message>
+        <source>No pairing link for %1: %2</source>
+        <translation>Kein Kopplungslink für %1: %2</translation>
+    </message>
+    <message>
+        <source>For %1; works once, until %2. Send it privately: whoever uses it first gets %1&apos;s access.</source>
+        <translation>Für %1; gilt einmal, bis %2. Schicken Sie ihn vertraulich: Wer ihn zuerst nutzt, erhält den Zugang von %1.</translation>
+    </message>
 </context>
 <context>
     <name>pando::desktop::InProcessSession</name>
     <message>
         <source>This computer</source>
         <translation>Dieser Computer</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::PipelinesModel</name>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>never run</source>
+        <translation>noch nie gelaufen</translation>
+    </message>
+    <message>
+        <source>%1 #%2 · %3</source>
+        <translation>%1 #%2 · %3</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::RunTreeModel</name>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>%1/%2 #%3</source>
+        <translation>%1/%2 #%3</translation>
+    </message>
+    <message>
+        <source>triggered by hand</source>
+        <translation>von Hand gestartet</translation>
+    </message>
+    <message>
+        <source>triggered by %1</source>
+        <translation>gestartet von %1</translation>
+    </message>
+    <message>
+        <source>new version of %1</source>
+        <translation>neue Version von %1</translation>
+    </message>
+    <message>
+        <source>webhook of %1</source>
+        <translation>Webhook von %1</translation>
+    </message>
+    <message>
+        <source>after job %1 passed</source>
+        <translation>nach erfolgreichem Job %1</translation>
+    </message>
+    <message>
+        <source>%1, by %2</source>
+        <translation>%1, von %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n step(s)</source>
+        <translation>
+            <numerusform>%n Schritt</numerusform>
+            <numerusform>%n Schritte</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n unchanged</source>
+        <translation>
+            <numerusform>%n unverändert</numerusform>
+            <numerusform>%n unverändert</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n failed</source>
+        <translation>
+            <numerusform>%n fehlgeschlagen</numerusform>
+            <numerusform>%n fehlgeschlagen</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::RunsModel</name>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>%1/%2 #%3</source>
+        <translation>%1/%2 #%3</translation>
+    </message>
+    <message>
+        <source>%1 #%2</source>
+        <translation>%1 #%2</translation>
     </message>
 </context>
 <context>

@@ -19,6 +19,16 @@
     </message>
 </context>
 <context>
+    <name>PairingLink</name>
+    <message numerus="yes">
+        <source>the fingerprint (fp=) must be 64 hex digits, got %n character(s)</source>
+        <translation>
+            <numerusform>the fingerprint (fp=) must be 64 hex digits, got %n character</numerusform>
+            <numerusform>the fingerprint (fp=) must be 64 hex digits, got %n characters</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>pando::desktop::ApprovalsModel</name>
     <message numerus="yes">
         <source>%n minute(s)</source>
@@ -63,6 +73,30 @@
         <translation>
             <numerusform>%n deploy in progress</numerusform>
             <numerusform>%n deploys in progress</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::RunTreeModel</name>
+    <message numerus="yes">
+        <source>%n step(s)</source>
+        <translation>
+            <numerusform>%n step</numerusform>
+            <numerusform>%n steps</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n unchanged</source>
+        <translation>
+            <numerusform>%n unchanged</numerusform>
+            <numerusform>%n unchanged</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n failed</source>
+        <translation>
+            <numerusform>%n failed</numerusform>
+            <numerusform>%n failed</numerusform>
         </translation>
     </message>
 </context>

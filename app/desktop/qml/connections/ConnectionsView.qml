@@ -1,0 +1,167 @@
+// The Connections view: this computer and every paired remote install, the one shown now marked;
+// switch with a click, remove a remote one, or add one by pasting the pairing link its
+// administrator sent. Everything it shows and does goes through ConnectionsModel.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Pando.Connections
+
+Pane {
+    id: root
+    required property ConnectionsModel connectionsModel
+
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.margins: 8
+        spacing: 12
+
+        Label {
+            text: qsTr("Connections")
+            font.pointSize: 18
+            font.bold: true
+        }
+        Label {
+            text: qsTr("This computer runs its own engine. Remote installs — a pandod, or a teammate's desktop that serves its engine — are added with the pairing link their administrator sends you.")
+            wrapMode: Text.Wrap
+            opacity: 0.8
+            Layout.fillWidth: true
+        }
+
+        ListView {
+            id: list
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            clip: true
+            spacing: 4
+            model: root.connectionsModel
+            delegate: ItemDelegate {
+                id: row
+                required property int index
+                required property string name
+                required property string address
+                required property string fingerprint
+                required property string account
+                required property bool local
+                required property bool current
+                required property string fingerprintArt
+                readonly property ConnectionsModel connectionsModel: ListView.view.model as ConnectionsModel
+                width: ListView.view.width
+                ToolTip.visible: row.hovered && !row.local
+                ToolTip.text: qsTr("The install's certificate:") + "\n" + row.fingerprintArt
+                ToolTip.delay: 500
+                highlighted: row.current
+                onClicked: row.connectionsModel.activate(row.index)
+                contentItem: RowLayout {
+                    spacing: 12
+                    ColumnLayout {
+                        spacing: 2
+                        Layout.fillWidth: true
+                        Label {
+                            text: row.name
+                            font.bold: true
+                        }
+                        Label {
+                            text: row.local ? qsTr("The engine inside this app: SQLite and the local Docker")
+                                            : qsTr("%1 as %2 · certificate %3…").arg(row.address).arg(row.account).arg(row.fingerprint.substring(0, 16))
+                            opacity: 0.7
+                            elide: Text.ElideRight
+                            Layout.fillWidth: true
+                        }
+                    }
+                    Label {
+                        visible: row.current
+                        text: qsTr("Shown now")
+                        font.bold: true
+                    }
+                    Button {
+                        visible: !row.current
+                        text: qsTr("Switch")
+                        onClicked: row.connectionsModel.activate(row.index)
+                    }
+                    Button {
+                        visible: !row.local
+                        text: qsTr("Remove")
+                        onClicked: row.connectionsModel.remove(row.index)
+                    }
+                }
+            }
+        }
+
+        GroupBox {
+            title: qsTr("Add a remote install")
+            Layout.fillWidth: true
+
+            GridLayout {
+                anchors.fill: parent
+                columns: 2
+                columnSpacing: 8
+                rowSpacing: 8
+
+                Label {
+                    text: qsTr("Pairing link")
+                }
+                TextField {
+                    id: linkField
+                    placeholderText: qsTr("pando://host:port/pair?fp=…&token=…")
+                    Layout.fillWidth: true
+                    enabled: !root.connectionsModel.busy
+                    onAccepted: addButton.clicked()
+                    onTextChanged: root.connectionsModel.clearError()
+                }
+                Label {
+                    text: qsTr("Name")
+                }
+                TextField {
+                    id: nameField
+                    placeholderText: qsTr("optional; the host by default")
+                    Layout.fillWidth: true
+                    enabled: !root.connectionsModel.busy
+                    onAccepted: addButton.clicked()
+                }
+                Item {
+                    Layout.preferredWidth: 1
+                }
+                RowLayout {
+                    spacing: 8
+                    Button {
+                        id: addButton
+                        text: qsTr("Add")
+                        enabled: linkField.text.length > 0 && !root.connectionsModel.busy
+                        onClicked: root.connectionsModel.addFromLink(linkField.text, nameField.text)
+                    }
+                    BusyIndicator {
+                        running: root.connectionsModel.busy
+                        visible: running
+                        Layout.preferredHeight: addButton.height
+                    }
+                    Label {
+                        text: root.connectionsModel.busy ? qsTr("Pairing…") : ""
+                    }
+                }
+                Item {
+                    Layout.preferredWidth: 1
+                    visible: errorLabel.visible
+                }
+                Label {
+                    id: errorLabel
+                    visible: text.length > 0
+                    text: root.connectionsModel.error
+                    color: "#d2352b"
+                    wrapMode: Text.Wrap
+                    Layout.fillWidth: true
+                }
+            }
+        }
+    }
+
+    // A paired install clears the form for the next one.
+    Component.onCompleted: root.connectionsModel.added.connect(function() {
+        linkField.text = ""
+        nameField.text = ""
+    })
+    Shortcut {
+        sequence: "Ctrl+Shift+N"
+        enabled: root.visible
+        onActivated: linkField.forceActiveFocus()
+    }
+}

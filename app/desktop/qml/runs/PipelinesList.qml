@@ -1,0 +1,106 @@
+// The pipelines: one row per pipeline with its last run's mark and words, and "paused" when it
+// takes no new runs.
+pragma ComponentBehavior: Bound
+
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Pando.Runs
+
+Pane {
+    id: root
+    required property PipelinesModel pipelinesModel
+    padding: 0
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 0
+
+        RowLayout {
+            Layout.fillWidth: true
+            Layout.margins: 8
+            spacing: 8
+            Label {
+                text: qsTr("Pipelines")
+                font.bold: true
+                font.pointSize: 13
+                Layout.fillWidth: true
+            }
+            BusyIndicator {
+                running: root.pipelinesModel.loading
+                visible: running
+                Layout.preferredHeight: 20
+                Layout.preferredWidth: 20
+            }
+            ToolButton {
+                text: qsTr("Refresh")
+                onClicked: root.pipelinesModel.refresh()
+            }
+        }
+        Label {
+            visible: text.length > 0
+            text: root.pipelinesModel.error
+            color: "#d2352b"
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+            Layout.leftMargin: 8
+            Layout.rightMargin: 8
+        }
+
+        ListView {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            clip: true
+            model: root.pipelinesModel
+            currentIndex: root.pipelinesModel.selectedRow
+            keyNavigationEnabled: true
+            onCurrentIndexChanged: root.pipelinesModel.selectedRow = currentIndex
+            ScrollBar.vertical: ScrollBar {}
+
+            delegate: ItemDelegate {
+                id: row
+                required property int index
+                required property string name
+                required property bool paused
+                required property int lastRunState
+                required property string lastRunText
+                readonly property PipelinesModel pipelinesModel: ListView.view.model as PipelinesModel
+
+                width: ListView.view.width
+                highlighted: ListView.isCurrentItem
+                onClicked: row.pipelinesModel.selectedRow = row.index
+
+                contentItem: RowLayout {
+                    spacing: 8
+                    RunStateMark {
+                        runState: row.lastRunState
+                        Layout.alignment: Qt.AlignVCenter
+                    }
+                    ColumnLayout {
+                        spacing: 0
+                        Layout.fillWidth: true
+                        Label {
+                            text: row.name
+                            font.bold: true
+                            elide: Text.ElideRight
+                            Layout.fillWidth: true
+                        }
+                        Label {
+                            text: row.lastRunText
+                            opacity: 0.75
+                            font.pointSize: 9
+                            elide: Text.ElideRight
+                            Layout.fillWidth: true
+                        }
+                    }
+                    Label {
+                        visible: row.paused
+                        text: qsTr("paused")
+                        font.pointSize: 9
+                        opacity: 0.8
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,222 @@
+// The Settings view: serving this computer's engine to teammates (off by default) over TLS on a
+// chosen address and port, a one-time pairing link for one of the accounts with the certificate's
+// picture to compare by eye, and who is connected now. Everything comes from EmbeddedServer.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Pando.Settings
+
+Pane {
+    id: root
+    required property EmbeddedServer server
+
+    ScrollView {
+        anchors.fill: parent
+        contentWidth: availableWidth
+
+        ColumnLayout {
+            width: parent.width
+            spacing: 12
+
+            Label {
+                text: qsTr("Settings")
+                font.pointSize: 18
+                font.bold: true
+            }
+
+            GroupBox {
+                title: qsTr("Serve teammates")
+                Layout.fillWidth: true
+                enabled: root.server.available
+
+                GridLayout {
+                    anchors.fill: parent
+                    columns: 2
+                    columnSpacing: 8
+                    rowSpacing: 8
+
+                    Switch {
+                        id: serveSwitch
+                        text: qsTr("Let teammates use this computer's engine")
+                        checked: root.server.enabled
+                        onToggled: {
+                            root.server.address = addressField.text
+                            root.server.port = portField.value
+                            root.server.enabled = checked
+                        }
+                        Layout.columnSpan: 2
+                    }
+                    Label {
+                        text: qsTr("Address")
+                    }
+                    TextField {
+                        id: addressField
+                        text: root.server.address
+                        placeholderText: qsTr("0.0.0.0 for every network")
+                        Layout.preferredWidth: 240
+                    }
+                    Label {
+                        text: qsTr("Port")
+                    }
+                    SpinBox {
+                        id: portField
+                        from: 1
+                        to: 65535
+                        editable: true
+                        value: root.server.port
+                        textFromValue: function(value) { return String(value) }
+                    }
+                    Item {
+                        Layout.preferredWidth: 1
+                    }
+                    Button {
+                        text: qsTr("Apply")
+                        enabled: root.server.enabled && !root.server.busy
+                        onClicked: {
+                            root.server.address = addressField.text
+                            root.server.port = portField.value
+                            root.server.apply()
+                        }
+                    }
+                    Label {
+                        text: root.server.status
+                        wrapMode: Text.Wrap
+                        color: root.server.error.length > 0 ? "#d2352b" : palette.windowText
+                        Layout.columnSpan: 2
+                        Layout.fillWidth: true
+                    }
+                    Label {
+                        visible: root.server.running
+                        text: qsTr("Teammates get their own accounts and roles; each pairs once with a link made for their account. Nothing changes for you while this is off.")
+                        wrapMode: Text.Wrap
+                        opacity: 0.8
+                        Layout.columnSpan: 2
+                        Layout.fillWidth: true
+                    }
+                }
+            }
+
+            GroupBox {
+                title: qsTr("Pair a teammate")
+                visible: root.server.running
+                Layout.fillWidth: true
+
+                RowLayout {
+                    anchors.fill: parent
+                    spacing: 16
+
+                    GridLayout {
+                        columns: 2
+                        columnSpacing: 8
+                        rowSpacing: 8
+                        Layout.fillWidth: true
+                        Layout.alignment: Qt.AlignTop
+
+                        Label {
+                            text: qsTr("Account")
+                        }
+                        RowLayout {
+                            spacing: 8
+                            ComboBox {
+                                id: accountBox
+                                model: root.server.accounts
+                                Layout.preferredWidth: 200
+                            }
+                            Button {
+                                text: qsTr("Make pairing link")
+                                enabled: accountBox.currentText.length > 0
+                                onClicked: root.server.makePairingLink(accountBox.currentText)
+                            }
+                        }
+                        Label {
+                            text: qsTr("Link")
+                        }
+                        RowLayout {
+                            spacing: 8
+                            Layout.fillWidth: true
+                            TextField {
+                                text: root.server.pairingLink
+                                readOnly: true
+                                selectByMouse: true
+                                placeholderText: qsTr("choose an account and make a link")
+                                Layout.fillWidth: true
+                            }
+                            Button {
+                                text: qsTr("Copy")
+                                enabled: root.server.pairingLink.length > 0
+                                onClicked: root.server.copyPairingLink()
+                            }
+                        }
+                        Item {
+                            Layout.preferredWidth: 1
+                        }
+                        Label {
+                            text: root.server.pairingText
+                            wrapMode: Text.Wrap
+                            opacity: 0.8
+                            Layout.fillWidth: true
+                        }
+                        Label {
+                            text: qsTr("Fingerprint")
+                        }
+                        Label {
+                            text: root.server.fingerprint
+                            font.family: "monospace"
+                            wrapMode: Text.WrapAnywhere
+                            Layout.fillWidth: true
+                        }
+                    }
+                    ColumnLayout {
+                        spacing: 4
+                        Layout.alignment: Qt.AlignTop
+                        Label {
+                            text: root.server.fingerprintArt
+                            font.family: "monospace"
+                        }
+                        Label {
+                            text: qsTr("Your teammate's Connections view shows the same picture for this install.")
+                            opacity: 0.7
+                        }
+                    }
+                }
+            }
+
+            GroupBox {
+                title: qsTr("Connected now")
+                visible: root.server.running
+                Layout.fillWidth: true
+
+                ColumnLayout {
+                    anchors.fill: parent
+                    spacing: 4
+                    Label {
+                        visible: root.server.connected.empty
+                        text: root.server.connected.error.length > 0 ? root.server.connected.error : qsTr("Nobody is connected.")
+                        opacity: 0.7
+                    }
+                    Repeater {
+                        model: root.server.connected
+                        delegate: RowLayout {
+                            id: who
+                            required property string account
+                            required property string address
+                            required property string sinceText
+                            spacing: 12
+                            Label {
+                                text: who.account
+                                font.bold: true
+                            }
+                            Label {
+                                text: who.address
+                            }
+                            Label {
+                                text: who.sinceText
+                                opacity: 0.7
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

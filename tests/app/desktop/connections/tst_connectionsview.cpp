@@ -1,0 +1,261 @@
+// The Connections and Settings views rendered offscreen at 1280×800 (saved under the build dir and
+// checked to be more than blank): Connections with this computer and a remote install paired
+// through a real link, Settings with this computer's engine serving teammates over TLS, a pairing
+// link made and a teammate connected; and the window's Main.qml loading both without a warning.
+
+#include "app/desktop/qml/connections/connectionsmodel.h"
+#include "app/desktop/qml/settings/embeddedserver.h"
+#include "app/desktop/session/inprocesssession.h"
+#include "app/desktop/session/remotesession.h"
+#include "app/desktop/shell/desktopstate.h"
+#include "tests/app/desktop/session/sessionharness.h"
+#include "tests/app/server/fakes.h"
+#include "tests/app/server/pipelinefakes.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QImage>
+#include <QQmlApplicationEngine>
+#include <QQuickStyle>
+#include <QQuickWindow>
+#include <QSet>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTcpServer>
+#include <QTest>
+#include <QtQml/qqmlextensionplugin.h>
+
+Q_IMPORT_QML_PLUGIN(Pando_ConnectionsPlugin)
+Q_IMPORT_QML_PLUGIN(Pando_SettingsPlugin)
+Q_IMPORT_QML_PLUGIN(Pando_ShellPlugin)
+
+using namespace pando;
+using namespace pando::desktop;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QString screenshotDir()
+{
+    QString dir = qEnvironmentVariable("PANDO_BINARY_DIR");
+    if (dir.isEmpty())
+        dir = QDir::currentPath();
+    return QDir(dir).filePath(u"screenshots"_s);
+}
+
+int distinctColours(const QImage &image, int limit = 1000)
+{
+    QSet<QRgb> seen;
+    for (int y = 0; y < image.height(); y += 2) {
+        const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
+        for (int x = 0; x < image.width(); x += 2) {
+            seen.insert(line[x]);
+            if (seen.size() >= limit)
+                return int(seen.size());
+        }
+    }
+    return int(seen.size());
+}
+
+InProcessOptions fakeOptions(const QString &dataDir)
+{
+    InProcessOptions options;
+    options.engine.dataDir = dataDir;
+    options.engine.reconcileIntervalMs = 0;
+    options.engine.workers = 1;
+    options.userName = u"owner"_s;
+    options.runtime = std::make_shared<test::FakeRuntime>();
+    options.router = std::make_shared<test::FakeRouter>();
+    options.source = std::make_shared<test::FakeSource>();
+    options.installPipelines = [](core::Engine &engine) -> Status {
+        engine.setPipelines(std::make_unique<test::FakePipelineService>(*engine.events()));
+        return {};
+    };
+    return options;
+}
+
+} // namespace
+
+class TestConnectionsView : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_home;
+    QTemporaryDir m_data;
+    std::unique_ptr<InProcessSession> m_local;
+    std::unique_ptr<QSettings> m_settings;
+    std::unique_ptr<EmbeddedServer> m_server;
+    std::unique_ptr<ConnectionsModel> m_connections;
+    std::unique_ptr<RemoteSession> m_teammate;
+
+    // Shows the view (a QML snippet around it) at 1280×800 and saves the screenshot.
+    void shoot(const QByteArray &qml, const QVariantMap &properties, const QString &name,
+               const std::function<bool()> &ready = {})
+    {
+        QStringList warnings;
+        QQmlApplicationEngine engine;
+        engine.addImportPath(u"qrc:/qt/qml"_s);
+        connect(&engine, &QQmlEngine::warnings, this, [&warnings](const QList<QQmlError> &list) {
+            for (const QQmlError &e : list)
+                warnings.append(e.toString());
+        });
+        engine.setInitialProperties(properties);
+        engine.loadData(qml);
+        QVERIFY2(!engine.rootObjects().isEmpty(), qPrintable(warnings.join(u'\n')));
+        auto *window = qobject_cast<QQuickWindow *>(engine.rootObjects().first());
+        QVERIFY(window);
+        window->resize(1280, 800);
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window));
+        if (ready)
+            QTRY_VERIFY_WITH_TIMEOUT(ready(), 15000);
+        QTest::qWait(300);
+        const QImage image = window->grabWindow();
+        QCOMPARE(image.size(), QSize(1280, 800) * window->devicePixelRatio());
+        const QString path = QDir(screenshotDir()).filePath(name);
+        QVERIFY(QDir().mkpath(screenshotDir()));
+        QVERIFY(image.save(path));
+        qInfo("screenshot: %s", qPrintable(path));
+        QVERIFY2(distinctColours(image) > 16, qPrintable(name + u" rendered blank"_s));
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
+        window->close();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_home.filePath(u"config"_s));
+        QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
+        QQuickStyle::setStyle(u"Fusion"_s);
+
+        m_local = std::make_unique<InProcessSession>(fakeOptions(m_data.path()));
+        m_local->open();
+        QString why;
+        QVERIFY2(test::awaitConnected(*m_local, &why, 60000), qPrintable(why));
+        m_settings = std::make_unique<QSettings>(m_home.filePath(u"embedded.ini"_s), QSettings::IniFormat);
+        m_server = std::make_unique<EmbeddedServer>(m_local.get(), m_settings.get());
+        QTcpServer probe;
+        QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+        const int port = probe.serverPort();
+        probe.close();
+        m_server->setAddress(u"127.0.0.1"_s);
+        m_server->setPort(port);
+        m_server->setEnabled(true);
+        QTRY_VERIFY_WITH_TIMEOUT(m_server->isRunning() || !m_server->error().isEmpty(), 20000);
+        QVERIFY2(m_server->isRunning(), qPrintable(m_server->error()));
+        QTRY_VERIFY_WITH_TIMEOUT(m_server->accounts().contains(u"owner"_s), 15000);
+        m_server->makePairingLink(u"owner"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(!m_server->pairingLink().isEmpty(), 15000);
+        const QString firstLink = m_server->pairingLink();
+
+        // A teammate pairs with it (through the Connections model) and stays connected.
+        m_connections = std::make_unique<ConnectionsModel>(m_settings.get(), m_home.filePath(u"tokens"_s));
+        m_connections->addFromLink(firstLink, u"Ada's desktop"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(m_connections->rowCount(), 2, 20000);
+        m_teammate = std::make_unique<RemoteSession>(m_connections->installAt(1)->url, m_connections->tokenAt(1));
+        m_teammate->setPinnedFingerprint(m_connections->installAt(1)->fingerprint);
+        m_teammate->open();
+        QVERIFY2(test::awaitConnected(*m_teammate, &why, 20000), qPrintable(why));
+        // A fresh link to show (the first one is spent).
+        m_server->makePairingLink(u"owner"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(m_server->pairingLink() != firstLink, 15000);
+    }
+
+    void connectionsViewScreenshot()
+    {
+        m_connections->addFromLink(u"pando://pando.lan/pair?fp=abc"_s);
+        shoot(R"(import QtQuick
+import QtQuick.Controls
+import Pando.Connections
+ApplicationWindow {
+    id: w
+    required property ConnectionsModel model
+    width: 1280
+    height: 800
+    ConnectionsView {
+        anchors.fill: parent
+        connectionsModel: w.model
+    }
+})",
+              {{u"model"_s, QVariant::fromValue(m_connections.get())}}, u"desktop-connections.png"_s);
+        QVERIFY(!m_connections->error().isEmpty());
+    }
+
+    void settingsViewScreenshot()
+    {
+        EmbeddedServer *server = m_server.get();
+        shoot(R"(import QtQuick
+import QtQuick.Controls
+import Pando.Settings
+ApplicationWindow {
+    id: w
+    required property EmbeddedServer server
+    width: 1280
+    height: 800
+    SettingsView {
+        anchors.fill: parent
+        server: w.server
+    }
+})",
+              {{u"server"_s, QVariant::fromValue(server)}}, u"desktop-settings.png"_s,
+              [server] { return server->connected()->rowCount() == 1; });
+    }
+
+    void settingsViewOff()
+    {
+        QSettings settings(m_home.filePath(u"off.ini"_s), QSettings::IniFormat);
+        EmbeddedServer off(m_local.get(), &settings);
+        QVERIFY(!off.isEnabled());
+        shoot(R"(import QtQuick
+import QtQuick.Controls
+import Pando.Settings
+ApplicationWindow {
+    id: w
+    required property EmbeddedServer server
+    width: 1280
+    height: 800
+    SettingsView {
+        anchors.fill: parent
+        server: w.server
+    }
+})",
+              {{u"server"_s, QVariant::fromValue(&off)}}, u"desktop-settings-off.png"_s);
+    }
+
+    void mainWindowLoadsBothViews()
+    {
+        DesktopState state(m_local.get());
+        DesktopState::setInstance(&state);
+        QVERIFY(state.connections());
+        QVERIFY(state.embeddedServer());
+        QVERIFY(state.embeddedServer()->isAvailable());
+        QStringList warnings;
+        QQmlApplicationEngine engine;
+        engine.addImportPath(u"qrc:/qt/qml"_s);
+        connect(&engine, &QQmlEngine::warnings, this, [&warnings](const QList<QQmlError> &list) {
+            for (const QQmlError &e : list)
+                warnings.append(e.toString());
+        });
+        engine.load(QUrl(u"qrc:/qt/qml/Pando/Shell/Main.qml"_s));
+        QVERIFY2(!engine.rootObjects().isEmpty(), qPrintable(warnings.join(u'\n')));
+        auto *window = qobject_cast<QQuickWindow *>(engine.rootObjects().first());
+        QVERIFY(window);
+        window->resize(1280, 800);
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window));
+        QTest::qWait(200);
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
+        window->close();
+    }
+
+    void cleanupTestCase()
+    {
+        m_teammate.reset();
+        m_connections.reset();
+        m_server.reset();
+        m_local.reset();
+    }
+};
+
+QTEST_MAIN(TestConnectionsView)
+#include "tst_connectionsview.moc"

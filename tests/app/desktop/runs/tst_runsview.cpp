@@ -1,0 +1,419 @@
+// The Pipelines view against a real API server whose engine runs the real pipeline runner (host
+// tasks through sh; the deploy side on fake adapters), through RemoteSession: a pipeline set over
+// the API appears with its jobs; a triggered run appears in the runs list from the event stream,
+// its step tree fills live from the run's follow to the end with durations and output, and the
+// same job run again shows every step skipped as unchanged; a failed run opens on its failing
+// step; abort, pause and unpause go through the models; an install without the runner says so;
+// and the view is rendered offscreen at 1280×800 (saved under the build dir's screenshots/).
+
+#include "app/desktop/qml/runs/pipelinesmodel.h"
+#include "app/desktop/qml/runs/runsmodel.h"
+#include "app/desktop/qml/runs/runtreemodel.h"
+#include "app/desktop/session/remotesession.h"
+#include "app/wiring/pipelinewiring.h"
+#include "tests/app/desktop/session/sessionharness.h"
+#include "tests/app/server/fakes.h"
+
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QImage>
+#include <QQmlEngine>
+#include <QQuickStyle>
+#include <QQuickView>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace pando;
+using namespace pando::desktop;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QByteArray hostTask(const QByteArray &name, const QByteArray &script, const QByteArray &indent)
+{
+    return indent + "- task: " + name + "\n" + indent + "  config: {platform: host, run: {path: sh, args: [\"-c\", \"" +
+           script + "\"]}}\n";
+}
+
+// build: compile, then unit and lint side by side. slow: waits to be aborted. check: the same
+// compile, then a test that fails.
+QByteArray pipelineYaml()
+{
+    return "jobs:\n"
+           "- name: build\n"
+           "  plan:\n" +
+           hostTask("compile", "echo compiling; echo compiled 12 files", "  ") + "  - in_parallel:\n" +
+           hostTask("unit", "echo running 3 tests; echo 3 passed", "    ") +
+           hostTask("lint", "echo lint clean", "    ") +
+           "- name: slow\n"
+           "  plan:\n" +
+           hostTask("wait", "echo waiting; sleep 60", "  ") +
+           "- name: check\n"
+           "  plan:\n" +
+           hostTask("compile", "echo compiling; echo compiled 12 files", "  ") +
+           hostTask("test", "echo 1 test failed >&2; exit 3", "  ");
+}
+
+int distinctColours(const QImage &image, int limit = 1000)
+{
+    QSet<QRgb> seen;
+    for (int y = 0; y < image.height(); y += 2) {
+        const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
+        for (int x = 0; x < image.width(); x += 2) {
+            seen.insert(line[x]);
+            if (seen.size() >= limit)
+                return int(seen.size());
+        }
+    }
+    return int(seen.size());
+}
+
+// The tree as text, for failure messages: "task compile succeeded; in_parallel succeeded
+// [task unit succeeded; task lint succeeded]".
+QString treeText(const QAbstractItemModel &model, const QModelIndex &parent = {})
+{
+    QStringList items;
+    for (int row = 0; row < model.rowCount(parent); ++row) {
+        const QModelIndex at = model.index(row, 0, parent);
+        QString item =
+            at.data(RunTreeModel::LabelRole).toString() + u' ' + at.data(RunTreeModel::StatusRole).toString();
+        if (model.rowCount(at) > 0)
+            item += u" ["_s + treeText(model, at) + u']';
+        items.append(item);
+    }
+    return items.join(u"; "_s);
+}
+
+QStringList outputLines(const StepOutputModel &output)
+{
+    QStringList lines;
+    for (int row = 0; row < output.rowCount(); ++row)
+        lines.append(output.index(row).data(StepOutputModel::TextRole).toString());
+    return lines;
+}
+
+} // namespace
+
+class TestRunsView : public QObject {
+    Q_OBJECT
+
+private:
+    test::TestInstall m_install;
+    std::unique_ptr<RemoteSession> m_session;
+
+    QString status(RunsModel &runs, const QString &id) const
+    {
+        const int row = runs.rowOf(id);
+        return row < 0 ? u"<not listed>"_s : runs.index(row).data(RunsModel::StatusRole).toString();
+    }
+
+    // Triggers the job through the model and answers the new run's id.
+    QString trigger(PipelinesModel &pipelines, const QString &job)
+    {
+        QSignalSpy triggered(&pipelines, &PipelinesModel::triggered);
+        pipelines.triggerJob(pipelines.rowOf(u"ci"_s), job);
+        if (!triggered.wait(20000))
+            return {};
+        return triggered.first().at(1).toString();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_install.start(), qPrintable(m_install.error));
+        // The real pipeline runner, as pandod and the desktop's own engine wire it.
+        auto wired = wiring::installPipelines(*m_install.engine);
+        QVERIFY2(wired, qPrintable(wired ? QString() : wired.error().text()));
+        m_session = std::make_unique<RemoteSession>(QUrl(m_install.baseUrl()), m_install.token);
+        QString why;
+        m_session->open();
+        QVERIFY2(test::awaitConnected(*m_session, &why), qPrintable(why));
+    }
+
+    void installWithoutRunner()
+    {
+        test::TestInstall bare;
+        QVERIFY2(bare.start(), qPrintable(bare.error));
+        RemoteSession session(QUrl(bare.baseUrl()), bare.token);
+        QString why;
+        session.open();
+        QVERIFY2(test::awaitConnected(session, &why), qPrintable(why));
+        PipelinesModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSession(&session);
+        QTRY_VERIFY(model.isLoaded());
+        QVERIFY(model.isUnavailable());
+        QCOMPARE(model.rowCount(), 0);
+        QVERIFY2(model.error().contains(u"the pipeline runner is not enabled"_s), qPrintable(model.error()));
+    }
+
+    void emptyThenSetPipeline()
+    {
+        PipelinesModel pipelines;
+        QAbstractItemModelTester tester(&pipelines, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        pipelines.setSession(m_session.get());
+        QTRY_VERIFY(pipelines.isLoaded());
+        QCOMPARE(pipelines.rowCount(), 0);
+        QVERIFY(!pipelines.isUnavailable());
+        QCOMPARE(pipelines.error(), QString());
+
+        auto set = test::awaitObject([&](auto done) { m_session->setPipeline(u"ci"_s, pipelineYaml(), {}, done); });
+        QVERIFY2(set, qPrintable(set ? QString() : test::describe(set.error())));
+        pipelines.refresh();
+        QTRY_COMPARE(pipelines.rowCount(), 1);
+        const QModelIndex row = pipelines.index(0);
+        QCOMPARE(row.data(PipelinesModel::NameRole).toString(), u"ci"_s);
+        QCOMPARE(row.data(PipelinesModel::JobsRole).toStringList(), (QStringList{u"build"_s, u"slow"_s, u"check"_s}));
+        QCOMPARE(row.data(PipelinesModel::PausedRole).toBool(), false);
+        QCOMPARE(row.data(PipelinesModel::LastRunIdRole).toString(), QString());
+        QCOMPARE(row.data(PipelinesModel::LastRunTextRole).toString(), PipelinesModel::tr("never run"));
+        // The first pipeline is selected by itself.
+        QCOMPARE(pipelines.selectedName(), u"ci"_s);
+    }
+
+    void triggerAndFollowTheTree()
+    {
+        PipelinesModel pipelines;
+        QAbstractItemModelTester pipelinesTester(&pipelines, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        pipelines.setSession(m_session.get());
+        RunsModel runs;
+        QAbstractItemModelTester runsTester(&runs, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        runs.setSession(m_session.get());
+        runs.setPipeline(u"ci"_s);
+        RunTreeModel tree;
+        QAbstractItemModelTester treeTester(&tree, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        tree.setSession(m_session.get());
+        QTRY_COMPARE(pipelines.rowCount(), 1);
+        QTRY_VERIFY(!runs.isLoading());
+        const int before = runs.rowCount();
+
+        const QString id = trigger(pipelines, u"build"_s);
+        QVERIFY(!id.isEmpty());
+        // Loaded already and not refreshed since: the row comes from run.queued.
+        QTRY_COMPARE_WITH_TIMEOUT(runs.rowCount(), before + 1, 20000);
+        QCOMPARE(runs.index(0).data(RunsModel::IdRole).toString(), id);
+        QCOMPARE(runs.index(0).data(RunsModel::JobRole).toString(), u"build"_s);
+        QCOMPARE(runs.index(0).data(RunsModel::TitleRole).toString(), RunsModel::tr("%1 #%2").arg(u"build"_s).arg(1));
+
+        // The tree fills live from the follow, to the run's end.
+        tree.setRunId(id);
+        QTRY_COMPARE_WITH_TIMEOUT(tree.status(), u"succeeded"_s, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!tree.isFollowing(), 10000);
+        QCOMPARE(tree.error(), QString());
+        QCOMPARE(tree.rowCount(), 2);
+        const QModelIndex compile = tree.index(0, 0);
+        const QModelIndex parallel = tree.index(1, 0);
+        QCOMPARE(compile.data(RunTreeModel::LabelRole).toString(), u"task compile"_s);
+        QCOMPARE(parallel.data(RunTreeModel::KindRole).toString(), u"in_parallel"_s);
+        QCOMPARE(tree.rowCount(parallel), 2);
+        QVERIFY2(treeText(tree).contains(u"task unit succeeded"_s) && treeText(tree).contains(u"task lint succeeded"_s),
+                 qPrintable(treeText(tree)));
+        QCOMPARE(tree.parent(tree.index(0, 0, parallel)), parallel);
+        QCOMPARE(compile.data(RunTreeModel::StateRole).toInt(), int(RunState::Healthy));
+        QCOMPARE(compile.data(RunTreeModel::StatusTextRole).toString(), RunState::word(u"succeeded"_s));
+        QCOMPARE(compile.data(RunTreeModel::CachedRole).toBool(), false);
+        QCOMPARE(compile.data(RunTreeModel::ExitCodeRole).toInt(), 0);
+        QVERIFY(compile.data(RunTreeModel::DurationMsRole).toLongLong() > 0);
+        QVERIFY(compile.data(RunTreeModel::HasOutputRole).toBool());
+        QCOMPARE(tree.stepCount(), 4);
+        QCOMPARE(tree.cachedCount(), 0);
+        QCOMPARE(tree.failedCount(), 0);
+
+        // The whole run's output, then one step's.
+        QVERIFY2(outputLines(*tree.output()).contains(u"3 passed"_s),
+                 qPrintable(outputLines(*tree.output()).join(u'|')));
+        // Side by side, the two start in either order: the tree shows them as they started.
+        const int unitRow = tree.index(0, 0, parallel).data(RunTreeModel::NameRole).toString() == u"unit"_s ? 0 : 1;
+        const QString unit = tree.index(unitRow, 0, parallel).data(RunTreeModel::IdRole).toString();
+        tree.setSelectedStep(unit);
+        QCOMPARE(tree.selected().value(u"label"_s).toString(), u"task unit"_s);
+        const QStringList unitLines = outputLines(*tree.output());
+        QVERIFY2(unitLines.contains(u"running 3 tests"_s) && unitLines.contains(u"3 passed"_s) &&
+                     !unitLines.contains(u"lint clean"_s),
+                 qPrintable(unitLines.join(u'|')));
+
+        // The list and the pipeline's last run follow the end.
+        QTRY_COMPARE_WITH_TIMEOUT(status(runs, id), u"succeeded"_s, 10000);
+        QTRY_VERIFY(runs.index(runs.rowOf(id)).data(RunsModel::DurationMsRole).toLongLong() > 0);
+        QTRY_COMPARE(pipelines.index(0).data(PipelinesModel::LastRunStatusRole).toString(), u"succeeded"_s);
+        QCOMPARE(pipelines.index(0).data(PipelinesModel::LastRunIdRole).toString(), id);
+
+        // The same job again: nothing changed, so every task is skipped as unchanged.
+        const QString again = trigger(pipelines, u"build"_s);
+        QVERIFY(!again.isEmpty());
+        tree.setRunId(again);
+        QTRY_COMPARE_WITH_TIMEOUT(tree.status(), u"succeeded"_s, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!tree.isFollowing(), 10000);
+        QVERIFY2(tree.cachedCount() == 3, qPrintable(treeText(tree)));
+        const QModelIndex cached = tree.index(0, 0);
+        QCOMPARE(cached.data(RunTreeModel::CachedRole).toBool(), true);
+        QCOMPARE(cached.data(RunTreeModel::StateRole).toInt(), int(RunState::Cached));
+        QCOMPARE(cached.data(RunTreeModel::StatusTextRole).toString(), RunState::word(u"cached"_s));
+        QCOMPARE(cached.data(RunTreeModel::DurationTextRole).toString(), RunState::durationText(0));
+        QVERIFY2(tree.summaryText().contains(RunTreeModel::tr("%n unchanged", nullptr, 3)),
+                 qPrintable(tree.summaryText()));
+        QTRY_COMPARE(runs.index(0).data(RunsModel::IdRole).toString(), again);
+    }
+
+    void failedRunOpensOnItsFailingStep()
+    {
+        PipelinesModel pipelines;
+        pipelines.setSession(m_session.get());
+        QTRY_COMPARE(pipelines.rowCount(), 1);
+        RunTreeModel tree;
+        QAbstractItemModelTester treeTester(&tree, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        tree.setSession(m_session.get());
+        const QString id = trigger(pipelines, u"check"_s);
+        QVERIFY(!id.isEmpty());
+        tree.setRunId(id);
+        QTRY_COMPARE_WITH_TIMEOUT(tree.status(), u"failed"_s, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!tree.isFollowing(), 10000);
+        QCOMPARE(tree.failedCount(), 1);
+        QCOMPARE(tree.state(), int(RunState::Failed));
+        // The failing step is selected by itself, with its reason and its own output.
+        QCOMPARE(tree.selected().value(u"label"_s).toString(), u"task test"_s);
+        QCOMPARE(tree.selected().value(u"exitCode"_s).toInt(), 3);
+        QVERIFY2(tree.selected().value(u"error"_s).toString().contains(u"3"_s),
+                 qPrintable(tree.selected().value(u"error"_s).toString()));
+        QTRY_VERIFY(outputLines(*tree.output()).contains(u"1 test failed"_s));
+        QCOMPARE(tree.output()->index(tree.output()->rowCount() - 1).data(StepOutputModel::StreamRole).toString(),
+                 u"stderr"_s);
+        QTRY_COMPARE(pipelines.index(0).data(PipelinesModel::LastRunStateRole).toInt(), int(RunState::Failed));
+    }
+
+    void abortPauseAndUnpause()
+    {
+        PipelinesModel pipelines;
+        QAbstractItemModelTester pipelinesTester(&pipelines, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        pipelines.setSession(m_session.get());
+        RunsModel runs;
+        QAbstractItemModelTester runsTester(&runs, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        runs.setSession(m_session.get());
+        runs.setPipeline(u"ci"_s);
+        RunTreeModel tree;
+        QAbstractItemModelTester treeTester(&tree, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        tree.setSession(m_session.get());
+        QTRY_COMPARE(pipelines.rowCount(), 1);
+
+        // A running run is aborted through the list.
+        const QString slow = trigger(pipelines, u"slow"_s);
+        QVERIFY(!slow.isEmpty());
+        tree.setRunId(slow);
+        QTRY_COMPARE_WITH_TIMEOUT(status(runs, slow), u"running"_s, 20000);
+        // The run's start comes on the event stream. (A step's own start may wait in the runner's
+        // output batch until the step prints again or ends, so the tree is not asked for it here.)
+        QTRY_COMPARE_WITH_TIMEOUT(tree.status(), u"running"_s, 20000);
+        QVERIFY(runs.index(runs.rowOf(slow)).data(RunsModel::LiveRole).toBool());
+        runs.abort(runs.rowOf(slow));
+        QTRY_COMPARE_WITH_TIMEOUT(status(runs, slow), u"aborted"_s, 20000);
+        QCOMPARE(runs.index(runs.rowOf(slow)).data(RunsModel::ActionErrorRole).toString(), QString());
+        QCOMPARE(runs.index(runs.rowOf(slow)).data(RunsModel::StateRole).toInt(), int(RunState::Stopped));
+        QTRY_COMPARE_WITH_TIMEOUT(tree.status(), u"aborted"_s, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!tree.isFollowing(), 10000);
+        QVERIFY2(tree.index(0, 0).data(RunTreeModel::StatusRole).toString() == u"aborted"_s,
+                 qPrintable(treeText(tree)));
+
+        // Aborting it again is refused in place, in the install's words.
+        runs.abort(runs.rowOf(slow));
+        QTRY_VERIFY(!runs.index(runs.rowOf(slow)).data(RunsModel::ActionErrorRole).toString().isEmpty());
+        QVERIFY2(runs.index(runs.rowOf(slow)).data(RunsModel::ActionErrorRole).toString().contains(u"aborted"_s),
+                 qPrintable(runs.index(runs.rowOf(slow)).data(RunsModel::ActionErrorRole).toString()));
+
+        // Paused: a triggered run waits in the queue; unpaused, it runs.
+        pipelines.setPaused(0, true);
+        QTRY_COMPARE(pipelines.index(0).data(PipelinesModel::PausedRole).toBool(), true);
+        QCOMPARE(pipelines.index(0).data(PipelinesModel::BusyRole).toBool(), false);
+        QVERIFY2(pipelines.index(0).data(PipelinesModel::PausedReasonRole).toString().contains(u"admin"_s),
+                 qPrintable(pipelines.index(0).data(PipelinesModel::PausedReasonRole).toString()));
+        const QString waiting = trigger(pipelines, u"build"_s);
+        QVERIFY(!waiting.isEmpty());
+        QTRY_COMPARE(status(runs, waiting), u"queued"_s);
+        QTest::qWait(1500);
+        QCOMPARE(status(runs, waiting), u"queued"_s);
+        pipelines.setPaused(0, false);
+        QTRY_COMPARE(pipelines.index(0).data(PipelinesModel::PausedRole).toBool(), false);
+        QTRY_COMPARE_WITH_TIMEOUT(status(runs, waiting), u"succeeded"_s, 30000);
+        QTRY_COMPARE(pipelines.index(0).data(PipelinesModel::LastRunIdRole).toString(), waiting);
+
+        // An unknown job is refused in place.
+        pipelines.triggerJob(0, u"nope"_s);
+        QTRY_VERIFY(!pipelines.index(0).data(PipelinesModel::ActionErrorRole).toString().isEmpty());
+        QVERIFY2(pipelines.index(0).data(PipelinesModel::ActionErrorRole).toString().contains(u"nope"_s),
+                 qPrintable(pipelines.index(0).data(PipelinesModel::ActionErrorRole).toString()));
+    }
+
+    void runsViewScreenshot()
+    {
+        PipelinesModel pipelines;
+        RunsModel runs;
+        RunTreeModel tree;
+        pipelines.setSession(m_session.get());
+        runs.setSession(m_session.get());
+        tree.setSession(m_session.get());
+        QTRY_COMPARE(pipelines.rowCount(), 1);
+
+        QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
+        QQuickStyle::setStyle(u"Fusion"_s);
+        QQuickView view;
+        QStringList warnings;
+        connect(view.engine(), &QQmlEngine::warnings, this, [&](const QList<QQmlError> &list) {
+            for (const QQmlError &e : list)
+                warnings.append(e.toString());
+        });
+        view.engine()->addImportPath(u"qrc:/qt/qml"_s);
+        view.setInitialProperties({{u"pipelinesModel"_s, QVariant::fromValue<QObject *>(&pipelines)},
+                                   {u"runsModel"_s, QVariant::fromValue<QObject *>(&runs)},
+                                   {u"runTree"_s, QVariant::fromValue<QObject *>(&tree)}});
+        view.setResizeMode(QQuickView::SizeRootObjectToView);
+        view.setSource(QUrl(u"qrc:/qt/qml/Pando/Runs/RunsView.qml"_s));
+        QVERIFY2(view.status() == QQuickView::Ready, qPrintable(warnings.join(u'\n')));
+        view.resize(1280, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+
+        // The view binds the runs to the selected pipeline and the tree to the selected run.
+        QTRY_COMPARE(runs.pipeline(), u"ci"_s);
+        QTRY_VERIFY(runs.rowCount() >= 4);
+        QTRY_COMPARE(tree.runId(), runs.selectedId());
+        const int failed = [&runs] {
+            for (int row = 0; row < runs.rowCount(); ++row)
+                if (runs.index(row).data(RunsModel::StatusRole).toString() == u"failed"_s)
+                    return row;
+            return -1;
+        }();
+        QVERIFY(failed >= 0);
+        // Selecting a run shows its tree.
+        runs.setSelectedRow(failed);
+        QTRY_COMPARE(tree.runId(), runs.index(failed).data(RunsModel::IdRole).toString());
+        QTRY_COMPARE_WITH_TIMEOUT(tree.status(), u"failed"_s, 10000);
+        QTRY_COMPARE(tree.rowCount(), 2);
+        QTRY_VERIFY(tree.output()->rowCount() > 0);
+
+        // Ctrl+Shift+P pauses the selected pipeline, and again unpauses it.
+        QTest::keyClick(&view, Qt::Key_P, Qt::ControlModifier | Qt::ShiftModifier);
+        QTRY_COMPARE(pipelines.index(0).data(PipelinesModel::PausedRole).toBool(), true);
+        QTest::qWait(500);
+        const QImage image = view.grabWindow();
+        QTest::keyClick(&view, Qt::Key_P, Qt::ControlModifier | Qt::ShiftModifier);
+        QTRY_COMPARE(pipelines.index(0).data(PipelinesModel::PausedRole).toBool(), false);
+
+        QString dir = qEnvironmentVariable("PANDO_BINARY_DIR");
+        if (dir.isEmpty())
+            dir = QDir::currentPath();
+        dir = QDir(dir).filePath(u"screenshots"_s);
+        QVERIFY(QDir().mkpath(dir));
+        const QString path = QDir(dir).filePath(u"desktop-runs.png"_s);
+        QVERIFY2(image.save(path), qPrintable(path));
+        qInfo("screenshot: %s", qPrintable(path));
+        QCOMPARE(image.size() / image.devicePixelRatio(), QSize(1280, 800));
+        const int colours = distinctColours(image);
+        QVERIFY2(colours > 16, qPrintable(u"only %1 colours"_s.arg(colours)));
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
+    }
+
+    void cleanupTestCase() { m_session.reset(); }
+};
+
+QTEST_MAIN(TestRunsView)
+#include "tst_runsview.moc"
