@@ -3,6 +3,8 @@
 #include <QDateTime>
 #include <QJsonArray>
 #include <QLocale>
+#include <QSet>
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -296,10 +298,10 @@ int AppsModel::busyCount() const
 
 int AppsModel::rowOf(const QString &name) const
 {
-    for (int i = 0; i < m_rows.size(); ++i)
-        if (m_rows.at(i).app.value(u"name"_s).toString() == name)
-            return i;
-    return -1;
+    // Rows are sorted by name, as the API lists them.
+    const auto it = std::lower_bound(m_rows.cbegin(), m_rows.cend(), name,
+                                     [](const Row &row, const QString &n) { return row.name < n; });
+    return it != m_rows.cend() && it->name == name ? int(it - m_rows.cbegin()) : -1;
 }
 
 void AppsModel::setError(const QString &error)
@@ -329,17 +331,36 @@ void AppsModel::refresh()
         }
         self->setError({});
         self->m_loaded = true;
-        // Rows are kept in place and updated, so a refresh does not lose the selection.
-        QStringList seen;
-        for (const QJsonValue &app : *apps) {
-            seen.append(app.toObject().value(u"name"_s).toString());
-            self->applyApp(app.toObject());
+        if (self->m_rows.isEmpty()) {
+            // The first load: every row at once, not a thousand insertions.
+            self->beginResetModel();
+            for (const QJsonValue &app : *apps)
+                if (const QJsonObject o = app.toObject(); !o.value(u"name"_s).toString().isEmpty())
+                    self->m_rows.append(Row{o.value(u"name"_s).toString(), o});
+            std::sort(self->m_rows.begin(), self->m_rows.end(),
+                      [](const Row &a, const Row &b) { return a.name < b.name; });
+            self->endResetModel();
+            if (const int at = self->rowOf(self->m_selectNext); at >= 0) {
+                self->m_selectNext.clear();
+                self->m_selected = at;
+            }
+        } else {
+            // Rows are kept in place and updated, so a refresh does not lose the selection; the
+            // summary is told once, after all of them.
+            self->m_batch = true;
+            QSet<QString> seen;
+            for (const QJsonValue &app : *apps) {
+                seen.insert(app.toObject().value(u"name"_s).toString());
+                self->applyApp(app.toObject());
+            }
+            for (int i = int(self->m_rows.size()) - 1; i >= 0; --i)
+                if (!seen.contains(self->m_rows.at(i).name))
+                    self->removeApp(self->m_rows.at(i).name);
+            self->m_batch = false;
         }
-        for (int i = int(self->m_rows.size()) - 1; i >= 0; --i) {
-            const QString name = self->m_rows.at(i).app.value(u"name"_s).toString();
-            if (!seen.contains(name))
-                self->removeApp(name);
-        }
+        Q_EMIT self->countChanged();
+        Q_EMIT self->selectedChanged();
+        Q_EMIT self->summaryChanged();
         Q_EMIT self->loadingChanged();
     });
 }
@@ -361,11 +382,11 @@ void AppsModel::applyApp(const QJsonObject &app)
         return;
     }
     // Sorted by name, as the API lists them.
-    int at = 0;
-    while (at < m_rows.size() && m_rows.at(at).app.value(u"name"_s).toString() < name)
-        ++at;
+    const int at = int(std::lower_bound(m_rows.cbegin(), m_rows.cend(), name,
+                                        [](const Row &row, const QString &n) { return row.name < n; }) -
+                       m_rows.cbegin());
     beginInsertRows({}, at, at);
-    m_rows.insert(at, Row{app});
+    m_rows.insert(at, Row{name, app});
     endInsertRows();
     if (name == m_selectNext) {
         m_selectNext.clear();
@@ -375,6 +396,8 @@ void AppsModel::applyApp(const QJsonObject &app)
         ++m_selected;
         Q_EMIT selectedChanged();
     }
+    if (m_batch)
+        return;
     Q_EMIT countChanged();
     Q_EMIT summaryChanged();
 }
@@ -391,6 +414,8 @@ void AppsModel::removeApp(const QString &name)
         m_selected = -1;
     else if (m_selected > row)
         --m_selected;
+    if (m_batch)
+        return;
     Q_EMIT selectedChanged();
     Q_EMIT countChanged();
     Q_EMIT summaryChanged();
@@ -402,7 +427,8 @@ void AppsModel::rowChanged(int row)
     Q_EMIT dataChanged(i, i);
     if (row == m_selected)
         Q_EMIT selectedChanged();
-    Q_EMIT summaryChanged();
+    if (!m_batch)
+        Q_EMIT summaryChanged();
 }
 
 void AppsModel::reloadApp(const QString &name)
@@ -427,7 +453,7 @@ void AppsModel::deploy(int row)
 {
     if (!m_session || row < 0 || row >= m_rows.size())
         return;
-    const QString name = m_rows.at(row).app.value(u"name"_s).toString();
+    const QString name = m_rows.at(row).name;
     Row &r = m_rows[row];
     r.busy = true;
     r.progress = tr("starting a deploy");
@@ -455,7 +481,7 @@ void AppsModel::remove(int row)
 {
     if (!m_session || row < 0 || row >= m_rows.size())
         return;
-    const QString name = m_rows.at(row).app.value(u"name"_s).toString();
+    const QString name = m_rows.at(row).name;
     Row &r = m_rows[row];
     r.busy = true;
     r.progress = tr("removing");

@@ -98,6 +98,7 @@ Q_SIGNALS:
 
 private:
     struct Row {
+        QString name; // the app's, kept apart: rows are found by it (sorted)
         QJsonObject app;
         bool busy = false;
         QString progress;
@@ -118,6 +119,7 @@ private:
     QList<Row> m_rows;
     int m_selected = -1;
     QString m_selectNext;
+    bool m_batch = false; // applying a refresh: the summary is told once, at its end
     bool m_loading = false;
     bool m_loaded = false;
     QString m_error;

@@ -61,6 +61,7 @@ Item {
             spacing: 8
             TextField {
                 id: search
+                objectName: "logSearch"
                 placeholderText: qsTr("Search the log")
                 Layout.preferredWidth: 280
                 onTextChanged: {
@@ -80,6 +81,7 @@ Item {
                 onClicked: root.findNext(true)
             }
             Label {
+                objectName: "logMatches"
                 visible: search.text.length > 0
                 text: root.logModel.matchCount === 0 ? qsTr("no matches") : root.currentMatch >= 0 ? qsTr("%1 of %2").arg(root.logModel.matchOrdinal(root.currentMatch)).arg(root.logModel.matchCount) : qsTr("%n match(es)", "", root.logModel.matchCount)
                 opacity: 0.8
@@ -108,8 +110,14 @@ Item {
             color: root.palette.base
             border.color: root.palette.mid
 
+            FontMetrics {
+                id: metrics
+                font.family: "monospace"
+            }
+
             ListView {
                 id: lines
+                objectName: "logLines"
                 anchors.fill: parent
                 anchors.margins: 1
                 clip: true
@@ -139,8 +147,21 @@ Item {
                     required property int stream
                     readonly property bool selected: root.selectionStart >= 0 && index >= Math.min(root.selectionStart, root.selectionEnd) && index <= Math.max(root.selectionStart, root.selectionEnd)
                     width: ListView.view.width
-                    height: lineText.implicitHeight
+                    // One height for every row: the view lays out a million rows by arithmetic.
+                    height: metrics.height
                     color: selected ? root.palette.highlight : index === root.currentMatch ? Qt.alpha(root.palette.highlight, 0.25) : "transparent"
+
+                    // Search hits and ANSI backgrounds, behind the text (monospace: by character).
+                    Repeater {
+                        model: source.highlights(line.spans, line.matchRanges)
+                        Rectangle {
+                            required property var modelData
+                            x: lineText.x + modelData.start * metrics.averageCharacterWidth
+                            width: modelData.length * metrics.averageCharacterWidth
+                            height: line.height
+                            color: modelData.color
+                        }
+                    }
 
                     Text {
                         id: number
@@ -155,8 +176,8 @@ Item {
                         anchors.left: number.right
                         anchors.leftMargin: 12
                         anchors.right: parent.right
-                        text: source.styledText(line.text, line.spans, line.matchRanges)
-                        textFormat: Text.RichText
+                        text: source.styledText(line.text, line.spans)
+                        textFormat: Text.StyledText
                         font.family: "monospace"
                         color: line.selected ? root.palette.highlightedText : line.stream === LogModel.Stderr ? "#d2352b" : root.palette.text
                         wrapMode: Text.NoWrap

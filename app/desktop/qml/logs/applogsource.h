@@ -53,9 +53,11 @@ public:
     Q_INVOKABLE void restart();
     Q_INVOKABLE void stop();
 
-    // The line as rich text for a Text item: spans coloured for the palette, search hits marked.
-    Q_INVOKABLE QString styledText(const QString &text, const QVariantList &spans,
-                                   const QVariantList &matchRanges) const;
+    // The line as StyledText for a Text item: its spans' colours for the palette, and bold.
+    Q_INVOKABLE QString styledText(const QString &text, const QVariantList &spans) const;
+    // What is drawn behind a line's text: ANSI backgrounds and search hits, as
+    // [{start, length, color}] in characters (the font is monospace).
+    Q_INVOKABLE QVariantList highlights(const QVariantList &spans, const QVariantList &matchRanges) const;
     // Puts rows first..last (inclusive) on the clipboard; answers how many lines were copied.
     Q_INVOKABLE int copyRows(int first, int last) const;
 

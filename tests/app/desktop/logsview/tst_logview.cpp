@@ -14,6 +14,7 @@
 #include <QGuiApplication>
 #include <QImage>
 #include <QQmlEngine>
+#include <QQuickItem>
 #include <QQuickStyle>
 #include <QQuickView>
 #include <QSet>
@@ -108,19 +109,24 @@ private Q_SLOTS:
     {
         AppLogSource source;
         const QVariantList spans{QVariantMap{{u"start"_s, 0}, {u"length"_s, 5}, {u"fg"_s, 1}, {u"bold"_s, true}},
-                                 QVariantMap{{u"start"_s, 6}, {u"length"_s, 3}, {u"fg"_s, u"#123456"_s}}};
-        const QString light = source.styledText(u"error a<b done"_s, spans, {});
-        QVERIFY2(
-            light.contains(u"color:%1;font-weight:bold;\">error</span>"_s.arg(AppLogSource::paletteColour(1, false))),
-            qPrintable(light));
-        QVERIFY2(light.contains(u"color:#123456;\">a&lt;b</span>"_s), qPrintable(light));
+                                 QVariantMap{{u"start"_s, 6}, {u"length"_s, 3}, {u"fg"_s, u"#123456"_s}, {u"bg"_s, 4}}};
+        const QString light = source.styledText(u"error a<b done"_s, spans);
+        QCOMPARE(light,
+                 u"<font color=\"%1\"><b>error</b></font>&nbsp;<font color=\"#123456\">a&lt;b</font>&nbsp;done"_s.arg(
+                     AppLogSource::paletteColour(1, false)));
         source.setDark(true);
-        const QString dark = source.styledText(u"error a<b done"_s, spans, {});
+        const QString dark = source.styledText(u"error a<b done"_s, spans);
         QVERIFY(dark.contains(AppLogSource::paletteColour(1, true)));
         QVERIFY(AppLogSource::paletteColour(1, true) != AppLogSource::paletteColour(1, false));
-        const QString hit = source.styledText(u"find me"_s, {}, {QVariantMap{{u"start"_s, 5}, {u"length"_s, 2}}});
-        QVERIFY2(hit.startsWith(u"find&nbsp;<span style=\"background-color:"_s) && hit.endsWith(u"\">me</span>"_s),
-                 qPrintable(hit));
+
+        // Backgrounds and search hits are drawn behind the text, by character.
+        const QVariantList behind = source.highlights(spans, {QVariantMap{{u"start"_s, 10}, {u"length"_s, 4}}});
+        QCOMPARE(behind.size(), 2);
+        QCOMPARE(behind.at(0).toMap().value(u"start"_s).toInt(), 6);
+        QCOMPARE(behind.at(0).toMap().value(u"color"_s).toString(), AppLogSource::paletteColour(4, true));
+        QCOMPARE(behind.at(1).toMap().value(u"start"_s).toInt(), 10);
+        QCOMPARE(behind.at(1).toMap().value(u"length"_s).toInt(), 4);
+        QVERIFY(source.highlights({}, {}).isEmpty());
     }
 
     void screenshot()
@@ -142,8 +148,20 @@ private Q_SLOTS:
         view.resize(1280, 800);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QTest::qWait(1500); // the tail and the follow arrive over the API
+        auto *model = qobject_cast<LogModel *>(view.rootObject()->property("logModel").value<QObject *>());
+        QVERIFY(model);
+        QTRY_COMPARE(model->rowCount(), 2); // the tail and the follow arrive over the API
+        // A search: its hits are drawn behind the words, in the match colour.
+        model->setSearchTerm(u"fake"_s);
+        QTRY_COMPARE(model->matchCount(), 2);
+        QTest::qWait(200);
         const QImage image = view.grabWindow();
+        int amber = 0;
+        const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+        for (int y = 0; y < rgb.height(); ++y)
+            for (int x = 0; x < rgb.width(); ++x)
+                amber += rgb.pixel(x, y) == qRgb(0xff, 0xd5, 0x4f);
+        QVERIFY2(amber > 100, qPrintable(u"%1 pixels of the match colour"_s.arg(amber)));
         QString dir = qEnvironmentVariable("PANDO_BINARY_DIR");
         if (dir.isEmpty())
             dir = QDir::currentPath();
