@@ -17,11 +17,17 @@
 #include <QQuickStyle>
 #include <QQuickWindow>
 #include <QSettings>
+#include <QSocketNotifier>
 #include <QStandardPaths>
 #include <QTextStream>
 #include <QTranslator>
 #include <QtQml/qqmlextensionplugin.h>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 
 Q_IMPORT_QML_PLUGIN(Pando_AppsPlugin)
 Q_IMPORT_QML_PLUGIN(Pando_DeploysPlugin)
@@ -175,6 +181,38 @@ void traceStartup(QQuickWindow *window, DesktopState &state)
     });
 }
 
+// SIGTERM and SIGINT (a logout, systemd, Ctrl-C in a terminal) end the app the way Quit does:
+// the event loop returns, the window's place is saved and the engine shuts down. The handler only
+// writes a byte to a pipe; the GUI thread reads it and quits.
+int g_quitPipe[2] = {-1, -1};
+
+void onQuitSignal(int)
+{
+    const char byte = 1;
+    [[maybe_unused]] const auto n = ::write(g_quitPipe[1], &byte, 1);
+}
+
+void quitOnTerminationSignals(QCoreApplication *app)
+{
+    if (::pipe2(g_quitPipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+        qWarning("pando-desktop: no pipe for SIGTERM/SIGINT (%s); they end the app abruptly", std::strerror(errno));
+        return;
+    }
+    auto *notifier = new QSocketNotifier(g_quitPipe[0], QSocketNotifier::Read, app);
+    QObject::connect(notifier, &QSocketNotifier::activated, app, [] {
+        char buffer[16];
+        while (::read(g_quitPipe[0], buffer, sizeof buffer) > 0) {
+        }
+        QCoreApplication::quit();
+    });
+    struct sigaction action {};
+    action.sa_handler = onQuitSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGTERM, &action, nullptr);
+    sigaction(SIGINT, &action, nullptr);
+}
+
 void showWindow(QQuickWindow *window)
 {
     window->show();
@@ -211,6 +249,7 @@ int main(int argc, char *argv[])
     // Fusion follows the system palette (light or dark) and looks the same in widgets and QML.
     QQuickStyle::setStyle(u"Fusion"_s);
     QApplication app(argc, argv);
+    quitOnTerminationSignals(&app);
     QCoreApplication::installTranslator(&pandoTranslator);
     QCoreApplication::installTranslator(&qtTranslator);
     QApplication::setStyle(u"Fusion"_s);
