@@ -519,14 +519,26 @@ Result<DeployRecord> Engine::deploy(const QString &app, const QString &ref, cons
     DeployRepository deploys(d->db);
     if (auto created = deploys.create(deploy); !created)
         return std::unexpected(created.error());
-    if (auto queued = d->enqueueDeploy(deploy); !queued)
-        return std::unexpected(queued.error());
+    // Audited and announced before a worker can take it, so that its own lines and events (a
+    // fast failure) come after these, in the audit log and on the event stream.
     if (auto audited = d->audit.record(actor, QStringLiteral("deploy.start"), QStringLiteral("deploy/") + deploy.id,
                                        QStringLiteral("success"),
                                        QJsonObject{{QStringLiteral("app"), app}, {QStringLiteral("ref"), ref}});
-        !audited)
+        !audited) {
+        DeployRecord abandoned = deploy;
+        abandoned.status = QStringLiteral("failed");
+        abandoned.error = audited.error().text();
+        abandoned.finishedMs = d->clock.nowMs();
+        (void)deploys.update(abandoned);
         return std::unexpected(audited.error());
+    }
     d->services.publish(QStringLiteral("deploy.queued"), app, deploy.id);
+    if (auto queued = d->enqueueDeploy(deploy); !queued) {
+        d->services.publish(QStringLiteral("deploy.failed"), app, deploy.id,
+                            QJsonObject{{QStringLiteral("step"), QString()},
+                                        {QStringLiteral("error"), queued.error().text()}});
+        return std::unexpected(queued.error());
+    }
     // An older deploy still waiting for sign-off would, approved later, put an older version
     // back over this one: it is superseded, and its request withdrawn.
     if (auto held = deploys.awaitingApproval()) {
