@@ -26,6 +26,7 @@ Pane {
                 elide: Text.ElideRight
             }
             Label {
+                objectName: "badge"
                 visible: entry.badge > 0
                 text: entry.badge
                 color: "white"
@@ -77,18 +78,21 @@ Pane {
         }
         Entry {
             page: Sidebar.Page.Apps
+            objectName: "sidebarApps"
             current: root.current
             onClicked: root.current = Sidebar.Page.Apps
             text: qsTr("Apps")
         }
         Entry {
             page: Sidebar.Page.Pipelines
+            objectName: "sidebarPipelines"
             current: root.current
             onClicked: root.current = Sidebar.Page.Pipelines
             text: qsTr("Pipelines")
         }
         Entry {
             page: Sidebar.Page.Approvals
+            objectName: "sidebarApprovals"
             current: root.current
             onClicked: root.current = Sidebar.Page.Approvals
             text: qsTr("Approvals")
@@ -96,6 +100,7 @@ Pane {
         }
         Entry {
             page: Sidebar.Page.Activity
+            objectName: "sidebarActivity"
             current: root.current
             onClicked: root.current = Sidebar.Page.Activity
             text: qsTr("Activity")
@@ -105,12 +110,14 @@ Pane {
         }
         Entry {
             page: Sidebar.Page.Connections
+            objectName: "sidebarConnections"
             current: root.current
             onClicked: root.current = Sidebar.Page.Connections
             text: qsTr("Connections")
         }
         Entry {
             page: Sidebar.Page.Settings
+            objectName: "sidebarSettings"
             current: root.current
             onClicked: root.current = Sidebar.Page.Settings
             text: qsTr("Settings")

@@ -36,6 +36,7 @@ Pane {
                 spacing: 8
                 Layout.fillWidth: true
                 Label {
+                    objectName: "approvalTitle"
                     text: root.selected.title
                     font.pointSize: 16
                     font.bold: true
@@ -129,6 +130,7 @@ Pane {
             RowLayout {
                 spacing: 8
                 Button {
+                    objectName: "approveButton"
                     text: qsTr("Approve")
                     highlighted: true
                     enabled: !root.selected.busy

@@ -47,6 +47,7 @@ Pane {
 
         ListView {
             id: list
+            objectName: "approvalsList"
             Layout.fillWidth: true
             Layout.fillHeight: true
             clip: true

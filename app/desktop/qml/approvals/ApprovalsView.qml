@@ -11,6 +11,7 @@ Item {
     required property ApprovalsModel approvalsModel
 
     Pane {
+        objectName: "noApprovals"
         anchors.fill: parent
         visible: root.approvalsModel.count === 0
 

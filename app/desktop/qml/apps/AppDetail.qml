@@ -101,6 +101,7 @@ Pane {
                 size: 16
             }
             Label {
+                objectName: "appName"
                 text: root.hasApp ? root.app.name : ""
                 font.pointSize: 16
                 font.bold: true

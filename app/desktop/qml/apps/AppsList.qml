@@ -45,6 +45,7 @@ Pane {
 
         ListView {
             id: list
+            objectName: "appsList"
             Layout.fillWidth: true
             Layout.fillHeight: true
             clip: true

@@ -26,6 +26,7 @@ Item {
     }
 
     EmptyState {
+        objectName: "emptyState"
         anchors.fill: parent
         visible: root.appsModel.count === 0
         appsModel: root.appsModel

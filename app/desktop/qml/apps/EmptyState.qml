@@ -42,6 +42,7 @@ Pane {
         RowLayout {
             spacing: 8
             Button {
+                objectName: "newFromRepository"
                 text: qsTr("From a repository…")
                 highlighted: true
                 enabled: root.appsModel.engineReachable

@@ -102,6 +102,7 @@ Pane {
                 }
                 TextField {
                     id: linkField
+                    objectName: "pairingLinkField"
                     placeholderText: qsTr("pando://host:port/pair?fp=…&token=…")
                     Layout.fillWidth: true
                     enabled: !root.connectionsModel.busy
@@ -125,6 +126,7 @@ Pane {
                     spacing: 8
                     Button {
                         id: addButton
+                        objectName: "addConnectionButton"
                         text: qsTr("Add")
                         enabled: linkField.text.length > 0 && !root.connectionsModel.busy
                         onClicked: root.connectionsModel.addFromLink(linkField.text, nameField.text)
@@ -144,6 +146,7 @@ Pane {
                 }
                 Label {
                     id: errorLabel
+                    objectName: "connectionError"
                     visible: text.length > 0
                     text: root.connectionsModel.error
                     color: "#d2352b"

@@ -139,6 +139,7 @@ Item {
 
             ListView {
                 id: history
+                objectName: "deployHistory"
                 SplitView.preferredWidth: 300
                 SplitView.minimumWidth: 200
                 clip: true
@@ -238,6 +239,7 @@ Item {
                         anchors.right: parent.right
                         spacing: 4
                         Label {
+                            objectName: "deployReason"
                             Layout.fillWidth: true
                             text: steps.failedStep.length > 0 ? qsTr("✖ %1 failed: %2").arg(steps.failedStep).arg(steps.reason) : qsTr("✖ %1").arg(steps.reason)
                             color: "#d2352b"
@@ -255,6 +257,7 @@ Item {
 
                 ListView {
                     id: timeline
+                    objectName: "deploySteps"
                     Layout.fillWidth: true
                     Layout.fillHeight: true
                     clip: true

@@ -33,6 +33,7 @@ Pane {
                 Layout.preferredWidth: 20
             }
             ToolButton {
+                objectName: "refreshPipelines"
                 text: qsTr("Refresh")
                 onClicked: root.pipelinesModel.refresh()
             }
@@ -48,6 +49,7 @@ Pane {
         }
 
         ListView {
+            objectName: "pipelinesList"
             Layout.fillWidth: true
             Layout.fillHeight: true
             clip: true

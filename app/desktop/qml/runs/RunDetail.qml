@@ -37,6 +37,7 @@ Pane {
                 size: 16
             }
             Label {
+                objectName: "runTitle"
                 text: root.runTree.title
                 font.pointSize: 16
                 font.bold: true
@@ -75,6 +76,7 @@ Pane {
 
             TreeView {
                 id: tree
+                objectName: "runTree"
                 SplitView.preferredHeight: parent.height * 0.5
                 SplitView.minimumHeight: 80
                 clip: true

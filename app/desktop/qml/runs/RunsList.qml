@@ -35,6 +35,7 @@ Pane {
             }
             Button {
                 id: triggerButton
+                objectName: "triggerButton"
                 text: qsTr("Trigger…")
                 enabled: !root.pipeline.busy && root.pipeline.jobs.length > 0
                 ToolTip.visible: hovered
@@ -72,10 +73,12 @@ Pane {
 
         Menu {
             id: jobMenu
+            objectName: "jobMenu"
             Instantiator {
                 model: root.pipeline.jobs
                 delegate: MenuItem {
                     required property string modelData
+                    objectName: "job:" + modelData
                     text: modelData
                     onTriggered: root.pipelinesModel.triggerJob(root.pipelinesModel.selectedRow, modelData)
                 }
@@ -94,6 +97,7 @@ Pane {
         }
 
         ListView {
+            objectName: "runsList"
             Layout.fillWidth: true
             Layout.fillHeight: true
             clip: true

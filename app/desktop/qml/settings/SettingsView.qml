@@ -37,6 +37,7 @@ Pane {
 
                     Switch {
                         id: serveSwitch
+                        objectName: "serveSwitch"
                         text: qsTr("Let teammates use this computer's engine")
                         checked: root.server.enabled
                         onToggled: {
@@ -79,6 +80,7 @@ Pane {
                         }
                     }
                     Label {
+                        objectName: "serverStatus"
                         text: root.server.status
                         wrapMode: Text.Wrap
                         color: root.server.error.length > 0 ? "#d2352b" : palette.windowText
@@ -97,6 +99,7 @@ Pane {
             }
 
             GroupBox {
+                objectName: "pairGroup"
                 title: qsTr("Pair a teammate")
                 visible: root.server.running
                 Layout.fillWidth: true
@@ -123,6 +126,7 @@ Pane {
                                 Layout.preferredWidth: 200
                             }
                             Button {
+                                objectName: "makePairingLinkButton"
                                 text: qsTr("Make pairing link")
                                 enabled: accountBox.currentText.length > 0
                                 onClicked: root.server.makePairingLink(accountBox.currentText)
@@ -135,6 +139,7 @@ Pane {
                             spacing: 8
                             Layout.fillWidth: true
                             TextField {
+                                objectName: "pairingLinkField"
                                 text: root.server.pairingLink
                                 readOnly: true
                                 selectByMouse: true

@@ -1,0 +1,41 @@
+// A TestCase with what a user does: find an item by its objectName, type text into what has the
+// focus, click a list's row. Each test ends with no QML warning from the views.
+import QtQuick
+import QtTest
+import Pando.Test
+
+TestCase {
+    id: testCase
+    when: windowShown
+    // Where named() looks by default.
+    property Item scope: parent
+
+    function named(name: string, where): QtObject {
+        const item = findChild(where ? where : testCase.scope, name);
+        verify(item !== null, "no item named " + name);
+        return item;
+    }
+
+    function typeText(text: string) {
+        for (let i = 0; i < text.length; ++i)
+            keyClick(text.charAt(i));
+    }
+
+    // Selects what the field holds and types text over it.
+    function retype(field, text: string) {
+        mouseClick(field);
+        verify(field.activeFocus, (field.objectName || "the field") + " did not take the focus");
+        keyClick(Qt.Key_A, Qt.ControlModifier);
+        typeText(text);
+        compare(field.text, text);
+    }
+
+    function clickRow(view: Item, row: int) {
+        tryVerify(() => view.itemAtIndex(row) !== null, 5000, "row " + row + " of " + view.objectName + " is not shown");
+        mouseClick(view.itemAtIndex(row));
+    }
+
+    function cleanup() {
+        compare(Fixture.takeWarnings(), "", "QML warnings");
+    }
+}

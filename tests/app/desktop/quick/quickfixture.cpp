@@ -1,0 +1,208 @@
+#include "quickfixture.h"
+
+#include "app/wiring/pipelinewiring.h"
+#include "core/policy/policy.h"
+#include "tests/app/desktop/session/sessionharness.h"
+#include "tests/app/server/pipelinefakes.h"
+
+#include <QJsonObject>
+#include <QQmlEngine>
+#include <QTcpServer>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::test {
+
+namespace {
+
+QVariantMap answer(const Result<QJsonObject> &result)
+{
+    if (!result)
+        return {{u"error"_s, describe(result.error())}};
+    return result->toVariantMap();
+}
+
+QByteArray hostTask(const QByteArray &name, const QByteArray &script, const QByteArray &indent)
+{
+    return indent + "- task: " + name + "\n" + indent + "  config: {platform: host, run: {path: sh, args: [\"-c\", \"" +
+           script + "\"]}}\n";
+}
+
+} // namespace
+
+QuickFixture::QuickFixture(QObject *parent) : QObject(parent)
+{}
+
+QuickFixture::~QuickFixture()
+{
+    stop();
+}
+
+bool QuickFixture::restart(QQmlEngine *engine, QString *why)
+{
+    stop();
+    connect(engine, &QQmlEngine::warnings, this, [this](const QList<QQmlError> &list) {
+        for (const QQmlError &e : list)
+            m_warnings.append(e.toString());
+    });
+
+    m_install = std::make_unique<TestInstall>();
+    // Deploys of apps named gated-* from a repository not seen before wait for sign-off.
+    auto policy = core::policy::parsePolicy(R"({"apps": ["gated-*"], "changes": {"newSourceRepo": true}})");
+    if (!policy) {
+        *why = describe(policy.error());
+        return false;
+    }
+    m_install->approvalPolicy = *policy;
+    if (!m_install->start()) {
+        *why = m_install->error;
+        return false;
+    }
+    // The real pipeline runner, as pandod and the desktop's own engine wire it.
+    if (auto wired = wiring::installPipelines(*m_install->engine); !wired) {
+        *why = describe(wired.error());
+        return false;
+    }
+    m_session = std::make_unique<desktop::RemoteSession>(QUrl(m_install->baseUrl()), m_install->token);
+    m_state = std::make_unique<desktop::DesktopState>(m_session.get());
+    desktop::DesktopState::setInstance(m_state.get());
+    m_session->open();
+    if (!awaitConnected(*m_session, why))
+        return false;
+    Q_EMIT restarted();
+    return true;
+}
+
+void QuickFixture::stop()
+{
+    m_server.reset();
+    m_local.reset();
+    m_localSettings.reset();
+    m_localDir.reset();
+    desktop::DesktopState::setInstance(nullptr);
+    m_state.reset();
+    qDeleteAll(m_others);
+    m_others.clear();
+    m_session.reset();
+    m_install.reset();
+    m_warnings.clear();
+}
+
+QObject *QuickFixture::session() const
+{
+    return m_session.get();
+}
+
+desktop::RemoteSession *QuickFixture::sessionAs(const QString &user)
+{
+    if (user.isEmpty() || user == u"admin"_s)
+        return m_session.get();
+    if (auto *known = m_others.value(user))
+        return known;
+    const QString token = m_install->tokens.value(user);
+    if (token.isEmpty()) {
+        qWarning("QuickFixture: no user %s in the test install", qPrintable(user));
+        return nullptr;
+    }
+    auto *session = new desktop::RemoteSession(QUrl(m_install->baseUrl()), token, this);
+    m_others.insert(user, session);
+    session->open();
+    QString why;
+    if (!awaitConnected(*session, &why))
+        qWarning("QuickFixture: %s's session did not connect: %s", qPrintable(user), qPrintable(why));
+    return session;
+}
+
+QByteArray QuickFixture::appSpec(const QString &name, const QString &healthPath, int healthTimeoutSeconds) const
+{
+    // The fake runtime's containers "listen" on 127.0.0.1: the health probe needs something to
+    // answer there, and the API server itself does.
+    return u"name: %1\nsource:\n  repo: https://git.example/%1.git\n  ref: main\nrun:\n  port: %2\n"
+           u"health:\n  path: %3\n  timeout: %4s\n"_s.arg(name)
+               .arg(m_install->port)
+               .arg(healthPath)
+               .arg(healthTimeoutSeconds)
+               .toUtf8();
+}
+
+QVariantMap QuickFixture::breakHealth(const QString &app)
+{
+    return answer(
+        awaitObject([&](auto done) { m_session->updateApp(app, appSpec(app, u"/no-such-page"_s, 1), done); }));
+}
+
+QVariantMap QuickFixture::createApp(const QString &name, const QString &as)
+{
+    desktop::RemoteSession *session = sessionAs(as);
+    if (!session)
+        return {{u"error"_s, u"no session for %1"_s.arg(as)}};
+    return answer(awaitObject([&](auto done) { session->createApp(appSpec(name), done); }));
+}
+
+QVariantMap QuickFixture::deploy(const QString &app, const QString &as, const QString &ref)
+{
+    desktop::RemoteSession *session = sessionAs(as);
+    if (!session)
+        return {{u"error"_s, u"no session for %1"_s.arg(as)}};
+    return answer(awaitObject([&](auto done) { session->deploy(app, ref, done); }));
+}
+
+QString QuickFixture::deployStatus(const QString &id)
+{
+    auto detail = awaitObject([&](auto done) { m_session->deployDetail(id, done); });
+    return detail ? detail->value(u"status"_s).toString() : describe(detail.error());
+}
+
+QVariantMap QuickFixture::setBuildPipeline(const QString &name)
+{
+    const QByteArray yaml = "jobs:\n"
+                            "- name: build\n"
+                            "  plan:\n" +
+                            hostTask("compile", "echo compiling; echo compiled 12 files", "  ") + "  - in_parallel:\n" +
+                            hostTask("unit", "echo running 3 tests; echo 3 passed", "    ") +
+                            hostTask("lint", "echo lint clean", "    ");
+    return answer(awaitObject([&](auto done) { m_session->setPipeline(name, yaml, {}, done); }));
+}
+
+QObject *QuickFixture::localServer()
+{
+    if (m_server)
+        return m_server.get();
+    m_localDir = std::make_unique<QTemporaryDir>();
+    desktop::InProcessOptions options;
+    options.engine.dataDir = m_localDir->filePath(u"data"_s);
+    options.engine.reconcileIntervalMs = 0;
+    options.engine.workers = 1;
+    options.userName = u"owner"_s;
+    options.runtime = std::make_shared<FakeRuntime>();
+    options.router = std::make_shared<FakeRouter>();
+    options.source = std::make_shared<FakeSource>();
+    options.installPipelines = [](core::Engine &engine) -> Status {
+        engine.setPipelines(std::make_unique<FakePipelineService>(*engine.events()));
+        return {};
+    };
+    m_local = std::make_unique<desktop::InProcessSession>(options);
+    m_local->open();
+    QString why;
+    if (!awaitConnected(*m_local, &why))
+        qWarning("QuickFixture: this computer's engine did not start: %s", qPrintable(why));
+    m_localSettings = std::make_unique<QSettings>(m_localDir->filePath(u"settings.ini"_s), QSettings::IniFormat);
+    m_server = std::make_unique<desktop::EmbeddedServer>(m_local.get(), m_localSettings.get());
+    // Not the default port: other installs on this machine may hold it.
+    QTcpServer probe;
+    if (probe.listen(QHostAddress::LocalHost, 0)) {
+        m_server->setAddress(u"127.0.0.1"_s);
+        m_server->setPort(probe.serverPort());
+    }
+    QQmlEngine::setObjectOwnership(m_server.get(), QQmlEngine::CppOwnership);
+    return m_server.get();
+}
+
+QString QuickFixture::takeWarnings()
+{
+    const QString text = m_warnings.join(u'\n');
+    m_warnings.clear();
+    return text;
+}
+
+} // namespace pando::test

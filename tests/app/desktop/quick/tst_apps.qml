@@ -1,0 +1,109 @@
+// The Apps view: the New app dialog refuses an empty repository naming the field (and shows the
+// server's refusal naming source.repo), a valid form creates the app and shows it selected, and
+// Remove asks before the app goes; Ctrl+N opens the dialog. The functions run in name order and
+// build on each other.
+import QtQuick
+import QtQuick.Controls
+import QtTest
+import Pando.Apps
+import Pando.Shell
+import Pando.Test
+
+Item {
+    id: root
+    width: 1280
+    height: 800
+
+    AppsView {
+        id: view
+        anchors.fill: parent
+        appsModel: Desktop.apps
+    }
+
+    UserTestCase {
+        name: "AppsView"
+        scope: view
+
+        function initTestCase() {
+            tryCompare(Desktop.apps, "loaded", true, 10000);
+            compare(Desktop.apps.count, 0);
+        }
+
+        function test_1_emptyRepositoryNamesTheField() {
+            verify(named("emptyState").visible);
+            const start = named("newFromRepository");
+            tryCompare(start, "enabled", true, 10000);
+            mouseClick(start);
+            const dialog = named("createAppDialog");
+            tryCompare(dialog, "opened", true);
+            // The name field has the focus when the dialog opens.
+            tryCompare(named("nameField"), "activeFocus", true);
+            typeText("hello");
+            compare(named("repoField").text, "");
+            mouseClick(named("createButton"));
+            const error = named("createError");
+            tryCompare(error, "visible", true);
+            verify(/repository/.test(error.text), error.text);
+            verify(dialog.opened, "the dialog closed on an error");
+            compare(Desktop.apps.count, 0);
+        }
+
+        function test_2_refusedRepositoryShowsTheServersReason() {
+            retype(named("repoField"), "ext::sh -c true");
+            mouseClick(named("createButton"));
+            const error = named("createError");
+            tryVerify(() => error.text.startsWith("source.repo: "), 10000, error.text);
+            verify(named("createAppDialog").opened);
+            compare(Desktop.apps.count, 0);
+        }
+
+        function test_3_validFormCreatesTheAppSelected() {
+            retype(named("repoField"), "https://git.example/hello.git");
+            // Created only: the fake's container answers no health probe on port 8080, so a deploy
+            // would keep the app busy (and Remove disabled) until the probe gives up.
+            const deployNow = named("deployNow");
+            mouseClick(deployNow);
+            compare(deployNow.checked, false);
+            mouseClick(named("createButton"));
+            tryCompare(named("createAppDialog"), "visible", false, 10000);
+            const list = named("appsList");
+            tryCompare(list, "count", 1, 10000);
+            tryCompare(list, "currentIndex", 0);
+            verify(list.currentItem.highlighted);
+            compare(list.currentItem.name, "hello");
+            tryCompare(named("appName"), "text", "hello");
+            verify(!named("emptyState").visible);
+        }
+
+        function test_4_removeAsksAndTheAppGoes() {
+            const remove = named("removeButton");
+            tryCompare(remove, "enabled", true, 10000);
+            const dialog = named("removeDialog");
+
+            mouseClick(remove);
+            tryCompare(dialog, "opened", true);
+            verify(dialog.title.indexOf("hello") >= 0, dialog.title);
+            mouseClick(dialog.standardButton(Dialog.Cancel));
+            tryCompare(dialog, "visible", false);
+            compare(Desktop.apps.count, 1);
+
+            mouseClick(remove);
+            tryCompare(dialog, "opened", true);
+            mouseClick(dialog.standardButton(Dialog.Ok));
+            tryCompare(Desktop.apps, "count", 0, 20000);
+            tryCompare(named("emptyState"), "visible", true);
+        }
+
+        function test_5_ctrlNOpensTheDialogAndEscapeClosesIt() {
+            const dialog = named("createAppDialog");
+            compare(dialog.visible, false);
+            keySequence("Ctrl+N");
+            tryCompare(dialog, "opened", true);
+            // A new start: the previous refusal is gone.
+            compare(named("createError").visible, false);
+            keyClick(Qt.Key_Escape);
+            tryCompare(dialog, "visible", false);
+            compare(Desktop.apps.count, 0);
+        }
+    }
+}
