@@ -2,6 +2,7 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import Pando.Activity
 import Pando.Apps
 import Pando.Approvals
 import Pando.Connections
@@ -74,8 +75,13 @@ ApplicationWindow {
             ApprovalsView {
                 approvalsModel: Desktop.approvals
             }
-            PendingView {
-                title: qsTr("Activity")
+            ActivityView {
+                activityModel: Desktop.activity
+                onAppRequested: name => {
+                    Desktop.apps.selectApp(name);
+                    sidebar.current = Sidebar.Page.Apps;
+                }
+                onApprovalRequested: id => Desktop.showApproval(id)
             }
             ConnectionsView {
                 connectionsModel: Desktop.connections

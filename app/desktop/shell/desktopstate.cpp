@@ -44,6 +44,7 @@ void DesktopState::setSession(Session *session)
     m_pipelines.setSession(session);
     m_runs.setSession(session);
     m_runTree.setSession(session);
+    m_activity.setSession(session);
     if (session) {
         connect(session, &Session::eventReceived, this, &DesktopState::onEvent);
         connect(session, &Session::stateChanged, this, [this](Session::State state) {

@@ -6,6 +6,7 @@
 //
 // Threading: GUI thread only, with its Session.
 
+#include "app/desktop/qml/activity/activitymodel.h"
 #include "app/desktop/qml/approvals/approvalsmodel.h"
 #include "app/desktop/qml/apps/appsmodel.h"
 #include "app/desktop/qml/connections/connectionsmodel.h"
@@ -31,6 +32,8 @@ class DesktopState : public QObject {
     Q_PROPERTY(QString connectionName READ connectionName NOTIFY connectionChanged)
     Q_PROPERTY(pando::desktop::AppsModel *apps READ apps CONSTANT)
     Q_PROPERTY(pando::desktop::ApprovalsModel *approvals READ approvals CONSTANT)
+    // The Activity view: the install's events while the window watched.
+    Q_PROPERTY(pando::desktop::ActivityModel *activity READ activity CONSTANT)
     // The Pipelines view: the pipelines, the selected one's runs, the selected run's step tree.
     Q_PROPERTY(pando::desktop::PipelinesModel *pipelines READ pipelines CONSTANT)
     Q_PROPERTY(pando::desktop::RunsModel *runs READ runs CONSTANT)
@@ -66,6 +69,7 @@ public:
     QString connectionName() const;
     AppsModel *apps() { return &m_apps; }
     ApprovalsModel *approvals() { return &m_approvals; }
+    ActivityModel *activity() { return &m_activity; }
     PipelinesModel *pipelines() { return &m_pipelines; }
     RunsModel *runs() { return &m_runs; }
     RunTreeModel *runTree() { return &m_runTree; }
@@ -79,7 +83,7 @@ public:
     View currentView() const { return m_currentView; }
     void setCurrentView(View view);
     // Selects the approval (when it still waits) and asks the window to show the Approvals view.
-    void showApproval(const QString &id);
+    Q_INVOKABLE void showApproval(const QString &id);
     int pendingApprovals() const { return m_pendingApprovals; }
     Overall overall() const;
     QString overallText() const;
@@ -108,6 +112,7 @@ private:
     Session *m_session;
     AppsModel m_apps;
     ApprovalsModel m_approvals;
+    ActivityModel m_activity;
     PipelinesModel m_pipelines;
     RunsModel m_runs;
     RunTreeModel m_runTree;

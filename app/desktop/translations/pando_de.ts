@@ -2,6 +2,21 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE" sourcelanguage="en">
 <context>
+    <name>ActivityView</name>
+    <message>
+        <source>Activity</source>
+        <translation>Aktivität</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>Leeren</translation>
+    </message>
+    <message>
+        <source>Nothing has happened since Pando Desktop started. Deploys, runs, approvals and changes to apps show here as they happen.</source>
+        <translation>Seit dem Start von Pando Desktop ist nichts passiert. Deploys, Läufe, Freigaben und Änderungen an Apps erscheinen hier, sobald sie geschehen.</translation>
+    </message>
+</context>
+<context>
     <name>AppDetail</name>
     <message>
         <source>Select an app to see its details</source>
@@ -458,10 +473,6 @@
         <source>Pando — %1</source>
         <translation>Pando — %1</translation>
     </message>
-    <message>
-        <source>Activity</source>
-        <translation>Aktivität</translation>
-    </message>
 </context>
 <context>
     <name>PairingLink</name>
@@ -515,13 +526,6 @@
     <message>
         <source>the pairing code (token=) must start with pandopair_</source>
         <translation>der Kopplungscode (token=) muss mit pandopair_ beginnen</translation>
-    </message>
-</context>
-<context>
-    <name>PendingView</name>
-    <message>
-        <source>This view is not in this build of Pando Desktop yet; the command-line client (pando) has it.</source>
-        <translation>Diese Ansicht gibt es in dieser Version von Pando Desktop noch nicht; der Kommandozeilen-Client (pando) bietet sie bereits.</translation>
     </message>
 </context>
 <context>
@@ -854,6 +858,89 @@
     <message>
         <source>Show the app in this language (default: the system&apos;s).</source>
         <translation>Die App in dieser Sprache zeigen (Vorgabe: die des Systems).</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::ActivityModel</name>
+    <message>
+        <source>%1: deploy queued</source>
+        <translation>%1: Deploy eingereiht</translation>
+    </message>
+    <message>
+        <source>approved (%1)</source>
+        <translation>freigegeben (%1)</translation>
+    </message>
+    <message>
+        <source>%1: deploy succeeded</source>
+        <translation>%1: Deploy erfolgreich</translation>
+    </message>
+    <message>
+        <source>%1: deploy failed</source>
+        <translation>%1: Deploy fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>%1 failed: %2</source>
+        <translation>%1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>%1 was created</source>
+        <translation>%1 wurde angelegt</translation>
+    </message>
+    <message>
+        <source>%1: spec changed</source>
+        <translation>%1: Spec geändert</translation>
+    </message>
+    <message>
+        <source>%1 was removed</source>
+        <translation>%1 wurde entfernt</translation>
+    </message>
+    <message>
+        <source>Approval requested: %1</source>
+        <translation>Freigabe angefordert: %1</translation>
+    </message>
+    <message>
+        <source>Approved: %1</source>
+        <translation>Freigegeben: %1</translation>
+    </message>
+    <message>
+        <source>Rejected: %1</source>
+        <translation>Abgelehnt: %1</translation>
+    </message>
+    <message>
+        <source>Expired: %1</source>
+        <translation>Abgelaufen: %1</translation>
+    </message>
+    <message>
+        <source>%1 queued</source>
+        <translation>%1 eingereiht</translation>
+    </message>
+    <message>
+        <source>%1 started</source>
+        <translation>%1 gestartet</translation>
+    </message>
+    <message>
+        <source>Pipeline %1 paused</source>
+        <translation>Pipeline %1 pausiert</translation>
+    </message>
+    <message>
+        <source>%1 succeeded</source>
+        <translation>%1 erfolgreich</translation>
+    </message>
+    <message>
+        <source>%1 failed</source>
+        <translation>%1 fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>%1 errored</source>
+        <translation>%1 mit Fehler abgebrochen</translation>
+    </message>
+    <message>
+        <source>%1 aborted</source>
+        <translation>%1 abgebrochen</translation>
+    </message>
+    <message>
+        <source>%1 ended: %2</source>
+        <translation>%1 beendet: %2</translation>
     </message>
 </context>
 <context>
