@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <memory>
 #include <unistd.h>
 
 Q_IMPORT_QML_PLUGIN(Pando_AppsPlugin)
@@ -265,8 +266,10 @@ int main(int argc, char *argv[])
     }
 
     QSettings settings;
-    Session *session = makeSession(options, settings, &app);
-    DesktopState state(session);
+    // Owned here, not by the application object: it must go (stopping its engine on its thread)
+    // while the application, its event dispatcher and timers, still exist.
+    const std::unique_ptr<Session> session(makeSession(options, settings, nullptr));
+    DesktopState state(session.get());
     DesktopState::setInstance(&state);
 
     QQmlApplicationEngine engine;

@@ -418,6 +418,9 @@ private Q_SLOTS:
                                                    .arg(m_desktop->exitCode()) +
                                                diagnostics()));
         QVERIFY(waitUntil([&] { return embeddedIcons(*m_x).isEmpty(); }, 5000));
+        // And quietly: the session and its timers went before the application did.
+        const QString said = QString::fromLocal8Bit(m_desktop->readAll());
+        QVERIFY2(!said.contains(u"QObject::"_s) && !said.contains(u"Timers"_s), qPrintable(said));
     }
 
     // The control: no tray host, so no icon, and the same close ends the app.
