@@ -24,6 +24,9 @@ namespace {
 
 const QString TokenFile = u"desktop-token"_s;
 const QString InitialTokenFile = u"initial-admin-token"_s;
+// Where the running desktop serves its engine's API, for the command line (PANDO_SERVER); there
+// only while the engine runs.
+const QString ApiUrlFile = u"desktop-api"_s;
 
 QString readSecret(const QString &path)
 {
@@ -100,6 +103,11 @@ public:
             stop();
             return std::unexpected(port.error());
         }
+        if (auto written = core::detail::writePrivateFile(QDir(m_dataDir).filePath(ApiUrlFile),
+                                                          u"http://127.0.0.1:%1\n"_s.arg(*port).toUtf8());
+            !written)
+            qWarning("pando-desktop: cannot say where the API is for the command line: %s",
+                     qPrintable(written.error().text()));
         return Started{*port, user->second, user->first};
     }
 
@@ -127,6 +135,8 @@ public:
     void stop()
     {
         // The server's sockets hold subscriptions into the engine: it goes first.
+        if (m_server && !m_dataDir.isEmpty())
+            QFile::remove(QDir(m_dataDir).filePath(ApiUrlFile));
         m_server.reset();
         if (m_engine)
             m_engine->shutdown();

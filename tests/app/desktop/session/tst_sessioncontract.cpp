@@ -473,7 +473,13 @@ void TestSessionContract::inProcessRestartKeepsItsUserAndApps()
                  QFile::Permissions());
         auto created = test::awaitObject([&](auto done) { first.createApp(appSpec(u"kept"_s, 1), done); });
         VERIFY_OK(created);
+        // The command line finds the running engine's API (PANDO_SERVER) in desktop-api, owner-only.
+        QFile api(dir.filePath(u"desktop-api"_s));
+        QVERIFY(api.open(QIODevice::ReadOnly));
+        QCOMPARE(QUrl(QString::fromUtf8(api.readAll()).trimmed()), first.baseUrl());
+        QCOMPARE(api.permissions() & (QFile::ReadGroup | QFile::ReadOther), QFile::Permissions());
     }
+    QVERIFY(!QFile::exists(dir.filePath(u"desktop-api"_s)));
     const QString token = QString::fromUtf8([&] {
         QFile f(dir.filePath(u"desktop-token"_s));
         return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
