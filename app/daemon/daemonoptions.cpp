@@ -66,8 +66,21 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
         QStringLiteral("approval-ttl"),
         QStringLiteral("How long a deploy waits for sign-off before its request expires (default 24h)."),
         QStringLiteral("duration"));
+    const QCommandLineOption tls(
+        QStringLiteral("tls"),
+        QStringLiteral(
+            "Serve HTTPS, with a certificate made and kept in <data-dir>/tls (clients pin its fingerprint)."));
+    const QCommandLineOption tlsName(
+        QStringLiteral("tls-name"),
+        QStringLiteral("A host name or address teammates reach this install by, for the made certificate (repeat)."),
+        QStringLiteral("name"));
+    const QCommandLineOption tlsCert(QStringLiteral("tls-cert"),
+                                     QStringLiteral("Serve HTTPS with this PEM certificate (with --tls-key)."),
+                                     QStringLiteral("file"));
+    const QCommandLineOption tlsKey(QStringLiteral("tls-key"), QStringLiteral("The PEM private key of --tls-cert."),
+                                    QStringLiteral("file"));
     parser.addOptions({dataDir, listen, database, workers, reconcile, docker, install, maxRuns, auditSinks, appLimit,
-                       approvalPolicy, approvalTtl});
+                       approvalPolicy, approvalTtl, tls, tlsName, tlsCert, tlsKey});
     parser.process(arguments);
     if (!parser.positionalArguments().isEmpty())
         return fail(ErrorCode::Invalid,
@@ -149,6 +162,17 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
                         QStringLiteral("--approval-ttl"));
         o.engine.approvalTtlMs = *ttl;
     }
+    if (parser.isSet(tlsCert) != parser.isSet(tlsKey))
+        return fail(ErrorCode::Invalid, QStringLiteral("--tls-cert and --tls-key go together"),
+                    parser.isSet(tlsCert) ? QStringLiteral("--tls-key") : QStringLiteral("--tls-cert"),
+                    QStringLiteral("give both files, or --tls alone for a certificate pandod makes"));
+    if (parser.isSet(tlsName) && parser.isSet(tlsCert))
+        return fail(ErrorCode::Invalid, QStringLiteral("--tls-name names a certificate pandod makes, not a given one"),
+                    QStringLiteral("--tls-name"));
+    o.tls = parser.isSet(tls) || parser.isSet(tlsCert) || parser.isSet(tlsName);
+    o.tlsNames = parser.values(tlsName);
+    o.tlsCertificate = parser.value(tlsCert);
+    o.tlsKey = parser.value(tlsKey);
     if (parser.isSet(install))
         o.engine.installId = parser.value(install);
     o.dockerSocket = parser.value(docker);

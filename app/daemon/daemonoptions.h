@@ -17,6 +17,12 @@ struct DaemonOptions {
     int maxRuns = 4;      // pipeline runs at once, all pipelines together
     QString auditSinks;   // a JSON file of audit sinks; empty: none
     int appLimit = 10;    // apps a member may own (operators and admins are not limited)
+    // HTTPS: with certificate and key files when given, else with a certificate made (and kept)
+    // in <data-dir>/tls naming tlsNames, which clients pin by its fingerprint.
+    bool tls = false;
+    QStringList tlsNames;
+    QString tlsCertificate;
+    QString tlsKey;
 };
 
 // "90s", "30m", "24h", "7d"; nullopt for anything else.

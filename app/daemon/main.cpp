@@ -7,6 +7,7 @@
 #include "app/daemon/daemonoptions.h"
 #include "app/daemon/signalwatcher.h"
 #include "app/server/apiserver.h"
+#include "app/server/tlsidentity.h"
 #include "app/wiring/accountwiring.h"
 #include "app/wiring/auditwiring.h"
 #include "app/wiring/pipelinewiring.h"
@@ -87,14 +88,39 @@ int main(int argc, char *argv[])
 
     server::ApiServer api(engine);
     api.setAuthzOptions(core::authz::AuthzOptions{options->appLimit});
-    auto port = api.listen(options->listenAddress, options->listenPort);
+    std::optional<server::TlsIdentity> tls;
+    if (options->tls) {
+        // The names teammates reach it by: the listen address unless it is a wildcard, and what
+        // --tls-name adds (localhost and 127.0.0.1 are always in).
+        QStringList names = options->tlsNames;
+        if (options->listenAddress != QHostAddress::Any && options->listenAddress != QHostAddress::AnyIPv6)
+            names.append(options->listenAddress.toString());
+        auto identity =
+            options->tlsCertificate.isEmpty()
+                ? server::loadOrCreateTlsIdentity(QDir(options->engine.dataDir).filePath(QStringLiteral("tls")), names)
+                : server::loadTlsIdentity(options->tlsCertificate, options->tlsKey);
+        if (!identity) {
+            err << "pandod: cannot serve HTTPS: " << identity.error().text() << Qt::endl;
+            if (!identity.error().hint.isEmpty())
+                err << "hint: " << identity.error().hint << Qt::endl;
+            engine.shutdown();
+            return 1;
+        }
+        tls = *identity;
+    }
+    auto port = tls ? api.listenTls(options->listenAddress, options->listenPort, tls->certificate, tls->key)
+                    : api.listen(options->listenAddress, options->listenPort);
     if (!port) {
         err << "pandod: cannot listen on " << options->listenAddress.toString() << ':' << options->listenPort << ": "
             << port.error().text() << Qt::endl;
         engine.shutdown();
         return 1;
     }
-    out << "pandod: listening on http://" << options->listenAddress.toString() << ':' << *port << "/api/v1" << Qt::endl;
+    out << "pandod: listening on " << (tls ? "https://" : "http://") << options->listenAddress.toString() << ':'
+        << *port << "/api/v1" << Qt::endl;
+    if (tls)
+        out << "pandod: certificate " << tls->certificatePath << ", SHA-256 fingerprint " << tls->fingerprint
+            << " (pair a desktop with POST /api/v1/users/NAME/pairings)" << Qt::endl;
 
     daemon::SignalWatcher signals;
     QObject::connect(&signals, &daemon::SignalWatcher::terminate, &app, [&] {

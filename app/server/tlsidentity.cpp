@@ -225,6 +225,34 @@ QString normalizeFingerprint(const QString &text)
     return hex;
 }
 
+Result<TlsIdentity> loadTlsIdentity(const QString &certificatePath, const QString &keyPath)
+{
+    QFile certFile(certificatePath);
+    if (!certFile.open(QIODevice::ReadOnly))
+        return fail(ErrorCode::Invalid, u"cannot read the certificate: %1"_s.arg(certFile.errorString()),
+                    certificatePath);
+    QFile keyFile(keyPath);
+    if (!keyFile.open(QIODevice::ReadOnly))
+        return fail(ErrorCode::Invalid, u"cannot read the private key: %1"_s.arg(keyFile.errorString()), keyPath);
+    const QByteArray certPem = certFile.readAll();
+    const QByteArray keyPem = keyFile.readAll();
+    const QList<QSslCertificate> certs = QSslCertificate::fromData(certPem, QSsl::Pem);
+    if (certs.isEmpty())
+        return fail(ErrorCode::Invalid, u"not a PEM certificate"_s, certificatePath);
+    if (!keyMatches(certPem, keyPem))
+        return fail(ErrorCode::Invalid, u"not the private key of %1"_s.arg(certificatePath), keyPath,
+                    u"give the key the certificate was made for, in PEM"_s);
+    QSslKey key;
+    for (const QSsl::KeyAlgorithm algorithm : {QSsl::Rsa, QSsl::Ec, QSsl::Dsa}) {
+        key = QSslKey(keyPem, algorithm, QSsl::Pem, QSsl::PrivateKey);
+        if (!key.isNull())
+            break;
+    }
+    if (key.isNull())
+        return fail(ErrorCode::Invalid, u"the private key is neither RSA, EC nor DSA, or is encrypted"_s, keyPath);
+    return TlsIdentity{certs.first(), key, certificateFingerprint(certs.first()), certificatePath, keyPath, false};
+}
+
 Result<TlsIdentity> loadOrCreateTlsIdentity(const QString &dir, const QStringList &hostNames)
 {
     const QStringList names = wantedNames(hostNames);

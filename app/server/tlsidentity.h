@@ -27,6 +27,10 @@ struct TlsIdentity {
 // addresses; "localhost" and 127.0.0.1 are always included).
 Result<TlsIdentity> loadOrCreateTlsIdentity(const QString &dir, const QStringList &hostNames);
 
+// A certificate and key someone else made (a CA's, say), as PEM files: errors name the file that
+// could not be read, and a key that is not the certificate's is refused.
+Result<TlsIdentity> loadTlsIdentity(const QString &certificatePath, const QString &keyPath);
+
 // SHA-256 of the certificate's DER as 64 lowercase hex digits.
 QString certificateFingerprint(const QSslCertificate &certificate);
 

@@ -54,6 +54,22 @@ private Q_SLOTS:
         QVERIFY(!daemon::parseDuration(u"-5m"_s));
     }
 
+    void tls()
+    {
+        auto plain = parse({u"--data-dir"_s, m_dir.path()});
+        QVERIFY(plain && !plain->tls);
+        auto made = parse({u"--data-dir"_s, m_dir.path(), u"--tls"_s, u"--tls-name"_s, u"pando.lan"_s, u"--tls-name"_s,
+                           u"10.0.0.5"_s});
+        QVERIFY2(made, qPrintable(made ? QString() : made.error().text()));
+        QVERIFY(made->tls);
+        QCOMPARE(made->tlsNames, QStringList({u"pando.lan"_s, u"10.0.0.5"_s}));
+        auto given = parse({u"--data-dir"_s, m_dir.path(), u"--tls-cert"_s, u"a.crt"_s, u"--tls-key"_s, u"a.key"_s});
+        QVERIFY2(given, qPrintable(given ? QString() : given.error().text()));
+        QVERIFY(given->tls);
+        QCOMPARE(given->tlsCertificate, u"a.crt"_s);
+        QCOMPARE(given->tlsKey, u"a.key"_s);
+    }
+
     void badValuesNameTheFlag_data()
     {
         QTest::addColumn<QStringList>("flags");
@@ -74,6 +90,11 @@ private Q_SLOTS:
         QTest::newRow("workers") << QStringList{u"--workers"_s, u"0"_s} << u"--workers"_s << u"1 to 64"_s;
         QTest::newRow("listen") << QStringList{u"--listen"_s, u"localhost"_s} << u"--listen"_s << u"host:port"_s;
         QTest::newRow("app limit") << QStringList{u"--app-limit"_s, u"-1"_s} << u"--app-limit"_s << u"0 to"_s;
+        QTest::newRow("tls cert alone") << QStringList{u"--tls-cert"_s, u"a.crt"_s} << u"--tls-key"_s
+                                        << u"go together"_s;
+        QTest::newRow("tls name with a given cert")
+            << QStringList{u"--tls-cert"_s, u"a.crt"_s, u"--tls-key"_s, u"a.key"_s, u"--tls-name"_s, u"x"_s}
+            << u"--tls-name"_s << u"pandod makes"_s;
     }
 
     void badValuesNameTheFlag()

@@ -17,6 +17,7 @@
 #include <QRandomGenerator>
 #include <QSqlDatabase>
 #include <QSqlQuery>
+#include <QSslSocket>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -55,6 +56,7 @@ private Q_SLOTS:
     void badInputIsRefusedWithNothingCreated();
     void sigkillMidDeployIsSettledOnRestart();
     void auditTrailListsAndVerifies();
+    void servesHttpsWithItsOwnCertificate();
 
 private:
     bool startDaemon();
@@ -330,6 +332,92 @@ void TestPandod::auditTrailListsAndVerifies()
     const Run broken = cli({QStringLiteral("audit"), QStringLiteral("verify")});
     QCOMPARE(broken.exitCode, 1);
     QVERIFY2(broken.err.contains(QByteArray("broken at line " + QByteArray::number(seq))), broken.err.constData());
+}
+
+// --tls: pandod makes a certificate (key owner-only) naming --tls-name, says its fingerprint,
+// serves HTTPS with it (plain HTTP gets no answer), and keeps it across a restart; a key that is
+// not the certificate's is refused at start, naming the key file.
+void TestPandod::servesHttpsWithItsOwnCertificate()
+{
+    const QString dataDir = m_tmp.path() + QStringLiteral("/tls-data");
+    const int port = freePort();
+    auto start = [&](const QStringList &extra, QByteArray *said) {
+        auto daemon = std::make_unique<QProcess>();
+        daemon->setProcessChannelMode(QProcess::MergedChannels);
+        daemon->start(binaryDir() + QStringLiteral("/app/daemon/pandod"),
+                      QStringList{QStringLiteral("--data-dir"), dataDir, QStringLiteral("--listen"),
+                                  QStringLiteral("127.0.0.1:%1").arg(port), QStringLiteral("--install-id"),
+                                  m_installId + QStringLiteral("-tls")} +
+                          extra);
+        daemon->waitForStarted(5000);
+        for (int i = 0; i < 200 && daemon->state() == QProcess::Running && !said->contains("fingerprint"); ++i) {
+            daemon->waitForReadyRead(50);
+            *said += daemon->readAll();
+        }
+        return daemon;
+    };
+    auto stop = [](QProcess &daemon) {
+        ::kill(pid_t(daemon.processId()), SIGTERM);
+        daemon.waitForFinished(30000);
+    };
+    // One HTTPS GET of the health route, trusting nothing but the pinned fingerprint.
+    auto healthOverTls = [&](const QString &fingerprint) -> QByteArray {
+        QSslSocket socket;
+        socket.setPeerVerifyMode(QSslSocket::VerifyNone);
+        socket.connectToHostEncrypted(QStringLiteral("127.0.0.1"), quint16(port));
+        if (!socket.waitForEncrypted(5000))
+            return "no handshake: " + socket.errorString().toUtf8();
+        const QString seen = QString::fromLatin1(socket.peerCertificate().digest(QCryptographicHash::Sha256).toHex());
+        if (seen != fingerprint)
+            return "certificate " + seen.toUtf8();
+        socket.write("GET /api/v1/health HTTP/1.1\r\nHost: pando.test\r\n\r\n");
+        QByteArray answer;
+        while (!answer.contains("\r\n\r\n") && socket.waitForReadyRead(5000))
+            answer += socket.readAll();
+        return answer.left(answer.indexOf("\r\n"));
+    };
+
+    QByteArray said;
+    auto daemon = start({QStringLiteral("--tls"), QStringLiteral("--tls-name"), QStringLiteral("pando.test")}, &said);
+    QVERIFY2(said.contains("listening on https://127.0.0.1:"), said.constData());
+    const qsizetype at = said.indexOf("SHA-256 fingerprint ");
+    QVERIFY2(at >= 0, said.constData());
+    const QString fingerprint = QString::fromLatin1(said.mid(at + 20, 64));
+    QCOMPARE(healthOverTls(fingerprint), QByteArray("HTTP/1.1 200 OK"));
+    QCOMPARE(httpGet(QUrl(QStringLiteral("http://127.0.0.1:%1/api/v1/health").arg(port)), 2000).status, 0);
+    struct stat key {};
+    QCOMPARE(::stat(QFile::encodeName(dataDir + QStringLiteral("/tls/server.key")).constData(), &key), 0);
+    QCOMPARE(key.st_mode & 0777, mode_t(0600));
+    const QList<QSslCertificate> certs = QSslCertificate::fromPath(dataDir + QStringLiteral("/tls/server.crt"));
+    QCOMPARE(certs.size(), 1);
+    QVERIFY(certs.first().subjectAlternativeNames().values(QSsl::DnsEntry).contains(QStringLiteral("pando.test")));
+    stop(*daemon);
+
+    said.clear();
+    daemon = start({QStringLiteral("--tls"), QStringLiteral("--tls-name"), QStringLiteral("pando.test")}, &said);
+    QVERIFY2(said.contains(fingerprint.toLatin1()), said.constData()); // the same certificate again
+    QCOMPARE(healthOverTls(fingerprint), QByteArray("HTTP/1.1 200 OK"));
+    stop(*daemon);
+
+    // Someone else's key with this certificate: refused before anything listens.
+    QTemporaryDir other;
+    QVERIFY(other.isValid());
+    QByteArray otherSaid;
+    {
+        QProcess maker;
+        maker.start(QStringLiteral("openssl"),
+                    {QStringLiteral("ecparam"), QStringLiteral("-name"), QStringLiteral("prime256v1"),
+                     QStringLiteral("-genkey"), QStringLiteral("-noout"), QStringLiteral("-out"),
+                     other.filePath(QStringLiteral("other.key"))});
+        QVERIFY(maker.waitForFinished(10000) && maker.exitCode() == 0);
+    }
+    daemon = start({QStringLiteral("--tls-cert"), dataDir + QStringLiteral("/tls/server.crt"),
+                    QStringLiteral("--tls-key"), other.filePath(QStringLiteral("other.key"))},
+                   &otherSaid);
+    QVERIFY(daemon->state() == QProcess::NotRunning || daemon->waitForFinished(10000));
+    otherSaid += daemon->readAll();
+    QCOMPARE(daemon->exitCode(), 1);
+    QVERIFY2(otherSaid.contains("not the private key of") && otherSaid.contains("other.key"), otherSaid.constData());
 }
 
 QTEST_GUILESS_MAIN(TestPandod)
