@@ -20,7 +20,9 @@ void SessionListModel::setSession(Session *session)
     if (m_session)
         disconnect(m_session, nullptr, this, nullptr);
     m_session = session;
-    ++m_generation;
+    ++m_generation; // a reload in flight for the old session will not answer here
+    setLoading(false);
+    setError({});
     if (m_session) {
         connect(m_session, &Session::eventReceived, this, &SessionListModel::onEvent);
         connect(m_session, &Session::stateChanged, this, &SessionListModel::onSessionState);
@@ -29,6 +31,22 @@ void SessionListModel::setSession(Session *session)
     Q_EMIT sessionChanged();
     if (m_session && m_session->state() == Session::State::Connected)
         refresh();
+}
+
+void SessionListModel::setLoading(bool loading)
+{
+    if (loading == m_loading)
+        return;
+    m_loading = loading;
+    Q_EMIT loadingChanged();
+}
+
+void SessionListModel::setError(const QString &error)
+{
+    if (error == m_error)
+        return;
+    m_error = error;
+    Q_EMIT errorChanged();
 }
 
 void SessionListModel::onSessionState(Session::State state)

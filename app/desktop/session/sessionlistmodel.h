@@ -34,9 +34,16 @@ public:
     // Reloads the rows from the session.
     Q_INVOKABLE virtual void refresh() = 0;
 
+    // A reload is under way.
+    bool isLoading() const { return m_loading; }
+    // Why the last reload (or action) failed; empty when it did not.
+    QString error() const { return m_error; }
+
 Q_SIGNALS:
     void sessionChanged();
     void countChanged();
+    void loadingChanged();
+    void errorChanged();
 
 protected:
     // One event of the session's live stream.
@@ -46,8 +53,16 @@ protected:
     // The session was replaced: drop what the old one showed. Runs before sessionChanged().
     virtual void sessionReplaced() {}
 
+    // Both say so only when they change.
+    void setLoading(bool loading);
+    void setError(const QString &error);
+
     QPointer<Session> m_session;
     quint64 m_generation = 0; // answers for an older session or reload are dropped
+
+private:
+    bool m_loading = false;
+    QString m_error;
 };
 
 } // namespace pando::desktop

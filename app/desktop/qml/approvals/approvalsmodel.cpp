@@ -315,29 +315,19 @@ int ApprovalsModel::rowOf(const QString &id) const
     return -1;
 }
 
-void ApprovalsModel::setError(const QString &error)
-{
-    if (error == m_error)
-        return;
-    m_error = error;
-    Q_EMIT errorChanged();
-}
-
 void ApprovalsModel::refresh()
 {
     if (!m_session)
         return;
-    m_loading = true;
-    Q_EMIT loadingChanged();
+    setLoading(true);
     const quint64 generation = m_generation;
     QPointer<ApprovalsModel> self(this);
     m_session->approvals(u"pending"_s, [self, generation](const Result<QJsonArray> &pending) {
         if (!self || self->m_generation != generation)
             return;
-        self->m_loading = false;
         if (!pending) {
             self->setError(pending.error().text());
-            Q_EMIT self->loadingChanged();
+            self->setLoading(false);
             return;
         }
         self->setError({});
@@ -352,7 +342,7 @@ void ApprovalsModel::refresh()
             if (!seen.contains(id))
                 self->remove(id);
         }
-        Q_EMIT self->loadingChanged();
+        self->setLoading(false);
     });
 }
 

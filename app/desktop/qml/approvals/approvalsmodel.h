@@ -66,9 +66,7 @@ public:
     QVariant data(const QModelIndex &index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
-    bool isLoading() const { return m_loading; }
     bool isLoaded() const { return m_loaded; }
-    QString error() const { return m_error; }
     int selectedRow() const { return m_selected; }
     void setSelectedRow(int row);
     QVariantMap selected() const;
@@ -91,8 +89,6 @@ public:
     void setNow(std::function<qint64()> now) { m_now = std::move(now); }
 
 Q_SIGNALS:
-    void loadingChanged();
-    void errorChanged();
     void selectedChanged();
 
 private:
@@ -111,15 +107,12 @@ private:
     void apply(const QJsonObject &approval);
     void remove(const QString &id);
     void rowChanged(int row);
-    void setError(const QString &error);
     void fetchPlan(int row);
     void decide(int row, bool approve, const QString &reason);
 
     QList<Row> m_rows;
     int m_selected = -1;
-    bool m_loading = false;
     bool m_loaded = false;
-    QString m_error;
     QTimer m_tick; // the relative times ("expires in 5 minutes") move on
     std::function<qint64()> m_now;
 };

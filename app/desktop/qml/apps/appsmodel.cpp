@@ -304,29 +304,19 @@ int AppsModel::rowOf(const QString &name) const
     return it != m_rows.cend() && it->name == name ? int(it - m_rows.cbegin()) : -1;
 }
 
-void AppsModel::setError(const QString &error)
-{
-    if (error == m_error)
-        return;
-    m_error = error;
-    Q_EMIT errorChanged();
-}
-
 void AppsModel::refresh()
 {
     if (!m_session)
         return;
-    m_loading = true;
-    Q_EMIT loadingChanged();
+    setLoading(true);
     const quint64 generation = m_generation;
     QPointer<AppsModel> self(this);
     m_session->apps([self, generation](const Result<QJsonArray> &apps) {
         if (!self || self->m_generation != generation)
             return;
-        self->m_loading = false;
         if (!apps) {
             self->setError(apps.error().text());
-            Q_EMIT self->loadingChanged();
+            self->setLoading(false);
             return;
         }
         self->setError({});
@@ -361,7 +351,7 @@ void AppsModel::refresh()
         Q_EMIT self->countChanged();
         Q_EMIT self->selectedChanged();
         Q_EMIT self->summaryChanged();
-        Q_EMIT self->loadingChanged();
+        self->setLoading(false);
     });
 }
 

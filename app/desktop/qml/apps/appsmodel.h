@@ -63,9 +63,7 @@ public:
     QVariant data(const QModelIndex &index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
-    bool isLoading() const { return m_loading; }
     bool isLoaded() const { return m_loaded; }
-    QString error() const { return m_error; }
     bool isEngineReachable() const;
     QString engineText() const;
     QString engineHint() const;
@@ -90,8 +88,6 @@ public:
     static QString stateWord(State state);
 
 Q_SIGNALS:
-    void loadingChanged();
-    void errorChanged();
     void engineChanged();
     void selectedChanged();
     void summaryChanged();
@@ -114,15 +110,12 @@ private:
     void removeApp(const QString &name);
     void rowChanged(int row);
     void actionFailed(int row, const Error &error);
-    void setError(const QString &error);
 
     QList<Row> m_rows;
     int m_selected = -1;
     QString m_selectNext;
     bool m_batch = false; // applying a refresh: the summary is told once, at its end
-    bool m_loading = false;
     bool m_loaded = false;
-    QString m_error;
 };
 
 } // namespace pando::desktop

@@ -199,33 +199,23 @@ int DeploysModel::rowOf(const QString &id) const
     return -1;
 }
 
-void DeploysModel::setError(const QString &error)
-{
-    if (error == m_error)
-        return;
-    m_error = error;
-    Q_EMIT errorChanged();
-}
-
 void DeploysModel::refresh()
 {
     if (!m_session || m_app.isEmpty() || m_session->state() != Session::State::Connected)
         return;
-    m_loading = true;
-    Q_EMIT loadingChanged();
+    setLoading(true);
     const quint64 generation = m_generation;
     QPointer<DeploysModel> self(this);
     m_session->deploys(m_app, 50, [self, generation](const Result<QJsonArray> &deploys) {
         if (!self || self->m_generation != generation)
             return;
-        self->m_loading = false;
         if (!deploys)
             self->setError(deploys.error().text());
         else {
             self->setError({});
             self->apply(*deploys);
         }
-        Q_EMIT self->loadingChanged();
+        self->setLoading(false);
     });
 }
 

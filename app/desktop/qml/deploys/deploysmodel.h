@@ -74,8 +74,6 @@ public:
     QVariant data(const QModelIndex &index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
-    bool isLoading() const { return m_loading; }
-    QString error() const { return m_error; }
     int selectedRow() const { return m_selected; }
     void setSelectedRow(int row);
     QString selectedId() const;
@@ -91,22 +89,17 @@ public:
 
 Q_SIGNALS:
     void appChanged();
-    void loadingChanged();
-    void errorChanged();
     void selectedChanged();
     void actionErrorChanged();
 
 private:
     void onEvent(const QJsonObject &event) override;
     void apply(const QJsonArray &deploys);
-    void setError(const QString &error);
     void setActionError(const QString &error);
 
     QString m_app;
     QList<QJsonObject> m_rows;
     int m_selected = -1;
-    bool m_loading = false;
-    QString m_error;
     QString m_actionError;
     QString m_selectNext; // a deploy asked for here, to select when it appears
 };

@@ -211,15 +211,9 @@ void DeployStepsModel::refresh()
     m_session->deployDetail(m_deployId, [self, generation](const Result<QJsonObject> &detail) {
         if (!self || self->m_generation != generation)
             return;
-        if (!detail) {
-            self->m_error = detail.error().text();
-            Q_EMIT self->errorChanged();
-            return;
-        }
-        if (!self->m_error.isEmpty()) {
-            self->m_error.clear();
-            Q_EMIT self->errorChanged();
-        }
+        if (!detail)
+            return self->setError(detail.error().text());
+        self->setError({});
         self->m_deploy = *detail;
         self->m_deploy.remove(u"steps"_s);
         // Merged step by step, so rows that events already brought are updated, not reset.

@@ -58,7 +58,6 @@ public:
     QVariant data(const QModelIndex &index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
-    QString error() const { return m_error; }
     int selectedRow() const { return m_selected; }
     void setSelectedRow(int row);
     QString status() const { return m_deploy.value(QStringLiteral("status")).toString(); }
@@ -77,7 +76,6 @@ public:
 
 Q_SIGNALS:
     void deployIdChanged();
-    void errorChanged();
     void selectedChanged();
     void deployChanged();
     void durationsChanged();
@@ -95,7 +93,6 @@ private:
     QList<QJsonObject> m_steps; // in seq order
     int m_selected = -1;
     bool m_userSelected = false;
-    QString m_error;
     QTimer m_ticker;
     std::function<qint64()> m_now;
 };

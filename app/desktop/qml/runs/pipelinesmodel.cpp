@@ -35,7 +35,6 @@ void PipelinesModel::sessionReplaced()
     m_loaded = false;
     m_selected = -1;
     m_unavailable = false;
-    m_error.clear();
     Q_EMIT countChanged();
     Q_EMIT loadingChanged();
     Q_EMIT errorChanged();
@@ -160,25 +159,23 @@ bool PipelinesModel::selectName(const QString &name)
 
 void PipelinesModel::setError(const QString &error, bool unavailable)
 {
-    if (error == m_error && unavailable == m_unavailable)
-        return;
-    m_error = error;
-    m_unavailable = unavailable;
-    Q_EMIT errorChanged();
+    if (unavailable != m_unavailable) {
+        m_unavailable = unavailable;
+        Q_EMIT errorChanged(); // also the unavailable property's signal
+    }
+    SessionListModel::setError(error);
 }
 
 void PipelinesModel::refresh()
 {
     if (!m_session)
         return;
-    m_loading = true;
-    Q_EMIT loadingChanged();
+    setLoading(true);
     const quint64 generation = m_generation;
     QPointer<PipelinesModel> self(this);
     m_session->pipelines([self, generation](const Result<QJsonArray> &pipelines) {
         if (!self || self->m_generation != generation)
             return;
-        self->m_loading = false;
         if (!pipelines) {
             const Error &e = pipelines.error();
             self->setError(explain(e), e.code == ErrorCode::Unavailable);
@@ -191,7 +188,7 @@ void PipelinesModel::refresh()
                 Q_EMIT self->selectedChanged();
             }
             self->m_loaded = true;
-            Q_EMIT self->loadingChanged();
+            self->setLoading(false);
             return;
         }
         self->setError({});
@@ -219,7 +216,7 @@ void PipelinesModel::refresh()
         // The first pipeline is in front until the user picks another.
         if (self->m_selected < 0 && !self->m_rows.isEmpty())
             self->setSelectedRow(0);
-        Q_EMIT self->loadingChanged();
+        self->setLoading(false);
     });
 }
 
@@ -349,7 +346,7 @@ void PipelinesModel::onEvent(const QJsonObject &event)
     const int row = rowOf(name);
     if (row < 0) {
         // A pipeline set since the list was loaded (setting one is not on the event stream).
-        if (m_loaded && !m_loading && type == u"run.queued"_s)
+        if (m_loaded && !isLoading() && type == u"run.queued"_s)
             refresh();
         return;
     }

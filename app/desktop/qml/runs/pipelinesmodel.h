@@ -56,9 +56,7 @@ public:
     QVariant data(const QModelIndex &index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
-    bool isLoading() const { return m_loading; }
     bool isLoaded() const { return m_loaded; }
-    QString error() const { return m_error; }
     bool isUnavailable() const { return m_unavailable; }
     int selectedRow() const { return m_selected; }
     void setSelectedRow(int row);
@@ -75,8 +73,6 @@ public:
     Q_INVOKABLE void setPaused(int row, bool paused);
 
 Q_SIGNALS:
-    void loadingChanged();
-    void errorChanged();
     void selectedChanged();
     // A run this model asked for was queued.
     void triggered(const QString &pipeline, const QString &runId);
@@ -95,15 +91,14 @@ private:
     void setLastRun(int row, const QJsonObject &run);
     void fetchLastRun(const QString &name);
     void rowChanged(int row);
+    // The base's error, and whether it means the install has no pipeline runner.
     void setError(const QString &error, bool unavailable = false);
     void actionDone(const QString &name, const Error *error);
 
     QList<Row> m_rows; // sorted by name
     int m_selected = -1;
-    bool m_loading = false;
     bool m_loaded = false;
     bool m_unavailable = false;
-    QString m_error;
 };
 
 } // namespace pando::desktop

@@ -231,29 +231,19 @@ bool RunsModel::selectId(const QString &id)
     return row >= 0;
 }
 
-void RunsModel::setError(const QString &error)
-{
-    if (error == m_error)
-        return;
-    m_error = error;
-    Q_EMIT errorChanged();
-}
-
 void RunsModel::refresh()
 {
     if (!m_session)
         return;
-    m_loading = true;
-    Q_EMIT loadingChanged();
+    setLoading(true);
     const quint64 generation = m_generation;
     QPointer<RunsModel> self(this);
     m_session->runs(m_pipeline, m_limit, [self, generation](const Result<QJsonArray> &runs) {
         if (!self || self->m_generation != generation)
             return;
-        self->m_loading = false;
         if (!runs) {
             self->setError(explain(runs.error()));
-            Q_EMIT self->loadingChanged();
+            self->setLoading(false);
             return;
         }
         self->setError({});
@@ -280,7 +270,7 @@ void RunsModel::refresh()
         if (self->m_selected < 0 && !self->m_rows.isEmpty() && self->m_pendingSelect.isEmpty())
             self->setSelectedRow(0);
         self->updateTicker();
-        Q_EMIT self->loadingChanged();
+        self->setLoading(false);
     });
 }
 

@@ -70,8 +70,6 @@ public:
     QVariant data(const QModelIndex &index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
-    bool isLoading() const { return m_loading; }
-    QString error() const { return m_error; }
     int selectedRow() const { return m_selected; }
     void setSelectedRow(int row);
     QString selectedId() const;
@@ -90,8 +88,6 @@ public:
 Q_SIGNALS:
     void pipelineChanged();
     void limitChanged();
-    void loadingChanged();
-    void errorChanged();
     void selectedChanged();
 
 private:
@@ -107,7 +103,6 @@ private:
     void apply(const QJsonObject &run);
     void fetch(const QString &id);
     void rowChanged(int row);
-    void setError(const QString &error);
     void updateTicker();
     void clear();
 
@@ -116,8 +111,6 @@ private:
     QList<Row> m_rows; // newest first
     int m_selected = -1;
     QString m_pendingSelect; // selectId() of a run not listed yet
-    bool m_loading = false;
-    QString m_error;
     QTimer m_ticker;
     std::function<qint64()> m_now;
 };

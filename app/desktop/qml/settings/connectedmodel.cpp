@@ -78,11 +78,7 @@ void ConnectedModel::refresh()
     m_session->connectedClients([self, generation](const Result<QJsonArray> &rows) {
         if (!self || generation != self->m_generation)
             return;
-        const QString error = rows ? QString() : rows.error().message;
-        if (error != self->m_error) {
-            self->m_error = error;
-            Q_EMIT self->errorChanged();
-        }
+        self->setError(rows ? QString() : rows.error().message);
         if (rows)
             self->apply(*rows);
     });

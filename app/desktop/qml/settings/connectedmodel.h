@@ -40,7 +40,6 @@ public:
 
     bool isActive() const { return m_timer.isActive(); }
     void setActive(bool active);
-    QString error() const { return m_error; }
     bool isEmpty() const { return m_rows.isEmpty(); }
     void setPollIntervalMs(int ms) { m_timer.setInterval(ms); }
 
@@ -48,7 +47,6 @@ public:
 
 Q_SIGNALS:
     void activeChanged();
-    void errorChanged();
 
 protected:
     void onEvent(const QJsonObject &) override {}
@@ -59,7 +57,6 @@ private:
 
     QList<QJsonObject> m_rows;
     QTimer m_timer;
-    QString m_error;
 };
 
 } // namespace pando::desktop
