@@ -1,0 +1,234 @@
+// Engine: deploys (queued, run by the work pool, listed, cancelled) and the approvals that hold
+// them at their plan boundary.
+#include "core/engine/engineprivate.h"
+
+namespace pando::core {
+
+Result<DeployRecord> Engine::deploy(const QString &app, const QString &ref, const Actor &actor)
+{
+    auto row = AppRepository(d->db).find(app);
+    if (!row)
+        return std::unexpected(row.error());
+    {
+        QMutexLocker lock(&d->mutex);
+        if (d->removing.contains(app))
+            return fail(ErrorCode::Conflict, QStringLiteral("app \"%1\" is being removed").arg(app));
+    }
+    auto spec = parseAppSpec(row->specYaml.toUtf8());
+    if (!spec)
+        return std::unexpected(spec.error());
+    if (!ref.isEmpty()) {
+        // The same rules as source.ref in a spec.
+        spec->source.ref = ref;
+        if (auto valid = validateAppSpec(*spec); !valid) {
+            Error e = valid.error();
+            e.where = QStringLiteral("ref");
+            return std::unexpected(e);
+        }
+    }
+    // A ref that does not exist is the caller's mistake, answered now rather than as a
+    // failed deploy; the deploy then builds exactly the commit resolved here.
+    auto commit = d->source->resolve(spec->source.repo, spec->source.ref);
+    if (!commit) {
+        Error e = commit.error();
+        e.where = QStringLiteral("ref");
+        return std::unexpected(e);
+    }
+    DeployRecord deploy;
+    deploy.id = newDeployId();
+    deploy.app = app;
+    deploy.ref = spec->source.ref;
+    deploy.commit = *commit;
+    deploy.status = QStringLiteral("queued");
+    deploy.actor = actor.name;
+    deploy.specYaml = row->specYaml;
+    deploy.createdMs = d->clock.nowMs();
+    DeployRepository deploys(d->db);
+    if (auto created = deploys.create(deploy); !created)
+        return std::unexpected(created.error());
+    // Audited and announced before a worker can take it, so that its own lines and events (a
+    // fast failure) come after these, in the audit log and on the event stream.
+    if (auto audited = d->audit.record(actor, QStringLiteral("deploy.start"), QStringLiteral("deploy/") + deploy.id,
+                                       QStringLiteral("success"),
+                                       QJsonObject{{QStringLiteral("app"), app}, {QStringLiteral("ref"), ref}});
+        !audited) {
+        DeployRecord abandoned = deploy;
+        abandoned.status = QStringLiteral("failed");
+        abandoned.error = audited.error().text();
+        abandoned.finishedMs = d->clock.nowMs();
+        (void)deploys.update(abandoned);
+        return std::unexpected(audited.error());
+    }
+    d->services.publish(QStringLiteral("deploy.queued"), app, deploy.id);
+    if (auto queued = d->enqueueDeploy(deploy); !queued) {
+        d->services.publish(
+            QStringLiteral("deploy.failed"), app, deploy.id,
+            QJsonObject{{QStringLiteral("step"), QString()}, {QStringLiteral("error"), queued.error().text()}});
+        return std::unexpected(queued.error());
+    }
+    // An older deploy still waiting for sign-off would, approved later, put an older version
+    // back over this one: it is superseded, and its request withdrawn.
+    if (auto held = deploys.awaitingApproval()) {
+        const QString why = QStringLiteral("superseded by deploy %1").arg(deploy.id);
+        for (const DeployRecord &old : std::as_const(*held)) {
+            // The new deploy may already wait itself: a worker can reach its plan boundary first.
+            if (old.app != app || old.id == deploy.id)
+                continue;
+            auto withdrawn =
+                d->approvals.reject(old.approvalId, Approver{Actor::system(QStringLiteral("deploy"))}, why);
+            if (!withdrawn && withdrawn.error().code != ErrorCode::Conflict)
+                qWarning("engine: withdrawing approval %s: %s", qPrintable(old.approvalId),
+                         qPrintable(withdrawn.error().text()));
+            if (auto ended = d->runner.endHeld(old.id, QStringLiteral("cancelled"), why); !ended)
+                qWarning("engine: superseding deploy %s: %s", qPrintable(old.id), qPrintable(ended.error().text()));
+        }
+    }
+    return deploy;
+}
+
+Status Engine::Private::runDeployJob(const JobRecord &job, const CancelToken &cancel)
+{
+    const QString deployId = payloadValue(job, QStringLiteral("deploy"));
+    auto deploy = DeployRepository(db).find(deployId);
+    if (!deploy)
+        return std::unexpected(deploy.error());
+    // A deploy already running when its job is claimed again was cut off by a dead process.
+    if (deploy->status == QLatin1String("running"))
+        return runner.settleInterrupted(deployId);
+    {
+        QMutexLocker lock(&mutex);
+        deployJobs.insert(deployId, job.id);
+    }
+    Status result = runner.run(deployId, cancel);
+    observer.invalidate();
+    {
+        QMutexLocker lock(&mutex);
+        deployJobs.remove(deployId);
+    }
+    if (result)
+        logs->restart(deploy->app);
+    return result;
+}
+
+Result<QList<DeployRecord>> Engine::deploys(const QString &app, int limit)
+{
+    if (auto row = AppRepository(d->db).find(app); !row)
+        return std::unexpected(row.error());
+    return DeployRepository(d->db).listForApp(app, qBound(1, limit, 1000));
+}
+
+Result<DeployView> Engine::deployView(const QString &id)
+{
+    DeployRepository deploys(d->db);
+    auto record = deploys.find(id);
+    if (!record)
+        return std::unexpected(record.error());
+    auto steps = deploys.steps(id);
+    if (!steps)
+        return std::unexpected(steps.error());
+    return DeployView{*record, *steps};
+}
+
+Status Engine::Private::enqueueDeploy(const DeployRecord &deploy)
+{
+    auto job = pool.enqueue(
+        JobDeploy, deploy.app,
+        QString::fromUtf8(
+            QJsonDocument(QJsonObject{{QStringLiteral("deploy"), deploy.id}}).toJson(QJsonDocument::Compact)));
+    if (job)
+        return {};
+    DeployRecord failed = deploy;
+    failed.status = QStringLiteral("failed");
+    failed.error = job.error().text();
+    failed.finishedMs = clock.nowMs();
+    DeployRepository(db).update(failed);
+    return std::unexpected(job.error());
+}
+
+Status Engine::Private::applyDecision(const ApprovalRecord &approval)
+{
+    const QString prefix = QStringLiteral("deploy/");
+    if (approval.kind != approval::KindDeploy || !approval.object.startsWith(prefix))
+        return {};
+    DeployRepository deploys(db);
+    auto deploy = deploys.find(approval.object.mid(prefix.size()));
+    if (!deploy)
+        return std::unexpected(deploy.error());
+    if (deploy->status != QLatin1String("awaiting-approval") || deploy->approvalId != approval.id)
+        return {};
+    if (approval.status == approval::Approved) {
+        deploy->status = QStringLiteral("queued");
+        if (auto saved = deploys.update(*deploy); !saved)
+            return saved;
+        services.publish(QStringLiteral("deploy.queued"), deploy->app, deploy->id,
+                         QJsonObject{{QStringLiteral("approval"), approval.id}});
+        return enqueueDeploy(*deploy);
+    }
+    QString why;
+    if (approval.status == approval::Expired)
+        why = QStringLiteral("approval %1 expired: nobody decided in time").arg(approval.id);
+    else
+        why = QStringLiteral("approval %1 was rejected by %2%3")
+                  .arg(approval.id, approval.decidedBy,
+                       approval.reason.isEmpty() ? QString() : QStringLiteral(": ") + approval.reason);
+    return runner.endHeld(deploy->id, QStringLiteral("rejected"), why);
+}
+
+Result<ApprovalRecord> Engine::decideApproval(const QString &id, const Approver &approver, bool approve,
+                                              const QString &reason)
+{
+    auto settled = approve ? d->approvals.approve(id, approver, reason) : d->approvals.reject(id, approver, reason);
+    if (!settled)
+        return settled;
+    if (auto applied = d->applyDecision(*settled); !applied)
+        return std::unexpected(applied.error());
+    return settled;
+}
+
+Result<QList<ApprovalRecord>> Engine::expireApprovals()
+{
+    auto expired = d->approvals.expire();
+    if (!expired)
+        return expired;
+    for (const ApprovalRecord &approval : std::as_const(*expired))
+        if (auto applied = d->applyDecision(approval); !applied)
+            qWarning("engine: ending the deploy approval %s held: %s", qPrintable(approval.id),
+                     qPrintable(applied.error().text()));
+    return expired;
+}
+
+Status Engine::cancelDeploy(const QString &id, const Actor &actor)
+{
+    DeployRepository deploys(d->db);
+    auto record = deploys.find(id);
+    if (!record)
+        return std::unexpected(record.error());
+    if (record->status == QLatin1String("awaiting-approval")) {
+        // Withdraw the request so nobody approves a deploy that no longer wants to run.
+        auto withdrawn =
+            d->approvals.reject(record->approvalId, Approver{actor}, QStringLiteral("the deploy was cancelled"));
+        if (!withdrawn && withdrawn.error().code != ErrorCode::Conflict)
+            return std::unexpected(withdrawn.error());
+        if (auto ended =
+                d->runner.endHeld(id, QStringLiteral("cancelled"),
+                                  QStringLiteral("cancelled by %1 while waiting for approval").arg(actor.name));
+            !ended)
+            return ended;
+    } else if (record->status == QLatin1String("queued")) {
+        record->status = QStringLiteral("cancelled");
+        record->finishedMs = d->clock.nowMs();
+        if (auto saved = deploys.update(*record); !saved)
+            return saved;
+    } else if (record->status == QLatin1String("running")) {
+        QMutexLocker lock(&d->mutex);
+        const qint64 jobId = d->deployJobs.value(id, 0);
+        if (jobId == 0 || !d->pool.cancel(jobId))
+            return fail(ErrorCode::Conflict, QStringLiteral("deploy %1 is not running in this process").arg(id));
+    } else {
+        return fail(ErrorCode::Conflict, QStringLiteral("deploy %1 has already %2").arg(id, record->status));
+    }
+    return d->audit.record(actor, QStringLiteral("deploy.cancel"), QStringLiteral("deploy/") + id,
+                           QStringLiteral("success"));
+}
+
+} // namespace pando::core

@@ -1,0 +1,99 @@
+#pragma once
+// The engine's insides, shared by the files that implement Engine (engine.cpp: start, apps,
+// logs and accessors; enginedeploys.cpp: deploys and their approvals). Not for use elsewhere.
+
+#include "core/engine/engine.h"
+
+#include "core/accounts/accountrepository.h"
+#include "core/accounts/accountservice.h"
+#include "core/deploy/deployrunner.h"
+#include "core/engine/tokens.h"
+#include "core/observe/observer.h"
+#include "core/pipelines/service/pipelineservice.h"
+#include "core/reconciler/reconciler.h"
+#include "core/state/repositories.h"
+#include "core/work/workpool.h"
+
+#include <QJsonDocument>
+#include <QRandomGenerator>
+#include <QSet>
+
+namespace pando::core {
+
+// Work pool job kinds.
+inline const QString JobDeploy = QStringLiteral("deploy");
+inline const QString JobRemove = QStringLiteral("remove");
+
+inline QString newDeployId()
+{
+    return QStringLiteral("d%1").arg(QRandomGenerator::system()->generate64() & 0xffffffffffffULL, 12, 16,
+                                     QLatin1Char('0'));
+}
+
+inline QString payloadValue(const JobRecord &job, const QString &key)
+{
+    return QJsonDocument::fromJson(job.payload.toUtf8()).object().value(key).toString();
+}
+
+struct Engine::Private {
+    EngineOptions options;
+    std::shared_ptr<adapters::Runtime> runtime;
+    std::shared_ptr<adapters::Router> router;
+    std::shared_ptr<adapters::SourceProvider> source;
+    Clock &clock;
+    Database db;
+    EventBus events;
+    AuditLog audit;
+    ApprovalService approvals;
+    AppLocks appLocks;
+    Services services;
+    DeployRunner runner;
+    WorkPool pool;
+    Reconciler reconciler;
+    Observer observer;
+    std::unique_ptr<LogHub> logs;
+    std::unique_ptr<pipelines::PipelineService> pipelines;
+    std::unique_ptr<accounts::AccountService> accounts;
+    QByteArray tokenKey;
+    mutable QMutex sinkMutex; // guards sinkReporter
+    AuditSinkReporter sinkReporter;
+
+    QMutex mutex;                      // guards the two sets below
+    QSet<QString> removing;            // apps whose teardown is queued or running
+    QHash<QString, qint64> deployJobs; // deploy id → job id while it runs
+
+    Private(EngineOptions o, std::shared_ptr<adapters::Runtime> rt, std::shared_ptr<adapters::Router> ro,
+            std::shared_ptr<adapters::SourceProvider> so, Clock &c)
+        : options(std::move(o)), runtime(std::move(rt)), router(std::move(ro)), source(std::move(so)), clock(c),
+          db(options.database), audit(db, clock),
+          approvals(db, audit, &events, clock), services{db,
+                                                         *runtime,
+                                                         *router,
+                                                         *source,
+                                                         clock,
+                                                         events,
+                                                         audit,
+                                                         options.policy,
+                                                         options.dataDir,
+                                                         options.installId,
+                                                         options.retireGraceMs,
+                                                         appLocks,
+                                                         &approvals,
+                                                         &options.approvalPolicy,
+                                                         options.approvalTtlMs},
+          runner(services), pool(db, clock, options.workers), reconciler(services),
+          observer(*runtime, services.labels(), clock)
+    {}
+
+    Status runDeployJob(const JobRecord &job, const CancelToken &cancel);
+    Status enqueueDeploy(const DeployRecord &deploy);
+    // Carries a settled deploy approval to the deploy it held: queued again when approved,
+    // ended otherwise. Nothing to do when the deploy no longer waits.
+    Status applyDecision(const ApprovalRecord &approval);
+    Status runRemoveJob(const JobRecord &job);
+    QString status(const AppRecord &app, const std::optional<DeployRecord> &last);
+    Result<AppView> view(const AppRecord &record);
+    QString currentContainer(const QString &app);
+};
+
+} // namespace pando::core
