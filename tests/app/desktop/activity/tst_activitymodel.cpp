@@ -5,6 +5,7 @@
 
 #include "app/desktop/qml/activity/activitymodel.h"
 #include "app/desktop/session/remotesession.h"
+#include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"
 
@@ -78,7 +79,8 @@ private Q_SLOTS:
         auto broken = test::awaitObject([&](auto done) { m_session->createApp(appSpec(u"buildfails"_s), done); });
         QVERIFY2(broken, qPrintable(broken ? QString() : broken.error().text()));
         QVERIFY(test::awaitObject([&](auto done) { m_session->deploy(u"buildfails"_s, {}, done); }));
-        QTRY_VERIFY2_WITH_TIMEOUT(titles(model).value(0) == u"buildfails: deploy failed"_s, qPrintable(titles(model).join(u" / "_s)), 20000);
+        QTRY_VERIFY2_WITH_TIMEOUT(titles(model).value(0) == u"buildfails: deploy failed"_s,
+                                  qPrintable(titles(model).join(u" / "_s)), 20000);
         QCOMPARE(model.index(0).data(ActivityModel::StateRole).toInt(), int(ActivityModel::State::Failed));
         const QString detail = model.index(0).data(ActivityModel::DetailRole).toString();
         QVERIFY2(detail.startsWith(u"build failed: "_s) && detail.contains(u"RUN step exited with 1"_s),
@@ -134,14 +136,7 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QTest::qWait(200);
         const QImage image = view.grabWindow();
-        QString dir = qEnvironmentVariable("PANDO_BINARY_DIR");
-        if (dir.isEmpty())
-            dir = QDir::currentPath();
-        dir = QDir(dir).filePath(u"screenshots"_s);
-        QVERIFY(QDir().mkpath(dir));
-        const QString path = QDir(dir).filePath(u"desktop-activity.png"_s);
-        QVERIFY2(image.save(path), qPrintable(path));
-        qInfo("screenshot: %s", qPrintable(path));
+        QVERIFY2(!test::saveScreenshot(image, u"desktop-activity"_s).isEmpty(), "the screenshot could not be saved");
         QCOMPARE(image.size() / image.devicePixelRatio(), QSize(1280, 800));
         // The failed line's red mark is on screen.
         int red = 0;

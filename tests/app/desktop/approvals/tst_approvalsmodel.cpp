@@ -8,6 +8,7 @@
 #include "app/desktop/shell/desktopstate.h"
 #include "app/desktop/shell/trayicon.h"
 #include "core/policy/policy.h"
+#include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"
 
@@ -32,28 +33,6 @@ using namespace pando::desktop;
 using namespace Qt::StringLiterals;
 
 namespace {
-
-QString screenshotDir()
-{
-    QString dir = qEnvironmentVariable("PANDO_BINARY_DIR");
-    if (dir.isEmpty())
-        dir = QDir::currentPath();
-    return QDir(dir).filePath(u"screenshots"_s);
-}
-
-int distinctColours(const QImage &image, int limit = 1000)
-{
-    QSet<QRgb> seen;
-    for (int y = 0; y < image.height(); y += 2) {
-        const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
-        for (int x = 0; x < image.width(); x += 2) {
-            seen.insert(line[x]);
-            if (seen.size() >= limit)
-                return int(seen.size());
-        }
-    }
-    return int(seen.size());
-}
 
 QString planValue(const ApprovalsModel &model, const QString &label)
 {
@@ -100,7 +79,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        QVERIFY(QDir().mkpath(screenshotDir()));
+        QVERIFY(QDir().mkpath(test::screenshotDir()));
         // Deploys of apps named gated-* from a repository not seen before wait for sign-off.
         auto policy = core::policy::parsePolicy(R"({"apps": ["gated-*"], "changes": {"newSourceRepo": true}})");
         QVERIFY2(policy, qPrintable(policy ? QString() : policy.error().text()));
@@ -257,8 +236,8 @@ private Q_SLOTS:
         QTRY_COMPARE(state.currentView(), DesktopState::View::Approvals);
         QTest::qWait(200);
         const QImage empty = window->grabWindow();
-        QVERIFY(empty.save(QDir(screenshotDir()).filePath(u"desktop-approvals-empty.png"_s)));
-        QVERIFY2(distinctColours(empty) > 16, "the approvals empty state rendered blank");
+        QVERIFY(empty.save(QDir(test::screenshotDir()).filePath(u"desktop-approvals-empty.png"_s)));
+        QVERIFY2(test::distinctColours(empty) > 16, "the approvals empty state rendered blank");
 
         const QString deploy = heldDeploy(u"gated-shot"_s);
         QVERIFY(!deploy.isEmpty());
@@ -268,11 +247,11 @@ private Q_SLOTS:
         QTest::qWait(300);
         const QImage image = window->grabWindow();
         QCOMPARE(image.size(), QSize(1280, 800) * window->devicePixelRatio());
-        const QString path = QDir(screenshotDir()).filePath(u"desktop-approvals.png"_s);
+        const QString path = QDir(test::screenshotDir()).filePath(u"desktop-approvals.png"_s);
         QVERIFY(image.save(path));
         qInfo("screenshot: %s", qPrintable(path));
-        QVERIFY2(distinctColours(image) > 16, "the approvals view rendered blank");
-        QVERIFY2(distinctColours(image) > distinctColours(empty), "the approval's detail did not render");
+        QVERIFY2(test::distinctColours(image) > 16, "the approvals view rendered blank");
+        QVERIFY2(test::distinctColours(image) > test::distinctColours(empty), "the approval's detail did not render");
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
 
         state.approvals()->reject(0, u"screenshot taken"_s);

@@ -8,6 +8,7 @@
 #include "app/desktop/session/inprocesssession.h"
 #include "app/desktop/session/remotesession.h"
 #include "app/desktop/shell/desktopstate.h"
+#include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"
 #include "tests/app/server/pipelinefakes.h"
@@ -34,28 +35,6 @@ using namespace pando::desktop;
 using namespace Qt::StringLiterals;
 
 namespace {
-
-QString screenshotDir()
-{
-    QString dir = qEnvironmentVariable("PANDO_BINARY_DIR");
-    if (dir.isEmpty())
-        dir = QDir::currentPath();
-    return QDir(dir).filePath(u"screenshots"_s);
-}
-
-int distinctColours(const QImage &image, int limit = 1000)
-{
-    QSet<QRgb> seen;
-    for (int y = 0; y < image.height(); y += 2) {
-        const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
-        for (int x = 0; x < image.width(); x += 2) {
-            seen.insert(line[x]);
-            if (seen.size() >= limit)
-                return int(seen.size());
-        }
-    }
-    return int(seen.size());
-}
 
 InProcessOptions fakeOptions(const QString &dataDir)
 {
@@ -111,11 +90,11 @@ class TestConnectionsView : public QObject {
         QTest::qWait(300);
         const QImage image = window->grabWindow();
         QCOMPARE(image.size(), QSize(1280, 800) * window->devicePixelRatio());
-        const QString path = QDir(screenshotDir()).filePath(name);
-        QVERIFY(QDir().mkpath(screenshotDir()));
+        const QString path = QDir(test::screenshotDir()).filePath(name);
+        QVERIFY(QDir().mkpath(test::screenshotDir()));
         QVERIFY(image.save(path));
         qInfo("screenshot: %s", qPrintable(path));
-        QVERIFY2(distinctColours(image) > 16, qPrintable(name + u" rendered blank"_s));
+        QVERIFY2(test::distinctColours(image) > 16, qPrintable(name + u" rendered blank"_s));
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
         window->close();
     }

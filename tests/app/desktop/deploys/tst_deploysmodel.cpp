@@ -7,6 +7,7 @@
 #include "app/desktop/qml/deploys/deploysmodel.h"
 #include "app/desktop/qml/deploys/deploystepsmodel.h"
 #include "app/desktop/session/remotesession.h"
+#include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"
 
@@ -32,24 +33,6 @@ Q_IMPORT_QML_PLUGIN(Pando_DeploysPlugin)
 using namespace pando;
 using namespace pando::desktop;
 using namespace Qt::StringLiterals;
-
-namespace {
-
-int distinctColours(const QImage &image, int limit = 1000)
-{
-    QSet<QRgb> seen;
-    for (int y = 0; y < image.height(); y += 2) {
-        const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
-        for (int x = 0; x < image.width(); x += 2) {
-            seen.insert(line[x]);
-            if (seen.size() >= limit)
-                return int(seen.size());
-        }
-    }
-    return int(seen.size());
-}
-
-} // namespace
 
 class TestDeploysModel : public QObject {
     Q_OBJECT
@@ -323,16 +306,9 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QTest::qWait(1500); // the history and the timeline load over the API
         const QImage image = view.grabWindow();
-        QString dir = qEnvironmentVariable("PANDO_BINARY_DIR");
-        if (dir.isEmpty())
-            dir = QDir::currentPath();
-        dir = QDir(dir).filePath(u"screenshots"_s);
-        QVERIFY(QDir().mkpath(dir));
-        const QString path = QDir(dir).filePath(u"desktop-deploys.png"_s);
-        QVERIFY2(image.save(path), qPrintable(path));
-        qInfo("screenshot: %s", qPrintable(path));
+        QVERIFY2(!test::saveScreenshot(image, u"desktop-deploys"_s).isEmpty(), "the screenshot could not be saved");
         QCOMPARE(image.size() / image.devicePixelRatio(), QSize(1280, 800));
-        const int colours = distinctColours(image);
+        const int colours = test::distinctColours(image);
         QVERIFY2(colours > 16, qPrintable(u"only %1 colours"_s.arg(colours)));
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
         auto *chart = view.rootObject()->findChild<QQuickItem *>(u"durationsChart"_s);

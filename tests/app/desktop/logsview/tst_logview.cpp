@@ -5,6 +5,7 @@
 
 #include "app/desktop/qml/logs/applogsource.h"
 #include "app/desktop/session/remotesession.h"
+#include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"
 
@@ -27,24 +28,6 @@ Q_IMPORT_QML_PLUGIN(Pando_LogsPlugin)
 using namespace pando;
 using namespace pando::desktop;
 using namespace Qt::StringLiterals;
-
-namespace {
-
-int distinctColours(const QImage &image, int limit = 1000)
-{
-    QSet<QRgb> seen;
-    for (int y = 0; y < image.height(); y += 2) {
-        const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
-        for (int x = 0; x < image.width(); x += 2) {
-            seen.insert(line[x]);
-            if (seen.size() >= limit)
-                return int(seen.size());
-        }
-    }
-    return int(seen.size());
-}
-
-} // namespace
 
 class TestLogView : public QObject {
     Q_OBJECT
@@ -162,16 +145,9 @@ private Q_SLOTS:
             for (int x = 0; x < rgb.width(); ++x)
                 amber += rgb.pixel(x, y) == qRgb(0xff, 0xd5, 0x4f);
         QVERIFY2(amber > 100, qPrintable(u"%1 pixels of the match colour"_s.arg(amber)));
-        QString dir = qEnvironmentVariable("PANDO_BINARY_DIR");
-        if (dir.isEmpty())
-            dir = QDir::currentPath();
-        dir = QDir(dir).filePath(u"screenshots"_s);
-        QVERIFY(QDir().mkpath(dir));
-        const QString path = QDir(dir).filePath(u"desktop-logs.png"_s);
-        QVERIFY2(image.save(path), qPrintable(path));
-        qInfo("screenshot: %s", qPrintable(path));
+        QVERIFY2(!test::saveScreenshot(image, u"desktop-logs"_s).isEmpty(), "the screenshot could not be saved");
         QCOMPARE(image.size() / image.devicePixelRatio(), QSize(1280, 800));
-        const int colours = distinctColours(image);
+        const int colours = test::distinctColours(image);
         QVERIFY2(colours > 16, qPrintable(u"only %1 colours"_s.arg(colours)));
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
     }

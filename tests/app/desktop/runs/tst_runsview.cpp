@@ -11,6 +11,7 @@
 #include "app/desktop/qml/runs/runtreemodel.h"
 #include "app/desktop/session/remotesession.h"
 #include "app/wiring/pipelinewiring.h"
+#include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"
 
@@ -53,20 +54,6 @@ QByteArray pipelineYaml()
            "  plan:\n" +
            hostTask("compile", "echo compiling; echo compiled 12 files", "  ") +
            hostTask("test", "echo 1 test failed >&2; exit 3", "  ");
-}
-
-int distinctColours(const QImage &image, int limit = 1000)
-{
-    QSet<QRgb> seen;
-    for (int y = 0; y < image.height(); y += 2) {
-        const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
-        for (int x = 0; x < image.width(); x += 2) {
-            seen.insert(line[x]);
-            if (seen.size() >= limit)
-                return int(seen.size());
-        }
-    }
-    return int(seen.size());
 }
 
 // The tree as text, for failure messages: "task compile succeeded; in_parallel succeeded
@@ -398,16 +385,9 @@ private Q_SLOTS:
         QTest::keyClick(&view, Qt::Key_P, Qt::ControlModifier | Qt::ShiftModifier);
         QTRY_COMPARE(pipelines.index(0).data(PipelinesModel::PausedRole).toBool(), false);
 
-        QString dir = qEnvironmentVariable("PANDO_BINARY_DIR");
-        if (dir.isEmpty())
-            dir = QDir::currentPath();
-        dir = QDir(dir).filePath(u"screenshots"_s);
-        QVERIFY(QDir().mkpath(dir));
-        const QString path = QDir(dir).filePath(u"desktop-runs.png"_s);
-        QVERIFY2(image.save(path), qPrintable(path));
-        qInfo("screenshot: %s", qPrintable(path));
+        QVERIFY2(!test::saveScreenshot(image, u"desktop-runs"_s).isEmpty(), "the screenshot could not be saved");
         QCOMPARE(image.size() / image.devicePixelRatio(), QSize(1280, 800));
-        const int colours = distinctColours(image);
+        const int colours = test::distinctColours(image);
         QVERIFY2(colours > 16, qPrintable(u"only %1 colours"_s.arg(colours)));
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
     }

@@ -181,8 +181,8 @@ private Q_SLOTS:
         QVERIFY(created.isEmpty());
 
         // Created and deployed at once; the list selects it when it appears.
-        creator.createFromRepository(u"formapp"_s, u"https://git.example/formapp.git"_s, u"main"_s,
-                                     int(m_install.port), true);
+        creator.createFromRepository(u"formapp"_s, u"https://git.example/formapp.git"_s, u"main"_s, int(m_install.port),
+                                     true);
         model.selectApp(u"formapp"_s);
         QTRY_COMPARE(created.size(), 1);
         QCOMPARE(created.first().at(0).toString(), u"formapp"_s);
@@ -194,9 +194,10 @@ private Q_SLOTS:
         QTRY_VERIFY(!cell(model, u"formapp"_s, AppsModel::LastDeployIdRole).isEmpty());
         const QString deployId = cell(model, u"formapp"_s, AppsModel::LastDeployIdRole);
         (void)test::awaitDone([&](auto done) { m_session->cancelDeploy(deployId, done); });
-        QTRY_COMPARE_WITH_TIMEOUT(
-            test::awaitObject([&](auto done) { m_session->deployDetail(deployId, done); })->value(u"status"_s).toString(),
-            u"cancelled"_s, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(test::awaitObject([&](auto done) { m_session->deployDetail(deployId, done); })
+                                      ->value(u"status"_s)
+                                      .toString(),
+                                  u"cancelled"_s, 20000);
         auto app = test::awaitObject([&](auto done) { m_session->app(u"formapp"_s, done); });
         QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
         QCOMPARE(app->value(u"spec"_s).toObject().value(u"source"_s).toObject().value(u"repo"_s).toString(),

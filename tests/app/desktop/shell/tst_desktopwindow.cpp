@@ -5,6 +5,7 @@
 
 #include "app/desktop/session/remotesession.h"
 #include "app/desktop/shell/desktopstate.h"
+#include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"
 
@@ -27,33 +28,6 @@ using namespace pando;
 using namespace pando::desktop;
 using namespace Qt::StringLiterals;
 
-namespace {
-
-QString screenshotDir()
-{
-    QString dir = qEnvironmentVariable("PANDO_BINARY_DIR");
-    if (dir.isEmpty())
-        dir = QDir::currentPath();
-    return QDir(dir).filePath(u"screenshots"_s);
-}
-
-// How many distinct colours the image holds (counting stops at limit).
-int distinctColours(const QImage &image, int limit = 1000)
-{
-    QSet<QRgb> seen;
-    for (int y = 0; y < image.height(); y += 2) {
-        const auto *line = reinterpret_cast<const QRgb *>(image.constScanLine(y));
-        for (int x = 0; x < image.width(); x += 2) {
-            seen.insert(line[x]);
-            if (seen.size() >= limit)
-                return int(seen.size());
-        }
-    }
-    return int(seen.size());
-}
-
-} // namespace
-
 class TestDesktopWindow : public QObject {
     Q_OBJECT
 
@@ -71,7 +45,7 @@ private:
         // Let bindings settle and one frame render before grabbing.
         QTest::qWait(200);
         const QImage image = m_window->grabWindow();
-        const QString path = QDir(screenshotDir()).filePath(name + u".png"_s);
+        const QString path = QDir(test::screenshotDir()).filePath(name + u".png"_s);
         if (!image.save(path))
             qWarning("could not save %s", qPrintable(path));
         else
@@ -92,7 +66,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        QVERIFY(QDir().mkpath(screenshotDir()));
+        QVERIFY(QDir().mkpath(test::screenshotDir()));
         QVERIFY2(m_install.start(), qPrintable(m_install.error));
         m_session = std::make_unique<RemoteSession>(QUrl(m_install.baseUrl()), m_install.token);
         m_state = std::make_unique<DesktopState>(m_session.get());
@@ -125,7 +99,7 @@ private Q_SLOTS:
         QCOMPARE(m_state->apps()->rowCount(), 0);
         const QImage image = screenshot(u"desktop-apps-empty"_s);
         QCOMPARE(image.size() / image.devicePixelRatio(), QSize(1280, 800));
-        const int colours = distinctColours(image);
+        const int colours = test::distinctColours(image);
         QVERIFY2(colours > 16, qPrintable(u"only %1 colours"_s.arg(colours)));
     }
 
@@ -147,11 +121,11 @@ private Q_SLOTS:
         apps.setSelectedRow(apps.rowOf(u"buildfails"_s));
         QTRY_COMPARE(m_state->overall(), DesktopState::Overall::Failing);
         const QImage failed = screenshot(u"desktop-apps-failed"_s);
-        QVERIFY2(distinctColours(failed) > 16, "the apps view rendered blank");
+        QVERIFY2(test::distinctColours(failed) > 16, "the apps view rendered blank");
 
         apps.setSelectedRow(apps.rowOf(u"hello"_s));
         const QImage running = screenshot(u"desktop-apps"_s);
-        QVERIFY2(distinctColours(running) > 16, "the apps view rendered blank");
+        QVERIFY2(test::distinctColours(running) > 16, "the apps view rendered blank");
         QVERIFY2(running != failed, "selecting another app changed nothing on screen");
         QVERIFY2(m_warnings.isEmpty(), qPrintable(m_warnings.join(u'\n')));
     }
