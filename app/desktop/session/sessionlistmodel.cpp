@@ -33,6 +33,17 @@ void SessionListModel::setSession(Session *session)
         refresh();
 }
 
+void SessionListModel::setSelectedRow(int row)
+{
+    if (row < -1 || row >= rowCount())
+        row = -1;
+    if (row == m_selected)
+        return;
+    m_selected = row;
+    selectionMoved();
+    Q_EMIT selectedChanged();
+}
+
 void SessionListModel::setLoading(bool loading)
 {
     if (loading == m_loading)

@@ -34,16 +34,22 @@ public:
     // Reloads the rows from the session.
     Q_INVOKABLE virtual void refresh() = 0;
 
-    // A reload is under way.
+    // A reload is under way; loaded: one has answered since the session was set.
     bool isLoading() const { return m_loading; }
+    bool isLoaded() const { return m_loaded; }
     // Why the last reload (or action) failed; empty when it did not.
     QString error() const { return m_error; }
+
+    // The selected row; -1 when none. A row out of range selects none.
+    int selectedRow() const { return m_selected; }
+    void setSelectedRow(int row);
 
 Q_SIGNALS:
     void sessionChanged();
     void countChanged();
     void loadingChanged();
     void errorChanged();
+    void selectedChanged();
 
 protected:
     // One event of the session's live stream.
@@ -56,9 +62,26 @@ protected:
     // Both say so only when they change.
     void setLoading(bool loading);
     void setError(const QString &error);
+    // The selection moved to m_selected (a model fetching the selected row's detail does it
+    // here); selectedChanged() follows.
+    virtual void selectionMoved() {}
+    // Removes one row of the model's list, the selection staying on the row it was on (none when
+    // that row goes). The caller says countChanged()/selectedChanged() when it is done.
+    template<typename Row> void removeListRow(QList<Row> &rows, int row)
+    {
+        beginRemoveRows({}, row, row);
+        rows.removeAt(row);
+        endRemoveRows();
+        if (m_selected == row)
+            m_selected = -1;
+        else if (m_selected > row)
+            --m_selected;
+    }
 
     QPointer<Session> m_session;
     quint64 m_generation = 0; // answers for an older session or reload are dropped
+    int m_selected = -1;
+    bool m_loaded = false;
 
 private:
     bool m_loading = false;

@@ -200,16 +200,11 @@ QVariant ApprovalsModel::roleValue(const Row &row, int role) const
     return {};
 }
 
-void ApprovalsModel::setSelectedRow(int row)
+void ApprovalsModel::selectionMoved()
 {
-    if (row < -1 || row >= rowCount())
-        row = -1;
-    if (row == m_selected)
-        return;
-    m_selected = row;
+    // The plan is fetched for the approval looked at, not for every row.
     if (m_selected >= 0 && !m_rows.at(m_selected).planLoaded)
         fetchPlan(m_selected);
-    Q_EMIT selectedChanged();
 }
 
 bool ApprovalsModel::selectId(const QString &id)
@@ -386,13 +381,7 @@ void ApprovalsModel::remove(const QString &id)
     const int row = rowOf(id);
     if (row < 0)
         return;
-    beginRemoveRows({}, row, row);
-    m_rows.removeAt(row);
-    endRemoveRows();
-    if (m_selected == row)
-        m_selected = -1;
-    else if (m_selected > row)
-        --m_selected;
+    removeListRow(m_rows, row);
     Q_EMIT selectedChanged();
     Q_EMIT countChanged();
 }

@@ -66,9 +66,6 @@ public:
     QVariant data(const QModelIndex &index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
-    bool isLoaded() const { return m_loaded; }
-    int selectedRow() const { return m_selected; }
-    void setSelectedRow(int row);
     QVariantMap selected() const;
     QVariantList planLines() const;
     bool isPlanLoading() const;
@@ -89,7 +86,6 @@ public:
     void setNow(std::function<qint64()> now) { m_now = std::move(now); }
 
 Q_SIGNALS:
-    void selectedChanged();
 
 private:
     struct Row {
@@ -104,6 +100,7 @@ private:
     QString relative(qint64 ms) const;
     void onEvent(const QJsonObject &event) override;
     void sessionReplaced() override;
+    void selectionMoved() override;
     void apply(const QJsonObject &approval);
     void remove(const QString &id);
     void rowChanged(int row);
@@ -111,8 +108,6 @@ private:
     void decide(int row, bool approve, const QString &reason);
 
     QList<Row> m_rows;
-    int m_selected = -1;
-    bool m_loaded = false;
     QTimer m_tick; // the relative times ("expires in 5 minutes") move on
     std::function<qint64()> m_now;
 };

@@ -246,16 +246,6 @@ QString AppsModel::engineHint() const
     return m_session->failure().hint;
 }
 
-void AppsModel::setSelectedRow(int row)
-{
-    if (row < -1 || row >= rowCount())
-        row = -1;
-    if (row == m_selected)
-        return;
-    m_selected = row;
-    Q_EMIT selectedChanged();
-}
-
 void AppsModel::selectApp(const QString &name)
 {
     const int row = rowOf(name);
@@ -397,13 +387,7 @@ void AppsModel::removeApp(const QString &name)
     const int row = rowOf(name);
     if (row < 0)
         return;
-    beginRemoveRows({}, row, row);
-    m_rows.removeAt(row);
-    endRemoveRows();
-    if (m_selected == row)
-        m_selected = -1;
-    else if (m_selected > row)
-        --m_selected;
+    removeListRow(m_rows, row);
     if (m_batch)
         return;
     Q_EMIT selectedChanged();

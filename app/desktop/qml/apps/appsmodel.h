@@ -63,12 +63,9 @@ public:
     QVariant data(const QModelIndex &index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
-    bool isLoaded() const { return m_loaded; }
     bool isEngineReachable() const;
     QString engineText() const;
     QString engineHint() const;
-    int selectedRow() const { return m_selected; }
-    void setSelectedRow(int row);
     QVariantMap selected() const;
     int failingCount() const;
     int busyCount() const;
@@ -89,7 +86,6 @@ public:
 
 Q_SIGNALS:
     void engineChanged();
-    void selectedChanged();
     void summaryChanged();
 
 private:
@@ -112,10 +108,8 @@ private:
     void actionFailed(int row, const Error &error);
 
     QList<Row> m_rows;
-    int m_selected = -1;
     QString m_selectNext;
     bool m_batch = false; // applying a refresh: the summary is told once, at its end
-    bool m_loaded = false;
 };
 
 } // namespace pando::desktop

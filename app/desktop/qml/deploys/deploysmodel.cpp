@@ -170,16 +170,6 @@ QVariant DeploysModel::data(const QModelIndex &index, int role) const
     return {};
 }
 
-void DeploysModel::setSelectedRow(int row)
-{
-    if (row < -1 || row >= rowCount())
-        row = -1;
-    if (row == m_selected)
-        return;
-    m_selected = row;
-    Q_EMIT selectedChanged();
-}
-
 QString DeploysModel::selectedId() const
 {
     return m_selected >= 0 && m_selected < m_rows.size() ? m_rows.at(m_selected).value(u"id"_s).toString() : QString();

@@ -74,8 +74,6 @@ public:
     QVariant data(const QModelIndex &index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
-    int selectedRow() const { return m_selected; }
-    void setSelectedRow(int row);
     QString selectedId() const;
     QString selectedCommit() const;
     int rowOf(const QString &id) const;
@@ -89,7 +87,6 @@ public:
 
 Q_SIGNALS:
     void appChanged();
-    void selectedChanged();
     void actionErrorChanged();
 
 private:
@@ -99,7 +96,6 @@ private:
 
     QString m_app;
     QList<QJsonObject> m_rows;
-    int m_selected = -1;
     QString m_actionError;
     QString m_selectNext; // a deploy asked for here, to select when it appears
 };

@@ -1,6 +1,7 @@
 #include "app/desktop/qml/runs/pipelinesmodel.h"
 
 #include <QJsonArray>
+#include <QSet>
 
 using namespace Qt::StringLiterals;
 
@@ -115,16 +116,6 @@ QVariant PipelinesModel::roleValue(const Row &row, int role) const
     return {};
 }
 
-void PipelinesModel::setSelectedRow(int row)
-{
-    if (row < -1 || row >= rowCount())
-        row = -1;
-    if (row == m_selected)
-        return;
-    m_selected = row;
-    Q_EMIT selectedChanged();
-}
-
 QVariantMap PipelinesModel::selected() const
 {
     // Every key is always there, so bindings never read undefined while the selection changes.
@@ -193,21 +184,15 @@ void PipelinesModel::refresh()
         }
         self->setError({});
         self->m_loaded = true;
-        QStringList seen;
+        QSet<QString> seen;
         for (const QJsonValue &p : *pipelines) {
-            seen.append(p.toObject().value(u"name"_s).toString());
+            seen.insert(p.toObject().value(u"name"_s).toString());
             self->apply(p.toObject());
         }
         for (int i = int(self->m_rows.size()) - 1; i >= 0; --i) {
             if (seen.contains(self->m_rows.at(i).pipeline.value(u"name"_s).toString()))
                 continue;
-            self->beginRemoveRows({}, i, i);
-            self->m_rows.removeAt(i);
-            self->endRemoveRows();
-            if (self->m_selected == i)
-                self->m_selected = -1;
-            else if (self->m_selected > i)
-                --self->m_selected;
+            self->removeListRow(self->m_rows, i);
             Q_EMIT self->countChanged();
             Q_EMIT self->selectedChanged();
         }

@@ -56,10 +56,7 @@ public:
     QVariant data(const QModelIndex &index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
-    bool isLoaded() const { return m_loaded; }
     bool isUnavailable() const { return m_unavailable; }
-    int selectedRow() const { return m_selected; }
-    void setSelectedRow(int row);
     QVariantMap selected() const;
     QString selectedName() const;
     // The row of the pipeline with this name; -1 when there is none.
@@ -73,7 +70,6 @@ public:
     Q_INVOKABLE void setPaused(int row, bool paused);
 
 Q_SIGNALS:
-    void selectedChanged();
     // A run this model asked for was queued.
     void triggered(const QString &pipeline, const QString &runId);
 
@@ -96,8 +92,6 @@ private:
     void actionDone(const QString &name, const Error *error);
 
     QList<Row> m_rows; // sorted by name
-    int m_selected = -1;
-    bool m_loaded = false;
     bool m_unavailable = false;
 };
 

@@ -2,6 +2,7 @@
 
 #include <QDateTime>
 #include <QLocale>
+#include <QSet>
 #include <algorithm>
 
 using namespace Qt::StringLiterals;
@@ -188,14 +189,9 @@ QVariant RunsModel::roleValue(const Row &row, int role) const
 
 void RunsModel::setSelectedRow(int row)
 {
-    if (row < -1 || row >= rowCount())
-        row = -1;
     if (row >= 0)
         m_pendingSelect.clear();
-    if (row == m_selected)
-        return;
-    m_selected = row;
-    Q_EMIT selectedChanged();
+    SessionListModel::setSelectedRow(row);
 }
 
 QString RunsModel::selectedId() const
@@ -247,22 +243,16 @@ void RunsModel::refresh()
             return;
         }
         self->setError({});
-        QStringList seen;
+        QSet<QString> seen;
         for (const QJsonValue &run : *runs) {
-            seen.append(run.toObject().value(u"id"_s).toString());
+            seen.insert(run.toObject().value(u"id"_s).toString());
             self->apply(run.toObject());
         }
         // Runs that fell off the newest `limit`, or of a pipeline since removed.
         for (int i = int(self->m_rows.size()) - 1; i >= 0; --i) {
             if (seen.contains(self->m_rows.at(i).run.value(u"id"_s).toString()))
                 continue;
-            self->beginRemoveRows({}, i, i);
-            self->m_rows.removeAt(i);
-            self->endRemoveRows();
-            if (self->m_selected == i)
-                self->m_selected = -1;
-            else if (self->m_selected > i)
-                --self->m_selected;
+            self->removeListRow(self->m_rows, i);
             Q_EMIT self->countChanged();
             Q_EMIT self->selectedChanged();
         }
@@ -312,14 +302,8 @@ void RunsModel::apply(const QJsonObject &given)
         m_pendingSelect.clear();
         m_selected = at;
     }
-    if (m_rows.size() > m_limit) {
-        const int last = int(m_rows.size()) - 1;
-        beginRemoveRows({}, last, last);
-        m_rows.removeLast();
-        endRemoveRows();
-        if (m_selected == last)
-            m_selected = -1;
-    }
+    if (m_rows.size() > m_limit)
+        removeListRow(m_rows, int(m_rows.size()) - 1);
     Q_EMIT countChanged();
     Q_EMIT selectedChanged();
     updateTicker();

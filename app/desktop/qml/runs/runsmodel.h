@@ -70,7 +70,7 @@ public:
     QVariant data(const QModelIndex &index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
-    int selectedRow() const { return m_selected; }
+    // Choosing a row ends the wait for a run selectId() asked for before it was listed.
     void setSelectedRow(int row);
     QString selectedId() const;
     QVariantMap selected() const;
@@ -88,7 +88,6 @@ public:
 Q_SIGNALS:
     void pipelineChanged();
     void limitChanged();
-    void selectedChanged();
 
 private:
     struct Row {
@@ -108,8 +107,7 @@ private:
 
     QString m_pipeline;
     int m_limit = 50;
-    QList<Row> m_rows; // newest first
-    int m_selected = -1;
+    QList<Row> m_rows;       // newest first
     QString m_pendingSelect; // selectId() of a run not listed yet
     QTimer m_ticker;
     std::function<qint64()> m_now;
