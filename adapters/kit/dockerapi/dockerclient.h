@@ -1,16 +1,16 @@
 #pragma once
 // Package dockerapi is a small client of the Docker Engine REST API over its unix socket: one
 // request in, status and body out, or a body streamed to a callback (build progress, logs).
-// It speaks HTTP through libcurl and never runs the docker CLI.
+// It speaks HTTP through httpkit and never runs the docker CLI.
 //
 // Threading: a DockerClient holds only the socket path; every call uses its own curl handle,
 // so calls may be made from any thread, concurrently.
 
 #include "adapters/api/cancel.h"
 #include "adapters/api/error.h"
+#include "adapters/kit/httpkit/httptransport.h"
 
 #include <QByteArray>
-#include <QIODevice>
 #include <QJsonDocument>
 #include <QList>
 #include <QPair>
@@ -22,22 +22,7 @@ namespace pando::adapters::dockerapi {
 // The API version every path is prefixed with (Debian's docker.io 20.10 speaks 1.41).
 inline constexpr const char *ApiVersion = "v1.41";
 
-struct Request {
-    QByteArray method = "GET";
-    QString path;                         // "/containers/abc/start", without the version
-    QList<QPair<QString, QString>> query; // encoded by the client
-    QByteArray body;                      // sent when bodyDevice is null and body is set
-    QIODevice *bodyDevice = nullptr;      // large bodies (build contexts) streamed from here
-    QByteArray contentType;               // defaults to application/json when a body is set
-    QList<QPair<QByteArray, QByteArray>> headers;
-    int timeoutMs = 0; // 0: no limit (builds, follows)
-
-    Request &addQuery(const QString &key, const QString &value)
-    {
-        query.append({key, value});
-        return *this;
-    }
-};
+using Request = httpkit::Request;
 
 struct Response {
     int status = 0;
@@ -73,10 +58,9 @@ public:
 
 private:
     QString m_socketPath;
+    httpkit::Endpoint m_endpoint;
 };
 
-// Encodes a value for a query string: everything but unreserved characters is percent-encoded
-// (filters and labels are JSON).
-QByteArray encodeQuery(const QList<QPair<QString, QString>> &query);
+using httpkit::encodeQuery;
 
 } // namespace pando::adapters::dockerapi

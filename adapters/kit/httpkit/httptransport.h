@@ -1,0 +1,70 @@
+#pragma once
+// Package httpkit is the HTTP transport the REST clients of local engines share (Docker, Incus):
+// one request in, status and body out, or a body streamed to a callback, over a unix socket or
+// HTTPS with a client certificate and a pinned server certificate. It speaks HTTP through
+// libcurl; what a status or an error body means is the client's business.
+//
+// Threading: every call uses its own curl handle, so calls may be made from any thread,
+// concurrently.
+
+#include "adapters/api/cancel.h"
+
+#include <QByteArray>
+#include <QIODevice>
+#include <QList>
+#include <QPair>
+#include <QString>
+#include <functional>
+
+namespace pando::adapters::httpkit {
+
+// Where requests go.
+struct Endpoint {
+    QString unixSocket;  // set: every request goes over this socket
+    QByteArray baseUrl;  // prefixed to every path: "http://localhost/v1.41", "https://host:8443"
+    QString clientCert;  // PEM file of the client certificate (TLS only)
+    QString clientKey;   // PEM file of its key
+    QString serverCert;  // PEM file: the one certificate the server must present; empty = system CAs
+    QString description; // "the Docker engine at /var/run/docker.sock": used in errors
+};
+
+struct Request {
+    QByteArray method = "GET";
+    QString path;                         // "/containers/abc/start", after the endpoint's base URL
+    QList<QPair<QString, QString>> query; // encoded by the transport
+    QByteArray body;                      // sent when bodyDevice is null and body is set
+    QIODevice *bodyDevice = nullptr;      // large bodies (build contexts, images) streamed from here
+    QByteArray contentType;               // defaults to application/json when a body is set
+    QList<QPair<QByteArray, QByteArray>> headers;
+    int timeoutMs = 0; // 0: no limit (builds, follows)
+
+    Request &addQuery(const QString &key, const QString &value)
+    {
+        query.append({key, value});
+        return *this;
+    }
+};
+
+// What came back. transportFailed: no HTTP answer (see error); otherwise status and body (for a
+// streamed success the body holds nothing: it went to onChunk).
+struct Exchange {
+    bool transportFailed = false;
+    bool timedOut = false;
+    bool couldNotConnect = false;
+    bool cancelled = false;
+    bool stoppedByConsumer = false;
+    QString error; // curl's words when transportFailed
+    int status = 0;
+    QByteArray body;
+};
+
+// Runs one request. onChunk (optional) receives the body of a 1xx-3xx answer as it arrives and
+// returns false to stop early; error bodies (>= 400) are collected into Exchange::body, capped at
+// 1 MiB. cancel (optional) is checked at least every 50 ms, also while the peer is quiet.
+Exchange perform(const Endpoint &endpoint, const Request &request, const CancelToken *cancel = nullptr,
+                 const std::function<bool(QByteArrayView chunk)> &onChunk = {});
+
+// Encodes a query string: everything but unreserved characters is percent-encoded.
+QByteArray encodeQuery(const QList<QPair<QString, QString>> &query);
+
+} // namespace pando::adapters::httpkit
