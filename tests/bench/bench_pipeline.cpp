@@ -9,6 +9,7 @@
 #include "app/wiring/pipelinewiring.h"
 #include "core/pipelines/service/pipelineservice.h"
 #include "tests/adapters/docker/dockerharness.h"
+#include "tests/bench/benchkit.h"
 #include "tests/core/engine/enginefixture.h"
 
 #include <QCoreApplication>
@@ -21,13 +22,9 @@
 
 using namespace pando;
 
-namespace {
+using pando::bench::median;
 
-qint64 median(QList<qint64> values)
-{
-    std::sort(values.begin(), values.end());
-    return values.isEmpty() ? 0 : values[values.size() / 2];
-}
+namespace {
 
 int fail(const QString &message)
 {

@@ -1,0 +1,98 @@
+#pragma once
+// Package incus runs each of Pando's apps in its own Incus system container, through the Incus
+// REST API (adapters/kit/incusapi) on the local unix socket or over HTTPS with a client
+// certificate: never through the incus CLI.
+//
+// Images: Incus 6.0 has no OCI image support, so build() builds with the Docker engine's builder
+// and converts the result into an Incus image (imageconvert.h) carrying Pando's small init. The
+// Docker image stays, with the same tag: a build of an unchanged tree comes from Docker's cache
+// as the same image, whose Incus image is then tagged again instead of made anew. Incus images
+// have no tags, so Pando keeps them in the image's dev.pando.tags property; removeImage(tag)
+// takes a tag off, and the image goes with its last one. An instance runs that init (raw.lxc
+// lxc.init.cmd), which brings eth0 up through the bridge's DHCP, then the app; the instance's
+// config holds the app's environment (environment.*), labels (user.*) and limits
+// (limits.memory, limits.cpu.allowance). run() returns once the instance has an IPv4 address or
+// has stopped. An instance is named by ContainerSpec::name, which Incus must accept (see
+// incusapi::checkInstanceName), and that name is its id.
+//
+// Logs: what the app writes goes to the instance's console. Incus hands the console's ring
+// buffer out once (a read drains it), so the runtime keeps each instance's last 5000 lines and
+// every logs() call reads through that, follows polling every 200 ms.
+//
+// Not kept: egress isolation (capabilities().canIsolateEgress is false, so a spec asking for
+// network.egress none is refused at plan time); restart counts (always 0).
+//
+// Threading: as adapters::Runtime; the log tap has its own lock.
+
+#include "adapters/api/runtime.h"
+#include "adapters/kit/incusapi/incusclient.h"
+#include "adapters/runtime/docker/dockerruntime.h"
+
+#include <QHash>
+#include <QMutex>
+#include <memory>
+#include <optional>
+
+namespace pando::adapters::incus {
+
+struct IncusOptions {
+    incusapi::Connection connection;
+    // The Docker engine that builds images (empty: the default socket); builds fail without one.
+    std::optional<QString> dockerSocket = QString();
+    QString busybox = QStringLiteral("/bin/busybox"); // statically linked (Debian's busybox-static)
+    int startTimeoutMs = 30000;                       // create + start + an address
+};
+
+class IncusRuntime : public Runtime {
+public:
+    explicit IncusRuntime(IncusOptions options = {});
+    ~IncusRuntime() override;
+
+    RuntimeCapabilities capabilities() override;
+    Status ping() override;
+    // incusroom.cpp: /1.0/resources, the default profile's root pool and its resources,
+    // and the instance state's disk usage where the pool reports one.
+    Result<QList<RuntimeRoom>> rooms() override;
+    Result<qint64> diskUsage(const QString &id) override;
+    Result<QString> build(const BuildRequest &request, const CancelToken &cancel,
+                          const std::function<void(const QString &line)> &progress) override;
+    Result<QString> run(const ContainerSpec &spec) override;
+    Result<ContainerInfo> inspect(const QString &id) override;
+    Result<QList<ContainerInfo>> containers(const Labels &filter) override;
+    Status start(const QString &id) override;
+    Status stop(const QString &id, int timeoutSeconds) override;
+    Status remove(const QString &id) override;
+    Result<QList<ImageInfo>> images(const Labels &filter) override;
+    Status removeImage(const QString &idOrTag) override;
+    Status tagImage(const QString &id, const QString &tag) override;
+    Status logs(const QString &id, int tail, bool follow, const CancelToken &cancel,
+                const std::function<void(const LogLine &)> &sink) override;
+
+    // Imports a Docker image (id or tag) as an Incus image with these properties; returns its
+    // fingerprint. build() does this after building; tests and base images use it directly.
+    Result<QString> importFromDocker(const QString &dockerImage, const Labels &properties, const QString &description,
+                                     const CancelToken &cancel);
+
+    const incusapi::IncusClient &client() const { return m_client; }
+
+private:
+    struct Tap;
+    // Reads what the console has that nobody read yet into the instance's tap.
+    Status drainConsole(const QString &name);
+    // The instance's state, asked again for a few seconds while Incus cannot read it.
+    Result<incusapi::InstanceState> readState(const QString &name);
+    // Adds tag to the image's tags.
+    Status addTag(const incusapi::Image &image, const QString &tag);
+    // Polls the instance until it has an IPv4 address or has stopped.
+    Status awaitAddress(const QString &name, int timeoutMs);
+    ContainerInfo toInfo(const incusapi::Instance &instance, const std::optional<incusapi::InstanceState> &state);
+    void forgetTap(const QString &name);
+
+    IncusOptions m_options;
+    incusapi::IncusClient m_client;
+    std::unique_ptr<docker::DockerRuntime> m_builder; // null: no builds
+    QMutex m_tapsLock;
+    QHash<QString, std::shared_ptr<Tap>> m_taps;
+};
+
+} // namespace pando::adapters::incus

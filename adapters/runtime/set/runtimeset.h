@@ -1,0 +1,68 @@
+#pragma once
+// Package set puts an install's runtimes (local Docker, Incus, ...) behind one adapters::Runtime,
+// so core works with one runtime whatever the app runs on.
+//
+// Routing: build() goes to BuildRequest::runtime, or the default kind when it is empty (the
+// first runtime added unless setDefaultKind says otherwise). Every id a runtime other than the
+// first hands out (images, containers) comes back prefixed with its kind
+// ("incus:pando-hello-d42"), so run() follows the image it is given and
+// inspect/start/stop/remove/logs follow the container id. The first runtime's ids stay as they
+// are, so what an install stored before it had a second runtime still works: add Docker first.
+// containers() and images() list every runtime's; one that does not answer fails the listing
+// (a reconciler that saw half the containers could act on the other half as orphans).
+//
+// Threading: add() before the set is shared; after that every call may come from any thread.
+
+#include "adapters/api/runtime.h"
+
+#include <QList>
+#include <memory>
+
+namespace pando::adapters {
+
+class RuntimeSet : public Runtime {
+public:
+    // kind: "docker", "incus". The first one added keeps its ids unprefixed.
+    void add(const QString &kind, std::shared_ptr<Runtime> runtime);
+    // Where specs that name no runtime go; an unknown kind is refused.
+    Status setDefaultKind(const QString &kind);
+    QStringList kinds() const;
+    QString defaultKind() const;
+    std::shared_ptr<Runtime> find(const QString &kind) const;
+
+    RuntimeCapabilities capabilities() override;
+    Result<RuntimeCapabilities> capabilitiesOf(const QString &kind) override;
+    Status ping() override;
+    // One room per runtime, in the order they were added; one that does not answer has only
+    // its kind and a note saying why.
+    Result<QList<RuntimeRoom>> rooms() override;
+    Result<qint64> diskUsage(const QString &id) override;
+    Result<QString> build(const BuildRequest &request, const CancelToken &cancel,
+                          const std::function<void(const QString &line)> &progress) override;
+    Result<QString> run(const ContainerSpec &spec) override;
+    Result<ContainerInfo> inspect(const QString &id) override;
+    Result<QList<ContainerInfo>> containers(const Labels &filter) override;
+    Status start(const QString &id) override;
+    Status stop(const QString &id, int timeoutSeconds) override;
+    Status remove(const QString &id) override;
+    Result<QList<ImageInfo>> images(const Labels &filter) override;
+    Status removeImage(const QString &idOrTag) override;
+    Status tagImage(const QString &id, const QString &tag) override;
+    Status logs(const QString &id, int tail, bool follow, const CancelToken &cancel,
+                const std::function<void(const LogLine &)> &sink) override;
+
+private:
+    struct Member {
+        QString kind;
+        std::shared_ptr<Runtime> runtime;
+    };
+    // The member an id belongs to, and the id as that member knows it.
+    std::pair<const Member *, QString> route(const QString &id) const;
+    Result<const Member *> member(const QString &kind) const;
+    QString prefixed(const Member &m, const QString &id) const;
+
+    QList<Member> m_members;
+    QString m_defaultKind;
+};
+
+} // namespace pando::adapters
