@@ -1,0 +1,60 @@
+#include "app/daemon/secretskey.h"
+
+#include "core/secrets/sealrotation.h"
+
+#include <QDir>
+
+namespace pando::daemon {
+
+Result<std::unique_ptr<QLockFile>> lockDataDirectory(const QString &dataDir)
+{
+    if (!QDir().mkpath(dataDir))
+        return fail(ErrorCode::Internal, QStringLiteral("cannot create the data directory"), dataDir);
+    auto lock = std::make_unique<QLockFile>(QDir(dataDir).filePath(QStringLiteral("pandod.lock")));
+    // Never stale while its process lives: a pandod runs for weeks without touching the file.
+    lock->setStaleLockTime(0);
+    if (lock->tryLock(0))
+        return lock;
+    qint64 pid = 0;
+    QString host;
+    QString app;
+    lock->getLockInfo(&pid, &host, &app);
+    return fail(ErrorCode::Conflict,
+                QStringLiteral("another pandod (pid %1 on %2) uses this data directory").arg(pid).arg(host), dataDir,
+                QStringLiteral("stop it first, or give this one its own --data-dir"));
+}
+
+int rotateSecretsKey(const DaemonOptions &options, QTextStream &out, QTextStream &err)
+{
+    const QString dataDir = options.engine.dataDir;
+    auto lock = lockDataDirectory(dataDir);
+    if (!lock) {
+        err << "pandod: cannot rotate the secrets key: " << lock.error().text() << Qt::endl;
+        err << "hint: " << lock.error().hint << Qt::endl;
+        return 1;
+    }
+    core::Database db(options.engine.database);
+    if (auto opened = db.open(); !opened) {
+        err << "pandod: cannot open the database: " << opened.error().text() << Qt::endl;
+        return 1;
+    }
+    auto report = core::secrets::rotateSealKey(db, dataDir);
+    if (!report) {
+        err << "pandod: the secrets key rotation failed: " << report.error().text() << Qt::endl;
+        if (!report.error().hint.isEmpty())
+            err << "hint: " << report.error().hint << Qt::endl;
+        return 1;
+    }
+    out << "pandod: " << (report->resumed ? "finished the interrupted rotation: " : "rotated the secrets key: ")
+        << report->oldKeyId << " -> " << report->newKeyId << "; re-sealed " << report->pipelineSecrets
+        << " pipeline secrets, " << report->appSecrets << " app secrets and " << report->serviceCredentials
+        << " service credentials" << Qt::endl;
+    for (const QString &left : std::as_const(report->unopenable))
+        err << "pandod: warning: " << left
+            << " was sealed by a key this install no longer has; it was left as it was (set it again)" << Qt::endl;
+    out << "pandod: " << core::secrets::sealKeyPath(dataDir)
+        << " now holds the new key; backups of the database taken before need the old one" << Qt::endl;
+    return 0;
+}
+
+} // namespace pando::daemon

@@ -1,0 +1,66 @@
+// Engine: app secrets, and opening the install's seal key at start.
+
+#include "core/engine/engineprivate.h"
+
+#include "core/secrets/sealrotation.h"
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core {
+
+Status Engine::Private::openSecrets()
+{
+    // Before anything opens a secret: a rotation cut off halfway is finished with its key.
+    auto finished = secrets::finishInterruptedRotation(db, options.dataDir);
+    if (!finished)
+        return std::unexpected(finished.error());
+    if (*finished)
+        qInfo("engine: finished an interrupted seal key rotation (%d pipeline and %d app secrets re-sealed)",
+              (*finished)->pipelineSecrets, (*finished)->appSecrets);
+    auto key = secrets::loadSealKey(options.dataDir);
+    if (!key)
+        return std::unexpected(key.error());
+    seal.emplace(QList<pipelines::SealKey>{*key});
+    services.seal = &*seal;
+    return {};
+}
+
+Result<secrets::AppSecretInfo> Engine::setAppSecret(const QString &app, const QString &name, QByteArrayView value,
+                                                    const Actor &actor)
+{
+    if (!d->seal)
+        return fail(ErrorCode::Unavailable, u"the secret store is not open"_s);
+    auto set = secrets::AppSecretStore(d->db, *d->seal, d->clock).set(app, name, value);
+    if (!set)
+        return std::unexpected(set.error());
+    // Names only: the value is in no line, event or answer.
+    if (auto audited = d->audit.record(actor, u"app.secret.set"_s, u"app/"_s + app, u"success"_s,
+                                       QJsonObject{{u"name"_s, name}, {u"created"_s, set->created}});
+        !audited)
+        return std::unexpected(audited.error());
+    d->services.publish(u"app.secrets.changed"_s, app, {}, QJsonObject{{u"name"_s, name}, {u"change"_s, u"set"_s}});
+    return set;
+}
+
+Result<QList<secrets::AppSecretInfo>> Engine::appSecrets(const QString &app)
+{
+    if (!d->seal)
+        return fail(ErrorCode::Unavailable, u"the secret store is not open"_s);
+    return secrets::AppSecretStore(d->db, *d->seal, d->clock).list(app);
+}
+
+Status Engine::removeAppSecret(const QString &app, const QString &name, const Actor &actor)
+{
+    if (!d->seal)
+        return fail(ErrorCode::Unavailable, u"the secret store is not open"_s);
+    if (auto removed = secrets::AppSecretStore(d->db, *d->seal, d->clock).remove(app, name); !removed)
+        return removed;
+    if (auto audited = d->audit.record(actor, u"app.secret.remove"_s, u"app/"_s + app, u"success"_s,
+                                       QJsonObject{{u"name"_s, name}});
+        !audited)
+        return audited;
+    d->services.publish(u"app.secrets.changed"_s, app, {}, QJsonObject{{u"name"_s, name}, {u"change"_s, u"removed"_s}});
+    return {};
+}
+
+} // namespace pando::core
