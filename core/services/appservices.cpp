@@ -1,0 +1,226 @@
+#include "core/services/appservices.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QSet>
+#include <QUrl>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core {
+
+namespace {
+
+QString scheme(const QString &kind)
+{
+    if (kind == u"postgres")
+        return u"postgres"_s;
+    if (kind == u"redis")
+        return u"redis"_s;
+    return u"mysql"_s;
+}
+
+} // namespace
+
+QMap<QString, QString> connectionEnv(const QString &slot, const QString &kind, const QString &host, int port,
+                                     const adapters::ServiceCredentials &c)
+{
+    const QString prefix = slot.toUpper() + u'_';
+    // Redis 6+ calls the user requirepass sets "default".
+    const QString user = kind == u"redis" ? u"default"_s : c.user;
+    QUrl url;
+    url.setScheme(scheme(kind));
+    url.setUserName(user);
+    url.setPassword(c.password);
+    url.setHost(host);
+    url.setPort(port);
+    url.setPath(kind == u"redis" ? u"/0"_s : u'/' + c.database);
+    QMap<QString, QString> env{{prefix + u"URL"_s, url.toString(QUrl::FullyEncoded)},
+                               {prefix + u"HOST"_s, host},
+                               {prefix + u"PORT"_s, QString::number(port)},
+                               {prefix + u"USER"_s, user},
+                               {prefix + u"PASSWORD"_s, c.password}};
+    if (kind != u"redis")
+        env.insert(prefix + u"NAME"_s, c.database);
+    return env;
+}
+
+QStringList connectionEnvNames(const QString &slot, const QString &kind)
+{
+    return connectionEnv(slot, kind, u"h"_s, 1, {u"u"_s, u"p"_s, u"d"_s}).keys();
+}
+
+QString ServiceView::status() const
+{
+    if (state == u"running")
+        return u"running"_s;
+    if (state.isEmpty() || state == u"absent")
+        return u"missing"_s;
+    return u"stopped"_s;
+}
+
+QJsonObject ServiceView::toJson() const
+{
+    return QJsonObject{{u"app"_s, app},
+                       {u"slot"_s, slot},
+                       {u"kind"_s, kind},
+                       {u"version"_s, version},
+                       {u"image"_s, image},
+                       {u"state"_s, state},
+                       {u"status"_s, status()},
+                       {u"volume"_s, volume},
+                       {u"user"_s, user},
+                       {u"database"_s, database},
+                       {u"created_ms"_s, createdMs},
+                       {u"env"_s, QJsonArray::fromStringList(connectionEnvNames(slot, kind))}};
+}
+
+Status AppServices::checkPlan(const AppSpec &spec, const QString &runtimeKind) const
+{
+    if (spec.services.isEmpty())
+        return {};
+    if (runtimeKind != m_provisioner.runtimeKind())
+        return fail(
+            ErrorCode::Invalid,
+            u"services run on the %1 runtime only; this app runs on %2"_s.arg(m_provisioner.runtimeKind(), runtimeKind),
+            u"services"_s,
+            u"deploy the app to the %1 runtime, or remove its services"_s.arg(m_provisioner.runtimeKind()));
+    for (auto it = spec.services.cbegin(); it != spec.services.cend(); ++it) {
+        for (const QString &name : connectionEnvNames(it.key(), it->kind)) {
+            if (spec.run.env.contains(name))
+                return fail(ErrorCode::Invalid,
+                            u"%1 is set by the service in slot %2; the app cannot set it too"_s.arg(name, it.key()),
+                            u"run.env."_s + name, u"rename the slot or the variable"_s);
+        }
+    }
+    return {};
+}
+
+adapters::ServiceRequest AppServices::request(const ServiceRecord &record) const
+{
+    adapters::ServiceRequest r;
+    r.installId = m_installId;
+    r.app = record.app;
+    r.slot = record.slot;
+    r.kind = record.kind;
+    r.version = record.version;
+    r.credentials = {record.user, record.password, record.database};
+    return r;
+}
+
+Result<ProvisionedServices> AppServices::provision(const QString &app, const AppSpec &spec, const CancelToken &cancel,
+                                                   const std::function<void(const QString &line)> &progress)
+{
+    ProvisionedServices out;
+    for (auto it = spec.services.cbegin(); it != spec.services.cend(); ++it) {
+        auto record = m_store.obtain(app, it.key(), it->kind, it->version);
+        if (!record)
+            return std::unexpected(record.error());
+        auto endpoint = m_provisioner.provision(request(*record), cancel, progress);
+        record->password.fill(u'\0');
+        if (!endpoint)
+            return std::unexpected(endpoint.error());
+        auto opened = m_store.find(app, it.key());
+        if (!opened)
+            return std::unexpected(opened.error());
+        out.env.insert(connectionEnv(it.key(), it->kind, endpoint->host, endpoint->port,
+                                     {opened->user, opened->password, opened->database}));
+        if (!out.networks.contains(endpoint->network))
+            out.networks.append(endpoint->network);
+        out.summary.append(
+            u"%1: %2 %3 at %4:%5"_s.arg(it.key(), it->kind, it->version, endpoint->host).arg(endpoint->port));
+    }
+    return out;
+}
+
+Result<QList<ServiceView>> AppServices::list(const QString &app)
+{
+    auto records = m_store.list(app);
+    if (!records)
+        return std::unexpected(records.error());
+    auto running = m_provisioner.list(m_installId, app);
+    if (!running)
+        return std::unexpected(running.error());
+    QMap<QPair<QString, QString>, ServiceView> views;
+    for (const ServiceRecord &r : std::as_const(*records)) {
+        ServiceView &v = views[{r.app, r.slot}];
+        v.app = r.app;
+        v.slot = r.slot;
+        v.kind = r.kind;
+        v.version = r.version;
+        v.user = r.user;
+        v.database = r.database;
+        v.createdMs = r.createdMs;
+        v.state = u"absent"_s;
+    }
+    for (const adapters::ServiceInfo &i : std::as_const(*running)) {
+        ServiceView &v = views[{i.app, i.slot}];
+        v.app = i.app;
+        v.slot = i.slot;
+        if (v.kind.isEmpty())
+            v.kind = i.kind;
+        v.image = i.image;
+        v.state = i.state;
+        v.volume = i.volume;
+    }
+    return views.values();
+}
+
+Result<qint64> AppServices::backup(const QString &app, const QString &slot, QIODevice &out, const CancelToken &cancel,
+                                   const std::function<void(qint64 bytes)> &progress)
+{
+    auto record = m_store.find(app, slot);
+    if (!record)
+        return std::unexpected(record.error());
+    auto written = m_provisioner.backup(request(*record), out, cancel, [&](const adapters::BackupProgress &p) {
+        if (progress)
+            progress(p.bytes);
+    });
+    record->password.fill(u'\0');
+    return written;
+}
+
+Status AppServices::remove(const QString &app, const QString &slot, bool deleteData)
+{
+    if (auto removed = m_provisioner.remove(m_installId, app, slot, deleteData); !removed)
+        return removed;
+    if (deleteData)
+        return m_store.remove(app, slot);
+    return {};
+}
+
+Status AppServices::removeAll(const QString &app, bool deleteData)
+{
+    QSet<QString> slots;
+    if (auto records = m_store.list(app)) {
+        for (const ServiceRecord &r : std::as_const(*records))
+            slots.insert(r.slot);
+    } else {
+        return std::unexpected(records.error());
+    }
+    if (auto running = m_provisioner.list(m_installId, app)) {
+        for (const adapters::ServiceInfo &i : std::as_const(*running))
+            slots.insert(i.slot);
+    } else {
+        return std::unexpected(running.error());
+    }
+    for (const QString &slot : std::as_const(slots))
+        if (auto removed = remove(app, slot, deleteData); !removed)
+            return removed;
+    return {};
+}
+
+Result<bool> AppServices::hasAny(const QString &app)
+{
+    auto records = m_store.list(app);
+    if (!records)
+        return std::unexpected(records.error());
+    if (!records->isEmpty())
+        return true;
+    auto running = m_provisioner.list(m_installId, app);
+    if (!running)
+        return std::unexpected(running.error());
+    return !running->isEmpty();
+}
+
+} // namespace pando::core

@@ -1,0 +1,157 @@
+#include "core/services/servicestore.h"
+
+#include "core/state/sql.h"
+
+#include <QRandomGenerator>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core {
+
+namespace {
+
+QByteArray sealContext(const QString &app, const QString &slot)
+{
+    return pipelines::SealBox::context({u"service"_s, app, slot});
+}
+
+ServiceRecord fromRow(const QSqlQuery &q)
+{
+    ServiceRecord r;
+    r.app = q.value(0).toString();
+    r.slot = q.value(1).toString();
+    r.kind = q.value(2).toString();
+    r.version = q.value(3).toString();
+    r.user = q.value(4).toString();
+    r.database = q.value(5).toString();
+    r.createdMs = q.value(7).toLongLong();
+    r.updatedMs = q.value(8).toLongLong();
+    return r;
+}
+
+const QString Columns = u"app, slot, kind, version, username, database_name, sealed_password, created_ms, updated_ms"_s;
+
+} // namespace
+
+QString generateServicePassword()
+{
+    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    QString out;
+    out.reserve(32);
+    auto *random = QRandomGenerator::system();
+    for (int i = 0; i < 32; ++i)
+        out += QLatin1Char(alphabet[random->bounded(62)]);
+    return out;
+}
+
+Result<ServiceRecord> ServiceStore::find(const QString &app, const QString &slot)
+{
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    auto q =
+        detail::run(*db, m_db.isPostgres(), u"SELECT "_s + Columns + u" FROM app_services WHERE app = ? AND slot = ?"_s,
+                    {detail::text(app), detail::text(slot)}, u"find service "_s + app + u'/' + slot);
+    if (!q)
+        return std::unexpected(q.error());
+    if (!q->next())
+        return fail(ErrorCode::NotFound, u"app %1 has no service in slot %2"_s.arg(app, slot), u"services."_s + slot);
+    ServiceRecord r = fromRow(*q);
+    const QString sealed = q->value(6).toString();
+    q->finish();
+    auto opened = m_seal.open(sealed, sealContext(app, slot));
+    if (!opened)
+        return fail(ErrorCode::Internal,
+                    u"the credentials of service %1 of app %2 do not open: %3"_s.arg(slot, app, opened.error().message),
+                    u"services."_s + slot, u"was the seal key replaced? The service's data needs those credentials"_s);
+    r.password = QString::fromUtf8(*opened);
+    pipelines::SealBox::wipe(*opened);
+    return r;
+}
+
+Result<ServiceRecord> ServiceStore::obtain(const QString &app, const QString &slot, const QString &kind,
+                                           const QString &version)
+{
+    auto found = find(app, slot);
+    if (found && found->kind == kind) {
+        if (found->version != version) {
+            auto db = m_db.connection();
+            if (!db)
+                return std::unexpected(db.error());
+            auto q = detail::run(*db, m_db.isPostgres(),
+                                 u"UPDATE app_services SET version = ?, updated_ms = ? WHERE app = ? AND slot = ?"_s,
+                                 {detail::text(version), m_clock.nowMs(), detail::text(app), detail::text(slot)},
+                                 u"update service "_s + app + u'/' + slot);
+            if (!q)
+                return std::unexpected(q.error());
+            found->version = version;
+        }
+        return found;
+    }
+    if (!found && found.error().code != ErrorCode::NotFound)
+        return std::unexpected(found.error());
+
+    ServiceRecord r;
+    r.app = app;
+    r.slot = slot;
+    r.kind = kind;
+    r.version = version;
+    r.user = u"app"_s;
+    r.database = kind == u"redis" ? QString() : slot;
+    r.password = generateServicePassword();
+    r.createdMs = r.updatedMs = m_clock.nowMs();
+    auto sealed = m_seal.seal(r.password.toUtf8(), sealContext(app, slot));
+    if (!sealed)
+        return std::unexpected(sealed.error());
+    auto tx = detail::Transaction::begin(m_db, u"record service "_s + app + u'/' + slot);
+    if (!tx)
+        return std::unexpected(tx.error());
+    if (auto gone = tx->run(u"DELETE FROM app_services WHERE app = ? AND slot = ?"_s,
+                            {detail::text(app), detail::text(slot)}, u"replace service"_s);
+        !gone)
+        return std::unexpected(gone.error());
+    if (auto added =
+            tx->run(u"INSERT INTO app_services ("_s + Columns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
+                    {detail::text(app), detail::text(slot), detail::text(kind), detail::text(version),
+                     detail::text(r.user), detail::text(r.database), detail::text(*sealed), r.createdMs, r.updatedMs},
+                    u"record service"_s);
+        !added)
+        return std::unexpected(added.error());
+    if (auto done = tx->commit(); !done)
+        return std::unexpected(done.error());
+    return r;
+}
+
+Result<QList<ServiceRecord>> ServiceStore::list(const QString &app)
+{
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    auto q = app.isEmpty() ? detail::run(*db, m_db.isPostgres(),
+                                         u"SELECT "_s + Columns + u" FROM app_services ORDER BY app, slot"_s, {},
+                                         u"list services"_s)
+                           : detail::run(*db, m_db.isPostgres(),
+                                         u"SELECT "_s + Columns + u" FROM app_services WHERE app = ? ORDER BY slot"_s,
+                                         {detail::text(app)}, u"list services of "_s + app);
+    if (!q)
+        return std::unexpected(q.error());
+    QList<ServiceRecord> out;
+    while (q->next())
+        out.append(fromRow(*q));
+    q->finish();
+    return out;
+}
+
+Status ServiceStore::remove(const QString &app, const QString &slot)
+{
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    auto q = detail::run(*db, m_db.isPostgres(), u"DELETE FROM app_services WHERE app = ? AND slot = ?"_s,
+                         {detail::text(app), detail::text(slot)}, u"remove service "_s + app + u'/' + slot);
+    if (!q)
+        return std::unexpected(q.error());
+    return {};
+}
+
+} // namespace pando::core

@@ -1,0 +1,55 @@
+#pragma once
+// The credentials of an app's service slots, in the state database with the password sealed
+// under the install's seal key (core/pipelines/sealbox, bound to the app and slot it belongs
+// to). A slot's row is made with fresh random credentials the first time a deploy needs it and
+// lives as long as the service's data does, so a redeploy, or an app made again after its
+// removal kept the data, finds the same credentials the data was initialised with.
+//
+// Threading: a borrowed view over a Database and a SealBox, both safe to share; any thread.
+
+#include "adapters/api/error.h"
+#include "core/common/clock.h"
+#include "core/pipelines/sealbox/sealbox.h"
+#include "core/state/database.h"
+
+#include <QList>
+#include <QString>
+
+namespace pando::core {
+
+struct ServiceRecord {
+    QString app;
+    QString slot;
+    QString kind;
+    QString version;
+    QString user;
+    QString database;
+    QString password; // opened; empty in list()
+    qint64 createdMs = 0;
+    qint64 updatedMs = 0;
+};
+
+// 32 characters of [A-Za-z0-9] from the system's CSPRNG (about 190 bits): strong, and safe in
+// URLs, SQL and shell words as it is.
+QString generateServicePassword();
+
+class ServiceStore {
+public:
+    ServiceStore(Database &db, const pipelines::SealBox &seal, Clock &clock) : m_db(db), m_seal(seal), m_clock(clock) {}
+
+    // The slot's row with its password opened; made with new credentials when there is none.
+    // A row of another kind is replaced: that data is of no use to the new kind.
+    Result<ServiceRecord> obtain(const QString &app, const QString &slot, const QString &kind, const QString &version);
+    // The row with its password opened.
+    Result<ServiceRecord> find(const QString &app, const QString &slot);
+    // The app's rows (every app's when app is empty), passwords left out.
+    Result<QList<ServiceRecord>> list(const QString &app);
+    Status remove(const QString &app, const QString &slot);
+
+private:
+    Database &m_db;
+    const pipelines::SealBox &m_seal;
+    Clock &m_clock;
+};
+
+} // namespace pando::core

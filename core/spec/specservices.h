@@ -1,0 +1,18 @@
+#pragma once
+// The AppSpec's services section: slots an app's backing services fill (a PostgreSQL database,
+// a Redis cache, ...), read from the document with each error naming the field and the line it
+// was found at, checked again for a spec built in code, and written back as JSON.
+
+#include "adapters/api/error.h"
+#include "core/spec/appspec.h"
+#include "core/spec/yamlreader.h"
+
+#include <QJsonObject>
+
+namespace pando::core::detail {
+
+Status readServices(const DocNode &root, AppSpec &spec);
+Status checkServices(const QMap<QString, AppSpec::Service> &services);
+QJsonObject servicesJson(const QMap<QString, AppSpec::Service> &services);
+
+} // namespace pando::core::detail

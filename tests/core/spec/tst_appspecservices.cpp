@@ -1,0 +1,126 @@
+// The AppSpec's services section: slots read with their defaults, every bad slot refused with
+// the field and the line it is on, the same rules for a spec built in code, and the JSON form
+// reading back to the same slots.
+
+#include "core/spec/appspec.h"
+
+#include <QJsonDocument>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace pando;
+using namespace pando::core;
+
+namespace {
+
+QByteArray specWith(const QByteArray &services)
+{
+    return "name: shop\n"
+           "source: { repo: \"https://example.org/shop.git\" }\n"
+           "run: { port: 8080 }\n" +
+           services;
+}
+
+} // namespace
+
+class TestAppSpecServices : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void slotsAndDefaults()
+    {
+        auto spec = parseAppSpec(specWith("services:\n"
+                                          "  db: { kind: postgres, version: \"15\" }\n"
+                                          "  cache: { kind: redis }\n"
+                                          "  legacy:\n"
+                                          "    kind: mysql\n"
+                                          "    version: 10.11\n"));
+        QVERIFY2(spec, qPrintable(spec ? QString() : spec.error().text()));
+        QCOMPARE(spec->services.size(), 3);
+        QCOMPARE(spec->services.value(u"db"_s).kind, u"postgres"_s);
+        QCOMPARE(spec->services.value(u"db"_s).version, u"15"_s);
+        QCOMPARE(spec->services.value(u"cache"_s).kind, u"redis"_s);
+        QCOMPARE(spec->services.value(u"cache"_s).version, u"7"_s); // the kind's default
+        QCOMPARE(spec->services.value(u"legacy"_s).version, u"10.11"_s);
+
+        // The JSON form reads back to the same slots.
+        auto again = parseAppSpecJson(QJsonDocument(spec->toJson()).toJson());
+        QVERIFY2(again, qPrintable(again ? QString() : again.error().text()));
+        QCOMPARE(again->services, spec->services);
+    }
+
+    void noServices()
+    {
+        auto spec = parseAppSpec(specWith("services:\n"));
+        QVERIFY2(spec, qPrintable(spec ? QString() : spec.error().text()));
+        QVERIFY(spec->services.isEmpty());
+    }
+
+    void refused_data()
+    {
+        QTest::addColumn<QByteArray>("services");
+        QTest::addColumn<QString>("where");
+        QTest::addColumn<QString>("message"); // a part of the message
+        QTest::addColumn<int>("line");        // the line the message names; 0: none
+
+        QTest::newRow("unknown kind") << QByteArray("services:\n  db: { kind: postgress }\n") << u"services.db.kind"_s
+                                      << u"unknown service kind \"postgress\"; did you mean \"postgres\"?"_s << 5;
+        QTest::newRow("no image for the version")
+            << QByteArray("services:\n  db:\n    kind: postgres\n    version: \"9.6\"\n") << u"services.db.version"_s
+            << u"there is no postgres image for version \"9.6\""_s << 7;
+        QTest::newRow("slot name upper case") << QByteArray("services:\n  DB: { kind: postgres }\n") << u"services.DB"_s
+                                              << u"\"DB\" is not a valid slot name"_s << 5;
+        QTest::newRow("slot name with a dash") << QByteArray("services:\n  my-db: { kind: postgres }\n")
+                                               << u"services.my-db"_s << u"is not a valid slot name"_s << 5;
+        QTest::newRow("slot name starting with a digit") << QByteArray("services:\n  1db: { kind: redis }\n")
+                                                         << u"services.1db"_s << u"is not a valid slot name"_s << 5;
+        QTest::newRow("missing kind") << QByteArray("services:\n  db: { version: \"15\" }\n") << u"services.db.kind"_s
+                                      << u"missing required field"_s << 5;
+        QTest::newRow("unknown field") << QByteArray("services:\n  db: { kind: redis, verison: \"7\" }\n")
+                                       << u"services.db.verison"_s << u"did you mean \"version\"?"_s << 5;
+        QTest::newRow("slot not a mapping")
+            << QByteArray("services:\n  db: postgres\n") << u"services.db"_s << u"expected a mapping"_s << 5;
+        QTest::newRow("services a list") << QByteArray("services:\n  - db\n") << u"services"_s
+                                         << u"expected a mapping of slot names"_s << 5;
+        QByteArray many("services:\n");
+        for (int i = 0; i <= MaxServiceSlots; ++i)
+            many += "  s" + QByteArray::number(i) + ": { kind: redis }\n";
+        QTest::newRow("too many slots") << many << u"services"_s << u"9 slots; an app may have at most 8"_s << 5;
+    }
+
+    void refused()
+    {
+        QFETCH(QByteArray, services);
+        QFETCH(QString, where);
+        QFETCH(QString, message);
+        QFETCH(int, line);
+        auto spec = parseAppSpec(specWith(services));
+        QVERIFY(!spec);
+        QCOMPARE(spec.error().code, ErrorCode::Invalid);
+        QCOMPARE(spec.error().where, where);
+        QVERIFY2(spec.error().message.contains(message), qPrintable(spec.error().message));
+        if (line > 0)
+            QVERIFY2(spec.error().message.contains(u"line %1,"_s.arg(line)), qPrintable(spec.error().message));
+    }
+
+    void validateBuiltInCode()
+    {
+        auto spec = parseAppSpec(specWith({}));
+        QVERIFY(spec);
+        AppSpec built = *spec;
+        built.services.insert(u"db"_s, {u"postgres"_s, u"15"_s});
+        QVERIFY(validateAppSpec(built));
+        built.services.insert(u"cache"_s, {u"memcached"_s, u"1"_s});
+        auto refused = validateAppSpec(built);
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().where, u"services.cache.kind"_s);
+        built.services.insert(u"cache"_s, {u"redis"_s, u"6"_s});
+        refused = validateAppSpec(built);
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().where, u"services.cache.version"_s);
+        QVERIFY(refused.error().hint.contains(u"7"_s));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAppSpecServices)
+#include "tst_appspecservices.moc"
