@@ -1,0 +1,92 @@
+// `pando capacity` and `pando apps start`.
+#include "cli.h"
+#include "output.h"
+
+#include <QJsonArray>
+
+namespace pando::cli {
+
+namespace {
+
+// "512Mi", "7.6Gi": binary units, one decimal where it matters.
+QString bytes(double value)
+{
+    static const char *const units[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
+    int unit = 0;
+    while (value >= 1024 && unit < 5) {
+        value /= 1024;
+        ++unit;
+    }
+    const QString number = unit == 0 || value >= 100 || value == double(qint64(value))
+                               ? QString::number(qint64(value + 0.5))
+                               : QString::number(value, 'f', 1);
+    return number + QLatin1String(units[unit]);
+}
+
+// "committed / total (free)"; "?" for what the runtime does not say.
+QString figure(const QJsonObject &o, bool isBytes)
+{
+    const auto show = [isBytes](double v) {
+        return isBytes ? bytes(v) : QString::number(v, 'g', 6);
+    };
+    const double total = o.value(QStringLiteral("total")).toDouble();
+    QString text = show(o.value(QStringLiteral("committed")).toDouble()) + QStringLiteral(" / ") +
+                   (total > 0 ? show(total) : QStringLiteral("?"));
+    const QJsonValue available = o.value(QStringLiteral("available"));
+    if (available.isDouble())
+        text += QStringLiteral(" (%1 free)").arg(show(available.toDouble()));
+    return text;
+}
+
+} // namespace
+
+void Cli::showCapacity()
+{
+    m_client->get(QStringLiteral("/api/v1/capacity"), handle([this](const client::ApiResponse &r) {
+                      if (m_args.json) {
+                          printJson(r.json);
+                          return finish(ExitOk);
+                      }
+                      QList<QStringList> rows;
+                      QStringList notes;
+                      for (const QJsonValue &value : r.json.value(QStringLiteral("runtimes")).toArray()) {
+                          const QJsonObject rt = value.toObject();
+                          const QString kind =
+                              str(rt, "kind") +
+                              (rt.value(QStringLiteral("default")).toBool() ? QStringLiteral(" (default)") : QString());
+                          const QJsonObject disk = rt.value(QStringLiteral("disk")).toObject();
+                          rows << QStringList{kind,
+                                              figure(rt.value(QStringLiteral("cpus")).toObject(), false),
+                                              figure(rt.value(QStringLiteral("memory")).toObject(), true),
+                                              figure(disk, true),
+                                              QString::number(num(rt, "apps")),
+                                              QString::number(num(rt, "services"))};
+                          if (const QString of = str(disk, "of"); of != QLatin1String("-"))
+                              notes << QStringLiteral("%1 disk: %2").arg(str(rt, "kind"), of);
+                          if (const QString note = str(rt, "note"); note != QLatin1String("-"))
+                              notes << QStringLiteral("%1: %2").arg(str(rt, "kind"), note);
+                      }
+                      printOut(table({QStringLiteral("RUNTIME"), QStringLiteral("CPUS"), QStringLiteral("MEMORY"),
+                                      QStringLiteral("DISK"), QStringLiteral("APPS"), QStringLiteral("SERVICES")},
+                                     rows));
+                      printOut(QStringLiteral("(committed / total, with what the runtime reports free)"));
+                      for (const QString &note : std::as_const(notes))
+                          printOut(note);
+                      finish(ExitOk);
+                  }));
+}
+
+void Cli::startApp()
+{
+    const QString name = m_args.arguments.value(0);
+    m_client->postJson(QStringLiteral("/api/v1/apps/") + segment(name) + QStringLiteral("/start"), {},
+                       handle([this, name](const client::ApiResponse &r) {
+                           if (m_args.json)
+                               printJson(r.json);
+                           else
+                               printOut(QStringLiteral("app %1 %2").arg(name, str(r.json, "status")));
+                           finish(ExitOk);
+                       }));
+}
+
+} // namespace pando::cli

@@ -1,0 +1,70 @@
+// Engine: capacity, disk limits and starting an app again.
+#include "core/engine/engineprivate.h"
+
+#include "core/disklimit/diskstates.h"
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core {
+
+Result<QList<capacity::RuntimeCapacity>> Engine::capacity()
+{
+    return capacity::report(d->db, *d->runtime, d->options.policy);
+}
+
+Result<QStringList> Engine::checkDiskLimits()
+{
+    auto changes = d->diskLimiter.check();
+    d->observer.invalidate();
+    return changes;
+}
+
+QString Engine::Private::diskStatusReason(const AppRecord &app)
+{
+    auto state = disklimit::DiskStates(db).find(app.name);
+    if (!state || !state->has_value() || (*state)->deployId != app.currentDeploy || app.currentDeploy.isEmpty())
+        return {};
+    return (*state)->reason();
+}
+
+Result<AppView> Engine::startApp(const QString &name, const Actor &actor)
+{
+    auto row = AppRepository(d->db).find(name);
+    if (!row)
+        return std::unexpected(row.error());
+    {
+        const auto lock = d->appLocks.lockFor(name);
+        QMutexLocker locker(lock.get());
+        row = AppRepository(d->db).find(name);
+        if (!row)
+            return std::unexpected(row.error());
+        if (row->currentDeploy.isEmpty())
+            return fail(ErrorCode::Conflict, u"app \"%1\" has no deployed version to start"_s.arg(name), name,
+                        u"deploy it: pando deploy %1"_s.arg(name));
+        const bool held = disklimit::isHeldStopped(d->db, name, row->currentDeploy);
+        if (auto released = d->diskLimiter.release(name); !released)
+            return std::unexpected(released.error());
+        auto containers = d->runtime->containers(d->services.labels(name, row->currentDeploy));
+        if (!containers)
+            return std::unexpected(containers.error());
+        QString outcome = u"success"_s;
+        Status started;
+        // A container that is gone altogether is the reconciler's to make again.
+        if (!containers->isEmpty() && containers->first().state != QLatin1String("running"))
+            started = d->runtime->start(containers->first().id);
+        if (!started)
+            outcome = u"failure"_s;
+        d->audit.record(actor, u"app.start"_s, u"app/"_s + name, outcome,
+                        QJsonObject{{u"deploy"_s, row->currentDeploy}, {u"was_held_for_disk"_s, held}});
+        if (!started)
+            return std::unexpected(started.error());
+        d->services.publish(u"app.started"_s, name, row->currentDeploy);
+    }
+    // The reconciler points the route at the container's address, which may have changed.
+    if (auto changes = d->reconciler.pass(); !changes)
+        qWarning("engine: reconciler pass after starting %s: %s", qPrintable(name), qPrintable(changes.error().text()));
+    d->observer.invalidate();
+    return d->view(*row);
+}
+
+} // namespace pando::core

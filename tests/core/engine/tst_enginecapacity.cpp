@@ -1,0 +1,246 @@
+// Capacity and disk limits end to end on real parts (git, Docker, SQLite): a deploy that would
+// take Docker past its memory is refused at its plan step with the figures and builds nothing,
+// while a redeploy of the app holding the memory goes through; an app that writes past its disk
+// limit is stopped, told (event, audit line, status reason) and left stopped by the reconciler
+// until started again; one under its limit keeps running, and one with diskPolicy warn is told
+// once and keeps running.
+
+#include "enginefixture.h"
+#include "tests/adapters/docker/dockerharness.h"
+#include "tests/support/component.h"
+
+#include <QJsonDocument>
+#include <QMutex>
+#include <QTest>
+
+using namespace pando;
+using namespace pando::test;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+constexpr qint64 Mi = 1024LL * 1024;
+
+// Writes 20 MiB into its writable layer, then serves.
+GitFiles writerApp()
+{
+    GitFiles files;
+    files.insert(u"Dockerfile"_s,
+                 GitFile{"FROM pando/busybox:latest\nCOPY www /www\nEXPOSE 8080\n"
+                         "CMD [\"/bin/sh\", \"-c\", \"dd if=/dev/zero of=/fill bs=1048576 count=20 2>/dev/null; sync; "
+                         "exec /bin/httpd -f -p 8080 -h /www\"]\n"});
+    files.insert(u"www/index.html"_s, GitFile{"ok\n"});
+    return files;
+}
+
+QByteArray spec(const QString &name, const QString &repo, const QString &resources)
+{
+    return u"name: %1\nsource:\n  repo: %2\n  ref: main\nrun:\n  port: 8080\n  resources: %3\n"
+           u"health:\n  path: /\n  timeout: 30s\n"_s.arg(name, repo, resources)
+               .toUtf8();
+}
+
+} // namespace
+
+class TestEngineCapacity : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void aDeployPastDockersMemoryIsRefusedAtPlan();
+    void anAppPastItsDiskLimitIsStoppedAndStaysStopped();
+
+private:
+    core::DeployView deployAndWait(const QString &app);
+    QString containerState(const QString &app);
+
+    std::unique_ptr<EngineFixture> m_fx;
+    QString m_repo;
+    QMutex m_eventsMutex;
+    QList<core::Event> m_events;
+};
+
+void TestEngineCapacity::initTestCase()
+{
+    QString why;
+    PANDO_REQUIRE_COMPONENT(DockerHarness::available(&why), u"Docker Engine: "_s + why);
+    PANDO_REQUIRE_COMPONENT(GitFixture::gitAvailable(), u"git"_s);
+    auto base = DockerHarness::ensureBaseImage();
+    QVERIFY2(base, qPrintable(base ? QString() : base.error().text()));
+    m_fx = std::make_unique<EngineFixture>();
+    QVERIFY(m_fx->git().isValid());
+    m_repo = m_fx->git().createRepository(u"writer"_s);
+    QVERIFY(!m_repo.isEmpty());
+    QVERIFY(!m_fx->git().commit(u"writer"_s, u"main"_s, writerApp()).isEmpty());
+    // The tests run the reconciler and the disk check themselves.
+    QVERIFY(m_fx->start({}, [](core::EngineOptions &o) {
+        o.reconcileIntervalMs = 0;
+        o.diskCheckIntervalMs = 0;
+    }));
+    connect(
+        m_fx->engine().events(), &core::EventBus::published, this,
+        [this](const core::Event &event) {
+            QMutexLocker lock(&m_eventsMutex);
+            m_events << event;
+        },
+        Qt::DirectConnection);
+}
+
+void TestEngineCapacity::cleanupTestCase()
+{
+    m_fx.reset();
+}
+
+core::DeployView TestEngineCapacity::deployAndWait(const QString &app)
+{
+    auto deploy = m_fx->engine().deploy(app, {}, core::Actor{u"user:alice"_s, {}, {}});
+    if (!deploy) {
+        qWarning("deploy refused: %s", qPrintable(deploy.error().text()));
+        return {};
+    }
+    return m_fx->waitDeploy(deploy->id);
+}
+
+QString TestEngineCapacity::containerState(const QString &app)
+{
+    auto view = m_fx->engine().app(app);
+    if (!view)
+        return u"no app"_s;
+    auto found = m_fx->docker().containers(m_fx->installLabels(app, view->record.currentDeploy));
+    if (!found || found->isEmpty())
+        return u"no container"_s;
+    return found->first().state;
+}
+
+void TestEngineCapacity::aDeployPastDockersMemoryIsRefusedAtPlan()
+{
+    const qint64 total = m_fx->docker().capabilities().maxMemoryBytes;
+    QVERIFY2(total > 256 * Mi, "Docker reports no memory total");
+    // Each asks 60% of what Docker has: one fits, two do not.
+    const qint64 asks = (total * 6 / 10) / Mi * Mi;
+    const QString resources = u"{ memory: %1Mi }"_s.arg(asks / Mi);
+    QVERIFY(m_fx->engine().createApp(spec(u"roomy"_s, m_repo, resources), core::Actor{}));
+    QVERIFY(m_fx->engine().createApp(spec(u"crowded"_s, m_repo, resources), core::Actor{}));
+
+    const core::DeployView roomy = deployAndWait(u"roomy"_s);
+    QVERIFY2(roomy.record.status == u"succeeded"_s, qPrintable(roomy.record.error));
+
+    auto capacity = m_fx->engine().capacity();
+    QVERIFY2(capacity, qPrintable(capacity ? QString() : capacity.error().text()));
+    QCOMPARE(capacity->size(), 1);
+    const core::capacity::RuntimeCapacity docker = capacity->first();
+    QCOMPARE(docker.room.kind, u"docker"_s);
+    QCOMPARE(docker.room.memoryBytes, total);
+    QVERIFY(docker.room.cpus > 0);
+    QVERIFY2(docker.room.diskBytes > 0 && docker.room.diskAvailableBytes > 0, qPrintable(docker.room.note));
+    QVERIFY(docker.room.canMeasureDisk);
+    QCOMPARE(docker.committed.apps, 1);
+    QCOMPARE(docker.committed.memoryBytes, asks);
+
+    const core::DeployView crowded = deployAndWait(u"crowded"_s);
+    QCOMPARE(crowded.record.status, u"failed"_s);
+    QCOMPARE(crowded.record.failedStep, u"plan"_s);
+    const QString expected = u"asks %1 memory; docker has %2, %1 committed to 1 app: %3 free"_s.arg(
+        core::formatMemory(asks), core::formatMemory(total), core::formatMemory(total - asks));
+    QVERIFY2(crowded.record.error.contains(expected), qPrintable(crowded.record.error + u" / "_s + expected));
+    for (const core::StepRecord &step : crowded.steps)
+        QVERIFY2(step.name != u"build"_s, "a refused deploy was built");
+    auto images = m_fx->docker().images({});
+    QVERIFY(images);
+    for (const adapters::ImageInfo &image : *images)
+        for (const QString &tag : image.tags)
+            QVERIFY2(!tag.startsWith(u"pando/crowded:"_s), qPrintable(tag));
+
+    // A redeploy of roomy replaces what it holds: its own version does not count against it.
+    const core::DeployView again = deployAndWait(u"roomy"_s);
+    QVERIFY2(again.record.status == u"succeeded"_s, qPrintable(again.record.error));
+
+    // Make room for the next test.
+    QVERIFY(m_fx->engine().removeApp(u"roomy"_s, core::Actor{}, core::Engine::ServiceData::Delete));
+    QVERIFY(m_fx->engine().removeApp(u"crowded"_s, core::Actor{}, core::Engine::ServiceData::Delete));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(u"roomy"_s) && !m_fx->engine().app(u"crowded"_s), 60000);
+}
+
+void TestEngineCapacity::anAppPastItsDiskLimitIsStoppedAndStaysStopped()
+{
+    // Each writes 20 MiB: hog may write 10 MiB (stop), tidy 50 MiB, loud 10 MiB (warn).
+    QVERIFY(m_fx->engine().createApp(spec(u"hog"_s, m_repo, u"{ memory: 64Mi, disk: 10Mi }"_s), core::Actor{}));
+    QVERIFY(m_fx->engine().createApp(spec(u"tidy"_s, m_repo, u"{ memory: 64Mi, disk: 50Mi }"_s), core::Actor{}));
+    QVERIFY(m_fx->engine().createApp(spec(u"loud"_s, m_repo, u"{ memory: 64Mi, disk: 10Mi, diskPolicy: warn }"_s),
+                                     core::Actor{}));
+    for (const QString &app : {u"hog"_s, u"tidy"_s, u"loud"_s}) {
+        const core::DeployView d = deployAndWait(app);
+        QVERIFY2(d.record.status == u"succeeded"_s, qPrintable(app + u": "_s + d.record.error));
+    }
+    // What Docker measures for tidy (SizeRw): the 20 MiB it wrote, under its 50 MiB.
+    const QString tidyDeploy = m_fx->engine().app(u"tidy"_s)->record.currentDeploy;
+    auto tidyContainers = m_fx->docker().containers(m_fx->installLabels(u"tidy"_s, tidyDeploy));
+    QVERIFY(tidyContainers && !tidyContainers->isEmpty());
+    auto used = m_fx->docker().diskUsage(tidyContainers->first().id);
+    QVERIFY2(used, qPrintable(used ? QString() : used.error().text()));
+    QVERIFY2(*used >= 20 * Mi && *used < 50 * Mi, qPrintable(QString::number(*used)));
+
+    auto changes = m_fx->engine().checkDiskLimits();
+    QVERIFY2(changes, qPrintable(changes ? QString() : changes.error().text()));
+    const QString said = changes->join(u'\n');
+    QVERIFY2(said.contains(u"stopped hog"_s) && said.contains(u"warned loud"_s) && !said.contains(u"tidy"_s),
+             qPrintable(said));
+
+    QCOMPARE(containerState(u"hog"_s), u"exited"_s);
+    QCOMPARE(containerState(u"tidy"_s), u"running"_s);
+    QCOMPARE(containerState(u"loud"_s), u"running"_s);
+    auto hog = m_fx->engine().app(u"hog"_s);
+    QVERIFY(hog);
+    QCOMPARE(hog->status, u"stopped"_s);
+    QVERIFY2(hog->statusReason.startsWith(u"stopped: wrote "_s) &&
+                 hog->statusReason.endsWith(u"over its disk limit of 10Mi"_s),
+             qPrintable(hog->statusReason));
+    QVERIFY2(m_fx->engine().app(u"loud"_s)->statusReason.startsWith(u"warned: "_s),
+             qPrintable(m_fx->engine().app(u"loud"_s)->statusReason));
+    QVERIFY(m_fx->engine().app(u"tidy"_s)->statusReason.isEmpty());
+
+    // Told: one event each for hog and loud, and audit lines.
+    {
+        QMutexLocker lock(&m_eventsMutex);
+        QStringList told;
+        for (const core::Event &e : std::as_const(m_events))
+            if (e.type == u"app.disk.exceeded"_s)
+                told << e.app + u'/' + e.data.value(u"action"_s).toString();
+        told.sort();
+        QCOMPARE(told, (QStringList{u"hog/stopped"_s, u"loud/warned"_s}));
+    }
+    core::AuditRepository::Filter filter;
+    filter.action = u"app.disk.exceed"_s;
+    auto lines = m_fx->engine().auditLines(filter);
+    QVERIFY(lines);
+    QCOMPARE(lines->size(), 2);
+
+    // The reconciler does not fight it; a second check tells nobody again.
+    auto reconciled = m_fx->engine().reconcileOnce();
+    QVERIFY(reconciled);
+    QVERIFY2(!reconciled->join(u'\n').contains(u"hog"_s), qPrintable(reconciled->join(u'\n')));
+    QCOMPARE(containerState(u"hog"_s), u"exited"_s);
+    auto second = m_fx->engine().checkDiskLimits();
+    QVERIFY(second);
+    QVERIFY2(second->isEmpty(), qPrintable(second->join(u'\n')));
+
+    // An explicit start runs it again; still over its limit, the next check stops it again.
+    auto started = m_fx->engine().startApp(u"hog"_s, core::Actor{u"user:alice"_s, {}, {}});
+    QVERIFY2(started, qPrintable(started ? QString() : started.error().text()));
+    QCOMPARE(containerState(u"hog"_s), u"running"_s);
+    QVERIFY(m_fx->engine().app(u"hog"_s)->statusReason.isEmpty());
+    auto third = m_fx->engine().checkDiskLimits();
+    QVERIFY(third);
+    QVERIFY2(third->join(u'\n').contains(u"stopped hog"_s), qPrintable(third->join(u'\n')));
+    QCOMPARE(containerState(u"hog"_s), u"exited"_s);
+
+    // A new deploy starts with a clean slate (and is stopped again at the next check).
+    const core::DeployView redeploy = deployAndWait(u"hog"_s);
+    QVERIFY2(redeploy.record.status == u"succeeded"_s, qPrintable(redeploy.record.error));
+    QCOMPARE(containerState(u"hog"_s), u"running"_s);
+    QVERIFY(m_fx->engine().app(u"hog"_s)->statusReason.isEmpty());
+}
+
+QTEST_GUILESS_MAIN(TestEngineCapacity)
+#include "tst_enginecapacity.moc"
