@@ -56,6 +56,67 @@ ensure_docker() {
     die "dockerd did not start; see /var/log/pando-dockerd.log"
 }
 
+incus_answers() {
+    curl -sf --max-time 2 --unix-socket /var/lib/incus/unix.socket http://incus/1.0 2>/dev/null | grep -q '"auth":"trusted"'
+}
+
+# ensure_incus: Incus 6 from Debian's bookworm-backports (added to apt's sources from the same
+# mirror when missing), incusd running, and initialised once with a preseed: a dir storage pool
+# and a bridge with DHCP on a free 10.x.y.0/24 (`incus admin init --auto` finds no subnet on
+# machines like CI's). For the Incus runtime's tests; Pando itself uses Incus when it is there.
+ensure_incus() {
+    if [ ! -x /usr/libexec/incus/incusd ] || ! command -v incus >/dev/null 2>&1; then
+        if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+            local mirror
+            mirror=$(debian_mirror) || die "no Debian bookworm mirror in the apt sources"
+            say "adding bookworm-backports to apt's sources (Incus 6 comes from there)"
+            printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+                "$mirror" | as_root tee /etc/apt/sources.list.d/pando-backports.sources >/dev/null
+        fi
+        say "installing Incus"
+        as_root apt-get update -qq || die "apt-get update failed"
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+            -t bookworm-backports incus-base incus-client || die "installing Incus failed"
+    fi
+    install_packages dnsmasq-base busybox-static
+    if ! incus_answers; then
+        say "starting incusd"
+        if command -v systemctl >/dev/null 2>&1 && systemctl is-system-running >/dev/null 2>&1; then
+            as_root systemctl start incus || true
+        fi
+        incus_answers || as_root sh -c 'nohup /usr/libexec/incus/incusd >/var/log/pando-incusd.log 2>&1 &'
+        as_root incus admin waitready --timeout 60 || die "incusd did not start; see /var/log/pando-incusd.log"
+    fi
+    as_root incus storage show default >/dev/null 2>&1 && return 0
+    local third fourth subnet=
+    for third in $(seq 101 140); do
+        for fourth in 37 73 119 211; do
+            ip -4 route 2>/dev/null | grep -q "^10\.$third\.$fourth\." && continue
+            subnet="10.$third.$fourth"
+            break 2
+        done
+    done
+    [ -n "$subnet" ] || die "no free 10.x.y.0/24 for Incus's bridge"
+    say "initialising Incus (bridge incusbr0 on $subnet.0/24)"
+    as_root incus admin init --preseed <<PRESEED || die "incus admin init failed"
+networks:
+- name: incusbr0
+  type: bridge
+  config:
+    ipv4.address: $subnet.1/24
+    ipv4.nat: "true"
+    ipv6.address: none
+storage_pools:
+- name: default
+  driver: dir
+profiles:
+- name: default
+  devices:
+    root: {path: /, pool: default, type: disk}
+    eth0: {name: eth0, network: incusbr0, type: nic}
+PRESEED
+}
+
 # ensure_base_image: pando/busybox:latest, made locally from Debian's busybox-static (no
 # registry is needed). Apps' Dockerfiles start FROM it.
 ensure_base_image() {
@@ -71,6 +132,75 @@ ensure_base_image() {
     echo 'hello from pando' >"$root/www/index.html"
     tar -C "$root" -c . | docker import - pando/busybox:latest >/dev/null || die "docker import failed"
     rm -rf "$root"
+}
+
+# debian_mirror: the Debian archive this machine's apt sources name for bookworm (deb822
+# .sources files first, then sources.list), so images are made from the same mirror apt uses.
+debian_mirror() {
+    local f uri
+    for f in /etc/apt/sources.list.d/*.sources; do
+        [ -f "$f" ] || continue
+        uri=$(awk 'BEGIN { RS = ""; FS = "\n" }
+            /(^|\n)Suites:[^\n]*bookworm( |\n|$)/ && !/debian-security/ {
+                for (i = 1; i <= NF; i++) if ($i ~ /^URIs:/) { split($i, a, " "); print a[2]; exit } }' "$f")
+        [ -n "$uri" ] && { echo "$uri"; return 0; }
+    done
+    if [ -f /etc/apt/sources.list ]; then
+        uri=$(awk '$1 == "deb" && $3 == "bookworm" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' \
+            /etc/apt/sources.list)
+        [ -n "$uri" ] && { echo "$uri"; return 0; }
+    fi
+    return 1
+}
+
+# ensure_service_images: pando/postgres:15, pando/mariadb:10.11 and pando/redis:7, the images
+# Pando provisions an app's services from (docs/services.md). One debootstrap root of Debian
+# bookworm with the three servers is imported as pando/services-base:bookworm (its tarball is
+# kept in the cache, so a second machine setup skips the download); the three tags are small
+# builds on it adding packaging/services' entry scripts. Quick when nothing changed.
+ensure_service_images() {
+    local dir="$PANDO_ROOT/packaging/services"
+    local digest
+    digest=$(cat "$dir"/* | sha256sum | cut -c1-16)
+    local tags=(postgres:15 mariadb:10.11 redis:7) entries=(postgres-entry.sh mariadb-entry.sh redis-entry.sh)
+    local all=1 t
+    for t in "${tags[@]}"; do
+        [ "$(docker image inspect -f '{{index .Config.Labels "dev.pando.service-scripts"}}' "pando/$t" 2>/dev/null)" \
+            = "$digest" ] || all=0
+    done
+    [ $all = 1 ] && return 0
+    if ! docker image inspect pando/services-base:bookworm >/dev/null 2>&1; then
+        local cache="${XDG_CACHE_HOME:-$HOME/.cache}/pando"
+        local tarball="$cache/services-rootfs-bookworm.tar.zst"
+        if [ ! -s "$tarball" ]; then
+            install_packages debootstrap zstd
+            local mirror root
+            mirror=$(debian_mirror) || die "no Debian bookworm mirror in the apt sources"
+            root=$(mktemp -d)
+            say "making the service root (PostgreSQL, MariaDB, Redis) from $mirror"
+            as_root debootstrap --variant=minbase \
+                --include=postgresql-15,postgresql-client-15,mariadb-server,mariadb-client,redis-server,redis-tools \
+                bookworm "$root" "$mirror" >/tmp/pando-debootstrap.log 2>&1 \
+                || { as_root rm -rf "$root"; die "debootstrap failed; see /tmp/pando-debootstrap.log"; }
+            # Packages' own first clusters and caches are not part of the image: the entry
+            # scripts make a data directory per service.
+            as_root rm -rf "$root/var/lib/postgresql/15/main" "$root/var/lib/mysql"/* "$root/var/cache/apt"/*.bin \
+                "$root/var/lib/apt/lists"/* "$root/var/log"/*.log
+            mkdir -p "$cache"
+            as_root tar -C "$root" -c . | zstd -q -T0 -o "$tarball.tmp" && mv "$tarball.tmp" "$tarball" \
+                || { as_root rm -rf "$root"; die "packing the service root failed"; }
+            as_root rm -rf "$root"
+        fi
+        say "importing pando/services-base:bookworm"
+        zstd -q -d -c "$tarball" | docker import - pando/services-base:bookworm >/dev/null || die "docker import failed"
+    fi
+    local i
+    for i in "${!tags[@]}"; do
+        say "making pando/${tags[$i]}"
+        local out
+        out=$(docker build -q --build-arg "ENTRY=${entries[$i]}" --label "dev.pando.service-scripts=$digest" \
+            -t "pando/${tags[$i]}" "$dir" 2>&1) || die "building pando/${tags[$i]} failed: $out"
+    done
 }
 
 # build PRESET [TARGET...]

@@ -1,6 +1,7 @@
 #pragma once
 // The runtime adapter interface: where an app's image is built and its containers run
-// (Docker now; Incus, Kubernetes and several Docker hosts later).
+// (Docker, Incus; Kubernetes and several Docker hosts later). An install with several runtimes
+// sees them through one RuntimeSet (adapters/runtime/set), which routes by the ids it hands out.
 //
 // Threading: every call blocks until the runtime answered and may be made from any thread,
 // concurrently; implementations hold no per-thread state. Long calls (build, streamLogs) check
@@ -9,6 +10,7 @@
 #include "cancel.h"
 #include "error.h"
 
+#include <QByteArray>
 #include <QList>
 #include <QMap>
 #include <QString>
@@ -33,14 +35,39 @@ struct RuntimeCapabilities {
     // Can run a container with ContainerSpec::egress = false. A runtime must claim this
     // explicitly: one that cannot keep the promise makes the plan fail instead.
     bool canIsolateEgress = false;
+    int maxNameLength = 0;       // the longest container name the runtime takes; 0 = no limit that matters
+    bool canMeasureDisk = false; // diskUsage() answers, so per-app disk limits can be held to
+};
+
+// What a runtime has, as it reports it (GET /capacity). Totals of 0 and available figures of -1
+// mean the runtime does not say.
+struct RuntimeRoom {
+    QString kind;
+    double cpus = 0;
+    qint64 memoryBytes = 0;
+    qint64 memoryAvailableBytes = -1;
+    qint64 diskBytes = 0;
+    qint64 diskAvailableBytes = -1;
+    QString disk;                // what the disk figures are of ("/var/lib/docker", "storage pool default (dir)")
+    bool canMeasureDisk = false; // as RuntimeCapabilities::canMeasureDisk
+    QString note;                // what the runtime could not tell, for people
 };
 
 struct BuildRequest {
+    QString runtime;    // the runtime kind to build for ("docker", "incus"); empty: the default
     QString contextDir; // a directory on this host; the whole tree is sent (minus .git)
     QString dockerfile; // relative to contextDir, already checked not to escape it
     QString tag;        // "pando/hello:d42"
     Labels labels;
     QMap<QString, QString> buildArgs;
+};
+
+// A file run() puts into a container before its process starts (secrets an app asks for as files).
+struct ContainerFile {
+    QByteArray content;
+    int mode = 0400;
+    int uid = 0;
+    int gid = 0;
 };
 
 struct ContainerSpec {
@@ -59,6 +86,13 @@ struct ContainerSpec {
     // false: the container may not open connections to other containers or off this host
     // (AppSpec network.egress: none). This host must still reach it at ContainerInfo::address.
     bool egress = true;
+    // Absolute path in the container → file, written before the process starts; missing parent
+    // directories are made (owner root, mode 0755). Unlike env, they do not show in what the
+    // runtime reports about the container. Keep no copy of the contents after run() returns.
+    QMap<QString, ContainerFile> files;
+    // Networks the container joins as well, before it starts: the network an app shares with its
+    // services (adapters/api/services.h). The runtime's own network stays its first.
+    QStringList networks;
 };
 
 struct ContainerInfo {
@@ -90,7 +124,34 @@ public:
     virtual ~Runtime() = default;
 
     virtual RuntimeCapabilities capabilities() = 0;
+    // The capabilities of the runtime of this kind (empty: the default one); NotFound when this
+    // install has no such runtime. A single runtime answers for its own kind only.
+    virtual Result<RuntimeCapabilities> capabilitiesOf(const QString &kind)
+    {
+        RuntimeCapabilities caps = capabilities();
+        if (kind.isEmpty() || kind == caps.kind)
+            return caps;
+        return fail(ErrorCode::NotFound,
+                    QStringLiteral("this install has no %1 runtime (it has %2)").arg(kind, caps.kind),
+                    QStringLiteral("runtime"));
+    }
     virtual Status ping() = 0;
+    // The room of each runtime behind this one (one entry for a single runtime).
+    virtual Result<QList<RuntimeRoom>> rooms()
+    {
+        const RuntimeCapabilities caps = capabilities();
+        RuntimeRoom room;
+        room.kind = caps.kind;
+        room.cpus = caps.maxCpus;
+        room.memoryBytes = caps.maxMemoryBytes;
+        room.canMeasureDisk = caps.canMeasureDisk;
+        return QList<RuntimeRoom>{room};
+    }
+    // The bytes a container has written on top of its image; Invalid when the runtime cannot say.
+    virtual Result<qint64> diskUsage(const QString &id)
+    {
+        return fail(ErrorCode::Invalid, QStringLiteral("this runtime cannot measure a container's disk use"), id);
+    }
 
     // Builds and returns the image id. progress gets one line of build output at a time.
     virtual Result<QString> build(const BuildRequest &request, const CancelToken &cancel,
@@ -107,6 +168,12 @@ public:
     virtual Result<QList<ImageInfo>> images(const Labels &filter) = 0;
     // Removes an image; a missing image is not an error.
     virtual Status removeImage(const QString &idOrTag) = 0;
+    // Gives an image (by id) one more tag ("pando/hello:d42"), so it serves another deploy
+    // without a build. A runtime that cannot says so and the caller builds instead.
+    virtual Status tagImage(const QString &/*id*/, const QString &tag)
+    {
+        return fail(ErrorCode::Unavailable, QStringLiteral("this runtime cannot tag images"), tag);
+    }
     // The last `tail` lines (tail < 0: all), then, if follow, new lines until the container
     // stops or cancel is set. Returns when the stream ends.
     virtual Status logs(const QString &id, int tail, bool follow, const CancelToken &cancel,

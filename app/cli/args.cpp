@@ -33,9 +33,11 @@ const QList<CommandSpec> &commands()
         {Command::AppsRemove,
          {QStringLiteral("apps"), QStringLiteral("rm")},
          1,
-         {QStringLiteral("no-wait")},
+         {QStringLiteral("no-wait"), QStringLiteral("keep-data"), QStringLiteral("delete-data")},
          {},
          "NAME"},
+        {Command::AppsStart, {QStringLiteral("apps"), QStringLiteral("start")}, 1, {}, {}, "NAME"},
+        {Command::Capacity, {QStringLiteral("capacity")}, 0, {}, {}, ""},
         {Command::Deploy, {QStringLiteral("deploy")}, 1, {QStringLiteral("ref"), QStringLiteral("wait")}, {}, "NAME"},
         {Command::DeploysList,
          {QStringLiteral("deploys"), QStringLiteral("list")},
@@ -77,24 +79,28 @@ const QList<CommandSpec> &commands()
         {Command::RunsShow, {QStringLiteral("runs"), QStringLiteral("show")}, 1, {}, {}, "ID"},
         {Command::RunsWatch, {QStringLiteral("runs"), QStringLiteral("watch")}, 1, {}, {}, "ID"},
         {Command::RunsAbort, {QStringLiteral("runs"), QStringLiteral("abort")}, 1, {}, {}, "ID"},
+        // NAME is a pipeline secret (--pipeline P, or the install's); APP NAME an app's.
         {Command::SecretsSet,
          {QStringLiteral("secrets"), QStringLiteral("set")},
          1,
-         {QStringLiteral("pipeline")},
+         {QStringLiteral("pipeline"), QStringLiteral("from-file")},
          {},
-         "NAME"},
+         "[APP] NAME",
+         1},
         {Command::SecretsList,
          {QStringLiteral("secrets"), QStringLiteral("list")},
          0,
          {QStringLiteral("pipeline")},
          {},
-         ""},
+         "[APP]",
+         1},
         {Command::SecretsRemove,
          {QStringLiteral("secrets"), QStringLiteral("rm")},
          1,
          {QStringLiteral("pipeline")},
          {},
-         "NAME"},
+         "[APP] NAME",
+         1},
         {Command::AuditList,
          {QStringLiteral("audit"), QStringLiteral("list")},
          0,
@@ -143,6 +149,19 @@ const QList<CommandSpec> &commands()
          "NAME"},
         {Command::TokensList, {QStringLiteral("tokens"), QStringLiteral("list")}, 0, {}, {}, ""},
         {Command::TokensRevoke, {QStringLiteral("tokens"), QStringLiteral("revoke")}, 1, {}, {}, "ID"},
+        {Command::ServicesList, {QStringLiteral("services"), QStringLiteral("list")}, 0, {}, {}, "[APP]", 1},
+        {Command::ServicesBackup,
+         {QStringLiteral("services"), QStringLiteral("backup")},
+         2,
+         {QStringLiteral("out"), QStringLiteral("force")},
+         {QStringLiteral("out")},
+         "APP SLOT"},
+        {Command::ServicesRemove,
+         {QStringLiteral("services"), QStringLiteral("rm")},
+         2,
+         {QStringLiteral("keep-data"), QStringLiteral("delete-data")},
+         {},
+         "APP SLOT"},
     };
     return list;
 }
@@ -150,18 +169,20 @@ const QList<CommandSpec> &commands()
 const QStringList GlobalOptions = {QStringLiteral("server"), QStringLiteral("token"), QStringLiteral("json"),
                                    QStringLiteral("help"), QStringLiteral("version")};
 const QStringList ValueOptions = {
-    QStringLiteral("server"),   QStringLiteral("token"),   QStringLiteral("file"),     QStringLiteral("ref"),
-    QStringLiteral("tail"),     QStringLiteral("limit"),   QStringLiteral("config"),   QStringLiteral("vars"),
-    QStringLiteral("pipeline"), QStringLiteral("actor"),   QStringLiteral("action"),   QStringLiteral("object"),
-    QStringLiteral("since"),    QStringLiteral("until"),   QStringLiteral("username"), QStringLiteral("role"),
-    QStringLiteral("scope"),    QStringLiteral("expires"), QStringLiteral("status"),   QStringLiteral("reason")};
-const QStringList FlagOptions = {QStringLiteral("json"), QStringLiteral("help"),    QStringLiteral("version"),
-                                 QStringLiteral("wait"), QStringLiteral("no-wait"), QStringLiteral("follow"),
-                                 QStringLiteral("yes"),  QStringLiteral("watch"),   QStringLiteral("all")};
-const QStringList Groups = {QStringLiteral("apps"),   QStringLiteral("deploys"),  QStringLiteral("pipelines"),
-                            QStringLiteral("jobs"),   QStringLiteral("runs"),     QStringLiteral("secrets"),
-                            QStringLiteral("audit"),  QStringLiteral("users"),    QStringLiteral("tokens"),
-                            QStringLiteral("grants"), QStringLiteral("approvals")};
+    QStringLiteral("server"),    QStringLiteral("token"),   QStringLiteral("file"),     QStringLiteral("ref"),
+    QStringLiteral("tail"),      QStringLiteral("limit"),   QStringLiteral("config"),   QStringLiteral("vars"),
+    QStringLiteral("pipeline"),  QStringLiteral("actor"),   QStringLiteral("action"),   QStringLiteral("object"),
+    QStringLiteral("since"),     QStringLiteral("until"),   QStringLiteral("username"), QStringLiteral("role"),
+    QStringLiteral("scope"),     QStringLiteral("expires"), QStringLiteral("status"),   QStringLiteral("reason"),
+    QStringLiteral("from-file"), QStringLiteral("out")};
+const QStringList FlagOptions = {QStringLiteral("json"),      QStringLiteral("help"),        QStringLiteral("version"),
+                                 QStringLiteral("wait"),      QStringLiteral("no-wait"),     QStringLiteral("follow"),
+                                 QStringLiteral("yes"),       QStringLiteral("watch"),       QStringLiteral("all"),
+                                 QStringLiteral("keep-data"), QStringLiteral("delete-data"), QStringLiteral("force")};
+const QStringList Groups = {QStringLiteral("apps"),   QStringLiteral("deploys"),   QStringLiteral("pipelines"),
+                            QStringLiteral("jobs"),   QStringLiteral("runs"),      QStringLiteral("secrets"),
+                            QStringLiteral("audit"),  QStringLiteral("users"),     QStringLiteral("tokens"),
+                            QStringLiteral("grants"), QStringLiteral("approvals"), QStringLiteral("services")};
 
 // "PIPELINE/JOB" with both parts; "PIPELINE" too when jobOptional.
 Status checkPipelineJob(const QString &value, bool jobOptional, const QString &where)
@@ -302,6 +323,12 @@ Result<Args> parseArgs(const QStringList &argv)
             !checked)
             return std::unexpected(checked.error());
     }
+    if (isAppSecretCommand(args) && args.has(QStringLiteral("pipeline")))
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("%1 is a secret of app %2: --pipeline does not apply")
+                        .arg(args.arguments.constLast(), args.arguments.constFirst()),
+                    commandName(*found),
+                    QStringLiteral("give APP NAME for an app's secret, or NAME --pipeline P for a pipeline's"));
     if (found->command == Command::GrantsList || found->command == Command::GrantsAdd ||
         found->command == Command::GrantsRemove) {
         if (!parseGrantObject(args.arguments.value(0)))
@@ -311,6 +338,19 @@ Result<Args> parseArgs(const QStringList &argv)
                 commandName(*found));
     }
     return args;
+}
+
+bool isAppSecretCommand(const Args &args)
+{
+    switch (args.command) {
+    case Command::SecretsSet:
+    case Command::SecretsRemove:
+        return args.arguments.size() == 2;
+    case Command::SecretsList:
+        return args.arguments.size() == 1;
+    default:
+        return false;
+    }
 }
 
 std::optional<GrantObject> parseGrantObject(const QString &object)
@@ -336,7 +376,13 @@ QString usageText()
                           "  apps update NAME -f SPEC.yaml replace an app's spec; the next deploy runs it\n"
                           "  apps list                     list the apps\n"
                           "  apps show NAME                show an app: URL, status, current and last deploy\n"
-                          "  apps rm NAME [--no-wait]      remove an app and wait until it is gone\n"
+                          "  apps start NAME               start an app's serving version again (after its disk\n"
+                          "                                limit stopped it, say)\n"
+                          "  capacity                      each runtime's CPUs, memory and disk beside what apps\n"
+                          "                                and services committed\n"
+                          "  apps rm NAME [--no-wait] [--keep-data | --delete-data]\n"
+                          "                                remove an app and wait until it is gone; an app with\n"
+                          "                                services needs a flag (asked on a terminal)\n"
                           "  deploy NAME [--ref REF] [--wait]\n"
                           "                                deploy an app; --wait follows the steps to the end\n"
                           "  deploys list NAME [--limit N] list an app's deploys\n"
@@ -356,11 +402,23 @@ QString usageText()
                           "  runs show ID                  show a run's step tree\n"
                           "  runs watch ID                 follow a run to its end\n"
                           "  runs abort ID                 abort a queued or running run\n"
-                          "  secrets set NAME [--pipeline P]\n"
-                          "                                set a secret from standard input (prompted on a terminal)\n"
-                          "  secrets list [--pipeline P]   list secret names\n"
+                          "  secrets set NAME [--pipeline P] [--from-file F]\n"
+                          "                                set a pipeline secret from standard input (prompted on\n"
+                          "                                a terminal) or a file; never from the command line\n"
+                          "  secrets list [--pipeline P]   list pipeline secret names\n"
                           "  secrets rm NAME [--pipeline P]\n"
-                          "                                remove a secret\n"
+                          "                                remove a pipeline secret\n"
+                          "  secrets set APP NAME [--from-file F]\n"
+                          "                                set an app secret (an env var of the app, or a file its\n"
+                          "                                spec names); the app sees it on its next deploy\n"
+                          "  secrets list APP              an app's secret names, when each was set, how injected\n"
+                          "  secrets rm APP NAME           remove an app secret\n"
+                          "  services list [APP]           backing services: slot, kind, status, volume\n"
+                          "  services backup APP SLOT --out FILE [--force]\n"
+                          "                                dump a service's data to FILE (pg_dump, mysqldump,\n"
+                          "                                redis RDB); --force replaces an existing FILE\n"
+                          "  services rm APP SLOT --keep-data|--delete-data\n"
+                          "                                remove a service the app's spec no longer declares\n"
                           "  audit list [--actor A] [--action X] [--object O] [--since T] [--until T] [--limit N]\n"
                           "                                audit lines, newest first (T: ISO 8601 or epoch ms)\n"
                           "  audit verify                  check the hash chain; exit 1 naming the first broken line\n"

@@ -53,6 +53,11 @@ enum class Command {
     TokensCreate,
     TokensList,
     TokensRevoke,
+    ServicesList,
+    ServicesBackup,
+    ServicesRemove,
+    AppsStart,
+    Capacity,
 };
 
 struct Args {
@@ -70,6 +75,8 @@ struct Args {
 // argv without the program name. Usage errors are ErrorCode::Invalid with where naming the word.
 Result<Args> parseArgs(const QStringList &argv);
 QString usageText();
+// `secrets set|rm APP NAME` and `secrets list APP`: an app's secrets, not a pipeline's.
+bool isAppSecretCommand(const Args &args);
 // A grants command's OBJECT: "hello" and "app/hello" are the app hello, "pipeline/ci" the
 // pipeline ci; nullopt for anything else.
 struct GrantObject {

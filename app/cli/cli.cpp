@@ -64,6 +64,10 @@ void Cli::start()
         return listApps();
     case Command::AppsShow:
         return showApp();
+    case Command::AppsStart:
+        return startApp();
+    case Command::Capacity:
+        return showCapacity();
     case Command::AppsRemove:
         return removeApp();
     case Command::Deploy:
@@ -136,6 +140,12 @@ void Cli::start()
         return listTokens();
     case Command::TokensRevoke:
         return revokeToken();
+    case Command::ServicesList:
+        return listServices();
+    case Command::ServicesBackup:
+        return backupService();
+    case Command::ServicesRemove:
+        return removeService();
     }
 }
 
@@ -147,6 +157,9 @@ void Cli::interrupt()
         printErr(QStringLiteral("pando: stopped watching; deploy %1 goes on (pando deploys show %1)").arg(m_deployId));
     if (!m_runId.isEmpty())
         printErr(QStringLiteral("pando: stopped watching; run %1 goes on (pando runs watch %1)").arg(m_runId));
+    // An interrupted backup leaves no half file behind.
+    if (!m_backupPartial.isEmpty())
+        QFile::remove(std::exchange(m_backupPartial, QString()));
     finish(ExitInterrupted);
 }
 
@@ -274,7 +287,10 @@ void Cli::showApp()
                       const QJsonObject last = r.json.value(QStringLiteral("last_deploy")).toObject();
                       printOut(keyValues({
                           {QStringLiteral("name"), str(r.json, "name")},
-                          {QStringLiteral("status"), str(r.json, "status")},
+                          {QStringLiteral("status"), str(r.json, "status_reason").isEmpty()
+                                                         ? str(r.json, "status")
+                                                         : str(r.json, "status") + QStringLiteral(" (") +
+                                                               str(r.json, "status_reason") + QLatin1Char(')')},
                           {QStringLiteral("url"), orDash(str(r.json, "url"))},
                           {QStringLiteral("source"), str(source, "repo") + QStringLiteral(" @ ") + str(source, "ref")},
                           {QStringLiteral("current deploy"), orDash(str(r.json, "current_deploy"))},
@@ -288,7 +304,23 @@ void Cli::showApp()
 void Cli::removeApp()
 {
     const QString name = m_args.arguments.value(0);
-    m_client->remove(QStringLiteral("/api/v1/apps/") + segment(name),
+    const bool keepData = m_args.has(QStringLiteral("keep-data"));
+    const bool deleteData = m_args.has(QStringLiteral("delete-data"));
+    if (keepData && deleteData)
+        return failWithCode(Error{ErrorCode::Invalid, QStringLiteral("pass --keep-data or --delete-data, not both"),
+                                  QStringLiteral("--delete-data"), {}},
+                            ExitUsage);
+    if (!keepData && !deleteData)
+        return askServiceData(name, [this](const QString &choice) { sendRemoveApp(choice); });
+    sendRemoveApp(keepData ? QStringLiteral("keep") : QStringLiteral("delete"));
+}
+
+void Cli::sendRemoveApp(const QString &serviceData)
+{
+    const QString name = m_args.arguments.value(0);
+    // Without a choice, pandod refuses an app with services and its answer names both flags.
+    const QString data = serviceData.isEmpty() ? QString() : QStringLiteral("?service_data=") + serviceData;
+    m_client->remove(QStringLiteral("/api/v1/apps/") + segment(name) + data,
                      handle([this, name](const client::ApiResponse &r) {
                          if (m_args.has(QStringLiteral("no-wait"))) {
                              if (m_args.json)

@@ -57,6 +57,7 @@ private:
     void listApps();
     void showApp();
     void removeApp();
+    void sendRemoveApp(const QString &serviceData); // "keep", "delete" or "" (not said)
     void pollRemoved();
     void deploy();
     // Asks for the deploy now, or right after the request in flight answers.
@@ -86,6 +87,10 @@ private:
     void verifyAudit();
     void listAuditSinks();
 
+    // `pando capacity` and `pando apps start` (capacitycommands.cpp).
+    void showCapacity();
+    void startApp();
+
     // Grants on apps and pipelines (grantcommands.cpp).
     void listGrants();
     void addGrant();
@@ -106,6 +111,14 @@ private:
     // Asks question on the terminal unless --yes; refuses when it cannot ask. onYes runs once.
     void confirm(const QString &question, const QString &where, std::function<void()> onYes);
     void failWithCode(const Error &error, int code);
+
+    // Services (servicecommands.cpp).
+    void listServices();
+    void backupService();
+    void removeService();
+    // On a terminal, when the app has services, asks whether to keep or delete their data and
+    // gives then "keep" or "delete"; otherwise gives then "" (pandod decides, naming the flags).
+    void askServiceData(const QString &app, std::function<void(const QString &choice)> then);
 
     // Approvals (approvalcommands.cpp).
     void listApprovals();
@@ -135,6 +148,7 @@ private:
     bool m_pollAgain = false;
 
     LineReader *m_reader = nullptr;
+    QString m_backupPartial; // services backup: the FILE.partial being written, removed on failure
     QString m_runId;
     qint64 m_lastSeq = 0;
     QHash<QString, QString> m_runStepShown; // step id → "status/attempt" last printed

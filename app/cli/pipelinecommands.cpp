@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QStringDecoder>
 
 namespace pando::cli {
 namespace {
@@ -408,8 +409,28 @@ void Cli::abortRun()
 
 void Cli::setSecret()
 {
-    const QString name = m_args.arguments.value(0);
+    const QString name = m_args.arguments.constLast();
     // Never from argv: a value there lands in the shell's history and in ps.
+    if (m_args.has(QStringLiteral("from-file"))) {
+        const QString path = m_args.value(QStringLiteral("from-file"));
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return failWith(Error{ErrorCode::Invalid,
+                                  QStringLiteral("cannot read the secret's file: %1").arg(file.errorString()),
+                                  QStringLiteral("--from-file %1").arg(path)});
+        // The file's bytes are the value exactly: a PEM file keeps its last line break.
+        QByteArray bytes = file.readAll();
+        QStringDecoder utf8(QStringDecoder::Utf8);
+        QString value = utf8(bytes);
+        bytes.fill('\0');
+        if (utf8.hasError())
+            return failWith(Error{ErrorCode::Invalid, QStringLiteral("the file is not UTF-8 text; secrets are text"),
+                                  QStringLiteral("--from-file %1").arg(path),
+                                  QStringLiteral("encode binary data, e.g. with base64, and decode it in the app")});
+        sendSecret(value);
+        value.fill(QChar(u'\0'));
+        return;
+    }
     if (stdinIsTerminal()) {
         if (!m_reader)
             m_reader = new LineReader(this);
@@ -439,11 +460,31 @@ void Cli::setSecret()
 
 void Cli::sendSecret(const QString &value)
 {
-    const QString name = m_args.arguments.value(0);
+    const QString name = m_args.arguments.constLast();
+    const bool forApp = isAppSecretCommand(m_args);
+    const QString app = forApp ? m_args.arguments.constFirst() : QString();
     if (value.isEmpty())
-        return failWith(Error{ErrorCode::Invalid, QStringLiteral("the secret's value is empty"),
-                              QStringLiteral("stdin"),
-                              QStringLiteral("pipe the value in: pando secrets set %1 < file").arg(name)});
+        return failWith(
+            Error{ErrorCode::Invalid, QStringLiteral("the secret's value is empty"),
+                  m_args.has(QStringLiteral("from-file")) ? QStringLiteral("--from-file") : QStringLiteral("stdin"),
+                  QStringLiteral("pipe the value in: pando secrets set %1 < file")
+                      .arg(forApp ? app + QLatin1Char(' ') + name : name)});
+    if (forApp) {
+        const QJsonObject body{{QStringLiteral("value"), value}};
+        m_client->request("PUT",
+                          QStringLiteral("/api/v1/apps/") + segment(app) + QStringLiteral("/secrets/") + segment(name),
+                          QJsonDocument(body).toJson(QJsonDocument::Compact), "application/json",
+                          handle([this, app, name](const client::ApiResponse &r) {
+                              if (m_args.json)
+                                  printJson(r.json);
+                              else
+                                  printOut(QStringLiteral("set secret %1 of app %2 (as %3); it reaches the app on its "
+                                                          "next deploy: pando deploy %2")
+                                               .arg(name, app, str(r.json, "injected_as")));
+                              finish(ExitOk);
+                          }));
+        return;
+    }
     const QString scope = m_args.value(QStringLiteral("pipeline"));
     const QJsonObject body{{QStringLiteral("value"), value}, {QStringLiteral("scope"), scope}};
     m_client->request("PUT", QStringLiteral("/api/v1/secrets/") + segment(name),
@@ -459,6 +500,37 @@ void Cli::sendSecret(const QString &value)
 
 void Cli::listSecrets()
 {
+    if (isAppSecretCommand(m_args)) {
+        const QString app = m_args.arguments.constFirst();
+        m_client->get(QStringLiteral("/api/v1/apps/") + segment(app) + QStringLiteral("/secrets"),
+                      handle([this, app](const client::ApiResponse &r) {
+                          if (m_args.json) {
+                              printJson(r.json);
+                              return finish(ExitOk);
+                          }
+                          QList<QStringList> rows;
+                          for (const QJsonValue &v : r.json.value(QStringLiteral("secrets")).toArray()) {
+                              const QJsonObject o = v.toObject();
+                              const QString how = str(o, "injected_as") == QLatin1String("file")
+                                                      ? QStringLiteral("file ") + str(o, "file")
+                                                      : QStringLiteral("env");
+                              rows << QStringList{str(o, "name"), how, timestamp(num(o, "created_ms")),
+                                                  timestamp(num(o, "updated_ms"))};
+                          }
+                          if (rows.isEmpty())
+                              printOut(QStringLiteral("no secrets for app %1").arg(app));
+                          else
+                              printOut(table({QStringLiteral("NAME"), QStringLiteral("INJECTED AS"),
+                                              QStringLiteral("SET"), QStringLiteral("UPDATED")},
+                                             rows));
+                          for (const QJsonValue &v : r.json.value(QStringLiteral("missing")).toArray())
+                              printErr(QStringLiteral("warning: the spec asks for secret %1, which is not set; "
+                                                      "the next deploy fails until it is")
+                                           .arg(v.toString()));
+                          finish(ExitOk);
+                      }));
+        return;
+    }
     const QString scope = m_args.value(QStringLiteral("pipeline"));
     m_client->get(QStringLiteral("/api/v1/secrets?scope=") + segment(scope),
                   handle([this, scope](const client::ApiResponse &r) {
@@ -477,7 +549,23 @@ void Cli::listSecrets()
 
 void Cli::removeSecret()
 {
-    const QString name = m_args.arguments.value(0);
+    const QString name = m_args.arguments.constLast();
+    if (isAppSecretCommand(m_args)) {
+        const QString app = m_args.arguments.constFirst();
+        m_client->remove(QStringLiteral("/api/v1/apps/") + segment(app) + QStringLiteral("/secrets/") + segment(name),
+                         handle([this, app, name](const client::ApiResponse &) {
+                             if (m_args.json)
+                                 printJson(QJsonObject{{QStringLiteral("app"), app},
+                                                       {QStringLiteral("name"), name},
+                                                       {QStringLiteral("status"), QStringLiteral("removed")}});
+                             else
+                                 printOut(QStringLiteral("removed secret %1 of app %2; the app keeps it until its "
+                                                         "next deploy")
+                                              .arg(name, app));
+                             finish(ExitOk);
+                         }));
+        return;
+    }
     const QString scope = m_args.value(QStringLiteral("pipeline"));
     m_client->remove(QStringLiteral("/api/v1/secrets/") + segment(name) + QStringLiteral("?scope=") + segment(scope),
                      handle([this, name, scope](const client::ApiResponse &) {

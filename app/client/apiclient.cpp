@@ -1,6 +1,7 @@
 #include "apiclient.h"
 
 #include <QCryptographicHash>
+#include <QIODevice>
 #include <QJsonDocument>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
@@ -158,23 +159,23 @@ QUrl ApiClient::webSocketUrlFor(const QString &path) const
     return url;
 }
 
-void ApiClient::request(const QByteArray &method, const QString &path, const QByteArray &body,
-                        const QByteArray &contentType, Callback callback)
+QNetworkReply *ApiClient::send(const QByteArray &method, const QString &path, const QByteArray &body,
+                               const QByteArray &contentType, const QByteArray &accept, int timeoutMs,
+                               const std::shared_ptr<std::optional<Error>> &mismatch)
 {
     QNetworkRequest request(urlFor(path));
     request.setRawHeader("Authorization", "Bearer " + m_token.toUtf8());
-    request.setRawHeader("Accept", "application/json");
+    if (!accept.isEmpty())
+        request.setRawHeader("Accept", accept);
     if (!contentType.isEmpty())
         request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
-    request.setTransferTimeout(m_timeoutMs);
+    request.setTransferTimeout(timeoutMs);
     if (!m_pinned.isEmpty())
         request.setSslConfiguration(pinnedConfiguration());
     QNetworkReply *reply = m_network->sendCustomRequest(request, method, body);
-    const QString server = m_baseUrl.toString();
-    auto mismatch = std::make_shared<std::optional<Error>>();
     if (!m_pinned.isEmpty()) {
         connect(reply, &QNetworkReply::sslErrors, this,
-                [reply, pinned = m_pinned, mismatch, server](const QList<QSslError> &errors) {
+                [reply, pinned = m_pinned, mismatch, server = m_baseUrl.toString()](const QList<QSslError> &errors) {
                     const QString actual = certificateFingerprint(peerOf(reply->sslConfiguration(), errors));
                     if (actual == pinned)
                         reply->ignoreSslErrors();
@@ -182,7 +183,24 @@ void ApiClient::request(const QByteArray &method, const QString &path, const QBy
                         *mismatch = pinMismatch(actual, pinned, server);
                 });
     }
-    connect(reply, &QNetworkReply::finished, this, [reply, callback = std::move(callback), server, mismatch]() {
+    return reply;
+}
+
+Error ApiClient::unreachable(QNetworkReply *reply) const
+{
+    const bool timedOut =
+        reply->error() == QNetworkReply::OperationCanceledError || reply->error() == QNetworkReply::TimeoutError;
+    return Error{timedOut ? ErrorCode::Timeout : ErrorCode::Unavailable,
+                 QStringLiteral("cannot reach the server: %1").arg(reply->errorString()), m_baseUrl.toString(),
+                 QStringLiteral("check --server / PANDO_SERVER and that pandod is running")};
+}
+
+void ApiClient::request(const QByteArray &method, const QString &path, const QByteArray &body,
+                        const QByteArray &contentType, Callback callback)
+{
+    auto mismatch = std::make_shared<std::optional<Error>>();
+    QNetworkReply *reply = send(method, path, body, contentType, "application/json", m_timeoutMs, mismatch);
+    connect(reply, &QNetworkReply::finished, this, [this, reply, callback = std::move(callback), mismatch]() {
         reply->deleteLater();
         const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         const QByteArray data = reply->readAll();
@@ -191,11 +209,7 @@ void ApiClient::request(const QByteArray &method, const QString &path, const QBy
             return;
         }
         if (status == 0) {
-            const bool timedOut = reply->error() == QNetworkReply::OperationCanceledError ||
-                                  reply->error() == QNetworkReply::TimeoutError;
-            callback(fail(timedOut ? ErrorCode::Timeout : ErrorCode::Unavailable,
-                          QStringLiteral("cannot reach the server: %1").arg(reply->errorString()), server,
-                          QStringLiteral("check --server / PANDO_SERVER and that pandod is running")));
+            callback(std::unexpected(unreachable(reply)));
             return;
         }
         if (status < 200 || status >= 300) {
@@ -209,6 +223,65 @@ void ApiClient::request(const QByteArray &method, const QString &path, const QBy
         response.requestId = reply->rawHeader("X-Request-Id");
         callback(response);
     });
+}
+
+void ApiClient::download(const QByteArray &method, const QString &path, QIODevice *out, int timeoutMs,
+                         ProgressCallback progress, Callback callback)
+{
+    const QString server = m_baseUrl.toString();
+    auto mismatch = std::make_shared<std::optional<Error>>();
+    QNetworkReply *reply = send(method, path, {}, {}, {}, timeoutMs, mismatch);
+    struct State {
+        qint64 written = 0;
+        QByteArray errorBody; // a non-2xx answer's body, for its error
+        std::optional<Error> writeError;
+    };
+    auto state = std::make_shared<State>();
+    const auto drain = [reply, out, state, progress, path]() {
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        const QByteArray chunk = reply->readAll();
+        if (status < 200 || status >= 300) {
+            state->errorBody += chunk.left(65536 - state->errorBody.size());
+            return;
+        }
+        if (state->writeError)
+            return;
+        if (out->write(chunk) != chunk.size()) {
+            state->writeError =
+                Error{ErrorCode::Failed, QStringLiteral("cannot write: %1").arg(out->errorString()), path};
+            reply->abort();
+            return;
+        }
+        state->written += chunk.size();
+        if (progress)
+            progress(state->written);
+    };
+    connect(reply, &QNetworkReply::readyRead, this, drain);
+    connect(reply, &QNetworkReply::finished, this,
+            [this, reply, state, drain, callback = std::move(callback), server, mismatch]() {
+                reply->deleteLater();
+                if (reply->bytesAvailable() > 0)
+                    drain();
+                const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+                if (*mismatch)
+                    return callback(std::unexpected(**mismatch));
+                if (state->writeError)
+                    return callback(std::unexpected(*state->writeError));
+                if (status >= 200 && status < 300 && reply->error() != QNetworkReply::NoError)
+                    return callback(fail(ErrorCode::Unavailable,
+                                         QStringLiteral("the download broke off after %1 bytes: %2")
+                                             .arg(state->written)
+                                             .arg(reply->errorString()),
+                                         server));
+                if (status == 0)
+                    return callback(std::unexpected(unreachable(reply)));
+                if (status < 200 || status >= 300)
+                    return callback(std::unexpected(errorFromResponse(status, state->errorBody)));
+                ApiResponse response;
+                response.status = status;
+                response.requestId = reply->rawHeader("X-Request-Id");
+                callback(response);
+            });
 }
 
 void ApiClient::postJson(const QString &path, const QJsonObject &body, Callback callback)

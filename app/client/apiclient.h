@@ -16,7 +16,9 @@
 #include <QUrl>
 #include <functional>
 
+class QIODevice;
 class QNetworkAccessManager;
+class QNetworkReply;
 class QSslCertificate;
 class QWebSocket;
 
@@ -68,6 +70,14 @@ public:
     void postJson(const QString &path, const QJsonObject &body, Callback callback);
     void remove(const QString &path, Callback callback) { request("DELETE", path, {}, {}, std::move(callback)); }
 
+    // Streams the body of a 2xx answer into out as it arrives, never whole in memory (service
+    // backups); progress gets the bytes written so far. The callback gets the answer without its
+    // body, or the server's error (whose body is not written to out), or the error writing out.
+    // timeoutMs bounds the time without a byte, which includes the server's time to its first.
+    using ProgressCallback = std::function<void(qint64 bytes)>;
+    void download(const QByteArray &method, const QString &path, QIODevice *out, int timeoutMs,
+                  ProgressCallback progress, Callback callback);
+
     // Opens a WebSocket stream ("/api/v1/events?app=hello"); each text message that is a JSON
     // object goes to onMessage. The socket is owned by this client; close it to stop early.
     QWebSocket *follow(const QString &path, MessageCallback onMessage, ClosedCallback onClosed);
@@ -76,6 +86,14 @@ public:
     QUrl webSocketUrlFor(const QString &path) const;
 
 private:
+    // Sends one request with the token and, when pinned, the certificate check (a mismatch is
+    // put in mismatch before the reply finishes).
+    QNetworkReply *send(const QByteArray &method, const QString &path, const QByteArray &body,
+                        const QByteArray &contentType, const QByteArray &accept, int timeoutMs,
+                        const std::shared_ptr<std::optional<Error>> &mismatch);
+    // The error of a request that got no HTTP answer.
+    Error unreachable(QNetworkReply *reply) const;
+
     QUrl m_baseUrl;
     QString m_token;
     int m_timeoutMs = 30000;

@@ -43,6 +43,10 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
     const QCommandLineOption reconcile(QStringLiteral("reconcile-interval"),
                                        QStringLiteral("Milliseconds between reconciler passes (default 5000)."),
                                        QStringLiteral("ms"));
+    const QCommandLineOption diskCheck(
+        QStringLiteral("disk-check-interval"),
+        QStringLiteral("Milliseconds between checks of apps' disk limits (default 30000; 0: never)."),
+        QStringLiteral("ms"));
     const QCommandLineOption docker(QStringLiteral("docker-socket"), QStringLiteral("The Docker Engine's unix socket."),
                                     QStringLiteral("path"));
     const QCommandLineOption install(
@@ -79,8 +83,46 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
                                      QStringLiteral("file"));
     const QCommandLineOption tlsKey(QStringLiteral("tls-key"), QStringLiteral("The PEM private key of --tls-cert."),
                                     QStringLiteral("file"));
-    parser.addOptions({dataDir, listen, database, workers, reconcile, docker, install, maxRuns, auditSinks, appLimit,
-                       approvalPolicy, approvalTtl, tls, tlsName, tlsCert, tlsKey});
+    const QCommandLineOption rotateKey(
+        QStringLiteral("rotate-secrets-key"),
+        QStringLiteral("Re-seal every secret (pipelines' and apps') with a new key, replace <data-dir>/seal.key, "
+                       "and exit. Stop pandod first."));
+    const QCommandLineOption runtime(
+        QStringLiteral("runtime"),
+        QStringLiteral("Where apps whose spec names no runtime are deployed: docker (default) or incus."),
+        QStringLiteral("kind"));
+    const QCommandLineOption incus(
+        QStringLiteral("incus"),
+        QStringLiteral("auto (default: use the local incusd when it answers), on (it must answer) or off."),
+        QStringLiteral("mode"));
+    const QCommandLineOption incusSocket(QStringLiteral("incus-socket"),
+                                         QStringLiteral("The local incusd's unix socket (implies --incus on)."),
+                                         QStringLiteral("path"));
+    const QCommandLineOption incusUrl(
+        QStringLiteral("incus-url"),
+        QStringLiteral(
+            "A remote Incus, https://host:8443, reached with --incus-client-cert/-key (implies --incus on)."),
+        QStringLiteral("url"));
+    const QCommandLineOption incusCert(QStringLiteral("incus-client-cert"),
+                                       QStringLiteral("PEM certificate the remote Incus trusts."),
+                                       QStringLiteral("file"));
+    const QCommandLineOption incusKey(QStringLiteral("incus-client-key"),
+                                      QStringLiteral("The PEM private key of --incus-client-cert."),
+                                      QStringLiteral("file"));
+    const QCommandLineOption incusServerCert(
+        QStringLiteral("incus-server-cert"),
+        QStringLiteral("The remote Incus's own PEM certificate, pinned (default: the system's CAs)."),
+        QStringLiteral("file"));
+    const QCommandLineOption serviceImage(
+        QStringLiteral("service-image"),
+        QStringLiteral("Run services of a kind from another image, e.g. postgres=postgres:15 or redis:7=redis:7 "
+                       "(repeatable; default: Pando's local pando/postgres:15, pando/mariadb:10.11, pando/redis:7)."),
+        QStringLiteral("kind=image"));
+    parser.addOption(serviceImage);
+    parser.addOptions({dataDir,  listen,    database,   workers,        reconcile,      diskCheck,   docker,
+                       install,  maxRuns,   auditSinks, appLimit,       approvalPolicy, approvalTtl, tls,
+                       tlsName,  tlsCert,   tlsKey,     rotateKey,      runtime,        incus,       incusSocket,
+                       incusUrl, incusCert, incusKey,   incusServerCert});
     parser.process(arguments);
     if (!parser.positionalArguments().isEmpty())
         return fail(ErrorCode::Invalid,
@@ -130,6 +172,13 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
             return fail(ErrorCode::Invalid, QStringLiteral("expected milliseconds, at least 100"),
                         QStringLiteral("--reconcile-interval"));
     }
+    if (parser.isSet(diskCheck)) {
+        bool ok = false;
+        o.engine.diskCheckIntervalMs = parser.value(diskCheck).toInt(&ok);
+        if (!ok || (o.engine.diskCheckIntervalMs != 0 && o.engine.diskCheckIntervalMs < 1000))
+            return fail(ErrorCode::Invalid, QStringLiteral("expected milliseconds, 0 or at least 1000"),
+                        QStringLiteral("--disk-check-interval"));
+    }
     if (parser.isSet(maxRuns)) {
         bool ok = false;
         o.maxRuns = parser.value(maxRuns).toInt(&ok);
@@ -169,6 +218,7 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
     if (parser.isSet(tlsName) && parser.isSet(tlsCert))
         return fail(ErrorCode::Invalid, QStringLiteral("--tls-name names a certificate pandod makes, not a given one"),
                     QStringLiteral("--tls-name"));
+    o.rotateSecretsKey = parser.isSet(rotateKey);
     o.tls = parser.isSet(tls) || parser.isSet(tlsCert) || parser.isSet(tlsName);
     o.tlsNames = parser.values(tlsName);
     o.tlsCertificate = parser.value(tlsCert);
@@ -176,6 +226,51 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
     if (parser.isSet(install))
         o.engine.installId = parser.value(install);
     o.dockerSocket = parser.value(docker);
+    for (const QString &mapping : parser.values(serviceImage)) {
+        const qsizetype eq = mapping.indexOf(u'=');
+        const QString kind = mapping.left(eq).section(u':', 0, 0);
+        if (eq <= 0 || eq == mapping.size() - 1 || !core::serviceKinds().contains(kind))
+            return fail(ErrorCode::Invalid,
+                        QStringLiteral("expected KIND[:VERSION]=IMAGE with a kind of %1, got \"%2\"")
+                            .arg(core::serviceKinds().join(QStringLiteral(", ")), mapping),
+                        QStringLiteral("--service-image"));
+        o.serviceImages.insert(mapping.left(eq), mapping.mid(eq + 1));
+    }
+    o.runtimes.dockerSocket = o.dockerSocket;
+    o.runtimes.defaultRuntime = parser.value(runtime);
+    if (!o.runtimes.defaultRuntime.isEmpty() && o.runtimes.defaultRuntime != QLatin1String("docker") &&
+        o.runtimes.defaultRuntime != QLatin1String("incus"))
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("expected docker or incus, got \"%1\"").arg(o.runtimes.defaultRuntime),
+                    QStringLiteral("--runtime"));
+    using Incus = wiring::RuntimeWiringOptions::Incus;
+    const QString incusMode = parser.value(incus);
+    if (incusMode == QLatin1String("on"))
+        o.runtimes.incus = Incus::On;
+    else if (incusMode == QLatin1String("off"))
+        o.runtimes.incus = Incus::Off;
+    else if (!incusMode.isEmpty() && incusMode != QLatin1String("auto"))
+        return fail(ErrorCode::Invalid, QStringLiteral("expected auto, on or off, got \"%1\"").arg(incusMode),
+                    QStringLiteral("--incus"));
+    o.runtimes.incusConnection.socket = parser.value(incusSocket);
+    o.runtimes.incusConnection.url = parser.value(incusUrl);
+    o.runtimes.incusConnection.clientCert = parser.value(incusCert);
+    o.runtimes.incusConnection.clientKey = parser.value(incusKey);
+    o.runtimes.incusConnection.serverCert = parser.value(incusServerCert);
+    if (!o.runtimes.incusConnection.url.isEmpty()) {
+        if (!o.runtimes.incusConnection.url.startsWith(QLatin1String("https://")))
+            return fail(ErrorCode::Invalid, QStringLiteral("a remote Incus is reached over https://"),
+                        QStringLiteral("--incus-url"));
+        if (o.runtimes.incusConnection.clientCert.isEmpty() || o.runtimes.incusConnection.clientKey.isEmpty())
+            return fail(ErrorCode::Invalid,
+                        QStringLiteral("a remote Incus needs --incus-client-cert and --incus-client-key"),
+                        QStringLiteral("--incus-url"));
+    }
+    if ((parser.isSet(incusSocket) || parser.isSet(incusUrl)) && o.runtimes.incus == Incus::Off)
+        return fail(ErrorCode::Invalid, QStringLiteral("--incus off contradicts --incus-socket/--incus-url"),
+                    QStringLiteral("--incus"));
+    if (parser.isSet(incusSocket) || parser.isSet(incusUrl))
+        o.runtimes.incus = Incus::On;
     o.auditSinks = parser.value(auditSinks);
     // Apps may not take the API's own port.
     o.engine.policy.deniedRoutePorts.append(o.listenPort);

@@ -2,6 +2,7 @@
 // pandod's command line: where its data lives, where it listens, which database it uses.
 
 #include "adapters/api/error.h"
+#include "app/wiring/runtimewiring.h"
 #include "core/engine/engine.h"
 
 #include <QHostAddress>
@@ -14,6 +15,9 @@ struct DaemonOptions {
     QHostAddress listenAddress = QHostAddress::LocalHost;
     quint16 listenPort = 7420;
     QString dockerSocket; // empty: DOCKER_HOST or /var/run/docker.sock
+    wiring::RuntimeWiringOptions runtimes; // Docker, and Incus when there is one
+    // --service-image KIND[:VERSION]=IMAGE: what a service kind runs instead of Pando's image.
+    QMap<QString, QString> serviceImages;
     int maxRuns = 4;      // pipeline runs at once, all pipelines together
     QString auditSinks;   // a JSON file of audit sinks; empty: none
     int appLimit = 10;    // apps a member may own (operators and admins are not limited)
@@ -23,6 +27,8 @@ struct DaemonOptions {
     QStringList tlsNames;
     QString tlsCertificate;
     QString tlsKey;
+    // --rotate-secrets-key: re-seal every secret with a new key, then exit (pandod stopped).
+    bool rotateSecretsKey = false;
 };
 
 // "90s", "30m", "24h", "7d"; nullopt for anything else.

@@ -1,16 +1,18 @@
 // pandod: the Pando engine and its API, headless. A "Pando install" that the CLI, desktops and
 // teammates attach to.
 
+#include "adapters/services/docker/dockerservices.h"
 #include "adapters/routing/loopback/loopbackrouter.h"
-#include "adapters/runtime/docker/dockerruntime.h"
 #include "adapters/source/generic/gitsource.h"
 #include "app/daemon/daemonoptions.h"
+#include "app/daemon/secretskey.h"
 #include "app/daemon/signalwatcher.h"
 #include "app/server/apiserver.h"
 #include "app/server/tlsidentity.h"
 #include "app/wiring/accountwiring.h"
 #include "app/wiring/auditwiring.h"
 #include "app/wiring/pipelinewiring.h"
+#include "app/wiring/runtimewiring.h"
 #include "core/engine/engine.h"
 
 #include <QCoreApplication>
@@ -35,17 +37,32 @@ int main(int argc, char *argv[])
         return 2;
     }
 
-    auto runtime = std::make_shared<adapters::docker::DockerRuntime>(options->dockerSocket);
-    if (auto ping = runtime->ping(); !ping) {
-        err << "pandod: Docker does not answer: " << ping.error().text() << Qt::endl;
-        if (!ping.error().hint.isEmpty())
-            err << "hint: " << ping.error().hint << Qt::endl;
+    if (options->rotateSecretsKey)
+        return daemon::rotateSecretsKey(*options, out, err);
+    // One pandod per data directory (and none while the secrets key is rotated).
+    auto dataLock = daemon::lockDataDirectory(options->engine.dataDir);
+    if (!dataLock) {
+        err << "pandod: " << dataLock.error().text() << Qt::endl << "hint: " << dataLock.error().hint << Qt::endl;
         return 1;
     }
+
+    QStringList runtimeNotes;
+    auto runtimes = wiring::makeRuntimes(options->runtimes, &runtimeNotes);
+    if (!runtimes) {
+        err << "pandod: " << runtimes.error().text() << Qt::endl;
+        if (!runtimes.error().hint.isEmpty())
+            err << "hint: " << runtimes.error().hint << Qt::endl;
+        return 1;
+    }
+    for (const QString &note : runtimeNotes)
+        err << "pandod: " << note << Qt::endl;
+    std::shared_ptr<adapters::Runtime> runtime = *runtimes;
     auto router = std::make_shared<adapters::loopback::LoopbackRouter>();
     auto source = std::make_shared<adapters::git::GitSource>(options->engine.dataDir + QStringLiteral("/cache/git"));
 
     core::Engine engine(options->engine, runtime, router, source);
+    engine.setServiceProvisioner(std::make_shared<adapters::docker::DockerServiceProvisioner>(
+        options->dockerSocket, options->serviceImages));
     if (auto started = engine.start(); !started) {
         err << "pandod: cannot start: " << started.error().text() << Qt::endl;
         if (!started.error().hint.isEmpty())

@@ -17,6 +17,7 @@
 #include "core/pipelines/service/pipelineservice.h"
 
 #include <QAbstractHttpServer>
+#include <QFile>
 #include <QHttpServerRequest>
 #include <QHttpServerResponder>
 #include <QJsonDocument>
@@ -259,6 +260,28 @@ private:
     static void write(QHttpServerResponder &responder, const Reply &reply, const QByteArray &requestId)
     {
         const auto status = static_cast<QHttpServerResponder::StatusCode>(reply.status);
+        if (reply.file) {
+            // Opened here, on the socket's thread, where the responder reads it chunk by chunk
+            // (and deletes it); the FileBody removes the path once the reply goes.
+            auto *file = new QFile(reply.file->path);
+            if (!file->open(QIODevice::ReadOnly)) {
+                delete file;
+                const Error error{
+                    ErrorCode::Internal, QStringLiteral("the answer's file cannot be read"), QStringLiteral("body"),
+                    QStringLiteral("the server log names request %1").arg(QString::fromLatin1(requestId))};
+                qCWarning(lcApi) << "request" << requestId << "cannot open its answer's file";
+                responder.write(QJsonDocument(errorBody(error)).toJson(QJsonDocument::Compact),
+                                {{"Content-Type", "application/json"}, {"X-Request-Id", requestId}},
+                                QHttpServerResponder::StatusCode::InternalServerError);
+                return;
+            }
+            responder.write(file,
+                            {{"Content-Type", reply.file->contentType},
+                             {"Content-Disposition", reply.file->disposition},
+                             {"X-Request-Id", requestId}},
+                            status);
+            return;
+        }
         if (reply.status == 204) {
             // No content means no body, not "{}".
             responder.write(QByteArray(), {{"X-Request-Id", requestId}}, status);

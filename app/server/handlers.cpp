@@ -4,13 +4,16 @@
 
 #include "accounthandlers.h"
 #include "approvalhandlers.h"
+#include "appsecrethandlers.h"
 #include "audithandlers.h"
+#include "capacityhandlers.h"
 #include "granthandlers.h"
 #include "httperror.h"
 #include "pairinghandlers.h"
 #include "pipelinehandlers.h"
 #include "replies.h"
 #include "routes.h"
+#include "servicehandlers.h"
 
 #include "core/authz/authz.h"
 #include "core/policy/specgate.h"
@@ -132,7 +135,16 @@ Reply showApp(Call &call)
 
 Reply removeApp(Call &call)
 {
-    auto removed = call.engine.removeApp(call.args.value(0), call.actor);
+    // What becomes of the app's services' data (docs/services.md); without it, an app with
+    // services is refused with the choices named.
+    const QString data = QUrlQuery(call.request.url).queryItemValue(QStringLiteral("service_data"));
+    if (!data.isEmpty() && data != QLatin1String("keep") && data != QLatin1String("delete"))
+        return errorReply(Error{ErrorCode::Invalid, QStringLiteral("expected keep or delete, got \"%1\"").arg(data),
+                                QStringLiteral("query.service_data"), {}});
+    auto removed = call.engine.removeApp(call.args.value(0), call.actor,
+                                         data == QLatin1String("keep")     ? core::Engine::ServiceData::Keep
+                                         : data == QLatin1String("delete") ? core::Engine::ServiceData::Delete
+                                                                           : core::Engine::ServiceData::Ask);
     if (!removed)
         return errorReply(removed.error());
     // A new app of the same name must not inherit who could act on this one.
@@ -279,10 +291,21 @@ constexpr RouteDef Routes[] = {
     {"PUT", "/api/v1/apps/{name}", AppsWrite, App, false, &updateApp},
     {"DELETE", "/api/v1/apps/{name}", AppsWrite, App, false, &removeApp},
     {"POST", "/api/v1/apps/{name}/deploys", DeploysWrite, App, false, &startDeploy},
+    // Starting the serving version again (after its disk limit stopped it) is a deployer's call.
+    {"POST", "/api/v1/apps/{name}/start", DeploysWrite, App, false, &capacityapi::startApp},
     {"GET", "/api/v1/apps/{name}/deploys", AppsRead, App, false, &listDeploys},
     {"GET", "/api/v1/deploys/{id}", AppsRead, Deploy, false, &showDeploy},
     {"POST", "/api/v1/deploys/{id}/cancel", DeploysWrite, Deploy, false, &cancelDeploy},
     {"GET", "/api/v1/apps/{name}/logs", LogsRead, App, false, &logTail},
+    // App secrets: names are readable like the spec that declares them; values only go in.
+    {"GET", "/api/v1/apps/{name}/secrets", AppsRead, App, false, &appsecretapi::listSecrets},
+    {"PUT", "/api/v1/apps/{name}/secrets/{secret}", AppsWrite, App, false, &appsecretapi::setSecret},
+    {"DELETE", "/api/v1/apps/{name}/secrets/{secret}", AppsWrite, App, false, &appsecretapi::removeSecret},
+    // Backing services (docs/services.md): a backup holds the whole data, so it needs apps.write.
+    {"GET", "/api/v1/services", AppsRead, None, false, &serviceapi::listAllServices},
+    {"GET", "/api/v1/apps/{name}/services", AppsRead, App, false, &serviceapi::listAppServices},
+    {"POST", "/api/v1/apps/{name}/services/{slot}/backup", AppsWrite, App, false, &serviceapi::backupService},
+    {"DELETE", "/api/v1/apps/{name}/services/{slot}", AppsWrite, App, false, &serviceapi::removeService},
     {"GET", "/api/v1/apps/{name}/logs/follow", LogsRead, App, true, &upgradeRequired},
     {"GET", "/api/v1/events", AppsRead, None, true, &upgradeRequired},
     // The pipeline runner (503 while the engine has none).
@@ -321,6 +344,9 @@ constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/audit", AuditRead, None, false, &auditapi::listAudit},
     {"GET", "/api/v1/audit/verify", AuditRead, None, false, &auditapi::verifyAudit},
     {"GET", "/api/v1/audit/sinks", AuditRead, None, false, &auditapi::listSinks},
+    // Install-wide figures (totals, sums, counts; no app names): whoever may read apps, as a
+    // refused deploy shows a deployer the same figures.
+    {"GET", "/api/v1/capacity", AppsRead, None, false, &capacityapi::showCapacity},
 };
 
 constexpr bool everyRouteIsComplete()

@@ -2,11 +2,18 @@
 
 #include "httperror.h"
 
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <QUrlQuery>
 
 namespace pando::server {
+
+FileBody::~FileBody()
+{
+    if (!path.isEmpty())
+        QFile::remove(path);
+}
 
 Reply errorReply(const Error &error)
 {

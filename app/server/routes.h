@@ -11,6 +11,7 @@
 #include <QString>
 #include <QStringList>
 #include <QUrl>
+#include <memory>
 #include <span>
 #include <string_view>
 
@@ -59,9 +60,23 @@ struct Call {
     const detail::ServerState *server = nullptr; // the serving ApiServer's live state
 };
 
+// A body streamed from a file instead of JSON (a service's backup): the server opens the file on
+// its own thread when it writes the answer and sends it in chunks, never whole in memory. The
+// file is removed when the last Reply holding it goes (an open file keeps being read after).
+struct FileBody {
+    QString path;
+    QByteArray contentType;
+    QByteArray disposition; // Content-Disposition
+    FileBody() = default;
+    FileBody(const FileBody &) = delete;
+    FileBody &operator=(const FileBody &) = delete;
+    ~FileBody();
+};
+
 struct Reply {
     int status = 200;
     QJsonObject body;
+    std::shared_ptr<FileBody> file; // set: the body is this file, not JSON
 };
 
 using Handler = Reply (*)(Call &call);

@@ -1,6 +1,10 @@
 #include "deployrunner.h"
 
+#include "core/capacity/capacity.h"
 #include "core/deploy/healthprobe.h"
+#include "core/deploy/imagereuse.h"
+#include "core/deploy/secretinjection.h"
+#include "core/deploy/servicestep.h"
 #include "core/detection/detection.h"
 #include "core/spec/appspec.h"
 #include "core/state/repositories.h"
@@ -206,12 +210,47 @@ Status DeployRunner::run(const QString &deployId, const CancelToken &cancel)
 
     // plan
     Plan plan;
+    SecretInjection secrets; // opened here, wiped once the container exists
     {
         StepRecorder step(m_s, deploy, seq++, QStringLiteral("plan"), resumed);
-        auto planned = makePlan(*spec, m_s.policy, m_s.runtime.capabilities(), checkoutDir);
+        // The spec's runtime, or the install's default one.
+        auto caps = m_s.runtime.capabilitiesOf(spec->runtime);
+        if (!caps)
+            return finishFailed(step.failWith(caps.error()));
+        if (const QString name = containerName(deploy.app, deploy.id);
+            caps->maxNameLength > 0 && name.size() > caps->maxNameLength)
+            return finishFailed(step.failWith(
+                Error{ErrorCode::Invalid,
+                      QStringLiteral("the %1 runtime takes names of at most %2 characters, and this app's are %3 (%4)")
+                          .arg(caps->kind)
+                          .arg(caps->maxNameLength)
+                          .arg(name.size())
+                          .arg(name),
+                      QStringLiteral("name"),
+                      QStringLiteral("use an app name of at most %1 characters")
+                          .arg(caps->maxNameLength - (name.size() - deploy.app.size()))}));
+        auto planned = makePlan(*spec, m_s.policy, *caps, checkoutDir);
         if (!planned)
             return finishFailed(step.failWith(planned.error()));
+        // Room on the runtime beside what other apps committed (core/capacity).
+        auto room = capacity::checkRoom(m_s.db, m_s.runtime, m_s.policy, deploy.app, *spec, *caps, planned->container);
+        if (!room)
+            return finishFailed(step.failWith(room.error()));
+        if (!room->isEmpty())
+            planned->notes << *room;
         plan = *planned;
+        auto injected = SecretInjection::prepare(m_s, deploy.app, *spec);
+        if (!injected)
+            return finishFailed(step.failWith(injected.error()));
+        secrets = std::move(*injected);
+        if (auto servicesOk = checkServicesPlan(m_s, *spec); !servicesOk)
+            return finishFailed(step.failWith(servicesOk.error()));
+        qint64 servingSince = 0;
+        if (!previous.isEmpty())
+            if (auto serving = deploys.find(previous))
+                servingSince = serving->startedMs;
+        if (const QString said = secrets.describe(servingSince); !said.isEmpty())
+            plan.notes << said; // names only
         step.succeed(plan.notes.join(QStringLiteral("; ")));
     }
     if (cancel.isCancelled())
@@ -244,22 +283,43 @@ Status DeployRunner::run(const QString &deployId, const CancelToken &cancel)
     // build
     {
         StepRecorder step(m_s, deploy, seq++, QStringLiteral("build"));
-        adapters::BuildRequest request;
-        request.contextDir = plan.contextDir;
-        request.dockerfile = plan.dockerfile;
-        request.tag = imageTag(deploy.app, deploy.id);
-        request.labels = m_s.labels();
-        request.buildArgs = spec->build.args;
-        QString lastLine;
-        auto image = m_s.runtime.build(request, cancel, [&lastLine](const QString &line) {
-            if (!line.trimmed().isEmpty())
-                lastLine = line.trimmed();
-        });
-        if (!image)
-            return finishFailed(step.failWith(image.error()));
-        deploy.imageId = *image;
-        deploys.update(deploy);
-        step.succeed(image->left(19));
+        if (const auto reused = reuseImage(m_s, deploy, *spec)) {
+            deploy.imageId = reused->imageId;
+            deploys.update(deploy);
+            step.succeed(QStringLiteral("%1, built by %2 from the same commit")
+                             .arg(reused->imageId.left(19), reused->fromDeploy));
+        } else {
+            adapters::BuildRequest request;
+            request.contextDir = plan.contextDir;
+            request.dockerfile = plan.dockerfile;
+            request.runtime = spec->runtime;
+            request.tag = imageTag(deploy.app, deploy.id);
+            request.labels = m_s.labels();
+            request.buildArgs = spec->build.args;
+            QString lastLine;
+            auto image = m_s.runtime.build(request, cancel, [&lastLine](const QString &line) {
+                if (!line.trimmed().isEmpty())
+                    lastLine = line.trimmed();
+            });
+            if (!image)
+                return finishFailed(step.failWith(image.error()));
+            deploy.imageId = *image;
+            deploys.update(deploy);
+            step.succeed(image->left(19));
+        }
+    }
+    if (cancel.isCancelled())
+        return finishFailed(cancelled());
+
+    // services: the app's backing services run and accept connections before it starts.
+    ProvisionedServices provisioned;
+    if (!spec->services.isEmpty()) {
+        StepRecorder step(m_s, deploy, seq++, QStringLiteral("services"));
+        auto ready = provisionServices(m_s, deploy.app, *spec, cancel);
+        if (!ready)
+            return finishFailed(step.failWith(ready.error()));
+        provisioned = std::move(*ready);
+        step.succeed(provisioned.summary.join(QStringLiteral("; ")));
     }
     if (cancel.isCancelled())
         return finishFailed(cancelled());
@@ -272,7 +332,12 @@ Status DeployRunner::run(const QString &deployId, const CancelToken &cancel)
         cs.name = containerName(deploy.app, deploy.id);
         cs.image = deploy.imageId;
         cs.labels.insert(m_s.labels(deploy.app, deploy.id));
+        secrets.applyTo(cs);
+        applyServices(provisioned, cs);
         auto id = m_s.runtime.run(cs);
+        secrets.scrub(cs);
+        scrubServices(provisioned, cs);
+        secrets.wipe();
         if (!id)
             return finishFailed(step.failWith(id.error()));
         deploy.containerId = *id;
@@ -503,7 +568,7 @@ void DeployRunner::retireOld(const QString &app, const QString &keepDeploy)
     auto containers = m_s.runtime.containers(m_s.labels(app));
     if (containers) {
         for (const adapters::ContainerInfo &c : *containers) {
-            if (c.labels.value(QLatin1String(adapters::LabelDeploy)) == keepDeploy)
+            if (c.labels.value(QLatin1String(adapters::LabelDeploy)) == keepDeploy || isServiceContainer(c))
                 continue;
             m_s.runtime.stop(c.id, 10);
             if (auto removed = m_s.runtime.remove(c.id); !removed)

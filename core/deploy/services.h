@@ -10,6 +10,7 @@
 #include "core/audit/auditlog.h"
 #include "core/common/clock.h"
 #include "core/events/eventbus.h"
+#include "core/pipelines/sealbox/sealbox.h"
 #include "core/planner/planner.h"
 #include "core/policy/policy.h"
 #include "core/state/database.h"
@@ -21,6 +22,8 @@
 #include <memory>
 
 namespace pando::core {
+
+class AppServices;
 
 // One mutex per app: the deploy's switch and retire, an app's removal and the reconciler's
 // actions on an app never interleave.
@@ -50,6 +53,10 @@ struct Services {
     ApprovalService *approvals = nullptr;
     const policy::Policy *approvalPolicy = nullptr;
     qint64 approvalTtlMs = 0;
+    // Opens app secrets (core/secrets); null until the engine has loaded the seal key.
+    const pipelines::SealBox *seal = nullptr;
+    // The app's backing services (core/services); null when the install has no services adapter.
+    AppServices *appServices = nullptr;
 
     // Labels every object of this install carries; with app and deploy when given.
     adapters::Labels labels(const QString &app = {}, const QString &deployId = {}) const;

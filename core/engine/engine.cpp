@@ -30,6 +30,9 @@ Status Engine::start()
         return fail(ErrorCode::Internal, QStringLiteral("cannot create the data directory %1").arg(d->options.dataDir));
     if (auto opened = d->db.open(); !opened)
         return opened;
+    if (auto sealed = d->openSecrets(); !sealed)
+        return sealed;
+    d->openServices();
     auto key = detail::loadOrCreateKey(d->options.dataDir + QStringLiteral("/token.key"));
     if (!key)
         return std::unexpected(key.error());
@@ -78,6 +81,8 @@ Status Engine::start()
     d->pool.start();
     if (d->options.reconcileIntervalMs > 0)
         d->reconciler.start(d->options.reconcileIntervalMs);
+    if (d->options.diskCheckIntervalMs > 0)
+        d->diskLimiter.start(d->options.diskCheckIntervalMs);
     return {};
 }
 
@@ -85,6 +90,7 @@ void Engine::shutdown()
 {
     d->pipelines.reset();
     d->reconciler.stop();
+    d->diskLimiter.stop();
     d->pool.shutdown();
 }
 
@@ -242,6 +248,7 @@ Result<AppView> Engine::Private::view(const AppRecord &record)
     if (!last->isEmpty())
         v.lastDeploy = last->first();
     v.status = status(record, v.lastDeploy);
+    v.statusReason = diskStatusReason(record);
     return v;
 }
 
@@ -325,6 +332,13 @@ Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specTex
 
 Status Engine::removeApp(const QString &name, const Actor &actor)
 {
+    return removeApp(name, actor, ServiceData::Ask);
+}
+
+Status Engine::removeApp(const QString &name, const Actor &actor, ServiceData data)
+{
+    if (auto decided = d->checkServiceData(name, data); !decided)
+        return decided;
     auto row = AppRepository(d->db).find(name);
     if (!row)
         return std::unexpected(row.error());
@@ -336,7 +350,11 @@ Status Engine::removeApp(const QString &name, const Actor &actor)
     }
     auto job = d->pool.enqueue(
         JobRemove, name,
-        QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("app"), name}}).toJson(QJsonDocument::Compact)));
+        QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("app"), name},
+                                                    {QStringLiteral("service_data"),
+                                                     data == ServiceData::Delete ? QStringLiteral("delete")
+                                                                                 : QStringLiteral("keep")}})
+                              .toJson(QJsonDocument::Compact)));
     if (!job) {
         QMutexLocker lock(&d->mutex);
         d->removing.remove(name);
@@ -354,6 +372,8 @@ Status Engine::Private::runRemoveJob(const JobRecord &job)
     QStringList problems;
     if (auto containers = runtime->containers(services.labels(name))) {
         for (const adapters::ContainerInfo &c : std::as_const(*containers)) {
+            if (isServiceContainer(c))
+                continue; // removeServicesOf() below, as the job says
             runtime->stop(c.id, 10);
             if (auto removed = runtime->remove(c.id); !removed)
                 problems << removed.error().text();
@@ -362,6 +382,9 @@ Status Engine::Private::runRemoveJob(const JobRecord &job)
         problems << containers.error().text();
     }
     untagImages(services, name, [](const QString &) { return false; });
+    if (problems.isEmpty())
+        if (auto gone = removeServicesOf(job); !gone)
+            problems << gone.error().text();
     if (!problems.isEmpty()) {
         // Keep the app so the user sees it and can retry; the row is the record of what is left.
         QMutexLocker l(&mutex);

@@ -13,10 +13,13 @@
 #include "adapters/api/source.h"
 #include "core/approval/approvalservice.h"
 #include "core/audit/auditlog.h"
+#include "core/capacity/capacity.h"
 #include "core/common/clock.h"
 #include "core/events/eventbus.h"
 #include "core/logstream/loghub.h"
 #include "core/planner/planner.h"
+#include "core/secrets/appsecrets.h"
+#include "core/services/appservices.h"
 #include "core/policy/policy.h"
 #include "core/spec/appspec.h"
 #include "core/state/database.h"
@@ -43,6 +46,7 @@ struct AppView {
     AppSpec spec;
     QString url;    // where the app is reached; empty before the first route
     QString status; // "running", "deploying", "failed", "stopped", "new", "removing"
+    QString statusReason; // why, when Pando stopped or warned it (its disk limit); empty otherwise
     std::optional<DeployRecord> lastDeploy;
     QJsonObject toJson() const;
 };
@@ -81,6 +85,7 @@ struct EngineOptions {
     int approvalSweepMs = 1000;                   // how often expired requests are settled
     int workers = 2;                              // deploys of different apps in parallel
     int reconcileIntervalMs = 5000;
+    int diskCheckIntervalMs = 30000; // how often apps are held to their disk limits; 0: never
     int retireGraceMs = 300; // how long the old version keeps serving after the switch
     QString installId = QStringLiteral("default");
 };
@@ -112,12 +117,34 @@ public:
     Result<AppView> app(const QString &name);
     // Marks the app as removing and queues its teardown (containers, images, route, rows).
     Status removeApp(const QString &name, const Actor &actor);
+    // As removeApp(), saying what becomes of its services' data (engineservices.cpp). Ask
+    // refuses (Invalid, naming the flags) when the app has services or kept service data.
+    enum class ServiceData { Ask, Keep, Delete };
+    Status removeApp(const QString &name, const Actor &actor, ServiceData data);
+
+    // The app's backing services (core/services; every app's when app is empty). The services
+    // adapter is set before start(); without one, specs with services are refused at plan time.
+    void setServiceProvisioner(std::shared_ptr<adapters::ServiceProvisioner> provisioner);
+    Result<QList<ServiceView>> services(const QString &app);
+    // Dumps a slot's data to out; progress gets the bytes written so far. Audited.
+    Result<qint64> backupService(const QString &app, const QString &slot, QIODevice &out, const CancelToken &cancel,
+                                 const std::function<void(qint64 bytes)> &progress, const Actor &actor);
+    // Removes a slot's container, and with deleteData its volume and credentials. Audited.
+    Status removeService(const QString &app, const QString &slot, bool deleteData, const Actor &actor);
 
     // Queues a deploy of the app at ref (empty: the spec's ref).
     Result<DeployRecord> deploy(const QString &app, const QString &ref, const Actor &actor);
     Result<QList<DeployRecord>> deploys(const QString &app, int limit);
     Result<DeployView> deployView(const QString &id);
     Status cancelDeploy(const QString &id, const Actor &actor);
+
+    // The app's secrets (core/secrets): values go in and reach its containers at deploy time;
+    // they never come back out. Each change is audited by name. Errors: NotFound naming the app
+    // or secret, Invalid for a bad name or value (never showing the value).
+    Result<secrets::AppSecretInfo> setAppSecret(const QString &app, const QString &name, QByteArrayView value,
+                                                const Actor &actor);
+    Result<QList<secrets::AppSecretInfo>> appSecrets(const QString &app);
+    Status removeAppSecret(const QString &app, const QString &name, const Actor &actor);
 
     // The last n lines of the app's current container.
     Result<QList<adapters::LogLine>> logTail(const QString &app, int lines);
@@ -158,6 +185,17 @@ public:
 
     // One reconciler pass now (tests and `pando` diagnostics); returns what it changed.
     Result<QStringList> reconcileOnce();
+
+    // Each runtime's room beside what apps and services committed on it (core/capacity;
+    // enginecapacity.cpp). Asks the runtimes: not for a GUI thread.
+    Result<QList<capacity::RuntimeCapacity>> capacity();
+    // One disk limit check now (core/disklimit; the engine also checks every
+    // diskCheckIntervalMs); returns what it did.
+    Result<QStringList> checkDiskLimits();
+    // Starts the app's serving container again, also after Pando stopped it for its disk limit
+    // (which it then measures afresh). Audited. NotFound without the app, Conflict while it has
+    // no serving deploy.
+    Result<AppView> startApp(const QString &name, const Actor &actor);
 
 private:
     struct Private;

@@ -7,6 +7,8 @@
 #include "core/accounts/accountrepository.h"
 #include "core/accounts/accountservice.h"
 #include "core/deploy/deployrunner.h"
+#include "core/deploy/servicestep.h"
+#include "core/disklimit/disklimiter.h"
 #include "core/engine/tokens.h"
 #include "core/observe/observer.h"
 #include "core/pipelines/service/pipelineservice.h"
@@ -50,10 +52,14 @@ struct Engine::Private {
     DeployRunner runner;
     WorkPool pool;
     Reconciler reconciler;
+    disklimit::DiskLimiter diskLimiter;
     Observer observer;
     std::unique_ptr<LogHub> logs;
     std::unique_ptr<pipelines::PipelineService> pipelines;
     std::unique_ptr<accounts::AccountService> accounts;
+    std::optional<pipelines::SealBox> seal;                           // app secrets; set by start()
+    std::shared_ptr<adapters::ServiceProvisioner> serviceProvisioner; // null: no services
+    std::unique_ptr<AppServices> appServices;                         // set by start() with the seal
     QByteArray tokenKey;
     mutable QMutex sinkMutex; // guards sinkReporter
     AuditSinkReporter sinkReporter;
@@ -82,7 +88,7 @@ struct Engine::Private {
                                                          &options.approvalPolicy,
                                                          options.approvalTtlMs},
           runner(services), pool(db, clock, options.workers), reconciler(services),
-          observer(*runtime, services.labels(), clock)
+          diskLimiter(services), observer(*runtime, services.labels(), clock)
     {}
 
     Status runDeployJob(const JobRecord &job, const CancelToken &cancel);
@@ -93,7 +99,17 @@ struct Engine::Private {
     Status runRemoveJob(const JobRecord &job);
     QString status(const AppRecord &app, const std::optional<DeployRecord> &last);
     Result<AppView> view(const AppRecord &record);
+    // Finishes a seal key rotation a dead process left, loads the key (enginesecrets.cpp).
+    Status openSecrets();
+    // Makes appServices once the seal is open (engineservices.cpp).
+    void openServices();
+    // The app's services after its containers went: kept or deleted as the job says.
+    Status removeServicesOf(const JobRecord &job);
+    // Refuses ServiceData::Ask when the app has services to decide on.
+    Status checkServiceData(const QString &app, Engine::ServiceData data);
     QString currentContainer(const QString &app);
+    // What core/disklimit did about the app's serving deploy, for its status (enginecapacity.cpp).
+    QString diskStatusReason(const AppRecord &app);
 };
 
 } // namespace pando::core

@@ -74,6 +74,7 @@ QJsonObject AppView::toJson() const
     QJsonObject o{{QStringLiteral("name"), record.name},
                   {QStringLiteral("url"), url},
                   {QStringLiteral("status"), status},
+                  {QStringLiteral("status_reason"), statusReason},
                   {QStringLiteral("route_port"), record.routePort},
                   {QStringLiteral("current_deploy"), record.currentDeploy},
                   {QStringLiteral("created_ms"), record.createdMs},

@@ -15,6 +15,7 @@ struct HostPolicy {
     qint64 maxMemoryBytes = 0;        // per app; 0 = no cap beyond the runtime's
     double maxCpus = 0;               // per app; 0 = no cap beyond the runtime's
     qint64 defaultMemoryBytes = 512LL * 1024 * 1024; // when the spec names none
+    qint64 serviceMemoryBytes = 256LL * 1024 * 1024; // what capacity counts per service (they run unlimited)
     int minRoutePort = 1024;          // stable ports apps may ask for
     int maxRoutePort = 65535;
     QList<int> deniedRoutePorts;      // e.g. the API's own port

@@ -1,5 +1,8 @@
 #include "reconciler.h"
 
+#include "core/deploy/secretinjection.h"
+#include "core/deploy/servicestep.h"
+#include "core/disklimit/diskstates.h"
 #include "core/spec/appspec.h"
 #include "core/state/repositories.h"
 
@@ -17,37 +20,15 @@ Reconciler::~Reconciler()
 
 void Reconciler::start(int intervalMs)
 {
-    {
-        QMutexLocker lock(&m_mutex);
-        m_stopping = false;
-    }
-    m_thread.reset(QThread::create([this, intervalMs] {
-        QMutexLocker lock(&m_mutex);
-        while (!m_stopping) {
-            m_wake.wait(&m_mutex, quint64(intervalMs));
-            if (m_stopping)
-                break;
-            lock.unlock();
-            if (auto changes = pass(); !changes)
-                qWarning("reconciler: %s", qPrintable(changes.error().text()));
-            lock.relock();
-        }
-    }));
-    m_thread->setObjectName(QStringLiteral("pando-reconciler"));
-    m_thread->start();
+    m_periodic.start(intervalMs, QStringLiteral("pando-reconciler"), [this] {
+        if (auto changes = pass(); !changes)
+            qWarning("reconciler: %s", qPrintable(changes.error().text()));
+    });
 }
 
 void Reconciler::stop()
 {
-    {
-        QMutexLocker lock(&m_mutex);
-        m_stopping = true;
-        m_wake.wakeAll();
-    }
-    if (m_thread) {
-        m_thread->wait();
-        m_thread.reset();
-    }
+    m_periodic.stop();
 }
 
 Result<QStringList> Reconciler::pass()
@@ -70,8 +51,9 @@ Result<QStringList> Reconciler::pass()
     for (const adapters::ContainerInfo &c : std::as_const(*containers)) {
         // Only app containers are the reconciler's; pipeline task containers (no app label) belong
         // to their run, and the pipeline runner cleans up after its own.
+        // Service containers (core/services) are neither: their app's deploys and removal own them.
         const QString app = c.labels.value(QLatin1String(adapters::LabelApp));
-        if (!app.isEmpty())
+        if (!app.isEmpty() && !isServiceContainer(c))
             byApp[app].containers.append(c);
     }
     for (const adapters::ImageInfo &i : std::as_const(*images))
@@ -135,6 +117,10 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
     }
     if (!app || current.isEmpty())
         return;
+    // Stopped for writing past its disk limit (core/disklimit): it stays stopped until a new
+    // deploy or an explicit start.
+    if (disklimit::isHeldStopped(m_s.db, name, current))
+        return;
 
     // Bring back what should run.
     auto spec = parseAppSpec(app->specYaml.toUtf8());
@@ -177,7 +163,23 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
         cs.port = spec->run.port;
         cs.memoryBytes = spec->run.memoryBytes ? spec->run.memoryBytes : m_s.policy.defaultMemoryBytes;
         cs.cpus = spec->run.cpus;
+        // The secrets as they are now: the container had them when it was made.
+        auto secrets = SecretInjection::prepare(m_s, name, *spec);
+        if (!secrets) {
+            changes << QStringLiteral("recreating %1 failed: %2").arg(name, secrets.error().text());
+            return;
+        }
+        secrets->applyTo(cs);
+        // Its services, started again if they stopped too.
+        auto provisioned = provisionServices(m_s, name, *spec, CancelToken());
+        if (!provisioned) {
+            changes << QStringLiteral("recreating %1 failed: %2").arg(name, provisioned.error().text());
+            return;
+        }
+        applyServices(*provisioned, cs);
         auto id = m_s.runtime.run(cs);
+        secrets->scrub(cs);
+        scrubServices(*provisioned, cs);
         if (!id) {
             changes << QStringLiteral("recreating %1 failed: %2").arg(name, id.error().text());
             return;

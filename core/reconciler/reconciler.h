@@ -7,14 +7,12 @@
 // Threading: pass() blocks and may run on any thread; start() runs passes on a thread of the
 // reconciler's own every interval until stop(). Passes never overlap.
 
+#include "core/common/periodic.h"
 #include "core/deploy/services.h"
 
 #include <QMutex>
 #include <QStringList>
-#include <QWaitCondition>
 #include <memory>
-
-#include <QThread>
 
 namespace pando::core {
 
@@ -37,10 +35,7 @@ private:
 
     Services &m_s;
     QMutex m_passMutex;
-    QMutex m_mutex;
-    QWaitCondition m_wake;
-    bool m_stopping = false;
-    std::unique_ptr<QThread> m_thread;
+    Periodic m_periodic;
 };
 
 } // namespace pando::core

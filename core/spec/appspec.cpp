@@ -1,6 +1,9 @@
 #include "core/spec/appspec.h"
 
+#include "core/spec/specdisk.h"
 #include "core/spec/specrules.h"
+#include "core/spec/specsecrets.h"
+#include "core/spec/specservices.h"
 #include "core/spec/yamlreader.h"
 
 #include <QJsonArray>
@@ -212,7 +215,10 @@ Status readResources(const DocNode &run, AppSpec &spec)
     if (!*node)
         return {};
     const DocNode &resources = **node;
-    PANDO_SPEC_TRY(known, checkFields(resources, u"run.resources"_s, {u"memory"_s, u"memoryBytes"_s, u"cpus"_s}));
+    PANDO_SPEC_TRY(known,
+                   checkFields(resources, u"run.resources"_s,
+                               {u"memory"_s, u"memoryBytes"_s, u"cpus"_s, u"disk"_s, u"diskBytes"_s, u"diskPolicy"_s}));
+    PANDO_SPEC_TRY(disk, detail::readDisk(resources, spec));
     const QString memoryPath = u"run.resources.memory"_s;
     if (const DocNode *memory = resources.value(u"memory"_s); memory && memory->kind != DocNode::Kind::Null) {
         const auto bytes = memory->kind == DocNode::Kind::Scalar ? parseMemory(memory->text) : std::nullopt;
@@ -345,6 +351,23 @@ Status readNetwork(const DocNode &root, AppSpec &spec)
     return {};
 }
 
+Status readRuntime(const DocNode &root, AppSpec &spec)
+{
+    const DocNode *node = root.value(u"runtime"_s);
+    if (!node || node->kind == DocNode::Kind::Null)
+        return {};
+    const QStringList kinds{u"docker"_s, u"incus"_s};
+    if (node->kind != DocNode::Kind::Scalar || !kinds.contains(node->text.trimmed())) {
+        const QString best = node->kind == DocNode::Kind::Scalar
+                                 ? detail::closestWord(node->text.trimmed().toLower(), kinds)
+                                 : QString();
+        return fail(ErrorCode::Invalid, u"expected \"docker\" or \"incus\", got %1"_s.arg(describe(*node)),
+                    u"runtime"_s, best.isEmpty() ? QString() : u"did you mean \"%1\"?"_s.arg(best));
+    }
+    spec.runtime = node->text.trimmed();
+    return {};
+}
+
 Result<AppSpec> fromTree(const DocNode &root)
 {
     if (root.kind != DocNode::Kind::Map) {
@@ -356,7 +379,7 @@ Result<AppSpec> fromTree(const DocNode &root)
     AppSpec spec;
     PANDO_SPEC_TRY(known, checkFields(root, {},
                                       {u"name"_s, u"source"_s, u"build"_s, u"run"_s, u"health"_s, u"route"_s,
-                                       u"network"_s, u"labels"_s}));
+                                       u"network"_s, u"labels"_s, u"services"_s, u"secrets"_s, u"runtime"_s}));
     const DocNode *name = root.value(u"name"_s);
     if (!name || name->kind == DocNode::Kind::Null)
         return fail(ErrorCode::Invalid, u"missing required field (the app's name, a DNS label like \"hello\")"_s,
@@ -370,6 +393,9 @@ Result<AppSpec> fromTree(const DocNode &root)
     PANDO_SPEC_TRY(health, readHealth(root, spec));
     PANDO_SPEC_TRY(route, readRoute(root, spec));
     PANDO_SPEC_TRY(network, readNetwork(root, spec));
+    PANDO_SPEC_TRY(runtime, readRuntime(root, spec));
+    PANDO_SPEC_TRY(services, detail::readServices(root, spec));
+    PANDO_SPEC_TRY(secrets, detail::readSecrets(root, spec));
     PANDO_SPEC_TRY(labelsNode, section(root, u"labels"_s, {}));
     PANDO_SPEC_TRY(labels, stringMap(*labelsNode, u"labels"_s, labelKey));
     spec.labels = *labels;
@@ -501,6 +527,7 @@ Status validateAppSpec(const AppSpec &spec)
     if (spec.run.cpus != 0) {
         PANDO_SPEC_TRY(cpus, detail::checkCpus(spec.run.cpus, u"run.resources.cpus"_s));
     }
+    PANDO_SPEC_TRY(disk, detail::checkDisk(spec.run.diskBytes, spec.run.diskPolicy));
     PANDO_SPEC_TRY(health, detail::checkHealthPath(spec.health.path));
     if (spec.health.timeoutSeconds < detail::MinHealthTimeoutSeconds ||
         spec.health.timeoutSeconds > detail::MaxHealthTimeoutSeconds)
@@ -516,6 +543,8 @@ Status validateAppSpec(const AppSpec &spec)
     for (auto it = spec.labels.cbegin(); it != spec.labels.cend(); ++it) {
         PANDO_SPEC_TRY(label, detail::checkLabel(it.key(), it.value(), u"labels."_s + it.key()));
     }
+    PANDO_SPEC_TRY(services, detail::checkServices(spec.services));
+    PANDO_SPEC_TRY(secrets, detail::checkSecrets(spec.secrets));
     return {};
 }
 
@@ -528,10 +557,11 @@ QJsonObject AppSpec::toJson() const
     }
     if (run.cpus > 0)
         resources.insert(u"cpus"_s, run.cpus);
+    detail::insertDiskJson(run, resources);
     QJsonObject route;
     if (this->route.port > 0)
         route.insert(u"port"_s, this->route.port);
-    return QJsonObject{
+    QJsonObject json{
         {u"name"_s, name},
         {u"source"_s, QJsonObject{{u"repo"_s, source.repo}, {u"ref"_s, source.ref}}},
         {u"build"_s, QJsonObject{{u"context"_s, build.context},
@@ -547,7 +577,13 @@ QJsonObject AppSpec::toJson() const
         {u"route"_s, route},
         {u"network"_s, QJsonObject{{u"egress"_s, egressName(network.egress)}}},
         {u"labels"_s, stringMapJson(labels)},
+        {u"services"_s, detail::servicesJson(services)},
+        {u"secrets"_s, detail::secretsJson(secrets)},
     };
+    // The install's default runtime when the spec names none: the field stays out.
+    if (!runtime.isEmpty())
+        json.insert(u"runtime"_s, runtime);
+    return json;
 }
 
 } // namespace pando::core

@@ -34,6 +34,11 @@ struct AppSpec {
         QMap<QString, QString> env;
         qint64 memoryBytes = 0; // resources.memory ("256Mi", "1Gi", "512M", bytes)
         double cpus = 0;        // resources.cpus
+        // resources.disk: what the app may write in its container (not volumes); 0 = no limit.
+        // resources.diskPolicy: what happens past it (core/disklimit, docs/appspec.md).
+        enum class DiskPolicy { Stop, Warn };
+        qint64 diskBytes = 0;
+        DiskPolicy diskPolicy = DiskPolicy::Stop;
     } run;
 
     struct Health {
@@ -54,6 +59,27 @@ struct AppSpec {
     } network;
 
     QMap<QString, QString> labels; // free-form labels (environment: prod, ...)
+    QString runtime;               // "docker" or "incus"; empty: the install's default runtime
+
+    // services: slots the app's backing services fill (docs/services.md), by slot name (a
+    // lowercase identifier: its upper case prefixes the variables the app gets, DB_URL, ...).
+    struct Service {
+        QString kind;    // "postgres", "mysql" (served by MariaDB), "mariadb", "redis"
+        QString version; // one the install has an image for; defaults per kind
+        bool operator==(const Service &) const = default;
+    };
+    QMap<QString, Service> services;
+
+    // secrets: the app's secrets that reach it as files (docs/appspec.md), by secret name. A
+    // secret not listed here is an environment variable of its own name.
+    struct SecretFile {
+        QString path;    // absolute, in the container
+        int mode = 0400; // read-only for its owner
+        int uid = 0;
+        int gid = 0;
+        bool operator==(const SecretFile &) const = default;
+    };
+    QMap<QString, SecretFile> secrets;
 
     QJsonObject toJson() const;
 };
@@ -76,6 +102,11 @@ inline constexpr qint64 MinMemoryBytes = 6LL * 1024 * 1024;
 std::optional<qint64> parseMemory(const QString &text);
 // For people: "256Mi", "1.5Gi", "700" (bytes); exact when a binary unit divides the amount.
 QString formatMemory(qint64 bytes);
+// The service kinds a slot may name, the versions each has an image for (the first is the
+// default), and what else a version is written as ("15.0" is "15").
+QStringList serviceKinds();
+QStringList serviceVersions(const QString &kind);
+inline constexpr int MaxServiceSlots = 8;
 // "all" or "none", as network.egress is written.
 QString egressName(AppSpec::Egress egress);
 

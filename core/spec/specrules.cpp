@@ -1,6 +1,7 @@
 #include "core/spec/specrules.h"
 
 #include "core/spec/appspec.h"
+#include "core/spec/yamlreader.h"
 
 #include <QDir>
 #include <QRegularExpression>
@@ -234,6 +235,39 @@ Status checkVariableName(const QString &key, const QString &where)
                     where);
     }
     return {};
+}
+
+Status checkServiceSlot(const QString &slot, const QString &where)
+{
+    static const QRegularExpression name(uR"(^[a-z][a-z0-9_]{0,30}\z)"_s);
+    if (!name.match(slot).hasMatch()) {
+        return fail(ErrorCode::Invalid,
+                    u"%1 is not a valid slot name: a lowercase identifier (letters, digits and '_', starting with a "
+                    u"letter, at most 31 characters)"_s.arg(quoted(slot)),
+                    where, u"its upper case prefixes the app's variables: db gives DB_URL, DB_HOST, ..."_s);
+    }
+    return {};
+}
+
+Status checkServiceKind(const QString &kind, const QString &where)
+{
+    const QStringList kinds = serviceKinds();
+    if (kinds.contains(kind))
+        return {};
+    const QString best = closestWord(kind, kinds);
+    return fail(ErrorCode::Invalid,
+                u"unknown service kind %1%2"_s.arg(quoted(kind), best.isEmpty() ? QString()
+                                                                              : u"; did you mean \"%1\"?"_s.arg(best)),
+                where, u"known kinds: %1"_s.arg(kinds.join(u", "_s)));
+}
+
+Status checkServiceVersion(const QString &kind, const QString &version, const QString &where)
+{
+    const QStringList versions = serviceVersions(kind);
+    if (versions.contains(version))
+        return {};
+    return fail(ErrorCode::Invalid, u"there is no %1 image for version %2"_s.arg(kind, quoted(version)), where,
+                u"versions of %1 this install has images for: %2"_s.arg(kind, versions.join(u", "_s)));
 }
 
 Status checkLabel(const QString &key, const QString &value, const QString &where)

@@ -19,6 +19,10 @@ Status checkLabel(const QString &key, const QString &value, const QString &where
 Status checkHealthPath(const QString &path);
 Status checkMemory(qint64 bytes, const QString &where);
 Status checkCpus(double cpus, const QString &where);
+// A services slot: its name (where: "services.NAME"), kind and version.
+Status checkServiceSlot(const QString &slot, const QString &where);
+Status checkServiceKind(const QString &kind, const QString &where);
+Status checkServiceVersion(const QString &kind, const QString &version, const QString &where);
 
 inline constexpr int MinHealthTimeoutSeconds = 1;
 inline constexpr int MaxHealthTimeoutSeconds = 3600;

@@ -246,6 +246,45 @@ const QList<Migration> &migrations()
              QStringLiteral("ALTER TABLE deploys ADD COLUMN approval_id TEXT NOT NULL DEFAULT ''"),
              QStringLiteral("ALTER TABLE deploys ADD COLUMN spec_yaml TEXT NOT NULL DEFAULT ''"),
          }},
+        {8,
+         QStringLiteral("app secrets, sealed; they go with their app"),
+         {
+             QStringLiteral("CREATE TABLE app_secrets ("
+                            " app TEXT NOT NULL REFERENCES apps(name) ON DELETE CASCADE,"
+                            " name TEXT NOT NULL,"
+                            " sealed TEXT NOT NULL,"
+                            " created_ms BIGINT NOT NULL DEFAULT 0,"
+                            " updated_ms BIGINT NOT NULL DEFAULT 0,"
+                            " PRIMARY KEY (app, name))"),
+         }},
+        {9,
+         QStringLiteral("app services: each slot's kind and sealed credentials, kept while its data is"),
+         {
+             // No foreign key to apps: removing an app may keep a service's data, and its
+             // credentials with it, for an app of the same name to find again.
+             QStringLiteral("CREATE TABLE app_services ("
+                            " app TEXT NOT NULL,"
+                            " slot TEXT NOT NULL,"
+                            " kind TEXT NOT NULL DEFAULT '',"
+                            " version TEXT NOT NULL DEFAULT '',"
+                            " username TEXT NOT NULL DEFAULT '',"
+                            " database_name TEXT NOT NULL DEFAULT '',"
+                            " sealed_password TEXT NOT NULL DEFAULT '',"
+                            " created_ms BIGINT NOT NULL DEFAULT 0,"
+                            " updated_ms BIGINT NOT NULL DEFAULT 0,"
+                            " PRIMARY KEY (app, slot))"),
+         }},
+        {10,
+         QStringLiteral("what core/disklimit did about an app over its disk limit"),
+         {
+             QStringLiteral("CREATE TABLE app_disk_states ("
+                            " app TEXT NOT NULL PRIMARY KEY REFERENCES apps(name) ON DELETE CASCADE,"
+                            " deploy_id TEXT NOT NULL DEFAULT '',"
+                            " action TEXT NOT NULL DEFAULT '',"
+                            " used_bytes BIGINT NOT NULL DEFAULT 0,"
+                            " limit_bytes BIGINT NOT NULL DEFAULT 0,"
+                            " since_ms BIGINT NOT NULL DEFAULT 0)"),
+         }},
     };
     return all;
 }

@@ -19,6 +19,18 @@ using dockerapi::Request;
 
 namespace {
 
+// Zeroes bytes that held file contents (secrets) before they are freed. Volatile, so the
+// compiler cannot drop the writes as dead stores.
+void wipeBytes(QByteArray &bytes)
+{
+    if (bytes.isEmpty())
+        return;
+    volatile char *p = bytes.data();
+    for (qsizetype i = 0; i < bytes.size(); ++i)
+        p[i] = 0;
+    bytes.clear();
+}
+
 QByteArray compactJson(const QJsonObject &object)
 {
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
@@ -290,6 +302,7 @@ RuntimeCapabilities DockerRuntime::capabilities()
     caps.kind = QStringLiteral("docker");
     caps.canBuild = true;
     caps.canIsolateEgress = true;
+    caps.canMeasureDisk = true;
     if (auto info = m_client.get(QStringLiteral("/info"))) {
         const QJsonObject o = info->json().object();
         caps.maxMemoryBytes = qint64(o.value(QLatin1String("MemTotal")).toDouble());
@@ -464,6 +477,35 @@ Result<QString> DockerRuntime::run(const ContainerSpec &spec)
     if (id.isEmpty())
         return fail(ErrorCode::Internal, QStringLiteral("the engine created a container without an id"),
                     QStringLiteral("docker POST /containers/create"));
+    if (!spec.files.isEmpty()) {
+        // Into the created container's file system, so the process finds them when it starts.
+        auto tar = tarOfFiles(spec.files);
+        if (!tar) {
+            (void)remove(id);
+            return std::unexpected(tar.error());
+        }
+        Request put;
+        put.method = "PUT";
+        put.path = containerPath(id, u"/archive");
+        put.addQuery(QStringLiteral("path"), QStringLiteral("/"));
+        put.body = std::move(*tar);
+        put.contentType = "application/x-tar";
+        put.timeoutMs = 60000;
+        auto written = m_client.call(put);
+        wipeBytes(put.body);
+        if (!written) {
+            (void)remove(id);
+            return std::unexpected(written.error());
+        }
+    }
+    for (const QString &network : spec.networks) {
+        const QJsonObject join{{QStringLiteral("Container"), id}};
+        if (auto joined = m_client.post(QStringLiteral("/networks/%1/connect").arg(network), {}, compactJson(join));
+            !joined) {
+            (void)remove(id);
+            return std::unexpected(joined.error());
+        }
+    }
     if (auto started = start(id); !started) {
         (void)remove(id); // the contract: on failure nothing is left behind
         return std::unexpected(started.error());
@@ -579,6 +621,22 @@ Status DockerRuntime::removeImage(const QString &idOrTag)
     r.timeoutMs = 60000;
     auto response = m_client.call(r);
     if (!response && response.error().code != ErrorCode::NotFound)
+        return std::unexpected(response.error());
+    return {};
+}
+
+Status DockerRuntime::tagImage(const QString &id, const QString &tag)
+{
+    const qsizetype colon = tag.lastIndexOf(u':');
+    if (colon <= tag.lastIndexOf(u'/'))
+        return fail(ErrorCode::Invalid, QStringLiteral("a tag names a repository and a tag (\"pando/app:d42\")"), tag);
+    Request r;
+    r.method = "POST";
+    r.path = QStringLiteral("/images/") + id + QStringLiteral("/tag");
+    r.addQuery(QStringLiteral("repo"), tag.left(colon)).addQuery(QStringLiteral("tag"), tag.mid(colon + 1));
+    r.timeoutMs = 60000;
+    auto response = m_client.call(r);
+    if (!response)
         return std::unexpected(response.error());
     return {};
 }

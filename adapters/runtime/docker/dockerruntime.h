@@ -30,6 +30,9 @@ public:
 
     RuntimeCapabilities capabilities() override;
     Status ping() override;
+    // dockerroom.cpp: GET /info, statvfs of DockerRootDir when it is on this host, and SizeRw.
+    Result<QList<RuntimeRoom>> rooms() override;
+    Result<qint64> diskUsage(const QString &id) override;
     Result<QString> build(const BuildRequest &request, const CancelToken &cancel,
                           const std::function<void(const QString &line)> &progress) override;
     Result<QString> run(const ContainerSpec &spec) override;
@@ -40,6 +43,7 @@ public:
     Status remove(const QString &id) override;
     Result<QList<ImageInfo>> images(const Labels &filter) override;
     Status removeImage(const QString &idOrTag) override;
+    Status tagImage(const QString &id, const QString &tag) override;
     Status logs(const QString &id, int tail, bool follow, const CancelToken &cancel,
                 const std::function<void(const LogLine &)> &sink) override;
 

@@ -1,5 +1,6 @@
 #include "adapters/runtime/docker/tarball.h"
 
+#include <QBuffer>
 #include <QDir>
 #include <QFile>
 #include <archive.h>
@@ -139,6 +140,43 @@ Status writeTar(const QString &rootDir, QIODevice *out, const TarOptions &option
             QStringLiteral("cannot finish the tar stream: %1").arg(QString::fromUtf8(archive_error_string(a.get()))),
             rootDir);
     return {};
+}
+
+Result<QByteArray> tarOfFiles(const QMap<QString, ContainerFile> &files)
+{
+    QByteArray out;
+    QBuffer buffer(&out);
+    buffer.open(QIODevice::WriteOnly);
+    std::unique_ptr<archive, ArchiveDeleter> a(archive_write_new());
+    archive_write_set_format_pax_restricted(a.get());
+    archive_write_set_bytes_in_last_block(a.get(), 1);
+    if (archive_write_open2(a.get(), &buffer, nullptr, writeToDevice, nullptr, nullptr) != ARCHIVE_OK)
+        return fail(
+            ErrorCode::Internal,
+            QStringLiteral("cannot start a tar stream: %1").arg(QString::fromUtf8(archive_error_string(a.get()))));
+    for (auto it = files.cbegin(); it != files.cend(); ++it) {
+        if (!it.key().startsWith(u'/') || it.key().size() < 2)
+            return fail(ErrorCode::Invalid, QStringLiteral("a container file's path must be absolute"), it.key());
+        std::unique_ptr<archive_entry, EntryDeleter> entry(archive_entry_new());
+        const QByteArray name = it.key().mid(1).toUtf8();
+        archive_entry_copy_pathname(entry.get(), name.constData());
+        archive_entry_set_filetype(entry.get(), AE_IFREG);
+        archive_entry_set_perm(entry.get(), mode_t(it->mode & 07777));
+        archive_entry_set_uid(entry.get(), la_int64_t(it->uid));
+        archive_entry_set_gid(entry.get(), la_int64_t(it->gid));
+        archive_entry_set_size(entry.get(), la_int64_t(it->content.size()));
+        archive_entry_set_mtime(entry.get(), 0, 0);
+        if (archive_write_header(a.get(), entry.get()) < ARCHIVE_WARN ||
+            archive_write_data(a.get(), it->content.constData(), size_t(it->content.size())) < 0)
+            return fail(ErrorCode::Failed,
+                        QStringLiteral("cannot archive: %1").arg(QString::fromUtf8(archive_error_string(a.get()))),
+                        it.key());
+    }
+    if (archive_write_close(a.get()) != ARCHIVE_OK)
+        return fail(
+            ErrorCode::Failed,
+            QStringLiteral("cannot finish the tar stream: %1").arg(QString::fromUtf8(archive_error_string(a.get()))));
+    return out;
 }
 
 } // namespace pando::adapters::docker

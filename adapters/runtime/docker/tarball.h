@@ -4,6 +4,7 @@
 // files and symlinks are taken, with their modes; owners are written as root.
 
 #include "adapters/api/error.h"
+#include "adapters/api/runtime.h"
 
 #include <QIODevice>
 #include <QString>
@@ -16,5 +17,10 @@ struct TarOptions {
 
 // Writes an uncompressed tar of everything below rootDir (paths relative to it) to out.
 Status writeTar(const QString &rootDir, QIODevice *out, const TarOptions &options = {});
+
+// An uncompressed tar of files given in memory, keyed by absolute path (stored without the
+// leading '/', with their mode and owner; no directory entries, so that extracting at "/"
+// leaves existing directories as they are). The caller wipes the result when it holds secrets.
+Result<QByteArray> tarOfFiles(const QMap<QString, ContainerFile> &files);
 
 } // namespace pando::adapters::docker

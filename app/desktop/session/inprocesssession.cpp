@@ -1,12 +1,12 @@
 #include "inprocesssession.h"
 
 #include "adapters/routing/loopback/loopbackrouter.h"
-#include "adapters/runtime/docker/dockerruntime.h"
 #include "adapters/source/generic/gitsource.h"
 #include "app/server/apiserver.h"
 #include "app/server/tlsidentity.h"
 #include "app/wiring/accountwiring.h"
 #include "app/wiring/pipelinewiring.h"
+#include "app/wiring/runtimewiring.h"
 #include "core/accounts/accountservice.h"
 #include "core/accounts/tokenkey.h"
 
@@ -65,15 +65,17 @@ public:
 
         auto runtime = m_options.runtime;
         if (!runtime) {
-            auto docker = std::make_shared<adapters::docker::DockerRuntime>(m_options.dockerSocket);
-            if (auto ping = docker->ping(); !ping) {
-                Error error = ping.error();
-                error.message = u"Docker does not answer: "_s + error.message;
+            // Docker, and the local incusd when it answers (apps choose with `runtime:`).
+            wiring::RuntimeWiringOptions runtimeOptions;
+            runtimeOptions.dockerSocket = m_options.dockerSocket;
+            auto runtimes = wiring::makeRuntimes(runtimeOptions, nullptr);
+            if (!runtimes) {
+                Error error = runtimes.error();
                 if (error.hint.isEmpty())
                     error.hint = u"start Docker (or give its socket in the settings), then retry"_s;
                 return std::unexpected(error);
             }
-            runtime = docker;
+            runtime = *runtimes;
         }
         auto router = m_options.router;
         if (!router)

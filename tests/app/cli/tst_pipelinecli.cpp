@@ -170,7 +170,7 @@ void TestPipelineCli::usageErrors_data()
     QTest::newRow("unknown subcommand") << QStringList{QStringLiteral("secrets"), QStringLiteral("show")}
                                         << QStringLiteral("pando: secrets show: unknown subcommand \"show\"");
     QTest::newRow("secret value on the command line")
-        << QStringList{QStringLiteral("secrets"), QStringLiteral("set"), QStringLiteral("db"),
+        << QStringList{QStringLiteral("secrets"), QStringLiteral("set"), QStringLiteral("web"), QStringLiteral("db"),
                        QStringLiteral("hunter2")}
         << QStringLiteral("pando: secrets set: unexpected argument \"hunter2\"");
 }

@@ -2,13 +2,16 @@
 // repositories. Covers the first start, a deploy through the CLI, bad input catalogue, and a
 // SIGKILL in the middle of a deploy.
 
+#include "adapters/runtime/incus/incusruntime.h"
 #include "tests/adapters/docker/dockerharness.h"
+#include "tests/adapters/incus/incusharness.h"
 #include "tests/core/engine/enginefixture.h"
 #include "tests/support/component.h"
 #include "tests/support/gitfixture.h"
 
 #include "adapters/runtime/docker/dockerruntime.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -55,6 +58,7 @@ private Q_SLOTS:
     void badInputIsRefusedWithNothingCreated_data();
     void badInputIsRefusedWithNothingCreated();
     void sigkillMidDeployIsSettledOnRestart();
+    void incusDeployIsSettledAfterSigkill();
     void auditTrailListsAndVerifies();
     void servesHttpsWithItsOwnCertificate();
 
@@ -63,6 +67,9 @@ private:
     void killDaemon(int signal);
     Run cli(const QStringList &args, const QByteArray &stdinData = {});
     QJsonObject cliJson(const QStringList &args);
+    // Deploys branch (a slow build) of app, SIGKILLs pandod during the build and starts it
+    // again; the deploy's id once the restart settled it as interrupted, empty otherwise.
+    QString killMidBuildAndRestart(const QString &app, const QString &branch);
 
     QTemporaryDir m_tmp;
     GitFixture m_git;
@@ -262,33 +269,54 @@ void TestPandod::badInputIsRefusedWithNothingCreated()
     QCOMPARE(cliJson({QStringLiteral("apps"), QStringLiteral("list")}), before);
 }
 
-void TestPandod::sigkillMidDeployIsSettledOnRestart()
+QString TestPandod::killMidBuildAndRestart(const QString &app, const QString &branch)
 {
     // A build that takes a while, with content no cache has seen.
     const QByteArray nonce = QByteArray::number(QRandomGenerator::global()->generate64());
-    QVERIFY(!m_git
-                 .commit(QStringLiteral("web"), QStringLiteral("slow"),
-                         helloApp("slow", "RUN echo " + nonce + " > /nonce && sleep 6\n"))
-                 .isEmpty());
-    const QJsonObject deploy =
-        cliJson({QStringLiteral("deploy"), QStringLiteral("web"), QStringLiteral("--ref"), QStringLiteral("slow")});
-    const QString id = deploy.value(QStringLiteral("id")).toString();
-    QVERIFY2(!id.isEmpty(), qPrintable(QString::fromUtf8(QJsonDocument(deploy).toJson())));
-
+    if (m_git.commit(QStringLiteral("web"), branch, helloApp("slow", "RUN echo " + nonce + " > /nonce && sleep 6\n"))
+            .isEmpty())
+        return {};
+    const QString id = cliJson({QStringLiteral("deploy"), app, QStringLiteral("--ref"), branch})
+                           .value(QStringLiteral("id"))
+                           .toString();
+    if (id.isEmpty())
+        return {};
     // Wait until the build runs, then kill pandod without a chance to clean up.
-    QTRY_VERIFY_WITH_TIMEOUT(cli({QStringLiteral("deploys"), QStringLiteral("show"), id, QStringLiteral("--json")})
-                                 .out.contains("\"build\""),
-                             30000);
+    QElapsedTimer building;
+    building.start();
+    while (!cli({QStringLiteral("deploys"), QStringLiteral("show"), id, QStringLiteral("--json")})
+                .out.contains("\"build\"")) {
+        if (building.elapsed() > 30000)
+            return {};
+        QTest::qWait(100);
+    }
     QTest::qWait(1000);
     killDaemon(SIGKILL);
-    QVERIFY(startDaemon());
-
+    if (!startDaemon())
+        return {};
+    // The restart settles the cut-off deploy as failed.
     QJsonObject settled;
-    QTRY_VERIFY_WITH_TIMEOUT((settled = cliJson({QStringLiteral("deploys"), QStringLiteral("show"), id}),
-                              settled.value(QStringLiteral("status")).toString() == QLatin1String("failed")),
-                             30000);
-    QVERIFY2(settled.value(QStringLiteral("error")).toString().contains(QLatin1String("interrupted")),
-             qPrintable(settled.value(QStringLiteral("error")).toString()));
+    QElapsedTimer settling;
+    settling.start();
+    while (
+        (settled = cliJson({QStringLiteral("deploys"), QStringLiteral("show"), id})).value(QStringLiteral("status")) !=
+        QLatin1String("failed")) {
+        if (settling.elapsed() > 30000)
+            return {};
+        QTest::qWait(100);
+    }
+    if (!settled.value(QStringLiteral("error")).toString().contains(QLatin1String("interrupted"))) {
+        qWarning("settled without saying it was interrupted: %s",
+                 qPrintable(settled.value(QStringLiteral("error")).toString()));
+        return {};
+    }
+    return id;
+}
+
+void TestPandod::sigkillMidDeployIsSettledOnRestart()
+{
+    const QString id = killMidBuildAndRestart(QStringLiteral("web"), QStringLiteral("slow"));
+    QVERIFY(!id.isEmpty());
 
     // Nothing of the cut-off deploy is left (a build Docker finishes after the kill included).
     const adapters::Labels ofDeploy{{QLatin1String(adapters::LabelInstall), m_installId},
@@ -303,21 +331,66 @@ void TestPandod::sigkillMidDeployIsSettledOnRestart()
                               QByteArray("hello"), 15000);
 }
 
+void TestPandod::incusDeployIsSettledAfterSigkill()
+{
+    // The same on Incus: pandod finds the local incusd by itself; the app asks for it.
+    QString why;
+    PANDO_REQUIRE_COMPONENT(IncusHarness::available(&why), QStringLiteral("Incus: ") + why);
+    const QByteArray spec = helloSpec(QStringLiteral("webi"), m_repo, QStringLiteral("runtime: incus\n"));
+    QCOMPARE(cli({QStringLiteral("apps"), QStringLiteral("create"), QStringLiteral("-f"), QStringLiteral("-")}, spec)
+                 .exitCode,
+             0);
+    const Run first = cli({QStringLiteral("deploy"), QStringLiteral("webi"), QStringLiteral("--wait")});
+    QVERIFY2(first.exitCode == 0, first.err.constData());
+    const QJsonObject app = cliJson({QStringLiteral("apps"), QStringLiteral("show"), QStringLiteral("webi")});
+    QCOMPARE(httpGet(QUrl(app.value(QStringLiteral("url")).toString())).body.trimmed(), QByteArray("hello"));
+
+    const QString id = killMidBuildAndRestart(QStringLiteral("webi"), QStringLiteral("slow-incus"));
+    QVERIFY(!id.isEmpty());
+    // No instance and no image of the cut-off deploy, in Incus or in Docker (the builder).
+    adapters::incus::IncusRuntime incus;
+    const adapters::Labels ofDeploy{{QLatin1String(adapters::LabelInstall), m_installId},
+                                    {QLatin1String(adapters::LabelDeploy), id}};
+    const QString tag = QStringLiteral("pando/webi:") + id;
+    auto incusHasTag = [&incus, &tag] {
+        auto images = incus.images({});
+        if (!images)
+            return true;
+        for (const auto &image : std::as_const(*images))
+            if (image.tags.contains(tag))
+                return true;
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(incus.containers(ofDeploy)->isEmpty() && !incusHasTag() &&
+                                 m_docker.imageId(tag).error().code == ErrorCode::NotFound,
+                             30000);
+    QTRY_COMPARE_WITH_TIMEOUT(httpGet(QUrl(app.value(QStringLiteral("url")).toString())).body.trimmed(),
+                              QByteArray("hello"), 15000);
+
+    const Run removed = cli({QStringLiteral("apps"), QStringLiteral("rm"), QStringLiteral("webi")});
+    QVERIFY2(removed.exitCode == 0, removed.err.constData());
+    const adapters::Labels ofApp{{QLatin1String(adapters::LabelInstall), m_installId},
+                                 {QLatin1String(adapters::LabelApp), QStringLiteral("webi")}};
+    QTRY_VERIFY_WITH_TIMEOUT(incus.containers(ofApp)->isEmpty(), 60000);
+}
+
 void TestPandod::auditTrailListsAndVerifies()
 {
     // What happened above is on the record, with who did it.
     const QJsonObject created = cliJson(
         {QStringLiteral("audit"), QStringLiteral("list"), QStringLiteral("--action"), QStringLiteral("app.create")});
-    const QJsonArray lines = created.value(QStringLiteral("lines")).toArray();
-    QVERIFY(!lines.isEmpty());
-    QCOMPARE(lines.first().toObject().value(QStringLiteral("object")).toString(), QStringLiteral("app/web"));
-    QCOMPARE(lines.first().toObject().value(QStringLiteral("actor")).toString(), QStringLiteral("token:initial-admin"));
+    QJsonObject line; // the creation of app "web" (the Incus test made "webi" after it)
+    for (const QJsonValue &v : created.value(QStringLiteral("lines")).toArray())
+        if (v.toObject().value(QStringLiteral("object")).toString() == QLatin1String("app/web"))
+            line = v.toObject();
+    QVERIFY(!line.isEmpty());
+    QCOMPARE(line.value(QStringLiteral("actor")).toString(), QStringLiteral("token:initial-admin"));
     const Run intact = cli({QStringLiteral("audit"), QStringLiteral("verify")});
     QVERIFY2(intact.exitCode == 0, intact.err.constData());
     QVERIFY(intact.out.contains("intact"));
 
     // Someone edits a line in the database: verify names it.
-    const qint64 seq = qint64(lines.first().toObject().value(QStringLiteral("seq")).toDouble());
+    const qint64 seq = qint64(line.value(QStringLiteral("seq")).toDouble());
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("tamper"));
         db.setDatabaseName(m_dataDir + QStringLiteral("/pando.db"));

@@ -4,6 +4,7 @@
 
 #include "adapters/api/routing.h"
 #include "adapters/api/runtime.h"
+#include "adapters/api/services.h"
 #include "adapters/api/source.h"
 #include "app/server/apiserver.h"
 #include "app/wiring/accountwiring.h"
@@ -46,6 +47,7 @@ public:
         info.state = QStringLiteral("running");
         info.address = QStringLiteral("127.0.0.1"); // health probes reach whatever listens on run.port here
         m_containers.insert(info.id, info);
+        m_env.insert(spec.name, spec.env);
         return info.id;
     }
     Result<adapters::ContainerInfo> inspect(const QString &id) override
@@ -92,10 +94,23 @@ public:
         return {};
     }
 
+    // The environment the last container of that name was started with.
+    QMap<QString, QString> env(const QString &containerName)
+    {
+        QMutexLocker locker(&m_mutex);
+        return m_env.value(containerName);
+    }
+    QStringList containerNames()
+    {
+        QMutexLocker locker(&m_mutex);
+        return m_env.keys();
+    }
+
 private:
     QMutex m_mutex;
     int m_next = 0;
     QHash<QString, adapters::ContainerInfo> m_containers;
+    QHash<QString, QMap<QString, QString>> m_env;
 };
 
 class FakeRouter : public adapters::Router {
@@ -176,6 +191,109 @@ private:
     std::atomic_int m_next = 0;
 };
 
+// Services kept in memory: provision() makes a running "container" and a volume per slot, a
+// backup writes FakeServiceProvisioner::dump() (large enough to take many chunks). It runs on
+// the fake runtime ("fake"), so specs with services plan and deploy against FakeRuntime.
+class FakeServiceProvisioner : public adapters::ServiceProvisioner {
+public:
+    static QByteArray dump(const QString &app, const QString &slot, qint64 size)
+    {
+        QByteArray out;
+        out.reserve(size);
+        const QByteArray line = QStringLiteral("-- fake dump of %1/%2\n").arg(app, slot).toUtf8();
+        while (out.size() < size)
+            out += line;
+        out.truncate(size);
+        return out;
+    }
+
+    QString runtimeKind() const override { return QStringLiteral("fake"); }
+    QString defaultImage(const QString &kind, const QString &version) const override
+    {
+        return QStringLiteral("fake/%1:%2").arg(kind, version);
+    }
+    Result<adapters::ServiceEndpoint> provision(const adapters::ServiceRequest &r, const CancelToken &,
+                                                const std::function<void(const QString &)> &) override
+    {
+        QMutexLocker locker(&m_mutex);
+        adapters::ServiceInfo &info = m_services[key(r.installId, r.app, r.slot)];
+        info.app = r.app;
+        info.slot = r.slot;
+        info.kind = r.kind;
+        info.image = defaultImage(r.kind, r.version);
+        info.containerId = QStringLiteral("svc-%1-%2").arg(r.app, r.slot);
+        info.state = QStringLiteral("running");
+        info.volume = QStringLiteral("pando-%1-%2-data").arg(r.app, r.slot);
+        m_installs[key(r.installId, r.app, r.slot)] = r.installId;
+        return adapters::ServiceEndpoint{r.slot,           5432,        QStringLiteral("pando-%1-services").arg(r.app),
+                                         info.containerId, info.volume, info.image};
+    }
+    Result<QList<adapters::ServiceInfo>> list(const QString &installId, const QString &app) override
+    {
+        QMutexLocker locker(&m_mutex);
+        QList<adapters::ServiceInfo> out;
+        for (auto it = m_services.cbegin(); it != m_services.cend(); ++it)
+            if (m_installs.value(it.key()) == installId && (app.isEmpty() || it->app == app))
+                out << *it;
+        return out;
+    }
+    Result<qint64> backup(const adapters::ServiceRequest &r, QIODevice &out, const CancelToken &,
+                          const std::function<void(const adapters::BackupProgress &)> &progress) override
+    {
+        QMutexLocker locker(&m_mutex);
+        const adapters::ServiceInfo info = m_services.value(key(r.installId, r.app, r.slot));
+        if (info.state != QLatin1String("running"))
+            return fail(ErrorCode::Conflict, QStringLiteral("the service in slot %1 is not running").arg(r.slot));
+        const QByteArray data = dump(r.app, r.slot, dumpSize);
+        qint64 written = 0;
+        for (qsizetype at = 0; at < data.size(); at += 65536) {
+            const QByteArray chunk = data.mid(at, 65536);
+            if (out.write(chunk) != chunk.size())
+                return fail(ErrorCode::Failed, QStringLiteral("cannot write the dump: %1").arg(out.errorString()));
+            written += chunk.size();
+            if (progress)
+                progress(adapters::BackupProgress{written});
+        }
+        ++backups;
+        return written;
+    }
+    Status remove(const QString &installId, const QString &app, const QString &slot, bool deleteData) override
+    {
+        QMutexLocker locker(&m_mutex);
+        const QString k = key(installId, app, slot);
+        if (!m_services.contains(k))
+            return {};
+        if (deleteData) {
+            m_services.remove(k);
+            m_installs.remove(k);
+            return {};
+        }
+        m_services[k].containerId.clear();
+        m_services[k].state = QStringLiteral("absent");
+        return {};
+    }
+    // Stops a slot's container, as if it had exited.
+    void stop(const QString &app, const QString &slot)
+    {
+        QMutexLocker locker(&m_mutex);
+        for (auto it = m_services.begin(); it != m_services.end(); ++it)
+            if (it->app == app && it->slot == slot)
+                it->state = QStringLiteral("exited");
+    }
+
+    std::atomic<qint64> dumpSize = 3 * 1024 * 1024 + 17; // several chunks, not a round number
+    std::atomic_int backups = 0;
+
+private:
+    static QString key(const QString &installId, const QString &app, const QString &slot)
+    {
+        return installId + QLatin1Char('/') + app + QLatin1Char('/') + slot;
+    }
+    QMutex m_mutex;
+    QHash<QString, adapters::ServiceInfo> m_services;
+    QHash<QString, QString> m_installs;
+};
+
 // An engine with fake adapters, accounts, and an API server on a free loopback port. start()
 // bootstraps the administrator "admin" and makes one user and API token per role: token is the
 // administrator's (scope admin), tokens["operator"], ["member"], ["viewer"] the others' (every
@@ -193,7 +311,9 @@ struct TestInstall {
     bool withPipelines = false;               // set before start(): install a FakePipelineService
     bool bootstrapAccounts = true;            // false: no users yet, token is the initial token
     FakePipelineService *pipelines = nullptr; // owned by the engine
-    core::policy::Policy approvalPolicy;      // set before start(): which deploys wait for sign-off
+    std::shared_ptr<FakeServiceProvisioner> services = std::make_shared<FakeServiceProvisioner>();
+    std::shared_ptr<FakeRuntime> runtime = std::make_shared<FakeRuntime>();
+    core::policy::Policy approvalPolicy; // set before start(): which deploys wait for sign-off
 
     bool start()
     {
@@ -207,8 +327,9 @@ struct TestInstall {
         options.reconcileIntervalMs = 0;
         options.workers = 1;
         options.approvalPolicy = approvalPolicy;
-        engine = std::make_unique<core::Engine>(options, std::make_shared<FakeRuntime>(),
+        engine = std::make_unique<core::Engine>(options, runtime,
                                                 std::make_shared<FakeRouter>(), std::make_shared<FakeSource>());
+        engine->setServiceProvisioner(services);
         if (auto started = engine->start(); !started) {
             error = started.error().text();
             return false;

@@ -68,11 +68,24 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("PUT /api/v1/apps/{name}"), QStringLiteral("400 400 403 403 403")},
         {QStringLiteral("DELETE /api/v1/apps/{name}"), QStringLiteral("202 202 403 403 403")},
         {QStringLiteral("POST /api/v1/apps/{name}/deploys"), QStringLiteral("202 202 403 403 403")},
+        // The app runs: starting it is a no-op that answers with the app.
+        {QStringLiteral("POST /api/v1/apps/{name}/start"), QStringLiteral("200 200 403 403 403")},
         {QStringLiteral("GET /api/v1/apps/{name}/deploys"), QStringLiteral("200 200 200 200 403")},
         {QStringLiteral("GET /api/v1/deploys/{id}"), QStringLiteral("200 200 200 200 403")},
         // The deploy has finished: nothing to cancel.
         {QStringLiteral("POST /api/v1/deploys/{id}/cancel"), QStringLiteral("409 409 403 403 403")},
         {QStringLiteral("GET /api/v1/apps/{name}/logs"), QStringLiteral("200 200 200 200 403")},
+        // App secrets: names for whoever reads the app; setting (no body: the value is missing)
+        // and removing (API_KEY is not set) for its owner, operators and administrators.
+        {QStringLiteral("GET /api/v1/apps/{name}/secrets"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("PUT /api/v1/apps/{name}/secrets/{secret}"), QStringLiteral("400 400 403 403 403")},
+        {QStringLiteral("DELETE /api/v1/apps/{name}/secrets/{secret}"), QStringLiteral("404 404 403 403 403")},
+        // Services: member2's app declares the slot db (a fake postgres). Listing is a read; a
+        // backup holds the data and removal loses it: apps.write. Removal without ?data is 400.
+        {QStringLiteral("GET /api/v1/services"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("GET /api/v1/apps/{name}/services"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("POST /api/v1/apps/{name}/services/{slot}/backup"), QStringLiteral("200 200 403 403 403")},
+        {QStringLiteral("DELETE /api/v1/apps/{name}/services/{slot}"), QStringLiteral("400 400 403 403 403")},
         // WebSocket routes answer a plain GET with how to use them.
         {QStringLiteral("GET /api/v1/apps/{name}/logs/follow"), QStringLiteral("400 400 400 400 403")},
         {QStringLiteral("GET /api/v1/events"), QStringLiteral("400 400 400 400 403")},
@@ -111,6 +124,8 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("GET /api/v1/audit"), QStringLiteral("200 403 403 403 403")},
         {QStringLiteral("GET /api/v1/audit/verify"), QStringLiteral("200 403 403 403 403")},
         {QStringLiteral("GET /api/v1/audit/sinks"), QStringLiteral("200 403 403 403 403")},
+        // Capacity: install-wide totals and sums, readable by whoever reads apps.
+        {QStringLiteral("GET /api/v1/capacity"), QStringLiteral("200 200 200 200 403")},
     };
     return table;
 }
@@ -199,7 +214,8 @@ void TestAuthz::initTestCase()
     const QByteArray theirs = QStringLiteral("name: theirs\n"
                                              "source:\n  repo: https://git.example/theirs.git\n"
                                              "run:\n  port: %1\n"
-                                             "health:\n  path: /api/v1/health\n")
+                                             "health:\n  path: /api/v1/health\n"
+                                             "services:\n  db: { kind: postgres, version: \"15\" }\n")
                                   .arg(m_install.port)
                                   .toUtf8();
     QCOMPARE(call("POST", QStringLiteral("/api/v1/apps"), member2, theirs, "application/yaml").status, 201);
@@ -675,6 +691,8 @@ void TestAuthz::routeWalk_data()
         QString path = route.path;
         path.replace(QStringLiteral("{job}"), QStringLiteral("unit"));
         path.replace(QStringLiteral("{resource}"), QStringLiteral("repo"));
+        path.replace(QStringLiteral("{secret}"), QStringLiteral("API_KEY"));
+        path.replace(QStringLiteral("{slot}"), QStringLiteral("db"));
         // The grant initTestCase gave viewer.
         path.replace(QStringLiteral("{user}"), QStringLiteral("viewer"));
         path.replace(QStringLiteral("{role}"), QStringLiteral("viewer"));

@@ -1,5 +1,7 @@
 #include "enginefixture.h"
 
+#include "adapters/services/docker/dockerservices.h"
+
 #include <QElapsedTimer>
 #include <QRandomGenerator>
 #include <QTcpSocket>
@@ -85,7 +87,11 @@ bool EngineFixture::start(const QString &dataDir, const std::function<void(core:
     options.retireGraceMs = 300;
     if (tune)
         tune(options);
-    m_engine = std::make_unique<core::Engine>(options, m_runtime, m_router, m_source);
+    std::shared_ptr<adapters::Runtime> runtime = m_runtime;
+    if (makeRuntime)
+        runtime = makeRuntime(m_runtime);
+    m_engine = std::make_unique<core::Engine>(options, runtime, m_router, m_source);
+    m_engine->setServiceProvisioner(std::make_shared<adapters::docker::DockerServiceProvisioner>());
     auto started = m_engine->start();
     if (!started)
         qWarning("engine did not start: %s", qPrintable(started.error().text()));

@@ -37,6 +37,11 @@ public:
     bool start(const QString &dataDir = {}, const std::function<void(core::EngineOptions &)> &tune = {});
     void stop();
 
+    // The runtime the engine deploys to: the Docker runtime unless set before start() (an Incus
+    // test gives a RuntimeSet of Docker and Incus).
+    std::function<std::shared_ptr<adapters::Runtime>(const std::shared_ptr<adapters::docker::DockerRuntime> &docker)>
+        makeRuntime;
+
     core::Engine &engine() { return *m_engine; }
     adapters::docker::DockerRuntime &docker() { return *m_runtime; }
     adapters::loopback::LoopbackRouter &router() { return *m_router; }
