@@ -4,6 +4,8 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QTemporaryFile>
 
@@ -12,6 +14,17 @@ using namespace Qt::StringLiterals;
 namespace pando::server::serviceapi {
 
 namespace {
+
+// A dump a killed pandod left behind (older than any backup takes) is removed by the next one.
+void removeStaleBackups(const QString &dir)
+{
+    const QDateTime before = QDateTime::currentDateTimeUtc().addDays(-1);
+    const QFileInfoList stale =
+        QDir(dir).entryInfoList({u"service-backup-*.partial"_s}, QDir::Files | QDir::NoSymLinks);
+    for (const QFileInfo &file : stale)
+        if (file.lastModified().toUTC() < before)
+            QFile::remove(file.filePath());
+}
 
 Reply servicesReply(const Result<QList<core::ServiceView>> &views)
 {
@@ -61,19 +74,21 @@ Reply backupService(Call &call)
 
     // On disk in the data directory, not in memory: a dump may be larger than the server's RAM.
     const QString dir = call.engine.options().dataDir;
+    removeStaleBackups(dir);
     QTemporaryFile out(QDir(dir).filePath(u"service-backup-XXXXXX.partial"_s));
-    out.setAutoRemove(false);
     if (!out.open())
         return errorReply(
             Error{ErrorCode::Internal, u"cannot make a file for the backup: %1"_s.arg(out.errorString()), dir});
-    auto body = std::make_shared<FileBody>();
-    body->path = out.fileName();
     auto written = call.engine.backupService(app, slot, out, CancelToken(), {}, call.actor);
     if (!written)
-        return errorReply(written.error());
+        return errorReply(written.error()); // the temporary file goes with `out`
     if (!out.flush())
         return errorReply(
-            Error{ErrorCode::Internal, u"cannot write the backup: %1"_s.arg(out.errorString()), body->path});
+            Error{ErrorCode::Internal, u"cannot write the backup: %1"_s.arg(out.errorString()), out.fileName()});
+    // From here the reply owns the file and removes it once sent.
+    out.setAutoRemove(false);
+    auto body = std::make_shared<FileBody>();
+    body->path = out.fileName();
     out.close();
     const QString stamp =
         QDateTime::fromMSecsSinceEpoch(call.engine.clock().nowMs()).toUTC().toString(u"yyyyMMdd-HHmmss"_s);

@@ -253,6 +253,8 @@ public:
             written += chunk.size();
             if (progress)
                 progress(adapters::BackupProgress{written});
+            if (failAfter >= 0 && written >= failAfter)
+                return fail(ErrorCode::Failed, QStringLiteral("the dump of slot %1 broke off").arg(r.slot));
         }
         ++backups;
         return written;
@@ -283,6 +285,7 @@ public:
 
     std::atomic<qint64> dumpSize = 3 * 1024 * 1024 + 17; // several chunks, not a round number
     std::atomic_int backups = 0;
+    std::atomic<qint64> failAfter = -1; // >= 0: a backup fails once it wrote this many bytes
 
 private:
     static QString key(const QString &installId, const QString &app, const QString &slot)
@@ -327,8 +330,8 @@ struct TestInstall {
         options.reconcileIntervalMs = 0;
         options.workers = 1;
         options.approvalPolicy = approvalPolicy;
-        engine = std::make_unique<core::Engine>(options, runtime,
-                                                std::make_shared<FakeRouter>(), std::make_shared<FakeSource>());
+        engine = std::make_unique<core::Engine>(options, runtime, std::make_shared<FakeRouter>(),
+                                                std::make_shared<FakeSource>());
         engine->setServiceProvisioner(services);
         if (auto started = engine->start(); !started) {
             error = started.error().text();

@@ -4,7 +4,9 @@
 
 #include "fakes.h"
 
+#include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QNetworkAccessManager>
@@ -207,6 +209,20 @@ void TestServicesApi::backupRefusals()
     a = call("POST", QStringLiteral("/api/v1/apps/shop/services/cache/backup"));
     QCOMPARE(a.status, 409);
     QVERIFY2(errorText(a).contains(QLatin1String("stopped")), qPrintable(errorText(a)));
+    QCOMPARE(QDir(m_install.dir.path()).entryList({QStringLiteral("service-backup-*")}, QDir::Files), QStringList());
+    // A dump that breaks off: an error, and its part on disk is gone. One a killed pandod left
+    // a day ago goes with the next backup.
+    const QString stale = QDir(m_install.dir.path()).filePath(QStringLiteral("service-backup-old.partial"));
+    {
+        QFile old(stale);
+        QVERIFY(old.open(QIODevice::WriteOnly) && old.write("half a dump") > 0 && old.flush());
+        QVERIFY(old.setFileTime(QDateTime::currentDateTimeUtc().addDays(-2), QFileDevice::FileModificationTime));
+    }
+    m_install.services->failAfter = 65536;
+    a = call("POST", QStringLiteral("/api/v1/apps/shop/services/db/backup"));
+    m_install.services->failAfter = -1;
+    QCOMPARE(a.status, 422);
+    QVERIFY2(errorText(a).contains(QLatin1String("broke off")), qPrintable(errorText(a)));
     QCOMPARE(QDir(m_install.dir.path()).entryList({QStringLiteral("service-backup-*")}, QDir::Files), QStringList());
     // A listing says so.
     a = call("GET", QStringLiteral("/api/v1/apps/shop/services"));
