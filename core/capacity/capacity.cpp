@@ -2,6 +2,7 @@
 
 #include "core/state/repositories.h"
 
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonValue>
 
@@ -31,14 +32,18 @@ QJsonValue orNull(qint64 value)
     return value < 0 ? QJsonValue() : QJsonValue(value);
 }
 
+std::optional<AppSpec> parsed(const QString &yaml)
+{
+    auto spec = parseAppSpec(yaml.toUtf8());
+    return spec ? std::optional<AppSpec>(*spec) : std::nullopt;
+}
+
 // The spec an app's serving deploy runs: the deploy's own copy, else the app's.
 std::optional<AppSpec> servingSpec(DeployRepository &deploys, const AppRecord &app)
 {
-    QString yaml = app.specYaml;
     if (auto d = deploys.find(app.currentDeploy); d && !d->specYaml.isEmpty())
-        yaml = d->specYaml;
-    auto spec = parseAppSpec(yaml.toUtf8());
-    return spec ? std::optional<AppSpec>(*spec) : std::nullopt;
+        return parsed(d->specYaml);
+    return parsed(app.specYaml);
 }
 
 } // namespace
@@ -84,11 +89,21 @@ Result<QMap<QString, Commitment>> committed(Database &db, const HostPolicy &poli
     if (!apps)
         return std::unexpected(apps.error());
     DeployRepository deploys(db);
+    // A deploy in flight is about to run what its spec asks, in place of what serves now: it
+    // counts already, so two deploys planned side by side see each other.
+    auto inFlight = deploys.unfinished();
+    if (!inFlight)
+        return std::unexpected(inFlight.error());
+    QHash<QString, QString> comingSpec; // app → the spec of its newest unfinished deploy
+    for (const DeployRecord &d : std::as_const(*inFlight))
+        if (!d.specYaml.isEmpty())
+            comingSpec.insert(d.app, d.specYaml);
     QMap<QString, Commitment> byKind;
     for (const AppRecord &app : std::as_const(*apps)) {
-        if (app.currentDeploy.isEmpty() || app.name == exceptApp)
+        if (app.name == exceptApp || (app.currentDeploy.isEmpty() && !comingSpec.contains(app.name)))
             continue;
-        const auto spec = servingSpec(deploys, app);
+        const auto coming = comingSpec.constFind(app.name);
+        const auto spec = coming != comingSpec.cend() ? parsed(*coming) : servingSpec(deploys, app);
         if (!spec)
             continue;
         byKind[spec->runtime.isEmpty() ? defaultKind : spec->runtime] += appRequest(*spec, policy);

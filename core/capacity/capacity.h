@@ -47,8 +47,9 @@ Commitment appRequest(const AppSpec &spec, const HostPolicy &policy);
 // What its service slots commit (services counted; memory HostPolicy::serviceMemoryBytes each).
 Commitment servicesRequest(const AppSpec &spec, const HostPolicy &policy);
 
-// Committed by every app with a serving deploy (but exceptApp), by runtime kind; specs that
-// name no runtime count on defaultKind.
+// Committed by every app (but exceptApp) with a serving deploy or one in flight (queued or
+// running: its spec counts in place of the serving one's), by runtime kind; specs that name no
+// runtime count on defaultKind.
 Result<QMap<QString, Commitment>> committed(Database &db, const HostPolicy &policy, const QString &defaultKind,
                                             const QString &exceptApp = {});
 

@@ -131,6 +131,36 @@ private Q_SLOTS:
         QCOMPARE(memory.value(u"available"_s).toInteger(), 2 * Gi);
     }
 
+    void deploysInFlightCountAlready()
+    {
+        // A new app whose first deploy runs, and a serving app being redeployed with more: both
+        // count what they are about to run, so a deploy planned beside them sees it.
+        QVERIFY(AppRepository(*m_db).create(
+            AppRecord{u"fresh"_s, specYaml(u"fresh"_s, u"{ memory: 1Gi }"_s), 0, {}, 1, 1}));
+        QVERIFY(DeployRepository(*m_db).create(DeployRecord{.id = u"d-fresh"_s,
+                                                            .app = u"fresh"_s,
+                                                            .status = u"running"_s,
+                                                            .specYaml = specYaml(u"fresh"_s, u"{ memory: 1Gi }"_s)}));
+        serve(u"grows"_s, specYaml(u"grows"_s, u"{ memory: 1Gi }"_s));
+        QVERIFY(DeployRepository(*m_db).create(DeployRecord{.id = u"d-grows-2"_s,
+                                                            .app = u"grows"_s,
+                                                            .status = u"queued"_s,
+                                                            .specYaml = specYaml(u"grows"_s, u"{ memory: 2Gi }"_s)}));
+        // Finished deploys that did not switch count nothing.
+        QVERIFY(DeployRepository(*m_db).create(DeployRecord{.id = u"d-grows-failed"_s,
+                                                            .app = u"grows"_s,
+                                                            .status = u"failed"_s,
+                                                            .specYaml = specYaml(u"grows"_s, u"{ memory: 8Gi }"_s)}));
+
+        auto byKind = capacity::committed(*m_db, HostPolicy{}, u"docker"_s);
+        QVERIFY2(byKind, qPrintable(byKind ? QString() : byKind.error().text()));
+        QCOMPARE(byKind->value(u"docker"_s).apps, 2);
+        QCOMPARE(byKind->value(u"docker"_s).memoryBytes, 3 * Gi);
+        // The app being planned never counts against itself.
+        QCOMPARE(capacity::committed(*m_db, HostPolicy{}, u"docker"_s, u"grows"_s)->value(u"docker"_s).memoryBytes,
+                 1 * Gi);
+    }
+
     void aDeployPastTheRoomIsRefusedWithTheFigures()
     {
         // Three apps hold 3Gi of the runtime's 4Gi.
