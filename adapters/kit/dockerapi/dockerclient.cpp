@@ -44,11 +44,9 @@ std::unexpected<Error> transportError(const QString &socketPath, const Request &
 } // namespace
 
 DockerClient::DockerClient(QString socketPath)
-    : m_socketPath(socketPath.isEmpty() ? defaultSocketPath() : std::move(socketPath))
 {
-    m_endpoint.unixSocket = m_socketPath;
+    m_endpoint.unixSocket = socketPath.isEmpty() ? defaultSocketPath() : std::move(socketPath);
     m_endpoint.baseUrl = QByteArray("http://localhost/") + ApiVersion;
-    m_endpoint.description = QStringLiteral("the Docker engine at ") + m_socketPath;
 }
 
 QString DockerClient::defaultSocketPath()
@@ -74,7 +72,7 @@ Result<Response> DockerClient::call(const Request &request) const
 {
     httpkit::Exchange out = httpkit::perform(m_endpoint, request);
     if (out.transportFailed)
-        return transportError(m_socketPath, request, out);
+        return transportError(socketPath(), request, out);
     if (out.status >= 400)
         return statusError(request, out.status, out.body);
     return Response{out.status, std::move(out.body)};
@@ -110,7 +108,7 @@ Result<int> DockerClient::stream(const Request &request, const CancelToken &canc
     if (out.status >= 400)
         return statusError(request, out.status, out.body);
     if (out.transportFailed)
-        return transportError(m_socketPath, request, out);
+        return transportError(socketPath(), request, out);
     return out.status;
 }
 

@@ -36,7 +36,7 @@ public:
     explicit DockerClient(QString socketPath = {});
 
     static QString defaultSocketPath();
-    QString socketPath() const { return m_socketPath; }
+    QString socketPath() const { return m_endpoint.unixSocket; }
 
     // Sends the request and returns the response for 1xx-3xx statuses. Fails with
     // Unavailable when the engine does not answer, NotFound on 404, Conflict on 409 and Failed
@@ -57,7 +57,6 @@ public:
     static QString errorMessage(const QByteArray &body);
 
 private:
-    QString m_socketPath;
     httpkit::Endpoint m_endpoint;
 };
 

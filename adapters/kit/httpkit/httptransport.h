@@ -20,12 +20,11 @@ namespace pando::adapters::httpkit {
 
 // Where requests go.
 struct Endpoint {
-    QString unixSocket;  // set: every request goes over this socket
-    QByteArray baseUrl;  // prefixed to every path: "http://localhost/v1.41", "https://host:8443"
-    QString clientCert;  // PEM file of the client certificate (TLS only)
-    QString clientKey;   // PEM file of its key
-    QString serverCert;  // PEM file: the one certificate the server must present; empty = system CAs
-    QString description; // "the Docker engine at /var/run/docker.sock": used in errors
+    QString unixSocket; // set: every request goes over this socket
+    QByteArray baseUrl; // prefixed to every path: "http://localhost/v1.41", "https://host:8443"
+    QString clientCert; // PEM file of the client certificate (TLS only)
+    QString clientKey;  // PEM file of its key
+    QString serverCert; // PEM file: the one certificate the server must present; empty = system CAs
 };
 
 struct Request {

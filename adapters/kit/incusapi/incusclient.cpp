@@ -161,7 +161,7 @@ IncusClient::IncusClient(Connection connection) : m_connection(std::move(connect
             m_connection.socket = Connection::defaultSocket();
         m_endpoint.unixSocket = m_connection.socket;
         m_endpoint.baseUrl = "http://incus";
-        m_endpoint.description = QStringLiteral("the Incus server at ") + m_connection.socket;
+        m_description = QStringLiteral("the Incus server at ") + m_connection.socket;
     } else {
         QString url = m_connection.url;
         while (url.endsWith(QLatin1Char('/')))
@@ -170,7 +170,7 @@ IncusClient::IncusClient(Connection connection) : m_connection(std::move(connect
         m_endpoint.clientCert = m_connection.clientCert;
         m_endpoint.clientKey = m_connection.clientKey;
         m_endpoint.serverCert = m_connection.serverCert;
-        m_endpoint.description = QStringLiteral("the Incus server at ") + url;
+        m_description = QStringLiteral("the Incus server at ") + url;
     }
 }
 

@@ -117,7 +117,7 @@ public:
 
     const Connection &connection() const { return m_connection; }
     // "the Incus server at /var/lib/incus/unix.socket": how errors name it.
-    QString description() const { return m_endpoint.description; }
+    const QString &description() const { return m_description; }
 
     // One request; the envelope's metadata of a sync answer, or the operation of an async one
     // (Operation::id set). Error envelopes and HTTP errors fail with Incus's own message:
@@ -171,6 +171,7 @@ private:
 
     Connection m_connection;
     httpkit::Endpoint m_endpoint;
+    QString m_description;
 };
 
 // Incus's rule for instance names: 1-63 letters, digits and hyphens, not starting with a digit or

@@ -289,20 +289,14 @@ exit $code
     return script;
 }
 
-Status checkStaticBusybox(const QString &path)
+Status checkStaticBusybox(const QByteArray &bytes, const QString &path)
 {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return fail(ErrorCode::Unavailable, QStringLiteral("cannot read %1: %2").arg(path, file.errorString()),
-                    QStringLiteral("Incus runtime"), QStringLiteral("install Debian's busybox-static"));
-    const QByteArray head = file.read(4);
-    const QByteArray content = file.readAll();
-    if (head != "\x7f"
-                "ELF")
+    if (!bytes.startsWith("\x7f"
+                          "ELF"))
         return fail(ErrorCode::Invalid, QStringLiteral("%1 is not an executable").arg(path),
                     QStringLiteral("Incus runtime"), QStringLiteral("install Debian's busybox-static"));
     // A dynamically linked program names its loader; a static one has no interpreter.
-    if (content.contains("/ld-linux") || content.contains("/ld-musl"))
+    if (bytes.contains("/ld-linux") || bytes.contains("/ld-musl"))
         return fail(ErrorCode::Invalid,
                     QStringLiteral("%1 is dynamically linked; the init Pando puts in Incus images needs a static "
                                    "busybox")
@@ -325,6 +319,8 @@ Result<std::unique_ptr<QTemporaryFile>> convertDockerImage(const dockerapi::Dock
                     QStringLiteral("cannot read %1: %2").arg(request.busybox, busybox.errorString()), Where,
                     QStringLiteral("install Debian's busybox-static"));
     const QByteArray busyboxBytes = busybox.readAll();
+    if (auto ok = checkStaticBusybox(busyboxBytes, request.busybox); !ok)
+        return std::unexpected(ok.error());
 
     QTemporaryFile exported;
     if (!exported.open())

@@ -53,8 +53,8 @@ QByteArray initScript(const ImageConfig &config);
 // `eval "set -- $PANDO_ARGV"`, so no word is ever split or expanded.
 QString shellQuote(const QStringList &argv);
 
-// Checks that path is a statically linked executable (a dynamic one cannot run in an image
-// without its libraries): an error naming the file and the package to install otherwise.
-Status checkStaticBusybox(const QString &path);
+// Checks that the bytes read from path are a statically linked executable (a dynamic one cannot
+// run in an image without its libraries): an error naming the file and the package otherwise.
+Status checkStaticBusybox(const QByteArray &bytes, const QString &path);
 
 } // namespace pando::adapters::incus

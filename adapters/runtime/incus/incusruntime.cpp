@@ -143,8 +143,6 @@ Result<QString> IncusRuntime::importFromDocker(const QString &dockerImage, const
     if (!m_builder)
         return fail(ErrorCode::Unavailable, QStringLiteral("no Docker engine is set up to build Incus images"),
                     QStringLiteral("Incus runtime"));
-    if (auto ok = checkStaticBusybox(m_options.busybox); !ok)
-        return std::unexpected(ok.error());
     auto tarball = convertDockerImage(m_builder->client(),
                                       ConvertRequest{dockerImage, m_options.busybox, description, properties}, cancel);
     if (!tarball)
