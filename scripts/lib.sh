@@ -2,6 +2,9 @@
 # Every function is idempotent. Sourced, not run.
 
 PANDO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Paths in ccache's keys relative to the checkout and the build directory left out of them, so a
+# fresh clone elsewhere (CI's) reuses what an earlier checkout compiled.
+export CCACHE_BASEDIR="$PANDO_ROOT" CCACHE_NOHASHDIR=1
 
 PANDO_PACKAGES=(
     cmake ninja-build ccache g++ pkg-config git curl ca-certificates

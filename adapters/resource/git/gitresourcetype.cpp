@@ -1,6 +1,7 @@
 #include "adapters/resource/git/gitresourcetype.h"
 
-#include "adapters/source/generic/gittree.h"
+#include "adapters/kit/gitkit/gitptr.h"
+#include "adapters/kit/gitkit/gittree.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -21,16 +22,6 @@ namespace {
 
 // A history walk stops here: a check never reports more new commits than this at once.
 constexpr int MaxNewVersions = 10000;
-
-template<class T, void (*Free)(T *)> struct GitFree {
-    void operator()(T *p) const { Free(p); }
-};
-using RepoPtr = std::unique_ptr<git_repository, GitFree<git_repository, git_repository_free>>;
-using CommitPtr = std::unique_ptr<git_commit, GitFree<git_commit, git_commit_free>>;
-using TreePtr = std::unique_ptr<git_tree, GitFree<git_tree, git_tree_free>>;
-using DiffPtr = std::unique_ptr<git_diff, GitFree<git_diff, git_diff_free>>;
-using WalkPtr = std::unique_ptr<git_revwalk, GitFree<git_revwalk, git_revwalk_free>>;
-using ObjectPtr = std::unique_ptr<git_object, GitFree<git_object, git_object_free>>;
 
 struct GitSourceConfig {
     QString uri;

@@ -2,7 +2,8 @@
 // The built-in `git` resource type: check finds new commits on a branch (optionally only those
 // touching `paths` and not only `ignore_paths`), or new tags matching `tag_filter`; in writes
 // the tree of one commit into a directory. Fetching goes through the git source adapter's
-// mirror cache (libgit2), so pipelines and deploys share one mirror per repository.
+// mirror cache (adapters/kit/gitkit, libgit2), so pipelines and deploys share one mirror per
+// repository.
 //
 //   source: uri (required), branch (default: the remote's default branch),
 //           paths: [globs], ignore_paths: [globs], tag_filter: "v*"
@@ -21,10 +22,10 @@
 // longer in the history (a force push) is treated as no version: only the newest is returned.
 //
 // Threading: calls block and may be made from any thread (mirror fetches are serialised per
-// repository by GitSource).
+// repository by GitMirrors).
 
 #include "adapters/api/resourcetype.h"
-#include "adapters/source/generic/gitsource.h"
+#include "adapters/kit/gitkit/gitmirrors.h"
 
 namespace pando::adapters::git {
 
@@ -47,7 +48,7 @@ public:
                                 const CancelToken &cancel, const LogSink &log) override;
 
 private:
-    GitSource m_source;
+    GitMirrors m_source;
 };
 
 } // namespace pando::adapters::git

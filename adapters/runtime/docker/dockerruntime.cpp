@@ -1,7 +1,8 @@
 #include "adapters/runtime/docker/dockerruntime.h"
 
+#include "adapters/kit/dockerapi/dockerimages.h"
+#include "adapters/kit/dockerapi/tarball.h"
 #include "adapters/runtime/docker/logdemux.h"
-#include "adapters/runtime/docker/tarball.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>
@@ -15,6 +16,8 @@
 
 namespace pando::adapters::docker {
 
+using dockerapi::compactJson;
+using dockerapi::labelsJson;
 using dockerapi::Request;
 
 namespace {
@@ -29,19 +32,6 @@ void wipeBytes(QByteArray &bytes)
     for (qsizetype i = 0; i < bytes.size(); ++i)
         p[i] = 0;
     bytes.clear();
-}
-
-QByteArray compactJson(const QJsonObject &object)
-{
-    return QJsonDocument(object).toJson(QJsonDocument::Compact);
-}
-
-QJsonObject labelsJson(const Labels &labels)
-{
-    QJsonObject out;
-    for (auto it = labels.cbegin(); it != labels.cend(); ++it)
-        out.insert(it.key(), it.value());
-    return out;
 }
 
 Labels labelsFrom(const QJsonValue &value)
@@ -87,65 +77,6 @@ ContainerInfo containerFromInspect(const QJsonObject &o)
             info.address = it.value().toObject().value(QLatin1String("IPAddress")).toString();
     }
     return info;
-}
-
-// Docker's JSON-lines progress streams (build, import): complete objects go to onObject.
-class JsonLines {
-public:
-    explicit JsonLines(std::function<void(const QJsonObject &)> onObject) : m_onObject(std::move(onObject)) {}
-    void feed(QByteArrayView chunk)
-    {
-        m_buffer.append(chunk);
-        qsizetype start = 0;
-        for (qsizetype nl = m_buffer.indexOf('\n'); nl >= 0; nl = m_buffer.indexOf('\n', start)) {
-            parse(QByteArrayView(m_buffer).sliced(start, nl - start));
-            start = nl + 1;
-        }
-        m_buffer.remove(0, start);
-    }
-    void finish()
-    {
-        parse(m_buffer);
-        m_buffer.clear();
-    }
-
-private:
-    void parse(QByteArrayView line)
-    {
-        line = line.trimmed();
-        if (line.isEmpty())
-            return;
-        const QJsonDocument doc = QJsonDocument::fromJson(line.toByteArray());
-        if (doc.isObject())
-            m_onObject(doc.object());
-    }
-    std::function<void(const QJsonObject &)> m_onObject;
-    QByteArray m_buffer;
-};
-
-QString streamError(const QJsonObject &o)
-{
-    const QString detail = o.value(QLatin1String("errorDetail")).toObject().value(QLatin1String("message")).toString();
-    return detail.isEmpty() ? o.value(QLatin1String("error")).toString() : detail;
-}
-
-bool hasStreamError(const QJsonObject &o)
-{
-    return o.contains(QLatin1String("error")) || o.contains(QLatin1String("errorDetail"));
-}
-
-Result<std::unique_ptr<QTemporaryFile>> tarToTempFile(const QString &dir, const TarOptions &options)
-{
-    auto file = std::make_unique<QTemporaryFile>();
-    if (!file->open())
-        return fail(ErrorCode::Internal, QStringLiteral("cannot create a temporary file: %1").arg(file->errorString()),
-                    file->fileTemplate());
-    if (auto status = writeTar(dir, file.get(), options); !status)
-        return std::unexpected(status.error());
-    if (!file->flush() || !file->seek(0))
-        return fail(ErrorCode::Internal,
-                    QStringLiteral("cannot rewind the context archive: %1").arg(file->errorString()), file->fileName());
-    return file;
 }
 
 QString containerPath(const QString &id, QStringView suffix = {})
@@ -325,95 +256,7 @@ Status DockerRuntime::ping()
 Result<QString> DockerRuntime::build(const BuildRequest &request, const CancelToken &cancel,
                                      const std::function<void(const QString &line)> &progress)
 {
-    auto context = tarToTempFile(request.contextDir, TarOptions{.skipTopLevelGit = true});
-    if (!context)
-        return std::unexpected(context.error());
-    auto built = buildFrom(request, *context->get(), cancel, progress);
-    // The classic builder reuses cached layers by id; when another build's clean-up removes an
-    // image in between (deploys of different apps share layers), it fails with this. The cache
-    // entry is gone by then, so a second attempt builds the step instead of reusing it.
-    if (!built && built.error().message.contains(QLatin1String("unknown parent image ID")) && !cancel.isCancelled() &&
-        context->get()->seek(0)) {
-        if (progress)
-            progress(QStringLiteral("a cached layer was removed during the build; building again"));
-        built = buildFrom(request, *context->get(), cancel, progress);
-    }
-    return built;
-}
-
-Result<QString> DockerRuntime::buildFrom(const BuildRequest &request, QIODevice &context, const CancelToken &cancel,
-                                         const std::function<void(const QString &line)> &progress)
-{
-    Request r;
-    r.method = "POST";
-    r.path = QStringLiteral("/build");
-    if (!request.tag.isEmpty())
-        r.addQuery(QStringLiteral("t"), request.tag);
-    if (!request.dockerfile.isEmpty())
-        r.addQuery(QStringLiteral("dockerfile"), request.dockerfile);
-    if (!request.labels.isEmpty())
-        r.addQuery(QStringLiteral("labels"), QString::fromUtf8(compactJson(labelsJson(request.labels))));
-    if (!request.buildArgs.isEmpty())
-        r.addQuery(QStringLiteral("buildargs"), QString::fromUtf8(compactJson(labelsJson(request.buildArgs))));
-    r.addQuery(QStringLiteral("rm"), QStringLiteral("1")).addQuery(QStringLiteral("forcerm"), QStringLiteral("1"));
-    r.bodyDevice = &context;
-    r.contentType = "application/x-tar";
-
-    QString imageId;
-    QString error;
-    QString pendingText; // "stream" text arrives in pieces that need not end at a newline
-    auto emitLines = [&](bool flush) {
-        qsizetype nl;
-        while ((nl = pendingText.indexOf(u'\n')) >= 0) {
-            const QString line = pendingText.left(nl).trimmed();
-            pendingText.remove(0, nl + 1);
-            if (!line.isEmpty() && progress)
-                progress(line);
-        }
-        if (flush && !pendingText.trimmed().isEmpty() && progress)
-            progress(pendingText.trimmed());
-        if (flush)
-            pendingText.clear();
-    };
-    JsonLines parser([&](const QJsonObject &o) {
-        if (hasStreamError(o)) {
-            error = streamError(o);
-            return;
-        }
-        if (o.contains(QLatin1String("stream"))) {
-            pendingText += o.value(QLatin1String("stream")).toString();
-            emitLines(false);
-        } else if (o.contains(QLatin1String("status"))) {
-            pendingText += o.value(QLatin1String("status")).toString() + u'\n';
-            emitLines(false);
-        }
-        const QString id = o.value(QLatin1String("aux")).toObject().value(QLatin1String("ID")).toString();
-        if (!id.isEmpty())
-            imageId = id;
-    });
-    auto status = m_client.stream(r, cancel, [&](QByteArrayView chunk) {
-        parser.feed(chunk);
-        return true;
-    });
-    parser.finish();
-    emitLines(true);
-    if (!status) {
-        Error e = status.error();
-        if (e.code == ErrorCode::Cancelled)
-            e.message = QStringLiteral("the build of %1 was cancelled").arg(request.tag);
-        else if (e.code != ErrorCode::Unavailable)
-            e.code = ErrorCode::Failed; // a refused context or Dockerfile is a failed build
-        return std::unexpected(e);
-    }
-    if (!error.isEmpty())
-        return fail(ErrorCode::Failed, error, QStringLiteral("build of %1").arg(request.tag));
-    if (imageId.isEmpty()) {
-        if (request.tag.isEmpty())
-            return fail(ErrorCode::Failed, QStringLiteral("the engine did not report the image it built"),
-                        request.contextDir);
-        return this->imageId(request.tag);
-    }
-    return imageId;
+    return dockerapi::buildImage(m_client, request, cancel, progress);
 }
 
 Result<QString> DockerRuntime::run(const ContainerSpec &spec)
@@ -479,7 +322,7 @@ Result<QString> DockerRuntime::run(const ContainerSpec &spec)
                     QStringLiteral("docker POST /containers/create"));
     if (!spec.files.isEmpty()) {
         // Into the created container's file system, so the process finds them when it starts.
-        auto tar = tarOfFiles(spec.files);
+        auto tar = dockerapi::tarOfFiles(spec.files);
         if (!tar) {
             (void)remove(id);
             return std::unexpected(tar.error());
@@ -673,45 +516,12 @@ Status DockerRuntime::logs(const QString &id, int tail, bool follow, const Cance
 
 Result<QString> DockerRuntime::imageId(const QString &idOrTag)
 {
-    auto response = m_client.get(QStringLiteral("/images/") + idOrTag + QStringLiteral("/json"));
-    if (!response)
-        return std::unexpected(response.error());
-    return response->json().object().value(QLatin1String("Id")).toString();
+    return dockerapi::imageId(m_client, idOrTag);
 }
 
 Result<QString> DockerRuntime::importImage(const QString &rootfsDir, const QString &repoTag)
 {
-    auto rootfs = tarToTempFile(rootfsDir, TarOptions{.skipTopLevelGit = false});
-    if (!rootfs)
-        return std::unexpected(rootfs.error());
-    QString repo = repoTag;
-    QString tag = QStringLiteral("latest");
-    const qsizetype colon = repoTag.lastIndexOf(u':');
-    if (colon > repoTag.lastIndexOf(u'/')) {
-        repo = repoTag.left(colon);
-        tag = repoTag.mid(colon + 1);
-    }
-    Request r;
-    r.method = "POST";
-    r.path = QStringLiteral("/images/create");
-    r.addQuery(QStringLiteral("fromSrc"), QStringLiteral("-"))
-        .addQuery(QStringLiteral("repo"), repo)
-        .addQuery(QStringLiteral("tag"), tag);
-    r.bodyDevice = rootfs->get();
-    r.contentType = "application/x-tar";
-    auto response = m_client.call(r);
-    if (!response)
-        return std::unexpected(response.error());
-    QString error;
-    JsonLines parser([&](const QJsonObject &o) {
-        if (hasStreamError(o))
-            error = streamError(o);
-    });
-    parser.feed(response->body);
-    parser.finish();
-    if (!error.isEmpty())
-        return fail(ErrorCode::Failed, error, QStringLiteral("import of %1 as %2").arg(rootfsDir, repoTag));
-    return imageId(repoTag);
+    return dockerapi::importImage(m_client, rootfsDir, repoTag);
 }
 
 } // namespace pando::adapters::docker

@@ -59,9 +59,6 @@ public:
     static QString noEgressNetworkName(const QString &installId);
 
 private:
-    // One build of the tar'd context read from context.
-    Result<QString> buildFrom(const BuildRequest &request, QIODevice &context, const CancelToken &cancel,
-                              const std::function<void(const QString &line)> &progress);
     // Finds or creates the install's internal network; returns its id. Call with m_networkLock.
     Result<QString> ensureNoEgressNetwork(const QString &installId);
     // Removes the install's internal network(s) no container refers to. Call with m_networkLock.

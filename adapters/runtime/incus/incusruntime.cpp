@@ -1,5 +1,6 @@
 #include "adapters/runtime/incus/incusruntime.h"
 
+#include "adapters/kit/dockerapi/dockerimages.h"
 #include "adapters/runtime/incus/imageconvert.h"
 
 #include <QDateTime>
@@ -100,7 +101,7 @@ struct IncusRuntime::Tap {
 IncusRuntime::IncusRuntime(IncusOptions options) : m_options(std::move(options)), m_client(m_options.connection)
 {
     if (m_options.dockerSocket)
-        m_builder = std::make_unique<docker::DockerRuntime>(*m_options.dockerSocket);
+        m_builder = std::make_unique<dockerapi::DockerClient>(*m_options.dockerSocket);
 }
 
 IncusRuntime::~IncusRuntime() = default;
@@ -143,8 +144,8 @@ Result<QString> IncusRuntime::importFromDocker(const QString &dockerImage, const
     if (!m_builder)
         return fail(ErrorCode::Unavailable, QStringLiteral("no Docker engine is set up to build Incus images"),
                     QStringLiteral("Incus runtime"));
-    auto tarball = convertDockerImage(m_builder->client(),
-                                      ConvertRequest{dockerImage, m_options.busybox, description, properties}, cancel);
+    auto tarball =
+        convertDockerImage(*m_builder, ConvertRequest{dockerImage, m_options.busybox, description, properties}, cancel);
     if (!tarball)
         return std::unexpected(tarball.error());
     return m_client.importImage(tarball->get(), 10 * 60 * 1000, &cancel);
@@ -158,7 +159,7 @@ Result<QString> IncusRuntime::build(const BuildRequest &request, const CancelTok
                     QStringLiteral("the Incus runtime builds images with a Docker engine, and none is set up"),
                     QStringLiteral("build of ") + request.tag,
                     QStringLiteral("start dockerd on this host, or deploy a prebuilt image"));
-    auto built = m_builder->build(request, cancel, progress);
+    auto built = dockerapi::buildImage(*m_builder, request, cancel, progress);
     if (!built)
         return built;
     // Docker's copy stays, with the same tag: a build of the same tree then comes from its cache

@@ -25,8 +25,8 @@
 // Threading: as adapters::Runtime; the log tap has its own lock.
 
 #include "adapters/api/runtime.h"
+#include "adapters/kit/dockerapi/dockerclient.h"
 #include "adapters/kit/incusapi/incusclient.h"
-#include "adapters/runtime/docker/dockerruntime.h"
 
 #include <QHash>
 #include <QMutex>
@@ -90,7 +90,7 @@ private:
 
     IncusOptions m_options;
     incusapi::IncusClient m_client;
-    std::unique_ptr<docker::DockerRuntime> m_builder; // null: no builds
+    std::unique_ptr<dockerapi::DockerClient> m_builder; // the Docker engine that builds; null: no builds
     QMutex m_tapsLock;
     QHash<QString, std::shared_ptr<Tap>> m_taps;
 };

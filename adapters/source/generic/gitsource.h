@@ -1,30 +1,18 @@
 #pragma once
-// The generic git source adapter: fetches any git repository through libgit2 into one bare
-// mirror per URL below a cache directory, resolves a branch, tag or commit id, and writes that
-// commit's tree into a fresh directory. Works with file://, http(s):// and ssh:// remotes.
+// The generic git source adapter: any git repository, read through gitkit's mirror cache
+// (one bare mirror per URL below a cache directory, shared with the pipelines' git resource
+// type): resolves a branch, tag or commit id and writes that commit's tree into a fresh
+// directory. Works with file://, http(s):// and ssh:// remotes.
 //
-// Threading: every call blocks and may be made from any thread. Work on one repository's
-// mirror is serialised by a per-mirror mutex shared by every GitSource in the process;
-// different repositories proceed in parallel.
+// Threading: as adapters::SourceProvider and GitMirrors: every call blocks and may be made from
+// any thread.
 
 #include "adapters/api/source.h"
+#include "adapters/kit/gitkit/gitmirrors.h"
 
 #include <QString>
 
 namespace pando::adapters::git {
-
-// Optional credentials for remotes that need them. Never logged.
-struct GitCredentials {
-    QString username;          // ssh user when the URL names none; https user sent with the token
-    bool useSshAgent = true;   // try the ssh-agent first for ssh remotes
-    QString sshPrivateKeyPath; // a key file tried after the agent; its ".pub" is used when present
-    QString sshPassphrase;     // for the key file
-    QString httpsToken;        // sent as the password for http(s) remotes
-    // An OpenSSH known_hosts file (plain or hashed host names, "[host]:port" for other ports)
-    // the ssh host key must be listed in; a host not listed, or listed with another key, is
-    // refused. Empty: libgit2 checks the process user's ~/.ssh/known_hosts the same way.
-    QString sshKnownHostsPath;
-};
 
 class GitSource : public SourceProvider {
 public:
@@ -46,8 +34,7 @@ public:
     QString mirrorPath(const QString &repo) const;
 
 private:
-    QString m_cacheRoot;
-    GitCredentials m_credentials;
+    GitMirrors m_mirrors;
 };
 
 } // namespace pando::adapters::git

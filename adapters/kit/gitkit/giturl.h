@@ -1,6 +1,6 @@
 #pragma once
 // What a repository URL may look like before libgit2 sees it, and how it is shown to people.
-// Kept apart from GitSource so that the rules can be read (and tested) in one place.
+// Kept apart from GitMirrors so that the rules can be read (and tested) in one place.
 
 #include "adapters/api/error.h"
 

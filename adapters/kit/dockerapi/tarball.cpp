@@ -1,4 +1,4 @@
-#include "adapters/runtime/docker/tarball.h"
+#include "adapters/kit/dockerapi/tarball.h"
 
 #include <QBuffer>
 #include <QDir>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace pando::adapters::docker {
+namespace pando::adapters::dockerapi {
 
 namespace {
 
@@ -179,4 +179,18 @@ Result<QByteArray> tarOfFiles(const QMap<QString, ContainerFile> &files)
     return out;
 }
 
-} // namespace pando::adapters::docker
+Result<std::unique_ptr<QTemporaryFile>> tarToTempFile(const QString &dir, const TarOptions &options)
+{
+    auto file = std::make_unique<QTemporaryFile>();
+    if (!file->open())
+        return fail(ErrorCode::Internal, QStringLiteral("cannot create a temporary file: %1").arg(file->errorString()),
+                    file->fileTemplate());
+    if (auto status = writeTar(dir, file.get(), options); !status)
+        return std::unexpected(status.error());
+    if (!file->flush() || !file->seek(0))
+        return fail(ErrorCode::Internal,
+                    QStringLiteral("cannot rewind the context archive: %1").arg(file->errorString()), file->fileName());
+    return file;
+}
+
+} // namespace pando::adapters::dockerapi

@@ -1,6 +1,6 @@
 #pragma once
 // Checks an ssh server's host key against an OpenSSH known_hosts file, so a git fetch over
-// ssh talks only to a server whose key was pinned beforehand. Kept apart from GitSource so
+// ssh talks only to a server whose key was pinned beforehand. Kept apart from GitMirrors so
 // the matching rules (hashed names, "[host]:port", wildcards, @revoked) can be read in one place.
 
 #include "adapters/api/error.h"

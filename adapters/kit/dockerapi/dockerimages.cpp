@@ -1,0 +1,202 @@
+#include "adapters/kit/dockerapi/dockerimages.h"
+
+#include "adapters/kit/dockerapi/tarball.h"
+
+#include <QJsonDocument>
+
+namespace pando::adapters::dockerapi {
+
+QByteArray compactJson(const QJsonObject &object)
+{
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+QJsonObject labelsJson(const Labels &labels)
+{
+    QJsonObject out;
+    for (auto it = labels.cbegin(); it != labels.cend(); ++it)
+        out.insert(it.key(), it.value());
+    return out;
+}
+
+void JsonLines::feed(QByteArrayView chunk)
+{
+    m_buffer.append(chunk);
+    qsizetype start = 0;
+    for (qsizetype nl = m_buffer.indexOf('\n'); nl >= 0; nl = m_buffer.indexOf('\n', start)) {
+        parse(QByteArrayView(m_buffer).sliced(start, nl - start));
+        start = nl + 1;
+    }
+    m_buffer.remove(0, start);
+}
+
+void JsonLines::finish()
+{
+    parse(m_buffer);
+    m_buffer.clear();
+}
+
+void JsonLines::parse(QByteArrayView line)
+{
+    line = line.trimmed();
+    if (line.isEmpty())
+        return;
+    const QJsonDocument doc = QJsonDocument::fromJson(line.toByteArray());
+    if (doc.isObject())
+        m_onObject(doc.object());
+}
+
+QString streamError(const QJsonObject &o)
+{
+    const QString detail = o.value(QLatin1String("errorDetail")).toObject().value(QLatin1String("message")).toString();
+    return detail.isEmpty() ? o.value(QLatin1String("error")).toString() : detail;
+}
+
+bool hasStreamError(const QJsonObject &o)
+{
+    return o.contains(QLatin1String("error")) || o.contains(QLatin1String("errorDetail"));
+}
+
+Result<QString> imageId(const DockerClient &client, const QString &idOrTag)
+{
+    auto response = client.get(QStringLiteral("/images/") + idOrTag + QStringLiteral("/json"));
+    if (!response)
+        return std::unexpected(response.error());
+    return response->json().object().value(QLatin1String("Id")).toString();
+}
+
+namespace {
+
+// One build of the tar'd context read from context.
+Result<QString> buildFrom(const DockerClient &client, const BuildRequest &request, QIODevice &context,
+                          const CancelToken &cancel, const std::function<void(const QString &line)> &progress)
+{
+    Request r;
+    r.method = "POST";
+    r.path = QStringLiteral("/build");
+    if (!request.tag.isEmpty())
+        r.addQuery(QStringLiteral("t"), request.tag);
+    if (!request.dockerfile.isEmpty())
+        r.addQuery(QStringLiteral("dockerfile"), request.dockerfile);
+    if (!request.labels.isEmpty())
+        r.addQuery(QStringLiteral("labels"), QString::fromUtf8(compactJson(labelsJson(request.labels))));
+    if (!request.buildArgs.isEmpty())
+        r.addQuery(QStringLiteral("buildargs"), QString::fromUtf8(compactJson(labelsJson(request.buildArgs))));
+    r.addQuery(QStringLiteral("rm"), QStringLiteral("1")).addQuery(QStringLiteral("forcerm"), QStringLiteral("1"));
+    r.bodyDevice = &context;
+    r.contentType = "application/x-tar";
+
+    QString imageId;
+    QString error;
+    QString pendingText; // "stream" text arrives in pieces that need not end at a newline
+    auto emitLines = [&](bool flush) {
+        qsizetype nl;
+        while ((nl = pendingText.indexOf(u'\n')) >= 0) {
+            const QString line = pendingText.left(nl).trimmed();
+            pendingText.remove(0, nl + 1);
+            if (!line.isEmpty() && progress)
+                progress(line);
+        }
+        if (flush && !pendingText.trimmed().isEmpty() && progress)
+            progress(pendingText.trimmed());
+        if (flush)
+            pendingText.clear();
+    };
+    JsonLines parser([&](const QJsonObject &o) {
+        if (hasStreamError(o)) {
+            error = streamError(o);
+            return;
+        }
+        if (o.contains(QLatin1String("stream"))) {
+            pendingText += o.value(QLatin1String("stream")).toString();
+            emitLines(false);
+        } else if (o.contains(QLatin1String("status"))) {
+            pendingText += o.value(QLatin1String("status")).toString() + u'\n';
+            emitLines(false);
+        }
+        const QString id = o.value(QLatin1String("aux")).toObject().value(QLatin1String("ID")).toString();
+        if (!id.isEmpty())
+            imageId = id;
+    });
+    auto status = client.stream(r, cancel, [&](QByteArrayView chunk) {
+        parser.feed(chunk);
+        return true;
+    });
+    parser.finish();
+    emitLines(true);
+    if (!status) {
+        Error e = status.error();
+        if (e.code == ErrorCode::Cancelled)
+            e.message = QStringLiteral("the build of %1 was cancelled").arg(request.tag);
+        else if (e.code != ErrorCode::Unavailable)
+            e.code = ErrorCode::Failed; // a refused context or Dockerfile is a failed build
+        return std::unexpected(e);
+    }
+    if (!error.isEmpty())
+        return fail(ErrorCode::Failed, error, QStringLiteral("build of %1").arg(request.tag));
+    if (imageId.isEmpty()) {
+        if (request.tag.isEmpty())
+            return fail(ErrorCode::Failed, QStringLiteral("the engine did not report the image it built"),
+                        request.contextDir);
+        return dockerapi::imageId(client, request.tag);
+    }
+    return imageId;
+}
+
+} // namespace
+
+Result<QString> buildImage(const DockerClient &client, const BuildRequest &request, const CancelToken &cancel,
+                           const std::function<void(const QString &line)> &progress)
+{
+    auto context = tarToTempFile(request.contextDir, TarOptions{.skipTopLevelGit = true});
+    if (!context)
+        return std::unexpected(context.error());
+    auto built = buildFrom(client, request, *context->get(), cancel, progress);
+    // The classic builder reuses cached layers by id; when another build's clean-up removes an
+    // image in between (deploys of different apps share layers), it fails with this. The cache
+    // entry is gone by then, so a second attempt builds the step instead of reusing it.
+    if (!built && built.error().message.contains(QLatin1String("unknown parent image ID")) && !cancel.isCancelled() &&
+        context->get()->seek(0)) {
+        if (progress)
+            progress(QStringLiteral("a cached layer was removed during the build; building again"));
+        built = buildFrom(client, request, *context->get(), cancel, progress);
+    }
+    return built;
+}
+
+Result<QString> importImage(const DockerClient &client, const QString &rootfsDir, const QString &repoTag)
+{
+    auto rootfs = tarToTempFile(rootfsDir, TarOptions{.skipTopLevelGit = false});
+    if (!rootfs)
+        return std::unexpected(rootfs.error());
+    QString repo = repoTag;
+    QString tag = QStringLiteral("latest");
+    const qsizetype colon = repoTag.lastIndexOf(u':');
+    if (colon > repoTag.lastIndexOf(u'/')) {
+        repo = repoTag.left(colon);
+        tag = repoTag.mid(colon + 1);
+    }
+    Request r;
+    r.method = "POST";
+    r.path = QStringLiteral("/images/create");
+    r.addQuery(QStringLiteral("fromSrc"), QStringLiteral("-"))
+        .addQuery(QStringLiteral("repo"), repo)
+        .addQuery(QStringLiteral("tag"), tag);
+    r.bodyDevice = rootfs->get();
+    r.contentType = "application/x-tar";
+    auto response = client.call(r);
+    if (!response)
+        return std::unexpected(response.error());
+    QString error;
+    JsonLines parser([&](const QJsonObject &o) {
+        if (hasStreamError(o))
+            error = streamError(o);
+    });
+    parser.feed(response->body);
+    parser.finish();
+    if (!error.isEmpty())
+        return fail(ErrorCode::Failed, error, QStringLiteral("import of %1 as %2").arg(rootfsDir, repoTag));
+    return imageId(client, repoTag);
+}
+
+} // namespace pando::adapters::dockerapi

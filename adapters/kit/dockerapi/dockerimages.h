@@ -1,0 +1,53 @@
+#pragma once
+// Image work on a Docker Engine that more than one adapter does: building an image from a
+// context directory (the Docker runtime's builds, and the Incus runtime's, which converts what
+// Docker built), importing a root file system as an image, and reading Docker's JSON-lines
+// progress streams. The adapters hold a DockerClient; these take it.
+//
+// Threading: every call blocks and may be made from any thread, as DockerClient's.
+
+#include "adapters/api/cancel.h"
+#include "adapters/api/error.h"
+#include "adapters/api/runtime.h"
+#include "adapters/kit/dockerapi/dockerclient.h"
+
+#include <QJsonObject>
+#include <functional>
+
+namespace pando::adapters::dockerapi {
+
+QByteArray compactJson(const QJsonObject &object);
+QJsonObject labelsJson(const Labels &labels);
+
+// Docker's JSON-lines progress streams (build, import): complete objects go to onObject.
+class JsonLines {
+public:
+    explicit JsonLines(std::function<void(const QJsonObject &)> onObject) : m_onObject(std::move(onObject)) {}
+    void feed(QByteArrayView chunk);
+    void finish();
+
+private:
+    void parse(QByteArrayView line);
+    std::function<void(const QJsonObject &)> m_onObject;
+    QByteArray m_buffer;
+};
+
+// The error a progress stream's object reports (errorDetail's message, else error), and
+// whether it reports one.
+QString streamError(const QJsonObject &o);
+bool hasStreamError(const QJsonObject &o);
+
+// Builds the image (POST /build with the tar'd context, .git left out) and returns its id;
+// progress gets the builder's output line by line. A cancelled build fails with Cancelled, a
+// refused context or Dockerfile with Failed.
+Result<QString> buildImage(const DockerClient &client, const BuildRequest &request, const CancelToken &cancel,
+                           const std::function<void(const QString &line)> &progress);
+
+// The id of an image (by id or tag); NotFound when there is none.
+Result<QString> imageId(const DockerClient &client, const QString &idOrTag);
+
+// Imports the directory rootfsDir as the single layer of a new image tagged repoTag
+// ("pando/busybox:latest") and returns its id: base images without a registry.
+Result<QString> importImage(const DockerClient &client, const QString &rootfsDir, const QString &repoTag);
+
+} // namespace pando::adapters::dockerapi

@@ -1,0 +1,59 @@
+#pragma once
+// Package gitkit is what the git adapters share: one bare mirror per repository URL below a
+// cache directory, fetched through libgit2 with the credentials given (never logged); a branch,
+// tag or commit id resolved in it; one commit's tree written into a fresh directory; and the
+// rules for repository URLs and SSH host keys. The git source adapter (deploys) and the git
+// resource type (pipelines) both read repositories through it, so they share one mirror per
+// repository. Works with file://, http(s):// and ssh:// remotes.
+//
+// Threading: every call blocks and may be made from any thread. Work on one repository's
+// mirror is serialised by a per-mirror mutex shared by every GitMirrors in the process;
+// different repositories proceed in parallel.
+
+#include "adapters/api/source.h"
+
+#include <QString>
+
+namespace pando::adapters::git {
+
+// Optional credentials for remotes that need them. Never logged.
+struct GitCredentials {
+    QString username;          // ssh user when the URL names none; https user sent with the token
+    bool useSshAgent = true;   // try the ssh-agent first for ssh remotes
+    QString sshPrivateKeyPath; // a key file tried after the agent; its ".pub" is used when present
+    QString sshPassphrase;     // for the key file
+    QString httpsToken;        // sent as the password for http(s) remotes
+    // An OpenSSH known_hosts file (plain or hashed host names, "[host]:port" for other ports)
+    // the ssh host key must be listed in; a host not listed, or listed with another key, is
+    // refused. Empty: libgit2 checks the process user's ~/.ssh/known_hosts the same way.
+    QString sshKnownHostsPath;
+};
+
+class GitMirrors {
+public:
+    // cacheRoot holds the bare mirrors (e.g. DATA/cache/git); it is created when missing.
+    explicit GitMirrors(QString cacheRoot, GitCredentials credentials = {});
+
+    // Whether url is a repository address Pando reads (see giturl.h).
+    static Status checkUrl(const QString &url);
+
+    // Fetches repo and returns the full commit id ref resolves to, without writing a tree.
+    // An empty ref is the remote's default branch.
+    Result<QString> resolve(const QString &repo, const QString &ref, const CancelToken &cancel = {},
+                            const std::function<void(const QString &progress)> &progress = {});
+
+    // Fetches repo and writes the tree of the commit ref resolves to into a fresh directory
+    // below workRoot.
+    Result<SourceCheckout> checkout(const QString &repo, const QString &ref, const QString &workRoot,
+                                    const CancelToken &cancel,
+                                    const std::function<void(const QString &progress)> &progress);
+
+    // Where the mirror of repo lives (whether or not it was fetched yet).
+    QString mirrorPath(const QString &repo) const;
+
+private:
+    QString m_cacheRoot;
+    GitCredentials m_credentials;
+};
+
+} // namespace pando::adapters::git
