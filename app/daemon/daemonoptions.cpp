@@ -51,7 +51,8 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
                                     QStringLiteral("path"));
     const QCommandLineOption install(
         QStringLiteral("install-id"),
-        QStringLiteral("Names this install's containers apart from another install's on the same engine."),
+        QStringLiteral("Share an install id on purpose (default: the data dir's own, in <data-dir>/install-id; "
+                       "two installs with one id on one engine delete each other's containers)."),
         QStringLiteral("id"));
     const QCommandLineOption maxRuns(QStringLiteral("max-runs"),
                                      QStringLiteral("Pipeline runs at once, all pipelines together (default 4)."),

@@ -1,19 +1,12 @@
 // pandod: the Pando engine and its API, headless. A "Pando install" that the CLI, desktops and
 // teammates attach to.
 
-#include "adapters/services/docker/dockerservices.h"
-#include "adapters/routing/loopback/loopbackrouter.h"
-#include "adapters/source/generic/gitsource.h"
 #include "app/daemon/daemonoptions.h"
 #include "app/daemon/secretskey.h"
 #include "app/daemon/signalwatcher.h"
 #include "app/server/apiserver.h"
 #include "app/server/tlsidentity.h"
-#include "app/wiring/accountwiring.h"
-#include "app/wiring/auditwiring.h"
-#include "app/wiring/pipelinewiring.h"
-#include "app/wiring/runtimewiring.h"
-#include "core/engine/engine.h"
+#include "app/wiring/install.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -39,61 +32,26 @@ int main(int argc, char *argv[])
 
     if (options->rotateSecretsKey)
         return daemon::rotateSecretsKey(*options, out, err);
-    // One pandod per data directory (and none while the secrets key is rotated).
-    auto dataLock = daemon::lockDataDirectory(options->engine.dataDir);
-    if (!dataLock) {
-        err << "pandod: " << dataLock.error().text() << Qt::endl << "hint: " << dataLock.error().hint << Qt::endl;
-        return 1;
-    }
 
-    QStringList runtimeNotes;
-    auto runtimes = wiring::makeRuntimes(options->runtimes, &runtimeNotes);
-    if (!runtimes) {
-        err << "pandod: " << runtimes.error().text() << Qt::endl;
-        if (!runtimes.error().hint.isEmpty())
-            err << "hint: " << runtimes.error().hint << Qt::endl;
-        return 1;
-    }
-    for (const QString &note : runtimeNotes)
+    wiring::InstallOptions installOptions;
+    installOptions.engine = options->engine;
+    installOptions.runtimes = options->runtimes;
+    installOptions.dockerSocket = options->dockerSocket;
+    installOptions.serviceImages = options->serviceImages;
+    installOptions.maxRuns = options->maxRuns;
+    installOptions.auditSinks = options->auditSinks;
+    installOptions.appLimit = options->appLimit;
+    wiring::Install install(std::move(installOptions));
+    const Status opened = install.open();
+    for (const QString &note : install.runtimeNotes())
         err << "pandod: " << note << Qt::endl;
-    std::shared_ptr<adapters::Runtime> runtime = *runtimes;
-    auto router = std::make_shared<adapters::loopback::LoopbackRouter>();
-    auto source = std::make_shared<adapters::git::GitSource>(options->engine.dataDir + QStringLiteral("/cache/git"));
-
-    core::Engine engine(options->engine, runtime, router, source);
-    engine.setServiceProvisioner(std::make_shared<adapters::docker::DockerServiceProvisioner>(
-        options->dockerSocket, options->serviceImages));
-    if (auto started = engine.start(); !started) {
-        err << "pandod: cannot start: " << started.error().text() << Qt::endl;
-        if (!started.error().hint.isEmpty())
-            err << "hint: " << started.error().hint << Qt::endl;
+    if (!opened) {
+        err << "pandod: " << opened.error().text() << Qt::endl;
+        if (!opened.error().hint.isEmpty())
+            err << "hint: " << opened.error().hint << Qt::endl;
         return 1;
     }
-    wiring::PipelineWiringOptions pipelineOptions;
-    pipelineOptions.dockerSocket = options->dockerSocket;
-    pipelineOptions.service.scheduler.workers = options->maxRuns;
-    if (auto pipelines = wiring::installPipelines(engine, pipelineOptions); !pipelines) {
-        err << "pandod: cannot start the pipeline runner: " << pipelines.error().text() << Qt::endl;
-        if (!pipelines.error().hint.isEmpty())
-            err << "hint: " << pipelines.error().hint << Qt::endl;
-        engine.shutdown();
-        return 1;
-    }
-    if (auto accounts = wiring::installAccounts(engine); !accounts) {
-        err << "pandod: cannot start accounts: " << accounts.error().text() << Qt::endl;
-        engine.shutdown();
-        return 1;
-    }
-    std::shared_ptr<core::AuditStream> auditStream;
-    if (!options->auditSinks.isEmpty()) {
-        auto started = wiring::startAuditSinks(engine, options->auditSinks);
-        if (!started) {
-            err << "pandod: cannot start the audit sinks: " << started.error().text() << Qt::endl;
-            engine.shutdown();
-            return 1;
-        }
-        auditStream = *started;
-    }
+    core::Engine &engine = install.engine();
     auto token = engine.bootstrapAdminToken();
     if (!token) {
         err << "pandod: cannot create the initial admin token: " << token.error().text() << Qt::endl;
@@ -104,7 +62,7 @@ int main(int argc, char *argv[])
             << QDir(options->engine.dataDir).filePath(QStringLiteral("initial-admin-token")) << Qt::endl;
 
     server::ApiServer api(engine);
-    api.setAuthzOptions(core::authz::AuthzOptions{options->appLimit});
+    api.setAuthzOptions(install.authzOptions());
     std::optional<server::TlsIdentity> tls;
     if (options->tls) {
         // The names teammates reach it by: the listen address unless it is a wildcard, and what
@@ -120,7 +78,6 @@ int main(int argc, char *argv[])
             err << "pandod: cannot serve HTTPS: " << identity.error().text() << Qt::endl;
             if (!identity.error().hint.isEmpty())
                 err << "hint: " << identity.error().hint << Qt::endl;
-            engine.shutdown();
             return 1;
         }
         tls = *identity;
@@ -130,7 +87,6 @@ int main(int argc, char *argv[])
     if (!port) {
         err << "pandod: cannot listen on " << options->listenAddress.toString() << ':' << options->listenPort << ": "
             << port.error().text() << Qt::endl;
-        engine.shutdown();
         return 1;
     }
     out << "pandod: listening on " << (tls ? "https://" : "http://") << options->listenAddress.toString() << ':'
@@ -145,6 +101,7 @@ int main(int argc, char *argv[])
         QCoreApplication::quit();
     });
     const int rc = QCoreApplication::exec();
-    engine.shutdown();
+    // Leaving, the API server goes before the install (it was made after it): its sockets hold
+    // subscriptions into the engine.
     return rc;
 }

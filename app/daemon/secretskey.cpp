@@ -1,33 +1,16 @@
 #include "app/daemon/secretskey.h"
 
+#include "app/wiring/install.h"
 #include "core/secrets/sealrotation.h"
 
 #include <QDir>
 
 namespace pando::daemon {
 
-Result<std::unique_ptr<QLockFile>> lockDataDirectory(const QString &dataDir)
-{
-    if (!QDir().mkpath(dataDir))
-        return fail(ErrorCode::Internal, QStringLiteral("cannot create the data directory"), dataDir);
-    auto lock = std::make_unique<QLockFile>(QDir(dataDir).filePath(QStringLiteral("pandod.lock")));
-    // Never stale while its process lives: a pandod runs for weeks without touching the file.
-    lock->setStaleLockTime(0);
-    if (lock->tryLock(0))
-        return lock;
-    qint64 pid = 0;
-    QString host;
-    QString app;
-    lock->getLockInfo(&pid, &host, &app);
-    return fail(ErrorCode::Conflict,
-                QStringLiteral("another pandod (pid %1 on %2) uses this data directory").arg(pid).arg(host), dataDir,
-                QStringLiteral("stop it first, or give this one its own --data-dir"));
-}
-
 int rotateSecretsKey(const DaemonOptions &options, QTextStream &out, QTextStream &err)
 {
     const QString dataDir = options.engine.dataDir;
-    auto lock = lockDataDirectory(dataDir);
+    auto lock = wiring::lockDataDirectory(dataDir);
     if (!lock) {
         err << "pandod: cannot rotate the secrets key: " << lock.error().text() << Qt::endl;
         err << "hint: " << lock.error().hint << Qt::endl;

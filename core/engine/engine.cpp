@@ -26,6 +26,11 @@ Engine::~Engine()
 
 Status Engine::start()
 {
+    // Without an id every install's objects would look like this one's to the reconciler.
+    if (d->options.installId.isEmpty())
+        return fail(ErrorCode::Invalid, QStringLiteral("the engine was given no install id"),
+                    QStringLiteral("installId"),
+                    QStringLiteral("open the engine through app/wiring's Install, which reads the data directory's"));
     if (!QDir().mkpath(d->options.dataDir))
         return fail(ErrorCode::Internal, QStringLiteral("cannot create the data directory %1").arg(d->options.dataDir));
     if (auto opened = d->db.open(); !opened)
@@ -351,9 +356,9 @@ Status Engine::removeApp(const QString &name, const Actor &actor, ServiceData da
     auto job = d->pool.enqueue(
         JobRemove, name,
         QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("app"), name},
-                                                    {QStringLiteral("service_data"),
-                                                     data == ServiceData::Delete ? QStringLiteral("delete")
-                                                                                 : QStringLiteral("keep")}})
+                                                    {QStringLiteral("service_data"), data == ServiceData::Delete
+                                                                                         ? QStringLiteral("delete")
+                                                                                         : QStringLiteral("keep")}})
                               .toJson(QJsonDocument::Compact)));
     if (!job) {
         QMutexLocker lock(&d->mutex);

@@ -18,9 +18,9 @@
 #include "core/events/eventbus.h"
 #include "core/logstream/loghub.h"
 #include "core/planner/planner.h"
+#include "core/policy/policy.h"
 #include "core/secrets/appsecrets.h"
 #include "core/services/appservices.h"
-#include "core/policy/policy.h"
 #include "core/spec/appspec.h"
 #include "core/state/database.h"
 #include "core/state/records.h"
@@ -44,8 +44,8 @@ class AccountService;
 struct AppView {
     AppRecord record;
     AppSpec spec;
-    QString url;    // where the app is reached; empty before the first route
-    QString status; // "running", "deploying", "failed", "stopped", "new", "removing"
+    QString url;          // where the app is reached; empty before the first route
+    QString status;       // "running", "deploying", "failed", "stopped", "new", "removing"
     QString statusReason; // why, when Pando stopped or warned it (its disk limit); empty otherwise
     std::optional<DeployRecord> lastDeploy;
     QJsonObject toJson() const;
@@ -86,8 +86,10 @@ struct EngineOptions {
     int workers = 2;                              // deploys of different apps in parallel
     int reconcileIntervalMs = 5000;
     int diskCheckIntervalMs = 30000; // how often apps are held to their disk limits; 0: never
-    int retireGraceMs = 300; // how long the old version keeps serving after the switch
-    QString installId = QStringLiteral("default");
+    int retireGraceMs = 300;         // how long the old version keeps serving after the switch
+    // Labels everything this install makes on a runtime; the reconciler and teardown touch only
+    // objects that carry it. Required: app/wiring's Install gives each data directory its own.
+    QString installId;
 };
 
 class Engine : public QObject {

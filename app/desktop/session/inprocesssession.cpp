@@ -1,12 +1,8 @@
 #include "inprocesssession.h"
 
-#include "adapters/routing/loopback/loopbackrouter.h"
-#include "adapters/source/generic/gitsource.h"
 #include "app/server/apiserver.h"
 #include "app/server/tlsidentity.h"
-#include "app/wiring/accountwiring.h"
-#include "app/wiring/pipelinewiring.h"
-#include "app/wiring/runtimewiring.h"
+#include "app/wiring/install.h"
 #include "core/accounts/accountservice.h"
 #include "core/accounts/tokenkey.h"
 
@@ -52,54 +48,34 @@ public:
 
     Result<Started> start()
     {
-        core::EngineOptions engineOptions = m_options.engine;
-        if (engineOptions.dataDir.isEmpty())
-            return fail(ErrorCode::Invalid, u"no data directory was given"_s, u"dataDir"_s);
-        engineOptions.dataDir = QDir(engineOptions.dataDir).absolutePath();
-        if (!QDir().mkpath(engineOptions.dataDir))
-            return fail(ErrorCode::Unavailable, u"cannot create the data directory"_s, engineOptions.dataDir,
-                        u"choose a data directory this user may write to"_s);
-        if (engineOptions.database.driver == core::DatabaseConfig::Driver::Sqlite &&
-            engineOptions.database.sqlitePath.isEmpty())
-            engineOptions.database.sqlitePath = engineOptions.dataDir + u"/pando.db"_s;
-
-        auto runtime = m_options.runtime;
-        if (!runtime) {
-            // Docker, and the local incusd when it answers (apps choose with `runtime:`).
-            wiring::RuntimeWiringOptions runtimeOptions;
-            runtimeOptions.dockerSocket = m_options.dockerSocket;
-            auto runtimes = wiring::makeRuntimes(runtimeOptions, nullptr);
-            if (!runtimes) {
-                Error error = runtimes.error();
-                if (error.hint.isEmpty())
-                    error.hint = u"start Docker (or give its socket in the settings), then retry"_s;
-                return std::unexpected(error);
-            }
-            runtime = *runtimes;
+        wiring::InstallOptions install;
+        install.engine = m_options.engine;
+        install.runtimes.dockerSocket = m_options.dockerSocket;
+        install.dockerSocket = m_options.dockerSocket;
+        install.serviceImages = m_options.serviceImages;
+        install.maxRuns = m_options.maxRuns;
+        install.auditSinks = m_options.auditSinks;
+        install.appLimit = m_options.appLimit;
+        install.runtime = m_options.runtime;
+        install.router = m_options.router;
+        install.source = m_options.source;
+        install.services = m_options.services;
+        install.installPipelines = m_options.installPipelines;
+        m_install = std::make_unique<wiring::Install>(std::move(install));
+        if (auto opened = m_install->open(); !opened) {
+            m_install.reset();
+            return std::unexpected(opened.error());
         }
-        auto router = m_options.router;
-        if (!router)
-            router = std::make_shared<adapters::loopback::LoopbackRouter>();
-        auto source = m_options.source;
-        if (!source)
-            source = std::make_shared<adapters::git::GitSource>(engineOptions.dataDir + u"/cache/git"_s);
-
-        m_engine = std::make_unique<core::Engine>(engineOptions, runtime, router, source);
-        if (auto started = m_engine->start(); !started) {
-            m_engine.reset();
-            return std::unexpected(started.error());
-        }
-        if (auto ready = wire(); !ready) {
-            stop();
-            return std::unexpected(ready.error());
-        }
-        auto user = desktopUser(engineOptions.dataDir);
+        for (const QString &note : m_install->runtimeNotes())
+            qInfo("pando-desktop: %s", qPrintable(note));
+        m_dataDir = m_install->dataDir();
+        auto user = desktopUser(m_dataDir);
         if (!user) {
             stop();
             return std::unexpected(user.error());
         }
-        m_dataDir = engineOptions.dataDir;
-        m_server = std::make_unique<server::ApiServer>(*m_engine);
+        m_server = std::make_unique<server::ApiServer>(m_install->engine());
+        m_server->setAuthzOptions(m_install->authzOptions());
         auto port = m_server->listen(QHostAddress::LocalHost, 0);
         if (!port) {
             stop();
@@ -140,39 +116,20 @@ public:
         if (m_server && !m_dataDir.isEmpty())
             QFile::remove(QDir(m_dataDir).filePath(ApiUrlFile));
         m_server.reset();
-        if (m_engine)
-            m_engine->shutdown();
-        m_engine.reset();
+        m_install.reset();
     }
 
 private:
-    Status wire()
-    {
-        if (m_options.installPipelines) {
-            if (auto installed = m_options.installPipelines(*m_engine); !installed)
-                return installed;
-        } else {
-            wiring::PipelineWiringOptions pipelineOptions;
-            pipelineOptions.dockerSocket = m_options.dockerSocket;
-            pipelineOptions.service.scheduler.workers = m_options.maxRuns;
-            if (auto installed = wiring::installPipelines(*m_engine, pipelineOptions); !installed) {
-                Error error = installed.error();
-                error.message = u"cannot start the pipeline runner: "_s + error.message;
-                return std::unexpected(error);
-            }
-        }
-        return wiring::installAccounts(*m_engine);
-    }
-
     // The desktop user's name and API token: made on a fresh install, reused or re-minted after.
     Result<std::pair<QString, QString>> desktopUser(const QString &dataDir)
     {
-        core::accounts::AccountService &accounts = *m_engine->accounts();
+        core::Engine &engine = m_install->engine();
+        core::accounts::AccountService &accounts = *engine.accounts();
         const core::Actor actor = core::Actor::system(u"desktop"_s);
         const QString userName = m_options.userName.isEmpty() ? defaultUserName() : m_options.userName;
         const QString tokenPath = QDir(dataDir).filePath(TokenFile);
 
-        auto fresh = m_engine->bootstrapAdminToken();
+        auto fresh = engine.bootstrapAdminToken();
         if (!fresh)
             return std::unexpected(fresh.error());
         auto needsBootstrap = accounts.needsBootstrap();
@@ -211,7 +168,7 @@ private:
 
     InProcessOptions m_options;
     QString m_dataDir;
-    std::unique_ptr<core::Engine> m_engine;
+    std::unique_ptr<wiring::Install> m_install;
     std::unique_ptr<server::ApiServer> m_server;
 };
 

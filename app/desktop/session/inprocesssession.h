@@ -15,12 +15,15 @@
 // every remote install, and the embedded server for teammates is the same server listening on
 // one more address.
 //
-// Start-up (open()): on the worker thread, the adapters are made (Docker must answer, as for
-// pandod), the engine starts (migrations, settling work a previous run left), the pipeline runner
-// and accounts are installed, and the desktop user is made the first administrator on a fresh
-// data directory. The user's token is kept in <dataDir>/desktop-token (mode 0600) and reused;
-// a missing or revoked one is minted again for the same user. A data directory whose install was
-// set up by someone else (a pandod's) is refused: attach to that install as a remote one.
+// Start-up (open()): on the worker thread, the install opens through app/wiring's Install, the
+// composition root pandod uses too, so the desktop has what pandod has: it holds the data
+// directory (a pandod or another desktop on it is refused, naming it), makes the adapters
+// (Docker must answer, as for pandod; services run on it), starts the engine (migrations,
+// settling work a previous run left), the pipeline runner, accounts and the audit sinks
+// configured, and the desktop user is made the first administrator on a fresh data directory.
+// The user's token is kept in <dataDir>/desktop-token (mode 0600) and reused; a missing or
+// revoked one is minted again for the same user. A data directory whose install was set up by
+// someone else (a pandod's) is refused: attach to that install as a remote one.
 //
 // Threading: the session lives on the GUI thread like RemoteSession; the engine, its server and
 // the adapters live on the session's worker thread. The destructor stops the server and the
@@ -28,6 +31,7 @@
 
 #include "adapters/api/routing.h"
 #include "adapters/api/runtime.h"
+#include "adapters/api/services.h"
 #include "adapters/api/source.h"
 #include "app/desktop/session/remotesession.h"
 #include "core/engine/engine.h"
@@ -40,18 +44,23 @@ namespace pando::desktop {
 
 struct InProcessOptions {
     // The data directory is required; an empty database config means SQLite at
-    // <dataDir>/pando.db.
+    // <dataDir>/pando.db, an empty install id the data directory's own (app/wiring/install.h).
     core::EngineOptions engine;
-    QString dockerSocket; // empty: DOCKER_HOST or /var/run/docker.sock
-    int maxRuns = 4;      // pipeline runs at once
+    QString dockerSocket;                 // empty: DOCKER_HOST or /var/run/docker.sock
+    int maxRuns = 4;                      // pipeline runs at once
+    QMap<QString, QString> serviceImages; // KIND[:VERSION] → image services run instead of Pando's
+    QString auditSinks;                   // a JSON file of audit sinks (docs/audit.md); empty: none
+    int appLimit = 10;                    // apps a member may own (operators and admins are not limited)
     // The desktop user's account name; empty: the login name (or "desktop" when it is not a
     // valid account name).
     QString userName;
     // Tests inject fakes here; null means the real adapters pandod uses (Docker, the loopback
-    // router, git in <dataDir>/cache/git). Each is used only on the worker thread.
+    // router, git in <dataDir>/cache/git, services on Docker). Each is used only on the worker
+    // thread and the engine's.
     std::shared_ptr<adapters::Runtime> runtime;
     std::shared_ptr<adapters::Router> router;
     std::shared_ptr<adapters::SourceProvider> source;
+    std::shared_ptr<adapters::ServiceProvisioner> services;
     // Installs the pipeline runner into the started engine; null: app/wiring's, as pandod does.
     std::function<Status(core::Engine &)> installPipelines;
 };

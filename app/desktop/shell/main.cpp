@@ -44,6 +44,7 @@ struct Options {
     QUrl server;
     QString token;
     QString dataDir;
+    QString auditSinks;
     bool singleInstance = true;
 };
 
@@ -94,13 +95,18 @@ int parseArguments(const QStringList &arguments, Options &options)
         u"data-dir"_s,
         QCoreApplication::translate("main", "This computer's engine data directory (default: ~/.local/share/pando)."),
         u"dir"_s);
+    const QCommandLineOption auditSinks(
+        u"audit-sinks"_s,
+        QCoreApplication::translate(
+            "main", "A JSON file of syslog/HTTPS sinks this computer's engine pushes its audit log to."),
+        u"file"_s);
     const QCommandLineOption noSingle(
         u"no-single-instance"_s,
         QCoreApplication::translate("main", "Start even when another pando-desktop runs for this user."));
     const QCommandLineOption lang(
         u"lang"_s, QCoreApplication::translate("main", "Show the app in this language (default: the system's)."),
         u"language"_s);
-    parser.addOptions({server, token, dataDir, noSingle, lang});
+    parser.addOptions({server, token, dataDir, auditSinks, noSingle, lang});
 
     QTextStream err(stderr);
     if (!parser.parse(arguments)) {
@@ -137,6 +143,7 @@ int parseArguments(const QStringList &arguments, Options &options)
         }
     }
     options.dataDir = parser.value(dataDir);
+    options.auditSinks = parser.value(auditSinks);
     options.singleInstance = !parser.isSet(noSingle);
     return -1;
 }
@@ -152,6 +159,7 @@ Session *makeSession(const Options &options, QSettings &settings, QObject *paren
     local.engine.dataDir = !options.dataDir.isEmpty()
                                ? options.dataDir
                                : QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + u"/pando"_s;
+    local.auditSinks = options.auditSinks;
     return new InProcessSession(std::move(local), parent);
 }
 

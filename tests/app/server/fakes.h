@@ -7,7 +7,7 @@
 #include "adapters/api/services.h"
 #include "adapters/api/source.h"
 #include "app/server/apiserver.h"
-#include "app/wiring/accountwiring.h"
+#include "app/wiring/install.h"
 #include "core/accounts/accountservice.h"
 #include "core/engine/engine.h"
 #include "tests/app/server/pipelinefakes.h"
@@ -303,7 +303,8 @@ private:
 // scope but admin); members["member"] is user "member", and "member2" is a second member.
 struct TestInstall {
     QTemporaryDir dir;
-    std::unique_ptr<core::Engine> engine;
+    std::unique_ptr<wiring::Install> install; // the composition root pandod uses, over the fakes
+    core::Engine *engine = nullptr;           // install's, once started
     std::unique_ptr<server::ApiServer> server;
     QString token;
     QString initialToken;           // spent by the bootstrap
@@ -312,6 +313,7 @@ struct TestInstall {
     quint16 port = 0;
     QString error;
     bool withPipelines = false;               // set before start(): install a FakePipelineService
+    bool realPipelines = false;               // set before start(): the real runner, as pandod wires it
     bool bootstrapAccounts = true;            // false: no users yet, token is the initial token
     FakePipelineService *pipelines = nullptr; // owned by the engine
     std::shared_ptr<FakeServiceProvisioner> services = std::make_shared<FakeServiceProvisioner>();
@@ -324,29 +326,36 @@ struct TestInstall {
             error = QStringLiteral("no temporary directory");
             return false;
         }
-        core::EngineOptions options;
-        options.dataDir = dir.path();
-        options.database.sqlitePath = dir.path() + QStringLiteral("/pando.db");
-        options.reconcileIntervalMs = 0;
-        options.workers = 1;
-        options.approvalPolicy = approvalPolicy;
-        engine = std::make_unique<core::Engine>(options, runtime, std::make_shared<FakeRouter>(),
-                                                std::make_shared<FakeSource>());
-        engine->setServiceProvisioner(services);
-        if (auto started = engine->start(); !started) {
-            error = started.error().text();
+        wiring::InstallOptions options;
+        options.engine.dataDir = dir.path();
+        options.engine.reconcileIntervalMs = 0;
+        options.engine.workers = 1;
+        options.engine.approvalPolicy = approvalPolicy;
+        options.runtime = runtime;
+        options.router = std::make_shared<FakeRouter>();
+        options.source = std::make_shared<FakeSource>();
+        options.services = services;
+        if (!realPipelines)
+            options.installPipelines = [this](core::Engine &engine) -> Status {
+                if (withPipelines) {
+                    auto service = std::make_unique<FakePipelineService>(*engine.events());
+                    pipelines = service.get();
+                    engine.setPipelines(std::move(service));
+                }
+                return {};
+            };
+        install = std::make_unique<wiring::Install>(std::move(options));
+        if (auto opened = install->open(); !opened) {
+            error = opened.error().text();
             return false;
         }
+        engine = &install->engine();
         auto secret = engine->bootstrapAdminToken();
         if (!secret || !*secret) {
             error = secret ? QStringLiteral("no token was created") : secret.error().text();
             return false;
         }
         initialToken = **secret;
-        if (auto accounts = wiring::installAccounts(*engine); !accounts) {
-            error = accounts.error().text();
-            return false;
-        }
         if (bootstrapAccounts) {
             if (!makeAccounts())
                 return false;
@@ -354,12 +363,8 @@ struct TestInstall {
         } else {
             token = initialToken;
         }
-        if (withPipelines) {
-            auto service = std::make_unique<FakePipelineService>(*engine->events());
-            pipelines = service.get();
-            engine->setPipelines(std::move(service));
-        }
         server = std::make_unique<server::ApiServer>(*engine);
+        server->setAuthzOptions(install->authzOptions());
         auto bound = server->listen(QHostAddress::LocalHost, 0);
         if (!bound) {
             error = bound.error().text();
@@ -410,8 +415,8 @@ struct TestInstall {
     ~TestInstall()
     {
         server.reset();
-        if (engine)
-            engine->shutdown();
+        engine = nullptr;
+        install.reset();
     }
 };
 

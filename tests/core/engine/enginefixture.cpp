@@ -1,7 +1,5 @@
 #include "enginefixture.h"
 
-#include "adapters/services/docker/dockerservices.h"
-
 #include <QElapsedTimer>
 #include <QRandomGenerator>
 #include <QTcpSocket>
@@ -77,35 +75,38 @@ bool EngineFixture::start(const QString &dataDir, const std::function<void(core:
     m_dataDir = dataDir.isEmpty() ? m_tmp.path() + QStringLiteral("/data") : dataDir;
     m_runtime = std::make_shared<adapters::docker::DockerRuntime>();
     m_router = std::make_shared<adapters::loopback::LoopbackRouter>();
-    m_source = std::make_shared<adapters::git::GitSource>(m_dataDir + QStringLiteral("/cache/git"));
-    core::EngineOptions options;
-    options.dataDir = m_dataDir;
-    options.database.driver = core::DatabaseConfig::Driver::Sqlite;
-    options.database.sqlitePath = m_dataDir + QStringLiteral("/pando.db");
-    options.installId = m_installId;
-    options.reconcileIntervalMs = 0; // tests run passes themselves
-    options.retireGraceMs = 300;
+    wiring::InstallOptions options;
+    options.engine.dataDir = m_dataDir;
+    options.engine.installId = m_installId;
+    options.engine.reconcileIntervalMs = 0; // tests run passes themselves
+    options.engine.retireGraceMs = 300;
     if (tune)
-        tune(options);
-    std::shared_ptr<adapters::Runtime> runtime = m_runtime;
+        tune(options.engine);
+    options.runtime = m_runtime;
     if (makeRuntime)
-        runtime = makeRuntime(m_runtime);
-    m_engine = std::make_unique<core::Engine>(options, runtime, m_router, m_source);
-    m_engine->setServiceProvisioner(std::make_shared<adapters::docker::DockerServiceProvisioner>());
-    auto started = m_engine->start();
-    if (!started)
-        qWarning("engine did not start: %s", qPrintable(started.error().text()));
-    return bool(started);
+        options.runtime = makeRuntime(m_runtime);
+    options.router = m_router;
+    // The tests that run pipelines install the runner with the options they need.
+    options.installPipelines = [](core::Engine &) -> Status {
+        return {};
+    };
+    m_install = std::make_unique<wiring::Install>(std::move(options));
+    auto opened = m_install->open();
+    if (!opened) {
+        qWarning("engine did not start: %s", qPrintable(opened.error().text()));
+        m_install.reset();
+        return false;
+    }
+    // A tune that cleared the id lets the data directory choose it, as pandod's does.
+    m_installId = m_install->installId();
+    return true;
 }
 
 void EngineFixture::stop()
 {
-    if (m_engine)
-        m_engine->shutdown();
-    m_engine.reset();
     // As when the process ends: the routes' ports close. Docker's objects stay.
+    m_install.reset();
     m_router.reset();
-    m_source.reset();
 }
 
 adapters::Labels EngineFixture::installLabels(const QString &app, const QString &deploy) const
@@ -124,7 +125,7 @@ core::DeployView EngineFixture::waitDeploy(const QString &id, int timeoutMs)
     timer.start();
     core::DeployView view;
     while (timer.elapsed() < timeoutMs) {
-        auto v = m_engine->deployView(id);
+        auto v = engine().deployView(id);
         if (v) {
             view = *v;
             if (view.record.status != QLatin1String("queued") && view.record.status != QLatin1String("running"))

@@ -1,10 +1,12 @@
 #pragma once
-// An Engine on real parts for end-to-end tests: a temporary data dir with SQLite, the real
-// Docker runtime, the loopback router and the git source, plus a git fixture to deploy from.
+// An install on real parts for end-to-end tests, opened through app/wiring's Install as pandod
+// opens one: a temporary data dir with SQLite, the real Docker runtime, the loopback router, the
+// git source and Docker services, plus a git fixture to deploy from. No pipeline runner: the
+// tests that run pipelines install one with the options they need.
 
 #include "adapters/routing/loopback/loopbackrouter.h"
 #include "adapters/runtime/docker/dockerruntime.h"
-#include "adapters/source/generic/gitsource.h"
+#include "app/wiring/install.h"
 #include "core/engine/engine.h"
 #include "tests/support/gitfixture.h"
 
@@ -32,8 +34,9 @@ public:
     EngineFixture();
     ~EngineFixture();
 
-    // Opens the engine on dataDir (a new one when empty), with options tune may change. Fails
-    // the test when it cannot start.
+    // Opens the engine on dataDir (a new one when empty), with options tune may change (the
+    // install id is the fixture's own random one unless tune clears it, which leaves it to the
+    // data directory). Fails the test when it cannot start.
     bool start(const QString &dataDir = {}, const std::function<void(core::EngineOptions &)> &tune = {});
     void stop();
 
@@ -42,7 +45,8 @@ public:
     std::function<std::shared_ptr<adapters::Runtime>(const std::shared_ptr<adapters::docker::DockerRuntime> &docker)>
         makeRuntime;
 
-    core::Engine &engine() { return *m_engine; }
+    core::Engine &engine() { return m_install->engine(); }
+    wiring::Install &install() { return *m_install; }
     adapters::docker::DockerRuntime &docker() { return *m_runtime; }
     adapters::loopback::LoopbackRouter &router() { return *m_router; }
     GitFixture &git() { return m_git; }
@@ -62,8 +66,7 @@ private:
     GitFixture m_git;
     std::shared_ptr<adapters::docker::DockerRuntime> m_runtime;
     std::shared_ptr<adapters::loopback::LoopbackRouter> m_router;
-    std::shared_ptr<adapters::git::GitSource> m_source;
-    std::unique_ptr<core::Engine> m_engine;
+    std::unique_ptr<wiring::Install> m_install;
 };
 
 } // namespace pando::test

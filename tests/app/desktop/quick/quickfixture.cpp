@@ -1,6 +1,5 @@
 #include "quickfixture.h"
 
-#include "app/wiring/pipelinewiring.h"
 #include "core/policy/policy.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/pipelinefakes.h"
@@ -54,13 +53,10 @@ bool QuickFixture::restart(QQmlEngine *engine, QString *why)
         return false;
     }
     m_install->approvalPolicy = *policy;
+    // The real pipeline runner, as pandod and the desktop's own engine wire it.
+    m_install->realPipelines = true;
     if (!m_install->start()) {
         *why = m_install->error;
-        return false;
-    }
-    // The real pipeline runner, as pandod and the desktop's own engine wire it.
-    if (auto wired = wiring::installPipelines(*m_install->engine); !wired) {
-        *why = describe(wired.error());
         return false;
     }
     m_session = std::make_unique<desktop::RemoteSession>(QUrl(m_install->baseUrl()), m_install->token);

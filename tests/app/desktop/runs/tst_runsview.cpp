@@ -10,7 +10,6 @@
 #include "app/desktop/qml/runs/runsmodel.h"
 #include "app/desktop/qml/runs/runtreemodel.h"
 #include "app/desktop/session/remotesession.h"
-#include "app/wiring/pipelinewiring.h"
 #include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"
@@ -108,10 +107,9 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        QVERIFY2(m_install.start(), qPrintable(m_install.error));
         // The real pipeline runner, as pandod and the desktop's own engine wire it.
-        auto wired = wiring::installPipelines(*m_install.engine);
-        QVERIFY2(wired, qPrintable(wired ? QString() : wired.error().text()));
+        m_install.realPipelines = true;
+        QVERIFY2(m_install.start(), qPrintable(m_install.error));
         m_session = std::make_unique<RemoteSession>(QUrl(m_install.baseUrl()), m_install.token);
         QString why;
         m_session->open();

@@ -484,14 +484,25 @@ void TestSessionContract::inProcessRestartKeepsItsUserAndApps()
         QFile f(dir.filePath(u"desktop-token"_s));
         return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
     }());
-    desktop::InProcessSession second(inProcessOptions(dir.path()));
-    second.open();
-    QVERIFY2(test::awaitConnected(second, &why), qPrintable(why));
-    auto kept = test::awaitObject([&](auto done) { second.app(u"kept"_s, done); });
-    VERIFY_OK(kept);
-    QFile f(dir.filePath(u"desktop-token"_s));
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    QCOMPARE(QString::fromUtf8(f.readAll()), token);
+    {
+        desktop::InProcessSession second(inProcessOptions(dir.path()));
+        second.open();
+        QVERIFY2(test::awaitConnected(second, &why), qPrintable(why));
+        auto kept = test::awaitObject([&](auto done) { second.app(u"kept"_s, done); });
+        VERIFY_OK(kept);
+        QFile f(dir.filePath(u"desktop-token"_s));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(f.readAll()), token);
+
+        // While it runs, a second engine on its data directory is refused, naming what to do.
+        desktop::InProcessSession rival(inProcessOptions(dir.path()));
+        rival.open();
+        QVERIFY(!test::awaitConnected(rival, &why));
+        QCOMPARE(rival.failure().code, ErrorCode::Conflict);
+        QVERIFY2(rival.failure().message.contains(u"uses this data directory"_s),
+                 qPrintable(test::describe(rival.failure())));
+        QVERIFY2(rival.failure().hint.contains(u"desktop-api"_s), qPrintable(test::describe(rival.failure())));
+    }
 
     // Someone else's install in that directory is refused, saying what to do instead.
     desktop::InProcessOptions other = inProcessOptions(dir.path());

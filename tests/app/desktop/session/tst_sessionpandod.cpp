@@ -1,6 +1,8 @@
 // The remote session against a real pandod process with a real Docker engine and a real git
 // repository: attach with the install's initial admin token, create an app, deploy it and follow
-// it to its end through the event stream, read its steps and logs, remove it.
+// it to its end through the event stream, read its steps and logs, remove it. And this
+// computer's own engine (the in-process session) on real parts: it has what pandod has (an app
+// with services deploys), and it and a pandod never share a data directory.
 
 #include "sessionharness.h"
 #include "tests/adapters/docker/dockerharness.h"
@@ -9,12 +11,15 @@
 #include "tests/support/gitfixture.h"
 
 #include "adapters/runtime/docker/dockerruntime.h"
+#include "adapters/services/docker/dockerservices.h"
+#include "app/desktop/session/inprocesssession.h"
 #include "app/desktop/session/remotesession.h"
 
 #include <QDeadlineTimer>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QRandomGenerator>
+#include <QScopeGuard>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -32,8 +37,12 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void deployThroughARemoteSession();
+    void desktopEngineHasServicesAndHoldsItsDataDirectory();
 
 private:
+    // Every container and image labelled with the install id.
+    void removeObjectsOf(const QString &installId);
+
     QTemporaryDir m_tmp;
     GitFixture m_git;
     QString m_repo;
@@ -71,7 +80,12 @@ void TestSessionPandod::cleanupTestCase()
         ::kill(pid_t(m_daemon->processId()), SIGTERM);
         m_daemon->waitForFinished(30000);
     }
-    const adapters::Labels mine{{QLatin1String(adapters::LabelInstall), m_installId}};
+    removeObjectsOf(m_installId);
+}
+
+void TestSessionPandod::removeObjectsOf(const QString &installId)
+{
+    const adapters::Labels mine{{QLatin1String(adapters::LabelInstall), installId}};
     if (auto containers = m_docker.containers(mine))
         for (const auto &c : std::as_const(*containers))
             m_docker.remove(c.id);
@@ -79,6 +93,23 @@ void TestSessionPandod::cleanupTestCase()
         for (const auto &i : std::as_const(*images))
             m_docker.removeImage(i.id);
 }
+
+namespace {
+
+// The deploy's deploy.succeeded or deploy.failed event; empty when neither came in five minutes.
+QJsonObject deployEnd(EventLog &events, const QString &id)
+{
+    QJsonObject end;
+    QDeadlineTimer deadline(300000);
+    while (end.isEmpty() && !deadline.hasExpired()) {
+        end = events.waitFor(u"deploy.succeeded"_s, id, 200);
+        if (end.isEmpty())
+            end = events.waitFor(u"deploy.failed"_s, id, 200);
+    }
+    return end;
+}
+
+} // namespace
 
 void TestSessionPandod::deployThroughARemoteSession()
 {
@@ -104,13 +135,7 @@ void TestSessionPandod::deployThroughARemoteSession()
     auto queued = test::awaitObject([&](auto done) { session.deploy(u"web"_s, u"main"_s, done); });
     VERIFY_OK(queued);
     const QString id = queued->value(u"id"_s).toString();
-    QJsonObject end;
-    QDeadlineTimer deadline(300000);
-    while (end.isEmpty() && !deadline.hasExpired()) {
-        end = events.waitFor(u"deploy.succeeded"_s, id, 200);
-        if (end.isEmpty())
-            end = events.waitFor(u"deploy.failed"_s, id, 200);
-    }
+    const QJsonObject end = deployEnd(events, id);
     QVERIFY2(end.value(u"type"_s).toString() == u"deploy.succeeded"_s,
              qPrintable(QString::fromUtf8(QJsonDocument(end).toJson())));
 
@@ -137,6 +162,56 @@ void TestSessionPandod::deployThroughARemoteSession()
     auto gone = test::awaitObject([&](auto done) { session.app(u"web"_s, done); });
     QVERIFY(!gone);
     QCOMPARE(gone.error().code, ErrorCode::NotFound);
+}
+
+void TestSessionPandod::desktopEngineHasServicesAndHoldsItsDataDirectory()
+{
+    QTemporaryDir dir;
+    desktop::InProcessOptions options;
+    options.engine.dataDir = dir.path();
+    options.engine.reconcileIntervalMs = 0;
+    options.userName = u"owner"_s;
+    desktop::InProcessSession local(options);
+    local.open();
+    QString why;
+    QVERIFY2(test::awaitConnected(local, &why, 60000), qPrintable(why));
+    QFile idFile(dir.filePath(u"install-id"_s));
+    QVERIFY(idFile.open(QIODevice::ReadOnly));
+    const QString installId = QString::fromUtf8(idFile.readAll()).trimmed();
+    QVERIFY(!installId.isEmpty() && installId != u"default"_s);
+    adapters::docker::DockerServiceProvisioner services;
+    auto cleanUp = qScopeGuard([&] {
+        (void)services.remove(installId, u"withdb"_s, u"cache"_s, true); // best effort: the test's own objects
+        removeObjectsOf(installId);
+    });
+
+    // An app with a service is planned, provisioned and served, as on pandod.
+    test::EventLog events(local);
+    auto created = test::awaitObject([&](auto done) {
+        local.createApp(helloSpec(u"withdb"_s, m_repo, u"services:\n  cache: { kind: redis }\n"_s), done);
+    });
+    VERIFY_OK(created);
+    auto queued = test::awaitObject([&](auto done) { local.deploy(u"withdb"_s, u"main"_s, done); });
+    VERIFY_OK(queued);
+    const QString id = queued->value(u"id"_s).toString();
+    const QJsonObject end = deployEnd(events, id);
+    QVERIFY2(end.value(u"type"_s).toString() == u"deploy.succeeded"_s,
+             qPrintable(QString::fromUtf8(QJsonDocument(end).toJson())));
+    auto running = services.list(installId, u"withdb"_s);
+    VERIFY_OK(running);
+    QCOMPARE(running->size(), 1);
+
+    // A pandod on the desktop's data directory is refused and says why; the desktop goes on.
+    QProcess daemon;
+    daemon.start(binaryDir() + u"/app/daemon/pandod"_s, {u"--data-dir"_s, dir.path(), u"--listen"_s, u"127.0.0.1:0"_s});
+    QVERIFY(daemon.waitForFinished(30000));
+    QCOMPARE(daemon.exitCode(), 1);
+    const QString said = QString::fromUtf8(daemon.readAllStandardError());
+    QVERIFY2(said.contains(u"uses this data directory"_s), qPrintable(said));
+    QVERIFY2(said.contains(u"hint: "_s), qPrintable(said));
+    auto app = test::awaitObject([&](auto done) { local.app(u"withdb"_s, done); });
+    VERIFY_OK(app);
+    QCOMPARE(app->value(u"status"_s).toString(), u"running"_s);
 }
 
 QTEST_GUILESS_MAIN(TestSessionPandod)

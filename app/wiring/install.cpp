@@ -1,0 +1,203 @@
+#include "app/wiring/install.h"
+
+#include "adapters/routing/loopback/loopbackrouter.h"
+#include "adapters/services/docker/dockerservices.h"
+#include "adapters/source/generic/gitsource.h"
+#include "app/wiring/accountwiring.h"
+#include "app/wiring/auditwiring.h"
+#include "app/wiring/pipelinewiring.h"
+#include "core/accounts/tokenkey.h"
+#include "core/auditstream/auditstream.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QRandomGenerator>
+#include <QRegularExpression>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::wiring {
+
+namespace {
+
+const QString LockFile = u"pandod.lock"_s;
+const QString InstallIdFile = u"install-id"_s;
+// What installs used before each data directory had its own id.
+const QString SharedInstallId = u"default"_s;
+
+bool isInstallId(const QString &id)
+{
+    static const QRegularExpression pattern(u"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"_s);
+    return pattern.match(id).hasMatch();
+}
+
+// Error with "what failed: " in front of its message, keeping code, where and hint.
+Error prefixed(Error error, const QString &what)
+{
+    error.message = what + u": "_s + error.message;
+    return error;
+}
+
+} // namespace
+
+Result<std::unique_ptr<QLockFile>> lockDataDirectory(const QString &dataDir)
+{
+    if (!QDir().mkpath(dataDir))
+        return fail(ErrorCode::Unavailable, u"cannot create the data directory"_s, dataDir,
+                    u"choose a data directory this user may write to"_s);
+    auto lock = std::make_unique<QLockFile>(QDir(dataDir).filePath(LockFile));
+    // Never stale while its process lives: an engine runs for weeks without touching the file.
+    lock->setStaleLockTime(0);
+    if (lock->tryLock(0))
+        return lock;
+    qint64 pid = 0;
+    QString host;
+    QString app;
+    lock->getLockInfo(&pid, &host, &app);
+    return fail(ErrorCode::Conflict,
+                u"another Pando engine (pid %1 on %2) uses this data directory"_s.arg(pid).arg(host), dataDir,
+                u"stop it first (a pando-desktop quits from its tray menu), use its API instead (a desktop's is in "
+                u"desktop-api in the data directory), or give this one its own data directory"_s);
+}
+
+Result<QString> dataDirectoryInstallId(const QString &dataDir, const core::DatabaseConfig &database)
+{
+    const QString path = QDir(dataDir).filePath(InstallIdFile);
+    QFile file(path);
+    if (file.exists()) {
+        if (!file.open(QIODevice::ReadOnly))
+            return fail(ErrorCode::Unavailable, u"cannot read the install id: %1"_s.arg(file.errorString()), path);
+        const QString id = QString::fromUtf8(file.read(256)).trimmed();
+        if (!isInstallId(id))
+            return fail(ErrorCode::Invalid, u"the install id file holds no install id"_s, path,
+                        u"put back the id this install's containers carry (their dev.pando.install label), or "
+                        u"remove the file on a data directory that has no apps yet"_s);
+        return id;
+    }
+    // token.key is made by every engine start, whichever database it uses.
+    const bool existing =
+        QFileInfo::exists(QDir(dataDir).filePath(u"token.key"_s)) ||
+        (database.driver == core::DatabaseConfig::Driver::Sqlite && QFileInfo(database.sqlitePath).size() > 0);
+    QString id = SharedInstallId;
+    if (!existing) {
+        const quint64 random = QRandomGenerator::system()->generate64();
+        id = u"i%1"_s.arg(random & 0xffffffffffffULL, 12, 16, QLatin1Char('0'));
+    }
+    if (auto written = core::detail::writePrivateFile(path, id.toUtf8() + '\n'); !written)
+        return std::unexpected(prefixed(written.error(), u"cannot keep the install id"_s));
+    return id;
+}
+
+Install::Install(InstallOptions options) : m_options(std::move(options))
+{}
+
+Install::~Install()
+{
+    close();
+}
+
+Status Install::open()
+{
+    if (m_engine)
+        return {};
+    core::EngineOptions &engine = m_options.engine;
+    if (engine.dataDir.isEmpty())
+        return fail(ErrorCode::Invalid, u"no data directory was given"_s, u"dataDir"_s);
+    engine.dataDir = QDir(engine.dataDir).absolutePath();
+    if (m_options.lockDataDirectory) {
+        auto lock = lockDataDirectory(engine.dataDir);
+        if (!lock)
+            return std::unexpected(lock.error());
+        m_lock = std::move(*lock);
+    } else if (!QDir().mkpath(engine.dataDir)) {
+        return fail(ErrorCode::Unavailable, u"cannot create the data directory"_s, engine.dataDir,
+                    u"choose a data directory this user may write to"_s);
+    }
+    auto opened = openLocked();
+    if (!opened)
+        close();
+    return opened;
+}
+
+Status Install::openLocked()
+{
+    core::EngineOptions &engine = m_options.engine;
+    if (engine.database.driver == core::DatabaseConfig::Driver::Sqlite && engine.database.sqlitePath.isEmpty())
+        engine.database.sqlitePath = engine.dataDir + u"/pando.db"_s;
+    if (engine.installId.isEmpty()) {
+        auto id = dataDirectoryInstallId(engine.dataDir, engine.database);
+        if (!id)
+            return std::unexpected(id.error());
+        engine.installId = *id;
+    } else if (!isInstallId(engine.installId)) {
+        return fail(ErrorCode::Invalid, u"an install id is 1 to 64 letters, digits, '.', '_' or '-'"_s, u"installId"_s);
+    }
+
+    m_runtime = m_options.runtime;
+    if (!m_runtime) {
+        RuntimeWiringOptions runtimes = m_options.runtimes;
+        if (runtimes.dockerSocket.isEmpty())
+            runtimes.dockerSocket = m_options.dockerSocket;
+        m_runtimeNotes.clear();
+        auto made = makeRuntimes(runtimes, &m_runtimeNotes);
+        if (!made) {
+            Error error = made.error();
+            if (error.hint.isEmpty())
+                error.hint =
+                    u"start Docker (or name its socket: pandod --docker-socket, the desktop's settings), then retry"_s;
+            return std::unexpected(error);
+        }
+        m_runtime = *made;
+    }
+    m_router = m_options.router ? m_options.router : std::make_shared<adapters::loopback::LoopbackRouter>();
+    m_source = m_options.source ? m_options.source
+                                : std::make_shared<adapters::git::GitSource>(engine.dataDir + u"/cache/git"_s);
+    std::shared_ptr<adapters::ServiceProvisioner> services = m_options.services;
+    if (!services)
+        services = std::make_shared<adapters::docker::DockerServiceProvisioner>(m_options.dockerSocket,
+                                                                                m_options.serviceImages);
+
+    m_engine = std::make_unique<core::Engine>(engine, m_runtime, m_router, m_source);
+    m_engine->setServiceProvisioner(std::move(services));
+    if (auto started = m_engine->start(); !started)
+        return std::unexpected(prefixed(started.error(), u"cannot start"_s));
+    if (m_options.installPipelines) {
+        if (auto installed = m_options.installPipelines(*m_engine); !installed)
+            return std::unexpected(prefixed(installed.error(), u"cannot start the pipeline runner"_s));
+    } else {
+        PipelineWiringOptions pipelines;
+        pipelines.dockerSocket = m_options.dockerSocket;
+        pipelines.service.scheduler.workers = m_options.maxRuns;
+        if (auto installed = installPipelines(*m_engine, pipelines); !installed)
+            return std::unexpected(prefixed(installed.error(), u"cannot start the pipeline runner"_s));
+    }
+    if (auto accounts = installAccounts(*m_engine); !accounts)
+        return std::unexpected(prefixed(accounts.error(), u"cannot start accounts"_s));
+    if (!m_options.auditSinks.isEmpty()) {
+        auto stream = startAuditSinks(*m_engine, m_options.auditSinks);
+        if (!stream)
+            return std::unexpected(prefixed(stream.error(), u"cannot start the audit sinks"_s));
+        m_auditStream = *stream;
+    }
+    return {};
+}
+
+void Install::close()
+{
+    // The engine stops taking work first, so what it audits while stopping is still cued to the
+    // sinks; the stream reads the engine's database, so it stops before the engine goes, and
+    // the engine before the adapters it calls.
+    if (m_engine)
+        m_engine->shutdown();
+    if (m_auditStream)
+        m_auditStream->stop();
+    m_auditStream.reset();
+    m_engine.reset();
+    m_source.reset();
+    m_router.reset();
+    m_runtime.reset();
+    m_lock.reset();
+}
+
+} // namespace pando::wiring

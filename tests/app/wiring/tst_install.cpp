@@ -1,0 +1,156 @@
+// Install, the composition root, over fake adapters: each data directory keeps its own install
+// id (made on a fresh one, "default" adopted by one made before ids were kept, an explicit one
+// winning), and one engine at a time holds a data directory.
+
+#include "app/wiring/install.h"
+#include "tests/app/server/fakes.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace pando;
+
+#define VERIFY_OK(r) QVERIFY2(r, qPrintable(r ? QString() : r.error().text()))
+
+namespace {
+
+wiring::InstallOptions fakeOptions(const QString &dataDir)
+{
+    wiring::InstallOptions options;
+    options.engine.dataDir = dataDir;
+    options.engine.reconcileIntervalMs = 0;
+    options.engine.workers = 1;
+    options.runtime = std::make_shared<test::FakeRuntime>();
+    options.router = std::make_shared<test::FakeRouter>();
+    options.source = std::make_shared<test::FakeSource>();
+    options.services = std::make_shared<test::FakeServiceProvisioner>();
+    options.installPipelines = [](core::Engine &) -> Status {
+        return {};
+    };
+    return options;
+}
+
+QString fileText(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()).trimmed() : QString();
+}
+
+} // namespace
+
+class TestInstall : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void freshDataDirectoryMakesItsOwnId();
+    void dataDirectoryFromBeforeIdsKeepsDefault();
+    void explicitIdWinsAndIsNotWritten();
+    void unreadableIdFileIsRefused();
+    void secondInstallOnALockedDataDirectoryIsRefused();
+};
+
+void TestInstall::freshDataDirectoryMakesItsOwnId()
+{
+    QTemporaryDir a;
+    QTemporaryDir b;
+    QString first;
+    {
+        wiring::Install install(fakeOptions(a.path()));
+        VERIFY_OK(install.open());
+        first = install.installId();
+        QVERIFY(!first.isEmpty());
+        QVERIFY(first != u"default"_s);
+        QCOMPARE(install.engine().options().installId, first);
+        const QString path = a.filePath(u"install-id"_s);
+        QCOMPARE(fileText(path), first);
+        QCOMPARE(QFile(path).permissions() &
+                     (QFile::ReadGroup | QFile::ReadOther | QFile::WriteGroup | QFile::WriteOther),
+                 QFile::Permissions());
+    }
+    // Opened again, the data directory answers with the same id.
+    {
+        wiring::Install install(fakeOptions(a.path()));
+        VERIFY_OK(install.open());
+        QCOMPARE(install.installId(), first);
+    }
+    // Another data directory is another install.
+    wiring::Install other(fakeOptions(b.path()));
+    VERIFY_OK(other.open());
+    QVERIFY(other.installId() != first);
+    QVERIFY(other.installId() != u"default"_s);
+}
+
+void TestInstall::dataDirectoryFromBeforeIdsKeepsDefault()
+{
+    // An install made before each data directory had its id: its state is there, the file not.
+    QTemporaryDir dir;
+    {
+        wiring::InstallOptions options = fakeOptions(dir.path());
+        options.engine.installId = u"default"_s;
+        wiring::Install install(std::move(options));
+        VERIFY_OK(install.open());
+    }
+    QVERIFY(QFile::exists(dir.filePath(u"pando.db"_s)));
+    QVERIFY(!QFile::exists(dir.filePath(u"install-id"_s)));
+    wiring::Install install(fakeOptions(dir.path()));
+    VERIFY_OK(install.open());
+    QCOMPARE(install.installId(), u"default"_s);
+    QCOMPARE(fileText(dir.filePath(u"install-id"_s)), u"default"_s);
+}
+
+void TestInstall::explicitIdWinsAndIsNotWritten()
+{
+    QTemporaryDir dir;
+    wiring::InstallOptions options = fakeOptions(dir.path());
+    options.engine.installId = u"shared-1"_s;
+    wiring::Install install(std::move(options));
+    VERIFY_OK(install.open());
+    QCOMPARE(install.installId(), u"shared-1"_s);
+    QCOMPARE(install.engine().options().installId, u"shared-1"_s);
+    QVERIFY(!QFile::exists(dir.filePath(u"install-id"_s)));
+}
+
+void TestInstall::unreadableIdFileIsRefused()
+{
+    QTemporaryDir dir;
+    QFile file(dir.filePath(u"install-id"_s));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("../not an id\n");
+    file.close();
+    wiring::Install install(fakeOptions(dir.path()));
+    auto opened = install.open();
+    QVERIFY(!opened);
+    QCOMPARE(opened.error().code, ErrorCode::Invalid);
+    QCOMPARE(opened.error().where, file.fileName());
+    QVERIFY(!install.isOpen());
+    // Nothing half-opened: the lock went with the failure.
+    auto lock = wiring::lockDataDirectory(dir.path());
+    VERIFY_OK(lock);
+}
+
+void TestInstall::secondInstallOnALockedDataDirectoryIsRefused()
+{
+    QTemporaryDir dir;
+    wiring::Install first(fakeOptions(dir.path()));
+    VERIFY_OK(first.open());
+
+    wiring::Install second(fakeOptions(dir.path()));
+    auto refused = second.open();
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, ErrorCode::Conflict);
+    QVERIFY2(refused.error().message.contains(u"uses this data directory"_s), qPrintable(refused.error().text()));
+    QVERIFY2(refused.error().message.contains(QString::number(QCoreApplication::applicationPid())),
+             qPrintable(refused.error().text()));
+    QVERIFY(!refused.error().hint.isEmpty());
+    QVERIFY(!second.isOpen());
+    // pandod --rotate-secrets-key takes the same lock.
+    QVERIFY(!wiring::lockDataDirectory(dir.path()));
+
+    first.close();
+    VERIFY_OK(second.open());
+    QCOMPARE(second.installId(), fileText(dir.filePath(u"install-id"_s)));
+}
+
+QTEST_GUILESS_MAIN(TestInstall)
+#include "tst_install.moc"

@@ -1,0 +1,147 @@
+// Two installs on one Docker engine, each opened as pandod opens one (its data directory chooses
+// its install id): both deploy an app of the same name, both restart, the reconciler runs on
+// both, and each keeps its app serving and every image it built. With one shared id each took
+// the other's containers and images for leftovers and deleted them.
+
+#include "core/deploy/services.h"
+#include "tests/adapters/docker/dockerharness.h"
+#include "tests/core/engine/enginefixture.h"
+#include "tests/support/component.h"
+
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace pando;
+using namespace pando::test;
+
+class TestInstallsDocker : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void twoInstallsKeepTheirAppsAndImages();
+
+private:
+    struct Side {
+        std::unique_ptr<EngineFixture> fx;
+        QString repo;
+        QByteArray content;
+        QString deployId;
+        QString imageId;
+    };
+    bool start(Side &side);
+    void deploy(Side &side);
+    void passes(Side &side);
+    void verifyServesAndKeeps(Side &side);
+
+    Side m_a;
+    Side m_b;
+};
+
+void TestInstallsDocker::initTestCase()
+{
+    QString why;
+    PANDO_REQUIRE_COMPONENT(DockerHarness::available(&why), u"Docker Engine: "_s + why);
+    PANDO_REQUIRE_COMPONENT(GitFixture::gitAvailable(), u"git"_s);
+    auto base = DockerHarness::ensureBaseImage();
+    QVERIFY2(base, qPrintable(base ? QString() : base.error().text()));
+    for (Side *side : {&m_a, &m_b}) {
+        side->fx = std::make_unique<EngineFixture>();
+        side->content = side == &m_a ? "install A" : "install B";
+        side->repo = side->fx->git().createRepository(u"hello"_s);
+        QVERIFY(!side->repo.isEmpty());
+        QVERIFY(!side->fx->git().commit(u"hello"_s, u"main"_s, helloApp(side->content)).isEmpty());
+    }
+}
+
+bool TestInstallsDocker::start(Side &side)
+{
+    const QString dataDir = side.fx->dataDir();
+    // No id given: the data directory's own, as pandod and the desktop run.
+    return side.fx->start(dataDir, [](core::EngineOptions &o) { o.installId.clear(); });
+}
+
+void TestInstallsDocker::deploy(Side &side)
+{
+    auto created = side.fx->engine().createApp(helloSpec(u"hello"_s, side.repo), core::Actor{});
+    QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
+    auto queued = side.fx->engine().deploy(u"hello"_s, {}, core::Actor{});
+    QVERIFY2(queued, qPrintable(queued ? QString() : queued.error().text()));
+    const core::DeployView view = side.fx->waitDeploy(queued->id);
+    QVERIFY2(view.record.status == u"succeeded"_s, qPrintable(view.record.status + u": "_s + view.record.error));
+    side.deployId = view.record.id;
+    side.imageId = view.record.imageId;
+    QVERIFY(!side.imageId.isEmpty());
+}
+
+void TestInstallsDocker::passes(Side &side)
+{
+    for (int i = 0; i < 3; ++i) {
+        auto changes = side.fx->engine().reconcileOnce();
+        QVERIFY2(changes, qPrintable(changes ? QString() : changes.error().text()));
+        QVERIFY2(changes->isEmpty(), qPrintable(changes->join(u"; "_s)));
+    }
+}
+
+void TestInstallsDocker::verifyServesAndKeeps(Side &side)
+{
+    auto app = side.fx->engine().app(u"hello"_s);
+    QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
+    QCOMPARE(app->status, u"running"_s);
+    QCOMPARE(app->record.currentDeploy, side.deployId);
+    HttpAnswer answer;
+    for (int attempt = 0; attempt < 50 && answer.status != 200; ++attempt) {
+        answer = httpGet(QUrl(app->url));
+        if (answer.status != 200)
+            QTest::qWait(100);
+    }
+    QCOMPARE(answer.status, 200);
+    QVERIFY2(answer.body.contains(side.content), answer.body.constData());
+
+    auto containers = side.fx->docker().containers(side.fx->installLabels(u"hello"_s, side.deployId));
+    QVERIFY(containers);
+    QCOMPARE(containers->size(), 1);
+    QCOMPARE(containers->first().state, u"running"_s);
+    auto images = side.fx->docker().images(side.fx->installLabels());
+    QVERIFY(images);
+    bool kept = false;
+    for (const adapters::ImageInfo &image : std::as_const(*images))
+        kept = kept || (image.id == side.imageId && image.tags.contains(core::imageTag(u"hello"_s, side.deployId)));
+    QVERIFY2(kept, qPrintable(u"image %1 of install %2 is gone"_s.arg(side.imageId, side.fx->installId())));
+}
+
+void TestInstallsDocker::twoInstallsKeepTheirAppsAndImages()
+{
+    QVERIFY(start(m_a));
+    QVERIFY(start(m_b));
+    QVERIFY(m_a.fx->installId() != m_b.fx->installId());
+    QVERIFY(m_a.fx->installId() != u"default"_s);
+
+    deploy(m_a);
+    if (QTest::currentTestFailed())
+        return;
+    // B's first reconciler pass (at start) and its deploy's clean-up ran while A served.
+    passes(m_b);
+    deploy(m_b);
+    if (QTest::currentTestFailed())
+        return;
+    passes(m_a);
+    passes(m_b);
+    verifyServesAndKeeps(m_a);
+    verifyServesAndKeeps(m_b);
+
+    // Both restart, one after the other, each starting while the other runs.
+    m_a.fx->stop();
+    passes(m_b);
+    QVERIFY(start(m_a));
+    passes(m_a);
+    m_b.fx->stop();
+    passes(m_a);
+    QVERIFY(start(m_b));
+    passes(m_b);
+    passes(m_a);
+    verifyServesAndKeeps(m_a);
+    verifyServesAndKeeps(m_b);
+}
+
+QTEST_GUILESS_MAIN(TestInstallsDocker)
+#include "tst_installsdocker.moc"
