@@ -119,10 +119,9 @@ Reply logout(Call &call)
     if (call.principal.kind != core::accounts::Principal::Kind::Session)
         return errorReply(Error{ErrorCode::Invalid, u"the bearer is not a login session"_s, u"Authorization"_s,
                                 u"revoke API tokens with DELETE /api/v1/tokens/{id}"_s});
+    // The account service tells the engine's bus, which closes the session's WebSockets.
     if (auto ended = (*accounts)->logout(bearer(call.request), call.actor); !ended)
         return errorReply(ended.error());
-    call.engine.events()->publish(core::Event{
-        TokenRevokedEvent, {}, {}, QJsonObject{{u"tokenId"_s, call.principal.tokenId}}, call.engine.clock().nowMs()});
     return Reply{204, {}};
 }
 
@@ -182,9 +181,6 @@ Reply disableUser(Call &call)
     auto user = (*accounts)->setDisabled(call.args.value(0), true, call.actor);
     if (!user)
         return errorReply(user.error());
-    // Their sessions and tokens stopped working: so do the WebSockets opened with them.
-    call.engine.events()->publish(
-        core::Event{TokenRevokedEvent, {}, {}, QJsonObject{{u"userId"_s, user->id}}, call.engine.clock().nowMs()});
     return Reply{200, user->toJson()};
 }
 
@@ -244,15 +240,15 @@ Reply createToken(Call &call)
     auto expiresIn = stringField(*body, u"expiresIn"_s, false);
     if (!expiresIn)
         return errorReply(expiresIn.error());
-    qint64 expiresMs = 0;
+    qint64 lifetimeMs = 0;
     if (!expiresIn->isEmpty()) {
         auto duration = parseDuration(*expiresIn);
         if (!duration)
             return errorReply(duration.error());
-        expiresMs = call.engine.clock().nowMs() + *duration;
+        lifetimeMs = *duration;
     }
     // A token is always its maker's: a body naming another user is not read at all.
-    auto issued = (*accounts)->createToken(call.principal.username, *name, scopes, expiresMs, call.actor);
+    auto issued = (*accounts)->createTokenLasting(call.principal.username, *name, scopes, lifetimeMs, call.actor);
     if (!issued)
         return errorReply(issued.error());
     QJsonObject json = issued->token.toJson();
@@ -268,8 +264,6 @@ Reply revokeToken(Call &call)
     const QString id = call.args.value(0);
     if (auto revoked = (*accounts)->revokeToken(id, call.actor); !revoked)
         return errorReply(revoked.error());
-    call.engine.events()->publish(
-        core::Event{TokenRevokedEvent, {}, {}, QJsonObject{{u"tokenId"_s, id}}, call.engine.clock().nowMs()});
     return Reply{204, {}};
 }
 

@@ -17,9 +17,4 @@ Reply listTokens(Call &call);
 Reply createToken(Call &call);
 Reply revokeToken(Call &call);
 
-// The event the engine's bus carries when a token or session stops working, so that the server
-// closes the WebSockets it opened: data {"tokenId": "t…"}, or {"userId": "u…"} when a user is
-// disabled (every socket of theirs).
-inline const QString TokenRevokedEvent = QStringLiteral("token.revoked");
-
 } // namespace pando::server::accountapi

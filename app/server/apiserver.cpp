@@ -5,15 +5,15 @@
 #include "httperror.h"
 #include "requestguard.h"
 #include "routes.h"
-#include "runfollow.h"
 #include "serverstate.h"
 #include "tlsidentity.h"
+#include "websocketsession.h"
 #include "whenready.h"
 
 #include "core/accounts/accountservice.h"
 #include "core/authz/authz.h"
+#include "core/common/clock.h"
 #include "core/engine/engine.h"
-#include "core/logstream/loghub.h"
 #include "core/pipelines/service/pipelineservice.h"
 
 #include <QAbstractHttpServer>
@@ -27,7 +27,6 @@
 #include <QSslSocket>
 #include <QTcpSocket>
 #include <QThreadPool>
-#include <QUrlQuery>
 #include <QWebSocket>
 #include <QtConcurrent/QtConcurrentRun>
 #include <exception>
@@ -155,25 +154,12 @@ core::authz::ObjectRef resolveObject(core::Engine &engine, const RouteDef &route
     return {};
 }
 
-// Decides the route for the principal; a refusal is written to the audit log and answered 403.
-Result<core::authz::Decision> authorize(core::Engine &engine, core::authz::Authorizer &authz,
-                                        const core::accounts::Principal &principal, const RouteDef &route,
-                                        const QStringList &args, const core::Actor &actor)
+// Decides the route for the principal; the engine audits a refusal, which is answered 403.
+Result<core::authz::Decision> authorize(core::Engine &engine, const core::accounts::Principal &principal,
+                                        const RouteDef &route, const QStringList &args, const core::Actor &actor)
 {
-    const core::authz::ObjectRef object = resolveObject(engine, route, args);
-    auto decision = authz.decide(principal, route.permission, object);
-    if (!decision)
-        return decision;
-    if (!*decision) {
-        const QString routeText = toQString(route.method) + QLatin1Char(' ') + toQString(route.path);
-        if (auto audited = engine.audit().record(
-                actor, toQString(route.permission),
-                object.kind == core::authz::ObjectKind::None ? routeText : object.text(), QStringLiteral("denied"),
-                QJsonObject{{QStringLiteral("reason"), decision->reason}, {QStringLiteral("route"), routeText}});
-            !audited)
-            return std::unexpected(audited.error());
-    }
-    return decision;
+    return engine.authorize(principal, route.permission, resolveObject(engine, route, args), actor,
+                            toQString(route.method) + QLatin1Char(' ') + toQString(route.path));
 }
 
 QString objectArgName(ObjectArg object)
@@ -207,8 +193,7 @@ bool isWebSocketUpgrade(const QHttpServerRequest &request)
 
 class ApiServer::Frontend : public QAbstractHttpServer {
 public:
-    Frontend(core::Engine &engine, QObject *parent)
-        : QAbstractHttpServer(parent), m_engine(engine), m_authz(engine.database())
+    Frontend(core::Engine &engine, QObject *parent) : QAbstractHttpServer(parent), m_engine(engine)
     {
         m_pool.setMaxThreadCount(8);
     }
@@ -216,9 +201,7 @@ public:
 
     // Where handlers and WebSocket streams read the store; waited for when the server goes.
     QThreadPool &pool() { return m_pool; }
-    core::authz::Authorizer &authz() { return m_authz; }
     detail::ServerState &state() { return m_state; }
-    void setAuthzOptions(const core::authz::AuthzOptions &options) { m_authz.setOptions(options); }
 
 protected:
     bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override
@@ -236,6 +219,17 @@ protected:
 
     void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override
     {
+        if (isWebSocketUpgrade(request)) {
+            // An upgrade to a path without a WebSocket route. Qt closes the connection as soon as
+            // this returns, so the answer is written now rather than from the pool; it needs no
+            // store, only the route table, which docs/api/openapi.yaml publishes anyway.
+            const QString path = request.url().path();
+            const Error error{ErrorCode::NotFound, QStringLiteral("no WebSocket route %1").arg(path), path,
+                              QStringLiteral("see docs/api/openapi.yaml for the WebSocket routes")};
+            QHttpServerResponder responder = makeResponder(request, socket);
+            write(responder, Reply{404, errorBody(error)}, newRequestId());
+            return;
+        }
         respond(request, socket, matchRoute(methodName(request.method()), request.url().path()));
     }
 
@@ -322,7 +316,7 @@ private:
                 return Reply{404, errorBody(Error{ErrorCode::NotFound, message, path,
                                                   QStringLiteral("see docs/api/openapi.yaml for the routes")})};
             }
-            auto decision = authorize(m_engine, m_authz, principal, *match.route, match.args, actor);
+            auto decision = authorize(m_engine, principal, *match.route, match.args, actor);
             if (!decision)
                 return Reply{httpStatus(decision.error().code), errorBody(decision.error())};
             if (!*decision)
@@ -344,48 +338,18 @@ private:
     }
 
     core::Engine &m_engine;
-    core::authz::Authorizer m_authz;
     detail::ServerState m_state;
     QThreadPool m_pool;
 };
 
-// One WebSocket client: the socket and, for log follows, the subscription it keeps alive.
-class ApiServer::WebSocketSession : public QObject {
-public:
-    WebSocketSession(QWebSocket *socket, QObject *parent) : QObject(parent), m_socket(socket)
-    {
-        socket->setParent(this);
-        connect(socket, &QWebSocket::disconnected, this, &QObject::deleteLater);
-    }
-
-    void close(QWebSocketProtocol::CloseCode code, const QString &reason) { m_socket->close(code, reason); }
-    void send(const QJsonObject &message)
-    {
-        m_socket->sendTextMessage(QString::fromUtf8(QJsonDocument(message).toJson(QJsonDocument::Compact)));
-    }
-    QWebSocket *socket() const { return m_socket; }
-    const QString &tokenId() const { return m_tokenId; }
-    const QString &userId() const { return m_userId; }
-    void setPrincipal(const QString &tokenId, const QString &userId)
-    {
-        m_tokenId = tokenId;
-        m_userId = userId;
-    }
-    void keep(std::shared_ptr<core::LogSubscription> subscription) { m_subscription = std::move(subscription); }
-
-private:
-    QWebSocket *m_socket;
-    QString m_tokenId;
-    QString m_userId;
-    std::shared_ptr<core::LogSubscription> m_subscription;
-};
+using detail::WebSocketSession;
 
 ApiServer::ApiServer(core::Engine &engine, QObject *parent)
     : QObject(parent), m_engine(engine), m_frontend(std::make_unique<Frontend>(engine, nullptr))
 {
     connect(m_frontend.get(), &QAbstractHttpServer::newWebSocketConnection, this, &ApiServer::acceptWebSockets);
     connect(engine.events(), &core::EventBus::published, this, [this](const core::Event &event) {
-        if (event.type != accountapi::TokenRevokedEvent)
+        if (event.type != core::accounts::TokenRevokedEvent)
             return;
         const QString id = event.data.value(QStringLiteral("tokenId")).toString();
         const QString user = event.data.value(QStringLiteral("userId")).toString();
@@ -398,7 +362,7 @@ ApiServer::ApiServer(core::Engine &engine, QObject *parent)
 
 void ApiServer::setAuthzOptions(const core::authz::AuthzOptions &options)
 {
-    m_frontend->setAuthzOptions(options);
+    m_engine.setAuthzOptions(options);
 }
 
 ApiServer::~ApiServer()
@@ -532,7 +496,7 @@ void ApiServer::acceptWebSockets()
         }
         const core::Actor actor =
             principal->actor(socket->peerAddress().toString(), QString::fromLatin1(newRequestId()));
-        auto decision = authorize(m_engine, m_frontend->authz(), *principal, *match.route, match.args, actor);
+        auto decision = authorize(m_engine, *principal, *match.route, match.args, actor);
         if (!decision || !*decision) {
             session->close(QWebSocketProtocol::CloseCodePolicyViolated,
                            QStringLiteral("forbidden: %1").arg(decision ? decision->reason : decision.error().message));
@@ -540,7 +504,8 @@ void ApiServer::acceptWebSockets()
         }
         // Revoking the token, ending the session or disabling the user closes this socket too.
         session->setPrincipal(principal->tokenId, principal->userId);
-        // Listed for GET /api/v1/connections while the socket is open.
+        // Listed for GET /api/v1/connections while the socket is open; when it opened is the
+        // server's own fact about a connection, read off the wall clock.
         const QString connectionId =
             m_frontend->state().addConnection(detail::ConnectionInfo{{},
                                                                      principal->username,
@@ -548,65 +513,15 @@ void ApiServer::acceptWebSockets()
                                                                      principal->actorName(),
                                                                      socket->peerAddress().toString(),
                                                                      toQString(match.route->path),
-                                                                     m_engine.clock().nowMs(),
+                                                                     core::SystemClock::instance().nowMs(),
                                                                      m_tlsPorts.contains(socket->localPort())});
         connect(session, &QObject::destroyed, m_frontend.get(),
                 [state = &m_frontend->state(), connectionId] { state->removeConnection(connectionId); });
 
-        if (match.route->path == "/api/v1/events") {
-            const QString app = QUrlQuery(url).queryItemValue(QStringLiteral("app"));
-            connect(m_engine.events(), &core::EventBus::published, session, [session, app](const core::Event &event) {
-                // Which tokens were revoked is for the server, not for every watcher.
-                if (event.type == accountapi::TokenRevokedEvent)
-                    return;
-                if (app.isEmpty() || event.app == app)
-                    session->send(event.toJson());
-            });
-            continue;
-        }
-
-        if (match.route->path == "/api/v1/runs/{id}/follow") {
-            const QUrlQuery query(url);
-            bool ok = true;
-            const qint64 after = query.hasQueryItem(QStringLiteral("after"))
-                                     ? query.queryItemValue(QStringLiteral("after")).toLongLong(&ok)
-                                     : 0;
-            if (!ok || after < 0) {
-                session->close(QWebSocketProtocol::CloseCodeProtocolError,
-                               QStringLiteral("query.after: must be a whole number from 0"));
-                continue;
-            }
-            auto *follow =
-                new detail::RunFollow(m_engine, socket, match.args.value(0), after, m_frontend->pool(), session);
-            follow->start();
-            continue;
-        }
-
-        // /api/v1/apps/{name}/logs/follow?tail=N: the last N lines first, then the live ones, with nothing lost or
-        // repeated between the two.
-        const QUrlQuery query(url);
-        bool ok = true;
-        const int tail =
-            query.hasQueryItem(QStringLiteral("tail")) ? query.queryItemValue(QStringLiteral("tail")).toInt(&ok) : 0;
-        if (!ok || tail < 0 || tail > core::LogHub::BacklogLimit) {
-            session->close(
-                QWebSocketProtocol::CloseCodeProtocolError,
-                QStringLiteral("query.tail: must be a whole number from 0 to %1").arg(core::LogHub::BacklogLimit));
-            continue;
-        }
-        const QString app = match.args.value(0);
-        auto known = m_engine.app(app);
-        if (!known) {
-            session->close(static_cast<QWebSocketProtocol::CloseCode>(4404), known.error().text());
-            continue;
-        }
-        std::shared_ptr<core::LogSubscription> subscription = m_engine.logs()->subscribe(app, tail);
-        connect(subscription.get(), &core::LogSubscription::line, session,
-                [session](const adapters::LogLine &line) { session->send(core::toJson(line)); });
-        connect(subscription.get(), &core::LogSubscription::ended, session, [session](const QString &reason) {
-            session->send(QJsonObject{{QStringLiteral("ended"), reason}});
-        });
-        session->keep(std::move(subscription));
+        // The route names its stream (routes.h): the table's check makes one without a stream
+        // a compile error, so there is no default to fall through to.
+        StreamCall call{m_engine, *session, url, match.args, m_frontend->pool()};
+        match.route->stream(call);
     }
 }
 

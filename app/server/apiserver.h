@@ -56,7 +56,8 @@ public:
     // Stops every listenTls() listener and drops the connections that came through them (the
     // plain listeners go on): the desktop's "serve teammates" switched off.
     void stopTls();
-    // The app limit and other authorization settings (defaults: core/authz/authz.h).
+    // The app limit and other authorization settings (defaults: core/authz/authz.h); the
+    // engine keeps them, as it decides every request.
     void setAuthzOptions(const core::authz::AuthzOptions &options);
     // Every route the server answers, in matching order.
     static QList<RouteInfo> routeTable();
@@ -67,7 +68,6 @@ public:
 
 private:
     class Frontend;
-    class WebSocketSession;
     void acceptWebSockets();
 
     core::Engine &m_engine;

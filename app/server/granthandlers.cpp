@@ -3,9 +3,7 @@
 #include "pipelinehandlers.h"
 #include "replies.h"
 
-#include "core/accounts/accountservice.h"
-#include "core/authz/authz.h"
-#include "core/pipelines/service/pipelineservice.h"
+#include "core/authz/grantservice.h"
 
 #include <QJsonArray>
 
@@ -15,108 +13,49 @@ namespace pando::server::grantapi {
 
 namespace {
 
-using core::authz::Grant;
-using core::authz::GrantRepository;
 using core::authz::ObjectKind;
-
-QStringList validRoles(ObjectKind kind)
-{
-    return kind == ObjectKind::App ? QStringList{u"owner"_s, u"deployer"_s, u"viewer"_s}
-                                   : QStringList{u"owner"_s, u"operator"_s, u"viewer"_s};
-}
 
 QString objectText(ObjectKind kind, const QString &name)
 {
-    return core::authz::objectKindName(kind) + u'/' + name;
+    return core::authz::ObjectRef{kind, name, {}}.text();
 }
 
-// The object the URL names must exist: a grant on nothing would pass to the next object of that
-// name.
-Status checkObject(Call &call, ObjectKind kind, const QString &name)
+QJsonObject grantJson(const core::authz::GrantView &view)
 {
-    if (kind == ObjectKind::App) {
-        auto app = call.engine.app(name);
-        if (!app)
-            return std::unexpected(app.error());
-        return {};
-    }
-    core::pipelines::PipelineService *pipelines = call.engine.pipelines();
-    if (!pipelines)
-        return std::unexpected(pipelineapi::notEnabled());
-    auto pipeline = pipelines->pipeline(name);
-    if (!pipeline)
-        return std::unexpected(pipeline.error());
-    return {};
+    return QJsonObject{{u"object"_s, objectText(view.grant.kind, view.grant.object)},
+                       {u"user"_s, view.username},
+                       {u"role"_s, view.grant.role},
+                       {u"createdMs"_s, view.grant.createdMs}};
 }
 
-Result<core::accounts::AccountService *> accountService(Call &call)
+// The role check answers first, naming where the role came from (body or path).
+std::optional<Reply> refuseRole(ObjectKind kind, const QString &role, const QString &where)
 {
-    core::accounts::AccountService *accounts = call.engine.accounts();
-    if (!accounts)
-        return fail(ErrorCode::Unavailable, u"this install has no accounts"_s, call.request.url.path(),
-                    u"start pandod with accounts"_s);
-    return accounts;
-}
-
-// The user a grant names, by username; an unknown one is NotFound naming it.
-Result<core::accounts::User> grantee(Call &call, const QString &username, const QString &where)
-{
-    auto accounts = accountService(call);
-    if (!accounts)
-        return std::unexpected(accounts.error());
-    auto user = (*accounts)->user(username);
-    if (!user && user.error().code == ErrorCode::NotFound)
-        return fail(ErrorCode::NotFound, u"there is no user \"%1\""_s.arg(username), where,
-                    u"pando users list shows the users"_s);
-    return user;
-}
-
-Status checkRole(ObjectKind kind, const QString &role, const QString &where)
-{
-    if (core::authz::isValidGrantRole(kind, role))
-        return {};
-    return fail(ErrorCode::Invalid,
-                u"\"%1\" is not a grant role for a %2"_s.arg(role, core::authz::objectKindName(kind)), where,
-                u"the roles are: %1"_s.arg(validRoles(kind).join(u", "_s)));
-}
-
-QJsonObject grantJson(const Grant &grant, const QString &username)
-{
-    return QJsonObject{{u"object"_s, objectText(grant.kind, grant.object)},
-                       {u"user"_s, username},
-                       {u"role"_s, grant.role},
-                       {u"createdMs"_s, grant.createdMs}};
+    auto checked = core::authz::checkGrantRole(kind, role);
+    if (checked)
+        return std::nullopt;
+    Error error = checked.error();
+    error.where = where;
+    return errorReply(error);
 }
 
 Reply list(Call &call, ObjectKind kind)
 {
     const QString name = call.args.value(0);
-    if (auto exists = checkObject(call, kind, name); !exists)
-        return errorReply(exists.error());
-    auto accounts = accountService(call);
-    if (!accounts)
-        return errorReply(accounts.error());
-    auto grants = GrantRepository(call.engine.database()).list(kind, name);
+    auto grants = call.engine.grants(kind, name);
     if (!grants)
         return errorReply(grants.error());
-    auto users = (*accounts)->users();
-    if (!users)
-        return errorReply(users.error());
-    QHash<QString, QString> usernames;
-    for (const core::accounts::User &user : std::as_const(*users))
-        usernames.insert(user.id, user.username);
     QJsonArray array;
-    for (const Grant &grant : std::as_const(*grants))
-        array.append(grantJson(grant, usernames.value(grant.userId, grant.userId)));
+    for (const core::authz::GrantView &view : std::as_const(*grants))
+        array.append(grantJson(view));
     return Reply{200, QJsonObject{{u"object"_s, objectText(kind, name)}, {u"grants"_s, array}}};
 }
 
 Reply add(Call &call, ObjectKind kind)
 {
-    const QString name = call.args.value(0);
     // Only the grant itself: the object is the URL's, never a field of the body.
     auto body = jsonObjectBody(call.request, {u"user"_s, u"role"_s},
-                               u"{\"user\":\"bob\",\"role\":\"%1\"}"_s.arg(validRoles(kind).value(1)));
+                               u"{\"user\":\"bob\",\"role\":\"%1\"}"_s.arg(core::authz::grantRoles(kind).value(1)));
     if (!body)
         return errorReply(body.error());
     for (const QString &field : {u"user"_s, u"role"_s}) {
@@ -126,60 +65,29 @@ Reply add(Call &call, ObjectKind kind)
         if (!value.isString() || value.toString().isEmpty())
             return invalid(u"must be a non-empty string"_s, field);
     }
-    const QString username = body->value(u"user"_s).toString();
     const QString role = body->value(u"role"_s).toString();
-    if (auto checked = checkRole(kind, role, u"role"_s); !checked)
-        return errorReply(checked.error());
-    if (auto exists = checkObject(call, kind, name); !exists)
-        return errorReply(exists.error());
-    auto user = grantee(call, username, u"user"_s);
-    if (!user)
-        return errorReply(user.error());
-
-    GrantRepository grants(call.engine.database());
-    auto held = grants.roles(kind, name, user->id);
-    if (!held)
-        return errorReply(held.error());
-    const Grant grant{kind, name, user->id, role, call.engine.clock().nowMs()};
-    if (held->contains(role)) {
-        // Nothing changes, so nothing is audited; the answer says so.
-        return Reply{200, grantJson(grant, user->username)};
-    }
-    if (auto added = grants.add(grant); !added)
-        return errorReply(added.error());
-    if (auto audited = call.engine.audit().record(call.actor, u"grant.add"_s, objectText(kind, name), u"success"_s,
-                                                  QJsonObject{{u"user"_s, user->username}, {u"role"_s, role}});
-        !audited)
-        return errorReply(audited.error());
-    return Reply{201, grantJson(grant, user->username)};
+    if (auto refused = refuseRole(kind, role, u"role"_s))
+        return *refused;
+    auto change = call.engine.addGrant(kind, call.args.value(0), body->value(u"user"_s).toString(), role, call.actor);
+    if (!change)
+        return errorReply(change.error());
+    // An unchanged grant is 200: nothing was added, nothing audited.
+    return Reply{change->created ? 201 : 200, grantJson(change->grant)};
 }
 
 Reply remove(Call &call, ObjectKind kind)
 {
-    const QString name = call.args.value(0);
-    const QString username = call.args.value(1);
     const QString role = call.args.value(2);
-    if (auto checked = checkRole(kind, role, u"path.role"_s); !checked)
-        return errorReply(checked.error());
-    if (auto exists = checkObject(call, kind, name); !exists)
-        return errorReply(exists.error());
-    auto user = grantee(call, username, u"path.user"_s);
-    if (!user)
-        return errorReply(user.error());
-    GrantRepository grants(call.engine.database());
-    auto held = grants.roles(kind, name, user->id);
-    if (!held)
-        return errorReply(held.error());
-    if (!held->contains(role))
-        return errorReply(Error{ErrorCode::NotFound,
-                                u"%1 holds no %2 grant on %3"_s.arg(user->username, role, objectText(kind, name)),
-                                u"path"_s, u"pando grants list %1 shows the grants"_s.arg(objectText(kind, name))});
-    if (auto removed = grants.remove(kind, name, user->id, role); !removed)
-        return errorReply(removed.error());
-    if (auto audited = call.engine.audit().record(call.actor, u"grant.remove"_s, objectText(kind, name), u"success"_s,
-                                                  QJsonObject{{u"user"_s, user->username}, {u"role"_s, role}});
-        !audited)
-        return errorReply(audited.error());
+    if (auto refused = refuseRole(kind, role, u"path.role"_s))
+        return *refused;
+    auto removed = call.engine.removeGrant(kind, call.args.value(0), call.args.value(1), role, call.actor);
+    if (!removed) {
+        Error error = removed.error();
+        // The user is named by the path here, not by a body field.
+        if (error.where == u"user")
+            error.where = u"path.user"_s;
+        return errorReply(error);
+    }
     return Reply{204, {}};
 }
 

@@ -14,9 +14,8 @@
 #include "replies.h"
 #include "routes.h"
 #include "servicehandlers.h"
+#include "streamhandlers.h"
 
-#include "core/authz/authz.h"
-#include "core/policy/specgate.h"
 #include "core/spec/appspec.h"
 
 #include <QJsonArray>
@@ -35,16 +34,6 @@ Reply health(Call &)
 {
     return Reply{200, QJsonObject{{QStringLiteral("status"), QStringLiteral("ok")},
                                   {QStringLiteral("version"), QStringLiteral(PANDO_VERSION)}}};
-}
-
-// Records the caller as the owner of an object it just created (the initial token is nobody).
-Status grantOwner(Call &call, core::authz::ObjectKind kind, const QString &name)
-{
-    if (call.principal.userId.isEmpty())
-        return {};
-    return core::authz::GrantRepository(call.engine.database())
-        .add(core::authz::Grant{kind, name, call.principal.userId, QStringLiteral("owner"),
-                                call.engine.clock().nowMs()});
 }
 
 Reply listApps(Call &call)
@@ -91,20 +80,8 @@ Reply updateApp(Call &call)
 {
     if (auto refused = refuseSpecBody(call))
         return *refused;
-    const QString name = call.args.value(0);
-    auto current = call.engine.app(name);
-    if (!current)
-        return errorReply(current.error());
-    auto next = core::parseAppSpec(call.request.body);
-    if (!next)
-        return errorReply(next.error());
-    // Specgate: for an app under approval, only operators and admins may stage a change the
-    // host policy watches (a new repository, limits above its thresholds).
-    if (auto gate = core::policy::maySpecWrite(call.engine.options().approvalPolicy, call.principal.role,
-                                               &current->spec, *next, name);
-        !gate)
-        return errorReply(gate.error());
-    auto app = call.engine.updateApp(name, call.request.body, call.actor);
+    // The engine holds the change to specgate for the caller's role (call.actor carries it).
+    auto app = call.engine.updateApp(call.args.value(0), call.request.body, call.actor);
     if (!app)
         return errorReply(app.error());
     return Reply{200, app->toJson()};
@@ -114,14 +91,11 @@ Reply createApp(Call &call)
 {
     if (auto refused = refuseSpecBody(call))
         return *refused;
-    const QByteArray &body = call.request.body;
-    // JSON is YAML, so the engine's one parser reads both.
-    auto app = call.engine.createApp(body, call.actor);
+    // JSON is YAML, so the engine's one parser reads both. The creator owns the app: the engine
+    // grants it in the same commit.
+    auto app = call.engine.createApp(call.request.body, call.actor);
     if (!app)
         return errorReply(app.error());
-    // The creator owns the app: members may then deploy and remove it.
-    if (auto owned = grantOwner(call, core::authz::ObjectKind::App, app->record.name); !owned)
-        return errorReply(owned.error());
     return Reply{201, app->toJson()};
 }
 
@@ -145,13 +119,9 @@ Reply removeApp(Call &call)
                                          data == QLatin1String("keep")     ? core::Engine::ServiceData::Keep
                                          : data == QLatin1String("delete") ? core::Engine::ServiceData::Delete
                                                                            : core::Engine::ServiceData::Ask);
+    // Its grants go when the teardown succeeded (the engine's remove job), not now.
     if (!removed)
         return errorReply(removed.error());
-    // A new app of the same name must not inherit who could act on this one.
-    if (auto cleared = core::authz::GrantRepository(call.engine.database())
-                           .removeAll(core::authz::ObjectKind::App, call.args.value(0));
-        !cleared)
-        return errorReply(cleared.error());
     return Reply{202, QJsonObject{{QStringLiteral("status"), QStringLiteral("removing")}}};
 }
 
@@ -236,28 +206,6 @@ Reply upgradeRequired(Call &)
                             QStringLiteral("connect with a WebSocket client (ws:// or wss://)")});
 }
 
-Reply setPipeline(Call &call)
-{
-    Reply reply = pipelineapi::setPipeline(call);
-    if (reply.status == 201) {
-        if (auto owned = grantOwner(call, core::authz::ObjectKind::Pipeline, call.args.value(0)); !owned)
-            return errorReply(owned.error());
-    }
-    return reply;
-}
-
-Reply removePipeline(Call &call)
-{
-    Reply reply = pipelineapi::removePipeline(call);
-    if (reply.status / 100 == 2) {
-        if (auto cleared = core::authz::GrantRepository(call.engine.database())
-                               .removeAll(core::authz::ObjectKind::Pipeline, call.args.value(0));
-            !cleared)
-            return errorReply(cleared.error());
-    }
-    return reply;
-}
-
 using namespace permission;
 
 constexpr ObjectArg None = ObjectArg::None;
@@ -306,13 +254,13 @@ constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/apps/{name}/services", AppsRead, App, false, &serviceapi::listAppServices},
     {"POST", "/api/v1/apps/{name}/services/{slot}/backup", AppsWrite, App, false, &serviceapi::backupService},
     {"DELETE", "/api/v1/apps/{name}/services/{slot}", AppsWrite, App, false, &serviceapi::removeService},
-    {"GET", "/api/v1/apps/{name}/logs/follow", LogsRead, App, true, &upgradeRequired},
-    {"GET", "/api/v1/events", AppsRead, None, true, &upgradeRequired},
+    {"GET", "/api/v1/apps/{name}/logs/follow", LogsRead, App, true, &upgradeRequired, &streamapi::followLogs},
+    {"GET", "/api/v1/events", AppsRead, None, true, &upgradeRequired, &streamapi::events},
     // The pipeline runner (503 while the engine has none).
     {"GET", "/api/v1/pipelines", PipelinesRead, None, false, &pipelineapi::listPipelines},
-    {"PUT", "/api/v1/pipelines/{name}", PipelinesWrite, Pipeline, false, &setPipeline},
+    {"PUT", "/api/v1/pipelines/{name}", PipelinesWrite, Pipeline, false, &pipelineapi::setPipeline},
     {"GET", "/api/v1/pipelines/{name}", PipelinesRead, Pipeline, false, &pipelineapi::showPipeline},
-    {"DELETE", "/api/v1/pipelines/{name}", PipelinesWrite, Pipeline, false, &removePipeline},
+    {"DELETE", "/api/v1/pipelines/{name}", PipelinesWrite, Pipeline, false, &pipelineapi::removePipeline},
     {"POST", "/api/v1/pipelines/{name}/pause", PipelinesWrite, Pipeline, false, &pipelineapi::pausePipeline},
     {"POST", "/api/v1/pipelines/{name}/unpause", PipelinesWrite, Pipeline, false, &pipelineapi::unpausePipeline},
     {"POST", "/api/v1/pipelines/{name}/jobs/{job}/runs", RunsWrite, Pipeline, false, &pipelineapi::triggerJob},
@@ -323,7 +271,7 @@ constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/runs/{id}", PipelinesRead, Run, false, &pipelineapi::showRun},
     {"GET", "/api/v1/runs/{id}/events", PipelinesRead, Run, false, &pipelineapi::runEvents},
     {"POST", "/api/v1/runs/{id}/abort", RunsWrite, Run, false, &pipelineapi::abortRun},
-    {"GET", "/api/v1/runs/{id}/follow", PipelinesRead, Run, true, &upgradeRequired},
+    {"GET", "/api/v1/runs/{id}/follow", PipelinesRead, Run, true, &upgradeRequired, &streamapi::followRun},
     // Secrets are install-wide: no member holds pipelines.write on them.
     {"GET", "/api/v1/secrets", PipelinesRead, None, false, &pipelineapi::listSecrets},
     {"PUT", "/api/v1/secrets/{name}", PipelinesWrite, None, false, &pipelineapi::setSecret},
@@ -358,11 +306,14 @@ constexpr bool everyRouteIsComplete()
         // An object comes from the first {placeholder}: a route that names one needs one.
         if (route.object != ObjectArg::None && route.path.find('{') == std::string_view::npos)
             return false;
+        // A WebSocket route is served by its stream after the upgrade, and only it has one.
+        if (route.webSocket != (route.stream != nullptr) || (route.webSocket && route.method != "GET"))
+            return false;
     }
     return true;
 }
-static_assert(everyRouteIsComplete(),
-              "every route needs a method, an /api/v1 path, a known permission, its object and a handler");
+static_assert(everyRouteIsComplete(), "every route needs a method, an /api/v1 path, a known permission, its object "
+                                      "and a handler; a WebSocket route (GET) also its stream handler");
 
 } // namespace
 

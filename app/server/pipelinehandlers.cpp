@@ -124,8 +124,9 @@ Reply setPipeline(Call &call)
     if (!dryRun.isUndefined() && !dryRun.isBool())
         return invalid(QStringLiteral("must be true or false"), QStringLiteral("dry_run"));
 
+    // Through the engine, which gives the caller the owner grant on a pipeline it first sets.
     auto result =
-        s->setPipeline(call.args.value(0), config->toUtf8(), vars->toUtf8(), dryRun.toBool(false), call.actor);
+        call.engine.setPipeline(call.args.value(0), config->toUtf8(), vars->toUtf8(), dryRun.toBool(false), call.actor);
     if (!result)
         return errorReply(result.error());
     const bool created = result->created && !dryRun.toBool(false);
@@ -144,7 +145,8 @@ Reply showPipeline(Call &call)
 Reply removePipeline(Call &call)
 {
     PANDO_SERVICE_OR_503(s)
-    if (auto removed = s->removePipeline(call.args.value(0), call.actor); !removed)
+    // Through the engine, which clears the pipeline's grants with it.
+    if (auto removed = call.engine.removePipeline(call.args.value(0), call.actor); !removed)
         return errorReply(removed.error());
     return noContent();
 }

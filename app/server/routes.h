@@ -15,10 +15,13 @@
 #include <span>
 #include <string_view>
 
+class QThreadPool;
+
 namespace pando::server {
 
 namespace detail {
 class ServerState;
+class WebSocketSession;
 }
 
 // Permissions a route may require: authz's (core/authz/authz.h decides who holds them).
@@ -81,6 +84,16 @@ struct Reply {
 
 using Handler = Reply (*)(Call &call);
 
+// What a WebSocket stream gets once its socket is upgraded, authenticated and authorized.
+struct StreamCall {
+    core::Engine &engine;
+    detail::WebSocketSession &session; // the socket; connections made with it as context end with it
+    QUrl url;                          // with the query the stream reads
+    QStringList args;                  // the path's {placeholders} in order
+    QThreadPool &pool;                 // for store reads off the server's thread
+};
+using StreamHandler = void (*)(StreamCall &call);
+
 struct RouteDef {
     std::string_view method;     // "GET", "POST", "PUT", "DELETE"
     std::string_view path;       // "/api/v1/apps/{name}": {x} matches one non-empty segment
@@ -88,6 +101,7 @@ struct RouteDef {
     ObjectArg object = ObjectArg::Undeclared;
     bool webSocket = false;    // served over a WebSocket after the upgrade
     Handler handler = nullptr; // for WebSocket routes: answers a plain GET without upgrade
+    StreamHandler stream = nullptr; // WebSocket routes only: serves the socket after the upgrade
 };
 
 // The table, in the order routes are matched.

@@ -36,12 +36,6 @@ Reply servicesReply(const Result<QList<core::ServiceView>> &views)
     return Reply{200, QJsonObject{{u"services"_s, list}}};
 }
 
-// What a dump of kind is: SQL text for the databases, Redis's RDB file.
-QString dumpExtension(const QString &kind)
-{
-    return kind == u"redis" ? u"rdb"_s : u"sql"_s;
-}
-
 } // namespace
 
 Reply listAllServices(Call &call)
@@ -90,9 +84,7 @@ Reply backupService(Call &call)
     auto body = std::make_shared<FileBody>();
     body->path = out.fileName();
     out.close();
-    const QString stamp =
-        QDateTime::fromMSecsSinceEpoch(call.engine.clock().nowMs()).toUTC().toString(u"yyyyMMdd-HHmmss"_s);
-    const QString name = u"%1-%2-%3.%4"_s.arg(app, slot, stamp, dumpExtension(view->kind));
+    const QString name = call.engine.backupFileName(app, slot, view->kind);
     body->contentType = "application/octet-stream";
     body->disposition = "attachment; filename=\"" + name.toUtf8() + '"';
     return Reply{200, {}, body};

@@ -2,6 +2,7 @@
 
 #include "adapters/identity/local/localidentity.h"
 #include "core/accounts/tokenkey.h"
+#include "core/engine/enginewiring.h"
 
 namespace pando::wiring {
 
@@ -15,8 +16,9 @@ Status installAccounts(core::Engine &engine, const core::accounts::AccountOption
     if (!key)
         return std::unexpected(key.error());
     engine.setAccounts(std::make_unique<core::accounts::AccountService>(
-        engine.database(), engine.audit(), std::make_shared<const adapters::local::LocalIdentity>(std::move(*identity)),
-        *key, engine.clock(), options));
+        core::wiringParts(engine).database, core::wiringParts(engine).audit,
+        std::make_shared<const adapters::local::LocalIdentity>(std::move(*identity)), *key,
+        core::wiringParts(engine).clock, options));
     return {};
 }
 

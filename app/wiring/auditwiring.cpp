@@ -2,6 +2,7 @@
 
 #include "adapters/auditsink/https/httpssink.h"
 #include "adapters/auditsink/syslog/syslogsink.h"
+#include "core/engine/enginewiring.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -52,7 +53,8 @@ Result<std::shared_ptr<core::AuditStream>> startAuditSinks(core::Engine &engine,
         return fail(ErrorCode::Invalid, QStringLiteral("not JSON: %1 at offset %2").arg(parseError.errorString()).arg(parseError.offset),
                     configPath);
     const QJsonArray sinks = doc.object().value(QStringLiteral("sinks")).toArray();
-    auto stream = std::make_shared<core::AuditStream>(engine.database(), engine.clock());
+    auto stream =
+        std::make_shared<core::AuditStream>(core::wiringParts(engine).database, core::wiringParts(engine).clock);
     QList<std::shared_ptr<ReportedSink>> reported;
     for (qsizetype i = 0; i < sinks.size(); ++i) {
         const QJsonObject config = sinks[i].toObject();
@@ -75,7 +77,7 @@ Result<std::shared_ptr<core::AuditStream>> startAuditSinks(core::Engine &engine,
             return fail(ErrorCode::Invalid, QStringLiteral("kind must be \"syslog\" or \"https\", got \"%1\"").arg(kind),
                         where + QStringLiteral(".kind"));
         }
-        auto wrapped = std::make_shared<ReportedSink>(std::move(sink), kind, engine.clock());
+        auto wrapped = std::make_shared<ReportedSink>(std::move(sink), kind, core::wiringParts(engine).clock);
         if (auto added = stream->addSink(wrapped); !added)
             return std::unexpected(added.error());
         reported.append(wrapped);
@@ -99,7 +101,7 @@ Result<std::shared_ptr<core::AuditStream>> startAuditSinks(core::Engine &engine,
             return list;
         });
     // The stream is cued after each commit; a stream gone first is simply not cued.
-    engine.audit().setCommittedHook([weak = std::weak_ptr<core::AuditStream>(stream)] {
+    core::wiringParts(engine).audit.setCommittedHook([weak = std::weak_ptr<core::AuditStream>(stream)] {
         if (auto s = weak.lock())
             s->notify();
     });

@@ -3,6 +3,7 @@
 #include "adapters/resource/git/gitresourcetype.h"
 #include "adapters/taskrunner/docker/dockertaskrunner.h"
 #include "adapters/taskrunner/host/hosttaskrunner.h"
+#include "core/engine/enginewiring.h"
 #include "core/engine/tokens.h"
 #include "core/pipelines/resource/timeresourcetype.h"
 #include "core/pipelines/sealbox/sealkey.h"
@@ -32,7 +33,7 @@ Status installPipelines(core::Engine &engine, const PipelineWiringOptions &optio
     parts->blobs = std::make_unique<core::BlobStore>(data + QStringLiteral("/blobs"));
     parts->workspace = std::make_unique<core::Workspace>(data + QStringLiteral("/runs"));
     parts->git = std::make_shared<adapters::git::GitResourceType>(data + QStringLiteral("/cache/git"));
-    parts->time = std::make_shared<core::pipelines::TimeResourceType>(engine.clock());
+    parts->time = std::make_shared<core::pipelines::TimeResourceType>(core::wiringParts(engine).clock);
 
     auto sealKey = core::pipelines::keyfile::loadOrCreate(data + QStringLiteral("/seal.key"));
     if (!sealKey)
@@ -43,8 +44,8 @@ Status installPipelines(core::Engine &engine, const PipelineWiringOptions &optio
     // Runs may have been cut off by a dead process: their work directories are stale.
     QDir(data + QStringLiteral("/runs")).removeRecursively();
 
-    core::pipelines::JobRunnerDeps deps{engine.database(),
-                                        engine.clock(),
+    core::pipelines::JobRunnerDeps deps{core::wiringParts(engine).database,
+                                        core::wiringParts(engine).clock,
                                         *engine.events(),
                                         *parts->containers,
                                         *parts->host,
@@ -62,8 +63,8 @@ Status installPipelines(core::Engine &engine, const PipelineWiringOptions &optio
                                         data + QStringLiteral("/task-caches"),
                                         engine.options().installId,
                                         &engine.approvals()};
-    auto service =
-        std::make_unique<core::pipelines::LocalPipelineService>(deps, engine.audit(), *sealKey, options.service, parts);
+    auto service = std::make_unique<core::pipelines::LocalPipelineService>(deps, core::wiringParts(engine).audit,
+                                                                           *sealKey, options.service, parts);
     if (auto started = service->start(); !started)
         return started;
     engine.setPipelines(std::move(service));

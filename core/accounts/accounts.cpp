@@ -88,7 +88,7 @@ QString Principal::actorName() const
 
 Actor Principal::actor(const QString &source, const QString &requestId) const
 {
-    return Actor{actorName(), source.isEmpty() ? u"engine"_s : source, requestId};
+    return Actor{actorName(), source.isEmpty() ? u"engine"_s : source, requestId, userId, role};
 }
 
 QString principalKindName(Principal::Kind kind)

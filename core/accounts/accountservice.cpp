@@ -70,6 +70,13 @@ struct AccountService::Private {
     std::once_flag dummyOnce;
     QString dummyHash;
     std::unique_ptr<PairingBook> pairings;
+    std::function<void(const Revoked &)> revokedHook;
+
+    void revoked(const Revoked &what) const
+    {
+        if (revokedHook)
+            revokedHook(what);
+    }
 
     AccountRepository repo() { return AccountRepository(db); }
     QString digest(const QString &secret) const { return detail::tokenDigest(key, secret); }
@@ -257,6 +264,8 @@ Result<User> AccountService::setDisabled(const QString &username, bool disabled,
             d->record(actor, disabled ? u"user.disable"_s : u"user.enable"_s, u"user/"_s + username, u"success"_s);
         !ok)
         return std::unexpected(ok.error());
+    if (disabled)
+        d->revoked(Revoked{{}, row->user.id});
     row->user.disabled = disabled;
     row->user.updatedMs = now;
     return row->user;
@@ -354,8 +363,12 @@ Status AccountService::logout(const QString &sessionSecret, const Actor &actor)
         return std::unexpected(found.error());
     if (auto ok = d->repo().revokeSession(digest, d->clock.nowMs()); !ok)
         return ok;
-    return d->record(actor, u"session.logout"_s, u"session/"_s + found->row.id, u"success"_s,
-                     {{u"user"_s, found->user.username}});
+    if (auto ok = d->record(actor, u"session.logout"_s, u"session/"_s + found->row.id, u"success"_s,
+                            {{u"user"_s, found->user.username}});
+        !ok)
+        return ok;
+    d->revoked(Revoked{found->row.id, {}});
+    return {};
 }
 
 Result<IssuedToken> AccountService::createToken(const QString &username, const QString &name, const QStringList &scopes,
@@ -426,7 +439,21 @@ Status AccountService::revokeToken(const QString &id, const Actor &actor)
 {
     if (auto ok = d->repo().revokeToken(id, d->clock.nowMs()); !ok)
         return ok;
-    return d->record(actor, u"token.revoke"_s, u"token/"_s + id, u"success"_s);
+    if (auto ok = d->record(actor, u"token.revoke"_s, u"token/"_s + id, u"success"_s); !ok)
+        return ok;
+    d->revoked(Revoked{id, {}});
+    return {};
+}
+
+Result<IssuedToken> AccountService::createTokenLasting(const QString &username, const QString &name,
+                                                       const QStringList &scopes, qint64 lifetimeMs, const Actor &actor)
+{
+    return createToken(username, name, scopes, lifetimeMs > 0 ? d->clock.nowMs() + lifetimeMs : 0, actor);
+}
+
+void AccountService::setRevokedHook(std::function<void(const Revoked &)> hook)
+{
+    d->revokedHook = std::move(hook);
 }
 
 Result<Principal> AccountService::authenticate(const QString &bearer)

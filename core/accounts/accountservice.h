@@ -16,6 +16,7 @@
 #include "core/state/database.h"
 
 #include <QByteArray>
+#include <functional>
 #include <memory>
 
 namespace pando::core::accounts {
@@ -28,6 +29,17 @@ struct AccountOptions {
     ThrottlePolicy perAccount{3, 1000, 15 * 60 * 1000, 60 * 60 * 1000};
     ThrottlePolicy perAddress{10, 1000, 15 * 60 * 1000, 60 * 60 * 1000};
 };
+
+// Credentials that stopped working: a session or token (tokenId), or every one of a user's
+// (userId, when the user is disabled).
+struct Revoked {
+    QString tokenId;
+    QString userId;
+};
+
+// The event type the engine publishes for a Revoked (data {"tokenId"} or {"userId"}), so that
+// the server closes the WebSockets opened with those credentials.
+inline const QString TokenRevokedEvent = QStringLiteral("token.revoked");
 
 struct NewUser {
     QString username;
@@ -72,6 +84,9 @@ public:
     // expiring at expiresMs (0: never). The secret is in the result and nowhere else.
     Result<IssuedToken> createToken(const QString &username, const QString &name, const QStringList &scopes,
                                     qint64 expiresMs, const Actor &actor);
+    // As createToken(), expiring lifetimeMs from now by this service's clock (0: never).
+    Result<IssuedToken> createTokenLasting(const QString &username, const QString &name, const QStringList &scopes,
+                                           qint64 lifetimeMs, const Actor &actor);
     // Never the secrets. Empty username: every user's tokens.
     Result<QList<ApiToken>> tokens(const QString &username = {});
     Result<ApiToken> token(const QString &id);
@@ -82,6 +97,9 @@ public:
     Result<Principal> authenticate(const QString &bearer);
 
     const AccountOptions &options() const;
+    // Called after logout(), revokeToken() and setDisabled(true) succeeded, on the caller's
+    // thread (the engine publishes TokenRevokedEvent). Set before the service is shared.
+    void setRevokedHook(std::function<void(const Revoked &)> hook);
     // One-time pairing codes for teammates' desktops (pairingbook.h); lives as long as this service.
     PairingBook &pairings();
 

@@ -22,11 +22,21 @@
 
 namespace pando::core {
 
+namespace accounts {
+enum class Role; // core/accounts/accounts.h; opaque here, so the audit package needs nothing of accounts
+}
+
 // Who is acting: a person, a token, or the automation acting for one.
 struct Actor {
     QString name = QStringLiteral("system");   // "token:admin", "system:reconciler"
     QString source = QStringLiteral("engine"); // remote address, or "engine"
     QString requestId;
+    // Who stands behind the action, for the engine's rules that depend on it (the owner grant
+    // on what they create, specgate on what they change): filled from the signed-in principal
+    // (accounts::Principal::actor()). Empty for the engine's own components and the desktop's
+    // local owner, who act with the install's own authority; the API always fills the role.
+    QString userId;                     // empty: nobody (the system, the initial token)
+    std::optional<accounts::Role> role; // nullopt: the install's own authority
 
     static Actor system(const QString &component)
     {

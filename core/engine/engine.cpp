@@ -1,4 +1,7 @@
 #include "core/engine/engineprivate.h"
+#include "core/engine/enginewiring.h"
+#include "core/policy/specgate.h"
+#include "core/state/sql.h"
 
 #include <QDir>
 #include <QTimer>
@@ -195,7 +198,19 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
     record.specYaml = QString::fromUtf8(specText);
     record.routePort = route->port;
     record.createdMs = record.updatedMs = d->clock.nowMs();
-    if (auto created = apps.create(record); !created) {
+    // The row and its owner grant in one commit: an app that exists has its owner, so a member
+    // never creates an app they then may not change or remove.
+    if (auto created = [&]() -> Status {
+            auto tx = detail::Transaction::begin(d->db, QStringLiteral("create app ") + record.name);
+            if (!tx)
+                return std::unexpected(tx.error());
+            if (auto row = apps.create(record); !row)
+                return row;
+            if (auto owned = d->grants.grantOwner(authz::ObjectKind::App, record.name, actor); !owned)
+                return owned;
+            return tx->commit();
+        }();
+        !created) {
         d->router->remove(spec->name);
         return std::unexpected(created.error());
     }
@@ -203,6 +218,7 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
             d->audit.record(actor, QStringLiteral("app.create"), QStringLiteral("app/") + record.name,
                             QStringLiteral("success"), QJsonObject{{QStringLiteral("repo"), spec->source.repo}});
         !audited) {
+        d->grants.clear(authz::ObjectKind::App, record.name);
         apps.remove(record.name);
         d->router->remove(record.name);
         return std::unexpected(audited.error());
@@ -280,11 +296,32 @@ QString Engine::Private::status(const AppRecord &app, const std::optional<Deploy
     return QStringLiteral("stopped");
 }
 
+// Specgate for the actor: an actor without a role is the install's own authority (the engine's
+// components, the desktop's local owner), which stages any change; the API always names one.
+Status Engine::Private::specGate(const Actor &actor, const AppRecord &current, const AppSpec &next)
+{
+    // A stored spec that no longer parses is compared as the app's views show it: a name only.
+    AppSpec previous;
+    if (auto parsed = parseAppSpec(current.specYaml.toUtf8()))
+        previous = *parsed;
+    else
+        previous.name = current.name;
+    return policy::maySpecWrite(options.approvalPolicy, actor.role.value_or(accounts::Role::Admin), &previous, next,
+                                current.name);
+}
+
 Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specText, const Actor &actor)
 {
+    // An unknown app first, then the spec, then whether the actor may stage it: the order the
+    // API has always answered in.
+    auto current = AppRepository(d->db).find(name);
+    if (!current)
+        return std::unexpected(current.error());
     auto spec = parseAppSpec(specText);
     if (!spec)
         return std::unexpected(spec.error());
+    if (auto gate = d->specGate(actor, *current, *spec); !gate)
+        return std::unexpected(gate.error());
     if (spec->name != name)
         return fail(ErrorCode::Invalid, QStringLiteral("the spec names app \"%1\", not \"%2\"").arg(spec->name, name),
                     QStringLiteral("name"), QStringLiteral("an app cannot be renamed; create a new one"));
@@ -316,6 +353,9 @@ Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specTex
                         .arg(spec->route.port),
                     QStringLiteral("route.port"),
                     QStringLiteral("leave route.port out or set it to %1").arg(row->routePort));
+    // Again under the lock: the spec may have changed since the check above.
+    if (auto gate = d->specGate(actor, *row, *spec); !gate)
+        return std::unexpected(gate.error());
     auto previous = parseAppSpec(row->specYaml.toUtf8());
     if (auto saved = apps.setSpec(name, QString::fromUtf8(specText), d->clock.nowMs()); !saved)
         return std::unexpected(saved.error());
@@ -401,7 +441,19 @@ Status Engine::Private::runRemoveJob(const JobRecord &job)
     }
     router->remove(name);
     QDir(options.dataDir + QStringLiteral("/work/") + name).removeRecursively();
-    auto removed = AppRepository(db).remove(name);
+    // The row and its grants together, and only now that the teardown succeeded: a failed one
+    // (above) keeps both, so the owner can see the app and retry. A new app of the same name
+    // must not inherit who could act on this one.
+    auto removed = [&]() -> Status {
+        auto tx = detail::Transaction::begin(db, QStringLiteral("remove app ") + name);
+        if (!tx)
+            return std::unexpected(tx.error());
+        if (auto row = AppRepository(db).remove(name); !row && row.error().code != ErrorCode::NotFound)
+            return row;
+        if (auto cleared = grants.clear(authz::ObjectKind::App, name); !cleared)
+            return cleared;
+        return tx->commit();
+    }();
     {
         QMutexLocker l(&mutex);
         removing.remove(name);
@@ -464,6 +516,18 @@ accounts::AccountService *Engine::accounts() const
 void Engine::setAccounts(std::unique_ptr<accounts::AccountService> service)
 {
     d->accounts = std::move(service);
+    if (!d->accounts)
+        return;
+    // Whoever ends a session, revokes a token or disables a user (the API, the desktop), the
+    // WebSockets opened with those credentials hear of it on the bus.
+    d->accounts->setRevokedHook([this](const accounts::Revoked &revoked) {
+        QJsonObject data;
+        if (!revoked.tokenId.isEmpty())
+            data.insert(QStringLiteral("tokenId"), revoked.tokenId);
+        if (!revoked.userId.isEmpty())
+            data.insert(QStringLiteral("userId"), revoked.userId);
+        d->events.publish(Event{accounts::TokenRevokedEvent, {}, {}, data, d->clock.nowMs()});
+    });
 }
 
 EventBus *Engine::events() const
@@ -476,24 +540,9 @@ ApprovalService &Engine::approvals()
     return d->approvals;
 }
 
-Database &Engine::database()
+EngineParts wiringParts(Engine &engine)
 {
-    return d->db;
-}
-
-adapters::Runtime &Engine::runtime()
-{
-    return *d->runtime;
-}
-
-AuditLog &Engine::audit()
-{
-    return d->audit;
-}
-
-Clock &Engine::clock()
-{
-    return d->clock;
+    return EngineParts{engine.d->db, engine.d->audit, engine.d->clock};
 }
 
 const EngineOptions &Engine::options() const

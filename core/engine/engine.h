@@ -11,8 +11,10 @@
 #include "adapters/api/routing.h"
 #include "adapters/api/runtime.h"
 #include "adapters/api/source.h"
+#include "core/accounts/accounts.h"
 #include "core/approval/approvalservice.h"
 #include "core/audit/auditlog.h"
+#include "core/authz/grantservice.h"
 #include "core/capacity/capacity.h"
 #include "core/common/clock.h"
 #include "core/events/eventbus.h"
@@ -31,11 +33,13 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 namespace pando::core {
 
 namespace pipelines {
 class PipelineService;
+struct SetPipelineResult;
 }
 namespace accounts {
 class AccountService;
@@ -92,6 +96,8 @@ struct EngineOptions {
     QString installId;
 };
 
+struct EngineParts;
+
 class Engine : public QObject {
     Q_OBJECT
 public:
@@ -111,13 +117,18 @@ public:
     Result<std::optional<QString>> bootstrapAdminToken();
     Result<TokenRecord> authenticate(const QString &bearerToken);
 
+    // Creates the app; a creator who is a user (actor.userId) owns it from the same commit, so
+    // the app and its owner grant exist together or not at all.
     Result<AppView> createApp(const QByteArray &specText, const Actor &actor);
     // Replaces the app's spec; the next deploy runs it (deploys already asked for keep theirs).
-    // The name must stay and the stable port may not move. Errors as createApp().
+    // The name must stay and the stable port may not move. Specgate (core/policy) holds
+    // actor.role to the approval policy: Forbidden when it may not stage the change. Errors
+    // otherwise as createApp().
     Result<AppView> updateApp(const QString &name, const QByteArray &specText, const Actor &actor);
     Result<QList<AppView>> apps();
     Result<AppView> app(const QString &name);
-    // Marks the app as removing and queues its teardown (containers, images, route, rows).
+    // Marks the app as removing and queues its teardown (containers, images, route, rows). Its
+    // grants go with its row once the teardown succeeded; a failed one keeps both for a retry.
     Status removeApp(const QString &name, const Actor &actor);
     // As removeApp(), saying what becomes of its services' data (engineservices.cpp). Ask
     // refuses (Invalid, naming the flags) when the app has services or kept service data.
@@ -133,6 +144,9 @@ public:
                                  const std::function<void(qint64 bytes)> &progress, const Actor &actor);
     // Removes a slot's container, and with deleteData its volume and credentials. Audited.
     Status removeService(const QString &app, const QString &slot, bool deleteData, const Actor &actor);
+    // The file name a backup of the slot taken now goes by: "<app>-<slot>-<UTC yyyyMMdd-HHmmss>.<ext>",
+    // the extension by the service's kind (rdb for redis, sql otherwise).
+    QString backupFileName(const QString &app, const QString &slot, const QString &kind) const;
 
     // Queues a deploy of the app at ref (empty: the spec's ref).
     Result<DeployRecord> deploy(const QString &app, const QString &ref, const Actor &actor);
@@ -156,6 +170,26 @@ public:
     // down before itself.
     pipelines::PipelineService *pipelines() const;
     void setPipelines(std::unique_ptr<pipelines::PipelineService> service);
+    // The runner's setPipeline()/removePipeline() with ownership (enginegrants.cpp): a user who
+    // first sets a pipeline owns it (undone with the pipeline when the grant fails), and a
+    // removed pipeline's grants go with it. Unavailable without a runner.
+    Result<pipelines::SetPipelineResult> setPipeline(const QString &name, const QByteArray &configYaml,
+                                                     const QByteArray &varsYaml, bool dryRun, const Actor &actor);
+    Status removePipeline(const QString &name, const Actor &actor);
+
+    // Grants on apps and pipelines (core/authz's GrantService; enginegrants.cpp). The object
+    // must exist (NotFound; Unavailable for a pipeline without a runner) and the user too
+    // (NotFound, where "user"; Unavailable without accounts). Changes are audited.
+    Result<QList<authz::GrantView>> grants(authz::ObjectKind kind, const QString &object);
+    Result<authz::GrantChange> addGrant(authz::ObjectKind kind, const QString &object, const QString &username,
+                                        const QString &role, const Actor &actor);
+    Status removeGrant(authz::ObjectKind kind, const QString &object, const QString &username, const QString &role,
+                       const Actor &actor);
+    // Decides a request (role matrix, grants, scopes, the app limit) and audits a refusal as
+    // "denied" with the reason; route names the request in that line when object is none.
+    Result<authz::Decision> authorize(const accounts::Principal &principal, std::string_view permission,
+                                      const authz::ObjectRef &object, const Actor &actor, const QString &route);
+    void setAuthzOptions(const authz::AuthzOptions &options);
     // Users, sessions and API tokens (nullptr until installed; app/wiring's installAccounts
     // builds it with an identity adapter). The engine owns it.
     accounts::AccountService *accounts() const;
@@ -170,10 +204,6 @@ public:
     // Settles every request past its expiry now (the engine also does so every approvalSweepMs),
     // ending the deploys they held. Returns those it settled.
     Result<QList<ApprovalRecord>> expireApprovals();
-    Database &database();
-    adapters::Runtime &runtime();
-    AuditLog &audit();
-    Clock &clock();
     const EngineOptions &options() const;
     // The audit sinks' state, from the reporter app/wiring installs when it starts sinks (none
     // installed: an empty list). Both may be called from any thread.
@@ -200,6 +230,8 @@ public:
     Result<AppView> startApp(const QString &name, const Actor &actor);
 
 private:
+    // The composition root's door to the state store, audit log and clock (enginewiring.h).
+    friend EngineParts wiringParts(Engine &engine);
     struct Private;
     std::unique_ptr<Private> d;
 };

@@ -1,6 +1,7 @@
 #pragma once
 // The engine's insides, shared by the files that implement Engine (engine.cpp: start, apps,
-// logs and accessors; enginedeploys.cpp: deploys and their approvals). Not for use elsewhere.
+// logs and accessors; enginedeploys.cpp: deploys and their approvals; enginegrants.cpp: grants,
+// ownership and decisions). Not for use elsewhere.
 
 #include "core/engine/engine.h"
 
@@ -8,6 +9,7 @@
 #include "core/accounts/accountservice.h"
 #include "core/deploy/deployrunner.h"
 #include "core/deploy/servicestep.h"
+#include "core/authz/grantservice.h"
 #include "core/disklimit/disklimiter.h"
 #include "core/engine/tokens.h"
 #include "core/observe/observer.h"
@@ -47,6 +49,7 @@ struct Engine::Private {
     EventBus events;
     AuditLog audit;
     ApprovalService approvals;
+    authz::GrantService grants;
     AppLocks appLocks;
     Services services;
     DeployRunner runner;
@@ -72,7 +75,7 @@ struct Engine::Private {
             std::shared_ptr<adapters::SourceProvider> so, Clock &c)
         : options(std::move(o)), runtime(std::move(rt)), router(std::move(ro)), source(std::move(so)), clock(c),
           db(options.database), audit(db, clock),
-          approvals(db, audit, &events, clock), services{db,
+          approvals(db, audit, &events, clock), grants(db, audit, clock), services{db,
                                                          *runtime,
                                                          *router,
                                                          *source,
@@ -97,6 +100,8 @@ struct Engine::Private {
     // ended otherwise. Nothing to do when the deploy no longer waits.
     Status applyDecision(const ApprovalRecord &approval);
     Status runRemoveJob(const JobRecord &job);
+    // Specgate (core/policy) for the actor's role on a change of the app's spec.
+    Status specGate(const Actor &actor, const AppRecord &current, const AppSpec &next);
     QString status(const AppRecord &app, const std::optional<DeployRecord> &last);
     Result<AppView> view(const AppRecord &record);
     // Finishes a seal key rotation a dead process left, loads the key (enginesecrets.cpp).
@@ -108,6 +113,11 @@ struct Engine::Private {
     // Refuses ServiceData::Ask when the app has services to decide on.
     Status checkServiceData(const QString &app, Engine::ServiceData data);
     QString currentContainer(const QString &app);
+    // The object a grant names must exist: a grant on nothing would pass to the next object of
+    // that name (enginegrants.cpp).
+    Status checkGrantObject(authz::ObjectKind kind, const QString &name);
+    // The user a grant names, by username (NotFound naming it, where "user").
+    Result<accounts::User> grantee(const QString &username);
     // What core/disklimit did about the app's serving deploy, for its status (enginecapacity.cpp).
     QString diskStatusReason(const AppRecord &app);
 };

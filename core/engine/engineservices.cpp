@@ -3,6 +3,8 @@
 
 #include "core/engine/engineprivate.h"
 
+#include <QDateTime>
+
 using namespace Qt::StringLiterals;
 
 namespace pando::core {
@@ -68,6 +70,14 @@ Result<qint64> Engine::backupService(const QString &app, const QString &slot, QI
         actor, u"service.backup"_s, u"app/%1/service/%2"_s.arg(app, slot), written ? u"success"_s : u"failure"_s,
         written ? QJsonObject{{u"bytes"_s, double(*written)}} : QJsonObject{{u"error"_s, written.error().text()}});
     return written;
+}
+
+QString Engine::backupFileName(const QString &app, const QString &slot, const QString &kind) const
+{
+    const QString stamp = QDateTime::fromMSecsSinceEpoch(d->clock.nowMs()).toUTC().toString(u"yyyyMMdd-HHmmss"_s);
+    // What a dump of kind is: SQL text for the databases, Redis's RDB file.
+    const QString extension = kind == u"redis" ? u"rdb"_s : u"sql"_s;
+    return u"%1-%2-%3.%4"_s.arg(app, slot, stamp, extension);
 }
 
 Status Engine::removeService(const QString &app, const QString &slot, bool deleteData, const Actor &actor)

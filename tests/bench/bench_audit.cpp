@@ -5,6 +5,7 @@
 
 #include "app/server/apiserver.h"
 #include "app/wiring/pipelinewiring.h"
+#include "core/engine/enginewiring.h"
 #include "core/pipelines/service/pipelineservice.h"
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/core/engine/enginefixture.h"
@@ -101,13 +102,13 @@ int main(int argc, char **argv)
     int failures = 0;
     writesPerSecond(network, base, token, 300, 6, &failures); // warm-up
     for (int round = 1; round <= rounds; ++round) {
-        fx.engine().audit().setEnabled(true);
+        core::wiringParts(fx.engine()).audit.setEnabled(true);
         on.append(writesPerSecond(network, base, token, durationMs, 6, &failures));
-        fx.engine().audit().setEnabled(false);
+        core::wiringParts(fx.engine()).audit.setEnabled(false);
         off.append(writesPerSecond(network, base, token, durationMs, 6, &failures));
         std::printf("round %d: audited %.0f writes/s, unaudited %.0f writes/s\n", round, on.last(), off.last());
     }
-    fx.engine().audit().setEnabled(true);
+    core::wiringParts(fx.engine()).audit.setEnabled(true);
     std::sort(on.begin(), on.end());
     std::sort(off.begin(), off.end());
     const double a = on[on.size() / 2], u = off[off.size() / 2];

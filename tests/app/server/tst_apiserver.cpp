@@ -4,6 +4,7 @@
 #include "fakes.h"
 
 #include "app/wiring/auditwiring.h"
+#include "core/engine/enginewiring.h"
 #include "tests/support/component.h"
 
 #include <QJsonArray>
@@ -66,6 +67,8 @@ private Q_SLOTS:
     void webSocketWithoutTokenIsClosed_data();
     void webSocketWithoutTokenIsClosed();
     void eventsStream();
+    void unknownWebSocketPathIs404_data();
+    void unknownWebSocketPathIs404();
     void takenPortIsConflict();
     void auditSinkLag();
 
@@ -456,6 +459,40 @@ void TestApiServer::eventsStream()
     QTRY_COMPARE(m_install.server->webSocketCount(), 0);
 }
 
+void TestApiServer::unknownWebSocketPathIs404_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::newRow("no such path") << QStringLiteral("/api/v1/apps/hello/logs/stream");
+    // An HTTP route is not a stream: it neither upgrades nor answers as for a plain GET.
+    QTest::newRow("an HTTP route") << QStringLiteral("/api/v1/apps");
+    QTest::newRow("outside the API") << QStringLiteral("/follow");
+}
+
+// Only the route table's WebSocket routes upgrade; any other path asked to is answered 404 (not
+// a log stream, not the HTTP route's answer), and the connection ends.
+void TestApiServer::unknownWebSocketPathIs404()
+{
+    QFETCH(QString, path);
+    QTcpSocket socket;
+    socket.connectToHost(QHostAddress::LocalHost, m_install.port);
+    QVERIFY(socket.waitForConnected(5000));
+    socket.write("GET " + path.toLatin1() +
+                 " HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                 "Authorization: Bearer " +
+                 m_install.token.toUtf8() + "\r\n\r\n");
+    QByteArray answer;
+    QTRY_VERIFY_WITH_TIMEOUT((answer += socket.readAll(), socket.state() == QAbstractSocket::UnconnectedState), 5000);
+    answer += socket.readAll();
+    QVERIFY2(answer.startsWith("HTTP/1.1 404"), answer.constData());
+    const QJsonObject error = QJsonDocument::fromJson(answer.mid(answer.indexOf("\r\n\r\n") + 4))
+                                  .object()
+                                  .value(QStringLiteral("error"))
+                                  .toObject();
+    QCOMPARE(error.value(QStringLiteral("message")).toString(), QStringLiteral("no WebSocket route ") + path);
+    QCOMPARE(m_install.server->webSocketCount(), 0);
+}
+
 void TestApiServer::takenPortIsConflict()
 {
     server::ApiServer second(*m_install.engine);
@@ -527,8 +564,9 @@ void TestApiServer::auditSinkLag()
 
     // The lag grows with the log.
     for (int i = 0; i < 3; ++i)
-        QVERIFY(install.engine->audit().record(core::Actor::system(QStringLiteral("test")), QStringLiteral("test.line"),
-                                               QStringLiteral("test/%1").arg(i), QStringLiteral("success")));
+        QVERIFY(core::wiringParts(*install.engine)
+                    .audit.record(core::Actor::system(QStringLiteral("test")), QStringLiteral("test.line"),
+                                  QStringLiteral("test/%1").arg(i), QStringLiteral("success")));
     down = sink();
     QCOMPARE(down.value(QStringLiteral("lag")).toInteger(), lagBefore + 3);
     QCOMPARE(down.value(QStringLiteral("cursor")).toInteger(), 0);

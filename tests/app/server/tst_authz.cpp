@@ -5,6 +5,7 @@
 #include "fakes.h"
 
 #include "core/authz/authz.h"
+#include "core/engine/enginewiring.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -300,7 +301,7 @@ QString TestAuthz::userId(const QString &username)
 
 void TestAuthz::grant(core::authz::ObjectKind kind, const QString &object, const QString &username, const QString &role)
 {
-    auto added = core::authz::GrantRepository(m_install.engine->database())
+    auto added = core::authz::GrantRepository(core::wiringParts(*m_install.engine).database)
                      .add(core::authz::Grant{kind, object, userId(username), role, 0});
     QVERIFY2(added, qPrintable(added ? QString() : added.error().text()));
 }
@@ -484,7 +485,7 @@ void TestAuthz::memberOwnsWhatItCreates()
 void TestAuthz::appLimit()
 {
     const QString member = m_install.tokens.value(QStringLiteral("member2"));
-    auto owned = core::authz::GrantRepository(m_install.engine->database())
+    auto owned = core::authz::GrantRepository(core::wiringParts(*m_install.engine).database)
                      .countOwned(core::authz::ObjectKind::App, userId(QStringLiteral("member2")));
     QVERIFY(owned);
     m_install.server->setAuthzOptions(core::authz::AuthzOptions{*owned + 1});

@@ -286,7 +286,7 @@ void TestTlsServer::pairingOverTheApi()
     QCOMPARE(empty.error().where, u"token"_s);
 
     // Audited: who made it, its redemption, the token it made, the failed second try.
-    auto audit = core::AuditRepository(m_install.engine->database()).list({.limit = 1000});
+    auto audit = m_install.engine->auditLines({.limit = 1000});
     QVERIFY(audit);
     QStringList actions;
     for (const core::AuditRecord &line : *audit)

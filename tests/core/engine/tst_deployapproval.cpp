@@ -4,6 +4,7 @@
 // with the old version still serving; a decision the engine did not act on before it stopped is
 // acted on when it starts again.
 
+#include "core/engine/enginewiring.h"
 #include "enginefixture.h"
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/support/component.h"
@@ -248,7 +249,7 @@ void TestDeployApproval::expiryEndsTheDeploy()
     // request's expiry is moved instead, as the clock passing it would.
     core::DeployView held = deployUntilHeld(u"gated-expiry"_s);
     QCOMPARE(held.record.status, u"awaiting-approval"_s);
-    auto db = m_fx->engine().database().connection();
+    auto db = core::wiringParts(m_fx->engine()).database.connection();
     QVERIFY(db);
     QSqlQuery q(*db);
     QVERIFY(q.prepare(u"UPDATE approvals SET expires_ms = ? WHERE id = ?"_s));

@@ -1,0 +1,80 @@
+#include "streamhandlers.h"
+
+#include "runfollow.h"
+#include "websocketsession.h"
+
+#include "core/accounts/accountservice.h"
+#include "core/engine/engine.h"
+#include "core/logstream/loghub.h"
+
+#include <QUrlQuery>
+
+namespace pando::server::streamapi {
+
+namespace {
+
+// The close code for "no such thing", as 404 is for HTTP.
+constexpr auto CloseNotFound = static_cast<QWebSocketProtocol::CloseCode>(4404);
+
+} // namespace
+
+void followLogs(StreamCall &call)
+{
+    // The last N lines first, then the live ones, with nothing lost or repeated between the two.
+    const QUrlQuery query(call.url);
+    bool ok = true;
+    const int tail =
+        query.hasQueryItem(QStringLiteral("tail")) ? query.queryItemValue(QStringLiteral("tail")).toInt(&ok) : 0;
+    if (!ok || tail < 0 || tail > core::LogHub::BacklogLimit) {
+        call.session.close(
+            QWebSocketProtocol::CloseCodeProtocolError,
+            QStringLiteral("query.tail: must be a whole number from 0 to %1").arg(core::LogHub::BacklogLimit));
+        return;
+    }
+    const QString app = call.args.value(0);
+    auto known = call.engine.app(app);
+    if (!known) {
+        call.session.close(CloseNotFound, known.error().text());
+        return;
+    }
+    detail::WebSocketSession *session = &call.session;
+    std::shared_ptr<core::LogSubscription> subscription = call.engine.logs()->subscribe(app, tail);
+    QObject::connect(subscription.get(), &core::LogSubscription::line, session,
+                     [session](const adapters::LogLine &line) { session->send(core::toJson(line)); });
+    QObject::connect(subscription.get(), &core::LogSubscription::ended, session, [session](const QString &reason) {
+        session->send(QJsonObject{{QStringLiteral("ended"), reason}});
+    });
+    session->keep(std::move(subscription));
+}
+
+void events(StreamCall &call)
+{
+    const QString app = QUrlQuery(call.url).queryItemValue(QStringLiteral("app"));
+    detail::WebSocketSession *session = &call.session;
+    QObject::connect(call.engine.events(), &core::EventBus::published, session,
+                     [session, app](const core::Event &event) {
+                         // Which tokens were revoked is for the server, not for every watcher.
+                         if (event.type == core::accounts::TokenRevokedEvent)
+                             return;
+                         if (app.isEmpty() || event.app == app)
+                             session->send(event.toJson());
+                     });
+}
+
+void followRun(StreamCall &call)
+{
+    const QUrlQuery query(call.url);
+    bool ok = true;
+    const qint64 after =
+        query.hasQueryItem(QStringLiteral("after")) ? query.queryItemValue(QStringLiteral("after")).toLongLong(&ok) : 0;
+    if (!ok || after < 0) {
+        call.session.close(QWebSocketProtocol::CloseCodeProtocolError,
+                           QStringLiteral("query.after: must be a whole number from 0"));
+        return;
+    }
+    auto *follow =
+        new detail::RunFollow(call.engine, call.session.socket(), call.args.value(0), after, call.pool, &call.session);
+    follow->start();
+}
+
+} // namespace pando::server::streamapi

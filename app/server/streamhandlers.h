@@ -1,0 +1,17 @@
+#pragma once
+// The WebSocket streams the route table names (routes.h, RouteDef::stream): each runs on the
+// server's thread once the socket is upgraded, authenticated and authorized, reads its query,
+// and either wires the socket to what it follows or closes it saying why.
+
+#include "routes.h"
+
+namespace pando::server::streamapi {
+
+// /api/v1/apps/{name}/logs/follow?tail=N: the last N lines first, then the live ones.
+void followLogs(StreamCall &call);
+// /api/v1/events?app=NAME: the engine's events (one app's, or all).
+void events(StreamCall &call);
+// /api/v1/runs/{id}/follow?after=SEQ: a run's events after SEQ, then live until it finishes.
+void followRun(StreamCall &call);
+
+} // namespace pando::server::streamapi

@@ -1,0 +1,350 @@
+// The engine's ownership rules, below the HTTP layer: the owner grant made with what a user
+// creates (an app, a pipeline) or not at all, grants that outlive a failed teardown and go with a
+// successful one, specgate for whoever calls updateApp, audited grant changes and refusals, and
+// revoked credentials announced on the bus whoever revokes them. The engine is real (SQLite in a
+// temporary directory); only the outside world is faked (tests/app/server/fakes.h's adapters, the
+// in-memory pipeline service), and no server runs.
+
+#include "adapters/identity/local/localidentity.h"
+#include "core/accounts/accountservice.h"
+#include "core/accounts/tokenkey.h"
+#include "core/engine/enginewiring.h"
+#include "core/policy/policy.h"
+#include "tests/app/server/fakes.h"
+
+#include <QSignalSpy>
+#include <QSqlQuery>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace pando;
+using core::authz::ObjectKind;
+
+namespace {
+
+// A runtime whose listing can be made to fail, so that a teardown fails as a lost Docker engine
+// makes it fail.
+class FlakyRuntime : public test::FakeRuntime {
+public:
+    std::atomic_bool down = false;
+    Result<QList<adapters::ContainerInfo>> containers(const adapters::Labels &filter) override
+    {
+        if (down)
+            return fail(ErrorCode::Unavailable, u"the runtime does not answer"_s);
+        return FakeRuntime::containers(filter);
+    }
+};
+
+QByteArray specWithRepo(const QString &name, const QString &repo)
+{
+    return u"name: %1\nsource:\n  repo: %2\n  ref: main\nrun:\n  port: 8080\n"_s.arg(name, repo).toUtf8();
+}
+
+const QByteArray PipelineYaml = "resources:\n- name: repo\n  type: git\njobs:\n- name: unit\n  plan:\n  - get: repo\n";
+
+} // namespace
+
+class TestEngineOwnership : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void creatorOwnsTheApp();
+    void appAndOwnerGrantTogether();
+    void grantsOutliveAFailedTeardown();
+    void specgateForEveryCaller();
+    void pipelineOwnership();
+    void pipelineWithoutItsOwnerIsNotKept();
+    void grantChangesAreAudited();
+    void refusalsAreAudited();
+    void revokedCredentialsAreAnnounced();
+
+private:
+    core::Actor actorFor(const QString &username);
+    QStringList owners(ObjectKind kind, const QString &object);
+    QStringList auditActions(const QString &object);
+    bool failGrantInserts(bool fail);
+    void waitRemoved(const QString &app);
+
+    QTemporaryDir m_dir;
+    std::shared_ptr<FlakyRuntime> m_runtime = std::make_shared<FlakyRuntime>();
+    std::unique_ptr<core::Engine> m_engine;
+    test::FakePipelineService *m_pipelines = nullptr;
+    QHash<QString, core::accounts::User> m_users;
+};
+
+void TestEngineOwnership::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    core::EngineOptions options;
+    options.dataDir = m_dir.path();
+    options.database.sqlitePath = m_dir.path() + u"/pando.db"_s;
+    options.reconcileIntervalMs = 0;
+    options.diskCheckIntervalMs = 0;
+    options.workers = 1;
+    // Apps named gated-* are under approval; a new source repository is a watched change.
+    auto policy = core::policy::parsePolicy(R"({"apps": ["gated-*"], "changes": {"newSourceRepo": true}})");
+    QVERIFY(policy);
+    options.approvalPolicy = *policy;
+    m_engine = std::make_unique<core::Engine>(options, m_runtime, std::make_shared<test::FakeRouter>(),
+                                              std::make_shared<test::FakeSource>());
+    auto started = m_engine->start();
+    QVERIFY2(started, qPrintable(started ? QString() : started.error().text()));
+
+    // Accounts as the composition root builds them (app/wiring's installAccounts).
+    auto identity = adapters::local::LocalIdentity::create();
+    QVERIFY(identity);
+    auto key = core::detail::loadOrCreateKey(m_dir.path() + u"/token.key"_s);
+    QVERIFY(key);
+    const core::EngineParts parts = core::wiringParts(*m_engine);
+    m_engine->setAccounts(std::make_unique<core::accounts::AccountService>(
+        parts.database, parts.audit, std::make_shared<const adapters::local::LocalIdentity>(std::move(*identity)), *key,
+        parts.clock));
+    const std::pair<const char *, core::accounts::Role> people[] = {{"alice", core::accounts::Role::Member},
+                                                                    {"bob", core::accounts::Role::Member},
+                                                                    {"olga", core::accounts::Role::Operator}};
+    for (const auto &[name, role] : people) {
+        auto user = m_engine->accounts()->createUser(
+            core::accounts::NewUser{QString::fromLatin1(name), {}, role, u"correct horse battery"_s},
+            core::Actor::system(u"test"_s));
+        QVERIFY2(user, qPrintable(user ? QString() : user.error().text()));
+        m_users.insert(user->username, *user);
+    }
+    auto pipelines = std::make_unique<test::FakePipelineService>(*m_engine->events());
+    m_pipelines = pipelines.get();
+    m_engine->setPipelines(std::move(pipelines));
+}
+
+void TestEngineOwnership::cleanupTestCase()
+{
+    if (m_engine)
+        m_engine->shutdown();
+    m_engine.reset();
+}
+
+core::Actor TestEngineOwnership::actorFor(const QString &username)
+{
+    const core::accounts::User user = m_users.value(username);
+    return core::accounts::Principal{user.id, user.username, user.role,
+                                     {},      u"s1"_s,       core::accounts::Principal::Kind::Session}
+        .actor(u"127.0.0.1"_s);
+}
+
+QStringList TestEngineOwnership::owners(ObjectKind kind, const QString &object)
+{
+    auto grants = core::authz::GrantRepository(core::wiringParts(*m_engine).database).list(kind, object);
+    if (!grants)
+        return {u"error: "_s + grants.error().text()};
+    QStringList list;
+    for (const core::authz::Grant &grant : std::as_const(*grants)) {
+        for (auto it = m_users.cbegin(); it != m_users.cend(); ++it) {
+            if (it->id == grant.userId)
+                list.append(it->username + u'/' + grant.role);
+        }
+    }
+    return list;
+}
+
+QStringList TestEngineOwnership::auditActions(const QString &object)
+{
+    core::AuditRepository::Filter filter;
+    filter.object = object;
+    filter.limit = 100;
+    auto lines = m_engine->auditLines(filter);
+    if (!lines)
+        return {u"error: "_s + lines.error().text()};
+    QStringList list;
+    for (const core::AuditRecord &line : std::as_const(*lines))
+        list.prepend(line.action + u' ' + line.outcome); // oldest first
+    return list;
+}
+
+// A trigger that makes every new grant fail, as a full disk or a lost database would.
+bool TestEngineOwnership::failGrantInserts(bool fail)
+{
+    auto db = core::wiringParts(*m_engine).database.connection();
+    if (!db)
+        return false;
+    QSqlQuery q(*db);
+    return fail ? q.exec(
+                      u"CREATE TRIGGER no_grants BEFORE INSERT ON grants BEGIN SELECT RAISE(ABORT, 'no grants'); END"_s)
+                : q.exec(u"DROP TRIGGER no_grants"_s);
+}
+
+void TestEngineOwnership::waitRemoved(const QString &app)
+{
+    QTRY_VERIFY_WITH_TIMEOUT(m_engine->app(app).has_value() == false || m_engine->app(app)->status != u"removing"_s,
+                             10000);
+}
+
+void TestEngineOwnership::creatorOwnsTheApp()
+{
+    auto app = m_engine->createApp(test::helloSpec(u"alices"_s), actorFor(u"alice"_s));
+    QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
+    QCOMPARE(owners(ObjectKind::App, u"alices"_s), QStringList{u"alice/owner"_s});
+    auto listed = m_engine->grants(ObjectKind::App, u"alices"_s);
+    QVERIFY(listed);
+    QCOMPARE(listed->size(), 1);
+    QCOMPARE(listed->first().username, u"alice"_s);
+
+    // The engine's own components and the desktop's local owner are nobody: no grant.
+    QVERIFY(m_engine->createApp(test::helloSpec(u"systems"_s), core::Actor::system(u"test"_s)));
+    QCOMPARE(owners(ObjectKind::App, u"systems"_s), QStringList{});
+}
+
+void TestEngineOwnership::appAndOwnerGrantTogether()
+{
+    QVERIFY(failGrantInserts(true));
+    auto refused = m_engine->createApp(test::helloSpec(u"orphan"_s), actorFor(u"alice"_s));
+    QVERIFY(failGrantInserts(false));
+    QVERIFY(!refused);
+    // Nothing half-created: no app without its owner, and the name and route are free again.
+    QCOMPARE(m_engine->app(u"orphan"_s).error().code, ErrorCode::NotFound);
+    auto again = m_engine->createApp(test::helloSpec(u"orphan"_s), actorFor(u"alice"_s));
+    QVERIFY2(again, qPrintable(again ? QString() : again.error().text()));
+    QCOMPARE(owners(ObjectKind::App, u"orphan"_s), QStringList{u"alice/owner"_s});
+}
+
+void TestEngineOwnership::grantsOutliveAFailedTeardown()
+{
+    QVERIFY(m_engine->createApp(test::helloSpec(u"fragile"_s), actorFor(u"alice"_s)));
+    QVERIFY(m_engine->addGrant(ObjectKind::App, u"fragile"_s, u"bob"_s, u"deployer"_s, actorFor(u"alice"_s)));
+
+    m_runtime->down = true;
+    QVERIFY(m_engine->removeApp(u"fragile"_s, actorFor(u"alice"_s)));
+    waitRemoved(u"fragile"_s);
+    m_runtime->down = false;
+    // The teardown failed: the app is still there, and so is everyone who may act on it, so
+    // that its owner can retry.
+    QVERIFY(m_engine->app(u"fragile"_s));
+    QCOMPARE(owners(ObjectKind::App, u"fragile"_s), (QStringList{u"alice/owner"_s, u"bob/deployer"_s}));
+    QVERIFY(auditActions(u"app/fragile"_s).contains(u"app.remove failure"_s));
+
+    QVERIFY(m_engine->removeApp(u"fragile"_s, actorFor(u"alice"_s)));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_engine->app(u"fragile"_s).has_value(), 10000);
+    QCOMPARE(owners(ObjectKind::App, u"fragile"_s), QStringList{});
+    // A new app of that name inherits nobody.
+    QVERIFY(m_engine->createApp(test::helloSpec(u"fragile"_s), actorFor(u"bob"_s)));
+    QCOMPARE(owners(ObjectKind::App, u"fragile"_s), QStringList{u"bob/owner"_s});
+}
+
+void TestEngineOwnership::specgateForEveryCaller()
+{
+    QVERIFY(m_engine->createApp(test::helloSpec(u"gated-web"_s), actorFor(u"alice"_s)));
+    const QByteArray moved = specWithRepo(u"gated-web"_s, u"https://git.example/elsewhere.git"_s);
+
+    // A member may not point an app under approval at a new repository, whoever calls the engine.
+    auto refused = m_engine->updateApp(u"gated-web"_s, moved, actorFor(u"alice"_s));
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, ErrorCode::Forbidden);
+    QCOMPARE(m_engine->app(u"gated-web"_s)->spec.source.repo, u"https://git.example/hello.git"_s);
+    // A change the policy does not watch is the member's to make.
+    QVERIFY(m_engine->updateApp(u"gated-web"_s, specWithRepo(u"gated-web"_s, u"https://git.example/hello.git"_s),
+                                actorFor(u"alice"_s)));
+    // An app not under approval is not gated.
+    QVERIFY(m_engine->createApp(test::helloSpec(u"free-web"_s), actorFor(u"alice"_s)));
+    QVERIFY(m_engine->updateApp(u"free-web"_s, specWithRepo(u"free-web"_s, u"https://git.example/elsewhere.git"_s),
+                                actorFor(u"alice"_s)));
+    // Operators may stage it, and so may the install's own authority (no role).
+    QVERIFY(m_engine->updateApp(u"gated-web"_s, moved, actorFor(u"olga"_s)));
+    QVERIFY(m_engine->updateApp(u"gated-web"_s, specWithRepo(u"gated-web"_s, u"https://git.example/third.git"_s),
+                                core::Actor::system(u"test"_s)));
+}
+
+void TestEngineOwnership::pipelineOwnership()
+{
+    auto set = m_engine->setPipeline(u"alices-ci"_s, PipelineYaml, {}, false, actorFor(u"alice"_s));
+    QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
+    QVERIFY(set->created);
+    QCOMPARE(owners(ObjectKind::Pipeline, u"alices-ci"_s), QStringList{u"alice/owner"_s});
+    // Setting it again (another user) grants nothing more; a dry run grants nothing at all.
+    QVERIFY(m_engine->setPipeline(u"alices-ci"_s, PipelineYaml, {}, false, actorFor(u"bob"_s)));
+    QVERIFY(m_engine->setPipeline(u"dry-ci"_s, PipelineYaml, {}, true, actorFor(u"bob"_s)));
+    QCOMPARE(owners(ObjectKind::Pipeline, u"alices-ci"_s), QStringList{u"alice/owner"_s});
+    QCOMPARE(owners(ObjectKind::Pipeline, u"dry-ci"_s), QStringList{});
+
+    QVERIFY(m_engine->addGrant(ObjectKind::Pipeline, u"alices-ci"_s, u"bob"_s, u"operator"_s, actorFor(u"alice"_s)));
+    QVERIFY(m_engine->removePipeline(u"alices-ci"_s, actorFor(u"alice"_s)));
+    QCOMPARE(owners(ObjectKind::Pipeline, u"alices-ci"_s), QStringList{});
+}
+
+void TestEngineOwnership::pipelineWithoutItsOwnerIsNotKept()
+{
+    QVERIFY(failGrantInserts(true));
+    auto refused = m_engine->setPipeline(u"orphan-ci"_s, PipelineYaml, {}, false, actorFor(u"alice"_s));
+    QVERIFY(failGrantInserts(false));
+    QVERIFY(!refused);
+    QCOMPARE(m_pipelines->pipeline(u"orphan-ci"_s).error().code, ErrorCode::NotFound);
+}
+
+void TestEngineOwnership::grantChangesAreAudited()
+{
+    QVERIFY(m_engine->createApp(test::helloSpec(u"shared"_s), actorFor(u"alice"_s)));
+    auto added = m_engine->addGrant(ObjectKind::App, u"shared"_s, u"bob"_s, u"viewer"_s, actorFor(u"alice"_s));
+    QVERIFY(added);
+    QVERIFY(added->created);
+    QCOMPARE(added->grant.username, u"bob"_s);
+    // The same grant again changes nothing and audits nothing.
+    auto same = m_engine->addGrant(ObjectKind::App, u"shared"_s, u"bob"_s, u"viewer"_s, actorFor(u"alice"_s));
+    QVERIFY(same);
+    QVERIFY(!same->created);
+    QVERIFY(m_engine->removeGrant(ObjectKind::App, u"shared"_s, u"bob"_s, u"viewer"_s, actorFor(u"alice"_s)));
+    QCOMPARE(auditActions(u"app/shared"_s),
+             (QStringList{u"app.create success"_s, u"grant.add success"_s, u"grant.remove success"_s}));
+
+    // What is named must exist, and the role must be one the kind has.
+    QCOMPARE(
+        m_engine->removeGrant(ObjectKind::App, u"shared"_s, u"bob"_s, u"viewer"_s, actorFor(u"alice"_s)).error().code,
+        ErrorCode::NotFound);
+    auto ghost = m_engine->addGrant(ObjectKind::App, u"shared"_s, u"ghost"_s, u"viewer"_s, actorFor(u"alice"_s));
+    QCOMPARE(ghost.error().code, ErrorCode::NotFound);
+    QCOMPARE(ghost.error().where, u"user"_s);
+    QCOMPARE(
+        m_engine->addGrant(ObjectKind::App, u"nosuchapp"_s, u"bob"_s, u"viewer"_s, actorFor(u"alice"_s)).error().code,
+        ErrorCode::NotFound);
+    auto badRole = m_engine->addGrant(ObjectKind::App, u"shared"_s, u"bob"_s, u"operator"_s, actorFor(u"alice"_s));
+    QCOMPARE(badRole.error().code, ErrorCode::Invalid);
+    QVERIFY(badRole.error().hint.contains(u"deployer"_s));
+}
+
+void TestEngineOwnership::refusalsAreAudited()
+{
+    QVERIFY(m_engine->createApp(test::helloSpec(u"guarded"_s), actorFor(u"alice"_s)));
+    const core::accounts::User bob = m_users.value(u"bob"_s);
+    const core::accounts::Principal asBob{bob.id, bob.username, bob.role,
+                                          {},     u"s2"_s,      core::accounts::Principal::Kind::Session};
+    auto decision = m_engine->authorize(asBob, core::authz::permission::AppsWrite, {ObjectKind::App, u"guarded"_s, {}},
+                                        actorFor(u"bob"_s), u"DELETE /api/v1/apps/{name}"_s);
+    QVERIFY(decision);
+    QVERIFY(!*decision);
+    QVERIFY(auditActions(u"app/guarded"_s).contains(u"apps.write denied"_s));
+
+    // The app limit is the engine's to keep.
+    m_engine->setAuthzOptions(core::authz::AuthzOptions{0});
+    auto limited =
+        m_engine->authorize(asBob, core::authz::permission::AppsWrite, {}, actorFor(u"bob"_s), u"POST /api/v1/apps"_s);
+    m_engine->setAuthzOptions({});
+    QVERIFY(limited);
+    QVERIFY(!*limited);
+    QVERIFY(limited->reason.contains(u"app limit"_s));
+}
+
+void TestEngineOwnership::revokedCredentialsAreAnnounced()
+{
+    QSignalSpy published(m_engine->events(), &core::EventBus::published);
+    auto issued = m_engine->accounts()->createToken(u"bob"_s, u"ci"_s, {u"apps:read"_s}, 0, actorFor(u"bob"_s));
+    QVERIFY(issued);
+    QVERIFY(m_engine->accounts()->revokeToken(issued->token.id, actorFor(u"bob"_s)));
+    QVERIFY(m_engine->accounts()->setDisabled(u"bob"_s, true, core::Actor::system(u"test"_s)));
+    QStringList revoked;
+    for (const QList<QVariant> &args : std::as_const(published)) {
+        const auto event = args.at(0).value<core::Event>();
+        if (event.type == core::accounts::TokenRevokedEvent)
+            revoked.append(event.data.value(u"tokenId"_s).toString() + u'|' + event.data.value(u"userId"_s).toString());
+    }
+    QCOMPARE(revoked, (QStringList{issued->token.id + u'|', u'|' + m_users.value(u"bob"_s).id}));
+    QVERIFY(m_engine->accounts()->setDisabled(u"bob"_s, false, core::Actor::system(u"test"_s)));
+}
+
+QTEST_GUILESS_MAIN(TestEngineOwnership)
+#include "tst_engineownership.moc"
