@@ -19,6 +19,7 @@ private Q_SLOTS:
     void commandHelp_data();
     void commandHelp();
     void helpWordIsHelpFlag();
+    void everyCommandHasHelp();
     void unknownNamesSuggest_data();
     void unknownNamesSuggest();
     void bashCompletes_data();
@@ -89,6 +90,40 @@ void TestCliHelp::helpWordIsHelpFlag()
 {
     QCOMPARE(pando({u"help"_s, u"apps"_s, u"rm"_s}).out, pando({u"apps"_s, u"rm"_s, u"--help"_s}).out);
     QCOMPARE(pando({u"help"_s}).out, pando({u"--help"_s}).out);
+}
+
+void TestCliHelp::everyCommandHasHelp()
+{
+    // Every command the overview lists answers --help with its own usage.
+    const test::CliRun overview = pando({u"--help"_s});
+    QStringList commands;
+    bool inList = false;
+    for (const QString &line : overview.out.split(u'\n')) {
+        if (line == u"commands:"_s) {
+            inList = true;
+            continue;
+        }
+        if (inList && line.isEmpty())
+            break;
+        if (!inList || !line.startsWith(u"  "_s) || line.at(2) == u' ')
+            continue;
+        QStringList words;
+        for (const QString &word : line.mid(2).section(u"  "_s, 0, 0).split(u' ', Qt::SkipEmptyParts)) {
+            if (!word.at(0).isLower())
+                break;
+            words << word;
+            if (words.size() == 2)
+                break;
+        }
+        commands << words.join(u' ');
+    }
+    QVERIFY2(commands.size() > 40, qPrintable(overview.out));
+    QVERIFY(commands.contains(u"apps create"_s) && commands.contains(u"deploy"_s));
+    for (const QString &command : std::as_const(commands)) {
+        const test::CliRun run = pando(command.split(u' ') + QStringList{u"--help"_s});
+        QVERIFY2(run.code == 0, qPrintable(command + u": "_s + run.all()));
+        QVERIFY2(run.out.startsWith(u"usage: pando "_s + command), qPrintable(command + u": "_s + run.out));
+    }
 }
 
 void TestCliHelp::unknownNamesSuggest_data()
