@@ -1,6 +1,7 @@
 // `pando login`, `pando users …` and `pando tokens …`. Passwords never come from argv (they
 // would land in the shell's history and in ps): a no-echo prompt on a terminal, else stdin.
 #include "cli.h"
+#include "commands.h"
 #include "output.h"
 #include "prompt.h"
 
@@ -38,19 +39,6 @@ Status writePrivate(const QString &path, const QByteArray &data)
     return {};
 }
 
-QString readStdin()
-{
-    QFile input;
-    if (!input.open(stdin, QIODevice::ReadOnly))
-        return {};
-    QByteArray bytes = input.readLine(4096);
-    while (bytes.endsWith('\n') || bytes.endsWith('\r'))
-        bytes.chop(1);
-    const QString value = QString::fromUtf8(bytes);
-    bytes.fill('\0');
-    return value;
-}
-
 } // namespace
 
 QString sessionFilePath()
@@ -69,180 +57,209 @@ QString savedSession()
     return QString::fromUtf8(file.readLine(1024)).trimmed();
 }
 
-void Cli::readPassword(const QString &prompt, std::function<void(const QString &)> then)
-{
-    if (stdinIsTerminal()) {
-        if (!m_reader)
-            m_reader = new LineReader(this);
-        m_reader->ask(prompt, true, [this, then](const std::optional<QString> &value) {
-            if (!m_finished)
-                then(value.value_or(QString()));
-        });
-        return;
-    }
-    then(readStdin());
-}
+namespace {
 
-void Cli::login()
+void sendLogin(Cli &cli, const QString &username, const QString &password);
+void sendUser(Cli &cli, const QString &password);
+
+void login(Cli &cli)
 {
-    const QString username = m_args.value(QStringLiteral("username"));
+    const QString username = cli.args().value(QStringLiteral("username"));
     if (!username.isEmpty())
-        return readPassword(QStringLiteral("password for %1: ").arg(username),
-                            [this, username](const QString &password) { sendLogin(username, password); });
+        return cli.readPassword(QStringLiteral("password for %1: ").arg(username),
+                                [&cli, username](const QString &password) { sendLogin(cli, username, password); });
     if (!stdinIsTerminal())
-        return failWithCode(Error{ErrorCode::Invalid, QStringLiteral("no username given"), QStringLiteral("--username"),
-                                  QStringLiteral("pass --username U; the password is then read from stdin")},
-                            ExitUsage);
-    if (!m_reader)
-        m_reader = new LineReader(this);
-    m_reader->ask(QStringLiteral("username: "), false, [this](const std::optional<QString> &name) {
-        if (m_finished)
+        return cli.failWithCode(Error{ErrorCode::Invalid, QStringLiteral("no username given"),
+                                      QStringLiteral("--username"),
+                                      QStringLiteral("pass --username U; the password is then read from stdin")},
+                                ExitUsage);
+    cli.reader()->ask(QStringLiteral("username: "), false, [&cli](const std::optional<QString> &name) {
+        if (cli.isFinished())
             return;
         const QString username = name.value_or(QString()).trimmed();
-        readPassword(QStringLiteral("password for %1: ").arg(username),
-                     [this, username](const QString &password) { sendLogin(username, password); });
+        cli.readPassword(QStringLiteral("password for %1: ").arg(username),
+                         [&cli, username](const QString &password) { sendLogin(cli, username, password); });
     });
 }
 
-void Cli::sendLogin(const QString &username, const QString &password)
+void sendLogin(Cli &cli, const QString &username, const QString &password)
 {
     if (password.isEmpty())
-        return failWith(Error{ErrorCode::Invalid, QStringLiteral("the password is empty"), QStringLiteral("stdin")});
-    const QJsonObject body{{QStringLiteral("username"), username}, {QStringLiteral("password"), password}};
-    m_client->postJson(
-        QStringLiteral("/api/v1/sessions"), body, handle([this](const client::ApiResponse &r) {
-            const QString path = sessionFilePath();
-            if (auto saved = writePrivate(path, str(r.json, "token").toUtf8() + '\n'); !saved)
-                return failWith(saved.error());
-            if (m_args.json) {
-                printJson(r.json);
-                return finish(ExitOk);
-            }
-            const QJsonObject user = r.json.value(QStringLiteral("user")).toObject();
-            printOut(QStringLiteral("logged in as %1 (%2) until %3; the session is saved in %4 "
-                                    "(PANDO_TOKEN, when set, still wins)")
-                         .arg(str(user, "username"), str(user, "role"), timestamp(num(r.json, "expiresMs")), path));
-            finish(ExitOk);
-        }));
+        return cli.failWith(
+            Error{ErrorCode::Invalid, QStringLiteral("the password is empty"), QStringLiteral("stdin")});
+    cli.api().login(username, password, cli.handle([&cli](const client::ApiResponse &r) {
+        const QString path = sessionFilePath();
+        if (auto saved = writePrivate(path, str(r.json, "token").toUtf8() + '\n'); !saved)
+            return cli.failWith(saved.error());
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        const QJsonObject user = r.json.value(QStringLiteral("user")).toObject();
+        printOut(QStringLiteral("logged in as %1 (%2) until %3; the session is saved in %4 "
+                                "(PANDO_TOKEN, when set, still wins)")
+                     .arg(str(user, "username"), str(user, "role"), timestamp(num(r.json, "expiresMs")), path));
+        cli.finish(ExitOk);
+    }));
 }
 
-void Cli::createUser()
+void createUser(Cli &cli)
 {
-    const QString name = m_args.arguments.value(0);
-    readPassword(QStringLiteral("password for %1: ").arg(name),
-                 [this](const QString &password) { sendUser(password); });
+    const QString name = cli.args().arguments.value(0);
+    cli.readPassword(QStringLiteral("password for %1: ").arg(name),
+                     [&cli](const QString &password) { sendUser(cli, password); });
 }
 
-void Cli::sendUser(const QString &password)
+void sendUser(Cli &cli, const QString &password)
 {
-    const QString name = m_args.arguments.value(0);
+    const QString name = cli.args().arguments.value(0);
     if (password.isEmpty())
-        return failWith(Error{ErrorCode::Invalid, QStringLiteral("the password is empty"), QStringLiteral("stdin"),
-                              QStringLiteral("pipe it in: pando users create %1 --role R < file").arg(name)});
-    const QJsonObject body{{QStringLiteral("username"), name},
-                           {QStringLiteral("password"), password},
-                           {QStringLiteral("role"), m_args.value(QStringLiteral("role"))}};
-    m_client->postJson(
-        QStringLiteral("/api/v1/users"), body, handle([this](const client::ApiResponse &r) {
-            if (m_args.json)
+        return cli.failWith(Error{ErrorCode::Invalid, QStringLiteral("the password is empty"), QStringLiteral("stdin"),
+                                  QStringLiteral("pipe it in: pando users create %1 --role R < file").arg(name)});
+    cli.api().createUser(
+        name, password, cli.args().value(QStringLiteral("role")), cli.handle([&cli](const client::ApiResponse &r) {
+            if (cli.args().json)
                 printJson(r.json);
             else
                 printOut(QStringLiteral("user %1 created (%2)").arg(str(r.json, "username"), str(r.json, "role")));
-            finish(ExitOk);
+            cli.finish(ExitOk);
         }));
 }
 
-void Cli::listUsers()
+void listUsers(Cli &cli)
 {
-    m_client->get(QStringLiteral("/api/v1/users"), handle([this](const client::ApiResponse &r) {
-                      if (m_args.json) {
-                          printJson(r.json);
-                          return finish(ExitOk);
-                      }
-                      QList<QStringList> rows;
-                      for (const QJsonValue &value : r.json.value(QStringLiteral("users")).toArray()) {
-                          const QJsonObject user = value.toObject();
-                          rows << QStringList{str(user, "username"), str(user, "role"),
-                                              user.value(QStringLiteral("disabled")).toBool() ? QStringLiteral("yes")
-                                                                                              : QStringLiteral("no"),
-                                              timestamp(num(user, "createdMs"))};
-                      }
-                      printOut(table({QStringLiteral("USERNAME"), QStringLiteral("ROLE"), QStringLiteral("DISABLED"),
-                                      QStringLiteral("CREATED")},
-                                     rows));
-                      finish(ExitOk);
-                  }));
+    cli.api().users(cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        QList<QStringList> rows;
+        for (const QJsonValue &value : r.json.value(QStringLiteral("users")).toArray()) {
+            const QJsonObject user = value.toObject();
+            rows << QStringList{str(user, "username"), str(user, "role"),
+                                user.value(QStringLiteral("disabled")).toBool() ? QStringLiteral("yes")
+                                                                                : QStringLiteral("no"),
+                                timestamp(num(user, "createdMs"))};
+        }
+        printOut(table(
+            {QStringLiteral("USERNAME"), QStringLiteral("ROLE"), QStringLiteral("DISABLED"), QStringLiteral("CREATED")},
+            rows));
+        cli.finish(ExitOk);
+    }));
 }
 
-void Cli::disableUser()
+void disableUser(Cli &cli)
 {
-    const QString name = m_args.arguments.value(0);
-    m_client->postJson(QStringLiteral("/api/v1/users/") + segment(name) + QStringLiteral("/disable"), {},
-                       handle([this, name](const client::ApiResponse &r) {
-                           if (m_args.json)
-                               printJson(r.json);
-                           else
-                               printOut(QStringLiteral("user %1 disabled").arg(name));
-                           finish(ExitOk);
-                       }));
+    const QString name = cli.args().arguments.value(0);
+    cli.api().disableUser(name, cli.handle([&cli, name](const client::ApiResponse &r) {
+        if (cli.args().json)
+            printJson(r.json);
+        else
+            printOut(QStringLiteral("user %1 disabled").arg(name));
+        cli.finish(ExitOk);
+    }));
 }
 
-void Cli::createToken()
+void createToken(Cli &cli)
 {
-    QJsonObject body{{QStringLiteral("name"), m_args.arguments.value(0)}};
-    if (m_args.has(QStringLiteral("scope")))
-        body.insert(QStringLiteral("scopes"),
-                    QJsonArray::fromStringList(
-                        m_args.value(QStringLiteral("scope")).split(QLatin1Char(','), Qt::SkipEmptyParts)));
-    if (m_args.has(QStringLiteral("expires")))
-        body.insert(QStringLiteral("expiresIn"), m_args.value(QStringLiteral("expires")));
-    m_client->postJson(QStringLiteral("/api/v1/tokens"), body, handle([this](const client::ApiResponse &r) {
-                           if (m_args.json) {
-                               printJson(r.json);
-                               return finish(ExitOk);
-                           }
-                           printOut(QStringLiteral("token %1 (%2) created; its secret is shown only now:")
-                                        .arg(str(r.json, "id"), str(r.json, "name")));
-                           printOut(str(r.json, "secret"));
-                           finish(ExitOk);
-                       }));
+    client::TokenRequest request{cli.args().arguments.value(0), {}, {}};
+    if (cli.args().has(QStringLiteral("scope")))
+        request.scopes = cli.args().value(QStringLiteral("scope")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    request.expiresIn = cli.args().value(QStringLiteral("expires"));
+    cli.api().createToken(request, cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        printOut(QStringLiteral("token %1 (%2) created; its secret is shown only now:")
+                     .arg(str(r.json, "id"), str(r.json, "name")));
+        printOut(str(r.json, "secret"));
+        cli.finish(ExitOk);
+    }));
 }
 
-void Cli::listTokens()
+void listTokens(Cli &cli)
 {
-    m_client->get(QStringLiteral("/api/v1/tokens"), handle([this](const client::ApiResponse &r) {
-                      if (m_args.json) {
-                          printJson(r.json);
-                          return finish(ExitOk);
-                      }
-                      QList<QStringList> rows;
-                      for (const QJsonValue &value : r.json.value(QStringLiteral("tokens")).toArray()) {
-                          const QJsonObject token = value.toObject();
-                          QStringList scopes;
-                          for (const QJsonValue &scope : token.value(QStringLiteral("scopes")).toArray())
-                              scopes << scope.toString();
-                          const qint64 expires = num(token, "expiresMs");
-                          const qint64 revoked = num(token, "revokedMs");
-                          rows << QStringList{str(token, "id"), str(token, "name"),
-                                              orDash(scopes.join(QLatin1Char(','))),
-                                              expires == 0 ? QStringLiteral("never") : timestamp(expires),
-                                              revoked == 0 ? QStringLiteral("-") : timestamp(revoked)};
-                      }
-                      printOut(table({QStringLiteral("ID"), QStringLiteral("NAME"), QStringLiteral("SCOPES"),
-                                      QStringLiteral("EXPIRES"), QStringLiteral("REVOKED")},
-                                     rows));
-                      finish(ExitOk);
-                  }));
+    cli.api().tokens(cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        QList<QStringList> rows;
+        for (const QJsonValue &value : r.json.value(QStringLiteral("tokens")).toArray()) {
+            const QJsonObject token = value.toObject();
+            QStringList scopes;
+            for (const QJsonValue &scope : token.value(QStringLiteral("scopes")).toArray())
+                scopes << scope.toString();
+            const qint64 expires = num(token, "expiresMs");
+            const qint64 revoked = num(token, "revokedMs");
+            rows << QStringList{str(token, "id"), str(token, "name"), orDash(scopes.join(QLatin1Char(','))),
+                                expires == 0 ? QStringLiteral("never") : timestamp(expires),
+                                revoked == 0 ? QStringLiteral("-") : timestamp(revoked)};
+        }
+        printOut(table({QStringLiteral("ID"), QStringLiteral("NAME"), QStringLiteral("SCOPES"),
+                        QStringLiteral("EXPIRES"), QStringLiteral("REVOKED")},
+                       rows));
+        cli.finish(ExitOk);
+    }));
 }
 
-void Cli::revokeToken()
+void revokeToken(Cli &cli)
 {
-    const QString id = m_args.arguments.value(0);
-    m_client->remove(QStringLiteral("/api/v1/tokens/") + segment(id), handle([this, id](const client::ApiResponse &) {
-                         if (!m_args.json)
-                             printOut(QStringLiteral("token %1 revoked").arg(id));
-                         finish(ExitOk);
-                     }));
+    const QString id = cli.args().arguments.value(0);
+    cli.api().revokeToken(id, cli.handle([&cli, id](const client::ApiResponse &) {
+        if (!cli.args().json)
+            printOut(QStringLiteral("token %1 revoked").arg(id));
+        cli.finish(ExitOk);
+    }));
+}
+
+constexpr CommandDef Commands[] = {
+    {"",
+     "login",
+     "",
+     0,
+     0,
+     {{{&flags::Username}}},
+     "log in (password prompted, or read from stdin)",
+     &login,
+     Needs::Server,
+     nullptr,
+     "The session is saved to ~/.config/pando/session (0600); PANDO_TOKEN, when set, still wins."},
+    {"users",
+     "create",
+     "NAME",
+     1,
+     1,
+     {{{&flags::Role, 0, Required}}},
+     "create a user (admin, operator, member, viewer)",
+     &createUser,
+     Needs::Token,
+     nullptr,
+     "The password is read from standard input (asked without echo on a terminal)."},
+    {"users", "list", "", 0, 0, {}, "list the users", &listUsers},
+    {"users", "disable", "NAME", 1, 1, {}, "disable a user: sessions end, tokens stop working", &disableUser},
+    {"tokens",
+     "create",
+     "NAME",
+     1,
+     1,
+     {{{&flags::Scope}, {&flags::Expires}}},
+     "create an API token; its secret is printed once",
+     &createToken,
+     Needs::Token,
+     nullptr,
+     "--scope repeats (--scope apps.read --scope deploys.write): a token carries at least one."},
+    {"tokens", "list", "", 0, 0, {}, "list API tokens (never their secrets)", &listTokens},
+    {"tokens", "revoke", "ID", 1, 1, {}, "revoke a token; its WebSockets close", &revokeToken},
+};
+static_assert(isComplete(Commands), "every command needs its words, a summary, a handler and consistent arguments");
+
+} // namespace
+
+std::span<const CommandDef> accountCommands()
+{
+    return Commands;
 }
 
 } // namespace pando::cli

@@ -1,11 +1,11 @@
 // `pando audit list`, `pando audit verify` and `pando audit sinks`.
 #include "cli.h"
+#include "commands.h"
 #include "output.h"
 
 #include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QUrl>
 
 namespace pando::cli {
 
@@ -27,100 +27,118 @@ Result<qint64> parseTime(const QString &text, const QString &option)
                     QStringLiteral("--") + option);
     return t.toMSecsSinceEpoch();
 }
+
+void listAudit(Cli &cli)
+{
+    const Args &args = cli.args();
+    client::AuditQuery query{args.value(QStringLiteral("actor")),
+                             args.value(QStringLiteral("action")),
+                             args.value(QStringLiteral("object")),
+                             {},
+                             {},
+                             args.count(QStringLiteral("limit"))};
+    for (const auto &[option, ms] : {std::pair{"since", &query.sinceMs}, std::pair{"until", &query.untilMs}}) {
+        if (!args.has(QLatin1String(option)))
+            continue;
+        auto parsed = parseTime(args.value(QLatin1String(option)), QLatin1String(option));
+        if (!parsed)
+            return cli.failWith(parsed.error());
+        *ms = *parsed;
+    }
+    cli.api().audit(query, cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        QList<QStringList> rows;
+        for (const QJsonValue &value : r.json.value(QStringLiteral("lines")).toArray()) {
+            const QJsonObject line = value.toObject();
+            rows << QStringList{QString::number(num(line, "seq")),
+                                timestamp(num(line, "time_ms")),
+                                str(line, "actor"),
+                                str(line, "action"),
+                                str(line, "object"),
+                                str(line, "outcome"),
+                                orDash(str(line, "source"))};
+        }
+        if (rows.isEmpty())
+            printOut(QStringLiteral("no audit lines match"));
+        else
+            printOut(
+                table({QStringLiteral("SEQ"), QStringLiteral("TIME"), QStringLiteral("ACTOR"), QStringLiteral("ACTION"),
+                       QStringLiteral("OBJECT"), QStringLiteral("OUTCOME"), QStringLiteral("SOURCE")},
+                      rows));
+        cli.finish(ExitOk);
+    }));
+}
+
+void verifyAudit(Cli &cli)
+{
+    cli.api().verifyAudit(cli.handle([&cli](const client::ApiResponse &r) {
+        const bool ok = r.json.value(QStringLiteral("ok")).toBool();
+        if (cli.args().json)
+            printJson(r.json);
+        else if (ok)
+            printOut(QStringLiteral("audit chain intact: %1 lines").arg(num(r.json, "lines")));
+        if (ok)
+            return cli.finish(ExitOk);
+        const qint64 broken = num(r.json, "first_broken");
+        cli.failWith(Error{ErrorCode::Failed, QStringLiteral("the audit chain is broken at line %1").arg(broken),
+                           QStringLiteral("audit"),
+                           QStringLiteral("line %1 was changed or removed after it was written; see pando "
+                                          "audit list --limit 5 and compare with your SIEM's copy")
+                               .arg(broken)});
+    }));
+}
+
+void listAuditSinks(Cli &cli)
+{
+    cli.api().auditSinks(cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        QList<QStringList> rows;
+        for (const QJsonValue &value : r.json.value(QStringLiteral("sinks")).toArray()) {
+            const QJsonObject sink = value.toObject();
+            rows << QStringList{str(sink, "name"),
+                                str(sink, "kind"),
+                                QString::number(num(sink, "cursor")),
+                                QString::number(num(sink, "newest")),
+                                QString::number(num(sink, "lag")),
+                                timestamp(num(sink, "last_delivery_ms")),
+                                orDash(str(sink, "last_error"))};
+        }
+        if (rows.isEmpty())
+            printOut(QStringLiteral("no audit sinks (pandod --audit-sinks FILE starts them)"));
+        else
+            printOut(table({QStringLiteral("NAME"), QStringLiteral("KIND"), QStringLiteral("CURSOR"),
+                            QStringLiteral("NEWEST"), QStringLiteral("LAG"), QStringLiteral("LAST DELIVERY"),
+                            QStringLiteral("LAST ERROR")},
+                           rows));
+        cli.finish(ExitOk);
+    }));
+}
+
+constexpr CommandDef Commands[] = {
+    {"audit",
+     "list",
+     "",
+     0,
+     0,
+     {{{&flags::Actor}, {&flags::Action}, {&flags::Object}, {&flags::Since}, {&flags::Until}, {&flags::Limit}}},
+     "audit lines, newest first (T: ISO 8601 or epoch ms)",
+     &listAudit},
+    {"audit", "verify", "", 0, 0, {}, "check the hash chain; exit 1 naming the first broken line", &verifyAudit},
+    {"audit", "sinks", "", 0, 0, {}, "each audit sink's cursor, lag and last error", &listAuditSinks},
+};
+static_assert(isComplete(Commands), "every command needs its words, a summary, a handler and consistent arguments");
+
 } // namespace
 
-void Cli::listAudit()
+std::span<const CommandDef> auditCommands()
 {
-    QStringList query;
-    for (const char *option : {"actor", "action", "object"}) {
-        const QString name = QLatin1String(option);
-        if (m_args.has(name))
-            query << queryItem(name, m_args.value(name));
-    }
-    for (const auto &[option, param] : {std::pair{"since", "since_ms"}, std::pair{"until", "until_ms"}}) {
-        if (!m_args.has(QLatin1String(option)))
-            continue;
-        auto ms = parseTime(m_args.value(QLatin1String(option)), QLatin1String(option));
-        if (!ms)
-            return failWith(ms.error());
-        query << QLatin1String(param) + QLatin1Char('=') + QString::number(*ms);
-    }
-    if (m_args.has(QStringLiteral("limit")))
-        query << queryItem(QStringLiteral("limit"), m_args.value(QStringLiteral("limit")));
-    m_client->get(withQuery(QStringLiteral("/api/v1/audit"), query), handle([this](const client::ApiResponse &r) {
-                      if (m_args.json) {
-                          printJson(r.json);
-                          return finish(ExitOk);
-                      }
-                      QList<QStringList> rows;
-                      for (const QJsonValue &value : r.json.value(QStringLiteral("lines")).toArray()) {
-                          const QJsonObject line = value.toObject();
-                          rows << QStringList{QString::number(num(line, "seq")),
-                                              timestamp(num(line, "time_ms")),
-                                              str(line, "actor"),
-                                              str(line, "action"),
-                                              str(line, "object"),
-                                              str(line, "outcome"),
-                                              orDash(str(line, "source"))};
-                      }
-                      if (rows.isEmpty())
-                          printOut(QStringLiteral("no audit lines match"));
-                      else
-                          printOut(table({QStringLiteral("SEQ"), QStringLiteral("TIME"), QStringLiteral("ACTOR"),
-                                          QStringLiteral("ACTION"), QStringLiteral("OBJECT"), QStringLiteral("OUTCOME"),
-                                          QStringLiteral("SOURCE")},
-                                         rows));
-                      finish(ExitOk);
-                  }));
-}
-
-void Cli::verifyAudit()
-{
-    m_client->get(QStringLiteral("/api/v1/audit/verify"), handle([this](const client::ApiResponse &r) {
-                      const bool ok = r.json.value(QStringLiteral("ok")).toBool();
-                      if (m_args.json)
-                          printJson(r.json);
-                      else if (ok)
-                          printOut(QStringLiteral("audit chain intact: %1 lines").arg(num(r.json, "lines")));
-                      if (ok)
-                          return finish(ExitOk);
-                      const qint64 broken = num(r.json, "first_broken");
-                      failWith(Error{ErrorCode::Failed,
-                                     QStringLiteral("the audit chain is broken at line %1").arg(broken),
-                                     QStringLiteral("audit"),
-                                     QStringLiteral("line %1 was changed or removed after it was written; see pando "
-                                                    "audit list --limit 5 and compare with your SIEM's copy")
-                                         .arg(broken)});
-                  }));
-}
-
-void Cli::listAuditSinks()
-{
-    m_client->get(QStringLiteral("/api/v1/audit/sinks"), handle([this](const client::ApiResponse &r) {
-                      if (m_args.json) {
-                          printJson(r.json);
-                          return finish(ExitOk);
-                      }
-                      QList<QStringList> rows;
-                      for (const QJsonValue &value : r.json.value(QStringLiteral("sinks")).toArray()) {
-                          const QJsonObject sink = value.toObject();
-                          rows << QStringList{str(sink, "name"),
-                                              str(sink, "kind"),
-                                              QString::number(num(sink, "cursor")),
-                                              QString::number(num(sink, "newest")),
-                                              QString::number(num(sink, "lag")),
-                                              timestamp(num(sink, "last_delivery_ms")),
-                                              orDash(str(sink, "last_error"))};
-                      }
-                      if (rows.isEmpty())
-                          printOut(QStringLiteral("no audit sinks (pandod --audit-sinks FILE starts them)"));
-                      else
-                          printOut(table({QStringLiteral("NAME"), QStringLiteral("KIND"), QStringLiteral("CURSOR"),
-                                          QStringLiteral("NEWEST"), QStringLiteral("LAG"),
-                                          QStringLiteral("LAST DELIVERY"), QStringLiteral("LAST ERROR")},
-                                         rows));
-                      finish(ExitOk);
-                  }));
+    return Commands;
 }
 
 } // namespace pando::cli

@@ -1,5 +1,6 @@
 // `pando capacity` and `pando apps start`.
 #include "cli.h"
+#include "commands.h"
 #include "output.h"
 
 #include <QJsonArray>
@@ -38,55 +39,72 @@ QString figure(const QJsonObject &o, bool isBytes)
     return text;
 }
 
-} // namespace
-
-void Cli::showCapacity()
+void showCapacity(Cli &cli)
 {
-    m_client->get(QStringLiteral("/api/v1/capacity"), handle([this](const client::ApiResponse &r) {
-                      if (m_args.json) {
-                          printJson(r.json);
-                          return finish(ExitOk);
-                      }
-                      QList<QStringList> rows;
-                      QStringList notes;
-                      for (const QJsonValue &value : r.json.value(QStringLiteral("runtimes")).toArray()) {
-                          const QJsonObject rt = value.toObject();
-                          const QString kind =
-                              str(rt, "kind") +
-                              (rt.value(QStringLiteral("default")).toBool() ? QStringLiteral(" (default)") : QString());
-                          const QJsonObject disk = rt.value(QStringLiteral("disk")).toObject();
-                          rows << QStringList{kind,
-                                              figure(rt.value(QStringLiteral("cpus")).toObject(), false),
-                                              figure(rt.value(QStringLiteral("memory")).toObject(), true),
-                                              figure(disk, true),
-                                              QString::number(num(rt, "apps")),
-                                              QString::number(num(rt, "services"))};
-                          if (const QString of = str(disk, "of"); of != QLatin1String("-"))
-                              notes << QStringLiteral("%1 disk: %2").arg(str(rt, "kind"), of);
-                          if (const QString note = str(rt, "note"); note != QLatin1String("-"))
-                              notes << QStringLiteral("%1: %2").arg(str(rt, "kind"), note);
-                      }
-                      printOut(table({QStringLiteral("RUNTIME"), QStringLiteral("CPUS"), QStringLiteral("MEMORY"),
-                                      QStringLiteral("DISK"), QStringLiteral("APPS"), QStringLiteral("SERVICES")},
-                                     rows));
-                      printOut(QStringLiteral("(committed / total, with what the runtime reports free)"));
-                      for (const QString &note : std::as_const(notes))
-                          printOut(note);
-                      finish(ExitOk);
-                  }));
+    cli.api().capacity(cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        QList<QStringList> rows;
+        QStringList notes;
+        for (const QJsonValue &value : r.json.value(QStringLiteral("runtimes")).toArray()) {
+            const QJsonObject rt = value.toObject();
+            const QString kind =
+                str(rt, "kind") +
+                (rt.value(QStringLiteral("default")).toBool() ? QStringLiteral(" (default)") : QString());
+            const QJsonObject disk = rt.value(QStringLiteral("disk")).toObject();
+            rows << QStringList{kind,
+                                figure(rt.value(QStringLiteral("cpus")).toObject(), false),
+                                figure(rt.value(QStringLiteral("memory")).toObject(), true),
+                                figure(disk, true),
+                                QString::number(num(rt, "apps")),
+                                QString::number(num(rt, "services"))};
+            if (const QString of = str(disk, "of"); of != QLatin1String("-"))
+                notes << QStringLiteral("%1 disk: %2").arg(str(rt, "kind"), of);
+            if (const QString note = str(rt, "note"); note != QLatin1String("-"))
+                notes << QStringLiteral("%1: %2").arg(str(rt, "kind"), note);
+        }
+        printOut(table({QStringLiteral("RUNTIME"), QStringLiteral("CPUS"), QStringLiteral("MEMORY"),
+                        QStringLiteral("DISK"), QStringLiteral("APPS"), QStringLiteral("SERVICES")},
+                       rows));
+        printOut(QStringLiteral("(committed / total, with what the runtime reports free)"));
+        for (const QString &note : std::as_const(notes))
+            printOut(note);
+        cli.finish(ExitOk);
+    }));
 }
 
-void Cli::startApp()
+void startApp(Cli &cli)
 {
-    const QString name = m_args.arguments.value(0);
-    m_client->postJson(QStringLiteral("/api/v1/apps/") + segment(name) + QStringLiteral("/start"), {},
-                       handle([this, name](const client::ApiResponse &r) {
-                           if (m_args.json)
-                               printJson(r.json);
-                           else
-                               printOut(QStringLiteral("app %1 %2").arg(name, str(r.json, "status")));
-                           finish(ExitOk);
-                       }));
+    const QString name = cli.args().arguments.value(0);
+    cli.api().startApp(name, cli.handle([&cli, name](const client::ApiResponse &r) {
+        if (cli.args().json)
+            printJson(r.json);
+        else
+            printOut(QStringLiteral("app %1 %2").arg(name, str(r.json, "status")));
+        cli.finish(ExitOk);
+    }));
+}
+
+constexpr CommandDef Commands[] = {
+    {"apps",
+     "start",
+     "NAME",
+     1,
+     1,
+     {},
+     "start an app's serving version again (after its disk limit stopped it)",
+     &startApp},
+    {"", "capacity", "", 0, 0, {}, "each runtime's CPUs, memory and disk beside what is committed", &showCapacity},
+};
+static_assert(isComplete(Commands), "every command needs its words, a summary, a handler and consistent arguments");
+
+} // namespace
+
+std::span<const CommandDef> capacityCommands()
+{
+    return Commands;
 }
 
 } // namespace pando::cli

@@ -1,24 +1,27 @@
 #pragma once
-// One run of `pando`: a small state machine on the main event loop. A command starts its first
-// request, each answer schedules the next step, and finish() ends the loop with the exit code;
-// nothing waits inside a slot.
+// One run of `pando`: a small state machine on the main event loop. The command's handler (from
+// its table entry, commands.h) starts the first request, each answer schedules the next step,
+// and finish() ends the loop with the exit code; nothing waits inside a slot.
+//
+// Cli is what every handler shares: the parsed arguments, the typed API, how to end (with an
+// exit code, an error), asking on the terminal, and what Ctrl-C must say or undo. Handlers are
+// free functions in their area's file; a command's own state lives in the object it makes
+// (a deploy or run watch), not here.
 
 #include "args.h"
 
+#include "app/client/api.h"
 #include "app/client/apiclient.h"
 
-#include <QHash>
 #include <QObject>
 #include <QPointer>
-#include <QTimer>
+#include <functional>
 
 class QWebSocket;
 
 namespace pando::cli {
-class LineReader;
-}
 
-namespace pando::cli {
+class LineReader;
 
 inline constexpr int ExitOk = 0;
 inline constexpr int ExitFailed = 1;
@@ -37,126 +40,50 @@ QString savedSession();
 class Cli : public QObject {
     Q_OBJECT
 public:
+    // client may be null for a command that needs nothing (Needs::Nothing).
     Cli(Args args, client::ApiClient *client, QObject *parent = nullptr);
 
     // Starts the command; the exit code arrives through QCoreApplication::exit().
     void start();
-    // Ctrl-C: stop watching and exit with 130.
+    // Ctrl-C: runs the command's interrupt note, stops watching and exits with 130.
     void interrupt();
 
-private:
+    const Args &args() const { return m_args; }
+    const client::Api &api() const { return m_api; }
+    bool isFinished() const { return m_finished; }
+
     void finish(int code);
+    // Prints the error and exits 1 (failWith) or with code.
     void failWith(const Error &error);
-    // Runs onOk with the response, or prints the error and exits 1.
+    void failWithCode(const Error &error, int code);
+    // Runs onOk with the response, or prints the error and exits 1; nothing once finished.
     client::ApiClient::Callback handle(std::function<void(const client::ApiResponse &)> onOk);
 
-    void createApp();
-    void updateApp();
-    // Sends the spec file (--file, "-" for stdin) to apiPath.
-    void sendSpec(const QByteArray &method, const QString &apiPath);
-    void listApps();
-    void showApp();
-    void removeApp();
-    void sendRemoveApp(const QString &serviceData); // "keep", "delete" or "" (not said)
-    void pollRemoved();
-    void deploy();
-    // Asks for the deploy now, or right after the request in flight answers.
-    void requestDeployPoll();
-    void pollDeploy();
-    void showDeployProgress(const QJsonObject &view);
-    void listDeploys();
-    void showDeploy();
-    void logs();
-
-    // Pipelines, runs and secrets (pipelinecommands.cpp).
-    void setPipeline();
-    void applyPipeline(const QJsonObject &body);
-    void listPipelines();
-    void showPipeline();
-    void pausePipeline(bool pause);
-    void removePipeline();
-    void triggerJob();
-    void listRuns();
-    void showRun();
-    void abortRun();
-    void setSecret();
-    void sendSecret(const QString &value);
-    void listSecrets();
-    void removeSecret();
-    void listAudit();
-    void verifyAudit();
-    void listAuditSinks();
-
-    // `pando capacity` and `pando apps start` (capacitycommands.cpp).
-    void showCapacity();
-    void startApp();
-
-    // Grants on apps and pipelines (grantcommands.cpp).
-    void listGrants();
-    void addGrant();
-    void removeGrant();
-
-    // Accounts (accountcommands.cpp).
-    void login();
-    void sendLogin(const QString &username, const QString &password);
-    void createUser();
-    void sendUser(const QString &password);
-    void listUsers();
-    void disableUser();
-    void createToken();
-    void listTokens();
-    void revokeToken();
-    // A password from the terminal without echo, or from standard input when it is not one.
-    void readPassword(const QString &prompt, std::function<void(const QString &)> then);
     // Asks question on the terminal unless --yes; refuses when it cannot ask. onYes runs once.
     void confirm(const QString &question, const QString &where, std::function<void()> onYes);
-    void failWithCode(const Error &error, int code);
+    // A password from the terminal without echo, or from standard input when it is not one.
+    void readPassword(const QString &prompt, std::function<void(const QString &)> then);
+    // The terminal's line reader, made on first use.
+    LineReader *reader();
 
-    // Services (servicecommands.cpp).
-    void listServices();
-    void backupService();
-    void removeService();
-    // On a terminal, when the app has services, asks whether to keep or delete their data and
-    // gives then "keep" or "delete"; otherwise gives then "" (pandod decides, naming the flags).
-    void askServiceData(const QString &app, std::function<void(const QString &choice)> then);
+    // What Ctrl-C must say or undo for the command in flight ("deploy d1 goes on", removing a
+    // half-written backup); replaces the one before, empty clears it.
+    void setOnInterrupt(std::function<void()> note) { m_onInterrupt = std::move(note); }
+    // A stream closed when the command finishes.
+    void own(QWebSocket *stream);
 
-    // Approvals (approvalcommands.cpp).
-    void listApprovals();
-    void showApproval();
-    void decideApproval(bool approve);
-
-    // Following a run to its end (runwatch.cpp).
-    void watchRun(const QString &runId);
-    void onRunMessage(const QJsonObject &message);
-    void onRunEvent(const QJsonObject &event);
-    void startRunPolling();
-    void pollRun();
-    void pollRunEvents(const QString &status);
-    void endRun();
-    void showRunEnd(const QJsonObject &run);
-
+private:
     Args m_args;
-    client::ApiClient *m_client;
+    client::Api m_api;
     bool m_finished = false;
-    QString m_deployId;
-    QHash<int, int> m_stepShown; // step seq → 1 started printed, 2 end printed
-    int m_pollErrors = 0;
-    QPointer<QWebSocket> m_stream;
-    QPointer<QWebSocket> m_events; // deploy --wait: step events make the CLI look at once
-    QTimer *m_pollTimer = nullptr; // ...and this looks anyway, in case an event was missed
-    bool m_pollInFlight = false;
-    bool m_pollAgain = false;
-
     LineReader *m_reader = nullptr;
-    QString m_backupPartial; // services backup: the FILE.partial being written, removed on failure
-    QString m_runId;
-    qint64 m_lastSeq = 0;
-    QHash<QString, QString> m_runStepShown; // step id → "status/attempt" last printed
-    QHash<QString, int> m_runStepDepth;     // step id → nesting depth
-    QHash<QString, QString> m_runStepLabel; // step id → "task unit"
-    QPointer<QWebSocket> m_runStream;
-    QString m_runFinished; // the status the follow stream ended with
-    QTimer *m_runPollTimer = nullptr;
+    std::function<void()> m_onInterrupt;
+    QList<QPointer<QWebSocket>> m_streams;
 };
+
+// Shared by areas: following a run to its end (runwatch.cpp), and asking what becomes of an
+// app's services' data before it is removed (servicecommands.cpp).
+void watchRun(Cli &cli, const QString &runId);
+void askServiceData(Cli &cli, const QString &app, std::function<void(client::ServiceData choice)> then);
 
 } // namespace pando::cli

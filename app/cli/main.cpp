@@ -46,11 +46,11 @@ void watchInterrupts(cli::Cli *cli)
     sigaction(SIGTERM, &action, nullptr);
 }
 
-int usageError(const Error &error)
+int usageError(const Error &error, const QString &usage)
 {
     cli::printError(error);
     cli::printErr(QString());
-    cli::printErr(cli::usageText().trimmed());
+    cli::printErr(usage.trimmed());
     return cli::ExitUsage;
 }
 
@@ -69,16 +69,23 @@ int main(int argc, char **argv)
     QCoreApplication::setApplicationName(QStringLiteral("pando"));
     QCoreApplication::setApplicationVersion(QStringLiteral(PANDO_VERSION));
 
-    auto args = cli::parseArgs(app.arguments().mid(1));
+    QString usage;
+    auto args = cli::parseArgs(app.arguments().mid(1), usage);
     if (!args)
-        return usageError(args.error());
+        return usageError(args.error(), usage);
     if (args->version) {
         cli::printOut(QStringLiteral("pando " PANDO_VERSION));
         return cli::ExitOk;
     }
     if (args->help) {
-        cli::printOut(cli::usageText().trimmed());
+        cli::printOut(usage.trimmed());
         return cli::ExitOk;
+    }
+    const cli::Needs needs = args->command->needs;
+    if (needs == cli::Needs::Nothing) {
+        cli::Cli cli(*args, nullptr);
+        cli.start();
+        return app.exec();
     }
 
     const QString server = setting(*args, QStringLiteral("server"), "PANDO_SERVER");
@@ -94,11 +101,11 @@ int main(int argc, char **argv)
     }
     // --token, then PANDO_TOKEN, then the session `pando login` saved; login needs none.
     QString token = setting(*args, QStringLiteral("token"), "PANDO_TOKEN");
-    if (args->command == cli::Command::Login)
+    if (needs == cli::Needs::Server)
         token.clear();
     else if (token.isEmpty())
         token = cli::savedSession();
-    if (token.isEmpty() && args->command != cli::Command::Login) {
+    if (token.isEmpty() && needs == cli::Needs::Token) {
         cli::printError(Error{ErrorCode::Unauthorized, QStringLiteral("no API token given"), QStringLiteral("--token"),
                               QStringLiteral("run pando login, pass --token TOKEN or set PANDO_TOKEN (before the "
                                              "first login: the install's initial-admin-token file)")});

@@ -4,25 +4,9 @@
 
 #include <QDateTime>
 #include <QJsonDocument>
-#include <QUrl>
 #include <cstdio>
 
 namespace pando::cli {
-
-QString segment(const QString &value)
-{
-    return QString::fromLatin1(QUrl::toPercentEncoding(value));
-}
-
-QString queryItem(const QString &name, const QString &value)
-{
-    return name + QLatin1Char('=') + QString::fromLatin1(QUrl::toPercentEncoding(value));
-}
-
-QString withQuery(const QString &path, const QStringList &items)
-{
-    return items.isEmpty() ? path : path + QLatin1Char('?') + items.join(QLatin1Char('&'));
-}
 
 QString str(const QJsonObject &o, const char *key)
 {

@@ -25,12 +25,6 @@ QString table(const QStringList &headers, const QList<QStringList> &rows);
 // "key:  value" lines with the values aligned.
 QString keyValues(const QList<std::pair<QString, QString>> &pairs);
 
-// A path segment for a URL ("my app" → "my%20app").
-QString segment(const QString &value);
-// "name=value" with the value percent-encoded, for withQuery().
-QString queryItem(const QString &name, const QString &value);
-// path, with "?a=1&b=2" when there are items.
-QString withQuery(const QString &path, const QStringList &items);
 // A JSON field as text, as a number, or "-" for an empty text.
 QString str(const QJsonObject &o, const char *key);
 qint64 num(const QJsonObject &o, const char *key);

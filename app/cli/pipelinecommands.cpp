@@ -2,6 +2,7 @@
 // everything else. Following a run lives in runwatch.cpp.
 
 #include "cli.h"
+#include "commands.h"
 #include "output.h"
 #include "prompt.h"
 
@@ -104,349 +105,341 @@ QString scopeName(const QString &scope)
     return scope.isEmpty() ? QStringLiteral("the install") : QStringLiteral("pipeline ") + scope;
 }
 
-} // namespace
-
-void Cli::failWithCode(const Error &error, int code)
+// `secrets set|rm APP NAME` and `secrets list APP`: an app's secrets, not a pipeline's.
+bool isAppSecretCommand(const Args &args)
 {
-    if (m_finished)
-        return;
-    printError(error);
-    finish(code);
+    const std::string_view name = args.command->name;
+    return name == "list" ? args.arguments.size() == 1 : args.arguments.size() == 2;
 }
 
-void Cli::confirm(const QString &question, const QString &where, std::function<void()> onYes)
+Status checkAppSecret(const Args &args)
 {
-    if (m_args.has(QStringLiteral("yes")))
-        return onYes();
-    if (!stdinIsTerminal())
-        return failWith(Error{ErrorCode::Invalid,
-                              QStringLiteral("not confirmed: standard input is not a terminal, so pando cannot ask"),
-                              where, QStringLiteral("pass --yes to go ahead without asking")});
-    if (!m_reader)
-        m_reader = new LineReader(this);
-    m_reader->ask(question + QStringLiteral(" [y/N] "), false,
-                  [this, where, onYes = std::move(onYes)](const std::optional<QString> &answer) {
-                      if (m_finished)
-                          return;
-                      if (answer && isYes(*answer))
-                          return onYes();
-                      failWith(Error{ErrorCode::Cancelled, QStringLiteral("nothing changed: not confirmed"), where});
-                  });
+    if (!isAppSecretCommand(args) || !args.has(QStringLiteral("pipeline")))
+        return {};
+    return fail(ErrorCode::Invalid,
+                QStringLiteral("%1 is a secret of app %2: --pipeline does not apply")
+                    .arg(args.arguments.constLast(), args.arguments.constFirst()),
+                commandName(*args.command),
+                QStringLiteral("give APP NAME for an app's secret, or NAME --pipeline P for a pipeline's"));
 }
 
-void Cli::setPipeline()
+// "PIPELINE/JOB" with both parts; "PIPELINE" too when jobOptional.
+Status checkPipelineJob(const QString &value, bool jobOptional, const QString &where)
 {
-    const QString name = m_args.arguments.value(0);
-    auto config = readInput(m_args.value(QStringLiteral("config")), QStringLiteral("pipeline config"));
+    const QStringList parts = value.split(QLatin1Char('/'));
+    const bool ok = (parts.size() == 2 && !parts[0].isEmpty() && !parts[1].isEmpty()) ||
+                    (jobOptional && parts.size() == 1 && !parts[0].isEmpty());
+    if (ok)
+        return {};
+    return fail(ErrorCode::Invalid,
+                jobOptional ? QStringLiteral("expected PIPELINE or PIPELINE/JOB, got \"%1\"").arg(value)
+                            : QStringLiteral("expected PIPELINE/JOB, got \"%1\"").arg(value),
+                where);
+}
+
+Status checkJob(const Args &args)
+{
+    return checkPipelineJob(args.arguments.value(0), false, commandName(*args.command));
+}
+
+Status checkRunsTarget(const Args &args)
+{
+    if (args.arguments.isEmpty())
+        return {};
+    return checkPipelineJob(args.arguments.value(0), true, commandName(*args.command));
+}
+
+void applyPipeline(Cli &cli, const QString &config, const QString &vars);
+void sendSecret(Cli &cli, const QString &value);
+
+void setPipeline(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    auto config = readInput(cli.args().value(QStringLiteral("config")), QStringLiteral("pipeline config"));
     if (!config)
-        return failWith(config.error());
+        return cli.failWith(config.error());
     QByteArray vars;
-    if (m_args.has(QStringLiteral("vars"))) {
-        auto read = readInput(m_args.value(QStringLiteral("vars")), QStringLiteral("vars file"));
+    if (cli.args().has(QStringLiteral("vars"))) {
+        auto read = readInput(cli.args().value(QStringLiteral("vars")), QStringLiteral("vars file"));
         if (!read)
-            return failWith(read.error());
+            return cli.failWith(read.error());
         vars = *read;
     }
-    QJsonObject body{{QStringLiteral("config"), QString::fromUtf8(*config)}, {QStringLiteral("dry_run"), true}};
-    if (!vars.isEmpty())
-        body.insert(QStringLiteral("vars"), QString::fromUtf8(vars));
-    const QString path = QStringLiteral("/api/v1/pipelines/") + segment(name);
-    m_client->request("PUT", path, QJsonDocument(body).toJson(QJsonDocument::Compact), "application/json",
-                      handle([this, name, body](const client::ApiResponse &r) {
-                          const bool changed = r.json.value(QStringLiteral("changed")).toBool();
-                          const QJsonObject pipeline = r.json.value(QStringLiteral("pipeline")).toObject();
-                          if (!changed) {
-                              if (m_args.json)
-                                  printJson(r.json);
-                              else
-                                  printOut(QStringLiteral("pipeline %1 is unchanged (version %2)")
-                                               .arg(name)
-                                               .arg(num(pipeline, "config_version")));
-                              return finish(ExitOk);
-                          }
-                          if (!m_args.json) {
-                              if (r.json.value(QStringLiteral("created")).toBool())
-                                  printOut(QStringLiteral("pipeline %1 is new:").arg(name));
-                              for (const QJsonValue &line : r.json.value(QStringLiteral("diff")).toArray())
-                                  printOut(colouredDiffLine(line.toString()));
-                          }
-                          QJsonObject apply = body;
-                          apply.insert(QStringLiteral("dry_run"), false);
-                          confirm(QStringLiteral("apply these changes?"), QStringLiteral("pipelines set ") + name,
-                                  [this, apply] { applyPipeline(apply); });
-                      }));
-}
-
-void Cli::applyPipeline(const QJsonObject &body)
-{
-    const QString name = m_args.arguments.value(0);
-    m_client->request(
-        "PUT", QStringLiteral("/api/v1/pipelines/") + segment(name), QJsonDocument(body).toJson(QJsonDocument::Compact),
-        "application/json", handle([this, name](const client::ApiResponse &r) {
-            if (m_args.json) {
-                printJson(r.json);
-                return finish(ExitOk);
-            }
+    const QString configText = QString::fromUtf8(*config);
+    const QString varsText = QString::fromUtf8(vars);
+    cli.api().setPipeline(
+        name, configText, varsText, true, cli.handle([&cli, name, configText, varsText](const client::ApiResponse &r) {
+            const bool changed = r.json.value(QStringLiteral("changed")).toBool();
             const QJsonObject pipeline = r.json.value(QStringLiteral("pipeline")).toObject();
-            printOut(QStringLiteral("%1 pipeline %2 (version %3)")
-                         .arg(r.json.value(QStringLiteral("created")).toBool() ? QStringLiteral("created")
-                                                                               : QStringLiteral("updated"),
-                              name)
-                         .arg(num(pipeline, "config_version")));
-            if (pipeline.value(QStringLiteral("paused")).toBool())
-                printOut(QStringLiteral("it is paused; start it with: pando pipelines unpause %1").arg(name));
-            finish(ExitOk);
-        }));
-}
-
-void Cli::listPipelines()
-{
-    m_client->get(QStringLiteral("/api/v1/pipelines"), handle([this](const client::ApiResponse &r) {
-                      if (m_args.json) {
-                          printJson(r.json);
-                          return finish(ExitOk);
-                      }
-                      const QJsonArray pipelines = r.json.value(QStringLiteral("pipelines")).toArray();
-                      if (pipelines.isEmpty()) {
-                          printOut(QStringLiteral("no pipelines yet; set one with: pando pipelines set NAME -c "
-                                                  "pipeline.yml"));
-                          return finish(ExitOk);
-                      }
-                      QList<QStringList> rows;
-                      for (const QJsonValue &value : pipelines) {
-                          const QJsonObject p = value.toObject();
-                          const bool paused = p.value(QStringLiteral("paused")).toBool();
-                          rows << QStringList{
-                              str(p, "name"), QString::number(p.value(QStringLiteral("jobs")).toArray().size()),
-                              QString::number(num(p, "config_version")), timestamp(num(p, "updated_ms")),
-                              paused ? QStringLiteral("paused: ") + orDash(str(p, "paused_reason"))
-                                     : QStringLiteral("active")};
-                      }
-                      printOut(table({QStringLiteral("NAME"), QStringLiteral("JOBS"), QStringLiteral("VERSION"),
-                                      QStringLiteral("UPDATED"), QStringLiteral("STATE")},
-                                     rows));
-                      finish(ExitOk);
-                  }));
-}
-
-void Cli::showPipeline()
-{
-    const QString name = m_args.arguments.value(0);
-    m_client->get(
-        QStringLiteral("/api/v1/pipelines/") + segment(name), handle([this](const client::ApiResponse &r) {
-            if (m_args.json) {
-                printJson(r.json);
-                return finish(ExitOk);
+            if (!changed) {
+                if (cli.args().json)
+                    printJson(r.json);
+                else
+                    printOut(QStringLiteral("pipeline %1 is unchanged (version %2)")
+                                 .arg(name)
+                                 .arg(num(pipeline, "config_version")));
+                return cli.finish(ExitOk);
             }
-            QStringList jobs;
-            for (const QJsonValue &job : r.json.value(QStringLiteral("jobs")).toArray())
-                jobs << job.toString();
-            const bool paused = r.json.value(QStringLiteral("paused")).toBool();
-            printOut(keyValues({
-                {QStringLiteral("name"), str(r.json, "name")},
-                {QStringLiteral("version"), QString::number(num(r.json, "config_version"))},
-                {QStringLiteral("state"),
-                 paused ? QStringLiteral("paused: ") + orDash(str(r.json, "paused_reason")) : QStringLiteral("active")},
-                {QStringLiteral("max runs"), QString::number(num(r.json, "max_runs"))},
-                {QStringLiteral("jobs"), orDash(jobs.join(QStringLiteral(", ")))},
-                {QStringLiteral("updated"), timestamp(num(r.json, "updated_ms"))},
-            }));
-            finish(ExitOk);
+            if (!cli.args().json) {
+                if (r.json.value(QStringLiteral("created")).toBool())
+                    printOut(QStringLiteral("pipeline %1 is new:").arg(name));
+                for (const QJsonValue &line : r.json.value(QStringLiteral("diff")).toArray())
+                    printOut(colouredDiffLine(line.toString()));
+            }
+            cli.confirm(QStringLiteral("apply these changes?"), QStringLiteral("pipelines set ") + name,
+                        [&cli, configText, varsText] { applyPipeline(cli, configText, varsText); });
         }));
 }
 
-void Cli::pausePipeline(bool pause)
+void applyPipeline(Cli &cli, const QString &config, const QString &vars)
 {
-    const QString name = m_args.arguments.value(0);
-    m_client->postJson(QStringLiteral("/api/v1/pipelines/") + segment(name) +
-                           (pause ? QStringLiteral("/pause") : QStringLiteral("/unpause")),
-                       {}, handle([this, name, pause](const client::ApiResponse &r) {
-                           if (m_args.json)
-                               printJson(r.json);
-                           else
-                               printOut(pause ? QStringLiteral("paused %1").arg(name)
-                                              : QStringLiteral("unpaused %1").arg(name));
-                           finish(ExitOk);
-                       }));
+    const QString name = cli.args().arguments.value(0);
+    cli.api().setPipeline(name, config, vars, false, cli.handle([&cli, name](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        const QJsonObject pipeline = r.json.value(QStringLiteral("pipeline")).toObject();
+        printOut(QStringLiteral("%1 pipeline %2 (version %3)")
+                     .arg(r.json.value(QStringLiteral("created")).toBool() ? QStringLiteral("created")
+                                                                           : QStringLiteral("updated"),
+                          name)
+                     .arg(num(pipeline, "config_version")));
+        if (pipeline.value(QStringLiteral("paused")).toBool())
+            printOut(QStringLiteral("it is paused; start it with: pando pipelines unpause %1").arg(name));
+        cli.finish(ExitOk);
+    }));
 }
 
-void Cli::removePipeline()
+void listPipelines(Cli &cli)
 {
-    const QString name = m_args.arguments.value(0);
-    confirm(QStringLiteral("remove pipeline %1 with its runs and secrets?").arg(name),
-            QStringLiteral("pipelines rm ") + name, [this, name] {
-                m_client->remove(QStringLiteral("/api/v1/pipelines/") + segment(name),
-                                 handle([this, name](const client::ApiResponse &) {
-                                     if (m_args.json)
-                                         printJson(QJsonObject{{QStringLiteral("name"), name},
-                                                               {QStringLiteral("status"), QStringLiteral("removed")}});
-                                     else
-                                         printOut(QStringLiteral("removed pipeline %1").arg(name));
-                                     finish(ExitOk);
-                                 }));
-            });
+    cli.api().pipelines(cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        const QJsonArray pipelines = r.json.value(QStringLiteral("pipelines")).toArray();
+        if (pipelines.isEmpty()) {
+            printOut(QStringLiteral("no pipelines yet; set one with: pando pipelines set NAME -c "
+                                    "pipeline.yml"));
+            return cli.finish(ExitOk);
+        }
+        QList<QStringList> rows;
+        for (const QJsonValue &value : pipelines) {
+            const QJsonObject p = value.toObject();
+            const bool paused = p.value(QStringLiteral("paused")).toBool();
+            rows << QStringList{str(p, "name"), QString::number(p.value(QStringLiteral("jobs")).toArray().size()),
+                                QString::number(num(p, "config_version")), timestamp(num(p, "updated_ms")),
+                                paused ? QStringLiteral("paused: ") + orDash(str(p, "paused_reason"))
+                                       : QStringLiteral("active")};
+        }
+        printOut(table({QStringLiteral("NAME"), QStringLiteral("JOBS"), QStringLiteral("VERSION"),
+                        QStringLiteral("UPDATED"), QStringLiteral("STATE")},
+                       rows));
+        cli.finish(ExitOk);
+    }));
 }
 
-void Cli::triggerJob()
+void showPipeline(Cli &cli)
 {
-    const QStringList parts = m_args.arguments.value(0).split(QLatin1Char('/'));
-    const QString path = QStringLiteral("/api/v1/pipelines/%1/jobs/%2/runs").arg(segment(parts[0]), segment(parts[1]));
-    m_client->postJson(path, {}, handle([this](const client::ApiResponse &r) {
-                           const QString id = str(r.json, "id");
-                           if (m_args.has(QStringLiteral("watch"))) {
-                               if (!m_args.json)
-                                   printOut(QStringLiteral("started %1 (run %2)").arg(runTitle(r.json), id));
-                               return watchRun(id);
-                           }
-                           if (m_args.json)
-                               printJson(r.json);
-                           else
-                               printOut(QStringLiteral("queued %1 (run %2); follow it with: pando runs watch %2")
-                                            .arg(runTitle(r.json), id));
-                           finish(ExitOk);
-                       }));
+    const QString name = cli.args().arguments.value(0);
+    cli.api().pipeline(name, cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        QStringList jobs;
+        for (const QJsonValue &job : r.json.value(QStringLiteral("jobs")).toArray())
+            jobs << job.toString();
+        const bool paused = r.json.value(QStringLiteral("paused")).toBool();
+        printOut(keyValues({
+            {QStringLiteral("name"), str(r.json, "name")},
+            {QStringLiteral("version"), QString::number(num(r.json, "config_version"))},
+            {QStringLiteral("state"),
+             paused ? QStringLiteral("paused: ") + orDash(str(r.json, "paused_reason")) : QStringLiteral("active")},
+            {QStringLiteral("max runs"), QString::number(num(r.json, "max_runs"))},
+            {QStringLiteral("jobs"), orDash(jobs.join(QStringLiteral(", ")))},
+            {QStringLiteral("updated"), timestamp(num(r.json, "updated_ms"))},
+        }));
+        cli.finish(ExitOk);
+    }));
 }
 
-void Cli::listRuns()
+void pausePipeline(Cli &cli, bool pause)
 {
-    const QString target = m_args.arguments.value(0);
-    QString path = QStringLiteral("/api/v1/runs");
-    QStringList query;
-    if (!target.isEmpty()) {
-        const QStringList parts = target.split(QLatin1Char('/'));
-        path = QStringLiteral("/api/v1/pipelines/%1/runs").arg(segment(parts[0]));
-        if (parts.size() > 1)
-            query << QStringLiteral("job=") + segment(parts[1]);
-    }
-    if (m_args.has(QStringLiteral("limit")))
-        query << QStringLiteral("limit=") + m_args.value(QStringLiteral("limit"));
-    if (!query.isEmpty())
-        path += QLatin1Char('?') + query.join(QLatin1Char('&'));
-    m_client->get(path, handle([this](const client::ApiResponse &r) {
-                      if (m_args.json) {
-                          printJson(r.json);
-                          return finish(ExitOk);
-                      }
-                      const QJsonArray runs = r.json.value(QStringLiteral("runs")).toArray();
-                      if (runs.isEmpty()) {
-                          printOut(QStringLiteral("no runs yet"));
-                          return finish(ExitOk);
-                      }
-                      QList<QStringList> rows;
-                      for (const QJsonValue &value : runs) {
-                          const QJsonObject run = value.toObject();
-                          rows << QStringList{str(run, "id"),
-                                              runTitle(run),
-                                              str(run, "status"),
-                                              orDash(str(run, "trigger")),
-                                              timestamp(num(run, "created_ms")),
-                                              durationOrDash(run),
-                                              str(run, "error")};
-                      }
-                      printOut(table({QStringLiteral("ID"), QStringLiteral("RUN"), QStringLiteral("STATUS"),
-                                      QStringLiteral("TRIGGER"), QStringLiteral("CREATED"), QStringLiteral("DURATION"),
-                                      QStringLiteral("ERROR")},
-                                     rows));
-                      finish(ExitOk);
-                  }));
+    const QString name = cli.args().arguments.value(0);
+    cli.api().setPipelinePaused(name, pause, cli.handle([&cli, name, pause](const client::ApiResponse &r) {
+        if (cli.args().json)
+            printJson(r.json);
+        else
+            printOut(pause ? QStringLiteral("paused %1").arg(name) : QStringLiteral("unpaused %1").arg(name));
+        cli.finish(ExitOk);
+    }));
 }
 
-void Cli::showRun()
+void removePipeline(Cli &cli)
 {
-    const QString id = m_args.arguments.value(0);
-    m_client->get(QStringLiteral("/api/v1/runs/") + segment(id), handle([this](const client::ApiResponse &r) {
-                      if (m_args.json) {
-                          printJson(r.json);
-                          return finish(ExitOk);
-                      }
-                      const QJsonObject &run = r.json;
-                      QList<std::pair<QString, QString>> pairs = {
-                          {QStringLiteral("run"), str(run, "id")},
-                          {QStringLiteral("job"), runTitle(run)},
-                          {QStringLiteral("status"), str(run, "status")},
-                          {QStringLiteral("trigger"), orDash(str(run, "trigger"))},
-                          {QStringLiteral("by"), orDash(str(run, "actor"))},
-                          {QStringLiteral("created"), timestamp(num(run, "created_ms"))},
-                          {QStringLiteral("duration"), durationOrDash(run)},
-                          {QStringLiteral("steps"), QStringLiteral("%1 (%2 unchanged, %3 failed)")
-                                                        .arg(num(run, "step_count"))
-                                                        .arg(num(run, "cached_count"))
-                                                        .arg(num(run, "failed_count"))},
-                      };
-                      if (!str(run, "error").isEmpty())
-                          pairs.append({QStringLiteral("error"), str(run, "error")});
-                      printOut(keyValues(pairs));
-                      QList<QStringList> rows;
-                      stepRows(run.value(QStringLiteral("steps")).toArray(), 0, rows);
-                      if (!rows.isEmpty()) {
-                          printOut(QString());
-                          printOut(table({QStringLiteral("STEP"), QStringLiteral("STATUS"), QStringLiteral("DURATION"),
-                                          QStringLiteral("ATTEMPT"), QStringLiteral("EXIT"), QStringLiteral("ERROR")},
-                                         rows));
-                      }
-                      QStringList waiting;
-                      waitingApprovals(run.value(QStringLiteral("steps")).toArray(), waiting);
-                      if (!waiting.isEmpty()) {
-                          printOut(QString());
-                          printOut(waiting.join(QLatin1Char('\n')));
-                      }
-                      finish(ExitOk);
-                  }));
+    const QString name = cli.args().arguments.value(0);
+    cli.confirm(QStringLiteral("remove pipeline %1 with its runs and secrets?").arg(name),
+                QStringLiteral("pipelines rm ") + name, [&cli, name] {
+                    cli.api().removePipeline(name, cli.handle([&cli, name](const client::ApiResponse &) {
+                        if (cli.args().json)
+                            printJson(QJsonObject{{QStringLiteral("name"), name},
+                                                  {QStringLiteral("status"), QStringLiteral("removed")}});
+                        else
+                            printOut(QStringLiteral("removed pipeline %1").arg(name));
+                        cli.finish(ExitOk);
+                    }));
+                });
 }
 
-void Cli::abortRun()
+void triggerJob(Cli &cli)
 {
-    const QString id = m_args.arguments.value(0);
-    m_client->postJson(QStringLiteral("/api/v1/runs/") + segment(id) + QStringLiteral("/abort"), {},
-                       handle([this, id](const client::ApiResponse &r) {
-                           if (m_args.json)
-                               printJson(r.json);
-                           else
-                               printOut(QStringLiteral("aborting run %1").arg(id));
-                           finish(ExitOk);
-                       }));
+    const QStringList parts = cli.args().arguments.value(0).split(QLatin1Char('/'));
+    cli.api().triggerJob(parts[0], parts[1], cli.handle([&cli](const client::ApiResponse &r) {
+        const QString id = str(r.json, "id");
+        if (cli.args().has(QStringLiteral("watch"))) {
+            if (!cli.args().json)
+                printOut(QStringLiteral("started %1 (run %2)").arg(runTitle(r.json), id));
+            return watchRun(cli, id);
+        }
+        if (cli.args().json)
+            printJson(r.json);
+        else
+            printOut(
+                QStringLiteral("queued %1 (run %2); follow it with: pando runs watch %2").arg(runTitle(r.json), id));
+        cli.finish(ExitOk);
+    }));
 }
 
-void Cli::setSecret()
+void listRuns(Cli &cli)
 {
-    const QString name = m_args.arguments.constLast();
+    const QString target = cli.args().arguments.value(0);
+    const QStringList parts = target.split(QLatin1Char('/'));
+    cli.api().runs(target.isEmpty() ? QString() : parts.value(0), parts.value(1),
+                   cli.args().count(QStringLiteral("limit")), cli.handle([&cli](const client::ApiResponse &r) {
+                       if (cli.args().json) {
+                           printJson(r.json);
+                           return cli.finish(ExitOk);
+                       }
+                       const QJsonArray runs = r.json.value(QStringLiteral("runs")).toArray();
+                       if (runs.isEmpty()) {
+                           printOut(QStringLiteral("no runs yet"));
+                           return cli.finish(ExitOk);
+                       }
+                       QList<QStringList> rows;
+                       for (const QJsonValue &value : runs) {
+                           const QJsonObject run = value.toObject();
+                           rows << QStringList{str(run, "id"),
+                                               runTitle(run),
+                                               str(run, "status"),
+                                               orDash(str(run, "trigger")),
+                                               timestamp(num(run, "created_ms")),
+                                               durationOrDash(run),
+                                               str(run, "error")};
+                       }
+                       printOut(table({QStringLiteral("ID"), QStringLiteral("RUN"), QStringLiteral("STATUS"),
+                                       QStringLiteral("TRIGGER"), QStringLiteral("CREATED"), QStringLiteral("DURATION"),
+                                       QStringLiteral("ERROR")},
+                                      rows));
+                       cli.finish(ExitOk);
+                   }));
+}
+
+void showRun(Cli &cli)
+{
+    const QString id = cli.args().arguments.value(0);
+    cli.api().run(id, cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        const QJsonObject &run = r.json;
+        QList<std::pair<QString, QString>> pairs = {
+            {QStringLiteral("run"), str(run, "id")},
+            {QStringLiteral("job"), runTitle(run)},
+            {QStringLiteral("status"), str(run, "status")},
+            {QStringLiteral("trigger"), orDash(str(run, "trigger"))},
+            {QStringLiteral("by"), orDash(str(run, "actor"))},
+            {QStringLiteral("created"), timestamp(num(run, "created_ms"))},
+            {QStringLiteral("duration"), durationOrDash(run)},
+            {QStringLiteral("steps"), QStringLiteral("%1 (%2 unchanged, %3 failed)")
+                                          .arg(num(run, "step_count"))
+                                          .arg(num(run, "cached_count"))
+                                          .arg(num(run, "failed_count"))},
+        };
+        if (!str(run, "error").isEmpty())
+            pairs.append({QStringLiteral("error"), str(run, "error")});
+        printOut(keyValues(pairs));
+        QList<QStringList> rows;
+        stepRows(run.value(QStringLiteral("steps")).toArray(), 0, rows);
+        if (!rows.isEmpty()) {
+            printOut(QString());
+            printOut(table({QStringLiteral("STEP"), QStringLiteral("STATUS"), QStringLiteral("DURATION"),
+                            QStringLiteral("ATTEMPT"), QStringLiteral("EXIT"), QStringLiteral("ERROR")},
+                           rows));
+        }
+        QStringList waiting;
+        waitingApprovals(run.value(QStringLiteral("steps")).toArray(), waiting);
+        if (!waiting.isEmpty()) {
+            printOut(QString());
+            printOut(waiting.join(QLatin1Char('\n')));
+        }
+        cli.finish(ExitOk);
+    }));
+}
+
+void abortRun(Cli &cli)
+{
+    const QString id = cli.args().arguments.value(0);
+    cli.api().abortRun(id, cli.handle([&cli, id](const client::ApiResponse &r) {
+        if (cli.args().json)
+            printJson(r.json);
+        else
+            printOut(QStringLiteral("aborting run %1").arg(id));
+        cli.finish(ExitOk);
+    }));
+}
+
+void setSecret(Cli &cli)
+{
+    const QString name = cli.args().arguments.constLast();
     // Never from argv: a value there lands in the shell's history and in ps.
-    if (m_args.has(QStringLiteral("from-file"))) {
-        const QString path = m_args.value(QStringLiteral("from-file"));
+    if (cli.args().has(QStringLiteral("from-file"))) {
+        const QString path = cli.args().value(QStringLiteral("from-file"));
         QFile file(path);
         if (!file.open(QIODevice::ReadOnly))
-            return failWith(Error{ErrorCode::Invalid,
-                                  QStringLiteral("cannot read the secret's file: %1").arg(file.errorString()),
-                                  QStringLiteral("--from-file %1").arg(path)});
+            return cli.failWith(Error{ErrorCode::Invalid,
+                                      QStringLiteral("cannot read the secret's file: %1").arg(file.errorString()),
+                                      QStringLiteral("--from-file %1").arg(path)});
         // The file's bytes are the value exactly: a PEM file keeps its last line break.
         QByteArray bytes = file.readAll();
         QStringDecoder utf8(QStringDecoder::Utf8);
         QString value = utf8(bytes);
         bytes.fill('\0');
         if (utf8.hasError())
-            return failWith(Error{ErrorCode::Invalid, QStringLiteral("the file is not UTF-8 text; secrets are text"),
-                                  QStringLiteral("--from-file %1").arg(path),
-                                  QStringLiteral("encode binary data, e.g. with base64, and decode it in the app")});
-        sendSecret(value);
+            return cli.failWith(
+                Error{ErrorCode::Invalid, QStringLiteral("the file is not UTF-8 text; secrets are text"),
+                      QStringLiteral("--from-file %1").arg(path),
+                      QStringLiteral("encode binary data, e.g. with base64, and decode it in the app")});
+        sendSecret(cli, value);
         value.fill(QChar(u'\0'));
         return;
     }
     if (stdinIsTerminal()) {
-        if (!m_reader)
-            m_reader = new LineReader(this);
-        m_reader->ask(QStringLiteral("value for secret %1: ").arg(name), true,
-                      [this](const std::optional<QString> &value) {
-                          if (m_finished)
-                              return;
-                          sendSecret(value.value_or(QString()));
-                      });
+        cli.reader()->ask(QStringLiteral("value for secret %1: ").arg(name), true,
+                          [&cli](const std::optional<QString> &value) {
+                              if (cli.isFinished())
+                                  return;
+                              sendSecret(cli, value.value_or(QString()));
+                          });
         return;
     }
     QFile input;
     if (!input.open(stdin, QIODevice::ReadOnly))
-        return failWith(Error{ErrorCode::Invalid,
-                              QStringLiteral("cannot read standard input: %1").arg(input.errorString()),
-                              QStringLiteral("stdin")});
+        return cli.failWith(Error{ErrorCode::Invalid,
+                                  QStringLiteral("cannot read standard input: %1").arg(input.errorString()),
+                                  QStringLiteral("stdin")});
     QByteArray bytes = input.readAll();
     // `echo value | pando secrets set` adds a newline that is not part of the secret.
     if (bytes.endsWith('\n'))
@@ -455,128 +448,219 @@ void Cli::setSecret()
         bytes.chop(1);
     const QString value = QString::fromUtf8(bytes);
     bytes.fill('\0');
-    sendSecret(value);
+    sendSecret(cli, value);
 }
 
-void Cli::sendSecret(const QString &value)
+void sendSecret(Cli &cli, const QString &value)
 {
-    const QString name = m_args.arguments.constLast();
-    const bool forApp = isAppSecretCommand(m_args);
-    const QString app = forApp ? m_args.arguments.constFirst() : QString();
+    const QString name = cli.args().arguments.constLast();
+    const bool forApp = isAppSecretCommand(cli.args());
+    const QString app = forApp ? cli.args().arguments.constFirst() : QString();
     if (value.isEmpty())
-        return failWith(
+        return cli.failWith(
             Error{ErrorCode::Invalid, QStringLiteral("the secret's value is empty"),
-                  m_args.has(QStringLiteral("from-file")) ? QStringLiteral("--from-file") : QStringLiteral("stdin"),
+                  cli.args().has(QStringLiteral("from-file")) ? QStringLiteral("--from-file") : QStringLiteral("stdin"),
                   QStringLiteral("pipe the value in: pando secrets set %1 < file")
                       .arg(forApp ? app + QLatin1Char(' ') + name : name)});
     if (forApp) {
-        const QJsonObject body{{QStringLiteral("value"), value}};
-        m_client->request("PUT",
-                          QStringLiteral("/api/v1/apps/") + segment(app) + QStringLiteral("/secrets/") + segment(name),
-                          QJsonDocument(body).toJson(QJsonDocument::Compact), "application/json",
-                          handle([this, app, name](const client::ApiResponse &r) {
-                              if (m_args.json)
-                                  printJson(r.json);
-                              else
-                                  printOut(QStringLiteral("set secret %1 of app %2 (as %3); it reaches the app on its "
-                                                          "next deploy: pando deploy %2")
-                                               .arg(name, app, str(r.json, "injected_as")));
-                              finish(ExitOk);
-                          }));
+        cli.api().setAppSecret(app, name, value, cli.handle([&cli, app, name](const client::ApiResponse &r) {
+            if (cli.args().json)
+                printJson(r.json);
+            else
+                printOut(QStringLiteral("set secret %1 of app %2 (as %3); it reaches the app on its "
+                                        "next deploy: pando deploy %2")
+                             .arg(name, app, str(r.json, "injected_as")));
+            cli.finish(ExitOk);
+        }));
         return;
     }
-    const QString scope = m_args.value(QStringLiteral("pipeline"));
-    const QJsonObject body{{QStringLiteral("value"), value}, {QStringLiteral("scope"), scope}};
-    m_client->request("PUT", QStringLiteral("/api/v1/secrets/") + segment(name),
-                      QJsonDocument(body).toJson(QJsonDocument::Compact), "application/json",
-                      handle([this, name, scope](const client::ApiResponse &) {
-                          if (m_args.json)
-                              printJson(QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("scope"), scope}});
-                          else
-                              printOut(QStringLiteral("set secret %1 for %2").arg(name, scopeName(scope)));
-                          finish(ExitOk);
-                      }));
+    const QString scope = cli.args().value(QStringLiteral("pipeline"));
+    cli.api().setSecret(name, scope, value, cli.handle([&cli, name, scope](const client::ApiResponse &) {
+        if (cli.args().json)
+            printJson(QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("scope"), scope}});
+        else
+            printOut(QStringLiteral("set secret %1 for %2").arg(name, scopeName(scope)));
+        cli.finish(ExitOk);
+    }));
 }
 
-void Cli::listSecrets()
+void listSecrets(Cli &cli)
 {
-    if (isAppSecretCommand(m_args)) {
-        const QString app = m_args.arguments.constFirst();
-        m_client->get(QStringLiteral("/api/v1/apps/") + segment(app) + QStringLiteral("/secrets"),
-                      handle([this, app](const client::ApiResponse &r) {
-                          if (m_args.json) {
-                              printJson(r.json);
-                              return finish(ExitOk);
-                          }
-                          QList<QStringList> rows;
-                          for (const QJsonValue &v : r.json.value(QStringLiteral("secrets")).toArray()) {
-                              const QJsonObject o = v.toObject();
-                              const QString how = str(o, "injected_as") == QLatin1String("file")
-                                                      ? QStringLiteral("file ") + str(o, "file")
-                                                      : QStringLiteral("env");
-                              rows << QStringList{str(o, "name"), how, timestamp(num(o, "created_ms")),
-                                                  timestamp(num(o, "updated_ms"))};
-                          }
-                          if (rows.isEmpty())
-                              printOut(QStringLiteral("no secrets for app %1").arg(app));
-                          else
-                              printOut(table({QStringLiteral("NAME"), QStringLiteral("INJECTED AS"),
-                                              QStringLiteral("SET"), QStringLiteral("UPDATED")},
-                                             rows));
-                          for (const QJsonValue &v : r.json.value(QStringLiteral("missing")).toArray())
-                              printErr(QStringLiteral("warning: the spec asks for secret %1, which is not set; "
-                                                      "the next deploy fails until it is")
-                                           .arg(v.toString()));
-                          finish(ExitOk);
-                      }));
+    if (isAppSecretCommand(cli.args())) {
+        const QString app = cli.args().arguments.constFirst();
+        cli.api().appSecrets(app, cli.handle([&cli, app](const client::ApiResponse &r) {
+            if (cli.args().json) {
+                printJson(r.json);
+                return cli.finish(ExitOk);
+            }
+            QList<QStringList> rows;
+            for (const QJsonValue &v : r.json.value(QStringLiteral("secrets")).toArray()) {
+                const QJsonObject o = v.toObject();
+                const QString how = str(o, "injected_as") == QLatin1String("file")
+                                        ? QStringLiteral("file ") + str(o, "file")
+                                        : QStringLiteral("env");
+                rows << QStringList{str(o, "name"), how, timestamp(num(o, "created_ms")),
+                                    timestamp(num(o, "updated_ms"))};
+            }
+            if (rows.isEmpty())
+                printOut(QStringLiteral("no secrets for app %1").arg(app));
+            else
+                printOut(table({QStringLiteral("NAME"), QStringLiteral("INJECTED AS"), QStringLiteral("SET"),
+                                QStringLiteral("UPDATED")},
+                               rows));
+            for (const QJsonValue &v : r.json.value(QStringLiteral("missing")).toArray())
+                printErr(QStringLiteral("warning: the spec asks for secret %1, which is not set; "
+                                        "the next deploy fails until it is")
+                             .arg(v.toString()));
+            cli.finish(ExitOk);
+        }));
         return;
     }
-    const QString scope = m_args.value(QStringLiteral("pipeline"));
-    m_client->get(QStringLiteral("/api/v1/secrets?scope=") + segment(scope),
-                  handle([this, scope](const client::ApiResponse &r) {
-                      if (m_args.json) {
-                          printJson(r.json);
-                          return finish(ExitOk);
-                      }
-                      const QJsonArray names = r.json.value(QStringLiteral("secrets")).toArray();
-                      if (names.isEmpty())
-                          printOut(QStringLiteral("no secrets for %1").arg(scopeName(scope)));
-                      for (const QJsonValue &name : names)
-                          printOut(name.toString());
-                      finish(ExitOk);
-                  }));
+    const QString scope = cli.args().value(QStringLiteral("pipeline"));
+    cli.api().secrets(scope, cli.handle([&cli, scope](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        const QJsonArray names = r.json.value(QStringLiteral("secrets")).toArray();
+        if (names.isEmpty())
+            printOut(QStringLiteral("no secrets for %1").arg(scopeName(scope)));
+        for (const QJsonValue &name : names)
+            printOut(name.toString());
+        cli.finish(ExitOk);
+    }));
 }
 
-void Cli::removeSecret()
+void removeSecret(Cli &cli)
 {
-    const QString name = m_args.arguments.constLast();
-    if (isAppSecretCommand(m_args)) {
-        const QString app = m_args.arguments.constFirst();
-        m_client->remove(QStringLiteral("/api/v1/apps/") + segment(app) + QStringLiteral("/secrets/") + segment(name),
-                         handle([this, app, name](const client::ApiResponse &) {
-                             if (m_args.json)
-                                 printJson(QJsonObject{{QStringLiteral("app"), app},
-                                                       {QStringLiteral("name"), name},
-                                                       {QStringLiteral("status"), QStringLiteral("removed")}});
-                             else
-                                 printOut(QStringLiteral("removed secret %1 of app %2; the app keeps it until its "
-                                                         "next deploy")
-                                              .arg(name, app));
-                             finish(ExitOk);
-                         }));
+    const QString name = cli.args().arguments.constLast();
+    if (isAppSecretCommand(cli.args())) {
+        const QString app = cli.args().arguments.constFirst();
+        cli.api().removeAppSecret(app, name, cli.handle([&cli, app, name](const client::ApiResponse &) {
+            if (cli.args().json)
+                printJson(QJsonObject{{QStringLiteral("app"), app},
+                                      {QStringLiteral("name"), name},
+                                      {QStringLiteral("status"), QStringLiteral("removed")}});
+            else
+                printOut(QStringLiteral("removed secret %1 of app %2; the app keeps it until its "
+                                        "next deploy")
+                             .arg(name, app));
+            cli.finish(ExitOk);
+        }));
         return;
     }
-    const QString scope = m_args.value(QStringLiteral("pipeline"));
-    m_client->remove(QStringLiteral("/api/v1/secrets/") + segment(name) + QStringLiteral("?scope=") + segment(scope),
-                     handle([this, name, scope](const client::ApiResponse &) {
-                         if (m_args.json)
-                             printJson(QJsonObject{{QStringLiteral("name"), name},
-                                                   {QStringLiteral("scope"), scope},
-                                                   {QStringLiteral("status"), QStringLiteral("removed")}});
-                         else
-                             printOut(QStringLiteral("removed secret %1 from %2").arg(name, scopeName(scope)));
-                         finish(ExitOk);
-                     }));
+    const QString scope = cli.args().value(QStringLiteral("pipeline"));
+    cli.api().removeSecret(name, scope, cli.handle([&cli, name, scope](const client::ApiResponse &) {
+        if (cli.args().json)
+            printJson(QJsonObject{{QStringLiteral("name"), name},
+                                  {QStringLiteral("scope"), scope},
+                                  {QStringLiteral("status"), QStringLiteral("removed")}});
+        else
+            printOut(QStringLiteral("removed secret %1 from %2").arg(name, scopeName(scope)));
+        cli.finish(ExitOk);
+    }));
+}
+
+void pause(Cli &cli)
+{
+    pausePipeline(cli, true);
+}
+
+void unpause(Cli &cli)
+{
+    pausePipeline(cli, false);
+}
+
+void watch(Cli &cli)
+{
+    watchRun(cli, cli.args().arguments.value(0));
+}
+
+constexpr CommandDef Commands[] = {
+    {"pipelines",
+     "set",
+     "NAME",
+     1,
+     1,
+     {{{&flags::Config, 'c', Required}, {&flags::Vars, 'l'}, {&flags::Yes, 'y'}}},
+     "show the changes, ask, then set the pipeline",
+     &setPipeline},
+    {"pipelines", "list", "", 0, 0, {}, "list the pipelines", &listPipelines},
+    {"pipelines", "show", "NAME", 1, 1, {}, "show a pipeline and its jobs", &showPipeline},
+    {"pipelines", "pause", "NAME", 1, 1, {}, "stop starting runs (running ones go on)", &pause},
+    {"pipelines", "unpause", "NAME", 1, 1, {}, "start runs again", &unpause},
+    {"pipelines",
+     "rm",
+     "NAME",
+     1,
+     1,
+     {{{&flags::Yes, 'y'}}},
+     "remove a pipeline with its runs and secrets",
+     &removePipeline},
+    {"jobs",
+     "trigger",
+     "PIPELINE/JOB",
+     1,
+     1,
+     {{{&flags::Watch}}},
+     "queue a run; --watch follows it to the end",
+     &triggerJob,
+     Needs::Token,
+     &checkJob},
+    {"runs",
+     "list",
+     "[PIPELINE[/JOB]]",
+     0,
+     1,
+     {{{&flags::Limit}}},
+     "list runs, newest first",
+     &listRuns,
+     Needs::Token,
+     &checkRunsTarget},
+    {"runs", "show", "ID", 1, 1, {}, "show a run's step tree", &showRun},
+    {"runs", "watch", "ID", 1, 1, {}, "follow a run to its end", &watch},
+    {"runs", "abort", "ID", 1, 1, {}, "abort a queued or running run", &abortRun},
+    // NAME is a pipeline secret (--pipeline P, or the install's); APP NAME an app's.
+    {"secrets",
+     "set",
+     "[APP] NAME",
+     1,
+     2,
+     {{{&flags::Pipeline, 'p'}, {&flags::FromFile}}},
+     "set a secret from standard input or a file, never from the command line",
+     &setSecret,
+     Needs::Token,
+     &checkAppSecret,
+     "APP NAME is an app's secret (an env var or a file its spec names; the app sees it on its next deploy);\n"
+     "NAME alone is a pipeline's (--pipeline P) or the install's. On a terminal the value is asked without echo."},
+    {"secrets",
+     "list",
+     "[APP]",
+     0,
+     1,
+     {{{&flags::Pipeline, 'p'}}},
+     "list secret names (an app's: when each was set and how it is injected)",
+     &listSecrets,
+     Needs::Token,
+     &checkAppSecret},
+    {"secrets",
+     "rm",
+     "[APP] NAME",
+     1,
+     2,
+     {{{&flags::Pipeline, 'p'}}},
+     "remove a secret (an app's, or a pipeline's)",
+     &removeSecret,
+     Needs::Token,
+     &checkAppSecret},
+};
+static_assert(isComplete(Commands), "every command needs its words, a summary, a handler and consistent arguments");
+
+} // namespace
+
+std::span<const CommandDef> pipelineCommands()
+{
+    return Commands;
 }
 
 } // namespace pando::cli

@@ -43,51 +43,77 @@ QString compact(const QJsonObject &o)
     return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
 }
 
-} // namespace
+// One run followed to its end; a child of the Cli, living as long as the command.
+class RunWatch : public QObject {
+public:
+    RunWatch(Cli &cli, const QString &runId) : QObject(&cli), m_cli(cli), m_runId(runId) {}
+    void start();
 
-void Cli::watchRun(const QString &runId)
+private:
+    void onRunMessage(const QJsonObject &message);
+    void onRunEvent(const QJsonObject &event);
+    void startRunPolling();
+    void pollRun();
+    void pollRunEvents(const QString &status);
+    void endRun();
+    void showRunEnd(const QJsonObject &run);
+
+    Cli &m_cli;
+    QString m_runId;
+    qint64 m_lastSeq = 0;
+    int m_pollErrors = 0;
+    QHash<QString, QString> m_stepShown; // step id → "status/attempt" last printed
+    QHash<QString, int> m_stepDepth;     // step id → nesting depth
+    QHash<QString, QString> m_stepLabel; // step id → "task unit"
+    QString m_finishedAs;                // the status the follow stream ended with
+    QTimer *m_pollTimer = nullptr;
+};
+
+void RunWatch::start()
 {
-    m_runId = runId;
-    m_runPollTimer = new QTimer(this);
-    m_runPollTimer->setSingleShot(true);
-    connect(m_runPollTimer, &QTimer::timeout, this, &Cli::pollRun);
-    m_runStream = m_client->follow(
-        QStringLiteral("/api/v1/runs/%1/follow?after=%2").arg(segment(runId)).arg(m_lastSeq),
-        [this](const QJsonObject &message) { onRunMessage(message); },
+    m_cli.setOnInterrupt([runId = m_runId] {
+        printErr(QStringLiteral("pando: stopped watching; run %1 goes on (pando runs watch %1)").arg(runId));
+    });
+    m_pollTimer = new QTimer(this);
+    m_pollTimer->setSingleShot(true);
+    connect(m_pollTimer, &QTimer::timeout, this, &RunWatch::pollRun);
+    QWebSocket *stream = m_cli.api().followRun(
+        m_runId, m_lastSeq, [this](const QJsonObject &message) { onRunMessage(message); },
         [this](const Status &closed) {
-            if (m_finished)
+            if (m_cli.isFinished())
                 return;
             if (!closed) {
                 const ErrorCode code = closed.error().code;
                 if (code == ErrorCode::NotFound || code == ErrorCode::Unauthorized || code == ErrorCode::Forbidden)
-                    return failWith(closed.error());
+                    return m_cli.failWith(closed.error());
                 // No stream (an older server, a proxy without WebSockets): look every so often.
                 return startRunPolling();
             }
-            if (!m_runFinished.isEmpty())
+            if (!m_finishedAs.isEmpty())
                 return endRun();
             startRunPolling();
         });
+    m_cli.own(stream);
 }
 
-void Cli::onRunMessage(const QJsonObject &message)
+void RunWatch::onRunMessage(const QJsonObject &message)
 {
-    if (m_finished)
+    if (m_cli.isFinished())
         return;
     if (message.contains(QStringLiteral("finished"))) {
-        m_runFinished = str(message, "finished");
+        m_finishedAs = str(message, "finished");
         return;
     }
     onRunEvent(message);
 }
 
-void Cli::onRunEvent(const QJsonObject &event)
+void RunWatch::onRunEvent(const QJsonObject &event)
 {
     const qint64 seq = num(event, "seq");
     if (seq <= m_lastSeq)
         return;
     m_lastSeq = seq;
-    if (m_args.json) {
+    if (m_cli.args().json) {
         printOut(compact(event));
         return;
     }
@@ -96,18 +122,18 @@ void Cli::onRunEvent(const QJsonObject &event)
     const QString type = str(event, "type");
     if (type == QLatin1String("step")) {
         const QString parent = str(data, "parent");
-        const int depth = !parent.isEmpty() && m_runStepDepth.contains(parent) ? m_runStepDepth.value(parent) + 1 : 0;
-        m_runStepDepth.insert(stepId, depth);
+        const int depth = !parent.isEmpty() && m_stepDepth.contains(parent) ? m_stepDepth.value(parent) + 1 : 0;
+        m_stepDepth.insert(stepId, depth);
         const QString kind = str(data, "kind");
         const QString name = str(data, "name");
         const QString label = name.isEmpty() || name == kind ? kind : kind + QLatin1Char(' ') + name;
-        m_runStepLabel.insert(stepId, name.isEmpty() ? kind : name);
+        m_stepLabel.insert(stepId, name.isEmpty() ? kind : name);
         const QString status = str(data, "status");
         const int attempt = int(num(data, "attempt"));
         const QString shownKey = status + QLatin1Char('/') + QString::number(attempt);
-        if (status == QLatin1String("pending") || m_runStepShown.value(stepId) == shownKey)
+        if (status == QLatin1String("pending") || m_stepShown.value(stepId) == shownKey)
             return;
-        m_runStepShown.insert(stepId, shownKey);
+        m_stepShown.insert(stepId, shownKey);
         const QString indent(2 * (depth + 1), QLatin1Char(' '));
         const QString attemptText = attempt > 1 ? QStringLiteral(" (attempt %1)").arg(attempt) : QString();
         if (status == QLatin1String("running")) {
@@ -137,8 +163,8 @@ void Cli::onRunEvent(const QJsonObject &event)
         return;
     }
     if (type == QLatin1String("output")) {
-        const int depth = m_runStepDepth.value(stepId, 0);
-        QString name = m_runStepLabel.value(stepId);
+        const int depth = m_stepDepth.value(stepId, 0);
+        QString name = m_stepLabel.value(stepId);
         if (name.isEmpty()) // a step we have not seen start: its id ends with the name
             name = stepId.section(QLatin1Char(':'), -1);
         const QString mark =
@@ -147,24 +173,26 @@ void Cli::onRunEvent(const QJsonObject &event)
     }
 }
 
-void Cli::startRunPolling()
+void RunWatch::startRunPolling()
 {
-    if (m_finished || m_runPollTimer->isActive())
+    if (m_cli.isFinished() || m_pollTimer->isActive())
         return;
     pollRun();
 }
 
-void Cli::pollRun()
+void RunWatch::pollRun()
 {
     // The run's status first: the events it recorded before that status are all stored.
-    m_client->get(QStringLiteral("/api/v1/runs/") + segment(m_runId), [this](const Result<client::ApiResponse> &r) {
-        if (m_finished)
+    if (m_cli.isFinished())
+        return;
+    m_cli.api().run(m_runId, [this](const Result<client::ApiResponse> &r) {
+        if (m_cli.isFinished())
             return;
         if (!r) {
             if (++m_pollErrors >= MaxRunPollErrors || r.error().code == ErrorCode::NotFound ||
                 r.error().code == ErrorCode::Unauthorized)
-                return failWith(r.error());
-            m_runPollTimer->start(RunPollIntervalMs);
+                return m_cli.failWith(r.error());
+            m_pollTimer->start(RunPollIntervalMs);
             return;
         }
         m_pollErrors = 0;
@@ -172,50 +200,47 @@ void Cli::pollRun()
     });
 }
 
-void Cli::pollRunEvents(const QString &status)
+void RunWatch::pollRunEvents(const QString &status)
 {
-    m_client->get(
-        QStringLiteral("/api/v1/runs/%1/events?after=%2&limit=%3").arg(segment(m_runId)).arg(m_lastSeq).arg(EventPage),
-        [this, status](const Result<client::ApiResponse> &r) {
-            if (m_finished)
-                return;
-            if (!r) {
-                if (++m_pollErrors >= MaxRunPollErrors || r.error().code == ErrorCode::NotFound)
-                    return failWith(r.error());
-                m_runPollTimer->start(RunPollIntervalMs);
-                return;
-            }
-            const QJsonArray events = r->json.value(QStringLiteral("events")).toArray();
-            for (const QJsonValue &event : events)
-                onRunEvent(event.toObject());
-            if (events.size() >= EventPage)
-                return pollRunEvents(status);
-            if (isRunOver(status)) {
-                m_runFinished = status;
-                return endRun();
-            }
-            m_runPollTimer->start(RunPollIntervalMs);
-        });
+    m_cli.api().runEvents(m_runId, m_lastSeq, EventPage, [this, status](const Result<client::ApiResponse> &r) {
+        if (m_cli.isFinished())
+            return;
+        if (!r) {
+            if (++m_pollErrors >= MaxRunPollErrors || r.error().code == ErrorCode::NotFound)
+                return m_cli.failWith(r.error());
+            m_pollTimer->start(RunPollIntervalMs);
+            return;
+        }
+        const QJsonArray events = r->json.value(QStringLiteral("events")).toArray();
+        for (const QJsonValue &event : events)
+            onRunEvent(event.toObject());
+        if (events.size() >= EventPage)
+            return pollRunEvents(status);
+        if (isRunOver(status)) {
+            m_finishedAs = status;
+            return endRun();
+        }
+        m_pollTimer->start(RunPollIntervalMs);
+    });
 }
 
-void Cli::endRun()
+void RunWatch::endRun()
 {
-    m_client->get(QStringLiteral("/api/v1/runs/") + segment(m_runId),
-                  handle([this](const client::ApiResponse &r) { showRunEnd(r.json); }));
+    m_cli.api().run(m_runId, m_cli.handle([this](const client::ApiResponse &r) { showRunEnd(r.json); }));
 }
 
-void Cli::showRunEnd(const QJsonObject &run)
+void RunWatch::showRunEnd(const QJsonObject &run)
 {
     const QString status = str(run, "status");
     const QString id = str(run, "id");
     const QString title =
         QStringLiteral("%1/%2 #%3").arg(str(run, "pipeline"), str(run, "job")).arg(num(run, "number"));
-    if (m_args.json)
+    if (m_cli.args().json)
         printOut(compact(run));
     if (status == QLatin1String("succeeded")) {
-        if (!m_args.json)
+        if (!m_cli.args().json)
             printOut(QStringLiteral("succeeded: %1 in %2").arg(title, duration(num(run, "duration_ms"))));
-        return finish(ExitOk);
+        return m_cli.finish(ExitOk);
     }
     const QJsonObject step = failedStep(run.value(QStringLiteral("steps")).toArray());
     QString message;
@@ -235,10 +260,17 @@ void Cli::showRunEnd(const QJsonObject &run)
     }
     if (!str(run, "error").isEmpty())
         message += QStringLiteral(": ") + str(run, "error");
-    failWithCode(Error{status == QLatin1String("aborted") ? ErrorCode::Cancelled : ErrorCode::Failed, message,
-                       QStringLiteral("run ") + id,
-                       QStringLiteral("see the whole run with: pando runs show %1").arg(id)},
-                 code);
+    m_cli.failWithCode(Error{status == QLatin1String("aborted") ? ErrorCode::Cancelled : ErrorCode::Failed, message,
+                             QStringLiteral("run ") + id,
+                             QStringLiteral("see the whole run with: pando runs show %1").arg(id)},
+                       code);
+}
+
+} // namespace
+
+void watchRun(Cli &cli, const QString &runId)
+{
+    (new RunWatch(cli, runId))->start();
 }
 
 } // namespace pando::cli

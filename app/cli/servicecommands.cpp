@@ -1,6 +1,7 @@
 // `pando services list|backup|rm`: an app's backing services (docs/services.md), and the question
 // `pando apps rm` asks about their data on a terminal.
 #include "cli.h"
+#include "commands.h"
 #include "output.h"
 #include "prompt.h"
 
@@ -31,70 +32,64 @@ QString sizeText(qint64 bytes)
     return QStringLiteral("%1 GiB").arg(double(bytes) / (1024.0 * 1024 * 1024), 0, 'f', 2);
 }
 
-QString servicesPath(const QString &app)
+void listServices(Cli &cli)
 {
-    return QStringLiteral("/api/v1/apps/") + segment(app) + QStringLiteral("/services");
+    const QString app = cli.args().arguments.value(0);
+    const auto done = cli.handle([&cli, app](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        const QJsonArray services = r.json.value(QStringLiteral("services")).toArray();
+        if (services.isEmpty()) {
+            printOut(app.isEmpty() ? QStringLiteral("no services yet; an app declares them in its "
+                                                    "spec's services: slots")
+                                   : QStringLiteral("app %1 has no services").arg(app));
+            return cli.finish(ExitOk);
+        }
+        QList<QStringList> rows;
+        for (const QJsonValue &value : services) {
+            const QJsonObject s = value.toObject();
+            QStringList row;
+            if (app.isEmpty())
+                row << str(s, "app");
+            const qint64 created = num(s, "created_ms");
+            row << str(s, "slot") << str(s, "kind") << orDash(str(s, "version")) << str(s, "status")
+                << orDash(str(s, "volume")) << (created > 0 ? timestamp(created) : QStringLiteral("-"));
+            rows << row;
+        }
+        QStringList headers{QStringLiteral("SLOT"),   QStringLiteral("KIND"),   QStringLiteral("VERSION"),
+                            QStringLiteral("STATUS"), QStringLiteral("VOLUME"), QStringLiteral("CREATED")};
+        if (app.isEmpty())
+            headers.prepend(QStringLiteral("APP"));
+        printOut(table(headers, rows));
+        cli.finish(ExitOk);
+    });
+    if (app.isEmpty())
+        cli.api().services(done);
+    else
+        cli.api().appServices(app, done);
 }
 
-} // namespace
-
-void Cli::listServices()
+void backupService(Cli &cli)
 {
-    const QString app = m_args.arguments.value(0);
-    const QString path = app.isEmpty() ? QStringLiteral("/api/v1/services") : servicesPath(app);
-    m_client->get(path, handle([this, app](const client::ApiResponse &r) {
-                      if (m_args.json) {
-                          printJson(r.json);
-                          return finish(ExitOk);
-                      }
-                      const QJsonArray services = r.json.value(QStringLiteral("services")).toArray();
-                      if (services.isEmpty()) {
-                          printOut(app.isEmpty() ? QStringLiteral("no services yet; an app declares them in its "
-                                                                  "spec's services: slots")
-                                                 : QStringLiteral("app %1 has no services").arg(app));
-                          return finish(ExitOk);
-                      }
-                      QList<QStringList> rows;
-                      for (const QJsonValue &value : services) {
-                          const QJsonObject s = value.toObject();
-                          QStringList row;
-                          if (app.isEmpty())
-                              row << str(s, "app");
-                          const qint64 created = num(s, "created_ms");
-                          row << str(s, "slot") << str(s, "kind") << orDash(str(s, "version")) << str(s, "status")
-                              << orDash(str(s, "volume")) << (created > 0 ? timestamp(created) : QStringLiteral("-"));
-                          rows << row;
-                      }
-                      QStringList headers{QStringLiteral("SLOT"),    QStringLiteral("KIND"),
-                                          QStringLiteral("VERSION"), QStringLiteral("STATUS"),
-                                          QStringLiteral("VOLUME"),  QStringLiteral("CREATED")};
-                      if (app.isEmpty())
-                          headers.prepend(QStringLiteral("APP"));
-                      printOut(table(headers, rows));
-                      finish(ExitOk);
-                  }));
-}
-
-void Cli::backupService()
-{
-    const QString app = m_args.arguments.value(0);
-    const QString slot = m_args.arguments.value(1);
-    const QString target = m_args.value(QStringLiteral("out"));
+    const QString app = cli.args().arguments.value(0);
+    const QString slot = cli.args().arguments.value(1);
+    const QString target = cli.args().value(QStringLiteral("out"));
     if (target.isEmpty())
-        return failWithCode(Error{ErrorCode::Invalid, QStringLiteral("needs a file name"), QStringLiteral("--out")},
-                            ExitUsage);
-    if (QFileInfo::exists(target) && !m_args.has(QStringLiteral("force")))
-        return failWith(Error{ErrorCode::Conflict, QStringLiteral("%1 exists already").arg(target),
-                              QStringLiteral("--out"), QStringLiteral("pass --force to replace it")});
+        return cli.failWithCode(Error{ErrorCode::Invalid, QStringLiteral("needs a file name"), QStringLiteral("--out")},
+                                ExitUsage);
+    if (QFileInfo::exists(target) && !cli.args().has(QStringLiteral("force")))
+        return cli.failWith(Error{ErrorCode::Conflict, QStringLiteral("%1 exists already").arg(target),
+                                  QStringLiteral("--out"), QStringLiteral("pass --force to replace it")});
     // Written beside the target and renamed over it at the end: FILE is never half a dump.
-    m_backupPartial = target + QStringLiteral(".partial");
-    auto *file = new QFile(m_backupPartial, this);
-    if (!file->open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-        const Error error{ErrorCode::Failed, QStringLiteral("cannot write: %1").arg(file->errorString()),
-                          m_backupPartial};
-        m_backupPartial.clear();
-        return failWith(error);
-    }
+    const QString partial = target + QStringLiteral(".partial");
+    auto *file = new QFile(partial, &cli);
+    if (!file->open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return cli.failWith(
+            Error{ErrorCode::Failed, QStringLiteral("cannot write: %1").arg(file->errorString()), partial});
+    // An interrupted backup leaves no half file behind.
+    cli.setOnInterrupt([partial] { QFile::remove(partial); });
     auto clock = std::make_shared<QElapsedTimer>();
     clock->start();
     auto lastShown = std::make_shared<qint64>(-ProgressEveryMs);
@@ -104,22 +99,21 @@ void Cli::backupService()
         *lastShown = clock->elapsed();
         printStatus(QStringLiteral("  %1 written").arg(sizeText(bytes)));
     };
-    const QString path = servicesPath(app) + QLatin1Char('/') + segment(slot) + QStringLiteral("/backup");
-    if (!m_args.json)
+    if (!cli.args().json)
         printStatus(QStringLiteral("  dumping %1/%2 …").arg(app, slot));
-    m_client->download(
-        "POST", path, file, BackupIdleTimeoutMs, progress,
-        [this, file, app, slot, target, clock](const Result<client::ApiResponse> &r) {
-            if (m_finished)
+    cli.api().backupService(
+        app, slot, file, BackupIdleTimeoutMs, progress,
+        [&cli, file, app, slot, target, clock, partial](const Result<client::ApiResponse> &r) {
+            if (cli.isFinished())
                 return;
             const qint64 bytes = file->size();
             const bool flushed = r && file->flush();
             const QString writeError = file->errorString();
             file->close();
-            const QString partial = std::exchange(m_backupPartial, QString());
+            cli.setOnInterrupt({});
             if (!r || !flushed) {
                 QFile::remove(partial);
-                return failWith(
+                return cli.failWith(
                     r ? Error{ErrorCode::Failed, QStringLiteral("cannot write: %1").arg(writeError), partial}
                       : r.error());
             }
@@ -127,10 +121,10 @@ void Cli::backupService()
             if (std::rename(QFile::encodeName(partial).constData(), QFile::encodeName(target).constData()) != 0) {
                 const QString reason = QString::fromLocal8Bit(std::strerror(errno));
                 QFile::remove(partial);
-                return failWith(Error{ErrorCode::Failed,
-                                      QStringLiteral("cannot rename %1 to it: %2").arg(partial, reason), target});
+                return cli.failWith(Error{ErrorCode::Failed,
+                                          QStringLiteral("cannot rename %1 to it: %2").arg(partial, reason), target});
             }
-            if (m_args.json)
+            if (cli.args().json)
                 printJson(QJsonObject{{QStringLiteral("app"), app},
                                       {QStringLiteral("slot"), slot},
                                       {QStringLiteral("file"), target},
@@ -138,67 +132,100 @@ void Cli::backupService()
             else
                 printOut(QStringLiteral("backed up %1/%2 to %3 (%4 in %5)")
                              .arg(app, slot, target, sizeText(bytes), duration(clock->elapsed())));
-            finish(ExitOk);
+            cli.finish(ExitOk);
         });
 }
 
-void Cli::removeService()
+void removeService(Cli &cli)
 {
-    const QString app = m_args.arguments.value(0);
-    const QString slot = m_args.arguments.value(1);
-    const bool keepData = m_args.has(QStringLiteral("keep-data"));
-    const bool deleteData = m_args.has(QStringLiteral("delete-data"));
+    const QString app = cli.args().arguments.value(0);
+    const QString slot = cli.args().arguments.value(1);
+    const bool keepData = cli.args().has(QStringLiteral("keep-data"));
+    const bool deleteData = cli.args().has(QStringLiteral("delete-data"));
     if (keepData == deleteData)
-        return failWithCode(Error{ErrorCode::Invalid,
-                                  keepData ? QStringLiteral("pass --keep-data or --delete-data, not both")
-                                           : QStringLiteral("say what becomes of the service's data"),
-                                  QStringLiteral("services rm"),
-                                  QStringLiteral("--keep-data removes the container and keeps the volume and "
-                                                 "credentials; --delete-data removes them too")},
-                            ExitUsage);
-    const QString path = servicesPath(app) + QLatin1Char('/') + segment(slot) +
-                         (deleteData ? QStringLiteral("?data=delete") : QStringLiteral("?data=keep"));
-    m_client->remove(path, handle([this, app, slot, deleteData](const client::ApiResponse &r) {
-                         if (m_args.json)
-                             printJson(r.json);
-                         else
-                             printOut(
-                                 QStringLiteral("removed service %1 of %2; its data was %3")
-                                     .arg(slot, app, deleteData ? QStringLiteral("deleted") : QStringLiteral("kept")));
-                         finish(ExitOk);
-                     }));
+        return cli.failWithCode(Error{ErrorCode::Invalid,
+                                      keepData ? QStringLiteral("pass --keep-data or --delete-data, not both")
+                                               : QStringLiteral("say what becomes of the service's data"),
+                                      QStringLiteral("services rm"),
+                                      QStringLiteral("--keep-data removes the container and keeps the volume and "
+                                                     "credentials; --delete-data removes them too")},
+                                ExitUsage);
+    cli.api().removeService(
+        app, slot, deleteData ? client::ServiceData::Delete : client::ServiceData::Keep,
+        cli.handle([&cli, app, slot, deleteData](const client::ApiResponse &r) {
+            if (cli.args().json)
+                printJson(r.json);
+            else
+                printOut(QStringLiteral("removed service %1 of %2; its data was %3")
+                             .arg(slot, app, deleteData ? QStringLiteral("deleted") : QStringLiteral("kept")));
+            cli.finish(ExitOk);
+        }));
 }
 
-void Cli::askServiceData(const QString &app, std::function<void(const QString &choice)> then)
+constexpr CommandDef Commands[] = {
+    {"services", "list", "[APP]", 0, 1, {}, "backing services: slot, kind, status, volume", &listServices},
+    {"services",
+     "backup",
+     "APP SLOT",
+     2,
+     2,
+     {{{&flags::Out, 0, Required}, {&flags::Force}}},
+     "dump a service's data to FILE (pg_dump, mysqldump, redis RDB)",
+     &backupService,
+     Needs::Token,
+     nullptr,
+     "FILE is written as FILE.partial and renamed at the end, so it is never half a dump; --force replaces an\n"
+     "existing FILE."},
+    {"services",
+     "rm",
+     "APP SLOT",
+     2,
+     2,
+     {{{&flags::KeepData}, {&flags::DeleteData}}},
+     "remove a service the app's spec no longer declares",
+     &removeService,
+     Needs::Token,
+     nullptr,
+     "--keep-data removes the container and keeps the volume and credentials; --delete-data removes them\n"
+     "too. One of the two is required."},
+};
+static_assert(isComplete(Commands), "every command needs its words, a summary, a handler and consistent arguments");
+
+} // namespace
+
+std::span<const CommandDef> serviceCommands()
+{
+    return Commands;
+}
+
+void askServiceData(Cli &cli, const QString &app, std::function<void(client::ServiceData choice)> then)
 {
     // Only a person at a terminal can answer; otherwise pandod's refusal names both flags.
     if (!stdinIsTerminal())
-        return then(QString());
-    m_client->get(servicesPath(app), [this, app, then = std::move(then)](const Result<client::ApiResponse> &r) {
-        if (m_finished)
+        return then(client::ServiceData::Unsaid);
+    cli.api().appServices(app, [&cli, app, then = std::move(then)](const Result<client::ApiResponse> &r) {
+        if (cli.isFinished())
             return;
         const QJsonArray services = r ? r->json.value(QStringLiteral("services")).toArray() : QJsonArray();
         if (services.isEmpty())
-            return then(QString());
+            return then(client::ServiceData::Unsaid);
         QStringList slots;
         for (const QJsonValue &value : services)
             slots << str(value.toObject(), "slot") + QStringLiteral(": ") + str(value.toObject(), "kind");
-        if (!m_reader)
-            m_reader = new LineReader(this);
-        m_reader->ask(QStringLiteral("keep or delete the data of its services (%1)? [k/d] ")
-                          .arg(slots.join(QStringLiteral(", "))),
-                      false, [this, then](const std::optional<QString> &answer) {
-                          if (m_finished)
-                              return;
-                          const QString a = answer.value_or(QString()).trimmed().toLower();
-                          if (a == QLatin1String("k") || a == QLatin1String("keep"))
-                              return then(QStringLiteral("keep"));
-                          if (a == QLatin1String("d") || a == QLatin1String("delete"))
-                              return then(QStringLiteral("delete"));
-                          failWith(Error{ErrorCode::Cancelled, QStringLiteral("nothing removed: answer k or d"),
-                                         QStringLiteral("apps rm"),
-                                         QStringLiteral("or pass --keep-data or --delete-data")});
-                      });
+        cli.reader()->ask(QStringLiteral("keep or delete the data of its services (%1)? [k/d] ")
+                              .arg(slots.join(QStringLiteral(", "))),
+                          false, [&cli, then](const std::optional<QString> &answer) {
+                              if (cli.isFinished())
+                                  return;
+                              const QString a = answer.value_or(QString()).trimmed().toLower();
+                              if (a == QLatin1String("k") || a == QLatin1String("keep"))
+                                  return then(client::ServiceData::Keep);
+                              if (a == QLatin1String("d") || a == QLatin1String("delete"))
+                                  return then(client::ServiceData::Delete);
+                              cli.failWith(Error{ErrorCode::Cancelled, QStringLiteral("nothing removed: answer k or d"),
+                                                 QStringLiteral("apps rm"),
+                                                 QStringLiteral("or pass --keep-data or --delete-data")});
+                          });
     });
 }
 

@@ -144,11 +144,13 @@ QUrl ApiClient::urlFor(const QString &path) const
 {
     QUrl url = m_baseUrl;
     const qsizetype q = path.indexOf(QLatin1Char('?'));
-    QString base = url.path();
+    QString base = url.path(QUrl::FullyEncoded);
     if (base.endsWith(QLatin1Char('/')))
         base.chop(1);
-    url.setPath(base + (q < 0 ? path : path.left(q)));
-    url.setQuery(q < 0 ? QString() : path.mid(q + 1));
+    // path arrives percent-encoded (app/client/api.h): TolerantMode keeps "%20" and "%2F" as they
+    // are, where the default (DecodedMode) would encode the '%' again.
+    url.setPath(base + (q < 0 ? path : path.left(q)), QUrl::TolerantMode);
+    url.setQuery(q < 0 ? QString() : path.mid(q + 1), QUrl::TolerantMode);
     return url;
 }
 

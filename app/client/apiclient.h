@@ -63,7 +63,8 @@ public:
     void setPinnedFingerprint(const QString &sha256Hex) { m_pinned = sha256Hex.toLower(); }
     QString pinnedFingerprint() const { return m_pinned; }
 
-    // path is below the base URL and may carry a query: "/api/v1/apps/hello/deploys?limit=5".
+    // path is below the base URL, percent-encoded, and may carry a query:
+    // "/api/v1/apps/my%20app/deploys?limit=5". Build it with app/client/api.h, not by hand.
     void request(const QByteArray &method, const QString &path, const QByteArray &body, const QByteArray &contentType,
                  Callback callback);
     void get(const QString &path, Callback callback) { request("GET", path, {}, {}, std::move(callback)); }

@@ -1,9 +1,9 @@
 #include "remotesession.h"
 
+#include "app/client/api.h"
 #include "app/client/apiclient.h"
 
 #include <QJsonDocument>
-#include <QUrlQuery>
 #include <QWebSocket>
 
 using namespace Qt::StringLiterals;
@@ -29,11 +29,6 @@ Error forDesktop(Error error, const QUrl &server)
 }
 
 } // namespace
-
-QString pathPart(const QString &segment)
-{
-    return QString::fromLatin1(QUrl::toPercentEncoding(segment));
-}
 
 RemoteSession::RemoteSession(QUrl baseUrl, QString token, QObject *parent)
     : Session(parent), m_baseUrl(std::move(baseUrl)), m_token(std::move(token))
@@ -104,7 +99,7 @@ void RemoteSession::open()
     // Health first: it tells "nothing answers there" and "that is not a Pando install" apart
     // from "the token is refused", which the event stream reports.
     QPointer<RemoteSession> self(this);
-    m_client->get(u"/api/v1/health"_s, [self](const Result<client::ApiResponse> &health) {
+    client::Api(m_client).health([self](const Result<client::ApiResponse> &health) {
         if (!self)
             return;
         if (!health) {
@@ -127,8 +122,8 @@ void RemoteSession::openEventStream()
     if (!m_client)
         return;
     QPointer<RemoteSession> self(this);
-    QWebSocket *socket = m_client->follow(
-        u"/api/v1/events"_s,
+    QWebSocket *socket = client::Api(m_client).followEvents(
+        {},
         [self](const QJsonObject &event) {
             if (self)
                 Q_EMIT self->eventReceived(event);
@@ -161,8 +156,7 @@ void RemoteSession::streamLost(const Error &why)
     m_retry.start(m_retryDelayMs);
 }
 
-void RemoteSession::send(const QByteArray &method, const QString &path, const QByteArray &body,
-                         const QByteArray &contentType, RawCallback done)
+void RemoteSession::call(const Request &request, RawCallback done)
 {
     if (!m_client) {
         // Still asynchronous: callers may rely on the answer coming later.
@@ -172,19 +166,18 @@ void RemoteSession::send(const QByteArray &method, const QString &path, const QB
         return;
     }
     const QUrl server = m_baseUrl;
-    m_client->request(method, path, body, contentType,
-                      [done = std::move(done), server](const Result<client::ApiResponse> &response) {
-                          if (!response) {
-                              done(std::unexpected(forDesktop(response.error(), server)));
-                              return;
-                          }
-                          done(response->json);
-                      });
+    request(client::Api(m_client), [done = std::move(done), server](const Result<client::ApiResponse> &response) {
+        if (!response) {
+            done(std::unexpected(forDesktop(response.error(), server)));
+            return;
+        }
+        done(response->json);
+    });
 }
 
-void RemoteSession::getList(const QString &path, const QString &key, ListCallback done)
+void RemoteSession::callList(const Request &request, const QString &key, ListCallback done)
 {
-    send("GET", path, {}, {}, [done = std::move(done), key](const Result<QJsonObject> &answer) {
+    call(request, [done = std::move(done), key](const Result<QJsonObject> &answer) {
         if (!answer) {
             done(std::unexpected(answer.error()));
             return;
@@ -194,11 +187,6 @@ void RemoteSession::getList(const QString &path, const QString &key, ListCallbac
 }
 
 namespace {
-
-QByteArray json(const QJsonObject &object)
-{
-    return QJsonDocument(object).toJson(QJsonDocument::Compact);
-}
 
 // Adapts an object answer to a done-or-error callback.
 auto toDone(Session::DoneCallback done)
@@ -211,60 +199,68 @@ auto toDone(Session::DoneCallback done)
     };
 }
 
+using client::Api;
+using Callback = client::Api::Callback;
+
 } // namespace
 
 void RemoteSession::apps(ListCallback done)
 {
-    getList(u"/api/v1/apps"_s, u"apps"_s, std::move(done));
+    callList([](const Api &api, Callback cb) { api.apps(std::move(cb)); }, u"apps"_s, std::move(done));
 }
 
 void RemoteSession::app(const QString &name, ObjectCallback done)
 {
-    send("GET", u"/api/v1/apps/"_s + pathPart(name), {}, {}, std::move(done));
+    call([name](const Api &api, Callback cb) { api.app(name, std::move(cb)); }, std::move(done));
 }
 
 void RemoteSession::createApp(const QByteArray &specText, ObjectCallback done)
 {
-    send("POST", u"/api/v1/apps"_s, specText, "application/yaml", std::move(done));
+    call([specText](const Api &api, Callback cb) { api.createApp(specText, client::SpecFormat::Yaml, std::move(cb)); },
+         std::move(done));
 }
 
 void RemoteSession::updateApp(const QString &name, const QByteArray &specText, ObjectCallback done)
 {
-    send("PUT", u"/api/v1/apps/"_s + pathPart(name), specText, "application/yaml", std::move(done));
+    call([name, specText](const Api &api,
+                          Callback cb) { api.updateApp(name, specText, client::SpecFormat::Yaml, std::move(cb)); },
+         std::move(done));
 }
 
 void RemoteSession::removeApp(const QString &name, DoneCallback done)
 {
-    send("DELETE", u"/api/v1/apps/"_s + pathPart(name), {}, {}, toDone(std::move(done)));
+    call([name](const Api &api, Callback cb) { api.removeApp(name, client::ServiceData::Unsaid, std::move(cb)); },
+         toDone(std::move(done)));
 }
 
 void RemoteSession::deploy(const QString &app, const QString &ref, ObjectCallback done)
 {
-    const QByteArray body = ref.isEmpty() ? QByteArray() : json(QJsonObject{{u"ref"_s, ref}});
-    send("POST", u"/api/v1/apps/%1/deploys"_s.arg(pathPart(app)), body, "application/json", std::move(done));
+    call([app, ref](const Api &api, Callback cb) { api.deploy(app, ref, std::move(cb)); }, std::move(done));
 }
 
 void RemoteSession::deploys(const QString &app, int limit, ListCallback done)
 {
-    getList(u"/api/v1/apps/%1/deploys?limit=%2"_s.arg(pathPart(app)).arg(limit), u"deploys"_s, std::move(done));
+    callList([app, limit](const Api &api, Callback cb) { api.deploys(app, limit, std::move(cb)); }, u"deploys"_s,
+             std::move(done));
 }
 
 void RemoteSession::deployDetail(const QString &id, ObjectCallback done)
 {
-    send("GET", u"/api/v1/deploys/"_s + pathPart(id), {}, {}, std::move(done));
+    call([id](const Api &api, Callback cb) { api.deployDetail(id, std::move(cb)); }, std::move(done));
 }
 
 void RemoteSession::cancelDeploy(const QString &id, DoneCallback done)
 {
-    send("POST", u"/api/v1/deploys/%1/cancel"_s.arg(pathPart(id)), {}, {}, toDone(std::move(done)));
+    call([id](const Api &api, Callback cb) { api.cancelDeploy(id, std::move(cb)); }, toDone(std::move(done)));
 }
 
 void RemoteSession::logTail(const QString &app, int lines, ListCallback done)
 {
-    getList(u"/api/v1/apps/%1/logs?tail=%2"_s.arg(pathPart(app)).arg(lines), u"lines"_s, std::move(done));
+    callList([app, lines](const Api &api, Callback cb) { api.logTail(app, lines, std::move(cb)); }, u"lines"_s,
+             std::move(done));
 }
 
-Subscription *RemoteSession::follow(const QString &path, QObject *parent)
+Subscription *RemoteSession::follow(const Stream &open, QObject *parent)
 {
     auto *subscription = new Subscription(parent);
     if (!m_client) {
@@ -275,8 +271,8 @@ Subscription *RemoteSession::follow(const QString &path, QObject *parent)
     }
     QPointer<Subscription> guard(subscription);
     const QUrl server = m_baseUrl;
-    QWebSocket *socket = m_client->follow(
-        path,
+    QWebSocket *socket = open(
+        Api(m_client),
         [guard](const QJsonObject &message) {
             if (guard && guard->isActive())
                 guard->deliver(message);
@@ -295,97 +291,100 @@ Subscription *RemoteSession::follow(const QString &path, QObject *parent)
 
 Subscription *RemoteSession::followLogs(const QString &app, int tail, QObject *parent)
 {
-    return follow(u"/api/v1/apps/%1/logs/follow?tail=%2"_s.arg(pathPart(app)).arg(tail), parent);
+    return follow(
+        [app, tail](const Api &api, Api::MessageCallback onMessage, Api::ClosedCallback onClosed) {
+            return api.followLogs(app, tail, std::move(onMessage), std::move(onClosed));
+        },
+        parent);
 }
 
 void RemoteSession::pipelines(ListCallback done)
 {
-    getList(u"/api/v1/pipelines"_s, u"pipelines"_s, std::move(done));
+    callList([](const Api &api, Callback cb) { api.pipelines(std::move(cb)); }, u"pipelines"_s, std::move(done));
 }
 
 void RemoteSession::pipeline(const QString &name, ObjectCallback done)
 {
-    send("GET", u"/api/v1/pipelines/"_s + pathPart(name), {}, {}, std::move(done));
+    call([name](const Api &api, Callback cb) { api.pipeline(name, std::move(cb)); }, std::move(done));
 }
 
 void RemoteSession::setPipeline(const QString &name, const QByteArray &configYaml, const QByteArray &varsYaml,
                                 ObjectCallback done)
 {
-    QJsonObject body{{u"config"_s, QString::fromUtf8(configYaml)}};
-    if (!varsYaml.isEmpty())
-        body.insert(u"vars"_s, QString::fromUtf8(varsYaml));
-    send("PUT", u"/api/v1/pipelines/"_s + pathPart(name), json(body), "application/json", std::move(done));
+    call([name, config = QString::fromUtf8(configYaml), vars = QString::fromUtf8(varsYaml)](
+             const Api &api, Callback cb) { api.setPipeline(name, config, vars, false, std::move(cb)); },
+         std::move(done));
 }
 
 void RemoteSession::setPipelinePaused(const QString &name, bool paused, ObjectCallback done)
 {
-    send("POST", u"/api/v1/pipelines/%1/%2"_s.arg(pathPart(name), paused ? u"pause"_s : u"unpause"_s), {}, {},
+    call([name, paused](const Api &api, Callback cb) { api.setPipelinePaused(name, paused, std::move(cb)); },
          std::move(done));
 }
 
 void RemoteSession::runs(const QString &pipeline, int limit, ListCallback done)
 {
-    const QString path = pipeline.isEmpty()
-                             ? u"/api/v1/runs?limit=%1"_s.arg(limit)
-                             : u"/api/v1/pipelines/%1/runs?limit=%2"_s.arg(pathPart(pipeline)).arg(limit);
-    getList(path, u"runs"_s, std::move(done));
+    callList([pipeline, limit](const Api &api, Callback cb) { api.runs(pipeline, {}, limit, std::move(cb)); },
+             u"runs"_s, std::move(done));
 }
 
 void RemoteSession::run(const QString &id, ObjectCallback done)
 {
-    send("GET", u"/api/v1/runs/"_s + pathPart(id), {}, {}, std::move(done));
+    call([id](const Api &api, Callback cb) { api.run(id, std::move(cb)); }, std::move(done));
 }
 
 void RemoteSession::triggerJob(const QString &pipeline, const QString &job, ObjectCallback done)
 {
-    send("POST", u"/api/v1/pipelines/%1/jobs/%2/runs"_s.arg(pathPart(pipeline), pathPart(job)), {}, {},
+    call([pipeline, job](const Api &api, Callback cb) { api.triggerJob(pipeline, job, std::move(cb)); },
          std::move(done));
 }
 
 void RemoteSession::abortRun(const QString &id, DoneCallback done)
 {
-    send("POST", u"/api/v1/runs/%1/abort"_s.arg(pathPart(id)), {}, {}, toDone(std::move(done)));
+    call([id](const Api &api, Callback cb) { api.abortRun(id, std::move(cb)); }, toDone(std::move(done)));
 }
 
 Subscription *RemoteSession::followRun(const QString &id, qint64 after, QObject *parent)
 {
-    return follow(u"/api/v1/runs/%1/follow?after=%2"_s.arg(pathPart(id)).arg(after), parent);
+    return follow(
+        [id, after](const Api &api, Api::MessageCallback onMessage, Api::ClosedCallback onClosed) {
+            return api.followRun(id, after, std::move(onMessage), std::move(onClosed));
+        },
+        parent);
 }
 
 void RemoteSession::approvals(const QString &status, ListCallback done)
 {
-    QUrlQuery query;
-    if (!status.isEmpty())
-        query.addQueryItem(u"status"_s, status);
-    const QString suffix = query.isEmpty() ? QString() : u"?"_s + query.toString(QUrl::FullyEncoded);
-    getList(u"/api/v1/approvals"_s + suffix, u"approvals"_s, std::move(done));
+    callList([status](const Api &api, Callback cb) { api.approvals(status, std::nullopt, std::move(cb)); },
+             u"approvals"_s, std::move(done));
 }
 
 void RemoteSession::approval(const QString &id, ObjectCallback done)
 {
-    send("GET", u"/api/v1/approvals/"_s + pathPart(id), {}, {}, std::move(done));
+    call([id](const Api &api, Callback cb) { api.approval(id, std::move(cb)); }, std::move(done));
 }
 
 void RemoteSession::decideApproval(const QString &id, bool approve, const QString &reason, ObjectCallback done)
 {
-    const QByteArray body = reason.isEmpty() ? QByteArray() : json(QJsonObject{{u"reason"_s, reason}});
-    send("POST", u"/api/v1/approvals/%1/%2"_s.arg(pathPart(id), approve ? u"approve"_s : u"reject"_s), body,
-         "application/json", std::move(done));
+    const client::Decision decision = approve ? client::Decision::Approve : client::Decision::Reject;
+    call([id, decision, reason](const Api &api,
+                                Callback cb) { api.decideApproval(id, decision, reason, std::move(cb)); },
+         std::move(done));
 }
 
 void RemoteSession::users(ListCallback done)
 {
-    getList(u"/api/v1/users"_s, u"users"_s, std::move(done));
+    callList([](const Api &api, Callback cb) { api.users(std::move(cb)); }, u"users"_s, std::move(done));
 }
 
 void RemoteSession::createPairing(const QString &user, ObjectCallback done)
 {
-    send("POST", u"/api/v1/users/%1/pairings"_s.arg(pathPart(user)), {}, {}, std::move(done));
+    call([user](const Api &api, Callback cb) { api.createPairing(user, std::move(cb)); }, std::move(done));
 }
 
 void RemoteSession::connectedClients(ListCallback done)
 {
-    getList(u"/api/v1/connections"_s, u"connections"_s, std::move(done));
+    callList([](const Api &api, Callback cb) { api.connections(std::move(cb)); }, u"connections"_s, std::move(done));
 }
 
 } // namespace pando::desktop

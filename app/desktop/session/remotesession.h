@@ -16,8 +16,10 @@
 #include <QTimer>
 #include <QUrl>
 
+#include "app/client/apiclient.h"
+
 namespace pando::client {
-class ApiClient;
+class Api;
 }
 
 namespace pando::desktop {
@@ -81,10 +83,14 @@ protected:
 
 private:
     using RawCallback = std::function<void(const Result<QJsonObject> &)>;
-    void send(const QByteArray &method, const QString &path, const QByteArray &body, const QByteArray &contentType,
-              RawCallback done);
-    void getList(const QString &path, const QString &key, ListCallback done);
-    Subscription *follow(const QString &path, QObject *parent);
+    // One operation of the typed client (app/client/api.h), given the callback to answer.
+    using Request = std::function<void(const client::Api &, client::ApiClient::Callback)>;
+    using Stream = std::function<QWebSocket *(const client::Api &, client::ApiClient::MessageCallback,
+                                              client::ApiClient::ClosedCallback)>;
+    // Runs request, or answers notReady() (later, never from inside the call) without a server.
+    void call(const Request &request, RawCallback done);
+    void callList(const Request &request, const QString &key, ListCallback done);
+    Subscription *follow(const Stream &open, QObject *parent);
     void openEventStream();
     void streamLost(const Error &why);
 
@@ -96,8 +102,5 @@ private:
     QTimer m_retry;
     int m_retryDelayMs = 0;
 };
-
-// A path segment, percent-encoded ("my app" → "my%20app").
-QString pathPart(const QString &segment);
 
 } // namespace pando::desktop

@@ -1,5 +1,6 @@
 #include "connectionsmodel.h"
 
+#include "app/client/api.h"
 #include "app/client/apiclient.h"
 #include "app/desktop/qml/connections/pairinglink.h"
 
@@ -167,40 +168,42 @@ void ConnectionsModel::addFromLink(const QString &text, const QString &name)
     m_redeeming->setTimeoutMs(20000);
     Q_EMIT busyChanged();
     const QString label = name.trimmed().isEmpty() ? link->host : name.trimmed();
-    const QJsonObject body{{u"token"_s, link->token}, {u"name"_s, QSysInfo::machineHostName().left(60)}};
     QPointer<ConnectionsModel> self(this);
     const PairingLink pairing = *link;
-    m_redeeming->postJson(
-        u"/api/v1/pairings/redeem"_s, body, [self, pairing, label](const Result<client::ApiResponse> &answer) {
-            if (!self)
-                return;
-            self->finishRedeem();
-            if (!answer) {
-                self->setError(tr("Pairing with %1:%2 failed: %3")
-                                   .arg(pairing.host)
-                                   .arg(pairing.port)
-                                   .arg(describe(answer.error())));
-                return;
-            }
-            const QString token = answer->json.value(u"token"_s).toString();
-            if (token.isEmpty()) {
-                self->setError(tr("The install at %1:%2 answered without a token").arg(pairing.host).arg(pairing.port));
-                return;
-            }
-            RemoteInstall install{
-                {}, label, pairing.baseUrl(), pairing.fingerprint, answer->json.value(u"user"_s).toString()};
-            auto saved = self->m_store->add(install, token);
-            if (!saved) {
-                self->setError(describe(saved.error()));
-                return;
-            }
-            const int row = self->rowCount();
-            self->beginInsertRows({}, row, row);
-            self->m_installs.append(*saved);
-            self->endInsertRows();
-            Q_EMIT self->countChanged();
-            Q_EMIT self->added(row);
-        });
+    client::Api(m_redeeming)
+        .redeemPairing(
+            link->token, QSysInfo::machineHostName().left(60),
+            [self, pairing, label](const Result<client::ApiResponse> &answer) {
+                if (!self)
+                    return;
+                self->finishRedeem();
+                if (!answer) {
+                    self->setError(tr("Pairing with %1:%2 failed: %3")
+                                       .arg(pairing.host)
+                                       .arg(pairing.port)
+                                       .arg(describe(answer.error())));
+                    return;
+                }
+                const QString token = answer->json.value(u"token"_s).toString();
+                if (token.isEmpty()) {
+                    self->setError(
+                        tr("The install at %1:%2 answered without a token").arg(pairing.host).arg(pairing.port));
+                    return;
+                }
+                RemoteInstall install{
+                    {}, label, pairing.baseUrl(), pairing.fingerprint, answer->json.value(u"user"_s).toString()};
+                auto saved = self->m_store->add(install, token);
+                if (!saved) {
+                    self->setError(describe(saved.error()));
+                    return;
+                }
+                const int row = self->rowCount();
+                self->beginInsertRows({}, row, row);
+                self->m_installs.append(*saved);
+                self->endInsertRows();
+                Q_EMIT self->countChanged();
+                Q_EMIT self->added(row);
+            });
 }
 
 void ConnectionsModel::remove(int row)

@@ -1,0 +1,563 @@
+// `pando apps …`, `pando deploy`, `pando deploys …` and `pando logs`. A deploy followed with
+// --wait is a DeployWatch: the deploy's steps printed as they start and end.
+
+#include "cli.h"
+#include "commands.h"
+#include "output.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTimer>
+#include <QWebSocket>
+#include <algorithm>
+
+namespace pando::cli {
+namespace {
+
+constexpr int PollIntervalMs = 200;
+constexpr int EventFallbackPollMs = 1000;
+constexpr int MaxPollErrors = 5;
+
+QString deploySummary(const QJsonObject &d)
+{
+    if (d.isEmpty())
+        return QStringLiteral("-");
+    QString text = str(d, "id") + QLatin1Char(' ') + str(d, "status");
+    if (!str(d, "ref").isEmpty())
+        text += QStringLiteral(" (") + str(d, "ref") +
+                (str(d, "commit").isEmpty() ? QString() : QStringLiteral(" @ ") + shortCommit(str(d, "commit"))) +
+                QLatin1Char(')');
+    if ((str(d, "status") == QLatin1String("failed") || str(d, "status") == QLatin1String("rejected")) &&
+        !str(d, "error").isEmpty())
+        text += QStringLiteral(": ") + str(d, "failed_step") + QStringLiteral(": ") + str(d, "error");
+    return text;
+}
+
+bool isTerminal(const QString &status)
+{
+    return status == QLatin1String("succeeded") || status == QLatin1String("failed") ||
+           status == QLatin1String("cancelled") || status == QLatin1String("rejected");
+}
+
+QString logLineText(const QJsonObject &line)
+{
+    const qint64 time = num(line, "time_ms");
+    const QString prefix = time > 0 ? timestamp(time) + QLatin1Char(' ') : QString();
+    return prefix + (str(line, "stream") == QLatin1String("stderr") ? QStringLiteral("! ") : QString()) +
+           str(line, "text");
+}
+
+void sendRemoveApp(Cli &cli, client::ServiceData serviceData);
+void pollRemoved(Cli &cli, int errors = 0);
+
+// Sends the spec file (--file, "-" for stdin): a new app when creating, else the named one's.
+void sendSpec(Cli &cli, bool creating)
+{
+    const QString path = cli.args().value(QStringLiteral("file"));
+    QFile file;
+    bool opened = false;
+    if (path == QLatin1String("-"))
+        opened = file.open(stdin, QIODevice::ReadOnly);
+    else {
+        file.setFileName(path);
+        opened = file.open(QIODevice::ReadOnly);
+    }
+    if (!opened) {
+        cli.failWith(
+            Error{ErrorCode::Invalid, QStringLiteral("cannot read the spec: %1").arg(file.errorString()), path});
+        return;
+    }
+    const QByteArray spec = file.readAll();
+    const client::SpecFormat format =
+        path.endsWith(QLatin1String(".json")) ? client::SpecFormat::Json : client::SpecFormat::Yaml;
+    auto done = cli.handle([&cli, creating](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+        } else {
+            printOut(QStringLiteral("%1 app %2")
+                         .arg(creating ? QStringLiteral("created") : QStringLiteral("updated"), str(r.json, "name")));
+            printOut(QStringLiteral("deploy it with: pando deploy %1 --wait").arg(str(r.json, "name")));
+        }
+        cli.finish(ExitOk);
+    });
+    if (creating)
+        cli.api().createApp(spec, format, std::move(done));
+    else
+        cli.api().updateApp(cli.args().arguments.value(0), spec, format, std::move(done));
+}
+
+void createApp(Cli &cli)
+{
+    sendSpec(cli, true);
+}
+
+void updateApp(Cli &cli)
+{
+    sendSpec(cli, false);
+}
+
+void listApps(Cli &cli)
+{
+    cli.api().apps(cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        const QJsonArray apps = r.json.value(QStringLiteral("apps")).toArray();
+        if (apps.isEmpty()) {
+            printOut(QStringLiteral("no apps yet; create one with: pando apps create -f spec.yaml"));
+            return cli.finish(ExitOk);
+        }
+        QList<QStringList> rows;
+        for (const QJsonValue &value : apps) {
+            const QJsonObject app = value.toObject();
+            const QJsonObject last = app.value(QStringLiteral("last_deploy")).toObject();
+            rows << QStringList{str(app, "name"), str(app, "status"), orDash(str(app, "url")),
+                                last.isEmpty() ? QStringLiteral("-")
+                                               : str(last, "id") + QLatin1Char(' ') + str(last, "status")};
+        }
+        printOut(table(
+            {QStringLiteral("NAME"), QStringLiteral("STATUS"), QStringLiteral("URL"), QStringLiteral("LAST DEPLOY")},
+            rows));
+        cli.finish(ExitOk);
+    }));
+}
+
+void showApp(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    cli.api().app(name, cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        const QJsonObject spec = r.json.value(QStringLiteral("spec")).toObject();
+        const QJsonObject source = spec.value(QStringLiteral("source")).toObject();
+        const QJsonObject last = r.json.value(QStringLiteral("last_deploy")).toObject();
+        printOut(keyValues({
+            {QStringLiteral("name"), str(r.json, "name")},
+            {QStringLiteral("status"),
+             str(r.json, "status_reason").isEmpty()
+                 ? str(r.json, "status")
+                 : str(r.json, "status") + QStringLiteral(" (") + str(r.json, "status_reason") + QLatin1Char(')')},
+            {QStringLiteral("url"), orDash(str(r.json, "url"))},
+            {QStringLiteral("source"), str(source, "repo") + QStringLiteral(" @ ") + str(source, "ref")},
+            {QStringLiteral("current deploy"), orDash(str(r.json, "current_deploy"))},
+            {QStringLiteral("last deploy"), deploySummary(last)},
+            {QStringLiteral("created"), timestamp(num(r.json, "created_ms"))},
+        }));
+        cli.finish(ExitOk);
+    }));
+}
+
+void removeApp(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    const bool keepData = cli.args().has(QStringLiteral("keep-data"));
+    const bool deleteData = cli.args().has(QStringLiteral("delete-data"));
+    if (keepData && deleteData)
+        return cli.failWithCode(Error{ErrorCode::Invalid,
+                                      QStringLiteral("pass --keep-data or --delete-data, not both"),
+                                      QStringLiteral("--delete-data"),
+                                      {}},
+                                ExitUsage);
+    if (!keepData && !deleteData)
+        return askServiceData(cli, name, [&cli](client::ServiceData choice) { sendRemoveApp(cli, choice); });
+    sendRemoveApp(cli, keepData ? client::ServiceData::Keep : client::ServiceData::Delete);
+}
+
+void sendRemoveApp(Cli &cli, client::ServiceData serviceData)
+{
+    const QString name = cli.args().arguments.value(0);
+    // Without a choice, pandod refuses an app with services and its answer names both flags.
+    cli.api().removeApp(name, serviceData, cli.handle([&cli, name](const client::ApiResponse &r) {
+        if (cli.args().has(QStringLiteral("no-wait"))) {
+            if (cli.args().json)
+                printJson(r.json);
+            else
+                printOut(QStringLiteral("removing %1").arg(name));
+            return cli.finish(ExitOk);
+        }
+        if (!cli.args().json)
+            printOut(QStringLiteral("removing %1 ...").arg(name));
+        pollRemoved(cli);
+    }));
+}
+
+void pollRemoved(Cli &cli, int errors)
+{
+    const QString name = cli.args().arguments.value(0);
+    cli.api().app(name, [&cli, name, errors](const Result<client::ApiResponse> &r) {
+        if (cli.isFinished())
+            return;
+        if (!r && r.error().code == ErrorCode::NotFound) {
+            if (cli.args().json)
+                printJson(
+                    QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("status"), QStringLiteral("removed")}});
+            else
+                printOut(QStringLiteral("removed %1").arg(name));
+            return cli.finish(ExitOk);
+        }
+        if (!r && errors + 1 >= MaxPollErrors)
+            return cli.failWith(r.error());
+        QTimer::singleShot(PollIntervalMs, &cli, [&cli, next = r ? errors : errors + 1] { pollRemoved(cli, next); });
+    });
+}
+
+// `deploy --wait`: the deploy asked for until it ends, its steps printed as they start and end.
+class DeployWatch : public QObject {
+public:
+    DeployWatch(Cli &cli, const QString &deployId) : QObject(&cli), m_cli(cli), m_deployId(deployId) {}
+    // Each event of the app's deploys is a reason to look now rather than at the next tick;
+    // the timer still looks every so often, so a lost event or socket costs only latency.
+    void start(const QString &app);
+
+private:
+    // Asks for the deploy now, or right after the request in flight answers.
+    void requestPoll();
+    void poll();
+    void showProgress(const QJsonObject &view);
+
+    Cli &m_cli;
+    QString m_deployId;
+    QHash<int, int> m_stepShown; // step seq → 1 started printed, 2 end printed
+    int m_pollErrors = 0;
+    QPointer<QWebSocket> m_events;
+    QTimer *m_pollTimer = nullptr;
+    bool m_pollInFlight = false;
+    bool m_pollAgain = false;
+};
+
+void DeployWatch::start(const QString &app)
+{
+    m_cli.setOnInterrupt([id = m_deployId] {
+        printErr(QStringLiteral("pando: stopped watching; deploy %1 goes on (pando deploys show %1)").arg(id));
+    });
+    m_pollTimer = new QTimer(this);
+    m_pollTimer->setSingleShot(true);
+    connect(m_pollTimer, &QTimer::timeout, this, &DeployWatch::requestPoll);
+    m_events = m_cli.api().followEvents(
+        app,
+        [this](const QJsonObject &event) {
+            if (str(event, "deploy") == m_deployId)
+                requestPoll();
+        },
+        [](const Status &) {});
+    m_cli.own(m_events);
+    requestPoll();
+}
+
+void DeployWatch::requestPoll()
+{
+    if (m_cli.isFinished() || m_deployId.isEmpty())
+        return;
+    if (m_pollInFlight) {
+        m_pollAgain = true;
+        return;
+    }
+    poll();
+}
+
+void DeployWatch::poll()
+{
+    m_pollInFlight = true;
+    m_pollAgain = false;
+    if (m_pollTimer)
+        m_pollTimer->stop();
+    // With the event stream open the timer is only a safety net.
+    const int fallbackMs = m_events && m_events->isValid() ? EventFallbackPollMs : PollIntervalMs;
+    const auto scheduleNext = [this, fallbackMs] {
+        if (m_pollAgain)
+            QTimer::singleShot(0, this, &DeployWatch::requestPoll);
+        else
+            m_pollTimer->start(fallbackMs);
+    };
+    m_cli.api().deployDetail(m_deployId, [this, scheduleNext](const Result<client::ApiResponse> &r) {
+        m_pollInFlight = false;
+        if (m_cli.isFinished())
+            return;
+        if (!r) {
+            // A restarting server is not the deploy failing; give up only when it stays away.
+            if (++m_pollErrors >= MaxPollErrors || r.error().code == ErrorCode::NotFound ||
+                r.error().code == ErrorCode::Unauthorized)
+                return m_cli.failWith(r.error());
+            scheduleNext();
+            return;
+        }
+        m_pollErrors = 0;
+        const QJsonObject view = r->json;
+        if (!m_cli.args().json)
+            showProgress(view);
+        const QString status = str(view, "status");
+        if (!isTerminal(status)) {
+            scheduleNext();
+            return;
+        }
+        if (m_events)
+            m_events->close();
+        if (status == QLatin1String("succeeded")) {
+            if (m_cli.args().json) {
+                printJson(view);
+                return m_cli.finish(ExitOk);
+            }
+            // The URL is the app's, so ask for it once at the end.
+            m_cli.api().app(str(view, "app"), [this, view](const Result<client::ApiResponse> &app) {
+                const QString url = app ? str(app->json, "url") : QString();
+                printOut(QStringLiteral("deployed %1 in %2%3")
+                             .arg(str(view, "app"), duration(num(view, "duration_ms")),
+                                  url.isEmpty() ? QString() : QStringLiteral(": ") + url));
+                m_cli.finish(ExitOk);
+            });
+            return;
+        }
+        if (m_cli.args().json)
+            printJson(view);
+        const QString step = str(view, "failed_step");
+        m_cli.failWith(Error{
+            status == QLatin1String("cancelled") ? ErrorCode::Cancelled : ErrorCode::Failed,
+            status == QLatin1String("cancelled") ? QStringLiteral("the deploy was cancelled")
+            : status == QLatin1String("rejected")
+                ? QStringLiteral("the deploy did not run: ") + orDash(str(view, "error"))
+                : QStringLiteral("failed%1: %2")
+                      .arg(step.isEmpty() ? QString() : QStringLiteral(" at step ") + step, orDash(str(view, "error"))),
+            QStringLiteral("deploy ") + m_deployId,
+            QStringLiteral("see the whole deploy with: pando deploys show %1").arg(m_deployId)});
+    });
+}
+
+void DeployWatch::showProgress(const QJsonObject &view)
+{
+    QList<QJsonObject> steps;
+    for (const QJsonValue &value : view.value(QStringLiteral("steps")).toArray())
+        steps << value.toObject();
+    std::sort(steps.begin(), steps.end(),
+              [](const QJsonObject &a, const QJsonObject &b) { return num(a, "seq") < num(b, "seq"); });
+    for (const QJsonObject &step : steps) {
+        const int seq = int(num(step, "seq"));
+        const QString status = str(step, "status");
+        int &shown = m_stepShown[seq];
+        if (status == QLatin1String("running")) {
+            if (shown < 1) {
+                printStatus(QStringLiteral("  … %1").arg(str(step, "name")));
+                shown = 1;
+            }
+            continue;
+        }
+        // Waiting for a person: say so once, with how to decide, and keep following.
+        if (status == QLatin1String("waiting")) {
+            if (shown < 1) {
+                printOut(QStringLiteral("  ⏸ %1 %2").arg(str(step, "name").leftJustified(7), str(step, "detail")));
+                shown = 1;
+            }
+            continue;
+        }
+        if (shown >= 2)
+            continue;
+        shown = 2;
+        const QString mark = status == QLatin1String("succeeded") ? QStringLiteral("✓")
+                             : status == QLatin1String("failed")  ? QStringLiteral("✗")
+                                                                  : QStringLiteral("-");
+        // Step names are short (fetch … retire): pad them so durations line up.
+        QString line = QStringLiteral("  %1 %2 %3")
+                           .arg(mark, str(step, "name").leftJustified(7),
+                                status == QLatin1String("skipped") ? QStringLiteral("skipped")
+                                                                   : duration(num(step, "duration_ms")));
+        if (!str(step, "detail").isEmpty())
+            line += QStringLiteral("  ") + str(step, "detail");
+        printOut(line);
+    }
+}
+
+void deploy(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    cli.api().deploy(
+        name, cli.args().value(QStringLiteral("ref")), cli.handle([&cli, name](const client::ApiResponse &r) {
+            const QString id = str(r.json, "id");
+            if (!cli.args().has(QStringLiteral("wait"))) {
+                if (cli.args().json)
+                    printJson(r.json);
+                else
+                    printOut(QStringLiteral("deploy %1 queued for %2 (ref %3); follow it with: pando deploys show %1")
+                                 .arg(id, name, orDash(str(r.json, "ref"))));
+                return cli.finish(ExitOk);
+            }
+            if (!cli.args().json)
+                printOut(QStringLiteral("deploying %1 (deploy %2)").arg(name, id));
+            (new DeployWatch(cli, id))->start(name);
+        }));
+}
+
+void listDeploys(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    cli.api().deploys(
+        name, cli.args().count(QStringLiteral("limit")), cli.handle([&cli, name](const client::ApiResponse &r) {
+            if (cli.args().json) {
+                printJson(r.json);
+                return cli.finish(ExitOk);
+            }
+            const QJsonArray deploys = r.json.value(QStringLiteral("deploys")).toArray();
+            if (deploys.isEmpty()) {
+                printOut(QStringLiteral("no deploys of %1 yet").arg(name));
+                return cli.finish(ExitOk);
+            }
+            QList<QStringList> rows;
+            for (const QJsonValue &value : deploys) {
+                const QJsonObject d = value.toObject();
+                rows << QStringList{str(d, "id"),
+                                    str(d, "status"),
+                                    orDash(str(d, "ref")),
+                                    shortCommit(str(d, "commit")),
+                                    timestamp(num(d, "created_ms")),
+                                    num(d, "duration_ms") > 0 ? duration(num(d, "duration_ms")) : QStringLiteral("-"),
+                                    str(d, "failed_step").isEmpty()
+                                        ? QString()
+                                        : str(d, "failed_step") + QStringLiteral(": ") + str(d, "error")};
+            }
+            printOut(
+                table({QStringLiteral("ID"), QStringLiteral("STATUS"), QStringLiteral("REF"), QStringLiteral("COMMIT"),
+                       QStringLiteral("CREATED"), QStringLiteral("DURATION"), QStringLiteral("ERROR")},
+                      rows));
+            cli.finish(ExitOk);
+        }));
+}
+
+void showDeploy(Cli &cli)
+{
+    const QString id = cli.args().arguments.value(0);
+    cli.api().deployDetail(id, cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        const QJsonObject &d = r.json;
+        QList<std::pair<QString, QString>> pairs = {
+            {QStringLiteral("deploy"), str(d, "id")},
+            {QStringLiteral("app"), str(d, "app")},
+            {QStringLiteral("status"), str(d, "status")},
+            {QStringLiteral("ref"), orDash(str(d, "ref"))},
+            {QStringLiteral("commit"), orDash(str(d, "commit"))},
+            {QStringLiteral("by"), orDash(str(d, "actor"))},
+            {QStringLiteral("created"), timestamp(num(d, "created_ms"))},
+            {QStringLiteral("duration"),
+             num(d, "duration_ms") > 0 ? duration(num(d, "duration_ms")) : QStringLiteral("-")},
+        };
+        if (!str(d, "error").isEmpty())
+            pairs.append({QStringLiteral("error"), str(d, "failed_step") + QStringLiteral(": ") + str(d, "error")});
+        printOut(keyValues(pairs));
+        QList<QStringList> rows;
+        for (const QJsonValue &value : d.value(QStringLiteral("steps")).toArray()) {
+            const QJsonObject s = value.toObject();
+            rows << QStringList{str(s, "name"), str(s, "status"),
+                                num(s, "duration_ms") > 0 ? duration(num(s, "duration_ms")) : QStringLiteral("-"),
+                                str(s, "detail")};
+        }
+        if (!rows.isEmpty()) {
+            printOut(QString());
+            printOut(table({QStringLiteral("STEP"), QStringLiteral("STATUS"), QStringLiteral("DURATION"),
+                            QStringLiteral("DETAIL")},
+                           rows));
+        }
+        cli.finish(ExitOk);
+    }));
+}
+
+void logs(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    const int tail = cli.args().count(QStringLiteral("tail")).value_or(100);
+    auto print = [&cli](const QJsonObject &line) {
+        if (cli.args().json)
+            printOut(QString::fromUtf8(QJsonDocument(line).toJson(QJsonDocument::Compact)));
+        else if (line.contains(QStringLiteral("ended")))
+            printErr(QStringLiteral("pando: the log stream ended: %1").arg(str(line, "ended")));
+        else
+            printOut(logLineText(line));
+    };
+    if (!cli.args().has(QStringLiteral("follow"))) {
+        cli.api().logTail(name, tail, cli.handle([&cli, print](const client::ApiResponse &r) {
+            for (const QJsonValue &value : r.json.value(QStringLiteral("lines")).toArray())
+                print(value.toObject());
+            cli.finish(ExitOk);
+        }));
+        return;
+    }
+    // One stream for the last lines and the live ones: nothing written in between is lost.
+    QWebSocket *stream = cli.api().followLogs(
+        name, tail,
+        [&cli, print](const QJsonObject &line) {
+            if (!cli.isFinished())
+                print(line);
+        },
+        [&cli](const Status &closed) {
+            if (cli.isFinished())
+                return;
+            if (!closed)
+                return cli.failWith(closed.error());
+            cli.finish(ExitOk);
+        });
+    cli.own(stream);
+}
+
+constexpr CommandDef Commands[] = {
+    {"apps",
+     "create",
+     "",
+     0,
+     0,
+     {{{&flags::File, 'f', Required}}},
+     "create an app from its spec (-f - reads stdin)",
+     &createApp},
+    {"apps",
+     "update",
+     "NAME",
+     1,
+     1,
+     {{{&flags::File, 'f', Required}}},
+     "replace an app's spec; the next deploy runs it",
+     &updateApp},
+    {"apps", "list", "", 0, 0, {}, "list the apps", &listApps},
+    {"apps", "show", "NAME", 1, 1, {}, "show an app: URL, status, current and last deploy", &showApp},
+    {"apps",
+     "rm",
+     "NAME",
+     1,
+     1,
+     {{{&flags::NoWait}, {&flags::KeepData}, {&flags::DeleteData}}},
+     "remove an app and wait until it is gone",
+     &removeApp,
+     Needs::Token,
+     nullptr,
+     "An app with services needs --keep-data or --delete-data (asked on a terminal)."},
+    {"",
+     "deploy",
+     "NAME",
+     1,
+     1,
+     {{{&flags::Ref}, {&flags::Wait}}},
+     "deploy an app; --wait follows the steps to the end",
+     &deploy},
+    {"deploys", "list", "NAME", 1, 1, {{{&flags::Limit}}}, "list an app's deploys", &listDeploys},
+    {"deploys", "show", "ID", 1, 1, {}, "show a deploy and its steps", &showDeploy},
+    {"",
+     "logs",
+     "NAME",
+     1,
+     1,
+     {{{&flags::Follow, 'f'}, {&flags::Tail}}},
+     "print an app's log; -f follows new lines",
+     &logs},
+};
+static_assert(isComplete(Commands), "every command needs its words, a summary, a handler and consistent arguments");
+
+} // namespace
+
+std::span<const CommandDef> appCommands()
+{
+    return Commands;
+}
+
+} // namespace pando::cli

@@ -1,0 +1,156 @@
+#pragma once
+// The commands of `pando` as tables: each command's words (`apps create`), arguments, flags, a
+// one-line summary, what it needs (a server, a token) and its handler, in ONE entry beside the
+// handler in its area's file (appcommands.cpp, pipelinecommands.cpp, …). The parser, the usage
+// texts, per-command --help and the shell completion scripts are all read off these tables, so
+// a command cannot be parsed one way and documented or completed another. An entry that lacks
+// a part is refused at compile time by the static_assert each area runs on its table.
+
+#include "adapters/api/error.h"
+
+#include <QString>
+#include <array>
+#include <span>
+#include <string_view>
+
+namespace pando::cli {
+
+class Cli;
+struct Args;
+
+// One long option of the catalogue below: its meaning is the same in every command that takes
+// it, and so is whether it takes a value.
+struct Flag {
+    std::string_view name;  // "file" for --file
+    std::string_view value; // "SPEC.yaml": takes a value named so; empty: a switch
+    std::string_view help;
+    bool number = false; // the value must be a whole number ≥ 0
+};
+
+namespace flags {
+inline constexpr Flag Server{"server", "URL", "the Pando API (default: $PANDO_SERVER), e.g. http://127.0.0.1:7420"};
+inline constexpr Flag Token{"token", "TOKEN", "the API token (default: $PANDO_TOKEN, else the saved login session)"};
+inline constexpr Flag Json{"json", "", "print the API's JSON instead of text"};
+inline constexpr Flag Help{"help", "", "print the usage (of a command: pando COMMAND --help)"};
+inline constexpr Flag Version{"version", "", "print the client's version"};
+
+inline constexpr Flag File{"file", "SPEC.yaml",
+                           "the app's spec (- reads standard input; a .json file is sent as JSON)"};
+inline constexpr Flag Ref{"ref", "REF", "the git ref to deploy (default: the spec's)"};
+inline constexpr Flag Wait{"wait", "", "follow the deploy's steps to its end"};
+inline constexpr Flag NoWait{"no-wait", "", "return once the removal is queued"};
+inline constexpr Flag KeepData{"keep-data", "", "keep the services' volumes and credentials"};
+inline constexpr Flag DeleteData{"delete-data", "", "delete the services' volumes and credentials too"};
+inline constexpr Flag Follow{"follow", "", "follow new lines until interrupted"};
+inline constexpr Flag Tail{"tail", "N", "how many of the last lines (default 100)", true};
+inline constexpr Flag Limit{"limit", "N", "at most N rows", true};
+inline constexpr Flag Config{"config", "PIPELINE.yml", "the pipeline's config (- reads standard input)"};
+inline constexpr Flag Vars{"vars", "VARS.yml", "values for the config's ((vars))"};
+inline constexpr Flag Yes{"yes", "", "go ahead without asking"};
+inline constexpr Flag Watch{"watch", "", "follow the run to its end"};
+inline constexpr Flag Pipeline{"pipeline", "P", "the pipeline whose secret it is (default: the install's)"};
+inline constexpr Flag FromFile{"from-file", "F", "the value is this file's bytes (default: standard input)"};
+inline constexpr Flag Actor{"actor", "A", "only lines of this actor"};
+inline constexpr Flag Action{"action", "X", "only lines of this action (app.create, deploy.start, …)"};
+inline constexpr Flag Object{"object", "O", "only lines about this object (app/hello, …)"};
+inline constexpr Flag Since{"since", "T", "from this time (ISO 8601 or epoch ms)"};
+inline constexpr Flag Until{"until", "T", "up to this time (ISO 8601 or epoch ms)"};
+inline constexpr Flag Status{"status", "S", "pending, approved, rejected, expired or used (default: pending)"};
+inline constexpr Flag All{"all", "", "every status"};
+inline constexpr Flag Reason{"reason", "TEXT", "why, for the record"};
+inline constexpr Flag Username{"username", "U", "who logs in (asked on a terminal)"};
+inline constexpr Flag Role{"role", "R", "admin, operator, member or viewer"};
+inline constexpr Flag Scope{"scope", "S", "a scope the token carries (repeat for several)"};
+inline constexpr Flag Expires{"expires", "30d", "when the token stops working (default: never)"};
+inline constexpr Flag Out{"out", "FILE", "where the dump goes"};
+inline constexpr Flag Force{"force", "", "replace an existing FILE"};
+
+// Every flag any command takes, the global ones first: what the parser knows by name.
+inline constexpr const Flag *Catalogue[] = {
+    &Server,   &Token,      &Json,   &Help,   &Version, &File,   &Ref,   &Wait,   &NoWait,
+    &KeepData, &DeleteData, &Follow, &Tail,   &Limit,   &Config, &Vars,  &Yes,    &Watch,
+    &Pipeline, &FromFile,   &Actor,  &Action, &Object,  &Since,  &Until, &Status, &All,
+    &Reason,   &Username,   &Role,   &Scope,  &Expires, &Out,    &Force,
+};
+inline constexpr const Flag *Global[] = {&Server, &Token, &Json, &Help, &Version};
+} // namespace flags
+
+inline constexpr bool Required = true;
+
+// A flag as one command takes it: with a one-letter alias there (-f is --file for `apps create`
+// and --follow for `logs`), and whether the command refuses to run without it.
+struct Opt {
+    const Flag *flag = nullptr;
+    char letter = 0;
+    bool required = false;
+};
+
+// What a command needs before it can run.
+enum class Needs {
+    Nothing, // runs without an install (completion)
+    Server,  // a server but no token (login)
+    Token,   // a server and a token
+};
+
+using Handler = void (*)(Cli &cli);
+// A check of the arguments beyond their number and flags, e.g. that PIPELINE/JOB has both parts;
+// it runs after the generic checks and its error is a usage error (exit 2).
+using Check = pando::Status (*)(const Args &args);
+
+inline constexpr std::size_t MaxOpts = 6;
+
+struct CommandDef {
+    std::string_view group; // "apps" for `pando apps create`; empty for `pando deploy`
+    std::string_view name;
+    std::string_view args; // "NAME", "[APP] NAME": the usage's arguments, and what "missing …" names
+    int minArgs = 0;
+    int maxArgs = 0;
+    std::array<Opt, MaxOpts> opts{};
+    std::string_view summary; // one line, for the overview, --help and completion
+    Handler handler = nullptr;
+    Needs needs = Needs::Token;
+    Check check = nullptr;
+    std::string_view details = {}; // more lines for --help
+};
+
+// A table is complete when every entry has its words, a summary and a handler, argument counts
+// that agree with its usage, and known flags: a forgotten part does not compile.
+constexpr bool isComplete(std::span<const CommandDef> table)
+{
+    for (const CommandDef &c : table) {
+        if (c.name.empty() || c.summary.empty() || c.handler == nullptr || c.minArgs < 0 || c.maxArgs < c.minArgs)
+            return false;
+        if ((c.maxArgs > 0) != !c.args.empty())
+            return false;
+        bool gap = false;
+        for (const Opt &opt : c.opts) {
+            if (opt.flag == nullptr) {
+                gap = true;
+                continue;
+            }
+            // Flags come first, with no hole, and a required one is one that takes a value.
+            if (gap || opt.flag->name.empty() || (opt.required && opt.flag->value.empty()))
+                return false;
+        }
+    }
+    return true;
+}
+
+// Each area's table, in the order the overview lists them.
+std::span<const CommandDef> appCommands();
+std::span<const CommandDef> capacityCommands();
+std::span<const CommandDef> serviceCommands();
+std::span<const CommandDef> pipelineCommands();
+std::span<const CommandDef> auditCommands();
+std::span<const CommandDef> accountCommands();
+std::span<const CommandDef> grantCommands();
+std::span<const CommandDef> approvalCommands();
+std::span<const CommandDef> toolCommands(); // completion
+
+// Every command, in the overview's order.
+std::span<const CommandDef *const> allCommands();
+// "apps create", "deploy".
+QString commandName(const CommandDef &command);
+QString toQString(std::string_view text);
+
+} // namespace pando::cli

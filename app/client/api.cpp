@@ -1,0 +1,414 @@
+#include "api.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QUrl>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::client {
+
+namespace {
+
+QString encoded(const QString &text)
+{
+    return QString::fromLatin1(QUrl::toPercentEncoding(text));
+}
+
+QString serviceDataWord(ServiceData data)
+{
+    switch (data) {
+    case ServiceData::Keep:
+        return u"keep"_s;
+    case ServiceData::Delete:
+        return u"delete"_s;
+    case ServiceData::Unsaid:
+        break;
+    }
+    return {};
+}
+
+QString collection(GrantKind kind)
+{
+    return kind == GrantKind::App ? u"apps"_s : u"pipelines"_s;
+}
+
+QByteArray contentTypeOf(SpecFormat format)
+{
+    return format == SpecFormat::Json ? QByteArrayLiteral("application/json") : QByteArrayLiteral("application/yaml");
+}
+
+} // namespace
+
+QString apiPath(std::initializer_list<QString> segments)
+{
+    QString path = u"/api/v1"_s;
+    for (const QString &segment : segments)
+        path += u'/' + encoded(segment);
+    return path;
+}
+
+Query &Query::add(const QString &name, const QString &value)
+{
+    m_items << encoded(name) + u'=' + encoded(value);
+    return *this;
+}
+
+QString Query::suffix() const
+{
+    return m_items.isEmpty() ? QString() : u'?' + m_items.join(u'&');
+}
+
+void Api::get(const QString &path, Callback done) const
+{
+    m_client->get(path, std::move(done));
+}
+
+void Api::sendJson(const QByteArray &method, const QString &path, const QJsonObject &body, Callback done) const
+{
+    m_client->request(method, path, QJsonDocument(body).toJson(QJsonDocument::Compact), "application/json",
+                      std::move(done));
+}
+
+void Api::sendEmpty(const QByteArray &method, const QString &path, Callback done) const
+{
+    m_client->request(method, path, {}, {}, std::move(done));
+}
+
+void Api::health(Callback done) const
+{
+    get(apiPath({u"health"_s}), std::move(done));
+}
+
+void Api::bootstrap(const QString &initialToken, const QString &username, const QString &password, Callback done) const
+{
+    sendJson("POST", apiPath({u"bootstrap"_s}),
+             {{u"token"_s, initialToken}, {u"username"_s, username}, {u"password"_s, password}}, std::move(done));
+}
+
+void Api::login(const QString &username, const QString &password, Callback done) const
+{
+    sendJson("POST", apiPath({u"sessions"_s}), {{u"username"_s, username}, {u"password"_s, password}}, std::move(done));
+}
+
+void Api::logout(Callback done) const
+{
+    sendEmpty("DELETE", apiPath({u"sessions"_s, u"current"_s}), std::move(done));
+}
+
+void Api::users(Callback done) const
+{
+    get(apiPath({u"users"_s}), std::move(done));
+}
+
+void Api::createUser(const QString &username, const QString &password, const QString &role, Callback done) const
+{
+    sendJson("POST", apiPath({u"users"_s}), {{u"username"_s, username}, {u"password"_s, password}, {u"role"_s, role}},
+             std::move(done));
+}
+
+void Api::disableUser(const QString &username, Callback done) const
+{
+    sendJson("POST", apiPath({u"users"_s, username, u"disable"_s}), {}, std::move(done));
+}
+
+void Api::createPairing(const QString &username, Callback done) const
+{
+    sendEmpty("POST", apiPath({u"users"_s, username, u"pairings"_s}), std::move(done));
+}
+
+void Api::redeemPairing(const QString &code, const QString &deviceName, Callback done) const
+{
+    sendJson("POST", apiPath({u"pairings"_s, u"redeem"_s}), {{u"token"_s, code}, {u"name"_s, deviceName}},
+             std::move(done));
+}
+
+void Api::connections(Callback done) const
+{
+    get(apiPath({u"connections"_s}), std::move(done));
+}
+
+void Api::tokens(Callback done) const
+{
+    get(apiPath({u"tokens"_s}), std::move(done));
+}
+
+void Api::createToken(const TokenRequest &request, Callback done) const
+{
+    QJsonObject body{{u"name"_s, request.name}};
+    if (!request.scopes.isEmpty())
+        body.insert(u"scopes"_s, QJsonArray::fromStringList(request.scopes));
+    if (!request.expiresIn.isEmpty())
+        body.insert(u"expiresIn"_s, request.expiresIn);
+    sendJson("POST", apiPath({u"tokens"_s}), body, std::move(done));
+}
+
+void Api::revokeToken(const QString &id, Callback done) const
+{
+    sendEmpty("DELETE", apiPath({u"tokens"_s, id}), std::move(done));
+}
+
+void Api::apps(Callback done) const
+{
+    get(apiPath({u"apps"_s}), std::move(done));
+}
+
+void Api::app(const QString &name, Callback done) const
+{
+    get(apiPath({u"apps"_s, name}), std::move(done));
+}
+
+void Api::createApp(const QByteArray &spec, SpecFormat format, Callback done) const
+{
+    m_client->request("POST", apiPath({u"apps"_s}), spec, contentTypeOf(format), std::move(done));
+}
+
+void Api::updateApp(const QString &name, const QByteArray &spec, SpecFormat format, Callback done) const
+{
+    m_client->request("PUT", apiPath({u"apps"_s, name}), spec, contentTypeOf(format), std::move(done));
+}
+
+void Api::removeApp(const QString &name, ServiceData data, Callback done) const
+{
+    sendEmpty("DELETE",
+              apiPath({u"apps"_s, name}) + Query().addIfSet(u"service_data"_s, serviceDataWord(data)).suffix(),
+              std::move(done));
+}
+
+void Api::startApp(const QString &name, Callback done) const
+{
+    sendJson("POST", apiPath({u"apps"_s, name, u"start"_s}), {}, std::move(done));
+}
+
+void Api::deploy(const QString &app, const QString &ref, Callback done) const
+{
+    QJsonObject body;
+    if (!ref.isEmpty())
+        body.insert(u"ref"_s, ref);
+    sendJson("POST", apiPath({u"apps"_s, app, u"deploys"_s}), body, std::move(done));
+}
+
+void Api::deploys(const QString &app, std::optional<int> limit, Callback done) const
+{
+    get(apiPath({u"apps"_s, app, u"deploys"_s}) + Query().addIfSet(u"limit"_s, limit).suffix(), std::move(done));
+}
+
+void Api::deployDetail(const QString &id, Callback done) const
+{
+    get(apiPath({u"deploys"_s, id}), std::move(done));
+}
+
+void Api::cancelDeploy(const QString &id, Callback done) const
+{
+    sendEmpty("POST", apiPath({u"deploys"_s, id, u"cancel"_s}), std::move(done));
+}
+
+void Api::logTail(const QString &app, int tail, Callback done) const
+{
+    get(apiPath({u"apps"_s, app, u"logs"_s}) + Query().add(u"tail"_s, tail).suffix(), std::move(done));
+}
+
+QWebSocket *Api::followLogs(const QString &app, int tail, MessageCallback onMessage, ClosedCallback onClosed) const
+{
+    return m_client->follow(apiPath({u"apps"_s, app, u"logs"_s, u"follow"_s}) + Query().add(u"tail"_s, tail).suffix(),
+                            std::move(onMessage), std::move(onClosed));
+}
+
+QWebSocket *Api::followEvents(const QString &app, MessageCallback onMessage, ClosedCallback onClosed) const
+{
+    return m_client->follow(apiPath({u"events"_s}) + Query().addIfSet(u"app"_s, app).suffix(), std::move(onMessage),
+                            std::move(onClosed));
+}
+
+void Api::appSecrets(const QString &app, Callback done) const
+{
+    get(apiPath({u"apps"_s, app, u"secrets"_s}), std::move(done));
+}
+
+void Api::setAppSecret(const QString &app, const QString &name, const QString &value, Callback done) const
+{
+    sendJson("PUT", apiPath({u"apps"_s, app, u"secrets"_s, name}), {{u"value"_s, value}}, std::move(done));
+}
+
+void Api::removeAppSecret(const QString &app, const QString &name, Callback done) const
+{
+    sendEmpty("DELETE", apiPath({u"apps"_s, app, u"secrets"_s, name}), std::move(done));
+}
+
+void Api::services(Callback done) const
+{
+    get(apiPath({u"services"_s}), std::move(done));
+}
+
+void Api::appServices(const QString &app, Callback done) const
+{
+    get(apiPath({u"apps"_s, app, u"services"_s}), std::move(done));
+}
+
+void Api::backupService(const QString &app, const QString &slot, QIODevice *out, int idleTimeoutMs,
+                        ProgressCallback progress, Callback done) const
+{
+    m_client->download("POST", apiPath({u"apps"_s, app, u"services"_s, slot, u"backup"_s}), out, idleTimeoutMs,
+                       std::move(progress), std::move(done));
+}
+
+void Api::removeService(const QString &app, const QString &slot, ServiceData data, Callback done) const
+{
+    sendEmpty("DELETE",
+              apiPath({u"apps"_s, app, u"services"_s, slot}) +
+                  Query().addIfSet(u"data"_s, serviceDataWord(data)).suffix(),
+              std::move(done));
+}
+
+void Api::pipelines(Callback done) const
+{
+    get(apiPath({u"pipelines"_s}), std::move(done));
+}
+
+void Api::pipeline(const QString &name, Callback done) const
+{
+    get(apiPath({u"pipelines"_s, name}), std::move(done));
+}
+
+void Api::setPipeline(const QString &name, const QString &config, const QString &vars, bool dryRun, Callback done) const
+{
+    QJsonObject body{{u"config"_s, config}, {u"dry_run"_s, dryRun}};
+    if (!vars.isEmpty())
+        body.insert(u"vars"_s, vars);
+    sendJson("PUT", apiPath({u"pipelines"_s, name}), body, std::move(done));
+}
+
+void Api::removePipeline(const QString &name, Callback done) const
+{
+    sendEmpty("DELETE", apiPath({u"pipelines"_s, name}), std::move(done));
+}
+
+void Api::setPipelinePaused(const QString &name, bool paused, Callback done) const
+{
+    sendJson("POST", apiPath({u"pipelines"_s, name, paused ? u"pause"_s : u"unpause"_s}), {}, std::move(done));
+}
+
+void Api::triggerJob(const QString &pipeline, const QString &job, Callback done) const
+{
+    sendJson("POST", apiPath({u"pipelines"_s, pipeline, u"jobs"_s, job, u"runs"_s}), {}, std::move(done));
+}
+
+void Api::runs(const QString &pipeline, const QString &job, std::optional<int> limit, Callback done) const
+{
+    const QString path = pipeline.isEmpty() ? apiPath({u"runs"_s}) : apiPath({u"pipelines"_s, pipeline, u"runs"_s});
+    get(path + Query().addIfSet(u"job"_s, job).addIfSet(u"limit"_s, limit).suffix(), std::move(done));
+}
+
+void Api::run(const QString &id, Callback done) const
+{
+    get(apiPath({u"runs"_s, id}), std::move(done));
+}
+
+void Api::runEvents(const QString &id, qint64 after, int limit, Callback done) const
+{
+    get(apiPath({u"runs"_s, id, u"events"_s}) + Query().add(u"after"_s, after).add(u"limit"_s, limit).suffix(),
+        std::move(done));
+}
+
+void Api::abortRun(const QString &id, Callback done) const
+{
+    sendJson("POST", apiPath({u"runs"_s, id, u"abort"_s}), {}, std::move(done));
+}
+
+QWebSocket *Api::followRun(const QString &id, qint64 after, MessageCallback onMessage, ClosedCallback onClosed) const
+{
+    return m_client->follow(apiPath({u"runs"_s, id, u"follow"_s}) + Query().add(u"after"_s, after).suffix(),
+                            std::move(onMessage), std::move(onClosed));
+}
+
+void Api::checkResource(const QString &pipeline, const QString &resource, const QString &webhookToken,
+                        Callback done) const
+{
+    sendEmpty("POST",
+              apiPath({u"pipelines"_s, pipeline, u"resources"_s, resource, u"check"_s}) +
+                  Query().add(u"webhook_token"_s, webhookToken).suffix(),
+              std::move(done));
+}
+
+void Api::secrets(const QString &scope, Callback done) const
+{
+    // scope= is always sent: empty names the install's secrets.
+    get(apiPath({u"secrets"_s}) + Query().add(u"scope"_s, scope).suffix(), std::move(done));
+}
+
+void Api::setSecret(const QString &name, const QString &scope, const QString &value, Callback done) const
+{
+    sendJson("PUT", apiPath({u"secrets"_s, name}), {{u"value"_s, value}, {u"scope"_s, scope}}, std::move(done));
+}
+
+void Api::removeSecret(const QString &name, const QString &scope, Callback done) const
+{
+    sendEmpty("DELETE", apiPath({u"secrets"_s, name}) + Query().add(u"scope"_s, scope).suffix(), std::move(done));
+}
+
+void Api::grants(GrantKind kind, const QString &object, Callback done) const
+{
+    get(apiPath({collection(kind), object, u"grants"_s}), std::move(done));
+}
+
+void Api::addGrant(GrantKind kind, const QString &object, const QString &user, const QString &role, Callback done) const
+{
+    sendJson("POST", apiPath({collection(kind), object, u"grants"_s}), {{u"user"_s, user}, {u"role"_s, role}},
+             std::move(done));
+}
+
+void Api::removeGrant(GrantKind kind, const QString &object, const QString &user, const QString &role,
+                      Callback done) const
+{
+    sendEmpty("DELETE", apiPath({collection(kind), object, u"grants"_s, user, role}), std::move(done));
+}
+
+void Api::approvals(const QString &status, std::optional<int> limit, Callback done) const
+{
+    get(apiPath({u"approvals"_s}) + Query().addIfSet(u"status"_s, status).addIfSet(u"limit"_s, limit).suffix(),
+        std::move(done));
+}
+
+void Api::approval(const QString &id, Callback done) const
+{
+    get(apiPath({u"approvals"_s, id}), std::move(done));
+}
+
+void Api::decideApproval(const QString &id, Decision decision, const QString &reason, Callback done) const
+{
+    QJsonObject body;
+    if (!reason.isEmpty())
+        body.insert(u"reason"_s, reason);
+    sendJson("POST", apiPath({u"approvals"_s, id, decision == Decision::Approve ? u"approve"_s : u"reject"_s}), body,
+             std::move(done));
+}
+
+void Api::audit(const AuditQuery &query, Callback done) const
+{
+    get(apiPath({u"audit"_s}) + Query()
+                                    .addIfSet(u"actor"_s, query.actor)
+                                    .addIfSet(u"action"_s, query.action)
+                                    .addIfSet(u"object"_s, query.object)
+                                    .addIfSet(u"since_ms"_s, query.sinceMs)
+                                    .addIfSet(u"until_ms"_s, query.untilMs)
+                                    .addIfSet(u"limit"_s, query.limit)
+                                    .suffix(),
+        std::move(done));
+}
+
+void Api::verifyAudit(Callback done) const
+{
+    get(apiPath({u"audit"_s, u"verify"_s}), std::move(done));
+}
+
+void Api::auditSinks(Callback done) const
+{
+    get(apiPath({u"audit"_s, u"sinks"_s}), std::move(done));
+}
+
+void Api::capacity(Callback done) const
+{
+    get(apiPath({u"capacity"_s}), std::move(done));
+}
+
+} // namespace pando::client

@@ -1,0 +1,176 @@
+#pragma once
+// The Pando API, one function per operation: the `pando` CLI and the desktop's RemoteSession
+// call these instead of building URLs. Every path is built here, from segments that are each
+// percent-encoded (an app, user or secret name is never spliced raw into a URL), and every query
+// value is percent-encoded too, so "a&b=c" stays one value. Answers are the API's JSON
+// (ApiResponse), as docs/api/openapi.yaml describes them.
+//
+// Api is a thin value over an ApiClient it does not own (transport, auth, TLS pinning, errors).
+// Threading: as ApiClient's, whose thread it must be used on.
+
+#include "app/client/apiclient.h"
+
+#include <QStringList>
+#include <initializer_list>
+#include <optional>
+#include <utility>
+
+class QIODevice;
+class QWebSocket;
+
+namespace pando::client {
+
+// "/api/v1/a/b%20c": the API's prefix, then each segment percent-encoded, literal ones too (they
+// are unreserved characters, so encoding leaves them as they are).
+QString apiPath(std::initializer_list<QString> segments);
+
+// A query string whose names and values are percent-encoded; empty items are left out only
+// where the caller says so (addIf*).
+class Query {
+public:
+    Query &add(const QString &name, const QString &value);
+    Query &add(const QString &name, qint64 value) { return add(name, QString::number(value)); }
+    Query &addIfSet(const QString &name, const QString &value) { return value.isEmpty() ? *this : add(name, value); }
+    template<typename T> Query &addIfSet(const QString &name, const std::optional<T> &value)
+    {
+        return value ? add(name, qint64(*value)) : *this;
+    }
+    bool isEmpty() const { return m_items.isEmpty(); }
+    // "" or "?a=1&b=x%26y".
+    QString suffix() const;
+
+private:
+    QStringList m_items;
+};
+
+// What `DELETE` does with an app's or a service's data; Unsaid lets pandod refuse, naming both.
+enum class ServiceData { Unsaid, Keep, Delete };
+enum class SpecFormat { Yaml, Json };
+enum class Decision { Approve, Reject };
+// The objects that carry grants.
+enum class GrantKind { App, Pipeline };
+
+struct AuditQuery {
+    QString actor;
+    QString action;
+    QString object;
+    std::optional<qint64> sinceMs;
+    std::optional<qint64> untilMs;
+    std::optional<int> limit;
+};
+
+struct TokenRequest {
+    QString name;
+    QStringList scopes; // none: the server's default
+    QString expiresIn;  // "30d"; empty: never
+};
+
+class Api {
+public:
+    using Callback = ApiClient::Callback;
+    using MessageCallback = ApiClient::MessageCallback;
+    using ClosedCallback = ApiClient::ClosedCallback;
+    using ProgressCallback = ApiClient::ProgressCallback;
+
+    explicit Api(ApiClient *client) : m_client(client) {}
+    ApiClient *client() const { return m_client; }
+
+    void health(Callback done) const;
+
+    // Accounts, tokens, users, pairings.
+    void bootstrap(const QString &initialToken, const QString &username, const QString &password, Callback done) const;
+    void login(const QString &username, const QString &password, Callback done) const;
+    void logout(Callback done) const;
+    void users(Callback done) const;
+    void createUser(const QString &username, const QString &password, const QString &role, Callback done) const;
+    void disableUser(const QString &username, Callback done) const;
+    void createPairing(const QString &username, Callback done) const;
+    // Public: the one-time code is the credential; name labels the device.
+    void redeemPairing(const QString &code, const QString &deviceName, Callback done) const;
+    void connections(Callback done) const;
+    void tokens(Callback done) const;
+    void createToken(const TokenRequest &request, Callback done) const;
+    void revokeToken(const QString &id, Callback done) const;
+
+    // Apps and deploys.
+    void apps(Callback done) const;
+    void app(const QString &name, Callback done) const;
+    void createApp(const QByteArray &spec, SpecFormat format, Callback done) const;
+    void updateApp(const QString &name, const QByteArray &spec, SpecFormat format, Callback done) const;
+    void removeApp(const QString &name, ServiceData data, Callback done) const;
+    void startApp(const QString &name, Callback done) const;
+    // ref empty: the spec's.
+    void deploy(const QString &app, const QString &ref, Callback done) const;
+    void deploys(const QString &app, std::optional<int> limit, Callback done) const;
+    void deployDetail(const QString &id, Callback done) const;
+    void cancelDeploy(const QString &id, Callback done) const;
+    void logTail(const QString &app, int tail, Callback done) const;
+    QWebSocket *followLogs(const QString &app, int tail, MessageCallback onMessage, ClosedCallback onClosed) const;
+    // The install's events; app non-empty: only that app's.
+    QWebSocket *followEvents(const QString &app, MessageCallback onMessage, ClosedCallback onClosed) const;
+
+    // App secrets (values only go in).
+    void appSecrets(const QString &app, Callback done) const;
+    void setAppSecret(const QString &app, const QString &name, const QString &value, Callback done) const;
+    void removeAppSecret(const QString &app, const QString &name, Callback done) const;
+
+    // Backing services.
+    void services(Callback done) const;
+    void appServices(const QString &app, Callback done) const;
+    // Streams the dump into out (see ApiClient::download).
+    void backupService(const QString &app, const QString &slot, QIODevice *out, int idleTimeoutMs,
+                       ProgressCallback progress, Callback done) const;
+    void removeService(const QString &app, const QString &slot, ServiceData data, Callback done) const;
+
+    // Pipelines and runs.
+    void pipelines(Callback done) const;
+    void pipeline(const QString &name, Callback done) const;
+    // vars empty: none; dryRun: the diff only, nothing changes.
+    void setPipeline(const QString &name, const QString &config, const QString &vars, bool dryRun, Callback done) const;
+    void removePipeline(const QString &name, Callback done) const;
+    void setPipelinePaused(const QString &name, bool paused, Callback done) const;
+    void triggerJob(const QString &pipeline, const QString &job, Callback done) const;
+    // pipeline empty: every pipeline's runs; job empty: every job's.
+    void runs(const QString &pipeline, const QString &job, std::optional<int> limit, Callback done) const;
+    void run(const QString &id, Callback done) const;
+    void runEvents(const QString &id, qint64 after, int limit, Callback done) const;
+    void abortRun(const QString &id, Callback done) const;
+    QWebSocket *followRun(const QString &id, qint64 after, MessageCallback onMessage, ClosedCallback onClosed) const;
+    // What a forge calls (public; the resource's webhook token is the credential).
+    void checkResource(const QString &pipeline, const QString &resource, const QString &webhookToken,
+                       Callback done) const;
+
+    // Pipeline secrets: scope is a pipeline's name, or empty for the install's.
+    void secrets(const QString &scope, Callback done) const;
+    void setSecret(const QString &name, const QString &scope, const QString &value, Callback done) const;
+    void removeSecret(const QString &name, const QString &scope, Callback done) const;
+
+    // Grants on an app or a pipeline.
+    void grants(GrantKind kind, const QString &object, Callback done) const;
+    void addGrant(GrantKind kind, const QString &object, const QString &user, const QString &role, Callback done) const;
+    void removeGrant(GrantKind kind, const QString &object, const QString &user, const QString &role,
+                     Callback done) const;
+
+    // Approvals: status empty lists every status.
+    void approvals(const QString &status, std::optional<int> limit, Callback done) const;
+    void approval(const QString &id, Callback done) const;
+    // reason empty: none given.
+    void decideApproval(const QString &id, Decision decision, const QString &reason, Callback done) const;
+
+    // The audit log, its hash chain and its sinks.
+    void audit(const AuditQuery &query, Callback done) const;
+    void verifyAudit(Callback done) const;
+    void auditSinks(Callback done) const;
+
+    // Each runtime's capacity beside what is committed on it.
+    void capacity(Callback done) const;
+
+private:
+    void get(const QString &path, Callback done) const;
+    void sendJson(const QByteArray &method, const QString &path, const QJsonObject &body, Callback done) const;
+    void sendEmpty(const QByteArray &method, const QString &path, Callback done) const;
+
+    ApiClient *m_client;
+};
+
+} // namespace pando::client
