@@ -5,9 +5,8 @@
 // temporary directory); only the outside world is faked (tests/app/server/fakes.h's adapters, the
 // in-memory pipeline service), and no server runs.
 
-#include "adapters/identity/local/localidentity.h"
+#include "app/wiring/install.h"
 #include "core/accounts/accountservice.h"
-#include "core/accounts/tokenkey.h"
 #include "core/engine/enginewiring.h"
 #include "core/policy/policy.h"
 #include "tests/app/server/fakes.h"
@@ -68,7 +67,8 @@ private:
 
     QTemporaryDir m_dir;
     std::shared_ptr<FlakyRuntime> m_runtime = std::make_shared<FlakyRuntime>();
-    std::unique_ptr<core::Engine> m_engine;
+    std::unique_ptr<wiring::Install> m_install;
+    core::Engine *m_engine = nullptr;
     test::FakePipelineService *m_pipelines = nullptr;
     QHash<QString, core::accounts::User> m_users;
 };
@@ -76,30 +76,31 @@ private:
 void TestEngineOwnership::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    core::EngineOptions options;
-    options.dataDir = m_dir.path();
-    options.database.sqlitePath = m_dir.path() + u"/pando.db"_s;
-    options.reconcileIntervalMs = 0;
-    options.diskCheckIntervalMs = 0;
-    options.workers = 1;
+    // The composition root pandod uses, over fakes; the test then calls only the engine.
+    wiring::InstallOptions options;
+    options.engine.dataDir = m_dir.path();
+    options.engine.reconcileIntervalMs = 0;
+    options.engine.diskCheckIntervalMs = 0;
+    options.engine.workers = 1;
     // Apps named gated-* are under approval; a new source repository is a watched change.
     auto policy = core::policy::parsePolicy(R"({"apps": ["gated-*"], "changes": {"newSourceRepo": true}})");
     QVERIFY(policy);
-    options.approvalPolicy = *policy;
-    m_engine = std::make_unique<core::Engine>(options, m_runtime, std::make_shared<test::FakeRouter>(),
-                                              std::make_shared<test::FakeSource>());
-    auto started = m_engine->start();
-    QVERIFY2(started, qPrintable(started ? QString() : started.error().text()));
+    options.engine.approvalPolicy = *policy;
+    options.runtime = m_runtime;
+    options.router = std::make_shared<test::FakeRouter>();
+    options.source = std::make_shared<test::FakeSource>();
+    options.services = std::make_shared<test::FakeServiceProvisioner>();
+    options.installPipelines = [this](core::Engine &engine) -> Status {
+        auto pipelines = std::make_unique<test::FakePipelineService>(*engine.events());
+        m_pipelines = pipelines.get();
+        engine.setPipelines(std::move(pipelines));
+        return {};
+    };
+    m_install = std::make_unique<wiring::Install>(std::move(options));
+    auto opened = m_install->open();
+    QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().text()));
+    m_engine = &m_install->engine();
 
-    // Accounts as the composition root builds them (app/wiring's installAccounts).
-    auto identity = adapters::local::LocalIdentity::create();
-    QVERIFY(identity);
-    auto key = core::detail::loadOrCreateKey(m_dir.path() + u"/token.key"_s);
-    QVERIFY(key);
-    const core::EngineParts parts = core::wiringParts(*m_engine);
-    m_engine->setAccounts(std::make_unique<core::accounts::AccountService>(
-        parts.database, parts.audit, std::make_shared<const adapters::local::LocalIdentity>(std::move(*identity)), *key,
-        parts.clock));
     const std::pair<const char *, core::accounts::Role> people[] = {{"alice", core::accounts::Role::Member},
                                                                     {"bob", core::accounts::Role::Member},
                                                                     {"olga", core::accounts::Role::Operator}};
@@ -110,16 +111,12 @@ void TestEngineOwnership::initTestCase()
         QVERIFY2(user, qPrintable(user ? QString() : user.error().text()));
         m_users.insert(user->username, *user);
     }
-    auto pipelines = std::make_unique<test::FakePipelineService>(*m_engine->events());
-    m_pipelines = pipelines.get();
-    m_engine->setPipelines(std::move(pipelines));
 }
 
 void TestEngineOwnership::cleanupTestCase()
 {
-    if (m_engine)
-        m_engine->shutdown();
-    m_engine.reset();
+    m_engine = nullptr;
+    m_install.reset();
 }
 
 core::Actor TestEngineOwnership::actorFor(const QString &username)
