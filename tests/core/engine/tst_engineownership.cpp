@@ -139,6 +139,8 @@ QStringList TestEngineOwnership::owners(ObjectKind kind, const QString &object)
                 list.append(it->username + u'/' + grant.role);
         }
     }
+    // Grants made in one millisecond are listed in user id order, which is random.
+    list.sort();
     return list;
 }
 
