@@ -21,14 +21,15 @@ namespace {
 
 constexpr qint64 Mi = 1024LL * 1024;
 
-// Writes 20 MiB into its writable layer, then serves.
+// Writes 20 MiB into its writable layer on its first start (a restart keeps the file, as an app's
+// data is kept, rather than rewriting it under a check that measures it), then serves.
 GitFiles writerApp()
 {
     GitFiles files;
-    files.insert(u"Dockerfile"_s,
-                 GitFile{"FROM pando/busybox:latest\nCOPY www /www\nEXPOSE 8080\n"
-                         "CMD [\"/bin/sh\", \"-c\", \"dd if=/dev/zero of=/fill bs=1048576 count=20 2>/dev/null; sync; "
-                         "exec /bin/httpd -f -p 8080 -h /www\"]\n"});
+    files.insert(u"Dockerfile"_s, GitFile{"FROM pando/busybox:latest\nCOPY www /www\nEXPOSE 8080\n"
+                                          "CMD [\"/bin/sh\", \"-c\", \"[ -f /fill ] || dd if=/dev/zero of=/fill "
+                                          "bs=1048576 count=20 2>/dev/null; sync; "
+                                          "exec /bin/httpd -f -p 8080 -h /www\"]\n"});
     files.insert(u"www/index.html"_s, GitFile{"ok\n"});
     return files;
 }
