@@ -43,7 +43,8 @@ class LogModel : public QAbstractListModel {
     Q_OBJECT
     Q_PROPERTY(int count READ count NOTIFY countChanged)
     Q_PROPERTY(bool following READ isFollowing WRITE setFollowing NOTIFY followingChanged)
-    Q_PROPERTY(qint64 unseenCount READ unseenCount NOTIFY unseenCountChanged)
+    // A double for QML, which has no 64-bit integer type in Qt 6.4 (exact up to 2^53 lines).
+    Q_PROPERTY(double unseenCount READ unseenCount NOTIFY unseenCountChanged)
     Q_PROPERTY(QString searchTerm READ searchTerm WRITE setSearchTerm NOTIFY searchTermChanged)
     Q_PROPERTY(bool caseSensitive READ isCaseSensitive WRITE setCaseSensitive NOTIFY caseSensitiveChanged)
     Q_PROPERTY(int matchCount READ matchCount NOTIFY matchCountChanged)

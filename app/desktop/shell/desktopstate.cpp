@@ -135,48 +135,52 @@ QString DesktopState::connectionName() const
     return m_session ? m_session->displayName() : tr("No connection");
 }
 
-DesktopState::Overall DesktopState::overall() const
+DisplayState::Value DesktopState::overall() const
 {
     if (!m_apps.isEngineReachable())
-        return Overall::Offline;
+        return DisplayState::Stopped;
     if (m_pendingApprovals > 0)
-        return Overall::Waiting;
+        return DisplayState::Waiting;
     if (m_apps.failingCount() > 0)
-        return Overall::Failing;
+        return DisplayState::Failed;
     if (m_apps.busyCount() > 0)
-        return Overall::Busy;
-    return Overall::Healthy;
+        return DisplayState::Progress;
+    return DisplayState::Healthy;
 }
 
 QString DesktopState::overallText() const
 {
     switch (overall()) {
-    case Overall::Offline:
+    case DisplayState::Stopped:
         return m_apps.engineText();
-    case Overall::Waiting:
+    case DisplayState::Waiting:
         return tr("%n approval(s) waiting", nullptr, m_pendingApprovals);
-    case Overall::Failing:
+    case DisplayState::Failed:
         return tr("%n app(s) failing", nullptr, m_apps.failingCount());
-    case Overall::Busy:
+    case DisplayState::Progress:
         return tr("%n deploy(s) in progress", nullptr, m_apps.busyCount());
-    case Overall::Healthy:
+    case DisplayState::Healthy:
+    case DisplayState::Cached: // never overall: the install is healthy then
+    case DisplayState::Neutral:
         break;
     }
     return m_apps.rowCount() == 0 ? tr("No apps yet") : tr("All apps healthy");
 }
 
-QString DesktopState::iconFor(Overall overall)
+QString DesktopState::iconFor(DisplayState::Value overall)
 {
     switch (overall) {
-    case Overall::Offline:
+    case DisplayState::Stopped:
         return u":/pando/icons/state-offline.svg"_s;
-    case Overall::Waiting:
+    case DisplayState::Waiting:
         return u":/pando/icons/state-waiting.svg"_s;
-    case Overall::Failing:
+    case DisplayState::Failed:
         return u":/pando/icons/state-failing.svg"_s;
-    case Overall::Busy:
+    case DisplayState::Progress:
         return u":/pando/icons/state-busy.svg"_s;
-    case Overall::Healthy:
+    case DisplayState::Healthy:
+    case DisplayState::Cached: // never overall: the install is healthy then
+    case DisplayState::Neutral:
         break;
     }
     return u":/pando/icons/state-healthy.svg"_s;

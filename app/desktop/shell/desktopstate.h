@@ -45,15 +45,14 @@ class DesktopState : public QObject {
     // not announce what the user is already looking at.
     Q_PROPERTY(View currentView READ currentView WRITE setCurrentView NOTIFY currentViewChanged)
     Q_PROPERTY(int pendingApprovals READ pendingApprovals NOTIFY pendingApprovalsChanged)
-    Q_PROPERTY(Overall overall READ overall NOTIFY overallChanged)
+    // The install's state in the shared vocabulary, most urgent first: offline (stopped), waiting
+    // for approval, failed, in progress, healthy.
+    Q_PROPERTY(pando::desktop::DisplayState::Value overall READ overall NOTIFY overallChanged)
     Q_PROPERTY(QString overallText READ overallText NOTIFY overallChanged)
     Q_PROPERTY(QUrl overallIcon READ overallIcon NOTIFY overallChanged)
     Q_PROPERTY(QString engineText READ engineText NOTIFY connectionChanged)
 
 public:
-    // What the tray icon shows, most urgent first.
-    enum class Overall { Offline, Waiting, Failing, Busy, Healthy };
-    Q_ENUM(Overall)
     // The sidebar's entries, in Sidebar.Page's order.
     enum class View { Apps, Pipelines, Approvals, Activity, Connections, Settings };
     Q_ENUM(View)
@@ -85,13 +84,14 @@ public:
     // Selects the approval (when it still waits) and asks the window to show the Approvals view.
     Q_INVOKABLE void showApproval(const QString &id);
     int pendingApprovals() const { return m_pendingApprovals; }
-    Overall overall() const;
+    DisplayState::Value overall() const;
     QString overallText() const;
     QUrl overallIcon() const { return QUrl(QString(QStringLiteral("qrc") + iconFor(overall()))); }
     QString engineText() const { return m_apps.engineText(); }
 
-    // The tray icon's resource path for a state.
-    static QString iconFor(Overall overall);
+    // The tray icon's resource path for an overall state; each SVG draws the shape and colour
+    // StateStyle gives that state.
+    static QString iconFor(DisplayState::Value overall);
 
     Q_INVOKABLE void refresh();
 

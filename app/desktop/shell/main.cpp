@@ -34,6 +34,7 @@ Q_IMPORT_QML_PLUGIN(Pando_AppsPlugin)
 Q_IMPORT_QML_PLUGIN(Pando_DeploysPlugin)
 Q_IMPORT_QML_PLUGIN(Pando_LogsPlugin)
 Q_IMPORT_QML_PLUGIN(Pando_ShellPlugin)
+Q_IMPORT_QML_PLUGIN(Pando_StatesPlugin)
 
 using namespace Qt::StringLiterals;
 using namespace pando::desktop;

@@ -1572,6 +1572,37 @@
     </message>
 </context>
 <context>
+    <name>pando::desktop::StateStyle</name>
+    <message>
+        <source>healthy</source>
+        <translation>gesund</translation>
+    </message>
+    <message>
+        <source>in progress</source>
+        <translation>in Arbeit</translation>
+    </message>
+    <message>
+        <source>waiting for approval</source>
+        <translation>wartet auf Freigabe</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>unchanged</source>
+        <translation>unverändert</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>gestoppt</translation>
+    </message>
+    <message>
+        <source>not started</source>
+        <translation>nicht gestartet</translation>
+    </message>
+</context>
+<context>
     <name>pando::desktop::TrayIcon</name>
     <message>
         <source>Pando — %1</source>

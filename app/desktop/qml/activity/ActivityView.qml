@@ -1,10 +1,13 @@
 // The Activity view: what happened on the install while this window watched, newest first, one
 // line each with the shared state mark. A line about an app opens it in the Apps view; one about
 // an approval opens it in Approvals.
+pragma ComponentBehavior: Bound
+
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Activity
+import Pando.States
 
 Pane {
     id: root
@@ -12,35 +15,6 @@ Pane {
     signal appRequested(string name)
     signal approvalRequested(string id)
     padding: 0
-
-    function stateColour(state: int): color {
-        switch (state) {
-        case ActivityModel.Healthy:
-            return "#2e9d4f";
-        case ActivityModel.Progress:
-            return "#2f74d0";
-        case ActivityModel.Waiting:
-            return "#d08a00";
-        case ActivityModel.Failed:
-            return "#d2352b";
-        default:
-            return "#8a8a8a";
-        }
-    }
-    function stateGlyph(state: int): string {
-        switch (state) {
-        case ActivityModel.Healthy:
-            return "✔";
-        case ActivityModel.Progress:
-            return "◐";
-        case ActivityModel.Waiting:
-            return "⏸";
-        case ActivityModel.Failed:
-            return "✖";
-        default:
-            return "·";
-        }
-    }
 
     ColumnLayout {
         anchors.fill: parent
@@ -89,10 +63,13 @@ Pane {
                 }
                 contentItem: RowLayout {
                     spacing: 8
-                    Label {
-                        text: root.stateGlyph(entry.state)
-                        color: root.stateColour(entry.state)
-                        font.pixelSize: 16
+                    // The title says what happened in words ("deploy failed"); the mark keeps the
+                    // state's word for accessibility.
+                    StateMark {
+                        objectName: "stateMark"
+                        displayState: entry.state
+                        showWord: false
+                        size: 14
                         Layout.preferredWidth: 20
                     }
                     ColumnLayout {

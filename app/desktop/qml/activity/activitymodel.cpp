@@ -75,17 +75,17 @@ std::optional<ActivityModel::Entry> ActivityModel::describe(const QJsonObject &e
     e.app = app;
     e.kind = type.section(u'.', 0, 0);
     if (type == u"deploy.queued"_s) {
-        e.state = State::Progress;
+        e.state = DisplayState::Progress;
         e.title = tr("%1: deploy queued").arg(app);
         if (data.contains(u"approval"_s))
             e.detail = tr("approved (%1)").arg(data.value(u"approval"_s).toString());
         e.target = event.value(u"deploy"_s).toString();
     } else if (type == u"deploy.succeeded"_s) {
-        e.state = State::Healthy;
+        e.state = DisplayState::Healthy;
         e.title = tr("%1: deploy succeeded").arg(app);
         e.target = event.value(u"deploy"_s).toString();
     } else if (type == u"deploy.failed"_s) {
-        e.state = State::Failed;
+        e.state = DisplayState::Failed;
         e.title = tr("%1: deploy failed").arg(app);
         const QString step = data.value(u"step"_s).toString();
         const QString error = data.value(u"error"_s).toString();
@@ -98,13 +98,13 @@ std::optional<ActivityModel::Entry> ActivityModel::describe(const QJsonObject &e
     } else if (type == u"app.removed"_s) {
         e.title = tr("%1 was removed").arg(app);
     } else if (type == u"approval.requested"_s) {
-        e.state = State::Waiting;
+        e.state = DisplayState::Waiting;
         e.title = tr("Approval requested: %1").arg(data.value(u"object"_s).toString());
         e.detail = data.value(u"summary"_s).toString();
         e.target = data.value(u"id"_s).toString();
     } else if (type == u"approval.approved"_s || type == u"approval.rejected"_s || type == u"approval.expired"_s) {
         const QString word = type.section(u'.', 1);
-        e.state = word == u"approved"_s ? State::Healthy : State::Failed;
+        e.state = word == u"approved"_s ? DisplayState::Healthy : DisplayState::Failed;
         e.title = word == u"approved"_s   ? tr("Approved: %1").arg(data.value(u"object"_s).toString())
                   : word == u"rejected"_s ? tr("Rejected: %1").arg(data.value(u"object"_s).toString())
                                           : tr("Expired: %1").arg(data.value(u"object"_s).toString());
@@ -115,16 +115,14 @@ std::optional<ActivityModel::Entry> ActivityModel::describe(const QJsonObject &e
                                                QString::number(data.value(u"number"_s).toInteger()));
         e.target = data.value(u"run"_s).toString();
         if (type == u"run.queued"_s) {
-            e.state = State::Progress;
+            e.state = DisplayState::Progress;
             e.title = tr("%1 queued").arg(run);
         } else if (type == u"run.started"_s) {
-            e.state = State::Progress;
+            e.state = DisplayState::Progress;
             e.title = tr("%1 started").arg(run);
         } else {
             const QString status = data.value(u"status"_s).toString();
-            e.state = status == u"succeeded"_s ? State::Healthy
-                      : status == u"aborted"_s ? State::Neutral
-                                               : State::Failed;
+            e.state = DisplayState::ofRun(status);
             e.title = status == u"succeeded"_s ? tr("%1 succeeded").arg(run)
                       : status == u"failed"_s  ? tr("%1 failed").arg(run)
                       : status == u"errored"_s ? tr("%1 errored").arg(run)
@@ -133,7 +131,7 @@ std::optional<ActivityModel::Entry> ActivityModel::describe(const QJsonObject &e
             e.detail = data.value(u"error"_s).toString();
         }
     } else if (type == u"pipeline.paused"_s) {
-        e.state = State::Waiting;
+        e.state = DisplayState::Waiting;
         e.title = tr("Pipeline %1 paused").arg(data.value(u"pipeline"_s).toString());
         e.detail = data.value(u"reason"_s).toString();
     } else {

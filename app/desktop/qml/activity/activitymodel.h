@@ -6,6 +6,7 @@
 //
 // Threading: GUI-thread model, like its Session.
 
+#include "app/desktop/qml/states/displaystate.h"
 #include "app/desktop/session/sessionlistmodel.h"
 
 #include <QtQml/qqmlregistration.h>
@@ -13,7 +14,8 @@
 
 namespace pando::desktop {
 
-class ActivityModel : public SessionListModel {
+// The base named in full: QML tooling (qmltyperegistrar) matches base classes by their full name.
+class ActivityModel : public pando::desktop::SessionListModel {
     Q_OBJECT
     QML_ELEMENT
     // SessionListModel's, declared again: its type is in no QML module, so QML tooling cannot see it.
@@ -25,15 +27,13 @@ public:
         TimeMsRole = Qt::UserRole + 1,
         TimeTextRole, // the time of day, or the date and time for an older entry
         KindRole,     // deploy, run, approval, app, pipeline
-        StateRole,    // State
+        StateRole,    // DisplayState::Value
         TitleRole,    // "hello: deploy succeeded", translated
         DetailRole,   // the reason, the job, the ref: what the line needs to be understood
         AppRole,      // the app it is about; empty for runs and pipelines
         TargetRole,   // the deploy, run or approval id, for the view to open it
     };
     Q_ENUM(Role)
-    enum class State { Healthy, Progress, Waiting, Failed, Neutral };
-    Q_ENUM(State)
 
     // The oldest lines go beyond this many.
     static constexpr int Limit = 1000;
@@ -53,7 +53,7 @@ private:
     struct Entry {
         qint64 timeMs = 0;
         QString kind;
-        State state = State::Neutral;
+        DisplayState::Value state = DisplayState::Neutral;
         QString title;
         QString detail;
         QString app;

@@ -4,6 +4,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Approvals
+import Pando.States
 
 Pane {
     id: root
@@ -74,18 +75,12 @@ Pane {
 
                 contentItem: RowLayout {
                     spacing: 8
-                    // Waiting for approval: an amber diamond (the shared state vocabulary).
-                    Item {
-                        implicitWidth: 12
-                        implicitHeight: 12
+                    // Every row waits for approval; the expiry line beside it says so in words.
+                    StateMark {
+                        objectName: "stateMark"
+                        displayState: DisplayState.Waiting
+                        showWord: false
                         Layout.alignment: Qt.AlignVCenter
-                        Rectangle {
-                            anchors.centerIn: parent
-                            width: 8.6
-                            height: width
-                            rotation: 45
-                            color: "#d99a00"
-                        }
                     }
                     ColumnLayout {
                         spacing: 0

@@ -16,7 +16,8 @@
 
 namespace pando::desktop {
 
-class ApprovalsModel : public SessionListModel {
+// The base named in full: QML tooling (qmltyperegistrar) matches base classes by their full name.
+class ApprovalsModel : public pando::desktop::SessionListModel {
     Q_OBJECT
     QML_ELEMENT
     // SessionListModel's, declared again: its type is in no QML module, so QML tooling cannot see it.

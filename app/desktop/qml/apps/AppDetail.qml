@@ -1,9 +1,12 @@
 // The selected app: status, URL (click opens it), last deploy with its failure reason in one line,
 // and Deploy with its progress in place.
+pragma ComponentBehavior: Bound
+
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Apps
+import Pando.States
 import Pando.Deploys
 import Pando.Logs
 
@@ -96,10 +99,6 @@ Pane {
         RowLayout {
             spacing: 8
             Layout.fillWidth: true
-            StatusIndicator {
-                state: root.hasApp ? root.app.state : AppsModel.Neutral
-                size: 16
-            }
             Label {
                 objectName: "appName"
                 text: root.hasApp ? root.app.name : ""
@@ -107,6 +106,12 @@ Pane {
                 font.bold: true
                 Layout.fillWidth: true
                 elide: Text.ElideRight
+            }
+            StateMark {
+                objectName: "appStateMark"
+                displayState: root.hasApp ? root.app.state : DisplayState.Neutral
+                word: root.hasApp ? root.app.statusText : ""
+                size: 16
             }
             Button {
                 text: qsTr("Deploy")

@@ -3,6 +3,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Apps
+import Pando.States
 
 Pane {
     id: root
@@ -73,10 +74,6 @@ Pane {
 
                 contentItem: RowLayout {
                     spacing: 8
-                    StatusIndicator {
-                        state: row.state
-                        Layout.alignment: Qt.AlignVCenter
-                    }
                     ColumnLayout {
                         spacing: 0
                         Layout.fillWidth: true
@@ -94,9 +91,11 @@ Pane {
                             Layout.fillWidth: true
                         }
                     }
-                    Label {
-                        text: row.statusText
-                        opacity: 0.8
+                    StateMark {
+                        objectName: "stateMark"
+                        displayState: row.state
+                        word: row.statusText
+                        Layout.alignment: Qt.AlignVCenter
                     }
                 }
             }

@@ -4,6 +4,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Apps
+import Pando.States
 
 Pane {
     id: root
@@ -57,8 +58,11 @@ Pane {
         RowLayout {
             spacing: 8
             Layout.topMargin: 8
-            StatusIndicator {
-                state: root.appsModel.engineReachable ? AppsModel.Healthy : AppsModel.Failed
+            StateMark {
+                displayState: root.appsModel.engineReachable ? DisplayState.Healthy : DisplayState.Failed
+                // The engine's line beside it wraps; the mark keeps the word for accessibility.
+                word: root.appsModel.engineText
+                showWord: false
             }
             Label {
                 text: root.appsModel.engineText

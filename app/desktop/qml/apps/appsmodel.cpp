@@ -12,11 +12,6 @@ namespace pando::desktop {
 
 namespace {
 
-bool deployInFlight(const QString &status)
-{
-    return status == u"queued"_s || status == u"running"_s || status == u"awaiting-approval"_s;
-}
-
 QString deployWord(const QString &status)
 {
     if (status == u"queued"_s)
@@ -126,9 +121,9 @@ QVariant AppsModel::roleValue(const Row &row, int role) const
     case StateRole:
         return QVariant::fromValue(int(stateOf(row)));
     case StatusTextRole: {
-        const State state = stateOf(row);
+        const DisplayState::Value state = stateOf(row);
         // "new" and "removing" have no state of their own in the shared vocabulary.
-        if (row.app.value(u"status"_s).toString() == u"new"_s && state == State::Neutral)
+        if (row.app.value(u"status"_s).toString() == u"new"_s && state == DisplayState::Neutral)
             return tr("not deployed");
         if (row.app.value(u"status"_s).toString() == u"removing"_s)
             return tr("removing");
@@ -164,51 +159,40 @@ QVariant AppsModel::roleValue(const Row &row, int role) const
     case RefRole:
         return row.app.value(u"spec"_s).toObject().value(u"source"_s).toObject().value(u"ref"_s).toString();
     case BusyRole:
-        return row.busy || deployInFlight(last.value(u"status"_s).toString());
+        return row.busy || DisplayState::isDeployInFlight(last.value(u"status"_s).toString());
     case ProgressRole:
         if (!row.progress.isEmpty())
             return row.progress;
-        return deployInFlight(last.value(u"status"_s).toString()) ? deployWord(last.value(u"status"_s).toString())
-                                                                  : QString();
+        return DisplayState::isDeployInFlight(last.value(u"status"_s).toString())
+                   ? deployWord(last.value(u"status"_s).toString())
+                   : QString();
     case ActionErrorRole:
         return row.actionError;
     }
     return {};
 }
 
-AppsModel::State AppsModel::stateOf(const Row &row) const
+DisplayState::Value AppsModel::stateOf(const Row &row) const
 {
-    const QString status = row.app.value(u"status"_s).toString();
-    const QString last = row.app.value(u"last_deploy"_s).toObject().value(u"status"_s).toString();
-    if (last == u"awaiting-approval"_s)
-        return State::Waiting;
-    if (row.busy || deployInFlight(last) || status == u"deploying"_s || status == u"removing"_s)
-        return State::Progress;
-    if (status == u"running"_s)
-        return State::Healthy;
-    if (status == u"failed"_s)
-        return State::Failed;
-    if (status == u"stopped"_s)
-        return State::Stopped;
-    if (status == u"new"_s && last == u"failed"_s)
-        return State::Failed;
-    return State::Neutral;
+    return DisplayState::ofApp(row.app.value(u"status"_s).toString(),
+                               row.app.value(u"last_deploy"_s).toObject().value(u"status"_s).toString(), row.busy);
 }
 
-QString AppsModel::stateWord(State state)
+QString AppsModel::stateWord(DisplayState::Value state)
 {
     switch (state) {
-    case State::Healthy:
+    case DisplayState::Healthy:
         return tr("running");
-    case State::Progress:
+    case DisplayState::Progress:
         return tr("in progress");
-    case State::Waiting:
+    case DisplayState::Waiting:
         return tr("waiting for approval");
-    case State::Failed:
+    case DisplayState::Failed:
         return tr("failed");
-    case State::Stopped:
+    case DisplayState::Stopped:
         return tr("stopped");
-    case State::Neutral:
+    case DisplayState::Cached: // an app is never skipped
+    case DisplayState::Neutral:
         break;
     }
     return tr("not deployed");
@@ -272,7 +256,7 @@ int AppsModel::failingCount() const
     int n = 0;
     for (const Row &row : m_rows) {
         const QString last = row.app.value(u"last_deploy"_s).toObject().value(u"status"_s).toString();
-        if (stateOf(row) == State::Failed || (last == u"failed"_s && !row.busy))
+        if (stateOf(row) == DisplayState::Failed || (last == u"failed"_s && !row.busy))
             ++n;
     }
     return n;
@@ -282,7 +266,7 @@ int AppsModel::busyCount() const
 {
     int n = 0;
     for (const Row &row : m_rows)
-        n += stateOf(row) == State::Progress ? 1 : 0;
+        n += stateOf(row) == DisplayState::Progress ? 1 : 0;
     return n;
 }
 
@@ -354,7 +338,7 @@ void AppsModel::applyApp(const QJsonObject &app)
     if (row >= 0) {
         Row &r = m_rows[row];
         r.app = app;
-        if (!deployInFlight(app.value(u"last_deploy"_s).toObject().value(u"status"_s).toString())) {
+        if (!DisplayState::isDeployInFlight(app.value(u"last_deploy"_s).toObject().value(u"status"_s).toString())) {
             r.busy = false;
             r.progress.clear();
         }

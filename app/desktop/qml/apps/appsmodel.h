@@ -6,6 +6,7 @@
 // Threading: the model lives on the GUI thread with its Session and applies the session's answers
 // and events there; it never blocks.
 
+#include "app/desktop/qml/states/displaystate.h"
 #include "app/desktop/session/sessionlistmodel.h"
 
 #include <QVariantMap>
@@ -13,7 +14,8 @@
 
 namespace pando::desktop {
 
-class AppsModel : public SessionListModel {
+// The base named in full: QML tooling (qmltyperegistrar) matches base classes by their full name.
+class AppsModel : public pando::desktop::SessionListModel {
     Q_OBJECT
     QML_ELEMENT
     // SessionListModel's, declared again: its type is in no QML module, so QML tooling cannot see it.
@@ -37,7 +39,7 @@ public:
     enum Role {
         NameRole = Qt::UserRole + 1,
         StatusRole,           // the API's word: new, deploying, running, failed, stopped, removing
-        StateRole,            // State: what the dot's shape and colour show
+        StateRole,            // DisplayState::Value: what the mark's shape and colour show
         StatusTextRole,       // the status as a translated word
         UrlRole,              // where the app is reached; empty before the first route
         LastDeployIdRole,     // empty when the app was never deployed
@@ -51,10 +53,6 @@ public:
         ActionErrorRole,      // why the last action (deploy, remove) failed to start
     };
     Q_ENUM(Role)
-
-    // The state vocabulary shared by list dots, the tray and the timeline (see DESKTOP.md).
-    enum class State { Healthy, Progress, Waiting, Failed, Stopped, Neutral };
-    Q_ENUM(State)
 
     explicit AppsModel(QObject *parent = nullptr);
     ~AppsModel() override;
@@ -82,7 +80,7 @@ public:
     // teardown is done, and stays with the reason when it is refused.
     Q_INVOKABLE void remove(int row);
 
-    static QString stateWord(State state);
+    static QString stateWord(DisplayState::Value state);
 
 Q_SIGNALS:
     void engineChanged();
@@ -97,7 +95,7 @@ private:
         QString actionError;
     };
     QVariant roleValue(const Row &row, int role) const;
-    State stateOf(const Row &row) const;
+    DisplayState::Value stateOf(const Row &row) const;
     void onEvent(const QJsonObject &event) override;
     void onSessionState(Session::State state) override;
     void sessionReplaced() override;

@@ -2,50 +2,20 @@
 // the right. A failed deploy opens on its failing step with the reason (and the hint) in one line
 // at the top; a step that waits for approval says so in amber with the approval's id. Above them,
 // a chart of the deploys' durations over time (failed ones as red squares).
+pragma ComponentBehavior: Bound
+
 import QtCharts
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Deploys
+import Pando.States
 
 Item {
     id: root
     required property QtObject session
     required property string app
 
-    // The shared vocabulary: colour, shape and word together, never colour alone.
-    function stateColour(state: int): color {
-        switch (state) {
-        case DeployState.Healthy:
-            return "#2e9d4f";
-        case DeployState.Progress:
-            return "#2f74d0";
-        case DeployState.Waiting:
-            return "#d08a00";
-        case DeployState.Failed:
-            return "#d2352b";
-        default:
-            return "#8a8a8a";
-        }
-    }
-    function stateGlyph(state: int): string {
-        switch (state) {
-        case DeployState.Healthy:
-            return "✔";
-        case DeployState.Progress:
-            return "◐";
-        case DeployState.Waiting:
-            return "⏸";
-        case DeployState.Failed:
-            return "✖";
-        case DeployState.Skipped:
-            return "↷";
-        case DeployState.Stopped:
-            return "○";
-        default:
-            return "·";
-        }
-    }
     function duration(ms: real): string {
         if (ms < 1000)
             return qsTr("%1 ms").arg(Math.round(ms));
@@ -105,29 +75,34 @@ Item {
                 labelsColor: root.palette.text
                 gridLineColor: Qt.alpha(root.palette.text, 0.12)
             }
-            ValueAxis {
-                id: secondsAxis
-                min: 0
-                tickCount: 4
-                labelsColor: root.palette.text
-                gridLineColor: Qt.alpha(root.palette.text, 0.12)
+            // The seconds axis is DeployDurations' (see deploydurations.h); styled like the time axis.
+            Binding {
+                target: durations.secondsAxis
+                property: "labelsColor"
+                value: root.palette.text
+            }
+            Binding {
+                target: durations.secondsAxis
+                property: "gridLineColor"
+                value: Qt.alpha(root.palette.text, 0.12)
             }
             ScatterSeries {
                 id: succeededSeries
                 name: qsTr("succeeded")
                 axisX: timeAxis
-                axisY: secondsAxis
-                color: "#2e9d4f"
-                borderColor: "#2e9d4f"
+                axisY: durations.secondsAxis
+                color: StateStyle.colour(DisplayState.Healthy)
+                borderColor: color
                 markerSize: 9
             }
             ScatterSeries {
                 id: failedSeries
+                objectName: "failedDurations"
                 name: qsTr("failed")
                 axisX: timeAxis
-                axisY: secondsAxis
-                color: "#d2352b"
-                borderColor: "#d2352b"
+                axisY: durations.secondsAxis
+                color: StateStyle.colour(DisplayState.Failed)
+                borderColor: color
                 markerShape: ScatterSeries.MarkerShapeRectangle
                 markerSize: 9
             }
@@ -158,13 +133,16 @@ Item {
                     required property real durationMs
                     width: ListView.view.width
                     highlighted: ListView.isCurrentItem
-                    onClicked: deploys.selectedRow = index
+                    onClicked: deploys.selectedRow = deployRow.index
                     contentItem: RowLayout {
                         spacing: 8
-                        Label {
-                            text: root.stateGlyph(deployRow.state)
-                            color: root.stateColour(deployRow.state)
-                            font.pixelSize: 16
+                        // The word is the first part of the line below.
+                        StateMark {
+                            objectName: "stateMark"
+                            displayState: deployRow.state
+                            word: deployRow.statusText
+                            showWord: false
+                            size: 14
                         }
                         ColumnLayout {
                             spacing: 0
@@ -221,7 +199,7 @@ Item {
                     Layout.leftMargin: 8
                     visible: deploys.actionError.length > 0
                     text: deploys.actionError
-                    color: "#d2352b"
+                    color: StateStyle.colour(DisplayState.Failed)
                     wrapMode: Text.Wrap
                 }
 
@@ -230,8 +208,8 @@ Item {
                     Layout.fillWidth: true
                     visible: steps.reason.length > 0
                     background: Rectangle {
-                        color: Qt.alpha("#d2352b", 0.12)
-                        border.color: "#d2352b"
+                        color: Qt.alpha(StateStyle.colour(DisplayState.Failed), 0.12)
+                        border.color: StateStyle.colour(DisplayState.Failed)
                         radius: 4
                     }
                     ColumnLayout {
@@ -242,7 +220,7 @@ Item {
                             objectName: "deployReason"
                             Layout.fillWidth: true
                             text: steps.failedStep.length > 0 ? qsTr("✖ %1 failed: %2").arg(steps.failedStep).arg(steps.reason) : qsTr("✖ %1").arg(steps.reason)
-                            color: "#d2352b"
+                            color: StateStyle.colour(DisplayState.Failed)
                             font.bold: true
                             elide: Text.ElideRight
                         }
@@ -275,17 +253,22 @@ Item {
                         required property real durationMs
                         required property real fraction
                         required property string approvalId
+                        // The state's word, and the approval's id while the step waits for it.
+                        readonly property string word: state === DisplayState.Waiting && approvalId.length > 0 ? qsTr("waiting for approval %1").arg(approvalId) : statusText
                         width: ListView.view.width
                         highlighted: ListView.isCurrentItem
-                        onClicked: steps.selectedRow = index
+                        onClicked: steps.selectedRow = stepRow.index
                         contentItem: ColumnLayout {
                             spacing: 4
                             RowLayout {
                                 spacing: 8
-                                Label {
-                                    text: root.stateGlyph(stepRow.state)
-                                    color: root.stateColour(stepRow.state)
-                                    font.pixelSize: 16
+                                // The word is in its own column, after the step's title.
+                                StateMark {
+                                    objectName: "stateMark"
+                                    displayState: stepRow.state
+                                    word: stepRow.word
+                                    showWord: false
+                                    size: 14
                                     Layout.preferredWidth: 20
                                 }
                                 Label {
@@ -295,8 +278,8 @@ Item {
                                     elide: Text.ElideRight
                                 }
                                 Label {
-                                    text: stepRow.state === DeployState.Waiting && stepRow.approvalId.length > 0 ? qsTr("waiting for approval %1").arg(stepRow.approvalId) : stepRow.statusText
-                                    color: root.stateColour(stepRow.state)
+                                    text: stepRow.word
+                                    color: StateStyle.colour(stepRow.state)
                                     Layout.preferredWidth: 260
                                     elide: Text.ElideRight
                                 }
@@ -307,7 +290,7 @@ Item {
                                         height: parent.height
                                         radius: 2
                                         width: Math.max(2, parent.width * stepRow.fraction)
-                                        color: root.stateColour(stepRow.state)
+                                        color: StateStyle.colour(stepRow.state)
                                         opacity: 0.8
                                     }
                                 }
@@ -319,7 +302,7 @@ Item {
                                 }
                             }
                             Label {
-                                visible: stepRow.detail.length > 0 && (stepRow.highlighted || stepRow.state === DeployState.Failed || stepRow.state === DeployState.Waiting)
+                                visible: stepRow.detail.length > 0 && (stepRow.highlighted || stepRow.state === DisplayState.Failed || stepRow.state === DisplayState.Waiting)
                                 text: stepRow.detail
                                 wrapMode: Text.Wrap
                                 opacity: 0.8

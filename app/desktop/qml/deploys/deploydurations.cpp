@@ -23,6 +23,12 @@ QXYSeries *asSeries(QObject *object)
 
 } // namespace
 
+DeployDurations::DeployDurations(QObject *parent) : QObject(parent), m_secondsAxis(new QValueAxis(this))
+{
+    m_secondsAxis->setMin(0);
+    m_secondsAxis->setTickCount(4);
+}
+
 void DeployDurations::setModel(QAbstractItemModel *model)
 {
     if (m_model == model)
@@ -71,12 +77,12 @@ void DeployDurations::replot()
         // The model is newest first; a chart reads left to right, oldest first.
         for (int row = m_model->rowCount() - 1; row >= 0; --row) {
             const QModelIndex index = m_model->index(row, 0);
-            const auto state = DeployState::Value(index.data(DeploysModel::StateRole).toInt());
+            const auto state = DisplayState::Value(index.data(DeploysModel::StateRole).toInt());
             const qint64 created = index.data(DeploysModel::CreatedMsRole).toLongLong();
             const qint64 duration = index.data(DeploysModel::DurationMsRole).toLongLong();
-            if (created <= 0 || duration < 0 || (state != DeployState::Healthy && state != DeployState::Failed))
+            if (created <= 0 || duration < 0 || (state != DisplayState::Healthy && state != DisplayState::Failed))
                 continue;
-            (state == DeployState::Healthy ? ok : bad).append(QPointF(qreal(created), qreal(duration) / 1000.0));
+            (state == DisplayState::Healthy ? ok : bad).append(QPointF(qreal(created), qreal(duration) / 1000.0));
         }
     }
     if (m_succeeded)

@@ -9,6 +9,7 @@
 
 #include <QObject>
 #include <QPointer>
+#include <QValueAxis>
 #include <QtQml/qqmlregistration.h>
 
 QT_BEGIN_NAMESPACE
@@ -28,9 +29,14 @@ class DeployDurations : public QObject {
     Q_PROPERTY(QObject *failed READ failed WRITE setFailed NOTIFY seriesChanged)
     // How many deploys are plotted; the view hides the chart below two.
     Q_PROPERTY(int points READ points NOTIFY plotted)
+    // The seconds (y) axis, made here rather than declared in QML: Qt 6.4's QtCharts type
+    // information lists QValueAxis twice (as ValueAxis and as the old ValuesAxis), the second hides
+    // the first, and qmllint cannot resolve a ValueAxis written in QML. The chart takes it over
+    // when a series is given it (axisY).
+    Q_PROPERTY(QValueAxis *secondsAxis READ secondsAxis CONSTANT)
 
 public:
-    using QObject::QObject;
+    explicit DeployDurations(QObject *parent = nullptr);
 
     QAbstractItemModel *model() const { return m_model; }
     void setModel(QAbstractItemModel *model);
@@ -39,6 +45,7 @@ public:
     QObject *failed() const;
     void setFailed(QObject *series);
     int points() const { return m_points; }
+    QValueAxis *secondsAxis() const { return m_secondsAxis; }
 
     Q_INVOKABLE void replot();
 
@@ -52,6 +59,7 @@ private:
     QPointer<QXYSeries> m_succeeded;
     QPointer<QXYSeries> m_failed;
     int m_points = 0;
+    QPointer<QValueAxis> m_secondsAxis;
 };
 
 } // namespace pando::desktop

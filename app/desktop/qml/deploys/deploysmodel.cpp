@@ -9,56 +9,26 @@ using namespace Qt::StringLiterals;
 
 namespace pando::desktop {
 
-namespace DeployState {
-
-Value ofDeploy(const QString &status)
+QString deployStatusWord(const QString &status, DisplayState::Value state)
 {
-    if (status == u"queued"_s || status == u"running"_s)
-        return Progress;
-    if (status == u"awaiting-approval"_s)
-        return Waiting;
-    if (status == u"succeeded"_s)
-        return Healthy;
-    if (status == u"failed"_s || status == u"rejected"_s)
-        return Failed;
-    if (status == u"cancelled"_s)
-        return Stopped;
-    return Neutral;
-}
-
-Value ofStep(const QString &status)
-{
-    if (status == u"running"_s)
-        return Progress;
-    if (status == u"waiting"_s)
-        return Waiting;
-    if (status == u"succeeded"_s)
-        return Healthy;
-    if (status == u"failed"_s)
-        return Failed;
-    if (status == u"skipped"_s)
-        return Skipped;
-    return Neutral;
-}
-
-QString word(Value state)
-{
+    // The translations keep the context these words had when the tab had a state enum of its own.
     switch (state) {
-    case Healthy:
+    case DisplayState::Healthy:
         return QCoreApplication::translate("DeployState", "succeeded");
-    case Progress:
+    case DisplayState::Progress:
         return QCoreApplication::translate("DeployState", "in progress");
-    case Waiting:
+    case DisplayState::Waiting:
         return QCoreApplication::translate("DeployState", "waiting for approval");
-    case Failed:
+    case DisplayState::Failed:
         return QCoreApplication::translate("DeployState", "failed");
-    case Skipped:
-        return QCoreApplication::translate("DeployState", "skipped");
-    case Stopped:
+    case DisplayState::Stopped:
         return QCoreApplication::translate("DeployState", "cancelled");
-    case Neutral:
+    case DisplayState::Cached:
+    case DisplayState::Neutral:
         break;
     }
+    if (status == u"skipped"_s)
+        return QCoreApplication::translate("DeployState", "skipped");
     return QCoreApplication::translate("DeployState", "not started");
 }
 
@@ -70,8 +40,6 @@ std::pair<QString, QString> splitHint(const QString &error)
         return {error, {}};
     return {error.left(at), error.mid(at + marker.size(), error.size() - at - marker.size() - 1)};
 }
-
-} // namespace DeployState
 
 DeploysModel::DeploysModel(QObject *parent) : SessionListModel(parent)
 {}
@@ -132,13 +100,13 @@ QVariant DeploysModel::data(const QModelIndex &index, int role) const
     case StatusRole:
         return status;
     case StateRole:
-        return int(DeployState::ofDeploy(status));
+        return int(DisplayState::ofDeploy(status));
     case StatusTextRole:
         if (status == u"rejected"_s)
             return tr("rejected");
         if (status == u"queued"_s)
             return tr("queued");
-        return DeployState::word(DeployState::ofDeploy(status));
+        return deployStatusWord(status, DisplayState::ofDeploy(status));
     case RefRole:
         return d.value(u"ref"_s).toString();
     case CommitRole:
@@ -159,9 +127,9 @@ QVariant DeploysModel::data(const QModelIndex &index, int role) const
     case ErrorRole:
         return d.value(u"error"_s).toString();
     case ReasonRole:
-        return DeployState::splitHint(d.value(u"error"_s).toString()).first;
+        return splitHint(d.value(u"error"_s).toString()).first;
     case HintRole:
-        return DeployState::splitHint(d.value(u"error"_s).toString()).second;
+        return splitHint(d.value(u"error"_s).toString()).second;
     case WhenTextRole: {
         const qint64 ms = d.value(u"created_ms"_s).toInteger();
         return ms > 0 ? QLocale().toString(QDateTime::fromMSecsSinceEpoch(ms), QLocale::ShortFormat) : QString();

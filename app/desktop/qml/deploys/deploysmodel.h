@@ -6,29 +6,21 @@
 //
 // Threading: GUI-thread models, like their Session; they never block.
 
+#include "app/desktop/qml/states/displaystate.h"
 #include "app/desktop/session/sessionlistmodel.h"
 
 #include <QtQml/qqmlregistration.h>
 
 namespace pando::desktop {
 
-// The shared state vocabulary of DESKTOP.md for deploys and steps: shape, colour and word.
-namespace DeployState {
-Q_NAMESPACE
-QML_ELEMENT
-enum Value { Healthy, Progress, Waiting, Failed, Skipped, Stopped, Neutral };
-Q_ENUM_NS(Value)
-
-// A deploy's status (queued, running, awaiting-approval, succeeded, failed, cancelled, rejected).
-Value ofDeploy(const QString &status);
-// A step's status (running, waiting, succeeded, failed, skipped).
-Value ofStep(const QString &status);
-QString word(Value state);
+// A deploy's or a deploy step's status as the Deploys tab words it ("in progress", "cancelled");
+// its state is the shared vocabulary's (DisplayState::ofDeploy, DisplayState::ofDeployStep).
+QString deployStatusWord(const QString &status, DisplayState::Value state);
 // Splits the engine's "reason (hint: what to do)" into its two parts.
 std::pair<QString, QString> splitHint(const QString &error);
-} // namespace DeployState
 
-class DeploysModel : public SessionListModel {
+// The base named in full: QML tooling (qmltyperegistrar) matches base classes by their full name.
+class DeploysModel : public pando::desktop::SessionListModel {
     Q_OBJECT
     QML_ELEMENT
     // SessionListModel's, declared again: its type is in no QML module, so QML tooling cannot see it.
@@ -49,7 +41,7 @@ public:
     enum Role {
         IdRole = Qt::UserRole + 1,
         StatusRole,     // the API's word
-        StateRole,      // DeployState::Value
+        StateRole,      // DisplayState::Value
         StatusTextRole, // translated word
         RefRole,
         CommitRole,

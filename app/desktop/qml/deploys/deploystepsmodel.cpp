@@ -121,11 +121,11 @@ QVariant DeployStepsModel::data(const QModelIndex &index, int role) const
     case StatusRole:
         return status;
     case StateRole:
-        return int(DeployState::ofStep(status));
+        return int(DisplayState::ofDeployStep(status));
     case StatusTextRole:
         if (status == u"running"_s)
             return tr("running");
-        return DeployState::word(DeployState::ofStep(status));
+        return deployStatusWord(status, DisplayState::ofDeployStep(status));
     case DetailRole:
         return step.value(u"detail"_s).toString();
     case StartedMsRole:
@@ -150,12 +150,12 @@ QVariant DeployStepsModel::data(const QModelIndex &index, int role) const
 
 QString DeployStepsModel::reason() const
 {
-    return DeployState::splitHint(m_deploy.value(u"error"_s).toString()).first;
+    return splitHint(m_deploy.value(u"error"_s).toString()).first;
 }
 
 QString DeployStepsModel::hint() const
 {
-    return DeployState::splitHint(m_deploy.value(u"error"_s).toString()).second;
+    return splitHint(m_deploy.value(u"error"_s).toString()).second;
 }
 
 QString DeployStepsModel::approvalId() const

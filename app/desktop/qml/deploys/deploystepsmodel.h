@@ -14,7 +14,8 @@
 
 namespace pando::desktop {
 
-class DeployStepsModel : public SessionListModel {
+// The base named in full: QML tooling (qmltyperegistrar) matches base classes by their full name.
+class DeployStepsModel : public pando::desktop::SessionListModel {
     Q_OBJECT
     QML_ELEMENT
     // SessionListModel's, declared again: its type is in no QML module, so QML tooling cannot see it.
@@ -38,7 +39,7 @@ public:
         NameRole = Qt::UserRole + 1,
         TitleRole, // the step as a translated phrase ("building the image")
         StatusRole,
-        StateRole, // DeployState::Value
+        StateRole, // DisplayState::Value
         StatusTextRole,
         DetailRole,
         StartedMsRole,
@@ -61,7 +62,7 @@ public:
     int selectedRow() const { return m_selected; }
     void setSelectedRow(int row);
     QString status() const { return m_deploy.value(QStringLiteral("status")).toString(); }
-    int state() const { return int(DeployState::ofDeploy(status())); }
+    int state() const { return int(DisplayState::ofDeploy(status())); }
     QString failedStep() const { return m_deploy.value(QStringLiteral("failed_step")).toString(); }
     QString reason() const;
     QString hint() const;

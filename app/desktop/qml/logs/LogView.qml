@@ -1,6 +1,8 @@
 // The Logs tab of an app: monospace lines with ANSI colours and line numbers, search with
 // highlight, next/previous and "3 of 17", follow that pauses when the user scrolls up and
 // resumes with one click, and copy of the selected lines (click, shift-click; Ctrl+C).
+pragma ComponentBehavior: Bound
+
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -42,6 +44,9 @@ Item {
         dark: root.palette.window.hslLightness < 0.5
     }
 
+    // Qt 6.4's qmllint does not resolve QtQuick's StandardKey (a value type's enum) and calls
+    // it unqualified; the platform's Find and Copy keys are worth more than a hand-written list.
+    // qmllint disable unqualified
     Shortcut {
         sequences: [StandardKey.Find]
         onActivated: search.forceActiveFocus()
@@ -51,6 +56,7 @@ Item {
         enabled: root.visible && !search.activeFocus
         onActivated: root.copySelection()
     }
+    // qmllint enable unqualified
 
     ColumnLayout {
         anchors.fill: parent
@@ -134,7 +140,14 @@ Item {
                 }
                 onCountChanged: {
                     if (root.logModel.following)
-                        Qt.callLater(lines.positionViewAtEnd);
+                        toEnd.restart();
+                }
+                // After the rows just added are laid out, once however many arrive in one go (what
+                // Qt.callLater does, which qmllint cannot check in Qt 6.4).
+                Timer {
+                    id: toEnd
+                    interval: 0
+                    onTriggered: lines.positionViewAtEnd()
                 }
 
                 delegate: Rectangle {
@@ -145,11 +158,11 @@ Item {
                     required property var matchRanges
                     required property real lineNumber
                     required property int stream
-                    readonly property bool selected: root.selectionStart >= 0 && index >= Math.min(root.selectionStart, root.selectionEnd) && index <= Math.max(root.selectionStart, root.selectionEnd)
+                    readonly property bool selected: root.selectionStart >= 0 && line.index >= Math.min(root.selectionStart, root.selectionEnd) && line.index <= Math.max(root.selectionStart, root.selectionEnd)
                     width: ListView.view.width
                     // One height for every row: the view lays out a million rows by arithmetic.
                     height: metrics.height
-                    color: selected ? root.palette.highlight : index === root.currentMatch ? Qt.alpha(root.palette.highlight, 0.25) : "transparent"
+                    color: line.selected ? root.palette.highlight : line.index === root.currentMatch ? Qt.alpha(root.palette.highlight, 0.25) : "transparent"
 
                     // Search hits and ANSI backgrounds, behind the text (monospace: by character).
                     Repeater {

@@ -6,6 +6,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Runs
+import Pando.States
 
 Pane {
     id: root
@@ -74,8 +75,11 @@ Pane {
 
                 contentItem: RowLayout {
                     spacing: 8
-                    RunStateMark {
-                        runState: row.lastRunState
+                    // The last run's word is in the line beside it.
+                    StateMark {
+                        objectName: "stateMark"
+                        displayState: row.lastRunState
+                        showWord: false
                         Layout.alignment: Qt.AlignVCenter
                     }
                     ColumnLayout {

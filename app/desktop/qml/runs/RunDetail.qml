@@ -8,6 +8,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Runs
+import Pando.States
 
 Pane {
     id: root
@@ -32,8 +33,12 @@ Pane {
         RowLayout {
             spacing: 8
             Layout.fillWidth: true
-            RunStateMark {
-                runState: root.runTree.state
+            // The word is in the run's line at the right.
+            StateMark {
+                objectName: "runStateMark"
+                displayState: root.runTree.state
+                word: root.runTree.statusText
+                showWord: false
                 size: 16
             }
             Label {
@@ -129,8 +134,11 @@ Pane {
                                 onTapped: node.treeView.toggleExpanded(node.row)
                             }
                         }
-                        RunStateMark {
-                            runState: node.stepState
+                        StateMark {
+                            objectName: "stateMark"
+                            displayState: node.stepState
+                            word: node.statusText
+                            showWord: false
                             Layout.alignment: Qt.AlignVCenter
                         }
                         Label {
@@ -149,7 +157,7 @@ Pane {
                             background: Rectangle {
                                 radius: height / 2
                                 color: "transparent"
-                                border.color: "#8a8a8a"
+                                border.color: StateStyle.colour(DisplayState.Cached)
                             }
                         }
                         Label {

@@ -6,6 +6,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Runs
+import Pando.States
 
 Pane {
     id: root
@@ -124,8 +125,12 @@ Pane {
 
                 contentItem: RowLayout {
                     spacing: 8
-                    RunStateMark {
-                        runState: row.runState
+                    // The word is in the line beside it.
+                    StateMark {
+                        objectName: "stateMark"
+                        displayState: row.runState
+                        word: row.statusText
+                        showWord: false
                         Layout.alignment: Qt.AlignVCenter
                     }
                     ColumnLayout {

@@ -100,7 +100,7 @@ QVariant PipelinesModel::roleValue(const Row &row, int role) const
     case LastRunStatusRole:
         return status;
     case LastRunStateRole:
-        return int(run.isEmpty() ? RunState::Neutral : RunState::of(status));
+        return int(run.isEmpty() ? DisplayState::Neutral : DisplayState::ofRun(status));
     case LastRunTextRole:
         if (run.isEmpty())
             return tr("never run");

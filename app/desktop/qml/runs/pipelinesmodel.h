@@ -14,7 +14,8 @@
 
 namespace pando::desktop {
 
-class PipelinesModel : public SessionListModel {
+// The base named in full: QML tooling (qmltyperegistrar) matches base classes by their full name.
+class PipelinesModel : public pando::desktop::SessionListModel {
     Q_OBJECT
     QML_ELEMENT
     // SessionListModel's, declared again: its type is in no QML module, so QML tooling cannot see it.
@@ -42,7 +43,7 @@ public:
         LastRunJobRole,
         LastRunNumberRole,
         LastRunStatusRole, // the API's word
-        LastRunStateRole,  // RunState::Value
+        LastRunStateRole,  // DisplayState::Value
         LastRunTextRole,   // "build #3 · succeeded", "never run", translated
         BusyRole,          // a trigger or pause of this pipeline is on its way
         ActionErrorRole,   // why the last trigger/pause was refused

@@ -146,7 +146,7 @@ QVariant RunsModel::roleValue(const Row &row, int role) const
     case StatusRole:
         return status;
     case StateRole:
-        return int(RunState::of(status));
+        return int(DisplayState::ofRun(status));
     case StatusTextRole:
         return RunState::word(status);
     case TriggerRole:

@@ -16,7 +16,8 @@
 
 namespace pando::desktop {
 
-class RunsModel : public SessionListModel {
+// The base named in full: QML tooling (qmltyperegistrar) matches base classes by their full name.
+class RunsModel : public pando::desktop::SessionListModel {
     Q_OBJECT
     QML_ELEMENT
     // SessionListModel's, declared again: its type is in no QML module, so QML tooling cannot see it.
@@ -40,7 +41,7 @@ public:
         JobRole,
         NumberRole,
         StatusRole,     // queued, running, succeeded, failed, errored, aborted
-        StateRole,      // RunState::Value
+        StateRole,      // DisplayState::Value
         StatusTextRole, // translated word
         TriggerRole,    // manual, resource:<name>, webhook:<name>, passed:<job>
         ActorRole,

@@ -7,23 +7,6 @@ using namespace Qt::StringLiterals;
 
 namespace pando::desktop::RunState {
 
-Value of(const QString &status)
-{
-    if (status == u"succeeded"_s)
-        return Healthy;
-    if (status == u"running"_s)
-        return Progress;
-    if (status == u"waiting"_s)
-        return Waiting;
-    if (status == u"failed"_s || status == u"errored"_s)
-        return Failed;
-    if (status == u"cached"_s)
-        return Cached;
-    if (status == u"aborted"_s)
-        return Stopped;
-    return Neutral;
-}
-
 QString word(const QString &status)
 {
     if (status == u"succeeded"_s)

@@ -7,29 +7,15 @@
 //
 // Threading: GUI-thread models, like their Session; they never block.
 
-#include <QObject>
+#include "app/desktop/qml/states/displaystate.h"
+
 #include <QString>
-#include <QtQml/qqmlregistration.h>
 
 namespace pando::desktop {
 
-// The shared state vocabulary of DESKTOP.md for runs and steps: shape, colour and word.
+// What the runs views say about a run's or a step's status; its state (DisplayState::ofRun) is
+// the shared vocabulary's.
 namespace RunState {
-Q_NAMESPACE
-QML_ELEMENT
-enum Value {
-    Healthy,  // succeeded
-    Progress, // running
-    Waiting,  // an approve step waiting for sign-off
-    Failed,   // failed, errored
-    Cached,   // skipped as unchanged: outputs restored, not run again
-    Stopped,  // aborted
-    Neutral,  // queued, pending, skipped (not run because an earlier step ended the plan)
-};
-Q_ENUM_NS(Value)
-
-// A run's or a step's status as the API sends it.
-Value of(const QString &status);
 // The status as a translated word ("succeeded", "unchanged", "waiting for approval").
 QString word(const QString &status);
 // Whether the run or step is still moving (queued, pending, running, waiting).

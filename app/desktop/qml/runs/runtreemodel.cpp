@@ -533,7 +533,7 @@ QVariant RunTreeModel::roleValue(const Node *node, int role) const
     case StatusRole:
         return status;
     case StateRole:
-        return int(RunState::of(status));
+        return int(DisplayState::ofRun(status));
     case StatusTextRole:
         return RunState::word(status);
     case CachedRole:

@@ -93,7 +93,7 @@ public:
         KindRole,  // get, put, task, approve, in_parallel, do, try, on_success, ...
         LabelRole, // "task unit", or the kind alone for a step without a name of its own
         StatusRole,
-        StateRole, // RunState::Value
+        StateRole, // DisplayState::Value
         StatusTextRole,
         CachedRole, // skipped as unchanged
         DurationMsRole,
@@ -127,7 +127,7 @@ public:
     bool isFollowing() const { return m_follow && m_follow->isActive(); }
     QString title() const;
     QString status() const;
-    int state() const { return int(RunState::of(status())); }
+    int state() const { return int(DisplayState::ofRun(status())); }
     QString statusText() const { return RunState::word(status()); }
     QString runError() const;
     QString durationText() const;

@@ -13,7 +13,8 @@
 
 namespace pando::desktop {
 
-class ConnectedModel : public SessionListModel {
+// The base named in full: QML tooling (qmltyperegistrar) matches base classes by their full name.
+class ConnectedModel : public pando::desktop::SessionListModel {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("Desktop.embeddedServer.connected is the one list")

@@ -71,7 +71,7 @@ private Q_SLOTS:
         // Newest first; the steps in between are the Deploys tab's, not the feed's.
         QCOMPARE(titles(model),
                  QStringList({u"hello: deploy succeeded"_s, u"hello: deploy queued"_s, u"hello was created"_s}));
-        QCOMPARE(model.index(0).data(ActivityModel::StateRole).toInt(), int(ActivityModel::State::Healthy));
+        QCOMPARE(model.index(0).data(ActivityModel::StateRole).toInt(), int(DisplayState::Healthy));
         QCOMPARE(model.index(0).data(ActivityModel::TargetRole).toString(), queued->value(u"id"_s).toString());
         QCOMPARE(model.index(0).data(ActivityModel::AppRole).toString(), u"hello"_s);
         QVERIFY(!model.index(0).data(ActivityModel::TimeTextRole).toString().isEmpty());
@@ -81,7 +81,7 @@ private Q_SLOTS:
         QVERIFY(test::awaitObject([&](auto done) { m_session->deploy(u"buildfails"_s, {}, done); }));
         QTRY_VERIFY2_WITH_TIMEOUT(titles(model).value(0) == u"buildfails: deploy failed"_s,
                                   qPrintable(titles(model).join(u" / "_s)), 20000);
-        QCOMPARE(model.index(0).data(ActivityModel::StateRole).toInt(), int(ActivityModel::State::Failed));
+        QCOMPARE(model.index(0).data(ActivityModel::StateRole).toInt(), int(DisplayState::Failed));
         const QString detail = model.index(0).data(ActivityModel::DetailRole).toString();
         QVERIFY2(detail.startsWith(u"build failed: "_s) && detail.contains(u"RUN step exited with 1"_s),
                  qPrintable(detail));

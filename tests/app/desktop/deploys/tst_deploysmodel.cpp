@@ -61,12 +61,12 @@ private Q_SLOTS:
 
     void splitsTheHint()
     {
-        const auto [reason, hint] = DeployState::splitHint(u"no Dockerfile (hint: add one or set build.image)"_s);
+        const auto [reason, hint] = splitHint(u"no Dockerfile (hint: add one or set build.image)"_s);
         QCOMPARE(reason, u"no Dockerfile"_s);
         QCOMPARE(hint, u"add one or set build.image"_s);
-        QCOMPARE(DeployState::splitHint(u"plain reason"_s).second, QString());
-        QCOMPARE(DeployState::ofStep(u"waiting"_s), DeployState::Waiting);
-        QCOMPARE(DeployState::ofDeploy(u"rejected"_s), DeployState::Failed);
+        QCOMPARE(splitHint(u"plain reason"_s).second, QString());
+        QCOMPARE(DisplayState::ofDeployStep(u"waiting"_s), DisplayState::Waiting);
+        QCOMPARE(DisplayState::ofDeploy(u"rejected"_s), DisplayState::Failed);
     }
 
     void stepsArriveLive()
@@ -112,7 +112,7 @@ private Q_SLOTS:
         QCOMPARE(steps.deployId(), id);
         QTRY_COMPARE_WITH_TIMEOUT(steps.status(), u"succeeded"_s, 20000);
         QTRY_COMPARE(deploys.index(0).data(DeploysModel::StatusRole).toString(), u"succeeded"_s);
-        QCOMPARE(deploys.index(0).data(DeploysModel::StateRole).toInt(), int(DeployState::Healthy));
+        QCOMPARE(deploys.index(0).data(DeploysModel::StateRole).toInt(), int(DisplayState::Healthy));
         QCOMPARE(deploys.index(0).data(DeploysModel::RefRole).toString(), u"main"_s);
 
         QVERIFY(steps.rowOf(u"fetch"_s) >= 0);
@@ -180,10 +180,10 @@ private Q_SLOTS:
         QTRY_VERIFY(steps.rowOf(u"build"_s) >= 0);
         QTRY_COMPARE(steps.selectedRow(), steps.rowOf(u"build"_s));
         QCOMPARE(steps.failedStep(), u"build"_s);
-        QCOMPARE(steps.state(), int(DeployState::Failed));
+        QCOMPARE(steps.state(), int(DisplayState::Failed));
         QVERIFY2(steps.reason().contains(u"RUN step exited with 1"_s), qPrintable(steps.reason()));
         QCOMPARE(steps.index(steps.rowOf(u"build"_s)).data(DeployStepsModel::StateRole).toInt(),
-                 int(DeployState::Failed));
+                 int(DisplayState::Failed));
     }
 
     void redeployAPreviousVersion()
@@ -227,7 +227,7 @@ private Q_SLOTS:
     {
         // Newest first, as DeploysModel: a running deploy and a queued one are not plotted.
         QStandardItemModel model;
-        auto add = [&model](DeployState::Value state, qint64 createdMs, qint64 durationMs) {
+        auto add = [&model](DisplayState::Value state, qint64 createdMs, qint64 durationMs) {
             auto *item = new QStandardItem;
             item->setData(int(state), DeploysModel::StateRole);
             item->setData(createdMs, DeploysModel::CreatedMsRole);
@@ -235,10 +235,10 @@ private Q_SLOTS:
             model.appendRow(item);
         };
         const qint64 t0 = 1'700'000'000'000;
-        add(DeployState::Progress, t0 + 300'000, 1'000);
-        add(DeployState::Failed, t0 + 200'000, 4'000);
-        add(DeployState::Healthy, t0 + 100'000, 12'000);
-        add(DeployState::Healthy, t0, 8'000);
+        add(DisplayState::Progress, t0 + 300'000, 1'000);
+        add(DisplayState::Failed, t0 + 200'000, 4'000);
+        add(DisplayState::Healthy, t0 + 100'000, 12'000);
+        add(DisplayState::Healthy, t0, 8'000);
 
         QChart chart;
         auto *ok = new QScatterSeries;
@@ -268,7 +268,7 @@ private Q_SLOTS:
         QCOMPARE(time->format(), u"hh:mm:ss"_s); // 200 s apart
 
         // The running deploy finishes: it is plotted at once.
-        model.item(0)->setData(int(DeployState::Healthy), DeploysModel::StateRole);
+        model.item(0)->setData(int(DisplayState::Healthy), DeploysModel::StateRole);
         QCOMPARE(durations.points(), 4);
         QCOMPARE(ok->points().last(), QPointF(t0 + 300'000, 1.0));
         model.removeRows(0, 4);

@@ -2,6 +2,7 @@
 // focus, click a list's row. Each test ends with no QML warning from the views.
 import QtQuick
 import QtTest
+import Pando.States
 import Pando.Test
 
 TestCase {
@@ -28,6 +29,16 @@ TestCase {
         keyClick(Qt.Key_A, Qt.ControlModifier);
         typeText(text);
         compare(field.text, text);
+    }
+
+    // The shared state mark (Pando.States) in where: its word, its icon shape and its colour, so
+    // the state is never told by colour alone.
+    function checkMark(mark: QtObject, state: int, word: string, shape: string) {
+        verify(mark !== null, "no state mark");
+        compare(mark.displayState, state, "state");
+        compare(mark.word, word, "word");
+        compare(mark.shape, shape, "shape");
+        compare(mark.colour, StateStyle.colour(state), "colour");
     }
 
     function clickRow(view: Item, row: int) {

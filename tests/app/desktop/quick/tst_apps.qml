@@ -7,6 +7,7 @@ import QtQuick.Controls
 import QtTest
 import Pando.Apps
 import Pando.Shell
+import Pando.States
 import Pando.Test
 
 Item {
@@ -71,6 +72,12 @@ Item {
             tryCompare(list, "currentIndex", 0);
             verify(list.currentItem.highlighted);
             compare(list.currentItem.name, "hello");
+            // Created, never deployed: a grey dash and its word, in the list and the detail.
+            tryVerify(() => named("stateMark", list.currentItem).word === "not deployed", 10000,
+                      named("stateMark", list.currentItem).word);
+            checkMark(named("stateMark", list.currentItem), DisplayState.Neutral, "not deployed", "dash");
+            verify(named("stateWord", named("stateMark", list.currentItem)).visible, "the list shows no word");
+            checkMark(named("appStateMark"), DisplayState.Neutral, "not deployed", "dash");
             tryCompare(named("appName"), "text", "hello");
             verify(!named("emptyState").visible);
         }

@@ -4,6 +4,7 @@
 import QtQuick
 import QtTest
 import Pando.Deploys
+import Pando.States
 import Pando.Test
 
 Item {
@@ -58,6 +59,21 @@ Item {
             tryCompare(history, "currentIndex", 0);
             tryCompare(reason, "visible", true, 10000);
             verify(reason.text.startsWith("✖ health failed: ") && reason.text.indexOf("/no-such-page") >= 0, reason.text);
+            // The history's marks: the failed deploy a red "no" sign, the one before a green disc.
+            tryVerify(() => history.itemAtIndex(1) !== null, 5000, "row 1 is not shown");
+            checkMark(named("stateMark", history.itemAtIndex(0)), DisplayState.Failed, "failed", "noSign");
+            checkMark(named("stateMark", history.itemAtIndex(1)), DisplayState.Healthy, "succeeded", "disc");
+            // The failed step's mark in the timeline, with the same colour as its word.
+            tryVerify(() => {
+                for (let row = 0; row < steps.count; ++row) {
+                    const item = steps.itemAtIndex(row);
+                    if (item && item.title === "Check health")
+                        return named("stateMark", item).displayState === DisplayState.Failed;
+                }
+                return false;
+            }, 10000, "the health step is not marked failed");
+            // The chart marks failed deploys in the failed colour.
+            compare(named("failedDurations", view).color, StateStyle.colour(DisplayState.Failed));
 
             clickRow(history, 1);
             tryCompare(history, "currentIndex", 1);

@@ -23,6 +23,7 @@ Q_IMPORT_QML_PLUGIN(Pando_LogsPlugin)
 Q_IMPORT_QML_PLUGIN(Pando_RunsPlugin)
 Q_IMPORT_QML_PLUGIN(Pando_SettingsPlugin)
 Q_IMPORT_QML_PLUGIN(Pando_ShellPlugin)
+Q_IMPORT_QML_PLUGIN(Pando_StatesPlugin)
 
 using namespace Qt::StringLiterals;
 

@@ -5,6 +5,7 @@ import QtQuick
 import QtTest
 import Pando.Runs
 import Pando.Shell
+import Pando.States
 import Pando.Test
 
 Item {
@@ -34,6 +35,19 @@ Item {
             tryVerify(() => !isPolishScheduled(menu.contentItem), 5000, "the menu is not laid out");
             mouseClick(item);
             tryCompare(menu, "visible", false);
+        }
+
+        // The first step mark in the tree that shows a step skipped as unchanged; null when none.
+        function cachedMark(tree: Item): QtObject {
+            for (let row = 0; row < tree.rows; ++row) {
+                const item = tree.itemAtCell(Qt.point(0, row));
+                if (!item)
+                    continue;
+                const mark = findChild(item, "stateMark");
+                if (mark && mark.displayState === DisplayState.Cached)
+                    return mark;
+            }
+            return null;
         }
 
         function test_1_pipelineAppears() {
@@ -66,12 +80,18 @@ Item {
             tryCompare(tree, "rows", 4, 10000);
             tryCompare(Desktop.runTree, "status", "succeeded", 10000);
             compare(Desktop.runTree.cachedCount, 0);
+            checkMark(named("runStateMark"), DisplayState.Healthy, "succeeded", "disc");
+            tryVerify(() => runs.itemAtIndex(1) !== null, 5000, "run 1 is not shown");
+            checkMark(named("stateMark", runs.itemAtIndex(1)), DisplayState.Healthy, "succeeded", "disc");
 
             // The newer one: nothing changed, so every task was skipped as unchanged.
             clickRow(runs, 0);
             tryVerify(() => title.text.indexOf("#2") >= 0, 10000, title.text);
             tryCompare(tree, "rows", 4, 10000);
             tryCompare(Desktop.runTree, "cachedCount", 3, 10000);
+            // A task skipped as unchanged: the grey "cached" mark and its word.
+            tryVerify(() => cachedMark(tree) !== null, 10000, "no step is marked unchanged");
+            checkMark(cachedMark(tree), DisplayState.Cached, "unchanged", "cached");
         }
     }
 }

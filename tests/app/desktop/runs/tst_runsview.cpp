@@ -195,7 +195,7 @@ private Q_SLOTS:
         QVERIFY2(treeText(tree).contains(u"task unit succeeded"_s) && treeText(tree).contains(u"task lint succeeded"_s),
                  qPrintable(treeText(tree)));
         QCOMPARE(tree.parent(tree.index(0, 0, parallel)), parallel);
-        QCOMPARE(compile.data(RunTreeModel::StateRole).toInt(), int(RunState::Healthy));
+        QCOMPARE(compile.data(RunTreeModel::StateRole).toInt(), int(DisplayState::Healthy));
         QCOMPARE(compile.data(RunTreeModel::StatusTextRole).toString(), RunState::word(u"succeeded"_s));
         QCOMPARE(compile.data(RunTreeModel::CachedRole).toBool(), false);
         QCOMPARE(compile.data(RunTreeModel::ExitCodeRole).toInt(), 0);
@@ -233,7 +233,7 @@ private Q_SLOTS:
         QVERIFY2(tree.cachedCount() == 3, qPrintable(treeText(tree)));
         const QModelIndex cached = tree.index(0, 0);
         QCOMPARE(cached.data(RunTreeModel::CachedRole).toBool(), true);
-        QCOMPARE(cached.data(RunTreeModel::StateRole).toInt(), int(RunState::Cached));
+        QCOMPARE(cached.data(RunTreeModel::StateRole).toInt(), int(DisplayState::Cached));
         QCOMPARE(cached.data(RunTreeModel::StatusTextRole).toString(), RunState::word(u"cached"_s));
         QCOMPARE(cached.data(RunTreeModel::DurationTextRole).toString(), RunState::durationText(0));
         QVERIFY2(tree.summaryText().contains(RunTreeModel::tr("%n unchanged", nullptr, 3)),
@@ -255,7 +255,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(tree.status(), u"failed"_s, 30000);
         QTRY_VERIFY_WITH_TIMEOUT(!tree.isFollowing(), 10000);
         QCOMPARE(tree.failedCount(), 1);
-        QCOMPARE(tree.state(), int(RunState::Failed));
+        QCOMPARE(tree.state(), int(DisplayState::Failed));
         // The failing step is selected by itself, with its reason and its own output.
         QCOMPARE(tree.selected().value(u"label"_s).toString(), u"task test"_s);
         QCOMPARE(tree.selected().value(u"exitCode"_s).toInt(), 3);
@@ -264,7 +264,7 @@ private Q_SLOTS:
         QTRY_VERIFY(outputLines(*tree.output()).contains(u"1 test failed"_s));
         QCOMPARE(tree.output()->index(tree.output()->rowCount() - 1).data(StepOutputModel::StreamRole).toString(),
                  u"stderr"_s);
-        QTRY_COMPARE(pipelines.index(0).data(PipelinesModel::LastRunStateRole).toInt(), int(RunState::Failed));
+        QTRY_COMPARE(pipelines.index(0).data(PipelinesModel::LastRunStateRole).toInt(), int(DisplayState::Failed));
     }
 
     void abortPauseAndUnpause()
@@ -293,7 +293,7 @@ private Q_SLOTS:
         runs.abort(runs.rowOf(slow));
         QTRY_COMPARE_WITH_TIMEOUT(status(runs, slow), u"aborted"_s, 20000);
         QCOMPARE(runs.index(runs.rowOf(slow)).data(RunsModel::ActionErrorRole).toString(), QString());
-        QCOMPARE(runs.index(runs.rowOf(slow)).data(RunsModel::StateRole).toInt(), int(RunState::Stopped));
+        QCOMPARE(runs.index(runs.rowOf(slow)).data(RunsModel::StateRole).toInt(), int(DisplayState::Stopped));
         QTRY_COMPARE_WITH_TIMEOUT(tree.status(), u"aborted"_s, 20000);
         QTRY_VERIFY_WITH_TIMEOUT(!tree.isFollowing(), 10000);
         QVERIFY2(tree.index(0, 0).data(RunTreeModel::StatusRole).toString() == u"aborted"_s,

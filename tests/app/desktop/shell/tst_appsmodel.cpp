@@ -72,8 +72,7 @@ private Q_SLOTS:
         QTRY_COMPARE(model.rowCount(), 2);
         QCOMPARE(cell(model, u"alpha"_s, Qt::DisplayRole), u"alpha"_s);
         QCOMPARE(model.rowOf(u"alpha"_s), 0); // sorted by name
-        QCOMPARE(model.index(model.rowOf(u"hello"_s)).data(AppsModel::StateRole).toInt(),
-                 int(AppsModel::State::Neutral));
+        QCOMPARE(model.index(model.rowOf(u"hello"_s)).data(AppsModel::StateRole).toInt(), int(DisplayState::Neutral));
         QCOMPARE(cell(model, u"hello"_s, AppsModel::LastDeployTextRole), AppsModel::tr("never deployed"));
         QCOMPARE(cell(model, u"hello"_s, AppsModel::RefRole), u"main"_s);
 
@@ -92,7 +91,7 @@ private Q_SLOTS:
         QVERIFY(model.index(model.rowOf(u"hello"_s)).data(AppsModel::BusyRole).toBool());
         QTRY_COMPARE_WITH_TIMEOUT(cell(model, u"hello"_s, AppsModel::LastDeployStatusRole), u"succeeded"_s, 20000);
         QTRY_COMPARE(model.index(model.rowOf(u"hello"_s)).data(AppsModel::StateRole).toInt(),
-                     int(AppsModel::State::Healthy));
+                     int(DisplayState::Healthy));
         QCOMPARE(model.index(model.rowOf(u"hello"_s)).data(AppsModel::BusyRole).toBool(), false);
         QCOMPARE(cell(model, u"hello"_s, AppsModel::StatusRole), u"running"_s);
         QVERIFY(!cell(model, u"hello"_s, AppsModel::LastDeployIdRole).isEmpty());
@@ -116,7 +115,7 @@ private Q_SLOTS:
         AppsModel &model = *state.apps();
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QTRY_VERIFY(model.isLoaded());
-        QTRY_COMPARE(state.overall(), DesktopState::Overall::Healthy);
+        QTRY_COMPARE(state.overall(), DisplayState::Healthy);
 
         auto app = test::awaitObject([&](auto done) { m_session->createApp(appSpec(u"buildfails"_s), done); });
         QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
@@ -124,7 +123,7 @@ private Q_SLOTS:
         auto queued = test::awaitObject([&](auto done) { m_session->deploy(u"buildfails"_s, {}, done); });
         QVERIFY2(queued, qPrintable(queued ? QString() : queued.error().text()));
         QTRY_COMPARE_WITH_TIMEOUT(cell(model, u"buildfails"_s, AppsModel::LastDeployStatusRole), u"failed"_s, 20000);
-        QTRY_COMPARE(state.overall(), DesktopState::Overall::Failing);
+        QTRY_COMPARE(state.overall(), DisplayState::Failed);
         QVERIFY2(cell(model, u"buildfails"_s, AppsModel::LastDeployErrorRole).contains(u"RUN step exited with 1"_s),
                  qPrintable(cell(model, u"buildfails"_s, AppsModel::LastDeployErrorRole)));
         QCOMPARE(DesktopState::iconFor(state.overall()), u":/pando/icons/state-failing.svg"_s);
@@ -136,7 +135,7 @@ private Q_SLOTS:
 
         auto removed = test::awaitDone([&](auto done) { m_session->removeApp(u"buildfails"_s, done); });
         QVERIFY2(removed, qPrintable(removed ? QString() : removed.error().text()));
-        QTRY_COMPARE_WITH_TIMEOUT(state.overall(), DesktopState::Overall::Healthy, 20000);
+        QTRY_COMPARE_WITH_TIMEOUT(state.overall(), DisplayState::Healthy, 20000);
     }
 
     void refusedDeployStaysOnTheRow()

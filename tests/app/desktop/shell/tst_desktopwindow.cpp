@@ -119,7 +119,7 @@ private Q_SLOTS:
             apps.index(apps.rowOf(u"buildfails"_s)).data(AppsModel::LastDeployStatusRole).toString(), u"failed"_s,
             20000);
         apps.setSelectedRow(apps.rowOf(u"buildfails"_s));
-        QTRY_COMPARE(m_state->overall(), DesktopState::Overall::Failing);
+        QTRY_COMPARE(m_state->overall(), DisplayState::Failed);
         const QImage failed = screenshot(u"desktop-apps-failed"_s);
         QVERIFY2(test::distinctColours(failed) > 16, "the apps view rendered blank");
 
