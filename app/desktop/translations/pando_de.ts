@@ -859,6 +859,10 @@
         <source>Show the app in this language (default: the system&apos;s).</source>
         <translation>Die App in dieser Sprache zeigen (Vorgabe: die des Systems).</translation>
     </message>
+    <message>
+        <source>A JSON file of syslog/HTTPS sinks this computer&apos;s engine pushes its audit log to.</source>
+        <translation>Eine JSON-Datei mit Syslog-/HTTPS-Zielen, an die die Engine dieses Computers ihr Audit-Protokoll sendet.</translation>
+    </message>
 </context>
 <context>
     <name>pando::desktop::ActivityModel</name>
