@@ -97,7 +97,6 @@ Item {
             }
             ScatterSeries {
                 id: failedSeries
-                objectName: "failedDurations"
                 name: qsTr("failed")
                 axisX: timeAxis
                 axisY: durations.secondsAxis

@@ -73,7 +73,14 @@ Item {
                 return false;
             }, 10000, "the health step is not marked failed");
             // The chart marks failed deploys in the failed colour.
-            compare(named("failedDurations", view).color, StateStyle.colour(DisplayState.Failed));
+            const chart = named("durationsChart", view);
+            let failedSeries = null;
+            for (let i = 0; i < chart.count; ++i) {
+                if (chart.series(i).name === "failed")
+                    failedSeries = chart.series(i);
+            }
+            verify(failedSeries !== null, "the chart has no failed series");
+            compare(failedSeries.color, StateStyle.colour(DisplayState.Failed));
 
             clickRow(history, 1);
             tryCompare(history, "currentIndex", 1);
