@@ -161,9 +161,9 @@ debian_mirror() {
 # Pando provisions an app's services from (docs/services.md). One debootstrap root of Debian
 # bookworm with the three servers is imported as pando/services-base:bookworm (its tarball is
 # kept in the cache, so a second machine setup skips the download); the three tags are small
-# builds on it adding packaging/services' entry scripts. Quick when nothing changed.
+# builds on it adding resources/services' entry scripts. Quick when nothing changed.
 ensure_service_images() {
-    local dir="$PANDO_ROOT/packaging/services"
+    local dir="$PANDO_ROOT/resources/services"
     local digest
     digest=$(cat "$dir"/* | sha256sum | cut -c1-16)
     local tags=(postgres:15 mariadb:10.11 redis:7) entries=(postgres-entry.sh mariadb-entry.sh redis-entry.sh)

@@ -46,7 +46,7 @@ ServiceKind serviceKind(const QString &kind, const ServiceCredentials &c)
         k.port = 6379;
         k.dataPath = u"/data"_s;
         k.env = {{u"REDIS_PASSWORD"_s, c.password}};
-        // The same line as packaging/services/redis-entry.sh, so the official image, which reads
+        // The same line as resources/services/redis-entry.sh, so the official image, which reads
         // no password variable, runs the same way. The password goes in through stdin.
         k.command = {u"sh"_s, u"-c"_s,
                      u"mkdir -p /data && exec redis-server - --dir /data --appendonly yes --protected-mode no "

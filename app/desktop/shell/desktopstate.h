@@ -6,14 +6,14 @@
 //
 // Threading: GUI thread only, with its Session.
 
-#include "app/desktop/qml/activity/activitymodel.h"
-#include "app/desktop/qml/approvals/approvalsmodel.h"
-#include "app/desktop/qml/apps/appsmodel.h"
-#include "app/desktop/qml/connections/connectionsmodel.h"
-#include "app/desktop/qml/runs/pipelinesmodel.h"
-#include "app/desktop/qml/runs/runsmodel.h"
-#include "app/desktop/qml/runs/runtreemodel.h"
-#include "app/desktop/qml/settings/embeddedserver.h"
+#include "qml/activity/activitymodel.h"
+#include "qml/approvals/approvalsmodel.h"
+#include "qml/apps/appsmodel.h"
+#include "qml/connections/connectionsmodel.h"
+#include "qml/runs/pipelinesmodel.h"
+#include "qml/runs/runsmodel.h"
+#include "qml/runs/runtreemodel.h"
+#include "qml/settings/embeddedserver.h"
 
 #include <QObject>
 #include <QUrl>

@@ -3,7 +3,7 @@
 // event stream, its requester is refused in place, another person's approval removes the row and
 // the deploy goes on; the view is rendered offscreen at 1280×800 and saved under the build dir.
 
-#include "app/desktop/qml/approvals/approvalsmodel.h"
+#include "qml/approvals/approvalsmodel.h"
 #include "app/desktop/session/remotesession.h"
 #include "app/desktop/shell/desktopstate.h"
 #include "app/desktop/shell/trayicon.h"

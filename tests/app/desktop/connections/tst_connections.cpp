@@ -6,10 +6,10 @@
 // engine (an InProcessSession) to a teammate who pairs through its link and then stops.
 
 #include "app/client/apiclient.h"
-#include "app/desktop/qml/connections/connectionsmodel.h"
-#include "app/desktop/qml/connections/pairinglink.h"
-#include "app/desktop/qml/settings/connectedmodel.h"
-#include "app/desktop/qml/settings/embeddedserver.h"
+#include "qml/connections/connectionsmodel.h"
+#include "qml/connections/pairinglink.h"
+#include "qml/settings/connectedmodel.h"
+#include "qml/settings/embeddedserver.h"
 #include "app/desktop/session/inprocesssession.h"
 #include "app/desktop/session/remotesession.h"
 #include "app/server/tlsidentity.h"

@@ -3,9 +3,9 @@
 // reason, the durations chart plots finished deploys and fits its axes, and DeploysView rendered
 // offscreen at 1280×800 is saved under the build directory.
 
-#include "app/desktop/qml/deploys/deploydurations.h"
-#include "app/desktop/qml/deploys/deploysmodel.h"
-#include "app/desktop/qml/deploys/deploystepsmodel.h"
+#include "qml/deploys/deploydurations.h"
+#include "qml/deploys/deploysmodel.h"
+#include "qml/deploys/deploystepsmodel.h"
 #include "app/desktop/session/remotesession.h"
 #include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"

@@ -3,8 +3,8 @@
 // overall state follows; AppCreator makes apps from the form's fields and from spec files, with
 // bad input refused by field and nothing created; Remove takes an app away from its row.
 
-#include "app/desktop/qml/apps/appcreator.h"
-#include "app/desktop/qml/apps/appsmodel.h"
+#include "qml/apps/appcreator.h"
+#include "qml/apps/appsmodel.h"
 #include "app/desktop/session/remotesession.h"
 #include "app/desktop/shell/desktopstate.h"
 #include "app/desktop/shell/trayicon.h"

@@ -1,5 +1,5 @@
 // The desktop app's translations: the checked-in .ts files hold exactly the strings the sources
-// under app/desktop/ have (scripts/update-translations runs lupdate into copies of them, and the
+// under qml/ and app/desktop/ have (scripts/update-translations runs lupdate into copies of them, and the
 // copies must not differ), every entry is translated, and pando-desktop speaks German when asked
 // with --lang de or through the system's LANGUAGE.
 
@@ -114,7 +114,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        m_tsDir = pando::test::sourceDir() + u"/app/desktop/translations"_s;
+        m_tsDir = pando::test::sourceDir() + u"/translations"_s;
         m_tsFiles = QDir(m_tsDir).entryList({u"pando_*.ts"_s}, QDir::Files, QDir::Name);
         QVERIFY2(
             m_tsFiles.contains(u"pando_en.ts"_s) && m_tsFiles.contains(u"pando_de.ts"_s),
@@ -183,7 +183,7 @@ private Q_SLOTS:
                      << describeAll(checkedIn, stale);
         // QTest cuts long messages: the whole list goes to the log first.
         const QString report =
-            u"app/desktop/translations/%1 is out of date:\n%2\n%3"_s.arg(file, problems.join(u'\n'), refreshHint);
+            u"translations/%1 is out of date:\n%2\n%3"_s.arg(file, problems.join(u'\n'), refreshHint);
         if (!problems.isEmpty())
             qWarning().noquote() << report;
         QVERIFY2(problems.isEmpty(),
@@ -209,7 +209,7 @@ private Q_SLOTS:
                 unfinished.append(u"    "_s + m.describe());
         }
         if (!unfinished.isEmpty())
-            qWarning().noquote() << u"app/desktop/translations/%1: untranslated entries:\n%2"_s.arg(
+            qWarning().noquote() << u"translations/%1: untranslated entries:\n%2"_s.arg(
                 file, unfinished.join(u'\n'));
         QVERIFY2(unfinished.isEmpty(),
                  qPrintable(u"%1 has %2 untranslated entr(y/ies) (type=\"unfinished\" or an empty form; listed "

@@ -1,0 +1,123 @@
+#include "qml/apps/appcreator.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::desktop {
+
+void AppCreator::setSessionObject(QObject *session)
+{
+    auto *typed = qobject_cast<Session *>(session);
+    if (session && !typed)
+        qWarning("AppCreator: %s is not a pando::desktop::Session", session->metaObject()->className());
+    setSession(typed);
+}
+
+void AppCreator::setSession(Session *session)
+{
+    if (m_session == session)
+        return;
+    m_session = session;
+    Q_EMIT sessionChanged();
+}
+
+void AppCreator::clearError()
+{
+    setFailure({}, {});
+}
+
+void AppCreator::setFailure(const QString &error, const QString &field)
+{
+    m_error = error;
+    m_errorField = field;
+    Q_EMIT stateChanged();
+}
+
+void AppCreator::createFromRepository(const QString &name, const QString &repo, const QString &ref, int port,
+                                      bool deployNow)
+{
+    // What the form can tell at once; everything else (the name's form, the URL's scheme) is the
+    // server's to judge, and its answer names the field.
+    const QString trimmedName = name.trimmed();
+    const QString trimmedRepo = repo.trimmed();
+    if (trimmedName.isEmpty())
+        return setFailure(tr("Give the app a name"), u"name"_s);
+    if (trimmedRepo.isEmpty())
+        return setFailure(tr("Say which git repository to deploy from"), u"source.repo"_s);
+    if (port < 1 || port > 65535)
+        return setFailure(tr("The port the app listens on is a number from 1 to 65535"), u"run.port"_s);
+    QJsonObject source{{u"repo"_s, trimmedRepo}};
+    if (!ref.trimmed().isEmpty())
+        source.insert(u"ref"_s, ref.trimmed());
+    const QJsonObject spec{{u"name"_s, trimmedName}, {u"source"_s, source}, {u"run"_s, QJsonObject{{u"port"_s, port}}}};
+    create(QJsonDocument(spec).toJson(QJsonDocument::Compact), {}, deployNow);
+}
+
+QString AppCreator::localPath(const QUrl &file) const
+{
+    return file.isLocalFile() ? file.toLocalFile() : file.toString();
+}
+
+void AppCreator::createFromFile(const QString &pathOrUrl, bool deployNow)
+{
+    const QString trimmed = pathOrUrl.trimmed();
+    const QString path = trimmed.startsWith(u"file:"_s) ? localPath(QUrl(trimmed)) : trimmed;
+    const QString shown = QFileInfo(path).fileName();
+    if (path.isEmpty())
+        return setFailure(tr("Choose a spec file"), u"file"_s);
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return setFailure(tr("Cannot read %1: %2").arg(path, f.errorString()), shown);
+    if (f.size() > MaxSpecBytes)
+        return setFailure(tr("%1 is larger than 1 MiB; a spec is a short YAML or JSON file").arg(shown), shown);
+    create(f.readAll(), shown, deployNow);
+}
+
+void AppCreator::create(const QByteArray &specText, const QString &origin, bool deployNow)
+{
+    if (!m_session || m_session->state() != Session::State::Connected)
+        return setFailure(tr("Not connected: the app cannot be created now"), {});
+    m_busy = true;
+    setFailure({}, {});
+    QPointer<AppCreator> self(this);
+    QPointer<Session> session(m_session);
+    m_session->createApp(specText, [self, session, origin, deployNow](const Result<QJsonObject> &app) {
+        if (!self)
+            return;
+        if (!app) {
+            const Error &e = app.error();
+            self->m_busy = false;
+            QString text = e.text();
+            if (!e.hint.isEmpty())
+                text = tr("%1 — %2").arg(text, e.hint);
+            if (!origin.isEmpty())
+                text = tr("%1: %2").arg(origin, text);
+            return self->setFailure(text, e.where.isEmpty() ? origin : e.where);
+        }
+        const QString name = app->value(u"name"_s).toString();
+        if (!deployNow || !session) {
+            self->m_busy = false;
+            Q_EMIT self->stateChanged();
+            Q_EMIT self->created(name, false);
+            return;
+        }
+        session->deploy(name, {}, [self, name](const Result<QJsonObject> &queued) {
+            if (!self)
+                return;
+            self->m_busy = false;
+            // The app exists either way; a refused deploy is said, and the app can be deployed later.
+            if (!queued)
+                self->setFailure(tr("%1 was created, but its deploy was refused: %2").arg(name, queued.error().text()),
+                                 {});
+            else
+                Q_EMIT self->stateChanged();
+            Q_EMIT self->created(name, queued.has_value());
+        });
+    });
+}
+
+} // namespace pando::desktop

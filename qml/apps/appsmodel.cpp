@@ -1,0 +1,513 @@
+#include "qml/apps/appsmodel.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QLocale>
+#include <QSet>
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::desktop {
+
+namespace {
+
+QString deployWord(const QString &status)
+{
+    if (status == u"queued"_s)
+        return AppsModel::tr("queued");
+    if (status == u"running"_s)
+        return AppsModel::tr("deploying");
+    if (status == u"awaiting-approval"_s)
+        return AppsModel::tr("waiting for approval");
+    if (status == u"succeeded"_s)
+        return AppsModel::tr("succeeded");
+    if (status == u"failed"_s)
+        return AppsModel::tr("failed");
+    if (status == u"cancelled"_s)
+        return AppsModel::tr("cancelled");
+    if (status == u"rejected"_s)
+        return AppsModel::tr("rejected");
+    return status;
+}
+
+QString stepWord(const QString &name)
+{
+    if (name == u"fetch"_s)
+        return AppsModel::tr("fetching the source");
+    if (name == u"detect"_s)
+        return AppsModel::tr("detecting the build");
+    if (name == u"plan"_s)
+        return AppsModel::tr("planning");
+    if (name == u"approval"_s)
+        return AppsModel::tr("waiting for approval");
+    if (name == u"build"_s)
+        return AppsModel::tr("building the image");
+    if (name == u"start"_s)
+        return AppsModel::tr("starting the container");
+    if (name == u"health"_s)
+        return AppsModel::tr("checking health");
+    if (name == u"switch"_s)
+        return AppsModel::tr("switching traffic");
+    if (name == u"retire"_s)
+        return AppsModel::tr("retiring the old version");
+    return name;
+}
+
+} // namespace
+
+AppsModel::AppsModel(QObject *parent) : SessionListModel(parent)
+{}
+
+AppsModel::~AppsModel() = default;
+
+void AppsModel::sessionReplaced()
+{
+    beginResetModel();
+    m_rows.clear();
+    endResetModel();
+    m_loaded = false;
+    m_selected = -1;
+    Q_EMIT countChanged();
+    Q_EMIT loadingChanged();
+    Q_EMIT selectedChanged();
+    Q_EMIT summaryChanged();
+    Q_EMIT engineChanged();
+}
+
+int AppsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+QHash<int, QByteArray> AppsModel::roleNames() const
+{
+    return {
+        {NameRole, "name"},
+        {StatusRole, "status"},
+        {StateRole, "state"},
+        {StatusTextRole, "statusText"},
+        {UrlRole, "url"},
+        {LastDeployIdRole, "lastDeployId"},
+        {LastDeployStatusRole, "lastDeployStatus"},
+        {LastDeployTextRole, "lastDeployText"},
+        {LastDeployTimeRole, "lastDeployTime"},
+        {LastDeployErrorRole, "lastDeployError"},
+        {RefRole, "ref"},
+        {BusyRole, "busy"},
+        {ProgressRole, "progress"},
+        {ActionErrorRole, "actionError"},
+    };
+}
+
+QVariant AppsModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Row &row = m_rows.at(index.row());
+    if (role == Qt::DisplayRole)
+        role = NameRole;
+    return roleValue(row, role);
+}
+
+QVariant AppsModel::roleValue(const Row &row, int role) const
+{
+    const QJsonObject last = row.app.value(u"last_deploy"_s).toObject();
+    switch (role) {
+    case NameRole:
+        return row.app.value(u"name"_s).toString();
+    case StatusRole:
+        return row.app.value(u"status"_s).toString();
+    case StateRole:
+        return QVariant::fromValue(int(stateOf(row)));
+    case StatusTextRole: {
+        const DisplayState::Value state = stateOf(row);
+        // "new" and "removing" have no state of their own in the shared vocabulary.
+        if (row.app.value(u"status"_s).toString() == u"new"_s && state == DisplayState::Neutral)
+            return tr("not deployed");
+        if (row.app.value(u"status"_s).toString() == u"removing"_s)
+            return tr("removing");
+        return stateWord(state);
+    }
+    case UrlRole:
+        return row.app.value(u"url"_s).toString();
+    case LastDeployIdRole:
+        return last.value(u"id"_s).toString();
+    case LastDeployStatusRole:
+        return last.value(u"status"_s).toString();
+    case LastDeployTextRole: {
+        if (last.isEmpty())
+            return tr("never deployed");
+        const qint64 ms = last.value(u"finished_ms"_s).toInteger(last.value(u"created_ms"_s).toInteger());
+        const QString when =
+            ms > 0 ? QLocale().toString(QDateTime::fromMSecsSinceEpoch(ms), QLocale::ShortFormat) : QString();
+        const QString ref = last.value(u"ref"_s).toString();
+        const QString word = deployWord(last.value(u"status"_s).toString());
+        if (when.isEmpty())
+            return tr("%1 (%2)").arg(word, ref);
+        return tr("%1 at %2 (%3)").arg(word, when, ref);
+    }
+    case LastDeployTimeRole:
+        return last.value(u"finished_ms"_s).toInteger(last.value(u"created_ms"_s).toInteger());
+    case LastDeployErrorRole: {
+        if (last.value(u"status"_s).toString() != u"failed"_s)
+            return QString();
+        const QString step = last.value(u"failed_step"_s).toString();
+        const QString error = last.value(u"error"_s).toString();
+        return step.isEmpty() ? error : tr("%1 failed: %2").arg(step, error);
+    }
+    case RefRole:
+        return row.app.value(u"spec"_s).toObject().value(u"source"_s).toObject().value(u"ref"_s).toString();
+    case BusyRole:
+        return row.busy || DisplayState::isDeployInFlight(last.value(u"status"_s).toString());
+    case ProgressRole:
+        if (!row.progress.isEmpty())
+            return row.progress;
+        return DisplayState::isDeployInFlight(last.value(u"status"_s).toString())
+                   ? deployWord(last.value(u"status"_s).toString())
+                   : QString();
+    case ActionErrorRole:
+        return row.actionError;
+    }
+    return {};
+}
+
+DisplayState::Value AppsModel::stateOf(const Row &row) const
+{
+    return DisplayState::ofApp(row.app.value(u"status"_s).toString(),
+                               row.app.value(u"last_deploy"_s).toObject().value(u"status"_s).toString(), row.busy);
+}
+
+QString AppsModel::stateWord(DisplayState::Value state)
+{
+    switch (state) {
+    case DisplayState::Healthy:
+        return tr("running");
+    case DisplayState::Progress:
+        return tr("in progress");
+    case DisplayState::Waiting:
+        return tr("waiting for approval");
+    case DisplayState::Failed:
+        return tr("failed");
+    case DisplayState::Stopped:
+        return tr("stopped");
+    case DisplayState::Cached: // an app is never skipped
+    case DisplayState::Neutral:
+        break;
+    }
+    return tr("not deployed");
+}
+
+bool AppsModel::isEngineReachable() const
+{
+    return m_session && m_session->state() == Session::State::Connected;
+}
+
+QString AppsModel::engineText() const
+{
+    if (!m_session)
+        return tr("No connection");
+    const QString name = m_session->displayName();
+    switch (m_session->state()) {
+    case Session::State::Disconnected:
+        return tr("Not connected to %1").arg(name);
+    case Session::State::Connecting:
+        if (!m_session->failure().message.isEmpty())
+            return tr("Reconnecting to %1: %2").arg(name, m_session->failure().text());
+        return tr("Connecting to %1…").arg(name);
+    case Session::State::Connected:
+        return tr("The engine on %1 is reachable").arg(name);
+    case Session::State::Failed:
+        return tr("Cannot reach the engine on %1: %2").arg(name, m_session->failure().text());
+    }
+    return {};
+}
+
+QString AppsModel::engineHint() const
+{
+    if (!m_session || m_session->state() == Session::State::Connected)
+        return {};
+    return m_session->failure().hint;
+}
+
+void AppsModel::selectApp(const QString &name)
+{
+    const int row = rowOf(name);
+    m_selectNext = row < 0 ? name : QString();
+    if (row >= 0)
+        setSelectedRow(row);
+}
+
+QVariantMap AppsModel::selected() const
+{
+    // Every key is always there (an empty row's values when nothing is selected), so bindings
+    // never read undefined while the selection changes.
+    static const Row none;
+    const Row &row = m_selected >= 0 && m_selected < m_rows.size() ? m_rows.at(m_selected) : none;
+    QVariantMap map;
+    const auto names = roleNames();
+    for (auto it = names.cbegin(); it != names.cend(); ++it)
+        map.insert(QString::fromLatin1(it.value()), roleValue(row, it.key()));
+    return map;
+}
+
+int AppsModel::failingCount() const
+{
+    int n = 0;
+    for (const Row &row : m_rows) {
+        const QString last = row.app.value(u"last_deploy"_s).toObject().value(u"status"_s).toString();
+        if (stateOf(row) == DisplayState::Failed || (last == u"failed"_s && !row.busy))
+            ++n;
+    }
+    return n;
+}
+
+int AppsModel::busyCount() const
+{
+    int n = 0;
+    for (const Row &row : m_rows)
+        n += stateOf(row) == DisplayState::Progress ? 1 : 0;
+    return n;
+}
+
+int AppsModel::rowOf(const QString &name) const
+{
+    // Rows are sorted by name, as the API lists them.
+    const auto it = std::lower_bound(m_rows.cbegin(), m_rows.cend(), name,
+                                     [](const Row &row, const QString &n) { return row.name < n; });
+    return it != m_rows.cend() && it->name == name ? int(it - m_rows.cbegin()) : -1;
+}
+
+void AppsModel::refresh()
+{
+    if (!m_session)
+        return;
+    setLoading(true);
+    const quint64 generation = m_generation;
+    QPointer<AppsModel> self(this);
+    m_session->apps([self, generation](const Result<QJsonArray> &apps) {
+        if (!self || self->m_generation != generation)
+            return;
+        if (!apps) {
+            self->setError(apps.error().text());
+            self->setLoading(false);
+            return;
+        }
+        self->setError({});
+        self->m_loaded = true;
+        if (self->m_rows.isEmpty()) {
+            // The first load: every row at once, not a thousand insertions.
+            self->beginResetModel();
+            for (const QJsonValue &app : *apps)
+                if (const QJsonObject o = app.toObject(); !o.value(u"name"_s).toString().isEmpty())
+                    self->m_rows.append(Row{o.value(u"name"_s).toString(), o});
+            std::sort(self->m_rows.begin(), self->m_rows.end(),
+                      [](const Row &a, const Row &b) { return a.name < b.name; });
+            self->endResetModel();
+            if (const int at = self->rowOf(self->m_selectNext); at >= 0) {
+                self->m_selectNext.clear();
+                self->m_selected = at;
+            }
+        } else {
+            // Rows are kept in place and updated, so a refresh does not lose the selection; the
+            // summary is told once, after all of them.
+            self->m_batch = true;
+            QSet<QString> seen;
+            for (const QJsonValue &app : *apps) {
+                seen.insert(app.toObject().value(u"name"_s).toString());
+                self->applyApp(app.toObject());
+            }
+            for (int i = int(self->m_rows.size()) - 1; i >= 0; --i)
+                if (!seen.contains(self->m_rows.at(i).name))
+                    self->removeApp(self->m_rows.at(i).name);
+            self->m_batch = false;
+        }
+        Q_EMIT self->countChanged();
+        Q_EMIT self->selectedChanged();
+        Q_EMIT self->summaryChanged();
+        self->setLoading(false);
+    });
+}
+
+void AppsModel::applyApp(const QJsonObject &app)
+{
+    const QString name = app.value(u"name"_s).toString();
+    if (name.isEmpty())
+        return;
+    const int row = rowOf(name);
+    if (row >= 0) {
+        Row &r = m_rows[row];
+        r.app = app;
+        if (!DisplayState::isDeployInFlight(app.value(u"last_deploy"_s).toObject().value(u"status"_s).toString())) {
+            r.busy = false;
+            r.progress.clear();
+        }
+        rowChanged(row);
+        return;
+    }
+    // Sorted by name, as the API lists them.
+    const int at = int(std::lower_bound(m_rows.cbegin(), m_rows.cend(), name,
+                                        [](const Row &row, const QString &n) { return row.name < n; }) -
+                       m_rows.cbegin());
+    beginInsertRows({}, at, at);
+    m_rows.insert(at, Row{name, app});
+    endInsertRows();
+    if (name == m_selectNext) {
+        m_selectNext.clear();
+        m_selected = at;
+        Q_EMIT selectedChanged();
+    } else if (m_selected >= at) {
+        ++m_selected;
+        Q_EMIT selectedChanged();
+    }
+    if (m_batch)
+        return;
+    Q_EMIT countChanged();
+    Q_EMIT summaryChanged();
+}
+
+void AppsModel::removeApp(const QString &name)
+{
+    const int row = rowOf(name);
+    if (row < 0)
+        return;
+    removeListRow(m_rows, row);
+    if (m_batch)
+        return;
+    Q_EMIT selectedChanged();
+    Q_EMIT countChanged();
+    Q_EMIT summaryChanged();
+}
+
+void AppsModel::rowChanged(int row)
+{
+    const QModelIndex i = index(row);
+    Q_EMIT dataChanged(i, i);
+    if (row == m_selected)
+        Q_EMIT selectedChanged();
+    if (!m_batch)
+        Q_EMIT summaryChanged();
+}
+
+void AppsModel::reloadApp(const QString &name)
+{
+    if (!m_session || name.isEmpty())
+        return;
+    const quint64 generation = m_generation;
+    QPointer<AppsModel> self(this);
+    m_session->app(name, [self, generation, name](const Result<QJsonObject> &app) {
+        if (!self || self->m_generation != generation)
+            return;
+        if (app)
+            self->applyApp(*app);
+        else if (app.error().code == ErrorCode::NotFound)
+            self->removeApp(name);
+        else
+            self->setError(app.error().text());
+    });
+}
+
+void AppsModel::deploy(int row)
+{
+    if (!m_session || row < 0 || row >= m_rows.size())
+        return;
+    const QString name = m_rows.at(row).name;
+    Row &r = m_rows[row];
+    r.busy = true;
+    r.progress = tr("starting a deploy");
+    r.actionError.clear();
+    rowChanged(row);
+    const quint64 generation = m_generation;
+    QPointer<AppsModel> self(this);
+    m_session->deploy(name, {}, [self, generation, name](const Result<QJsonObject> &queued) {
+        if (!self || self->m_generation != generation)
+            return;
+        const int at = self->rowOf(name);
+        if (at < 0)
+            return;
+        if (!queued)
+            return self->actionFailed(at, queued.error());
+        Row &r = self->m_rows[at];
+        if (r.progress == tr("starting a deploy"))
+            r.progress = deployWord(queued->value(u"status"_s).toString());
+        self->rowChanged(at);
+        self->reloadApp(name);
+    });
+}
+
+void AppsModel::remove(int row)
+{
+    if (!m_session || row < 0 || row >= m_rows.size())
+        return;
+    const QString name = m_rows.at(row).name;
+    Row &r = m_rows[row];
+    r.busy = true;
+    r.progress = tr("removing");
+    r.actionError.clear();
+    rowChanged(row);
+    const quint64 generation = m_generation;
+    QPointer<AppsModel> self(this);
+    // The row goes when app.removed arrives: the teardown is queued, not done, when this answers.
+    m_session->removeApp(name, [self, generation, name](const Status &queued) {
+        if (!self || self->m_generation != generation || queued)
+            return;
+        if (const int at = self->rowOf(name); at >= 0)
+            self->actionFailed(at, queued.error());
+    });
+}
+
+void AppsModel::actionFailed(int row, const Error &error)
+{
+    Row &r = m_rows[row];
+    r.busy = false;
+    r.progress.clear();
+    r.actionError = error.hint.isEmpty() ? error.text() : tr("%1 — %2").arg(error.text(), error.hint);
+    rowChanged(row);
+}
+
+void AppsModel::onEvent(const QJsonObject &event)
+{
+    const QString type = event.value(u"type"_s).toString();
+    const QString app = event.value(u"app"_s).toString();
+    if (app.isEmpty())
+        return;
+    if (type == u"app.removed"_s) {
+        removeApp(app);
+        return;
+    }
+    const int row = rowOf(app);
+    if (type == u"deploy.step"_s && row >= 0) {
+        const QJsonObject step = event.value(u"data"_s).toObject();
+        Row &r = m_rows[row];
+        const QString status = step.value(u"status"_s).toString();
+        r.busy = true;
+        r.progress = status == u"waiting"_s ? tr("waiting for approval") : stepWord(step.value(u"name"_s).toString());
+        rowChanged(row);
+        // The step that waits changes the app's state (awaiting approval): fetch it.
+        if (status == u"waiting"_s)
+            reloadApp(app);
+        return;
+    }
+    if (type == u"deploy.queued"_s && row >= 0) {
+        m_rows[row].busy = true;
+        m_rows[row].progress = deployWord(u"queued"_s);
+        rowChanged(row);
+    }
+    if (type == u"deploy.succeeded"_s || type == u"deploy.failed"_s) {
+        if (row >= 0) {
+            m_rows[row].busy = false;
+            m_rows[row].progress.clear();
+            rowChanged(row);
+        }
+    }
+    // app.created, app.restarted, deploy.*, approval.*, container.removed: the row's truth is the API's.
+    reloadApp(app);
+}
+
+void AppsModel::onSessionState(Session::State state)
+{
+    Q_EMIT engineChanged();
+    SessionListModel::onSessionState(state);
+}
+
+} // namespace pando::desktop

@@ -1,0 +1,287 @@
+#include "qml/deploys/deploystepsmodel.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QRegularExpression>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::desktop {
+
+namespace {
+
+QString stepTitle(const QString &name)
+{
+    if (name == u"fetch"_s)
+        return DeployStepsModel::tr("Fetch the source");
+    if (name == u"detect"_s)
+        return DeployStepsModel::tr("Detect the build");
+    if (name == u"plan"_s)
+        return DeployStepsModel::tr("Plan");
+    if (name == u"approval"_s)
+        return DeployStepsModel::tr("Approval");
+    if (name == u"build"_s)
+        return DeployStepsModel::tr("Build the image");
+    if (name == u"start"_s)
+        return DeployStepsModel::tr("Start the container");
+    if (name == u"health"_s)
+        return DeployStepsModel::tr("Check health");
+    if (name == u"switch"_s)
+        return DeployStepsModel::tr("Switch traffic");
+    if (name == u"retire"_s)
+        return DeployStepsModel::tr("Retire the old version");
+    return name;
+}
+
+} // namespace
+
+DeployStepsModel::DeployStepsModel(QObject *parent)
+    : SessionListModel(parent), m_now([] { return QDateTime::currentMSecsSinceEpoch(); })
+{
+    // A second's resolution is what a duration label shows; four ticks keep the bar smooth.
+    m_ticker.setInterval(250);
+    connect(&m_ticker, &QTimer::timeout, this, &DeployStepsModel::tick);
+}
+
+DeployStepsModel::~DeployStepsModel() = default;
+
+void DeployStepsModel::setDeployId(const QString &id)
+{
+    if (id == m_deployId)
+        return;
+    m_deployId = id;
+    ++m_generation;
+    beginResetModel();
+    m_steps.clear();
+    m_deploy = {};
+    endResetModel();
+    m_selected = -1;
+    m_userSelected = false;
+    updateTicker();
+    Q_EMIT deployIdChanged();
+    Q_EMIT countChanged();
+    Q_EMIT selectedChanged();
+    Q_EMIT deployChanged();
+    Q_EMIT durationsChanged();
+    refresh();
+}
+
+int DeployStepsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_steps.size());
+}
+
+QHash<int, QByteArray> DeployStepsModel::roleNames() const
+{
+    return {
+        {NameRole, "name"},
+        {TitleRole, "title"},
+        {StatusRole, "status"},
+        {StateRole, "state"},
+        {StatusTextRole, "statusText"},
+        {DetailRole, "detail"},
+        {StartedMsRole, "startedMs"},
+        {DurationMsRole, "durationMs"},
+        {FractionRole, "fraction"},
+        {ApprovalIdRole, "approvalId"},
+    };
+}
+
+qint64 DeployStepsModel::durationOf(const QJsonObject &step) const
+{
+    const qint64 started = step.value(u"started_ms"_s).toInteger();
+    if (started <= 0)
+        return 0;
+    qint64 finished = step.value(u"finished_ms"_s).toInteger();
+    if (finished <= 0 && step.value(u"status"_s).toString() == u"running"_s)
+        finished = m_now();
+    return finished >= started ? finished - started : 0;
+}
+
+qint64 DeployStepsModel::longestMs() const
+{
+    qint64 longest = 0;
+    for (const QJsonObject &step : m_steps)
+        longest = std::max(longest, durationOf(step));
+    return longest;
+}
+
+QVariant DeployStepsModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const QJsonObject &step = m_steps.at(index.row());
+    const QString status = step.value(u"status"_s).toString();
+    switch (role) {
+    case Qt::DisplayRole:
+    case NameRole:
+        return step.value(u"name"_s).toString();
+    case TitleRole:
+        return stepTitle(step.value(u"name"_s).toString());
+    case StatusRole:
+        return status;
+    case StateRole:
+        return int(DisplayState::ofDeployStep(status));
+    case StatusTextRole:
+        if (status == u"running"_s)
+            return tr("running");
+        return deployStatusWord(status, DisplayState::ofDeployStep(status));
+    case DetailRole:
+        return step.value(u"detail"_s).toString();
+    case StartedMsRole:
+        return step.value(u"started_ms"_s).toInteger();
+    case DurationMsRole:
+        return durationOf(step);
+    case FractionRole: {
+        const qint64 longest = longestMs();
+        return longest > 0 ? double(durationOf(step)) / double(longest) : 0.0;
+    }
+    case ApprovalIdRole: {
+        if (status != u"waiting"_s)
+            return QString();
+        // The engine writes "waiting for approval <id> (reasons); approve with ...".
+        static const QRegularExpression id(u"waiting for approval (\\S+)"_s);
+        const auto match = id.match(step.value(u"detail"_s).toString());
+        return match.hasMatch() ? match.captured(1) : m_deploy.value(u"approval"_s).toString();
+    }
+    }
+    return {};
+}
+
+QString DeployStepsModel::reason() const
+{
+    return splitHint(m_deploy.value(u"error"_s).toString()).first;
+}
+
+QString DeployStepsModel::hint() const
+{
+    return splitHint(m_deploy.value(u"error"_s).toString()).second;
+}
+
+QString DeployStepsModel::approvalId() const
+{
+    return m_deploy.value(u"approval"_s).toString();
+}
+
+int DeployStepsModel::rowOf(const QString &name) const
+{
+    for (int i = 0; i < m_steps.size(); ++i)
+        if (m_steps.at(i).value(u"name"_s).toString() == name)
+            return i;
+    return -1;
+}
+
+void DeployStepsModel::setSelectedRow(int row)
+{
+    if (row < -1 || row >= rowCount())
+        row = -1;
+    m_userSelected = true;
+    if (row == m_selected)
+        return;
+    m_selected = row;
+    Q_EMIT selectedChanged();
+}
+
+void DeployStepsModel::selectFailing()
+{
+    if (m_userSelected)
+        return;
+    // The failing step (the last one recorded as failed), else the step that waits or runs.
+    int row = -1;
+    for (int i = int(m_steps.size()) - 1; i >= 0 && row < 0; --i)
+        if (m_steps.at(i).value(u"status"_s).toString() == u"failed"_s)
+            row = i;
+    for (int i = int(m_steps.size()) - 1; i >= 0 && row < 0; --i) {
+        const QString status = m_steps.at(i).value(u"status"_s).toString();
+        if (status == u"waiting"_s || status == u"running"_s)
+            row = i;
+    }
+    if (row != m_selected) {
+        m_selected = row;
+        Q_EMIT selectedChanged();
+    }
+}
+
+void DeployStepsModel::refresh()
+{
+    if (!m_session || m_deployId.isEmpty())
+        return;
+    const quint64 generation = m_generation;
+    QPointer<DeployStepsModel> self(this);
+    m_session->deployDetail(m_deployId, [self, generation](const Result<QJsonObject> &detail) {
+        if (!self || self->m_generation != generation)
+            return;
+        if (!detail)
+            return self->setError(detail.error().text());
+        self->setError({});
+        self->m_deploy = *detail;
+        self->m_deploy.remove(u"steps"_s);
+        // Merged step by step, so rows that events already brought are updated, not reset.
+        for (const QJsonValue &step : detail->value(u"steps"_s).toArray())
+            self->applyStep(step.toObject());
+        Q_EMIT self->deployChanged();
+        self->selectFailing();
+    });
+}
+
+void DeployStepsModel::applyStep(const QJsonObject &step)
+{
+    const qint64 seq = step.value(u"seq"_s).toInteger(-1);
+    int at = 0;
+    while (at < m_steps.size() && m_steps.at(at).value(u"seq"_s).toInteger() < seq)
+        ++at;
+    if (at < m_steps.size() && m_steps.at(at).value(u"seq"_s).toInteger() == seq) {
+        m_steps[at] = step;
+        Q_EMIT dataChanged(index(at), index(at));
+    } else {
+        beginInsertRows({}, at, at);
+        m_steps.insert(at, step);
+        endInsertRows();
+        if (m_selected >= at) {
+            ++m_selected;
+            Q_EMIT selectedChanged();
+        }
+        Q_EMIT countChanged();
+    }
+    // Every bar is relative to the longest step.
+    if (m_steps.size() > 1)
+        Q_EMIT dataChanged(index(0), index(int(m_steps.size()) - 1), {FractionRole});
+    Q_EMIT durationsChanged();
+    updateTicker();
+}
+
+void DeployStepsModel::onEvent(const QJsonObject &event)
+{
+    if (m_deployId.isEmpty() || event.value(u"deploy"_s).toString() != m_deployId)
+        return;
+    const QString type = event.value(u"type"_s).toString();
+    if (type == u"deploy.step"_s) {
+        applyStep(event.value(u"data"_s).toObject());
+        selectFailing();
+        return;
+    }
+    // succeeded, failed, awaiting-approval, started: the deploy's own fields changed.
+    if (type.startsWith(u"deploy."_s))
+        refresh();
+}
+
+void DeployStepsModel::updateTicker()
+{
+    bool running = false;
+    for (const QJsonObject &step : m_steps)
+        running = running || step.value(u"status"_s).toString() == u"running"_s;
+    if (running && !m_ticker.isActive())
+        m_ticker.start();
+    else if (!running)
+        m_ticker.stop();
+}
+
+void DeployStepsModel::tick()
+{
+    if (m_steps.isEmpty())
+        return;
+    Q_EMIT dataChanged(index(0), index(int(m_steps.size()) - 1), {DurationMsRole, FractionRole});
+    Q_EMIT durationsChanged();
+}
+
+} // namespace pando::desktop

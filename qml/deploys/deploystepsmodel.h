@@ -1,0 +1,101 @@
+#pragma once
+// DeployStepsModel: one deploy's steps as the Deploys tab's timeline — loaded with the deploy's
+// detail, then kept live from deploy.step events; a running step's duration ticks while it runs.
+// A failed deploy opens with its failing step selected and its reason and hint split for the
+// one-line banner; a step waiting for approval carries the approval's id.
+//
+// Threading: a GUI-thread model like its Session; it never blocks.
+
+#include "qml/deploys/deploysmodel.h"
+
+#include <QTimer>
+#include <QtQml/qqmlregistration.h>
+#include <functional>
+
+namespace pando::desktop {
+
+// The base named in full: QML tooling (qmltyperegistrar) matches base classes by their full name.
+class DeployStepsModel : public pando::desktop::SessionListModel {
+    Q_OBJECT
+    QML_ELEMENT
+    // SessionListModel's, declared again: its type is in no QML module, so QML tooling cannot see it.
+    Q_PROPERTY(QObject *session READ sessionObject WRITE setSessionObject NOTIFY sessionChanged)
+    Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
+    Q_PROPERTY(QString deployId READ deployId WRITE setDeployId NOTIFY deployIdChanged)
+    Q_PROPERTY(QString error READ error NOTIFY errorChanged)
+    Q_PROPERTY(int selectedRow READ selectedRow WRITE setSelectedRow NOTIFY selectedChanged)
+    // The deploy itself: status, state, failedStep, reason, hint, approval (empty strings before it loads).
+    Q_PROPERTY(QString status READ status NOTIFY deployChanged)
+    Q_PROPERTY(int state READ state NOTIFY deployChanged)
+    Q_PROPERTY(QString failedStep READ failedStep NOTIFY deployChanged)
+    Q_PROPERTY(QString reason READ reason NOTIFY deployChanged)
+    Q_PROPERTY(QString hint READ hint NOTIFY deployChanged)
+    Q_PROPERTY(QString approvalId READ approvalId NOTIFY deployChanged)
+    // The longest step's duration: the bars are drawn relative to it.
+    Q_PROPERTY(qint64 longestMs READ longestMs NOTIFY durationsChanged)
+
+public:
+    enum Role {
+        NameRole = Qt::UserRole + 1,
+        TitleRole, // the step as a translated phrase ("building the image")
+        StatusRole,
+        StateRole, // DisplayState::Value
+        StatusTextRole,
+        DetailRole,
+        StartedMsRole,
+        DurationMsRole, // finished - started; for a running step, until now (ticks)
+        FractionRole,   // durationMs / longestMs, 0..1, for the bar
+        ApprovalIdRole, // the approval a waiting step waits for; empty otherwise
+    };
+    Q_ENUM(Role)
+
+    explicit DeployStepsModel(QObject *parent = nullptr);
+    ~DeployStepsModel() override;
+
+    QString deployId() const { return m_deployId; }
+    void setDeployId(const QString &id);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    int selectedRow() const { return m_selected; }
+    void setSelectedRow(int row);
+    QString status() const { return m_deploy.value(QStringLiteral("status")).toString(); }
+    int state() const { return int(DisplayState::ofDeploy(status())); }
+    QString failedStep() const { return m_deploy.value(QStringLiteral("failed_step")).toString(); }
+    QString reason() const;
+    QString hint() const;
+    QString approvalId() const;
+    qint64 longestMs() const;
+    int rowOf(const QString &name) const;
+
+    // Where "now" comes from for running steps (tests set a fixed clock).
+    void setClock(std::function<qint64()> nowMs) { m_now = std::move(nowMs); }
+
+    Q_INVOKABLE void refresh() override;
+
+Q_SIGNALS:
+    void deployIdChanged();
+    void selectedChanged();
+    void deployChanged();
+    void durationsChanged();
+
+private:
+    qint64 durationOf(const QJsonObject &step) const;
+    void onEvent(const QJsonObject &event) override;
+    void applyStep(const QJsonObject &step);
+    void tick();
+    void updateTicker();
+    void selectFailing();
+
+    QString m_deployId;
+    QJsonObject m_deploy;
+    QList<QJsonObject> m_steps; // in seq order
+    int m_selected = -1;
+    bool m_userSelected = false;
+    QTimer m_ticker;
+    std::function<qint64()> m_now;
+};
+
+} // namespace pando::desktop

@@ -1,0 +1,365 @@
+#include "qml/runs/pipelinesmodel.h"
+
+#include <QJsonArray>
+#include <QSet>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::desktop {
+
+namespace {
+// The install's words: what was wrong and, where it has one, what to do next.
+QString explain(const Error &e)
+{
+    return e.hint.isEmpty() ? e.text() : PipelinesModel::tr("%1 — %2").arg(e.text(), e.hint);
+}
+
+QJsonObject runSummary(const QJsonObject &run)
+{
+    return QJsonObject{{u"id"_s, run.value(u"id"_s)},
+                       {u"job"_s, run.value(u"job"_s)},
+                       {u"number"_s, run.value(u"number"_s)},
+                       {u"status"_s, run.value(u"status"_s)}};
+}
+} // namespace
+
+PipelinesModel::PipelinesModel(QObject *parent) : SessionListModel(parent)
+{}
+
+PipelinesModel::~PipelinesModel() = default;
+
+void PipelinesModel::sessionReplaced()
+{
+    beginResetModel();
+    m_rows.clear();
+    endResetModel();
+    m_loaded = false;
+    m_selected = -1;
+    m_unavailable = false;
+    Q_EMIT countChanged();
+    Q_EMIT loadingChanged();
+    Q_EMIT errorChanged();
+    Q_EMIT selectedChanged();
+}
+
+int PipelinesModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+QHash<int, QByteArray> PipelinesModel::roleNames() const
+{
+    return {
+        {NameRole, "name"},
+        {PausedRole, "paused"},
+        {PausedReasonRole, "pausedReason"},
+        {JobsRole, "jobs"},
+        {ConfigVersionRole, "configVersion"},
+        {LastRunIdRole, "lastRunId"},
+        {LastRunJobRole, "lastRunJob"},
+        {LastRunNumberRole, "lastRunNumber"},
+        {LastRunStatusRole, "lastRunStatus"},
+        {LastRunStateRole, "lastRunState"},
+        {LastRunTextRole, "lastRunText"},
+        {BusyRole, "busy"},
+        {ActionErrorRole, "actionError"},
+    };
+}
+
+QVariant PipelinesModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    if (role == Qt::DisplayRole)
+        role = NameRole;
+    return roleValue(m_rows.at(index.row()), role);
+}
+
+QVariant PipelinesModel::roleValue(const Row &row, int role) const
+{
+    const QJsonObject &p = row.pipeline;
+    const QJsonObject &run = row.lastRun;
+    const QString status = run.value(u"status"_s).toString();
+    switch (role) {
+    case NameRole:
+        return p.value(u"name"_s).toString();
+    case PausedRole:
+        return p.value(u"paused"_s).toBool();
+    case PausedReasonRole:
+        return p.value(u"paused_reason"_s).toString();
+    case JobsRole:
+        return p.value(u"jobs"_s).toVariant().toStringList();
+    case ConfigVersionRole:
+        return p.value(u"config_version"_s).toInt();
+    case LastRunIdRole:
+        return run.value(u"id"_s).toString();
+    case LastRunJobRole:
+        return run.value(u"job"_s).toString();
+    case LastRunNumberRole:
+        return run.value(u"number"_s).toInt();
+    case LastRunStatusRole:
+        return status;
+    case LastRunStateRole:
+        return int(run.isEmpty() ? DisplayState::Neutral : DisplayState::ofRun(status));
+    case LastRunTextRole:
+        if (run.isEmpty())
+            return tr("never run");
+        return tr("%1 #%2 · %3")
+            .arg(run.value(u"job"_s).toString())
+            .arg(run.value(u"number"_s).toInt())
+            .arg(RunState::word(status));
+    case BusyRole:
+        return row.busy;
+    case ActionErrorRole:
+        return row.actionError;
+    }
+    return {};
+}
+
+QVariantMap PipelinesModel::selected() const
+{
+    // Every key is always there, so bindings never read undefined while the selection changes.
+    static const Row none;
+    const Row &row = m_selected >= 0 && m_selected < m_rows.size() ? m_rows.at(m_selected) : none;
+    QVariantMap map;
+    const auto names = roleNames();
+    for (auto it = names.cbegin(); it != names.cend(); ++it)
+        map.insert(QString::fromLatin1(it.value()), roleValue(row, it.key()));
+    return map;
+}
+
+QString PipelinesModel::selectedName() const
+{
+    return m_selected >= 0 ? m_rows.at(m_selected).pipeline.value(u"name"_s).toString() : QString();
+}
+
+int PipelinesModel::rowOf(const QString &name) const
+{
+    for (int i = 0; i < m_rows.size(); ++i)
+        if (m_rows.at(i).pipeline.value(u"name"_s).toString() == name)
+            return i;
+    return -1;
+}
+
+bool PipelinesModel::selectName(const QString &name)
+{
+    const int row = rowOf(name);
+    setSelectedRow(row);
+    return row >= 0;
+}
+
+void PipelinesModel::setError(const QString &error, bool unavailable)
+{
+    if (unavailable != m_unavailable) {
+        m_unavailable = unavailable;
+        Q_EMIT errorChanged(); // also the unavailable property's signal
+    }
+    SessionListModel::setError(error);
+}
+
+void PipelinesModel::refresh()
+{
+    if (!m_session)
+        return;
+    setLoading(true);
+    const quint64 generation = m_generation;
+    QPointer<PipelinesModel> self(this);
+    m_session->pipelines([self, generation](const Result<QJsonArray> &pipelines) {
+        if (!self || self->m_generation != generation)
+            return;
+        if (!pipelines) {
+            const Error &e = pipelines.error();
+            self->setError(explain(e), e.code == ErrorCode::Unavailable);
+            if (e.code == ErrorCode::Unavailable && !self->m_rows.isEmpty()) {
+                self->beginResetModel();
+                self->m_rows.clear();
+                self->endResetModel();
+                self->m_selected = -1;
+                Q_EMIT self->countChanged();
+                Q_EMIT self->selectedChanged();
+            }
+            self->m_loaded = true;
+            self->setLoading(false);
+            return;
+        }
+        self->setError({});
+        self->m_loaded = true;
+        QSet<QString> seen;
+        for (const QJsonValue &p : *pipelines) {
+            seen.insert(p.toObject().value(u"name"_s).toString());
+            self->apply(p.toObject());
+        }
+        for (int i = int(self->m_rows.size()) - 1; i >= 0; --i) {
+            if (seen.contains(self->m_rows.at(i).pipeline.value(u"name"_s).toString()))
+                continue;
+            self->removeListRow(self->m_rows, i);
+            Q_EMIT self->countChanged();
+            Q_EMIT self->selectedChanged();
+        }
+        for (const QString &name : std::as_const(seen))
+            self->fetchLastRun(name);
+        // The first pipeline is in front until the user picks another.
+        if (self->m_selected < 0 && !self->m_rows.isEmpty())
+            self->setSelectedRow(0);
+        self->setLoading(false);
+    });
+}
+
+void PipelinesModel::apply(const QJsonObject &pipeline)
+{
+    const QString name = pipeline.value(u"name"_s).toString();
+    if (name.isEmpty())
+        return;
+    const int row = rowOf(name);
+    if (row >= 0) {
+        m_rows[row].pipeline = pipeline;
+        rowChanged(row);
+        return;
+    }
+    int at = 0;
+    while (at < m_rows.size() && m_rows.at(at).pipeline.value(u"name"_s).toString() < name)
+        ++at;
+    beginInsertRows({}, at, at);
+    m_rows.insert(at, Row{pipeline, {}, false, {}});
+    endInsertRows();
+    if (m_selected >= at) {
+        ++m_selected;
+        Q_EMIT selectedChanged();
+    }
+    Q_EMIT countChanged();
+}
+
+void PipelinesModel::fetchLastRun(const QString &name)
+{
+    const quint64 generation = m_generation;
+    QPointer<PipelinesModel> self(this);
+    m_session->runs(name, 1, [self, generation, name](const Result<QJsonArray> &runs) {
+        if (!self || self->m_generation != generation)
+            return;
+        const int row = self->rowOf(name);
+        if (row < 0 || !runs)
+            return; // the list shows "never run"; the runs list itself says why it failed
+        if (!runs->isEmpty())
+            self->setLastRun(row, runSummary(runs->first().toObject()));
+    });
+}
+
+void PipelinesModel::setLastRun(int row, const QJsonObject &run)
+{
+    if (m_rows.at(row).lastRun == run)
+        return;
+    m_rows[row].lastRun = run;
+    rowChanged(row);
+}
+
+void PipelinesModel::rowChanged(int row)
+{
+    const QModelIndex i = index(row);
+    Q_EMIT dataChanged(i, i);
+    if (row == m_selected)
+        Q_EMIT selectedChanged();
+}
+
+void PipelinesModel::triggerJob(int row, const QString &job)
+{
+    if (!m_session || row < 0 || row >= m_rows.size() || m_rows.at(row).busy)
+        return;
+    const QString name = m_rows.at(row).pipeline.value(u"name"_s).toString();
+    m_rows[row].busy = true;
+    m_rows[row].actionError.clear();
+    rowChanged(row);
+    const quint64 generation = m_generation;
+    QPointer<PipelinesModel> self(this);
+    m_session->triggerJob(name, job, [self, generation, name](const Result<QJsonObject> &run) {
+        if (!self || self->m_generation != generation)
+            return;
+        if (!run) {
+            self->actionDone(name, &run.error());
+            return;
+        }
+        self->actionDone(name, nullptr);
+        // The run.queued event says the same; the answer may come first (but not undo a later start).
+        const QString id = run->value(u"id"_s).toString();
+        if (const int at = self->rowOf(name); at >= 0 && self->m_rows.at(at).lastRun.value(u"id"_s).toString() != id)
+            self->setLastRun(at, runSummary(*run));
+        Q_EMIT self->triggered(name, id);
+    });
+}
+
+void PipelinesModel::setPaused(int row, bool paused)
+{
+    if (!m_session || row < 0 || row >= m_rows.size() || m_rows.at(row).busy)
+        return;
+    const QString name = m_rows.at(row).pipeline.value(u"name"_s).toString();
+    m_rows[row].busy = true;
+    m_rows[row].actionError.clear();
+    rowChanged(row);
+    const quint64 generation = m_generation;
+    QPointer<PipelinesModel> self(this);
+    m_session->setPipelinePaused(name, paused, [self, generation, name](const Result<QJsonObject> &pipeline) {
+        if (!self || self->m_generation != generation)
+            return;
+        self->actionDone(name, pipeline ? nullptr : &pipeline.error());
+        // Pausing is not on the event stream: the answer is the pipeline as it is now.
+        if (pipeline && pipeline->contains(u"jobs"_s))
+            self->apply(*pipeline);
+        else if (pipeline)
+            self->refresh();
+    });
+}
+
+void PipelinesModel::actionDone(const QString &name, const Error *error)
+{
+    const int row = rowOf(name);
+    if (row < 0) {
+        if (error)
+            setError(explain(*error));
+        return;
+    }
+    m_rows[row].busy = false;
+    m_rows[row].actionError = error ? explain(*error) : QString();
+    rowChanged(row);
+}
+
+void PipelinesModel::onEvent(const QJsonObject &event)
+{
+    const QString type = event.value(u"type"_s).toString();
+    const QJsonObject data = event.value(u"data"_s).toObject();
+    const QString name = data.value(u"pipeline"_s).toString();
+    if (name.isEmpty() || (!type.startsWith(u"run."_s) && !type.startsWith(u"pipeline."_s)) || type == u"run.event"_s)
+        return;
+    const int row = rowOf(name);
+    if (row < 0) {
+        // A pipeline set since the list was loaded (setting one is not on the event stream).
+        if (m_loaded && !isLoading() && type == u"run.queued"_s)
+            refresh();
+        return;
+    }
+    if (type == u"pipeline.paused"_s) {
+        QJsonObject p = m_rows.at(row).pipeline;
+        p.insert(u"paused"_s, true);
+        p.insert(u"paused_reason"_s, data.value(u"reason"_s));
+        apply(p);
+        return;
+    }
+    QString status;
+    if (type == u"run.queued"_s)
+        status = u"queued"_s;
+    else if (type == u"run.started"_s)
+        status = u"running"_s;
+    else if (type == u"run.finished"_s)
+        status = data.value(u"status"_s).toString();
+    else
+        return;
+    const QJsonObject &last = m_rows.at(row).lastRun;
+    const QString id = data.value(u"run"_s).toString();
+    // A queued run is the newest; a start or end only moves the run shown (or an older list's gap).
+    if (type != u"run.queued"_s && !last.isEmpty() && last.value(u"id"_s).toString() != id)
+        return;
+    setLastRun(row, QJsonObject{{u"id"_s, id},
+                                {u"job"_s, data.value(u"job"_s)},
+                                {u"number"_s, data.value(u"number"_s)},
+                                {u"status"_s, status}});
+}
+
+} // namespace pando::desktop

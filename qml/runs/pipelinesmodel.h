@@ -1,0 +1,99 @@
+#pragma once
+// PipelinesModel: the install's pipelines for the Pipelines view's left column — name, jobs,
+// paused (and why), and the last run's status — kept live from the session's run.* and
+// pipeline.paused events. Trigger a job, pause and unpause go through it; an install without
+// the pipeline runner shows as unavailable with the install's own words.
+//
+// Threading: a GUI-thread model like its Session; it never blocks.
+
+#include "qml/runs/runstate.h"
+#include "app/desktop/session/sessionlistmodel.h"
+
+#include <QVariantMap>
+#include <QtQml/qqmlregistration.h>
+
+namespace pando::desktop {
+
+// The base named in full: QML tooling (qmltyperegistrar) matches base classes by their full name.
+class PipelinesModel : public pando::desktop::SessionListModel {
+    Q_OBJECT
+    QML_ELEMENT
+    // SessionListModel's, declared again: its type is in no QML module, so QML tooling cannot see it.
+    Q_PROPERTY(QObject *session READ sessionObject WRITE setSessionObject NOTIFY sessionChanged)
+    Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
+    Q_PROPERTY(bool loading READ isLoading NOTIFY loadingChanged)
+    Q_PROPERTY(bool loaded READ isLoaded NOTIFY loadingChanged)
+    // Why the last refresh failed; empty while all is well.
+    Q_PROPERTY(QString error READ error NOTIFY errorChanged)
+    // The install runs without the pipeline runner (error says so, with what to do).
+    Q_PROPERTY(bool unavailable READ isUnavailable NOTIFY errorChanged)
+    Q_PROPERTY(int selectedRow READ selectedRow WRITE setSelectedRow NOTIFY selectedChanged)
+    // The selected row's roles by name (name empty when nothing is selected); follows live changes.
+    Q_PROPERTY(QVariantMap selected READ selected NOTIFY selectedChanged)
+    Q_PROPERTY(QString selectedName READ selectedName NOTIFY selectedChanged)
+
+public:
+    enum Role {
+        NameRole = Qt::UserRole + 1,
+        PausedRole,
+        PausedReasonRole, // "paused by admin", "circuit breaker: …"
+        JobsRole,         // job names in file order
+        ConfigVersionRole,
+        LastRunIdRole, // empty: never run
+        LastRunJobRole,
+        LastRunNumberRole,
+        LastRunStatusRole, // the API's word
+        LastRunStateRole,  // DisplayState::Value
+        LastRunTextRole,   // "build #3 · succeeded", "never run", translated
+        BusyRole,          // a trigger or pause of this pipeline is on its way
+        ActionErrorRole,   // why the last trigger/pause was refused
+    };
+    Q_ENUM(Role)
+
+    explicit PipelinesModel(QObject *parent = nullptr);
+    ~PipelinesModel() override;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    bool isUnavailable() const { return m_unavailable; }
+    QVariantMap selected() const;
+    QString selectedName() const;
+    // The row of the pipeline with this name; -1 when there is none.
+    Q_INVOKABLE int rowOf(const QString &name) const;
+    Q_INVOKABLE bool selectName(const QString &name);
+
+    // Reloads the pipelines (and each one's last run) from the session.
+    Q_INVOKABLE void refresh() override;
+    // Queues a run of the job; triggered() names it once the install has queued it.
+    Q_INVOKABLE void triggerJob(int row, const QString &job);
+    Q_INVOKABLE void setPaused(int row, bool paused);
+
+Q_SIGNALS:
+    // A run this model asked for was queued.
+    void triggered(const QString &pipeline, const QString &runId);
+
+private:
+    struct Row {
+        QJsonObject pipeline; // the API's Pipeline
+        QJsonObject lastRun;  // {id, job, number, status}; empty: never run
+        bool busy = false;
+        QString actionError;
+    };
+    QVariant roleValue(const Row &row, int role) const;
+    void onEvent(const QJsonObject &event) override;
+    void sessionReplaced() override;
+    void apply(const QJsonObject &pipeline);
+    void setLastRun(int row, const QJsonObject &run);
+    void fetchLastRun(const QString &name);
+    void rowChanged(int row);
+    // The base's error, and whether it means the install has no pipeline runner.
+    void setError(const QString &error, bool unavailable = false);
+    void actionDone(const QString &name, const Error *error);
+
+    QList<Row> m_rows; // sorted by name
+    bool m_unavailable = false;
+};
+
+} // namespace pando::desktop

@@ -1,0 +1,27 @@
+#pragma once
+// Package runs (QML module Pando.Runs): the Pipelines view — the install's pipelines with their
+// jobs and last run (PipelinesModel), a pipeline's runs newest first (RunsModel) and one run's
+// step tree with states, durations, skipped-as-unchanged marks and each step's output
+// (RunTreeModel), all kept live from the session's run.* events and a run's follow. Trigger,
+// abort, pause and unpause go through the models; the QML only binds.
+//
+// Threading: GUI-thread models, like their Session; they never block.
+
+#include "qml/states/displaystate.h"
+
+#include <QString>
+
+namespace pando::desktop {
+
+// What the runs views say about a run's or a step's status; its state (DisplayState::ofRun) is
+// the shared vocabulary's.
+namespace RunState {
+// The status as a translated word ("succeeded", "unchanged", "waiting for approval").
+QString word(const QString &status);
+// Whether the run or step is still moving (queued, pending, running, waiting).
+bool isLive(const QString &status);
+// A duration for people: "0.4 s", "12 s", "3 min 4 s", "2 h 5 min"; "–" for nothing yet.
+QString durationText(qint64 ms);
+} // namespace RunState
+
+} // namespace pando::desktop
