@@ -3,6 +3,7 @@
 // ErrorCode to an HTTP status in one place (app/server/httperror.cpp).
 
 #include <QString>
+#include <cstddef>
 #include <expected>
 
 namespace pando {
@@ -36,6 +37,15 @@ QString errorCodeName(ErrorCode code);
 template<class T>
 using Result = std::expected<T, Error>;
 using Status = std::expected<void, Error>;
+
+// Drops a result that is of no use at this place. `why` is for the reader: it says why
+// neither the value nor the error matters here (a best-effort clean-up whose failure the
+// next reconcile repairs, an error already reported by a failure being unwound, ...).
+template<class T, std::size_t N>
+constexpr void discardResult(const std::expected<T, Error> & /*result*/, const char (&/*why*/)[N]) noexcept
+{
+    static_assert(N > 8, "discardResult(): say why the result does not matter here");
+}
 
 inline std::unexpected<Error> fail(ErrorCode code, QString message, QString where = {}, QString hint = {})
 {
