@@ -194,24 +194,32 @@ Outcome Execution::runOnce(const Step &step, const QString &parentId, const Canc
 
 Outcome Execution::runParallel(const Step &step, const CancelToken &cancel)
 {
-    const int limit = step.parallelLimit > 0 ? step.parallelLimit : int(step.steps.size());
     LinkedCancel group(cancel, 0);
-    QList<Outcome> outcomes(qsizetype(step.steps.size()), Outcome::Succeeded);
-    size_t next = 0;
-    while (next < step.steps.size()) {
-        std::vector<std::thread> batch;
-        const size_t start = next;
-        for (; next < step.steps.size() && int(next - start) < limit; ++next) {
-            batch.emplace_back([this, &step, &outcomes, &group, i = next] {
-                outcomes[qsizetype(i)] = runStep(step.steps[i], step.path, group.token());
-                if (step.failFast && outcomes[qsizetype(i)] != Outcome::Succeeded)
+    // One slot per branch, written by that branch only.
+    std::vector<Outcome> outcomes(step.steps.size(), Outcome::Succeeded);
+    std::atomic_bool failedFast = false;
+    {
+        ParallelGroup branches(m_deps.parallelPool != nullptr ? *m_deps.parallelPool : ParallelPool::shared(),
+                               step.parallelLimit);
+        for (size_t i = 0; i < step.steps.size(); ++i) {
+            branches.run([this, &step, &outcomes, &group, &failedFast, i] {
+                outcomes[i] = runStep(step.steps[i], step.path, group.token());
+                if (step.failFast && outcomes[i] != Outcome::Succeeded && outcomes[i] != Outcome::Aborted) {
+                    failedFast = true;
                     group.cancelAll();
+                }
             });
         }
-        for (std::thread &t : batch)
-            t.join();
+    } // every branch has ended
+    QList<Outcome> combined;
+    for (Outcome o : outcomes) {
+        // Siblings fail_fast cut short show as aborted, but the step failed: its hooks are
+        // on_failure's, not on_abort's (as in Concourse). A run's own abort stays an abort.
+        if (failedFast && !cancel.isCancelled() && o == Outcome::Aborted)
+            continue;
+        combined << o;
     }
-    return combineParallel(outcomes);
+    return combineParallel(combined);
 }
 
 Result<adapters::Version> Execution::chooseVersion(const Step &step, const Resource &resource,
