@@ -183,7 +183,9 @@ class TestDeploySteps : public QObject {
     // checkout with a Dockerfile.
     std::unique_ptr<DeployRun> runAfterFetch()
     {
-        auto run = std::make_unique<DeployRun>(*m_services, queue(), *AppRepository(*m_db).find(u"hello"_s), m_cancel);
+        const DeployRecord deploy = queue(); // before the app is read: it creates the app
+        auto run =
+            std::make_unique<DeployRun>(*m_services, deploy, AppRepository(*m_db).find(u"hello"_s).value(), m_cancel);
         run->spec = *parseAppSpec(SpecYaml.toUtf8());
         run->checkoutDir = m_tmp->filePath(u"checkout"_s);
         QDir().mkpath(run->checkoutDir);

@@ -6,6 +6,7 @@
 #include "core/pipelines/pipeline/jobrunner.h"
 #include "core/pipelines/pipeline/parallelpool.h"
 #include "core/state/pipelinerepositories.h"
+#include "tests/core/pipelines/pipeline/queuedrun.h"
 
 #include <QElapsedTimer>
 #include <QMutex>
@@ -127,32 +128,13 @@ class TestParallel : public QObject {
         return d;
     }
 
-    RunRecord queue(const QByteArray &yaml)
-    {
-        auto set = PipelineRepository(*m_db).set(u"app"_s, QString::fromUtf8(yaml), {}, m_clock->nowMs());
-        if (!set)
-            qFatal("storing the pipeline failed: %s", qPrintable(set.error().text()));
-        RunRecord run;
-        run.pipeline = u"app"_s;
-        run.job = u"ship"_s;
-        run.trigger = u"manual"_s;
-        run.actor = u"user:alice"_s;
-        run.inputsJson = u"{}"_s;
-        run.configVersion = set->configVersion;
-        run.createdMs = m_clock->nowMs();
-        RunRepository runs(*m_db);
-        if (auto queued = runs.enqueue(run); !queued)
-            qFatal("queueing failed: %s", qPrintable(queued.error().text()));
-        auto claimed = runs.claimNext(u"app"_s, 0, u"test-owner"_s, m_clock->nowMs());
-        if (!claimed || !claimed->has_value())
-            qFatal("claiming the run failed");
-        return **claimed;
-    }
+    RunRecord queue(const QByteArray &yaml) { return test::queueShipRun(*m_db, *m_clock, yaml); }
 
     QHash<QString, QString> statusByName(const QString &runId)
     {
         QHash<QString, QString> out;
-        for (const RunStepRecord &s : RunRepository(*m_db).steps(runId).value())
+        const QList<RunStepRecord> steps = RunRepository(*m_db).steps(runId).value();
+        for (const RunStepRecord &s : steps)
             out.insert(s.name, s.status);
         return out;
     }
