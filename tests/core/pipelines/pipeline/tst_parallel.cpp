@@ -167,22 +167,17 @@ private Q_SLOTS:
     }
 
     // The pool alone: groups nested deeper than the pool has threads, each waiting for its
-    // branches, still complete, and never more than the ceiling run on pool threads.
+    // branches, still complete, on no more threads than the pool's and the caller's.
     void groupsNestedDeeperThanThePoolComplete()
     {
         ParallelPool pool(2);
-        Gauge onPool;
         std::atomic_int leaves = 0;
         QMutex mutex;
         QSet<std::thread::id> threads;
-        const std::thread::id caller = std::this_thread::get_id();
         std::function<void(int)> level = [&](int depth) {
             ParallelGroup group(pool, 0);
             for (int i = 0; i < 3; ++i) {
                 group.run([&, depth] {
-                    const bool pooled = std::this_thread::get_id() != caller;
-                    if (pooled)
-                        onPool.enter();
                     {
                         QMutexLocker lock(&mutex);
                         threads.insert(std::this_thread::get_id());
@@ -193,14 +188,13 @@ private Q_SLOTS:
                         std::this_thread::sleep_for(std::chrono::milliseconds(5));
                         ++leaves;
                     }
-                    if (pooled)
-                        onPool.leave();
                 });
             }
         };
         level(5); // 3^6 = 729 leaves, six groups deep on two threads
         QCOMPARE(leaves.load(), 729);
-        QVERIFY2(onPool.most() <= pool.ceiling(), qPrintable(QString::number(onPool.most())));
+        // Every branch ran on one of the pool's threads or on this one (nested groups run inline
+        // on whichever thread waits for them).
         QVERIFY2(threads.size() <= pool.ceiling() + 1, qPrintable(QString::number(threads.size())));
     }
 
