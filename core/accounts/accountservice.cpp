@@ -100,13 +100,21 @@ struct AccountService::Private {
         std::call_once(dummyOnce,
                        [this] { dummyHash = identity->hashPassword(u"pando-no-such-user"_s).value_or(QString()); });
         if (!dummyHash.isEmpty())
-            (void)identity->verifyPassword(password, dummyHash);
+            discardResult(identity->verifyPassword(password, dummyHash), "only its time is wanted");
     }
 
     Status record(const Actor &actor, const QString &action, const QString &object, const QString &outcome,
                   const QJsonObject &detail = {})
     {
         return audit.record(actor, action, object, outcome, detail);
+    }
+    // A refusal is the caller's answer whatever becomes of its audit line; a line that could not
+    // be written is logged, since the trail of refusals is what shows an attack.
+    void recordRefusal(const Actor &actor, const QString &action, const QString &object, const QJsonObject &detail)
+    {
+        if (auto ok = record(actor, action, object, u"denied"_s, detail); !ok)
+            qWarning("audit: recording %s on %s failed: %s", qPrintable(action), qPrintable(object),
+                     qPrintable(ok.error().text()));
     }
 
     Result<Principal> principalFor(const User &user, Principal::Kind kind, const QString &tokenId,
@@ -159,8 +167,8 @@ Result<User> AccountService::createFirstAdmin(const QString &initialToken, const
     if (!needed)
         return std::unexpected(needed.error());
     if (!*needed) {
-        d->record(actor, u"user.create"_s, u"user/"_s + username.left(64), u"denied"_s,
-                  {{u"reason"_s, u"already bootstrapped"_s}});
+        d->recordRefusal(actor, u"user.create"_s, u"user/"_s + username.left(64),
+                         {{u"reason"_s, u"already bootstrapped"_s}});
         return fail(ErrorCode::Conflict, u"the install already has accounts; bootstrap works only once"_s,
                     u"bootstrap"_s, u"log in as an administrator and create users from there"_s);
     }
@@ -172,8 +180,8 @@ Result<User> AccountService::createFirstAdmin(const QString &initialToken, const
     auto initial = d->repo().findLegacyToken(digest);
     if (!initial || initial->second != u"initial-admin"_s) {
         if (initial || initial.error().code == ErrorCode::NotFound) {
-            d->record(actor, u"user.create"_s, u"user/"_s + username, u"denied"_s,
-                      {{u"reason"_s, u"invalid initial token"_s}});
+            d->recordRefusal(actor, u"user.create"_s, u"user/"_s + username,
+                             {{u"reason"_s, u"invalid initial token"_s}});
             return fail(ErrorCode::Unauthorized, u"the initial admin token is not valid"_s, u"bootstrap"_s,
                         u"use the token from the install's initial-admin-token file; it works once"_s);
         }
@@ -298,12 +306,12 @@ Result<IssuedSession> AccountService::login(const QString &username, const QStri
     const QString object = u"user/"_s + name;
     auto refuse = [&](const QString &reason) -> std::unexpected<Error> {
         d->throttle.recordFailure(name, sourceAddress);
-        d->record(actor, u"session.failed"_s, object, u"denied"_s, {{u"reason"_s, reason}});
+        d->recordRefusal(actor, u"session.failed"_s, object, {{u"reason"_s, reason}});
         return wrongCredentials();
     };
 
     if (const qint64 wait = d->throttle.waitMs(name, sourceAddress); wait > 0) {
-        d->record(actor, u"session.failed"_s, object, u"denied"_s, {{u"reason"_s, u"throttled"_s}});
+        d->recordRefusal(actor, u"session.failed"_s, object, {{u"reason"_s, u"throttled"_s}});
         return fail(ErrorCode::Unauthorized, u"too many failed logins"_s, {},
                     u"try again in %1 s"_s.arg((wait + 999) / 1000));
     }
@@ -346,7 +354,8 @@ Result<IssuedSession> AccountService::login(const QString &username, const QStri
     if (auto ok = d->record(actor, u"session.login"_s, object, u"success"_s, {{u"session"_s, issued.session.id}});
         !ok) {
         // Not audited, not granted.
-        (void)d->repo().revokeSession(d->digest(issued.secret), now);
+        discardResult(d->repo().revokeSession(d->digest(issued.secret), now),
+                      "the audit error is the answer; the caller never got the session");
         return std::unexpected(ok.error());
     }
     d->throttle.recordSuccess(name);
@@ -414,7 +423,8 @@ Result<IssuedToken> AccountService::createToken(const QString &username, const Q
                              {u"scopes"_s, QJsonArray::fromStringList(wanted)},
                              {u"expiresMs"_s, expiresMs}});
         !ok) {
-        (void)d->repo().revokeToken(issued.token.id, now);
+        discardResult(d->repo().revokeToken(issued.token.id, now),
+                      "the audit error is the answer; the caller never got the token");
         return std::unexpected(ok.error());
     }
     return issued;

@@ -118,8 +118,9 @@ Result<RedeemedPairing> PairingBook::redeem(const QString &secret, const QString
         return fail(ErrorCode::Invalid, u"the device name has more than %1 characters"_s.arg(MaxDeviceNameLength),
                     u"name"_s);
     if (const qint64 wait = m_throttle.waitMs(sourceAddress, sourceAddress); wait > 0) {
-        (void)m_audit.record(anonymous, u"pairing.failed"_s, u"pairing"_s, u"denied"_s,
-                             {{u"reason"_s, u"throttled"_s}});
+        discardResult(
+            m_audit.record(anonymous, u"pairing.failed"_s, u"pairing"_s, u"denied"_s, {{u"reason"_s, u"throttled"_s}}),
+            "the refusal is the answer; a failing audit log must not replace it");
         return fail(ErrorCode::Unauthorized, u"too many failed pairing attempts"_s, u"token"_s,
                     u"try again in %1 s"_s.arg((wait + 999) / 1000));
     }
@@ -145,8 +146,9 @@ Result<RedeemedPairing> PairingBook::redeem(const QString &secret, const QString
     }
     if (!found) {
         m_throttle.recordFailure(sourceAddress, sourceAddress);
-        (void)m_audit.record(anonymous, u"pairing.failed"_s, u"pairing"_s, u"denied"_s,
-                             {{u"reason"_s, u"unknown, spent or expired code"_s}});
+        discardResult(m_audit.record(anonymous, u"pairing.failed"_s, u"pairing"_s, u"denied"_s,
+                                     {{u"reason"_s, u"unknown, spent or expired code"_s}}),
+                      "the refusal is the answer; a failing audit log must not replace it");
         return refused();
     }
 
@@ -160,7 +162,8 @@ Result<RedeemedPairing> PairingBook::redeem(const QString &secret, const QString
     if (auto ok = m_audit.record(actor, u"pairing.redeem"_s, u"user/"_s + found->username, u"success"_s,
                                  {{u"pairing"_s, found->id}, {u"token"_s, token->token.id}, {u"name"_s, name}});
         !ok) {
-        (void)m_accounts.revokeToken(token->token.id, actor);
+        discardResult(m_accounts.revokeToken(token->token.id, actor),
+                      "the audit error is the answer; the caller never got the token");
         return std::unexpected(ok.error());
     }
     return RedeemedPairing{*token, found->username};

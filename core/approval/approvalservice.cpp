@@ -229,7 +229,7 @@ Error ApprovalService::notPending(const ApprovalRecord &record, const QString &a
 {
     if (record.status == approval::Pending && record.expiresMs != 0 && record.expiresMs <= m_clock.nowMs()) {
         // Past its time but not yet swept: settle it now so the answer and the row agree.
-        (void)expire();
+        discardResult(expire(), "the answer is the conflict either way; the next sweep retries");
         return Error{ErrorCode::Conflict, u"approval %1 expired and can no longer be %2"_s.arg(record.id, action),
                      objectOf(record.id), u"request a new approval"_s};
     }
@@ -394,9 +394,8 @@ Status ApprovalService::announce(const ApprovalRecord &record, const Actor &acto
 void ApprovalService::auditRefusal(const Actor &actor, const QString &action, const QString &id, const QString &outcome,
                                    const Error &error)
 {
-    // Best effort: the caller is already getting an error, and a failing audit log must not
-    // replace it with a different one.
-    (void)m_audit.record(actor, action, objectOf(id), outcome, {{u"error"_s, error.text()}});
+    discardResult(m_audit.record(actor, action, objectOf(id), outcome, {{u"error"_s, error.text()}}),
+                  "the caller is already getting an error; a failing audit log must not replace it");
 }
 
 } // namespace pando::core

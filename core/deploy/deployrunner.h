@@ -1,7 +1,8 @@
 #pragma once
-// Package deploy runs the deployment pipeline: fetch, detect, plan, build, start, health,
-// switch, retire. Each step is recorded with its timing as it runs; a failing step ends the
-// deploy with the previous version still serving and nothing of the new one left behind.
+// Package deploy runs the deployment pipeline: fetch, detect, plan, approval, build, services,
+// start, health, switch, retire (the table in deploysteps.h). Each step is recorded with its
+// timing as it runs; a failing step ends the deploy with the previous version still serving and
+// nothing of the new one left behind.
 //
 // Threading: run() blocks; it is called on a worker thread with the job's CancelToken.
 
@@ -9,7 +10,11 @@
 #include "core/spec/appspec.h"
 #include "core/state/records.h"
 
+#include <memory>
+
 namespace pando::core {
+
+struct DeployRun;
 
 class DeployRunner {
 public:
@@ -23,23 +28,16 @@ public:
     // succeeded, otherwise failed, and what it created is removed.
     Status settleInterrupted(const QString &deployId);
 
-    // Stops and removes the app's containers except keepDeploy's, and its images except
-    // keepDeploy's and the one before it (so a redeploy of the previous version is quick).
-    void retireOld(const QString &app, const QString &keepDeploy);
-    // Removes whatever deployId created (container, image, workspace).
-    void discard(const QString &app, const QString &deployId);
-
     // Settles a deploy held for approval that will not go on: rejected, expired, or cancelled
     // while it waited. Nothing of it is running; its approval step records why.
     Status endHeld(const QString &deployId, const QString &status, const QString &why);
 
 private:
-    // Asks for sign-off when the host policy wants it: records the approval step as waiting and
-    // the deploy as awaiting-approval, and returns true (the runner stops here).
-    Result<bool> holdForApproval(DeployRecord &deploy, const AppSpec &spec, const Plan &plan, const QString &previous,
-                                 int &seq);
-    // Ends the approval step left waiting.
-    void finishWaitingStep(const DeployRecord &deploy, const QString &status, const QString &detail);
+    // Marks a queued deploy running and reads what its steps start from; nullptr when it is not
+    // queued any more (cancelled while queued, or settled already).
+    Result<std::unique_ptr<DeployRun>> begin(const QString &deployId, const CancelToken &cancel);
+    // Ends the deploy as failed (or cancelled), removing what this deploy created.
+    Status finishFailed(DeployRun &run, const Error &error);
 
     Services &m_s;
 };

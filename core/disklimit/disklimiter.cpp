@@ -55,9 +55,14 @@ void DiskLimiter::checkApp(const QString &name, QStringList &changes)
     if (!known)
         return;
     const std::optional<DiskState> before = *known;
+    // A state that cannot be cleared is said in the changes; the next check tries again.
+    auto clear = [&] {
+        if (auto cleared = states.clear(name); !cleared)
+            changes << u"clearing %1's disk state failed: %2"_s.arg(name, cleared.error().text());
+    };
     if (app->currentDeploy.isEmpty()) {
         if (before)
-            states.clear(name);
+            clear();
         return;
     }
     auto deploy = DeployRepository(m_s.db).find(app->currentDeploy);
@@ -68,7 +73,7 @@ void DiskLimiter::checkApp(const QString &name, QStringList &changes)
         return;
     // What was said about an earlier deploy, or about a limit the app no longer has, is done with.
     if (before && (before->deployId != app->currentDeploy || spec->run.diskBytes <= 0)) {
-        states.clear(name);
+        clear();
         if (spec->run.diskBytes <= 0)
             return;
     } else if (spec->run.diskBytes <= 0) {
@@ -90,7 +95,7 @@ void DiskLimiter::checkApp(const QString &name, QStringList &changes)
     const qint64 limit = spec->run.diskBytes;
     if (*used <= limit) {
         if (sameDeploy) // warned before, back under now: told again if it goes over again
-            states.clear(name);
+            clear();
         return;
     }
     if (sameDeploy)
@@ -115,7 +120,7 @@ void DiskLimiter::checkApp(const QString &name, QStringList &changes)
         if (auto stopped = m_s.runtime.stop(container.id, 10); !stopped) {
             outcome = u"failure"_s;
             error = stopped.error().text();
-            states.clear(name); // not stopped: try again at the next check
+            clear(); // not stopped: try again at the next check
         }
     }
     const QJsonObject data{{u"used_bytes"_s, *used},
@@ -127,8 +132,10 @@ void DiskLimiter::checkApp(const QString &name, QStringList &changes)
     QJsonObject detail = data;
     if (!error.isEmpty())
         detail.insert(u"error"_s, error);
-    m_s.audit.record(Actor::system(u"disklimit"_s), u"app.disk.exceed"_s, u"app/"_s + name,
-                     error.isEmpty() ? u"success"_s : u"failure"_s, detail);
+    if (auto audited = m_s.audit.record(Actor::system(u"disklimit"_s), u"app.disk.exceed"_s, u"app/"_s + name,
+                                        error.isEmpty() ? u"success"_s : u"failure"_s, detail);
+        !audited)
+        changes << u"auditing %1's disk use failed: %2"_s.arg(name, audited.error().text());
     changes << (error.isEmpty() ? u"%1 %2"_s.arg(state.action == ActionStopped ? u"stopped"_s : u"warned"_s,
                                                  name + u": "_s + state.reason().section(u": "_s, 1))
                                 : u"stopping %1 failed: %2"_s.arg(name, error));

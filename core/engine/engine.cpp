@@ -130,9 +130,12 @@ Result<std::optional<QString>> Engine::bootstrapAdminToken()
     token.createdMs = d->clock.nowMs();
     if (auto created = tokens.create(token); !created)
         return std::unexpected(created.error());
-    d->audit.record(Actor::system(QStringLiteral("bootstrap")), QStringLiteral("token.create"),
-                    QStringLiteral("token/") + token.id, QStringLiteral("success"),
-                    QJsonObject{{QStringLiteral("name"), token.name}, {QStringLiteral("role"), token.role}});
+    if (auto audited =
+            d->audit.record(Actor::system(QStringLiteral("bootstrap")), QStringLiteral("token.create"),
+                            QStringLiteral("token/") + token.id, QStringLiteral("success"),
+                            QJsonObject{{QStringLiteral("name"), token.name}, {QStringLiteral("role"), token.role}});
+        !audited)
+        qWarning("auditing the initial admin token failed: %s", qPrintable(audited.error().text()));
     return std::optional<QString>{secret};
 }
 
@@ -211,16 +214,16 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
             return tx->commit();
         }();
         !created) {
-        d->router->remove(spec->name);
+        discardResult(d->router->remove(spec->name), "the create's error is the one to report");
         return std::unexpected(created.error());
     }
     if (auto audited =
             d->audit.record(actor, QStringLiteral("app.create"), QStringLiteral("app/") + record.name,
                             QStringLiteral("success"), QJsonObject{{QStringLiteral("repo"), spec->source.repo}});
         !audited) {
-        d->grants.clear(authz::ObjectKind::App, record.name);
-        apps.remove(record.name);
-        d->router->remove(record.name);
+        discardResult(d->grants.clear(authz::ObjectKind::App, record.name), "the audit's error is the one to report");
+        discardResult(apps.remove(record.name), "the audit's error is the one to report");
+        discardResult(d->router->remove(record.name), "the audit's error is the one to report");
         return std::unexpected(audited.error());
     }
     d->services.publish(QStringLiteral("app.created"), record.name, {});
@@ -365,7 +368,7 @@ Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specTex
     if (auto audited = d->audit.record(actor, QStringLiteral("app.update"), QStringLiteral("app/") + name,
                                        QStringLiteral("success"), detail);
         !audited) {
-        apps.setSpec(name, row->specYaml, d->clock.nowMs());
+        discardResult(apps.setSpec(name, row->specYaml, d->clock.nowMs()), "the audit's error is the one to report");
         return std::unexpected(audited.error());
     }
     d->services.publish(QStringLiteral("app.updated"), name, {});
@@ -419,7 +422,7 @@ Status Engine::Private::runRemoveJob(const JobRecord &job)
         for (const adapters::ContainerInfo &c : std::as_const(*containers)) {
             if (isServiceContainer(c))
                 continue; // removeServicesOf() below, as the job says
-            runtime->stop(c.id, 10);
+            discardResult(runtime->stop(c.id, 10), "remove() forces; its error is the one to tell");
             if (auto removed = runtime->remove(c.id); !removed)
                 problems << removed.error().text();
         }
@@ -434,12 +437,14 @@ Status Engine::Private::runRemoveJob(const JobRecord &job)
         // Keep the app so the user sees it and can retry; the row is the record of what is left.
         QMutexLocker l(&mutex);
         removing.remove(name);
-        audit.record(Actor::system(QStringLiteral("remove")), QStringLiteral("app.remove"),
-                     QStringLiteral("app/") + name, QStringLiteral("failure"),
-                     QJsonObject{{QStringLiteral("error"), problems.join(QStringLiteral("; "))}});
+        discardResult(audit.record(Actor::system(QStringLiteral("remove")), QStringLiteral("app.remove"),
+                                   QStringLiteral("app/") + name, QStringLiteral("failure"),
+                                   QJsonObject{{QStringLiteral("error"), problems.join(QStringLiteral("; "))}}),
+                      "the removal's own error is the answer; a failing audit log must not replace it");
         return fail(ErrorCode::Failed, problems.join(QStringLiteral("; ")));
     }
-    router->remove(name);
+    if (auto unrouted = router->remove(name); !unrouted)
+        qWarning("remove %s: removing its route failed: %s", qPrintable(name), qPrintable(unrouted.error().text()));
     QDir(options.dataDir + QStringLiteral("/work/") + name).removeRecursively();
     // The row and its grants together, and only now that the teardown succeeded: a failed one
     // (above) keeps both, so the owner can see the app and retry. A new app of the same name
@@ -461,8 +466,11 @@ Status Engine::Private::runRemoveJob(const JobRecord &job)
     observer.invalidate();
     if (!removed && removed.error().code != ErrorCode::NotFound)
         return removed;
-    audit.record(Actor::system(QStringLiteral("remove")), QStringLiteral("app.remove"), QStringLiteral("app/") + name,
-                 QStringLiteral("success"), QJsonObject{{QStringLiteral("stage"), QStringLiteral("done")}});
+    if (auto audited = audit.record(Actor::system(QStringLiteral("remove")), QStringLiteral("app.remove"),
+                                    QStringLiteral("app/") + name, QStringLiteral("success"),
+                                    QJsonObject{{QStringLiteral("stage"), QStringLiteral("done")}});
+        !audited)
+        qWarning("remove %s: auditing the removal failed: %s", qPrintable(name), qPrintable(audited.error().text()));
     services.publish(QStringLiteral("app.removed"), name, {});
     return {};
 }

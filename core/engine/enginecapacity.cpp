@@ -54,8 +54,11 @@ Result<AppView> Engine::startApp(const QString &name, const Actor &actor)
             started = d->runtime->start(containers->first().id);
         if (!started)
             outcome = u"failure"_s;
-        d->audit.record(actor, u"app.start"_s, u"app/"_s + name, outcome,
-                        QJsonObject{{u"deploy"_s, row->currentDeploy}, {u"was_held_for_disk"_s, held}});
+        if (auto audited =
+                d->audit.record(actor, u"app.start"_s, u"app/"_s + name, outcome,
+                                QJsonObject{{u"deploy"_s, row->currentDeploy}, {u"was_held_for_disk"_s, held}});
+            !audited)
+            qWarning("start %s: auditing it failed: %s", qPrintable(name), qPrintable(audited.error().text()));
         if (!started)
             return std::unexpected(started.error());
         d->services.publish(u"app.started"_s, name, row->currentDeploy);

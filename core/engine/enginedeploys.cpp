@@ -141,7 +141,8 @@ Status Engine::Private::enqueueDeploy(const DeployRecord &deploy)
     failed.status = QStringLiteral("failed");
     failed.error = job.error().text();
     failed.finishedMs = clock.nowMs();
-    DeployRepository(db).update(failed);
+    if (auto saved = DeployRepository(db).update(failed); !saved)
+        qWarning("deploy %s: saving it as failed failed: %s", qPrintable(failed.id), qPrintable(saved.error().text()));
     return std::unexpected(job.error());
 }
 

@@ -66,9 +66,12 @@ Result<qint64> Engine::backupService(const QString &app, const QString &slot, QI
     if (!d->appServices)
         return fail(ErrorCode::Unavailable, u"this install has no services adapter"_s);
     auto written = d->appServices->backup(app, slot, out, cancel, progress);
-    d->audit.record(
-        actor, u"service.backup"_s, u"app/%1/service/%2"_s.arg(app, slot), written ? u"success"_s : u"failure"_s,
-        written ? QJsonObject{{u"bytes"_s, double(*written)}} : QJsonObject{{u"error"_s, written.error().text()}});
+    if (auto audited = d->audit.record(
+            actor, u"service.backup"_s, u"app/%1/service/%2"_s.arg(app, slot), written ? u"success"_s : u"failure"_s,
+            written ? QJsonObject{{u"bytes"_s, double(*written)}} : QJsonObject{{u"error"_s, written.error().text()}});
+        !audited)
+        qWarning("backup of %s/%s: auditing it failed: %s", qPrintable(app), qPrintable(slot),
+                 qPrintable(audited.error().text()));
     return written;
 }
 
@@ -95,9 +98,12 @@ Status Engine::removeService(const QString &app, const QString &slot, bool delet
     const auto lock = d->appLocks.lockFor(app);
     QMutexLocker locker(lock.get());
     auto removed = d->appServices->remove(app, slot, deleteData);
-    d->audit.record(
-        actor, u"service.remove"_s, u"app/%1/service/%2"_s.arg(app, slot), removed ? u"success"_s : u"failure"_s,
-        QJsonObject{{u"delete_data"_s, deleteData}, {u"error"_s, removed ? QString() : removed.error().text()}});
+    if (auto audited = d->audit.record(
+            actor, u"service.remove"_s, u"app/%1/service/%2"_s.arg(app, slot), removed ? u"success"_s : u"failure"_s,
+            QJsonObject{{u"delete_data"_s, deleteData}, {u"error"_s, removed ? QString() : removed.error().text()}});
+        !audited)
+        qWarning("removing %s/%s: auditing it failed: %s", qPrintable(app), qPrintable(slot),
+                 qPrintable(audited.error().text()));
     if (removed)
         d->services.publish(u"service.removed"_s, app, {},
                             QJsonObject{{u"slot"_s, slot}, {u"delete_data"_s, deleteData}});

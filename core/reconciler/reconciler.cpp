@@ -73,6 +73,12 @@ Result<QStringList> Reconciler::pass()
 
 void Reconciler::reconcileApp(const QString &name, const Listed &listed, QStringList &changes)
 {
+    // What could not be recorded or routed is told with the pass's changes; the next pass
+    // repairs the route, and the action itself is done either way.
+    auto note = [&changes](const QString &what, const Status &done) {
+        if (!done)
+            changes << QStringLiteral("%1 failed: %2").arg(what, done.error().text());
+    };
     DeployRepository deploys(m_s.db);
     auto app = AppRepository(m_s.db).find(name);
     if (!app && app.error().code != ErrorCode::NotFound)
@@ -95,10 +101,11 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
         m_s.publish(
             QStringLiteral("container.removed"), name, deployId,
             QJsonObject{{QStringLiteral("container"), c.id}, {QStringLiteral("reason"), QStringLiteral("unowned")}});
-        m_s.audit.record(
-            Actor::system(QStringLiteral("reconciler")), QStringLiteral("container.remove"),
-            QStringLiteral("container/") + c.name, QStringLiteral("success"),
-            QJsonObject{{QStringLiteral("app"), name}, {QStringLiteral("reason"), QStringLiteral("unowned")}});
+        note(QStringLiteral("auditing the removal of %1").arg(c.name),
+             m_s.audit.record(
+                 Actor::system(QStringLiteral("reconciler")), QStringLiteral("container.remove"),
+                 QStringLiteral("container/") + c.name, QStringLiteral("success"),
+                 QJsonObject{{QStringLiteral("app"), name}, {QStringLiteral("reason"), QStringLiteral("unowned")}}));
     }
     // An image outlives its deploy only while the deploy serves or is the one to go back to;
     // what a failed deploy or a gone app left (a build that finished after its deploy was
@@ -146,9 +153,11 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
         changes << QStringLiteral("restarted %1 (was %2, exit code %3)").arg(name, c.state).arg(c.exitCode);
         m_s.publish(QStringLiteral("app.restarted"), name, current,
                     QJsonObject{{QStringLiteral("exit_code"), c.exitCode}});
-        m_s.audit.record(Actor::system(QStringLiteral("reconciler")), QStringLiteral("app.restart"),
-                         QStringLiteral("app/") + name, QStringLiteral("success"),
-                         QJsonObject{{QStringLiteral("exit_code"), c.exitCode}, {QStringLiteral("state"), c.state}});
+        note(QStringLiteral("auditing the restart of %1").arg(name),
+             m_s.audit.record(
+                 Actor::system(QStringLiteral("reconciler")), QStringLiteral("app.restart"),
+                 QStringLiteral("app/") + name, QStringLiteral("success"),
+                 QJsonObject{{QStringLiteral("exit_code"), c.exitCode}, {QStringLiteral("state"), c.state}}));
     } else {
         // The container is gone altogether: run the deployed image again.
         if (deploy->imageId.isEmpty())
@@ -186,22 +195,24 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
         }
         DeployRecord updated = *deploy;
         updated.containerId = *id;
-        deploys.update(updated);
+        note(QStringLiteral("recording %1's new container").arg(name), deploys.update(updated));
         auto info = m_s.runtime.inspect(*id);
         if (!info)
             return;
         address = info->address;
         changes << QStringLiteral("recreated %1").arg(name);
         m_s.publish(QStringLiteral("app.restarted"), name, current, QJsonObject{{QStringLiteral("recreated"), true}});
-        m_s.audit.record(Actor::system(QStringLiteral("reconciler")), QStringLiteral("app.recreate"),
-                         QStringLiteral("app/") + name, QStringLiteral("success"));
+        note(QStringLiteral("auditing the recreation of %1").arg(name),
+             m_s.audit.record(Actor::system(QStringLiteral("reconciler")), QStringLiteral("app.recreate"),
+                              QStringLiteral("app/") + name, QStringLiteral("success")));
     }
     // The address may change when a container starts again; the route follows it.
     auto route = m_s.router.route(name);
     if (!route || route->backendHost != address || route->backendPort != spec->run.port) {
         if (!route && !m_s.router.ensure(name, app->routePort))
             return;
-        m_s.router.setBackend(name, address, spec->run.port);
+        note(QStringLiteral("routing %1 to its container").arg(name),
+             m_s.router.setBackend(name, address, spec->run.port));
     }
 }
 

@@ -228,14 +228,14 @@ Result<Operation> IncusClient::wait(const Operation &operation, int timeoutMs, c
         del.method = "DELETE";
         del.path = path;
         del.timeoutMs = 10000;
-        call(del); // best effort: not every operation may be cancelled
+        discardResult(call(del), "best effort: not every operation may be cancelled");
         // What the operation makes must not appear after the caller cleaned up: let it end
         // (cancelled, or finished when it cannot be cancelled) before returning.
         httpkit::Request settle;
         settle.path = path + QStringLiteral("/wait");
         settle.addQuery(QStringLiteral("timeout"), QString::number(SettleSeconds));
         settle.timeoutMs = (SettleSeconds + 10) * 1000;
-        call(settle);
+        discardResult(call(settle), "the wait's end is all that matters; the error returned says why we gave up");
         return fail(code, why, QStringLiteral("incus operation %1 (%2)").arg(operation.id, operation.description));
     };
     for (;;) {
@@ -445,7 +445,7 @@ Result<ExecResult> IncusClient::exec(const QString &name, const QStringList &arg
         httpkit::Request del;
         del.method = "DELETE";
         del.path = file;
-        call(del);
+        discardResult(call(del), "a log file left on the server is removed with its instance");
     }
     return result;
 }

@@ -188,7 +188,7 @@ Result<QString> DockerRuntime::ensureNoEgressNetwork(const QString &installId)
         r.method = "DELETE";
         r.path = QStringLiteral("/networks/") + mine;
         r.timeoutMs = 60000;
-        (void)m_client.call(r);
+        discardResult(m_client.call(r), "a duplicate left over stays unused: everyone joins the oldest");
     }
     if (now->isEmpty())
         return fail(ErrorCode::Conflict,
@@ -312,7 +312,8 @@ Result<QString> DockerRuntime::run(const ContainerSpec &spec)
     auto created = m_client.post(QStringLiteral("/containers/create"), query, compactJson(body));
     if (!created) {
         if (networkLock)
-            (void)releaseNoEgressNetwork(install); // a network made just for this container goes too
+            // A network made just for this container goes too.
+            discardResult(releaseNoEgressNetwork(install), "the create error is the one to report");
         return std::unexpected(created.error());
     }
     networkLock.reset();
@@ -324,7 +325,7 @@ Result<QString> DockerRuntime::run(const ContainerSpec &spec)
         // Into the created container's file system, so the process finds them when it starts.
         auto tar = dockerapi::tarOfFiles(spec.files);
         if (!tar) {
-            (void)remove(id);
+            discardResult(remove(id), "the error being returned is the one to report");
             return std::unexpected(tar.error());
         }
         Request put;
@@ -337,7 +338,7 @@ Result<QString> DockerRuntime::run(const ContainerSpec &spec)
         auto written = m_client.call(put);
         wipeBytes(put.body);
         if (!written) {
-            (void)remove(id);
+            discardResult(remove(id), "the error being returned is the one to report");
             return std::unexpected(written.error());
         }
     }
@@ -345,12 +346,13 @@ Result<QString> DockerRuntime::run(const ContainerSpec &spec)
         const QJsonObject join{{QStringLiteral("Container"), id}};
         if (auto joined = m_client.post(QStringLiteral("/networks/%1/connect").arg(network), {}, compactJson(join));
             !joined) {
-            (void)remove(id);
+            discardResult(remove(id), "the error being returned is the one to report");
             return std::unexpected(joined.error());
         }
     }
     if (auto started = start(id); !started) {
-        (void)remove(id); // the contract: on failure nothing is left behind
+        // The contract: on failure nothing is left behind.
+        discardResult(remove(id), "the start error is the one to report");
         return std::unexpected(started.error());
     }
     return id;

@@ -172,7 +172,7 @@ void removeStaleExports(const dockerapi::DockerClient &docker)
         remove.path = QStringLiteral("/containers/") + c.value(QLatin1String("Id")).toString();
         remove.addQuery(QStringLiteral("force"), QStringLiteral("1"));
         remove.timeoutMs = 30000;
-        docker.call(remove);
+        discardResult(docker.call(remove), "one that stays is tried again at the next export");
     }
 }
 
@@ -201,7 +201,7 @@ Status exportImage(const dockerapi::DockerClient &docker, const QString &image, 
     remove.path = QStringLiteral("/containers/") + id;
     remove.addQuery(QStringLiteral("force"), QStringLiteral("1"));
     remove.timeoutMs = 30000;
-    docker.call(remove);
+    discardResult(docker.call(remove), "its label marks it: a later export removes it once it is stale");
     if (!streamed)
         return std::unexpected(streamed.error());
     if (writeFailed || !file.flush())

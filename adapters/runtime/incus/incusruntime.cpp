@@ -245,9 +245,10 @@ Result<QString> IncusRuntime::run(const ContainerSpec &spec)
     // Files go in before the app starts: the instance is made stopped, filled, then started.
     post.start = spec.files.isEmpty();
     const QDeadlineTimer deadline(m_options.startTimeoutMs);
-    auto cleanUp = [this, &spec](const Error &error) -> Result<QString> {
+    auto cleanUp = [this, &spec](Error error) -> Result<QString> {
         // Nothing half-made stays behind: a later deploy would trip over the name.
-        remove(spec.name);
+        if (auto removed = remove(spec.name); !removed)
+            error.message += QStringLiteral("; removing the half-made instance failed too: ") + removed.error().text();
         return std::unexpected(error);
     };
     if (auto created = m_client.createInstance(post, m_options.startTimeoutMs); !created) {

@@ -147,7 +147,8 @@ void DockerServiceProvisioner::releaseNetwork(const QString &installId, const QS
         m_client.get(u"/containers/json"_s, {{u"all"_s, u"1"_s}, {u"filters"_s, QString::fromUtf8(compact(filters))}});
     if (!users || !users->json().array().isEmpty())
         return;
-    (void)deleteObject(m_client, u"/networks/"_s + name, false);
+    discardResult(deleteObject(m_client, u"/networks/"_s + name, false),
+                  "an unused network is tried again next release");
 }
 
 QString DockerServiceProvisioner::lastLogLines(const QString &container, int lines)
@@ -315,11 +316,13 @@ Result<ServiceEndpoint> DockerServiceProvisioner::provision(const ServiceRequest
 
     auto cleanUp = [&](const QString &id) {
         if (!id.isEmpty())
-            (void)deleteObject(m_client, u"/containers/"_s + id, true);
+            discardResult(deleteObject(m_client, u"/containers/"_s + id, true),
+                          "the provisioning error is the one to report");
         // A volume made now holds nothing but a half-initialised first start: it goes, so the
         // next deploy starts clean. One that held earlier data stays.
         if (madeVolume)
-            (void)deleteObject(m_client, u"/volumes/"_s + volume, true);
+            discardResult(deleteObject(m_client, u"/volumes/"_s + volume, true),
+                          "the provisioning error is the one to report");
         releaseNetwork(request.installId, request.app);
     };
     if (progress)

@@ -198,7 +198,7 @@ Outcome Execution::runApprove(const Step &step, RunStepRecord &rec, const Cancel
         if (record.status == approval::Pending) {
             // Past its time but not swept yet (the engine sweeps periodically): settle it now.
             if (record.expiresMs != 0 && record.expiresMs <= m_deps.clock.nowMs()) {
-                (void)approvals->expire();
+                discardResult(approvals->expire(), "the lookup that follows sees what the sweep settled");
                 lookNow = true;
             }
             continue;

@@ -107,6 +107,27 @@ private:
         }
         return digest;
     }
+    // A step's scratch directory goes when the step ends.
+    void removeStepDir(const QString &stepKey)
+    {
+        discardResult(m_deps.workspace.removeStep(m_run.id, stepKey),
+                      "what stays goes with the run's directory at the run's end");
+    }
+    // A cache entry whose blob is gone; one that stays is replaced when the step's outputs are
+    // cached again.
+    void forgetCached(const QString &hash)
+    {
+        discardResult(StepCacheRepository(m_deps.db).remove(hash), "the next put of this hash replaces it");
+    }
+    // Outputs of a step that succeeded, by content, so that the same step is not run again.
+    void cacheOutputs(const Step &step, const RunStepRecord &rec, const QJsonObject &outputs)
+    {
+        const StepCacheRecord entry{rec.hash, QString::fromUtf8(QJsonDocument(outputs).toJson(QJsonDocument::Compact)),
+                                    m_run.id, step.path, m_log.nowMs()};
+        if (auto cached = StepCacheRepository(m_deps.db).put(entry); !cached)
+            m_log.note(step.path, QStringLiteral("caching the step's outputs failed (it runs again next time): ") +
+                                      cached.error().text());
+    }
     adapters::LogSink sinkFor(const QString &stepId)
     {
         return [this, stepId](const QString &line) {

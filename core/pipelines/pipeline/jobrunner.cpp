@@ -194,24 +194,32 @@ Outcome Execution::runOnce(const Step &step, const QString &parentId, const Canc
 
 Outcome Execution::runParallel(const Step &step, const CancelToken &cancel)
 {
-    const int limit = step.parallelLimit > 0 ? step.parallelLimit : int(step.steps.size());
     LinkedCancel group(cancel, 0);
-    QList<Outcome> outcomes(qsizetype(step.steps.size()), Outcome::Succeeded);
-    size_t next = 0;
-    while (next < step.steps.size()) {
-        std::vector<std::thread> batch;
-        const size_t start = next;
-        for (; next < step.steps.size() && int(next - start) < limit; ++next) {
-            batch.emplace_back([this, &step, &outcomes, &group, i = next] {
-                outcomes[qsizetype(i)] = runStep(step.steps[i], step.path, group.token());
-                if (step.failFast && outcomes[qsizetype(i)] != Outcome::Succeeded)
+    // One slot per branch, written by that branch only.
+    std::vector<Outcome> outcomes(step.steps.size(), Outcome::Succeeded);
+    std::atomic_bool failedFast = false;
+    {
+        ParallelGroup branches(m_deps.parallelPool != nullptr ? *m_deps.parallelPool : ParallelPool::shared(),
+                               step.parallelLimit);
+        for (size_t i = 0; i < step.steps.size(); ++i) {
+            branches.run([this, &step, &outcomes, &group, &failedFast, i] {
+                outcomes[i] = runStep(step.steps[i], step.path, group.token());
+                if (step.failFast && outcomes[i] != Outcome::Succeeded && outcomes[i] != Outcome::Aborted) {
+                    failedFast = true;
                     group.cancelAll();
+                }
             });
         }
-        for (std::thread &t : batch)
-            t.join();
+    } // every branch has ended
+    QList<Outcome> combined;
+    for (Outcome o : outcomes) {
+        // Siblings fail_fast cut short show as aborted, but the step failed: its hooks are
+        // on_failure's, not on_abort's (as in Concourse). A run's own abort stays an abort.
+        if (failedFast && !cancel.isCancelled() && o == Outcome::Aborted)
+            continue;
+        combined << o;
     }
-    return combineParallel(outcomes);
+    return combineParallel(combined);
 }
 
 Result<adapters::Version> Execution::chooseVersion(const Step &step, const Resource &resource,
@@ -262,7 +270,10 @@ Result<adapters::Version> Execution::chooseVersion(const Step &step, const Resou
     QList<QPair<QString, QString>> rows;
     for (const adapters::Version &v : std::as_const(*found))
         rows.append({versionJson(v), QString()});
-    versions.add(m_run.pipeline, resource.name, rows, m_log.nowMs());
+    if (auto added = versions.add(m_run.pipeline, resource.name, rows, m_log.nowMs()); !added)
+        m_log.note(step.path,
+                   QStringLiteral("recording the versions found failed (the next check finds them again): ") +
+                       added.error().text());
     return found->last();
 }
 
@@ -279,7 +290,11 @@ Outcome Execution::runGet(const Step &step, RunStepRecord &rec, const LinkedCanc
     auto version = chooseVersion(step, *resource, *type, cancel);
     if (!version)
         return finish(rec, outcomeOfError(version.error(), why(link)), version.error().text());
-    RunRepository(m_deps.db).recordInput(m_run.id, resource->name, versionJson(*version));
+    // What passed: constraints of later jobs go by; a run whose input is not recorded would pass
+    // nothing on, so the get errors instead.
+    if (auto recorded = RunRepository(m_deps.db).recordInput(m_run.id, resource->name, versionJson(*version));
+        !recorded)
+        return errored(rec, recorded.error());
     {
         QMutexLocker lock(&m_mutex);
         m_versions.insert(resource->name, versionToJson(*version));
@@ -320,7 +335,7 @@ Outcome Execution::fetch(const Step &step, const QString &artifact, const adapte
                 return finish(rec, Outcome::Succeeded);
             }
             // A cache entry whose blob is gone is forgotten and the step runs.
-            cache.remove(rec.hash);
+            forgetCached(rec.hash);
         }
     }
     auto dir = m_deps.workspace.createArtifact(m_run.id, artifact);
@@ -336,13 +351,9 @@ Outcome Execution::fetch(const Step &step, const QString &artifact, const adapte
         return errored(rec, digest.error());
     setArtifact(artifact, *digest);
     if (auto blob = m_deps.blobs.storeTree(*dir, cancel)) {
-        cache.put(StepCacheRecord{
-            rec.hash,
-            QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("artifact"),
-                                                         QJsonObject{{QStringLiteral("blob"), *blob},
-                                                                     {QStringLiteral("digest"), *digest}}}})
-                                  .toJson(QJsonDocument::Compact)),
-            m_run.id, step.path, m_log.nowMs()});
+        cacheOutputs(step, rec,
+                     QJsonObject{{QStringLiteral("artifact"),
+                                  QJsonObject{{QStringLiteral("blob"), *blob}, {QStringLiteral("digest"), *digest}}}});
     }
     return Outcome::Succeeded;
 }
@@ -373,11 +384,14 @@ Outcome Execution::runPut(const Step &step, RunStepRecord &rec, const LinkedCanc
     if (!dirs)
         return errored(rec, dirs.error());
     auto pushed = (*type)->out(resource->source, step.put.params, dirs->dir, cancel, sinkFor(step.path));
-    m_deps.workspace.removeStep(m_run.id, stepKey);
+    removeStepDir(stepKey);
     if (!pushed)
         return finish(rec, outcomeOfError(pushed.error(), why(link)), pushed.error().text());
-    ResourceVersionRepository(m_deps.db).add(m_run.pipeline, resource->name,
-                                             {{versionJson(pushed->version), QString()}}, m_log.nowMs());
+    if (auto added = ResourceVersionRepository(m_deps.db).add(
+            m_run.pipeline, resource->name, {{versionJson(pushed->version), QString()}}, m_log.nowMs());
+        !added)
+        m_log.note(step.path, QStringLiteral("recording the pushed version failed (the next check finds it): ") +
+                                  added.error().text());
     m_log.note(step.path, QStringLiteral("pushed %1 as %2").arg(resource->name, versionKey(pushed->version)));
     if (step.put.noGet)
         return Outcome::Succeeded;
@@ -478,7 +492,7 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
                        QStringLiteral("unchanged since run %1: outputs restored, not run again").arg((*hit)->runId));
             return finish(rec, Outcome::Succeeded);
         }
-        cache.remove(rec.hash);
+        forgetCached(rec.hash);
     }
 
     const QString stepKey = QStringLiteral("s%1-%2").arg(rec.seq).arg(qMax(1, rec.attempt));
@@ -528,11 +542,11 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
     if (result)
         rec.exitCode = result->exitCode;
     if (!result) {
-        m_deps.workspace.removeStep(m_run.id, stepKey);
+        removeStepDir(stepKey);
         return finish(rec, outcome, result.error().text());
     }
     if (outcome != Outcome::Succeeded) {
-        m_deps.workspace.removeStep(m_run.id, stepKey);
+        removeStepDir(stepKey);
         return finish(rec, outcome,
                       interruption.timedOut ? QStringLiteral("timed out after %1 ms").arg(timeoutMs)
                                             : QStringLiteral("exited with %1").arg(result->exitCode));
@@ -544,19 +558,18 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
         auto digest = treeDigest(dir, cancel);
         auto blob = m_deps.blobs.storeTree(dir, cancel);
         if (!digest || !blob) {
-            m_deps.workspace.removeStep(m_run.id, stepKey);
+            removeStepDir(stepKey);
             return errored(rec, !digest ? digest.error() : blob.error());
         }
         setArtifact(output.artifact, *digest);
         cached.insert(output.name, QJsonObject{{QStringLiteral("blob"), *blob}, {QStringLiteral("digest"), *digest}});
     }
     if (auto collected = m_deps.workspace.collectOutputs(m_run.id, *dirs, layout); !collected) {
-        m_deps.workspace.removeStep(m_run.id, stepKey);
+        removeStepDir(stepKey);
         return errored(rec, collected.error());
     }
-    m_deps.workspace.removeStep(m_run.id, stepKey);
-    cache.put(StepCacheRecord{rec.hash, QString::fromUtf8(QJsonDocument(cached).toJson(QJsonDocument::Compact)),
-                              m_run.id, step.path, m_log.nowMs()});
+    removeStepDir(stepKey);
+    cacheOutputs(step, rec, cached);
     return Outcome::Succeeded;
 }
 
@@ -590,8 +603,8 @@ Result<Pipeline> parseForRun(JobRunnerDeps &deps, const QString &pipelineName, c
 
 } // namespace
 
-using detail::Execution;
 using detail::automationFor;
+using detail::Execution;
 using detail::versionJson;
 
 RunExecutor::Result JobRunner::execute(const RunRecord &run, const CancelToken &cancel)
@@ -616,7 +629,8 @@ RunExecutor::Result JobRunner::execute(const RunRecord &run, const CancelToken &
     if (!job->hooks.isEmpty())
         outcome = execution.runHooks(job->hooks, outcome, {}, cancel);
     log.flush();
-    m_deps.workspace.removeRun(run.id);
+    if (auto removed = m_deps.workspace.removeRun(run.id); !removed)
+        qWarning("run %s: removing its directory failed: %s", qPrintable(run.id), qPrintable(removed.error().text()));
     return {outcome, outcome == Outcome::Errored ? execution.firstError() : QString()};
 }
 
@@ -648,6 +662,19 @@ void JobRunner::releaseAbandoned(const RunRecord &run)
                      qPrintable(saved.error().text()));
     }
 }
+
+namespace {
+
+// When a resource was last checked (and what the check said) is for people; the check's own
+// answer goes back either way.
+void warnUnrecordedCheck(const QString &resource, const Status &recorded)
+{
+    if (!recorded)
+        qWarning("resource %s: recording its check failed: %s", qPrintable(resource),
+                 qPrintable(recorded.error().text()));
+}
+
+} // namespace
 
 pando::Result<QList<adapters::Version>> JobRunner::checkResource(JobRunnerDeps &deps, const QString &pipelineName,
                                                                  const QByteArray &configYaml,
@@ -681,14 +708,15 @@ pando::Result<QList<adapters::Version>> JobRunner::checkResource(JobRunnerDeps &
     if (!found) {
         Error e = found.error();
         e.message = maskText(redactor, e.message);
-        versions.recordCheck(pipelineName, resourceName, deps.clock.nowMs(), e.text());
+        warnUnrecordedCheck(resourceName,
+                            versions.recordCheck(pipelineName, resourceName, deps.clock.nowMs(), e.text()));
         return std::unexpected(e);
     }
     QList<QPair<QString, QString>> rows;
     for (const adapters::Version &v : std::as_const(*found))
         rows.append({versionJson(v), QString()});
     auto added = versions.add(pipelineName, resourceName, rows, deps.clock.nowMs());
-    versions.recordCheck(pipelineName, resourceName, deps.clock.nowMs(), {});
+    warnUnrecordedCheck(resourceName, versions.recordCheck(pipelineName, resourceName, deps.clock.nowMs(), {}));
     if (!added)
         return std::unexpected(added.error());
     QList<adapters::Version> fresh;

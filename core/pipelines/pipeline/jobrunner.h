@@ -8,13 +8,15 @@
 // request is approved (used once, the step succeeds), rejected or expired (the step fails), or
 // the run is aborted (the request is withdrawn).
 //
-// Threading: execute() blocks on the calling (scheduler) thread; in_parallel children run on
-// threads of their own. Dependencies are borrowed and must be thread-safe.
+// Threading: execute() blocks on the calling (scheduler) thread; in_parallel children run on a
+// bounded pool (parallelpool.h), or on their parent's thread when the pool has no thread free.
+// Dependencies are borrowed and must be thread-safe.
 
 #include "adapters/api/resourcetype.h"
 #include "adapters/api/taskrunner.h"
 #include "core/approval/approvalservice.h"
 #include "core/pipelines/blobstore/blobstore.h"
+#include "core/pipelines/pipeline/parallelpool.h"
 #include "core/pipelines/scheduler/scheduler.h"
 #include "core/pipelines/workspace/workspace.h"
 
@@ -42,6 +44,8 @@ struct JobRunnerDeps {
     // Sign-off for approve steps; nullptr: an approve step errors. Its events must go on
     // `events` (the step wakes on them; it also looks every few seconds).
     ApprovalService *approvals = nullptr;
+    // Where in_parallel branches run; nullptr: the process-wide pool (ParallelPool::shared()).
+    ParallelPool *parallelPool = nullptr;
 };
 
 class JobRunner final : public RunExecutor {

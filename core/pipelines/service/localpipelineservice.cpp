@@ -247,11 +247,14 @@ Status LocalPipelineService::removePipeline(const QString &name, const Actor &ac
     if (auto row = PipelineRepository(m_deps.db).find(name); !row)
         return std::unexpected(row.error());
     // Stop it taking new runs, then abort what runs, then wait for those to settle.
-    m_scheduler->pause(name, QStringLiteral("being removed"));
+    if (auto paused = m_scheduler->pause(name, QStringLiteral("being removed")); !paused)
+        return paused;
     if (auto queuedOrRunning = RunRepository(m_deps.db).list(name, {}, 10000)) {
         for (const RunRecord &run : std::as_const(*queuedOrRunning))
             if (run.status == QLatin1String("queued") || run.status == QLatin1String("running"))
-                m_scheduler->abort(run.id, actor.name);
+                if (auto aborted = m_scheduler->abort(run.id, actor.name); !aborted)
+                    qWarning("pipeline %s: aborting run %s failed: %s", qPrintable(name), qPrintable(run.id),
+                             qPrintable(aborted.error().text()));
     }
     for (int i = 0; i < 300; ++i) {
         auto running = RunRepository(m_deps.db).list(name, {}, 10000);
@@ -285,8 +288,11 @@ Result<TriggerResult> LocalPipelineService::triggerJob(const QString &pipelineNa
                                     row->configVersion);
     if (!run)
         return std::unexpected(run.error());
-    m_audit.record(actor, QStringLiteral("job.trigger"), QStringLiteral("run/") + run->id, QStringLiteral("success"),
-                   QJsonObject{{QStringLiteral("pipeline"), pipelineName}, {QStringLiteral("job"), job}});
+    if (auto audited = m_audit.record(
+            actor, QStringLiteral("job.trigger"), QStringLiteral("run/") + run->id, QStringLiteral("success"),
+            QJsonObject{{QStringLiteral("pipeline"), pipelineName}, {QStringLiteral("job"), job}});
+        !audited)
+        qWarning("run %s: auditing its trigger failed: %s", qPrintable(run->id), qPrintable(audited.error().text()));
     return TriggerResult{*run};
 }
 
@@ -516,7 +522,8 @@ void LocalPipelineService::triggerLoop()
     QMutexLocker lock(&m_mutex);
     while (!m_stopping) {
         lock.unlock();
-        triggerOnce();
+        if (auto triggered = triggerOnce(); !triggered)
+            qWarning("pipelines: checking triggers failed: %s", qPrintable(triggered.error().text()));
         lock.relock();
         if (m_stopping)
             break;

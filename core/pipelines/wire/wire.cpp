@@ -443,7 +443,7 @@ Result<UnpackStats> unpackTree(const WireSource &source, const QString &dest, co
                     parentDir);
     const QString tmpDir = QFile::decodeName(tmpl);
     auto cleanup = [&tmpDir](Error error) -> Result<UnpackStats> {
-        (void)removeTree(tmpDir);
+        discardResult(removeTree(tmpDir), "the unpack's own error is the one to report");
         return std::unexpected(std::move(error));
     };
 

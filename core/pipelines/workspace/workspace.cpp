@@ -205,7 +205,7 @@ Result<CopyStats> copyTree(const QString &from, const QString &to)
                               : fail(ErrorCode::Failed, QStringLiteral("cannot open: ") + errnoText(errno), to);
     if (!st) {
         dst = UniqueFd();
-        (void)removeTree(to);
+        discardResult(removeTree(to), "the copy's own error is the one to report");
         return std::unexpected(st.error());
     }
     struct stat rootSt {};
@@ -328,7 +328,7 @@ Result<StepDirs> Workspace::createStep(const QString &runId, const QString &step
     if (!QDir().mkpath(dir))
         return fail(ErrorCode::Failed, QStringLiteral("cannot create the step's directory"), dir);
     auto undo = [&dir](Error e) -> Result<StepDirs> {
-        (void)removeTree(dir);
+        discardResult(removeTree(dir), "the error being returned is the one to report");
         return std::unexpected(std::move(e));
     };
 

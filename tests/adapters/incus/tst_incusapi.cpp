@@ -60,7 +60,7 @@ private Q_SLOTS:
     void cleanupTestCase()
     {
         if (!m_instance.isEmpty())
-            incus::IncusRuntime().remove(m_instance);
+            discardResult(incus::IncusRuntime().remove(m_instance), "clean-up: a leftover shows in the next test");
     }
 
     void server()
@@ -171,9 +171,10 @@ private Q_SLOTS:
                  {{QStringLiteral("config"), QJsonObject{{QStringLiteral("core.https_address"), address}}}}));
         QVERIFY2(listen, qPrintable(listen ? QString() : listen.error().text()));
         auto stopListening = qScopeGuard([this] {
-            m_client.call(
-                json("PATCH", QStringLiteral("/1.0"),
-                     {{QStringLiteral("config"), QJsonObject{{QStringLiteral("core.https_address"), QString()}}}}));
+            discardResult(m_client.call(json("PATCH", QStringLiteral("/1.0"),
+                                             {{QStringLiteral("config"),
+                                               QJsonObject{{QStringLiteral("core.https_address"), QString()}}}})),
+                          "clean-up: a listener left on shows in the next test");
         });
 
         // The server's certificate, pinned; a client certificate of our own.
@@ -241,7 +242,7 @@ private Q_SLOTS:
             httpkit::Request del;
             del.method = "DELETE";
             del.path = QStringLiteral("/1.0/certificates/") + fingerprint;
-            m_client.call(del);
+            discardResult(m_client.call(del), "clean-up: a leftover shows in the next test");
         });
         QVERIFY(remoteRuntime.ping());
         auto listed = remote.instances();

@@ -78,7 +78,8 @@ private:
     QStringList allLogs(const QString &id)
     {
         QStringList out;
-        m_runtime.logs(id, -1, false, CancelToken(), [&out](const LogLine &l) { out << l.text; });
+        discardResult(m_runtime.logs(id, -1, false, CancelToken(), [&out](const LogLine &l) { out << l.text; }),
+                      "the lines are what the tests compare");
         return out;
     }
 
@@ -113,10 +114,10 @@ private Q_SLOTS:
             return;
         if (auto left = m_runtime.containers({{TestLabel, m_run}}))
             for (const ContainerInfo &c : *left)
-                m_runtime.remove(c.id);
+                discardResult(m_runtime.remove(c.id), "clean-up: a leftover shows in the next test");
         if (auto images = m_runtime.images({{TestLabel, m_run}}))
             for (const ImageInfo &i : *images)
-                m_runtime.removeImage(i.id);
+                discardResult(m_runtime.removeImage(i.id), "clean-up: a leftover shows in the next test");
     }
 
     void capabilities()
@@ -178,8 +179,10 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(allLogs(*id).contains(QStringLiteral("ready with it's a \"quoted\" $value")), 5000);
         CancelToken cancel;
         QStringList followed;
-        std::thread follower(
-            [&] { m_runtime.logs(*id, 0, true, cancel, [&](const LogLine &l) { followed << l.text; }); });
+        std::thread follower([&] {
+            discardResult(m_runtime.logs(*id, 0, true, cancel, [&](const LogLine &l) { followed << l.text; }),
+                          "the lines followed are what the test compares");
+        });
         QElapsedTimer t;
         t.start();
         while (t.elapsed() < 5000 && !allLogs(*id).contains(QStringLiteral("later")))
@@ -355,8 +358,9 @@ private Q_SLOTS:
         // cache, and the Incus image is tagged again rather than made anew.
         adapters::docker::DockerRuntime docker;
         auto cleanDocker = qScopeGuard([&] {
-            docker.removeImage(request.tag);
-            docker.removeImage(request.tag + QStringLiteral("-again"));
+            discardResult(docker.removeImage(request.tag), "clean-up: a leftover shows in the next test");
+            discardResult(docker.removeImage(request.tag + QStringLiteral("-again")),
+                          "clean-up: a leftover shows in the next test");
         });
         QVERIFY(docker.imageId(request.tag));
         BuildRequest again = request;

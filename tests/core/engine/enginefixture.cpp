@@ -142,10 +142,10 @@ void EngineFixture::cleanDocker()
         return;
     if (auto containers = m_runtime->containers(installLabels()))
         for (const auto &c : std::as_const(*containers))
-            m_runtime->remove(c.id);
+            discardResult(m_runtime->remove(c.id), "clean-up between tests: a leftover shows in the next test");
     if (auto images = m_runtime->images(installLabels()))
         for (const auto &i : std::as_const(*images))
-            m_runtime->removeImage(i.id);
+            discardResult(m_runtime->removeImage(i.id), "clean-up between tests: a leftover shows in the next test");
 }
 
 } // namespace pando::test

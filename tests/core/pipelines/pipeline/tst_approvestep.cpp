@@ -11,6 +11,7 @@
 #include "core/pipelines/runview/runview.h"
 #include "core/pipelines/scheduler/scheduler.h"
 #include "core/state/pipelinerepositories.h"
+#include "tests/core/pipelines/pipeline/queuedrun.h"
 #include "tests/support/component.h"
 #include "tests/support/drivers.h"
 #include "tests/support/pgharness.h"
@@ -131,26 +132,7 @@ class TestApproveStep : public QObject {
     // Stores the pipeline, queues a run of its job by alice and claims it.
     RunRecord queue(const QByteArray &yaml, const QString &owner = u"test-owner"_s)
     {
-        auto set =
-            PipelineRepository(*m_db).set(u"app"_s, QString::fromUtf8(yaml), u"version: 1.2.3\n"_s, m_clock->nowMs());
-        if (!set)
-            qFatal("storing the pipeline failed: %s", qPrintable(set.error().text()));
-        RunRecord run;
-        run.pipeline = u"app"_s;
-        run.job = u"ship"_s;
-        run.trigger = u"manual"_s;
-        run.actor = u"user:alice"_s;
-        run.inputsJson = u"{}"_s;
-        run.configVersion = set->configVersion;
-        run.createdMs = m_clock->nowMs();
-        RunRepository runs(*m_db);
-        auto queued = runs.enqueue(run);
-        if (!queued)
-            qFatal("queueing failed: %s", qPrintable(queued.error().text()));
-        auto claimed = runs.claimNext(u"app"_s, 0, owner, m_clock->nowMs());
-        if (!claimed || !claimed->has_value())
-            qFatal("claiming the run failed");
-        return **claimed;
+        return test::queueShipRun(*m_db, *m_clock, yaml, u"version: 1.2.3\n"_s, owner);
     }
 
     void start(RunningJob &job, JobRunner &runner)

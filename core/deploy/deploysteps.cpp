@@ -1,0 +1,436 @@
+#include "deploysteps.h"
+
+#include "core/capacity/capacity.h"
+#include "core/deploy/healthprobe.h"
+#include "core/deploy/imagereuse.h"
+#include "core/deploy/servicestep.h"
+#include "core/deploy/steprecorder.h"
+#include "core/state/repositories.h"
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QThread>
+
+namespace pando::core {
+
+namespace {
+
+QString workRoot(const Services &s, const QString &app)
+{
+    return s.dataDir + QStringLiteral("/work/") + app;
+}
+
+// What approvers see: what will run and what changed since the version serving now. Values of
+// environment variables and build arguments stay out: they may be secrets.
+QJsonObject planForApprovers(const DeployRecord &deploy, const AppSpec &spec, const Plan &plan, const AppSpec *current,
+                             const DeployRecord *serving, const policy::Decision &decision)
+{
+    QJsonObject o{{QStringLiteral("app"), deploy.app},
+                  {QStringLiteral("deploy"), deploy.id},
+                  {QStringLiteral("ref"), deploy.ref},
+                  {QStringLiteral("commit"), deploy.commit},
+                  {QStringLiteral("repo"), spec.source.repo},
+                  {QStringLiteral("dockerfile"), plan.dockerfile},
+                  {QStringLiteral("port"), plan.container.port},
+                  {QStringLiteral("memory_bytes"), plan.container.memoryBytes},
+                  {QStringLiteral("cpus"), plan.container.cpus},
+                  {QStringLiteral("egress"), egressName(spec.network.egress)},
+                  {QStringLiteral("env"), QJsonArray::fromStringList(plan.container.env.keys())},
+                  {QStringLiteral("reasons"), QJsonArray::fromStringList(decision.reasons)}};
+    if (!plan.container.command.isEmpty())
+        o.insert(QStringLiteral("command"), QJsonArray::fromStringList(plan.container.command));
+    if (!plan.notes.isEmpty())
+        o.insert(QStringLiteral("notes"), QJsonArray::fromStringList(plan.notes));
+    if (serving != nullptr) {
+        QJsonObject was{{QStringLiteral("deploy"), serving->id}, {QStringLiteral("commit"), serving->commit}};
+        if (current != nullptr) {
+            was.insert(QStringLiteral("repo"), current->source.repo);
+            was.insert(QStringLiteral("memory_bytes"), current->run.memoryBytes);
+            was.insert(QStringLiteral("cpus"), current->run.cpus);
+            was.insert(QStringLiteral("egress"), egressName(current->network.egress));
+        }
+        o.insert(QStringLiteral("serving"), was);
+    }
+    return o;
+}
+
+// Asks for sign-off when the host policy wants it: records the approval step as waiting and
+// the deploy as awaiting-approval, and returns true (the runner stops here).
+Result<bool> holdForApproval(DeployRun &run)
+{
+    Services &s = run.s;
+    if (s.approvals == nullptr || s.approvalPolicy == nullptr || s.approvalPolicy->isEmpty())
+        return false;
+    // What serves now is what the change rules compare against.
+    std::optional<DeployRecord> serving;
+    std::optional<AppSpec> current;
+    if (!run.previous.isEmpty()) {
+        if (auto found = DeployRepository(s.db).find(run.previous)) {
+            serving = *found;
+            if (!found->specYaml.isEmpty())
+                if (auto parsed = parseAppSpec(found->specYaml.toUtf8()))
+                    current = *parsed;
+        }
+    }
+    DeployRecord &deploy = run.deploy;
+    const policy::Decision decision = s.approvalPolicy->decide(current ? &*current : nullptr, run.spec, deploy.app);
+    if (!decision.needsApproval)
+        return false;
+
+    StepRecorder step(s, deploy, run.seq++, QStringLiteral("approval"));
+    const QJsonObject shown = planForApprovers(deploy, run.spec, run.plan, current ? &*current : nullptr,
+                                               serving ? &*serving : nullptr, decision);
+    const QString summary =
+        QStringLiteral("deploy %1 of %2 at %3: %4")
+            .arg(deploy.id, deploy.app, deploy.commit.left(12), decision.reasons.join(QStringLiteral("; ")));
+    auto requested = s.approvals->request(
+        QString(approval::KindDeploy), QStringLiteral("deploy/") + deploy.id, Actor{deploy.actor, {}, {}}, summary,
+        QString::fromUtf8(QJsonDocument(shown).toJson(QJsonDocument::Compact)), s.approvalTtlMs);
+    if (!requested)
+        return std::unexpected(step.failWith(requested.error()));
+    deploy.approvalId = requested->id;
+    deploy.status = QStringLiteral("awaiting-approval");
+    if (auto saved = DeployRepository(s.db).update(deploy); !saved)
+        return std::unexpected(step.failWith(saved.error()));
+    step.waitFor(QStringLiteral("waiting for approval %1 (%2); approve with `pando approvals approve %1`")
+                     .arg(requested->id, decision.reasons.join(QStringLiteral("; "))));
+    s.publish(QStringLiteral("deploy.awaiting-approval"), deploy.app, deploy.id,
+              QJsonObject{{QStringLiteral("approval"), requested->id},
+                          {QStringLiteral("reasons"), QJsonArray::fromStringList(decision.reasons)}});
+    return true;
+}
+
+// A deploy resumed after its approval uses it once: a second run of this job (a crash right
+// here, say) finds it used and fails rather than deploying twice on one sign-off.
+Status consumeApproval(DeployRun &run)
+{
+    DeployRecord &deploy = run.deploy;
+    auto used = run.s.approvals != nullptr
+                    ? run.s.approvals->consume(deploy.approvalId)
+                    : Result<ApprovalRecord>(fail(ErrorCode::Internal, QStringLiteral("approvals are not available")));
+    if (!used) {
+        deploy.failedStep = QStringLiteral("approval");
+        deploy.error = used.error().text();
+        finishWaitingSteps(run.s, deploy, QStringLiteral("failed"), used.error().text());
+        return std::unexpected(used.error());
+    }
+    finishWaitingSteps(
+        run.s, deploy, QStringLiteral("succeeded"),
+        QStringLiteral("%1 approved by %2%3")
+            .arg(used->id, used->decidedBy, used->reason.isEmpty() ? QString() : QStringLiteral(": ") + used->reason));
+    return {};
+}
+
+// The runtime takes container names of limited length; refused at plan time, with the figures.
+Status checkNameLength(const DeployRun &run, const adapters::RuntimeCapabilities &caps)
+{
+    const QString name = containerName(run.deploy.app, run.deploy.id);
+    if (caps.maxNameLength <= 0 || name.size() <= caps.maxNameLength)
+        return {};
+    return fail(ErrorCode::Invalid,
+                QStringLiteral("the %1 runtime takes names of at most %2 characters, and this app's are %3 (%4)")
+                    .arg(caps.kind)
+                    .arg(caps.maxNameLength)
+                    .arg(name.size())
+                    .arg(name),
+                QStringLiteral("name"),
+                QStringLiteral("use an app name of at most %1 characters")
+                    .arg(caps.maxNameLength - (name.size() - run.deploy.app.size())));
+}
+
+} // namespace
+
+DeployRun::DeployRun(Services &services, DeployRecord record, AppRecord appRecord, const CancelToken &token)
+    : s(services), cancel(token), deploy(std::move(record)), app(std::move(appRecord))
+{
+    previous = app.currentDeploy;
+    resumed = !deploy.approvalId.isEmpty();
+}
+
+DeployRun::~DeployRun()
+{
+    // The app's other work need not wait for the tree to go.
+    if (appLock.owns_lock())
+        appLock.unlock();
+    if (!checkoutDir.isEmpty())
+        QDir(checkoutDir).removeRecursively();
+}
+
+void DeployRun::save()
+{
+    if (auto saved = DeployRepository(s.db).update(deploy); !saved)
+        qWarning("deploy %s: saving its progress failed: %s", qPrintable(deploy.id), qPrintable(saved.error().text()));
+}
+
+namespace deploysteps {
+
+Result<StepEnd> fetch(DeployRun &run)
+{
+    DeployRecord &deploy = run.deploy;
+    // The spec as it was when the deploy was asked for: editing the app meanwhile (while this
+    // deploy waits for approval, say) does not change what it runs.
+    auto spec = parseAppSpec((deploy.specYaml.isEmpty() ? run.app.specYaml : deploy.specYaml).toUtf8());
+    if (!spec)
+        return std::unexpected(spec.error());
+    run.spec = *spec;
+    run.ref = deploy.ref.isEmpty() ? run.spec.source.ref : deploy.ref;
+    // The commit resolved when the deploy was asked for; a branch that moved since does not
+    // change what this deploy builds.
+    const QString target = deploy.commit.isEmpty() ? run.ref : deploy.commit;
+    QDir().mkpath(workRoot(run.s, deploy.app));
+    auto checkout = run.s.source.checkout(run.spec.source.repo, target, workRoot(run.s, deploy.app), run.cancel,
+                                          [](const QString &) {});
+    if (!checkout)
+        return std::unexpected(checkout.error());
+    run.checkoutDir = checkout->directory;
+    deploy.commit = checkout->commit;
+    run.save();
+    return StepEnd{QStringLiteral("%1 at %2").arg(run.ref, checkout->commit.left(12))};
+}
+
+Result<StepEnd> detect(DeployRun &run)
+{
+    auto detected = core::detect(run.spec, run.checkoutDir);
+    if (!detected)
+        return std::unexpected(detected.error());
+    run.detection = *detected;
+    return StepEnd{QStringLiteral("%1 (%2)").arg(run.detection.dockerfile, run.detection.builder)};
+}
+
+Result<StepEnd> plan(DeployRun &run)
+{
+    Services &s = run.s;
+    // The spec's runtime, or the install's default one.
+    auto caps = s.runtime.capabilitiesOf(run.spec.runtime);
+    if (!caps)
+        return std::unexpected(caps.error());
+    if (auto fits = checkNameLength(run, *caps); !fits)
+        return std::unexpected(fits.error());
+    auto planned = makePlan(run.spec, s.policy, *caps, run.checkoutDir);
+    if (!planned)
+        return std::unexpected(planned.error());
+    // Room on the runtime beside what other apps committed (core/capacity).
+    auto room = capacity::checkRoom(s.db, s.runtime, s.policy, run.deploy.app, run.spec, *caps, planned->container);
+    if (!room)
+        return std::unexpected(room.error());
+    if (!room->isEmpty())
+        planned->notes << *room;
+    run.plan = *planned;
+    auto injected = SecretInjection::prepare(s, run.deploy.app, run.spec);
+    if (!injected)
+        return std::unexpected(injected.error());
+    run.secrets = std::move(*injected);
+    if (auto servicesOk = checkServicesPlan(s, run.spec); !servicesOk)
+        return std::unexpected(servicesOk.error());
+    qint64 servingSince = 0;
+    if (!run.previous.isEmpty())
+        if (auto serving = DeployRepository(s.db).find(run.previous))
+            servingSince = serving->startedMs;
+    if (const QString said = run.secrets.describe(servingSince); !said.isEmpty())
+        run.plan.notes << said; // names only
+    return StepEnd{run.plan.notes.join(QStringLiteral("; "))};
+}
+
+Result<StepEnd> approval(DeployRun &run)
+{
+    if (run.resumed) {
+        if (auto used = consumeApproval(run); !used)
+            return std::unexpected(used.error());
+        return StepEnd{};
+    }
+    auto held = holdForApproval(run);
+    if (!held)
+        return std::unexpected(held.error());
+    return StepEnd{.hold = *held};
+}
+
+Result<StepEnd> build(DeployRun &run)
+{
+    DeployRecord &deploy = run.deploy;
+    if (const auto reused = reuseImage(run.s, deploy, run.spec)) {
+        deploy.imageId = reused->imageId;
+        run.save();
+        return StepEnd{
+            QStringLiteral("%1, built by %2 from the same commit").arg(reused->imageId.left(19), reused->fromDeploy)};
+    }
+    adapters::BuildRequest request;
+    request.contextDir = run.plan.contextDir;
+    request.dockerfile = run.plan.dockerfile;
+    request.runtime = run.spec.runtime;
+    request.tag = imageTag(deploy.app, deploy.id);
+    request.labels = run.s.labels();
+    request.buildArgs = run.spec.build.args;
+    auto image = run.s.runtime.build(request, run.cancel, [](const QString &) {});
+    if (!image)
+        return std::unexpected(image.error());
+    deploy.imageId = *image;
+    run.save();
+    return StepEnd{image->left(19)};
+}
+
+bool hasServices(const DeployRun &run)
+{
+    return !run.spec.services.isEmpty();
+}
+
+Result<StepEnd> services(DeployRun &run)
+{
+    auto ready = provisionServices(run.s, run.deploy.app, run.spec, run.cancel);
+    if (!ready)
+        return std::unexpected(ready.error());
+    run.provisioned = std::move(*ready);
+    return StepEnd{run.provisioned.summary.join(QStringLiteral("; "))};
+}
+
+Result<StepEnd> start(DeployRun &run)
+{
+    DeployRecord &deploy = run.deploy;
+    adapters::ContainerSpec cs = run.plan.container;
+    cs.name = containerName(deploy.app, deploy.id);
+    cs.image = deploy.imageId;
+    cs.labels.insert(run.s.labels(deploy.app, deploy.id));
+    run.secrets.applyTo(cs);
+    applyServices(run.provisioned, cs);
+    auto id = run.s.runtime.run(cs);
+    run.secrets.scrub(cs);
+    scrubServices(run.provisioned, cs);
+    run.secrets.wipe();
+    if (!id)
+        return std::unexpected(id.error());
+    deploy.containerId = *id;
+    run.save();
+    auto info = run.s.runtime.inspect(*id);
+    if (!info)
+        return std::unexpected(info.error());
+    run.container = *info;
+    // A container that already exited has no address; the health step says why it exited.
+    if (run.container.address.isEmpty() && run.container.state == QLatin1String("running"))
+        return fail(ErrorCode::Failed, QStringLiteral("the container has no address"));
+    return StepEnd{QStringLiteral("%1 at %2:%3").arg(id->left(12), run.container.address).arg(run.plan.container.port)};
+}
+
+Result<StepEnd> health(DeployRun &run)
+{
+    adapters::Runtime &runtime = run.s.runtime;
+    const QString containerId = run.deploy.containerId;
+    auto alive = [&runtime, containerId]() -> Status {
+        auto info = runtime.inspect(containerId);
+        if (info && info->state != QLatin1String("running") && info->state != QLatin1String("created"))
+            return fail(ErrorCode::Failed,
+                        QStringLiteral("the container stopped (%1, exit code %2)").arg(info->state).arg(info->exitCode),
+                        {}, QStringLiteral("see its output with `pando logs` or in the deploy's build step"));
+        return {};
+    };
+    const Plan &plan = run.plan;
+    auto probed = probeUntilHealthy(run.container.address, plan.container.port, plan.healthPath,
+                                    plan.healthTimeoutSeconds * 1000, plan.healthIntervalMs, run.cancel, alive);
+    if (!probed) {
+        Error error = probed.error();
+        // The app's last words usually say why it did not come up; without them the error
+        // above still says what failed.
+        QStringList lines;
+        discardResult(
+            runtime.logs(containerId, 5, false, run.cancel, [&lines](const adapters::LogLine &l) { lines << l.text; }),
+            "its last output only adds to the health error");
+        if (!lines.isEmpty())
+            error.message += QStringLiteral("; last output: ") + lines.join(QStringLiteral(" | "));
+        return std::unexpected(error);
+    }
+    return StepEnd{
+        QStringLiteral("GET %1 → %2 after %3 probe(s)").arg(plan.healthPath).arg(probed->status).arg(probed->attempts)};
+}
+
+Result<StepEnd> switchTraffic(DeployRun &run)
+{
+    Services &s = run.s;
+    DeployRecord &deploy = run.deploy;
+    auto route = s.router.ensure(deploy.app, run.app.routePort);
+    if (!route)
+        return std::unexpected(route.error());
+    if (route->port != run.app.routePort)
+        if (auto kept = AppRepository(s.db).setRoutePort(deploy.app, route->port, s.clock.nowMs()); !kept)
+            // The router keeps the port it gave; the next deploy asks for it again.
+            qWarning("deploy %s: recording route port %d failed: %s", qPrintable(deploy.id), route->port,
+                     qPrintable(kept.error().text()));
+    if (auto switched = s.router.setBackend(deploy.app, run.container.address, run.plan.container.port); !switched)
+        return std::unexpected(switched.error());
+    if (auto saved = AppRepository(s.db).setCurrentDeploy(deploy.app, deploy.id, s.clock.nowMs()); !saved) {
+        // Put the old backend back so what serves matches what is recorded.
+        if (!run.previous.isEmpty()) {
+            auto old = DeployRepository(s.db).find(run.previous);
+            if (old && !old->containerId.isEmpty())
+                if (auto info = s.runtime.inspect(old->containerId))
+                    if (auto back = s.router.setBackend(deploy.app, info->address, run.plan.container.port); !back)
+                        qWarning("deploy %s: routing back to %s failed: %s", qPrintable(deploy.id),
+                                 qPrintable(run.previous), qPrintable(back.error().text()));
+        }
+        return std::unexpected(saved.error());
+    }
+    deploy.status = QStringLiteral("succeeded");
+    deploy.finishedMs = s.clock.nowMs();
+    run.save();
+    s.publish(QStringLiteral("deploy.succeeded"), deploy.app, deploy.id,
+              QJsonObject{{QStringLiteral("url"), route->url.toString()}});
+    if (auto audited =
+            s.audit.record(Actor::system(QStringLiteral("deploy")), QStringLiteral("deploy.finish"),
+                           QStringLiteral("deploy/") + deploy.id, QStringLiteral("success"),
+                           QJsonObject{{QStringLiteral("app"), deploy.app}, {QStringLiteral("commit"), deploy.commit}});
+        !audited)
+        qWarning("deploy %s: auditing its success failed: %s", qPrintable(deploy.id),
+                 qPrintable(audited.error().text()));
+    return StepEnd{route->url.toString()};
+}
+
+Result<StepEnd> retire(DeployRun &run)
+{
+    if (run.s.retireGraceMs > 0 && !run.previous.isEmpty())
+        QThread::msleep(quint64(run.s.retireGraceMs));
+    retireOldVersions(run.s, run.deploy.app, run.deploy.id);
+    return StepEnd{run.previous.isEmpty() ? QStringLiteral("nothing to retire")
+                                          : QStringLiteral("retired ") + run.previous};
+}
+
+} // namespace deploysteps
+
+void retireOldVersions(Services &s, const QString &app, const QString &keepDeploy)
+{
+    auto containers = s.runtime.containers(s.labels(app));
+    if (containers) {
+        for (const adapters::ContainerInfo &c : *containers) {
+            if (c.labels.value(QLatin1String(adapters::LabelDeploy)) == keepDeploy || isServiceContainer(c))
+                continue;
+            discardResult(s.runtime.stop(c.id, 10), "removing it below stops it too; that error is the one to tell");
+            if (auto removed = s.runtime.remove(c.id); !removed)
+                qWarning("retire %s: removing container %s failed: %s", qPrintable(app), qPrintable(c.id),
+                         qPrintable(removed.error().text()));
+        }
+    }
+    // Keep the serving image and the newest one before it.
+    auto history = DeployRepository(s.db).listForApp(app, 50);
+    QSet<QString> keep{keepDeploy};
+    if (history) {
+        for (const DeployRecord &d : std::as_const(*history)) {
+            if (d.id != keepDeploy && d.status == QLatin1String("succeeded") && !d.imageId.isEmpty()) {
+                keep.insert(d.id);
+                break;
+            }
+        }
+    }
+    untagImages(s, app, [&keep](const QString &deployId) { return keep.contains(deployId); });
+}
+
+void removeDeployObjects(Services &s, const QString &app, const QString &deployId)
+{
+    auto containers = s.runtime.containers(s.labels(app, deployId));
+    if (containers)
+        for (const adapters::ContainerInfo &c : *containers)
+            if (auto removed = s.runtime.remove(c.id); !removed)
+                qWarning("deploy %s: removing container %s failed: %s", qPrintable(deployId), qPrintable(c.id),
+                         qPrintable(removed.error().text()));
+    if (auto removed = s.runtime.removeImage(imageTag(app, deployId)); !removed)
+        qWarning("deploy %s: removing its image failed: %s", qPrintable(deployId), qPrintable(removed.error().text()));
+}
+
+} // namespace pando::core

@@ -1,0 +1,326 @@
+// The deploy's steps one at a time, against in-memory adapters and a real SQLite state: plan
+// refuses a name the runtime cannot take and hands its plan on, start hands the container on
+// and refuses one without an address, switch routes to it and makes it the app's deploy, a
+// StepRecorder left open records its step as interrupted, and the runner's loop stops a
+// cancelled deploy between steps with nothing of it left behind.
+#include "core/deploy/deployrunner.h"
+#include "core/deploy/deploysteps.h"
+#include "core/deploy/steprecorder.h"
+#include "core/state/repositories.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace pando;
+using namespace pando::core;
+
+namespace {
+
+class FakeRuntime : public adapters::Runtime {
+public:
+    int maxNameLength = 0;
+    QString address = u"10.0.0.7"_s;
+    QList<adapters::ContainerSpec> started;
+    QStringList removed;
+
+    adapters::RuntimeCapabilities capabilities() override
+    {
+        adapters::RuntimeCapabilities caps;
+        caps.kind = u"fake"_s;
+        caps.maxNameLength = maxNameLength;
+        return caps;
+    }
+    Status ping() override { return {}; }
+    Result<QString> build(const adapters::BuildRequest &, const CancelToken &,
+                          const std::function<void(const QString &)> &) override
+    {
+        return u"sha256:built"_s;
+    }
+    Result<QString> run(const adapters::ContainerSpec &spec) override
+    {
+        started << spec;
+        adapters::ContainerInfo info;
+        info.id = u"c%1"_s.arg(started.size());
+        info.name = spec.name;
+        info.labels = spec.labels;
+        info.state = u"running"_s;
+        info.address = address;
+        m_containers.insert(info.id, info);
+        return info.id;
+    }
+    Result<adapters::ContainerInfo> inspect(const QString &id) override
+    {
+        if (!m_containers.contains(id))
+            return fail(ErrorCode::NotFound, u"no container %1"_s.arg(id));
+        return m_containers.value(id);
+    }
+    Result<QList<adapters::ContainerInfo>> containers(const adapters::Labels &filter) override
+    {
+        QList<adapters::ContainerInfo> list;
+        for (const adapters::ContainerInfo &info : std::as_const(m_containers)) {
+            bool all = true;
+            for (auto it = filter.cbegin(); it != filter.cend(); ++it)
+                all = all && info.labels.value(it.key()) == it.value();
+            if (all)
+                list << info;
+        }
+        return list;
+    }
+    Status start(const QString &) override { return {}; }
+    Status stop(const QString &, int) override { return {}; }
+    Status remove(const QString &id) override
+    {
+        removed << id;
+        m_containers.remove(id);
+        return {};
+    }
+    Result<QList<adapters::ImageInfo>> images(const adapters::Labels &) override
+    {
+        return QList<adapters::ImageInfo>{};
+    }
+    Status removeImage(const QString &) override { return {}; }
+    Status logs(const QString &, int, bool, const CancelToken &,
+                const std::function<void(const adapters::LogLine &)> &) override
+    {
+        return {};
+    }
+
+private:
+    QHash<QString, adapters::ContainerInfo> m_containers;
+};
+
+class FakeRouter : public adapters::Router {
+public:
+    QString backend;
+
+    Result<adapters::Route> ensure(const QString &app, int requestedPort) override
+    {
+        adapters::Route route;
+        route.app = app;
+        route.port = requestedPort != 0 ? requestedPort : 41000;
+        route.url = QUrl(u"http://127.0.0.1:%1"_s.arg(route.port));
+        return route;
+    }
+    Status setBackend(const QString &, const QString &host, int port) override
+    {
+        backend = u"%1:%2"_s.arg(host).arg(port);
+        return {};
+    }
+    Status remove(const QString &) override { return {}; }
+    std::optional<adapters::Route> route(const QString &) override { return std::nullopt; }
+};
+
+// Checks out a tree with a Dockerfile; cancels `cancelOnCheckout` as it does (a person pressing
+// cancel while the fetch runs).
+class FakeSource : public adapters::SourceProvider {
+public:
+    CancelToken *cancelOnCheckout = nullptr;
+
+    Status checkUrl(const QString &) override { return {}; }
+    Result<QString> resolve(const QString &, const QString &, const CancelToken &,
+                            const std::function<void(const QString &)> &) override
+    {
+        return u"0123456789abcdef0123456789abcdef01234567"_s;
+    }
+    Result<adapters::SourceCheckout> checkout(const QString &, const QString &, const QString &workRoot,
+                                              const CancelToken &,
+                                              const std::function<void(const QString &)> &) override
+    {
+        const QString dir = workRoot + u"/checkout"_s;
+        QDir().mkpath(dir);
+        QFile dockerfile(dir + u"/Dockerfile"_s);
+        if (!dockerfile.open(QIODevice::WriteOnly))
+            return fail(ErrorCode::Internal, u"cannot write the Dockerfile"_s);
+        dockerfile.write("FROM scratch\nEXPOSE 8080\n");
+        if (cancelOnCheckout != nullptr)
+            cancelOnCheckout->cancel();
+        return adapters::SourceCheckout{u"0123456789abcdef0123456789abcdef01234567"_s, dir};
+    }
+};
+
+const QString SpecYaml = u"name: hello\nsource:\n  repo: https://git.example/hello.git\nrun:\n  port: 8080\n"_s;
+
+QString errorOf(const Result<StepEnd> &ended)
+{
+    return ended ? QString() : ended.error().text();
+}
+
+} // namespace
+
+class TestDeploySteps : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<QTemporaryDir> m_tmp;
+    std::unique_ptr<Database> m_db;
+    ManualClock m_clock;
+    EventBus m_events;
+    std::unique_ptr<AuditLog> m_audit;
+    AppLocks m_locks;
+    std::unique_ptr<FakeRuntime> m_runtimePtr;
+    std::unique_ptr<FakeRouter> m_routerPtr;
+    FakeSource m_source;
+    std::unique_ptr<Services> m_services;
+    CancelToken m_cancel;
+
+    // A queued deploy of the app "hello", with the app created beside it.
+    DeployRecord queue()
+    {
+        const DeployRecord deploy{.id = u"d0123456789ab"_s,
+                                  .app = u"hello"_s,
+                                  .status = u"queued"_s,
+                                  .specYaml = SpecYaml,
+                                  .createdMs = m_clock.nowMs()};
+        const bool created = AppRepository(*m_db).create(AppRecord{u"hello"_s, SpecYaml, 0, {}, 1, 1}) &&
+                             DeployRepository(*m_db).create(deploy);
+        if (!created)
+            qFatal("creating the app and its deploy failed");
+        return deploy;
+    }
+    // A run as the runner hands it to the steps, with the spec fetch would have parsed and a
+    // checkout with a Dockerfile.
+    std::unique_ptr<DeployRun> runAfterFetch()
+    {
+        const DeployRecord deploy = queue(); // before the app is read: it creates the app
+        auto run =
+            std::make_unique<DeployRun>(*m_services, deploy, AppRepository(*m_db).find(u"hello"_s).value(), m_cancel);
+        run->spec = *parseAppSpec(SpecYaml.toUtf8());
+        run->checkoutDir = m_tmp->filePath(u"checkout"_s);
+        QDir().mkpath(run->checkoutDir);
+        QFile dockerfile(run->checkoutDir + u"/Dockerfile"_s);
+        if (!dockerfile.open(QIODevice::WriteOnly))
+            qFatal("cannot write the Dockerfile");
+        dockerfile.write("FROM scratch\n");
+        return run;
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        m_tmp = std::make_unique<QTemporaryDir>();
+        m_db = std::make_unique<Database>(
+            DatabaseConfig::fromUrl(u"sqlite://"_s + m_tmp->path() + u"/pando.db"_s).value());
+        auto opened = m_db->open();
+        QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().text()));
+        m_audit = std::make_unique<AuditLog>(*m_db, m_clock);
+        m_runtimePtr = std::make_unique<FakeRuntime>();
+        m_routerPtr = std::make_unique<FakeRouter>();
+        m_source.cancelOnCheckout = nullptr;
+        m_cancel = CancelToken();
+        m_services.reset(new Services{.db = *m_db,
+                                      .runtime = *m_runtimePtr,
+                                      .router = *m_routerPtr,
+                                      .source = m_source,
+                                      .clock = m_clock,
+                                      .events = m_events,
+                                      .audit = *m_audit,
+                                      .policy = HostPolicy{},
+                                      .dataDir = m_tmp->path(),
+                                      .installId = u"test-install"_s,
+                                      .retireGraceMs = 0,
+                                      .appLocks = m_locks});
+    }
+
+    void planRefusesANameTheRuntimeCannotTake()
+    {
+        m_runtimePtr->maxNameLength = 10;
+        auto run = runAfterFetch();
+        auto planned = deploysteps::plan(*run);
+        QVERIFY(!planned);
+        QCOMPARE(planned.error().code, ErrorCode::Invalid);
+        QCOMPARE(planned.error().where, u"name"_s);
+        QVERIFY2(planned.error().message.contains(u"at most 10 characters"_s), qPrintable(planned.error().message));
+    }
+
+    void planHandsItsPlanOn()
+    {
+        auto run = runAfterFetch();
+        auto planned = deploysteps::plan(*run);
+        QVERIFY2(planned, qPrintable(errorOf(planned)));
+        QVERIFY(!planned->hold);
+        QCOMPARE(run->plan.container.port, 8080);
+        QCOMPARE(run->plan.dockerfile, u"Dockerfile"_s);
+        QCOMPARE(planned->detail, run->plan.notes.join(u"; "_s));
+    }
+
+    void startHandsTheContainerOnAndSavesIt()
+    {
+        auto run = runAfterFetch();
+        QVERIFY(deploysteps::plan(*run));
+        run->deploy.imageId = u"sha256:built"_s;
+        auto started = deploysteps::start(*run);
+        QVERIFY2(started, qPrintable(errorOf(started)));
+        QCOMPARE(m_runtimePtr->started.size(), 1);
+        QCOMPARE(m_runtimePtr->started.first().image, u"sha256:built"_s);
+        QCOMPARE(m_runtimePtr->started.first().name, containerName(u"hello"_s, run->deploy.id));
+        QCOMPARE(run->container.address, u"10.0.0.7"_s);
+        QCOMPARE(started->detail, u"c1 at 10.0.0.7:8080"_s);
+        // Saved as it happened: a restart finds the container to settle.
+        QCOMPARE(DeployRepository(*m_db).find(run->deploy.id)->containerId, u"c1"_s);
+    }
+
+    void startRefusesARunningContainerWithoutAnAddress()
+    {
+        m_runtimePtr->address.clear();
+        auto run = runAfterFetch();
+        QVERIFY(deploysteps::plan(*run));
+        auto started = deploysteps::start(*run);
+        QVERIFY(!started);
+        QCOMPARE(started.error().message, u"the container has no address"_s);
+    }
+
+    void switchRoutesToTheNewContainer()
+    {
+        auto run = runAfterFetch();
+        QVERIFY(deploysteps::plan(*run));
+        QVERIFY(deploysteps::start(*run));
+        auto switched = deploysteps::switchTraffic(*run);
+        QVERIFY2(switched, qPrintable(errorOf(switched)));
+        QCOMPARE(m_routerPtr->backend, u"10.0.0.7:8080"_s);
+        QCOMPARE(switched->detail, u"http://127.0.0.1:41000"_s);
+        QCOMPARE(AppRepository(*m_db).find(u"hello"_s)->currentDeploy, run->deploy.id);
+        QCOMPARE(AppRepository(*m_db).find(u"hello"_s)->routePort, 41000);
+        QCOMPARE(DeployRepository(*m_db).find(run->deploy.id)->status, u"succeeded"_s);
+    }
+
+    void aStepLeftOpenIsRecordedAsInterrupted()
+    {
+        DeployRecord deploy = queue();
+        {
+            StepRecorder open(*m_services, deploy, 0, u"build"_s);
+            StepRecorder done(*m_services, deploy, 1, u"start"_s);
+            done.succeed(u"fine"_s);
+        }
+        auto steps = DeployRepository(*m_db).steps(deploy.id);
+        QVERIFY(steps);
+        QCOMPARE(steps->size(), 2);
+        QCOMPARE(steps->at(0).status, u"failed"_s);
+        QCOMPARE(steps->at(0).detail, u"interrupted"_s);
+        QCOMPARE(steps->at(1).status, u"succeeded"_s);
+    }
+
+    void aDeployCancelledDuringFetchStopsAfterIt()
+    {
+        const DeployRecord queued = queue();
+        m_source.cancelOnCheckout = &m_cancel;
+        DeployRunner runner(*m_services);
+        auto ran = runner.run(queued.id, m_cancel);
+        QVERIFY(!ran);
+        QCOMPARE(ran.error().code, ErrorCode::Cancelled);
+        auto deploy = DeployRepository(*m_db).find(queued.id);
+        QCOMPARE(deploy->status, u"cancelled"_s);
+        QVERIFY(deploy->failedStep.isEmpty()); // no step failed: it was stopped between two
+        auto steps = DeployRepository(*m_db).steps(queued.id);
+        QCOMPARE(steps->size(), 1);
+        QCOMPARE(steps->first().name, u"fetch"_s);
+        QCOMPARE(steps->first().status, u"succeeded"_s);
+        QVERIFY(m_runtimePtr->started.isEmpty());
+        // The checkout goes with the run.
+        QVERIFY(!QDir(m_tmp->filePath(u"work/hello/checkout"_s)).exists());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDeploySteps)
+#include "tst_deploysteps.moc"
