@@ -15,8 +15,8 @@ namespace pando::adapters {
 
 struct Route {
     QString app;
-    int port = 0;       // the stable port (loopback router)
-    QUrl url;           // where people reach the app
+    int port = 0;        // the stable port (loopback router)
+    QUrl url;            // where people reach the app
     QString backendHost; // empty: no backend yet
     int backendPort = 0;
 };

@@ -170,7 +170,7 @@ public:
     virtual Status removeImage(const QString &idOrTag) = 0;
     // Gives an image (by id) one more tag ("pando/hello:d42"), so it serves another deploy
     // without a build. A runtime that cannot says so and the caller builds instead.
-    virtual Status tagImage(const QString &/*id*/, const QString &tag)
+    virtual Status tagImage(const QString & /*id*/, const QString &tag)
     {
         return fail(ErrorCode::Unavailable, QStringLiteral("this runtime cannot tag images"), tag);
     }

@@ -14,13 +14,13 @@ struct DaemonOptions {
     core::EngineOptions engine;
     QHostAddress listenAddress = QHostAddress::LocalHost;
     quint16 listenPort = 7420;
-    QString dockerSocket; // empty: DOCKER_HOST or /var/run/docker.sock
+    QString dockerSocket;                  // empty: DOCKER_HOST or /var/run/docker.sock
     wiring::RuntimeWiringOptions runtimes; // Docker, and Incus when there is one
     // --service-image KIND[:VERSION]=IMAGE: what a service kind runs instead of Pando's image.
     QMap<QString, QString> serviceImages;
-    int maxRuns = 4;      // pipeline runs at once, all pipelines together
-    QString auditSinks;   // a JSON file of audit sinks; empty: none
-    int appLimit = 10;    // apps a member may own (operators and admins are not limited)
+    int maxRuns = 4;    // pipeline runs at once, all pipelines together
+    QString auditSinks; // a JSON file of audit sinks; empty: none
+    int appLimit = 10;  // apps a member may own (operators and admins are not limited)
     // HTTPS: with certificate and key files when given, else with a certificate made (and kept)
     // in <data-dir>/tls naming tlsNames, which clients pin by its fingerprint.
     bool tls = false;

@@ -113,8 +113,10 @@ Reply removeApp(Call &call)
     // services is refused with the choices named.
     const QString data = QUrlQuery(call.request.url).queryItemValue(QStringLiteral("service_data"));
     if (!data.isEmpty() && data != QLatin1String("keep") && data != QLatin1String("delete"))
-        return errorReply(Error{ErrorCode::Invalid, QStringLiteral("expected keep or delete, got \"%1\"").arg(data),
-                                QStringLiteral("query.service_data"), {}});
+        return errorReply(Error{ErrorCode::Invalid,
+                                QStringLiteral("expected keep or delete, got \"%1\"").arg(data),
+                                QStringLiteral("query.service_data"),
+                                {}});
     auto removed = call.engine.removeApp(call.args.value(0), call.actor,
                                          data == QLatin1String("keep")     ? core::Engine::ServiceData::Keep
                                          : data == QLatin1String("delete") ? core::Engine::ServiceData::Delete

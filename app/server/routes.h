@@ -22,7 +22,7 @@ namespace pando::server {
 namespace detail {
 class ServerState;
 class WebSocketSession;
-}
+} // namespace detail
 
 // Permissions a route may require: authz's (core/authz/authz.h decides who holds them).
 namespace permission = core::authz::permission;
@@ -99,8 +99,8 @@ struct RouteDef {
     std::string_view path;       // "/api/v1/apps/{name}": {x} matches one non-empty segment
     std::string_view permission; // one of permission::All
     ObjectArg object = ObjectArg::Undeclared;
-    bool webSocket = false;    // served over a WebSocket after the upgrade
-    Handler handler = nullptr; // for WebSocket routes: answers a plain GET without upgrade
+    bool webSocket = false;         // served over a WebSocket after the upgrade
+    Handler handler = nullptr;      // for WebSocket routes: answers a plain GET without upgrade
     StreamHandler stream = nullptr; // WebSocket routes only: serves the socket after the upgrade
 };
 

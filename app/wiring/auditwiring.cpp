@@ -50,7 +50,8 @@ Result<std::shared_ptr<core::AuditStream>> startAuditSinks(core::Engine &engine,
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(file.read(1024 * 1024), &parseError);
     if (doc.isNull())
-        return fail(ErrorCode::Invalid, QStringLiteral("not JSON: %1 at offset %2").arg(parseError.errorString()).arg(parseError.offset),
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("not JSON: %1 at offset %2").arg(parseError.errorString()).arg(parseError.offset),
                     configPath);
     const QJsonArray sinks = doc.object().value(QStringLiteral("sinks")).toArray();
     auto stream =
@@ -74,7 +75,8 @@ Result<std::shared_ptr<core::AuditStream>> startAuditSinks(core::Engine &engine,
                 return std::unexpected(parsed.error());
             sink = std::make_shared<adapters::https::HttpsSink>(*parsed);
         } else {
-            return fail(ErrorCode::Invalid, QStringLiteral("kind must be \"syslog\" or \"https\", got \"%1\"").arg(kind),
+            return fail(ErrorCode::Invalid,
+                        QStringLiteral("kind must be \"syslog\" or \"https\", got \"%1\"").arg(kind),
                         where + QStringLiteral(".kind"));
         }
         auto wrapped = std::make_shared<ReportedSink>(std::move(sink), kind, core::wiringParts(engine).clock);

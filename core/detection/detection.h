@@ -10,11 +10,11 @@
 namespace pando::core {
 
 struct Detection {
-    QString builder;          // "dockerfile"
-    QString contextDir;       // absolute, canonical, inside checkoutDir
-    QString dockerfilePath;   // absolute, canonical, inside contextDir
-    QString dockerfile;       // relative to contextDir
-    int exposedPort = 0;      // from an EXPOSE line, when there is one
+    QString builder;        // "dockerfile"
+    QString contextDir;     // absolute, canonical, inside checkoutDir
+    QString dockerfilePath; // absolute, canonical, inside contextDir
+    QString dockerfile;     // relative to contextDir
+    int exposedPort = 0;    // from an EXPOSE line, when there is one
 };
 
 // Errors: ErrorCode::Invalid when the context or Dockerfile escapes the checkout (through

@@ -40,7 +40,7 @@ namespace pando::core {
 namespace pipelines {
 class PipelineService;
 struct SetPipelineResult;
-}
+} // namespace pipelines
 namespace accounts {
 class AccountService;
 }

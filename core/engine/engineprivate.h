@@ -7,9 +7,9 @@
 
 #include "core/accounts/accountrepository.h"
 #include "core/accounts/accountservice.h"
+#include "core/authz/grantservice.h"
 #include "core/deploy/deployrunner.h"
 #include "core/deploy/servicestep.h"
-#include "core/authz/grantservice.h"
 #include "core/disklimit/disklimiter.h"
 #include "core/engine/tokens.h"
 #include "core/observe/observer.h"
@@ -74,24 +74,24 @@ struct Engine::Private {
     Private(EngineOptions o, std::shared_ptr<adapters::Runtime> rt, std::shared_ptr<adapters::Router> ro,
             std::shared_ptr<adapters::SourceProvider> so, Clock &c)
         : options(std::move(o)), runtime(std::move(rt)), router(std::move(ro)), source(std::move(so)), clock(c),
-          db(options.database), audit(db, clock),
-          approvals(db, audit, &events, clock), grants(db, audit, clock), services{db,
-                                                         *runtime,
-                                                         *router,
-                                                         *source,
-                                                         clock,
-                                                         events,
-                                                         audit,
-                                                         options.policy,
-                                                         options.dataDir,
-                                                         options.installId,
-                                                         options.retireGraceMs,
-                                                         appLocks,
-                                                         &approvals,
-                                                         &options.approvalPolicy,
-                                                         options.approvalTtlMs},
-          runner(services), pool(db, clock, options.workers), reconciler(services),
-          diskLimiter(services), observer(*runtime, services.labels(), clock)
+          db(options.database), audit(db, clock), approvals(db, audit, &events, clock),
+          grants(db, audit, clock), services{db,
+                                             *runtime,
+                                             *router,
+                                             *source,
+                                             clock,
+                                             events,
+                                             audit,
+                                             options.policy,
+                                             options.dataDir,
+                                             options.installId,
+                                             options.retireGraceMs,
+                                             appLocks,
+                                             &approvals,
+                                             &options.approvalPolicy,
+                                             options.approvalTtlMs},
+          runner(services), pool(db, clock, options.workers), reconciler(services), diskLimiter(services),
+          observer(*runtime, services.labels(), clock)
     {}
 
     Status runDeployJob(const JobRecord &job, const CancelToken &cancel);

@@ -12,25 +12,25 @@
 namespace pando::core {
 
 struct HostPolicy {
-    qint64 maxMemoryBytes = 0;        // per app; 0 = no cap beyond the runtime's
-    double maxCpus = 0;               // per app; 0 = no cap beyond the runtime's
+    qint64 maxMemoryBytes = 0;                       // per app; 0 = no cap beyond the runtime's
+    double maxCpus = 0;                              // per app; 0 = no cap beyond the runtime's
     qint64 defaultMemoryBytes = 512LL * 1024 * 1024; // when the spec names none
     qint64 serviceMemoryBytes = 256LL * 1024 * 1024; // what capacity counts per service (they run unlimited)
-    int minRoutePort = 1024;          // stable ports apps may ask for
+    int minRoutePort = 1024;                         // stable ports apps may ask for
     int maxRoutePort = 65535;
-    QList<int> deniedRoutePorts;      // e.g. the API's own port
+    QList<int> deniedRoutePorts; // e.g. the API's own port
 };
 
 struct Plan {
     QString app;
-    QString contextDir;   // absolute: checkout + build.context
-    QString dockerfile;   // relative to contextDir
+    QString contextDir;                // absolute: checkout + build.context
+    QString dockerfile;                // relative to contextDir
     adapters::ContainerSpec container; // everything but name and image, which the deploy fills
-    int routePort = 0;    // requested stable port (0 = any)
+    int routePort = 0;                 // requested stable port (0 = any)
     QString healthPath;
     int healthTimeoutSeconds = 60;
     int healthIntervalMs = 100;
-    QStringList notes;    // what the planner decided for the user ("memory defaulted to 512Mi")
+    QStringList notes; // what the planner decided for the user ("memory defaulted to 512Mi")
 };
 
 // checkoutDir is where the source was written; the planner checks that the Dockerfile and

@@ -256,8 +256,8 @@ Status checkServiceKind(const QString &kind, const QString &where)
         return {};
     const QString best = closestWord(kind, kinds);
     return fail(ErrorCode::Invalid,
-                u"unknown service kind %1%2"_s.arg(quoted(kind), best.isEmpty() ? QString()
-                                                                              : u"; did you mean \"%1\"?"_s.arg(best)),
+                u"unknown service kind %1%2"_s.arg(quoted(kind),
+                                                   best.isEmpty() ? QString() : u"; did you mean \"%1\"?"_s.arg(best)),
                 where, u"known kinds: %1"_s.arg(kinds.join(u", "_s)));
 }
 

@@ -6,8 +6,8 @@
 //
 // Threading: GUI-thread model, like its Session.
 
-#include "qml/states/displaystate.h"
 #include "app/desktop/session/sessionlistmodel.h"
+#include "qml/states/displaystate.h"
 
 #include <QtQml/qqmlregistration.h>
 #include <deque>

@@ -6,8 +6,8 @@
 // Threading: the model lives on the GUI thread with its Session and applies the session's answers
 // and events there; it never blocks.
 
-#include "qml/states/displaystate.h"
 #include "app/desktop/session/sessionlistmodel.h"
+#include "qml/states/displaystate.h"
 
 #include <QVariantMap>
 #include <QtQml/qqmlregistration.h>

@@ -6,8 +6,8 @@
 //
 // Threading: GUI-thread models, like their Session; they never block.
 
-#include "qml/states/displaystate.h"
 #include "app/desktop/session/sessionlistmodel.h"
+#include "qml/states/displaystate.h"
 
 #include <QtQml/qqmlregistration.h>
 

@@ -6,8 +6,8 @@
 //
 // Threading: a GUI-thread model like its Session; it never blocks.
 
-#include "qml/runs/runstate.h"
 #include "app/desktop/session/sessionlistmodel.h"
+#include "qml/runs/runstate.h"
 
 #include <QTimer>
 #include <QVariantMap>

@@ -8,8 +8,8 @@
 //
 // Threading: GUI-thread models like their Session; they never block.
 
-#include "qml/runs/runstate.h"
 #include "app/desktop/session/session.h"
+#include "qml/runs/runstate.h"
 
 #include <QAbstractItemModel>
 #include <QAbstractListModel>

@@ -1,7 +1,7 @@
 #include "embeddedserver.h"
 
-#include "qml/connections/pairinglink.h"
 #include "app/desktop/session/inprocesssession.h"
+#include "qml/connections/pairinglink.h"
 
 #include <QClipboard>
 #include <QDateTime>

@@ -8,8 +8,8 @@
 //
 // Threading: GUI thread; starting and stopping run on the engine's thread and answer later.
 
-#include "qml/settings/connectedmodel.h"
 #include "app/desktop/session/inprocesssession.h"
+#include "qml/settings/connectedmodel.h"
 
 #include <QObject>
 #include <QPointer>

@@ -119,7 +119,8 @@ int main(int argc, char **argv)
             return std::unexpected(deploy.error());
         // As often as the floor looks at its instance.
         Result<core::DeployView> view = fx.engine().deployView(deploy->id);
-        while (view && (view->record.status == QLatin1String("queued") || view->record.status == QLatin1String("running")) &&
+        while (view &&
+               (view->record.status == QLatin1String("queued") || view->record.status == QLatin1String("running")) &&
                t.elapsed() < 120000) {
             QThread::msleep(5);
             view = fx.engine().deployView(deploy->id);
@@ -133,7 +134,8 @@ int main(int argc, char **argv)
         *ms = t.elapsed();
         if (qEnvironmentVariableIntValue("PANDO_BENCH_STEPS") == 1)
             for (const auto &step : std::as_const(view->steps))
-                std::printf("  %s %lld ms\n", qPrintable(step.name), std::max<qint64>(0, step.finishedMs - step.startedMs));
+                std::printf("  %s %lld ms\n", qPrintable(step.name),
+                            std::max<qint64>(0, step.finishedMs - step.startedMs));
         return view;
     };
 

@@ -8,18 +8,18 @@
 namespace pando::test {
 
 bool inCi();
-QString sourceDir();  // the repository root
-QString binaryDir();  // the build tree
+QString sourceDir(); // the repository root
+QString binaryDir(); // the build tree
 
 } // namespace pando::test
 
-#define PANDO_REQUIRE_COMPONENT(ok, message)                                                        \
-    do {                                                                                           \
-        if (!(ok)) {                                                                               \
-            const QByteArray pandoMsg_ = QByteArray("missing component: ") + QString(message).toUtf8(); \
-            if (::pando::test::inCi())                                                             \
-                QFAIL(pandoMsg_.constData());                                                      \
-            else                                                                                   \
-                QSKIP(pandoMsg_.constData());                                                      \
-        }                                                                                          \
+#define PANDO_REQUIRE_COMPONENT(ok, message)                                                                           \
+    do {                                                                                                               \
+        if (!(ok)) {                                                                                                   \
+            const QByteArray pandoMsg_ = QByteArray("missing component: ") + QString(message).toUtf8();                \
+            if (::pando::test::inCi())                                                                                 \
+                QFAIL(pandoMsg_.constData());                                                                          \
+            else                                                                                                       \
+                QSKIP(pandoMsg_.constData());                                                                          \
+        }                                                                                                              \
     } while (false)

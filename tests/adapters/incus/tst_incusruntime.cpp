@@ -1,8 +1,8 @@
 // IncusRuntime against a real incusd: instances from converted Docker images, their network,
 // environment, logs, exit codes and clean-up, builds, and what bad input gets. Every instance
 // the test makes carries dev.pando.test=<unique value> and is removed by it at the end.
-#include "adapters/runtime/incus/imageconvert.h"
 #include "adapters/runtime/docker/dockerruntime.h"
+#include "adapters/runtime/incus/imageconvert.h"
 #include "adapters/runtime/incus/incusruntime.h"
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/adapters/incus/incusharness.h"

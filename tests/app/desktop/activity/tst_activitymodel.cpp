@@ -3,8 +3,8 @@
 // reason, step-level events stay out; the feed keeps its last ActivityModel::Limit lines; and
 // ActivityView rendered offscreen at 1280×800 is saved under the build directory.
 
-#include "qml/activity/activitymodel.h"
 #include "app/desktop/session/remotesession.h"
+#include "qml/activity/activitymodel.h"
 #include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"

@@ -3,11 +3,11 @@
 // event stream, its requester is refused in place, another person's approval removes the row and
 // the deploy goes on; the view is rendered offscreen at 1280×800 and saved under the build dir.
 
-#include "qml/approvals/approvalsmodel.h"
 #include "app/desktop/session/remotesession.h"
 #include "app/desktop/shell/desktopstate.h"
 #include "app/desktop/shell/trayicon.h"
 #include "core/policy/policy.h"
+#include "qml/approvals/approvalsmodel.h"
 #include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"

@@ -3,11 +3,11 @@
 // through a real link, Settings with this computer's engine serving teammates over TLS, a pairing
 // link made and a teammate connected; and the window's Main.qml loading both without a warning.
 
-#include "qml/connections/connectionsmodel.h"
-#include "qml/settings/embeddedserver.h"
 #include "app/desktop/session/inprocesssession.h"
 #include "app/desktop/session/remotesession.h"
 #include "app/desktop/shell/desktopstate.h"
+#include "qml/connections/connectionsmodel.h"
+#include "qml/settings/embeddedserver.h"
 #include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"

@@ -3,10 +3,10 @@
 // reason, the durations chart plots finished deploys and fits its axes, and DeploysView rendered
 // offscreen at 1280×800 is saved under the build directory.
 
+#include "app/desktop/session/remotesession.h"
 #include "qml/deploys/deploydurations.h"
 #include "qml/deploys/deploysmodel.h"
 #include "qml/deploys/deploystepsmodel.h"
-#include "app/desktop/session/remotesession.h"
 #include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"

@@ -3,8 +3,8 @@
 // AppLogSource fills a LogModel from one follow stream, history then live; styled text for both palettes; copy; and
 // LogView rendered offscreen at 1280×800, saved under the build directory.
 
-#include "qml/logs/applogsource.h"
 #include "app/desktop/session/remotesession.h"
+#include "qml/logs/applogsource.h"
 #include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"

@@ -9,10 +9,10 @@
 // Threading: GUI thread. The Q_INVOKABLE calls wait for the install's answer (spinning the event
 // loop, as the session harness does) so that a test reads top to bottom.
 
-#include "qml/settings/embeddedserver.h"
 #include "app/desktop/session/inprocesssession.h"
 #include "app/desktop/session/remotesession.h"
 #include "app/desktop/shell/desktopstate.h"
+#include "qml/settings/embeddedserver.h"
 #include "tests/app/server/fakes.h"
 
 #include <QHash>

@@ -6,10 +6,10 @@
 // step; abort, pause and unpause go through the models; an install without the runner says so;
 // and the view is rendered offscreen at 1280×800 (saved under the build dir's screenshots/).
 
+#include "app/desktop/session/remotesession.h"
 #include "qml/runs/pipelinesmodel.h"
 #include "qml/runs/runsmodel.h"
 #include "qml/runs/runtreemodel.h"
-#include "app/desktop/session/remotesession.h"
 #include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"

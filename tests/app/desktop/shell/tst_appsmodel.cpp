@@ -3,11 +3,11 @@
 // overall state follows; AppCreator makes apps from the form's fields and from spec files, with
 // bad input refused by field and nothing created; Remove takes an app away from its row.
 
-#include "qml/apps/appcreator.h"
-#include "qml/apps/appsmodel.h"
 #include "app/desktop/session/remotesession.h"
 #include "app/desktop/shell/desktopstate.h"
 #include "app/desktop/shell/trayicon.h"
+#include "qml/apps/appcreator.h"
+#include "qml/apps/appsmodel.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"
 

@@ -2,9 +2,9 @@
 // runs and run steps becomes one display state; every state has its own colour, shape and word;
 // and the tray's SVG icons draw each overall state in StateStyle's colour.
 
+#include "app/desktop/shell/desktopstate.h"
 #include "qml/states/displaystate.h"
 #include "qml/states/statestyle.h"
-#include "app/desktop/shell/desktopstate.h"
 
 #include <QFile>
 #include <QGuiApplication>

@@ -209,8 +209,7 @@ private Q_SLOTS:
                 unfinished.append(u"    "_s + m.describe());
         }
         if (!unfinished.isEmpty())
-            qWarning().noquote() << u"translations/%1: untranslated entries:\n%2"_s.arg(
-                file, unfinished.join(u'\n'));
+            qWarning().noquote() << u"translations/%1: untranslated entries:\n%2"_s.arg(file, unfinished.join(u'\n'));
         QVERIFY2(unfinished.isEmpty(),
                  qPrintable(u"%1 has %2 untranslated entr(y/ies) (type=\"unfinished\" or an empty form; listed "
                             u"above); %3"_s.arg(file)
