@@ -5,6 +5,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Approvals
+import Pando.States
 
 Pane {
     id: root
@@ -83,7 +84,7 @@ Pane {
             Label {
                 visible: text.length > 0
                 text: root.approvalsModel.planError
-                color: "#d2352b"
+                color: StateStyle.danger
                 wrapMode: Text.Wrap
                 Layout.fillWidth: true
             }
@@ -151,7 +152,7 @@ Pane {
             Label {
                 visible: text.length > 0
                 text: root.selected.actionError
-                color: "#d2352b"
+                color: StateStyle.danger
                 wrapMode: Text.Wrap
                 Layout.fillWidth: true
             }

@@ -39,7 +39,7 @@ Pane {
         Label {
             visible: text.length > 0
             text: root.approvalsModel.error
-            color: "#d2352b"
+            color: StateStyle.danger
             wrapMode: Text.Wrap
             Layout.fillWidth: true
             Layout.leftMargin: 8
@@ -101,7 +101,7 @@ Pane {
                         Label {
                             text: row.actionError.length > 0 ? row.actionError
                                                              : qsTr("%1 · %2").arg(row.requesterText).arg(row.expiresText)
-                            color: row.actionError.length > 0 ? "#d2352b" : palette.text
+                            color: row.actionError.length > 0 ? StateStyle.danger : palette.text
                             opacity: row.actionError.length > 0 ? 1 : 0.7
                             font.pointSize: 9
                             elide: Text.ElideRight

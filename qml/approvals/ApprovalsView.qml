@@ -5,6 +5,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Approvals
+import Pando.States
 
 Item {
     id: root
@@ -35,7 +36,7 @@ Item {
             Label {
                 visible: text.length > 0
                 text: root.approvalsModel.error
-                color: "#d2352b"
+                color: StateStyle.danger
                 wrapMode: Text.Wrap
                 Layout.fillWidth: true
             }

@@ -145,7 +145,7 @@ Pane {
         Label {
             visible: root.hasApp && root.app.actionError.length > 0
             text: root.hasApp ? root.app.actionError : ""
-            color: "#d2352b"
+            color: StateStyle.danger
             wrapMode: Text.Wrap
             Layout.fillWidth: true
         }
@@ -200,7 +200,7 @@ Pane {
         Label {
             visible: root.hasApp && root.app.lastDeployError.length > 0
             text: root.hasApp ? root.app.lastDeployError : ""
-            color: "#d2352b"
+            color: StateStyle.danger
             wrapMode: Text.Wrap
             Layout.fillWidth: true
         }

@@ -5,6 +5,7 @@ import QtQuick.Controls
 import QtQuick.Dialogs
 import QtQuick.Layouts
 import Pando.Apps
+import Pando.States
 
 Dialog {
     id: root
@@ -132,7 +133,7 @@ Dialog {
             objectName: "createError"
             visible: text.length > 0
             text: root.creator.error
-            color: "#d2352b"
+            color: StateStyle.danger
             wrapMode: Text.Wrap
             Layout.fillWidth: true
         }

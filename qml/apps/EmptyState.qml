@@ -80,7 +80,7 @@ Pane {
         Label {
             visible: text.length > 0
             text: root.appsModel.error
-            color: "#d2352b"
+            color: StateStyle.danger
             wrapMode: Text.Wrap
             Layout.fillWidth: true
         }

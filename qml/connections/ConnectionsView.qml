@@ -5,6 +5,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Connections
+import Pando.States
 
 Pane {
     id: root
@@ -149,7 +150,7 @@ Pane {
                     objectName: "connectionError"
                     visible: text.length > 0
                     text: root.connectionsModel.error
-                    color: "#d2352b"
+                    color: StateStyle.danger
                     wrapMode: Text.Wrap
                     Layout.fillWidth: true
                 }

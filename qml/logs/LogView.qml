@@ -7,6 +7,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Logs
+import Pando.States
 
 Item {
     id: root
@@ -192,7 +193,7 @@ Item {
                         text: source.styledText(line.text, line.spans)
                         textFormat: Text.StyledText
                         font.family: "monospace"
-                        color: line.selected ? root.palette.highlightedText : line.stream === LogModel.Stderr ? "#d2352b" : root.palette.text
+                        color: line.selected ? root.palette.highlightedText : line.stream === LogModel.Stderr ? StateStyle.danger : root.palette.text
                         wrapMode: Text.NoWrap
                         elide: Text.ElideRight
                     }

@@ -42,7 +42,7 @@ Pane {
         Label {
             visible: text.length > 0
             text: root.pipelinesModel.error
-            color: "#d2352b"
+            color: StateStyle.danger
             wrapMode: Text.Wrap
             Layout.fillWidth: true
             Layout.leftMargin: 8

@@ -69,7 +69,7 @@ Pane {
         Label {
             visible: text.length > 0
             text: root.runTree.runError.length > 0 ? root.runTree.runError : root.runTree.error
-            color: "#d2352b"
+            color: StateStyle.danger
             wrapMode: Text.Wrap
             Layout.fillWidth: true
         }
@@ -208,7 +208,7 @@ Pane {
                 Label {
                     visible: root.step.error.length > 0
                     text: root.step.error
-                    color: "#d2352b"
+                    color: StateStyle.danger
                     wrapMode: Text.Wrap
                     Layout.fillWidth: true
                 }
@@ -242,7 +242,7 @@ Pane {
                             font.family: "monospace"
                             textFormat: Text.PlainText
                             wrapMode: Text.WrapAnywhere
-                            color: line.stream === "stderr" ? "#d2352b" : root.palette.text
+                            color: line.stream === "stderr" ? StateStyle.danger : root.palette.text
                             font.italic: line.stream === "pando"
                             opacity: line.stream === "pando" ? 0.75 : 1
                         }

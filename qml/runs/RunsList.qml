@@ -65,7 +65,7 @@ Pane {
         Label {
             visible: text.length > 0
             text: root.pipeline.actionError.length > 0 ? root.pipeline.actionError : root.runsModel.error
-            color: "#d2352b"
+            color: StateStyle.danger
             wrapMode: Text.Wrap
             Layout.fillWidth: true
             Layout.leftMargin: 8
@@ -145,7 +145,7 @@ Pane {
                         Label {
                             text: row.actionError.length > 0 ? row.actionError
                                                              : qsTr("%1 · %2").arg(row.statusText).arg(row.createdText)
-                            color: row.actionError.length > 0 ? "#d2352b" : row.palette.text
+                            color: row.actionError.length > 0 ? StateStyle.danger : row.palette.text
                             opacity: row.actionError.length > 0 ? 1 : 0.75
                             font.pointSize: 9
                             elide: Text.ElideRight

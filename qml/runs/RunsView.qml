@@ -7,6 +7,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Runs
+import Pando.States
 
 Item {
     id: root
@@ -95,7 +96,7 @@ Item {
             Label {
                 visible: text.length > 0
                 text: root.pipelinesModel.error
-                color: root.pipelinesModel.unavailable ? root.palette.text : "#d2352b"
+                color: root.pipelinesModel.unavailable ? root.palette.text : StateStyle.danger
                 wrapMode: Text.Wrap
                 horizontalAlignment: Text.AlignHCenter
                 Layout.fillWidth: true

@@ -5,6 +5,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Settings
+import Pando.States
 
 Pane {
     id: root
@@ -83,7 +84,7 @@ Pane {
                         objectName: "serverStatus"
                         text: root.server.status
                         wrapMode: Text.Wrap
-                        color: root.server.error.length > 0 ? "#d2352b" : palette.windowText
+                        color: root.server.error.length > 0 ? StateStyle.danger : palette.windowText
                         Layout.columnSpan: 2
                         Layout.fillWidth: true
                     }

@@ -23,6 +23,9 @@ class StateStyle : public QObject {
     QML_SINGLETON
     // The one accent colour (the in-progress blue).
     Q_PROPERTY(QColor accent READ accent CONSTANT)
+    // The colour of error text and of stderr lines: the "failed" hue, so an error reads as the
+    // same signal as a failed state's mark.
+    Q_PROPERTY(QColor danger READ danger CONSTANT)
 
 public:
     using QObject::QObject;
@@ -34,6 +37,7 @@ public:
     static QString wordOf(DisplayState::Value state);
 
     QColor accent() const { return colourOf(DisplayState::Progress); }
+    QColor danger() const { return colourOf(DisplayState::Failed); }
     Q_INVOKABLE QColor colour(int state) const { return colourOf(DisplayState::Value(state)); }
     Q_INVOKABLE QString shape(int state) const { return shapeOf(DisplayState::Value(state)); }
     Q_INVOKABLE QString word(int state) const { return wordOf(DisplayState::Value(state)); }
