@@ -9,6 +9,7 @@ import Pando.Connections
 import Pando.Runs
 import Pando.Settings
 import Pando.Shell
+import Pando.States
 
 ApplicationWindow {
     id: window
@@ -98,13 +99,10 @@ ApplicationWindow {
             anchors.leftMargin: 8
             anchors.rightMargin: 8
             spacing: 8
-            Image {
-                source: Desktop.overallIcon
-                sourceSize.width: 16
-                sourceSize.height: 16
-            }
-            Label {
-                text: Desktop.overallText
+            StateMark {
+                displayState: Desktop.overall
+                word: Desktop.overallText
+                size: 14
             }
             Item {
                 Layout.fillWidth: true

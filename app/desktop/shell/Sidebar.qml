@@ -4,6 +4,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Shell
+import Pando.States
 
 Pane {
     id: root
@@ -59,10 +60,9 @@ Pane {
                 }
                 RowLayout {
                     spacing: 6
-                    Image {
-                        source: Desktop.overallIcon
-                        sourceSize.width: 12
-                        sourceSize.height: 12
+                    StateMark {
+                        displayState: Desktop.overall
+                        showWord: false
                     }
                     Label {
                         text: Desktop.connectionName

@@ -49,7 +49,6 @@ class DesktopState : public QObject {
     // for approval, failed, in progress, healthy.
     Q_PROPERTY(pando::desktop::DisplayState::Value overall READ overall NOTIFY overallChanged)
     Q_PROPERTY(QString overallText READ overallText NOTIFY overallChanged)
-    Q_PROPERTY(QUrl overallIcon READ overallIcon NOTIFY overallChanged)
     Q_PROPERTY(QString engineText READ engineText NOTIFY connectionChanged)
 
 public:
@@ -86,7 +85,6 @@ public:
     int pendingApprovals() const { return m_pendingApprovals; }
     DisplayState::Value overall() const;
     QString overallText() const;
-    QUrl overallIcon() const { return QUrl(QString(QStringLiteral("qrc") + iconFor(overall()))); }
     QString engineText() const { return m_apps.engineText(); }
 
     // The tray icon's resource path for an overall state; each SVG draws the shape and colour
