@@ -206,7 +206,7 @@ public:
 protected:
     bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override
     {
-        const RouteMatch match = matchRoute(methodName(request.method()), request.url().path());
+        const RouteMatch match = matchRoute(methodName(request.method()), request.url().path(QUrl::FullyEncoded));
         if (isWebSocketUpgrade(request)) {
             // Qt 6.4 upgrades only when this returns true and has no upgrade verifier: the
             // socket is authorized right after the upgrade (acceptWebSockets). Nothing may be
@@ -230,7 +230,7 @@ protected:
             write(responder, Reply{404, errorBody(error)}, newRequestId());
             return;
         }
-        respond(request, socket, matchRoute(methodName(request.method()), request.url().path()));
+        respond(request, socket, matchRoute(methodName(request.method()), request.url().path(QUrl::FullyEncoded)));
     }
 
 private:
@@ -482,7 +482,7 @@ void ApiServer::acceptWebSockets()
             }
         }
 
-        const RouteMatch match = matchRoute(QStringLiteral("GET"), url.path());
+        const RouteMatch match = matchRoute(QStringLiteral("GET"), url.path(QUrl::FullyEncoded));
         if (!match.route || !match.route->webSocket) {
             session->close(static_cast<QWebSocketProtocol::CloseCode>(4404),
                            QStringLiteral("no WebSocket route %1").arg(url.path()));

@@ -21,6 +21,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
+#include <QUrl>
 #include <QUrlQuery>
 
 #ifndef PANDO_VERSION
@@ -324,10 +325,12 @@ std::span<const RouteDef> routeDefs()
     return Routes;
 }
 
-RouteMatch matchRoute(const QString &method, const QString &path)
+RouteMatch matchRoute(const QString &method, const QString &encodedPath)
 {
     RouteMatch match;
-    const QStringList segments = path.split(QLatin1Char('/'));
+    QStringList segments = encodedPath.split(QLatin1Char('/'));
+    for (QString &segment : segments)
+        segment = QUrl::fromPercentEncoding(segment.toUtf8());
     for (const RouteDef &route : Routes) {
         const QStringList pattern =
             QString::fromLatin1(route.path.data(), qsizetype(route.path.size())).split(QLatin1Char('/'));

@@ -110,9 +110,11 @@ std::span<const RouteDef> routeDefs();
 struct RouteMatch {
     const RouteDef *route = nullptr; // the route for this method and path, if any
     bool pathKnown = false;          // some route has this path (with another method)
-    QStringList args;
+    QStringList args;                // each decoded once: "a%2Fb" is the one argument "a/b"
 };
-RouteMatch matchRoute(const QString &method, const QString &path);
+// Matches a request target's path as it came over the wire (QUrl::FullyEncoded): it is split at
+// its slashes before the segments are decoded, so an encoded slash stays inside its argument.
+RouteMatch matchRoute(const QString &method, const QString &encodedPath);
 
 constexpr bool isKnownPermission(std::string_view p)
 {

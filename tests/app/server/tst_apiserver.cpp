@@ -20,6 +20,7 @@
 #include <QWebSocket>
 
 using namespace pando;
+using namespace Qt::StringLiterals;
 
 namespace {
 
@@ -60,6 +61,7 @@ private Q_SLOTS:
     void headerFloodIsRefused();
     void duplicateApp();
     void unknownApp();
+    void encodedSlashStaysInItsArgument();
     void deployBodyErrors_data();
     void deployBodyErrors();
     void badQueryParameter();
@@ -357,6 +359,22 @@ void TestApiServer::unknownApp()
              QStringLiteral("not_found"));
     QCOMPARE(call("GET", QStringLiteral("/api/v1/deploys/d000000000000")).status, 404);
     QCOMPARE(call("DELETE", QStringLiteral("/api/v1/apps/nosuchapp")).status, 404);
+}
+
+void TestApiServer::encodedSlashStaysInItsArgument()
+{
+    // The client encodes a "/" inside a name as %2F: the server matches the route first and decodes
+    // the argument after, so the handler is asked about the app "a/b" (which cannot exist) rather
+    // than the request being taken for a longer path no route has.
+    const Answer slash = call("GET", QStringLiteral("/api/v1/apps/a%2Fb/deploys"));
+    QCOMPARE(slash.status, 404);
+    const QString message = slash.json.value(u"error"_s).toObject().value(u"message"_s).toString();
+    QVERIFY2(message.contains(u"\"a/b\""_s) || message.contains(u" a/b"_s), qPrintable(message));
+    QVERIFY2(!message.contains(u"route"_s), qPrintable(message));
+    // A percent sign and a space are decoded exactly once.
+    const Answer percent = call("GET", QStringLiteral("/api/v1/apps/x%2520y"));
+    const QString percentMessage = percent.json.value(u"error"_s).toObject().value(u"message"_s).toString();
+    QVERIFY2(percentMessage.contains(u"x%20y"_s), qPrintable(percentMessage));
 }
 
 void TestApiServer::deployBodyErrors_data()
