@@ -101,7 +101,7 @@ private Q_SLOTS:
         // Whatever a failed test left.
         if (auto left = m_services.list(m_install, {}))
             for (const ServiceInfo &s : *left)
-                (void)m_services.remove(m_install, s.app, s.slot, true);
+                discardResult(m_services.remove(m_install, s.app, s.slot, true), "clean-up of the test's own services");
     }
 
     void lifecycle_data()

@@ -54,7 +54,8 @@ private Q_SLOTS:
             return;
         if (auto left = m_fx->engine().services({}))
             for (const core::ServiceView &v : *left)
-                (void)m_fx->engine().removeService(v.app, v.slot, true, core::Actor{});
+                discardResult(m_fx->engine().removeService(v.app, v.slot, true, core::Actor{}),
+                              "clean-up of the test's own volumes");
         m_fx->cleanDocker();
         m_fx.reset();
     }

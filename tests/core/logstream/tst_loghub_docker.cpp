@@ -36,7 +36,8 @@ private Q_SLOTS:
         auto id = runtime->run(spec);
         QVERIFY2(id.has_value(), qPrintable(id ? QString() : id.error().text()));
         const QString containerId = *id;
-        auto cleanup = qScopeGuard([&] { (void)runtime->remove(containerId); });
+        auto cleanup = qScopeGuard(
+            [&] { discardResult(runtime->remove(containerId), "clean-up: the container may be gone already"); });
 
         // The container has written a few hundred lines before anyone watches.
         QTest::qWait(500);

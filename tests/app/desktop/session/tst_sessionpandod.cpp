@@ -183,7 +183,7 @@ void TestSessionPandod::desktopEngineHasServicesAndHoldsItsDataDirectory()
     QVERIFY(!installId.isEmpty() && installId != u"default"_s);
     adapters::docker::DockerServiceProvisioner services;
     auto cleanUp = qScopeGuard([&] {
-        (void)services.remove(installId, u"withdb"_s, u"cache"_s, true); // best effort: the test's own objects
+        discardResult(services.remove(installId, u"withdb"_s, u"cache"_s, true), "best effort: the test's own objects");
         removeObjectsOf(installId);
     });
 
