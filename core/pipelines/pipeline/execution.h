@@ -38,9 +38,10 @@ Actor automationFor(const RunRecord &run);
 class Execution {
 public:
     Execution(JobRunnerDeps &deps, const RunRecord &run, const Pipeline &pipeline, QStringList secretValues,
-              RunLog &log, const CancelToken &runCancel)
+              RunLog &log, const CancelToken &runCancel, const HostPolicy &hostPolicy)
         : m_deps(deps), m_run(run), m_pipeline(pipeline), m_secretValues(std::move(secretValues)), m_log(log),
-          m_types(pipeline, deps.containers, deps.host, deps.builtinType), m_runCancel(runCancel)
+          m_types(pipeline, deps.containers, deps.host, deps.builtinType, hostPolicy), m_hostPolicy(hostPolicy),
+          m_runCancel(runCancel)
     {
         m_inputs = QJsonDocument::fromJson(run.inputsJson.toUtf8()).object();
     }
@@ -141,6 +142,7 @@ private:
     QStringList m_secretValues;
     RunLog &m_log;
     ResourceTypes m_types;
+    HostPolicy m_hostPolicy;
     QJsonObject m_inputs;
     mutable QMutex m_mutex;
     QHash<QString, QString> m_digests; // artifact → tree digest

@@ -437,6 +437,16 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
         return errored(rec, Error{ErrorCode::Invalid,
                                   QStringLiteral("a task's image: from an artifact is not supported yet"), step.path,
                                   QStringLiteral("name a local image in the task's image_resource")});
+    if (resolved->venue == ResolvedTask::Venue::Host) {
+        // What an artifact says never picks the host: anyone who can push to its repository wrote it.
+        if (fileConfig)
+            return errored(rec, fileTaskOnHost(step.task.file, step.path));
+        if (!m_hostPolicy.allowed())
+            return errored(rec,
+                           m_hostPolicy.refusal(QStringLiteral("task %1 (no image_resource)").arg(step.name), step.path,
+                                                QStringLiteral("add image_resource with a local image to the "
+                                                               "task's config")));
+    }
     adapters::TaskRunner &runner = resolved->venue == ResolvedTask::Venue::Host ? m_deps.host : m_deps.containers;
 
     StepContent content;
@@ -621,8 +631,11 @@ RunExecutor::Result JobRunner::execute(const RunRecord &run, const CancelToken &
     if (!job)
         return {Outcome::Errored, QStringLiteral("job %1 is no longer in pipeline %2").arg(run.job, run.pipeline)};
 
+    auto hostPolicy = hostPolicyFor(m_deps.db, run.pipeline);
+    if (!hostPolicy)
+        return {Outcome::Errored, hostPolicy.error().text()};
     RunLog log(m_deps.db, m_deps.clock, m_deps.events, run, makeRedactor(secretValues));
-    Execution execution(m_deps, run, *pipeline, secretValues, log, cancel);
+    Execution execution(m_deps, run, *pipeline, secretValues, log, cancel, *hostPolicy);
     Outcome outcome = execution.runPlan(job->plan, {}, cancel);
     if (cancel.isCancelled() && outcome != Outcome::Succeeded)
         outcome = Outcome::Aborted;
@@ -689,7 +702,10 @@ pando::Result<QList<adapters::Version>> JobRunner::checkResource(JobRunnerDeps &
     if (!resource)
         return fail(ErrorCode::NotFound,
                     QStringLiteral("no resource %1 in pipeline %2").arg(resourceName, pipelineName));
-    ResourceTypes types(*pipeline, deps.containers, deps.host, deps.builtinType);
+    auto hostPolicy = hostPolicyFor(deps.db, pipelineName);
+    if (!hostPolicy)
+        return std::unexpected(hostPolicy.error());
+    ResourceTypes types(*pipeline, deps.containers, deps.host, deps.builtinType, *hostPolicy);
     auto type = types.typeFor(resource->type);
     if (!type)
         return std::unexpected(type.error());

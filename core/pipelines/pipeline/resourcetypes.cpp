@@ -5,8 +5,9 @@
 namespace pando::core::pipelines {
 
 ResourceTypes::ResourceTypes(const Pipeline &pipeline, adapters::TaskRunner &containers, adapters::TaskRunner &host,
-                             Builtins builtins)
-    : m_pipeline(pipeline), m_containers(containers), m_host(host), m_builtins(std::move(builtins))
+                             Builtins builtins, HostPolicy policy)
+    : m_pipeline(pipeline), m_containers(containers), m_host(host), m_builtins(std::move(builtins)),
+      m_policy(std::move(policy))
 {}
 
 Result<std::shared_ptr<adapters::ResourceType>> ResourceTypes::typeFor(const QString &name)
@@ -28,6 +29,10 @@ Result<std::shared_ptr<adapters::ResourceType>> ResourceTypes::typeFor(const QSt
                                                                      {QStringLiteral("/opt/resource/out")}});
             break;
         case ResourceType::Kind::Shell:
+            if (declared->image.isEmpty() && !m_policy.allowed())
+                return std::unexpected(m_policy.refusal(QStringLiteral("resource type %1 (no image:)").arg(name),
+                                                        QStringLiteral("resource_types.") + name,
+                                                        QStringLiteral("give the resource type an image:")));
             type = std::make_shared<ShellResourceType>(
                 name, declared->image.isEmpty() ? m_host : m_containers, declared->image,
                 ShellCommands{declared->check.argv, declared->in.argv, declared->out.argv});

@@ -1,5 +1,7 @@
 #include "localpipelineservice.h"
 
+#include "core/pipelines/pipeline/hostpolicy.h"
+
 #include "core/pipelines/config/canonical.h"
 #include "core/pipelines/resource/versions.h"
 #include "core/state/pipelinerepositories.h"
@@ -355,6 +357,33 @@ Status LocalPipelineService::webhook(const QString &pipelineName, const QString 
     m_checkNow.append(pipelineName + QLatin1Char('/') + resourceName);
     m_wake.wakeAll();
     return {};
+}
+
+Result<bool> LocalPipelineService::hostExecution()
+{
+    return hostExecutionEnabled(m_deps.db);
+}
+
+Status LocalPipelineService::setHostExecution(bool enabled, const Actor &actor)
+{
+    if (auto saved = InstallSettingRepository(m_deps.db).set(QString::fromLatin1(HostExecutionSetting),
+                                                             QString::fromLatin1(enabled ? SettingOn : SettingOff),
+                                                             actor.name, m_deps.clock.nowMs());
+        !saved)
+        return saved;
+    return m_audit.record(
+        actor, QStringLiteral("settings.host_execution"), QStringLiteral("install"), QStringLiteral("success"),
+        QJsonObject{{QStringLiteral("host_execution"), enabled ? QStringLiteral("on") : QStringLiteral("off")}});
+}
+
+Status LocalPipelineService::setPipelineHostExecution(const QString &name, bool allowed, const Actor &actor)
+{
+    if (auto saved = PipelineRepository(m_deps.db).setHostExecution(name, allowed, m_deps.clock.nowMs()); !saved)
+        return saved;
+    return m_audit.record(actor, QStringLiteral("pipeline.host_execution"), QStringLiteral("pipeline/") + name,
+                          QStringLiteral("success"),
+                          QJsonObject{{QStringLiteral("host_execution"),
+                                       allowed ? QStringLiteral("allowed") : QStringLiteral("denied")}});
 }
 
 Status LocalPipelineService::setSecret(const QString &scope, const QString &name, const QString &value,

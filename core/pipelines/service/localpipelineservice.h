@@ -50,6 +50,9 @@ public:
     Result<QList<RunEventRecord>> runEvents(const QString &runId, qint64 afterSeq, int limit) override;
     Status abortRun(const QString &runId, const Actor &actor) override;
     Status webhook(const QString &pipeline, const QString &resource, const QString &token) override;
+    Result<bool> hostExecution() override;
+    Status setHostExecution(bool enabled, const Actor &actor) override;
+    Status setPipelineHostExecution(const QString &name, bool allowed, const Actor &actor) override;
     Status setSecret(const QString &scope, const QString &name, const QString &value, const Actor &actor) override;
     Result<QStringList> secretNames(const QString &scope) override;
     Status removeSecret(const QString &scope, const QString &name, const Actor &actor) override;

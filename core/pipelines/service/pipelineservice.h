@@ -69,6 +69,14 @@ public:
     // without a webhook token.
     virtual Status webhook(const QString &pipeline, const QString &resource, const QString &token) = 0;
 
+    // Host execution (docs/pipelines.md, "Running tasks on the host"): the install's setting
+    // (off by default) and an administrator's mark on a pipeline; a task or resource type runs
+    // on the host only with both. Only administrators may change either (the API's
+    // settings.write); each change is audited.
+    virtual Result<bool> hostExecution() = 0;
+    virtual Status setHostExecution(bool enabled, const Actor &actor) = 0;
+    virtual Status setPipelineHostExecution(const QString &name, bool allowed, const Actor &actor) = 0;
+
     // Secrets, sealed at rest. scope "" is the install's; a pipeline name scopes to it.
     virtual Status setSecret(const QString &scope, const QString &name, const QString &value, const Actor &actor) = 0;
     virtual Result<QStringList> secretNames(const QString &scope) = 0;

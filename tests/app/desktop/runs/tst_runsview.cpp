@@ -145,6 +145,7 @@ private Q_SLOTS:
 
         auto set = test::awaitObject([&](auto done) { m_session->setPipeline(u"ci"_s, pipelineYaml(), {}, done); });
         QVERIFY2(set, qPrintable(set ? QString() : test::describe(set.error())));
+        QVERIFY(m_install.allowHostExecution(u"ci"_s)); // the plan's tasks run on the host
         pipelines.refresh();
         QTRY_COMPARE(pipelines.rowCount(), 1);
         const QModelIndex row = pipelines.index(0);

@@ -1,0 +1,195 @@
+// What a pipeline's author can do to the install and to other pipelines, on real parts: the
+// host task runner, the Docker engine for container tasks, git repositories for resources and
+// task files, through the wiring pandod uses. Each case is an attack that worked before its fix:
+// commands on the host without an administrator's say-so, another pipeline's cache restored,
+// a symlink planted in a cache or an output, a pipeline paused by a broken task file, a short
+// webhook token, a var that expands without bound.
+
+#include "app/wiring/pipelinewiring.h"
+#include "core/pipelines/runview/runview.h"
+#include "core/pipelines/service/pipelineservice.h"
+#include "tests/adapters/docker/dockerharness.h"
+#include "tests/core/engine/enginefixture.h"
+#include "tests/support/component.h"
+
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace pando;
+using namespace pando::core;
+using namespace pando::core::pipelines;
+using namespace pando::test;
+
+namespace {
+
+const QByteArray Image = "image_resource: {type: registry-image, source: {repository: pando/busybox, tag: latest}}";
+
+QByteArray oneJob(const QByteArray &job, const QByteArray &plan)
+{
+    return "jobs:\n  - name: " + job + "\n    plan:\n" + plan;
+}
+
+} // namespace
+
+class TestPipelineTrust : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void hostExecutionIsOffUntilAnAdministratorAllowsIt();
+    void aTaskFileNeverPicksTheHost();
+    void aShellTypeWithoutImageIsRefusedLikeAHostTask();
+
+private:
+    PipelineService &service() { return *m_fx->engine().pipelines(); }
+    RunRecord runJob(const QString &pipeline, const QString &job);
+    QStringList outputOf(const QString &runId);
+    void setPipeline(const QString &name, const QByteArray &config, const QByteArray &vars = {});
+
+    std::unique_ptr<EngineFixture> m_fx;
+    QTemporaryDir m_tmp;
+};
+
+void TestPipelineTrust::initTestCase()
+{
+    QString why;
+    PANDO_REQUIRE_COMPONENT(DockerHarness::available(&why), QStringLiteral("Docker Engine: ") + why);
+    PANDO_REQUIRE_COMPONENT(GitFixture::gitAvailable(), QStringLiteral("git"));
+    QVERIFY(DockerHarness::ensureBaseImage());
+    QVERIFY(m_tmp.isValid());
+    m_fx = std::make_unique<EngineFixture>();
+    QVERIFY(m_fx->start());
+    wiring::PipelineWiringOptions options;
+    options.service.triggerIntervalMs = 60'000; // the test drives checks itself
+    auto installed = wiring::installPipelines(m_fx->engine(), options);
+    QVERIFY2(installed, qPrintable(installed ? QString() : installed.error().text()));
+}
+
+void TestPipelineTrust::cleanupTestCase()
+{
+    if (m_fx)
+        m_fx->stop();
+    m_fx.reset();
+}
+
+void TestPipelineTrust::setPipeline(const QString &name, const QByteArray &config, const QByteArray &vars)
+{
+    auto set = service().setPipeline(name, config, vars, false, Actor{});
+    QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
+}
+
+RunRecord TestPipelineTrust::runJob(const QString &pipeline, const QString &job)
+{
+    auto triggered = service().triggerJob(pipeline, job, Actor{});
+    if (!triggered) {
+        RunRecord none;
+        none.status = QStringLiteral("not triggered: ") + triggered.error().text();
+        return none;
+    }
+    QElapsedTimer timer;
+    timer.start();
+    RunRecord run = triggered->run;
+    while (timer.elapsed() < 60000) {
+        if (auto tree = service().runTree(run.id)) {
+            run = tree->run;
+            if (run.status != QLatin1String("queued") && run.status != QLatin1String("running"))
+                return run;
+        }
+        QTest::qWait(50);
+    }
+    return run;
+}
+
+QStringList TestPipelineTrust::outputOf(const QString &runId)
+{
+    auto events = service().runEvents(runId, 0, 10000);
+    return events ? pipelines::outputOf(*events) : QStringList();
+}
+
+void TestPipelineTrust::hostExecutionIsOffUntilAnAdministratorAllowsIt()
+{
+    // A task without image_resource used to run on the host as pandod's user, for anyone who
+    // could set a pipeline.
+    const QString marker = m_tmp.filePath(QStringLiteral("host-task-ran"));
+    setPipeline(QStringLiteral("hosty"),
+                oneJob("j", "      - task: sneaky\n        config: {run: {path: sh, args: [\"-c\", \"touch " +
+                                marker.toUtf8() + "\"]}}\n"));
+    auto enabled = service().hostExecution();
+    QVERIFY(enabled);
+    QVERIFY2(!*enabled, "host execution is off on a new install");
+
+    RunRecord run = runJob(QStringLiteral("hosty"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("errored"));
+    QVERIFY2(run.error.contains(QLatin1String("task sneaky")) &&
+                 run.error.contains(QLatin1String("host execution is off for this install")),
+             qPrintable(run.error));
+    QVERIFY2(!QFileInfo::exists(marker), "the refused task did not run");
+
+    // The install's setting alone lets no pipeline onto the host.
+    QVERIFY(service().setHostExecution(true, Actor{QStringLiteral("user:admin")}));
+    run = runJob(QStringLiteral("hosty"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("errored"));
+    QVERIFY2(run.error.contains(QLatin1String("pipeline hosty is not allowed")), qPrintable(run.error));
+    QVERIFY(!QFileInfo::exists(marker));
+
+    // With an administrator's mark on the pipeline, it runs there.
+    QVERIFY(service().setPipelineHostExecution(QStringLiteral("hosty"), true, Actor{QStringLiteral("user:admin")}));
+    QVERIFY(service().pipeline(QStringLiteral("hosty"))->record.hostExecution);
+    run = runJob(QStringLiteral("hosty"), QStringLiteral("j"));
+    QVERIFY2(run.status == QLatin1String("succeeded"), qPrintable(run.status + QLatin1Char(' ') + run.error));
+    QVERIFY(QFileInfo::exists(marker));
+
+    // Turning the setting off again stops every marked pipeline.
+    QVERIFY(QFile::remove(marker));
+    QVERIFY(service().setHostExecution(false, Actor{QStringLiteral("user:admin")}));
+    run = runJob(QStringLiteral("hosty"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("errored"));
+    QVERIFY(!QFileInfo::exists(marker));
+}
+
+void TestPipelineTrust::aTaskFileNeverPicksTheHost()
+{
+    // Whoever can push to a watched repository writes its task files: one without an image
+    // must not reach the host, even in a pipeline an administrator allowed onto it.
+    const QString marker = m_tmp.filePath(QStringLiteral("task-file-ran"));
+    const QString repo = m_fx->git().createRepository(QStringLiteral("tasks"));
+    QVERIFY(
+        !m_fx->git()
+             .commit(QStringLiteral("tasks"), QStringLiteral("main"),
+                     {{QStringLiteral("ci/t.yml"), GitFile{"platform: linux\nrun: {path: sh, args: [\"-c\", \"touch " +
+                                                           marker.toUtf8() + "\"]}\n"}}})
+             .isEmpty());
+    setPipeline(QStringLiteral("filey"),
+                "resources:\n  - name: repo\n    type: git\n    source: {uri: \"" + repo.toUtf8() +
+                    "\", branch: main}\n" +
+                    oneJob("j", "      - get: repo\n      - task: from-file\n        file: repo/ci/t.yml\n"));
+    QVERIFY(service().setHostExecution(true, Actor{}));
+    QVERIFY(service().setPipelineHostExecution(QStringLiteral("filey"), true, Actor{}));
+    const RunRecord run = runJob(QStringLiteral("filey"), QStringLiteral("j"));
+    QVERIFY(service().setHostExecution(false, Actor{}));
+    QCOMPARE(run.status, QStringLiteral("errored"));
+    QVERIFY2(run.error.contains(QLatin1String("a task file never runs on the host")), qPrintable(run.error));
+    QVERIFY(!QFileInfo::exists(marker));
+}
+
+void TestPipelineTrust::aShellTypeWithoutImageIsRefusedLikeAHostTask()
+{
+    const QString marker = m_tmp.filePath(QStringLiteral("shell-type-ran"));
+    setPipeline(
+        QStringLiteral("shelly"),
+        "resource_types:\n  - name: probe\n    commands:\n      check: 'touch " + marker.toUtf8() +
+            "; echo \"[{\\\"v\\\": \\\"1\\\"}]\"'\n      in: 'echo \"{\\\"version\\\": {\\\"v\\\": \\\"1\\\"}}\"'\n"
+            "resources:\n  - name: thing\n    type: probe\n" +
+            oneJob("j", "      - get: thing\n"));
+    const RunRecord run = runJob(QStringLiteral("shelly"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("errored"));
+    QVERIFY2(run.error.contains(QLatin1String("resource type probe (no image:)")), qPrintable(run.error));
+    QVERIFY(!QFileInfo::exists(marker));
+}
+
+QTEST_GUILESS_MAIN(TestPipelineTrust)
+#include "tst_pipelinetrust.moc"
