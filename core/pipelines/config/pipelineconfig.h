@@ -129,6 +129,9 @@ struct TaskStep {
     QMap<QString, QString> params;        // override the config's params
     QMap<QString, QString> inputMapping;  // task input name → artifact name in the plan
     QMap<QString, QString> outputMapping; // task output name → artifact name in the plan
+    // `shared_cache: true`: an unchanged run of this step may be restored from any pipeline's
+    // identical container step (content alone decides); otherwise only from this pipeline's.
+    bool sharedCache = false;
     QString fileArtifact() const { return file.section(u'/', 0, 0); } // "repo" for "repo/ci/t.yml"
 };
 

@@ -14,6 +14,7 @@
 #include "core/pipelines/treedigest/treedigest.h"
 #include "core/state/pipelinerepositories.h"
 
+#include <QCryptographicHash>
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QElapsedTimer>
@@ -78,6 +79,8 @@ private:
     // Canonical bytes of a config with each secret's value replaced by its keyed digest.
     QByteArray hashable(const QJsonObject &config) const;
     QString secretsMarker() const;
+    // Who shares a get's cache entries (StepContent::scope).
+    QString getScope(const Resource &resource) const;
     Result<adapters::Version> chooseVersion(const Step &step, const Resource &resource,
                                             const std::shared_ptr<adapters::ResourceType> &type,
                                             const CancelToken &cancel);

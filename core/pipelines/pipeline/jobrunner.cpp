@@ -24,6 +24,20 @@ QByteArray Execution::hashable(const QJsonObject &config) const
     return bytes;
 }
 
+QString Execution::getScope(const Resource &resource) const
+{
+    const ResourceType *declared = m_pipeline.resourceType(resource.type);
+    if (!declared)
+        return QStringLiteral("builtin:") + resource.type; // Pando's own code: content alone decides
+    // A type the pipeline declares is that pipeline's code (a `git` of its own, say): its
+    // entries are the pipeline's, and change with the definition.
+    const QString digest = QString::fromLatin1(
+        QCryptographicHash::hash(canonicalJson(toJson(*declared)), QCryptographicHash::Sha256).toHex());
+    if (declared->kind == ResourceType::Kind::BuiltIn)
+        return QStringLiteral("builtin:%1:%2").arg(declared->type, digest);
+    return QStringLiteral("pipeline:%1:%2").arg(m_run.pipeline, digest);
+}
+
 RunStepRecord Execution::begin(const Step &step, const QString &parentId, int attempt)
 {
     RunStepRecord rec;
@@ -316,6 +330,7 @@ Outcome Execution::fetch(const Step &step, const QString &artifact, const adapte
                                                    {QStringLiteral("source"), resource->source},
                                                    {QStringLiteral("params"), params}});
     content.extra = versionJson(version) + QLatin1Char('|') + secretsMarker();
+    content.scope = getScope(*resource);
     rec.hash = stepHash(content);
     StepCacheRepository cache(m_deps.db);
     m_log.note(step.path, QStringLiteral("fetching %1 at %2").arg(resource->name, versionKey(version)));
@@ -453,6 +468,11 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
     content.kind = QStringLiteral("task");
     content.canonicalConfig = hashable(toJson(*resolved));
     content.extra = secretsMarker();
+    // A task's outputs are its pipeline's unless the step shares them by content; a host task's
+    // depend on the host, never only on its content.
+    content.scope = step.task.sharedCache && resolved->venue == ResolvedTask::Venue::Image
+                        ? QStringLiteral("shared")
+                        : QStringLiteral("pipeline:") + m_run.pipeline;
     if (resolved->venue == ResolvedTask::Venue::Image) {
         auto digest = imageDigest(runner, resolved->image);
         if (!digest)

@@ -43,6 +43,8 @@ private Q_SLOTS:
     void hostExecutionIsOffUntilAnAdministratorAllowsIt();
     void aTaskFileNeverPicksTheHost();
     void aShellTypeWithoutImageIsRefusedLikeAHostTask();
+    void aPipelinesOwnGitTypeCannotPlantAnotherPipelinesGet();
+    void taskCachesArePerPipelineUnlessShared();
 
 private:
     PipelineService &service() { return *m_fx->engine().pipelines(); }
@@ -189,6 +191,80 @@ void TestPipelineTrust::aShellTypeWithoutImageIsRefusedLikeAHostTask()
     QCOMPARE(run.status, QStringLiteral("errored"));
     QVERIFY2(run.error.contains(QLatin1String("resource type probe (no image:)")), qPrintable(run.error));
     QVERIFY(!QFileInfo::exists(marker));
+}
+
+// The statuses of a run's steps by name.
+static QHash<QString, QString> statuses(const RunTree &tree)
+{
+    QHash<QString, QString> out;
+    std::function<void(const QList<RunTreeNode> &)> walk = [&](const QList<RunTreeNode> &nodes) {
+        for (const RunTreeNode &n : nodes) {
+            out.insert(n.step.name, n.step.status);
+            walk(n.children);
+        }
+    };
+    walk(tree.roots);
+    return out;
+}
+
+void TestPipelineTrust::aPipelinesOwnGitTypeCannotPlantAnotherPipelinesGet()
+{
+    const QString repo = m_fx->git().createRepository(QStringLiteral("shared"));
+    const QString commit = m_fx->git().commit(QStringLiteral("shared"), QStringLiteral("main"),
+                                              {{QStringLiteral("README"), GitFile{"the real tree\n"}}});
+    QVERIFY(!commit.isEmpty());
+    const QByteArray source = "source: {uri: \"" + repo.toUtf8() + "\", branch: main}\n";
+    // The attacker declares a type named git whose `in` writes a tree of its choosing, and pins
+    // the commit the victim will get, so that everything the old cache key held matched.
+    setPipeline(QStringLiteral("attacker"),
+                "resource_types:\n  - name: git\n    image: pando/busybox:latest\n    commands:\n"
+                "      check: 'echo \"[{\\\"ref\\\": \\\"" +
+                    commit.toUtf8() +
+                    "\\\"}]\"'\n"
+                    "      in: 'd=${1:-$0}; echo planted > $d/README; echo \"{\\\"version\\\": {\\\"ref\\\": \\\"" +
+                    commit.toUtf8() + "\\\"}}\"'\n" + "resources:\n  - name: repo\n    type: git\n    " + source +
+                    "    version: {ref: " + commit.toUtf8() + "}\n" + oneJob("plant", "      - get: repo\n"));
+    const RunRecord planted = runJob(QStringLiteral("attacker"), QStringLiteral("plant"));
+    QVERIFY2(planted.status == QLatin1String("succeeded"), qPrintable(planted.status + u' ' + planted.error));
+
+    setPipeline(QStringLiteral("victim"),
+                "resources:\n  - name: repo\n    type: git\n    " + source +
+                    oneJob("read", "      - get: repo\n      - task: show\n        config: {platform: linux, " + Image +
+                                       ", inputs: [{name: repo}], run: {path: cat, args: [repo/README]}}\n"));
+    const RunRecord victim = runJob(QStringLiteral("victim"), QStringLiteral("read"));
+    QVERIFY2(victim.status == QLatin1String("succeeded"), qPrintable(victim.status + u' ' + victim.error));
+    const QString text = outputOf(victim.id).join(u'\n');
+    QVERIFY2(text.contains(QLatin1String("the real tree")) && !text.contains(QLatin1String("planted")),
+             qPrintable(text));
+    QCOMPARE(statuses(*service().runTree(victim.id)).value(QStringLiteral("repo")), QStringLiteral("succeeded"));
+}
+
+void TestPipelineTrust::taskCachesArePerPipelineUnlessShared()
+{
+    // Two pipelines with the same container task: each runs its own, even though the content
+    // matches; a step that opts in to shared_cache is restored from the other's.
+    const QByteArray task = "      - task: stamp\n        config: {platform: linux, " + Image +
+                            ", outputs: [{name: out}], run: {path: sh, args: [\"-c\", \"echo side-effect; echo x > "
+                            "out/x\"]}}\n";
+    setPipeline(QStringLiteral("first"), oneJob("j", task));
+    setPipeline(QStringLiteral("second"), oneJob("j", task));
+    RunRecord run = runJob(QStringLiteral("first"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("succeeded"));
+    run = runJob(QStringLiteral("second"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("succeeded"));
+    QCOMPARE(statuses(*service().runTree(run.id)).value(QStringLiteral("stamp")), QStringLiteral("succeeded"));
+    QVERIFY(outputOf(run.id).join(u'\n').contains(QLatin1String("side-effect")));
+    // Within one pipeline an unchanged step is still skipped.
+    run = runJob(QStringLiteral("second"), QStringLiteral("j"));
+    QCOMPARE(statuses(*service().runTree(run.id)).value(QStringLiteral("stamp")), QStringLiteral("cached"));
+
+    const QByteArray shared = task + "        shared_cache: true\n";
+    setPipeline(QStringLiteral("third"), oneJob("j", shared));
+    setPipeline(QStringLiteral("fourth"), oneJob("j", shared));
+    QCOMPARE(runJob(QStringLiteral("third"), QStringLiteral("j")).status, QStringLiteral("succeeded"));
+    run = runJob(QStringLiteral("fourth"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("succeeded"));
+    QCOMPARE(statuses(*service().runTree(run.id)).value(QStringLiteral("stamp")), QStringLiteral("cached"));
 }
 
 QTEST_GUILESS_MAIN(TestPipelineTrust)
