@@ -544,9 +544,14 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
         spec.image = resolved->image;
         spec.mounts.append(adapters::Mount{dirs->dir, work, false});
         for (const TaskCache &c : resolved->config.caches) {
-            QDir().mkpath(cacheDir + QLatin1Char('/') + c.path);
-            spec.mounts.append(
-                adapters::Mount{cacheDir + QLatin1Char('/') + c.path, work + QLatin1Char('/') + c.path, false});
+            // dockerd resolves a bind mount's source itself, following links: a link an earlier
+            // run planted in its cache would mount any host path read-write.
+            auto dir = makeDirBeneath(cacheDir, c.path);
+            if (!dir) {
+                removeStepDir(stepKey);
+                return errored(rec, dir.error());
+            }
+            spec.mounts.append(adapters::Mount{*dir, work + QLatin1Char('/') + c.path, false});
         }
         spec.workDir = resolved->config.run.dir.isEmpty() ? work : work + QLatin1Char('/') + resolved->config.run.dir;
         spec.user = resolved->config.run.user;
@@ -558,8 +563,12 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
         spec.workDir =
             resolved->config.run.dir.isEmpty() ? dirs->dir : dirs->dir + QLatin1Char('/') + resolved->config.run.dir;
         for (const TaskCache &c : resolved->config.caches) {
-            QDir().mkpath(cacheDir + QLatin1Char('/') + c.path);
-            spec.mounts.append(adapters::Mount{cacheDir + QLatin1Char('/') + c.path, c.path, false});
+            auto dir = makeDirBeneath(cacheDir, c.path);
+            if (!dir) {
+                removeStepDir(stepKey);
+                return errored(rec, dir.error());
+            }
+            spec.mounts.append(adapters::Mount{*dir, c.path, false});
         }
     }
     auto result = runner.run(spec, cancel, [this, &step](const adapters::OutputChunk &chunk) {
@@ -581,7 +590,12 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
                       interruption.timedOut ? QStringLiteral("timed out after %1 ms").arg(timeoutMs)
                                             : QStringLiteral("exited with %1").arg(result->exitCode));
     }
-    // Outputs become the run's artifacts and, by content, the cache's.
+    // Outputs become the run's artifacts and, by content, the cache's; an output the step
+    // swapped for a link is refused before anything reads it.
+    if (auto contained = m_deps.workspace.checkOutputs(*dirs); !contained) {
+        removeStepDir(stepKey);
+        return errored(rec, contained.error());
+    }
     QJsonObject cached;
     for (const ResolvedTask::Output &output : resolved->outputs) {
         const QString dir = dirs->outputs.value(output.name);

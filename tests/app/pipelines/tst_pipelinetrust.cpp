@@ -12,6 +12,7 @@
 #include "tests/core/engine/enginefixture.h"
 #include "tests/support/component.h"
 
+#include <QDirIterator>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -45,6 +46,8 @@ private Q_SLOTS:
     void aShellTypeWithoutImageIsRefusedLikeAHostTask();
     void aPipelinesOwnGitTypeCannotPlantAnotherPipelinesGet();
     void taskCachesArePerPipelineUnlessShared();
+    void aLinkPlantedInACacheIsNotMounted();
+    void anOutputSwappedForALinkIsNotRead();
 
 private:
     PipelineService &service() { return *m_fx->engine().pipelines(); }
@@ -265,6 +268,67 @@ void TestPipelineTrust::taskCachesArePerPipelineUnlessShared()
     run = runJob(QStringLiteral("fourth"), QStringLiteral("j"));
     QCOMPARE(run.status, QStringLiteral("succeeded"));
     QCOMPARE(statuses(*service().runTree(run.id)).value(QStringLiteral("stamp")), QStringLiteral("cached"));
+}
+
+void TestPipelineTrust::aLinkPlantedInACacheIsNotMounted()
+{
+    // Run 1 plants a link to a host directory inside its cache; run 2 declares that path as a
+    // cache of its own. dockerd resolves a bind mount's source on the host, following the link:
+    // the container got the host directory read-write.
+    const QString hostDir = m_tmp.filePath(QStringLiteral("host-dir"));
+    QVERIFY(QDir().mkpath(hostDir));
+    const QByteArray head = "      - task: cached\n        config: {platform: linux, " + Image + ", caches: [";
+    setPipeline(QStringLiteral("cachey"), oneJob("j", head + "{path: c}], run: {path: sh, args: [\"-c\", \"ln -s " +
+                                                          hostDir.toUtf8() + " c/inner\"]}}\n"));
+    RunRecord run = runJob(QStringLiteral("cachey"), QStringLiteral("j"));
+    QVERIFY2(run.status == QLatin1String("succeeded"), qPrintable(run.status + u' ' + run.error));
+    setPipeline(QStringLiteral("cachey"),
+                oneJob("j", head + "{path: c}, {path: c/inner}], run: {path: sh, args: [\"-c\", \"echo pwned > "
+                                   "c/inner/pwned\"]}}\n"));
+    run = runJob(QStringLiteral("cachey"), QStringLiteral("j"));
+    QVERIFY2(!QFileInfo::exists(hostDir + QStringLiteral("/pwned")), "the container wrote into a host directory");
+    QCOMPARE(run.status, QStringLiteral("failed"));
+    auto tree = service().runTree(run.id);
+    const QString error = tree->roots.value(0).step.error;
+    QVERIFY2(error.contains(QLatin1String("cache c/inner is a symbolic link")), qPrintable(error));
+    // The planted link is gone: the next run starts with a clean cache.
+    run = runJob(QStringLiteral("cachey"), QStringLiteral("j"));
+    QVERIFY2(run.status == QLatin1String("succeeded"), qPrintable(run.status + u' ' + run.error));
+    QVERIFY(!QFileInfo::exists(hostDir + QStringLiteral("/pwned")));
+}
+
+// Every file below dir, recursively.
+static int filesBelow(const QString &dir)
+{
+    int count = 0;
+    QDirIterator it(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        it.next();
+        ++count;
+    }
+    return count;
+}
+
+void TestPipelineTrust::anOutputSwappedForALinkIsNotRead()
+{
+    // The output was packed (from the host path the link names) before anyone looked.
+    const QString hostDir = m_tmp.filePath(QStringLiteral("secret-dir"));
+    QVERIFY(QDir().mkpath(hostDir));
+    QFile secret(hostDir + QStringLiteral("/secret.txt"));
+    QVERIFY(secret.open(QIODevice::WriteOnly));
+    secret.write("host-secret\n");
+    secret.close();
+    setPipeline(QStringLiteral("outy"),
+                oneJob("j", "      - task: swap\n        config: {platform: linux, " + Image +
+                                ", outputs: [{name: out}], run: {path: sh, args: [\"-c\", \"rmdir out && ln -s " +
+                                hostDir.toUtf8() + " out\"]}}\n"));
+    const QString blobs = m_fx->dataDir() + QStringLiteral("/blobs");
+    const int before = filesBelow(blobs);
+    const RunRecord run = runJob(QStringLiteral("outy"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("failed"));
+    const QString error = service().runTree(run.id)->roots.value(0).step.error;
+    QVERIFY2(error.contains(QLatin1String("output out is a symbolic link")), qPrintable(error));
+    QCOMPARE(filesBelow(blobs), before); // nothing of the host directory was stored
 }
 
 QTEST_GUILESS_MAIN(TestPipelineTrust)
