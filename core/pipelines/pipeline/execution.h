@@ -54,6 +54,12 @@ public:
         QMutexLocker lock(&m_mutex);
         return m_firstError;
     }
+    // A step errored on the infrastructure (isInfrastructureError), not on what the pipeline says.
+    bool infrastructureErrored() const
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_infrastructureError;
+    }
 
 private:
     Outcome runStep(const Step &step, const QString &parentId, const CancelToken &cancel);
@@ -76,6 +82,8 @@ private:
     RunStepRecord begin(const Step &step, const QString &parentId, int attempt);
     Outcome finish(RunStepRecord &rec, Outcome outcome, const QString &error = {});
     Outcome errored(RunStepRecord &rec, const Error &error);
+    // finish() for a step that ended on error: the breaker learns whose error it was.
+    Outcome finishOnError(RunStepRecord &rec, Outcome outcome, const Error &error);
     // Canonical bytes of a config with each secret's value replaced by its keyed digest.
     QByteArray hashable(const QJsonObject &config) const;
     QString secretsMarker() const;
@@ -152,6 +160,7 @@ private:
     QHash<QString, QString> m_imageDigests;
     QJsonObject m_versions; // resource → the version a get of this run chose
     QString m_firstError;
+    bool m_infrastructureError = false;
     CancelToken m_runCancel; // the run's own token (hooks after an abort run on a fresh one)
 };
 

@@ -71,7 +71,16 @@ Outcome Execution::finish(RunStepRecord &rec, Outcome outcome, const QString &er
 
 Outcome Execution::errored(RunStepRecord &rec, const Error &error)
 {
-    return finish(rec, outcomeOfError(error), error.text());
+    return finishOnError(rec, outcomeOfError(error), error);
+}
+
+Outcome Execution::finishOnError(RunStepRecord &rec, Outcome outcome, const Error &error)
+{
+    if (outcome == Outcome::Errored && isInfrastructureError(error)) {
+        QMutexLocker lock(&m_mutex);
+        m_infrastructureError = true;
+    }
+    return finish(rec, outcome, error.text());
 }
 
 QString Execution::secretsMarker() const
@@ -303,7 +312,7 @@ Outcome Execution::runGet(const Step &step, RunStepRecord &rec, const LinkedCanc
         return errored(rec, type.error());
     auto version = chooseVersion(step, *resource, *type, cancel);
     if (!version)
-        return finish(rec, outcomeOfError(version.error(), why(link)), version.error().text());
+        return finishOnError(rec, outcomeOfError(version.error(), why(link)), version.error());
     // What passed: constraints of later jobs go by; a run whose input is not recorded would pass
     // nothing on, so the get errors instead.
     if (auto recorded = RunRepository(m_deps.db).recordInput(m_run.id, resource->name, versionJson(*version));
@@ -358,7 +367,7 @@ Outcome Execution::fetch(const Step &step, const QString &artifact, const adapte
         return errored(rec, dir.error());
     auto fetched = (*type)->in(resource->source, version, params, *dir, cancel, sinkFor(step.path));
     if (!fetched)
-        return finish(rec, outcomeOfError(fetched.error(), why(link)), fetched.error().text());
+        return finishOnError(rec, outcomeOfError(fetched.error(), why(link)), fetched.error());
     for (const auto &[name, value] : std::as_const(fetched->metadata))
         m_log.note(step.path, QStringLiteral("%1: %2").arg(name, value));
     auto digest = treeDigest(*dir, cancel);
@@ -401,7 +410,7 @@ Outcome Execution::runPut(const Step &step, RunStepRecord &rec, const LinkedCanc
     auto pushed = (*type)->out(resource->source, step.put.params, dirs->dir, cancel, sinkFor(step.path));
     removeStepDir(stepKey);
     if (!pushed)
-        return finish(rec, outcomeOfError(pushed.error(), why(link)), pushed.error().text());
+        return finishOnError(rec, outcomeOfError(pushed.error(), why(link)), pushed.error());
     if (auto added = ResourceVersionRepository(m_deps.db).add(
             m_run.pipeline, resource->name, {{versionJson(pushed->version), QString()}}, m_log.nowMs());
         !added)
@@ -582,7 +591,7 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
         rec.exitCode = result->exitCode;
     if (!result) {
         removeStepDir(stepKey);
-        return finish(rec, outcome, result.error().text());
+        return finishOnError(rec, outcome, result.error());
     }
     if (outcome != Outcome::Succeeded) {
         removeStepDir(stepKey);
@@ -655,7 +664,7 @@ RunExecutor::Result JobRunner::execute(const RunRecord &run, const CancelToken &
 {
     auto record = PipelineRepository(m_deps.db).find(run.pipeline);
     if (!record)
-        return {Outcome::Errored, record.error().text()};
+        return {Outcome::Errored, record.error().text(), isInfrastructureError(record.error())};
     QStringList secretValues;
     auto pipeline =
         parseForRun(m_deps, run.pipeline, record->configYaml.toUtf8(), record->varsYaml.toUtf8(), &secretValues);
@@ -667,7 +676,7 @@ RunExecutor::Result JobRunner::execute(const RunRecord &run, const CancelToken &
 
     auto hostPolicy = hostPolicyFor(m_deps.db, run.pipeline);
     if (!hostPolicy)
-        return {Outcome::Errored, hostPolicy.error().text()};
+        return {Outcome::Errored, hostPolicy.error().text(), true};
     RunLog log(m_deps.db, m_deps.clock, m_deps.events, run, makeRedactor(secretValues));
     Execution execution(m_deps, run, *pipeline, secretValues, log, cancel, *hostPolicy);
     Outcome outcome = execution.runPlan(job->plan, {}, cancel);
@@ -678,7 +687,8 @@ RunExecutor::Result JobRunner::execute(const RunRecord &run, const CancelToken &
     log.flush();
     if (auto removed = m_deps.workspace.removeRun(run.id); !removed)
         qWarning("run %s: removing its directory failed: %s", qPrintable(run.id), qPrintable(removed.error().text()));
-    return {outcome, outcome == Outcome::Errored ? execution.firstError() : QString()};
+    return {outcome, outcome == Outcome::Errored ? execution.firstError() : QString(),
+            outcome == Outcome::Errored && execution.infrastructureErrored()};
 }
 
 void JobRunner::releaseAbandoned(const RunRecord &run)

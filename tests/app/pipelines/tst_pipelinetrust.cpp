@@ -48,6 +48,7 @@ private Q_SLOTS:
     void taskCachesArePerPipelineUnlessShared();
     void aLinkPlantedInACacheIsNotMounted();
     void anOutputSwappedForALinkIsNotRead();
+    void aBrokenTaskFileDoesNotPauseThePipeline();
 
 private:
     PipelineService &service() { return *m_fx->engine().pipelines(); }
@@ -329,6 +330,28 @@ void TestPipelineTrust::anOutputSwappedForALinkIsNotRead()
     const QString error = service().runTree(run.id)->roots.value(0).step.error;
     QVERIFY2(error.contains(QLatin1String("output out is a symbolic link")), qPrintable(error));
     QCOMPARE(filesBelow(blobs), before); // nothing of the host directory was stored
+}
+
+void TestPipelineTrust::aBrokenTaskFileDoesNotPauseThePipeline()
+{
+    // Whoever can push to the repository can make the task file unreadable; three such runs
+    // used to open the circuit breaker and pause the pipeline for everyone.
+    const QString repo = m_fx->git().createRepository(QStringLiteral("broken"));
+    QVERIFY(!m_fx->git()
+                 .commit(QStringLiteral("broken"), QStringLiteral("main"),
+                         {{QStringLiteral("ci/t.yml"), GitFile{"platform: linux\nrun: {pth: nope}\n"}}})
+                 .isEmpty());
+    setPipeline(QStringLiteral("breaky"),
+                "resources:\n  - name: repo\n    type: git\n    source: {uri: \"" + repo.toUtf8() +
+                    "\", branch: main}\n" +
+                    oneJob("j", "      - get: repo\n      - task: t\n        file: repo/ci/t.yml\n"));
+    for (int i = 0; i < 4; ++i) {
+        const RunRecord run = runJob(QStringLiteral("breaky"), QStringLiteral("j"));
+        QCOMPARE(run.status, QStringLiteral("errored"));
+        QVERIFY2(run.error.contains(QLatin1String("ci/t.yml")), qPrintable(run.error));
+    }
+    const PipelineRecord p = service().pipeline(QStringLiteral("breaky"))->record;
+    QVERIFY2(!p.paused, qPrintable(p.pausedReason));
 }
 
 QTEST_GUILESS_MAIN(TestPipelineTrust)
