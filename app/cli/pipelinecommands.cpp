@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRandomGenerator>
 #include <QStringDecoder>
 
 namespace pando::cli {
@@ -347,6 +348,18 @@ void pipelineHostExecution(Cli &cli)
     }));
 }
 
+// 256 bits from the system's generator as 64 hex digits: well past the 128 bits a webhook
+// token needs. Printed once; nothing is stored.
+void webhookToken(Cli &cli)
+{
+    QByteArray bytes(32, Qt::Uninitialized);
+    QRandomGenerator::system()->generate(bytes.begin(), bytes.end());
+    const QString token = QString::fromLatin1(bytes.toHex());
+    if (cli.args().json)
+        printJson(QJsonObject{{QStringLiteral("token"), token}});
+    else
+        printOut(token);
+    cli.finish(ExitOk);
 }
 
 void removePipeline(Cli &cli)
@@ -669,6 +682,18 @@ constexpr CommandDef Commands[] = {
      {},
      "let a pipeline's tasks run on the host, or stop them (administrators)",
      &pipelineHostExecution},
+    {"pipelines",
+     "webhook-token",
+     "",
+     0,
+     0,
+     {},
+     "print a new random webhook token (store it as a secret)",
+     &webhookToken,
+     Needs::Nothing,
+     nullptr,
+     "Prints 64 hex digits (256 bits). Keep it as a secret (pando secrets set NAME) and write\n"
+     "webhook_token: ((NAME)) in the resource; give the forge the same value."},
     {"settings", "show", "", 0, 0, {}, "show the install's settings", &showSettings},
     {"settings",
      "set",

@@ -248,7 +248,7 @@ Reply webhook(Call &call)
         return errorReply(Error{ErrorCode::Unauthorized, QStringLiteral("the webhook needs its token"),
                                 QStringLiteral("query.webhook_token"),
                                 QStringLiteral("add ?webhook_token=<the resource's webhook_token> to the URL")});
-    if (auto checked = s->webhook(call.args.value(0), call.args.value(1), token); !checked) {
+    if (auto checked = s->webhook(call.args.value(0), call.args.value(1), token, call.request.peer); !checked) {
         Error error = checked.error();
         if (error.code == ErrorCode::Unauthorized)
             error.where = QStringLiteral("query.webhook_token");

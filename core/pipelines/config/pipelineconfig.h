@@ -241,6 +241,15 @@ struct Pipeline {
 // Resource types every pipeline may use without declaring them.
 QStringList builtinResourceTypes(); // git, time, registry-image, docker-image
 
+// A webhook token is a credential anyone on the network may guess at: at least 128 bits, which
+// is 32 characters of hex (what `pando pipelines webhook-token` prints is 64).
+inline constexpr int MinWebhookTokenChars = 32;
+// Why value cannot be a webhook token (too short), naming where; empty when it can.
+std::optional<Error> webhookTokenProblem(const QString &value, const QString &where);
+// The secret name a value that is exactly one ((placeholder)) names ("" otherwise): the
+// webhook token's form when it comes from the secret store.
+QString placeholderSecretName(const QString &value);
+
 // Parses, interpolates and validates a pipeline file. Without a vars file or secret lookup, any
 // `((placeholder))` is an "undefined var" error naming it.
 Result<Pipeline> parsePipeline(const QByteArray &yaml, const InterpolationSources &interpolation = {});

@@ -49,6 +49,7 @@ private Q_SLOTS:
     void aLinkPlantedInACacheIsNotMounted();
     void anOutputSwappedForALinkIsNotRead();
     void aBrokenTaskFileDoesNotPauseThePipeline();
+    void webhookTokensAreLongAndTheRouteTellsNothing();
 
 private:
     PipelineService &service() { return *m_fx->engine().pipelines(); }
@@ -352,6 +353,53 @@ void TestPipelineTrust::aBrokenTaskFileDoesNotPauseThePipeline()
     }
     const PipelineRecord p = service().pipeline(QStringLiteral("breaky"))->record;
     QVERIFY2(!p.paused, qPrintable(p.pausedReason));
+}
+
+void TestPipelineTrust::webhookTokensAreLongAndTheRouteTellsNothing()
+{
+    const QByteArray head = "resources:\n  - name: repo\n    type: time\n    source: {interval: 1h}\n"
+                            "    webhook_token: ";
+    const QByteArray job = oneJob("j", "      - get: repo\n");
+    // Eight characters were enough; a token is now refused when the pipeline is set.
+    auto shortLiteral = service().setPipeline(QStringLiteral("hooky"), head + "abcdefgh\n" + job, {}, false, Actor{});
+    QVERIFY(!shortLiteral);
+    QCOMPARE(shortLiteral.error().where, QStringLiteral("resources[0].webhook_token"));
+    QVERIFY2(shortLiteral.error().message.contains(QLatin1String("at least 32 characters")),
+             qPrintable(shortLiteral.error().text()));
+    QVERIFY(service().setSecret({}, QStringLiteral("short-hook"), QStringLiteral("abcdefgh"), Actor{}));
+    auto shortSecret =
+        service().setPipeline(QStringLiteral("hooky"), head + "((short-hook))\n" + job, {}, false, Actor{});
+    QVERIFY(!shortSecret);
+    QVERIFY2(shortSecret.error().message.contains(QLatin1String("the secret short-hook")),
+             qPrintable(shortSecret.error().text()));
+
+    const QString token = QStringLiteral("0123456789abcdef0123456789abcdef");
+    QVERIFY(service().setSecret({}, QStringLiteral("hook"), token, Actor{}));
+    setPipeline(QStringLiteral("hooky"), head + "((hook))\n" + job);
+    QVERIFY(service().webhook(QStringLiteral("hooky"), QStringLiteral("repo"), token, QStringLiteral("10.0.0.1")));
+    // Unknown pipeline, unknown resource and a wrong token: one answer.
+    const auto unknownPipeline =
+        service().webhook(QStringLiteral("no-such"), QStringLiteral("repo"), token, QStringLiteral("10.0.0.2"));
+    const auto unknownResource =
+        service().webhook(QStringLiteral("hooky"), QStringLiteral("nope"), token, QStringLiteral("10.0.0.2"));
+    const auto wrong =
+        service().webhook(QStringLiteral("hooky"), QStringLiteral("repo"),
+                          QStringLiteral("0123456789abcdef0123456789abcdeX"), QStringLiteral("10.0.0.2"));
+    QVERIFY(!unknownPipeline && !unknownResource && !wrong);
+    QCOMPARE(unknownPipeline.error().code, wrong.error().code);
+    QCOMPARE(unknownPipeline.error().text(), wrong.error().text());
+    QCOMPARE(unknownResource.error().text(), wrong.error().text());
+    // Guessing from one address is throttled; another address is not held up.
+    for (int i = 0; i < 10; ++i)
+        discardResult(service().webhook(QStringLiteral("hooky"), QStringLiteral("repo"),
+                                        QStringLiteral("guess-%1").arg(i), QStringLiteral("10.0.0.2")),
+                      "a guess; only the throttle's answer below matters");
+    const auto throttled =
+        service().webhook(QStringLiteral("hooky"), QStringLiteral("repo"), token, QStringLiteral("10.0.0.2"));
+    QVERIFY(!throttled);
+    QVERIFY2(throttled.error().message.contains(QLatin1String("too many failed webhook calls")),
+             qPrintable(throttled.error().text()));
+    QVERIFY(service().webhook(QStringLiteral("hooky"), QStringLiteral("repo"), token, QStringLiteral("10.0.0.3")));
 }
 
 QTEST_GUILESS_MAIN(TestPipelineTrust)

@@ -277,7 +277,7 @@ public:
             finish(runId, QStringLiteral("aborted"));
         return {};
     }
-    Status webhook(const QString &pipeline, const QString &resource, const QString &token) override
+    Status webhook(const QString &pipeline, const QString &resource, const QString &token, const QString &) override
     {
         QMutexLocker lock(&m_mutex);
         const QString key = pipeline + QLatin1Char('/') + resource;
