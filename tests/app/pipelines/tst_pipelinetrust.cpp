@@ -50,6 +50,7 @@ private Q_SLOTS:
     void anOutputSwappedForALinkIsNotRead();
     void aBrokenTaskFileDoesNotPauseThePipeline();
     void webhookTokensAreLongAndTheRouteTellsNothing();
+    void shellTypesGetTheirDirectoryInDollarOne();
 
 private:
     PipelineService &service() { return *m_fx->engine().pipelines(); }
@@ -400,6 +401,22 @@ void TestPipelineTrust::webhookTokensAreLongAndTheRouteTellsNothing()
     QVERIFY2(throttled.error().message.contains(QLatin1String("too many failed webhook calls")),
              qPrintable(throttled.error().text()));
     QVERIFY(service().webhook(QStringLiteral("hooky"), QStringLiteral("repo"), token, QStringLiteral("10.0.0.3")));
+}
+
+void TestPipelineTrust::shellTypesGetTheirDirectoryInDollarOne()
+{
+    // docs/pipelines.md: in and out get the target directory as $1. A string command had it in $0.
+    setPipeline(QStringLiteral("dollar"),
+                "resource_types:\n  - name: probe\n    image: pando/busybox:latest\n    commands:\n"
+                "      check: 'echo \"[{\\\"v\\\": \\\"1\\\"}]\"'\n"
+                "      in: 'echo fetched > \"$1/file\"; echo \"{\\\"version\\\": {\\\"v\\\": \\\"1\\\"}}\"'\n"
+                "resources:\n  - name: thing\n    type: probe\n" +
+                    oneJob("j", "      - get: thing\n      - task: show\n        config: {platform: linux, " + Image +
+                                    ", inputs: [{name: thing}], run: {path: cat, args: [thing/file]}}\n"));
+    const RunRecord run = runJob(QStringLiteral("dollar"), QStringLiteral("j"));
+    QVERIFY2(run.status == QLatin1String("succeeded"),
+             qPrintable(run.status + u' ' + run.error + u'\n' + outputOf(run.id).join(u'\n')));
+    QVERIFY(outputOf(run.id).join(u'\n').contains(QLatin1String("fetched")));
 }
 
 QTEST_GUILESS_MAIN(TestPipelineTrust)
