@@ -461,6 +461,23 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
         return errored(rec, Error{ErrorCode::Invalid,
                                   QStringLiteral("a task's image: from an artifact is not supported yet"), step.path,
                                   QStringLiteral("name a local image in the task's image_resource")});
+    // argv is readable by every user of the machine (/proc/<pid>/cmdline, ps), whatever the
+    // container: a secret goes in through the environment instead.
+    for (qsizetype i = 0; i < resolved->argv.size(); ++i) {
+        for (const QString &value : std::as_const(m_secretValues)) {
+            if (value.size() < Redactor::kMinimumSecretLength || !resolved->argv.at(i).contains(value))
+                continue;
+            return errored(rec, Error{ErrorCode::Invalid,
+                                      i == 0 ? QStringLiteral("run.path holds a secret's value: it would show in the "
+                                                              "host's process list")
+                                             : QStringLiteral("run.args[%1] holds a secret's value: it would show in "
+                                                              "the host's process list")
+                                                   .arg(i - 1),
+                                      step.path,
+                                      QStringLiteral("pass it in the environment: params: {TOKEN: ((name))}, and use "
+                                                     "\"$TOKEN\" in the command")});
+        }
+    }
     if (resolved->venue == ResolvedTask::Venue::Host) {
         // What an artifact says never picks the host: anyone who can push to its repository wrote it.
         if (fileConfig)

@@ -181,7 +181,7 @@ void TestPipelinesDocker::aCommitRunsTheJobsInPassedOrder()
         "  - name: unit\n    plan:\n      - get: repo\n        trigger: true\n"
         "      - in_parallel:\n" +
         taskItem(10, "lint", "cat repo/README; echo lint-ok") +
-        taskItem(10, "test", "echo secret is ((token)); echo $TOKEN | base64; cp repo/README report/", "repo", "report",
+        taskItem(10, "test", "echo secret is $TOKEN; echo $TOKEN | base64; cp repo/README report/", "repo", "report",
                  {"params: { TOKEN: ((token)) }"}) +
         taskItem(6, "after", "cat report/README", "report") + "    on_success:\n" +
         hookStep(6, "notify", "echo success-hook") +

@@ -51,6 +51,8 @@ private Q_SLOTS:
     void aBrokenTaskFileDoesNotPauseThePipeline();
     void webhookTokensAreLongAndTheRouteTellsNothing();
     void shellTypesGetTheirDirectoryInDollarOne();
+    void secretsStayOutOfArgv();
+    void varsExpandWithinLimits();
 
 private:
     PipelineService &service() { return *m_fx->engine().pipelines(); }
@@ -417,6 +419,47 @@ void TestPipelineTrust::shellTypesGetTheirDirectoryInDollarOne()
     QVERIFY2(run.status == QLatin1String("succeeded"),
              qPrintable(run.status + u' ' + run.error + u'\n' + outputOf(run.id).join(u'\n')));
     QVERIFY(outputOf(run.id).join(u'\n').contains(QLatin1String("fetched")));
+}
+
+void TestPipelineTrust::secretsStayOutOfArgv()
+{
+    // A secret in run.args is in /proc/<pid>/cmdline for every user of the host.
+    QVERIFY(service().setSecret({}, QStringLiteral("deploy-key"), QStringLiteral("k3y-in-argv-1234"), Actor{}));
+    setPipeline(QStringLiteral("argy"),
+                oneJob("j", "      - task: leak\n        config: {platform: linux, " + Image +
+                                ", run: {path: sh, args: [\"-c\", \"sleep 1; echo ((deploy-key))\"]}}\n"));
+    RunRecord run = runJob(QStringLiteral("argy"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("errored"));
+    QVERIFY2(run.error.contains(QLatin1String("run.args[1] holds a secret's value")), qPrintable(run.error));
+    QVERIFY(!run.error.contains(QLatin1String("k3y-in-argv-1234")));
+    // Through the environment it works.
+    setPipeline(QStringLiteral("argy"),
+                oneJob("j", "      - task: leak\n        params: {KEY: ((deploy-key))}\n        config: {platform: "
+                            "linux, " +
+                                Image +
+                                ", run: {path: sh, args: [\"-c\", \"test -n \\\"$KEY\\\" && echo has-key\"]}}\n"));
+    run = runJob(QStringLiteral("argy"), QStringLiteral("j"));
+    QVERIFY2(run.status == QLatin1String("succeeded"), qPrintable(run.status + u' ' + run.error));
+    QVERIFY(outputOf(run.id).join(u'\n').contains(QLatin1String("has-key")));
+}
+
+void TestPipelineTrust::varsExpandWithinLimits()
+{
+    // A 100 KiB var used 200 times: 20 MiB of pipeline from a file of a few KiB.
+    QByteArray vars = "big: [";
+    for (int i = 0; i < 100; ++i)
+        vars += (i ? ", " : "") + QByteArray(1000, 'x');
+    vars += "]\n";
+    QByteArray plan;
+    for (int i = 0; i < 200; ++i)
+        plan += "      - task: t" + QByteArray::number(i) +
+                "\n        params: {A: ((big))}\n        config: {platform: "
+                "linux, " +
+                Image + ", run: {path: \"true\"}}\n";
+    auto set = service().setPipeline(QStringLiteral("laughs"), oneJob("j", plan), vars, false, Actor{});
+    QVERIFY(!set);
+    QCOMPARE(set.error().code, ErrorCode::TooLarge);
+    QVERIFY2(set.error().message.contains(QLatin1String("expansion limit")), qPrintable(set.error().text()));
 }
 
 QTEST_GUILESS_MAIN(TestPipelineTrust)
