@@ -88,6 +88,7 @@ ApplicationWindow {
             }
             SettingsView {
                 server: Desktop.embeddedServer
+                hostExecutionText: Desktop.pipelines.hostExecutionText
             }
         }
     }
