@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRandomGenerator>
 #include <QStringDecoder>
 
 namespace pando::cli {
@@ -258,6 +259,9 @@ void showPipeline(Cli &cli)
             {QStringLiteral("state"),
              paused ? QStringLiteral("paused: ") + orDash(str(r.json, "paused_reason")) : QStringLiteral("active")},
             {QStringLiteral("max runs"), QString::number(num(r.json, "max_runs"))},
+            {QStringLiteral("host execution"), r.json.value(QStringLiteral("host_execution")).toBool()
+                                                   ? QStringLiteral("allowed by an administrator")
+                                                   : QStringLiteral("not allowed")},
             {QStringLiteral("jobs"), orDash(jobs.join(QStringLiteral(", ")))},
             {QStringLiteral("updated"), timestamp(num(r.json, "updated_ms"))},
         }));
@@ -275,6 +279,87 @@ void pausePipeline(Cli &cli, bool pause)
             printOut(pause ? QStringLiteral("paused %1").arg(name) : QStringLiteral("unpaused %1").arg(name));
         cli.finish(ExitOk);
     }));
+}
+
+// "on"/"allow" or "off"/"deny"; anything else is refused with the words that work.
+std::optional<bool> onOff(Cli &cli, const QString &word, const QString &yes, const QString &no)
+{
+    if (word == yes)
+        return true;
+    if (word == no)
+        return false;
+    cli.failWith(Error{ErrorCode::Invalid,
+                       QStringLiteral("expected %1 or %2, got \"%3\"").arg(yes, no, word),
+                       QStringLiteral("arguments"),
+                       {}});
+    return std::nullopt;
+}
+
+void showSettings(Cli &cli)
+{
+    cli.api().settings(cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        printOut(keyValues(
+            {{QStringLiteral("host-execution"), r.json.value(QStringLiteral("host_execution")).toBool()
+                                                    ? QStringLiteral("on (for pipelines an administrator allowed)")
+                                                    : QStringLiteral("off")}}));
+        cli.finish(ExitOk);
+    }));
+}
+
+void setSetting(Cli &cli)
+{
+    const QString key = cli.args().arguments.value(0);
+    if (key != QLatin1String("host-execution"))
+        return cli.failWith(Error{ErrorCode::Invalid, QStringLiteral("unknown setting \"%1\"").arg(key),
+                                  QStringLiteral("arguments"), QStringLiteral("settings: host-execution")});
+    const auto enabled = onOff(cli, cli.args().arguments.value(1), QStringLiteral("on"), QStringLiteral("off"));
+    if (!enabled)
+        return;
+    cli.api().setHostExecution(*enabled, cli.handle([&cli, enabled](const client::ApiResponse &r) {
+        if (cli.args().json)
+            printJson(r.json);
+        else
+            printOut(*enabled ? QStringLiteral("host execution is on for pipelines an administrator allows "
+                                               "(pando pipelines host-execution NAME allow)")
+                              : QStringLiteral("host execution is off: tasks need an image_resource"));
+        cli.finish(ExitOk);
+    }));
+}
+
+void pipelineHostExecution(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    const auto allowed = onOff(cli, cli.args().arguments.value(1), QStringLiteral("allow"), QStringLiteral("deny"));
+    if (!allowed)
+        return;
+    cli.api().setPipelineHostExecution(name, *allowed, cli.handle([&cli, name, allowed](const client::ApiResponse &r) {
+        if (cli.args().json)
+            printJson(r.json);
+        else
+            printOut(*allowed ? QStringLiteral("pipeline %1 may run tasks on the host (while the install's "
+                                               "host-execution setting is on)")
+                                    .arg(name)
+                              : QStringLiteral("pipeline %1 may not run tasks on the host").arg(name));
+        cli.finish(ExitOk);
+    }));
+}
+
+// 256 bits from the system's generator as 64 hex digits: well past the 128 bits a webhook
+// token needs. Printed once; nothing is stored.
+void webhookToken(Cli &cli)
+{
+    QByteArray bytes(32, Qt::Uninitialized);
+    QRandomGenerator::system()->generate(bytes.begin(), bytes.end());
+    const QString token = QString::fromLatin1(bytes.toHex());
+    if (cli.args().json)
+        printJson(QJsonObject{{QStringLiteral("token"), token}});
+    else
+        printOut(token);
+    cli.finish(ExitOk);
 }
 
 void removePipeline(Cli &cli)
@@ -589,6 +674,35 @@ constexpr CommandDef Commands[] = {
     {"pipelines", "show", "NAME", 1, 1, {}, "show a pipeline and its jobs", &showPipeline},
     {"pipelines", "pause", "NAME", 1, 1, {}, "stop starting runs (running ones go on)", &pause},
     {"pipelines", "unpause", "NAME", 1, 1, {}, "start runs again", &unpause},
+    {"pipelines",
+     "host-execution",
+     "NAME allow|deny",
+     2,
+     2,
+     {},
+     "let a pipeline's tasks run on the host, or stop them (administrators)",
+     &pipelineHostExecution},
+    {"pipelines",
+     "webhook-token",
+     "",
+     0,
+     0,
+     {},
+     "print a new random webhook token (store it as a secret)",
+     &webhookToken,
+     Needs::Nothing,
+     nullptr,
+     "Prints 64 hex digits (256 bits). Keep it as a secret (pando secrets set NAME) and write\n"
+     "webhook_token: ((NAME)) in the resource; give the forge the same value."},
+    {"settings", "show", "", 0, 0, {}, "show the install's settings", &showSettings},
+    {"settings",
+     "set",
+     "KEY VALUE",
+     2,
+     2,
+     {},
+     "change an install setting (administrators): host-execution on|off",
+     &setSetting},
     {"pipelines",
      "rm",
      "NAME",

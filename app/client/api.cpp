@@ -288,6 +288,21 @@ void Api::setPipelinePaused(const QString &name, bool paused, Callback done) con
     sendJson("POST", apiPath({u"pipelines"_s, name, paused ? u"pause"_s : u"unpause"_s}), {}, std::move(done));
 }
 
+void Api::settings(Callback done) const
+{
+    get(apiPath({u"settings"_s}), std::move(done));
+}
+
+void Api::setHostExecution(bool enabled, Callback done) const
+{
+    sendJson("PUT", apiPath({u"settings"_s}), {{u"host_execution"_s, enabled}}, std::move(done));
+}
+
+void Api::setPipelineHostExecution(const QString &name, bool allowed, Callback done) const
+{
+    sendJson("PUT", apiPath({u"pipelines"_s, name, u"host-execution"_s}), {{u"allowed"_s, allowed}}, std::move(done));
+}
+
 void Api::triggerJob(const QString &pipeline, const QString &job, Callback done) const
 {
     sendJson("POST", apiPath({u"pipelines"_s, pipeline, u"jobs"_s, job, u"runs"_s}), {}, std::move(done));

@@ -129,6 +129,10 @@ public:
     void setPipeline(const QString &name, const QString &config, const QString &vars, bool dryRun, Callback done) const;
     void removePipeline(const QString &name, Callback done) const;
     void setPipelinePaused(const QString &name, bool paused, Callback done) const;
+    // Host execution: the install's setting, and an administrator's mark on one pipeline.
+    void settings(Callback done) const;
+    void setHostExecution(bool enabled, Callback done) const;
+    void setPipelineHostExecution(const QString &name, bool allowed, Callback done) const;
     void triggerJob(const QString &pipeline, const QString &job, Callback done) const;
     // pipeline empty: every pipeline's runs; job empty: every job's.
     void runs(const QString &pipeline, const QString &job, std::optional<int> limit, Callback done) const;

@@ -270,6 +270,12 @@ constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/pipelines/{name}/runs", PipelinesRead, Pipeline, false, &pipelineapi::listPipelineRuns},
     // Public: a forge cannot hold a bearer token; the resource's webhook token is checked instead.
     {"POST", "/api/v1/pipelines/{name}/resources/{resource}/check", Public, None, false, &pipelineapi::webhook},
+    // Host execution: off for the install unless an administrator turns it on, and then only for
+    // the pipelines an administrator marks (docs/pipelines.md). Anyone signed in may read it.
+    {"GET", "/api/v1/settings", PipelinesRead, None, false, &pipelineapi::showSettings},
+    {"PUT", "/api/v1/settings", SettingsWrite, None, false, &pipelineapi::updateSettings},
+    {"PUT", "/api/v1/pipelines/{name}/host-execution", SettingsWrite, Pipeline, false,
+     &pipelineapi::setPipelineHostExecution},
     {"GET", "/api/v1/runs", PipelinesRead, None, false, &pipelineapi::listRuns},
     {"GET", "/api/v1/runs/{id}", PipelinesRead, Run, false, &pipelineapi::showRun},
     {"GET", "/api/v1/runs/{id}/events", PipelinesRead, Run, false, &pipelineapi::runEvents},

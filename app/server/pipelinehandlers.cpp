@@ -248,7 +248,7 @@ Reply webhook(Call &call)
         return errorReply(Error{ErrorCode::Unauthorized, QStringLiteral("the webhook needs its token"),
                                 QStringLiteral("query.webhook_token"),
                                 QStringLiteral("add ?webhook_token=<the resource's webhook_token> to the URL")});
-    if (auto checked = s->webhook(call.args.value(0), call.args.value(1), token); !checked) {
+    if (auto checked = s->webhook(call.args.value(0), call.args.value(1), token, call.request.peer); !checked) {
         Error error = checked.error();
         if (error.code == ErrorCode::Unauthorized)
             error.where = QStringLiteral("query.webhook_token");
@@ -296,6 +296,63 @@ Reply removeSecret(Call &call)
         !removed)
         return errorReply(removed.error());
     return noContent();
+}
+
+namespace {
+
+// {"<key>": true|false} and nothing else; the body's one boolean.
+Result<bool> boolBody(const Call &call, const QString &key)
+{
+    const QString example = QStringLiteral("{\"%1\": true}").arg(key);
+    auto body = jsonObjectBody(call.request, {key}, example);
+    if (!body)
+        return std::unexpected(body.error());
+    const QJsonValue value = body->value(key);
+    if (!value.isBool())
+        return fail(ErrorCode::Invalid, QStringLiteral("must be true or false"), key,
+                    QStringLiteral("send ") + example);
+    return value.toBool();
+}
+
+QJsonObject settingsJson(bool hostExecution)
+{
+    return QJsonObject{{QStringLiteral("host_execution"), hostExecution}};
+}
+
+} // namespace
+
+Reply showSettings(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    auto host = s->hostExecution();
+    if (!host)
+        return errorReply(host.error());
+    return Reply{200, settingsJson(*host)};
+}
+
+Reply updateSettings(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    auto enabled = boolBody(call, QStringLiteral("host_execution"));
+    if (!enabled)
+        return errorReply(enabled.error());
+    if (auto set = s->setHostExecution(*enabled, call.actor); !set)
+        return errorReply(set.error());
+    return Reply{200, settingsJson(*enabled)};
+}
+
+Reply setPipelineHostExecution(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    auto allowed = boolBody(call, QStringLiteral("allowed"));
+    if (!allowed)
+        return errorReply(allowed.error());
+    if (auto set = s->setPipelineHostExecution(call.args.value(0), *allowed, call.actor); !set)
+        return errorReply(set.error());
+    auto view = s->pipeline(call.args.value(0));
+    if (!view)
+        return errorReply(view.error());
+    return Reply{200, view->toJson()};
 }
 
 #undef PANDO_SERVICE_OR_503

@@ -28,6 +28,10 @@ Reply webhook(Call &call);
 Reply setSecret(Call &call);
 Reply listSecrets(Call &call);
 Reply removeSecret(Call &call);
+// Host execution: the install's setting and an administrator's mark on a pipeline.
+Reply showSettings(Call &call);
+Reply updateSettings(Call &call);
+Reply setPipelineHostExecution(Call &call);
 
 // {"seq", "time_ms", "step", "type", "data"}: one run event as the API and the follow stream
 // show it.

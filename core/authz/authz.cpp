@@ -58,7 +58,7 @@ QString scopeFor(std::string_view permission)
         return {};
     if (is(permission, LogsRead))
         return u"apps:read"_s;
-    if (is(permission, UsersRead) || is(permission, UsersWrite))
+    if (is(permission, UsersRead) || is(permission, UsersWrite) || is(permission, SettingsWrite))
         return u"admin"_s;
     QString scope = QString::fromLatin1(permission.data(), qsizetype(permission.size()));
     scope.replace(u'.', u':');

@@ -29,9 +29,11 @@ inline constexpr std::string_view ApprovalsWrite = "approvals.write"; // approve
 inline constexpr std::string_view AuditRead = "audit.read";
 inline constexpr std::string_view UsersRead = "users.read";
 inline constexpr std::string_view UsersWrite = "users.write";
-inline constexpr std::string_view All[] = {Public,         AppsRead,  AppsWrite,     DeploysWrite, LogsRead,
-                                           PipelinesRead,  Self,      UsersRead,     UsersWrite,   RunsWrite,
-                                           PipelinesWrite, AuditRead, ApprovalsWrite};
+// Install settings and the marks that widen what a pipeline may do (host execution): admins only.
+inline constexpr std::string_view SettingsWrite = "settings.write";
+inline constexpr std::string_view All[] = {Public,         AppsRead,  AppsWrite,      DeploysWrite, LogsRead,
+                                           PipelinesRead,  Self,      UsersRead,      UsersWrite,   RunsWrite,
+                                           PipelinesWrite, AuditRead, ApprovalsWrite, SettingsWrite};
 
 constexpr bool isKnown(std::string_view p)
 {

@@ -285,6 +285,18 @@ const QList<Migration> &migrations()
                             " limit_bytes BIGINT NOT NULL DEFAULT 0,"
                             " since_ms BIGINT NOT NULL DEFAULT 0)"),
          }},
+        {11,
+         QStringLiteral("host execution: an install setting and a per-pipeline mark, both off"),
+         {
+             // Install settings an administrator changes through the API; a missing row is the
+             // setting's default.
+             QStringLiteral("CREATE TABLE install_settings ("
+                            " name TEXT NOT NULL PRIMARY KEY,"
+                            " value TEXT NOT NULL DEFAULT '',"
+                            " actor TEXT NOT NULL DEFAULT '',"
+                            " updated_ms BIGINT NOT NULL DEFAULT 0)"),
+             QStringLiteral("ALTER TABLE pipelines ADD COLUMN host_execution INTEGER NOT NULL DEFAULT 0"),
+         }},
     };
     return all;
 }

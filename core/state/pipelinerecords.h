@@ -13,9 +13,10 @@ struct PipelineRecord {
     QString varsYaml;      // the vars file given with it, if any
     int configVersion = 0; // 1, 2, ... one more on every set
     bool paused = false;
-    QString pausedReason;      // "by token:admin", "circuit breaker: 3 errored runs in a row"
-    int maxRuns = 1;           // runs of this pipeline at once
-    int consecutiveErrors = 0; // errored runs in a row, for the circuit breaker
+    QString pausedReason;       // "by token:admin", "circuit breaker: 3 errored runs in a row"
+    int maxRuns = 1;            // runs of this pipeline at once
+    int consecutiveErrors = 0;  // errored runs in a row, for the circuit breaker
+    bool hostExecution = false; // an administrator allowed its tasks on the host (docs/pipelines.md)
     qint64 createdMs = 0;
     qint64 updatedMs = 0;
 };

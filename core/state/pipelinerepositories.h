@@ -19,10 +19,24 @@ public:
     Result<QList<PipelineRecord>> list();
     Status setPaused(const QString &name, bool paused, const QString &reason, qint64 nowMs);
     Status setMaxRuns(const QString &name, int maxRuns, qint64 nowMs);
+    // The administrator's mark that lets the pipeline's tasks run on the host.
+    Status setHostExecution(const QString &name, bool allowed, qint64 nowMs);
     // Counts an errored run (or resets the count after a run that did not error); returns the count.
     Result<int> recordRunOutcome(const QString &name, bool errored, qint64 nowMs);
     // Removes the pipeline with its runs, steps, events, versions and secrets.
     Status remove(const QString &name);
+
+private:
+    Database &m_db;
+};
+
+// Install-wide settings an administrator changes (name → text value); a missing row is the
+// setting's default, which the caller passes.
+class InstallSettingRepository {
+public:
+    explicit InstallSettingRepository(Database &db) : m_db(db) {}
+    Result<QString> value(const QString &name, const QString &fallback);
+    Status set(const QString &name, const QString &value, const QString &actor, qint64 nowMs);
 
 private:
     Database &m_db;

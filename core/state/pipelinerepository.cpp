@@ -10,7 +10,7 @@ namespace pando::core {
 namespace {
 
 const QString kPipelineColumns = u"name, config_yaml, vars_yaml, config_version, paused, paused_reason, max_runs,"
-                                 " consecutive_errors, created_ms, updated_ms"_s;
+                                 " consecutive_errors, created_ms, updated_ms, host_execution"_s;
 
 PipelineRecord pipelineFrom(const QSqlQuery &q)
 {
@@ -25,6 +25,7 @@ PipelineRecord pipelineFrom(const QSqlQuery &q)
     p.consecutiveErrors = q.value(7).toInt();
     p.createdMs = q.value(8).toLongLong();
     p.updatedMs = q.value(9).toLongLong();
+    p.hostExecution = q.value(10).toInt() != 0;
     return p;
 }
 
@@ -67,7 +68,7 @@ Result<PipelineRecord> PipelineRepository::set(const QString &name, const QStrin
             return std::unexpected(q.error());
     } else {
         auto q =
-            tx->run(u"INSERT INTO pipelines ("_s + kPipelineColumns + u") VALUES (?, ?, ?, 1, 0, '', 0, 0, ?, ?)"_s,
+            tx->run(u"INSERT INTO pipelines ("_s + kPipelineColumns + u") VALUES (?, ?, ?, 1, 0, '', 0, 0, ?, ?, 0)"_s,
                     {detail::text(name), detail::text(configYaml), detail::text(varsYaml), nowMs, nowMs}, what);
         if (!q)
             return std::unexpected(q.error());
@@ -116,6 +117,40 @@ Status PipelineRepository::setMaxRuns(const QString &name, int maxRuns, qint64 n
     return expectOneRow(exec(m_db, u"UPDATE pipelines SET max_runs = ?, updated_ms = ? WHERE name = ?"_s,
                              {maxRuns, nowMs, detail::text(name)}, u"set max-runs of "_s + name),
                         u"no pipeline named "_s + name, u"pipelines"_s);
+}
+
+Status PipelineRepository::setHostExecution(const QString &name, bool allowed, qint64 nowMs)
+{
+    return expectOneRow(exec(m_db, u"UPDATE pipelines SET host_execution = ?, updated_ms = ? WHERE name = ?"_s,
+                             {allowed ? 1 : 0, nowMs, detail::text(name)}, u"set host execution of "_s + name),
+                        u"no pipeline named "_s + name, u"pipelines"_s);
+}
+
+Result<QString> InstallSettingRepository::value(const QString &name, const QString &fallback)
+{
+    auto q = exec(m_db, u"SELECT value FROM install_settings WHERE name = ?"_s, {detail::text(name)},
+                  u"read setting "_s + name);
+    if (!q)
+        return std::unexpected(q.error());
+    if (!q->next())
+        return fallback;
+    return q->value(0).toString();
+}
+
+Status InstallSettingRepository::set(const QString &name, const QString &value, const QString &actor, qint64 nowMs)
+{
+    const QString what = u"set setting "_s + name;
+    auto tx = detail::Transaction::begin(m_db, what);
+    if (!tx)
+        return std::unexpected(tx.error());
+    auto removed = tx->run(u"DELETE FROM install_settings WHERE name = ?"_s, {detail::text(name)}, what);
+    if (!removed)
+        return std::unexpected(removed.error());
+    auto q = tx->run(u"INSERT INTO install_settings (name, value, actor, updated_ms) VALUES (?, ?, ?, ?)"_s,
+                     {detail::text(name), detail::text(value), detail::text(actor), nowMs}, what);
+    if (!q)
+        return std::unexpected(q.error());
+    return tx->commit();
 }
 
 Result<int> PipelineRepository::recordRunOutcome(const QString &name, bool errored, qint64 nowMs)

@@ -63,6 +63,7 @@ QHash<int, QByteArray> PipelinesModel::roleNames() const
         {LastRunTextRole, "lastRunText"},
         {BusyRole, "busy"},
         {ActionErrorRole, "actionError"},
+        {HostExecutionRole, "hostExecution"},
     };
 }
 
@@ -112,6 +113,8 @@ QVariant PipelinesModel::roleValue(const Row &row, int role) const
         return row.busy;
     case ActionErrorRole:
         return row.actionError;
+    case HostExecutionRole:
+        return p.value(u"host_execution"_s).toBool();
     }
     return {};
 }
@@ -164,6 +167,18 @@ void PipelinesModel::refresh()
     setLoading(true);
     const quint64 generation = m_generation;
     QPointer<PipelinesModel> self(this);
+    m_session->settings([self, generation](const Result<QJsonObject> &settings) {
+        if (!self || self->m_generation != generation)
+            return;
+        const QString text = !settings ? QString()
+                             : settings->value(u"host_execution"_s).toBool()
+                                 ? tr("on, for the pipelines an administrator allowed")
+                                 : tr("off: every task runs in a container");
+        if (text != self->m_hostExecutionText) {
+            self->m_hostExecutionText = text;
+            Q_EMIT self->hostExecutionChanged();
+        }
+    });
     m_session->pipelines([self, generation](const Result<QJsonArray> &pipelines) {
         if (!self || self->m_generation != generation)
             return;

@@ -28,6 +28,9 @@ class PipelinesModel : public pando::desktop::SessionListModel {
     // The install runs without the pipeline runner (error says so, with what to do).
     Q_PROPERTY(bool unavailable READ isUnavailable NOTIFY errorChanged)
     Q_PROPERTY(int selectedRow READ selectedRow WRITE setSelectedRow NOTIFY selectedChanged)
+    // The install's host-execution setting in words ("off", "on for pipelines an administrator
+    // allowed"); empty until known.
+    Q_PROPERTY(QString hostExecutionText READ hostExecutionText NOTIFY hostExecutionChanged)
     // The selected row's roles by name (name empty when nothing is selected); follows live changes.
     Q_PROPERTY(QVariantMap selected READ selected NOTIFY selectedChanged)
     Q_PROPERTY(QString selectedName READ selectedName NOTIFY selectedChanged)
@@ -47,6 +50,7 @@ public:
         LastRunTextRole,   // "build #3 · succeeded", "never run", translated
         BusyRole,          // a trigger or pause of this pipeline is on its way
         ActionErrorRole,   // why the last trigger/pause was refused
+        HostExecutionRole, // an administrator allowed its tasks on the host
     };
     Q_ENUM(Role)
 
@@ -58,6 +62,7 @@ public:
     QHash<int, QByteArray> roleNames() const override;
 
     bool isUnavailable() const { return m_unavailable; }
+    QString hostExecutionText() const { return m_hostExecutionText; }
     QVariantMap selected() const;
     QString selectedName() const;
     // The row of the pipeline with this name; -1 when there is none.
@@ -73,6 +78,7 @@ public:
 Q_SIGNALS:
     // A run this model asked for was queued.
     void triggered(const QString &pipeline, const QString &runId);
+    void hostExecutionChanged();
 
 private:
     struct Row {
@@ -94,6 +100,7 @@ private:
 
     QList<Row> m_rows; // sorted by name
     bool m_unavailable = false;
+    QString m_hostExecutionText;
 };
 
 } // namespace pando::desktop

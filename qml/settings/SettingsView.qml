@@ -1,6 +1,7 @@
 // The Settings view: serving this computer's engine to teammates (off by default) over TLS on a
 // chosen address and port, a one-time pairing link for one of the accounts with the certificate's
-// picture to compare by eye, and who is connected now. Everything comes from EmbeddedServer.
+// picture to compare by eye, and who is connected now. Everything comes from EmbeddedServer,
+// except the install's host-execution setting for pipelines, which the shell passes in.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -10,6 +11,8 @@ import Pando.States
 Pane {
     id: root
     required property EmbeddedServer server
+    // The install's host-execution setting in words (PipelinesModel.hostExecutionText).
+    property string hostExecutionText: ""
 
     ScrollView {
         anchors.fill: parent
@@ -23,6 +26,29 @@ Pane {
                 text: qsTr("Settings")
                 font.pointSize: 18
                 font.bold: true
+            }
+
+            GroupBox {
+                objectName: "pipelinesGroup"
+                title: qsTr("Pipelines")
+                Layout.fillWidth: true
+
+                ColumnLayout {
+                    anchors.fill: parent
+                    Label {
+                        objectName: "hostExecution"
+                        text: qsTr("Tasks on this computer (outside containers): %1").arg(
+                                  root.hostExecutionText.length > 0 ? root.hostExecutionText : qsTr("unknown"))
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
+                    }
+                    Label {
+                        text: qsTr("Administrators change it with: pando settings set host-execution on|off, and allow a pipeline with: pando pipelines host-execution NAME allow")
+                        wrapMode: Text.Wrap
+                        opacity: 0.8
+                        Layout.fillWidth: true
+                    }
+                }
             }
 
             GroupBox {

@@ -89,6 +89,7 @@ ApplicationWindow {
             }
             SettingsView {
                 server: Desktop.embeddedServer
+                hostExecutionText: Desktop.pipelines.hostExecutionText
             }
         }
     }

@@ -209,6 +209,8 @@ QJsonObject toJson(const Step &step)
         out.insert(u"params"_s, stringMapJson(step.task.params));
         out.insert(u"input_mapping"_s, stringMapJson(step.task.inputMapping));
         out.insert(u"output_mapping"_s, stringMapJson(step.task.outputMapping));
+        if (step.task.sharedCache)
+            out.insert(u"shared_cache"_s, true);
         break;
     }
     case StepKind::InParallel: {

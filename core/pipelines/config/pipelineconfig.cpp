@@ -1,5 +1,7 @@
 #include "core/pipelines/config/pipelineconfig.h"
 
+#include <QRegularExpression>
+
 using namespace Qt::StringLiterals;
 
 namespace pando::core::pipelines {
@@ -58,6 +60,26 @@ const Resource *Pipeline::resource(const QString &name) const
 const Job *Pipeline::job(const QString &name) const
 {
     return byName(jobs, name);
+}
+
+std::optional<Error> webhookTokenProblem(const QString &value, const QString &where)
+{
+    if (value.size() >= MinWebhookTokenChars)
+        return std::nullopt;
+    return Error{ErrorCode::Invalid,
+                 QStringLiteral("a webhook token needs at least %1 characters (128 bits as hex); this one has %2")
+                     .arg(MinWebhookTokenChars)
+                     .arg(value.size()),
+                 where,
+                 QStringLiteral("generate one with: pando pipelines webhook-token (store it as a secret and use "
+                                "webhook_token: ((name)))")};
+}
+
+QString placeholderSecretName(const QString &value)
+{
+    static const QRegularExpression whole(QStringLiteral(R"(^\(\(\s*(?:secrets?:)?([a-zA-Z0-9_/-]+)\s*\)\)$)"));
+    const auto match = whole.match(value);
+    return match.hasMatch() ? match.captured(1) : QString();
 }
 
 QStringList builtinResourceTypes()

@@ -129,6 +129,9 @@ struct TaskStep {
     QMap<QString, QString> params;        // override the config's params
     QMap<QString, QString> inputMapping;  // task input name → artifact name in the plan
     QMap<QString, QString> outputMapping; // task output name → artifact name in the plan
+    // `shared_cache: true`: an unchanged run of this step may be restored from any pipeline's
+    // identical container step (content alone decides); otherwise only from this pipeline's.
+    bool sharedCache = false;
     QString fileArtifact() const { return file.section(u'/', 0, 0); } // "repo" for "repo/ci/t.yml"
 };
 
@@ -237,6 +240,15 @@ struct Pipeline {
 
 // Resource types every pipeline may use without declaring them.
 QStringList builtinResourceTypes(); // git, time, registry-image, docker-image
+
+// A webhook token is a credential anyone on the network may guess at: at least 128 bits, which
+// is 32 characters of hex (what `pando pipelines webhook-token` prints is 64).
+inline constexpr int MinWebhookTokenChars = 32;
+// Why value cannot be a webhook token (too short), naming where; empty when it can.
+std::optional<Error> webhookTokenProblem(const QString &value, const QString &where);
+// The secret name a value that is exactly one ((placeholder)) names ("" otherwise): the
+// webhook token's form when it comes from the secret store.
+QString placeholderSecretName(const QString &value);
 
 // Parses, interpolates and validates a pipeline file. Without a vars file or secret lookup, any
 // `((placeholder))` is an "undefined var" error naming it.

@@ -166,8 +166,10 @@ Result<Resource> parseResource(const DocNode &node, const QString &path, const P
     }
     if (const DocNode *token = node.value(u"webhook_token"_s); !isNull(token)) {
         PANDO_PIPE_TRY(text, string(*token, join(path, u"webhook_token"_s)));
-        if (text->size() < 8)
-            return invalid(join(path, u"webhook_token"_s), u"a webhook token needs at least 8 characters"_s);
+        // A ((secret)) left in place is checked by whoever resolves it (setting the pipeline does).
+        if (placeholderSecretName(*text).isEmpty())
+            if (auto problem = webhookTokenProblem(*text, join(path, u"webhook_token"_s)))
+                return std::unexpected(*problem);
         resource.webhookToken = *text;
     }
     if (const DocNode *icon = node.value(u"icon"_s); !isNull(icon)) {

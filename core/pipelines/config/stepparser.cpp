@@ -128,10 +128,10 @@ Status parsePut(const DocNode &node, const QString &location, Step &step)
 
 Status parseTask(const DocNode &node, const QString &location, Step &step)
 {
-    PANDO_PIPE_TRY(
-        keys, checkKeys(node, step.path,
-                        modifierKeys() + QStringList{u"task"_s, u"config"_s, u"file"_s, u"image"_s, u"privileged"_s,
-                                                     u"params"_s, u"input_mapping"_s, u"output_mapping"_s}));
+    PANDO_PIPE_TRY(keys, checkKeys(node, step.path,
+                                   modifierKeys() + QStringList{u"task"_s, u"config"_s, u"file"_s, u"image"_s,
+                                                                u"privileged"_s, u"params"_s, u"input_mapping"_s,
+                                                                u"output_mapping"_s, u"shared_cache"_s}));
     if (const DocNode *privileged = node.value(u"privileged"_s)) {
         PANDO_PIPE_TRY(flag, boolean(*privileged, join(location, u"privileged"_s)));
         if (*flag) {
@@ -164,6 +164,10 @@ Status parseTask(const DocNode &node, const QString &location, Step &step)
     if (const DocNode *params = node.value(u"params"_s)) {
         PANDO_PIPE_TRY(map, stringMap(*params, join(location, u"params"_s)));
         step.task.params = *map;
+    }
+    if (const DocNode *shared = node.value(u"shared_cache"_s)) {
+        PANDO_PIPE_TRY(flag, boolean(*shared, join(location, u"shared_cache"_s)));
+        step.task.sharedCache = *flag;
     }
     for (const auto &[key, member] : {std::pair{u"input_mapping"_s, &step.task.inputMapping},
                                       std::pair{u"output_mapping"_s, &step.task.outputMapping}}) {

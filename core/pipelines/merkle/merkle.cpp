@@ -18,7 +18,8 @@ QString stepHash(const StepContent &content)
 {
     QCryptographicHash hash(QCryptographicHash::Sha256);
     // The version tag lets the encoding change without old hashes matching new meanings.
-    field(hash, "pando-step-v1");
+    // v2 added the scope: entries made before it (shared by every pipeline) match nothing now.
+    field(hash, "pando-step-v2");
     field(hash, content.kind.toUtf8());
     field(hash, content.canonicalConfig);
     field(hash, QByteArray::number(content.inputDigests.size()));
@@ -28,6 +29,7 @@ QString stepHash(const StepContent &content)
     }
     field(hash, content.imageDigest.toUtf8());
     field(hash, content.extra.toUtf8());
+    field(hash, content.scope.toUtf8());
     return QString::fromLatin1(hash.result().toHex());
 }
 

@@ -43,6 +43,18 @@ QString hookKey(Hook hook)
     return QStringLiteral("ensure");
 }
 
+bool isInfrastructureError(const Error &error)
+{
+    switch (error.code) {
+    case ErrorCode::Unavailable:
+    case ErrorCode::Timeout:
+    case ErrorCode::Internal:
+        return true;
+    default:
+        return false;
+    }
+}
+
 Outcome outcomeOfError(const Error &error, Interruption why)
 {
     // An abort explains whatever the step said while it was being torn down.

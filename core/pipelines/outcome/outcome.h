@@ -73,6 +73,10 @@ std::optional<Outcome> parseOutcome(const QString &name);
 QString hookKey(Hook hook);
 
 Outcome outcomeOfError(const Error &error, Interruption why = {});
+// Whether an error is the infrastructure's (an engine or store that did not answer, a bug) rather
+// than what the pipeline says (a bad config or task file, a missing image, a refused host task):
+// only these count towards the circuit breaker, so a broken task file cannot pause a pipeline.
+bool isInfrastructureError(const Error &error);
 Outcome outcomeOfTask(const adapters::TaskResult &result, Interruption why = {});
 Outcome outcomeOfTask(const Result<adapters::TaskResult> &result, Interruption why = {});
 Outcome outcomeOfStatus(const Status &status, Interruption why = {});

@@ -14,6 +14,7 @@
 #include "core/pipelines/treedigest/treedigest.h"
 #include "core/state/pipelinerepositories.h"
 
+#include <QCryptographicHash>
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QElapsedTimer>
@@ -38,9 +39,10 @@ Actor automationFor(const RunRecord &run);
 class Execution {
 public:
     Execution(JobRunnerDeps &deps, const RunRecord &run, const Pipeline &pipeline, QStringList secretValues,
-              RunLog &log, const CancelToken &runCancel)
+              RunLog &log, const CancelToken &runCancel, const HostPolicy &hostPolicy)
         : m_deps(deps), m_run(run), m_pipeline(pipeline), m_secretValues(std::move(secretValues)), m_log(log),
-          m_types(pipeline, deps.containers, deps.host, deps.builtinType), m_runCancel(runCancel)
+          m_types(pipeline, deps.containers, deps.host, deps.builtinType, hostPolicy), m_hostPolicy(hostPolicy),
+          m_runCancel(runCancel)
     {
         m_inputs = QJsonDocument::fromJson(run.inputsJson.toUtf8()).object();
     }
@@ -51,6 +53,12 @@ public:
     {
         QMutexLocker lock(&m_mutex);
         return m_firstError;
+    }
+    // A step errored on the infrastructure (isInfrastructureError), not on what the pipeline says.
+    bool infrastructureErrored() const
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_infrastructureError;
     }
 
 private:
@@ -74,9 +82,13 @@ private:
     RunStepRecord begin(const Step &step, const QString &parentId, int attempt);
     Outcome finish(RunStepRecord &rec, Outcome outcome, const QString &error = {});
     Outcome errored(RunStepRecord &rec, const Error &error);
+    // finish() for a step that ended on error: the breaker learns whose error it was.
+    Outcome finishOnError(RunStepRecord &rec, Outcome outcome, const Error &error);
     // Canonical bytes of a config with each secret's value replaced by its keyed digest.
     QByteArray hashable(const QJsonObject &config) const;
     QString secretsMarker() const;
+    // Who shares a get's cache entries (StepContent::scope).
+    QString getScope(const Resource &resource) const;
     Result<adapters::Version> chooseVersion(const Step &step, const Resource &resource,
                                             const std::shared_ptr<adapters::ResourceType> &type,
                                             const CancelToken &cancel);
@@ -141,12 +153,14 @@ private:
     QStringList m_secretValues;
     RunLog &m_log;
     ResourceTypes m_types;
+    HostPolicy m_hostPolicy;
     QJsonObject m_inputs;
     mutable QMutex m_mutex;
     QHash<QString, QString> m_digests; // artifact → tree digest
     QHash<QString, QString> m_imageDigests;
     QJsonObject m_versions; // resource → the version a get of this run chose
     QString m_firstError;
+    bool m_infrastructureError = false;
     CancelToken m_runCancel; // the run's own token (hooks after an abort run on a fresh one)
 };
 

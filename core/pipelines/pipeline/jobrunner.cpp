@@ -24,6 +24,20 @@ QByteArray Execution::hashable(const QJsonObject &config) const
     return bytes;
 }
 
+QString Execution::getScope(const Resource &resource) const
+{
+    const ResourceType *declared = m_pipeline.resourceType(resource.type);
+    if (!declared)
+        return QStringLiteral("builtin:") + resource.type; // Pando's own code: content alone decides
+    // A type the pipeline declares is that pipeline's code (a `git` of its own, say): its
+    // entries are the pipeline's, and change with the definition.
+    const QString digest = QString::fromLatin1(
+        QCryptographicHash::hash(canonicalJson(toJson(*declared)), QCryptographicHash::Sha256).toHex());
+    if (declared->kind == ResourceType::Kind::BuiltIn)
+        return QStringLiteral("builtin:%1:%2").arg(declared->type, digest);
+    return QStringLiteral("pipeline:%1:%2").arg(m_run.pipeline, digest);
+}
+
 RunStepRecord Execution::begin(const Step &step, const QString &parentId, int attempt)
 {
     RunStepRecord rec;
@@ -57,7 +71,16 @@ Outcome Execution::finish(RunStepRecord &rec, Outcome outcome, const QString &er
 
 Outcome Execution::errored(RunStepRecord &rec, const Error &error)
 {
-    return finish(rec, outcomeOfError(error), error.text());
+    return finishOnError(rec, outcomeOfError(error), error);
+}
+
+Outcome Execution::finishOnError(RunStepRecord &rec, Outcome outcome, const Error &error)
+{
+    if (outcome == Outcome::Errored && isInfrastructureError(error)) {
+        QMutexLocker lock(&m_mutex);
+        m_infrastructureError = true;
+    }
+    return finish(rec, outcome, error.text());
 }
 
 QString Execution::secretsMarker() const
@@ -289,7 +312,7 @@ Outcome Execution::runGet(const Step &step, RunStepRecord &rec, const LinkedCanc
         return errored(rec, type.error());
     auto version = chooseVersion(step, *resource, *type, cancel);
     if (!version)
-        return finish(rec, outcomeOfError(version.error(), why(link)), version.error().text());
+        return finishOnError(rec, outcomeOfError(version.error(), why(link)), version.error());
     // What passed: constraints of later jobs go by; a run whose input is not recorded would pass
     // nothing on, so the get errors instead.
     if (auto recorded = RunRepository(m_deps.db).recordInput(m_run.id, resource->name, versionJson(*version));
@@ -316,6 +339,7 @@ Outcome Execution::fetch(const Step &step, const QString &artifact, const adapte
                                                    {QStringLiteral("source"), resource->source},
                                                    {QStringLiteral("params"), params}});
     content.extra = versionJson(version) + QLatin1Char('|') + secretsMarker();
+    content.scope = getScope(*resource);
     rec.hash = stepHash(content);
     StepCacheRepository cache(m_deps.db);
     m_log.note(step.path, QStringLiteral("fetching %1 at %2").arg(resource->name, versionKey(version)));
@@ -343,7 +367,7 @@ Outcome Execution::fetch(const Step &step, const QString &artifact, const adapte
         return errored(rec, dir.error());
     auto fetched = (*type)->in(resource->source, version, params, *dir, cancel, sinkFor(step.path));
     if (!fetched)
-        return finish(rec, outcomeOfError(fetched.error(), why(link)), fetched.error().text());
+        return finishOnError(rec, outcomeOfError(fetched.error(), why(link)), fetched.error());
     for (const auto &[name, value] : std::as_const(fetched->metadata))
         m_log.note(step.path, QStringLiteral("%1: %2").arg(name, value));
     auto digest = treeDigest(*dir, cancel);
@@ -386,7 +410,7 @@ Outcome Execution::runPut(const Step &step, RunStepRecord &rec, const LinkedCanc
     auto pushed = (*type)->out(resource->source, step.put.params, dirs->dir, cancel, sinkFor(step.path));
     removeStepDir(stepKey);
     if (!pushed)
-        return finish(rec, outcomeOfError(pushed.error(), why(link)), pushed.error().text());
+        return finishOnError(rec, outcomeOfError(pushed.error(), why(link)), pushed.error());
     if (auto added = ResourceVersionRepository(m_deps.db).add(
             m_run.pipeline, resource->name, {{versionJson(pushed->version), QString()}}, m_log.nowMs());
         !added)
@@ -437,12 +461,44 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
         return errored(rec, Error{ErrorCode::Invalid,
                                   QStringLiteral("a task's image: from an artifact is not supported yet"), step.path,
                                   QStringLiteral("name a local image in the task's image_resource")});
+    // argv is readable by every user of the machine (/proc/<pid>/cmdline, ps), whatever the
+    // container: a secret goes in through the environment instead.
+    for (qsizetype i = 0; i < resolved->argv.size(); ++i) {
+        for (const QString &value : std::as_const(m_secretValues)) {
+            if (value.size() < Redactor::kMinimumSecretLength || !resolved->argv.at(i).contains(value))
+                continue;
+            return errored(rec, Error{ErrorCode::Invalid,
+                                      i == 0 ? QStringLiteral("run.path holds a secret's value: it would show in the "
+                                                              "host's process list")
+                                             : QStringLiteral("run.args[%1] holds a secret's value: it would show in "
+                                                              "the host's process list")
+                                                   .arg(i - 1),
+                                      step.path,
+                                      QStringLiteral("pass it in the environment: params: {TOKEN: ((name))}, and use "
+                                                     "\"$TOKEN\" in the command")});
+        }
+    }
+    if (resolved->venue == ResolvedTask::Venue::Host) {
+        // What an artifact says never picks the host: anyone who can push to its repository wrote it.
+        if (fileConfig)
+            return errored(rec, fileTaskOnHost(step.task.file, step.path));
+        if (!m_hostPolicy.allowed())
+            return errored(rec,
+                           m_hostPolicy.refusal(QStringLiteral("task %1 (no image_resource)").arg(step.name), step.path,
+                                                QStringLiteral("add image_resource with a local image to the "
+                                                               "task's config")));
+    }
     adapters::TaskRunner &runner = resolved->venue == ResolvedTask::Venue::Host ? m_deps.host : m_deps.containers;
 
     StepContent content;
     content.kind = QStringLiteral("task");
     content.canonicalConfig = hashable(toJson(*resolved));
     content.extra = secretsMarker();
+    // A task's outputs are its pipeline's unless the step shares them by content; a host task's
+    // depend on the host, never only on its content.
+    content.scope = step.task.sharedCache && resolved->venue == ResolvedTask::Venue::Image
+                        ? QStringLiteral("shared")
+                        : QStringLiteral("pipeline:") + m_run.pipeline;
     if (resolved->venue == ResolvedTask::Venue::Image) {
         auto digest = imageDigest(runner, resolved->image);
         if (!digest)
@@ -514,9 +570,14 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
         spec.image = resolved->image;
         spec.mounts.append(adapters::Mount{dirs->dir, work, false});
         for (const TaskCache &c : resolved->config.caches) {
-            QDir().mkpath(cacheDir + QLatin1Char('/') + c.path);
-            spec.mounts.append(
-                adapters::Mount{cacheDir + QLatin1Char('/') + c.path, work + QLatin1Char('/') + c.path, false});
+            // dockerd resolves a bind mount's source itself, following links: a link an earlier
+            // run planted in its cache would mount any host path read-write.
+            auto dir = makeDirBeneath(cacheDir, c.path);
+            if (!dir) {
+                removeStepDir(stepKey);
+                return errored(rec, dir.error());
+            }
+            spec.mounts.append(adapters::Mount{*dir, work + QLatin1Char('/') + c.path, false});
         }
         spec.workDir = resolved->config.run.dir.isEmpty() ? work : work + QLatin1Char('/') + resolved->config.run.dir;
         spec.user = resolved->config.run.user;
@@ -528,8 +589,12 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
         spec.workDir =
             resolved->config.run.dir.isEmpty() ? dirs->dir : dirs->dir + QLatin1Char('/') + resolved->config.run.dir;
         for (const TaskCache &c : resolved->config.caches) {
-            QDir().mkpath(cacheDir + QLatin1Char('/') + c.path);
-            spec.mounts.append(adapters::Mount{cacheDir + QLatin1Char('/') + c.path, c.path, false});
+            auto dir = makeDirBeneath(cacheDir, c.path);
+            if (!dir) {
+                removeStepDir(stepKey);
+                return errored(rec, dir.error());
+            }
+            spec.mounts.append(adapters::Mount{*dir, c.path, false});
         }
     }
     auto result = runner.run(spec, cancel, [this, &step](const adapters::OutputChunk &chunk) {
@@ -543,7 +608,7 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
         rec.exitCode = result->exitCode;
     if (!result) {
         removeStepDir(stepKey);
-        return finish(rec, outcome, result.error().text());
+        return finishOnError(rec, outcome, result.error());
     }
     if (outcome != Outcome::Succeeded) {
         removeStepDir(stepKey);
@@ -551,7 +616,12 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
                       interruption.timedOut ? QStringLiteral("timed out after %1 ms").arg(timeoutMs)
                                             : QStringLiteral("exited with %1").arg(result->exitCode));
     }
-    // Outputs become the run's artifacts and, by content, the cache's.
+    // Outputs become the run's artifacts and, by content, the cache's; an output the step
+    // swapped for a link is refused before anything reads it.
+    if (auto contained = m_deps.workspace.checkOutputs(*dirs); !contained) {
+        removeStepDir(stepKey);
+        return errored(rec, contained.error());
+    }
     QJsonObject cached;
     for (const ResolvedTask::Output &output : resolved->outputs) {
         const QString dir = dirs->outputs.value(output.name);
@@ -611,7 +681,7 @@ RunExecutor::Result JobRunner::execute(const RunRecord &run, const CancelToken &
 {
     auto record = PipelineRepository(m_deps.db).find(run.pipeline);
     if (!record)
-        return {Outcome::Errored, record.error().text()};
+        return {Outcome::Errored, record.error().text(), isInfrastructureError(record.error())};
     QStringList secretValues;
     auto pipeline =
         parseForRun(m_deps, run.pipeline, record->configYaml.toUtf8(), record->varsYaml.toUtf8(), &secretValues);
@@ -621,8 +691,11 @@ RunExecutor::Result JobRunner::execute(const RunRecord &run, const CancelToken &
     if (!job)
         return {Outcome::Errored, QStringLiteral("job %1 is no longer in pipeline %2").arg(run.job, run.pipeline)};
 
+    auto hostPolicy = hostPolicyFor(m_deps.db, run.pipeline);
+    if (!hostPolicy)
+        return {Outcome::Errored, hostPolicy.error().text(), true};
     RunLog log(m_deps.db, m_deps.clock, m_deps.events, run, makeRedactor(secretValues));
-    Execution execution(m_deps, run, *pipeline, secretValues, log, cancel);
+    Execution execution(m_deps, run, *pipeline, secretValues, log, cancel, *hostPolicy);
     Outcome outcome = execution.runPlan(job->plan, {}, cancel);
     if (cancel.isCancelled() && outcome != Outcome::Succeeded)
         outcome = Outcome::Aborted;
@@ -631,7 +704,8 @@ RunExecutor::Result JobRunner::execute(const RunRecord &run, const CancelToken &
     log.flush();
     if (auto removed = m_deps.workspace.removeRun(run.id); !removed)
         qWarning("run %s: removing its directory failed: %s", qPrintable(run.id), qPrintable(removed.error().text()));
-    return {outcome, outcome == Outcome::Errored ? execution.firstError() : QString()};
+    return {outcome, outcome == Outcome::Errored ? execution.firstError() : QString(),
+            outcome == Outcome::Errored && execution.infrastructureErrored()};
 }
 
 void JobRunner::releaseAbandoned(const RunRecord &run)
@@ -689,7 +763,10 @@ pando::Result<QList<adapters::Version>> JobRunner::checkResource(JobRunnerDeps &
     if (!resource)
         return fail(ErrorCode::NotFound,
                     QStringLiteral("no resource %1 in pipeline %2").arg(resourceName, pipelineName));
-    ResourceTypes types(*pipeline, deps.containers, deps.host, deps.builtinType);
+    auto hostPolicy = hostPolicyFor(deps.db, pipelineName);
+    if (!hostPolicy)
+        return std::unexpected(hostPolicy.error());
+    ResourceTypes types(*pipeline, deps.containers, deps.host, deps.builtinType, *hostPolicy);
     auto type = types.typeFor(resource->type);
     if (!type)
         return std::unexpected(type.error());

@@ -4,9 +4,24 @@
 
 namespace pando::core::pipelines {
 
+namespace {
+
+// The runner appends in's and out's directory to the argv. A command written as a string runs
+// as `sh -c "<string>" <type name> <dir>`: the name is the shell's $0, so the directory is $1,
+// as docs/pipelines.md promises (without it the directory was $0).
+QStringList shellArgv(const Command &command, const QString &typeName)
+{
+    if (!command.shell || command.argv.isEmpty())
+        return command.argv;
+    return command.argv + QStringList{typeName};
+}
+
+} // namespace
+
 ResourceTypes::ResourceTypes(const Pipeline &pipeline, adapters::TaskRunner &containers, adapters::TaskRunner &host,
-                             Builtins builtins)
-    : m_pipeline(pipeline), m_containers(containers), m_host(host), m_builtins(std::move(builtins))
+                             Builtins builtins, HostPolicy policy)
+    : m_pipeline(pipeline), m_containers(containers), m_host(host), m_builtins(std::move(builtins)),
+      m_policy(std::move(policy))
 {}
 
 Result<std::shared_ptr<adapters::ResourceType>> ResourceTypes::typeFor(const QString &name)
@@ -28,9 +43,14 @@ Result<std::shared_ptr<adapters::ResourceType>> ResourceTypes::typeFor(const QSt
                                                                      {QStringLiteral("/opt/resource/out")}});
             break;
         case ResourceType::Kind::Shell:
+            if (declared->image.isEmpty() && !m_policy.allowed())
+                return std::unexpected(m_policy.refusal(QStringLiteral("resource type %1 (no image:)").arg(name),
+                                                        QStringLiteral("resource_types.") + name,
+                                                        QStringLiteral("give the resource type an image:")));
             type = std::make_shared<ShellResourceType>(
                 name, declared->image.isEmpty() ? m_host : m_containers, declared->image,
-                ShellCommands{declared->check.argv, declared->in.argv, declared->out.argv});
+                ShellCommands{shellArgv(declared->check, name), shellArgv(declared->in, name),
+                              shellArgv(declared->out, name)});
             break;
         }
     } else if (m_builtins) {

@@ -7,6 +7,7 @@
 #include "adapters/api/resourcetype.h"
 #include "adapters/api/taskrunner.h"
 #include "core/pipelines/config/pipelineconfig.h"
+#include "core/pipelines/pipeline/hostpolicy.h"
 
 #include <QHash>
 #include <QMutex>
@@ -18,8 +19,9 @@ namespace pando::core::pipelines {
 class ResourceTypes {
 public:
     using Builtins = std::function<std::shared_ptr<adapters::ResourceType>(const QString &name)>;
+    // A shell type without image: runs on the host only where policy allows it.
     ResourceTypes(const Pipeline &pipeline, adapters::TaskRunner &containers, adapters::TaskRunner &host,
-                  Builtins builtins);
+                  Builtins builtins, HostPolicy policy);
     Result<std::shared_ptr<adapters::ResourceType>> typeFor(const QString &name);
 
 private:
@@ -27,6 +29,7 @@ private:
     adapters::TaskRunner &m_containers;
     adapters::TaskRunner &m_host;
     Builtins m_builtins;
+    HostPolicy m_policy;
     QMutex m_mutex;
     QHash<QString, std::shared_ptr<adapters::ResourceType>> m_made;
 };

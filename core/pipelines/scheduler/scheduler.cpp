@@ -210,10 +210,15 @@ void Scheduler::settle(const RunRecord &run, const RunExecutor::Result &result)
     if (result.outcome == Outcome::Aborted)
         return; // someone's decision, not the infrastructure's health
     PipelineRepository pipelines(m_db);
-    auto errors = pipelines.recordRunOutcome(run.pipeline, result.outcome == Outcome::Errored, m_clock.nowMs());
+    // What the pipeline says (a broken task file, a missing image) is its author's to fix and
+    // pauses nothing: whoever can push one would otherwise pause the pipeline for everyone.
+    auto errors = pipelines.recordRunOutcome(run.pipeline, result.outcome == Outcome::Errored && result.infrastructure,
+                                             m_clock.nowMs());
     if (errors && m_options.breakerThreshold > 0 && *errors >= m_options.breakerThreshold) {
         const QString reason =
-            QStringLiteral("circuit breaker: %1 runs in a row errored; last: %2").arg(*errors).arg(result.error);
+            QStringLiteral("circuit breaker: %1 runs in a row errored on the infrastructure; last: %2")
+                .arg(*errors)
+                .arg(result.error);
         if (pipelines.setPaused(run.pipeline, true, reason, m_clock.nowMs()))
             m_events.publish(
                 Event{QStringLiteral("pipeline.paused"),

@@ -33,6 +33,9 @@ public:
     struct Result {
         Outcome outcome = Outcome::Succeeded;
         QString error;
+        // An errored run whose error was the infrastructure's (isInfrastructureError): only
+        // these count towards the circuit breaker.
+        bool infrastructure = false;
     };
     virtual Result execute(const RunRecord &run, const CancelToken &cancel) = 0;
     // A run a dead process left running, just before it is settled as errored: release what it
@@ -42,7 +45,7 @@ public:
 
 struct SchedulerOptions {
     int workers = 2;             // runs of all pipelines at once in this process
-    int breakerThreshold = 3;    // errored runs in a row that pause a pipeline (0: never)
+    int breakerThreshold = 3;    // runs in a row that errored on the infrastructure that pause a pipeline (0: never)
     int shutdownGraceMs = 10000; // running runs get this long to finish on shutdown
     int idlePollMs = 1000;       // how often idle workers look (another process may queue)
 };

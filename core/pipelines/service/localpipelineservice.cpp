@@ -1,11 +1,15 @@
 #include "localpipelineservice.h"
 
+#include "core/pipelines/pipeline/hostpolicy.h"
+
 #include "core/pipelines/config/canonical.h"
 #include "core/pipelines/resource/versions.h"
 #include "core/state/pipelinerepositories.h"
 
+#include <QCryptographicHash>
 #include <QJsonDocument>
 #include <QRegularExpression>
+#include <limits>
 #include <openssl/crypto.h>
 
 namespace pando::core::pipelines {
@@ -54,7 +58,10 @@ QList<const Step *> getsOf(const Job &job)
 LocalPipelineService::LocalPipelineService(JobRunnerDeps deps, AuditLog &audit, SealKey sealKey,
                                            LocalPipelineOptions options, std::shared_ptr<void> keepAlive)
     : m_keepAlive(std::move(keepAlive)), m_deps(std::move(deps)), m_audit(audit), m_seal(QList<SealKey>{sealKey}),
-      m_options(options)
+      m_options(options),
+      // Only the address plane locks: one webhook's failures must not lock its forge out.
+      m_webhookThrottle(m_deps.clock, accounts::ThrottlePolicy{std::numeric_limits<int>::max()},
+                        accounts::ThrottlePolicy{5, 1000, 15 * 60 * 1000, 60 * 60 * 1000})
 {
     m_deps.secret = [this](const QString &pipeline, const QString &name) {
         return secretValue(pipeline, name);
@@ -167,6 +174,17 @@ Result<SetPipelineResult> LocalPipelineService::setPipeline(const QString &name,
     auto after = parseStored(candidate, false);
     if (!after)
         return std::unexpected(after.error());
+    // A webhook token kept as a secret is checked here, once, in memory.
+    for (const Resource &resource : std::as_const(after->resources)) {
+        const QString secret = placeholderSecretName(resource.webhookToken);
+        if (secret.isEmpty())
+            continue;
+        const QString where = resource.path + QStringLiteral(".webhook_token");
+        if (auto problem = webhookTokenProblem(secretValue(name, secret).value_or(QString()), where)) {
+            problem->message = QStringLiteral("the secret %1: ").arg(secret) + problem->message;
+            return std::unexpected(*problem);
+        }
+    }
 
     PipelineRepository pipelines(m_deps.db);
     auto existing = pipelines.find(name);
@@ -332,29 +350,93 @@ Status LocalPipelineService::abortRun(const QString &runId, const Actor &actor)
                           QStringLiteral("success"));
 }
 
-Status LocalPipelineService::webhook(const QString &pipelineName, const QString &resourceName, const QString &token)
+Status LocalPipelineService::webhook(const QString &pipelineName, const QString &resourceName, const QString &token,
+                                     const QString &peer)
 {
-    const Error unknown{ErrorCode::NotFound, QStringLiteral("no webhook for %1/%2").arg(pipelineName, resourceName)};
+    // One answer for an unknown pipeline or resource, one without a webhook, a short token and
+    // a wrong one: the public route does not tell which pipelines exist.
+    const Error refused{ErrorCode::Unauthorized,
+                        QStringLiteral("no webhook matches this pipeline, resource and token"),
+                        QStringLiteral("webhook_token"),
+                        {}};
+    if (const qint64 wait = m_webhookThrottle.waitMs({}, peer); wait > 0)
+        return fail(ErrorCode::Unauthorized, QStringLiteral("too many failed webhook calls from this address"),
+                    QStringLiteral("webhook_token"), QStringLiteral("try again in %1 s").arg((wait + 999) / 1000));
+    auto refuse = [&] {
+        m_webhookThrottle.recordFailure({}, peer);
+        return std::unexpected(refused);
+    };
+    // The cheap checks first: no secret is unsealed for a token that cannot be right, or for a
+    // pipeline or resource that does not exist.
+    if (token.size() < MinWebhookTokenChars)
+        return refuse();
     auto row = PipelineRepository(m_deps.db).find(pipelineName);
     if (!row)
-        return std::unexpected(unknown);
-    auto parsed = parseStored(*row, true);
+        return refuse();
+    auto parsed = parseForWebhook(*row);
     if (!parsed)
-        return std::unexpected(unknown);
+        return refuse();
     const Resource *resource = parsed->resource(resourceName);
     if (!resource || resource->webhookToken.isEmpty())
-        return std::unexpected(unknown);
-    const QByteArray expected = resource->webhookToken.toUtf8();
-    const QByteArray given = token.toUtf8();
-    // Constant time over the expected length; a length mismatch still compares.
-    const bool same = given.size() == expected.size() &&
-                      CRYPTO_memcmp(given.constData(), expected.constData(), size_t(expected.size())) == 0;
-    if (!same)
-        return fail(ErrorCode::Unauthorized, QStringLiteral("wrong webhook token"), QStringLiteral("webhook_token"));
+        return refuse();
+    QString expected = resource->webhookToken;
+    if (const QString secret = placeholderSecretName(expected); !secret.isEmpty())
+        expected = secretValue(pipelineName, secret).value_or(QString());
+    if (webhookTokenProblem(expected, {}))
+        return refuse();
+    // Constant time: digests of equal length, whatever the lengths of the tokens.
+    const QByteArray want = QCryptographicHash::hash(expected.toUtf8(), QCryptographicHash::Sha256);
+    const QByteArray given = QCryptographicHash::hash(token.toUtf8(), QCryptographicHash::Sha256);
+    if (CRYPTO_memcmp(want.constData(), given.constData(), size_t(want.size())) != 0)
+        return refuse();
     QMutexLocker lock(&m_mutex);
     m_checkNow.append(pipelineName + QLatin1Char('/') + resourceName);
     m_wake.wakeAll();
     return {};
+}
+
+Result<Pipeline> LocalPipelineService::parseForWebhook(const PipelineRecord &record)
+{
+    // Secrets stay placeholders and are not even looked up (looking one up unseals it); a file
+    // that does not parse that way (a secret where a number goes) is parsed as for a set.
+    InterpolationSources sources;
+    if (!record.varsYaml.trimmed().isEmpty()) {
+        auto vars = readVarsFile(record.varsYaml.toUtf8());
+        if (!vars)
+            return std::unexpected(vars.error());
+        sources.vars = *vars;
+    }
+    sources.allowUndefined = true;
+    if (auto parsed = parsePipeline(record.configYaml.toUtf8(), sources))
+        return parsed;
+    return parseStored(record, false);
+}
+
+Result<bool> LocalPipelineService::hostExecution()
+{
+    return hostExecutionEnabled(m_deps.db);
+}
+
+Status LocalPipelineService::setHostExecution(bool enabled, const Actor &actor)
+{
+    if (auto saved = InstallSettingRepository(m_deps.db).set(QString::fromLatin1(HostExecutionSetting),
+                                                             QString::fromLatin1(enabled ? SettingOn : SettingOff),
+                                                             actor.name, m_deps.clock.nowMs());
+        !saved)
+        return saved;
+    return m_audit.record(
+        actor, QStringLiteral("settings.host_execution"), QStringLiteral("install"), QStringLiteral("success"),
+        QJsonObject{{QStringLiteral("host_execution"), enabled ? QStringLiteral("on") : QStringLiteral("off")}});
+}
+
+Status LocalPipelineService::setPipelineHostExecution(const QString &name, bool allowed, const Actor &actor)
+{
+    if (auto saved = PipelineRepository(m_deps.db).setHostExecution(name, allowed, m_deps.clock.nowMs()); !saved)
+        return saved;
+    return m_audit.record(actor, QStringLiteral("pipeline.host_execution"), QStringLiteral("pipeline/") + name,
+                          QStringLiteral("success"),
+                          QJsonObject{{QStringLiteral("host_execution"),
+                                       allowed ? QStringLiteral("allowed") : QStringLiteral("denied")}});
 }
 
 Status LocalPipelineService::setSecret(const QString &scope, const QString &name, const QString &value,

@@ -5,6 +5,7 @@
 //
 // Threading: as PipelineService. start() and stop() from the thread that owns the service.
 
+#include "core/accounts/loginthrottle.h"
 #include "core/pipelines/config/pipelineconfig.h"
 #include "core/pipelines/pipeline/jobrunner.h"
 #include "core/pipelines/sealbox/sealbox.h"
@@ -49,7 +50,11 @@ public:
     Result<RunTree> runTree(const QString &runId) override;
     Result<QList<RunEventRecord>> runEvents(const QString &runId, qint64 afterSeq, int limit) override;
     Status abortRun(const QString &runId, const Actor &actor) override;
-    Status webhook(const QString &pipeline, const QString &resource, const QString &token) override;
+    Status webhook(const QString &pipeline, const QString &resource, const QString &token,
+                   const QString &peer) override;
+    Result<bool> hostExecution() override;
+    Status setHostExecution(bool enabled, const Actor &actor) override;
+    Status setPipelineHostExecution(const QString &name, bool allowed, const Actor &actor) override;
     Status setSecret(const QString &scope, const QString &name, const QString &value, const Actor &actor) override;
     Result<QStringList> secretNames(const QString &scope) override;
     Status removeSecret(const QString &scope, const QString &name, const Actor &actor) override;
@@ -57,6 +62,8 @@ public:
 private:
     std::optional<QString> secretValue(const QString &pipeline, const QString &name);
     Result<Pipeline> parseStored(const PipelineRecord &record, bool resolveSecrets);
+    // The pipeline as a webhook needs it: without unsealing any secret.
+    Result<Pipeline> parseForWebhook(const PipelineRecord &record);
     Result<PipelineView> view(const PipelineRecord &record);
     // Queues the jobs that a new version of resource, or a run that just succeeded, lets go.
     QList<RunRecord> queueTriggered(const PipelineRecord &record, const Pipeline &pipeline, const QString &resource,
@@ -77,6 +84,8 @@ private:
     QWaitCondition m_wake;
     bool m_stopping = false;
     QStringList m_checkNow; // "pipeline/resource" asked for by a webhook
+    // Failed webhook calls per address: a few are free, then each waits longer (as logins do).
+    accounts::LoginThrottle m_webhookThrottle;
     std::unique_ptr<QThread> m_triggerThread;
 };
 

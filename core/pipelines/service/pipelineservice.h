@@ -64,10 +64,21 @@ public:
     virtual Result<QList<RunEventRecord>> runEvents(const QString &runId, qint64 afterSeq, int limit) = 0;
     virtual Status abortRun(const QString &runId, const Actor &actor) = 0;
 
-    // A webhook delivery for a resource: checks token in constant time, then checks the
-    // resource now. Unauthorized for a wrong token, NotFound for an unknown resource or one
-    // without a webhook token.
-    virtual Status webhook(const QString &pipeline, const QString &resource, const QString &token) = 0;
+    // A webhook delivery for a resource from peer (the caller's address): checks the token in
+    // constant time, then checks the resource now. One Unauthorized answer for an unknown
+    // pipeline or resource, one without a webhook, and a wrong or short token, so the public
+    // route tells nobody what exists; failures are throttled per address, and no secret is
+    // unsealed before the cheap checks pass.
+    virtual Status webhook(const QString &pipeline, const QString &resource, const QString &token,
+                           const QString &peer) = 0;
+
+    // Host execution (docs/pipelines.md, "Running tasks on the host"): the install's setting
+    // (off by default) and an administrator's mark on a pipeline; a task or resource type runs
+    // on the host only with both. Only administrators may change either (the API's
+    // settings.write); each change is audited.
+    virtual Result<bool> hostExecution() = 0;
+    virtual Status setHostExecution(bool enabled, const Actor &actor) = 0;
+    virtual Status setPipelineHostExecution(const QString &name, bool allowed, const Actor &actor) = 0;
 
     // Secrets, sealed at rest. scope "" is the install's; a pipeline name scopes to it.
     virtual Status setSecret(const QString &scope, const QString &name, const QString &value, const Actor &actor) = 0;

@@ -12,6 +12,7 @@ QJsonObject PipelineView::toJson() const
                        {QStringLiteral("paused"), record.paused},
                        {QStringLiteral("paused_reason"), record.pausedReason},
                        {QStringLiteral("max_runs"), record.maxRuns},
+                       {QStringLiteral("host_execution"), record.hostExecution},
                        {QStringLiteral("created_ms"), record.createdMs},
                        {QStringLiteral("updated_ms"), record.updatedMs},
                        {QStringLiteral("jobs"), QJsonArray::fromStringList(jobs)},

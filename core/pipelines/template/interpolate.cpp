@@ -57,23 +57,23 @@ class Interpolator {
 public:
     explicit Interpolator(const InterpolationSources &sources) : m_sources(sources) {}
 
-    Status walk(DocNode &node, const QString &path)
+    Status walk(DocNode &node, const QString &path, int depth = 0)
     {
         switch (node.kind) {
         case DocNode::Kind::Null:
             return {};
         case DocNode::Kind::Scalar:
-            return scalar(node, path);
+            return scalar(node, path, depth);
         case DocNode::Kind::Sequence:
             for (size_t i = 0; i < node.items.size(); ++i) {
-                if (auto ok = walk(node.items[i], path + u"[%1]"_s.arg(i)); !ok)
+                if (auto ok = walk(node.items[i], path + u"[%1]"_s.arg(i), depth + 1); !ok)
                     return ok;
             }
             return {};
         case DocNode::Kind::Map:
             // Keys are never interpolated: a key decides what a value means.
             for (auto &[key, value] : node.entries) {
-                if (auto ok = walk(value, path.isEmpty() ? key : path + u'.' + key); !ok)
+                if (auto ok = walk(value, path.isEmpty() ? key : path + u'.' + key, depth + 1); !ok)
                     return ok;
             }
             return {};
@@ -99,7 +99,53 @@ private:
         return list;
     }
 
-    Status scalar(DocNode &node, const QString &path)
+    struct Size {
+        qsizetype bytes = 0;
+        int nodes = 0;
+        int depth = 0; // 0 for a scalar
+    };
+    static Size sizeOf(const DocNode &node)
+    {
+        Size size{node.text.size(), 1, 0};
+        auto add = [&size](const DocNode &child) {
+            const Size c = sizeOf(child);
+            size.bytes += c.bytes;
+            size.nodes += c.nodes;
+            size.depth = qMax(size.depth, c.depth + 1);
+        };
+        for (const DocNode &item : node.items)
+            add(item);
+        for (const auto &[key, value] : node.entries) {
+            size.bytes += key.size();
+            add(value);
+        }
+        return size;
+    }
+
+    // Counts what one use of ref adds; an error once the file's expansions pass the limits.
+    Status account(const Reference &ref, const DocNode &value, const QString &path, int depth)
+    {
+        const Size size = sizeOf(value);
+        m_addedBytes += size.bytes;
+        m_addedNodes += size.nodes;
+        const ExpansionLimits &limits = m_sources.limits;
+        if (depth + size.depth > limits.maxDepth)
+            return fail(ErrorCode::TooLarge,
+                        u"var \"%1\" nests %2 levels deep here, more than the %3 allowed"_s.arg(ref.written)
+                            .arg(depth + size.depth)
+                            .arg(limits.maxDepth),
+                        path);
+        if (m_addedBytes > limits.maxBytes || m_addedNodes > limits.maxNodes)
+            return fail(ErrorCode::TooLarge,
+                        u"expanding \"((%1))\" here takes the file past its expansion limit (%2 MiB and %3 values "
+                        "added by vars, counting every use)"_s.arg(ref.written)
+                            .arg(limits.maxBytes / (1024 * 1024))
+                            .arg(limits.maxNodes),
+                        path, u"use a large var in fewer places, or make it smaller"_s);
+        return {};
+    }
+
+    Status scalar(DocNode &node, const QString &path, int depth)
     {
         if (!node.text.contains(u"(("))
             return {};
@@ -118,6 +164,8 @@ private:
                 return std::unexpected(value.error());
             if (!*value)
                 return {}; // left as written (allowUndefined)
+            if (auto ok = account(*ref, **value, path, depth); !ok)
+                return ok;
             const int line = node.line;
             const int column = node.column;
             node = std::move(**value);
@@ -142,6 +190,8 @@ private:
                 continue;
             }
             const DocNode &v = **value;
+            if (auto ok = account(*ref, v, path, depth); !ok)
+                return ok;
             if (v.kind == DocNode::Kind::Sequence || v.kind == DocNode::Kind::Map) {
                 return fail(ErrorCode::Invalid,
                             u"var \"%1\" is a %2; inside longer text only a single value can be used"_s.arg(
@@ -250,6 +300,8 @@ private:
     QSet<QString> m_secrets;
     QSet<QString> m_undefined;
     QSet<QString> m_secretValues;
+    qsizetype m_addedBytes = 0;
+    int m_addedNodes = 0;
 };
 
 } // namespace

@@ -18,6 +18,15 @@ namespace pando::core::pipelines {
 // name per interpolate() call, on the calling thread.
 using SecretLookup = std::function<std::optional<QString>(const QString &name)>;
 
+// What expanding placeholders may add to a file, in all: a var (or secret) is copied whole at each
+// place it is used, so a few hundred uses of a large one would otherwise multiply a 1 MiB file
+// into gigabytes (the "billion laughs" the reader's alias ban stops for YAML itself).
+struct ExpansionLimits {
+    qsizetype maxBytes = 4 * 1024 * 1024; // text added by substitutions, summed over every use
+    int maxNodes = 200000;                // values added by substitutions, summed over every use
+    int maxDepth = 64;                    // nesting of the result, as the reader allows
+};
+
 struct InterpolationSources {
     // The vars file's root mapping (from readVarsFile), or a Null node for none.
     detail::DocNode vars;
@@ -27,6 +36,7 @@ struct InterpolationSources {
     enum class SecretMode { Resolve, Placeholder } secretMode = SecretMode::Resolve;
     // Leave undefined vars as written and list them in the report instead of failing.
     bool allowUndefined = false;
+    ExpansionLimits limits;
 };
 
 struct InterpolationReport {

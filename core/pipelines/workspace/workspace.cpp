@@ -360,6 +360,79 @@ Result<StepDirs> Workspace::createStep(const QString &runId, const QString &step
     return result;
 }
 
+namespace {
+
+Result<QString> walkBeneath(const QString &root, const QString &relative, bool create, const QString &what)
+{
+    const QStringList parts = relative.split(u'/', Qt::SkipEmptyParts);
+    if (parts.contains(QStringLiteral("..")) || QDir::isAbsolutePath(relative))
+        return fail(ErrorCode::Invalid, QStringLiteral("%1 %2 must be a relative path without ..").arg(what, relative),
+                    relative);
+    if (create && !QDir().mkpath(root))
+        return fail(ErrorCode::Failed, QStringLiteral("cannot create %1").arg(root), what);
+    UniqueFd dir(::open(QFile::encodeName(root).constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!dir.isValid())
+        return fail(ErrorCode::Failed, QStringLiteral("cannot open %1: %2").arg(root, errnoText(errno)), what);
+    QString walked;
+    for (const QString &part : parts) {
+        if (part == QLatin1String("."))
+            continue;
+        walked += (walked.isEmpty() ? QString() : QStringLiteral("/")) + part;
+        const QByteArray name = QFile::encodeName(part);
+        if (create && ::mkdirat(dir.get(), name.constData(), 0700) != 0 && errno != EEXIST)
+            return fail(ErrorCode::Failed,
+                        QStringLiteral("cannot create %1 %2: %3").arg(what, walked, errnoText(errno)), what);
+        struct stat st {};
+        if (::fstatat(dir.get(), name.constData(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+            return fail(ErrorCode::Failed, QStringLiteral("%1 %2 is missing: %3").arg(what, walked, errnoText(errno)),
+                        what);
+        if (S_ISLNK(st.st_mode)) {
+            // The link goes (unlinkat never follows it); what it points at stays untouched.
+            const bool removed = create && ::unlinkat(dir.get(), name.constData(), 0) == 0;
+            return fail(ErrorCode::Failed,
+                        QStringLiteral("%1 %2 is a symbolic link, not a directory: a step replaced it, and it is "
+                                       "not followed%3")
+                            .arg(what, walked, removed ? QStringLiteral(" (the link was removed)") : QString()),
+                        what, QStringLiteral("a task must leave its %1 directories in place").arg(what));
+        }
+        if (!S_ISDIR(st.st_mode))
+            return fail(ErrorCode::Failed, QStringLiteral("%1 %2 is not a directory").arg(what, walked), what);
+        UniqueFd next(::openat(dir.get(), name.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (!next.isValid())
+            return fail(ErrorCode::Failed, QStringLiteral("cannot open %1 %2: %3").arg(what, walked, errnoText(errno)),
+                        what);
+        dir = std::move(next);
+    }
+    return parts.isEmpty() ? root : root + u'/' + parts.join(u'/');
+}
+
+} // namespace
+
+Result<QString> makeDirBeneath(const QString &root, const QString &relative)
+{
+    return walkBeneath(root, relative, true, QStringLiteral("cache"));
+}
+
+Status checkDirBeneath(const QString &root, const QString &relative)
+{
+    auto walked = walkBeneath(root, relative, false, QStringLiteral("output"));
+    if (!walked)
+        return std::unexpected(walked.error());
+    return {};
+}
+
+Status Workspace::checkOutputs(const StepDirs &dirs) const
+{
+    for (auto it = dirs.outputs.cbegin(); it != dirs.outputs.cend(); ++it) {
+        if (auto ok = checkDirBeneath(dirs.dir, QDir(dirs.dir).relativeFilePath(it.value())); !ok) {
+            Error e = ok.error();
+            e.where = QStringLiteral("outputs.") + it.key();
+            return std::unexpected(e);
+        }
+    }
+    return {};
+}
+
 Status Workspace::collectOutputs(const QString &runId, const StepDirs &dirs, const StepLayout &layout) const
 {
     for (auto it = dirs.outputs.cbegin(); it != dirs.outputs.cend(); ++it) {

@@ -56,6 +56,16 @@ struct CopyStats {
 // symlinks as symlinks. A device, fifo or socket is an error naming it.
 Result<CopyStats> copyTree(const QString &from, const QString &to);
 
+// The directory root/relative, made where missing, reached without following a symbolic link
+// at any component below root (openat with O_NOFOLLOW, one component at a time): a step that
+// left a link where a directory should be (its cache, say) cannot point a later mount or
+// read at a path outside root. A link found there is removed (the link, never what it points
+// at) and reported as an error naming it, so the next run starts clean. relative must not
+// hold "..". Returns root/relative.
+Result<QString> makeDirBeneath(const QString &root, const QString &relative);
+// The same check for a directory that must already exist (a step's output), making nothing.
+Status checkDirBeneath(const QString &root, const QString &relative);
+
 class Workspace {
 public:
     explicit Workspace(QString root);
@@ -78,6 +88,10 @@ public:
     // a bad name or overlapping paths is an error naming the input; nothing is left behind.
     Result<StepDirs> createStep(const QString &runId, const QString &stepId, const StepLayout &layout,
                                 CopyStats *stats = nullptr) const;
+    // Each of the step's outputs is still a directory of its own below the step's directory,
+    // reached through no symbolic link (a step may have swapped one for a link to a host path);
+    // call before reading an output.
+    Status checkOutputs(const StepDirs &dirs) const;
     // Publishes each of the step's outputs as the run's artifact (through outputMapping).
     Status collectOutputs(const QString &runId, const StepDirs &dirs, const StepLayout &layout) const;
 

@@ -181,13 +181,13 @@ void TestPipelinesDocker::aCommitRunsTheJobsInPassedOrder()
         "  - name: unit\n    plan:\n      - get: repo\n        trigger: true\n"
         "      - in_parallel:\n" +
         taskItem(10, "lint", "cat repo/README; echo lint-ok") +
-        taskItem(10, "test", "echo secret is ((token)); echo $TOKEN | base64; cp repo/README report/", "repo", "report",
+        taskItem(10, "test", "echo secret is $TOKEN; echo $TOKEN | base64; cp repo/README report/", "repo", "report",
                  {"params: { TOKEN: ((token)) }"}) +
         taskItem(6, "after", "cat report/README", "report") + "    on_success:\n" +
         hookStep(6, "notify", "echo success-hook") +
         "  - name: deploy\n    plan:\n      - get: repo\n        passed: [unit]\n        trigger: true\n" +
         taskItem(6, "ship", "echo shipping $(cat repo/README)");
-    const QByteArray vars = "repo_url: " + m_repo.toUtf8() + "\nhook_token: hook-token-42\n";
+    const QByteArray vars = "repo_url: " + m_repo.toUtf8() + "\nhook_token: hook-token-42-0123456789abcdef0123\n";
     auto set = service().setPipeline(QStringLiteral("ci"), config, vars, false, Actor{});
     QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
     QVERIFY(set->created);
@@ -243,13 +243,14 @@ void TestPipelinesDocker::unchangedStepsAreSkippedOnARerun()
                  .commit(QStringLiteral("app"), QStringLiteral("main"),
                          {{QStringLiteral("README"), GitFile{"version two\n"}}})
                  .isEmpty());
-    QCOMPARE(service().webhook(QStringLiteral("ci"), QStringLiteral("repo"), QStringLiteral("wrong")).error().code,
+    const QString hookToken = QStringLiteral("hook-token-42-0123456789abcdef0123");
+    QCOMPARE(service().webhook(QStringLiteral("ci"), QStringLiteral("repo"), QStringLiteral("wrong"), {}).error().code,
              ErrorCode::Unauthorized);
-    QCOMPARE(
-        service().webhook(QStringLiteral("ci"), QStringLiteral("nope"), QStringLiteral("hook-token-42")).error().code,
-        ErrorCode::NotFound);
+    // An unknown resource gets the same answer as a wrong token.
+    QCOMPARE(service().webhook(QStringLiteral("ci"), QStringLiteral("nope"), hookToken, {}).error().code,
+             ErrorCode::Unauthorized);
     const int before = int(service().runs(QStringLiteral("ci"), QStringLiteral("unit"), 100)->size());
-    QVERIFY(service().webhook(QStringLiteral("ci"), QStringLiteral("repo"), QStringLiteral("hook-token-42")));
+    QVERIFY(service().webhook(QStringLiteral("ci"), QStringLiteral("repo"), hookToken, {}));
     QVERIFY(static_cast<LocalPipelineService &>(service()).triggerOnce());
     const auto changed = waitForRunOf(QStringLiteral("ci"), QStringLiteral("unit"), before + 1);
     QVERIFY(changed);

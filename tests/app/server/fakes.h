@@ -376,6 +376,17 @@ struct TestInstall {
 
     QString baseUrl() const { return QStringLiteral("http://127.0.0.1:%1").arg(port); }
 
+    // Lets the pipeline's tasks run on the host (the install's setting and the pipeline's mark),
+    // as an administrator would; tests whose plans use host tasks say so with this.
+    bool allowHostExecution(const QString &pipeline)
+    {
+        auto *service = engine ? engine->pipelines() : nullptr;
+        if (!service)
+            return false;
+        return service->setHostExecution(true, core::Actor{}) &&
+               service->setPipelineHostExecution(pipeline, true, core::Actor{});
+    }
+
     bool makeAccounts()
     {
         using namespace core::accounts;

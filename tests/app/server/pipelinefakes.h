@@ -277,7 +277,7 @@ public:
             finish(runId, QStringLiteral("aborted"));
         return {};
     }
-    Status webhook(const QString &pipeline, const QString &resource, const QString &token) override
+    Status webhook(const QString &pipeline, const QString &resource, const QString &token, const QString &) override
     {
         QMutexLocker lock(&m_mutex);
         const QString key = pipeline + QLatin1Char('/') + resource;
@@ -286,6 +286,25 @@ public:
         if (m_webhookTokens.value(key) != token)
             return fail(ErrorCode::Unauthorized, QStringLiteral("the webhook token is wrong"));
         m_webhookChecks.ref();
+        return {};
+    }
+    Result<bool> hostExecution() override
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_hostExecution;
+    }
+    Status setHostExecution(bool enabled, const core::Actor &) override
+    {
+        QMutexLocker lock(&m_mutex);
+        m_hostExecution = enabled;
+        return {};
+    }
+    Status setPipelineHostExecution(const QString &name, bool allowed, const core::Actor &) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_pipelines.contains(name))
+            return noPipeline(name);
+        m_pipelines[name].record.hostExecution = allowed;
         return {};
     }
     Status setSecret(const QString &scope, const QString &name, const QString &value, const core::Actor &) override
@@ -408,6 +427,7 @@ private:
     QThreadPool m_pool;
     std::atomic_bool m_stopping = false;
     std::atomic_bool m_autoPlay = true;
+    bool m_hostExecution = false;
     QAtomicInt m_webhookChecks;
     QMap<QString, core::pipelines::PipelineView> m_pipelines;
     QMap<QString, core::RunRecord> m_runs;

@@ -100,6 +100,11 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("GET /api/v1/pipelines/{name}/runs"), QStringLiteral("200 200 200 200 403")},
         {QStringLiteral("POST /api/v1/pipelines/{name}/resources/{resource}/check"),
          QStringLiteral("202 202 202 202 202")},
+        // Host execution: anyone who reads pipelines sees the setting; only administrators change
+        // it or mark a pipeline (no body: the value is missing).
+        {QStringLiteral("GET /api/v1/settings"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("PUT /api/v1/settings"), QStringLiteral("400 403 403 403 403")},
+        {QStringLiteral("PUT /api/v1/pipelines/{name}/host-execution"), QStringLiteral("400 403 403 403 403")},
         {QStringLiteral("GET /api/v1/runs"), QStringLiteral("200 200 200 200 403")},
         {QStringLiteral("GET /api/v1/runs/{id}"), QStringLiteral("200 200 200 200 403")},
         {QStringLiteral("GET /api/v1/runs/{id}/events"), QStringLiteral("200 200 200 200 403")},

@@ -109,6 +109,14 @@ void TestAuthzMatrix::decide_data()
     row("operator cannot manage users", Role::Operator, bob, session, "users.write", None, "", false);
     row("operator cannot read the audit log", Role::Operator, bob, session, "audit.read", None, "", false);
     row("admin manages users", Role::Admin, bob, session, "users.write", None, "", true);
+    row("operator cannot change install settings", Role::Operator, bob, session, "settings.write", None, "", false);
+    row("operator cannot let a pipeline run on the host", Role::Operator, bob, session, "settings.write", Pipeline, "x",
+        false);
+    row("pipeline owner cannot let its pipeline run on the host", Role::Member, alice, session, "settings.write",
+        Pipeline, "x", false);
+    row("admin changes install settings", Role::Admin, bob, session, "settings.write", None, "", true);
+    row("admin token without admin scope cannot change settings", Role::Admin, bob, {QStringLiteral("pipelines:write")},
+        "settings.write", Pipeline, "x", false);
     row("admin reads the audit log", Role::Admin, bob, session, "audit.read", None, "", true);
     row("unknown permission is denied even to admin", Role::Admin, bob, session, "apps.everything", None, "", false);
     row("token with the scope", Role::Operator, bob, {QStringLiteral("deploys:write")}, "deploys.write", App, "web",

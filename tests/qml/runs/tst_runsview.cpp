@@ -142,15 +142,22 @@ private Q_SLOTS:
         QCOMPARE(pipelines.rowCount(), 0);
         QVERIFY(!pipelines.isUnavailable());
         QCOMPARE(pipelines.error(), QString());
+        // Host execution is off on a new install, and the desktop says so.
+        QTRY_VERIFY(pipelines.hostExecutionText().startsWith(PipelinesModel::tr("off")));
 
         auto set = test::awaitObject([&](auto done) { m_session->setPipeline(u"ci"_s, pipelineYaml(), {}, done); });
         QVERIFY2(set, qPrintable(set ? QString() : test::describe(set.error())));
+        QVERIFY(m_install.allowHostExecution(u"ci"_s)); // the plan's tasks run on the host
         pipelines.refresh();
         QTRY_COMPARE(pipelines.rowCount(), 1);
         const QModelIndex row = pipelines.index(0);
         QCOMPARE(row.data(PipelinesModel::NameRole).toString(), u"ci"_s);
         QCOMPARE(row.data(PipelinesModel::JobsRole).toStringList(), (QStringList{u"build"_s, u"slow"_s, u"check"_s}));
         QCOMPARE(row.data(PipelinesModel::PausedRole).toBool(), false);
+        // The administrator's choice, as the desktop shows it.
+        QCOMPARE(row.data(PipelinesModel::HostExecutionRole).toBool(), true);
+        QVERIFY2(pipelines.hostExecutionText().startsWith(PipelinesModel::tr("on")),
+                 qPrintable(pipelines.hostExecutionText()));
         QCOMPARE(row.data(PipelinesModel::LastRunIdRole).toString(), QString());
         QCOMPARE(row.data(PipelinesModel::LastRunTextRole).toString(), PipelinesModel::tr("never run"));
         // The first pipeline is selected by itself.

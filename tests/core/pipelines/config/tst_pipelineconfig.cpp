@@ -59,7 +59,7 @@ private Q_SLOTS:
         QCOMPARE(http->image, u"local/curl:8"_s);
 
         QCOMPARE(p.resource(u"repo"_s)->checkEveryMs, 30000);
-        QCOMPARE(p.resource(u"repo"_s)->webhookToken, u"abcdefgh12345678"_s);
+        QCOMPARE(p.resource(u"repo"_s)->webhookToken, u"abcdefgh12345678abcdefgh12345678"_s);
         QCOMPARE(p.resource(u"nightly"_s)->checkEveryMs, 0);
         QCOMPARE(p.resource(u"status"_s)->checkEveryMs, 60000);
         // The type's defaults sit under the resource's own source.
@@ -287,7 +287,7 @@ private Q_SLOTS:
                                        << u"jobs[0].plan[0].params.x"_s << u"undefined var \"token\""_s;
         QTest::newRow("short webhook token")
             << pipelineWith("- name: a\n  plan: [{get: repo}]\n", "- name: repo\n  type: git\n  webhook_token: abc\n")
-            << u"resources[0].webhook_token"_s << u"at least 8 characters"_s;
+            << u"resources[0].webhook_token"_s << u"at least 32 characters"_s;
     }
 
     void invalid()

@@ -10,6 +10,16 @@
 
 namespace pando::test {
 
+// Host tasks run only where an administrator allowed them: the install's setting and the
+// pipeline's mark. Tests of plans run on a fake "host" runner say so explicitly.
+inline void allowHostExecution(core::Database &db, const QString &pipeline = QStringLiteral("app"))
+{
+    if (!core::InstallSettingRepository(db).set(QStringLiteral("pipelines.host_execution"), QStringLiteral("on"),
+                                                QStringLiteral("test"), 0) ||
+        !core::PipelineRepository(db).setHostExecution(pipeline, true, 0))
+        qFatal("allowing host execution failed");
+}
+
 inline core::RunRecord queueShipRun(core::Database &db, const core::Clock &clock, const QByteArray &yaml,
                                     const QString &varsYaml = {}, const QString &owner = QStringLiteral("test-owner"))
 {

@@ -132,7 +132,10 @@ class TestApproveStep : public QObject {
     // Stores the pipeline, queues a run of its job by alice and claims it.
     RunRecord queue(const QByteArray &yaml, const QString &owner = u"test-owner"_s)
     {
-        return test::queueShipRun(*m_db, *m_clock, yaml, u"version: 1.2.3\n"_s, owner);
+        // The hooks' tasks say platform: host, on the test's host runner.
+        RunRecord run = test::queueShipRun(*m_db, *m_clock, yaml, u"version: 1.2.3\n"_s, owner);
+        test::allowHostExecution(*m_db);
+        return run;
     }
 
     void start(RunningJob &job, JobRunner &runner)

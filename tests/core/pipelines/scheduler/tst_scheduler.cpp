@@ -37,7 +37,10 @@ public:
         if (run.job == QLatin1String("fail")) {
             result = {Outcome::Failed, {}};
         } else if (run.job == QLatin1String("error")) {
-            result = {Outcome::Errored, QStringLiteral("engine down")};
+            result = {Outcome::Errored, QStringLiteral("engine down"), true};
+        } else if (run.job == QLatin1String("broken")) {
+            // What a pushed task file can do: an error of the pipeline's own making.
+            result = {Outcome::Errored, QStringLiteral("task file ci/t.yml: unknown key"), false};
         } else if (run.job == QLatin1String("block")) {
             while (!release && !cancel.isCancelled())
                 QThread::msleep(2);
@@ -170,6 +173,22 @@ private Q_SLOTS:
         QVERIFY2(p.pausedReason.contains(QLatin1String("engine down")), qPrintable(p.pausedReason));
         QTest::qWait(100);
         QCOMPARE(executor.count(), 5); // the run after the breaker opened waits
+    }
+
+    void errorsOfThePipelinesOwnMakingDoNotOpenTheBreaker()
+    {
+        ScriptedExecutor executor;
+        Scheduler scheduler(*m_db, SystemClock::instance(), m_events, executor, {.workers = 1, .breakerThreshold = 3});
+        QVERIFY(scheduler.start());
+        // Anyone who can push a broken task file errors runs; that pauses nothing, and does not
+        // keep a count towards the next infrastructure error either.
+        for (const char *job : {"broken", "broken", "broken", "error", "broken", "error", "broken", "ok"})
+            QVERIFY(
+                scheduler.enqueue(QStringLiteral("ci"), QString::fromLatin1(job), QStringLiteral("manual"), {}, {}, 1));
+        QVERIFY(waitFor([&] { return executor.count() == 8; }));
+        QTest::qWait(100);
+        const PipelineRecord p = *PipelineRepository(*m_db).find(QStringLiteral("ci"));
+        QVERIFY2(!p.paused, qPrintable(p.pausedReason));
     }
 
     void restartSettlesInterruptedRunsAndKeepsQueuedOnes()

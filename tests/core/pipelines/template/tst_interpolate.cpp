@@ -175,6 +175,62 @@ private Q_SLOTS:
         QCOMPARE(root.value(u"b"_s)->text, u"pre-((y.z))"_s);
     }
 
+    void expansionIsCapped()
+    {
+        // A billion laughs without aliases: a 100 KiB var used 200 times would make 20 MiB.
+        QByteArray item(1000, 'x');
+        QByteArray vars = "big: [";
+        for (int i = 0; i < 100; ++i)
+            vars += (i ? ", " : "") + item;
+        vars += "]\n";
+        QByteArray yaml = "uses:\n";
+        for (int i = 0; i < 200; ++i)
+            yaml += "  - ((big))\n";
+        auto root = tree(yaml);
+        InterpolationSources s;
+        s.vars = *readVarsFile(vars);
+        const auto report = interpolate(root, s);
+        QVERIFY(!report);
+        QCOMPARE(report.error().code, ErrorCode::TooLarge);
+        QVERIFY2(report.error().message.contains(u"expansion limit"_s), qPrintable(report.error().text()));
+        QVERIFY2(report.error().where.startsWith(u"uses["_s), qPrintable(report.error().text()));
+        // The same var in a few places is fine.
+        auto few = tree("uses: [((big)), ((big))]\n");
+        QVERIFY(interpolate(few, s));
+        // Inside text, each use counts too.
+        QByteArray inText = "uses:\n";
+        const QByteArray line(100 * 1000, 'y');
+        InterpolationSources t;
+        t.vars = *readVarsFile("line: " + line + "\n");
+        for (int i = 0; i < 60; ++i)
+            inText += "  - \"a ((line)) b\"\n";
+        auto text = tree(inText);
+        QCOMPARE(interpolate(text, t).error().code, ErrorCode::TooLarge);
+    }
+
+    void expansionDepthIsCapped()
+    {
+        // A var nested 40 deep, used 40 deep: the result would nest 80 levels.
+        QByteArray nested = "deep: ";
+        for (int i = 0; i < 40; ++i)
+            nested += "[";
+        nested += "x";
+        for (int i = 0; i < 40; ++i)
+            nested += "]";
+        QByteArray yaml = "a: ";
+        for (int i = 0; i < 40; ++i)
+            yaml += "[";
+        yaml += "((deep))";
+        for (int i = 0; i < 40; ++i)
+            yaml += "]";
+        auto root = tree(yaml + "\n");
+        InterpolationSources s;
+        s.vars = *readVarsFile(nested + "\n");
+        const auto report = interpolate(root, s);
+        QVERIFY(!report);
+        QVERIFY2(report.error().message.contains(u"levels deep"_s), qPrintable(report.error().text()));
+    }
+
     void varsFile()
     {
         QVERIFY(!readVarsFile("- a\n- b\n"));

@@ -1,0 +1,466 @@
+// What a pipeline's author can do to the install and to other pipelines, on real parts: the
+// host task runner, the Docker engine for container tasks, git repositories for resources and
+// task files, through the wiring pandod uses. Each case is an attack that worked before its fix:
+// commands on the host without an administrator's say-so, another pipeline's cache restored,
+// a symlink planted in a cache or an output, a pipeline paused by a broken task file, a short
+// webhook token, a var that expands without bound.
+
+#include "app/wiring/pipelinewiring.h"
+#include "core/pipelines/runview/runview.h"
+#include "core/pipelines/service/pipelineservice.h"
+#include "tests/adapters/docker/dockerharness.h"
+#include "tests/core/engine/enginefixture.h"
+#include "tests/support/component.h"
+
+#include <QDirIterator>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace pando;
+using namespace pando::core;
+using namespace pando::core::pipelines;
+using namespace pando::test;
+
+namespace {
+
+const QByteArray Image = "image_resource: {type: registry-image, source: {repository: pando/busybox, tag: latest}}";
+
+QByteArray oneJob(const QByteArray &job, const QByteArray &plan)
+{
+    return "jobs:\n  - name: " + job + "\n    plan:\n" + plan;
+}
+
+} // namespace
+
+class TestPipelineTrust : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void hostExecutionIsOffUntilAnAdministratorAllowsIt();
+    void aTaskFileNeverPicksTheHost();
+    void aShellTypeWithoutImageIsRefusedLikeAHostTask();
+    void aPipelinesOwnGitTypeCannotPlantAnotherPipelinesGet();
+    void taskCachesArePerPipelineUnlessShared();
+    void aLinkPlantedInACacheIsNotMounted();
+    void anOutputSwappedForALinkIsNotRead();
+    void aBrokenTaskFileDoesNotPauseThePipeline();
+    void webhookTokensAreLongAndTheRouteTellsNothing();
+    void shellTypesGetTheirDirectoryInDollarOne();
+    void secretsStayOutOfArgv();
+    void varsExpandWithinLimits();
+
+private:
+    PipelineService &service() { return *m_fx->engine().pipelines(); }
+    RunRecord runJob(const QString &pipeline, const QString &job);
+    QStringList outputOf(const QString &runId);
+    void setPipeline(const QString &name, const QByteArray &config, const QByteArray &vars = {});
+
+    std::unique_ptr<EngineFixture> m_fx;
+    QTemporaryDir m_tmp;
+};
+
+void TestPipelineTrust::initTestCase()
+{
+    QString why;
+    PANDO_REQUIRE_COMPONENT(DockerHarness::available(&why), QStringLiteral("Docker Engine: ") + why);
+    PANDO_REQUIRE_COMPONENT(GitFixture::gitAvailable(), QStringLiteral("git"));
+    QVERIFY(DockerHarness::ensureBaseImage());
+    QVERIFY(m_tmp.isValid());
+    m_fx = std::make_unique<EngineFixture>();
+    QVERIFY(m_fx->start());
+    wiring::PipelineWiringOptions options;
+    options.service.triggerIntervalMs = 60'000; // the test drives checks itself
+    auto installed = wiring::installPipelines(m_fx->engine(), options);
+    QVERIFY2(installed, qPrintable(installed ? QString() : installed.error().text()));
+}
+
+void TestPipelineTrust::cleanupTestCase()
+{
+    if (m_fx)
+        m_fx->stop();
+    m_fx.reset();
+}
+
+void TestPipelineTrust::setPipeline(const QString &name, const QByteArray &config, const QByteArray &vars)
+{
+    auto set = service().setPipeline(name, config, vars, false, Actor{});
+    QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
+}
+
+RunRecord TestPipelineTrust::runJob(const QString &pipeline, const QString &job)
+{
+    auto triggered = service().triggerJob(pipeline, job, Actor{});
+    if (!triggered) {
+        RunRecord none;
+        none.status = QStringLiteral("not triggered: ") + triggered.error().text();
+        return none;
+    }
+    QElapsedTimer timer;
+    timer.start();
+    RunRecord run = triggered->run;
+    while (timer.elapsed() < 60000) {
+        if (auto tree = service().runTree(run.id)) {
+            run = tree->run;
+            if (run.status != QLatin1String("queued") && run.status != QLatin1String("running"))
+                return run;
+        }
+        QTest::qWait(50);
+    }
+    return run;
+}
+
+QStringList TestPipelineTrust::outputOf(const QString &runId)
+{
+    auto events = service().runEvents(runId, 0, 10000);
+    return events ? pipelines::outputOf(*events) : QStringList();
+}
+
+void TestPipelineTrust::hostExecutionIsOffUntilAnAdministratorAllowsIt()
+{
+    // A task without image_resource used to run on the host as pandod's user, for anyone who
+    // could set a pipeline.
+    const QString marker = m_tmp.filePath(QStringLiteral("host-task-ran"));
+    setPipeline(QStringLiteral("hosty"),
+                oneJob("j", "      - task: sneaky\n        config: {run: {path: sh, args: [\"-c\", \"touch " +
+                                marker.toUtf8() + "\"]}}\n"));
+    auto enabled = service().hostExecution();
+    QVERIFY(enabled);
+    QVERIFY2(!*enabled, "host execution is off on a new install");
+
+    RunRecord run = runJob(QStringLiteral("hosty"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("errored"));
+    QVERIFY2(run.error.contains(QLatin1String("task sneaky")) &&
+                 run.error.contains(QLatin1String("host execution is off for this install")),
+             qPrintable(run.error));
+    QVERIFY2(!QFileInfo::exists(marker), "the refused task did not run");
+
+    // The install's setting alone lets no pipeline onto the host.
+    QVERIFY(service().setHostExecution(true, Actor{QStringLiteral("user:admin")}));
+    run = runJob(QStringLiteral("hosty"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("errored"));
+    QVERIFY2(run.error.contains(QLatin1String("pipeline hosty is not allowed")), qPrintable(run.error));
+    QVERIFY(!QFileInfo::exists(marker));
+
+    // With an administrator's mark on the pipeline, it runs there.
+    QVERIFY(service().setPipelineHostExecution(QStringLiteral("hosty"), true, Actor{QStringLiteral("user:admin")}));
+    QVERIFY(service().pipeline(QStringLiteral("hosty"))->record.hostExecution);
+    run = runJob(QStringLiteral("hosty"), QStringLiteral("j"));
+    QVERIFY2(run.status == QLatin1String("succeeded"), qPrintable(run.status + QLatin1Char(' ') + run.error));
+    QVERIFY(QFileInfo::exists(marker));
+
+    // Turning the setting off again stops every marked pipeline.
+    QVERIFY(QFile::remove(marker));
+    QVERIFY(service().setHostExecution(false, Actor{QStringLiteral("user:admin")}));
+    run = runJob(QStringLiteral("hosty"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("errored"));
+    QVERIFY(!QFileInfo::exists(marker));
+}
+
+void TestPipelineTrust::aTaskFileNeverPicksTheHost()
+{
+    // Whoever can push to a watched repository writes its task files: one without an image
+    // must not reach the host, even in a pipeline an administrator allowed onto it.
+    const QString marker = m_tmp.filePath(QStringLiteral("task-file-ran"));
+    const QString repo = m_fx->git().createRepository(QStringLiteral("tasks"));
+    QVERIFY(
+        !m_fx->git()
+             .commit(QStringLiteral("tasks"), QStringLiteral("main"),
+                     {{QStringLiteral("ci/t.yml"), GitFile{"platform: linux\nrun: {path: sh, args: [\"-c\", \"touch " +
+                                                           marker.toUtf8() + "\"]}\n"}}})
+             .isEmpty());
+    setPipeline(QStringLiteral("filey"),
+                "resources:\n  - name: repo\n    type: git\n    source: {uri: \"" + repo.toUtf8() +
+                    "\", branch: main}\n" +
+                    oneJob("j", "      - get: repo\n      - task: from-file\n        file: repo/ci/t.yml\n"));
+    QVERIFY(service().setHostExecution(true, Actor{}));
+    QVERIFY(service().setPipelineHostExecution(QStringLiteral("filey"), true, Actor{}));
+    const RunRecord run = runJob(QStringLiteral("filey"), QStringLiteral("j"));
+    QVERIFY(service().setHostExecution(false, Actor{}));
+    QCOMPARE(run.status, QStringLiteral("errored"));
+    QVERIFY2(run.error.contains(QLatin1String("a task file never runs on the host")), qPrintable(run.error));
+    QVERIFY(!QFileInfo::exists(marker));
+}
+
+void TestPipelineTrust::aShellTypeWithoutImageIsRefusedLikeAHostTask()
+{
+    const QString marker = m_tmp.filePath(QStringLiteral("shell-type-ran"));
+    setPipeline(
+        QStringLiteral("shelly"),
+        "resource_types:\n  - name: probe\n    commands:\n      check: 'touch " + marker.toUtf8() +
+            "; echo \"[{\\\"v\\\": \\\"1\\\"}]\"'\n      in: 'echo \"{\\\"version\\\": {\\\"v\\\": \\\"1\\\"}}\"'\n"
+            "resources:\n  - name: thing\n    type: probe\n" +
+            oneJob("j", "      - get: thing\n"));
+    const RunRecord run = runJob(QStringLiteral("shelly"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("errored"));
+    QVERIFY2(run.error.contains(QLatin1String("resource type probe (no image:)")), qPrintable(run.error));
+    QVERIFY(!QFileInfo::exists(marker));
+}
+
+// The statuses of a run's steps by name.
+static QHash<QString, QString> statuses(const RunTree &tree)
+{
+    QHash<QString, QString> out;
+    std::function<void(const QList<RunTreeNode> &)> walk = [&](const QList<RunTreeNode> &nodes) {
+        for (const RunTreeNode &n : nodes) {
+            out.insert(n.step.name, n.step.status);
+            walk(n.children);
+        }
+    };
+    walk(tree.roots);
+    return out;
+}
+
+void TestPipelineTrust::aPipelinesOwnGitTypeCannotPlantAnotherPipelinesGet()
+{
+    const QString repo = m_fx->git().createRepository(QStringLiteral("shared"));
+    const QString commit = m_fx->git().commit(QStringLiteral("shared"), QStringLiteral("main"),
+                                              {{QStringLiteral("README"), GitFile{"the real tree\n"}}});
+    QVERIFY(!commit.isEmpty());
+    const QByteArray source = "source: {uri: \"" + repo.toUtf8() + "\", branch: main}\n";
+    // The attacker declares a type named git whose `in` writes a tree of its choosing, and pins
+    // the commit the victim will get, so that everything the old cache key held matched.
+    setPipeline(QStringLiteral("attacker"),
+                "resource_types:\n  - name: git\n    image: pando/busybox:latest\n    commands:\n"
+                "      check: 'echo \"[{\\\"ref\\\": \\\"" +
+                    commit.toUtf8() +
+                    "\\\"}]\"'\n"
+                    "      in: 'd=${1:-$0}; echo planted > $d/README; echo \"{\\\"version\\\": {\\\"ref\\\": \\\"" +
+                    commit.toUtf8() + "\\\"}}\"'\n" + "resources:\n  - name: repo\n    type: git\n    " + source +
+                    "    version: {ref: " + commit.toUtf8() + "}\n" + oneJob("plant", "      - get: repo\n"));
+    const RunRecord planted = runJob(QStringLiteral("attacker"), QStringLiteral("plant"));
+    QVERIFY2(planted.status == QLatin1String("succeeded"), qPrintable(planted.status + u' ' + planted.error));
+
+    setPipeline(QStringLiteral("victim"),
+                "resources:\n  - name: repo\n    type: git\n    " + source +
+                    oneJob("read", "      - get: repo\n      - task: show\n        config: {platform: linux, " + Image +
+                                       ", inputs: [{name: repo}], run: {path: cat, args: [repo/README]}}\n"));
+    const RunRecord victim = runJob(QStringLiteral("victim"), QStringLiteral("read"));
+    QVERIFY2(victim.status == QLatin1String("succeeded"), qPrintable(victim.status + u' ' + victim.error));
+    const QString text = outputOf(victim.id).join(u'\n');
+    QVERIFY2(text.contains(QLatin1String("the real tree")) && !text.contains(QLatin1String("planted")),
+             qPrintable(text));
+    QCOMPARE(statuses(*service().runTree(victim.id)).value(QStringLiteral("repo")), QStringLiteral("succeeded"));
+}
+
+void TestPipelineTrust::taskCachesArePerPipelineUnlessShared()
+{
+    // Two pipelines with the same container task: each runs its own, even though the content
+    // matches; a step that opts in to shared_cache is restored from the other's.
+    const QByteArray task = "      - task: stamp\n        config: {platform: linux, " + Image +
+                            ", outputs: [{name: out}], run: {path: sh, args: [\"-c\", \"echo side-effect; echo x > "
+                            "out/x\"]}}\n";
+    setPipeline(QStringLiteral("first"), oneJob("j", task));
+    setPipeline(QStringLiteral("second"), oneJob("j", task));
+    RunRecord run = runJob(QStringLiteral("first"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("succeeded"));
+    run = runJob(QStringLiteral("second"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("succeeded"));
+    QCOMPARE(statuses(*service().runTree(run.id)).value(QStringLiteral("stamp")), QStringLiteral("succeeded"));
+    QVERIFY(outputOf(run.id).join(u'\n').contains(QLatin1String("side-effect")));
+    // Within one pipeline an unchanged step is still skipped.
+    run = runJob(QStringLiteral("second"), QStringLiteral("j"));
+    QCOMPARE(statuses(*service().runTree(run.id)).value(QStringLiteral("stamp")), QStringLiteral("cached"));
+
+    const QByteArray shared = task + "        shared_cache: true\n";
+    setPipeline(QStringLiteral("third"), oneJob("j", shared));
+    setPipeline(QStringLiteral("fourth"), oneJob("j", shared));
+    QCOMPARE(runJob(QStringLiteral("third"), QStringLiteral("j")).status, QStringLiteral("succeeded"));
+    run = runJob(QStringLiteral("fourth"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("succeeded"));
+    QCOMPARE(statuses(*service().runTree(run.id)).value(QStringLiteral("stamp")), QStringLiteral("cached"));
+}
+
+void TestPipelineTrust::aLinkPlantedInACacheIsNotMounted()
+{
+    // Run 1 plants a link to a host directory inside its cache; run 2 declares that path as a
+    // cache of its own. dockerd resolves a bind mount's source on the host, following the link:
+    // the container got the host directory read-write.
+    const QString hostDir = m_tmp.filePath(QStringLiteral("host-dir"));
+    QVERIFY(QDir().mkpath(hostDir));
+    const QByteArray head = "      - task: cached\n        config: {platform: linux, " + Image + ", caches: [";
+    setPipeline(QStringLiteral("cachey"), oneJob("j", head + "{path: c}], run: {path: sh, args: [\"-c\", \"ln -s " +
+                                                          hostDir.toUtf8() + " c/inner\"]}}\n"));
+    RunRecord run = runJob(QStringLiteral("cachey"), QStringLiteral("j"));
+    QVERIFY2(run.status == QLatin1String("succeeded"), qPrintable(run.status + u' ' + run.error));
+    setPipeline(QStringLiteral("cachey"),
+                oneJob("j", head + "{path: c}, {path: c/inner}], run: {path: sh, args: [\"-c\", \"echo pwned > "
+                                   "c/inner/pwned\"]}}\n"));
+    run = runJob(QStringLiteral("cachey"), QStringLiteral("j"));
+    QVERIFY2(!QFileInfo::exists(hostDir + QStringLiteral("/pwned")), "the container wrote into a host directory");
+    QCOMPARE(run.status, QStringLiteral("failed"));
+    auto tree = service().runTree(run.id);
+    const QString error = tree->roots.value(0).step.error;
+    QVERIFY2(error.contains(QLatin1String("cache c/inner is a symbolic link")), qPrintable(error));
+    // The planted link is gone: the next run starts with a clean cache.
+    run = runJob(QStringLiteral("cachey"), QStringLiteral("j"));
+    QVERIFY2(run.status == QLatin1String("succeeded"), qPrintable(run.status + u' ' + run.error));
+    QVERIFY(!QFileInfo::exists(hostDir + QStringLiteral("/pwned")));
+}
+
+// Every file below dir, recursively.
+static int filesBelow(const QString &dir)
+{
+    int count = 0;
+    QDirIterator it(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        it.next();
+        ++count;
+    }
+    return count;
+}
+
+void TestPipelineTrust::anOutputSwappedForALinkIsNotRead()
+{
+    // The output was packed (from the host path the link names) before anyone looked.
+    const QString hostDir = m_tmp.filePath(QStringLiteral("secret-dir"));
+    QVERIFY(QDir().mkpath(hostDir));
+    QFile secret(hostDir + QStringLiteral("/secret.txt"));
+    QVERIFY(secret.open(QIODevice::WriteOnly));
+    secret.write("host-secret\n");
+    secret.close();
+    setPipeline(QStringLiteral("outy"),
+                oneJob("j", "      - task: swap\n        config: {platform: linux, " + Image +
+                                ", outputs: [{name: out}], run: {path: sh, args: [\"-c\", \"rmdir out && ln -s " +
+                                hostDir.toUtf8() + " out\"]}}\n"));
+    const QString blobs = m_fx->dataDir() + QStringLiteral("/blobs");
+    const int before = filesBelow(blobs);
+    const RunRecord run = runJob(QStringLiteral("outy"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("failed"));
+    const QString error = service().runTree(run.id)->roots.value(0).step.error;
+    QVERIFY2(error.contains(QLatin1String("output out is a symbolic link")), qPrintable(error));
+    QCOMPARE(filesBelow(blobs), before); // nothing of the host directory was stored
+}
+
+void TestPipelineTrust::aBrokenTaskFileDoesNotPauseThePipeline()
+{
+    // Whoever can push to the repository can make the task file unreadable; three such runs
+    // used to open the circuit breaker and pause the pipeline for everyone.
+    const QString repo = m_fx->git().createRepository(QStringLiteral("broken"));
+    QVERIFY(!m_fx->git()
+                 .commit(QStringLiteral("broken"), QStringLiteral("main"),
+                         {{QStringLiteral("ci/t.yml"), GitFile{"platform: linux\nrun: {pth: nope}\n"}}})
+                 .isEmpty());
+    setPipeline(QStringLiteral("breaky"),
+                "resources:\n  - name: repo\n    type: git\n    source: {uri: \"" + repo.toUtf8() +
+                    "\", branch: main}\n" +
+                    oneJob("j", "      - get: repo\n      - task: t\n        file: repo/ci/t.yml\n"));
+    for (int i = 0; i < 4; ++i) {
+        const RunRecord run = runJob(QStringLiteral("breaky"), QStringLiteral("j"));
+        QCOMPARE(run.status, QStringLiteral("errored"));
+        QVERIFY2(run.error.contains(QLatin1String("ci/t.yml")), qPrintable(run.error));
+    }
+    const PipelineRecord p = service().pipeline(QStringLiteral("breaky"))->record;
+    QVERIFY2(!p.paused, qPrintable(p.pausedReason));
+}
+
+void TestPipelineTrust::webhookTokensAreLongAndTheRouteTellsNothing()
+{
+    const QByteArray head = "resources:\n  - name: repo\n    type: time\n    source: {interval: 1h}\n"
+                            "    webhook_token: ";
+    const QByteArray job = oneJob("j", "      - get: repo\n");
+    // Eight characters were enough; a token is now refused when the pipeline is set.
+    auto shortLiteral = service().setPipeline(QStringLiteral("hooky"), head + "abcdefgh\n" + job, {}, false, Actor{});
+    QVERIFY(!shortLiteral);
+    QCOMPARE(shortLiteral.error().where, QStringLiteral("resources[0].webhook_token"));
+    QVERIFY2(shortLiteral.error().message.contains(QLatin1String("at least 32 characters")),
+             qPrintable(shortLiteral.error().text()));
+    QVERIFY(service().setSecret({}, QStringLiteral("short-hook"), QStringLiteral("abcdefgh"), Actor{}));
+    auto shortSecret =
+        service().setPipeline(QStringLiteral("hooky"), head + "((short-hook))\n" + job, {}, false, Actor{});
+    QVERIFY(!shortSecret);
+    QVERIFY2(shortSecret.error().message.contains(QLatin1String("the secret short-hook")),
+             qPrintable(shortSecret.error().text()));
+
+    const QString token = QStringLiteral("0123456789abcdef0123456789abcdef");
+    QVERIFY(service().setSecret({}, QStringLiteral("hook"), token, Actor{}));
+    setPipeline(QStringLiteral("hooky"), head + "((hook))\n" + job);
+    QVERIFY(service().webhook(QStringLiteral("hooky"), QStringLiteral("repo"), token, QStringLiteral("10.0.0.1")));
+    // Unknown pipeline, unknown resource and a wrong token: one answer.
+    const auto unknownPipeline =
+        service().webhook(QStringLiteral("no-such"), QStringLiteral("repo"), token, QStringLiteral("10.0.0.2"));
+    const auto unknownResource =
+        service().webhook(QStringLiteral("hooky"), QStringLiteral("nope"), token, QStringLiteral("10.0.0.2"));
+    const auto wrong =
+        service().webhook(QStringLiteral("hooky"), QStringLiteral("repo"),
+                          QStringLiteral("0123456789abcdef0123456789abcdeX"), QStringLiteral("10.0.0.2"));
+    QVERIFY(!unknownPipeline && !unknownResource && !wrong);
+    QCOMPARE(unknownPipeline.error().code, wrong.error().code);
+    QCOMPARE(unknownPipeline.error().text(), wrong.error().text());
+    QCOMPARE(unknownResource.error().text(), wrong.error().text());
+    // Guessing from one address is throttled; another address is not held up.
+    for (int i = 0; i < 10; ++i)
+        discardResult(service().webhook(QStringLiteral("hooky"), QStringLiteral("repo"),
+                                        QStringLiteral("guess-%1").arg(i), QStringLiteral("10.0.0.2")),
+                      "a guess; only the throttle's answer below matters");
+    const auto throttled =
+        service().webhook(QStringLiteral("hooky"), QStringLiteral("repo"), token, QStringLiteral("10.0.0.2"));
+    QVERIFY(!throttled);
+    QVERIFY2(throttled.error().message.contains(QLatin1String("too many failed webhook calls")),
+             qPrintable(throttled.error().text()));
+    QVERIFY(service().webhook(QStringLiteral("hooky"), QStringLiteral("repo"), token, QStringLiteral("10.0.0.3")));
+}
+
+void TestPipelineTrust::shellTypesGetTheirDirectoryInDollarOne()
+{
+    // docs/pipelines.md: in and out get the target directory as $1. A string command had it in $0.
+    setPipeline(QStringLiteral("dollar"),
+                "resource_types:\n  - name: probe\n    image: pando/busybox:latest\n    commands:\n"
+                "      check: 'echo \"[{\\\"v\\\": \\\"1\\\"}]\"'\n"
+                "      in: 'echo fetched > \"$1/file\"; echo \"{\\\"version\\\": {\\\"v\\\": \\\"1\\\"}}\"'\n"
+                "resources:\n  - name: thing\n    type: probe\n" +
+                    oneJob("j", "      - get: thing\n      - task: show\n        config: {platform: linux, " + Image +
+                                    ", inputs: [{name: thing}], run: {path: cat, args: [thing/file]}}\n"));
+    const RunRecord run = runJob(QStringLiteral("dollar"), QStringLiteral("j"));
+    QVERIFY2(run.status == QLatin1String("succeeded"),
+             qPrintable(run.status + u' ' + run.error + u'\n' + outputOf(run.id).join(u'\n')));
+    QVERIFY(outputOf(run.id).join(u'\n').contains(QLatin1String("fetched")));
+}
+
+void TestPipelineTrust::secretsStayOutOfArgv()
+{
+    // A secret in run.args is in /proc/<pid>/cmdline for every user of the host.
+    QVERIFY(service().setSecret({}, QStringLiteral("deploy-key"), QStringLiteral("k3y-in-argv-1234"), Actor{}));
+    setPipeline(QStringLiteral("argy"),
+                oneJob("j", "      - task: leak\n        config: {platform: linux, " + Image +
+                                ", run: {path: sh, args: [\"-c\", \"sleep 1; echo ((deploy-key))\"]}}\n"));
+    RunRecord run = runJob(QStringLiteral("argy"), QStringLiteral("j"));
+    QCOMPARE(run.status, QStringLiteral("errored"));
+    QVERIFY2(run.error.contains(QLatin1String("run.args[1] holds a secret's value")), qPrintable(run.error));
+    QVERIFY(!run.error.contains(QLatin1String("k3y-in-argv-1234")));
+    // Through the environment it works.
+    setPipeline(QStringLiteral("argy"),
+                oneJob("j", "      - task: leak\n        params: {KEY: ((deploy-key))}\n        config: {platform: "
+                            "linux, " +
+                                Image +
+                                ", run: {path: sh, args: [\"-c\", \"test -n \\\"$KEY\\\" && echo has-key\"]}}\n"));
+    run = runJob(QStringLiteral("argy"), QStringLiteral("j"));
+    QVERIFY2(run.status == QLatin1String("succeeded"), qPrintable(run.status + u' ' + run.error));
+    QVERIFY(outputOf(run.id).join(u'\n').contains(QLatin1String("has-key")));
+}
+
+void TestPipelineTrust::varsExpandWithinLimits()
+{
+    // A 100 KiB var used 200 times: 20 MiB of pipeline from a file of a few KiB.
+    QByteArray vars = "big: [";
+    for (int i = 0; i < 100; ++i)
+        vars += (i ? ", " : "") + QByteArray(1000, 'x');
+    vars += "]\n";
+    QByteArray plan;
+    for (int i = 0; i < 200; ++i)
+        plan += "      - task: t" + QByteArray::number(i) +
+                "\n        params: {A: ((big))}\n        config: {platform: "
+                "linux, " +
+                Image + ", run: {path: \"true\"}}\n";
+    auto set = service().setPipeline(QStringLiteral("laughs"), oneJob("j", plan), vars, false, Actor{});
+    QVERIFY(!set);
+    QCOMPARE(set.error().code, ErrorCode::TooLarge);
+    QVERIFY2(set.error().message.contains(QLatin1String("expansion limit")), qPrintable(set.error().text()));
+}
+
+QTEST_GUILESS_MAIN(TestPipelineTrust)
+#include "tst_pipelinetrust.moc"
