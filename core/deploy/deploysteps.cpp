@@ -429,7 +429,8 @@ void removeDeployObjects(Services &s, const QString &app, const QString &deployI
             if (auto removed = s.runtime.remove(c.id); !removed)
                 qWarning("deploy %s: removing container %s failed: %s", qPrintable(deployId), qPrintable(c.id),
                          qPrintable(removed.error().text()));
-    if (auto removed = s.runtime.removeImage(imageTag(app, deployId)); !removed)
+    // By its tag, which another install's image could carry: only if it is this install's.
+    if (auto removed = s.runtime.removeOwnImage(imageTag(app, deployId), s.labels()); !removed)
         qWarning("deploy %s: removing its image failed: %s", qPrintable(deployId), qPrintable(removed.error().text()));
 }
 
