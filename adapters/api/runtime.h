@@ -168,6 +168,26 @@ public:
     virtual Result<QList<ImageInfo>> images(const Labels &filter) = 0;
     // Removes an image; a missing image is not an error.
     virtual Status removeImage(const QString &idOrTag) = 0;
+    // Removes (or, when it has other tags, untags) the image idOrTag names only when it carries
+    // every label in owner: an install passes its own (dev.pando.install among them), so an image
+    // another install made, or one a tag now names that is not this install's, is left alone.
+    // Returns whether it removed anything; a missing or foreign image is false, not an error.
+    // This default lists owner's images and removes by idOrTag; a runtime where one tag may name
+    // several images (Incus) or that can check one image at once (Docker) overrides it.
+    virtual Result<bool> removeOwnImage(const QString &idOrTag, const Labels &owner)
+    {
+        auto listed = images(owner);
+        if (!listed)
+            return std::unexpected(listed.error());
+        for (const ImageInfo &image : *listed) {
+            if (image.id != idOrTag && !image.tags.contains(idOrTag))
+                continue;
+            if (auto removed = removeImage(idOrTag); !removed)
+                return std::unexpected(removed.error());
+            return true;
+        }
+        return false;
+    }
     // Gives an image (by id) one more tag ("pando/hello:d42"), so it serves another deploy
     // without a build. A runtime that cannot says so and the caller builds instead.
     virtual Status tagImage(const QString & /*id*/, const QString &tag)

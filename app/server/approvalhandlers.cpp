@@ -20,12 +20,15 @@ Reply decide(Call &call, bool approveIt)
     const QJsonValue reason = body->value(u"reason"_s);
     if (!reason.isUndefined() && !reason.isString())
         return invalid(u"reason must be a string"_s, u"body.reason"_s);
-    if (reason.toString().size() > 2000)
-        return invalid(u"reason is longer than 2000 characters"_s, u"body.reason"_s);
+    // The approval service holds the reason to its length.
     auto decided = call.engine.decideApproval(call.args.value(0), core::Approver{call.actor, call.principal.role},
                                               approveIt, reason.toString());
-    if (!decided)
-        return errorReply(decided.error());
+    if (!decided) {
+        Error e = decided.error();
+        if (e.where == u"reason"_s)
+            e.where = u"body.reason"_s;
+        return errorReply(e);
+    }
     return Reply{200, decided->toJson()};
 }
 

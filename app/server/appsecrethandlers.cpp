@@ -66,13 +66,7 @@ Reply setSecret(Call &call)
         core::pipelines::SealBox::wipe(bytes);
         return errorReply(view.error());
     }
-    // Refused now rather than at the next deploy: the spec injects this one as a variable.
-    if (core::secrets::checkSecretName(name) && !view->spec.secrets.contains(name)) {
-        if (auto ok = core::secrets::checkEnvInjectable(name, bytes); !ok) {
-            core::pipelines::SealBox::wipe(bytes);
-            return errorReply(ok.error());
-        }
-    }
+    // The engine refuses a value the spec would inject as a variable that cannot be one.
     auto set = call.engine.setAppSecret(app, name, bytes, call.actor);
     core::pipelines::SealBox::wipe(bytes);
     if (!set)

@@ -15,10 +15,13 @@ Status installAccounts(core::Engine &engine, const core::accounts::AccountOption
     auto key = core::detail::loadOrCreateKey(engine.options().dataDir + QStringLiteral("/token.key"));
     if (!key)
         return std::unexpected(key.error());
+    core::accounts::AccountOptions withFile = options;
+    if (withFile.initialTokenFile.isEmpty())
+        withFile.initialTokenFile = engine.options().dataDir + u'/' + core::InitialTokenFileName;
     engine.setAccounts(std::make_unique<core::accounts::AccountService>(
         core::wiringParts(engine).database, core::wiringParts(engine).audit,
         std::make_shared<const adapters::local::LocalIdentity>(std::move(*identity)), *key,
-        core::wiringParts(engine).clock, options));
+        core::wiringParts(engine).clock, withFile));
     return {};
 }
 

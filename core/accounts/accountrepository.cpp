@@ -103,6 +103,14 @@ Status AccountRepository::createUser(const UserRow &row)
     return {};
 }
 
+Status AccountRepository::removeNewUser(const QString &id)
+{
+    auto q = query(u"DELETE FROM users WHERE id = ?"_s, {core::detail::text(id)}, u"remove user "_s + id);
+    if (!q)
+        return std::unexpected(q.error());
+    return {};
+}
+
 Status AccountRepository::createFirstAdmin(const UserRow &row, const QString &initialDigest, qint64 nowMs)
 {
     auto tx = core::detail::Transaction::begin(m_db, u"bootstrap the first administrator"_s);

@@ -40,6 +40,8 @@ public:
 
     Result<int> countUsers();
     Status createUser(const UserRow &row);
+    // Takes back a user createUser() just made (nothing refers to it yet).
+    Status removeNewUser(const QString &id);
     // In one transaction: refuses (Conflict) when any user exists, retires the valid
     // initial-admin token with this digest (Unauthorized when there is none) and inserts row.
     Status createFirstAdmin(const UserRow &row, const QString &initialDigest, qint64 nowMs);

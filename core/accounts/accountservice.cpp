@@ -4,6 +4,7 @@
 #include "core/accounts/pairingbook.h"
 #include "core/accounts/tokenkey.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QRandomGenerator>
 #include <mutex>
@@ -197,14 +198,17 @@ Result<User> AccountService::createFirstAdmin(const QString &initialToken, const
     row.passwordHash = *hash;
     if (auto created = d->repo().createFirstAdmin(row, digest, now); !created)
         return std::unexpected(created.error());
+    // The token is spent: its file would only mislead (and is a secret lying around).
+    if (!d->options.initialTokenFile.isEmpty())
+        QFile::remove(d->options.initialTokenFile);
     const QString tokenObject = u"token/"_s + initial->first;
-    if (auto ok = d->record(actor, u"token.revoke"_s, tokenObject, u"success"_s, {{u"name"_s, u"initial-admin"_s}});
-        !ok)
-        return std::unexpected(ok.error());
-    if (auto ok = d->record(actor, u"user.create"_s, u"user/"_s + username, u"success"_s,
-                            {{u"role"_s, roleName(Role::Admin)}, {u"bootstrap"_s, true}});
-        !ok)
-        return std::unexpected(ok.error());
+    auto spent = d->record(actor, u"token.revoke"_s, tokenObject, u"success"_s, {{u"name"_s, u"initial-admin"_s}});
+    auto made = d->record(actor, u"user.create"_s, u"user/"_s + username, u"success"_s,
+                          {{u"role"_s, roleName(Role::Admin)}, {u"bootstrap"_s, true}});
+    // The administrator stands (the initial token is gone with its creation): say so.
+    if (!spent || !made)
+        return std::unexpected(unaudited(u"the first administrator %1 was created"_s.arg(username),
+                                         !spent ? spent.error() : made.error()));
     return row.user;
 }
 
@@ -230,8 +234,11 @@ Result<User> AccountService::createUser(const NewUser &user, const Actor &actor)
         return std::unexpected(created.error());
     if (auto ok = d->record(actor, u"user.create"_s, u"user/"_s + user.username, u"success"_s,
                             {{u"role"_s, roleName(user.role)}});
-        !ok)
+        !ok) {
+        // Not audited, not made: nobody has used the account yet.
+        discardResult(d->repo().removeNewUser(row.user.id), "the audit error is the answer");
         return std::unexpected(ok.error());
+    }
     return row.user;
 }
 
@@ -268,12 +275,14 @@ Result<User> AccountService::setDisabled(const QString &username, bool disabled,
     if (disabled)
         if (auto ok = d->repo().revokeSessionsOf(row->user.id, now); !ok)
             return std::unexpected(ok.error());
-    if (auto ok =
-            d->record(actor, disabled ? u"user.disable"_s : u"user.enable"_s, u"user/"_s + username, u"success"_s);
-        !ok)
-        return std::unexpected(ok.error());
+    auto audited =
+        d->record(actor, disabled ? u"user.disable"_s : u"user.enable"_s, u"user/"_s + username, u"success"_s);
+    // Whatever became of the line: the user's sockets close with their credentials.
     if (disabled)
         d->revoked(Revoked{{}, row->user.id});
+    if (!audited)
+        return std::unexpected(
+            unaudited(u"%1 was %2"_s.arg(username, disabled ? u"disabled"_s : u"enabled"_s), audited.error()));
     row->user.disabled = disabled;
     row->user.updatedMs = now;
     return row->user;
@@ -295,7 +304,9 @@ Status AccountService::setPassword(const QString &username, const QString &passw
     // Whoever knew the old password may hold a session: it ends with the password.
     if (auto ok = d->repo().revokeSessionsOf(row->user.id, now); !ok)
         return ok;
-    return d->record(actor, u"user.password"_s, u"user/"_s + username, u"success"_s);
+    if (auto ok = d->record(actor, u"user.password"_s, u"user/"_s + username, u"success"_s); !ok)
+        return std::unexpected(unaudited(u"the password of %1 was changed"_s.arg(username), ok.error()));
+    return {};
 }
 
 Result<IssuedSession> AccountService::login(const QString &username, const QString &password,
@@ -372,12 +383,21 @@ Status AccountService::logout(const QString &sessionSecret, const Actor &actor)
         return std::unexpected(found.error());
     if (auto ok = d->repo().revokeSession(digest, d->clock.nowMs()); !ok)
         return ok;
-    if (auto ok = d->record(actor, u"session.logout"_s, u"session/"_s + found->row.id, u"success"_s,
-                            {{u"user"_s, found->user.username}});
-        !ok)
-        return ok;
+    auto audited = d->record(actor, u"session.logout"_s, u"session/"_s + found->row.id, u"success"_s,
+                             {{u"user"_s, found->user.username}});
+    // Whatever became of the line: the session's sockets close with it.
     d->revoked(Revoked{found->row.id, {}});
+    if (!audited)
+        return std::unexpected(unaudited(u"the session was ended"_s, audited.error()));
     return {};
+}
+
+Status AccountService::logout(const Principal &who, const QString &sessionSecret, const Actor &actor)
+{
+    if (who.kind != Principal::Kind::Session)
+        return fail(ErrorCode::Invalid, u"the bearer is not a login session"_s, u"Authorization"_s,
+                    u"revoke API tokens with DELETE /api/v1/tokens/{id}"_s);
+    return logout(sessionSecret, actor);
 }
 
 Result<IssuedToken> AccountService::createToken(const QString &username, const QString &name, const QStringList &scopes,
@@ -440,6 +460,29 @@ Result<QList<ApiToken>> AccountService::tokens(const QString &username)
     return d->repo().listTokens(row->user.id);
 }
 
+Result<QList<ApiToken>> AccountService::tokensVisibleTo(const Principal &who)
+{
+    // The initial token stands for the install's administrator before there is one.
+    const bool everyone = who.kind == Principal::Kind::Initial || who.role == Role::Admin;
+    return tokens(everyone ? QString() : who.username);
+}
+
+Result<IssuedToken> AccountService::issueToken(const Principal &maker, const QString &name, const QStringList &scopes,
+                                               qint64 lifetimeMs, const Actor &actor)
+{
+    if (maker.kind == Principal::Kind::Initial || maker.username.isEmpty())
+        return fail(ErrorCode::Invalid, u"the initial token belongs to nobody and cannot make tokens"_s,
+                    u"Authorization"_s, u"bootstrap the first administrator and log in"_s);
+    // A token cannot mint a broader one: each scope asked for must be one the maker's token holds.
+    for (const QString &scope : scopes) {
+        if (!maker.hasScope(scope))
+            return fail(ErrorCode::Forbidden, u"the token making this one lacks the scope \"%1\""_s.arg(scope.left(64)),
+                        u"scopes"_s, u"log in, or use a token that holds the scope"_s);
+    }
+    // Always the maker's own token, whoever else a caller might name.
+    return createTokenLasting(maker.username, name, scopes, lifetimeMs, actor);
+}
+
 Result<ApiToken> AccountService::token(const QString &id)
 {
     return d->repo().tokenById(id);
@@ -449,9 +492,11 @@ Status AccountService::revokeToken(const QString &id, const Actor &actor)
 {
     if (auto ok = d->repo().revokeToken(id, d->clock.nowMs()); !ok)
         return ok;
-    if (auto ok = d->record(actor, u"token.revoke"_s, u"token/"_s + id, u"success"_s); !ok)
-        return ok;
+    auto audited = d->record(actor, u"token.revoke"_s, u"token/"_s + id, u"success"_s);
+    // Whatever became of the line: the token's sockets close with it.
     d->revoked(Revoked{id, {}});
+    if (!audited)
+        return std::unexpected(unaudited(u"token %1 was revoked"_s.arg(id), audited.error()));
     return {};
 }
 

@@ -3,7 +3,10 @@
 // the state store, with password checks delegated to an identity adapter (adapters/api/
 // identity.h). It decides who a bearer secret stands for (authenticate → Principal); what that
 // principal may do is decided by authz, not here. Every change writes an audit line and reports
-// success only once the line is durable.
+// success only once the line is durable: a change whose line cannot be written is taken back
+// (a new user, token or session) or, when it must stand (a revocation, a disabled user, a new
+// password, the first administrator), answered with an error that says it was done
+// (core::unaudited).
 //
 // Threading: every method may be called from any thread. login() and the methods that set a
 // password spend tens of milliseconds in argon2id: call them off the GUI thread.
@@ -28,6 +31,9 @@ struct AccountOptions {
     int minPasswordLength = 8; // characters; the identity adapter caps the length
     ThrottlePolicy perAccount{3, 1000, 15 * 60 * 1000, 60 * 60 * 1000};
     ThrottlePolicy perAddress{10, 1000, 15 * 60 * 1000, 60 * 60 * 1000};
+    // Where the engine wrote the initial admin token (<dataDir>/initial-admin-token): removed once
+    // the token is spent, since it would only mislead and is a secret lying around. Empty: none.
+    QString initialTokenFile;
 };
 
 // Credentials that stopped working: a session or token (tokenId), or every one of a user's
@@ -59,8 +65,9 @@ public:
     // True until the first administrator exists: the initial token is for nothing else.
     Result<bool> needsBootstrap();
     // Creates the first administrator with the one-time initial token (the engine's
-    // bootstrapAdminToken()), which stops working in the same transaction. A second call is
-    // Conflict; a wrong or spent token Unauthorized.
+    // bootstrapAdminToken()), which stops working in the same transaction, and removes the
+    // token's file (options().initialTokenFile). A second call is Conflict; a wrong or spent
+    // token Unauthorized.
     Result<User> createFirstAdmin(const QString &initialToken, const QString &username, const QString &password,
                                   const Actor &actor);
 
@@ -79,6 +86,9 @@ public:
                                 const QString &requestId = {});
     // Ends the session the secret belongs to (NotFound when it is not an open session).
     Status logout(const QString &sessionSecret, const Actor &actor);
+    // As logout(), for the principal the secret authenticated as: Invalid unless it is a login
+    // session (API tokens are revoked by id).
+    Status logout(const Principal &who, const QString &sessionSecret, const Actor &actor);
 
     // A token for the user with these scopes (each of knownScopes(); "admin" only for admins),
     // expiring at expiresMs (0: never). The secret is in the result and nowhere else.
@@ -87,8 +97,16 @@ public:
     // As createToken(), expiring lifetimeMs from now by this service's clock (0: never).
     Result<IssuedToken> createTokenLasting(const QString &username, const QString &name, const QStringList &scopes,
                                            qint64 lifetimeMs, const Actor &actor);
+    // A token maker asks for, always the maker's own: Invalid for the initial token (it belongs to
+    // nobody), Forbidden for a scope the maker's own token lacks (a token never mints a broader
+    // one), otherwise as createTokenLasting().
+    Result<IssuedToken> issueToken(const Principal &maker, const QString &name, const QStringList &scopes,
+                                   qint64 lifetimeMs, const Actor &actor);
     // Never the secrets. Empty username: every user's tokens.
     Result<QList<ApiToken>> tokens(const QString &username = {});
+    // The tokens who may see: every user's for administrators (and the initial token), their own
+    // for everyone else.
+    Result<QList<ApiToken>> tokensVisibleTo(const Principal &who);
     Result<ApiToken> token(const QString &id);
     Status revokeToken(const QString &id, const Actor &actor);
 

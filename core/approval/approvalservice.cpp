@@ -141,8 +141,13 @@ Result<ApprovalRecord> ApprovalService::request(const QString &kind, const QStri
                          u"insert approval for "_s + object);
     if (!q)
         return std::unexpected(q.error());
-    if (auto told = announce(r, requester, u"approval.request"_s, u"approval.requested"_s); !told)
+    if (auto told = announce(r, requester, u"approval.request"_s, u"approval.requested"_s, nullptr); !told) {
+        // Not audited, not asked: nobody has seen the request yet.
+        discardResult(detail::run(*db, m_db.isPostgres(), u"DELETE FROM approvals WHERE id = ?"_s, {r.id},
+                                  u"take back approval "_s + r.id),
+                      "the audit error is the answer");
         return std::unexpected(told.error());
+    }
     return r;
 }
 
@@ -186,6 +191,8 @@ Result<ApprovalRecord> ApprovalService::settle(const QString &id, const Approver
 {
     const QString action = approve ? u"approval.approve"_s : u"approval.reject"_s;
     const Actor &approver = who.actor;
+    if (reason.size() > MaxReasonLength)
+        return fail(ErrorCode::Invalid, u"reason is longer than %1 characters"_s.arg(MaxReasonLength), u"reason"_s);
     auto found = mustFind(id);
     if (!found) {
         auditRefusal(approver, action, id, u"failure"_s, found.error());
@@ -219,10 +226,32 @@ Result<ApprovalRecord> ApprovalService::settle(const QString &id, const Approver
         auditRefusal(approver, action, id, u"failure"_s, e);
         return std::unexpected(e);
     }
-    if (auto told = announce(*after, approver, action, approve ? u"approval.approved"_s : u"approval.rejected"_s);
+    if (auto told =
+            announce(*after, approver, action, approve ? u"approval.approved"_s : u"approval.rejected"_s, &*found);
         !told)
         return std::unexpected(told.error());
     return *after;
+}
+
+Status ApprovalService::unsettle(const ApprovalRecord &before, const QString &settledAs)
+{
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    // Conditional, like the settling: a request the waiting work consumed meanwhile stays used.
+    auto q = detail::run(*db, m_db.isPostgres(),
+                         u"UPDATE approvals SET status = ?, decided_by = ?, reason = ?, decided_ms = ?"
+                         " WHERE id = ? AND status = ?"_s,
+                         {before.status, detail::text(before.decidedBy), detail::text(before.reason), before.decidedMs,
+                          before.id, settledAs},
+                         u"take back the decision on approval "_s + before.id);
+    if (!q)
+        return std::unexpected(q.error());
+    const int changed = q->numRowsAffected();
+    q->finish();
+    if (changed != 1)
+        return fail(ErrorCode::Conflict, u"approval %1 was acted on already"_s.arg(before.id), objectOf(before.id));
+    return {};
 }
 
 Error ApprovalService::notPending(const ApprovalRecord &record, const QString &action)
@@ -275,8 +304,17 @@ Result<QList<ApprovalRecord>> ApprovalService::expire()
         auto record = mustFind(id);
         if (!record)
             return std::unexpected(record.error());
-        if (auto told = announce(*record, actor, u"approval.expire"_s, u"approval.expired"_s); !told)
+        ApprovalRecord before = *record;
+        before.status = QString(approval::Pending);
+        before.decidedBy.clear();
+        before.reason.clear();
+        before.decidedMs = 0;
+        if (auto told = announce(*record, actor, u"approval.expire"_s, u"approval.expired"_s, &before); !told) {
+            // Taken back (the next sweep tries again) unless something acted on it meanwhile.
+            if (record->status == QString(approval::Pending))
+                continue;
             return std::unexpected(told.error());
+        }
         settled << *record;
     }
     return settled;
@@ -312,8 +350,13 @@ Result<ApprovalRecord> ApprovalService::consume(const QString &id, const Actor &
     }
     if (auto recorded = m_audit.record(actor, action, objectOf(id), u"success"_s,
                                        {{u"kind"_s, after->kind}, {u"object"_s, after->object}});
-        !recorded)
+        !recorded) {
+        // Not audited, not used: the approval stays approved for the work to use later.
+        ApprovalRecord before = *after;
+        before.status = QString(approval::Approved);
+        discardResult(unsettle(before, QString(approval::Used)), "the audit error is the answer");
         return std::unexpected(recorded.error());
+    }
     return *after;
 }
 
@@ -370,15 +413,26 @@ Result<QList<ApprovalRecord>> ApprovalService::list(const QString &status, int l
     return out;
 }
 
-Status ApprovalService::announce(const ApprovalRecord &record, const Actor &actor, const QString &action,
-                                 const QString &event)
+Status ApprovalService::announce(ApprovalRecord &record, const Actor &actor, const QString &action,
+                                 const QString &event, const ApprovalRecord *before)
 {
     QJsonObject detail{{u"kind"_s, record.kind}, {u"object"_s, record.object}, {u"status"_s, record.status}};
     if (!record.reason.isEmpty())
         detail.insert(u"reason"_s, record.reason);
-    // The change is committed; the caller hears of success only once its audit line is too.
-    if (auto recorded = m_audit.record(actor, action, objectOf(record.id), u"success"_s, detail); !recorded)
-        return recorded;
+    // The change is committed; the caller hears of success only once its audit line is too. A
+    // decision whose line cannot be written is taken back: nobody acted on it yet (the deploy it
+    // holds resumes only once this returns), and a decision that stands unaudited is worse than
+    // one made again.
+    if (auto recorded = m_audit.record(actor, action, objectOf(record.id), u"success"_s, detail); !recorded) {
+        if (!before)
+            return recorded;
+        if (unsettle(*before, record.status)) {
+            record = *before;
+            return recorded;
+        }
+        // The waiting work consumed it in the meantime: it stands, and the caller hears that.
+        return std::unexpected(unaudited(u"approval %1 was %2"_s.arg(record.id, record.status), recorded.error()));
+    }
     if (m_bus) {
         Event e;
         e.type = event;

@@ -72,6 +72,9 @@ struct ApprovalRecord {
 
 class ApprovalService {
 public:
+    // The longest reason an approver may give.
+    static constexpr int MaxReasonLength = 2000;
+
     // The bus may be null (no one listening). The clock decides expiry.
     ApprovalService(Database &db, AuditLog &audit, EventBus *bus, Clock &clock = SystemClock::instance())
         : m_db(db), m_audit(audit), m_bus(bus), m_clock(clock)
@@ -82,7 +85,8 @@ public:
     Result<ApprovalRecord> request(const QString &kind, const QString &object, const Actor &requester,
                                    const QString &summary, const QString &planJson, qint64 ttlMs,
                                    const QStringList &approvers = {});
-    // Errors: NotFound; Forbidden when the approver asked for it or is not on its approvers list;
+    // Errors: Invalid for a reason over MaxReasonLength (where "reason"); NotFound; Forbidden when
+    // the approver asked for it or is not on its approvers list;
     // Conflict when it is no longer pending (settled by someone else, or past its expiry — which
     // settles it as expired).
     Result<ApprovalRecord> approve(const QString &id, const Approver &approver, const QString &reason);
@@ -106,7 +110,13 @@ private:
     Result<ApprovalRecord> mustFind(const QString &id);
     // Why a conditional update touched no row, as an error; expires the row when that is why.
     Error notPending(const ApprovalRecord &record, const QString &action);
-    Status announce(const ApprovalRecord &record, const Actor &actor, const QString &action, const QString &event);
+    // Audits a new or settled record and tells the bus. Without its line, a settled row is put
+    // back as before was (record becomes *before) and the audit's error returned; a new one
+    // (before null) is the caller's to take back.
+    Status announce(ApprovalRecord &record, const Actor &actor, const QString &action, const QString &event,
+                    const ApprovalRecord *before);
+    // Puts a settled row back as it was before, unless it changed since (Conflict).
+    Status unsettle(const ApprovalRecord &before, const QString &settledAs);
     void auditRefusal(const Actor &actor, const QString &action, const QString &id, const QString &outcome,
                       const Error &error);
 

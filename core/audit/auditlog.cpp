@@ -6,6 +6,15 @@
 
 namespace pando::core {
 
+Error unaudited(const QString &done, const Error &audit)
+{
+    return Error{ErrorCode::Internal,
+                 QStringLiteral("%1, but its audit line could not be written: %2").arg(done, audit.text()),
+                 QStringLiteral("audit"),
+                 QStringLiteral("it was done: do not repeat it. The audit log's database refused the line: check its "
+                                "disk space and permissions")};
+}
+
 Status AuditLog::record(const Actor &actor, const QString &action, const QString &object, const QString &outcome,
                         const QJsonObject &detail)
 {

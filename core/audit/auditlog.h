@@ -44,6 +44,13 @@ struct Actor {
     }
 };
 
+// What an action answers when it was done, cannot be taken back, and its audit line could not be
+// written: an error, since Pando reports no success it did not audit, whose message says what was
+// done, so that nobody believes it failed and does it again. An action that can be taken back is
+// undone instead and answers the audit's own error (nothing half-done); one that has not started
+// is refused with it.
+Error unaudited(const QString &done, const Error &audit);
+
 class AuditLog {
 public:
     AuditLog(Database &db, Clock &clock) : m_db(db), m_clock(clock) {}

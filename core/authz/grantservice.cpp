@@ -85,8 +85,11 @@ Result<GrantChange> GrantService::add(ObjectKind kind, const QString &object, co
         return std::unexpected(added.error());
     if (auto audited = m_audit.record(actor, u"grant.add"_s, objectText(kind, object), u"success"_s,
                                       QJsonObject{{u"user"_s, user.username}, {u"role"_s, role}});
-        !audited)
+        !audited) {
+        // Not audited, not granted.
+        discardResult(grants.remove(kind, object, user.id, role), "the audit error is the answer");
         return std::unexpected(audited.error());
+    }
     return GrantChange{view, true};
 }
 
@@ -105,8 +108,14 @@ Status GrantService::remove(ObjectKind kind, const QString &object, const accoun
                     u"pando grants list %1 shows the grants"_s.arg(objectText(kind, object)));
     if (auto removed = grants.remove(kind, object, user.id, role); !removed)
         return removed;
-    return m_audit.record(actor, u"grant.remove"_s, objectText(kind, object), u"success"_s,
-                          QJsonObject{{u"user"_s, user.username}, {u"role"_s, role}});
+    if (auto audited = m_audit.record(actor, u"grant.remove"_s, objectText(kind, object), u"success"_s,
+                                      QJsonObject{{u"user"_s, user.username}, {u"role"_s, role}});
+        !audited) {
+        // Not audited, not removed: the grant is back as it was.
+        discardResult(grants.add(Grant{kind, object, user.id, role, m_clock.nowMs()}), "the audit error is the answer");
+        return audited;
+    }
+    return {};
 }
 
 Status GrantService::grantOwner(ObjectKind kind, const QString &object, const Actor &creator)

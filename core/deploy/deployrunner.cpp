@@ -99,18 +99,18 @@ Status DeployRunner::finishFailed(DeployRun &run, const Error &error)
         deploy.error = error.text();
     deploy.finishedMs = m_s.clock.nowMs();
     removeDeployObjects(m_s, deploy.app, deploy.id);
-    if (auto saved = DeployRepository(m_s.db).update(deploy); !saved)
-        qWarning("deploy %s: saving the failure failed: %s", qPrintable(deploy.id), qPrintable(saved.error().text()));
-    m_s.publish(QStringLiteral("deploy.failed"), deploy.app, deploy.id,
-                QJsonObject{{QStringLiteral("step"), deploy.failedStep}, {QStringLiteral("error"), deploy.error}});
+    // The record and the event carry it when the line could not be written.
     if (auto audited = m_s.audit.record(Actor::system(QStringLiteral("deploy")), QStringLiteral("deploy.finish"),
                                         QStringLiteral("deploy/") + deploy.id, QStringLiteral("failure"),
                                         QJsonObject{{QStringLiteral("app"), deploy.app},
                                                     {QStringLiteral("step"), deploy.failedStep},
                                                     {QStringLiteral("error"), deploy.error}});
         !audited)
-        qWarning("deploy %s: auditing its failure failed: %s", qPrintable(deploy.id),
-                 qPrintable(audited.error().text()));
+        deploy.error += QStringLiteral("; and its audit line could not be written: ") + audited.error().text();
+    if (auto saved = DeployRepository(m_s.db).update(deploy); !saved)
+        qWarning("deploy %s: saving the failure failed: %s", qPrintable(deploy.id), qPrintable(saved.error().text()));
+    m_s.publish(QStringLiteral("deploy.failed"), deploy.app, deploy.id,
+                QJsonObject{{QStringLiteral("step"), deploy.failedStep}, {QStringLiteral("error"), deploy.error}});
     return std::unexpected(error);
 }
 

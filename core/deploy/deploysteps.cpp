@@ -370,16 +370,19 @@ Result<StepEnd> switchTraffic(DeployRun &run)
     }
     deploy.status = QStringLiteral("succeeded");
     deploy.finishedMs = s.clock.nowMs();
-    run.save();
-    s.publish(QStringLiteral("deploy.succeeded"), deploy.app, deploy.id,
-              QJsonObject{{QStringLiteral("url"), route->url.toString()}});
+    // The new version serves whatever becomes of the line; the deploy's record and event say
+    // when it could not be written, so that nobody takes the deploy for an audited one.
+    QJsonObject announced{{QStringLiteral("url"), route->url.toString()}};
     if (auto audited =
             s.audit.record(Actor::system(QStringLiteral("deploy")), QStringLiteral("deploy.finish"),
                            QStringLiteral("deploy/") + deploy.id, QStringLiteral("success"),
                            QJsonObject{{QStringLiteral("app"), deploy.app}, {QStringLiteral("commit"), deploy.commit}});
-        !audited)
-        qWarning("deploy %s: auditing its success failed: %s", qPrintable(deploy.id),
-                 qPrintable(audited.error().text()));
+        !audited) {
+        deploy.error = unaudited(QStringLiteral("the deploy succeeded"), audited.error()).text();
+        announced.insert(QStringLiteral("audit_error"), audited.error().text());
+    }
+    run.save();
+    s.publish(QStringLiteral("deploy.succeeded"), deploy.app, deploy.id, announced);
     return StepEnd{route->url.toString()};
 }
 
@@ -429,7 +432,8 @@ void removeDeployObjects(Services &s, const QString &app, const QString &deployI
             if (auto removed = s.runtime.remove(c.id); !removed)
                 qWarning("deploy %s: removing container %s failed: %s", qPrintable(deployId), qPrintable(c.id),
                          qPrintable(removed.error().text()));
-    if (auto removed = s.runtime.removeImage(imageTag(app, deployId)); !removed)
+    // By its tag, which another install's image could carry: only if it is this install's.
+    if (auto removed = s.runtime.removeOwnImage(imageTag(app, deployId), s.labels()); !removed)
         qWarning("deploy %s: removing its image failed: %s", qPrintable(deployId), qPrintable(removed.error().text()));
 }
 

@@ -58,7 +58,8 @@ QStringList untagImages(const Services &s, const QString &app, const std::functi
             const QString deployId = deployOfTag(app, tag);
             if (deployId.isEmpty() || keep(deployId))
                 continue;
-            if (s.runtime.removeImage(tag))
+            // Only this install's: a tag of the same name may be another's.
+            if (auto gone = s.runtime.removeOwnImage(tag, s.labels()); gone && *gone)
                 removed << tag;
         }
     }

@@ -4,6 +4,7 @@
 #include "core/state/sql.h"
 
 #include <QDir>
+#include <QFile>
 #include <QTimer>
 
 namespace pando::core {
@@ -119,7 +120,7 @@ Result<std::optional<QString>> Engine::bootstrapAdminToken()
         return std::optional<QString>{};
     const QString secret = detail::newTokenSecret();
     // The file first: a token in the database that nobody can read would lock the install.
-    const QString path = d->options.dataDir + QStringLiteral("/initial-admin-token");
+    const QString path = d->options.dataDir + u'/' + InitialTokenFileName;
     if (auto written = detail::writePrivateFile(path, secret.toUtf8() + '\n'); !written)
         return std::unexpected(written.error());
     TokenRecord token;
@@ -128,14 +129,20 @@ Result<std::optional<QString>> Engine::bootstrapAdminToken()
     token.digest = detail::tokenDigest(d->tokenKey, secret);
     token.role = QStringLiteral("admin");
     token.createdMs = d->clock.nowMs();
-    if (auto created = tokens.create(token); !created)
+    if (auto created = tokens.create(token); !created) {
+        QFile::remove(path);
         return std::unexpected(created.error());
+    }
     if (auto audited =
             d->audit.record(Actor::system(QStringLiteral("bootstrap")), QStringLiteral("token.create"),
                             QStringLiteral("token/") + token.id, QStringLiteral("success"),
                             QJsonObject{{QStringLiteral("name"), token.name}, {QStringLiteral("role"), token.role}});
-        !audited)
-        qWarning("auditing the initial admin token failed: %s", qPrintable(audited.error().text()));
+        !audited) {
+        // Not audited, not made: the next start makes one again once the log takes lines.
+        discardResult(tokens.remove(token.id), "the audit error is the answer");
+        QFile::remove(path);
+        return std::unexpected(audited.error());
+    }
     return std::optional<QString>{secret};
 }
 
@@ -396,6 +403,16 @@ Status Engine::removeApp(const QString &name, const Actor &actor, ServiceData da
             return {};
         d->removing.insert(name);
     }
+    // Audited before it is queued: once queued the teardown runs, and a removal nobody audited
+    // must not start. A line that cannot be written refuses it with nothing done.
+    if (auto audited = d->audit.record(actor, QStringLiteral("app.remove"), QStringLiteral("app/") + name,
+                                       QStringLiteral("success"),
+                                       QJsonObject{{QStringLiteral("stage"), QStringLiteral("queued")}});
+        !audited) {
+        QMutexLocker lock(&d->mutex);
+        d->removing.remove(name);
+        return audited;
+    }
     auto job = d->pool.enqueue(
         JobRemove, name,
         QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("app"), name},
@@ -404,12 +421,17 @@ Status Engine::removeApp(const QString &name, const Actor &actor, ServiceData da
                                                                                          : QStringLiteral("keep")}})
                               .toJson(QJsonDocument::Compact)));
     if (!job) {
-        QMutexLocker lock(&d->mutex);
-        d->removing.remove(name);
+        {
+            QMutexLocker lock(&d->mutex);
+            d->removing.remove(name);
+        }
+        discardResult(d->audit.record(actor, QStringLiteral("app.remove"), QStringLiteral("app/") + name,
+                                      QStringLiteral("failure"),
+                                      QJsonObject{{QStringLiteral("error"), job.error().text()}}),
+                      "the queue's error is the answer; the line only corrects the one written before");
         return std::unexpected(job.error());
     }
-    return d->audit.record(actor, QStringLiteral("app.remove"), QStringLiteral("app/") + name,
-                           QStringLiteral("success"), QJsonObject{{QStringLiteral("stage"), QStringLiteral("queued")}});
+    return {};
 }
 
 Status Engine::Private::runRemoveJob(const JobRecord &job)
@@ -466,12 +488,14 @@ Status Engine::Private::runRemoveJob(const JobRecord &job)
     observer.invalidate();
     if (!removed && removed.error().code != ErrorCode::NotFound)
         return removed;
-    if (auto audited = audit.record(Actor::system(QStringLiteral("remove")), QStringLiteral("app.remove"),
-                                    QStringLiteral("app/") + name, QStringLiteral("success"),
-                                    QJsonObject{{QStringLiteral("stage"), QStringLiteral("done")}});
-        !audited)
-        qWarning("remove %s: auditing the removal failed: %s", qPrintable(name), qPrintable(audited.error().text()));
-    services.publish(QStringLiteral("app.removed"), name, {});
+    auto audited = audit.record(Actor::system(QStringLiteral("remove")), QStringLiteral("app.remove"),
+                                QStringLiteral("app/") + name, QStringLiteral("success"),
+                                QJsonObject{{QStringLiteral("stage"), QStringLiteral("done")}});
+    // The app is gone whatever became of the line; whoever watches hears that, and of the line.
+    services.publish(QStringLiteral("app.removed"), name, {},
+                     audited ? QJsonObject{} : QJsonObject{{QStringLiteral("audit_error"), audited.error().text()}});
+    if (!audited)
+        return std::unexpected(unaudited(QStringLiteral("app %1 was removed").arg(name), audited.error()));
     return {};
 }
 

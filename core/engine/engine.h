@@ -98,6 +98,16 @@ struct EngineOptions {
 
 struct EngineParts;
 
+// The file the initial admin token is written to in the data directory.
+inline const QString InitialTokenFileName = QStringLiteral("initial-admin-token");
+
+// A service's backup as a file (Engine::backupServiceToFile).
+struct ServiceBackupFile {
+    QString path;     // in the data directory, 0600; the caller removes it once sent
+    QString fileName; // what the user's copy is called (Engine::backupFileName)
+    qint64 bytes = 0;
+};
+
 class Engine : public QObject {
     Q_OBJECT
 public:
@@ -112,8 +122,9 @@ public:
     // Stops taking work, cancels running jobs and waits for the workers.
     void shutdown();
 
-    // On a fresh install, creates the initial admin token and returns its secret once; nullopt
-    // when the install already has tokens or users (the first administrator exists).
+    // On a fresh install, creates the initial admin token, writes it to
+    // <dataDir>/InitialTokenFileName (0600) and returns its secret once; nullopt when the install
+    // already has tokens or users (the first administrator exists). Not audited, not made.
     Result<std::optional<QString>> bootstrapAdminToken();
     Result<TokenRecord> authenticate(const QString &bearerToken);
 
@@ -139,10 +150,18 @@ public:
     // adapter is set before start(); without one, specs with services are refused at plan time.
     void setServiceProvisioner(std::shared_ptr<adapters::ServiceProvisioner> provisioner);
     Result<QList<ServiceView>> services(const QString &app);
-    // Dumps a slot's data to out; progress gets the bytes written so far. Audited.
+    // Dumps a slot's data to out; progress gets the bytes written so far. NotFound without the
+    // slot, Conflict while its service does not run. Audited: a dump whose line could not be
+    // written fails with the audit's error (drop what was written).
     Result<qint64> backupService(const QString &app, const QString &slot, QIODevice &out, const CancelToken &cancel,
                                  const std::function<void(qint64 bytes)> &progress, const Actor &actor);
-    // Removes a slot's container, and with deleteData its volume and credentials. Audited.
+    // As backupService(), into a new file in the data directory (a dump may not fit in memory);
+    // files a killed process left there for a day are removed first.
+    Result<ServiceBackupFile> backupServiceToFile(const QString &app, const QString &slot, const CancelToken &cancel,
+                                                  const Actor &actor);
+    // Removes a slot's container, and with deleteData its volume and credentials. Conflict while
+    // the app's spec declares the slot (the next deploy would provision it again), NotFound
+    // without it. Audited: removed but not audited is an error saying it was removed.
     Status removeService(const QString &app, const QString &slot, bool deleteData, const Actor &actor);
     // The file name a backup of the slot taken now goes by: "<app>-<slot>-<UTC yyyyMMdd-HHmmss>.<ext>",
     // the extension by the service's kind (rdb for redis, sql otherwise).

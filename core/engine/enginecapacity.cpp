@@ -32,6 +32,7 @@ Result<AppView> Engine::startApp(const QString &name, const Actor &actor)
     auto row = AppRepository(d->db).find(name);
     if (!row)
         return std::unexpected(row.error());
+    std::optional<Error> unaudit;
     {
         const auto lock = d->appLocks.lockFor(name);
         QMutexLocker locker(lock.get());
@@ -54,19 +55,21 @@ Result<AppView> Engine::startApp(const QString &name, const Actor &actor)
             started = d->runtime->start(containers->first().id);
         if (!started)
             outcome = u"failure"_s;
-        if (auto audited =
-                d->audit.record(actor, u"app.start"_s, u"app/"_s + name, outcome,
-                                QJsonObject{{u"deploy"_s, row->currentDeploy}, {u"was_held_for_disk"_s, held}});
-            !audited)
-            qWarning("start %s: auditing it failed: %s", qPrintable(name), qPrintable(audited.error().text()));
+        auto audited = d->audit.record(actor, u"app.start"_s, u"app/"_s + name, outcome,
+                                       QJsonObject{{u"deploy"_s, row->currentDeploy}, {u"was_held_for_disk"_s, held}});
         if (!started)
-            return std::unexpected(started.error());
+            return std::unexpected(started.error()); // its own error is the answer, whatever became of the line
         d->services.publish(u"app.started"_s, name, row->currentDeploy);
+        if (!audited)
+            unaudit = audited.error();
     }
     // The reconciler points the route at the container's address, which may have changed.
     if (auto changes = d->reconciler.pass(); !changes)
         qWarning("engine: reconciler pass after starting %s: %s", qPrintable(name), qPrintable(changes.error().text()));
     d->observer.invalidate();
+    // Started, and it keeps running: the caller hears that it was, and that its line is missing.
+    if (unaudit)
+        return std::unexpected(unaudited(u"app %1 was started"_s.arg(name), *unaudit));
     return d->view(*row);
 }
 

@@ -228,8 +228,12 @@ Status Engine::cancelDeploy(const QString &id, const Actor &actor)
     } else {
         return fail(ErrorCode::Conflict, QStringLiteral("deploy %1 has already %2").arg(id, record->status));
     }
-    return d->audit.record(actor, QStringLiteral("deploy.cancel"), QStringLiteral("deploy/") + id,
-                           QStringLiteral("success"));
+    // Cancelled whatever becomes of the line (a running job cannot be taken back): say so.
+    if (auto audited = d->audit.record(actor, QStringLiteral("deploy.cancel"), QStringLiteral("deploy/") + id,
+                                       QStringLiteral("success"));
+        !audited)
+        return std::unexpected(unaudited(QStringLiteral("deploy %1 was cancelled").arg(id), audited.error()));
+    return {};
 }
 
 } // namespace pando::core

@@ -110,6 +110,8 @@ struct Engine::Private {
     void openServices();
     // The app's services after its containers went: kept or deleted as the job says.
     Status removeServicesOf(const JobRecord &job);
+    // The slot's service when it runs: NotFound without it, Conflict while it does not run.
+    Result<ServiceView> runningService(const QString &app, const QString &slot);
     // Refuses ServiceData::Ask when the app has services to decide on.
     Status checkServiceData(const QString &app, Engine::ServiceData data);
     QString currentContainer(const QString &app);

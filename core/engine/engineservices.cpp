@@ -4,6 +4,10 @@
 #include "core/engine/engineprivate.h"
 
 #include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QTemporaryFile>
 
 using namespace Qt::StringLiterals;
 
@@ -60,19 +64,84 @@ Result<QList<ServiceView>> Engine::services(const QString &app)
     return d->appServices->list(app);
 }
 
+Result<ServiceView> Engine::Private::runningService(const QString &app, const QString &slot)
+{
+    auto views = appServices->list(app);
+    if (!views)
+        return std::unexpected(views.error());
+    const auto view =
+        std::find_if(views->cbegin(), views->cend(), [&](const ServiceView &v) { return v.slot == slot; });
+    if (view == views->cend())
+        return fail(ErrorCode::NotFound, u"app %1 has no service in slot %2"_s.arg(app, slot), u"services."_s + slot,
+                    u"pando services list %1 names its slots"_s.arg(app));
+    // A dump is taken by the service's own client tools, in its container.
+    if (view->status() != u"running")
+        return fail(ErrorCode::Conflict,
+                    u"the %1 service in slot %2 of app %3 is %4: a backup needs it running"_s.arg(view->kind, slot, app,
+                                                                                                  view->status()),
+                    u"services."_s + slot, u"deploy the app to start its services again"_s);
+    return *view;
+}
+
 Result<qint64> Engine::backupService(const QString &app, const QString &slot, QIODevice &out, const CancelToken &cancel,
                                      const std::function<void(qint64 bytes)> &progress, const Actor &actor)
 {
     if (!d->appServices)
         return fail(ErrorCode::Unavailable, u"this install has no services adapter"_s);
+    if (auto running = d->runningService(app, slot); !running)
+        return std::unexpected(running.error());
     auto written = d->appServices->backup(app, slot, out, cancel, progress);
-    if (auto audited = d->audit.record(
-            actor, u"service.backup"_s, u"app/%1/service/%2"_s.arg(app, slot), written ? u"success"_s : u"failure"_s,
-            written ? QJsonObject{{u"bytes"_s, double(*written)}} : QJsonObject{{u"error"_s, written.error().text()}});
-        !audited)
-        qWarning("backup of %s/%s: auditing it failed: %s", qPrintable(app), qPrintable(slot),
-                 qPrintable(audited.error().text()));
+    auto audited = d->audit.record(
+        actor, u"service.backup"_s, u"app/%1/service/%2"_s.arg(app, slot), written ? u"success"_s : u"failure"_s,
+        written ? QJsonObject{{u"bytes"_s, double(*written)}} : QJsonObject{{u"error"_s, written.error().text()}});
+    if (!written)
+        return written; // its own error is the answer, whatever became of the line
+    // A dump nobody audited is not handed out: the caller drops it, and nothing was changed.
+    if (!audited)
+        return std::unexpected(audited.error());
     return written;
+}
+
+namespace {
+
+// A dump a killed process left behind (older than any backup takes) is removed by the next one.
+void removeStaleBackups(const QString &dir)
+{
+    const QDateTime before = QDateTime::currentDateTimeUtc().addDays(-1);
+    const QFileInfoList stale =
+        QDir(dir).entryInfoList({u"service-backup-*.partial"_s}, QDir::Files | QDir::NoSymLinks);
+    for (const QFileInfo &file : stale)
+        if (file.lastModified().toUTC() < before)
+            QFile::remove(file.filePath());
+}
+
+} // namespace
+
+Result<ServiceBackupFile> Engine::backupServiceToFile(const QString &app, const QString &slot,
+                                                      const CancelToken &cancel, const Actor &actor)
+{
+    if (!d->appServices)
+        return fail(ErrorCode::Unavailable, u"this install has no services adapter"_s);
+    auto running = d->runningService(app, slot);
+    if (!running)
+        return std::unexpected(running.error());
+    // On disk in the data directory, not in memory: a dump may be larger than the server's RAM.
+    // QTemporaryFile makes it 0600.
+    const QString dir = d->options.dataDir;
+    removeStaleBackups(dir);
+    QTemporaryFile out(QDir(dir).filePath(u"service-backup-XXXXXX.partial"_s));
+    if (!out.open())
+        return fail(ErrorCode::Internal, u"cannot make a file for the backup: %1"_s.arg(out.errorString()), dir);
+    auto written = backupService(app, slot, out, cancel, {}, actor);
+    if (!written)
+        return std::unexpected(written.error()); // the file goes with `out`
+    if (!out.flush())
+        return fail(ErrorCode::Internal, u"cannot write the backup: %1"_s.arg(out.errorString()), out.fileName());
+    // From here the caller owns the file.
+    out.setAutoRemove(false);
+    const QString path = out.fileName();
+    out.close();
+    return ServiceBackupFile{path, backupFileName(app, slot, running->kind), *written};
 }
 
 QString Engine::backupFileName(const QString &app, const QString &slot, const QString &kind) const
@@ -87,6 +156,22 @@ Status Engine::removeService(const QString &app, const QString &slot, bool delet
 {
     if (!d->appServices)
         return fail(ErrorCode::Unavailable, u"this install has no services adapter"_s);
+    // Not while a deploy of the app switches or the reconciler works on it, nor while the spec
+    // changes under the check below.
+    const auto lock = d->appLocks.lockFor(app);
+    QMutexLocker locker(lock.get());
+    // A slot the spec declares would be provisioned again by the next deploy (with its old data,
+    // or empty with new credentials), under an app whose container still uses it.
+    if (auto row = AppRepository(d->db).find(app)) {
+        auto spec = parseAppSpec(row->specYaml.toUtf8());
+        if (spec && spec->services.contains(slot))
+            return fail(ErrorCode::Conflict,
+                        u"app %1's spec still declares the service in slot %2: the next deploy would provision it "
+                        "again"_s.arg(app, slot),
+                        u"services."_s + slot,
+                        u"remove the slot from the spec (pando apps update %1 -f SPEC) and deploy first, or remove "
+                        "the app (pando apps rm %1)"_s.arg(app));
+    }
     auto views = d->appServices->list(app);
     if (!views)
         return std::unexpected(views.error());
@@ -94,20 +179,19 @@ Status Engine::removeService(const QString &app, const QString &slot, bool delet
         std::any_of(views->cbegin(), views->cend(), [&](const ServiceView &v) { return v.slot == slot; });
     if (!known)
         return fail(ErrorCode::NotFound, u"app %1 has no service in slot %2"_s.arg(app, slot), u"services."_s + slot);
-    // Not while a deploy of the app switches or the reconciler works on it.
-    const auto lock = d->appLocks.lockFor(app);
-    QMutexLocker locker(lock.get());
     auto removed = d->appServices->remove(app, slot, deleteData);
-    if (auto audited = d->audit.record(
-            actor, u"service.remove"_s, u"app/%1/service/%2"_s.arg(app, slot), removed ? u"success"_s : u"failure"_s,
-            QJsonObject{{u"delete_data"_s, deleteData}, {u"error"_s, removed ? QString() : removed.error().text()}});
-        !audited)
-        qWarning("removing %s/%s: auditing it failed: %s", qPrintable(app), qPrintable(slot),
-                 qPrintable(audited.error().text()));
-    if (removed)
-        d->services.publish(u"service.removed"_s, app, {},
-                            QJsonObject{{u"slot"_s, slot}, {u"delete_data"_s, deleteData}});
-    return removed;
+    auto audited = d->audit.record(
+        actor, u"service.remove"_s, u"app/%1/service/%2"_s.arg(app, slot), removed ? u"success"_s : u"failure"_s,
+        QJsonObject{{u"delete_data"_s, deleteData}, {u"error"_s, removed ? QString() : removed.error().text()}});
+    if (!removed)
+        return removed; // its own error is the answer, whatever became of the line
+    d->services.publish(u"service.removed"_s, app, {}, QJsonObject{{u"slot"_s, slot}, {u"delete_data"_s, deleteData}});
+    if (!audited)
+        return std::unexpected(
+            unaudited(deleteData ? u"the service in slot %1 of app %2 and its data were removed"_s.arg(slot, app)
+                                 : u"the service in slot %1 of app %2 was removed (its data kept)"_s.arg(slot, app),
+                      audited.error()));
+    return {};
 }
 
 } // namespace pando::core

@@ -119,7 +119,8 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
             if (!d && d.error().code != ErrorCode::NotFound)
                 continue;
         }
-        if (m_s.runtime.removeImage(tag))
+        // Only this install's: a tag of the same name may be another's.
+        if (auto gone = m_s.runtime.removeOwnImage(tag, m_s.labels()); gone && *gone)
             changes << QStringLiteral("removed image %1").arg(tag);
     }
     if (!app || current.isEmpty())

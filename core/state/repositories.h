@@ -104,6 +104,8 @@ class TokenRepository {
 public:
     explicit TokenRepository(Database &db) : m_db(db) {}
     Status create(const TokenRecord &token);
+    // Takes back a token create() just made, before anyone had its secret.
+    Status remove(const QString &id);
     // The valid (not revoked) token with this digest.
     Result<TokenRecord> findByDigest(const QString &digest);
     Result<int> count();

@@ -6,6 +6,18 @@ using namespace Qt::StringLiterals;
 
 namespace pando::core {
 
+Status TokenRepository::remove(const QString &id)
+{
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    auto q = detail::run(*db, m_db.isPostgres(), u"DELETE FROM tokens WHERE id = ?"_s, {detail::text(id)},
+                         u"remove token "_s + id);
+    if (!q)
+        return std::unexpected(q.error());
+    return {};
+}
+
 Status TokenRepository::create(const TokenRecord &token)
 {
     auto db = m_db.connection();

@@ -470,6 +470,22 @@ Status DockerRuntime::removeImage(const QString &idOrTag)
     return {};
 }
 
+Result<bool> DockerRuntime::removeOwnImage(const QString &idOrTag, const Labels &owner)
+{
+    auto inspected = m_client.get(QStringLiteral("/images/") + idOrTag + QStringLiteral("/json"));
+    if (!inspected)
+        return inspected.error().code == ErrorCode::NotFound ? Result<bool>(false)
+                                                             : Result<bool>(std::unexpected(inspected.error()));
+    const Labels labels =
+        labelsFrom(inspected->json().object().value(QLatin1String("Config")).toObject().value(QLatin1String("Labels")));
+    for (auto it = owner.cbegin(); it != owner.cend(); ++it)
+        if (!labels.contains(it.key()) || labels.value(it.key()) != it.value())
+            return false;
+    if (auto removed = removeImage(idOrTag); !removed)
+        return std::unexpected(removed.error());
+    return true;
+}
+
 Status DockerRuntime::tagImage(const QString &id, const QString &tag)
 {
     const qsizetype colon = tag.lastIndexOf(u':');

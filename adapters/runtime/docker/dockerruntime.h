@@ -43,6 +43,9 @@ public:
     Status remove(const QString &id) override;
     Result<QList<ImageInfo>> images(const Labels &filter) override;
     Status removeImage(const QString &idOrTag) override;
+    // Inspects the image idOrTag names and removes it only when its labels hold owner's. Between
+    // the two calls the tag could move; the tags Pando makes name one deploy of one app.
+    Result<bool> removeOwnImage(const QString &idOrTag, const Labels &owner) override;
     Status tagImage(const QString &id, const QString &tag) override;
     Status logs(const QString &id, int tail, bool follow, const CancelToken &cancel,
                 const std::function<void(const LogLine &)> &sink) override;

@@ -151,21 +151,26 @@ Status copyRootfs(const QString &exportPath, archive *out)
     return {};
 }
 
-constexpr qint64 StaleExportSeconds = 600;
-
-// An export's container lives for the export only; one a killed pandod left behind (older than
-// any export takes) is removed by the next conversion.
-void removeStaleExports(const dockerapi::DockerClient &docker)
+// An export's container lives for the export only; one a killed pandod of this install left
+// behind (older than any export takes) is removed by the next conversion. Another install's are
+// its own to clean up: one of them may be exporting now, however long it takes.
+void removeStaleExports(const dockerapi::DockerClient &docker, const QString &installId, qint64 staleSeconds)
 {
+    if (installId.isEmpty())
+        return; // whose they are cannot be told: leave them all
+    const QString filters = QString::fromUtf8(
+        QJsonDocument(QJsonObject{{QStringLiteral("label"),
+                                   QJsonArray{QStringLiteral("dev.pando.export=true"),
+                                              QString(QString::fromLatin1(LabelInstall) + u'=' + installId)}}})
+            .toJson(QJsonDocument::Compact));
     auto listed = docker.get(QStringLiteral("/containers/json"),
-                             {{QStringLiteral("all"), QStringLiteral("1")},
-                              {QStringLiteral("filters"), QStringLiteral("{\"label\":[\"dev.pando.export=true\"]}")}});
+                             {{QStringLiteral("all"), QStringLiteral("1")}, {QStringLiteral("filters"), filters}});
     if (!listed)
         return;
     const qint64 now = QDateTime::currentSecsSinceEpoch();
     for (const QJsonValue &v : listed->json().array()) {
         const QJsonObject c = v.toObject();
-        if (now - c.value(QLatin1String("Created")).toInteger() < StaleExportSeconds)
+        if (now - c.value(QLatin1String("Created")).toInteger() < staleSeconds)
             continue;
         dockerapi::Request remove;
         remove.method = "DELETE";
@@ -177,13 +182,17 @@ void removeStaleExports(const dockerapi::DockerClient &docker)
 }
 
 // Exports the image's file system into file, through a created container that never starts.
-Status exportImage(const dockerapi::DockerClient &docker, const QString &image, QFile &file, const CancelToken &cancel)
+Status exportImage(const dockerapi::DockerClient &docker, const ConvertRequest &request, QFile &file,
+                   const CancelToken &cancel)
 {
-    removeStaleExports(docker);
-    const QJsonObject create{
-        {QStringLiteral("Image"), image},
-        {QStringLiteral("Cmd"), QJsonArray{QStringLiteral("/.pando-export")}},
-        {QStringLiteral("Labels"), QJsonObject{{QStringLiteral("dev.pando.export"), QStringLiteral("true")}}}};
+    const QString installId = request.properties.value(QString::fromLatin1(LabelInstall));
+    removeStaleExports(docker, installId, request.staleExportSeconds);
+    QJsonObject labels{{QStringLiteral("dev.pando.export"), QStringLiteral("true")}};
+    if (!installId.isEmpty())
+        labels.insert(QString::fromLatin1(LabelInstall), installId);
+    const QJsonObject create{{QStringLiteral("Image"), request.dockerImage},
+                             {QStringLiteral("Cmd"), QJsonArray{QStringLiteral("/.pando-export")}},
+                             {QStringLiteral("Labels"), labels}};
     auto created =
         docker.post(QStringLiteral("/containers/create"), {}, QJsonDocument(create).toJson(QJsonDocument::Compact));
     if (!created)
@@ -326,7 +335,7 @@ Result<std::unique_ptr<QTemporaryFile>> convertDockerImage(const dockerapi::Dock
     if (!exported.open())
         return fail(ErrorCode::Internal,
                     QStringLiteral("cannot create a temporary file: %1").arg(exported.errorString()), Where);
-    if (auto status = exportImage(docker, request.dockerImage, exported, cancel); !status)
+    if (auto status = exportImage(docker, request, exported, cancel); !status)
         return std::unexpected(status.error());
 
     auto tarball = std::make_unique<QTemporaryFile>();

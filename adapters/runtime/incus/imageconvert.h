@@ -10,7 +10,8 @@
 // /.pando/exit), so an app image without a shell or an init still runs in a system container.
 //
 // The export's container is removed when the export ends; one a killed process left behind is
-// removed by a later conversion once it is ten minutes old.
+// removed by a later conversion of the same install (dev.pando.install) once it is ten minutes
+// old. Another install's export containers are never touched: one may be in progress.
 //
 // Safety: entries whose names are absolute or climb out with "..", and devices, FIFOs and
 // sockets, are dropped; everything else is stored below rootfs/.
@@ -39,7 +40,10 @@ struct ConvertRequest {
     QString dockerImage; // id or tag
     QString busybox;     // a statically linked busybox on this host
     QString description;
-    Labels properties; // written to metadata.yaml: labels the Incus image carries
+    // Written to metadata.yaml: labels the Incus image carries. Its dev.pando.install also labels
+    // the export's container, so that only this install's leftovers are cleaned up.
+    Labels properties;
+    qint64 staleExportSeconds = 600; // an export container this old is a leftover (tests: 0)
 };
 
 // The unified tarball, rewound, ready to upload.

@@ -430,14 +430,33 @@ Result<QList<ImageInfo>> IncusRuntime::images(const Labels &filter)
 
 Status IncusRuntime::removeImage(const QString &idOrTag)
 {
+    auto removed = removeImageWhere(idOrTag, {});
+    if (!removed)
+        return std::unexpected(removed.error());
+    return {};
+}
+
+Result<bool> IncusRuntime::removeOwnImage(const QString &idOrTag, const Labels &owner)
+{
+    auto removed = removeImageWhere(idOrTag, owner);
+    if (!removed)
+        return std::unexpected(removed.error());
+    return *removed > 0;
+}
+
+Result<int> IncusRuntime::removeImageWhere(const QString &idOrTag, const Labels &owner)
+{
     auto images = m_client.images();
     if (!images)
         return std::unexpected(images.error());
+    int changed = 0;
     for (const incusapi::Image &image : *images) {
         QStringList tags = image.properties.value(TagsProperty).split(u' ', Qt::SkipEmptyParts);
         const bool byId = idOrTag.size() >= 12 && image.fingerprint.startsWith(idOrTag);
         if (!byId && !tags.contains(idOrTag))
             continue;
+        if (!matches(image.properties, owner))
+            continue; // another install's: not ours to touch
         tags.removeAll(idOrTag);
         Status done;
         if (byId || tags.isEmpty()) {
@@ -449,9 +468,10 @@ Status IncusRuntime::removeImage(const QString &idOrTag)
             done = m_client.updateImageProperties(image.fingerprint, properties);
         }
         if (!done && done.error().code != ErrorCode::NotFound)
-            return done;
+            return std::unexpected(done.error());
+        ++changed;
     }
-    return {};
+    return changed;
 }
 
 Status IncusRuntime::drainConsole(const QString &name)

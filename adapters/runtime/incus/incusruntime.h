@@ -64,6 +64,9 @@ public:
     Status remove(const QString &id) override;
     Result<QList<ImageInfo>> images(const Labels &filter) override;
     Status removeImage(const QString &idOrTag) override;
+    // As removeImage(), for the images carrying owner's labels only: in Incus one tag may be on
+    // several installs' images.
+    Result<bool> removeOwnImage(const QString &idOrTag, const Labels &owner) override;
     Status tagImage(const QString &id, const QString &tag) override;
     Status logs(const QString &id, int tail, bool follow, const CancelToken &cancel,
                 const std::function<void(const LogLine &)> &sink) override;
@@ -78,6 +81,8 @@ public:
 private:
     struct Tap;
     // Reads what the console has that nobody read yet into the instance's tap.
+    // Removes idOrTag from the images it names that carry owner's labels; how many it changed.
+    Result<int> removeImageWhere(const QString &idOrTag, const Labels &owner);
     Status drainConsole(const QString &name);
     // The instance's state, asked again for a few seconds while Incus cannot read it.
     Result<incusapi::InstanceState> readState(const QString &name);

@@ -222,6 +222,21 @@ Status RuntimeSet::removeImage(const QString &idOrTag)
     return {};
 }
 
+Result<bool> RuntimeSet::removeOwnImage(const QString &idOrTag, const Labels &owner)
+{
+    auto [m, own] = route(idOrTag);
+    if (m && m != &m_members.first())
+        return m->runtime->removeOwnImage(own, owner);
+    bool removed = false;
+    for (const Member &each : m_members) {
+        auto done = each.runtime->removeOwnImage(idOrTag, owner);
+        if (!done)
+            return done;
+        removed = removed || *done;
+    }
+    return removed;
+}
+
 Status RuntimeSet::tagImage(const QString &id, const QString &tag)
 {
     auto [m, own] = route(id);

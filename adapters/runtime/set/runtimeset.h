@@ -47,6 +47,8 @@ public:
     Status remove(const QString &id) override;
     Result<QList<ImageInfo>> images(const Labels &filter) override;
     Status removeImage(const QString &idOrTag) override;
+    // An id goes to the runtime that handed it out; a tag to every runtime, each checking owner.
+    Result<bool> removeOwnImage(const QString &idOrTag, const Labels &owner) override;
     Status tagImage(const QString &id, const QString &tag) override;
     Status logs(const QString &id, int tail, bool follow, const CancelToken &cancel,
                 const std::function<void(const LogLine &)> &sink) override;

@@ -144,10 +144,10 @@ private:
                             u"move the data directory away to start afresh"_s);
             // Nobody logs in locally: the password only has to exist. Set one from the settings to
             // log in from elsewhere.
+            // The account service removes the spent token's file.
             auto admin = accounts.createFirstAdmin(initial, userName, randomPassword(), actor);
             if (!admin)
                 return std::unexpected(admin.error());
-            QFile::remove(QDir(dataDir).filePath(InitialTokenFile));
         } else if (const QString kept = readSecret(tokenPath); !kept.isEmpty()) {
             if (auto principal = accounts.authenticate(kept); principal && principal->username == userName)
                 return std::pair{userName, kept};

@@ -719,6 +719,64 @@ private Q_SLOTS:
               times.first(), times.last(), qint64(times.size()));
     }
 
+    // An image of another install (its dev.pando.install differs), or one a tag names that Pando
+    // did not make, is left alone by removeOwnImage(); this install's goes.
+    void removeOwnImageLeavesOthers()
+    {
+        auto build = [&](const QString &install) -> Result<QString> {
+            QTemporaryDir dir;
+            if (!dir.isValid())
+                return fail(ErrorCode::Internal, QStringLiteral("no temporary directory"));
+            writeFile(QDir(dir.path()).filePath(QStringLiteral("Dockerfile")), "FROM pando/busybox:latest\n");
+            BuildRequest request;
+            request.contextDir = dir.path();
+            request.dockerfile = QStringLiteral("Dockerfile");
+            request.tag = QStringLiteral("pando-test/own:%1-%2").arg(m_run, install);
+            request.labels = labels(QStringLiteral("own"));
+            request.labels.insert(QString::fromLatin1(LabelInstall), install);
+            return m_runtime.build(request, CancelToken(), {});
+        };
+        const QString mine = QStringLiteral("install-a-") + m_run;
+        const QString theirs = QStringLiteral("install-b-") + m_run;
+        auto a = build(mine);
+        QVERIFY2(a, qPrintable(a ? QString() : a.error().text()));
+        auto b = build(theirs);
+        QVERIFY2(b, qPrintable(b ? QString() : b.error().text()));
+        QVERIFY(*a != *b);
+        const QString tagA = QStringLiteral("pando-test/own:%1-%2").arg(m_run, mine);
+        const QString tagB = QStringLiteral("pando-test/own:%1-%2").arg(m_run, theirs);
+        // A tag of this install's name scheme that now names the other's image.
+        const QString shared = QStringLiteral("pando-test/own:%1-shared").arg(m_run);
+        QVERIFY(m_runtime.tagImage(*b, shared));
+        const Labels owner{{QString::fromLatin1(LabelInstall), mine}};
+
+        auto foreign = m_runtime.removeOwnImage(tagB, owner);
+        QVERIFY2(foreign, qPrintable(foreign ? QString() : foreign.error().text()));
+        QVERIFY(!*foreign);
+        auto moved = m_runtime.removeOwnImage(shared, owner);
+        QVERIFY(moved && !*moved);
+        auto byId = m_runtime.removeOwnImage(*b, owner);
+        QVERIFY(byId && !*byId);
+        // The base image carries no Pando labels at all.
+        auto base = m_runtime.removeOwnImage(DockerHarness::baseImage(), owner);
+        QVERIFY(base && !*base);
+        auto theirsLeft = m_runtime.images({{QString::fromLatin1(LabelInstall), theirs}});
+        QVERIFY(theirsLeft);
+        QCOMPARE(theirsLeft->size(), 1);
+        QVERIFY(theirsLeft->first().tags.contains(tagB));
+        QVERIFY(theirsLeft->first().tags.contains(shared));
+        QVERIFY(DockerHarness::ensureBaseImage());
+
+        auto own = m_runtime.removeOwnImage(tagA, owner);
+        QVERIFY2(own, qPrintable(own ? QString() : own.error().text()));
+        QVERIFY(*own);
+        auto mineLeft = m_runtime.images({{QString::fromLatin1(LabelInstall), mine}});
+        QVERIFY(mineLeft && mineLeft->isEmpty());
+        auto again = m_runtime.removeOwnImage(tagA, owner); // already gone: nothing to do
+        QVERIFY(again && !*again);
+        QVERIFY(m_runtime.removeImage(*b));
+    }
+
     void removeImage()
     {
         QVERIFY(!m_builtImage.isEmpty());

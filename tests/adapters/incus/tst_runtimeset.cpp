@@ -42,9 +42,15 @@ public:
     Status start(const QString &id) override { return record(QStringLiteral("start ") + id); }
     Status stop(const QString &id, int) override { return record(QStringLiteral("stop ") + id); }
     Status remove(const QString &id) override { return record(QStringLiteral("remove ") + id); }
-    Result<QList<ImageInfo>> images(const Labels &) override
+    QStringList imageTags{QStringLiteral("t")};
+    Labels imageLabels;
+    Result<QList<ImageInfo>> images(const Labels &filter) override
     {
-        return QList<ImageInfo>{ImageInfo{.id = m_kind + QStringLiteral("-image"), .tags = {QStringLiteral("t")}}};
+        for (auto it = filter.cbegin(); it != filter.cend(); ++it)
+            if (imageLabels.value(it.key()) != it.value())
+                return QList<ImageInfo>{};
+        return QList<ImageInfo>{
+            ImageInfo{.id = m_kind + QStringLiteral("-image"), .tags = imageTags, .labels = imageLabels}};
     }
     Status removeImage(const QString &idOrTag) override { return record(QStringLiteral("rmi ") + idOrTag); }
     Status logs(const QString &id, int, bool, const CancelToken &,
@@ -136,6 +142,34 @@ private Q_SLOTS:
         auto partial = set.containers({});
         QVERIFY(!partial);
         QVERIFY(partial.error().text().contains(QStringLiteral("incus is down")));
+    }
+
+    // An install removes only its own image, though the other runtime has one with the same tag.
+    void removesOnlyItsOwnImages()
+    {
+        auto docker = std::make_shared<Recorder>(QStringLiteral("docker"));
+        auto incus = std::make_shared<Recorder>(QStringLiteral("incus"));
+        const QString tag = QStringLiteral("pando/web:d1");
+        docker->imageTags = incus->imageTags = {tag};
+        docker->imageLabels = {{QString::fromLatin1(LabelInstall), QStringLiteral("a")}};
+        incus->imageLabels = {{QString::fromLatin1(LabelInstall), QStringLiteral("b")}};
+        RuntimeSet set;
+        set.add(QStringLiteral("docker"), docker);
+        set.add(QStringLiteral("incus"), incus);
+        const Labels a{{QString::fromLatin1(LabelInstall), QStringLiteral("a")}};
+
+        auto removed = set.removeOwnImage(tag, a);
+        QVERIFY(removed);
+        QVERIFY(*removed);
+        QCOMPARE(docker->calls, QStringList{QStringLiteral("rmi ") + tag});
+        QCOMPARE(incus->calls, QStringList{});
+        // By id, only the runtime that handed it out is asked, and it checks the owner too.
+        auto foreign = set.removeOwnImage(QStringLiteral("incus:incus-image"), a);
+        QVERIFY(foreign);
+        QVERIFY(!*foreign);
+        QCOMPARE(incus->calls, QStringList{});
+        auto none = set.removeOwnImage(QStringLiteral("pando/web:d2"), a);
+        QVERIFY(none && !*none);
     }
 };
 

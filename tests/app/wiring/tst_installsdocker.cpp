@@ -1,13 +1,17 @@
 // Two installs on one Docker engine, each opened as pandod opens one (its data directory chooses
 // its install id): both deploy an app of the same name, both restart, the reconciler runs on
 // both, and each keeps its app serving and every image it built. With one shared id each took
-// the other's containers and images for leftovers and deleted them.
+// the other's containers and images for leftovers and deleted them. And a tag one install
+// removes by name (its failed deploy's) that names the other install's image leaves that image be.
 
 #include "core/deploy/services.h"
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/core/engine/enginefixture.h"
 #include "tests/support/component.h"
 
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
@@ -19,6 +23,7 @@ class TestInstallsDocker : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void twoInstallsKeepTheirAppsAndImages();
+    void aTagOfTheSameNameIsNotTaken();
 
 private:
     struct Side {
@@ -141,6 +146,66 @@ void TestInstallsDocker::twoInstallsKeepTheirAppsAndImages()
     passes(m_a);
     verifyServesAndKeeps(m_a);
     verifyServesAndKeeps(m_b);
+}
+
+void TestInstallsDocker::aTagOfTheSameNameIsNotTaken()
+{
+    if (!m_a.fx || !m_b.fx)
+        QSKIP("needs both installs from the test before");
+    // An app of A whose new version never becomes healthy: the deploy fails, and its clean-up
+    // removes the image by the deploy's tag.
+    GitFiles sleeper;
+    sleeper.insert(u"Dockerfile"_s, GitFile{"FROM pando/busybox:latest\nCMD [\"sleep\", \"600\"]\n"});
+    const QString repo = m_a.fx->git().createRepository(u"sleeper"_s);
+    QVERIFY(!repo.isEmpty());
+    QVERIFY(!m_a.fx->git().commit(u"sleeper"_s, u"main"_s, sleeper).isEmpty());
+    const QByteArray spec = u"name: sleeper\nsource:\n  repo: %1\n  ref: main\nrun:\n  port: 8080\n"
+                            "health:\n  path: /\n  timeout: 8s\n"_s.arg(repo)
+                                .toUtf8();
+    QVERIFY(m_a.fx->engine().createApp(spec, core::Actor{}));
+    auto queued = m_a.fx->engine().deploy(u"sleeper"_s, {}, core::Actor{});
+    QVERIFY2(queued, qPrintable(queued ? QString() : queued.error().text()));
+    const QString tag = core::imageTag(u"sleeper"_s, queued->id);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            auto view = m_a.fx->engine().deployView(queued->id);
+            if (!view)
+                return false;
+            return std::any_of(view->steps.cbegin(), view->steps.cend(), [](const core::StepRecord &step) {
+                return step.name == u"health"_s && step.status == u"running"_s;
+            });
+        }(),
+        120000);
+
+    // Meanwhile B makes an image under the same tag (the tag moves to it): B's only tag on it.
+    QTemporaryDir context;
+    QVERIFY(context.isValid());
+    QFile dockerfile(QDir(context.path()).filePath(u"Dockerfile"_s));
+    QVERIFY(dockerfile.open(QIODevice::WriteOnly));
+    dockerfile.write("FROM pando/busybox:latest\nCMD [\"true\"]\n");
+    dockerfile.close();
+    adapters::BuildRequest request;
+    request.contextDir = context.path();
+    request.dockerfile = u"Dockerfile"_s;
+    request.tag = tag;
+    request.labels = m_b.fx->installLabels();
+    auto theirs = m_b.fx->docker().build(request, CancelToken(), {});
+    QVERIFY2(theirs, qPrintable(theirs ? QString() : theirs.error().text()));
+
+    const core::DeployView failed = m_a.fx->waitDeploy(queued->id);
+    QCOMPARE(failed.record.status, u"failed"_s);
+    auto images = m_b.fx->docker().images(m_b.fx->installLabels());
+    QVERIFY(images);
+    const bool kept = std::any_of(images->cbegin(), images->cend(), [&](const adapters::ImageInfo &image) {
+        return image.id == *theirs && image.tags.contains(tag);
+    });
+    QVERIFY2(kept, qPrintable(u"install %1 removed %2, install %3's image"_s.arg(m_a.fx->installId(), tag,
+                                                                                 m_b.fx->installId())));
+    // Both installs still serve what they served.
+    verifyServesAndKeeps(m_a);
+    verifyServesAndKeeps(m_b);
+    discardResult(m_b.fx->docker().removeImage(*theirs), "clean-up: a leftover shows in the next run");
+    QVERIFY(m_a.fx->engine().removeApp(u"sleeper"_s, core::Actor{}));
 }
 
 QTEST_GUILESS_MAIN(TestInstallsDocker)
