@@ -29,6 +29,7 @@
 #include <QThreadPool>
 #include <QWebSocket>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 #include <exception>
 #include <memory>
 
@@ -184,9 +185,28 @@ QString objectArgName(ObjectArg object)
     return {};
 }
 
+// What Qt 6.4 upgrades: "Upgrade: websocket" with "Connection: upgrade" (its parser needs both).
+// A request with the first alone is an ordinary request and gets an ordinary answer.
 bool isWebSocketUpgrade(const QHttpServerRequest &request)
 {
-    return request.value(QByteArrayLiteral("Upgrade")).trimmed().compare("websocket", Qt::CaseInsensitive) == 0;
+    if (request.value(QByteArrayLiteral("Upgrade")).trimmed().compare("websocket", Qt::CaseInsensitive) != 0)
+        return false;
+    const QList<QByteArray> tokens = request.value(QByteArrayLiteral("Connection")).split(',');
+    return std::any_of(tokens.begin(), tokens.end(), [](const QByteArray &token) {
+        return token.trimmed().compare("upgrade", Qt::CaseInsensitive) == 0;
+    });
+}
+
+// The guard's options for a listener: the body limit, and which paths may take a WebSocket.
+detail::GuardOptions guardOptions()
+{
+    detail::GuardOptions options;
+    options.maxBodyBytes = MaxRequestBodyBytes;
+    options.isWebSocketPath = [](const QByteArray &path) {
+        const RouteMatch match = matchRoute(QStringLiteral("GET"), QUrl(QString::fromLatin1(path)).path());
+        return match.route != nullptr && match.route->webSocket;
+    };
+    return options;
 }
 
 } // namespace
@@ -373,7 +393,7 @@ ApiServer::~ApiServer()
 
 Result<quint16> ApiServer::listen(const QHostAddress &address, quint16 port)
 {
-    auto *tcp = new detail::GuardedTcpServer(MaxRequestBodyBytes, m_frontend.get());
+    auto *tcp = new detail::GuardedTcpServer(guardOptions(), m_frontend.get());
     if (!tcp->listen(address, port)) {
         const bool inUse = tcp->serverError() == QAbstractSocket::AddressInUseError;
         const QString where = QStringLiteral("%1:%2").arg(address.toString()).arg(port);
@@ -400,7 +420,7 @@ Result<quint16> ApiServer::listenTls(const QHostAddress &address, quint16 port, 
     config.setProtocol(QSsl::TlsV1_2OrLater);
     // Teammates are identified by their bearer tokens, not by client certificates.
     config.setPeerVerifyMode(QSslSocket::VerifyNone);
-    auto *tls = new detail::GuardedSslServer(MaxRequestBodyBytes, m_frontend.get());
+    auto *tls = new detail::GuardedSslServer(guardOptions(), m_frontend.get());
     tls->setSslConfiguration(config);
     if (!tls->listen(address, port)) {
         const bool inUse = tls->serverError() == QAbstractSocket::AddressInUseError;
