@@ -120,6 +120,19 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
                        "(repeatable; default: Pando's local pando/postgres:15, pando/mariadb:10.11, pando/redis:7)."),
         QStringLiteral("kind=image"));
     parser.addOption(serviceImage);
+    const QCommandLineOption maxConnections(
+        QStringLiteral("max-connections"),
+        QStringLiteral("Connections the API holds open at once; past it one is answered 503 (default 512)."),
+        QStringLiteral("n"));
+    const QCommandLineOption headerTimeout(
+        QStringLiteral("header-timeout"),
+        QStringLiteral("How long a request's headers may take to arrive, e.g. 10s (default 10s)."),
+        QStringLiteral("duration"));
+    const QCommandLineOption idleTimeout(
+        QStringLiteral("idle-timeout"),
+        QStringLiteral("How long a connection may stay silent between requests or inside a body (default 60s)."),
+        QStringLiteral("duration"));
+    parser.addOptions({maxConnections, headerTimeout, idleTimeout});
     parser.addOptions({dataDir,  listen,    database,   workers,        reconcile,      diskCheck,   docker,
                        install,  maxRuns,   auditSinks, appLimit,       approvalPolicy, approvalTtl, tls,
                        tlsName,  tlsCert,   tlsKey,     rotateKey,      runtime,        incus,       incusSocket,
@@ -186,6 +199,25 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
         if (!ok || o.maxRuns < 1 || o.maxRuns > 256)
             return fail(ErrorCode::Invalid, QStringLiteral("expected a number from 1 to 256"),
                         QStringLiteral("--max-runs"));
+    }
+    if (parser.isSet(maxConnections)) {
+        bool ok = false;
+        o.connections.maxConnections = parser.value(maxConnections).toInt(&ok);
+        if (!ok || o.connections.maxConnections < 1 || o.connections.maxConnections > 1'000'000)
+            return fail(ErrorCode::Invalid, QStringLiteral("expected a number from 1 to 1000000"),
+                        QStringLiteral("--max-connections"));
+    }
+    for (const auto &[option, target] : {std::pair{&headerTimeout, &o.connections.headerTimeoutMs},
+                                         std::pair{&idleTimeout, &o.connections.idleTimeoutMs}}) {
+        if (!parser.isSet(*option))
+            continue;
+        const std::optional<qint64> ms = parseDuration(parser.value(*option));
+        if (!ms || *ms < 1000 || *ms > 86'400'000)
+            return fail(ErrorCode::Invalid,
+                        QStringLiteral("expected a duration from 1s to 1d such as 10s or 5m, got \"%1\"")
+                            .arg(parser.value(*option)),
+                        QStringLiteral("--") + option->names().constFirst());
+        *target = int(*ms);
     }
     if (parser.isSet(appLimit)) {
         bool ok = false;

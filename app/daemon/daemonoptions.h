@@ -2,6 +2,7 @@
 // pandod's command line: where its data lives, where it listens, which database it uses.
 
 #include "adapters/api/error.h"
+#include "app/server/connectionlimits.h"
 #include "app/wiring/runtimewiring.h"
 #include "core/engine/engine.h"
 
@@ -27,6 +28,8 @@ struct DaemonOptions {
     QStringList tlsNames;
     QString tlsCertificate;
     QString tlsKey;
+    // --max-connections, --header-timeout, --idle-timeout.
+    server::ConnectionLimits connections;
     // --rotate-secrets-key: re-seal every secret with a new key, then exit (pandod stopped).
     bool rotateSecretsKey = false;
 };

@@ -63,6 +63,7 @@ int main(int argc, char *argv[])
 
     server::ApiServer api(engine);
     api.setAuthzOptions(install.authzOptions());
+    api.setConnectionLimits(options->connections);
     std::optional<server::TlsIdentity> tls;
     if (options->tls) {
         // The names teammates reach it by: the listen address unless it is a wildcard, and what

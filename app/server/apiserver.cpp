@@ -198,10 +198,11 @@ bool isWebSocketUpgrade(const QHttpServerRequest &request)
 }
 
 // The guard's options for a listener: the body limit, and which paths may take a WebSocket.
-detail::GuardOptions guardOptions()
+detail::GuardOptions guardOptions(const ConnectionLimits &limits)
 {
     detail::GuardOptions options;
     options.maxBodyBytes = MaxRequestBodyBytes;
+    options.limits = limits;
     options.isWebSocketPath = [](const QByteArray &path) {
         const RouteMatch match = matchRoute(QStringLiteral("GET"), QUrl(QString::fromLatin1(path)).path());
         return match.route != nullptr && match.route->webSocket;
@@ -380,6 +381,11 @@ ApiServer::ApiServer(core::Engine &engine, QObject *parent)
     });
 }
 
+void ApiServer::setConnectionLimits(const ConnectionLimits &limits)
+{
+    m_limits = limits;
+}
+
 void ApiServer::setAuthzOptions(const core::authz::AuthzOptions &options)
 {
     m_engine.setAuthzOptions(options);
@@ -393,7 +399,7 @@ ApiServer::~ApiServer()
 
 Result<quint16> ApiServer::listen(const QHostAddress &address, quint16 port)
 {
-    auto *tcp = new detail::GuardedTcpServer(guardOptions(), m_frontend.get());
+    auto *tcp = new detail::GuardedTcpServer(guardOptions(m_limits), m_frontend.get());
     if (!tcp->listen(address, port)) {
         const bool inUse = tcp->serverError() == QAbstractSocket::AddressInUseError;
         const QString where = QStringLiteral("%1:%2").arg(address.toString()).arg(port);
@@ -420,7 +426,7 @@ Result<quint16> ApiServer::listenTls(const QHostAddress &address, quint16 port, 
     config.setProtocol(QSsl::TlsV1_2OrLater);
     // Teammates are identified by their bearer tokens, not by client certificates.
     config.setPeerVerifyMode(QSslSocket::VerifyNone);
-    auto *tls = new detail::GuardedSslServer(guardOptions(), m_frontend.get());
+    auto *tls = new detail::GuardedSslServer(guardOptions(m_limits), m_frontend.get());
     tls->setSslConfiguration(config);
     if (!tls->listen(address, port)) {
         const bool inUse = tls->serverError() == QAbstractSocket::AddressInUseError;
@@ -485,7 +491,11 @@ void ApiServer::acceptWebSockets()
         std::unique_ptr<QWebSocket> pending = m_frontend->nextPendingWebSocketConnection();
         if (!pending)
             break;
-        auto *session = new WebSocketSession(pending.release(), this);
+        QWebSocket *incoming = pending.release();
+        // Before any frame is read: a client's message is a small command at most.
+        incoming->setMaxAllowedIncomingMessageSize(quint64(m_limits.maxWebSocketMessageBytes));
+        incoming->setMaxAllowedIncomingFrameSize(quint64(m_limits.maxWebSocketMessageBytes));
+        auto *session = new WebSocketSession(incoming, qint64(m_limits.maxWebSocketPendingBytes), this);
         QWebSocket *socket = session->socket();
         const QNetworkRequest request = socket->request();
         const QUrl url = request.url();
@@ -520,6 +530,20 @@ void ApiServer::acceptWebSockets()
         if (!decision || !*decision) {
             session->close(QWebSocketProtocol::CloseCodePolicyViolated,
                            QStringLiteral("forbidden: %1").arg(decision ? decision->reason : decision.error().message));
+            continue;
+        }
+        // One user (or token, for the initial one) holds a bounded number of live streams.
+        const QString owner = principal->userId.isEmpty() ? principal->tokenId : principal->userId;
+        const auto sessions = findChildren<WebSocketSession *>(Qt::FindDirectChildrenOnly);
+        const auto held = std::count_if(sessions.begin(), sessions.end(), [&](const WebSocketSession *other) {
+            return other != session && (other->userId().isEmpty() ? other->tokenId() : other->userId()) == owner;
+        });
+        if (m_limits.maxWebSocketsPerUser > 0 && held >= m_limits.maxWebSocketsPerUser) {
+            qCWarning(lcApi).nospace() << "refused a WebSocket of " << principal->actorName() << ": " << held
+                                       << " are open, the limit per user";
+            session->close(QWebSocketProtocol::CloseCodePolicyViolated,
+                           QStringLiteral("%1 live streams are open for this user, the limit; close one first")
+                               .arg(m_limits.maxWebSocketsPerUser));
             continue;
         }
         // Revoking the token, ending the session or disabling the user closes this socket too.

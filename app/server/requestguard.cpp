@@ -3,6 +3,7 @@
 #include "httperror.h"
 
 #include <QJsonDocument>
+#include <QLoggingCategory>
 #include <QPointer>
 #include <QSslSocket>
 #include <QTcpSocket>
@@ -38,9 +39,16 @@ int hexDigit(char c)
     return -1;
 }
 
+Q_LOGGING_CATEGORY(lcGuard, "pando.server.guard")
+
+// Which deadline the connection's timer stands for.
+enum class Wait { None, Idle, Headers, Body };
+
 struct GuardState {
     QByteArray head; // header bytes of the request being received
     Body body = Body::None;
+    QTimer *timer = nullptr; // the socket's child
+    Wait wait = Wait::None;
     qint64 remaining = 0; // body bytes still to come (Content-Length)
     ChunkedReader chunked;
     qint64 drain = -1; // >= 0 once refused: bytes still to read and drop
@@ -139,13 +147,24 @@ QByteArray answer(const QByteArray &statusLine, const Error &error)
            QByteArray::number(body.size()) + "\r\n\r\n" + body;
 }
 
+void arm(GuardState &state, Wait wait, int ms)
+{
+    state.wait = ms > 0 ? wait : Wait::None;
+    if (state.wait == Wait::None)
+        state.timer->stop();
+    else
+        state.timer->start(ms);
+}
+
 // Answers at once, then drops what the client goes on sending until it closes, LingerMs pass or
 // MaxLingerBytes came, whichever is first: a close with unread bytes is a reset that may discard
 // the answer, and a flood must hold neither the connection nor any memory.
 void answerAndLinger(QTcpSocket *socket, const QByteArray &response)
 {
-    // From here on the HTTP server must not see this connection again.
+    // From here on the HTTP server must not see this connection again, nor the guard's deadlines.
     QObject::disconnect(socket, &QTcpSocket::readyRead, nullptr, nullptr);
+    QObject::disconnect(socket, &QTcpSocket::bytesWritten, nullptr, nullptr);
+    qDeleteAll(socket->findChildren<QTimer *>(QStringLiteral("guard"), Qt::FindDirectChildrenOnly));
     if (socket->isTransactionStarted())
         socket->commitTransaction();
     socket->readAll();
@@ -182,6 +201,9 @@ void refuse(QTcpSocket *socket, const std::shared_ptr<GuardState> &shared, qint6
     if (state.drain <= 0)
         return answerAndLinger(socket, response);
     QObject::disconnect(socket, &QTcpSocket::readyRead, nullptr, nullptr);
+    QObject::disconnect(socket, &QTcpSocket::bytesWritten, nullptr, nullptr);
+    // Draining has the linger's bounds: a client that stops sending is dropped after LingerMs.
+    arm(state, Wait::Body, LingerMs);
     if (socket->isTransactionStarted())
         socket->commitTransaction();
     // What is in the buffer now (the headers and the body bytes that came with them) is
@@ -224,6 +246,9 @@ void inspect(QTcpSocket *socket, const std::shared_ptr<GuardState> &shared, cons
     if (!socket->isOpen() || socket->bytesAvailable() <= 0)
         return;
     QByteArray data = socket->peek(socket->bytesAvailable());
+    // A body that keeps coming keeps its connection; the header deadline does not move.
+    if (state.body != Body::None)
+        arm(state, Wait::Body, options.limits.idleTimeoutMs);
     while (!data.isEmpty()) {
         switch (state.body) {
         case Body::None: {
@@ -235,6 +260,8 @@ void inspect(QTcpSocket *socket, const std::shared_ptr<GuardState> &shared, cons
                 data.remove(0, skip);
                 if (data.isEmpty())
                     return;
+                // A request begins: its headers have headerTimeoutMs to arrive, whole.
+                arm(state, Wait::Headers, options.limits.headerTimeoutMs);
             }
             const qsizetype scanFrom = state.head.size();
             state.head += data;
@@ -271,6 +298,8 @@ void inspect(QTcpSocket *socket, const std::shared_ptr<GuardState> &shared, cons
             if (isWebSocketHandshake(*head, options)) {
                 // A WebSocket takes the connection over; its frames are not HTTP bodies.
                 QObject::disconnect(socket, &QTcpSocket::readyRead, socket, nullptr);
+                QObject::disconnect(socket, &QTcpSocket::bytesWritten, socket, nullptr);
+                arm(state, Wait::None, 0);
                 return;
             }
             if (head->chunked) {
@@ -284,6 +313,11 @@ void inspect(QTcpSocket *socket, const std::shared_ptr<GuardState> &shared, cons
                 state.body = Body::Length;
                 state.remaining = head->contentLength;
             }
+            // Reading a body, or waiting for the answer (no deadline: a handler may take long).
+            if (state.body != Body::None)
+                arm(state, Wait::Body, options.limits.idleTimeoutMs);
+            else
+                arm(state, Wait::None, 0);
             break;
         }
         case Body::Chunked: {
@@ -300,16 +334,20 @@ void inspect(QTcpSocket *socket, const std::shared_ptr<GuardState> &shared, cons
                 return;
             }
             data.remove(0, step.consumed);
-            if (step.outcome == ChunkedReader::Outcome::Done)
+            if (step.outcome == ChunkedReader::Outcome::Done) {
                 state.body = Body::None;
+                arm(state, Wait::None, 0);
+            }
             break;
         }
         case Body::Length: {
             const qint64 take = std::min<qint64>(state.remaining, data.size());
             state.remaining -= take;
             data.remove(0, take);
-            if (state.remaining == 0)
+            if (state.remaining == 0) {
                 state.body = Body::None;
+                arm(state, Wait::None, 0);
+            }
             break;
         }
         }
@@ -420,8 +458,56 @@ void guardSocket(QTcpSocket *socket, const GuardOptions &options)
 {
     // Connected before the HTTP server connects its own slot, so it sees new bytes first.
     auto state = std::make_shared<GuardState>();
+    state->timer = new QTimer(socket);
+    state->timer->setObjectName(QStringLiteral("guard"));
+    state->timer->setSingleShot(true);
     QObject::connect(socket, &QTcpSocket::readyRead, socket,
                      [socket, state, options]() { inspect(socket, state, options); });
+    // An answer going out starts the keep-alive wait for the next request, unless one began.
+    QObject::connect(socket, &QTcpSocket::bytesWritten, socket, [state, options] {
+        if (state->head.isEmpty() && state->body == Body::None)
+            arm(*state, Wait::Idle, options.limits.idleTimeoutMs);
+    });
+    QObject::connect(state->timer, &QTimer::timeout, socket, [socket, state, options] {
+        const Wait wait = state->wait;
+        state->wait = Wait::None;
+        if (wait == Wait::Idle) {
+            // Nothing is due either way: an idle keep-alive connection just ends.
+            qCDebug(lcGuard) << "closing a connection idle for" << options.limits.idleTimeoutMs << "ms";
+            socket->disconnectFromHost();
+            return;
+        }
+        if (wait != Wait::Headers && wait != Wait::Body)
+            return;
+        const int ms = wait == Wait::Headers ? options.limits.headerTimeoutMs : options.limits.idleTimeoutMs;
+        answerAndLinger(socket,
+                        answer("408 Request Timeout",
+                               Error{ErrorCode::Unavailable,
+                                     wait == Wait::Headers
+                                         ? QStringLiteral("the request's headers did not arrive within %1 ms").arg(ms)
+                                         : QStringLiteral("the request's body stopped coming for %1 ms").arg(ms),
+                                     wait == Wait::Headers ? QStringLiteral("headers") : QStringLiteral("body"),
+                                     QStringLiteral("send the whole request without pausing")}));
+    });
+    // The first request has the idle timeout to begin.
+    arm(*state, Wait::Idle, options.limits.idleTimeoutMs);
+}
+
+void ConnectionCount::add(QObject *connection, QObject *context)
+{
+    ++m_open;
+    QObject::connect(connection, &QObject::destroyed, context, [this] { --m_open; });
+}
+
+void ConnectionCount::refused(const QString &peer)
+{
+    ++m_refused;
+    if (m_lastLog.isValid() && m_lastLog.elapsed() < 10'000)
+        return;
+    qCWarning(lcGuard).nospace() << "the API has " << m_open << " connections open, its limit; refused " << m_refused
+                                 << " since the last note, the last from " << peer;
+    m_lastLog.start();
+    m_refused = 0;
 }
 
 void GuardedTcpServer::incomingConnection(qintptr descriptor)
@@ -431,6 +517,18 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor)
         delete socket;
         return;
     }
+    if (m_count.full(m_options.limits.maxConnections)) {
+        m_count.refused(socket->peerAddress().toString());
+        // Answered, so that a client sees why; the socket never reaches the HTTP server.
+        const Error error{ErrorCode::Unavailable,
+                          QStringLiteral("the server has %1 connections open, its limit").arg(m_count.open()),
+                          QStringLiteral("connection"), QStringLiteral("retry later, or close idle connections")};
+        answerAndLinger(socket, answer("503 Service Unavailable", error));
+        QObject::connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+        QTimer::singleShot(LingerMs + 100, socket, &QObject::deleteLater);
+        return;
+    }
+    m_count.add(socket, this);
     guardSocket(socket, m_options);
     addPendingConnection(socket);
 }
@@ -438,13 +536,28 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor)
 GuardedSslServer::GuardedSslServer(GuardOptions options, QObject *parent)
     : QSslServer(parent), m_options(std::move(options))
 {
-    connect(this, &QSslServer::startedEncryptionHandshake, this, [](QSslSocket *socket) {
+    connect(this, &QSslServer::startedEncryptionHandshake, this, [this](QSslSocket *socket) {
+        m_count.add(socket, this);
         QPointer<QSslSocket> guarded(socket);
         QTimer::singleShot(HandshakeTimeoutMs, socket, [guarded] {
             if (guarded && !guarded->isEncrypted())
                 guarded->abort();
         });
     });
+}
+
+void GuardedSslServer::incomingConnection(qintptr descriptor)
+{
+    // Counted before the TLS handshake, which a client can hold open for HandshakeTimeoutMs.
+    if (m_count.full(m_options.limits.maxConnections)) {
+        // No TLS yet to say why in: the connection is closed unanswered.
+        QTcpSocket refused;
+        if (refused.setSocketDescriptor(descriptor))
+            m_count.refused(refused.peerAddress().toString());
+        refused.abort();
+        return;
+    }
+    QSslServer::incomingConnection(descriptor);
 }
 
 QTcpSocket *GuardedSslServer::nextPendingConnection()

@@ -16,7 +16,10 @@
 // and chunked together, two different lengths) is refused with 400 rather than guessed at, so the
 // guard and the HTTP server never disagree about where a request ends.
 
+#include "connectionlimits.h"
+
 #include <QByteArrayView>
+#include <QElapsedTimer>
 #include <QSslServer>
 #include <QTcpServer>
 #include <functional>
@@ -58,6 +61,24 @@ struct GuardOptions {
     qint64 maxBodyBytes = 0;
     // Whether a request path (without its query) is a WebSocket route; none when unset.
     std::function<bool(const QByteArray &path)> isWebSocketPath;
+    ConnectionLimits limits;
+};
+
+// Counts a listener's open connections and refuses those past the cap, logging the refusals at
+// most every few seconds (a flood must not fill the log either).
+class ConnectionCount {
+public:
+    bool full(int max) const { return max > 0 && m_open >= max; }
+    // Counts the connection until it is destroyed (or context is).
+    void add(QObject *connection, QObject *context);
+    // Notes one connection refused because the count is full.
+    void refused(const QString &peer);
+    int open() const { return m_open; }
+
+private:
+    int m_open = 0;
+    qint64 m_refused = 0;
+    QElapsedTimer m_lastLog;
 };
 
 class GuardedTcpServer : public QTcpServer {
@@ -69,11 +90,14 @@ public:
     static constexpr qsizetype MaxHeaderBytes = 64 * 1024;
     static constexpr int MaxHeaderLines = 100;
 
+    int openConnections() const { return m_count.open(); }
+
 protected:
     void incomingConnection(qintptr descriptor) override;
 
 private:
     GuardOptions m_options;
+    ConnectionCount m_count;
 };
 
 // The same guard behind TLS: it looks at the decrypted bytes of each connection. A client that
@@ -86,8 +110,12 @@ public:
     static constexpr int HandshakeTimeoutMs = 10000;
     QTcpSocket *nextPendingConnection() override;
 
+protected:
+    void incomingConnection(qintptr descriptor) override;
+
 private:
     GuardOptions m_options;
+    ConnectionCount m_count;
 };
 
 // Puts the guard in front of a socket the HTTP server has not seen yet.

@@ -114,7 +114,7 @@ bool closesWithin(QTcpSocket &socket, int timeoutMs)
     return socket.state() == QAbstractSocket::UnconnectedState;
 }
 
-bool healthy(int port)
+bool healthyOnce(int port)
 {
     QTcpSocket socket;
     socket.connectToHost(QHostAddress::LocalHost, quint16(port));
@@ -123,6 +123,17 @@ bool healthy(int port)
     socket.write("GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     QByteArray buffer;
     return readAnswer(socket, buffer, 3000).status == 200;
+}
+
+// Within a second: connections an entry held are gone from pandod's count a moment after they close.
+bool healthy(int port)
+{
+    for (int i = 0; i < 10; ++i) {
+        if (healthyOnce(port))
+            return true;
+        QTest::qWait(100);
+    }
+    return false;
 }
 
 class Catalogue {
@@ -184,8 +195,8 @@ QByteArray expand(const QString &text, const Daemon &daemon)
     return bytes;
 }
 
-// One write: a string, or a list of pieces: strings, {"repeat": write, "times": n} and
-// {"fill": n, "byte": "x"}.
+// One write: a string, or a list of pieces: strings, {"repeat": write, "times": n},
+// {"fill": n, "byte": "x"} and {"hex": "81ff"} (bytes a JSON string cannot hold as themselves).
 QByteArray writeBytes(const QJsonValue &write, const Daemon &daemon)
 {
     if (write.isString())
@@ -200,6 +211,8 @@ QByteArray writeBytes(const QJsonValue &write, const Daemon &daemon)
         if (object.contains(QStringLiteral("repeat"))) {
             bytes += writeBytes(object.value(QStringLiteral("repeat")), daemon)
                          .repeated(object.value(QStringLiteral("times")).toInt());
+        } else if (object.contains(QStringLiteral("hex"))) {
+            bytes += QByteArray::fromHex(object.value(QStringLiteral("hex")).toString().toLatin1());
         } else if (object.contains(QStringLiteral("fill"))) {
             const QByteArray fill = object.value(QStringLiteral("byte")).toString(QStringLiteral("x")).toLatin1();
             bytes += QByteArray(object.value(QStringLiteral("fill")).toInt(), fill.isEmpty() ? 'x' : fill.at(0));
@@ -310,6 +323,25 @@ void TestAttacks::attack()
 
 void TestAttacks::runRaw(const QJsonObject &entry, Daemon &daemon)
 {
+    // Connections held open while the entry runs, each having sent its write.
+    std::vector<std::unique_ptr<QTcpSocket>> held;
+    const QJsonObject hold = entry.value(QStringLiteral("hold")).toObject();
+    // The connections of the checks before (health probes) are gone from pandod's count first.
+    if (!hold.isEmpty())
+        QTest::qWait(500);
+    for (int i = 0; i < hold.value(QStringLiteral("count")).toInt(); ++i) {
+        auto socket = std::make_unique<QTcpSocket>();
+        socket->connectToHost(QHostAddress::LocalHost, quint16(daemon.port));
+        QVERIFY(socket->waitForConnected(5000));
+        socket->write(writeBytes(hold.value(QStringLiteral("send")), daemon));
+        socket->waitForBytesWritten(2000);
+        held.push_back(std::move(socket));
+    }
+    // Until pandod took them all (and upgraded the WebSockets among them).
+    for (auto &socket : held)
+        socket->waitForReadyRead(hold.value(QStringLiteral("send")).isUndefined() ? 1 : 2000);
+    QTest::qWait(hold.isEmpty() ? 0 : 200);
+
     QList<QByteArray> writes;
     for (const QJsonValue &write : entry.value(QStringLiteral("send")).toArray())
         writes.append(writeBytes(write, daemon));
@@ -380,6 +412,27 @@ void TestAttacks::sendAndCheck(const QList<QByteArray> &writes, int pauseMs, con
                      .match(error.value(QStringLiteral("message")).toString())
                      .hasMatch(),
                  QByteArray(last.raw.left(300) + where).constData());
+    if (expect.contains(QStringLiteral("closeCode"))) {
+        // A WebSocket close frame from the server (unmasked, short payload) with this code.
+        const int wanted = expect.value(QStringLiteral("closeCode")).toInt();
+        const auto found = [&] {
+            for (qsizetype i = 0; i + 3 < buffer.size(); ++i)
+                if (uchar(buffer[i]) == 0x88 && uchar(buffer[i + 1]) >= 2 && uchar(buffer[i + 1]) < 126 &&
+                    ((uchar(buffer[i + 2]) << 8) | uchar(buffer[i + 3])) == wanted)
+                    return true;
+            return false;
+        };
+        QElapsedTimer timer;
+        timer.start();
+        while (!found() && timer.elapsed() < timeoutMs && socket.state() == QAbstractSocket::ConnectedState) {
+            socket.waitForReadyRead(50);
+            buffer += socket.readAll();
+        }
+        buffer += socket.readAll();
+        QVERIFY2(found(), QByteArray(QByteArray("expected a close frame with code ") + QByteArray::number(wanted) +
+                                     ", got " + buffer.left(64).toHex(' ') + where)
+                              .constData());
+    }
     if (expect.value(QStringLiteral("noAnswer")).toBool()) {
         buffer += socket.readAll();
         QVERIFY2(buffer.isEmpty(),
