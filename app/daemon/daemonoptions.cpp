@@ -132,7 +132,12 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
         QStringLiteral("idle-timeout"),
         QStringLiteral("How long a connection may stay silent between requests or inside a body (default 60s)."),
         QStringLiteral("duration"));
-    parser.addOptions({maxConnections, headerTimeout, idleTimeout});
+    const QCommandLineOption allowHost(
+        QStringLiteral("allow-host"),
+        QStringLiteral("A host name requests may name in their Host header besides loopback names, the listen "
+                       "address and the certificate's names, e.g. a reverse proxy's (repeat)."),
+        QStringLiteral("name"));
+    parser.addOptions({maxConnections, headerTimeout, idleTimeout, allowHost});
     parser.addOptions({dataDir,  listen,    database,   workers,        reconcile,      diskCheck,   docker,
                        install,  maxRuns,   auditSinks, appLimit,       approvalPolicy, approvalTtl, tls,
                        tlsName,  tlsCert,   tlsKey,     rotateKey,      runtime,        incus,       incusSocket,
@@ -200,6 +205,7 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
             return fail(ErrorCode::Invalid, QStringLiteral("expected a number from 1 to 256"),
                         QStringLiteral("--max-runs"));
     }
+    o.allowedHosts = parser.values(allowHost);
     if (parser.isSet(maxConnections)) {
         bool ok = false;
         o.connections.maxConnections = parser.value(maxConnections).toInt(&ok);

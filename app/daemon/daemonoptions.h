@@ -28,6 +28,9 @@ struct DaemonOptions {
     QStringList tlsNames;
     QString tlsCertificate;
     QString tlsKey;
+    // --allow-host: names requests may carry in Host besides loopback, the listen address and
+    // the certificate's names (a reverse proxy's public name).
+    QStringList allowedHosts;
     // --max-connections, --header-timeout, --idle-timeout.
     server::ConnectionLimits connections;
     // --rotate-secrets-key: re-seal every secret with a new key, then exit (pandod stopped).

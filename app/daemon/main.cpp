@@ -64,6 +64,8 @@ int main(int argc, char *argv[])
     server::ApiServer api(engine);
     api.setAuthzOptions(install.authzOptions());
     api.setConnectionLimits(options->connections);
+    for (const QString &host : std::as_const(options->allowedHosts))
+        api.addAllowedHost(host);
     std::optional<server::TlsIdentity> tls;
     if (options->tls) {
         // The names teammates reach it by: the listen address unless it is a wildcard, and what

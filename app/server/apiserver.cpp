@@ -2,6 +2,7 @@
 
 #include "accounthandlers.h"
 #include "approvalhandlers.h"
+#include "hostallowlist.h"
 #include "httperror.h"
 #include "requestguard.h"
 #include "routes.h"
@@ -222,12 +223,20 @@ public:
 
     // Where handlers and WebSocket streams read the store; waited for when the server goes.
     QThreadPool &pool() { return m_pool; }
+    detail::HostAllowList &hosts() { return m_hosts; }
     detail::ServerState &state() { return m_state; }
 
 protected:
     bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override
     {
         const RouteMatch match = matchRoute(methodName(request.method()), request.url().path());
+        if (!m_hosts.allowsHost(request.value(QByteArrayLiteral("Host")))) {
+            // An upgrade refused here is answered by missingHandler, which Qt calls next.
+            if (isWebSocketUpgrade(request))
+                return false;
+            refuseHost(request, socket);
+            return true;
+        }
         if (isWebSocketUpgrade(request)) {
             // Qt 6.4 upgrades only when this returns true and has no upgrade verifier: the
             // socket is authorized right after the upgrade (acceptWebSockets). Nothing may be
@@ -240,6 +249,8 @@ protected:
 
     void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override
     {
+        if (!m_hosts.allowsHost(request.value(QByteArrayLiteral("Host"))))
+            return refuseHost(request, socket);
         if (isWebSocketUpgrade(request)) {
             // An upgrade to a path without a WebSocket route. Qt closes the connection as soon as
             // this returns, so the answer is written now rather than from the pool; it needs no
@@ -255,6 +266,22 @@ protected:
     }
 
 private:
+    // Written at once, before any route or token is looked at: nothing about the install goes to
+    // a page that reached it under a foreign name.
+    void refuseHost(const QHttpServerRequest &request, QTcpSocket *socket)
+    {
+        const QString host = detail::HostAllowList::hostName(request.value(QByteArrayLiteral("Host")));
+        qCInfo(lcApi).noquote() << "refused a request for host" << host.left(100) << "from"
+                                << (socket ? socket->peerAddress().toString() : QString());
+        const Error error{ErrorCode::Invalid,
+                          QStringLiteral("this server does not answer to the host name \"%1\"").arg(host.left(100)),
+                          QStringLiteral("Host"),
+                          QStringLiteral("reach it by a loopback address, the address it listens on, or a name its "
+                                         "certificate carries; pandod --allow-host adds a name")};
+        QHttpServerResponder responder = makeResponder(request, socket);
+        write(responder, Reply{421, errorBody(error)}, newRequestId());
+    }
+
     void respond(const QHttpServerRequest &request, QTcpSocket *socket, const RouteMatch &match)
     {
         const QByteArray requestId = newRequestId();
@@ -320,6 +347,11 @@ private:
         actor.source = request.peer;
         actor.requestId = requestId;
 
+        // Before any token is looked at: a cross-site form or text/plain POST gets nowhere.
+        if (match.route)
+            if (std::optional<Reply> refused = refuseBodyType(*match.route, request))
+                return *refused;
+
         core::accounts::Principal principal;
         const bool isPublic = match.route && match.route->permission == permission::Public;
         if (!isPublic) {
@@ -360,6 +392,7 @@ private:
 
     core::Engine &m_engine;
     detail::ServerState m_state;
+    detail::HostAllowList m_hosts;
     QThreadPool m_pool;
 };
 
@@ -379,6 +412,11 @@ ApiServer::ApiServer(core::Engine &engine, QObject *parent)
                 session->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("the token was revoked"));
         }
     });
+}
+
+void ApiServer::addAllowedHost(const QString &name)
+{
+    m_frontend->hosts().addName(name);
 }
 
 void ApiServer::setConnectionLimits(const ConnectionLimits &limits)
@@ -410,6 +448,7 @@ Result<quint16> ApiServer::listen(const QHostAddress &address, quint16 port)
         delete tcp;
         return std::unexpected(error);
     }
+    m_frontend->hosts().addListenAddress(address);
     m_frontend->bind(tcp);
     return tcp->serverPort();
 }
@@ -438,6 +477,8 @@ Result<quint16> ApiServer::listenTls(const QHostAddress &address, quint16 port, 
         return std::unexpected(error);
     }
     m_frontend->state().setTlsFingerprint(certificateFingerprint(certificate));
+    m_frontend->hosts().addListenAddress(address);
+    m_frontend->hosts().addCertificate(certificate);
     m_frontend->bind(tls);
     m_tlsPorts.insert(tls->serverPort());
     m_tlsListeners.append(tls);
@@ -502,14 +543,13 @@ void ApiServer::acceptWebSockets()
 
         // A browser page from another site must not ride on a token it can reach; clients that
         // are not browsers send no Origin.
+        // The Origin is held to the install's own names, never to the request's Host: a page
+        // that rebinds its own name to this machine sends that name in both.
         const QString origin = socket->origin();
-        if (!origin.isEmpty()) {
-            const QString host = QString::fromLatin1(request.rawHeader("Host"));
-            if (origin != QStringLiteral("http://") + host && origin != QStringLiteral("https://") + host) {
-                session->close(QWebSocketProtocol::CloseCodePolicyViolated,
-                               QStringLiteral("origin %1 is not allowed").arg(origin));
-                continue;
-            }
+        if (!origin.isEmpty() && !m_frontend->hosts().allowsOrigin(origin, socket->localPort())) {
+            session->close(QWebSocketProtocol::CloseCodePolicyViolated,
+                           QStringLiteral("origin %1 is not allowed").arg(origin.left(200)));
+            continue;
         }
 
         const RouteMatch match = matchRoute(QStringLiteral("GET"), url.path());

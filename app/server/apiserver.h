@@ -63,6 +63,9 @@ public:
     // Connection caps and deadlines (connectionlimits.h) for the listeners made from now on and
     // the WebSockets accepted from now on.
     void setConnectionLimits(const ConnectionLimits &limits);
+    // A host name (or address) requests may name in their Host header besides loopback names,
+    // the addresses listened on and the TLS certificate's names: a reverse proxy's public name.
+    void addAllowedHost(const QString &name);
     // Every route the server answers, in matching order.
     static QList<RouteInfo> routeTable();
     // How many WebSocket clients are connected now.

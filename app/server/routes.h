@@ -12,6 +12,7 @@
 #include <QStringList>
 #include <QUrl>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -113,6 +114,11 @@ struct RouteMatch {
     QStringList args;
 };
 RouteMatch matchRoute(const QString &method, const QString &path);
+
+// A body whose Content-Type the route does not take, as the 415 answer: JSON routes take
+// application/json (or application/*+json) only, the AppSpec routes YAML or JSON. Forms and
+// text/plain, which a web page may send anywhere without asking, never reach a handler.
+std::optional<Reply> refuseBodyType(const RouteDef &route, const RequestData &request);
 
 constexpr bool isKnownPermission(std::string_view p)
 {
