@@ -137,7 +137,11 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
         QStringLiteral("A host name requests may name in their Host header besides loopback names, the listen "
                        "address and the certificate's names, e.g. a reverse proxy's (repeat)."),
         QStringLiteral("name"));
-    parser.addOptions({maxConnections, headerTimeout, idleTimeout, allowHost});
+    const QCommandLineOption gitTimeout(
+        QStringLiteral("git-timeout"),
+        QStringLiteral("How long a git host may take to connect or stay silent mid-fetch, e.g. 30s (default 30s)."),
+        QStringLiteral("duration"));
+    parser.addOptions({maxConnections, headerTimeout, idleTimeout, allowHost, gitTimeout});
     parser.addOptions({dataDir,  listen,    database,   workers,        reconcile,      diskCheck,   docker,
                        install,  maxRuns,   auditSinks, appLimit,       approvalPolicy, approvalTtl, tls,
                        tlsName,  tlsCert,   tlsKey,     rotateKey,      runtime,        incus,       incusSocket,
@@ -213,8 +217,9 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
             return fail(ErrorCode::Invalid, QStringLiteral("expected a number from 1 to 1000000"),
                         QStringLiteral("--max-connections"));
     }
-    for (const auto &[option, target] : {std::pair{&headerTimeout, &o.connections.headerTimeoutMs},
-                                         std::pair{&idleTimeout, &o.connections.idleTimeoutMs}}) {
+    for (const auto &[option, target] :
+         {std::pair{&headerTimeout, &o.connections.headerTimeoutMs},
+          std::pair{&idleTimeout, &o.connections.idleTimeoutMs}, std::pair{&gitTimeout, &o.gitTimeoutMs}}) {
         if (!parser.isSet(*option))
             continue;
         const std::optional<qint64> ms = parseDuration(parser.value(*option));

@@ -31,6 +31,8 @@ struct DaemonOptions {
     // --allow-host: names requests may carry in Host besides loopback, the listen address and
     // the certificate's names (a reverse proxy's public name).
     QStringList allowedHosts;
+    // --git-timeout: how long a git host may stay silent (connecting, or mid-fetch).
+    int gitTimeoutMs = 30'000;
     // --max-connections, --header-timeout, --idle-timeout.
     server::ConnectionLimits connections;
     // --rotate-secrets-key: re-seal every secret with a new key, then exit (pandod stopped).

@@ -1,6 +1,7 @@
 // pandod: the Pando engine and its API, headless. A "Pando install" that the CLI, desktops and
 // teammates attach to.
 
+#include "adapters/kit/gitkit/gitstream.h"
 #include "app/daemon/daemonoptions.h"
 #include "app/daemon/secretskey.h"
 #include "app/daemon/signalwatcher.h"
@@ -32,6 +33,9 @@ int main(int argc, char *argv[])
 
     if (options->rotateSecretsKey)
         return daemon::rotateSecretsKey(*options, out, err);
+
+    // Before anything fetches: no git host holds a request for longer than this without a byte.
+    adapters::git::setNetworkDeadlines({std::min(options->gitTimeoutMs, 15'000), options->gitTimeoutMs, 0});
 
     wiring::InstallOptions installOptions;
     installOptions.engine = options->engine;

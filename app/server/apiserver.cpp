@@ -215,11 +215,22 @@ detail::GuardOptions guardOptions(const ConnectionLimits &limits)
 
 class ApiServer::Frontend : public QAbstractHttpServer {
 public:
+    // Routes that reach out to other hosts (a git remote for POST /apps) run on a pool of their
+    // own with a bounded queue: eight requests to a host that never answered once held all eight
+    // threads of the main pool, and /health with them. Past the queue they are answered 503.
+    static constexpr int NetworkThreads = 4;
+    static constexpr int MaxNetworkRequests = 16; // running and queued
+
     Frontend(core::Engine &engine, QObject *parent) : QAbstractHttpServer(parent), m_engine(engine)
     {
         m_pool.setMaxThreadCount(8);
+        m_networkPool.setMaxThreadCount(NetworkThreads);
     }
-    ~Frontend() override { m_pool.waitForDone(); }
+    ~Frontend() override
+    {
+        m_networkPool.waitForDone();
+        m_pool.waitForDone();
+    }
 
     // Where handlers and WebSocket streams read the store; waited for when the server goes.
     QThreadPool &pool() { return m_pool; }
@@ -290,10 +301,30 @@ private:
             request.value(QByteArrayLiteral("Content-Type")), request.value(QByteArrayLiteral("Authorization")),
             socket ? socket->peerAddress().toString() : request.remoteAddress().toString()});
         auto responder = std::make_shared<QHttpServerResponder>(makeResponder(request, socket));
+        const bool network = match.route && reachesOut(*match.route);
+        if (network && m_networkRequests.fetchAndAddOrdered(1) >= MaxNetworkRequests) {
+            m_networkRequests.fetchAndSubOrdered(1);
+            qCWarning(lcApi) << "request" << requestId << "refused:" << MaxNetworkRequests
+                             << "requests that reach other hosts are running or waiting";
+            write(*responder,
+                  Reply{503, errorBody(Error{ErrorCode::Unavailable,
+                                             QStringLiteral("%1 requests that reach other hosts (git remotes) are "
+                                                            "running or waiting, the limit")
+                                                 .arg(MaxNetworkRequests),
+                                             {},
+                                             QStringLiteral("retry once they finished")})},
+                  requestId);
+            return;
+        }
         // Handlers may wait on a git remote or the Docker engine; the server's thread only
         // parses and writes, so one slow request never holds up the others.
-        QFuture<Reply> reply = QtConcurrent::run(
-            &m_pool, [this, data, match, requestId] { return dispatch(*data, match, QString::fromLatin1(requestId)); });
+        QFuture<Reply> reply =
+            QtConcurrent::run(network ? &m_networkPool : &m_pool, [this, data, match, requestId, network] {
+                Reply r = dispatch(*data, match, QString::fromLatin1(requestId));
+                if (network)
+                    m_networkRequests.fetchAndSubOrdered(1);
+                return r;
+            });
         // With the socket as context, an answer for a client that went away is dropped.
         detail::whenReady(std::move(reply), socket ? static_cast<QObject *>(socket) : this,
                           [responder, requestId](const Reply &r) { write(*responder, r, requestId); });
@@ -394,6 +425,8 @@ private:
     detail::ServerState m_state;
     detail::HostAllowList m_hosts;
     QThreadPool m_pool;
+    QThreadPool m_networkPool;
+    QAtomicInt m_networkRequests; // running and queued on m_networkPool
 };
 
 using detail::WebSocketSession;

@@ -324,6 +324,12 @@ std::span<const RouteDef> routeDefs()
     return Routes;
 }
 
+bool reachesOut(const RouteDef &route)
+{
+    // Both resolve the spec's source ref on its git remote before answering.
+    return route.handler == &createApp || route.handler == &updateApp;
+}
+
 std::optional<Reply> refuseBodyType(const RouteDef &route, const RequestData &request)
 {
     // The resource webhook takes what forges send (its own helper checks it).

@@ -115,6 +115,10 @@ struct RouteMatch {
 };
 RouteMatch matchRoute(const QString &method, const QString &path);
 
+// Whether the route's handler waits on another host (a git remote): it runs on the server's
+// network pool, apart from the routes that must stay responsive.
+bool reachesOut(const RouteDef &route);
+
 // A body whose Content-Type the route does not take, as the 415 answer: JSON routes take
 // application/json (or application/*+json) only, the AppSpec routes YAML or JSON. Forms and
 // text/plain, which a web page may send anywhere without asking, never reach a handler.

@@ -177,7 +177,7 @@ public:
         }
         return true;
     }
-    static QStringList knownKinds() { return {QStringLiteral("raw")}; }
+    static QStringList knownKinds() { return {QStringLiteral("raw"), QStringLiteral("parallel")}; }
     const QStringList &ids() const { return m_order; }
     QJsonObject entry(const QString &id) const { return m_entries.value(id); }
 
@@ -186,12 +186,27 @@ private:
     QMap<QString, QJsonObject> m_entries;
 };
 
-// Placeholders in strings: {token} the initial admin token, {port} pandod's port.
-QByteArray expand(const QString &text, const Daemon &daemon)
+// A listener that accepts connections (the kernel does, from its backlog) and never answers:
+// a git host that hangs.
+QTcpServer &blackhole()
+{
+    static QTcpServer server;
+    if (!server.isListening())
+        server.listen(QHostAddress::LocalHost, 0);
+    server.setMaxPendingConnections(1000);
+    return server;
+}
+
+// Placeholders in strings: {token} the initial admin token, {port} pandod's port, {blackhole}
+// the port of a listener that never answers, {n} the connection's number (kind parallel).
+QByteArray expand(const QString &text, const Daemon &daemon, int n = 0)
 {
     QByteArray bytes = text.toUtf8();
     bytes.replace("{token}", daemon.token);
     bytes.replace("{port}", QByteArray::number(daemon.port));
+    if (bytes.contains("{blackhole}"))
+        bytes.replace("{blackhole}", QByteArray::number(blackhole().serverPort()));
+    bytes.replace("{n}", QByteArray::number(n));
     return bytes;
 }
 
@@ -235,6 +250,7 @@ private Q_SLOTS:
 private:
     Daemon *daemonFor(const QStringList &flags);
     void runRaw(const QJsonObject &entry, Daemon &daemon);
+    void runParallel(const QJsonObject &entry, Daemon &daemon);
     // Sends the writes over one new connection and checks what expect says of it.
     void sendAndCheck(const QList<QByteArray> &writes, int pauseMs, const QJsonObject &expect, Daemon &daemon,
                       const QString &what);
@@ -307,6 +323,8 @@ void TestAttacks::attack()
     const QString kind = entry.value(QStringLiteral("kind")).toString(QStringLiteral("raw"));
     if (kind == QLatin1String("raw"))
         runRaw(entry, *daemon);
+    else if (kind == QLatin1String("parallel"))
+        runParallel(entry, *daemon);
     if (QTest::currentTestFailed())
         return;
 
@@ -362,6 +380,67 @@ void TestAttacks::runRaw(const QJsonObject &entry, Daemon &daemon)
                          .arg(QString::fromLatin1(all.mid(std::max<qsizetype>(0, at - 8), 8).toPercentEncoding())));
         if (QTest::currentTestFailed())
             return;
+    }
+}
+
+void TestAttacks::runParallel(const QJsonObject &entry, Daemon &daemon)
+{
+    // count connections send their request at once; while they wait, a probe must be answered.
+    const int count = entry.value(QStringLiteral("count")).toInt();
+    const QString request = entry.value(QStringLiteral("send")).toString();
+    std::vector<std::unique_ptr<QTcpSocket>> sockets;
+    for (int n = 0; n < count; ++n) {
+        auto socket = std::make_unique<QTcpSocket>();
+        socket->connectToHost(QHostAddress::LocalHost, quint16(daemon.port));
+        QVERIFY(socket->waitForConnected(5000));
+        QByteArray bytes = expand(request, daemon, n);
+        // With a body, the head ends at its last header line and gets the body's length.
+        if (entry.contains(QStringLiteral("body"))) {
+            const QByteArray body = expand(entry.value(QStringLiteral("body")).toString(), daemon, n);
+            bytes += "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body;
+        }
+        socket->write(bytes);
+        socket->waitForBytesWritten(2000);
+        sockets.push_back(std::move(socket));
+    }
+    QTest::qWait(entry.value(QStringLiteral("probeAfterMs")).toInt(500));
+    const int probeWithin = entry.value(QStringLiteral("probeWithinMs")).toInt(1000);
+    QElapsedTimer timer;
+    timer.start();
+    QTcpSocket probe;
+    probe.connectToHost(QHostAddress::LocalHost, quint16(daemon.port));
+    QVERIFY(probe.waitForConnected(2000));
+    probe.write(expand(entry.value(QStringLiteral("probe")).toString(), daemon));
+    QByteArray probeBuffer;
+    const Answer probed = readAnswer(probe, probeBuffer, probeWithin);
+    QVERIFY2(
+        probed.status == entry.value(QStringLiteral("probeStatus")).toInt(200),
+        qPrintable(QStringLiteral("the probe got %1 after %2 ms while %3 requests waited")
+                       .arg(probed.status ? QString::fromLatin1(probed.raw.left(200)) : QStringLiteral("no answer"))
+                       .arg(timer.elapsed())
+                       .arg(count)));
+    // And every one of them is answered, within its deadline.
+    const QJsonObject expect = entry.value(QStringLiteral("expect")).toObject();
+    const int timeoutMs = expect.value(QStringLiteral("timeoutMs")).toInt(5000);
+    const int wanted = expect.value(QStringLiteral("status")).toInt();
+    timer.restart();
+    for (int n = 0; n < count; ++n) {
+        QByteArray buffer;
+        const Answer answer =
+            readAnswer(*sockets[size_t(n)], buffer, int(std::max<qint64>(1, timeoutMs - timer.elapsed())));
+        QVERIFY2(answer.status == wanted, qPrintable(QStringLiteral("request %1: expected %2, got %3")
+                                                         .arg(n)
+                                                         .arg(wanted)
+                                                         .arg(answer.status ? QString::fromLatin1(answer.raw.left(300))
+                                                                            : QStringLiteral("no answer"))));
+        if (expect.contains(QStringLiteral("message")))
+            QVERIFY2(QRegularExpression(expect.value(QStringLiteral("message")).toString())
+                         .match(answer.json.value(QStringLiteral("error"))
+                                    .toObject()
+                                    .value(QStringLiteral("message"))
+                                    .toString())
+                         .hasMatch(),
+                     answer.raw.left(300).constData());
     }
 }
 
