@@ -19,6 +19,7 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
 #include <csignal>
 #include <memory>
 
@@ -177,7 +178,10 @@ public:
         }
         return true;
     }
-    static QStringList knownKinds() { return {QStringLiteral("raw"), QStringLiteral("parallel")}; }
+    static QStringList knownKinds()
+    {
+        return {QStringLiteral("raw"), QStringLiteral("parallel"), QStringLiteral("repeat")};
+    }
     const QStringList &ids() const { return m_order; }
     QJsonObject entry(const QString &id) const { return m_entries.value(id); }
 
@@ -251,6 +255,7 @@ private:
     Daemon *daemonFor(const QStringList &flags);
     void runRaw(const QJsonObject &entry, Daemon &daemon);
     void runParallel(const QJsonObject &entry, Daemon &daemon);
+    void runRepeat(const QJsonObject &entry, Daemon &daemon);
     // Sends the writes over one new connection and checks what expect says of it.
     void sendAndCheck(const QList<QByteArray> &writes, int pauseMs, const QJsonObject &expect, Daemon &daemon,
                       const QString &what);
@@ -325,6 +330,8 @@ void TestAttacks::attack()
         runRaw(entry, *daemon);
     else if (kind == QLatin1String("parallel"))
         runParallel(entry, *daemon);
+    else if (kind == QLatin1String("repeat"))
+        runRepeat(entry, *daemon);
     if (QTest::currentTestFailed())
         return;
 
@@ -442,6 +449,38 @@ void TestAttacks::runParallel(const QJsonObject &entry, Daemon &daemon)
                          .hasMatch(),
                      answer.raw.left(300).constData());
     }
+}
+
+void TestAttacks::runRepeat(const QJsonObject &entry, Daemon &daemon)
+{
+    // The same request count times, one connection each, every answer as expect says.
+    const int count = entry.value(QStringLiteral("count")).toInt();
+    const QJsonObject expect = entry.value(QStringLiteral("expect")).toObject();
+    const QByteArray request = writeBytes(entry.value(QStringLiteral("send")), daemon);
+    for (int i = 0; i < count; ++i) {
+        sendAndCheck({request}, 0, expect, daemon, QStringLiteral("attempt %1").arg(i + 1));
+        if (QTest::currentTestFailed())
+            return;
+    }
+    // Then what the audit trail holds of them.
+    const QJsonObject audit = entry.value(QStringLiteral("audit")).toObject();
+    if (audit.isEmpty())
+        return;
+    QTcpSocket socket;
+    socket.connectToHost(QHostAddress::LocalHost, quint16(daemon.port));
+    QVERIFY(socket.waitForConnected(2000));
+    socket.write("GET /api/v1/audit?limit=10000&action=" +
+                 QUrl::toPercentEncoding(audit.value(QStringLiteral("action")).toString()) +
+                 " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + daemon.token + "\r\n\r\n");
+    QByteArray buffer;
+    const Answer answer = readAnswer(socket, buffer, 5000);
+    QCOMPARE(answer.status, 200);
+    const qsizetype lines = answer.json.value(QStringLiteral("lines")).toArray().size();
+    QVERIFY2(lines >= 1 && lines <= audit.value(QStringLiteral("maxLines")).toInt(),
+             qPrintable(QStringLiteral("%1 audit lines %2 for %3 attempts")
+                            .arg(lines)
+                            .arg(audit.value(QStringLiteral("action")).toString())
+                            .arg(count)));
 }
 
 void TestAttacks::sendAndCheck(const QList<QByteArray> &writes, int pauseMs, const QJsonObject &expect, Daemon &daemon,
