@@ -332,8 +332,12 @@ void TestAttacks::attack()
         runParallel(entry, *daemon);
     else if (kind == QLatin1String("repeat"))
         runRepeat(entry, *daemon);
-    if (QTest::currentTestFailed())
+    if (QTest::currentTestFailed()) {
+        // What pandod said meanwhile, to see why.
+        qWarning().noquote() << "pandod said:" << daemon->process.readAll().right(4000);
         return;
+    }
+    daemon->process.readAll();
 
     const QJsonObject expect = entry.value(QStringLiteral("expect")).toObject();
     if (expect.contains(QStringLiteral("rssGrowthMiB"))) {
