@@ -7,6 +7,7 @@
 #include "core/engine/engine.h"
 
 #include <QHostAddress>
+#include <QProcessEnvironment>
 #include <QStringList>
 
 namespace pando::daemon {
@@ -31,6 +32,8 @@ struct DaemonOptions {
     // --allow-host: names requests may carry in Host besides loopback, the listen address and
     // the certificate's names (a reverse proxy's public name).
     QStringList allowedHosts;
+    // --insecure-http: plain HTTP on an address other people reach, said out loud.
+    bool insecureHttp = false;
     // --git-timeout: how long a git host may stay silent (connecting, or mid-fetch).
     int gitTimeoutMs = 30'000;
     // --max-connections, --header-timeout, --idle-timeout.
@@ -42,7 +45,9 @@ struct DaemonOptions {
 // "90s", "30m", "24h", "7d"; nullopt for anything else.
 std::optional<qint64> parseDuration(const QString &text);
 
-// Errors name the flag that was wrong. --help and --version exit the process.
-Result<DaemonOptions> parseOptions(const QStringList &arguments);
+// Errors name the flag that was wrong. --help and --version exit the process. environment is
+// where PANDO_DATABASE_URL is read (the process's own by default).
+Result<DaemonOptions> parseOptions(const QStringList &arguments,
+                                   const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment());
 
 } // namespace pando::daemon

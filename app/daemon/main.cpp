@@ -96,6 +96,9 @@ int main(int argc, char *argv[])
             << port.error().text() << Qt::endl;
         return 1;
     }
+    if (!tls && options->insecureHttp && !options->listenAddress.isLoopback())
+        err << "pandod: warning: serving plain HTTP on " << options->listenAddress.toString()
+            << " (--insecure-http): tokens and passwords cross the network in the clear" << Qt::endl;
     out << "pandod: listening on " << (tls ? "https://" : "http://") << options->listenAddress.toString() << ':'
         << *port << "/api/v1" << Qt::endl;
     if (tls)
