@@ -605,6 +605,13 @@ void ApiServer::acceptWebSockets()
                            QStringLiteral("forbidden: %1").arg(decision ? decision->reason : decision.error().message));
             continue;
         }
+        // WebSockets leave their listener's count at the upgrade; they are held to the same cap here.
+        if (m_limits.maxConnections > 0 && webSocketCount() > m_limits.maxConnections) {
+            qCWarning(lcApi) << "refused a WebSocket:" << m_limits.maxConnections << "are open, the limit";
+            session->close(static_cast<QWebSocketProtocol::CloseCode>(1013),
+                           QStringLiteral("%1 WebSockets are open, the limit").arg(m_limits.maxConnections));
+            continue;
+        }
         // One user (or token, for the initial one) holds a bounded number of live streams.
         const QString owner = principal->userId.isEmpty() ? principal->tokenId : principal->userId;
         const auto sessions = findChildren<WebSocketSession *>(Qt::FindDirectChildrenOnly);

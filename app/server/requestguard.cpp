@@ -49,7 +49,8 @@ struct GuardState {
     Body body = Body::None;
     QTimer *timer = nullptr; // the socket's child
     Wait wait = Wait::None;
-    qint64 remaining = 0; // body bytes still to come (Content-Length)
+    std::function<void()> release; // takes the connection off its listener's count
+    qint64 remaining = 0;          // body bytes still to come (Content-Length)
     ChunkedReader chunked;
     qint64 drain = -1; // >= 0 once refused: bytes still to read and drop
 };
@@ -79,7 +80,8 @@ std::expected<Head, Refusal> parseHead(const QByteArray &block)
         return std::unexpected(Refusal{QStringLiteral("the request line is not \"METHOD target HTTP/1.1\""),
                                        QStringLiteral("request line")});
     result.method = requestLine[0];
-    result.path = requestLine[1].left(requestLine[1].indexOf('?'));
+    const qsizetype query = requestLine[1].indexOf('?');
+    result.path = query < 0 ? requestLine[1] : requestLine[1].left(query);
     bool haveLength = false;
     bool haveEncoding = false;
     for (qsizetype i = 1; i < lines.size(); ++i) {
@@ -300,6 +302,8 @@ void inspect(QTcpSocket *socket, const std::shared_ptr<GuardState> &shared, cons
                 QObject::disconnect(socket, &QTcpSocket::readyRead, socket, nullptr);
                 QObject::disconnect(socket, &QTcpSocket::bytesWritten, socket, nullptr);
                 arm(state, Wait::None, 0);
+                if (state.release)
+                    state.release();
                 return;
             }
             if (head->chunked) {
@@ -454,13 +458,14 @@ GuardedTcpServer::GuardedTcpServer(GuardOptions options, QObject *parent)
     : QTcpServer(parent), m_options(std::move(options))
 {}
 
-void guardSocket(QTcpSocket *socket, const GuardOptions &options)
+void guardSocket(QTcpSocket *socket, const GuardOptions &options, std::function<void()> release)
 {
     // Connected before the HTTP server connects its own slot, so it sees new bytes first.
     auto state = std::make_shared<GuardState>();
     state->timer = new QTimer(socket);
     state->timer->setObjectName(QStringLiteral("guard"));
     state->timer->setSingleShot(true);
+    state->release = std::move(release);
     QObject::connect(socket, &QTcpSocket::readyRead, socket,
                      [socket, state, options]() { inspect(socket, state, options); });
     // An answer going out starts the keep-alive wait for the next request, unless one began.
@@ -493,10 +498,19 @@ void guardSocket(QTcpSocket *socket, const GuardOptions &options)
     arm(*state, Wait::Idle, options.limits.idleTimeoutMs);
 }
 
-void ConnectionCount::add(QObject *connection, QObject *context)
+std::function<void()> ConnectionCount::add(QAbstractSocket *connection, QObject *context)
 {
     ++m_open;
-    QObject::connect(connection, &QObject::destroyed, context, [this] { --m_open; });
+    auto counted = std::make_shared<bool>(true);
+    const auto release = [this, counted] {
+        if (*counted) {
+            *counted = false;
+            --m_open;
+        }
+    };
+    QObject::connect(connection, &QAbstractSocket::disconnected, context, release);
+    QObject::connect(connection, &QObject::destroyed, context, release);
+    return release;
 }
 
 void ConnectionCount::refused(const QString &peer)
@@ -528,8 +542,7 @@ void GuardedTcpServer::incomingConnection(qintptr descriptor)
         QTimer::singleShot(LingerMs + 100, socket, &QObject::deleteLater);
         return;
     }
-    m_count.add(socket, this);
-    guardSocket(socket, m_options);
+    guardSocket(socket, m_options, m_count.add(socket, this));
     addPendingConnection(socket);
 }
 
@@ -537,7 +550,8 @@ GuardedSslServer::GuardedSslServer(GuardOptions options, QObject *parent)
     : QSslServer(parent), m_options(std::move(options))
 {
     connect(this, &QSslServer::startedEncryptionHandshake, this, [this](QSslSocket *socket) {
-        m_count.add(socket, this);
+        m_releases.insert(socket, m_count.add(socket, this));
+        connect(socket, &QObject::destroyed, this, [this, socket] { m_releases.remove(socket); });
         QPointer<QSslSocket> guarded(socket);
         QTimer::singleShot(HandshakeTimeoutMs, socket, [guarded] {
             if (guarded && !guarded->isEncrypted())
@@ -566,7 +580,7 @@ QTcpSocket *GuardedSslServer::nextPendingConnection()
     // goes on here, just before the HTTP server connects its own slot.
     QTcpSocket *socket = QSslServer::nextPendingConnection();
     if (socket)
-        guardSocket(socket, m_options);
+        guardSocket(socket, m_options, m_releases.take(socket));
     return socket;
 }
 

@@ -20,6 +20,7 @@
 
 #include <QByteArrayView>
 #include <QElapsedTimer>
+#include <QHash>
 #include <QSslServer>
 #include <QTcpServer>
 #include <functional>
@@ -69,8 +70,10 @@ struct GuardOptions {
 class ConnectionCount {
 public:
     bool full(int max) const { return max > 0 && m_open >= max; }
-    // Counts the connection until it is destroyed (or context is).
-    void add(QObject *connection, QObject *context);
+    // Counts the connection until it disconnects or is destroyed, whichever is first, or until
+    // the returned function is called: a socket a WebSocket takes over loses every connection
+    // (Qt disconnects them) and is counted by the ApiServer's WebSocket cap from then on.
+    std::function<void()> add(QAbstractSocket *connection, QObject *context);
     // Notes one connection refused because the count is full.
     void refused(const QString &peer);
     int open() const { return m_open; }
@@ -116,9 +119,11 @@ protected:
 private:
     GuardOptions m_options;
     ConnectionCount m_count;
+    QHash<QObject *, std::function<void()>> m_releases; // until the guard takes them
 };
 
-// Puts the guard in front of a socket the HTTP server has not seen yet.
-void guardSocket(QTcpSocket *socket, const GuardOptions &options);
+// Puts the guard in front of a socket the HTTP server has not seen yet; release is called when
+// a WebSocket takes the connection over.
+void guardSocket(QTcpSocket *socket, const GuardOptions &options, std::function<void()> release = {});
 
 } // namespace pando::server::detail

@@ -555,6 +555,19 @@ void TestAttacks::sendAndCheck(const QList<QByteArray> &writes, int pauseMs, con
                                      ", got " + buffer.left(64).toHex(' ') + where)
                               .constData());
     }
+    if (expect.contains(QStringLiteral("neverReceives"))) {
+        // For a second after the answers, these bytes never come (an HTTP answer inside a WebSocket).
+        const QByteArray unwanted = expect.value(QStringLiteral("neverReceives")).toString().toUtf8();
+        QElapsedTimer timer;
+        timer.start();
+        while (timer.elapsed() < 1000 && socket.state() == QAbstractSocket::ConnectedState) {
+            socket.waitForReadyRead(50);
+            buffer += socket.readAll();
+        }
+        QVERIFY2(!buffer.contains(unwanted), QByteArray(QByteArray("received ") + unwanted + where).constData());
+        QVERIFY2(socket.state() == QAbstractSocket::ConnectedState,
+                 QByteArray(QByteArray("pandod closed the connection") + where).constData());
+    }
     if (expect.value(QStringLiteral("noAnswer")).toBool()) {
         buffer += socket.readAll();
         QVERIFY2(buffer.isEmpty(),
