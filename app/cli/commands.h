@@ -29,7 +29,10 @@ struct Flag {
 
 namespace flags {
 inline constexpr Flag Server{"server", "URL", "the Pando API (default: $PANDO_SERVER), e.g. http://127.0.0.1:7420"};
-inline constexpr Flag Token{"token", "TOKEN", "the API token (default: $PANDO_TOKEN, else the saved login session)"};
+inline constexpr Flag Token{"token", "TOKEN",
+                            "deprecated: every user of the machine sees argv; use $PANDO_TOKEN or --token-file"};
+inline constexpr Flag TokenFile{"token-file", "FILE",
+                                "a file holding the API token (default: $PANDO_TOKEN, else the saved login session)"};
 inline constexpr Flag Json{"json", "", "print the API's JSON instead of text"};
 inline constexpr Flag Help{"help", "", "print the usage (of a command: pando COMMAND --help)"};
 inline constexpr Flag Version{"version", "", "print the client's version"};
@@ -67,12 +70,12 @@ inline constexpr Flag Force{"force", "", "replace an existing FILE"};
 
 // Every flag any command takes, the global ones first: what the parser knows by name.
 inline constexpr const Flag *Catalogue[] = {
-    &Server,   &Token,      &Json,   &Help,   &Version, &File,   &Ref,   &Wait,   &NoWait,
-    &KeepData, &DeleteData, &Follow, &Tail,   &Limit,   &Config, &Vars,  &Yes,    &Watch,
-    &Pipeline, &FromFile,   &Actor,  &Action, &Object,  &Since,  &Until, &Status, &All,
-    &Reason,   &Username,   &Role,   &Scope,  &Expires, &Out,    &Force,
+    &Server, &Token,    &TokenFile,  &Json,   &Help,   &Version, &File,   &Ref,   &Wait,
+    &NoWait, &KeepData, &DeleteData, &Follow, &Tail,   &Limit,   &Config, &Vars,  &Yes,
+    &Watch,  &Pipeline, &FromFile,   &Actor,  &Action, &Object,  &Since,  &Until, &Status,
+    &All,    &Reason,   &Username,   &Role,   &Scope,  &Expires, &Out,    &Force,
 };
-inline constexpr const Flag *Global[] = {&Server, &Token, &Json, &Help, &Version};
+inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags
 
 inline constexpr bool Required = true;

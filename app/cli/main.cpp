@@ -7,6 +7,7 @@
 #include "app/client/apiclient.h"
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QSocketNotifier>
 #include <csignal>
 #include <unistd.h>
@@ -99,16 +100,36 @@ int main(int argc, char **argv)
         cli::printError(url.error());
         return cli::ExitFailed;
     }
-    // --token, then PANDO_TOKEN, then the session `pando login` saved; login needs none.
-    QString token = setting(*args, QStringLiteral("token"), "PANDO_TOKEN");
+    // --token-file, --token, then PANDO_TOKEN, then the session `pando login` saved; login needs none.
+    QString token;
+    if (args->has(QStringLiteral("token-file"))) {
+        QFile file(args->value(QStringLiteral("token-file")));
+        if (!file.open(QIODevice::ReadOnly)) {
+            cli::printError(Error{ErrorCode::Invalid,
+                                  QStringLiteral("cannot read %1: %2").arg(file.fileName(), file.errorString()),
+                                  QStringLiteral("--token-file")});
+            return cli::ExitFailed;
+        }
+        token = QString::fromUtf8(file.read(4096)).trimmed();
+    } else {
+        if (args->has(QStringLiteral("token")))
+            cli::printError(Error{ErrorCode::Invalid,
+                                  QStringLiteral("warning: --token shows the token to every user of this machine "
+                                                 "(ps, /proc); it will go away"),
+                                  QStringLiteral("--token"),
+                                  QStringLiteral("set PANDO_TOKEN, or put the token in a file only you can read and "
+                                                 "pass --token-file FILE")});
+        token = setting(*args, QStringLiteral("token"), "PANDO_TOKEN");
+    }
     if (needs == cli::Needs::Server)
         token.clear();
     else if (token.isEmpty())
         token = cli::savedSession();
     if (token.isEmpty() && needs == cli::Needs::Token) {
-        cli::printError(Error{ErrorCode::Unauthorized, QStringLiteral("no API token given"), QStringLiteral("--token"),
-                              QStringLiteral("run pando login, pass --token TOKEN or set PANDO_TOKEN (before the "
-                                             "first login: the install's initial-admin-token file)")});
+        cli::printError(Error{ErrorCode::Unauthorized, QStringLiteral("no API token given"),
+                              QStringLiteral("--token-file"),
+                              QStringLiteral("run pando login, set PANDO_TOKEN or pass --token-file FILE (before "
+                                             "the first login: the install's initial-admin-token file)")});
         return cli::ExitFailed;
     }
 

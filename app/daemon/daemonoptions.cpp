@@ -2,8 +2,10 @@
 
 #include <QCommandLineParser>
 #include <QDir>
+#include <QFile>
 #include <QRegularExpression>
 #include <QStandardPaths>
+#include <QUrl>
 
 namespace pando::daemon {
 
@@ -22,7 +24,7 @@ std::optional<qint64> parseDuration(const QString &text)
     return n * unitMs;
 }
 
-Result<DaemonOptions> parseOptions(const QStringList &arguments)
+Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessEnvironment &environment)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Pando's engine and API, headless."));
@@ -36,8 +38,17 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
                                     QStringLiteral("host:port"));
     const QCommandLineOption database(
         QStringLiteral("database"),
-        QStringLiteral("sqlite:///path or postgres://user:pass@host:port/db (default: SQLite in the data dir)."),
+        QStringLiteral("sqlite:///path or postgres://user@host:port/db (default: SQLite in the data dir). A URL with a "
+                       "password goes in $PANDO_DATABASE_URL or --database-file, never here: argv is public."),
         QStringLiteral("url"));
+    const QCommandLineOption databaseFile(
+        QStringLiteral("database-file"),
+        QStringLiteral("A file (readable by pandod's user only) holding the database URL, password and all."),
+        QStringLiteral("file"));
+    const QCommandLineOption insecureHttp(
+        QStringLiteral("insecure-http"),
+        QStringLiteral("Serve plain HTTP on an address other than loopback (tokens and passwords cross the network "
+                       "in the clear); without it such a --listen needs --tls."));
     const QCommandLineOption workers(QStringLiteral("workers"), QStringLiteral("Deploys run in parallel (default 2)."),
                                      QStringLiteral("n"));
     const QCommandLineOption reconcile(QStringLiteral("reconcile-interval"),
@@ -120,6 +131,28 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
                        "(repeatable; default: Pando's local pando/postgres:15, pando/mariadb:10.11, pando/redis:7)."),
         QStringLiteral("kind=image"));
     parser.addOption(serviceImage);
+    const QCommandLineOption maxConnections(
+        QStringLiteral("max-connections"),
+        QStringLiteral("Connections the API holds open at once; past it one is answered 503 (default 512)."),
+        QStringLiteral("n"));
+    const QCommandLineOption headerTimeout(
+        QStringLiteral("header-timeout"),
+        QStringLiteral("How long a request's headers may take to arrive, e.g. 10s (default 10s)."),
+        QStringLiteral("duration"));
+    const QCommandLineOption idleTimeout(
+        QStringLiteral("idle-timeout"),
+        QStringLiteral("How long a connection may stay silent between requests or inside a body (default 60s)."),
+        QStringLiteral("duration"));
+    const QCommandLineOption allowHost(
+        QStringLiteral("allow-host"),
+        QStringLiteral("A host name requests may name in their Host header besides loopback names, the listen "
+                       "address and the certificate's names, e.g. a reverse proxy's (repeat)."),
+        QStringLiteral("name"));
+    const QCommandLineOption gitTimeout(
+        QStringLiteral("git-timeout"),
+        QStringLiteral("How long a git host may take to connect or stay silent mid-fetch, e.g. 30s (default 30s)."),
+        QStringLiteral("duration"));
+    parser.addOptions({maxConnections, headerTimeout, idleTimeout, allowHost, gitTimeout, databaseFile, insecureHttp});
     parser.addOptions({dataDir,  listen,    database,   workers,        reconcile,      diskCheck,   docker,
                        install,  maxRuns,   auditSinks, appLimit,       approvalPolicy, approvalTtl, tls,
                        tlsName,  tlsCert,   tlsKey,     rotateKey,      runtime,        incus,       incusSocket,
@@ -149,13 +182,44 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
                         QStringLiteral("--listen"));
         o.listenPort = quint16(port);
     }
-    const QString dbUrl = parser.isSet(database)
-                              ? parser.value(database)
-                              : QStringLiteral("sqlite://") + o.engine.dataDir + QStringLiteral("/pando.db");
+    // The database URL: --database (no password: every user of the machine reads argv), else
+    // --database-file, else $PANDO_DATABASE_URL, else SQLite in the data directory.
+    const int dbSources = int(parser.isSet(database)) + int(parser.isSet(databaseFile));
+    if (dbSources > 1)
+        return fail(ErrorCode::Invalid, QStringLiteral("--database and --database-file exclude each other"),
+                    QStringLiteral("--database-file"));
+    QString dbUrl;
+    QString dbWhere = QStringLiteral("--database");
+    if (parser.isSet(database)) {
+        dbUrl = parser.value(database);
+        if (!QUrl(dbUrl).password().isEmpty())
+            return fail(ErrorCode::Invalid,
+                        QStringLiteral("the URL carries a password, which every user of this machine can read in "
+                                       "the process list"),
+                        QStringLiteral("--database"),
+                        QStringLiteral("put the URL in $PANDO_DATABASE_URL or in a file given with --database-file"));
+    } else if (parser.isSet(databaseFile)) {
+        dbWhere = QStringLiteral("--database-file");
+        QFile file(parser.value(databaseFile));
+        if (!file.open(QIODevice::ReadOnly))
+            return fail(ErrorCode::Invalid,
+                        QStringLiteral("cannot read %1: %2").arg(file.fileName(), file.errorString()), dbWhere);
+        dbUrl = QString::fromUtf8(file.read(64 * 1024)).trimmed();
+    } else if (environment.contains(QStringLiteral("PANDO_DATABASE_URL"))) {
+        dbWhere = QStringLiteral("PANDO_DATABASE_URL");
+        dbUrl = environment.value(QStringLiteral("PANDO_DATABASE_URL")).trimmed();
+    } else {
+        dbUrl = QStringLiteral("sqlite://") + o.engine.dataDir + QStringLiteral("/pando.db");
+    }
     auto db = core::DatabaseConfig::fromUrl(dbUrl);
     if (!db) {
+        // Not the URL's password: QUrl's errors quote the URL.
         Error e = db.error();
-        e.where = QStringLiteral("--database");
+        e.where = dbWhere;
+        if (const QString password = QUrl(dbUrl).password(QUrl::FullyEncoded); !password.isEmpty()) {
+            e.message.replace(password, QStringLiteral("***"));
+            e.message.replace(QUrl::fromPercentEncoding(password.toUtf8()), QStringLiteral("***"));
+        }
         return std::unexpected(e);
     }
     o.engine.database = *db;
@@ -186,6 +250,27 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
         if (!ok || o.maxRuns < 1 || o.maxRuns > 256)
             return fail(ErrorCode::Invalid, QStringLiteral("expected a number from 1 to 256"),
                         QStringLiteral("--max-runs"));
+    }
+    o.allowedHosts = parser.values(allowHost);
+    if (parser.isSet(maxConnections)) {
+        bool ok = false;
+        o.connections.maxConnections = parser.value(maxConnections).toInt(&ok);
+        if (!ok || o.connections.maxConnections < 1 || o.connections.maxConnections > 1'000'000)
+            return fail(ErrorCode::Invalid, QStringLiteral("expected a number from 1 to 1000000"),
+                        QStringLiteral("--max-connections"));
+    }
+    for (const auto &[option, target] :
+         {std::pair{&headerTimeout, &o.connections.headerTimeoutMs},
+          std::pair{&idleTimeout, &o.connections.idleTimeoutMs}, std::pair{&gitTimeout, &o.gitTimeoutMs}}) {
+        if (!parser.isSet(*option))
+            continue;
+        const std::optional<qint64> ms = parseDuration(parser.value(*option));
+        if (!ms || *ms < 1000 || *ms > 86'400'000)
+            return fail(ErrorCode::Invalid,
+                        QStringLiteral("expected a duration from 1s to 1d such as 10s or 5m, got \"%1\"")
+                            .arg(parser.value(*option)),
+                        QStringLiteral("--") + option->names().constFirst());
+        *target = int(*ms);
     }
     if (parser.isSet(appLimit)) {
         bool ok = false;
@@ -221,6 +306,15 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments)
                     QStringLiteral("--tls-name"));
     o.rotateSecretsKey = parser.isSet(rotateKey);
     o.tls = parser.isSet(tls) || parser.isSet(tlsCert) || parser.isSet(tlsName);
+    o.insecureHttp = parser.isSet(insecureHttp);
+    // Bearer tokens and passwords in the clear, to anyone on the network path: only on purpose.
+    if (!o.tls && !o.insecureHttp && !o.listenAddress.isLoopback())
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("plain HTTP on %1 sends tokens and passwords across the network in the clear")
+                        .arg(o.listenAddress.toString()),
+                    QStringLiteral("--listen"),
+                    QStringLiteral("add --tls (pandod makes a certificate clients pin), or --insecure-http if a "
+                                   "proxy in front terminates TLS"));
     o.tlsNames = parser.values(tlsName);
     o.tlsCertificate = parser.value(tlsCert);
     o.tlsKey = parser.value(tlsKey);

@@ -2,10 +2,12 @@
 // pandod's command line: where its data lives, where it listens, which database it uses.
 
 #include "adapters/api/error.h"
+#include "app/server/connectionlimits.h"
 #include "app/wiring/runtimewiring.h"
 #include "core/engine/engine.h"
 
 #include <QHostAddress>
+#include <QProcessEnvironment>
 #include <QStringList>
 
 namespace pando::daemon {
@@ -27,6 +29,15 @@ struct DaemonOptions {
     QStringList tlsNames;
     QString tlsCertificate;
     QString tlsKey;
+    // --allow-host: names requests may carry in Host besides loopback, the listen address and
+    // the certificate's names (a reverse proxy's public name).
+    QStringList allowedHosts;
+    // --insecure-http: plain HTTP on an address other people reach, said out loud.
+    bool insecureHttp = false;
+    // --git-timeout: how long a git host may stay silent (connecting, or mid-fetch).
+    int gitTimeoutMs = 30'000;
+    // --max-connections, --header-timeout, --idle-timeout.
+    server::ConnectionLimits connections;
     // --rotate-secrets-key: re-seal every secret with a new key, then exit (pandod stopped).
     bool rotateSecretsKey = false;
 };
@@ -34,7 +45,9 @@ struct DaemonOptions {
 // "90s", "30m", "24h", "7d"; nullopt for anything else.
 std::optional<qint64> parseDuration(const QString &text);
 
-// Errors name the flag that was wrong. --help and --version exit the process.
-Result<DaemonOptions> parseOptions(const QStringList &arguments);
+// Errors name the flag that was wrong. --help and --version exit the process. environment is
+// where PANDO_DATABASE_URL is read (the process's own by default).
+Result<DaemonOptions> parseOptions(const QStringList &arguments,
+                                   const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment());
 
 } // namespace pando::daemon

@@ -1,6 +1,7 @@
 // pandod: the Pando engine and its API, headless. A "Pando install" that the CLI, desktops and
 // teammates attach to.
 
+#include "adapters/kit/gitkit/gitstream.h"
 #include "app/daemon/daemonoptions.h"
 #include "app/daemon/secretskey.h"
 #include "app/daemon/signalwatcher.h"
@@ -33,6 +34,9 @@ int main(int argc, char *argv[])
     if (options->rotateSecretsKey)
         return daemon::rotateSecretsKey(*options, out, err);
 
+    // Before anything fetches: no git host holds a request for longer than this without a byte.
+    adapters::git::setNetworkDeadlines({std::min(options->gitTimeoutMs, 15'000), options->gitTimeoutMs, 0});
+
     wiring::InstallOptions installOptions;
     installOptions.engine = options->engine;
     installOptions.runtimes = options->runtimes;
@@ -63,6 +67,9 @@ int main(int argc, char *argv[])
 
     server::ApiServer api(engine);
     api.setAuthzOptions(install.authzOptions());
+    api.setConnectionLimits(options->connections);
+    for (const QString &host : std::as_const(options->allowedHosts))
+        api.addAllowedHost(host);
     std::optional<server::TlsIdentity> tls;
     if (options->tls) {
         // The names teammates reach it by: the listen address unless it is a wildcard, and what
@@ -89,6 +96,9 @@ int main(int argc, char *argv[])
             << port.error().text() << Qt::endl;
         return 1;
     }
+    if (!tls && options->insecureHttp && !options->listenAddress.isLoopback())
+        err << "pandod: warning: serving plain HTTP on " << options->listenAddress.toString()
+            << " (--insecure-http): tokens and passwords cross the network in the clear" << Qt::endl;
     out << "pandod: listening on " << (tls ? "https://" : "http://") << options->listenAddress.toString() << ':'
         << *port << "/api/v1" << Qt::endl;
     if (tls)

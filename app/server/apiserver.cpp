@@ -2,6 +2,7 @@
 
 #include "accounthandlers.h"
 #include "approvalhandlers.h"
+#include "hostallowlist.h"
 #include "httperror.h"
 #include "requestguard.h"
 #include "routes.h"
@@ -29,6 +30,7 @@
 #include <QThreadPool>
 #include <QWebSocket>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 #include <exception>
 #include <memory>
 
@@ -184,29 +186,68 @@ QString objectArgName(ObjectArg object)
     return {};
 }
 
+// What Qt 6.4 upgrades: "Upgrade: websocket" with "Connection: upgrade" (its parser needs both).
+// A request with the first alone is an ordinary request and gets an ordinary answer.
 bool isWebSocketUpgrade(const QHttpServerRequest &request)
 {
-    return request.value(QByteArrayLiteral("Upgrade")).trimmed().compare("websocket", Qt::CaseInsensitive) == 0;
+    if (request.value(QByteArrayLiteral("Upgrade")).trimmed().compare("websocket", Qt::CaseInsensitive) != 0)
+        return false;
+    const QList<QByteArray> tokens = request.value(QByteArrayLiteral("Connection")).split(',');
+    return std::any_of(tokens.begin(), tokens.end(), [](const QByteArray &token) {
+        return token.trimmed().compare("upgrade", Qt::CaseInsensitive) == 0;
+    });
+}
+
+// The guard's options for a listener: the body limit, and which paths may take a WebSocket.
+detail::GuardOptions guardOptions(const ConnectionLimits &limits)
+{
+    detail::GuardOptions options;
+    options.maxBodyBytes = MaxRequestBodyBytes;
+    options.limits = limits;
+    options.isWebSocketPath = [](const QByteArray &path) {
+        const RouteMatch match = matchRoute(QStringLiteral("GET"), QUrl(QString::fromLatin1(path)).path(QUrl::FullyEncoded));
+        return match.route != nullptr && match.route->webSocket;
+    };
+    return options;
 }
 
 } // namespace
 
 class ApiServer::Frontend : public QAbstractHttpServer {
 public:
+    // Routes that reach out to other hosts (a git remote for POST /apps) run on a pool of their
+    // own with a bounded queue: eight requests to a host that never answered once held all eight
+    // threads of the main pool, and /health with them. Past the queue they are answered 503.
+    static constexpr int NetworkThreads = 4;
+    static constexpr int MaxNetworkRequests = 16; // running and queued
+
     Frontend(core::Engine &engine, QObject *parent) : QAbstractHttpServer(parent), m_engine(engine)
     {
         m_pool.setMaxThreadCount(8);
+        m_networkPool.setMaxThreadCount(NetworkThreads);
     }
-    ~Frontend() override { m_pool.waitForDone(); }
+    ~Frontend() override
+    {
+        m_networkPool.waitForDone();
+        m_pool.waitForDone();
+    }
 
     // Where handlers and WebSocket streams read the store; waited for when the server goes.
     QThreadPool &pool() { return m_pool; }
+    detail::HostAllowList &hosts() { return m_hosts; }
     detail::ServerState &state() { return m_state; }
 
 protected:
     bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override
     {
         const RouteMatch match = matchRoute(methodName(request.method()), request.url().path(QUrl::FullyEncoded));
+        if (!m_hosts.allowsHost(request.value(QByteArrayLiteral("Host")))) {
+            // An upgrade refused here is answered by missingHandler, which Qt calls next.
+            if (isWebSocketUpgrade(request))
+                return false;
+            refuseHost(request, socket);
+            return true;
+        }
         if (isWebSocketUpgrade(request)) {
             // Qt 6.4 upgrades only when this returns true and has no upgrade verifier: the
             // socket is authorized right after the upgrade (acceptWebSockets). Nothing may be
@@ -219,6 +260,8 @@ protected:
 
     void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override
     {
+        if (!m_hosts.allowsHost(request.value(QByteArrayLiteral("Host"))))
+            return refuseHost(request, socket);
         if (isWebSocketUpgrade(request)) {
             // An upgrade to a path without a WebSocket route. Qt closes the connection as soon as
             // this returns, so the answer is written now rather than from the pool; it needs no
@@ -234,6 +277,22 @@ protected:
     }
 
 private:
+    // Written at once, before any route or token is looked at: nothing about the install goes to
+    // a page that reached it under a foreign name.
+    void refuseHost(const QHttpServerRequest &request, QTcpSocket *socket)
+    {
+        const QString host = detail::HostAllowList::hostName(request.value(QByteArrayLiteral("Host")));
+        qCInfo(lcApi).noquote() << "refused a request for host" << host.left(100) << "from"
+                                << (socket ? socket->peerAddress().toString() : QString());
+        const Error error{ErrorCode::Invalid,
+                          QStringLiteral("this server does not answer to the host name \"%1\"").arg(host.left(100)),
+                          QStringLiteral("Host"),
+                          QStringLiteral("reach it by a loopback address, the address it listens on, or a name its "
+                                         "certificate carries; pandod --allow-host adds a name")};
+        QHttpServerResponder responder = makeResponder(request, socket);
+        write(responder, Reply{421, errorBody(error)}, newRequestId());
+    }
+
     void respond(const QHttpServerRequest &request, QTcpSocket *socket, const RouteMatch &match)
     {
         const QByteArray requestId = newRequestId();
@@ -242,10 +301,30 @@ private:
             request.value(QByteArrayLiteral("Content-Type")), request.value(QByteArrayLiteral("Authorization")),
             socket ? socket->peerAddress().toString() : request.remoteAddress().toString()});
         auto responder = std::make_shared<QHttpServerResponder>(makeResponder(request, socket));
+        const bool network = match.route && reachesOut(*match.route);
+        if (network && m_networkRequests.fetchAndAddOrdered(1) >= MaxNetworkRequests) {
+            m_networkRequests.fetchAndSubOrdered(1);
+            qCWarning(lcApi) << "request" << requestId << "refused:" << MaxNetworkRequests
+                             << "requests that reach other hosts are running or waiting";
+            write(*responder,
+                  Reply{503, errorBody(Error{ErrorCode::Unavailable,
+                                             QStringLiteral("%1 requests that reach other hosts (git remotes) are "
+                                                            "running or waiting, the limit")
+                                                 .arg(MaxNetworkRequests),
+                                             {},
+                                             QStringLiteral("retry once they finished")})},
+                  requestId);
+            return;
+        }
         // Handlers may wait on a git remote or the Docker engine; the server's thread only
         // parses and writes, so one slow request never holds up the others.
-        QFuture<Reply> reply = QtConcurrent::run(
-            &m_pool, [this, data, match, requestId] { return dispatch(*data, match, QString::fromLatin1(requestId)); });
+        QFuture<Reply> reply =
+            QtConcurrent::run(network ? &m_networkPool : &m_pool, [this, data, match, requestId, network] {
+                Reply r = dispatch(*data, match, QString::fromLatin1(requestId));
+                if (network)
+                    m_networkRequests.fetchAndSubOrdered(1);
+                return r;
+            });
         // With the socket as context, an answer for a client that went away is dropped.
         detail::whenReady(std::move(reply), socket ? static_cast<QObject *>(socket) : this,
                           [responder, requestId](const Reply &r) { write(*responder, r, requestId); });
@@ -299,6 +378,11 @@ private:
         actor.source = request.peer;
         actor.requestId = requestId;
 
+        // Before any token is looked at: a cross-site form or text/plain POST gets nowhere.
+        if (match.route)
+            if (std::optional<Reply> refused = refuseBodyType(*match.route, request))
+                return *refused;
+
         core::accounts::Principal principal;
         const bool isPublic = match.route && match.route->permission == permission::Public;
         if (!isPublic) {
@@ -339,7 +423,10 @@ private:
 
     core::Engine &m_engine;
     detail::ServerState m_state;
+    detail::HostAllowList m_hosts;
     QThreadPool m_pool;
+    QThreadPool m_networkPool;
+    QAtomicInt m_networkRequests; // running and queued on m_networkPool
 };
 
 using detail::WebSocketSession;
@@ -360,6 +447,16 @@ ApiServer::ApiServer(core::Engine &engine, QObject *parent)
     });
 }
 
+void ApiServer::addAllowedHost(const QString &name)
+{
+    m_frontend->hosts().addName(name);
+}
+
+void ApiServer::setConnectionLimits(const ConnectionLimits &limits)
+{
+    m_limits = limits;
+}
+
 void ApiServer::setAuthzOptions(const core::authz::AuthzOptions &options)
 {
     m_engine.setAuthzOptions(options);
@@ -373,7 +470,7 @@ ApiServer::~ApiServer()
 
 Result<quint16> ApiServer::listen(const QHostAddress &address, quint16 port)
 {
-    auto *tcp = new detail::GuardedTcpServer(MaxRequestBodyBytes, m_frontend.get());
+    auto *tcp = new detail::GuardedTcpServer(guardOptions(m_limits), m_frontend.get());
     if (!tcp->listen(address, port)) {
         const bool inUse = tcp->serverError() == QAbstractSocket::AddressInUseError;
         const QString where = QStringLiteral("%1:%2").arg(address.toString()).arg(port);
@@ -384,6 +481,7 @@ Result<quint16> ApiServer::listen(const QHostAddress &address, quint16 port)
         delete tcp;
         return std::unexpected(error);
     }
+    m_frontend->hosts().addListenAddress(address);
     m_frontend->bind(tcp);
     return tcp->serverPort();
 }
@@ -400,7 +498,7 @@ Result<quint16> ApiServer::listenTls(const QHostAddress &address, quint16 port, 
     config.setProtocol(QSsl::TlsV1_2OrLater);
     // Teammates are identified by their bearer tokens, not by client certificates.
     config.setPeerVerifyMode(QSslSocket::VerifyNone);
-    auto *tls = new detail::GuardedSslServer(MaxRequestBodyBytes, m_frontend.get());
+    auto *tls = new detail::GuardedSslServer(guardOptions(m_limits), m_frontend.get());
     tls->setSslConfiguration(config);
     if (!tls->listen(address, port)) {
         const bool inUse = tls->serverError() == QAbstractSocket::AddressInUseError;
@@ -412,6 +510,8 @@ Result<quint16> ApiServer::listenTls(const QHostAddress &address, quint16 port, 
         return std::unexpected(error);
     }
     m_frontend->state().setTlsFingerprint(certificateFingerprint(certificate));
+    m_frontend->hosts().addListenAddress(address);
+    m_frontend->hosts().addCertificate(certificate);
     m_frontend->bind(tls);
     m_tlsPorts.insert(tls->serverPort());
     m_tlsListeners.append(tls);
@@ -465,21 +565,24 @@ void ApiServer::acceptWebSockets()
         std::unique_ptr<QWebSocket> pending = m_frontend->nextPendingWebSocketConnection();
         if (!pending)
             break;
-        auto *session = new WebSocketSession(pending.release(), this);
+        QWebSocket *incoming = pending.release();
+        // Before any frame is read: a client's message is a small command at most.
+        incoming->setMaxAllowedIncomingMessageSize(quint64(m_limits.maxWebSocketMessageBytes));
+        incoming->setMaxAllowedIncomingFrameSize(quint64(m_limits.maxWebSocketMessageBytes));
+        auto *session = new WebSocketSession(incoming, qint64(m_limits.maxWebSocketPendingBytes), this);
         QWebSocket *socket = session->socket();
         const QNetworkRequest request = socket->request();
         const QUrl url = request.url();
 
         // A browser page from another site must not ride on a token it can reach; clients that
         // are not browsers send no Origin.
+        // The Origin is held to the install's own names, never to the request's Host: a page
+        // that rebinds its own name to this machine sends that name in both.
         const QString origin = socket->origin();
-        if (!origin.isEmpty()) {
-            const QString host = QString::fromLatin1(request.rawHeader("Host"));
-            if (origin != QStringLiteral("http://") + host && origin != QStringLiteral("https://") + host) {
-                session->close(QWebSocketProtocol::CloseCodePolicyViolated,
-                               QStringLiteral("origin %1 is not allowed").arg(origin));
-                continue;
-            }
+        if (!origin.isEmpty() && !m_frontend->hosts().allowsOrigin(origin, socket->localPort())) {
+            session->close(QWebSocketProtocol::CloseCodePolicyViolated,
+                           QStringLiteral("origin %1 is not allowed").arg(origin.left(200)));
+            continue;
         }
 
         const RouteMatch match = matchRoute(QStringLiteral("GET"), url.path(QUrl::FullyEncoded));
@@ -500,6 +603,27 @@ void ApiServer::acceptWebSockets()
         if (!decision || !*decision) {
             session->close(QWebSocketProtocol::CloseCodePolicyViolated,
                            QStringLiteral("forbidden: %1").arg(decision ? decision->reason : decision.error().message));
+            continue;
+        }
+        // WebSockets leave their listener's count at the upgrade; they are held to the same cap here.
+        if (m_limits.maxConnections > 0 && webSocketCount() > m_limits.maxConnections) {
+            qCWarning(lcApi) << "refused a WebSocket:" << m_limits.maxConnections << "are open, the limit";
+            session->close(static_cast<QWebSocketProtocol::CloseCode>(1013),
+                           QStringLiteral("%1 WebSockets are open, the limit").arg(m_limits.maxConnections));
+            continue;
+        }
+        // One user (or token, for the initial one) holds a bounded number of live streams.
+        const QString owner = principal->userId.isEmpty() ? principal->tokenId : principal->userId;
+        const auto sessions = findChildren<WebSocketSession *>(Qt::FindDirectChildrenOnly);
+        const auto held = std::count_if(sessions.begin(), sessions.end(), [&](const WebSocketSession *other) {
+            return other != session && (other->userId().isEmpty() ? other->tokenId() : other->userId()) == owner;
+        });
+        if (m_limits.maxWebSocketsPerUser > 0 && held >= m_limits.maxWebSocketsPerUser) {
+            qCWarning(lcApi).nospace() << "refused a WebSocket of " << principal->actorName() << ": " << held
+                                       << " are open, the limit per user";
+            session->close(QWebSocketProtocol::CloseCodePolicyViolated,
+                           QStringLiteral("%1 live streams are open for this user, the limit; close one first")
+                               .arg(m_limits.maxWebSocketsPerUser));
             continue;
         }
         // Revoking the token, ending the session or disabling the user closes this socket too.

@@ -10,6 +10,7 @@
 // event loop; it calls only the engine's thread-safe query and command methods.
 
 #include "adapters/api/error.h"
+#include "app/server/connectionlimits.h"
 #include "core/authz/authz.h"
 
 #include <QHostAddress>
@@ -59,6 +60,12 @@ public:
     // The app limit and other authorization settings (defaults: core/authz/authz.h); the
     // engine keeps them, as it decides every request.
     void setAuthzOptions(const core::authz::AuthzOptions &options);
+    // Connection caps and deadlines (connectionlimits.h) for the listeners made from now on and
+    // the WebSockets accepted from now on.
+    void setConnectionLimits(const ConnectionLimits &limits);
+    // A host name (or address) requests may name in their Host header besides loopback names,
+    // the addresses listened on and the TLS certificate's names: a reverse proxy's public name.
+    void addAllowedHost(const QString &name);
     // Every route the server answers, in matching order.
     static QList<RouteInfo> routeTable();
     // How many WebSocket clients are connected now.
@@ -71,6 +78,7 @@ private:
     void acceptWebSockets();
 
     core::Engine &m_engine;
+    ConnectionLimits m_limits;
     std::unique_ptr<Frontend> m_frontend;
     QSet<quint16> m_tlsPorts; // the ports listenTls() serves
     QList<QObject *> m_tlsListeners;

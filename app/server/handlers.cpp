@@ -52,7 +52,7 @@ bool isSpecContentType(const QByteArray &contentType)
 {
     const QByteArray type = contentType.split(';').constFirst().trimmed().toLower();
     return type.isEmpty() || type == "application/yaml" || type == "text/yaml" || type == "application/x-yaml" ||
-           type == "text/x-yaml" || type == "application/json" || type == "text/plain";
+           type == "text/x-yaml" || type == "application/json";
 }
 
 // Why the body cannot be an AppSpec, as the reply; nullopt when it may be one.
@@ -329,6 +329,32 @@ static_assert(everyRouteIsComplete(), "every route needs a method, an /api/v1 pa
 std::span<const RouteDef> routeDefs()
 {
     return Routes;
+}
+
+bool reachesOut(const RouteDef &route)
+{
+    // Both resolve the spec's source ref on its git remote before answering.
+    return route.handler == &createApp || route.handler == &updateApp;
+}
+
+std::optional<Reply> refuseBodyType(const RouteDef &route, const RequestData &request)
+{
+    // The resource webhook takes what forges send (its own helper checks it).
+    if (request.body.isEmpty() || route.handler == &pipelineapi::webhook)
+        return std::nullopt;
+    const QByteArray type = request.contentType.split(';').constFirst().trimmed().toLower();
+    const bool json = type == "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+    const bool spec = route.handler == &createApp || route.handler == &updateApp;
+    if (json || (spec && !type.isEmpty() && isSpecContentType(type)))
+        return std::nullopt;
+    return Reply{415,
+                 errorBody(Error{ErrorCode::Invalid,
+                                 QStringLiteral("unsupported content type \"%1\"; this route takes %2")
+                                     .arg(QString::fromLatin1(type.left(100)),
+                                          spec ? QStringLiteral("an AppSpec as YAML or JSON") : QStringLiteral("JSON")),
+                                 QStringLiteral("Content-Type"),
+                                 spec ? QStringLiteral("send Content-Type: application/yaml or application/json")
+                                      : QStringLiteral("send Content-Type: application/json")})};
 }
 
 RouteMatch matchRoute(const QString &method, const QString &encodedPath)

@@ -12,6 +12,7 @@
 #include <QStringList>
 #include <QUrl>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -115,6 +116,15 @@ struct RouteMatch {
 // Matches a request target's path as it came over the wire (QUrl::FullyEncoded): it is split at
 // its slashes before the segments are decoded, so an encoded slash stays inside its argument.
 RouteMatch matchRoute(const QString &method, const QString &encodedPath);
+
+// Whether the route's handler waits on another host (a git remote): it runs on the server's
+// network pool, apart from the routes that must stay responsive.
+bool reachesOut(const RouteDef &route);
+
+// A body whose Content-Type the route does not take, as the 415 answer: JSON routes take
+// application/json (or application/*+json) only, the AppSpec routes YAML or JSON. Forms and
+// text/plain, which a web page may send anywhere without asking, never reach a handler.
+std::optional<Reply> refuseBodyType(const RouteDef &route, const RequestData &request);
 
 constexpr bool isKnownPermission(std::string_view p)
 {

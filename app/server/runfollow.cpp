@@ -1,4 +1,6 @@
 #include "runfollow.h"
+
+#include "websocketsession.h"
 #include "whenready.h"
 
 #include "pipelinehandlers.h"
@@ -32,9 +34,9 @@ struct RunFollow::Loaded {
     QList<core::RunEventRecord> events;
 };
 
-RunFollow::RunFollow(core::Engine &engine, QWebSocket *socket, QString runId, qint64 afterSeq, QThreadPool &pool,
-                     QObject *parent)
-    : QObject(parent), m_engine(engine), m_socket(socket), m_runId(std::move(runId)), m_lastSeq(afterSeq), m_pool(pool)
+RunFollow::RunFollow(core::Engine &engine, WebSocketSession &session, QString runId, qint64 afterSeq, QThreadPool &pool)
+    : QObject(&session), m_engine(engine), m_session(session), m_socket(session.socket()), m_runId(std::move(runId)),
+      m_lastSeq(afterSeq), m_pool(pool)
 {}
 
 void RunFollow::start()
@@ -161,7 +163,7 @@ void RunFollow::process(const core::Event &event)
 
 void RunFollow::send(const QJsonObject &message)
 {
-    m_socket->sendTextMessage(QString::fromUtf8(QJsonDocument(message).toJson(QJsonDocument::Compact)));
+    m_session.send(message);
 }
 
 void RunFollow::finishWith(const QString &status)

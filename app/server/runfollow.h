@@ -23,11 +23,13 @@ class Engine;
 
 namespace pando::server::detail {
 
+class WebSocketSession;
+
 class RunFollow : public QObject {
     Q_OBJECT
 public:
-    RunFollow(core::Engine &engine, QWebSocket *socket, QString runId, qint64 afterSeq, QThreadPool &pool,
-              QObject *parent);
+    // The session is the parent: it outlives this follow.
+    RunFollow(core::Engine &engine, WebSocketSession &session, QString runId, qint64 afterSeq, QThreadPool &pool);
 
     // Subscribes to the bus, then reads the backlog.
     void start();
@@ -42,6 +44,7 @@ private:
     void finishWith(const QString &status);
 
     core::Engine &m_engine;
+    WebSocketSession &m_session;
     QWebSocket *m_socket;
     QString m_runId;
     qint64 m_lastSeq = 0;

@@ -72,8 +72,7 @@ void followRun(StreamCall &call)
                            QStringLiteral("query.after: must be a whole number from 0"));
         return;
     }
-    auto *follow =
-        new detail::RunFollow(call.engine, call.session.socket(), call.args.value(0), after, call.pool, &call.session);
+    auto *follow = new detail::RunFollow(call.engine, call.session, call.args.value(0), after, call.pool);
     follow->start();
 }
 

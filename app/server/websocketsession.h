@@ -11,6 +11,7 @@
 #include <QJsonObject>
 #include <QObject>
 #include <QWebSocket>
+#include <algorithm>
 #include <memory>
 
 namespace pando::server::detail {
@@ -18,17 +19,37 @@ namespace pando::server::detail {
 class WebSocketSession : public QObject {
     Q_OBJECT
 public:
-    WebSocketSession(QWebSocket *socket, QObject *parent) : QObject(parent), m_socket(socket)
+    // maxPendingBytes: what may wait to go out to a client that reads too slowly before it is
+    // dropped; QWebSocket would queue without end (a log follow of a chatty app grew the daemon).
+    WebSocketSession(QWebSocket *socket, qint64 maxPendingBytes, QObject *parent)
+        : QObject(parent), m_socket(socket), m_maxPending(maxPendingBytes)
     {
         socket->setParent(this);
         connect(socket, &QWebSocket::disconnected, this, &QObject::deleteLater);
+        connect(socket, &QWebSocket::bytesWritten, this,
+                [this](qint64 written) { m_pending = std::max<qint64>(0, m_pending - written); });
     }
 
     void close(QWebSocketProtocol::CloseCode code, const QString &reason) { m_socket->close(code, reason); }
+    // Every message to the client goes through here, so that the bound holds for every stream.
     void send(const QJsonObject &message)
     {
-        m_socket->sendTextMessage(QString::fromUtf8(QJsonDocument(message).toJson(QJsonDocument::Compact)));
+        if (m_dropped)
+            return;
+        const QByteArray text = QJsonDocument(message).toJson(QJsonDocument::Compact);
+        if (m_maxPending > 0 && m_pending + text.size() > m_maxPending) {
+            m_dropped = true;
+            qWarning("dropping a WebSocket client of %s: %lld bytes wait to go to it, the limit is %lld",
+                     qUtf8Printable(m_socket->peerAddress().toString()), static_cast<long long>(m_pending),
+                     static_cast<long long>(m_maxPending));
+            // A close frame would queue behind what is stuck; the connection just ends.
+            m_socket->abort();
+            return;
+        }
+        m_pending += text.size();
+        m_socket->sendTextMessage(QString::fromUtf8(text));
     }
+    qint64 pendingBytes() const { return m_pending; }
     QWebSocket *socket() const { return m_socket; }
     const QString &tokenId() const { return m_tokenId; }
     const QString &userId() const { return m_userId; }
@@ -41,6 +62,9 @@ public:
 
 private:
     QWebSocket *m_socket;
+    qint64 m_maxPending = 0;
+    qint64 m_pending = 0; // sent to the socket, not yet written to the network
+    bool m_dropped = false;
     QString m_tokenId;
     QString m_userId;
     std::shared_ptr<core::LogSubscription> m_subscription;

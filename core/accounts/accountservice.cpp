@@ -117,6 +117,14 @@ struct AccountService::Private {
             qWarning("audit: recording %s on %s failed: %s", qPrintable(action), qPrintable(object),
                      qPrintable(ok.error().text()));
     }
+    // The same for someone who is not signed in: counted per source network, not a line each.
+    void recordUnauthenticatedRefusal(const Actor &actor, const QString &action, const QString &object,
+                                      const QJsonObject &detail)
+    {
+        if (auto ok = audit.recordUnauthenticated(actor, action, object, detail); !ok)
+            qWarning("audit: recording %s on %s failed: %s", qPrintable(action), qPrintable(object),
+                     qPrintable(ok.error().text()));
+    }
 
     Result<Principal> principalFor(const User &user, Principal::Kind kind, const QString &tokenId,
                                    const QStringList &scopes, qint64 expiresMs, qint64 revokedMs)
@@ -317,12 +325,12 @@ Result<IssuedSession> AccountService::login(const QString &username, const QStri
     const QString object = u"user/"_s + name;
     auto refuse = [&](const QString &reason) -> std::unexpected<Error> {
         d->throttle.recordFailure(name, sourceAddress);
-        d->recordRefusal(actor, u"session.failed"_s, object, {{u"reason"_s, reason}});
+        d->recordUnauthenticatedRefusal(actor, u"session.failed"_s, object, {{u"reason"_s, reason}});
         return wrongCredentials();
     };
 
     if (const qint64 wait = d->throttle.waitMs(name, sourceAddress); wait > 0) {
-        d->recordRefusal(actor, u"session.failed"_s, object, {{u"reason"_s, u"throttled"_s}});
+        d->recordUnauthenticatedRefusal(actor, u"session.failed"_s, object, {{u"reason"_s, u"throttled"_s}});
         return fail(ErrorCode::Unauthorized, u"too many failed logins"_s, {},
                     u"try again in %1 s"_s.arg((wait + 999) / 1000));
     }

@@ -118,9 +118,9 @@ Result<RedeemedPairing> PairingBook::redeem(const QString &secret, const QString
         return fail(ErrorCode::Invalid, u"the device name has more than %1 characters"_s.arg(MaxDeviceNameLength),
                     u"name"_s);
     if (const qint64 wait = m_throttle.waitMs(sourceAddress, sourceAddress); wait > 0) {
-        discardResult(
-            m_audit.record(anonymous, u"pairing.failed"_s, u"pairing"_s, u"denied"_s, {{u"reason"_s, u"throttled"_s}}),
-            "the refusal is the answer; a failing audit log must not replace it");
+        discardResult(m_audit.recordUnauthenticated(anonymous, u"pairing.failed"_s, u"pairing"_s,
+                                                    {{u"reason"_s, u"throttled"_s}}),
+                      "the refusal is the answer; a failing audit log must not replace it");
         return fail(ErrorCode::Unauthorized, u"too many failed pairing attempts"_s, u"token"_s,
                     u"try again in %1 s"_s.arg((wait + 999) / 1000));
     }
@@ -146,8 +146,8 @@ Result<RedeemedPairing> PairingBook::redeem(const QString &secret, const QString
     }
     if (!found) {
         m_throttle.recordFailure(sourceAddress, sourceAddress);
-        discardResult(m_audit.record(anonymous, u"pairing.failed"_s, u"pairing"_s, u"denied"_s,
-                                     {{u"reason"_s, u"unknown, spent or expired code"_s}}),
+        discardResult(m_audit.recordUnauthenticated(anonymous, u"pairing.failed"_s, u"pairing"_s,
+                                                    {{u"reason"_s, u"unknown, spent or expired code"_s}}),
                       "the refusal is the answer; a failing audit log must not replace it");
         return refused();
     }

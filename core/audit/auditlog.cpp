@@ -2,6 +2,7 @@
 
 #include "core/state/repositories.h"
 
+#include <QHostAddress>
 #include <QJsonDocument>
 
 namespace pando::core {
@@ -96,6 +97,99 @@ Status AuditLog::commit(QList<AuditRecord> lines)
             return std::unexpected(appended.error());
         }
     }
+}
+
+QString AuditLog::sourceNetwork(const QString &source)
+{
+    QHostAddress address;
+    if (!address.setAddress(source))
+        return source.left(100);
+    bool v4 = false;
+    const quint32 ip4 = address.toIPv4Address(&v4);
+    if (v4)
+        return QHostAddress(ip4 & 0xffffff00u).toString() + QStringLiteral("/24");
+    Q_IPV6ADDR ip6 = address.toIPv6Address();
+    for (int i = 8; i < 16; ++i)
+        ip6[i] = 0;
+    return QHostAddress(ip6).toString() + QStringLiteral("/64");
+}
+
+QList<AuditLog::RefusalLine> AuditLog::takeExpiredRefusalsLocked(qint64 now, bool force)
+{
+    QList<RefusalLine> lines;
+    for (auto it = m_refusals.begin(); it != m_refusals.end();) {
+        if (!force && it->windowStartMs + RefusalWindowMs > now) {
+            ++it;
+            continue;
+        }
+        if (it->suppressed > 0)
+            lines.append(RefusalLine{it->action, it->object,
+                                     QJsonObject{{QStringLiteral("reason"), QStringLiteral("repeated")},
+                                                 {QStringLiteral("count"), it->suppressed},
+                                                 {QStringLiteral("network"), it->network},
+                                                 {QStringLiteral("fromMs"), it->windowStartMs},
+                                                 {QStringLiteral("toMs"), it->lastMs}}});
+        it = m_refusals.erase(it);
+    }
+    if (m_refusalWindowStartMs >= 0 && (force || m_refusalWindowStartMs + RefusalWindowMs <= now)) {
+        if (m_refusalsSuppressed > 0)
+            lines.append(RefusalLine{QStringLiteral("audit.refusals_suppressed"), QStringLiteral("audit"),
+                                     QJsonObject{{QStringLiteral("count"), m_refusalsSuppressed},
+                                                 {QStringLiteral("fromMs"), m_refusalWindowStartMs},
+                                                 {QStringLiteral("toMs"), now}}});
+        m_refusalWindowStartMs = -1;
+        m_refusalLines = 0;
+        m_refusalsSuppressed = 0;
+    }
+    return lines;
+}
+
+Status AuditLog::recordUnauthenticated(const Actor &actor, const QString &action, const QString &object,
+                                       const QJsonObject &detail)
+{
+    const qint64 now = m_clock.nowMs();
+    const QString network = sourceNetwork(actor.source);
+    bool writeThis = false;
+    QList<RefusalLine> summaries;
+    {
+        QMutexLocker lock(&m_refusalMutex);
+        summaries = takeExpiredRefusalsLocked(now, false);
+        if (m_refusalWindowStartMs < 0)
+            m_refusalWindowStartMs = now;
+        const QString key = action + QLatin1Char(' ') + network + QLatin1Char(' ') + object;
+        if (auto it = m_refusals.find(key); it != m_refusals.end()) {
+            ++it->suppressed;
+            it->lastMs = now;
+        } else if (m_refusalLines >= MaxRefusalLinesPerWindow) {
+            ++m_refusalsSuppressed;
+        } else {
+            ++m_refusalLines;
+            m_refusals.insert(key, RefusalCount{action, object, network, now, 0, now});
+            writeThis = true;
+        }
+    }
+    const Actor summaryActor{QStringLiteral("system:audit"), actor.source, {}};
+    for (const RefusalLine &line : std::as_const(summaries))
+        if (Status ok = record(summaryActor, line.action, line.object, QStringLiteral("denied"), line.detail); !ok)
+            return ok;
+    if (writeThis)
+        return record(actor, action, object, QStringLiteral("denied"), detail);
+    return {};
+}
+
+Status AuditLog::flushRefusals(bool force)
+{
+    QList<RefusalLine> summaries;
+    {
+        QMutexLocker lock(&m_refusalMutex);
+        summaries = takeExpiredRefusalsLocked(m_clock.nowMs(), force);
+    }
+    for (const RefusalLine &line : std::as_const(summaries))
+        if (Status ok = record(Actor{QStringLiteral("system:audit"), QStringLiteral("engine"), {}}, line.action,
+                               line.object, QStringLiteral("denied"), line.detail);
+            !ok)
+            return ok;
+    return {};
 }
 
 } // namespace pando::core

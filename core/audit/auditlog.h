@@ -11,7 +11,9 @@
 #include "core/state/records.h"
 #include "core/state/repositories.h"
 
+#include <QHash>
 #include <QJsonObject>
+#include <QList>
 #include <QMutex>
 #include <QString>
 #include <QWaitCondition>
@@ -60,6 +62,22 @@ public:
     // when its own line is committed.
     Status record(const Actor &actor, const QString &action, const QString &object, const QString &outcome,
                   const QJsonObject &detail = {});
+    // A refusal of someone nobody authenticated (a failed login or pairing): the first of each
+    // action on each object from each source network (IPv4 /24, IPv6 /64) in a window of
+    // RefusalWindowMs is written as it comes; the rest of that window are counted and written as
+    // one line (same action and object, detail reason "repeated", count, network, fromMs, toMs)
+    // once the window is over and another refusal or flushRefusals() comes. At most
+    // MaxRefusalLinesPerWindow first lines are written per window across all sources; past it
+    // they are counted into one "audit.refusals_suppressed" line. A line per attempt let anyone
+    // fill the disk; now the trail grows by at most about that many lines a minute.
+    static constexpr qint64 RefusalWindowMs = 60'000;
+    static constexpr int MaxRefusalLinesPerWindow = 30;
+    Status recordUnauthenticated(const Actor &actor, const QString &action, const QString &object,
+                                 const QJsonObject &detail = {});
+    // Writes the counts of windows that are over (all of them with force, at shutdown).
+    Status flushRefusals(bool force = false);
+    // The network a refusal is counted under: "10.1.2.0/24", "2001:db8::/64", or the source.
+    static QString sourceNetwork(const QString &source);
     // Off only to measure what auditing costs (tests/bench/bench_audit); an install always audits.
     void setEnabled(bool enabled) { m_enabled = enabled; }
     // Called (on the committing thread) after lines were committed: the audit stream's cue.
@@ -89,6 +107,27 @@ private:
     bool m_committing = false;               // a caller is writing a batch now
     std::function<void()> m_hook;
     std::optional<AuditRepository::Head> m_head; // the last line written; only the committing caller uses it
+
+    struct RefusalLine {
+        QString action;
+        QString object;
+        QJsonObject detail;
+    };
+    // Under m_refusalMutex: what has to be written now of the windows that are over.
+    QList<RefusalLine> takeExpiredRefusalsLocked(qint64 now, bool force);
+    struct RefusalCount {
+        QString action;
+        QString object;
+        QString network;
+        qint64 windowStartMs = 0;
+        qint64 suppressed = 0;
+        qint64 lastMs = 0;
+    };
+    QMutex m_refusalMutex;
+    QHash<QString, RefusalCount> m_refusals; // action, network and object
+    qint64 m_refusalWindowStartMs = -1;
+    int m_refusalLines = 0;          // first lines written in the current window
+    qint64 m_refusalsSuppressed = 0; // past MaxRefusalLinesPerWindow in it
 };
 
 } // namespace pando::core

@@ -87,6 +87,14 @@ Status Engine::start()
         });
         sweep->start(d->options.approvalSweepMs);
     }
+    // Refusals of people not signed in are counted per window (core/audit/auditlog.h); a window
+    // that is over is written even when no refusal follows it.
+    auto *refusals = new QTimer(this);
+    connect(refusals, &QTimer::timeout, this, [this] {
+        if (auto flushed = d->audit.flushRefusals(); !flushed)
+            qWarning("engine: writing the counts of refusals: %s", qPrintable(flushed.error().text()));
+    });
+    refusals->start(int(AuditLog::RefusalWindowMs / 2));
     d->pool.start();
     if (d->options.reconcileIntervalMs > 0)
         d->reconciler.start(d->options.reconcileIntervalMs);

@@ -112,7 +112,7 @@ int httpGet(quint16 port, const QByteArray &path, const QByteArray &token = {})
     socket.connectToHost(QHostAddress::LocalHost, port);
     if (!socket.waitForConnected(200))
         return 0;
-    QByteArray request = "GET " + path + " HTTP/1.1\r\nHost: bench\r\nConnection: close\r\n";
+    QByteArray request = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
     if (!token.isEmpty())
         request += "Authorization: Bearer " + token + "\r\n";
     socket.write(request + "\r\n");

@@ -1,5 +1,7 @@
 #include "gitmirrors.h"
 
+#include "gitstream.h"
+
 #include "gitptr.h"
 #include "gittree.h"
 #include "giturl.h"
@@ -35,7 +37,11 @@ namespace {
 void initLibgit2()
 {
     static std::once_flag once;
-    std::call_once(once, [] { git_libgit2_init(); });
+    std::call_once(once, [] {
+        git_libgit2_init();
+        // Every fetch gets deadlines; pandod may shorten them (--git-timeout).
+        installNetworkDeadlines();
+    });
 }
 
 // One mutex per mirror directory, shared by every GitMirrors in the process, so two of them

@@ -84,7 +84,7 @@ Result<int> openListener(int port, int *boundPort)
 
 } // namespace
 
-LoopbackRouter::LoopbackRouter() : m_loop(std::make_unique<detail::ProxyLoop>())
+LoopbackRouter::LoopbackRouter(LoopbackLimits limits) : m_loop(std::make_unique<detail::ProxyLoop>(limits))
 {}
 
 LoopbackRouter::~LoopbackRouter() = default;

@@ -10,6 +10,7 @@
 #include "adapters/api/routing.h"
 
 #include <QHash>
+#include <chrono>
 #include <memory>
 #include <mutex>
 
@@ -19,9 +20,18 @@ namespace detail {
 class ProxyLoop;
 }
 
+// What one app's port holds at most: open connections (each takes two descriptors; past the cap
+// new ones are accepted and closed at once, with a log line at most every 10 s), and how long a
+// connection may move no byte either way before it is closed. Without them idle sockets piled
+// up until the daemon ran out of descriptors.
+struct LoopbackLimits {
+    int maxConnections = 512;
+    std::chrono::milliseconds idleTimeout = std::chrono::minutes(10);
+};
+
 class LoopbackRouter : public Router {
 public:
-    LoopbackRouter();
+    explicit LoopbackRouter(LoopbackLimits limits = {});
     ~LoopbackRouter() override;
 
     Result<Route> ensure(const QString &app, int requestedPort) override;

@@ -28,6 +28,9 @@ constexpr int ConnectAttempts = 3;
 constexpr auto RetryDelay = std::chrono::milliseconds(100);
 constexpr auto ConnectTimeout = std::chrono::seconds(5);
 constexpr auto AcceptPause = std::chrono::milliseconds(100);
+// How often idle connections are looked for (and refusals past the cap logged at most).
+constexpr auto IdleSweep = std::chrono::seconds(1);
+constexpr auto RefusalLogEvery = std::chrono::seconds(10);
 
 struct Handler {
     virtual ~Handler() = default;
@@ -80,6 +83,8 @@ struct Listener final : Handler {
     Backend backend;
     std::unordered_set<Connection *> connections;
     Clock::time_point resumeAt{};
+    qint64 refused = 0; // past the connection cap, since the last log line
+    Clock::time_point lastRefusalLog{};
     void onEvent(unsigned) override { loop->acceptOn(this); }
 };
 
@@ -106,12 +111,13 @@ struct Connection {
     bool clientShut = false;
     bool dead = false;
     int attempts = 0;
-    Clock::time_point deadline{}; // connect timeout, or when to retry (upstreamFd == -1)
+    Clock::time_point deadline{};   // connect timeout, or when to retry (upstreamFd == -1)
+    Clock::time_point lastActive{}; // when a byte last moved, either way
     unsigned clientMask = 0;
     unsigned upstreamMask = 0;
 };
 
-ProxyLoop::ProxyLoop()
+ProxyLoop::ProxyLoop(ProxyLimits limits) : m_limits(limits)
 {
     m_epoll = ::epoll_create1(EPOLL_CLOEXEC);
     m_wake = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -204,9 +210,11 @@ void ProxyLoop::run()
 
 int ProxyLoop::nextTimeoutMs() const
 {
-    if (m_timed.empty() && m_paused.empty())
+    const bool anyOpen = std::any_of(m_listeners.begin(), m_listeners.end(),
+                                     [](const auto &entry) { return !entry.second->connections.empty(); });
+    if (m_timed.empty() && m_paused.empty() && !anyOpen)
         return -1;
-    Clock::time_point next = Clock::time_point::max();
+    Clock::time_point next = anyOpen ? m_nextIdleSweep : Clock::time_point::max();
     for (const Connection *c : m_timed)
         next = std::min(next, c->deadline);
     for (const Listener *l : m_paused)
@@ -215,8 +223,25 @@ int ProxyLoop::nextTimeoutMs() const
     return static_cast<int>(std::clamp<long long>(wait + 1, 0, 60'000));
 }
 
+void ProxyLoop::closeIdle()
+{
+    const Clock::time_point now = Clock::now();
+    if (now < m_nextIdleSweep)
+        return;
+    m_nextIdleSweep = now + IdleSweep;
+    std::vector<Connection *> idle;
+    for (const auto &[app, listener] : m_listeners) {
+        for (Connection *c : listener->connections)
+            if (!c->dead && now - c->lastActive >= m_limits.idleTimeout)
+                idle.push_back(c);
+    }
+    for (Connection *c : idle)
+        closeConnection(c);
+}
+
 void ProxyLoop::runTimers()
 {
+    closeIdle();
     const Clock::time_point now = Clock::now();
     for (auto it = m_paused.begin(); it != m_paused.end();) {
         Listener *listener = *it;
@@ -321,11 +346,25 @@ void ProxyLoop::acceptOn(Listener *listener)
             ::close(fd); // no backend yet: nothing to talk to
             continue;
         }
+        if (static_cast<int>(listener->connections.size()) >= m_limits.maxConnections) {
+            ::close(fd);
+            ++listener->refused;
+            const Clock::time_point now = Clock::now();
+            if (now - listener->lastRefusalLog >= RefusalLogEvery) {
+                qWarning("loopback router: app %s has %d connections open, its limit; refused %lld more",
+                         qUtf8Printable(listener->app), m_limits.maxConnections,
+                         static_cast<long long>(listener->refused));
+                listener->lastRefusalLog = now;
+                listener->refused = 0;
+            }
+            continue;
+        }
         setNoDelay(fd);
         auto *connection = new Connection;
         connection->listener = listener;
         connection->backend = listener->backend; // read at accept time
         connection->clientFd = fd;
+        connection->lastActive = Clock::now();
         connection->clientSide.loop = this;
         connection->clientSide.connection = connection;
         connection->clientSide.client = true;
@@ -420,24 +459,26 @@ void ProxyLoop::onConnectionEvent(Connection *c, bool clientSide, unsigned event
 // events that would let it move more.
 void ProxyLoop::pump(Connection *c, bool readClient, bool readUpstream)
 {
-    auto readInto = [](int fd, Buffer &buffer, bool &eof) -> bool {
+    auto readInto = [c](int fd, Buffer &buffer, bool &eof) -> bool {
         buffer.compact();
         if (buffer.room() == 0)
             return true;
         const ssize_t n = ::recv(fd, buffer.tail(), buffer.room(), 0);
-        if (n > 0)
+        if (n > 0) {
             buffer.produced(static_cast<size_t>(n));
-        else if (n == 0)
+            c->lastActive = Clock::now();
+        } else if (n == 0)
             eof = true;
         else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
             return false;
         return true;
     };
-    auto writeFrom = [](int fd, Buffer &buffer) -> bool {
+    auto writeFrom = [c](int fd, Buffer &buffer) -> bool {
         while (!buffer.empty()) {
             const ssize_t n = ::send(fd, buffer.head(), buffer.size(), MSG_NOSIGNAL);
             if (n > 0) {
                 buffer.consumed(static_cast<size_t>(n));
+                c->lastActive = Clock::now();
                 continue;
             }
             if (n < 0 && errno == EINTR)

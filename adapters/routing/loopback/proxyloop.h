@@ -6,8 +6,11 @@
 // Threading: the public methods may be called from any thread except the loop's own; they
 // hand the work to the loop and return once it took effect.
 
+#include "adapters/routing/loopback/loopbackrouter.h"
+
 #include <QString>
 
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <map>
@@ -28,9 +31,11 @@ struct Backend {
 struct Listener;
 struct Connection;
 
+using ProxyLimits = LoopbackLimits;
+
 class ProxyLoop {
 public:
-    ProxyLoop();
+    explicit ProxyLoop(ProxyLimits limits = {});
     ~ProxyLoop();
     ProxyLoop(const ProxyLoop &) = delete;
     ProxyLoop &operator=(const ProxyLoop &) = delete;
@@ -64,7 +69,10 @@ private:
     void updateInterest(Connection *connection);
     void closeConnection(Connection *connection);
     void closeListener(Listener *listener);
+    void closeIdle();
 
+    ProxyLimits m_limits;
+    std::chrono::steady_clock::time_point m_nextIdleSweep{};
     int m_epoll = -1;
     int m_wake = -1;
     QString m_startError;

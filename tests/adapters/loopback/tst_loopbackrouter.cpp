@@ -216,6 +216,7 @@ private Q_SLOTS:
     void backendDownClosesClient();
     void noBackendClosesClient();
     void invalidInput();
+    void connectionCapAndIdleTimeout();
     void benchmark();
 };
 
@@ -481,6 +482,39 @@ void TestLoopbackRouter::invalidInput()
     QCOMPARE(router.setBackend(u"x"_s, u"127.0.0.1"_s, 0).error().code, ErrorCode::Invalid);
     QCOMPARE(router.setBackend(u"x"_s, QString(), 80).error().code, ErrorCode::Invalid);
     QCOMPARE(router.setBackend(u"x"_s, u"no-such-host.invalid"_s, 80).error().code, ErrorCode::Unavailable);
+}
+
+void TestLoopbackRouter::connectionCapAndIdleTimeout()
+{
+    // Idle sockets used to stay open for ever and without number, each holding two descriptors.
+    HttpBackend backend("A");
+    LoopbackRouter router({4, std::chrono::milliseconds(600)});
+    const auto route = router.ensure(u"web"_s, 0);
+    PANDO_VERIFY_OK(route);
+    PANDO_VERIFY_OK(router.setBackend(u"web"_s, u"127.0.0.1"_s, backend.port()));
+    std::vector<std::unique_ptr<Client>> idle;
+    for (int i = 0; i < 4; ++i) {
+        idle.push_back(std::make_unique<Client>());
+        QVERIFY(idle.back()->connectTo(quint16(route->port)));
+    }
+    QTRY_COMPARE(router.openConnections(u"web"_s), 4);
+    // The fifth is closed at once; the four are not, yet.
+    Client fifth;
+    QVERIFY(fifth.connectTo(quint16(route->port)));
+    QVERIFY(fifth.closedWithin(1000));
+    QCOMPARE(router.openConnections(u"web"_s), 4);
+    // One that keeps talking stays; the silent ones are closed once idle for the timeout.
+    QVERIFY(idle[0]->request("still here"));
+    QTest::qWait(400);
+    QVERIFY(idle[0]->request("still here"));
+    for (int i = 1; i < 4; ++i)
+        QVERIFY2(idle[size_t(i)]->closedWithin(3000), qPrintable(u"idle connection %1 stayed open"_s.arg(i)));
+    QVERIFY(idle[0]->closedWithin(3000));
+    QTRY_COMPARE(router.openConnections(u"web"_s), 0);
+    // And the port serves again.
+    const auto reply = oneShot(quint16(route->port), "after");
+    QVERIFY(reply);
+    QCOMPARE(reply->body, QByteArray("after"));
 }
 
 void TestLoopbackRouter::benchmark()

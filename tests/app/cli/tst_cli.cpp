@@ -114,7 +114,7 @@ void TestCli::missingSettings_data()
     QTest::addColumn<QString>("flag");
     QTest::addColumn<QString>("env");
     QTest::newRow("no server") << false << true << QStringLiteral("--server") << QStringLiteral("PANDO_SERVER");
-    QTest::newRow("no token") << true << false << QStringLiteral("--token") << QStringLiteral("PANDO_TOKEN");
+    QTest::newRow("no token") << true << false << QStringLiteral("--token-file") << QStringLiteral("PANDO_TOKEN");
 }
 
 void TestCli::missingSettings()
@@ -133,9 +133,22 @@ void TestCli::missingSettings()
 void TestCli::wrongToken()
 {
     const Run run = pando(
-        {QStringLiteral("--token"), QStringLiteral("pando_wrong"), QStringLiteral("apps"), QStringLiteral("list")});
+        {QStringLiteral("--token-file"), writeFile("pando_wrong\n"), QStringLiteral("apps"), QStringLiteral("list")});
     QCOMPARE(run.code, 1);
     QVERIFY2(run.errLines().value(0).startsWith(QStringLiteral("pando: Authorization: ")), qPrintable(run.err));
+    // The token in argv still works, for now, and says why it should not be there.
+    const Run inArgv = pando(
+        {QStringLiteral("--token"), m_install.token, QStringLiteral("apps"), QStringLiteral("list")}, {}, true, false);
+    QVERIFY2(inArgv.code == 0, qPrintable(inArgv.err));
+    QVERIFY2(inArgv.err.contains(QStringLiteral("warning: --token")) &&
+                 inArgv.err.contains(QStringLiteral("--token-file")),
+             qPrintable(inArgv.err));
+    QVERIFY2(!inArgv.err.contains(m_install.token), "the warning never repeats the token");
+    const Run missing = pando({QStringLiteral("--token-file"), QStringLiteral("/nonexistent/token"),
+                               QStringLiteral("apps"), QStringLiteral("list")},
+                              {}, true, false);
+    QCOMPARE(missing.code, 1);
+    QVERIFY2(missing.err.contains(QStringLiteral("--token-file")), qPrintable(missing.err));
 }
 
 void TestCli::createWithBadSpec_data()
@@ -316,9 +329,12 @@ void TestCli::loginAndAccounts()
     run = pando({QStringLiteral("tokens"), QStringLiteral("list")});
     QVERIFY(run.out.contains(id));
     QVERIFY(!run.out.contains(secret));
-    QCOMPARE(pando({QStringLiteral("--token"), secret, QStringLiteral("apps"), QStringLiteral("list")}).code, 0);
+    const QString secretFile = writeFile(secret.toUtf8());
+    QCOMPARE(pando({QStringLiteral("--token-file"), secretFile, QStringLiteral("apps"), QStringLiteral("list")}).code,
+             0);
     QCOMPARE(pando({QStringLiteral("tokens"), QStringLiteral("revoke"), id}).code, 0);
-    QCOMPARE(pando({QStringLiteral("--token"), secret, QStringLiteral("apps"), QStringLiteral("list")}).code, 1);
+    QCOMPARE(pando({QStringLiteral("--token-file"), secretFile, QStringLiteral("apps"), QStringLiteral("list")}).code,
+             1);
     QFile::remove(session);
 }
 

@@ -92,6 +92,14 @@ private Q_SLOTS:
         QTest::newRow("app limit") << QStringList{u"--app-limit"_s, u"-1"_s} << u"--app-limit"_s << u"0 to"_s;
         QTest::newRow("tls cert alone") << QStringList{u"--tls-cert"_s, u"a.crt"_s} << u"--tls-key"_s
                                         << u"go together"_s;
+        // Secrets never in argv, plain HTTP never by accident.
+        QTest::newRow("password in --database")
+            << QStringList{u"--database"_s, u"postgres://pando:s3cr3t@127.0.0.1:5432/pando"_s} << u"--database"_s
+            << u"password"_s;
+        QTest::newRow("plain http on a wildcard")
+            << QStringList{u"--listen"_s, u"0.0.0.0:7420"_s} << u"--listen"_s << u"in the clear"_s;
+        QTest::newRow("plain http on a LAN address")
+            << QStringList{u"--listen"_s, u"192.168.1.5:7420"_s} << u"--listen"_s << u"in the clear"_s;
         QTest::newRow("tls name with a given cert")
             << QStringList{u"--tls-cert"_s, u"a.crt"_s, u"--tls-key"_s, u"a.key"_s, u"--tls-name"_s, u"x"_s}
             << u"--tls-name"_s << u"pandod makes"_s;
@@ -107,6 +115,30 @@ private Q_SLOTS:
         QCOMPARE(o.error().code, o.error().code == ErrorCode::TooLarge ? ErrorCode::TooLarge : ErrorCode::Invalid);
         QCOMPARE(o.error().where, where);
         QVERIFY2(o.error().message.contains(message), qPrintable(o.error().text()));
+        QVERIFY2(!o.error().text().contains(u"s3cr3t"_s) && !o.error().hint.contains(u"s3cr3t"_s),
+                 "an error never repeats the password");
+    }
+
+    void secretsAndPlainHttpTheOtherWay()
+    {
+        // The database URL with its password from the environment or a private file.
+        QProcessEnvironment env;
+        env.insert(u"PANDO_DATABASE_URL"_s, u"postgres://pando:s3cr3t@127.0.0.1:5432/pando"_s);
+        auto fromEnv = daemon::parseOptions({u"pandod"_s, u"--data-dir"_s, m_dir.path()}, env);
+        QVERIFY2(fromEnv, qPrintable(fromEnv ? QString() : fromEnv.error().text()));
+        QCOMPARE(fromEnv->engine.database.driver, core::DatabaseConfig::Driver::Postgres);
+        const QString file = write(u"db.url"_s, "postgres://pando:s3cr3t@127.0.0.1:5432/pando\n");
+        auto fromFile = parse({u"--data-dir"_s, m_dir.path(), u"--database-file"_s, file});
+        QVERIFY2(fromFile, qPrintable(fromFile ? QString() : fromFile.error().text()));
+        QCOMPARE(fromFile->engine.database.driver, core::DatabaseConfig::Driver::Postgres);
+        // A URL without a password may stay in argv.
+        QVERIFY(parse({u"--data-dir"_s, m_dir.path(), u"--database"_s, u"postgres://pando@127.0.0.1:5432/pando"_s}));
+        // Plain HTTP on the network only when asked for; TLS needs nothing more.
+        auto insecure = parse({u"--data-dir"_s, m_dir.path(), u"--listen"_s, u"0.0.0.0:7420"_s, u"--insecure-http"_s});
+        QVERIFY2(insecure, qPrintable(insecure ? QString() : insecure.error().text()));
+        QVERIFY(insecure->insecureHttp);
+        QVERIFY(parse({u"--data-dir"_s, m_dir.path(), u"--listen"_s, u"0.0.0.0:7420"_s, u"--tls"_s}));
+        QVERIFY(parse({u"--data-dir"_s, m_dir.path(), u"--listen"_s, u"[::1]:7420"_s}));
     }
 };
 

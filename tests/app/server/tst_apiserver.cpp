@@ -100,6 +100,8 @@ Answer TestApiServer::call(const QByteArray &method, const QString &path, const 
         request.setRawHeader("Authorization", authorization);
     if (!contentType.isEmpty())
         request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
+    else if (!body.isEmpty()) // JSON routes take nothing else
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
     QNetworkReply *reply = m_network.sendCustomRequest(request, method, body);
     QSignalSpy finished(reply, &QNetworkReply::finished);
     if (!reply->isFinished())
@@ -204,8 +206,11 @@ void TestApiServer::createAppErrors_data()
                                      "name: badport\nsource:\n  repo: https://g.example/x.git\nrun:\n  port: 0\n")
                               << QByteArray("application/yaml") << 400 << QStringLiteral("^run\\.port$");
     QTest::newRow("empty body") << QByteArray() << QByteArray("application/yaml") << 400 << QStringLiteral("^body$");
-    QTest::newRow("wrong content type") << test::helloSpec(QStringLiteral("ct")) << QByteArray("image/png") << 400
+    QTest::newRow("wrong content type") << test::helloSpec(QStringLiteral("ct")) << QByteArray("image/png") << 415
                                         << QStringLiteral("^Content-Type$");
+    // What a web page may send to any site without asking first.
+    QTest::newRow("text/plain") << test::helloSpec(QStringLiteral("ct")) << QByteArray("text/plain") << 415
+                                << QStringLiteral("^Content-Type$");
 }
 
 void TestApiServer::createAppErrors()

@@ -558,7 +558,7 @@ void TestPipelineApi::clientGoneWhileAnswering()
     QTcpSocket raw;
     raw.connectToHost(QHostAddress::LocalHost, m_install.port);
     QVERIFY(raw.waitForConnected(5000));
-    raw.write("GET /api/v1/runs/" + id.toUtf8() + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+    raw.write("GET /api/v1/runs/" + id.toUtf8() + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " +
               m_install.token.toUtf8() + "\r\n\r\n");
     QVERIFY(raw.waitForBytesWritten(5000));
     QTest::qWait(50);

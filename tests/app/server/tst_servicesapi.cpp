@@ -85,6 +85,8 @@ Answer TestServicesApi::call(const QByteArray &method, const QString &path, cons
     request.setRawHeader("Authorization", "Bearer " + m_install.token.toUtf8());
     if (!contentType.isEmpty())
         request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
+    else if (!body.isEmpty()) // JSON routes take nothing else
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
     QNetworkReply *reply = m_network.sendCustomRequest(request, method, body);
     QSignalSpy finished(reply, &QNetworkReply::finished);
     if (!reply->isFinished())

@@ -8,6 +8,8 @@
 #include "tests/support/drivers.h"
 #include "tests/support/pgharness.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
@@ -150,6 +152,54 @@ private Q_SLOTS:
         audit.setEnabled(false);
         QVERIFY(audit.record(Actor{}, QStringLiteral("x"), QStringLiteral("y"), QStringLiteral("success")));
         QVERIFY(AuditRepository(*m_db).list(AuditRepository::Filter{})->isEmpty());
+    }
+
+    void unauthenticatedRefusalsAreCountedNotWrittenEach()
+    {
+        // 10 000 failed logins from one network used to be 10 000 durable lines.
+        ManualClock clock;
+        AuditLog audit(*m_db, clock);
+        const QString login = QStringLiteral("session.failed");
+        for (int i = 0; i < 10000; ++i)
+            QVERIFY(audit.recordUnauthenticated(
+                Actor{QStringLiteral("user:x"), QStringLiteral("203.0.113.%1").arg(i % 200)}, login,
+                QStringLiteral("user/x"), {{QStringLiteral("reason"), QStringLiteral("wrong password")}}));
+        // Another network is its own line; a sprayed name each is one too, up to the window's cap.
+        QVERIFY(audit.recordUnauthenticated(Actor{QStringLiteral("user:x"), QStringLiteral("198.51.100.1")}, login,
+                                            QStringLiteral("user/x")));
+        for (int i = 0; i < 500; ++i)
+            QVERIFY(audit.recordUnauthenticated(Actor{QStringLiteral("user:y"), QStringLiteral("198.51.100.2")}, login,
+                                                QStringLiteral("user/name%1").arg(i)));
+        auto lines = AuditRepository(*m_db).list(AuditRepository::Filter{.limit = 10000}).value();
+        QCOMPARE(lines.size(), qsizetype(AuditLog::MaxRefusalLinesPerWindow));
+        // Nothing more until the window is over; then one line counts each group.
+        QVERIFY(audit.flushRefusals());
+        QCOMPARE(AuditRepository(*m_db).list(AuditRepository::Filter{.limit = 10000})->size(), lines.size());
+        clock.advance(AuditLog::RefusalWindowMs);
+        QVERIFY(audit.flushRefusals());
+        lines = AuditRepository(*m_db).list(AuditRepository::Filter{.limit = 10000}).value();
+        QCOMPARE(lines.size(), qsizetype(AuditLog::MaxRefusalLinesPerWindow + 2));
+        qint64 repeated = 0;
+        qint64 suppressed = 0;
+        for (const AuditRecord &line : std::as_const(lines)) {
+            const QJsonObject detail = QJsonDocument::fromJson(line.detail.toUtf8()).object();
+            if (line.action == login &&
+                detail.value(QStringLiteral("reason")).toString() == QStringLiteral("repeated")) {
+                repeated = detail.value(QStringLiteral("count")).toInteger();
+                QCOMPARE(detail.value(QStringLiteral("network")).toString(), QStringLiteral("203.0.113.0/24"));
+                QCOMPARE(line.object, QStringLiteral("user/x"));
+            }
+            if (line.action == QStringLiteral("audit.refusals_suppressed"))
+                suppressed = detail.value(QStringLiteral("count")).toInteger();
+        }
+        QCOMPARE(repeated, qint64(9999));
+        QCOMPARE(suppressed, qint64(500 - (AuditLog::MaxRefusalLinesPerWindow - 2)));
+        // A new window starts afresh.
+        QVERIFY(audit.recordUnauthenticated(Actor{QStringLiteral("user:x"), QStringLiteral("203.0.113.9")}, login,
+                                            QStringLiteral("user/x")));
+        QCOMPARE(AuditRepository(*m_db).list(AuditRepository::Filter{.limit = 10000})->size(), lines.size() + 1);
+        QCOMPARE(AuditLog::sourceNetwork(QStringLiteral("2001:db8:1:2:3:4:5:6")), QStringLiteral("2001:db8:1:2::/64"));
+        QCOMPARE(AuditLog::sourceNetwork(QStringLiteral("::ffff:10.1.2.3")), QStringLiteral("10.1.2.0/24"));
     }
 };
 
