@@ -141,7 +141,7 @@ Result<ApprovalRecord> ApprovalService::request(const QString &kind, const QStri
                          u"insert approval for "_s + object);
     if (!q)
         return std::unexpected(q.error());
-    if (auto told = announce(r, requester, u"approval.request"_s, u"approval.requested"_s); !told)
+    if (auto told = announce(r, requester, u"approval.request"_s, EventType::ApprovalRequested); !told)
         return std::unexpected(told.error());
     return r;
 }
@@ -219,7 +219,8 @@ Result<ApprovalRecord> ApprovalService::settle(const QString &id, const Approver
         auditRefusal(approver, action, id, u"failure"_s, e);
         return std::unexpected(e);
     }
-    if (auto told = announce(*after, approver, action, approve ? u"approval.approved"_s : u"approval.rejected"_s);
+    if (auto told =
+            announce(*after, approver, action, approve ? EventType::ApprovalApproved : EventType::ApprovalRejected);
         !told)
         return std::unexpected(told.error());
     return *after;
@@ -275,7 +276,7 @@ Result<QList<ApprovalRecord>> ApprovalService::expire()
         auto record = mustFind(id);
         if (!record)
             return std::unexpected(record.error());
-        if (auto told = announce(*record, actor, u"approval.expire"_s, u"approval.expired"_s); !told)
+        if (auto told = announce(*record, actor, u"approval.expire"_s, EventType::ApprovalExpired); !told)
             return std::unexpected(told.error());
         settled << *record;
     }
@@ -371,7 +372,7 @@ Result<QList<ApprovalRecord>> ApprovalService::list(const QString &status, int l
 }
 
 Status ApprovalService::announce(const ApprovalRecord &record, const Actor &actor, const QString &action,
-                                 const QString &event)
+                                 EventType event)
 {
     QJsonObject detail{{u"kind"_s, record.kind}, {u"object"_s, record.object}, {u"status"_s, record.status}};
     if (!record.reason.isEmpty())

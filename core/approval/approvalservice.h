@@ -106,7 +106,7 @@ private:
     Result<ApprovalRecord> mustFind(const QString &id);
     // Why a conditional update touched no row, as an error; expires the row when that is why.
     Error notPending(const ApprovalRecord &record, const QString &action);
-    Status announce(const ApprovalRecord &record, const Actor &actor, const QString &action, const QString &event);
+    Status announce(const ApprovalRecord &record, const Actor &actor, const QString &action, EventType event);
     void auditRefusal(const Actor &actor, const QString &action, const QString &id, const QString &outcome,
                       const Error &error);
 

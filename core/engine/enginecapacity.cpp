@@ -61,7 +61,7 @@ Result<AppView> Engine::startApp(const QString &name, const Actor &actor)
             qWarning("start %s: auditing it failed: %s", qPrintable(name), qPrintable(audited.error().text()));
         if (!started)
             return std::unexpected(started.error());
-        d->services.publish(u"app.started"_s, name, row->currentDeploy);
+        d->services.publish(EventType::AppStarted, name, row->currentDeploy);
     }
     // The reconciler points the route at the container's address, which may have changed.
     if (auto changes = d->reconciler.pass(); !changes)

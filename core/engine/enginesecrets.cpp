@@ -38,7 +38,7 @@ Result<secrets::AppSecretInfo> Engine::setAppSecret(const QString &app, const QS
                                        QJsonObject{{u"name"_s, name}, {u"created"_s, set->created}});
         !audited)
         return std::unexpected(audited.error());
-    d->services.publish(u"app.secrets.changed"_s, app, {}, QJsonObject{{u"name"_s, name}, {u"change"_s, u"set"_s}});
+    d->services.publish(EventType::AppSecretsChanged, app, {}, QJsonObject{{u"name"_s, name}, {u"change"_s, u"set"_s}});
     return set;
 }
 
@@ -59,7 +59,8 @@ Status Engine::removeAppSecret(const QString &app, const QString &name, const Ac
                                        QJsonObject{{u"name"_s, name}});
         !audited)
         return audited;
-    d->services.publish(u"app.secrets.changed"_s, app, {}, QJsonObject{{u"name"_s, name}, {u"change"_s, u"removed"_s}});
+    d->services.publish(EventType::AppSecretsChanged, app, {},
+                        QJsonObject{{u"name"_s, name}, {u"change"_s, u"removed"_s}});
     return {};
 }
 

@@ -105,7 +105,7 @@ Status Engine::removeService(const QString &app, const QString &slot, bool delet
         qWarning("removing %s/%s: auditing it failed: %s", qPrintable(app), qPrintable(slot),
                  qPrintable(audited.error().text()));
     if (removed)
-        d->services.publish(u"service.removed"_s, app, {},
+        d->services.publish(EventType::ServiceRemoved, app, {},
                             QJsonObject{{u"slot"_s, slot}, {u"delete_data"_s, deleteData}});
     return removed;
 }
