@@ -108,7 +108,7 @@ int main(int argc, char **argv)
             auto tree = service.runTree(run->run.id);
             if (tree && tree->run.status != core::RunStatus::Queued && tree->run.status != core::RunStatus::Running) {
                 if (tree->run.status != core::RunStatus::Succeeded)
-                    return {-1, tree->run.status + QStringLiteral(": ") + tree->run.error};
+                    return {-1, core::toString(tree->run.status) + QStringLiteral(": ") + tree->run.error};
                 return {t.elapsed(), QStringLiteral("%1 cached").arg(tree->cachedCount)};
             }
             if (t.elapsed() > 120'000)

@@ -201,8 +201,8 @@ void TestPipelinesDocker::aCommitRunsTheJobsInPassedOrder()
     QCOMPARE(service().runs(QStringLiteral("ci"), QStringLiteral("unit"), 10)->size(), 1); // once, not per check
     QCOMPARE(unitRun->trigger, QStringLiteral("resource:repo"));
     const RunRecord unit = *unitRun;
-    QVERIFY2(unit.status == core::RunStepStatus::Succeeded,
-             qPrintable(unit.status + QLatin1Char(' ') + unit.error + QLatin1Char('\n') +
+    QVERIFY2(unit.status == core::RunStatus::Succeeded,
+             qPrintable(core::toString(unit.status) + QLatin1Char(' ') + unit.error + QLatin1Char('\n') +
                         outputOf(unit.id).join(QLatin1Char('\n'))));
     const QStringList out = outputOf(unit.id);
     const QString text = out.join(QLatin1Char('\n'));
