@@ -5,6 +5,8 @@
 #include "commands.h"
 #include "output.h"
 
+#include "core/vocab/vocab.h"
+
 #include <QCoreApplication>
 #include <QFile>
 #include <QJsonArray>
@@ -29,16 +31,16 @@ QString deploySummary(const QJsonObject &d)
         text += QStringLiteral(" (") + str(d, "ref") +
                 (str(d, "commit").isEmpty() ? QString() : QStringLiteral(" @ ") + shortCommit(str(d, "commit"))) +
                 QLatin1Char(')');
-    if ((str(d, "status") == QLatin1String("failed") || str(d, "status") == QLatin1String("rejected")) &&
-        !str(d, "error").isEmpty())
+    const std::optional<core::DeployStatus> status = core::parseDeployStatus(str(d, "status"));
+    if ((status == core::DeployStatus::Failed || status == core::DeployStatus::Rejected) && !str(d, "error").isEmpty())
         text += QStringLiteral(": ") + str(d, "failed_step") + QStringLiteral(": ") + str(d, "error");
     return text;
 }
 
-bool isTerminal(const QString &status)
+// A status this CLI does not know (a newer server's) is not taken for an end: the watch goes on.
+bool isTerminal(std::optional<core::DeployStatus> status)
 {
-    return status == QLatin1String("succeeded") || status == QLatin1String("failed") ||
-           status == QLatin1String("cancelled") || status == QLatin1String("rejected");
+    return status && core::isFinished(*status);
 }
 
 QString logLineText(const QJsonObject &line)
@@ -290,14 +292,14 @@ void DeployWatch::poll()
         const QJsonObject view = r->json;
         if (!m_cli.args().json)
             showProgress(view);
-        const QString status = str(view, "status");
+        const std::optional<core::DeployStatus> status = core::parseDeployStatus(str(view, "status"));
         if (!isTerminal(status)) {
             scheduleNext();
             return;
         }
         if (m_events)
             m_events->close();
-        if (status == QLatin1String("succeeded")) {
+        if (status == core::DeployStatus::Succeeded) {
             if (m_cli.args().json) {
                 printJson(view);
                 return m_cli.finish(ExitOk);
@@ -316,9 +318,9 @@ void DeployWatch::poll()
             printJson(view);
         const QString step = str(view, "failed_step");
         m_cli.failWith(Error{
-            status == QLatin1String("cancelled") ? ErrorCode::Cancelled : ErrorCode::Failed,
-            status == QLatin1String("cancelled") ? QStringLiteral("the deploy was cancelled")
-            : status == QLatin1String("rejected")
+            status == core::DeployStatus::Cancelled ? ErrorCode::Cancelled : ErrorCode::Failed,
+            status == core::DeployStatus::Cancelled ? QStringLiteral("the deploy was cancelled")
+            : status == core::DeployStatus::Rejected
                 ? QStringLiteral("the deploy did not run: ") + orDash(str(view, "error"))
                 : QStringLiteral("failed%1: %2")
                       .arg(step.isEmpty() ? QString() : QStringLiteral(" at step ") + step, orDash(str(view, "error"))),
@@ -336,9 +338,9 @@ void DeployWatch::showProgress(const QJsonObject &view)
               [](const QJsonObject &a, const QJsonObject &b) { return num(a, "seq") < num(b, "seq"); });
     for (const QJsonObject &step : steps) {
         const int seq = int(num(step, "seq"));
-        const QString status = str(step, "status");
+        const std::optional<core::DeployStepStatus> status = core::parseDeployStepStatus(str(step, "status"));
         int &shown = m_stepShown[seq];
-        if (status == QLatin1String("running")) {
+        if (status == core::DeployStepStatus::Running) {
             if (shown < 1) {
                 printStatus(QStringLiteral("  … %1").arg(str(step, "name")));
                 shown = 1;
@@ -346,7 +348,7 @@ void DeployWatch::showProgress(const QJsonObject &view)
             continue;
         }
         // Waiting for a person: say so once, with how to decide, and keep following.
-        if (status == QLatin1String("waiting")) {
+        if (status == core::DeployStepStatus::Waiting) {
             if (shown < 1) {
                 printOut(QStringLiteral("  ⏸ %1 %2").arg(str(step, "name").leftJustified(7), str(step, "detail")));
                 shown = 1;
@@ -356,14 +358,14 @@ void DeployWatch::showProgress(const QJsonObject &view)
         if (shown >= 2)
             continue;
         shown = 2;
-        const QString mark = status == QLatin1String("succeeded") ? QStringLiteral("✓")
-                             : status == QLatin1String("failed")  ? QStringLiteral("✗")
-                                                                  : QStringLiteral("-");
+        const QString mark = status == core::DeployStepStatus::Succeeded ? QStringLiteral("✓")
+                             : status == core::DeployStepStatus::Failed  ? QStringLiteral("✗")
+                                                                         : QStringLiteral("-");
         // Step names are short (fetch … retire): pad them so durations line up.
         QString line = QStringLiteral("  %1 %2 %3")
                            .arg(mark, str(step, "name").leftJustified(7),
-                                status == QLatin1String("skipped") ? QStringLiteral("skipped")
-                                                                   : duration(num(step, "duration_ms")));
+                                status == core::DeployStepStatus::Skipped ? QStringLiteral("skipped")
+                                                                          : duration(num(step, "duration_ms")));
         if (!str(step, "detail").isEmpty())
             line += QStringLiteral("  ") + str(step, "detail");
         printOut(line);

@@ -6,6 +6,8 @@
 #include "cli.h"
 #include "output.h"
 
+#include "core/vocab/vocab.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTimer>
@@ -18,10 +20,11 @@ constexpr int RunPollIntervalMs = 500;
 constexpr int EventPage = 1000;
 constexpr int MaxRunPollErrors = 5;
 
+// A status this CLI does not know (a newer server's) is not taken for an end: the watch goes on.
 bool isRunOver(const QString &status)
 {
-    return status == QLatin1String("succeeded") || status == QLatin1String("failed") ||
-           status == QLatin1String("errored") || status == QLatin1String("aborted");
+    const std::optional<core::RunStatus> known = core::parseRunStatus(status);
+    return known && core::isFinished(*known);
 }
 
 // The innermost step that failed or errored, depth first: where to look.
@@ -29,8 +32,8 @@ QJsonObject failedStep(const QJsonArray &steps)
 {
     for (const QJsonValue &value : steps) {
         const QJsonObject step = value.toObject();
-        const QString status = str(step, "status");
-        if (status != QLatin1String("failed") && status != QLatin1String("errored"))
+        const std::optional<core::RunStepStatus> status = core::parseRunStepStatus(str(step, "status"));
+        if (status != core::RunStepStatus::Failed && status != core::RunStepStatus::Errored)
             continue;
         const QJsonObject inner = failedStep(step.value(QStringLiteral("children")).toArray());
         return inner.isEmpty() ? step : inner;
@@ -128,33 +131,34 @@ void RunWatch::onRunEvent(const QJsonObject &event)
         const QString name = str(data, "name");
         const QString label = name.isEmpty() || name == kind ? kind : kind + QLatin1Char(' ') + name;
         m_stepLabel.insert(stepId, name.isEmpty() ? kind : name);
-        const QString status = str(data, "status");
+        const QString statusText = str(data, "status");
+        const std::optional<core::RunStepStatus> status = core::parseRunStepStatus(statusText);
         const int attempt = int(num(data, "attempt"));
-        const QString shownKey = status + QLatin1Char('/') + QString::number(attempt);
-        if (status == QLatin1String("pending") || m_stepShown.value(stepId) == shownKey)
+        const QString shownKey = statusText + QLatin1Char('/') + QString::number(attempt);
+        if (status == core::RunStepStatus::Pending || m_stepShown.value(stepId) == shownKey)
             return;
         m_stepShown.insert(stepId, shownKey);
         const QString indent(2 * (depth + 1), QLatin1Char(' '));
         const QString attemptText = attempt > 1 ? QStringLiteral(" (attempt %1)").arg(attempt) : QString();
-        if (status == QLatin1String("running")) {
+        if (status == core::RunStepStatus::Running) {
             printOut(indent + QStringLiteral("… ") + label + attemptText);
             return;
         }
-        if (status == QLatin1String("waiting")) { // an approve step: its error says how to settle it
+        if (status == core::RunStepStatus::Waiting) { // an approve step: its error says how to settle it
             printOut(indent + QStringLiteral("⏸ %1  %2").arg(label, str(data, "error")));
             return;
         }
         QString line;
-        if (status == QLatin1String("cached"))
+        if (status == core::RunStepStatus::Cached)
             line = QStringLiteral("↷ %1  unchanged").arg(label);
-        else if (status == QLatin1String("skipped"))
+        else if (status == core::RunStepStatus::Skipped)
             line = QStringLiteral("- %1  skipped").arg(label);
-        else if (status == QLatin1String("succeeded"))
+        else if (status == core::RunStepStatus::Succeeded)
             line = QStringLiteral("✓ %1  %2").arg(label, duration(num(data, "duration_ms")));
         else
-            line = QStringLiteral("✗ %1  %2  %3").arg(label, duration(num(data, "duration_ms")), status);
-        if (data.contains(QStringLiteral("exit_code")) && status != QLatin1String("succeeded") &&
-            status != QLatin1String("cached"))
+            line = QStringLiteral("✗ %1  %2  %3").arg(label, duration(num(data, "duration_ms")), statusText);
+        if (data.contains(QStringLiteral("exit_code")) && status != core::RunStepStatus::Succeeded &&
+            status != core::RunStepStatus::Cached)
             line += QStringLiteral("  exit %1").arg(num(data, "exit_code"));
         line += attemptText;
         if (!str(data, "error").isEmpty())
@@ -231,13 +235,14 @@ void RunWatch::endRun()
 
 void RunWatch::showRunEnd(const QJsonObject &run)
 {
-    const QString status = str(run, "status");
+    const QString statusText = str(run, "status");
+    const std::optional<core::RunStatus> status = core::parseRunStatus(statusText);
     const QString id = str(run, "id");
     const QString title =
         QStringLiteral("%1/%2 #%3").arg(str(run, "pipeline"), str(run, "job")).arg(num(run, "number"));
     if (m_cli.args().json)
         printOut(compact(run));
-    if (status == QLatin1String("succeeded")) {
+    if (status == core::RunStatus::Succeeded) {
         if (!m_cli.args().json)
             printOut(QStringLiteral("succeeded: %1 in %2").arg(title, duration(num(run, "duration_ms"))));
         return m_cli.finish(ExitOk);
@@ -245,22 +250,23 @@ void RunWatch::showRunEnd(const QJsonObject &run)
     const QJsonObject step = failedStep(run.value(QStringLiteral("steps")).toArray());
     QString message;
     int code = ExitFailed;
-    if (status == QLatin1String("aborted")) {
+    if (status == core::RunStatus::Aborted) {
         message = QStringLiteral("%1 was aborted").arg(title);
         code = ExitRunAborted;
     } else {
-        message = QStringLiteral("%1 %2").arg(title, status == QLatin1String("errored") ? QStringLiteral("errored")
-                                                                                        : QStringLiteral("failed"));
-        if (status == QLatin1String("errored"))
+        message = QStringLiteral("%1 %2").arg(
+            title,
+            core::toString(status == core::RunStatus::Errored ? core::RunStatus::Errored : core::RunStatus::Failed));
+        if (status == core::RunStatus::Errored)
             code = ExitRunErrored;
-        else if (status != QLatin1String("failed"))
-            message = QStringLiteral("%1 ended as \"%2\"").arg(title, status);
+        else if (status != core::RunStatus::Failed)
+            message = QStringLiteral("%1 ended as \"%2\"").arg(title, statusText);
         if (!step.isEmpty())
             message += QStringLiteral(" at step ") + str(step, "name");
     }
     if (!str(run, "error").isEmpty())
         message += QStringLiteral(": ") + str(run, "error");
-    m_cli.failWithCode(Error{status == QLatin1String("aborted") ? ErrorCode::Cancelled : ErrorCode::Failed, message,
+    m_cli.failWithCode(Error{status == core::RunStatus::Aborted ? ErrorCode::Cancelled : ErrorCode::Failed, message,
                              QStringLiteral("run ") + id,
                              QStringLiteral("see the whole run with: pando runs show %1").arg(id)},
                        code);

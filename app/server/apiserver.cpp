@@ -436,7 +436,7 @@ ApiServer::ApiServer(core::Engine &engine, QObject *parent)
 {
     connect(m_frontend.get(), &QAbstractHttpServer::newWebSocketConnection, this, &ApiServer::acceptWebSockets);
     connect(engine.events(), &core::EventBus::published, this, [this](const core::Event &event) {
-        if (event.type != core::accounts::TokenRevokedEvent)
+        if (event.type != core::EventType::TokenRevoked)
             return;
         const QString id = event.data.value(QStringLiteral("tokenId")).toString();
         const QString user = event.data.value(QStringLiteral("userId")).toString();

@@ -125,7 +125,7 @@ Reply removeApp(Call &call)
     // Its grants go when the teardown succeeded (the engine's remove job), not now.
     if (!removed)
         return errorReply(removed.error());
-    return Reply{202, QJsonObject{{QStringLiteral("status"), QStringLiteral("removing")}}};
+    return Reply{202, QJsonObject{{QStringLiteral("status"), core::toString(core::AppStatus::Removing)}}};
 }
 
 Reply startDeploy(Call &call)

@@ -20,17 +20,11 @@ namespace {
 constexpr int PageSize = 1000;
 constexpr auto CloseNotFound = static_cast<QWebSocketProtocol::CloseCode>(4404);
 constexpr auto CloseUnavailable = static_cast<QWebSocketProtocol::CloseCode>(4503);
-
-bool isTerminal(const QString &status)
-{
-    return status == QLatin1String("succeeded") || status == QLatin1String("failed") ||
-           status == QLatin1String("errored") || status == QLatin1String("aborted");
-}
 } // namespace
 
 struct RunFollow::Loaded {
     std::optional<Error> error;
-    QString status;
+    core::RunStatus status = core::RunStatus::Queued;
     QList<core::RunEventRecord> events;
 };
 
@@ -110,8 +104,8 @@ void RunFollow::loaded(const Loaded &result)
         send(pipelineapi::eventJson(event));
         m_lastSeq = event.seq;
     }
-    if (isTerminal(result.status)) {
-        finishWith(result.status);
+    if (core::isFinished(result.status)) {
+        finishWith(core::toString(result.status));
         return;
     }
     const QList<core::Event> pending = std::exchange(m_pending, {});
@@ -128,7 +122,7 @@ void RunFollow::onEvent(const core::Event &event)
 {
     if (m_done || event.data.value(QStringLiteral("run")).toString() != m_runId)
         return;
-    if (event.type != QLatin1String("run.event") && event.type != QLatin1String("run.finished"))
+    if (event.type != core::EventType::RunEvent && event.type != core::EventType::RunFinished)
         return;
     if (m_loading) {
         m_pending.append(event);
@@ -139,7 +133,7 @@ void RunFollow::onEvent(const core::Event &event)
 
 void RunFollow::process(const core::Event &event)
 {
-    if (event.type == QLatin1String("run.finished")) {
+    if (event.type == core::EventType::RunFinished) {
         finishWith(event.data.value(QStringLiteral("status")).toString());
         return;
     }

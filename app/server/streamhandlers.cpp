@@ -54,7 +54,7 @@ void events(StreamCall &call)
     QObject::connect(call.engine.events(), &core::EventBus::published, session,
                      [session, app](const core::Event &event) {
                          // Which tokens were revoked is for the server, not for every watcher.
-                         if (event.type == core::accounts::TokenRevokedEvent)
+                         if (event.type == core::EventType::TokenRevoked)
                              return;
                          if (app.isEmpty() || event.app == app)
                              session->send(event.toJson());

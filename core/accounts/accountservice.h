@@ -43,10 +43,6 @@ struct Revoked {
     QString userId;
 };
 
-// The event type the engine publishes for a Revoked (data {"tokenId"} or {"userId"}), so that
-// the server closes the WebSockets opened with those credentials.
-inline const QString TokenRevokedEvent = QStringLiteral("token.revoked");
-
 struct NewUser {
     QString username;
     QString displayName;
@@ -116,7 +112,9 @@ public:
 
     const AccountOptions &options() const;
     // Called after logout(), revokeToken() and setDisabled(true) succeeded, on the caller's
-    // thread (the engine publishes TokenRevokedEvent). Set before the service is shared.
+    // thread (the engine publishes EventType::TokenRevoked with data {"tokenId"} or {"userId"},
+    // so that the server closes the WebSockets opened with those credentials). Set before the
+    // service is shared.
     void setRevokedHook(std::function<void(const Revoked &)> hook);
     // One-time pairing codes for teammates' desktops (pairingbook.h); lives as long as this service.
     PairingBook &pairings();

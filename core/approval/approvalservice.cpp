@@ -141,7 +141,7 @@ Result<ApprovalRecord> ApprovalService::request(const QString &kind, const QStri
                          u"insert approval for "_s + object);
     if (!q)
         return std::unexpected(q.error());
-    if (auto told = announce(r, requester, u"approval.request"_s, u"approval.requested"_s, nullptr); !told) {
+    if (auto told = announce(r, requester, u"approval.request"_s, EventType::ApprovalRequested, nullptr); !told) {
         // Not audited, not asked: nobody has seen the request yet.
         discardResult(detail::run(*db, m_db.isPostgres(), u"DELETE FROM approvals WHERE id = ?"_s, {r.id},
                                   u"take back approval "_s + r.id),
@@ -227,7 +227,7 @@ Result<ApprovalRecord> ApprovalService::settle(const QString &id, const Approver
         return std::unexpected(e);
     }
     if (auto told =
-            announce(*after, approver, action, approve ? u"approval.approved"_s : u"approval.rejected"_s, &*found);
+            announce(*after, approver, action, approve ? EventType::ApprovalApproved : EventType::ApprovalRejected, &*found);
         !told)
         return std::unexpected(told.error());
     return *after;
@@ -309,7 +309,7 @@ Result<QList<ApprovalRecord>> ApprovalService::expire()
         before.decidedBy.clear();
         before.reason.clear();
         before.decidedMs = 0;
-        if (auto told = announce(*record, actor, u"approval.expire"_s, u"approval.expired"_s, &before); !told) {
+        if (auto told = announce(*record, actor, u"approval.expire"_s, EventType::ApprovalExpired, &before); !told) {
             // Taken back (the next sweep tries again) unless something acted on it meanwhile.
             if (record->status == QString(approval::Pending))
                 continue;
@@ -414,7 +414,7 @@ Result<QList<ApprovalRecord>> ApprovalService::list(const QString &status, int l
 }
 
 Status ApprovalService::announce(ApprovalRecord &record, const Actor &actor, const QString &action,
-                                 const QString &event, const ApprovalRecord *before)
+                                 EventType event, const ApprovalRecord *before)
 {
     QJsonObject detail{{u"kind"_s, record.kind}, {u"object"_s, record.object}, {u"status"_s, record.status}};
     if (!record.reason.isEmpty())

@@ -113,7 +113,7 @@ private:
     // Audits a new or settled record and tells the bus. Without its line, a settled row is put
     // back as before was (record becomes *before) and the audit's error returned; a new one
     // (before null) is the caller's to take back.
-    Status announce(ApprovalRecord &record, const Actor &actor, const QString &action, const QString &event,
+    Status announce(ApprovalRecord &record, const Actor &actor, const QString &action, EventType event,
                     const ApprovalRecord *before);
     // Puts a settled row back as it was before, unless it changed since (Conflict).
     Status unsettle(const ApprovalRecord &before, const QString &settledAs);

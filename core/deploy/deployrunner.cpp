@@ -68,19 +68,19 @@ Result<std::unique_ptr<DeployRun>> DeployRunner::begin(const QString &deployId, 
     auto found = deploys.find(deployId);
     if (!found)
         return std::unexpected(found.error());
-    if (found->status != QLatin1String("queued"))
+    if (found->status != DeployStatus::Queued)
         return nullptr;
     auto app = AppRepository(m_s.db).find(found->app);
     if (!app)
         return std::unexpected(app.error());
     auto run = std::make_unique<DeployRun>(m_s, *found, *app, cancel);
     DeployRecord &deploy = run->deploy;
-    deploy.status = QStringLiteral("running");
+    deploy.status = DeployStatus::Running;
     if (deploy.startedMs == 0)
         deploy.startedMs = m_s.clock.nowMs();
     if (auto saved = deploys.update(deploy); !saved)
         return std::unexpected(saved.error());
-    m_s.publish(QStringLiteral("deploy.started"), deploy.app, deploy.id);
+    m_s.publish(EventType::DeployStarted, deploy.app, deploy.id);
     // A deploy queued again after its approval carries on after the steps it recorded.
     if (run->resumed) {
         auto steps = deploys.steps(deploy.id);
@@ -94,7 +94,7 @@ Result<std::unique_ptr<DeployRun>> DeployRunner::begin(const QString &deployId, 
 Status DeployRunner::finishFailed(DeployRun &run, const Error &error)
 {
     DeployRecord &deploy = run.deploy;
-    deploy.status = error.code == ErrorCode::Cancelled ? QStringLiteral("cancelled") : QStringLiteral("failed");
+    deploy.status = error.code == ErrorCode::Cancelled ? DeployStatus::Cancelled : DeployStatus::Failed;
     if (deploy.error.isEmpty())
         deploy.error = error.text();
     deploy.finishedMs = m_s.clock.nowMs();
@@ -109,31 +109,31 @@ Status DeployRunner::finishFailed(DeployRun &run, const Error &error)
         deploy.error += QStringLiteral("; and its audit line could not be written: ") + audited.error().text();
     if (auto saved = DeployRepository(m_s.db).update(deploy); !saved)
         qWarning("deploy %s: saving the failure failed: %s", qPrintable(deploy.id), qPrintable(saved.error().text()));
-    m_s.publish(QStringLiteral("deploy.failed"), deploy.app, deploy.id,
+    m_s.publish(EventType::DeployFailed, deploy.app, deploy.id,
                 QJsonObject{{QStringLiteral("step"), deploy.failedStep}, {QStringLiteral("error"), deploy.error}});
     return std::unexpected(error);
 }
 
-Status DeployRunner::endHeld(const QString &deployId, const QString &status, const QString &why)
+Status DeployRunner::endHeld(const QString &deployId, DeployStatus status, const QString &why)
 {
     DeployRepository deploys(m_s.db);
     auto found = deploys.find(deployId);
     if (!found)
         return std::unexpected(found.error());
     DeployRecord deploy = *found;
-    if (deploy.status != QLatin1String("awaiting-approval"))
+    if (deploy.status != DeployStatus::AwaitingApproval)
         return fail(ErrorCode::Conflict,
-                    QStringLiteral("deploy %1 is %2, not waiting for approval").arg(deployId, deploy.status));
+                    QStringLiteral("deploy %1 is %2, not waiting for approval").arg(deployId, toString(deploy.status)));
     deploy.status = status;
     deploy.failedStep = QStringLiteral("approval");
     deploy.error = why;
     deploy.finishedMs = m_s.clock.nowMs();
-    finishWaitingSteps(m_s, deploy, QStringLiteral("failed"), why);
+    finishWaitingSteps(m_s, deploy, DeployStepStatus::Failed, why);
     if (auto saved = deploys.update(deploy); !saved)
         return saved;
-    m_s.publish(QStringLiteral("deploy.failed"), deploy.app, deploy.id,
+    m_s.publish(EventType::DeployFailed, deploy.app, deploy.id,
                 QJsonObject{{QStringLiteral("step"), deploy.failedStep},
-                            {QStringLiteral("status"), deploy.status},
+                            {QStringLiteral("status"), toString(deploy.status)},
                             {QStringLiteral("error"), deploy.error}});
     return m_s.audit.record(Actor::system(QStringLiteral("deploy")), QStringLiteral("deploy.finish"),
                             QStringLiteral("deploy/") + deploy.id, QStringLiteral("failure"),
@@ -153,19 +153,19 @@ Status DeployRunner::settleInterrupted(const QString &deployId)
     const bool switched = app && app->currentDeploy == deploy.id;
     deploy.finishedMs = m_s.clock.nowMs();
     if (switched) {
-        deploy.status = QStringLiteral("succeeded");
+        deploy.status = DeployStatus::Succeeded;
         retireOldVersions(m_s, deploy.app, deploy.id);
     } else {
-        deploy.status = QStringLiteral("failed");
+        deploy.status = DeployStatus::Failed;
         deploy.error = QStringLiteral("interrupted: Pando stopped while this deploy was running");
         removeDeployObjects(m_s, deploy.app, deploy.id);
         // Steps left running were cut off.
         if (auto steps = deploys.steps(deploy.id)) {
             for (StepRecord step : *steps) {
-                if (step.status != QLatin1String("running"))
+                if (step.status != DeployStepStatus::Running)
                     continue;
                 deploy.failedStep = step.name;
-                step.status = QStringLiteral("failed");
+                step.status = DeployStepStatus::Failed;
                 step.detail = QStringLiteral("interrupted");
                 step.finishedMs = deploy.finishedMs;
                 if (auto updated = deploys.updateStep(step); !updated)
@@ -177,12 +177,12 @@ Status DeployRunner::settleInterrupted(const QString &deployId)
     QDir(workRoot(m_s, deploy.app)).removeRecursively();
     if (auto saved = deploys.update(deploy); !saved)
         return saved;
-    m_s.publish(switched ? QStringLiteral("deploy.succeeded") : QStringLiteral("deploy.failed"), deploy.app, deploy.id,
+    m_s.publish(switched ? EventType::DeploySucceeded : EventType::DeployFailed, deploy.app, deploy.id,
                 QJsonObject{{QStringLiteral("error"), deploy.error}});
     return m_s.audit.record(
         Actor::system(QStringLiteral("recovery")), QStringLiteral("deploy.settle"),
         QStringLiteral("deploy/") + deploy.id, switched ? QStringLiteral("success") : QStringLiteral("failure"),
-        QJsonObject{{QStringLiteral("app"), deploy.app}, {QStringLiteral("status"), deploy.status}});
+        QJsonObject{{QStringLiteral("app"), deploy.app}, {QStringLiteral("status"), toString(deploy.status)}});
 }
 
 } // namespace pando::core

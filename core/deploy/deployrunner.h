@@ -30,7 +30,7 @@ public:
 
     // Settles a deploy held for approval that will not go on: rejected, expired, or cancelled
     // while it waited. Nothing of it is running; its approval step records why.
-    Status endHeld(const QString &deployId, const QString &status, const QString &why);
+    Status endHeld(const QString &deployId, DeployStatus status, const QString &why);
 
 private:
     // Marks a queued deploy running and reads what its steps start from; nullptr when it is not

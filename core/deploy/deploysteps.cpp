@@ -91,12 +91,12 @@ Result<bool> holdForApproval(DeployRun &run)
     if (!requested)
         return std::unexpected(step.failWith(requested.error()));
     deploy.approvalId = requested->id;
-    deploy.status = QStringLiteral("awaiting-approval");
+    deploy.status = DeployStatus::AwaitingApproval;
     if (auto saved = DeployRepository(s.db).update(deploy); !saved)
         return std::unexpected(step.failWith(saved.error()));
     step.waitFor(QStringLiteral("waiting for approval %1 (%2); approve with `pando approvals approve %1`")
                      .arg(requested->id, decision.reasons.join(QStringLiteral("; "))));
-    s.publish(QStringLiteral("deploy.awaiting-approval"), deploy.app, deploy.id,
+    s.publish(EventType::DeployAwaitingApproval, deploy.app, deploy.id,
               QJsonObject{{QStringLiteral("approval"), requested->id},
                           {QStringLiteral("reasons"), QJsonArray::fromStringList(decision.reasons)}});
     return true;
@@ -113,11 +113,11 @@ Status consumeApproval(DeployRun &run)
     if (!used) {
         deploy.failedStep = QStringLiteral("approval");
         deploy.error = used.error().text();
-        finishWaitingSteps(run.s, deploy, QStringLiteral("failed"), used.error().text());
+        finishWaitingSteps(run.s, deploy, DeployStepStatus::Failed, used.error().text());
         return std::unexpected(used.error());
     }
     finishWaitingSteps(
-        run.s, deploy, QStringLiteral("succeeded"),
+        run.s, deploy, DeployStepStatus::Succeeded,
         QStringLiteral("%1 approved by %2%3")
             .arg(used->id, used->decidedBy, used->reason.isEmpty() ? QString() : QStringLiteral(": ") + used->reason));
     return {};
@@ -368,7 +368,7 @@ Result<StepEnd> switchTraffic(DeployRun &run)
         }
         return std::unexpected(saved.error());
     }
-    deploy.status = QStringLiteral("succeeded");
+    deploy.status = DeployStatus::Succeeded;
     deploy.finishedMs = s.clock.nowMs();
     // The new version serves whatever becomes of the line; the deploy's record and event say
     // when it could not be written, so that nobody takes the deploy for an audited one.
@@ -382,7 +382,7 @@ Result<StepEnd> switchTraffic(DeployRun &run)
         announced.insert(QStringLiteral("audit_error"), audited.error().text());
     }
     run.save();
-    s.publish(QStringLiteral("deploy.succeeded"), deploy.app, deploy.id, announced);
+    s.publish(EventType::DeploySucceeded, deploy.app, deploy.id, announced);
     return StepEnd{route->url.toString()};
 }
 
@@ -415,7 +415,7 @@ void retireOldVersions(Services &s, const QString &app, const QString &keepDeplo
     QSet<QString> keep{keepDeploy};
     if (history) {
         for (const DeployRecord &d : std::as_const(*history)) {
-            if (d.id != keepDeploy && d.status == QLatin1String("succeeded") && !d.imageId.isEmpty()) {
+            if (d.id != keepDeploy && d.status == DeployStatus::Succeeded && !d.imageId.isEmpty()) {
                 keep.insert(d.id);
                 break;
             }

@@ -23,7 +23,7 @@ std::optional<ReusedImage> reuseImage(const Services &s, const DeployRecord &dep
         return std::nullopt;
     std::optional<QList<adapters::ImageInfo>> images; // listed once, when a candidate turns up
     for (const DeployRecord &d : std::as_const(*previous)) {
-        if (d.id == deploy.id || d.status != QLatin1String("succeeded") || d.commit != deploy.commit ||
+        if (d.id == deploy.id || d.status != DeployStatus::Succeeded || d.commit != deploy.commit ||
             d.imageId.isEmpty() || d.specYaml.isEmpty())
             continue;
         auto built = parseAppSpec(d.specYaml.toUtf8());

@@ -13,7 +13,7 @@ adapters::Labels Services::labels(const QString &app, const QString &deployId) c
     return l;
 }
 
-void Services::publish(const QString &type, const QString &app, const QString &deployId, const QJsonObject &data) const
+void Services::publish(EventType type, const QString &app, const QString &deployId, const QJsonObject &data) const
 {
     events.publish(Event{type, app, deployId, data, clock.nowMs()});
 }

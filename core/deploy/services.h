@@ -60,7 +60,7 @@ struct Services {
 
     // Labels every object of this install carries; with app and deploy when given.
     adapters::Labels labels(const QString &app = {}, const QString &deployId = {}) const;
-    void publish(const QString &type, const QString &app, const QString &deployId, const QJsonObject &data = {}) const;
+    void publish(EventType type, const QString &app, const QString &deployId, const QJsonObject &data = {}) const;
 };
 
 // Images carry only the install's labels; their tags say which app and deploy they serve. A

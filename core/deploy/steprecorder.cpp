@@ -10,10 +10,10 @@ namespace {
 
 void publishStep(const Services &s, const DeployRecord &deploy, const StepRecord &step)
 {
-    s.publish(QStringLiteral("deploy.step"), deploy.app, deploy.id,
+    s.publish(EventType::DeployStep, deploy.app, deploy.id,
               QJsonObject{{QStringLiteral("seq"), step.seq},
                           {QStringLiteral("name"), step.name},
-                          {QStringLiteral("status"), step.status},
+                          {QStringLiteral("status"), toString(step.status)},
                           {QStringLiteral("detail"), step.detail},
                           {QStringLiteral("started_ms"), step.startedMs},
                           {QStringLiteral("finished_ms"), step.finishedMs}});
@@ -34,7 +34,7 @@ StepRecorder::StepRecorder(Services &s, DeployRecord &deploy, int seq, const QSt
     m_step.deployId = deploy.id;
     m_step.seq = seq;
     m_step.name = name;
-    m_step.status = QStringLiteral("running");
+    m_step.status = DeployStepStatus::Running;
     m_step.startedMs = m_s.clock.nowMs();
     if (!m_quiet)
         add();
@@ -42,23 +42,23 @@ StepRecorder::StepRecorder(Services &s, DeployRecord &deploy, int seq, const QSt
 
 StepRecorder::~StepRecorder()
 {
-    if (m_step.status == QLatin1String("running"))
-        end(QStringLiteral("failed"), QStringLiteral("interrupted"));
+    if (m_step.status == DeployStepStatus::Running)
+        end(DeployStepStatus::Failed, QStringLiteral("interrupted"));
 }
 
 void StepRecorder::succeed(const QString &detail)
 {
-    end(QStringLiteral("succeeded"), detail);
+    end(DeployStepStatus::Succeeded, detail);
 }
 
 void StepRecorder::waitFor(const QString &detail)
 {
-    end(QStringLiteral("waiting"), detail);
+    end(DeployStepStatus::Waiting, detail);
 }
 
 Error StepRecorder::failWith(const Error &error)
 {
-    end(QStringLiteral("failed"), error.text());
+    end(DeployStepStatus::Failed, error.text());
     m_deploy.failedStep = m_step.name;
     m_deploy.error = error.text();
     if (!error.hint.isEmpty())
@@ -73,10 +73,10 @@ void StepRecorder::add()
     publishStep(m_s, m_deploy, m_step);
 }
 
-void StepRecorder::end(const QString &status, const QString &detail)
+void StepRecorder::end(DeployStepStatus status, const QString &detail)
 {
     if (m_quiet) {
-        if (status == QLatin1String("succeeded")) {
+        if (status == DeployStepStatus::Succeeded) {
             m_step.status = status;
             return;
         }
@@ -91,14 +91,14 @@ void StepRecorder::end(const QString &status, const QString &detail)
     publishStep(m_s, m_deploy, m_step);
 }
 
-void finishWaitingSteps(Services &s, const DeployRecord &deploy, const QString &status, const QString &detail)
+void finishWaitingSteps(Services &s, const DeployRecord &deploy, DeployStepStatus status, const QString &detail)
 {
     DeployRepository deploys(s.db);
     auto steps = deploys.steps(deploy.id);
     if (!steps)
         return;
     for (StepRecord step : std::as_const(*steps)) {
-        if (step.status != QLatin1String("waiting"))
+        if (step.status != DeployStepStatus::Waiting)
             continue;
         step.status = status;
         step.detail = detail.left(2000);

@@ -29,7 +29,7 @@ public:
 
 private:
     void add();
-    void end(const QString &status, const QString &detail);
+    void end(DeployStepStatus status, const QString &detail);
     void publish();
 
     Services &m_s;
@@ -39,6 +39,6 @@ private:
 };
 
 // Ends the deploy's steps left waiting (its approval step) with status and detail.
-void finishWaitingSteps(Services &s, const DeployRecord &deploy, const QString &status, const QString &detail);
+void finishWaitingSteps(Services &s, const DeployRecord &deploy, DeployStepStatus status, const QString &detail);
 
 } // namespace pando::core

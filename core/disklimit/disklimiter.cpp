@@ -128,7 +128,7 @@ void DiskLimiter::checkApp(const QString &name, QStringList &changes)
                            {u"policy"_s, diskPolicyName(spec->run.diskPolicy)},
                            {u"action"_s, outcome},
                            {u"container"_s, container.id}};
-    m_s.publish(u"app.disk.exceeded"_s, name, app->currentDeploy, data);
+    m_s.publish(EventType::AppDiskExceeded, name, app->currentDeploy, data);
     QJsonObject detail = data;
     if (!error.isEmpty())
         detail.insert(u"error"_s, error);

@@ -241,7 +241,7 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
         discardResult(d->router->remove(record.name), "the audit's error is the one to report");
         return std::unexpected(audited.error());
     }
-    d->services.publish(QStringLiteral("app.created"), record.name, {});
+    d->services.publish(EventType::AppCreated, record.name, {});
     return d->view(record);
 }
 
@@ -291,27 +291,27 @@ Result<AppView> Engine::Private::view(const AppRecord &record)
     return v;
 }
 
-QString Engine::Private::status(const AppRecord &app, const std::optional<DeployRecord> &last)
+AppStatus Engine::Private::status(const AppRecord &app, const std::optional<DeployRecord> &last)
 {
     {
         QMutexLocker lock(&mutex);
         if (removing.contains(app.name))
-            return QStringLiteral("removing");
+            return AppStatus::Removing;
     }
-    if (last && (last->status == QLatin1String("queued") || last->status == QLatin1String("running")))
-        return QStringLiteral("deploying");
-    if (last && last->status == QLatin1String("awaiting-approval") && app.currentDeploy.isEmpty())
-        return QStringLiteral("awaiting-approval");
+    if (last && (last->status == DeployStatus::Queued || last->status == DeployStatus::Running))
+        return AppStatus::Deploying;
+    if (last && last->status == DeployStatus::AwaitingApproval && app.currentDeploy.isEmpty())
+        return AppStatus::AwaitingApproval;
     if (app.currentDeploy.isEmpty())
-        return last && last->status == QLatin1String("failed") ? QStringLiteral("failed") : QStringLiteral("new");
+        return last && last->status == DeployStatus::Failed ? AppStatus::Failed : AppStatus::New;
     auto containers = observer.containers(app.updatedMs);
     if (!containers)
-        return QStringLiteral("unknown");
+        return AppStatus::Unknown;
     for (const adapters::ContainerInfo &c : std::as_const(*containers)) {
         if (c.labels.value(QLatin1String(adapters::LabelDeploy)) == app.currentDeploy)
-            return c.state == QLatin1String("running") ? QStringLiteral("running") : QStringLiteral("stopped");
+            return c.state == QLatin1String("running") ? AppStatus::Running : AppStatus::Stopped;
     }
-    return QStringLiteral("stopped");
+    return AppStatus::Stopped;
 }
 
 // Specgate for the actor: an actor without a role is the install's own authority (the engine's
@@ -386,7 +386,7 @@ Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specTex
         discardResult(apps.setSpec(name, row->specYaml, d->clock.nowMs()), "the audit's error is the one to report");
         return std::unexpected(audited.error());
     }
-    d->services.publish(QStringLiteral("app.updated"), name, {});
+    d->services.publish(EventType::AppUpdated, name, {});
     auto updated = apps.find(name);
     if (!updated)
         return std::unexpected(updated.error());
@@ -500,7 +500,7 @@ Status Engine::Private::runRemoveJob(const JobRecord &job)
                                 QStringLiteral("app/") + name, QStringLiteral("success"),
                                 QJsonObject{{QStringLiteral("stage"), QStringLiteral("done")}});
     // The app is gone whatever became of the line; whoever watches hears that, and of the line.
-    services.publish(QStringLiteral("app.removed"), name, {},
+    services.publish(EventType::AppRemoved, name, {},
                      audited ? QJsonObject{} : QJsonObject{{QStringLiteral("audit_error"), audited.error().text()}});
     if (!audited)
         return std::unexpected(unaudited(QStringLiteral("app %1 was removed").arg(name), audited.error()));
@@ -566,7 +566,7 @@ void Engine::setAccounts(std::unique_ptr<accounts::AccountService> service)
             data.insert(QStringLiteral("tokenId"), revoked.tokenId);
         if (!revoked.userId.isEmpty())
             data.insert(QStringLiteral("userId"), revoked.userId);
-        d->events.publish(Event{accounts::TokenRevokedEvent, {}, {}, data, d->clock.nowMs()});
+        d->events.publish(Event{EventType::TokenRevoked, {}, {}, data, d->clock.nowMs()});
     });
 }
 

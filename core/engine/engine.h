@@ -48,8 +48,8 @@ class AccountService;
 struct AppView {
     AppRecord record;
     AppSpec spec;
-    QString url;          // where the app is reached; empty before the first route
-    QString status;       // "running", "deploying", "failed", "stopped", "new", "removing"
+    QString url; // where the app is reached; empty before the first route
+    AppStatus status = AppStatus::New;
     QString statusReason; // why, when Pando stopped or warned it (its disk limit); empty otherwise
     std::optional<DeployRecord> lastDeploy;
     QJsonObject toJson() const;

@@ -59,7 +59,7 @@ Result<AppView> Engine::startApp(const QString &name, const Actor &actor)
                                        QJsonObject{{u"deploy"_s, row->currentDeploy}, {u"was_held_for_disk"_s, held}});
         if (!started)
             return std::unexpected(started.error()); // its own error is the answer, whatever became of the line
-        d->services.publish(u"app.started"_s, name, row->currentDeploy);
+        d->services.publish(EventType::AppStarted, name, row->currentDeploy);
         if (!audited)
             unaudit = audited.error();
     }

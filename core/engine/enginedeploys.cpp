@@ -39,7 +39,7 @@ Result<DeployRecord> Engine::deploy(const QString &app, const QString &ref, cons
     deploy.app = app;
     deploy.ref = spec->source.ref;
     deploy.commit = *commit;
-    deploy.status = QStringLiteral("queued");
+    deploy.status = DeployStatus::Queued;
     deploy.actor = actor.name;
     deploy.specYaml = row->specYaml;
     deploy.createdMs = d->clock.nowMs();
@@ -53,16 +53,16 @@ Result<DeployRecord> Engine::deploy(const QString &app, const QString &ref, cons
                                        QJsonObject{{QStringLiteral("app"), app}, {QStringLiteral("ref"), ref}});
         !audited) {
         DeployRecord abandoned = deploy;
-        abandoned.status = QStringLiteral("failed");
+        abandoned.status = DeployStatus::Failed;
         abandoned.error = audited.error().text();
         abandoned.finishedMs = d->clock.nowMs();
         (void)deploys.update(abandoned);
         return std::unexpected(audited.error());
     }
-    d->services.publish(QStringLiteral("deploy.queued"), app, deploy.id);
+    d->services.publish(EventType::DeployQueued, app, deploy.id);
     if (auto queued = d->enqueueDeploy(deploy); !queued) {
         d->services.publish(
-            QStringLiteral("deploy.failed"), app, deploy.id,
+            EventType::DeployFailed, app, deploy.id,
             QJsonObject{{QStringLiteral("step"), QString()}, {QStringLiteral("error"), queued.error().text()}});
         return std::unexpected(queued.error());
     }
@@ -79,7 +79,7 @@ Result<DeployRecord> Engine::deploy(const QString &app, const QString &ref, cons
             if (!withdrawn && withdrawn.error().code != ErrorCode::Conflict)
                 qWarning("engine: withdrawing approval %s: %s", qPrintable(old.approvalId),
                          qPrintable(withdrawn.error().text()));
-            if (auto ended = d->runner.endHeld(old.id, QStringLiteral("cancelled"), why); !ended)
+            if (auto ended = d->runner.endHeld(old.id, DeployStatus::Cancelled, why); !ended)
                 qWarning("engine: superseding deploy %s: %s", qPrintable(old.id), qPrintable(ended.error().text()));
         }
     }
@@ -93,7 +93,7 @@ Status Engine::Private::runDeployJob(const JobRecord &job, const CancelToken &ca
     if (!deploy)
         return std::unexpected(deploy.error());
     // A deploy already running when its job is claimed again was cut off by a dead process.
-    if (deploy->status == QLatin1String("running"))
+    if (deploy->status == DeployStatus::Running)
         return runner.settleInterrupted(deployId);
     {
         QMutexLocker lock(&mutex);
@@ -138,7 +138,7 @@ Status Engine::Private::enqueueDeploy(const DeployRecord &deploy)
     if (job)
         return {};
     DeployRecord failed = deploy;
-    failed.status = QStringLiteral("failed");
+    failed.status = DeployStatus::Failed;
     failed.error = job.error().text();
     failed.finishedMs = clock.nowMs();
     if (auto saved = DeployRepository(db).update(failed); !saved)
@@ -155,13 +155,13 @@ Status Engine::Private::applyDecision(const ApprovalRecord &approval)
     auto deploy = deploys.find(approval.object.mid(prefix.size()));
     if (!deploy)
         return std::unexpected(deploy.error());
-    if (deploy->status != QLatin1String("awaiting-approval") || deploy->approvalId != approval.id)
+    if (deploy->status != DeployStatus::AwaitingApproval || deploy->approvalId != approval.id)
         return {};
     if (approval.status == approval::Approved) {
-        deploy->status = QStringLiteral("queued");
+        deploy->status = DeployStatus::Queued;
         if (auto saved = deploys.update(*deploy); !saved)
             return saved;
-        services.publish(QStringLiteral("deploy.queued"), deploy->app, deploy->id,
+        services.publish(EventType::DeployQueued, deploy->app, deploy->id,
                          QJsonObject{{QStringLiteral("approval"), approval.id}});
         return enqueueDeploy(*deploy);
     }
@@ -172,7 +172,7 @@ Status Engine::Private::applyDecision(const ApprovalRecord &approval)
         why = QStringLiteral("approval %1 was rejected by %2%3")
                   .arg(approval.id, approval.decidedBy,
                        approval.reason.isEmpty() ? QString() : QStringLiteral(": ") + approval.reason);
-    return runner.endHeld(deploy->id, QStringLiteral("rejected"), why);
+    return runner.endHeld(deploy->id, DeployStatus::Rejected, why);
 }
 
 Result<ApprovalRecord> Engine::decideApproval(const QString &id, const Approver &approver, bool approve,
@@ -204,29 +204,29 @@ Status Engine::cancelDeploy(const QString &id, const Actor &actor)
     auto record = deploys.find(id);
     if (!record)
         return std::unexpected(record.error());
-    if (record->status == QLatin1String("awaiting-approval")) {
+    if (record->status == DeployStatus::AwaitingApproval) {
         // Withdraw the request so nobody approves a deploy that no longer wants to run.
         auto withdrawn =
             d->approvals.reject(record->approvalId, Approver{actor}, QStringLiteral("the deploy was cancelled"));
         if (!withdrawn && withdrawn.error().code != ErrorCode::Conflict)
             return std::unexpected(withdrawn.error());
         if (auto ended =
-                d->runner.endHeld(id, QStringLiteral("cancelled"),
+                d->runner.endHeld(id, DeployStatus::Cancelled,
                                   QStringLiteral("cancelled by %1 while waiting for approval").arg(actor.name));
             !ended)
             return ended;
-    } else if (record->status == QLatin1String("queued")) {
-        record->status = QStringLiteral("cancelled");
+    } else if (record->status == DeployStatus::Queued) {
+        record->status = DeployStatus::Cancelled;
         record->finishedMs = d->clock.nowMs();
         if (auto saved = deploys.update(*record); !saved)
             return saved;
-    } else if (record->status == QLatin1String("running")) {
+    } else if (record->status == DeployStatus::Running) {
         QMutexLocker lock(&d->mutex);
         const qint64 jobId = d->deployJobs.value(id, 0);
         if (jobId == 0 || !d->pool.cancel(jobId))
             return fail(ErrorCode::Conflict, QStringLiteral("deploy %1 is not running in this process").arg(id));
     } else {
-        return fail(ErrorCode::Conflict, QStringLiteral("deploy %1 has already %2").arg(id, record->status));
+        return fail(ErrorCode::Conflict, QStringLiteral("deploy %1 has already %2").arg(id, toString(record->status)));
     }
     // Cancelled whatever becomes of the line (a running job cannot be taken back): say so.
     if (auto audited = d->audit.record(actor, QStringLiteral("deploy.cancel"), QStringLiteral("deploy/") + id,

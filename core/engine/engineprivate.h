@@ -102,7 +102,7 @@ struct Engine::Private {
     Status runRemoveJob(const JobRecord &job);
     // Specgate (core/policy) for the actor's role on a change of the app's spec.
     Status specGate(const Actor &actor, const AppRecord &current, const AppSpec &next);
-    QString status(const AppRecord &app, const std::optional<DeployRecord> &last);
+    AppStatus status(const AppRecord &app, const std::optional<DeployRecord> &last);
     Result<AppView> view(const AppRecord &record);
     // Finishes a seal key rotation a dead process left, loads the key (enginesecrets.cpp).
     Status openSecrets();

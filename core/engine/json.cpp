@@ -20,7 +20,7 @@ QJsonObject toJson(const DeployRecord &d)
                   {QStringLiteral("app"), d.app},
                   {QStringLiteral("ref"), d.ref},
                   {QStringLiteral("commit"), d.commit},
-                  {QStringLiteral("status"), d.status},
+                  {QStringLiteral("status"), toString(d.status)},
                   {QStringLiteral("failed_step"), d.failedStep},
                   {QStringLiteral("error"), d.error},
                   {QStringLiteral("image"), d.imageId},
@@ -39,7 +39,7 @@ QJsonObject toJson(const StepRecord &s)
 {
     return QJsonObject{{QStringLiteral("seq"), s.seq},
                        {QStringLiteral("name"), s.name},
-                       {QStringLiteral("status"), s.status},
+                       {QStringLiteral("status"), toString(s.status)},
                        {QStringLiteral("detail"), s.detail},
                        {QStringLiteral("started_ms"), s.startedMs},
                        {QStringLiteral("finished_ms"), s.finishedMs},
@@ -73,7 +73,7 @@ QJsonObject AppView::toJson() const
 {
     QJsonObject o{{QStringLiteral("name"), record.name},
                   {QStringLiteral("url"), url},
-                  {QStringLiteral("status"), status},
+                  {QStringLiteral("status"), toString(status)},
                   {QStringLiteral("status_reason"), statusReason},
                   {QStringLiteral("route_port"), record.routePort},
                   {QStringLiteral("current_deploy"), record.currentDeploy},

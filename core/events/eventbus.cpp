@@ -4,7 +4,7 @@ namespace pando::core {
 
 QJsonObject Event::toJson() const
 {
-    QJsonObject o{{QStringLiteral("type"), type}, {QStringLiteral("time_ms"), timeMs}};
+    QJsonObject o{{QStringLiteral("type"), toString(type)}, {QStringLiteral("time_ms"), timeMs}};
     if (!app.isEmpty())
         o.insert(QStringLiteral("app"), app);
     if (!deployId.isEmpty())

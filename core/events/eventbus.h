@@ -1,10 +1,11 @@
 #pragma once
-// Package events: the catalogue of things Pando tells subscribers about, and the in-process
-// bus they travel on. Types: app.created, app.removed, deploy.queued, deploy.step,
-// deploy.succeeded, deploy.failed, app.restarted, container.removed.
+// Package events: the things Pando tells subscribers about, and the in-process bus they travel
+// on. Their types are EventType (core/vocab), whose table holds the strings subscribers see.
 //
 // Threading: publish() may be called from any thread; published() is delivered to each
 // receiver in its own thread (queued across threads).
+
+#include "core/vocab/vocab.h"
 
 #include <QJsonObject>
 #include <QObject>
@@ -13,7 +14,7 @@
 namespace pando::core {
 
 struct Event {
-    QString type;
+    EventType type = EventType::AppCreated;
     QString app;
     QString deployId;
     QJsonObject data;

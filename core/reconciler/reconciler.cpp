@@ -92,14 +92,14 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
             continue;
         if (app && !deployId.isEmpty()) {
             auto d = deploys.find(deployId);
-            if (d && (d->status == QLatin1String("queued") || d->status == QLatin1String("running")))
+            if (d && (d->status == DeployStatus::Queued || d->status == DeployStatus::Running))
                 continue;
         }
         if (!m_s.runtime.remove(c.id))
             continue;
         changes << QStringLiteral("removed container %1 (%2)").arg(c.name, name);
         m_s.publish(
-            QStringLiteral("container.removed"), name, deployId,
+            EventType::ContainerRemoved, name, deployId,
             QJsonObject{{QStringLiteral("container"), c.id}, {QStringLiteral("reason"), QStringLiteral("unowned")}});
         note(QStringLiteral("auditing the removal of %1").arg(c.name),
              m_s.audit.record(
@@ -114,7 +114,7 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
         const QString deployId = deployOfTag(name, tag);
         if (app) {
             auto d = deploys.find(deployId);
-            if (d && d->status != QLatin1String("failed") && d->status != QLatin1String("cancelled"))
+            if (d && d->status != DeployStatus::Failed && d->status != DeployStatus::Cancelled)
                 continue;
             if (!d && d.error().code != ErrorCode::NotFound)
                 continue;
@@ -152,8 +152,7 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
             return;
         address = info->address;
         changes << QStringLiteral("restarted %1 (was %2, exit code %3)").arg(name, c.state).arg(c.exitCode);
-        m_s.publish(QStringLiteral("app.restarted"), name, current,
-                    QJsonObject{{QStringLiteral("exit_code"), c.exitCode}});
+        m_s.publish(EventType::AppRestarted, name, current, QJsonObject{{QStringLiteral("exit_code"), c.exitCode}});
         note(QStringLiteral("auditing the restart of %1").arg(name),
              m_s.audit.record(
                  Actor::system(QStringLiteral("reconciler")), QStringLiteral("app.restart"),
@@ -202,7 +201,7 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
             return;
         address = info->address;
         changes << QStringLiteral("recreated %1").arg(name);
-        m_s.publish(QStringLiteral("app.restarted"), name, current, QJsonObject{{QStringLiteral("recreated"), true}});
+        m_s.publish(EventType::AppRestarted, name, current, QJsonObject{{QStringLiteral("recreated"), true}});
         note(QStringLiteral("auditing the recreation of %1").arg(name),
              m_s.audit.record(Actor::system(QStringLiteral("reconciler")), QStringLiteral("app.recreate"),
                               QStringLiteral("app/") + name, QStringLiteral("success")));

@@ -12,14 +12,17 @@ const QString kDeployColumns = u"id, app, ref, commit_id, status, failed_step, e
                                " created_ms, started_ms, finished_ms, approval_id, spec_yaml"_s;
 const QString kStepColumns = u"deploy_id, seq, name, status, detail, started_ms, finished_ms"_s;
 
-DeployRecord deployFrom(const QSqlQuery &q)
+Result<DeployRecord> deployFrom(const QSqlQuery &q)
 {
     DeployRecord d;
     d.id = q.value(0).toString();
     d.app = q.value(1).toString();
     d.ref = q.value(2).toString();
     d.commit = q.value(3).toString();
-    d.status = q.value(4).toString();
+    auto status = detail::word<DeployStatus>(q.value(4), u"deploys.status"_s, u"deploy "_s + d.id);
+    if (!status)
+        return std::unexpected(status.error());
+    d.status = *status;
     d.failedStep = q.value(5).toString();
     d.error = q.value(6).toString();
     d.imageId = q.value(7).toString();
@@ -33,13 +36,17 @@ DeployRecord deployFrom(const QSqlQuery &q)
     return d;
 }
 
-StepRecord stepFrom(const QSqlQuery &q)
+Result<StepRecord> stepFrom(const QSqlQuery &q)
 {
     StepRecord s;
     s.deployId = q.value(0).toString();
     s.seq = q.value(1).toInt();
     s.name = q.value(2).toString();
-    s.status = q.value(3).toString();
+    auto status = detail::word<DeployStepStatus>(q.value(3), u"deploy_steps.status"_s,
+                                                 u"step %1 of deploy %2"_s.arg(s.name, s.deployId));
+    if (!status)
+        return std::unexpected(status.error());
+    s.status = *status;
     s.detail = q.value(4).toString();
     s.startedMs = q.value(5).toLongLong();
     s.finishedMs = q.value(6).toLongLong();
@@ -57,8 +64,12 @@ Result<QList<DeployRecord>> selectDeploys(Database &database, const QString &tai
     if (!q)
         return std::unexpected(q.error());
     QList<DeployRecord> deploys;
-    while (q->next())
-        deploys.append(deployFrom(*q));
+    while (q->next()) {
+        auto d = deployFrom(*q);
+        if (!d)
+            return std::unexpected(d.error());
+        deploys.append(*d);
+    }
     return deploys;
 }
 
@@ -73,7 +84,7 @@ Status DeployRepository::create(const DeployRecord &d)
                          u"INSERT INTO deploys ("_s + kDeployColumns +
                              u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
                          {detail::text(d.id), detail::text(d.app), detail::text(d.ref), detail::text(d.commit),
-                          detail::text(d.status), detail::text(d.failedStep), detail::text(d.error),
+                          toString(d.status), detail::text(d.failedStep), detail::text(d.error),
                           detail::text(d.imageId), detail::text(d.containerId), detail::text(d.actor), d.createdMs,
                           d.startedMs, d.finishedMs, detail::text(d.approvalId), detail::text(d.specYaml)},
                          u"create deploy "_s + d.id);
@@ -108,14 +119,15 @@ Result<QList<DeployRecord>> DeployRepository::listForApp(const QString &app, int
 
 Result<QList<DeployRecord>> DeployRepository::unfinished()
 {
-    return selectDeploys(m_db, u"WHERE status IN ('queued', 'running') ORDER BY created_ms, id"_s, {},
+    return selectDeploys(m_db, u"WHERE status IN (?, ?) ORDER BY created_ms, id"_s,
+                         {toString(DeployStatus::Queued), toString(DeployStatus::Running)},
                          u"list unfinished deploys"_s);
 }
 
 Result<QList<DeployRecord>> DeployRepository::awaitingApproval()
 {
-    return selectDeploys(m_db, u"WHERE status = 'awaiting-approval' ORDER BY created_ms, id"_s, {},
-                         u"list deploys awaiting approval"_s);
+    return selectDeploys(m_db, u"WHERE status = ? ORDER BY created_ms, id"_s,
+                         {toString(DeployStatus::AwaitingApproval)}, u"list deploys awaiting approval"_s);
 }
 
 Status DeployRepository::update(const DeployRecord &d)
@@ -128,7 +140,7 @@ Status DeployRepository::update(const DeployRecord &d)
                     u"UPDATE deploys SET ref = ?, commit_id = ?, status = ?, failed_step = ?, error = ?,"
                     " image_id = ?, container_id = ?, actor = ?, started_ms = ?, finished_ms = ?, approval_id = ?"
                     " WHERE id = ?"_s,
-                    {detail::text(d.ref), detail::text(d.commit), detail::text(d.status), detail::text(d.failedStep),
+                    {detail::text(d.ref), detail::text(d.commit), toString(d.status), detail::text(d.failedStep),
                      detail::text(d.error), detail::text(d.imageId), detail::text(d.containerId), detail::text(d.actor),
                      d.startedMs, d.finishedMs, detail::text(d.approvalId), detail::text(d.id)},
                     u"update deploy "_s + d.id);
@@ -147,7 +159,7 @@ Status DeployRepository::addStep(const StepRecord &s)
     const QString what = u"add step "_s + QString::number(s.seq) + u" to deploy "_s + s.deployId;
     auto q = detail::run(*db, m_db.isPostgres(),
                          u"INSERT INTO deploy_steps ("_s + kStepColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?)"_s,
-                         {detail::text(s.deployId), s.seq, detail::text(s.name), detail::text(s.status),
+                         {detail::text(s.deployId), s.seq, detail::text(s.name), toString(s.status),
                           detail::text(s.detail), s.startedMs, s.finishedMs},
                          what);
     if (!q) {
@@ -169,8 +181,8 @@ Status DeployRepository::updateStep(const StepRecord &s)
     auto q = detail::run(*db, m_db.isPostgres(),
                          u"UPDATE deploy_steps SET name = ?, status = ?, detail = ?, started_ms = ?, finished_ms = ?"
                          " WHERE deploy_id = ? AND seq = ?"_s,
-                         {detail::text(s.name), detail::text(s.status), detail::text(s.detail), s.startedMs,
-                          s.finishedMs, detail::text(s.deployId), s.seq},
+                         {detail::text(s.name), toString(s.status), detail::text(s.detail), s.startedMs, s.finishedMs,
+                          detail::text(s.deployId), s.seq},
                          u"update step "_s + QString::number(s.seq) + u" of deploy "_s + s.deployId);
     if (!q)
         return std::unexpected(q.error());
@@ -191,8 +203,12 @@ Result<QList<StepRecord>> DeployRepository::steps(const QString &deployId)
     if (!q)
         return std::unexpected(q.error());
     QList<StepRecord> steps;
-    while (q->next())
-        steps.append(stepFrom(*q));
+    while (q->next()) {
+        auto step = stepFrom(*q);
+        if (!step)
+            return std::unexpected(step.error());
+        steps.append(*step);
+    }
     return steps;
 }
 

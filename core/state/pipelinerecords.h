@@ -2,6 +2,8 @@
 // The rows the pipeline runner keeps. Times are milliseconds since the epoch (UTC); JSON
 // columns hold compact JSON text.
 
+#include "core/vocab/vocab.h"
+
 #include <QString>
 #include <QtGlobal>
 
@@ -21,13 +23,13 @@ struct PipelineRecord {
     qint64 updatedMs = 0;
 };
 
-// Run status: queued → running → succeeded | failed | errored | aborted.
+// Run status: see RunStatus (core/vocab).
 struct RunRecord {
     QString id; // "r" + 12 hex digits
     QString pipeline;
     QString job;
     int number = 0; // 1, 2, ... per pipeline and job
-    QString status;
+    RunStatus status = RunStatus::Queued;
     QString trigger; // "manual", "resource:<name>", "webhook:<name>", "passed:<job>"
     QString actor;
     QString inputsJson;    // {"resource": {version}} chosen when the run was queued
@@ -39,9 +41,8 @@ struct RunRecord {
     qint64 finishedMs = 0;
 };
 
-// Step status: pending → running → succeeded | failed | errored | aborted; or skipped (not run
-// because an earlier step ended the plan) and cached (unchanged since a run that succeeded:
-// outputs restored, command not run). An approve step is "waiting" while its request is pending.
+// Step status: see RunStepStatus (core/vocab). A cached step's outputs are restored and its
+// command not run.
 struct RunStepRecord {
     QString runId;
     QString stepId;   // the step's path in the plan ("plan[1].in_parallel[0].task:unit")
@@ -49,7 +50,7 @@ struct RunStepRecord {
     int seq = 0;      // order among all of the run's steps, as they were planned
     QString name;     // "unit", "repo"
     QString kind;     // get, put, task, in_parallel, do, try, on_success, ...
-    QString status;
+    RunStepStatus status = RunStepStatus::Pending;
     QString hash;    // the step's content address, when it has one; an approve step's approval id
     int attempt = 0; // 1-based attempt when the step has attempts
     int exitCode = -1;

@@ -57,8 +57,8 @@ public:
                                                qint64 nowMs);
     // Runs left running by processes other than owner.
     Result<QList<RunRecord>> abandoned(const QString &owner);
-    Result<QList<RunRecord>> withStatus(const QString &status);
-    Status finish(const QString &id, const QString &status, const QString &error, qint64 nowMs);
+    Result<QList<RunRecord>> withStatus(RunStatus status);
+    Status finish(const QString &id, RunStatus status, const QString &error, qint64 nowMs);
     // Puts a running run back to queued (its steps and events are cleared).
     Status requeue(const QString &id);
 

@@ -1,6 +1,8 @@
 #pragma once
 // The rows Pando keeps, as plain value types. Times are milliseconds since the epoch (UTC).
 
+#include "core/vocab/vocab.h"
+
 #include <QString>
 #include <QtGlobal>
 
@@ -15,13 +17,13 @@ struct AppRecord {
     qint64 updatedMs = 0;
 };
 
-// Deploy status: queued → running → succeeded | failed | cancelled.
+// Deploy status: see DeployStatus (core/vocab).
 struct DeployRecord {
     QString id; // "d" + 12 hex digits, made by the engine
     QString app;
     QString ref;    // what was asked for
     QString commit; // what it resolved to; empty until fetched
-    QString status;
+    DeployStatus status = DeployStatus::Queued;
     QString failedStep; // the step that failed, when status is failed
     QString error;      // why, for people
     QString imageId;
@@ -34,12 +36,12 @@ struct DeployRecord {
     qint64 finishedMs = 0;
 };
 
-// Step status: running → succeeded | failed | skipped.
+// Step status: see DeployStepStatus (core/vocab).
 struct StepRecord {
     QString deployId;
     int seq = 0;  // order within the deploy, from 0
     QString name; // fetch, detect, plan, build, start, health, switch, retire
-    QString status;
+    DeployStepStatus status = DeployStepStatus::Running;
     QString detail; // a short line of what happened or why it failed
     qint64 startedMs = 0;
     qint64 finishedMs = 0;

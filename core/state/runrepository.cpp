@@ -16,14 +16,17 @@ const QString kRunColumns = u"id, pipeline, job, number, status, trigger, actor,
 const QString kStepColumns = u"run_id, step_id, parent_id, seq, name, kind, status, hash, attempt, exit_code, error,"
                              " started_ms, finished_ms"_s;
 
-RunRecord runFrom(const QSqlQuery &q)
+Result<RunRecord> runFrom(const QSqlQuery &q)
 {
     RunRecord r;
     r.id = q.value(0).toString();
     r.pipeline = q.value(1).toString();
     r.job = q.value(2).toString();
     r.number = q.value(3).toInt();
-    r.status = q.value(4).toString();
+    auto status = detail::word<RunStatus>(q.value(4), u"runs.status"_s, u"run "_s + r.id);
+    if (!status)
+        return std::unexpected(status.error());
+    r.status = *status;
     r.trigger = q.value(5).toString();
     r.actor = q.value(6).toString();
     r.inputsJson = q.value(7).toString();
@@ -36,7 +39,7 @@ RunRecord runFrom(const QSqlQuery &q)
     return r;
 }
 
-RunStepRecord stepFrom(const QSqlQuery &q)
+Result<RunStepRecord> stepFrom(const QSqlQuery &q)
 {
     RunStepRecord s;
     s.runId = q.value(0).toString();
@@ -45,7 +48,11 @@ RunStepRecord stepFrom(const QSqlQuery &q)
     s.seq = q.value(3).toInt();
     s.name = q.value(4).toString();
     s.kind = q.value(5).toString();
-    s.status = q.value(6).toString();
+    auto status =
+        detail::word<RunStepStatus>(q.value(6), u"run_steps.status"_s, u"step %1 of run %2"_s.arg(s.stepId, s.runId));
+    if (!status)
+        return std::unexpected(status.error());
+    s.status = *status;
     s.hash = q.value(7).toString();
     s.attempt = q.value(8).toInt();
     s.exitCode = q.value(9).toInt();
@@ -69,8 +76,12 @@ Result<QList<RunRecord>> selectRuns(Database &db, const QString &tail, const QVa
     if (!q)
         return std::unexpected(q.error());
     QList<RunRecord> runs;
-    while (q->next())
-        runs.append(runFrom(*q));
+    while (q->next()) {
+        auto run = runFrom(*q);
+        if (!run)
+            return std::unexpected(run.error());
+        runs.append(*run);
+    }
     return runs;
 }
 
@@ -95,7 +106,7 @@ Result<RunRecord> RunRepository::enqueue(RunRecord run)
         RunRecord r = run;
         r.id = newRunId();
         r.number = (last->next() ? last->value(0).toInt() : 0) + 1;
-        r.status = u"queued"_s;
+        r.status = RunStatus::Queued;
         // The queue's order across jobs: runs start in the order they were queued.
         auto seq = tx->run(u"SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM runs"_s, {}, what);
         if (!seq)
@@ -104,7 +115,7 @@ Result<RunRecord> RunRepository::enqueue(RunRecord run)
         auto q = tx->run(u"INSERT INTO runs ("_s + kRunColumns +
                              u", queue_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', ?, 0, 0, ?)"_s,
                          {detail::text(r.id), detail::text(r.pipeline), detail::text(r.job), r.number,
-                          detail::text(r.status), detail::text(r.trigger), detail::text(r.actor),
+                          toString(r.status), detail::text(r.trigger), detail::text(r.actor),
                           detail::text(r.inputsJson), r.configVersion, r.createdMs, queueSeq},
                          what);
         if (!q)
@@ -163,8 +174,8 @@ Result<std::optional<RunRecord>> RunRepository::claimNext(const QString &pipelin
                 return std::unexpected(ok.error());
             return std::optional<RunRecord>{};
         }
-        auto running = tx->run(u"SELECT COUNT(*) FROM runs WHERE pipeline = ? AND status = 'running'"_s,
-                               {detail::text(pipeline)}, what);
+        auto running = tx->run(u"SELECT COUNT(*) FROM runs WHERE pipeline = ? AND status = ?"_s,
+                               {detail::text(pipeline), toString(RunStatus::Running)}, what);
         if (!running)
             return std::unexpected(running.error());
         if (running->next() && maxRuns > 0 && running->value(0).toInt() >= maxRuns) {
@@ -174,10 +185,10 @@ Result<std::optional<RunRecord>> RunRepository::claimNext(const QString &pipelin
         }
         // A job's runs go in order: a queued run waits while an earlier run of the same job runs.
         auto next = tx->run(u"SELECT "_s + kRunColumns +
-                                u" FROM runs q WHERE q.pipeline = ? AND q.status = 'queued' AND NOT EXISTS"
+                                u" FROM runs q WHERE q.pipeline = ? AND q.status = ? AND NOT EXISTS"
                                 " (SELECT 1 FROM runs r WHERE r.pipeline = q.pipeline AND r.job = q.job"
-                                " AND r.status = 'running') ORDER BY q.queue_seq LIMIT 1"_s,
-                            {detail::text(pipeline)}, what);
+                                " AND r.status = ?) ORDER BY q.queue_seq LIMIT 1"_s,
+                            {detail::text(pipeline), toString(RunStatus::Queued), toString(RunStatus::Running)}, what);
         if (!next)
             return std::unexpected(next.error());
         if (!next->next()) {
@@ -185,10 +196,15 @@ Result<std::optional<RunRecord>> RunRepository::claimNext(const QString &pipelin
                 return std::unexpected(ok.error());
             return std::optional<RunRecord>{};
         }
-        RunRecord run = runFrom(*next);
-        auto update = tx->run(u"UPDATE runs SET status = 'running', owner = ?, started_ms = ?"
-                              " WHERE id = ? AND status = 'queued'"_s,
-                              {detail::text(owner), nowMs, detail::text(run.id)}, what);
+        auto claimed = runFrom(*next);
+        if (!claimed)
+            return std::unexpected(claimed.error());
+        RunRecord run = *claimed;
+        auto update = tx->run(u"UPDATE runs SET status = ?, owner = ?, started_ms = ?"
+                              " WHERE id = ? AND status = ?"_s,
+                              {toString(RunStatus::Running), detail::text(owner), nowMs, detail::text(run.id),
+                               toString(RunStatus::Queued)},
+                              what);
         if (!update)
             return std::unexpected(update.error());
         if (update->numRowsAffected() != 1)
@@ -198,7 +214,7 @@ Result<std::optional<RunRecord>> RunRepository::claimNext(const QString &pipelin
                 continue;
             return std::unexpected(ok.error());
         }
-        run.status = u"running"_s;
+        run.status = RunStatus::Running;
         run.owner = owner;
         run.startedMs = nowMs;
         return std::optional<RunRecord>{run};
@@ -208,20 +224,20 @@ Result<std::optional<RunRecord>> RunRepository::claimNext(const QString &pipelin
 
 Result<QList<RunRecord>> RunRepository::abandoned(const QString &owner)
 {
-    return selectRuns(m_db, u"WHERE status = 'running' AND owner <> ? ORDER BY created_ms"_s, {detail::text(owner)},
-                      u"find abandoned runs"_s);
+    return selectRuns(m_db, u"WHERE status = ? AND owner <> ? ORDER BY created_ms"_s,
+                      {toString(RunStatus::Running), detail::text(owner)}, u"find abandoned runs"_s);
 }
 
-Result<QList<RunRecord>> RunRepository::withStatus(const QString &status)
+Result<QList<RunRecord>> RunRepository::withStatus(RunStatus status)
 {
-    return selectRuns(m_db, u"WHERE status = ? ORDER BY created_ms"_s, {detail::text(status)},
-                      u"list "_s + status + u" runs"_s);
+    return selectRuns(m_db, u"WHERE status = ? ORDER BY created_ms"_s, {toString(status)},
+                      u"list "_s + toString(status) + u" runs"_s);
 }
 
-Status RunRepository::finish(const QString &id, const QString &status, const QString &error, qint64 nowMs)
+Status RunRepository::finish(const QString &id, RunStatus status, const QString &error, qint64 nowMs)
 {
     auto q = exec(m_db, u"UPDATE runs SET status = ?, error = ?, finished_ms = ? WHERE id = ?"_s,
-                  {detail::text(status), detail::text(error), nowMs, detail::text(id)}, u"finish run "_s + id);
+                  {toString(status), detail::text(error), nowMs, detail::text(id)}, u"finish run "_s + id);
     if (!q)
         return std::unexpected(q.error());
     if (q->numRowsAffected() == 0)
@@ -237,11 +253,14 @@ Status RunRepository::requeue(const QString &id)
         return std::unexpected(tx.error());
     for (const QString &sql :
          {u"DELETE FROM run_steps WHERE run_id = ?"_s, u"DELETE FROM run_events WHERE run_id = ?"_s,
-          u"DELETE FROM run_inputs WHERE run_id = ?"_s,
-          u"UPDATE runs SET status = 'queued', owner = '', started_ms = 0 WHERE id = ?"_s}) {
+          u"DELETE FROM run_inputs WHERE run_id = ?"_s}) {
         if (auto q = tx->run(sql, {detail::text(id)}, what); !q)
             return std::unexpected(q.error());
     }
+    if (auto q = tx->run(u"UPDATE runs SET status = ?, owner = '', started_ms = 0 WHERE id = ?"_s,
+                         {toString(RunStatus::Queued), detail::text(id)}, what);
+        !q)
+        return std::unexpected(q.error());
     return tx->commit();
 }
 
@@ -255,7 +274,7 @@ Status RunRepository::upsertStep(const RunStepRecord &s)
                               s.seq,
                               detail::text(s.name),
                               detail::text(s.kind),
-                              detail::text(s.status),
+                              toString(s.status),
                               detail::text(s.hash),
                               s.attempt,
                               s.exitCode,
@@ -285,8 +304,12 @@ Result<QList<RunStepRecord>> RunRepository::steps(const QString &runId)
     if (!q)
         return std::unexpected(q.error());
     QList<RunStepRecord> list;
-    while (q->next())
-        list.append(stepFrom(*q));
+    while (q->next()) {
+        auto step = stepFrom(*q);
+        if (!step)
+            return std::unexpected(step.error());
+        list.append(*step);
+    }
     return list;
 }
 
@@ -335,12 +358,13 @@ Result<QList<RunEventRecord>> RunRepository::events(const QString &runId, qint64
 Result<QStringList> RunRepository::passedVersions(const QString &pipeline, const QString &job, const QString &resource,
                                                   int limit)
 {
-    auto q = exec(m_db,
-                  u"SELECT i.version_json FROM run_inputs i JOIN runs r ON r.id = i.run_id"
-                  " WHERE r.pipeline = ? AND r.job = ? AND r.status = 'succeeded' AND i.resource = ?"
-                  " ORDER BY r.finished_ms DESC, r.number DESC LIMIT ?"_s,
-                  {detail::text(pipeline), detail::text(job), detail::text(resource), limit},
-                  u"versions of "_s + resource + u" that passed "_s + job);
+    auto q =
+        exec(m_db,
+             u"SELECT i.version_json FROM run_inputs i JOIN runs r ON r.id = i.run_id"
+             " WHERE r.pipeline = ? AND r.job = ? AND r.status = ? AND i.resource = ?"
+             " ORDER BY r.finished_ms DESC, r.number DESC LIMIT ?"_s,
+             {detail::text(pipeline), detail::text(job), toString(RunStatus::Succeeded), detail::text(resource), limit},
+             u"versions of "_s + resource + u" that passed "_s + job);
     if (!q)
         return std::unexpected(q.error());
     QStringList versions;

@@ -16,6 +16,13 @@ QVariant text(const QString &value)
     return value.isNull() ? QVariant(u""_s) : QVariant(value);
 }
 
+Error unknownWord(const QString &column, const QString &row, const QString &word)
+{
+    return Error{ErrorCode::Internal,
+                 u"%1 of %2 holds \"%3\", which this version of Pando does not know"_s.arg(column, row, word), column,
+                 u"the database was written by a newer Pando or edited by hand; run the version that wrote it"_s};
+}
+
 namespace {
 
 ErrorCode postgresCode(const QString &state)

@@ -4,6 +4,8 @@
 
 #include "database.h"
 
+#include "core/vocab/vocab.h"
+
 #include <QRecursiveMutex>
 #include <QSqlQuery>
 #include <QVariant>
@@ -18,6 +20,18 @@ QVariant text(const QString &value);
 // Maps a driver error to an ErrorCode: duplicate key → Conflict, a foreign key naming a row that
 // is not there → NotFound, lost connection or a lock not granted in time → Unavailable.
 Error sqlError(const QSqlError &error, const QString &what, bool postgres);
+
+// A vocabulary word read from a column (core/vocab). A word no table holds (a database written
+// by a newer Pando, or edited by hand) is an Internal error naming the row, never some other
+// state: column is "deploys.status", row "deploy d0123456789ab".
+Error unknownWord(const QString &column, const QString &row, const QString &word);
+template<typename E> Result<E> word(const QVariant &value, const QString &column, const QString &row)
+{
+    const QString text = value.toString();
+    if (std::optional<E> parsed = vocab::parse<E>(text))
+        return *parsed;
+    return std::unexpected(unknownWord(column, row, text));
+}
 
 // Prepares sql (with ? placeholders), binds values in order and runs it. `what` names the
 // operation for the error message ("insert app hello").

@@ -65,7 +65,11 @@ void ActivityModel::clear()
 
 std::optional<ActivityModel::Entry> ActivityModel::describe(const QJsonObject &event)
 {
-    const QString type = event.value(u"type"_s).toString();
+    const QString typeText = event.value(u"type"_s).toString();
+    const std::optional<core::EventType> type = core::parseEventType(typeText);
+    if (!type)
+        return std::nullopt; // a newer server's event: nothing this view knows how to say
+    using T = core::EventType;
     const QString app = event.value(u"app"_s).toString();
     const QJsonObject data = event.value(u"data"_s).toObject();
     Entry e;
@@ -73,64 +77,64 @@ std::optional<ActivityModel::Entry> ActivityModel::describe(const QJsonObject &e
     if (e.timeMs <= 0)
         e.timeMs = QDateTime::currentMSecsSinceEpoch();
     e.app = app;
-    e.kind = type.section(u'.', 0, 0);
-    if (type == u"deploy.queued"_s) {
+    e.kind = typeText.section(u'.', 0, 0);
+    if (type == T::DeployQueued) {
         e.state = DisplayState::Progress;
         e.title = tr("%1: deploy queued").arg(app);
         if (data.contains(u"approval"_s))
             e.detail = tr("approved (%1)").arg(data.value(u"approval"_s).toString());
         e.target = event.value(u"deploy"_s).toString();
-    } else if (type == u"deploy.succeeded"_s) {
+    } else if (type == T::DeploySucceeded) {
         e.state = DisplayState::Healthy;
         e.title = tr("%1: deploy succeeded").arg(app);
         e.target = event.value(u"deploy"_s).toString();
-    } else if (type == u"deploy.failed"_s) {
+    } else if (type == T::DeployFailed) {
         e.state = DisplayState::Failed;
         e.title = tr("%1: deploy failed").arg(app);
         const QString step = data.value(u"step"_s).toString();
         const QString error = data.value(u"error"_s).toString();
         e.detail = step.isEmpty() ? error : tr("%1 failed: %2").arg(step, error);
         e.target = event.value(u"deploy"_s).toString();
-    } else if (type == u"app.created"_s) {
+    } else if (type == T::AppCreated) {
         e.title = tr("%1 was created").arg(app);
-    } else if (type == u"app.updated"_s) {
+    } else if (type == T::AppUpdated) {
         e.title = tr("%1: spec changed").arg(app);
-    } else if (type == u"app.removed"_s) {
+    } else if (type == T::AppRemoved) {
         e.title = tr("%1 was removed").arg(app);
-    } else if (type == u"approval.requested"_s) {
+    } else if (type == T::ApprovalRequested) {
         e.state = DisplayState::Waiting;
         e.title = tr("Approval requested: %1").arg(data.value(u"object"_s).toString());
         e.detail = data.value(u"summary"_s).toString();
         e.target = data.value(u"id"_s).toString();
-    } else if (type == u"approval.approved"_s || type == u"approval.rejected"_s || type == u"approval.expired"_s) {
-        const QString word = type.section(u'.', 1);
-        e.state = word == u"approved"_s ? DisplayState::Healthy : DisplayState::Failed;
-        e.title = word == u"approved"_s   ? tr("Approved: %1").arg(data.value(u"object"_s).toString())
-                  : word == u"rejected"_s ? tr("Rejected: %1").arg(data.value(u"object"_s).toString())
-                                          : tr("Expired: %1").arg(data.value(u"object"_s).toString());
+    } else if (core::isApprovalEvent(*type)) {
+        e.state = type == T::ApprovalApproved ? DisplayState::Healthy : DisplayState::Failed;
+        e.title = type == T::ApprovalApproved   ? tr("Approved: %1").arg(data.value(u"object"_s).toString())
+                  : type == T::ApprovalRejected ? tr("Rejected: %1").arg(data.value(u"object"_s).toString())
+                                                : tr("Expired: %1").arg(data.value(u"object"_s).toString());
         e.detail = data.value(u"reason"_s).toString();
         e.target = data.value(u"id"_s).toString();
-    } else if (type == u"run.queued"_s || type == u"run.started"_s || type == u"run.finished"_s) {
+    } else if (type == T::RunQueued || type == T::RunStarted || type == T::RunFinished) {
         const QString run = u"%1/%2 #%3"_s.arg(data.value(u"pipeline"_s).toString(), data.value(u"job"_s).toString(),
                                                QString::number(data.value(u"number"_s).toInteger()));
         e.target = data.value(u"run"_s).toString();
-        if (type == u"run.queued"_s) {
+        if (type == T::RunQueued) {
             e.state = DisplayState::Progress;
             e.title = tr("%1 queued").arg(run);
-        } else if (type == u"run.started"_s) {
+        } else if (type == T::RunStarted) {
             e.state = DisplayState::Progress;
             e.title = tr("%1 started").arg(run);
         } else {
-            const QString status = data.value(u"status"_s).toString();
-            e.state = DisplayState::ofRun(status);
-            e.title = status == u"succeeded"_s ? tr("%1 succeeded").arg(run)
-                      : status == u"failed"_s  ? tr("%1 failed").arg(run)
-                      : status == u"errored"_s ? tr("%1 errored").arg(run)
-                      : status == u"aborted"_s ? tr("%1 aborted").arg(run)
-                                               : tr("%1 ended: %2").arg(run, status);
+            const QString statusText = data.value(u"status"_s).toString();
+            const std::optional<core::RunStatus> status = core::parseRunStatus(statusText);
+            e.state = DisplayState::ofRun(statusText);
+            e.title = status == core::RunStatus::Succeeded ? tr("%1 succeeded").arg(run)
+                      : status == core::RunStatus::Failed  ? tr("%1 failed").arg(run)
+                      : status == core::RunStatus::Errored ? tr("%1 errored").arg(run)
+                      : status == core::RunStatus::Aborted ? tr("%1 aborted").arg(run)
+                                                           : tr("%1 ended: %2").arg(run, statusText);
             e.detail = data.value(u"error"_s).toString();
         }
-    } else if (type == u"pipeline.paused"_s) {
+    } else if (type == T::PipelinePaused) {
         e.state = DisplayState::Waiting;
         e.title = tr("Pipeline %1 paused").arg(data.value(u"pipeline"_s).toString());
         e.detail = data.value(u"reason"_s).toString();

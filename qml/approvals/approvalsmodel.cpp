@@ -1,4 +1,5 @@
 #include "qml/approvals/approvalsmodel.h"
+#include "core/vocab/vocab.h"
 
 #include <QDateTime>
 #include <QJsonDocument>
@@ -471,13 +472,14 @@ void ApprovalsModel::decide(int row, bool approve, const QString &reason)
 
 void ApprovalsModel::onEvent(const QJsonObject &event)
 {
-    const QString type = event.value(u"type"_s).toString();
-    if (!type.startsWith(u"approval."_s))
+    const std::optional<core::EventType> type = core::parseEventType(event.value(u"type"_s).toString());
+    if (!(type && core::isApprovalEvent(*type)))
         return;
     const QJsonObject approval = event.value(u"data"_s).toObject();
-    if (type == u"approval.requested"_s)
+    if (type == core::EventType::ApprovalRequested)
         apply(approval);
-    else if (type == u"approval.approved"_s || type == u"approval.rejected"_s || type == u"approval.expired"_s)
+    else if (type == core::EventType::ApprovalApproved || type == core::EventType::ApprovalRejected ||
+             type == core::EventType::ApprovalExpired)
         remove(approval.value(u"id"_s).toString());
 }
 

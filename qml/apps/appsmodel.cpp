@@ -1,4 +1,5 @@
 #include "qml/apps/appsmodel.h"
+#include "core/vocab/vocab.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -14,19 +15,19 @@ namespace {
 
 QString deployWord(const QString &status)
 {
-    if (status == u"queued"_s)
+    if (core::parseDeployStatus(status) == core::DeployStatus::Queued)
         return AppsModel::tr("queued");
-    if (status == u"running"_s)
+    if (core::parseDeployStatus(status) == core::DeployStatus::Running)
         return AppsModel::tr("deploying");
-    if (status == u"awaiting-approval"_s)
+    if (core::parseDeployStatus(status) == core::DeployStatus::AwaitingApproval)
         return AppsModel::tr("waiting for approval");
-    if (status == u"succeeded"_s)
+    if (core::parseDeployStatus(status) == core::DeployStatus::Succeeded)
         return AppsModel::tr("succeeded");
-    if (status == u"failed"_s)
+    if (core::parseDeployStatus(status) == core::DeployStatus::Failed)
         return AppsModel::tr("failed");
-    if (status == u"cancelled"_s)
+    if (core::parseDeployStatus(status) == core::DeployStatus::Cancelled)
         return AppsModel::tr("cancelled");
-    if (status == u"rejected"_s)
+    if (core::parseDeployStatus(status) == core::DeployStatus::Rejected)
         return AppsModel::tr("rejected");
     return status;
 }
@@ -123,9 +124,10 @@ QVariant AppsModel::roleValue(const Row &row, int role) const
     case StatusTextRole: {
         const DisplayState::Value state = stateOf(row);
         // "new" and "removing" have no state of their own in the shared vocabulary.
-        if (row.app.value(u"status"_s).toString() == u"new"_s && state == DisplayState::Neutral)
+        if (core::parseAppStatus(row.app.value(u"status"_s).toString()) == core::AppStatus::New &&
+            state == DisplayState::Neutral)
             return tr("not deployed");
-        if (row.app.value(u"status"_s).toString() == u"removing"_s)
+        if (core::parseAppStatus(row.app.value(u"status"_s).toString()) == core::AppStatus::Removing)
             return tr("removing");
         return stateWord(state);
     }
@@ -150,7 +152,7 @@ QVariant AppsModel::roleValue(const Row &row, int role) const
     case LastDeployTimeRole:
         return last.value(u"finished_ms"_s).toInteger(last.value(u"created_ms"_s).toInteger());
     case LastDeployErrorRole: {
-        if (last.value(u"status"_s).toString() != u"failed"_s)
+        if (core::parseDeployStatus(last.value(u"status"_s).toString()) != core::DeployStatus::Failed)
             return QString();
         const QString step = last.value(u"failed_step"_s).toString();
         const QString error = last.value(u"error"_s).toString();
@@ -256,7 +258,8 @@ int AppsModel::failingCount() const
     int n = 0;
     for (const Row &row : m_rows) {
         const QString last = row.app.value(u"last_deploy"_s).toObject().value(u"status"_s).toString();
-        if (stateOf(row) == DisplayState::Failed || (last == u"failed"_s && !row.busy))
+        if (stateOf(row) == DisplayState::Failed ||
+            (core::parseDeployStatus(last) == core::DeployStatus::Failed && !row.busy))
             ++n;
     }
     return n;
@@ -467,33 +470,35 @@ void AppsModel::actionFailed(int row, const Error &error)
 
 void AppsModel::onEvent(const QJsonObject &event)
 {
-    const QString type = event.value(u"type"_s).toString();
+    const std::optional<core::EventType> type = core::parseEventType(event.value(u"type"_s).toString());
     const QString app = event.value(u"app"_s).toString();
     if (app.isEmpty())
         return;
-    if (type == u"app.removed"_s) {
+    if (type == core::EventType::AppRemoved) {
         removeApp(app);
         return;
     }
     const int row = rowOf(app);
-    if (type == u"deploy.step"_s && row >= 0) {
+    if (type == core::EventType::DeployStep && row >= 0) {
         const QJsonObject step = event.value(u"data"_s).toObject();
         Row &r = m_rows[row];
         const QString status = step.value(u"status"_s).toString();
         r.busy = true;
-        r.progress = status == u"waiting"_s ? tr("waiting for approval") : stepWord(step.value(u"name"_s).toString());
+        r.progress = core::parseDeployStepStatus(status) == core::DeployStepStatus::Waiting
+                         ? tr("waiting for approval")
+                         : stepWord(step.value(u"name"_s).toString());
         rowChanged(row);
         // The step that waits changes the app's state (awaiting approval): fetch it.
-        if (status == u"waiting"_s)
+        if (core::parseDeployStepStatus(status) == core::DeployStepStatus::Waiting)
             reloadApp(app);
         return;
     }
-    if (type == u"deploy.queued"_s && row >= 0) {
+    if (type == core::EventType::DeployQueued && row >= 0) {
         m_rows[row].busy = true;
-        m_rows[row].progress = deployWord(u"queued"_s);
+        m_rows[row].progress = deployWord(core::toString(core::DeployStatus::Queued));
         rowChanged(row);
     }
-    if (type == u"deploy.succeeded"_s || type == u"deploy.failed"_s) {
+    if (type == core::EventType::DeploySucceeded || type == core::EventType::DeployFailed) {
         if (row >= 0) {
             m_rows[row].busy = false;
             m_rows[row].progress.clear();

@@ -1,4 +1,5 @@
 #include "qml/deploys/deploysmodel.h"
+#include "core/vocab/vocab.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -27,7 +28,7 @@ QString deployStatusWord(const QString &status, DisplayState::Value state)
     case DisplayState::Neutral:
         break;
     }
-    if (status == u"skipped"_s)
+    if (core::parseDeployStepStatus(status) == core::DeployStepStatus::Skipped)
         return QCoreApplication::translate("DeployState", "skipped");
     return QCoreApplication::translate("DeployState", "not started");
 }
@@ -102,9 +103,9 @@ QVariant DeploysModel::data(const QModelIndex &index, int role) const
     case StateRole:
         return int(DisplayState::ofDeploy(status));
     case StatusTextRole:
-        if (status == u"rejected"_s)
+        if (core::parseDeployStatus(status) == core::DeployStatus::Rejected)
             return tr("rejected");
-        if (status == u"queued"_s)
+        if (core::parseDeployStatus(status) == core::DeployStatus::Queued)
             return tr("queued");
         return deployStatusWord(status, DisplayState::ofDeploy(status));
     case RefRole:
@@ -236,9 +237,9 @@ void DeploysModel::onEvent(const QJsonObject &event)
 {
     if (event.value(u"app"_s).toString() != m_app)
         return;
-    const QString type = event.value(u"type"_s).toString();
+    const std::optional<core::EventType> type = core::parseEventType(event.value(u"type"_s).toString());
     // Steps change the timeline, not the history; every other deploy.* event changes a row.
-    if (type.startsWith(u"deploy."_s) && type != u"deploy.step"_s)
+    if ((type && core::isDeployEvent(*type)) && type != core::EventType::DeployStep)
         refresh();
 }
 

@@ -1,4 +1,5 @@
 #include "qml/deploys/deploystepsmodel.h"
+#include "core/vocab/vocab.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -93,7 +94,8 @@ qint64 DeployStepsModel::durationOf(const QJsonObject &step) const
     if (started <= 0)
         return 0;
     qint64 finished = step.value(u"finished_ms"_s).toInteger();
-    if (finished <= 0 && step.value(u"status"_s).toString() == u"running"_s)
+    if (finished <= 0 &&
+        core::parseDeployStepStatus(step.value(u"status"_s).toString()) == core::DeployStepStatus::Running)
         finished = m_now();
     return finished >= started ? finished - started : 0;
 }
@@ -123,7 +125,7 @@ QVariant DeployStepsModel::data(const QModelIndex &index, int role) const
     case StateRole:
         return int(DisplayState::ofDeployStep(status));
     case StatusTextRole:
-        if (status == u"running"_s)
+        if (core::parseDeployStepStatus(status) == core::DeployStepStatus::Running)
             return tr("running");
         return deployStatusWord(status, DisplayState::ofDeployStep(status));
     case DetailRole:
@@ -137,7 +139,7 @@ QVariant DeployStepsModel::data(const QModelIndex &index, int role) const
         return longest > 0 ? double(durationOf(step)) / double(longest) : 0.0;
     }
     case ApprovalIdRole: {
-        if (status != u"waiting"_s)
+        if (core::parseDeployStepStatus(status) != core::DeployStepStatus::Waiting)
             return QString();
         // The engine writes "waiting for approval <id> (reasons); approve with ...".
         static const QRegularExpression id(u"waiting for approval (\\S+)"_s);
@@ -189,11 +191,12 @@ void DeployStepsModel::selectFailing()
     // The failing step (the last one recorded as failed), else the step that waits or runs.
     int row = -1;
     for (int i = int(m_steps.size()) - 1; i >= 0 && row < 0; --i)
-        if (m_steps.at(i).value(u"status"_s).toString() == u"failed"_s)
+        if (core::parseDeployStepStatus(m_steps.at(i).value(u"status"_s).toString()) == core::DeployStepStatus::Failed)
             row = i;
     for (int i = int(m_steps.size()) - 1; i >= 0 && row < 0; --i) {
         const QString status = m_steps.at(i).value(u"status"_s).toString();
-        if (status == u"waiting"_s || status == u"running"_s)
+        if (core::parseDeployStepStatus(status) == core::DeployStepStatus::Waiting ||
+            core::parseDeployStepStatus(status) == core::DeployStepStatus::Running)
             row = i;
     }
     if (row != m_selected) {
@@ -254,14 +257,14 @@ void DeployStepsModel::onEvent(const QJsonObject &event)
 {
     if (m_deployId.isEmpty() || event.value(u"deploy"_s).toString() != m_deployId)
         return;
-    const QString type = event.value(u"type"_s).toString();
-    if (type == u"deploy.step"_s) {
+    const std::optional<core::EventType> type = core::parseEventType(event.value(u"type"_s).toString());
+    if (type == core::EventType::DeployStep) {
         applyStep(event.value(u"data"_s).toObject());
         selectFailing();
         return;
     }
     // succeeded, failed, awaiting-approval, started: the deploy's own fields changed.
-    if (type.startsWith(u"deploy."_s))
+    if ((type && core::isDeployEvent(*type)))
         refresh();
 }
 
@@ -269,7 +272,8 @@ void DeployStepsModel::updateTicker()
 {
     bool running = false;
     for (const QJsonObject &step : m_steps)
-        running = running || step.value(u"status"_s).toString() == u"running"_s;
+        running = running ||
+                  core::parseDeployStepStatus(step.value(u"status"_s).toString()) == core::DeployStepStatus::Running;
     if (running && !m_ticker.isActive())
         m_ticker.start();
     else if (!running)

@@ -1,4 +1,5 @@
 #include "qml/runs/pipelinesmodel.h"
+#include "core/vocab/vocab.h"
 
 #include <QJsonArray>
 #include <QSet>
@@ -338,19 +339,20 @@ void PipelinesModel::actionDone(const QString &name, const Error *error)
 
 void PipelinesModel::onEvent(const QJsonObject &event)
 {
-    const QString type = event.value(u"type"_s).toString();
+    const std::optional<core::EventType> type = core::parseEventType(event.value(u"type"_s).toString());
     const QJsonObject data = event.value(u"data"_s).toObject();
     const QString name = data.value(u"pipeline"_s).toString();
-    if (name.isEmpty() || (!type.startsWith(u"run."_s) && !type.startsWith(u"pipeline."_s)) || type == u"run.event"_s)
+    if (name.isEmpty() || (!(type && core::isRunEvent(*type)) && !(type && core::isPipelineEvent(*type))) ||
+        type == core::EventType::RunEvent)
         return;
     const int row = rowOf(name);
     if (row < 0) {
         // A pipeline set since the list was loaded (setting one is not on the event stream).
-        if (m_loaded && !isLoading() && type == u"run.queued"_s)
+        if (m_loaded && !isLoading() && type == core::EventType::RunQueued)
             refresh();
         return;
     }
-    if (type == u"pipeline.paused"_s) {
+    if (type == core::EventType::PipelinePaused) {
         QJsonObject p = m_rows.at(row).pipeline;
         p.insert(u"paused"_s, true);
         p.insert(u"paused_reason"_s, data.value(u"reason"_s));
@@ -358,18 +360,18 @@ void PipelinesModel::onEvent(const QJsonObject &event)
         return;
     }
     QString status;
-    if (type == u"run.queued"_s)
-        status = u"queued"_s;
-    else if (type == u"run.started"_s)
-        status = u"running"_s;
-    else if (type == u"run.finished"_s)
+    if (type == core::EventType::RunQueued)
+        status = core::toString(core::RunStatus::Queued);
+    else if (type == core::EventType::RunStarted)
+        status = core::toString(core::RunStatus::Running);
+    else if (type == core::EventType::RunFinished)
         status = data.value(u"status"_s).toString();
     else
         return;
     const QJsonObject &last = m_rows.at(row).lastRun;
     const QString id = data.value(u"run"_s).toString();
     // A queued run is the newest; a start or end only moves the run shown (or an older list's gap).
-    if (type != u"run.queued"_s && !last.isEmpty() && last.value(u"id"_s).toString() != id)
+    if (type != core::EventType::RunQueued && !last.isEmpty() && last.value(u"id"_s).toString() != id)
         return;
     setLastRun(row, QJsonObject{{u"id"_s, id},
                                 {u"job"_s, data.value(u"job"_s)},

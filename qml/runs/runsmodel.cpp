@@ -1,4 +1,5 @@
 #include "qml/runs/runsmodel.h"
+#include "core/vocab/vocab.h"
 
 #include <QDateTime>
 #include <QLocale>
@@ -18,9 +19,9 @@ QString explain(const Error &e)
 // queued → running → an end: answers and events may cross, and an older one must not undo a newer.
 int progress(const QString &status)
 {
-    if (status.isEmpty() || status == u"queued"_s)
+    if (status.isEmpty() || core::parseRunStatus(status) == core::RunStatus::Queued)
         return 0;
-    return status == u"running"_s ? 1 : 2;
+    return core::parseRunStatus(status) == core::RunStatus::Running ? 1 : 2;
 }
 } // namespace
 
@@ -31,7 +32,7 @@ RunsModel::RunsModel(QObject *parent)
     m_ticker.setInterval(1000);
     connect(&m_ticker, &QTimer::timeout, this, [this] {
         for (int i = 0; i < m_rows.size(); ++i)
-            if (m_rows.at(i).run.value(u"status"_s).toString() == u"running"_s)
+            if (core::parseRunStatus(m_rows.at(i).run.value(u"status"_s).toString()) == core::RunStatus::Running)
                 Q_EMIT dataChanged(index(i), index(i), {DurationMsRole, DurationTextRole});
     });
 }
@@ -127,7 +128,9 @@ qint64 RunsModel::durationOf(const QJsonObject &run) const
         return 0;
     if (finished >= started)
         return finished - started;
-    return run.value(u"status"_s).toString() == u"running"_s ? qMax<qint64>(0, m_now() - started) : 0;
+    return core::parseRunStatus(run.value(u"status"_s).toString()) == core::RunStatus::Running
+               ? qMax<qint64>(0, m_now() - started)
+               : 0;
 }
 
 QVariant RunsModel::roleValue(const Row &row, int role) const
@@ -178,7 +181,8 @@ QVariant RunsModel::roleValue(const Row &row, int role) const
                            : QString();
     }
     case LiveRole:
-        return status == u"queued"_s || status == u"running"_s;
+        return core::parseRunStatus(status) == core::RunStatus::Queued ||
+               core::parseRunStatus(status) == core::RunStatus::Running;
     case BusyRole:
         return row.busy;
     case ActionErrorRole:
@@ -330,8 +334,9 @@ void RunsModel::rowChanged(int row)
 
 void RunsModel::updateTicker()
 {
-    const bool running = std::any_of(m_rows.cbegin(), m_rows.cend(),
-                                     [](const Row &r) { return r.run.value(u"status"_s).toString() == u"running"_s; });
+    const bool running = std::any_of(m_rows.cbegin(), m_rows.cend(), [](const Row &r) {
+        return core::parseRunStatus(r.run.value(u"status"_s).toString()) == core::RunStatus::Running;
+    });
     if (running && !m_ticker.isActive())
         m_ticker.start();
     else if (!running)
@@ -367,8 +372,9 @@ void RunsModel::abort(int row)
 
 void RunsModel::onEvent(const QJsonObject &event)
 {
-    const QString type = event.value(u"type"_s).toString();
-    if (type != u"run.queued"_s && type != u"run.started"_s && type != u"run.finished"_s)
+    const std::optional<core::EventType> type = core::parseEventType(event.value(u"type"_s).toString());
+    if (type != core::EventType::RunQueued && type != core::EventType::RunStarted &&
+        type != core::EventType::RunFinished)
         return;
     const QJsonObject data = event.value(u"data"_s).toObject();
     if (!m_pipeline.isEmpty() && data.value(u"pipeline"_s).toString() != m_pipeline)
@@ -379,8 +385,8 @@ void RunsModel::onEvent(const QJsonObject &event)
                     {u"pipeline"_s, data.value(u"pipeline"_s)},
                     {u"job"_s, data.value(u"job"_s)},
                     {u"number"_s, data.value(u"number"_s)}};
-    if (type == u"run.queued"_s) {
-        run.insert(u"status"_s, u"queued"_s);
+    if (type == core::EventType::RunQueued) {
+        run.insert(u"status"_s, core::toString(core::RunStatus::Queued));
         run.insert(u"created_ms"_s, at);
         if (rowOf(id) >= 0)
             run.remove(u"status"_s); // the list (or a start) was here first
@@ -390,8 +396,8 @@ void RunsModel::onEvent(const QJsonObject &event)
     }
     if (rowOf(id) < 0)
         return fetch(id); // queued before the list loaded
-    if (type == u"run.started"_s) {
-        run.insert(u"status"_s, u"running"_s);
+    if (type == core::EventType::RunStarted) {
+        run.insert(u"status"_s, core::toString(core::RunStatus::Running));
         run.insert(u"started_ms"_s, at);
     } else {
         run.insert(u"status"_s, data.value(u"status"_s));
@@ -399,7 +405,7 @@ void RunsModel::onEvent(const QJsonObject &event)
         run.insert(u"finished_ms"_s, at);
     }
     apply(run);
-    if (type == u"run.finished"_s)
+    if (type == core::EventType::RunFinished)
         fetch(id); // the stored record's times
 }
 

@@ -7,34 +7,53 @@ using namespace Qt::StringLiterals;
 
 namespace pando::desktop::RunState {
 
+namespace {
+
+QString wordOf(core::RunStepStatus status)
+{
+    using S = core::RunStepStatus;
+    switch (status) {
+    case S::Succeeded:
+        return QCoreApplication::translate("RunState", "succeeded");
+    case S::Running:
+        return QCoreApplication::translate("RunState", "running");
+    case S::Waiting:
+        return QCoreApplication::translate("RunState", "waiting for approval");
+    case S::Failed:
+        return QCoreApplication::translate("RunState", "failed");
+    case S::Errored:
+        return QCoreApplication::translate("RunState", "errored");
+    case S::Cached:
+        return QCoreApplication::translate("RunState", "unchanged");
+    case S::Aborted:
+        return QCoreApplication::translate("RunState", "aborted");
+    case S::Pending:
+        return QCoreApplication::translate("RunState", "pending");
+    case S::Skipped:
+        return QCoreApplication::translate("RunState", "skipped");
+    }
+    return core::toString(status);
+}
+
+} // namespace
+
+// A run's statuses are a step's too, with the same words, except queued.
 QString word(const QString &status)
 {
-    if (status == u"succeeded"_s)
-        return QCoreApplication::translate("RunState", "succeeded");
-    if (status == u"running"_s)
-        return QCoreApplication::translate("RunState", "running");
-    if (status == u"waiting"_s)
-        return QCoreApplication::translate("RunState", "waiting for approval");
-    if (status == u"failed"_s)
-        return QCoreApplication::translate("RunState", "failed");
-    if (status == u"errored"_s)
-        return QCoreApplication::translate("RunState", "errored");
-    if (status == u"cached"_s)
-        return QCoreApplication::translate("RunState", "unchanged");
-    if (status == u"aborted"_s)
-        return QCoreApplication::translate("RunState", "aborted");
-    if (status == u"queued"_s)
+    if (core::parseRunStatus(status) == core::RunStatus::Queued)
         return QCoreApplication::translate("RunState", "queued");
-    if (status == u"pending"_s)
-        return QCoreApplication::translate("RunState", "pending");
-    if (status == u"skipped"_s)
-        return QCoreApplication::translate("RunState", "skipped");
+    if (auto step = core::parseRunStepStatus(status))
+        return wordOf(*step);
     return status;
 }
 
 bool isLive(const QString &status)
 {
-    return status == u"queued"_s || status == u"pending"_s || status == u"running"_s || status == u"waiting"_s;
+    if (core::parseRunStatus(status) == core::RunStatus::Queued)
+        return true;
+    const std::optional<core::RunStepStatus> step = core::parseRunStepStatus(status);
+    return step == core::RunStepStatus::Pending || step == core::RunStepStatus::Running ||
+           step == core::RunStepStatus::Waiting;
 }
 
 QString durationText(qint64 ms)

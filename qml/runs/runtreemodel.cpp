@@ -1,4 +1,5 @@
 #include "qml/runs/runtreemodel.h"
+#include "core/vocab/vocab.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -21,16 +22,18 @@ int progress(const QJsonObject &step)
 {
     const QString status = step.value(u"status"_s).toString();
     int phase = 2;
-    if (status.isEmpty() || status == u"pending"_s)
+    if (status.isEmpty() || core::parseRunStepStatus(status) == core::RunStepStatus::Pending)
         phase = 0;
-    else if (status == u"running"_s || status == u"waiting"_s)
+    else if (core::parseRunStepStatus(status) == core::RunStepStatus::Running ||
+             core::parseRunStepStatus(status) == core::RunStepStatus::Waiting)
         phase = 1;
     return step.value(u"attempt"_s).toInt() * 4 + phase;
 }
 
 bool isFailure(const QString &status)
 {
-    return status == u"failed"_s || status == u"errored"_s;
+    return core::parseRunStepStatus(status) == core::RunStepStatus::Failed ||
+           core::parseRunStepStatus(status) == core::RunStepStatus::Errored;
 }
 } // namespace
 
@@ -312,8 +315,8 @@ void RunTreeModel::onMessage(const QJsonObject &message)
     const QJsonObject data = message.value(u"data"_s).toObject();
     if (type == u"step"_s) {
         upsert(data, data.value(u"parent"_s).toString());
-        if (status() == u"queued"_s)
-            setRunField(u"status"_s, u"running"_s);
+        if (core::parseRunStatus(status()) == core::RunStatus::Queued)
+            setRunField(u"status"_s, core::toString(core::RunStatus::Running));
         return;
     }
     if (type != u"output"_s)
@@ -335,15 +338,15 @@ void RunTreeModel::onMessage(const QJsonObject &message)
 
 void RunTreeModel::onEvent(const QJsonObject &event)
 {
-    const QString type = event.value(u"type"_s).toString();
-    if (m_run.isEmpty() || (type != u"run.started"_s && type != u"run.finished"_s))
+    const std::optional<core::EventType> type = core::parseEventType(event.value(u"type"_s).toString());
+    if (m_run.isEmpty() || (type != core::EventType::RunStarted && type != core::EventType::RunFinished))
         return;
     const QJsonObject data = event.value(u"data"_s).toObject();
     if (data.value(u"run"_s).toString() != m_runId)
         return;
-    if (type == u"run.started"_s) {
-        if (status() == u"queued"_s)
-            setRunField(u"status"_s, u"running"_s);
+    if (type == core::EventType::RunStarted) {
+        if (core::parseRunStatus(status()) == core::RunStatus::Queued)
+            setRunField(u"status"_s, core::toString(core::RunStatus::Running));
         if (m_run.value(u"started_ms"_s).toInteger() <= 0)
             setRunField(u"started_ms"_s, event.value(u"time_ms"_s));
         return;
@@ -508,14 +511,18 @@ qint64 RunTreeModel::durationOf(const QJsonObject &step) const
     if (finished >= started)
         return finished - started;
     const QString status = step.value(u"status"_s).toString();
-    return status == u"running"_s || status == u"waiting"_s ? qMax<qint64>(0, m_now() - started) : 0;
+    return core::parseRunStepStatus(status) == core::RunStepStatus::Running ||
+                   core::parseRunStepStatus(status) == core::RunStepStatus::Waiting
+               ? qMax<qint64>(0, m_now() - started)
+               : 0;
 }
 
 QVariant RunTreeModel::roleValue(const Node *node, int role) const
 {
     const QJsonObject &s = node->step;
     const QString status = s.value(u"status"_s).toString();
-    const bool cached = s.value(u"cached"_s).toBool() || status == u"cached"_s;
+    const bool cached =
+        s.value(u"cached"_s).toBool() || core::parseRunStepStatus(status) == core::RunStepStatus::Cached;
     switch (role) {
     case IdRole:
         return s.value(u"id"_s).toString();
@@ -561,18 +568,19 @@ void RunTreeModel::tick()
 {
     for (Node *node : std::as_const(m_byId)) {
         const QString status = node->step.value(u"status"_s).toString();
-        if (status == u"running"_s || status == u"waiting"_s) {
+        if (core::parseRunStepStatus(status) == core::RunStepStatus::Running ||
+            core::parseRunStepStatus(status) == core::RunStepStatus::Waiting) {
             const QModelIndex at = indexFor(node);
             Q_EMIT dataChanged(at, at, {DurationMsRole, DurationTextRole});
         }
     }
-    if (status() == u"running"_s)
+    if (core::parseRunStatus(status()) == core::RunStatus::Running)
         Q_EMIT runChanged(); // the run's own duration
 }
 
 void RunTreeModel::updateTicker()
 {
-    const bool moving = status() == u"running"_s;
+    const bool moving = core::parseRunStatus(status()) == core::RunStatus::Running;
     if (moving && !m_ticker.isActive())
         m_ticker.start();
     else if (!moving)
@@ -608,7 +616,7 @@ QString RunTreeModel::durationText() const
         return RunState::durationText(0);
     if (finished >= started)
         return RunState::durationText(finished - started);
-    return RunState::durationText(status() == u"running"_s ? m_now() - started : 0);
+    return RunState::durationText(core::parseRunStatus(status()) == core::RunStatus::Running ? m_now() - started : 0);
 }
 
 QString RunTreeModel::triggerText() const
@@ -637,8 +645,9 @@ int RunTreeModel::stepCount() const
 
 int RunTreeModel::cachedCount() const
 {
-    return int(std::count_if(m_byId.cbegin(), m_byId.cend(),
-                             [](const Node *n) { return n->step.value(u"status"_s).toString() == u"cached"_s; }));
+    return int(std::count_if(m_byId.cbegin(), m_byId.cend(), [](const Node *n) {
+        return core::parseRunStepStatus(n->step.value(u"status"_s).toString()) == core::RunStepStatus::Cached;
+    }));
 }
 
 int RunTreeModel::failedCount() const

@@ -5,6 +5,8 @@
 // those states. Every view model exposes DisplayState::Value; StateStyle gives each its colour,
 // shape and word, and StateMark.qml draws them, so no view renders a state of its own.
 
+#include "core/vocab/vocab.h"
+
 #include <QString>
 #include <QtQml/qqmlregistration.h>
 
@@ -24,15 +26,20 @@ enum Value {
 };
 Q_ENUM_NS(Value)
 
-// A deploy's status: queued, running, awaiting-approval, succeeded, failed, rejected, cancelled.
+// Each status of core/vocab as a display state; every value has one (a switch over the enum).
+Value of(core::DeployStatus status);
+Value of(core::DeployStepStatus status);
+Value of(core::RunStatus status);
+Value of(core::RunStepStatus status);
+
+// The same from the API's words, as the view models get them. A word no table holds (a newer
+// server's) is Neutral, with a warning logged once per word, never some other state.
 Value ofDeploy(const QString &status);
-// A deploy step's status: running, waiting, succeeded, failed, skipped (not run).
 Value ofDeployStep(const QString &status);
-// A run's or a run step's status: queued, pending, running, waiting, succeeded, failed, errored,
-// cached, aborted, skipped (not run because an earlier step ended the plan).
+// A run's or a run step's status (the runs views show both).
 Value ofRun(const QString &status);
-// An app's status (new, deploying, running, failed, stopped, removing) with its last deploy's
-// status; busy: a deploy of it is in flight that the app's record does not show yet.
+// An app's status with its last deploy's status; busy: a deploy of it is in flight that the
+// app's record does not show yet.
 Value ofApp(const QString &status, const QString &lastDeployStatus, bool busy = false);
 // Whether a deploy with this status is still in flight (queued, running, awaiting-approval).
 bool isDeployInFlight(const QString &status);

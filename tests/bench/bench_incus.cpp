@@ -15,6 +15,7 @@
 #include "tests/adapters/incus/incusharness.h"
 #include "tests/bench/benchkit.h"
 #include "tests/core/engine/enginefixture.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -119,15 +120,16 @@ int main(int argc, char **argv)
             return std::unexpected(deploy.error());
         // As often as the floor looks at its instance.
         Result<core::DeployView> view = fx.engine().deployView(deploy->id);
-        while (view &&
-               (view->record.status == QLatin1String("queued") || view->record.status == QLatin1String("running")) &&
-               t.elapsed() < 120000) {
+        while (
+            view &&
+            (view->record.status == core::DeployStatus::Queued || view->record.status == core::DeployStatus::Running) &&
+            t.elapsed() < 120000) {
             QThread::msleep(5);
             view = fx.engine().deployView(deploy->id);
         }
         if (!view)
             return view;
-        if (view->record.status != QLatin1String("succeeded"))
+        if (view->record.status != core::DeployStatus::Succeeded)
             return fail(ErrorCode::Failed, view->record.error);
         if (!answers200(url, 30000))
             return fail(ErrorCode::Failed, QStringLiteral("the app does not answer after its deploy"));

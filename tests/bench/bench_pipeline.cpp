@@ -11,6 +11,7 @@
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/bench/benchkit.h"
 #include "tests/core/engine/enginefixture.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -105,9 +106,9 @@ int main(int argc, char **argv)
             return {-1, run.error().text()};
         for (;;) {
             auto tree = service.runTree(run->run.id);
-            if (tree && tree->run.status != QLatin1String("queued") && tree->run.status != QLatin1String("running")) {
-                if (tree->run.status != QLatin1String("succeeded"))
-                    return {-1, tree->run.status + QStringLiteral(": ") + tree->run.error};
+            if (tree && tree->run.status != core::RunStatus::Queued && tree->run.status != core::RunStatus::Running) {
+                if (tree->run.status != core::RunStatus::Succeeded)
+                    return {-1, core::toString(tree->run.status) + QStringLiteral(": ") + tree->run.error};
                 return {t.elapsed(), QStringLiteral("%1 cached").arg(tree->cachedCount)};
             }
             if (t.elapsed() > 120'000)

@@ -1,4 +1,5 @@
 #include "app/desktop/shell/desktopstate.h"
+#include "core/vocab/vocab.h"
 
 #include "app/desktop/session/inprocesssession.h"
 
@@ -213,9 +214,11 @@ void DesktopState::refreshApprovals()
 
 void DesktopState::onEvent(const QJsonObject &event)
 {
-    const QString type = event.value(u"type"_s).toString();
-    if (type.startsWith(u"approval."_s) || type == u"deploy.failed"_s || type == u"deploy.succeeded"_s ||
-        (type == u"deploy.step"_s && event.value(u"data"_s).toObject().value(u"name"_s).toString() == u"approval"_s))
+    const std::optional<core::EventType> type = core::parseEventType(event.value(u"type"_s).toString());
+    if ((type && core::isApprovalEvent(*type)) || type == core::EventType::DeployFailed ||
+        type == core::EventType::DeploySucceeded ||
+        (type == core::EventType::DeployStep &&
+         event.value(u"data"_s).toObject().value(u"name"_s).toString() == u"approval"_s))
         refreshApprovals();
 }
 

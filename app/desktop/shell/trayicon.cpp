@@ -1,4 +1,5 @@
 #include "app/desktop/shell/trayicon.h"
+#include "core/vocab/vocab.h"
 
 #include "app/desktop/shell/desktopstate.h"
 
@@ -101,30 +102,31 @@ void TrayIcon::rebuildMenu()
 
 TrayIcon::Notification TrayIcon::notificationFor(const QJsonObject &event)
 {
-    const QString type = event.value(u"type"_s).toString();
+    const std::optional<core::EventType> type = core::parseEventType(event.value(u"type"_s).toString());
     const QJsonObject data = event.value(u"data"_s).toObject();
     const QString app = event.value(u"app"_s).toString();
     Notification n;
-    if (type == u"approval.requested"_s) {
+    if (type == core::EventType::ApprovalRequested) {
         n.title = tr("Approval requested: %1").arg(data.value(u"summary"_s).toString());
         n.body =
             tr("%1 asked. Click to see what will change and decide.")
                 .arg(data.value(u"requester"_s).toString().section(u'/', 0, 0).remove(QRegularExpression(u"^user:"_s)));
         n.approval = data.value(u"id"_s).toString();
-    } else if (type == u"deploy.succeeded"_s) {
+    } else if (type == core::EventType::DeploySucceeded) {
         n.title = tr("%1 deployed").arg(app);
         n.body = data.value(u"url"_s).toString();
         n.app = app;
-    } else if (type == u"deploy.failed"_s) {
+    } else if (type == core::EventType::DeployFailed) {
         const QString step = data.value(u"step"_s).toString();
         n.title = tr("Deploy of %1 failed").arg(app);
         n.body = step.isEmpty() ? data.value(u"error"_s).toString()
                                 : tr("%1: %2").arg(step, data.value(u"error"_s).toString());
         n.app = app;
         n.failure = true;
-    } else if (type == u"run.finished"_s) {
+    } else if (type == core::EventType::RunFinished) {
         const QString status = data.value(u"status"_s).toString();
-        if (status != u"failed"_s && status != u"errored"_s)
+        if (core::parseRunStatus(status) != core::RunStatus::Failed &&
+            core::parseRunStatus(status) != core::RunStatus::Errored)
             return {};
         n.title = tr("Run #%1 of %2/%3 %4")
                       .arg(data.value(u"number"_s).toInteger())

@@ -2,25 +2,45 @@
 
 namespace pando::core::pipelines {
 
-QString outcomeName(Outcome outcome)
+RunStatus runStatusOf(Outcome outcome)
 {
     switch (outcome) {
     case Outcome::Succeeded:
-        return QStringLiteral("succeeded");
+        return RunStatus::Succeeded;
     case Outcome::Failed:
-        return QStringLiteral("failed");
+        return RunStatus::Failed;
     case Outcome::Errored:
-        return QStringLiteral("errored");
+        return RunStatus::Errored;
     case Outcome::Aborted:
-        return QStringLiteral("aborted");
+        return RunStatus::Aborted;
     }
-    return QStringLiteral("errored");
+    return RunStatus::Errored;
+}
+
+RunStepStatus stepStatusOf(Outcome outcome)
+{
+    switch (outcome) {
+    case Outcome::Succeeded:
+        return RunStepStatus::Succeeded;
+    case Outcome::Failed:
+        return RunStepStatus::Failed;
+    case Outcome::Errored:
+        return RunStepStatus::Errored;
+    case Outcome::Aborted:
+        return RunStepStatus::Aborted;
+    }
+    return RunStepStatus::Errored;
+}
+
+QString outcomeName(Outcome outcome)
+{
+    return toString(runStatusOf(outcome));
 }
 
 std::optional<Outcome> parseOutcome(const QString &name)
 {
     for (Outcome o : {Outcome::Succeeded, Outcome::Failed, Outcome::Errored, Outcome::Aborted}) {
-        if (outcomeName(o) == name)
+        if (parseRunStatus(name) == runStatusOf(o))
             return o;
     }
     return std::nullopt;

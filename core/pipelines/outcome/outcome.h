@@ -47,6 +47,7 @@
 
 #include "adapters/api/error.h"
 #include "adapters/api/taskrunner.h"
+#include "core/vocab/vocab.h"
 
 #include <QList>
 #include <QString>
@@ -65,7 +66,11 @@ struct Interruption {
     bool timedOut = false; // the step's `timeout:` fired
 };
 
-// "succeeded", "failed", "errored", "aborted": the names runs and events store.
+// The run status and the step status an outcome ends in; their strings ("succeeded", "failed",
+// "errored", "aborted") come from core/vocab's tables.
+RunStatus runStatusOf(Outcome outcome);
+RunStepStatus stepStatusOf(Outcome outcome);
+// toString(runStatusOf(outcome)), for messages and tests.
 QString outcomeName(Outcome outcome);
 std::optional<Outcome> parseOutcome(const QString &name);
 

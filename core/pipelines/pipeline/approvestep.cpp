@@ -131,8 +131,7 @@ Outcome Execution::runApprove(const Step &step, RunStepRecord &rec, const Cancel
     auto waiter = std::make_shared<ApprovalWaiter>();
     const QMetaObject::Connection connection =
         QObject::connect(&m_deps.events, &EventBus::published, [waiter, id](const Event &event) {
-            if (!event.type.startsWith(QLatin1String("approval.")) ||
-                event.data.value(QStringLiteral("id")).toString() != id)
+            if (!isApprovalEvent(event.type) || event.data.value(QStringLiteral("id")).toString() != id)
                 return;
             QMutexLocker lock(&waiter->mutex);
             waiter->signalled = true;
@@ -149,7 +148,7 @@ Outcome Execution::runApprove(const Step &step, RunStepRecord &rec, const Cancel
                         humanDuration(step.approve.timeoutMs)));
     m_log.note(step.path, QStringLiteral("approve with: %1").arg(approvestep::approveCommand(id)));
     rec.hash = id;
-    rec.status = approvestep::Waiting;
+    rec.status = RunStepStatus::Waiting;
     rec.error = QStringLiteral("waiting for approval %1: %2").arg(id, approvestep::approveCommand(id));
     // Written with the notes above in one batch: a follower sees how to settle it with the state.
     m_log.step(rec);

@@ -47,7 +47,7 @@ RunStepRecord Execution::begin(const Step &step, const QString &parentId, int at
     rec.seq = m_log.nextSeq();
     rec.name = step.name.isEmpty() ? stepKindName(step.kind) : step.name;
     rec.kind = stepKindName(step.kind);
-    rec.status = QStringLiteral("running");
+    rec.status = RunStepStatus::Running;
     rec.attempt = step.attempts > 1 ? attempt : 0;
     rec.startedMs = m_log.nowMs();
     m_log.step(rec);
@@ -56,8 +56,8 @@ RunStepRecord Execution::begin(const Step &step, const QString &parentId, int at
 
 Outcome Execution::finish(RunStepRecord &rec, Outcome outcome, const QString &error)
 {
-    if (rec.status != QLatin1String("cached"))
-        rec.status = outcomeName(outcome);
+    if (rec.status != RunStepStatus::Cached)
+        rec.status = stepStatusOf(outcome);
     rec.error = maskText(m_log.redactor(), error);
     rec.finishedMs = m_log.nowMs();
     m_log.step(rec);
@@ -186,14 +186,14 @@ Outcome Execution::runOnce(const Step &step, const QString &parentId, const Canc
     case StepKind::Get: {
         RunStepRecord rec = begin(step, parentId, attempt);
         const Outcome o = runGet(step, rec, linked);
-        if (rec.status != QLatin1String("running") && rec.status != QLatin1String("cached"))
+        if (rec.status != RunStepStatus::Running && rec.status != RunStepStatus::Cached)
             return o; // finished inside with its error
         return finish(rec, classify(o), *timedOut ? QStringLiteral("timed out") : QString());
     }
     case StepKind::Put: {
         RunStepRecord rec = begin(step, parentId, attempt);
         const Outcome o = runPut(step, rec, linked);
-        if (rec.status != QLatin1String("running"))
+        if (rec.status != RunStepStatus::Running)
             return o;
         return finish(rec, classify(o), *timedOut ? QStringLiteral("timed out") : QString());
     }
@@ -206,7 +206,7 @@ Outcome Execution::runOnce(const Step &step, const QString &parentId, const Canc
     case StepKind::Task: {
         RunStepRecord rec = begin(step, parentId, attempt);
         const Outcome o = runTask(step, rec, linked, step.timeoutMs);
-        if (rec.status != QLatin1String("running") && rec.status != QLatin1String("cached"))
+        if (rec.status != RunStepStatus::Running && rec.status != RunStepStatus::Cached)
             return o;
         return finish(rec, classify(o),
                       *timedOut ? QStringLiteral("timed out after %1 ms").arg(step.timeoutMs) : QString());
@@ -354,7 +354,7 @@ Outcome Execution::fetch(const Step &step, const QString &artifact, const adapte
             auto dir = m_deps.workspace.createArtifact(m_run.id, artifact);
             if (dir && m_deps.blobs.restoreTree(out.value(QStringLiteral("blob")).toString(), *dir, {}, cancel)) {
                 setArtifact(artifact, out.value(QStringLiteral("digest")).toString());
-                rec.status = QStringLiteral("cached");
+                rec.status = RunStepStatus::Cached;
                 m_log.note(step.path, QStringLiteral("unchanged since run %1: restored").arg((*hit)->runId));
                 return finish(rec, Outcome::Succeeded);
             }
@@ -542,7 +542,7 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
             setArtifact(output.artifact, o.value(QStringLiteral("digest")).toString());
         }
         if (restored) {
-            rec.status = QStringLiteral("cached");
+            rec.status = RunStepStatus::Cached;
             rec.exitCode = 0;
             m_log.note(step.path,
                        QStringLiteral("unchanged since run %1: outputs restored, not run again").arg((*hit)->runId));
@@ -721,14 +721,14 @@ void JobRunner::releaseAbandoned(const RunRecord &run)
     }
     const QString reason = QStringLiteral("the run was interrupted: Pando stopped while it waited");
     for (RunStepRecord step : std::as_const(*steps)) {
-        if (step.kind != approvestep::Kind || step.status != approvestep::Waiting || step.hash.isEmpty())
+        if (step.kind != approvestep::Kind || step.status != RunStepStatus::Waiting || step.hash.isEmpty())
             continue;
         // Conflict: settled meanwhile (an approval nobody will use now is harmless).
         auto withdrawn = m_deps.approvals->reject(step.hash, Approver{automationFor(run)}, reason);
         if (!withdrawn && withdrawn.error().code != ErrorCode::Conflict)
             qWarning("run %s: withdrawing approval %s failed: %s", qPrintable(run.id), qPrintable(step.hash),
                      qPrintable(withdrawn.error().text()));
-        step.status = outcomeName(Outcome::Errored);
+        step.status = stepStatusOf(Outcome::Errored);
         step.error = QString(approvestep::WithdrawnPrefix) + reason;
         step.finishedMs = m_deps.clock.nowMs();
         if (auto saved = runs.upsertStep(step); !saved)

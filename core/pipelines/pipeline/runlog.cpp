@@ -79,7 +79,7 @@ void RunLog::step(const RunStepRecord &step)
                  qPrintable(saved.error().text()));
     QJsonObject data = toJson(step);
     data.insert(QStringLiteral("parent"), step.parentId);
-    const bool ended = step.status != QLatin1String("running");
+    const bool ended = step.status != RunStepStatus::Running;
     // A step's end is a moment followers care about: its output goes out with it. A start
     // joins the batch (written within BatchMs), so short steps cost one write, not two.
     if (ended)
@@ -172,7 +172,7 @@ void RunLog::writeBatch()
     qint64 seq = *last - batch.size();
     for (const RunEventRecord &e : batch) {
         m_events.publish(
-            Event{QStringLiteral("run.event"),
+            Event{EventType::RunEvent,
                   {},
                   {},
                   QJsonObject{{QStringLiteral("pipeline"), m_run.pipeline},

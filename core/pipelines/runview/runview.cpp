@@ -38,7 +38,7 @@ QJsonObject toJson(const RunRecord &r)
                        {QStringLiteral("pipeline"), r.pipeline},
                        {QStringLiteral("job"), r.job},
                        {QStringLiteral("number"), r.number},
-                       {QStringLiteral("status"), r.status},
+                       {QStringLiteral("status"), toString(r.status)},
                        {QStringLiteral("trigger"), r.trigger},
                        {QStringLiteral("actor"), r.actor},
                        {QStringLiteral("inputs"), QJsonDocument::fromJson(r.inputsJson.toUtf8()).object()},
@@ -55,8 +55,8 @@ QJsonObject toJson(const RunStepRecord &s)
     QJsonObject o{{QStringLiteral("id"), s.stepId},
                   {QStringLiteral("name"), s.name},
                   {QStringLiteral("kind"), s.kind},
-                  {QStringLiteral("status"), s.status},
-                  {QStringLiteral("cached"), s.status == QLatin1String("cached")},
+                  {QStringLiteral("status"), toString(s.status)},
+                  {QStringLiteral("cached"), s.status == RunStepStatus::Cached},
                   {QStringLiteral("started_ms"), s.startedMs},
                   {QStringLiteral("finished_ms"), s.finishedMs},
                   {QStringLiteral("duration_ms"), span(s.startedMs, s.finishedMs)}};
@@ -64,7 +64,7 @@ QJsonObject toJson(const RunStepRecord &s)
         if (!s.hash.isEmpty()) {
             QJsonObject approval{{QStringLiteral("id"), s.hash},
                                  {QStringLiteral("status"), approvestep::approvalStatus(s)}};
-            if (s.status == approvestep::Waiting) {
+            if (s.status == RunStepStatus::Waiting) {
                 approval.insert(QStringLiteral("approve"), approvestep::approveCommand(s.hash));
                 approval.insert(QStringLiteral("reject"), QString(QStringLiteral("pando approvals reject ") + s.hash));
             }
@@ -87,7 +87,7 @@ QString approvalStatus(const RunStepRecord &step)
 {
     if (step.hash.isEmpty())
         return {};
-    if (step.status == Waiting || step.status == QLatin1String("running"))
+    if (step.status == RunStepStatus::Waiting || step.status == RunStepStatus::Running)
         return QStringLiteral("pending");
     if (step.error.startsWith(ApprovedPrefix))
         return QStringLiteral("approved");
@@ -122,9 +122,9 @@ RunTree foldRun(const RunRecord &run, const QList<RunStepRecord> &steps)
     QList<RunStepRecord> roots;
     for (const RunStepRecord &s : std::as_const(ordered)) {
         ++tree.stepCount;
-        if (s.status == QLatin1String("cached"))
+        if (s.status == RunStepStatus::Cached)
             ++tree.cachedCount;
-        if (s.status == QLatin1String("failed") || s.status == QLatin1String("errored"))
+        if (s.status == RunStepStatus::Failed || s.status == RunStepStatus::Errored)
             ++tree.failedCount;
         if (s.parentId.isEmpty() || !known.contains(s.parentId) || s.parentId == s.stepId)
             roots.append(s);

@@ -44,10 +44,10 @@ QJsonObject toJson(const RunStepRecord &step);
 
 // An approve step (kind "approve") has no content hash (it is never cached), so its record's
 // hash column holds the id of the approval it asked for. While the request is pending the step
-// is "waiting"; its error column says how it ended, starting with one of the prefixes below.
+// is RunStepStatus::Waiting; its error column says how it ended, starting with one of the
+// prefixes below.
 namespace approvestep {
 inline constexpr QLatin1String Kind{"approve"};
-inline constexpr QLatin1String Waiting{"waiting"};
 inline constexpr QLatin1String ApprovedPrefix{"approved by "};
 inline constexpr QLatin1String RejectedPrefix{"rejected by "};
 inline constexpr QLatin1String ExpiredPrefix{"no decision within "};

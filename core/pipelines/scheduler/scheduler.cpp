@@ -83,7 +83,7 @@ Result<RunRecord> Scheduler::enqueue(const QString &pipeline, const QString &job
     run.createdMs = m_clock.nowMs();
     auto queued = RunRepository(m_db).enqueue(run);
     if (queued) {
-        publish(QStringLiteral("run.queued"), *queued);
+        publish(EventType::RunQueued, *queued);
         wake();
     }
     return queued;
@@ -95,17 +95,15 @@ Status Scheduler::abort(const QString &runId, const QString &actor)
     auto run = runs.find(runId);
     if (!run)
         return std::unexpected(run.error());
-    if (run->status == QLatin1String("queued")) {
-        if (auto done =
-                runs.finish(runId, QStringLiteral("aborted"), QStringLiteral("aborted by ") + actor, m_clock.nowMs());
+    if (run->status == RunStatus::Queued) {
+        if (auto done = runs.finish(runId, RunStatus::Aborted, QStringLiteral("aborted by ") + actor, m_clock.nowMs());
             !done)
             return done;
-        publish(QStringLiteral("run.finished"), *run,
-                QJsonObject{{QStringLiteral("status"), QStringLiteral("aborted")}});
+        publish(EventType::RunFinished, *run, QJsonObject{{QStringLiteral("status"), toString(RunStatus::Aborted)}});
         return {};
     }
-    if (run->status != QLatin1String("running"))
-        return fail(ErrorCode::Conflict, QStringLiteral("run %1 has already %2").arg(runId, run->status));
+    if (run->status != RunStatus::Running)
+        return fail(ErrorCode::Conflict, QStringLiteral("run %1 has already %2").arg(runId, toString(run->status)));
     QMutexLocker lock(&m_mutex);
     auto token = m_running.constFind(runId);
     if (token == m_running.constEnd())
@@ -186,7 +184,7 @@ bool Scheduler::runOne()
             if (m_stopping)
                 token.cancel();
         }
-        publish(QStringLiteral("run.started"), run);
+        publish(EventType::RunStarted, run);
         const RunExecutor::Result result = m_executor.execute(run, token);
         settle(run, result);
         QMutexLocker lock(&m_mutex);
@@ -201,12 +199,12 @@ bool Scheduler::runOne()
 
 void Scheduler::settle(const RunRecord &run, const RunExecutor::Result &result)
 {
-    const QString status = outcomeName(result.outcome);
+    const RunStatus status = runStatusOf(result.outcome);
     if (auto done = RunRepository(m_db).finish(run.id, status, result.error, m_clock.nowMs()); !done)
         qWarning("scheduler: recording the end of run %s failed: %s", qPrintable(run.id),
                  qPrintable(done.error().text()));
-    publish(QStringLiteral("run.finished"), run,
-            QJsonObject{{QStringLiteral("status"), status}, {QStringLiteral("error"), result.error}});
+    publish(EventType::RunFinished, run,
+            QJsonObject{{QStringLiteral("status"), toString(status)}, {QStringLiteral("error"), result.error}});
     if (result.outcome == Outcome::Aborted)
         return; // someone's decision, not the infrastructure's health
     PipelineRepository pipelines(m_db);
@@ -221,7 +219,7 @@ void Scheduler::settle(const RunRecord &run, const RunExecutor::Result &result)
                 .arg(result.error);
         if (pipelines.setPaused(run.pipeline, true, reason, m_clock.nowMs()))
             m_events.publish(
-                Event{QStringLiteral("pipeline.paused"),
+                Event{EventType::PipelinePaused,
                       {},
                       {},
                       QJsonObject{{QStringLiteral("pipeline"), run.pipeline}, {QStringLiteral("reason"), reason}},
@@ -229,7 +227,7 @@ void Scheduler::settle(const RunRecord &run, const RunExecutor::Result &result)
     }
 }
 
-void Scheduler::publish(const QString &type, const RunRecord &run, const QJsonObject &data)
+void Scheduler::publish(EventType type, const RunRecord &run, const QJsonObject &data)
 {
     QJsonObject payload = data;
     payload.insert(QStringLiteral("pipeline"), run.pipeline);

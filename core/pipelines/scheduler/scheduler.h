@@ -79,7 +79,7 @@ private:
     void workerLoop();
     bool runOne();
     void settle(const RunRecord &run, const RunExecutor::Result &result);
-    void publish(const QString &type, const RunRecord &run, const QJsonObject &data = {});
+    void publish(EventType type, const RunRecord &run, const QJsonObject &data = {});
 
     Database &m_db;
     Clock &m_clock;

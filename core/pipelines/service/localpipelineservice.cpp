@@ -269,7 +269,7 @@ Status LocalPipelineService::removePipeline(const QString &name, const Actor &ac
         return paused;
     if (auto queuedOrRunning = RunRepository(m_deps.db).list(name, {}, 10000)) {
         for (const RunRecord &run : std::as_const(*queuedOrRunning))
-            if (run.status == QLatin1String("queued") || run.status == QLatin1String("running"))
+            if (run.status == RunStatus::Queued || run.status == RunStatus::Running)
                 if (auto aborted = m_scheduler->abort(run.id, actor.name); !aborted)
                     qWarning("pipeline %s: aborting run %s failed: %s", qPrintable(name), qPrintable(run.id),
                              qPrintable(aborted.error().text()));
@@ -279,7 +279,7 @@ Status LocalPipelineService::removePipeline(const QString &name, const Actor &ac
         if (!running)
             break;
         if (std::none_of(running->cbegin(), running->cend(),
-                         [](const RunRecord &r) { return r.status == QLatin1String("running"); }))
+                         [](const RunRecord &r) { return r.status == RunStatus::Running; }))
             break;
         QThread::msleep(100);
     }
@@ -617,8 +617,8 @@ void LocalPipelineService::triggerLoop()
 void LocalPipelineService::onEvent(const Event &event)
 {
     // A run that succeeded lets the jobs downstream of it (passed:) go.
-    if (event.type != QLatin1String("run.finished") ||
-        event.data.value(QStringLiteral("status")).toString() != QLatin1String("succeeded"))
+    if (event.type != EventType::RunFinished ||
+        parseRunStatus(event.data.value(QStringLiteral("status")).toString()) != RunStatus::Succeeded)
         return;
     const QString pipelineName = event.data.value(QStringLiteral("pipeline")).toString();
     const QString job = event.data.value(QStringLiteral("job")).toString();

@@ -5,6 +5,7 @@
 #include "tests/app/server/fakes.h"
 #include "tests/support/clirun.h"
 #include "tests/support/component.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -93,7 +94,7 @@ core::DeployView TestApprovalCli::waitHeld(const QString &deployId)
     for (int i = 0; i < 1200; ++i) {
         if (auto v = m_install.engine->deployView(deployId)) {
             view = *v;
-            if (view.record.status != u"queued"_s && view.record.status != u"running"_s)
+            if (view.record.status != core::DeployStatus::Queued && view.record.status != core::DeployStatus::Running)
                 break;
         }
         QTest::qWait(25);
@@ -106,8 +107,8 @@ void TestApprovalCli::approveThroughTheCli()
     const QString deployId = createAndDeploy(u"member"_s, u"gated-web"_s);
     QVERIFY(!deployId.isEmpty());
     const core::DeployView held = waitHeld(deployId);
-    QVERIFY2(held.record.status == u"awaiting-approval"_s,
-             qPrintable(held.record.status + u": "_s + held.record.error));
+    QVERIFY2(held.record.status == core::DeployStatus::AwaitingApproval,
+             qPrintable(core::toString(held.record.status) + u": "_s + held.record.error));
     const QString id = held.record.approvalId;
 
     Run list = pando(u"viewer"_s, {u"approvals"_s, u"list"_s});
@@ -134,7 +135,8 @@ void TestApprovalCli::approveThroughTheCli()
     Run approved = pando(u"operator"_s, {u"approvals"_s, u"approve"_s, id, u"--reason"_s, u"checked the plan"_s});
     QVERIFY2(approved.code == 0, qPrintable(approved.err));
     QVERIFY2(approved.out.contains(u"approved "_s + id), qPrintable(approved.out));
-    QTRY_COMPARE_WITH_TIMEOUT(m_install.engine->deployView(deployId)->record.status, u"succeeded"_s, 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(m_install.engine->deployView(deployId)->record.status, core::DeployStatus::Succeeded,
+                              20000);
 
     // Decided once: the second approval is a conflict, and the list shows it used.
     Run again = pando(u"admin"_s, {u"approvals"_s, u"approve"_s, id});
@@ -193,7 +195,7 @@ void TestApprovalCli::updatesAreGatedBySpecgate()
     // runs the new repository waits for sign-off with that reason.
     const QString plain = createAndDeploy(u"member"_s, u"plain"_s);
     QVERIFY(!plain.isEmpty());
-    QTRY_COMPARE_WITH_TIMEOUT(m_install.engine->deployView(plain)->record.status, u"succeeded"_s, 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(m_install.engine->deployView(plain)->record.status, core::DeployStatus::Succeeded, 20000);
     Run updated = pando(u"member"_s, {u"apps"_s, u"update"_s, u"plain"_s, u"-f"_s,
                                       specFile(u"plain"_s, u"https://git.example/fork.git"_s)});
     QVERIFY2(updated.code == 0, qPrintable(updated.err));
@@ -201,7 +203,7 @@ void TestApprovalCli::updatesAreGatedBySpecgate()
     Run deployed = pando(u"member"_s, {u"deploy"_s, u"plain"_s, u"--json"_s});
     const QString moved = QJsonDocument::fromJson(deployed.out.toUtf8()).object().value(u"id"_s).toString();
     const core::DeployView held = waitHeld(moved);
-    QCOMPARE(held.record.status, u"awaiting-approval"_s);
+    QCOMPARE(held.record.status, core::DeployStatus::AwaitingApproval);
     const core::ApprovalRecord approval = *m_install.engine->approvals().find(held.record.approvalId).value();
     QVERIFY2(approval.summary.contains(u"fork.git"_s), qPrintable(approval.summary));
     QVERIFY(m_install.engine->decideApproval(approval.id, core::Approver{core::Actor{u"user:operator"_s, {}, {}}},

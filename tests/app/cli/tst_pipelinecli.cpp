@@ -313,7 +313,7 @@ void TestPipelineCli::triggerWatchAborted()
     QTRY_VERIFY_WITH_TIMEOUT(
         [&] {
             auto runs = m_install.pipelines->runs(QStringLiteral("ci"), QStringLiteral("slowjob"), 1);
-            if (runs && !runs->isEmpty() && runs->first().status == QLatin1String("running"))
+            if (runs && !runs->isEmpty() && runs->first().status == core::RunStatus::Running)
                 runId = runs->first().id;
             return !runId.isEmpty();
         }(),
@@ -478,4 +478,5 @@ void TestPipelineCli::serviceMissing()
 }
 
 QTEST_GUILESS_MAIN(TestPipelineCli)
+#include "tests/support/vocabtesting.h"
 #include "tst_pipelinecli.moc"

@@ -4,6 +4,7 @@
 
 #include "tests/app/server/fakes.h"
 #include "tests/support/clirun.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -150,7 +151,7 @@ void TestServicesCli::makeApp(const QString &name)
     QTRY_VERIFY_WITH_TIMEOUT(
         [&] {
             auto view = m_install.engine->deployView(id);
-            return view && view->record.status == QLatin1String("succeeded");
+            return view && view->record.status == core::DeployStatus::Succeeded;
         }(),
         15000);
 }

@@ -9,6 +9,7 @@
 #include "tests/adapters/services/serviceimages.h"
 #include "tests/core/engine/enginefixture.h"
 #include "tests/support/clirun.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -71,7 +72,8 @@ private Q_SLOTS:
         auto deploy = m_fx->engine().deploy(app, {}, core::Actor{});
         QVERIFY2(deploy, qPrintable(deploy ? QString() : deploy.error().text()));
         const core::DeployView view = m_fx->waitDeploy(deploy->id, 300000);
-        QVERIFY2(view.record.status == u"succeeded", qPrintable(view.record.failedStep + u": "_s + view.record.error));
+        QVERIFY2(view.record.status == core::DeployStatus::Succeeded,
+                 qPrintable(view.record.failedStep + u": "_s + view.record.error));
 
         // A row, written inside the service's container (its unix socket trusts local users).
         adapters::Labels labels = m_fx->installLabels(app);

@@ -122,7 +122,7 @@ RunRecord TestPipelinesDocker::waitRun(const QString &id, int timeoutMs)
     while (timer.elapsed() < timeoutMs) {
         if (auto tree = service().runTree(id)) {
             run = tree->run;
-            if (run.status != QLatin1String("queued") && run.status != QLatin1String("running"))
+            if (run.status != core::RunStatus::Queued && run.status != core::RunStatus::Running)
                 return run;
         }
         QTest::qWait(50);
@@ -201,8 +201,8 @@ void TestPipelinesDocker::aCommitRunsTheJobsInPassedOrder()
     QCOMPARE(service().runs(QStringLiteral("ci"), QStringLiteral("unit"), 10)->size(), 1); // once, not per check
     QCOMPARE(unitRun->trigger, QStringLiteral("resource:repo"));
     const RunRecord unit = *unitRun;
-    QVERIFY2(unit.status == QLatin1String("succeeded"),
-             qPrintable(unit.status + QLatin1Char(' ') + unit.error + QLatin1Char('\n') +
+    QVERIFY2(unit.status == core::RunStatus::Succeeded,
+             qPrintable(core::toString(unit.status) + QLatin1Char(' ') + unit.error + QLatin1Char('\n') +
                         outputOf(unit.id).join(QLatin1Char('\n'))));
     const QStringList out = outputOf(unit.id);
     const QString text = out.join(QLatin1Char('\n'));
@@ -221,7 +221,7 @@ void TestPipelinesDocker::aCommitRunsTheJobsInPassedOrder()
     // deploy follows unit with the version unit used.
     const auto deploy = waitForRunOf(QStringLiteral("ci"), QStringLiteral("deploy"), 1);
     QVERIFY(deploy);
-    QCOMPARE(deploy->status, QStringLiteral("succeeded"));
+    QCOMPARE(deploy->status, core::RunStatus::Succeeded);
     QCOMPARE(deploy->trigger, QStringLiteral("passed:unit"));
     QVERIFY(outputOf(deploy->id).join(QLatin1Char('\n')).contains(QLatin1String("shipping version one")));
     QCOMPARE(containersOfRun(unit.id), 0);
@@ -232,7 +232,7 @@ void TestPipelinesDocker::unchangedStepsAreSkippedOnARerun()
     auto again = service().triggerJob(QStringLiteral("ci"), QStringLiteral("unit"), Actor{});
     QVERIFY(again);
     const RunRecord rerun = waitRun(again->run.id);
-    QCOMPARE(rerun.status, QStringLiteral("succeeded"));
+    QCOMPARE(rerun.status, core::RunStatus::Succeeded);
     auto tree = service().runTree(rerun.id);
     QVERIFY2(tree->cachedCount >= 5, qPrintable(QString::number(tree->cachedCount)));
     QVERIFY2(rerun.finishedMs - rerun.startedMs < 3000,
@@ -254,14 +254,14 @@ void TestPipelinesDocker::unchangedStepsAreSkippedOnARerun()
     QVERIFY(static_cast<LocalPipelineService &>(service()).triggerOnce());
     const auto changed = waitForRunOf(QStringLiteral("ci"), QStringLiteral("unit"), before + 1);
     QVERIFY(changed);
-    QCOMPARE(changed->status, QStringLiteral("succeeded"));
+    QCOMPARE(changed->status, core::RunStatus::Succeeded);
     QCOMPARE(changed->trigger, QStringLiteral("resource:repo"));
     // Every step that reads the repository, directly or through report, ran again; only the
     // notify hook, which reads nothing, is unchanged.
     QStringList ran, unchanged;
     std::function<void(const QList<RunTreeNode> &)> walk = [&](const QList<RunTreeNode> &nodes) {
         for (const RunTreeNode &n : nodes) {
-            (n.step.status == QLatin1String("cached") ? unchanged : ran) << n.step.name;
+            (n.step.status == core::RunStepStatus::Cached ? unchanged : ran) << n.step.name;
             walk(n.children);
         }
     };
@@ -286,7 +286,7 @@ void TestPipelinesDocker::attemptsAndHooks()
     auto run = service().triggerJob(QStringLiteral("flaky"), QStringLiteral("flaky"), Actor{});
     QVERIFY(run);
     const RunRecord done = waitRun(run->run.id);
-    QCOMPARE(done.status, QStringLiteral("failed"));
+    QCOMPARE(done.status, core::RunStatus::Failed);
     const QString text = outputOf(done.id).join(QLatin1Char('\n'));
     QCOMPARE(text.count(QLatin1String("attempt")), 2);
     QVERIFY2(text.contains(QLatin1String("failure-hook")) && text.contains(QLatin1String("ensure-hook")),
@@ -308,7 +308,7 @@ void TestPipelinesDocker::timeoutErrorsAndLeavesNoContainer()
     QElapsedTimer timer;
     timer.start();
     const RunRecord done = waitRun(run->run.id);
-    QCOMPARE(done.status, QStringLiteral("errored"));
+    QCOMPARE(done.status, core::RunStatus::Errored);
     QVERIFY(outputOf(done.id).join(QLatin1Char('\n')).contains(QLatin1String("error-hook")));
     QVERIFY2(timer.elapsed() < 15000, "the timeout ended the step");
     QCOMPARE(containersOfRun(done.id), 0);
@@ -328,7 +328,7 @@ void TestPipelinesDocker::abortStopsTheRunningStep()
     QCOMPARE(containersOfRun(run->run.id), 1);
     QVERIFY(service().abortRun(run->run.id, Actor{}));
     const RunRecord done = waitRun(run->run.id, 30000);
-    QCOMPARE(done.status, QStringLiteral("aborted"));
+    QCOMPARE(done.status, core::RunStatus::Aborted);
     QVERIFY(outputOf(done.id).join(QLatin1Char('\n')).contains(QLatin1String("abort-hook")));
     QTRY_COMPARE_WITH_TIMEOUT(containersOfRun(done.id), 0, 10000);
 }
@@ -354,13 +354,14 @@ void TestPipelinesDocker::queuedRunsSurviveARestart()
     QVERIFY(m_fx->start(dataDir));
     QVERIFY(wiring::installPipelines(m_fx->engine()));
     QCOMPARE(containersOfRun(QStringLiteral("r-dead")), 0);
-    QCOMPARE(service().runTree(a->run.id)->run.status, QStringLiteral("queued"));
+    QCOMPARE(service().runTree(a->run.id)->run.status, core::RunStatus::Queued);
     QVERIFY(service().unpause(QStringLiteral("flaky"), Actor{}));
-    QCOMPARE(waitRun(a->run.id).status, QStringLiteral("failed"));
-    QCOMPARE(waitRun(b->run.id).status, QStringLiteral("failed"));
+    QCOMPARE(waitRun(a->run.id).status, core::RunStatus::Failed);
+    QCOMPARE(waitRun(b->run.id).status, core::RunStatus::Failed);
     // Each ran once: two attempts each, no more.
     QCOMPARE(outputOf(a->run.id).join(QLatin1Char('\n')).count(QLatin1String("attempt")), 2);
 }
 
 QTEST_GUILESS_MAIN(TestPipelinesDocker)
+#include "tests/support/vocabtesting.h"
 #include "tst_pipelinesdocker.moc"

@@ -7,6 +7,7 @@
 #include "core/events/eventbus.h"
 #include "core/pipelines/runview/runview.h"
 #include "core/pipelines/service/pipelineservice.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QDateTime>
 #include <QHash>
@@ -47,7 +48,7 @@ public:
 
     // Driving a run by hand. Each stores the event first and then publishes it, as the runner does.
     void step(const QString &runId, const QString &stepId, const QString &parentId, const QString &name,
-              const QString &kind, const QString &status, int exitCode = -1, bool publish = true)
+              const QString &kind, core::RunStepStatus status, int exitCode = -1, bool publish = true)
     {
         core::RunStepRecord s;
         {
@@ -71,9 +72,9 @@ public:
             }
             core::RunStepRecord &record = steps[at];
             const qint64 now = QDateTime::currentMSecsSinceEpoch();
-            if (status == QLatin1String("running"))
+            if (status == core::RunStepStatus::Running)
                 record.startedMs = now;
-            else if (status != QLatin1String("pending")) {
+            else if (status != core::RunStepStatus::Pending) {
                 if (record.startedMs == 0)
                     record.startedMs = now;
                 record.finishedMs = now + 5;
@@ -95,10 +96,10 @@ public:
     void setRunning(const QString &runId)
     {
         QMutexLocker lock(&m_mutex);
-        m_runs[runId].status = QStringLiteral("running");
+        m_runs[runId].status = core::RunStatus::Running;
         m_runs[runId].startedMs = QDateTime::currentMSecsSinceEpoch();
     }
-    void finish(const QString &runId, const QString &status, const QString &error = {})
+    void finish(const QString &runId, core::RunStatus status, const QString &error = {})
     {
         core::RunRecord run;
         {
@@ -111,14 +112,14 @@ public:
             r.finishedMs = QDateTime::currentMSecsSinceEpoch() + 10;
             run = r;
         }
-        m_events.publish(core::Event{QStringLiteral("run.finished"),
+        m_events.publish(core::Event{core::EventType::RunFinished,
                                      {},
                                      {},
                                      QJsonObject{{QStringLiteral("pipeline"), run.pipeline},
                                                  {QStringLiteral("job"), run.job},
                                                  {QStringLiteral("run"), run.id},
                                                  {QStringLiteral("number"), run.number},
-                                                 {QStringLiteral("status"), status},
+                                                 {QStringLiteral("status"), core::toString(status)},
                                                  {QStringLiteral("error"), error}},
                                      QDateTime::currentMSecsSinceEpoch()});
     }
@@ -218,7 +219,7 @@ public:
             run.pipeline = pipeline;
             run.job = job;
             run.number = ++m_numbers[pipeline + QLatin1Char('/') + job];
-            run.status = QStringLiteral("queued");
+            run.status = core::RunStatus::Queued;
             run.trigger = QStringLiteral("manual");
             run.actor = actor.name;
             run.inputsJson = QStringLiteral("{}");
@@ -268,13 +269,14 @@ public:
             QMutexLocker lock(&m_mutex);
             if (!m_runs.contains(runId))
                 return noRun(runId);
-            const QString status = m_runs.value(runId).status;
-            if (status != QLatin1String("queued") && status != QLatin1String("running"))
-                return fail(ErrorCode::Conflict, QStringLiteral("run %1 has already %2").arg(runId, status));
+            const core::RunStatus status = m_runs.value(runId).status;
+            if (status != core::RunStatus::Queued && status != core::RunStatus::Running)
+                return fail(ErrorCode::Conflict,
+                            QStringLiteral("run %1 has already %2").arg(runId, core::toString(status)));
             m_aborted.insert(runId, true);
         }
         if (!m_autoPlay)
-            finish(runId, QStringLiteral("aborted"));
+            finish(runId, core::RunStatus::Aborted);
         return {};
     }
     Status webhook(const QString &pipeline, const QString &resource, const QString &token, const QString &) override
@@ -357,7 +359,7 @@ private:
             events.append(e);
         }
         if (publish)
-            m_events.publish(core::Event{QStringLiteral("run.event"),
+            m_events.publish(core::Event{core::EventType::RunEvent,
                                          {},
                                          {},
                                          QJsonObject{{QStringLiteral("run"), runId},
@@ -392,34 +394,35 @@ private:
         const bool errors = run.job.contains(QLatin1String("error"));
         const bool slow = run.job.contains(QLatin1String("slow"));
         if (!pause(150))
-            return finish(id, QStringLiteral("aborted"));
+            return finish(id, core::RunStatus::Aborted);
         setRunning(id);
         step(id, QStringLiteral("plan[0].get:repo"), {}, QStringLiteral("repo"), QStringLiteral("get"),
-             QStringLiteral("running"));
+             core::RunStepStatus::Running);
         output(id, QStringLiteral("plan[0].get:repo"), QStringLiteral("fetching repo@abc123"));
         step(id, QStringLiteral("plan[0].get:repo"), {}, QStringLiteral("repo"), QStringLiteral("get"),
-             QStringLiteral("succeeded"));
+             core::RunStepStatus::Succeeded);
         if (!pause(slow ? 5000 : 50))
-            return finish(id, QStringLiteral("aborted"));
+            return finish(id, core::RunStatus::Aborted);
         const QString par = QStringLiteral("plan[1].in_parallel");
         const QString unit = QStringLiteral("plan[1].in_parallel[0].task:unit");
         const QString lint = QStringLiteral("plan[1].in_parallel[1].task:lint");
-        step(id, par, {}, {}, QStringLiteral("in_parallel"), QStringLiteral("running"));
-        step(id, unit, par, QStringLiteral("unit"), QStringLiteral("task"), QStringLiteral("running"));
-        step(id, lint, par, QStringLiteral("lint"), QStringLiteral("task"), QStringLiteral("cached"));
+        step(id, par, {}, {}, QStringLiteral("in_parallel"), core::RunStepStatus::Running);
+        step(id, unit, par, QStringLiteral("unit"), QStringLiteral("task"), core::RunStepStatus::Running);
+        step(id, lint, par, QStringLiteral("lint"), QStringLiteral("task"), core::RunStepStatus::Cached);
         output(id, unit, QStringLiteral("running 12 tests"));
         if (!pause(50))
-            return finish(id, QStringLiteral("aborted"));
+            return finish(id, core::RunStatus::Aborted);
         if (errors) {
-            step(id, unit, par, QStringLiteral("unit"), QStringLiteral("task"), QStringLiteral("errored"));
-            step(id, par, {}, {}, QStringLiteral("in_parallel"), QStringLiteral("errored"));
-            return finish(id, QStringLiteral("errored"), QStringLiteral("the venue went away"));
+            step(id, unit, par, QStringLiteral("unit"), QStringLiteral("task"), core::RunStepStatus::Errored);
+            step(id, par, {}, {}, QStringLiteral("in_parallel"), core::RunStepStatus::Errored);
+            return finish(id, core::RunStatus::Errored, QStringLiteral("the venue went away"));
         }
         output(id, unit, fails ? QStringLiteral("1 test failed") : QStringLiteral("all tests passed"));
-        const QString end = fails ? QStringLiteral("failed") : QStringLiteral("succeeded");
+        const core::RunStepStatus end = fails ? core::RunStepStatus::Failed : core::RunStepStatus::Succeeded;
         step(id, unit, par, QStringLiteral("unit"), QStringLiteral("task"), end, fails ? 1 : 0);
         step(id, par, {}, {}, QStringLiteral("in_parallel"), end);
-        finish(id, end, fails ? QStringLiteral("task unit exited with 1") : QString());
+        finish(id, fails ? core::RunStatus::Failed : core::RunStatus::Succeeded,
+               fails ? QStringLiteral("task unit exited with 1") : QString());
     }
 
     core::EventBus &m_events;

@@ -6,6 +6,7 @@
 
 #include "core/authz/authz.h"
 #include "core/engine/enginewiring.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -248,7 +249,7 @@ void TestAuthz::initTestCase()
     QTRY_VERIFY_WITH_TIMEOUT(
         [&] {
             auto view = m_install.engine->deployView(m_deploy);
-            return view && view->record.status == QLatin1String("succeeded");
+            return view && view->record.status == core::DeployStatus::Succeeded;
         }(),
         10000);
     // An approval member2 asked for on their app's deploy: the walk decides it.

@@ -350,10 +350,10 @@ void TestPipelineApi::triggerAndRuns()
     test::FakePipelineService &fake = *m_install.pipelines;
     fake.setRunning(first);
     fake.step(first, QStringLiteral("p0"), {}, QStringLiteral("repo"), QStringLiteral("get"),
-              QStringLiteral("succeeded"));
-    fake.step(first, QStringLiteral("p1"), {}, {}, QStringLiteral("in_parallel"), QStringLiteral("running"));
+              core::RunStepStatus::Succeeded);
+    fake.step(first, QStringLiteral("p1"), {}, {}, QStringLiteral("in_parallel"), core::RunStepStatus::Running);
     fake.step(first, QStringLiteral("p1.0"), QStringLiteral("p1"), QStringLiteral("lint"), QStringLiteral("task"),
-              QStringLiteral("cached"));
+              core::RunStepStatus::Cached);
     a = call("GET", QStringLiteral("/api/v1/runs/") + first);
     QCOMPARE(a.status, 200);
     QCOMPARE(a.json.value(QStringLiteral("status")).toString(), QStringLiteral("running"));
@@ -372,7 +372,8 @@ void TestPipelineApi::runEventsAndAbort()
     const QString id = trigger(QStringLiteral("ev"), QStringLiteral("unit"));
     test::FakePipelineService &fake = *m_install.pipelines;
     fake.setRunning(id);
-    fake.step(id, QStringLiteral("t"), {}, QStringLiteral("unit"), QStringLiteral("task"), QStringLiteral("running"));
+    fake.step(id, QStringLiteral("t"), {}, QStringLiteral("unit"), QStringLiteral("task"),
+              core::RunStepStatus::Running);
     fake.output(id, QStringLiteral("t"), QStringLiteral("line one"));
     fake.output(id, QStringLiteral("t"), QStringLiteral("line two"));
 
@@ -468,9 +469,9 @@ void TestPipelineApi::followBacklogLiveAndFinish()
     test::FakePipelineService &fake = *m_install.pipelines;
     fake.setRunning(id);
     const QString t = QStringLiteral("plan[0].task:unit");
-    fake.step(id, t, {}, QStringLiteral("unit"), QStringLiteral("task"), QStringLiteral("running")); // 1
-    fake.output(id, t, QStringLiteral("one"));                                                       // 2
-    fake.output(id, t, QStringLiteral("two"));                                                       // 3
+    fake.step(id, t, {}, QStringLiteral("unit"), QStringLiteral("task"), core::RunStepStatus::Running); // 1
+    fake.output(id, t, QStringLiteral("one"));                                                          // 2
+    fake.output(id, t, QStringLiteral("two"));                                                          // 3
 
     Follower follower;
     follower.open(m_install.port, QStringLiteral("/api/v1/runs/%1/follow?after=1").arg(id), m_install.token);
@@ -488,20 +489,20 @@ void TestPipelineApi::followBacklogLiveAndFinish()
 
     // A duplicate on the bus is dropped; an event stored but never published is read from the
     // store when the next one shows the gap.
-    m_install.engine->events()->publish(core::Event{QStringLiteral("run.event"),
+    m_install.engine->events()->publish(core::Event{core::EventType::RunEvent,
                                                     {},
                                                     {},
                                                     QJsonObject{{QStringLiteral("run"), id},
                                                                 {QStringLiteral("seq"), 4},
                                                                 {QStringLiteral("type"), QStringLiteral("output")}},
                                                     1});
-    fake.output(id, t, QStringLiteral("five, stored only"), false);                                       // 5
-    fake.step(id, t, {}, QStringLiteral("unit"), QStringLiteral("task"), QStringLiteral("succeeded"), 0); // 6
+    fake.output(id, t, QStringLiteral("five, stored only"), false);                                          // 5
+    fake.step(id, t, {}, QStringLiteral("unit"), QStringLiteral("task"), core::RunStepStatus::Succeeded, 0); // 6
     // Another run's events are not this follower's.
     fake.output(trigger(QStringLiteral("fol"), QStringLiteral("unit")), t, QStringLiteral("elsewhere"));
     QTRY_COMPARE_WITH_TIMEOUT(follower.seqs(), (QList<qint64>{2, 3, 4, 5, 6}), 5000);
 
-    fake.finish(id, QStringLiteral("succeeded"));
+    fake.finish(id, core::RunStatus::Succeeded);
     QTRY_VERIFY_WITH_TIMEOUT(follower.closed, 5000);
     QCOMPARE(follower.socket.closeCode(), QWebSocketProtocol::CloseCodeNormal);
     QCOMPARE(follower.messages.last(), (QJsonObject{{QStringLiteral("finished"), QStringLiteral("succeeded")}}));
@@ -513,8 +514,9 @@ void TestPipelineApi::followFinishedRun()
 {
     const QString id = trigger(QStringLiteral("fol"), QStringLiteral("unit"));
     test::FakePipelineService &fake = *m_install.pipelines;
-    fake.step(id, QStringLiteral("t"), {}, QStringLiteral("unit"), QStringLiteral("task"), QStringLiteral("failed"), 1);
-    fake.finish(id, QStringLiteral("failed"));
+    fake.step(id, QStringLiteral("t"), {}, QStringLiteral("unit"), QStringLiteral("task"), core::RunStepStatus::Failed,
+              1);
+    fake.finish(id, core::RunStatus::Failed);
     Follower follower;
     follower.open(m_install.port, QStringLiteral("/api/v1/runs/%1/follow").arg(id), m_install.token);
     QTRY_VERIFY_WITH_TIMEOUT(follower.closed, 5000);

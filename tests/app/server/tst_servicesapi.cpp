@@ -3,6 +3,7 @@
 // required data parameter and the refusal of a slot the spec still declares.
 
 #include "fakes.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -125,7 +126,7 @@ void TestServicesApi::initTestCase()
     QTRY_VERIFY_WITH_TIMEOUT(
         [&] {
             auto view = m_install.engine->deployView(deploy);
-            return view && view->record.status == QLatin1String("succeeded");
+            return view && view->record.status == core::DeployStatus::Succeeded;
         }(),
         15000);
 }

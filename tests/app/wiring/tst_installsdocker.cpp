@@ -8,6 +8,7 @@
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/core/engine/enginefixture.h"
 #include "tests/support/component.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QDir>
 #include <QFile>
@@ -72,7 +73,8 @@ void TestInstallsDocker::deploy(Side &side)
     auto queued = side.fx->engine().deploy(u"hello"_s, {}, core::Actor{});
     QVERIFY2(queued, qPrintable(queued ? QString() : queued.error().text()));
     const core::DeployView view = side.fx->waitDeploy(queued->id);
-    QVERIFY2(view.record.status == u"succeeded"_s, qPrintable(view.record.status + u": "_s + view.record.error));
+    QVERIFY2(view.record.status == core::DeployStatus::Succeeded,
+             qPrintable(core::toString(view.record.status) + u": "_s + view.record.error));
     side.deployId = view.record.id;
     side.imageId = view.record.imageId;
     QVERIFY(!side.imageId.isEmpty());
@@ -91,7 +93,7 @@ void TestInstallsDocker::verifyServesAndKeeps(Side &side)
 {
     auto app = side.fx->engine().app(u"hello"_s);
     QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
-    QCOMPARE(app->status, u"running"_s);
+    QCOMPARE(app->status, core::AppStatus::Running);
     QCOMPARE(app->record.currentDeploy, side.deployId);
     HttpAnswer answer;
     for (int attempt = 0; attempt < 50 && answer.status != 200; ++attempt) {

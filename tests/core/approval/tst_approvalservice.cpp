@@ -6,6 +6,7 @@
 #include "tests/support/component.h"
 #include "tests/support/drivers.h"
 #include "tests/support/pgharness.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QJsonArray>
 #include <QSignalSpy>
@@ -97,7 +98,7 @@ private Q_SLOTS:
         QCOMPARE(m_service->list(u"bogus"_s).error().code, ErrorCode::Invalid);
         QVERIFY(!m_service->find(u"anope"_s)->has_value());
         QCOMPARE(events.size(), 1);
-        QCOMPARE(events.first().first().value<Event>().type, u"approval.requested"_s);
+        QCOMPARE(events.first().first().value<Event>().type, EventType::ApprovalRequested);
         const QList<AuditRecord> lines = auditLines(u"approval.request"_s);
         QCOMPARE(lines.size(), 1);
         QCOMPARE(lines.first().actor, u"alice"_s);
@@ -145,7 +146,7 @@ private Q_SLOTS:
         QCOMPARE(approved->reason, u"looks fine"_s);
         QCOMPARE(approved->decidedMs, r.createdMs + 1000);
         QCOMPARE(events.size(), 1);
-        QCOMPARE(events.first().first().value<Event>().type, u"approval.approved"_s);
+        QCOMPARE(events.first().first().value<Event>().type, EventType::ApprovalApproved);
 
         auto used = m_service->consume(r.id);
         QVERIFY(used);
@@ -211,7 +212,7 @@ private Q_SLOTS:
         QVERIFY(rejected);
         QCOMPARE(rejected->status, u"rejected"_s);
         QCOMPARE(events.size(), 1);
-        QCOMPARE(events.first().first().value<Event>().type, u"approval.rejected"_s);
+        QCOMPARE(events.first().first().value<Event>().type, EventType::ApprovalRejected);
         QCOMPARE(m_service->consume(r.id).error().code, ErrorCode::Conflict);
         QCOMPARE(auditLines(u"approval.reject"_s).first().outcome, u"success"_s);
     }
@@ -231,7 +232,7 @@ private Q_SLOTS:
         QCOMPARE(settled->first().status, u"expired"_s);
         QCOMPARE(settled->first().decidedBy, u"system:approval"_s);
         QCOMPARE(events.size(), 1);
-        QCOMPARE(events.first().first().value<Event>().type, u"approval.expired"_s);
+        QCOMPARE(events.first().first().value<Event>().type, EventType::ApprovalExpired);
         QCOMPARE(m_service->expire()->size(), 0); // settled once
         QCOMPARE(m_service->approve(soon.id, bob, {}).error().code, ErrorCode::Conflict);
 

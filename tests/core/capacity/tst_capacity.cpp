@@ -4,6 +4,7 @@
 // runtime that cannot measure disk use refuses disk limits.
 #include "core/capacity/capacity.h"
 #include "core/state/repositories.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QJsonArray>
 #include <QTemporaryDir>
@@ -139,17 +140,17 @@ private Q_SLOTS:
             AppRecord{u"fresh"_s, specYaml(u"fresh"_s, u"{ memory: 1Gi }"_s), 0, {}, 1, 1}));
         QVERIFY(DeployRepository(*m_db).create(DeployRecord{.id = u"d-fresh"_s,
                                                             .app = u"fresh"_s,
-                                                            .status = u"running"_s,
+                                                            .status = core::DeployStatus::Running,
                                                             .specYaml = specYaml(u"fresh"_s, u"{ memory: 1Gi }"_s)}));
         serve(u"grows"_s, specYaml(u"grows"_s, u"{ memory: 1Gi }"_s));
         QVERIFY(DeployRepository(*m_db).create(DeployRecord{.id = u"d-grows-2"_s,
                                                             .app = u"grows"_s,
-                                                            .status = u"queued"_s,
+                                                            .status = core::DeployStatus::Queued,
                                                             .specYaml = specYaml(u"grows"_s, u"{ memory: 2Gi }"_s)}));
         // Finished deploys that did not switch count nothing.
         QVERIFY(DeployRepository(*m_db).create(DeployRecord{.id = u"d-grows-failed"_s,
                                                             .app = u"grows"_s,
-                                                            .status = u"failed"_s,
+                                                            .status = core::DeployStatus::Failed,
                                                             .specYaml = specYaml(u"grows"_s, u"{ memory: 8Gi }"_s)}));
 
         auto byKind = capacity::committed(*m_db, HostPolicy{}, u"docker"_s);
@@ -244,7 +245,7 @@ private:
         DeployRecord d;
         d.id = u"d-"_s + name;
         d.app = name;
-        d.status = u"succeeded"_s;
+        d.status = core::DeployStatus::Succeeded;
         d.specYaml = yaml;
         QVERIFY(DeployRepository(*m_db).create(d));
         QVERIFY(AppRepository(*m_db).setCurrentDeploy(name, d.id, 2));

@@ -7,6 +7,7 @@
 #include "core/deploy/deploysteps.h"
 #include "core/deploy/steprecorder.h"
 #include "core/state/repositories.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QDir>
 #include <QFile>
@@ -170,7 +171,7 @@ class TestDeploySteps : public QObject {
     {
         const DeployRecord deploy{.id = u"d0123456789ab"_s,
                                   .app = u"hello"_s,
-                                  .status = u"queued"_s,
+                                  .status = core::DeployStatus::Queued,
                                   .specYaml = SpecYaml,
                                   .createdMs = m_clock.nowMs()};
         const bool created = AppRepository(*m_db).create(AppRecord{u"hello"_s, SpecYaml, 0, {}, 1, 1}) &&
@@ -282,7 +283,7 @@ private Q_SLOTS:
         QCOMPARE(switched->detail, u"http://127.0.0.1:41000"_s);
         QCOMPARE(AppRepository(*m_db).find(u"hello"_s)->currentDeploy, run->deploy.id);
         QCOMPARE(AppRepository(*m_db).find(u"hello"_s)->routePort, 41000);
-        QCOMPARE(DeployRepository(*m_db).find(run->deploy.id)->status, u"succeeded"_s);
+        QCOMPARE(DeployRepository(*m_db).find(run->deploy.id)->status, core::DeployStatus::Succeeded);
     }
 
     void aStepLeftOpenIsRecordedAsInterrupted()
@@ -296,9 +297,9 @@ private Q_SLOTS:
         auto steps = DeployRepository(*m_db).steps(deploy.id);
         QVERIFY(steps);
         QCOMPARE(steps->size(), 2);
-        QCOMPARE(steps->at(0).status, u"failed"_s);
+        QCOMPARE(steps->at(0).status, core::DeployStepStatus::Failed);
         QCOMPARE(steps->at(0).detail, u"interrupted"_s);
-        QCOMPARE(steps->at(1).status, u"succeeded"_s);
+        QCOMPARE(steps->at(1).status, core::DeployStepStatus::Succeeded);
     }
 
     void aDeployCancelledDuringFetchStopsAfterIt()
@@ -310,12 +311,12 @@ private Q_SLOTS:
         QVERIFY(!ran);
         QCOMPARE(ran.error().code, ErrorCode::Cancelled);
         auto deploy = DeployRepository(*m_db).find(queued.id);
-        QCOMPARE(deploy->status, u"cancelled"_s);
+        QCOMPARE(deploy->status, core::DeployStatus::Cancelled);
         QVERIFY(deploy->failedStep.isEmpty()); // no step failed: it was stopped between two
         auto steps = DeployRepository(*m_db).steps(queued.id);
         QCOMPARE(steps->size(), 1);
         QCOMPARE(steps->first().name, u"fetch"_s);
-        QCOMPARE(steps->first().status, u"succeeded"_s);
+        QCOMPARE(steps->first().status, core::DeployStepStatus::Succeeded);
         QVERIFY(m_runtimePtr->started.isEmpty());
         // The checkout goes with the run.
         QVERIFY(!QDir(m_tmp->filePath(u"work/hello/checkout"_s)).exists());

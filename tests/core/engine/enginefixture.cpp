@@ -1,4 +1,5 @@
 #include "enginefixture.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QElapsedTimer>
 #include <QRandomGenerator>
@@ -128,7 +129,7 @@ core::DeployView EngineFixture::waitDeploy(const QString &id, int timeoutMs)
         auto v = engine().deployView(id);
         if (v) {
             view = *v;
-            if (view.record.status != QLatin1String("queued") && view.record.status != QLatin1String("running"))
+            if (view.record.status != core::DeployStatus::Queued && view.record.status != core::DeployStatus::Running)
                 return view;
         }
         QTest::qWait(50);

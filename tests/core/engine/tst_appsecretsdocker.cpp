@@ -9,6 +9,7 @@
 #include "enginefixture.h"
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/support/component.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -152,7 +153,7 @@ void TestAppSecretsDocker::secretsReachTheAppAndNothingElse()
     QVERIFY(m_fx->engine().setAppSecret(app, u"TLS_KEY"_s, tlsKey.toUtf8(), alice));
 
     core::DeployView first = deployAndWait(app);
-    QVERIFY2(first.record.status == u"succeeded"_s, qPrintable(first.record.error));
+    QVERIFY2(first.record.status == core::DeployStatus::Succeeded, qPrintable(first.record.error));
     const QUrl url(m_fx->engine().app(app)->url);
     auto get = [&](const QString &path) {
         return httpGet(url.resolved(QUrl(path)));
@@ -199,7 +200,7 @@ void TestAppSecretsDocker::secretsReachTheAppAndNothingElse()
     QVERIFY(m_fx->engine().setAppSecret(app, u"API_KEY"_s, newKey.toUtf8(), alice));
     QCOMPARE(get(u"/env.txt"_s).body, apiKey.toUtf8()); // not before
     core::DeployView second = deployAndWait(app);
-    QVERIFY2(second.record.status == u"succeeded"_s, qPrintable(second.record.error));
+    QVERIFY2(second.record.status == core::DeployStatus::Succeeded, qPrintable(second.record.error));
     QCOMPARE(get(u"/env.txt"_s).body, newKey.toUtf8());
     for (const core::StepRecord &step : second.steps)
         if (step.name == u"plan"_s)
@@ -233,7 +234,7 @@ void TestAppSecretsDocker::aLineBreakStopsThePlanWithoutShowingTheValue()
     QVERIFY(
         m_fx->engine().setAppSecret(app, u"PEM"_s, (u"line one "_s + word + u"\nline two"_s).toUtf8(), core::Actor{}));
     core::DeployView view = deployAndWait(app);
-    QCOMPARE(view.record.status, u"failed"_s);
+    QCOMPARE(view.record.status, core::DeployStatus::Failed);
     QCOMPARE(view.record.failedStep, u"plan"_s);
     QVERIFY2(view.record.error.contains(u"PEM"_s) && view.record.error.contains(u"line break"_s) &&
                  view.record.error.contains(u"file"_s),

@@ -8,6 +8,7 @@
 #include "enginefixture.h"
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/support/component.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -97,7 +98,7 @@ QStringList TestDeployApproval::stepNames(const core::DeployView &view)
 {
     QStringList names;
     for (const core::StepRecord &step : view.steps)
-        names << step.name + u':' + step.status;
+        names << step.name + u':' + core::toString(step.status);
     return names;
 }
 
@@ -116,7 +117,7 @@ void TestDeployApproval::ungatedAppDeploysStraightAway()
     auto deploy = m_fx->engine().deploy(u"scratch"_s, {}, alice);
     QVERIFY(deploy);
     const core::DeployView view = m_fx->waitDeploy(deploy->id);
-    QCOMPARE(view.record.status, u"succeeded"_s);
+    QCOMPARE(view.record.status, core::DeployStatus::Succeeded);
     QVERIFY(view.record.approvalId.isEmpty());
     QVERIFY(!stepNames(view).join(u' ').contains(u"approval"_s));
     QCOMPARE(m_fx->engine().approvals().list()->size(), 0);
@@ -131,7 +132,7 @@ void TestDeployApproval::egressChangeIsHeld()
         m_fx->engine().updateApp(u"scratch"_s, helloSpec(u"scratch"_s, m_repo, u"network:\n  egress: none\n"_s), alice);
     QVERIFY2(updated, qPrintable(updated ? QString() : updated.error().text()));
     core::DeployView held = deployUntilHeld(u"scratch"_s);
-    QCOMPARE(held.record.status, u"awaiting-approval"_s);
+    QCOMPARE(held.record.status, core::DeployStatus::AwaitingApproval);
     auto approval = m_fx->engine().approvals().find(held.record.approvalId);
     QVERIFY2(approval && approval->has_value(), "the held deploy has an approval request");
     const QJsonObject plan = QJsonDocument::fromJson((*approval)->planJson.toUtf8()).object();
@@ -141,21 +142,21 @@ void TestDeployApproval::egressChangeIsHeld()
 
     QVERIFY(m_fx->engine().decideApproval(held.record.approvalId, core::Approver{bob}, true, {}));
     const core::DeployView done = m_fx->waitDeploy(held.record.id);
-    QVERIFY2(done.record.status == u"succeeded"_s, qPrintable(done.record.error));
+    QVERIFY2(done.record.status == core::DeployStatus::Succeeded, qPrintable(done.record.error));
     // Cut off from the network, it is still reached through its route.
     QCOMPARE(httpGet(QUrl(m_fx->engine().app(u"scratch"_s)->url)).status, 200);
 
     // The same spec again changes nothing the policy watches.
     auto again = m_fx->engine().deploy(u"scratch"_s, {}, alice);
     QVERIFY(again);
-    QCOMPARE(m_fx->waitDeploy(again->id).record.status, u"succeeded"_s);
+    QCOMPARE(m_fx->waitDeploy(again->id).record.status, core::DeployStatus::Succeeded);
 }
 
 void TestDeployApproval::waitsAtPlanThenApprovedGoesOn()
 {
     QSignalSpy events(m_fx->engine().events(), &core::EventBus::published);
     core::DeployView held = deployUntilHeld(u"gated"_s);
-    QCOMPARE(held.record.status, u"awaiting-approval"_s);
+    QCOMPARE(held.record.status, core::DeployStatus::AwaitingApproval);
     QCOMPARE(stepNames(held),
              (QStringList{u"fetch:succeeded"_s, u"detect:succeeded"_s, u"plan:succeeded"_s, u"approval:waiting"_s}));
     QVERIFY2(held.steps.last().detail.contains(u"pando approvals approve "_s + held.record.approvalId),
@@ -164,7 +165,7 @@ void TestDeployApproval::waitsAtPlanThenApprovedGoesOn()
     auto containers = m_fx->docker().containers(m_fx->installLabels(u"gated"_s));
     QVERIFY(containers);
     QCOMPARE(containers->size(), 0);
-    QCOMPARE(m_fx->engine().app(u"gated"_s)->status, u"awaiting-approval"_s);
+    QCOMPARE(m_fx->engine().app(u"gated"_s)->status, core::AppStatus::AwaitingApproval);
 
     // The request shows the plan: what runs, at which commit, and why it needs sign-off.
     auto request = m_fx->engine().approvals().find(held.record.approvalId);
@@ -181,7 +182,7 @@ void TestDeployApproval::waitsAtPlanThenApprovedGoesOn()
     QVERIFY(approval.expiresMs > approval.createdMs);
     bool announced = false;
     for (const QList<QVariant> &args : std::as_const(events))
-        announced |= args.first().value<core::Event>().type == u"approval.requested"_s;
+        announced |= args.first().value<core::Event>().type == core::EventType::ApprovalRequested;
     QVERIFY(announced);
 
     // The requester may not approve, not even through one of their tokens.
@@ -194,8 +195,9 @@ void TestDeployApproval::waitsAtPlanThenApprovedGoesOn()
                                                   true, u"plan looks right"_s);
     QVERIFY2(approved, qPrintable(approved ? QString() : approved.error().text()));
     const core::DeployView done = m_fx->waitDeploy(held.record.id);
-    QVERIFY2(done.record.status == u"succeeded"_s, qPrintable(done.record.error));
-    QTRY_VERIFY_WITH_TIMEOUT(m_fx->engine().deployView(held.record.id)->steps.last().status != u"running"_s, 10000);
+    QVERIFY2(done.record.status == core::DeployStatus::Succeeded, qPrintable(done.record.error));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_fx->engine().deployView(held.record.id)->steps.last().status != core::DeployStepStatus::Running, 10000);
     const core::DeployView final = *m_fx->engine().deployView(held.record.id);
     // fetch/detect/plan ran again for the build but are listed once; the approval step says who.
     QCOMPARE(stepNames(final), (QStringList{u"fetch:succeeded"_s, u"detect:succeeded"_s, u"plan:succeeded"_s,
@@ -213,9 +215,9 @@ void TestDeployApproval::waitsAtPlanThenApprovedGoesOn()
 
     // By environment label, too.
     core::DeployView shop = deployUntilHeld(u"shop"_s);
-    QCOMPARE(shop.record.status, u"awaiting-approval"_s);
+    QCOMPARE(shop.record.status, core::DeployStatus::AwaitingApproval);
     QVERIFY(m_fx->engine().decideApproval(shop.record.approvalId, core::Approver{bob}, true, {}));
-    QCOMPARE(m_fx->waitDeploy(shop.record.id).record.status, u"succeeded"_s);
+    QCOMPARE(m_fx->waitDeploy(shop.record.id).record.status, core::DeployStatus::Succeeded);
 }
 
 void TestDeployApproval::rejectedKeepsTheServingVersion()
@@ -224,17 +226,17 @@ void TestDeployApproval::rejectedKeepsTheServingVersion()
     QVERIFY(!serving.isEmpty());
     QVERIFY(!m_fx->git().commit(u"hello"_s, u"main"_s, helloApp("v2")).isEmpty());
     core::DeployView held = deployUntilHeld(u"gated"_s);
-    QCOMPARE(held.record.status, u"awaiting-approval"_s);
+    QCOMPARE(held.record.status, core::DeployStatus::AwaitingApproval);
     // While the next version waits, the app still runs the current one.
-    QCOMPARE(m_fx->engine().app(u"gated"_s)->status, u"running"_s);
+    QCOMPARE(m_fx->engine().app(u"gated"_s)->status, core::AppStatus::Running);
     auto rejected =
         m_fx->engine().decideApproval(held.record.approvalId, core::Approver{bob}, false, u"not on a Friday"_s);
     QVERIFY2(rejected, qPrintable(rejected ? QString() : rejected.error().text()));
     const core::DeployView ended = *m_fx->engine().deployView(held.record.id);
-    QCOMPARE(ended.record.status, u"rejected"_s);
+    QCOMPARE(ended.record.status, core::DeployStatus::Rejected);
     QCOMPARE(ended.record.failedStep, u"approval"_s);
     QVERIFY2(ended.record.error.contains(u"rejected by user:bob: not on a Friday"_s), qPrintable(ended.record.error));
-    QCOMPARE(ended.steps.last().status, u"failed"_s);
+    QCOMPARE(ended.steps.last().status, core::DeployStepStatus::Failed);
     QCOMPARE(m_fx->engine().app(u"gated"_s)->record.currentDeploy, serving);
     const HttpAnswer answer = httpGet(QUrl(m_fx->engine().app(u"gated"_s)->url));
     QCOMPARE(answer.body.trimmed(), QByteArray("v1"));
@@ -248,7 +250,7 @@ void TestDeployApproval::expiryEndsTheDeploy()
     // A short time to live on a second engine over the same data dir would race this one; the
     // request's expiry is moved instead, as the clock passing it would.
     core::DeployView held = deployUntilHeld(u"gated-expiry"_s);
-    QCOMPARE(held.record.status, u"awaiting-approval"_s);
+    QCOMPARE(held.record.status, core::DeployStatus::AwaitingApproval);
     auto db = core::wiringParts(m_fx->engine()).database.connection();
     QVERIFY(db);
     QSqlQuery q(*db);
@@ -257,7 +259,8 @@ void TestDeployApproval::expiryEndsTheDeploy()
     q.addBindValue(held.record.approvalId);
     QVERIFY(q.exec());
     // The engine's sweep settles it on its own.
-    QTRY_COMPARE_WITH_TIMEOUT(m_fx->engine().deployView(held.record.id)->record.status, u"rejected"_s, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(m_fx->engine().deployView(held.record.id)->record.status, core::DeployStatus::Rejected,
+                              10000);
     const core::DeployView ended = *m_fx->engine().deployView(held.record.id);
     QVERIFY2(ended.record.error.contains(u"expired"_s), qPrintable(ended.record.error));
     QCOMPARE(m_fx->engine().approvals().find(held.record.approvalId).value()->status, u"expired"_s);
@@ -267,10 +270,10 @@ void TestDeployApproval::expiryEndsTheDeploy()
 void TestDeployApproval::cancelWithdrawsTheRequest()
 {
     core::DeployView held = deployUntilHeld(u"gated-cancel"_s);
-    QCOMPARE(held.record.status, u"awaiting-approval"_s);
+    QCOMPARE(held.record.status, core::DeployStatus::AwaitingApproval);
     auto cancelled = m_fx->engine().cancelDeploy(held.record.id, alice);
     QVERIFY2(cancelled, qPrintable(cancelled ? QString() : cancelled.error().text()));
-    QCOMPARE(m_fx->engine().deployView(held.record.id)->record.status, u"cancelled"_s);
+    QCOMPARE(m_fx->engine().deployView(held.record.id)->record.status, core::DeployStatus::Cancelled);
     const core::ApprovalRecord approval = *m_fx->engine().approvals().find(held.record.approvalId).value();
     QCOMPARE(approval.status, u"rejected"_s);
     QCOMPARE(approval.reason, u"the deploy was cancelled"_s);
@@ -281,11 +284,11 @@ void TestDeployApproval::cancelWithdrawsTheRequest()
 void TestDeployApproval::newerDeploySupersedesAWaitingOne()
 {
     core::DeployView older = deployUntilHeld(u"gated-super"_s);
-    QCOMPARE(older.record.status, u"awaiting-approval"_s);
+    QCOMPARE(older.record.status, core::DeployStatus::AwaitingApproval);
     core::DeployView newer = deployUntilHeld(u"gated-super"_s);
-    QCOMPARE(newer.record.status, u"awaiting-approval"_s);
+    QCOMPARE(newer.record.status, core::DeployStatus::AwaitingApproval);
     const core::DeployView ended = *m_fx->engine().deployView(older.record.id);
-    QCOMPARE(ended.record.status, u"cancelled"_s);
+    QCOMPARE(ended.record.status, core::DeployStatus::Cancelled);
     QVERIFY2(ended.record.error.contains(u"superseded by deploy "_s + newer.record.id), qPrintable(ended.record.error));
     const core::ApprovalRecord withdrawn = *m_fx->engine().approvals().find(older.record.approvalId).value();
     QCOMPARE(withdrawn.status, u"rejected"_s);
@@ -293,19 +296,19 @@ void TestDeployApproval::newerDeploySupersedesAWaitingOne()
     QCOMPARE(m_fx->engine().decideApproval(withdrawn.id, core::Approver{bob}, true, {}).error().code,
              ErrorCode::Conflict);
     QVERIFY(m_fx->engine().decideApproval(newer.record.approvalId, core::Approver{bob}, true, {}));
-    QCOMPARE(m_fx->waitDeploy(newer.record.id).record.status, u"succeeded"_s);
+    QCOMPARE(m_fx->waitDeploy(newer.record.id).record.status, core::DeployStatus::Succeeded);
 }
 
 void TestDeployApproval::decisionSurvivesARestart()
 {
     core::DeployView held = deployUntilHeld(u"gated-restart"_s);
-    QCOMPARE(held.record.status, u"awaiting-approval"_s);
+    QCOMPARE(held.record.status, core::DeployStatus::AwaitingApproval);
     // Approved in the store, then the process stops before it queues the deploy again.
     QVERIFY(m_fx->engine().approvals().approve(held.record.approvalId, core::Approver{bob}, {}));
     m_fx->stop();
     QVERIFY(startEngine());
     const core::DeployView done = m_fx->waitDeploy(held.record.id);
-    QVERIFY2(done.record.status == u"succeeded"_s, qPrintable(done.record.error));
+    QVERIFY2(done.record.status == core::DeployStatus::Succeeded, qPrintable(done.record.error));
     QCOMPARE(m_fx->engine().approvals().find(held.record.approvalId).value()->status, u"used"_s);
 }
 

@@ -8,6 +8,7 @@
 #include "enginefixture.h"
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/support/component.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QJsonDocument>
 #include <QMutex>
@@ -125,7 +126,7 @@ void TestEngineCapacity::aDeployPastDockersMemoryIsRefusedAtPlan()
     QVERIFY(m_fx->engine().createApp(spec(u"crowded"_s, m_repo, resources), core::Actor{}));
 
     const core::DeployView roomy = deployAndWait(u"roomy"_s);
-    QVERIFY2(roomy.record.status == u"succeeded"_s, qPrintable(roomy.record.error));
+    QVERIFY2(roomy.record.status == core::DeployStatus::Succeeded, qPrintable(roomy.record.error));
 
     auto capacity = m_fx->engine().capacity();
     QVERIFY2(capacity, qPrintable(capacity ? QString() : capacity.error().text()));
@@ -140,7 +141,7 @@ void TestEngineCapacity::aDeployPastDockersMemoryIsRefusedAtPlan()
     QCOMPARE(docker.committed.memoryBytes, asks);
 
     const core::DeployView crowded = deployAndWait(u"crowded"_s);
-    QCOMPARE(crowded.record.status, u"failed"_s);
+    QCOMPARE(crowded.record.status, core::DeployStatus::Failed);
     QCOMPARE(crowded.record.failedStep, u"plan"_s);
     const QString expected = u"asks %1 memory; docker has %2, %1 committed to 1 app: %3 free"_s.arg(
         core::formatMemory(asks), core::formatMemory(total), core::formatMemory(total - asks));
@@ -155,7 +156,7 @@ void TestEngineCapacity::aDeployPastDockersMemoryIsRefusedAtPlan()
 
     // A redeploy of roomy replaces what it holds: its own version does not count against it.
     const core::DeployView again = deployAndWait(u"roomy"_s);
-    QVERIFY2(again.record.status == u"succeeded"_s, qPrintable(again.record.error));
+    QVERIFY2(again.record.status == core::DeployStatus::Succeeded, qPrintable(again.record.error));
 
     // Make room for the next test.
     QVERIFY(m_fx->engine().removeApp(u"roomy"_s, core::Actor{}, core::Engine::ServiceData::Delete));
@@ -172,7 +173,7 @@ void TestEngineCapacity::anAppPastItsDiskLimitIsStoppedAndStaysStopped()
                                      core::Actor{}));
     for (const QString &app : {u"hog"_s, u"tidy"_s, u"loud"_s}) {
         const core::DeployView d = deployAndWait(app);
-        QVERIFY2(d.record.status == u"succeeded"_s, qPrintable(app + u": "_s + d.record.error));
+        QVERIFY2(d.record.status == core::DeployStatus::Succeeded, qPrintable(app + u": "_s + d.record.error));
     }
     // What Docker measures for tidy (SizeRw): the 20 MiB it wrote, under its 50 MiB.
     const QString tidyDeploy = m_fx->engine().app(u"tidy"_s)->record.currentDeploy;
@@ -193,7 +194,7 @@ void TestEngineCapacity::anAppPastItsDiskLimitIsStoppedAndStaysStopped()
     QCOMPARE(containerState(u"loud"_s), u"running"_s);
     auto hog = m_fx->engine().app(u"hog"_s);
     QVERIFY(hog);
-    QCOMPARE(hog->status, u"stopped"_s);
+    QCOMPARE(hog->status, core::AppStatus::Stopped);
     QVERIFY2(hog->statusReason.startsWith(u"stopped: wrote "_s) &&
                  hog->statusReason.endsWith(u"over its disk limit of 10Mi"_s),
              qPrintable(hog->statusReason));
@@ -206,7 +207,7 @@ void TestEngineCapacity::anAppPastItsDiskLimitIsStoppedAndStaysStopped()
         QMutexLocker lock(&m_eventsMutex);
         QStringList told;
         for (const core::Event &e : std::as_const(m_events))
-            if (e.type == u"app.disk.exceeded"_s)
+            if (e.type == core::EventType::AppDiskExceeded)
                 told << e.app + u'/' + e.data.value(u"action"_s).toString();
         told.sort();
         QCOMPARE(told, (QStringList{u"hog/stopped"_s, u"loud/warned"_s}));
@@ -238,7 +239,7 @@ void TestEngineCapacity::anAppPastItsDiskLimitIsStoppedAndStaysStopped()
 
     // A new deploy starts with a clean slate (and is stopped again at the next check).
     const core::DeployView redeploy = deployAndWait(u"hog"_s);
-    QVERIFY2(redeploy.record.status == u"succeeded"_s, qPrintable(redeploy.record.error));
+    QVERIFY2(redeploy.record.status == core::DeployStatus::Succeeded, qPrintable(redeploy.record.error));
     QCOMPARE(containerState(u"hog"_s), u"running"_s);
     QVERIFY(m_fx->engine().app(u"hog"_s)->statusReason.isEmpty());
 }

@@ -7,6 +7,7 @@
 #include "enginefixture.h"
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/support/component.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QTcpServer>
 #include <QTest>
@@ -86,19 +87,19 @@ void TestEngineDocker::deployServes()
     auto created = m_fx->engine().createApp(helloSpec(QStringLiteral("hello"), m_repo), core::Actor{});
     QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
     QVERIFY(created->record.routePort > 0);
-    QCOMPARE(created->status, QStringLiteral("new"));
+    QCOMPARE(created->status, core::AppStatus::New);
 
     const QString id = deployAndWait(QStringLiteral("hello"));
     auto view = m_fx->engine().deployView(id);
     QVERIFY(view);
-    QVERIFY2(view->record.status == QLatin1String("succeeded"), qPrintable(view->record.error));
+    QVERIFY2(view->record.status == core::DeployStatus::Succeeded, qPrintable(view->record.error));
     QCOMPARE(view->record.commit.size(), 40);
     // The deploy succeeds at the switch; retiring the old version finishes just after.
-    QTRY_VERIFY((view = m_fx->engine().deployView(id), view->steps.last().status != QLatin1String("running")));
+    QTRY_VERIFY((view = m_fx->engine().deployView(id), view->steps.last().status != core::DeployStepStatus::Running));
     QStringList names;
     for (const auto &step : view->steps) {
         names << step.name;
-        QCOMPARE(step.status, QStringLiteral("succeeded"));
+        QCOMPARE(step.status, core::DeployStepStatus::Succeeded);
         QVERIFY(step.finishedMs >= step.startedMs && step.startedMs > 0);
     }
     QCOMPARE(names, (QStringList{QStringLiteral("fetch"), QStringLiteral("detect"), QStringLiteral("plan"),
@@ -109,7 +110,7 @@ void TestEngineDocker::deployServes()
     QCOMPARE(answer.status, 200);
     QCOMPARE(answer.body.trimmed(), QByteArray("v1"));
     auto app = m_fx->engine().app(QStringLiteral("hello"));
-    QCOMPARE(app->status, QStringLiteral("running"));
+    QCOMPARE(app->status, core::AppStatus::Running);
     QCOMPARE(app->record.currentDeploy, id);
 
     // The container carries the labels that name its app and deploy.
@@ -144,7 +145,7 @@ void TestEngineDocker::redeployDropsNoRequest()
     poller.join();
 
     auto view = m_fx->engine().deployView(id);
-    QVERIFY2(view->record.status == QLatin1String("succeeded"), qPrintable(view->record.error));
+    QVERIFY2(view->record.status == core::DeployStatus::Succeeded, qPrintable(view->record.error));
     QVERIFY2(
         failed == 0,
         qPrintable(
@@ -164,11 +165,11 @@ void TestEngineDocker::failedBuildKeepsOldVersion()
                  .isEmpty());
     const QString id = deployAndWait(QStringLiteral("hello"), QStringLiteral("broken-build"));
     auto view = m_fx->engine().deployView(id);
-    QCOMPARE(view->record.status, QStringLiteral("failed"));
+    QCOMPARE(view->record.status, core::DeployStatus::Failed);
     QCOMPARE(view->record.failedStep, QStringLiteral("build"));
     QVERIFY2(!view->record.error.isEmpty(), "a failed deploy says why");
     QCOMPARE(view->steps.last().name, QStringLiteral("build"));
-    QCOMPARE(view->steps.last().status, QStringLiteral("failed"));
+    QCOMPARE(view->steps.last().status, core::DeployStepStatus::Failed);
 
     QCOMPARE(httpGet(url).body.trimmed(), QByteArray("v2"));
     QCOMPARE(m_fx->docker().containers(m_fx->installLabels(QStringLiteral("hello"), id))->size(), 0);
@@ -184,7 +185,7 @@ void TestEngineDocker::failedHealthKeepsOldVersion()
     QVERIFY(!m_fx->git().commit(QStringLiteral("hello"), QStringLiteral("broken-health"), files).isEmpty());
     const QString id = deployAndWait(QStringLiteral("hello"), QStringLiteral("broken-health"));
     auto view = m_fx->engine().deployView(id);
-    QCOMPARE(view->record.status, QStringLiteral("failed"));
+    QCOMPARE(view->record.status, core::DeployStatus::Failed);
     QCOMPARE(view->record.failedStep, QStringLiteral("health"));
     QVERIFY2(view->record.error.contains(QLatin1String("exit code 3")), qPrintable(view->record.error));
     QVERIFY2(view->record.error.contains(QLatin1String("giving up")), qPrintable(view->record.error));
@@ -275,14 +276,14 @@ void TestEngineDocker::deploysOfOneAppAreSerialised()
     QVERIFY(first && second);
     const core::DeployView a = m_fx->waitDeploy(first->id);
     const core::DeployView b = m_fx->waitDeploy(second->id);
-    QCOMPARE(a.record.status, QStringLiteral("succeeded"));
-    QCOMPARE(b.record.status, QStringLiteral("succeeded"));
+    QCOMPARE(a.record.status, core::DeployStatus::Succeeded);
+    QCOMPARE(b.record.status, core::DeployStatus::Succeeded);
     QVERIFY2(b.record.startedMs >= a.record.finishedMs, "the second deploy of an app waits for the first");
     QCOMPARE(m_fx->engine().app(QStringLiteral("hello"))->record.currentDeploy, b.record.id);
 
     // Old versions' images go; the serving one and the one before it stay for a quick way back.
     QTRY_VERIFY(b.steps.isEmpty() ||
-                m_fx->engine().deployView(b.record.id)->steps.last().status != QLatin1String("running"));
+                m_fx->engine().deployView(b.record.id)->steps.last().status != core::DeployStepStatus::Running);
     QVERIFY(m_fx->docker().imageId(core::imageTag(QStringLiteral("hello"), b.record.id)));
     QVERIFY(m_fx->docker().imageId(core::imageTag(QStringLiteral("hello"), a.record.id)));
     auto deploys = m_fx->engine().deploys(QStringLiteral("hello"), 100);
@@ -312,7 +313,7 @@ void TestEngineDocker::isolatedAppServesAndTakesItsNetwork()
     const QString id = deployAndWait(app);
     auto view = m_fx->engine().deployView(id);
     QVERIFY(view);
-    QVERIFY2(view->record.status == QLatin1String("succeeded"), qPrintable(view->record.error));
+    QVERIFY2(view->record.status == core::DeployStatus::Succeeded, qPrintable(view->record.error));
 
     // The health check and the router reach it, on the install's internal network only.
     const HttpAnswer answer = httpGet(appUrl(app));
@@ -338,7 +339,7 @@ void TestEngineDocker::removalLeavesNothingBehind()
     auto app = m_fx->engine().app(QStringLiteral("hello"));
     const int port = app->record.routePort;
     QVERIFY(m_fx->engine().removeApp(QStringLiteral("hello"), core::Actor{}));
-    QCOMPARE(m_fx->engine().app(QStringLiteral("hello"))->status, QStringLiteral("removing"));
+    QCOMPARE(m_fx->engine().app(QStringLiteral("hello"))->status, core::AppStatus::Removing);
     QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(QStringLiteral("hello")), 60000);
     QCOMPARE(m_fx->docker().containers(m_fx->installLabels(QStringLiteral("hello")))->size(), 0);
     auto images = m_fx->docker().images(m_fx->installLabels());

@@ -11,6 +11,7 @@
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/adapters/incus/incusharness.h"
 #include "tests/support/component.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QSignalSpy>
 #include <QTest>
@@ -117,7 +118,7 @@ void TestEngineIncus::deployServes()
     const QString id = deployAndWait(QStringLiteral("hello"));
     auto view = m_fx->engine().deployView(id);
     QVERIFY(view);
-    QVERIFY2(view->record.status == QLatin1String("succeeded"), qPrintable(view->record.error));
+    QVERIFY2(view->record.status == core::DeployStatus::Succeeded, qPrintable(view->record.error));
     QVERIFY2(view->record.containerId.startsWith(QLatin1String("incus:pando-hello-")),
              qPrintable(view->record.containerId));
     QVERIFY(view->record.imageId.startsWith(QLatin1String("incus:")));
@@ -179,7 +180,7 @@ void TestEngineIncus::redeployDropsNoRequest()
     stop = true;
     poller.join();
     auto view = m_fx->engine().deployView(id);
-    QVERIFY2(view->record.status == QLatin1String("succeeded"), qPrintable(view->record.error));
+    QVERIFY2(view->record.status == core::DeployStatus::Succeeded, qPrintable(view->record.error));
     QVERIFY2(failed == 0, qPrintable(QStringLiteral("%1 of %2 requests failed").arg(int(failed)).arg(ok + failed)));
     QVERIFY(ok > 10);
     QCOMPARE(httpGet(url).body.trimmed(), QByteArray("v2"));
@@ -193,7 +194,7 @@ void TestEngineIncus::unchangedCommitReusesItsImage()
     QVERIFY(serving);
     const QString id = deployAndWait(QStringLiteral("hello"));
     auto view = m_fx->engine().deployView(id);
-    QVERIFY2(view->record.status == QLatin1String("succeeded"), qPrintable(view->record.error));
+    QVERIFY2(view->record.status == core::DeployStatus::Succeeded, qPrintable(view->record.error));
     QCOMPARE(view->record.commit, serving->record.commit);
     QCOMPARE(view->record.imageId, serving->record.imageId);
     QString buildDetail;
@@ -221,7 +222,7 @@ void TestEngineIncus::failedHealthKeepsOldVersion()
     QVERIFY(!m_fx->git().commit(QStringLiteral("hello"), QStringLiteral("broken-health"), files).isEmpty());
     const QString id = deployAndWait(QStringLiteral("hello"), QStringLiteral("broken-health"));
     auto view = m_fx->engine().deployView(id);
-    QCOMPARE(view->record.status, QStringLiteral("failed"));
+    QCOMPARE(view->record.status, core::DeployStatus::Failed);
     QVERIFY2(view->record.failedStep == QLatin1String("health"), qPrintable(view->record.error));
     QVERIFY2(view->record.error.contains(QLatin1String("exit code 3")), qPrintable(view->record.error));
     QVERIFY2(view->record.error.contains(QLatin1String("giving up")), qPrintable(view->record.error));
@@ -284,7 +285,7 @@ void TestEngineIncus::whatIncusCannotDoIsRefusedAtPlan()
     QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
     const QString id = deployAndWait(QStringLiteral("quiet"));
     auto view = m_fx->engine().deployView(id);
-    QCOMPARE(view->record.status, QStringLiteral("failed"));
+    QCOMPARE(view->record.status, core::DeployStatus::Failed);
     QCOMPARE(view->record.failedStep, QStringLiteral("plan"));
     QVERIFY2(view->record.error.contains(QLatin1String("incus")), qPrintable(view->record.error));
     QVERIFY(m_fx->engine().removeApp(QStringLiteral("quiet"), core::Actor{}));

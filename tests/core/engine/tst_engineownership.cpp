@@ -10,6 +10,7 @@
 #include "core/engine/enginewiring.h"
 #include "core/policy/policy.h"
 #include "tests/app/server/fakes.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QSignalSpy>
 #include <QSqlQuery>
@@ -172,8 +173,8 @@ bool TestEngineOwnership::failGrantInserts(bool fail)
 
 void TestEngineOwnership::waitRemoved(const QString &app)
 {
-    QTRY_VERIFY_WITH_TIMEOUT(m_engine->app(app).has_value() == false || m_engine->app(app)->status != u"removing"_s,
-                             10000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_engine->app(app).has_value() == false || m_engine->app(app)->status != core::AppStatus::Removing, 10000);
 }
 
 void TestEngineOwnership::creatorOwnsTheApp()
@@ -338,7 +339,7 @@ void TestEngineOwnership::revokedCredentialsAreAnnounced()
     QStringList revoked;
     for (const QList<QVariant> &args : std::as_const(published)) {
         const auto event = args.at(0).value<core::Event>();
-        if (event.type == core::accounts::TokenRevokedEvent)
+        if (event.type == core::EventType::TokenRevoked)
             revoked.append(event.data.value(u"tokenId"_s).toString() + u'|' + event.data.value(u"userId"_s).toString());
     }
     QCOMPARE(revoked, (QStringList{issued->token.id + u'|', u'|' + m_users.value(u"bob"_s).id}));

@@ -9,6 +9,7 @@
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/adapters/services/serviceimages.h"
 #include "tests/core/engine/enginefixture.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QBuffer>
 #include <QElapsedTimer>
@@ -79,7 +80,9 @@ private:
         const core::DeployView view = m_fx->waitDeploy(deploy->id, 300000);
         if (out)
             *out = view;
-        return view.record.status == u"succeeded" ? QString() : view.record.failedStep + u": "_s + view.record.error;
+        return view.record.status == core::DeployStatus::Succeeded
+                   ? QString()
+                   : view.record.failedStep + u": "_s + view.record.error;
     }
 
     QByteArray page(const QString &app)

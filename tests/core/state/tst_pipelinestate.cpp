@@ -98,7 +98,7 @@ private Q_SLOTS:
         QCOMPARE(second.value()->id, b1.id);
         // max-runs 2 reached.
         QVERIFY(!runs.claimNext(u"ci"_s, 2, u"p1"_s, 12).value().has_value());
-        QVERIFY(runs.finish(a1.id, u"succeeded"_s, {}, 20));
+        QVERIFY(runs.finish(a1.id, RunStatus::Succeeded, {}, 20));
         auto third = runs.claimNext(u"ci"_s, 2, u"p1"_s, 21);
         QCOMPARE(third.value()->id, a2.id);
         QCOMPARE(third.value()->owner, u"p1"_s);
@@ -132,7 +132,7 @@ private Q_SLOTS:
         for (auto &t : threads)
             t->wait();
         QCOMPARE(claimed.load(), 3);
-        QCOMPARE(RunRepository(*m_db).withStatus(u"running"_s)->size(), 3);
+        QCOMPARE(RunRepository(*m_db).withStatus(RunStatus::Running)->size(), 3);
     }
 
     void abandonedRunsAreFoundAndRequeued()
@@ -140,13 +140,13 @@ private Q_SLOTS:
         RunRepository runs(*m_db);
         const RunRecord r = queue(u"a"_s, 1);
         QVERIFY(runs.claimNext(u"ci"_s, 1, u"dead"_s, 2).value());
-        QVERIFY(runs.upsertStep(RunStepRecord{r.id, u"plan[0]"_s, {}, 0, u"t"_s, u"task"_s, u"running"_s}));
+        QVERIFY(runs.upsertStep(RunStepRecord{r.id, u"plan[0]"_s, {}, 0, u"t"_s, u"task"_s, RunStepStatus::Running}));
         QVERIFY(runs.appendEvents(r.id, {RunEventRecord{r.id, 0, 5, u"plan[0]"_s, u"output"_s, u"{}"_s}}));
         auto abandoned = runs.abandoned(u"alive"_s);
         QCOMPARE(abandoned->size(), 1);
         QVERIFY(runs.abandoned(u"dead"_s)->isEmpty());
         QVERIFY(runs.requeue(r.id));
-        QCOMPARE(runs.find(r.id)->status, u"queued"_s);
+        QCOMPARE(runs.find(r.id)->status, RunStatus::Queued);
         QVERIFY(runs.steps(r.id)->isEmpty());
         QVERIFY(runs.events(r.id, 0, 10)->isEmpty());
     }
@@ -155,16 +155,17 @@ private Q_SLOTS:
     {
         RunRepository runs(*m_db);
         const RunRecord r = queue(u"a"_s, 1);
-        RunStepRecord step{r.id, u"plan[1]"_s, {}, 1, u"unit"_s, u"task"_s, u"running"_s};
+        RunStepRecord step{r.id, u"plan[1]"_s, {}, 1, u"unit"_s, u"task"_s, RunStepStatus::Running};
         QVERIFY(runs.upsertStep(step));
-        QVERIFY(runs.upsertStep(RunStepRecord{r.id, u"plan[0]"_s, {}, 0, u"repo"_s, u"get"_s, u"succeeded"_s}));
-        step.status = u"failed"_s;
+        QVERIFY(
+            runs.upsertStep(RunStepRecord{r.id, u"plan[0]"_s, {}, 0, u"repo"_s, u"get"_s, RunStepStatus::Succeeded}));
+        step.status = RunStepStatus::Failed;
         step.exitCode = 2;
         QVERIFY(runs.upsertStep(step));
         auto steps = runs.steps(r.id);
         QCOMPARE(steps->size(), 2);
         QCOMPARE(steps->at(0).name, u"repo"_s);
-        QCOMPARE(steps->at(1).status, u"failed"_s);
+        QCOMPARE(steps->at(1).status, RunStepStatus::Failed);
         QCOMPARE(steps->at(1).exitCode, 2);
 
         QList<RunEventRecord> batch;
@@ -185,8 +186,8 @@ private Q_SLOTS:
         const RunRecord bad = queue(u"unit"_s, 2);
         QVERIFY(runs.recordInput(good.id, u"repo"_s, u"{\"ref\":\"a\"}"_s));
         QVERIFY(runs.recordInput(bad.id, u"repo"_s, u"{\"ref\":\"b\"}"_s));
-        QVERIFY(runs.finish(good.id, u"succeeded"_s, {}, 10));
-        QVERIFY(runs.finish(bad.id, u"failed"_s, {}, 11));
+        QVERIFY(runs.finish(good.id, RunStatus::Succeeded, {}, 10));
+        QVERIFY(runs.finish(bad.id, RunStatus::Failed, {}, 11));
         QCOMPARE(runs.passedVersions(u"ci"_s, u"unit"_s, u"repo"_s, 10).value(), QStringList{u"{\"ref\":\"a\"}"_s});
         QVERIFY(runs.passedVersions(u"ci"_s, u"deploy"_s, u"repo"_s, 10)->isEmpty());
     }
@@ -238,4 +239,5 @@ private Q_SLOTS:
 };
 
 QTEST_GUILESS_MAIN(TestPipelineState)
+#include "tests/support/vocabtesting.h"
 #include "tst_pipelinestate.moc"

@@ -249,11 +249,12 @@ private Q_SLOTS:
         QVERIFY(!asked.planJson.contains(u"s3cr3t"_s));
 
         // The step waits, and says how to settle it.
-        QVERIFY(waitFor([&] { return stepNamed(job.run.id, u"ship-to-prod"_s).status == u"waiting"; }));
+        QVERIFY(
+            waitFor([&] { return stepNamed(job.run.id, u"ship-to-prod"_s).status == core::RunStepStatus::Waiting; }));
         const RunStepRecord waiting = stepNamed(job.run.id, u"ship-to-prod"_s);
         QCOMPARE(waiting.kind, u"approve"_s);
         QCOMPARE(waiting.hash, asked.id);
-        QCOMPARE(stepNamed(job.run.id, u"build"_s).status, u"succeeded"_s);
+        QCOMPARE(stepNamed(job.run.id, u"build"_s).status, core::RunStepStatus::Succeeded);
         QVERIFY(stepNamed(job.run.id, u"deploy"_s).stepId.isEmpty());
         const QJsonObject shown = toJson(waiting).value(u"approval"_s).toObject();
         QCOMPARE(shown.value(u"id"_s).toString(), asked.id);
@@ -284,10 +285,10 @@ private Q_SLOTS:
         QCOMPARE(job.result.outcome, Outcome::Succeeded);
 
         const RunStepRecord step = stepNamed(job.run.id, u"ship-to-prod"_s);
-        QCOMPARE(step.status, u"succeeded"_s);
+        QCOMPARE(step.status, core::RunStepStatus::Succeeded);
         QCOMPARE(step.error, u"approved by user:bob: ship it"_s);
         QCOMPARE(toJson(step).value(u"approval"_s).toObject().value(u"status"_s).toString(), u"approved"_s);
-        QCOMPARE(stepNamed(job.run.id, u"deploy"_s).status, u"succeeded"_s);
+        QCOMPARE(stepNamed(job.run.id, u"deploy"_s).status, core::RunStepStatus::Succeeded);
         QVERIFY(stepNamed(job.run.id, u"tell"_s).stepId.isEmpty());
 
         // Used once: the run consumed it, nothing can again.
@@ -324,10 +325,10 @@ private Q_SLOTS:
         QCOMPARE(job.result.outcome, Outcome::Failed);
 
         const RunStepRecord step = stepNamed(job.run.id, u"ship-to-prod"_s);
-        QCOMPARE(step.status, u"failed"_s);
+        QCOMPARE(step.status, core::RunStepStatus::Failed);
         QCOMPARE(step.error, u"rejected by user:bob: not on a Friday"_s);
         QCOMPARE(toJson(step).value(u"approval"_s).toObject().value(u"status"_s).toString(), u"rejected"_s);
-        QCOMPARE(stepNamed(job.run.id, u"tell"_s).status, u"succeeded"_s);
+        QCOMPARE(stepNamed(job.run.id, u"tell"_s).status, core::RunStepStatus::Succeeded);
         QVERIFY(stepNamed(job.run.id, u"deploy"_s).stepId.isEmpty());
         // A rejected request cannot be used.
         QCOMPARE(m_approvals->consume(asked.id).error().code, ErrorCode::Conflict);
@@ -350,10 +351,10 @@ private Q_SLOTS:
         QVERIFY(finished(job));
         QCOMPARE(job.result.outcome, Outcome::Failed);
         const RunStepRecord step = stepNamed(job.run.id, u"ship-to-prod"_s);
-        QCOMPARE(step.status, u"failed"_s);
+        QCOMPARE(step.status, core::RunStepStatus::Failed);
         QCOMPARE(step.error, u"no decision within 2h"_s);
         QCOMPARE(toJson(step).value(u"approval"_s).toObject().value(u"status"_s).toString(), u"expired"_s);
-        QCOMPARE(stepNamed(job.run.id, u"tell"_s).status, u"succeeded"_s);
+        QCOMPARE(stepNamed(job.run.id, u"tell"_s).status, core::RunStepStatus::Succeeded);
         QCOMPARE(m_approvals->find(asked.id)->value().status, u"expired"_s);
         // Too late to approve now.
         QCOMPARE(m_approvals->approve(asked.id, bob, {}).error().code, ErrorCode::Conflict);
@@ -375,8 +376,8 @@ private Q_SLOTS:
         QVERIFY(m_approvals->reject(asked.id, carol, u"no"_s));
         QVERIFY(finished(job));
         QCOMPARE(job.result.outcome, Outcome::Succeeded);
-        QCOMPARE(stepNamed(job.run.id, u"optional-check"_s).status, u"failed"_s);
-        QCOMPARE(stepNamed(job.run.id, u"after"_s).status, u"succeeded"_s);
+        QCOMPARE(stepNamed(job.run.id, u"optional-check"_s).status, core::RunStepStatus::Failed);
+        QCOMPARE(stepNamed(job.run.id, u"after"_s).status, core::RunStepStatus::Succeeded);
     }
 
     void abortWithdrawsTheRequest()
@@ -391,10 +392,10 @@ private Q_SLOTS:
         QVERIFY(finished(job));
         QCOMPARE(job.result.outcome, Outcome::Aborted);
         const RunStepRecord step = stepNamed(job.run.id, u"ship-to-prod"_s);
-        QCOMPARE(step.status, u"aborted"_s);
+        QCOMPARE(step.status, core::RunStepStatus::Aborted);
         QCOMPARE(step.error, u"withdrawn: the run was aborted"_s);
         QCOMPARE(toJson(step).value(u"approval"_s).toObject().value(u"status"_s).toString(), u"withdrawn"_s);
-        QCOMPARE(stepNamed(job.run.id, u"aborted"_s).status, u"succeeded"_s);
+        QCOMPARE(stepNamed(job.run.id, u"aborted"_s).status, core::RunStepStatus::Succeeded);
         const ApprovalRecord after = m_approvals->find(asked.id)->value();
         QCOMPARE(after.status, u"rejected"_s);
         QCOMPARE(after.reason, u"the run was aborted"_s);
@@ -412,7 +413,7 @@ private Q_SLOTS:
         QVERIFY(finished(job));
         QCOMPARE(job.result.outcome, Outcome::Errored);
         QVERIFY2(job.result.error.contains(u"needs the approval service"_s), qPrintable(job.result.error));
-        QCOMPARE(stepNamed(job.run.id, u"ship-to-prod"_s).status, u"errored"_s);
+        QCOMPARE(stepNamed(job.run.id, u"ship-to-prod"_s).status, core::RunStepStatus::Errored);
         QCOMPARE(m_approvals->list()->size(), 0);
     }
 
@@ -430,7 +431,7 @@ private Q_SLOTS:
         waiting.stepId = u"jobs[0].plan[1].approve"_s;
         waiting.name = u"ship-to-prod"_s;
         waiting.kind = u"approve"_s;
-        waiting.status = u"waiting"_s;
+        waiting.status = core::RunStepStatus::Waiting;
         waiting.hash = asked->id;
         waiting.startedMs = m_clock->nowMs();
         QVERIFY(RunRepository(*m_db).upsertStep(waiting));
@@ -443,16 +444,17 @@ private Q_SLOTS:
         scheduler.shutdown();
 
         const RunRecord settled = RunRepository(*m_db).find(run.id).value();
-        QCOMPARE(settled.status, u"errored"_s);
+        QCOMPARE(settled.status, core::RunStatus::Errored);
         const ApprovalRecord after = m_approvals->find(asked->id)->value();
         QCOMPARE(after.status, u"rejected"_s);
         QCOMPARE(after.reason, u"the run was interrupted: Pando stopped while it waited"_s);
         QCOMPARE(after.decidedBy, u"user:alice/system:pipelines"_s);
         const RunStepRecord step = stepNamed(run.id, u"ship-to-prod"_s);
-        QCOMPARE(step.status, u"errored"_s);
+        QCOMPARE(step.status, core::RunStepStatus::Errored);
         QCOMPARE(toJson(step).value(u"approval"_s).toObject().value(u"status"_s).toString(), u"withdrawn"_s);
     }
 };
 
 QTEST_GUILESS_MAIN(TestApproveStep)
+#include "tests/support/vocabtesting.h"
 #include "tst_approvestep.moc"

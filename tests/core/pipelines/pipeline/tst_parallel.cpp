@@ -141,7 +141,7 @@ class TestParallel : public QObject {
         QHash<QString, QString> out;
         const QList<RunStepRecord> steps = RunRepository(*m_db).steps(runId).value();
         for (const RunStepRecord &s : steps)
-            out.insert(s.name, s.status);
+            out.insert(s.name, toString(s.status));
         return out;
     }
 

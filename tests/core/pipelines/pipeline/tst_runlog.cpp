@@ -26,7 +26,7 @@ class TestRunLog : public QObject {
     // What followers got, in the test's thread, as "type:text-or-status".
     QStringList m_seen;
 
-    RunStepRecord step(const QString &status)
+    RunStepRecord step(RunStepStatus status)
     {
         RunStepRecord s;
         s.runId = m_run.id;
@@ -83,7 +83,7 @@ private Q_SLOTS:
         RunLog log(*m_db, m_clock, m_bus, m_run, makeRedactor({}));
         QElapsedTimer timer;
         timer.start();
-        log.step(step(u"running"_s));
+        log.step(step(RunStepStatus::Running));
         QTRY_COMPARE_WITH_TIMEOUT(m_seen, QStringList{u"step:running"_s}, 2000);
         const qint64 started = timer.elapsed();
         qInfo("a quiet step's start reached followers after %lld ms", started);
@@ -96,7 +96,7 @@ private Q_SLOTS:
 
         // The end goes out at once, with the partial last line before it.
         log.output(u"plan[0].task:build"_s, true, "no newline");
-        log.step(step(u"succeeded"_s));
+        log.step(step(RunStepStatus::Succeeded));
         QTRY_COMPARE(m_seen.size(), 4);
         QCOMPARE(m_seen.mid(2), QStringList({u"output:no newline"_s, u"step:succeeded"_s}));
 

@@ -8,7 +8,7 @@ using namespace pando::core;
 using namespace pando::core::pipelines;
 
 namespace {
-RunStepRecord step(const QString &id, const QString &parent, int seq, const QString &status,
+RunStepRecord step(const QString &id, const QString &parent, int seq, RunStepStatus status,
                    const QString &kind = QStringLiteral("task"))
 {
     RunStepRecord s;
@@ -33,14 +33,14 @@ private Q_SLOTS:
     {
         RunRecord run;
         run.id = QStringLiteral("r1");
-        run.status = QStringLiteral("failed");
+        run.status = RunStatus::Failed;
         // Recorded out of order, as parallel steps finish.
         const QList<RunStepRecord> steps{
-            step(QStringLiteral("p.par.unit"), QStringLiteral("p.par"), 2, QStringLiteral("failed")),
-            step(QStringLiteral("p.repo"), {}, 0, QStringLiteral("succeeded"), QStringLiteral("get")),
-            step(QStringLiteral("p.par"), {}, 1, QStringLiteral("failed"), QStringLiteral("in_parallel")),
-            step(QStringLiteral("p.par.lint"), QStringLiteral("p.par"), 3, QStringLiteral("cached")),
-            step(QStringLiteral("p.deploy"), {}, 4, QStringLiteral("skipped")),
+            step(QStringLiteral("p.par.unit"), QStringLiteral("p.par"), 2, RunStepStatus::Failed),
+            step(QStringLiteral("p.repo"), {}, 0, RunStepStatus::Succeeded, QStringLiteral("get")),
+            step(QStringLiteral("p.par"), {}, 1, RunStepStatus::Failed, QStringLiteral("in_parallel")),
+            step(QStringLiteral("p.par.lint"), QStringLiteral("p.par"), 3, RunStepStatus::Cached),
+            step(QStringLiteral("p.deploy"), {}, 4, RunStepStatus::Skipped),
         };
         const RunTree tree = foldRun(run, steps);
         QCOMPARE(tree.roots.size(), 3);
@@ -64,9 +64,9 @@ private Q_SLOTS:
     void orphansAndCyclesStillShow()
     {
         const QList<RunStepRecord> steps{
-            step(QStringLiteral("a"), QStringLiteral("missing"), 0, QStringLiteral("running")),
-            step(QStringLiteral("b"), QStringLiteral("c"), 1, QStringLiteral("running")),
-            step(QStringLiteral("c"), QStringLiteral("b"), 2, QStringLiteral("running"))};
+            step(QStringLiteral("a"), QStringLiteral("missing"), 0, RunStepStatus::Running),
+            step(QStringLiteral("b"), QStringLiteral("c"), 1, RunStepStatus::Running),
+            step(QStringLiteral("c"), QStringLiteral("b"), 2, RunStepStatus::Running)};
         const RunTree tree = foldRun(RunRecord{}, steps);
         QCOMPARE(tree.roots.size(), 1); // b and c name each other: neither is a root, none is lost in a loop
         QCOMPARE(tree.stepCount, 3);
@@ -88,4 +88,5 @@ private Q_SLOTS:
 };
 
 QTEST_GUILESS_MAIN(TestRunView)
+#include "tests/support/vocabtesting.h"
 #include "tst_runview.moc"

@@ -2,6 +2,7 @@
 // restart recovery and the shutdown grace, on a real SQLite state store.
 #include "core/pipelines/scheduler/scheduler.h"
 #include "core/state/pipelinerepositories.h"
+#include "tests/support/vocabtesting.h"
 
 #include <QElapsedTimer>
 #include <QMutex>
@@ -79,7 +80,7 @@ class TestScheduler : public QObject {
     std::unique_ptr<Database> m_db;
     EventBus m_events;
 
-    QString status(const QString &id) { return RunRepository(*m_db).find(id)->status; }
+    RunStatus status(const QString &id) { return RunRepository(*m_db).find(id)->status; }
 
 private Q_SLOTS:
     void init()
@@ -108,9 +109,8 @@ private Q_SLOTS:
         const auto bad =
             scheduler.enqueue(QStringLiteral("ci"), QStringLiteral("fail"), QStringLiteral("manual"), {}, {}, 1);
         QVERIFY(ok && bad);
-        QVERIFY(waitFor([&] {
-            return status(ok->id) == QLatin1String("succeeded") && status(bad->id) == QLatin1String("failed");
-        }));
+        QVERIFY(
+            waitFor([&] { return status(ok->id) == RunStatus::Succeeded && status(bad->id) == RunStatus::Failed; }));
     }
 
     void maxRunsLimitsConcurrentRuns()
@@ -135,9 +135,9 @@ private Q_SLOTS:
         const auto run =
             scheduler.enqueue(QStringLiteral("ci"), QStringLiteral("ok"), QStringLiteral("manual"), {}, {}, 1);
         QTest::qWait(200);
-        QCOMPARE(status(run->id), QStringLiteral("queued"));
+        QCOMPARE(status(run->id), RunStatus::Queued);
         QVERIFY(scheduler.unpause(QStringLiteral("ci")));
-        QVERIFY(waitFor([&] { return status(run->id) == QLatin1String("succeeded"); }));
+        QVERIFY(waitFor([&] { return status(run->id) == RunStatus::Succeeded; }));
     }
 
     void abortQueuedAndRunning()
@@ -151,9 +151,9 @@ private Q_SLOTS:
         const auto queued =
             scheduler.enqueue(QStringLiteral("ci"), QStringLiteral("ok"), QStringLiteral("manual"), {}, {}, 1);
         QVERIFY(scheduler.abort(queued->id, QStringLiteral("token:admin")));
-        QCOMPARE(status(queued->id), QStringLiteral("aborted"));
+        QCOMPARE(status(queued->id), RunStatus::Aborted);
         QVERIFY(scheduler.abort(blocking->id, QStringLiteral("token:admin")));
-        QVERIFY(waitFor([&] { return status(blocking->id) == QLatin1String("aborted"); }));
+        QVERIFY(waitFor([&] { return status(blocking->id) == RunStatus::Aborted; }));
         QTest::qWait(100);
         QCOMPARE(executor.count(), 1); // the aborted queued run never ran
         QCOMPARE(scheduler.abort(blocking->id, {}).error().code, ErrorCode::Conflict);
@@ -205,9 +205,9 @@ private Q_SLOTS:
         ScriptedExecutor executor;
         Scheduler scheduler(*m_db, SystemClock::instance(), m_events, executor, {.workers = 2});
         QVERIFY(scheduler.start());
-        QCOMPARE(status(interrupted.id), QStringLiteral("errored"));
+        QCOMPARE(status(interrupted.id), RunStatus::Errored);
         QVERIFY(runs.find(interrupted.id)->error.contains(QLatin1String("interrupted")));
-        QVERIFY(waitFor([&] { return status(queued.id) == QLatin1String("succeeded"); }));
+        QVERIFY(waitFor([&] { return status(queued.id) == RunStatus::Succeeded; }));
         QCOMPARE(executor.executed, QStringList{queued.id}); // the interrupted run is not run again
     }
 
@@ -225,8 +225,8 @@ private Q_SLOTS:
         timer.start();
         scheduler.shutdown();
         QVERIFY(timer.elapsed() >= 150);
-        QCOMPARE(status(blocking->id), QStringLiteral("aborted"));
-        QCOMPARE(status(queued->id), QStringLiteral("queued"));
+        QCOMPARE(status(blocking->id), RunStatus::Aborted);
+        QCOMPARE(status(queued->id), RunStatus::Queued);
     }
 };
 
