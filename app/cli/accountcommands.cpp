@@ -134,7 +134,7 @@ void listUsers(Cli &cli)
             return cli.finish(ExitOk);
         }
         QList<QStringList> rows;
-        for (const QJsonValue &value : r.json.value(QStringLiteral("users")).toArray()) {
+        for (const QJsonValue value : r.json.value(QStringLiteral("users")).toArray()) {
             const QJsonObject user = value.toObject();
             rows << QStringList{str(user, "username"), str(user, "role"),
                                 user.value(QStringLiteral("disabled")).toBool() ? QStringLiteral("yes")
@@ -186,10 +186,10 @@ void listTokens(Cli &cli)
             return cli.finish(ExitOk);
         }
         QList<QStringList> rows;
-        for (const QJsonValue &value : r.json.value(QStringLiteral("tokens")).toArray()) {
+        for (const QJsonValue value : r.json.value(QStringLiteral("tokens")).toArray()) {
             const QJsonObject token = value.toObject();
             QStringList scopes;
-            for (const QJsonValue &scope : token.value(QStringLiteral("scopes")).toArray())
+            for (const QJsonValue scope : token.value(QStringLiteral("scopes")).toArray())
                 scopes << scope.toString();
             const qint64 expires = num(token, "expiresMs");
             const qint64 revoked = num(token, "revokedMs");

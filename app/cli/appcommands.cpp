@@ -113,7 +113,7 @@ void listApps(Cli &cli)
             return cli.finish(ExitOk);
         }
         QList<QStringList> rows;
-        for (const QJsonValue &value : apps) {
+        for (const QJsonValue value : apps) {
             const QJsonObject app = value.toObject();
             const QJsonObject last = app.value(QStringLiteral("last_deploy")).toObject();
             rows << QStringList{str(app, "name"), str(app, "status"), orDash(str(app, "url")),
@@ -211,7 +211,7 @@ void pollRemoved(Cli &cli, int errors)
 // `deploy --wait`: the deploy asked for until it ends, its steps printed as they start and end.
 class DeployWatch : public QObject {
 public:
-    DeployWatch(Cli &cli, const QString &deployId) : QObject(&cli), m_cli(cli), m_deployId(deployId) {}
+    DeployWatch(Cli &cli, QString deployId) : QObject(&cli), m_cli(cli), m_deployId(std::move(deployId)) {}
     // Each event of the app's deploys is a reason to look now rather than at the next tick;
     // the timer still looks every so often, so a lost event or socket costs only latency.
     void start(const QString &app);
@@ -332,7 +332,7 @@ void DeployWatch::poll()
 void DeployWatch::showProgress(const QJsonObject &view)
 {
     QList<QJsonObject> steps;
-    for (const QJsonValue &value : view.value(QStringLiteral("steps")).toArray())
+    for (const QJsonValue value : view.value(QStringLiteral("steps")).toArray())
         steps << value.toObject();
     std::sort(steps.begin(), steps.end(),
               [](const QJsonObject &a, const QJsonObject &b) { return num(a, "seq") < num(b, "seq"); });
@@ -407,7 +407,7 @@ void listDeploys(Cli &cli)
                 return cli.finish(ExitOk);
             }
             QList<QStringList> rows;
-            for (const QJsonValue &value : deploys) {
+            for (const QJsonValue value : deploys) {
                 const QJsonObject d = value.toObject();
                 rows << QStringList{str(d, "id"),
                                     str(d, "status"),
@@ -451,7 +451,7 @@ void showDeploy(Cli &cli)
             pairs.append({QStringLiteral("error"), str(d, "failed_step") + QStringLiteral(": ") + str(d, "error")});
         printOut(keyValues(pairs));
         QList<QStringList> rows;
-        for (const QJsonValue &value : d.value(QStringLiteral("steps")).toArray()) {
+        for (const QJsonValue value : d.value(QStringLiteral("steps")).toArray()) {
             const QJsonObject s = value.toObject();
             rows << QStringList{str(s, "name"), str(s, "status"),
                                 num(s, "duration_ms") > 0 ? duration(num(s, "duration_ms")) : QStringLiteral("-"),
@@ -481,7 +481,7 @@ void logs(Cli &cli)
     };
     if (!cli.args().has(QStringLiteral("follow"))) {
         cli.api().logTail(name, tail, cli.handle([&cli, print](const client::ApiResponse &r) {
-            for (const QJsonValue &value : r.json.value(QStringLiteral("lines")).toArray())
+            for (const QJsonValue value : r.json.value(QStringLiteral("lines")).toArray())
                 print(value.toObject());
             cli.finish(ExitOk);
         }));

@@ -23,7 +23,7 @@ QString relative(qint64 ms)
 QString approvers(const QJsonObject &approval)
 {
     QStringList names;
-    for (const QJsonValue &v : approval.value(QStringLiteral("approvers")).toArray())
+    for (const QJsonValue v : approval.value(QStringLiteral("approvers")).toArray())
         names << v.toString();
     return names.isEmpty() ? QStringLiteral("anyone who may, but not the requester") : names.join(QStringLiteral(", "));
 }
@@ -44,7 +44,7 @@ void listApprovals(Cli &cli)
                 return cli.finish(ExitOk);
             }
             QList<QStringList> rows;
-            for (const QJsonValue &value : r.json.value(QStringLiteral("approvals")).toArray()) {
+            for (const QJsonValue value : r.json.value(QStringLiteral("approvals")).toArray()) {
                 const QJsonObject a = value.toObject();
                 rows << QStringList{str(a, "id"),
                                     str(a, "status"),

@@ -57,7 +57,7 @@ QString letterFlag(QChar letter, const QStringList &wordsSoFar)
     if (const CommandDef *command = commandFor(wordsSoFar); command && !in(*command).isEmpty())
         return in(*command);
     for (const CommandDef *command : allCommands()) {
-        if (const QString name = in(*command); !name.isEmpty())
+        if (QString name = in(*command); !name.isEmpty())
             return name;
     }
     return {};

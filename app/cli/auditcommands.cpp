@@ -51,7 +51,7 @@ void listAudit(Cli &cli)
             return cli.finish(ExitOk);
         }
         QList<QStringList> rows;
-        for (const QJsonValue &value : r.json.value(QStringLiteral("lines")).toArray()) {
+        for (const QJsonValue value : r.json.value(QStringLiteral("lines")).toArray()) {
             const QJsonObject line = value.toObject();
             rows << QStringList{QString::number(num(line, "seq")),
                                 timestamp(num(line, "time_ms")),
@@ -99,7 +99,7 @@ void listAuditSinks(Cli &cli)
             return cli.finish(ExitOk);
         }
         QList<QStringList> rows;
-        for (const QJsonValue &value : r.json.value(QStringLiteral("sinks")).toArray()) {
+        for (const QJsonValue value : r.json.value(QStringLiteral("sinks")).toArray()) {
             const QJsonObject sink = value.toObject();
             rows << QStringList{str(sink, "name"),
                                 str(sink, "kind"),

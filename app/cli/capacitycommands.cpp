@@ -19,7 +19,7 @@ QString bytes(double value)
         ++unit;
     }
     const QString number = unit == 0 || value >= 100 || value == double(qint64(value))
-                               ? QString::number(qint64(value + 0.5))
+                               ? QString::number(qRound64(value))
                                : QString::number(value, 'f', 1);
     return number + QLatin1String(units[unit]);
 }
@@ -48,7 +48,7 @@ void showCapacity(Cli &cli)
         }
         QList<QStringList> rows;
         QStringList notes;
-        for (const QJsonValue &value : r.json.value(QStringLiteral("runtimes")).toArray()) {
+        for (const QJsonValue value : r.json.value(QStringLiteral("runtimes")).toArray()) {
             const QJsonObject rt = value.toObject();
             const QString kind =
                 str(rt, "kind") +

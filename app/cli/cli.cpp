@@ -19,7 +19,7 @@ QString readStdinLine()
     QByteArray bytes = input.readLine(4096);
     while (bytes.endsWith('\n') || bytes.endsWith('\r'))
         bytes.chop(1);
-    const QString value = QString::fromUtf8(bytes);
+    QString value = QString::fromUtf8(bytes);
     bytes.fill('\0');
     return value;
 }
@@ -117,7 +117,7 @@ void Cli::confirm(const QString &question, const QString &where, std::function<v
                   });
 }
 
-void Cli::readPassword(const QString &prompt, std::function<void(const QString &)> then)
+void Cli::readPassword(const QString &prompt, const std::function<void(const QString &)> &then)
 {
     if (stdinIsTerminal()) {
         reader()->ask(prompt, true, [this, then](const std::optional<QString> &value) {

@@ -62,7 +62,7 @@ public:
     // Asks question on the terminal unless --yes; refuses when it cannot ask. onYes runs once.
     void confirm(const QString &question, const QString &where, std::function<void()> onYes);
     // A password from the terminal without echo, or from standard input when it is not one.
-    void readPassword(const QString &prompt, std::function<void(const QString &)> then);
+    void readPassword(const QString &prompt, const std::function<void(const QString &)> &then);
     // The terminal's line reader, made on first use.
     LineReader *reader();
 

@@ -54,7 +54,7 @@ void listGrants(Cli &cli)
             return cli.finish(ExitOk);
         }
         QList<QStringList> rows;
-        for (const QJsonValue &value : r.json.value(QStringLiteral("grants")).toArray()) {
+        for (const QJsonValue value : r.json.value(QStringLiteral("grants")).toArray()) {
             const QJsonObject grant = value.toObject();
             rows << QStringList{str(grant, "user"), str(grant, "role"), timestamp(num(grant, "createdMs"))};
         }

@@ -65,7 +65,7 @@ QString durationOrDash(const QJsonObject &o)
 
 QString stepLabel(const QJsonObject &step)
 {
-    const QString kind = str(step, "kind");
+    QString kind = str(step, "kind");
     const QString name = str(step, "name");
     if (name.isEmpty() || name == kind)
         return kind;
@@ -74,11 +74,11 @@ QString stepLabel(const QJsonObject &step)
 
 void stepRows(const QJsonArray &steps, int depth, QList<QStringList> &rows)
 {
-    for (const QJsonValue &value : steps) {
+    for (const QJsonValue value : steps) {
         const QJsonObject step = value.toObject();
         const bool cached = step.value(QStringLiteral("cached")).toBool();
         rows << QStringList{
-            QString(depth * 2, QLatin1Char(' ')) + stepLabel(step),
+            QString(depth * qsizetype{2}, QLatin1Char(' ')) + stepLabel(step),
             cached ? QStringLiteral("unchanged") : str(step, "status"),
             cached ? QStringLiteral("-") : durationOrDash(step),
             step.contains(QStringLiteral("attempt")) ? QString::number(num(step, "attempt")) : QStringLiteral("-"),
@@ -91,7 +91,7 @@ void stepRows(const QJsonArray &steps, int depth, QList<QStringList> &rows)
 // "waiting for approval a0123… (approve ship): pando approvals approve a0123…", one per waiting step.
 void waitingApprovals(const QJsonArray &steps, QStringList &lines)
 {
-    for (const QJsonValue &value : steps) {
+    for (const QJsonValue value : steps) {
         const QJsonObject step = value.toObject();
         const QJsonObject approval = step.value(QStringLiteral("approval")).toObject();
         if (str(approval, "status") == QLatin1String("pending"))
@@ -184,7 +184,7 @@ void setPipeline(Cli &cli)
             if (!cli.args().json) {
                 if (r.json.value(QStringLiteral("created")).toBool())
                     printOut(QStringLiteral("pipeline %1 is new:").arg(name));
-                for (const QJsonValue &line : r.json.value(QStringLiteral("diff")).toArray())
+                for (const QJsonValue line : r.json.value(QStringLiteral("diff")).toArray())
                     printOut(colouredDiffLine(line.toString()));
             }
             cli.confirm(QStringLiteral("apply these changes?"), QStringLiteral("pipelines set ") + name,
@@ -226,7 +226,7 @@ void listPipelines(Cli &cli)
             return cli.finish(ExitOk);
         }
         QList<QStringList> rows;
-        for (const QJsonValue &value : pipelines) {
+        for (const QJsonValue value : pipelines) {
             const QJsonObject p = value.toObject();
             const bool paused = p.value(QStringLiteral("paused")).toBool();
             rows << QStringList{str(p, "name"), QString::number(p.value(QStringLiteral("jobs")).toArray().size()),
@@ -250,7 +250,7 @@ void showPipeline(Cli &cli)
             return cli.finish(ExitOk);
         }
         QStringList jobs;
-        for (const QJsonValue &job : r.json.value(QStringLiteral("jobs")).toArray())
+        for (const QJsonValue job : r.json.value(QStringLiteral("jobs")).toArray())
             jobs << job.toString();
         const bool paused = r.json.value(QStringLiteral("paused")).toBool();
         printOut(keyValues({
@@ -413,7 +413,7 @@ void listRuns(Cli &cli)
                            return cli.finish(ExitOk);
                        }
                        QList<QStringList> rows;
-                       for (const QJsonValue &value : runs) {
+                       for (const QJsonValue value : runs) {
                            const QJsonObject run = value.toObject();
                            rows << QStringList{str(run, "id"),
                                                runTitle(run),
@@ -579,7 +579,7 @@ void listSecrets(Cli &cli)
                 return cli.finish(ExitOk);
             }
             QList<QStringList> rows;
-            for (const QJsonValue &v : r.json.value(QStringLiteral("secrets")).toArray()) {
+            for (const QJsonValue v : r.json.value(QStringLiteral("secrets")).toArray()) {
                 const QJsonObject o = v.toObject();
                 const QString how = str(o, "injected_as") == QLatin1String("file")
                                         ? QStringLiteral("file ") + str(o, "file")
@@ -593,7 +593,7 @@ void listSecrets(Cli &cli)
                 printOut(table({QStringLiteral("NAME"), QStringLiteral("INJECTED AS"), QStringLiteral("SET"),
                                 QStringLiteral("UPDATED")},
                                rows));
-            for (const QJsonValue &v : r.json.value(QStringLiteral("missing")).toArray())
+            for (const QJsonValue v : r.json.value(QStringLiteral("missing")).toArray())
                 printErr(QStringLiteral("warning: the spec asks for secret %1, which is not set; "
                                         "the next deploy fails until it is")
                              .arg(v.toString()));
@@ -610,7 +610,7 @@ void listSecrets(Cli &cli)
         const QJsonArray names = r.json.value(QStringLiteral("secrets")).toArray();
         if (names.isEmpty())
             printOut(QStringLiteral("no secrets for %1").arg(scopeName(scope)));
-        for (const QJsonValue &name : names)
+        for (const QJsonValue name : names)
             printOut(name.toString());
         cli.finish(ExitOk);
     }));

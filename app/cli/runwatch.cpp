@@ -30,7 +30,7 @@ bool isRunOver(const QString &status)
 // The innermost step that failed or errored, depth first: where to look.
 QJsonObject failedStep(const QJsonArray &steps)
 {
-    for (const QJsonValue &value : steps) {
+    for (const QJsonValue value : steps) {
         const QJsonObject step = value.toObject();
         const std::optional<core::RunStepStatus> status = core::parseRunStepStatus(str(step, "status"));
         if (status != core::RunStepStatus::Failed && status != core::RunStepStatus::Errored)
@@ -49,7 +49,7 @@ QString compact(const QJsonObject &o)
 // One run followed to its end; a child of the Cli, living as long as the command.
 class RunWatch : public QObject {
 public:
-    RunWatch(Cli &cli, const QString &runId) : QObject(&cli), m_cli(cli), m_runId(runId) {}
+    RunWatch(Cli &cli, QString runId) : QObject(&cli), m_cli(cli), m_runId(std::move(runId)) {}
     void start();
 
 private:
@@ -138,7 +138,7 @@ void RunWatch::onRunEvent(const QJsonObject &event)
         if (status == core::RunStepStatus::Pending || m_stepShown.value(stepId) == shownKey)
             return;
         m_stepShown.insert(stepId, shownKey);
-        const QString indent(2 * (depth + 1), QLatin1Char(' '));
+        const QString indent(qsizetype{2} * (depth + 1), QLatin1Char(' '));
         const QString attemptText = attempt > 1 ? QStringLiteral(" (attempt %1)").arg(attempt) : QString();
         if (status == core::RunStepStatus::Running) {
             printOut(indent + QStringLiteral("… ") + label + attemptText);
@@ -173,7 +173,7 @@ void RunWatch::onRunEvent(const QJsonObject &event)
             name = stepId.section(QLatin1Char(':'), -1);
         const QString mark =
             str(data, "stream") == QLatin1String("stderr") ? QStringLiteral(" ! ") : QStringLiteral(" | ");
-        printOut(QString(2 * (depth + 2), QLatin1Char(' ')) + name + mark + str(data, "text"));
+        printOut(QString(qsizetype{2} * (depth + 2), QLatin1Char(' ')) + name + mark + str(data, "text"));
     }
 }
 
@@ -216,7 +216,7 @@ void RunWatch::pollRunEvents(const QString &status)
             return;
         }
         const QJsonArray events = r->json.value(QStringLiteral("events")).toArray();
-        for (const QJsonValue &event : events)
+        for (const QJsonValue event : events)
             onRunEvent(event.toObject());
         if (events.size() >= EventPage)
             return pollRunEvents(status);

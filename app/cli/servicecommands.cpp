@@ -25,7 +25,7 @@ QString sizeText(qint64 bytes)
 {
     if (bytes < 1024)
         return QStringLiteral("%1 B").arg(bytes);
-    if (bytes < 1024 * 1024)
+    if (bytes < 1024LL * 1024)
         return QStringLiteral("%1 KiB").arg(double(bytes) / 1024, 0, 'f', 1);
     if (bytes < qint64(1024) * 1024 * 1024)
         return QStringLiteral("%1 MiB").arg(double(bytes) / (1024 * 1024), 0, 'f', 1);
@@ -48,7 +48,7 @@ void listServices(Cli &cli)
             return cli.finish(ExitOk);
         }
         QList<QStringList> rows;
-        for (const QJsonValue &value : services) {
+        for (const QJsonValue value : services) {
             const QJsonObject s = value.toObject();
             QStringList row;
             if (app.isEmpty())
@@ -210,7 +210,7 @@ void askServiceData(Cli &cli, const QString &app, std::function<void(client::Ser
         if (services.isEmpty())
             return then(client::ServiceData::Unsaid);
         QStringList slots;
-        for (const QJsonValue &value : services)
+        for (const QJsonValue value : services)
             slots << str(value.toObject(), "slot") + QStringLiteral(": ") + str(value.toObject(), "kind");
         cli.reader()->ask(QStringLiteral("keep or delete the data of its services (%1)? [k/d] ")
                               .arg(slots.join(QStringLiteral(", "))),

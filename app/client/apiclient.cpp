@@ -228,7 +228,7 @@ void ApiClient::request(const QByteArray &method, const QString &path, const QBy
 }
 
 void ApiClient::download(const QByteArray &method, const QString &path, QIODevice *out, int timeoutMs,
-                         ProgressCallback progress, Callback callback)
+                         const ProgressCallback &progress, Callback callback)
 {
     const QString server = m_baseUrl.toString();
     auto mismatch = std::make_shared<std::optional<Error>>();

@@ -77,7 +77,7 @@ public:
     // timeoutMs bounds the time without a byte, which includes the server's time to its first.
     using ProgressCallback = std::function<void(qint64 bytes)>;
     void download(const QByteArray &method, const QString &path, QIODevice *out, int timeoutMs,
-                  ProgressCallback progress, Callback callback);
+                  const ProgressCallback &progress, Callback callback);
 
     // Opens a WebSocket stream ("/api/v1/events?app=hello"); each text message that is a JSON
     // object goes to onMessage. The socket is owned by this client; close it to stop early.

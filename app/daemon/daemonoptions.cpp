@@ -170,7 +170,7 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
     o.engine.dataDir = QDir(o.engine.dataDir).absolutePath();
     if (parser.isSet(listen)) {
         const QString value = parser.value(listen);
-        const int colon = value.lastIndexOf(QLatin1Char(':'));
+        const qsizetype colon = value.lastIndexOf(QLatin1Char(':'));
         bool ok = false;
         const uint port = colon > 0 ? value.mid(colon + 1).toUInt(&ok) : 0;
         QString host = colon > 0 ? value.left(colon) : QString();

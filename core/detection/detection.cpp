@@ -11,7 +11,7 @@ namespace pando::core {
 
 namespace {
 
-constexpr qint64 MaxDockerfileBytes = 1024 * 1024;
+constexpr qint64 MaxDockerfileBytes = 1024LL * 1024;
 
 bool isInside(const QString &path, const QString &root)
 {

@@ -232,7 +232,7 @@ Result<Policy> loadPolicy(const QString &path)
     if (!file.open(QIODevice::ReadOnly))
         return fail(ErrorCode::Invalid, u"cannot read the policy file: "_s + file.errorString(), path);
     // A policy is a few lines; anything near this size is not one.
-    if (file.size() > 1024 * 1024)
+    if (file.size() > 1024LL * 1024)
         return fail(ErrorCode::TooLarge, u"the policy file is over 1 MiB"_s, path);
     auto policy = parsePolicy(file.readAll());
     if (!policy) {

@@ -456,7 +456,7 @@ std::optional<qint64> parseMemory(const QString &input)
     else if (unit == u"K" || unit == u"k")
         multiplier = 1000;
     else if (unit == u"M")
-        multiplier = 1000 * 1000;
+        multiplier = 1000LL * 1000;
     else if (unit == u"G")
         multiplier = 1000LL * 1000 * 1000;
     else if (unit == u"T")

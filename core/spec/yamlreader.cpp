@@ -17,6 +17,8 @@ using namespace Qt::StringLiterals;
 
 namespace pando::core::detail {
 
+DocNode::DocNode() = default;
+
 const DocNode *DocNode::value(const QString &key) const
 {
     for (const auto &[k, v] : entries) {

@@ -25,12 +25,16 @@ struct DocNode {
     std::vector<DocNode> items; // Sequence
     std::vector<std::pair<QString, DocNode>> entries; // Map, in document order, keys unique
 
+    // Defaulted in the .cpp: clang (clang-tidy) would otherwise define the implicit one while
+    // std::pair<QString, DocNode> is still incomplete, and refuse the header; GCC defers it.
+    DocNode();
+
     const DocNode *value(const QString &key) const;
     QString location() const; // "line L, column C", or empty when unknown
 };
 
 struct ReaderLimits {
-    qsizetype maxBytes = 1024 * 1024;
+    qsizetype maxBytes = 1024LL * 1024;
     int maxDepth = 64;     // nested sequences and mappings
     int maxNodes = 100000; // every scalar, sequence and mapping counts
     // What the messages call the text ("pipeline" → "the pipeline is empty"); empty keeps the

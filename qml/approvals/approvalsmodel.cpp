@@ -22,7 +22,7 @@ QString personName(const QString &requester)
 QString joined(const QJsonValue &value)
 {
     QStringList items;
-    for (const QJsonValue &v : value.toArray())
+    for (const QJsonValue v : value.toArray())
         items.append(v.toString());
     return items.join(u", "_s);
 }
@@ -329,7 +329,7 @@ void ApprovalsModel::refresh()
         self->setError({});
         self->m_loaded = true;
         QStringList seen;
-        for (const QJsonValue &approval : *pending) {
+        for (const QJsonValue approval : *pending) {
             seen.append(approval.toObject().value(u"id"_s).toString());
             self->apply(approval.toObject());
         }

@@ -301,7 +301,7 @@ void AppsModel::refresh()
         if (self->m_rows.isEmpty()) {
             // The first load: every row at once, not a thousand insertions.
             self->beginResetModel();
-            for (const QJsonValue &app : *apps)
+            for (const QJsonValue app : *apps)
                 if (const QJsonObject o = app.toObject(); !o.value(u"name"_s).toString().isEmpty())
                     self->m_rows.append(Row{o.value(u"name"_s).toString(), o});
             std::sort(self->m_rows.begin(), self->m_rows.end(),
@@ -316,7 +316,7 @@ void AppsModel::refresh()
             // summary is told once, after all of them.
             self->m_batch = true;
             QSet<QString> seen;
-            for (const QJsonValue &app : *apps) {
+            for (const QJsonValue app : *apps) {
                 seen.insert(app.toObject().value(u"name"_s).toString());
                 self->applyApp(app.toObject());
             }

@@ -217,7 +217,7 @@ void DeploysModel::apply(const QJsonArray &deploys)
     // to the deploy just asked for once it is listed.
     beginResetModel();
     m_rows.clear();
-    for (const QJsonValue &d : deploys)
+    for (const QJsonValue d : deploys)
         m_rows.append(d.toObject());
     endResetModel();
     int row = m_selectNext.isEmpty() ? -1 : rowOf(m_selectNext);

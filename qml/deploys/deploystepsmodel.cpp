@@ -220,7 +220,7 @@ void DeployStepsModel::refresh()
         self->m_deploy = *detail;
         self->m_deploy.remove(u"steps"_s);
         // Merged step by step, so rows that events already brought are updated, not reset.
-        for (const QJsonValue &step : detail->value(u"steps"_s).toArray())
+        for (const QJsonValue step : detail->value(u"steps"_s).toArray())
             self->applyStep(step.toObject());
         Q_EMIT self->deployChanged();
         self->selectFailing();

@@ -201,7 +201,7 @@ void PipelinesModel::refresh()
         self->setError({});
         self->m_loaded = true;
         QSet<QString> seen;
-        for (const QJsonValue &p : *pipelines) {
+        for (const QJsonValue p : *pipelines) {
             seen.insert(p.toObject().value(u"name"_s).toString());
             self->apply(p.toObject());
         }

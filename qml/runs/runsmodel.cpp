@@ -248,7 +248,7 @@ void RunsModel::refresh()
         }
         self->setError({});
         QSet<QString> seen;
-        for (const QJsonValue &run : *runs) {
+        for (const QJsonValue run : *runs) {
             seen.insert(run.toObject().value(u"id"_s).toString());
             self->apply(run.toObject());
         }

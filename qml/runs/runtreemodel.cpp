@@ -217,7 +217,7 @@ void RunTreeModel::adopt(const QJsonObject &run, bool reset)
 
 void RunTreeModel::build(Node *parent, const QJsonArray &steps)
 {
-    for (const QJsonValue &value : steps) {
+    for (const QJsonValue value : steps) {
         QJsonObject step = value.toObject();
         const QJsonArray children = step.take(u"children"_s).toArray();
         auto node = std::make_unique<Node>();
@@ -232,7 +232,7 @@ void RunTreeModel::build(Node *parent, const QJsonArray &steps)
 
 void RunTreeModel::merge(const QString &parentId, const QJsonArray &steps)
 {
-    for (const QJsonValue &value : steps) {
+    for (const QJsonValue value : steps) {
         QJsonObject step = value.toObject();
         const QJsonArray children = step.take(u"children"_s).toArray();
         upsert(step, parentId);

@@ -88,7 +88,7 @@ void ConnectedModel::apply(const QJsonArray &rows)
 {
     // Teammates come in over TLS; the desktop's own loopback streams are not "who is connected".
     QList<QJsonObject> next;
-    for (const QJsonValue &row : rows) {
+    for (const QJsonValue row : rows) {
         if (row.toObject().value(u"tls"_s).toBool())
             next.append(row.toObject());
     }

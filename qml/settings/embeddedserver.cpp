@@ -171,7 +171,7 @@ void EmbeddedServer::refreshAccounts()
         if (!self || !users)
             return;
         QStringList names;
-        for (const QJsonValue &user : *users) {
+        for (const QJsonValue user : *users) {
             if (!user[u"disabled"_s].toBool())
                 names.append(user[u"username"_s].toString());
         }

@@ -23,10 +23,11 @@ QByteArray compact(const QJsonObject &object)
 size_t collect(char *data, size_t size, size_t count, void *user)
 {
     auto *out = static_cast<QByteArray *>(user);
+    const size_t bytes = size * count;
     // The reply only feeds an error message: keep its start.
-    if (out->size() < 64 * 1024)
-        out->append(data, qsizetype(size * count));
-    return size * count;
+    if (out->size() < 64LL * 1024)
+        out->append(data, qsizetype(bytes));
+    return bytes;
 }
 
 int progress(void *user, curl_off_t, curl_off_t, curl_off_t, curl_off_t)

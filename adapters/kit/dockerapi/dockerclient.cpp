@@ -61,7 +61,7 @@ QString DockerClient::errorMessage(const QByteArray &body)
 {
     const QJsonDocument doc = QJsonDocument::fromJson(body);
     if (doc.isObject()) {
-        const QString message = doc.object().value(QLatin1String("message")).toString();
+        QString message = doc.object().value(QLatin1String("message")).toString();
         if (!message.isEmpty())
             return message;
     }

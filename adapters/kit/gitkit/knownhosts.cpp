@@ -69,7 +69,7 @@ Status checkKnownHost(const QString &knownHostsPath, const QString &host, int po
     const QByteArray name = port == 22 ? host.toUtf8() : u"[%1]:%2"_s.arg(host).arg(port).toUtf8();
     bool listed = false;
     while (!file.atEnd()) {
-        const QByteArray line = file.readLine(64 * 1024).trimmed();
+        const QByteArray line = file.readLine(64LL * 1024).trimmed();
         if (line.isEmpty() || line.startsWith('#'))
             continue;
         QList<QByteArray> fields = line.simplified().split(' ');

@@ -56,7 +56,7 @@ size_t readCallback(char *buffer, size_t size, size_t count, void *userData)
         t->out->cancelled = true;
         return CURL_READFUNC_ABORT;
     }
-    const qint64 n = t->device->read(buffer, qint64(size * count));
+    const qint64 n = t->device->read(buffer, qint64(size) * qint64(count));
     if (n < 0)
         return CURL_READFUNC_ABORT;
     return size_t(n);

@@ -75,7 +75,7 @@ Server Server::fromJson(const QJsonObject &metadata)
         s.drivers << driver.trimmed();
     s.kernelArchitecture = env.value(QLatin1String("kernel_architecture")).toString();
     s.auth = metadata.value(QLatin1String("auth")).toString();
-    for (const QJsonValue &e : metadata.value(QLatin1String("api_extensions")).toArray())
+    for (const QJsonValue e : metadata.value(QLatin1String("api_extensions")).toArray())
         s.apiExtensions << e.toString();
     return s;
 }
@@ -132,7 +132,7 @@ InstanceState InstanceState::fromJson(const QJsonObject &object)
     const QJsonObject network = object.value(QLatin1String("network")).toObject();
     for (auto it = network.begin(); it != network.end(); ++it) {
         QStringList inet;
-        for (const QJsonValue &a : it.value().toObject().value(QLatin1String("addresses")).toArray()) {
+        for (const QJsonValue a : it.value().toObject().value(QLatin1String("addresses")).toArray()) {
             const QJsonObject address = a.toObject();
             if (address.value(QLatin1String("family")).toString() == QLatin1String("inet"))
                 inet << address.value(QLatin1String("address")).toString();
@@ -149,7 +149,7 @@ Image Image::fromJson(const QJsonObject &object)
     i.type = object.value(QLatin1String("type")).toString();
     i.size = object.value(QLatin1String("size")).toInteger();
     i.properties = stringMap(object.value(QLatin1String("properties")));
-    for (const QJsonValue &a : object.value(QLatin1String("aliases")).toArray())
+    for (const QJsonValue a : object.value(QLatin1String("aliases")).toArray())
         i.aliases << a.toObject().value(QLatin1String("name")).toString();
     return i;
 }
@@ -274,9 +274,10 @@ Result<Operation> IncusClient::run(const httpkit::Request &request, int timeoutM
     auto answer = call(request);
     if (!answer)
         return std::unexpected(answer.error());
-    if (!answer->operation)
+    const std::optional<Operation> &operation = answer->operation;
+    if (!operation)
         return Operation{.status = QStringLiteral("Success"), .metadata = answer->metadata.toObject()};
-    return wait(*answer->operation, timeoutMs, cancel);
+    return wait(*operation, timeoutMs, cancel);
 }
 
 Result<Server> IncusClient::server() const
@@ -293,7 +294,7 @@ Result<QList<Instance>> IncusClient::instances() const
     if (!metadata)
         return std::unexpected(metadata.error());
     QList<Instance> out;
-    for (const QJsonValue &v : metadata->toArray())
+    for (const QJsonValue v : metadata->toArray())
         out << Instance::fromJson(v.toObject());
     return out;
 }
@@ -474,7 +475,7 @@ Result<QList<Image>> IncusClient::images() const
     if (!metadata)
         return std::unexpected(metadata.error());
     QList<Image> out;
-    for (const QJsonValue &v : metadata->toArray())
+    for (const QJsonValue v : metadata->toArray())
         out << Image::fromJson(v.toObject());
     return out;
 }

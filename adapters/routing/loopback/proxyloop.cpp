@@ -23,7 +23,7 @@ using Clock = std::chrono::steady_clock;
 
 // Bytes held per direction of one connection. Reading from a side stops while the buffer
 // toward the other side is full, so memory stays bounded however slow a peer is.
-constexpr size_t BufferSize = 64 * 1024;
+constexpr size_t BufferSize = size_t{64} * 1024;
 constexpr int ConnectAttempts = 3;
 constexpr auto RetryDelay = std::chrono::milliseconds(100);
 constexpr auto ConnectTimeout = std::chrono::seconds(5);
@@ -161,7 +161,7 @@ void ProxyLoop::call(std::function<void()> work)
     std::future<void> finished = done.get_future();
     {
         const std::lock_guard guard(m_queueMutex);
-        m_queue.push_back([&work, &done] {
+        m_queue.emplace_back([&work, &done] {
             work();
             done.set_value();
         });

@@ -137,7 +137,7 @@ Result<QStringList> DockerRuntime::noEgressNetworks(const QString &installId)
         QString id;
     };
     QList<Found> found;
-    for (const QJsonValue &v : response->json().array()) {
+    for (const QJsonValue v : response->json().array()) {
         const QJsonObject o = v.toObject();
         if (o.value(QLatin1String("Name")).toString() != name) // the name filter matches substrings
             continue;
@@ -376,7 +376,7 @@ Result<QList<ContainerInfo>> DockerRuntime::containers(const Labels &filter)
         return std::unexpected(response.error());
     QList<ContainerInfo> out;
     // The list lacks exit codes, restart counts and start times: inspect each (cheap locally).
-    for (const QJsonValue &v : response->json().array()) {
+    for (const QJsonValue v : response->json().array()) {
         const QString id = v.toObject().value(QLatin1String("Id")).toString();
         auto info = inspect(id);
         if (!info) {
@@ -443,11 +443,11 @@ Result<QList<ImageInfo>> DockerRuntime::images(const Labels &filter)
     if (!response)
         return std::unexpected(response.error());
     QList<ImageInfo> out;
-    for (const QJsonValue &v : response->json().array()) {
+    for (const QJsonValue v : response->json().array()) {
         const QJsonObject o = v.toObject();
         ImageInfo info;
         info.id = o.value(QLatin1String("Id")).toString();
-        for (const QJsonValue &tag : o.value(QLatin1String("RepoTags")).toArray()) {
+        for (const QJsonValue tag : o.value(QLatin1String("RepoTags")).toArray()) {
             if (tag.toString() != QLatin1String("<none>:<none>"))
                 info.tags.append(tag.toString());
         }

@@ -168,7 +168,7 @@ void removeStaleExports(const dockerapi::DockerClient &docker, const QString &in
     if (!listed)
         return;
     const qint64 now = QDateTime::currentSecsSinceEpoch();
-    for (const QJsonValue &v : listed->json().array()) {
+    for (const QJsonValue v : listed->json().array()) {
         const QJsonObject c = v.toObject();
         if (now - c.value(QLatin1String("Created")).toInteger() < staleSeconds)
             continue;
@@ -227,7 +227,7 @@ ImageConfig ImageConfig::fromDockerInspect(const QJsonObject &inspected)
     const QJsonObject config = inspected.value(QLatin1String("Config")).toObject();
     auto strings = [](const QJsonValue &v) {
         QStringList out;
-        for (const QJsonValue &s : v.toArray())
+        for (const QJsonValue s : v.toArray())
             out << s.toString();
         return out;
     };
@@ -274,7 +274,7 @@ fi
 )SH";
     script += imageEnv;
     script += "[ -n \"${PATH+x}\" ] || export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n";
-    script += "if [ -n \"${PANDO_ARGV+x}\" ]; then eval \"set -- $PANDO_ARGV\"; else set -- " +
+    script += R"(if [ -n "${PANDO_ARGV+x}" ]; then eval "set -- $PANDO_ARGV"; else set -- )" +
               shellQuote(config.entrypoint + config.cmd).toUtf8() + "; fi\n";
     script += "unset PANDO_ARGV\n";
     script += "cd " + shellQuote({workdir}).toUtf8() + " 2>/dev/null || cd /\n";

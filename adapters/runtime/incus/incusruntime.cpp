@@ -241,7 +241,7 @@ Result<QString> IncusRuntime::run(const ContainerSpec &spec)
         post.config.insert(QStringLiteral("limits.memory"), QString::number(spec.memoryBytes) + u'B');
     if (spec.cpus > 0)
         post.config.insert(QStringLiteral("limits.cpu.allowance"),
-                           QStringLiteral("%1ms/100ms").arg(std::max(1, int(spec.cpus * 100 + 0.5))));
+                           QStringLiteral("%1ms/100ms").arg(std::max(1, qRound(spec.cpus * 100))));
     // Files go in before the app starts: the instance is made stopped, filled, then started.
     post.start = spec.files.isEmpty();
     const QDeadlineTimer deadline(m_options.startTimeoutMs);

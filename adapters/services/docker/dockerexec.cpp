@@ -21,7 +21,7 @@ public:
         bool go = true;
         while (go && m_buffer.size() - pos >= 8) {
             const auto *header = reinterpret_cast<const uchar *>(m_buffer.constData() + pos);
-            const quint32 size = qFromBigEndian<quint32>(header + 4);
+            const auto size = qFromBigEndian<quint32>(header + 4);
             if (m_buffer.size() - pos - 8 < qsizetype(size))
                 break;
             const QByteArrayView payload(m_buffer.constData() + pos + 8, size);

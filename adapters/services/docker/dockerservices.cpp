@@ -80,9 +80,9 @@ QString DockerServiceProvisioner::pandoImage(const QString &kind, const QString 
 
 QString DockerServiceProvisioner::defaultImage(const QString &kind, const QString &version) const
 {
-    if (const QString exact = m_images.value(kind + u':' + version); !exact.isEmpty())
+    if (QString exact = m_images.value(kind + u':' + version); !exact.isEmpty())
         return exact;
-    if (const QString any = m_images.value(kind); !any.isEmpty())
+    if (QString any = m_images.value(kind); !any.isEmpty())
         return any;
     return pandoImage(kind, version);
 }
@@ -361,7 +361,7 @@ Result<QList<ServiceInfo>> DockerServiceProvisioner::list(const QString &install
     auto containers = m_client.get(u"/containers/json"_s, {{u"all"_s, u"1"_s}, {u"filters"_s, filters}});
     if (!containers)
         return std::unexpected(containers.error());
-    for (const QJsonValue &v : containers->json().array()) {
+    for (const QJsonValue v : containers->json().array()) {
         const QJsonObject o = v.toObject();
         const QJsonObject l = o.value(u"Labels"_s).toObject();
         ServiceInfo &info =
@@ -376,7 +376,7 @@ Result<QList<ServiceInfo>> DockerServiceProvisioner::list(const QString &install
     auto volumes = m_client.get(u"/volumes"_s, {{u"filters"_s, filters}});
     if (!volumes)
         return std::unexpected(volumes.error());
-    for (const QJsonValue &v : volumes->json().object().value(u"Volumes"_s).toArray()) {
+    for (const QJsonValue v : volumes->json().object().value(u"Volumes"_s).toArray()) {
         const QJsonObject o = v.toObject();
         const QJsonObject l = o.value(u"Labels"_s).toObject();
         ServiceInfo &info =

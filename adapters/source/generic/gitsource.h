@@ -28,7 +28,7 @@ public:
     // Fetches repo and returns the full commit id ref resolves to, without writing a tree.
     // An empty ref is the remote's default branch.
     Result<QString> resolve(const QString &repo, const QString &ref, const CancelToken &cancel = {},
-                            const std::function<void(const QString &progress)> &progress = {});
+                            const std::function<void(const QString &progress)> &progress = {}) override;
 
     // Where the mirror of repo lives (whether or not it was fetched yet).
     QString mirrorPath(const QString &repo) const;

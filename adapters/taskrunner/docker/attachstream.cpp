@@ -19,7 +19,7 @@ using namespace Qt::StringLiterals;
 
 namespace {
 constexpr int HandshakeTimeoutMs = 10000;
-constexpr qsizetype MaxHeaderBytes = 64 * 1024;
+constexpr qsizetype MaxHeaderBytes = 64LL * 1024;
 } // namespace
 
 void FrameSplitter::feed(QByteArrayView data)

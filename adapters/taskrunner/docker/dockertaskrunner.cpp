@@ -144,7 +144,7 @@ Result<int> DockerTaskRunner::removeLeftovers(const QMap<QString, QString> &labe
     if (!response)
         return std::unexpected(response.error());
     int removed = 0;
-    for (const QJsonValue &c : response->json().array()) {
+    for (const QJsonValue c : response->json().array()) {
         // The guard's destructor is the one forced removal every path uses.
         ContainerGuard guard(m_client, c.toObject().value(u"Id"_s).toString());
         ++removed;

@@ -189,6 +189,7 @@ Result<TaskResult> HostTaskRunner::run(const TaskSpec &spec, const CancelToken &
     for (const QString &arg : spec.argv)
         argStorage.push_back(arg.toLocal8Bit());
     std::vector<char *> argvPtrs;
+    argvPtrs.reserve(argStorage.size() + 1);
     for (QByteArray &arg : argStorage)
         argvPtrs.push_back(arg.data());
     argvPtrs.push_back(nullptr);
@@ -196,6 +197,7 @@ Result<TaskResult> HostTaskRunner::run(const TaskSpec &spec, const CancelToken &
     for (auto it = env.cbegin(); it != env.cend(); ++it)
         envStorage.push_back((it.key() + u'=' + it.value()).toLocal8Bit());
     std::vector<char *> envPtrs;
+    envPtrs.reserve(envStorage.size() + 1);
     for (QByteArray &entry : envStorage)
         envPtrs.push_back(entry.data());
     envPtrs.push_back(nullptr);
@@ -275,7 +277,7 @@ Result<TaskResult> HostTaskRunner::run(const TaskSpec &spec, const CancelToken &
     qint64 exitedAt = 0;
     siginfo_t exitInfo{};
     qsizetype stdinOffset = 0;
-    QByteArray buffer(64 * 1024, Qt::Uninitialized);
+    QByteArray buffer(64LL * 1024, Qt::Uninitialized);
 
     auto readFrom = [&](Fd &fd, bool isStderr) {
         for (;;) {

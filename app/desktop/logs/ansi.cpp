@@ -151,7 +151,7 @@ template<typename Sink> Style walk(QByteArrayView raw, Style style, Sink &sink)
         }
         if (i + 1 >= n)
             break; // a lone ESC at the end: cut off
-        const unsigned char kind = static_cast<unsigned char>(data[i + 1]);
+        const auto kind = static_cast<unsigned char>(data[i + 1]);
         if (kind == '[') {
             qsizetype j = i + 2;
             while (j < n && static_cast<unsigned char>(data[j]) >= 0x30 && static_cast<unsigned char>(data[j]) <= 0x3f)
@@ -161,7 +161,7 @@ template<typename Sink> Style walk(QByteArrayView raw, Style style, Sink &sink)
                 ++j;
             if (j >= n)
                 break; // cut off
-            const unsigned char final = static_cast<unsigned char>(data[j]);
+            const auto final = static_cast<unsigned char>(data[j]);
             if (final >= 0x40 && final <= 0x7e) {
                 const QByteArrayView params(data + i + 2, paramsEnd - (i + 2));
                 // Private SGR forms (ESC [ ? ... m, ESC [ > ... m) are not colours.
@@ -295,7 +295,7 @@ QVariant colourValue(Colour colour)
     if (kind == 1)
         return value < 16 ? QVariant(value) : QVariant(xtermHex(value));
     if (kind == 2)
-        return QVariant(QString::asprintf("#%06x", value));
+        return {QString::asprintf("#%06x", value)};
     return {};
 }
 

@@ -57,7 +57,7 @@ void LogBuffer::append(std::span<const LogLineIn> lines)
     }
     if (skip > 0)
         m_first = m_end;
-    for (size_t i = size_t(skip); i < lines.size(); ++i)
+    for (auto i = size_t(skip); i < lines.size(); ++i)
         store(lines[i]);
 }
 
@@ -125,7 +125,7 @@ QByteArrayView LogBuffer::raw(qsizetype row) const
     std::uint32_t index;
     const Chunk &chunk = chunkFor(row, &index);
     const std::uint32_t start = index == 0 ? 0 : chunk.ends[index - 1];
-    return QByteArrayView(chunk.bytes.constData() + start, chunk.ends[index] - start);
+    return {chunk.bytes.constData() + start, chunk.ends[index] - start};
 }
 
 LogStream LogBuffer::stream(qsizetype row) const
@@ -155,7 +155,8 @@ qsizetype LogBuffer::memoryBytes() const
 {
     qsizetype total = 0;
     for (const Chunk &chunk : m_chunks) {
-        total += sizeof(Chunk) + chunk.bytes.capacity() + qsizetype(chunk.ends.capacity() * sizeof(std::uint32_t)) +
+        total += qsizetype(sizeof(Chunk)) + chunk.bytes.capacity() +
+                 qsizetype(chunk.ends.capacity() * sizeof(std::uint32_t)) +
                  qsizetype(chunk.runs.capacity() * sizeof(Run)) +
                  qsizetype(chunk.styles.capacity() * sizeof(std::pair<std::uint32_t, ansi::Style>));
     }

@@ -121,7 +121,7 @@ QVariant LogModel::data(const QModelIndex &index, int role) const
     }
 }
 
-void LogModel::appendData(QByteArrayView data, Stream stream, QDateTime time)
+void LogModel::appendData(QByteArrayView data, Stream stream, const QDateTime &time)
 {
     if (data.isEmpty())
         return;
@@ -185,7 +185,7 @@ void LogModel::applyQueued()
     appendSegments(segments);
 }
 
-void LogModel::appendLines(const QList<QByteArray> &lines, Stream stream, QDateTime time)
+void LogModel::appendLines(const QList<QByteArray> &lines, Stream stream, const QDateTime &time)
 {
     if (lines.isEmpty())
         return;
@@ -219,7 +219,7 @@ void LogModel::appendBatch(std::span<const LogLineIn> lines)
 {
     if (lines.empty())
         return;
-    const qsizetype incoming = qsizetype(lines.size());
+    const auto incoming = qsizetype(lines.size());
     const qsizetype drop = m_buffer.dropCountFor(incoming);
     const qsizetype held = std::min(drop, m_buffer.size());
     if (held > 0) {

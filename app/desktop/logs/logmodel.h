@@ -78,9 +78,9 @@ public:
 
     // Raw stream bytes; time defaults to now. Complete lines become rows (now, or after the
     // coalescing interval); a trailing partial line waits for its '\n' or for flush().
-    void appendData(QByteArrayView data, Stream stream = Stdout, QDateTime time = {});
+    void appendData(QByteArrayView data, Stream stream = Stdout, const QDateTime &time = {});
     // Complete lines (no '\n' inside), appended at once as one batch.
-    void appendLines(const QList<QByteArray> &lines, Stream stream = Stdout, QDateTime time = {});
+    void appendLines(const QList<QByteArray> &lines, Stream stream = Stdout, const QDateTime &time = {});
     // The stream ended: its partial last line (if any) becomes a row, queued data is applied.
     Q_INVOKABLE void flush();
     Q_INVOKABLE void clear();

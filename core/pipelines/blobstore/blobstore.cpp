@@ -191,7 +191,7 @@ Result<QString> BlobStore::put(QIODevice *in, const CancelToken &cancel) const
     auto w = writer();
     if (!w)
         return std::unexpected(w.error());
-    QByteArray buf(256 * 1024, Qt::Uninitialized);
+    QByteArray buf(256LL * 1024, Qt::Uninitialized);
     const WireSource source = deviceSource(in);
     for (;;) {
         if (cancel.isCancelled())
@@ -250,7 +250,7 @@ Result<QByteArray> BlobStore::read(const QString &id) const
     if (!dev)
         return std::unexpected(dev.error());
     QByteArray all;
-    QByteArray buf(256 * 1024, Qt::Uninitialized);
+    QByteArray buf(256LL * 1024, Qt::Uninitialized);
     for (;;) {
         const qint64 n = (*dev)->read(buf.data(), buf.size());
         if (n < 0)

@@ -173,7 +173,7 @@ Result<QByteArray> zstdDecompress(QByteArrayView data, qint64 maxOutput)
     buffer.open(QIODevice::ReadOnly);
     ZstdDecompressDevice device(&buffer, maxOutput);
     QByteArray result;
-    QByteArray chunk(256 * 1024, Qt::Uninitialized);
+    QByteArray chunk(256LL * 1024, Qt::Uninitialized);
     for (;;) {
         const qint64 n = device.read(chunk.data(), chunk.size());
         if (n < 0)

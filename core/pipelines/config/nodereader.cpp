@@ -259,7 +259,7 @@ std::optional<qint64> parseMemory(const QString &text)
         {u"G"_s, 1000000000},
         {u"T"_s, 1000000000000},
         {u"Ki"_s, 1024},
-        {u"Mi"_s, 1024 * 1024},
+        {u"Mi"_s, 1024LL * 1024},
         {u"Gi"_s, 1024LL * 1024 * 1024},
         {u"Ti"_s, 1024LL * 1024 * 1024 * 1024},
     };

@@ -47,7 +47,7 @@ QJsonValue maskJson(const Redactor &redactor, const QJsonValue &value)
     }
     if (value.isArray()) {
         QJsonArray out;
-        for (const QJsonValue &item : value.toArray())
+        for (const QJsonValue item : value.toArray())
             out.append(maskJson(redactor, item));
         return out;
     }

@@ -444,7 +444,7 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
                                  QStringLiteral("task file %1 does not exist inside %2").arg(step.task.file, artifact),
                                  step.path});
         QFile file(path);
-        if (!file.open(QIODevice::ReadOnly) || file.size() > 1024 * 1024)
+        if (!file.open(QIODevice::ReadOnly) || file.size() > 1024LL * 1024)
             return errored(rec,
                            Error{ErrorCode::Invalid,
                                  QStringLiteral("task file %1 cannot be read (or is over 1 MiB)").arg(step.task.file),

@@ -8,8 +8,8 @@
 namespace pando::core::pipelines {
 
 namespace {
-constexpr qint64 BatchMs = 100;               // output reaches the store and followers this often
-constexpr qsizetype MaxLineBytes = 16 * 1024; // a longer line is cut, so one line cannot eat memory
+constexpr qint64 BatchMs = 100;                 // output reaches the store and followers this often
+constexpr qsizetype MaxLineBytes = 16LL * 1024; // a longer line is cut, so one line cannot eat memory
 } // namespace
 
 Redactor makeRedactor(const QStringList &secretValues)

@@ -15,7 +15,7 @@ using adapters::VersionMetadata;
 
 namespace {
 
-constexpr qint64 DayMs = 24 * 3600 * 1000;
+constexpr qint64 DayMs = 24LL * 3600 * 1000;
 
 struct TimeSource {
     qint64 intervalMs = 0;

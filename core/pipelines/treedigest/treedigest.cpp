@@ -18,7 +18,7 @@ Result<QByteArray> hashFile(int rootFd, const TreeEntry &entry, const QString &w
     if (!fd.isValid())
         return fail(ErrorCode::Failed, QStringLiteral("cannot open file: ") + detail::errnoText(errno), where);
     QCryptographicHash hash(QCryptographicHash::Sha256);
-    QByteArray buf(256 * 1024, Qt::Uninitialized);
+    QByteArray buf(256LL * 1024, Qt::Uninitialized);
     for (;;) {
         if (cancel.isCancelled())
             return fail(ErrorCode::Cancelled, QStringLiteral("the tree digest was cancelled"), where);

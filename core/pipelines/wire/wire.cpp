@@ -23,10 +23,10 @@ namespace {
 
 using detail::errnoText;
 
-constexpr qint64 kChunk = 256 * 1024;
+constexpr qint64 kChunk = 256LL * 1024;
 // A stream may carry tar padding and a compressor's epilogue after the end-of-archive marker;
 // anything longer is not a tar stream we wrote.
-constexpr qint64 kMaxTrailingBytes = 1024 * 1024;
+constexpr qint64 kMaxTrailingBytes = 1024LL * 1024;
 
 struct ArchiveDeleter {
     void operator()(archive *a) const { archive_free(a); }

@@ -54,7 +54,7 @@ Status copyFile(int srcDir, int dstDir, const char *name, mode_t mode, qint64 si
         }
     }
     if (!done) {
-        QByteArray buf(256 * 1024, Qt::Uninitialized);
+        QByteArray buf(256LL * 1024, Qt::Uninitialized);
         for (;;) {
             const ssize_t n = ::read(src.get(), buf.data(), size_t(buf.size()));
             if (n < 0 && errno == EINTR)
