@@ -97,7 +97,8 @@ RunRecord TestPipelineTrust::runJob(const QString &pipeline, const QString &job)
     auto triggered = service().triggerJob(pipeline, job, Actor{});
     if (!triggered) {
         RunRecord none;
-        none.status = QStringLiteral("not triggered: ") + triggered.error().text();
+        none.status = RunStatus::Errored;
+        none.error = QStringLiteral("not triggered: ") + triggered.error().text();
         return none;
     }
     QElapsedTimer timer;
@@ -106,7 +107,7 @@ RunRecord TestPipelineTrust::runJob(const QString &pipeline, const QString &job)
     while (timer.elapsed() < 60000) {
         if (auto tree = service().runTree(run.id)) {
             run = tree->run;
-            if (run.status != QLatin1String("queued") && run.status != QLatin1String("running"))
+            if (run.status != RunStatus::Queued && run.status != RunStatus::Running)
                 return run;
         }
         QTest::qWait(50);
@@ -133,7 +134,7 @@ void TestPipelineTrust::hostExecutionIsOffUntilAnAdministratorAllowsIt()
     QVERIFY2(!*enabled, "host execution is off on a new install");
 
     RunRecord run = runJob(QStringLiteral("hosty"), QStringLiteral("j"));
-    QCOMPARE(run.status, QStringLiteral("errored"));
+    QCOMPARE(toString(run.status), QStringLiteral("errored"));
     QVERIFY2(run.error.contains(QLatin1String("task sneaky")) &&
                  run.error.contains(QLatin1String("host execution is off for this install")),
              qPrintable(run.error));
@@ -142,7 +143,7 @@ void TestPipelineTrust::hostExecutionIsOffUntilAnAdministratorAllowsIt()
     // The install's setting alone lets no pipeline onto the host.
     QVERIFY(service().setHostExecution(true, Actor{QStringLiteral("user:admin")}));
     run = runJob(QStringLiteral("hosty"), QStringLiteral("j"));
-    QCOMPARE(run.status, QStringLiteral("errored"));
+    QCOMPARE(toString(run.status), QStringLiteral("errored"));
     QVERIFY2(run.error.contains(QLatin1String("pipeline hosty is not allowed")), qPrintable(run.error));
     QVERIFY(!QFileInfo::exists(marker));
 
@@ -150,14 +151,14 @@ void TestPipelineTrust::hostExecutionIsOffUntilAnAdministratorAllowsIt()
     QVERIFY(service().setPipelineHostExecution(QStringLiteral("hosty"), true, Actor{QStringLiteral("user:admin")}));
     QVERIFY(service().pipeline(QStringLiteral("hosty"))->record.hostExecution);
     run = runJob(QStringLiteral("hosty"), QStringLiteral("j"));
-    QVERIFY2(run.status == QLatin1String("succeeded"), qPrintable(run.status + QLatin1Char(' ') + run.error));
+    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + QLatin1Char(' ') + run.error));
     QVERIFY(QFileInfo::exists(marker));
 
     // Turning the setting off again stops every marked pipeline.
     QVERIFY(QFile::remove(marker));
     QVERIFY(service().setHostExecution(false, Actor{QStringLiteral("user:admin")}));
     run = runJob(QStringLiteral("hosty"), QStringLiteral("j"));
-    QCOMPARE(run.status, QStringLiteral("errored"));
+    QCOMPARE(toString(run.status), QStringLiteral("errored"));
     QVERIFY(!QFileInfo::exists(marker));
 }
 
@@ -181,7 +182,7 @@ void TestPipelineTrust::aTaskFileNeverPicksTheHost()
     QVERIFY(service().setPipelineHostExecution(QStringLiteral("filey"), true, Actor{}));
     const RunRecord run = runJob(QStringLiteral("filey"), QStringLiteral("j"));
     QVERIFY(service().setHostExecution(false, Actor{}));
-    QCOMPARE(run.status, QStringLiteral("errored"));
+    QCOMPARE(toString(run.status), QStringLiteral("errored"));
     QVERIFY2(run.error.contains(QLatin1String("a task file never runs on the host")), qPrintable(run.error));
     QVERIFY(!QFileInfo::exists(marker));
 }
@@ -196,7 +197,7 @@ void TestPipelineTrust::aShellTypeWithoutImageIsRefusedLikeAHostTask()
             "resources:\n  - name: thing\n    type: probe\n" +
             oneJob("j", "      - get: thing\n"));
     const RunRecord run = runJob(QStringLiteral("shelly"), QStringLiteral("j"));
-    QCOMPARE(run.status, QStringLiteral("errored"));
+    QCOMPARE(toString(run.status), QStringLiteral("errored"));
     QVERIFY2(run.error.contains(QLatin1String("resource type probe (no image:)")), qPrintable(run.error));
     QVERIFY(!QFileInfo::exists(marker));
 }
@@ -207,7 +208,7 @@ static QHash<QString, QString> statuses(const RunTree &tree)
     QHash<QString, QString> out;
     std::function<void(const QList<RunTreeNode> &)> walk = [&](const QList<RunTreeNode> &nodes) {
         for (const RunTreeNode &n : nodes) {
-            out.insert(n.step.name, n.step.status);
+            out.insert(n.step.name, toString(n.step.status));
             walk(n.children);
         }
     };
@@ -233,14 +234,14 @@ void TestPipelineTrust::aPipelinesOwnGitTypeCannotPlantAnotherPipelinesGet()
                     commit.toUtf8() + "\\\"}}\"'\n" + "resources:\n  - name: repo\n    type: git\n    " + source +
                     "    version: {ref: " + commit.toUtf8() + "}\n" + oneJob("plant", "      - get: repo\n"));
     const RunRecord planted = runJob(QStringLiteral("attacker"), QStringLiteral("plant"));
-    QVERIFY2(planted.status == QLatin1String("succeeded"), qPrintable(planted.status + u' ' + planted.error));
+    QVERIFY2(planted.status == RunStatus::Succeeded, qPrintable(toString(planted.status) + u' ' + planted.error));
 
     setPipeline(QStringLiteral("victim"),
                 "resources:\n  - name: repo\n    type: git\n    " + source +
                     oneJob("read", "      - get: repo\n      - task: show\n        config: {platform: linux, " + Image +
                                        ", inputs: [{name: repo}], run: {path: cat, args: [repo/README]}}\n"));
     const RunRecord victim = runJob(QStringLiteral("victim"), QStringLiteral("read"));
-    QVERIFY2(victim.status == QLatin1String("succeeded"), qPrintable(victim.status + u' ' + victim.error));
+    QVERIFY2(victim.status == RunStatus::Succeeded, qPrintable(toString(victim.status) + u' ' + victim.error));
     const QString text = outputOf(victim.id).join(u'\n');
     QVERIFY2(text.contains(QLatin1String("the real tree")) && !text.contains(QLatin1String("planted")),
              qPrintable(text));
@@ -257,9 +258,9 @@ void TestPipelineTrust::taskCachesArePerPipelineUnlessShared()
     setPipeline(QStringLiteral("first"), oneJob("j", task));
     setPipeline(QStringLiteral("second"), oneJob("j", task));
     RunRecord run = runJob(QStringLiteral("first"), QStringLiteral("j"));
-    QCOMPARE(run.status, QStringLiteral("succeeded"));
+    QCOMPARE(toString(run.status), QStringLiteral("succeeded"));
     run = runJob(QStringLiteral("second"), QStringLiteral("j"));
-    QCOMPARE(run.status, QStringLiteral("succeeded"));
+    QCOMPARE(toString(run.status), QStringLiteral("succeeded"));
     QCOMPARE(statuses(*service().runTree(run.id)).value(QStringLiteral("stamp")), QStringLiteral("succeeded"));
     QVERIFY(outputOf(run.id).join(u'\n').contains(QLatin1String("side-effect")));
     // Within one pipeline an unchanged step is still skipped.
@@ -269,9 +270,9 @@ void TestPipelineTrust::taskCachesArePerPipelineUnlessShared()
     const QByteArray shared = task + "        shared_cache: true\n";
     setPipeline(QStringLiteral("third"), oneJob("j", shared));
     setPipeline(QStringLiteral("fourth"), oneJob("j", shared));
-    QCOMPARE(runJob(QStringLiteral("third"), QStringLiteral("j")).status, QStringLiteral("succeeded"));
+    QCOMPARE(toString(runJob(QStringLiteral("third"), QStringLiteral("j")).status), QStringLiteral("succeeded"));
     run = runJob(QStringLiteral("fourth"), QStringLiteral("j"));
-    QCOMPARE(run.status, QStringLiteral("succeeded"));
+    QCOMPARE(toString(run.status), QStringLiteral("succeeded"));
     QCOMPARE(statuses(*service().runTree(run.id)).value(QStringLiteral("stamp")), QStringLiteral("cached"));
 }
 
@@ -286,19 +287,19 @@ void TestPipelineTrust::aLinkPlantedInACacheIsNotMounted()
     setPipeline(QStringLiteral("cachey"), oneJob("j", head + "{path: c}], run: {path: sh, args: [\"-c\", \"ln -s " +
                                                           hostDir.toUtf8() + " c/inner\"]}}\n"));
     RunRecord run = runJob(QStringLiteral("cachey"), QStringLiteral("j"));
-    QVERIFY2(run.status == QLatin1String("succeeded"), qPrintable(run.status + u' ' + run.error));
+    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));
     setPipeline(QStringLiteral("cachey"),
                 oneJob("j", head + "{path: c}, {path: c/inner}], run: {path: sh, args: [\"-c\", \"echo pwned > "
                                    "c/inner/pwned\"]}}\n"));
     run = runJob(QStringLiteral("cachey"), QStringLiteral("j"));
     QVERIFY2(!QFileInfo::exists(hostDir + QStringLiteral("/pwned")), "the container wrote into a host directory");
-    QCOMPARE(run.status, QStringLiteral("failed"));
+    QCOMPARE(toString(run.status), QStringLiteral("failed"));
     auto tree = service().runTree(run.id);
     const QString error = tree->roots.value(0).step.error;
     QVERIFY2(error.contains(QLatin1String("cache c/inner is a symbolic link")), qPrintable(error));
     // The planted link is gone: the next run starts with a clean cache.
     run = runJob(QStringLiteral("cachey"), QStringLiteral("j"));
-    QVERIFY2(run.status == QLatin1String("succeeded"), qPrintable(run.status + u' ' + run.error));
+    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));
     QVERIFY(!QFileInfo::exists(hostDir + QStringLiteral("/pwned")));
 }
 
@@ -330,7 +331,7 @@ void TestPipelineTrust::anOutputSwappedForALinkIsNotRead()
     const QString blobs = m_fx->dataDir() + QStringLiteral("/blobs");
     const int before = filesBelow(blobs);
     const RunRecord run = runJob(QStringLiteral("outy"), QStringLiteral("j"));
-    QCOMPARE(run.status, QStringLiteral("failed"));
+    QCOMPARE(toString(run.status), QStringLiteral("failed"));
     const QString error = service().runTree(run.id)->roots.value(0).step.error;
     QVERIFY2(error.contains(QLatin1String("output out is a symbolic link")), qPrintable(error));
     QCOMPARE(filesBelow(blobs), before); // nothing of the host directory was stored
@@ -351,7 +352,7 @@ void TestPipelineTrust::aBrokenTaskFileDoesNotPauseThePipeline()
                     oneJob("j", "      - get: repo\n      - task: t\n        file: repo/ci/t.yml\n"));
     for (int i = 0; i < 4; ++i) {
         const RunRecord run = runJob(QStringLiteral("breaky"), QStringLiteral("j"));
-        QCOMPARE(run.status, QStringLiteral("errored"));
+        QCOMPARE(toString(run.status), QStringLiteral("errored"));
         QVERIFY2(run.error.contains(QLatin1String("ci/t.yml")), qPrintable(run.error));
     }
     const PipelineRecord p = service().pipeline(QStringLiteral("breaky"))->record;
@@ -416,8 +417,8 @@ void TestPipelineTrust::shellTypesGetTheirDirectoryInDollarOne()
                     oneJob("j", "      - get: thing\n      - task: show\n        config: {platform: linux, " + Image +
                                     ", inputs: [{name: thing}], run: {path: cat, args: [thing/file]}}\n"));
     const RunRecord run = runJob(QStringLiteral("dollar"), QStringLiteral("j"));
-    QVERIFY2(run.status == QLatin1String("succeeded"),
-             qPrintable(run.status + u' ' + run.error + u'\n' + outputOf(run.id).join(u'\n')));
+    QVERIFY2(run.status == RunStatus::Succeeded,
+             qPrintable(toString(run.status) + u' ' + run.error + u'\n' + outputOf(run.id).join(u'\n')));
     QVERIFY(outputOf(run.id).join(u'\n').contains(QLatin1String("fetched")));
 }
 
@@ -429,7 +430,7 @@ void TestPipelineTrust::secretsStayOutOfArgv()
                 oneJob("j", "      - task: leak\n        config: {platform: linux, " + Image +
                                 ", run: {path: sh, args: [\"-c\", \"sleep 1; echo ((deploy-key))\"]}}\n"));
     RunRecord run = runJob(QStringLiteral("argy"), QStringLiteral("j"));
-    QCOMPARE(run.status, QStringLiteral("errored"));
+    QCOMPARE(toString(run.status), QStringLiteral("errored"));
     QVERIFY2(run.error.contains(QLatin1String("run.args[1] holds a secret's value")), qPrintable(run.error));
     QVERIFY(!run.error.contains(QLatin1String("k3y-in-argv-1234")));
     // Through the environment it works.
@@ -439,7 +440,7 @@ void TestPipelineTrust::secretsStayOutOfArgv()
                                 Image +
                                 ", run: {path: sh, args: [\"-c\", \"test -n \\\"$KEY\\\" && echo has-key\"]}}\n"));
     run = runJob(QStringLiteral("argy"), QStringLiteral("j"));
-    QVERIFY2(run.status == QLatin1String("succeeded"), qPrintable(run.status + u' ' + run.error));
+    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));
     QVERIFY(outputOf(run.id).join(u'\n').contains(QLatin1String("has-key")));
 }
 

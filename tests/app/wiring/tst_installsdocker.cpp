@@ -174,7 +174,7 @@ void TestInstallsDocker::aTagOfTheSameNameIsNotTaken()
             if (!view)
                 return false;
             return std::any_of(view->steps.cbegin(), view->steps.cend(), [](const core::StepRecord &step) {
-                return step.name == u"health"_s && step.status == u"running"_s;
+                return step.name == u"health"_s && step.status == core::DeployStepStatus::Running;
             });
         }(),
         120000);
@@ -195,7 +195,7 @@ void TestInstallsDocker::aTagOfTheSameNameIsNotTaken()
     QVERIFY2(theirs, qPrintable(theirs ? QString() : theirs.error().text()));
 
     const core::DeployView failed = m_a.fx->waitDeploy(queued->id);
-    QCOMPARE(failed.record.status, u"failed"_s);
+    QCOMPARE(failed.record.status, core::DeployStatus::Failed);
     auto images = m_b.fx->docker().images(m_b.fx->installLabels());
     QVERIFY(images);
     const bool kept = std::any_of(images->cbegin(), images->cend(), [&](const adapters::ImageInfo &image) {

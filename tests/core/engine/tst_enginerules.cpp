@@ -165,10 +165,10 @@ bool TestEngineRules::deployAndWait(const QString &app)
     timer.start();
     while (timer.elapsed() < 15000) {
         auto view = m_engine->deployView(id);
-        if (view && (view->record.status == u"succeeded" || view->record.status == u"failed")) {
-            if (view->record.status != u"succeeded")
+        if (view && (view->record.status == core::DeployStatus::Succeeded || view->record.status == core::DeployStatus::Failed)) {
+            if (view->record.status != core::DeployStatus::Succeeded)
                 qWarning("deploy failed: %s", qPrintable(view->record.error));
-            return view->record.status == u"succeeded";
+            return view->record.status == core::DeployStatus::Succeeded;
         }
         QTest::qWait(20);
     }
@@ -382,7 +382,7 @@ void TestEngineRules::auditFailureSaysWhatWasDone()
     bool announced = false;
     for (const QList<QVariant> &args : std::as_const(published)) {
         const auto event = args.at(0).value<core::Event>();
-        announced = announced || (event.type == core::accounts::TokenRevokedEvent &&
+        announced = announced || (event.type == core::EventType::TokenRevoked &&
                                   event.data.value(u"tokenId"_s).toString() == token->token.id);
     }
     QVERIFY2(announced, "a revocation whose line failed was not announced: its sockets stay open");
@@ -403,7 +403,7 @@ void TestEngineRules::auditFailureRefusesBeforeStarting()
     QTest::qWait(200);
     auto app = m_engine->app(u"keep"_s);
     QVERIFY(app);
-    QVERIFY(app->status != u"removing"_s);
+    QVERIFY(app->status != core::AppStatus::Removing);
     QVERIFY(m_engine->removeApp(u"keep"_s, actorFor(u"alice"_s)));
     QTRY_VERIFY_WITH_TIMEOUT(!m_engine->app(u"keep"_s).has_value(), 10000);
 }
