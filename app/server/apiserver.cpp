@@ -205,7 +205,8 @@ detail::GuardOptions guardOptions(const ConnectionLimits &limits)
     options.maxBodyBytes = MaxRequestBodyBytes;
     options.limits = limits;
     options.isWebSocketPath = [](const QByteArray &path) {
-        const RouteMatch match = matchRoute(QStringLiteral("GET"), QUrl(QString::fromLatin1(path)).path(QUrl::FullyEncoded));
+        const RouteMatch match =
+            matchRoute(QStringLiteral("GET"), QUrl(QString::fromLatin1(path)).path(QUrl::FullyEncoded));
         return match.route != nullptr && match.route->webSocket;
     };
     return options;

@@ -226,8 +226,8 @@ Result<ApprovalRecord> ApprovalService::settle(const QString &id, const Approver
         auditRefusal(approver, action, id, u"failure"_s, e);
         return std::unexpected(e);
     }
-    if (auto told =
-            announce(*after, approver, action, approve ? EventType::ApprovalApproved : EventType::ApprovalRejected, &*found);
+    if (auto told = announce(*after, approver, action,
+                             approve ? EventType::ApprovalApproved : EventType::ApprovalRejected, &*found);
         !told)
         return std::unexpected(told.error());
     return *after;
@@ -413,8 +413,8 @@ Result<QList<ApprovalRecord>> ApprovalService::list(const QString &status, int l
     return out;
 }
 
-Status ApprovalService::announce(ApprovalRecord &record, const Actor &actor, const QString &action,
-                                 EventType event, const ApprovalRecord *before)
+Status ApprovalService::announce(ApprovalRecord &record, const Actor &actor, const QString &action, EventType event,
+                                 const ApprovalRecord *before)
 {
     QJsonObject detail{{u"kind"_s, record.kind}, {u"object"_s, record.object}, {u"status"_s, record.status}};
     if (!record.reason.isEmpty())

@@ -65,7 +65,8 @@ Status Engine::removeAppSecret(const QString &app, const QString &name, const Ac
         return removed;
     auto audited =
         d->audit.record(actor, u"app.secret.remove"_s, u"app/"_s + app, u"success"_s, QJsonObject{{u"name"_s, name}});
-    d->services.publish(EventType::AppSecretsChanged, app, {}, QJsonObject{{u"name"_s, name}, {u"change"_s, u"removed"_s}});
+    d->services.publish(EventType::AppSecretsChanged, app, {},
+                        QJsonObject{{u"name"_s, name}, {u"change"_s, u"removed"_s}});
     if (!audited)
         return std::unexpected(unaudited(u"secret %1 of app %2 was removed"_s.arg(name, app), audited.error()));
     return {};

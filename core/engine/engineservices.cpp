@@ -185,7 +185,8 @@ Status Engine::removeService(const QString &app, const QString &slot, bool delet
         QJsonObject{{u"delete_data"_s, deleteData}, {u"error"_s, removed ? QString() : removed.error().text()}});
     if (!removed)
         return removed; // its own error is the answer, whatever became of the line
-    d->services.publish(EventType::ServiceRemoved, app, {}, QJsonObject{{u"slot"_s, slot}, {u"delete_data"_s, deleteData}});
+    d->services.publish(EventType::ServiceRemoved, app, {},
+                        QJsonObject{{u"slot"_s, slot}, {u"delete_data"_s, deleteData}});
     if (!audited)
         return std::unexpected(
             unaudited(deleteData ? u"the service in slot %1 of app %2 and its data were removed"_s.arg(slot, app)

@@ -165,7 +165,8 @@ bool TestEngineRules::deployAndWait(const QString &app)
     timer.start();
     while (timer.elapsed() < 15000) {
         auto view = m_engine->deployView(id);
-        if (view && (view->record.status == core::DeployStatus::Succeeded || view->record.status == core::DeployStatus::Failed)) {
+        if (view && (view->record.status == core::DeployStatus::Succeeded ||
+                     view->record.status == core::DeployStatus::Failed)) {
             if (view->record.status != core::DeployStatus::Succeeded)
                 qWarning("deploy failed: %s", qPrintable(view->record.error));
             return view->record.status == core::DeployStatus::Succeeded;
