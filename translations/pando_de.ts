@@ -781,6 +781,22 @@
         <source>Nobody is connected.</source>
         <translation>Niemand ist verbunden.</translation>
     </message>
+    <message>
+        <source>Pipelines</source>
+        <translation>Pipelines</translation>
+    </message>
+    <message>
+        <source>Tasks on this computer (outside containers): %1</source>
+        <translation>Aufgaben auf diesem Computer (außerhalb von Containern): %1</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>unbekannt</translation>
+    </message>
+    <message>
+        <source>Administrators change it with: pando settings set host-execution on|off, and allow a pipeline with: pando pipelines host-execution NAME allow</source>
+        <translation>Administratoren ändern das mit: pando settings set host-execution on|off, und erlauben es einer Pipeline mit: pando pipelines host-execution NAME allow</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>
@@ -1502,6 +1518,14 @@
     <message>
         <source>%1 #%2 · %3</source>
         <translation>%1 #%2 · %3</translation>
+    </message>
+    <message>
+        <source>on, for the pipelines an administrator allowed</source>
+        <translation>an, für die Pipelines, die ein Administrator erlaubt hat</translation>
+    </message>
+    <message>
+        <source>off: every task runs in a container</source>
+        <translation>aus: jede Aufgabe läuft in einem Container</translation>
     </message>
 </context>
 <context>

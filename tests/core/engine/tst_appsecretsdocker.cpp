@@ -231,8 +231,17 @@ void TestAppSecretsDocker::aLineBreakStopsThePlanWithoutShowingTheValue()
     const QString app = u"multiline"_s;
     QVERIFY(m_fx->engine().createApp(helloSpec(app, m_repo), core::Actor{}));
     const QString word = randomWord();
-    QVERIFY(
-        m_fx->engine().setAppSecret(app, u"PEM"_s, (u"line one "_s + word + u"\nline two"_s).toUtf8(), core::Actor{}));
+    const QByteArray pem = (u"line one "_s + word + u"\nline two"_s).toUtf8();
+    // A value the spec would inject as a variable is refused when it is set, without the value.
+    auto refused = m_fx->engine().setAppSecret(app, u"PEM"_s, pem, core::Actor{});
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().text().contains(u"line break"_s) && !refused.error().text().contains(word),
+             qPrintable(refused.error().text()));
+    // Set while the spec takes it as a file, then the spec changes to a variable: the plan stops.
+    QVERIFY(m_fx->engine().updateApp(app, helloSpec(app, m_repo, u"secrets:\n  PEM: { file: /run/secrets/pem }\n"_s),
+                                     core::Actor{}));
+    QVERIFY(m_fx->engine().setAppSecret(app, u"PEM"_s, pem, core::Actor{}));
+    QVERIFY(m_fx->engine().updateApp(app, helloSpec(app, m_repo), core::Actor{}));
     core::DeployView view = deployAndWait(app);
     QCOMPARE(view.record.status, core::DeployStatus::Failed);
     QCOMPARE(view.record.failedStep, u"plan"_s);
