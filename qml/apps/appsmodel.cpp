@@ -15,20 +15,25 @@ namespace {
 
 QString deployWord(const QString &status)
 {
-    if (core::parseDeployStatus(status) == core::DeployStatus::Queued)
+    const auto parsed = core::parseDeployStatus(status);
+    if (!parsed)
+        return status;
+    switch (*parsed) {
+    case core::DeployStatus::Queued:
         return AppsModel::tr("queued");
-    if (core::parseDeployStatus(status) == core::DeployStatus::Running)
+    case core::DeployStatus::Running:
         return AppsModel::tr("deploying");
-    if (core::parseDeployStatus(status) == core::DeployStatus::AwaitingApproval)
+    case core::DeployStatus::AwaitingApproval:
         return AppsModel::tr("waiting for approval");
-    if (core::parseDeployStatus(status) == core::DeployStatus::Succeeded)
+    case core::DeployStatus::Succeeded:
         return AppsModel::tr("succeeded");
-    if (core::parseDeployStatus(status) == core::DeployStatus::Failed)
+    case core::DeployStatus::Failed:
         return AppsModel::tr("failed");
-    if (core::parseDeployStatus(status) == core::DeployStatus::Cancelled)
+    case core::DeployStatus::Cancelled:
         return AppsModel::tr("cancelled");
-    if (core::parseDeployStatus(status) == core::DeployStatus::Rejected)
+    case core::DeployStatus::Rejected:
         return AppsModel::tr("rejected");
+    }
     return status;
 }
 

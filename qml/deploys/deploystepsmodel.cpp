@@ -194,9 +194,8 @@ void DeployStepsModel::selectFailing()
         if (core::parseDeployStepStatus(m_steps.at(i).value(u"status"_s).toString()) == core::DeployStepStatus::Failed)
             row = i;
     for (int i = int(m_steps.size()) - 1; i >= 0 && row < 0; --i) {
-        const QString status = m_steps.at(i).value(u"status"_s).toString();
-        if (core::parseDeployStepStatus(status) == core::DeployStepStatus::Waiting ||
-            core::parseDeployStepStatus(status) == core::DeployStepStatus::Running)
+        const auto status = core::parseDeployStepStatus(m_steps.at(i).value(u"status"_s).toString());
+        if (status == core::DeployStepStatus::Waiting || status == core::DeployStepStatus::Running)
             row = i;
     }
     if (row != m_selected) {
