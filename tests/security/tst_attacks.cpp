@@ -1,12 +1,14 @@
-// The attack catalogue (attacks.json, described in README.md) run against a real pandod: one
+// The attack catalogue (attacks/*.json, described in README.md) run against a real pandod: one
 // data row per entry, each sent as raw bytes over its own connection, with the answer, the
 // connection's fate, pandod's memory and its health afterwards checked against what the entry
 // expects. pandod processes are started as the entries ask (one per distinct set of flags) and
-// kept for the rows that share them.
+// kept for the rows that share them; each has an administrator and, as entries ask for them,
+// users of the other roles.
 
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/support/component.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
@@ -40,8 +42,9 @@ struct Daemon {
     QTemporaryDir dir;
     QProcess process;
     int port = 0;
-    QByteArray token;
-    QString log;
+    QByteArray token;                     // the administrator's session
+    QMap<QString, QByteArray> principals; // "member", "member/2", … → a session token
+    QMap<QString, QByteArray> saved;      // values steps saved, for {saved:name}
 
     ~Daemon()
     {
@@ -137,8 +140,83 @@ bool healthy(int port)
     return false;
 }
 
+// One request over a new connection, answered within 5 s.
+Answer call(int port, const QByteArray &method, const QByteArray &path, const QByteArray &token,
+            const QJsonObject &body = {})
+{
+    QTcpSocket socket;
+    socket.connectToHost(QHostAddress::LocalHost, quint16(port));
+    if (!socket.waitForConnected(2000))
+        return {};
+    const QByteArray json = body.isEmpty() ? QByteArray() : QJsonDocument(body).toJson(QJsonDocument::Compact);
+    QByteArray head = method + ' ' + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+    if (!token.isEmpty())
+        head += "Authorization: Bearer " + token + "\r\n";
+    if (!json.isEmpty())
+        head += "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(json.size()) + "\r\n";
+    socket.write(head + "\r\n" + json);
+    QByteArray buffer;
+    return readAnswer(socket, buffer, 5000);
+}
+
+const QString Password = QStringLiteral("catalogue-password-1");
+
+// A session of the user `name` (created with `role` by the administrator when it is new).
+QByteArray sessionOf(int port, const QByteArray &adminToken, const QString &name, const QString &role)
+{
+    if (!adminToken.isEmpty()) {
+        const Answer created = call(port, "POST", "/api/v1/users", adminToken,
+                                    {{QStringLiteral("username"), name},
+                                     {QStringLiteral("password"), Password},
+                                     {QStringLiteral("role"), role}});
+        if (created.status != 201) {
+            qWarning().noquote() << "creating" << name << "answered" << created.raw.left(300);
+            return {};
+        }
+    }
+    const Answer login = call(port, "POST", "/api/v1/sessions", {},
+                              {{QStringLiteral("username"), name}, {QStringLiteral("password"), Password}});
+    if (login.status != 201)
+        qWarning().noquote() << "logging in as" << name << "answered" << login.raw.left(300);
+    return login.json.value(QStringLiteral("token")).toString().toUtf8();
+}
+
+// The token of a principal: "admin", "anonymous" (none), or a role with an optional "/n" for
+// another user of it ("member", "member/2"), created the first time it is named.
+QByteArray tokenOf(Daemon &daemon, const QString &principal)
+{
+    if (principal == QLatin1String("admin"))
+        return daemon.token;
+    if (principal == QLatin1String("anonymous"))
+        return {};
+    if (auto found = daemon.principals.constFind(principal); found != daemon.principals.cend())
+        return *found;
+    const QString role = principal.section(QLatin1Char('/'), 0, 0);
+    const QString n = principal.section(QLatin1Char('/'), 1, 1);
+    const QByteArray token = sessionOf(daemon.port, daemon.token,
+                                       QStringLiteral("cat-%1%2").arg(role, n.isEmpty() ? QString() : u'-' + n), role);
+    daemon.principals.insert(principal, token);
+    return token;
+}
+
 class Catalogue {
 public:
+    // Every *.json file in the directory, in name order; ids are unique across them.
+    bool loadDirectory(const QString &path, QString *error)
+    {
+        const QDir dir(path);
+        const QStringList files = dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+        for (const QString &file : files)
+            if (!load(dir.filePath(file), error))
+                return false;
+        if (m_order.isEmpty()) {
+            *error = path + QStringLiteral(": no attacks");
+            return false;
+        }
+        return true;
+    }
+
+private:
     bool load(const QString &path, QString *error)
     {
         QFile file(path);
@@ -172,15 +250,18 @@ public:
             m_order.append(id);
             m_entries.insert(id, entry);
         }
-        if (m_order.isEmpty()) {
+        if (entries.isEmpty()) {
             *error = path + QStringLiteral(": no attacks");
             return false;
         }
         return true;
     }
+
+public:
     static QStringList knownKinds()
     {
-        return {QStringLiteral("raw"), QStringLiteral("parallel"), QStringLiteral("repeat")};
+        return {QStringLiteral("raw"), QStringLiteral("parallel"), QStringLiteral("repeat"),
+                QStringLiteral("requests")};
     }
     const QStringList &ids() const { return m_order; }
     QJsonObject entry(const QString &id) const { return m_entries.value(id); }
@@ -201,12 +282,23 @@ QTcpServer &blackhole()
     return server;
 }
 
-// Placeholders in strings: {token} the initial admin token, {port} pandod's port, {blackhole}
-// the port of a listener that never answers, {n} the connection's number (kind parallel).
-QByteArray expand(const QString &text, const Daemon &daemon, int n = 0)
+// Placeholders in strings: {token} the administrator's token, {token:P} principal P's (see
+// tokenOf), {saved:name} what a step saved, {port} pandod's port, {blackhole} the port of a
+// listener that never answers, {n} the connection's number (kind parallel).
+QByteArray expand(const QString &text, Daemon &daemon, int n = 0)
 {
     QByteArray bytes = text.toUtf8();
     bytes.replace("{token}", daemon.token);
+    static const QRegularExpression named(QStringLiteral("\\{(token|saved):([a-z0-9/_-]+)\\}"));
+    for (qsizetype from = 0;;) {
+        const QRegularExpressionMatch match = named.match(QString::fromUtf8(bytes), from);
+        if (!match.hasMatch())
+            break;
+        const QByteArray value = match.captured(1) == QLatin1String("token") ? tokenOf(daemon, match.captured(2))
+                                                                             : daemon.saved.value(match.captured(2));
+        bytes.replace(match.capturedStart(), match.capturedLength(), value);
+        from = match.capturedStart() + value.size();
+    }
     bytes.replace("{port}", QByteArray::number(daemon.port));
     if (bytes.contains("{blackhole}"))
         bytes.replace("{blackhole}", QByteArray::number(blackhole().serverPort()));
@@ -216,7 +308,7 @@ QByteArray expand(const QString &text, const Daemon &daemon, int n = 0)
 
 // One write: a string, or a list of pieces: strings, {"repeat": write, "times": n},
 // {"fill": n, "byte": "x"} and {"hex": "81ff"} (bytes a JSON string cannot hold as themselves).
-QByteArray writeBytes(const QJsonValue &write, const Daemon &daemon)
+QByteArray writeBytes(const QJsonValue &write, Daemon &daemon)
 {
     if (write.isString())
         return expand(write.toString(), daemon);
@@ -256,9 +348,11 @@ private:
     void runRaw(const QJsonObject &entry, Daemon &daemon);
     void runParallel(const QJsonObject &entry, Daemon &daemon);
     void runRepeat(const QJsonObject &entry, Daemon &daemon);
+    void runRequests(const QJsonObject &entry, Daemon &daemon);
     // Sends the writes over one new connection and checks what expect says of it.
+    // The last answer goes to *answer when given.
     void sendAndCheck(const QList<QByteArray> &writes, int pauseMs, const QJsonObject &expect, Daemon &daemon,
-                      const QString &what);
+                      const QString &what, Answer *answer = nullptr);
 
     Catalogue m_catalogue;
     std::map<QString, std::unique_ptr<Daemon>> m_daemons;
@@ -269,7 +363,8 @@ void TestAttacks::initTestCase()
     QString why;
     PANDO_REQUIRE_COMPONENT(DockerHarness::available(&why), QStringLiteral("Docker Engine: ") + why);
     QString error;
-    QVERIFY2(m_catalogue.load(sourceDir() + QStringLiteral("/tests/security/attacks.json"), &error), qPrintable(error));
+    QVERIFY2(m_catalogue.loadDirectory(sourceDir() + QStringLiteral("/tests/security/attacks"), &error),
+             qPrintable(error));
 }
 
 void TestAttacks::cleanupTestCase()
@@ -301,10 +396,20 @@ Daemon *TestAttacks::daemonFor(const QStringList &flags)
         }
         QTest::qWait(50);
     }
-    QFile token(raw->dir.path() + QStringLiteral("/data/initial-admin-token"));
-    if (token.open(QIODevice::ReadOnly))
-        raw->token = token.readAll().trimmed();
-    return healthy(raw->port) ? raw : nullptr;
+    // The administrator: bootstrapped with the initial token, then logged in.
+    QFile initial(raw->dir.path() + QStringLiteral("/data/initial-admin-token"));
+    if (!initial.open(QIODevice::ReadOnly))
+        return nullptr;
+    const Answer admin = call(raw->port, "POST", "/api/v1/bootstrap", {},
+                              {{QStringLiteral("token"), QString::fromUtf8(initial.readAll().trimmed())},
+                               {QStringLiteral("username"), QStringLiteral("cat-admin")},
+                               {QStringLiteral("password"), Password}});
+    if (admin.status != 201) {
+        qWarning().noquote() << "bootstrap answered" << admin.raw.left(300);
+        return nullptr;
+    }
+    raw->token = sessionOf(raw->port, {}, QStringLiteral("cat-admin"), {});
+    return healthy(raw->port) && !raw->token.isEmpty() ? raw : nullptr;
 }
 
 void TestAttacks::attack_data()
@@ -332,6 +437,8 @@ void TestAttacks::attack()
         runParallel(entry, *daemon);
     else if (kind == QLatin1String("repeat"))
         runRepeat(entry, *daemon);
+    else if (kind == QLatin1String("requests"))
+        runRequests(entry, *daemon);
     if (QTest::currentTestFailed()) {
         // What pandod said meanwhile, to see why.
         qWarning().noquote() << "pandod said:" << daemon->process.readAll().right(4000);
@@ -487,8 +594,55 @@ void TestAttacks::runRepeat(const QJsonObject &entry, Daemon &daemon)
                             .arg(count)));
 }
 
+void TestAttacks::runRequests(const QJsonObject &entry, Daemon &daemon)
+{
+    // Steps in order, each one request as a principal, its answer checked and values saved.
+    const QJsonArray steps = entry.value(QStringLiteral("steps")).toArray();
+    QVERIFY2(!steps.isEmpty(), "the entry has no steps");
+    for (qsizetype i = 0; i < steps.size(); ++i) {
+        const QJsonObject step = steps[i].toObject();
+        const QByteArray line = expand(step.value(QStringLiteral("request")).toString(), daemon);
+        QVERIFY2(line.count(' ') == 1,
+                 qPrintable(QStringLiteral("step %1: \"request\" is \"METHOD /path\"").arg(i + 1)));
+        const QByteArray token = tokenOf(daemon, step.value(QStringLiteral("as")).toString(QStringLiteral("admin")));
+        QByteArray body;
+        QByteArray type;
+        if (const QJsonValue json = step.value(QStringLiteral("json")); !json.isUndefined()) {
+            body = expand(QString::fromUtf8(json.isObject()
+                                                ? QJsonDocument(json.toObject()).toJson(QJsonDocument::Compact)
+                                                : QJsonDocument(json.toArray()).toJson(QJsonDocument::Compact)),
+                          daemon);
+            type = "application/json";
+        } else if (step.contains(QStringLiteral("body"))) {
+            body = writeBytes(step.value(QStringLiteral("body")), daemon);
+            type = step.value(QStringLiteral("contentType")).toString(QStringLiteral("application/yaml")).toUtf8();
+        }
+        QByteArray head = line + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+        if (!token.isEmpty())
+            head += "Authorization: Bearer " + token + "\r\n";
+        if (!type.isEmpty())
+            head += "Content-Type: " + type + "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
+        Answer answer;
+        sendAndCheck({head + "\r\n" + body}, 0, step.value(QStringLiteral("expect")).toObject(), daemon,
+                     QStringLiteral("step %1: %2").arg(i + 1).arg(QString::fromUtf8(line)), &answer);
+        if (QTest::currentTestFailed())
+            return;
+        // "save": {"name": "field/inner"} keeps a field of the answer for {saved:name}.
+        const QJsonObject save = step.value(QStringLiteral("save")).toObject();
+        for (auto it = save.begin(); it != save.end(); ++it) {
+            QJsonValue value = answer.json;
+            for (const QString &key : it.value().toString().split(QLatin1Char('/')))
+                value = value.isArray() ? value.toArray().at(key.toInt()) : value.toObject().value(key);
+            QVERIFY2(!value.isUndefined(),
+                     qPrintable(QStringLiteral("step %1: the answer has no %2").arg(i + 1).arg(it.value().toString())));
+            daemon.saved.insert(it.key(),
+                                value.isString() ? value.toString().toUtf8() : QByteArray::number(value.toInteger()));
+        }
+    }
+}
+
 void TestAttacks::sendAndCheck(const QList<QByteArray> &writes, int pauseMs, const QJsonObject &expect, Daemon &daemon,
-                               const QString &what)
+                               const QString &what, Answer *answer)
 {
     const QByteArray where = what.isEmpty() ? QByteArray() : " [" + what.toUtf8() + "]";
     QTcpSocket socket;
@@ -522,6 +676,17 @@ void TestAttacks::sendAndCheck(const QList<QByteArray> &writes, int pauseMs, con
                                                    (last.status ? last.raw.left(300) : QByteArray("no answer")) + where)
                                             .constData());
     }
+    if (answer)
+        *answer = last;
+    // Text the answer (head and body) must hold, and text it must not (a secret, a host path).
+    for (const QJsonValue &text : expect.value(QStringLiteral("has")).toArray())
+        QVERIFY2(last.raw.contains(expand(text.toString(), daemon)),
+                 QByteArray("the answer lacks \"" + text.toString().toUtf8() + "\": " + last.raw.left(300) + where)
+                     .constData());
+    for (const QJsonValue &text : expect.value(QStringLiteral("lacks")).toArray())
+        QVERIFY2(!last.raw.contains(expand(text.toString(), daemon)),
+                 QByteArray("the answer holds \"" + text.toString().toUtf8() + "\": " + last.raw.left(300) + where)
+                     .constData());
     const QJsonObject error = last.json.value(QStringLiteral("error")).toObject();
     if (expect.contains(QStringLiteral("code")))
         QVERIFY2(error.value(QStringLiteral("code")).toString() == expect.value(QStringLiteral("code")).toString(),
