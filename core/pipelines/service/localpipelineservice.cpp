@@ -16,6 +16,12 @@ namespace pando::core::pipelines {
 
 namespace {
 
+// "name" for an install-wide secret, "pipeline/name" for one of a pipeline's.
+QString qualifiedSecret(const QString &scope, const QString &name)
+{
+    return scope.isEmpty() ? name : scope + QLatin1Char('/') + name;
+}
+
 bool isValidName(const QString &name)
 {
     static const QRegularExpression re(QStringLiteral("^[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,99}$"));
@@ -211,17 +217,19 @@ Result<SetPipelineResult> LocalPipelineService::setPipeline(const QString &name,
     auto saved = pipelines.set(name, candidate.configYaml, candidate.varsYaml, m_deps.clock.nowMs());
     if (!saved)
         return std::unexpected(saved.error());
-    if (auto audited = m_audit.record(actor, QStringLiteral("pipeline.set"), QStringLiteral("pipeline/") + name,
-                                      QStringLiteral("success"),
-                                      QJsonObject{{QStringLiteral("config_version"), saved->configVersion}});
-        !audited)
-        return std::unexpected(audited.error());
-    result.pipeline = *view(*saved);
+    auto audited = m_audit.record(actor, QStringLiteral("pipeline.set"), QStringLiteral("pipeline/") + name,
+                                  QStringLiteral("success"),
+                                  QJsonObject{{QStringLiteral("config_version"), saved->configVersion}});
     m_scheduler->wake();
     {
         QMutexLocker lock(&m_mutex);
         m_wake.wakeAll(); // new resources may be due a check
     }
+    if (!audited)
+        return std::unexpected(
+            unaudited(QStringLiteral("pipeline %1 was set (config version %2)").arg(name).arg(saved->configVersion),
+                      audited.error()));
+    result.pipeline = *view(*saved);
     return result;
 }
 
@@ -248,16 +256,23 @@ Status LocalPipelineService::pause(const QString &name, const Actor &actor)
 {
     if (auto done = m_scheduler->pause(name, QStringLiteral("paused by ") + actor.name); !done)
         return done;
-    return m_audit.record(actor, QStringLiteral("pipeline.pause"), QStringLiteral("pipeline/") + name,
-                          QStringLiteral("success"));
+    auto audited = m_audit.record(actor, QStringLiteral("pipeline.pause"), QStringLiteral("pipeline/") + name,
+                                  QStringLiteral("success"));
+    if (!audited) // taken back: nothing unaudited stays done
+        if (auto undone = m_scheduler->unpause(name); !undone)
+            return std::unexpected(unaudited(QStringLiteral("pipeline %1 was paused").arg(name), audited.error()));
+    return audited;
 }
 
 Status LocalPipelineService::unpause(const QString &name, const Actor &actor)
 {
     if (auto done = m_scheduler->unpause(name); !done)
         return done;
-    return m_audit.record(actor, QStringLiteral("pipeline.unpause"), QStringLiteral("pipeline/") + name,
-                          QStringLiteral("success"));
+    auto audited = m_audit.record(actor, QStringLiteral("pipeline.unpause"), QStringLiteral("pipeline/") + name,
+                                  QStringLiteral("success"));
+    if (!audited)
+        return std::unexpected(unaudited(QStringLiteral("pipeline %1 was unpaused").arg(name), audited.error()));
+    return audited;
 }
 
 Status LocalPipelineService::removePipeline(const QString &name, const Actor &actor)
@@ -285,8 +300,11 @@ Status LocalPipelineService::removePipeline(const QString &name, const Actor &ac
     }
     if (auto removed = PipelineRepository(m_deps.db).remove(name); !removed)
         return removed;
-    return m_audit.record(actor, QStringLiteral("pipeline.remove"), QStringLiteral("pipeline/") + name,
-                          QStringLiteral("success"));
+    auto audited = m_audit.record(actor, QStringLiteral("pipeline.remove"), QStringLiteral("pipeline/") + name,
+                                  QStringLiteral("success"));
+    if (!audited)
+        return std::unexpected(unaudited(QStringLiteral("pipeline %1 was removed").arg(name), audited.error()));
+    return audited;
 }
 
 Result<TriggerResult> LocalPipelineService::triggerJob(const QString &pipelineName, const QString &job,
@@ -309,8 +327,12 @@ Result<TriggerResult> LocalPipelineService::triggerJob(const QString &pipelineNa
     if (auto audited = m_audit.record(
             actor, QStringLiteral("job.trigger"), QStringLiteral("run/") + run->id, QStringLiteral("success"),
             QJsonObject{{QStringLiteral("pipeline"), pipelineName}, {QStringLiteral("job"), job}});
-        !audited)
-        qWarning("run %s: auditing its trigger failed: %s", qPrintable(run->id), qPrintable(audited.error().text()));
+        !audited) {
+        // Taken back: a run nobody can account for does not start.
+        if (auto aborted = m_scheduler->abort(run->id, actor.name); !aborted)
+            return std::unexpected(unaudited(QStringLiteral("run %1 was queued").arg(run->id), audited.error()));
+        return std::unexpected(audited.error());
+    }
     return TriggerResult{*run};
 }
 
@@ -346,8 +368,11 @@ Status LocalPipelineService::abortRun(const QString &runId, const Actor &actor)
 {
     if (auto done = m_scheduler->abort(runId, actor.name); !done)
         return done;
-    return m_audit.record(actor, QStringLiteral("run.abort"), QStringLiteral("run/") + runId,
-                          QStringLiteral("success"));
+    auto audited =
+        m_audit.record(actor, QStringLiteral("run.abort"), QStringLiteral("run/") + runId, QStringLiteral("success"));
+    if (!audited)
+        return std::unexpected(unaudited(QStringLiteral("run %1 was aborted").arg(runId), audited.error()));
+    return audited;
 }
 
 Status LocalPipelineService::webhook(const QString &pipelineName, const QString &resourceName, const QString &token,
@@ -419,24 +444,43 @@ Result<bool> LocalPipelineService::hostExecution()
 
 Status LocalPipelineService::setHostExecution(bool enabled, const Actor &actor)
 {
-    if (auto saved = InstallSettingRepository(m_deps.db).set(QString::fromLatin1(HostExecutionSetting),
-                                                             QString::fromLatin1(enabled ? SettingOn : SettingOff),
-                                                             actor.name, m_deps.clock.nowMs());
-        !saved)
+    auto before = hostExecutionEnabled(m_deps.db);
+    if (!before)
+        return std::unexpected(before.error());
+    InstallSettingRepository settings(m_deps.db);
+    const auto save = [&](bool on) {
+        return settings.set(QString::fromLatin1(HostExecutionSetting), QString::fromLatin1(on ? SettingOn : SettingOff),
+                            actor.name, m_deps.clock.nowMs());
+    };
+    if (auto saved = save(enabled); !saved)
         return saved;
-    return m_audit.record(
+    auto audited = m_audit.record(
         actor, QStringLiteral("settings.host_execution"), QStringLiteral("install"), QStringLiteral("success"),
         QJsonObject{{QStringLiteral("host_execution"), enabled ? QStringLiteral("on") : QStringLiteral("off")}});
+    if (!audited && !save(*before)) // taken back, unless even that failed
+        return std::unexpected(unaudited(
+            QStringLiteral("host execution was turned %1").arg(enabled ? QStringLiteral("on") : QStringLiteral("off")),
+            audited.error()));
+    return audited;
 }
 
 Status LocalPipelineService::setPipelineHostExecution(const QString &name, bool allowed, const Actor &actor)
 {
-    if (auto saved = PipelineRepository(m_deps.db).setHostExecution(name, allowed, m_deps.clock.nowMs()); !saved)
+    PipelineRepository pipelines(m_deps.db);
+    auto before = pipelines.find(name);
+    if (!before)
+        return std::unexpected(before.error());
+    if (auto saved = pipelines.setHostExecution(name, allowed, m_deps.clock.nowMs()); !saved)
         return saved;
-    return m_audit.record(actor, QStringLiteral("pipeline.host_execution"), QStringLiteral("pipeline/") + name,
-                          QStringLiteral("success"),
-                          QJsonObject{{QStringLiteral("host_execution"),
-                                       allowed ? QStringLiteral("allowed") : QStringLiteral("denied")}});
+    auto audited = m_audit.record(actor, QStringLiteral("pipeline.host_execution"), QStringLiteral("pipeline/") + name,
+                                  QStringLiteral("success"),
+                                  QJsonObject{{QStringLiteral("host_execution"),
+                                               allowed ? QStringLiteral("allowed") : QStringLiteral("denied")}});
+    if (!audited && !pipelines.setHostExecution(name, before->hostExecution, m_deps.clock.nowMs()))
+        return std::unexpected(unaudited(QStringLiteral("host execution was %1 for pipeline %2")
+                                             .arg(allowed ? QStringLiteral("allowed") : QStringLiteral("denied"), name),
+                                         audited.error()));
+    return audited;
 }
 
 Status LocalPipelineService::setSecret(const QString &scope, const QString &name, const QString &value,
@@ -453,9 +497,12 @@ Status LocalPipelineService::setSecret(const QString &scope, const QString &name
     const qint64 now = m_deps.clock.nowMs();
     if (auto saved = SecretRepository(m_deps.db).put(SecretRecord{scope, name, *sealed, now, now}); !saved)
         return saved;
-    return m_audit.record(actor, QStringLiteral("secret.set"),
-                          QStringLiteral("secret/") + (scope.isEmpty() ? QString() : scope + QLatin1Char('/')) + name,
-                          QStringLiteral("success"));
+    auto audited = m_audit.record(actor, QStringLiteral("secret.set"),
+                                  QStringLiteral("secret/") + qualifiedSecret(scope, name), QStringLiteral("success"));
+    if (!audited)
+        return std::unexpected(
+            unaudited(QStringLiteral("secret %1 was set").arg(qualifiedSecret(scope, name)), audited.error()));
+    return audited;
 }
 
 Result<QStringList> LocalPipelineService::secretNames(const QString &scope)
@@ -473,9 +520,12 @@ Status LocalPipelineService::removeSecret(const QString &scope, const QString &n
 {
     if (auto removed = SecretRepository(m_deps.db).remove(scope, name); !removed)
         return removed;
-    return m_audit.record(actor, QStringLiteral("secret.remove"),
-                          QStringLiteral("secret/") + (scope.isEmpty() ? QString() : scope + QLatin1Char('/')) + name,
-                          QStringLiteral("success"));
+    auto audited = m_audit.record(actor, QStringLiteral("secret.remove"),
+                                  QStringLiteral("secret/") + qualifiedSecret(scope, name), QStringLiteral("success"));
+    if (!audited)
+        return std::unexpected(
+            unaudited(QStringLiteral("secret %1 was removed").arg(qualifiedSecret(scope, name)), audited.error()));
+    return audited;
 }
 
 // --- triggers

@@ -9,6 +9,7 @@
 #include "app/wiring/install.h"
 #include "core/accounts/accountservice.h"
 #include "core/engine/enginewiring.h"
+#include "core/pipelines/service/pipelineservice.h"
 #include "tests/app/server/fakes.h"
 
 #include <QBuffer>
@@ -78,6 +79,7 @@ private Q_SLOTS:
     void auditFailureUndoesWhatCanBeUndone();
     void auditFailureSaysWhatWasDone();
     void auditFailureRefusesBeforeStarting();
+    void pipelineAuditFailures();
 
 private:
     core::Actor actorFor(const QString &username);
@@ -407,6 +409,64 @@ void TestEngineRules::auditFailureRefusesBeforeStarting()
     QVERIFY(app->status != core::AppStatus::Removing);
     QVERIFY(m_engine->removeApp(u"keep"_s, actorFor(u"alice"_s)));
     QTRY_VERIFY_WITH_TIMEOUT(!m_engine->app(u"keep"_s).has_value(), 10000);
+}
+
+void TestEngineRules::pipelineAuditFailures()
+{
+    core::pipelines::PipelineService *pipelines = m_engine->pipelines();
+    QVERIFY(pipelines);
+    const QByteArray config = "jobs:\n- name: build\n  plan:\n  - task: t\n    config:\n      platform: linux\n"
+                              "      image_resource: {type: registry-image, source: {repository: pando/busybox}}\n"
+                              "      run: {path: 'true'}\n";
+    QVERIFY(pipelines->setPipeline(u"ledger"_s, config, {}, false, actorFor(u"root"_s)));
+    QVERIFY(pipelines->pause(u"ledger"_s, actorFor(u"root"_s)));
+
+    QVERIFY(failAudit(true));
+    // Taken back: unpausing, turning host execution on, allowing it to the pipeline, a trigger.
+    auto unpaused = pipelines->unpause(u"ledger"_s, actorFor(u"root"_s));
+    auto hostOn = pipelines->setHostExecution(true, actorFor(u"root"_s));
+    auto allowed = pipelines->setPipelineHostExecution(u"ledger"_s, true, actorFor(u"root"_s));
+    // Done and said so: a new version of the pipeline, a secret.
+    auto set = pipelines->setPipeline(u"ledger"_s, config + "  serial: true\n", {}, false, actorFor(u"root"_s));
+    auto secret = pipelines->setSecret({}, u"deploy_key"_s, u"k3y"_s, actorFor(u"root"_s));
+    QVERIFY(failAudit(false));
+
+    QVERIFY(!unpaused);
+    QVERIFY2(isUnaudited(unpaused.error()) && unpaused.error().message.contains(u"was unpaused"_s),
+             qPrintable(unpaused.error().text()));
+    for (const Status &undone : {hostOn, allowed})
+        QVERIFY2(!undone && undone.error().text().contains(u"disk full"_s) && !isUnaudited(undone.error()),
+                 qPrintable(undone ? u"done"_s : undone.error().text()));
+    QCOMPARE(pipelines->hostExecution().value_or(true), false);
+    QCOMPARE(pipelines->pipeline(u"ledger"_s)->record.hostExecution, false);
+    QVERIFY(!set);
+    QVERIFY2(isUnaudited(set.error()) && set.error().message.contains(u"config version 2"_s),
+             qPrintable(set.error().text()));
+    QCOMPARE(pipelines->pipeline(u"ledger"_s)->record.configVersion, 2);
+    QVERIFY(!secret);
+    QVERIFY2(isUnaudited(secret.error()) && secret.error().message.contains(u"deploy_key was set"_s),
+             qPrintable(secret.error().text()));
+
+    // A trigger nobody audited does not run: its run is aborted at once.
+    QVERIFY(failAudit(true));
+    auto triggered = pipelines->triggerJob(u"ledger"_s, u"build"_s, actorFor(u"root"_s));
+    auto paused = pipelines->pause(u"ledger"_s, actorFor(u"root"_s));
+    QVERIFY(failAudit(false));
+    QVERIFY(!triggered);
+    QVERIFY2(triggered.error().text().contains(u"disk full"_s) && !isUnaudited(triggered.error()),
+             qPrintable(triggered.error().text()));
+    const auto allAborted = [&] {
+        auto runs = pipelines->runs(u"ledger"_s, u"build"_s, 10);
+        return runs && !runs->isEmpty() && std::all_of(runs->cbegin(), runs->cend(), [](const core::RunRecord &run) {
+                   return run.status == core::RunStatus::Aborted;
+               });
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(allAborted(), 10000);
+    // Pausing is taken back too: the pipeline stays as it was (unpaused by the unaudited call).
+    QVERIFY(!paused && !isUnaudited(paused.error()));
+    QCOMPARE(pipelines->pipeline(u"ledger"_s)->record.paused, false);
+    QVERIFY(pipelines->removePipeline(u"ledger"_s, actorFor(u"root"_s)));
+    QVERIFY(pipelines->removeSecret({}, u"deploy_key"_s, actorFor(u"root"_s)));
 }
 
 QTEST_GUILESS_MAIN(TestEngineRules)
