@@ -67,6 +67,19 @@ private:
     Outcome runParallel(const Step &step, const CancelToken &cancel);
     Outcome runGet(const Step &step, RunStepRecord &rec, const LinkedCancel &link);
     Outcome runTask(const Step &step, RunStepRecord &rec, const LinkedCancel &link, qint64 timeoutMs);
+    // The pieces of a task step (taskstep.cpp): a file: task's config read from its artifact
+    // (nullopt for a task with its own), whether the task may run where it asks to, what its
+    // cache key is made of and its workspace, outputs restored from a run of the same content,
+    // the runner's spec, and the outputs kept as artifacts (answering what the cache keeps).
+    Result<std::optional<TaskConfig>> readTaskFile(const Step &step) const;
+    Status checkTaskVenue(const Step &step, const ResolvedTask &task, bool fromFile) const;
+    Result<StepLayout> taskContent(const Step &step, const ResolvedTask &task, adapters::TaskRunner &runner,
+                                   StepContent &content);
+    bool restoreTaskOutputs(const Step &step, RunStepRecord &rec, const ResolvedTask &task, const CancelToken &cancel);
+    Result<adapters::TaskSpec> taskSpec(const Step &step, const ResolvedTask &task, const StepDirs &dirs,
+                                        qint64 timeoutMs) const;
+    Result<QJsonObject> keepTaskOutputs(const ResolvedTask &task, const StepDirs &dirs, const StepLayout &layout,
+                                        const CancelToken &cancel);
     Outcome runPut(const Step &step, RunStepRecord &rec, const LinkedCancel &link);
     Outcome runApprove(const Step &step, RunStepRecord &rec, const CancelToken &cancel);
     // What approvers see besides the message: where the run is and the versions it got so far.

@@ -1,0 +1,255 @@
+// The task step: resolves the task's config (its own, or a file: from an artifact), restores
+// its outputs when the same content ran before, else runs it in a container (or, where an
+// administrator allowed it, on the host) and keeps its outputs as artifacts and by content.
+#include "core/pipelines/pipeline/execution.h"
+
+#include <limits>
+
+namespace pando::core::pipelines::detail {
+
+namespace {
+
+constexpr qint64 MaxTaskFileBytes = 1024LL * 1024;
+
+// argv is readable by every user of the machine (/proc/<pid>/cmdline, ps), whatever the
+// container: a secret goes in through the environment instead.
+Status refuseSecretsInArgv(const QStringList &argv, const QStringList &secretValues, const QString &where)
+{
+    for (qsizetype i = 0; i < argv.size(); ++i) {
+        for (const QString &value : secretValues) {
+            if (value.size() < Redactor::kMinimumSecretLength || !argv.at(i).contains(value))
+                continue;
+            return fail(ErrorCode::Invalid,
+                        i == 0 ? QStringLiteral("run.path holds a secret's value: it would show in the host's "
+                                                "process list")
+                               : QStringLiteral("run.args[%1] holds a secret's value: it would show in the host's "
+                                                "process list")
+                                     .arg(i - 1),
+                        where,
+                        QStringLiteral("pass it in the environment: params: {TOKEN: ((name))}, and use \"$TOKEN\" in "
+                                       "the command"));
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+Result<std::optional<TaskConfig>> Execution::readTaskFile(const Step &step) const
+{
+    if (step.task.file.isEmpty())
+        return std::nullopt;
+    const QString artifact = step.task.fileArtifact();
+    if (!artifactDigest(artifact))
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("task file %1: no artifact named %2").arg(step.task.file, artifact), step.path);
+    const QString artifactDir = m_deps.workspace.artifactDir(m_run.id, artifact);
+    const QString root = QDir(artifactDir).canonicalPath();
+    const QString path =
+        QFileInfo(artifactDir + QLatin1Char('/') + step.task.file.section(QLatin1Char('/'), 1)).canonicalFilePath();
+    if (path.isEmpty() || !path.startsWith(root + QLatin1Char('/')))
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("task file %1 does not exist inside %2").arg(step.task.file, artifact), step.path);
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly) || file.size() > MaxTaskFileBytes)
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("task file %1 cannot be read (or is over 1 MiB)").arg(step.task.file), step.path);
+    auto parsed = parseTaskConfigFile(file.readAll(), step.task.file);
+    if (!parsed)
+        return std::unexpected(parsed.error());
+    return std::optional<TaskConfig>(*parsed);
+}
+
+Status Execution::checkTaskVenue(const Step &step, const ResolvedTask &task, bool fromFile) const
+{
+    if (task.venue == ResolvedTask::Venue::ImageArtifact)
+        return fail(ErrorCode::Invalid, QStringLiteral("a task's image: from an artifact is not supported yet"),
+                    step.path, QStringLiteral("name a local image in the task's image_resource"));
+    if (auto clean = refuseSecretsInArgv(task.argv, m_secretValues, step.path); !clean)
+        return clean;
+    if (task.venue != ResolvedTask::Venue::Host)
+        return {};
+    // What an artifact says never picks the host: anyone who can push to its repository wrote it.
+    if (fromFile)
+        return std::unexpected(fileTaskOnHost(step.task.file, step.path));
+    if (!m_hostPolicy.allowed())
+        return std::unexpected(
+            m_hostPolicy.refusal(QStringLiteral("task %1 (no image_resource)").arg(step.name), step.path,
+                                 QStringLiteral("add image_resource with a local image to the task's config")));
+    return {};
+}
+
+Result<StepLayout> Execution::taskContent(const Step &step, const ResolvedTask &task, adapters::TaskRunner &runner,
+                                          StepContent &content)
+{
+    content.kind = QStringLiteral("task");
+    content.canonicalConfig = hashable(toJson(task));
+    content.extra = secretsMarker();
+    // A task's outputs are its pipeline's unless the step shares them by content; a host task's
+    // depend on the host, never only on its content.
+    const bool image = task.venue == ResolvedTask::Venue::Image;
+    content.scope =
+        step.task.sharedCache && image ? QStringLiteral("shared") : QStringLiteral("pipeline:") + m_run.pipeline;
+    if (image) {
+        auto digest = imageDigest(runner, task.image);
+        if (!digest)
+            return std::unexpected(digest.error());
+        content.imageDigest = *digest;
+    } else {
+        content.imageDigest = QStringLiteral("host");
+    }
+    StepLayout layout;
+    for (const ResolvedTask::Input &input : task.inputs) {
+        auto digest = artifactDigest(input.artifact);
+        if (!digest) {
+            if (input.optional)
+                continue;
+            return fail(ErrorCode::Invalid,
+                        QStringLiteral("input %1 (artifact %2) is not in the plan").arg(input.name, input.artifact),
+                        step.path);
+        }
+        content.inputDigests.insert(input.name, *digest);
+        layout.inputs.append(WorkspaceInput{input.name, input.path, input.optional});
+        layout.inputMapping.insert(input.name, input.artifact);
+    }
+    for (const ResolvedTask::Output &output : task.outputs) {
+        layout.outputs.append(WorkspaceOutput{output.name, output.path});
+        layout.outputMapping.insert(output.name, output.artifact);
+    }
+    return layout;
+}
+
+bool Execution::restoreTaskOutputs(const Step &step, RunStepRecord &rec, const ResolvedTask &task,
+                                   const CancelToken &cancel)
+{
+    auto hit = StepCacheRepository(m_deps.db).find(rec.hash);
+    if (!hit || !*hit)
+        return false;
+    const QJsonObject outputs = QJsonDocument::fromJson((*hit)->outputsJson.toUtf8()).object();
+    for (const ResolvedTask::Output &output : task.outputs) {
+        const QJsonObject o = outputs.value(output.name).toObject();
+        auto dir = m_deps.workspace.createArtifact(m_run.id, output.artifact);
+        if (!dir || !m_deps.blobs.restoreTree(o.value(QStringLiteral("blob")).toString(), *dir, {}, cancel)) {
+            forgetCached(rec.hash);
+            return false;
+        }
+        setArtifact(output.artifact, o.value(QStringLiteral("digest")).toString());
+    }
+    m_log.note(step.path, QStringLiteral("unchanged since run %1: outputs restored, not run again").arg((*hit)->runId));
+    return true;
+}
+
+Result<adapters::TaskSpec> Execution::taskSpec(const Step &step, const ResolvedTask &task, const StepDirs &dirs,
+                                               qint64 timeoutMs) const
+{
+    adapters::TaskSpec spec;
+    spec.argv = task.argv;
+    spec.env = task.config.params;
+    spec.timeoutMs = int(qMin<qint64>(timeoutMs, std::numeric_limits<int>::max()));
+    spec.memoryBytes = task.config.limits.memoryBytes;
+    spec.cpus = task.config.limits.cpus;
+    const QString cacheDir =
+        m_deps.cacheRoot + QLatin1Char('/') +
+        secretDigest("pando-task-cache", m_run.pipeline + QLatin1Char('/') + m_run.job + QLatin1Char('/') + step.path)
+            .left(32);
+    const bool image = task.venue == ResolvedTask::Venue::Image;
+    const QString work = image ? QStringLiteral("/tmp/build/work") : dirs.dir;
+    for (const TaskCache &c : task.config.caches) {
+        // dockerd resolves a bind mount's source itself, following links: a link an earlier run
+        // planted in its cache would mount any host path read-write.
+        auto dir = makeDirBeneath(cacheDir, c.path);
+        if (!dir)
+            return std::unexpected(dir.error());
+        spec.mounts.append(adapters::Mount{*dir, image ? work + QLatin1Char('/') + c.path : c.path, false});
+    }
+    spec.workDir = task.config.run.dir.isEmpty() ? work : work + QLatin1Char('/') + task.config.run.dir;
+    if (!image)
+        return spec;
+    spec.image = task.image;
+    spec.mounts.prepend(adapters::Mount{dirs.dir, work, false});
+    spec.user = task.config.run.user;
+    spec.labels = {{QStringLiteral("dev.pando.managed"), QStringLiteral("true")},
+                   {QStringLiteral("dev.pando.install"), m_deps.installId},
+                   {QStringLiteral("dev.pando.kind"), QStringLiteral("task")},
+                   {QStringLiteral("dev.pando.run"), m_run.id}};
+    return spec;
+}
+
+Result<QJsonObject> Execution::keepTaskOutputs(const ResolvedTask &task, const StepDirs &dirs, const StepLayout &layout,
+                                               const CancelToken &cancel)
+{
+    // An output the step swapped for a link is refused before anything reads it.
+    if (auto contained = m_deps.workspace.checkOutputs(dirs); !contained)
+        return std::unexpected(contained.error());
+    QJsonObject cached;
+    for (const ResolvedTask::Output &output : task.outputs) {
+        const QString dir = dirs.outputs.value(output.name);
+        auto digest = treeDigest(dir, cancel);
+        if (!digest)
+            return std::unexpected(digest.error());
+        auto blob = m_deps.blobs.storeTree(dir, cancel);
+        if (!blob)
+            return std::unexpected(blob.error());
+        setArtifact(output.artifact, *digest);
+        cached.insert(output.name, QJsonObject{{QStringLiteral("blob"), *blob}, {QStringLiteral("digest"), *digest}});
+    }
+    if (auto collected = m_deps.workspace.collectOutputs(m_run.id, dirs, layout); !collected)
+        return std::unexpected(collected.error());
+    return cached;
+}
+
+Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCancel &link, qint64 timeoutMs)
+{
+    const CancelToken &cancel = link.token();
+    auto fileConfig = readTaskFile(step);
+    if (!fileConfig)
+        return errored(rec, fileConfig.error());
+    auto resolved = resolveTask(step, *fileConfig ? &**fileConfig : nullptr);
+    if (!resolved)
+        return errored(rec, resolved.error());
+    if (auto allowed = checkTaskVenue(step, *resolved, fileConfig->has_value()); !allowed)
+        return errored(rec, allowed.error());
+    adapters::TaskRunner &runner = resolved->venue == ResolvedTask::Venue::Host ? m_deps.host : m_deps.containers;
+
+    StepContent content;
+    auto layout = taskContent(step, *resolved, runner, content);
+    if (!layout)
+        return errored(rec, layout.error());
+    rec.hash = stepHash(content);
+    if (restoreTaskOutputs(step, rec, *resolved, cancel)) {
+        rec.status = RunStepStatus::Cached;
+        rec.exitCode = 0;
+        return finish(rec, Outcome::Succeeded);
+    }
+
+    const QString stepKey = QStringLiteral("s%1-%2").arg(rec.seq).arg(qMax(1, rec.attempt));
+    auto dirs = m_deps.workspace.createStep(m_run.id, stepKey, *layout);
+    if (!dirs)
+        return errored(rec, dirs.error());
+    const auto cleanUp = qScopeGuard([&] { removeStepDir(stepKey); });
+    auto spec = taskSpec(step, *resolved, *dirs, timeoutMs);
+    if (!spec)
+        return errored(rec, spec.error());
+    auto result = runner.run(*spec, cancel, [this, &step](const adapters::OutputChunk &chunk) {
+        m_log.output(step.path, chunk.stderrStream, chunk.data);
+    });
+    m_log.flush(step.path);
+    Interruption interruption = why(link);
+    interruption.timedOut = interruption.timedOut || (result && result->timedOut);
+    const Outcome outcome = outcomeOfTask(result, interruption);
+    if (!result)
+        return finishOnError(rec, outcome, result.error());
+    rec.exitCode = result->exitCode;
+    if (outcome != Outcome::Succeeded)
+        return finish(rec, outcome,
+                      interruption.timedOut ? QStringLiteral("timed out after %1 ms").arg(timeoutMs)
+                                            : QStringLiteral("exited with %1").arg(result->exitCode));
+    // Outputs become the run's artifacts and, by content, the cache's.
+    auto kept = keepTaskOutputs(*resolved, *dirs, *layout, cancel);
+    if (!kept)
+        return errored(rec, kept.error());
+    cacheOutputs(step, rec, *kept);
+    return Outcome::Succeeded;
+}
+
+} // namespace pando::core::pipelines::detail
