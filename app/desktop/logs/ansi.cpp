@@ -1,5 +1,6 @@
 #include "app/desktop/logs/ansi.h"
 
+#include <QStringDecoder>
 #include <cstring>
 
 namespace pando::desktop::ansi {
@@ -206,16 +207,23 @@ struct StyleSink {
 };
 
 struct RenderSink {
+    // The visible bytes are decoded as one text, as strip() returns them: a UTF-8 sequence an
+    // escape cut in two is one character here too, so what search finds is what the view shows.
     RenderedLine line;
+    QByteArray bytes;
+    QStringDecoder decoder{QStringDecoder::Utf8};
     void restart()
     {
         line.text.clear();
         line.spans.clear();
+        bytes.clear();
+        decoder.resetState();
     }
-    void text(QByteArrayView bytes, const Style &style)
+    void text(QByteArrayView piece, const Style &style)
     {
+        bytes.append(piece);
         const qsizetype start = line.text.size();
-        line.text.append(QString::fromUtf8(bytes));
+        line.text.append(decoder(piece));
         const qsizetype length = line.text.size() - start;
         if (style.isDefault() || length == 0)
             return;
@@ -227,6 +235,15 @@ struct RenderSink {
             }
         }
         line.spans.append(Span{start, length, style});
+    }
+    // A sequence cut off by the line's end is one replacement character, as in strip()'s text.
+    RenderedLine finish() &&
+    {
+        const QString whole = QString::fromUtf8(bytes);
+        if (!line.spans.isEmpty() && line.spans.last().start + line.spans.last().length == line.text.size())
+            line.spans.last().length += whole.size() - line.text.size();
+        line.text = whole;
+        return std::move(line);
     }
 };
 
@@ -267,7 +284,7 @@ RenderedLine render(QByteArrayView raw, Style start)
     }
     RenderSink sink;
     walk(raw, start, sink);
-    return std::move(sink.line);
+    return std::move(sink).finish();
 }
 
 QByteArray strip(QByteArrayView raw)
