@@ -78,6 +78,10 @@
         <source>Its containers stop and its route goes. The repository is not touched.</source>
         <translation>Seine Container werden gestoppt und seine Route entfernt. Das Repository bleibt unberührt.</translation>
     </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
 </context>
 <context>
     <name>ApprovalDetail</name>
@@ -1314,6 +1318,10 @@
     <message>
         <source>%1 — %2</source>
         <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>unhealthy</source>
+        <translation>antwortet nicht</translation>
     </message>
 </context>
 <context>

@@ -115,13 +115,30 @@ bool isAppSecretCommand(const Args &args)
 
 Status checkAppSecret(const Args &args)
 {
-    if (!isAppSecretCommand(args) || !args.has(QStringLiteral("pipeline")))
-        return {};
-    return fail(ErrorCode::Invalid,
-                QStringLiteral("%1 is a secret of app %2: --pipeline does not apply")
-                    .arg(args.arguments.constLast(), args.arguments.constFirst()),
-                commandName(*args.command),
-                QStringLiteral("give APP NAME for an app's secret, or NAME --pipeline P for a pipeline's"));
+    const bool pipeline = args.has(QStringLiteral("pipeline"));
+    const bool install = args.has(QStringLiteral("install"));
+    const QString forms = QStringLiteral(
+        "give APP NAME for an app's secret, NAME --pipeline P for a pipeline's, or NAME --install for the install's");
+    if (pipeline && install)
+        return fail(ErrorCode::Invalid, QStringLiteral("pass --pipeline or --install, not both"),
+                    commandName(*args.command), forms);
+    if (isAppSecretCommand(args)) {
+        if (!pipeline && !install)
+            return {};
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("%1 is a secret of app %2: --%3 does not apply")
+                        .arg(args.arguments.constLast(), args.arguments.constFirst(),
+                             pipeline ? QStringLiteral("pipeline") : QStringLiteral("install")),
+                    commandName(*args.command), forms);
+    }
+    // `secrets set web` with the secret's name forgotten would otherwise set an install-wide
+    // secret "web" that every pipeline reads: a secret meant for one place never lands in the
+    // widest one by accident, so the scope of NAME alone is always spelled out.
+    if (std::string_view(args.command->name) != "list" && !pipeline && !install)
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("\"%1\" alone does not say whose secret it is").arg(args.arguments.value(0)),
+                    commandName(*args.command), forms);
+    return {};
 }
 
 // "PIPELINE/JOB" with both parts; "PIPELINE" too when jobOptional.
@@ -740,19 +757,20 @@ constexpr CommandDef Commands[] = {
      "[APP] NAME",
      1,
      2,
-     {{{&flags::Pipeline, 'p'}, {&flags::FromFile}}},
+     {{{&flags::Pipeline, 'p'}, {&flags::Install}, {&flags::FromFile}}},
      "set a secret from standard input or a file, never from the command line",
      &setSecret,
      Needs::Token,
      &checkAppSecret,
      "APP NAME is an app's secret (an env var or a file its spec names; the app sees it on its next deploy);\n"
-     "NAME alone is a pipeline's (--pipeline P) or the install's. On a terminal the value is asked without echo."},
+     "NAME alone needs its scope: --pipeline P for a pipeline's, --install for the whole install's.\n"
+     "On a terminal the value is asked without echo."},
     {"secrets",
      "list",
      "[APP]",
      0,
      1,
-     {{{&flags::Pipeline, 'p'}}},
+     {{{&flags::Pipeline, 'p'}, {&flags::Install}}},
      "list secret names (an app's: when each was set and how it is injected)",
      &listSecrets,
      Needs::Token,
@@ -762,7 +780,7 @@ constexpr CommandDef Commands[] = {
      "[APP] NAME",
      1,
      2,
-     {{{&flags::Pipeline, 'p'}}},
+     {{{&flags::Pipeline, 'p'}, {&flags::Install}}},
      "remove a secret (an app's, or a pipeline's)",
      &removeSecret,
      Needs::Token,

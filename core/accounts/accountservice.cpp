@@ -323,9 +323,12 @@ Result<IssuedSession> AccountService::login(const QString &username, const QStri
     const QString name = username.trimmed().toLower().left(64);
     const Actor actor{u"user:"_s + name, sourceAddress.isEmpty() ? u"engine"_s : sourceAddress, requestId};
     const QString object = u"user/"_s + name;
-    auto refuse = [&](const QString &reason) -> std::unexpected<Error> {
+    auto recordRefusal = [&](const QString &reason) {
         d->throttle.recordFailure(name, sourceAddress);
         d->recordUnauthenticatedRefusal(actor, u"session.failed"_s, object, {{u"reason"_s, reason}});
+    };
+    auto refuse = [&](const QString &reason) -> std::unexpected<Error> {
+        recordRefusal(reason);
         return wrongCredentials();
     };
 
@@ -352,9 +355,14 @@ Result<IssuedSession> AccountService::login(const QString &username, const QStri
         return std::unexpected(check.error());
     if (!check->matches)
         return refuse(u"wrong password"_s);
-    // Checked after the password so that a disabled account answers exactly like a wrong password.
-    if (row->user.disabled)
-        return refuse(u"disabled user"_s);
+    // Checked after the password: only someone who knows it learns that the account exists and is
+    // disabled; without it a disabled account answers exactly like a wrong password or no account.
+    // The one who knows it is told the truth, not sent to retype a password that was right.
+    if (row->user.disabled) {
+        recordRefusal(u"disabled user"_s);
+        return fail(ErrorCode::Unauthorized, u"the account %1 is disabled"_s.arg(name), {},
+                    u"ask an administrator of this install to enable it"_s);
+    }
 
     const qint64 now = d->clock.nowMs();
     if (check->needsRehash) {

@@ -100,6 +100,8 @@ Status Engine::start()
         d->reconciler.start(d->options.reconcileIntervalMs);
     if (d->options.diskCheckIntervalMs > 0)
         d->diskLimiter.start(d->options.diskCheckIntervalMs);
+    if (d->options.healthTickMs > 0)
+        d->health.start(d->options.healthTickMs);
     return {};
 }
 
@@ -108,6 +110,7 @@ void Engine::shutdown()
     d->pipelines.reset();
     d->reconciler.stop();
     d->diskLimiter.stop();
+    d->health.stop();
     d->pool.shutdown();
 }
 
@@ -207,8 +210,11 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
     // Reserving the stable port now is what makes a taken port an error before anything exists.
     auto route = d->router->ensure(spec->name, spec->route.port);
     if (!route) {
+        // The router speaks of its own arguments ("0 for a free one"); the spec has no route.port 0.
         Error e = route.error();
         e.where = QStringLiteral("route.port");
+        if (e.code == ErrorCode::Conflict && spec->route.port != 0)
+            e.hint = QStringLiteral("pick another route.port, or leave route.port out and Pando picks a free one");
         return std::unexpected(e);
     }
     AppRecord record;
@@ -288,6 +294,9 @@ Result<AppView> Engine::Private::view(const AppRecord &record)
         v.lastDeploy = last->first();
     v.status = status(record, v.lastDeploy);
     v.statusReason = diskStatusReason(record);
+    if (v.status == AppStatus::Unhealthy && v.statusReason.isEmpty())
+        if (auto known = health.health(record.name, record.currentDeploy))
+            v.statusReason = known->reason;
     return v;
 }
 
@@ -308,8 +317,13 @@ AppStatus Engine::Private::status(const AppRecord &app, const std::optional<Depl
     if (!containers)
         return AppStatus::Unknown;
     for (const adapters::ContainerInfo &c : std::as_const(*containers)) {
-        if (c.labels.value(QLatin1String(adapters::LabelDeploy)) == app.currentDeploy)
-            return c.state == QLatin1String("running") ? AppStatus::Running : AppStatus::Stopped;
+        if (c.labels.value(QLatin1String(adapters::LabelDeploy)) == app.currentDeploy) {
+            if (c.state != QLatin1String("running"))
+                return AppStatus::Stopped;
+            // Its container runs, but does it answer? What the health monitor last found.
+            const auto known = health.health(app.name, app.currentDeploy);
+            return known && known->unhealthy ? AppStatus::Unhealthy : AppStatus::Running;
+        }
     }
     return AppStatus::Stopped;
 }

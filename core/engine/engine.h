@@ -50,7 +50,7 @@ struct AppView {
     AppSpec spec;
     QString url; // where the app is reached; empty before the first route
     AppStatus status = AppStatus::New;
-    QString statusReason; // why, when Pando stopped or warned it (its disk limit); empty otherwise
+    QString statusReason; // why, when Pando stopped or warned it (its disk limit) or it is unhealthy; else empty
     std::optional<DeployRecord> lastDeploy;
     QJsonObject toJson() const;
 };
@@ -90,7 +90,10 @@ struct EngineOptions {
     int workers = 2;                              // deploys of different apps in parallel
     int reconcileIntervalMs = 5000;
     int diskCheckIntervalMs = 30000; // how often apps are held to their disk limits; 0: never
-    int retireGraceMs = 300;         // how long the old version keeps serving after the switch
+    // How often the health monitor (core/health) looks which serving apps are due for a probe
+    // (each app is probed every health.every); 0: serving apps are not probed.
+    int healthTickMs = 250;
+    int retireGraceMs = 300; // how long the old version keeps serving after the switch
     // Labels everything this install makes on a runtime; the reconciler and teardown touch only
     // objects that carry it. Required: app/wiring's Install gives each data directory its own.
     QString installId;

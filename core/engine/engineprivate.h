@@ -12,6 +12,7 @@
 #include "core/deploy/servicestep.h"
 #include "core/disklimit/disklimiter.h"
 #include "core/engine/tokens.h"
+#include "core/health/healthmonitor.h"
 #include "core/observe/observer.h"
 #include "core/pipelines/service/pipelineservice.h"
 #include "core/reconciler/reconciler.h"
@@ -56,6 +57,7 @@ struct Engine::Private {
     WorkPool pool;
     Reconciler reconciler;
     disklimit::DiskLimiter diskLimiter;
+    health::HealthMonitor health;
     Observer observer;
     std::unique_ptr<LogHub> logs;
     std::unique_ptr<pipelines::PipelineService> pipelines;
@@ -91,7 +93,7 @@ struct Engine::Private {
                                              &options.approvalPolicy,
                                              options.approvalTtlMs},
           runner(services), pool(db, clock, options.workers), reconciler(services), diskLimiter(services),
-          observer(*runtime, services.labels(), clock)
+          health(services), observer(*runtime, services.labels(), clock)
     {}
 
     Status runDeployJob(const JobRecord &job, const CancelToken &cancel);

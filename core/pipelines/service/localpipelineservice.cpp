@@ -319,6 +319,14 @@ Result<TriggerResult> LocalPipelineService::triggerJob(const QString &pipelineNa
     if (!parsed->job(job))
         return fail(ErrorCode::NotFound, QStringLiteral("pipeline %1 has no job named %2").arg(pipelineName, job),
                     QStringLiteral("job"));
+    // A paused pipeline starts no run: queueing one would leave it waiting with nobody told why.
+    if (row->paused)
+        return fail(
+            ErrorCode::Conflict,
+            QStringLiteral("pipeline %1 is paused (%2); it starts no runs")
+                .arg(pipelineName, row->pausedReason.isEmpty() ? QStringLiteral("no reason given") : row->pausedReason),
+            QStringLiteral("pipeline"),
+            QStringLiteral("unpause it, then trigger again: pando pipelines unpause %1").arg(pipelineName));
     // Versions are chosen when the run starts (latest, or what passed the jobs named in passed:).
     auto run = m_scheduler->enqueue(pipelineName, job, QStringLiteral("manual"), actor.name, QStringLiteral("{}"),
                                     row->configVersion);
@@ -338,10 +346,24 @@ Result<TriggerResult> LocalPipelineService::triggerJob(const QString &pipelineNa
 
 Result<QList<RunRecord>> LocalPipelineService::runs(const QString &pipeline, const QString &job, int limit)
 {
-    if (!pipeline.isEmpty())
-        if (auto row = PipelineRepository(m_deps.db).find(pipeline); !row)
-            return std::unexpected(row.error());
-    return RunRepository(m_deps.db).list(pipeline, job, qBound(1, limit, 1000));
+    std::optional<PipelineRecord> row;
+    if (!pipeline.isEmpty()) {
+        auto found = PipelineRepository(m_deps.db).find(pipeline);
+        if (!found)
+            return std::unexpected(found.error());
+        row = *found;
+    }
+    auto runs = RunRepository(m_deps.db).list(pipeline, job, qBound(1, limit, 1000));
+    // No runs of a job the pipeline does not have is not "no runs yet": the name is wrong. A job
+    // removed from the config keeps its runs, so only a name with neither is refused.
+    if (runs && runs->isEmpty() && row && !job.isEmpty()) {
+        auto parsed = parseStored(*row, false);
+        if (parsed && !parsed->job(job))
+            return fail(ErrorCode::NotFound, QStringLiteral("pipeline %1 has no job named %2").arg(pipeline, job),
+                        QStringLiteral("job"),
+                        QStringLiteral("see its jobs with: pando pipelines show %1").arg(pipeline));
+    }
+    return runs;
 }
 
 Result<RunTree> LocalPipelineService::runTree(const QString &runId)

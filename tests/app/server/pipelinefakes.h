@@ -214,6 +214,10 @@ public:
             if (!m_pipelines.value(pipeline).jobs.contains(job))
                 return fail(ErrorCode::NotFound, QStringLiteral("pipeline %1 has no job \"%2\"").arg(pipeline, job),
                             QStringLiteral("job"));
+            // As the real service: a paused pipeline takes no trigger.
+            if (m_pipelines.value(pipeline).record.paused)
+                return fail(ErrorCode::Conflict, QStringLiteral("pipeline %1 is paused").arg(pipeline),
+                            QStringLiteral("pipeline"));
             run.id = QStringLiteral("r%1").arg(QRandomGenerator::global()->generate64() & 0xffffffffffffULL, 12, 16,
                                                QLatin1Char('0'));
             run.pipeline = pipeline;

@@ -206,7 +206,8 @@ private Q_SLOTS:
         QVERIFY(m_accounts->createUser({u"bob"_s, {}, Role::Viewer, u"bob-password"_s}, m_actor));
         const auto wrongPassword = m_accounts->login(u"bob"_s, u"not-bobs-password"_s, u"10.0.0.1"_s);
         const auto unknownUser = m_accounts->login(u"nobody"_s, u"not-bobs-password"_s, u"10.0.0.2"_s);
-        const auto disabledUser = m_accounts->login(u"alice"_s, u"alice-password"_s, u"10.0.0.3"_s);
+        // A disabled account with a wrong password: told nothing more than for any wrong password.
+        const auto disabledUser = m_accounts->login(u"alice"_s, u"not-alices-password"_s, u"10.0.0.3"_s);
         for (const auto *r : {&wrongPassword, &unknownUser, &disabledUser}) {
             QVERIFY(!*r);
             QCOMPARE(r->error().code, ErrorCode::Unauthorized);
@@ -215,6 +216,12 @@ private Q_SLOTS:
             QCOMPARE(r->error().where, wrongPassword.error().where);
         }
         QCOMPARE(wrongPassword.error().message, u"wrong username or password"_s);
+        // With the right password the truth: the account is disabled, the password was not wrong.
+        const auto disabledRight = m_accounts->login(u"alice"_s, u"alice-password"_s, u"10.0.0.4"_s);
+        QVERIFY(!disabledRight);
+        QCOMPARE(disabledRight.error().code, ErrorCode::Unauthorized);
+        QCOMPARE(disabledRight.error().message, u"the account alice is disabled"_s);
+        QVERIFY(disabledRight.error().hint.contains(u"administrator"_s));
         const QStringList actions = auditActions();
         QVERIFY(actions.contains(u"session.failed user/bob denied"_s));
         QVERIFY(actions.contains(u"session.failed user/nobody denied"_s));

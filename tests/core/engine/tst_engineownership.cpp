@@ -81,6 +81,7 @@ void TestEngineOwnership::initTestCase()
     wiring::InstallOptions options;
     options.engine.dataDir = m_dir.path();
     options.engine.reconcileIntervalMs = 0;
+    options.engine.healthTickMs = 0; // no probes of the containers unless a test asks
     options.engine.diskCheckIntervalMs = 0;
     options.engine.workers = 1;
     // Apps named gated-* are under approval; a new source repository is a watched change.

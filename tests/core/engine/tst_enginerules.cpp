@@ -103,6 +103,7 @@ void TestEngineRules::initTestCase()
     wiring::InstallOptions options;
     options.engine.dataDir = m_dir.path();
     options.engine.reconcileIntervalMs = 0;
+    options.engine.healthTickMs = 0; // no probes of the containers unless a test asks
     options.engine.diskCheckIntervalMs = 0;
     options.engine.retireGraceMs = 0;
     options.engine.workers = 1;
