@@ -848,10 +848,6 @@
         <translation>Mit der Pando-Installation unter dieser URL verbinden statt mit der Engine dieses Computers.</translation>
     </message>
     <message>
-        <source>The API token for --server (default: $PANDO_TOKEN).</source>
-        <translation>Das API-Token für --server (Vorgabe: $PANDO_TOKEN).</translation>
-    </message>
-    <message>
         <source>This computer&apos;s engine data directory (default: ~/.local/share/pando).</source>
         <translation>Das Datenverzeichnis der Engine dieses Computers (Vorgabe: ~/.local/share/pando).</translation>
     </message>
@@ -868,10 +864,6 @@
         <translation>--server: %1 ist keine URL</translation>
     </message>
     <message>
-        <source>--server needs --token (or PANDO_TOKEN)</source>
-        <translation>--server braucht --token (oder PANDO_TOKEN)</translation>
-    </message>
-    <message>
         <source>Pando</source>
         <translation>Pando</translation>
     </message>
@@ -882,6 +874,26 @@
     <message>
         <source>A JSON file of syslog/HTTPS sinks this computer&apos;s engine pushes its audit log to.</source>
         <translation>Eine JSON-Datei mit Syslog-/HTTPS-Zielen, an die die Engine dieses Computers ihr Audit-Protokoll sendet.</translation>
+    </message>
+    <message>
+        <source>--token-file: cannot read %1: %2</source>
+        <translation>--token-file: %1 ist nicht lesbar: %2</translation>
+    </message>
+    <message>
+        <source>--token-file: %1 holds no token</source>
+        <translation>--token-file: %1 enthält kein Token</translation>
+    </message>
+    <message>
+        <source>A file holding the API token for --server (default: $PANDO_TOKEN).</source>
+        <translation>Eine Datei mit dem API-Token für --server (Vorgabe: $PANDO_TOKEN).</translation>
+    </message>
+    <message>
+        <source>--token is not taken: every user of this computer could read it (ps). Put the token in a file only you can read and pass --token-file FILE, or set PANDO_TOKEN</source>
+        <translation>--token wird nicht angenommen: jeder Benutzer dieses Computers könnte es lesen (ps). Legen Sie das Token in eine Datei, die nur Sie lesen können, und geben Sie --token-file DATEI an, oder setzen Sie PANDO_TOKEN</translation>
+    </message>
+    <message>
+        <source>--server needs --token-file FILE (or PANDO_TOKEN)</source>
+        <translation>--server braucht --token-file DATEI (oder PANDO_TOKEN)</translation>
     </message>
 </context>
 <context>

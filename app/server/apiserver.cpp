@@ -629,6 +629,8 @@ void ApiServer::acceptWebSockets()
         }
         // Revoking the token, ending the session or disabling the user closes this socket too.
         session->setPrincipal(principal->tokenId, principal->userId);
+        // ...and so does the token's (or session's) expiry.
+        session->closeAt(principal->expiresMs);
         // Listed for GET /api/v1/connections while the socket is open; when it opened is the
         // server's own fact about a connection, read off the wall clock.
         const QString connectionId =

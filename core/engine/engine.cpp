@@ -1,6 +1,7 @@
 #include "core/engine/engineprivate.h"
 #include "core/engine/enginewiring.h"
 #include "core/policy/specgate.h"
+#include "core/state/datadir.h"
 #include "core/state/sql.h"
 
 #include <QDir>
@@ -35,8 +36,13 @@ Status Engine::start()
         return fail(ErrorCode::Invalid, QStringLiteral("the engine was given no install id"),
                     QStringLiteral("installId"),
                     QStringLiteral("open the engine through app/wiring's Install, which reads the data directory's"));
-    if (!QDir().mkpath(d->options.dataDir))
-        return fail(ErrorCode::Internal, QStringLiteral("cannot create the data directory %1").arg(d->options.dataDir));
+    // Password hashes, the audit log and run.env values live here: 0700, or refused.
+    QStringList madePrivate;
+    if (auto ok = makePrivateDirectory(d->options.dataDir, &madePrivate); !ok)
+        return ok;
+    for (const QString &path : std::as_const(madePrivate))
+        qWarning("engine: %s was open to other users; it is private now (0700 directories, 0600 files)",
+                 qPrintable(path));
     if (auto opened = d->db.open(); !opened)
         return opened;
     if (auto sealed = d->openSecrets(); !sealed)

@@ -22,6 +22,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
+#include <algorithm>
 #include <csignal>
 #include <memory>
 
@@ -189,6 +190,9 @@ QByteArray tokenOf(Daemon &daemon, const QString &principal)
         return daemon.token;
     if (principal == QLatin1String("anonymous"))
         return {};
+    // A token a step made and saved ("saved:narrow"): speaking as that token itself.
+    if (principal.startsWith(QLatin1String("saved:")))
+        return daemon.saved.value(principal.mid(6));
     if (auto found = daemon.principals.constFind(principal); found != daemon.principals.cend())
         return *found;
     const QString role = principal.section(QLatin1Char('/'), 0, 0);
@@ -269,8 +273,8 @@ private:
 public:
     static QStringList knownKinds()
     {
-        return {QStringLiteral("raw"), QStringLiteral("parallel"), QStringLiteral("repeat"),
-                QStringLiteral("requests")};
+        return {QStringLiteral("raw"), QStringLiteral("parallel"), QStringLiteral("repeat"), QStringLiteral("requests"),
+                QStringLiteral("timing")};
     }
     const QStringList &ids() const { return m_order; }
     QJsonObject entry(const QString &id) const { return m_entries.value(id); }
@@ -358,6 +362,8 @@ private:
     void runParallel(const QJsonObject &entry, Daemon &daemon);
     void runRepeat(const QJsonObject &entry, Daemon &daemon);
     void runRequests(const QJsonObject &entry, Daemon &daemon);
+    void runTiming(const QJsonObject &entry, Daemon &daemon);
+    QByteArray requestOf(const QJsonObject &step, Daemon &daemon, int n = 0);
     // Sends the writes over one new connection and checks what expect says of it.
     // The last answer goes to *answer when given.
     void sendAndCheck(const QList<QByteArray> &writes, int pauseMs, const QJsonObject &expect, Daemon &daemon,
@@ -448,6 +454,8 @@ void TestAttacks::attack()
         runRepeat(entry, *daemon);
     else if (kind == QLatin1String("requests"))
         runRequests(entry, *daemon);
+    else if (kind == QLatin1String("timing"))
+        runTiming(entry, *daemon);
     if (QTest::currentTestFailed()) {
         // What pandod said meanwhile, to see why.
         qWarning().noquote() << "pandod said:" << daemon->process.readAll().right(4000);
@@ -603,6 +611,59 @@ void TestAttacks::runRepeat(const QJsonObject &entry, Daemon &daemon)
                             .arg(count)));
 }
 
+QByteArray TestAttacks::requestOf(const QJsonObject &step, Daemon &daemon, int n)
+{
+    const QByteArray line = expand(step.value(QStringLiteral("request")).toString(), daemon, n);
+    const QByteArray token = tokenOf(daemon, step.value(QStringLiteral("as")).toString(QStringLiteral("admin")));
+    QByteArray body;
+    QByteArray type;
+    if (const QJsonValue json = step.value(QStringLiteral("json")); !json.isUndefined()) {
+        body = expand(QString::fromUtf8(json.isObject() ? QJsonDocument(json.toObject()).toJson(QJsonDocument::Compact)
+                                                        : QJsonDocument(json.toArray()).toJson(QJsonDocument::Compact)),
+                      daemon, n);
+        type = "application/json";
+    } else if (step.contains(QStringLiteral("body"))) {
+        body = writeBytes(step.value(QStringLiteral("body")), daemon);
+        type = step.value(QStringLiteral("contentType")).toString(QStringLiteral("application/yaml")).toUtf8();
+    }
+    QByteArray head = line + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+    if (!token.isEmpty())
+        head += "Authorization: Bearer " + token + "\r\n";
+    if (!type.isEmpty())
+        head += "Content-Type: " + type + "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
+    return head + "\r\n" + body;
+}
+
+void TestAttacks::runTiming(const QJsonObject &entry, Daemon &daemon)
+{
+    // "a" and "b" (requests as in "steps"; {n} is the attempt) count times each, interleaved;
+    // each answer as expect.status says, and the medians' ratio (either way) under maxRatio.
+    const QJsonObject expect = entry.value(QStringLiteral("expect")).toObject();
+    for (const QJsonValue &user : entry.value(QStringLiteral("users")).toArray())
+        QVERIFY2(!tokenOf(daemon, user.toString()).isEmpty(), "the entry's users exist");
+    const int count = entry.value(QStringLiteral("count")).toInt(3);
+    QList<qint64> times[2];
+    for (int n = 0; n < count; ++n) {
+        for (int side = 0; side < 2; ++side) {
+            const QJsonObject step = entry.value(side == 0 ? QStringLiteral("a") : QStringLiteral("b")).toObject();
+            const QByteArray request = requestOf(step, daemon, n);
+            QElapsedTimer timer;
+            timer.start();
+            sendAndCheck({request}, 0, QJsonObject{{QStringLiteral("status"), expect.value(QStringLiteral("status"))}},
+                         daemon, QStringLiteral("%1 #%2").arg(side == 0 ? u'a' : u'b').arg(n + 1));
+            times[side] << timer.nsecsElapsed();
+            if (QTest::currentTestFailed())
+                return;
+        }
+    }
+    for (auto &list : times)
+        std::sort(list.begin(), list.end());
+    const double a = double(times[0][count / 2]), b = double(std::max<qint64>(1, times[1][count / 2]));
+    const double maxRatio = expect.value(QStringLiteral("maxRatio")).toDouble(2);
+    QVERIFY2(a / b < maxRatio && b / a < maxRatio,
+             qPrintable(QStringLiteral("median a %1 ms, b %2 ms").arg(a / 1e6, 0, 'f', 1).arg(b / 1e6, 0, 'f', 1)));
+}
+
 void TestAttacks::runRequests(const QJsonObject &entry, Daemon &daemon)
 {
     // Steps in order, each one request as a principal, its answer checked and values saved.
@@ -613,26 +674,8 @@ void TestAttacks::runRequests(const QJsonObject &entry, Daemon &daemon)
         const QByteArray line = expand(step.value(QStringLiteral("request")).toString(), daemon);
         QVERIFY2(line.count(' ') == 1,
                  qPrintable(QStringLiteral("step %1: \"request\" is \"METHOD /path\"").arg(i + 1)));
-        const QByteArray token = tokenOf(daemon, step.value(QStringLiteral("as")).toString(QStringLiteral("admin")));
-        QByteArray body;
-        QByteArray type;
-        if (const QJsonValue json = step.value(QStringLiteral("json")); !json.isUndefined()) {
-            body = expand(QString::fromUtf8(json.isObject()
-                                                ? QJsonDocument(json.toObject()).toJson(QJsonDocument::Compact)
-                                                : QJsonDocument(json.toArray()).toJson(QJsonDocument::Compact)),
-                          daemon);
-            type = "application/json";
-        } else if (step.contains(QStringLiteral("body"))) {
-            body = writeBytes(step.value(QStringLiteral("body")), daemon);
-            type = step.value(QStringLiteral("contentType")).toString(QStringLiteral("application/yaml")).toUtf8();
-        }
-        QByteArray head = line + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
-        if (!token.isEmpty())
-            head += "Authorization: Bearer " + token + "\r\n";
-        if (!type.isEmpty())
-            head += "Content-Type: " + type + "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
         Answer answer;
-        sendAndCheck({head + "\r\n" + body}, 0, step.value(QStringLiteral("expect")).toObject(), daemon,
+        sendAndCheck({requestOf(step, daemon)}, 0, step.value(QStringLiteral("expect")).toObject(), daemon,
                      QStringLiteral("step %1: %2").arg(i + 1).arg(QString::fromUtf8(line)), &answer);
         if (QTest::currentTestFailed())
             return;

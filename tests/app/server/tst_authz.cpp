@@ -8,6 +8,7 @@
 #include "core/engine/enginewiring.h"
 #include "tests/support/vocabtesting.h"
 
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QNetworkAccessManager>
@@ -172,6 +173,8 @@ private Q_SLOTS:
     void loginFailuresLookAlike();
     void sessionLoginAndLogout();
     void revokedTokenIsRefusedAndItsSocketCloses();
+    void expiredTokenClosesItsSocket();
+    void narrowAdminTokenListsOnlyItsOwnTokens();
     void disabledUserLosesSocketsAndTokens();
     void memberDeploysOnlyWithAGrant();
     void memberOwnsWhatItCreates();
@@ -406,6 +409,50 @@ void TestAuthz::revokedTokenIsRefusedAndItsSocketCloses()
     QTRY_COMPARE_WITH_TIMEOUT(disconnected.size(), 1, 5000);
     QCOMPARE(socket.closeCode(), QWebSocketProtocol::CloseCodePolicyViolated);
     QCOMPARE(call("GET", QStringLiteral("/api/v1/apps"), secret).status, 401);
+}
+
+void TestAuthz::expiredTokenClosesItsSocket()
+{
+    // A token good for 1.5 s more: the stream it opened must not outlive it.
+    auto issued = m_install.engine->accounts()->createToken(
+        QStringLiteral("member"), QStringLiteral("brief"), {QStringLiteral("apps:read")},
+        QDateTime::currentMSecsSinceEpoch() + 1500, core::Actor::system(QStringLiteral("test")));
+    QVERIFY(issued);
+    QWebSocket socket;
+    QSignalSpy connected(&socket, &QWebSocket::connected);
+    QSignalSpy disconnected(&socket, &QWebSocket::disconnected);
+    QNetworkRequest request(QUrl(QStringLiteral("ws://127.0.0.1:%1/api/v1/events").arg(m_install.port)));
+    request.setRawHeader("Authorization", "Bearer " + issued->secret.toUtf8());
+    socket.open(request);
+    QVERIFY(connected.wait(5000));
+    QTRY_COMPARE_WITH_TIMEOUT(disconnected.size(), 1, 5000);
+    QCOMPARE(socket.closeCode(), QWebSocketProtocol::CloseCodePolicyViolated);
+    QCOMPARE(socket.closeReason(), QStringLiteral("the token expired"));
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/apps"), issued->secret).status, 401);
+}
+
+void TestAuthz::narrowAdminTokenListsOnlyItsOwnTokens()
+{
+    // The administrator's token narrowed to apps:read is not the administrator.
+    const QString admin = m_install.tokens.value(QStringLiteral("admin"));
+    Answer a = call("POST", QStringLiteral("/api/v1/tokens"), admin, R"({"name":"narrow","scopes":["apps:read"]})");
+    QCOMPARE(a.status, 201);
+    const QString narrow = a.json.value(QStringLiteral("secret")).toString();
+    a = call("GET", QStringLiteral("/api/v1/tokens"), narrow);
+    QCOMPARE(a.status, 200);
+    const QJsonArray listed = a.json.value(QStringLiteral("tokens")).toArray();
+    QVERIFY(!listed.isEmpty());
+    const QString adminId = m_install.engine->accounts()->user(QStringLiteral("admin"))->id;
+    for (const QJsonValue &token : listed)
+        QCOMPARE(token.toObject().value(QStringLiteral("userId")).toString(), adminId);
+    QVERIFY(call("GET", QStringLiteral("/api/v1/tokens"), admin).json.value(QStringLiteral("tokens")).toArray().size() >
+            listed.size());
+    // Nor may it mint a broader token.
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/tokens"), narrow, R"({"name":"wide","scopes":["admin"]})").status,
+             403);
+    QCOMPARE(
+        call("POST", QStringLiteral("/api/v1/tokens"), narrow, R"({"name":"wide","scopes":["apps:write"]})").status,
+        403);
 }
 
 void TestAuthz::disabledUserLosesSocketsAndTokens()

@@ -103,7 +103,9 @@ void TestEngineOwnership::initTestCase()
     QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().text()));
     m_engine = &m_install->engine();
 
-    const std::pair<const char *, core::accounts::Role> people[] = {{"alice", core::accounts::Role::Member},
+    // The first user of an install is its administrator (AccountService::createUser).
+    const std::pair<const char *, core::accounts::Role> people[] = {{"ada", core::accounts::Role::Admin},
+                                                                    {"alice", core::accounts::Role::Member},
                                                                     {"bob", core::accounts::Role::Member},
                                                                     {"olga", core::accounts::Role::Operator}};
     for (const auto &[name, role] : people) {
