@@ -364,9 +364,9 @@ void setSetting(Cli &cli)
                                   : QStringLiteral("host execution is off: tasks need an image_resource"));
             return cli.finish(ExitOk);
         }
-        printOut(QStringLiteral("%1 is %2").arg(key, now.isBool() ? (now.toBool() ? QStringLiteral("on")
-                                                                                   : QStringLiteral("off"))
-                                                                  : now.toString()));
+        printOut(QStringLiteral("%1 is %2")
+                     .arg(key, now.isBool() ? (now.toBool() ? QStringLiteral("on") : QStringLiteral("off"))
+                                            : now.toString()));
         cli.finish(ExitOk);
     }));
 }

@@ -191,8 +191,7 @@ Result<StepEnd> fetch(DeployRun &run)
     if (auto allowed = policy::checkSource(run.spec.source.repo, trusted, *settings); !allowed)
         return std::unexpected(allowed.error());
     auto checkout = run.s.source.checkout(run.spec.source.repo, target, workRoot(run.s, deploy.app),
-                                          policy::sourceAccess(trusted, *settings), run.cancel,
-                                          [](const QString &) {});
+                                          policy::sourceAccess(trusted, *settings), run.cancel, [](const QString &) {});
     if (!checkout && !trusted && checkout.error().code != ErrorCode::NotFound &&
         checkout.error().code != ErrorCode::Cancelled)
         return std::unexpected(policy::unreadableSource(run.spec.source.repo));

@@ -88,10 +88,11 @@ Result<Detection> detect(const AppSpec &spec, const QString &checkoutDir)
     const QFileInfo contextInfo(root + u'/' + contextRelative);
     const QString contextDir = contextInfo.exists() ? contextInfo.canonicalFilePath() : QString();
     if (contextDir.isEmpty() || !isInside(contextDir, root))
-        return fail(ErrorCode::Invalid,
-                    u"\"%1\" is not a directory in the repository (it is missing, or a link that leads out of it)"_s.arg(
-                        contextRelative),
-                    u"build.context"_s, u"set build.context to a directory of the repository"_s);
+        return fail(
+            ErrorCode::Invalid,
+            u"\"%1\" is not a directory in the repository (it is missing, or a link that leads out of it)"_s.arg(
+                contextRelative),
+            u"build.context"_s, u"set build.context to a directory of the repository"_s);
     if (!contextInfo.isDir())
         return fail(ErrorCode::Invalid, u"\"%1\" is not a directory"_s.arg(contextRelative), u"build.context"_s);
 

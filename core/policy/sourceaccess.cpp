@@ -139,7 +139,9 @@ Result<QStringList> writeAppAccess(Database &db, const AppAccess &settings, cons
     auto before = readAppAccess(db);
     if (!before)
         return std::unexpected(before.error());
-    const auto flag = [](bool on) { return QString::fromLatin1(on ? On : Off); };
+    const auto flag = [](bool on) {
+        return QString::fromLatin1(on ? On : Off);
+    };
     const QList<std::pair<const char *, std::pair<QString, QString>>> values = {
         {LocalRepositoriesSetting, {flag(before->localRepositories), flag(settings.localRepositories)}},
         {SshAgentSetting, {flag(before->sshAgent), flag(settings.sshAgent)}},

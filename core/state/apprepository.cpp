@@ -8,7 +8,8 @@ namespace pando::core {
 
 namespace {
 
-const QString kAppColumns = u"name, spec_yaml, route_port, current_deploy, created_ms, updated_ms, creator_id, source_trusted"_s;
+const QString kAppColumns =
+    u"name, spec_yaml, route_port, current_deploy, created_ms, updated_ms, creator_id, source_trusted"_s;
 
 AppRecord appFrom(const QSqlQuery &q)
 {
@@ -48,11 +49,11 @@ Status AppRepository::create(const AppRecord &app)
     auto db = m_db.connection();
     if (!db)
         return std::unexpected(db.error());
-    auto q =
-        detail::run(*db, m_db.isPostgres(), u"INSERT INTO apps ("_s + kAppColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?)"_s,
-                    {detail::text(app.name), detail::text(app.specYaml), app.routePort, detail::text(app.currentDeploy),
-                     app.createdMs, app.updatedMs, detail::text(app.creatorId), app.sourceTrusted ? 1 : 0},
-                    u"create app "_s + app.name);
+    auto q = detail::run(
+        *db, m_db.isPostgres(), u"INSERT INTO apps ("_s + kAppColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?)"_s,
+        {detail::text(app.name), detail::text(app.specYaml), app.routePort, detail::text(app.currentDeploy),
+         app.createdMs, app.updatedMs, detail::text(app.creatorId), app.sourceTrusted ? 1 : 0},
+        u"create app "_s + app.name);
     if (!q) {
         if (q.error().code == ErrorCode::Conflict)
             return fail(ErrorCode::Conflict, u"an app named "_s + app.name + u" already exists"_s, u"apps"_s);

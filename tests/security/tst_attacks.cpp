@@ -616,9 +616,9 @@ void TestAttacks::makeRepos(const QJsonObject &entry, Daemon &daemon)
         const QJsonObject tree = repo.value().toObject();
         for (auto file = tree.begin(); file != tree.end(); ++file) {
             const QJsonObject link = file.value().toObject();
-            files.insert(file.key(), link.isEmpty() ? GitFile{file.value().toString().toUtf8()}
-                                                    : GitFile{link.value(QStringLiteral("link")).toString().toUtf8(),
-                                                              false, true});
+            files.insert(file.key(),
+                         link.isEmpty() ? GitFile{file.value().toString().toUtf8()}
+                                        : GitFile{link.value(QStringLiteral("link")).toString().toUtf8(), false, true});
         }
         QVERIFY2(!m_git->commit(name, QStringLiteral("main"), files).isEmpty(), qPrintable(m_git->errorString()));
         daemon.saved.insert(QStringLiteral("repo-") + repo.key(), url.toUtf8());
@@ -664,13 +664,16 @@ void TestAttacks::runRequests(const QJsonObject &entry, Daemon &daemon)
             waited.start();
             QString value;
             const QJsonArray until = poll.value(QStringLiteral("until")).toArray();
-            while (!until.contains(QJsonValue(value)) && waited.elapsed() < poll.value(QStringLiteral("ms")).toInt(30000)) {
+            while (!until.contains(QJsonValue(value)) &&
+                   waited.elapsed() < poll.value(QStringLiteral("ms")).toInt(30000)) {
                 QTcpSocket socket;
                 socket.connectToHost(QHostAddress::LocalHost, quint16(daemon.port));
                 if (socket.waitForConnected(2000)) {
                     socket.write(head + "\r\n" + body);
                     QByteArray buffer;
-                    value = readAnswer(socket, buffer, 5000).json.value(poll.value(QStringLiteral("field")).toString()).toString();
+                    value = readAnswer(socket, buffer, 5000)
+                                .json.value(poll.value(QStringLiteral("field")).toString())
+                                .toString();
                 }
                 if (!until.contains(QJsonValue(value)))
                     QTest::qWait(200);

@@ -356,7 +356,8 @@ void TestGitSource::progressLines()
 {
     GitSource source(cacheDir());
     QStringList lines;
-    const auto result = source.checkout(m_url, u"main"_s, workDir(), {}, {}, [&](const QString &line) { lines << line; });
+    const auto result =
+        source.checkout(m_url, u"main"_s, workDir(), {}, {}, [&](const QString &line) { lines << line; });
     PANDO_VERIFY_OK(result);
     QVERIFY2(lines.size() >= 2, qPrintable(lines.join(u" | "_s)));
     QVERIFY(lines.first().startsWith(u"fetching "_s));

@@ -104,16 +104,21 @@ void TestDetection::layouts_data()
                                     << u"docker/Dockerfile"_s << 0;
     QTest::newRow("context via symlink inside")
         << u"applink"_s << u"Dockerfile.prod"_s << Ok << QString() << QString() << u"Dockerfile.prod"_s << 9000;
-    QTest::newRow("dockerfile symlink outside") << u"."_s << u"evil/Dockerfile"_s << Invalid << u"build.dockerfile"_s
-                                                << u"is not a file in the build context (it is missing, or a link that leads out of it)"_s << QString() << 0;
-    QTest::newRow("relative symlink outside") << u"evilrel"_s << u"Dockerfile"_s << Invalid << u"build.dockerfile"_s
-                                              << u"is not a file in the build context (it is missing, or a link that leads out of it)"_s << QString() << 0;
-    QTest::newRow("context symlink outside") << u"evilctx"_s << u"Dockerfile"_s << Invalid << u"build.context"_s
-                                             << u"is not a directory in the repository (it is missing, or a link that leads out of it)"_s << QString() << 0;
-    QTest::newRow("symlink leaves context") << u"app"_s << u"Dockerfile.up"_s << Invalid << u"build.dockerfile"_s
-                                            << u"is not a file in the build context (it is missing, or a link that leads out of it)"_s << QString() << 0;
-    QTest::newRow("dangling symlink outside") << u"dangling"_s << u"Dockerfile"_s << Invalid << u"build.dockerfile"_s
-                                              << u"is not a file in the build context (it is missing, or a link that leads out of it)"_s << QString() << 0;
+    QTest::newRow("dockerfile symlink outside")
+        << u"."_s << u"evil/Dockerfile"_s << Invalid << u"build.dockerfile"_s
+        << u"is not a file in the build context (it is missing, or a link that leads out of it)"_s << QString() << 0;
+    QTest::newRow("relative symlink outside")
+        << u"evilrel"_s << u"Dockerfile"_s << Invalid << u"build.dockerfile"_s
+        << u"is not a file in the build context (it is missing, or a link that leads out of it)"_s << QString() << 0;
+    QTest::newRow("context symlink outside")
+        << u"evilctx"_s << u"Dockerfile"_s << Invalid << u"build.context"_s
+        << u"is not a directory in the repository (it is missing, or a link that leads out of it)"_s << QString() << 0;
+    QTest::newRow("symlink leaves context")
+        << u"app"_s << u"Dockerfile.up"_s << Invalid << u"build.dockerfile"_s
+        << u"is not a file in the build context (it is missing, or a link that leads out of it)"_s << QString() << 0;
+    QTest::newRow("dangling symlink outside")
+        << u"dangling"_s << u"Dockerfile"_s << Invalid << u"build.dockerfile"_s
+        << u"is not a file in the build context (it is missing, or a link that leads out of it)"_s << QString() << 0;
     QTest::newRow("dangling symlink inside")
         << u"dangling-inside"_s << u"Dockerfile"_s << Invalid << u"build.dockerfile"_s
         << u"is not a file in the build context (it is missing, or a link that leads out of it)"_s << QString() << 0;

@@ -269,8 +269,7 @@ void TestEngineAccess::fileRepositoriesNeedTheSetting()
     auto mine = m_engine->createApp(spec(u"local-b"_s, m_repo), actorFor(u"ada"_s));
     QVERIFY2(mine, qPrintable(mine ? QString() : text(mine.error())));
     QVERIFY(m_engine->addGrant(ObjectKind::App, u"local-b"_s, u"alice"_s, u"owner"_s, actorFor(u"ada"_s)));
-    auto moved = m_engine->updateApp(u"local-b"_s, spec(u"local-b"_s, m_repo + u"/../web.git"_s),
-                                     actorFor(u"alice"_s));
+    auto moved = m_engine->updateApp(u"local-b"_s, spec(u"local-b"_s, m_repo + u"/../web.git"_s), actorFor(u"alice"_s));
     QVERIFY(!moved);
     QCOMPARE(moved.error().code, ErrorCode::Forbidden);
     // The deploy of an administrator's app reads it; once a member wrote its spec, it no longer does.
@@ -333,9 +332,9 @@ void TestEngineAccess::failedFetchesLookAlike()
     Listener hangUp({});
     const int closed = closedPort();
     QVERIFY(web.port() != 0 && hangUp.port() != 0 && closed != 0);
-    const QStringList repos = {u"http://127.0.0.1:%1/x.git"_s.arg(closed), u"http://127.0.0.1:%1/x.git"_s.arg(web.port()),
-                               u"http://127.0.0.1:%1/x.git"_s.arg(hangUp.port()),
-                               u"https://127.0.0.1:%1/x.git"_s.arg(web.port())};
+    const QStringList repos = {
+        u"http://127.0.0.1:%1/x.git"_s.arg(closed), u"http://127.0.0.1:%1/x.git"_s.arg(web.port()),
+        u"http://127.0.0.1:%1/x.git"_s.arg(hangUp.port()), u"https://127.0.0.1:%1/x.git"_s.arg(web.port())};
     QString first;
     for (const QString &repo : repos) {
         QElapsedTimer timer;
