@@ -801,6 +801,18 @@
         <source>Administrators change it with: pando settings set host-execution on|off, and allow a pipeline with: pando pipelines host-execution NAME allow</source>
         <translation>Administratoren ändern das mit: pando settings set host-execution on|off, und erlauben es einer Pipeline mit: pando pipelines host-execution NAME allow</translation>
     </message>
+    <message>
+        <source>Apps</source>
+        <translation>Apps</translation>
+    </message>
+    <message>
+        <source>Apps whose spec a member writes may use: %1</source>
+        <translation>Apps, deren Spezifikation ein Mitglied schreibt, dürfen nutzen: %1</translation>
+    </message>
+    <message>
+        <source>Administrators&apos; apps may use all of it. Administrators change it with: pando settings set local-repositories|ssh-agent|internal-hosts on|off, or member-ports FIRST-LAST|none</source>
+        <translation>Apps von Administratoren dürfen alles davon nutzen. Administratoren ändern das mit: pando settings set local-repositories|ssh-agent|internal-hosts on|off, oder member-ports ERSTER-LETZTER|none</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>
@@ -1546,6 +1558,22 @@
     <message>
         <source>off: every task runs in a container</source>
         <translation>aus: jede Aufgabe läuft in einem Container</translation>
+    </message>
+    <message>
+        <source>allowed</source>
+        <translation>erlaubt</translation>
+    </message>
+    <message>
+        <source>not allowed</source>
+        <translation>nicht erlaubt</translation>
+    </message>
+    <message>
+        <source>repositories on this computer (file://): %1; the ssh-agent: %2; addresses on this computer or its link: %3; stable ports: %4</source>
+        <translation>Repositorys auf diesem Computer (file://): %1; der ssh-agent: %2; Adressen auf diesem Computer oder seinem Link: %3; feste Ports: %4</translation>
+    </message>
+    <message>
+        <source>picked for them</source>
+        <translation>werden für sie gewählt</translation>
     </message>
 </context>
 <context>

@@ -319,30 +319,71 @@ void showSettings(Cli &cli)
             printJson(r.json);
             return cli.finish(ExitOk);
         }
+        const auto onOff = [&r](const QString &key, const QString &on) {
+            return r.json.value(key).toBool() ? on : QStringLiteral("off");
+        };
+        const QString members = QStringLiteral("on (for apps whose spec a member writes)");
         printOut(keyValues(
-            {{QStringLiteral("host-execution"), r.json.value(QStringLiteral("host_execution")).toBool()
-                                                    ? QStringLiteral("on (for pipelines an administrator allowed)")
-                                                    : QStringLiteral("off")}}));
+            {{QStringLiteral("host-execution"),
+              onOff(QStringLiteral("host_execution"), QStringLiteral("on (for pipelines an administrator allowed)"))},
+             {QStringLiteral("local-repositories"), onOff(QStringLiteral("local_repositories"), members)},
+             {QStringLiteral("ssh-agent"), onOff(QStringLiteral("ssh_agent"), members)},
+             {QStringLiteral("internal-hosts"), onOff(QStringLiteral("internal_hosts"), members)},
+             {QStringLiteral("member-ports"), r.json.value(QStringLiteral("member_ports")).toString()}}));
         cli.finish(ExitOk);
     }));
 }
 
+// The settings `pando settings set` knows: the CLI's name, the API's, and whether it is on|off.
+struct SettingName {
+    const char *cli;
+    const char *api;
+    bool onOff;
+};
+constexpr SettingName settingNames[] = {
+    {"host-execution", "host_execution", true}, {"local-repositories", "local_repositories", true},
+    {"ssh-agent", "ssh_agent", true},           {"internal-hosts", "internal_hosts", true},
+    {"member-ports", "member_ports", false},
+};
+
 void setSetting(Cli &cli)
 {
     const QString key = cli.args().arguments.value(0);
-    if (key != QLatin1String("host-execution"))
+    const QString word = cli.args().arguments.value(1);
+    const SettingName *setting = nullptr;
+    QStringList known;
+    for (const SettingName &name : settingNames) {
+        known.append(QLatin1String(name.cli));
+        if (key == QLatin1String(name.cli))
+            setting = &name;
+    }
+    if (!setting)
         return cli.failWith(Error{ErrorCode::Invalid, QStringLiteral("unknown setting \"%1\"").arg(key),
-                                  QStringLiteral("arguments"), QStringLiteral("settings: host-execution")});
-    const auto enabled = onOff(cli, cli.args().arguments.value(1), QStringLiteral("on"), QStringLiteral("off"));
-    if (!enabled)
-        return;
-    cli.api().setHostExecution(*enabled, cli.handle([&cli, enabled](const client::ApiResponse &r) {
-        if (cli.args().json)
+                                  QStringLiteral("arguments"),
+                                  QStringLiteral("settings: ") + known.join(QStringLiteral(", "))});
+    QJsonValue value = word; // member-ports: the server checks the range
+    if (setting->onOff) {
+        const auto enabled = onOff(cli, word, QStringLiteral("on"), QStringLiteral("off"));
+        if (!enabled)
+            return;
+        value = *enabled;
+    }
+    const QString api = QLatin1String(setting->api);
+    cli.api().updateSettings(QJsonObject{{api, value}}, cli.handle([&cli, key, api](const client::ApiResponse &r) {
+        if (cli.args().json) {
             printJson(r.json);
-        else
-            printOut(*enabled ? QStringLiteral("host execution is on for pipelines an administrator allows "
-                                               "(pando pipelines host-execution NAME allow)")
-                              : QStringLiteral("host execution is off: tasks need an image_resource"));
+            return cli.finish(ExitOk);
+        }
+        const QJsonValue now = r.json.value(api);
+        if (api == QLatin1String("host_execution")) {
+            printOut(now.toBool() ? QStringLiteral("host execution is on for pipelines an administrator allows "
+                                                   "(pando pipelines host-execution NAME allow)")
+                                  : QStringLiteral("host execution is off: tasks need an image_resource"));
+            return cli.finish(ExitOk);
+        }
+        printOut(QStringLiteral("%1 is %2")
+                     .arg(key, now.isBool() ? (now.toBool() ? QStringLiteral("on") : QStringLiteral("off"))
+                                            : now.toString()));
         cli.finish(ExitOk);
     }));
 }
@@ -718,7 +759,8 @@ constexpr CommandDef Commands[] = {
      2,
      2,
      {},
-     "change an install setting (administrators): host-execution on|off",
+     "change an install setting (administrators): host-execution, local-repositories, ssh-agent, "
+     "internal-hosts on|off; member-ports FIRST-LAST|none",
      &setSetting},
     {"pipelines",
      "rm",

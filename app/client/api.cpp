@@ -298,6 +298,11 @@ void Api::setHostExecution(bool enabled, Callback done) const
     sendJson("PUT", apiPath({u"settings"_s}), {{u"host_execution"_s, enabled}}, std::move(done));
 }
 
+void Api::updateSettings(const QJsonObject &fields, Callback done) const
+{
+    sendJson("PUT", apiPath({u"settings"_s}), fields, std::move(done));
+}
+
 void Api::setPipelineHostExecution(const QString &name, bool allowed, Callback done) const
 {
     sendJson("PUT", apiPath({u"pipelines"_s, name, u"host-execution"_s}), {{u"allowed"_s, allowed}}, std::move(done));

@@ -6,6 +6,7 @@
 
 #include "replies.h"
 
+#include "core/engine/engine.h"
 #include "core/pipelines/service/pipelineservice.h"
 
 #include <QJsonArray>
@@ -300,11 +301,11 @@ Reply removeSecret(Call &call)
 
 namespace {
 
-// {"<key>": true|false} and nothing else; the body's one boolean.
-Result<bool> boolBody(const Call &call, const QString &key)
+// {"<key>": true|false} (with allowed, other keys may stand beside it); the body's boolean.
+Result<bool> boolBody(const Call &call, const QString &key, const QStringList &allowed = {})
 {
     const QString example = QStringLiteral("{\"%1\": true}").arg(key);
-    auto body = jsonObjectBody(call.request, {key}, example);
+    auto body = jsonObjectBody(call.request, allowed.isEmpty() ? QStringList{key} : allowed, example);
     if (!body)
         return std::unexpected(body.error());
     const QJsonValue value = body->value(key);
@@ -314,31 +315,89 @@ Result<bool> boolBody(const Call &call, const QString &key)
     return value.toBool();
 }
 
-QJsonObject settingsJson(bool hostExecution)
+// The install's settings: host execution (the pipeline runner's, false without one) and what
+// members' apps may use (core/policy/sourceaccess.h).
+Result<QJsonObject> settingsJson(Call &call)
 {
-    return QJsonObject{{QStringLiteral("host_execution"), hostExecution}};
+    bool hostExecution = false;
+    if (PipelineService *s = call.engine.pipelines()) {
+        auto host = s->hostExecution();
+        if (!host)
+            return std::unexpected(host.error());
+        hostExecution = *host;
+    }
+    auto access = call.engine.appAccess();
+    if (!access)
+        return std::unexpected(access.error());
+    return QJsonObject{{QStringLiteral("host_execution"), hostExecution},
+                       {QStringLiteral("local_repositories"), access->localRepositories},
+                       {QStringLiteral("ssh_agent"), access->sshAgent},
+                       {QStringLiteral("internal_hosts"), access->internalHosts},
+                       {QStringLiteral("member_ports"), access->memberPorts.text()}};
+}
+
+// The app settings a PUT body names, over the current ones.
+Result<core::policy::AppAccess> appAccessBody(const QJsonObject &body, core::policy::AppAccess access)
+{
+    const QList<std::pair<QString, bool *>> flags = {{QStringLiteral("local_repositories"), &access.localRepositories},
+                                                     {QStringLiteral("ssh_agent"), &access.sshAgent},
+                                                     {QStringLiteral("internal_hosts"), &access.internalHosts}};
+    for (const auto &[key, field] : flags) {
+        if (!body.contains(key))
+            continue;
+        if (!body.value(key).isBool())
+            return fail(ErrorCode::Invalid, QStringLiteral("must be true or false"), key,
+                        QStringLiteral("send {\"%1\": true}").arg(key));
+        *field = body.value(key).toBool();
+    }
+    if (body.contains(QStringLiteral("member_ports"))) {
+        auto range = core::policy::PortRange::parse(body.value(QStringLiteral("member_ports")).toString(),
+                                                    QStringLiteral("member_ports"));
+        if (!range)
+            return std::unexpected(range.error());
+        access.memberPorts = *range;
+    }
+    return access;
 }
 
 } // namespace
 
 Reply showSettings(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
-    auto host = s->hostExecution();
-    if (!host)
-        return errorReply(host.error());
-    return Reply{200, settingsJson(*host)};
+    auto settings = settingsJson(call);
+    if (!settings)
+        return errorReply(settings.error());
+    return Reply{200, *settings};
 }
 
 Reply updateSettings(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
-    auto enabled = boolBody(call, QStringLiteral("host_execution"));
-    if (!enabled)
-        return errorReply(enabled.error());
-    if (auto set = s->setHostExecution(*enabled, call.actor); !set)
+    const QStringList keys = {QStringLiteral("host_execution"), QStringLiteral("local_repositories"),
+                              QStringLiteral("ssh_agent"), QStringLiteral("internal_hosts"),
+                              QStringLiteral("member_ports")};
+    auto body = jsonObjectBody(call.request, keys, QStringLiteral("{\"ssh_agent\": false}"));
+    if (!body)
+        return errorReply(body.error());
+    if (body->isEmpty())
+        return errorReply(Error{ErrorCode::Invalid, QStringLiteral("names no setting"), QStringLiteral("body"),
+                                QStringLiteral("send one or more of ") + keys.join(QStringLiteral(", "))});
+    auto current = call.engine.appAccess();
+    if (!current)
+        return errorReply(current.error());
+    auto access = appAccessBody(*body, *current);
+    if (!access)
+        return errorReply(access.error());
+    if (body->contains(QStringLiteral("host_execution"))) {
+        auto enabled = boolBody(call, QStringLiteral("host_execution"), keys);
+        if (!enabled)
+            return errorReply(enabled.error());
+        PANDO_SERVICE_OR_503(s)
+        if (auto set = s->setHostExecution(*enabled, call.actor); !set)
+            return errorReply(set.error());
+    }
+    if (auto set = call.engine.setAppAccess(*access, call.actor); !set)
         return errorReply(set.error());
-    return Reply{200, settingsJson(*enabled)};
+    return showSettings(call);
 }
 
 Reply setPipelineHostExecution(Call &call)

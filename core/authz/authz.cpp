@@ -1,5 +1,6 @@
 #include "authz.h"
 
+#include "core/state/repositories.h"
 #include "core/state/sql.h"
 
 using namespace Qt::StringLiterals;
@@ -226,12 +227,15 @@ Result<Decision> Authorizer::decide(const Principal &principal, std::string_view
     // Members act on what they hold a grant on, and create apps up to the limit.
     if (principal.role == Role::Member && !principal.userId.isEmpty()) {
         if (is(permission, AppsWrite) && object.kind == ObjectKind::None) {
-            auto owned = GrantRepository(m_db).countOwned(ObjectKind::App, principal.userId);
-            if (!owned)
-                return std::unexpected(owned.error());
-            if (*owned >= m_options.appLimit)
-                return deny(u"the app limit is reached: %1 owns %2 apps, the limit is %3"_s.arg(principal.username)
-                                .arg(*owned)
+            // The apps they made, whoever owns them now: dropping one's own owner grant (or giving
+            // an app away) frees no place; apps given to them do not take one.
+            auto made = AppRepository(m_db).countCreatedBy(principal.userId);
+            if (!made)
+                return std::unexpected(made.error());
+            if (*made >= m_options.appLimit)
+                return deny(u"the app limit is reached: %1 made %2 apps, the limit is %3 (removing one frees a place)"_s
+                                .arg(principal.username)
+                                .arg(*made)
                                 .arg(m_options.appLimit));
             return Decision{true, {}};
         }

@@ -87,7 +87,7 @@ private:
 };
 
 struct AuthzOptions {
-    int appLimit = 10; // apps a member may own; operators and admins are not limited
+    int appLimit = 10; // apps a member may make (AppRecord::creatorId); operators and admins are not limited
 };
 
 struct Decision {

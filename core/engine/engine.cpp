@@ -186,6 +186,13 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
         e.where = QStringLiteral("source.repo");
         return std::unexpected(e);
     }
+    const bool trusted = policy::hasInstallAuthority(actor);
+    auto access = policy::readAppAccess(d->db);
+    if (!access)
+        return std::unexpected(access.error());
+    // Before the host policy's range: a member is told the range they may use.
+    if (auto port = policy::checkMemberPort(spec->route.port, trusted, *access); !port)
+        return std::unexpected(port.error());
     const HostPolicy &policy = d->options.policy;
     if (spec->route.port != 0 && (spec->route.port < policy.minRoutePort || spec->route.port > policy.maxRoutePort ||
                                   policy.deniedRoutePorts.contains(spec->route.port)))
@@ -197,11 +204,8 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
                     QStringLiteral("route.port"));
 
     // The repository must answer and the ref exist before anything is created.
-    if (auto commit = d->source->resolve(spec->source.repo, spec->source.ref); !commit) {
-        Error e = commit.error();
-        e.where = e.code == ErrorCode::NotFound ? QStringLiteral("source.ref") : QStringLiteral("source.repo");
-        return std::unexpected(e);
-    }
+    if (auto commit = d->resolveSource(*spec, trusted, QStringLiteral("source.ref")); !commit)
+        return std::unexpected(commit.error());
 
     AppRepository apps(d->db);
     const auto lock = d->appLocks.lockFor(spec->name);
@@ -212,6 +216,8 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
                     QStringLiteral("pick another name, or `pando apps rm %1` first").arg(spec->name));
     else if (existing.error().code != ErrorCode::NotFound)
         return std::unexpected(existing.error());
+    if (auto kept = d->checkKeptServiceData(spec->name, actor); !kept)
+        return std::unexpected(kept.error());
 
     // Reserving the stable port now is what makes a taken port an error before anything exists.
     auto route = d->router->ensure(spec->name, spec->route.port);
@@ -228,6 +234,8 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
     record.specYaml = QString::fromUtf8(specText);
     record.routePort = route->port;
     record.createdMs = record.updatedMs = d->clock.nowMs();
+    record.creatorId = actor.userId;
+    record.sourceTrusted = trusted;
     // The row and its owner grant in one commit: an app that exists has its owner, so a member
     // never creates an app they then may not change or remove.
     if (auto created = [&]() -> Status {
@@ -368,11 +376,11 @@ Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specTex
         e.where = QStringLiteral("source.repo");
         return std::unexpected(e);
     }
-    if (auto commit = d->source->resolve(spec->source.repo, spec->source.ref); !commit) {
-        Error e = commit.error();
-        e.where = e.code == ErrorCode::NotFound ? QStringLiteral("source.ref") : QStringLiteral("source.repo");
-        return std::unexpected(e);
-    }
+    // The new spec's source is read with its writer's means: an administrator's edit makes the
+    // app's source trusted, a member's makes it a member's (AppRecord::sourceTrusted).
+    const bool trusted = policy::hasInstallAuthority(actor);
+    if (auto commit = d->resolveSource(*spec, trusted, QStringLiteral("source.ref")); !commit)
+        return std::unexpected(commit.error());
     AppRepository apps(d->db);
     const auto lock = d->appLocks.lockFor(name);
     QMutexLocker locker(lock.get());
@@ -397,6 +405,10 @@ Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specTex
     auto previous = parseAppSpec(row->specYaml.toUtf8());
     if (auto saved = apps.setSpec(name, QString::fromUtf8(specText), d->clock.nowMs()); !saved)
         return std::unexpected(saved.error());
+    if (auto marked = apps.setSourceTrusted(name, trusted, d->clock.nowMs()); !marked) {
+        discardResult(apps.setSpec(name, row->specYaml, d->clock.nowMs()), "the mark's error is the one to report");
+        return std::unexpected(marked.error());
+    }
     QJsonObject detail{{QStringLiteral("repo"), spec->source.repo}};
     if (previous && previous->source.repo != spec->source.repo)
         detail.insert(QStringLiteral("previous_repo"), previous->source.repo);
@@ -404,6 +416,8 @@ Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specTex
                                        QStringLiteral("success"), detail);
         !audited) {
         discardResult(apps.setSpec(name, row->specYaml, d->clock.nowMs()), "the audit's error is the one to report");
+        discardResult(apps.setSourceTrusted(name, row->sourceTrusted, d->clock.nowMs()),
+                      "the audit's error is the one to report");
         return std::unexpected(audited.error());
     }
     d->services.publish(EventType::AppUpdated, name, {});

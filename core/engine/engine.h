@@ -21,6 +21,7 @@
 #include "core/logstream/loghub.h"
 #include "core/planner/planner.h"
 #include "core/policy/policy.h"
+#include "core/policy/sourceaccess.h"
 #include "core/secrets/appsecrets.h"
 #include "core/services/appservices.h"
 #include "core/spec/appspec.h"
@@ -169,6 +170,13 @@ public:
     // The file name a backup of the slot taken now goes by: "<app>-<slot>-<UTC yyyyMMdd-HHmmss>.<ext>",
     // the extension by the service's kind (rdb for redis, sql otherwise).
     QString backupFileName(const QString &app, const QString &slot, const QString &kind) const;
+
+    // What apps whose spec a member writes may use of the install (core/policy/sourceaccess.h):
+    // file:// repositories, the ssh-agent, internal hosts, the stable ports they may pick.
+    // Changing them is for administrators (the API's settings.write); each change is audited as
+    // settings.apps with the names changed.
+    Result<policy::AppAccess> appAccess();
+    Status setAppAccess(const policy::AppAccess &settings, const Actor &actor);
 
     // Queues a deploy of the app at ref (empty: the spec's ref).
     Result<DeployRecord> deploy(const QString &app, const QString &ref, const Actor &actor);

@@ -124,6 +124,13 @@ struct Engine::Private {
     Result<accounts::User> grantee(const QString &username);
     // What core/disklimit did about the app's serving deploy, for its status (enginecapacity.cpp).
     QString diskStatusReason(const AppRecord &app);
+    // The spec's source checked and its ref resolved with the means of whoever wrote the spec
+    // (trusted: an administrator; core/policy/sourceaccess.h; enginesources.cpp). An untrusted
+    // fetch that fails answers policy::unreadableSource(), no sooner than its floor.
+    Result<QString> resolveSource(const AppSpec &spec, bool trusted, const QString &refWhere);
+    // Kept service data under the app's name that actor may not take (engineservices.cpp):
+    // only its former owners and administrators make an app of that name again.
+    Status checkKeptServiceData(const QString &app, const Actor &actor);
 };
 
 } // namespace pando::core

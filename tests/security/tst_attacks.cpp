@@ -7,6 +7,7 @@
 
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/support/component.h"
+#include "tests/support/gitfixture.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -369,8 +370,12 @@ private:
     void sendAndCheck(const QList<QByteArray> &writes, int pauseMs, const QJsonObject &expect, Daemon &daemon,
                       const QString &what, Answer *answer = nullptr);
 
+    // The entry's "repos" as real git repositories; {saved:repo-NAME} is each one's file:// URL.
+    void makeRepos(const QJsonObject &entry, Daemon &daemon);
+
     Catalogue m_catalogue;
     std::map<QString, std::unique_ptr<Daemon>> m_daemons;
+    std::unique_ptr<GitFixture> m_git; // made when an entry first asks for repos
 };
 
 void TestAttacks::initTestCase()
@@ -664,18 +669,71 @@ void TestAttacks::runTiming(const QJsonObject &entry, Daemon &daemon)
              qPrintable(QStringLiteral("median a %1 ms, b %2 ms").arg(a / 1e6, 0, 'f', 1).arg(b / 1e6, 0, 'f', 1)));
 }
 
+void TestAttacks::makeRepos(const QJsonObject &entry, Daemon &daemon)
+{
+    const QJsonObject repos = entry.value(QStringLiteral("repos")).toObject();
+    if (repos.isEmpty())
+        return;
+    if (!m_git)
+        m_git = std::make_unique<GitFixture>();
+    QVERIFY2(m_git->isValid(), "git is needed for entries with repos (Debian's git)");
+    for (auto repo = repos.begin(); repo != repos.end(); ++repo) {
+        // Named for the entry too: entries sharing a pandod may reuse a repository name.
+        const QString name = entry.value(QStringLiteral("id")).toString() + QLatin1Char('-') + repo.key();
+        const QString url = m_git->createRepository(name);
+        QVERIFY2(!url.isEmpty(), qPrintable(m_git->errorString()));
+        GitFiles files;
+        const QJsonObject tree = repo.value().toObject();
+        for (auto file = tree.begin(); file != tree.end(); ++file) {
+            const QJsonObject link = file.value().toObject();
+            files.insert(file.key(),
+                         link.isEmpty() ? GitFile{file.value().toString().toUtf8()}
+                                        : GitFile{link.value(QStringLiteral("link")).toString().toUtf8(), false, true});
+        }
+        QVERIFY2(!m_git->commit(name, QStringLiteral("main"), files).isEmpty(), qPrintable(m_git->errorString()));
+        daemon.saved.insert(QStringLiteral("repo-") + repo.key(), url.toUtf8());
+    }
+}
+
 void TestAttacks::runRequests(const QJsonObject &entry, Daemon &daemon)
 {
     // Steps in order, each one request as a principal, its answer checked and values saved.
     const QJsonArray steps = entry.value(QStringLiteral("steps")).toArray();
     QVERIFY2(!steps.isEmpty(), "the entry has no steps");
+    makeRepos(entry, daemon);
+    if (QTest::currentTestFailed())
+        return;
     for (qsizetype i = 0; i < steps.size(); ++i) {
         const QJsonObject step = steps[i].toObject();
         const QByteArray line = expand(step.value(QStringLiteral("request")).toString(), daemon);
         QVERIFY2(line.count(' ') == 1,
                  qPrintable(QStringLiteral("step %1: \"request\" is \"METHOD /path\"").arg(i + 1)));
+        const QByteArray request = requestOf(step, daemon);
+        // "poll": {"field": "status", "until": ["failed", ...], "ms": 30000} asks again until the
+        // answer's field holds one of those values (a deploy that ends in the background).
+        const QJsonObject poll = step.value(QStringLiteral("poll")).toObject();
+        if (!poll.isEmpty()) {
+            QElapsedTimer waited;
+            waited.start();
+            QString value;
+            const QJsonArray until = poll.value(QStringLiteral("until")).toArray();
+            while (!until.contains(QJsonValue(value)) &&
+                   waited.elapsed() < poll.value(QStringLiteral("ms")).toInt(30000)) {
+                QTcpSocket socket;
+                socket.connectToHost(QHostAddress::LocalHost, quint16(daemon.port));
+                if (socket.waitForConnected(2000)) {
+                    socket.write(request);
+                    QByteArray buffer;
+                    value = readAnswer(socket, buffer, 5000)
+                                .json.value(poll.value(QStringLiteral("field")).toString())
+                                .toString();
+                }
+                if (!until.contains(QJsonValue(value)))
+                    QTest::qWait(200);
+            }
+        }
         Answer answer;
-        sendAndCheck({requestOf(step, daemon)}, 0, step.value(QStringLiteral("expect")).toObject(), daemon,
+        sendAndCheck({request}, 0, step.value(QStringLiteral("expect")).toObject(), daemon,
                      QStringLiteral("step %1: %2").arg(i + 1).arg(QString::fromUtf8(line)), &answer);
         if (QTest::currentTestFailed())
             return;

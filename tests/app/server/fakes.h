@@ -183,7 +183,7 @@ public:
             return fail(ErrorCode::Invalid, QStringLiteral("refused URL"), QStringLiteral("source.repo"));
         return {};
     }
-    Result<QString> resolve(const QString &, const QString &ref, const CancelToken &,
+    Result<QString> resolve(const QString &, const QString &ref, const adapters::SourceAccess &, const CancelToken &,
                             const std::function<void(const QString &)> &) override
     {
         if (ref == QLatin1String("missing"))
@@ -191,7 +191,7 @@ public:
         return QStringLiteral("0123456789abcdef0123456789abcdef01234567");
     }
     Result<adapters::SourceCheckout> checkout(const QString &, const QString &ref, const QString &workRoot,
-                                              const CancelToken &,
+                                              const adapters::SourceAccess &, const CancelToken &,
                                               const std::function<void(const QString &)> &) override
     {
         if (ref == QLatin1String("missing"))
