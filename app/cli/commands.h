@@ -52,6 +52,7 @@ inline constexpr Flag Vars{"vars", "VARS.yml", "values for the config's ((vars))
 inline constexpr Flag Yes{"yes", "", "go ahead without asking"};
 inline constexpr Flag Watch{"watch", "", "follow the run to its end"};
 inline constexpr Flag Pipeline{"pipeline", "P", "the pipeline whose secret it is (default: the install's)"};
+inline constexpr Flag AllPipelines{"all-pipelines", "", "every pipeline may read the install-wide secret"};
 inline constexpr Flag FromFile{"from-file", "F", "the value is this file's bytes (default: standard input)"};
 inline constexpr Flag Actor{"actor", "A", "only lines of this actor"};
 inline constexpr Flag Action{"action", "X", "only lines of this action (app.create, deploy.start, …)"};
