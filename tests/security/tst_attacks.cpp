@@ -243,9 +243,18 @@ private:
                 return bad(QStringLiteral("needs an id of its own"));
             if (entry.value(QStringLiteral("issue")).toString().isEmpty())
                 return bad(QStringLiteral("needs \"issue\": the issue item it proves"));
-            if (!entry.value(QStringLiteral("expect")).isObject())
-                return bad(QStringLiteral("needs \"expect\""));
             const QString kind = entry.value(QStringLiteral("kind")).toString(QStringLiteral("raw"));
+            if (kind == QLatin1String("requests")) {
+                const QJsonArray steps = entry.value(QStringLiteral("steps")).toArray();
+                if (steps.isEmpty())
+                    return bad(QStringLiteral("needs \"steps\""));
+                for (qsizetype i = 0; i < steps.size(); ++i)
+                    if (!steps[i].toObject().value(QStringLiteral("request")).isString() ||
+                        !steps[i].toObject().value(QStringLiteral("expect")).isObject())
+                        return bad(QStringLiteral("step %1 needs \"request\" and \"expect\"").arg(i + 1));
+            } else if (!entry.value(QStringLiteral("expect")).isObject()) {
+                return bad(QStringLiteral("needs \"expect\""));
+            }
             if (!knownKinds().contains(kind))
                 return bad(QStringLiteral("kind \"%1\" is not one of %2").arg(kind, knownKinds().join(u", ")));
             m_order.append(id);
