@@ -74,7 +74,7 @@ inline constexpr const Flag *Catalogue[] = {
     &Server, &Token,    &TokenFile,  &Json,   &Help,   &Version, &File,   &Ref,   &Wait,
     &NoWait, &KeepData, &DeleteData, &Follow, &Tail,   &Limit,   &Config, &Vars,  &Yes,
     &Watch,  &Pipeline, &FromFile,   &Actor,  &Action, &Object,  &Since,  &Until, &Status,
-    &All,    &Reason,   &Username,   &Role,   &Scope,  &Expires, &Out,    &Force,
+    &All,    &Reason,   &Username,   &Role,   &Scope,  &Expires, &Out,    &Force, &AllPipelines,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags
