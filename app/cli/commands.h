@@ -53,6 +53,7 @@ inline constexpr Flag Yes{"yes", "", "go ahead without asking"};
 inline constexpr Flag Watch{"watch", "", "follow the run to its end"};
 inline constexpr Flag Pipeline{"pipeline", "P", "the pipeline whose secret it is"};
 inline constexpr Flag Install{"install", "", "the secret is the whole install's (with NAME alone, this or --pipeline)"};
+inline constexpr Flag AllPipelines{"all-pipelines", "", "every pipeline may read the install-wide secret"};
 inline constexpr Flag FromFile{"from-file", "F", "the value is this file's bytes (default: standard input)"};
 inline constexpr Flag Actor{"actor", "A", "only lines of this actor"};
 inline constexpr Flag Action{"action", "X", "only lines of this action (app.create, deploy.start, …)"};
@@ -74,7 +75,7 @@ inline constexpr const Flag *Catalogue[] = {
     &Server, &Token,    &TokenFile,  &Json,     &Help,  &Version, &File,    &Ref,   &Wait,
     &NoWait, &KeepData, &DeleteData, &Follow,   &Tail,  &Limit,   &Config,  &Vars,  &Yes,
     &Watch,  &Pipeline, &Install,    &FromFile, &Actor, &Action,  &Object,  &Since, &Until,
-    &Status, &All,      &Reason,     &Username, &Role,  &Scope,   &Expires, &Out,   &Force,
+    &Status, &All,      &Reason,     &Username, &Role,  &Scope,   &Expires, &Out,   &Force, &AllPipelines,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags

@@ -101,6 +101,27 @@ void waitingApprovals(const QJsonArray &steps, QStringList &lines)
     }
 }
 
+// Who reads an install-wide secret, from its {"all", "pipelines"}.
+QString readers(const QJsonObject &access)
+{
+    if (access.value(QStringLiteral("all")).toBool())
+        return QStringLiteral("every pipeline");
+    QStringList names;
+    for (const QJsonValue v : access.value(QStringLiteral("pipelines")).toArray())
+        names << v.toString();
+    return names.isEmpty() ? QStringLiteral("no pipeline (pando secrets access NAME PIPELINE grants one)")
+                           : names.join(QStringLiteral(", "));
+}
+
+// NAME and READ BY rows of the install's secrets (GET /api/v1/secrets's "access").
+QList<QStringList> accessRows(const QJsonObject &answer)
+{
+    QList<QStringList> rows;
+    for (const QJsonValue v : answer.value(QStringLiteral("access")).toArray())
+        rows << QStringList{v.toObject().value(QStringLiteral("name")).toString(), readers(v.toObject())};
+    return rows;
+}
+
 QString scopeName(const QString &scope)
 {
     return scope.isEmpty() ? QStringLiteral("the install") : QStringLiteral("pipeline ") + scope;
@@ -622,7 +643,10 @@ void sendSecret(Cli &cli, const QString &value)
         if (cli.args().json)
             printJson(QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("scope"), scope}});
         else
-            printOut(QStringLiteral("set secret %1 for %2").arg(name, scopeName(scope)));
+            printOut(scope.isEmpty() ? QStringLiteral("set secret %1 for the install; only the pipelines it is granted "
+                                                      "to read it (pando secrets access %1 PIPELINE...)")
+                                           .arg(name)
+                                     : QStringLiteral("set secret %1 for %2").arg(name, scopeName(scope)));
         cli.finish(ExitOk);
     }));
 }
@@ -668,8 +692,31 @@ void listSecrets(Cli &cli)
         const QJsonArray names = r.json.value(QStringLiteral("secrets")).toArray();
         if (names.isEmpty())
             printOut(QStringLiteral("no secrets for %1").arg(scopeName(scope)));
-        for (const QJsonValue name : names)
-            printOut(name.toString());
+        else if (!scope.isEmpty())
+            for (const QJsonValue name : names)
+                printOut(name.toString());
+        else
+            printOut(table({QStringLiteral("NAME"), QStringLiteral("READ BY")}, accessRows(r.json)));
+        cli.finish(ExitOk);
+    }));
+}
+
+void setSecretAccess(Cli &cli)
+{
+    const QString name = cli.args().arguments.constFirst();
+    const QStringList pipelines = cli.args().arguments.mid(1);
+    const bool all = cli.args().has(QStringLiteral("all-pipelines"));
+    if (all && !pipelines.isEmpty())
+        return cli.failWith(Error{ErrorCode::Invalid, QStringLiteral("give --all-pipelines or pipelines, not both"),
+                                  QStringLiteral("--all-pipelines"),
+                                  QStringLiteral("pando secrets access %1 P1 P2, or pando secrets access %1 "
+                                                 "--all-pipelines")
+                                      .arg(name)});
+    cli.api().setSecretAccess(name, all, pipelines, cli.handle([&cli, name](const client::ApiResponse &r) {
+        if (cli.args().json)
+            printJson(r.json);
+        else
+            printOut(QStringLiteral("install-wide secret %1 is read by %2").arg(name, readers(r.json)));
         cli.finish(ExitOk);
     }));
 }
@@ -817,6 +864,18 @@ constexpr CommandDef Commands[] = {
      &listSecrets,
      Needs::Token,
      &checkAppSecret},
+    {"secrets",
+     "access",
+     "NAME [PIPELINE...]",
+     1,
+     64,
+     {{{&flags::AllPipelines}}},
+     "set which pipelines may read an install-wide secret",
+     &setSecretAccess,
+     Needs::Token,
+     nullptr,
+     "The pipelines listed replace the current ones; none listed: no pipeline may read it.\n"
+     "A new install-wide secret is read by no pipeline until this says which (docs/pipelines.md)."},
     {"secrets",
      "rm",
      "[APP] NAME",

@@ -361,6 +361,16 @@ void Api::setSecret(const QString &name, const QString &scope, const QString &va
     sendJson("PUT", apiPath({u"secrets"_s, name}), {{u"value"_s, value}, {u"scope"_s, scope}}, std::move(done));
 }
 
+void Api::setSecretAccess(const QString &name, bool all, const QStringList &pipelines, Callback done) const
+{
+    QJsonObject body;
+    if (all)
+        body.insert(u"all"_s, true);
+    else
+        body.insert(u"pipelines"_s, QJsonArray::fromStringList(pipelines));
+    sendJson("PUT", apiPath({u"secrets"_s, name, u"access"_s}), body, std::move(done));
+}
+
 void Api::removeSecret(const QString &name, const QString &scope, Callback done) const
 {
     sendEmpty("DELETE", apiPath({u"secrets"_s, name}) + Query().add(u"scope"_s, scope).suffix(), std::move(done));

@@ -151,6 +151,8 @@ public:
     void secrets(const QString &scope, Callback done) const;
     void setSecret(const QString &name, const QString &scope, const QString &value, Callback done) const;
     void removeSecret(const QString &name, const QString &scope, Callback done) const;
+    // Which pipelines may read the install-wide secret: all of them, or exactly those listed.
+    void setSecretAccess(const QString &name, bool all, const QStringList &pipelines, Callback done) const;
 
     // Grants on an app or a pipeline.
     void grants(GrantKind kind, const QString &object, Callback done) const;

@@ -647,7 +647,7 @@ void ApiServer::acceptWebSockets()
 
         // The route names its stream (routes.h): the table's check makes one without a stream
         // a compile error, so there is no default to fall through to.
-        StreamCall call{m_engine, *session, url, match.args, m_frontend->pool()};
+        StreamCall call{m_engine, *session, url, match.args, m_frontend->pool(), *principal};
         match.route->stream(call);
     }
 }

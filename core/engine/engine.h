@@ -220,6 +220,15 @@ public:
     Result<authz::Decision> authorize(const accounts::Principal &principal, std::string_view permission,
                                       const authz::ObjectRef &object, const Actor &actor, const QString &route);
     void setAuthzOptions(const authz::AuthzOptions &options);
+    // What the principal's lists and streams may show (authz::Visibility): members and viewers
+    // see only the apps and pipelines they hold a grant on.
+    Result<authz::Visibility> visibility(const accounts::Principal &principal);
+    // The app or pipeline an event is about (an approval's through its deploy or run); kind
+    // None for events about neither (a token revoked).
+    authz::ObjectRef subjectOf(const Event &event);
+    // The app or pipeline an approval's object ("deploy/<id>", "run/<id>") holds back; an
+    // empty name when it is gone.
+    authz::ObjectRef approvalSubject(const QString &approvalObject);
     // Users, sessions and API tokens (nullptr until installed; app/wiring's installAccounts
     // builds it with an identity adapter). The engine owns it.
     accounts::AccountService *accounts() const;

@@ -316,6 +316,18 @@ const QList<Migration> &migrations()
              QStringLiteral("ALTER TABLE app_services ADD COLUMN kept_ms BIGINT NOT NULL DEFAULT 0"),
              QStringLiteral("ALTER TABLE app_services ADD COLUMN kept_owners TEXT NOT NULL DEFAULT ''"),
          }},
+        {13,
+         QStringLiteral("install-wide secrets are read only by the pipelines they are granted to"),
+         {
+             // access: "listed" (the pipelines in secret_access), "all", or "unset" for a secret
+             // stored before this migration: the pipeline runner lists the pipelines that use
+             // it then at its next start (docs/pipelines.md, "Secrets").
+             QStringLiteral("ALTER TABLE secrets ADD COLUMN access TEXT NOT NULL DEFAULT 'unset'"),
+             QStringLiteral("CREATE TABLE secret_access ("
+                            " name TEXT NOT NULL,"
+                            " pipeline TEXT NOT NULL," // may name one set later; removed with it
+                            " PRIMARY KEY (name, pipeline))"),
+         }},
     };
     return all;
 }

@@ -296,9 +296,25 @@ QTcpServer &blackhole()
     return server;
 }
 
+// A git repository with one commit on main, for entries that create apps: its file:// URL, or
+// empty when git is missing (the entry then fails on the refused create).
+QByteArray gitRepo()
+{
+    static GitFixture git;
+    static const QByteArray url = [] {
+        if (!git.isValid() || git.createRepository(QStringLiteral("app")).isEmpty() ||
+            git.commit(QStringLiteral("app"), QStringLiteral("main"), {{QStringLiteral("README"), GitFile{"hello\n"}}})
+                .isEmpty())
+            return QByteArray();
+        return git.url(QStringLiteral("app")).toUtf8();
+    }();
+    return url;
+}
+
 // Placeholders in strings: {token} the administrator's token, {token:P} principal P's (see
 // tokenOf), {saved:name} what a step saved, {port} pandod's port, {blackhole} the port of a
-// listener that never answers, {n} the connection's number (kind parallel).
+// listener that never answers, {gitrepo} a file:// git repository with a commit on main, {n}
+// the connection's number (kind parallel).
 QByteArray expand(const QString &text, Daemon &daemon, int n = 0)
 {
     QByteArray bytes = text.toUtf8();
@@ -316,6 +332,8 @@ QByteArray expand(const QString &text, Daemon &daemon, int n = 0)
     bytes.replace("{port}", QByteArray::number(daemon.port));
     if (bytes.contains("{blackhole}"))
         bytes.replace("{blackhole}", QByteArray::number(blackhole().serverPort()));
+    if (bytes.contains("{gitrepo}"))
+        bytes.replace("{gitrepo}", gitRepo());
     bytes.replace("{n}", QByteArray::number(n));
     return bytes;
 }

@@ -72,6 +72,9 @@ LocalPipelineService::LocalPipelineService(JobRunnerDeps deps, AuditLog &audit, 
     m_deps.secret = [this](const QString &pipeline, const QString &name) {
         return secretValue(pipeline, name);
     };
+    m_deps.secretRefusal = [this](const QString &pipeline, const QString &name) {
+        return secretRefusal(pipeline, name);
+    };
     m_runner = std::make_unique<JobRunner>(m_deps);
     m_scheduler = std::make_unique<Scheduler>(m_deps.db, m_deps.clock, m_deps.events, *m_runner, m_options.scheduler);
     connect(&m_deps.events, &EventBus::published, this, &LocalPipelineService::onEvent, Qt::DirectConnection);
@@ -92,6 +95,7 @@ Status LocalPipelineService::start()
     if (auto removed = m_deps.containers.removeLeftovers(ours); !removed)
         qWarning("pipelines: removing task containers left by an earlier process failed: %s",
                  qPrintable(removed.error().text()));
+    scopeUnscopedSecrets();
     if (auto started = m_scheduler->start(); !started)
         return started;
     QMutexLocker lock(&m_mutex);
@@ -123,6 +127,12 @@ std::optional<QString> LocalPipelineService::secretValue(const QString &pipeline
         auto row = secrets.find(scope, name);
         if (!row)
             continue;
+        // An install-wide secret is read only by the pipelines it is granted to.
+        if (scope.isEmpty()) {
+            auto access = secrets.access(name);
+            if (!access || !access->allows(pipeline))
+                return std::nullopt;
+        }
         auto opened = m_seal.open(row->sealed, SealBox::context({QStringLiteral("secret"), scope, name}));
         if (!opened) {
             qWarning("pipelines: secret %s cannot be opened: %s", qPrintable(name), qPrintable(opened.error().text()));
@@ -147,6 +157,9 @@ Result<Pipeline> LocalPipelineService::parseStored(const PipelineRecord &record,
     const QString name = record.name;
     sources.secrets = [this, name](const QString &secret) {
         return secretValue(name, secret);
+    };
+    sources.secretRefusal = [this, name](const QString &secret) {
+        return secretRefusal(name, secret);
     };
     sources.secretMode =
         resolveSecrets ? InterpolationSources::SecretMode::Resolve : InterpolationSources::SecretMode::Placeholder;

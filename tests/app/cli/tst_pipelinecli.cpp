@@ -443,6 +443,23 @@ void TestPipelineCli::secretsFromStdin()
     QCOMPARE(run.code, 0);
     QCOMPARE(run.out.trimmed(), QStringLiteral("set secret global for the install"));
     QCOMPARE(m_install.pipelines->secretValue(QString(), QStringLiteral("global")), QStringLiteral("g-value"));
+    QVERIFY2(run.out.contains(QLatin1String("pando secrets access global PIPELINE")), qPrintable(run.out));
+    // Which pipelines read the install's secret: exactly those listed, or every one.
+    run = pando({QStringLiteral("secrets"), QStringLiteral("access"), QStringLiteral("global"), QStringLiteral("ci"),
+                 QStringLiteral("nightly")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QCOMPARE(run.out.trimmed(), QStringLiteral("install-wide secret global is read by ci, nightly"));
+    run = pando({QStringLiteral("secrets"), QStringLiteral("list")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QVERIFY2(run.out.contains(QRegularExpression(QStringLiteral("global +ci, nightly"))), qPrintable(run.out));
+    run = pando({QStringLiteral("secrets"), QStringLiteral("access"), QStringLiteral("global"),
+                 QStringLiteral("--all-pipelines")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QCOMPARE(run.out.trimmed(), QStringLiteral("install-wide secret global is read by every pipeline"));
+    run = pando({QStringLiteral("secrets"), QStringLiteral("access"), QStringLiteral("global"), QStringLiteral("ci"),
+                 QStringLiteral("--all-pipelines")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QLatin1String("give --all-pipelines or pipelines, not both")), qPrintable(run.err));
 
     run = pando({QStringLiteral("secrets"), QStringLiteral("list"), QStringLiteral("-p"), QStringLiteral("ci")});
     QCOMPARE(run.code, 0);

@@ -337,6 +337,21 @@ public:
             return fail(ErrorCode::NotFound, QStringLiteral("no secret %1").arg(name));
         return {};
     }
+    Result<core::SecretAccess> secretAccess(const QString &name) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_secrets.contains(QLatin1Char('/') + name))
+            return fail(ErrorCode::NotFound, QStringLiteral("no install-wide secret %1").arg(name));
+        return m_access.value(name);
+    }
+    Status setSecretAccess(const QString &name, const core::SecretAccess &access, const core::Actor &) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_secrets.contains(QLatin1Char('/') + name))
+            return fail(ErrorCode::NotFound, QStringLiteral("no install-wide secret %1").arg(name));
+        m_access.insert(name, access);
+        return {};
+    }
 
 private:
     static std::unexpected<Error> noPipeline(const QString &name)
@@ -442,7 +457,8 @@ private:
     QHash<QString, QList<core::RunEventRecord>> m_runEvents;
     QHash<QString, bool> m_aborted;
     QHash<QString, int> m_numbers;
-    QMap<QString, QString> m_secrets; // "scope/name" → value
+    QMap<QString, QString> m_secrets;           // "scope/name" → value
+    QMap<QString, core::SecretAccess> m_access; // install-wide secret → who reads it
     QMap<QString, QString> m_webhookTokens;
 };
 
