@@ -413,7 +413,7 @@ Result<IssuedSession> AccountService::login(const QString &username, const QStri
     if (row->user.disabled) {
         recordRefusal(u"disabled user"_s);
         return fail(ErrorCode::Unauthorized, u"the account %1 is disabled"_s.arg(name), {},
-                    u"ask an administrator of this install to enable it"_s);
+                    u"only an administrator of this install can give you access again"_s);
     }
 
     const qint64 now = d->clock.nowMs();
