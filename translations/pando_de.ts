@@ -78,6 +78,10 @@
         <source>Its containers stop and its route goes. The repository is not touched.</source>
         <translation>Seine Container werden gestoppt und seine Route entfernt. Das Repository bleibt unberührt.</translation>
     </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
 </context>
 <context>
     <name>ApprovalDetail</name>
@@ -797,6 +801,18 @@
         <source>Administrators change it with: pando settings set host-execution on|off, and allow a pipeline with: pando pipelines host-execution NAME allow</source>
         <translation>Administratoren ändern das mit: pando settings set host-execution on|off, und erlauben es einer Pipeline mit: pando pipelines host-execution NAME allow</translation>
     </message>
+    <message>
+        <source>Apps</source>
+        <translation>Apps</translation>
+    </message>
+    <message>
+        <source>Apps whose spec a member writes may use: %1</source>
+        <translation>Apps, deren Spezifikation ein Mitglied schreibt, dürfen nutzen: %1</translation>
+    </message>
+    <message>
+        <source>Administrators&apos; apps may use all of it. Administrators change it with: pando settings set local-repositories|ssh-agent|internal-hosts on|off, or member-ports FIRST-LAST|none</source>
+        <translation>Apps von Administratoren dürfen alles davon nutzen. Administratoren ändern das mit: pando settings set local-repositories|ssh-agent|internal-hosts on|off, oder member-ports ERSTER-LETZTER|none</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>
@@ -844,10 +860,6 @@
         <translation>Mit der Pando-Installation unter dieser URL verbinden statt mit der Engine dieses Computers.</translation>
     </message>
     <message>
-        <source>The API token for --server (default: $PANDO_TOKEN).</source>
-        <translation>Das API-Token für --server (Vorgabe: $PANDO_TOKEN).</translation>
-    </message>
-    <message>
         <source>This computer&apos;s engine data directory (default: ~/.local/share/pando).</source>
         <translation>Das Datenverzeichnis der Engine dieses Computers (Vorgabe: ~/.local/share/pando).</translation>
     </message>
@@ -864,10 +876,6 @@
         <translation>--server: %1 ist keine URL</translation>
     </message>
     <message>
-        <source>--server needs --token (or PANDO_TOKEN)</source>
-        <translation>--server braucht --token (oder PANDO_TOKEN)</translation>
-    </message>
-    <message>
         <source>Pando</source>
         <translation>Pando</translation>
     </message>
@@ -878,6 +886,26 @@
     <message>
         <source>A JSON file of syslog/HTTPS sinks this computer&apos;s engine pushes its audit log to.</source>
         <translation>Eine JSON-Datei mit Syslog-/HTTPS-Zielen, an die die Engine dieses Computers ihr Audit-Protokoll sendet.</translation>
+    </message>
+    <message>
+        <source>--token-file: cannot read %1: %2</source>
+        <translation>--token-file: %1 ist nicht lesbar: %2</translation>
+    </message>
+    <message>
+        <source>--token-file: %1 holds no token</source>
+        <translation>--token-file: %1 enthält kein Token</translation>
+    </message>
+    <message>
+        <source>A file holding the API token for --server (default: $PANDO_TOKEN).</source>
+        <translation>Eine Datei mit dem API-Token für --server (Vorgabe: $PANDO_TOKEN).</translation>
+    </message>
+    <message>
+        <source>--token is not taken: every user of this computer could read it (ps). Put the token in a file only you can read and pass --token-file FILE, or set PANDO_TOKEN</source>
+        <translation>--token wird nicht angenommen: jeder Benutzer dieses Computers könnte es lesen (ps). Legen Sie das Token in eine Datei, die nur Sie lesen können, und geben Sie --token-file DATEI an, oder setzen Sie PANDO_TOKEN</translation>
+    </message>
+    <message>
+        <source>--server needs --token-file FILE (or PANDO_TOKEN)</source>
+        <translation>--server braucht --token-file DATEI (oder PANDO_TOKEN)</translation>
     </message>
 </context>
 <context>
@@ -1315,6 +1343,10 @@
         <source>%1 — %2</source>
         <translation>%1 — %2</translation>
     </message>
+    <message>
+        <source>unhealthy</source>
+        <translation>antwortet nicht</translation>
+    </message>
 </context>
 <context>
     <name>pando::desktop::ConnectedModel</name>
@@ -1526,6 +1558,22 @@
     <message>
         <source>off: every task runs in a container</source>
         <translation>aus: jede Aufgabe läuft in einem Container</translation>
+    </message>
+    <message>
+        <source>allowed</source>
+        <translation>erlaubt</translation>
+    </message>
+    <message>
+        <source>not allowed</source>
+        <translation>nicht erlaubt</translation>
+    </message>
+    <message>
+        <source>repositories on this computer (file://): %1; the ssh-agent: %2; addresses on this computer or its link: %3; stable ports: %4</source>
+        <translation>Repositorys auf diesem Computer (file://): %1; der ssh-agent: %2; Adressen auf diesem Computer oder seinem Link: %3; feste Ports: %4</translation>
+    </message>
+    <message>
+        <source>picked for them</source>
+        <translation>werden für sie gewählt</translation>
     </message>
 </context>
 <context>

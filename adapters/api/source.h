@@ -18,6 +18,13 @@ struct SourceCheckout {
     QString directory; // a directory holding the tree at that commit (no .git)
 };
 
+// What a fetch may use of the install's own identity. Core decides it per app (an
+// administrator's app gets the install's means, a member's only what the install settings give
+// members); the adapter honours it.
+struct SourceAccess {
+    bool installCredentials = true; // the ssh-agent and any key or token the install was given
+};
+
 class SourceProvider {
 public:
     virtual ~SourceProvider() = default;
@@ -27,12 +34,14 @@ public:
     virtual Status checkUrl(const QString &url) = 0;
     // Fetches repo into the cache and returns the full commit id ref resolves to, without
     // writing a tree. A ref that does not exist is ErrorCode::NotFound.
-    virtual Result<QString> resolve(const QString &repo, const QString &ref, const CancelToken &cancel = {},
+    // access says which of the install's credentials may be offered to the remote.
+    virtual Result<QString> resolve(const QString &repo, const QString &ref, const SourceAccess &access,
+                                    const CancelToken &cancel = {},
                                     const std::function<void(const QString &progress)> &progress = {}) = 0;
     // Fetches repo into the cache and writes the tree at ref (branch, tag or commit) into a
     // new directory below workRoot. A ref that does not exist is ErrorCode::NotFound.
     virtual Result<SourceCheckout> checkout(const QString &repo, const QString &ref, const QString &workRoot,
-                                            const CancelToken &cancel,
+                                            const SourceAccess &access, const CancelToken &cancel,
                                             const std::function<void(const QString &progress)> &progress) = 0;
 };
 

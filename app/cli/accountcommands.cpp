@@ -236,7 +236,9 @@ constexpr CommandDef Commands[] = {
      &createUser,
      Needs::Token,
      nullptr,
-     "The password is read from standard input (asked without echo on a terminal)."},
+     "The password is read from standard input (asked without echo on a terminal). The first user of an "
+     "install must be an admin: create it with the initial token (PANDO_TOKEN from the data directory's "
+     "initial-admin-token), which it spends. Locked out? pandod --reset-admin NAME (pandod stopped)."},
     {"users", "list", "", 0, 0, {}, "list the users", &listUsers},
     {"users", "disable", "NAME", 1, 1, {}, "disable a user: sessions end, tokens stop working", &disableUser},
     {"tokens",

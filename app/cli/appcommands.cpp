@@ -116,7 +116,12 @@ void listApps(Cli &cli)
         for (const QJsonValue value : apps) {
             const QJsonObject app = value.toObject();
             const QJsonObject last = app.value(QStringLiteral("last_deploy")).toObject();
-            rows << QStringList{str(app, "name"), str(app, "status"), orDash(str(app, "url")),
+            // An unhealthy app's reason is what a reader needs first: it is shown in the list too.
+            const bool unhealthy = core::parseAppStatus(str(app, "status")) == core::AppStatus::Unhealthy;
+            const QString status = unhealthy && !str(app, "status_reason").isEmpty()
+                                       ? str(app, "status") + QStringLiteral(": ") + str(app, "status_reason")
+                                       : str(app, "status");
+            rows << QStringList{str(app, "name"), status, orDash(str(app, "url")),
                                 last.isEmpty() ? QStringLiteral("-")
                                                : str(last, "id") + QLatin1Char(' ') + str(last, "status")};
         }

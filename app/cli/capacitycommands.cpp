@@ -3,6 +3,8 @@
 #include "commands.h"
 #include "output.h"
 
+#include "core/vocab/vocab.h"
+
 #include <QJsonArray>
 
 namespace pando::cli {
@@ -81,8 +83,19 @@ void startApp(Cli &cli)
     cli.api().startApp(name, cli.handle([&cli, name](const client::ApiResponse &r) {
         if (cli.args().json)
             printJson(r.json);
-        else
-            printOut(QStringLiteral("app %1 %2").arg(name, str(r.json, "status")));
+        // The answer's status is what the app is now: anything but running is a start that failed,
+        // whatever the request said (an older pandod answers 200 for a container that exited at once).
+        const QString status = str(r.json, "status");
+        if (core::parseAppStatus(status) != core::AppStatus::Running) {
+            const QString reason = str(r.json, "status_reason");
+            return cli.failWith(Error{
+                ErrorCode::Failed,
+                QStringLiteral("app %1 did not start: it is %2%3")
+                    .arg(name, orDash(status), reason.isEmpty() ? QString() : QStringLiteral(" (") + reason + u')'),
+                QStringLiteral("apps start ") + name, QStringLiteral("see why in its log: pando logs %1").arg(name)});
+        }
+        if (!cli.args().json)
+            printOut(QStringLiteral("app %1 is running").arg(name));
         cli.finish(ExitOk);
     }));
 }

@@ -51,7 +51,9 @@ inline constexpr Flag Config{"config", "PIPELINE.yml", "the pipeline's config (-
 inline constexpr Flag Vars{"vars", "VARS.yml", "values for the config's ((vars))"};
 inline constexpr Flag Yes{"yes", "", "go ahead without asking"};
 inline constexpr Flag Watch{"watch", "", "follow the run to its end"};
-inline constexpr Flag Pipeline{"pipeline", "P", "the pipeline whose secret it is (default: the install's)"};
+inline constexpr Flag Pipeline{"pipeline", "P", "the pipeline whose secret it is"};
+inline constexpr Flag Install{"install", "", "the secret is the whole install's (with NAME alone, this or --pipeline)"};
+inline constexpr Flag AllPipelines{"all-pipelines", "", "every pipeline may read the install-wide secret"};
 inline constexpr Flag FromFile{"from-file", "F", "the value is this file's bytes (default: standard input)"};
 inline constexpr Flag Actor{"actor", "A", "only lines of this actor"};
 inline constexpr Flag Action{"action", "X", "only lines of this action (app.create, deploy.start, …)"};
@@ -70,10 +72,10 @@ inline constexpr Flag Force{"force", "", "replace an existing FILE"};
 
 // Every flag any command takes, the global ones first: what the parser knows by name.
 inline constexpr const Flag *Catalogue[] = {
-    &Server, &Token,    &TokenFile,  &Json,   &Help,   &Version, &File,   &Ref,   &Wait,
-    &NoWait, &KeepData, &DeleteData, &Follow, &Tail,   &Limit,   &Config, &Vars,  &Yes,
-    &Watch,  &Pipeline, &FromFile,   &Actor,  &Action, &Object,  &Since,  &Until, &Status,
-    &All,    &Reason,   &Username,   &Role,   &Scope,  &Expires, &Out,    &Force,
+    &Server, &Token,    &TokenFile,  &Json,     &Help,  &Version, &File,    &Ref,   &Wait,
+    &NoWait, &KeepData, &DeleteData, &Follow,   &Tail,  &Limit,   &Config,  &Vars,  &Yes,
+    &Watch,  &Pipeline, &Install,    &FromFile, &Actor, &Action,  &Object,  &Since, &Until,
+    &Status, &All,      &Reason,     &Username, &Role,  &Scope,   &Expires, &Out,   &Force, &AllPipelines,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags

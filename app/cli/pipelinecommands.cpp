@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "output.h"
 #include "prompt.h"
+#include "secretaccess.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -115,13 +116,30 @@ bool isAppSecretCommand(const Args &args)
 
 Status checkAppSecret(const Args &args)
 {
-    if (!isAppSecretCommand(args) || !args.has(QStringLiteral("pipeline")))
-        return {};
-    return fail(ErrorCode::Invalid,
-                QStringLiteral("%1 is a secret of app %2: --pipeline does not apply")
-                    .arg(args.arguments.constLast(), args.arguments.constFirst()),
-                commandName(*args.command),
-                QStringLiteral("give APP NAME for an app's secret, or NAME --pipeline P for a pipeline's"));
+    const bool pipeline = args.has(QStringLiteral("pipeline"));
+    const bool install = args.has(QStringLiteral("install"));
+    const QString forms = QStringLiteral(
+        "give APP NAME for an app's secret, NAME --pipeline P for a pipeline's, or NAME --install for the install's");
+    if (pipeline && install)
+        return fail(ErrorCode::Invalid, QStringLiteral("pass --pipeline or --install, not both"),
+                    commandName(*args.command), forms);
+    if (isAppSecretCommand(args)) {
+        if (!pipeline && !install)
+            return {};
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("%1 is a secret of app %2: --%3 does not apply")
+                        .arg(args.arguments.constLast(), args.arguments.constFirst(),
+                             pipeline ? QStringLiteral("pipeline") : QStringLiteral("install")),
+                    commandName(*args.command), forms);
+    }
+    // `secrets set web` with the secret's name forgotten would otherwise set an install-wide
+    // secret "web" that every pipeline reads: a secret meant for one place never lands in the
+    // widest one by accident, so the scope of NAME alone is always spelled out.
+    if (std::string_view(args.command->name) != "list" && !pipeline && !install)
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("\"%1\" alone does not say whose secret it is").arg(args.arguments.value(0)),
+                    commandName(*args.command), forms);
+    return {};
 }
 
 // "PIPELINE/JOB" with both parts; "PIPELINE" too when jobOptional.
@@ -302,30 +320,71 @@ void showSettings(Cli &cli)
             printJson(r.json);
             return cli.finish(ExitOk);
         }
+        const auto onOff = [&r](const QString &key, const QString &on) {
+            return r.json.value(key).toBool() ? on : QStringLiteral("off");
+        };
+        const QString members = QStringLiteral("on (for apps whose spec a member writes)");
         printOut(keyValues(
-            {{QStringLiteral("host-execution"), r.json.value(QStringLiteral("host_execution")).toBool()
-                                                    ? QStringLiteral("on (for pipelines an administrator allowed)")
-                                                    : QStringLiteral("off")}}));
+            {{QStringLiteral("host-execution"),
+              onOff(QStringLiteral("host_execution"), QStringLiteral("on (for pipelines an administrator allowed)"))},
+             {QStringLiteral("local-repositories"), onOff(QStringLiteral("local_repositories"), members)},
+             {QStringLiteral("ssh-agent"), onOff(QStringLiteral("ssh_agent"), members)},
+             {QStringLiteral("internal-hosts"), onOff(QStringLiteral("internal_hosts"), members)},
+             {QStringLiteral("member-ports"), r.json.value(QStringLiteral("member_ports")).toString()}}));
         cli.finish(ExitOk);
     }));
 }
 
+// The settings `pando settings set` knows: the CLI's name, the API's, and whether it is on|off.
+struct SettingName {
+    const char *cli;
+    const char *api;
+    bool onOff;
+};
+constexpr SettingName settingNames[] = {
+    {"host-execution", "host_execution", true}, {"local-repositories", "local_repositories", true},
+    {"ssh-agent", "ssh_agent", true},           {"internal-hosts", "internal_hosts", true},
+    {"member-ports", "member_ports", false},
+};
+
 void setSetting(Cli &cli)
 {
     const QString key = cli.args().arguments.value(0);
-    if (key != QLatin1String("host-execution"))
+    const QString word = cli.args().arguments.value(1);
+    const SettingName *setting = nullptr;
+    QStringList known;
+    for (const SettingName &name : settingNames) {
+        known.append(QLatin1String(name.cli));
+        if (key == QLatin1String(name.cli))
+            setting = &name;
+    }
+    if (!setting)
         return cli.failWith(Error{ErrorCode::Invalid, QStringLiteral("unknown setting \"%1\"").arg(key),
-                                  QStringLiteral("arguments"), QStringLiteral("settings: host-execution")});
-    const auto enabled = onOff(cli, cli.args().arguments.value(1), QStringLiteral("on"), QStringLiteral("off"));
-    if (!enabled)
-        return;
-    cli.api().setHostExecution(*enabled, cli.handle([&cli, enabled](const client::ApiResponse &r) {
-        if (cli.args().json)
+                                  QStringLiteral("arguments"),
+                                  QStringLiteral("settings: ") + known.join(QStringLiteral(", "))});
+    QJsonValue value = word; // member-ports: the server checks the range
+    if (setting->onOff) {
+        const auto enabled = onOff(cli, word, QStringLiteral("on"), QStringLiteral("off"));
+        if (!enabled)
+            return;
+        value = *enabled;
+    }
+    const QString api = QLatin1String(setting->api);
+    cli.api().updateSettings(QJsonObject{{api, value}}, cli.handle([&cli, key, api](const client::ApiResponse &r) {
+        if (cli.args().json) {
             printJson(r.json);
-        else
-            printOut(*enabled ? QStringLiteral("host execution is on for pipelines an administrator allows "
-                                               "(pando pipelines host-execution NAME allow)")
-                              : QStringLiteral("host execution is off: tasks need an image_resource"));
+            return cli.finish(ExitOk);
+        }
+        const QJsonValue now = r.json.value(api);
+        if (api == QLatin1String("host_execution")) {
+            printOut(now.toBool() ? QStringLiteral("host execution is on for pipelines an administrator allows "
+                                                   "(pando pipelines host-execution NAME allow)")
+                                  : QStringLiteral("host execution is off: tasks need an image_resource"));
+            return cli.finish(ExitOk);
+        }
+        printOut(QStringLiteral("%1 is %2")
+                     .arg(key, now.isBool() ? (now.toBool() ? QStringLiteral("on") : QStringLiteral("off"))
+                                            : now.toString()));
         cli.finish(ExitOk);
     }));
 }
@@ -564,7 +623,10 @@ void sendSecret(Cli &cli, const QString &value)
         if (cli.args().json)
             printJson(QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("scope"), scope}});
         else
-            printOut(QStringLiteral("set secret %1 for %2").arg(name, scopeName(scope)));
+            printOut(scope.isEmpty() ? QStringLiteral("set secret %1 for the install; only the pipelines it is granted "
+                                                      "to read it (pando secrets access %1 PIPELINE...)")
+                                           .arg(name)
+                                     : QStringLiteral("set secret %1 for %2").arg(name, scopeName(scope)));
         cli.finish(ExitOk);
     }));
 }
@@ -610,8 +672,11 @@ void listSecrets(Cli &cli)
         const QJsonArray names = r.json.value(QStringLiteral("secrets")).toArray();
         if (names.isEmpty())
             printOut(QStringLiteral("no secrets for %1").arg(scopeName(scope)));
-        for (const QJsonValue name : names)
-            printOut(name.toString());
+        else if (!scope.isEmpty())
+            for (const QJsonValue name : names)
+                printOut(name.toString());
+        else
+            printOut(table({QStringLiteral("NAME"), QStringLiteral("READ BY")}, accessRows(r.json)));
         cli.finish(ExitOk);
     }));
 }
@@ -701,7 +766,8 @@ constexpr CommandDef Commands[] = {
      2,
      2,
      {},
-     "change an install setting (administrators): host-execution on|off",
+     "change an install setting (administrators): host-execution, local-repositories, ssh-agent, "
+     "internal-hosts on|off; member-ports FIRST-LAST|none",
      &setSetting},
     {"pipelines",
      "rm",
@@ -740,29 +806,42 @@ constexpr CommandDef Commands[] = {
      "[APP] NAME",
      1,
      2,
-     {{{&flags::Pipeline, 'p'}, {&flags::FromFile}}},
+     {{{&flags::Pipeline, 'p'}, {&flags::Install}, {&flags::FromFile}}},
      "set a secret from standard input or a file, never from the command line",
      &setSecret,
      Needs::Token,
      &checkAppSecret,
      "APP NAME is an app's secret (an env var or a file its spec names; the app sees it on its next deploy);\n"
-     "NAME alone is a pipeline's (--pipeline P) or the install's. On a terminal the value is asked without echo."},
+     "NAME alone needs its scope: --pipeline P for a pipeline's, --install for the whole install's.\n"
+     "On a terminal the value is asked without echo."},
     {"secrets",
      "list",
      "[APP]",
      0,
      1,
-     {{{&flags::Pipeline, 'p'}}},
+     {{{&flags::Pipeline, 'p'}, {&flags::Install}}},
      "list secret names (an app's: when each was set and how it is injected)",
      &listSecrets,
      Needs::Token,
      &checkAppSecret},
     {"secrets",
+     "access",
+     "NAME [PIPELINE...]",
+     1,
+     64,
+     {{{&flags::AllPipelines}}},
+     "set which pipelines may read an install-wide secret",
+     &setSecretAccess,
+     Needs::Token,
+     nullptr,
+     "The pipelines listed replace the current ones; none listed: no pipeline may read it.\n"
+     "A new install-wide secret is read by no pipeline until this says which (docs/pipelines.md)."},
+    {"secrets",
      "rm",
      "[APP] NAME",
      1,
      2,
-     {{{&flags::Pipeline, 'p'}}},
+     {{{&flags::Pipeline, 'p'}, {&flags::Install}}},
      "remove a secret (an app's, or a pipeline's)",
      &removeSecret,
      Needs::Token,

@@ -298,6 +298,11 @@ void Api::setHostExecution(bool enabled, Callback done) const
     sendJson("PUT", apiPath({u"settings"_s}), {{u"host_execution"_s, enabled}}, std::move(done));
 }
 
+void Api::updateSettings(const QJsonObject &fields, Callback done) const
+{
+    sendJson("PUT", apiPath({u"settings"_s}), fields, std::move(done));
+}
+
 void Api::setPipelineHostExecution(const QString &name, bool allowed, Callback done) const
 {
     sendJson("PUT", apiPath({u"pipelines"_s, name, u"host-execution"_s}), {{u"allowed"_s, allowed}}, std::move(done));
@@ -354,6 +359,16 @@ void Api::secrets(const QString &scope, Callback done) const
 void Api::setSecret(const QString &name, const QString &scope, const QString &value, Callback done) const
 {
     sendJson("PUT", apiPath({u"secrets"_s, name}), {{u"value"_s, value}, {u"scope"_s, scope}}, std::move(done));
+}
+
+void Api::setSecretAccess(const QString &name, bool all, const QStringList &pipelines, Callback done) const
+{
+    QJsonObject body;
+    if (all)
+        body.insert(u"all"_s, true);
+    else
+        body.insert(u"pipelines"_s, QJsonArray::fromStringList(pipelines));
+    sendJson("PUT", apiPath({u"secrets"_s, name, u"access"_s}), body, std::move(done));
 }
 
 void Api::removeSecret(const QString &name, const QString &scope, Callback done) const

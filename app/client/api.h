@@ -132,6 +132,9 @@ public:
     // Host execution: the install's setting, and an administrator's mark on one pipeline.
     void settings(Callback done) const;
     void setHostExecution(bool enabled, Callback done) const;
+    // PUT /api/v1/settings with the given fields (host_execution, local_repositories, ssh_agent,
+    // internal_hosts: booleans; member_ports: "FIRST-LAST" or "none").
+    void updateSettings(const QJsonObject &fields, Callback done) const;
     void setPipelineHostExecution(const QString &name, bool allowed, Callback done) const;
     void triggerJob(const QString &pipeline, const QString &job, Callback done) const;
     // pipeline empty: every pipeline's runs; job empty: every job's.
@@ -148,6 +151,8 @@ public:
     void secrets(const QString &scope, Callback done) const;
     void setSecret(const QString &name, const QString &scope, const QString &value, Callback done) const;
     void removeSecret(const QString &name, const QString &scope, Callback done) const;
+    // Which pipelines may read the install-wide secret: all of them, or exactly those listed.
+    void setSecretAccess(const QString &name, bool all, const QStringList &pipelines, Callback done) const;
 
     // Grants on an app or a pipeline.
     void grants(GrantKind kind, const QString &object, Callback done) const;

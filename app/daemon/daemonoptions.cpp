@@ -99,6 +99,16 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
         QStringLiteral("rotate-secrets-key"),
         QStringLiteral("Re-seal every secret (pipelines' and apps') with a new key, replace <data-dir>/seal.key, "
                        "and exit. Stop pandod first."));
+    const QCommandLineOption resetAdmin(
+        QStringLiteral("reset-admin"),
+        QStringLiteral("Recover a locked-out install: make USER (created when missing) an enabled administrator with "
+                       "a new password, and exit. Stop pandod first. The password is read from --password-file, or "
+                       "a one-time one is written to <data-dir>/reset-admin-password (0600)."),
+        QStringLiteral("user"));
+    const QCommandLineOption passwordFile(
+        QStringLiteral("password-file"),
+        QStringLiteral("With --reset-admin: the file holding the new password (its first line; - for standard input)."),
+        QStringLiteral("file"));
     const QCommandLineOption runtime(
         QStringLiteral("runtime"),
         QStringLiteral("Where apps whose spec names no runtime are deployed: docker (default) or incus."),
@@ -153,6 +163,7 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
         QStringLiteral("How long a git host may take to connect or stay silent mid-fetch, e.g. 30s (default 30s)."),
         QStringLiteral("duration"));
     parser.addOptions({maxConnections, headerTimeout, idleTimeout, allowHost, gitTimeout, databaseFile, insecureHttp});
+    parser.addOptions({resetAdmin, passwordFile});
     parser.addOptions({dataDir,  listen,    database,   workers,        reconcile,      diskCheck,   docker,
                        install,  maxRuns,   auditSinks, appLimit,       approvalPolicy, approvalTtl, tls,
                        tlsName,  tlsCert,   tlsKey,     rotateKey,      runtime,        incus,       incusSocket,
@@ -305,6 +316,14 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
         return fail(ErrorCode::Invalid, QStringLiteral("--tls-name names a certificate pandod makes, not a given one"),
                     QStringLiteral("--tls-name"));
     o.rotateSecretsKey = parser.isSet(rotateKey);
+    o.resetAdmin = parser.value(resetAdmin);
+    o.passwordFile = parser.value(passwordFile);
+    if (parser.isSet(passwordFile) && !parser.isSet(resetAdmin))
+        return fail(ErrorCode::Invalid, QStringLiteral("--password-file goes with --reset-admin"),
+                    QStringLiteral("--password-file"));
+    if (parser.isSet(resetAdmin) && parser.isSet(rotateKey))
+        return fail(ErrorCode::Invalid, QStringLiteral("--reset-admin and --rotate-secrets-key are separate runs"),
+                    QStringLiteral("--reset-admin"));
     o.tls = parser.isSet(tls) || parser.isSet(tlsCert) || parser.isSet(tlsName);
     o.insecureHttp = parser.isSet(insecureHttp);
     // Bearer tokens and passwords in the clear, to anyone on the network path: only on purpose.

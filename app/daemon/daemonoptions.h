@@ -40,6 +40,10 @@ struct DaemonOptions {
     server::ConnectionLimits connections;
     // --rotate-secrets-key: re-seal every secret with a new key, then exit (pandod stopped).
     bool rotateSecretsKey = false;
+    // --reset-admin USER [--password-file FILE]: make USER an enabled administrator, then exit
+    // (pandod stopped). Empty passwordFile: a one-time password is made.
+    QString resetAdmin;
+    QString passwordFile;
 };
 
 // "90s", "30m", "24h", "7d"; nullopt for anything else.

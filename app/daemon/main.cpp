@@ -3,6 +3,7 @@
 
 #include "adapters/kit/gitkit/gitstream.h"
 #include "app/daemon/daemonoptions.h"
+#include "app/daemon/resetadmin.h"
 #include "app/daemon/secretskey.h"
 #include "app/daemon/signalwatcher.h"
 #include "app/server/apiserver.h"
@@ -12,11 +13,15 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QTextStream>
+#include <sys/stat.h>
 
 using namespace pando;
 
 int main(int argc, char *argv[])
 {
+    // The data directory holds password hashes, the audit log and run.env values: whatever pandod
+    // (or SQLite, libgit2, the blob store) creates is its user's alone. Explicit modes say so too.
+    ::umask(077);
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("pando"));
     QCoreApplication::setApplicationVersion(QStringLiteral(PANDO_VERSION));
@@ -33,6 +38,8 @@ int main(int argc, char *argv[])
 
     if (options->rotateSecretsKey)
         return daemon::rotateSecretsKey(*options, out, err);
+    if (!options->resetAdmin.isEmpty())
+        return daemon::resetAdmin(*options, out, err);
 
     // Before anything fetches: no git host holds a request for longer than this without a byte.
     adapters::git::setNetworkDeadlines({std::min(options->gitTimeoutMs, 15'000), options->gitTimeoutMs, 0});

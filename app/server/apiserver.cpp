@@ -629,6 +629,8 @@ void ApiServer::acceptWebSockets()
         }
         // Revoking the token, ending the session or disabling the user closes this socket too.
         session->setPrincipal(principal->tokenId, principal->userId);
+        // ...and so does the token's (or session's) expiry.
+        session->closeAt(principal->expiresMs);
         // Listed for GET /api/v1/connections while the socket is open; when it opened is the
         // server's own fact about a connection, read off the wall clock.
         const QString connectionId =
@@ -645,7 +647,7 @@ void ApiServer::acceptWebSockets()
 
         // The route names its stream (routes.h): the table's check makes one without a stream
         // a compile error, so there is no default to fall through to.
-        StreamCall call{m_engine, *session, url, match.args, m_frontend->pool()};
+        StreamCall call{m_engine, *session, url, match.args, m_frontend->pool(), *principal};
         match.route->stream(call);
     }
 }

@@ -36,25 +36,10 @@ Reply decide(Call &call, bool approveIt)
 
 core::authz::ObjectRef objectOf(core::Engine &engine, const QString &approvalId)
 {
-    using core::authz::ObjectKind;
     auto found = engine.approvals().find(approvalId);
     if (!found || !found->has_value())
-        return {ObjectKind::App, {}, {}};
-    const core::ApprovalRecord &approval = **found;
-    const QString kind = approval.object.section(u'/', 0, 0);
-    const QString id = approval.object.section(u'/', 1, 1);
-    if (kind == u"deploy"_s) {
-        if (auto deploy = engine.deployView(id))
-            return {ObjectKind::App, deploy->record.app, {}};
-        return {ObjectKind::App, {}, {}};
-    }
-    if (kind == u"run"_s) {
-        if (core::pipelines::PipelineService *pipelines = engine.pipelines())
-            if (auto tree = pipelines->runTree(id))
-                return {ObjectKind::Pipeline, tree->run.pipeline, {}};
-        return {ObjectKind::Pipeline, {}, {}};
-    }
-    return {ObjectKind::App, {}, {}};
+        return {core::authz::ObjectKind::App, {}, {}};
+    return engine.approvalSubject((*found)->object);
 }
 
 Reply listApprovals(Call &call)
@@ -70,8 +55,13 @@ Reply listApprovals(Call &call)
             e.where = u"query.status"_s;
         return errorReply(e);
     }
+    auto visible = call.engine.visibility(call.principal);
+    if (!visible)
+        return errorReply(visible.error());
     QJsonArray out;
     for (const core::ApprovalRecord &approval : std::as_const(*list)) {
+        if (!visible->sees(call.engine.approvalSubject(approval.object)))
+            continue;
         QJsonObject o = approval.toJson();
         o.remove(u"plan"_s); // the list is for overviews; show one for its plan
         out.append(o);

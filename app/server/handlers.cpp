@@ -42,9 +42,14 @@ Reply listApps(Call &call)
     auto apps = call.engine.apps();
     if (!apps)
         return errorReply(apps.error());
+    // Members and viewers see the apps they hold a grant on (core/authz decides).
+    auto visible = call.engine.visibility(call.principal);
+    if (!visible)
+        return errorReply(visible.error());
     QJsonArray list;
     for (const core::AppView &app : *apps)
-        list.append(app.toJson());
+        if (visible->seesApp(app.record.name))
+            list.append(app.toJson());
     return Reply{200, QJsonObject{{QStringLiteral("apps"), list}}};
 }
 
@@ -284,6 +289,8 @@ constexpr RouteDef Routes[] = {
     // Secrets are install-wide: no member holds pipelines.write on them.
     {"GET", "/api/v1/secrets", PipelinesRead, None, false, &pipelineapi::listSecrets},
     {"PUT", "/api/v1/secrets/{name}", PipelinesWrite, None, false, &pipelineapi::setSecret},
+    // Which pipelines may read an install-wide secret (docs/pipelines.md, "Secrets").
+    {"PUT", "/api/v1/secrets/{name}/access", PipelinesWrite, None, false, &pipelineapi::setSecretAccess},
     {"DELETE", "/api/v1/secrets/{name}", PipelinesWrite, None, false, &pipelineapi::removeSecret},
     // Grants are managed by whoever may change the object: its owner, operators, admins.
     {"GET", "/api/v1/apps/{name}/grants", AppsWrite, App, false, &grantapi::listAppGrants},

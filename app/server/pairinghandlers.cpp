@@ -82,6 +82,7 @@ Reply redeemPairing(Call &call)
     return Reply{201, QJsonObject{{u"token"_s, redeemed->token.secret},
                                   {u"tokenId"_s, redeemed->token.token.id},
                                   {u"name"_s, redeemed->token.token.name},
+                                  {u"expiresMs"_s, redeemed->token.token.expiresMs},
                                   {u"user"_s, redeemed->username}}};
 }
 

@@ -6,10 +6,12 @@
 
 #include "replies.h"
 
+#include "core/engine/engine.h"
 #include "core/pipelines/service/pipelineservice.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <algorithm>
 #include <limits>
 
 namespace pando::server::pipelineapi {
@@ -51,12 +53,36 @@ Result<QString> stringField(const QJsonObject &object, const QString &key, bool 
     return value.toString();
 }
 
-QJsonObject runsJson(const QList<core::RunRecord> &runs)
+QJsonObject runsJson(const QList<core::RunRecord> &runs, const core::authz::Visibility &visible)
 {
     QJsonArray list;
     for (const core::RunRecord &run : runs)
-        list.append(core::pipelines::toJson(run));
+        if (visible.seesPipeline(run.pipeline))
+            list.append(core::pipelines::toJson(run));
     return QJsonObject{{QStringLiteral("runs"), list}};
+}
+
+// The newest runs of the pipelines the caller sees: all of them, or the newest of each pipeline
+// it holds a grant on, merged (so another pipeline's runs do not crowd the caller's out).
+Result<QList<core::RunRecord>> visibleRuns(PipelineService &s, const core::authz::Visibility &visible, int limit)
+{
+    if (visible.allPipelines)
+        return s.runs({}, {}, limit);
+    QList<core::RunRecord> merged;
+    for (const QString &pipeline : visible.pipelines) {
+        auto runs = s.runs(pipeline, {}, limit);
+        if (!runs && runs.error().code == ErrorCode::NotFound)
+            continue; // a grant left on a pipeline that is gone
+        if (!runs)
+            return std::unexpected(runs.error());
+        merged.append(*runs);
+    }
+    std::sort(merged.begin(), merged.end(), [](const core::RunRecord &a, const core::RunRecord &b) {
+        return a.createdMs != b.createdMs ? a.createdMs > b.createdMs : a.id > b.id;
+    });
+    if (merged.size() > limit)
+        merged.resize(limit);
+    return merged;
 }
 
 // pause/unpause answer the pipeline as it is now; the change itself already succeeded.
@@ -97,9 +123,14 @@ Reply listPipelines(Call &call)
     auto pipelines = s->pipelines();
     if (!pipelines)
         return errorReply(pipelines.error());
+    // Members and viewers see the pipelines they hold a grant on (core/authz decides).
+    auto visible = call.engine.visibility(call.principal);
+    if (!visible)
+        return errorReply(visible.error());
     QJsonArray list;
     for (const core::pipelines::PipelineView &view : *pipelines)
-        list.append(view.toJson());
+        if (visible->seesPipeline(view.record.name))
+            list.append(view.toJson());
     return Reply{200, QJsonObject{{QStringLiteral("pipelines"), list}}};
 }
 
@@ -188,7 +219,10 @@ Reply listPipelineRuns(Call &call)
     auto runs = s->runs(call.args.value(0), queryParam(call.request, QStringLiteral("job")), *limit);
     if (!runs)
         return errorReply(runs.error());
-    return Reply{200, runsJson(*runs)};
+    // Authorized for this pipeline: its runs are all seen.
+    core::authz::Visibility visible;
+    visible.pipelines.insert(call.args.value(0));
+    return Reply{200, runsJson(*runs, visible)};
 }
 
 Reply listRuns(Call &call)
@@ -197,10 +231,13 @@ Reply listRuns(Call &call)
     auto limit = intParam(call.request, QStringLiteral("limit"), DefaultRunLimit, 1, MaxRunLimit);
     if (!limit)
         return errorReply(limit.error());
-    auto runs = s->runs({}, {}, *limit);
+    auto visible = call.engine.visibility(call.principal);
+    if (!visible)
+        return errorReply(visible.error());
+    auto runs = visibleRuns(*s, *visible, *limit);
     if (!runs)
         return errorReply(runs.error());
-    return Reply{200, runsJson(*runs)};
+    return Reply{200, runsJson(*runs, *visible)};
 }
 
 Reply showRun(Call &call)
@@ -257,11 +294,42 @@ Reply webhook(Call &call)
     return Reply{202, QJsonObject{{QStringLiteral("status"), QStringLiteral("checking")}}};
 }
 
+// {"all": true} or {"pipelines": ["a", "b"]}: who may read an install-wide secret; nullopt
+// when the body names neither.
+Result<std::optional<core::SecretAccess>> accessFields(const QJsonObject &body)
+{
+    const QJsonValue all = body.value(QStringLiteral("all"));
+    const QJsonValue pipelines = body.value(QStringLiteral("pipelines"));
+    if (all.isUndefined() && pipelines.isUndefined())
+        return std::optional<core::SecretAccess>();
+    if (!all.isUndefined() && !all.isBool())
+        return fail(ErrorCode::Invalid, QStringLiteral("must be true or false"), QStringLiteral("all"));
+    core::SecretAccess access;
+    access.all = all.toBool(false);
+    if (!pipelines.isUndefined() && !pipelines.isArray())
+        return fail(ErrorCode::Invalid, QStringLiteral("must be a list of pipeline names"),
+                    QStringLiteral("pipelines"));
+    const QJsonArray list = pipelines.toArray();
+    for (qsizetype i = 0; i < list.size(); ++i) {
+        if (!list.at(i).isString())
+            return fail(ErrorCode::Invalid, QStringLiteral("must be a pipeline name"),
+                        QStringLiteral("pipelines[%1]").arg(i));
+        access.pipelines << list.at(i).toString();
+    }
+    if (access.all && !access.pipelines.isEmpty())
+        return fail(ErrorCode::Invalid, QStringLiteral("give all or pipelines, not both"), QStringLiteral("pipelines"));
+    return std::optional<core::SecretAccess>(access);
+}
+
 Reply setSecret(Call &call)
 {
     PANDO_SERVICE_OR_503(s)
-    const QString example = QStringLiteral("{\"value\": \"...\", \"scope\": \"<pipeline, or empty for the install>\"}");
-    auto body = jsonObjectBody(call.request, {QStringLiteral("value"), QStringLiteral("scope")}, example);
+    const QString example = QStringLiteral("{\"value\": \"...\", \"scope\": \"<pipeline, or empty for the install>\", "
+                                           "\"pipelines\": [\"<pipelines that may read an install-wide one>\"]}");
+    auto body = jsonObjectBody(
+        call.request,
+        {QStringLiteral("value"), QStringLiteral("scope"), QStringLiteral("pipelines"), QStringLiteral("all")},
+        example);
     if (!body)
         return errorReply(body.error());
     auto value = stringField(*body, QStringLiteral("value"), true);
@@ -272,20 +340,90 @@ Reply setSecret(Call &call)
     auto scope = stringField(*body, QStringLiteral("scope"), false);
     if (!scope)
         return errorReply(scope.error());
+    auto access = accessFields(*body);
+    if (!access)
+        return errorReply(access.error());
+    if (*access && !scope->isEmpty())
+        return invalid(QStringLiteral("only an install-wide secret has a list of pipelines; a pipeline's own is its "
+                                      "alone"),
+                       QStringLiteral("pipelines"));
     if (auto set = s->setSecret(*scope, call.args.value(0), *value, call.actor); !set)
         return errorReply(set.error());
+    if (*access)
+        if (auto granted = s->setSecretAccess(call.args.value(0), **access, call.actor); !granted)
+            return errorReply(granted.error());
     return noContent();
+}
+
+Reply setSecretAccess(Call &call)
+{
+    PANDO_SERVICE_OR_503(s)
+    const QString example = QStringLiteral("{\"pipelines\": [\"ci\"]} or {\"all\": true}");
+    auto body = jsonObjectBody(call.request, {QStringLiteral("pipelines"), QStringLiteral("all")}, example);
+    if (!body)
+        return errorReply(body.error());
+    auto access = accessFields(*body);
+    if (!access)
+        return errorReply(access.error());
+    if (!*access)
+        return invalid(QStringLiteral("the body names no pipelines"), QStringLiteral("body"),
+                       QStringLiteral("send ") + example + QStringLiteral("; {\"pipelines\": []} lets none read it"));
+    if (auto set = s->setSecretAccess(call.args.value(0), **access, call.actor); !set)
+        return errorReply(set.error());
+    auto now = s->secretAccess(call.args.value(0));
+    if (!now)
+        return errorReply(now.error());
+    return Reply{200, QJsonObject{{QStringLiteral("name"), call.args.value(0)},
+                                  {QStringLiteral("all"), now->all},
+                                  {QStringLiteral("pipelines"), QJsonArray::fromStringList(now->pipelines)}}};
 }
 
 Reply listSecrets(Call &call)
 {
     PANDO_SERVICE_OR_503(s)
     const QString scope = queryParam(call.request, QStringLiteral("scope"));
+    // A pipeline's secret names are read like the pipeline: with a grant on it (core/authz).
+    if (!scope.isEmpty()) {
+        auto decision = call.engine.authorize(call.principal, permission::PipelinesRead,
+                                              {core::authz::ObjectKind::Pipeline, scope, {}}, call.actor,
+                                              QStringLiteral("GET /api/v1/secrets?scope=") + scope);
+        if (!decision)
+            return errorReply(decision.error());
+        if (!*decision)
+            return errorReply(Error{ErrorCode::Forbidden, decision->reason, QStringLiteral("query.scope")});
+    }
+    auto visible = call.engine.visibility(call.principal);
+    if (!visible)
+        return errorReply(visible.error());
     auto names = s->secretNames(scope);
     if (!names)
         return errorReply(names.error());
-    return Reply{200, QJsonObject{{QStringLiteral("scope"), scope},
-                                  {QStringLiteral("secrets"), QJsonArray::fromStringList(*names)}}};
+    QStringList shown;
+    QJsonArray access;
+    for (const QString &name : std::as_const(*names)) {
+        if (!scope.isEmpty()) {
+            shown << name;
+            continue;
+        }
+        // An install-wide name is shown to whoever sees a pipeline that may read it.
+        auto readers = s->secretAccess(name);
+        if (!readers)
+            return errorReply(readers.error());
+        const bool seen = visible->allPipelines || readers->all ||
+                          std::any_of(readers->pipelines.cbegin(), readers->pipelines.cend(),
+                                      [&](const QString &p) { return visible->seesPipeline(p); });
+        if (!seen)
+            continue;
+        shown << name;
+        access.append(QJsonObject{{QStringLiteral("name"), name},
+                                  {QStringLiteral("all"), readers->all},
+                                  {QStringLiteral("pipelines"), QJsonArray::fromStringList(readers->pipelines)}});
+    }
+    QJsonObject answer{{QStringLiteral("scope"), scope},
+                       {QStringLiteral("secrets"), QJsonArray::fromStringList(shown)}};
+    if (scope.isEmpty())
+        answer.insert(QStringLiteral("access"), access);
+    return Reply{200, answer};
 }
 
 Reply removeSecret(Call &call)
@@ -300,11 +438,11 @@ Reply removeSecret(Call &call)
 
 namespace {
 
-// {"<key>": true|false} and nothing else; the body's one boolean.
-Result<bool> boolBody(const Call &call, const QString &key)
+// {"<key>": true|false} (with allowed, other keys may stand beside it); the body's boolean.
+Result<bool> boolBody(const Call &call, const QString &key, const QStringList &allowed = {})
 {
     const QString example = QStringLiteral("{\"%1\": true}").arg(key);
-    auto body = jsonObjectBody(call.request, {key}, example);
+    auto body = jsonObjectBody(call.request, allowed.isEmpty() ? QStringList{key} : allowed, example);
     if (!body)
         return std::unexpected(body.error());
     const QJsonValue value = body->value(key);
@@ -314,31 +452,89 @@ Result<bool> boolBody(const Call &call, const QString &key)
     return value.toBool();
 }
 
-QJsonObject settingsJson(bool hostExecution)
+// The install's settings: host execution (the pipeline runner's, false without one) and what
+// members' apps may use (core/policy/sourceaccess.h).
+Result<QJsonObject> settingsJson(Call &call)
 {
-    return QJsonObject{{QStringLiteral("host_execution"), hostExecution}};
+    bool hostExecution = false;
+    if (PipelineService *s = call.engine.pipelines()) {
+        auto host = s->hostExecution();
+        if (!host)
+            return std::unexpected(host.error());
+        hostExecution = *host;
+    }
+    auto access = call.engine.appAccess();
+    if (!access)
+        return std::unexpected(access.error());
+    return QJsonObject{{QStringLiteral("host_execution"), hostExecution},
+                       {QStringLiteral("local_repositories"), access->localRepositories},
+                       {QStringLiteral("ssh_agent"), access->sshAgent},
+                       {QStringLiteral("internal_hosts"), access->internalHosts},
+                       {QStringLiteral("member_ports"), access->memberPorts.text()}};
+}
+
+// The app settings a PUT body names, over the current ones.
+Result<core::policy::AppAccess> appAccessBody(const QJsonObject &body, core::policy::AppAccess access)
+{
+    const QList<std::pair<QString, bool *>> flags = {{QStringLiteral("local_repositories"), &access.localRepositories},
+                                                     {QStringLiteral("ssh_agent"), &access.sshAgent},
+                                                     {QStringLiteral("internal_hosts"), &access.internalHosts}};
+    for (const auto &[key, field] : flags) {
+        if (!body.contains(key))
+            continue;
+        if (!body.value(key).isBool())
+            return fail(ErrorCode::Invalid, QStringLiteral("must be true or false"), key,
+                        QStringLiteral("send {\"%1\": true}").arg(key));
+        *field = body.value(key).toBool();
+    }
+    if (body.contains(QStringLiteral("member_ports"))) {
+        auto range = core::policy::PortRange::parse(body.value(QStringLiteral("member_ports")).toString(),
+                                                    QStringLiteral("member_ports"));
+        if (!range)
+            return std::unexpected(range.error());
+        access.memberPorts = *range;
+    }
+    return access;
 }
 
 } // namespace
 
 Reply showSettings(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
-    auto host = s->hostExecution();
-    if (!host)
-        return errorReply(host.error());
-    return Reply{200, settingsJson(*host)};
+    auto settings = settingsJson(call);
+    if (!settings)
+        return errorReply(settings.error());
+    return Reply{200, *settings};
 }
 
 Reply updateSettings(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
-    auto enabled = boolBody(call, QStringLiteral("host_execution"));
-    if (!enabled)
-        return errorReply(enabled.error());
-    if (auto set = s->setHostExecution(*enabled, call.actor); !set)
+    const QStringList keys = {QStringLiteral("host_execution"), QStringLiteral("local_repositories"),
+                              QStringLiteral("ssh_agent"), QStringLiteral("internal_hosts"),
+                              QStringLiteral("member_ports")};
+    auto body = jsonObjectBody(call.request, keys, QStringLiteral("{\"ssh_agent\": false}"));
+    if (!body)
+        return errorReply(body.error());
+    if (body->isEmpty())
+        return errorReply(Error{ErrorCode::Invalid, QStringLiteral("names no setting"), QStringLiteral("body"),
+                                QStringLiteral("send one or more of ") + keys.join(QStringLiteral(", "))});
+    auto current = call.engine.appAccess();
+    if (!current)
+        return errorReply(current.error());
+    auto access = appAccessBody(*body, *current);
+    if (!access)
+        return errorReply(access.error());
+    if (body->contains(QStringLiteral("host_execution"))) {
+        auto enabled = boolBody(call, QStringLiteral("host_execution"), keys);
+        if (!enabled)
+            return errorReply(enabled.error());
+        PANDO_SERVICE_OR_503(s)
+        if (auto set = s->setHostExecution(*enabled, call.actor); !set)
+            return errorReply(set.error());
+    }
+    if (auto set = call.engine.setAppAccess(*access, call.actor); !set)
         return errorReply(set.error());
-    return Reply{200, settingsJson(*enabled)};
+    return showSettings(call);
 }
 
 Reply setPipelineHostExecution(Call &call)

@@ -26,6 +26,7 @@ Reply runEvents(Call &call);
 Reply abortRun(Call &call);
 Reply webhook(Call &call);
 Reply setSecret(Call &call);
+Reply setSecretAccess(Call &call);
 Reply listSecrets(Call &call);
 Reply removeSecret(Call &call);
 // Host execution: the install's setting and an administrator's mark on a pipeline.

@@ -88,10 +88,11 @@ using Handler = Reply (*)(Call &call);
 // What a WebSocket stream gets once its socket is upgraded, authenticated and authorized.
 struct StreamCall {
     core::Engine &engine;
-    detail::WebSocketSession &session; // the socket; connections made with it as context end with it
-    QUrl url;                          // with the query the stream reads
-    QStringList args;                  // the path's {placeholders} in order
-    QThreadPool &pool;                 // for store reads off the server's thread
+    detail::WebSocketSession &session;   // the socket; connections made with it as context end with it
+    QUrl url;                            // with the query the stream reads
+    QStringList args;                    // the path's {placeholders} in order
+    QThreadPool &pool;                   // for store reads off the server's thread
+    core::accounts::Principal principal; // who asks, as authorized at the upgrade
 };
 using StreamHandler = void (*)(StreamCall &call);
 

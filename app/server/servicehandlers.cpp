@@ -10,13 +10,17 @@ namespace pando::server::serviceapi {
 
 namespace {
 
-Reply servicesReply(const Result<QList<core::ServiceView>> &views)
+Reply servicesReply(Call &call, const Result<QList<core::ServiceView>> &views)
 {
     if (!views)
         return errorReply(views.error());
+    auto visible = call.engine.visibility(call.principal);
+    if (!visible)
+        return errorReply(visible.error());
     QJsonArray list;
     for (const core::ServiceView &view : *views)
-        list.append(view.toJson());
+        if (visible->seesApp(view.app))
+            list.append(view.toJson());
     return Reply{200, QJsonObject{{u"services"_s, list}}};
 }
 
@@ -24,12 +28,12 @@ Reply servicesReply(const Result<QList<core::ServiceView>> &views)
 
 Reply listAllServices(Call &call)
 {
-    return servicesReply(call.engine.services({}));
+    return servicesReply(call, call.engine.services({}));
 }
 
 Reply listAppServices(Call &call)
 {
-    return servicesReply(call.engine.services(call.args.value(0)));
+    return servicesReply(call, call.engine.services(call.args.value(0)));
 }
 
 Reply backupService(Call &call)

@@ -7,9 +7,11 @@
 
 #include "core/logstream/loghub.h"
 
+#include <QDateTime>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QObject>
+#include <QTimer>
 #include <QWebSocket>
 #include <algorithm>
 #include <memory>
@@ -59,6 +61,26 @@ public:
         m_userId = userId;
     }
     void keep(std::shared_ptr<core::LogSubscription> subscription) { m_subscription = std::move(subscription); }
+    // Closes the socket (1008, "the token expired") when the credentials that opened it stop
+    // working at expiresMs (wall-clock ms; 0: never). A stream must not outlive its token.
+    void closeAt(qint64 expiresMs)
+    {
+        if (expiresMs <= 0)
+            return;
+        if (!m_expiry) {
+            m_expiry = new QTimer(this);
+            m_expiry->setSingleShot(true);
+            connect(m_expiry, &QTimer::timeout, this, [this] { closeAt(m_expiresMs); });
+        }
+        m_expiresMs = expiresMs;
+        const qint64 left = expiresMs - QDateTime::currentMSecsSinceEpoch();
+        if (left <= 0) {
+            close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("the token expired"));
+            return;
+        }
+        // QTimer counts in int milliseconds: a token good for months is looked at again daily.
+        m_expiry->start(int(std::min<qint64>(left, 24LL * 60 * 60 * 1000)));
+    }
 
 private:
     QWebSocket *m_socket;
@@ -68,6 +90,8 @@ private:
     QString m_tokenId;
     QString m_userId;
     std::shared_ptr<core::LogSubscription> m_subscription;
+    QTimer *m_expiry = nullptr;
+    qint64 m_expiresMs = 0;
 };
 
 } // namespace pando::server::detail

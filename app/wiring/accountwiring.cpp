@@ -25,4 +25,26 @@ Status installAccounts(core::Engine &engine, const core::accounts::AccountOption
     return {};
 }
 
+Result<core::accounts::User> resetAdministrator(const QString &dataDir, const core::DatabaseConfig &database,
+                                                const QString &username, const QString &password,
+                                                const core::Actor &actor)
+{
+    core::Database db(database);
+    if (auto opened = db.open(); !opened)
+        return std::unexpected(opened.error());
+    auto identity = adapters::local::LocalIdentity::create();
+    if (!identity)
+        return std::unexpected(identity.error());
+    auto key = core::detail::loadOrCreateKey(dataDir + QStringLiteral("/token.key"));
+    if (!key)
+        return std::unexpected(key.error());
+    core::AuditLog audit(db, core::SystemClock::instance());
+    core::accounts::AccountOptions options;
+    options.initialTokenFile = dataDir + u'/' + core::InitialTokenFileName;
+    core::accounts::AccountService accounts(
+        db, audit, std::make_shared<const adapters::local::LocalIdentity>(std::move(*identity)), *key,
+        core::SystemClock::instance(), options);
+    return accounts.resetAdmin(username, password, actor);
+}
+
 } // namespace pando::wiring

@@ -14,4 +14,11 @@ namespace pando::wiring {
 // service afterwards.
 Status installAccounts(core::Engine &engine, const core::accounts::AccountOptions &options = {});
 
+// pandod --reset-admin: opens the install's database, audit log and token key without an engine
+// (no Docker needed) and runs AccountService::resetAdmin(). The caller holds the data
+// directory's lock (lockDataDirectory), so no engine runs on it meanwhile.
+Result<core::accounts::User> resetAdministrator(const QString &dataDir, const core::DatabaseConfig &database,
+                                                const QString &username, const QString &password,
+                                                const core::Actor &actor);
+
 } // namespace pando::wiring

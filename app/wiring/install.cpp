@@ -8,6 +8,7 @@
 #include "app/wiring/pipelinewiring.h"
 #include "core/accounts/tokenkey.h"
 #include "core/auditstream/auditstream.h"
+#include "core/state/datadir.h"
 
 #include <QDir>
 #include <QFile>
@@ -43,9 +44,13 @@ Error prefixed(Error error, const QString &what)
 
 Result<std::unique_ptr<QLockFile>> lockDataDirectory(const QString &dataDir)
 {
-    if (!QDir().mkpath(dataDir))
-        return fail(ErrorCode::Unavailable, u"cannot create the data directory"_s, dataDir,
-                    u"choose a data directory this user may write to"_s);
+    // Checked before the lock file is made in it: a directory of another user's is refused.
+    QStringList madePrivate;
+    if (auto ok = core::makePrivateDirectory(dataDir, &madePrivate); !ok)
+        return std::unexpected(ok.error());
+    for (const QString &path : std::as_const(madePrivate))
+        qWarning("pando: %s was open to other users; it is private now (0700 directories, 0600 files)",
+                 qPrintable(path));
     auto lock = std::make_unique<QLockFile>(QDir(dataDir).filePath(LockFile));
     // Never stale while its process lives: an engine runs for weeks without touching the file.
     lock->setStaleLockTime(0);
@@ -110,9 +115,8 @@ Status Install::open()
         if (!lock)
             return std::unexpected(lock.error());
         m_lock = std::move(*lock);
-    } else if (!QDir().mkpath(engine.dataDir)) {
-        return fail(ErrorCode::Unavailable, u"cannot create the data directory"_s, engine.dataDir,
-                    u"choose a data directory this user may write to"_s);
+    } else if (auto ok = core::makePrivateDirectory(engine.dataDir); !ok) {
+        return ok;
     }
     auto opened = openLocked();
     if (!opened)

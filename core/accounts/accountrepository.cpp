@@ -195,6 +195,20 @@ Status AccountRepository::setPasswordHash(const QString &id, const QString &hash
     return {};
 }
 
+Status AccountRepository::restoreAdmin(const QString &id, const QString &identity, const QString &hash, qint64 nowMs)
+{
+    auto q = query(
+        u"UPDATE users SET role = ?, disabled = 0, identity = ?, password_hash = ?, updated_ms = ? "
+        "WHERE id = ?"_s,
+        {roleName(Role::Admin), core::detail::text(identity), core::detail::text(hash), nowMs, core::detail::text(id)},
+        u"restore user "_s + id + u" as an administrator"_s);
+    if (!q)
+        return std::unexpected(q.error());
+    if (q->numRowsAffected() == 0)
+        return fail(ErrorCode::NotFound, u"no user with id %1"_s.arg(id), u"users"_s);
+    return {};
+}
+
 Result<int> AccountRepository::countOtherEnabledAdmins(const QString &exceptId)
 {
     auto q = query(u"SELECT COUNT(*) FROM users WHERE role = ? AND disabled = 0 AND id <> ?"_s,

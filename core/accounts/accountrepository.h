@@ -50,6 +50,8 @@ public:
     Result<QList<User>> listUsers();
     Status setDisabled(const QString &id, bool disabled, qint64 nowMs);
     Status setPasswordHash(const QString &id, const QString &hash, qint64 nowMs);
+    // Makes the user an enabled administrator with this password (pandod --reset-admin).
+    Status restoreAdmin(const QString &id, const QString &identity, const QString &hash, qint64 nowMs);
     // Enabled admins other than exceptId: disabling the last one would lock the install.
     Result<int> countOtherEnabledAdmins(const QString &exceptId);
 

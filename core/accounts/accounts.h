@@ -77,6 +77,7 @@ struct Principal {
     QStringList scopes; // a token's scopes; empty for sessions and the initial token
     QString tokenId;    // the session's, token's or initial token's id
     Kind kind = Kind::Session;
+    qint64 expiresMs = 0; // when the session or token stops working; 0: never (the initial token)
 
     // Sessions and the initial token are not narrowed by scopes (their role decides); an API
     // token needs the scope itself or "admin".

@@ -135,7 +135,7 @@ struct AccountService::Private {
             return fail(ErrorCode::Unauthorized,
                         kind == Principal::Kind::Session ? u"the session has expired"_s : u"the token has expired"_s,
                         {}, kind == Principal::Kind::Session ? u"log in again"_s : u"create a new token"_s);
-        return Principal{user.id, user.username, user.role, scopes, tokenId, kind};
+        return Principal{user.id, user.username, user.role, scopes, tokenId, kind, expiresMs};
     }
 };
 
@@ -228,6 +228,17 @@ Result<User> AccountService::createUser(const NewUser &user, const Actor &actor)
         return fail(ErrorCode::Invalid, u"the display name is longer than 200 characters"_s, u"displayName"_s);
     if (auto ok = d->checkPassword(user.password); !ok)
         return std::unexpected(ok.error());
+    auto first = needsBootstrap();
+    if (!first)
+        return std::unexpected(first.error());
+    if (*first && user.role != Role::Admin) {
+        d->recordRefusal(actor, u"user.create"_s, u"user/"_s + user.username,
+                         {{u"reason"_s, u"the first user must be an administrator"_s}});
+        return fail(
+            ErrorCode::Conflict,
+            u"the install has no administrator yet: its first user must be one, not a %1"_s.arg(roleName(user.role)),
+            u"role"_s, u"create the administrator first (pando users create NAME --role admin), then the others"_s);
+    }
     auto hash = d->identity->hashPassword(user.password);
     if (!hash)
         return std::unexpected(hash.error());
@@ -247,7 +258,48 @@ Result<User> AccountService::createUser(const NewUser &user, const Actor &actor)
         discardResult(d->repo().removeNewUser(row.user.id), "the audit error is the answer");
         return std::unexpected(ok.error());
     }
+    // The initial token stopped working with the first user (authenticate() checks): its file
+    // would only mislead, and is a secret lying around.
+    if (*first && !d->options.initialTokenFile.isEmpty())
+        QFile::remove(d->options.initialTokenFile);
     return row.user;
+}
+
+Result<User> AccountService::resetAdmin(const QString &username, const QString &password, const Actor &actor)
+{
+    if (auto ok = checkUsername(username); !ok)
+        return std::unexpected(ok.error());
+    if (auto ok = d->checkPassword(password); !ok)
+        return std::unexpected(ok.error());
+    auto row = d->repo().findUser(username);
+    if (!row && row.error().code != ErrorCode::NotFound)
+        return std::unexpected(row.error());
+    if (!row) {
+        auto made = createUser(NewUser{username, username, Role::Admin, password}, actor);
+        if (!made)
+            return made;
+        if (auto ok =
+                d->record(actor, u"user.reset_admin"_s, u"user/"_s + username, u"success"_s, {{u"created"_s, true}});
+            !ok)
+            return std::unexpected(unaudited(u"the administrator %1 was created"_s.arg(username), ok.error()));
+        return made;
+    }
+    auto hash = d->identity->hashPassword(password);
+    if (!hash)
+        return std::unexpected(hash.error());
+    const qint64 now = d->clock.nowMs();
+    if (auto ok = d->repo().restoreAdmin(row->user.id, d->identity->kind(), *hash, now); !ok)
+        return std::unexpected(ok.error());
+    // Whoever held the old password may hold a session: it ends with it.
+    if (auto ok = d->repo().revokeSessionsOf(row->user.id, now); !ok)
+        return std::unexpected(ok.error());
+    const QJsonObject detail{{u"wasRole"_s, roleName(row->user.role)}, {u"wasDisabled"_s, row->user.disabled}};
+    if (auto ok = d->record(actor, u"user.reset_admin"_s, u"user/"_s + username, u"success"_s, detail); !ok)
+        return std::unexpected(unaudited(u"%1 was made an enabled administrator"_s.arg(username), ok.error()));
+    row->user.role = Role::Admin;
+    row->user.disabled = false;
+    row->user.updatedMs = now;
+    return row->user;
 }
 
 Result<QList<User>> AccountService::users()
@@ -323,9 +375,12 @@ Result<IssuedSession> AccountService::login(const QString &username, const QStri
     const QString name = username.trimmed().toLower().left(64);
     const Actor actor{u"user:"_s + name, sourceAddress.isEmpty() ? u"engine"_s : sourceAddress, requestId};
     const QString object = u"user/"_s + name;
-    auto refuse = [&](const QString &reason) -> std::unexpected<Error> {
+    auto recordRefusal = [&](const QString &reason) {
         d->throttle.recordFailure(name, sourceAddress);
         d->recordUnauthenticatedRefusal(actor, u"session.failed"_s, object, {{u"reason"_s, reason}});
+    };
+    auto refuse = [&](const QString &reason) -> std::unexpected<Error> {
+        recordRefusal(reason);
         return wrongCredentials();
     };
 
@@ -352,9 +407,14 @@ Result<IssuedSession> AccountService::login(const QString &username, const QStri
         return std::unexpected(check.error());
     if (!check->matches)
         return refuse(u"wrong password"_s);
-    // Checked after the password so that a disabled account answers exactly like a wrong password.
-    if (row->user.disabled)
-        return refuse(u"disabled user"_s);
+    // Checked after the password: only someone who knows it learns that the account exists and is
+    // disabled; without it a disabled account answers exactly like a wrong password or no account.
+    // The one who knows it is told the truth, not sent to retype a password that was right.
+    if (row->user.disabled) {
+        recordRefusal(u"disabled user"_s);
+        return fail(ErrorCode::Unauthorized, u"the account %1 is disabled"_s.arg(name), {},
+                    u"only an administrator of this install can give you access again"_s);
+    }
 
     const qint64 now = d->clock.nowMs();
     if (check->needsRehash) {
@@ -471,7 +531,9 @@ Result<QList<ApiToken>> AccountService::tokens(const QString &username)
 Result<QList<ApiToken>> AccountService::tokensVisibleTo(const Principal &who)
 {
     // The initial token stands for the install's administrator before there is one.
-    const bool everyone = who.kind == Principal::Kind::Initial || who.role == Role::Admin;
+    // An administrator's token narrowed to other scopes is not the administrator: it lists its
+    // user's own tokens, like anyone's.
+    const bool everyone = who.kind == Principal::Kind::Initial || (who.role == Role::Admin && who.hasScope(u"admin"_s));
     return tokens(everyone ? QString() : who.username);
 }
 

@@ -67,7 +67,16 @@ public:
     Result<User> createFirstAdmin(const QString &initialToken, const QString &username, const QString &password,
                                   const Actor &actor);
 
+    // The first user of an install is its first administrator: while there is none, a user of
+    // another role is refused (Conflict), so that spending the initial token on a member cannot
+    // leave an install nobody may administer. Creating that first administrator spends the
+    // initial token, as createFirstAdmin() does.
     Result<User> createUser(const NewUser &user, const Actor &actor);
+    // Recovers a locked-out install (pandod --reset-admin, with the engine stopped): the user,
+    // created when missing, becomes an enabled administrator with this password, and every
+    // session it had ends. Audited as user.reset_admin; the caller runs it offline, so nobody
+    // but whoever may read the data directory can call it.
+    Result<User> resetAdmin(const QString &username, const QString &password, const Actor &actor);
     Result<QList<User>> users();
     Result<User> user(const QString &username);
     // A disabled user's sessions end at once and their tokens stop authenticating (until the
@@ -101,7 +110,7 @@ public:
     // Never the secrets. Empty username: every user's tokens.
     Result<QList<ApiToken>> tokens(const QString &username = {});
     // The tokens who may see: every user's for administrators (and the initial token), their own
-    // for everyone else.
+    // for everyone else, also for an administrator's token without the admin scope.
     Result<QList<ApiToken>> tokensVisibleTo(const Principal &who);
     Result<ApiToken> token(const QString &id);
     Status revokeToken(const QString &id, const Actor &actor);

@@ -1,5 +1,6 @@
 #include "loginthrottle.h"
 
+#include <QHostAddress>
 #include <QMutexLocker>
 #include <algorithm>
 
@@ -10,6 +11,23 @@ namespace {
 // and addresses an attacker makes up cannot grow it without bound.
 constexpr qsizetype PruneAbove = 10000;
 } // namespace
+
+QString LoginThrottle::networkOf(const QString &address)
+{
+    QHostAddress host;
+    if (!host.setAddress(address))
+        return address.left(100);
+    if (host.isLoopback())
+        return QStringLiteral("loopback");
+    bool v4 = false;
+    const quint32 ip4 = host.toIPv4Address(&v4); // also for ::ffff:a.b.c.d
+    if (v4)
+        return QHostAddress(ip4 & 0xffffff00u).toString() + QStringLiteral("/24");
+    Q_IPV6ADDR ip6 = host.toIPv6Address();
+    for (int i = 8; i < 16; ++i)
+        ip6[i] = 0;
+    return QHostAddress(ip6).toString() + QStringLiteral("/64");
+}
 
 LoginThrottle::LoginThrottle(Clock &clock, ThrottlePolicy perAccount, ThrottlePolicy perAddress)
     : m_clock(clock), m_account(perAccount), m_address(perAddress)
@@ -27,7 +45,7 @@ qint64 LoginThrottle::waitMs(const QString &account, const QString &address) con
 {
     QMutexLocker lock(&m_mutex);
     const qint64 now = m_clock.nowMs();
-    return std::max(waitFor(m_accounts, account, now), waitFor(m_addresses, address, now));
+    return std::max(waitFor(m_accounts, account, now), waitFor(m_addresses, networkOf(address), now));
 }
 
 void LoginThrottle::fail(QHash<QString, Entry> &table, const QString &key, const ThrottlePolicy &policy, qint64 now)
@@ -64,7 +82,7 @@ void LoginThrottle::recordFailure(const QString &account, const QString &address
     QMutexLocker lock(&m_mutex);
     const qint64 now = m_clock.nowMs();
     fail(m_accounts, account, m_account, now);
-    fail(m_addresses, address, m_address, now);
+    fail(m_addresses, networkOf(address), m_address, now);
 }
 
 void LoginThrottle::recordSuccess(const QString &account)

@@ -1,8 +1,9 @@
 #pragma once
 // Slows down password guessing: failed logins are counted per account name and per source
-// address; past a few free failures each further one locks that key for a delay that doubles,
-// up to a ceiling. Time comes from the clock seam, so tests move a ManualClock instead of
-// sleeping. State is in memory: a restart forgets it, which costs an attacker a restart of the
+// network (IPv4 /24, IPv6 /64, and all of loopback — 127/8 and ::1 — as one: an attacker on the
+// machine, or with a block of addresses, gets no fresh count by rotating through them); past a few free failures each
+// further one locks that key for a delay that doubles, up to a ceiling. Time comes from the clock seam, so tests move a
+// ManualClock instead of sleeping. State is in memory: a restart forgets it, which costs an attacker a restart of the
 // install per batch of guesses, not a way around the limit.
 //
 // Threading: every method may be called from any thread.
@@ -26,8 +27,11 @@ class LoginThrottle {
 public:
     LoginThrottle(Clock &clock, ThrottlePolicy perAccount, ThrottlePolicy perAddress);
 
-    // How long logins for this account or from this address must still wait; 0 when they may
-    // go ahead.
+    // The key failures from address are counted under: "loopback", "10.1.2.0/24",
+    // "2001:db8::/64", or the text itself when it is no address.
+    static QString networkOf(const QString &address);
+    // How long logins for this account or from this address's network must still wait; 0 when
+    // they may go ahead.
     qint64 waitMs(const QString &account, const QString &address) const;
     void recordFailure(const QString &account, const QString &address);
     // Forgives the account's failures. The address keeps its count: a guesser with an account

@@ -156,7 +156,8 @@ Result<RedeemedPairing> PairingBook::redeem(const QString &secret, const QString
     if (!user)
         return std::unexpected(user.error());
     const Actor actor{u"pairing:"_s + found->id, anonymous.source, requestId};
-    auto token = m_accounts.createToken(found->username, u"paired: "_s + name, scopesFor(user->role), 0, actor);
+    auto token = m_accounts.createTokenLasting(found->username, u"paired: "_s + name, scopesFor(user->role),
+                                               m_options.tokenLifetimeMs, actor);
     if (!token)
         return std::unexpected(token.error());
     if (auto ok = m_audit.record(actor, u"pairing.redeem"_s, u"user/"_s + found->username, u"success"_s,

@@ -25,6 +25,8 @@ class AccountService;
 struct PairingOptions {
     qint64 ttlMs = 10LL * 60 * 1000; // how long a code may be redeemed
     int maxOpen = 32;                // open codes at one time; the oldest goes first
+    // How long the token a redeemed code yields works: a teammate's desktop pairs again after it.
+    qint64 tokenLifetimeMs = 90LL * 24 * 60 * 60 * 1000;
     ThrottlePolicy perAddress{5, 1000, 15 * 60 * 1000, 60 * 60 * 1000};
 };
 
@@ -47,7 +49,8 @@ public:
 
     // A new code for the account (NotFound for an unknown user, Conflict for a disabled one).
     Result<IssuedPairing> create(const QString &username, const Actor &actor);
-    // Spends the code and returns a token named "paired: <deviceName>" for its account. Every
+    // Spends the code and returns a token named "paired: <deviceName>" for its account, expiring
+    // after PairingOptions::tokenLifetimeMs (90 days). Every
     // refusal — unknown, spent or expired code — is the same Unauthorized error, and while
     // failures from this address are being slowed down it is Unauthorized with "try again in N s".
     Result<RedeemedPairing> redeem(const QString &secret, const QString &deviceName, const QString &sourceAddress,

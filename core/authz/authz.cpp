@@ -1,5 +1,6 @@
 #include "authz.h"
 
+#include "core/state/repositories.h"
 #include "core/state/sql.h"
 
 using namespace Qt::StringLiterals;
@@ -47,6 +48,34 @@ QStringList grantsNeeded(std::string_view permission, ObjectKind kind)
 Decision deny(const QString &reason)
 {
     return Decision{false, reason};
+}
+
+QString readGrantsOf(ObjectKind kind)
+{
+    return kind == ObjectKind::App ? u"owner, deployer or viewer"_s : u"owner, operator or viewer"_s;
+}
+
+// Members and viewers read an app or pipeline only with a grant on it, and lists (no object)
+// answer them only those. The refusal names neither the object (a deploy's or run's ID would
+// reveal its app or pipeline) nor whether it exists: both read as the same 403.
+Result<Decision> decideRead(Database &db, const Principal &principal, std::string_view permission,
+                            const ObjectRef &object)
+{
+    if (object.kind == ObjectKind::None)
+        return Decision{true, {}};
+    const QString permissionName = QString::fromLatin1(permission.data(), qsizetype(permission.size()));
+    if (object.kind != ObjectKind::App && object.kind != ObjectKind::Pipeline)
+        return deny(
+            u"the role %1 lacks the permission \"%2\""_s.arg(accounts::roleName(principal.role), permissionName));
+    if (!object.name.isEmpty()) {
+        auto held = GrantRepository(db).roles(object.kind, object.name, principal.userId);
+        if (!held)
+            return std::unexpected(held.error());
+        if (!held->isEmpty())
+            return Decision{true, {}};
+    }
+    return deny(u"%1 needs a grant on the %2 (%3); its owner or an operator can add one"_s.arg(
+        permissionName, objectKindName(object.kind), readGrantsOf(object.kind)));
 }
 
 } // namespace
@@ -177,12 +206,45 @@ Result<int> GrantRepository::countOwned(ObjectKind kind, const QString &userId)
     return n;
 }
 
+bool isReadPermission(std::string_view permission)
+{
+    using namespace permission;
+    return is(permission, AppsRead) || is(permission, LogsRead) || is(permission, PipelinesRead);
+}
+
+bool Visibility::sees(const ObjectRef &object) const
+{
+    switch (object.kind) {
+    case ObjectKind::App:
+        return allApps || apps.contains(object.name);
+    case ObjectKind::Pipeline:
+        return allPipelines || pipelines.contains(object.name);
+    case ObjectKind::None:
+    case ObjectKind::Token:
+        break;
+    }
+    return allApps && allPipelines;
+}
+
+Result<QSet<QString>> GrantRepository::objectsOf(ObjectKind kind, const QString &userId)
+{
+    auto q = query(m_db, u"SELECT DISTINCT object FROM grants WHERE object_kind = ? AND user_id = ?"_s,
+                   {objectKindName(kind), core::detail::text(userId)}, u"read the objects a user holds grants on"_s);
+    if (!q)
+        return std::unexpected(q.error());
+    QSet<QString> objects;
+    while (q->next())
+        objects.insert(q->value(0).toString());
+    q->finish();
+    return objects;
+}
+
 bool roleAllows(Role role, std::string_view permission)
 {
     using namespace permission;
     if (is(permission, Public) || is(permission, Self))
         return true;
-    const bool read = is(permission, AppsRead) || is(permission, LogsRead) || is(permission, PipelinesRead);
+    const bool read = isReadPermission(permission);
     switch (role) {
     case Role::Admin:
         return isKnown(permission);
@@ -191,9 +253,35 @@ bool roleAllows(Role role, std::string_view permission)
                is(permission, RunsWrite) || is(permission, ApprovalsWrite);
     case Role::Member:
     case Role::Viewer:
-        return read;
+        return false;
     }
     return false;
+}
+
+Result<Visibility> Authorizer::visibility(const Principal &principal)
+{
+    Visibility v;
+    const bool readsApps = principal.hasScope(u"apps:read"_s);
+    const bool readsPipelines = principal.hasScope(u"pipelines:read"_s);
+    if (roleAllows(principal.role, permission::AppsRead)) {
+        v.allApps = readsApps;
+        v.allPipelines = readsPipelines;
+        return v;
+    }
+    GrantRepository grants(m_db);
+    if (readsApps) {
+        auto apps = grants.objectsOf(ObjectKind::App, principal.userId);
+        if (!apps)
+            return std::unexpected(apps.error());
+        v.apps = *apps;
+    }
+    if (readsPipelines) {
+        auto pipelines = grants.objectsOf(ObjectKind::Pipeline, principal.userId);
+        if (!pipelines)
+            return std::unexpected(pipelines.error());
+        v.pipelines = *pipelines;
+    }
+    return v;
 }
 
 Result<Decision> Authorizer::decide(const Principal &principal, std::string_view permission, const ObjectRef &object)
@@ -222,16 +310,22 @@ Result<Decision> Authorizer::decide(const Principal &principal, std::string_view
 
     if (roleAllows(principal.role, permission))
         return Decision{true, {}};
+    if (isReadPermission(permission) && (principal.role == Role::Member || principal.role == Role::Viewer) &&
+        !principal.userId.isEmpty())
+        return decideRead(m_db, principal, permission, object);
 
     // Members act on what they hold a grant on, and create apps up to the limit.
     if (principal.role == Role::Member && !principal.userId.isEmpty()) {
         if (is(permission, AppsWrite) && object.kind == ObjectKind::None) {
-            auto owned = GrantRepository(m_db).countOwned(ObjectKind::App, principal.userId);
-            if (!owned)
-                return std::unexpected(owned.error());
-            if (*owned >= m_options.appLimit)
-                return deny(u"the app limit is reached: %1 owns %2 apps, the limit is %3"_s.arg(principal.username)
-                                .arg(*owned)
+            // The apps they made, whoever owns them now: dropping one's own owner grant (or giving
+            // an app away) frees no place; apps given to them do not take one.
+            auto made = AppRepository(m_db).countCreatedBy(principal.userId);
+            if (!made)
+                return std::unexpected(made.error());
+            if (*made >= m_options.appLimit)
+                return deny(u"the app limit is reached: %1 made %2 apps, the limit is %3 (removing one frees a place)"_s
+                                .arg(principal.username)
+                                .arg(*made)
                                 .arg(m_options.appLimit));
             return Decision{true, {}};
         }

@@ -3,11 +3,14 @@
 // (admin ⊃ operator ⊃ member ⊃ viewer) gives a permission everywhere or only on objects the
 // person holds a grant on (per-app owner/deployer/viewer, per-pipeline owner/operator/viewer),
 // and an API token's scopes narrow that further. The API asks decide() once per request.
+// Reading follows the grants too: members and viewers read an app or pipeline (its logs, vars,
+// secret names, runs) only with a grant on it, and lists show them only those (visibility()).
 
 #include "core/accounts/accounts.h"
 #include "core/state/database.h"
 
 #include <QList>
+#include <QSet>
 #include <QString>
 #include <string_view>
 
@@ -81,13 +84,15 @@ public:
     // Every grant on the object, oldest first.
     Result<QList<Grant>> list(ObjectKind kind, const QString &object);
     Result<int> countOwned(ObjectKind kind, const QString &userId);
+    // The objects of this kind the user holds any grant on.
+    Result<QSet<QString>> objectsOf(ObjectKind kind, const QString &userId);
 
 private:
     Database &m_db;
 };
 
 struct AuthzOptions {
-    int appLimit = 10; // apps a member may own; operators and admins are not limited
+    int appLimit = 10; // apps a member may make (AppRecord::creatorId); operators and admins are not limited
 };
 
 struct Decision {
@@ -96,11 +101,30 @@ struct Decision {
     explicit operator bool() const { return allowed; }
 };
 
+// Whether a permission only reads (apps.read, logs.read, pipelines.read).
+bool isReadPermission(std::string_view permission);
+
+// What a principal sees in lists and streams: every app and pipeline (operators, administrators,
+// the initial token), or only those it holds a grant on (members, viewers); a token without
+// apps:read or pipelines:read sees none of that kind.
+struct Visibility {
+    bool allApps = false;
+    bool allPipelines = false;
+    QSet<QString> apps;
+    QSet<QString> pipelines;
+    // An object of kind None (nothing a grant is held on) is seen only by who sees everything.
+    bool sees(const ObjectRef &object) const;
+    bool seesApp(const QString &name) const { return sees(ObjectRef{ObjectKind::App, name, {}}); }
+    bool seesPipeline(const QString &name) const { return sees(ObjectRef{ObjectKind::Pipeline, name, {}}); }
+};
+
 // Decides with the role matrix, the grants and the token's scopes. Threading: any thread.
 class Authorizer {
 public:
     explicit Authorizer(Database &db, AuthzOptions options = {}) : m_db(db), m_options(options) {}
     Result<Decision> decide(const accounts::Principal &principal, std::string_view permission, const ObjectRef &object);
+    // What the principal's lists may show (Visibility).
+    Result<Visibility> visibility(const accounts::Principal &principal);
     const AuthzOptions &options() const { return m_options; }
     // Before the first decide(): options are not guarded.
     void setOptions(const AuthzOptions &options) { m_options = options; }
@@ -110,7 +134,8 @@ private:
     AuthzOptions m_options;
 };
 
-// What the role may do without any grant; used by decide() and documented by the matrix test.
+// What the role may do on every object without any grant; used by decide() and documented by
+// the matrix test. Members and viewers read only what they hold a grant on, so no read is here.
 bool roleAllows(accounts::Role role, std::string_view permission);
 
 } // namespace pando::core::authz

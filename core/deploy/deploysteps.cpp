@@ -1,5 +1,7 @@
 #include "deploysteps.h"
 
+#include "core/policy/sourceaccess.h"
+
 #include "core/capacity/capacity.h"
 #include "core/deploy/healthprobe.h"
 #include "core/deploy/imagereuse.h"
@@ -180,8 +182,19 @@ Result<StepEnd> fetch(DeployRun &run)
     // change what this deploy builds.
     const QString target = deploy.commit.isEmpty() ? run.ref : deploy.commit;
     QDir().mkpath(workRoot(run.s, deploy.app));
-    auto checkout = run.s.source.checkout(run.spec.source.repo, target, workRoot(run.s, deploy.app), run.cancel,
-                                          [](const QString &) {});
+    // With the means of whoever wrote the spec, under the settings as they are now: an
+    // administrator who turned a setting off stops members' apps from using it at their next deploy.
+    auto settings = policy::readAppAccess(run.s.db);
+    if (!settings)
+        return std::unexpected(settings.error());
+    const bool trusted = run.app.sourceTrusted;
+    if (auto allowed = policy::checkSource(run.spec.source.repo, trusted, *settings); !allowed)
+        return std::unexpected(allowed.error());
+    auto checkout = run.s.source.checkout(run.spec.source.repo, target, workRoot(run.s, deploy.app),
+                                          policy::sourceAccess(trusted, *settings), run.cancel, [](const QString &) {});
+    if (!checkout && !trusted && checkout.error().code != ErrorCode::NotFound &&
+        checkout.error().code != ErrorCode::Cancelled)
+        return std::unexpected(policy::unreadableSource(run.spec.source.repo));
     if (!checkout)
         return std::unexpected(checkout.error());
     run.checkoutDir = checkout->directory;

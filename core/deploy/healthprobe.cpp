@@ -8,32 +8,49 @@ namespace pando::core {
 
 Result<int> probeOnce(const QString &host, int port, const QString &path, int timeoutMs)
 {
+    // One deadline for the whole probe (connect, send, status line): a server that accepts and
+    // then says nothing costs timeoutMs, not three times it.
+    QElapsedTimer timer;
+    timer.start();
+    const auto left = [&] {
+        return int(qMax<qint64>(1, timeoutMs - timer.elapsed()));
+    };
+    const auto noAnswer = [&] {
+        return fail(ErrorCode::Timeout, QStringLiteral("no answer within %1 s").arg(timeoutMs / 1000.0, 0, 'g', 3));
+    };
     // A health probe needs the status line only; the connection is closed right after.
     QTcpSocket socket;
     socket.connectToHost(host, quint16(port));
-    if (!socket.waitForConnected(timeoutMs))
-        return fail(ErrorCode::Unavailable, socket.errorString());
+    if (!socket.waitForConnected(left())) {
+        if (socket.error() == QAbstractSocket::SocketTimeoutError)
+            return noAnswer();
+        return fail(ErrorCode::Unavailable, socket.errorString().toLower());
+    }
     const QByteArray request = "GET " + path.toUtf8() + " HTTP/1.1\r\nHost: " + host.toUtf8() + ':' +
                                QByteArray::number(port) + "\r\nUser-Agent: pando-health\r\nConnection: close\r\n\r\n";
     socket.write(request);
-    if (!socket.waitForBytesWritten(timeoutMs))
-        return fail(ErrorCode::Unavailable, socket.errorString());
+    if (!socket.waitForBytesWritten(left()))
+        return socket.error() == QAbstractSocket::SocketTimeoutError
+                   ? noAnswer()
+                   : fail(ErrorCode::Unavailable, socket.errorString().toLower());
     QByteArray head;
-    QElapsedTimer timer;
-    timer.start();
     while (!head.contains('\n') && timer.elapsed() < timeoutMs) {
-        if (!socket.waitForReadyRead(int(qMax<qint64>(1, timeoutMs - timer.elapsed()))))
+        if (!socket.waitForReadyRead(left()))
             break;
         head += socket.readAll();
     }
+    const bool closed = socket.state() != QAbstractSocket::ConnectedState;
     socket.abort();
     // "HTTP/1.1 200 OK"
     const QList<QByteArray> parts = head.left(head.indexOf('\n')).trimmed().split(' ');
     bool ok = false;
     const int status = parts.size() >= 2 && parts[0].startsWith("HTTP/") ? parts[1].toInt(&ok) : 0;
-    if (!ok)
-        return fail(ErrorCode::Failed,
-                    head.isEmpty() ? QStringLiteral("no answer") : QStringLiteral("not an HTTP answer"));
+    if (!ok) {
+        if (head.isEmpty() && !closed)
+            return noAnswer();
+        return fail(ErrorCode::Failed, head.isEmpty() ? QStringLiteral("the connection closed without an answer")
+                                                      : QStringLiteral("not an HTTP answer"));
+    }
     return status;
 }
 

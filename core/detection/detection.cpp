@@ -82,22 +82,17 @@ Result<Detection> detect(const AppSpec &spec, const QString &checkoutDir)
                     u"build.dockerfile"_s);
     }
 
+    // A path that does not exist and one that leads out (through a link the repository holds)
+    // get one answer: two would tell whoever pushed the link whether a path exists on this host.
     const QString contextRelative = QDir::cleanPath(spec.build.context);
     const QFileInfo contextInfo(root + u'/' + contextRelative);
-    if (!contextInfo.exists()) {
-        if (contextInfo.isSymLink()) {
-            return fail(ErrorCode::Invalid,
-                        u"\"%1\" is a symlink to a place that does not exist"_s.arg(contextRelative),
-                        u"build.context"_s);
-        }
-        return fail(ErrorCode::NotFound, u"directory \"%1\" not found in the repository"_s.arg(contextRelative),
-                    u"build.context"_s);
-    }
-    // Symlinks are resolved before the containment check: a link in the repository may point
-    // anywhere on this host, and the build would send whatever it points at.
-    const QString contextDir = contextInfo.canonicalFilePath();
-    if (!isInside(contextDir, root))
-        return fail(ErrorCode::Invalid, u"resolves outside the repository"_s, u"build.context"_s);
+    const QString contextDir = contextInfo.exists() ? contextInfo.canonicalFilePath() : QString();
+    if (contextDir.isEmpty() || !isInside(contextDir, root))
+        return fail(
+            ErrorCode::Invalid,
+            u"\"%1\" is not a directory in the repository (it is missing, or a link that leads out of it)"_s.arg(
+                contextRelative),
+            u"build.context"_s, u"set build.context to a directory of the repository"_s);
     if (!contextInfo.isDir())
         return fail(ErrorCode::Invalid, u"\"%1\" is not a directory"_s.arg(contextRelative), u"build.context"_s);
 
@@ -105,15 +100,9 @@ Result<Detection> detect(const AppSpec &spec, const QString &checkoutDir)
     const QString shownPath =
         contextRelative == u"." ? dockerfileRelative : QDir::cleanPath(contextRelative + u'/' + dockerfileRelative);
     const QFileInfo dockerfileInfo(contextDir + u'/' + dockerfileRelative);
-    if (!dockerfileInfo.exists()) {
-        if (dockerfileInfo.isSymLink()) {
-            const QString target =
-                QDir::cleanPath(dockerfileInfo.absoluteDir().absoluteFilePath(dockerfileInfo.symLinkTarget()));
-            if (!isInside(target, root))
-                return fail(ErrorCode::Invalid, u"resolves outside the repository"_s, u"build.dockerfile"_s);
-            return fail(ErrorCode::NotFound, u"\"%1\" is a symlink to a file that does not exist"_s.arg(shownPath),
-                        u"build.dockerfile"_s);
-        }
+    const QString dockerfilePath = dockerfileInfo.exists() ? dockerfileInfo.canonicalFilePath() : QString();
+    // The build sends only the context, so a Dockerfile elsewhere in the repository is unusable.
+    if (dockerfilePath.isEmpty() || !isInside(dockerfilePath, contextDir)) {
         const QStringList candidates = dockerfileLikeFiles(contextDir);
         const QString contextName =
             contextRelative == u"." ? u"the repository root"_s : u"\"%1\""_s.arg(contextRelative);
@@ -123,15 +112,11 @@ Result<Detection> detect(const AppSpec &spec, const QString &checkoutDir)
                       contextName)
                 : u"Dockerfile-like files at the top of %1: %2; set build.dockerfile to one of them"_s.arg(
                       contextName, candidates.join(u", "_s));
-        return fail(ErrorCode::NotFound, u"\"%1\" not found in the repository"_s.arg(shownPath), u"build.dockerfile"_s,
-                    hint);
+        return fail(ErrorCode::Invalid,
+                    u"\"%1\" is not a file in the build context (it is missing, or a link that leads out of it)"_s.arg(
+                        shownPath),
+                    u"build.dockerfile"_s, hint);
     }
-    const QString dockerfilePath = dockerfileInfo.canonicalFilePath();
-    if (!isInside(dockerfilePath, root))
-        return fail(ErrorCode::Invalid, u"resolves outside the repository"_s, u"build.dockerfile"_s);
-    // The build sends only the context, so a Dockerfile elsewhere in the repository is unusable.
-    if (!isInside(dockerfilePath, contextDir))
-        return fail(ErrorCode::Invalid, u"resolves outside the build context"_s, u"build.dockerfile"_s);
     if (!dockerfileInfo.isFile())
         return fail(ErrorCode::Invalid, u"\"%1\" is not a file"_s.arg(shownPath), u"build.dockerfile"_s);
 

@@ -1,6 +1,7 @@
 #include "core/engine/engineprivate.h"
 #include "core/engine/enginewiring.h"
 #include "core/policy/specgate.h"
+#include "core/state/datadir.h"
 #include "core/state/sql.h"
 
 #include <QDir>
@@ -35,8 +36,13 @@ Status Engine::start()
         return fail(ErrorCode::Invalid, QStringLiteral("the engine was given no install id"),
                     QStringLiteral("installId"),
                     QStringLiteral("open the engine through app/wiring's Install, which reads the data directory's"));
-    if (!QDir().mkpath(d->options.dataDir))
-        return fail(ErrorCode::Internal, QStringLiteral("cannot create the data directory %1").arg(d->options.dataDir));
+    // Password hashes, the audit log and run.env values live here: 0700, or refused.
+    QStringList madePrivate;
+    if (auto ok = makePrivateDirectory(d->options.dataDir, &madePrivate); !ok)
+        return ok;
+    for (const QString &path : std::as_const(madePrivate))
+        qWarning("engine: %s was open to other users; it is private now (0700 directories, 0600 files)",
+                 qPrintable(path));
     if (auto opened = d->db.open(); !opened)
         return opened;
     if (auto sealed = d->openSecrets(); !sealed)
@@ -100,6 +106,8 @@ Status Engine::start()
         d->reconciler.start(d->options.reconcileIntervalMs);
     if (d->options.diskCheckIntervalMs > 0)
         d->diskLimiter.start(d->options.diskCheckIntervalMs);
+    if (d->options.healthTickMs > 0)
+        d->health.start(d->options.healthTickMs);
     return {};
 }
 
@@ -108,6 +116,7 @@ void Engine::shutdown()
     d->pipelines.reset();
     d->reconciler.stop();
     d->diskLimiter.stop();
+    d->health.stop();
     d->pool.shutdown();
 }
 
@@ -177,6 +186,13 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
         e.where = QStringLiteral("source.repo");
         return std::unexpected(e);
     }
+    const bool trusted = policy::hasInstallAuthority(actor);
+    auto access = policy::readAppAccess(d->db);
+    if (!access)
+        return std::unexpected(access.error());
+    // Before the host policy's range: a member is told the range they may use.
+    if (auto port = policy::checkMemberPort(spec->route.port, trusted, *access); !port)
+        return std::unexpected(port.error());
     const HostPolicy &policy = d->options.policy;
     if (spec->route.port != 0 && (spec->route.port < policy.minRoutePort || spec->route.port > policy.maxRoutePort ||
                                   policy.deniedRoutePorts.contains(spec->route.port)))
@@ -188,11 +204,8 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
                     QStringLiteral("route.port"));
 
     // The repository must answer and the ref exist before anything is created.
-    if (auto commit = d->source->resolve(spec->source.repo, spec->source.ref); !commit) {
-        Error e = commit.error();
-        e.where = e.code == ErrorCode::NotFound ? QStringLiteral("source.ref") : QStringLiteral("source.repo");
-        return std::unexpected(e);
-    }
+    if (auto commit = d->resolveSource(*spec, trusted, QStringLiteral("source.ref")); !commit)
+        return std::unexpected(commit.error());
 
     AppRepository apps(d->db);
     const auto lock = d->appLocks.lockFor(spec->name);
@@ -203,12 +216,17 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
                     QStringLiteral("pick another name, or `pando apps rm %1` first").arg(spec->name));
     else if (existing.error().code != ErrorCode::NotFound)
         return std::unexpected(existing.error());
+    if (auto kept = d->checkKeptServiceData(spec->name, actor); !kept)
+        return std::unexpected(kept.error());
 
     // Reserving the stable port now is what makes a taken port an error before anything exists.
     auto route = d->router->ensure(spec->name, spec->route.port);
     if (!route) {
+        // The router speaks of its own arguments ("0 for a free one"); the spec has no route.port 0.
         Error e = route.error();
         e.where = QStringLiteral("route.port");
+        if (e.code == ErrorCode::Conflict && spec->route.port != 0)
+            e.hint = QStringLiteral("pick another route.port, or leave route.port out and Pando picks a free one");
         return std::unexpected(e);
     }
     AppRecord record;
@@ -216,6 +234,8 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
     record.specYaml = QString::fromUtf8(specText);
     record.routePort = route->port;
     record.createdMs = record.updatedMs = d->clock.nowMs();
+    record.creatorId = actor.userId;
+    record.sourceTrusted = trusted;
     // The row and its owner grant in one commit: an app that exists has its owner, so a member
     // never creates an app they then may not change or remove.
     if (auto created = [&]() -> Status {
@@ -288,6 +308,9 @@ Result<AppView> Engine::Private::view(const AppRecord &record)
         v.lastDeploy = last->first();
     v.status = status(record, v.lastDeploy);
     v.statusReason = diskStatusReason(record);
+    if (v.status == AppStatus::Unhealthy && v.statusReason.isEmpty())
+        if (auto known = health.health(record.name, record.currentDeploy))
+            v.statusReason = known->reason;
     return v;
 }
 
@@ -308,8 +331,13 @@ AppStatus Engine::Private::status(const AppRecord &app, const std::optional<Depl
     if (!containers)
         return AppStatus::Unknown;
     for (const adapters::ContainerInfo &c : std::as_const(*containers)) {
-        if (c.labels.value(QLatin1String(adapters::LabelDeploy)) == app.currentDeploy)
-            return c.state == QLatin1String("running") ? AppStatus::Running : AppStatus::Stopped;
+        if (c.labels.value(QLatin1String(adapters::LabelDeploy)) == app.currentDeploy) {
+            if (c.state != QLatin1String("running"))
+                return AppStatus::Stopped;
+            // Its container runs, but does it answer? What the health monitor last found.
+            const auto known = health.health(app.name, app.currentDeploy);
+            return known && known->unhealthy ? AppStatus::Unhealthy : AppStatus::Running;
+        }
     }
     return AppStatus::Stopped;
 }
@@ -348,11 +376,11 @@ Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specTex
         e.where = QStringLiteral("source.repo");
         return std::unexpected(e);
     }
-    if (auto commit = d->source->resolve(spec->source.repo, spec->source.ref); !commit) {
-        Error e = commit.error();
-        e.where = e.code == ErrorCode::NotFound ? QStringLiteral("source.ref") : QStringLiteral("source.repo");
-        return std::unexpected(e);
-    }
+    // The new spec's source is read with its writer's means: an administrator's edit makes the
+    // app's source trusted, a member's makes it a member's (AppRecord::sourceTrusted).
+    const bool trusted = policy::hasInstallAuthority(actor);
+    if (auto commit = d->resolveSource(*spec, trusted, QStringLiteral("source.ref")); !commit)
+        return std::unexpected(commit.error());
     AppRepository apps(d->db);
     const auto lock = d->appLocks.lockFor(name);
     QMutexLocker locker(lock.get());
@@ -377,6 +405,10 @@ Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specTex
     auto previous = parseAppSpec(row->specYaml.toUtf8());
     if (auto saved = apps.setSpec(name, QString::fromUtf8(specText), d->clock.nowMs()); !saved)
         return std::unexpected(saved.error());
+    if (auto marked = apps.setSourceTrusted(name, trusted, d->clock.nowMs()); !marked) {
+        discardResult(apps.setSpec(name, row->specYaml, d->clock.nowMs()), "the mark's error is the one to report");
+        return std::unexpected(marked.error());
+    }
     QJsonObject detail{{QStringLiteral("repo"), spec->source.repo}};
     if (previous && previous->source.repo != spec->source.repo)
         detail.insert(QStringLiteral("previous_repo"), previous->source.repo);
@@ -384,6 +416,8 @@ Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specTex
                                        QStringLiteral("success"), detail);
         !audited) {
         discardResult(apps.setSpec(name, row->specYaml, d->clock.nowMs()), "the audit's error is the one to report");
+        discardResult(apps.setSourceTrusted(name, row->sourceTrusted, d->clock.nowMs()),
+                      "the audit's error is the one to report");
         return std::unexpected(audited.error());
     }
     d->services.publish(EventType::AppUpdated, name, {});

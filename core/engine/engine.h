@@ -21,6 +21,7 @@
 #include "core/logstream/loghub.h"
 #include "core/planner/planner.h"
 #include "core/policy/policy.h"
+#include "core/policy/sourceaccess.h"
 #include "core/secrets/appsecrets.h"
 #include "core/services/appservices.h"
 #include "core/spec/appspec.h"
@@ -50,7 +51,7 @@ struct AppView {
     AppSpec spec;
     QString url; // where the app is reached; empty before the first route
     AppStatus status = AppStatus::New;
-    QString statusReason; // why, when Pando stopped or warned it (its disk limit); empty otherwise
+    QString statusReason; // why, when Pando stopped or warned it (its disk limit) or it is unhealthy; else empty
     std::optional<DeployRecord> lastDeploy;
     QJsonObject toJson() const;
 };
@@ -90,7 +91,10 @@ struct EngineOptions {
     int workers = 2;                              // deploys of different apps in parallel
     int reconcileIntervalMs = 5000;
     int diskCheckIntervalMs = 30000; // how often apps are held to their disk limits; 0: never
-    int retireGraceMs = 300;         // how long the old version keeps serving after the switch
+    // How often the health monitor (core/health) looks which serving apps are due for a probe
+    // (each app is probed every health.every); 0: serving apps are not probed.
+    int healthTickMs = 250;
+    int retireGraceMs = 300; // how long the old version keeps serving after the switch
     // Labels everything this install makes on a runtime; the reconciler and teardown touch only
     // objects that carry it. Required: app/wiring's Install gives each data directory its own.
     QString installId;
@@ -167,6 +171,13 @@ public:
     // the extension by the service's kind (rdb for redis, sql otherwise).
     QString backupFileName(const QString &app, const QString &slot, const QString &kind) const;
 
+    // What apps whose spec a member writes may use of the install (core/policy/sourceaccess.h):
+    // file:// repositories, the ssh-agent, internal hosts, the stable ports they may pick.
+    // Changing them is for administrators (the API's settings.write); each change is audited as
+    // settings.apps with the names changed.
+    Result<policy::AppAccess> appAccess();
+    Status setAppAccess(const policy::AppAccess &settings, const Actor &actor);
+
     // Queues a deploy of the app at ref (empty: the spec's ref).
     Result<DeployRecord> deploy(const QString &app, const QString &ref, const Actor &actor);
     Result<QList<DeployRecord>> deploys(const QString &app, int limit);
@@ -209,6 +220,15 @@ public:
     Result<authz::Decision> authorize(const accounts::Principal &principal, std::string_view permission,
                                       const authz::ObjectRef &object, const Actor &actor, const QString &route);
     void setAuthzOptions(const authz::AuthzOptions &options);
+    // What the principal's lists and streams may show (authz::Visibility): members and viewers
+    // see only the apps and pipelines they hold a grant on.
+    Result<authz::Visibility> visibility(const accounts::Principal &principal);
+    // The app or pipeline an event is about (an approval's through its deploy or run); kind
+    // None for events about neither (a token revoked).
+    authz::ObjectRef subjectOf(const Event &event);
+    // The app or pipeline an approval's object ("deploy/<id>", "run/<id>") holds back; an
+    // empty name when it is gone.
+    authz::ObjectRef approvalSubject(const QString &approvalObject);
     // Users, sessions and API tokens (nullptr until installed; app/wiring's installAccounts
     // builds it with an identity adapter). The engine owns it.
     accounts::AccountService *accounts() const;

@@ -3,6 +3,9 @@
 
 #include "core/disklimit/diskstates.h"
 
+#include <QElapsedTimer>
+#include <QThread>
+
 using namespace Qt::StringLiterals;
 
 namespace pando::core {
@@ -26,6 +29,34 @@ QString Engine::Private::diskStatusReason(const AppRecord &app)
         return {};
     return (*state)->reason();
 }
+
+namespace {
+
+// A start the runtime accepted can still end at once (the command exits): the container is
+// looked at for a moment so that "started" is never said of a container that is gone again.
+constexpr int StartSettleMs = 1000;
+constexpr int StartLookEveryMs = 100;
+
+Status stillRunning(adapters::Runtime &runtime, const QString &id, const QString &app)
+{
+    QElapsedTimer timer;
+    timer.start();
+    for (;;) {
+        auto info = runtime.inspect(id);
+        if (!info)
+            return std::unexpected(info.error());
+        if (info->state != QLatin1String("running"))
+            return fail(
+                ErrorCode::Failed,
+                u"app %1 did not start: its container is %2 (exit code %3)"_s.arg(app, info->state).arg(info->exitCode),
+                u"app/"_s + app, u"see why in its log: pando logs %1"_s.arg(app));
+        if (timer.elapsed() >= StartSettleMs)
+            return {};
+        QThread::msleep(StartLookEveryMs);
+    }
+}
+
+} // namespace
 
 Result<AppView> Engine::startApp(const QString &name, const Actor &actor)
 {
@@ -51,14 +82,19 @@ Result<AppView> Engine::startApp(const QString &name, const Actor &actor)
         QString outcome = u"success"_s;
         Status started;
         // A container that is gone altogether is the reconciler's to make again.
-        if (!containers->isEmpty() && containers->first().state != QLatin1String("running"))
+        if (!containers->isEmpty() && containers->first().state != QLatin1String("running")) {
             started = d->runtime->start(containers->first().id);
+            if (started)
+                started = stillRunning(*d->runtime, containers->first().id, name);
+        }
         if (!started)
             outcome = u"failure"_s;
         auto audited = d->audit.record(actor, u"app.start"_s, u"app/"_s + name, outcome,
                                        QJsonObject{{u"deploy"_s, row->currentDeploy}, {u"was_held_for_disk"_s, held}});
         if (!started)
             return std::unexpected(started.error()); // its own error is the answer, whatever became of the line
+        // What the health monitor found before is about the container as it was.
+        d->health.forget(name);
         d->services.publish(EventType::AppStarted, name, row->currentDeploy);
         if (!audited)
             unaudit = audited.error();

@@ -28,12 +28,9 @@ Result<DeployRecord> Engine::deploy(const QString &app, const QString &ref, cons
     }
     // A ref that does not exist is the caller's mistake, answered now rather than as a
     // failed deploy; the deploy then builds exactly the commit resolved here.
-    auto commit = d->source->resolve(spec->source.repo, spec->source.ref);
-    if (!commit) {
-        Error e = commit.error();
-        e.where = QStringLiteral("ref");
-        return std::unexpected(e);
-    }
+    auto commit = d->resolveSource(*spec, row->sourceTrusted, QStringLiteral("ref"));
+    if (!commit)
+        return std::unexpected(commit.error());
     DeployRecord deploy;
     deploy.id = newDeployId();
     deploy.app = app;

@@ -93,6 +93,40 @@ void Engine::setAuthzOptions(const authz::AuthzOptions &options)
     d->grants.setOptions(options);
 }
 
+Result<authz::Visibility> Engine::visibility(const accounts::Principal &principal)
+{
+    return authz::Authorizer(d->db, d->grants.options()).visibility(principal);
+}
+
+authz::ObjectRef Engine::approvalSubject(const QString &approvalObject)
+{
+    using authz::ObjectKind;
+    const QString kind = approvalObject.section(u'/', 0, 0);
+    const QString id = approvalObject.section(u'/', 1);
+    if (kind == u"run"_s) {
+        if (d->pipelines)
+            if (auto tree = d->pipelines->runTree(id))
+                return {ObjectKind::Pipeline, tree->run.pipeline, {}};
+        return {ObjectKind::Pipeline, {}, {}};
+    }
+    if (kind == u"deploy"_s)
+        if (auto deploy = deployView(id))
+            return {ObjectKind::App, deploy->record.app, {}};
+    return {ObjectKind::App, {}, {}};
+}
+
+authz::ObjectRef Engine::subjectOf(const Event &event)
+{
+    using authz::ObjectKind;
+    if (isApprovalEvent(event.type))
+        return approvalSubject(event.data.value(u"object"_s).toString());
+    if (isRunEvent(event.type) || isPipelineEvent(event.type))
+        return {ObjectKind::Pipeline, event.data.value(u"pipeline"_s).toString(), {}};
+    if (!event.app.isEmpty())
+        return {ObjectKind::App, event.app, {}};
+    return {};
+}
+
 Result<pipelines::SetPipelineResult> Engine::setPipeline(const QString &name, const QByteArray &configYaml,
                                                          const QByteArray &varsYaml, bool dryRun, const Actor &actor)
 {

@@ -12,6 +12,7 @@
 #include "core/deploy/servicestep.h"
 #include "core/disklimit/disklimiter.h"
 #include "core/engine/tokens.h"
+#include "core/health/healthmonitor.h"
 #include "core/observe/observer.h"
 #include "core/pipelines/service/pipelineservice.h"
 #include "core/reconciler/reconciler.h"
@@ -56,6 +57,7 @@ struct Engine::Private {
     WorkPool pool;
     Reconciler reconciler;
     disklimit::DiskLimiter diskLimiter;
+    health::HealthMonitor health;
     Observer observer;
     std::unique_ptr<LogHub> logs;
     std::unique_ptr<pipelines::PipelineService> pipelines;
@@ -91,7 +93,7 @@ struct Engine::Private {
                                              &options.approvalPolicy,
                                              options.approvalTtlMs},
           runner(services), pool(db, clock, options.workers), reconciler(services), diskLimiter(services),
-          observer(*runtime, services.labels(), clock)
+          health(services), observer(*runtime, services.labels(), clock)
     {}
 
     Status runDeployJob(const JobRecord &job, const CancelToken &cancel);
@@ -122,6 +124,13 @@ struct Engine::Private {
     Result<accounts::User> grantee(const QString &username);
     // What core/disklimit did about the app's serving deploy, for its status (enginecapacity.cpp).
     QString diskStatusReason(const AppRecord &app);
+    // The spec's source checked and its ref resolved with the means of whoever wrote the spec
+    // (trusted: an administrator; core/policy/sourceaccess.h; enginesources.cpp). An untrusted
+    // fetch that fails answers policy::unreadableSource(), no sooner than its floor.
+    Result<QString> resolveSource(const AppSpec &spec, bool trusted, const QString &refWhere);
+    // Kept service data under the app's name that actor may not take (engineservices.cpp):
+    // only its former owners and administrators make an app of that name again.
+    Status checkKeptServiceData(const QString &app, const Actor &actor);
 };
 
 } // namespace pando::core

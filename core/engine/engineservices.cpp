@@ -46,7 +46,42 @@ Status Engine::Private::removeServicesOf(const JobRecord &job)
     if (!appServices)
         return {};
     const bool deleteData = payloadValue(job, u"service_data"_s) == u"delete";
+    if (!deleteData) {
+        // Kept for the app's owners (its grants still stand until the teardown is done), not for
+        // whoever next picks the name.
+        auto grants = authz::GrantRepository(db).list(authz::ObjectKind::App, job.key);
+        if (!grants)
+            return std::unexpected(grants.error());
+        QStringList owners;
+        for (const authz::Grant &grant : std::as_const(*grants))
+            if (grant.role == u"owner" && !owners.contains(grant.userId))
+                owners.append(grant.userId);
+        if (auto kept = appServices->markKept(job.key, owners); !kept)
+            return kept;
+    }
     return appServices->removeAll(job.key, deleteData);
+}
+
+Status Engine::Private::checkKeptServiceData(const QString &app, const Actor &actor)
+{
+    if (!appServices)
+        return {};
+    auto any = appServices->hasAny(app);
+    if (!any)
+        return std::unexpected(any.error());
+    if (!*any || policy::hasInstallAuthority(actor))
+        return {};
+    auto owners = appServices->keptOwners(app);
+    if (!owners)
+        return std::unexpected(owners.error());
+    if (!actor.userId.isEmpty() && owners->contains(actor.userId))
+        return {};
+    return fail(ErrorCode::Conflict,
+                u"the name %1 holds service data kept from a removed app; only that app's owners or an administrator "
+                "may make an app of this name again (and get the data back)"_s.arg(app),
+                u"name"_s,
+                u"pick another name, or ask an administrator to delete the kept data (pando services rm %1 SLOT "
+                "--delete-data)"_s.arg(app));
 }
 
 Result<QList<ServiceView>> Engine::services(const QString &app)

@@ -13,6 +13,24 @@
 
 namespace pando::core {
 
+namespace {
+
+bool restartsAfterExit(AppSpec::Run::Restart policy, const adapters::ContainerInfo &c)
+{
+    switch (policy) {
+    case AppSpec::Run::Restart::Never:
+        return false;
+    case AppSpec::Run::Restart::OnFailure:
+        // A container that was made but never ran (created) has not exited cleanly either.
+        return c.exitCode != 0 || c.state == QLatin1String("created");
+    case AppSpec::Run::Restart::Always:
+        break;
+    }
+    return true;
+}
+
+} // namespace
+
 Reconciler::~Reconciler()
 {
     stop();
@@ -143,6 +161,9 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
         address = found->first().address;
     } else if (!found->isEmpty()) {
         const adapters::ContainerInfo &c = found->first();
+        // run.restart: never leaves an exited container be; on-failure only one that failed.
+        if (!restartsAfterExit(spec->run.restart, c))
+            return;
         if (auto started = m_s.runtime.start(c.id); !started) {
             changes << QStringLiteral("restarting %1 failed: %2").arg(name, started.error().text());
             return;

@@ -1,7 +1,7 @@
 #pragma once
 // Package reconciler runs the loop that converges what runs toward the pinned specs: an app
-// whose container crashed or vanished is started again (and its route follows the new
-// address), and a container or image that carries this install's labels but that no app or
+// whose container crashed or vanished is started again as its run.restart says (and its route
+// follows the new address), and a container or image that carries this install's labels but that no app or
 // running deploy owns is removed.
 //
 // Threading: pass() blocks and may run on any thread; start() runs passes on a thread of the

@@ -72,6 +72,9 @@ public:
     Status removeAll(const QString &app, bool deleteData);
     // Whether the app has any service, or data of one, to decide on.
     Result<bool> hasAny(const QString &app);
+    // What the app's removal keeps belongs to owners (user ids; ServiceStore::markKept).
+    Status markKept(const QString &app, const QStringList &owners) { return m_store.markKept(app, owners); }
+    Result<QStringList> keptOwners(const QString &app) { return m_store.keptOwners(app); }
 
 private:
     adapters::ServiceRequest request(const ServiceRecord &record) const;

@@ -154,4 +154,36 @@ Status ServiceStore::remove(const QString &app, const QString &slot)
     return {};
 }
 
+Status ServiceStore::markKept(const QString &app, const QStringList &owners)
+{
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    auto q = detail::run(
+        *db, m_db.isPostgres(), u"UPDATE app_services SET kept_ms = ?, kept_owners = ? WHERE app = ?"_s,
+        {m_clock.nowMs(), detail::text(owners.join(u' ')), detail::text(app)}, u"keep the services of "_s + app);
+    if (!q)
+        return std::unexpected(q.error());
+    return {};
+}
+
+Result<QStringList> ServiceStore::keptOwners(const QString &app)
+{
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    auto q =
+        detail::run(*db, m_db.isPostgres(), u"SELECT kept_owners FROM app_services WHERE app = ? AND kept_ms > 0"_s,
+                    {detail::text(app)}, u"the owners of the kept services of "_s + app);
+    if (!q)
+        return std::unexpected(q.error());
+    QStringList owners;
+    while (q->next())
+        for (const QString &owner : q->value(0).toString().split(u' ', Qt::SkipEmptyParts))
+            if (!owners.contains(owner))
+                owners.append(owner);
+    q->finish();
+    return owners;
+}
+
 } // namespace pando::core

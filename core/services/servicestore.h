@@ -45,6 +45,11 @@ public:
     // The app's rows (every app's when app is empty), passwords left out.
     Result<QList<ServiceRecord>> list(const QString &app);
     Status remove(const QString &app, const QString &slot);
+    // The app's rows are kept past its removal for owners (user ids): only they, or an
+    // administrator, make an app of that name again and get the data back (Engine::createApp).
+    Status markKept(const QString &app, const QStringList &owners);
+    // The owners the app's kept rows were kept for (none: no row was kept for anybody).
+    Result<QStringList> keptOwners(const QString &app);
 
 private:
     Database &m_db;

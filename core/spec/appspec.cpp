@@ -254,11 +254,43 @@ Status readResources(const DocNode &run, AppSpec &spec)
     return {};
 }
 
+Status readRestart(const DocNode &run, AppSpec &spec)
+{
+    const DocNode *restart = run.value(u"restart"_s);
+    if (!restart || restart->kind == DocNode::Kind::Null)
+        return {};
+    const QStringList values{u"always"_s, u"on-failure"_s, u"never"_s};
+    const QString value = restart->kind == DocNode::Kind::Scalar ? restart->text.trimmed() : QString();
+    if (!values.contains(value)) {
+        const QString best = value.isEmpty() ? QString() : detail::closestWord(value.toLower(), values);
+        return fail(ErrorCode::Invalid,
+                    u"expected \"always\", \"on-failure\" or \"never\", got %1"_s.arg(describe(*restart)),
+                    u"run.restart"_s, best.isEmpty() ? QString() : u"did you mean \"%1\"?"_s.arg(best));
+    }
+    spec.run.restart = value == u"never"        ? AppSpec::Run::Restart::Never
+                       : value == u"on-failure" ? AppSpec::Run::Restart::OnFailure
+                                                : AppSpec::Run::Restart::Always;
+    return {};
+}
+
+Result<int> wholeNumber(const DocNode &node, const QString &path, int min, int max)
+{
+    static const QRegularExpression digits(uR"(^[0-9]{1,9}\z)"_s);
+    const QString value = node.text.trimmed();
+    if (node.kind == DocNode::Kind::Scalar && digits.match(value).hasMatch()) {
+        const int number = value.toInt();
+        if (number >= min && number <= max)
+            return number;
+    }
+    return wrongType(node, path, u"an integer %1-%2"_s.arg(min).arg(max));
+}
+
 Status readRun(const DocNode &root, AppSpec &spec)
 {
     PANDO_SPEC_TRY(node, section(root, u"run"_s, {}));
     if (*node) {
-        PANDO_SPEC_TRY(known, checkFields(**node, u"run"_s, {u"port"_s, u"command"_s, u"env"_s, u"resources"_s}));
+        PANDO_SPEC_TRY(
+            known, checkFields(**node, u"run"_s, {u"port"_s, u"command"_s, u"env"_s, u"resources"_s, u"restart"_s}));
     }
     if (!*node || !node.value()->value(u"port"_s) || node.value()->value(u"port"_s)->kind == DocNode::Kind::Null)
         return fail(ErrorCode::Invalid, u"missing required field (the port the app listens on in its container)"_s,
@@ -287,6 +319,7 @@ Status readRun(const DocNode &root, AppSpec &spec)
     PANDO_SPEC_TRY(envNode, section(run, u"env"_s, u"run"_s));
     PANDO_SPEC_TRY(env, stringMap(*envNode, u"run.env"_s, variableKey));
     spec.run.env = *env;
+    PANDO_SPEC_TRY(restart, readRestart(run, spec));
     return readResources(run, spec);
 }
 
@@ -296,7 +329,8 @@ Status readHealth(const DocNode &root, AppSpec &spec)
     if (!*node)
         return {};
     const DocNode &health = **node;
-    PANDO_SPEC_TRY(known, checkFields(health, u"health"_s, {u"path"_s, u"timeout"_s, u"interval"_s}));
+    PANDO_SPEC_TRY(
+        known, checkFields(health, u"health"_s, {u"path"_s, u"timeout"_s, u"interval"_s, u"every"_s, u"failures"_s}));
     if (const DocNode *path = health.value(u"path"_s); path && path->kind != DocNode::Kind::Null) {
         PANDO_SPEC_TRY(value, text(*path, u"health.path"_s));
         PANDO_SPEC_TRY(ok, detail::checkHealthPath(*value));
@@ -311,6 +345,15 @@ Status readHealth(const DocNode &root, AppSpec &spec)
         PANDO_SPEC_TRY(ms, duration(*interval, u"health.interval"_s, detail::MinHealthIntervalMs,
                                     detail::MaxHealthIntervalMs, u"from 10ms to 60s"_s));
         spec.health.intervalMs = int(*ms);
+    }
+    if (const DocNode *every = health.value(u"every"_s); every && every->kind != DocNode::Kind::Null) {
+        PANDO_SPEC_TRY(ms, duration(*every, u"health.every"_s, detail::MinHealthEveryMs, detail::MaxHealthEveryMs,
+                                    u"from 100ms to 1h"_s));
+        spec.health.everyMs = int(*ms);
+    }
+    if (const DocNode *failures = health.value(u"failures"_s); failures && failures->kind != DocNode::Kind::Null) {
+        PANDO_SPEC_TRY(n, wholeNumber(*failures, u"health.failures"_s, 1, detail::MaxHealthFailures));
+        spec.health.failures = *n;
     }
     return {};
 }
@@ -486,6 +529,19 @@ QString formatMemory(qint64 bytes)
     return QString::number(bytes);
 }
 
+QString restartName(AppSpec::Run::Restart restart)
+{
+    switch (restart) {
+    case AppSpec::Run::Restart::OnFailure:
+        return u"on-failure"_s;
+    case AppSpec::Run::Restart::Never:
+        return u"never"_s;
+    case AppSpec::Run::Restart::Always:
+        break;
+    }
+    return u"always"_s;
+}
+
 QString egressName(AppSpec::Egress egress)
 {
     return egress == AppSpec::Egress::None ? u"none"_s : u"all"_s;
@@ -536,6 +592,12 @@ Status validateAppSpec(const AppSpec &spec)
     if (spec.health.intervalMs < detail::MinHealthIntervalMs || spec.health.intervalMs > detail::MaxHealthIntervalMs)
         return fail(ErrorCode::Invalid, u"must be from 10ms to 60s, got %1ms"_s.arg(spec.health.intervalMs),
                     u"health.interval"_s);
+    if (spec.health.everyMs < detail::MinHealthEveryMs || spec.health.everyMs > detail::MaxHealthEveryMs)
+        return fail(ErrorCode::Invalid, u"must be from 100ms to 1h, got %1ms"_s.arg(spec.health.everyMs),
+                    u"health.every"_s);
+    if (spec.health.failures < 1 || spec.health.failures > detail::MaxHealthFailures)
+        return fail(ErrorCode::Invalid, u"must be from 1 to 100, got %1"_s.arg(spec.health.failures),
+                    u"health.failures"_s);
     if (spec.route.port < 0 || spec.route.port > 65535)
         return fail(ErrorCode::Invalid, u"expected an integer 1-65535, got %1"_s.arg(spec.route.port), u"route.port"_s);
     if (spec.network.egress != AppSpec::Egress::All && spec.network.egress != AppSpec::Egress::None)
@@ -570,10 +632,13 @@ QJsonObject AppSpec::toJson() const
         {u"run"_s, QJsonObject{{u"port"_s, run.port},
                                {u"command"_s, QJsonArray::fromStringList(run.command)},
                                {u"env"_s, stringMapJson(run.env)},
-                               {u"resources"_s, resources}}},
+                               {u"resources"_s, resources},
+                               {u"restart"_s, restartName(run.restart)}}},
         {u"health"_s, QJsonObject{{u"path"_s, health.path},
                                   {u"timeout"_s, durationText(qint64(health.timeoutSeconds) * 1000)},
-                                  {u"interval"_s, durationText(health.intervalMs)}}},
+                                  {u"interval"_s, durationText(health.intervalMs)},
+                                  {u"every"_s, durationText(health.everyMs)},
+                                  {u"failures"_s, health.failures}}},
         {u"route"_s, route},
         {u"network"_s, QJsonObject{{u"egress"_s, egressName(network.egress)}}},
         {u"labels"_s, stringMapJson(labels)},

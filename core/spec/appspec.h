@@ -39,12 +39,21 @@ struct AppSpec {
         enum class DiskPolicy { Stop, Warn };
         qint64 diskBytes = 0;
         DiskPolicy diskPolicy = DiskPolicy::Stop;
+        // restart: what Pando does when the serving container exits or stops answering its
+        // health probe (core/health): always (any exit, and unhealthy), on-failure (an exit with
+        // a code other than 0, and unhealthy), never.
+        enum class Restart { Always, OnFailure, Never };
+        Restart restart = Restart::Always;
     } run;
 
     struct Health {
         QString path = QStringLiteral("/"); // must start with '/'
         int timeoutSeconds = 60;            // how long a new version may take to become healthy
         int intervalMs = 100;               // between probes
+        // While the app serves: probed every everyMs; unhealthy after `failures` failed probes
+        // in a row, healthy again at the first answer (core/health).
+        int everyMs = 10000;
+        int failures = 3;
     } health;
 
     struct Route {
@@ -109,5 +118,7 @@ QStringList serviceVersions(const QString &kind);
 inline constexpr int MaxServiceSlots = 8;
 // "all" or "none", as network.egress is written.
 QString egressName(AppSpec::Egress egress);
+// "always", "on-failure" or "never".
+QString restartName(AppSpec::Run::Restart restart);
 
 } // namespace pando::core

@@ -150,9 +150,10 @@ Status checkRepo(const QString &repo)
         if (url.host().startsWith(u'-') || url.userName().startsWith(u'-'))
             return fail(ErrorCode::Invalid, u"%1: host and user must not start with '-'"_s.arg(quoted(repo)), where);
         if (!url.password().isEmpty()) {
-            return fail(ErrorCode::Invalid,
-                        u"the address carries a password or token; the spec is not a secret store"_s, where,
-                        u"store the credential as a connection secret and remove it from the address"_s);
+            return fail(
+                ErrorCode::Invalid, u"the address carries a password or token; the spec is not a secret store"_s, where,
+                u"remove it from the address; Pando reads private repositories over ssh (ssh:// or user@host:path) "
+                u"with the keys of the ssh-agent of the user pandod runs as"_s);
         }
         if (url.path().size() < 2)
             return fail(ErrorCode::Invalid, u"%1 has no repository path"_s.arg(quoted(repo)), where, forms);

@@ -28,6 +28,9 @@ inline constexpr int MinHealthTimeoutSeconds = 1;
 inline constexpr int MaxHealthTimeoutSeconds = 3600;
 inline constexpr int MinHealthIntervalMs = 10;
 inline constexpr int MaxHealthIntervalMs = 60000;
+inline constexpr int MinHealthEveryMs = 100;
+inline constexpr int MaxHealthEveryMs = 3600000;
+inline constexpr int MaxHealthFailures = 100;
 inline constexpr double MaxCpus = 1024;
 inline constexpr qint64 MaxMemoryBytes = 1LL << 50; // 1 PiB: far past any host, short of overflow
 

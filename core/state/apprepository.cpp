@@ -8,7 +8,8 @@ namespace pando::core {
 
 namespace {
 
-const QString kAppColumns = u"name, spec_yaml, route_port, current_deploy, created_ms, updated_ms"_s;
+const QString kAppColumns =
+    u"name, spec_yaml, route_port, current_deploy, created_ms, updated_ms, creator_id, source_trusted"_s;
 
 AppRecord appFrom(const QSqlQuery &q)
 {
@@ -19,6 +20,8 @@ AppRecord appFrom(const QSqlQuery &q)
     app.currentDeploy = q.value(3).toString();
     app.createdMs = q.value(4).toLongLong();
     app.updatedMs = q.value(5).toLongLong();
+    app.creatorId = q.value(6).toString();
+    app.sourceTrusted = q.value(7).toInt() != 0;
     return app;
 }
 
@@ -46,11 +49,11 @@ Status AppRepository::create(const AppRecord &app)
     auto db = m_db.connection();
     if (!db)
         return std::unexpected(db.error());
-    auto q =
-        detail::run(*db, m_db.isPostgres(), u"INSERT INTO apps ("_s + kAppColumns + u") VALUES (?, ?, ?, ?, ?, ?)"_s,
-                    {detail::text(app.name), detail::text(app.specYaml), app.routePort, detail::text(app.currentDeploy),
-                     app.createdMs, app.updatedMs},
-                    u"create app "_s + app.name);
+    auto q = detail::run(
+        *db, m_db.isPostgres(), u"INSERT INTO apps ("_s + kAppColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?)"_s,
+        {detail::text(app.name), detail::text(app.specYaml), app.routePort, detail::text(app.currentDeploy),
+         app.createdMs, app.updatedMs, detail::text(app.creatorId), app.sourceTrusted ? 1 : 0},
+        u"create app "_s + app.name);
     if (!q) {
         if (q.error().code == ErrorCode::Conflict)
             return fail(ErrorCode::Conflict, u"an app named "_s + app.name + u" already exists"_s, u"apps"_s);
@@ -93,6 +96,25 @@ Result<QList<AppRecord>> AppRepository::list()
 Status AppRepository::setSpec(const QString &name, const QString &specYaml, qint64 nowMs)
 {
     return updateApp(m_db, name, u"spec_yaml"_s, detail::text(specYaml), nowMs);
+}
+
+Status AppRepository::setSourceTrusted(const QString &name, bool trusted, qint64 nowMs)
+{
+    return updateApp(m_db, name, u"source_trusted"_s, trusted ? 1 : 0, nowMs);
+}
+
+Result<int> AppRepository::countCreatedBy(const QString &userId)
+{
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    auto q = detail::run(*db, m_db.isPostgres(), u"SELECT COUNT(*) FROM apps WHERE creator_id = ?"_s,
+                         {detail::text(userId)}, u"count the apps a user made"_s);
+    if (!q)
+        return std::unexpected(q.error());
+    const int n = q->next() ? q->value(0).toInt() : 0;
+    q->finish();
+    return n;
 }
 
 Status AppRepository::setRoutePort(const QString &name, int port, qint64 nowMs)

@@ -3,14 +3,19 @@
 #include "migrations.h"
 #include "sql.h"
 
+#include "core/state/datadir.h"
+
 #include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QThread>
 #include <QThreadStorage>
 #include <atomic>
+#include <fcntl.h>
+#include <unistd.h>
 
 using namespace Qt::StringLiterals;
 
@@ -126,6 +131,31 @@ Database::~Database()
     }
 }
 
+namespace {
+
+// SQLite makes its files with the process's umask, and its -wal and -shm files with the mode of
+// the database file: so the database is made 0600 before SQLite first opens it, and one found
+// readable by others (made by an older Pando) is made private with its companions.
+Status makePrivateDatabaseFiles(const QString &path)
+{
+    if (path.isEmpty() || path.startsWith(u':') || path.startsWith(u"file:"_s))
+        return {};
+    const QByteArray native = QFile::encodeName(path);
+    const int fd = ::open(native.constData(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0)
+        ::close(fd);
+    for (const QString &file : QStringList{path, path + u"-wal"_s, path + u"-shm"_s, path + u"-journal"_s}) {
+        auto changed = makePrivateFile(file);
+        if (!changed)
+            return std::unexpected(changed.error());
+        if (*changed)
+            qWarning("state: %s was readable by other users; it is private (0600) now", qPrintable(file));
+    }
+    return {};
+}
+
+} // namespace
+
 Result<QSqlDatabase> Database::connection()
 {
     const QString name = threadConnectionName(m_connectionPrefix);
@@ -161,6 +191,8 @@ Result<QSqlDatabase> Database::connection()
         if (!QDir().mkpath(file.absolutePath()))
             return fail(ErrorCode::Unavailable, u"cannot create the database's directory "_s + file.absolutePath(),
                         where);
+        if (auto made = makePrivateDatabaseFiles(m_config.sqlitePath); !made)
+            return std::unexpected(made.error());
     }
     if (!db.open())
         return fail(ErrorCode::Unavailable, u"cannot open the database: "_s + db.lastError().text(), where);

@@ -297,6 +297,37 @@ const QList<Migration> &migrations()
                             " updated_ms BIGINT NOT NULL DEFAULT 0)"),
              QStringLiteral("ALTER TABLE pipelines ADD COLUMN host_execution INTEGER NOT NULL DEFAULT 0"),
          }},
+        {12,
+         QStringLiteral("apps: who made them and whose authority reads their source; kept service data's owners"),
+         {
+             // The member app limit counts what a user made, so dropping one's own owner grant no
+             // longer frees a place; apps made before are credited to their first owner.
+             QStringLiteral("ALTER TABLE apps ADD COLUMN creator_id TEXT NOT NULL DEFAULT ''"),
+             QStringLiteral("UPDATE apps SET creator_id = COALESCE((SELECT MIN(user_id) FROM grants WHERE"
+                            " grants.object_kind = 'app' AND grants.object = apps.name AND grants.role = 'owner'),"
+                            " '')"),
+             // 1: the spec was last written with the install's authority (an administrator), so its
+             // source is read with the install's (file://, the ssh-agent, internal hosts). Apps made
+             // before keep working as they did.
+             QStringLiteral("ALTER TABLE apps ADD COLUMN source_trusted INTEGER NOT NULL DEFAULT 1"),
+             // Data kept at an app's removal belongs to that app's owners: kept_ms > 0 marks it, and
+             // only those users (kept_owners, space-separated ids) or an administrator may make an
+             // app of the name again and get it back.
+             QStringLiteral("ALTER TABLE app_services ADD COLUMN kept_ms BIGINT NOT NULL DEFAULT 0"),
+             QStringLiteral("ALTER TABLE app_services ADD COLUMN kept_owners TEXT NOT NULL DEFAULT ''"),
+         }},
+        {13,
+         QStringLiteral("install-wide secrets are read only by the pipelines they are granted to"),
+         {
+             // access: "listed" (the pipelines in secret_access), "all", or "unset" for a secret
+             // stored before this migration: the pipeline runner lists the pipelines that use
+             // it then at its next start (docs/pipelines.md, "Secrets").
+             QStringLiteral("ALTER TABLE secrets ADD COLUMN access TEXT NOT NULL DEFAULT 'unset'"),
+             QStringLiteral("CREATE TABLE secret_access ("
+                            " name TEXT NOT NULL,"
+                            " pipeline TEXT NOT NULL," // may name one set later; removed with it
+                            " PRIMARY KEY (name, pipeline))"),
+         }},
     };
     return all;
 }

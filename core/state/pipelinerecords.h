@@ -5,6 +5,7 @@
 #include "core/vocab/vocab.h"
 
 #include <QString>
+#include <QStringList>
 #include <QtGlobal>
 
 namespace pando::core {
@@ -94,6 +95,14 @@ struct SecretRecord {
     QString sealed; // the sealbox envelope; never the value
     qint64 createdMs = 0;
     qint64 updatedMs = 0;
+};
+
+// Which pipelines may read an install-wide secret: every one (all), or those listed. A new
+// secret is readable by none until an operator or administrator says which.
+struct SecretAccess {
+    bool all = false;
+    QStringList pipelines; // sorted; ignored when all
+    bool allows(const QString &pipeline) const { return all || pipelines.contains(pipeline); }
 };
 
 } // namespace pando::core

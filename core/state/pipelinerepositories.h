@@ -114,6 +114,14 @@ public:
     Result<QList<SecretRecord>> list(const QString &scope);
     Status remove(const QString &scope, const QString &name);
 
+    // Install-wide secrets only (scope ""): which pipelines may read one. NotFound without it.
+    Result<SecretAccess> access(const QString &name);
+    // Replaces the list. A pipeline may be named before it is set (so that its first set can use
+    // the secret); removing a pipeline takes it off every list.
+    Status setAccess(const QString &name, const SecretAccess &access);
+    // Install-wide secrets stored before access lists existed (migration 12), not yet given one.
+    Result<QStringList> unscoped();
+
 private:
     Database &m_db;
 };

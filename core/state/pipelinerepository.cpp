@@ -185,6 +185,9 @@ Status PipelineRepository::remove(const QString &name)
     // Secrets scoped to the pipeline have no foreign key (scope "" is the install's).
     if (auto q = tx->run(u"DELETE FROM secrets WHERE scope = ?"_s, {detail::text(name)}, what); !q)
         return std::unexpected(q.error());
+    // Nor may a new pipeline of this name read the install's secrets this one could.
+    if (auto q = tx->run(u"DELETE FROM secret_access WHERE pipeline = ?"_s, {detail::text(name)}, what); !q)
+        return std::unexpected(q.error());
     auto q = tx->run(u"DELETE FROM pipelines WHERE name = ?"_s, {detail::text(name)}, what);
     if (!q)
         return std::unexpected(q.error());
@@ -358,7 +361,7 @@ Status SecretRepository::put(const SecretRecord &s)
         return std::unexpected(q.error());
     if (q->numRowsAffected() == 0) {
         auto insert = tx->run(
-            u"INSERT INTO secrets (scope, name, sealed, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?)"_s,
+            u"INSERT INTO secrets (scope, name, sealed, created_ms, updated_ms, access) VALUES (?, ?, ?, ?, ?, 'listed')"_s,
             {detail::text(s.scope), detail::text(s.name), detail::text(s.sealed), s.createdMs, s.updatedMs}, what);
         if (!insert)
             return std::unexpected(insert.error());
@@ -394,9 +397,77 @@ Result<QList<SecretRecord>> SecretRepository::list(const QString &scope)
 
 Status SecretRepository::remove(const QString &scope, const QString &name)
 {
-    return expectOneRow(exec(m_db, u"DELETE FROM secrets WHERE scope = ? AND name = ?"_s,
-                             {detail::text(scope), detail::text(name)}, u"remove secret "_s + name),
-                        u"no secret named "_s + name, u"secrets"_s);
+    const QString what = u"remove secret "_s + name;
+    auto tx = detail::Transaction::begin(m_db, what);
+    if (!tx)
+        return std::unexpected(tx.error());
+    auto q =
+        tx->run(u"DELETE FROM secrets WHERE scope = ? AND name = ?"_s, {detail::text(scope), detail::text(name)}, what);
+    if (!q)
+        return std::unexpected(q.error());
+    if (q->numRowsAffected() == 0)
+        return fail(ErrorCode::NotFound, u"no secret named "_s + name, u"secrets"_s);
+    // A secret set again later by that name starts with no pipeline allowed.
+    if (scope.isEmpty())
+        if (auto cleared = tx->run(u"DELETE FROM secret_access WHERE name = ?"_s, {detail::text(name)}, what); !cleared)
+            return std::unexpected(cleared.error());
+    return tx->commit();
+}
+
+Result<SecretAccess> SecretRepository::access(const QString &name)
+{
+    auto q = exec(m_db, u"SELECT access FROM secrets WHERE scope = '' AND name = ?"_s, {detail::text(name)},
+                  u"read the access of secret "_s + name);
+    if (!q)
+        return std::unexpected(q.error());
+    if (!q->next())
+        return fail(ErrorCode::NotFound, u"no install-wide secret named "_s + name, u"secrets"_s,
+                    u"pando secrets list shows them"_s);
+    SecretAccess access;
+    access.all = q->value(0).toString() == u"all"_s;
+    q->finish();
+    auto rows = exec(m_db, u"SELECT pipeline FROM secret_access WHERE name = ? ORDER BY pipeline"_s,
+                     {detail::text(name)}, u"read the access of secret "_s + name);
+    if (!rows)
+        return std::unexpected(rows.error());
+    while (rows->next())
+        access.pipelines << rows->value(0).toString();
+    return access;
+}
+
+Status SecretRepository::setAccess(const QString &name, const SecretAccess &access)
+{
+    const QString what = u"set the access of secret "_s + name;
+    auto tx = detail::Transaction::begin(m_db, what);
+    if (!tx)
+        return std::unexpected(tx.error());
+    auto q = tx->run(u"UPDATE secrets SET access = ? WHERE scope = '' AND name = ?"_s,
+                     {access.all ? u"all"_s : u"listed"_s, detail::text(name)}, what);
+    if (!q)
+        return std::unexpected(q.error());
+    if (q->numRowsAffected() == 0)
+        return fail(ErrorCode::NotFound, u"no install-wide secret named "_s + name, u"secrets"_s,
+                    u"set it first: pando secrets set "_s + name);
+    if (auto cleared = tx->run(u"DELETE FROM secret_access WHERE name = ?"_s, {detail::text(name)}, what); !cleared)
+        return std::unexpected(cleared.error());
+    for (const QString &pipeline : access.all ? QStringList{} : access.pipelines)
+        if (auto added = tx->run(u"INSERT INTO secret_access (name, pipeline) VALUES (?, ?)"_s,
+                                 {detail::text(name), detail::text(pipeline)}, what);
+            !added)
+            return std::unexpected(added.error());
+    return tx->commit();
+}
+
+Result<QStringList> SecretRepository::unscoped()
+{
+    auto q = exec(m_db, u"SELECT name FROM secrets WHERE scope = '' AND access = 'unset' ORDER BY name"_s, {},
+                  u"list install-wide secrets without an access list"_s);
+    if (!q)
+        return std::unexpected(q.error());
+    QStringList names;
+    while (q->next())
+        names << q->value(0).toString();
+    return names;
 }
 
 } // namespace pando::core

@@ -15,6 +15,11 @@ struct AppRecord {
     QString currentDeploy; // the deploy serving now; empty when none
     qint64 createdMs = 0;
     qint64 updatedMs = 0;
+    QString creatorId; // the user who made it (empty: the install's own authority); the app limit counts these
+    // Whether its spec was last written with the install's authority (an administrator): then its
+    // source is read with the install's means (file://, the ssh-agent, internal hosts); otherwise
+    // only with what the install settings give members (core/policy/sourceaccess.h).
+    bool sourceTrusted = false;
 };
 
 // Deploy status: see DeployStatus (core/vocab).

@@ -27,12 +27,14 @@
     X(Cancelled, "cancelled")                                                                                          \
     X(Rejected, "rejected")
 
-// An app as the API shows it: derived from its last deploy and its container (never stored).
+// An app as the API shows it: derived from its last deploy and its container (never stored);
+// unhealthy while its container runs but its health probe has failed (core/health).
 #define PANDO_VOCAB_APP_STATUS(X)                                                                                      \
     X(New, "new")                                                                                                      \
     X(Deploying, "deploying")                                                                                          \
     X(AwaitingApproval, "awaiting-approval")                                                                           \
     X(Running, "running")                                                                                              \
+    X(Unhealthy, "unhealthy")                                                                                          \
     X(Failed, "failed")                                                                                                \
     X(Stopped, "stopped")                                                                                              \
     X(Removing, "removing")                                                                                            \
@@ -77,6 +79,8 @@
     X(AppRemoved, "app.removed")                                                                                       \
     X(AppStarted, "app.started")                                                                                       \
     X(AppRestarted, "app.restarted")                                                                                   \
+    X(AppUnhealthy, "app.unhealthy")                                                                                   \
+    X(AppHealthy, "app.healthy")                                                                                       \
     X(AppDiskExceeded, "app.disk.exceeded")                                                                            \
     X(AppSecretsChanged, "app.secrets.changed")                                                                        \
     X(DeployQueued, "deploy.queued")                                                                                   \

@@ -161,7 +161,13 @@ Pane {
                 opacity: 0.7
             }
             Label {
-                text: root.hasApp ? root.app.statusText : ""
+                objectName: "appStatus"
+                // The reason beside the word: what the health probe got, why Pando stopped it.
+                text: !root.hasApp ? "" : root.app.statusReason.length > 0
+                                          ? qsTr("%1: %2").arg(root.app.statusText).arg(root.app.statusReason)
+                                          : root.app.statusText
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
             }
 
             Label {

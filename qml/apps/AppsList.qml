@@ -63,6 +63,7 @@ Pane {
                 required property string name
                 required property int state
                 required property string statusText
+                required property string statusReason
                 required property string lastDeployText
                 required property string progress
                 required property bool busy
@@ -84,7 +85,9 @@ Pane {
                             Layout.fillWidth: true
                         }
                         Label {
-                            text: row.busy && row.progress.length > 0 ? row.progress : row.lastDeployText
+                            // Why it is unhealthy (or stopped) comes before its last deploy.
+                            text: row.busy && row.progress.length > 0 ? row.progress
+                                : row.statusReason.length > 0 ? row.statusReason : row.lastDeployText
                             opacity: 0.7
                             font.pointSize: 9
                             elide: Text.ElideRight

@@ -103,6 +103,7 @@ QHash<int, QByteArray> AppsModel::roleNames() const
         {BusyRole, "busy"},
         {ProgressRole, "progress"},
         {ActionErrorRole, "actionError"},
+        {StatusReasonRole, "statusReason"},
     };
 }
 
@@ -134,6 +135,9 @@ QVariant AppsModel::roleValue(const Row &row, int role) const
             return tr("not deployed");
         if (core::parseAppStatus(row.app.value(u"status"_s).toString()) == core::AppStatus::Removing)
             return tr("removing");
+        if (state == DisplayState::Failed &&
+            core::parseAppStatus(row.app.value(u"status"_s).toString()) == core::AppStatus::Unhealthy)
+            return tr("unhealthy");
         return stateWord(state);
     }
     case UrlRole:
@@ -175,6 +179,8 @@ QVariant AppsModel::roleValue(const Row &row, int role) const
                    : QString();
     case ActionErrorRole:
         return row.actionError;
+    case StatusReasonRole:
+        return row.app.value(u"status_reason"_s).toString();
     }
     return {};
 }
@@ -510,7 +516,8 @@ void AppsModel::onEvent(const QJsonObject &event)
             rowChanged(row);
         }
     }
-    // app.created, app.restarted, deploy.*, approval.*, container.removed: the row's truth is the API's.
+    // app.created, app.restarted, app.unhealthy, app.healthy, deploy.*, approval.*, container.removed:
+    // the row's truth is the API's.
     reloadApp(app);
 }
 

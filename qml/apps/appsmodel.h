@@ -38,7 +38,7 @@ class AppsModel : public pando::desktop::SessionListModel {
 public:
     enum Role {
         NameRole = Qt::UserRole + 1,
-        StatusRole,           // the API's word: new, deploying, running, failed, stopped, removing
+        StatusRole,           // the API's word: new, deploying, running, unhealthy, failed, stopped, removing
         StateRole,            // DisplayState::Value: what the mark's shape and colour show
         StatusTextRole,       // the status as a translated word
         UrlRole,              // where the app is reached; empty before the first route
@@ -51,6 +51,7 @@ public:
         BusyRole,             // a deploy of this app is in flight
         ProgressRole,         // what the deploy in flight does now ("build: running")
         ActionErrorRole,      // why the last action (deploy, remove) failed to start
+        StatusReasonRole,     // why the app is in its status: what its health probe got, its disk limit
     };
     Q_ENUM(Role)
 

@@ -161,6 +161,18 @@ void PipelinesModel::setError(const QString &error, bool unavailable)
     SessionListModel::setError(error);
 }
 
+QString PipelinesModel::appAccessWords(const QJsonObject &settings)
+{
+    const auto onOff = [&settings](const QString &key) {
+        return settings.value(key).toBool() ? tr("allowed") : tr("not allowed");
+    };
+    const QString ports = settings.value(u"member_ports"_s).toString();
+    return tr("repositories on this computer (file://): %1; the ssh-agent: %2; addresses on this computer or its "
+              "link: %3; stable ports: %4")
+        .arg(onOff(u"local_repositories"_s), onOff(u"ssh_agent"_s), onOff(u"internal_hosts"_s),
+             ports == u"none" ? tr("picked for them") : ports);
+}
+
 void PipelinesModel::refresh()
 {
     if (!m_session)
@@ -175,8 +187,10 @@ void PipelinesModel::refresh()
                              : settings->value(u"host_execution"_s).toBool()
                                  ? tr("on, for the pipelines an administrator allowed")
                                  : tr("off: every task runs in a container");
-        if (text != self->m_hostExecutionText) {
+        const QString access = settings ? appAccessWords(*settings) : QString();
+        if (text != self->m_hostExecutionText || access != self->m_appAccessText) {
             self->m_hostExecutionText = text;
+            self->m_appAccessText = access;
             Q_EMIT self->hostExecutionChanged();
         }
     });

@@ -31,6 +31,9 @@ class PipelinesModel : public pando::desktop::SessionListModel {
     // The install's host-execution setting in words ("off", "on for pipelines an administrator
     // allowed"); empty until known.
     Q_PROPERTY(QString hostExecutionText READ hostExecutionText NOTIFY hostExecutionChanged)
+    // What apps whose spec a member writes may use of the install (file:// repositories, the
+    // ssh-agent, internal hosts, the ports they may pick), in words; empty until known.
+    Q_PROPERTY(QString appAccessText READ appAccessText NOTIFY hostExecutionChanged)
     // The selected row's roles by name (name empty when nothing is selected); follows live changes.
     Q_PROPERTY(QVariantMap selected READ selected NOTIFY selectedChanged)
     Q_PROPERTY(QString selectedName READ selectedName NOTIFY selectedChanged)
@@ -63,6 +66,7 @@ public:
 
     bool isUnavailable() const { return m_unavailable; }
     QString hostExecutionText() const { return m_hostExecutionText; }
+    QString appAccessText() const { return m_appAccessText; }
     QVariantMap selected() const;
     QString selectedName() const;
     // The row of the pipeline with this name; -1 when there is none.
@@ -100,7 +104,10 @@ private:
 
     QList<Row> m_rows; // sorted by name
     bool m_unavailable = false;
+    // The app settings of GET /api/v1/settings in words (appAccessText).
+    static QString appAccessWords(const QJsonObject &settings);
     QString m_hostExecutionText;
+    QString m_appAccessText;
 };
 
 } // namespace pando::desktop

@@ -13,6 +13,8 @@ Pane {
     required property EmbeddedServer server
     // The install's host-execution setting in words (PipelinesModel.hostExecutionText).
     property string hostExecutionText: ""
+    // What members' apps may use of the install (PipelinesModel.appAccessText).
+    property string appAccessText: ""
 
     ScrollView {
         anchors.fill: parent
@@ -44,6 +46,29 @@ Pane {
                     }
                     Label {
                         text: qsTr("Administrators change it with: pando settings set host-execution on|off, and allow a pipeline with: pando pipelines host-execution NAME allow")
+                        wrapMode: Text.Wrap
+                        opacity: 0.8
+                        Layout.fillWidth: true
+                    }
+                }
+            }
+
+            GroupBox {
+                objectName: "appsGroup"
+                title: qsTr("Apps")
+                Layout.fillWidth: true
+
+                ColumnLayout {
+                    anchors.fill: parent
+                    Label {
+                        objectName: "appAccess"
+                        text: qsTr("Apps whose spec a member writes may use: %1").arg(
+                                  root.appAccessText.length > 0 ? root.appAccessText : qsTr("unknown"))
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
+                    }
+                    Label {
+                        text: qsTr("Administrators' apps may use all of it. Administrators change it with: pando settings set local-repositories|ssh-agent|internal-hosts on|off, or member-ports FIRST-LAST|none")
                         wrapMode: Text.Wrap
                         opacity: 0.8
                         Layout.fillWidth: true

@@ -147,7 +147,8 @@ Value ofApp(const QString &status, const QString &lastDeployStatus, bool busy)
         return Progress;
     if (app == A::Running)
         return Healthy;
-    if (app == A::Failed)
+    // Its container runs but does not answer: a failure the user must see, with its reason.
+    if (app == A::Failed || app == A::Unhealthy)
         return Failed;
     if (app == A::Stopped)
         return Stopped;

@@ -7,6 +7,7 @@
 
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/support/component.h"
+#include "tests/support/gitfixture.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -22,6 +23,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
+#include <algorithm>
 #include <csignal>
 #include <memory>
 
@@ -189,6 +191,9 @@ QByteArray tokenOf(Daemon &daemon, const QString &principal)
         return daemon.token;
     if (principal == QLatin1String("anonymous"))
         return {};
+    // A token a step made and saved ("saved:narrow"): speaking as that token itself.
+    if (principal.startsWith(QLatin1String("saved:")))
+        return daemon.saved.value(principal.mid(6));
     if (auto found = daemon.principals.constFind(principal); found != daemon.principals.cend())
         return *found;
     const QString role = principal.section(QLatin1Char('/'), 0, 0);
@@ -269,8 +274,8 @@ private:
 public:
     static QStringList knownKinds()
     {
-        return {QStringLiteral("raw"), QStringLiteral("parallel"), QStringLiteral("repeat"),
-                QStringLiteral("requests")};
+        return {QStringLiteral("raw"), QStringLiteral("parallel"), QStringLiteral("repeat"), QStringLiteral("requests"),
+                QStringLiteral("timing")};
     }
     const QStringList &ids() const { return m_order; }
     QJsonObject entry(const QString &id) const { return m_entries.value(id); }
@@ -291,9 +296,25 @@ QTcpServer &blackhole()
     return server;
 }
 
+// A git repository with one commit on main, for entries that create apps: its file:// URL, or
+// empty when git is missing (the entry then fails on the refused create).
+QByteArray gitRepo()
+{
+    static GitFixture git;
+    static const QByteArray url = [] {
+        if (!git.isValid() || git.createRepository(QStringLiteral("app")).isEmpty() ||
+            git.commit(QStringLiteral("app"), QStringLiteral("main"), {{QStringLiteral("README"), GitFile{"hello\n"}}})
+                .isEmpty())
+            return QByteArray();
+        return git.url(QStringLiteral("app")).toUtf8();
+    }();
+    return url;
+}
+
 // Placeholders in strings: {token} the administrator's token, {token:P} principal P's (see
 // tokenOf), {saved:name} what a step saved, {port} pandod's port, {blackhole} the port of a
-// listener that never answers, {n} the connection's number (kind parallel).
+// listener that never answers, {gitrepo} a file:// git repository with a commit on main, {n}
+// the connection's number (kind parallel).
 QByteArray expand(const QString &text, Daemon &daemon, int n = 0)
 {
     QByteArray bytes = text.toUtf8();
@@ -311,6 +332,8 @@ QByteArray expand(const QString &text, Daemon &daemon, int n = 0)
     bytes.replace("{port}", QByteArray::number(daemon.port));
     if (bytes.contains("{blackhole}"))
         bytes.replace("{blackhole}", QByteArray::number(blackhole().serverPort()));
+    if (bytes.contains("{gitrepo}"))
+        bytes.replace("{gitrepo}", gitRepo());
     bytes.replace("{n}", QByteArray::number(n));
     return bytes;
 }
@@ -358,13 +381,19 @@ private:
     void runParallel(const QJsonObject &entry, Daemon &daemon);
     void runRepeat(const QJsonObject &entry, Daemon &daemon);
     void runRequests(const QJsonObject &entry, Daemon &daemon);
+    void runTiming(const QJsonObject &entry, Daemon &daemon);
+    QByteArray requestOf(const QJsonObject &step, Daemon &daemon, int n = 0);
     // Sends the writes over one new connection and checks what expect says of it.
     // The last answer goes to *answer when given.
     void sendAndCheck(const QList<QByteArray> &writes, int pauseMs, const QJsonObject &expect, Daemon &daemon,
                       const QString &what, Answer *answer = nullptr);
 
+    // The entry's "repos" as real git repositories; {saved:repo-NAME} is each one's file:// URL.
+    void makeRepos(const QJsonObject &entry, Daemon &daemon);
+
     Catalogue m_catalogue;
     std::map<QString, std::unique_ptr<Daemon>> m_daemons;
+    std::unique_ptr<GitFixture> m_git; // made when an entry first asks for repos
 };
 
 void TestAttacks::initTestCase()
@@ -448,6 +477,8 @@ void TestAttacks::attack()
         runRepeat(entry, *daemon);
     else if (kind == QLatin1String("requests"))
         runRequests(entry, *daemon);
+    else if (kind == QLatin1String("timing"))
+        runTiming(entry, *daemon);
     if (QTest::currentTestFailed()) {
         // What pandod said meanwhile, to see why.
         qWarning().noquote() << "pandod said:" << daemon->process.readAll().right(4000);
@@ -603,36 +634,124 @@ void TestAttacks::runRepeat(const QJsonObject &entry, Daemon &daemon)
                             .arg(count)));
 }
 
+QByteArray TestAttacks::requestOf(const QJsonObject &step, Daemon &daemon, int n)
+{
+    const QByteArray line = expand(step.value(QStringLiteral("request")).toString(), daemon, n);
+    const QByteArray token = tokenOf(daemon, step.value(QStringLiteral("as")).toString(QStringLiteral("admin")));
+    QByteArray body;
+    QByteArray type;
+    if (const QJsonValue json = step.value(QStringLiteral("json")); !json.isUndefined()) {
+        body = expand(QString::fromUtf8(json.isObject() ? QJsonDocument(json.toObject()).toJson(QJsonDocument::Compact)
+                                                        : QJsonDocument(json.toArray()).toJson(QJsonDocument::Compact)),
+                      daemon, n);
+        type = "application/json";
+    } else if (step.contains(QStringLiteral("body"))) {
+        body = writeBytes(step.value(QStringLiteral("body")), daemon);
+        type = step.value(QStringLiteral("contentType")).toString(QStringLiteral("application/yaml")).toUtf8();
+    }
+    QByteArray head = line + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+    if (!token.isEmpty())
+        head += "Authorization: Bearer " + token + "\r\n";
+    if (!type.isEmpty())
+        head += "Content-Type: " + type + "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
+    return head + "\r\n" + body;
+}
+
+void TestAttacks::runTiming(const QJsonObject &entry, Daemon &daemon)
+{
+    // "a" and "b" (requests as in "steps"; {n} is the attempt) count times each, interleaved;
+    // each answer as expect.status says, and the medians' ratio (either way) under maxRatio.
+    const QJsonObject expect = entry.value(QStringLiteral("expect")).toObject();
+    for (const QJsonValue &user : entry.value(QStringLiteral("users")).toArray())
+        QVERIFY2(!tokenOf(daemon, user.toString()).isEmpty(), "the entry's users exist");
+    const int count = entry.value(QStringLiteral("count")).toInt(3);
+    QList<qint64> times[2];
+    for (int n = 0; n < count; ++n) {
+        for (int side = 0; side < 2; ++side) {
+            const QJsonObject step = entry.value(side == 0 ? QStringLiteral("a") : QStringLiteral("b")).toObject();
+            const QByteArray request = requestOf(step, daemon, n);
+            QElapsedTimer timer;
+            timer.start();
+            sendAndCheck({request}, 0, QJsonObject{{QStringLiteral("status"), expect.value(QStringLiteral("status"))}},
+                         daemon, QStringLiteral("%1 #%2").arg(side == 0 ? u'a' : u'b').arg(n + 1));
+            times[side] << timer.nsecsElapsed();
+            if (QTest::currentTestFailed())
+                return;
+        }
+    }
+    for (auto &list : times)
+        std::sort(list.begin(), list.end());
+    const double a = double(times[0][count / 2]), b = double(std::max<qint64>(1, times[1][count / 2]));
+    const double maxRatio = expect.value(QStringLiteral("maxRatio")).toDouble(2);
+    QVERIFY2(a / b < maxRatio && b / a < maxRatio,
+             qPrintable(QStringLiteral("median a %1 ms, b %2 ms").arg(a / 1e6, 0, 'f', 1).arg(b / 1e6, 0, 'f', 1)));
+}
+
+void TestAttacks::makeRepos(const QJsonObject &entry, Daemon &daemon)
+{
+    const QJsonObject repos = entry.value(QStringLiteral("repos")).toObject();
+    if (repos.isEmpty())
+        return;
+    if (!m_git)
+        m_git = std::make_unique<GitFixture>();
+    QVERIFY2(m_git->isValid(), "git is needed for entries with repos (Debian's git)");
+    for (auto repo = repos.begin(); repo != repos.end(); ++repo) {
+        // Named for the entry too: entries sharing a pandod may reuse a repository name.
+        const QString name = entry.value(QStringLiteral("id")).toString() + QLatin1Char('-') + repo.key();
+        const QString url = m_git->createRepository(name);
+        QVERIFY2(!url.isEmpty(), qPrintable(m_git->errorString()));
+        GitFiles files;
+        const QJsonObject tree = repo.value().toObject();
+        for (auto file = tree.begin(); file != tree.end(); ++file) {
+            const QJsonObject link = file.value().toObject();
+            files.insert(file.key(),
+                         link.isEmpty() ? GitFile{file.value().toString().toUtf8()}
+                                        : GitFile{link.value(QStringLiteral("link")).toString().toUtf8(), false, true});
+        }
+        QVERIFY2(!m_git->commit(name, QStringLiteral("main"), files).isEmpty(), qPrintable(m_git->errorString()));
+        daemon.saved.insert(QStringLiteral("repo-") + repo.key(), url.toUtf8());
+    }
+}
+
 void TestAttacks::runRequests(const QJsonObject &entry, Daemon &daemon)
 {
     // Steps in order, each one request as a principal, its answer checked and values saved.
     const QJsonArray steps = entry.value(QStringLiteral("steps")).toArray();
     QVERIFY2(!steps.isEmpty(), "the entry has no steps");
+    makeRepos(entry, daemon);
+    if (QTest::currentTestFailed())
+        return;
     for (qsizetype i = 0; i < steps.size(); ++i) {
         const QJsonObject step = steps[i].toObject();
         const QByteArray line = expand(step.value(QStringLiteral("request")).toString(), daemon);
         QVERIFY2(line.count(' ') == 1,
                  qPrintable(QStringLiteral("step %1: \"request\" is \"METHOD /path\"").arg(i + 1)));
-        const QByteArray token = tokenOf(daemon, step.value(QStringLiteral("as")).toString(QStringLiteral("admin")));
-        QByteArray body;
-        QByteArray type;
-        if (const QJsonValue json = step.value(QStringLiteral("json")); !json.isUndefined()) {
-            body = expand(QString::fromUtf8(json.isObject()
-                                                ? QJsonDocument(json.toObject()).toJson(QJsonDocument::Compact)
-                                                : QJsonDocument(json.toArray()).toJson(QJsonDocument::Compact)),
-                          daemon);
-            type = "application/json";
-        } else if (step.contains(QStringLiteral("body"))) {
-            body = writeBytes(step.value(QStringLiteral("body")), daemon);
-            type = step.value(QStringLiteral("contentType")).toString(QStringLiteral("application/yaml")).toUtf8();
+        const QByteArray request = requestOf(step, daemon);
+        // "poll": {"field": "status", "until": ["failed", ...], "ms": 30000} asks again until the
+        // answer's field holds one of those values (a deploy that ends in the background).
+        const QJsonObject poll = step.value(QStringLiteral("poll")).toObject();
+        if (!poll.isEmpty()) {
+            QElapsedTimer waited;
+            waited.start();
+            QString value;
+            const QJsonArray until = poll.value(QStringLiteral("until")).toArray();
+            while (!until.contains(QJsonValue(value)) &&
+                   waited.elapsed() < poll.value(QStringLiteral("ms")).toInt(30000)) {
+                QTcpSocket socket;
+                socket.connectToHost(QHostAddress::LocalHost, quint16(daemon.port));
+                if (socket.waitForConnected(2000)) {
+                    socket.write(request);
+                    QByteArray buffer;
+                    value = readAnswer(socket, buffer, 5000)
+                                .json.value(poll.value(QStringLiteral("field")).toString())
+                                .toString();
+                }
+                if (!until.contains(QJsonValue(value)))
+                    QTest::qWait(200);
+            }
         }
-        QByteArray head = line + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
-        if (!token.isEmpty())
-            head += "Authorization: Bearer " + token + "\r\n";
-        if (!type.isEmpty())
-            head += "Content-Type: " + type + "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
         Answer answer;
-        sendAndCheck({head + "\r\n" + body}, 0, step.value(QStringLiteral("expect")).toObject(), daemon,
+        sendAndCheck({request}, 0, step.value(QStringLiteral("expect")).toObject(), daemon,
                      QStringLiteral("step %1: %2").arg(i + 1).arg(QString::fromUtf8(line)), &answer);
         if (QTest::currentTestFailed())
             return;

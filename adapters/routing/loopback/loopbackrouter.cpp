@@ -65,7 +65,7 @@ Result<int> openListener(int port, int *boundPort)
         ::close(fd);
         if (err == EADDRINUSE)
             return fail(ErrorCode::Conflict, u"port %1 is already in use"_s.arg(port), u"port"_s,
-                        u"pick another port, or 0 for a free one, or stop what listens on 127.0.0.1:%1"_s.arg(port));
+                        u"pick another port, or stop what listens on 127.0.0.1:%1"_s.arg(port));
         if (err == EACCES)
             return fail(ErrorCode::Forbidden, u"port %1 needs privileges this process does not have"_s.arg(port),
                         u"port"_s, u"use a port above 1023"_s);
@@ -108,7 +108,7 @@ Result<Route> LoopbackRouter::ensure(const QString &app, int requestedPort)
     for (const Route &other : std::as_const(m_routes)) {
         if (requestedPort != 0 && other.port == requestedPort)
             return fail(ErrorCode::Conflict, u"port %1 is already in use"_s.arg(requestedPort), u"port"_s,
-                        u"app %1 is routed on it; pick another port or 0 for a free one"_s.arg(other.app));
+                        u"app %1 is routed on it; pick another port"_s.arg(other.app));
     }
     int port = 0;
     Result<int> fd = openListener(requestedPort, &port);

@@ -2,8 +2,22 @@
 
 namespace pando::adapters::git {
 
+namespace {
+
+// The install's credentials minus everything that is its identity: no agent, no key, no token.
+// The known_hosts file stays: checking host keys protects whoever fetches.
+GitCredentials anonymous(const GitCredentials &install)
+{
+    GitCredentials none;
+    none.useSshAgent = false;
+    none.sshKnownHostsPath = install.sshKnownHostsPath;
+    return none;
+}
+
+} // namespace
+
 GitSource::GitSource(QString cacheRoot, GitCredentials credentials)
-    : m_mirrors(std::move(cacheRoot), std::move(credentials))
+    : m_mirrors(cacheRoot, credentials), m_anonymous(std::move(cacheRoot), anonymous(credentials))
 {}
 
 GitSource::~GitSource() = default;
@@ -14,16 +28,19 @@ Status GitSource::checkUrl(const QString &url)
 }
 
 Result<SourceCheckout> GitSource::checkout(const QString &repo, const QString &ref, const QString &workRoot,
-                                           const CancelToken &cancel,
+                                           const SourceAccess &access, const CancelToken &cancel,
                                            const std::function<void(const QString &progress)> &progress)
 {
-    return m_mirrors.checkout(repo, ref, workRoot, cancel, progress);
+    GitMirrors &mirrors = access.installCredentials ? m_mirrors : m_anonymous;
+    return mirrors.checkout(repo, ref, workRoot, cancel, progress);
 }
 
-Result<QString> GitSource::resolve(const QString &repo, const QString &ref, const CancelToken &cancel,
+Result<QString> GitSource::resolve(const QString &repo, const QString &ref, const SourceAccess &access,
+                                   const CancelToken &cancel,
                                    const std::function<void(const QString &progress)> &progress)
 {
-    return m_mirrors.resolve(repo, ref, cancel, progress);
+    GitMirrors &mirrors = access.installCredentials ? m_mirrors : m_anonymous;
+    return mirrors.resolve(repo, ref, cancel, progress);
 }
 
 QString GitSource::mirrorPath(const QString &repo) const

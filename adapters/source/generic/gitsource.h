@@ -22,12 +22,13 @@ public:
 
     Status checkUrl(const QString &url) override;
     Result<SourceCheckout> checkout(const QString &repo, const QString &ref, const QString &workRoot,
-                                    const CancelToken &cancel,
+                                    const SourceAccess &access, const CancelToken &cancel,
                                     const std::function<void(const QString &progress)> &progress) override;
 
     // Fetches repo and returns the full commit id ref resolves to, without writing a tree.
     // An empty ref is the remote's default branch.
-    Result<QString> resolve(const QString &repo, const QString &ref, const CancelToken &cancel = {},
+    Result<QString> resolve(const QString &repo, const QString &ref, const SourceAccess &access,
+                            const CancelToken &cancel = {},
                             const std::function<void(const QString &progress)> &progress = {}) override;
 
     // Where the mirror of repo lives (whether or not it was fetched yet).
@@ -35,6 +36,7 @@ public:
 
 private:
     GitMirrors m_mirrors;
+    GitMirrors m_anonymous; // the same cache, offering no credential of the install's
 };
 
 } // namespace pando::adapters::git

@@ -90,6 +90,7 @@ ApplicationWindow {
             SettingsView {
                 server: Desktop.embeddedServer
                 hostExecutionText: Desktop.pipelines.hostExecutionText
+                appAccessText: Desktop.pipelines.appAccessText
             }
         }
     }

@@ -1,5 +1,5 @@
 // pando-desktop: the desktop app. Without arguments it runs this computer's own engine
-// (InProcessSession over the user's data directory); with --server and --token it attaches to a
+// (InProcessSession over the user's data directory); with --server and --token-file (or PANDO_TOKEN) it attaches to a
 // remote install. One instance per user: a second start raises the first window.
 
 #include "app/desktop/session/inprocesssession.h"
@@ -11,6 +11,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QFile>
 #include <QIcon>
 #include <QLibraryInfo>
 #include <QQmlApplicationEngine>
@@ -26,8 +27,10 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <expected>
 #include <fcntl.h>
 #include <memory>
+#include <sys/stat.h>
 #include <unistd.h>
 
 Q_IMPORT_QML_PLUGIN(Pando_AppsPlugin)
@@ -76,6 +79,19 @@ void installTranslation(const QString &language, QTranslator &pando, QTranslator
     QCoreApplication::installTranslator(&qt);
 }
 
+// The token in the first line of path; the error says what was wrong with the file.
+std::expected<QString, QString> readTokenFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return std::unexpected(
+            QCoreApplication::translate("main", "--token-file: cannot read %1: %2").arg(path, file.errorString()));
+    const QString token = QString::fromUtf8(file.read(4096)).section(u'\n', 0, 0).trimmed();
+    if (token.isEmpty())
+        return std::unexpected(QCoreApplication::translate("main", "--token-file: %1 holds no token").arg(path));
+    return token;
+}
+
 // Parsed before QApplication exists, so --help and --version work without a display.
 int parseArguments(const QStringList &arguments, Options &options)
 {
@@ -89,9 +105,14 @@ int parseArguments(const QStringList &arguments, Options &options)
         QCoreApplication::translate("main",
                                     "Attach to the Pando install at this URL instead of this computer's engine."),
         u"url"_s);
-    const QCommandLineOption token(
-        u"token"_s, QCoreApplication::translate("main", "The API token for --server (default: $PANDO_TOKEN)."),
-        u"token"_s);
+    const QCommandLineOption tokenFile(
+        u"token-file"_s,
+        QCoreApplication::translate("main", "A file holding the API token for --server (default: $PANDO_TOKEN)."),
+        u"file"_s);
+    // Still recognised, to refuse it with a reason: a token in argv is readable by every user of
+    // the machine (ps, /proc/PID/cmdline).
+    QCommandLineOption token(u"token"_s, QString(), u"token"_s);
+    token.setFlags(QCommandLineOption::HiddenFromHelp);
     const QCommandLineOption dataDir(
         u"data-dir"_s,
         QCoreApplication::translate("main", "This computer's engine data directory (default: ~/.local/share/pando)."),
@@ -107,7 +128,7 @@ int parseArguments(const QStringList &arguments, Options &options)
     const QCommandLineOption lang(
         u"lang"_s, QCoreApplication::translate("main", "Show the app in this language (default: the system's)."),
         u"language"_s);
-    parser.addOptions({server, token, dataDir, auditSinks, noSingle, lang});
+    parser.addOptions({server, tokenFile, token, dataDir, auditSinks, noSingle, lang});
 
     QTextStream err(stderr);
     if (!parser.parse(arguments)) {
@@ -130,7 +151,24 @@ int parseArguments(const QStringList &arguments, Options &options)
             << Qt::endl;
         return 2;
     }
-    options.token = parser.isSet(token) ? parser.value(token) : qEnvironmentVariable("PANDO_TOKEN");
+    if (parser.isSet(token)) {
+        err << QCoreApplication::translate("main",
+                                           "--token is not taken: every user of this computer could read it (ps). "
+                                           "Put the token in a file only you can read and pass --token-file FILE, "
+                                           "or set PANDO_TOKEN")
+            << Qt::endl;
+        return 2;
+    }
+    if (parser.isSet(tokenFile)) {
+        auto read = readTokenFile(parser.value(tokenFile));
+        if (!read) {
+            err << read.error() << Qt::endl;
+            return 2;
+        }
+        options.token = *read;
+    } else {
+        options.token = qEnvironmentVariable("PANDO_TOKEN");
+    }
     if (parser.isSet(server)) {
         options.server = QUrl::fromUserInput(parser.value(server));
         if (!options.server.isValid() || options.server.host().isEmpty()) {
@@ -139,7 +177,7 @@ int parseArguments(const QStringList &arguments, Options &options)
             return 2;
         }
         if (options.token.isEmpty()) {
-            err << QCoreApplication::translate("main", "--server needs --token (or PANDO_TOKEN)") << Qt::endl;
+            err << QCoreApplication::translate("main", "--server needs --token-file FILE (or PANDO_TOKEN)") << Qt::endl;
             return 2;
         }
     }
@@ -234,6 +272,9 @@ void showWindow(QQuickWindow *window)
 
 int main(int argc, char *argv[])
 {
+    // The in-process engine's data directory holds password hashes, the audit log and run.env
+    // values: whatever it (or SQLite, libgit2, the blob store) creates is the user's alone.
+    ::umask(077);
     QCoreApplication::setOrganizationName(u"pando"_s);
     QCoreApplication::setApplicationName(u"pando-desktop"_s);
     QCoreApplication::setApplicationVersion(QStringLiteral(PANDO_VERSION));

@@ -440,6 +440,10 @@ Result<Pipeline> parseForRun(JobRunnerDeps &deps, const QString &pipelineName, c
     sources.secrets = [&deps, pipelineName](const QString &name) {
         return deps.secret(pipelineName, name);
     };
+    if (deps.secretRefusal)
+        sources.secretRefusal = [&deps, pipelineName](const QString &name) {
+            return deps.secretRefusal(pipelineName, name);
+        };
     auto parsed = parsePipeline(configYaml, sources);
     if (!parsed)
         return parsed;

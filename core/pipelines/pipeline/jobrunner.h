@@ -46,6 +46,9 @@ struct JobRunnerDeps {
     ApprovalService *approvals = nullptr;
     // Where in_parallel branches run; nullptr: the process-wide pool (ParallelPool::shared()).
     ParallelPool *parallelPool = nullptr;
+    // Why the pipeline may not read a secret by that name (an install-wide one not granted to
+    // it), or nullopt; may be empty.
+    std::function<std::optional<Error>(const QString &pipeline, const QString &name)> secretRefusal;
 };
 
 class JobRunner final : public RunExecutor {

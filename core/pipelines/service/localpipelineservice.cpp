@@ -72,6 +72,9 @@ LocalPipelineService::LocalPipelineService(JobRunnerDeps deps, AuditLog &audit, 
     m_deps.secret = [this](const QString &pipeline, const QString &name) {
         return secretValue(pipeline, name);
     };
+    m_deps.secretRefusal = [this](const QString &pipeline, const QString &name) {
+        return secretRefusal(pipeline, name);
+    };
     m_runner = std::make_unique<JobRunner>(m_deps);
     m_scheduler = std::make_unique<Scheduler>(m_deps.db, m_deps.clock, m_deps.events, *m_runner, m_options.scheduler);
     connect(&m_deps.events, &EventBus::published, this, &LocalPipelineService::onEvent, Qt::DirectConnection);
@@ -92,6 +95,7 @@ Status LocalPipelineService::start()
     if (auto removed = m_deps.containers.removeLeftovers(ours); !removed)
         qWarning("pipelines: removing task containers left by an earlier process failed: %s",
                  qPrintable(removed.error().text()));
+    scopeUnscopedSecrets();
     if (auto started = m_scheduler->start(); !started)
         return started;
     QMutexLocker lock(&m_mutex);
@@ -123,6 +127,12 @@ std::optional<QString> LocalPipelineService::secretValue(const QString &pipeline
         auto row = secrets.find(scope, name);
         if (!row)
             continue;
+        // An install-wide secret is read only by the pipelines it is granted to.
+        if (scope.isEmpty()) {
+            auto access = secrets.access(name);
+            if (!access || !access->allows(pipeline))
+                return std::nullopt;
+        }
         auto opened = m_seal.open(row->sealed, SealBox::context({QStringLiteral("secret"), scope, name}));
         if (!opened) {
             qWarning("pipelines: secret %s cannot be opened: %s", qPrintable(name), qPrintable(opened.error().text()));
@@ -147,6 +157,9 @@ Result<Pipeline> LocalPipelineService::parseStored(const PipelineRecord &record,
     const QString name = record.name;
     sources.secrets = [this, name](const QString &secret) {
         return secretValue(name, secret);
+    };
+    sources.secretRefusal = [this, name](const QString &secret) {
+        return secretRefusal(name, secret);
     };
     sources.secretMode =
         resolveSecrets ? InterpolationSources::SecretMode::Resolve : InterpolationSources::SecretMode::Placeholder;
@@ -319,6 +332,14 @@ Result<TriggerResult> LocalPipelineService::triggerJob(const QString &pipelineNa
     if (!parsed->job(job))
         return fail(ErrorCode::NotFound, QStringLiteral("pipeline %1 has no job named %2").arg(pipelineName, job),
                     QStringLiteral("job"));
+    // A paused pipeline starts no run: queueing one would leave it waiting with nobody told why.
+    if (row->paused)
+        return fail(
+            ErrorCode::Conflict,
+            QStringLiteral("pipeline %1 is paused (%2); it starts no runs")
+                .arg(pipelineName, row->pausedReason.isEmpty() ? QStringLiteral("no reason given") : row->pausedReason),
+            QStringLiteral("pipeline"),
+            QStringLiteral("unpause it, then trigger again: pando pipelines unpause %1").arg(pipelineName));
     // Versions are chosen when the run starts (latest, or what passed the jobs named in passed:).
     auto run = m_scheduler->enqueue(pipelineName, job, QStringLiteral("manual"), actor.name, QStringLiteral("{}"),
                                     row->configVersion);
@@ -338,10 +359,24 @@ Result<TriggerResult> LocalPipelineService::triggerJob(const QString &pipelineNa
 
 Result<QList<RunRecord>> LocalPipelineService::runs(const QString &pipeline, const QString &job, int limit)
 {
-    if (!pipeline.isEmpty())
-        if (auto row = PipelineRepository(m_deps.db).find(pipeline); !row)
-            return std::unexpected(row.error());
-    return RunRepository(m_deps.db).list(pipeline, job, qBound(1, limit, 1000));
+    std::optional<PipelineRecord> row;
+    if (!pipeline.isEmpty()) {
+        auto found = PipelineRepository(m_deps.db).find(pipeline);
+        if (!found)
+            return std::unexpected(found.error());
+        row = *found;
+    }
+    auto runs = RunRepository(m_deps.db).list(pipeline, job, qBound(1, limit, 1000));
+    // No runs of a job the pipeline does not have is not "no runs yet": the name is wrong. A job
+    // removed from the config keeps its runs, so only a name with neither is refused.
+    if (runs && runs->isEmpty() && row && !job.isEmpty()) {
+        auto parsed = parseStored(*row, false);
+        if (parsed && !parsed->job(job))
+            return fail(ErrorCode::NotFound, QStringLiteral("pipeline %1 has no job named %2").arg(pipeline, job),
+                        QStringLiteral("job"),
+                        QStringLiteral("see its jobs with: pando pipelines show %1").arg(pipeline));
+    }
+    return runs;
 }
 
 Result<RunTree> LocalPipelineService::runTree(const QString &runId)

@@ -58,9 +58,18 @@ public:
     Status setSecret(const QString &scope, const QString &name, const QString &value, const Actor &actor) override;
     Result<QStringList> secretNames(const QString &scope) override;
     Status removeSecret(const QString &scope, const QString &name, const Actor &actor) override;
+    Result<SecretAccess> secretAccess(const QString &name) override;
+    Status setSecretAccess(const QString &name, const SecretAccess &access, const Actor &actor) override;
 
 private:
+    // The pipeline's own secret of that name, else the install's when the pipeline may read it.
     std::optional<QString> secretValue(const QString &pipeline, const QString &name);
+    // Why the pipeline may not use the secret: an install-wide one not granted to it (the
+    // error says how to grant it); nullopt otherwise (none by that name is not refused here).
+    std::optional<Error> secretRefusal(const QString &pipeline, const QString &name);
+    // Install-wide secrets stored before access lists (migration 12) get the pipelines whose
+    // config uses them now, so nothing that ran stops; audited. Called by start().
+    void scopeUnscopedSecrets();
     Result<Pipeline> parseStored(const PipelineRecord &record, bool resolveSecrets);
     // The pipeline as a webhook needs it: without unsealing any secret.
     Result<Pipeline> parseForWebhook(const PipelineRecord &record);

@@ -84,6 +84,11 @@ public:
     virtual Status setSecret(const QString &scope, const QString &name, const QString &value, const Actor &actor) = 0;
     virtual Result<QStringList> secretNames(const QString &scope) = 0;
     virtual Status removeSecret(const QString &scope, const QString &name, const Actor &actor) = 0;
+    // Which pipelines may read an install-wide secret (scope ""): a new one is read by none
+    // until an operator lists them or allows all; a pipeline that uses one it may not read is
+    // refused at set and at run time, with the command that grants it. Changes are audited.
+    virtual Result<SecretAccess> secretAccess(const QString &name) = 0;
+    virtual Status setSecretAccess(const QString &name, const SecretAccess &access, const Actor &actor) = 0;
 };
 
 } // namespace pando::core::pipelines

@@ -256,6 +256,12 @@ private:
                 return std::optional<DocNode>(*field);
             }
         }
+        if (trySecrets && m_sources.secretRefusal) {
+            if (std::optional<Error> refused = m_sources.secretRefusal(ref.name)) {
+                refused->where = path;
+                return std::unexpected(*refused);
+            }
+        }
         if (m_sources.allowUndefined) {
             m_undefined.insert(ref.written);
             return std::optional<DocNode>();

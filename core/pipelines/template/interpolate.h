@@ -31,6 +31,10 @@ struct InterpolationSources {
     // The vars file's root mapping (from readVarsFile), or a Null node for none.
     detail::DocNode vars;
     SecretLookup secrets;
+    // Why a secret secrets() has no value for may not be used here (it exists but is not granted
+    // to this pipeline), or nullopt; asked before the placeholder is called undefined, and its
+    // error (given the path as `where`) is the answer. May be empty.
+    std::function<std::optional<Error>(const QString &name)> secretRefusal;
     // Placeholder: a secret's existence is checked but `((name))` stays in the text, so the
     // result can be shown (a diff) or stored without any secret value in it.
     enum class SecretMode { Resolve, Placeholder } secretMode = SecretMode::Resolve;

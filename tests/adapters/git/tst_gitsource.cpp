@@ -150,7 +150,7 @@ void TestGitSource::checkUrl()
 void TestGitSource::checkoutBranch()
 {
     GitSource source(cacheDir());
-    const auto result = source.checkout(m_url, u"main"_s, workDir(), {}, {});
+    const auto result = source.checkout(m_url, u"main"_s, workDir(), {}, {}, {});
     PANDO_VERIFY_OK(result);
     QCOMPARE(result->commit, m_second);
     QVERIFY(result->directory.startsWith(workDir()));
@@ -181,14 +181,14 @@ void TestGitSource::checkoutBranch()
 void TestGitSource::checkoutAnnotatedTag()
 {
     GitSource source(cacheDir());
-    const auto result = source.checkout(m_url, u"v1.0"_s, workDir(), {}, {});
+    const auto result = source.checkout(m_url, u"v1.0"_s, workDir(), {}, {}, {});
     PANDO_VERIFY_OK(result);
     QCOMPARE(result->commit, m_first); // the tag object peeled to its commit
     QFile readme(QDir(result->directory).filePath(u"README.md"_s));
     QVERIFY(readme.open(QIODevice::ReadOnly));
     QCOMPARE(readme.readAll(), QByteArray("hello\n"));
 
-    const auto full = source.checkout(m_url, u"refs/tags/v1.0"_s, workDir(), {}, {});
+    const auto full = source.checkout(m_url, u"refs/tags/v1.0"_s, workDir(), {}, {}, {});
     PANDO_VERIFY_OK(full);
     QCOMPARE(full->commit, m_first);
 }
@@ -196,16 +196,16 @@ void TestGitSource::checkoutAnnotatedTag()
 void TestGitSource::checkoutCommitIds()
 {
     GitSource source(cacheDir());
-    const auto full = source.checkout(m_url, m_first, workDir(), {}, {});
+    const auto full = source.checkout(m_url, m_first, workDir(), {}, {}, {});
     PANDO_VERIFY_OK(full);
     QCOMPARE(full->commit, m_first);
 
-    const auto abbreviated = source.checkout(m_url, m_first.left(7), workDir(), {}, {});
+    const auto abbreviated = source.checkout(m_url, m_first.left(7), workDir(), {}, {}, {});
     PANDO_VERIFY_OK(abbreviated);
     QCOMPARE(abbreviated->commit, m_first);
     QVERIFY(abbreviated->directory != full->directory); // every checkout gets its own tree
 
-    const auto upper = source.resolve(m_url, m_second.left(10).toUpper());
+    const auto upper = source.resolve(m_url, m_second.left(10).toUpper(), {});
     PANDO_VERIFY_OK(upper);
     QCOMPARE(*upper, m_second);
 }
@@ -215,10 +215,10 @@ void TestGitSource::defaultBranchAndSlashedBranch()
     const QString feature = m_git->commit(u"app"_s, u"feature/x"_s, {{u"f.txt"_s, GitFile{"f"}}}, u"feature"_s);
     QVERIFY(!feature.isEmpty());
     GitSource source(cacheDir());
-    const auto head = source.resolve(m_url, QString());
+    const auto head = source.resolve(m_url, QString(), {});
     PANDO_VERIFY_OK(head);
     QCOMPARE(*head, m_second);
-    const auto branch = source.checkout(m_url, u"feature/x"_s, workDir(), {}, {});
+    const auto branch = source.checkout(m_url, u"feature/x"_s, workDir(), {}, {}, {});
     PANDO_VERIFY_OK(branch);
     QCOMPARE(branch->commit, feature);
     QVERIFY(QFileInfo::exists(QDir(branch->directory).filePath(u"f.txt"_s)));
@@ -227,21 +227,21 @@ void TestGitSource::defaultBranchAndSlashedBranch()
 void TestGitSource::fetchSeesNewCommits()
 {
     GitSource source(cacheDir());
-    const auto before = source.checkout(m_url, u"main"_s, workDir(), {}, {});
+    const auto before = source.checkout(m_url, u"main"_s, workDir(), {}, {}, {});
     PANDO_VERIFY_OK(before);
     QCOMPARE(before->commit, m_second);
     const QString third = m_git->commit(u"app"_s, u"main"_s, {{u"new.txt"_s, GitFile{"new\n"}}}, u"third"_s);
     QVERIFY(!third.isEmpty());
-    const auto after = source.checkout(m_url, u"main"_s, workDir(), {}, {});
+    const auto after = source.checkout(m_url, u"main"_s, workDir(), {}, {}, {});
     PANDO_VERIFY_OK(after);
     QCOMPARE(after->commit, third);
     QVERIFY(QFileInfo::exists(QDir(after->directory).filePath(u"new.txt"_s)));
 
     // A branch deleted upstream is pruned from the mirror.
     QVERIFY(!m_git->commit(u"app"_s, u"gone"_s, {{u"g"_s, GitFile{"g"}}}).isEmpty());
-    QVERIFY(source.resolve(m_url, u"gone"_s).has_value());
+    QVERIFY(source.resolve(m_url, u"gone"_s, {}).has_value());
     QVERIFY(m_git->deleteBranch(u"app"_s, u"gone"_s));
-    const auto gone = source.resolve(m_url, u"gone"_s);
+    const auto gone = source.resolve(m_url, u"gone"_s, {});
     QVERIFY(!gone.has_value());
     QCOMPARE(gone.error().code, ErrorCode::NotFound);
 }
@@ -249,13 +249,13 @@ void TestGitSource::fetchSeesNewCommits()
 void TestGitSource::missingRef()
 {
     GitSource source(cacheDir());
-    const auto result = source.checkout(m_url, u"nope"_s, workDir(), {}, {});
+    const auto result = source.checkout(m_url, u"nope"_s, workDir(), {}, {}, {});
     QVERIFY(!result.has_value());
     QCOMPARE(result.error().code, ErrorCode::NotFound);
     QVERIFY2(result.error().message.contains(u"ref \"nope\" not found in"_s), qPrintable(result.error().message));
     QVERIFY2(result.error().hint.contains(u"main"_s), qPrintable(result.error().hint));
     QVERIFY2(result.error().hint.contains(u"v1.0"_s), qPrintable(result.error().hint));
-    const auto unknownId = source.resolve(m_url, u"deadbeefdeadbeef"_s);
+    const auto unknownId = source.resolve(m_url, u"deadbeefdeadbeef"_s, {});
     QVERIFY(!unknownId.has_value());
     QCOMPARE(unknownId.error().code, ErrorCode::NotFound);
     // Nothing is left in the work root by a failed checkout.
@@ -274,7 +274,7 @@ void TestGitSource::unsafeRef()
 {
     QFETCH(QString, ref);
     GitSource source(cacheDir());
-    const auto result = source.checkout(m_url, ref, workDir(), {}, {});
+    const auto result = source.checkout(m_url, ref, workDir(), {}, {}, {});
     QVERIFY(!result.has_value());
     QCOMPARE(result.error().code, ErrorCode::Invalid);
 }
@@ -283,7 +283,7 @@ void TestGitSource::missingRepository()
 {
     GitSource source(cacheDir());
     const QString url = QUrl::fromLocalFile(m_git->root() + u"/nothing-here.git"_s).toString();
-    const auto result = source.checkout(url, u"main"_s, workDir(), {}, {});
+    const auto result = source.checkout(url, u"main"_s, workDir(), {}, {}, {});
     QVERIFY(!result.has_value());
     QCOMPARE(result.error().code, ErrorCode::Unavailable);
     QVERIFY2(result.error().message.contains(u"nothing-here"_s), qPrintable(result.error().message));
@@ -292,7 +292,7 @@ void TestGitSource::missingRepository()
 void TestGitSource::refusedUrlInCheckout()
 {
     GitSource source(cacheDir());
-    const auto result = source.checkout(u"ext::sh -c touch% /tmp/pando-pwned"_s, u"main"_s, workDir(), {}, {});
+    const auto result = source.checkout(u"ext::sh -c touch% /tmp/pando-pwned"_s, u"main"_s, workDir(), {}, {}, {});
     QVERIFY(!result.has_value());
     QCOMPARE(result.error().code, ErrorCode::Invalid);
     QVERIFY(!QFileInfo::exists(u"/tmp/pando-pwned"_s));
@@ -303,7 +303,7 @@ void TestGitSource::preCancelled()
     GitSource source(cacheDir());
     CancelToken cancel;
     cancel.cancel();
-    const auto result = source.checkout(m_url, u"main"_s, workDir(), cancel, {});
+    const auto result = source.checkout(m_url, u"main"_s, workDir(), {}, cancel, {});
     QVERIFY(!result.has_value());
     QCOMPARE(result.error().code, ErrorCode::Cancelled);
 }
@@ -319,7 +319,7 @@ void TestGitSource::cancelDuringFetch()
     GitSource source(cacheDir());
     CancelToken cancel;
     QStringList lines;
-    const auto result = source.checkout(m_url, u"main"_s, workDir(), cancel, [&](const QString &line) {
+    const auto result = source.checkout(m_url, u"main"_s, workDir(), {}, cancel, [&](const QString &line) {
         lines << line;
         if (line.startsWith(u"received"_s))
             cancel.cancel();
@@ -328,7 +328,7 @@ void TestGitSource::cancelDuringFetch()
     QCOMPARE(result.error().code, ErrorCode::Cancelled);
 
     // The mirror is still usable afterwards.
-    const auto again = source.checkout(m_url, u"main"_s, workDir(), {}, {});
+    const auto again = source.checkout(m_url, u"main"_s, workDir(), {}, {}, {});
     PANDO_VERIFY_OK(again);
 }
 
@@ -341,7 +341,7 @@ void TestGitSource::concurrentCheckouts()
     for (int i = 0; i < 4; ++i) {
         threads.emplace_back([&, i] {
             GitSource &source = i % 2 ? one : two;
-            results[i] = source.checkout(m_url, i < 2 ? u"main"_s : u"v1.0"_s, workDir(), {}, {});
+            results[i] = source.checkout(m_url, i < 2 ? u"main"_s : u"v1.0"_s, workDir(), {}, {}, {});
         });
     }
     for (auto &thread : threads)
@@ -356,7 +356,8 @@ void TestGitSource::progressLines()
 {
     GitSource source(cacheDir());
     QStringList lines;
-    const auto result = source.checkout(m_url, u"main"_s, workDir(), {}, [&](const QString &line) { lines << line; });
+    const auto result =
+        source.checkout(m_url, u"main"_s, workDir(), {}, {}, [&](const QString &line) { lines << line; });
     PANDO_VERIFY_OK(result);
     QVERIFY2(lines.size() >= 2, qPrintable(lines.join(u" | "_s)));
     QVERIFY(lines.first().startsWith(u"fetching "_s));
@@ -379,13 +380,13 @@ void TestGitSource::checkoutOverSmartHttp()
                             u"git smart HTTP test server: "_s + QString::fromUtf8(server.readAllStandardError()));
     const QString url = u"http://127.0.0.1:%1/%2"_s.arg(port).arg(QFileInfo(m_git->barePath(u"app"_s)).fileName());
     GitSource source(cacheDir());
-    auto checkout = source.checkout(url, u"main"_s, workDir(), {}, {});
+    auto checkout = source.checkout(url, u"main"_s, workDir(), {}, {}, {});
     PANDO_VERIFY_OK(checkout);
     QCOMPARE(checkout->commit, m_second);
     QFile readme(checkout->directory + u"/README.md"_s);
     QVERIFY(readme.open(QIODevice::ReadOnly));
     QCOMPARE(readme.readAll(), QByteArray("hello again\n"));
-    auto tag = source.resolve(url, u"v1.0"_s);
+    auto tag = source.resolve(url, u"v1.0"_s, {});
     PANDO_VERIFY_OK(tag);
     QCOMPARE(*tag, m_first);
     server.kill();
@@ -522,22 +523,30 @@ void TestGitSource::checkoutOverSsh()
     const QString url = u"ssh://root@127.0.0.1:%1%2"_s.arg(port).arg(bare);
     GitSource source(cacheDir(), credentials);
     QVERIFY(source.checkUrl(url));
-    auto checkout = source.checkout(url, u"main"_s, workDir(), {}, {});
+    auto checkout = source.checkout(url, u"main"_s, workDir(), {}, {}, {});
     QVERIFY2(checkout.has_value(), QByteArray(errorText(checkout) + "\nsshd: " + server.log().toUtf8()).constData());
     QCOMPARE(checkout->commit, m_second);
     QFile readme(checkout->directory + u"/README.md"_s);
     QVERIFY(readme.open(QIODevice::ReadOnly));
     QCOMPARE(readme.readAll(), QByteArray("hello again\n"));
     QVERIFY(QFileInfo(checkout->directory + u"/bin/run.sh"_s).isExecutable());
-    auto tag = source.resolve(url, u"v1.0"_s);
+    auto tag = source.resolve(url, u"v1.0"_s, {});
     PANDO_VERIFY_OK(tag);
     QCOMPARE(*tag, m_first);
+
+    // A fetch for a member's app offers none of the install's credentials: the key that just
+    // worked is not tried, the mirror fetched above notwithstanding (issue 12).
+    const pando::adapters::SourceAccess memberAccess{false};
+    auto anonymous = source.resolve(url, u"v1.0"_s, memberAccess);
+    QVERIFY(!anonymous);
+    QCOMPARE(anonymous.error().code, ErrorCode::Unauthorized);
+    QVERIFY(!source.checkout(url, u"main"_s, workDir(), memberAccess, {}, {}));
 
     // A wrong client key is refused by the server: Unauthorized, not a hang or a crash.
     pando::adapters::git::GitCredentials wrongKey = credentials;
     wrongKey.sshPrivateKeyPath = server.path(u"host_ed25519"_s);
     GitSource refused(m_data->filePath(u"cache/other"_s), wrongKey);
-    auto denied = refused.resolve(url, u"main"_s);
+    auto denied = refused.resolve(url, u"main"_s, {});
     QVERIFY(!denied);
     QCOMPARE(denied.error().code, ErrorCode::Unauthorized);
 
@@ -560,7 +569,7 @@ void TestGitSource::checkoutOverSsh()
     const QString scpUrl = u"root@localhost:"_s + bare;
     QVERIFY(source.checkUrl(scpUrl));
     GitSource scpSource(m_data->filePath(u"cache/scp"_s), scpCredentials);
-    auto scpCheckout = scpSource.checkout(scpUrl, u"v1.0"_s, workDir(), {}, {});
+    auto scpCheckout = scpSource.checkout(scpUrl, u"v1.0"_s, workDir(), {}, {}, {});
     QVERIFY2(scpCheckout.has_value(),
              QByteArray(errorText(scpCheckout) + "\nsshd: " + scpServer.log().toUtf8()).constData());
     QCOMPARE(scpCheckout->commit, m_first);
@@ -588,7 +597,7 @@ void TestGitSource::unknownHostKeyIsRefused()
     // Listed for another host (the default port) only: not listed.
     credentials.sshKnownHostsPath =
         server.writeKnownHosts(u"other_host"_s, u"127.0.0.1,localhost"_s, u"host_ed25519.pub"_s);
-    auto unlisted = GitSource(m_data->filePath(u"cache/a"_s), credentials).resolve(url, u"main"_s);
+    auto unlisted = GitSource(m_data->filePath(u"cache/a"_s), credentials).resolve(url, u"main"_s, {});
     QVERIFY(!unlisted);
     QCOMPARE(unlisted.error().code, ErrorCode::Unauthorized);
     QVERIFY2(unlisted.error().message.contains(u"not listed in the known_hosts file"_s),
@@ -599,7 +608,7 @@ void TestGitSource::unknownHostKeyIsRefused()
     // Listed with another key (the client key stands in for a changed host key).
     credentials.sshKnownHostsPath =
         server.writeKnownHosts(u"changed_key"_s, u"[127.0.0.1]:%1"_s.arg(port), u"client_ed25519.pub"_s);
-    auto changed = GitSource(m_data->filePath(u"cache/b"_s), credentials).resolve(url, u"main"_s);
+    auto changed = GitSource(m_data->filePath(u"cache/b"_s), credentials).resolve(url, u"main"_s, {});
     QVERIFY(!changed);
     QCOMPARE(changed.error().code, ErrorCode::Unauthorized);
     QVERIFY2(changed.error().message.contains(u"does not match"_s), qPrintable(changed.error().text()));
@@ -607,7 +616,7 @@ void TestGitSource::unknownHostKeyIsRefused()
     // No file configured: libgit2's check against ~/.ssh/known_hosts, where this random port
     // is not listed.
     credentials.sshKnownHostsPath.clear();
-    auto unconfigured = GitSource(m_data->filePath(u"cache/c"_s), credentials).resolve(url, u"main"_s);
+    auto unconfigured = GitSource(m_data->filePath(u"cache/c"_s), credentials).resolve(url, u"main"_s, {});
     QVERIFY(!unconfigured);
     QCOMPARE(unconfigured.error().code, ErrorCode::Unauthorized);
     QVERIFY2(unconfigured.error().message.contains(u"known_hosts"_s), qPrintable(unconfigured.error().text()));
@@ -621,7 +630,7 @@ void TestGitSource::unknownHostKeyIsRefused()
     QVERIFY(hashed.open(QIODevice::ReadOnly));
     QVERIFY(hashed.readAll().contains("|1|"));
     credentials.sshKnownHostsPath = hashed.fileName();
-    auto accepted = GitSource(m_data->filePath(u"cache/d"_s), credentials).resolve(url, u"main"_s);
+    auto accepted = GitSource(m_data->filePath(u"cache/d"_s), credentials).resolve(url, u"main"_s, {});
     PANDO_VERIFY_OK(accepted);
     QCOMPARE(*accepted, m_second);
 }

@@ -32,6 +32,7 @@ private Q_SLOTS:
     void createListShow();
     void createFromStdin();
     void unknownApp();
+    void appSettings();
     void deployWaitSucceeds();
     void deployWaitFails();
     void logsFollowUntilInterrupted();
@@ -206,6 +207,36 @@ void TestCli::createFromStdin()
                           test::helloSpec(QStringLiteral("fromstdin")));
     QCOMPARE(run.code, 0);
     QVERIFY2(run.out.contains(QStringLiteral("fromstdin")), qPrintable(run.err));
+}
+
+// What members' apps may use: shown, changed one by one, a bad range refused (issue 12).
+void TestCli::appSettings()
+{
+    const auto set = [this](const QString &key, const QString &value) {
+        return pando({QStringLiteral("settings"), QStringLiteral("set"), key, value});
+    };
+    Run run = pando({QStringLiteral("settings"), QStringLiteral("show")});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains(QStringLiteral("ssh-agent")) && run.out.contains(QStringLiteral("20000-29999")),
+             qPrintable(run.out));
+    run = set(QStringLiteral("ssh-agent"), QStringLiteral("on"));
+    QVERIFY2(run.code == 0 && run.out.contains(QStringLiteral("ssh-agent is on")), qPrintable(run.out + run.err));
+    run = set(QStringLiteral("member-ports"), QStringLiteral("none"));
+    QVERIFY2(run.code == 0 && run.out.contains(QStringLiteral("member-ports is none")), qPrintable(run.out + run.err));
+    run = pando({QStringLiteral("--json"), QStringLiteral("settings"), QStringLiteral("show")});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains(QStringLiteral("\"ssh_agent\": true")) &&
+                 run.out.contains(QStringLiteral("\"member_ports\": \"none\"")) &&
+                 run.out.contains(QStringLiteral("\"local_repositories\": false")),
+             qPrintable(run.out));
+    run = set(QStringLiteral("member-ports"), QStringLiteral("80-90"));
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("not a port range")), qPrintable(run.err));
+    run = set(QStringLiteral("no-such-setting"), QStringLiteral("on"));
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("local-repositories")), qPrintable(run.err));
+    QCOMPARE(set(QStringLiteral("ssh-agent"), QStringLiteral("off")).code, 0);
+    QCOMPARE(set(QStringLiteral("member-ports"), QStringLiteral("20000-29999")).code, 0);
 }
 
 void TestCli::unknownApp()

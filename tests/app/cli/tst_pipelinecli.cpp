@@ -421,9 +421,45 @@ void TestPipelineCli::secretsFromStdin()
     QVERIFY(!run.all().contains(QString::fromUtf8(value)));
     QCOMPARE(m_install.pipelines->secretValue(QStringLiteral("ci"), QStringLiteral("db")), QString::fromUtf8(value));
 
+    // NAME alone, its scope not said: `secrets set APP` with the secret's name forgotten. Refused,
+    // nothing set anywhere.
     run = pando({QStringLiteral("secrets"), QStringLiteral("set"), QStringLiteral("global")}, "g-value");
+    QCOMPARE(run.code, 2);
+    QCOMPARE(run.errLines().value(0),
+             QStringLiteral("pando: secrets set: \"global\" alone does not say whose secret it is"));
+    QVERIFY2(run.err.contains(QStringLiteral("NAME --install")), qPrintable(run.err));
+    QCOMPARE(m_install.pipelines->secretValue(QString(), QStringLiteral("global")), QString());
+    run = pando({QStringLiteral("secrets"), QStringLiteral("rm"), QStringLiteral("global")});
+    QCOMPARE(run.code, 2);
+    run = pando({QStringLiteral("secrets"), QStringLiteral("set"), QStringLiteral("web"), QStringLiteral("db"),
+                 QStringLiteral("--install")},
+                "x");
+    QCOMPARE(run.code, 2);
+    QVERIFY2(run.err.contains(QStringLiteral("--install does not apply")), qPrintable(run.err));
+
+    run =
+        pando({QStringLiteral("secrets"), QStringLiteral("set"), QStringLiteral("global"), QStringLiteral("--install")},
+              "g-value");
     QCOMPARE(run.code, 0);
+    QCOMPARE(run.out.trimmed(), QStringLiteral("set secret global for the install"));
     QCOMPARE(m_install.pipelines->secretValue(QString(), QStringLiteral("global")), QStringLiteral("g-value"));
+    QVERIFY2(run.out.contains(QLatin1String("pando secrets access global PIPELINE")), qPrintable(run.out));
+    // Which pipelines read the install's secret: exactly those listed, or every one.
+    run = pando({QStringLiteral("secrets"), QStringLiteral("access"), QStringLiteral("global"), QStringLiteral("ci"),
+                 QStringLiteral("nightly")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QCOMPARE(run.out.trimmed(), QStringLiteral("install-wide secret global is read by ci, nightly"));
+    run = pando({QStringLiteral("secrets"), QStringLiteral("list")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QVERIFY2(run.out.contains(QRegularExpression(QStringLiteral("global +ci, nightly"))), qPrintable(run.out));
+    run = pando({QStringLiteral("secrets"), QStringLiteral("access"), QStringLiteral("global"),
+                 QStringLiteral("--all-pipelines")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QCOMPARE(run.out.trimmed(), QStringLiteral("install-wide secret global is read by every pipeline"));
+    run = pando({QStringLiteral("secrets"), QStringLiteral("access"), QStringLiteral("global"), QStringLiteral("ci"),
+                 QStringLiteral("--all-pipelines")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QLatin1String("give --all-pipelines or pipelines, not both")), qPrintable(run.err));
 
     run = pando({QStringLiteral("secrets"), QStringLiteral("list"), QStringLiteral("-p"), QStringLiteral("ci")});
     QCOMPARE(run.code, 0);
@@ -431,7 +467,8 @@ void TestPipelineCli::secretsFromStdin()
     QVERIFY(!run.out.contains(QString::fromUtf8(value)));
 
     // Nothing on stdin: refused, nothing sent.
-    run = pando({QStringLiteral("secrets"), QStringLiteral("set"), QStringLiteral("empty")});
+    run =
+        pando({QStringLiteral("secrets"), QStringLiteral("set"), QStringLiteral("empty"), QStringLiteral("--install")});
     QCOMPARE(run.code, 1);
     QVERIFY2(run.errLines().value(0).startsWith(QStringLiteral("pando: stdin: the secret's value is empty")),
              qPrintable(run.err));

@@ -105,6 +105,8 @@ void TestPipelinesDocker::initTestCase()
     auto installed = wiring::installPipelines(m_fx->engine(), options);
     QVERIFY2(installed, qPrintable(installed ? QString() : installed.error().text()));
     QVERIFY(service().setSecret({}, QStringLiteral("token"), QStringLiteral("s3cr3t-value-42"), Actor{}));
+    // An install-wide secret is read only by the pipelines it is granted to.
+    QVERIFY(service().setSecretAccess(QStringLiteral("token"), SecretAccess{false, {QStringLiteral("ci")}}, Actor{}));
 }
 
 void TestPipelinesDocker::cleanupTestCase()

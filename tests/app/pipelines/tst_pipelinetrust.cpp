@@ -7,6 +7,7 @@
 
 #include "app/wiring/pipelinewiring.h"
 #include "core/pipelines/runview/runview.h"
+#include "core/pipelines/service/localpipelineservice.h"
 #include "core/pipelines/service/pipelineservice.h"
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/core/engine/enginefixture.h"
@@ -16,6 +17,8 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QJsonDocument>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -53,6 +56,8 @@ private Q_SLOTS:
     void shellTypesGetTheirDirectoryInDollarOne();
     void secretsStayOutOfArgv();
     void varsExpandWithinLimits();
+    void installWideSecretsAreReadOnlyByThePipelinesGrantedThem();
+    void secretsStoredBeforeAccessListsKeepTheirPipelines();
 
 private:
     PipelineService &service() { return *m_fx->engine().pipelines(); }
@@ -371,6 +376,8 @@ void TestPipelineTrust::webhookTokensAreLongAndTheRouteTellsNothing()
     QVERIFY2(shortLiteral.error().message.contains(QLatin1String("at least 32 characters")),
              qPrintable(shortLiteral.error().text()));
     QVERIFY(service().setSecret({}, QStringLiteral("short-hook"), QStringLiteral("abcdefgh"), Actor{}));
+    QVERIFY(service().setSecretAccess(QStringLiteral("short-hook"), SecretAccess{false, {QStringLiteral("hooky")}},
+                                      Actor{}));
     auto shortSecret =
         service().setPipeline(QStringLiteral("hooky"), head + "((short-hook))\n" + job, {}, false, Actor{});
     QVERIFY(!shortSecret);
@@ -379,6 +386,7 @@ void TestPipelineTrust::webhookTokensAreLongAndTheRouteTellsNothing()
 
     const QString token = QStringLiteral("0123456789abcdef0123456789abcdef");
     QVERIFY(service().setSecret({}, QStringLiteral("hook"), token, Actor{}));
+    QVERIFY(service().setSecretAccess(QStringLiteral("hook"), SecretAccess{false, {QStringLiteral("hooky")}}, Actor{}));
     setPipeline(QStringLiteral("hooky"), head + "((hook))\n" + job);
     QVERIFY(service().webhook(QStringLiteral("hooky"), QStringLiteral("repo"), token, QStringLiteral("10.0.0.1")));
     // Unknown pipeline, unknown resource and a wrong token: one answer.
@@ -426,6 +434,7 @@ void TestPipelineTrust::secretsStayOutOfArgv()
 {
     // A secret in run.args is in /proc/<pid>/cmdline for every user of the host.
     QVERIFY(service().setSecret({}, QStringLiteral("deploy-key"), QStringLiteral("k3y-in-argv-1234"), Actor{}));
+    QVERIFY(service().setSecretAccess(QStringLiteral("deploy-key"), SecretAccess{true, {}}, Actor{}));
     setPipeline(QStringLiteral("argy"),
                 oneJob("j", "      - task: leak\n        config: {platform: linux, " + Image +
                                 ", run: {path: sh, args: [\"-c\", \"sleep 1; echo ((deploy-key))\"]}}\n"));
@@ -461,6 +470,89 @@ void TestPipelineTrust::varsExpandWithinLimits()
     QVERIFY(!set);
     QCOMPARE(set.error().code, ErrorCode::TooLarge);
     QVERIFY2(set.error().message.contains(QLatin1String("expansion limit")), qPrintable(set.error().text()));
+}
+
+void TestPipelineTrust::installWideSecretsAreReadOnlyByThePipelinesGrantedThem()
+{
+    // Every pipeline read every install-wide secret: one whose author wrote ((shared-key)) got it.
+    QVERIFY(service().setSecret({}, QStringLiteral("shared-key"), QStringLiteral("sh4red-v4lue-77"), Actor{}));
+    const QByteArray uses = oneJob("j", "      - task: use\n        params: {KEY: ((shared-key))}\n        config: "
+                                        "{platform: linux, " +
+                                            Image + ", run: {path: sh, args: [\"-c\", \"echo got-$KEY\"]}}\n");
+    auto refused = service().setPipeline(QStringLiteral("outsider"), uses, {}, false, Actor{});
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().message.contains(
+                 QLatin1String("the install-wide secret \"shared-key\" is not granted to pipeline outsider")),
+             qPrintable(refused.error().text()));
+    QVERIFY2(refused.error().hint.contains(QLatin1String("pando secrets access shared-key outsider")),
+             qPrintable(refused.error().hint));
+    QCOMPARE(refused.error().where, QStringLiteral("jobs[0].plan[0].params.KEY"));
+    QVERIFY(!refused.error().text().contains(QLatin1String("sh4red-v4lue-77")));
+
+    // Granted before its first set, the pipeline uses it; a grant taken back stops its next run.
+    QVERIFY(service().setSecretAccess(QStringLiteral("shared-key"), SecretAccess{false, {QStringLiteral("insider")}},
+                                      Actor{}));
+    QCOMPARE(service().secretAccess(QStringLiteral("shared-key"))->pipelines, QStringList{QStringLiteral("insider")});
+    setPipeline(QStringLiteral("insider"), uses);
+    RunRecord run = runJob(QStringLiteral("insider"), QStringLiteral("j"));
+    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));
+    QVERIFY(!service().setPipeline(QStringLiteral("outsider"), uses, {}, false, Actor{}));
+    QVERIFY(service().setSecretAccess(QStringLiteral("shared-key"), SecretAccess{}, Actor{}));
+    run = runJob(QStringLiteral("insider"), QStringLiteral("j"));
+    QCOMPARE(toString(run.status), QStringLiteral("errored"));
+    QVERIFY2(run.error.contains(QLatin1String("is not granted to pipeline insider")), qPrintable(run.error));
+
+    // A pipeline's own secret of that name is its own to read.
+    QVERIFY(
+        service().setSecret(QStringLiteral("insider"), QStringLiteral("shared-key"), QStringLiteral("own"), Actor{}));
+    run = runJob(QStringLiteral("insider"), QStringLiteral("j"));
+    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));
+
+    // A removed pipeline leaves the lists: a new one of that name inherits nothing.
+    QVERIFY(service().setSecretAccess(QStringLiteral("shared-key"), SecretAccess{false, {QStringLiteral("insider")}},
+                                      Actor{}));
+    QVERIFY(service().removePipeline(QStringLiteral("insider"), Actor{}));
+    QVERIFY(service().secretAccess(QStringLiteral("shared-key"))->pipelines.isEmpty());
+    QVERIFY(!service().setPipeline(QStringLiteral("insider"), uses, {}, false, Actor{}));
+    // Every pipeline, when an operator says so.
+    QVERIFY(service().setSecretAccess(QStringLiteral("shared-key"), SecretAccess{true, {}}, Actor{}));
+    setPipeline(QStringLiteral("outsider"), uses);
+    QVERIFY(!service().setSecretAccess(QStringLiteral("shared-key"), SecretAccess{false, {QStringLiteral("../x")}},
+                                       Actor{}));
+}
+
+void TestPipelineTrust::secretsStoredBeforeAccessListsKeepTheirPipelines()
+{
+    // Migration 12 marks the install-wide secrets it finds "unset"; at its next start the runner
+    // grants each to the pipelines whose config uses it, and to no other.
+    QVERIFY(
+        service().setSecret({}, QStringLiteral("old-key"), QStringLiteral("{\"field\": \"0ld-v4lue-99\"}"), Actor{}));
+    QVERIFY(service().setSecretAccess(QStringLiteral("old-key"), SecretAccess{true, {}}, Actor{}));
+    setPipeline(QStringLiteral("old-user"),
+                oneJob("j", "      - task: use\n        params: {KEY: ((secrets:old-key.field))}\n        config: "
+                            "{platform: linux, " +
+                                Image + ", run: {path: \"true\"}}\n"));
+    setPipeline(QStringLiteral("old-bystander"), oneJob("j", "      - task: t\n        config: {platform: linux, " +
+                                                                 Image + ", run: {path: \"true\"}}\n"));
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("legacy"));
+        db.setDatabaseName(m_fx->dataDir() + QStringLiteral("/pando.db"));
+        QVERIFY(db.open());
+        QSqlQuery q(db);
+        QVERIFY(q.exec(QStringLiteral("UPDATE secrets SET access = 'unset' WHERE name = 'old-key'")));
+        QVERIFY(q.exec(QStringLiteral("DELETE FROM secret_access WHERE name = 'old-key'")));
+        q.finish();
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("legacy"));
+    auto *local = dynamic_cast<LocalPipelineService *>(&service());
+    QVERIFY(local);
+    local->stop();
+    QVERIFY(local->start());
+    auto access = service().secretAccess(QStringLiteral("old-key"));
+    QVERIFY(access);
+    QVERIFY(!access->all);
+    QCOMPARE(access->pipelines, QStringList{QStringLiteral("old-user")});
 }
 
 QTEST_GUILESS_MAIN(TestPipelineTrust)

@@ -70,8 +70,25 @@ public:
         }
         return list;
     }
-    Status start(const QString &) override { return {}; }
-    Status stop(const QString &, int) override { return {}; }
+    // Containers of apps named "wontstart" exit as soon as they are started again.
+    Status start(const QString &id) override
+    {
+        QMutexLocker locker(&m_mutex);
+        auto it = m_containers.find(id);
+        if (it == m_containers.end())
+            return fail(ErrorCode::NotFound, QStringLiteral("no container %1").arg(id));
+        const bool exits = it->name.contains(QLatin1String("wontstart"));
+        it->state = exits ? QStringLiteral("exited") : QStringLiteral("running");
+        it->exitCode = exits ? 3 : 0;
+        return {};
+    }
+    Status stop(const QString &id, int) override
+    {
+        QMutexLocker locker(&m_mutex);
+        if (auto it = m_containers.find(id); it != m_containers.end())
+            it->state = QStringLiteral("exited");
+        return {};
+    }
     Status remove(const QString &id) override
     {
         QMutexLocker locker(&m_mutex);
@@ -166,7 +183,7 @@ public:
             return fail(ErrorCode::Invalid, QStringLiteral("refused URL"), QStringLiteral("source.repo"));
         return {};
     }
-    Result<QString> resolve(const QString &, const QString &ref, const CancelToken &,
+    Result<QString> resolve(const QString &, const QString &ref, const adapters::SourceAccess &, const CancelToken &,
                             const std::function<void(const QString &)> &) override
     {
         if (ref == QLatin1String("missing"))
@@ -174,7 +191,7 @@ public:
         return QStringLiteral("0123456789abcdef0123456789abcdef01234567");
     }
     Result<adapters::SourceCheckout> checkout(const QString &, const QString &ref, const QString &workRoot,
-                                              const CancelToken &,
+                                              const adapters::SourceAccess &, const CancelToken &,
                                               const std::function<void(const QString &)> &) override
     {
         if (ref == QLatin1String("missing"))
@@ -319,6 +336,9 @@ struct TestInstall {
     std::shared_ptr<FakeServiceProvisioner> services = std::make_shared<FakeServiceProvisioner>();
     std::shared_ptr<FakeRuntime> runtime = std::make_shared<FakeRuntime>();
     core::policy::Policy approvalPolicy; // set before start(): which deploys wait for sign-off
+    // Set before start(): how often the health monitor looks; 0 (the default) probes nothing, as
+    // the fake's containers answer only where a test listens.
+    int healthTickMs = 0;
 
     bool start()
     {
@@ -331,6 +351,7 @@ struct TestInstall {
         options.engine.reconcileIntervalMs = 0;
         options.engine.workers = 1;
         options.engine.approvalPolicy = approvalPolicy;
+        options.engine.healthTickMs = healthTickMs;
         options.runtime = runtime;
         options.router = std::make_shared<FakeRouter>();
         options.source = std::make_shared<FakeSource>();

@@ -214,6 +214,10 @@ public:
             if (!m_pipelines.value(pipeline).jobs.contains(job))
                 return fail(ErrorCode::NotFound, QStringLiteral("pipeline %1 has no job \"%2\"").arg(pipeline, job),
                             QStringLiteral("job"));
+            // As the real service: a paused pipeline takes no trigger.
+            if (m_pipelines.value(pipeline).record.paused)
+                return fail(ErrorCode::Conflict, QStringLiteral("pipeline %1 is paused").arg(pipeline),
+                            QStringLiteral("pipeline"));
             run.id = QStringLiteral("r%1").arg(QRandomGenerator::global()->generate64() & 0xffffffffffffULL, 12, 16,
                                                QLatin1Char('0'));
             run.pipeline = pipeline;
@@ -333,6 +337,21 @@ public:
             return fail(ErrorCode::NotFound, QStringLiteral("no secret %1").arg(name));
         return {};
     }
+    Result<core::SecretAccess> secretAccess(const QString &name) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_secrets.contains(QLatin1Char('/') + name))
+            return fail(ErrorCode::NotFound, QStringLiteral("no install-wide secret %1").arg(name));
+        return m_access.value(name);
+    }
+    Status setSecretAccess(const QString &name, const core::SecretAccess &access, const core::Actor &) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_secrets.contains(QLatin1Char('/') + name))
+            return fail(ErrorCode::NotFound, QStringLiteral("no install-wide secret %1").arg(name));
+        m_access.insert(name, access);
+        return {};
+    }
 
 private:
     static std::unexpected<Error> noPipeline(const QString &name)
@@ -438,7 +457,8 @@ private:
     QHash<QString, QList<core::RunEventRecord>> m_runEvents;
     QHash<QString, bool> m_aborted;
     QHash<QString, int> m_numbers;
-    QMap<QString, QString> m_secrets; // "scope/name" → value
+    QMap<QString, QString> m_secrets;           // "scope/name" → value
+    QMap<QString, core::SecretAccess> m_access; // install-wide secret → who reads it
     QMap<QString, QString> m_webhookTokens;
 };
 

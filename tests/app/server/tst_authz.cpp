@@ -8,6 +8,7 @@
 #include "core/engine/enginewiring.h"
 #include "tests/support/vocabtesting.h"
 
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QNetworkAccessManager>
@@ -65,40 +66,42 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("DELETE /api/v1/tokens/{id}"), QStringLiteral("204 403 403 403 403")},
         {QStringLiteral("GET /api/v1/apps"), QStringLiteral("200 200 200 200 403")},
         {QStringLiteral("POST /api/v1/apps"), QStringLiteral("400 400 400 403 403")},
-        {QStringLiteral("GET /api/v1/apps/{name}"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("GET /api/v1/apps/{name}"), QStringLiteral("200 200 403 200 403")},
         // No body: the spec is missing.
         {QStringLiteral("PUT /api/v1/apps/{name}"), QStringLiteral("400 400 403 403 403")},
         {QStringLiteral("DELETE /api/v1/apps/{name}"), QStringLiteral("202 202 403 403 403")},
         {QStringLiteral("POST /api/v1/apps/{name}/deploys"), QStringLiteral("202 202 403 403 403")},
         // The app runs: starting it is a no-op that answers with the app.
         {QStringLiteral("POST /api/v1/apps/{name}/start"), QStringLiteral("200 200 403 403 403")},
-        {QStringLiteral("GET /api/v1/apps/{name}/deploys"), QStringLiteral("200 200 200 200 403")},
-        {QStringLiteral("GET /api/v1/deploys/{id}"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("GET /api/v1/apps/{name}/deploys"), QStringLiteral("200 200 403 200 403")},
+        {QStringLiteral("GET /api/v1/deploys/{id}"), QStringLiteral("200 200 403 200 403")},
         // The deploy has finished: nothing to cancel.
         {QStringLiteral("POST /api/v1/deploys/{id}/cancel"), QStringLiteral("409 409 403 403 403")},
-        {QStringLiteral("GET /api/v1/apps/{name}/logs"), QStringLiteral("200 200 200 200 403")},
+        // Reading an app or pipeline, its logs, secret names, deploys, runs and approvals needs a
+        // grant on it (member has none on member2's objects; viewer holds viewer grants).
+        {QStringLiteral("GET /api/v1/apps/{name}/logs"), QStringLiteral("200 200 403 200 403")},
         // App secrets: names for whoever reads the app; setting (no body: the value is missing)
         // and removing (API_KEY is not set) for its owner, operators and administrators.
-        {QStringLiteral("GET /api/v1/apps/{name}/secrets"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("GET /api/v1/apps/{name}/secrets"), QStringLiteral("200 200 403 200 403")},
         {QStringLiteral("PUT /api/v1/apps/{name}/secrets/{secret}"), QStringLiteral("400 400 403 403 403")},
         {QStringLiteral("DELETE /api/v1/apps/{name}/secrets/{secret}"), QStringLiteral("404 404 403 403 403")},
         // Services: member2's app declares the slot db (a fake postgres). Listing is a read; a
         // backup holds the data and removal loses it: apps.write. Removal without ?data is 400.
         {QStringLiteral("GET /api/v1/services"), QStringLiteral("200 200 200 200 403")},
-        {QStringLiteral("GET /api/v1/apps/{name}/services"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("GET /api/v1/apps/{name}/services"), QStringLiteral("200 200 403 200 403")},
         {QStringLiteral("POST /api/v1/apps/{name}/services/{slot}/backup"), QStringLiteral("200 200 403 403 403")},
         {QStringLiteral("DELETE /api/v1/apps/{name}/services/{slot}"), QStringLiteral("400 400 403 403 403")},
         // WebSocket routes answer a plain GET with how to use them.
-        {QStringLiteral("GET /api/v1/apps/{name}/logs/follow"), QStringLiteral("400 400 400 400 403")},
+        {QStringLiteral("GET /api/v1/apps/{name}/logs/follow"), QStringLiteral("400 400 403 400 403")},
         {QStringLiteral("GET /api/v1/events"), QStringLiteral("400 400 400 400 403")},
         {QStringLiteral("GET /api/v1/pipelines"), QStringLiteral("200 200 200 200 403")},
         {QStringLiteral("PUT /api/v1/pipelines/{name}"), QStringLiteral("400 400 403 403 403")},
-        {QStringLiteral("GET /api/v1/pipelines/{name}"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("GET /api/v1/pipelines/{name}"), QStringLiteral("200 200 403 200 403")},
         {QStringLiteral("DELETE /api/v1/pipelines/{name}"), QStringLiteral("204 204 403 403 403")},
         {QStringLiteral("POST /api/v1/pipelines/{name}/pause"), QStringLiteral("200 200 403 403 403")},
         {QStringLiteral("POST /api/v1/pipelines/{name}/unpause"), QStringLiteral("200 200 403 403 403")},
         {QStringLiteral("POST /api/v1/pipelines/{name}/jobs/{job}/runs"), QStringLiteral("201 201 403 403 403")},
-        {QStringLiteral("GET /api/v1/pipelines/{name}/runs"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("GET /api/v1/pipelines/{name}/runs"), QStringLiteral("200 200 403 200 403")},
         {QStringLiteral("POST /api/v1/pipelines/{name}/resources/{resource}/check"),
          QStringLiteral("202 202 202 202 202")},
         // Host execution: anyone who reads pipelines sees the setting; only administrators change
@@ -107,14 +110,16 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("PUT /api/v1/settings"), QStringLiteral("400 403 403 403 403")},
         {QStringLiteral("PUT /api/v1/pipelines/{name}/host-execution"), QStringLiteral("400 403 403 403 403")},
         {QStringLiteral("GET /api/v1/runs"), QStringLiteral("200 200 200 200 403")},
-        {QStringLiteral("GET /api/v1/runs/{id}"), QStringLiteral("200 200 200 200 403")},
-        {QStringLiteral("GET /api/v1/runs/{id}/events"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("GET /api/v1/runs/{id}"), QStringLiteral("200 200 403 200 403")},
+        {QStringLiteral("GET /api/v1/runs/{id}/events"), QStringLiteral("200 200 403 200 403")},
         // The operator aborts the run; the administrator finds it aborted.
         {QStringLiteral("POST /api/v1/runs/{id}/abort"), QStringLiteral("409 202 403 403 403")},
-        {QStringLiteral("GET /api/v1/runs/{id}/follow"), QStringLiteral("400 400 400 400 403")},
+        {QStringLiteral("GET /api/v1/runs/{id}/follow"), QStringLiteral("400 400 403 400 403")},
         {QStringLiteral("GET /api/v1/secrets"), QStringLiteral("200 200 200 200 403")},
         {QStringLiteral("PUT /api/v1/secrets/{name}"), QStringLiteral("400 400 403 403 403")},
         {QStringLiteral("DELETE /api/v1/secrets/{name}"), QStringLiteral("404 404 403 403 403")},
+        // No body: the pipelines are missing.
+        {QStringLiteral("PUT /api/v1/secrets/{name}/access"), QStringLiteral("400 400 403 403 403")},
         // The operator takes viewer's grant away; the administrator finds it gone.
         {QStringLiteral("GET /api/v1/apps/{name}/grants"), QStringLiteral("200 200 403 403 403")},
         {QStringLiteral("POST /api/v1/apps/{name}/grants"), QStringLiteral("400 400 403 403 403")},
@@ -123,7 +128,8 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("POST /api/v1/pipelines/{name}/grants"), QStringLiteral("400 400 403 403 403")},
         {QStringLiteral("DELETE /api/v1/pipelines/{name}/grants/{user}/{role}"), QStringLiteral("404 204 403 403 403")},
         {QStringLiteral("GET /api/v1/approvals"), QStringLiteral("200 200 200 200 403")},
-        {QStringLiteral("GET /api/v1/approvals/{id}"), QStringLiteral("200 200 200 200 403")},
+        // viewer's grant on "theirs" went with the grant routes above.
+        {QStringLiteral("GET /api/v1/approvals/{id}"), QStringLiteral("200 200 403 403 403")},
         // The scoped administrator's token approves member2's request first; the others find it
         // decided. Members without a grant on the app and viewers are refused.
         {QStringLiteral("POST /api/v1/approvals/{id}/approve"), QStringLiteral("409 409 403 403 200")},
@@ -172,6 +178,8 @@ private Q_SLOTS:
     void loginFailuresLookAlike();
     void sessionLoginAndLogout();
     void revokedTokenIsRefusedAndItsSocketCloses();
+    void expiredTokenClosesItsSocket();
+    void narrowAdminTokenListsOnlyItsOwnTokens();
     void disabledUserLosesSocketsAndTokens();
     void memberDeploysOnlyWithAGrant();
     void memberOwnsWhatItCreates();
@@ -179,6 +187,7 @@ private Q_SLOTS:
     void bodyNeverNamesTheObject();
     void appGrantsOverTheApi();
     void pipelineGrantsOverTheApi();
+    void eventStreamShowsOnlyGrantedObjects();
     void everyRouteHasAnExpectation();
     void routeWalk_data();
     void routeWalk();
@@ -406,6 +415,95 @@ void TestAuthz::revokedTokenIsRefusedAndItsSocketCloses()
     QTRY_COMPARE_WITH_TIMEOUT(disconnected.size(), 1, 5000);
     QCOMPARE(socket.closeCode(), QWebSocketProtocol::CloseCodePolicyViolated);
     QCOMPARE(call("GET", QStringLiteral("/api/v1/apps"), secret).status, 401);
+}
+
+void TestAuthz::expiredTokenClosesItsSocket()
+{
+    // A token good for 1.5 s more: the stream it opened must not outlive it.
+    auto issued = m_install.engine->accounts()->createToken(
+        QStringLiteral("member"), QStringLiteral("brief"), {QStringLiteral("apps:read")},
+        QDateTime::currentMSecsSinceEpoch() + 1500, core::Actor::system(QStringLiteral("test")));
+    QVERIFY(issued);
+    QWebSocket socket;
+    QSignalSpy connected(&socket, &QWebSocket::connected);
+    QSignalSpy disconnected(&socket, &QWebSocket::disconnected);
+    QNetworkRequest request(QUrl(QStringLiteral("ws://127.0.0.1:%1/api/v1/events").arg(m_install.port)));
+    request.setRawHeader("Authorization", "Bearer " + issued->secret.toUtf8());
+    socket.open(request);
+    QVERIFY(connected.wait(5000));
+    QTRY_COMPARE_WITH_TIMEOUT(disconnected.size(), 1, 5000);
+    QCOMPARE(socket.closeCode(), QWebSocketProtocol::CloseCodePolicyViolated);
+    QCOMPARE(socket.closeReason(), QStringLiteral("the token expired"));
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/apps"), issued->secret).status, 401);
+}
+
+void TestAuthz::narrowAdminTokenListsOnlyItsOwnTokens()
+{
+    // The administrator's token narrowed to apps:read is not the administrator.
+    const QString admin = m_install.tokens.value(QStringLiteral("admin"));
+    Answer a = call("POST", QStringLiteral("/api/v1/tokens"), admin, R"({"name":"narrow","scopes":["apps:read"]})");
+    QCOMPARE(a.status, 201);
+    const QString narrow = a.json.value(QStringLiteral("secret")).toString();
+    a = call("GET", QStringLiteral("/api/v1/tokens"), narrow);
+    QCOMPARE(a.status, 200);
+    const QJsonArray listed = a.json.value(QStringLiteral("tokens")).toArray();
+    QVERIFY(!listed.isEmpty());
+    const QString adminId = m_install.engine->accounts()->user(QStringLiteral("admin"))->id;
+    for (const QJsonValue &token : listed)
+        QCOMPARE(token.toObject().value(QStringLiteral("userId")).toString(), adminId);
+    QVERIFY(call("GET", QStringLiteral("/api/v1/tokens"), admin).json.value(QStringLiteral("tokens")).toArray().size() >
+            listed.size());
+    // Nor may it mint a broader token.
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/tokens"), narrow, R"({"name":"wide","scopes":["admin"]})").status,
+             403);
+    QCOMPARE(
+        call("POST", QStringLiteral("/api/v1/tokens"), narrow, R"({"name":"wide","scopes":["apps:write"]})").status,
+        403);
+}
+
+void TestAuthz::eventStreamShowsOnlyGrantedObjects()
+{
+    // member holds no grant on member2's "theirs"; viewer holds viewer grants on both.
+    struct Watcher {
+        QWebSocket socket;
+        QStringList seen;
+    } member, viewer;
+    for (auto [watcher, who] :
+         {std::pair{&member, QStringLiteral("member")}, std::pair{&viewer, QStringLiteral("viewer")}}) {
+        connect(&watcher->socket, &QWebSocket::textMessageReceived, this,
+                [watcher](const QString &text) { watcher->seen << text; });
+        QSignalSpy connected(&watcher->socket, &QWebSocket::connected);
+        QNetworkRequest request(QUrl(QStringLiteral("ws://127.0.0.1:%1/api/v1/events").arg(m_install.port)));
+        request.setRawHeader("Authorization", "Bearer " + m_install.tokens.value(who).toUtf8());
+        watcher->socket.open(request);
+        QVERIFY(connected.wait(5000));
+    }
+    core::EventBus &bus = *m_install.engine->events();
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    bus.publish(core::Event{core::EventType::AppUpdated, QStringLiteral("theirs"), {}, {}, now});
+    const QJsonObject run{{QStringLiteral("pipeline"), QStringLiteral("theirs")},
+                          {QStringLiteral("run"), QStringLiteral("r-watched")}};
+    bus.publish(core::Event{core::EventType::RunQueued, {}, {}, run, now});
+    // An approval's event is about its deploy's app.
+    bus.publish(core::Event{core::EventType::ApprovalRequested,
+                            {},
+                            {},
+                            QJsonObject{{QStringLiteral("object"), QString(QStringLiteral("deploy/") + m_deploy)},
+                                        {QStringLiteral("summary"), QStringLiteral("approval-watched")}},
+                            now});
+    // An app member owns, published last: once member has it, it had its chance at the others.
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/apps"), m_install.tokens.value(QStringLiteral("member")),
+                  test::helloSpec(QStringLiteral("mine-watched")), "application/yaml")
+                 .status,
+             201);
+    QTRY_VERIFY_WITH_TIMEOUT(member.seen.join(u'\n').contains(QLatin1String("mine-watched")), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(viewer.seen.size() >= 3, 5000);
+    const QString memberSaw = member.seen.join(u'\n'), viewerSaw = viewer.seen.join(u'\n');
+    for (const char *about : {"theirs", "r-watched", "approval-watched"})
+        QVERIFY2(!memberSaw.contains(QLatin1String(about)), qPrintable(memberSaw));
+    for (const char *about : {"r-watched", "approval-watched"})
+        QVERIFY2(viewerSaw.contains(QLatin1String(about)), qPrintable(viewerSaw));
+    QVERIFY2(!viewerSaw.contains(QLatin1String("mine-watched")), qPrintable(viewerSaw));
 }
 
 void TestAuthz::disabledUserLosesSocketsAndTokens()

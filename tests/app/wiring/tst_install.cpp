@@ -21,6 +21,7 @@ wiring::InstallOptions fakeOptions(const QString &dataDir)
     wiring::InstallOptions options;
     options.engine.dataDir = dataDir;
     options.engine.reconcileIntervalMs = 0;
+    options.engine.healthTickMs = 0; // no probes of the containers unless a test asks
     options.engine.workers = 1;
     options.runtime = std::make_shared<test::FakeRuntime>();
     options.router = std::make_shared<test::FakeRouter>();

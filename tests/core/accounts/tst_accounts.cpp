@@ -11,11 +11,14 @@
 #include "tests/support/drivers.h"
 #include "tests/support/pgharness.h"
 
+#include <QElapsedTimer>
+#include <QFile>
 #include <QJsonDocument>
 #include <QSqlQuery>
 #include <QSqlRecord>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <memory>
 
 using namespace Qt::StringLiterals;
@@ -206,7 +209,8 @@ private Q_SLOTS:
         QVERIFY(m_accounts->createUser({u"bob"_s, {}, Role::Viewer, u"bob-password"_s}, m_actor));
         const auto wrongPassword = m_accounts->login(u"bob"_s, u"not-bobs-password"_s, u"10.0.0.1"_s);
         const auto unknownUser = m_accounts->login(u"nobody"_s, u"not-bobs-password"_s, u"10.0.0.2"_s);
-        const auto disabledUser = m_accounts->login(u"alice"_s, u"alice-password"_s, u"10.0.0.3"_s);
+        // A disabled account with a wrong password: told nothing more than for any wrong password.
+        const auto disabledUser = m_accounts->login(u"alice"_s, u"not-alices-password"_s, u"10.0.0.3"_s);
         for (const auto *r : {&wrongPassword, &unknownUser, &disabledUser}) {
             QVERIFY(!*r);
             QCOMPARE(r->error().code, ErrorCode::Unauthorized);
@@ -215,6 +219,12 @@ private Q_SLOTS:
             QCOMPARE(r->error().where, wrongPassword.error().where);
         }
         QCOMPARE(wrongPassword.error().message, u"wrong username or password"_s);
+        // With the right password the truth: the account is disabled, the password was not wrong.
+        const auto disabledRight = m_accounts->login(u"alice"_s, u"alice-password"_s, u"10.0.0.4"_s);
+        QVERIFY(!disabledRight);
+        QCOMPARE(disabledRight.error().code, ErrorCode::Unauthorized);
+        QCOMPARE(disabledRight.error().message, u"the account alice is disabled"_s);
+        QVERIFY(disabledRight.error().hint.contains(u"administrator"_s));
         const QStringList actions = auditActions();
         QVERIFY(actions.contains(u"session.failed user/bob denied"_s));
         QVERIFY(actions.contains(u"session.failed user/nobody denied"_s));
@@ -223,6 +233,11 @@ private Q_SLOTS:
 
     void throttlePerAccount()
     {
+        // The network's count out of the way (the addresses below share a /24): the account's
+        // alone must hold.
+        AccountOptions options;
+        options.perAddress.freeFailures = 1000;
+        makeService(options);
         populate();
         // Three free failures, then 1 s, 2 s, 4 s, ... — for a name that exists and one that does
         // not alike, from addresses that change every time.
@@ -276,8 +291,8 @@ private Q_SLOTS:
         auto locked = m_accounts->login(u"alice"_s, u"alice-password"_s, address);
         QCOMPARE(locked.error().code, ErrorCode::Unauthorized);
         QCOMPARE(locked.error().hint, u"try again in 1 s"_s);
-        // Another address is not affected, and logging in there does not free this one.
-        QVERIFY(m_accounts->login(u"alice"_s, u"alice-password"_s, u"192.0.2.8"_s));
+        // Another network is not affected, and logging in there does not free this one.
+        QVERIFY(m_accounts->login(u"alice"_s, u"alice-password"_s, u"198.51.100.8"_s));
         QCOMPARE(m_accounts->login(u"alice"_s, u"alice-password"_s, address).error().hint, u"try again in 1 s"_s);
         m_clock->advance(1000);
         QVERIFY(m_accounts->login(u"alice"_s, u"alice-password"_s, address));
@@ -492,6 +507,134 @@ private Q_SLOTS:
         QVERIFY(accounts.login(u"alice"_s, u"alice-password"_s, u"10.0.0.1"_s));
         // The old adapter still reads the new hash.
         QVERIFY(m_accounts->login(u"alice"_s, u"alice-password"_s, u"10.0.0.1"_s));
+    }
+
+    void throttleKeysOnTheNetwork()
+    {
+        populate();
+        // Rotating through 127/8 (or ::1), a /24 or a /64 gives no fresh count.
+        const QList<std::pair<QStringList, QString>> networks{
+            {{u"127.0.0.%1"_s, u"127.%1.9.1"_s}, u"::1"_s},
+            {{u"203.0.113.%1"_s}, u"203.0.113.250"_s},
+            {{u"2001:db8:1:2::%1"_s}, u"2001:db8:1:2:ffff::1"_s},
+        };
+        int n = 0;
+        for (const auto &[patterns, other] : networks) {
+            for (int i = 1; i <= 11; ++i) {
+                const QString address = patterns.value(i % patterns.size()).arg(i);
+                QCOMPARE(m_accounts->login(u"guess%1"_s.arg(++n), u"password1"_s, address).error().message,
+                         u"wrong username or password"_s);
+            }
+            auto locked = m_accounts->login(u"alice"_s, u"alice-password"_s, other);
+            QVERIFY2(!locked, qPrintable(other));
+            QCOMPARE(locked.error().hint, u"try again in 1 s"_s);
+        }
+        // Another network is not affected.
+        QVERIFY(m_accounts->login(u"alice"_s, u"alice-password"_s, u"2001:db8:1:3::1"_s));
+        QVERIFY(m_accounts->login(u"alice"_s, u"alice-password"_s, u"203.0.114.1"_s));
+        QCOMPARE(LoginThrottle::networkOf(u"::ffff:127.3.2.1"_s), u"loopback"_s);
+        QCOMPARE(LoginThrottle::networkOf(u"::ffff:192.0.2.9"_s), u"192.0.2.0/24"_s);
+    }
+
+    void loginTimingTellsNoNames()
+    {
+        // The real argon2id: an unknown name must cost what a wrong password costs (a dummy hash
+        // is checked), or the answer's time tells which names exist.
+        populate();
+        auto timed = [this](const QString &name, int i) {
+            QElapsedTimer timer;
+            timer.start();
+            const bool ok = bool(m_accounts->login(name, u"not-the-password"_s, u"10.%1.1.1"_s.arg(i)));
+            const qint64 ns = timer.nsecsElapsed();
+            return ok ? -1 : ns;
+        };
+        QList<qint64> unknown, wrong;
+        for (int i = 0; i < 3; ++i) {
+            unknown << timed(u"nobody%1"_s.arg(i), 2 * i);
+            wrong << timed(u"alice"_s, 2 * i + 1);
+        }
+        std::sort(unknown.begin(), unknown.end());
+        std::sort(wrong.begin(), wrong.end());
+        const double ratio = double(unknown[1]) / double(std::max<qint64>(1, wrong[1]));
+        QVERIFY2(unknown[0] > 0 && wrong[0] > 0, "every attempt failed as it should");
+        QVERIFY2(ratio > 0.5 && ratio < 2.0,
+                 qPrintable(
+                     u"median unknown user %1 µs, wrong password %2 µs"_s.arg(unknown[1] / 1000).arg(wrong[1] / 1000)));
+    }
+
+    void theFirstUserIsAnAdministrator()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath(u"initial-admin-token"_s);
+        QVERIFY(detail::writePrivateFile(file, m_initial.toUtf8()));
+        AccountOptions options;
+        options.initialTokenFile = file;
+        makeService(options);
+        // A member first would spend the bootstrap and leave nobody to administer the install.
+        auto member = m_accounts->createUser({u"bob"_s, {}, Role::Member, u"bob-password"_s}, m_actor);
+        QVERIFY(!member);
+        QCOMPARE(member.error().code, ErrorCode::Conflict);
+        QVERIFY2(member.error().message.contains(u"first user must be one"_s), qPrintable(member.error().text()));
+        QVERIFY(member.error().hint.contains(u"--role admin"_s));
+        QCOMPARE(m_accounts->needsBootstrap().value(), true);
+        QVERIFY(m_accounts->authenticate(m_initial));
+        QVERIFY(QFile::exists(file));
+        // An administrator first: the initial token is spent, its file gone; then anyone.
+        QVERIFY(m_accounts->createUser({u"ada"_s, {}, Role::Admin, u"ada-password"_s}, m_actor));
+        QCOMPARE(m_accounts->authenticate(m_initial).error().code, ErrorCode::Unauthorized);
+        QVERIFY(!QFile::exists(file));
+        QVERIFY(m_accounts->createUser({u"bob"_s, {}, Role::Member, u"bob-password"_s}, m_actor));
+        QVERIFY(auditActions().contains(u"user.create user/bob denied"_s));
+    }
+
+    void resetAdminRecoversALockedOutInstall()
+    {
+        populate();
+        auto session = m_accounts->login(u"admin"_s, AdminPassword, u"10.0.0.1"_s).value();
+        // The administrator's password is lost: a new one, and the old sessions end.
+        auto reset = m_accounts->resetAdmin(u"admin"_s, u"a-new-password"_s, m_actor);
+        QVERIFY2(reset, qPrintable(reset ? QString() : reset.error().text()));
+        QCOMPARE(m_accounts->authenticate(session.secret).error().code, ErrorCode::Unauthorized);
+        QVERIFY(!m_accounts->login(u"admin"_s, AdminPassword, u"10.0.0.2"_s));
+        QVERIFY(m_accounts->login(u"admin"_s, u"a-new-password"_s, u"10.0.0.3"_s));
+        // A disabled member becomes an enabled administrator.
+        QVERIFY(m_accounts->setDisabled(u"alice"_s, true, m_actor));
+        auto alice = m_accounts->resetAdmin(u"alice"_s, u"alice-new-password"_s, m_actor).value();
+        QCOMPARE(alice.role, Role::Admin);
+        QVERIFY(!alice.disabled);
+        auto principal = m_accounts->authenticate(
+            m_accounts->login(u"alice"_s, u"alice-new-password"_s, u"10.0.0.4"_s).value().secret);
+        QCOMPARE(principal->role, Role::Admin);
+        // A missing user is created as one; weak passwords are refused.
+        QCOMPARE(m_accounts->resetAdmin(u"rescue"_s, u"short"_s, m_actor).error().code, ErrorCode::Invalid);
+        QCOMPARE(m_accounts->resetAdmin(u"rescue"_s, u"rescue-password"_s, m_actor)->role, Role::Admin);
+        const QStringList actions = auditActions();
+        QVERIFY(actions.contains(u"user.reset_admin user/admin success"_s));
+        QVERIFY(actions.contains(u"user.reset_admin user/alice success"_s));
+        QVERIFY(actions.contains(u"user.reset_admin user/rescue success"_s));
+    }
+
+    void aNarrowAdminTokenSeesOnlyItsOwnTokens()
+    {
+        populate();
+        QVERIFY(m_accounts->createToken(u"alice"_s, u"alices"_s, {u"apps:read"_s}, 0, m_actor));
+        auto narrow = m_accounts->createToken(u"admin"_s, u"narrow"_s, {u"apps:read"_s}, 0, m_actor).value();
+        auto full = m_accounts->createToken(u"admin"_s, u"full"_s, {u"admin"_s}, 0, m_actor).value();
+        auto names = [this](const QString &secret) {
+            QStringList list;
+            const QList<ApiToken> visible =
+                m_accounts->tokensVisibleTo(m_accounts->authenticate(secret).value()).value();
+            for (const ApiToken &t : visible)
+                list << t.name;
+            list.sort();
+            return list;
+        };
+        QCOMPARE(names(narrow.secret), (QStringList{u"full"_s, u"narrow"_s}));
+        QCOMPARE(names(full.secret), (QStringList{u"alices"_s, u"full"_s, u"narrow"_s}));
+        // Nor can it mint a broader one.
+        auto broader = m_accounts->issueToken(m_accounts->authenticate(narrow.secret).value(), u"wider"_s, {u"admin"_s},
+                                              0, m_actor);
+        QCOMPARE(broader.error().code, ErrorCode::Forbidden);
     }
 
     void auditChainHolds()

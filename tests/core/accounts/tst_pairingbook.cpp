@@ -117,6 +117,20 @@ private Q_SLOTS:
         QVERIFY2(actions.contains(u"pairing.failed pairing denied"_s), qPrintable(actions.join(u'\n')));
     }
 
+    void pairedTokensExpire()
+    {
+        // A paired desktop's token works for 90 days, not for ever.
+        auto code = book().create(u"alice"_s, m_actor).value();
+        auto redeemed = book().redeem(code.secret, u"laptop"_s, u"10.0.0.7"_s).value();
+        const qint64 lifetime = 90LL * 24 * 60 * 60 * 1000;
+        QCOMPARE(redeemed.token.token.expiresMs, m_clock->nowMs() + lifetime);
+        auto principal = m_accounts->authenticate(redeemed.token.secret);
+        QVERIFY(principal);
+        QCOMPARE(principal->expiresMs, m_clock->nowMs() + lifetime);
+        m_clock->advance(lifetime);
+        QCOMPARE(m_accounts->authenticate(redeemed.token.secret).error().message, u"the token has expired"_s);
+    }
+
     void adminGetsTheAdminScope()
     {
         auto code = book().create(u"admin"_s, m_actor);

@@ -21,6 +21,7 @@ private Q_SLOTS:
     void decide_data();
     void decide();
     void appLimit();
+    void listsShowWhatIsGranted();
     void grantRolesAreChecked();
 
 private:
@@ -83,6 +84,26 @@ void TestAuthzMatrix::decide_data()
     row("viewer reads apps", Role::Viewer, bob, session, "apps.read", App, "web", true);
     row("viewer reads logs", Role::Viewer, bob, session, "logs.read", App, "web", true);
     row("viewer reads pipelines", Role::Viewer, bob, session, "pipelines.read", Pipeline, "ci", true);
+    // Reading follows the grants: without one, a member or viewer reads no app's logs, secret
+    // names or spec, and no pipeline's vars or runs; lists (no object) answer only what is granted.
+    row("viewer without a grant cannot read an app", Role::Viewer, bob, session, "apps.read", App, "other", false);
+    row("viewer without a grant cannot read an app's logs", Role::Viewer, alice, session, "logs.read", App, "api",
+        false);
+    row("viewer without a grant cannot read a pipeline", Role::Viewer, alice, session, "pipelines.read", Pipeline, "ci",
+        false);
+    row("member without a grant cannot read an app's logs", Role::Member, alice, session, "logs.read", App, "api",
+        false);
+    row("member without a grant cannot read a pipeline", Role::Member, alice, session, "pipelines.read", Pipeline, "ci",
+        false);
+    row("member owner reads its app's logs", Role::Member, alice, session, "logs.read", App, "web", true);
+    row("member app viewer reads the app", Role::Member, bob, session, "apps.read", App, "web", true);
+    row("member pipeline operator reads the pipeline", Role::Member, bob, session, "pipelines.read", Pipeline, "ci",
+        true);
+    row("member lists apps (filtered)", Role::Member, alice, session, "apps.read", None, "", true);
+    row("viewer lists pipelines (filtered)", Role::Viewer, alice, session, "pipelines.read", None, "", true);
+    row("member cannot read what does not exist", Role::Member, alice, session, "apps.read", App, "", false);
+    row("operator reads any app's logs", Role::Operator, alice, session, "logs.read", App, "anything", true);
+    row("operator reads any pipeline", Role::Operator, alice, session, "pipelines.read", Pipeline, "anything", true);
     row("viewer cannot create apps", Role::Viewer, bob, session, "apps.write", None, "", false);
     row("viewer with a deployer grant still cannot deploy", Role::Viewer, bob, session, "deploys.write", App, "api",
         false);
@@ -163,6 +184,28 @@ void TestAuthzMatrix::appLimit()
     // bob owns none; operators are not limited.
     QVERIFY(authz.decide(principal(Role::Member, QStringLiteral("bob")), permission::AppsWrite, {})->allowed);
     QVERIFY(authz.decide(principal(Role::Operator, QStringLiteral("alice")), permission::AppsWrite, {})->allowed);
+}
+
+void TestAuthzMatrix::listsShowWhatIsGranted()
+{
+    Authorizer authz(*m_db);
+    auto alice = authz.visibility(principal(Role::Member, QStringLiteral("alice")));
+    QVERIFY(alice);
+    QVERIFY(!alice->allApps && !alice->allPipelines);
+    QVERIFY(alice->seesApp(QStringLiteral("web")));
+    QVERIFY(!alice->seesApp(QStringLiteral("api")));
+    QVERIFY(!alice->seesPipeline(QStringLiteral("ci")));
+    QVERIFY(!alice->sees(ObjectRef{})); // an event about neither (a token revoked)
+    auto bob = authz.visibility(principal(Role::Viewer, QStringLiteral("bob")));
+    QVERIFY(bob);
+    QCOMPARE(bob->apps, (QSet<QString>{QStringLiteral("web"), QStringLiteral("api")}));
+    QVERIFY(bob->seesPipeline(QStringLiteral("ci")));
+    auto op = authz.visibility(principal(Role::Operator, QStringLiteral("alice")));
+    QVERIFY(op && op->allApps && op->allPipelines && op->sees(ObjectRef{}));
+    // A token reads only the kinds its scopes name.
+    auto narrow = authz.visibility(principal(Role::Admin, QStringLiteral("bob"), {QStringLiteral("apps:read")}));
+    QVERIFY(narrow && narrow->allApps && !narrow->allPipelines);
+    QVERIFY(!narrow->seesPipeline(QStringLiteral("ci")));
 }
 
 void TestAuthzMatrix::grantRolesAreChecked()

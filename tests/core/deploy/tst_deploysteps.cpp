@@ -121,13 +121,13 @@ public:
     CancelToken *cancelOnCheckout = nullptr;
 
     Status checkUrl(const QString &) override { return {}; }
-    Result<QString> resolve(const QString &, const QString &, const CancelToken &,
+    Result<QString> resolve(const QString &, const QString &, const adapters::SourceAccess &, const CancelToken &,
                             const std::function<void(const QString &)> &) override
     {
         return u"0123456789abcdef0123456789abcdef01234567"_s;
     }
     Result<adapters::SourceCheckout> checkout(const QString &, const QString &, const QString &workRoot,
-                                              const CancelToken &,
+                                              const adapters::SourceAccess &, const CancelToken &,
                                               const std::function<void(const QString &)> &) override
     {
         const QString dir = workRoot + u"/checkout"_s;

@@ -47,6 +47,7 @@ private Q_SLOTS:
     void layouts_data();
     void layouts();
     void missingCheckout();
+    void hostPathsTellNothing();
     void exposedPort_data();
     void exposedPort();
 
@@ -93,7 +94,6 @@ void TestDetection::layouts_data()
     QTest::addColumn<QString>("detected"); // Detection::dockerfile on success
     QTest::addColumn<int>("port");
     const int Invalid = int(ErrorCode::Invalid);
-    const int NotFound = int(ErrorCode::NotFound);
 
     QTest::newRow("default") << u"."_s << u"Dockerfile"_s << Ok << QString() << QString() << u"Dockerfile"_s << 8080;
     QTest::newRow("context subdir") << u"app"_s << u"Dockerfile.prod"_s << Ok << QString() << QString()
@@ -104,33 +104,38 @@ void TestDetection::layouts_data()
                                     << u"docker/Dockerfile"_s << 0;
     QTest::newRow("context via symlink inside")
         << u"applink"_s << u"Dockerfile.prod"_s << Ok << QString() << QString() << u"Dockerfile.prod"_s << 9000;
-    QTest::newRow("dockerfile symlink outside") << u"."_s << u"evil/Dockerfile"_s << Invalid << u"build.dockerfile"_s
-                                                << u"resolves outside the repository"_s << QString() << 0;
-    QTest::newRow("relative symlink outside") << u"evilrel"_s << u"Dockerfile"_s << Invalid << u"build.dockerfile"_s
-                                              << u"resolves outside the repository"_s << QString() << 0;
-    QTest::newRow("context symlink outside") << u"evilctx"_s << u"Dockerfile"_s << Invalid << u"build.context"_s
-                                             << u"resolves outside the repository"_s << QString() << 0;
-    QTest::newRow("symlink leaves context") << u"app"_s << u"Dockerfile.up"_s << Invalid << u"build.dockerfile"_s
-                                            << u"resolves outside the build context"_s << QString() << 0;
-    QTest::newRow("dangling symlink outside") << u"dangling"_s << u"Dockerfile"_s << Invalid << u"build.dockerfile"_s
-                                              << u"resolves outside the repository"_s << QString() << 0;
+    QTest::newRow("dockerfile symlink outside")
+        << u"."_s << u"evil/Dockerfile"_s << Invalid << u"build.dockerfile"_s
+        << u"is not a file in the build context (it is missing, or a link that leads out of it)"_s << QString() << 0;
+    QTest::newRow("relative symlink outside")
+        << u"evilrel"_s << u"Dockerfile"_s << Invalid << u"build.dockerfile"_s
+        << u"is not a file in the build context (it is missing, or a link that leads out of it)"_s << QString() << 0;
+    QTest::newRow("context symlink outside")
+        << u"evilctx"_s << u"Dockerfile"_s << Invalid << u"build.context"_s
+        << u"is not a directory in the repository (it is missing, or a link that leads out of it)"_s << QString() << 0;
+    QTest::newRow("symlink leaves context")
+        << u"app"_s << u"Dockerfile.up"_s << Invalid << u"build.dockerfile"_s
+        << u"is not a file in the build context (it is missing, or a link that leads out of it)"_s << QString() << 0;
+    QTest::newRow("dangling symlink outside")
+        << u"dangling"_s << u"Dockerfile"_s << Invalid << u"build.dockerfile"_s
+        << u"is not a file in the build context (it is missing, or a link that leads out of it)"_s << QString() << 0;
     QTest::newRow("dangling symlink inside")
-        << u"dangling-inside"_s << u"Dockerfile"_s << NotFound << u"build.dockerfile"_s
-        << u"symlink to a file that does not exist"_s << QString() << 0;
+        << u"dangling-inside"_s << u"Dockerfile"_s << Invalid << u"build.dockerfile"_s
+        << u"is not a file in the build context (it is missing, or a link that leads out of it)"_s << QString() << 0;
     QTest::newRow("missing dockerfile with candidates")
-        << u"app"_s << u"Dockerfile"_s << NotFound << u"build.dockerfile"_s
-        << u"\"app/Dockerfile\" not found in the repository|Containerfile, Dockerfile.prod, Dockerfile.up, "
+        << u"app"_s << u"Dockerfile"_s << Invalid << u"build.dockerfile"_s
+        << u"\"app/Dockerfile\" is not a file in the build context|Containerfile, Dockerfile.prod, Dockerfile.up, "
            u"web.Dockerfile"_s
         << QString() << 0;
     QTest::newRow("missing dockerfile no candidates")
-        << u"empty"_s << u"Dockerfile"_s << NotFound << u"build.dockerfile"_s
-        << u"\"empty/Dockerfile\" not found|no Dockerfile-like files at the top of \"empty\""_s << QString() << 0;
-    QTest::newRow("missing dockerfile at root") << u"."_s << u"Dockerfile.dev"_s << NotFound << u"build.dockerfile"_s
-                                                << u"\"Dockerfile.dev\" not found|top of the repository root: "
+        << u"empty"_s << u"Dockerfile"_s << Invalid << u"build.dockerfile"_s
+        << u"\"empty/Dockerfile\" is not a file|no Dockerfile-like files at the top of \"empty\""_s << QString() << 0;
+    QTest::newRow("missing dockerfile at root") << u"."_s << u"Dockerfile.dev"_s << Invalid << u"build.dockerfile"_s
+                                                << u"\"Dockerfile.dev\" is not a file|top of the repository root: "
                                                    u"Dockerfile, Dockerfile.link"_s
                                                 << QString() << 0;
-    QTest::newRow("missing context") << u"nope"_s << u"Dockerfile"_s << NotFound << u"build.context"_s
-                                     << u"directory \"nope\" not found"_s << QString() << 0;
+    QTest::newRow("missing context") << u"nope"_s << u"Dockerfile"_s << Invalid << u"build.context"_s
+                                     << u"\"nope\" is not a directory in the repository"_s << QString() << 0;
     QTest::newRow("context is a file") << u"Dockerfile"_s << u"Dockerfile"_s << Invalid << u"build.context"_s
                                        << u"not a directory"_s << QString() << 0;
     QTest::newRow("dockerfile is a dir") << u"."_s << u"docker"_s << Invalid << u"build.dockerfile"_s << u"not a file"_s
@@ -182,6 +187,55 @@ void TestDetection::missingCheckout()
     const auto result = detect(AppSpec{}, m_tmp->filePath(u"no-such-dir"_s));
     QVERIFY(!result);
     QCOMPARE(result.error().code, ErrorCode::NotFound);
+}
+
+// Issue 12: a link in a repository to a host path that exists and one to a path that does not
+// get the same error (code, text, place, hint), so a member cannot probe the host's files; the
+// error names no host path. A directory that leads out through a link counts the same.
+void TestDetection::hostPathsTellNothing()
+{
+    link(u"/etc"_s, m_repo + u"/etclink"_s);
+    link(u"/no-such-dir-for-pando"_s, m_repo + u"/nolink"_s);
+    link(u"/etc/passwd"_s, m_repo + u"/files/Dockerfile.host"_s);
+    link(u"/no-such-file-for-pando"_s, m_repo + u"/files/Dockerfile.none"_s);
+    const auto same = [&](AppSpec a, AppSpec b) {
+        const auto left = detect(a, m_repo);
+        const auto right = detect(b, m_repo);
+        QVERIFY(!left && !right);
+        QCOMPARE(left.error().code, right.error().code);
+        QCOMPARE(left.error().where, right.error().where);
+        QCOMPARE(left.error().hint, right.error().hint);
+        // The same text once each path's own name is taken out.
+        QString leftText = left.error().message;
+        QString rightText = right.error().message;
+        leftText.replace(a.build.context + u'/' + a.build.dockerfile, u"X"_s).replace(a.build.context, u"X"_s);
+        rightText.replace(b.build.context + u'/' + b.build.dockerfile, u"X"_s).replace(b.build.context, u"X"_s);
+        QCOMPARE(leftText, rightText);
+        for (const auto *error : {&left.error(), &right.error()})
+            QVERIFY2(!error->text().contains(u"/etc"_s) && !error->hint.contains(u"/etc"_s) &&
+                         !error->text().contains(m_tmp->path()),
+                     qPrintable(error->text()));
+    };
+    AppSpec context;
+    context.build.context = u"etclink"_s;
+    AppSpec noContext;
+    noContext.build.context = u"nolink"_s;
+    same(context, noContext);
+    // Through a link to a directory: etclink/hostname exists on the host, etclink/no-such does not.
+    AppSpec deep;
+    deep.build.context = u"etclink/ssl"_s;
+    AppSpec deepMissing;
+    deepMissing.build.context = u"etclink/no-such-dir-for-pando"_s;
+    same(deep, deepMissing);
+    AppSpec file;
+    file.build.context = u"files"_s;
+    file.build.dockerfile = u"Dockerfile.host"_s;
+    AppSpec noFile = file;
+    noFile.build.dockerfile = u"Dockerfile.none"_s;
+    same(file, noFile);
+    AppSpec plainMissing = file;
+    plainMissing.build.dockerfile = u"Dockerfile.absent"_s;
+    same(file, plainMissing);
 }
 
 void TestDetection::exposedPort_data()

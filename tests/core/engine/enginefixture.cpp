@@ -80,6 +80,7 @@ bool EngineFixture::start(const QString &dataDir, const std::function<void(core:
     options.engine.dataDir = m_dataDir;
     options.engine.installId = m_installId;
     options.engine.reconcileIntervalMs = 0; // tests run passes themselves
+    options.engine.healthTickMs = 0;        // no probes of the containers unless a test asks
     options.engine.retireGraceMs = 300;
     if (tune)
         tune(options.engine);

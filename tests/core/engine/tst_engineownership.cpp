@@ -81,6 +81,7 @@ void TestEngineOwnership::initTestCase()
     wiring::InstallOptions options;
     options.engine.dataDir = m_dir.path();
     options.engine.reconcileIntervalMs = 0;
+    options.engine.healthTickMs = 0; // no probes of the containers unless a test asks
     options.engine.diskCheckIntervalMs = 0;
     options.engine.workers = 1;
     // Apps named gated-* are under approval; a new source repository is a watched change.
@@ -102,7 +103,9 @@ void TestEngineOwnership::initTestCase()
     QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().text()));
     m_engine = &m_install->engine();
 
-    const std::pair<const char *, core::accounts::Role> people[] = {{"alice", core::accounts::Role::Member},
+    // The first user of an install is its administrator (AccountService::createUser).
+    const std::pair<const char *, core::accounts::Role> people[] = {{"ada", core::accounts::Role::Admin},
+                                                                    {"alice", core::accounts::Role::Member},
                                                                     {"bob", core::accounts::Role::Member},
                                                                     {"olga", core::accounts::Role::Operator}};
     for (const auto &[name, role] : people) {

@@ -103,6 +103,7 @@ void TestEngineRules::initTestCase()
     wiring::InstallOptions options;
     options.engine.dataDir = m_dir.path();
     options.engine.reconcileIntervalMs = 0;
+    options.engine.healthTickMs = 0; // no probes of the containers unless a test asks
     options.engine.diskCheckIntervalMs = 0;
     options.engine.retireGraceMs = 0;
     options.engine.workers = 1;
@@ -115,8 +116,9 @@ void TestEngineRules::initTestCase()
     QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().text()));
     m_engine = &m_install->engine();
 
-    const std::pair<const char *, core::accounts::Role> people[] = {{"alice", core::accounts::Role::Member},
-                                                                    {"root", core::accounts::Role::Admin}};
+    // The first user of an install is its administrator (AccountService::createUser).
+    const std::pair<const char *, core::accounts::Role> people[] = {{"root", core::accounts::Role::Admin},
+                                                                    {"alice", core::accounts::Role::Member}};
     for (const auto &[name, role] : people) {
         auto user = m_engine->accounts()->createUser(
             core::accounts::NewUser{QString::fromLatin1(name), {}, role, u"correct horse battery"_s},

@@ -412,6 +412,17 @@ void TestAppSpec::catalogue_data()
     row("health interval too short", {{u"health.interval"_s, u"1ms"_s}}, Invalid, u"health.interval"_s,
         u"from 10ms to 60s"_s);
 
+    // health while serving, and what is restarted
+    row("health every", {{u"health.every"_s, u"200ms"_s}}, Ok);
+    row("health every too short", {{u"health.every"_s, u"50ms"_s}}, Invalid, u"health.every"_s, u"from 100ms to 1h"_s);
+    row("health failures", {{u"health.failures"_s, u"5"_s}}, Ok);
+    row("health failures zero", {{u"health.failures"_s, u"0"_s}}, Invalid, u"health.failures"_s, u"an integer 1-100"_s);
+    row("health failures words", {{u"health.failures"_s, u"many"_s}}, Invalid, u"health.failures"_s, u"got \"many\""_s);
+    row("restart never", {{u"run.restart"_s, u"never"_s}}, Ok);
+    row("restart on-failure", {{u"run.restart"_s, u"on-failure"_s}}, Ok);
+    row("restart typo", {{u"run.restart"_s, u"onfailure"_s}}, Invalid, u"run.restart"_s,
+        u"expected \"always\", \"on-failure\" or \"never\""_s);
+
     // route
     row("route port", {{u"route.port"_s, u"18080"_s}}, Ok);
     row("route port 0", {{u"route.port"_s, u"0"_s}}, Invalid, u"route.port"_s, u"1-65535"_s);

@@ -236,6 +236,38 @@ private Q_SLOTS:
         QVERIFY(secrets.find(u""_s, u"global"_s)); // the install's secrets stay
         QVERIFY(ResourceVersionRepository(*m_db).list(u"ci"_s, u"repo"_s, 10)->isEmpty());
     }
+
+    void installSecretsHaveAccessLists()
+    {
+        SecretRepository secrets(*m_db);
+        // A new install-wide secret is read by no pipeline.
+        QVERIFY(secrets.put(SecretRecord{u""_s, u"deploy-key"_s, u"pando-seal-v1:abc"_s, 1, 1}));
+        QVERIFY(secrets.access(u"deploy-key"_s)->pipelines.isEmpty());
+        QVERIFY(!secrets.access(u"deploy-key"_s)->allows(u"ci"_s));
+        QVERIFY(secrets.unscoped()->isEmpty());
+        // A pipeline may be named before it exists; the list is replaced, not merged.
+        auto firstSet = secrets.setAccess(u"deploy-key"_s, SecretAccess{false, {u"ci"_s, u"later"_s}});
+        QVERIFY2(firstSet, qPrintable(firstSet ? QString() : firstSet.error().text()));
+        QCOMPARE(secrets.access(u"deploy-key"_s)->pipelines, (QStringList{u"ci"_s, u"later"_s}));
+        QVERIFY(secrets.setAccess(u"deploy-key"_s, SecretAccess{false, {u"later"_s}}));
+        QVERIFY(!secrets.access(u"deploy-key"_s)->allows(u"ci"_s));
+        QVERIFY(secrets.setAccess(u"deploy-key"_s, SecretAccess{true, {}}));
+        QVERIFY(secrets.access(u"deploy-key"_s)->allows(u"anything"_s));
+        // Setting the value again keeps the list.
+        QVERIFY(secrets.put(SecretRecord{u""_s, u"deploy-key"_s, u"pando-seal-v1:new"_s, 1, 2}));
+        QVERIFY(secrets.access(u"deploy-key"_s)->all);
+        QCOMPARE(secrets.setAccess(u"nope"_s, SecretAccess{}).error().code, ErrorCode::NotFound);
+        QCOMPARE(secrets.access(u"nope"_s).error().code, ErrorCode::NotFound);
+
+        // A removed pipeline leaves every list; a removed secret takes its list with it.
+        QVERIFY(secrets.setAccess(u"deploy-key"_s, SecretAccess{false, {u"ci"_s}}));
+        QVERIFY(PipelineRepository(*m_db).remove(u"ci"_s));
+        QVERIFY(secrets.access(u"deploy-key"_s)->pipelines.isEmpty());
+        QVERIFY(secrets.setAccess(u"deploy-key"_s, SecretAccess{false, {u"other"_s}}));
+        QVERIFY(secrets.remove(u""_s, u"deploy-key"_s));
+        QVERIFY(secrets.put(SecretRecord{u""_s, u"deploy-key"_s, u"pando-seal-v1:again"_s, 1, 3}));
+        QVERIFY(secrets.access(u"deploy-key"_s)->pipelines.isEmpty());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestPipelineState)

@@ -14,6 +14,8 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -263,6 +265,52 @@ private Q_SLOTS:
         QTRY_VERIFY(nowhere.state() != Session::State::Disconnected);
         QTRY_VERIFY_WITH_TIMEOUT(!nowhere.failure().message.isEmpty(), 20000);
         QVERIFY2(model.engineText().contains(nowhere.failure().message), qPrintable(model.engineText()));
+    }
+
+    // An app whose container runs but whose health path answers 503: a failure in the row, with
+    // the word "unhealthy" and what the probe got; healthy again when it answers.
+    void unhealthyAppShowsWhy()
+    {
+        QTcpServer server;
+        bool failing = false;
+        connect(&server, &QTcpServer::newConnection, &server, [&] {
+            while (QTcpSocket *socket = server.nextPendingConnection()) {
+                connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+                connect(socket, &QTcpSocket::readyRead, socket, [&failing, socket] {
+                    socket->readAll();
+                    socket->write(failing ? "HTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n"
+                                          : "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+                    socket->disconnectFromHost();
+                });
+            }
+        });
+        QVERIFY(server.listen(QHostAddress::LocalHost, 0));
+        test::TestInstall install;
+        install.healthTickMs = 50;
+        QVERIFY2(install.start(), qPrintable(install.error));
+        RemoteSession session(QUrl(install.baseUrl()), install.token);
+        session.open();
+        QString why;
+        QVERIFY2(test::awaitConnected(session, &why), qPrintable(why));
+        AppsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSession(&session);
+        QTRY_VERIFY(model.isLoaded());
+        const QByteArray spec = u"name: sick\nsource:\n  repo: https://git.example/sick.git\nrun:\n  port: %1\n"
+                                u"  restart: never\nhealth:\n  every: 100ms\n  failures: 1\n"_s.arg(server.serverPort())
+                                    .toUtf8();
+        QVERIFY(test::awaitObject([&](auto done) { session.createApp(spec, done); }));
+        QTRY_VERIFY(model.rowOf(u"sick"_s) >= 0);
+        model.deploy(model.rowOf(u"sick"_s));
+        QTRY_COMPARE_WITH_TIMEOUT(cell(model, u"sick"_s, AppsModel::StatusRole), u"running"_s, 20000);
+        failing = true;
+        QTRY_COMPARE_WITH_TIMEOUT(cell(model, u"sick"_s, AppsModel::StatusRole), u"unhealthy"_s, 5000);
+        QCOMPARE(model.index(model.rowOf(u"sick"_s)).data(AppsModel::StateRole).toInt(), int(DisplayState::Failed));
+        QCOMPARE(cell(model, u"sick"_s, AppsModel::StatusTextRole), AppsModel::tr("unhealthy"));
+        QCOMPARE(cell(model, u"sick"_s, AppsModel::StatusReasonRole), u"GET / answered 503"_s);
+        failing = false;
+        QTRY_COMPARE_WITH_TIMEOUT(cell(model, u"sick"_s, AppsModel::StatusRole), u"running"_s, 5000);
+        QCOMPARE(cell(model, u"sick"_s, AppsModel::StatusReasonRole), QString());
     }
 
     void cleanupTestCase() { m_session.reset(); }

@@ -269,6 +269,7 @@ private Q_SLOTS:
         InProcessOptions options;
         options.engine.dataDir = data.path();
         options.engine.reconcileIntervalMs = 0;
+        options.engine.healthTickMs = 0; // no probes of the containers unless a test asks
         options.engine.workers = 1;
         options.userName = u"owner"_s;
         options.runtime = std::make_shared<test::FakeRuntime>();

@@ -41,6 +41,7 @@ InProcessOptions fakeOptions(const QString &dataDir)
     InProcessOptions options;
     options.engine.dataDir = dataDir;
     options.engine.reconcileIntervalMs = 0;
+    options.engine.healthTickMs = 0; // no probes of the containers unless a test asks
     options.engine.workers = 1;
     options.userName = u"owner"_s;
     options.runtime = std::make_shared<test::FakeRuntime>();

@@ -172,6 +172,7 @@ QObject *QuickFixture::localServer()
     desktop::InProcessOptions options;
     options.engine.dataDir = m_localDir->filePath(u"data"_s);
     options.engine.reconcileIntervalMs = 0;
+    options.engine.healthTickMs = 0; // no probes of the containers unless a test asks
     options.engine.workers = 1;
     options.userName = u"owner"_s;
     options.runtime = std::make_shared<FakeRuntime>();

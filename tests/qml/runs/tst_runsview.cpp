@@ -144,6 +144,10 @@ private Q_SLOTS:
         QCOMPARE(pipelines.error(), QString());
         // Host execution is off on a new install, and the desktop says so.
         QTRY_VERIFY(pipelines.hostExecutionText().startsWith(PipelinesModel::tr("off")));
+        // So are file://, the ssh-agent and internal hosts for members' apps (issue 12).
+        QVERIFY2(pipelines.appAccessText().count(PipelinesModel::tr("not allowed")) == 3 &&
+                     pipelines.appAccessText().contains(u"20000-29999"_s),
+                 qPrintable(pipelines.appAccessText()));
 
         auto set = test::awaitObject([&](auto done) { m_session->setPipeline(u"ci"_s, pipelineYaml(), {}, done); });
         QVERIFY2(set, qPrintable(set ? QString() : test::describe(set.error())));

@@ -82,6 +82,7 @@ private Q_SLOTS:
             << u"running"_s << u"awaiting-approval"_s << false << DisplayState::Waiting;
         QTest::newRow("failed") << u"failed"_s << u"failed"_s << false << DisplayState::Failed;
         QTest::newRow("stopped") << u"stopped"_s << u"succeeded"_s << false << DisplayState::Stopped;
+        QTest::newRow("unhealthy") << u"unhealthy"_s << u"succeeded"_s << false << DisplayState::Failed;
         QTest::newRow("removing") << u"removing"_s << u"succeeded"_s << false << DisplayState::Progress;
     }
     void apps()

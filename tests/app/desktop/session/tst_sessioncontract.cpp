@@ -63,6 +63,7 @@ desktop::InProcessOptions inProcessOptions(const QString &dataDir)
     desktop::InProcessOptions options;
     options.engine.dataDir = dataDir;
     options.engine.reconcileIntervalMs = 0;
+    options.engine.healthTickMs = 0; // no probes of the containers unless a test asks
     options.engine.workers = 1;
     options.engine.approvalPolicy = gatedPolicy();
     options.userName = u"owner"_s;

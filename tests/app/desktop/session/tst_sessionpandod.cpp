@@ -172,6 +172,7 @@ void TestSessionPandod::desktopEngineHasServicesAndHoldsItsDataDirectory()
     desktop::InProcessOptions options;
     options.engine.dataDir = dir.path();
     options.engine.reconcileIntervalMs = 0;
+    options.engine.healthTickMs = 0; // no probes of the containers unless a test asks
     options.userName = u"owner"_s;
     desktop::InProcessSession local(options);
     local.open();

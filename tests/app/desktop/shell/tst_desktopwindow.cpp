@@ -152,7 +152,20 @@ private Q_SLOTS:
         program.start(QStringLiteral(PANDO_DESKTOP_PROGRAM), {u"--server"_s, u"http://127.0.0.1:1"_s});
         QVERIFY(program.waitForFinished(10000));
         QCOMPARE(program.exitCode(), 2);
-        QVERIFY(program.readAllStandardError().contains("--token"));
+        QVERIFY(program.readAllStandardError().contains("--token-file"));
+
+        // A token in argv is refused, saying what to do instead; a token file must be readable.
+        program.start(QStringLiteral(PANDO_DESKTOP_PROGRAM),
+                      {u"--server"_s, u"http://127.0.0.1:1"_s, u"--token"_s, u"pando_secret"_s});
+        QVERIFY(program.waitForFinished(10000));
+        QCOMPARE(program.exitCode(), 2);
+        const QByteArray refused = program.readAllStandardError();
+        QVERIFY2(refused.contains("--token-file") && !refused.contains("pando_secret"), refused.constData());
+        program.start(QStringLiteral(PANDO_DESKTOP_PROGRAM),
+                      {u"--server"_s, u"http://127.0.0.1:1"_s, u"--token-file"_s, u"/nonexistent/token"_s});
+        QVERIFY(program.waitForFinished(10000));
+        QCOMPARE(program.exitCode(), 2);
+        QVERIFY(program.readAllStandardError().contains("cannot read /nonexistent/token"));
     }
 
     void cleanupTestCase()

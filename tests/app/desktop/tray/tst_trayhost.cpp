@@ -358,8 +358,16 @@ private:
         env.insert(u"DBUS_SESSION_BUS_ADDRESS"_s, u"unix:path="_s + home.filePath(u"run/no-bus"_s));
         m_desktop = child();
         m_desktop->setProcessEnvironment(env);
-        m_desktop->start(QStringLiteral(PANDO_DESKTOP_PROGRAM), {u"--server"_s, m_install.baseUrl(), u"--token"_s,
-                                                                 m_install.token, u"--no-single-instance"_s});
+        // The token in a file of the user's, never in argv (every user of the machine sees that).
+        const QString tokenFile = home.filePath(u"config/token"_s);
+        QFile file(tokenFile);
+        if (!file.open(QIODevice::WriteOnly) || file.write(m_install.token.toUtf8() + '\n') <= 0) {
+            *why = u"cannot write the token file: "_s + file.errorString();
+            return false;
+        }
+        file.close();
+        m_desktop->start(QStringLiteral(PANDO_DESKTOP_PROGRAM),
+                         {u"--server"_s, m_install.baseUrl(), u"--token-file"_s, tokenFile, u"--no-single-instance"_s});
         if (!m_desktop->waitForStarted(5000)) {
             *why = u"pando-desktop did not start: "_s + m_desktop->errorString();
             return false;

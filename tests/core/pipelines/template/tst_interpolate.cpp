@@ -164,6 +164,31 @@ private Q_SLOTS:
         QVERIFY(!interpolate(missing, s));
     }
 
+    void aSecretNotGrantedIsRefusedWithItsReason()
+    {
+        // An install-wide secret the pipeline may not read: the lookup has no value, and the
+        // refusal, not "undefined var", is the answer, at the path it was used.
+        auto s = sources();
+        s.secretRefusal = [](const QString &name) -> std::optional<Error> {
+            if (name == u"other"_s)
+                return Error{ErrorCode::Invalid, u"the install-wide secret \"other\" is not granted"_s, {}, u"grant"_s};
+            return std::nullopt;
+        };
+        auto root = tree("a: {b: \"x-((other))\"}\n");
+        auto refused = interpolate(root, s);
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().message, u"the install-wide secret \"other\" is not granted"_s);
+        QCOMPARE(refused.error().where, u"a.b"_s);
+        QCOMPARE(refused.error().hint, u"grant"_s);
+        // A var of the name wins, and a secret the lookup has is never asked about.
+        auto fine = tree("a: ((token))\nb: ((vars:branch))\n");
+        QVERIFY(interpolate(fine, s));
+        // Placeholder mode (a set) refuses it the same way.
+        s.secretMode = InterpolationSources::SecretMode::Placeholder;
+        auto again = tree("a: ((other))\n");
+        QVERIFY(!interpolate(again, s));
+    }
+
     void allowUndefinedLeavesThemAndLists()
     {
         InterpolationSources s;

@@ -1,0 +1,67 @@
+// The engine's side of core/policy/sourceaccess: the install settings for members' apps, and
+// reading a spec's source with the means of whoever wrote it.
+
+#include "core/engine/engineprivate.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QThread>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core {
+
+Result<policy::AppAccess> Engine::appAccess()
+{
+    return policy::readAppAccess(d->db);
+}
+
+Status Engine::setAppAccess(const policy::AppAccess &settings, const Actor &actor)
+{
+    if (!policy::hasInstallAuthority(actor))
+        return fail(ErrorCode::Forbidden, u"only administrators change the install's settings"_s, u"settings"_s);
+    auto changed = policy::writeAppAccess(d->db, settings, actor.name, d->clock.nowMs());
+    if (!changed)
+        return std::unexpected(changed.error());
+    if (changed->isEmpty())
+        return {};
+    const QJsonObject detail{{u"changed"_s, QJsonArray::fromStringList(*changed)},
+                             {u"local_repositories"_s, settings.localRepositories},
+                             {u"ssh_agent"_s, settings.sshAgent},
+                             {u"internal_hosts"_s, settings.internalHosts},
+                             {u"member_ports"_s, settings.memberPorts.text()}};
+    if (auto audited = d->audit.record(actor, u"settings.apps"_s, u"install"_s, u"success"_s, detail); !audited)
+        return std::unexpected(unaudited(u"the settings were changed"_s, audited.error()));
+    return {};
+}
+
+Result<QString> Engine::Private::resolveSource(const AppSpec &spec, bool trusted, const QString &refWhere)
+{
+    auto settings = policy::readAppAccess(db);
+    if (!settings)
+        return std::unexpected(settings.error());
+    QElapsedTimer clock;
+    clock.start();
+    // Every failure of an untrusted read looks alike, in its text and in how long it took.
+    const auto unreadable = [&](const QString &repo) -> Result<QString> {
+        if (const qint64 left = policy::UnreadableSourceFloorMs - clock.elapsed(); left > 0)
+            QThread::msleep(static_cast<unsigned long>(left));
+        return std::unexpected(policy::unreadableSource(repo));
+    };
+    if (auto allowed = policy::checkSource(spec.source.repo, trusted, *settings); !allowed)
+        return std::unexpected(allowed.error());
+    auto commit = source->resolve(spec.source.repo, spec.source.ref, policy::sourceAccess(trusted, *settings));
+    if (commit)
+        return commit;
+    Error e = commit.error();
+    if (e.code == ErrorCode::NotFound) {
+        e.where = refWhere;
+        return std::unexpected(e);
+    }
+    if (!trusted && e.code != ErrorCode::Cancelled)
+        return unreadable(spec.source.repo);
+    e.where = u"source.repo"_s;
+    return std::unexpected(e);
+}
+
+} // namespace pando::core

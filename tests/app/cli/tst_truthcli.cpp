@@ -1,0 +1,199 @@
+// What `pando` says must be true, and its exit code must agree: a start that did not start, a
+// trigger of a paused pipeline, the runs of a job that does not exist, hints that name only what
+// exists, a secret whose scope was not said, a disabled account. Against an install served from
+// this test process with the real pipeline service, as pandod wires it.
+
+#include "tests/app/server/fakes.h"
+#include "tests/support/clirun.h"
+#include "tests/support/component.h"
+
+#include <QTemporaryDir>
+#include <QTemporaryFile>
+#include <QTest>
+
+using namespace pando;
+using namespace Qt::StringLiterals;
+
+using Run = test::CliRun;
+
+namespace {
+// Never run here: a container task, so that no host-execution setting is involved.
+const QByteArray OneJob = "jobs:\n- name: unit\n  plan:\n  - task: t\n    config:\n"
+                          "      image_resource: {type: registry-image, source: {repository: busybox}}\n"
+                          "      run: {path: \"true\"}\n";
+} // namespace
+
+class TestTruthCli : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void aStartThatDidNotStartFails();
+    void triggeringAPausedPipelineIsRefused();
+    void runsOfAJobThatDoesNotExist();
+    void aTakenRoutePortHintsWhatTheSpecTakes();
+    void aPasswordInTheRepoHintsWhatExists();
+    void aSecretsScopeMustBeSaid();
+    void aDisabledAccountIsToldSoOnlyWithItsPassword();
+
+private:
+    Run pando(const QStringList &args, const QByteArray &input = {}, bool withToken = true);
+    QString writeFile(const QByteArray &content);
+    // An app whose fake container "answers" on this test's API, so that its deploy's health check passes.
+    QByteArray servedSpec(const QString &name) const;
+
+    test::TestInstall m_install;
+    QTemporaryDir m_config;
+    QList<std::shared_ptr<QTemporaryFile>> m_files;
+};
+
+void TestTruthCli::initTestCase()
+{
+    QVERIFY2(QFile::exists(test::pandoBinary()), "no pando binary");
+    m_install.realPipelines = true;
+    QVERIFY2(m_install.start(), qPrintable(m_install.error));
+}
+
+Run TestTruthCli::pando(const QStringList &args, const QByteArray &input, bool withToken)
+{
+    return test::runCli(
+        args, test::cliEnvironment(m_install.baseUrl(), withToken ? m_install.token : QString(), m_config.path()),
+        input);
+}
+
+QString TestTruthCli::writeFile(const QByteArray &content)
+{
+    auto file = std::make_shared<QTemporaryFile>();
+    if (!file->open())
+        return {};
+    file->write(content);
+    file->flush();
+    m_files << file;
+    return file->fileName();
+}
+
+QByteArray TestTruthCli::servedSpec(const QString &name) const
+{
+    return u"name: %1\nsource:\n  repo: https://git.example/%1.git\nrun:\n  port: %2\nhealth:\n  path: /api/v1/health\n"_s
+        .arg(name)
+        .arg(m_install.port)
+        .toUtf8();
+}
+
+void TestTruthCli::aStartThatDidNotStartFails()
+{
+    // The fake runtime's "wontstart" containers exit as soon as they are started again.
+    QCOMPARE(pando({u"apps"_s, u"create"_s, u"-f"_s, writeFile(servedSpec(u"wontstart"_s))}).code, 0);
+    const Run deployed = pando({u"deploy"_s, u"wontstart"_s, u"--wait"_s});
+    QVERIFY2(deployed.code == 0, qPrintable(deployed.all()));
+    auto containers = m_install.runtime->containers({{QString::fromLatin1(adapters::LabelApp), u"wontstart"_s}});
+    QVERIFY(containers && containers->size() == 1);
+    QVERIFY(m_install.runtime->stop(containers->first().id, 0));
+
+    const Run run = pando({u"apps"_s, u"start"_s, u"wontstart"_s});
+    QVERIFY2(run.code == 1, qPrintable(run.all()));
+    QVERIFY2(!run.out.contains(u"stopped"_s), qPrintable(run.out));
+    QVERIFY2(run.errLines().value(0).contains(u"did not start: its container is exited (exit code 3)"_s),
+             qPrintable(run.err));
+    QVERIFY2(run.err.contains(u"pando logs wontstart"_s), qPrintable(run.err));
+
+    // One that starts says so, exit 0.
+    QCOMPARE(pando({u"apps"_s, u"create"_s, u"-f"_s, writeFile(servedSpec(u"starts"_s))}).code, 0);
+    QCOMPARE(pando({u"deploy"_s, u"starts"_s, u"--wait"_s}).code, 0);
+    containers = m_install.runtime->containers({{QString::fromLatin1(adapters::LabelApp), u"starts"_s}});
+    QVERIFY(containers && containers->size() == 1);
+    QVERIFY(m_install.runtime->stop(containers->first().id, 0));
+    const Run started = pando({u"apps"_s, u"start"_s, u"starts"_s});
+    QVERIFY2(started.code == 0, qPrintable(started.all()));
+    QCOMPARE(started.out.trimmed(), u"app starts is running"_s);
+}
+
+void TestTruthCli::triggeringAPausedPipelineIsRefused()
+{
+    const QString config = writeFile(OneJob);
+    QVERIFY(pando({u"pipelines"_s, u"set"_s, u"paused"_s, u"-c"_s, config, u"--yes"_s}).code == 0);
+    QCOMPARE(pando({u"pipelines"_s, u"pause"_s, u"paused"_s}).code, 0);
+
+    // --watch used to queue the run and wait for it silently, for ever.
+    const Run run = pando({u"jobs"_s, u"trigger"_s, u"paused/unit"_s, u"--watch"_s});
+    QVERIFY2(run.code == 1, qPrintable(run.all()));
+    QVERIFY2(run.errLines().value(0).contains(u"pipeline paused is paused (paused by "_s), qPrintable(run.err));
+    QVERIFY2(run.err.contains(u"pando pipelines unpause paused"_s), qPrintable(run.err));
+    // Nothing was queued.
+    const Run runs = pando({u"runs"_s, u"list"_s, u"paused/unit"_s});
+    QCOMPARE(runs.code, 0);
+    QCOMPARE(runs.out.trimmed(), u"no runs yet"_s);
+}
+
+void TestTruthCli::runsOfAJobThatDoesNotExist()
+{
+    const QString config = writeFile(OneJob);
+    QVERIFY(pando({u"pipelines"_s, u"set"_s, u"ci"_s, u"-c"_s, config, u"--yes"_s}).code == 0);
+    const Run run = pando({u"runs"_s, u"list"_s, u"ci/NO-SUCH-JOB"_s});
+    QVERIFY2(run.code == 1, qPrintable(run.all()));
+    QVERIFY2(!run.out.contains(u"no runs yet"_s), qPrintable(run.out));
+    QVERIFY2(run.errLines().value(0).contains(u"pipeline ci has no job named NO-SUCH-JOB"_s), qPrintable(run.err));
+    // A job that exists and never ran: no runs yet, exit 0.
+    const Run none = pando({u"runs"_s, u"list"_s, u"ci/unit"_s});
+    QCOMPARE(none.code, 0);
+    QCOMPARE(none.out.trimmed(), u"no runs yet"_s);
+}
+
+void TestTruthCli::aTakenRoutePortHintsWhatTheSpecTakes()
+{
+    const QByteArray spec =
+        "source:\n  repo: https://git.example/hello.git\nrun:\n  port: 8080\nroute:\n  port: 42100\n";
+    QCOMPARE(pando({u"apps"_s, u"create"_s, u"-f"_s, writeFile("name: first\n" + spec)}).code, 0);
+    const Run run = pando({u"apps"_s, u"create"_s, u"-f"_s, writeFile("name: second\n" + spec)});
+    QCOMPARE(run.code, 1);
+    // route.port: 0 is refused by the spec: no hint may offer it.
+    QVERIFY2(!run.err.contains(u"0 for a free one"_s), qPrintable(run.err));
+    QVERIFY2(run.err.contains(u"leave route.port out"_s), qPrintable(run.err));
+}
+
+void TestTruthCli::aPasswordInTheRepoHintsWhatExists()
+{
+    const Run run = pando({u"apps"_s, u"create"_s, u"-f"_s,
+                           writeFile("name: withpw\nsource:\n  repo: https://bob:hunter2@git.example/x.git\n"
+                                     "run:\n  port: 8080\n")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.errLines().value(0).contains(u"the spec is not a secret store"_s), qPrintable(run.err));
+    // There is no "connection secret"; what does exist is named.
+    QVERIFY2(!run.err.contains(u"connection secret"_s), qPrintable(run.err));
+    QVERIFY2(run.err.contains(u"ssh-agent"_s), qPrintable(run.err));
+}
+
+void TestTruthCli::aSecretsScopeMustBeSaid()
+{
+    QCOMPARE(pando({u"apps"_s, u"create"_s, u"-f"_s, writeFile(test::helloSpec(u"web"_s))}).code, 0);
+    // `pando secrets set web` with the secret's name forgotten: refused before anything is sent.
+    Run run = pando({u"secrets"_s, u"set"_s, u"web"_s}, "the-value");
+    QCOMPARE(run.code, 2);
+    QVERIFY2(run.errLines().value(0).contains(u"\"web\" alone does not say whose secret it is"_s), qPrintable(run.err));
+    run = pando({u"secrets"_s, u"list"_s, u"--install"_s});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(!run.out.contains(u"web"_s), qPrintable(run.out));
+    run = pando({u"secrets"_s, u"set"_s, u"web"_s, u"--install"_s}, "the-value");
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    run = pando({u"secrets"_s, u"list"_s});
+    QCOMPARE(run.out.trimmed(), u"web"_s);
+    QCOMPARE(pando({u"secrets"_s, u"rm"_s, u"web"_s, u"--install"_s}).code, 0);
+}
+
+void TestTruthCli::aDisabledAccountIsToldSoOnlyWithItsPassword()
+{
+    QVERIFY(pando({u"users"_s, u"create"_s, u"dora"_s, u"--role"_s, u"viewer"_s}, "dora's long password\n").code == 0);
+    QCOMPARE(pando({u"users"_s, u"disable"_s, u"dora"_s}).code, 0);
+    Run run = pando({u"login"_s, u"--username"_s, u"dora"_s}, "dora's long password\n", false);
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.errLines().value(0).contains(u"the account dora is disabled"_s), qPrintable(run.err));
+    QVERIFY2(!run.err.contains(u"wrong"_s), qPrintable(run.err));
+    // Without the password nothing is revealed: the same answer as for an account that does not exist.
+    run = pando({u"login"_s, u"--username"_s, u"dora"_s}, "not the password\n", false);
+    QCOMPARE(run.code, 1);
+    const Run nobody = pando({u"login"_s, u"--username"_s, u"nobody"_s}, "not the password\n", false);
+    QCOMPARE(run.err, nobody.err);
+    QVERIFY2(run.err.contains(u"wrong username or password"_s), qPrintable(run.err));
+}
+
+QTEST_GUILESS_MAIN(TestTruthCli)
+#include "tst_truthcli.moc"
