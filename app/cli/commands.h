@@ -72,10 +72,10 @@ inline constexpr Flag Force{"force", "", "replace an existing FILE"};
 
 // Every flag any command takes, the global ones first: what the parser knows by name.
 inline constexpr const Flag *Catalogue[] = {
-    &Server, &Token,    &TokenFile,  &Json,     &Help,  &Version, &File,    &Ref,   &Wait,
-    &NoWait, &KeepData, &DeleteData, &Follow,   &Tail,  &Limit,   &Config,  &Vars,  &Yes,
-    &Watch,  &Pipeline, &Install,    &FromFile, &Actor, &Action,  &Object,  &Since, &Until,
-    &Status, &All,      &Reason,     &Username, &Role,  &Scope,   &Expires, &Out,   &Force, &AllPipelines,
+    &Server,   &Token,      &TokenFile, &Json,    &Help,   &Version, &File,         &Ref,    &Wait,  &NoWait,
+    &KeepData, &DeleteData, &Follow,    &Tail,    &Limit,  &Config,  &Vars,         &Yes,    &Watch, &Pipeline,
+    &Install,  &FromFile,   &Actor,     &Action,  &Object, &Since,   &Until,        &Status, &All,   &Reason,
+    &Username, &Role,       &Scope,     &Expires, &Out,    &Force,   &AllPipelines,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags
@@ -146,6 +146,7 @@ std::span<const CommandDef> appCommands();
 std::span<const CommandDef> capacityCommands();
 std::span<const CommandDef> serviceCommands();
 std::span<const CommandDef> pipelineCommands();
+std::span<const CommandDef> secretCommands();
 std::span<const CommandDef> auditCommands();
 std::span<const CommandDef> accountCommands();
 std::span<const CommandDef> grantCommands();

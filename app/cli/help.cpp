@@ -91,8 +91,8 @@ std::span<const CommandDef *const> allCommands()
     static const std::vector<const CommandDef *> all = [] {
         std::vector<const CommandDef *> list;
         for (const auto table :
-             {appCommands(), capacityCommands(), serviceCommands(), pipelineCommands(), auditCommands(),
-              accountCommands(), grantCommands(), approvalCommands(), toolCommands()}) {
+             {appCommands(), capacityCommands(), serviceCommands(), pipelineCommands(), secretCommands(),
+              auditCommands(), accountCommands(), grantCommands(), approvalCommands(), toolCommands()}) {
             for (const CommandDef &command : table)
                 list.push_back(&command);
         }

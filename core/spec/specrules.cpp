@@ -153,7 +153,8 @@ Status checkRepo(const QString &repo)
             return fail(
                 ErrorCode::Invalid, u"the address carries a password or token; the spec is not a secret store"_s, where,
                 u"remove it from the address; Pando reads private repositories over ssh (ssh:// or user@host:path) "
-                u"with the keys of the ssh-agent of the user pandod runs as"_s);
+                u"with the keys of the ssh-agent of the user pandod runs as (for apps a member writes, once an "
+                u"administrator allows it: pando settings set ssh-agent on)"_s);
         }
         if (url.path().size() < 2)
             return fail(ErrorCode::Invalid, u"%1 has no repository path"_s.arg(quoted(repo)), where, forms);

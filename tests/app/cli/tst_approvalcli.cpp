@@ -110,6 +110,9 @@ void TestApprovalCli::approveThroughTheCli()
     QVERIFY2(held.record.status == core::DeployStatus::AwaitingApproval,
              qPrintable(core::toString(held.record.status) + u": "_s + held.record.error));
     const QString id = held.record.approvalId;
+    // A viewer reads the approvals of the apps it holds a grant on (docs/security.md, "Reading").
+    QVERIFY(m_install.engine->addGrant(core::authz::ObjectKind::App, u"gated-web"_s, u"viewer"_s, u"viewer"_s,
+                                       core::Actor::system(u"test"_s)));
 
     Run list = pando(u"viewer"_s, {u"approvals"_s, u"list"_s});
     QVERIFY2(list.code == 0, qPrintable(list.err));

@@ -5,8 +5,10 @@
 // nothing is left running, secrets never show.
 
 #include "app/wiring/pipelinewiring.h"
+#include "core/engine/enginewiring.h"
 #include "core/pipelines/runview/runview.h"
 #include "core/pipelines/service/pipelineservice.h"
+#include "core/state/pipelinerepositories.h"
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/core/engine/enginefixture.h"
 #include "tests/support/component.h"
@@ -338,8 +340,17 @@ void TestPipelinesDocker::abortStopsTheRunningStep()
 void TestPipelinesDocker::queuedRunsSurviveARestart()
 {
     QVERIFY(service().pause(QStringLiteral("flaky"), Actor{}));
-    auto a = service().triggerJob(QStringLiteral("flaky"), QStringLiteral("flaky"), Actor{});
-    auto b = service().triggerJob(QStringLiteral("flaky"), QStringLiteral("flaky"), Actor{});
+    // Two runs that were queued before the pause (a trigger refuses a paused pipeline), as the
+    // store holds them.
+    RunRecord queued;
+    queued.pipeline = QStringLiteral("flaky");
+    queued.job = QStringLiteral("flaky");
+    queued.trigger = QStringLiteral("manual");
+    queued.inputsJson = QStringLiteral("{}");
+    queued.configVersion = service().pipeline(QStringLiteral("flaky"))->record.configVersion;
+    RunRepository runs(core::wiringParts(m_fx->engine()).database);
+    auto a = runs.enqueue(queued);
+    auto b = runs.enqueue(queued);
     QVERIFY(a && b);
     // A task container a dead process left running.
     adapters::ContainerSpec leftover;
@@ -356,12 +367,12 @@ void TestPipelinesDocker::queuedRunsSurviveARestart()
     QVERIFY(m_fx->start(dataDir));
     QVERIFY(wiring::installPipelines(m_fx->engine()));
     QCOMPARE(containersOfRun(QStringLiteral("r-dead")), 0);
-    QCOMPARE(service().runTree(a->run.id)->run.status, core::RunStatus::Queued);
+    QCOMPARE(service().runTree(a->id)->run.status, core::RunStatus::Queued);
     QVERIFY(service().unpause(QStringLiteral("flaky"), Actor{}));
-    QCOMPARE(waitRun(a->run.id).status, core::RunStatus::Failed);
-    QCOMPARE(waitRun(b->run.id).status, core::RunStatus::Failed);
+    QCOMPARE(waitRun(a->id).status, core::RunStatus::Failed);
+    QCOMPARE(waitRun(b->id).status, core::RunStatus::Failed);
     // Each ran once: two attempts each, no more.
-    QCOMPARE(outputOf(a->run.id).join(QLatin1Char('\n')).count(QLatin1String("attempt")), 2);
+    QCOMPARE(outputOf(a->id).join(QLatin1Char('\n')).count(QLatin1String("attempt")), 2);
 }
 
 QTEST_GUILESS_MAIN(TestPipelinesDocker)

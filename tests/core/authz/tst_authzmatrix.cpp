@@ -3,6 +3,7 @@
 // checks that the server asks these questions; this checks the answers.
 
 #include "core/authz/authz.h"
+#include "core/state/repositories.h"
 
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -52,6 +53,12 @@ void TestAuthzMatrix::initTestCase()
         QVERIFY(q.exec(QStringLiteral("INSERT INTO users (id, username, role) VALUES ('%1', '%1', 'member')")
                            .arg(QLatin1String(user))));
     }
+    // alice made web (the app limit counts what a member made).
+    AppRecord web;
+    web.name = QStringLiteral("web");
+    web.specYaml = QStringLiteral("name: web\n");
+    web.creatorId = QStringLiteral("alice");
+    QVERIFY(AppRepository(*m_db).create(web));
     GrantRepository grants(*m_db);
     QVERIFY(grants.add({ObjectKind::App, QStringLiteral("web"), QStringLiteral("alice"), QStringLiteral("owner"), 1}));
     QVERIFY(grants.add({ObjectKind::App, QStringLiteral("web"), QStringLiteral("bob"), QStringLiteral("viewer"), 1}));

@@ -196,9 +196,10 @@ void TestEngineAccess::initTestCase()
     auto opened = m_install->open();
     QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().text()));
     m_engine = &m_install->engine();
-    const std::pair<const char *, core::accounts::Role> people[] = {{"alice", core::accounts::Role::Member},
-                                                                    {"bob", core::accounts::Role::Member},
-                                                                    {"ada", core::accounts::Role::Admin}};
+    // The first user of an install is its administrator.
+    const std::pair<const char *, core::accounts::Role> people[] = {{"ada", core::accounts::Role::Admin},
+                                                                    {"alice", core::accounts::Role::Member},
+                                                                    {"bob", core::accounts::Role::Member}};
     for (const auto &[name, role] : people) {
         auto user = m_engine->accounts()->createUser(
             core::accounts::NewUser{QString::fromLatin1(name), {}, role, u"correct horse battery"_s},

@@ -144,6 +144,9 @@ private Q_SLOTS:
     {
         auto app = test::awaitObject([&](auto done) { m_session->createApp(appSpec(u"guarded"_s), done); });
         QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
+        // A viewer reads the apps it holds a grant on (docs/security.md, "Reading").
+        QVERIFY(m_install.engine->addGrant(core::authz::ObjectKind::App, u"guarded"_s, u"viewer"_s, u"viewer"_s,
+                                           core::Actor::system(u"test"_s)));
         // A viewer may look but not deploy: the API's refusal lands on the row, and nothing runs.
         RemoteSession viewer(QUrl(m_install.baseUrl()), m_install.tokens.value(u"viewer"_s));
         viewer.open();
@@ -241,6 +244,9 @@ private Q_SLOTS:
 
     void refusedRemoveStaysOnTheRow()
     {
+        // A viewer reads the apps it holds a grant on (docs/security.md, "Reading").
+        QVERIFY(m_install.engine->addGrant(core::authz::ObjectKind::App, u"formapp"_s, u"viewer"_s, u"viewer"_s,
+                                           core::Actor::system(u"test"_s)));
         RemoteSession viewer(QUrl(m_install.baseUrl()), m_install.tokens.value(u"viewer"_s));
         viewer.open();
         QString why;

@@ -208,6 +208,9 @@ private Q_SLOTS:
         QCOMPARE(deploys.index(0).data(DeploysModel::CommitRole).toString(), commit);
         QVERIFY(deploys.actionError().isEmpty());
 
+        // A viewer reads the apps it holds a grant on (docs/security.md, "Reading").
+        QVERIFY(m_install.engine->addGrant(core::authz::ObjectKind::App, u"hello"_s, u"viewer"_s, u"viewer"_s,
+                                           core::Actor::system(u"test"_s)));
         // A viewer's redeploy is refused with the reason, and nothing is queued.
         RemoteSession viewer(QUrl(m_install.baseUrl()), m_install.tokens.value(u"viewer"_s));
         viewer.open();
