@@ -5,12 +5,42 @@
 #include "core/pipelines/wire/wire.h"
 
 #include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <ftw.h>
+#include <sys/stat.h>
 
 using namespace pando;
+
+namespace {
+
+// Removes a tree whatever its modes and names (bytes that are no UTF-8 included), which
+// QTemporaryDir cannot: directories are opened up before they are read, then all is unlinked.
+void removeTree(const QString &root)
+{
+    const QByteArray path = QFile::encodeName(root);
+    ::nftw(
+        path.constData(),
+        [](const char *p, const struct stat *, int type, struct FTW *) {
+            if (type == FTW_D)
+                ::chmod(p, 0700);
+            return 0;
+        },
+        16, FTW_PHYS);
+    ::nftw(
+        path.constData(),
+        [](const char *p, const struct stat *, int, struct FTW *) {
+            ::remove(p); // what cannot go is found by the next input's check
+            return 0;
+        },
+        16, FTW_PHYS | FTW_DEPTH);
+}
+
+} // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
 {
@@ -37,5 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         std::abort(); // or further up
     if (unpacked && (unpacked->entries > limits.maxEntries || unpacked->bytes > limits.maxTotalBytes))
         std::abort();
+    // A tree may hold directories without write permission: open them up so the sandbox goes
+    // (else the next input would find it still there).
+    removeTree(sandbox.path());
     return 0;
 }
