@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
 #include <csignal>
 #include <thread>
 
@@ -188,12 +189,13 @@ void TestHostTaskRunner::timeoutKillsTheWholeGroup()
 {
     Captured c;
     TaskSpec s = spec({u"sh"_s, u"-c"_s, u"sleep 100 & echo $!; sleep 100"_s});
-    s.timeoutMs = 500;
+    // Long enough for a loaded machine to start the shell and print the grandchild's id.
+    s.timeoutMs = 1500;
     QElapsedTimer t;
     t.start();
     auto r = m_runner.run(s, {}, c.sink());
     PANDO_VERIFY_OK(r);
-    QVERIFY(t.elapsed() < 5000);
+    QVERIFY(t.elapsed() < 6000);
     QVERIFY(r->timedOut);
     QCOMPARE(r->exitCode, -1);
     const qint64 grandchild = c.out.trimmed().toLongLong();
@@ -219,17 +221,27 @@ void TestHostTaskRunner::cancelKillsTheWholeGroup()
 {
     Captured c;
     CancelToken cancel;
-    std::thread canceller([cancel] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(400));
-        cancel.cancel();
-    });
+    // Cancel once the shell has printed its grandchild's id, however slow the machine is.
+    std::atomic<bool> printed = false;
+    std::atomic<qint64> cancelledAt = 0;
     QElapsedTimer t;
     t.start();
-    auto r = m_runner.run(spec({u"sh"_s, u"-c"_s, u"sleep 100 & echo $!; sleep 100"_s}), cancel, c.sink());
+    std::thread canceller([cancel, &printed, &cancelledAt, &t] {
+        for (int waited = 0; !printed && waited < 20000; waited += 20)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        cancelledAt = t.elapsed();
+        cancel.cancel();
+    });
+    const auto sink = [&c, &printed, capture = c.sink()](const OutputChunk &chunk) {
+        capture(chunk);
+        printed = c.out.endsWith('\n');
+    };
+    auto r = m_runner.run(spec({u"sh"_s, u"-c"_s, u"sleep 100 & echo $!; sleep 100"_s}), cancel, sink);
+    const qint64 returnedAt = t.elapsed();
     canceller.join();
     QVERIFY(!r);
     QCOMPARE(r.error().code, ErrorCode::Cancelled);
-    QVERIFY(t.elapsed() < 5000);
+    QVERIFY2(returnedAt - cancelledAt < 5000, QByteArray::number(returnedAt - cancelledAt).constData());
     const qint64 grandchild = c.out.trimmed().toLongLong();
     QVERIFY(grandchild > 0);
     QTRY_VERIFY_WITH_TIMEOUT(!processAlive(grandchild), 3000);
