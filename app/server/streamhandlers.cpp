@@ -5,13 +5,11 @@
 
 #include "core/accounts/accountservice.h"
 #include "core/engine/engine.h"
+#include "core/engine/eventfilter.h"
 #include "core/logstream/loghub.h"
 
-#include <QDateTime>
-#include <QHash>
 #include <QUrlQuery>
 #include <memory>
-#include <optional>
 
 namespace pando::server::streamapi {
 
@@ -51,60 +49,13 @@ void followLogs(StreamCall &call)
     session->keep(std::move(subscription));
 }
 
-// What a watcher may see. The grants are read when the stream opens, again every few seconds
-// (a grant taken away), and when an event about an object it does not see comes (a grant just
-// given, an app it just created) unless that object was looked up in the last second.
-class EventFilter {
-public:
-    EventFilter(core::Engine &engine, core::accounts::Principal principal)
-        : m_engine(engine), m_principal(std::move(principal))
-    {}
-    bool sees(const core::Event &event)
-    {
-        const qint64 now = QDateTime::currentMSecsSinceEpoch();
-        if (!m_visible || now - m_readMs >= 5000)
-            read(now);
-        const core::authz::ObjectRef subject = m_engine.subjectOf(event);
-        if (m_visible->sees(subject))
-            return true;
-        if (subject.kind == core::authz::ObjectKind::None || subject.name.isEmpty())
-            return false;
-        const QString key = subject.text();
-        if (now - m_missedMs.value(key, 0) < 1000)
-            return false;
-        m_missedMs.insert(key, now);
-        read(now);
-        return m_visible->sees(subject);
-    }
-
-private:
-    void read(qint64 now)
-    {
-        auto visible = m_engine.visibility(m_principal);
-        // A store that cannot be read shows nothing rather than everything.
-        m_visible = visible ? *visible : core::authz::Visibility{};
-        m_readMs = now;
-        if (m_missedMs.size() > 1000)
-            m_missedMs.clear();
-    }
-
-    core::Engine &m_engine;
-    core::accounts::Principal m_principal;
-    std::optional<core::authz::Visibility> m_visible;
-    qint64 m_readMs = 0;
-    QHash<QString, qint64> m_missedMs; // object → when it was last looked up, not seen
-};
-
 void events(StreamCall &call)
 {
     const QString app = QUrlQuery(call.url).queryItemValue(QStringLiteral("app"));
     detail::WebSocketSession *session = &call.session;
-    auto filter = std::make_shared<EventFilter>(call.engine, call.principal);
+    auto filter = std::make_shared<core::EventFilter>(call.engine, call.principal);
     QObject::connect(call.engine.events(), &core::EventBus::published, session,
                      [session, app, filter](const core::Event &event) {
-                         // Which tokens were revoked is for the server, not for every watcher.
-                         if (event.type == core::EventType::TokenRevoked)
-                             return;
                          if ((app.isEmpty() || event.app == app) && filter->sees(event))
                              session->send(event.toJson());
                      });

@@ -386,7 +386,7 @@ Result<ApprovalRecord> ApprovalService::mustFind(const QString &id)
     return **found;
 }
 
-Result<QList<ApprovalRecord>> ApprovalService::list(const QString &status, int limit)
+Result<QList<ApprovalRecord>> ApprovalService::list(const QString &status, int limit, int offset)
 {
     if (!status.isEmpty() && !approval::isKnownStatus(status))
         return fail(ErrorCode::Invalid,
@@ -401,8 +401,8 @@ Result<QList<ApprovalRecord>> ApprovalService::list(const QString &status, int l
         sql += u" WHERE status = ?"_s;
         values << status;
     }
-    sql += u" ORDER BY created_ms DESC, id DESC LIMIT ?"_s;
-    values << qBound(1, limit, 1000);
+    sql += u" ORDER BY created_ms DESC, id DESC LIMIT ? OFFSET ?"_s;
+    values << qBound(1, limit, 1000) << qMax(0, offset);
     auto q = detail::run(*db, m_db.isPostgres(), sql, values, u"list approvals"_s);
     if (!q)
         return std::unexpected(q.error());

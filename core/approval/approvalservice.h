@@ -102,8 +102,9 @@ public:
     Result<ApprovalRecord> consume(const QString &id, const Actor &actor = Actor::system(QStringLiteral("deploy")));
 
     Result<std::optional<ApprovalRecord>> find(const QString &id);
-    // Newest first; status empty for all. Errors: Invalid for an unknown status.
-    Result<QList<ApprovalRecord>> list(const QString &status = {}, int limit = 100);
+    // Newest first, from the offset-th; status empty for all. Errors: Invalid for an unknown
+    // status.
+    Result<QList<ApprovalRecord>> list(const QString &status = {}, int limit = 100, int offset = 0);
 
 private:
     Result<ApprovalRecord> settle(const QString &id, const Approver &approver, const QString &reason, bool approve);

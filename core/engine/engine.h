@@ -229,6 +229,10 @@ public:
     // The app or pipeline an approval's object ("deploy/<id>", "run/<id>") holds back; an
     // empty name when it is gone.
     authz::ObjectRef approvalSubject(const QString &approvalObject);
+    // The newest `limit` approvals (of the status, when given) the principal may see: those of
+    // the apps and pipelines it reads, looked for past the ones it may not see.
+    Result<QList<ApprovalRecord>> approvalsVisibleTo(const accounts::Principal &principal, const QString &status,
+                                                     int limit);
     // Users, sessions and API tokens (nullptr until installed; app/wiring's installAccounts
     // builds it with an identity adapter). The engine owns it.
     accounts::AccountService *accounts() const;

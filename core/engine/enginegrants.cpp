@@ -115,6 +115,27 @@ authz::ObjectRef Engine::approvalSubject(const QString &approvalObject)
     return {ObjectKind::App, {}, {}};
 }
 
+Result<QList<ApprovalRecord>> Engine::approvalsVisibleTo(const accounts::Principal &principal, const QString &status,
+                                                         int limit)
+{
+    auto visible = visibility(principal);
+    if (!visible)
+        return std::unexpected(visible.error());
+    constexpr int Page = 200;
+    QList<ApprovalRecord> out;
+    for (int offset = 0; out.size() < limit; offset += Page) {
+        auto page = d->approvals.list(status, Page, offset);
+        if (!page)
+            return std::unexpected(page.error());
+        for (ApprovalRecord &approval : *page)
+            if (out.size() < limit && visible->sees(approvalSubject(approval.object)))
+                out.append(std::move(approval));
+        if (page->size() < Page)
+            break;
+    }
+    return out;
+}
+
 authz::ObjectRef Engine::subjectOf(const Event &event)
 {
     using authz::ObjectKind;

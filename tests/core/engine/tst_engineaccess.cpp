@@ -1,14 +1,17 @@
 // What a member's app may use of the install (issue 12, "Apps, data and accounts"): file://
 // repositories, the daemon's ssh-agent and credentials, internal hosts and stable ports only as
 // an administrator's settings allow; failed fetches that all look alike; the app limit counting
-// the apps a member made; service data kept at removal that only its owners get back. The engine
-// is real (SQLite in a temporary directory) and reads real git repositories (the git fixture's
-// bare repos, through the real GitSource); the runtime, router and services are fakes.
+// the apps a member made; service data kept at removal that only its owners get back; the events
+// and approvals a member sees. The engine is real (SQLite in a temporary directory) and reads
+// real git repositories (the git fixture's bare repos, through the real GitSource); the runtime,
+// router and services are fakes.
 
 #include "adapters/source/generic/gitsource.h"
 #include "app/wiring/install.h"
 #include "core/accounts/accountservice.h"
 #include "core/engine/enginewiring.h"
+#include "core/engine/eventfilter.h"
+#include "enginepeople.h"
 #include "tests/app/server/fakes.h"
 #include "tests/support/gitfixture.h"
 
@@ -158,9 +161,10 @@ private Q_SLOTS:
     void memberPortsAreARange();
     void appLimitCountsTheAppsMade();
     void keptServiceDataStaysWithItsOwners();
+    void eventsShowWhatIsGranted();
+    void approvalsListFindsTheVisibleOnes();
 
 private:
-    core::Actor actorFor(const QString &username);
     void setAccess(const std::function<void(core::policy::AppAccess &)> &change);
     void waitSettled(const QString &deployId);
     void waitGone(const QString &app);
@@ -171,7 +175,7 @@ private:
     std::shared_ptr<RecordingSource> m_source;
     std::unique_ptr<wiring::Install> m_install;
     core::Engine *m_engine = nullptr;
-    QHash<QString, core::accounts::User> m_users;
+    test::EnginePeople m_people;
 };
 
 void TestEngineAccess::initTestCase()
@@ -182,11 +186,7 @@ void TestEngineAccess::initTestCase()
     QVERIFY(!m_repo.isEmpty());
     QVERIFY(!m_git.commit(u"web"_s, u"main"_s, {{u"Dockerfile"_s, test::GitFile{"FROM scratch\n"}}}).isEmpty());
 
-    wiring::InstallOptions options;
-    options.engine.dataDir = m_dir.path();
-    options.engine.reconcileIntervalMs = 0;
-    options.engine.diskCheckIntervalMs = 0;
-    options.engine.workers = 1;
+    wiring::InstallOptions options = test::quietInstallOptions(m_dir.path());
     options.runtime = std::make_shared<test::FakeRuntime>();
     options.router = std::make_shared<test::FakeRouter>();
     m_source = std::make_shared<RecordingSource>(m_dir.filePath(u"cache/git"_s));
@@ -197,16 +197,10 @@ void TestEngineAccess::initTestCase()
     QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().text()));
     m_engine = &m_install->engine();
     // The first user of an install is its administrator.
-    const std::pair<const char *, core::accounts::Role> people[] = {{"ada", core::accounts::Role::Admin},
-                                                                    {"alice", core::accounts::Role::Member},
-                                                                    {"bob", core::accounts::Role::Member}};
-    for (const auto &[name, role] : people) {
-        auto user = m_engine->accounts()->createUser(
-            core::accounts::NewUser{QString::fromLatin1(name), {}, role, u"correct horse battery"_s},
-            core::Actor::system(u"test"_s));
-        QVERIFY2(user, qPrintable(user ? QString() : user.error().text()));
-        m_users.insert(user->username, *user);
-    }
+    const QString made = m_people.create(*m_engine, {{"ada", core::accounts::Role::Admin},
+                                                     {"alice", core::accounts::Role::Member},
+                                                     {"bob", core::accounts::Role::Member}});
+    QVERIFY2(made.isEmpty(), qPrintable(made));
 }
 
 void TestEngineAccess::cleanupTestCase()
@@ -222,20 +216,12 @@ void TestEngineAccess::init()
     m_source->take();
 }
 
-core::Actor TestEngineAccess::actorFor(const QString &username)
-{
-    const core::accounts::User user = m_users.value(username);
-    return core::accounts::Principal{user.id, user.username, user.role,
-                                     {},      u"s1"_s,       core::accounts::Principal::Kind::Session}
-        .actor(u"127.0.0.1"_s);
-}
-
 void TestEngineAccess::setAccess(const std::function<void(core::policy::AppAccess &)> &change)
 {
     auto access = m_engine->appAccess();
     QVERIFY(access);
     change(*access);
-    auto set = m_engine->setAppAccess(*access, actorFor(u"ada"_s));
+    auto set = m_engine->setAppAccess(*access, m_people.actor(u"ada"_s));
     QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
 }
 
@@ -259,7 +245,7 @@ void TestEngineAccess::fileRepositoriesNeedTheSetting()
 {
     // A member may not have the daemon read a repository on its own disk (another user's
     // private one, the data directory's mirrors)...
-    auto refused = m_engine->createApp(spec(u"local-a"_s, m_repo), actorFor(u"alice"_s));
+    auto refused = m_engine->createApp(spec(u"local-a"_s, m_repo), m_people.actor(u"alice"_s));
     QVERIFY(!refused);
     QCOMPARE(refused.error().code, ErrorCode::Forbidden);
     QCOMPARE(refused.error().where, u"source.repo"_s);
@@ -267,24 +253,25 @@ void TestEngineAccess::fileRepositoriesNeedTheSetting()
     QVERIFY(m_source->take().isEmpty()); // refused before anything was fetched
     QCOMPARE(m_engine->app(u"local-a"_s).error().code, ErrorCode::NotFound);
     // ... nor through updating an app of theirs.
-    auto mine = m_engine->createApp(spec(u"local-b"_s, m_repo), actorFor(u"ada"_s));
+    auto mine = m_engine->createApp(spec(u"local-b"_s, m_repo), m_people.actor(u"ada"_s));
     QVERIFY2(mine, qPrintable(mine ? QString() : text(mine.error())));
-    QVERIFY(m_engine->addGrant(ObjectKind::App, u"local-b"_s, u"alice"_s, u"owner"_s, actorFor(u"ada"_s)));
-    auto moved = m_engine->updateApp(u"local-b"_s, spec(u"local-b"_s, m_repo + u"/../web.git"_s), actorFor(u"alice"_s));
+    QVERIFY(m_engine->addGrant(ObjectKind::App, u"local-b"_s, u"alice"_s, u"owner"_s, m_people.actor(u"ada"_s)));
+    auto moved =
+        m_engine->updateApp(u"local-b"_s, spec(u"local-b"_s, m_repo + u"/../web.git"_s), m_people.actor(u"alice"_s));
     QVERIFY(!moved);
     QCOMPARE(moved.error().code, ErrorCode::Forbidden);
     // The deploy of an administrator's app reads it; once a member wrote its spec, it no longer does.
-    auto deploy = m_engine->deploy(u"local-b"_s, {}, actorFor(u"alice"_s));
+    auto deploy = m_engine->deploy(u"local-b"_s, {}, m_people.actor(u"alice"_s));
     QVERIFY2(deploy, qPrintable(deploy ? QString() : text(deploy.error())));
     waitSettled(deploy->id);
 
     // An administrator allows it: then members may.
     setAccess([](core::policy::AppAccess &access) { access.localRepositories = true; });
-    auto allowed = m_engine->createApp(spec(u"local-a"_s, m_repo), actorFor(u"alice"_s));
+    auto allowed = m_engine->createApp(spec(u"local-a"_s, m_repo), m_people.actor(u"alice"_s));
     QVERIFY2(allowed, qPrintable(allowed ? QString() : text(allowed.error())));
-    QVERIFY(m_engine->removeApp(u"local-a"_s, actorFor(u"alice"_s), core::Engine::ServiceData::Delete));
+    QVERIFY(m_engine->removeApp(u"local-a"_s, m_people.actor(u"alice"_s), core::Engine::ServiceData::Delete));
     waitGone(u"local-a"_s);
-    QVERIFY(m_engine->removeApp(u"local-b"_s, actorFor(u"ada"_s), core::Engine::ServiceData::Delete));
+    QVERIFY(m_engine->removeApp(u"local-b"_s, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
     waitGone(u"local-b"_s);
 }
 
@@ -311,14 +298,14 @@ void TestEngineAccess::internalHostsAreRefused()
     QVERIFY(api.port() != 0);
     if (repo.contains(u"%1"_s))
         repo = repo.arg(api.port());
-    auto refused = m_engine->createApp(spec(u"probe"_s, repo), actorFor(u"alice"_s));
+    auto refused = m_engine->createApp(spec(u"probe"_s, repo), m_people.actor(u"alice"_s));
     QVERIFY(!refused);
     QVERIFY2(refused.error().code == ErrorCode::Forbidden, qPrintable(text(refused.error())));
     QCOMPARE(refused.error().where, u"source.repo"_s);
     QVERIFY2(refused.error().hint.contains(u"internal-hosts"_s), qPrintable(text(refused.error())));
     QVERIFY(m_source->take().isEmpty());
     // An administrator's spec is not held to it (the fetch then fails on its own).
-    auto admin = m_engine->createApp(spec(u"probe"_s, repo), actorFor(u"ada"_s));
+    auto admin = m_engine->createApp(spec(u"probe"_s, repo), m_people.actor(u"ada"_s));
     QVERIFY(!admin);
     QVERIFY2(admin.error().code != ErrorCode::Forbidden, qPrintable(text(admin.error())));
 }
@@ -340,7 +327,7 @@ void TestEngineAccess::failedFetchesLookAlike()
     for (const QString &repo : repos) {
         QElapsedTimer timer;
         timer.start();
-        auto failed = m_engine->createApp(spec(u"probe"_s, repo), actorFor(u"alice"_s));
+        auto failed = m_engine->createApp(spec(u"probe"_s, repo), m_people.actor(u"alice"_s));
         const qint64 took = timer.elapsed();
         QVERIFY(!failed);
         QVERIFY2(took >= core::policy::UnreadableSourceFloorMs, qPrintable(u"%1 ms"_s.arg(took)));
@@ -354,7 +341,7 @@ void TestEngineAccess::failedFetchesLookAlike()
     QVERIFY2(first.contains(u"cannot read URL"_s), qPrintable(first));
     QVERIFY(!first.contains(u"refused"_s) && !first.contains(u"HTTP"_s));
     // An administrator is told what went wrong.
-    auto admin = m_engine->createApp(spec(u"probe"_s, repos.first()), actorFor(u"ada"_s));
+    auto admin = m_engine->createApp(spec(u"probe"_s, repos.first()), m_people.actor(u"ada"_s));
     QVERIFY(!admin);
     Error e = admin.error();
     e.message.replace(repos.first(), u"URL"_s);
@@ -366,23 +353,23 @@ void TestEngineAccess::failedFetchesLookAlike()
 void TestEngineAccess::theInstallsCredentialsNeedTheSetting()
 {
     setAccess([](core::policy::AppAccess &access) { access.localRepositories = true; });
-    QVERIFY(m_engine->createApp(spec(u"creds-a"_s, m_repo), actorFor(u"alice"_s)));
+    QVERIFY(m_engine->createApp(spec(u"creds-a"_s, m_repo), m_people.actor(u"alice"_s)));
     QCOMPARE(m_source->take(), QStringList{u"resolve without"_s});
-    auto deploy = m_engine->deploy(u"creds-a"_s, {}, actorFor(u"alice"_s));
+    auto deploy = m_engine->deploy(u"creds-a"_s, {}, m_people.actor(u"alice"_s));
     QVERIFY2(deploy, qPrintable(deploy ? QString() : text(deploy.error())));
     waitSettled(deploy->id);
     QCOMPARE(m_source->take(), (QStringList{u"resolve without"_s, u"checkout without"_s}));
 
-    QVERIFY(m_engine->createApp(spec(u"creds-b"_s, m_repo), actorFor(u"ada"_s)));
+    QVERIFY(m_engine->createApp(spec(u"creds-b"_s, m_repo), m_people.actor(u"ada"_s)));
     QCOMPARE(m_source->take(), QStringList{u"resolve with"_s});
 
     setAccess([](core::policy::AppAccess &access) { access.sshAgent = true; });
-    deploy = m_engine->deploy(u"creds-a"_s, {}, actorFor(u"alice"_s));
+    deploy = m_engine->deploy(u"creds-a"_s, {}, m_people.actor(u"alice"_s));
     QVERIFY(deploy);
     waitSettled(deploy->id);
     QCOMPARE(m_source->take(), (QStringList{u"resolve with"_s, u"checkout with"_s}));
     for (const QString &app : {u"creds-a"_s, u"creds-b"_s}) {
-        QVERIFY(m_engine->removeApp(app, actorFor(u"ada"_s), core::Engine::ServiceData::Delete));
+        QVERIFY(m_engine->removeApp(app, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
         waitGone(app);
     }
 }
@@ -391,26 +378,29 @@ void TestEngineAccess::theInstallsCredentialsNeedTheSetting()
 void TestEngineAccess::memberPortsAreARange()
 {
     setAccess([](core::policy::AppAccess &access) { access.localRepositories = true; });
-    auto squat = m_engine->createApp(spec(u"ports"_s, m_repo, u"route:\n  port: 8443\n"_s), actorFor(u"alice"_s));
+    auto squat = m_engine->createApp(spec(u"ports"_s, m_repo, u"route:\n  port: 8443\n"_s), m_people.actor(u"alice"_s));
     QVERIFY(!squat);
     QCOMPARE(squat.error().code, ErrorCode::Forbidden);
     QCOMPARE(squat.error().where, u"route.port"_s);
     QVERIFY2(squat.error().message.contains(u"20000-29999"_s), qPrintable(text(squat.error())));
-    auto inRange = m_engine->createApp(spec(u"ports"_s, m_repo, u"route:\n  port: 20001\n"_s), actorFor(u"alice"_s));
+    auto inRange =
+        m_engine->createApp(spec(u"ports"_s, m_repo, u"route:\n  port: 20001\n"_s), m_people.actor(u"alice"_s));
     QVERIFY2(inRange, qPrintable(inRange ? QString() : text(inRange.error())));
-    auto admin = m_engine->createApp(spec(u"ports-admin"_s, m_repo, u"route:\n  port: 8443\n"_s), actorFor(u"ada"_s));
+    auto admin =
+        m_engine->createApp(spec(u"ports-admin"_s, m_repo, u"route:\n  port: 8443\n"_s), m_people.actor(u"ada"_s));
     QVERIFY2(admin, qPrintable(admin ? QString() : text(admin.error())));
 
     setAccess([](core::policy::AppAccess &access) { access.memberPorts = core::policy::PortRange{}; });
-    auto none = m_engine->createApp(spec(u"ports-b"_s, m_repo, u"route:\n  port: 20002\n"_s), actorFor(u"alice"_s));
+    auto none =
+        m_engine->createApp(spec(u"ports-b"_s, m_repo, u"route:\n  port: 20002\n"_s), m_people.actor(u"alice"_s));
     QVERIFY(!none);
     QVERIFY2(none.error().hint.contains(u"leave route.port out"_s), qPrintable(text(none.error())));
-    auto picked = m_engine->createApp(spec(u"ports-b"_s, m_repo), actorFor(u"alice"_s));
+    auto picked = m_engine->createApp(spec(u"ports-b"_s, m_repo), m_people.actor(u"alice"_s));
     QVERIFY2(picked, qPrintable(picked ? QString() : text(picked.error())));
     QVERIFY(!core::policy::PortRange::parse(u"80-90"_s, u"member_ports"_s));
     QVERIFY(!core::policy::PortRange::parse(u"30000-20000"_s, u"member_ports"_s));
     for (const QString &app : {u"ports"_s, u"ports-admin"_s, u"ports-b"_s}) {
-        QVERIFY(m_engine->removeApp(app, actorFor(u"ada"_s), core::Engine::ServiceData::Delete));
+        QVERIFY(m_engine->removeApp(app, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
         waitGone(app);
     }
 }
@@ -420,20 +410,18 @@ void TestEngineAccess::appLimitCountsTheAppsMade()
 {
     setAccess([](core::policy::AppAccess &access) { access.localRepositories = true; });
     m_engine->setAuthzOptions(core::authz::AuthzOptions{1});
-    const core::accounts::User bob = m_users.value(u"bob"_s);
-    const core::accounts::Principal principal{bob.id, bob.username, bob.role,
-                                              {},     u"s1"_s,      core::accounts::Principal::Kind::Session};
+    const core::accounts::Principal principal = m_people.principal(u"bob"_s);
     const auto mayCreate = [&] {
-        auto decision = m_engine->authorize(principal, "apps.write", core::authz::ObjectRef{}, actorFor(u"bob"_s),
+        auto decision = m_engine->authorize(principal, "apps.write", core::authz::ObjectRef{}, m_people.actor(u"bob"_s),
                                             u"POST /api/v1/apps"_s);
         return decision && decision->allowed;
     };
     QVERIFY(mayCreate());
-    QVERIFY(m_engine->createApp(spec(u"limited"_s, m_repo), actorFor(u"bob"_s)));
+    QVERIFY(m_engine->createApp(spec(u"limited"_s, m_repo), m_people.actor(u"bob"_s)));
     QVERIFY(!mayCreate());
-    QVERIFY(m_engine->removeGrant(ObjectKind::App, u"limited"_s, u"bob"_s, u"owner"_s, actorFor(u"bob"_s)));
+    QVERIFY(m_engine->removeGrant(ObjectKind::App, u"limited"_s, u"bob"_s, u"owner"_s, m_people.actor(u"bob"_s)));
     QVERIFY2(!mayCreate(), "dropping one's own owner grant must not free a place");
-    QVERIFY(m_engine->removeApp(u"limited"_s, actorFor(u"ada"_s), core::Engine::ServiceData::Delete));
+    QVERIFY(m_engine->removeApp(u"limited"_s, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
     waitGone(u"limited"_s);
     QVERIFY(mayCreate());
     m_engine->setAuthzOptions(core::authz::AuthzOptions{});
@@ -445,33 +433,95 @@ void TestEngineAccess::keptServiceDataStaysWithItsOwners()
 {
     setAccess([](core::policy::AppAccess &access) { access.localRepositories = true; });
     const QString withDb = u"services:\n  db: { kind: postgres, version: \"15\" }\n"_s;
-    QVERIFY(m_engine->createApp(spec(u"shop"_s, m_repo, withDb), actorFor(u"alice"_s)));
-    auto deploy = m_engine->deploy(u"shop"_s, {}, actorFor(u"alice"_s));
+    QVERIFY(m_engine->createApp(spec(u"shop"_s, m_repo, withDb), m_people.actor(u"alice"_s)));
+    auto deploy = m_engine->deploy(u"shop"_s, {}, m_people.actor(u"alice"_s));
     QVERIFY(deploy);
     waitSettled(deploy->id);
     auto services = m_engine->services(u"shop"_s);
     QVERIFY2(services && services->size() == 1, "the deploy made the db slot");
-    QVERIFY(m_engine->removeApp(u"shop"_s, actorFor(u"alice"_s), core::Engine::ServiceData::Keep));
+    QVERIFY(m_engine->removeApp(u"shop"_s, m_people.actor(u"alice"_s), core::Engine::ServiceData::Keep));
     waitGone(u"shop"_s);
 
-    auto taken = m_engine->createApp(spec(u"shop"_s, m_repo, withDb), actorFor(u"bob"_s));
+    auto taken = m_engine->createApp(spec(u"shop"_s, m_repo, withDb), m_people.actor(u"bob"_s));
     QVERIFY(!taken);
     QCOMPARE(taken.error().code, ErrorCode::Conflict);
     QCOMPARE(taken.error().where, u"name"_s);
     QVERIFY(m_engine->app(u"shop"_s).error().code == ErrorCode::NotFound);
 
-    auto again = m_engine->createApp(spec(u"shop"_s, m_repo, withDb), actorFor(u"alice"_s));
+    auto again = m_engine->createApp(spec(u"shop"_s, m_repo, withDb), m_people.actor(u"alice"_s));
     QVERIFY2(again, qPrintable(again ? QString() : text(again.error())));
     // Removed again, kept for its owners of now; an administrator may always take it.
-    QVERIFY(m_engine->removeApp(u"shop"_s, actorFor(u"alice"_s), core::Engine::ServiceData::Keep));
+    QVERIFY(m_engine->removeApp(u"shop"_s, m_people.actor(u"alice"_s), core::Engine::ServiceData::Keep));
     waitGone(u"shop"_s);
-    QVERIFY(!m_engine->createApp(spec(u"shop"_s, m_repo, withDb), actorFor(u"bob"_s)));
-    QVERIFY(m_engine->createApp(spec(u"shop"_s, m_repo, withDb), actorFor(u"ada"_s)));
-    QVERIFY(m_engine->removeApp(u"shop"_s, actorFor(u"ada"_s), core::Engine::ServiceData::Delete));
+    QVERIFY(!m_engine->createApp(spec(u"shop"_s, m_repo, withDb), m_people.actor(u"bob"_s)));
+    QVERIFY(m_engine->createApp(spec(u"shop"_s, m_repo, withDb), m_people.actor(u"ada"_s)));
+    QVERIFY(m_engine->removeApp(u"shop"_s, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
     waitGone(u"shop"_s);
     // Deleted: the name is free for anyone.
-    auto fresh = m_engine->createApp(spec(u"shop"_s, m_repo, withDb), actorFor(u"bob"_s));
+    auto fresh = m_engine->createApp(spec(u"shop"_s, m_repo, withDb), m_people.actor(u"bob"_s));
     QVERIFY2(fresh, qPrintable(fresh ? QString() : text(fresh.error())));
+}
+
+// A watcher of the event stream sees the events of the apps it may read, a grant given or taken
+// away shows without reopening the stream, and nobody sees which tokens were revoked.
+void TestEngineAccess::eventsShowWhatIsGranted()
+{
+    setAccess([](core::policy::AppAccess &access) { access.localRepositories = true; });
+    QVERIFY(m_engine->createApp(spec(u"watched"_s, m_repo), m_people.actor(u"bob"_s)));
+    core::EventFilter ada(*m_engine, m_people.principal(u"ada"_s));
+    core::EventFilter alice(*m_engine, m_people.principal(u"alice"_s));
+    core::EventFilter bob(*m_engine, m_people.principal(u"bob"_s));
+    const core::Event updated{core::EventType::AppUpdated, u"watched"_s};
+    QVERIFY(ada.sees(updated));
+    QVERIFY(bob.sees(updated));
+    QVERIFY(!alice.sees(updated));
+
+    QVERIFY(m_engine->addGrant(ObjectKind::App, u"watched"_s, u"alice"_s, u"deployer"_s, m_people.actor(u"bob"_s)));
+    QTRY_VERIFY_WITH_TIMEOUT(alice.sees(updated), 3000);
+    QVERIFY(m_engine->removeGrant(ObjectKind::App, u"watched"_s, u"alice"_s, u"deployer"_s, m_people.actor(u"bob"_s)));
+    QTRY_VERIFY_WITH_TIMEOUT(!alice.sees(updated), 8000);
+
+    const core::Event revoked{core::EventType::TokenRevoked, {}, {}, QJsonObject{{u"id"_s, 1}}};
+    QVERIFY(!ada.sees(revoked));
+    QVERIFY(!bob.sees(revoked));
+
+    QVERIFY(m_engine->removeApp(u"watched"_s, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
+    waitGone(u"watched"_s);
+}
+
+// A member's list of approvals holds the newest it may see, however many newer ones it may not
+// see there are: the limit is of what the member is shown.
+void TestEngineAccess::approvalsListFindsTheVisibleOnes()
+{
+    setAccess([](core::policy::AppAccess &access) { access.localRepositories = true; });
+    QVERIFY(m_engine->createApp(spec(u"waiting"_s, m_repo), m_people.actor(u"bob"_s)));
+    auto deploy = m_engine->deploy(u"waiting"_s, {}, m_people.actor(u"bob"_s));
+    QVERIFY(deploy);
+    waitSettled(deploy->id);
+    const auto request = [&](const QString &object) {
+        return m_engine->approvals().request(QString(core::approval::KindDeploy), object, m_people.actor(u"ada"_s),
+                                             u"ship it"_s, u"{}"_s, 0);
+    };
+    auto bobs = request(u"deploy/"_s + deploy->id);
+    QVERIFY(bobs);
+    for (int i = 0; i < 250; ++i)
+        QVERIFY(request(u"deploy/elsewhere-%1"_s.arg(i)));
+
+    auto seen = m_engine->approvalsVisibleTo(m_people.principal(u"bob"_s), u"pending"_s, 10);
+    QVERIFY2(seen, qPrintable(seen ? QString() : text(seen.error())));
+    QCOMPARE(seen->size(), 1);
+    QCOMPARE(seen->first().id, bobs->id);
+    auto none = m_engine->approvalsVisibleTo(m_people.principal(u"alice"_s), u"pending"_s, 10);
+    QVERIFY(none && none->isEmpty());
+    auto all = m_engine->approvalsVisibleTo(m_people.principal(u"ada"_s), {}, 100);
+    QVERIFY(all);
+    QCOMPARE(all->size(), 100);
+    auto unknown = m_engine->approvalsVisibleTo(m_people.principal(u"ada"_s), u"maybe"_s, 10);
+    QVERIFY(!unknown);
+    QCOMPARE(unknown.error().where, u"status"_s);
+
+    QVERIFY(m_engine->removeApp(u"waiting"_s, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
+    waitGone(u"waiting"_s);
 }
 
 QTEST_GUILESS_MAIN(TestEngineAccess)

@@ -9,6 +9,7 @@
 #include "core/accounts/accountservice.h"
 #include "core/engine/enginewiring.h"
 #include "core/policy/policy.h"
+#include "enginepeople.h"
 #include "tests/app/server/fakes.h"
 #include "tests/support/vocabtesting.h"
 
@@ -60,7 +61,6 @@ private Q_SLOTS:
     void revokedCredentialsAreAnnounced();
 
 private:
-    core::Actor actorFor(const QString &username);
     QStringList owners(ObjectKind kind, const QString &object);
     QStringList auditActions(const QString &object);
     bool failGrantInserts(bool fail);
@@ -71,19 +71,14 @@ private:
     std::unique_ptr<wiring::Install> m_install;
     core::Engine *m_engine = nullptr;
     test::FakePipelineService *m_pipelines = nullptr;
-    QHash<QString, core::accounts::User> m_users;
+    test::EnginePeople m_people;
 };
 
 void TestEngineOwnership::initTestCase()
 {
     QVERIFY(m_dir.isValid());
     // The composition root pandod uses, over fakes; the test then calls only the engine.
-    wiring::InstallOptions options;
-    options.engine.dataDir = m_dir.path();
-    options.engine.reconcileIntervalMs = 0;
-    options.engine.healthTickMs = 0; // no probes of the containers unless a test asks
-    options.engine.diskCheckIntervalMs = 0;
-    options.engine.workers = 1;
+    wiring::InstallOptions options = test::quietInstallOptions(m_dir.path());
     // Apps named gated-* are under approval; a new source repository is a watched change.
     auto policy = core::policy::parsePolicy(R"({"apps": ["gated-*"], "changes": {"newSourceRepo": true}})");
     QVERIFY(policy);
@@ -103,18 +98,12 @@ void TestEngineOwnership::initTestCase()
     QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().text()));
     m_engine = &m_install->engine();
 
-    // The first user of an install is its administrator (AccountService::createUser).
-    const std::pair<const char *, core::accounts::Role> people[] = {{"ada", core::accounts::Role::Admin},
-                                                                    {"alice", core::accounts::Role::Member},
-                                                                    {"bob", core::accounts::Role::Member},
-                                                                    {"olga", core::accounts::Role::Operator}};
-    for (const auto &[name, role] : people) {
-        auto user = m_engine->accounts()->createUser(
-            core::accounts::NewUser{QString::fromLatin1(name), {}, role, u"correct horse battery"_s},
-            core::Actor::system(u"test"_s));
-        QVERIFY2(user, qPrintable(user ? QString() : user.error().text()));
-        m_users.insert(user->username, *user);
-    }
+    // The first user of an install is its administrator.
+    const QString made = m_people.create(*m_engine, {{"ada", core::accounts::Role::Admin},
+                                                     {"alice", core::accounts::Role::Member},
+                                                     {"bob", core::accounts::Role::Member},
+                                                     {"olga", core::accounts::Role::Operator}});
+    QVERIFY2(made.isEmpty(), qPrintable(made));
 }
 
 void TestEngineOwnership::cleanupTestCase()
@@ -123,26 +112,14 @@ void TestEngineOwnership::cleanupTestCase()
     m_install.reset();
 }
 
-core::Actor TestEngineOwnership::actorFor(const QString &username)
-{
-    const core::accounts::User user = m_users.value(username);
-    return core::accounts::Principal{user.id, user.username, user.role,
-                                     {},      u"s1"_s,       core::accounts::Principal::Kind::Session}
-        .actor(u"127.0.0.1"_s);
-}
-
 QStringList TestEngineOwnership::owners(ObjectKind kind, const QString &object)
 {
     auto grants = core::authz::GrantRepository(core::wiringParts(*m_engine).database).list(kind, object);
     if (!grants)
         return {u"error: "_s + grants.error().text()};
     QStringList list;
-    for (const core::authz::Grant &grant : std::as_const(*grants)) {
-        for (auto it = m_users.cbegin(); it != m_users.cend(); ++it) {
-            if (it->id == grant.userId)
-                list.append(it->username + u'/' + grant.role);
-        }
-    }
+    for (const core::authz::Grant &grant : std::as_const(*grants))
+        list.append(m_people.nameOf(grant.userId) + u'/' + grant.role);
     // Grants made in one millisecond are listed in user id order, which is random.
     list.sort();
     return list;
@@ -182,7 +159,7 @@ void TestEngineOwnership::waitRemoved(const QString &app)
 
 void TestEngineOwnership::creatorOwnsTheApp()
 {
-    auto app = m_engine->createApp(test::helloSpec(u"alices"_s), actorFor(u"alice"_s));
+    auto app = m_engine->createApp(test::helloSpec(u"alices"_s), m_people.actor(u"alice"_s));
     QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
     QCOMPARE(owners(ObjectKind::App, u"alices"_s), QStringList{u"alice/owner"_s});
     auto listed = m_engine->grants(ObjectKind::App, u"alices"_s);
@@ -198,23 +175,23 @@ void TestEngineOwnership::creatorOwnsTheApp()
 void TestEngineOwnership::appAndOwnerGrantTogether()
 {
     QVERIFY(failGrantInserts(true));
-    auto refused = m_engine->createApp(test::helloSpec(u"orphan"_s), actorFor(u"alice"_s));
+    auto refused = m_engine->createApp(test::helloSpec(u"orphan"_s), m_people.actor(u"alice"_s));
     QVERIFY(failGrantInserts(false));
     QVERIFY(!refused);
     // Nothing half-created: no app without its owner, and the name and route are free again.
     QCOMPARE(m_engine->app(u"orphan"_s).error().code, ErrorCode::NotFound);
-    auto again = m_engine->createApp(test::helloSpec(u"orphan"_s), actorFor(u"alice"_s));
+    auto again = m_engine->createApp(test::helloSpec(u"orphan"_s), m_people.actor(u"alice"_s));
     QVERIFY2(again, qPrintable(again ? QString() : again.error().text()));
     QCOMPARE(owners(ObjectKind::App, u"orphan"_s), QStringList{u"alice/owner"_s});
 }
 
 void TestEngineOwnership::grantsOutliveAFailedTeardown()
 {
-    QVERIFY(m_engine->createApp(test::helloSpec(u"fragile"_s), actorFor(u"alice"_s)));
-    QVERIFY(m_engine->addGrant(ObjectKind::App, u"fragile"_s, u"bob"_s, u"deployer"_s, actorFor(u"alice"_s)));
+    QVERIFY(m_engine->createApp(test::helloSpec(u"fragile"_s), m_people.actor(u"alice"_s)));
+    QVERIFY(m_engine->addGrant(ObjectKind::App, u"fragile"_s, u"bob"_s, u"deployer"_s, m_people.actor(u"alice"_s)));
 
     m_runtime->down = true;
-    QVERIFY(m_engine->removeApp(u"fragile"_s, actorFor(u"alice"_s)));
+    QVERIFY(m_engine->removeApp(u"fragile"_s, m_people.actor(u"alice"_s)));
     waitRemoved(u"fragile"_s);
     m_runtime->down = false;
     // The teardown failed: the app is still there, and so is everyone who may act on it, so
@@ -223,58 +200,59 @@ void TestEngineOwnership::grantsOutliveAFailedTeardown()
     QCOMPARE(owners(ObjectKind::App, u"fragile"_s), (QStringList{u"alice/owner"_s, u"bob/deployer"_s}));
     QVERIFY(auditActions(u"app/fragile"_s).contains(u"app.remove failure"_s));
 
-    QVERIFY(m_engine->removeApp(u"fragile"_s, actorFor(u"alice"_s)));
+    QVERIFY(m_engine->removeApp(u"fragile"_s, m_people.actor(u"alice"_s)));
     QTRY_VERIFY_WITH_TIMEOUT(!m_engine->app(u"fragile"_s).has_value(), 10000);
     QCOMPARE(owners(ObjectKind::App, u"fragile"_s), QStringList{});
     // A new app of that name inherits nobody.
-    QVERIFY(m_engine->createApp(test::helloSpec(u"fragile"_s), actorFor(u"bob"_s)));
+    QVERIFY(m_engine->createApp(test::helloSpec(u"fragile"_s), m_people.actor(u"bob"_s)));
     QCOMPARE(owners(ObjectKind::App, u"fragile"_s), QStringList{u"bob/owner"_s});
 }
 
 void TestEngineOwnership::specgateForEveryCaller()
 {
-    QVERIFY(m_engine->createApp(test::helloSpec(u"gated-web"_s), actorFor(u"alice"_s)));
+    QVERIFY(m_engine->createApp(test::helloSpec(u"gated-web"_s), m_people.actor(u"alice"_s)));
     const QByteArray moved = specWithRepo(u"gated-web"_s, u"https://git.example/elsewhere.git"_s);
 
     // A member may not point an app under approval at a new repository, whoever calls the engine.
-    auto refused = m_engine->updateApp(u"gated-web"_s, moved, actorFor(u"alice"_s));
+    auto refused = m_engine->updateApp(u"gated-web"_s, moved, m_people.actor(u"alice"_s));
     QVERIFY(!refused);
     QCOMPARE(refused.error().code, ErrorCode::Forbidden);
     QCOMPARE(m_engine->app(u"gated-web"_s)->spec.source.repo, u"https://git.example/hello.git"_s);
     // A change the policy does not watch is the member's to make.
     QVERIFY(m_engine->updateApp(u"gated-web"_s, specWithRepo(u"gated-web"_s, u"https://git.example/hello.git"_s),
-                                actorFor(u"alice"_s)));
+                                m_people.actor(u"alice"_s)));
     // An app not under approval is not gated.
-    QVERIFY(m_engine->createApp(test::helloSpec(u"free-web"_s), actorFor(u"alice"_s)));
+    QVERIFY(m_engine->createApp(test::helloSpec(u"free-web"_s), m_people.actor(u"alice"_s)));
     QVERIFY(m_engine->updateApp(u"free-web"_s, specWithRepo(u"free-web"_s, u"https://git.example/elsewhere.git"_s),
-                                actorFor(u"alice"_s)));
+                                m_people.actor(u"alice"_s)));
     // Operators may stage it, and so may the install's own authority (no role).
-    QVERIFY(m_engine->updateApp(u"gated-web"_s, moved, actorFor(u"olga"_s)));
+    QVERIFY(m_engine->updateApp(u"gated-web"_s, moved, m_people.actor(u"olga"_s)));
     QVERIFY(m_engine->updateApp(u"gated-web"_s, specWithRepo(u"gated-web"_s, u"https://git.example/third.git"_s),
                                 core::Actor::system(u"test"_s)));
 }
 
 void TestEngineOwnership::pipelineOwnership()
 {
-    auto set = m_engine->setPipeline(u"alices-ci"_s, PipelineYaml, {}, false, actorFor(u"alice"_s));
+    auto set = m_engine->setPipeline(u"alices-ci"_s, PipelineYaml, {}, false, m_people.actor(u"alice"_s));
     QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
     QVERIFY(set->created);
     QCOMPARE(owners(ObjectKind::Pipeline, u"alices-ci"_s), QStringList{u"alice/owner"_s});
     // Setting it again (another user) grants nothing more; a dry run grants nothing at all.
-    QVERIFY(m_engine->setPipeline(u"alices-ci"_s, PipelineYaml, {}, false, actorFor(u"bob"_s)));
-    QVERIFY(m_engine->setPipeline(u"dry-ci"_s, PipelineYaml, {}, true, actorFor(u"bob"_s)));
+    QVERIFY(m_engine->setPipeline(u"alices-ci"_s, PipelineYaml, {}, false, m_people.actor(u"bob"_s)));
+    QVERIFY(m_engine->setPipeline(u"dry-ci"_s, PipelineYaml, {}, true, m_people.actor(u"bob"_s)));
     QCOMPARE(owners(ObjectKind::Pipeline, u"alices-ci"_s), QStringList{u"alice/owner"_s});
     QCOMPARE(owners(ObjectKind::Pipeline, u"dry-ci"_s), QStringList{});
 
-    QVERIFY(m_engine->addGrant(ObjectKind::Pipeline, u"alices-ci"_s, u"bob"_s, u"operator"_s, actorFor(u"alice"_s)));
-    QVERIFY(m_engine->removePipeline(u"alices-ci"_s, actorFor(u"alice"_s)));
+    QVERIFY(
+        m_engine->addGrant(ObjectKind::Pipeline, u"alices-ci"_s, u"bob"_s, u"operator"_s, m_people.actor(u"alice"_s)));
+    QVERIFY(m_engine->removePipeline(u"alices-ci"_s, m_people.actor(u"alice"_s)));
     QCOMPARE(owners(ObjectKind::Pipeline, u"alices-ci"_s), QStringList{});
 }
 
 void TestEngineOwnership::pipelineWithoutItsOwnerIsNotKept()
 {
     QVERIFY(failGrantInserts(true));
-    auto refused = m_engine->setPipeline(u"orphan-ci"_s, PipelineYaml, {}, false, actorFor(u"alice"_s));
+    auto refused = m_engine->setPipeline(u"orphan-ci"_s, PipelineYaml, {}, false, m_people.actor(u"alice"_s));
     QVERIFY(failGrantInserts(false));
     QVERIFY(!refused);
     QCOMPARE(m_pipelines->pipeline(u"orphan-ci"_s).error().code, ErrorCode::NotFound);
@@ -282,50 +260,53 @@ void TestEngineOwnership::pipelineWithoutItsOwnerIsNotKept()
 
 void TestEngineOwnership::grantChangesAreAudited()
 {
-    QVERIFY(m_engine->createApp(test::helloSpec(u"shared"_s), actorFor(u"alice"_s)));
-    auto added = m_engine->addGrant(ObjectKind::App, u"shared"_s, u"bob"_s, u"viewer"_s, actorFor(u"alice"_s));
+    QVERIFY(m_engine->createApp(test::helloSpec(u"shared"_s), m_people.actor(u"alice"_s)));
+    auto added = m_engine->addGrant(ObjectKind::App, u"shared"_s, u"bob"_s, u"viewer"_s, m_people.actor(u"alice"_s));
     QVERIFY(added);
     QVERIFY(added->created);
     QCOMPARE(added->grant.username, u"bob"_s);
     // The same grant again changes nothing and audits nothing.
-    auto same = m_engine->addGrant(ObjectKind::App, u"shared"_s, u"bob"_s, u"viewer"_s, actorFor(u"alice"_s));
+    auto same = m_engine->addGrant(ObjectKind::App, u"shared"_s, u"bob"_s, u"viewer"_s, m_people.actor(u"alice"_s));
     QVERIFY(same);
     QVERIFY(!same->created);
-    QVERIFY(m_engine->removeGrant(ObjectKind::App, u"shared"_s, u"bob"_s, u"viewer"_s, actorFor(u"alice"_s)));
+    QVERIFY(m_engine->removeGrant(ObjectKind::App, u"shared"_s, u"bob"_s, u"viewer"_s, m_people.actor(u"alice"_s)));
     QCOMPARE(auditActions(u"app/shared"_s),
              (QStringList{u"app.create success"_s, u"grant.add success"_s, u"grant.remove success"_s}));
 
     // What is named must exist, and the role must be one the kind has.
-    QCOMPARE(
-        m_engine->removeGrant(ObjectKind::App, u"shared"_s, u"bob"_s, u"viewer"_s, actorFor(u"alice"_s)).error().code,
-        ErrorCode::NotFound);
-    auto ghost = m_engine->addGrant(ObjectKind::App, u"shared"_s, u"ghost"_s, u"viewer"_s, actorFor(u"alice"_s));
+    QCOMPARE(m_engine->removeGrant(ObjectKind::App, u"shared"_s, u"bob"_s, u"viewer"_s, m_people.actor(u"alice"_s))
+                 .error()
+                 .code,
+             ErrorCode::NotFound);
+    auto ghost = m_engine->addGrant(ObjectKind::App, u"shared"_s, u"ghost"_s, u"viewer"_s, m_people.actor(u"alice"_s));
     QCOMPARE(ghost.error().code, ErrorCode::NotFound);
     QCOMPARE(ghost.error().where, u"user"_s);
-    QCOMPARE(
-        m_engine->addGrant(ObjectKind::App, u"nosuchapp"_s, u"bob"_s, u"viewer"_s, actorFor(u"alice"_s)).error().code,
-        ErrorCode::NotFound);
-    auto badRole = m_engine->addGrant(ObjectKind::App, u"shared"_s, u"bob"_s, u"operator"_s, actorFor(u"alice"_s));
+    QCOMPARE(m_engine->addGrant(ObjectKind::App, u"nosuchapp"_s, u"bob"_s, u"viewer"_s, m_people.actor(u"alice"_s))
+                 .error()
+                 .code,
+             ErrorCode::NotFound);
+    auto badRole =
+        m_engine->addGrant(ObjectKind::App, u"shared"_s, u"bob"_s, u"operator"_s, m_people.actor(u"alice"_s));
     QCOMPARE(badRole.error().code, ErrorCode::Invalid);
     QVERIFY(badRole.error().hint.contains(u"deployer"_s));
 }
 
 void TestEngineOwnership::refusalsAreAudited()
 {
-    QVERIFY(m_engine->createApp(test::helloSpec(u"guarded"_s), actorFor(u"alice"_s)));
-    const core::accounts::User bob = m_users.value(u"bob"_s);
+    QVERIFY(m_engine->createApp(test::helloSpec(u"guarded"_s), m_people.actor(u"alice"_s)));
+    const core::accounts::User bob = m_people.user(u"bob"_s);
     const core::accounts::Principal asBob{bob.id, bob.username, bob.role,
                                           {},     u"s2"_s,      core::accounts::Principal::Kind::Session};
     auto decision = m_engine->authorize(asBob, core::authz::permission::AppsWrite, {ObjectKind::App, u"guarded"_s, {}},
-                                        actorFor(u"bob"_s), u"DELETE /api/v1/apps/{name}"_s);
+                                        m_people.actor(u"bob"_s), u"DELETE /api/v1/apps/{name}"_s);
     QVERIFY(decision);
     QVERIFY(!*decision);
     QVERIFY(auditActions(u"app/guarded"_s).contains(u"apps.write denied"_s));
 
     // The app limit is the engine's to keep.
     m_engine->setAuthzOptions(core::authz::AuthzOptions{0});
-    auto limited =
-        m_engine->authorize(asBob, core::authz::permission::AppsWrite, {}, actorFor(u"bob"_s), u"POST /api/v1/apps"_s);
+    auto limited = m_engine->authorize(asBob, core::authz::permission::AppsWrite, {}, m_people.actor(u"bob"_s),
+                                       u"POST /api/v1/apps"_s);
     m_engine->setAuthzOptions({});
     QVERIFY(limited);
     QVERIFY(!*limited);
@@ -335,9 +316,9 @@ void TestEngineOwnership::refusalsAreAudited()
 void TestEngineOwnership::revokedCredentialsAreAnnounced()
 {
     QSignalSpy published(m_engine->events(), &core::EventBus::published);
-    auto issued = m_engine->accounts()->createToken(u"bob"_s, u"ci"_s, {u"apps:read"_s}, 0, actorFor(u"bob"_s));
+    auto issued = m_engine->accounts()->createToken(u"bob"_s, u"ci"_s, {u"apps:read"_s}, 0, m_people.actor(u"bob"_s));
     QVERIFY(issued);
-    QVERIFY(m_engine->accounts()->revokeToken(issued->token.id, actorFor(u"bob"_s)));
+    QVERIFY(m_engine->accounts()->revokeToken(issued->token.id, m_people.actor(u"bob"_s)));
     QVERIFY(m_engine->accounts()->setDisabled(u"bob"_s, true, core::Actor::system(u"test"_s)));
     QStringList revoked;
     for (const QList<QVariant> &args : std::as_const(published)) {
@@ -345,7 +326,7 @@ void TestEngineOwnership::revokedCredentialsAreAnnounced()
         if (event.type == core::EventType::TokenRevoked)
             revoked.append(event.data.value(u"tokenId"_s).toString() + u'|' + event.data.value(u"userId"_s).toString());
     }
-    QCOMPARE(revoked, (QStringList{issued->token.id + u'|', u'|' + m_users.value(u"bob"_s).id}));
+    QCOMPARE(revoked, (QStringList{issued->token.id + u'|', u'|' + m_people.user(u"bob"_s).id}));
     QVERIFY(m_engine->accounts()->setDisabled(u"bob"_s, false, core::Actor::system(u"test"_s)));
 }
 

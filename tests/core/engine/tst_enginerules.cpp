@@ -10,6 +10,7 @@
 #include "core/accounts/accountservice.h"
 #include "core/engine/enginewiring.h"
 #include "core/pipelines/service/pipelineservice.h"
+#include "enginepeople.h"
 #include "tests/app/server/fakes.h"
 
 #include <QBuffer>
@@ -82,8 +83,6 @@ private Q_SLOTS:
     void pipelineAuditFailures();
 
 private:
-    core::Actor actorFor(const QString &username);
-    Principal principalFor(const QString &username, Principal::Kind kind, const QStringList &scopes = {});
     bool failAudit(bool fail);
     bool deployAndWait(const QString &app);
 
@@ -93,20 +92,15 @@ private:
     std::shared_ptr<test::FakeServiceProvisioner> m_services = std::make_shared<test::FakeServiceProvisioner>();
     std::unique_ptr<wiring::Install> m_install;
     core::Engine *m_engine = nullptr;
-    QHash<QString, core::accounts::User> m_users;
+    test::EnginePeople m_people;
 };
 
 void TestEngineRules::initTestCase()
 {
     QVERIFY(m_dir.isValid());
     QVERIFY(m_health.listen(QHostAddress::LocalHost));
-    wiring::InstallOptions options;
-    options.engine.dataDir = m_dir.path();
-    options.engine.reconcileIntervalMs = 0;
-    options.engine.healthTickMs = 0; // no probes of the containers unless a test asks
-    options.engine.diskCheckIntervalMs = 0;
+    wiring::InstallOptions options = test::quietInstallOptions(m_dir.path());
     options.engine.retireGraceMs = 0;
-    options.engine.workers = 1;
     options.runtime = m_runtime;
     options.router = std::make_shared<test::FakeRouter>();
     options.source = std::make_shared<test::FakeSource>();
@@ -116,33 +110,16 @@ void TestEngineRules::initTestCase()
     QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().text()));
     m_engine = &m_install->engine();
 
-    // The first user of an install is its administrator (AccountService::createUser).
-    const std::pair<const char *, core::accounts::Role> people[] = {{"root", core::accounts::Role::Admin},
-                                                                    {"alice", core::accounts::Role::Member}};
-    for (const auto &[name, role] : people) {
-        auto user = m_engine->accounts()->createUser(
-            core::accounts::NewUser{QString::fromLatin1(name), {}, role, u"correct horse battery"_s},
-            core::Actor::system(u"test"_s));
-        QVERIFY2(user, qPrintable(user ? QString() : user.error().text()));
-        m_users.insert(user->username, *user);
-    }
+    // The first user of an install is its administrator.
+    const QString made =
+        m_people.create(*m_engine, {{"root", core::accounts::Role::Admin}, {"alice", core::accounts::Role::Member}});
+    QVERIFY2(made.isEmpty(), qPrintable(made));
 }
 
 void TestEngineRules::cleanupTestCase()
 {
     m_engine = nullptr;
     m_install.reset();
-}
-
-core::Actor TestEngineRules::actorFor(const QString &username)
-{
-    return principalFor(username, Principal::Kind::Session).actor(u"127.0.0.1"_s);
-}
-
-Principal TestEngineRules::principalFor(const QString &username, Principal::Kind kind, const QStringList &scopes)
-{
-    const core::accounts::User user = m_users.value(username);
-    return Principal{user.id, user.username, user.role, scopes, u"s1"_s, kind};
 }
 
 // A trigger that makes every audit line fail, as a full disk or a lost database would.
@@ -159,7 +136,7 @@ bool TestEngineRules::failAudit(bool fail)
 
 bool TestEngineRules::deployAndWait(const QString &app)
 {
-    auto deploy = m_engine->deploy(app, {}, actorFor(u"alice"_s));
+    auto deploy = m_engine->deploy(app, {}, m_people.actor(u"alice"_s));
     if (!deploy) {
         qWarning("deploy: %s", qPrintable(deploy.error().text()));
         return false;
@@ -182,10 +159,10 @@ bool TestEngineRules::deployAndWait(const QString &app)
 
 void TestEngineRules::declaredSlotIsNotRemoved()
 {
-    QVERIFY(m_engine->createApp(servicesSpec(u"shop"_s, m_health.serverPort(), true), actorFor(u"alice"_s)));
+    QVERIFY(m_engine->createApp(servicesSpec(u"shop"_s, m_health.serverPort(), true), m_people.actor(u"alice"_s)));
     QVERIFY(deployAndWait(u"shop"_s));
 
-    auto refused = m_engine->removeService(u"shop"_s, u"db"_s, false, actorFor(u"alice"_s));
+    auto refused = m_engine->removeService(u"shop"_s, u"db"_s, false, m_people.actor(u"alice"_s));
     QVERIFY(!refused);
     QCOMPARE(refused.error().code, ErrorCode::Conflict);
     QCOMPARE(refused.error().where, u"services.db"_s);
@@ -193,14 +170,15 @@ void TestEngineRules::declaredSlotIsNotRemoved()
     QCOMPARE(m_engine->services(u"shop"_s)->first().status(), u"running"_s);
 
     // Once the spec no longer declares it, the slot may go; an unknown one is NotFound.
-    QVERIFY(
-        m_engine->updateApp(u"shop"_s, servicesSpec(u"shop"_s, m_health.serverPort(), false), actorFor(u"alice"_s)));
-    QCOMPARE(m_engine->removeService(u"shop"_s, u"nosuch"_s, false, actorFor(u"alice"_s)).error().code,
+    QVERIFY(m_engine->updateApp(u"shop"_s, servicesSpec(u"shop"_s, m_health.serverPort(), false),
+                                m_people.actor(u"alice"_s)));
+    QCOMPARE(m_engine->removeService(u"shop"_s, u"nosuch"_s, false, m_people.actor(u"alice"_s)).error().code,
              ErrorCode::NotFound);
-    auto removed = m_engine->removeService(u"shop"_s, u"db"_s, false, actorFor(u"alice"_s));
+    auto removed = m_engine->removeService(u"shop"_s, u"db"_s, false, m_people.actor(u"alice"_s));
     QVERIFY2(removed, qPrintable(removed ? QString() : removed.error().text()));
     // Restored for the tests after this one.
-    QVERIFY(m_engine->updateApp(u"shop"_s, servicesSpec(u"shop"_s, m_health.serverPort(), true), actorFor(u"alice"_s)));
+    QVERIFY(m_engine->updateApp(u"shop"_s, servicesSpec(u"shop"_s, m_health.serverPort(), true),
+                                m_people.actor(u"alice"_s)));
     QVERIFY(deployAndWait(u"shop"_s));
 }
 
@@ -208,22 +186,22 @@ void TestEngineRules::backupNeedsItsServiceRunning()
 {
     QBuffer out;
     QVERIFY(out.open(QIODevice::WriteOnly));
-    auto unknown = m_engine->backupService(u"shop"_s, u"nosuch"_s, out, CancelToken(), {}, actorFor(u"alice"_s));
+    auto unknown = m_engine->backupService(u"shop"_s, u"nosuch"_s, out, CancelToken(), {}, m_people.actor(u"alice"_s));
     QCOMPARE(unknown.error().code, ErrorCode::NotFound);
 
     m_services->stop(u"shop"_s, u"db"_s);
     const int before = m_services->backups;
-    auto stopped = m_engine->backupService(u"shop"_s, u"db"_s, out, CancelToken(), {}, actorFor(u"alice"_s));
+    auto stopped = m_engine->backupService(u"shop"_s, u"db"_s, out, CancelToken(), {}, m_people.actor(u"alice"_s));
     QVERIFY(!stopped);
     QCOMPARE(stopped.error().code, ErrorCode::Conflict);
     QVERIFY2(stopped.error().message.contains(u"a backup needs it running"_s), qPrintable(stopped.error().text()));
     QCOMPARE(int(m_services->backups), before); // refused before the adapter was asked
-    auto noFile = m_engine->backupServiceToFile(u"shop"_s, u"db"_s, CancelToken(), actorFor(u"alice"_s));
+    auto noFile = m_engine->backupServiceToFile(u"shop"_s, u"db"_s, CancelToken(), m_people.actor(u"alice"_s));
     QCOMPARE(noFile.error().code, ErrorCode::Conflict);
 
     // Running again: the dump goes to a private file in the data directory.
     QVERIFY(deployAndWait(u"shop"_s));
-    auto file = m_engine->backupServiceToFile(u"shop"_s, u"db"_s, CancelToken(), actorFor(u"alice"_s));
+    auto file = m_engine->backupServiceToFile(u"shop"_s, u"db"_s, CancelToken(), m_people.actor(u"alice"_s));
     QVERIFY2(file, qPrintable(file ? QString() : file.error().text()));
     QCOMPARE(QFileInfo(file->path).absolutePath(), QDir(m_dir.path()).absolutePath());
     QVERIFY(!(QFile::permissions(file->path) & (QFile::ReadGroup | QFile::ReadOther | QFile::WriteOther)));
@@ -236,19 +214,20 @@ void TestEngineRules::backupNeedsItsServiceRunning()
 void TestEngineRules::tokenScopeNarrows()
 {
     core::accounts::AccountService *accounts = m_engine->accounts();
-    const Principal reader = principalFor(u"alice"_s, Principal::Kind::Token, {u"apps:read"_s});
-    auto broader = accounts->issueToken(reader, u"ci"_s, {u"apps:read"_s, u"apps:write"_s}, 0, actorFor(u"alice"_s));
+    const Principal reader = m_people.principal(u"alice"_s, Principal::Kind::Token, {u"apps:read"_s});
+    auto broader =
+        accounts->issueToken(reader, u"ci"_s, {u"apps:read"_s, u"apps:write"_s}, 0, m_people.actor(u"alice"_s));
     QVERIFY(!broader);
     QCOMPARE(broader.error().code, ErrorCode::Forbidden);
     QCOMPARE(broader.error().where, u"scopes"_s);
     QVERIFY2(broader.error().message.contains(u"apps:write"_s), qPrintable(broader.error().text()));
 
-    auto narrower = accounts->issueToken(reader, u"ci"_s, {u"apps:read"_s}, 0, actorFor(u"alice"_s));
+    auto narrower = accounts->issueToken(reader, u"ci"_s, {u"apps:read"_s}, 0, m_people.actor(u"alice"_s));
     QVERIFY2(narrower, qPrintable(narrower ? QString() : narrower.error().text()));
-    QCOMPARE(narrower->token.userId, m_users.value(u"alice"_s).id);
+    QCOMPARE(narrower->token.userId, m_people.user(u"alice"_s).id);
     // A login session holds every scope its role allows.
-    const Principal session = principalFor(u"alice"_s, Principal::Kind::Session);
-    QVERIFY(accounts->issueToken(session, u"deployer"_s, {u"apps:write"_s}, 0, actorFor(u"alice"_s)));
+    const Principal session = m_people.principal(u"alice"_s, Principal::Kind::Session);
+    QVERIFY(accounts->issueToken(session, u"deployer"_s, {u"apps:write"_s}, 0, m_people.actor(u"alice"_s)));
 
     // The initial token belongs to nobody: it makes no tokens.
     const Principal initial{{}, {}, core::accounts::Role::Admin, {}, u"t0"_s, Principal::Kind::Initial};
@@ -261,22 +240,23 @@ void TestEngineRules::tokenScopeNarrows()
 void TestEngineRules::tokensSeenByWhom()
 {
     core::accounts::AccountService *accounts = m_engine->accounts();
-    QVERIFY(accounts->issueToken(principalFor(u"root"_s, Principal::Kind::Session), u"roots"_s, {u"apps:read"_s}, 0,
-                                 actorFor(u"root"_s)));
-    auto alices = accounts->tokensVisibleTo(principalFor(u"alice"_s, Principal::Kind::Session));
+    QVERIFY(accounts->issueToken(m_people.principal(u"root"_s, Principal::Kind::Session), u"roots"_s, {u"apps:read"_s},
+                                 0, m_people.actor(u"root"_s)));
+    auto alices = accounts->tokensVisibleTo(m_people.principal(u"alice"_s, Principal::Kind::Session));
     QVERIFY(alices);
     QVERIFY(!alices->isEmpty());
     for (const core::accounts::ApiToken &token : std::as_const(*alices))
-        QCOMPARE(token.userId, m_users.value(u"alice"_s).id);
-    auto all = accounts->tokensVisibleTo(principalFor(u"root"_s, Principal::Kind::Session));
+        QCOMPARE(token.userId, m_people.user(u"alice"_s).id);
+    auto all = accounts->tokensVisibleTo(m_people.principal(u"root"_s, Principal::Kind::Session));
     QVERIFY(all);
     QVERIFY(all->size() > alices->size());
 }
 
 void TestEngineRules::logoutNeedsASession()
 {
-    auto refused = m_engine->accounts()->logout(principalFor(u"alice"_s, Principal::Kind::Token, {u"apps:read"_s}),
-                                                u"pando_x"_s, actorFor(u"alice"_s));
+    auto refused =
+        m_engine->accounts()->logout(m_people.principal(u"alice"_s, Principal::Kind::Token, {u"apps:read"_s}),
+                                     u"pando_x"_s, m_people.actor(u"alice"_s));
     QVERIFY(!refused);
     QCOMPARE(refused.error().code, ErrorCode::Invalid);
     QCOMPARE(refused.error().where, u"Authorization"_s);
@@ -285,10 +265,7 @@ void TestEngineRules::logoutNeedsASession()
 void TestEngineRules::bootstrapRemovesTheTokenFile()
 {
     QTemporaryDir dir;
-    wiring::InstallOptions options;
-    options.engine.dataDir = dir.path();
-    options.engine.reconcileIntervalMs = 0;
-    options.engine.diskCheckIntervalMs = 0;
+    wiring::InstallOptions options = test::quietInstallOptions(dir.path());
     options.runtime = std::make_shared<test::FakeRuntime>();
     options.router = std::make_shared<test::FakeRouter>();
     options.source = std::make_shared<test::FakeSource>();
@@ -307,16 +284,17 @@ void TestEngineRules::bootstrapRemovesTheTokenFile()
 
 void TestEngineRules::auditFailureUndoesWhatCanBeUndone()
 {
-    QVERIFY(m_engine->createApp(test::helloSpec(u"shared"_s), actorFor(u"alice"_s)));
-    QVERIFY(m_engine->addGrant(ObjectKind::App, u"shared"_s, u"root"_s, u"viewer"_s, actorFor(u"alice"_s)));
+    QVERIFY(m_engine->createApp(test::helloSpec(u"shared"_s), m_people.actor(u"alice"_s)));
+    QVERIFY(m_engine->addGrant(ObjectKind::App, u"shared"_s, u"root"_s, u"viewer"_s, m_people.actor(u"alice"_s)));
     QVERIFY(failAudit(true));
     // Grants: not audited, not changed.
-    auto added = m_engine->addGrant(ObjectKind::App, u"shared"_s, u"root"_s, u"deployer"_s, actorFor(u"alice"_s));
-    auto removed = m_engine->removeGrant(ObjectKind::App, u"shared"_s, u"root"_s, u"viewer"_s, actorFor(u"alice"_s));
+    auto added = m_engine->addGrant(ObjectKind::App, u"shared"_s, u"root"_s, u"deployer"_s, m_people.actor(u"alice"_s));
+    auto removed =
+        m_engine->removeGrant(ObjectKind::App, u"shared"_s, u"root"_s, u"viewer"_s, m_people.actor(u"alice"_s));
     // A user: not made.
     auto user = m_engine->accounts()->createUser(
         core::accounts::NewUser{u"ghost"_s, {}, core::accounts::Role::Member, u"correct horse battery"_s},
-        actorFor(u"root"_s));
+        m_people.actor(u"root"_s));
     // An approval request: not asked; a decision: taken back.
     auto asked = m_engine->approvals().request(QString(core::approval::KindPipelineStep), u"run/r1/step/ship"_s,
                                                core::Actor::system(u"test"_s), u"ship it"_s, u"{}"_s, 0);
@@ -326,7 +304,7 @@ void TestEngineRules::auditFailureUndoesWhatCanBeUndone()
     QVERIFY(pending);
     QVERIFY(failAudit(true));
     auto decided = m_engine->decideApproval(
-        pending->id, core::Approver{actorFor(u"root"_s), core::accounts::Role::Admin}, true, u"looks fine"_s);
+        pending->id, core::Approver{m_people.actor(u"root"_s), core::accounts::Role::Admin}, true, u"looks fine"_s);
     QVERIFY(failAudit(false));
 
     QVERIFY(!added);
@@ -350,25 +328,25 @@ void TestEngineRules::auditFailureUndoesWhatCanBeUndone()
         QVERIFY2(r.object != u"run/r1/step/ship"_s, "a request nobody audited was kept");
     QCOMPARE(m_engine->approvals().find(pending->id)->value().status, QString(core::approval::Pending));
     // With the log back, the same actions go through.
-    QVERIFY(m_engine->addGrant(ObjectKind::App, u"shared"_s, u"root"_s, u"deployer"_s, actorFor(u"alice"_s)));
-    QVERIFY(m_engine->decideApproval(pending->id, core::Approver{actorFor(u"root"_s), core::accounts::Role::Admin},
-                                     true, u"looks fine"_s));
+    QVERIFY(m_engine->addGrant(ObjectKind::App, u"shared"_s, u"root"_s, u"deployer"_s, m_people.actor(u"alice"_s)));
+    QVERIFY(m_engine->decideApproval(
+        pending->id, core::Approver{m_people.actor(u"root"_s), core::accounts::Role::Admin}, true, u"looks fine"_s));
 }
 
 void TestEngineRules::auditFailureSaysWhatWasDone()
 {
     core::accounts::AccountService *accounts = m_engine->accounts();
-    auto token = accounts->issueToken(principalFor(u"alice"_s, Principal::Kind::Session), u"doomed"_s, {u"apps:read"_s},
-                                      0, actorFor(u"alice"_s));
+    auto token = accounts->issueToken(m_people.principal(u"alice"_s, Principal::Kind::Session), u"doomed"_s,
+                                      {u"apps:read"_s}, 0, m_people.actor(u"alice"_s));
     QVERIFY(token);
-    QVERIFY(
-        m_engine->updateApp(u"shop"_s, servicesSpec(u"shop"_s, m_health.serverPort(), false), actorFor(u"alice"_s)));
+    QVERIFY(m_engine->updateApp(u"shop"_s, servicesSpec(u"shop"_s, m_health.serverPort(), false),
+                                m_people.actor(u"alice"_s)));
     QSignalSpy published(m_engine->events(), &core::EventBus::published);
 
     QVERIFY(failAudit(true));
-    auto revoked = accounts->revokeToken(token->token.id, actorFor(u"alice"_s));
-    auto secret = m_engine->setAppSecret(u"shop"_s, u"API_KEY"_s, "s3cret", actorFor(u"alice"_s));
-    auto service = m_engine->removeService(u"shop"_s, u"db"_s, true, actorFor(u"alice"_s));
+    auto revoked = accounts->revokeToken(token->token.id, m_people.actor(u"alice"_s));
+    auto secret = m_engine->setAppSecret(u"shop"_s, u"API_KEY"_s, "s3cret", m_people.actor(u"alice"_s));
+    auto service = m_engine->removeService(u"shop"_s, u"db"_s, true, m_people.actor(u"alice"_s));
     QVERIFY(failAudit(false));
 
     // Each was done and cannot be taken back: the caller hears so, not "failed" and not "ok".
@@ -398,9 +376,9 @@ void TestEngineRules::auditFailureSaysWhatWasDone()
 
 void TestEngineRules::auditFailureRefusesBeforeStarting()
 {
-    QVERIFY(m_engine->createApp(test::helloSpec(u"keep"_s), actorFor(u"alice"_s)));
+    QVERIFY(m_engine->createApp(test::helloSpec(u"keep"_s), m_people.actor(u"alice"_s)));
     QVERIFY(failAudit(true));
-    auto refused = m_engine->removeApp(u"keep"_s, actorFor(u"alice"_s));
+    auto refused = m_engine->removeApp(u"keep"_s, m_people.actor(u"alice"_s));
     QVERIFY(failAudit(false));
     // A removal nobody audited never starts: the app is there, not "removing".
     QVERIFY(!refused);
@@ -409,7 +387,7 @@ void TestEngineRules::auditFailureRefusesBeforeStarting()
     auto app = m_engine->app(u"keep"_s);
     QVERIFY(app);
     QVERIFY(app->status != core::AppStatus::Removing);
-    QVERIFY(m_engine->removeApp(u"keep"_s, actorFor(u"alice"_s)));
+    QVERIFY(m_engine->removeApp(u"keep"_s, m_people.actor(u"alice"_s)));
     QTRY_VERIFY_WITH_TIMEOUT(!m_engine->app(u"keep"_s).has_value(), 10000);
 }
 
@@ -420,17 +398,17 @@ void TestEngineRules::pipelineAuditFailures()
     const QByteArray config = "jobs:\n- name: build\n  plan:\n  - task: t\n    config:\n      platform: linux\n"
                               "      image_resource: {type: registry-image, source: {repository: pando/busybox}}\n"
                               "      run: {path: 'true'}\n";
-    QVERIFY(pipelines->setPipeline(u"ledger"_s, config, {}, false, actorFor(u"root"_s)));
-    QVERIFY(pipelines->pause(u"ledger"_s, actorFor(u"root"_s)));
+    QVERIFY(pipelines->setPipeline(u"ledger"_s, config, {}, false, m_people.actor(u"root"_s)));
+    QVERIFY(pipelines->pause(u"ledger"_s, m_people.actor(u"root"_s)));
 
     QVERIFY(failAudit(true));
     // Taken back: unpausing, turning host execution on, allowing it to the pipeline, a trigger.
-    auto unpaused = pipelines->unpause(u"ledger"_s, actorFor(u"root"_s));
-    auto hostOn = pipelines->setHostExecution(true, actorFor(u"root"_s));
-    auto allowed = pipelines->setPipelineHostExecution(u"ledger"_s, true, actorFor(u"root"_s));
+    auto unpaused = pipelines->unpause(u"ledger"_s, m_people.actor(u"root"_s));
+    auto hostOn = pipelines->setHostExecution(true, m_people.actor(u"root"_s));
+    auto allowed = pipelines->setPipelineHostExecution(u"ledger"_s, true, m_people.actor(u"root"_s));
     // Done and said so: a new version of the pipeline, a secret.
-    auto set = pipelines->setPipeline(u"ledger"_s, config + "  serial: true\n", {}, false, actorFor(u"root"_s));
-    auto secret = pipelines->setSecret({}, u"deploy_key"_s, u"k3y"_s, actorFor(u"root"_s));
+    auto set = pipelines->setPipeline(u"ledger"_s, config + "  serial: true\n", {}, false, m_people.actor(u"root"_s));
+    auto secret = pipelines->setSecret({}, u"deploy_key"_s, u"k3y"_s, m_people.actor(u"root"_s));
     QVERIFY(failAudit(false));
 
     QVERIFY(!unpaused);
@@ -451,8 +429,8 @@ void TestEngineRules::pipelineAuditFailures()
 
     // A trigger nobody audited does not run: its run is aborted at once.
     QVERIFY(failAudit(true));
-    auto triggered = pipelines->triggerJob(u"ledger"_s, u"build"_s, actorFor(u"root"_s));
-    auto paused = pipelines->pause(u"ledger"_s, actorFor(u"root"_s));
+    auto triggered = pipelines->triggerJob(u"ledger"_s, u"build"_s, m_people.actor(u"root"_s));
+    auto paused = pipelines->pause(u"ledger"_s, m_people.actor(u"root"_s));
     QVERIFY(failAudit(false));
     QVERIFY(!triggered);
     QVERIFY2(triggered.error().text().contains(u"disk full"_s) && !isUnaudited(triggered.error()),
@@ -467,8 +445,8 @@ void TestEngineRules::pipelineAuditFailures()
     // Pausing is taken back too: the pipeline stays as it was (unpaused by the unaudited call).
     QVERIFY(!paused && !isUnaudited(paused.error()));
     QCOMPARE(pipelines->pipeline(u"ledger"_s)->record.paused, false);
-    QVERIFY(pipelines->removePipeline(u"ledger"_s, actorFor(u"root"_s)));
-    QVERIFY(pipelines->removeSecret({}, u"deploy_key"_s, actorFor(u"root"_s)));
+    QVERIFY(pipelines->removePipeline(u"ledger"_s, m_people.actor(u"root"_s)));
+    QVERIFY(pipelines->removeSecret({}, u"deploy_key"_s, m_people.actor(u"root"_s)));
 }
 
 QTEST_GUILESS_MAIN(TestEngineRules)

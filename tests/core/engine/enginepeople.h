@@ -1,0 +1,37 @@
+#pragma once
+// The users of an engine test over fakes, made through the engine's accounts as an API call
+// would make them, and the principal and actor each one calls with; and the options of an
+// install that does nothing on its own (no reconciling, health probes or disk checks, one
+// worker) for such tests to fill in.
+
+#include "app/wiring/install.h"
+#include "core/accounts/accounts.h"
+
+#include <QHash>
+#include <initializer_list>
+#include <utility>
+
+namespace pando::test {
+
+class EnginePeople {
+public:
+    // Makes each user in order (an install's first user must be its administrator); the error
+    // of the first that could not be made, or an empty string.
+    QString create(core::Engine &engine, std::initializer_list<std::pair<const char *, core::accounts::Role>> people);
+
+    core::accounts::User user(const QString &username) const { return m_users.value(username); }
+    // The username of the user with this id; empty when it is none of these.
+    QString nameOf(const QString &userId) const;
+    core::accounts::Principal principal(const QString &username,
+                                        core::accounts::Principal::Kind kind = core::accounts::Principal::Kind::Session,
+                                        const QStringList &scopes = {}) const;
+    // The user's session, calling from loopback.
+    core::Actor actor(const QString &username) const;
+
+private:
+    QHash<QString, core::accounts::User> m_users;
+};
+
+wiring::InstallOptions quietInstallOptions(const QString &dataDir);
+
+} // namespace pando::test
