@@ -1,0 +1,131 @@
+#include "routematrix.h"
+
+namespace pando::test::routematrix {
+
+const QStringList Walkers = {QStringLiteral("scoped"), QStringLiteral("viewer"), QStringLiteral("member"),
+                             QStringLiteral("operator"), QStringLiteral("admin")};
+const QStringList Columns = {QStringLiteral("admin"), QStringLiteral("operator"), QStringLiteral("member"),
+                             QStringLiteral("viewer"), QStringLiteral("scoped")};
+
+const QHash<QString, QString> &expectations()
+{
+    static const QHash<QString, QString> table{
+        // route                                                           admin operator member viewer scoped
+        {QStringLiteral("GET /api/v1/health"), QStringLiteral("200 200 200 200 200")},
+        // No body: the fields are missing.
+        {QStringLiteral("POST /api/v1/bootstrap"), QStringLiteral("400 400 400 400 400")},
+        {QStringLiteral("POST /api/v1/sessions"), QStringLiteral("400 400 400 400 400")},
+        // API tokens are not login sessions.
+        {QStringLiteral("DELETE /api/v1/sessions/current"), QStringLiteral("400 400 400 400 400")},
+        {QStringLiteral("GET /api/v1/users"), QStringLiteral("200 403 403 403 403")},
+        {QStringLiteral("POST /api/v1/users"), QStringLiteral("400 403 403 403 403")},
+        // There is no user "theirs".
+        {QStringLiteral("POST /api/v1/users/{name}/disable"), QStringLiteral("404 403 403 403 403")},
+        // There is no user "theirs"; the code is made only for administrators.
+        {QStringLiteral("POST /api/v1/users/{name}/pairings"), QStringLiteral("404 403 403 403 403")},
+        // No body: the pairing code is missing.
+        {QStringLiteral("POST /api/v1/pairings/redeem"), QStringLiteral("400 400 400 400 400")},
+        {QStringLiteral("GET /api/v1/connections"), QStringLiteral("200 403 403 403 403")},
+        {QStringLiteral("GET /api/v1/tokens"), QStringLiteral("200 200 200 200 200")},
+        {QStringLiteral("POST /api/v1/tokens"), QStringLiteral("400 400 400 400 400")},
+        {QStringLiteral("DELETE /api/v1/tokens/{id}"), QStringLiteral("204 403 403 403 403")},
+        {QStringLiteral("GET /api/v1/apps"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("POST /api/v1/apps"), QStringLiteral("400 400 400 403 403")},
+        {QStringLiteral("GET /api/v1/apps/{name}"), QStringLiteral("200 200 403 200 403")},
+        // No body: the spec is missing.
+        {QStringLiteral("PUT /api/v1/apps/{name}"), QStringLiteral("400 400 403 403 403")},
+        {QStringLiteral("DELETE /api/v1/apps/{name}"), QStringLiteral("202 202 403 403 403")},
+        {QStringLiteral("POST /api/v1/apps/{name}/deploys"), QStringLiteral("202 202 403 403 403")},
+        // The app runs: starting it is a no-op that answers with the app.
+        {QStringLiteral("POST /api/v1/apps/{name}/start"), QStringLiteral("200 200 403 403 403")},
+        {QStringLiteral("GET /api/v1/apps/{name}/deploys"), QStringLiteral("200 200 403 200 403")},
+        {QStringLiteral("GET /api/v1/deploys/{id}"), QStringLiteral("200 200 403 200 403")},
+        // The deploy has finished: nothing to cancel.
+        {QStringLiteral("POST /api/v1/deploys/{id}/cancel"), QStringLiteral("409 409 403 403 403")},
+        // Reading an app or pipeline, its logs, secret names, deploys, runs and approvals needs a
+        // grant on it (member has none on member2's objects; viewer holds viewer grants).
+        {QStringLiteral("GET /api/v1/apps/{name}/logs"), QStringLiteral("200 200 403 200 403")},
+        // App secrets: names for whoever reads the app; setting (no body: the value is missing)
+        // and removing (API_KEY is not set) for its owner, operators and administrators.
+        {QStringLiteral("GET /api/v1/apps/{name}/secrets"), QStringLiteral("200 200 403 200 403")},
+        {QStringLiteral("PUT /api/v1/apps/{name}/secrets/{secret}"), QStringLiteral("400 400 403 403 403")},
+        {QStringLiteral("DELETE /api/v1/apps/{name}/secrets/{secret}"), QStringLiteral("404 404 403 403 403")},
+        // Services: member2's app declares the slot db (a fake postgres). Listing is a read; a
+        // backup holds the data and removal loses it: apps.write. Removal without ?data is 400.
+        {QStringLiteral("GET /api/v1/services"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("GET /api/v1/apps/{name}/services"), QStringLiteral("200 200 403 200 403")},
+        {QStringLiteral("POST /api/v1/apps/{name}/services/{slot}/backup"), QStringLiteral("200 200 403 403 403")},
+        {QStringLiteral("DELETE /api/v1/apps/{name}/services/{slot}"), QStringLiteral("400 400 403 403 403")},
+        // WebSocket routes answer a plain GET with how to use them.
+        {QStringLiteral("GET /api/v1/apps/{name}/logs/follow"), QStringLiteral("400 400 403 400 403")},
+        {QStringLiteral("GET /api/v1/events"), QStringLiteral("400 400 400 400 403")},
+        {QStringLiteral("GET /api/v1/pipelines"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("PUT /api/v1/pipelines/{name}"), QStringLiteral("400 400 403 403 403")},
+        {QStringLiteral("GET /api/v1/pipelines/{name}"), QStringLiteral("200 200 403 200 403")},
+        {QStringLiteral("DELETE /api/v1/pipelines/{name}"), QStringLiteral("204 204 403 403 403")},
+        {QStringLiteral("POST /api/v1/pipelines/{name}/pause"), QStringLiteral("200 200 403 403 403")},
+        {QStringLiteral("POST /api/v1/pipelines/{name}/unpause"), QStringLiteral("200 200 403 403 403")},
+        {QStringLiteral("POST /api/v1/pipelines/{name}/jobs/{job}/runs"), QStringLiteral("201 201 403 403 403")},
+        {QStringLiteral("GET /api/v1/pipelines/{name}/runs"), QStringLiteral("200 200 403 200 403")},
+        {QStringLiteral("POST /api/v1/pipelines/{name}/resources/{resource}/check"),
+         QStringLiteral("202 202 202 202 202")},
+        // Host execution: anyone who reads pipelines sees the setting; only administrators change
+        // it or mark a pipeline (no body: the value is missing).
+        {QStringLiteral("GET /api/v1/settings"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("PUT /api/v1/settings"), QStringLiteral("400 403 403 403 403")},
+        {QStringLiteral("PUT /api/v1/pipelines/{name}/host-execution"), QStringLiteral("400 403 403 403 403")},
+        {QStringLiteral("GET /api/v1/runs"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("GET /api/v1/runs/{id}"), QStringLiteral("200 200 403 200 403")},
+        {QStringLiteral("GET /api/v1/runs/{id}/events"), QStringLiteral("200 200 403 200 403")},
+        // The operator aborts the run; the administrator finds it aborted.
+        {QStringLiteral("POST /api/v1/runs/{id}/abort"), QStringLiteral("409 202 403 403 403")},
+        {QStringLiteral("GET /api/v1/runs/{id}/follow"), QStringLiteral("400 400 403 400 403")},
+        {QStringLiteral("GET /api/v1/secrets"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("PUT /api/v1/secrets/{name}"), QStringLiteral("400 400 403 403 403")},
+        {QStringLiteral("DELETE /api/v1/secrets/{name}"), QStringLiteral("404 404 403 403 403")},
+        // No body: the pipelines are missing.
+        {QStringLiteral("PUT /api/v1/secrets/{name}/access"), QStringLiteral("400 400 403 403 403")},
+        // The operator takes viewer's grant away; the administrator finds it gone.
+        {QStringLiteral("GET /api/v1/apps/{name}/grants"), QStringLiteral("200 200 403 403 403")},
+        {QStringLiteral("POST /api/v1/apps/{name}/grants"), QStringLiteral("400 400 403 403 403")},
+        {QStringLiteral("DELETE /api/v1/apps/{name}/grants/{user}/{role}"), QStringLiteral("404 204 403 403 403")},
+        {QStringLiteral("GET /api/v1/pipelines/{name}/grants"), QStringLiteral("200 200 403 403 403")},
+        {QStringLiteral("POST /api/v1/pipelines/{name}/grants"), QStringLiteral("400 400 403 403 403")},
+        {QStringLiteral("DELETE /api/v1/pipelines/{name}/grants/{user}/{role}"), QStringLiteral("404 204 403 403 403")},
+        {QStringLiteral("GET /api/v1/approvals"), QStringLiteral("200 200 200 200 403")},
+        // viewer's grant on "theirs" went with the grant routes above.
+        {QStringLiteral("GET /api/v1/approvals/{id}"), QStringLiteral("200 200 403 403 403")},
+        // The scoped administrator's token approves member2's request first; the others find it
+        // decided. Members without a grant on the app and viewers are refused.
+        {QStringLiteral("POST /api/v1/approvals/{id}/approve"), QStringLiteral("409 409 403 403 200")},
+        {QStringLiteral("POST /api/v1/approvals/{id}/reject"), QStringLiteral("409 409 403 403 409")},
+        {QStringLiteral("GET /api/v1/audit"), QStringLiteral("200 403 403 403 403")},
+        {QStringLiteral("GET /api/v1/audit/verify"), QStringLiteral("200 403 403 403 403")},
+        {QStringLiteral("GET /api/v1/audit/sinks"), QStringLiteral("200 403 403 403 403")},
+        // Capacity: install-wide totals and sums, readable by whoever reads apps.
+        {QStringLiteral("GET /api/v1/capacity"), QStringLiteral("200 200 200 200 403")},
+    };
+    return table;
+}
+
+QList<int> expectedStatuses(const QString &key)
+{
+    const QStringList cells = expectations().value(key).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    QList<int> statuses;
+    for (const QString &cell : cells) {
+        bool ok = false;
+        const int status = cell.toInt(&ok);
+        if (!ok || status < 100 || status > 599)
+            return {};
+        statuses << status;
+    }
+    return statuses.size() == Columns.size() ? statuses : QList<int>{};
+}
+
+bool consumesObject(const QString &key)
+{
+    return key == QLatin1String("DELETE /api/v1/apps/{name}") ||
+           key == QLatin1String("DELETE /api/v1/pipelines/{name}");
+}
+
+} // namespace pando::test::routematrix
