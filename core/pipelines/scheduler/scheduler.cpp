@@ -168,17 +168,21 @@ bool Scheduler::runOne()
         const PipelineRecord &pipeline = pipelines->at((start + i) % pipelines->size());
         if (pipeline.paused)
             continue;
-        auto claimed = runs.claimNext(pipeline.name, pipeline.maxRuns, m_owner, m_clock.nowMs());
-        if (!claimed) {
-            qWarning("scheduler: claiming a run of %s failed: %s", qPrintable(pipeline.name),
-                     qPrintable(claimed.error().text()));
-            continue;
-        }
-        if (!claimed->has_value())
-            continue;
-        const RunRecord run = **claimed;
+        RunRecord run;
         CancelToken token;
         {
+            // Claimed and known as running in one step, so that a holder of the gate sees a run
+            // either still queued or cancellable.
+            QMutexLocker gate(&m_claimGate);
+            auto claimed = runs.claimNext(pipeline.name, pipeline.maxRuns, m_owner, m_clock.nowMs());
+            if (!claimed) {
+                qWarning("scheduler: claiming a run of %s failed: %s", qPrintable(pipeline.name),
+                         qPrintable(claimed.error().text()));
+                continue;
+            }
+            if (!claimed->has_value())
+                continue;
+            run = **claimed;
             QMutexLocker lock(&m_mutex);
             m_running.insert(run.id, token);
             if (m_stopping)

@@ -22,6 +22,7 @@
 #include <QThread>
 #include <QWaitCondition>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace pando::core::pipelines {
@@ -62,6 +63,11 @@ public:
     // Stops claiming; running runs get the grace period, then are aborted. Queued runs stay.
     void shutdown();
 
+    // While the returned lock is held no worker claims a run: whoever queues a run that must not
+    // start until something else is done (its audit line written) holds it across both, and can
+    // then still abort the run before it started.
+    [[nodiscard]] std::unique_lock<QMutex> holdClaims() { return std::unique_lock<QMutex>(m_claimGate); }
+
     // Queues a run of pipeline/job (the caller checked that the job exists); wakes a worker.
     Result<RunRecord> enqueue(const QString &pipeline, const QString &job, const QString &trigger, const QString &actor,
                               const QString &inputsJson, int configVersion);
@@ -89,6 +95,7 @@ private:
     QString m_owner;
 
     mutable QMutex m_mutex;
+    QMutex m_claimGate; // taken before m_mutex, never while holding it
     QWaitCondition m_wake;
     QWaitCondition m_idle; // a run ended (shutdown waits on it)
     bool m_stopping = false;

@@ -341,6 +341,8 @@ Result<TriggerResult> LocalPipelineService::triggerJob(const QString &pipelineNa
             QStringLiteral("pipeline"),
             QStringLiteral("unpause it, then trigger again: pando pipelines unpause %1").arg(pipelineName));
     // Versions are chosen when the run starts (latest, or what passed the jobs named in passed:).
+    // No worker takes the run before its audit line is written or it is aborted.
+    const auto hold = m_scheduler->holdClaims();
     auto run = m_scheduler->enqueue(pipelineName, job, QStringLiteral("manual"), actor.name, QStringLiteral("{}"),
                                     row->configVersion);
     if (!run)
