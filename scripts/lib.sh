@@ -7,7 +7,7 @@ PANDO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export CCACHE_BASEDIR="$PANDO_ROOT" CCACHE_NOHASHDIR=1
 
 PANDO_PACKAGES=(
-    cmake ninja-build ccache g++ pkg-config git curl ca-certificates
+    cmake ninja-build ccache g++ lld pkg-config git curl ca-certificates
     qt6-base-dev qt6-websockets-dev qt6-httpserver-dev libqt6sql6-sqlite libqt6sql6-psql
     libyaml-cpp-dev libgit2-dev libssh-dev libzstd-dev libssl-dev libarchive-dev libcurl4-openssl-dev libargon2-dev
     qt6-declarative-dev qt6-svg-dev qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts

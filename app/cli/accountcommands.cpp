@@ -214,7 +214,7 @@ void revokeToken(Cli &cli)
     }));
 }
 
-constexpr CommandDef Commands[] = {
+constexpr CommandDef AccountTable[] = {
     {"",
      "login",
      "",
@@ -255,13 +255,13 @@ constexpr CommandDef Commands[] = {
     {"tokens", "list", "", 0, 0, {}, "list API tokens (never their secrets)", &listTokens},
     {"tokens", "revoke", "ID", 1, 1, {}, "revoke a token; its WebSockets close", &revokeToken},
 };
-static_assert(isComplete(Commands), "every command needs its words, a summary, a handler and consistent arguments");
+static_assert(isComplete(AccountTable), "every command needs its words, a summary, a handler and consistent arguments");
 
 } // namespace
 
 std::span<const CommandDef> accountCommands()
 {
-    return Commands;
+    return AccountTable;
 }
 
 } // namespace pando::cli

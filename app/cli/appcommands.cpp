@@ -509,7 +509,7 @@ void logs(Cli &cli)
     cli.own(stream);
 }
 
-constexpr CommandDef Commands[] = {
+constexpr CommandDef AppTable[] = {
     {"apps",
      "create",
      "",
@@ -558,13 +558,13 @@ constexpr CommandDef Commands[] = {
      "print an app's log; -f follows new lines",
      &logs},
 };
-static_assert(isComplete(Commands), "every command needs its words, a summary, a handler and consistent arguments");
+static_assert(isComplete(AppTable), "every command needs its words, a summary, a handler and consistent arguments");
 
 } // namespace
 
 std::span<const CommandDef> appCommands()
 {
-    return Commands;
+    return AppTable;
 }
 
 } // namespace pando::cli

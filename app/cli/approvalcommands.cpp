@@ -137,7 +137,7 @@ void reject(Cli &cli)
     decideApproval(cli, false);
 }
 
-constexpr CommandDef Commands[] = {
+constexpr CommandDef ApprovalTable[] = {
     {"approvals",
      "list",
      "",
@@ -157,13 +157,14 @@ constexpr CommandDef Commands[] = {
      &approve},
     {"approvals", "reject", "ID", 1, 1, {{{&flags::Reason}}}, "refuse (or withdraw your own request)", &reject},
 };
-static_assert(isComplete(Commands), "every command needs its words, a summary, a handler and consistent arguments");
+static_assert(isComplete(ApprovalTable),
+              "every command needs its words, a summary, a handler and consistent arguments");
 
 } // namespace
 
 std::span<const CommandDef> approvalCommands()
 {
-    return Commands;
+    return ApprovalTable;
 }
 
 } // namespace pando::cli

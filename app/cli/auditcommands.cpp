@@ -120,7 +120,7 @@ void listAuditSinks(Cli &cli)
     }));
 }
 
-constexpr CommandDef Commands[] = {
+constexpr CommandDef AuditTable[] = {
     {"audit",
      "list",
      "",
@@ -132,13 +132,13 @@ constexpr CommandDef Commands[] = {
     {"audit", "verify", "", 0, 0, {}, "check the hash chain; exit 1 naming the first broken line", &verifyAudit},
     {"audit", "sinks", "", 0, 0, {}, "each audit sink's cursor, lag and last error", &listAuditSinks},
 };
-static_assert(isComplete(Commands), "every command needs its words, a summary, a handler and consistent arguments");
+static_assert(isComplete(AuditTable), "every command needs its words, a summary, a handler and consistent arguments");
 
 } // namespace
 
 std::span<const CommandDef> auditCommands()
 {
-    return Commands;
+    return AuditTable;
 }
 
 } // namespace pando::cli

@@ -100,7 +100,7 @@ void startApp(Cli &cli)
     }));
 }
 
-constexpr CommandDef Commands[] = {
+constexpr CommandDef CapacityTable[] = {
     {"apps",
      "start",
      "NAME",
@@ -111,13 +111,14 @@ constexpr CommandDef Commands[] = {
      &startApp},
     {"", "capacity", "", 0, 0, {}, "each runtime's CPUs, memory and disk beside what is committed", &showCapacity},
 };
-static_assert(isComplete(Commands), "every command needs its words, a summary, a handler and consistent arguments");
+static_assert(isComplete(CapacityTable),
+              "every command needs its words, a summary, a handler and consistent arguments");
 
 } // namespace
 
 std::span<const CommandDef> capacityCommands()
 {
-    return Commands;
+    return CapacityTable;
 }
 
 } // namespace pando::cli

@@ -251,7 +251,7 @@ void completion(Cli &cli)
     cli.finish(ExitOk);
 }
 
-constexpr CommandDef Commands[] = {
+constexpr CommandDef CompletionTable[] = {
     {"",
      "completion",
      "SHELL",
@@ -265,13 +265,14 @@ constexpr CommandDef Commands[] = {
      "bash: source <(pando completion bash) in ~/.bashrc; zsh: pando completion zsh > a directory on $fpath, as\n"
      "_pando; fish: pando completion fish > ~/.config/fish/completions/pando.fish."},
 };
-static_assert(isComplete(Commands), "every command needs its words, a summary, a handler and consistent arguments");
+static_assert(isComplete(CompletionTable),
+              "every command needs its words, a summary, a handler and consistent arguments");
 
 } // namespace
 
 std::span<const CommandDef> toolCommands()
 {
-    return Commands;
+    return CompletionTable;
 }
 
 } // namespace pando::cli

@@ -101,7 +101,7 @@ void removeGrant(Cli &cli)
         }));
 }
 
-constexpr CommandDef Commands[] = {
+constexpr CommandDef GrantTable[] = {
     {"grants",
      "list",
      "OBJECT",
@@ -125,13 +125,13 @@ constexpr CommandDef Commands[] = {
      "Roles: on apps owner, deployer, viewer; on pipelines owner, operator, viewer."},
     {"grants", "rm", "OBJECT USER ROLE", 3, 3, {}, "take a grant away", &removeGrant, Needs::Token, &checkGrantObject},
 };
-static_assert(isComplete(Commands), "every command needs its words, a summary, a handler and consistent arguments");
+static_assert(isComplete(GrantTable), "every command needs its words, a summary, a handler and consistent arguments");
 
 } // namespace
 
 std::span<const CommandDef> grantCommands()
 {
-    return Commands;
+    return GrantTable;
 }
 
 } // namespace pando::cli

@@ -518,7 +518,7 @@ void watch(Cli &cli)
     watchRun(cli, cli.args().arguments.value(0));
 }
 
-constexpr CommandDef Commands[] = {
+constexpr CommandDef PipelineTable[] = {
     {"pipelines",
      "set",
      "NAME",
@@ -593,13 +593,14 @@ constexpr CommandDef Commands[] = {
     {"runs", "watch", "ID", 1, 1, {}, "follow a run to its end", &watch},
     {"runs", "abort", "ID", 1, 1, {}, "abort a queued or running run", &abortRun},
 };
-static_assert(isComplete(Commands), "every command needs its words, a summary, a handler and consistent arguments");
+static_assert(isComplete(PipelineTable),
+              "every command needs its words, a summary, a handler and consistent arguments");
 
 } // namespace
 
 std::span<const CommandDef> pipelineCommands()
 {
-    return Commands;
+    return PipelineTable;
 }
 
 } // namespace pando::cli

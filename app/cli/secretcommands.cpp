@@ -224,7 +224,7 @@ void removeSecret(Cli &cli)
     }));
 }
 
-constexpr CommandDef Commands[] = {
+constexpr CommandDef SecretTable[] = {
     // NAME is a pipeline secret (--pipeline P, or the install's); APP NAME an app's.
     {"secrets",
      "set",
@@ -272,13 +272,13 @@ constexpr CommandDef Commands[] = {
      Needs::Token,
      &checkAppSecret},
 };
-static_assert(isComplete(Commands), "every command needs its words, a summary, a handler and consistent arguments");
+static_assert(isComplete(SecretTable), "every command needs its words, a summary, a handler and consistent arguments");
 
 } // namespace
 
 std::span<const CommandDef> secretCommands()
 {
-    return Commands;
+    return SecretTable;
 }
 
 } // namespace pando::cli

@@ -162,7 +162,7 @@ void removeService(Cli &cli)
         }));
 }
 
-constexpr CommandDef Commands[] = {
+constexpr CommandDef ServiceTable[] = {
     {"services", "list", "[APP]", 0, 1, {}, "backing services: slot, kind, status, volume", &listServices},
     {"services",
      "backup",
@@ -189,13 +189,13 @@ constexpr CommandDef Commands[] = {
      "--keep-data removes the container and keeps the volume and credentials; --delete-data removes them\n"
      "too. One of the two is required."},
 };
-static_assert(isComplete(Commands), "every command needs its words, a summary, a handler and consistent arguments");
+static_assert(isComplete(ServiceTable), "every command needs its words, a summary, a handler and consistent arguments");
 
 } // namespace
 
 std::span<const CommandDef> serviceCommands()
 {
-    return Commands;
+    return ServiceTable;
 }
 
 void askServiceData(Cli &cli, const QString &app, std::function<void(client::ServiceData choice)> then)

@@ -13,7 +13,7 @@ namespace pando::core::accounts {
 namespace {
 
 constexpr int SecretHexDigits = 32; // 128 random bits
-constexpr int MaxSecretLength = 128;
+constexpr int MaxPairingSecretLength = 128;
 constexpr int MaxDeviceNameLength = 60;
 
 QByteArray digestOf(const QString &secret)
@@ -126,7 +126,7 @@ Result<RedeemedPairing> PairingBook::redeem(const QString &secret, const QString
     }
 
     std::optional<Entry> found;
-    if (secret.startsWith(SecretPrefix) && secret.size() <= MaxSecretLength) {
+    if (secret.startsWith(SecretPrefix) && secret.size() <= MaxPairingSecretLength) {
         const QByteArray digest = digestOf(secret);
         QMutexLocker lock(&m_mutex);
         const qint64 now = m_clock.nowMs();

@@ -11,11 +11,6 @@ namespace pando::core {
 
 namespace {
 
-QString workRoot(const Services &s, const QString &app)
-{
-    return s.dataDir + QStringLiteral("/work/") + app;
-}
-
 Error cancelled()
 {
     return Error{ErrorCode::Cancelled, QStringLiteral("the deploy was cancelled")};
@@ -174,7 +169,7 @@ Status DeployRunner::settleInterrupted(const QString &deployId)
             }
         }
     }
-    QDir(workRoot(m_s, deploy.app)).removeRecursively();
+    QDir(m_s.workRoot(deploy.app)).removeRecursively();
     if (auto saved = deploys.update(deploy); !saved)
         return saved;
     m_s.publish(switched ? EventType::DeploySucceeded : EventType::DeployFailed, deploy.app, deploy.id,

@@ -19,11 +19,6 @@ namespace pando::core {
 
 namespace {
 
-QString workRoot(const Services &s, const QString &app)
-{
-    return s.dataDir + QStringLiteral("/work/") + app;
-}
-
 // What approvers see: what will run and what changed since the version serving now. Values of
 // environment variables and build arguments stay out: they may be secrets.
 QJsonObject planForApprovers(const DeployRecord &deploy, const AppSpec &spec, const Plan &plan, const AppSpec *current,
@@ -181,7 +176,7 @@ Result<StepEnd> fetch(DeployRun &run)
     // The commit resolved when the deploy was asked for; a branch that moved since does not
     // change what this deploy builds.
     const QString target = deploy.commit.isEmpty() ? run.ref : deploy.commit;
-    QDir().mkpath(workRoot(run.s, deploy.app));
+    QDir().mkpath(run.s.workRoot(deploy.app));
     // With the means of whoever wrote the spec, under the settings as they are now: an
     // administrator who turned a setting off stops members' apps from using it at their next deploy.
     auto settings = policy::readAppAccess(run.s.db);
@@ -190,7 +185,7 @@ Result<StepEnd> fetch(DeployRun &run)
     const bool trusted = run.app.sourceTrusted;
     if (auto allowed = policy::checkSource(run.spec.source.repo, trusted, *settings); !allowed)
         return std::unexpected(allowed.error());
-    auto checkout = run.s.source.checkout(run.spec.source.repo, target, workRoot(run.s, deploy.app),
+    auto checkout = run.s.source.checkout(run.spec.source.repo, target, run.s.workRoot(deploy.app),
                                           policy::sourceAccess(trusted, *settings), run.cancel, [](const QString &) {});
     if (!checkout && !trusted && checkout.error().code != ErrorCode::NotFound &&
         checkout.error().code != ErrorCode::Cancelled)

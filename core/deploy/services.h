@@ -60,6 +60,8 @@ struct Services {
 
     // Labels every object of this install carries; with app and deploy when given.
     adapters::Labels labels(const QString &app = {}, const QString &deployId = {}) const;
+    // Where the app's deploys check out and build: <data>/work/<app>.
+    QString workRoot(const QString &app) const { return dataDir + QStringLiteral("/work/") + app; }
     void publish(EventType type, const QString &app, const QString &deployId, const QJsonObject &data = {}) const;
 };
 

@@ -14,14 +14,6 @@ constexpr qsizetype MaxPathLength = 1024;
 constexpr qsizetype MaxNameLength = 128;
 constexpr qint64 MaxId = 2147483647;
 
-// The field and where in the document it was, as the services section does.
-Error at(Error error, const DocNode &node)
-{
-    if (const QString location = node.location(); !location.isEmpty())
-        error.message += u" (%1)"_s.arg(location);
-    return error;
-}
-
 Status checkSecretName(const QString &name, const QString &where)
 {
     if (auto ok = checkVariableName(name, where); !ok)
@@ -62,13 +54,6 @@ Status checkMode(int mode, const QString &where)
                         QString::number(mode, 8)),
                     where);
     return {};
-}
-
-Result<QString> scalarText(const DocNode &node, const QString &where, const QString &expected)
-{
-    if (node.kind != DocNode::Kind::Scalar || node.text.trimmed().isEmpty())
-        return std::unexpected(at(Error{ErrorCode::Invalid, u"expected %1"_s.arg(expected), where, {}}, node));
-    return node.text.trimmed();
 }
 
 Result<int> idValue(const DocNode &node, const QString &where)

@@ -25,26 +25,6 @@ QStringList serviceVersions(const QString &kind)
 
 namespace detail {
 
-namespace {
-
-// The field and where in the document it was: "services.db.kind" with " (line 4, column 11)"
-// added to the message, so an error in a long spec is found at once.
-Error at(Error error, const DocNode &node)
-{
-    if (const QString location = node.location(); !location.isEmpty())
-        error.message += u" (%1)"_s.arg(location);
-    return error;
-}
-
-Result<QString> scalarText(const DocNode &node, const QString &where, const QString &expected)
-{
-    if (node.kind != DocNode::Kind::Scalar || node.text.trimmed().isEmpty())
-        return std::unexpected(at(Error{ErrorCode::Invalid, u"expected %1"_s.arg(expected), where, {}}, node));
-    return node.text.trimmed();
-}
-
-} // namespace
-
 Status readServices(const DocNode &root, AppSpec &spec)
 {
     const DocNode *node = root.value(u"services"_s);

@@ -35,6 +35,20 @@ QString DocNode::location() const
     return u"line %1, column %2"_s.arg(line).arg(column);
 }
 
+Error at(Error error, const DocNode &node)
+{
+    if (const QString location = node.location(); !location.isEmpty())
+        error.message += u" (%1)"_s.arg(location);
+    return error;
+}
+
+Result<QString> scalarText(const DocNode &node, const QString &where, const QString &expected)
+{
+    if (node.kind != DocNode::Kind::Scalar || node.text.trimmed().isEmpty())
+        return std::unexpected(at(Error{ErrorCode::Invalid, u"expected %1"_s.arg(expected), where, {}}, node));
+    return node.text.trimmed();
+}
+
 namespace {
 
 QString lineColumn(int line, int column)

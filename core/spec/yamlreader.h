@@ -33,6 +33,12 @@ struct DocNode {
     QString location() const; // "line L, column C", or empty when unknown
 };
 
+// The error with where in the document its node was added to the message ("services.db.kind"
+// with " (line 4, column 11)"), so an error in a long document is found at once.
+Error at(Error error, const DocNode &node);
+// A non-empty scalar's text, trimmed; else an Invalid error at `where` saying "expected <expected>".
+Result<QString> scalarText(const DocNode &node, const QString &where, const QString &expected);
+
 struct ReaderLimits {
     qsizetype maxBytes = 1024LL * 1024;
     int maxDepth = 64;     // nested sequences and mappings

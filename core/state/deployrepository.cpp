@@ -10,7 +10,7 @@ namespace {
 
 const QString kDeployColumns = u"id, app, ref, commit_id, status, failed_step, error, image_id, container_id, actor,"
                                " created_ms, started_ms, finished_ms, approval_id, spec_yaml"_s;
-const QString kStepColumns = u"deploy_id, seq, name, status, detail, started_ms, finished_ms"_s;
+const QString kDeployStepColumns = u"deploy_id, seq, name, status, detail, started_ms, finished_ms"_s;
 
 Result<DeployRecord> deployFrom(const QSqlQuery &q)
 {
@@ -36,7 +36,7 @@ Result<DeployRecord> deployFrom(const QSqlQuery &q)
     return d;
 }
 
-Result<StepRecord> stepFrom(const QSqlQuery &q)
+Result<StepRecord> deployStepFrom(const QSqlQuery &q)
 {
     StepRecord s;
     s.deployId = q.value(0).toString();
@@ -158,7 +158,7 @@ Status DeployRepository::addStep(const StepRecord &s)
         return std::unexpected(db.error());
     const QString what = u"add step "_s + QString::number(s.seq) + u" to deploy "_s + s.deployId;
     auto q = detail::run(*db, m_db.isPostgres(),
-                         u"INSERT INTO deploy_steps ("_s + kStepColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?)"_s,
+                         u"INSERT INTO deploy_steps ("_s + kDeployStepColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?)"_s,
                          {detail::text(s.deployId), s.seq, detail::text(s.name), toString(s.status),
                           detail::text(s.detail), s.startedMs, s.finishedMs},
                          what);
@@ -198,13 +198,13 @@ Result<QList<StepRecord>> DeployRepository::steps(const QString &deployId)
     if (!db)
         return std::unexpected(db.error());
     auto q = detail::run(*db, m_db.isPostgres(),
-                         u"SELECT "_s + kStepColumns + u" FROM deploy_steps WHERE deploy_id = ? ORDER BY seq"_s,
+                         u"SELECT "_s + kDeployStepColumns + u" FROM deploy_steps WHERE deploy_id = ? ORDER BY seq"_s,
                          {detail::text(deployId)}, u"list steps of deploy "_s + deployId);
     if (!q)
         return std::unexpected(q.error());
     QList<StepRecord> steps;
     while (q->next()) {
-        auto step = stepFrom(*q);
+        auto step = deployStepFrom(*q);
         if (!step)
             return std::unexpected(step.error());
         steps.append(*step);

@@ -29,15 +29,6 @@ PipelineRecord pipelineFrom(const QSqlQuery &q)
     return p;
 }
 
-// The calling thread's connection, then one statement.
-Result<QSqlQuery> exec(Database &database, const QString &sql, const QVariantList &values, const QString &what)
-{
-    auto db = database.connection();
-    if (!db)
-        return std::unexpected(db.error());
-    return detail::run(*db, database.isPostgres(), sql, values, what);
-}
-
 Status expectOneRow(const Result<QSqlQuery> &q, const QString &missing, const QString &where)
 {
     if (!q)
@@ -80,8 +71,8 @@ Result<PipelineRecord> PipelineRepository::set(const QString &name, const QStrin
 
 Result<PipelineRecord> PipelineRepository::find(const QString &name)
 {
-    auto q = exec(m_db, u"SELECT "_s + kPipelineColumns + u" FROM pipelines WHERE name = ?"_s, {detail::text(name)},
-                  u"find pipeline "_s + name);
+    auto q = detail::run(m_db, u"SELECT "_s + kPipelineColumns + u" FROM pipelines WHERE name = ?"_s,
+                         {detail::text(name)}, u"find pipeline "_s + name);
     if (!q)
         return std::unexpected(q.error());
     if (!q->next())
@@ -91,7 +82,8 @@ Result<PipelineRecord> PipelineRepository::find(const QString &name)
 
 Result<QList<PipelineRecord>> PipelineRepository::list()
 {
-    auto q = exec(m_db, u"SELECT "_s + kPipelineColumns + u" FROM pipelines ORDER BY name"_s, {}, u"list pipelines"_s);
+    auto q = detail::run(m_db, u"SELECT "_s + kPipelineColumns + u" FROM pipelines ORDER BY name"_s, {},
+                         u"list pipelines"_s);
     if (!q)
         return std::unexpected(q.error());
     QList<PipelineRecord> list;
@@ -104,32 +96,33 @@ Status PipelineRepository::setPaused(const QString &name, bool paused, const QSt
 {
     // Unpausing also closes the circuit breaker.
     return expectOneRow(
-        exec(m_db,
-             paused ? u"UPDATE pipelines SET paused = 1, paused_reason = ?, updated_ms = ? WHERE name = ?"_s
-                    : u"UPDATE pipelines SET paused = 0, paused_reason = ?, consecutive_errors = 0,"
-                      " updated_ms = ? WHERE name = ?"_s,
-             {detail::text(paused ? reason : QString()), nowMs, detail::text(name)}, u"pause pipeline "_s + name),
+        detail::run(m_db,
+                    paused ? u"UPDATE pipelines SET paused = 1, paused_reason = ?, updated_ms = ? WHERE name = ?"_s
+                           : u"UPDATE pipelines SET paused = 0, paused_reason = ?, consecutive_errors = 0,"
+                             " updated_ms = ? WHERE name = ?"_s,
+                    {detail::text(paused ? reason : QString()), nowMs, detail::text(name)},
+                    u"pause pipeline "_s + name),
         u"no pipeline named "_s + name, u"pipelines"_s);
 }
 
 Status PipelineRepository::setMaxRuns(const QString &name, int maxRuns, qint64 nowMs)
 {
-    return expectOneRow(exec(m_db, u"UPDATE pipelines SET max_runs = ?, updated_ms = ? WHERE name = ?"_s,
-                             {maxRuns, nowMs, detail::text(name)}, u"set max-runs of "_s + name),
+    return expectOneRow(detail::run(m_db, u"UPDATE pipelines SET max_runs = ?, updated_ms = ? WHERE name = ?"_s,
+                                    {maxRuns, nowMs, detail::text(name)}, u"set max-runs of "_s + name),
                         u"no pipeline named "_s + name, u"pipelines"_s);
 }
 
 Status PipelineRepository::setHostExecution(const QString &name, bool allowed, qint64 nowMs)
 {
-    return expectOneRow(exec(m_db, u"UPDATE pipelines SET host_execution = ?, updated_ms = ? WHERE name = ?"_s,
-                             {allowed ? 1 : 0, nowMs, detail::text(name)}, u"set host execution of "_s + name),
+    return expectOneRow(detail::run(m_db, u"UPDATE pipelines SET host_execution = ?, updated_ms = ? WHERE name = ?"_s,
+                                    {allowed ? 1 : 0, nowMs, detail::text(name)}, u"set host execution of "_s + name),
                         u"no pipeline named "_s + name, u"pipelines"_s);
 }
 
 Result<QString> InstallSettingRepository::value(const QString &name, const QString &fallback)
 {
-    auto q = exec(m_db, u"SELECT value FROM install_settings WHERE name = ?"_s, {detail::text(name)},
-                  u"read setting "_s + name);
+    auto q = detail::run(m_db, u"SELECT value FROM install_settings WHERE name = ?"_s, {detail::text(name)},
+                         u"read setting "_s + name);
     if (!q)
         return std::unexpected(q.error());
     if (!q->next())
@@ -200,8 +193,9 @@ Status PipelineRepository::remove(const QString &name)
 
 Result<std::optional<StepCacheRecord>> StepCacheRepository::find(const QString &hash)
 {
-    auto q = exec(m_db, u"SELECT hash, outputs_json, run_id, step_id, created_ms FROM step_cache WHERE hash = ?"_s,
-                  {detail::text(hash)}, u"find cached step "_s + hash);
+    auto q =
+        detail::run(m_db, u"SELECT hash, outputs_json, run_id, step_id, created_ms FROM step_cache WHERE hash = ?"_s,
+                    {detail::text(hash)}, u"find cached step "_s + hash);
     if (!q)
         return std::unexpected(q.error());
     if (!q->next())
@@ -233,7 +227,8 @@ Status StepCacheRepository::put(const StepCacheRecord &r)
 
 Status StepCacheRepository::remove(const QString &hash)
 {
-    auto q = exec(m_db, u"DELETE FROM step_cache WHERE hash = ?"_s, {detail::text(hash)}, u"forget cached step"_s);
+    auto q =
+        detail::run(m_db, u"DELETE FROM step_cache WHERE hash = ?"_s, {detail::text(hash)}, u"forget cached step"_s);
     if (!q)
         return std::unexpected(q.error());
     return {};
@@ -303,10 +298,10 @@ Result<std::optional<ResourceVersionRecord>> ResourceVersionRepository::latest(c
 Result<QList<ResourceVersionRecord>> ResourceVersionRepository::list(const QString &pipeline, const QString &resource,
                                                                      int limit)
 {
-    auto q = exec(m_db,
-                  u"SELECT "_s + kVersionColumns +
-                      u" FROM resource_versions WHERE pipeline = ? AND resource = ? ORDER BY seq DESC LIMIT ?"_s,
-                  {detail::text(pipeline), detail::text(resource), limit}, u"list versions of "_s + resource);
+    auto q = detail::run(m_db,
+                         u"SELECT "_s + kVersionColumns +
+                             u" FROM resource_versions WHERE pipeline = ? AND resource = ? ORDER BY seq DESC LIMIT ?"_s,
+                         {detail::text(pipeline), detail::text(resource), limit}, u"list versions of "_s + resource);
     if (!q)
         return std::unexpected(q.error());
     QList<ResourceVersionRecord> list;
@@ -338,8 +333,8 @@ Status ResourceVersionRepository::recordCheck(const QString &pipeline, const QSt
 
 Result<QPair<qint64, QString>> ResourceVersionRepository::lastCheck(const QString &pipeline, const QString &resource)
 {
-    auto q = exec(m_db, u"SELECT checked_ms, error FROM resource_checks WHERE pipeline = ? AND resource = ?"_s,
-                  {detail::text(pipeline), detail::text(resource)}, u"last check of "_s + resource);
+    auto q = detail::run(m_db, u"SELECT checked_ms, error FROM resource_checks WHERE pipeline = ? AND resource = ?"_s,
+                         {detail::text(pipeline), detail::text(resource)}, u"last check of "_s + resource);
     if (!q)
         return std::unexpected(q.error());
     if (!q->next())
@@ -371,9 +366,9 @@ Status SecretRepository::put(const SecretRecord &s)
 
 Result<SecretRecord> SecretRepository::find(const QString &scope, const QString &name)
 {
-    auto q =
-        exec(m_db, u"SELECT scope, name, sealed, created_ms, updated_ms FROM secrets WHERE scope = ? AND name = ?"_s,
-             {detail::text(scope), detail::text(name)}, u"find secret "_s + name);
+    auto q = detail::run(
+        m_db, u"SELECT scope, name, sealed, created_ms, updated_ms FROM secrets WHERE scope = ? AND name = ?"_s,
+        {detail::text(scope), detail::text(name)}, u"find secret "_s + name);
     if (!q)
         return std::unexpected(q.error());
     if (!q->next())
@@ -384,8 +379,9 @@ Result<SecretRecord> SecretRepository::find(const QString &scope, const QString 
 
 Result<QList<SecretRecord>> SecretRepository::list(const QString &scope)
 {
-    auto q = exec(m_db, u"SELECT scope, name, created_ms, updated_ms FROM secrets WHERE scope = ? ORDER BY name"_s,
-                  {detail::text(scope)}, u"list secrets"_s);
+    auto q =
+        detail::run(m_db, u"SELECT scope, name, created_ms, updated_ms FROM secrets WHERE scope = ? ORDER BY name"_s,
+                    {detail::text(scope)}, u"list secrets"_s);
     if (!q)
         return std::unexpected(q.error());
     QList<SecretRecord> list;
@@ -416,8 +412,8 @@ Status SecretRepository::remove(const QString &scope, const QString &name)
 
 Result<SecretAccess> SecretRepository::access(const QString &name)
 {
-    auto q = exec(m_db, u"SELECT access FROM secrets WHERE scope = '' AND name = ?"_s, {detail::text(name)},
-                  u"read the access of secret "_s + name);
+    auto q = detail::run(m_db, u"SELECT access FROM secrets WHERE scope = '' AND name = ?"_s, {detail::text(name)},
+                         u"read the access of secret "_s + name);
     if (!q)
         return std::unexpected(q.error());
     if (!q->next())
@@ -426,8 +422,8 @@ Result<SecretAccess> SecretRepository::access(const QString &name)
     SecretAccess access;
     access.all = q->value(0).toString() == u"all"_s;
     q->finish();
-    auto rows = exec(m_db, u"SELECT pipeline FROM secret_access WHERE name = ? ORDER BY pipeline"_s,
-                     {detail::text(name)}, u"read the access of secret "_s + name);
+    auto rows = detail::run(m_db, u"SELECT pipeline FROM secret_access WHERE name = ? ORDER BY pipeline"_s,
+                            {detail::text(name)}, u"read the access of secret "_s + name);
     if (!rows)
         return std::unexpected(rows.error());
     while (rows->next())
@@ -460,8 +456,8 @@ Status SecretRepository::setAccess(const QString &name, const SecretAccess &acce
 
 Result<QStringList> SecretRepository::unscoped()
 {
-    auto q = exec(m_db, u"SELECT name FROM secrets WHERE scope = '' AND access = 'unset' ORDER BY name"_s, {},
-                  u"list install-wide secrets without an access list"_s);
+    auto q = detail::run(m_db, u"SELECT name FROM secrets WHERE scope = '' AND access = 'unset' ORDER BY name"_s, {},
+                         u"list install-wide secrets without an access list"_s);
     if (!q)
         return std::unexpected(q.error());
     QStringList names;

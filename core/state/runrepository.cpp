@@ -13,8 +13,8 @@ namespace {
 
 const QString kRunColumns = u"id, pipeline, job, number, status, trigger, actor, inputs_json, config_version, owner,"
                             " error, created_ms, started_ms, finished_ms"_s;
-const QString kStepColumns = u"run_id, step_id, parent_id, seq, name, kind, status, hash, attempt, exit_code, error,"
-                             " started_ms, finished_ms"_s;
+const QString kRunStepColumns = u"run_id, step_id, parent_id, seq, name, kind, status, hash, attempt, exit_code, error,"
+                                " started_ms, finished_ms"_s;
 
 Result<RunRecord> runFrom(const QSqlQuery &q)
 {
@@ -39,7 +39,7 @@ Result<RunRecord> runFrom(const QSqlQuery &q)
     return r;
 }
 
-Result<RunStepRecord> stepFrom(const QSqlQuery &q)
+Result<RunStepRecord> runStepFrom(const QSqlQuery &q)
 {
     RunStepRecord s;
     s.runId = q.value(0).toString();
@@ -62,17 +62,9 @@ Result<RunStepRecord> stepFrom(const QSqlQuery &q)
     return s;
 }
 
-Result<QSqlQuery> exec(Database &database, const QString &sql, const QVariantList &values, const QString &what)
-{
-    auto db = database.connection();
-    if (!db)
-        return std::unexpected(db.error());
-    return detail::run(*db, database.isPostgres(), sql, values, what);
-}
-
 Result<QList<RunRecord>> selectRuns(Database &db, const QString &tail, const QVariantList &values, const QString &what)
 {
-    auto q = exec(db, u"SELECT "_s + kRunColumns + u" FROM runs "_s + tail, values, what);
+    auto q = detail::run(db, u"SELECT "_s + kRunColumns + u" FROM runs "_s + tail, values, what);
     if (!q)
         return std::unexpected(q.error());
     QList<RunRecord> runs;
@@ -236,8 +228,8 @@ Result<QList<RunRecord>> RunRepository::withStatus(RunStatus status)
 
 Status RunRepository::finish(const QString &id, RunStatus status, const QString &error, qint64 nowMs)
 {
-    auto q = exec(m_db, u"UPDATE runs SET status = ?, error = ?, finished_ms = ? WHERE id = ?"_s,
-                  {toString(status), detail::text(error), nowMs, detail::text(id)}, u"finish run "_s + id);
+    auto q = detail::run(m_db, u"UPDATE runs SET status = ?, error = ?, finished_ms = ? WHERE id = ?"_s,
+                         {toString(status), detail::text(error), nowMs, detail::text(id)}, u"finish run "_s + id);
     if (!q)
         return std::unexpected(q.error());
     if (q->numRowsAffected() == 0)
@@ -288,9 +280,9 @@ Status RunRepository::upsertStep(const RunStepRecord &s)
     if (!q)
         return std::unexpected(q.error());
     if (q->numRowsAffected() == 0) {
-        auto insert =
-            tx->run(u"INSERT INTO run_steps ("_s + kStepColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
-                    QVariantList{detail::text(s.runId), detail::text(s.stepId)} + fields, what);
+        auto insert = tx->run(u"INSERT INTO run_steps ("_s + kRunStepColumns +
+                                  u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
+                              QVariantList{detail::text(s.runId), detail::text(s.stepId)} + fields, what);
         if (!insert)
             return std::unexpected(insert.error());
     }
@@ -299,13 +291,14 @@ Status RunRepository::upsertStep(const RunStepRecord &s)
 
 Result<QList<RunStepRecord>> RunRepository::steps(const QString &runId)
 {
-    auto q = exec(m_db, u"SELECT "_s + kStepColumns + u" FROM run_steps WHERE run_id = ? ORDER BY seq, step_id"_s,
-                  {detail::text(runId)}, u"list steps of run "_s + runId);
+    auto q =
+        detail::run(m_db, u"SELECT "_s + kRunStepColumns + u" FROM run_steps WHERE run_id = ? ORDER BY seq, step_id"_s,
+                    {detail::text(runId)}, u"list steps of run "_s + runId);
     if (!q)
         return std::unexpected(q.error());
     QList<RunStepRecord> list;
     while (q->next()) {
-        auto step = stepFrom(*q);
+        auto step = runStepFrom(*q);
         if (!step)
             return std::unexpected(step.error());
         list.append(*step);
@@ -342,10 +335,11 @@ Result<qint64> RunRepository::appendEvents(const QString &runId, const QList<Run
 
 Result<QList<RunEventRecord>> RunRepository::events(const QString &runId, qint64 afterSeq, int limit)
 {
-    auto q = exec(m_db,
-                  u"SELECT run_id, seq, time_ms, step_id, type, data FROM run_events WHERE run_id = ? AND seq > ?"
-                  " ORDER BY seq LIMIT ?"_s,
-                  {detail::text(runId), afterSeq, limit}, u"read events of run "_s + runId);
+    auto q =
+        detail::run(m_db,
+                    u"SELECT run_id, seq, time_ms, step_id, type, data FROM run_events WHERE run_id = ? AND seq > ?"
+                    " ORDER BY seq LIMIT ?"_s,
+                    {detail::text(runId), afterSeq, limit}, u"read events of run "_s + runId);
     if (!q)
         return std::unexpected(q.error());
     QList<RunEventRecord> list;
@@ -358,13 +352,13 @@ Result<QList<RunEventRecord>> RunRepository::events(const QString &runId, qint64
 Result<QStringList> RunRepository::passedVersions(const QString &pipeline, const QString &job, const QString &resource,
                                                   int limit)
 {
-    auto q =
-        exec(m_db,
-             u"SELECT i.version_json FROM run_inputs i JOIN runs r ON r.id = i.run_id"
-             " WHERE r.pipeline = ? AND r.job = ? AND r.status = ? AND i.resource = ?"
-             " ORDER BY r.finished_ms DESC, r.number DESC LIMIT ?"_s,
-             {detail::text(pipeline), detail::text(job), toString(RunStatus::Succeeded), detail::text(resource), limit},
-             u"versions of "_s + resource + u" that passed "_s + job);
+    auto q = detail::run(
+        m_db,
+        u"SELECT i.version_json FROM run_inputs i JOIN runs r ON r.id = i.run_id"
+        " WHERE r.pipeline = ? AND r.job = ? AND r.status = ? AND i.resource = ?"
+        " ORDER BY r.finished_ms DESC, r.number DESC LIMIT ?"_s,
+        {detail::text(pipeline), detail::text(job), toString(RunStatus::Succeeded), detail::text(resource), limit},
+        u"versions of "_s + resource + u" that passed "_s + job);
     if (!q)
         return std::unexpected(q.error());
     QStringList versions;

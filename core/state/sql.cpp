@@ -166,6 +166,14 @@ void closeIfLost(const QSqlDatabase &db, bool postgres, const Error &error)
 
 } // namespace
 
+Result<QSqlQuery> run(Database &database, const QString &sql, const QVariantList &values, const QString &what)
+{
+    auto db = database.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    return run(*db, database.isPostgres(), sql, values, what);
+}
+
 Result<QSqlQuery> run(const QSqlDatabase &db, bool postgres, const QString &sql, const QVariantList &values,
                       const QString &what)
 {

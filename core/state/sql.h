@@ -37,6 +37,8 @@ template<typename E> Result<E> word(const QVariant &value, const QString &column
 // operation for the error message ("insert app hello").
 Result<QSqlQuery> run(const QSqlDatabase &db, bool postgres, const QString &sql, const QVariantList &values,
                       const QString &what);
+// The same on the calling thread's connection of database.
+Result<QSqlQuery> run(Database &database, const QString &sql, const QVariantList &values, const QString &what);
 
 // A transaction on the calling thread's connection; rolled back unless commit() succeeds.
 // Write transactions on SQLite begin with BEGIN IMMEDIATE, which takes the write lock up front:

@@ -10,7 +10,7 @@ namespace pando::desktop {
 
 namespace {
 // The install's words: what was wrong and, where it has one, what to do next.
-QString explain(const Error &e)
+QString explainPipelineError(const Error &e)
 {
     return e.hint.isEmpty() ? e.text() : PipelinesModel::tr("%1 — %2").arg(e.text(), e.hint);
 }
@@ -199,7 +199,7 @@ void PipelinesModel::refresh()
             return;
         if (!pipelines) {
             const Error &e = pipelines.error();
-            self->setError(explain(e), e.code == ErrorCode::Unavailable);
+            self->setError(explainPipelineError(e), e.code == ErrorCode::Unavailable);
             if (e.code == ErrorCode::Unavailable && !self->m_rows.isEmpty()) {
                 self->beginResetModel();
                 self->m_rows.clear();
@@ -343,11 +343,11 @@ void PipelinesModel::actionDone(const QString &name, const Error *error)
     const int row = rowOf(name);
     if (row < 0) {
         if (error)
-            setError(explain(*error));
+            setError(explainPipelineError(*error));
         return;
     }
     m_rows[row].busy = false;
-    m_rows[row].actionError = error ? explain(*error) : QString();
+    m_rows[row].actionError = error ? explainPipelineError(*error) : QString();
     rowChanged(row);
 }
 

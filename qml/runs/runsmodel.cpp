@@ -11,7 +11,7 @@ using namespace Qt::StringLiterals;
 namespace pando::desktop {
 
 namespace {
-QString explain(const Error &e)
+QString explainRunError(const Error &e)
 {
     return e.hint.isEmpty() ? e.text() : RunsModel::tr("%1 — %2").arg(e.text(), e.hint);
 }
@@ -242,7 +242,7 @@ void RunsModel::refresh()
         if (!self || self->m_generation != generation)
             return;
         if (!runs) {
-            self->setError(explain(runs.error()));
+            self->setError(explainRunError(runs.error()));
             self->setLoading(false);
             return;
         }
@@ -360,12 +360,12 @@ void RunsModel::abort(int row)
         const int at = self->rowOf(id);
         if (at < 0) {
             if (!done)
-                self->setError(explain(done.error()));
+                self->setError(explainRunError(done.error()));
             return;
         }
         Row &r = self->m_rows[at];
         r.busy = false;
-        r.actionError = done ? QString() : explain(done.error());
+        r.actionError = done ? QString() : explainRunError(done.error());
         self->rowChanged(at);
     });
 }

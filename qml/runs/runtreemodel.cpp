@@ -11,14 +11,14 @@ using namespace Qt::StringLiterals;
 namespace pando::desktop {
 
 namespace {
-QString explain(const Error &e)
+QString explainStepError(const Error &e)
 {
     return e.hint.isEmpty() ? e.text() : RunTreeModel::tr("%1 — %2").arg(e.text(), e.hint);
 }
 
 // How far a step has got: the run's detail and the replay of its events may cross, and an older
 // state must not undo a newer one. A retried step starts again with a higher attempt.
-int progress(const QJsonObject &step)
+int stepProgress(const QJsonObject &step)
 {
     const QString status = step.value(u"status"_s).toString();
     int phase = 2;
@@ -184,7 +184,7 @@ void RunTreeModel::load(bool reset)
         self->m_loading = false;
         Q_EMIT self->loadingChanged();
         if (!run) {
-            self->setError(explain(run.error()));
+            self->setError(explainStepError(run.error()));
             return;
         }
         self->setError({});
@@ -249,7 +249,7 @@ void RunTreeModel::upsert(const QJsonObject &given, const QString &parentId)
     if (id.isEmpty())
         return;
     if (Node *node = m_byId.value(id)) {
-        if (progress(step) < progress(node->step) || node->step == step)
+        if (stepProgress(step) < stepProgress(node->step) || node->step == step)
             return;
         const bool hadFailed = isFailure(node->step.value(u"status"_s).toString());
         node->step = step;
@@ -295,7 +295,7 @@ void RunTreeModel::follow()
         Q_EMIT followingChanged();
         if (!result) {
             // Followed again when the session connects again (the link dropped), not in a loop.
-            setError(explain(result.error()));
+            setError(explainStepError(result.error()));
             return;
         }
         // The stored record has the end's exact times (and steps the follow may have missed).
