@@ -279,12 +279,19 @@ Status LocalPipelineService::pause(const QString &name, const Actor &actor)
 
 Status LocalPipelineService::unpause(const QString &name, const Actor &actor)
 {
+    auto before = PipelineRepository(m_deps.db).find(name);
+    if (!before)
+        return std::unexpected(before.error());
+    // No worker starts one of its queued runs before the audit line says who unpaused it, so that
+    // an unpause that cannot be audited is taken back with nothing started.
+    const auto hold = m_scheduler->holdClaims();
     if (auto done = m_scheduler->unpause(name); !done)
         return done;
     auto audited = m_audit.record(actor, QStringLiteral("pipeline.unpause"), QStringLiteral("pipeline/") + name,
                                   QStringLiteral("success"));
-    if (!audited)
-        return std::unexpected(unaudited(QStringLiteral("pipeline %1 was unpaused").arg(name), audited.error()));
+    if (!audited && before->paused)
+        if (auto undone = m_scheduler->pause(name, before->pausedReason); !undone)
+            return std::unexpected(unaudited(QStringLiteral("pipeline %1 was unpaused").arg(name), audited.error()));
     return audited;
 }
 
