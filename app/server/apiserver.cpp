@@ -28,6 +28,7 @@
 #include <QSslSocket>
 #include <QTcpSocket>
 #include <QThreadPool>
+#include <QTimer>
 #include <QWebSocket>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
@@ -644,6 +645,23 @@ void ApiServer::acceptWebSockets()
                                                                      m_tlsPorts.contains(socket->localPort())});
         connect(session, &QObject::destroyed, m_frontend.get(),
                 [state = &m_frontend->state(), connectionId] { state->removeConnection(connectionId); });
+
+        // ...and so does losing the access: the route's decision is asked again while the stream
+        // lives (a grant taken away, the object given to others; a store that cannot answer ends
+        // it too). A refusal is audited, as at the upgrade.
+        if (m_limits.streamReauthorizeMs > 0) {
+            auto *again = new QTimer(session);
+            again->setInterval(m_limits.streamReauthorizeMs);
+            connect(again, &QTimer::timeout, session,
+                    [this, session, route = match.route, args = match.args, who = *principal, actor] {
+                        auto decision = authorize(m_engine, who, *route, args, actor);
+                        if (!decision || !*decision)
+                            session->close(QWebSocketProtocol::CloseCodePolicyViolated,
+                                           QStringLiteral("forbidden: %1")
+                                               .arg(decision ? decision->reason : decision.error().message));
+                    });
+            again->start();
+        }
 
         // The route names its stream (routes.h): the table's check makes one without a stream
         // a compile error, so there is no default to fall through to.

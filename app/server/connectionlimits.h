@@ -3,8 +3,8 @@
 // up the daemon's descriptors or memory: a cap per listener (a connection past it is answered
 // 503 and closed, with a log line), deadlines for a request's headers and for a connection that
 // moves no byte while no answer is due, and per WebSocket an inbound message cap, an outbound
-// buffer bound (a client that reads too slowly is dropped, its queue never grows without end)
-// and a limit of live streams per user.
+// buffer bound (a client that reads too slowly is dropped, its queue never grows without end),
+// a limit of live streams per user, and how soon a stream ends once its reader lost the access.
 
 namespace pando::server {
 
@@ -15,6 +15,9 @@ struct ConnectionLimits {
     int maxWebSocketsPerUser = 32;
     int maxWebSocketMessageBytes = 64 * 1024;       // what a client may send in one message
     int maxWebSocketPendingBytes = 8 * 1024 * 1024; // queued toward a client before it is dropped
+    // How often a live stream's route is authorized again: a grant taken away ends the streams
+    // it let in within this time.
+    int streamReauthorizeMs = 5'000;
 };
 
 } // namespace pando::server

@@ -50,6 +50,7 @@ private Q_SLOTS:
     void appLimit();
     void bodyNeverNamesTheObject();
     void appGrantsOverTheApi();
+    void logStreamEndsWithItsGrant();
     void pipelineGrantsOverTheApi();
     void eventStreamShowsOnlyGrantedObjects();
     void everyRouteHasAnExpectation();
@@ -592,6 +593,44 @@ void TestAuthz::appGrantsOverTheApi()
                 .value(QStringLiteral("message"))
                 .toString()
                 .contains(QLatin1String("member2 holds no deployer grant on app/shared")));
+}
+
+void TestAuthz::logStreamEndsWithItsGrant()
+{
+    // A viewer grant lets member2 follow the logs of member's app; taking the grant away ends
+    // the stream it opened, not only the streams it would open next.
+    server::ConnectionLimits limits;
+    limits.streamReauthorizeMs = 200;
+    m_install.server->setConnectionLimits(limits);
+    const QString member = m_install.tokens.value(QStringLiteral("member"));
+    const QString member2 = m_install.tokens.value(QStringLiteral("member2"));
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/apps"), member, test::helloSpec(QStringLiteral("watched")),
+                  "application/yaml")
+                 .status,
+             201);
+    QCOMPARE(
+        call("POST", QStringLiteral("/api/v1/apps/watched/grants"), member, R"({"user":"member2","role":"viewer"})")
+            .status,
+        201);
+
+    QWebSocket socket;
+    QSignalSpy connected(&socket, &QWebSocket::connected);
+    QSignalSpy disconnected(&socket, &QWebSocket::disconnected);
+    QNetworkRequest request(
+        QUrl(QStringLiteral("ws://127.0.0.1:%1/api/v1/apps/watched/logs/follow").arg(m_install.port)));
+    request.setRawHeader("Authorization", "Bearer " + member2.toUtf8());
+    socket.open(request);
+    QVERIFY(connected.wait(5000));
+    // Still open after several checks while the grant holds.
+    QTest::qWait(700);
+    QCOMPARE(disconnected.size(), 0);
+
+    QCOMPARE(call("DELETE", QStringLiteral("/api/v1/apps/watched/grants/member2/viewer"), member).status, 204);
+    QTRY_COMPARE_WITH_TIMEOUT(disconnected.size(), 1, 3000);
+    QCOMPARE(socket.closeCode(), QWebSocketProtocol::CloseCodePolicyViolated);
+    QVERIFY2(socket.closeReason().startsWith(QLatin1String("forbidden")), qPrintable(socket.closeReason()));
+    m_install.server->setConnectionLimits({});
+    QCOMPARE(call("DELETE", QStringLiteral("/api/v1/apps/watched"), member).status, 202);
 }
 
 void TestAuthz::pipelineGrantsOverTheApi()
