@@ -16,7 +16,7 @@ GitCredentials anonymous(const GitCredentials &install)
 
 } // namespace
 
-GitSource::GitSource(QString cacheRoot, GitCredentials credentials)
+GitSource::GitSource(QString cacheRoot, const GitCredentials &credentials)
     : m_mirrors(cacheRoot, credentials), m_anonymous(std::move(cacheRoot), anonymous(credentials))
 {}
 

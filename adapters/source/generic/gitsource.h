@@ -17,7 +17,7 @@ namespace pando::adapters::git {
 class GitSource : public SourceProvider {
 public:
     // cacheRoot holds the bare mirrors (e.g. DATA/cache/git); it is created when missing.
-    explicit GitSource(QString cacheRoot, GitCredentials credentials = {});
+    explicit GitSource(QString cacheRoot, const GitCredentials &credentials = {});
     ~GitSource() override;
 
     Status checkUrl(const QString &url) override;
