@@ -538,12 +538,20 @@ Status LocalPipelineService::setSecret(const QString &scope, const QString &name
     auto sealed = m_seal.seal(value.toUtf8(), SealBox::context({QStringLiteral("secret"), scope, name}));
     if (!sealed)
         return std::unexpected(sealed.error());
+    SecretRepository secrets(m_deps.db);
+    const auto before = secrets.find(scope, name);
+    if (!before && before.error().code != ErrorCode::NotFound)
+        return std::unexpected(before.error());
     const qint64 now = m_deps.clock.nowMs();
-    if (auto saved = SecretRepository(m_deps.db).put(SecretRecord{scope, name, *sealed, now, now}); !saved)
+    if (auto saved = secrets.put(SecretRecord{scope, name, *sealed, before ? before->createdMs : now, now}); !saved)
         return saved;
     auto audited = m_audit.record(actor, QStringLiteral("secret.set"),
                                   QStringLiteral("secret/") + qualifiedSecret(scope, name), QStringLiteral("success"));
-    if (!audited)
+    if (audited)
+        return audited;
+    // Taken back: the old value, or no secret at all, so that nothing unaudited stays readable.
+    const Status undone = before ? secrets.put(*before) : secrets.remove(scope, name);
+    if (!undone)
         return std::unexpected(
             unaudited(QStringLiteral("secret %1 was set").arg(qualifiedSecret(scope, name)), audited.error()));
     return audited;
@@ -562,11 +570,28 @@ Result<QStringList> LocalPipelineService::secretNames(const QString &scope)
 
 Status LocalPipelineService::removeSecret(const QString &scope, const QString &name, const Actor &actor)
 {
-    if (auto removed = SecretRepository(m_deps.db).remove(scope, name); !removed)
+    SecretRepository secrets(m_deps.db);
+    const auto before = secrets.find(scope, name);
+    if (!before)
+        return std::unexpected(before.error());
+    // An install-wide secret's access list goes with it, and comes back with it.
+    std::optional<SecretAccess> access;
+    if (scope.isEmpty()) {
+        auto read = secrets.access(name);
+        if (!read)
+            return std::unexpected(read.error());
+        access = *read;
+    }
+    if (auto removed = secrets.remove(scope, name); !removed)
         return removed;
     auto audited = m_audit.record(actor, QStringLiteral("secret.remove"),
                                   QStringLiteral("secret/") + qualifiedSecret(scope, name), QStringLiteral("success"));
-    if (!audited)
+    if (audited)
+        return audited;
+    Status undone = secrets.put(*before);
+    if (undone && access)
+        undone = secrets.setAccess(name, *access);
+    if (!undone)
         return std::unexpected(
             unaudited(QStringLiteral("secret %1 was removed").arg(qualifiedSecret(scope, name)), audited.error()));
     return audited;

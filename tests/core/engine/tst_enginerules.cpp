@@ -400,19 +400,24 @@ void TestEngineRules::pipelineAuditFailures()
                               "      run: {path: 'true'}\n";
     QVERIFY(pipelines->setPipeline(u"ledger"_s, config, {}, false, m_people.actor(u"root"_s)));
     QVERIFY(pipelines->pause(u"ledger"_s, m_people.actor(u"root"_s)));
+    QVERIFY(pipelines->setSecret({}, u"kept"_s, u"old"_s, m_people.actor(u"root"_s)));
+    QVERIFY(pipelines->setSecretAccess(u"kept"_s, core::SecretAccess{false, {u"ledger"_s}}, m_people.actor(u"root"_s)));
 
     QVERIFY(failAudit(true));
-    // Taken back: unpausing, turning host execution on, allowing it to the pipeline, a trigger.
+    // Taken back: unpausing, turning host execution on, allowing it to the pipeline, a trigger,
+    // setting a new secret, changing one, removing one (with its access list).
     auto unpaused = pipelines->unpause(u"ledger"_s, m_people.actor(u"root"_s));
     auto hostOn = pipelines->setHostExecution(true, m_people.actor(u"root"_s));
     auto allowed = pipelines->setPipelineHostExecution(u"ledger"_s, true, m_people.actor(u"root"_s));
-    // Done and said so: a new version of the pipeline, a secret.
-    auto set = pipelines->setPipeline(u"ledger"_s, config + "  serial: true\n", {}, false, m_people.actor(u"root"_s));
     auto secret = pipelines->setSecret({}, u"deploy_key"_s, u"k3y"_s, m_people.actor(u"root"_s));
+    auto changed = pipelines->setSecret({}, u"kept"_s, u"new"_s, m_people.actor(u"root"_s));
+    auto secretGone = pipelines->removeSecret({}, u"kept"_s, m_people.actor(u"root"_s));
+    // Done and said so: a new version of the pipeline.
+    auto set = pipelines->setPipeline(u"ledger"_s, config + "  serial: true\n", {}, false, m_people.actor(u"root"_s));
     QVERIFY(failAudit(false));
 
     QVERIFY(pipelines->pipeline(u"ledger"_s)->record.paused);
-    for (const Status &undone : {unpaused, hostOn, allowed})
+    for (const Status &undone : {unpaused, hostOn, allowed, secret, changed, secretGone})
         QVERIFY2(!undone && undone.error().text().contains(u"disk full"_s) && !isUnaudited(undone.error()),
                  qPrintable(undone ? u"done"_s : undone.error().text()));
     QCOMPARE(pipelines->hostExecution().value_or(true), false);
@@ -421,9 +426,10 @@ void TestEngineRules::pipelineAuditFailures()
     QVERIFY2(isUnaudited(set.error()) && set.error().message.contains(u"config version 2"_s),
              qPrintable(set.error().text()));
     QCOMPARE(pipelines->pipeline(u"ledger"_s)->record.configVersion, 2);
-    QVERIFY(!secret);
-    QVERIFY2(isUnaudited(secret.error()) && secret.error().message.contains(u"deploy_key was set"_s),
-             qPrintable(secret.error().text()));
+    QCOMPARE(pipelines->secretNames({}).value_or(QStringList{}), QStringList{u"kept"_s});
+    const auto access = pipelines->secretAccess(u"kept"_s);
+    QVERIFY(access && !access->all);
+    QCOMPARE(access->pipelines, QStringList{u"ledger"_s});
 
     // A trigger nobody audited does not run: its run is aborted at once.
     QVERIFY(pipelines->unpause(u"ledger"_s, m_people.actor(u"root"_s)));
@@ -445,7 +451,7 @@ void TestEngineRules::pipelineAuditFailures()
     QVERIFY(!paused && !isUnaudited(paused.error()));
     QCOMPARE(pipelines->pipeline(u"ledger"_s)->record.paused, false);
     QVERIFY(pipelines->removePipeline(u"ledger"_s, m_people.actor(u"root"_s)));
-    QVERIFY(pipelines->removeSecret({}, u"deploy_key"_s, m_people.actor(u"root"_s)));
+    QVERIFY(pipelines->removeSecret({}, u"kept"_s, m_people.actor(u"root"_s)));
 }
 
 QTEST_GUILESS_MAIN(TestEngineRules)
