@@ -23,6 +23,10 @@ struct SourceCheckout {
 // members); the adapter honours it.
 struct SourceAccess {
     bool installCredentials = true; // the ssh-agent and any key or token the install was given
+    // Whether the fetch may connect to this machine or its link (adapters/api/netaddress.h). Checked
+    // on each address the fetch connects to, after its own lookup: a name that answered with an
+    // outside address when core checked it and rebinds to 127.0.0.1 for the fetch is refused.
+    bool internalHosts = true;
 };
 
 class SourceProvider {

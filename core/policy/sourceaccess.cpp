@@ -1,5 +1,6 @@
 #include "sourceaccess.h"
 
+#include "adapters/api/netaddress.h"
 #include "core/accounts/accounts.h"
 #include "core/state/pipelinerepositories.h"
 
@@ -63,22 +64,6 @@ Target targetOf(const QString &repo)
         return Target{u"scp"_s, host};
     }
     return {};
-}
-
-// Addresses that reach this machine or its link: loopback (127/8, ::1), link-local
-// (169.254/16, fe80::/10, where cloud metadata lives), unspecified (0.0.0.0/8, ::), also as
-// IPv4-mapped IPv6.
-bool isInternal(QHostAddress address)
-{
-    bool mapped = false;
-    const quint32 v4 = address.toIPv4Address(&mapped);
-    if (mapped)
-        address = QHostAddress(v4);
-    if (address.isLoopback() || address.isLinkLocal() || address.isNull())
-        return true;
-    if (address.protocol() == QAbstractSocket::IPv4Protocol)
-        return (address.toIPv4Address() >> 24) == 0;
-    return address == QHostAddress(QHostAddress::AnyIPv6);
 }
 
 Error internalHost(const QString &repo, const QString &host)
@@ -186,21 +171,21 @@ Status checkSource(const QString &repo, bool trusted, const AppAccess &settings)
     if (settings.internalHosts)
         return {};
     if (QHostAddress literal; literal.setAddress(target.host)) {
-        if (isInternal(literal))
+        if (adapters::isInternalAddress(literal))
             return std::unexpected(internalHost(repo, target.host));
         return {};
     }
     // A name that does not resolve is left to the fetch, which fails like any other.
     const QHostInfo info = QHostInfo::fromName(target.host);
     for (const QHostAddress &address : info.addresses())
-        if (isInternal(address))
+        if (adapters::isInternalAddress(address))
             return std::unexpected(internalHost(repo, target.host));
     return {};
 }
 
 adapters::SourceAccess sourceAccess(bool trusted, const AppAccess &settings)
 {
-    return adapters::SourceAccess{trusted || settings.sshAgent};
+    return adapters::SourceAccess{trusted || settings.sshAgent, trusted || settings.internalHosts};
 }
 
 Error unreadableSource(const QString &repo)

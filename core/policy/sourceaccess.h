@@ -52,8 +52,9 @@ bool hasInstallAuthority(const Actor &actor);
 
 // The rules for a repository URL before anything is fetched. Trusted: none. Otherwise only
 // https, http, ssh and user@host:path; file:// needs localRepositories; a host that is, or
-// resolves to, a loopback, link-local or unspecified address needs internalHosts. (The fetch
-// resolves the name again: a name whose answer changes in between is not caught.)
+// resolves to, a loopback, link-local or unspecified address needs internalHosts. The fetch
+// resolves the name again and checks each address it connects to (sourceAccess's
+// internalHosts), so a name whose answer changes in between is refused there.
 Status checkSource(const QString &repo, bool trusted, const AppAccess &settings);
 // What a fetch for such an app may offer the remote.
 adapters::SourceAccess sourceAccess(bool trusted, const AppAccess &settings);

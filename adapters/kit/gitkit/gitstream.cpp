@@ -1,5 +1,7 @@
 #include "gitstream.h"
 
+#include "adapters/api/netaddress.h"
+
 #include <git2.h>
 #include <git2/sys/stream.h>
 
@@ -24,6 +26,7 @@ using Clock = std::chrono::steady_clock;
 std::atomic<int> g_connectMs{NetworkDeadlines{}.connectMs};
 std::atomic<int> g_idleMs{NetworkDeadlines{}.idleMs};
 std::atomic<int> g_totalMs{NetworkDeadlines{}.totalMs};
+thread_local bool t_refuseInternal = false;
 
 struct TimedStream {
     git_stream parent; // first: libgit2 hands back this pointer
@@ -87,7 +90,17 @@ int timedConnect(git_stream *stream)
         return -1;
     }
     int result = -1;
+    const char *refused = nullptr; // an internal address that was skipped, as text
+    char refusedText[64] = {};
+    int tried = 0;
     for (addrinfo *p = info; p && result != 0; p = p->ai_next) {
+        if (t_refuseInternal && isInternalAddress(QHostAddress(p->ai_addr))) {
+            if (::getnameinfo(p->ai_addr, p->ai_addrlen, refusedText, sizeof refusedText, nullptr, 0, NI_NUMERICHOST))
+                std::snprintf(refusedText, sizeof refusedText, "?");
+            refused = refusedText;
+            continue;
+        }
+        ++tried;
         const int fd = ::socket(p->ai_family, p->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, p->ai_protocol);
         if (fd < 0)
             continue;
@@ -117,6 +130,13 @@ int timedConnect(git_stream *stream)
         s->fd = -1;
     }
     ::freeaddrinfo(info);
+    if (result != 0 && refused && tried == 0) {
+        char message[512];
+        std::snprintf(message, sizeof message,
+                      "%s resolves to %s, an address of this machine or its link, which this fetch may not reach",
+                      s->host, refused);
+        git_error_set_str(GIT_ERROR_NET, message);
+    }
     return result;
 }
 
@@ -203,6 +223,16 @@ void installNetworkDeadlines()
         static git_stream_registration registration{GIT_STREAM_VERSION, timedInit, nullptr};
         git_stream_register(GIT_STREAM_STANDARD, &registration);
     });
+}
+
+InternalHostsRefused::InternalHostsRefused(bool refuse) : m_before(t_refuseInternal)
+{
+    t_refuseInternal = t_refuseInternal || refuse;
+}
+
+InternalHostsRefused::~InternalHostsRefused()
+{
+    t_refuseInternal = m_before;
 }
 
 void setNetworkDeadlines(const NetworkDeadlines &deadlines)

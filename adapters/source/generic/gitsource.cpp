@@ -1,5 +1,7 @@
 #include "gitsource.h"
 
+#include "adapters/kit/gitkit/gitstream.h"
+
 namespace pando::adapters::git {
 
 namespace {
@@ -32,6 +34,7 @@ Result<SourceCheckout> GitSource::checkout(const QString &repo, const QString &r
                                            const std::function<void(const QString &progress)> &progress)
 {
     GitMirrors &mirrors = access.installCredentials ? m_mirrors : m_anonymous;
+    const InternalHostsRefused rule(!access.internalHosts);
     return mirrors.checkout(repo, ref, workRoot, cancel, progress);
 }
 
@@ -40,6 +43,7 @@ Result<QString> GitSource::resolve(const QString &repo, const QString &ref, cons
                                    const std::function<void(const QString &progress)> &progress)
 {
     GitMirrors &mirrors = access.installCredentials ? m_mirrors : m_anonymous;
+    const InternalHostsRefused rule(!access.internalHosts);
     return mirrors.resolve(repo, ref, cancel, progress);
 }
 

@@ -389,6 +389,24 @@ void TestGitSource::checkoutOverSmartHttp()
     auto tag = source.resolve(url, u"v1.0"_s, {});
     PANDO_VERIFY_OK(tag);
     QCOMPARE(*tag, m_first);
+
+    // A fetch that may not reach this machine (a member's app without internal-hosts) is refused
+    // at the connect, on the address the name resolves to then: what a name rebound to 127.0.0.1
+    // after the URL was checked would get. The mirror fetched above is not used instead.
+    pando::adapters::SourceAccess outsideOnly;
+    outsideOnly.internalHosts = false;
+    for (const QString &host : {u"127.0.0.1"_s, u"localhost"_s}) {
+        const QString inside =
+            u"http://%1:%2/%3"_s.arg(host).arg(port).arg(QFileInfo(m_git->barePath(u"app"_s)).fileName());
+        auto refused = source.resolve(inside, u"main"_s, outsideOnly);
+        QVERIFY2(!refused, qPrintable(host));
+        QVERIFY2(refused.error().message.contains(u"an address of this machine or its link"_s) &&
+                     refused.error().message.contains(host),
+                 qPrintable(refused.error().text()));
+        QVERIFY(!source.checkout(inside, u"main"_s, workDir(), outsideOnly, {}, {}));
+    }
+    // The rule ends with the call: the same thread fetches from loopback again.
+    PANDO_VERIFY_OK(source.resolve(url, u"main"_s, {}));
     server.kill();
     server.waitForFinished();
 }
