@@ -157,7 +157,7 @@ Result<adapters::TaskSpec> Execution::taskSpec(const Step &step, const ResolvedT
     for (const TaskCache &c : task.config.caches) {
         // dockerd resolves a bind mount's source itself, following links: a link an earlier run
         // planted in its cache would mount any host path read-write.
-        auto dir = makeDirBeneath(cacheDir, c.path);
+        auto dir = makeDirBeneath(cacheDir, c.path, image);
         if (!dir)
             return std::unexpected(dir.error());
         spec.mounts.append(adapters::Mount{*dir, image ? work + QLatin1Char('/') + c.path : c.path, false});
@@ -215,6 +215,7 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
     auto layout = taskContent(step, *resolved, runner, content);
     if (!layout)
         return errored(rec, layout.error());
+    layout->openToTaskUser = resolved->venue == ResolvedTask::Venue::Image;
     rec.hash = stepHash(content);
     if (restoreTaskOutputs(step, rec, *resolved, cancel)) {
         rec.status = RunStepStatus::Cached;

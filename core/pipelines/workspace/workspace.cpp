@@ -23,6 +23,18 @@ using detail::errnoText;
 
 constexpr int kMaxDepth = 256;
 
+// The mode a copy gets: the source's, or with openToAll, readable and writable by every user
+// (directories and executables searchable and runnable by every user too).
+mode_t copyMode(mode_t source, bool openToAll)
+{
+    const mode_t bits = source & 0777;
+    if (!openToAll)
+        return bits;
+    if (S_ISDIR(source) || (bits & 0100))
+        return 0777;
+    return bits | 0666;
+}
+
 Status copyFile(int srcDir, int dstDir, const char *name, mode_t mode, qint64 size, const QString &where,
                 CopyStats &stats)
 {
@@ -81,7 +93,7 @@ Status copyFile(int srcDir, int dstDir, const char *name, mode_t mode, qint64 si
     return {};
 }
 
-Status copyDir(int srcFd, int dstFd, const QString &where, CopyStats &stats, int depth)
+Status copyDir(int srcFd, int dstFd, const QString &where, CopyStats &stats, int depth, bool openToAll)
 {
     if (depth > kMaxDepth)
         return fail(ErrorCode::TooLarge, QStringLiteral("tree is nested deeper than %1 levels").arg(kMaxDepth), where);
@@ -105,7 +117,9 @@ Status copyDir(int srcFd, int dstFd, const QString &where, CopyStats &stats, int
         if (::fstatat(srcFd, name.constData(), &st, AT_SYMLINK_NOFOLLOW) != 0)
             return fail(ErrorCode::Failed, QStringLiteral("cannot stat: ") + errnoText(errno), childWhere);
         if (S_ISREG(st.st_mode)) {
-            if (auto r = copyFile(srcFd, dstFd, name.constData(), st.st_mode, st.st_size, childWhere, stats); !r)
+            if (auto r = copyFile(srcFd, dstFd, name.constData(), copyMode(st.st_mode, openToAll), st.st_size,
+                                  childWhere, stats);
+                !r)
                 return r;
         } else if (S_ISLNK(st.st_mode)) {
             QByteArray target(qMax<qsizetype>(st.st_size, 255) + 1, Qt::Uninitialized);
@@ -125,10 +139,10 @@ Status copyDir(int srcFd, int dstFd, const QString &where, CopyStats &stats, int
             if (!subSrc.isValid() || !subDst.isValid())
                 return fail(ErrorCode::Failed, QStringLiteral("cannot open directory: ") + errnoText(errno),
                             childWhere);
-            if (auto r = copyDir(subSrc.get(), subDst.get(), childWhere, stats, depth + 1); !r)
+            if (auto r = copyDir(subSrc.get(), subDst.get(), childWhere, stats, depth + 1, openToAll); !r)
                 return r;
             // After its entries: a read-only directory still took them.
-            ::fchmod(subDst.get(), st.st_mode & 0777);
+            ::fchmod(subDst.get(), copyMode(st.st_mode, openToAll));
         } else {
             return fail(ErrorCode::Invalid,
                         QStringLiteral("a device, fifo or socket cannot be copied; only files, directories and "
@@ -188,7 +202,7 @@ Status replaceWith(const QString &from, const QString &to)
 
 } // namespace
 
-Result<CopyStats> copyTree(const QString &from, const QString &to)
+Result<CopyStats> copyTree(const QString &from, const QString &to, bool openToAll)
 {
     UniqueFd src(::open(QFile::encodeName(from).constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!src.isValid())
@@ -201,7 +215,7 @@ Result<CopyStats> copyTree(const QString &from, const QString &to)
                     QStringLiteral("cannot create the copy's directory: ") + errnoText(errno), to);
     UniqueFd dst(::open(dest.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     CopyStats stats;
-    Status st = dst.isValid() ? copyDir(src.get(), dst.get(), from, stats, 0)
+    Status st = dst.isValid() ? copyDir(src.get(), dst.get(), from, stats, 0, openToAll)
                               : fail(ErrorCode::Failed, QStringLiteral("cannot open: ") + errnoText(errno), to);
     if (!st) {
         dst = UniqueFd();
@@ -210,7 +224,7 @@ Result<CopyStats> copyTree(const QString &from, const QString &to)
     }
     struct stat rootSt {};
     if (::fstat(src.get(), &rootSt) == 0)
-        ::fchmod(dst.get(), rootSt.st_mode & 0777);
+        ::fchmod(dst.get(), copyMode(rootSt.st_mode, openToAll));
     return stats;
 }
 
@@ -331,15 +345,30 @@ Result<StepDirs> Workspace::createStep(const QString &runId, const QString &step
         discardResult(removeTree(dir), "the error being returned is the one to report");
         return std::unexpected(std::move(e));
     };
+    // The directories from the step's own down to path, all made just now by this call.
+    auto openUpTo = [&dir, &layout](const QString &path) {
+        if (!layout.openToTaskUser)
+            return true;
+        for (QString at = path; at.startsWith(dir); at = QFileInfo(at).path()) {
+            if (::chmod(QFile::encodeName(at).constData(), 0777) != 0)
+                return false;
+            if (at == dir)
+                break;
+        }
+        return true;
+    };
+    if (!openUpTo(dir))
+        return undo(
+            Error{ErrorCode::Failed, QStringLiteral("cannot open the step's directory to the task's user"), dir});
 
     StepDirs result;
     result.dir = dir;
     CopyStats total;
     for (const Planned &in : inputs) {
         const QString target = dir + u'/' + in.rel;
-        if (!QDir().mkpath(QFileInfo(target).absolutePath()))
+        if (!QDir().mkpath(QFileInfo(target).absolutePath()) || !openUpTo(QFileInfo(target).absolutePath()))
             return undo(Error{ErrorCode::Failed, QStringLiteral("cannot create directory"), target});
-        auto copied = copyTree(artifactDir(runId, in.artifact), target);
+        auto copied = copyTree(artifactDir(runId, in.artifact), target, layout.openToTaskUser);
         if (!copied)
             return undo(copied.error());
         total.files += copied->files;
@@ -351,7 +380,7 @@ Result<StepDirs> Workspace::createStep(const QString &runId, const QString &step
     }
     for (const Planned &out : outputs) {
         const QString target = dir + u'/' + out.rel;
-        if (!QFileInfo(target).isDir() && !QDir().mkpath(target))
+        if ((!QFileInfo(target).isDir() && !QDir().mkpath(target)) || !openUpTo(target))
             return undo(Error{ErrorCode::Failed, QStringLiteral("cannot create output directory"), target});
         result.outputs.insert(out.name, target);
     }
@@ -362,7 +391,8 @@ Result<StepDirs> Workspace::createStep(const QString &runId, const QString &step
 
 namespace {
 
-Result<QString> walkBeneath(const QString &root, const QString &relative, bool create, const QString &what)
+Result<QString> walkBeneath(const QString &root, const QString &relative, bool create, const QString &what,
+                            bool openToAll = false)
 {
     const QStringList parts = relative.split(u'/', Qt::SkipEmptyParts);
     if (parts.contains(QStringLiteral("..")) || QDir::isAbsolutePath(relative))
@@ -403,14 +433,18 @@ Result<QString> walkBeneath(const QString &root, const QString &relative, bool c
                         what);
         dir = std::move(next);
     }
+    if (openToAll && ::fchmod(dir.get(), 0777) != 0)
+        return fail(ErrorCode::Failed,
+                    QStringLiteral("cannot open %1 %2 to the task's user: %3").arg(what, relative, errnoText(errno)),
+                    what);
     return parts.isEmpty() ? root : root + u'/' + parts.join(u'/');
 }
 
 } // namespace
 
-Result<QString> makeDirBeneath(const QString &root, const QString &relative)
+Result<QString> makeDirBeneath(const QString &root, const QString &relative, bool openToAll)
 {
-    return walkBeneath(root, relative, true, QStringLiteral("cache"));
+    return walkBeneath(root, relative, true, QStringLiteral("cache"), openToAll);
 }
 
 Status checkDirBeneath(const QString &root, const QString &relative)

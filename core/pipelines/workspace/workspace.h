@@ -34,6 +34,13 @@ struct WorkspaceOutput {
 struct StepLayout {
     QList<WorkspaceInput> inputs;
     QList<WorkspaceOutput> outputs;
+    // A container task may run as a user other than the one Pando runs as (run.user, or its
+    // image's USER), and Pando makes what it makes private (umask 077). With this set, the step's
+    // directory, its input copies and its output directories are open to every user (directories
+    // 0777, files readable and writable by all), so that user can read its inputs and write its
+    // outputs, as Concourse users ask for (concourse/concourse#403). Only the container the step
+    // directory is mounted into sees them: the workspace around it stays 0700.
+    bool openToTaskUser = false;
     QMap<QString, QString> inputMapping;  // the task's input name -> the run's artifact name
     QMap<QString, QString> outputMapping; // the task's output name -> the run's artifact name
 };
@@ -54,7 +61,8 @@ struct CopyStats {
 
 // Copies the tree at from into to (which must not exist), keeping permission bits and copying
 // symlinks as symlinks. A device, fifo or socket is an error naming it.
-Result<CopyStats> copyTree(const QString &from, const QString &to);
+// With openToAll, modes are widened as StepLayout::openToTaskUser says instead.
+Result<CopyStats> copyTree(const QString &from, const QString &to, bool openToAll = false);
 
 // The directory root/relative, made where missing, reached without following a symbolic link
 // at any component below root (openat with O_NOFOLLOW, one component at a time): a step that
@@ -62,7 +70,9 @@ Result<CopyStats> copyTree(const QString &from, const QString &to);
 // read at a path outside root. A link found there is removed (the link, never what it points
 // at) and reported as an error naming it, so the next run starts clean. relative must not
 // hold "..". Returns root/relative.
-Result<QString> makeDirBeneath(const QString &root, const QString &relative);
+// openToAll: the directory itself (not its parents) is made 0777, for a task's cache when the task
+// may run as another user.
+Result<QString> makeDirBeneath(const QString &root, const QString &relative, bool openToAll = false);
 // The same check for a directory that must already exist (a step's output), making nothing.
 Status checkDirBeneath(const QString &root, const QString &relative);
 

@@ -15,7 +15,9 @@
 
 #include <QElapsedTimer>
 #include <QJsonDocument>
+#include <QScopeGuard>
 #include <QTest>
+#include <sys/stat.h>
 
 using namespace pando;
 using namespace pando::core;
@@ -73,6 +75,7 @@ private Q_SLOTS:
     void aCommitRunsTheJobsInPassedOrder();
     void unchangedStepsAreSkippedOnARerun();
     void attemptsAndHooks();
+    void anotherUserReadsInputsAndWritesOutputs();
     void timeoutErrorsAndLeavesNoContainer();
     void abortStopsTheRunningStep();
     void queuedRunsSurviveARestart();
@@ -299,6 +302,38 @@ void TestPipelinesDocker::attemptsAndHooks()
     const RunTreeNode &fails = tree->roots.first();
     QCOMPARE(fails.step.attempt, 2);
     QCOMPARE(fails.step.exitCode, 3);
+}
+
+// pandod runs with umask 077, so what it makes on the host is its own; a task that runs as another
+// user (run.user, or the USER of its image) still reads its inputs and writes its outputs.
+void TestPipelinesDocker::anotherUserReadsInputsAndWritesOutputs()
+{
+    const mode_t before = ::umask(077);
+    const auto restore = qScopeGuard([before] { ::umask(before); });
+    const QByteArray image = "image_resource: {type: registry-image, source: {repository: pando/busybox, tag: latest}}";
+    const QByteArray config =
+        "resources:\n"
+        "  - name: repo\n    type: git\n    source: { uri: " +
+        m_repo.toUtf8() +
+        ", branch: main }\n    check_every: 1h\n"
+        "jobs:\n  - name: nobody\n    plan:\n      - get: repo\n"
+        "      - task: write\n        config: {platform: linux, " +
+        image +
+        ", inputs: [{name: repo}], outputs: [{name: made}], run: {user: '65534', path: sh, args: ['-c', "
+        "'id -u; cat repo/README; mkdir made/sub && echo made-by-nobody > made/sub/file']}}\n"
+        "      - task: read\n        config: {platform: linux, " +
+        image + ", inputs: [{name: made}], run: {user: '65534', path: sh, args: ['-c', 'cat made/sub/file']}}\n";
+    auto set = service().setPipeline(QStringLiteral("nobody"), config, {}, false, Actor{});
+    QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
+    QVERIFY(static_cast<LocalPipelineService &>(service()).triggerOnce()); // checks repo
+    auto run = service().triggerJob(QStringLiteral("nobody"), QStringLiteral("nobody"), Actor{});
+    QVERIFY2(run, qPrintable(run ? QString() : run.error().text()));
+    const RunRecord done = waitRun(run->run.id);
+    const QString text = outputOf(done.id).join(QLatin1Char('\n'));
+    QVERIFY2(done.status == core::RunStatus::Succeeded, qPrintable(done.error + QLatin1Char('\n') + text));
+    QVERIFY2(text.contains(QLatin1String("65534")) && text.contains(QLatin1String("version")) &&
+                 text.contains(QLatin1String("made-by-nobody")),
+             qPrintable(text));
 }
 
 void TestPipelinesDocker::timeoutErrorsAndLeavesNoContainer()

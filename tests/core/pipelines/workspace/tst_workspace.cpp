@@ -8,6 +8,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 #include <sys/stat.h>
@@ -51,6 +52,7 @@ class TestWorkspace : public QObject {
 private Q_SLOTS:
     void init();
     void inputsOutputsAndMapping();
+    void openToTaskUser();
     void symlinksAreCopiedNotFollowed();
     void inPlaceOutputStartsAsTheInput();
     void missingInputs();
@@ -112,6 +114,50 @@ void TestWorkspace::inputsOutputsAndMapping()
     QVERIFY(m_ws->removeStep(u"run1"_s, u"test"_s));
     QVERIFY(!QFileInfo::exists(step2->dir));
     QCOMPARE(m_ws->runs(), QStringList{u"run1"_s});
+}
+
+// Under Pando's umask 077 a container task of another user reaches nothing unless the step says
+// so; then every directory of the step is 0777 and every file readable and writable by all, while
+// the artifact it was copied from keeps its modes.
+void TestWorkspace::openToTaskUser()
+{
+    const mode_t before = ::umask(077);
+    const auto restore = qScopeGuard([before] { ::umask(before); });
+    auto repo = m_ws->createArtifact(u"run1"_s, u"repo"_s);
+    QVERIFY(repo);
+    put(*repo + u"/src/main.c"_s, "int main;", 0600);
+    put(*repo + u"/build.sh"_s, "#!/bin/sh", 0700);
+    const auto mode = [](const QString &path) {
+        struct stat st {};
+        return ::lstat(QFile::encodeName(path).constData(), &st) == 0 ? int(st.st_mode & 07777) : -1;
+    };
+    StepLayout layout;
+    layout.inputs = {{u"repo"_s, u"in/repo"_s, false}};
+    layout.outputs = {{u"out"_s, u"deep/out"_s}};
+
+    auto closed = m_ws->createStep(u"run1"_s, u"closed"_s, layout);
+    QVERIFY(closed);
+    QCOMPARE(mode(closed->dir), 0700);
+    QCOMPARE(mode(closed->dir + u"/in/repo/src/main.c"_s), 0600);
+
+    layout.openToTaskUser = true;
+    auto open = m_ws->createStep(u"run1"_s, u"open"_s, layout);
+    QVERIFY2(open, qPrintable(open ? QString() : open.error().text()));
+    for (const QString &dir :
+         QStringList{open->dir, open->dir + u"/in"_s, open->dir + u"/in/repo"_s, open->dir + u"/in/repo/src"_s,
+                     open->dir + u"/deep"_s, open->dir + u"/deep/out"_s})
+        QVERIFY2(mode(dir) == 0777, qPrintable(dir + u" "_s + QString::number(mode(dir), 8)));
+    QCOMPARE(mode(open->dir + u"/in/repo/src/main.c"_s), 0666);
+    QCOMPARE(mode(open->dir + u"/in/repo/build.sh"_s), 0777);
+    QCOMPARE(mode(*repo + u"/src/main.c"_s), 0600);
+    // The workspace around the step stays private.
+    QCOMPARE(mode(m_ws->runDir(u"run1"_s)), 0700);
+
+    // A cache directory, when asked, is opened itself; its parents are not.
+    auto cache = makeDirBeneath(m_tmp->filePath(u"cache"_s), u"a/b"_s, true);
+    QVERIFY(cache);
+    QCOMPARE(mode(*cache), 0777);
+    QCOMPARE(mode(m_tmp->filePath(u"cache/a"_s)), 0700);
 }
 
 void TestWorkspace::symlinksAreCopiedNotFollowed()
