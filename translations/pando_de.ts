@@ -1369,6 +1369,44 @@
         <source>The install at %1:%2 answered without a token</source>
         <translation>Die Installation unter %1:%2 hat ohne Token geantwortet</translation>
     </message>
+    <message>
+        <source>access expired — ask its administrator for a new pairing link</source>
+        <translation>Zugang abgelaufen — bitten Sie den Administrator der Installation um einen neuen Kopplungslink</translation>
+    </message>
+    <message>
+        <source>access until %1</source>
+        <translation>Zugang bis %1</translation>
+    </message>
+    <message>
+        <source>d MMM yyyy</source>
+        <comment>the date in &apos;access until&apos;</comment>
+        <translation>d. MMM yyyy</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n day(s)</source>
+        <comment>access ends in</comment>
+        <translation>
+            <numerusform>%n Tag</numerusform>
+            <numerusform>%n Tagen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n hour(s)</source>
+        <comment>access ends in</comment>
+        <translation>
+            <numerusform>%n Stunde</numerusform>
+            <numerusform>%n Stunden</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>less than an hour</source>
+        <comment>access ends in</comment>
+        <translation>weniger als einer Stunde</translation>
+    </message>
+    <message>
+        <source>access ends in %1 — ask its administrator for a new pairing link</source>
+        <translation>Zugang endet in %1 — bitten Sie den Administrator der Installation um einen neuen Kopplungslink</translation>
+    </message>
 </context>
 <context>
     <name>pando::desktop::DeployDurations</name>

@@ -53,6 +53,25 @@
     </message>
 </context>
 <context>
+    <name>pando::desktop::ConnectionsModel</name>
+    <message numerus="yes">
+        <source>%n day(s)</source>
+        <comment>access ends in</comment>
+        <translation>
+            <numerusform>%n day</numerusform>
+            <numerusform>%n days</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n hour(s)</source>
+        <comment>access ends in</comment>
+        <translation>
+            <numerusform>%n hour</numerusform>
+            <numerusform>%n hours</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>pando::desktop::DesktopState</name>
     <message numerus="yes">
         <source>%n approval(s) waiting</source>

@@ -1,6 +1,8 @@
 // The Connections view: this computer and every paired remote install, the one shown now marked;
 // switch with a click, remove a remote one, or add one by pasting the pairing link its
-// administrator sent. Everything it shows and does goes through ConnectionsModel.
+// administrator sent. Each remote install says until when its access lasts, warns (amber, with the
+// waiting mark) in its last week and says when it has expired (red). Everything it shows and does
+// goes through ConnectionsModel.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -45,6 +47,12 @@ Pane {
                 required property bool local
                 required property bool current
                 required property string fingerprintArt
+                required property string accessText
+                required property int accessState
+                // Ending within a week or expired: the state's colour and mark, and the text says
+                // what to do.
+                readonly property bool accessWarns: row.accessState === DisplayState.Waiting
+                                                    || row.accessState === DisplayState.Failed
                 readonly property ConnectionsModel connectionsModel: ListView.view.model as ConnectionsModel
                 width: ListView.view.width
                 ToolTip.visible: row.hovered && !row.local
@@ -67,6 +75,26 @@ Pane {
                             opacity: 0.7
                             elide: Text.ElideRight
                             Layout.fillWidth: true
+                        }
+                        RowLayout {
+                            visible: row.accessText.length > 0
+                            spacing: 4
+                            Layout.fillWidth: true
+                            StateMark {
+                                visible: row.accessWarns
+                                displayState: row.accessState
+                                word: row.accessText
+                                showWord: false
+                                size: 10
+                            }
+                            Label {
+                                objectName: "accessText"
+                                text: row.accessText
+                                color: row.accessWarns ? StateStyle.colour(row.accessState) : palette.text
+                                opacity: row.accessWarns ? 1 : 0.7
+                                elide: Text.ElideRight
+                                Layout.fillWidth: true
+                            }
                         }
                     }
                     Label {

@@ -3,8 +3,11 @@
 #include "app/client/api.h"
 #include "app/client/apiclient.h"
 #include "qml/connections/pairinglink.h"
+#include "qml/states/displaystate.h"
 
+#include <QDateTime>
 #include <QJsonObject>
+#include <QLocale>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QSysInfo>
@@ -21,6 +24,8 @@ QString describe(const Error &error)
     return error.hint.isEmpty() ? error.message : error.message + u" — "_s + error.hint;
 }
 
+constexpr qint64 HourMs = 60LL * 60 * 1000;
+
 } // namespace
 
 ConnectionsModel::ConnectionsModel(QObject *parent)
@@ -28,13 +33,66 @@ ConnectionsModel::ConnectionsModel(QObject *parent)
       m_store(std::make_unique<ConnectionStore>(
           *m_ownSettings, QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + u"/connections"_s))
 {
-    m_installs = m_store->installs();
+    setUp();
 }
 
 ConnectionsModel::ConnectionsModel(QSettings *settings, const QString &tokenDir, QObject *parent)
     : QAbstractListModel(parent), m_store(std::make_unique<ConnectionStore>(*settings, tokenDir))
 {
+    setUp();
+}
+
+void ConnectionsModel::setUp()
+{
     m_installs = m_store->installs();
+    m_now = [] {
+        return QDateTime::currentMSecsSinceEpoch();
+    };
+    // Hourly: the texts count days, and hours only in the last one.
+    m_tick.setInterval(int(HourMs));
+    connect(&m_tick, &QTimer::timeout, this, &ConnectionsModel::expiryMoved);
+    m_tick.start();
+}
+
+void ConnectionsModel::setClock(std::function<qint64()> nowMs)
+{
+    m_now = std::move(nowMs);
+    expiryMoved();
+}
+
+void ConnectionsModel::expiryMoved()
+{
+    if (!m_installs.isEmpty())
+        Q_EMIT dataChanged(index(1), index(int(m_installs.size())), {AccessTextRole, AccessStateRole});
+}
+
+QString ConnectionsModel::accessText(qint64 expiresMs) const
+{
+    if (expiresMs <= 0)
+        return {};
+    const qint64 left = expiresMs - m_now();
+    if (left <= 0)
+        return tr("access expired — ask its administrator for a new pairing link");
+    if (left >= WarnBeforeMs) {
+        const QDate day = QDateTime::fromMSecsSinceEpoch(expiresMs).date();
+        return tr("access until %1").arg(QLocale().toString(day, tr("d MMM yyyy", "the date in 'access until'")));
+    }
+    // Rounded down: never more time than is left.
+    const qint64 hours = left / HourMs;
+    const QString span = hours >= 24  ? tr("%n day(s)", "access ends in", int(hours / 24))
+                         : hours >= 1 ? tr("%n hour(s)", "access ends in", int(hours))
+                                      : tr("less than an hour", "access ends in");
+    return tr("access ends in %1 — ask its administrator for a new pairing link").arg(span);
+}
+
+int ConnectionsModel::accessState(qint64 expiresMs) const
+{
+    if (expiresMs <= 0)
+        return DisplayState::Neutral;
+    const qint64 left = expiresMs - m_now();
+    if (left <= 0)
+        return DisplayState::Failed;
+    return left < WarnBeforeMs ? DisplayState::Waiting : DisplayState::Healthy;
 }
 
 ConnectionsModel::~ConnectionsModel()
@@ -65,7 +123,12 @@ QVariant ConnectionsModel::data(const QModelIndex &index, int role) const
         case FingerprintRole:
         case AccountRole:
         case FingerprintArtRole:
+        case AccessTextRole:
             return QString();
+        case ExpiresMsRole:
+            return qint64(0);
+        case AccessStateRole:
+            return int(DisplayState::Neutral);
         default:
             return {};
         }
@@ -87,6 +150,12 @@ QVariant ConnectionsModel::data(const QModelIndex &index, int role) const
         return false;
     case CurrentRole:
         return m_currentRow == row;
+    case ExpiresMsRole:
+        return install.expiresMs;
+    case AccessTextRole:
+        return accessText(install.expiresMs);
+    case AccessStateRole:
+        return accessState(install.expiresMs);
     default:
         return {};
     }
@@ -94,9 +163,16 @@ QVariant ConnectionsModel::data(const QModelIndex &index, int role) const
 
 QHash<int, QByteArray> ConnectionsModel::roleNames() const
 {
-    return {
-        {NameRole, "name"},   {AddressRole, "address"}, {FingerprintRole, "fingerprint"},      {AccountRole, "account"},
-        {LocalRole, "local"}, {CurrentRole, "current"}, {FingerprintArtRole, "fingerprintArt"}};
+    return {{NameRole, "name"},
+            {AddressRole, "address"},
+            {FingerprintRole, "fingerprint"},
+            {AccountRole, "account"},
+            {LocalRole, "local"},
+            {CurrentRole, "current"},
+            {FingerprintArtRole, "fingerprintArt"},
+            {ExpiresMsRole, "expiresMs"},
+            {AccessTextRole, "accessText"},
+            {AccessStateRole, "accessState"}};
 }
 
 void ConnectionsModel::setCurrentRow(int row)
@@ -167,7 +243,7 @@ void ConnectionsModel::addFromLink(const QString &text, const QString &name)
     m_redeeming->setPinnedFingerprint(link->fingerprint);
     m_redeeming->setTimeoutMs(20000);
     Q_EMIT busyChanged();
-    const QString label = name.trimmed().isEmpty() ? link->host : name.trimmed();
+    const QString label = name.trimmed();
     QPointer<ConnectionsModel> self(this);
     const PairingLink pairing = *link;
     client::Api(m_redeeming)
@@ -190,20 +266,56 @@ void ConnectionsModel::addFromLink(const QString &text, const QString &name)
                         tr("The install at %1:%2 answered without a token").arg(pairing.host).arg(pairing.port));
                     return;
                 }
-                RemoteInstall install{
-                    {}, label, pairing.baseUrl(), pairing.fingerprint, answer->json.value(u"user"_s).toString()};
-                auto saved = self->m_store->add(install, token);
-                if (!saved) {
-                    self->setError(describe(saved.error()));
-                    return;
-                }
-                const int row = self->rowCount();
-                self->beginInsertRows({}, row, row);
-                self->m_installs.append(*saved);
-                self->endInsertRows();
-                Q_EMIT self->countChanged();
-                Q_EMIT self->added(row);
+                const RemoteInstall install{{},
+                                            label,
+                                            pairing.baseUrl(),
+                                            pairing.fingerprint,
+                                            answer->json.value(u"user"_s).toString(),
+                                            answer->json.value(u"expiresMs"_s).toInteger()};
+                self->saveRedeemed(install, token, pairing.host);
             });
+}
+
+void ConnectionsModel::saveRedeemed(const RemoteInstall &redeemed, const QString &token, const QString &host)
+{
+    RemoteInstall install = redeemed;
+    // The same install paired again (same address, same certificate): its row takes the new token
+    // and expiry instead of a second row beside it, and keeps its name unless a new one was given.
+    const auto same = std::find_if(m_installs.cbegin(), m_installs.cend(), [&install](const RemoteInstall &old) {
+        return old.url.host().compare(install.url.host(), Qt::CaseInsensitive) == 0 &&
+               old.url.port() == install.url.port() &&
+               old.fingerprint.compare(install.fingerprint, Qt::CaseInsensitive) == 0;
+    });
+    if (same == m_installs.cend()) {
+        if (install.name.isEmpty())
+            install.name = host;
+        auto saved = m_store->add(install, token);
+        if (!saved) {
+            setError(describe(saved.error()));
+            return;
+        }
+        const int row = rowCount();
+        beginInsertRows({}, row, row);
+        m_installs.append(*saved);
+        endInsertRows();
+        Q_EMIT countChanged();
+        Q_EMIT added(row);
+        return;
+    }
+    const int row = int(same - m_installs.cbegin()) + 1;
+    if (install.name.isEmpty())
+        install.name = same->name;
+    auto saved = m_store->replace(same->id, install, token);
+    if (!saved) {
+        setError(describe(saved.error()));
+        return;
+    }
+    m_installs[row - 1] = *saved;
+    Q_EMIT dataChanged(index(row), index(row));
+    Q_EMIT added(row);
+    // The window shows this install with the old token: it reconnects with the new one.
+    if (row == m_currentRow)
+        Q_EMIT switchRequested(row);
 }
 
 void ConnectionsModel::remove(int row)

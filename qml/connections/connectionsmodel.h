@@ -4,6 +4,9 @@
 // link is read (pairinglink.h), the install is reached over TLS accepting exactly the certificate
 // the link pins, and the one-time code is traded for an API token of the account it was made for.
 // Choosing a row asks the window to switch to that install (DesktopState does the switching).
+// Pairing again with a saved install (same address and certificate) replaces its token in place.
+// Each remote row says until when its token works (paired tokens last 90 days), warns in the last
+// week and says when it has expired, so a connection does not just stop working one day.
 //
 // Threading: GUI thread; adding never blocks (the redemption is an asynchronous request).
 
@@ -12,7 +15,9 @@
 
 #include <QAbstractListModel>
 #include <QPointer>
+#include <QTimer>
 #include <QtQml/qqmlregistration.h>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -38,6 +43,10 @@ public:
         LocalRole,          // true for "This computer"
         CurrentRole,        // the window shows this one
         FingerprintArtRole, // the fingerprint as a text picture (pairinglink.h)
+        ExpiresMsRole,      // when the token stops working, ms since the epoch; 0: not known, or this computer
+        AccessTextRole,     // "access until 3 Mar 2027", a warning in the last week, "access expired — …";
+                            // "" when not known; translated, follows the clock
+        AccessStateRole,    // DisplayState: Healthy, Waiting (ends within a week), Failed (expired), Neutral
     };
     Q_ENUM(Role)
 
@@ -62,8 +71,13 @@ public:
     QString tokenAt(int row) const;
     int rowOfId(const QString &id) const;
 
-    // Reads the link, redeems its code and saves the install under name (default: the host).
-    // added(row) or error follows.
+    // The clock the expiry texts read (ms since the epoch); tests set it.
+    void setClock(std::function<qint64()> nowMs);
+    // From this long before expiry a row warns.
+    static constexpr qint64 WarnBeforeMs = 7LL * 24 * 60 * 60 * 1000;
+
+    // Reads the link, redeems its code and saves the install under name (default: the host, or the
+    // name it has when it is paired again). added(row) or error follows.
     Q_INVOKABLE void addFromLink(const QString &link, const QString &name = {});
     // Forgets a remote install and its token; removing the one shown switches to this computer.
     Q_INVOKABLE void remove(int row);
@@ -82,6 +96,13 @@ Q_SIGNALS:
 
 private:
     void finishRedeem();
+    void setUp();
+    // Saves what a pairing link was redeemed for: a new row, or the row of the same install
+    // paired again. host names a new row the user gave no name.
+    void saveRedeemed(const RemoteInstall &redeemed, const QString &token, const QString &host);
+    QString accessText(qint64 expiresMs) const;
+    int accessState(qint64 expiresMs) const;
+    void expiryMoved();
 
     std::unique_ptr<QSettings> m_ownSettings;
     std::unique_ptr<ConnectionStore> m_store;
@@ -89,6 +110,8 @@ private:
     int m_currentRow = 0;
     QString m_error;
     QPointer<client::ApiClient> m_redeeming;
+    std::function<qint64()> m_now;
+    QTimer m_tick; // "access ends in 3 days" moves on while the window stays open
 };
 
 } // namespace pando::desktop

@@ -1,5 +1,6 @@
 #include "connectionstore.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QRandomGenerator>
@@ -33,9 +34,10 @@ QList<RemoteInstall> ConnectionStore::installs() const
     });
     for (const QString &id : std::as_const(ids)) {
         m_settings.beginGroup(id);
+        // No expiresMs: saved before the desktop kept it, so 0 (not known).
         list.append(RemoteInstall{id, m_settings.value(u"name"_s).toString(), m_settings.value(u"url"_s).toUrl(),
-                                  m_settings.value(u"fingerprint"_s).toString(),
-                                  m_settings.value(u"user"_s).toString()});
+                                  m_settings.value(u"fingerprint"_s).toString(), m_settings.value(u"user"_s).toString(),
+                                  m_settings.value(u"expiresMs"_s, 0).toLongLong()});
         m_settings.endGroup();
     }
     m_settings.endGroup();
@@ -43,6 +45,28 @@ QList<RemoteInstall> ConnectionStore::installs() const
 }
 
 Result<RemoteInstall> ConnectionStore::add(RemoteInstall install, const QString &token)
+{
+    return save(std::move(install), token, QDateTime::currentMSecsSinceEpoch());
+}
+
+Result<RemoteInstall> ConnectionStore::replace(const QString &id, RemoteInstall install, const QString &token)
+{
+    m_settings.beginGroup(Group);
+    const bool known = m_settings.childGroups().contains(id);
+    // The old one's time keeps the list's order across starts.
+    const qint64 added = m_settings.value(id + u"/added"_s, QDateTime::currentMSecsSinceEpoch()).toLongLong();
+    m_settings.endGroup();
+    if (!known)
+        return fail(ErrorCode::NotFound, u"no saved connection %1"_s.arg(id));
+    auto saved = save(std::move(install), token, added);
+    if (!saved)
+        return saved;
+    if (auto removed = remove(id); !removed)
+        return std::unexpected(removed.error());
+    return saved;
+}
+
+Result<RemoteInstall> ConnectionStore::save(RemoteInstall install, const QString &token, qint64 addedMs)
 {
     install.id = u"r%1"_s.arg(QRandomGenerator::system()->generate64(), 16, 16, QLatin1Char('0'));
     if (!QDir().mkpath(m_tokenDir))
@@ -60,7 +84,9 @@ Result<RemoteInstall> ConnectionStore::add(RemoteInstall install, const QString 
     m_settings.setValue(u"url"_s, install.url);
     m_settings.setValue(u"fingerprint"_s, install.fingerprint);
     m_settings.setValue(u"user"_s, install.user);
-    m_settings.setValue(u"added"_s, QDateTime::currentMSecsSinceEpoch());
+    if (install.expiresMs > 0)
+        m_settings.setValue(u"expiresMs"_s, install.expiresMs);
+    m_settings.setValue(u"added"_s, addedMs);
     m_settings.endGroup();
     m_settings.endGroup();
     m_settings.sync();

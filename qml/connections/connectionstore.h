@@ -1,8 +1,8 @@
 #pragma once
 // The remote installs this desktop was paired with, kept across starts: name, address,
-// certificate fingerprint and account in QSettings (group "connections"), and each API token in a
-// file of its own with mode 0600 under the token directory — never in QSettings, which is
-// world-readable on many systems, and never in a log.
+// certificate fingerprint, account and the token's expiry in QSettings (group "connections"), and
+// each API token in a file of its own with mode 0600 under the token directory — never in
+// QSettings, which is world-readable on many systems, and never in a log.
 //
 // Threading: GUI thread.
 
@@ -22,6 +22,9 @@ struct RemoteInstall {
     QUrl url;            // https://host:port
     QString fingerprint; // the pinned certificate's SHA-256, hex
     QString user;        // the account the token belongs to
+    // When the token stops working, ms since the epoch (the redemption's expiresMs). 0: not known —
+    // an install saved before the desktop kept it, or a token that never expires — never "expired".
+    qint64 expiresMs = 0;
 };
 
 class ConnectionStore {
@@ -32,6 +35,10 @@ public:
     QList<RemoteInstall> installs() const;
     // Saves a new install (its id is made here) and its token; returns it as saved.
     Result<RemoteInstall> add(RemoteInstall install, const QString &token);
+    // Pairing again with a saved install: saves install and its new token under a new id, in the
+    // old one's place in the list, then forgets the old one and deletes its token file. A new id,
+    // not the old file rewritten, so the old token stays whole until the new one is on disk.
+    Result<RemoteInstall> replace(const QString &id, RemoteInstall install, const QString &token);
     // Forgets the install and deletes its token file.
     Status remove(const QString &id);
     // The install's token, or empty when its file is gone.
@@ -39,6 +46,8 @@ public:
     QString tokenPath(const QString &id) const;
 
 private:
+    Result<RemoteInstall> save(RemoteInstall install, const QString &token, qint64 addedMs);
+
     QSettings &m_settings;
     QString m_tokenDir;
 };

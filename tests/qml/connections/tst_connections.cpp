@@ -1,7 +1,9 @@
 // The Connections and Settings view models against a real API server over TLS (fake adapters):
 // pairing links read part by part; ConnectionsModel pairing with a link (the code redeemed over
 // TLS with the link's certificate pin, the token kept in a 0600 file, never in QSettings), a
-// wrong fingerprint refused naming both, reload and remove; RemoteSession's pinning; the
+// wrong fingerprint refused naming both, reload and remove, pairing again replacing the token; the
+// token's expiry kept (and unknown for installs saved before it was), and the three texts a row
+// shows about it against a set clock; RemoteSession's pinning; the
 // ConnectedModel listing a teammate's TLS stream; and EmbeddedServer serving this computer's
 // engine (an InProcessSession) to a teammate who pairs through its link and then stops.
 
@@ -15,6 +17,7 @@
 #include "qml/connections/pairinglink.h"
 #include "qml/settings/connectedmodel.h"
 #include "qml/settings/embeddedserver.h"
+#include "qml/states/displaystate.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"
 #include "tests/app/server/pipelinefakes.h"
@@ -23,11 +26,14 @@
 #include <QClipboard>
 #include <QFile>
 #include <QGuiApplication>
+#include <QLocale>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTest>
+#include <QTranslator>
 #include <QUrlQuery>
 #include <QWebSocket>
 
@@ -43,6 +49,7 @@ class TestConnections : public QObject {
     server::TlsIdentity m_identity;
     test::TestInstall m_install;
     quint16 m_tlsPort = 0;
+    QTranslator m_english; // the plural forms, as pando-desktop loads them
 
     QString linkFor(const QString &user, const QString &fingerprint = {})
     {
@@ -53,9 +60,16 @@ class TestConnections : public QObject {
             fingerprint.isEmpty() ? m_identity.fingerprint : fingerprint, code->secret);
     }
 
+    static constexpr qint64 DayMs = 24LL * 60 * 60 * 1000;
+    static constexpr qint64 HourMs = 60LL * 60 * 1000;
+    // Noon local time, so the date the row names is the same in every time zone.
+    static qint64 expiryNoon() { return QDateTime(QDate(2027, 3, 3), QTime(12, 0)).toMSecsSinceEpoch(); }
+
 private Q_SLOTS:
     void initTestCase()
     {
+        QVERIFY(m_english.load(u":/i18n/pando_en.qm"_s));
+        QCoreApplication::installTranslator(&m_english);
         auto identity = server::loadOrCreateTlsIdentity(m_tlsDir.path(), {});
         QVERIFY2(identity, qPrintable(identity ? QString() : identity.error().text()));
         m_identity = *identity;
@@ -223,6 +237,211 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(tokenFile));
         ConnectionsModel after(&settings, tokenDir);
         QCOMPARE(after.rowCount(), 1);
+    }
+
+    void pairingAgainReplacesTheToken()
+    {
+        QSettings settings(m_home.filePath(u"again.ini"_s), QSettings::IniFormat);
+        const QString tokenDir = m_home.filePath(u"again-tokens"_s);
+        ConnectionsModel model(&settings, tokenDir);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy added(&model, &ConnectionsModel::added);
+        const qint64 before = QDateTime::currentMSecsSinceEpoch();
+        model.addFromLink(linkFor(u"member"_s), u"Team box"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(added.size(), 1, 20000);
+        QCOMPARE(model.error(), QString());
+        const auto first = model.installAt(1);
+        QVERIFY(first);
+        const QString firstToken = model.tokenAt(1);
+
+        // The token's expiry comes with it: 90 days from the pairing, and said so in the row.
+        const qint64 expires = model.index(1).data(ConnectionsModel::ExpiresMsRole).toLongLong();
+        QVERIFY2(expires >= before + 90 * DayMs && expires <= QDateTime::currentMSecsSinceEpoch() + 90 * DayMs,
+                 qPrintable(QString::number(expires - before)));
+        QCOMPARE(first->expiresMs, expires);
+        QVERIFY2(model.index(1).data(ConnectionsModel::AccessTextRole).toString().startsWith(u"access until "_s),
+                 qPrintable(model.index(1).data(ConnectionsModel::AccessTextRole).toString()));
+        QCOMPARE(model.index(1).data(ConnectionsModel::AccessStateRole).toInt(), int(DisplayState::Healthy));
+
+        // The window shows it; pairing again (no name typed) replaces its token in the same row.
+        model.setCurrentRow(1);
+        QSignalSpy switching(&model, &ConnectionsModel::switchRequested);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        model.addFromLink(linkFor(u"member"_s));
+        QTRY_COMPARE_WITH_TIMEOUT(added.size(), 2, 20000);
+        QCOMPARE(model.error(), QString());
+        QCOMPARE(added.last().first().toInt(), 1);
+        QCOMPARE(inserted.size(), 0);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.currentRow(), 1);
+        const auto second = model.installAt(1);
+        QVERIFY(second);
+        QCOMPARE(second->name, u"Team box"_s);
+        QCOMPARE(second->url, first->url);
+        QVERIFY(second->expiresMs >= first->expiresMs);
+        const QString secondToken = model.tokenAt(1);
+        QVERIFY(secondToken.startsWith(u"pando_"_s));
+        QVERIFY(secondToken != firstToken);
+        QVERIFY(!QFile::exists(QDir(tokenDir).filePath(first->id + u".token"_s)));
+        // ... and the window reconnects with the new token.
+        QCOMPARE(switching.size(), 1);
+        QCOMPARE(switching.first().first().toInt(), 1);
+
+        // One entry across starts, with the new token.
+        ConnectionsModel again(&settings, tokenDir);
+        QCOMPARE(again.rowCount(), 2);
+        QCOMPARE(again.tokenAt(1), secondToken);
+        QCOMPARE(again.installAt(1)->expiresMs, second->expiresMs);
+        settings.beginGroup(u"connections"_s);
+        QCOMPARE(settings.childGroups(), QStringList{second->id});
+        settings.endGroup();
+
+        // A new name given when pairing again renames it.
+        model.addFromLink(linkFor(u"member"_s), u"Build box"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(added.size(), 3, 20000);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.index(1).data(ConnectionsModel::NameRole).toString(), u"Build box"_s);
+    }
+
+    void storeKeepsTheExpiry()
+    {
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(u"settings.ini"_s), QSettings::IniFormat);
+        ConnectionStore store(settings, dir.filePath(u"tokens"_s));
+        const qint64 expires = expiryNoon();
+        auto saved = store.add(
+            RemoteInstall{
+                {}, u"Team box"_s, QUrl(u"https://pando.lan:7443"_s), QString(64, u'a'), u"member"_s, expires},
+            u"pando_new"_s);
+        QVERIFY2(saved, qPrintable(saved ? QString() : saved.error().text()));
+        QCOMPARE(saved->expiresMs, expires);
+
+        // An install saved before the desktop kept the expiry: no expiresMs in its group.
+        settings.beginGroup(u"connections/r00000000000000ff"_s);
+        settings.setValue(u"name"_s, u"Old box"_s);
+        settings.setValue(u"url"_s, QUrl(u"https://old.lan:7443"_s));
+        settings.setValue(u"fingerprint"_s, QString(64, u'b'));
+        settings.setValue(u"user"_s, u"member"_s);
+        settings.setValue(u"added"_s, QDateTime::currentMSecsSinceEpoch() + 1000);
+        settings.endGroup();
+        settings.sync();
+
+        const QList<RemoteInstall> read = ConnectionStore(settings, dir.filePath(u"tokens"_s)).installs();
+        QCOMPARE(read.size(), 2);
+        QCOMPARE(read.at(0).name, u"Team box"_s);
+        QCOMPARE(read.at(0).expiresMs, expires);
+        QCOMPARE(read.at(1).name, u"Old box"_s);
+        QCOMPARE(read.at(1).expiresMs, qint64(0));
+
+        // The model: the old one is not known, never "expired"; this computer has no expiry.
+        ConnectionsModel model(&settings, dir.filePath(u"tokens"_s));
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setClock([expires] { return expires + 365 * DayMs; });
+        QCOMPARE(model.index(1).data(ConnectionsModel::ExpiresMsRole).toLongLong(), expires);
+        QCOMPARE(model.index(1).data(ConnectionsModel::AccessStateRole).toInt(), int(DisplayState::Failed));
+        QCOMPARE(model.index(2).data(ConnectionsModel::ExpiresMsRole).toLongLong(), qint64(0));
+        QCOMPARE(model.index(2).data(ConnectionsModel::AccessTextRole).toString(), QString());
+        QCOMPARE(model.index(2).data(ConnectionsModel::AccessStateRole).toInt(), int(DisplayState::Neutral));
+        QCOMPARE(model.index(0).data(ConnectionsModel::ExpiresMsRole).toLongLong(), qint64(0));
+        QCOMPARE(model.index(0).data(ConnectionsModel::AccessTextRole).toString(), QString());
+        QCOMPARE(model.index(0).data(ConnectionsModel::AccessStateRole).toInt(), int(DisplayState::Neutral));
+    }
+
+    void accessTexts_data()
+    {
+        QTest::addColumn<qint64>("leftMs"); // from the clock to the expiry
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("state");
+        const QString ask = u" — ask its administrator for a new pairing link"_s;
+        QTest::newRow("weeks") << 30 * DayMs << u"access until 3 Mar 2027"_s << int(DisplayState::Healthy);
+        QTest::newRow("a week") << 7 * DayMs << u"access until 3 Mar 2027"_s << int(DisplayState::Healthy);
+        QTest::newRow("under a week") << 7 * DayMs - 1 << u"access ends in 6 days"_s + ask
+                                      << int(DisplayState::Waiting);
+        QTest::newRow("3 days") << 3 * DayMs + 5 * HourMs << u"access ends in 3 days"_s + ask
+                                << int(DisplayState::Waiting);
+        QTest::newRow("1 day") << DayMs << u"access ends in 1 day"_s + ask << int(DisplayState::Waiting);
+        QTest::newRow("hours") << 5 * HourMs + 59 * 60 * 1000 << u"access ends in 5 hours"_s + ask
+                               << int(DisplayState::Waiting);
+        QTest::newRow("an hour") << HourMs << u"access ends in 1 hour"_s + ask << int(DisplayState::Waiting);
+        QTest::newRow("minutes") << qint64(10 * 60 * 1000) << u"access ends in less than an hour"_s + ask
+                                 << int(DisplayState::Waiting);
+        QTest::newRow("now") << qint64(0) << u"access expired"_s + ask << int(DisplayState::Failed);
+        QTest::newRow("past") << -40 * DayMs << u"access expired"_s + ask << int(DisplayState::Failed);
+    }
+
+    void accessTexts()
+    {
+        QFETCH(qint64, leftMs);
+        QFETCH(QString, text);
+        QFETCH(int, state);
+        const QLocale previous;
+        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedKingdom));
+        const auto restore = qScopeGuard([previous] { QLocale::setDefault(previous); });
+        const qint64 expires = expiryNoon();
+        qint64 now = expires - leftMs; // before the model, which reads it
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(u"settings.ini"_s), QSettings::IniFormat);
+        auto saved =
+            ConnectionStore(settings, dir.filePath(u"tokens"_s))
+                .add(
+                    RemoteInstall{
+                        {}, u"Team box"_s, QUrl(u"https://pando.lan:7443"_s), QString(64, u'a'), u"member"_s, expires},
+                    u"pando_x"_s);
+        QVERIFY(saved);
+        ConnectionsModel model(&settings, dir.filePath(u"tokens"_s));
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setClock([&now] { return now; });
+        QCOMPARE(model.index(1).data(ConnectionsModel::ExpiresMsRole).toLongLong(), expires);
+        QCOMPARE(model.index(1).data(ConnectionsModel::AccessTextRole).toString(), text);
+        QCOMPARE(model.index(1).data(ConnectionsModel::AccessStateRole).toInt(), state);
+
+        // The text follows the clock, and the view hears of it.
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        now = expires + 1;
+        model.setClock([&now] { return now; });
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed.first().at(0).value<QModelIndex>().row(), 1);
+        QCOMPARE(model.index(1).data(ConnectionsModel::AccessStateRole).toInt(), int(DisplayState::Failed));
+    }
+
+    void accessTextsInGerman()
+    {
+        QTranslator german;
+        QVERIFY(german.load(u":/i18n/pando_de.qm"_s));
+        QCoreApplication::installTranslator(&german);
+        const QLocale previous;
+        QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+        const auto restore = qScopeGuard([&german, previous] {
+            QCoreApplication::removeTranslator(&german);
+            QLocale::setDefault(previous);
+        });
+        const qint64 expires = expiryNoon();
+        qint64 now = expires - 30 * DayMs;
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(u"settings.ini"_s), QSettings::IniFormat);
+        QVERIFY(
+            ConnectionStore(settings, dir.filePath(u"tokens"_s))
+                .add(
+                    RemoteInstall{
+                        {}, u"Team box"_s, QUrl(u"https://pando.lan:7443"_s), QString(64, u'a'), u"member"_s, expires},
+                    u"pando_x"_s));
+        ConnectionsModel model(&settings, dir.filePath(u"tokens"_s));
+        model.setClock([&now] { return now; });
+        const auto text = [&model] {
+            return model.index(1).data(ConnectionsModel::AccessTextRole).toString();
+        };
+        QCOMPARE(text(), u"Zugang bis 3. März 2027"_s);
+        const QString ask = u" — bitten Sie den Administrator der Installation um einen neuen Kopplungslink"_s;
+        now = expires - 3 * DayMs;
+        QCOMPARE(text(), u"Zugang endet in 3 Tagen"_s + ask);
+        now = expires - DayMs;
+        QCOMPARE(text(), u"Zugang endet in 1 Tag"_s + ask);
+        now = expires - 2 * HourMs;
+        QCOMPARE(text(), u"Zugang endet in 2 Stunden"_s + ask);
+        now = expires - 60 * 1000;
+        QCOMPARE(text(), u"Zugang endet in weniger als einer Stunde"_s + ask);
+        now = expires;
+        QCOMPARE(text(), u"Zugang abgelaufen"_s + ask);
     }
 
     void connectedModelListsTeammates()

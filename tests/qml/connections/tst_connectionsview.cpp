@@ -1,13 +1,16 @@
 // The Connections and Settings views rendered offscreen at 1280×800 (saved under the build dir and
 // checked to be more than blank): Connections with this computer and a remote install paired
-// through a real link, Settings with this computer's engine serving teammates over TLS, a pairing
-// link made and a teammate connected; and the window's Main.qml loading both without a warning.
+// through a real link, and with installs whose access lasts, ends within a week, has ended and is
+// not known (the texts and colours a user sees, against a set clock), Settings with this computer's engine serving
+// teammates over TLS, a pairing link made and a teammate connected; and the window's Main.qml loading both without a
+// warning.
 
 #include "app/desktop/session/inprocesssession.h"
 #include "app/desktop/session/remotesession.h"
 #include "app/desktop/shell/desktopstate.h"
 #include "qml/connections/connectionsmodel.h"
 #include "qml/settings/embeddedserver.h"
+#include "qml/states/statestyle.h"
 #include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"
@@ -16,14 +19,18 @@
 #include <QApplication>
 #include <QDir>
 #include <QImage>
+#include <QLocale>
 #include <QQmlApplicationEngine>
+#include <QQuickItem>
 #include <QQuickStyle>
 #include <QQuickWindow>
+#include <QScopeGuard>
 #include <QSet>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTcpServer>
 #include <QTest>
+#include <QTranslator>
 #include <QtQml/qqmlextensionplugin.h>
 
 Q_IMPORT_QML_PLUGIN(Pando_ConnectionsPlugin)
@@ -66,10 +73,21 @@ class TestConnectionsView : public QObject {
     std::unique_ptr<EmbeddedServer> m_server;
     std::unique_ptr<ConnectionsModel> m_connections;
     std::unique_ptr<RemoteSession> m_teammate;
+    QTranslator m_english; // the plural forms, as pando-desktop loads them
 
-    // Shows the view (a QML snippet around it) at 1280×800 and saves the screenshot.
+    // Every item under item whose objectName is name, in the order they are drawn.
+    static void collect(QQuickItem *item, const QString &name, QList<QQuickItem *> &found)
+    {
+        if (item->objectName() == name && item->isVisible())
+            found.append(item);
+        for (QQuickItem *child : item->childItems())
+            collect(child, name, found);
+    }
+
+    // Shows the view (a QML snippet around it) at 1280×800 and saves the screenshot; inspect looks
+    // at the window before it closes.
     void shoot(const QByteArray &qml, const QVariantMap &properties, const QString &name,
-               const std::function<bool()> &ready = {})
+               const std::function<bool()> &ready = {}, const std::function<void(QQuickWindow *)> &inspect = {})
     {
         QStringList warnings;
         QQmlApplicationEngine engine;
@@ -97,12 +115,16 @@ class TestConnectionsView : public QObject {
         qInfo("screenshot: %s", qPrintable(path));
         QVERIFY2(test::distinctColours(image) > 16, qPrintable(name + u" rendered blank"_s));
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
+        if (inspect)
+            inspect(window);
         window->close();
     }
 
 private Q_SLOTS:
     void initTestCase()
     {
+        QVERIFY(m_english.load(u":/i18n/pando_en.qm"_s));
+        QCoreApplication::installTranslator(&m_english);
         QStandardPaths::setTestModeEnabled(true);
         QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_home.filePath(u"config"_s));
         QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
@@ -159,6 +181,65 @@ ApplicationWindow {
 })",
               {{u"model"_s, QVariant::fromValue(m_connections.get())}}, u"desktop-connections.png"_s);
         QVERIFY(!m_connections->error().isEmpty());
+    }
+
+    void connectionsViewShowsAccess()
+    {
+        constexpr qint64 DayMs = 24LL * 60 * 60 * 1000;
+        const QLocale previous;
+        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedKingdom));
+        const auto restore = qScopeGuard([previous] { QLocale::setDefault(previous); });
+        // Noon local time, so the date is the same in every time zone.
+        const qint64 now = QDateTime(QDate(2027, 1, 10), QTime(12, 0)).toMSecsSinceEpoch();
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(u"access.ini"_s), QSettings::IniFormat);
+        ConnectionStore store(settings, dir.filePath(u"tokens"_s));
+        const auto save = [&store](const QString &name, qint64 expiresMs) {
+            auto saved = store.add(RemoteInstall{{},
+                                                 name,
+                                                 QUrl(u"https://%1.lan:7443"_s.arg(name.toLower())),
+                                                 QString(64, u'a'),
+                                                 u"member"_s,
+                                                 expiresMs},
+                                   u"pando_x"_s);
+            return bool(saved);
+        };
+        QVERIFY(save(u"Lasting"_s, QDateTime(QDate(2027, 3, 3), QTime(12, 0)).toMSecsSinceEpoch()));
+        QVERIFY(save(u"Ending"_s, now + 3 * DayMs + 60 * 60 * 1000));
+        QVERIFY(save(u"Ended"_s, now - DayMs));
+        QVERIFY(save(u"Older"_s, 0)); // saved before the desktop kept the expiry
+        ConnectionsModel model(&settings, dir.filePath(u"tokens"_s));
+        model.setClock([now] { return now; });
+
+        shoot(
+            R"(import QtQuick
+import QtQuick.Controls
+import Pando.Connections
+ApplicationWindow {
+    id: w
+    required property ConnectionsModel model
+    width: 1280
+    height: 800
+    ConnectionsView {
+        anchors.fill: parent
+        connectionsModel: w.model
+    }
+})",
+            {{u"model"_s, QVariant::fromValue(&model)}}, u"desktop-connections-access.png"_s, {},
+            [](QQuickWindow *window) {
+                QList<QQuickItem *> labels;
+                collect(window->contentItem(), u"accessText"_s, labels);
+                QStringList texts;
+                for (QQuickItem *label : std::as_const(labels))
+                    texts.append(label->property("text").toString());
+                const QString ask = u" — ask its administrator for a new pairing link"_s;
+                // This computer and the older install show none.
+                QCOMPARE(texts, (QStringList{u"access until 3 Mar 2027"_s, u"access ends in 3 days"_s + ask,
+                                             u"access expired"_s + ask}));
+                QVERIFY(labels.at(0)->property("color").value<QColor>() != StateStyle::colourOf(DisplayState::Waiting));
+                QCOMPARE(labels.at(1)->property("color").value<QColor>(), StateStyle::colourOf(DisplayState::Waiting));
+                QCOMPARE(labels.at(2)->property("color").value<QColor>(), StateStyle::colourOf(DisplayState::Failed));
+            });
     }
 
     void settingsViewScreenshot()
