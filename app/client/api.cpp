@@ -246,10 +246,10 @@ void Api::appServices(const QString &app, Callback done) const
 }
 
 void Api::backupService(const QString &app, const QString &slot, QIODevice *out, int idleTimeoutMs,
-                        ProgressCallback progress, Callback done) const
+                        const ProgressCallback &progress, Callback done) const
 {
     m_client->download("POST", apiPath({u"apps"_s, app, u"services"_s, slot, u"backup"_s}), out, idleTimeoutMs,
-                       std::move(progress), std::move(done));
+                       progress, std::move(done));
 }
 
 void Api::removeService(const QString &app, const QString &slot, ServiceData data, Callback done) const

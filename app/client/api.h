@@ -119,7 +119,7 @@ public:
     void appServices(const QString &app, Callback done) const;
     // Streams the dump into out (see ApiClient::download).
     void backupService(const QString &app, const QString &slot, QIODevice *out, int idleTimeoutMs,
-                       ProgressCallback progress, Callback done) const;
+                       const ProgressCallback &progress, Callback done) const;
     void removeService(const QString &app, const QString &slot, ServiceData data, Callback done) const;
 
     // Pipelines and runs.

@@ -215,7 +215,7 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
         if (!file.open(QIODevice::ReadOnly))
             return fail(ErrorCode::Invalid,
                         QStringLiteral("cannot read %1: %2").arg(file.fileName(), file.errorString()), dbWhere);
-        dbUrl = QString::fromUtf8(file.read(64 * 1024)).trimmed();
+        dbUrl = QString::fromUtf8(file.read(qint64{64} * 1024)).trimmed();
     } else if (environment.contains(QStringLiteral("PANDO_DATABASE_URL"))) {
         dbWhere = QStringLiteral("PANDO_DATABASE_URL");
         dbUrl = environment.value(QStringLiteral("PANDO_DATABASE_URL")).trimmed();

@@ -48,7 +48,8 @@ Result<qint64> parseDuration(const QString &text)
     const qint64 n = m.captured(1).toLongLong();
     const QChar unit = m.captured(2).at(0);
     const qint64 minute = 60LL * 1000;
-    return n * (unit == u'd' ? 24 * 60 * minute : unit == u'h' ? 60 * minute : minute);
+    const qint64 hour = 60 * minute;
+    return n * (unit == u'd' ? 24 * hour : unit == u'h' ? hour : minute);
 }
 
 QString bearer(const RequestData &request)

@@ -589,7 +589,7 @@ void ApiServer::acceptWebSockets()
 
         const RouteMatch match = matchRoute(QStringLiteral("GET"), url.path(QUrl::FullyEncoded));
         if (!match.route || !match.route->webSocket) {
-            session->close(static_cast<QWebSocketProtocol::CloseCode>(4404),
+            session->close(detail::closeCode(detail::StreamClose::NotFound),
                            QStringLiteral("no WebSocket route %1").arg(url.path()));
             continue;
         }

@@ -37,9 +37,12 @@ Reply decide(Call &call, bool approveIt)
 core::authz::ObjectRef objectOf(core::Engine &engine, const QString &approvalId)
 {
     auto found = engine.approvals().find(approvalId);
-    if (!found || !found->has_value())
+    if (!found)
         return {core::authz::ObjectKind::App, {}, {}};
-    return engine.approvalSubject((*found)->object);
+    const auto &approval = *found;
+    if (!approval)
+        return {core::authz::ObjectKind::App, {}, {}};
+    return engine.approvalSubject(approval->object);
 }
 
 Reply listApprovals(Call &call)
@@ -69,10 +72,11 @@ Reply showApproval(Call &call)
     auto found = call.engine.approvals().find(call.args.value(0));
     if (!found)
         return errorReply(found.error());
-    if (!found->has_value())
+    const auto &approval = *found;
+    if (!approval)
         return errorReply(Error{ErrorCode::NotFound, u"no approval %1"_s.arg(call.args.value(0)), u"id"_s,
                                 u"list them with `pando approvals list`"_s});
-    return Reply{200, (*found)->toJson()};
+    return Reply{200, approval->toJson()};
 }
 
 Reply approve(Call &call)

@@ -39,9 +39,10 @@ Reply verifyAudit(Call &call)
         return errorReply(broken.error());
     auto newest = call.engine.auditLines(core::AuditRepository::Filter{.limit = 1});
     const qint64 count = newest && !newest->isEmpty() ? newest->first().seq : 0;
-    QJsonObject body{{QStringLiteral("ok"), !broken->has_value()}, {QStringLiteral("lines"), count}};
-    if (broken->has_value())
-        body.insert(QStringLiteral("first_broken"), **broken);
+    const auto &firstBroken = *broken;
+    QJsonObject body{{QStringLiteral("ok"), !firstBroken.has_value()}, {QStringLiteral("lines"), count}};
+    if (firstBroken)
+        body.insert(QStringLiteral("first_broken"), *firstBroken);
     return Reply{200, body};
 }
 

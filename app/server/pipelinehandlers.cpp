@@ -25,21 +25,6 @@ constexpr int MaxRunLimit = 1000;
 constexpr int DefaultEventLimit = 1000;
 constexpr int MaxEventLimit = 10000;
 
-// The service, or nullptr and the 503 to answer.
-PipelineService *service(Call &call, Reply &unavailable)
-{
-    PipelineService *s = call.engine.pipelines();
-    if (!s)
-        unavailable = errorReply(notEnabled());
-    return s;
-}
-
-#define PANDO_SERVICE_OR_503(name)                                                                                     \
-    Reply unavailable_;                                                                                                \
-    PipelineService *name = service(call, unavailable_);                                                               \
-    if (!name)                                                                                                         \
-        return unavailable_;
-
 Result<QString> stringField(const QJsonObject &object, const QString &key, bool required)
 {
     const QJsonValue value = object.value(key);
@@ -119,7 +104,9 @@ QJsonObject eventJson(const core::RunEventRecord &event)
 
 Reply listPipelines(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     auto pipelines = s->pipelines();
     if (!pipelines)
         return errorReply(pipelines.error());
@@ -136,7 +123,9 @@ Reply listPipelines(Call &call)
 
 Reply setPipeline(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     const QString example = QStringLiteral("{\"config\": \"<pipeline YAML>\", \"vars\": \"<vars YAML>\", "
                                            "\"dry_run\": false}");
     auto body = jsonObjectBody(call.request,
@@ -166,7 +155,9 @@ Reply setPipeline(Call &call)
 
 Reply showPipeline(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     auto view = s->pipeline(call.args.value(0));
     if (!view)
         return errorReply(view.error());
@@ -175,7 +166,9 @@ Reply showPipeline(Call &call)
 
 Reply removePipeline(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     // Through the engine, which clears the pipeline's grants with it.
     if (auto removed = call.engine.removePipeline(call.args.value(0), call.actor); !removed)
         return errorReply(removed.error());
@@ -184,7 +177,9 @@ Reply removePipeline(Call &call)
 
 Reply pausePipeline(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     if (auto paused = s->pause(call.args.value(0), call.actor); !paused)
         return errorReply(paused.error());
     return pipelineAfterChange(*s, call.args.value(0), true);
@@ -192,7 +187,9 @@ Reply pausePipeline(Call &call)
 
 Reply unpausePipeline(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     if (auto unpaused = s->unpause(call.args.value(0), call.actor); !unpaused)
         return errorReply(unpaused.error());
     return pipelineAfterChange(*s, call.args.value(0), false);
@@ -200,7 +197,9 @@ Reply unpausePipeline(Call &call)
 
 Reply triggerJob(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     auto triggered = s->triggerJob(call.args.value(0), call.args.value(1), call.actor);
     if (!triggered)
         return errorReply(triggered.error());
@@ -209,7 +208,9 @@ Reply triggerJob(Call &call)
 
 Reply listPipelineRuns(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     auto limit = intParam(call.request, QStringLiteral("limit"), DefaultRunLimit, 1, MaxRunLimit);
     if (!limit)
         return errorReply(limit.error());
@@ -227,7 +228,9 @@ Reply listPipelineRuns(Call &call)
 
 Reply listRuns(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     auto limit = intParam(call.request, QStringLiteral("limit"), DefaultRunLimit, 1, MaxRunLimit);
     if (!limit)
         return errorReply(limit.error());
@@ -242,7 +245,9 @@ Reply listRuns(Call &call)
 
 Reply showRun(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     auto tree = s->runTree(call.args.value(0));
     if (!tree)
         return errorReply(tree.error());
@@ -251,7 +256,9 @@ Reply showRun(Call &call)
 
 Reply runEvents(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     auto after = int64Param(call.request, QStringLiteral("after"), 0, 0, std::numeric_limits<qint64>::max());
     if (!after)
         return errorReply(after.error());
@@ -269,7 +276,9 @@ Reply runEvents(Call &call)
 
 Reply abortRun(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     if (auto aborted = s->abortRun(call.args.value(0), call.actor); !aborted)
         return errorReply(aborted.error());
     return Reply{202, QJsonObject{{QStringLiteral("status"), QStringLiteral("aborting")}}};
@@ -277,7 +286,9 @@ Reply abortRun(Call &call)
 
 Reply webhook(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     // Public route: the resource's own token is the authorization, checked by the service in
     // constant time. It is never echoed back.
     const QString token = queryParam(call.request, QStringLiteral("webhook_token"));
@@ -323,7 +334,9 @@ Result<std::optional<core::SecretAccess>> accessFields(const QJsonObject &body)
 
 Reply setSecret(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     const QString example = QStringLiteral("{\"value\": \"...\", \"scope\": \"<pipeline, or empty for the install>\", "
                                            "\"pipelines\": [\"<pipelines that may read an install-wide one>\"]}");
     auto body = jsonObjectBody(
@@ -349,15 +362,17 @@ Reply setSecret(Call &call)
                        QStringLiteral("pipelines"));
     if (auto set = s->setSecret(*scope, call.args.value(0), *value, call.actor); !set)
         return errorReply(set.error());
-    if (*access)
-        if (auto granted = s->setSecretAccess(call.args.value(0), **access, call.actor); !granted)
+    if (const auto &granting = *access)
+        if (auto granted = s->setSecretAccess(call.args.value(0), *granting, call.actor); !granted)
             return errorReply(granted.error());
     return noContent();
 }
 
 Reply setSecretAccess(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     const QString example = QStringLiteral("{\"pipelines\": [\"ci\"]} or {\"all\": true}");
     auto body = jsonObjectBody(call.request, {QStringLiteral("pipelines"), QStringLiteral("all")}, example);
     if (!body)
@@ -365,10 +380,11 @@ Reply setSecretAccess(Call &call)
     auto access = accessFields(*body);
     if (!access)
         return errorReply(access.error());
-    if (!*access)
+    const auto &granting = *access;
+    if (!granting)
         return invalid(QStringLiteral("the body names no pipelines"), QStringLiteral("body"),
                        QStringLiteral("send ") + example + QStringLiteral("; {\"pipelines\": []} lets none read it"));
-    if (auto set = s->setSecretAccess(call.args.value(0), **access, call.actor); !set)
+    if (auto set = s->setSecretAccess(call.args.value(0), *granting, call.actor); !set)
         return errorReply(set.error());
     auto now = s->secretAccess(call.args.value(0));
     if (!now)
@@ -380,7 +396,9 @@ Reply setSecretAccess(Call &call)
 
 Reply listSecrets(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     const QString scope = queryParam(call.request, QStringLiteral("scope"));
     // A pipeline's secret names are read like the pipeline: with a grant on it (core/authz).
     if (!scope.isEmpty()) {
@@ -428,7 +446,9 @@ Reply listSecrets(Call &call)
 
 Reply removeSecret(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     if (auto removed =
             s->removeSecret(queryParam(call.request, QStringLiteral("scope")), call.args.value(0), call.actor);
         !removed)
@@ -528,7 +548,9 @@ Reply updateSettings(Call &call)
         auto enabled = boolBody(call, QStringLiteral("host_execution"), keys);
         if (!enabled)
             return errorReply(enabled.error());
-        PANDO_SERVICE_OR_503(s)
+        PipelineService *s = call.engine.pipelines();
+        if (!s)
+            return errorReply(notEnabled());
         if (auto set = s->setHostExecution(*enabled, call.actor); !set)
             return errorReply(set.error());
     }
@@ -539,7 +561,9 @@ Reply updateSettings(Call &call)
 
 Reply setPipelineHostExecution(Call &call)
 {
-    PANDO_SERVICE_OR_503(s)
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
     auto allowed = boolBody(call, QStringLiteral("allowed"));
     if (!allowed)
         return errorReply(allowed.error());
@@ -550,7 +574,5 @@ Reply setPipelineHostExecution(Call &call)
         return errorReply(view.error());
     return Reply{200, view->toJson()};
 }
-
-#undef PANDO_SERVICE_OR_503
 
 } // namespace pando::server::pipelineapi

@@ -18,8 +18,6 @@ namespace pando::server::detail {
 
 namespace {
 constexpr int PageSize = 1000;
-constexpr auto CloseNotFound = static_cast<QWebSocketProtocol::CloseCode>(4404);
-constexpr auto CloseUnavailable = static_cast<QWebSocketProtocol::CloseCode>(4503);
 } // namespace
 
 struct RunFollow::Loaded {
@@ -37,7 +35,7 @@ void RunFollow::start()
 {
     if (!m_engine.pipelines()) {
         m_done = true;
-        m_socket->close(CloseUnavailable, pipelineapi::notEnabled().message);
+        m_socket->close(closeCode(StreamClose::Unavailable), pipelineapi::notEnabled().message);
         return;
     }
     // Subscribed before the store is read, so nothing published in between is lost; what is
@@ -90,11 +88,11 @@ void RunFollow::loaded(const Loaded &result)
     if (result.error) {
         m_done = true;
         const Error &error = *result.error;
-        auto code = static_cast<QWebSocketProtocol::CloseCode>(1011); // internal error
+        auto code = QWebSocketProtocol::CloseCodeBadOperation; // 1011, an internal error
         if (error.code == ErrorCode::NotFound)
-            code = CloseNotFound;
+            code = closeCode(StreamClose::NotFound);
         else if (error.code == ErrorCode::Unavailable)
-            code = CloseUnavailable;
+            code = closeCode(StreamClose::Unavailable);
         m_socket->close(code, error.text());
         return;
     }

@@ -13,13 +13,6 @@
 
 namespace pando::server::streamapi {
 
-namespace {
-
-// The close code for "no such thing", as 404 is for HTTP.
-constexpr auto CloseNotFound = static_cast<QWebSocketProtocol::CloseCode>(4404);
-
-} // namespace
-
 void followLogs(StreamCall &call)
 {
     // The last N lines first, then the live ones, with nothing lost or repeated between the two.
@@ -36,7 +29,7 @@ void followLogs(StreamCall &call)
     const QString app = call.args.value(0);
     auto known = call.engine.app(app);
     if (!known) {
-        call.session.close(CloseNotFound, known.error().text());
+        call.session.close(detail::closeCode(detail::StreamClose::NotFound), known.error().text());
         return;
     }
     detail::WebSocketSession *session = &call.session;

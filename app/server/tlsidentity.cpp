@@ -55,7 +55,7 @@ QByteArray bioBytes(BIO *bio)
 {
     char *data = nullptr;
     const long size = BIO_get_mem_data(bio, &data);
-    return QByteArray(data, qsizetype(size));
+    return {data, qsizetype(size)};
 }
 
 QStringList wantedNames(const QStringList &hostNames)

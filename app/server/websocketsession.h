@@ -18,6 +18,15 @@
 
 namespace pando::server::detail {
 
+// The API's own close codes, from the range RFC 6455 leaves to applications (4000-4999): "no such
+// thing" and "not available now", as HTTP's 404 and 503. QWebSocket takes only its CloseCode
+// enum, whose named values end at 1015; the number is passed through as it is.
+enum class StreamClose { NotFound = 4404, Unavailable = 4503 };
+inline QWebSocketProtocol::CloseCode closeCode(StreamClose code)
+{
+    return static_cast<QWebSocketProtocol::CloseCode>(int(code));
+}
+
 class WebSocketSession : public QObject {
     Q_OBJECT
 public:

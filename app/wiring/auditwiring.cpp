@@ -48,7 +48,7 @@ Result<std::shared_ptr<core::AuditStream>> startAuditSinks(core::Engine &engine,
         return fail(ErrorCode::Invalid, QStringLiteral("cannot read %1: %2").arg(configPath, file.errorString()),
                     QStringLiteral("--audit-sinks"));
     QJsonParseError parseError;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.read(1024 * 1024), &parseError);
+    const QJsonDocument doc = QJsonDocument::fromJson(file.read(qint64{1024} * 1024), &parseError);
     if (doc.isNull())
         return fail(ErrorCode::Invalid,
                     QStringLiteral("not JSON: %1 at offset %2").arg(parseError.errorString()).arg(parseError.offset),

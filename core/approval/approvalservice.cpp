@@ -381,9 +381,10 @@ Result<ApprovalRecord> ApprovalService::mustFind(const QString &id)
     auto found = find(id);
     if (!found)
         return std::unexpected(found.error());
-    if (!found->has_value())
+    const auto &approval = *found;
+    if (!approval)
         return fail(ErrorCode::NotFound, u"no approval %1"_s.arg(id), objectOf(id));
-    return **found;
+    return *approval;
 }
 
 Result<QList<ApprovalRecord>> ApprovalService::list(const QString &status, int limit, int offset)

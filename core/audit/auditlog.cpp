@@ -65,14 +65,14 @@ Status AuditLog::record(const Actor &actor, const QString &action, const QString
     m_committing = false;
     m_committed.wakeAll(); // the next caller whose line is still waiting commits
     const std::function<void()> hook = wrote ? m_hook : nullptr;
-    const Status result = mine->result;
+    Status result = mine->result;
     lock.unlock();
     if (hook)
         hook();
     return result;
 }
 
-Status AuditLog::commit(QList<AuditRecord> lines)
+Status AuditLog::commit(const QList<AuditRecord> &lines)
 {
     AuditRepository repository(m_db);
     for (int attempt = 1;; ++attempt) {

@@ -90,7 +90,7 @@ public:
 private:
     // Writes lines after the last one known (m_head), reading the log's end only when that is
     // not known or another writer got there first. Called by one caller at a time.
-    Status commit(QList<AuditRecord> lines);
+    Status commit(const QList<AuditRecord> &lines);
 
     struct Pending {
         AuditRecord line;

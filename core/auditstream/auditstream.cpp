@@ -165,7 +165,7 @@ Result<int> AuditStream::pumpOnce(const QString &sinkName, const CancelToken &ca
     return int(records->size());
 }
 
-void AuditStream::run(Entry *e, CancelToken cancel)
+void AuditStream::run(Entry *e, const CancelToken &cancel)
 {
     const QString name = e->sink->name();
     Sleeper &sleeper = m_options.sleeper ? *m_options.sleeper : SystemSleeper::instance();

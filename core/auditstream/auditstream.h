@@ -71,7 +71,7 @@ private:
         std::unique_ptr<QThread> worker;
         int failures = 0; // under m_mutex
     };
-    void run(Entry *entry, CancelToken cancel);
+    void run(Entry *entry, const CancelToken &cancel);
     Entry *entry(const QString &sink);
 
     Database &m_db;

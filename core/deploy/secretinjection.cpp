@@ -73,7 +73,7 @@ Result<SecretInjection> SecretInjection::prepare(const Services &s, const QStrin
             out.wipe();
             return std::unexpected(ok.error());
         }
-        out.m_env.insert(name, std::move(it.value()));
+        out.m_env.insert(name, it.value());
     }
     secrets::wipe(*values);
     return out;
@@ -132,8 +132,8 @@ void SecretInjection::wipe()
     for (auto it = m_env.begin(); it != m_env.end(); ++it)
         wipeBytes(it.value());
     m_env.clear();
-    for (auto it = m_files.begin(); it != m_files.end(); ++it)
-        wipeBytes(it->content);
+    for (auto &file : m_files)
+        wipeBytes(file.content);
     m_files.clear();
 }
 

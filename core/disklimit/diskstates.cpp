@@ -77,7 +77,8 @@ bool isHeldStopped(Database &db, const QString &app, const QString &deployId)
     // Unreadable: hold. Restarting an app that may be over its disk limit is the worse mistake.
     if (!state)
         return true;
-    return state->has_value() && (*state)->deployId == deployId && (*state)->action == ActionStopped;
+    const auto &held = *state;
+    return held && held->deployId == deployId && held->action == ActionStopped;
 }
 
 } // namespace pando::core::disklimit

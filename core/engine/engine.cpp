@@ -78,9 +78,10 @@ Status Engine::start()
     // A decision the previous process recorded but did not act on (it stopped in between).
     if (auto held = DeployRepository(d->db).awaitingApproval()) {
         for (const DeployRecord &deploy : std::as_const(*held)) {
-            auto approval = d->approvals.find(deploy.approvalId);
-            if (approval && approval->has_value() && (*approval)->status != approval::Pending)
-                if (auto applied = d->applyDecision(**approval); !applied)
+            auto found = d->approvals.find(deploy.approvalId);
+            const std::optional<ApprovalRecord> decided = found ? *found : std::nullopt;
+            if (decided && decided->status != approval::Pending)
+                if (auto applied = d->applyDecision(*decided); !applied)
                     qWarning("engine: resuming deploy %s: %s", qPrintable(deploy.id),
                              qPrintable(applied.error().text()));
         }

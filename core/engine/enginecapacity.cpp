@@ -25,9 +25,12 @@ Result<QStringList> Engine::checkDiskLimits()
 QString Engine::Private::diskStatusReason(const AppRecord &app)
 {
     auto state = disklimit::DiskStates(db).find(app.name);
-    if (!state || !state->has_value() || (*state)->deployId != app.currentDeploy || app.currentDeploy.isEmpty())
+    if (!state)
         return {};
-    return (*state)->reason();
+    const auto &held = *state;
+    if (!held || held->deployId != app.currentDeploy || app.currentDeploy.isEmpty())
+        return {};
+    return held->reason();
 }
 
 namespace {

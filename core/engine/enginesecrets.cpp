@@ -14,9 +14,9 @@ Status Engine::Private::openSecrets()
     auto finished = secrets::finishInterruptedRotation(db, options.dataDir);
     if (!finished)
         return std::unexpected(finished.error());
-    if (*finished)
+    if (const auto &rotation = *finished)
         qInfo("engine: finished an interrupted seal key rotation (%d pipeline and %d app secrets re-sealed)",
-              (*finished)->pipelineSecrets, (*finished)->appSecrets);
+              rotation->pipelineSecrets, rotation->appSecrets);
     auto key = secrets::loadSealKey(options.dataDir);
     if (!key)
         return std::unexpected(key.error());
@@ -28,7 +28,8 @@ Status Engine::Private::openSecrets()
 Result<secrets::AppSecretInfo> Engine::setAppSecret(const QString &app, const QString &name, QByteArrayView value,
                                                     const Actor &actor)
 {
-    if (!d->seal)
+    const pipelines::SealBox *seal = d->seal ? &*d->seal : nullptr;
+    if (!seal)
         return fail(ErrorCode::Unavailable, u"the secret store is not open"_s);
     // Refused now rather than at the next deploy: a secret the spec does not ask for as a file is
     // injected as a variable, which not every value can be.
@@ -38,7 +39,7 @@ Result<secrets::AppSecretInfo> Engine::setAppSecret(const QString &app, const QS
             if (auto ok = secrets::checkEnvInjectable(name, value); !ok)
                 return std::unexpected(ok.error());
     }
-    auto set = secrets::AppSecretStore(d->db, *d->seal, d->clock).set(app, name, value);
+    auto set = secrets::AppSecretStore(d->db, *seal, d->clock).set(app, name, value);
     if (!set)
         return std::unexpected(set.error());
     // Names only: the value is in no line, event or answer.
@@ -52,16 +53,18 @@ Result<secrets::AppSecretInfo> Engine::setAppSecret(const QString &app, const QS
 
 Result<QList<secrets::AppSecretInfo>> Engine::appSecrets(const QString &app)
 {
-    if (!d->seal)
+    const pipelines::SealBox *seal = d->seal ? &*d->seal : nullptr;
+    if (!seal)
         return fail(ErrorCode::Unavailable, u"the secret store is not open"_s);
-    return secrets::AppSecretStore(d->db, *d->seal, d->clock).list(app);
+    return secrets::AppSecretStore(d->db, *seal, d->clock).list(app);
 }
 
 Status Engine::removeAppSecret(const QString &app, const QString &name, const Actor &actor)
 {
-    if (!d->seal)
+    const pipelines::SealBox *seal = d->seal ? &*d->seal : nullptr;
+    if (!seal)
         return fail(ErrorCode::Unavailable, u"the secret store is not open"_s);
-    if (auto removed = secrets::AppSecretStore(d->db, *d->seal, d->clock).remove(app, name); !removed)
+    if (auto removed = secrets::AppSecretStore(d->db, *seal, d->clock).remove(app, name); !removed)
         return removed;
     auto audited =
         d->audit.record(actor, u"app.secret.remove"_s, u"app/"_s + app, u"success"_s, QJsonObject{{u"name"_s, name}});

@@ -22,10 +22,9 @@ bool EventFilter::sees(const Event &event)
     if (event.type == EventType::TokenRevoked)
         return false;
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    if (!m_visible || now - m_readMs >= RereadMs)
-        read(now);
+    const authz::Visibility &visible = !m_visible || now - m_readMs >= RereadMs ? read(now) : *m_visible;
     const authz::ObjectRef subject = m_engine.subjectOf(event);
-    if (m_visible->sees(subject))
+    if (visible.sees(subject))
         return true;
     if (subject.kind == authz::ObjectKind::None || subject.name.isEmpty())
         return false;
@@ -33,17 +32,16 @@ bool EventFilter::sees(const Event &event)
     if (now - m_missedMs.value(key, 0) < MissedLookupMs)
         return false;
     m_missedMs.insert(key, now);
-    read(now);
-    return m_visible->sees(subject);
+    return read(now).sees(subject);
 }
 
-void EventFilter::read(qint64 now)
+const authz::Visibility &EventFilter::read(qint64 now)
 {
     auto visible = m_engine.visibility(m_principal);
-    m_visible = visible ? *visible : authz::Visibility{};
     m_readMs = now;
     if (m_missedMs.size() > 1000)
         m_missedMs.clear();
+    return m_visible.emplace(visible ? *visible : authz::Visibility{});
 }
 
 } // namespace pando::core

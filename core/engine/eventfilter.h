@@ -22,7 +22,7 @@ public:
     bool sees(const Event &event);
 
 private:
-    void read(qint64 now);
+    const authz::Visibility &read(qint64 now);
 
     Engine &m_engine;
     accounts::Principal m_principal;

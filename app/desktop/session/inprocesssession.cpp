@@ -138,7 +138,8 @@ private:
         if (*needsBootstrap) {
             // A previous start may have stopped between the two steps: its initial token file
             // is still there.
-            const QString initial = fresh->has_value() ? **fresh : readSecret(QDir(dataDir).filePath(InitialTokenFile));
+            const std::optional<QString> &issued = *fresh;
+            const QString initial = issued ? *issued : readSecret(QDir(dataDir).filePath(InitialTokenFile));
             if (initial.isEmpty())
                 return fail(ErrorCode::Internal, u"the install has no users and no initial token"_s, dataDir,
                             u"move the data directory away to start afresh"_s);

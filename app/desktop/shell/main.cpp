@@ -61,7 +61,7 @@ QString languageArgument(const QStringList &arguments)
         if (arguments.at(i).startsWith(u"--lang="_s))
             return arguments.at(i).mid(7);
     }
-    return QString();
+    return {};
 }
 
 // Installs the built-in translation (:/i18n/pando_<lang>.qm) for `language`, or for the system's

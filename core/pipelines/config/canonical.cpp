@@ -395,7 +395,7 @@ QStringList diffLines(const QStringList &before, const QStringList &after, int c
             if (script[size_t(e)].op != ' ') {
                 end = e;
                 quiet = 0;
-            } else if (++quiet > 2 * context) {
+            } else if (++quiet > 2 * qsizetype(context)) {
                 break;
             }
         }

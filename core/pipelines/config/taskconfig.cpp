@@ -268,11 +268,11 @@ Result<ResolvedTask> resolveTask(const Step &step, const TaskConfig *fileConfig)
     if (!step.task.image.isEmpty()) {
         resolved.venue = ResolvedTask::Venue::ImageArtifact;
         resolved.image = step.task.image;
-    } else if (config->runsOnHost()) {
-        resolved.venue = ResolvedTask::Venue::Host;
-    } else {
+    } else if (const auto &image = config->imageResource; image && !config->runsOnHost()) {
         resolved.venue = ResolvedTask::Venue::Image;
-        resolved.image = config->imageResource->reference();
+        resolved.image = image->reference();
+    } else {
+        resolved.venue = ResolvedTask::Venue::Host;
     }
     if (resolved.venue == ResolvedTask::Venue::Host && !config->run.user.isEmpty())
         return fail(ErrorCode::Invalid, u"run.user is only for container tasks; a host task runs as Pando"_s,

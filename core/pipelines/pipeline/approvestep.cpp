@@ -193,7 +193,7 @@ Outcome Execution::runApprove(const Step &step, RunStepRecord &rec, const Cancel
             continue;
         }
         lookupFailures = 0;
-        const ApprovalRecord &record = **found;
+        const ApprovalRecord &record = found->value();
         if (record.status == approval::Pending) {
             // Past its time but not swept yet (the engine sweeps periodically): settle it now.
             if (record.expiresMs != 0 && record.expiresMs <= m_deps.clock.nowMs()) {
