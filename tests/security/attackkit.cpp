@@ -220,7 +220,9 @@ bool Catalogue::load(const QString &path, QString *error)
         if (entry.value(QStringLiteral("issue")).toString().isEmpty())
             return bad(QStringLiteral("needs \"issue\": the issue item it proves"));
         const QString kind = entry.value(QStringLiteral("kind")).toString(QStringLiteral("raw"));
-        if (kind == QLatin1String("requests")) {
+        if (kind == QLatin1String("sweep") && entry.value(QStringLiteral("secrets")).toObject().isEmpty())
+            return bad(QStringLiteral("needs \"secrets\": the values its steps plant"));
+        if (kind == QLatin1String("requests") || kind == QLatin1String("sweep")) {
             const QJsonArray steps = entry.value(QStringLiteral("steps")).toArray();
             if (steps.isEmpty())
                 return bad(QStringLiteral("needs \"steps\""));
@@ -245,8 +247,8 @@ bool Catalogue::load(const QString &path, QString *error)
 
 QStringList Catalogue::knownKinds()
 {
-    return {QStringLiteral("raw"), QStringLiteral("parallel"), QStringLiteral("repeat"), QStringLiteral("requests"),
-            QStringLiteral("timing")};
+    return {QStringLiteral("raw"),      QStringLiteral("parallel"), QStringLiteral("repeat"),
+            QStringLiteral("requests"), QStringLiteral("timing"),   QStringLiteral("sweep")};
 }
 
 // A listener that accepts connections (the kernel does, from its backlog) and never answers:

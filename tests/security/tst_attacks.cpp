@@ -6,6 +6,7 @@
 // users of the other roles.
 
 #include "attackkit.h"
+#include "sweep.h"
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/support/component.h"
 #include "tests/support/gitfixture.h"
@@ -26,6 +27,7 @@
 #include <QUrl>
 #include <algorithm>
 #include <csignal>
+#include <functional>
 #include <memory>
 
 using namespace pando;
@@ -47,7 +49,10 @@ private:
     void runRaw(const QJsonObject &entry, Daemon &daemon);
     void runParallel(const QJsonObject &entry, Daemon &daemon);
     void runRepeat(const QJsonObject &entry, Daemon &daemon);
-    void runRequests(const QJsonObject &entry, Daemon &daemon);
+    // heard (when given) gets each step's answer, with the step it answered.
+    void runRequests(const QJsonObject &entry, Daemon &daemon,
+                     const std::function<void(const QString &step, const QByteArray &answer)> &heard = {});
+    void runSweep(const QJsonObject &entry, Daemon &daemon);
     void runTiming(const QJsonObject &entry, Daemon &daemon);
     QByteArray requestOf(const QJsonObject &step, Daemon &daemon, int n = 0);
     // Sends the writes over one new connection and checks what expect says of it.
@@ -146,6 +151,8 @@ void TestAttacks::attack()
         runRequests(entry, *daemon);
     else if (kind == QLatin1String("timing"))
         runTiming(entry, *daemon);
+    else if (kind == QLatin1String("sweep"))
+        runSweep(entry, *daemon);
     if (QTest::currentTestFailed()) {
         // What pandod said meanwhile, to see why.
         qWarning().noquote() << "pandod said:" << daemon->process.readAll().right(4000);
@@ -375,7 +382,21 @@ void TestAttacks::makeRepos(const QJsonObject &entry, Daemon &daemon)
     }
 }
 
-void TestAttacks::runRequests(const QJsonObject &entry, Daemon &daemon)
+namespace {
+
+// A field of an answer: "a/b/0" walks objects and arrays.
+QJsonValue fieldAt(const QJsonObject &json, const QString &path)
+{
+    QJsonValue value = json;
+    for (const QString &key : path.split(QLatin1Char('/')))
+        value = value.isArray() ? value.toArray().at(key.toInt()) : value.toObject().value(key);
+    return value;
+}
+
+} // namespace
+
+void TestAttacks::runRequests(const QJsonObject &entry, Daemon &daemon,
+                              const std::function<void(const QString &, const QByteArray &)> &heard)
 {
     // Steps in order, each one request as a principal, its answer checked and values saved.
     const QJsonArray steps = entry.value(QStringLiteral("steps")).toArray();
@@ -404,9 +425,9 @@ void TestAttacks::runRequests(const QJsonObject &entry, Daemon &daemon)
                 if (socket.waitForConnected(2000)) {
                     socket.write(request);
                     QByteArray buffer;
-                    value = readAnswer(socket, buffer, 5000)
-                                .json.value(poll.value(QStringLiteral("field")).toString())
-                                .toString();
+                    value =
+                        fieldAt(readAnswer(socket, buffer, 5000).json, poll.value(QStringLiteral("field")).toString())
+                            .toString();
                 }
                 if (!until.contains(QJsonValue(value)))
                     QTest::qWait(200);
@@ -417,18 +438,44 @@ void TestAttacks::runRequests(const QJsonObject &entry, Daemon &daemon)
                      QStringLiteral("step %1: %2").arg(i + 1).arg(QString::fromUtf8(line)), &answer);
         if (QTest::currentTestFailed())
             return;
+        // Named without its query, which may carry what a sweep looks for.
+        if (heard) {
+            const QString path = QString::fromUtf8(line).section(QLatin1Char('?'), 0, 0);
+            heard(QStringLiteral("step %1 (%2)").arg(i + 1).arg(path), answer.raw);
+        }
         // "save": {"name": "field/inner"} keeps a field of the answer for {saved:name}.
         const QJsonObject save = step.value(QStringLiteral("save")).toObject();
         for (auto it = save.begin(); it != save.end(); ++it) {
-            QJsonValue value = answer.json;
-            for (const QString &key : it.value().toString().split(QLatin1Char('/')))
-                value = value.isArray() ? value.toArray().at(key.toInt()) : value.toObject().value(key);
+            const QJsonValue value = fieldAt(answer.json, it.value().toString());
             QVERIFY2(!value.isUndefined(),
                      qPrintable(QStringLiteral("step %1: the answer has no %2").arg(i + 1).arg(it.value().toString())));
             daemon.saved.insert(it.key(),
                                 value.isString() ? value.toString().toUtf8() : QByteArray::number(value.toInteger()));
         }
     }
+}
+
+void TestAttacks::runSweep(const QJsonObject &entry, Daemon &daemon)
+{
+    // The steps plant the entry's secrets (as requests do); then every place pandod shows or
+    // leaves things in is read and searched for them (sweep.h).
+    Sweep sweep(entry, daemon);
+    QString why;
+    QVERIFY2(sweep.start(&why), qPrintable(why));
+    runRequests(sweep.entry(), daemon,
+                [&sweep](const QString &step, const QByteArray &answer) { sweep.look(step, answer); });
+    const bool stepsFailed = QTest::currentTestFailed();
+    QStringList problems = stepsFailed ? QStringList() : sweep.finish();
+    // What the steps made goes whatever came of them; a step's failure is the one reported.
+    problems += sweep.cleanUp();
+    // One line each: a failure message is cut at 1 KiB.
+    for (const QString &line : std::as_const(problems))
+        qWarning().noquote() << line;
+    if (stepsFailed)
+        return;
+    QVERIFY2(problems.isEmpty(), qPrintable(QStringLiteral("%1 problems (secrets found, places not read): the lines "
+                                                           "above say where and in which form")
+                                                .arg(problems.size())));
 }
 
 void TestAttacks::sendAndCheck(const QList<QByteArray> &writes, int pauseMs, const QJsonObject &expect, Daemon &daemon,
