@@ -63,6 +63,21 @@ InProcessOptions fakeOptions(const QString &dataDir)
 
 } // namespace
 
+// The Connections view alone in a window, given the model as "model".
+const char ConnectionsWindow[] = R"(import QtQuick
+import QtQuick.Controls
+import Pando.Connections
+ApplicationWindow {
+    id: w
+    required property ConnectionsModel model
+    width: 1280
+    height: 800
+    ConnectionsView {
+        anchors.fill: parent
+        connectionsModel: w.model
+    }
+})";
+
 class TestConnectionsView : public QObject {
     Q_OBJECT
 
@@ -166,20 +181,8 @@ private Q_SLOTS:
     void connectionsViewScreenshot()
     {
         m_connections->addFromLink(u"pando://pando.lan/pair?fp=abc"_s);
-        shoot(R"(import QtQuick
-import QtQuick.Controls
-import Pando.Connections
-ApplicationWindow {
-    id: w
-    required property ConnectionsModel model
-    width: 1280
-    height: 800
-    ConnectionsView {
-        anchors.fill: parent
-        connectionsModel: w.model
-    }
-})",
-              {{u"model"_s, QVariant::fromValue(m_connections.get())}}, u"desktop-connections.png"_s);
+        shoot(ConnectionsWindow, {{u"model"_s, QVariant::fromValue(m_connections.get())}},
+              u"desktop-connections.png"_s);
         QVERIFY(!m_connections->error().isEmpty());
     }
 
@@ -212,20 +215,7 @@ ApplicationWindow {
         model.setClock([now] { return now; });
 
         shoot(
-            R"(import QtQuick
-import QtQuick.Controls
-import Pando.Connections
-ApplicationWindow {
-    id: w
-    required property ConnectionsModel model
-    width: 1280
-    height: 800
-    ConnectionsView {
-        anchors.fill: parent
-        connectionsModel: w.model
-    }
-})",
-            {{u"model"_s, QVariant::fromValue(&model)}}, u"desktop-connections-access.png"_s, {},
+            ConnectionsWindow, {{u"model"_s, QVariant::fromValue(&model)}}, u"desktop-connections-access.png"_s, {},
             [](QQuickWindow *window) {
                 QList<QQuickItem *> labels;
                 collect(window->contentItem(), u"accessText"_s, labels);
