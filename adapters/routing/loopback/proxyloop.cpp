@@ -32,6 +32,16 @@ constexpr auto AcceptPause = std::chrono::milliseconds(100);
 constexpr auto IdleSweep = std::chrono::seconds(1);
 constexpr auto RefusalLogEvery = std::chrono::seconds(10);
 
+void setNoDelay(int fd)
+{
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+} // namespace
+
+// Handler and Buffer are named in the structs the header declares, so they are not in the anonymous
+// namespace (GCC's -Wsubobject-linkage in a unity build).
 struct Handler {
     virtual ~Handler() = default;
     virtual void onEvent(unsigned events) = 0;
@@ -67,14 +77,6 @@ private:
     size_t m_start = 0;
     size_t m_end = 0;
 };
-
-void setNoDelay(int fd)
-{
-    const int one = 1;
-    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-}
-
-} // namespace
 
 struct Listener final : Handler {
     ProxyLoop *loop = nullptr;
