@@ -209,6 +209,13 @@ ensure_service_images() {
 }
 
 # build PRESET [TARGET...]
+# Sanitizer reports with function names and lines, when a symbolizer is there.
+use_symbolizer() {
+    local symbolizer
+    symbolizer=$(command -v llvm-symbolizer-16 || command -v llvm-symbolizer || true)
+    if [ -n "$symbolizer" ]; then export ASAN_SYMBOLIZER_PATH="$symbolizer"; fi
+}
+
 build() {
     local preset=$1
     shift

@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QIODevice>
+#include <QScopeGuard>
 #include <algorithm>
 #include <archive.h>
 #include <archive_entry.h>
@@ -46,13 +47,17 @@ QString archiveText(archive *a)
 // ---- packing ----
 
 struct PackContext {
-    const WireSink *sink = nullptr;
+    const WireSink *sink = nullptr; // null once the stream is abandoned
     std::optional<Error> error;
 };
 
 la_ssize_t packWrite(archive *a, void *client, const void *buf, size_t n)
 {
     auto *ctx = static_cast<PackContext *>(client);
+    if (!ctx->sink) {
+        archive_set_error(a, ECANCELED, "the stream was abandoned");
+        return -1;
+    }
     if (auto st = (*ctx->sink)(QByteArrayView(static_cast<const char *>(buf), qsizetype(n))); !st) {
         ctx->error = st.error();
         archive_set_error(a, EIO, "the sink refused the data");
@@ -363,8 +368,11 @@ Status packTree(const QString &dir, const WireSink &sink, const CancelToken &can
     if (!rootFd.isValid())
         return fail(ErrorCode::NotFound, QStringLiteral("cannot open directory: ") + errnoText(errno), dir);
 
-    ArchivePtr a(archive_write_new());
     PackContext ctx{&sink, {}};
+    ArchivePtr a(archive_write_new());
+    // Freeing an archive that was not closed flushes what it holds through packWrite: a stream
+    // given up on (an error, a cancel) must not send its tail to the sink after the fact.
+    const auto abandon = qScopeGuard([&ctx] { ctx.sink = nullptr; });
     // pax only where ustar cannot say it (long names, big files); names as raw bytes so no
     // locale conversion can change or refuse them.
     if (archive_write_set_format_pax_restricted(a.get()) != ARCHIVE_OK ||
@@ -451,9 +459,9 @@ Result<UnpackStats> unpackTree(const WireSource &source, const QString &dest, co
     if (!rootFd.isValid())
         return cleanup(Error{ErrorCode::Failed, QStringLiteral("cannot open directory: ") + errnoText(errno), tmpDir});
 
-    ArchivePtr a(archive_read_new());
-    UnpackContext ctx;
+    UnpackContext ctx; // outlives the archive, whose callbacks it serves
     ctx.source = &source;
+    ArchivePtr a(archive_read_new());
     // tar in its ustar, pax and GNU forms, and no compression: that is the compress package's.
     archive_read_support_format_tar(a.get());
     if (archive_read_open(a.get(), &ctx, nullptr, unpackRead, nullptr) != ARCHIVE_OK)

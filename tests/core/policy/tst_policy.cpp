@@ -6,6 +6,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+Q_DECLARE_METATYPE(pando::core::AppSpec)
+
 using namespace Qt::StringLiterals;
 using namespace pando;
 using namespace pando::core;
@@ -260,8 +262,6 @@ private Q_SLOTS:
         }
     }
 };
-
-Q_DECLARE_METATYPE(pando::core::AppSpec)
 
 QTEST_GUILESS_MAIN(TestPolicy)
 #include "tst_policy.moc"
