@@ -422,11 +422,13 @@ Outcome Execution::runPut(const Step &step, RunStepRecord &rec, const LinkedCanc
     return fetch(step, step.artifact(), pushed->version, step.put.getParams, rec, link, true);
 }
 
-// Parses the pipeline with secrets resolved, remembering their values for masking.
 } // namespace detail
 
 namespace {
 
+// Parses the pipeline with secrets resolved, remembering every value substituted (a field of a
+// secret holding a mapping too) for masking, also when the parse then fails (its error may quote
+// what a placeholder expanded to).
 Result<Pipeline> parseForRun(JobRunnerDeps &deps, const QString &pipelineName, const QByteArray &configYaml,
                              const QByteArray &varsYaml, QStringList *secretValues)
 {
@@ -440,18 +442,15 @@ Result<Pipeline> parseForRun(JobRunnerDeps &deps, const QString &pipelineName, c
     sources.secrets = [&deps, pipelineName](const QString &name) {
         return deps.secret(pipelineName, name);
     };
+    sources.substituted = [secretValues](const QString &value) {
+        if (!value.isEmpty() && !secretValues->contains(value))
+            secretValues->append(value);
+    };
     if (deps.secretRefusal)
         sources.secretRefusal = [&deps, pipelineName](const QString &name) {
             return deps.secretRefusal(pipelineName, name);
         };
-    auto parsed = parsePipeline(configYaml, sources);
-    if (!parsed)
-        return parsed;
-    // The values of what the file used: a second lookup of the names the parse reported.
-    for (const QString &name : std::as_const(parsed->secretNames))
-        if (auto value = deps.secret(pipelineName, name.section(QLatin1Char('.'), 0, 0)))
-            secretValues->append(*value);
-    return parsed;
+    return parsePipeline(configYaml, sources);
 }
 
 } // namespace
@@ -469,7 +468,8 @@ RunExecutor::Result JobRunner::execute(const RunRecord &run, const CancelToken &
     auto pipeline =
         parseForRun(m_deps, run.pipeline, record->configYaml.toUtf8(), record->varsYaml.toUtf8(), &secretValues);
     if (!pipeline)
-        return {Outcome::Errored, QStringLiteral("the pipeline does not parse: ") + pipeline.error().text()};
+        return {Outcome::Errored, QStringLiteral("the pipeline does not parse: ") +
+                                      maskText(makeRedactor(secretValues), pipeline.error().text())};
     const Job *job = pipeline->job(run.job);
     if (!job)
         return {Outcome::Errored, QStringLiteral("job %1 is no longer in pipeline %2").arg(run.job, run.pipeline)};

@@ -236,7 +236,7 @@ private:
                     }
                     return std::optional<DocNode>(kept);
                 }
-                m_secretValues.insert(*secret);
+                noteSecretValue(*secret);
                 if (ref.fields.isEmpty()) {
                     DocNode value;
                     value.kind = DocNode::Kind::Scalar;
@@ -252,7 +252,7 @@ private:
                 if (!field)
                     return std::unexpected(field.error());
                 if (field->kind == DocNode::Kind::Scalar)
-                    m_secretValues.insert(field->text);
+                    noteSecretValue(field->text);
                 return std::optional<DocNode>(*field);
             }
         }
@@ -289,6 +289,13 @@ private:
             node = next;
         }
         return *node;
+    }
+
+    void noteSecretValue(const QString &value)
+    {
+        m_secretValues.insert(value);
+        if (m_sources.substituted)
+            m_sources.substituted(value);
     }
 
     std::optional<QString> lookupSecret(const QString &name)

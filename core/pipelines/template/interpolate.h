@@ -38,6 +38,10 @@ struct InterpolationSources {
     // Placeholder: a secret's existence is checked but `((name))` stays in the text, so the
     // result can be shown (a diff) or stored without any secret value in it.
     enum class SecretMode { Resolve, Placeholder } secretMode = SecretMode::Resolve;
+    // Told each secret value, and each field of one a placeholder picks, as it is substituted
+    // (Resolve mode), also when the walk fails later: a run masks them in everything it shows,
+    // its error included. May be empty.
+    std::function<void(const QString &value)> substituted;
     // Leave undefined vars as written and list them in the report instead of failing.
     bool allowUndefined = false;
     ExpansionLimits limits;

@@ -112,6 +112,10 @@ void TestPipelinesDocker::initTestCase()
     QVERIFY(service().setSecret({}, QStringLiteral("token"), QStringLiteral("s3cr3t-value-42"), Actor{}));
     // An install-wide secret is read only by the pipelines it is granted to.
     QVERIFY(service().setSecretAccess(QStringLiteral("token"), SecretAccess{false, {QStringLiteral("ci")}}, Actor{}));
+    // A secret holding a mapping, of which a task takes one field.
+    QVERIFY(service().setSecret({}, QStringLiteral("db"),
+                                QStringLiteral(R"({"user": "ci", "password": "pa55-field-77"})"), Actor{}));
+    QVERIFY(service().setSecretAccess(QStringLiteral("db"), SecretAccess{false, {QStringLiteral("ci")}}, Actor{}));
 }
 
 void TestPipelinesDocker::cleanupTestCase()
@@ -188,8 +192,9 @@ void TestPipelinesDocker::aCommitRunsTheJobsInPassedOrder()
         "  - name: unit\n    plan:\n      - get: repo\n        trigger: true\n"
         "      - in_parallel:\n" +
         taskItem(10, "lint", "cat repo/README; echo lint-ok") +
-        taskItem(10, "test", "echo secret is $TOKEN; echo $TOKEN | base64; cp repo/README report/", "repo", "report",
-                 {"params: { TOKEN: ((token)) }"}) +
+        taskItem(10, "test",
+                 "echo secret is $TOKEN; echo $TOKEN | base64; echo db password is $DBPASS; cp repo/README report/",
+                 "repo", "report", {"params: { TOKEN: ((token)), DBPASS: ((db.password)) }"}) +
         taskItem(6, "after", "cat report/README", "report") + "    on_success:\n" +
         hookStep(6, "notify", "echo success-hook") +
         "  - name: deploy\n    plan:\n      - get: repo\n        passed: [unit]\n        trigger: true\n" +
@@ -216,6 +221,9 @@ void TestPipelinesDocker::aCommitRunsTheJobsInPassedOrder()
     QVERIFY2(text.contains(QLatin1String("lint-ok")) && text.contains(QLatin1String("version one")), qPrintable(text));
     QVERIFY2(text.contains(QLatin1String("secret is ((redacted))")), qPrintable(text));
     QVERIFY2(!text.contains(QLatin1String("s3cr3t-value-42")), qPrintable(text));
+    // The field, not only the whole mapping, is masked.
+    QVERIFY2(text.contains(QLatin1String("db password is ((redacted))")), qPrintable(text));
+    QVERIFY2(!text.contains(QLatin1String("pa55-field-77")), qPrintable(text));
     QVERIFY2(!text.contains(QString::fromLatin1(QByteArray("s3cr3t-value-42\n").toBase64().left(16))),
              qPrintable(text));
     QVERIFY2(text.contains(QLatin1String("success-hook")), qPrintable(text));

@@ -148,6 +148,29 @@ private Q_SLOTS:
         QVERIFY(report->secretValues.contains(u"AKIA"_s));
     }
 
+    void substitutedValuesAreToldAlsoWhenTheWalkFails()
+    {
+        // A run masks what it is told, and its error too: the values must reach it even when a
+        // later placeholder fails the parse (the report is then never made).
+        auto s = sources();
+        QStringList told;
+        s.substituted = [&told](const QString &value) {
+            told.append(value);
+        };
+        auto root = tree("a: ((aws.secret))\nb: \"Bearer ((token))\"\nc: ((missing))\n");
+        const auto report = interpolate(root, s);
+        QVERIFY(!report);
+        QVERIFY2(told.contains(u"shh"_s), qPrintable(told.join(u", "_s)));   // the field a placeholder picked
+        QVERIFY2(told.contains(u"t0k3n"_s), qPrintable(told.join(u", "_s))); // a whole value inside text
+        QVERIFY(!told.contains(u"AKIA"_s)); // a field nothing used stays unmasked, like any text
+        // Placeholder mode substitutes nothing, so tells nothing.
+        told.clear();
+        s.secretMode = InterpolationSources::SecretMode::Placeholder;
+        auto kept = tree("a: ((aws.secret))\n");
+        QVERIFY(interpolate(kept, s));
+        QVERIFY(told.isEmpty());
+    }
+
     void placeholderModeKeepsSecretsOut()
     {
         auto s = sources();
