@@ -53,7 +53,7 @@ Status AuditLog::record(const Actor &actor, const QString &action, const QString
         lines.reserve(batch.size());
         for (const auto &p : batch)
             lines.append(p->line);
-        const Status written = commit(std::move(lines));
+        const Status written = commit(lines);
         lock.relock();
         for (const auto &p : batch) {
             p->done = true;

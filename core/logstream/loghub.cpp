@@ -154,17 +154,16 @@ std::shared_ptr<LogSubscription> LogHub::subscribe(const QString &app, int backl
     // for a line it may be queueing right now.
     std::weak_ptr<Upstream> weakUp = up;
     QPointer<LogHub> hub(this);
-    return std::shared_ptr<LogSubscription>(subscription.get(),
-                                            [hub, weakUp, app, keep = subscription](LogSubscription *s) mutable {
-                                                {
-                                                    std::lock_guard lock(s->m_mutex);
-                                                    s->m_released = true;
-                                                    s->m_queue.clear();
-                                                }
-                                                if (hub && !weakUp.expired())
-                                                    hub->release(app, s);
-                                                keep.reset();
-                                            });
+    return {subscription.get(), [hub, weakUp, app, keep = subscription](LogSubscription *s) mutable {
+                {
+                    std::lock_guard lock(s->m_mutex);
+                    s->m_released = true;
+                    s->m_queue.clear();
+                }
+                if (hub && !weakUp.expired())
+                    hub->release(app, s);
+                keep.reset();
+            }};
 }
 
 int LogHub::upstreamCount() const

@@ -191,7 +191,7 @@ Result<QMap<QString, QByteArray>> AppSecretStore::open(const QString &app)
                         u"%1 cannot be opened: %2"_s.arg(secretPath(app, name), opened.error().message),
                         u"secrets."_s + name, u"set it again with `pando secrets set %1 %2`"_s.arg(app, name));
         }
-        values.insert(name, std::move(*opened)); // moved: no second copy to wipe
+        values.insert(name, *opened); // implicitly shared, not copied: no second copy to wipe
     }
     q->finish();
     return values;

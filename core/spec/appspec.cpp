@@ -159,10 +159,13 @@ Status labelKey(const QString &key, const QString &value, const QString &where)
     return detail::checkLabel(key, value, where);
 }
 
+// `var` names the variable the macro declares, so it cannot be parenthesised.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define PANDO_SPEC_TRY(var, expr)                                                                                      \
     auto var = (expr);                                                                                                 \
     if (!var)                                                                                                          \
         return std::unexpected(var.error());
+// NOLINTEND(bugprone-macro-parentheses)
 
 Status readSource(const DocNode &root, AppSpec &spec)
 {

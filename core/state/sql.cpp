@@ -235,7 +235,7 @@ Result<Transaction> Transaction::begin(Database &database, const QString &what)
 }
 
 Transaction::Transaction(Transaction &&other) noexcept
-    : m_db(std::move(other.m_db)), m_postgres(other.m_postgres), m_open(other.m_open), m_what(std::move(other.m_what)),
+    : m_db(other.m_db), m_postgres(other.m_postgres), m_open(other.m_open), m_what(std::move(other.m_what)),
       m_gate(std::exchange(other.m_gate, nullptr))
 {
     other.m_open = false;

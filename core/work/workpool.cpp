@@ -24,7 +24,7 @@ WorkPool::~WorkPool()
 
 void WorkPool::setHandler(const QString &kind, Handler handler)
 {
-    m_handlers.insert(kind, std::move(handler));
+    m_handlers.emplace(kind, std::move(handler));
 }
 
 void WorkPool::start()
@@ -100,7 +100,10 @@ void WorkPool::runWorker()
                 --m_pendingWakeups;
             continue;
         }
-        const JobRecord job = **claimed;
+        const std::optional<JobRecord> &next = *claimed;
+        if (!next)
+            continue;
+        const JobRecord job = *next;
         CancelToken token;
         {
             QMutexLocker lock(&m_mutex);

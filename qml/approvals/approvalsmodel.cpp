@@ -128,10 +128,10 @@ QString ApprovalsModel::relative(qint64 ms) const
         span = tr("less than a minute");
     else if (minutes < 120)
         span = tr("%n minute(s)", nullptr, int(minutes));
-    else if (minutes < 48 * 60)
+    else if (minutes < qint64{48} * 60)
         span = tr("%n hour(s)", nullptr, int(minutes / 60));
     else
-        span = tr("%n day(s)", nullptr, int(minutes / (24 * 60)));
+        span = tr("%n day(s)", nullptr, int(minutes / (qint64{24} * 60)));
     return delta >= 0 ? tr("in %1").arg(span) : tr("%1 ago").arg(span);
 }
 

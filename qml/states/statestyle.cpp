@@ -8,21 +8,21 @@ QColor StateStyle::colourOf(DisplayState::Value state)
 {
     switch (state) {
     case DisplayState::Healthy:
-        return QColor(0x2e, 0x9d, 0x4f);
+        return {0x2e, 0x9d, 0x4f};
     case DisplayState::Progress:
-        return QColor(0x2f, 0x6f, 0xdb);
+        return {0x2f, 0x6f, 0xdb};
     case DisplayState::Waiting:
-        return QColor(0xd9, 0x9a, 0x00);
+        return {0xd9, 0x9a, 0x00};
     case DisplayState::Failed:
-        return QColor(0xd2, 0x35, 0x2b);
+        return {0xd2, 0x35, 0x2b};
     case DisplayState::Cached:
-        return QColor(0x8a, 0x8a, 0x8a);
+        return {0x8a, 0x8a, 0x8a};
     case DisplayState::Stopped:
-        return QColor(0x7a, 0x7a, 0x7a);
+        return {0x7a, 0x7a, 0x7a};
     case DisplayState::Neutral:
         break;
     }
-    return QColor(0x9a, 0x9a, 0x9a);
+    return {0x9a, 0x9a, 0x9a};
 }
 
 QString StateStyle::shapeOf(DisplayState::Value state)

@@ -184,16 +184,16 @@ Outcome Execution::runApprove(const Step &step, RunStepRecord &rec, const Cancel
         lookNow = false;
         sinceLook.restart();
         auto found = approvals->find(id);
-        if (!found || !found->has_value()) {
-            const Error error =
-                found ? Error{ErrorCode::NotFound, QStringLiteral("approval %1 is gone").arg(id), step.path}
-                      : found.error();
-            if (++lookupFailures >= ApprovalLookupFailures || (found && !found->has_value()))
-                return errored(rec, error);
+        if (!found) {
+            if (++lookupFailures >= ApprovalLookupFailures)
+                return errored(rec, found.error());
             continue;
         }
+        const std::optional<ApprovalRecord> &maybe = *found;
+        if (!maybe)
+            return errored(rec, Error{ErrorCode::NotFound, QStringLiteral("approval %1 is gone").arg(id), step.path});
         lookupFailures = 0;
-        const ApprovalRecord &record = found->value();
+        const ApprovalRecord &record = *maybe;
         if (record.status == approval::Pending) {
             // Past its time but not swept yet (the engine sweeps periodically): settle it now.
             if (record.expiresMs != 0 && record.expiresMs <= m_deps.clock.nowMs()) {

@@ -68,12 +68,14 @@ Result<TimeSource> parseSource(const QJsonObject &source)
 
 bool insideWindow(const TimeSource &source, qint64 nowMs)
 {
-    if (!source.startMs)
+    if (!source.startMs || !source.stopMs)
         return true;
+    const qint64 start = *source.startMs;
+    const qint64 stop = *source.stopMs;
     const qint64 ofDay = ((nowMs % DayMs) + DayMs) % DayMs;
-    if (*source.startMs <= *source.stopMs)
-        return ofDay >= *source.startMs && ofDay < *source.stopMs;
-    return ofDay >= *source.startMs || ofDay < *source.stopMs; // wraps past midnight
+    if (start <= stop)
+        return ofDay >= start && ofDay < stop;
+    return ofDay >= start || ofDay < stop; // wraps past midnight
 }
 
 std::optional<qint64> parseVersionTime(const Version &version)

@@ -180,9 +180,10 @@ bool Scheduler::runOne()
                          qPrintable(claimed.error().text()));
                 continue;
             }
-            if (!claimed->has_value())
+            const std::optional<RunRecord> &next = *claimed;
+            if (!next)
                 continue;
-            run = **claimed;
+            run = *next;
             QMutexLocker lock(&m_mutex);
             m_running.insert(run.id, token);
             if (m_stopping)

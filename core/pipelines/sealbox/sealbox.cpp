@@ -7,6 +7,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+#include <ranges>
 
 namespace pando::core::pipelines {
 
@@ -85,9 +86,9 @@ SealBox::SealBox(QList<SealKey> keys) : m_keys(std::move(keys))
 const SealKey *SealBox::findKey(QStringView id) const
 {
     // Newest first: after a rotation most values name the newest key.
-    for (auto it = m_keys.crbegin(); it != m_keys.crend(); ++it) {
-        if (it->id() == id)
-            return &*it;
+    for (const SealKey &key : std::views::reverse(m_keys)) {
+        if (key.id() == id)
+            return &key;
     }
     return nullptr;
 }

@@ -61,13 +61,13 @@ QList<const Step *> getsOf(const Job &job)
 
 } // namespace
 
-LocalPipelineService::LocalPipelineService(JobRunnerDeps deps, AuditLog &audit, SealKey sealKey,
+LocalPipelineService::LocalPipelineService(JobRunnerDeps deps, AuditLog &audit, const SealKey &sealKey,
                                            LocalPipelineOptions options, std::shared_ptr<void> keepAlive)
     : m_keepAlive(std::move(keepAlive)), m_deps(std::move(deps)), m_audit(audit), m_seal(QList<SealKey>{sealKey}),
       m_options(options),
       // Only the address plane locks: one webhook's failures must not lock its forge out.
       m_webhookThrottle(m_deps.clock, accounts::ThrottlePolicy{std::numeric_limits<int>::max()},
-                        accounts::ThrottlePolicy{5, 1000, 15 * 60 * 1000, 60 * 60 * 1000})
+                        accounts::ThrottlePolicy{5, 1000, qint64{15} * 60 * 1000, qint64{60} * 60 * 1000})
 {
     m_deps.secret = [this](const QString &pipeline, const QString &name) {
         return secretValue(pipeline, name);

@@ -29,7 +29,7 @@ class LocalPipelineService final : public QObject, public PipelineService {
 public:
     // deps.secret is filled in by the service (from its sealed store); sealKey seals secrets.
     // keepAlive owns what deps refer to (adapters, stores); it is released after everything else.
-    LocalPipelineService(JobRunnerDeps deps, AuditLog &audit, SealKey sealKey, LocalPipelineOptions options = {},
+    LocalPipelineService(JobRunnerDeps deps, AuditLog &audit, const SealKey &sealKey, LocalPipelineOptions options = {},
                          std::shared_ptr<void> keepAlive = {});
     ~LocalPipelineService() override;
 

@@ -139,7 +139,7 @@ private:
             return fail(ErrorCode::TooLarge,
                         u"expanding \"((%1))\" here takes the file past its expansion limit (%2 MiB and %3 values "
                         "added by vars, counting every use)"_s.arg(ref.written)
-                            .arg(limits.maxBytes / (1024 * 1024))
+                            .arg(limits.maxBytes / (qsizetype{1024} * 1024))
                             .arg(limits.maxNodes),
                         path, u"use a large var in fewer places, or make it smaller"_s);
         return {};
@@ -162,13 +162,14 @@ private:
             auto value = resolve(*ref, path);
             if (!value)
                 return std::unexpected(value.error());
-            if (!*value)
+            std::optional<DocNode> &resolved = *value;
+            if (!resolved)
                 return {}; // left as written (allowUndefined)
-            if (auto ok = account(*ref, **value, path, depth); !ok)
+            if (auto ok = account(*ref, *resolved, path, depth); !ok)
                 return ok;
             const int line = node.line;
             const int column = node.column;
-            node = std::move(**value);
+            node = std::move(*resolved);
             node.line = line;
             node.column = column;
             return {};
@@ -185,11 +186,12 @@ private:
             auto value = resolve(*ref, path);
             if (!value)
                 return std::unexpected(value.error());
-            if (!*value) {
+            const std::optional<DocNode> &resolved = *value;
+            if (!resolved) {
                 out += m.captured(0);
                 continue;
             }
-            const DocNode &v = **value;
+            const DocNode &v = *resolved;
             if (auto ok = account(*ref, v, path, depth); !ok)
                 return ok;
             if (v.kind == DocNode::Kind::Sequence || v.kind == DocNode::Kind::Map) {
