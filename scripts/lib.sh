@@ -209,6 +209,12 @@ ensure_service_images() {
 }
 
 # build PRESET [TARGET...]
+# The tests scripts/sanitize asan runs under ASan and UBSan: the core's unit tests.
+ASAN_TEST_LABELS=(-L unit -L '^core$')
+asan_tests() {
+    ctest --test-dir "$PANDO_ROOT/build/asan" -N "${ASAN_TEST_LABELS[@]}" | sed -n 's/^ *Test *#[0-9]*: *//p'
+}
+
 # Sanitizer reports with function names and lines, when a symbolizer is there.
 use_symbolizer() {
     local symbolizer
