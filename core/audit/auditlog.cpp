@@ -2,8 +2,13 @@
 
 #include "core/state/repositories.h"
 
+#include <QDeadlineTimer>
 #include <QHostAddress>
 #include <QJsonDocument>
+#include <QRandomGenerator>
+#include <QThread>
+#include <algorithm>
+#include <chrono>
 
 namespace pando::core {
 
@@ -75,6 +80,10 @@ Status AuditLog::record(const Actor &actor, const QString &action, const QString
 Status AuditLog::commit(const QList<AuditRecord> &lines)
 {
     AuditRepository repository(m_db);
+    // Another writer on the same database (a second process) can win every race while it writes
+    // in a loop: after each lost race this one waits a random moment, so it gets a turn, and it
+    // gives up only after a few seconds of losing.
+    const QDeadlineTimer patience(std::chrono::seconds(5));
     for (int attempt = 1;; ++attempt) {
         if (!m_head) {
             auto head = repository.head();
@@ -91,11 +100,13 @@ Status AuditLog::commit(const QList<AuditRecord> &lines)
         }
         // Conflict: another writer appended since; read where the log ends now and link on.
         m_head.reset();
-        if (appended.error().code != ErrorCode::Conflict || attempt >= 100) {
-            qWarning("audit: writing %lld line(s) failed: %s", qlonglong(lines.size()),
+        if (appended.error().code != ErrorCode::Conflict || patience.hasExpired()) {
+            qWarning("audit: writing %lld line(s) failed after %d attempt(s): %s", qlonglong(lines.size()), attempt,
                      qPrintable(appended.error().text()));
             return std::unexpected(appended.error());
         }
+        const auto pauseUs = static_cast<unsigned long>(QRandomGenerator::global()->bounded(100, 200));
+        QThread::usleep(pauseUs * static_cast<unsigned long>(std::min(attempt, 20)));
     }
 }
 

@@ -395,6 +395,38 @@ void TestSessionContract::approvalThroughTheSession()
     auto bad = test::awaitList([&](auto done) { s.approvals(u"sideways"_s, done); });
     QVERIFY(!bad);
     QVERIFY2(bad.error().where.contains(u"status"_s), qPrintable(test::describe(bad.error())));
+
+    // What a member's desktop shows: only the apps they hold a grant on. Another's app, its logs
+    // and the users of the install are refused with a reason, never shown as empty; the deploy
+    // of an app they may not deploy is refused before anything is queued.
+    auto others = test::awaitObject([&](auto done) { s.createApp(appSpec(u"admins-only"_s, b.apiPort()), done); });
+    VERIFY_OK(others);
+    auto visible = test::awaitList([&](auto done) { teammate.apps(done); });
+    VERIFY_OK(visible);
+    QStringList names;
+    for (const QJsonValue &app : std::as_const(*visible))
+        names << app.toObject().value(u"name"_s).toString();
+    QCOMPARE(names, QStringList{u"gated-web"_s});
+    auto hidden = test::awaitObject([&](auto done) { teammate.app(u"admins-only"_s, done); });
+    QVERIFY(!hidden);
+    QVERIFY2(hidden.error().code == ErrorCode::Forbidden || hidden.error().code == ErrorCode::NotFound,
+             qPrintable(test::describe(hidden.error())));
+    auto logs = test::awaitList([&](auto done) { teammate.logTail(u"admins-only"_s, 10, done); });
+    QVERIFY(!logs);
+    QVERIFY2(logs.error().code == ErrorCode::Forbidden || logs.error().code == ErrorCode::NotFound,
+             qPrintable(test::describe(logs.error())));
+    auto notTheirs = test::awaitObject([&](auto done) { teammate.deploy(u"admins-only"_s, {}, done); });
+    QVERIFY(!notTheirs);
+    QVERIFY2(notTheirs.error().code == ErrorCode::Forbidden || notTheirs.error().code == ErrorCode::NotFound,
+             qPrintable(test::describe(notTheirs.error())));
+    auto deploys = test::awaitList([&](auto done) { s.deploys(u"admins-only"_s, 10, done); });
+    VERIFY_OK(deploys);
+    QVERIFY(deploys->isEmpty());
+    auto users = test::awaitList([&](auto done) { teammate.users(done); });
+    QVERIFY(!users);
+    QCOMPARE(users.error().code, ErrorCode::Forbidden);
+    auto removed = test::awaitDone([&](auto done) { s.removeApp(u"admins-only"_s, done); });
+    VERIFY_OK(removed);
 }
 
 void TestSessionContract::pipelinesAndRuns()
