@@ -208,7 +208,6 @@ ensure_service_images() {
     done
 }
 
-# build PRESET [TARGET...]
 # The tests scripts/sanitize asan runs under ASan and UBSan: the core's unit tests.
 ASAN_TEST_LABELS=(-L unit -L '^core$')
 asan_tests() {
@@ -222,6 +221,7 @@ use_symbolizer() {
     if [ -n "$symbolizer" ]; then export ASAN_SYMBOLIZER_PATH="$symbolizer"; fi
 }
 
+# build PRESET [TARGET...]
 build() {
     local preset=$1
     shift
