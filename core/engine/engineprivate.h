@@ -108,6 +108,8 @@ struct Engine::Private {
     Result<AppView> view(const AppRecord &record);
     // Finishes a seal key rotation a dead process left, loads the key (enginesecrets.cpp).
     Status openSecrets();
+    // The app secret store over the open seal; Unavailable before start() opened it.
+    Result<secrets::AppSecretStore> appSecretStore();
     // Makes appServices once the seal is open (engineservices.cpp).
     void openServices();
     // The app's services after its containers went: kept or deleted as the job says.

@@ -25,13 +25,20 @@ Status Engine::Private::openSecrets()
     return {};
 }
 
+Result<secrets::AppSecretStore> Engine::Private::appSecretStore()
+{
+    const std::optional<pipelines::SealBox> &opened = seal; // one name the checker can follow
+    if (!opened)
+        return fail(ErrorCode::Unavailable, u"the secret store is not open"_s);
+    return secrets::AppSecretStore(db, *opened, clock);
+}
+
 Result<secrets::AppSecretInfo> Engine::setAppSecret(const QString &app, const QString &name, QByteArrayView value,
                                                     const Actor &actor)
 {
-    const std::optional<pipelines::SealBox> &opened = d->seal; // one name the checker can follow
-    if (!opened)
-        return fail(ErrorCode::Unavailable, u"the secret store is not open"_s);
-    const pipelines::SealBox &seal = *opened;
+    auto store = d->appSecretStore();
+    if (!store)
+        return std::unexpected(store.error());
     // Refused now rather than at the next deploy: a secret the spec does not ask for as a file is
     // injected as a variable, which not every value can be.
     if (auto row = AppRepository(d->db).find(app); row && secrets::checkSecretName(name)) {
@@ -40,7 +47,7 @@ Result<secrets::AppSecretInfo> Engine::setAppSecret(const QString &app, const QS
             if (auto ok = secrets::checkEnvInjectable(name, value); !ok)
                 return std::unexpected(ok.error());
     }
-    auto set = secrets::AppSecretStore(d->db, seal, d->clock).set(app, name, value);
+    auto set = store->set(app, name, value);
     if (!set)
         return std::unexpected(set.error());
     // Names only: the value is in no line, event or answer.
@@ -54,20 +61,18 @@ Result<secrets::AppSecretInfo> Engine::setAppSecret(const QString &app, const QS
 
 Result<QList<secrets::AppSecretInfo>> Engine::appSecrets(const QString &app)
 {
-    const std::optional<pipelines::SealBox> &opened = d->seal; // one name the checker can follow
-    if (!opened)
-        return fail(ErrorCode::Unavailable, u"the secret store is not open"_s);
-    const pipelines::SealBox &seal = *opened;
-    return secrets::AppSecretStore(d->db, seal, d->clock).list(app);
+    auto store = d->appSecretStore();
+    if (!store)
+        return std::unexpected(store.error());
+    return store->list(app);
 }
 
 Status Engine::removeAppSecret(const QString &app, const QString &name, const Actor &actor)
 {
-    const std::optional<pipelines::SealBox> &opened = d->seal; // one name the checker can follow
-    if (!opened)
-        return fail(ErrorCode::Unavailable, u"the secret store is not open"_s);
-    const pipelines::SealBox &seal = *opened;
-    if (auto removed = secrets::AppSecretStore(d->db, seal, d->clock).remove(app, name); !removed)
+    auto store = d->appSecretStore();
+    if (!store)
+        return std::unexpected(store.error());
+    if (auto removed = store->remove(app, name); !removed)
         return removed;
     auto audited =
         d->audit.record(actor, u"app.secret.remove"_s, u"app/"_s + app, u"success"_s, QJsonObject{{u"name"_s, name}});

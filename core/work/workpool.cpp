@@ -85,9 +85,10 @@ void WorkPool::runWorker()
                 return;
         }
         auto claimed = jobs.claimNext(m_owner, m_clock.nowMs());
-        if (!claimed || !claimed->has_value()) {
-            if (!claimed)
-                qWarning("work: claiming a job failed: %s", qPrintable(claimed.error().text()));
+        if (!claimed)
+            qWarning("work: claiming a job failed: %s", qPrintable(claimed.error().text()));
+        const std::optional<JobRecord> next = claimed ? std::move(*claimed) : std::nullopt;
+        if (!next) {
             QMutexLocker lock(&m_mutex);
             if (m_stopping)
                 return;
@@ -100,10 +101,7 @@ void WorkPool::runWorker()
                 --m_pendingWakeups;
             continue;
         }
-        const std::optional<JobRecord> &next = *claimed;
-        if (!next)
-            continue;
-        const JobRecord job = *next;
+        const JobRecord &job = *next;
         CancelToken token;
         {
             QMutexLocker lock(&m_mutex);
