@@ -320,7 +320,7 @@ void ProxyLoop::closeListener(Listener *listener)
     while (!listener->connections.empty())
         closeConnection(*listener->connections.begin());
     m_paused.erase(listener);
-    ::close(listener->fd);
+    closeDescriptor(listener->fd);
     auto it = m_listeners.find(listener->app);
     if (it != m_listeners.end() && it->second.get() == listener) {
         m_deadListeners.push_back(std::move(it->second));
@@ -330,6 +330,8 @@ void ProxyLoop::closeListener(Listener *listener)
 
 void ProxyLoop::acceptOn(Listener *listener)
 {
+    if (listener->fd < 0)
+        return; // closed earlier in this batch
     for (int i = 0; i < 64; ++i) {
         const int fd = ::accept4(listener->fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
@@ -409,11 +411,8 @@ void ProxyLoop::startConnect(Connection *c)
 
 void ProxyLoop::connectFailed(Connection *c, int err)
 {
-    if (c->upstreamFd >= 0) {
-        ::close(c->upstreamFd);
-        c->upstreamFd = -1;
-        c->upstreamMask = 0;
-    }
+    closeDescriptor(c->upstreamFd);
+    c->upstreamMask = 0;
     m_timed.erase(c);
     // A refused connection is what a backend being replaced looks like for a moment; try
     // again shortly, toward whatever backend is current by then.
@@ -556,14 +555,23 @@ void ProxyLoop::closeConnection(Connection *c)
     if (c->dead)
         return;
     c->dead = true;
-    if (c->clientFd >= 0)
-        ::close(c->clientFd);
-    if (c->upstreamFd >= 0)
-        ::close(c->upstreamFd);
-    c->clientFd = c->upstreamFd = -1;
+    closeDescriptor(c->clientFd);
+    closeDescriptor(c->upstreamFd);
     m_timed.erase(c);
     c->listener->connections.erase(c);
     m_deadConnections.emplace_back(c);
+}
+
+// Leaves epoll before closing: a child forked meanwhile may hold a copy of the descriptor, and
+// epoll forgets a registration only once every copy is closed, so it would go on reporting events
+// for an object already freed.
+void ProxyLoop::closeDescriptor(int &fd)
+{
+    if (fd < 0)
+        return;
+    ::epoll_ctl(m_epoll, EPOLL_CTL_DEL, fd, nullptr);
+    ::close(fd);
+    fd = -1;
 }
 
 } // namespace pando::adapters::loopback::detail

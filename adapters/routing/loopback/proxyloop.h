@@ -70,6 +70,7 @@ private:
     void closeConnection(Connection *connection);
     void closeListener(Listener *listener);
     void closeIdle();
+    void closeDescriptor(int &fd);
 
     ProxyLimits m_limits;
     std::chrono::steady_clock::time_point m_nextIdleSweep{};

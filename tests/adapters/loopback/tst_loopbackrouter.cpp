@@ -5,6 +5,7 @@
 #include "tests/support/component.h"
 
 #include <QElapsedTimer>
+#include <QScopeGuard>
 #include <QSemaphore>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -12,11 +13,14 @@
 #include <QThread>
 
 #include <arpa/inet.h>
+#include <array>
 #include <atomic>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -217,6 +221,7 @@ private Q_SLOTS:
     void noBackendClosesClient();
     void invalidInput();
     void connectionCapAndIdleTimeout();
+    void closedWhileAForkedChildHoldsDescriptors();
     void benchmark();
 };
 
@@ -512,6 +517,47 @@ void TestLoopbackRouter::connectionCapAndIdleTimeout()
     QVERIFY(idle[0]->closedWithin(3000));
     QTRY_COMPARE(router.openConnections(u"web"_s), 0);
     // And the port serves again.
+    const auto reply = oneShot(quint16(route->port), "after");
+    QVERIFY(reply);
+    QCOMPARE(reply->body, QByteArray("after"));
+}
+
+void TestLoopbackRouter::closedWhileAForkedChildHoldsDescriptors()
+{
+    // A child forked by any thread (a build, a git or docker command) holds copies of the proxy's
+    // descriptors until it execs. epoll kept reporting a connection closed meanwhile, and the loop
+    // called into the freed connection ("pure virtual method called" in a redeploy test).
+    HttpBackend backend("A");
+    LoopbackRouter router({16, std::chrono::milliseconds(300)});
+    const auto route = router.ensure(u"web"_s, 0);
+    PANDO_VERIFY_OK(route);
+    PANDO_VERIFY_OK(router.setBackend(u"web"_s, u"127.0.0.1"_s, backend.port()));
+    auto client = std::make_unique<Client>();
+    QVERIFY(client->connectTo(quint16(route->port)));
+    QVERIFY(client->request("before"));
+
+    std::array<int, 2> release{};
+    QVERIFY(::pipe2(release.data(), O_CLOEXEC) == 0);
+    const pid_t child = ::fork();
+    QVERIFY(child >= 0);
+    if (child == 0) { // holds the proxy's descriptors (not the client's) until let go
+        ::close(client->fd());
+        ::close(release[1]);
+        char byte;
+        [[maybe_unused]] const ssize_t n = ::read(release[0], &byte, 1);
+        ::_exit(0);
+    }
+    ::close(release[0]);
+    auto reap = qScopeGuard([&] {
+        ::close(release[1]);
+        ::waitpid(child, nullptr, 0);
+    });
+
+    // The proxy closes the idle connection while the child holds its descriptors; then the
+    // client hangs up, which is an event on the closed connection's socket.
+    QTRY_COMPARE(router.openConnections(u"web"_s), 0);
+    client.reset();
+    QTest::qWait(100);
     const auto reply = oneShot(quint16(route->port), "after");
     QVERIFY(reply);
     QCOMPARE(reply->body, QByteArray("after"));
