@@ -210,6 +210,9 @@ ensure_service_images() {
 
 # The tests scripts/sanitize asan runs under ASan and UBSan: the core's unit tests.
 ASAN_TEST_LABELS=(-L unit -L '^core$')
+# The tests scripts/sanitize tsan runs: the threaded parts (engine, scheduler, work pool, log hub,
+# audit group commit, in_parallel).
+TSAN_TESTS=(tst_scheduler tst_workpool tst_loghub tst_parallel tst_auditlog tst_engineownership tst_enginecapacity)
 asan_tests() {
     ctest --test-dir "$PANDO_ROOT/build/asan" -N "${ASAN_TEST_LABELS[@]}" | sed -n 's/^ *Test *#[0-9]*: *//p'
 }

@@ -39,11 +39,10 @@ Status AuditLog::record(const Actor &actor, const QString &action, const QString
 
     auto mine = std::make_shared<Pending>();
     mine->line = std::move(line);
-    QMutexLocker lock(&m_mutex);
+    std::unique_lock lock(m_mutex);
     m_queue.append(mine);
     // Wait while another caller commits; it may take this line with it.
-    while (m_committing && !mine->done)
-        m_committed.wait(&m_mutex);
+    m_committed.wait(lock, [&mine, this] { return !m_committing || mine->done; });
     if (mine->done)
         return mine->result;
     // This caller commits what is waiting, oldest first, until its own line is in.
@@ -59,16 +58,16 @@ Status AuditLog::record(const Actor &actor, const QString &action, const QString
         for (const auto &p : batch)
             lines.append(p->line);
         const Status written = commit(lines);
-        lock.relock();
+        lock.lock();
         for (const auto &p : batch) {
             p->done = true;
             p->result = written;
         }
-        m_committed.wakeAll(); // the callers in this batch
+        m_committed.notify_all(); // the callers in this batch
         wrote = wrote || written;
     }
     m_committing = false;
-    m_committed.wakeAll(); // the next caller whose line is still waiting commits
+    m_committed.notify_all(); // the next caller whose line is still waiting commits
     const std::function<void()> hook = wrote ? m_hook : nullptr;
     Status result = mine->result;
     lock.unlock();

@@ -16,10 +16,11 @@
 #include <QList>
 #include <QMutex>
 #include <QString>
-#include <QWaitCondition>
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 namespace pando::core {
@@ -83,7 +84,7 @@ public:
     // Called (on the committing thread) after lines were committed: the audit stream's cue.
     void setCommittedHook(std::function<void()> hook)
     {
-        QMutexLocker lock(&m_mutex);
+        const std::lock_guard lock(m_mutex);
         m_hook = std::move(hook);
     }
 
@@ -101,8 +102,10 @@ private:
     Database &m_db;
     Clock &m_clock;
     std::atomic_bool m_enabled = true;
-    QMutex m_mutex;
-    QWaitCondition m_committed;
+    // The standard library's, not QMutex and QWaitCondition: a QWaitCondition relocks inside
+    // libQt6Core, which ThreadSanitizer cannot see (Debian's Qt is not built with it).
+    std::mutex m_mutex;
+    std::condition_variable m_committed;
     QList<std::shared_ptr<Pending>> m_queue; // lines waiting for the next commit
     bool m_committing = false;               // a caller is writing a batch now
     std::function<void()> m_hook;

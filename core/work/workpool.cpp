@@ -3,11 +3,12 @@
 #include <QCoreApplication>
 #include <QRandomGenerator>
 #include <QThread>
+#include <chrono>
 
 namespace pando::core {
 
 namespace {
-constexpr unsigned long IdlePollMs = 1000; // another process may enqueue into the same table
+constexpr auto IdlePoll = std::chrono::seconds(1); // another process may enqueue into the same table
 }
 
 WorkPool::WorkPool(Database &db, Clock &clock, int threads)
@@ -29,7 +30,7 @@ void WorkPool::setHandler(const QString &kind, Handler handler)
 
 void WorkPool::start()
 {
-    QMutexLocker lock(&m_mutex);
+    const std::lock_guard lock(m_mutex);
     m_stopping = false;
     for (int i = 0; i < m_threadCount; ++i) {
         auto thread = std::unique_ptr<QThread>(QThread::create([this] { runWorker(); }));
@@ -42,11 +43,11 @@ void WorkPool::start()
 void WorkPool::shutdown()
 {
     {
-        QMutexLocker lock(&m_mutex);
+        const std::lock_guard lock(m_mutex);
         m_stopping = true;
         for (const CancelToken &token : std::as_const(m_running))
             token.cancel();
-        m_wake.wakeAll();
+        m_wake.notify_all();
     }
     for (const auto &thread : m_threads)
         thread->wait();
@@ -58,16 +59,16 @@ Result<qint64> WorkPool::enqueue(const QString &kind, const QString &key, const 
     JobRepository jobs(m_db);
     auto id = jobs.enqueue(kind, key, payload, m_clock.nowMs());
     if (id) {
-        QMutexLocker lock(&m_mutex);
+        const std::lock_guard lock(m_mutex);
         ++m_pendingWakeups;
-        m_wake.wakeOne();
+        m_wake.notify_one();
     }
     return id;
 }
 
 bool WorkPool::cancel(qint64 jobId)
 {
-    QMutexLocker lock(&m_mutex);
+    const std::lock_guard lock(m_mutex);
     auto it = m_running.find(jobId);
     if (it == m_running.end())
         return false;
@@ -80,7 +81,7 @@ void WorkPool::runWorker()
     JobRepository jobs(m_db);
     for (;;) {
         {
-            QMutexLocker lock(&m_mutex);
+            const std::lock_guard lock(m_mutex);
             if (m_stopping)
                 return;
         }
@@ -89,14 +90,14 @@ void WorkPool::runWorker()
             qWarning("work: claiming a job failed: %s", qPrintable(claimed.error().text()));
         const std::optional<JobRecord> next = claimed ? std::move(*claimed) : std::nullopt;
         if (!next) {
-            QMutexLocker lock(&m_mutex);
+            std::unique_lock lock(m_mutex);
             if (m_stopping)
                 return;
             if (m_pendingWakeups > 0) {
                 --m_pendingWakeups;
                 continue;
             }
-            m_wake.wait(&m_mutex, IdlePollMs);
+            m_wake.wait_for(lock, IdlePoll);
             if (m_pendingWakeups > 0)
                 --m_pendingWakeups;
             continue;
@@ -104,7 +105,7 @@ void WorkPool::runWorker()
         const JobRecord &job = *next;
         CancelToken token;
         {
-            QMutexLocker lock(&m_mutex);
+            const std::lock_guard lock(m_mutex);
             m_running.insert(job.id, token);
             if (m_stopping)
                 token.cancel();
@@ -113,7 +114,7 @@ void WorkPool::runWorker()
         if (auto handler = m_handlers.constFind(job.kind); handler != m_handlers.constEnd())
             result = (*handler)(job, token);
         {
-            QMutexLocker lock(&m_mutex);
+            const std::lock_guard lock(m_mutex);
             m_running.remove(job.id);
             // A job interrupted by our own shutdown stays 'running' so that the next start
             // settles it through recovery, exactly as after a crash.
@@ -125,8 +126,8 @@ void WorkPool::runWorker()
             !done)
             qWarning("work: recording the end of job %lld failed: %s", job.id, qPrintable(done.error().text()));
         // Finishing a job may unblock a queued job with the same key.
-        QMutexLocker lock(&m_mutex);
-        m_wake.wakeAll();
+        const std::lock_guard lock(m_mutex);
+        m_wake.notify_all();
     }
 }
 

@@ -13,11 +13,11 @@
 #include "core/state/repositories.h"
 
 #include <QHash>
-#include <QMutex>
 #include <QString>
-#include <QWaitCondition>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include <QThread>
@@ -54,8 +54,10 @@ private:
     int m_threadCount;
     QString m_owner;
     QHash<QString, Handler> m_handlers;
-    QMutex m_mutex;
-    QWaitCondition m_wake;
+    // std::mutex and std::condition_variable rather than Qt's: ThreadSanitizer sees these (Debian's
+    // Qt is not built with it, and a QWaitCondition's wait relocks inside libQt6Core).
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
     bool m_stopping = false;
     int m_pendingWakeups = 0;
     QHash<qint64, CancelToken> m_running;

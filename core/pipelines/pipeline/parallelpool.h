@@ -13,10 +13,12 @@
 //
 // Threading: every member is thread-safe.
 
-#include <QThreadPool>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <mutex>
+#include <thread>
+#include <vector>
 
 namespace pando::core::pipelines {
 
@@ -34,12 +36,24 @@ public:
     // The one every JobRunner uses unless it is given its own.
     static ParallelPool &shared();
 
-    int ceiling() const { return m_pool.maxThreadCount(); }
+    int ceiling() const { return m_ceiling; }
     // Runs work on a pool thread when one is free now; false (and nothing runs) when none is.
     bool tryStart(std::function<void()> work);
 
 private:
-    QThreadPool m_pool;
+    void workerLoop();
+
+    // Threads are started as branches need them, up to the ceiling, and stay until the pool
+    // goes. The standard library's threads and locks, not QThreadPool: ThreadSanitizer sees a
+    // branch handed over here, and not one handed over inside libQt6Core (Debian's Qt is not
+    // built with it).
+    const int m_ceiling;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::deque<std::function<void()>> m_handed; // taken by idle workers, never more than idle
+    std::vector<std::thread> m_threads;
+    int m_idle = 0;
+    bool m_stopping = false;
 };
 
 // The branches of one in_parallel: started in order, at most `limit` at once (0: no limit of

@@ -3,8 +3,8 @@
 #include "core/state/pipelinerepositories.h"
 
 #include <QCoreApplication>
-#include <QDeadlineTimer>
 #include <QRandomGenerator>
+#include <chrono>
 
 namespace pando::core::pipelines {
 
@@ -33,7 +33,7 @@ Status Scheduler::start()
         m_executor.releaseAbandoned(run);
         settle(run, interrupted);
     }
-    QMutexLocker lock(&m_mutex);
+    const std::lock_guard lock(m_mutex);
     m_stopping = false;
     for (int i = 0; i < qMax(1, m_options.workers); ++i) {
         auto thread = std::unique_ptr<QThread>(QThread::create([this] { workerLoop(); }));
@@ -47,15 +47,14 @@ Status Scheduler::start()
 void Scheduler::shutdown()
 {
     {
-        QMutexLocker lock(&m_mutex);
+        std::unique_lock lock(m_mutex);
         if (m_threads.empty())
             return;
         m_stopping = true;
-        m_wake.wakeAll();
+        m_wake.notify_all();
         // The grace period: running runs may finish on their own.
-        QDeadlineTimer deadline(m_options.shutdownGraceMs);
-        while (!m_running.isEmpty() && !deadline.hasExpired())
-            m_idle.wait(&m_mutex, deadline);
+        m_idle.wait_for(lock, std::chrono::milliseconds(m_options.shutdownGraceMs),
+                        [this] { return m_running.isEmpty(); });
         for (const CancelToken &token : std::as_const(m_running))
             token.cancel();
     }
@@ -66,7 +65,7 @@ void Scheduler::shutdown()
 
 int Scheduler::runningCount() const
 {
-    QMutexLocker lock(&m_mutex);
+    const std::lock_guard lock(m_mutex);
     return int(m_running.size());
 }
 
@@ -104,7 +103,7 @@ Status Scheduler::abort(const QString &runId, const QString &actor)
     }
     if (run->status != RunStatus::Running)
         return fail(ErrorCode::Conflict, QStringLiteral("run %1 has already %2").arg(runId, toString(run->status)));
-    QMutexLocker lock(&m_mutex);
+    const std::lock_guard lock(m_mutex);
     auto token = m_running.constFind(runId);
     if (token == m_running.constEnd())
         return fail(ErrorCode::Conflict, QStringLiteral("run %1 is running in another process").arg(runId));
@@ -127,29 +126,29 @@ Status Scheduler::unpause(const QString &pipeline)
 
 void Scheduler::wake()
 {
-    QMutexLocker lock(&m_mutex);
+    const std::lock_guard lock(m_mutex);
     m_pendingWakeups += qMax(1, m_options.workers);
-    m_wake.wakeAll();
+    m_wake.notify_all();
 }
 
 void Scheduler::workerLoop()
 {
     for (;;) {
         {
-            QMutexLocker lock(&m_mutex);
+            const std::lock_guard lock(m_mutex);
             if (m_stopping)
                 return;
         }
         if (runOne())
             continue;
-        QMutexLocker lock(&m_mutex);
+        std::unique_lock lock(m_mutex);
         if (m_stopping)
             return;
         if (m_pendingWakeups > 0) {
             --m_pendingWakeups;
             continue;
         }
-        m_wake.wait(&m_mutex, quint64(m_options.idlePollMs));
+        m_wake.wait_for(lock, std::chrono::milliseconds(m_options.idlePollMs));
     }
 }
 
@@ -160,7 +159,7 @@ bool Scheduler::runOne()
         return false;
     int start = 0;
     {
-        QMutexLocker lock(&m_mutex);
+        const std::lock_guard lock(m_mutex);
         start = m_nextPipeline++ % int(pipelines->size());
     }
     RunRepository runs(m_db);
@@ -173,7 +172,7 @@ bool Scheduler::runOne()
         {
             // Claimed and known as running in one step, so that a holder of the gate sees a run
             // either still queued or cancellable.
-            QMutexLocker gate(&m_claimGate);
+            const std::lock_guard gate(m_claimGate);
             auto claimed = runs.claimNext(pipeline.name, pipeline.maxRuns, m_owner, m_clock.nowMs());
             if (!claimed) {
                 qWarning("scheduler: claiming a run of %s failed: %s", qPrintable(pipeline.name),
@@ -184,7 +183,7 @@ bool Scheduler::runOne()
             if (!next)
                 continue;
             run = *next;
-            QMutexLocker lock(&m_mutex);
+            const std::lock_guard lock(m_mutex);
             m_running.insert(run.id, token);
             if (m_stopping)
                 token.cancel();
@@ -192,11 +191,11 @@ bool Scheduler::runOne()
         publish(EventType::RunStarted, run);
         const RunExecutor::Result result = m_executor.execute(run, token);
         settle(run, result);
-        QMutexLocker lock(&m_mutex);
+        const std::lock_guard lock(m_mutex);
         m_running.remove(run.id);
-        m_idle.wakeAll();
+        m_idle.notify_all();
         // A finished run may let the next of its job start.
-        m_wake.wakeAll();
+        m_wake.notify_all();
         return true;
     }
     return false;

@@ -18,9 +18,8 @@
 #include "core/state/pipelinerecords.h"
 
 #include <QHash>
-#include <QMutex>
 #include <QThread>
-#include <QWaitCondition>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -66,7 +65,7 @@ public:
     // While the returned lock is held no worker claims a run: whoever queues a run that must not
     // start until something else is done (its audit line written) holds it across both, and can
     // then still abort the run before it started.
-    [[nodiscard]] std::unique_lock<QMutex> holdClaims() { return std::unique_lock<QMutex>(m_claimGate); }
+    [[nodiscard]] std::unique_lock<std::mutex> holdClaims() { return std::unique_lock(m_claimGate); }
 
     // Queues a run of pipeline/job (the caller checked that the job exists); wakes a worker.
     Result<RunRecord> enqueue(const QString &pipeline, const QString &job, const QString &trigger, const QString &actor,
@@ -94,10 +93,12 @@ private:
     SchedulerOptions m_options;
     QString m_owner;
 
-    mutable QMutex m_mutex;
-    QMutex m_claimGate; // taken before m_mutex, never while holding it
-    QWaitCondition m_wake;
-    QWaitCondition m_idle; // a run ended (shutdown waits on it)
+    // The standard library's locks rather than Qt's: ThreadSanitizer sees them (Debian's Qt is not
+    // built with it, and a QWaitCondition relocks inside libQt6Core).
+    mutable std::mutex m_mutex;
+    std::mutex m_claimGate; // taken before m_mutex, never while holding it
+    std::condition_variable m_wake;
+    std::condition_variable m_idle; // a run ended (shutdown waits on it)
     bool m_stopping = false;
     int m_pendingWakeups = 0;
     int m_nextPipeline = 0;                // round-robin start among pipelines
