@@ -117,9 +117,19 @@ Dialog {
                 onAccepted: root.create()
             }
             Button {
+                objectName: "chooseFileButton"
                 text: qsTr("Choose…")
+                enabled: root.creator.fileChooserProblem === ""
                 onClicked: fileDialog.open()
             }
+        }
+        Label {
+            objectName: "fileChooserProblem"
+            visible: modes.currentIndex === 1 && text !== ""
+            text: root.creator.fileChooserProblem
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+            opacity: 0.8
         }
 
         CheckBox {
@@ -158,6 +168,9 @@ Dialog {
 
     FileDialog {
         id: fileDialog
+        objectName: "specFileDialog"
+        // Found from the dialog's own parents only when they are in a window as it is made.
+        parentWindow: root.parent ? root.parent.Window.window : null
         title: qsTr("Choose an app spec")
         nameFilters: [qsTr("App specs (*.yaml *.yml *.json)"), qsTr("All files (*)")]
         onAccepted: fileField.text = root.creator.localPath(selectedFile)

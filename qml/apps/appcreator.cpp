@@ -4,6 +4,7 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QQmlComponent>
 
 using namespace Qt::StringLiterals;
 
@@ -23,6 +24,24 @@ void AppCreator::setSession(Session *session)
         return;
     m_session = session;
     Q_EMIT sessionChanged();
+}
+
+QString AppCreator::importProblem(QQmlEngine *engine, const QString &module)
+{
+    QQmlComponent probe(engine);
+    probe.setData("import " + module.toUtf8() + "\nimport QtQml\nQtObject {}\n", QUrl());
+    return probe.isError() ? probe.errorString().trimmed() : QString();
+}
+
+QString AppCreator::fileChooserProblem() const
+{
+    // Where the desktop offers no file dialog of its own, Qt shows one written in QML on top of
+    // Qt.labs.folderlistmodel; Qt 6.4 crashes opening it when that module is missing.
+    QQmlEngine *engine = qmlEngine(this);
+    if (!engine || importProblem(engine, u"Qt.labs.folderlistmodel"_s).isEmpty())
+        return {};
+    return tr("Choosing a file needs the package qml6-module-qt-labs-folderlistmodel, which is not installed: "
+              "type the file's path instead, or install it (sudo apt install qml6-module-qt-labs-folderlistmodel).");
 }
 
 void AppCreator::clearError()

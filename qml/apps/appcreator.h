@@ -10,6 +10,7 @@
 
 #include <QObject>
 #include <QPointer>
+#include <QQmlEngine>
 #include <QUrl>
 #include <QtQml/qqmlregistration.h>
 
@@ -23,6 +24,8 @@ class AppCreator : public QObject {
     // Why the last attempt failed, and which field or file it was about ("run.port", "hello.yaml").
     Q_PROPERTY(QString error READ error NOTIFY stateChanged)
     Q_PROPERTY(QString errorField READ errorField NOTIFY stateChanged)
+    // Empty when "Choose…" can open a file dialog; otherwise why not, and what to install.
+    Q_PROPERTY(QString fileChooserProblem READ fileChooserProblem CONSTANT)
 
 public:
     using QObject::QObject;
@@ -36,6 +39,9 @@ public:
     bool isBusy() const { return m_busy; }
     QString error() const { return m_error; }
     QString errorField() const { return m_errorField; }
+    QString fileChooserProblem() const;
+    // Empty when `import <module>` loads in engine; otherwise the engine's reason.
+    static QString importProblem(QQmlEngine *engine, const QString &module);
 
     // deployNow: queue its first deploy once it exists.
     Q_INVOKABLE void createFromRepository(const QString &name, const QString &repo, const QString &ref, int port,

@@ -5,6 +5,7 @@
 #include "app/desktop/session/inprocesssession.h"
 #include "app/desktop/session/remotesession.h"
 #include "app/desktop/shell/desktopstate.h"
+#include "app/desktop/shell/selfcheck.h"
 #include "app/desktop/shell/singleinstance.h"
 #include "app/desktop/shell/trayicon.h"
 
@@ -20,6 +21,7 @@
 #include <QSettings>
 #include <QSocketNotifier>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTextStream>
 #include <QTranslator>
 #include <QtQml/qqmlextensionplugin.h>
@@ -50,6 +52,7 @@ struct Options {
     QString dataDir;
     QString auditSinks;
     bool singleInstance = true;
+    bool check = false; // --check: open every dialog once, then exit
 };
 
 // --lang is read before the parser exists, because the parser's own texts are translated.
@@ -128,7 +131,10 @@ int parseArguments(const QStringList &arguments, Options &options)
     const QCommandLineOption lang(
         u"lang"_s, QCoreApplication::translate("main", "Show the app in this language (default: the system's)."),
         u"language"_s);
-    parser.addOptions({server, tokenFile, token, dataDir, auditSinks, noSingle, lang});
+    const QCommandLineOption check(
+        u"check"_s, QCoreApplication::translate("main", "Open every dialog once, close it and exit: non-zero, saying "
+                                                        "what failed, when a part of Qt this app needs is missing."));
+    parser.addOptions({server, tokenFile, token, dataDir, auditSinks, noSingle, lang, check});
 
     QTextStream err(stderr);
     if (!parser.parse(arguments)) {
@@ -184,6 +190,7 @@ int parseArguments(const QStringList &arguments, Options &options)
     options.dataDir = parser.value(dataDir);
     options.auditSinks = parser.value(auditSinks);
     options.singleInstance = !parser.isSet(noSingle);
+    options.check = parser.isSet(check);
     return -1;
 }
 
@@ -307,6 +314,20 @@ int main(int argc, char *argv[])
     QApplication::setWindowIcon(QIcon(u":/pando/icons/pando.svg"_s));
     QApplication::setApplicationDisplayName(QApplication::translate("main", "Pando"));
 
+    // --check touches none of the user's settings or data: it runs on a scratch directory and
+    // never starts the engine.
+    QTemporaryDir scratch;
+    if (options.check) {
+        if (!scratch.isValid()) {
+            qCritical("pando-desktop --check: no scratch directory: %s", qPrintable(scratch.errorString()));
+            return 1;
+        }
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, scratch.path());
+        options.server.clear();
+        options.dataDir = scratch.filePath(u"data"_s);
+        options.singleInstance = false;
+    }
+
     SingleInstance instance(u"pando-desktop.socket"_s);
     if (options.singleInstance) {
         if (instance.askRunningInstance())
@@ -330,6 +351,11 @@ int main(int argc, char *argv[])
     if (!window) {
         qCritical("pando-desktop: the main window did not load (see the QML errors above)");
         return 1;
+    }
+    if (options.check) {
+        window->show();
+        QTextStream out(stdout);
+        return checkDialogs(window, out);
     }
     if (const QRect geometry = settings.value(u"window/geometry"_s).toRect(); geometry.isValid())
         window->setGeometry(geometry);

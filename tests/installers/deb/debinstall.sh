@@ -139,6 +139,11 @@ entry=/usr/share/applications/pando-desktop.desktop
 if [ -e "$root/usr/bin/pando-desktop" ]; then
     [ -f "$root$entry" ] || fail "pando-desktop is installed but its desktop entry $entry is not"
     expect_version pando-desktop QT_QPA_PLATFORM=offscreen
+    # Every dialog opens in the clean root: a QML module Qt loads only when a dialog first opens
+    # (the file dialog's) would otherwise be missing from Depends unseen, and crash there.
+    out=$(in_root 120 QT_QPA_PLATFORM=offscreen /usr/bin/pando-desktop --check 2>&1) ||
+        fail "pando-desktop --check failed in the clean root: $out"
+    say "$(printf '%s\n' "$out" | tail -1)"
 else
     [ ! -e "$root$entry" ] || fail "$entry is installed but pando-desktop, its Exec=, is not"
     say "pando-desktop is not in the package (not built yet); its entry is rightly absent"

@@ -1,7 +1,7 @@
 // The Apps view: the New app dialog refuses an empty repository naming the field (and shows the
 // server's refusal naming source.repo), a valid form creates the app and shows it selected, and
-// Remove asks before the app goes; Ctrl+N opens the dialog. The functions run in name order and
-// build on each other.
+// Remove asks before the app goes; Ctrl+N opens the dialog; Choose… opens a file dialog. The
+// functions run in name order and build on each other.
 import QtQuick
 import QtQuick.Controls
 import QtTest
@@ -111,6 +111,27 @@ Item {
             keyClick(Qt.Key_Escape);
             tryCompare(dialog, "visible", false);
             compare(Desktop.apps.count, 0);
+        }
+
+        // "Choose…" crashed the app (and its engine) where Qt's QML file dialog lacked a module.
+        function test_6_chooseOpensAFileDialog() {
+            const dialog = named("createAppDialog");
+            keySequence("Ctrl+N");
+            tryCompare(dialog, "opened", true);
+            dialog.mode = 1;
+            compare(named("fileChooserProblem").visible, false, named("fileChooserProblem").text);
+            const choose = named("chooseFileButton");
+            verify(choose.enabled);
+            mouseClick(choose);
+            const files = named("specFileDialog");
+            tryCompare(files, "visible", true);
+            files.reject();
+            tryCompare(files, "visible", false);
+            verify(dialog.opened, "closing the file dialog closed the New app dialog");
+            compare(named("fileField").text, "");
+            keyClick(Qt.Key_Escape);
+            tryCompare(dialog, "visible", false);
+            dialog.mode = 0;
         }
     }
 }
