@@ -492,15 +492,22 @@ void AppsModel::onEvent(const QJsonObject &event)
     const int row = rowOf(app);
     if (type == core::EventType::DeployStep && row >= 0) {
         const QJsonObject step = event.value(u"data"_s).toObject();
+        const QString name = step.value(u"name"_s).toString();
+        const auto status = core::parseDeployStepStatus(step.value(u"status"_s).toString());
+        const bool waiting = status == core::DeployStepStatus::Waiting;
         Row &r = m_rows[row];
-        const QString status = step.value(u"status"_s).toString();
-        r.busy = true;
-        r.progress = core::parseDeployStepStatus(status) == core::DeployStepStatus::Waiting
-                         ? tr("waiting for approval")
-                         : stepWord(step.value(u"name"_s).toString());
+        if (waiting || status == core::DeployStepStatus::Running) {
+            // The deploy succeeded at the switch; retiring the old version after it keeps the app
+            // neither busy nor its Deploy and Remove disabled, it is only said.
+            if (name != u"retire"_s)
+                r.busy = true;
+            r.progress = waiting ? tr("waiting for approval") : stepWord(name);
+        } else if (!r.busy) {
+            r.progress.clear(); // a step after the deploy's end (retire) is over
+        }
         rowChanged(row);
         // The step that waits changes the app's state (awaiting approval): fetch it.
-        if (core::parseDeployStepStatus(status) == core::DeployStepStatus::Waiting)
+        if (waiting)
             reloadApp(app);
         return;
     }

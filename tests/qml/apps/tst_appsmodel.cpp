@@ -13,6 +13,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -109,6 +110,53 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), before - 1, 20000);
         QCOMPARE(model.rowOf(u"hello"_s), -1);
         QCOMPARE(model.selectedRow(), -1);
+    }
+
+    // A redeploy succeeds at the switch and retires the old version after it: the row said
+    // "in progress · retiring the old version", with Deploy and Remove disabled, until a refresh.
+    void redeployEndsIdleWithoutARefresh()
+    {
+        AppsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSession(m_session.get());
+        QTRY_VERIFY(model.isLoaded());
+        auto app = test::awaitObject([&](auto done) { m_session->createApp(appSpec(u"again"_s), done); });
+        QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
+        QTRY_VERIFY(model.rowOf(u"again"_s) >= 0);
+        QString previous;
+        for (int round = 0; round < 2; ++round) {
+            model.deploy(model.rowOf(u"again"_s));
+            QTRY_VERIFY_WITH_TIMEOUT(cell(model, u"again"_s, AppsModel::LastDeployIdRole) != previous &&
+                                         cell(model, u"again"_s, AppsModel::LastDeployStatusRole) == u"succeeded"_s,
+                                     20000);
+            previous = cell(model, u"again"_s, AppsModel::LastDeployIdRole);
+            // Every step, retire included, has finished within a moment of the switch.
+            QTRY_COMPARE_WITH_TIMEOUT(model.index(model.rowOf(u"again"_s)).data(AppsModel::BusyRole).toBool(), false,
+                                      5000);
+            QTRY_COMPARE_WITH_TIMEOUT(cell(model, u"again"_s, AppsModel::ProgressRole), QString(), 5000);
+            QCOMPARE(cell(model, u"again"_s, AppsModel::StatusTextRole), AppsModel::tr("running"));
+        }
+        // The order the engine sends, whatever the timing: deploy.succeeded at the switch, then
+        // the retire step running and done. Retiring is said, but the app is not busy with it.
+        const auto step = [&](const QString &status) {
+            Q_EMIT m_session->eventReceived(
+                QJsonObject{{u"type"_s, u"deploy.step"_s},
+                            {u"app"_s, u"again"_s},
+                            {u"deploy"_s, previous},
+                            {u"data"_s, QJsonObject{{u"name"_s, u"retire"_s}, {u"status"_s, status}}}});
+        };
+        const auto busy = [&] {
+            return model.index(model.rowOf(u"again"_s)).data(AppsModel::BusyRole).toBool();
+        };
+        step(u"running"_s);
+        QCOMPARE(busy(), false);
+        QCOMPARE(cell(model, u"again"_s, AppsModel::ProgressRole), AppsModel::tr("retiring the old version"));
+        QCOMPARE(cell(model, u"again"_s, AppsModel::StatusTextRole), AppsModel::tr("running"));
+        step(u"succeeded"_s);
+        QCOMPARE(busy(), false);
+        QCOMPARE(cell(model, u"again"_s, AppsModel::ProgressRole), QString());
+        QVERIFY(test::awaitDone([&](auto done) { m_session->removeApp(u"again"_s, done); }));
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowOf(u"again"_s), -1, 20000);
     }
 
     void failedDeployShowsWhyAndTurnsTheTrayRed()
