@@ -8,6 +8,7 @@
 #include "app/desktop/shell/selfcheck.h"
 #include "app/desktop/shell/singleinstance.h"
 #include "app/desktop/shell/trayicon.h"
+#include "app/desktop/shell/windowplace.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -18,6 +19,7 @@
 #include <QQmlApplicationEngine>
 #include <QQuickStyle>
 #include <QQuickWindow>
+#include <QScreen>
 #include <QSettings>
 #include <QSocketNotifier>
 #include <QStandardPaths>
@@ -357,8 +359,13 @@ int main(int argc, char *argv[])
         QTextStream out(stdout);
         return checkDialogs(window, out);
     }
-    if (const QRect geometry = settings.value(u"window/geometry"_s).toRect(); geometry.isValid())
-        window->setGeometry(geometry);
+    if (const QRect saved = settings.value(u"window/geometry"_s).toRect(); saved.isValid()) {
+        const QScreen *screen = QGuiApplication::screenAt(saved.center());
+        if (!screen)
+            screen = window->screen();
+        if (const QRect fitted = fitIntoScreen(saved, screen ? screen->availableGeometry() : QRect()); fitted.isValid())
+            window->setGeometry(fitted);
+    }
     const auto saveGeometry = [window, &settings] {
         if (window->isVisible())
             settings.setValue(u"window/geometry"_s, window->geometry());

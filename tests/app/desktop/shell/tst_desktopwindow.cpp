@@ -1,10 +1,12 @@
 // The pando-desktop window rendered offscreen against a real API server (fake adapters): the
 // empty state and the Apps view with a running and a failed app, each saved as a 1280×800
 // screenshot under the build directory and checked to be more than a blank page; and the
-// program's --version and --help without a display.
+// program's --version and --help without a display; --check opening every dialog; a saved window
+// place fitted into the screen.
 
 #include "app/desktop/session/remotesession.h"
 #include "app/desktop/shell/desktopstate.h"
+#include "app/desktop/shell/windowplace.h"
 #include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"
@@ -166,6 +168,40 @@ private Q_SLOTS:
         QVERIFY(program.waitForFinished(10000));
         QCOMPARE(program.exitCode(), 2);
         QVERIFY(program.readAllStandardError().contains("cannot read /nonexistent/token"));
+    }
+
+    // A saved place from a larger or another monitor comes back inside the screen, never past it.
+    void savedPlaceFitsTheScreen()
+    {
+        const QRect screen(0, 0, 1024, 700);
+        QCOMPARE(fitIntoScreen(QRect(100, 50, 800, 600), screen), QRect(100, 50, 800, 600));
+        QCOMPARE(fitIntoScreen(QRect(0, 0, 2560, 1440), screen), screen);
+        QCOMPARE(fitIntoScreen(QRect(3000, 900, 800, 600), screen), QRect(224, 100, 800, 600));
+        QCOMPARE(fitIntoScreen(QRect(-500, -40, 800, 600), screen), QRect(0, 0, 800, 600));
+        // A second monitor to the left, with a panel on top.
+        QCOMPARE(fitIntoScreen(QRect(-1900, 0, 1920, 1200), QRect(-1920, 32, 1920, 1048)),
+                 QRect(-1920, 32, 1920, 1048));
+        QVERIFY(!fitIntoScreen(QRect(), screen).isValid());
+        QVERIFY(!fitIntoScreen(QRect(0, 0, 800, 600), QRect()).isValid());
+    }
+
+    // --check opens every dialog of the real window once: the file chooser among them, which
+    // crashed the app where a QML module it loads on first use was missing.
+    void checkOpensEveryDialog()
+    {
+        QProcess program;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(u"QT_QPA_PLATFORM"_s, u"offscreen"_s);
+        env.insert(u"QT_QUICK_BACKEND"_s, u"software"_s);
+        program.setProcessEnvironment(env);
+        program.start(QStringLiteral(PANDO_DESKTOP_PROGRAM), {u"--check"_s});
+        QVERIFY(program.waitForFinished(60000));
+        const QString out = QString::fromUtf8(program.readAllStandardOutput());
+        QVERIFY2(program.exitStatus() == QProcess::NormalExit && program.exitCode() == 0,
+                 qPrintable(out + QString::fromUtf8(program.readAllStandardError())));
+        for (const QString &dialog : {u"createAppDialog"_s, u"specFileDialog"_s, u"removeDialog"_s})
+            QVERIFY2(out.contains(u"opened and closed "_s + dialog), qPrintable(out));
+        QVERIFY2(out.contains(u"problems: 0"_s), qPrintable(out));
     }
 
     void cleanupTestCase()
