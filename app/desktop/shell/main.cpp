@@ -76,8 +76,13 @@ void installTranslation(const QString &language, QTranslator &pando, QTranslator
     const QLocale locale = language.isEmpty() ? QLocale::system() : QLocale(language);
     if (!language.isEmpty())
         QLocale::setDefault(locale); // dates and numbers follow a forced language too
-    if (pando.isEmpty() && !pando.load(locale, u"pando"_s, u"_"_s, u":/i18n"_s) && !language.isEmpty())
-        qWarning("pando-desktop: --lang %s: no translation built in; showing English", qPrintable(language));
+    if (pando.isEmpty() && !pando.load(locale, u"pando"_s, u"_"_s, u":/i18n"_s)) {
+        if (!language.isEmpty())
+            qWarning("pando-desktop: --lang %s: no translation built in; showing English", qPrintable(language));
+        // English is the source language, but its plural forms ("1 app", "2 apps") are a
+        // translation too: without it a C or untranslated locale read "2 app(s)".
+        (void)pando.load(u"pando_en"_s, u":/i18n"_s);
+    }
     if (qt.isEmpty())
         (void)qt.load(locale, u"qtbase"_s, u"_"_s, QLibraryInfo::path(QLibraryInfo::TranslationsPath));
     QCoreApplication::installTranslator(&pando);

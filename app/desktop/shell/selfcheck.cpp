@@ -97,6 +97,10 @@ int checkDialogs(QQuickWindow *window, QTextStream &out)
         if (failures.size() == failed)
             out << "pando-desktop --check: opened and closed " << describe(dialog) << Qt::endl;
     }
+    // The built-in translation is loaded, English included: plural forms are a translation.
+    const QString plural = QCoreApplication::translate("pando::desktop::DesktopState", "%n app(s) failing", nullptr, 2);
+    if (plural.contains(u"(s)"_s))
+        failures.append(u"no built-in translation is loaded: a plural reads \"%1\""_s.arg(plural));
     for (const QString &failure : std::as_const(failures))
         out << "pando-desktop --check: " << failure << Qt::endl;
     out << "pando-desktop --check: dialogs checked: " << dialogs.size() << ", problems: " << failures.size()

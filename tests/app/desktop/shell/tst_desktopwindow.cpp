@@ -186,13 +186,17 @@ private Q_SLOTS:
     }
 
     // --check opens every dialog of the real window once: the file chooser among them, which
-    // crashed the app where a QML module it loads on first use was missing.
+    // crashed the app where a QML module it loads on first use was missing. It also fails when
+    // no translation is loaded: under the C locale plurals read "2 app(s)".
     void checkOpensEveryDialog()
     {
         QProcess program;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(u"QT_QPA_PLATFORM"_s, u"offscreen"_s);
         env.insert(u"QT_QUICK_BACKEND"_s, u"software"_s);
+        // No language of the user's: English plurals ("2 apps", not "2 app(s)") all the same.
+        env.remove(u"LANGUAGE"_s);
+        env.insert(u"LC_ALL"_s, u"C.UTF-8"_s);
         program.setProcessEnvironment(env);
         program.start(QStringLiteral(PANDO_DESKTOP_PROGRAM), {u"--check"_s});
         QVERIFY(program.waitForFinished(60000));
