@@ -19,10 +19,17 @@ Dialog {
     anchors.centerIn: parent
     width: Math.min(parent ? parent.width - 64 : 560, 560)
     standardButtons: Dialog.Cancel
-    onOpened: {
+    // Every opening is a new app: nothing of the last one's form stays.
+    onAboutToShow: {
         root.creator.clearError();
-        nameField.forceActiveFocus();
+        nameField.clear();
+        repoField.clear();
+        refField.text = "main";
+        portField.value = 8080;
+        fileField.clear();
+        deployNow.checked = true;
     }
+    onOpened: nameField.forceActiveFocus()
 
     function create() {
         if (modes.currentIndex === 0)

@@ -106,8 +106,13 @@ Item {
             compare(dialog.visible, false);
             keySequence("Ctrl+N");
             tryCompare(dialog, "opened", true);
-            // A new start: the previous refusal is gone.
+            // A new start: the previous refusal is gone, and so is the last app's form.
             compare(named("createError").visible, false);
+            compare(named("nameField").text, "");
+            compare(named("repoField").text, "");
+            compare(named("refField").text, "main");
+            compare(named("portField").value, 8080);
+            compare(named("deployNow").checked, true);
             keyClick(Qt.Key_Escape);
             tryCompare(dialog, "visible", false);
             compare(Desktop.apps.count, 0);
