@@ -907,6 +907,10 @@
         <source>--server needs --token-file FILE (or PANDO_TOKEN)</source>
         <translation>--server braucht --token-file DATEI (oder PANDO_TOKEN)</translation>
     </message>
+    <message>
+        <source>Open every dialog once, close it and exit: non-zero, saying what failed, when a part of Qt this app needs is missing.</source>
+        <translation>Jeden Dialog einmal öffnen und schließen, dann beenden: mit einem Fehlercode und der Ursache, wenn ein Teil von Qt fehlt, den diese App braucht.</translation>
+    </message>
 </context>
 <context>
     <name>pando::desktop::ActivityModel</name>
@@ -1032,6 +1036,10 @@
     <message>
         <source>%1 was created, but its deploy was refused: %2</source>
         <translation>%1 wurde angelegt, aber sein Deploy wurde abgelehnt: %2</translation>
+    </message>
+    <message>
+        <source>Choosing a file needs the package qml6-module-qt-labs-folderlistmodel, which is not installed: type the file&apos;s path instead, or install it (sudo apt install qml6-module-qt-labs-folderlistmodel).</source>
+        <translation>Zur Dateiauswahl wird das Paket qml6-module-qt-labs-folderlistmodel benötigt, das nicht installiert ist: Geben Sie den Pfad der Datei ein oder installieren Sie es (sudo apt install qml6-module-qt-labs-folderlistmodel).</translation>
     </message>
 </context>
 <context>
@@ -1523,6 +1531,13 @@
     <message>
         <source>The token for %1 is missing: remove this connection and pair again.</source>
         <translation>Das Token für %1 fehlt: Entfernen Sie diese Verbindung und koppeln Sie erneut.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n pipeline(s) failing</source>
+        <translation>
+            <numerusform>%n Pipeline fehlerhaft</numerusform>
+            <numerusform>%n Pipelines fehlerhaft</numerusform>
+        </translation>
     </message>
 </context>
 <context>

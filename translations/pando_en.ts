@@ -94,6 +94,13 @@
             <numerusform>%n deploys in progress</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n pipeline(s) failing</source>
+        <translation>
+            <numerusform>%n pipeline failing</numerusform>
+            <numerusform>%n pipelines failing</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>pando::desktop::RunTreeModel</name>

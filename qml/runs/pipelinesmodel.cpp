@@ -3,6 +3,7 @@
 
 #include <QJsonArray>
 #include <QSet>
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -280,6 +281,14 @@ void PipelinesModel::setLastRun(int row, const QJsonObject &run)
         return;
     m_rows[row].lastRun = run;
     rowChanged(row);
+}
+
+int PipelinesModel::failingCount() const
+{
+    return int(std::count_if(m_rows.cbegin(), m_rows.cend(), [](const Row &row) {
+        return !row.lastRun.isEmpty() &&
+               DisplayState::ofRun(row.lastRun.value(u"status"_s).toString()) == DisplayState::Failed;
+    }));
 }
 
 void PipelinesModel::rowChanged(int row)

@@ -65,6 +65,8 @@ public:
     QHash<int, QByteArray> roleNames() const override;
 
     bool isUnavailable() const { return m_unavailable; }
+    // Pipelines whose last run failed or errored (the status line and the tray count them).
+    int failingCount() const;
     QString hostExecutionText() const { return m_hostExecutionText; }
     QString appAccessText() const { return m_appAccessText; }
     QVariantMap selected() const;

@@ -24,6 +24,11 @@ DesktopState::DesktopState(Session *session, QObject *parent)
     connect(&m_apps, &AppsModel::summaryChanged, this, &DesktopState::overallChanged);
     connect(&m_apps, &AppsModel::engineChanged, this, &DesktopState::connectionChanged);
     connect(&m_apps, &AppsModel::engineChanged, this, &DesktopState::overallChanged);
+    // A pipeline's last run failing counts too (the rows change on run.* events).
+    for (const auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
+        connect(&m_pipelines, signal, this, &DesktopState::overallChanged);
+    connect(&m_pipelines, &QAbstractItemModel::modelReset, this, &DesktopState::overallChanged);
+    connect(&m_pipelines, &QAbstractItemModel::dataChanged, this, &DesktopState::overallChanged);
     connect(m_connections.get(), &ConnectionsModel::switchRequested, this, &DesktopState::switchTo);
     if (auto *local = qobject_cast<InProcessSession *>(session)) {
         // Serving teammates is remembered: it comes back once this computer's engine is up.
@@ -138,12 +143,13 @@ QString DesktopState::connectionName() const
 
 DisplayState::Value DesktopState::overall() const
 {
+    // The most pressing state wins the colour and the icon; the text names every one.
     if (!m_apps.isEngineReachable())
         return DisplayState::Stopped;
+    if (m_apps.failingCount() > 0 || m_pipelines.failingCount() > 0)
+        return DisplayState::Failed;
     if (m_pendingApprovals > 0)
         return DisplayState::Waiting;
-    if (m_apps.failingCount() > 0)
-        return DisplayState::Failed;
     if (m_apps.busyCount() > 0)
         return DisplayState::Progress;
     return DisplayState::Healthy;
@@ -151,20 +157,19 @@ DisplayState::Value DesktopState::overall() const
 
 QString DesktopState::overallText() const
 {
-    switch (overall()) {
-    case DisplayState::Stopped:
+    if (!m_apps.isEngineReachable())
         return m_apps.engineText();
-    case DisplayState::Waiting:
-        return tr("%n approval(s) waiting", nullptr, m_pendingApprovals);
-    case DisplayState::Failed:
-        return tr("%n app(s) failing", nullptr, m_apps.failingCount());
-    case DisplayState::Progress:
-        return tr("%n deploy(s) in progress", nullptr, m_apps.busyCount());
-    case DisplayState::Healthy:
-    case DisplayState::Cached: // never overall: the install is healthy then
-    case DisplayState::Neutral:
-        break;
-    }
+    QStringList parts;
+    if (const int n = m_apps.failingCount(); n > 0)
+        parts << tr("%n app(s) failing", nullptr, n);
+    if (const int n = m_pipelines.failingCount(); n > 0)
+        parts << tr("%n pipeline(s) failing", nullptr, n);
+    if (m_pendingApprovals > 0)
+        parts << tr("%n approval(s) waiting", nullptr, m_pendingApprovals);
+    if (const int n = m_apps.busyCount(); n > 0)
+        parts << tr("%n deploy(s) in progress", nullptr, n);
+    if (!parts.isEmpty())
+        return parts.join(u" · "_s);
     return m_apps.rowCount() == 0 ? tr("No apps yet") : tr("All apps healthy");
 }
 

@@ -184,6 +184,31 @@ private Q_SLOTS:
                  qPrintable(notified.last().at(1).toString()));
     }
 
+    // A failed deploy and a held one at once: the status line and the tray turned amber and
+    // said only "1 approval(s) waiting", hiding the failure.
+    void statusLineNamesEveryState()
+    {
+        DesktopState state(m_session.get());
+        QTRY_VERIFY(state.approvals()->isLoaded());
+        QTRY_VERIFY(state.apps()->isLoaded());
+        const int failingBefore = state.apps()->failingCount();
+        QVERIFY(test::awaitObject([&](auto done) { m_requester->createApp(appSpec(u"buildfails-now"_s), done); }));
+        QVERIFY(test::awaitObject([&](auto done) { m_requester->deploy(u"buildfails-now"_s, {}, done); }));
+        QTRY_COMPARE_WITH_TIMEOUT(state.apps()->failingCount(), failingBefore + 1, 20000);
+        QVERIFY(!heldDeploy(u"gated-status"_s).isEmpty());
+        QTRY_COMPARE_WITH_TIMEOUT(state.pendingApprovals(), 1, 20000);
+
+        QCOMPARE(state.overall(), DisplayState::Failed);
+        QCOMPARE(state.overallText(), DesktopState::tr("%n app(s) failing", nullptr, failingBefore + 1) + u" · "_s +
+                                          DesktopState::tr("%n approval(s) waiting", nullptr, 1));
+        QCOMPARE(DesktopState::iconFor(state.overall()), u":/pando/icons/state-failing.svg"_s);
+
+        state.approvals()->reject(0, u"not now"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(state.pendingApprovals(), 0, 20000);
+        QVERIFY2(!state.overallText().contains(DesktopState::tr("%n approval(s) waiting", nullptr, 1)),
+                 qPrintable(state.overallText()));
+    }
+
     void notificationsSayWhatHappened()
     {
         const auto failed = TrayIcon::notificationFor(

@@ -7,6 +7,7 @@
 // and the view is rendered offscreen at 1280×800 (saved under the build dir's screenshots/).
 
 #include "app/desktop/session/remotesession.h"
+#include "app/desktop/shell/desktopstate.h"
 #include "qml/runs/pipelinesmodel.h"
 #include "qml/runs/runsmodel.h"
 #include "qml/runs/runtreemodel.h"
@@ -276,6 +277,12 @@ private Q_SLOTS:
         QCOMPARE(tree.output()->index(tree.output()->rowCount() - 1).data(StepOutputModel::StreamRole).toString(),
                  u"stderr"_s);
         QTRY_COMPARE(pipelines.index(0).data(PipelinesModel::LastRunStateRole).toInt(), int(DisplayState::Failed));
+        // The status line and the tray count it: a failed run never counted before.
+        DesktopState state(m_session.get());
+        QTRY_COMPARE(state.pipelines()->failingCount(), 1);
+        QTRY_COMPARE(state.overall(), DisplayState::Failed);
+        QVERIFY2(state.overallText().contains(DesktopState::tr("%n pipeline(s) failing", nullptr, 1)),
+                 qPrintable(state.overallText()));
     }
 
     void abortPauseAndUnpause()
