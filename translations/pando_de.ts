@@ -1539,6 +1539,22 @@
             <numerusform>%n Pipelines fehlerhaft</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Not serving teammates</source>
+        <translation>Server für das Team aus</translation>
+    </message>
+    <message>
+        <source>the initial token</source>
+        <translation>das Anfangs-Token</translation>
+    </message>
+    <message>
+        <source>Serving teammates · nobody connected</source>
+        <translation>Server für das Team an · niemand verbunden</translation>
+    </message>
+    <message>
+        <source>Serving teammates · %1 connected</source>
+        <translation>Server für das Team an · %1 verbunden</translation>
+    </message>
 </context>
 <context>
     <name>pando::desktop::EmbeddedServer</name>
@@ -1698,6 +1714,29 @@
     <message>
         <source>%1 #%2</source>
         <translation>%1 #%2</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::RuntimesStatus</name>
+    <message>
+        <source>Runtimes: cannot tell</source>
+        <translation>Laufzeitumgebungen: unbekannt</translation>
+    </message>
+    <message>
+        <source>%1 reachable</source>
+        <translation>%1 erreichbar</translation>
+    </message>
+    <message>
+        <source>%1 unreachable</source>
+        <translation>%1 nicht erreichbar</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>No runtime</source>
+        <translation>Keine Laufzeitumgebung</translation>
     </message>
 </context>
 <context>

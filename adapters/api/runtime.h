@@ -51,6 +51,7 @@ struct RuntimeRoom {
     QString disk;                // what the disk figures are of ("/var/lib/docker", "storage pool default (dir)")
     bool canMeasureDisk = false; // as RuntimeCapabilities::canMeasureDisk
     QString note;                // what the runtime could not tell, for people
+    bool reachable = true;       // false: the runtime did not answer (note says why)
 };
 
 struct BuildRequest {

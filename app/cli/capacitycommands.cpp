@@ -54,7 +54,8 @@ void showCapacity(Cli &cli)
             const QJsonObject rt = value.toObject();
             const QString kind =
                 str(rt, "kind") +
-                (rt.value(QStringLiteral("default")).toBool() ? QStringLiteral(" (default)") : QString());
+                (rt.value(QStringLiteral("default")).toBool() ? QStringLiteral(" (default)") : QString()) +
+                (rt.value(QStringLiteral("reachable")).toBool(true) ? QString() : QStringLiteral(" (unreachable)"));
             const QJsonObject disk = rt.value(QStringLiteral("disk")).toObject();
             rows << QStringList{kind,
                                 figure(rt.value(QStringLiteral("cpus")).toObject(), false),

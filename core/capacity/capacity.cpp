@@ -152,6 +152,7 @@ QJsonObject RuntimeCapacity::toJson() const
                                 {u"of"_s, room.disk},
                                 {u"measures_apps"_s, room.canMeasureDisk}}},
         {u"note"_s, room.note},
+        {u"reachable"_s, room.reachable},
     };
 }
 

@@ -98,6 +98,7 @@ Result<QList<RuntimeRoom>> RuntimeSet::rooms()
             RuntimeRoom unknown;
             unknown.kind = m.kind;
             unknown.note = some.error().text();
+            unknown.reachable = false;
             out.append(unknown);
             continue;
         }

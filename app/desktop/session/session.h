@@ -120,6 +120,8 @@ public:
     virtual void setPipelinePaused(const QString &name, bool paused, ObjectCallback done) = 0;
     // The install's settings ({"host_execution": bool}); only administrators change them (CLI).
     virtual void settings(ObjectCallback done) = 0;
+    // Each runtime's room and whether it answered ({"runtimes": [{kind, reachable, note, …}]}).
+    virtual void capacity(ObjectCallback done) = 0;
     // pipeline empty: runs of every pipeline, newest first.
     virtual void runs(const QString &pipeline, int limit, ListCallback done) = 0;
     // The run with its step tree.

@@ -102,18 +102,46 @@ ApplicationWindow {
             anchors.rightMargin: 8
             spacing: 8
             StateMark {
+                objectName: "overallMark"
                 displayState: Desktop.overall
                 word: Desktop.overallText
                 size: 14
+                Layout.maximumWidth: window.width * 0.4
             }
             Item {
                 Layout.fillWidth: true
             }
+            // Docker's and Incus's reachability; why one does not answer on hover.
+            StateMark {
+                objectName: "runtimesMark"
+                visible: Desktop.runtimes.text.length > 0
+                displayState: Desktop.runtimes.state
+                word: Desktop.runtimes.text
+                size: 12
+                ToolTip.visible: runtimesHover.hovered && Desktop.runtimes.detail.length > 0
+                ToolTip.text: Desktop.runtimes.detail
+                HoverHandler {
+                    id: runtimesHover
+                }
+            }
+            ToolSeparator {
+                visible: serverLabel.visible
+            }
+            Label {
+                id: serverLabel
+                objectName: "serverText"
+                visible: text.length > 0
+                text: Desktop.serverText
+                opacity: 0.7
+                elide: Text.ElideRight
+                Layout.maximumWidth: window.width / 4
+            }
+            ToolSeparator {}
             Label {
                 text: Desktop.engineText
                 opacity: 0.7
                 elide: Text.ElideLeft
-                Layout.maximumWidth: window.width / 2
+                Layout.maximumWidth: window.width / 4
             }
         }
     }

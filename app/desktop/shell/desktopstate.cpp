@@ -4,6 +4,7 @@
 #include "app/desktop/session/inprocesssession.h"
 
 #include <QJSEngine>
+#include <QLocale>
 #include <QPointer>
 #include <QSettings>
 #include <QTimer>
@@ -30,6 +31,8 @@ DesktopState::DesktopState(Session *session, QObject *parent)
     connect(&m_pipelines, &QAbstractItemModel::modelReset, this, &DesktopState::overallChanged);
     connect(&m_pipelines, &QAbstractItemModel::dataChanged, this, &DesktopState::overallChanged);
     connect(m_connections.get(), &ConnectionsModel::switchRequested, this, &DesktopState::switchTo);
+    connect(m_embedded.get(), &EmbeddedServer::statusChanged, this, &DesktopState::serverChanged);
+    connect(m_embedded->connected(), &ConnectedModel::countChanged, this, &DesktopState::serverChanged);
     if (auto *local = qobject_cast<InProcessSession *>(session)) {
         // Serving teammates is remembered: it comes back once this computer's engine is up.
         connect(local, &Session::stateChanged, m_embedded.get(), [this](Session::State state) {
@@ -51,6 +54,7 @@ void DesktopState::setSession(Session *session)
     m_runs.setSession(session);
     m_runTree.setSession(session);
     m_activity.setSession(session);
+    m_runtimes.setSession(session);
     if (session) {
         connect(session, &Session::eventReceived, this, &DesktopState::onEvent);
         connect(session, &Session::stateChanged, this, [this](Session::State state) {
@@ -64,6 +68,7 @@ void DesktopState::setSession(Session *session)
     Q_EMIT pendingApprovalsChanged();
     Q_EMIT connectionChanged();
     Q_EMIT overallChanged();
+    Q_EMIT serverChanged();
 }
 
 void DesktopState::switchTo(int row)
@@ -173,6 +178,34 @@ QString DesktopState::overallText() const
     return m_apps.rowCount() == 0 ? tr("No apps yet") : tr("All apps healthy");
 }
 
+QString DesktopState::serverText() const
+{
+    // Only this computer's engine serves teammates from here; a remote install's server is its own.
+    if (!m_session || m_session != m_initial || !m_embedded->isAvailable())
+        return {};
+    QStringList who;
+    if (m_embedded->isRunning()) {
+        ConnectedModel *connected = m_embedded->connected();
+        for (int row = 0; row < connected->rowCount(); ++row)
+            who << connected->index(row).data(ConnectedModel::AccountRole).toString();
+    }
+    return serverWords(m_embedded->isRunning(), who);
+}
+
+QString DesktopState::serverWords(bool serving, const QStringList &accounts)
+{
+    if (!serving)
+        return tr("Not serving teammates");
+    QStringList who;
+    for (const QString &account : accounts) {
+        const QString name = account.isEmpty() ? tr("the initial token") : account;
+        if (!who.contains(name))
+            who << name;
+    }
+    return who.isEmpty() ? tr("Serving teammates · nobody connected")
+                         : tr("Serving teammates · %1 connected").arg(QLocale().createSeparatedList(who));
+}
+
 QString DesktopState::iconFor(DisplayState::Value overall)
 {
     switch (overall) {
@@ -199,6 +232,7 @@ void DesktopState::refresh()
     m_pipelines.refresh();
     m_runs.refresh();
     m_runTree.refresh();
+    m_runtimes.refresh();
 }
 
 void DesktopState::refreshApprovals()

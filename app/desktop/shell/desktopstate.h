@@ -6,6 +6,7 @@
 //
 // Threading: GUI thread only, with its Session.
 
+#include "app/desktop/shell/runtimesstatus.h"
 #include "qml/activity/activitymodel.h"
 #include "qml/approvals/approvalsmodel.h"
 #include "qml/apps/appsmodel.h"
@@ -50,6 +51,10 @@ class DesktopState : public QObject {
     Q_PROPERTY(pando::desktop::DisplayState::Value overall READ overall NOTIFY overallChanged)
     Q_PROPERTY(QString overallText READ overallText NOTIFY overallChanged)
     Q_PROPERTY(QString engineText READ engineText NOTIFY connectionChanged)
+    // The status line's other parts (DESKTOP.md): whether Docker and Incus answer, and this
+    // computer's embedded server with who is connected to it (empty for a remote install).
+    Q_PROPERTY(pando::desktop::RuntimesStatus *runtimes READ runtimes CONSTANT)
+    Q_PROPERTY(QString serverText READ serverText NOTIFY serverChanged)
 
 public:
     // The sidebar's entries, in Sidebar.Page's order.
@@ -86,6 +91,11 @@ public:
     DisplayState::Value overall() const;
     QString overallText() const;
     QString engineText() const { return m_apps.engineText(); }
+    RuntimesStatus *runtimes() { return &m_runtimes; }
+    QString serverText() const;
+    // The server part in words: serving or not, and the accounts with a live stream (an account
+    // with several streams, or the initial token's empty name, once).
+    static QString serverWords(bool serving, const QStringList &accounts);
 
     // The tray icon's resource path for an overall state; each SVG draws the shape and colour
     // StateStyle gives that state.
@@ -97,6 +107,7 @@ Q_SIGNALS:
     void connectionChanged();
     void pendingApprovalsChanged();
     void overallChanged();
+    void serverChanged();
     // Someone (the tray, a second start) asked to see this app.
     void showAppRequested(const QString &name);
     void currentViewChanged();
@@ -111,6 +122,7 @@ private:
     AppsModel m_apps;
     ApprovalsModel m_approvals;
     ActivityModel m_activity;
+    RuntimesStatus m_runtimes;
     PipelinesModel m_pipelines;
     RunsModel m_runs;
     RunTreeModel m_runTree;

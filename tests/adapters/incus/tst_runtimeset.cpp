@@ -53,6 +53,12 @@ public:
             ImageInfo{.id = m_kind + QStringLiteral("-image"), .tags = imageTags, .labels = imageLabels}};
     }
     Status removeImage(const QString &idOrTag) override { return record(QStringLiteral("rmi ") + idOrTag); }
+    Result<QList<RuntimeRoom>> rooms() override
+    {
+        if (down)
+            return fail(ErrorCode::Unavailable, m_kind + QStringLiteral(" is down"));
+        return Runtime::rooms();
+    }
     Status logs(const QString &id, int, bool, const CancelToken &,
                 const std::function<void(const LogLine &)> &) override
     {
@@ -170,6 +176,26 @@ private Q_SLOTS:
         QCOMPARE(incus->calls, QStringList{});
         auto none = set.removeOwnImage(QStringLiteral("pando/web:d2"), a);
         QVERIFY(none && !*none);
+    }
+
+    // One runtime not answering shows as unreachable, with why, beside the other's room (the
+    // desktop's status line and `pando capacity` say so).
+    void roomsSayWhichRuntimeIsUnreachable()
+    {
+        auto docker = std::make_shared<Recorder>(QStringLiteral("docker"));
+        auto incus = std::make_shared<Recorder>(QStringLiteral("incus"));
+        incus->down = true;
+        RuntimeSet set;
+        set.add(QStringLiteral("docker"), docker);
+        set.add(QStringLiteral("incus"), incus);
+        auto rooms = set.rooms();
+        QVERIFY(rooms);
+        QCOMPARE(rooms->size(), 2);
+        QCOMPARE(rooms->at(0).kind, QStringLiteral("docker"));
+        QVERIFY(rooms->at(0).reachable);
+        QCOMPARE(rooms->at(1).kind, QStringLiteral("incus"));
+        QVERIFY(!rooms->at(1).reachable);
+        QVERIFY2(rooms->at(1).note.contains(QStringLiteral("incus is down")), qPrintable(rooms->at(1).note));
     }
 };
 

@@ -2,7 +2,7 @@
 // empty state and the Apps view with a running and a failed app, each saved as a 1280×800
 // screenshot under the build directory and checked to be more than a blank page; and the
 // program's --version and --help without a display; --check opening every dialog; a saved window
-// place fitted into the screen.
+// place fitted into the screen; the status line's runtimes.
 
 #include "app/desktop/session/remotesession.h"
 #include "app/desktop/shell/desktopstate.h"
@@ -13,8 +13,12 @@
 
 #include <QDir>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QLocale>
 #include <QProcess>
 #include <QQmlApplicationEngine>
+#include <QQuickItem>
 #include <QQuickStyle>
 #include <QQuickWindow>
 #include <QSet>
@@ -130,6 +134,42 @@ private Q_SLOTS:
         QVERIFY2(test::distinctColours(running) > 16, "the apps view rendered blank");
         QVERIFY2(running != failed, "selecting another app changed nothing on screen");
         QVERIFY2(m_warnings.isEmpty(), qPrintable(m_warnings.join(u'\n')));
+    }
+
+    // The status line says whether the runtimes answer (DESKTOP.md), and why one does not on
+    // hover; the embedded server's part is this computer's only.
+    void statusLineSaysWhichRuntimesAnswer()
+    {
+        RuntimesStatus *runtimes = m_state->runtimes();
+        QTRY_COMPARE(runtimes->state(), DisplayState::Healthy);
+        QCOMPARE(runtimes->text(), RuntimesStatus::tr("%1 reachable").arg(u"fake"_s));
+        auto *mark = m_window->findChild<QQuickItem *>(u"runtimesMark"_s);
+        QVERIFY(mark);
+        QVERIFY(mark->isVisible());
+        QCOMPARE(mark->property("word").toString(), runtimes->text());
+        QCOMPARE(m_state->serverText(), QString()); // a remote install's server is not ours to show
+        QCOMPARE(DesktopState::serverWords(false, {}), DesktopState::tr("Not serving teammates"));
+        QCOMPARE(DesktopState::serverWords(true, {}), DesktopState::tr("Serving teammates · nobody connected"));
+        QCOMPARE(DesktopState::serverWords(true, {u"ada"_s, u"bob"_s, u"ada"_s}),
+                 DesktopState::tr("Serving teammates · %1 connected")
+                     .arg(QLocale().createSeparatedList({u"ada"_s, u"bob"_s})));
+
+        runtimes->apply(
+            QJsonObject{{u"runtimes"_s,
+                         QJsonArray{QJsonObject{{u"kind"_s, u"docker"_s}, {u"reachable"_s, true}},
+                                    QJsonObject{{u"kind"_s, u"incus"_s},
+                                                {u"reachable"_s, false},
+                                                {u"note"_s, u"cannot reach Incus at /var/lib/incus/unix.socket"_s}}}}});
+        QCOMPARE(runtimes->state(), DisplayState::Failed);
+        QCOMPARE(runtimes->text(), RuntimesStatus::tr("%1 reachable").arg(u"Docker"_s) + u" · "_s +
+                                       RuntimesStatus::tr("%1 unreachable").arg(u"Incus"_s));
+        QVERIFY2(runtimes->detail().contains(u"cannot reach Incus"_s), qPrintable(runtimes->detail()));
+        QCOMPARE(mark->property("displayState").toInt(), int(DisplayState::Failed));
+        runtimes->apply(fail(ErrorCode::Forbidden, u"not allowed"_s));
+        QCOMPARE(runtimes->state(), DisplayState::Neutral);
+        QCOMPARE(runtimes->detail(), u"not allowed"_s);
+        m_state->refresh();
+        QTRY_COMPARE(runtimes->state(), DisplayState::Healthy);
     }
 
     void versionWithoutDisplay()

@@ -1,0 +1,58 @@
+#pragma once
+// Whether the install's runtimes (Docker, Incus) answer, for the status line (DESKTOP.md): asked
+// of GET /api/v1/capacity when the session connects, on a refresh, and every 30 s while it stays
+// connected, since nothing announces a runtime going away.
+//
+// Threading: GUI thread, with its Session.
+
+#include "app/desktop/session/session.h"
+#include "qml/states/displaystate.h"
+
+#include <QJsonObject>
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+#include <QtQml/qqmlregistration.h>
+
+namespace pando::desktop {
+
+class RuntimesStatus : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("Desktop.runtimes is the one")
+    // "Docker reachable", "Docker reachable · Incus unreachable"; empty until an answer came.
+    Q_PROPERTY(QString text READ text NOTIFY changed)
+    // Why a runtime did not answer, one line each (the status line's tooltip).
+    Q_PROPERTY(QString detail READ detail NOTIFY changed)
+    // Healthy when every runtime answered, Failed when one did not, Neutral while unknown.
+    Q_PROPERTY(pando::desktop::DisplayState::Value state READ state NOTIFY changed)
+
+public:
+    explicit RuntimesStatus(QObject *parent = nullptr);
+
+    void setSession(Session *session);
+    void refresh();
+    // What an answer of GET /api/v1/capacity (or its failure) shows.
+    void apply(const Result<QJsonObject> &capacity);
+
+    QString text() const { return m_text; }
+    QString detail() const { return m_detail; }
+    DisplayState::Value state() const { return m_state; }
+
+    static constexpr int PollMs = 30'000;
+
+Q_SIGNALS:
+    void changed();
+
+private:
+    void set(const QString &text, const QString &detail, DisplayState::Value state);
+
+    QPointer<Session> m_session;
+    quint64 m_generation = 0;
+    QTimer m_poll;
+    QString m_text;
+    QString m_detail;
+    DisplayState::Value m_state = DisplayState::Neutral;
+};
+
+} // namespace pando::desktop
