@@ -168,6 +168,21 @@
     </message>
 </context>
 <context>
+    <name>CommandPalette</name>
+    <message>
+        <source>Go to an app, a pipeline, a view or an action…</source>
+        <translation>Zu einer App, einer Pipeline, einer Ansicht oder einer Aktion…</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>Suchen</translation>
+    </message>
+    <message>
+        <source>Nothing matches “%1”.</source>
+        <translation>Nichts passt zu „%1“.</translation>
+    </message>
+</context>
+<context>
     <name>ConnectionsView</name>
     <message>
         <source>Connections</source>
@@ -1086,7 +1101,7 @@
     </message>
     <message>
         <source>Deploy %1</source>
-        <translation>Bereitstellung %1</translation>
+        <translation>%1 bereitstellen</translation>
     </message>
     <message>
         <source>Deploy of %1</source>
@@ -1604,6 +1619,69 @@
     <message>
         <source>This computer</source>
         <translation>Dieser Computer</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::PaletteSearch</name>
+    <message>
+        <source>Apps</source>
+        <translation>Apps</translation>
+    </message>
+    <message>
+        <source>Pipelines</source>
+        <translation>Pipelines</translation>
+    </message>
+    <message>
+        <source>Approvals</source>
+        <translation>Freigaben</translation>
+    </message>
+    <message>
+        <source>Activity</source>
+        <translation>Aktivität</translation>
+    </message>
+    <message>
+        <source>Connections</source>
+        <translation>Verbindungen</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>view</source>
+        <translation>Ansicht</translation>
+    </message>
+    <message>
+        <source>app · %1</source>
+        <translation>App · %1</translation>
+    </message>
+    <message>
+        <source>pipeline · %1</source>
+        <translation>Pipeline · %1</translation>
+    </message>
+    <message>
+        <source>New app…</source>
+        <translation>Neue App…</translation>
+    </message>
+    <message>
+        <source>action · Ctrl+N</source>
+        <translation>Aktion · Strg+N</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>Aktualisieren</translation>
+    </message>
+    <message>
+        <source>action · Ctrl+R</source>
+        <translation>Aktion · Strg+R</translation>
+    </message>
+    <message>
+        <source>Deploy %1</source>
+        <translation>%1 bereitstellen</translation>
+    </message>
+    <message>
+        <source>action · Ctrl+D</source>
+        <translation>Aktion · Strg+D</translation>
     </message>
 </context>
 <context>

@@ -8,6 +8,10 @@ import Pando.States
 
 Pane {
     id: root
+    // The view in front gives its list the keyboard: the arrow keys move the selection.
+    function takeFocus() {
+        list.forceActiveFocus();
+    }
     required property ApprovalsModel approvalsModel
     padding: 0
 

@@ -11,6 +11,9 @@ Item {
     id: root
     required property ApprovalsModel approvalsModel
 
+    onVisibleChanged: if (visible && root.approvalsModel.count > 0)
+        approvalsList.takeFocus()
+
     Pane {
         objectName: "noApprovals"
         anchors.fill: parent
@@ -48,6 +51,7 @@ Item {
         visible: root.approvalsModel.count > 0
 
         ApprovalsList {
+            id: approvalsList
             SplitView.preferredWidth: 360
             SplitView.minimumWidth: 240
             approvalsModel: root.approvalsModel

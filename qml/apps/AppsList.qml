@@ -7,6 +7,10 @@ import Pando.States
 
 Pane {
     id: root
+    // The view in front gives its list the keyboard: the arrow keys move the selection.
+    function takeFocus() {
+        list.forceActiveFocus();
+    }
     required property AppsModel appsModel
     signal newAppRequested
     padding: 0

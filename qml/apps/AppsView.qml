@@ -15,6 +15,9 @@ Item {
         createDialog.open();
     }
 
+    onVisibleChanged: if (visible && root.appsModel.count > 0)
+        appsList.takeFocus()
+
     Shortcut {
         sequence: "Ctrl+N"
         onActivated: root.newApp(0)
@@ -38,6 +41,7 @@ Item {
         visible: root.appsModel.count > 0
 
         AppsList {
+            id: appsList
             SplitView.preferredWidth: 340
             SplitView.minimumWidth: 220
             appsModel: root.appsModel

@@ -10,6 +10,10 @@ import Pando.States
 
 Pane {
     id: root
+    // The view in front gives its list the keyboard: the arrow keys move the selection.
+    function takeFocus() {
+        list.forceActiveFocus();
+    }
     required property PipelinesModel pipelinesModel
     padding: 0
 
@@ -50,6 +54,7 @@ Pane {
         }
 
         ListView {
+            id: list
             objectName: "pipelinesList"
             Layout.fillWidth: true
             Layout.fillHeight: true

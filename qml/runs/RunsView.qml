@@ -52,6 +52,9 @@ Item {
         }
     }
 
+    onVisibleChanged: if (visible && root.hasPipelines)
+        pipelinesList.takeFocus()
+
     Shortcut {
         sequence: "Ctrl+T"
         enabled: root.visible && root.hasPipelines
@@ -114,6 +117,7 @@ Item {
         visible: root.hasPipelines
 
         PipelinesList {
+            id: pipelinesList
             SplitView.preferredWidth: 240
             SplitView.minimumWidth: 180
             pipelinesModel: root.pipelinesModel

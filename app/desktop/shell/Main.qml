@@ -28,9 +28,58 @@ ApplicationWindow {
         enabled: sidebar.current === Sidebar.Page.Apps
         onActivated: Desktop.apps.deploy(Desktop.apps.selectedRow)
     }
+    // Esc closes the detail of the view in front: the selected app, run (then pipeline) or
+    // approval. Dialogs and the palette take their own Esc first.
     Shortcut {
         sequence: "Esc"
-        onActivated: Desktop.apps.selectedRow = -1
+        onActivated: window.closeDetail()
+    }
+    Shortcut {
+        sequence: "Ctrl+K"
+        onActivated: palette.open()
+    }
+
+    function closeDetail() {
+        switch (sidebar.current) {
+        case Sidebar.Page.Apps:
+            Desktop.apps.selectedRow = -1;
+            break;
+        case Sidebar.Page.Pipelines:
+            if (Desktop.runs.selectedRow >= 0)
+                Desktop.runs.selectedRow = -1;
+            else
+                Desktop.pipelines.selectedRow = -1;
+            break;
+        case Sidebar.Page.Approvals:
+            Desktop.approvals.selectedRow = -1;
+            break;
+        }
+    }
+
+    // What the Ctrl+K palette chose (CommandPalette's kinds and keys).
+    function go(kind: string, key: string) {
+        if (kind === "view") {
+            sidebar.current = Number(key);
+        } else if (kind === "app") {
+            Desktop.apps.selectApp(key);
+            sidebar.current = Sidebar.Page.Apps;
+        } else if (kind === "pipeline") {
+            Desktop.pipelines.selectedRow = Desktop.pipelines.rowOf(key);
+            sidebar.current = Sidebar.Page.Pipelines;
+        } else if (key === "new-app") {
+            sidebar.current = Sidebar.Page.Apps;
+            appsView.newApp(0);
+        } else if (key === "deploy") {
+            Desktop.apps.deploy(Desktop.apps.selectedRow);
+        } else if (key === "refresh") {
+            Desktop.refresh();
+        }
+    }
+
+    CommandPalette {
+        id: palette
+        objectName: "commandPalette"
+        onActivated: (kind, key) => window.go(kind, key)
     }
 
     // The tray asks for the Approvals view (an approval notification or menu entry was clicked).
@@ -66,6 +115,7 @@ ApplicationWindow {
             currentIndex: sidebar.current
 
             AppsView {
+                id: appsView
                 appsModel: Desktop.apps
             }
             RunsView {

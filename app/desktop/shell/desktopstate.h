@@ -6,6 +6,7 @@
 //
 // Threading: GUI thread only, with its Session.
 
+#include "app/desktop/shell/palettesearch.h"
 #include "app/desktop/shell/runtimesstatus.h"
 #include "qml/activity/activitymodel.h"
 #include "qml/approvals/approvalsmodel.h"
@@ -55,6 +56,8 @@ class DesktopState : public QObject {
     // computer's embedded server with who is connected to it (empty for a remote install).
     Q_PROPERTY(pando::desktop::RuntimesStatus *runtimes READ runtimes CONSTANT)
     Q_PROPERTY(QString serverText READ serverText NOTIFY serverChanged)
+    // Ctrl+K: what matches a query among the views, apps, pipelines and actions.
+    Q_PROPERTY(pando::desktop::PaletteSearch *palette READ palette CONSTANT)
 
 public:
     // The sidebar's entries, in Sidebar.Page's order.
@@ -92,6 +95,7 @@ public:
     QString overallText() const;
     QString engineText() const { return m_apps.engineText(); }
     RuntimesStatus *runtimes() { return &m_runtimes; }
+    PaletteSearch *palette() { return &m_palette; }
     QString serverText() const;
     // The server part in words: serving or not, and the accounts with a live stream (an account
     // with several streams, or the initial token's empty name, once).
@@ -126,6 +130,7 @@ private:
     PipelinesModel m_pipelines;
     RunsModel m_runs;
     RunTreeModel m_runTree;
+    PaletteSearch m_palette{&m_apps, &m_pipelines};
     Session *m_initial = nullptr; // the session main() made (this computer's, usually)
     Session *m_remote = nullptr;  // a remote session made for a Connections row, owned here
     std::unique_ptr<QSettings> m_settings;

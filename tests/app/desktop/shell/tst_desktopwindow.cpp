@@ -172,6 +172,38 @@ private Q_SLOTS:
         QTRY_COMPARE(runtimes->state(), DisplayState::Healthy);
     }
 
+    // Ctrl+K's matches: a prefix first, then a word inside, then the letters in order; views,
+    // apps and actions alike; nothing for letters no name has.
+    void paletteFindsAppsViewsAndActions()
+    {
+        QCOMPARE(PaletteSearch::score(u"hel"_s, u"hello"_s), 0);
+        QCOMPARE(PaletteSearch::score(u"HEL"_s, u"hello"_s), 0);
+        QVERIFY(PaletteSearch::score(u"llo"_s, u"hello"_s) > 0);
+        QVERIFY(PaletteSearch::score(u"hwd"_s, u"hello-world"_s) > PaletteSearch::score(u"wor"_s, u"hello-world"_s));
+        QCOMPARE(PaletteSearch::score(u"xyz"_s, u"hello"_s), -1);
+        QCOMPARE(PaletteSearch::score(QString(), u"hello"_s), 0);
+
+        PaletteSearch *palette = m_state->palette();
+        const auto labels = [&](const QString &query) {
+            QStringList out;
+            for (const QVariant &entry : palette->entries(query))
+                out << entry.toMap().value(u"label"_s).toString();
+            return out;
+        };
+        const QVariantList hello = palette->entries(u"hel"_s);
+        QVERIFY(!hello.isEmpty());
+        QCOMPARE(hello.first().toMap().value(u"kind"_s).toString(), u"app"_s);
+        QCOMPARE(hello.first().toMap().value(u"key"_s).toString(), u"hello"_s);
+        QCOMPARE(hello.first().toMap().value(u"state"_s).toInt(), int(DisplayState::Healthy));
+        QCOMPARE(labels(u"pipe"_s).value(0), PaletteSearch::tr("Pipelines"));
+        QCOMPARE(palette->entries(u"pipe"_s).value(0).toMap().value(u"key"_s).toInt(), 1);
+        QVERIFY2(labels(u"bldf"_s).contains(u"buildfails"_s), qPrintable(labels(u"bldf"_s).join(u", "_s)));
+        QVERIFY(labels(u"new"_s).contains(PaletteSearch::tr("New app…")));
+        QCOMPARE(labels(u"qqqq"_s), QStringList());
+        // Every app, every view and the actions when nothing is typed.
+        QVERIFY(labels(QString()).size() >= 3 + 6 + 2);
+    }
+
     void versionWithoutDisplay()
     {
         QProcess program;
