@@ -37,6 +37,10 @@ public:
     {
         socket->setParent(this);
         connect(socket, &QWebSocket::disconnected, this, &QObject::deleteLater);
+        // A client that went between its handshake and this session will send no disconnected():
+        // the session would stay for ever, counted against the connection cap and its user's.
+        if (socket->state() == QAbstractSocket::UnconnectedState)
+            deleteLater();
         connect(socket, &QWebSocket::bytesWritten, this,
                 [this](qint64 written) { m_pending = std::max<qint64>(0, m_pending - written); });
     }

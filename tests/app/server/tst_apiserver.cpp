@@ -3,6 +3,7 @@
 
 #include "fakes.h"
 
+#include "app/server/websocketsession.h"
 #include "app/wiring/auditwiring.h"
 #include "core/engine/enginewiring.h"
 #include "tests/support/component.h"
@@ -71,6 +72,7 @@ private Q_SLOTS:
     void eventsStream();
     void unknownWebSocketPathIs404_data();
     void unknownWebSocketPathIs404();
+    void webSocketGoneBeforeItsSessionIsForgotten();
     void takenPortIsConflict();
     void auditSinkLag();
 
@@ -493,6 +495,15 @@ void TestApiServer::unknownWebSocketPathIs404_data()
 
 // Only the route table's WebSocket routes upgrade; any other path asked to is answered 404 (not
 // a log stream, not the HTTP route's answer), and the connection ends.
+// A client that closed before the server took its socket stayed counted for ever: open streams
+// are capped per user, so such leaks locked the user out (tst_cli saw one linger).
+void TestApiServer::webSocketGoneBeforeItsSessionIsForgotten()
+{
+    QObject server;
+    new server::detail::WebSocketSession(new QWebSocket, 0, &server);
+    QTRY_COMPARE(server.findChildren<server::detail::WebSocketSession *>().size(), 0);
+}
+
 void TestApiServer::unknownWebSocketPathIs404()
 {
     QFETCH(QString, path);
