@@ -612,6 +612,18 @@
         <source>No output</source>
         <translation>Keine Ausgabe</translation>
     </message>
+    <message>
+        <source>Comment (optional)</source>
+        <translation>Kommentar (optional)</translation>
+    </message>
+    <message>
+        <source>Approve</source>
+        <translation>Freigeben</translation>
+    </message>
+    <message>
+        <source>Reject</source>
+        <translation>Ablehnen</translation>
+    </message>
 </context>
 <context>
     <name>RunState</name>
@@ -1777,6 +1789,18 @@
             <numerusform>%n fehlgeschlagen</numerusform>
             <numerusform>%n fehlgeschlagen</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation>abgelehnt</translation>
+    </message>
+    <message>
+        <source>expired</source>
+        <translation>abgelaufen</translation>
+    </message>
+    <message>
+        <source>withdrawn</source>
+        <translation>zurückgezogen</translation>
     </message>
 </context>
 <context>

@@ -212,6 +212,43 @@ Pane {
                     wrapMode: Text.Wrap
                     Layout.fillWidth: true
                 }
+                // A pending approval is signed off here; the run's requester is refused in place.
+                RowLayout {
+                    objectName: "stepApproval"
+                    visible: root.step.approvalStatus === "pending"
+                    Layout.fillWidth: true
+                    spacing: 8
+                    StateMark {
+                        displayState: DisplayState.Waiting
+                    }
+                    TextField {
+                        id: comment
+                        objectName: "stepApprovalComment"
+                        placeholderText: qsTr("Comment (optional)")
+                        Layout.fillWidth: true
+                    }
+                    Button {
+                        objectName: "stepApproveButton"
+                        text: qsTr("Approve")
+                        highlighted: true
+                        enabled: !root.runTree.deciding
+                        onClicked: root.runTree.decide(true, comment.text)
+                    }
+                    Button {
+                        objectName: "stepRejectButton"
+                        text: qsTr("Reject")
+                        enabled: !root.runTree.deciding
+                        onClicked: root.runTree.decide(false, comment.text)
+                    }
+                }
+                Label {
+                    objectName: "stepDecisionError"
+                    visible: text.length > 0
+                    text: root.runTree.decisionError
+                    color: StateStyle.danger
+                    wrapMode: Text.Wrap
+                    Layout.fillWidth: true
+                }
                 Frame {
                     Layout.fillWidth: true
                     Layout.fillHeight: true

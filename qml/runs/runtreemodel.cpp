@@ -3,6 +3,7 @@
 
 #include <QDateTime>
 #include <QJsonArray>
+#include <QPointer>
 #include <QRegularExpression>
 #include <algorithm>
 
@@ -381,6 +382,10 @@ void RunTreeModel::setSelectedStep(const QString &stepId)
     if (stepId == m_selectedStep)
         return;
     m_selectedStep = stepId;
+    if (!m_decisionError.isEmpty()) {
+        m_decisionError.clear();
+        Q_EMIT decisionChanged();
+    }
     QList<StepOutputModel::Line> lines;
     for (const StepOutputModel::Line &line : std::as_const(m_lines))
         if (stepId.isEmpty() || line.step == stepId)
@@ -490,6 +495,8 @@ QHash<int, QByteArray> RunTreeModel::roleNames() const
         {ExitCodeRole, "exitCode"},
         {ErrorRole, "error"},
         {HasOutputRole, "hasOutput"},
+        {ApprovalIdRole, "approvalId"},
+        {ApprovalStatusRole, "approvalStatus"},
     };
 }
 
@@ -541,8 +548,17 @@ QVariant RunTreeModel::roleValue(const Node *node, int role) const
         return status;
     case StateRole:
         return int(DisplayState::ofRun(status));
-    case StatusTextRole:
+    case StatusTextRole: {
+        // An approve step that ended without an approval says how, not just "failed".
+        const QString approval = s.value(u"approval"_s).toObject().value(u"status"_s).toString();
+        if (approval == u"rejected"_s)
+            return tr("rejected");
+        if (approval == u"expired"_s)
+            return tr("expired");
+        if (approval == u"withdrawn"_s)
+            return tr("withdrawn");
         return RunState::word(status);
+    }
     case CachedRole:
         return cached;
     case DurationMsRole:
@@ -554,7 +570,14 @@ QVariant RunTreeModel::roleValue(const Node *node, int role) const
     case ExitCodeRole:
         return s.contains(u"exit_code"_s) ? s.value(u"exit_code"_s).toInt() : -1;
     case ErrorRole:
+        // A pending approval is signed off right here, not with the CLI command the step's text gives.
+        if (s.value(u"approval"_s).toObject().value(u"status"_s).toString() == u"pending"_s)
+            return QString();
         return s.value(u"error"_s).toString();
+    case ApprovalIdRole:
+        return s.value(u"approval"_s).toObject().value(u"id"_s).toString();
+    case ApprovalStatusRole:
+        return s.value(u"approval"_s).toObject().value(u"status"_s).toString();
     case HasOutputRole: {
         const QString id = s.value(u"id"_s).toString();
         return !id.isEmpty() && std::any_of(m_lines.cbegin(), m_lines.cend(),
@@ -585,6 +608,32 @@ void RunTreeModel::updateTicker()
         m_ticker.start();
     else if (!moving)
         m_ticker.stop();
+}
+
+void RunTreeModel::decide(bool approve, const QString &comment)
+{
+    const Node *node = m_byId.value(m_selectedStep, nullptr);
+    const QString id = node ? roleValue(node, ApprovalIdRole).toString() : QString();
+    if (!m_session || id.isEmpty() || m_deciding)
+        return;
+    m_deciding = true;
+    m_decisionError.clear();
+    Q_EMIT decisionChanged();
+    QPointer<RunTreeModel> self(this);
+    const QString runId = m_runId;
+    m_session->decideApproval(id, approve, comment.trimmed(), [self, runId](const Result<QJsonObject> &decided) {
+        if (!self)
+            return;
+        self->m_deciding = false;
+        if (!decided)
+            self->m_decisionError = decided.error().hint.isEmpty()
+                                        ? decided.error().text()
+                                        : tr("%1 — %2").arg(decided.error().text(), decided.error().hint);
+        Q_EMIT self->decisionChanged();
+        // The step moves on (or ends) through the run's follow; a reload makes sure of it.
+        if (decided && self->m_runId == runId)
+            self->refresh();
+    });
 }
 
 // The run

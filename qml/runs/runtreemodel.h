@@ -85,6 +85,9 @@ class RunTreeModel : public QAbstractItemModel {
     // The selected step's roles by name (id empty when none is selected).
     Q_PROPERTY(QVariantMap selected READ selected NOTIFY selectedStepChanged)
     Q_PROPERTY(pando::desktop::StepOutputModel *output READ output CONSTANT)
+    // Signing off the selected approve step: a decision is on its way; why the last was refused.
+    Q_PROPERTY(bool deciding READ isDeciding NOTIFY decisionChanged)
+    Q_PROPERTY(QString decisionError READ decisionError NOTIFY decisionChanged)
 
 public:
     enum Role {
@@ -101,7 +104,9 @@ public:
         AttemptRole,      // 0: the step has no attempts
         ExitCodeRole,     // -1: none
         ErrorRole,
-        HasOutputRole, // the step printed something
+        HasOutputRole,      // the step printed something
+        ApprovalIdRole,     // an approve step's approval; empty for other steps
+        ApprovalStatusRole, // pending, approved, rejected, expired, withdrawn; empty for other steps
     };
     Q_ENUM(Role)
 
@@ -146,6 +151,11 @@ public:
     Q_INVOKABLE QModelIndex indexOf(const QString &stepId) const;
     // Loads the run again and reopens its follow.
     Q_INVOKABLE void refresh();
+    // Approves or rejects the selected approve step's pending approval, with an optional comment;
+    // a refusal (the requester may not decide their own) shows in decisionError.
+    Q_INVOKABLE void decide(bool approve, const QString &comment);
+    bool isDeciding() const { return m_deciding; }
+    QString decisionError() const { return m_decisionError; }
 
     // Where "now" comes from for running steps (tests set a fixed clock).
     void setClock(std::function<qint64()> nowMs) { m_now = std::move(nowMs); }
@@ -158,6 +168,7 @@ Q_SIGNALS:
     void followingChanged();
     void runChanged();
     void selectedStepChanged();
+    void decisionChanged();
 
 private:
     struct Node {
@@ -193,6 +204,8 @@ private:
     QList<StepOutputModel::Line> m_lines; // the run's output so far, in order
     StepOutputModel m_output;
     QString m_selectedStep;
+    bool m_deciding = false;
+    QString m_decisionError;
     bool m_userSelected = false;
     QPointer<Subscription> m_follow;
     bool m_followed = false; // the follow was opened for this run (it ends with the run)

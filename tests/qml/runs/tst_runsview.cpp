@@ -10,6 +10,7 @@
 #include "app/desktop/shell/desktopstate.h"
 #include "qml/runs/pipelinesmodel.h"
 #include "qml/runs/runsmodel.h"
+#include "qml/runs/runstate.h"
 #include "qml/runs/runtreemodel.h"
 #include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
@@ -38,7 +39,7 @@ QByteArray hostTask(const QByteArray &name, const QByteArray &script, const QByt
 }
 
 // build: compile, then unit and lint side by side. slow: waits to be aborted. check: the same
-// compile, then a test that fails.
+// compile, then a test that fails. ship: waits for someone to approve it.
 QByteArray pipelineYaml()
 {
     return "jobs:\n"
@@ -53,7 +54,11 @@ QByteArray pipelineYaml()
            "- name: check\n"
            "  plan:\n" +
            hostTask("compile", "echo compiling; echo compiled 12 files", "  ") +
-           hostTask("test", "echo 1 test failed >&2; exit 3", "  ");
+           hostTask("test", "echo 1 test failed >&2; exit 3", "  ") +
+           "- name: ship\n"
+           "  plan:\n"
+           "  - approve: ship-it\n"
+           "    message: \"Ship it?\"\n";
 }
 
 // The tree as text, for failure messages: "task compile succeeded; in_parallel succeeded
@@ -157,7 +162,7 @@ private Q_SLOTS:
         QTRY_COMPARE(pipelines.rowCount(), 1);
         const QModelIndex row = pipelines.index(0);
         QCOMPARE(row.data(PipelinesModel::NameRole).toString(), u"ci"_s);
-        QCOMPARE(row.data(PipelinesModel::JobsRole).toStringList(), (QStringList{u"build"_s, u"slow"_s, u"check"_s}));
+        QCOMPARE(row.data(PipelinesModel::JobsRole).toStringList(), (QStringList{u"build"_s, u"slow"_s, u"check"_s, u"ship"_s}));
         QCOMPARE(row.data(PipelinesModel::PausedRole).toBool(), false);
         // The administrator's choice, as the desktop shows it.
         QCOMPARE(row.data(PipelinesModel::HostExecutionRole).toBool(), true);
@@ -285,6 +290,54 @@ private Q_SLOTS:
                  qPrintable(state.overallText()));
     }
 
+    // An approve step is signed off in the run's detail: its requester is refused in place (it
+    // used to show only the CLI command), someone else's rejection says "rejected", not "failed".
+    void approveStepIsSignedOffInTheRun()
+    {
+        PipelinesModel pipelines;
+        pipelines.setSession(m_session.get());
+        QTRY_COMPARE(pipelines.rowCount(), 1);
+        const QString id = trigger(pipelines, u"ship"_s);
+        QVERIFY(!id.isEmpty());
+        const auto approveStep = [](const RunTreeModel &tree) {
+            for (int row = 0; row < tree.rowCount(); ++row)
+                if (tree.index(row, 0).data(RunTreeModel::KindRole).toString() == u"approve"_s)
+                    return tree.index(row, 0);
+            return QModelIndex();
+        };
+
+        RunTreeModel mine; // the requester's
+        mine.setSession(m_session.get());
+        mine.setRunId(id);
+        QTRY_VERIFY_WITH_TIMEOUT(approveStep(mine).data(RunTreeModel::ApprovalStatusRole).toString() == u"pending"_s,
+                                 20000);
+        mine.setSelectedStep(approveStep(mine).data(RunTreeModel::IdRole).toString());
+        QCOMPARE(mine.selected().value(u"approvalId"_s).toString().isEmpty(), false);
+        QCOMPARE(mine.selected().value(u"error"_s).toString(), QString()); // no CLI command to copy
+        QCOMPARE(mine.selected().value(u"statusText"_s).toString(), RunState::word(u"waiting"_s));
+        mine.decide(true, u"my own"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(!mine.decisionError().isEmpty(), 10000);
+        QVERIFY2(mine.decisionError().contains(u"may not approve"_s), qPrintable(mine.decisionError()));
+        QCOMPARE(mine.isDeciding(), false);
+        QCOMPARE(approveStep(mine).data(RunTreeModel::ApprovalStatusRole).toString(), u"pending"_s);
+
+        RemoteSession operatorSession(QUrl(m_install.baseUrl()), m_install.tokens.value(u"operator"_s));
+        operatorSession.open();
+        QString why;
+        QVERIFY2(test::awaitConnected(operatorSession, &why), qPrintable(why));
+        RunTreeModel theirs;
+        theirs.setSession(&operatorSession);
+        theirs.setRunId(id);
+        QTRY_VERIFY_WITH_TIMEOUT(approveStep(theirs).isValid(), 20000);
+        theirs.setSelectedStep(approveStep(theirs).data(RunTreeModel::IdRole).toString());
+        theirs.decide(false, u"not today"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(theirs.status(), u"failed"_s, 20000);
+        QCOMPARE(theirs.decisionError(), QString());
+        QTRY_COMPARE(approveStep(theirs).data(RunTreeModel::StatusTextRole).toString(), RunTreeModel::tr("rejected"));
+        QTRY_COMPARE_WITH_TIMEOUT(approveStep(mine).data(RunTreeModel::ApprovalStatusRole).toString(), u"rejected"_s,
+                                  20000);
+    }
+
     void abortPauseAndUnpause()
     {
         PipelinesModel pipelines;
@@ -382,7 +435,8 @@ private Q_SLOTS:
         QTRY_COMPARE(tree.runId(), runs.selectedId());
         const int failed = [&runs] {
             for (int row = 0; row < runs.rowCount(); ++row)
-                if (runs.index(row).data(RunsModel::StatusRole).toString() == u"failed"_s)
+                if (runs.index(row).data(RunsModel::StatusRole).toString() == u"failed"_s &&
+                    runs.index(row).data(RunsModel::JobRole).toString() == u"check"_s)
                     return row;
             return -1;
         }();
