@@ -1,4 +1,5 @@
 #include "qml/runs/runtreemodel.h"
+#include "app/desktop/logs/ansi.h"
 #include "core/vocab/vocab.h"
 
 #include <QDateTime>
@@ -12,6 +13,20 @@ using namespace Qt::StringLiterals;
 namespace pando::desktop {
 
 namespace {
+
+// What a terminal would show of a step's output: colours and other escape sequences are taken
+// out (they showed as raw codes), line by line.
+QString visibleText(const QString &raw)
+{
+    const QByteArray bytes = raw.toUtf8();
+    if (!ansi::needsProcessing(bytes))
+        return raw;
+    QStringList lines;
+    for (const QByteArray &line : bytes.split('\n'))
+        lines << QString::fromUtf8(ansi::strip(line));
+    return lines.join(u'\n');
+}
+
 QString explainStepError(const Error &e)
 {
     return e.hint.isEmpty() ? e.text() : RunTreeModel::tr("%1 — %2").arg(e.text(), e.hint);
@@ -323,7 +338,7 @@ void RunTreeModel::onMessage(const QJsonObject &message)
     if (type != u"output"_s)
         return;
     const StepOutputModel::Line line{message.value(u"step"_s).toString(), data.value(u"stream"_s).toString(),
-                                     data.value(u"text"_s).toString()};
+                                     visibleText(data.value(u"text"_s).toString())};
     const bool first = std::none_of(m_lines.cbegin(), m_lines.cend(),
                                     [&line](const StepOutputModel::Line &l) { return l.step == line.step; });
     m_lines.append(line);
@@ -626,9 +641,7 @@ void RunTreeModel::decide(bool approve, const QString &comment)
             return;
         self->m_deciding = false;
         if (!decided)
-            self->m_decisionError = decided.error().hint.isEmpty()
-                                        ? decided.error().text()
-                                        : tr("%1 — %2").arg(decided.error().text(), decided.error().hint);
+            self->m_decisionError = explainStepError(decided.error());
         Q_EMIT self->decisionChanged();
         // The step moves on (or ends) through the run's follow; a reload makes sure of it.
         if (decided && self->m_runId == runId)

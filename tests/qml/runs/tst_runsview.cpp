@@ -56,7 +56,8 @@ QByteArray pipelineYaml()
            hostTask("compile", "echo compiling; echo compiled 12 files", "  ") +
            hostTask("test", "echo 1 test failed >&2; exit 3", "  ") +
            "- name: ship\n"
-           "  plan:\n"
+           "  plan:\n" +
+           hostTask("colour", "printf '\\e[32mall green\\e[0m\\n'", "  ") +
            "  - approve: ship-it\n"
            "    message: \"Ship it?\"\n";
 }
@@ -162,7 +163,8 @@ private Q_SLOTS:
         QTRY_COMPARE(pipelines.rowCount(), 1);
         const QModelIndex row = pipelines.index(0);
         QCOMPARE(row.data(PipelinesModel::NameRole).toString(), u"ci"_s);
-        QCOMPARE(row.data(PipelinesModel::JobsRole).toStringList(), (QStringList{u"build"_s, u"slow"_s, u"check"_s, u"ship"_s}));
+        QCOMPARE(row.data(PipelinesModel::JobsRole).toStringList(),
+                 (QStringList{u"build"_s, u"slow"_s, u"check"_s, u"ship"_s}));
         QCOMPARE(row.data(PipelinesModel::PausedRole).toBool(), false);
         // The administrator's choice, as the desktop shows it.
         QCOMPARE(row.data(PipelinesModel::HostExecutionRole).toBool(), true);
@@ -311,6 +313,8 @@ private Q_SLOTS:
         mine.setRunId(id);
         QTRY_VERIFY_WITH_TIMEOUT(approveStep(mine).data(RunTreeModel::ApprovalStatusRole).toString() == u"pending"_s,
                                  20000);
+        // The step before it printed in colour: the output shows the text, not the escapes.
+        QTRY_VERIFY_WITH_TIMEOUT(outputLines(*mine.output()).contains(u"all green"_s), 10000);
         mine.setSelectedStep(approveStep(mine).data(RunTreeModel::IdRole).toString());
         QCOMPARE(mine.selected().value(u"approvalId"_s).toString().isEmpty(), false);
         QCOMPARE(mine.selected().value(u"error"_s).toString(), QString()); // no CLI command to copy
