@@ -40,7 +40,9 @@ struct IncusOptions {
     // The Docker engine that builds images (empty: the default socket); builds fail without one.
     std::optional<QString> dockerSocket = QString();
     QString busybox = QStringLiteral("/bin/busybox"); // statically linked (Debian's busybox-static)
-    int startTimeoutMs = 30000;                       // create + start + an address
+    // Create + start + an address. The first instance of an image unpacks it into the pool,
+    // which took over 30 s on a busy two-core machine: a deploy must not fail for that.
+    int startTimeoutMs = 120'000;
 };
 
 class IncusRuntime : public Runtime {
