@@ -209,6 +209,13 @@ ensure_service_images() {
     done
 }
 
+# Ends a process and everything it started (a background build's cmake, ninja and compilers).
+kill_tree() {
+    local child
+    for child in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$child"; done
+    kill "$1" 2>/dev/null || true
+}
+
 # The tests scripts/sanitize asan runs under ASan and UBSan: the core's unit tests.
 ASAN_TEST_LABELS=(-L unit -L '^core$')
 # The tests scripts/sanitize tsan runs: the threaded parts (engine, scheduler, work pool, log hub,
