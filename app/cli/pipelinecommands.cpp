@@ -58,6 +58,14 @@ QString runTitle(const QJsonObject &run)
     return QStringLiteral("%1/%2 #%3").arg(str(run, "pipeline"), str(run, "job")).arg(num(run, "number"));
 }
 
+// "running", or "running (waiting for approval)" while a step of it waits for someone.
+QString runStatus(const QJsonObject &run)
+{
+    return run.value(QStringLiteral("waiting")).toBool()
+               ? str(run, "status") + QStringLiteral(" (waiting for approval)")
+               : str(run, "status");
+}
+
 QString durationOrDash(const QJsonObject &o)
 {
     return num(o, "duration_ms") > 0 ? duration(num(o, "duration_ms")) : QStringLiteral("-");
@@ -434,7 +442,7 @@ void listRuns(Cli &cli)
                            const QJsonObject run = value.toObject();
                            rows << QStringList{str(run, "id"),
                                                runTitle(run),
-                                               str(run, "status"),
+                                               runStatus(run),
                                                orDash(str(run, "trigger")),
                                                timestamp(num(run, "created_ms")),
                                                durationOrDash(run),
@@ -460,7 +468,7 @@ void showRun(Cli &cli)
         QList<std::pair<QString, QString>> pairs = {
             {QStringLiteral("run"), str(run, "id")},
             {QStringLiteral("job"), runTitle(run)},
-            {QStringLiteral("status"), str(run, "status")},
+            {QStringLiteral("status"), runStatus(run)},
             {QStringLiteral("trigger"), orDash(str(run, "trigger"))},
             {QStringLiteral("by"), orDash(str(run, "actor"))},
             {QStringLiteral("created"), timestamp(num(run, "created_ms"))},

@@ -40,6 +40,9 @@ struct RunRecord {
     qint64 createdMs = 0;
     qint64 startedMs = 0;
     qint64 finishedMs = 0;
+    // Read, not stored: a step of the run waits for approval (what lists and views show as its
+    // state; the run itself is still running).
+    bool waiting = false;
 };
 
 // Step status: see RunStepStatus (core/vocab). A cached step's outputs are restored and its

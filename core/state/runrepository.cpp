@@ -4,6 +4,7 @@
 #include "sql.h"
 
 #include <QRandomGenerator>
+#include <QSqlRecord>
 
 using namespace Qt::StringLiterals;
 
@@ -36,6 +37,8 @@ Result<RunRecord> runFrom(const QSqlQuery &q)
     r.createdMs = q.value(11).toLongLong();
     r.startedMs = q.value(12).toLongLong();
     r.finishedMs = q.value(13).toLongLong();
+    if (q.record().count() > 14) // selectRuns' queries only
+        r.waiting = q.value(14).toBool();
     return r;
 }
 
@@ -64,7 +67,15 @@ Result<RunStepRecord> runStepFrom(const QSqlQuery &q)
 
 Result<QList<RunRecord>> selectRuns(Database &db, const QString &tail, const QVariantList &values, const QString &what)
 {
-    auto q = detail::run(db, u"SELECT "_s + kRunColumns + u" FROM runs "_s + tail, values, what);
+    // Whether a step waits for approval comes along: the lists show such a run as waiting.
+    QVariantList all{toString(RunStepStatus::Waiting)};
+    all += values;
+    auto q = detail::run(db,
+                         u"SELECT "_s + kRunColumns +
+                             u", EXISTS (SELECT 1 FROM run_steps s WHERE s.run_id = runs.id AND s.status = ?)"
+                             " FROM runs "_s +
+                             tail,
+                         all, what);
     if (!q)
         return std::unexpected(q.error());
     QList<RunRecord> runs;

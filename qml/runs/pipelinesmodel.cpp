@@ -21,7 +21,8 @@ QJsonObject runSummary(const QJsonObject &run)
     return QJsonObject{{u"id"_s, run.value(u"id"_s)},
                        {u"job"_s, run.value(u"job"_s)},
                        {u"number"_s, run.value(u"number"_s)},
-                       {u"status"_s, run.value(u"status"_s)}};
+                       {u"status"_s, run.value(u"status"_s)},
+                       {u"waiting"_s, run.value(u"waiting"_s)}};
 }
 } // namespace
 
@@ -103,14 +104,15 @@ QVariant PipelinesModel::roleValue(const Row &row, int role) const
     case LastRunStatusRole:
         return status;
     case LastRunStateRole:
-        return int(run.isEmpty() ? DisplayState::Neutral : DisplayState::ofRun(status));
+        return int(run.isEmpty() ? DisplayState::Neutral
+                                 : RunState::ofListedRun(status, run.value(u"waiting"_s).toBool()));
     case LastRunTextRole:
         if (run.isEmpty())
             return tr("never run");
         return tr("%1 #%2 · %3")
             .arg(run.value(u"job"_s).toString())
             .arg(run.value(u"number"_s).toInt())
-            .arg(RunState::word(status));
+            .arg(RunState::wordOfListedRun(status, run.value(u"waiting"_s).toBool()));
     case BusyRole:
         return row.busy;
     case ActionErrorRole:
@@ -364,6 +366,14 @@ void PipelinesModel::onEvent(const QJsonObject &event)
 {
     const std::optional<core::EventType> type = core::parseEventType(event.value(u"type"_s).toString());
     const QJsonObject data = event.value(u"data"_s).toObject();
+    // The last run of a pipeline started or stopped waiting for an approval.
+    if (type && core::isApprovalEvent(*type)) {
+        const QString run = RunState::runOfApproval(data);
+        for (const Row &row : std::as_const(m_rows))
+            if (!run.isEmpty() && row.lastRun.value(u"id"_s).toString() == run)
+                fetchLastRun(row.pipeline.value(u"name"_s).toString());
+        return;
+    }
     const QString name = data.value(u"pipeline"_s).toString();
     if (name.isEmpty() || (!(type && core::isRunEvent(*type)) && !(type && core::isPipelineEvent(*type))) ||
         type == core::EventType::RunEvent)

@@ -149,9 +149,9 @@ QVariant RunsModel::roleValue(const Row &row, int role) const
     case StatusRole:
         return status;
     case StateRole:
-        return int(DisplayState::ofRun(status));
+        return int(RunState::ofListedRun(status, r.value(u"waiting"_s).toBool()));
     case StatusTextRole:
-        return RunState::word(status);
+        return RunState::wordOfListedRun(status, r.value(u"waiting"_s).toBool());
     case TriggerRole:
         return r.value(u"trigger"_s).toString();
     case ActorRole:
@@ -373,6 +373,12 @@ void RunsModel::abort(int row)
 void RunsModel::onEvent(const QJsonObject &event)
 {
     const std::optional<core::EventType> type = core::parseEventType(event.value(u"type"_s).toString());
+    // A step of a listed run asked for approval, or got its answer: the run's "waiting" changed.
+    if (type && core::isApprovalEvent(*type)) {
+        if (const QString run = RunState::runOfApproval(event.value(u"data"_s).toObject()); rowOf(run) >= 0)
+            fetch(run);
+        return;
+    }
     if (type != core::EventType::RunQueued && type != core::EventType::RunStarted &&
         type != core::EventType::RunFinished)
         return;

@@ -71,4 +71,24 @@ QString durationText(qint64 ms)
     return QCoreApplication::translate("RunState", "%1 h %2 min").arg(seconds / 3600).arg((seconds % 3600) / 60);
 }
 
+DisplayState::Value ofListedRun(const QString &status, bool waiting)
+{
+    if (waiting && core::parseRunStatus(status) == core::RunStatus::Running)
+        return DisplayState::Waiting;
+    return DisplayState::ofRun(status);
+}
+
+QString wordOfListedRun(const QString &status, bool waiting)
+{
+    if (waiting && core::parseRunStatus(status) == core::RunStatus::Running)
+        return word(core::toString(core::RunStepStatus::Waiting));
+    return word(status);
+}
+
+QString runOfApproval(const QJsonObject &approvalEventData)
+{
+    const QString object = approvalEventData.value(u"object"_s).toString();
+    return object.startsWith(u"run/"_s) ? object.section(u'/', 1, 1) : QString();
+}
+
 } // namespace pando::desktop::RunState

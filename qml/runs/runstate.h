@@ -9,6 +9,7 @@
 
 #include "qml/states/displaystate.h"
 
+#include <QJsonObject>
 #include <QString>
 
 namespace pando::desktop {
@@ -22,6 +23,12 @@ QString word(const QString &status);
 bool isLive(const QString &status);
 // A duration for people: "0.4 s", "12 s", "3 min 4 s", "2 h 5 min"; "–" for nothing yet.
 QString durationText(qint64 ms);
+// A listed run's state and word: running while a step of it waits for approval (the API's
+// "waiting") is waiting, as the lists and the tray show it.
+DisplayState::Value ofListedRun(const QString &status, bool waiting);
+QString wordOfListedRun(const QString &status, bool waiting);
+// The run an approval is about ("run/<id>/step/<name>"); empty for a deploy's or anything else.
+QString runOfApproval(const QJsonObject &approvalEventData);
 } // namespace RunState
 
 } // namespace pando::desktop

@@ -47,7 +47,8 @@ QJsonObject toJson(const RunRecord &r)
                        {QStringLiteral("created_ms"), r.createdMs},
                        {QStringLiteral("started_ms"), r.startedMs},
                        {QStringLiteral("finished_ms"), r.finishedMs},
-                       {QStringLiteral("duration_ms"), span(r.startedMs, r.finishedMs)}};
+                       {QStringLiteral("duration_ms"), span(r.startedMs, r.finishedMs)},
+                       {QStringLiteral("waiting"), r.waiting}};
 }
 
 QJsonObject toJson(const RunStepRecord &s)

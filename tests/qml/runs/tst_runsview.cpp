@@ -299,8 +299,18 @@ private Q_SLOTS:
         PipelinesModel pipelines;
         pipelines.setSession(m_session.get());
         QTRY_COMPARE(pipelines.rowCount(), 1);
+        RunsModel runs;
+        runs.setSession(m_session.get());
+        runs.setPipeline(u"ci"_s);
+        QTRY_VERIFY(!runs.isLoading());
         const QString id = trigger(pipelines, u"ship"_s);
         QVERIFY(!id.isEmpty());
+        // Listed as waiting for approval while the step waits, not as running (the list and the
+        // pipeline's last run alike).
+        QTRY_COMPARE_WITH_TIMEOUT(runs.index(runs.rowOf(id)).data(RunsModel::StateRole).toInt(),
+                                  int(DisplayState::Waiting), 20000);
+        QCOMPARE(runs.index(runs.rowOf(id)).data(RunsModel::StatusTextRole).toString(), RunState::word(u"waiting"_s));
+        QTRY_COMPARE(pipelines.index(0).data(PipelinesModel::LastRunStateRole).toInt(), int(DisplayState::Waiting));
         const auto approveStep = [](const RunTreeModel &tree) {
             for (int row = 0; row < tree.rowCount(); ++row)
                 if (tree.index(row, 0).data(RunTreeModel::KindRole).toString() == u"approve"_s)
@@ -340,6 +350,9 @@ private Q_SLOTS:
         QTRY_COMPARE(approveStep(theirs).data(RunTreeModel::StatusTextRole).toString(), RunTreeModel::tr("rejected"));
         QTRY_COMPARE_WITH_TIMEOUT(approveStep(mine).data(RunTreeModel::ApprovalStatusRole).toString(), u"rejected"_s,
                                   20000);
+        QTRY_COMPARE_WITH_TIMEOUT(runs.index(runs.rowOf(id)).data(RunsModel::StateRole).toInt(),
+                                  int(DisplayState::Failed), 20000);
+        QTRY_COMPARE(pipelines.index(0).data(PipelinesModel::LastRunStateRole).toInt(), int(DisplayState::Failed));
     }
 
     void abortPauseAndUnpause()

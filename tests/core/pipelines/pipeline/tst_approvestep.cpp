@@ -261,6 +261,13 @@ private Q_SLOTS:
         QCOMPARE(shown.value(u"status"_s).toString(), u"pending"_s);
         QCOMPARE(shown.value(u"approve"_s).toString(), u"pando approvals approve "_s + asked.id);
         QVERIFY(!toJson(waiting).contains(u"hash"_s));
+        // The run is listed as waiting, not just running.
+        const auto listed = RunRepository(*m_db).list(u"app"_s, {}, 10);
+        QVERIFY(listed && !listed->isEmpty());
+        QCOMPARE(listed->first().id, job.run.id);
+        QVERIFY(listed->first().waiting);
+        QCOMPARE(toJson(listed->first()).value(u"waiting"_s).toBool(), true);
+        QVERIFY(RunRepository(*m_db).find(job.run.id)->waiting);
         // The step's row is written just before its events: a follower may read one first.
         QStringList notes;
         QVERIFY(waitFor([&] {
@@ -286,6 +293,7 @@ private Q_SLOTS:
 
         const RunStepRecord step = stepNamed(job.run.id, u"ship-to-prod"_s);
         QCOMPARE(step.status, core::RunStepStatus::Succeeded);
+        QVERIFY(!RunRepository(*m_db).find(job.run.id)->waiting);
         QCOMPARE(step.error, u"approved by user:bob: ship it"_s);
         QCOMPARE(toJson(step).value(u"approval"_s).toObject().value(u"status"_s).toString(), u"approved"_s);
         QCOMPARE(stepNamed(job.run.id, u"deploy"_s).status, core::RunStepStatus::Succeeded);
