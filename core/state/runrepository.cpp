@@ -4,7 +4,6 @@
 #include "sql.h"
 
 #include <QRandomGenerator>
-#include <QSqlRecord>
 
 using namespace Qt::StringLiterals;
 
@@ -37,8 +36,6 @@ Result<RunRecord> runFrom(const QSqlQuery &q)
     r.createdMs = q.value(11).toLongLong();
     r.startedMs = q.value(12).toLongLong();
     r.finishedMs = q.value(13).toLongLong();
-    if (q.record().count() > 14) // selectRuns' queries only
-        r.waiting = q.value(14).toBool();
     return r;
 }
 
@@ -83,6 +80,7 @@ Result<QList<RunRecord>> selectRuns(Database &db, const QString &tail, const QVa
         auto run = runFrom(*q);
         if (!run)
             return std::unexpected(run.error());
+        run->waiting = q->value(14).toBool(); // the EXISTS column after kRunColumns
         runs.append(*run);
     }
     return runs;

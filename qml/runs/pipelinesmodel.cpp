@@ -287,9 +287,8 @@ void PipelinesModel::setLastRun(int row, const QJsonObject &run)
 
 int PipelinesModel::failingCount() const
 {
-    return int(std::count_if(m_rows.cbegin(), m_rows.cend(), [](const Row &row) {
-        return !row.lastRun.isEmpty() &&
-               DisplayState::ofRun(row.lastRun.value(u"status"_s).toString()) == DisplayState::Failed;
+    return int(std::count_if(m_rows.cbegin(), m_rows.cend(), [this](const Row &row) {
+        return roleValue(row, LastRunStateRole).toInt() == DisplayState::Failed;
     }));
 }
 
