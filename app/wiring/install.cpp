@@ -54,8 +54,12 @@ Result<std::unique_ptr<QLockFile>> lockDataDirectory(const QString &dataDir)
     auto lock = std::make_unique<QLockFile>(QDir(dataDir).filePath(LockFile));
     // Never stale while its process lives: an engine runs for weeks without touching the file.
     lock->setStaleLockTime(0);
-    if (lock->tryLock(0))
+    if (lock->tryLock(0)) {
+        // QLockFile makes it by the umask; the engine's check of the directory would then take
+        // Pando's own lock for something another user left open.
+        QFile::setPermissions(lock->fileName(), QFile::ReadOwner | QFile::WriteOwner);
         return lock;
+    }
     qint64 pid = 0;
     QString host;
     QString app;

@@ -6,6 +6,7 @@
 #include "tests/app/server/fakes.h"
 
 #include <QFile>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -49,6 +50,7 @@ private Q_SLOTS:
     void explicitIdWinsAndIsNotWritten();
     void unreadableIdFileIsRefused();
     void secondInstallOnALockedDataDirectoryIsRefused();
+    void ownLockIsPrivateAndWarnsNothing();
 };
 
 void TestInstall::freshDataDirectoryMakesItsOwnId()
@@ -151,6 +153,18 @@ void TestInstall::secondInstallOnALockedDataDirectoryIsRefused()
     first.close();
     VERIFY_OK(second.open());
     QCOMPARE(second.installId(), fileText(dir.filePath(u"install-id"_s)));
+}
+
+void TestInstall::ownLockIsPrivateAndWarnsNothing()
+{
+    // The engine warns of files open to other users: Pando's own lock must not be one of them.
+    QTemporaryDir dir;
+    QTest::failOnWarning(QRegularExpression(u"open to other users"_s));
+    wiring::Install install(fakeOptions(dir.path()));
+    VERIFY_OK(install.open());
+    const QFile::Permissions others =
+        QFile::ReadGroup | QFile::WriteGroup | QFile::ExeGroup | QFile::ReadOther | QFile::WriteOther | QFile::ExeOther;
+    QCOMPARE(QFile::permissions(dir.filePath(u"pandod.lock"_s)) & others, QFile::Permissions());
 }
 
 QTEST_GUILESS_MAIN(TestInstall)
