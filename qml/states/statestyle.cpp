@@ -1,8 +1,68 @@
 #include "qml/states/statestyle.h"
+#include "qml/states/statemarks.h"
+
+#include <QEvent>
+#include <QGuiApplication>
 
 using namespace Qt::StringLiterals;
 
 namespace pando::desktop {
+
+StateStyle::StateStyle(QObject *parent) : QObject(parent)
+{
+    if (QCoreApplication::instance())
+        QCoreApplication::instance()->installEventFilter(this);
+}
+
+bool StateStyle::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == QCoreApplication::instance() && event->type() == QEvent::ApplicationPaletteChange)
+        Q_EMIT paletteChanged();
+    return QObject::eventFilter(watched, event);
+}
+
+QColor StateStyle::dangerOn(const QPalette &palette)
+{
+    const QColor red = colourOf(DisplayState::Failed);
+    const QColor window = palette.color(QPalette::Window);
+    const QColor base = palette.color(QPalette::Base);
+    // Against the one it reads worse on; the other is then at least as far.
+    const QColor worse = marks::contrast(red, window) <= marks::contrast(red, base) ? window : base;
+    const QColor other = worse == window ? base : window;
+    return marks::readable(marks::readable(red, worse), other);
+}
+
+QPalette StateStyle::withReadableSelection(QPalette palette)
+{
+    for (QPalette::ColorGroup group : {QPalette::Active, QPalette::Inactive}) {
+        const QColor text = palette.color(group, QPalette::HighlightedText);
+        // 7:1, not 4.5: on a mid-tone selection only black or white reach 4.5:1, so a state's
+        // mark there would lose its hue; on a deep one its lighter shade reads.
+        palette.setColor(group, QPalette::Highlight,
+                         marks::readable(palette.color(group, QPalette::Highlight), text, 7.0));
+    }
+    return palette;
+}
+
+QColor StateStyle::danger() const
+{
+    return dangerOn(QGuiApplication::palette());
+}
+
+QColor StateStyle::on(int state, const QColor &background) const
+{
+    return marks::readable(colourOf(DisplayState::Value(state)), background);
+}
+
+QColor StateStyle::readable(const QColor &colour, const QColor &background) const
+{
+    return marks::readable(colour, background);
+}
+
+double StateStyle::contrast(const QColor &a, const QColor &b) const
+{
+    return marks::contrast(a, b);
+}
 
 QColor StateStyle::colourOf(DisplayState::Value state)
 {

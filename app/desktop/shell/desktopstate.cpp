@@ -206,25 +206,6 @@ QString DesktopState::serverWords(bool serving, const QStringList &accounts)
                          : tr("Serving teammates · %1 connected").arg(QLocale().createSeparatedList(who));
 }
 
-QString DesktopState::iconFor(DisplayState::Value overall)
-{
-    switch (overall) {
-    case DisplayState::Stopped:
-        return u":/pando/icons/state-offline.svg"_s;
-    case DisplayState::Waiting:
-        return u":/pando/icons/state-waiting.svg"_s;
-    case DisplayState::Failed:
-        return u":/pando/icons/state-failing.svg"_s;
-    case DisplayState::Progress:
-        return u":/pando/icons/state-busy.svg"_s;
-    case DisplayState::Healthy:
-    case DisplayState::Cached: // never overall: the install is healthy then
-    case DisplayState::Neutral:
-        break;
-    }
-    return u":/pando/icons/state-healthy.svg"_s;
-}
-
 void DesktopState::refresh()
 {
     m_apps.refresh();

@@ -101,10 +101,6 @@ public:
     // with several streams, or the initial token's empty name, once).
     static QString serverWords(bool serving, const QStringList &accounts);
 
-    // The tray icon's resource path for an overall state; each SVG draws the shape and colour
-    // StateStyle gives that state.
-    static QString iconFor(DisplayState::Value overall);
-
     Q_INVOKABLE void refresh();
 
 Q_SIGNALS:

@@ -2,6 +2,7 @@
 #include "core/vocab/vocab.h"
 
 #include "app/desktop/shell/desktopstate.h"
+#include "qml/states/statemarks.h"
 
 #include <QIcon>
 #include <QRegularExpression>
@@ -45,7 +46,7 @@ TrayIcon::TrayIcon(DesktopState *state, QObject *parent) : QObject(parent), m_st
 
 void TrayIcon::updateIcon()
 {
-    m_icon.setIcon(QIcon(DesktopState::iconFor(m_state->overall())));
+    m_icon.setIcon(marks::trayIcon(m_state->overall()));
     m_icon.setToolTip(tr("Pando — %1").arg(m_state->overallText()));
 }
 

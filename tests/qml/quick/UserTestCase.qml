@@ -32,13 +32,23 @@ TestCase {
     }
 
     // The shared state mark (Pando.States) in where: its word, its icon shape and its colour, so
-    // the state is never told by colour alone.
+    // the state is never told by colour alone; shape and word read at 4.5:1 or more on what the
+    // mark is drawn on.
     function checkMark(mark: QtObject, state: int, word: string, shape: string) {
         verify(mark !== null, "no state mark");
         compare(mark.displayState, state, "state");
         compare(mark.word, word, "word");
         compare(mark.shape, shape, "shape");
-        compare(mark.colour, StateStyle.colour(state), "colour");
+        compare(mark.colour, StateStyle.on(state, mark.background), "colour");
+        const drawn = named("markShape", mark);
+        compare(drawn.shape, shape, "drawn shape");
+        compare(drawn.colour, mark.colour, "drawn colour");
+        verify(StateStyle.contrast(drawn.colour, mark.background) >= 4.5,
+               word + " mark at " + StateStyle.contrast(drawn.colour, mark.background).toFixed(2) + ":1");
+        const label = named("stateWord", mark);
+        if (label.visible)
+            verify(StateStyle.contrast(label.color, mark.background) >= 4.5,
+                   word + " word at " + StateStyle.contrast(label.color, mark.background).toFixed(2) + ":1");
     }
 
     function clickRow(view: Item, row: int) {

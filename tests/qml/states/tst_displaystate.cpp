@@ -1,13 +1,16 @@
 // DisplayState and StateStyle: every status word the API sends for deploys, deploy steps, apps,
 // runs and run steps becomes one display state; every state has its own colour, shape and word;
-// and the tray's SVG icons draw each overall state in StateStyle's colour.
+// the tray's icons draw each overall state in StateStyle's colour; and every mark and word reaches
+// 4.5:1 against every background it is drawn on.
 
 #include "app/desktop/shell/desktopstate.h"
 #include "qml/states/displaystate.h"
+#include "qml/states/statemarks.h"
 #include "qml/states/statestyle.h"
 
-#include <QFile>
 #include <QGuiApplication>
+#include <QPainter>
+#include <QPalette>
 #include <QSet>
 #include <QTest>
 
@@ -117,7 +120,8 @@ private Q_SLOTS:
         QCOMPARE(style.word(DisplayState::Waiting), u"waiting for approval"_s);
     }
 
-    // The tray draws the overall state with the same colours as the marks in the window.
+    // The tray draws the overall state with the same drawing and colour as the marks in the
+    // window: its most common opaque colour is the state's.
     void trayIconsDrawTheStatesColours_data()
     {
         QTest::addColumn<DisplayState::Value>("state");
@@ -130,21 +134,116 @@ private Q_SLOTS:
     void trayIconsDrawTheStatesColours()
     {
         QFETCH(DisplayState::Value, state);
-        QFile svg(DesktopState::iconFor(state));
-        QVERIFY2(svg.open(QIODevice::ReadOnly), qPrintable(svg.fileName()));
-        const QString text = QString::fromUtf8(svg.readAll());
-        QVERIFY2(text.contains(StateStyle::colourOf(state).name()),
-                 qPrintable(svg.fileName() + u" does not draw "_s + StateStyle::colourOf(state).name()));
+        const QImage icon =
+            marks::trayIcon(state).pixmap(QSize(32, 32)).toImage().convertToFormat(QImage::Format_ARGB32);
+        QCOMPARE(icon.size(), QSize(32, 32));
+        QHash<QRgb, int> counts;
+        for (int y = 0; y < icon.height(); ++y)
+            for (int x = 0; x < icon.width(); ++x)
+                if (qAlpha(icon.pixel(x, y)) == 255)
+                    ++counts[icon.pixel(x, y)];
+        QVERIFY(!counts.isEmpty());
+        const QRgb most = std::max_element(counts.cbegin(), counts.cend()).key();
+        QCOMPARE(QColor(most).name(), StateStyle::colourOf(state).name());
     }
     void trayIconsDifferPerState()
     {
-        QSet<QString> icons;
+        QSet<QByteArray> icons;
         for (auto state : {DisplayState::Stopped, DisplayState::Waiting, DisplayState::Failed, DisplayState::Progress,
-                           DisplayState::Healthy})
-            icons.insert(DesktopState::iconFor(state));
+                           DisplayState::Healthy}) {
+            const QImage image = marks::trayIcon(state).pixmap(QSize(32, 32)).toImage();
+            icons.insert(QByteArray(reinterpret_cast<const char *>(image.constBits()), image.sizeInBytes()));
+        }
         QCOMPARE(icons.size(), 5);
+    }
+
+    // Every mark and its word reach 4.5:1 on every background a view draws them on, in a light
+    // and a dark palette, the selection included: measured on the rendered pixels.
+    void marksReadOnEveryBackground_data()
+    {
+        QTest::addColumn<QPalette>("palette");
+        QTest::addColumn<QPalette::ColorRole>("role");
+        for (const auto &[scheme, palette] : {std::pair{"light", lightPalette()}, std::pair{"dark", darkPalette()}}) {
+            for (QPalette::ColorRole role :
+                 {QPalette::Window, QPalette::Base, QPalette::AlternateBase, QPalette::Highlight})
+                QTest::addRow("%s-%d", scheme, int(role)) << palette << role;
+        }
+    }
+    void marksReadOnEveryBackground()
+    {
+        QFETCH(QPalette, palette);
+        QFETCH(QPalette::ColorRole, role);
+        const QPalette shown = StateStyle::withReadableSelection(palette);
+        const QColor background = shown.color(role);
+        const QColor text = shown.color(role == QPalette::Highlight ? QPalette::HighlightedText : QPalette::WindowText);
+        const StateStyle style;
+        for (DisplayState::Value state : allStates()) {
+            QImage image(48, 48, QImage::Format_ARGB32_Premultiplied);
+            image.fill(background);
+            {
+                QPainter painter(&image);
+                painter.drawImage(
+                    0, 0, marks::render(StateStyle::shapeOf(state), style.on(state, background), background, 48));
+            }
+            double best = 1;
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = 0; x < image.width(); ++x)
+                    best = std::max(best, marks::contrast(QColor(image.pixel(x, y)), background));
+            QVERIFY2(
+                best >= 4.5,
+                qPrintable(u"%1 on %2: %3:1"_s.arg(StateStyle::wordOf(state), background.name()).arg(best, 0, 'f', 2)));
+            // The mark's hue stays the state's: only its lightness moved.
+            const QColor drawn = style.on(state, background).toHsl();
+            if (StateStyle::colourOf(state).hslSaturationF() > 0.2)
+                QVERIFY2(std::abs(drawn.hslHueF() - StateStyle::colourOf(state).toHsl().hslHueF()) < 0.02,
+                         qPrintable(StateStyle::wordOf(state) + u" drawn "_s + drawn.name()));
+            QVERIFY(marks::contrast(style.readable(text, background), background) >= 4.5);
+        }
+        QVERIFY(marks::contrast(StateStyle::dangerOn(shown), shown.color(QPalette::Window)) >= 4.5);
+        QVERIFY(marks::contrast(StateStyle::dangerOn(shown), shown.color(QPalette::Base)) >= 4.5);
+    }
+
+    // Fusion's own selection blue reaches 3.6:1 with white text; the desktop's reaches 7:1.
+    void selectionIsReadable()
+    {
+        for (const QPalette &palette : {lightPalette(), darkPalette()}) {
+            const QPalette shown = StateStyle::withReadableSelection(palette);
+            QVERIFY(marks::contrast(shown.color(QPalette::Highlight), shown.color(QPalette::HighlightedText)) >= 7.0);
+        }
+        QVERIFY(marks::contrast(QColor(u"#308cc6"_s), Qt::white) < 4.5);
+    }
+
+    // The arithmetic against WCAG's own examples.
+    void contrastRatio()
+    {
+        QCOMPARE(qRound(marks::contrast(Qt::black, Qt::white) * 10), 210);
+        QCOMPARE(marks::contrast(Qt::red, Qt::red), 1.0);
+        QCOMPARE(qRound(marks::contrast(QColor(u"#777777"_s), Qt::white) * 100), 448);
+        QCOMPARE(marks::readable(Qt::black, Qt::white), QColor(Qt::black));
+    }
+
+private:
+    static QList<DisplayState::Value> allStates()
+    {
+        return {DisplayState::Healthy, DisplayState::Progress, DisplayState::Waiting, DisplayState::Failed,
+                DisplayState::Cached,  DisplayState::Stopped,  DisplayState::Neutral};
+    }
+    // Fusion's light palette, as the offscreen platform gives it.
+    static QPalette lightPalette() { return QGuiApplication::palette(); }
+    // A dark palette as desktops set Fusion's (the colours of its usual dark scheme).
+    static QPalette darkPalette()
+    {
+        QPalette p;
+        p.setColor(QPalette::Window, QColor(0x35, 0x35, 0x35));
+        p.setColor(QPalette::WindowText, Qt::white);
+        p.setColor(QPalette::Base, QColor(0x2a, 0x2a, 0x2a));
+        p.setColor(QPalette::AlternateBase, QColor(0x42, 0x42, 0x42));
+        p.setColor(QPalette::Text, Qt::white);
+        p.setColor(QPalette::Highlight, QColor(0x2a, 0x82, 0xda));
+        p.setColor(QPalette::HighlightedText, Qt::white);
+        return p;
     }
 };
 
-QTEST_GUILESS_MAIN(TestDisplayState)
+QTEST_MAIN(TestDisplayState)
 #include "tst_displaystate.moc"
