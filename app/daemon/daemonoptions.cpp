@@ -9,21 +9,6 @@
 
 namespace pando::daemon {
 
-std::optional<qint64> parseDuration(const QString &text)
-{
-    static const QRegularExpression pattern(QStringLiteral("^([0-9]{1,9})(s|m|h|d)$"));
-    const QRegularExpressionMatch match = pattern.match(text.trimmed());
-    if (!match.hasMatch())
-        return std::nullopt;
-    const qint64 n = match.captured(1).toLongLong();
-    const QString unit = match.captured(2);
-    const qint64 unitMs = unit == QLatin1String("s")   ? 1000
-                          : unit == QLatin1String("m") ? 60'000
-                          : unit == QLatin1String("h") ? 3'600'000
-                                                       : 86'400'000;
-    return n * unitMs;
-}
-
 Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessEnvironment &environment)
 {
     QCommandLineParser parser;
@@ -255,13 +240,6 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
             return fail(ErrorCode::Invalid, QStringLiteral("expected milliseconds, 0 or at least 1000"),
                         QStringLiteral("--disk-check-interval"));
     }
-    if (parser.isSet(maxRuns)) {
-        bool ok = false;
-        o.maxRuns = parser.value(maxRuns).toInt(&ok);
-        if (!ok || o.maxRuns < 1 || o.maxRuns > 256)
-            return fail(ErrorCode::Invalid, QStringLiteral("expected a number from 1 to 256"),
-                        QStringLiteral("--max-runs"));
-    }
     o.allowedHosts = parser.values(allowHost);
     if (parser.isSet(maxConnections)) {
         bool ok = false;
@@ -283,31 +261,14 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
                         QStringLiteral("--") + option->names().constFirst());
         *target = int(*ms);
     }
-    if (parser.isSet(appLimit)) {
-        bool ok = false;
-        o.appLimit = parser.value(appLimit).toInt(&ok);
-        if (!ok || o.appLimit < 0 || o.appLimit > 100000)
-            return fail(ErrorCode::Invalid, QStringLiteral("expected a number from 0 to 100000"),
-                        QStringLiteral("--app-limit"));
-    }
-    if (parser.isSet(approvalPolicy)) {
-        auto loaded = core::policy::loadPolicy(parser.value(approvalPolicy));
-        if (!loaded) {
-            Error e = loaded.error();
-            e.where = QStringLiteral("--approval-policy ") + e.where;
-            return std::unexpected(e);
-        }
-        o.engine.approvalPolicy = *loaded;
-    }
-    if (parser.isSet(approvalTtl)) {
-        const std::optional<qint64> ttl = parseDuration(parser.value(approvalTtl));
-        if (!ttl || *ttl < 60'000)
-            return fail(ErrorCode::Invalid,
-                        QStringLiteral("expected a duration of at least a minute such as 30m, 24h or 7d, got \"%1\"")
-                            .arg(parser.value(approvalTtl)),
-                        QStringLiteral("--approval-ttl"));
-        o.engine.approvalTtlMs = *ttl;
-    }
+    // Read as the desktop's Settings view reads them (app/wiring/enginesettings.h).
+    auto chosen =
+        wiring::checkEngineSettings({parser.value(appLimit), parser.value(maxRuns), parser.value(approvalPolicy),
+                                     parser.value(approvalTtl), parser.value(auditSinks)},
+                                    QStringLiteral("--"));
+    if (!chosen)
+        return std::unexpected(chosen.error());
+    chosen->applyTo(o);
     if (parser.isSet(tlsCert) != parser.isSet(tlsKey))
         return fail(ErrorCode::Invalid, QStringLiteral("--tls-cert and --tls-key go together"),
                     parser.isSet(tlsCert) ? QStringLiteral("--tls-key") : QStringLiteral("--tls-cert"),

@@ -3,6 +3,7 @@
 
 #include "adapters/api/error.h"
 #include "app/server/connectionlimits.h"
+#include "app/wiring/enginesettings.h"
 #include "app/wiring/runtimewiring.h"
 #include "core/engine/engine.h"
 
@@ -47,7 +48,7 @@ struct DaemonOptions {
 };
 
 // "90s", "30m", "24h", "7d"; nullopt for anything else.
-std::optional<qint64> parseDuration(const QString &text);
+using wiring::parseDuration;
 
 // Errors name the flag that was wrong. --help and --version exit the process. environment is
 // where PANDO_DATABASE_URL is read (the process's own by default).

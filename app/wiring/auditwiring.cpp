@@ -39,14 +39,13 @@ private:
     std::atomic<qint64> m_lastDeliveryMs = 0;
 };
 
-} // namespace
-
-Result<std::shared_ptr<core::AuditStream>> startAuditSinks(core::Engine &engine, const QString &configPath)
+// The sinks the file names, made but not started, each with its kind.
+Result<QList<std::pair<QString, std::shared_ptr<adapters::AuditSink>>>> readSinks(const QString &configPath)
 {
     QFile file(configPath);
     if (!file.open(QIODevice::ReadOnly))
         return fail(ErrorCode::Invalid, QStringLiteral("cannot read %1: %2").arg(configPath, file.errorString()),
-                    QStringLiteral("--audit-sinks"));
+                    configPath);
     QJsonParseError parseError;
     const QJsonDocument doc = QJsonDocument::fromJson(file.read(qint64{1024} * 1024), &parseError);
     if (doc.isNull())
@@ -54,32 +53,52 @@ Result<std::shared_ptr<core::AuditStream>> startAuditSinks(core::Engine &engine,
                     QStringLiteral("not JSON: %1 at offset %2").arg(parseError.errorString()).arg(parseError.offset),
                     configPath);
     const QJsonArray sinks = doc.object().value(QStringLiteral("sinks")).toArray();
-    auto stream =
-        std::make_shared<core::AuditStream>(core::wiringParts(engine).database, core::wiringParts(engine).clock);
-    QList<std::shared_ptr<ReportedSink>> reported;
+    QList<std::pair<QString, std::shared_ptr<adapters::AuditSink>>> made;
     for (qsizetype i = 0; i < sinks.size(); ++i) {
         const QJsonObject config = sinks[i].toObject();
         const QString where = QStringLiteral("%1: sinks[%2]").arg(configPath).arg(i);
         const QString kind = config.value(QStringLiteral("kind")).toString();
         QJsonObject rest = config;
         rest.remove(QStringLiteral("kind"));
-        std::shared_ptr<adapters::AuditSink> sink;
         if (kind == QLatin1String("syslog")) {
             auto parsed = adapters::syslog::SyslogSinkConfig::fromJson(rest, where);
             if (!parsed)
                 return std::unexpected(parsed.error());
-            sink = std::make_shared<adapters::syslog::SyslogSink>(*parsed);
+            made.append({kind, std::make_shared<adapters::syslog::SyslogSink>(*parsed)});
         } else if (kind == QLatin1String("https")) {
             auto parsed = adapters::https::HttpsSinkConfig::fromJson(rest, where);
             if (!parsed)
                 return std::unexpected(parsed.error());
-            sink = std::make_shared<adapters::https::HttpsSink>(*parsed);
+            made.append({kind, std::make_shared<adapters::https::HttpsSink>(*parsed)});
         } else {
             return fail(ErrorCode::Invalid,
                         QStringLiteral("kind must be \"syslog\" or \"https\", got \"%1\"").arg(kind),
                         where + QStringLiteral(".kind"));
         }
-        auto wrapped = std::make_shared<ReportedSink>(std::move(sink), kind, core::wiringParts(engine).clock);
+    }
+    return made;
+}
+
+} // namespace
+
+Status checkAuditSinks(const QString &configPath)
+{
+    auto sinks = readSinks(configPath);
+    if (!sinks)
+        return std::unexpected(sinks.error());
+    return {};
+}
+
+Result<std::shared_ptr<core::AuditStream>> startAuditSinks(core::Engine &engine, const QString &configPath)
+{
+    auto sinks = readSinks(configPath);
+    if (!sinks)
+        return std::unexpected(sinks.error());
+    auto stream =
+        std::make_shared<core::AuditStream>(core::wiringParts(engine).database, core::wiringParts(engine).clock);
+    QList<std::shared_ptr<ReportedSink>> reported;
+    for (const auto &[kind, sink] : std::as_const(*sinks)) {
+        auto wrapped = std::make_shared<ReportedSink>(sink, kind, core::wiringParts(engine).clock);
         if (auto added = stream->addSink(wrapped); !added)
             return std::unexpected(added.error());
         reported.append(wrapped);

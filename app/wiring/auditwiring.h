@@ -14,5 +14,7 @@ namespace pando::wiring {
 // {"sinks": [{"kind": "syslog", "name": ..., "host": ..., ...}, {"kind": "https", ...}]}; the
 // fields of each kind are in docs/audit.md. Errors name the place in the file.
 Result<std::shared_ptr<core::AuditStream>> startAuditSinks(core::Engine &engine, const QString &configPath);
+// The same file read and checked, nothing started: what a settings dialog asks before saving.
+Status checkAuditSinks(const QString &configPath);
 
 } // namespace pando::wiring

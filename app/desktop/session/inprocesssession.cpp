@@ -61,6 +61,15 @@ public:
         install.source = m_options.source;
         install.services = m_options.services;
         install.installPipelines = m_options.installPipelines;
+        // The Settings view's choices, read as pandod reads its flags: a policy that cannot be
+        // read stops the start, as it stops pandod's, rather than letting every deploy through.
+        auto chosen = wiring::checkEngineSettings(m_options.settings);
+        if (!chosen) {
+            Error e = chosen.error();
+            e.hint = u"correct it or clear it under Settings → This computer's engine, then restart Pando"_s;
+            return std::unexpected(e);
+        }
+        chosen->applyTo(install);
         m_install = std::make_unique<wiring::Install>(std::move(install));
         if (auto opened = m_install->open(); !opened) {
             m_install.reset();

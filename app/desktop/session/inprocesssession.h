@@ -34,6 +34,7 @@
 #include "adapters/api/services.h"
 #include "adapters/api/source.h"
 #include "app/desktop/session/remotesession.h"
+#include "app/wiring/enginesettings.h"
 #include "core/engine/engine.h"
 
 #include <QHostAddress>
@@ -51,6 +52,9 @@ struct InProcessOptions {
     QMap<QString, QString> serviceImages; // KIND[:VERSION] → image services run instead of Pando's
     QString auditSinks;                   // a JSON file of audit sinks (docs/audit.md); empty: none
     int appLimit = 10;                    // apps a member may own (operators and admins are not limited)
+    // What the Settings view chose (the app limit, runs at once, approval policy and wait, audit
+    // sinks); each one set there overrides the field above. Checked when the engine starts.
+    wiring::EngineSettings settings;
     // The desktop user's account name; empty: the login name (or "desktop" when it is not a
     // valid account name).
     QString userName;

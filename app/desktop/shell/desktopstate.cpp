@@ -20,7 +20,9 @@ QPointer<DesktopState> s_instance;
 DesktopState::DesktopState(Session *session, QObject *parent)
     : QObject(parent), m_session(nullptr), m_initial(session), m_settings(std::make_unique<QSettings>()),
       m_connections(std::make_unique<ConnectionsModel>()),
-      m_embedded(std::make_unique<EmbeddedServer>(qobject_cast<InProcessSession *>(session), m_settings.get()))
+      m_embedded(std::make_unique<EmbeddedServer>(qobject_cast<InProcessSession *>(session), m_settings.get())),
+      m_engineSettings(
+          std::make_unique<EngineSettingsForm>(m_settings.get(), qobject_cast<InProcessSession *>(session) != nullptr))
 {
     connect(&m_apps, &AppsModel::summaryChanged, this, &DesktopState::overallChanged);
     connect(&m_apps, &AppsModel::engineChanged, this, &DesktopState::connectionChanged);

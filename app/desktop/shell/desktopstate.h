@@ -16,6 +16,7 @@
 #include "qml/runs/runsmodel.h"
 #include "qml/runs/runtreemodel.h"
 #include "qml/settings/embeddedserver.h"
+#include "qml/settings/enginesettingsform.h"
 
 #include <QObject>
 #include <QUrl>
@@ -43,6 +44,8 @@ class DesktopState : public QObject {
     // The Connections and Settings views: the installs to switch between, serving teammates.
     Q_PROPERTY(pando::desktop::ConnectionsModel *connections READ connections CONSTANT)
     Q_PROPERTY(pando::desktop::EmbeddedServer *embeddedServer READ embeddedServer CONSTANT)
+    // This computer's engine's settings (the app limit, approval policy, audit sinks, …).
+    Q_PROPERTY(pando::desktop::EngineSettingsForm *engineSettings READ engineSettings CONSTANT)
     // The view the window shows now (Main.qml keeps it in step with the sidebar), so the tray does
     // not announce what the user is already looking at.
     Q_PROPERTY(View currentView READ currentView WRITE setCurrentView NOTIFY currentViewChanged)
@@ -81,6 +84,7 @@ public:
     RunTreeModel *runTree() { return &m_runTree; }
     ConnectionsModel *connections() { return m_connections.get(); }
     EmbeddedServer *embeddedServer() { return m_embedded.get(); }
+    EngineSettingsForm *engineSettings() { return m_engineSettings.get(); }
     // Shows another install: every model follows the new session. A remote session the state
     // made for a Connections row is its own; the one it was constructed with never is.
     void setSession(Session *session);
@@ -132,6 +136,7 @@ private:
     std::unique_ptr<QSettings> m_settings;
     std::unique_ptr<ConnectionsModel> m_connections;
     std::unique_ptr<EmbeddedServer> m_embedded;
+    std::unique_ptr<EngineSettingsForm> m_engineSettings;
     View m_currentView = View::Apps;
     int m_pendingApprovals = 0;
 };

@@ -213,7 +213,10 @@ Session *makeSession(const Options &options, QSettings &settings, QObject *paren
     local.engine.dataDir = !options.dataDir.isEmpty()
                                ? options.dataDir
                                : QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + u"/pando"_s;
-    local.auditSinks = options.auditSinks;
+    // The Settings view's engine settings; --audit-sinks on the command line wins over its file.
+    local.settings = EngineSettingsForm::stored(settings);
+    if (!options.auditSinks.isEmpty())
+        local.settings.auditSinks = options.auditSinks;
     return new InProcessSession(std::move(local), parent);
 }
 

@@ -90,6 +90,10 @@ private Q_SLOTS:
         QTest::newRow("workers") << QStringList{u"--workers"_s, u"0"_s} << u"--workers"_s << u"1 to 64"_s;
         QTest::newRow("listen") << QStringList{u"--listen"_s, u"localhost"_s} << u"--listen"_s << u"host:port"_s;
         QTest::newRow("app limit") << QStringList{u"--app-limit"_s, u"-1"_s} << u"--app-limit"_s << u"0 to"_s;
+        QTest::newRow("max runs") << QStringList{u"--max-runs"_s, u"0"_s} << u"--max-runs"_s << u"1 to 256"_s;
+        QTest::newRow("audit sinks missing")
+            << QStringList{u"--audit-sinks"_s, m_dir.filePath(u"none.json"_s)}
+            << u"--audit-sinks "_s + m_dir.filePath(u"none.json"_s) << u"cannot read"_s;
         QTest::newRow("tls cert alone") << QStringList{u"--tls-cert"_s, u"a.crt"_s} << u"--tls-key"_s
                                         << u"go together"_s;
         // Secrets never in argv, plain HTTP never by accident.

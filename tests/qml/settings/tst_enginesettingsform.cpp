@@ -1,0 +1,128 @@
+// EngineSettingsForm: the Settings view's engine settings are checked as pandod checks its flags,
+// a wrong one is named and nothing is kept, a good save is kept and says a restart applies it;
+// and this computer's engine, started with an approval policy it cannot read, does not start.
+
+#include "app/desktop/session/inprocesssession.h"
+#include "qml/settings/enginesettingsform.h"
+#include "tests/app/desktop/session/sessionharness.h"
+#include "tests/app/server/fakes.h"
+
+#include <QFile>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace pando;
+using namespace pando::desktop;
+using namespace Qt::StringLiterals;
+
+class TestEngineSettingsForm : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+    QString write(const QString &name, const QByteArray &text)
+    {
+        const QString path = m_dir.filePath(name);
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size())
+            qFatal("cannot write %s", qPrintable(path));
+        return path;
+    }
+
+private Q_SLOTS:
+    void wrongValuesAreNamedAndNothingIsKept_data()
+    {
+        QTest::addColumn<QStringList>("values"); // app limit, max runs, policy, ttl, sinks
+        QTest::addColumn<QString>("setting");
+        QTest::addColumn<QString>("message");
+        const QString typo = write(u"typo.json"_s, R"({"apps": ["x"], "chnages": {}})");
+        QTest::newRow("app limit") << QStringList{u"-3"_s, {}, {}, {}, {}} << u"app-limit"_s << u"0 to 100000"_s;
+        QTest::newRow("max runs") << QStringList{{}, u"many"_s, {}, {}, {}} << u"max-runs"_s << u"1 to 256"_s;
+        QTest::newRow("policy typo") << QStringList{{}, {}, typo, {}, {}} << u"approval-policy"_s << u"unknown key"_s;
+        QTest::newRow("ttl") << QStringList{{}, {}, {}, u"30s"_s, {}} << u"approval-ttl"_s << u"at least a minute"_s;
+        QTest::newRow("sinks missing") << QStringList{{}, {}, {}, {}, m_dir.filePath(u"none.json"_s)}
+                                       << u"audit-sinks"_s << u"cannot read"_s;
+        QTest::newRow("sinks kind")
+            << QStringList{{}, {}, {}, {}, write(u"sinks.json"_s, R"({"sinks": [{"kind": "ftp"}]})")}
+            << u"audit-sinks"_s << u"\"syslog\" or \"https\""_s;
+    }
+    void wrongValuesAreNamedAndNothingIsKept()
+    {
+        QFETCH(QStringList, values);
+        QFETCH(QString, setting);
+        QFETCH(QString, message);
+        QSettings settings(m_dir.filePath(u"wrong.ini"_s), QSettings::IniFormat);
+        settings.setValue(u"engine/app-limit"_s, u"7"_s);
+        EngineSettingsForm form(&settings, true);
+        QCOMPARE(form.appLimit(), u"7"_s);
+        QVERIFY(!form.save(values[0], values[1], values[2], values[3], values[4]));
+        QCOMPARE(form.errorSetting(), setting);
+        QVERIFY2(form.error().contains(message), qPrintable(form.error()));
+        QCOMPARE(settings.value(u"engine/app-limit"_s).toString(), u"7"_s);
+        QCOMPARE(EngineSettingsForm::stored(settings).appLimit, u"7"_s);
+        QVERIFY(!form.isRestartNeeded());
+    }
+
+    void goodValuesAreKeptAndNeedARestart()
+    {
+        const QString policy = write(u"policy.json"_s, R"({"apps": ["billing-*"]})");
+        QSettings settings(m_dir.filePath(u"good.ini"_s), QSettings::IniFormat);
+        EngineSettingsForm form(&settings, true);
+        QSignalSpy changed(&form, &EngineSettingsForm::savedChanged);
+        QVERIFY(form.save(u" 25 "_s, u"2"_s, policy, u"12h"_s, {}));
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(form.error(), QString());
+        QVERIFY(form.isRestartNeeded());
+        const wiring::EngineSettings kept = EngineSettingsForm::stored(settings);
+        QCOMPARE(kept.appLimit, u"25"_s);
+        QCOMPARE(kept.maxRuns, u"2"_s);
+        QCOMPARE(kept.approvalPolicy, policy);
+        QCOMPARE(kept.approvalTtl, u"12h"_s);
+        QVERIFY(!settings.contains(u"engine/audit-sinks"_s));
+
+        // What the engine reads at its next start: the same choices pandod's flags would make.
+        auto chosen = wiring::checkEngineSettings(kept);
+        QVERIFY2(chosen, qPrintable(chosen ? QString() : chosen.error().text()));
+        desktop::InProcessOptions options;
+        chosen->applyTo(options);
+        QCOMPARE(options.appLimit, 25);
+        QCOMPARE(options.maxRuns, 2);
+        QCOMPARE(options.engine.approvalPolicy.appGlobs, QStringList{u"billing-*"_s});
+        QCOMPARE(options.engine.approvalTtlMs, 12LL * 3600 * 1000);
+
+        // Cleared again: the defaults, and nothing to restart for.
+        QVERIFY(form.save({}, {}, {}, {}, {}));
+        QVERIFY(!form.isRestartNeeded());
+        QVERIFY(settings.childKeys().isEmpty() && settings.childGroups().isEmpty());
+    }
+
+    // A policy the engine cannot read stops its start, as it stops pandod's: no engine that lets
+    // every deploy through because its file went missing.
+    void unreadablePolicyStopsTheEngine()
+    {
+        desktop::InProcessOptions options;
+        options.engine.dataDir = m_dir.filePath(u"data"_s);
+        options.engine.reconcileIntervalMs = 0;
+        options.engine.healthTickMs = 0;
+        options.engine.workers = 1;
+        options.userName = u"owner"_s;
+        options.runtime = std::make_shared<test::FakeRuntime>();
+        options.router = std::make_shared<test::FakeRouter>();
+        options.source = std::make_shared<test::FakeSource>();
+        options.services = std::make_shared<test::FakeServiceProvisioner>();
+        options.settings.approvalPolicy = m_dir.filePath(u"gone.json"_s);
+        InProcessSession session(options);
+        session.open();
+        QString why;
+        QVERIFY(!test::awaitConnected(session, &why));
+        QTRY_COMPARE(session.state(), Session::State::Failed);
+        QVERIFY2(session.failure().where.startsWith(u"approval-policy"_s), qPrintable(session.failure().text()));
+        QVERIFY2(session.failure().hint.contains(u"Settings"_s), qPrintable(session.failure().text()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEngineSettingsForm)
+#include "tst_enginesettingsform.moc"
