@@ -214,6 +214,31 @@ void pollRemoved(Cli &cli, int errors)
 }
 
 // `deploy --wait`: the deploy asked for until it ends, its steps printed as they start and end.
+// How many of a failed step's last lines `deploy --wait` prints.
+constexpr int FailedStepTail = 20;
+
+// The number of the deploy's step called name; -1 when it has none.
+int stepSeq(const QJsonObject &view, const QString &name)
+{
+    for (const QJsonValue value : view.value(QStringLiteral("steps")).toArray())
+        if (str(value.toObject(), "name") == name)
+            return int(num(value.toObject(), "seq"));
+    return -1;
+}
+
+// A step's output, its last `tail` lines, on stderr under a heading.
+void printStepTail(const QJsonObject &log, const QString &step, int tail)
+{
+    const QJsonArray lines = log.value(QStringLiteral("lines")).toArray();
+    if (lines.isEmpty())
+        return;
+    printErr(
+        QStringLiteral("--- the last %1 lines of step %2 ---").arg(std::min<qsizetype>(tail, lines.size())).arg(step));
+    for (qsizetype i = std::max<qsizetype>(0, lines.size() - tail); i < lines.size(); ++i)
+        printErr(str(lines[i].toObject(), "text"));
+    printErr(QStringLiteral("---"));
+}
+
 class DeployWatch : public QObject {
 public:
     DeployWatch(Cli &cli, QString deployId) : QObject(&cli), m_cli(cli), m_deployId(std::move(deployId)) {}
@@ -226,6 +251,7 @@ private:
     void requestPoll();
     void poll();
     void showProgress(const QJsonObject &view);
+    void failWithView(const QJsonObject &view);
 
     Cli &m_cli;
     QString m_deployId;
@@ -322,16 +348,37 @@ void DeployWatch::poll()
         if (m_cli.args().json)
             printJson(view);
         const QString step = str(view, "failed_step");
-        m_cli.failWith(Error{
-            status == core::DeployStatus::Cancelled ? ErrorCode::Cancelled : ErrorCode::Failed,
-            status == core::DeployStatus::Cancelled ? QStringLiteral("the deploy was cancelled")
-            : status == core::DeployStatus::Rejected
-                ? QStringLiteral("the deploy did not run: ") + orDash(str(view, "error"))
-                : QStringLiteral("failed%1: %2")
-                      .arg(step.isEmpty() ? QString() : QStringLiteral(" at step ") + step, orDash(str(view, "error"))),
-            QStringLiteral("deploy ") + m_deployId,
-            QStringLiteral("see the whole deploy with: pando deploys show %1").arg(m_deployId)});
+        const int failedSeq = stepSeq(view, step);
+        if (failedSeq >= 0 && !m_cli.args().json) {
+            // The failing step's last lines (the build's error, the container's last words)
+            // come before the one-line reason.
+            m_cli.api().deployLog(m_deployId, failedSeq, 0, 5000,
+                                  [this, view, step](const Result<client::ApiResponse> &log) {
+                                      if (log)
+                                          printStepTail(log->json, step, FailedStepTail);
+                                      failWithView(view);
+                                  });
+            return;
+        }
+        failWithView(view);
     });
+}
+
+void DeployWatch::failWithView(const QJsonObject &view)
+{
+    const std::optional<core::DeployStatus> status = core::parseDeployStatus(str(view, "status"));
+    const QString step = str(view, "failed_step");
+    m_cli.failWith(Error{
+        status == core::DeployStatus::Cancelled ? ErrorCode::Cancelled : ErrorCode::Failed,
+        status == core::DeployStatus::Cancelled ? QStringLiteral("the deploy was cancelled")
+        : status == core::DeployStatus::Rejected
+            ? QStringLiteral("the deploy did not run: ") + orDash(str(view, "error"))
+            : QStringLiteral("failed%1: %2")
+                  .arg(step.isEmpty() ? QString() : QStringLiteral(" at step ") + step, orDash(str(view, "error"))),
+        QStringLiteral("deploy ") + m_deployId,
+        step.isEmpty() ? QStringLiteral("see the whole deploy with: pando deploys show %1").arg(m_deployId)
+                       : QStringLiteral("see the step's whole output with: pando deploys log %1 --step %2")
+                             .arg(m_deployId, step)});
 }
 
 void DeployWatch::showProgress(const QJsonObject &view)
@@ -472,6 +519,39 @@ void showDeploy(Cli &cli)
     }));
 }
 
+// `pando deploys log ID [--step NAME]`: what the deploy's steps printed, each line under its
+// step's name (one step's alone with --step).
+void deployLog(Cli &cli)
+{
+    const QString id = cli.args().arguments.value(0);
+    const QString only = cli.args().value(QStringLiteral("step"));
+    cli.api().deployDetail(id, cli.handle([&cli, id, only](const client::ApiResponse &detail) {
+        QHash<int, QString> names;
+        for (const QJsonValue value : detail.json.value(QStringLiteral("steps")).toArray())
+            names.insert(int(num(value.toObject(), "seq")), str(value.toObject(), "name"));
+        std::optional<int> seq;
+        if (!only.isEmpty()) {
+            seq = stepSeq(detail.json, only);
+            if (*seq < 0)
+                return cli.failWith(Error{ErrorCode::NotFound, QStringLiteral("deploy %1 has no step %2").arg(id, only),
+                                          QStringLiteral("--step"),
+                                          QStringLiteral("its steps: ") + QStringList(names.values()).join(u", ")});
+        }
+        cli.api().deployLog(id, seq, 0, 5000, cli.handle([&cli, names, seq](const client::ApiResponse &r) {
+            if (cli.args().json) {
+                printJson(r.json);
+                return cli.finish(ExitOk);
+            }
+            for (const QJsonValue value : r.json.value(QStringLiteral("lines")).toArray()) {
+                const QJsonObject line = value.toObject();
+                printOut(seq ? str(line, "text")
+                             : names.value(int(num(line, "step"))) + QStringLiteral(" | ") + str(line, "text"));
+            }
+            cli.finish(ExitOk);
+        }));
+    }));
+}
+
 void logs(Cli &cli)
 {
     const QString name = cli.args().arguments.value(0);
@@ -549,6 +629,14 @@ constexpr CommandDef AppTable[] = {
      &deploy},
     {"deploys", "list", "NAME", 1, 1, {{{&flags::Limit}}}, "list an app's deploys", &listDeploys},
     {"deploys", "show", "ID", 1, 1, {}, "show a deploy and its steps", &showDeploy},
+    {"deploys",
+     "log",
+     "ID",
+     1,
+     1,
+     {{{&flags::Step}}},
+     "print what a deploy's steps printed (the build's output, …)",
+     &deployLog},
     {"",
      "logs",
      "NAME",

@@ -47,6 +47,7 @@ inline constexpr Flag DeleteData{"delete-data", "", "delete the services' volume
 inline constexpr Flag Follow{"follow", "", "follow new lines until interrupted"};
 inline constexpr Flag Tail{"tail", "N", "how many of the last lines (default 100)", true};
 inline constexpr Flag Limit{"limit", "N", "at most N rows", true};
+inline constexpr Flag Step{"step", "NAME", "only this step's output (build, health, …)"};
 inline constexpr Flag Config{"config", "PIPELINE.yml", "the pipeline's config (- reads standard input)"};
 inline constexpr Flag Vars{"vars", "VARS.yml", "values for the config's ((vars))"};
 inline constexpr Flag Yes{"yes", "", "go ahead without asking"};
@@ -75,7 +76,7 @@ inline constexpr const Flag *Catalogue[] = {
     &Server,   &Token,      &TokenFile, &Json,    &Help,   &Version, &File,         &Ref,    &Wait,  &NoWait,
     &KeepData, &DeleteData, &Follow,    &Tail,    &Limit,  &Config,  &Vars,         &Yes,    &Watch, &Pipeline,
     &Install,  &FromFile,   &Actor,     &Action,  &Object, &Since,   &Until,        &Status, &All,   &Reason,
-    &Username, &Role,       &Scope,     &Expires, &Out,    &Force,   &AllPipelines,
+    &Username, &Role,       &Scope,     &Expires, &Out,    &Force,   &AllPipelines, &Step,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags

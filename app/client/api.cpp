@@ -198,6 +198,13 @@ void Api::deployDetail(const QString &id, Callback done) const
     get(apiPath({u"deploys"_s, id}), std::move(done));
 }
 
+void Api::deployLog(const QString &id, std::optional<int> step, int after, int limit, Callback done) const
+{
+    get(apiPath({u"deploys"_s, id, u"log"_s}) +
+            Query().addIfSet(u"step"_s, step).add(u"after"_s, after).add(u"limit"_s, limit).suffix(),
+        std::move(done));
+}
+
 void Api::cancelDeploy(const QString &id, Callback done) const
 {
     sendEmpty("POST", apiPath({u"deploys"_s, id, u"cancel"_s}), std::move(done));

@@ -103,6 +103,8 @@ public:
     void deploy(const QString &app, const QString &ref, Callback done) const;
     void deploys(const QString &app, std::optional<int> limit, Callback done) const;
     void deployDetail(const QString &id, Callback done) const;
+    // A deploy's step output: step (its number) nullopt for every step's; lines after `after`.
+    void deployLog(const QString &id, std::optional<int> step, int after, int limit, Callback done) const;
     void cancelDeploy(const QString &id, Callback done) const;
     void logTail(const QString &app, int tail, Callback done) const;
     QWebSocket *followLogs(const QString &app, int tail, MessageCallback onMessage, ClosedCallback onClosed) const;

@@ -184,6 +184,31 @@ Reply showDeploy(Call &call)
     return Reply{200, view->toJson()};
 }
 
+// ?step=N (a step's number; absent: every step's), &after=L (its lines after L), &limit=M.
+Reply deployLog(Call &call)
+{
+    auto step = intParam(call.request, QStringLiteral("step"), -1, 0, 1000);
+    if (!step)
+        return errorReply(step.error());
+    auto after = intParam(call.request, QStringLiteral("after"), 0, 0, 1'000'000);
+    if (!after)
+        return errorReply(after.error());
+    auto limit = intParam(call.request, QStringLiteral("limit"), 1000, 1, 5000);
+    if (!limit)
+        return errorReply(limit.error());
+    auto lines = call.engine.deployLog(call.args.value(0), *step, *after, *limit);
+    if (!lines)
+        return errorReply(lines.error());
+    QJsonArray list;
+    for (const core::StepLogLine &line : std::as_const(*lines))
+        list.append(QJsonObject{{QStringLiteral("step"), line.seq},
+                                {QStringLiteral("line"), line.line},
+                                {QStringLiteral("time_ms"), line.timeMs},
+                                {QStringLiteral("stderr"), line.stderrStream},
+                                {QStringLiteral("text"), line.text}});
+    return Reply{200, QJsonObject{{QStringLiteral("lines"), list}}};
+}
+
 Reply cancelDeploy(Call &call)
 {
     auto cancelled = call.engine.cancelDeploy(call.args.value(0), call.actor);
@@ -251,6 +276,7 @@ constexpr RouteDef Routes[] = {
     {"POST", "/api/v1/apps/{name}/start", DeploysWrite, App, false, &capacityapi::startApp},
     {"GET", "/api/v1/apps/{name}/deploys", AppsRead, App, false, &listDeploys},
     {"GET", "/api/v1/deploys/{id}", AppsRead, Deploy, false, &showDeploy},
+    {"GET", "/api/v1/deploys/{id}/log", AppsRead, Deploy, false, &deployLog},
     {"POST", "/api/v1/deploys/{id}/cancel", DeploysWrite, Deploy, false, &cancelDeploy},
     {"GET", "/api/v1/apps/{name}/logs", LogsRead, App, false, &logTail},
     // App secrets: names are readable like the spec that declares them; values only go in.

@@ -44,9 +44,13 @@ Status DeployRunner::run(const QString &deployId, const CancelToken &cancel)
             if (ended->hold)
                 return {};
         } else {
-            StepRecorder recorder(m_s, run.deploy, run.seq++, QString(step.name),
+            StepRecorder recorder(m_s, run.deploy, run.seq, QString(step.name),
                                   step.recording == Recording::QuietOnResume && run.resumed);
+            StepLog log(m_s.db, m_s.clock, run.deploy.id, run.seq++);
+            run.log = &log;
             auto ended = step.run(run);
+            run.log = nullptr;
+            log.close();
             if (!ended)
                 return finishFailed(run, recorder.failWith(ended.error()));
             recorder.succeed(ended->detail);

@@ -270,7 +270,10 @@ Result<StepEnd> build(DeployRun &run)
     request.tag = imageTag(deploy.app, deploy.id);
     request.labels = run.s.labels();
     request.buildArgs = run.spec.build.args;
-    auto image = run.s.runtime.build(request, run.cancel, [](const QString &) {});
+    auto image = run.s.runtime.build(request, run.cancel, [&run](const QString &line) {
+        if (run.log)
+            run.log->add(line);
+    });
     if (!image)
         return std::unexpected(image.error());
     deploy.imageId = *image;
@@ -338,12 +341,18 @@ Result<StepEnd> health(DeployRun &run)
         Error error = probed.error();
         // The app's last words usually say why it did not come up; without them the error
         // above still says what failed.
+        // The step's log keeps its last 200 lines; the error quotes the last 5.
         QStringList lines;
-        discardResult(
-            runtime.logs(containerId, 5, false, run.cancel, [&lines](const adapters::LogLine &l) { lines << l.text; }),
-            "its last output only adds to the health error");
+        discardResult(runtime.logs(containerId, 200, false, run.cancel,
+                                   [&lines, &run](const adapters::LogLine &l) {
+                                       lines << l.text;
+                                       if (run.log)
+                                           run.log->add(l.text, l.stderrStream);
+                                   }),
+                      "its last output only adds to the health error");
         if (!lines.isEmpty())
-            error.message += QStringLiteral("; last output: ") + lines.join(QStringLiteral(" | "));
+            error.message += QStringLiteral("; last output: ") +
+                             lines.mid(std::max<qsizetype>(0, lines.size() - 5)).join(QStringLiteral(" | "));
         return std::unexpected(error);
     }
     return StepEnd{

@@ -10,6 +10,7 @@
 
 #include "core/deploy/secretinjection.h"
 #include "core/deploy/services.h"
+#include "core/deploy/steplog.h"
 #include "core/detection/detection.h"
 #include "core/services/appservices.h"
 #include "core/spec/appspec.h"
@@ -38,10 +39,11 @@ struct DeployRun {
     Services &s;
     const CancelToken &cancel;
     DeployRecord deploy;
-    AppRecord app;        // the app as the deploy began
-    QString previous;     // the deploy serving when this one began (empty: the first)
-    bool resumed = false; // queued again after its approval: the steps before it ran already
-    int seq = 0;          // the next step's number
+    AppRecord app;          // the app as the deploy began
+    QString previous;       // the deploy serving when this one began (empty: the first)
+    bool resumed = false;   // queued again after its approval: the steps before it ran already
+    int seq = 0;            // the next step's number
+    StepLog *log = nullptr; // the running step's output, while a recorded step runs
 
     // Handed on from step to step.
     AppSpec spec;                      // fetch: the spec as it was when the deploy was asked for

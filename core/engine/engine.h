@@ -182,6 +182,9 @@ public:
     Result<DeployRecord> deploy(const QString &app, const QString &ref, const Actor &actor);
     Result<QList<DeployRecord>> deploys(const QString &app, int limit);
     Result<DeployView> deployView(const QString &id);
+    // A deploy's step output (core/deploy/steplog.h): step seq's lines after afterLine, or every
+    // step's (seq -1), at most limit (1 to 5000). NotFound for an unknown deploy.
+    Result<QList<StepLogLine>> deployLog(const QString &id, int seq, int afterLine, int limit);
     Status cancelDeploy(const QString &id, const Actor &actor);
 
     // The app's secrets (core/secrets): values go in and reach its containers at deploy time;

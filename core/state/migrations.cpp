@@ -328,6 +328,19 @@ const QList<Migration> &migrations()
                             " pipeline TEXT NOT NULL," // may name one set later; removed with it
                             " PRIMARY KEY (name, pipeline))"),
          }},
+        {14,
+         QStringLiteral("a deploy step's output: the build's lines, the crashed container's last ones"),
+         {
+             // line counts from 1 within a step; at most core/deploy's StepLog keeps per step.
+             QStringLiteral("CREATE TABLE deploy_step_logs ("
+                            " deploy_id TEXT NOT NULL REFERENCES deploys(id) ON DELETE CASCADE,"
+                            " seq INTEGER NOT NULL,"
+                            " line INTEGER NOT NULL,"
+                            " time_ms BIGINT NOT NULL,"
+                            " stderr INTEGER NOT NULL DEFAULT 0,"
+                            " text TEXT NOT NULL,"
+                            " PRIMARY KEY (deploy_id, seq, line))"),
+         }},
     };
     return all;
 }

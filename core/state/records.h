@@ -52,6 +52,15 @@ struct StepRecord {
     qint64 finishedMs = 0;
 };
 
+// One line of a deploy step's output (the build's, the crashed container's last words).
+struct StepLogLine {
+    int seq = 0;  // the step's number within its deploy
+    int line = 0; // from 1 within the step
+    qint64 timeMs = 0;
+    bool stderrStream = false;
+    QString text;
+};
+
 // Job state: queued → running → done | failed. A job's key serialises jobs: two jobs with the
 // same key never run at once (deploys of one app share the app's name as key).
 struct JobRecord {

@@ -50,6 +50,11 @@ public:
     Status updateStep(const StepRecord &step); // by (deployId, seq)
     Result<QList<StepRecord>> steps(const QString &deployId);
 
+    // A step's output: appended in one transaction; read in order, from after `afterLine` of
+    // step `seq` (-1: every step's, afterLine unused), at most limit lines.
+    Status appendStepLog(const QString &deployId, const QList<StepLogLine> &lines);
+    Result<QList<StepLogLine>> stepLog(const QString &deployId, int seq, int afterLine, int limit);
+
 private:
     Database &m_db;
 };

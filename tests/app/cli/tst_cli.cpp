@@ -276,11 +276,30 @@ void TestCli::deployWaitFails()
              0);
     const Run run = pando({QStringLiteral("deploy"), QStringLiteral("buildfails"), QStringLiteral("--wait")});
     QCOMPARE(run.code, 1);
-    const QString first = run.errLines().value(0);
-    QVERIFY2(first.startsWith(QStringLiteral("pando: deploy d")) &&
-                 first.contains(QStringLiteral("failed at step build")),
+    // The build's last lines first, then the one-line reason and where to read the rest.
+    const QStringList err = run.errLines();
+    QCOMPARE(err.value(0), QStringLiteral("--- the last 3 lines of step build ---"));
+    QCOMPARE(err.value(3), QStringLiteral("make: *** No rule to make target 'all'.  Stop."));
+    const QString reason = err.value(5);
+    QVERIFY2(reason.startsWith(QStringLiteral("pando: deploy d")) &&
+                 reason.contains(QStringLiteral("failed at step build")),
              qPrintable(run.out + run.err));
+    QVERIFY2(err.value(6).contains(QStringLiteral("pando deploys log d")), qPrintable(run.err));
     QVERIFY2(run.out.contains(QStringLiteral("✗ build")), qPrintable(run.out));
+
+    // The whole output, per step or with each line's step.
+    const QString id = reason.section(QLatin1Char(' '), 2, 2).chopped(1);
+    const Run log = pando(
+        {QStringLiteral("deploys"), QStringLiteral("log"), id, QStringLiteral("--step"), QStringLiteral("build")});
+    QVERIFY2(log.code == 0, qPrintable(log.err));
+    QCOMPARE(log.out.trimmed().split(QLatin1Char('\n')).value(1), QStringLiteral("Step 2/2 : RUN make"));
+    const Run all = pando({QStringLiteral("deploys"), QStringLiteral("log"), id});
+    QVERIFY2(all.out.contains(QStringLiteral("build | make: *** No rule")), qPrintable(all.out));
+    const Run unknown =
+        pando({QStringLiteral("deploys"), QStringLiteral("log"), id, QStringLiteral("--step"), QStringLiteral("nope")});
+    QCOMPARE(unknown.code, 1);
+    QVERIFY2(unknown.err.contains(QStringLiteral("has no step nope")) && unknown.err.contains(QStringLiteral("build")),
+             qPrintable(unknown.err));
 
     // A ref that does not exist is refused before a deploy is queued.
     const Run missing = pando({QStringLiteral("deploy"), QStringLiteral("buildfails"), QStringLiteral("--ref"),

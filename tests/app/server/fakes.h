@@ -30,8 +30,15 @@ public:
     Result<QString> build(const adapters::BuildRequest &request, const CancelToken &,
                           const std::function<void(const QString &)> &progress) override
     {
-        if (request.tag.contains(QLatin1String("buildfails")))
+        if (request.tag.contains(QLatin1String("buildfails"))) {
+            // What Docker prints before it gives up, line by line.
+            if (progress) {
+                progress(QStringLiteral("Step 1/2 : FROM pando/busybox:latest"));
+                progress(QStringLiteral("Step 2/2 : RUN make"));
+                progress(QStringLiteral("make: *** No rule to make target 'all'.  Stop."));
+            }
             return fail(ErrorCode::Failed, QStringLiteral("the Dockerfile's RUN step exited with 1"));
+        }
         if (progress)
             progress(QStringLiteral("built"));
         return QStringLiteral("sha256:fakeimage");

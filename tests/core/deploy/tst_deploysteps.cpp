@@ -5,6 +5,7 @@
 // cancelled deploy between steps with nothing of it left behind.
 #include "core/deploy/deployrunner.h"
 #include "core/deploy/deploysteps.h"
+#include "core/deploy/steplog.h"
 #include "core/deploy/steprecorder.h"
 #include "core/state/repositories.h"
 #include "tests/support/vocabtesting.h"
@@ -300,6 +301,51 @@ private Q_SLOTS:
         QCOMPARE(steps->at(0).status, core::DeployStepStatus::Failed);
         QCOMPARE(steps->at(0).detail, u"interrupted"_s);
         QCOMPARE(steps->at(1).status, core::DeployStepStatus::Succeeded);
+    }
+
+    // A step's output is kept in order, split into lines, and read back per step or whole.
+    void stepOutputIsKeptInOrder()
+    {
+        const DeployRecord deploy = queue();
+        {
+            StepLog build(*m_db, m_clock, deploy.id, 3);
+            build.add(u"Step 1/2 : FROM scratch\n"_s);
+            build.add(u"two\nlines"_s, true);
+            StepLog health(*m_db, m_clock, deploy.id, 5);
+            health.add(u"giving up"_s);
+        }
+        DeployRepository deploys(*m_db);
+        auto build = deploys.stepLog(deploy.id, 3, 0, 100);
+        QVERIFY(build);
+        QCOMPARE(build->size(), 3);
+        QCOMPARE(build->at(0).text, u"Step 1/2 : FROM scratch"_s);
+        QCOMPARE(build->at(1).text, u"two"_s);
+        QVERIFY(build->at(2).stderrStream);
+        QCOMPARE(build->at(2).line, 3);
+        auto after = deploys.stepLog(deploy.id, 3, 2, 100);
+        QVERIFY(after && after->size() == 1 && after->first().text == u"lines"_s);
+        auto all = deploys.stepLog(deploy.id, -1, 0, 100);
+        QVERIFY(all && all->size() == 4 && all->last().seq == 5);
+    }
+
+    // A step that prints more than StepLog keeps loses its middle, never its end (a build's
+    // error is in its last lines), and says how much it left out.
+    void longOutputKeepsItsEnd()
+    {
+        const DeployRecord deploy = queue();
+        const int total = StepLog::MaxLines * 3;
+        {
+            StepLog log(*m_db, m_clock, deploy.id, 0);
+            for (int i = 1; i <= total; ++i)
+                log.add(u"line %1"_s.arg(i));
+        }
+        auto kept = DeployRepository(*m_db).stepLog(deploy.id, 0, 0, 100000);
+        QVERIFY(kept);
+        QCOMPARE(kept->size(), StepLog::MaxLines);
+        QCOMPARE(kept->at(StepLog::HeadLines - 1).text, u"line %1"_s.arg(StepLog::HeadLines));
+        QCOMPARE(kept->at(StepLog::HeadLines).text, u"… %1 lines left out …"_s.arg(total - StepLog::MaxLines + 1));
+        QCOMPARE(kept->last().text, u"line %1"_s.arg(total));
+        QCOMPARE(kept->last().line, StepLog::MaxLines);
     }
 
     void aDeployCancelledDuringFetchStopsAfterIt()

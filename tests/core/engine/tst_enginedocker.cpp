@@ -161,7 +161,8 @@ void TestEngineDocker::failedBuildKeepsOldVersion()
 {
     const QUrl url = appUrl(QStringLiteral("hello"));
     QVERIFY(!m_fx->git()
-                 .commit(QStringLiteral("hello"), QStringLiteral("broken-build"), helloApp("v3", "RUN false\n"))
+                 .commit(QStringLiteral("hello"), QStringLiteral("broken-build"),
+                         helloApp("v3", "RUN echo compiling the broken part && false\n"))
                  .isEmpty());
     const QString id = deployAndWait(QStringLiteral("hello"), QStringLiteral("broken-build"));
     auto view = m_fx->engine().deployView(id);
@@ -170,6 +171,13 @@ void TestEngineDocker::failedBuildKeepsOldVersion()
     QVERIFY2(!view->record.error.isEmpty(), "a failed deploy says why");
     QCOMPARE(view->steps.last().name, QStringLiteral("build"));
     QCOMPARE(view->steps.last().status, core::DeployStepStatus::Failed);
+    // The build's own output is kept with the step: the RUN line's echo, as Docker printed it.
+    auto log = m_fx->engine().deployLog(id, view->steps.last().seq, 0, 5000);
+    QVERIFY2(log, qPrintable(log ? QString() : log.error().text()));
+    QStringList text;
+    for (const core::StepLogLine &line : std::as_const(*log))
+        text << line.text;
+    QVERIFY2(text.join(u'\n').contains(QLatin1String("compiling the broken part")), qPrintable(text.join(u'\n')));
 
     QCOMPARE(httpGet(url).body.trimmed(), QByteArray("v2"));
     QCOMPARE(m_fx->docker().containers(m_fx->installLabels(QStringLiteral("hello"), id))->size(), 0);
@@ -189,6 +197,10 @@ void TestEngineDocker::failedHealthKeepsOldVersion()
     QCOMPARE(view->record.failedStep, QStringLiteral("health"));
     QVERIFY2(view->record.error.contains(QLatin1String("exit code 3")), qPrintable(view->record.error));
     QVERIFY2(view->record.error.contains(QLatin1String("giving up")), qPrintable(view->record.error));
+    // The container's last words are the health step's output.
+    auto log = m_fx->engine().deployLog(id, view->steps.last().seq, 0, 5000);
+    QVERIFY2(log && !log->isEmpty() && log->last().text.contains(QLatin1String("giving up")),
+             qPrintable(log ? QString::number(log->size()) : log.error().text()));
     QCOMPARE(httpGet(url).body.trimmed(), QByteArray("v2"));
     QCOMPARE(m_fx->docker().containers(m_fx->installLabels(QStringLiteral("hello"), id))->size(), 0);
 }
