@@ -17,6 +17,7 @@ Pane {
     property string appAccessText: ""
 
     ScrollView {
+        id: scroll
         anchors.fill: parent
         contentWidth: availableWidth
 
@@ -100,19 +101,25 @@ Pane {
                         Layout.columnSpan: 2
                     }
                     Label {
+                        id: addressLabel
                         text: qsTr("Address")
                     }
                     TextField {
                         id: addressField
+                        objectName: "serverAddress"
+                        Accessible.name: addressLabel.text
                         text: root.server.address
                         placeholderText: qsTr("0.0.0.0 for every network")
                         Layout.preferredWidth: 240
                     }
                     Label {
+                        id: portLabel
                         text: qsTr("Port")
                     }
                     SpinBox {
                         id: portField
+                        objectName: "serverPort"
+                        Accessible.name: portLabel.text
                         from: 1
                         to: 65535
                         editable: true
@@ -123,6 +130,7 @@ Pane {
                         Layout.preferredWidth: 1
                     }
                     Button {
+                        objectName: "applyButton"
                         text: qsTr("Apply")
                         enabled: root.server.enabled && !root.server.busy
                         onClicked: {
@@ -168,12 +176,15 @@ Pane {
                         Layout.alignment: Qt.AlignTop
 
                         Label {
+                            id: accountLabel
                             text: qsTr("Account")
                         }
                         RowLayout {
                             spacing: 8
                             ComboBox {
                                 id: accountBox
+                                objectName: "accountBox"
+                                Accessible.name: accountLabel.text
                                 model: root.server.accounts
                                 Layout.preferredWidth: 200
                             }
@@ -192,6 +203,7 @@ Pane {
                             Layout.fillWidth: true
                             TextField {
                                 objectName: "pairingLinkField"
+                                Accessible.name: qsTr("Pairing link")
                                 text: root.server.pairingLink
                                 readOnly: true
                                 selectByMouse: true
@@ -199,7 +211,9 @@ Pane {
                                 Layout.fillWidth: true
                             }
                             Button {
+                                objectName: "copyPairingLink"
                                 text: qsTr("Copy")
+                                Accessible.name: qsTr("Copy the pairing link")
                                 enabled: root.server.pairingLink.length > 0
                                 onClicked: root.server.copyPairingLink()
                             }
@@ -275,5 +289,10 @@ Pane {
                 }
             }
         }
+    }
+
+    // Tab to a control below the fold scrolls it into view.
+    FocusReveal {
+        flickable: scroll.contentItem as Flickable
     }
 }
