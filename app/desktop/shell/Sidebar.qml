@@ -20,9 +20,9 @@ Pane {
         property int badge: 0
         Layout.fillWidth: true
         highlighted: current === page
-        // Reached by Tab like any button (an ItemDelegate is not by default); Space or Enter opens
-        // the view.
-        focusPolicy: Qt.StrongFocus
+        // Reached by Tab (an ItemDelegate is not by default) but not focused by a click, so the
+        // view's list keeps the arrow keys; Space or Enter opens the view.
+        focusPolicy: Qt.TabFocus
         Keys.onReturnPressed: entry.clicked()
         Keys.onEnterPressed: entry.clicked()
         Accessible.role: Accessible.PageTab
@@ -63,7 +63,7 @@ Pane {
             id: connectionEntry
             objectName: "connectionEntry"
             Layout.fillWidth: true
-            focusPolicy: Qt.StrongFocus
+            focusPolicy: Qt.TabFocus
             Keys.onReturnPressed: connectionEntry.clicked()
             Keys.onEnterPressed: connectionEntry.clicked()
             Accessible.role: Accessible.Button

@@ -3,7 +3,8 @@
 // dialog, the first-start state, an app's Deploys tab and the Settings view serving teammates.
 // Every item that takes the focus is shown inside the window, has an accessible name a screen
 // reader reads, and looks different while it has the focus (a ring, an outline: the user sees
-// where the focus is); and Tab comes back round to where it started, so nothing traps the focus.
+// where the focus is); and Tab comes back round to where it started (Shift+Tab going back the same
+// way), so nothing traps the focus.
 import QtQuick
 import QtTest
 import Pando.Apps
@@ -117,8 +118,13 @@ Item {
                 if (checked)
                     verify(!Fixture.sameImage(focused, Fixture.grabItem(control)),
                            describe(item) + " looks the same with and without the focus");
-                if (next === start)
+                if (next === start) {
+                    // And Shift+Tab goes back the same way.
+                    keyClick(Qt.Key_Backtab, Qt.ShiftModifier);
+                    compare(active(window), item, "Shift+Tab from " + describe(start) + " did not go back to " + describe(item));
+                    keyClick(Qt.Key_Tab);
                     return names;
+                }
                 item = next;
             }
             fail("Tab did not come back round to " + describe(start) + "; walked " + names.join(", "));
