@@ -1,6 +1,6 @@
 #pragma once
-// A QR code of a pairing link, so a teammate can carry the link from the screen that made it to
-// the device that pairs with a camera instead of retyping a 64-digit fingerprint. Encoding is
+// A QR code of a pairing link, so it can be taken off the screen that made it with a phone's
+// camera instead of being retyped (a 64-digit fingerprint and a one-time code). Encoding is
 // libqrencode's (Debian's libqrencode4, small and well kept) rather than our own: the standard's
 // masking and Reed-Solomon rules are easy to get subtly wrong and only a scanner would notice.
 // QrCodeItem draws the code for QML (Pando.Connections' QrCode): whole device pixels per module,
