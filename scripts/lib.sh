@@ -13,7 +13,7 @@ PANDO_PACKAGES=(
     qt6-declarative-dev qt6-svg-dev qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts
     qml6-module-qtquick-window qml6-module-qtqml-workerscript qml6-module-qtquick-templates qml6-module-qttest
     qml6-module-qtquick-dialogs qml6-module-qt-labs-folderlistmodel qml6-module-qtqml qml6-module-qtqml-models
-    qt6-charts-dev qml6-module-qtcharts
+    qt6-charts-dev qml6-module-qtcharts libqrencode-dev
     qt6-l10n-tools qt6-tools-dev
     docker.io busybox-static dpkg-dev
 )

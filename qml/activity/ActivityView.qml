@@ -1,6 +1,7 @@
 // The Activity view: what happened on the install while this window watched, newest first, one
 // line each with the shared state mark. A line about an app opens it in the Apps view; one about
-// an approval opens it in Approvals.
+// an approval opens it in Approvals, by a click or by Enter (the list is one Tab stop, the arrow
+// keys move among the lines).
 pragma ComponentBehavior: Bound
 
 import QtQuick
@@ -32,6 +33,7 @@ Pane {
             ToolButton {
                 objectName: "clearActivity"
                 text: qsTr("Clear")
+                Accessible.name: qsTr("Clear the activity")
                 enabled: root.activityModel.count > 0
                 onClicked: root.activityModel.clear()
             }
@@ -44,7 +46,13 @@ Pane {
             Layout.fillHeight: true
             clip: true
             model: root.activityModel
+            // One Tab stop: the arrow keys move among the lines, Enter opens one as a click does.
+            activeFocusOnTab: true
+            keyNavigationEnabled: true
+            highlightMoveDuration: 0
             ScrollBar.vertical: ScrollBar {}
+            Accessible.role: Accessible.List
+            Accessible.name: qsTr("Activity")
             delegate: ItemDelegate {
                 id: entry
                 required property int state
@@ -55,6 +63,15 @@ Pane {
                 required property string app
                 required property string target
                 width: ListView.view.width
+                // Where the keyboard is, while the list has the focus.
+                highlighted: ListView.isCurrentItem && ListView.view.activeFocus
+                focusPolicy: Qt.NoFocus
+                // The list gives its current line the focus: Enter opens it.
+                Keys.onReturnPressed: entry.clicked()
+                Keys.onEnterPressed: entry.clicked()
+                Accessible.role: Accessible.ListItem
+                Accessible.name: entry.detail.length > 0 ? qsTr("%1: %2, %3").arg(entry.timeText).arg(entry.title).arg(entry.detail)
+                                                         : qsTr("%1: %2").arg(entry.timeText).arg(entry.title)
                 onClicked: {
                     if (entry.kind === "approval")
                         root.approvalRequested(entry.target);
@@ -96,6 +113,10 @@ Pane {
                 }
             }
         }
+    }
+
+    FocusRing {
+        target: list
     }
 
     Label {

@@ -125,19 +125,28 @@ Pane {
             }
             TextField {
                 id: comment
+                objectName: "approvalComment"
                 placeholderText: qsTr("Comment (optional)")
+                Accessible.name: qsTr("Comment")
                 Layout.fillWidth: true
             }
             RowLayout {
                 spacing: 8
                 Button {
+                    id: approveButton
                     objectName: "approveButton"
                     text: qsTr("Approve")
                     highlighted: true
+                    // Fusion outlines a highlighted button as if it had the focus: a ring tells them apart.
+                    FocusRing {
+                        target: approveButton
+                        shown: approveButton.visualFocus
+                    }
                     enabled: !root.selected.busy
                     onClicked: root.approvalsModel.approve(root.approvalsModel.selectedRow, comment.text)
                 }
                 Button {
+                    objectName: "rejectButton"
                     text: qsTr("Reject")
                     enabled: !root.selected.busy
                     onClicked: root.approvalsModel.reject(root.approvalsModel.selectedRow, comment.text)
@@ -157,5 +166,10 @@ Pane {
                 Layout.fillWidth: true
             }
         }
+    }
+
+    // Tab to a control below the fold scrolls it into view.
+    FocusReveal {
+        flickable: scroll.contentItem as Flickable
     }
 }

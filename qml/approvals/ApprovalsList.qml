@@ -1,5 +1,6 @@
 // The master list: one row per request with the amber "waiting" mark and word, what waits, who
-// asked and when it expires.
+// asked and when it expires. The list is one Tab stop with a focus ring; the arrow keys move the
+// selection.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -37,6 +38,7 @@ Pane {
             }
             ToolButton {
                 text: qsTr("Refresh")
+                Accessible.name: qsTr("Refresh the requests")
                 onClicked: root.approvalsModel.refresh()
             }
         }
@@ -60,8 +62,12 @@ Pane {
             currentIndex: root.approvalsModel.selectedRow
             keyNavigationEnabled: true
             focus: true
+            // One Tab stop: the arrow keys move among the rows.
+            activeFocusOnTab: true
             onCurrentIndexChanged: root.approvalsModel.selectedRow = currentIndex
             ScrollBar.vertical: ScrollBar {}
+            Accessible.role: Accessible.List
+            Accessible.name: qsTr("Requests waiting for approval")
 
             delegate: ItemDelegate {
                 id: row
@@ -75,7 +81,13 @@ Pane {
 
                 width: ListView.view.width
                 highlighted: ListView.isCurrentItem
-                onClicked: row.approvalsModel.selectedRow = row.index
+                focusPolicy: Qt.NoFocus
+                Accessible.role: Accessible.ListItem
+                Accessible.name: qsTr("%1, waiting for approval: %2").arg(row.title).arg(row.summary)
+                onClicked: {
+                    row.approvalsModel.selectedRow = row.index;
+                    row.ListView.view.forceActiveFocus();
+                }
 
                 contentItem: RowLayout {
                     spacing: 8
@@ -119,5 +131,8 @@ Pane {
                 }
             }
         }
+    }
+    FocusRing {
+        target: list
     }
 }

@@ -1,4 +1,5 @@
-// The master list: one row per app with its state mark, word, and last deploy.
+// The master list: one row per app with its state mark, word, and last deploy. The list is one Tab
+// stop with a focus ring; the arrow keys move the selection.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -37,6 +38,7 @@ Pane {
             }
             ToolButton {
                 text: qsTr("Refresh")
+                Accessible.name: qsTr("Refresh the apps")
                 onClicked: root.appsModel.refresh()
             }
             Button {
@@ -58,8 +60,12 @@ Pane {
             currentIndex: root.appsModel.selectedRow
             keyNavigationEnabled: true
             focus: true
+            // One Tab stop: the arrow keys move among the rows.
+            activeFocusOnTab: true
             onCurrentIndexChanged: root.appsModel.selectedRow = currentIndex
             ScrollBar.vertical: ScrollBar {}
+            Accessible.role: Accessible.List
+            Accessible.name: qsTr("Apps")
 
             delegate: ItemDelegate {
                 id: row
@@ -75,7 +81,13 @@ Pane {
 
                 width: ListView.view.width
                 highlighted: ListView.isCurrentItem
-                onClicked: row.appsModel.selectedRow = row.index
+                focusPolicy: Qt.NoFocus
+                Accessible.role: Accessible.ListItem
+                Accessible.name: qsTr("%1, %2").arg(row.name).arg(row.statusText)
+                onClicked: {
+                    row.appsModel.selectedRow = row.index;
+                    row.ListView.view.forceActiveFocus();
+                }
 
                 contentItem: RowLayout {
                     spacing: 8
@@ -107,5 +119,8 @@ Pane {
                 }
             }
         }
+    }
+    FocusRing {
+        target: list
     }
 }

@@ -3,7 +3,6 @@
 // shows comes from AppsModel and AppCreator.
 import QtQuick
 import QtQuick.Controls
-import QtQuick.Layouts
 import Pando.Apps
 
 Item {
@@ -48,6 +47,7 @@ Item {
             onNewAppRequested: root.newApp(0)
         }
         AppDetail {
+            objectName: "appDetail"
             SplitView.fillWidth: true
             appsModel: root.appsModel
         }

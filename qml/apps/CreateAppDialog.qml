@@ -53,11 +53,26 @@ Dialog {
         TabBar {
             id: modes
             Layout.fillWidth: true
+            // Tab stops with a ring (Fusion draws none on a tab button).
             TabButton {
+                id: repositoryTab
+                objectName: "repositoryTab"
                 text: qsTr("From a repository")
+                focusPolicy: Qt.StrongFocus
+                FocusRing {
+                    target: repositoryTab
+                    shown: repositoryTab.visualFocus
+                }
             }
             TabButton {
+                id: specFileTab
+                objectName: "specFileTab"
                 text: qsTr("From a spec file")
+                focusPolicy: Qt.StrongFocus
+                FocusRing {
+                    target: specFileTab
+                    shown: specFileTab.visualFocus
+                }
             }
         }
 
@@ -69,41 +84,49 @@ Dialog {
             Layout.fillWidth: true
 
             Label {
+                id: nameLabel
                 text: qsTr("Name")
             }
             TextField {
                 id: nameField
                 objectName: "nameField"
+                Accessible.name: nameLabel.text
                 Layout.fillWidth: true
                 placeholderText: qsTr("hello")
                 onAccepted: root.create()
             }
             Label {
+                id: repoLabel
                 text: qsTr("Repository")
             }
             TextField {
                 id: repoField
                 objectName: "repoField"
+                Accessible.name: repoLabel.text
                 Layout.fillWidth: true
                 placeholderText: qsTr("https://git.example.com/you/hello.git")
                 onAccepted: root.create()
             }
             Label {
+                id: refLabel
                 text: qsTr("Branch, tag or commit")
             }
             TextField {
                 id: refField
                 objectName: "refField"
+                Accessible.name: refLabel.text
                 Layout.fillWidth: true
                 text: "main"
                 onAccepted: root.create()
             }
             Label {
+                id: portLabel
                 text: qsTr("Port the app listens on")
             }
             SpinBox {
                 id: portField
                 objectName: "portField"
+                Accessible.name: portLabel.text
                 from: 1
                 to: 65535
                 value: 8080
@@ -119,6 +142,7 @@ Dialog {
             TextField {
                 id: fileField
                 objectName: "fileField"
+                Accessible.name: qsTr("App spec file")
                 Layout.fillWidth: true
                 placeholderText: qsTr("A YAML or JSON AppSpec, e.g. hello.yaml")
                 onAccepted: root.create()
@@ -126,6 +150,7 @@ Dialog {
             Button {
                 objectName: "chooseFileButton"
                 text: qsTr("Choose…")
+                Accessible.name: qsTr("Choose an app spec file")
                 enabled: root.creator.fileChooserProblem === ""
                 onClicked: fileDialog.open()
             }
@@ -164,9 +189,15 @@ Dialog {
                 Layout.preferredHeight: 24
             }
             Button {
+                id: createButton
                 objectName: "createButton"
                 text: qsTr("Create")
                 highlighted: true
+                // Fusion outlines a highlighted button as if it had the focus: a ring tells them apart.
+                FocusRing {
+                    target: createButton
+                    shown: createButton.visualFocus
+                }
                 enabled: !root.creator.busy
                 onClicked: root.create()
             }

@@ -43,13 +43,20 @@ Pane {
         RowLayout {
             spacing: 8
             Button {
+                id: fromRepository
                 objectName: "newFromRepository"
                 text: qsTr("From a repository…")
                 highlighted: true
+                // Fusion outlines a highlighted button as if it had the focus: a ring tells them apart.
+                FocusRing {
+                    target: fromRepository
+                    shown: fromRepository.visualFocus
+                }
                 enabled: root.appsModel.engineReachable
                 onClicked: root.newAppRequested(0)
             }
             Button {
+                objectName: "newFromSpecFile"
                 text: qsTr("From a spec file…")
                 enabled: root.appsModel.engineReachable
                 onClicked: root.newAppRequested(1)

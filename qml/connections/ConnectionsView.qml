@@ -37,6 +37,9 @@ Pane {
             clip: true
             spacing: 4
             model: root.connectionsModel
+            Accessible.role: Accessible.List
+            Accessible.name: qsTr("Connections")
+            // The rows are not Tab stops: their Switch and Remove buttons are.
             delegate: ItemDelegate {
                 id: row
                 required property int index
@@ -59,6 +62,9 @@ Pane {
                 ToolTip.text: qsTr("The install's certificate:") + "\n" + row.fingerprintArt
                 ToolTip.delay: 500
                 highlighted: row.current
+                focusPolicy: Qt.NoFocus
+                Accessible.role: Accessible.ListItem
+                Accessible.name: row.current ? qsTr("%1, shown now").arg(row.name) : row.name
                 onClicked: row.connectionsModel.activate(row.index)
                 contentItem: RowLayout {
                     spacing: 12
@@ -105,11 +111,13 @@ Pane {
                     Button {
                         visible: !row.current
                         text: qsTr("Switch")
+                        Accessible.name: qsTr("Switch to %1").arg(row.name)
                         onClicked: row.connectionsModel.activate(row.index)
                     }
                     Button {
                         visible: !row.local
                         text: qsTr("Remove")
+                        Accessible.name: qsTr("Remove %1").arg(row.name)
                         onClicked: row.connectionsModel.remove(row.index)
                     }
                 }
@@ -127,11 +135,13 @@ Pane {
                 rowSpacing: 8
 
                 Label {
+                    id: linkLabel
                     text: qsTr("Pairing link")
                 }
                 TextField {
                     id: linkField
                     objectName: "pairingLinkField"
+                    Accessible.name: linkLabel.text
                     placeholderText: qsTr("pando://host:port/pair?fp=…&token=…")
                     Layout.fillWidth: true
                     enabled: !root.connectionsModel.busy
@@ -139,10 +149,13 @@ Pane {
                     onTextChanged: root.connectionsModel.clearError()
                 }
                 Label {
+                    id: nameLabel
                     text: qsTr("Name")
                 }
                 TextField {
                     id: nameField
+                    objectName: "connectionNameField"
+                    Accessible.name: nameLabel.text
                     placeholderText: qsTr("optional; the host by default")
                     Layout.fillWidth: true
                     enabled: !root.connectionsModel.busy

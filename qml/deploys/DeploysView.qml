@@ -1,7 +1,8 @@
 // The Deploys tab of an app: its history on the left, the selected deploy's steps as a timeline on
 // the right. A failed deploy opens on its failing step with the reason (and the hint) in one line
 // at the top; a step that waits for approval says so in amber with the approval's id. Above them,
-// a chart of the deploys' durations over time (failed ones as red squares).
+// a chart of the deploys' durations over time (failed ones as red squares). Both lists are Tab stops
+// with a focus ring, their arrow keys moving the selection.
 pragma ComponentBehavior: Bound
 
 import QtCharts
@@ -119,7 +120,19 @@ Item {
                 clip: true
                 model: deploys
                 currentIndex: deploys.selectedRow
+                // One Tab stop: the arrow keys choose the deploy whose steps show. They move the
+                // model's selection (the list follows it), so the list never selects by itself.
+                activeFocusOnTab: true
+                keyNavigationEnabled: false
+                highlightMoveDuration: 0
+                Keys.onUpPressed: deploys.selectedRow = Math.max(0, deploys.selectedRow - 1)
+                Keys.onDownPressed: deploys.selectedRow = Math.min(history.count - 1, deploys.selectedRow + 1)
                 ScrollBar.vertical: ScrollBar {}
+                Accessible.role: Accessible.List
+                Accessible.name: qsTr("Deploys")
+                FocusRing {
+                    target: history
+                }
                 delegate: ItemDelegate {
                     id: deployRow
                     required property int index
@@ -132,7 +145,14 @@ Item {
                     required property real durationMs
                     width: ListView.view.width
                     highlighted: ListView.isCurrentItem
-                    onClicked: deploys.selectedRow = deployRow.index
+                    focusPolicy: Qt.NoFocus
+                    Accessible.role: Accessible.ListItem
+                    Accessible.name: qsTr("%1 · %2").arg(deployRow.ref).arg(deployRow.commit.substring(0, 8)) + ", "
+                                     + qsTr("%1 · %2 · %3").arg(deployRow.statusText).arg(deployRow.whenText).arg(root.duration(deployRow.durationMs))
+                    onClicked: {
+                        deploys.selectedRow = deployRow.index;
+                        history.forceActiveFocus();
+                    }
                     contentItem: RowLayout {
                         spacing: 8
                         // The word is the first part of the line below.
@@ -241,7 +261,19 @@ Item {
                     model: steps
                     currentIndex: steps.selectedRow
                     spacing: 2
+                    // One Tab stop: the arrow keys choose the step whose detail shows (through the
+                    // model, as for the deploys).
+                    activeFocusOnTab: true
+                    keyNavigationEnabled: false
+                    highlightMoveDuration: 0
+                    Keys.onUpPressed: steps.selectedRow = Math.max(0, steps.selectedRow - 1)
+                    Keys.onDownPressed: steps.selectedRow = Math.min(timeline.count - 1, steps.selectedRow + 1)
                     ScrollBar.vertical: ScrollBar {}
+                    Accessible.role: Accessible.List
+                    Accessible.name: qsTr("Steps")
+                    FocusRing {
+                        target: timeline
+                    }
                     delegate: ItemDelegate {
                         id: stepRow
                         required property int index
@@ -256,7 +288,13 @@ Item {
                         readonly property string word: state === DisplayState.Waiting && approvalId.length > 0 ? qsTr("waiting for approval %1").arg(approvalId) : statusText
                         width: ListView.view.width
                         highlighted: ListView.isCurrentItem
-                        onClicked: steps.selectedRow = stepRow.index
+                        focusPolicy: Qt.NoFocus
+                        Accessible.role: Accessible.ListItem
+                        Accessible.name: qsTr("%1: %2, %3").arg(stepRow.title).arg(stepRow.word).arg(root.duration(stepRow.durationMs))
+                        onClicked: {
+                            steps.selectedRow = stepRow.index;
+                            timeline.forceActiveFocus();
+                        }
                         contentItem: ColumnLayout {
                             spacing: 4
                             RowLayout {

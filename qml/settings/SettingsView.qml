@@ -1,10 +1,11 @@
 // The Settings view: serving this computer's engine to teammates (off by default) over TLS on a
-// chosen address and port, a one-time pairing link for one of the accounts with the certificate's
-// picture to compare by eye, and who is connected now. Everything comes from EmbeddedServer,
+// chosen address and port, a one-time pairing link for one of the accounts (as text and as a QR
+// code) with the certificate's picture to compare by eye, and who is connected now. Everything comes from EmbeddedServer,
 // except the install's host-execution setting for pipelines, which the shell passes in.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import Pando.Connections
 import Pando.Settings
 import Pando.States
 
@@ -17,6 +18,7 @@ Pane {
     property string appAccessText: ""
 
     ScrollView {
+        id: scroll
         anchors.fill: parent
         contentWidth: availableWidth
 
@@ -100,19 +102,25 @@ Pane {
                         Layout.columnSpan: 2
                     }
                     Label {
+                        id: addressLabel
                         text: qsTr("Address")
                     }
                     TextField {
                         id: addressField
+                        objectName: "serverAddress"
+                        Accessible.name: addressLabel.text
                         text: root.server.address
                         placeholderText: qsTr("0.0.0.0 for every network")
                         Layout.preferredWidth: 240
                     }
                     Label {
+                        id: portLabel
                         text: qsTr("Port")
                     }
                     SpinBox {
                         id: portField
+                        objectName: "serverPort"
+                        Accessible.name: portLabel.text
                         from: 1
                         to: 65535
                         editable: true
@@ -123,6 +131,7 @@ Pane {
                         Layout.preferredWidth: 1
                     }
                     Button {
+                        objectName: "applyButton"
                         text: qsTr("Apply")
                         enabled: root.server.enabled && !root.server.busy
                         onClicked: {
@@ -151,6 +160,7 @@ Pane {
             }
 
             GroupBox {
+                id: pairGroup
                 objectName: "pairGroup"
                 title: qsTr("Pair a teammate")
                 visible: root.server.running
@@ -168,12 +178,15 @@ Pane {
                         Layout.alignment: Qt.AlignTop
 
                         Label {
+                            id: accountLabel
                             text: qsTr("Account")
                         }
                         RowLayout {
                             spacing: 8
                             ComboBox {
                                 id: accountBox
+                                objectName: "accountBox"
+                                Accessible.name: accountLabel.text
                                 model: root.server.accounts
                                 Layout.preferredWidth: 200
                             }
@@ -192,6 +205,7 @@ Pane {
                             Layout.fillWidth: true
                             TextField {
                                 objectName: "pairingLinkField"
+                                Accessible.name: qsTr("Pairing link")
                                 text: root.server.pairingLink
                                 readOnly: true
                                 selectByMouse: true
@@ -199,7 +213,9 @@ Pane {
                                 Layout.fillWidth: true
                             }
                             Button {
+                                objectName: "copyPairingLink"
                                 text: qsTr("Copy")
+                                Accessible.name: qsTr("Copy the pairing link")
                                 enabled: root.server.pairingLink.length > 0
                                 onClicked: root.server.copyPairingLink()
                             }
@@ -226,7 +242,26 @@ Pane {
                     ColumnLayout {
                         spacing: 4
                         Layout.alignment: Qt.AlignTop
+                        // The link itself as a QR code, for a camera; dark on light in any theme.
+                        QrCode {
+                            id: qrCode
+                            objectName: "pairingQrCode"
+                            text: root.server.pairingLink
+                            visible: qrCode.modules > 0
+                            Layout.preferredWidth: qrCode.implicitWidth
+                            Layout.preferredHeight: qrCode.implicitHeight
+                            Accessible.role: Accessible.Graphic
+                            Accessible.name: qsTr("QR code of the pairing link")
+                        }
                         Label {
+                            visible: qrCode.error.length > 0
+                            text: qrCode.error
+                            color: StateStyle.danger
+                            wrapMode: Text.Wrap
+                            Layout.fillWidth: true
+                        }
+                        Label {
+                            objectName: "fingerprintArt"
                             text: root.server.fingerprintArt
                             font.family: "monospace"
                         }
@@ -275,5 +310,25 @@ Pane {
                 }
             }
         }
+    }
+
+    // Tab to a control below the fold scrolls it into view; so does a new pairing link, with its
+    // QR code and the certificate's picture.
+    FocusReveal {
+        id: reveal
+        flickable: scroll.contentItem as Flickable
+    }
+    Connections {
+        target: root.server
+        function onPairingChanged() {
+            if (root.server.pairingLink.length > 0)
+                revealPairing.start();
+        }
+    }
+    // Once the group has grown by the code.
+    Timer {
+        id: revealPairing
+        interval: 0
+        onTriggered: reveal.reveal(pairGroup)
     }
 }

@@ -1,5 +1,5 @@
 // Ctrl+K: type a few letters of an app, a pipeline, a view or an action; the arrow keys move, Enter
-// goes there, Esc closes. The matches come from Desktop.palette; Main.qml carries out the choice.
+// goes there, Esc closes. Tab goes between the query and the matches. The matches come from Desktop.palette; Main.qml carries out the choice.
 pragma ComponentBehavior: Bound
 
 import QtQuick
@@ -62,6 +62,16 @@ Popup {
             model: Desktop.palette.entries(query.text)
             highlightMoveDuration: 0
             ScrollBar.vertical: ScrollBar {}
+            // Tab from the query comes here (and goes back): the arrow keys move, Enter chooses.
+            activeFocusOnTab: true
+            keyNavigationEnabled: true
+            Keys.onReturnPressed: root.choose(results.currentIndex)
+            Keys.onEnterPressed: root.choose(results.currentIndex)
+            Accessible.role: Accessible.List
+            Accessible.name: qsTr("Matches")
+            FocusRing {
+                target: results
+            }
 
             delegate: ItemDelegate {
                 id: entry
@@ -70,7 +80,10 @@ Popup {
                 width: ListView.view.width
                 highlighted: ListView.isCurrentItem
                 onClicked: root.choose(entry.index)
-                Accessible.name: entry.modelData.label
+                focusPolicy: Qt.NoFocus
+                Accessible.role: Accessible.ListItem
+                Accessible.name: entry.modelData.hint.length > 0 ? qsTr("%1, %2").arg(entry.modelData.label).arg(entry.modelData.hint)
+                                                               : entry.modelData.label
 
                 contentItem: RowLayout {
                     spacing: 8

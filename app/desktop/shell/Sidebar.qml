@@ -1,5 +1,6 @@
 // The narrow sidebar: the current connection at the top, the views, Connections and Settings at
-// the bottom. Approvals carries the count of what waits.
+// the bottom. Approvals carries the count of what waits. Each entry is a Tab stop with a focus ring
+// and opens its view with Space or Enter.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -19,6 +20,18 @@ Pane {
         property int badge: 0
         Layout.fillWidth: true
         highlighted: current === page
+        // Reached by Tab (an ItemDelegate is not by default) but not focused by a click, so the
+        // view's list keeps the arrow keys; Space or Enter opens the view.
+        focusPolicy: Qt.TabFocus
+        Keys.onReturnPressed: entry.clicked()
+        Keys.onEnterPressed: entry.clicked()
+        Accessible.role: Accessible.PageTab
+        Accessible.name: entry.badge > 0 ? qsTr("%1, %n waiting", "", entry.badge).arg(entry.text) : entry.text
+        FocusRing {
+            target: entry
+            shown: entry.visualFocus
+            selected: entry.highlighted
+        }
         contentItem: RowLayout {
             spacing: 8
             Label {
@@ -47,7 +60,18 @@ Pane {
         spacing: 4
 
         ItemDelegate {
+            id: connectionEntry
+            objectName: "connectionEntry"
             Layout.fillWidth: true
+            focusPolicy: Qt.TabFocus
+            Keys.onReturnPressed: connectionEntry.clicked()
+            Keys.onEnterPressed: connectionEntry.clicked()
+            Accessible.role: Accessible.Button
+            Accessible.name: qsTr("Connected to %1. Switch connection").arg(Desktop.connectionName)
+            FocusRing {
+                target: connectionEntry
+                shown: connectionEntry.visualFocus
+            }
             onClicked: root.current = Sidebar.Page.Connections
             ToolTip.visible: hovered
             ToolTip.text: qsTr("Switch connection")

@@ -4,8 +4,12 @@
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/pipelinefakes.h"
 
+#include <QAccessible>
+#include <QImage>
 #include <QJsonObject>
 #include <QQmlEngine>
+#include <QQuickItem>
+#include <QQuickWindow>
 #include <QTcpServer>
 
 using namespace Qt::StringLiterals;
@@ -204,6 +208,43 @@ QString QuickFixture::takeWarnings()
     const QString text = m_warnings.join(u'\n');
     m_warnings.clear();
     return text;
+}
+
+QString QuickFixture::accessibleName(QObject *item) const
+{
+    QAccessibleInterface *accessible = item ? QAccessible::queryAccessibleInterface(item) : nullptr;
+    const QString name = accessible ? accessible->text(QAccessible::Name) : QString();
+    if (name.isEmpty() && item && item->inherits("QQuickAbstractButton"))
+        return item->property("text").toString();
+    return name;
+}
+
+int QuickFixture::accessibleRole(QObject *item) const
+{
+    QAccessibleInterface *accessible = item ? QAccessible::queryAccessibleInterface(item) : nullptr;
+    return accessible ? int(accessible->role()) : int(QAccessible::NoRole);
+}
+
+QVariant QuickFixture::grabItem(QQuickItem *item) const
+{
+    if (!item || !item->window())
+        return {};
+    const QImage window = item->window()->grabWindow();
+    const qreal ratio = window.devicePixelRatio();
+    const QRectF place = item->mapRectToScene(QRectF(0, 0, item->width(), item->height()));
+    const QRectF pixels(place.x() * ratio, place.y() * ratio, place.width() * ratio, place.height() * ratio);
+    return window.copy(pixels.toAlignedRect().intersected(window.rect()));
+}
+
+bool QuickFixture::sameImage(const QVariant &a, const QVariant &b) const
+{
+    return a.value<QImage>() == b.value<QImage>();
+}
+
+QString QuickFixture::pixel(const QVariant &image, int x, int y) const
+{
+    const QImage picture = image.value<QImage>();
+    return picture.valid(x, y) ? QColor(picture.pixel(x, y)).name() : QString();
 }
 
 } // namespace pando::test

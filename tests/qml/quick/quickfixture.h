@@ -24,6 +24,7 @@
 #include <memory>
 
 class QQmlEngine;
+class QQuickItem;
 
 namespace pando::test {
 
@@ -64,6 +65,19 @@ public:
     Q_INVOKABLE QObject *localServer();
     // The QML engine's warnings since the last call, one a line ("" when there were none).
     Q_INVOKABLE QString takeWarnings();
+    // What a screen reader reads of the item: its accessible name and role (a QAccessible::Role).
+    // The name is Accessible.name; a button without one is named after its text, as Qt Quick
+    // Controls name it once a screen reader turns accessibility on (the offscreen platform has no
+    // accessibility bridge to turn it on, so this applies the same rule).
+    Q_INVOKABLE QString accessibleName(QObject *item) const;
+    Q_INVOKABLE int accessibleRole(QObject *item) const;
+    // The item as its window draws it now: the window's picture cut to the item's place in the
+    // window (Qt 6.4's grabImage() cuts at the item's place in its parent, which is wrong for any
+    // nested item). An image to hand to sameImage() and pixel().
+    Q_INVOKABLE QVariant grabItem(QQuickItem *item) const;
+    Q_INVOKABLE bool sameImage(const QVariant &a, const QVariant &b) const;
+    // The pixel's colour as "#rrggbb" (in device pixels).
+    Q_INVOKABLE QString pixel(const QVariant &image, int x, int y) const;
 
 Q_SIGNALS:
     void restarted();

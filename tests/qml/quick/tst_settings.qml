@@ -1,5 +1,6 @@
 // The Settings view on this computer's own engine: serving teammates is off by default (the switch
-// off, nothing to pair); switched on it serves and makes a pairing link; switched off it stops.
+// off, nothing to pair); switched on it serves and makes a pairing link, shown as text and as a QR
+// code; switched off it stops.
 import QtQuick
 import QtTest
 import Pando.Settings
@@ -47,6 +48,35 @@ Item {
             mouseClick(make);
             const link = named("pairingLinkField", view);
             tryVerify(() => link.text.startsWith("pando://127.0.0.1:" + server.port + "/pair?"), 15000, link.text);
+
+            // The link as a QR code beside the certificate's picture: a real code of that text
+            // (17 + 4 × version modules a side), dark on light even in a dark palette, with the
+            // light quiet zone around it and the top-left finder pattern inside.
+            const qr = named("pairingQrCode", view);
+            tryCompare(qr, "visible", true);
+            compare(qr.text, link.text);
+            compare(qr.error, "");
+            verify(qr.version >= 1 && qr.modules === 17 + 4 * qr.version, qr.modules + " modules, version " + qr.version);
+            verify(named("fingerprintArt", view).text.length > 0, "no certificate picture");
+            view.palette.window = "#202020";
+            view.palette.base = "#202020";
+            view.palette.windowText = "#f0f0f0";
+            const module = Math.floor(Math.min(qr.width, qr.height) / (qr.modules + 8));
+            verify(module >= 2, "modules " + module + " px wide");
+            tryVerify(() => {
+                const at = qr.mapToItem(null, 0, 0);
+                return at.y >= 0 && at.y + qr.height <= root.height;
+            }, 5000, "the QR code is not scrolled into view");
+            const image = Fixture.grabItem(qr);
+            const light = (x, y) => Fixture.pixel(image, x, y) === "#ffffff";
+            const dark = (x, y) => Fixture.pixel(image, x, y) === "#000000";
+            const side = (qr.modules + 8) * module;
+            for (let i = 0; i < side; i += module) {
+                verify(light(i, 1) && light(1, i) && light(i, side - 2) && light(side - 2, i), "the quiet zone is not light at " + i);
+                verify(light(i, 4 * module - 1), "the quiet zone is not four modules deep at " + i);
+            }
+            verify(dark(4 * module, 4 * module) && dark(10 * module + module - 1, 4 * module), "no finder pattern's dark ring");
+            verify(light(5 * module, 5 * module) && dark(6 * module, 6 * module), "no finder pattern's light ring and centre");
 
             mouseClick(serve);
             tryCompare(server, "running", false, 20000);
