@@ -349,6 +349,47 @@ Item {
                         }
                     }
                 }
+
+                // What the selected step printed (the build's output, the crashed container's
+                // last lines), at its end: where a failure's cause is.
+                ColumnLayout {
+                    Layout.fillWidth: true
+                    Layout.preferredHeight: Math.min(stepLog.contentHeight + logTitle.implicitHeight + 12, root.height * 0.4)
+                    visible: steps.selectedLog.length > 0
+                    spacing: 4
+                    Label {
+                        id: logTitle
+                        Layout.leftMargin: 8
+                        text: qsTr("Output: %n line(s)", "", steps.selectedLog.length)
+                        font.bold: true
+                    }
+                    ListView {
+                        id: stepLog
+                        objectName: "stepLog"
+                        Layout.fillWidth: true
+                        Layout.fillHeight: true
+                        clip: true
+                        model: steps.selectedLog
+                        activeFocusOnTab: true
+                        Accessible.role: Accessible.List
+                        Accessible.name: qsTr("Output of the selected step")
+                        ScrollBar.vertical: ScrollBar {}
+                        onCountChanged: positionViewAtEnd()
+                        FocusRing {
+                            target: stepLog
+                        }
+                        delegate: Label {
+                            required property string modelData
+                            width: ListView.view.width
+                            leftPadding: 8
+                            rightPadding: 8
+                            text: modelData
+                            textFormat: Text.PlainText
+                            wrapMode: Text.WrapAnywhere
+                            font.family: "monospace"
+                        }
+                    }
+                }
             }
         }
     }

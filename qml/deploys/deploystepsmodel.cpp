@@ -1,4 +1,5 @@
 #include "qml/deploys/deploystepsmodel.h"
+#include "app/desktop/logs/ansi.h"
 #include "core/vocab/vocab.h"
 
 #include <QDateTime>
@@ -42,6 +43,11 @@ DeployStepsModel::DeployStepsModel(QObject *parent)
     // A second's resolution is what a duration label shows; four ticks keep the bar smooth.
     m_ticker.setInterval(250);
     connect(&m_ticker, &QTimer::timeout, this, &DeployStepsModel::tick);
+    // A running step's output is asked for again each second (it is written every half second).
+    m_logPoll.setInterval(1000);
+    m_logPoll.setSingleShot(true);
+    connect(&m_logPoll, &QTimer::timeout, this, [this] { loadLog(false); });
+    connect(this, &DeployStepsModel::selectedChanged, this, [this] { loadLog(true); });
 }
 
 DeployStepsModel::~DeployStepsModel() = default;
@@ -233,8 +239,12 @@ void DeployStepsModel::applyStep(const QJsonObject &step)
     while (at < m_steps.size() && m_steps.at(at).value(u"seq"_s).toInteger() < seq)
         ++at;
     if (at < m_steps.size() && m_steps.at(at).value(u"seq"_s).toInteger() == seq) {
+        const bool ended = m_steps.at(at).value(u"status"_s) != step.value(u"status"_s);
         m_steps[at] = step;
         Q_EMIT dataChanged(index(at), index(at));
+        // Its last lines were written before its end was recorded.
+        if (ended && at == m_selected && !m_logPoll.isActive())
+            QTimer::singleShot(0, this, [this] { loadLog(false); });
     } else {
         beginInsertRows({}, at, at);
         m_steps.insert(at, step);
@@ -265,6 +275,47 @@ void DeployStepsModel::onEvent(const QJsonObject &event)
     // succeeded, failed, awaiting-approval, started: the deploy's own fields changed.
     if ((type && core::isDeployEvent(*type)))
         refresh();
+}
+
+bool DeployStepsModel::selectedRunning() const
+{
+    return m_selected >= 0 && m_selected < m_steps.size() &&
+           core::parseDeployStepStatus(m_steps.at(m_selected).value(u"status"_s).toString()) ==
+               core::DeployStepStatus::Running;
+}
+
+void DeployStepsModel::loadLog(bool restart)
+{
+    const int seq =
+        m_selected >= 0 && m_selected < m_steps.size() ? int(m_steps.at(m_selected).value(u"seq"_s).toInteger(-1)) : -1;
+    if (restart || seq != m_logSeq) {
+        m_logPoll.stop();
+        ++m_logGeneration;
+        m_logSeq = seq;
+        m_logAfter = 0;
+        if (!m_log.isEmpty()) {
+            m_log.clear();
+            Q_EMIT selectedLogChanged();
+        }
+    }
+    if (!m_session || m_deployId.isEmpty() || seq < 0)
+        return;
+    const quint64 generation = m_logGeneration;
+    QPointer<DeployStepsModel> self(this);
+    m_session->deployLog(m_deployId, seq, m_logAfter, [self, generation](const Result<QJsonArray> &lines) {
+        if (!self || self->m_logGeneration != generation)
+            return;
+        if (lines && !lines->isEmpty()) {
+            for (const QJsonValue value : *lines) {
+                const QJsonObject line = value.toObject();
+                self->m_log << QString::fromUtf8(ansi::strip(line.value(u"text"_s).toString().toUtf8()));
+                self->m_logAfter = std::max(self->m_logAfter, int(line.value(u"line"_s).toInteger()));
+            }
+            Q_EMIT self->selectedLogChanged();
+        }
+        if (self->selectedRunning())
+            self->m_logPoll.start();
+    });
 }
 
 void DeployStepsModel::updateTicker()

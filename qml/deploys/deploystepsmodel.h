@@ -33,6 +33,9 @@ class DeployStepsModel : public pando::desktop::SessionListModel {
     Q_PROPERTY(QString approvalId READ approvalId NOTIFY deployChanged)
     // The longest step's duration: the bars are drawn relative to it.
     Q_PROPERTY(qint64 longestMs READ longestMs NOTIFY durationsChanged)
+    // What the selected step printed (the build's output, the container's last lines), escape
+    // codes removed; followed while the step runs.
+    Q_PROPERTY(QStringList selectedLog READ selectedLog NOTIFY selectedLogChanged)
 
 public:
     enum Role {
@@ -69,6 +72,7 @@ public:
     QString approvalId() const;
     qint64 longestMs() const;
     int rowOf(const QString &name) const;
+    const QStringList &selectedLog() const { return m_log; }
 
     // Where "now" comes from for running steps (tests set a fixed clock).
     void setClock(std::function<qint64()> nowMs) { m_now = std::move(nowMs); }
@@ -80,6 +84,7 @@ Q_SIGNALS:
     void selectedChanged();
     void deployChanged();
     void durationsChanged();
+    void selectedLogChanged();
 
 private:
     qint64 durationOf(const QJsonObject &step) const;
@@ -88,6 +93,10 @@ private:
     void tick();
     void updateTicker();
     void selectFailing();
+    // The selected step's output from the start (restart) or after what was read; again in a
+    // second while the step runs.
+    void loadLog(bool restart);
+    bool selectedRunning() const;
 
     QString m_deployId;
     QJsonObject m_deploy;
@@ -95,6 +104,11 @@ private:
     int m_selected = -1;
     bool m_userSelected = false;
     QTimer m_ticker;
+    QStringList m_log;
+    int m_logSeq = -1;  // the step m_log is of
+    int m_logAfter = 0; // its last line read
+    quint64 m_logGeneration = 0;
+    QTimer m_logPoll;
     std::function<qint64()> m_now;
 };
 

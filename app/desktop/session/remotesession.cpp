@@ -254,6 +254,12 @@ void RemoteSession::cancelDeploy(const QString &id, DoneCallback done)
     call([id](const Api &api, Callback cb) { api.cancelDeploy(id, std::move(cb)); }, toDone(std::move(done)));
 }
 
+void RemoteSession::deployLog(const QString &id, int step, int after, ListCallback done)
+{
+    callList([id, step, after](const Api &api, Callback cb) { api.deployLog(id, step, after, 5000, std::move(cb)); },
+             u"lines"_s, std::move(done));
+}
+
 void RemoteSession::logTail(const QString &app, int lines, ListCallback done)
 {
     callList([app, lines](const Api &api, Callback cb) { api.logTail(app, lines, std::move(cb)); }, u"lines"_s,

@@ -48,6 +48,7 @@ public:
     void deploys(const QString &app, int limit, ListCallback done) override;
     void deployDetail(const QString &id, ObjectCallback done) override;
     void cancelDeploy(const QString &id, DoneCallback done) override;
+    void deployLog(const QString &id, int step, int after, ListCallback done) override;
 
     void logTail(const QString &app, int lines, ListCallback done) override;
     Subscription *followLogs(const QString &app, int tail, QObject *parent) override;

@@ -106,6 +106,9 @@ public:
     // The deploy with its steps ("steps": [{name, status, detail, started_ms, finished_ms}, ...]).
     virtual void deployDetail(const QString &id, ObjectCallback done) = 0;
     virtual void cancelDeploy(const QString &id, DoneCallback done) = 0;
+    // What step `step` (its seq) of the deploy printed, after line `after`:
+    // [{step, line, time_ms, stderr, text}, ...] (at most 5000 lines a step are kept).
+    virtual void deployLog(const QString &id, int step, int after, ListCallback done) = 0;
 
     // Logs: the last lines of the app's current container; and a live follow that starts with
     // the last `tail` lines (at most 5000), with nothing lost or repeated between the two.

@@ -114,6 +114,13 @@ Item {
             const reason = named("deployReason", view);
             tryCompare(reason, "visible", true, 10000);
             compare(reason.text, "✖ build failed: the Dockerfile's RUN step exited with 1");
+            // The failing step is selected with the build's own output, scrolled to its end.
+            const output = named("stepLog", view);
+            tryCompare(output, "count", 3, 10000);
+            verify(output.visible);
+            tryVerify(() => output.itemAtIndex(2) !== null, 5000, "the last line is not shown");
+            compare(output.itemAtIndex(2).text, "make: *** No rule to make target 'all'.  Stop.");
+            verify(output.atYEnd);
         }
     }
 }
