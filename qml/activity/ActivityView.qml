@@ -53,7 +53,7 @@ Pane {
             ScrollBar.vertical: ScrollBar {}
             Accessible.role: Accessible.List
             Accessible.name: qsTr("Activity")
-            delegate: ItemDelegate {
+            delegate: ListRow {
                 id: entry
                 required property int state
                 required property string title

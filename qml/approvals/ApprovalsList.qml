@@ -69,7 +69,7 @@ Pane {
             Accessible.role: Accessible.List
             Accessible.name: qsTr("Requests waiting for approval")
 
-            delegate: ItemDelegate {
+            delegate: ListRow {
                 id: row
                 required property int index
                 required property string title

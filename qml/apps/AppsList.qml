@@ -67,7 +67,7 @@ Pane {
             Accessible.role: Accessible.List
             Accessible.name: qsTr("Apps")
 
-            delegate: ItemDelegate {
+            delegate: ListRow {
                 id: row
                 required property int index
                 required property string name
@@ -95,6 +95,7 @@ Pane {
                         spacing: 0
                         Layout.fillWidth: true
                         Label {
+                            objectName: "appRowName"
                             text: row.name
                             font.bold: true
                             elide: Text.ElideRight

@@ -40,7 +40,7 @@ Pane {
             Accessible.role: Accessible.List
             Accessible.name: qsTr("Connections")
             // The rows are not Tab stops: their Switch and Remove buttons are.
-            delegate: ItemDelegate {
+            delegate: ListRow {
                 id: row
                 required property int index
                 required property string name

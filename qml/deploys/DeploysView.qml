@@ -133,7 +133,7 @@ Item {
                 FocusRing {
                     target: history
                 }
-                delegate: ItemDelegate {
+                delegate: ListRow {
                     id: deployRow
                     required property int index
                     required property string id
@@ -218,7 +218,7 @@ Item {
                     Layout.leftMargin: 8
                     visible: deploys.actionError.length > 0
                     text: deploys.actionError
-                    color: StateStyle.colour(DisplayState.Failed)
+                    color: StateStyle.danger
                     wrapMode: Text.Wrap
                 }
 
@@ -239,7 +239,7 @@ Item {
                             objectName: "deployReason"
                             Layout.fillWidth: true
                             text: steps.failedStep.length > 0 ? qsTr("✖ %1 failed: %2").arg(steps.failedStep).arg(steps.reason) : qsTr("✖ %1").arg(steps.reason)
-                            color: StateStyle.colour(DisplayState.Failed)
+                            color: StateStyle.danger
                             font.bold: true
                             elide: Text.ElideRight
                         }
@@ -274,7 +274,7 @@ Item {
                     FocusRing {
                         target: timeline
                     }
-                    delegate: ItemDelegate {
+                    delegate: ListRow {
                         id: stepRow
                         required property int index
                         required property string title
@@ -316,7 +316,7 @@ Item {
                                 }
                                 Label {
                                     text: stepRow.word
-                                    color: StateStyle.colour(stepRow.state)
+                                    color: StateStyle.on(stepRow.state, stepRow.palette.window)
                                     Layout.preferredWidth: 260
                                     elide: Text.ElideRight
                                 }

@@ -59,6 +59,14 @@ QColor StateStyle::readable(const QColor &colour, const QColor &background) cons
     return marks::readable(colour, background);
 }
 
+QColor StateStyle::selection(const QColor &highlight, const QColor &highlightedText) const
+{
+    QPalette palette;
+    palette.setColor(QPalette::Highlight, highlight);
+    palette.setColor(QPalette::HighlightedText, highlightedText);
+    return withReadableSelection(palette).color(QPalette::Highlight);
+}
+
 double StateStyle::contrast(const QColor &a, const QColor &b) const
 {
     return marks::contrast(a, b);

@@ -43,7 +43,6 @@ public:
     static QColor dangerOn(const QPalette &palette);
     // palette with a selection colour its selected text reaches 7:1 on (Fusion's own blue
     // reaches 3.6:1 with white), deep enough for every state's mark to keep its hue there.
-    // pando-desktop applies it to the application's palette.
     static QPalette withReadableSelection(QPalette palette);
 
     QColor accent() const { return colourOf(DisplayState::Progress); }
@@ -54,6 +53,9 @@ public:
     // Any colour made readable on background the same way (a word's, an error's).
     Q_INVOKABLE QColor readable(const QColor &colour, const QColor &background) const;
     Q_INVOKABLE double contrast(const QColor &a, const QColor &b) const;
+    // The selection colour a window uses: highlight deepened until highlightedText reaches 7:1
+    // on it (withReadableSelection's rule). The window sets it once as it opens.
+    Q_INVOKABLE QColor selection(const QColor &highlight, const QColor &highlightedText) const;
     Q_INVOKABLE QString shape(int state) const { return shapeOf(DisplayState::Value(state)); }
     Q_INVOKABLE QString word(int state) const { return wordOf(DisplayState::Value(state)); }
 

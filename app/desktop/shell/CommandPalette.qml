@@ -73,7 +73,7 @@ Popup {
                 target: results
             }
 
-            delegate: ItemDelegate {
+            delegate: ListRow {
                 id: entry
                 required property int index
                 required property var modelData

@@ -11,6 +11,13 @@ TestCase {
     // Where named() looks by default.
     property Item scope: parent
 
+    // The selection colour pando-desktop's window uses (Main.qml), before any test runs.
+    onWindowShownChanged: {
+        const window = testCase.Window.window;
+        if (windowShown && window)
+            window.palette.highlight = StateStyle.selection(window.palette.highlight, window.palette.highlightedText);
+    }
+
     function named(name: string, where): QtObject {
         const item = findChild(where ? where : testCase.scope, name);
         verify(item !== null, "no item named " + name);

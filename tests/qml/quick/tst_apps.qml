@@ -77,6 +77,12 @@ Item {
                       named("stateMark", list.currentItem).word);
             checkMark(named("stateMark", list.currentItem), DisplayState.Neutral, "not deployed", "dash");
             verify(named("stateWord", named("stateMark", list.currentItem)).visible, "the list shows no word");
+            // The selected row: its mark drawn for the selection colour, its name readable on it.
+            const selection = list.currentItem.palette.highlight;
+            compare(named("stateMark", list.currentItem).background, selection);
+            const nameLabel = named("appRowName", list.currentItem);
+            verify(StateStyle.contrast(nameLabel.color, selection) >= 4.5,
+                   "the selected app's name at " + StateStyle.contrast(nameLabel.color, selection).toFixed(2) + ":1");
             checkMark(named("appStateMark"), DisplayState.Neutral, "not deployed", "dash");
             tryCompare(named("appName"), "text", "hello");
             verify(!named("emptyState").visible);
