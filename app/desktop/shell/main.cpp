@@ -352,6 +352,8 @@ int main(int argc, char *argv[])
 
     QQmlApplicationEngine engine;
     engine.addImportPath(u"qrc:/qt/qml"_s);
+    // The views are made when first shown (Main.qml); --check opens every view's dialogs.
+    engine.setInitialProperties({{u"loadEveryView"_s, options.check}});
     engine.load(QUrl(u"qrc:/qt/qml/Pando/Shell/Main.qml"_s));
     auto *window =
         engine.rootObjects().isEmpty() ? nullptr : qobject_cast<QQuickWindow *>(engine.rootObjects().first());
