@@ -5,6 +5,7 @@
 #include "app/desktop/session/inprocesssession.h"
 #include "app/desktop/session/remotesession.h"
 #include "app/desktop/shell/desktopstate.h"
+#include "app/desktop/shell/desktoptrace.h"
 #include "app/desktop/shell/selfcheck.h"
 #include "app/desktop/shell/singleinstance.h"
 #include "app/desktop/shell/trayicon.h"
@@ -216,33 +217,6 @@ Session *makeSession(const Options &options, QSettings &settings, QObject *paren
     return new InProcessSession(std::move(local), parent);
 }
 
-// PANDO_DESKTOP_TRACE=1: one line on stderr at the moments a start is measured by (the first
-// frame, the apps list loaded and drawn), for tests/bench/bench_desktop. Off, it costs nothing.
-void traceStartup(QQuickWindow *window, DesktopState &state)
-{
-    if (!qEnvironmentVariableIsSet("PANDO_DESKTOP_TRACE"))
-        return;
-    auto say = [](const QByteArray &line) {
-        std::fprintf(stderr, "pando-desktop: %s\n", line.constData());
-        std::fflush(stderr);
-    };
-    QObject::connect(
-        window, &QQuickWindow::frameSwapped, window, [say] { say("first frame"); }, Qt::SingleShotConnection);
-    AppsModel *apps = state.apps();
-    auto told = std::make_shared<bool>(false);
-    QObject::connect(apps, &AppsModel::loadingChanged, window, [window, apps, told, say] {
-        if (*told || !apps->isLoaded())
-            return;
-        *told = true;
-        // Said once the list is on screen: the next frame after the rows arrived.
-        QObject::connect(
-            window, &QQuickWindow::frameSwapped, window,
-            [apps, say] { say("apps view drawn with " + QByteArray::number(apps->rowCount()) + " apps"); },
-            Qt::SingleShotConnection);
-        window->update();
-    });
-}
-
 // SIGTERM and SIGINT (a logout, systemd, Ctrl-C in a terminal) end the app the way Quit does:
 // the event loop returns, the window's place is saved and the engine shuts down. The handler only
 // writes a byte to a pipe; the GUI thread reads it and quits.
@@ -401,7 +375,7 @@ int main(int argc, char *argv[])
         tray->setWindow(window);
         tray->show();
     }
-    traceStartup(window, state);
+    traceDesktop(window, state);
     showWindow(window);
     session->open();
     const int code = QApplication::exec();
