@@ -56,6 +56,9 @@ Pane {
             Layout.fillWidth: true
             Layout.fillHeight: true
             clip: true
+            // Rows scrolled out are kept for the rows scrolled in: making an ItemDelegate with its
+            // layouts and StateMark costs more than a frame's budget when a flick brings several.
+            reuseItems: true
             model: root.appsModel
             currentIndex: root.appsModel.selectedRow
             keyNavigationEnabled: true

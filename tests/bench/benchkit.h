@@ -7,10 +7,10 @@
 namespace pando::bench {
 
 // The middle value (the upper middle of an even count); 0 for none.
-inline qint64 median(QList<qint64> values)
+template<typename T> T median(QList<T> values)
 {
     std::sort(values.begin(), values.end());
-    return values.isEmpty() ? 0 : values[values.size() / 2];
+    return values.isEmpty() ? T{} : values[values.size() / 2];
 }
 
 } // namespace pando::bench

@@ -71,12 +71,30 @@ ApplicationWindow {
             sidebar.current = Sidebar.Page.Pipelines;
         } else if (key === "new-app") {
             sidebar.current = Sidebar.Page.Apps;
-            appsView.newApp(0);
+            (appsView.item as AppsView).newApp(0);
         } else if (key === "deploy") {
             Desktop.apps.deploy(Desktop.apps.selectedRow);
         } else if (key === "refresh") {
             Desktop.refresh();
         }
+    }
+
+    // True: every view is made at once (--check opens every view's dialogs).
+    property bool loadEveryView: false
+    Component.onCompleted: if (window.loadEveryView) {
+        for (let i = 0; i < views.children.length; ++i)
+            (views.children[i] as Loader).active = true;
+    }
+
+    // One page of the main pane: made when first shown, then kept (its selection, scroll and
+    // streams stay as the user left them).
+    component View: Loader {
+        readonly property bool current: StackLayout.isCurrentItem
+        active: false
+        onCurrentChanged: if (current)
+            active = true
+        Component.onCompleted: if (current)
+            active = true
     }
 
     CommandPalette {
@@ -112,38 +130,53 @@ ApplicationWindow {
             Layout.fillHeight: true
             padding: 0
         }
+        // Each view is made the first time it is shown and kept from then on, so the first frame
+        // pays for the Apps view only (bench_desktop; docs/benchmarks.md).
         StackLayout {
+            id: views
             Layout.fillWidth: true
             Layout.fillHeight: true
             currentIndex: sidebar.current
 
-            AppsView {
+            View {
                 id: appsView
-                appsModel: Desktop.apps
-            }
-            RunsView {
-                pipelinesModel: Desktop.pipelines
-                runsModel: Desktop.runs
-                runTree: Desktop.runTree
-            }
-            ApprovalsView {
-                approvalsModel: Desktop.approvals
-            }
-            ActivityView {
-                activityModel: Desktop.activity
-                onAppRequested: name => {
-                    Desktop.apps.selectApp(name);
-                    sidebar.current = Sidebar.Page.Apps;
+                sourceComponent: AppsView {
+                    appsModel: Desktop.apps
                 }
-                onApprovalRequested: id => Desktop.showApproval(id)
             }
-            ConnectionsView {
-                connectionsModel: Desktop.connections
+            View {
+                sourceComponent: RunsView {
+                    pipelinesModel: Desktop.pipelines
+                    runsModel: Desktop.runs
+                    runTree: Desktop.runTree
+                }
             }
-            SettingsView {
-                server: Desktop.embeddedServer
-                hostExecutionText: Desktop.pipelines.hostExecutionText
-                appAccessText: Desktop.pipelines.appAccessText
+            View {
+                sourceComponent: ApprovalsView {
+                    approvalsModel: Desktop.approvals
+                }
+            }
+            View {
+                sourceComponent: ActivityView {
+                    activityModel: Desktop.activity
+                    onAppRequested: name => {
+                        Desktop.apps.selectApp(name);
+                        sidebar.current = Sidebar.Page.Apps;
+                    }
+                    onApprovalRequested: id => Desktop.showApproval(id)
+                }
+            }
+            View {
+                sourceComponent: ConnectionsView {
+                    connectionsModel: Desktop.connections
+                }
+            }
+            View {
+                sourceComponent: SettingsView {
+                    server: Desktop.embeddedServer
+                    hostExecutionText: Desktop.pipelines.hostExecutionText
+                    appAccessText: Desktop.pipelines.appAccessText
+                }
             }
         }
     }
