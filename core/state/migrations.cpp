@@ -329,8 +329,11 @@ const QList<Migration> &migrations()
                             " PRIMARY KEY (name, pipeline))"),
          }},
         {14,
-         QStringLiteral("a deploy step's output: the build's lines, the crashed container's last ones"),
+         QStringLiteral("a deploy step's output; runs listed newest first without a sort"),
          {
+             // RunRepository::list: a pipeline's runs (or every run) newest first, LIMIT n.
+             QStringLiteral("CREATE INDEX runs_pipeline_created ON runs (pipeline, created_ms, number)"),
+             QStringLiteral("CREATE INDEX runs_created ON runs (created_ms, number)"),
              // line counts from 1 within a step; at most core/deploy's StepLog keeps per step.
              QStringLiteral("CREATE TABLE deploy_step_logs ("
                             " deploy_id TEXT NOT NULL REFERENCES deploys(id) ON DELETE CASCADE,"
