@@ -15,6 +15,18 @@
         <source>Nothing has happened since Pando Desktop started. Deploys, runs, approvals and changes to apps show here as they happen.</source>
         <translation>Seit dem Start von Pando Desktop ist nichts passiert. Deploys, Läufe, Freigaben und Änderungen an Apps erscheinen hier, sobald sie geschehen.</translation>
     </message>
+    <message>
+        <source>Clear the activity</source>
+        <translation>Aktivität leeren</translation>
+    </message>
+    <message>
+        <source>%1: %2, %3</source>
+        <translation>%1: %2, %3</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
 </context>
 <context>
     <name>AppDetail</name>
@@ -117,6 +129,10 @@
         <source>Reject</source>
         <translation>Ablehnen</translation>
     </message>
+    <message>
+        <source>Comment</source>
+        <translation>Kommentar</translation>
+    </message>
 </context>
 <context>
     <name>ApprovalsList</name>
@@ -135,6 +151,18 @@
     <message>
         <source>waiting</source>
         <translation>wartet</translation>
+    </message>
+    <message>
+        <source>Refresh the requests</source>
+        <translation>Anfragen aktualisieren</translation>
+    </message>
+    <message>
+        <source>Requests waiting for approval</source>
+        <translation>Anfragen, die auf Freigabe warten</translation>
+    </message>
+    <message>
+        <source>%1, waiting for approval: %2</source>
+        <translation>%1, wartet auf Freigabe: %2</translation>
     </message>
 </context>
 <context>
@@ -166,6 +194,14 @@
         <source>Create an app from a repository or a spec file (Ctrl+N)</source>
         <translation>Eine App aus einem Repository oder einer Spec-Datei anlegen (Strg+N)</translation>
     </message>
+    <message>
+        <source>Refresh the apps</source>
+        <translation>Apps aktualisieren</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1, %2</translation>
+    </message>
 </context>
 <context>
     <name>CommandPalette</name>
@@ -180,6 +216,14 @@
     <message>
         <source>Nothing matches “%1”.</source>
         <translation>Nichts passt zu „%1“.</translation>
+    </message>
+    <message>
+        <source>Matches</source>
+        <translation>Treffer</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1, %2</translation>
     </message>
 </context>
 <context>
@@ -243,6 +287,18 @@
     <message>
         <source>Pairing…</source>
         <translation>Wird gekoppelt…</translation>
+    </message>
+    <message>
+        <source>%1, shown now</source>
+        <translation>%1, jetzt angezeigt</translation>
+    </message>
+    <message>
+        <source>Switch to %1</source>
+        <translation>Zu %1 wechseln</translation>
+    </message>
+    <message>
+        <source>Remove %1</source>
+        <translation>%1 entfernen</translation>
     </message>
 </context>
 <context>
@@ -310,6 +366,14 @@
     <message>
         <source>All files (*)</source>
         <translation>Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>App spec file</source>
+        <translation>App-Spec-Datei</translation>
+    </message>
+    <message>
+        <source>Choose an app spec file</source>
+        <translation>App-Spec-Datei auswählen</translation>
     </message>
 </context>
 <context>
@@ -408,6 +472,29 @@
     <message>
         <source>Deploy commit %1 again, whatever its ref points at now (Ctrl+Shift+D)</source>
         <translation>Commit %1 erneut deployen, egal worauf seine Ref jetzt zeigt (Strg+Umschalt+D)</translation>
+    </message>
+    <message>
+        <source>Deploys</source>
+        <translation>Bereitstellungen</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>Schritte</translation>
+    </message>
+    <message>
+        <source>%1: %2, %3</source>
+        <translation>%1: %2, %3</translation>
+    </message>
+    <message numerus="yes">
+        <source>Output: %n line(s)</source>
+        <translation>
+            <numerusform>Ausgabe: %n Zeile</numerusform>
+            <numerusform>Ausgabe: %n Zeilen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Output of the selected step</source>
+        <translation>Ausgabe des gewählten Schritts</translation>
     </message>
 </context>
 <context>
@@ -840,6 +927,18 @@
         <source>Administrators&apos; apps may use all of it. Administrators change it with: pando settings set local-repositories|ssh-agent|internal-hosts on|off, or member-ports FIRST-LAST|none</source>
         <translation>Apps von Administratoren dürfen alles davon nutzen. Administratoren ändern das mit: pando settings set local-repositories|ssh-agent|internal-hosts on|off, oder member-ports ERSTER-LETZTER|none</translation>
     </message>
+    <message>
+        <source>Pairing link</source>
+        <translation>Kopplungslink</translation>
+    </message>
+    <message>
+        <source>Copy the pairing link</source>
+        <translation>Kopplungslink kopieren</translation>
+    </message>
+    <message>
+        <source>QR code of the pairing link</source>
+        <translation>QR-Code des Kopplungslinks</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>
@@ -874,6 +973,17 @@
     <message>
         <source>Settings</source>
         <translation>Einstellungen</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1, %n waiting</source>
+        <translation>
+            <numerusform>%1, %n wartet</numerusform>
+            <numerusform>%1, %n warten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Connected to %1. Switch connection</source>
+        <translation>Verbunden mit %1. Verbindung wechseln</translation>
     </message>
 </context>
 <context>

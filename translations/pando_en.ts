@@ -2,6 +2,16 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US" sourcelanguage="en">
 <context>
+    <name>DeploysView</name>
+    <message numerus="yes">
+        <source>Output: %n line(s)</source>
+        <translation>
+            <numerusform>Output: %n line</numerusform>
+            <numerusform>Output: %n lines</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>LogView</name>
     <message numerus="yes">
         <source>%n match(es)</source>
@@ -25,6 +35,16 @@
         <translation>
             <numerusform>the fingerprint (fp=) must be 64 hex digits, got %n character</numerusform>
             <numerusform>the fingerprint (fp=) must be 64 hex digits, got %n characters</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>Sidebar</name>
+    <message numerus="yes">
+        <source>%1, %n waiting</source>
+        <translation>
+            <numerusform>%1, %n waiting</numerusform>
+            <numerusform>%1, %n waiting</numerusform>
         </translation>
     </message>
 </context>

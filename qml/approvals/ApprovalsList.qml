@@ -64,7 +64,9 @@ Pane {
             focus: true
             // One Tab stop: the arrow keys move among the rows.
             activeFocusOnTab: true
-            onCurrentIndexChanged: root.approvalsModel.selectedRow = currentIndex
+            // As the apps list: only a row the list moved to goes back to the model.
+            onCurrentIndexChanged: if (currentIndex >= 0)
+                root.approvalsModel.selectedRow = currentIndex
             ScrollBar.vertical: ScrollBar {}
             Accessible.role: Accessible.List
             Accessible.name: qsTr("Requests waiting for approval")

@@ -65,7 +65,10 @@ Pane {
             focus: true
             // One Tab stop: the arrow keys move among the rows.
             activeFocusOnTab: true
-            onCurrentIndexChanged: root.appsModel.selectedRow = currentIndex
+            // The list follows the model's selection; only a row it moved to goes back (a list
+            // made after an app was chosen elsewhere starts with no row, which is not a choice).
+            onCurrentIndexChanged: if (currentIndex >= 0)
+                root.appsModel.selectedRow = currentIndex
             ScrollBar.vertical: ScrollBar {}
             Accessible.role: Accessible.List
             Accessible.name: qsTr("Apps")

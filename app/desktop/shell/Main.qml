@@ -17,9 +17,6 @@ ApplicationWindow {
     height: 800
     minimumWidth: 720
     minimumHeight: 480
-    // Selected rows' text at 7:1 (Fusion's blue gives white 3.6:1), and room for a state's mark
-    // to keep its hue on the selection. Set once: a binding would read what it writes.
-    Component.onCompleted: window.palette.highlight = StateStyle.selection(window.palette.highlight, window.palette.highlightedText)
     title: qsTr("Pando — %1").arg(Desktop.connectionName)
 
     Shortcut {
@@ -81,9 +78,14 @@ ApplicationWindow {
 
     // True: every view is made at once (--check opens every view's dialogs).
     property bool loadEveryView: false
-    Component.onCompleted: if (window.loadEveryView) {
-        for (let i = 0; i < views.children.length; ++i)
-            (views.children[i] as Loader).active = true;
+    Component.onCompleted: {
+        // Selected rows' text at 7:1 (Fusion's blue gives white 3.6:1), and room for a state's
+        // mark to keep its hue on the selection. Set once: a binding would read what it writes.
+        window.palette.highlight = StateStyle.selection(window.palette.highlight, window.palette.highlightedText);
+        if (window.loadEveryView) {
+            for (let i = 0; i < views.children.length; ++i)
+                (views.children[i] as Loader).active = true;
+        }
     }
 
     // One page of the main pane: made when first shown, then kept (its selection, scroll and
