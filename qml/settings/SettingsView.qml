@@ -1,6 +1,7 @@
 // The Settings view: serving this computer's engine to teammates (off by default) over TLS on a
 // chosen address and port, a one-time pairing link for one of the accounts (as text and as a QR
-// code) with the certificate's picture to compare by eye, and who is connected now. Everything comes from EmbeddedServer,
+// code) with the certificate's picture to compare by eye, who is connected now, and the settings
+// of this computer's engine (EngineSettingsForm). Everything comes from EmbeddedServer,
 // except the install's host-execution setting for pipelines, which the shell passes in.
 import QtQuick
 import QtQuick.Controls
@@ -16,6 +17,9 @@ Pane {
     property string hostExecutionText: ""
     // What members' apps may use of the install (PipelinesModel.appAccessText).
     property string appAccessText: ""
+    // This computer's engine's settings (Desktop.engineSettings); null or unavailable when the
+    // window shows a remote install, whose settings are its pandod's flags.
+    property EngineSettingsForm engineSettings: null
 
     ScrollView {
         id: scroll
@@ -74,6 +78,102 @@ Pane {
                         wrapMode: Text.Wrap
                         opacity: 0.8
                         Layout.fillWidth: true
+                    }
+                }
+            }
+
+            // pandod's engine flags, for the engine this desktop runs itself.
+            GroupBox {
+                id: engineGroup
+                objectName: "engineGroup"
+                title: qsTr("This computer's engine")
+                Layout.fillWidth: true
+                visible: root.engineSettings !== null && root.engineSettings.available
+
+                GridLayout {
+                    anchors.fill: parent
+                    columns: 2
+                    columnSpacing: 12
+                    rowSpacing: 6
+
+                    Label {
+                        text: qsTr("Apps a member may own")
+                    }
+                    TextField {
+                        id: appLimitField
+                        objectName: "appLimitField"
+                        Layout.fillWidth: true
+                        text: root.engineSettings ? root.engineSettings.appLimit : ""
+                        placeholderText: qsTr("10 (the default)")
+                        Accessible.name: qsTr("Apps a member may own")
+                    }
+                    Label {
+                        text: qsTr("Pipeline runs at once")
+                    }
+                    TextField {
+                        id: maxRunsField
+                        objectName: "maxRunsField"
+                        Layout.fillWidth: true
+                        text: root.engineSettings ? root.engineSettings.maxRuns : ""
+                        placeholderText: qsTr("4 (the default)")
+                        Accessible.name: qsTr("Pipeline runs at once")
+                    }
+                    Label {
+                        text: qsTr("Approval policy file")
+                    }
+                    TextField {
+                        id: policyField
+                        objectName: "approvalPolicyField"
+                        Layout.fillWidth: true
+                        text: root.engineSettings ? root.engineSettings.approvalPolicy : ""
+                        placeholderText: qsTr("none: no deploy waits for sign-off")
+                        Accessible.name: qsTr("Approval policy file")
+                    }
+                    Label {
+                        text: qsTr("An approval waits")
+                    }
+                    TextField {
+                        id: ttlField
+                        objectName: "approvalTtlField"
+                        Layout.fillWidth: true
+                        text: root.engineSettings ? root.engineSettings.approvalTtl : ""
+                        placeholderText: qsTr("24h (the default; 30m, 7d, …)")
+                        Accessible.name: qsTr("How long an approval waits")
+                    }
+                    Label {
+                        text: qsTr("Audit sinks file")
+                    }
+                    TextField {
+                        id: sinksField
+                        objectName: "auditSinksField"
+                        Layout.fillWidth: true
+                        text: root.engineSettings ? root.engineSettings.auditSinks : ""
+                        placeholderText: qsTr("none: the audit log stays here")
+                        Accessible.name: qsTr("Audit sinks file")
+                    }
+                    Label {
+                        objectName: "engineSettingsError"
+                        Layout.columnSpan: 2
+                        Layout.fillWidth: true
+                        visible: root.engineSettings !== null && root.engineSettings.error.length > 0
+                        text: root.engineSettings ? root.engineSettings.error : ""
+                        color: StateStyle.danger
+                        wrapMode: Text.Wrap
+                    }
+                    Label {
+                        objectName: "engineRestartNote"
+                        Layout.columnSpan: 2
+                        Layout.fillWidth: true
+                        visible: root.engineSettings !== null && root.engineSettings.restartNeeded
+                        text: qsTr("Saved. The engine reads these when it starts: quit Pando from the tray and start it again to apply them.")
+                        wrapMode: Text.Wrap
+                    }
+                    Button {
+                        objectName: "saveEngineSettings"
+                        Layout.columnSpan: 2
+                        text: qsTr("Save")
+                        onClicked: root.engineSettings.save(appLimitField.text, maxRunsField.text, policyField.text, ttlField.text,
+                                                            sinksField.text)
                     }
                 }
             }
