@@ -179,4 +179,8 @@ private:
     Error m_failure;
 };
 
+// The Session behind a QML property of holder (QML hands views their session as a QObject);
+// null, with a warning naming holder's class, for an object that is not one.
+Session *sessionOf(QObject *object, const QObject *holder);
+
 } // namespace pando::desktop
