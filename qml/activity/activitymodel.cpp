@@ -1,7 +1,6 @@
 #include "qml/activity/activitymodel.h"
 
 #include <QDateTime>
-#include <QLocale>
 
 using namespace Qt::StringLiterals;
 
@@ -31,11 +30,8 @@ QVariant ActivityModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case TimeMsRole:
         return e.timeMs;
-    case TimeTextRole: {
-        const QDateTime at = QDateTime::fromMSecsSinceEpoch(e.timeMs);
-        return at.date() == QDate::currentDate() ? QLocale().toString(at.time(), QLocale::ShortFormat)
-                                                 : QLocale().toString(at, QLocale::ShortFormat);
-    }
+    case TimeTextRole:
+        return momentText(e.timeMs);
     case KindRole:
         return e.kind;
     case StateRole:

@@ -7,8 +7,6 @@ import QtQuick.Controls
 import QtQuick.Layouts
 import Pando.Apps
 import Pando.States
-import Pando.Deploys
-import Pando.Logs
 
 Pane {
     id: root
@@ -59,33 +57,79 @@ Pane {
             text: qsTr("Overview")
         }
         TabButton {
+            objectName: "deploysTab"
             text: qsTr("Deploys")
         }
         TabButton {
+            objectName: "logsTab"
             text: qsTr("Logs")
+        }
+        TabButton {
+            objectName: "settingsTab"
+            text: qsTr("Settings")
+        }
+        TabButton {
+            objectName: "eventsTab"
+            text: qsTr("Events")
         }
     }
 
-    // Deploys and Logs load only while shown, so a hidden tab follows no stream.
-    Loader {
+    // A tab's view, made only while the tab is shown, so a hidden tab follows no stream. Loaded by
+    // URL rather than as an inline sourceComponent: Qt 6.4's Loader refuses to create a bound
+    // component ("Cannot instantiate bound component outside its creation context"), which left
+    // every tab but Overview empty.
+    component TabLoader: Loader {
+        id: loader
+        required property bool shown
+        required property url view
+        property QtObject session
+        property string app
         anchors.fill: parent
-        anchors.topMargin: tabs.height + 12
-        active: root.hasApp && tabs.currentIndex === 1
-        visible: active
-        sourceComponent: DeploysView {
-            session: root.appsModel.session
-            app: root.app.name
+        visible: shown
+        onShownChanged: load()
+        Component.onCompleted: load()
+        function load() {
+            if (!loader.shown) {
+                loader.source = "";
+                return;
+            }
+            loader.setSource(loader.view, {
+                session: Qt.binding(() => loader.session),
+                app: Qt.binding(() => loader.app)
+            });
         }
     }
-    Loader {
-        anchors.fill: parent
+    TabLoader {
         anchors.topMargin: tabs.height + 12
-        active: root.hasApp && tabs.currentIndex === 2
-        visible: active
-        sourceComponent: LogView {
-            session: root.appsModel.session
-            app: root.app.name
-        }
+        objectName: "deploysLoader"
+        shown: root.hasApp && tabs.currentIndex === 1
+        view: "qrc:/qt/qml/Pando/Deploys/DeploysView.qml"
+        session: root.appsModel.session
+        app: root.hasApp ? root.app.name : ""
+    }
+    TabLoader {
+        anchors.topMargin: tabs.height + 12
+        objectName: "logsLoader"
+        shown: root.hasApp && tabs.currentIndex === 2
+        view: "qrc:/qt/qml/Pando/Logs/LogView.qml"
+        session: root.appsModel.session
+        app: root.hasApp ? root.app.name : ""
+    }
+    TabLoader {
+        anchors.topMargin: tabs.height + 12
+        objectName: "settingsLoader"
+        shown: root.hasApp && tabs.currentIndex === 3
+        view: Qt.resolvedUrl("AppSettingsTab.qml")
+        session: root.appsModel.session
+        app: root.hasApp ? root.app.name : ""
+    }
+    TabLoader {
+        anchors.topMargin: tabs.height + 12
+        objectName: "eventsLoader"
+        shown: root.hasApp && tabs.currentIndex === 4
+        view: Qt.resolvedUrl("AppEventsTab.qml")
+        session: root.appsModel.session
+        app: root.hasApp ? root.app.name : ""
     }
 
     ColumnLayout {

@@ -12,10 +12,7 @@ namespace pando::desktop {
 
 void AppCreator::setSessionObject(QObject *session)
 {
-    auto *typed = qobject_cast<Session *>(session);
-    if (session && !typed)
-        qWarning("AppCreator: %s is not a pando::desktop::Session", session->metaObject()->className());
-    setSession(typed);
+    setSession(sessionOf(session, this));
 }
 
 void AppCreator::setSession(Session *session)

@@ -233,6 +233,65 @@ void RemoteSession::removeApp(const QString &name, DoneCallback done)
          toDone(std::move(done)));
 }
 
+void RemoteSession::appSecrets(const QString &app, ObjectCallback done)
+{
+    call([app](const Api &api, Callback cb) { api.appSecrets(app, std::move(cb)); }, std::move(done));
+}
+
+void RemoteSession::setAppSecret(const QString &app, const QString &name, const QString &value, ObjectCallback done)
+{
+    call([app, name, value](const Api &api, Callback cb) { api.setAppSecret(app, name, value, std::move(cb)); },
+         std::move(done));
+}
+
+void RemoteSession::removeAppSecret(const QString &app, const QString &name, DoneCallback done)
+{
+    call([app, name](const Api &api, Callback cb) { api.removeAppSecret(app, name, std::move(cb)); },
+         toDone(std::move(done)));
+}
+
+void RemoteSession::appServices(const QString &app, ListCallback done)
+{
+    callList([app](const Api &api, Callback cb) { api.appServices(app, std::move(cb)); }, u"services"_s,
+             std::move(done));
+}
+
+void RemoteSession::backupService(const QString &app, const QString &slot, QIODevice *out,
+                                  std::function<void(qint64 bytes)> progress, DoneCallback done)
+{
+    // A dump starts only once the server has made it whole: the idle limit covers that wait.
+    constexpr int IdleTimeoutMs = 10 * 60 * 1000;
+    QPointer<QIODevice> target(out);
+    call(
+        [app, slot, target, progress = std::move(progress)](const Api &api, Callback cb) {
+            if (!target) {
+                cb(std::unexpected(Error{ErrorCode::Invalid, u"no file to write the backup to"_s, u"file"_s}));
+                return;
+            }
+            api.backupService(
+                app, slot, target.data(), IdleTimeoutMs,
+                [progress](qint64 bytes) {
+                    if (progress)
+                        progress(bytes);
+                },
+                std::move(cb));
+        },
+        toDone(std::move(done)));
+}
+
+void RemoteSession::startApp(const QString &name, ObjectCallback done)
+{
+    call([name](const Api &api, Callback cb) { api.startApp(name, std::move(cb)); }, std::move(done));
+}
+
+void RemoteSession::auditLines(const QString &object, int limit, ListCallback done)
+{
+    client::AuditQuery query;
+    query.object = object;
+    query.limit = limit;
+    callList([query](const Api &api, Callback cb) { api.audit(query, std::move(cb)); }, u"lines"_s, std::move(done));
+}
+
 void RemoteSession::deploy(const QString &app, const QString &ref, ObjectCallback done)
 {
     call([app, ref](const Api &api, Callback cb) { api.deploy(app, ref, std::move(cb)); }, std::move(done));

@@ -43,6 +43,14 @@ public:
     void createApp(const QByteArray &specText, ObjectCallback done) override;
     void updateApp(const QString &name, const QByteArray &specText, ObjectCallback done) override;
     void removeApp(const QString &name, DoneCallback done) override;
+    void appSecrets(const QString &app, ObjectCallback done) override;
+    void setAppSecret(const QString &app, const QString &name, const QString &value, ObjectCallback done) override;
+    void removeAppSecret(const QString &app, const QString &name, DoneCallback done) override;
+    void appServices(const QString &app, ListCallback done) override;
+    void backupService(const QString &app, const QString &slot, QIODevice *out,
+                       std::function<void(qint64 bytes)> progress, DoneCallback done) override;
+    void startApp(const QString &name, ObjectCallback done) override;
+    void auditLines(const QString &object, int limit, ListCallback done) override;
 
     void deploy(const QString &app, const QString &ref, ObjectCallback done) override;
     void deploys(const QString &app, int limit, ListCallback done) override;

@@ -49,4 +49,13 @@ void Session::setState(State state, const Error &failure)
     Q_EMIT stateChanged(state);
 }
 
+Session *sessionOf(QObject *object, const QObject *holder)
+{
+    auto *typed = qobject_cast<Session *>(object);
+    if (object && !typed)
+        qWarning("%s: %s is not a pando::desktop::Session", holder->metaObject()->className(),
+                 object->metaObject()->className());
+    return typed;
+}
+
 } // namespace pando::desktop

@@ -23,6 +23,7 @@
 #include <QPointer>
 #include <functional>
 
+class QIODevice;
 class QWebSocket;
 
 namespace pando::desktop {
@@ -98,6 +99,27 @@ public:
     virtual void updateApp(const QString &name, const QByteArray &specText, ObjectCallback done) = 0;
     // Queues the app's teardown; app.removed on the event stream says when it is gone.
     virtual void removeApp(const QString &name, DoneCallback done) = 0;
+    // The app's secrets by name ({app, secrets: [{name, created_ms, updated_ms, injected_as, file}],
+    // missing: [names the spec asks for as files that are not set]}); a value is never answered.
+    virtual void appSecrets(const QString &app, ObjectCallback done) = 0;
+    // Creates or replaces one secret (the answer is the secret without its value); the app sees
+    // it on its next deploy. The value goes only into the request body.
+    virtual void setAppSecret(const QString &app, const QString &name, const QString &value, ObjectCallback done) = 0;
+    virtual void removeAppSecret(const QString &app, const QString &name, DoneCallback done) = 0;
+    // The app's backing services ({app, slot, kind, version, status, user, database, volume, env:
+    // [variable names]}), never a password; Unavailable when the install runs without services.
+    virtual void appServices(const QString &app, ListCallback done) = 0;
+    // Streams a dump of the service's data into out, which must live until done is called (it is
+    // left open: the caller closes it, and keeps or discards it by the answer). progress, when
+    // set, hears the bytes written so far.
+    virtual void backupService(const QString &app, const QString &slot, QIODevice *out,
+                               std::function<void(qint64 bytes)> progress, DoneCallback done) = 0;
+    // Starts the serving version again (after Pando stopped it for its disk use); the app's JSON.
+    virtual void startApp(const QString &name, ObjectCallback done) = 0;
+    // Audit lines about one object ("app/NAME", "deploy/ID", "approval/ID"), newest first, at
+    // most limit. Reading the audit log needs the audit.read permission (administrators):
+    // Forbidden otherwise.
+    virtual void auditLines(const QString &object, int limit, ListCallback done) = 0;
 
     // Deploys. ref empty: the spec's ref. The answer is the queued deploy; its progress arrives as
     // deploy.* events.
@@ -159,5 +181,9 @@ private:
     State m_state = State::Disconnected;
     Error m_failure;
 };
+
+// The Session behind a QML property of holder (QML hands views their session as a QObject);
+// null, with a warning naming holder's class, for an object that is not one.
+Session *sessionOf(QObject *object, const QObject *holder);
 
 } // namespace pando::desktop

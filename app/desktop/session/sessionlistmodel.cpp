@@ -1,16 +1,15 @@
 #include "sessionlistmodel.h"
 
+#include <QDateTime>
+#include <QLocale>
+
 namespace pando::desktop {
 
 SessionListModel::~SessionListModel() = default;
 
 void SessionListModel::setSessionObject(QObject *session)
 {
-    auto *typed = qobject_cast<Session *>(session);
-    if (session && !typed)
-        qWarning("%s: %s is not a pando::desktop::Session", metaObject()->className(),
-                 session->metaObject()->className());
-    setSession(typed);
+    setSession(sessionOf(session, this));
 }
 
 void SessionListModel::setSession(Session *session)
@@ -64,6 +63,13 @@ void SessionListModel::onSessionState(Session::State state)
 {
     if (state == Session::State::Connected)
         refresh();
+}
+
+QString SessionListModel::momentText(qint64 ms)
+{
+    const QDateTime at = QDateTime::fromMSecsSinceEpoch(ms);
+    return at.date() == QDate::currentDate() ? QLocale().toString(at.time(), QLocale::ShortFormat)
+                                             : QLocale().toString(at, QLocale::ShortFormat);
 }
 
 } // namespace pando::desktop

@@ -34,6 +34,9 @@ public:
     // Reloads the rows from the session.
     Q_INVOKABLE virtual void refresh() = 0;
 
+    // A moment as the lists show it: the time of day when it is today, else the date and time.
+    static QString momentText(qint64 ms);
+
     // A reload is under way; loaded: one has answered since the session was set.
     bool isLoading() const { return m_loading; }
     bool isLoaded() const { return m_loaded; }

@@ -11,7 +11,9 @@
 #include "app/desktop/session/remotesession.h"
 #include "core/policy/policy.h"
 
+#include <QBuffer>
 #include <QDeadlineTimer>
+#include <QJsonDocument>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -70,6 +72,7 @@ desktop::InProcessOptions inProcessOptions(const QString &dataDir)
     options.runtime = std::make_shared<test::FakeRuntime>();
     options.router = std::make_shared<test::FakeRouter>();
     options.source = std::make_shared<test::FakeSource>();
+    options.services = std::make_shared<test::FakeServiceProvisioner>();
     options.installPipelines = [](core::Engine &engine) -> Status {
         engine.setPipelines(std::make_unique<test::FakePipelineService>(*engine.events()));
         return {};
@@ -144,6 +147,8 @@ private Q_SLOTS:
     void badInput();
     void approvalThroughTheSession_data() { rows(); }
     void approvalThroughTheSession();
+    void appSettingsAndHistory_data() { rows(); }
+    void appSettingsAndHistory();
     void pipelinesAndRuns_data() { rows(); }
     void pipelinesAndRuns();
     void inProcessRestartKeepsItsUserAndApps();
@@ -427,6 +432,110 @@ void TestSessionContract::approvalThroughTheSession()
     QCOMPARE(users.error().code, ErrorCode::Forbidden);
     auto removed = test::awaitDone([&](auto done) { s.removeApp(u"admins-only"_s, done); });
     VERIFY_OK(removed);
+}
+
+// What the app's Settings and Events tabs show: secrets by name (a value never comes back),
+// services with their variables' names and a backup, a disk-stopped app started again, and the
+// app's history from the audit log, which a member may not read.
+void TestSessionContract::appSettingsAndHistory()
+{
+    Backend &b = backend();
+    Session &s = b.session();
+    QString why;
+    QVERIFY2(test::awaitConnected(s, &why), qPrintable(why));
+    test::EventLog events(s);
+    const QString name = u"settings"_s;
+    const QByteArray spec = appSpec(name, b.apiPort()) + "services:\n  db:\n    kind: postgres\n";
+    VERIFY_OK(test::awaitObject([&](auto done) { s.createApp(spec, done); }));
+
+    const QString value = u"s3cr3t-value-never-shown"_s;
+    auto set = test::awaitObject([&](auto done) { s.setAppSecret(name, u"API_KEY"_s, value, done); });
+    VERIFY_OK(set);
+    QCOMPARE(set->value(u"name"_s).toString(), u"API_KEY"_s);
+    auto secrets = test::awaitObject([&](auto done) { s.appSecrets(name, done); });
+    VERIFY_OK(secrets);
+    const QJsonArray listed = secrets->value(u"secrets"_s).toArray();
+    QVERIFY(hasName(listed, u"API_KEY"_s));
+    QVERIFY2(!QJsonDocument(*secrets).toJson().contains(value.toUtf8()), "a secret's value came back");
+    QCOMPARE(listed.first().toObject().value(u"injected_as"_s).toString(), u"env"_s);
+    auto badName = test::awaitObject([&](auto done) { s.setAppSecret(name, u"not a name"_s, value, done); });
+    QVERIFY(!badName);
+    QCOMPARE(badName.error().code, ErrorCode::Invalid);
+
+    // Services exist once a deploy provisioned them; the answer names variables, never a password.
+    auto queued = test::awaitObject([&](auto done) { s.deploy(name, {}, done); });
+    VERIFY_OK(queued);
+    const QString deployId = queued->value(u"id"_s).toString();
+    QVERIFY2(!events.waitFor(u"deploy.succeeded"_s, deployId).isEmpty(),
+             qPrintable(events.types(deployId).join(u", "_s)));
+    auto services = test::awaitList([&](auto done) { s.appServices(name, done); });
+    VERIFY_OK(services);
+    QCOMPARE(services->size(), 1);
+    const QJsonObject db = services->first().toObject();
+    QCOMPARE(db.value(u"slot"_s).toString(), u"db"_s);
+    QCOMPARE(db.value(u"kind"_s).toString(), u"postgres"_s);
+    QVERIFY2(db.value(u"env"_s).toArray().contains(u"DB_URL"_s), QJsonDocument(db).toJson().constData());
+    QVERIFY(!db.contains(u"password"_s));
+    QBuffer dump;
+    QVERIFY(dump.open(QIODevice::WriteOnly));
+    qint64 heard = 0;
+    auto backedUp = test::awaitDone([&](auto done) {
+        s.backupService(
+            name, u"db"_s, &dump, [&heard](qint64 bytes) { heard = bytes; }, done);
+    });
+    VERIFY_OK(backedUp);
+    QVERIFY2(dump.data().startsWith("-- fake dump of settings/db"), dump.data().left(80).constData());
+    QCOMPARE(heard, dump.data().size());
+    QBuffer nowhere;
+    QVERIFY(nowhere.open(QIODevice::WriteOnly));
+    auto noSlot = test::awaitDone([&](auto done) { s.backupService(name, u"cache"_s, &nowhere, {}, done); });
+    QVERIFY(!noSlot);
+    QVERIFY2(noSlot.error().code == ErrorCode::NotFound, qPrintable(test::describe(noSlot.error())));
+
+    // Starting a running app leaves it running.
+    auto started = test::awaitObject([&](auto done) { s.startApp(name, done); });
+    VERIFY_OK(started);
+    QCOMPARE(started->value(u"name"_s).toString(), name);
+
+    // The history: the app's own lines (the secret set, by name only) and its deploy's.
+    auto appLines = test::awaitList([&](auto done) { s.auditLines(u"app/"_s + name, 50, done); });
+    VERIFY_OK(appLines);
+    QStringList actions;
+    for (const QJsonValue &line : std::as_const(*appLines))
+        actions << line.toObject().value(u"action"_s).toString();
+    QVERIFY2(actions.contains(u"app.create"_s) && actions.contains(u"app.secret.set"_s),
+             qPrintable(actions.join(u", "_s)));
+    QCOMPARE(actions.first(), u"app.start"_s); // newest first
+    QVERIFY2(!QJsonDocument(*appLines).toJson().contains(value.toUtf8()), "a secret's value is in the audit log");
+    auto deployLines = test::awaitList([&](auto done) { s.auditLines(u"deploy/"_s + deployId, 10, done); });
+    VERIFY_OK(deployLines);
+    QStringList deployActions;
+    for (const QJsonValue &line : std::as_const(*deployLines))
+        deployActions << line.toObject().value(u"action"_s).toString();
+    QCOMPARE(deployActions, QStringList({u"deploy.finish"_s, u"deploy.start"_s}));
+
+    // A member reads no audit log: refused, not shown as empty.
+    client::ApiClient admin(b.baseUrl(), b.adminToken());
+    const QString password = u"a member's long password"_s;
+    VERIFY_OK(api(admin, u"/api/v1/users"_s,
+                  {{u"username"_s, u"auditless"_s}, {u"password"_s, password}, {u"role"_s, u"member"_s}}));
+    auto login = api(admin, u"/api/v1/sessions"_s, {{u"username"_s, u"auditless"_s}, {u"password"_s, password}});
+    VERIFY_OK(login);
+    desktop::RemoteSession member(b.baseUrl(), login->json.value(u"token"_s).toString());
+    member.open();
+    QVERIFY2(test::awaitConnected(member, &why), qPrintable(why));
+    auto refused = test::awaitList([&](auto done) { member.auditLines(u"app/"_s + name, 10, done); });
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, ErrorCode::Forbidden);
+
+    auto removedSecret = test::awaitDone([&](auto done) { s.removeAppSecret(name, u"API_KEY"_s, done); });
+    VERIFY_OK(removedSecret);
+    auto after = test::awaitObject([&](auto done) { s.appSecrets(name, done); });
+    VERIFY_OK(after);
+    QVERIFY(!hasName(after->value(u"secrets"_s).toArray(), u"API_KEY"_s));
+    auto again = test::awaitDone([&](auto done) { s.removeAppSecret(name, u"API_KEY"_s, done); });
+    QVERIFY(!again);
+    QCOMPARE(again.error().code, ErrorCode::NotFound);
 }
 
 void TestSessionContract::pipelinesAndRuns()

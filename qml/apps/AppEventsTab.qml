@@ -1,0 +1,134 @@
+// The Events tab of an app: its history, newest first — when, what happened, who did it — from
+// the audit log, with what the live event stream brings while the tab is open on top. An account
+// that may not read the audit log is told so plainly instead of seeing an empty history.
+pragma ComponentBehavior: Bound
+
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Pando.Apps
+import Pando.States
+
+ColumnLayout {
+    id: root
+    required property QtObject session
+    required property string app
+    property alias eventsModel: events
+    spacing: 8
+
+    AppEventsModel {
+        id: events
+        session: root.session
+        app: root.app
+    }
+
+    RowLayout {
+        Layout.fillWidth: true
+        Label {
+            text: qsTr("Newest first")
+            opacity: 0.7
+            Layout.fillWidth: true
+            elide: Text.ElideRight
+        }
+        BusyIndicator {
+            visible: events.loading
+            running: visible
+            Layout.preferredWidth: 24
+            Layout.preferredHeight: 24
+        }
+        Button {
+            objectName: "refreshEventsButton"
+            text: qsTr("Refresh")
+            onClicked: events.refresh()
+            Accessible.name: qsTr("Read the app's history again")
+        }
+    }
+
+    Label {
+        objectName: "historyError"
+        visible: events.historyError.length > 0
+        text: events.historyError
+        wrapMode: Text.Wrap
+        Layout.fillWidth: true
+    }
+
+    Label {
+        visible: events.count === 0 && !events.loading
+        text: qsTr("Nothing happened to %1 yet").arg(root.app)
+        opacity: 0.7
+        Layout.fillWidth: true
+        wrapMode: Text.Wrap
+    }
+
+    ListView {
+        id: list
+        objectName: "eventsList"
+        Layout.fillWidth: true
+        Layout.fillHeight: true
+        clip: true
+        model: events
+        activeFocusOnTab: true
+        keyNavigationEnabled: true
+        currentIndex: 0
+        Accessible.role: Accessible.List
+        Accessible.name: qsTr("Events of %1").arg(root.app)
+        ScrollBar.vertical: ScrollBar {}
+        highlight: Rectangle {
+            color: root.palette.highlight
+            opacity: list.activeFocus ? 0.25 : 0
+        }
+        delegate: ItemDelegate {
+            id: row
+            required property int index
+            required property string timeText
+            required property string title
+            required property string detail
+            required property string actor
+            required property int state
+            required property bool live
+            width: ListView.view.width
+            onClicked: list.currentIndex = index
+            Accessible.name: qsTr("%1, %2, by %3").arg(title).arg(timeText).arg(actor.length > 0 ? actor : qsTr("unknown"))
+            contentItem: RowLayout {
+                spacing: 8
+                Label {
+                    text: row.timeText
+                    opacity: 0.7
+                    Layout.alignment: Qt.AlignTop
+                }
+                StateMark {
+                    displayState: row.state
+                    showWord: false
+                    Layout.alignment: Qt.AlignTop | Qt.AlignHCenter
+                    Layout.topMargin: 2
+                }
+                ColumnLayout {
+                    spacing: 2
+                    Layout.fillWidth: true
+                    Label {
+                        objectName: "eventTitle"
+                        text: row.title
+                        font.bold: row.live
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
+                    }
+                    Label {
+                        visible: row.detail.length > 0
+                        text: row.detail
+                        opacity: 0.8
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
+                    }
+                }
+                Label {
+                    objectName: "eventActor"
+                    text: row.actor
+                    opacity: 0.7
+                    elide: Text.ElideRight
+                    Layout.maximumWidth: 160
+                    Layout.alignment: Qt.AlignTop
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,696 @@
+#include "qml/apps/appsettings.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QJsonArray>
+#include <QLocale>
+#include <QSaveFile>
+#include <QStandardPaths>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::desktop {
+
+namespace {
+
+// The spec fields the tab edits, by path; numeric ones are sent as numbers when they read as one
+// (otherwise as the text typed, for the engine to refuse naming the field).
+struct Field {
+    QString path;
+    bool numeric = false;
+};
+
+const QList<Field> &fields()
+{
+    static const QList<Field> list{
+        {u"source.ref"_s},
+        {u"run.port"_s, true},
+        {u"run.restart"_s},
+        {u"run.resources.memory"_s},
+        {u"run.resources.cpus"_s, true},
+        {u"run.resources.disk"_s},
+        {u"run.resources.diskPolicy"_s},
+        {u"health.path"_s},
+        {u"health.timeout"_s},
+        {u"health.interval"_s},
+        {u"health.every"_s},
+        {u"health.failures"_s, true},
+        {u"route.port"_s, true},
+        {u"network.egress"_s},
+    };
+    return list;
+}
+
+QJsonValue valueAt(const QJsonObject &object, const QString &path)
+{
+    const QStringList parts = path.split(u'.');
+    QJsonValue at = object;
+    for (const QString &part : parts)
+        at = at.toObject().value(part);
+    return at;
+}
+
+// Sets (or, for an undefined value, removes) the value at path, making the maps on the way.
+void setAt(QJsonObject &object, QStringView path, const QJsonValue &value)
+{
+    const qsizetype dot = path.indexOf(u'.');
+    if (dot < 0) {
+        if (value.isUndefined())
+            object.remove(path.toString());
+        else
+            object.insert(path.toString(), value);
+        return;
+    }
+    const QString head = path.left(dot).toString();
+    QJsonObject inner = object.value(head).toObject();
+    setAt(inner, path.mid(dot + 1), value);
+    object.insert(head, inner);
+}
+
+QString textOf(const QJsonValue &value)
+{
+    if (value.isDouble()) {
+        const double d = value.toDouble();
+        return d == double(qint64(d)) ? QString::number(qint64(d)) : QString::number(d, 'g', 15);
+    }
+    return value.isString() ? value.toString() : QString();
+}
+
+QString whenText(qint64 ms)
+{
+    if (ms <= 0)
+        return {};
+    return QLocale().toString(QDateTime::fromMSecsSinceEpoch(ms), QLocale::ShortFormat);
+}
+
+QString bytesText(qint64 bytes)
+{
+    return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
+}
+
+// One runtime's room for people: "2 of 8 CPUs committed", "1.5 GB of 16 GB committed, 9 GB free".
+QVariantMap runtimeRow(const QJsonObject &r)
+{
+    const QJsonObject cpus = r.value(u"cpus"_s).toObject();
+    const QJsonObject memory = r.value(u"memory"_s).toObject();
+    const QJsonObject disk = r.value(u"disk"_s).toObject();
+    const auto amount = [](const QJsonObject &o) {
+        const qint64 total = o.value(u"total"_s).toInteger();
+        const qint64 committed = o.value(u"committed"_s).toInteger();
+        QString text = total > 0 ? AppSettings::tr("%1 of %2 committed").arg(bytesText(committed), bytesText(total))
+                                 : AppSettings::tr("%1 committed, total unknown").arg(bytesText(committed));
+        if (o.value(u"available"_s).isDouble())
+            text = AppSettings::tr("%1, %2 free").arg(text, bytesText(o.value(u"available"_s).toInteger()));
+        return text;
+    };
+    const double cpuTotal = cpus.value(u"total"_s).toDouble();
+    const double cpuCommitted = cpus.value(u"committed"_s).toDouble();
+    QString diskText = amount(disk);
+    if (const QString of = disk.value(u"of"_s).toString(); !of.isEmpty())
+        diskText = AppSettings::tr("%1 (%2)").arg(diskText, of);
+    if (!disk.value(u"measures_apps"_s).toBool(true))
+        diskText = AppSettings::tr("%1; apps cannot be held to a disk limit here").arg(diskText);
+    return {
+        {u"kind"_s, r.value(u"kind"_s).toString()},
+        {u"isDefault"_s, r.value(u"default"_s).toBool()},
+        {u"reachable"_s, r.value(u"reachable"_s).toBool()},
+        {u"apps"_s, r.value(u"apps"_s).toInt()},
+        {u"cpus"_s,
+         cpuTotal > 0
+             ? AppSettings::tr("%1 of %2 committed").arg(QLocale().toString(cpuCommitted), QLocale().toString(cpuTotal))
+             : AppSettings::tr("%1 committed, total unknown").arg(QLocale().toString(cpuCommitted))},
+        {u"memory"_s, amount(memory)},
+        {u"disk"_s, diskText},
+        {u"note"_s, r.value(u"note"_s).toString()},
+    };
+}
+
+QString failureText(const Error &e)
+{
+    return e.hint.isEmpty() ? e.text() : AppSettings::tr("%1 — %2").arg(e.text(), e.hint);
+}
+
+} // namespace
+
+AppSettings::AppSettings(QObject *parent) : QObject(parent)
+{}
+
+AppSettings::~AppSettings()
+{
+    if (m_backupFile)
+        m_backupFile->cancelWriting();
+    delete m_backupFile;
+}
+
+void AppSettings::setSessionObject(QObject *session)
+{
+    setSession(sessionOf(session, this));
+}
+
+void AppSettings::setSession(Session *session)
+{
+    if (m_session == session)
+        return;
+    if (m_session)
+        disconnect(m_session, nullptr, this, nullptr);
+    m_session = session;
+    if (m_session)
+        connect(m_session, &Session::eventReceived, this, &AppSettings::onEvent);
+    Q_EMIT sessionChanged();
+    refresh();
+}
+
+void AppSettings::setApp(const QString &app)
+{
+    if (m_app == app)
+        return;
+    m_app = app;
+    Q_EMIT appChanged();
+    refresh();
+}
+
+void AppSettings::clear()
+{
+    m_view = {};
+    m_error.clear();
+    m_draft.clear();
+    m_env.clear();
+    m_diff.clear();
+    m_previewed.clear();
+    m_saveError = {};
+    m_secrets.clear();
+    m_missingSecrets.clear();
+    m_secretError.clear();
+    m_services.clear();
+    m_servicesError.clear();
+    m_actionError.clear();
+    if (!m_backupFile) {
+        m_backupSlot.clear();
+        m_backupText.clear();
+        m_backupFailed = false;
+    }
+    Q_EMIT loadedChanged();
+    Q_EMIT draftChanged();
+    Q_EMIT envChanged();
+    Q_EMIT diffChanged();
+    Q_EMIT saveChanged();
+    Q_EMIT secretsChanged();
+    Q_EMIT servicesChanged();
+    Q_EMIT backupChanged();
+    Q_EMIT actionChanged();
+}
+
+void AppSettings::refresh()
+{
+    ++m_generation;
+    clear();
+    if (!m_session || m_app.isEmpty())
+        return;
+    loadApp();
+    loadSecrets();
+    loadServices();
+    loadCapacity();
+}
+
+void AppSettings::loadApp()
+{
+    m_loading = true;
+    Q_EMIT loadedChanged();
+    QPointer<AppSettings> self(this);
+    m_session->app(m_app, [self, generation = m_generation](const Result<QJsonObject> &view) {
+        if (!self || generation != self->m_generation)
+            return;
+        self->m_loading = false;
+        if (!view) {
+            self->m_error = failureText(view.error());
+            Q_EMIT self->loadedChanged();
+            return;
+        }
+        self->m_error.clear();
+        self->applyView(*view);
+    });
+}
+
+void AppSettings::applyView(const QJsonObject &view)
+{
+    const bool keepDraft = isModified();
+    m_view = view;
+    Q_EMIT loadedChanged();
+    // A change made elsewhere does not throw away what the user is typing: the diff shows it
+    // against the new spec at the next preview.
+    if (!keepDraft)
+        resetDraft();
+}
+
+void AppSettings::resetDraft()
+{
+    const QJsonObject spec = m_view.value(u"spec"_s).toObject();
+    m_draft.clear();
+    for (const Field &f : fields())
+        m_draft.insert(f.path, textOf(valueAt(spec, f.path)));
+    m_env.clear();
+    const QJsonObject env = valueAt(spec, u"run.env"_s).toObject();
+    for (auto it = env.begin(); it != env.end(); ++it)
+        m_env.append({it.key(), it.value().toString()});
+    m_diff.clear();
+    m_previewed.clear();
+    m_saveError = {};
+    Q_EMIT draftChanged();
+    Q_EMIT envChanged();
+    Q_EMIT diffChanged();
+    Q_EMIT saveChanged();
+}
+
+QJsonObject AppSettings::shown(QJsonObject spec)
+{
+    QJsonObject run = spec.value(u"run"_s).toObject();
+    QJsonObject resources = run.value(u"resources"_s).toObject();
+    resources.remove(u"memoryBytes"_s);
+    resources.remove(u"diskBytes"_s);
+    run.insert(u"resources"_s, resources);
+    spec.insert(u"run"_s, run);
+    return spec;
+}
+
+QString AppSettings::specText() const
+{
+    return m_view.isEmpty() ? QString() : specYaml(shown(m_view.value(u"spec"_s).toObject()));
+}
+
+QString AppSettings::revisionText() const
+{
+    const qint64 updated = m_view.value(u"updated_ms"_s).toInteger();
+    return updated > 0 ? tr("Spec changed %1").arg(whenText(updated)) : QString();
+}
+
+QString AppSettings::diskText() const
+{
+    const QJsonObject resources = valueAt(m_view.value(u"spec"_s).toObject(), u"run.resources"_s).toObject();
+    const QString disk = resources.value(u"disk"_s).toString();
+    if (disk.isEmpty())
+        return tr("No disk limit");
+    return resources.value(u"diskPolicy"_s).toString() == u"warn"_s
+               ? tr("At most %1 written in its container; past it, Pando warns").arg(disk)
+               : tr("At most %1 written in its container; past it, Pando stops the app").arg(disk);
+}
+
+QString AppSettings::diskState() const
+{
+    const QString reason = m_view.value(u"status_reason"_s).toString();
+    return reason.contains(u"disk limit"_s) ? reason : QString();
+}
+
+bool AppSettings::isDiskStopped() const
+{
+    return m_view.value(u"status"_s).toString() == u"stopped"_s && !diskState().isEmpty();
+}
+
+QVariantList AppSettings::env() const
+{
+    QVariantList list;
+    for (const auto &[name, value] : m_env)
+        list.append(QVariantMap{{u"name"_s, name}, {u"value"_s, value}});
+    return list;
+}
+
+bool AppSettings::isModified() const
+{
+    if (m_view.isEmpty())
+        return false;
+    return specYaml(draftSpec()) != specText();
+}
+
+QVariantList AppSettings::diff() const
+{
+    QVariantList list;
+    for (const DiffLine &line : m_diff) {
+        const QString kind = line.kind == DiffLine::Kind::Added     ? u"+"_s
+                             : line.kind == DiffLine::Kind::Removed ? u"-"_s
+                                                                    : u" "_s;
+        list.append(QVariantMap{{u"kind"_s, kind}, {u"text"_s, line.text}});
+    }
+    return list;
+}
+
+QJsonObject AppSettings::draftSpec() const
+{
+    const QJsonObject original = m_view.value(u"spec"_s).toObject();
+    QJsonObject spec = shown(original);
+    for (const Field &f : fields()) {
+        const QString text = m_draft.value(f.path).toString().trimmed();
+        if (text == textOf(valueAt(original, f.path)))
+            continue; // as the engine wrote it
+        if (text.isEmpty()) {
+            setAt(spec, f.path, QJsonValue(QJsonValue::Undefined));
+            continue;
+        }
+        bool isNumber = false;
+        const double number = f.numeric ? text.toDouble(&isNumber) : 0;
+        setAt(spec, f.path, isNumber ? QJsonValue(number) : QJsonValue(text));
+    }
+    // A policy says what happens past a limit: without a limit it goes too.
+    if (valueAt(spec, u"run.resources.disk"_s).isUndefined())
+        setAt(spec, u"run.resources.diskPolicy"_s, QJsonValue(QJsonValue::Undefined));
+    QJsonObject env;
+    for (const auto &[name, value] : m_env)
+        if (!name.trimmed().isEmpty())
+            env.insert(name.trimmed(), value);
+    setAt(spec, u"run.env"_s, env);
+    return spec;
+}
+
+void AppSettings::setField(const QString &path, const QString &value)
+{
+    if (!m_draft.contains(path)) {
+        qWarning("AppSettings: no field %s", qPrintable(path));
+        return;
+    }
+    if (m_draft.value(path).toString() == value)
+        return;
+    m_draft.insert(path, value);
+    Q_EMIT draftChanged();
+}
+
+void AppSettings::setEnv(int row, const QString &name, const QString &value)
+{
+    if (row < 0 || row >= m_env.size())
+        return;
+    if (m_env[row].first == name && m_env[row].second == value)
+        return;
+    m_env[row] = {name, value};
+    Q_EMIT draftChanged();
+}
+
+void AppSettings::addEnv()
+{
+    m_env.append(std::pair<QString, QString>());
+    Q_EMIT envChanged();
+    Q_EMIT draftChanged();
+}
+
+void AppSettings::removeEnv(int row)
+{
+    if (row < 0 || row >= m_env.size())
+        return;
+    m_env.removeAt(row);
+    Q_EMIT envChanged();
+    Q_EMIT draftChanged();
+}
+
+void AppSettings::discard()
+{
+    resetDraft();
+}
+
+void AppSettings::setSaveError(const Error &error)
+{
+    m_saveError = error;
+    Q_EMIT saveChanged();
+}
+
+bool AppSettings::preview()
+{
+    m_saveError = {};
+    // What the form can tell at once; the rest is the engine's to judge.
+    QSet<QString> names;
+    for (qsizetype row = 0; row < m_env.size(); ++row) {
+        const QString name = m_env[row].first.trimmed();
+        if (name.isEmpty() && !m_env[row].second.isEmpty()) {
+            setSaveError(Error{ErrorCode::Invalid, tr("Name the variable in row %1 of the environment").arg(row + 1),
+                               u"run.env"_s});
+            return false;
+        }
+        if (!name.isEmpty() && names.contains(name)) {
+            setSaveError(
+                Error{ErrorCode::Invalid, tr("%1 is in the environment twice").arg(name), u"run.env."_s + name});
+            return false;
+        }
+        names.insert(name);
+    }
+    Q_EMIT saveChanged();
+    const QString after = specYaml(draftSpec());
+    const QString before = specText();
+    m_diff = before == after ? QList<DiffLine>() : lineDiff(before, after);
+    m_previewed = before == after ? QString() : after;
+    Q_EMIT diffChanged();
+    return !m_previewed.isEmpty();
+}
+
+void AppSettings::save()
+{
+    if (!m_session || m_saving)
+        return;
+    if (m_previewed.isEmpty() && !preview())
+        return;
+    m_saving = true;
+    m_saveError = {};
+    Q_EMIT saveChanged();
+    QPointer<AppSettings> self(this);
+    m_session->updateApp(m_app, m_previewed.toUtf8(),
+                         [self, generation = m_generation](const Result<QJsonObject> &view) {
+                             if (!self || generation != self->m_generation)
+                                 return;
+                             self->m_saving = false;
+                             if (!view) {
+                                 self->setSaveError(view.error());
+                                 return;
+                             }
+                             self->m_view = *view;
+                             Q_EMIT self->loadedChanged();
+                             self->resetDraft();
+                             Q_EMIT self->saved();
+                         });
+}
+
+void AppSettings::loadSecrets()
+{
+    QPointer<AppSettings> self(this);
+    m_session->appSecrets(m_app, [self, generation = m_generation](const Result<QJsonObject> &answer) {
+        if (!self || generation != self->m_generation)
+            return;
+        self->m_secrets.clear();
+        self->m_missingSecrets.clear();
+        if (!answer) {
+            self->m_secretError = failureText(answer.error());
+        } else {
+            for (const QJsonValue &v : answer->value(u"secrets"_s).toArray()) {
+                const QJsonObject s = v.toObject();
+                self->m_secrets.append(QVariantMap{
+                    {u"name"_s, s.value(u"name"_s).toString()},
+                    {u"injectedAs"_s, s.value(u"injected_as"_s).toString()},
+                    {u"file"_s, s.value(u"file"_s).toString()},
+                    {u"updatedText"_s, whenText(s.value(u"updated_ms"_s).toInteger())},
+                });
+            }
+            for (const QJsonValue &v : answer->value(u"missing"_s).toArray())
+                self->m_missingSecrets.append(v.toString());
+        }
+        Q_EMIT self->secretsChanged();
+    });
+}
+
+bool AppSettings::secretAnswered(const Error *refusal)
+{
+    m_secretBusy = false;
+    if (refusal) {
+        m_secretError = failureText(*refusal);
+        Q_EMIT secretsChanged();
+        return false;
+    }
+    loadSecrets();
+    return true;
+}
+
+void AppSettings::setSecret(const QString &name, const QString &value)
+{
+    if (!m_session || m_secretBusy)
+        return;
+    const QString trimmed = name.trimmed();
+    if (trimmed.isEmpty() || value.isEmpty()) {
+        m_secretError = trimmed.isEmpty() ? tr("Name the secret") : tr("Enter the secret's value");
+        Q_EMIT secretsChanged();
+        return;
+    }
+    m_secretBusy = true;
+    m_secretError.clear();
+    Q_EMIT secretsChanged();
+    QPointer<AppSettings> self(this);
+    m_session->setAppSecret(m_app, trimmed, value,
+                            [self, trimmed, generation = m_generation](const Result<QJsonObject> &answer) {
+                                if (!self || generation != self->m_generation)
+                                    return;
+                                if (self->secretAnswered(answer ? nullptr : &answer.error()))
+                                    Q_EMIT self->secretSet(trimmed);
+                            });
+}
+
+void AppSettings::removeSecret(const QString &name)
+{
+    if (!m_session || m_secretBusy)
+        return;
+    m_secretBusy = true;
+    m_secretError.clear();
+    Q_EMIT secretsChanged();
+    QPointer<AppSettings> self(this);
+    m_session->removeAppSecret(m_app, name, [self, name, generation = m_generation](const Status &done) {
+        if (!self || generation != self->m_generation)
+            return;
+        if (self->secretAnswered(done ? nullptr : &done.error()))
+            Q_EMIT self->secretRemoved(name);
+    });
+}
+
+void AppSettings::loadServices()
+{
+    QPointer<AppSettings> self(this);
+    m_session->appServices(m_app, [self, generation = m_generation](const Result<QJsonArray> &answer) {
+        if (!self || generation != self->m_generation)
+            return;
+        self->m_services.clear();
+        self->m_servicesError.clear();
+        if (!answer) {
+            // An app without services answers NotFound: that is no failure, just none.
+            if (answer.error().code != ErrorCode::NotFound)
+                self->m_servicesError = failureText(answer.error());
+        } else {
+            for (const QJsonValue &v : *answer) {
+                const QJsonObject s = v.toObject();
+                QStringList variables;
+                for (const QJsonValue &name : s.value(u"env"_s).toArray())
+                    variables << name.toString();
+                self->m_services.append(QVariantMap{
+                    {u"slot"_s, s.value(u"slot"_s).toString()},
+                    {u"kind"_s, s.value(u"kind"_s).toString()},
+                    {u"version"_s, s.value(u"version"_s).toString()},
+                    {u"status"_s, s.value(u"status"_s).toString()},
+                    {u"user"_s, s.value(u"user"_s).toString()},
+                    {u"database"_s, s.value(u"database"_s).toString()},
+                    {u"volume"_s, s.value(u"volume"_s).toString()},
+                    {u"variables"_s, variables.join(u", "_s)},
+                });
+            }
+        }
+        Q_EMIT self->servicesChanged();
+    });
+}
+
+QString AppSettings::suggestedBackupPath(const QString &slot) const
+{
+    QString dir = QStandardPaths::writableLocation(QStandardPaths::DownloadLocation);
+    if (dir.isEmpty())
+        dir = QDir::homePath();
+    QString kind;
+    for (const QVariant &v : m_services)
+        if (v.toMap().value(u"slot"_s).toString() == slot)
+            kind = v.toMap().value(u"kind"_s).toString();
+    const QString stamp = QDateTime::currentDateTimeUtc().toString(u"yyyyMMdd-HHmmss"_s);
+    return QDir(dir).filePath(u"%1-%2-%3.%4"_s.arg(m_app, slot, stamp, kind == u"redis"_s ? u"rdb"_s : u"sql"_s));
+}
+
+void AppSettings::backup(const QString &slot, const QString &file)
+{
+    if (!m_session || m_backupFile)
+        return;
+    const QString trimmed = file.trimmed();
+    const QString path = trimmed.startsWith(u"file:"_s) ? QUrl(trimmed).toLocalFile() : trimmed;
+    m_backupSlot = slot;
+    m_backupFailed = false;
+    if (path.isEmpty()) {
+        m_backupFailed = true;
+        m_backupText = tr("Say which file the backup goes to");
+        Q_EMIT backupChanged();
+        return;
+    }
+    auto *out = new QSaveFile(path);
+    if (!out->open(QIODevice::WriteOnly)) {
+        m_backupFailed = true;
+        m_backupText = tr("Cannot write %1: %2").arg(path, out->errorString());
+        delete out;
+        Q_EMIT backupChanged();
+        return;
+    }
+    m_backupFile = out;
+    m_backupText = tr("Dumping %1…").arg(slot);
+    Q_EMIT backupChanged();
+    QPointer<AppSettings> self(this);
+    m_session->backupService(
+        m_app, slot, out,
+        [self, slot](qint64 bytes) {
+            if (!self)
+                return;
+            self->m_backupText = tr("%1 received from %2").arg(bytesText(bytes), slot);
+            Q_EMIT self->backupChanged();
+        },
+        [self, out, path](const Status &done) {
+            // out lives until here: this object deletes it only while no backup runs.
+            if (!self)
+                return;
+            self->m_backupFile = nullptr;
+            const qint64 size = out->size();
+            if (done && out->commit()) {
+                self->m_backupText = tr("%1 written to %2").arg(bytesText(size), path);
+            } else {
+                self->m_backupFailed = true;
+                if (!done) {
+                    out->cancelWriting();
+                    self->m_backupText = tr("The backup failed: %1").arg(failureText(done.error()));
+                } else {
+                    self->m_backupText = tr("Cannot write %1: %2").arg(path, out->errorString());
+                }
+            }
+            delete out;
+            Q_EMIT self->backupChanged();
+        });
+}
+
+void AppSettings::startApp()
+{
+    if (!m_session)
+        return;
+    m_actionError.clear();
+    Q_EMIT actionChanged();
+    QPointer<AppSettings> self(this);
+    m_session->startApp(m_app, [self, generation = m_generation](const Result<QJsonObject> &view) {
+        if (!self || generation != self->m_generation)
+            return;
+        if (!view) {
+            self->m_actionError = failureText(view.error());
+            Q_EMIT self->actionChanged();
+            return;
+        }
+        self->applyView(*view);
+    });
+}
+
+void AppSettings::loadCapacity()
+{
+    QPointer<AppSettings> self(this);
+    m_session->capacity([self](const Result<QJsonObject> &answer) {
+        if (!self)
+            return;
+        self->m_capacity.clear();
+        self->m_capacityError.clear();
+        if (!answer)
+            self->m_capacityError = failureText(answer.error());
+        else
+            for (const QJsonValue &v : answer->value(u"runtimes"_s).toArray())
+                self->m_capacity.append(runtimeRow(v.toObject()));
+        Q_EMIT self->capacityChanged();
+    });
+}
+
+void AppSettings::onEvent(const QJsonObject &event)
+{
+    if (m_app.isEmpty() || event.value(u"app"_s).toString() != m_app)
+        return;
+    const QString type = event.value(u"type"_s).toString();
+    if (type == u"app.updated"_s || type == u"app.started"_s || type == u"app.disk.exceeded"_s ||
+        type == u"deploy.succeeded"_s)
+        loadApp();
+    if (type == u"app.secrets.changed"_s)
+        loadSecrets();
+    if (type == u"deploy.succeeded"_s || type == u"service.removed"_s)
+        loadServices();
+}
+
+} // namespace pando::desktop

@@ -1,0 +1,291 @@
+// The app detail's Settings and Events tabs' models against a real API server (fake adapters)
+// through RemoteSession: the spec text round-trips through the engine, an edit shows its diff
+// before anything is sent and saves as a new spec revision, a refused edit carries the engine's
+// field, message and hint and changes nothing; secrets are listed by name only; services show
+// what the app reaches them by and back up into a file; the Events model lists the app's deploys
+// from the audit log, newest first, with who did them, and a member is told the audit log is not
+// theirs to read while live events still arrive.
+
+#include "app/desktop/session/remotesession.h"
+#include "qml/apps/appeventsmodel.h"
+#include "qml/apps/appsettings.h"
+#include "qml/apps/spectext.h"
+#include "tests/app/desktop/session/sessionharness.h"
+#include "tests/app/server/fakes.h"
+
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace pando;
+using namespace pando::desktop;
+using namespace Qt::StringLiterals;
+
+#define VERIFY_OK(r) QVERIFY2(r, qPrintable(r ? QString() : test::describe(r.error())))
+
+class TestAppSettings : public QObject {
+    Q_OBJECT
+
+private:
+    test::TestInstall m_install;
+    std::unique_ptr<RemoteSession> m_session;
+
+    QByteArray appSpec(const QString &name, const QByteArray &extra = {}) const
+    {
+        return u"name: %1\nsource:\n  repo: https://git.example/%1.git\n  ref: main\nrun:\n  port: %2\n"
+               u"  env:\n    GREETING: hello\n  resources:\n    memory: 256Mi\n    cpus: 0.5\n"
+               u"health:\n  path: /api/v1/health\n"_s.arg(name)
+                   .arg(m_install.port)
+                   .toUtf8() +
+               extra;
+    }
+
+    static QStringList changed(const AppSettings &settings)
+    {
+        QStringList lines;
+        for (const QVariant &v : settings.diff()) {
+            const QVariantMap line = v.toMap();
+            if (line.value(u"kind"_s).toString() != u" "_s)
+                lines << line.value(u"kind"_s).toString() + line.value(u"text"_s).toString();
+        }
+        return lines;
+    }
+
+    std::unique_ptr<AppSettings> loaded(const QString &app)
+    {
+        auto settings = std::make_unique<AppSettings>();
+        settings->setSession(m_session.get());
+        settings->setApp(app);
+        [&] {
+            QTRY_VERIFY_WITH_TIMEOUT(!settings->specText().isEmpty() || !settings->error().isEmpty(), 10000);
+        }();
+        return settings;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_install.start(), qPrintable(m_install.error));
+        m_session = std::make_unique<RemoteSession>(QUrl(m_install.baseUrl()), m_install.token);
+        m_session->open();
+        QString why;
+        QVERIFY2(test::awaitConnected(*m_session, &why), qPrintable(why));
+    }
+
+    void lineDiffMarksOnlyWhatChanged()
+    {
+        const QList<DiffLine> diff = lineDiff(u"a\nb\nc\n"_s, u"a\nB\nc\nd\n"_s);
+        const QList<DiffLine> expected{{DiffLine::Kind::Same, u"a"_s},
+                                       {DiffLine::Kind::Removed, u"b"_s},
+                                       {DiffLine::Kind::Added, u"B"_s},
+                                       {DiffLine::Kind::Same, u"c"_s},
+                                       {DiffLine::Kind::Added, u"d"_s}};
+        QCOMPARE(diff, expected);
+        // Strings YAML would read as something else stay strings.
+        const QString text = specYaml(QJsonObject{
+            {u"run"_s,
+             QJsonObject{{u"env"_s, QJsonObject{{u"A"_s, u"8080"_s}, {u"B"_s, u"yes"_s}, {u"C"_s, u"x: y"_s}}}}}});
+        QVERIFY2(text.contains(u"A: \"8080\""_s) && text.contains(u"B: \"yes\""_s) && text.contains(u"C: \"x: y\""_s),
+                 qPrintable(text));
+    }
+
+    void editShowsTheDiffAndSavesARevision()
+    {
+        VERIFY_OK(test::awaitObject([&](auto done) { m_session->createApp(appSpec(u"edited"_s), done); }));
+        auto settings = loaded(u"edited"_s);
+        QVERIFY2(settings->error().isEmpty(), qPrintable(settings->error()));
+        QVERIFY(!settings->isModified());
+        QCOMPARE(settings->draft().value(u"run.resources.memory"_s).toString(), u"256Mi"_s);
+        QCOMPARE(settings->draft().value(u"run.resources.cpus"_s).toString(), u"0.5"_s);
+        QVERIFY(!settings->preview()); // nothing changed, nothing to send
+        const QString before = settings->specText();
+        const QString revision = settings->revisionText();
+
+        // An edit that changes nothing else: the engine's spec read back from the tab's text is
+        // the same spec, so only the edited lines differ.
+        QCOMPARE(settings->env().size(), 1);
+        settings->setEnv(0, u"GREETING"_s, u"hi there"_s);
+        settings->addEnv();
+        settings->setEnv(1, u"PORT_NAME"_s, u"8080"_s);
+        settings->setField(u"health.failures"_s, u"5"_s);
+        QVERIFY(settings->isModified());
+        QVERIFY(settings->preview());
+        QCOMPARE(changed(*settings),
+                 QStringList({u"-    GREETING: hello"_s, u"+    GREETING: \"hi there\""_s,
+                              u"+    PORT_NAME: \"8080\""_s, u"-  failures: 3"_s, u"+  failures: 5"_s}));
+        QCOMPARE(settings->specText(), before); // nothing was sent yet
+        QTest::qWait(1100); // the revision is the time of the change, to the minute or the second shown
+        QSignalSpy saved(settings.get(), &AppSettings::saved);
+        settings->save();
+        QVERIFY(saved.wait(10000));
+        QVERIFY(!settings->isModified());
+        QVERIFY(settings->diff().isEmpty());
+        auto app = test::awaitObject([&](auto done) { m_session->app(u"edited"_s, done); });
+        VERIFY_OK(app);
+        const QJsonObject spec = app->value(u"spec"_s).toObject();
+        const QJsonObject env = spec.value(u"run"_s).toObject().value(u"env"_s).toObject();
+        QCOMPARE(env.value(u"GREETING"_s).toString(), u"hi there"_s);
+        QCOMPARE(env.value(u"PORT_NAME"_s).toString(), u"8080"_s);
+        QCOMPARE(spec.value(u"health"_s).toObject().value(u"failures"_s).toInt(), 5);
+        QCOMPARE(spec.value(u"run"_s).toObject().value(u"resources"_s).toObject().value(u"memory"_s).toString(),
+                 u"256Mi"_s);
+        QVERIFY(settings->specText() != before);
+        Q_UNUSED(revision);
+        QVERIFY(!settings->revisionText().isEmpty());
+    }
+
+    void refusedEditShowsTheEnginesError()
+    {
+        auto settings = loaded(u"edited"_s);
+        const QString before = settings->specText();
+        settings->setField(u"health.path"_s, u"no-slash"_s);
+        QVERIFY(settings->preview());
+        QSignalSpy saveChanged(settings.get(), &AppSettings::saveChanged);
+        settings->save();
+        QTRY_VERIFY_WITH_TIMEOUT(!settings->isSaving() && !settings->saveError().isEmpty(), 10000);
+        QCOMPARE(settings->saveWhere(), u"health.path"_s);
+        QVERIFY2(settings->saveError().contains(u"/"_s), qPrintable(settings->saveError()));
+        // The draft stays for the user to mend; the engine's spec did not change.
+        QVERIFY(settings->isModified());
+        auto app = test::awaitObject([&](auto done) { m_session->app(u"edited"_s, done); });
+        VERIFY_OK(app);
+        QCOMPARE(app->value(u"spec"_s).toObject().value(u"health"_s).toObject().value(u"path"_s).toString(),
+                 u"/api/v1/health"_s);
+        QCOMPARE(settings->specText(), before);
+
+        // A memory amount the engine cannot read: its words, naming the field.
+        settings->discard();
+        settings->setField(u"run.resources.memory"_s, u"lots"_s);
+        settings->save();
+        QTRY_VERIFY_WITH_TIMEOUT(!settings->isSaving() && !settings->saveError().isEmpty(), 10000);
+        QCOMPARE(settings->saveWhere(), u"run.resources.memory"_s);
+
+        // Refused here before sending: a value without a name.
+        settings->discard();
+        settings->addEnv();
+        settings->setEnv(settings->env().size() - 1, {}, u"orphan"_s);
+        QVERIFY(!settings->preview());
+        QCOMPARE(settings->saveWhere(), u"run.env"_s);
+    }
+
+    void secretsByNameOnly()
+    {
+        auto settings = loaded(u"edited"_s);
+        QTRY_COMPARE(settings->secrets().size(), 0);
+        const QString value = u"value-that-must-not-come-back"_s;
+        QSignalSpy set(settings.get(), &AppSettings::secretSet);
+        settings->setSecret(u"API_KEY"_s, value);
+        QVERIFY(set.wait(10000));
+        QTRY_COMPARE(settings->secrets().size(), 1);
+        const QVariantMap secret = settings->secrets().first().toMap();
+        QCOMPARE(secret.value(u"name"_s).toString(), u"API_KEY"_s);
+        QCOMPARE(secret.value(u"injectedAs"_s).toString(), u"env"_s);
+        for (const QVariant &field : secret)
+            QVERIFY(!field.toString().contains(value));
+        // Rotating is setting again; a bad name is the engine's to refuse.
+        settings->setSecret(u"API_KEY"_s, u"another value"_s);
+        QVERIFY(set.wait(10000));
+        settings->setSecret(u"no spaces allowed"_s, value);
+        QTRY_VERIFY_WITH_TIMEOUT(!settings->secretError().isEmpty(), 10000);
+        QSignalSpy removed(settings.get(), &AppSettings::secretRemoved);
+        settings->removeSecret(u"API_KEY"_s);
+        QVERIFY(removed.wait(10000));
+        QTRY_COMPARE(settings->secrets().size(), 0);
+    }
+
+    void servicesAndBackup()
+    {
+        const QByteArray spec = appSpec(u"withdb"_s, "services:\n  db:\n    kind: postgres\n");
+        VERIFY_OK(test::awaitObject([&](auto done) { m_session->createApp(spec, done); }));
+        auto settings = loaded(u"withdb"_s);
+        test::EventLog events(*m_session);
+        auto queued = test::awaitObject([&](auto done) { m_session->deploy(u"withdb"_s, {}, done); });
+        VERIFY_OK(queued);
+        QVERIFY(!events.waitFor(u"deploy.succeeded"_s, queued->value(u"id"_s).toString()).isEmpty());
+        QTRY_COMPARE_WITH_TIMEOUT(settings->services().size(), 1, 10000);
+        const QVariantMap db = settings->services().first().toMap();
+        QCOMPARE(db.value(u"slot"_s).toString(), u"db"_s);
+        QCOMPARE(db.value(u"status"_s).toString(), u"running"_s);
+        QVERIFY2(db.value(u"variables"_s).toString().contains(u"DB_URL"_s),
+                 qPrintable(db.value(u"variables"_s).toString()));
+        QTRY_VERIFY(!settings->capacity().isEmpty());
+        QVERIFY(!settings->capacity().first().toMap().value(u"memory"_s).toString().isEmpty());
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath(u"db.sql"_s);
+        QVERIFY(settings->suggestedBackupPath(u"db"_s).endsWith(u".sql"_s));
+        settings->backup(u"db"_s, path);
+        QVERIFY(settings->isBackupBusy());
+        QTRY_VERIFY_WITH_TIMEOUT(!settings->isBackupBusy(), 20000);
+        QVERIFY2(!settings->backupFailed(), qPrintable(settings->backupText()));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.size(), m_install.services->dumpSize.load());
+        QVERIFY(file.readAll().startsWith("-- fake dump of withdb/db"));
+
+        // A dump that breaks off leaves no file behind.
+        m_install.services->failAfter = 65536;
+        const QString broken = dir.filePath(u"broken.sql"_s);
+        settings->backup(u"db"_s, broken);
+        QTRY_VERIFY_WITH_TIMEOUT(!settings->isBackupBusy(), 20000);
+        m_install.services->failAfter = -1;
+        QVERIFY(settings->backupFailed());
+        QVERIFY(!QFile::exists(broken));
+    }
+
+    void eventsListTheDeploysNewestFirst()
+    {
+        AppEventsModel events;
+        QAbstractItemModelTester tester(&events, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        events.setSession(m_session.get());
+        events.setApp(u"withdb"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(events.isLoaded() && !events.isLoading(), 10000);
+        QVERIFY2(events.historyError().isEmpty(), qPrintable(events.historyError()));
+        QStringList titles;
+        for (int row = 0; row < events.rowCount(); ++row)
+            titles << events.index(row).data(AppEventsModel::TitleRole).toString();
+        const qsizetype succeeded = titles.indexOf(AppEventsModel::tr("Deploy succeeded"));
+        const qsizetype started = titles.indexOf(AppEventsModel::tr("Deploy started"));
+        const qsizetype created = titles.indexOf(AppEventsModel::tr("App created"));
+        const qsizetype backup = titles.indexOf(AppEventsModel::tr("Backup of %1").arg(u"db"_s));
+        QVERIFY2(succeeded >= 0 && started > succeeded && created > started && backup >= 0 && backup < succeeded,
+                 qPrintable(titles.join(u" | "_s)));
+        QCOMPARE(events.index(int(started)).data(AppEventsModel::ActorRole).toString(), u"admin"_s);
+        QVERIFY(!events.index(int(started)).data(AppEventsModel::TimeTextRole).toString().isEmpty());
+        for (int row = 1; row < events.rowCount(); ++row)
+            QVERIFY(events.index(row - 1).data(AppEventsModel::TimeMsRole).toLongLong() >=
+                    events.index(row).data(AppEventsModel::TimeMsRole).toLongLong());
+
+        // A live event goes on top at once.
+        const int before = events.rowCount();
+        VERIFY_OK(test::awaitObject([&](auto done) { m_session->deploy(u"withdb"_s, {}, done); }));
+        QTRY_VERIFY_WITH_TIMEOUT(events.rowCount() > before, 10000);
+        QVERIFY(events.index(0).data(AppEventsModel::LiveRole).toBool());
+        QCOMPARE(events.index(0).data(AppEventsModel::TitleRole).toString(), AppEventsModel::tr("Deploy started"));
+    }
+
+    void aMemberIsToldTheAuditLogIsNotTheirs()
+    {
+        RemoteSession member(QUrl(m_install.baseUrl()), m_install.tokens.value(u"member"_s));
+        member.open();
+        QString why;
+        QVERIFY2(test::awaitConnected(member, &why), qPrintable(why));
+        VERIFY_OK(test::awaitObject([&](auto done) { member.createApp(appSpec(u"members"_s), done); }));
+        AppEventsModel events;
+        events.setSession(&member);
+        events.setApp(u"members"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(events.isLoaded() && !events.isLoading(), 10000);
+        QVERIFY2(events.historyError().contains(u"audit log"_s), qPrintable(events.historyError()));
+        QCOMPARE(events.rowCount(), 0);
+        VERIFY_OK(test::awaitObject([&](auto done) { member.deploy(u"members"_s, {}, done); }));
+        QTRY_VERIFY_WITH_TIMEOUT(events.rowCount() > 0, 10000);
+        QCOMPARE(events.index(events.rowCount() - 1).data(AppEventsModel::TitleRole).toString(),
+                 AppEventsModel::tr("Deploy started"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAppSettings)
+#include "tst_appsettings.moc"
