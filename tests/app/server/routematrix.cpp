@@ -40,6 +40,8 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("POST /api/v1/apps/{name}/start"), QStringLiteral("200 200 403 403 403")},
         {QStringLiteral("GET /api/v1/apps/{name}/deploys"), QStringLiteral("200 200 403 200 403")},
         {QStringLiteral("GET /api/v1/deploys/{id}"), QStringLiteral("200 200 403 200 403")},
+        // Its steps' output: whoever may read the deploy.
+        {QStringLiteral("GET /api/v1/deploys/{id}/log"), QStringLiteral("200 200 403 200 403")},
         // The deploy has finished: nothing to cancel.
         {QStringLiteral("POST /api/v1/deploys/{id}/cancel"), QStringLiteral("409 409 403 403 403")},
         // Reading an app or pipeline, its logs, secret names, deploys, runs and approvals needs a
