@@ -294,6 +294,32 @@ public:
         m_webhookChecks.ref();
         return {};
     }
+    // The fake parses no resources: every pipeline has none.
+    Result<QList<core::pipelines::ResourceView>> resources(const QString &pipeline) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_pipelines.contains(pipeline))
+            return noPipeline(pipeline);
+        return QList<core::pipelines::ResourceView>{};
+    }
+    Result<QList<core::pipelines::ResourceVersionView>> resourceVersions(const QString &pipeline,
+                                                                         const QString &resource, int) override
+    {
+        return noResource(pipeline, resource);
+    }
+    Result<core::pipelines::ResourceView> pinResource(const QString &pipeline, const QString &resource,
+                                                      const QJsonObject &, const core::Actor &) override
+    {
+        return noResource(pipeline, resource);
+    }
+    Status unpinResource(const QString &pipeline, const QString &resource, const core::Actor &) override
+    {
+        return noResource(pipeline, resource);
+    }
+    Status checkResource(const QString &pipeline, const QString &resource, const core::Actor &) override
+    {
+        return noResource(pipeline, resource);
+    }
     Result<bool> hostExecution() override
     {
         QMutexLocker lock(&m_mutex);
@@ -357,6 +383,11 @@ private:
     static std::unexpected<Error> noPipeline(const QString &name)
     {
         return fail(ErrorCode::NotFound, QStringLiteral("no pipeline \"%1\"").arg(name));
+    }
+    static std::unexpected<Error> noResource(const QString &pipeline, const QString &resource)
+    {
+        return fail(ErrorCode::NotFound,
+                    QStringLiteral("pipeline \"%1\" has no resource \"%2\"").arg(pipeline, resource));
     }
     static std::unexpected<Error> noRun(const QString &id)
     {
