@@ -95,6 +95,8 @@ Pane {
 
         ColumnLayout {
             SplitView.fillWidth: true
+            SplitView.minimumWidth: 240
+            implicitWidth: 360
             spacing: 8
 
             RowLayout {

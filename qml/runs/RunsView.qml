@@ -169,6 +169,9 @@ Item {
         }
         ColumnLayout {
             SplitView.fillWidth: true
+            SplitView.minimumWidth: 320
+            // Not the widest tab's content (a long config line): the window decides the width.
+            implicitWidth: 640
             spacing: 0
 
             TabBar {

@@ -222,5 +222,38 @@ Item {
             verify(lines.indexOf("-   - task: deploy") >= 0, lines.join("\n"));
             verify(lines.indexOf("+   - task: release") >= 0, lines.join("\n"));
         }
+    
+        // Inside its view: the item's right edge is not beyond the view's, so nothing is cut off.
+        function checkInside(item: Item, view: Item) {
+            verify(item.visible && item.width > 0, item.objectName + " is not shown");
+            // Layouts settle on the next polish after a resize.
+            tryVerify(() => item.mapToItem(view, item.width, 0).x <= view.width + 0.5, 5000,
+                      item.objectName + " ends at " + item.mapToItem(view, item.width, 0).x + " of " + view.width);
+        }
+
+        // At the smallest window the desktop supports, every tab's controls stay within it.
+        function test_7_tabsFitAt1024x700() {
+            root.width = 1024;
+            root.height = 700;
+            mouseClick(named("jobsTab"));
+            const jobs = named("jobsList");
+            for (let row = 0; row < jobs.count; ++row) {
+                tryVerify(() => jobs.itemAtIndex(row) !== null, 5000);
+                checkInside(named("jobTrigger", jobs.itemAtIndex(row)), jobs);
+                const name = named("jobName", jobs.itemAtIndex(row));
+                verify(!name.truncated, name.text + " is cut off");
+            }
+            mouseClick(named("resourcesTab"));
+            const versions = named("versionsList");
+            tryVerify(() => versions.itemAtIndex(0) !== null, 5000);
+            checkInside(named("pinButton", versions.itemAtIndex(0)), versions);
+            checkInside(named("checkNowButton"), view);
+            mouseClick(named("configTab"));
+            checkInside(named("configDiffButton"), view);
+            mouseClick(named("runsTab"));
+            checkInside(named("logSearch", named("stepOutput")), view);
+            root.width = 1280;
+            root.height = 800;
+        }
     }
 }
