@@ -69,6 +69,16 @@ Item {
                 root.runsModel.selectId(runId)
         }
     }
+    // A refresh of the pipelines (Ctrl+R) reads the selected one's jobs and resources again too.
+    Connections {
+        target: root.pipelinesModel
+        function onLoadingChanged() {
+            if (!root.pipelinesModel.loading) {
+                root.jobsModel.refresh()
+                root.resourcesModel.refresh()
+            }
+        }
+    }
     Connections {
         target: root.jobsModel
         function onTriggered(pipeline: string, runId: string) {
