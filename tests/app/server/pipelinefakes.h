@@ -294,31 +294,52 @@ public:
         m_webhookChecks.ref();
         return {};
     }
-    // The fake parses no resources: every pipeline has none.
+    // The fake's resources are those given a webhook token (setWebhookToken); no check finds a
+    // version of them, so there is nothing to pin.
     Result<QList<core::pipelines::ResourceView>> resources(const QString &pipeline) override
     {
         QMutexLocker lock(&m_mutex);
         if (!m_pipelines.contains(pipeline))
             return noPipeline(pipeline);
-        return QList<core::pipelines::ResourceView>{};
+        QList<core::pipelines::ResourceView> list;
+        for (auto it = m_webhookTokens.cbegin(); it != m_webhookTokens.cend(); ++it)
+            if (it.key().startsWith(pipeline + QLatin1Char('/'))) {
+                core::pipelines::ResourceView view;
+                view.name = it.key().mid(pipeline.size() + 1);
+                view.type = QStringLiteral("git");
+                view.webhook = true;
+                list << view;
+            }
+        return list;
     }
     Result<QList<core::pipelines::ResourceVersionView>> resourceVersions(const QString &pipeline,
                                                                          const QString &resource, int) override
     {
-        return noResource(pipeline, resource);
+        if (auto known = knownResource(pipeline, resource); !known)
+            return std::unexpected(known.error());
+        return QList<core::pipelines::ResourceVersionView>{};
     }
     Result<core::pipelines::ResourceView> pinResource(const QString &pipeline, const QString &resource,
                                                       const QJsonObject &, const core::Actor &) override
     {
-        return noResource(pipeline, resource);
+        if (auto known = knownResource(pipeline, resource); !known)
+            return std::unexpected(known.error());
+        return fail(ErrorCode::NotFound, QStringLiteral("no version of %1 matches").arg(resource),
+                    QStringLiteral("version"));
     }
     Status unpinResource(const QString &pipeline, const QString &resource, const core::Actor &) override
     {
-        return noResource(pipeline, resource);
+        if (auto known = knownResource(pipeline, resource); !known)
+            return known;
+        return fail(ErrorCode::NotFound, QStringLiteral("resource %1 is not pinned").arg(resource),
+                    QStringLiteral("resource"));
     }
     Status checkResource(const QString &pipeline, const QString &resource, const core::Actor &) override
     {
-        return noResource(pipeline, resource);
+        if (auto known = knownResource(pipeline, resource); !known)
+            return known;
+        m_webhookChecks.ref();
+        return {};
     }
     Result<bool> hostExecution() override
     {
@@ -384,10 +405,16 @@ private:
     {
         return fail(ErrorCode::NotFound, QStringLiteral("no pipeline \"%1\"").arg(name));
     }
-    static std::unexpected<Error> noResource(const QString &pipeline, const QString &resource)
+    Status knownResource(const QString &pipeline, const QString &resource)
     {
-        return fail(ErrorCode::NotFound,
-                    QStringLiteral("pipeline \"%1\" has no resource \"%2\"").arg(pipeline, resource));
+        QMutexLocker lock(&m_mutex);
+        if (!m_pipelines.contains(pipeline))
+            return noPipeline(pipeline);
+        if (!m_webhookTokens.contains(pipeline + QLatin1Char('/') + resource))
+            return fail(ErrorCode::NotFound,
+                        QStringLiteral("pipeline \"%1\" has no resource \"%2\"").arg(pipeline, resource),
+                        QStringLiteral("resource"));
+        return {};
     }
     static std::unexpected<Error> noRun(const QString &id)
     {
