@@ -70,13 +70,14 @@ inline constexpr Flag Scope{"scope", "S", "a scope the token carries (repeat for
 inline constexpr Flag Expires{"expires", "30d", "when the token stops working (default: never)"};
 inline constexpr Flag Out{"out", "FILE", "where the dump goes"};
 inline constexpr Flag Force{"force", "", "replace an existing FILE"};
+inline constexpr Flag Diff{"diff", "", "show what the last change to it changed, as a diff"};
 
 // Every flag any command takes, the global ones first: what the parser knows by name.
 inline constexpr const Flag *Catalogue[] = {
     &Server,   &Token,      &TokenFile, &Json,    &Help,   &Version, &File,         &Ref,    &Wait,  &NoWait,
     &KeepData, &DeleteData, &Follow,    &Tail,    &Limit,  &Config,  &Vars,         &Yes,    &Watch, &Pipeline,
     &Install,  &FromFile,   &Actor,     &Action,  &Object, &Since,   &Until,        &Status, &All,   &Reason,
-    &Username, &Role,       &Scope,     &Expires, &Out,    &Force,   &AllPipelines, &Step,
+    &Username, &Role,       &Scope,     &Expires, &Out,    &Force,   &AllPipelines, &Step,   &Diff,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags
@@ -147,6 +148,7 @@ std::span<const CommandDef> appCommands();
 std::span<const CommandDef> capacityCommands();
 std::span<const CommandDef> serviceCommands();
 std::span<const CommandDef> pipelineCommands();
+std::span<const CommandDef> resourceCommands();
 std::span<const CommandDef> secretCommands();
 std::span<const CommandDef> auditCommands();
 std::span<const CommandDef> accountCommands();

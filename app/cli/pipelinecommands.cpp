@@ -253,6 +253,37 @@ void showPipeline(Cli &cli)
     }));
 }
 
+// The config as it was set; with --diff, what the last change to it changed.
+void showConfig(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    cli.api().pipeline(name, cli.handle([&cli, name](const client::ApiResponse &r) {
+        const bool diff = cli.args().has(QStringLiteral("diff"));
+        if (cli.args().json) {
+            printJson(
+                QJsonObject{{QStringLiteral("name"), name},
+                            {QStringLiteral("config_version"), r.json.value(QStringLiteral("config_version"))},
+                            {diff ? QStringLiteral("config_diff") : QStringLiteral("config_yaml"),
+                             r.json.value(diff ? QStringLiteral("config_diff") : QStringLiteral("config_yaml"))}});
+            return cli.finish(ExitOk);
+        }
+        if (!diff) {
+            // The text as set, without an added newline, so that it can be saved and set again.
+            const QString yaml = str(r.json, "config_yaml");
+            printOut(yaml.endsWith(QLatin1Char('\n')) ? yaml.chopped(1) : yaml);
+            return cli.finish(ExitOk);
+        }
+        const QJsonArray lines = r.json.value(QStringLiteral("config_diff")).toArray();
+        if (lines.isEmpty())
+            printOut(QStringLiteral("pipeline %1 was not changed since it was created (version %2)")
+                         .arg(name)
+                         .arg(num(r.json, "config_version")));
+        for (const QJsonValue line : lines)
+            printOut(colouredDiffLine(line.toString()));
+        cli.finish(ExitOk);
+    }));
+}
+
 void pausePipeline(Cli &cli, bool pause)
 {
     const QString name = cli.args().arguments.value(0);
@@ -537,6 +568,14 @@ constexpr CommandDef PipelineTable[] = {
      &setPipeline},
     {"pipelines", "list", "", 0, 0, {}, "list the pipelines", &listPipelines},
     {"pipelines", "show", "NAME", 1, 1, {}, "show a pipeline and its jobs", &showPipeline},
+    {"pipelines",
+     "config",
+     "NAME",
+     1,
+     1,
+     {{{&flags::Diff}}},
+     "print the pipeline's config as set; --diff: what its last change changed",
+     &showConfig},
     {"pipelines", "pause", "NAME", 1, 1, {}, "stop starting runs (running ones go on)", &pause},
     {"pipelines", "unpause", "NAME", 1, 1, {}, "start runs again", &unpause},
     {"pipelines",

@@ -348,6 +348,36 @@ QWebSocket *Api::followRun(const QString &id, qint64 after, MessageCallback onMe
                             std::move(onMessage), std::move(onClosed));
 }
 
+void Api::resources(const QString &pipeline, Callback done) const
+{
+    get(apiPath({u"pipelines"_s, pipeline, u"resources"_s}), std::move(done));
+}
+
+void Api::resourceVersions(const QString &pipeline, const QString &resource, std::optional<int> limit,
+                           Callback done) const
+{
+    get(apiPath({u"pipelines"_s, pipeline, u"resources"_s, resource, u"versions"_s}) +
+            Query().addIfSet(u"limit"_s, limit).suffix(),
+        std::move(done));
+}
+
+void Api::pinResource(const QString &pipeline, const QString &resource, const QJsonObject &version, Callback done) const
+{
+    sendJson("PUT", apiPath({u"pipelines"_s, pipeline, u"resources"_s, resource, u"pin"_s}), {{u"version"_s, version}},
+             std::move(done));
+}
+
+void Api::unpinResource(const QString &pipeline, const QString &resource, Callback done) const
+{
+    sendEmpty("DELETE", apiPath({u"pipelines"_s, pipeline, u"resources"_s, resource, u"pin"_s}), std::move(done));
+}
+
+void Api::checkResourceNow(const QString &pipeline, const QString &resource, Callback done) const
+{
+    sendJson("POST", apiPath({u"pipelines"_s, pipeline, u"resources"_s, resource, u"check-now"_s}), {},
+             std::move(done));
+}
+
 void Api::checkResource(const QString &pipeline, const QString &resource, const QString &webhookToken,
                         Callback done) const
 {

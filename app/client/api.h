@@ -149,6 +149,15 @@ public:
     void checkResource(const QString &pipeline, const QString &resource, const QString &webhookToken,
                        Callback done) const;
 
+    // A pipeline's resources: their last check and pin; the versions checks found (newest
+    // first); pin (the newest known version with version's fields) and unpin; check now.
+    void resources(const QString &pipeline, Callback done) const;
+    void resourceVersions(const QString &pipeline, const QString &resource, std::optional<int> limit,
+                          Callback done) const;
+    void pinResource(const QString &pipeline, const QString &resource, const QJsonObject &version, Callback done) const;
+    void unpinResource(const QString &pipeline, const QString &resource, Callback done) const;
+    void checkResourceNow(const QString &pipeline, const QString &resource, Callback done) const;
+
     // Pipeline secrets: scope is a pipeline's name, or empty for the install's.
     void secrets(const QString &scope, Callback done) const;
     void setSecret(const QString &name, const QString &scope, const QString &value, Callback done) const;

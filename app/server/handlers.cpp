@@ -12,6 +12,7 @@
 #include "pairinghandlers.h"
 #include "pipelinehandlers.h"
 #include "replies.h"
+#include "resourcehandlers.h"
 #include "routes.h"
 #include "servicehandlers.h"
 #include "streamhandlers.h"
@@ -301,6 +302,16 @@ constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/pipelines/{name}/runs", PipelinesRead, Pipeline, false, &pipelineapi::listPipelineRuns},
     // Public: a forge cannot hold a bearer token; the resource's webhook token is checked instead.
     {"POST", "/api/v1/pipelines/{name}/resources/{resource}/check", Public, None, false, &pipelineapi::webhook},
+    // Resources: their versions are read like runs; pinning one and checking now are an operator's,
+    // like triggering a job (Concourse's pipeline-operator).
+    {"GET", "/api/v1/pipelines/{name}/resources", PipelinesRead, Pipeline, false, &resourceapi::listResources},
+    {"GET", "/api/v1/pipelines/{name}/resources/{resource}/versions", PipelinesRead, Pipeline, false,
+     &resourceapi::listVersions},
+    {"PUT", "/api/v1/pipelines/{name}/resources/{resource}/pin", RunsWrite, Pipeline, false, &resourceapi::pinVersion},
+    {"DELETE", "/api/v1/pipelines/{name}/resources/{resource}/pin", RunsWrite, Pipeline, false,
+     &resourceapi::unpinVersion},
+    {"POST", "/api/v1/pipelines/{name}/resources/{resource}/check-now", RunsWrite, Pipeline, false,
+     &resourceapi::checkNow},
     // Host execution: off for the install unless an administrator turns it on, and then only for
     // the pipelines an administrator marks (docs/pipelines.md). Anyone signed in may read it.
     {"GET", "/api/v1/settings", PipelinesRead, None, false, &pipelineapi::showSettings},

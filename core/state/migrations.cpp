@@ -344,6 +344,22 @@ const QList<Migration> &migrations()
                             " text TEXT NOT NULL,"
                             " PRIMARY KEY (deploy_id, seq, line))"),
          }},
+        {15,
+         QStringLiteral("a pipeline keeps its previous config; resources may be pinned to a version"),
+         {
+             // The config before the last set that changed it, so the change can be shown as a
+             // diff (docs/pipelines.md, "Seeing what changed"). Empty until a second set.
+             QStringLiteral("ALTER TABLE pipelines ADD COLUMN previous_config_yaml TEXT NOT NULL DEFAULT ''"),
+             // A version pinned through the API (Concourse's pin-resource): every get of the
+             // resource uses it until it is unpinned.
+             QStringLiteral("CREATE TABLE resource_pins ("
+                            " pipeline TEXT NOT NULL REFERENCES pipelines(name) ON DELETE CASCADE,"
+                            " resource TEXT NOT NULL,"
+                            " version_json TEXT NOT NULL,"
+                            " actor TEXT NOT NULL DEFAULT '',"
+                            " pinned_ms BIGINT NOT NULL DEFAULT 0,"
+                            " PRIMARY KEY (pipeline, resource))"),
+         }},
     };
     return all;
 }

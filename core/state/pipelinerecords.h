@@ -15,6 +15,8 @@ struct PipelineRecord {
     QString configYaml;    // as the user set it, ((vars)) not interpolated: secrets never land here
     QString varsYaml;      // the vars file given with it, if any
     int configVersion = 0; // 1, 2, ... one more on every set
+    // The config before the last set that changed it (version configVersion - 1); empty before.
+    QString previousConfigYaml;
     bool paused = false;
     QString pausedReason;       // "by token:admin", "circuit breaker: 3 errored runs in a row"
     int maxRuns = 1;            // runs of this pipeline at once
@@ -90,6 +92,15 @@ struct ResourceVersionRecord {
     QString versionJson; // {"ref": "abc"}, keys sorted
     QString metadataJson;
     qint64 foundMs = 0;
+};
+
+// A version pinned through the API: every get of the resource uses it until it is unpinned.
+struct ResourcePinRecord {
+    QString pipeline;
+    QString resource;
+    QString versionJson; // the whole version as found, keys sorted
+    QString actor;       // who pinned it
+    qint64 pinnedMs = 0;
 };
 
 struct SecretRecord {

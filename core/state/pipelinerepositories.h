@@ -100,6 +100,11 @@ public:
     Status recordCheck(const QString &pipeline, const QString &resource, qint64 nowMs, const QString &error);
     // When the resource was last checked (0: never), and the error of that check.
     Result<QPair<qint64, QString>> lastCheck(const QString &pipeline, const QString &resource);
+    // The version pinned through the API; nullopt when none is. pin() replaces any earlier pin.
+    Result<std::optional<ResourcePinRecord>> pinned(const QString &pipeline, const QString &resource);
+    Status pin(const ResourcePinRecord &pin);
+    // NotFound when the resource was not pinned.
+    Status unpin(const QString &pipeline, const QString &resource);
 
 private:
     Database &m_db;

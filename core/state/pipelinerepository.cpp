@@ -10,7 +10,7 @@ namespace pando::core {
 namespace {
 
 const QString kPipelineColumns = u"name, config_yaml, vars_yaml, config_version, paused, paused_reason, max_runs,"
-                                 " consecutive_errors, created_ms, updated_ms, host_execution"_s;
+                                 " consecutive_errors, created_ms, updated_ms, host_execution, previous_config_yaml"_s;
 
 PipelineRecord pipelineFrom(const QSqlQuery &q)
 {
@@ -26,6 +26,7 @@ PipelineRecord pipelineFrom(const QSqlQuery &q)
     p.createdMs = q.value(8).toLongLong();
     p.updatedMs = q.value(9).toLongLong();
     p.hostExecution = q.value(10).toInt() != 0;
+    p.previousConfigYaml = q.value(11).toString();
     return p;
 }
 
@@ -52,15 +53,19 @@ Result<PipelineRecord> PipelineRepository::set(const QString &name, const QStrin
         return std::unexpected(existing.error());
     if (existing->next()) {
         const int version = existing->value(0).toInt() + 1;
-        auto q = tx->run(u"UPDATE pipelines SET config_yaml = ?, vars_yaml = ?, config_version = ?, updated_ms = ?"
-                         " WHERE name = ?"_s,
-                         {detail::text(configYaml), detail::text(varsYaml), version, nowMs, detail::text(name)}, what);
+        // The config being replaced is kept as the previous one, unless only the vars changed.
+        auto q = tx->run(u"UPDATE pipelines SET config_yaml = ?, vars_yaml = ?, config_version = ?, updated_ms = ?,"
+                         " previous_config_yaml = CASE WHEN config_yaml = ? THEN previous_config_yaml"
+                         " ELSE config_yaml END WHERE name = ?"_s,
+                         {detail::text(configYaml), detail::text(varsYaml), version, nowMs, detail::text(configYaml),
+                          detail::text(name)},
+                         what);
         if (!q)
             return std::unexpected(q.error());
     } else {
-        auto q =
-            tx->run(u"INSERT INTO pipelines ("_s + kPipelineColumns + u") VALUES (?, ?, ?, 1, 0, '', 0, 0, ?, ?, 0)"_s,
-                    {detail::text(name), detail::text(configYaml), detail::text(varsYaml), nowMs, nowMs}, what);
+        auto q = tx->run(u"INSERT INTO pipelines ("_s + kPipelineColumns +
+                             u") VALUES (?, ?, ?, 1, 0, '', 0, 0, ?, ?, 0, '')"_s,
+                         {detail::text(name), detail::text(configYaml), detail::text(varsYaml), nowMs, nowMs}, what);
         if (!q)
             return std::unexpected(q.error());
     }
@@ -340,6 +345,47 @@ Result<QPair<qint64, QString>> ResourceVersionRepository::lastCheck(const QStrin
     if (!q->next())
         return QPair<qint64, QString>{0, QString()};
     return QPair<qint64, QString>{q->value(0).toLongLong(), q->value(1).toString()};
+}
+
+Result<std::optional<ResourcePinRecord>> ResourceVersionRepository::pinned(const QString &pipeline,
+                                                                           const QString &resource)
+{
+    auto q = detail::run(
+        m_db, u"SELECT version_json, actor, pinned_ms FROM resource_pins WHERE pipeline = ? AND resource = ?"_s,
+        {detail::text(pipeline), detail::text(resource)}, u"pin of "_s + resource);
+    if (!q)
+        return std::unexpected(q.error());
+    if (!q->next())
+        return std::optional<ResourcePinRecord>{};
+    return std::optional<ResourcePinRecord>{ResourcePinRecord{pipeline, resource, q->value(0).toString(),
+                                                              q->value(1).toString(), q->value(2).toLongLong()}};
+}
+
+Status ResourceVersionRepository::pin(const ResourcePinRecord &pin)
+{
+    const QString what = u"pin "_s + pin.pipeline + u'/' + pin.resource;
+    auto tx = detail::Transaction::begin(m_db, what);
+    if (!tx)
+        return std::unexpected(tx.error());
+    auto removed = tx->run(u"DELETE FROM resource_pins WHERE pipeline = ? AND resource = ?"_s,
+                           {detail::text(pin.pipeline), detail::text(pin.resource)}, what);
+    if (!removed)
+        return std::unexpected(removed.error());
+    auto q = tx->run(u"INSERT INTO resource_pins (pipeline, resource, version_json, actor, pinned_ms)"
+                     " VALUES (?, ?, ?, ?, ?)"_s,
+                     {detail::text(pin.pipeline), detail::text(pin.resource), detail::text(pin.versionJson),
+                      detail::text(pin.actor), pin.pinnedMs},
+                     what);
+    if (!q)
+        return std::unexpected(q.error());
+    return tx->commit();
+}
+
+Status ResourceVersionRepository::unpin(const QString &pipeline, const QString &resource)
+{
+    return expectOneRow(detail::run(m_db, u"DELETE FROM resource_pins WHERE pipeline = ? AND resource = ?"_s,
+                                    {detail::text(pipeline), detail::text(resource)}, u"unpin "_s + resource),
+                        u"resource %1 of pipeline %2 is not pinned"_s.arg(resource, pipeline), u"resource"_s);
 }
 
 // --- secrets

@@ -1,12 +1,13 @@
 // The selected run: its state, duration, what triggered it and its counts, Abort while it runs;
 // the step tree as the plan nests it (state mark and word, duration, "unchanged" for steps
-// skipped because nothing changed); below, the selected step's output lines (or the whole
-// run's), following the end while the run goes on.
+// skipped because nothing changed); below, the selected step's output (or the whole run's) in the
+// desktop's log view: ANSI colours, line numbers, search, following the end while the run goes on.
 pragma ComponentBehavior: Bound
 
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import Pando.Logs
 import Pando.Runs
 import Pando.States
 
@@ -17,6 +18,11 @@ Pane {
     readonly property bool hasRun: root.runTree.runId.length > 0
     readonly property var step: root.runTree.selected
     readonly property var run: root.runsModel.selected
+
+    RunOutputSource {
+        id: outputSource
+        output: root.runTree.output
+    }
 
     Label {
         anchors.centerIn: parent
@@ -249,41 +255,15 @@ Pane {
                     wrapMode: Text.Wrap
                     Layout.fillWidth: true
                 }
-                Frame {
+                // The desktop's log view: ANSI colours, line numbers, search, follow and copy.
+                LogLines {
+                    objectName: "stepOutput"
                     Layout.fillWidth: true
                     Layout.fillHeight: true
-                    padding: 4
-
-                    Label {
-                        anchors.centerIn: parent
-                        visible: root.runTree.output.count === 0
-                        text: root.runTree.live ? qsTr("No output yet") : qsTr("No output")
-                        opacity: 0.6
-                    }
-                    ListView {
-                        id: lines
-                        anchors.fill: parent
-                        clip: true
-                        model: root.runTree.output
-                        ScrollBar.vertical: ScrollBar {}
-                        // Follows the end while the user has not scrolled up.
-                        onCountChanged: {
-                            if (lines.atYEnd || lines.count < 2)
-                                lines.positionViewAtEnd()
-                        }
-                        delegate: Text {
-                            id: line
-                            required text
-                            required property string stream
-                            width: ListView.view.width
-                            font.family: "monospace"
-                            textFormat: Text.PlainText
-                            wrapMode: Text.WrapAnywhere
-                            color: line.stream === "stderr" ? StateStyle.danger : root.palette.text
-                            font.italic: line.stream === "pando"
-                            opacity: line.stream === "pando" ? 0.75 : 1
-                        }
-                    }
+                    source: outputSource
+                    emptyText: root.runTree.live ? qsTr("No output yet") : qsTr("No output")
+                    accessibleName: root.step.stepId.length > 0 ? qsTr("Output of %1").arg(root.step.label)
+                                                                : qsTr("Output of the whole run")
                 }
             }
         }

@@ -1,8 +1,10 @@
-// The Pipelines view: the install's pipelines on the left, the selected pipeline's runs in the
-// middle, the selected run's step tree and output on the right. Trigger a job (Ctrl+T), abort the
-// selected run (Ctrl+Shift+A), pause or unpause the pipeline (Ctrl+Shift+P). Says so plainly when
-// there are no pipelines yet, and when the install runs without the pipeline runner. Everything
-// it shows comes from the three models.
+// The Pipelines view: the install's pipelines on the left, the selected pipeline's detail on the
+// right in tabs: Runs (its runs, and the selected run's step tree and output), Jobs (each job's
+// last run and Trigger, in the order of the passed: graph), Config (the YAML as set, and the diff
+// of its last change) and Resources (versions, pin, Check now). Trigger a job (Ctrl+T), abort the
+// selected run (Ctrl+Shift+A), pause or unpause the pipeline (Ctrl+Shift+P), switch tabs with
+// Ctrl+1..4. Says so plainly when there are no pipelines yet, and when the install runs without
+// the pipeline runner. Everything it shows comes from the models.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -17,10 +19,26 @@ Item {
     readonly property bool hasPipelines: root.pipelinesModel.count > 0
     readonly property var pipeline: root.pipelinesModel.selected
     readonly property var run: root.runsModel.selected
+    // The selected pipeline's Jobs/Config and Resources tabs, on the same session.
+    readonly property JobsModel jobsModel: JobsModel {
+        session: root.pipelinesModel.session
+        pipeline: root.pipelinesModel.selectedName
+        configVersion: root.pipeline.configVersion
+    }
+    readonly property ResourcesModel resourcesModel: ResourcesModel {
+        session: root.pipelinesModel.session
+        pipeline: root.pipelinesModel.selectedName
+    }
+    property alias currentTab: tabs.currentIndex
 
     function triggerJob() {
-        if (root.pipelinesModel.selectedRow >= 0)
+        if (root.pipelinesModel.selectedRow < 0)
+            return
+        // The job menu is the Runs tab's; the Jobs tab has a Trigger button on every job.
+        if (tabs.currentIndex !== 1) {
+            tabs.currentIndex = 0
             runsList.openJobMenu()
+        }
     }
     function abortRun() {
         if (root.run.live)
@@ -51,6 +69,23 @@ Item {
                 root.runsModel.selectId(runId)
         }
     }
+    // A refresh of the pipelines (Ctrl+R) reads the selected one's jobs and resources again too.
+    Connections {
+        target: root.pipelinesModel
+        function onLoadingChanged() {
+            if (!root.pipelinesModel.loading) {
+                root.jobsModel.refresh()
+                root.resourcesModel.refresh()
+            }
+        }
+    }
+    Connections {
+        target: root.jobsModel
+        function onTriggered(pipeline: string, runId: string) {
+            if (pipeline === root.runsModel.pipeline)
+                root.runsModel.selectId(runId)
+        }
+    }
 
     onVisibleChanged: if (visible && root.hasPipelines)
         pipelinesList.takeFocus()
@@ -64,6 +99,26 @@ Item {
         sequence: "Ctrl+Shift+A"
         enabled: root.visible && root.hasPipelines
         onActivated: root.abortRun()
+    }
+    Shortcut {
+        sequence: "Ctrl+1"
+        enabled: root.visible && root.hasPipelines
+        onActivated: tabs.currentIndex = 0
+    }
+    Shortcut {
+        sequence: "Ctrl+2"
+        enabled: root.visible && root.hasPipelines
+        onActivated: tabs.currentIndex = 1
+    }
+    Shortcut {
+        sequence: "Ctrl+3"
+        enabled: root.visible && root.hasPipelines
+        onActivated: tabs.currentIndex = 2
+    }
+    Shortcut {
+        sequence: "Ctrl+4"
+        enabled: root.visible && root.hasPipelines
+        onActivated: tabs.currentIndex = 3
     }
     Shortcut {
         sequence: "Ctrl+Shift+P"
@@ -122,17 +177,69 @@ Item {
             SplitView.minimumWidth: 180
             pipelinesModel: root.pipelinesModel
         }
-        RunsList {
-            id: runsList
-            SplitView.preferredWidth: 340
-            SplitView.minimumWidth: 240
-            pipelinesModel: root.pipelinesModel
-            runsModel: root.runsModel
-        }
-        RunDetail {
+        ColumnLayout {
             SplitView.fillWidth: true
-            runsModel: root.runsModel
-            runTree: root.runTree
+            SplitView.minimumWidth: 320
+            // Not the widest tab's content (a long config line): the window decides the width.
+            implicitWidth: 640
+            spacing: 0
+
+            TabBar {
+                id: tabs
+                objectName: "pipelineTabs"
+                Layout.fillWidth: true
+                TabButton {
+                    objectName: "runsTab"
+                    text: qsTr("Runs")
+                    Accessible.name: qsTr("Runs (Ctrl+1)")
+                }
+                TabButton {
+                    objectName: "jobsTab"
+                    text: qsTr("Jobs")
+                    Accessible.name: qsTr("Jobs (Ctrl+2)")
+                }
+                TabButton {
+                    objectName: "configTab"
+                    text: qsTr("Config")
+                    Accessible.name: qsTr("Config (Ctrl+3)")
+                }
+                TabButton {
+                    objectName: "resourcesTab"
+                    text: qsTr("Resources")
+                    Accessible.name: qsTr("Resources (Ctrl+4)")
+                }
+            }
+
+            StackLayout {
+                currentIndex: tabs.currentIndex
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+
+                SplitView {
+                    RunsList {
+                        id: runsList
+                        SplitView.preferredWidth: 340
+                        SplitView.minimumWidth: 240
+                        pipelinesModel: root.pipelinesModel
+                        runsModel: root.runsModel
+                    }
+                    RunDetail {
+                        SplitView.fillWidth: true
+                        runsModel: root.runsModel
+                        runTree: root.runTree
+                    }
+                }
+                JobsTab {
+                    jobsModel: root.jobsModel
+                    paused: root.pipeline.paused
+                }
+                ConfigTab {
+                    jobsModel: root.jobsModel
+                }
+                ResourcesTab {
+                    resourcesModel: root.resourcesModel
+                }
+            }
         }
     }
 }

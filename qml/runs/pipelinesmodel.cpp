@@ -16,14 +16,6 @@ QString explainPipelineError(const Error &e)
     return e.hint.isEmpty() ? e.text() : PipelinesModel::tr("%1 — %2").arg(e.text(), e.hint);
 }
 
-QJsonObject runSummary(const QJsonObject &run)
-{
-    return QJsonObject{{u"id"_s, run.value(u"id"_s)},
-                       {u"job"_s, run.value(u"job"_s)},
-                       {u"number"_s, run.value(u"number"_s)},
-                       {u"status"_s, run.value(u"status"_s)},
-                       {u"waiting"_s, run.value(u"waiting"_s)}};
-}
 } // namespace
 
 PipelinesModel::PipelinesModel(QObject *parent) : SessionListModel(parent)
@@ -273,7 +265,7 @@ void PipelinesModel::fetchLastRun(const QString &name)
         if (row < 0 || !runs)
             return; // the list shows "never run"; the runs list itself says why it failed
         if (!runs->isEmpty())
-            self->setLastRun(row, runSummary(runs->first().toObject()));
+            self->setLastRun(row, RunState::summaryOf(runs->first().toObject()));
     });
 }
 
@@ -321,7 +313,7 @@ void PipelinesModel::triggerJob(int row, const QString &job)
         // The run.queued event says the same; the answer may come first (but not undo a later start).
         const QString id = run->value(u"id"_s).toString();
         if (const int at = self->rowOf(name); at >= 0 && self->m_rows.at(at).lastRun.value(u"id"_s).toString() != id)
-            self->setLastRun(at, runSummary(*run));
+            self->setLastRun(at, RunState::summaryOf(*run));
         Q_EMIT self->triggered(name, id);
     });
 }
@@ -391,14 +383,8 @@ void PipelinesModel::onEvent(const QJsonObject &event)
         apply(p);
         return;
     }
-    QString status;
-    if (type == core::EventType::RunQueued)
-        status = core::toString(core::RunStatus::Queued);
-    else if (type == core::EventType::RunStarted)
-        status = core::toString(core::RunStatus::Running);
-    else if (type == core::EventType::RunFinished)
-        status = data.value(u"status"_s).toString();
-    else
+    const QString status = RunState::statusOfRunEvent(event);
+    if (status.isEmpty())
         return;
     const QJsonObject &last = m_rows.at(row).lastRun;
     const QString id = data.value(u"run"_s).toString();

@@ -1,4 +1,5 @@
 #include "qml/runs/runstate.h"
+#include "core/vocab/vocab.h"
 
 #include <QCoreApplication>
 #include <QLocale>
@@ -89,6 +90,27 @@ QString runOfApproval(const QJsonObject &approvalEventData)
 {
     const QString object = approvalEventData.value(u"object"_s).toString();
     return object.startsWith(u"run/"_s) ? object.section(u'/', 1, 1) : QString();
+}
+
+QJsonObject summaryOf(const QJsonObject &run)
+{
+    return QJsonObject{{u"id"_s, run.value(u"id"_s)},
+                       {u"job"_s, run.value(u"job"_s)},
+                       {u"number"_s, run.value(u"number"_s)},
+                       {u"status"_s, run.value(u"status"_s)},
+                       {u"waiting"_s, run.value(u"waiting"_s)}};
+}
+
+QString statusOfRunEvent(const QJsonObject &event)
+{
+    const std::optional<core::EventType> type = core::parseEventType(event.value(u"type"_s).toString());
+    if (type == core::EventType::RunQueued)
+        return core::toString(core::RunStatus::Queued);
+    if (type == core::EventType::RunStarted)
+        return core::toString(core::RunStatus::Running);
+    if (type == core::EventType::RunFinished)
+        return event.value(u"data"_s).toObject().value(u"status"_s).toString();
+    return {};
 }
 
 } // namespace pando::desktop::RunState

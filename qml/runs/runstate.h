@@ -27,6 +27,11 @@ QString durationText(qint64 ms);
 // "waiting") is waiting, as the lists and the tray show it.
 DisplayState::Value ofListedRun(const QString &status, bool waiting);
 QString wordOfListedRun(const QString &status, bool waiting);
+// What a list keeps of a listed run: {id, job, number, status, waiting}.
+QJsonObject summaryOf(const QJsonObject &run);
+// The status a run.queued, run.started or run.finished event (the stream's JSON) says its run
+// has now; empty for any other event.
+QString statusOfRunEvent(const QJsonObject &event);
 // The run an approval is about ("run/<id>/step/<name>"); empty for a deploy's or anything else.
 QString runOfApproval(const QJsonObject &approvalEventData);
 } // namespace RunState

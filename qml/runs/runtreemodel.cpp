@@ -73,13 +73,15 @@ QVariant StepOutputModel::data(const QModelIndex &index, int role) const
         return line.stream;
     case StepRole:
         return line.step;
+    case RawTextRole:
+        return line.raw;
     }
     return {};
 }
 
 QHash<int, QByteArray> StepOutputModel::roleNames() const
 {
-    return {{TextRole, "text"}, {StreamRole, "stream"}, {StepRole, "step"}};
+    return {{TextRole, "text"}, {StreamRole, "stream"}, {StepRole, "step"}, {RawTextRole, "rawText"}};
 }
 
 void StepOutputModel::reset(QList<Line> lines)
@@ -337,8 +339,9 @@ void RunTreeModel::onMessage(const QJsonObject &message)
     }
     if (type != u"output"_s)
         return;
+    const QString raw = data.value(u"text"_s).toString();
     const StepOutputModel::Line line{message.value(u"step"_s).toString(), data.value(u"stream"_s).toString(),
-                                     visibleText(data.value(u"text"_s).toString())};
+                                     visibleText(raw), raw};
     const bool first = std::none_of(m_lines.cbegin(), m_lines.cend(),
                                     [&line](const StepOutputModel::Line &l) { return l.step == line.step; });
     m_lines.append(line);

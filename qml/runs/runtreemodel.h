@@ -34,9 +34,10 @@ public:
     struct Line {
         QString step;
         QString stream; // stdout, stderr, pando (a line Pando itself says about the step)
-        QString text;
+        QString text;   // as a terminal shows it: escape sequences taken out
+        QString raw;    // as the step printed it (the log view renders its colours)
     };
-    enum Role { TextRole = Qt::UserRole + 1, StreamRole, StepRole };
+    enum Role { TextRole = Qt::UserRole + 1, StreamRole, StepRole, RawTextRole };
     Q_ENUM(Role)
 
     using QAbstractListModel::QAbstractListModel;

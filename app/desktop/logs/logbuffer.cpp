@@ -41,6 +41,12 @@ void LogBuffer::clear()
     m_carry[0] = m_carry[1] = ansi::Style{};
 }
 
+void LogBuffer::reset()
+{
+    clear();
+    m_first = m_end = 0;
+}
+
 void LogBuffer::append(std::span<const LogLineIn> lines)
 {
     const qsizetype drop = dropCountFor(qsizetype(lines.size()));

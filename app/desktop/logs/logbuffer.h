@@ -61,6 +61,8 @@ public:
     // Appends; drops first what dropCountFor(lines.size()) says. O(lines + their bytes).
     void append(std::span<const LogLineIn> lines);
     void clear();
+    // Clears and numbers the next line 1 again (another log shown in the same buffer).
+    void reset();
 
     // Line access by row (0 = firstLine()); row must be in [0, size()).
     QByteArrayView raw(qsizetype row) const;

@@ -267,6 +267,16 @@ void LogModel::clear()
     Q_EMIT countChanged();
 }
 
+void LogModel::reset()
+{
+    clear();
+    m_buffer.reset();
+    // Renders are cached by line number, which now starts again.
+    for (CachedLine &slot : m_cache)
+        slot.line = -1;
+    restartSearch();
+}
+
 void LogModel::setCoalesceInterval(int ms)
 {
     m_coalesce.setInterval(std::max(ms, 0));

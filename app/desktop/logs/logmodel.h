@@ -84,6 +84,9 @@ public:
     // The stream ended: its partial last line (if any) becomes a row, queued data is applied.
     Q_INVOKABLE void flush();
     Q_INVOKABLE void clear();
+    // Clears, and the next line is line 1 again: another log (a step's output after another's)
+    // shown in the same model. clear() keeps numbering, as a log that goes on does.
+    Q_INVOKABLE void reset();
 
     // Milliseconds appendData waits to gather data into one batch; 0 (the default) applies each
     // call at once. A view fed by many small messages sets ~30 so that 100,000 lines a second

@@ -419,6 +419,39 @@ void RemoteSession::abortRun(const QString &id, DoneCallback done)
     call([id](const Api &api, Callback cb) { api.abortRun(id, std::move(cb)); }, toDone(std::move(done)));
 }
 
+void RemoteSession::resources(const QString &pipeline, ListCallback done)
+{
+    callList([pipeline](const Api &api, Callback cb) { api.resources(pipeline, std::move(cb)); }, u"resources"_s,
+             std::move(done));
+}
+
+void RemoteSession::resourceVersions(const QString &pipeline, const QString &resource, int limit, ListCallback done)
+{
+    callList([pipeline, resource,
+              limit](const Api &api, Callback cb) { api.resourceVersions(pipeline, resource, limit, std::move(cb)); },
+             u"versions"_s, std::move(done));
+}
+
+void RemoteSession::pinResource(const QString &pipeline, const QString &resource, const QJsonObject &version,
+                                ObjectCallback done)
+{
+    call([pipeline, resource, version](const Api &api,
+                                       Callback cb) { api.pinResource(pipeline, resource, version, std::move(cb)); },
+         std::move(done));
+}
+
+void RemoteSession::unpinResource(const QString &pipeline, const QString &resource, DoneCallback done)
+{
+    call([pipeline, resource](const Api &api, Callback cb) { api.unpinResource(pipeline, resource, std::move(cb)); },
+         toDone(std::move(done)));
+}
+
+void RemoteSession::checkResource(const QString &pipeline, const QString &resource, DoneCallback done)
+{
+    call([pipeline, resource](const Api &api, Callback cb) { api.checkResourceNow(pipeline, resource, std::move(cb)); },
+         toDone(std::move(done)));
+}
+
 Subscription *RemoteSession::followRun(const QString &id, qint64 after, QObject *parent)
 {
     return follow(

@@ -72,6 +72,12 @@ public:
     void run(const QString &id, ObjectCallback done) override;
     void triggerJob(const QString &pipeline, const QString &job, ObjectCallback done) override;
     void abortRun(const QString &id, DoneCallback done) override;
+    void resources(const QString &pipeline, ListCallback done) override;
+    void resourceVersions(const QString &pipeline, const QString &resource, int limit, ListCallback done) override;
+    void pinResource(const QString &pipeline, const QString &resource, const QJsonObject &version,
+                     ObjectCallback done) override;
+    void unpinResource(const QString &pipeline, const QString &resource, DoneCallback done) override;
+    void checkResource(const QString &pipeline, const QString &resource, DoneCallback done) override;
     Subscription *followRun(const QString &id, qint64 after, QObject *parent) override;
 
     void approvals(const QString &status, ListCallback done) override;

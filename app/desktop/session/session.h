@@ -153,6 +153,16 @@ public:
     virtual void run(const QString &id, ObjectCallback done) = 0;
     virtual void triggerJob(const QString &pipeline, const QString &job, ObjectCallback done) = 0;
     virtual void abortRun(const QString &id, DoneCallback done) = 0;
+    // A pipeline's resources ({name, type, checked_ms, check_error, pinned_version, ...}); the
+    // versions checks found, newest first ({seq, version, found_ms, pinned}); pinning the version
+    // with these fields (the answer is the resource, pinned) and unpinning; checking now (what it
+    // finds shows in the next versions() answer).
+    virtual void resources(const QString &pipeline, ListCallback done) = 0;
+    virtual void resourceVersions(const QString &pipeline, const QString &resource, int limit, ListCallback done) = 0;
+    virtual void pinResource(const QString &pipeline, const QString &resource, const QJsonObject &version,
+                             ObjectCallback done) = 0;
+    virtual void unpinResource(const QString &pipeline, const QString &resource, DoneCallback done) = 0;
+    virtual void checkResource(const QString &pipeline, const QString &resource, DoneCallback done) = 0;
     // A run's events from after (a seq; 0: from the start), then live until the run ends.
     virtual Subscription *followRun(const QString &id, qint64 after, QObject *parent) = 0;
 

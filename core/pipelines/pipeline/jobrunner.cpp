@@ -257,6 +257,23 @@ Result<adapters::Version> Execution::chooseVersion(const Step &step, const Resou
     if (resource.pinnedVersion)
         return *resource.pinnedVersion;
     ResourceVersionRepository versions(m_deps.db);
+    // Pinned through the API (pando resources pin): that version, whatever checks found since.
+    auto pin = versions.pinned(m_run.pipeline, resource.name);
+    if (!pin)
+        return std::unexpected(pin.error());
+    if (*pin) {
+        for (const QString &job : step.get.passed) {
+            auto passed = RunRepository(m_deps.db).passedVersions(m_run.pipeline, job, resource.name, 1000);
+            if (!passed)
+                return std::unexpected(passed.error());
+            if (!passed->contains((*pin)->versionJson))
+                return fail(ErrorCode::Failed,
+                            QStringLiteral("the pinned version %1 of %2 has not passed %3 yet")
+                                .arg((*pin)->versionJson, resource.name, job),
+                            step.path, QStringLiteral("run %1 with it first, or unpin %2").arg(job, resource.name));
+        }
+        return versionFromJson(QJsonDocument::fromJson((*pin)->versionJson.toUtf8()).object(), resource.name);
+    }
     if (!step.get.passed.isEmpty()) {
         // The newest version that went through every job named in passed:.
         RunRepository runs(m_deps.db);

@@ -262,7 +262,15 @@ Result<PipelineView> LocalPipelineService::pipeline(const QString &name)
     auto row = PipelineRepository(m_deps.db).find(name);
     if (!row)
         return std::unexpected(row.error());
-    return view(*row);
+    auto shown = view(*row);
+    if (!shown)
+        return shown;
+    shown->detailed = true;
+    // The text as set, line by line: what the user wrote and will recognise, comments included.
+    if (!row->previousConfigYaml.isEmpty())
+        shown->configDiff =
+            diffLines(row->previousConfigYaml.split(QLatin1Char('\n')), row->configYaml.split(QLatin1Char('\n')));
+    return shown;
 }
 
 Status LocalPipelineService::pause(const QString &name, const Actor &actor)
@@ -464,6 +472,196 @@ Status LocalPipelineService::webhook(const QString &pipelineName, const QString 
     return {};
 }
 
+// --- resources
+
+Result<std::pair<Pipeline, Resource>> LocalPipelineService::storedResource(const QString &pipelineName,
+                                                                           const QString &resourceName)
+{
+    auto row = PipelineRepository(m_deps.db).find(pipelineName);
+    if (!row)
+        return std::unexpected(row.error());
+    auto parsed = parseForWebhook(*row);
+    if (!parsed)
+        return std::unexpected(parsed.error());
+    const Resource *resource = parsed->resource(resourceName);
+    if (!resource)
+        return fail(ErrorCode::NotFound,
+                    QStringLiteral("pipeline %1 has no resource named %2").arg(pipelineName, resourceName),
+                    QStringLiteral("resource"));
+    return std::pair<Pipeline, Resource>{*parsed, *resource};
+}
+
+Result<std::pair<Pipeline, Resource>> LocalPipelineService::pinnableResource(const QString &pipelineName,
+                                                                             const QString &resourceName)
+{
+    auto found = storedResource(pipelineName, resourceName);
+    if (found && found->second.pinnedVersion)
+        return fail(ErrorCode::Conflict,
+                    QStringLiteral("resource %1 is pinned in the pipeline's config (version:)").arg(resourceName),
+                    found->second.path + QStringLiteral(".version"),
+                    QStringLiteral("remove version: from the resource in the config and set the pipeline again"));
+    return found;
+}
+
+Result<ResourceView> LocalPipelineService::resourceView(const QString &pipelineName, const Resource &resource)
+{
+    ResourceVersionRepository versions(m_deps.db);
+    ResourceView v;
+    v.name = resource.name;
+    v.type = resource.type;
+    v.webhook = !resource.webhookToken.isEmpty();
+    auto checked = versions.lastCheck(pipelineName, resource.name);
+    if (!checked)
+        return std::unexpected(checked.error());
+    v.checkedMs = checked->first;
+    v.checkError = checked->second;
+    if (resource.pinnedVersion) {
+        v.pinned = versionToJson(*resource.pinnedVersion);
+        v.pinnedInConfig = true;
+        return v;
+    }
+    auto pin = versions.pinned(pipelineName, resource.name);
+    if (!pin)
+        return std::unexpected(pin.error());
+    if (*pin) {
+        v.pinned = QJsonDocument::fromJson((*pin)->versionJson.toUtf8()).object();
+        v.pinnedBy = (*pin)->actor;
+        v.pinnedMs = (*pin)->pinnedMs;
+    }
+    return v;
+}
+
+Result<QList<ResourceView>> LocalPipelineService::resources(const QString &pipelineName)
+{
+    auto row = PipelineRepository(m_deps.db).find(pipelineName);
+    if (!row)
+        return std::unexpected(row.error());
+    auto parsed = parseForWebhook(*row);
+    if (!parsed)
+        return std::unexpected(parsed.error());
+    QList<ResourceView> list;
+    for (const Resource &resource : std::as_const(parsed->resources)) {
+        auto v = resourceView(pipelineName, resource);
+        if (!v)
+            return std::unexpected(v.error());
+        list.append(*v);
+    }
+    return list;
+}
+
+Result<QList<ResourceVersionView>> LocalPipelineService::resourceVersions(const QString &pipelineName,
+                                                                          const QString &resourceName, int limit)
+{
+    auto found = storedResource(pipelineName, resourceName);
+    if (!found)
+        return std::unexpected(found.error());
+    auto shown = resourceView(pipelineName, found->second);
+    if (!shown)
+        return std::unexpected(shown.error());
+    auto rows = ResourceVersionRepository(m_deps.db).list(pipelineName, resourceName, qBound(1, limit, 1000));
+    if (!rows)
+        return std::unexpected(rows.error());
+    // A config pin may name only some fields: the newest version having them is the one used.
+    Version pin;
+    if (!shown->pinned.isEmpty())
+        pin = *versionFromJson(shown->pinned, QString());
+    bool pinnedSeen = false;
+    QList<ResourceVersionView> list;
+    for (const ResourceVersionRecord &r : std::as_const(*rows)) {
+        ResourceVersionView v{r, false};
+        if (!pin.isEmpty() && !pinnedSeen) {
+            auto version = versionFromJson(QJsonDocument::fromJson(r.versionJson.toUtf8()).object(), QString());
+            v.pinned = pinnedSeen = version && versionMatches(*version, pin);
+        }
+        list.append(v);
+    }
+    return list;
+}
+
+Result<ResourceView> LocalPipelineService::pinResource(const QString &pipelineName, const QString &resourceName,
+                                                       const QJsonObject &version, const Actor &actor)
+{
+    auto found = pinnableResource(pipelineName, resourceName);
+    if (!found)
+        return std::unexpected(found.error());
+    auto wanted = versionFromJson(version, QStringLiteral("version"));
+    if (!wanted)
+        return std::unexpected(wanted.error());
+    if (wanted->isEmpty())
+        return fail(ErrorCode::Invalid, QStringLiteral("a version to pin needs at least one field"),
+                    QStringLiteral("version"));
+    ResourceVersionRepository versions(m_deps.db);
+    auto known = versions.list(pipelineName, resourceName, 1000);
+    if (!known)
+        return std::unexpected(known.error());
+    QString match;
+    for (const ResourceVersionRecord &r : std::as_const(*known)) {
+        auto v = versionFromJson(QJsonDocument::fromJson(r.versionJson.toUtf8()).object(), QString());
+        if (v && versionMatches(*v, *wanted)) {
+            match = r.versionJson;
+            break;
+        }
+    }
+    if (match.isEmpty())
+        return fail(ErrorCode::NotFound,
+                    QStringLiteral("no version of %1 matches %2").arg(resourceName, versionKey(*wanted)),
+                    QStringLiteral("version"),
+                    QStringLiteral("list the versions checks found: pando resources versions %1/%2")
+                        .arg(pipelineName, resourceName));
+    auto before = versions.pinned(pipelineName, resourceName);
+    if (!before)
+        return std::unexpected(before.error());
+    if (auto pinned =
+            versions.pin(ResourcePinRecord{pipelineName, resourceName, match, actor.name, m_deps.clock.nowMs()});
+        !pinned)
+        return std::unexpected(pinned.error());
+    auto audited = m_audit.record(
+        actor, QStringLiteral("resource.pin"),
+        QStringLiteral("pipeline/%1/resource/%2").arg(pipelineName, resourceName), QStringLiteral("success"),
+        QJsonObject{{QStringLiteral("version"), QJsonDocument::fromJson(match.toUtf8()).object()}});
+    if (!audited) {
+        // Taken back: a pin nobody can account for does not decide what runs use.
+        Status undone = *before ? versions.pin(**before) : versions.unpin(pipelineName, resourceName);
+        if (!undone)
+            return std::unexpected(
+                unaudited(QStringLiteral("resource %1 was pinned").arg(resourceName), audited.error()));
+        return std::unexpected(audited.error());
+    }
+    return resourceView(pipelineName, found->second);
+}
+
+Status LocalPipelineService::unpinResource(const QString &pipelineName, const QString &resourceName, const Actor &actor)
+{
+    auto found = pinnableResource(pipelineName, resourceName);
+    if (!found)
+        return std::unexpected(found.error());
+    ResourceVersionRepository versions(m_deps.db);
+    auto before = versions.pinned(pipelineName, resourceName);
+    if (!before)
+        return std::unexpected(before.error());
+    if (auto unpinned = versions.unpin(pipelineName, resourceName); !unpinned)
+        return unpinned;
+    auto audited = m_audit.record(actor, QStringLiteral("resource.unpin"),
+                                  QStringLiteral("pipeline/%1/resource/%2").arg(pipelineName, resourceName),
+                                  QStringLiteral("success"));
+    if (!audited && *before)
+        if (auto undone = versions.pin(**before); !undone)
+            return std::unexpected(
+                unaudited(QStringLiteral("resource %1 was unpinned").arg(resourceName), audited.error()));
+    return audited;
+}
+
+Status LocalPipelineService::checkResource(const QString &pipelineName, const QString &resourceName, const Actor &)
+{
+    auto found = storedResource(pipelineName, resourceName);
+    if (!found)
+        return std::unexpected(found.error());
+    QMutexLocker lock(&m_mutex);
+    m_checkNow.append(pipelineName + QLatin1Char('/') + resourceName);
+    m_wake.wakeAll();
+    return {};
+}
+
 Result<Pipeline> LocalPipelineService::parseForWebhook(const PipelineRecord &record)
 {
     // Secrets stay placeholders and are not even looked up (looking one up unseals it); a file
@@ -616,7 +814,14 @@ QList<RunRecord> LocalPipelineService::queueTriggered(const PipelineRecord &reco
             if (!afterJob.isEmpty() && !get->get.passed.contains(afterJob))
                 continue;
             QString version;
-            if (get->get.passed.isEmpty()) {
+            auto pin = versions.pinned(record.name, resource);
+            if (!pin)
+                continue;
+            if (*pin) {
+                // Pinned: the pinned version, whatever the check found (the job's run decides
+                // whether it has passed: what its gets ask for).
+                version = (*pin)->versionJson;
+            } else if (get->get.passed.isEmpty()) {
                 auto latest = versions.latest(record.name, resource);
                 if (!latest || !*latest)
                     continue;
@@ -692,11 +897,21 @@ Result<QList<RunRecord>> LocalPipelineService::triggerOnce()
     QList<RunRecord> queued;
     ResourceVersionRepository versions(m_deps.db);
     for (const PipelineRecord &record : std::as_const(*rows)) {
-        if (record.paused)
-            continue;
         auto pipeline = parseStored(record, false);
         if (!pipeline)
             continue;
+        if (record.paused) {
+            // A check asked for now (Check now, a webhook) still finds versions; a paused
+            // pipeline only queues no runs.
+            for (const Resource &resource : std::as_const(pipeline->resources))
+                if (asked.contains(record.name + QLatin1Char('/') + resource.name))
+                    if (auto found = JobRunner::checkResource(m_deps, record.name, record.configYaml.toUtf8(),
+                                                              record.varsYaml.toUtf8(), resource.name, CancelToken());
+                        !found)
+                        qWarning("pipelines: checking %s/%s failed: %s", qPrintable(record.name),
+                                 qPrintable(resource.name), qPrintable(found.error().text()));
+            continue;
+        }
         // Resources that some job gets with trigger: true are checked every check_every.
         QSet<QString> triggering;
         for (const Job &job : std::as_const(pipeline->jobs))

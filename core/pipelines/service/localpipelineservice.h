@@ -52,6 +52,13 @@ public:
     Status abortRun(const QString &runId, const Actor &actor) override;
     Status webhook(const QString &pipeline, const QString &resource, const QString &token,
                    const QString &peer) override;
+    Result<QList<ResourceView>> resources(const QString &pipeline) override;
+    Result<QList<ResourceVersionView>> resourceVersions(const QString &pipeline, const QString &resource,
+                                                        int limit) override;
+    Result<ResourceView> pinResource(const QString &pipeline, const QString &resource, const QJsonObject &version,
+                                     const Actor &actor) override;
+    Status unpinResource(const QString &pipeline, const QString &resource, const Actor &actor) override;
+    Status checkResource(const QString &pipeline, const QString &resource, const Actor &actor) override;
     Result<bool> hostExecution() override;
     Status setHostExecution(bool enabled, const Actor &actor) override;
     Status setPipelineHostExecution(const QString &name, bool allowed, const Actor &actor) override;
@@ -74,6 +81,11 @@ private:
     // The pipeline as a webhook needs it: without unsealing any secret.
     Result<Pipeline> parseForWebhook(const PipelineRecord &record);
     Result<PipelineView> view(const PipelineRecord &record);
+    // The stored pipeline parsed as a webhook parses it, and its resource; NotFound naming it.
+    Result<std::pair<Pipeline, Resource>> storedResource(const QString &pipeline, const QString &resource);
+    // As storedResource, but Conflict for one the config pins (version:), which the API cannot change.
+    Result<std::pair<Pipeline, Resource>> pinnableResource(const QString &pipeline, const QString &resource);
+    Result<ResourceView> resourceView(const QString &pipeline, const Resource &resource);
     // Queues the jobs that a new version of resource, or a run that just succeeded, lets go.
     QList<RunRecord> queueTriggered(const PipelineRecord &record, const Pipeline &pipeline, const QString &resource,
                                     const QString &afterJob);

@@ -22,9 +22,35 @@ namespace pando::core::pipelines {
 
 struct PipelineView {
     PipelineRecord record;
-    QJsonObject config;         // the parsed pipeline (secrets as ((placeholders))), as JSON
-    QStringList jobs;           // job names in file order
-    QJsonObject toJson() const; // record fields + "config" + "jobs"
+    QJsonObject config; // the parsed pipeline (secrets as ((placeholders))), as JSON
+    QStringList jobs;   // job names in file order
+    // For one pipeline (not in lists): the YAML as set, and a unified diff from the config before
+    // the last change to it (empty when there was none).
+    bool detailed = false;
+    QStringList configDiff;
+    QJsonObject toJson() const; // record fields + "config" + "jobs" (+ "config_yaml", "config_diff")
+};
+
+// A resource of a pipeline as the Resources view and `pando resources list` show it.
+struct ResourceView {
+    QString name;
+    QString type;
+    qint64 checkedMs = 0; // the last check (0: never)
+    QString checkError;   // why the last check failed; empty when it did not
+    bool webhook = false; // has a webhook_token
+    // The version every get uses instead of the newest: from the config's `version:`, or pinned
+    // through the API (by whom, when). Empty when none is.
+    QJsonObject pinned;
+    bool pinnedInConfig = false;
+    QString pinnedBy;
+    qint64 pinnedMs = 0;
+    QJsonObject toJson() const;
+};
+
+struct ResourceVersionView {
+    ResourceVersionRecord record;
+    bool pinned = false; // the version gets use now
+    QJsonObject toJson() const;
 };
 
 struct SetPipelineResult {
@@ -71,6 +97,21 @@ public:
     // unsealed before the cheap checks pass.
     virtual Status webhook(const QString &pipeline, const QString &resource, const QString &token,
                            const QString &peer) = 0;
+
+    // Resources: each one's last check and pin; the versions checks found, newest first.
+    virtual Result<QList<ResourceView>> resources(const QString &pipeline) = 0;
+    virtual Result<QList<ResourceVersionView>> resourceVersions(const QString &pipeline, const QString &resource,
+                                                                int limit) = 0;
+    // Pins the newest known version that has every field of `version` (Concourse's
+    // pin-resource): every get of the resource uses it, whatever checks find, until it is
+    // unpinned. NotFound for a version no check found; Conflict when the config pins the
+    // resource (`version:` in the file wins, as in Concourse). Audited.
+    virtual Result<ResourceView> pinResource(const QString &pipeline, const QString &resource,
+                                             const QJsonObject &version, const Actor &actor) = 0;
+    virtual Status unpinResource(const QString &pipeline, const QString &resource, const Actor &actor) = 0;
+    // Checks the resource for new versions now (the trigger loop does it shortly after this
+    // returns), as a webhook would, for someone who may run the pipeline.
+    virtual Status checkResource(const QString &pipeline, const QString &resource, const Actor &actor) = 0;
 
     // Host execution (docs/pipelines.md, "Running tasks on the host"): the install's setting
     // (off by default) and an administrator's mark on a pipeline; a task or resource type runs

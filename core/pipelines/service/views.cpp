@@ -2,21 +2,52 @@
 #include "pipelineservice.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 
 namespace pando::core::pipelines {
 
 QJsonObject PipelineView::toJson() const
 {
-    return QJsonObject{{QStringLiteral("name"), record.name},
-                       {QStringLiteral("config_version"), record.configVersion},
-                       {QStringLiteral("paused"), record.paused},
-                       {QStringLiteral("paused_reason"), record.pausedReason},
-                       {QStringLiteral("max_runs"), record.maxRuns},
-                       {QStringLiteral("host_execution"), record.hostExecution},
-                       {QStringLiteral("created_ms"), record.createdMs},
-                       {QStringLiteral("updated_ms"), record.updatedMs},
-                       {QStringLiteral("jobs"), QJsonArray::fromStringList(jobs)},
-                       {QStringLiteral("config"), config}};
+    QJsonObject out{{QStringLiteral("name"), record.name},
+                    {QStringLiteral("config_version"), record.configVersion},
+                    {QStringLiteral("paused"), record.paused},
+                    {QStringLiteral("paused_reason"), record.pausedReason},
+                    {QStringLiteral("max_runs"), record.maxRuns},
+                    {QStringLiteral("host_execution"), record.hostExecution},
+                    {QStringLiteral("created_ms"), record.createdMs},
+                    {QStringLiteral("updated_ms"), record.updatedMs},
+                    {QStringLiteral("jobs"), QJsonArray::fromStringList(jobs)},
+                    {QStringLiteral("config"), config}};
+    if (detailed) {
+        out.insert(QStringLiteral("config_yaml"), record.configYaml);
+        out.insert(QStringLiteral("config_diff"), QJsonArray::fromStringList(configDiff));
+    }
+    return out;
+}
+
+QJsonObject ResourceView::toJson() const
+{
+    QJsonObject out{{QStringLiteral("name"), name},
+                    {QStringLiteral("type"), type},
+                    {QStringLiteral("checked_ms"), checkedMs},
+                    {QStringLiteral("check_error"), checkError},
+                    {QStringLiteral("webhook"), webhook}};
+    if (!pinned.isEmpty()) {
+        out.insert(QStringLiteral("pinned_version"), pinned);
+        out.insert(QStringLiteral("pinned_in_config"), pinnedInConfig);
+        out.insert(QStringLiteral("pinned_by"), pinnedBy);
+        out.insert(QStringLiteral("pinned_ms"), pinnedMs);
+    }
+    return out;
+}
+
+QJsonObject ResourceVersionView::toJson() const
+{
+    return QJsonObject{{QStringLiteral("seq"), record.seq},
+                       {QStringLiteral("version"), QJsonDocument::fromJson(record.versionJson.toUtf8()).object()},
+                       {QStringLiteral("metadata"), QJsonDocument::fromJson(record.metadataJson.toUtf8()).array()},
+                       {QStringLiteral("found_ms"), record.foundMs},
+                       {QStringLiteral("pinned"), pinned}};
 }
 
 QJsonObject SetPipelineResult::toJson() const

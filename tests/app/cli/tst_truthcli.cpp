@@ -18,6 +18,30 @@ using Run = test::CliRun;
 
 namespace {
 // Never run here: a container task, so that no host-execution setting is involved.
+// A resource type on the host whose first check finds n 1 (a first check keeps only the newest
+// version, as Concourse's does) and whose later ones find 2 and 3 after it; its get writes the
+// version it was given to num/version. A job that prints it.
+const QByteArray Counter = R"yaml(resource_types:
+- name: counter
+  commands:
+    check: |
+      if grep -q '"n"'; then echo '[{"n": "1"}, {"n": "2"}, {"n": "3"}]'; else echo '[{"n": "1"}]'; fi
+    in: |
+      v=$(sed 's/.*"version":\({[^}]*}\).*/\1/'); echo "$v" > "$1/version"; echo "{\"version\": $v}"
+resources:
+- name: num
+  type: counter
+  check_every: never
+jobs:
+- name: show
+  plan:
+  - get: num
+  - task: print
+    config:
+      platform: host
+      inputs: [{name: num}]
+      run: {path: sh, args: ["-c", "echo got $(cat num/version)"]}
+)yaml";
 const QByteArray OneJob = "jobs:\n- name: unit\n  plan:\n  - task: t\n    config:\n"
                           "      image_resource: {type: registry-image, source: {repository: busybox}}\n"
                           "      run: {path: \"true\"}\n";
@@ -34,6 +58,8 @@ private Q_SLOTS:
     void aPasswordInTheRepoHintsWhatExists();
     void aSecretsScopeMustBeSaid();
     void aDisabledAccountIsToldSoOnlyWithItsPassword();
+    void aPinnedVersionIsTheOneGetsUse();
+    void theConfigDiffShowsTheLastChange();
 
 private:
     Run pando(const QStringList &args, const QByteArray &input = {}, bool withToken = true);
@@ -195,6 +221,70 @@ void TestTruthCli::aDisabledAccountIsToldSoOnlyWithItsPassword()
     const Run nobody = pando({u"login"_s, u"--username"_s, u"nobody"_s}, "not the password\n", false);
     QCOMPARE(run.err, nobody.err);
     QVERIFY2(run.err.contains(u"wrong username or password"_s), qPrintable(run.err));
+}
+
+void TestTruthCli::aPinnedVersionIsTheOneGetsUse()
+{
+    QCOMPARE(pando({u"pipelines"_s, u"set"_s, u"pinned"_s, u"-c"_s, writeFile(Counter), u"--yes"_s}).code, 0);
+    QVERIFY(m_install.allowHostExecution(u"pinned"_s));
+    // Nothing is checked on its own (check_every: never): Check now finds n 1, then 2 and 3.
+    const Run checked = pando({u"resources"_s, u"check"_s, u"pinned/num"_s});
+    QVERIFY2(checked.code == 0, qPrintable(checked.all()));
+    QTRY_VERIFY2_WITH_TIMEOUT(pando({u"resources"_s, u"versions"_s, u"pinned/num"_s}).out.contains(u"n:1"_s),
+                              qPrintable(pando({u"resources"_s, u"list"_s, u"pinned"_s}).all()), 20000);
+    QCOMPARE(pando({u"resources"_s, u"check"_s, u"pinned/num"_s}).code, 0);
+    QTRY_VERIFY2_WITH_TIMEOUT(pando({u"resources"_s, u"versions"_s, u"pinned/num"_s}).out.contains(u"n:3"_s),
+                              qPrintable(pando({u"resources"_s, u"list"_s, u"pinned"_s}).all()), 20000);
+    const Run versions = pando({u"resources"_s, u"versions"_s, u"pinned/num"_s});
+    // Newest first.
+    QVERIFY2(versions.out.indexOf(u"n:3"_s) < versions.out.indexOf(u"n:1"_s), qPrintable(versions.out));
+
+    // Unpinned, a get takes the newest.
+    Run run = pando({u"jobs"_s, u"trigger"_s, u"pinned/show"_s, u"--watch"_s});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QVERIFY2(run.out.contains(uR"(fetching num at {"n":"3"})"_s), qPrintable(run.out));
+
+    // A version no check found is refused, saying where to look.
+    const Run unknown = pando({u"resources"_s, u"pin"_s, u"pinned/num"_s, u"n:9"_s});
+    QVERIFY2(unknown.code == 1, qPrintable(unknown.all()));
+    QVERIFY2(unknown.err.contains(u"pando resources versions pinned/num"_s), qPrintable(unknown.err));
+
+    const Run pinned = pando({u"resources"_s, u"pin"_s, u"pinned/num"_s, u"n:2"_s});
+    QVERIFY2(pinned.code == 0, qPrintable(pinned.all()));
+    QVERIFY2(pinned.out.contains(u"pinned num to n:2"_s), qPrintable(pinned.out));
+    const Run listed = pando({u"resources"_s, u"list"_s, u"pinned"_s});
+    QVERIFY2(listed.out.contains(u"n:2 (by "_s), qPrintable(listed.out));
+    run = pando({u"jobs"_s, u"trigger"_s, u"pinned/show"_s, u"--watch"_s});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QVERIFY2(run.out.contains(uR"(fetching num at {"n":"2"})"_s), qPrintable(run.out));
+    QVERIFY2(run.out.contains(uR"(got {"n":"2"})"_s), qPrintable(run.out));
+
+    // Unpinned again: the newest once more.
+    QCOMPARE(pando({u"resources"_s, u"unpin"_s, u"pinned/num"_s}).code, 0);
+    run = pando({u"jobs"_s, u"trigger"_s, u"pinned/show"_s, u"--watch"_s});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QVERIFY2(run.out.contains(uR"(fetching num at {"n":"3"})"_s), qPrintable(run.out));
+    const Run again = pando({u"resources"_s, u"unpin"_s, u"pinned/num"_s});
+    QVERIFY2(again.code == 1 && again.err.contains(u"is not pinned"_s), qPrintable(again.all()));
+}
+
+void TestTruthCli::theConfigDiffShowsTheLastChange()
+{
+    const QByteArray before = OneJob;
+    QByteArray after = OneJob;
+    after.replace("name: unit", "name: unit-tests");
+    QCOMPARE(pando({u"pipelines"_s, u"set"_s, u"diffed"_s, u"-c"_s, writeFile(before), u"--yes"_s}).code, 0);
+    Run diff = pando({u"pipelines"_s, u"config"_s, u"diffed"_s, u"--diff"_s});
+    QVERIFY2(diff.code == 0 && diff.out.contains(u"was not changed since it was created"_s), qPrintable(diff.all()));
+
+    QCOMPARE(pando({u"pipelines"_s, u"set"_s, u"diffed"_s, u"-c"_s, writeFile(after), u"--yes"_s}).code, 0);
+    diff = pando({u"pipelines"_s, u"config"_s, u"diffed"_s, u"--diff"_s});
+    QVERIFY2(diff.code == 0, qPrintable(diff.all()));
+    QVERIFY2(diff.out.contains(u"\n- - name: unit\n"_s), qPrintable(diff.out));
+    QVERIFY2(diff.out.contains(u"\n+ - name: unit-tests\n"_s), qPrintable(diff.out));
+    // The config as set, to save and set again.
+    const Run yaml = pando({u"pipelines"_s, u"config"_s, u"diffed"_s});
+    QCOMPARE(yaml.out, QString::fromUtf8(after));
 }
 
 QTEST_GUILESS_MAIN(TestTruthCli)

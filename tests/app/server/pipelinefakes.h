@@ -294,6 +294,53 @@ public:
         m_webhookChecks.ref();
         return {};
     }
+    // The fake's resources are those given a webhook token (setWebhookToken); no check finds a
+    // version of them, so there is nothing to pin.
+    Result<QList<core::pipelines::ResourceView>> resources(const QString &pipeline) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_pipelines.contains(pipeline))
+            return noPipeline(pipeline);
+        QList<core::pipelines::ResourceView> list;
+        for (auto it = m_webhookTokens.cbegin(); it != m_webhookTokens.cend(); ++it)
+            if (it.key().startsWith(pipeline + QLatin1Char('/'))) {
+                core::pipelines::ResourceView view;
+                view.name = it.key().mid(pipeline.size() + 1);
+                view.type = QStringLiteral("git");
+                view.webhook = true;
+                list << view;
+            }
+        return list;
+    }
+    Result<QList<core::pipelines::ResourceVersionView>> resourceVersions(const QString &pipeline,
+                                                                         const QString &resource, int) override
+    {
+        if (auto known = knownResource(pipeline, resource); !known)
+            return std::unexpected(known.error());
+        return QList<core::pipelines::ResourceVersionView>{};
+    }
+    Result<core::pipelines::ResourceView> pinResource(const QString &pipeline, const QString &resource,
+                                                      const QJsonObject &, const core::Actor &) override
+    {
+        if (auto known = knownResource(pipeline, resource); !known)
+            return std::unexpected(known.error());
+        return fail(ErrorCode::NotFound, QStringLiteral("no version of %1 matches").arg(resource),
+                    QStringLiteral("version"));
+    }
+    Status unpinResource(const QString &pipeline, const QString &resource, const core::Actor &) override
+    {
+        if (auto known = knownResource(pipeline, resource); !known)
+            return known;
+        return fail(ErrorCode::NotFound, QStringLiteral("resource %1 is not pinned").arg(resource),
+                    QStringLiteral("resource"));
+    }
+    Status checkResource(const QString &pipeline, const QString &resource, const core::Actor &) override
+    {
+        if (auto known = knownResource(pipeline, resource); !known)
+            return known;
+        m_webhookChecks.ref();
+        return {};
+    }
     Result<bool> hostExecution() override
     {
         QMutexLocker lock(&m_mutex);
@@ -357,6 +404,17 @@ private:
     static std::unexpected<Error> noPipeline(const QString &name)
     {
         return fail(ErrorCode::NotFound, QStringLiteral("no pipeline \"%1\"").arg(name));
+    }
+    Status knownResource(const QString &pipeline, const QString &resource)
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_pipelines.contains(pipeline))
+            return noPipeline(pipeline);
+        if (!m_webhookTokens.contains(pipeline + QLatin1Char('/') + resource))
+            return fail(ErrorCode::NotFound,
+                        QStringLiteral("pipeline \"%1\" has no resource \"%2\"").arg(pipeline, resource),
+                        QStringLiteral("resource"));
+        return {};
     }
     static std::unexpected<Error> noRun(const QString &id)
     {

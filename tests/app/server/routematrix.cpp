@@ -71,6 +71,17 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("GET /api/v1/pipelines/{name}/runs"), QStringLiteral("200 200 403 200 403")},
         {QStringLiteral("POST /api/v1/pipelines/{name}/resources/{resource}/check"),
          QStringLiteral("202 202 202 202 202")},
+        // Resources are read like runs; pinning and checking now are an operator's, like triggering
+        // (no body: the version to pin is missing; the fake's resource was never pinned).
+        {QStringLiteral("GET /api/v1/pipelines/{name}/resources"), QStringLiteral("200 200 403 200 403")},
+        {QStringLiteral("GET /api/v1/pipelines/{name}/resources/{resource}/versions"),
+         QStringLiteral("200 200 403 200 403")},
+        {QStringLiteral("PUT /api/v1/pipelines/{name}/resources/{resource}/pin"),
+         QStringLiteral("400 400 403 403 403")},
+        {QStringLiteral("DELETE /api/v1/pipelines/{name}/resources/{resource}/pin"),
+         QStringLiteral("404 404 403 403 403")},
+        {QStringLiteral("POST /api/v1/pipelines/{name}/resources/{resource}/check-now"),
+         QStringLiteral("202 202 403 403 403")},
         // Host execution: anyone who reads pipelines sees the setting; only administrators change
         // it or mark a pipeline (no body: the value is missing).
         {QStringLiteral("GET /api/v1/settings"), QStringLiteral("200 200 200 200 403")},

@@ -108,6 +108,7 @@ private Q_SLOTS:
     void triggerAndRuns();
     void runEventsAndAbort();
     void webhook();
+    void resourcesAndCheckNow();
     void secrets();
     void followBacklogLiveAndFinish();
     void followFinishedRun();
@@ -429,6 +430,38 @@ void TestPipelineApi::webhook()
     QCOMPARE(m_install.pipelines->webhookChecks(), before + 1);
     // Only POST is public there.
     QCOMPARE(call("GET", path + QStringLiteral("?webhook_token=s3cret-hook"), {}, {}).status, 401);
+}
+
+// A person's Check now needs no webhook token, only the right to run the pipeline; a pin says
+// what was wrong with its body before anything is pinned.
+void TestPipelineApi::resourcesAndCheckNow()
+{
+    m_install.pipelines->setWebhookToken(QStringLiteral("ci"), QStringLiteral("repo"), QStringLiteral("s3cret-hook"));
+    Answer a = call("GET", QStringLiteral("/api/v1/pipelines/ci/resources"));
+    QCOMPARE(a.status, 200);
+    const QJsonArray resources = a.json.value(QStringLiteral("resources")).toArray();
+    QCOMPARE(resources.size(), 1);
+    QCOMPARE(resources.first().toObject().value(QStringLiteral("name")).toString(), QStringLiteral("repo"));
+    QVERIFY(!a.body.contains("s3cret-hook"));
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/pipelines/nope/resources")).status, 404);
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/pipelines/ci/resources/repo/versions?limit=0")).status, 400);
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/pipelines/ci/resources/nores/versions")).status, 404);
+
+    const int before = m_install.pipelines->webhookChecks();
+    a = call("POST", QStringLiteral("/api/v1/pipelines/ci/resources/repo/check-now"));
+    QCOMPARE(a.status, 202);
+    QCOMPARE(a.json.value(QStringLiteral("status")).toString(), QStringLiteral("checking"));
+    QCOMPARE(m_install.pipelines->webhookChecks(), before + 1);
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/ci/resources/repo/check-now"), {}, {}).status, 401);
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/ci/resources/nores/check-now")).status, 404);
+
+    const QString pin = QStringLiteral("/api/v1/pipelines/ci/resources/repo/pin");
+    a = call("PUT", pin, "{\"version\": \"abc\"}");
+    QCOMPARE(a.status, 400);
+    QCOMPARE(errorWhere(a), QStringLiteral("version"));
+    a = call("PUT", pin, "{\"version\": {\"ref\": \"abc\"}, \"comment\": \"x\"}");
+    QCOMPARE(a.status, 400);
+    QCOMPARE(call("PUT", pin, "{\"version\": {\"ref\": \"abc\"}}").status, 404); // no check found it
 }
 
 void TestPipelineApi::secrets()

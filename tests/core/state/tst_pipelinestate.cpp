@@ -74,6 +74,43 @@ private Q_SLOTS:
         QCOMPARE(pipelines.list()->size(), 1);
     }
 
+    // The config before the last change is kept (the desktop's Config tab diffs the two); a set
+    // that changes only the vars keeps it.
+    void theConfigBeforeTheLastChangeIsKept()
+    {
+        PipelineRepository pipelines(*m_db);
+        QCOMPARE(pipelines.find(u"ci"_s)->previousConfigYaml, QString());
+        QVERIFY(pipelines.set(u"ci"_s, u"jobs: [a]\n"_s, {}, 2000));
+        QCOMPARE(pipelines.find(u"ci"_s)->previousConfigYaml, u"jobs: []\n"_s);
+        QVERIFY(pipelines.set(u"ci"_s, u"jobs: [a]\n"_s, u"x: 1\n"_s, 3000));
+        QCOMPARE(pipelines.find(u"ci"_s)->previousConfigYaml, u"jobs: []\n"_s);
+        QVERIFY(pipelines.set(u"ci"_s, u"jobs: [b]\n"_s, u"x: 1\n"_s, 4000));
+        QCOMPARE(pipelines.find(u"ci"_s)->previousConfigYaml, u"jobs: [a]\n"_s);
+        QCOMPARE(pipelines.list()->first().previousConfigYaml, u"jobs: [a]\n"_s);
+    }
+
+    void aPinReplacesTheLastAndGoesWithItsPipeline()
+    {
+        ResourceVersionRepository versions(*m_db);
+        QVERIFY(!versions.pinned(u"ci"_s, u"repo"_s).value());
+        QCOMPARE(versions.unpin(u"ci"_s, u"repo"_s).error().code, ErrorCode::NotFound);
+        QVERIFY(versions.pin({u"ci"_s, u"repo"_s, uR"({"ref":"a"})"_s, u"admin"_s, 10}));
+        QVERIFY(versions.pin({u"ci"_s, u"repo"_s, uR"({"ref":"b"})"_s, u"bob"_s, 20}));
+        auto pin = versions.pinned(u"ci"_s, u"repo"_s).value();
+        QVERIFY(pin);
+        QCOMPARE(pin->versionJson, uR"({"ref":"b"})"_s);
+        QCOMPARE(pin->actor, u"bob"_s);
+        QCOMPARE(pin->pinnedMs, 20);
+        QVERIFY(!versions.pinned(u"ci"_s, u"other"_s).value());
+        QVERIFY(versions.unpin(u"ci"_s, u"repo"_s));
+        QVERIFY(!versions.pinned(u"ci"_s, u"repo"_s).value());
+        // A pipeline removed and set again starts unpinned.
+        QVERIFY(versions.pin({u"ci"_s, u"repo"_s, uR"({"ref":"a"})"_s, u"admin"_s, 30}));
+        QVERIFY(PipelineRepository(*m_db).remove(u"ci"_s));
+        QVERIFY(PipelineRepository(*m_db).set(u"ci"_s, u"jobs: []\n"_s, {}, 40));
+        QVERIFY(!versions.pinned(u"ci"_s, u"repo"_s).value());
+    }
+
     void runsAreNumberedPerJob()
     {
         QCOMPARE(queue(u"unit"_s, 1).number, 1);

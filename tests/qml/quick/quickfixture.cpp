@@ -168,6 +168,15 @@ QVariantMap QuickFixture::setBuildPipeline(const QString &name)
     return set;
 }
 
+QVariantMap QuickFixture::setPipeline(const QString &name, const QString &yaml)
+{
+    const QVariantMap set =
+        answer(awaitObject([&](auto done) { m_session->setPipeline(name, yaml.toUtf8(), {}, done); }));
+    if (!set.contains(u"error"_s) && !m_install->allowHostExecution(name))
+        return {{u"error"_s, u"allowing host execution failed"_s}};
+    return set;
+}
+
 QObject *QuickFixture::localServer()
 {
     if (m_server)

@@ -60,6 +60,9 @@ public:
     // Sets a pipeline whose jobs run host tasks (sh): "build" (compile, then unit and lint side
     // by side). Returns the pipeline's JSON, or {error: "..."}.
     Q_INVOKABLE QVariantMap setBuildPipeline(const QString &name);
+    // Sets a pipeline from this YAML (again, for a change), its host tasks and resource types
+    // allowed. Returns the set's answer ({pipeline, diff, ...}), or {error: "..."}.
+    Q_INVOKABLE QVariantMap setPipeline(const QString &name, const QString &yaml);
     // This computer's own engine (in process, fake adapters, fresh settings) and its embedded
     // server for teammates, made on first use; it listens on 127.0.0.1 and a free port when on.
     Q_INVOKABLE QObject *localServer();

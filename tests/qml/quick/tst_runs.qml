@@ -1,6 +1,9 @@
 // The Pipelines view: a pipeline set over the API appears (after a refresh, as Ctrl+R does), a job
 // is triggered from the Trigger menu, and selecting a run shows its step tree: the first run's
-// steps ran, the second one's were skipped as unchanged.
+// steps ran, the second one's were skipped as unchanged. The Jobs tab shows the passed: graph
+// and triggers a job; the Resources tab checks a resource now and pins a version, which the next
+// run gets; the Config tab shows the YAML and the changed line of the last set; a step's output
+// shows its colours, line numbers and search hits.
 import QtQuick
 import QtTest
 import Pando.Runs
@@ -19,6 +22,26 @@ Item {
         pipelinesModel: Desktop.pipelines
         runsModel: Desktop.runs
         runTree: Desktop.runTree
+    }
+
+    // A resource type on the host whose first check finds n 1 (a first check keeps only the newest,
+    // as Concourse's does) and later ones 2 and 3 after it, and whose get writes the version it
+    // got to num/version; build, then test after build, then ship after both.
+    function graphPipeline(shipTask: string): string {
+        const task = (name) => "  - task: " + name + "\n    config:\n      platform: host\n      inputs: [{name: num}]\n" +
+                                "      run: {path: sh, args: [\"-c\", \"printf '\\\\033[32mfetched\\\\033[0m\\\\n'; echo got $(cat num/version)\"]}\n";
+        return "resource_types:\n" +
+               "- name: counter\n" +
+               "  commands:\n" +
+               "    check: |\n" +
+               "      if grep -q '\"n\"'; then echo '[{\"n\": \"1\"}, {\"n\": \"2\"}, {\"n\": \"3\"}]'; else echo '[{\"n\": \"1\"}]'; fi\n" +
+               "    in: |\n" +
+               "      v=$(sed 's/.*\"version\":\\({[^}]*}\\).*/\\1/'); echo \"$v\" > \"$1/version\"; echo \"{\\\"version\\\": $v}\"\n" +
+               "resources:\n- name: num\n  type: counter\n  check_every: never\n" +
+               "jobs:\n" +
+               "- name: build\n  plan:\n  - get: num\n" + task("print") +
+               "- name: test\n  plan:\n  - get: num\n    passed: [build]\n" + task("print") +
+               "- name: ship\n  plan:\n  - in_parallel:\n    - get: num\n      passed: [build, test]\n" + task(shipTask);
     }
 
     UserTestCase {
@@ -92,6 +115,145 @@ Item {
             // A task skipped as unchanged: the grey "cached" mark and its word.
             tryVerify(() => cachedMark(tree) !== null, 10000, "no step is marked unchanged");
             checkMark(cachedMark(tree), DisplayState.Cached, "unchanged", "cached");
+        }
+    
+        function selectGraph() {
+            const set = Fixture.setPipeline("graph", root.graphPipeline("deploy"));
+            verify(!set.error, set.error);
+            Desktop.refresh();
+            const list = named("pipelinesList");
+            tryCompare(list, "count", 2, 10000);
+            clickRow(list, 1); // ci, graph
+            tryCompare(Desktop.pipelines, "selectedName", "graph");
+        }
+
+        function test_3_jobsTabShowsThePassedGraph() {
+            selectGraph();
+            mouseClick(named("jobsTab"));
+            const jobs = named("jobsList");
+            tryCompare(jobs, "count", 3, 10000);
+            tryCompare(view.jobsModel, "stageCount", 3);
+            const expected = [["build", "first: no job feeds it"], ["test", "after build"], ["ship", "after build, test"]];
+            for (let row = 0; row < expected.length; ++row) {
+                tryVerify(() => jobs.itemAtIndex(row) !== null, 5000, "job " + row + " is not shown");
+                compare(named("jobName", jobs.itemAtIndex(row)).text, expected[row][0]);
+                compare(named("jobUpstream", jobs.itemAtIndex(row)).text, expected[row][1]);
+                compare(named("jobLastRun", jobs.itemAtIndex(row)).text, "never run");
+            }
+        }
+
+        function test_4_aPinnedVersionIsTheOneTheNextRunGets() {
+            mouseClick(named("resourcesTab"));
+            const resources = named("resourcesList");
+            tryCompare(resources, "count", 1, 10000);
+            tryCompare(view.resourcesModel, "selectedName", "num");
+            const versions = named("versionsList");
+            compare(versions.count, 0);
+            mouseClick(named("checkNowButton"));
+            tryCompare(versions, "count", 1, 20000);
+            tryCompare(named("checkNowButton"), "enabled", true, 20000);
+            mouseClick(named("checkNowButton"));
+            tryCompare(versions, "count", 3, 20000);
+            // Newest first; pin n 2.
+            tryVerify(() => versions.itemAtIndex(1) !== null, 5000, "version 2 is not shown");
+            mouseClick(named("pinButton", versions.itemAtIndex(1)));
+            tryVerify(() => versions.itemAtIndex(1) !== null && named("versionPinnedMark", versions.itemAtIndex(1)).visible,
+                      10000, "version 2 is not marked pinned");
+            tryVerify(() => resources.itemAtIndex(0) !== null && named("resourcePinned", resources.itemAtIndex(0)).text.indexOf("n: 2") >= 0,
+                      10000, "the resource does not say it is pinned");
+            compare(view.resourcesModel.actionError, "");
+
+            // Triggered from the Jobs tab: the run gets the pinned version, not the newest.
+            mouseClick(named("jobsTab"));
+            const jobs = named("jobsList");
+            mouseClick(named("jobTrigger", jobs.itemAtIndex(0)));
+            tryVerify(() => named("jobLastRun", jobs.itemAtIndex(0)).text.indexOf("#1") === 0, 10000,
+                      named("jobLastRun", jobs.itemAtIndex(0)).text);
+            tryCompare(Desktop.runTree, "status", "succeeded", 30000);
+            tryVerify(() => named("jobLastRun", jobs.itemAtIndex(0)).text === "#1 · succeeded", 10000,
+                      named("jobLastRun", jobs.itemAtIndex(0)).text);
+            mouseClick(named("runsTab"));
+            const output = named("stepOutput");
+            const log = output.logModel;
+            tryVerify(() => log.count > 0, 10000, "no output");
+            output.source.model.searchTerm = "got ";
+            tryCompare(log, "matchCount", 1, 5000);
+            const got = log.plainText(log.nextMatch(-1));
+            verify(got.indexOf('"2"') > 0, got);
+        }
+
+        function test_5_stepOutputHasColoursLineNumbersAndSearch() {
+            const output = named("stepOutput");
+            const log = output.logModel;
+            const lines = named("logLines", output);
+            tryVerify(() => lines.itemAtIndex(0) !== null, 5000, "no line is shown");
+            compare(named("lineNumber", lines.itemAtIndex(0)).text, "1");
+            // The colour escape is rendered, not shown.
+            let fetched = -1;
+            for (let row = 0; row < log.count; ++row)
+                if (log.plainText(row) === "fetched")
+                    fetched = row;
+            verify(fetched >= 0, "no line says fetched (escapes shown raw?)");
+            lines.positionViewAtIndex(fetched, ListView.Center);
+            tryVerify(() => lines.itemAtIndex(fetched) !== null, 5000);
+            verify(named("lineText", lines.itemAtIndex(fetched)).text.indexOf("<font color=") === 0,
+                   named("lineText", lines.itemAtIndex(fetched)).text);
+            // Search from the field: the hit is counted and shown.
+            const search = named("logSearch", output);
+            retype(search, "fetched");
+            tryCompare(log, "matchCount", 1, 5000);
+            keyClick(Qt.Key_Return);
+            tryVerify(() => named("logMatches", output).text === "1 of 1", 5000, named("logMatches", output).text);
+        }
+
+        function test_6_configTabShowsTheChangedLine() {
+            const set = Fixture.setPipeline("graph", root.graphPipeline("release"));
+            verify(!set.error, set.error);
+            Desktop.refresh();
+            mouseClick(named("configTab"));
+            const yaml = named("configYaml");
+            tryVerify(() => yaml.text.indexOf("task: release") >= 0, 10000, "the YAML is not the one set last");
+            compare(yaml.font.family, "monospace");
+            verify(yaml.readOnly);
+            mouseClick(named("configDiffButton"));
+            const diff = named("configDiff");
+            tryVerify(() => diff.count > 0, 10000, "no diff");
+            const lines = diff.model;
+            verify(lines.indexOf("-   - task: deploy") >= 0, lines.join("\n"));
+            verify(lines.indexOf("+   - task: release") >= 0, lines.join("\n"));
+        }
+    
+        // Inside its view: the item's right edge is not beyond the view's, so nothing is cut off.
+        function checkInside(item: Item, view: Item) {
+            verify(item.visible && item.width > 0, item.objectName + " is not shown");
+            // Layouts settle on the next polish after a resize.
+            tryVerify(() => item.mapToItem(view, item.width, 0).x <= view.width + 0.5, 5000,
+                      item.objectName + " ends at " + item.mapToItem(view, item.width, 0).x + " of " + view.width);
+        }
+
+        // At the smallest window the desktop supports, every tab's controls stay within it.
+        function test_7_tabsFitAt1024x700() {
+            root.width = 1024;
+            root.height = 700;
+            mouseClick(named("jobsTab"));
+            const jobs = named("jobsList");
+            for (let row = 0; row < jobs.count; ++row) {
+                tryVerify(() => jobs.itemAtIndex(row) !== null, 5000);
+                checkInside(named("jobTrigger", jobs.itemAtIndex(row)), jobs);
+                const name = named("jobName", jobs.itemAtIndex(row));
+                verify(!name.truncated, name.text + " is cut off");
+            }
+            mouseClick(named("resourcesTab"));
+            const versions = named("versionsList");
+            tryVerify(() => versions.itemAtIndex(0) !== null, 5000);
+            checkInside(named("pinButton", versions.itemAtIndex(0)), versions);
+            checkInside(named("checkNowButton"), view);
+            mouseClick(named("configTab"));
+            checkInside(named("configDiffButton"), view);
+            mouseClick(named("runsTab"));
+            checkInside(named("logSearch", named("stepOutput")), view);
+            root.width = 1280;
+            root.height = 800;
         }
     }
 }

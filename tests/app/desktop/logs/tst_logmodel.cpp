@@ -296,6 +296,30 @@ private Q_SLOTS:
         model.appendData("after\n");
         QCOMPARE(role(model, 0, LogModel::LineNumberRole).toLongLong(), 11);
     }
+
+    // Another log in the same model (a step's output after another's) starts at line 1, and
+    // nothing rendered for the old line 1 is shown for the new one.
+    void resetNumbersFromOne()
+    {
+        LogModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.appendData(numbered(0, 10, 2));
+        QCOMPARE(role(model, 0, LogModel::TextRole).toString(), role(model, 0, Qt::DisplayRole).toString());
+        const QString oldFirst = role(model, 0, LogModel::TextRole).toString();
+        model.setSearchTerm(u"error"_s);
+        QTRY_VERIFY(!model.isSearching());
+        model.reset();
+        QCOMPARE(model.rowCount(), 0);
+        QCOMPARE(model.matchCount(), 0);
+        model.appendData("\x1b[31mred error\x1b[0m\nafter\n");
+        QCOMPARE(role(model, 0, LogModel::LineNumberRole).toLongLong(), 1);
+        QCOMPARE(role(model, 1, LogModel::LineNumberRole).toLongLong(), 2);
+        QVERIFY(role(model, 0, LogModel::TextRole).toString() != oldFirst);
+        QCOMPARE(role(model, 0, LogModel::TextRole).toString(), u"red error"_s);
+        QCOMPARE(role(model, 0, LogModel::SpansRole).toList().size(), 1);
+        QTRY_COMPARE(model.matchCount(), 1);
+        QCOMPARE(model.nextMatch(-1), 0);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLogModel)

@@ -563,6 +563,28 @@ void TestSessionContract::pipelinesAndRuns()
     QVERIFY(shown->value(u"paused"_s).toBool());
     auto unpaused = test::awaitObject([&](auto done) { s.setPipelinePaused(u"ci"_s, false, done); });
     VERIFY_OK(unpaused);
+    // Resources: the list (this fake parses none), and a resource that is not there is NotFound
+    // for every resource call, not an empty answer.
+    auto resources = test::awaitList([&](auto done) { s.resources(u"ci"_s, done); });
+    VERIFY_OK(resources);
+    QVERIFY(resources->isEmpty());
+    auto noPipeline = test::awaitList([&](auto done) { s.resources(u"nope"_s, done); });
+    QVERIFY(!noPipeline);
+    QCOMPARE(noPipeline.error().code, ErrorCode::NotFound);
+    auto versions = test::awaitList([&](auto done) { s.resourceVersions(u"ci"_s, u"repo"_s, 10, done); });
+    QVERIFY(!versions);
+    QCOMPARE(versions.error().code, ErrorCode::NotFound);
+    auto pinned = test::awaitObject([&](auto done) {
+        s.pinResource(u"ci"_s, u"repo"_s, QJsonObject{{u"ref"_s, u"abc"_s}}, done);
+    });
+    QVERIFY(!pinned);
+    QCOMPARE(pinned.error().code, ErrorCode::NotFound);
+    auto unpinned = test::awaitDone([&](auto done) { s.unpinResource(u"ci"_s, u"repo"_s, done); });
+    QVERIFY(!unpinned);
+    QCOMPARE(unpinned.error().code, ErrorCode::NotFound);
+    auto checked = test::awaitDone([&](auto done) { s.checkResource(u"ci"_s, u"repo"_s, done); });
+    QVERIFY(!checked);
+    QCOMPARE(checked.error().code, ErrorCode::NotFound);
     auto unknownJob = test::awaitObject([&](auto done) { s.triggerJob(u"ci"_s, u"nojob"_s, done); });
     QVERIFY(!unknownJob);
     QCOMPARE(unknownJob.error().where, u"job"_s);
