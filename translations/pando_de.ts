@@ -94,6 +94,407 @@
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>Events</source>
+        <translation>Ereignisse</translation>
+    </message>
+</context>
+<context>
+    <name>AppEventsModel</name>
+    <message>
+        <source>App created</source>
+        <translation>App erstellt</translation>
+    </message>
+    <message>
+        <source>Spec changed</source>
+        <translation>Spezifikation geändert</translation>
+    </message>
+    <message>
+        <source>App removed</source>
+        <translation>App entfernt</translation>
+    </message>
+    <message>
+        <source>Started again</source>
+        <translation>Wieder gestartet</translation>
+    </message>
+    <message>
+        <source>Container restarted</source>
+        <translation>Container neu gestartet</translation>
+    </message>
+    <message>
+        <source>Container recreated</source>
+        <translation>Container neu erstellt</translation>
+    </message>
+    <message>
+        <source>Over its disk limit</source>
+        <translation>Über ihrer Festplattengrenze</translation>
+    </message>
+    <message>
+        <source>Secrets changed</source>
+        <translation>Geheimnisse geändert</translation>
+    </message>
+    <message>
+        <source>Unhealthy</source>
+        <translation>Ungesund</translation>
+    </message>
+    <message>
+        <source>Healthy again</source>
+        <translation>Wieder gesund</translation>
+    </message>
+    <message>
+        <source>Container removed</source>
+        <translation>Container entfernt</translation>
+    </message>
+    <message>
+        <source>Service removed</source>
+        <translation>Dienst entfernt</translation>
+    </message>
+    <message>
+        <source>Deploy started</source>
+        <translation>Deployment gestartet</translation>
+    </message>
+    <message>
+        <source>Deploy waits for approval</source>
+        <translation>Deployment wartet auf Freigabe</translation>
+    </message>
+    <message>
+        <source>Deploy succeeded</source>
+        <translation>Deployment erfolgreich</translation>
+    </message>
+    <message>
+        <source>Deploy failed</source>
+        <translation>Deployment fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Deploy cancelled</source>
+        <translation>Deployment abgebrochen</translation>
+    </message>
+    <message>
+        <source>Approval requested</source>
+        <translation>Freigabe angefordert</translation>
+    </message>
+    <message>
+        <source>Approved</source>
+        <translation>Freigegeben</translation>
+    </message>
+    <message>
+        <source>Rejected</source>
+        <translation>Abgelehnt</translation>
+    </message>
+    <message>
+        <source>Approval expired</source>
+        <translation>Freigabe abgelaufen</translation>
+    </message>
+</context>
+<context>
+    <name>AppEventsTab</name>
+    <message>
+        <source>Newest first</source>
+        <translation>Neueste zuerst</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>Aktualisieren</translation>
+    </message>
+    <message>
+        <source>Read the app&apos;s history again</source>
+        <translation>Den Verlauf der App neu lesen</translation>
+    </message>
+    <message>
+        <source>Nothing happened to %1 yet</source>
+        <translation>Mit %1 ist noch nichts geschehen</translation>
+    </message>
+    <message>
+        <source>Events of %1</source>
+        <translation>Ereignisse von %1</translation>
+    </message>
+    <message>
+        <source>%1, %2, by %3</source>
+        <translation>%1, %2, von %3</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>unbekannt</translation>
+    </message>
+</context>
+<context>
+    <name>AppSettingsTab</name>
+    <message>
+        <source>Save these changes to %1?</source>
+        <translation>Diese Änderungen an %1 speichern?</translation>
+    </message>
+    <message>
+        <source>The spec as the engine has it (−) and as it will be (+). The next deploy runs it.</source>
+        <translation>Die Spezifikation, wie die Engine sie hat (−) und wie sie sein wird (+). Das nächste Deployment verwendet sie.</translation>
+    </message>
+    <message>
+        <source>Changes to the spec</source>
+        <translation>Änderungen an der Spezifikation</translation>
+    </message>
+    <message>
+        <source>Discard</source>
+        <translation>Verwerfen</translation>
+    </message>
+    <message>
+        <source>Discard the changes</source>
+        <translation>Die Änderungen verwerfen</translation>
+    </message>
+    <message>
+        <source>Review and save…</source>
+        <translation>Prüfen und speichern…</translation>
+    </message>
+    <message>
+        <source>Review the changes and save them</source>
+        <translation>Die Änderungen prüfen und speichern</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>Umgebung</translation>
+    </message>
+    <message>
+        <source>No variables. Secrets reach the app as variables of their own names.</source>
+        <translation>Keine Variablen. Geheimnisse erreichen die App als Variablen ihres eigenen Namens.</translation>
+    </message>
+    <message>
+        <source>NAME</source>
+        <translation>NAME</translation>
+    </message>
+    <message>
+        <source>Name of variable %1</source>
+        <translation>Name der Variable %1</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>Wert</translation>
+    </message>
+    <message>
+        <source>Value of variable %1</source>
+        <translation>Wert der Variable %1</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <source>Remove variable %1</source>
+        <translation>Variable %1 entfernen</translation>
+    </message>
+    <message>
+        <source>Add variable</source>
+        <translation>Variable hinzufügen</translation>
+    </message>
+    <message>
+        <source>Resources</source>
+        <translation>Ressourcen</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>Arbeitsspeicher</translation>
+    </message>
+    <message>
+        <source>e.g. 256Mi; empty: the install&apos;s default</source>
+        <translation>z. B. 256Mi; leer: Vorgabe der Installation</translation>
+    </message>
+    <message>
+        <source>CPUs</source>
+        <translation>CPUs</translation>
+    </message>
+    <message>
+        <source>e.g. 0.5; empty: no limit</source>
+        <translation>z. B. 0.5; leer: keine Grenze</translation>
+    </message>
+    <message>
+        <source>Disk</source>
+        <translation>Festplatte</translation>
+    </message>
+    <message>
+        <source>e.g. 1Gi; empty: no limit</source>
+        <translation>z. B. 1Gi; leer: keine Grenze</translation>
+    </message>
+    <message>
+        <source>Past the disk limit</source>
+        <translation>Über der Festplattengrenze</translation>
+    </message>
+    <message>
+        <source>Restart</source>
+        <translation>Neustart</translation>
+    </message>
+    <message>
+        <source>Start again</source>
+        <translation>Wieder starten</translation>
+    </message>
+    <message>
+        <source>Health check</source>
+        <translation>Zustandsprüfung</translation>
+    </message>
+    <message>
+        <source>Path</source>
+        <translation>Pfad</translation>
+    </message>
+    <message>
+        <source>Health check path</source>
+        <translation>Pfad der Zustandsprüfung</translation>
+    </message>
+    <message>
+        <source>Time to become healthy</source>
+        <translation>Zeit, um gesund zu werden</translation>
+    </message>
+    <message>
+        <source>e.g. 60s</source>
+        <translation>z. B. 60s</translation>
+    </message>
+    <message>
+        <source>Between probes while starting</source>
+        <translation>Zwischen Prüfungen beim Start</translation>
+    </message>
+    <message>
+        <source>Between probes while serving</source>
+        <translation>Zwischen Prüfungen im Betrieb</translation>
+    </message>
+    <message>
+        <source>Failed probes before unhealthy</source>
+        <translation>Fehlgeschlagene Prüfungen bis „ungesund“</translation>
+    </message>
+    <message>
+        <source>Route and source</source>
+        <translation>Route und Quelle</translation>
+    </message>
+    <message>
+        <source>URL</source>
+        <translation>URL</translation>
+    </message>
+    <message>
+        <source>not routed yet</source>
+        <translation>noch nicht geroutet</translation>
+    </message>
+    <message>
+        <source>Stable port</source>
+        <translation>Fester Port</translation>
+    </message>
+    <message>
+        <source>empty: one is picked (now %1)</source>
+        <translation>leer: einer wird gewählt (jetzt %1)</translation>
+    </message>
+    <message>
+        <source>empty: one is picked</source>
+        <translation>leer: einer wird gewählt</translation>
+    </message>
+    <message>
+        <source>The app listens on</source>
+        <translation>Die App lauscht auf</translation>
+    </message>
+    <message>
+        <source>The port the app listens on</source>
+        <translation>Der Port, auf dem die App lauscht</translation>
+    </message>
+    <message>
+        <source>Ref</source>
+        <translation>Ref</translation>
+    </message>
+    <message>
+        <source>Branch, tag or commit to deploy</source>
+        <translation>Branch, Tag oder Commit für das Deployment</translation>
+    </message>
+    <message>
+        <source>Outgoing connections</source>
+        <translation>Ausgehende Verbindungen</translation>
+    </message>
+    <message>
+        <source>Secrets</source>
+        <translation>Geheimnisse</translation>
+    </message>
+    <message>
+        <source>Values are sealed on the install and never shown again; the app gets a change at its next deploy.</source>
+        <translation>Werte werden in der Installation versiegelt und nie wieder angezeigt; die App erhält eine Änderung beim nächsten Deployment.</translation>
+    </message>
+    <message>
+        <source>No secrets yet.</source>
+        <translation>Noch keine Geheimnisse.</translation>
+    </message>
+    <message>
+        <source>file %1, set %2</source>
+        <translation>Datei %1, gesetzt %2</translation>
+    </message>
+    <message>
+        <source>variable, set %1</source>
+        <translation>Variable, gesetzt %1</translation>
+    </message>
+    <message>
+        <source>Rotate…</source>
+        <translation>Erneuern…</translation>
+    </message>
+    <message>
+        <source>Set a new value for %1</source>
+        <translation>Einen neuen Wert für %1 setzen</translation>
+    </message>
+    <message>
+        <source>Remove secret %1</source>
+        <translation>Geheimnis %1 entfernen</translation>
+    </message>
+    <message>
+        <source>The spec asks for these secrets as files, and the next deploy fails until they are set: %1</source>
+        <translation>Die Spezifikation verlangt diese Geheimnisse als Dateien, und das nächste Deployment schlägt fehl, bis sie gesetzt sind: %1</translation>
+    </message>
+    <message>
+        <source>Secret name</source>
+        <translation>Name des Geheimnisses</translation>
+    </message>
+    <message>
+        <source>Secret value</source>
+        <translation>Wert des Geheimnisses</translation>
+    </message>
+    <message>
+        <source>Set secret</source>
+        <translation>Geheimnis setzen</translation>
+    </message>
+    <message>
+        <source>Services</source>
+        <translation>Dienste</translation>
+    </message>
+    <message>
+        <source>No services.</source>
+        <translation>Keine Dienste.</translation>
+    </message>
+    <message>
+        <source>%1: %2 %3, %4</source>
+        <translation>%1: %2 %3, %4</translation>
+    </message>
+    <message>
+        <source>The app reaches it through %1 (user %2, database %3); data in volume %4.</source>
+        <translation>Die App erreicht ihn über %1 (Benutzer %2, Datenbank %3); Daten im Volume %4.</translation>
+    </message>
+    <message>
+        <source>File for the backup of %1</source>
+        <translation>Datei für die Sicherung von %1</translation>
+    </message>
+    <message>
+        <source>Back up</source>
+        <translation>Sichern</translation>
+    </message>
+    <message>
+        <source>Back up %1</source>
+        <translation>%1 sichern</translation>
+    </message>
+    <message>
+        <source>Capacity of the install</source>
+        <translation>Kapazität der Installation</translation>
+    </message>
+    <message>
+        <source>%1 (default)</source>
+        <translation>%1 (Vorgabe)</translation>
+    </message>
+    <message>
+        <source>Not reachable: %1</source>
+        <translation>Nicht erreichbar: %1</translation>
+    </message>
 </context>
 <context>
     <name>ApprovalDetail</name>
@@ -224,6 +625,41 @@
     <message>
         <source>%1, %2</source>
         <translation>%1, %2</translation>
+    </message>
+</context>
+<context>
+    <name>ConfigTab</name>
+    <message>
+        <source>Version %1</source>
+        <translation>Version %1</translation>
+    </message>
+    <message>
+        <source>Change it with pando pipelines set; the desktop shows it read-only.</source>
+        <translation>Mit pando pipelines set ändern; der Desktop zeigt sie nur an.</translation>
+    </message>
+    <message>
+        <source>YAML</source>
+        <translation>YAML</translation>
+    </message>
+    <message>
+        <source>Last change</source>
+        <translation>Letzte Änderung</translation>
+    </message>
+    <message>
+        <source>The last change, as a diff</source>
+        <translation>Die letzte Änderung als Diff</translation>
+    </message>
+    <message>
+        <source>The pipeline&apos;s config</source>
+        <translation>Die Konfiguration der Pipeline</translation>
+    </message>
+    <message>
+        <source>Not changed since it was set first</source>
+        <translation>Seit dem ersten Setzen nicht geändert</translation>
+    </message>
+    <message>
+        <source>The last change to the config</source>
+        <translation>Die letzte Änderung der Konfiguration</translation>
     </message>
 </context>
 <context>
@@ -525,7 +961,53 @@
     </message>
 </context>
 <context>
-    <name>LogView</name>
+    <name>JobsTab</name>
+    <message numerus="yes">
+        <source>%n stage(s): a job runs with what the jobs before it passed</source>
+        <translation>
+            <numerusform>%n Stufe: ein Job läuft mit dem, was die Jobs vor ihm durchlaufen hat</numerusform>
+            <numerusform>%n Stufen: ein Job läuft mit dem, was die Jobs vor ihm durchlaufen hat</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No job waits for another (no passed: in the config)</source>
+        <translation>Kein Job wartet auf einen anderen (kein passed: in der Konfiguration)</translation>
+    </message>
+    <message>
+        <source>Jobs of the pipeline</source>
+        <translation>Jobs der Pipeline</translation>
+    </message>
+    <message>
+        <source>%1, %2, %3</source>
+        <translation>%1, %2, %3</translation>
+    </message>
+    <message>
+        <source>Trigger</source>
+        <translation>Starten</translation>
+    </message>
+    <message>
+        <source>Trigger %1</source>
+        <translation>%1 starten</translation>
+    </message>
+    <message>
+        <source>The pipeline is paused; unpause it to start runs</source>
+        <translation>Die Pipeline ist pausiert; zum Starten von Läufen fortsetzen</translation>
+    </message>
+    <message>
+        <source>Start a run of %1</source>
+        <translation>Einen Lauf von %1 starten</translation>
+    </message>
+</context>
+<context>
+    <name>LogLines</name>
+    <message>
+        <source>No log lines yet</source>
+        <translation>Noch keine Protokollzeilen</translation>
+    </message>
+    <message>
+        <source>Log lines</source>
+        <translation>Protokollzeilen</translation>
+    </message>
     <message>
         <source>Search the log</source>
         <translation>Im Protokoll suchen</translation>
@@ -560,10 +1042,6 @@
     <message>
         <source>Copy the selected lines, or the whole log (Ctrl+C)</source>
         <translation>Die ausgewählten Zeilen oder das ganze Protokoll kopieren (Strg+C)</translation>
-    </message>
-    <message>
-        <source>No log lines yet</source>
-        <translation>Noch keine Protokollzeilen</translation>
     </message>
     <message numerus="yes">
         <source>Resume (%n new)</source>
@@ -647,6 +1125,81 @@
     <message>
         <source>paused</source>
         <translation>pausiert</translation>
+    </message>
+</context>
+<context>
+    <name>ResourcesTab</name>
+    <message>
+        <source>This pipeline has no resources</source>
+        <translation>Diese Pipeline hat keine Ressourcen</translation>
+    </message>
+    <message>
+        <source>Resources of the pipeline</source>
+        <translation>Ressourcen der Pipeline</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1, %2</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>check failed: %1</source>
+        <translation>Prüfung fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Versions of %1</source>
+        <translation>Versionen von %1</translation>
+    </message>
+    <message>
+        <source>Check now</source>
+        <translation>Jetzt prüfen</translation>
+    </message>
+    <message>
+        <source>Look for new versions of %1 now</source>
+        <translation>Jetzt nach neuen Versionen von %1 suchen</translation>
+    </message>
+    <message>
+        <source>Unpin</source>
+        <translation>Lösen</translation>
+    </message>
+    <message>
+        <source>The config pins this version (version:); change it there</source>
+        <translation>Die Konfiguration legt diese Version fest (version:); dort ändern</translation>
+    </message>
+    <message>
+        <source>Let gets use the newest version again</source>
+        <translation>Gets wieder die neueste Version nehmen lassen</translation>
+    </message>
+    <message>
+        <source>No versions found yet: Check now looks for them</source>
+        <translation>Noch keine Versionen gefunden: Jetzt prüfen sucht sie</translation>
+    </message>
+    <message>
+        <source>Versions, newest first</source>
+        <translation>Versionen, neueste zuerst</translation>
+    </message>
+    <message>
+        <source>%1, pinned</source>
+        <translation>%1, festgelegt</translation>
+    </message>
+    <message>
+        <source>pinned</source>
+        <translation>festgelegt</translation>
+    </message>
+    <message>
+        <source>Pin</source>
+        <translation>Festlegen</translation>
+    </message>
+    <message>
+        <source>Pin %1</source>
+        <translation>%1 festlegen</translation>
+    </message>
+    <message>
+        <source>Every get of %1 uses this version until it is unpinned</source>
+        <translation>Jedes Get von %1 nimmt diese Version, bis sie gelöst wird</translation>
     </message>
 </context>
 <context>
@@ -824,6 +1377,38 @@
         <source>A pipeline is a YAML file of resources and jobs; each job&apos;s plan fetches, runs tasks and puts results, and steps whose inputs did not change are skipped. Set one with &lt;tt&gt;pando pipelines set NAME -c pipeline.yml&lt;/tt&gt;; it appears here with its jobs and runs.</source>
         <translation>Eine Pipeline ist eine YAML-Datei mit Ressourcen und Jobs; der Plan eines Jobs holt Eingaben, führt Tasks aus und legt Ergebnisse ab, und Schritte, deren Eingaben sich nicht geändert haben, werden übersprungen. Mit &lt;tt&gt;pando pipelines set NAME -c pipeline.yml&lt;/tt&gt; eine anlegen; sie erscheint hier mit ihren Jobs und Läufen.</translation>
     </message>
+    <message>
+        <source>Runs</source>
+        <translation>Läufe</translation>
+    </message>
+    <message>
+        <source>Runs (Ctrl+1)</source>
+        <translation>Läufe (Strg+1)</translation>
+    </message>
+    <message>
+        <source>Jobs</source>
+        <translation>Jobs</translation>
+    </message>
+    <message>
+        <source>Jobs (Ctrl+2)</source>
+        <translation>Jobs (Strg+2)</translation>
+    </message>
+    <message>
+        <source>Config</source>
+        <translation>Konfiguration</translation>
+    </message>
+    <message>
+        <source>Config (Ctrl+3)</source>
+        <translation>Konfiguration (Strg+3)</translation>
+    </message>
+    <message>
+        <source>Resources</source>
+        <translation>Ressourcen</translation>
+    </message>
+    <message>
+        <source>Resources (Ctrl+4)</source>
+        <translation>Ressourcen (Strg+4)</translation>
+    </message>
 </context>
 <context>
     <name>SettingsView</name>
@@ -938,6 +1523,62 @@
     <message>
         <source>QR code of the pairing link</source>
         <translation>QR-Code des Kopplungslinks</translation>
+    </message>
+    <message>
+        <source>This computer&apos;s engine</source>
+        <translation>Die Engine dieses Computers</translation>
+    </message>
+    <message>
+        <source>Apps a member may own</source>
+        <translation>Apps, die ein Mitglied besitzen darf</translation>
+    </message>
+    <message>
+        <source>10 (the default)</source>
+        <translation>10 (Standard)</translation>
+    </message>
+    <message>
+        <source>Pipeline runs at once</source>
+        <translation>Pipeline-Läufe gleichzeitig</translation>
+    </message>
+    <message>
+        <source>4 (the default)</source>
+        <translation>4 (Standard)</translation>
+    </message>
+    <message>
+        <source>Approval policy file</source>
+        <translation>Freigaberichtlinie (Datei)</translation>
+    </message>
+    <message>
+        <source>none: no deploy waits for sign-off</source>
+        <translation>keine: kein Deploy wartet auf Freigabe</translation>
+    </message>
+    <message>
+        <source>An approval waits</source>
+        <translation>Eine Freigabe wartet</translation>
+    </message>
+    <message>
+        <source>24h (the default; 30m, 7d, …)</source>
+        <translation>24h (Standard; 30m, 7d, …)</translation>
+    </message>
+    <message>
+        <source>How long an approval waits</source>
+        <translation>Wie lange eine Freigabe wartet</translation>
+    </message>
+    <message>
+        <source>Audit sinks file</source>
+        <translation>Audit-Ziele (Datei)</translation>
+    </message>
+    <message>
+        <source>none: the audit log stays here</source>
+        <translation>keine: das Audit-Log bleibt hier</translation>
+    </message>
+    <message>
+        <source>Saved. The engine reads these when it starts: quit Pando from the tray and start it again to apply them.</source>
+        <translation>Gespeichert. Die Engine liest diese Werte beim Start: Beende Pando über das Tray-Symbol und starte es neu, um sie anzuwenden.</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>Speichern</translation>
     </message>
 </context>
 <context>
@@ -1180,10 +1821,160 @@
     </message>
 </context>
 <context>
+    <name>pando::desktop::AppEventsModel</name>
+    <message>
+        <source>Pando (%1)</source>
+        <translation>Pando (%1)</translation>
+    </message>
+    <message>
+        <source>%1 failed: %2</source>
+        <translation>%1 fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>The app&apos;s history comes from the audit log, which this account may not read (only administrators may): %1. What happens while this tab is open is shown below.</source>
+        <translation>Der Verlauf der App stammt aus dem Audit-Protokoll, das dieses Konto nicht lesen darf (nur Administratoren dürfen das): %1. Was geschieht, während dieser Reiter offen ist, wird unten angezeigt.</translation>
+    </message>
+    <message>
+        <source>The app&apos;s history could not be read: %1</source>
+        <translation>Der Verlauf der App konnte nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <source>wrote %1, over its limit of %2: Pando stopped it</source>
+        <translation>%1 geschrieben, über ihrer Grenze von %2: Pando hat sie angehalten</translation>
+    </message>
+    <message>
+        <source>wrote %1, over its limit of %2</source>
+        <translation>%1 geschrieben, über ihrer Grenze von %2</translation>
+    </message>
+    <message>
+        <source>Deploy succeeded</source>
+        <translation>Deployment erfolgreich</translation>
+    </message>
+    <message>
+        <source>Deploy failed</source>
+        <translation>Deployment fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Secret %1 set</source>
+        <translation>Geheimnis %1 gesetzt</translation>
+    </message>
+    <message>
+        <source>Secret %1 removed</source>
+        <translation>Geheimnis %1 entfernt</translation>
+    </message>
+    <message>
+        <source>Backup of %1</source>
+        <translation>Sicherung von %1</translation>
+    </message>
+    <message>
+        <source>Service %1 removed</source>
+        <translation>Dienst %1 entfernt</translation>
+    </message>
+    <message>
+        <source>ref %1</source>
+        <translation>Ref %1</translation>
+    </message>
+    <message>
+        <source>unhealthy: %1</source>
+        <translation>ungesund: %1</translation>
+    </message>
+    <message>
+        <source>it had exited (exit code %1)</source>
+        <translation>er war beendet (Exit-Code %1)</translation>
+    </message>
+    <message>
+        <source>Refused: %1</source>
+        <translation>Abgelehnt: %1</translation>
+    </message>
+</context>
+<context>
     <name>pando::desktop::AppLogSource</name>
     <message>
         <source>The log stream ended</source>
         <translation>Der Protokollstrom ist beendet</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::AppSettings</name>
+    <message>
+        <source>%1 of %2 committed</source>
+        <translation>%1 von %2 zugesagt</translation>
+    </message>
+    <message>
+        <source>%1 committed, total unknown</source>
+        <translation>%1 zugesagt, Gesamtmenge unbekannt</translation>
+    </message>
+    <message>
+        <source>%1, %2 free</source>
+        <translation>%1, %2 frei</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>%1; apps cannot be held to a disk limit here</source>
+        <translation>%1; Apps können hier nicht an eine Festplattengrenze gebunden werden</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>Spec changed %1</source>
+        <translation>Spezifikation geändert %1</translation>
+    </message>
+    <message>
+        <source>No disk limit</source>
+        <translation>Keine Festplattengrenze</translation>
+    </message>
+    <message>
+        <source>At most %1 written in its container; past it, Pando warns</source>
+        <translation>Höchstens %1 in ihrem Container geschrieben; darüber warnt Pando</translation>
+    </message>
+    <message>
+        <source>At most %1 written in its container; past it, Pando stops the app</source>
+        <translation>Höchstens %1 in ihrem Container geschrieben; darüber hält Pando die App an</translation>
+    </message>
+    <message>
+        <source>Name the variable in row %1 of the environment</source>
+        <translation>Benennen Sie die Variable in Zeile %1 der Umgebung</translation>
+    </message>
+    <message>
+        <source>%1 is in the environment twice</source>
+        <translation>%1 steht zweimal in der Umgebung</translation>
+    </message>
+    <message>
+        <source>Name the secret</source>
+        <translation>Benennen Sie das Geheimnis</translation>
+    </message>
+    <message>
+        <source>Enter the secret&apos;s value</source>
+        <translation>Geben Sie den Wert des Geheimnisses ein</translation>
+    </message>
+    <message>
+        <source>Say which file the backup goes to</source>
+        <translation>Geben Sie an, in welche Datei die Sicherung geht</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>Dumping %1…</source>
+        <translation>%1 wird gesichert…</translation>
+    </message>
+    <message>
+        <source>%1 received from %2</source>
+        <translation>%1 von %2 empfangen</translation>
+    </message>
+    <message>
+        <source>%1 written to %2</source>
+        <translation>%1 in %2 geschrieben</translation>
+    </message>
+    <message>
+        <source>The backup failed: %1</source>
+        <translation>Die Sicherung ist fehlgeschlagen: %1</translation>
     </message>
 </context>
 <context>
@@ -1744,6 +2535,49 @@
     </message>
 </context>
 <context>
+    <name>pando::desktop::JobsModel</name>
+    <message>
+        <source>Stage %1</source>
+        <translation>Stufe %1</translation>
+    </message>
+    <message>
+        <source>first: no job feeds it</source>
+        <translation>zuerst: kein Job liefert ihm zu</translation>
+    </message>
+    <message>
+        <source>after %1</source>
+        <translation>nach %1</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>, </translation>
+    </message>
+    <message>
+        <source>no inputs</source>
+        <translation>keine Eingaben</translation>
+    </message>
+    <message>
+        <source>never run</source>
+        <translation>nie gelaufen</translation>
+    </message>
+    <message>
+        <source>#%1 · %2</source>
+        <translation>#%1 · %2</translation>
+    </message>
+    <message>
+        <source>%1 (triggers)</source>
+        <translation>%1 (löst aus)</translation>
+    </message>
+    <message>
+        <source>%1, passed %2</source>
+        <translation>%1, durchlaufen: %2</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+</context>
+<context>
     <name>pando::desktop::PaletteSearch</name>
     <message>
         <source>Apps</source>
@@ -1843,6 +2677,33 @@
     <message>
         <source>picked for them</source>
         <translation>werden für sie gewählt</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::ResourcesModel</name>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>checked %1</source>
+        <translation>geprüft %1</translation>
+    </message>
+    <message>
+        <source>never checked</source>
+        <translation>nie geprüft</translation>
+    </message>
+    <message>
+        <source>pinned to %1 in the config</source>
+        <translation>in der Konfiguration auf %1 festgelegt</translation>
+    </message>
+    <message>
+        <source>pinned to %1 by %2</source>
+        <translation>von %2 auf %1 festgelegt</translation>
+    </message>
+    <message>
+        <source>the check has not answered in 30 s; select the resource again to see what it found</source>
+        <translation>die Prüfung hat in 30 s nicht geantwortet; die Ressource erneut auswählen, um zu sehen, was sie gefunden hat</translation>
     </message>
 </context>
 <context>

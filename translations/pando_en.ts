@@ -12,7 +12,17 @@
     </message>
 </context>
 <context>
-    <name>LogView</name>
+    <name>JobsTab</name>
+    <message numerus="yes">
+        <source>%n stage(s): a job runs with what the jobs before it passed</source>
+        <translation>
+            <numerusform>%n stage: a job runs with what the jobs before it passed</numerusform>
+            <numerusform>%n stages: a job runs with what the jobs before it passed</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>LogLines</name>
     <message numerus="yes">
         <source>%n match(es)</source>
         <translation>

@@ -346,8 +346,11 @@ void Sweep::sweepApi()
         get(QStringLiteral("/api/v1/apps/{name}"), base);
         const QJsonObject deploys =
             get(QStringLiteral("/api/v1/apps/{name}/deploys"), base + QStringLiteral("/deploys?limit=1000"));
-        for (const QString &id : fieldsOf(deploys, QStringLiteral("deploys"), QStringLiteral("id")))
+        for (const QString &id : fieldsOf(deploys, QStringLiteral("deploys"), QStringLiteral("id"))) {
             get(QStringLiteral("/api/v1/deploys/{id}"), QStringLiteral("/api/v1/deploys/") + id);
+            get(QStringLiteral("/api/v1/deploys/{id}/log"),
+                QStringLiteral("/api/v1/deploys/") + id + QStringLiteral("/log?limit=5000"));
+        }
         get(QStringLiteral("/api/v1/apps/{name}/logs"), base + QStringLiteral("/logs?tail=100000"));
         get(QStringLiteral("/api/v1/apps/{name}/secrets"), base + QStringLiteral("/secrets"));
         get(QStringLiteral("/api/v1/apps/{name}/services"), base + QStringLiteral("/services"));
@@ -366,6 +369,11 @@ void Sweep::sweepApi()
             get(QStringLiteral("/api/v1/pipelines/{name}/runs"), base + QStringLiteral("/runs?limit=1000")),
             QStringLiteral("runs"), QStringLiteral("id"));
         get(QStringLiteral("/api/v1/pipelines/{name}/grants"), base + QStringLiteral("/grants"));
+        const QJsonObject resources =
+            get(QStringLiteral("/api/v1/pipelines/{name}/resources"), base + QStringLiteral("/resources"));
+        for (const QString &resource : fieldsOf(resources, QStringLiteral("resources"), QStringLiteral("name")))
+            get(QStringLiteral("/api/v1/pipelines/{name}/resources/{resource}/versions"),
+                base + QStringLiteral("/resources/") + resource + QStringLiteral("/versions"));
         get(QStringLiteral("/api/v1/secrets"), QStringLiteral("/api/v1/secrets?scope=") + pipeline);
     }
     runs << fieldsOf(get(QStringLiteral("/api/v1/runs"), QStringLiteral("/api/v1/runs?limit=1000")),
