@@ -140,23 +140,36 @@ Pane {
         spacing: 12
         visible: root.hasApp && tabs.currentIndex === 0
 
-        RowLayout {
-            spacing: 8
+        // The name and state, then the actions: beside them where there is room, below them in
+        // a narrow pane.
+        GridLayout {
+            id: header
+            columns: width < nameRow.implicitWidth + actions.implicitWidth + columnSpacing ? 1 : 2
+            columnSpacing: 8
+            rowSpacing: 8
             Layout.fillWidth: true
-            Label {
-                objectName: "appName"
-                text: root.hasApp ? root.app.name : ""
-                font.pointSize: 16
-                font.bold: true
+            RowLayout {
+                id: nameRow
+                spacing: 8
                 Layout.fillWidth: true
-                elide: Text.ElideRight
+                Label {
+                    objectName: "appName"
+                    text: root.hasApp ? root.app.name : ""
+                    font.pointSize: 16
+                    font.bold: true
+                    Layout.fillWidth: true
+                    elide: Text.ElideRight
+                }
+                StateMark {
+                    objectName: "appStateMark"
+                    displayState: root.hasApp ? root.app.state : DisplayState.Neutral
+                    word: root.hasApp ? root.app.statusText : ""
+                    size: 16
+                }
             }
-            StateMark {
-                objectName: "appStateMark"
-                displayState: root.hasApp ? root.app.state : DisplayState.Neutral
-                word: root.hasApp ? root.app.statusText : ""
-                size: 16
-            }
+            RowLayout {
+                id: actions
+                spacing: 8
             Button {
                 text: qsTr("Deploy")
                 highlighted: true
@@ -170,6 +183,7 @@ Pane {
                 text: qsTr("Remove…")
                 enabled: root.hasApp && !root.app.busy && root.appsModel.engineReachable
                 onClicked: removeDialog.open()
+            }
             }
         }
 
@@ -221,6 +235,8 @@ Pane {
             Label {
                 readonly property string url: root.hasApp ? root.app.url : ""
                 text: url.length > 0 ? "<a href=\"" + url + "\">" + url + "</a>" : qsTr("not routed yet")
+                wrapMode: Text.WrapAnywhere
+                Layout.fillWidth: true
                 textFormat: url.length > 0 ? Text.StyledText : Text.PlainText
                 onLinkActivated: link => Qt.openUrlExternally(link)
                 MouseArea {
@@ -236,6 +252,8 @@ Pane {
             }
             Label {
                 text: root.hasApp ? root.app.ref : ""
+                wrapMode: Text.WrapAnywhere
+                Layout.fillWidth: true
             }
 
             Label {
@@ -244,6 +262,8 @@ Pane {
             }
             Label {
                 text: root.hasApp ? root.app.lastDeployText : ""
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
             }
         }
 

@@ -19,6 +19,8 @@ ScrollView {
     // For tests and the detail: what the tab shows.
     property alias appSettings: settings
     contentWidth: availableWidth
+    // Said, not guessed: the view has more than one child (the model, the dialog).
+    contentHeight: content.implicitHeight
     clip: true
 
     AppSettings {
@@ -110,6 +112,7 @@ ScrollView {
     }
 
     ColumnLayout {
+        id: content
         width: root.availableWidth
         spacing: 8
 

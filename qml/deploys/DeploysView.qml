@@ -111,12 +111,16 @@ Item {
         SplitView {
             Layout.fillWidth: true
             Layout.fillHeight: true
+            // Side by side where there is room; the history above the steps in a narrow pane.
+            orientation: width < 760 ? Qt.Vertical : Qt.Horizontal
 
             ListView {
                 id: history
                 objectName: "deployHistory"
                 SplitView.preferredWidth: 300
                 SplitView.minimumWidth: 200
+                SplitView.preferredHeight: 160
+                SplitView.minimumHeight: 80
                 clip: true
                 model: deploys
                 currentIndex: deploys.selectedRow
@@ -185,6 +189,7 @@ Item {
 
             ColumnLayout {
                 SplitView.fillWidth: true
+                SplitView.fillHeight: true
                 spacing: 8
 
                 // The selected deploy's version, and going back to it.
@@ -241,6 +246,8 @@ Item {
                             text: steps.failedStep.length > 0 ? qsTr("✖ %1 failed: %2").arg(steps.failedStep).arg(steps.reason) : qsTr("✖ %1").arg(steps.reason)
                             color: StateStyle.danger
                             font.bold: true
+                            wrapMode: Text.Wrap
+                            maximumLineCount: 4
                             elide: Text.ElideRight
                         }
                         Label {
@@ -308,20 +315,27 @@ Item {
                                     size: 14
                                     Layout.preferredWidth: 20
                                 }
+                                // Title and word share what the row has, up to 200 and 260 px;
+                                // the bar takes the rest, and goes first when there is little.
                                 Label {
                                     text: stepRow.title
                                     font.bold: true
-                                    Layout.preferredWidth: 200
+                                    Layout.fillWidth: true
+                                    Layout.minimumWidth: Math.min(implicitWidth, 90)
+                                    Layout.maximumWidth: Math.max(200, implicitWidth)
                                     elide: Text.ElideRight
                                 }
                                 Label {
                                     text: stepRow.word
                                     color: StateStyle.on(stepRow.state, stepRow.palette.window)
-                                    Layout.preferredWidth: 260
+                                    Layout.fillWidth: true
+                                    Layout.minimumWidth: Math.min(implicitWidth, 60)
+                                    Layout.maximumWidth: 260
                                     elide: Text.ElideRight
                                 }
                                 Item {
                                     Layout.fillWidth: true
+                                    Layout.minimumWidth: 0
                                     Layout.preferredHeight: 10
                                     Rectangle {
                                         height: parent.height
@@ -334,7 +348,7 @@ Item {
                                 Label {
                                     text: root.duration(stepRow.durationMs)
                                     horizontalAlignment: Text.AlignRight
-                                    Layout.preferredWidth: 80
+                                    Layout.minimumWidth: implicitWidth
                                     font.family: "monospace"
                                 }
                             }

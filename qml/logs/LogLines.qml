@@ -76,7 +76,7 @@ Item {
                 placeholderText: qsTr("Search the log")
                 Accessible.name: qsTr("Search the log")
                 Layout.preferredWidth: 280
-                Layout.minimumWidth: 120
+                Layout.minimumWidth: 80
                 Layout.fillWidth: true
                 Layout.maximumWidth: 280
                 onTextChanged: {
@@ -109,6 +109,8 @@ Item {
                 visible: root.source.status.length > 0
                 opacity: 0.7
                 elide: Text.ElideRight
+                Layout.fillWidth: true
+                Layout.minimumWidth: Math.min(implicitWidth, 60)
                 Layout.maximumWidth: 360
             }
             ToolButton {

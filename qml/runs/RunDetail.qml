@@ -36,25 +36,38 @@ Pane {
         visible: root.hasRun
         spacing: 8
 
-        RowLayout {
-            spacing: 8
+        // The title, then its state and Abort: beside it where there is room, below it in a
+        // narrow pane.
+        GridLayout {
+            columns: width < titleRow.implicitWidth + runActions.implicitWidth + columnSpacing ? 1 : 2
+            columnSpacing: 8
+            rowSpacing: 4
             Layout.fillWidth: true
-            // The word is in the run's line at the right.
-            StateMark {
-                objectName: "runStateMark"
-                displayState: root.runTree.state
-                word: root.runTree.statusText
-                showWord: false
-                size: 16
-            }
-            Label {
-                objectName: "runTitle"
-                text: root.runTree.title
-                font.pointSize: 16
-                font.bold: true
-                elide: Text.ElideRight
+            RowLayout {
+                id: titleRow
+                spacing: 8
                 Layout.fillWidth: true
+                // The word is in the run's line at the right.
+                StateMark {
+                    objectName: "runStateMark"
+                    displayState: root.runTree.state
+                    word: root.runTree.statusText
+                    showWord: false
+                    size: 16
+                }
+                Label {
+                    objectName: "runTitle"
+                    text: root.runTree.title
+                    font.pointSize: 16
+                    font.bold: true
+                    elide: Text.ElideRight
+                    Layout.fillWidth: true
+                    Layout.minimumWidth: Math.min(implicitWidth, 120)
+                }
             }
+            RowLayout {
+                id: runActions
+                spacing: 8
             Label {
                 text: qsTr("%1 · %2").arg(root.runTree.statusText).arg(root.runTree.durationText)
             }
@@ -64,6 +77,7 @@ Pane {
                 ToolTip.visible: hovered
                 ToolTip.text: qsTr("Stop the run; steps that run are cancelled (Ctrl+Shift+A)")
                 onClicked: root.runsModel.abort(root.runsModel.selectedRow)
+            }
             }
         }
         Label {
@@ -190,7 +204,8 @@ Pane {
             ColumnLayout {
                 SplitView.fillHeight: true
                 spacing: 4
-                RowLayout {
+                // Flows onto two lines in a narrow pane rather than squeezing the title.
+                Flow {
                     Layout.fillWidth: true
                     spacing: 8
                     Label {
@@ -198,7 +213,7 @@ Pane {
                                                           : qsTr("Output of the whole run")
                         font.bold: true
                         elide: Text.ElideRight
-                        Layout.fillWidth: true
+                        width: Math.min(implicitWidth, parent.width)
                     }
                     Label {
                         visible: root.step.exitCode >= 0

@@ -216,15 +216,21 @@ Item {
                 Layout.fillHeight: true
 
                 SplitView {
+                    // The runs beside the selected one where there is room; above it in a narrow
+                    // pane, which the run's tree and output need whole.
+                    orientation: width < 900 ? Qt.Vertical : Qt.Horizontal
                     RunsList {
                         id: runsList
                         SplitView.preferredWidth: 340
                         SplitView.minimumWidth: 240
+                        SplitView.preferredHeight: 180
+                        SplitView.minimumHeight: 100
                         pipelinesModel: root.pipelinesModel
                         runsModel: root.runsModel
                     }
                     RunDetail {
                         SplitView.fillWidth: true
+                        SplitView.fillHeight: true
                         runsModel: root.runsModel
                         runTree: root.runTree
                     }
