@@ -30,6 +30,12 @@ Status checkTarget(const Args &args)
                 commandName(*args.command));
 }
 
+// The command's PIPELINE/RESOURCE, which checkTarget vouched for before the command ran.
+std::pair<QString, QString> targetOf(const Cli &cli)
+{
+    return splitTarget(cli.args().arguments.value(0)).value_or(std::pair<QString, QString>{});
+}
+
 // "KEY:VALUE" words (fly's -v ref:abc) as a version object; nullopt, with the word, when one
 // has no colon or no key.
 std::optional<QJsonObject> versionOf(const QStringList &words, QString *bad)
@@ -101,7 +107,7 @@ void listResources(Cli &cli)
 
 void listVersions(Cli &cli)
 {
-    const auto [pipeline, resource] = *splitTarget(cli.args().arguments.value(0));
+    const auto [pipeline, resource] = targetOf(cli);
     std::optional<int> limit;
     if (cli.args().has(QStringLiteral("limit")))
         limit = cli.args().value(QStringLiteral("limit")).toInt();
@@ -132,7 +138,7 @@ void listVersions(Cli &cli)
 
 void pin(Cli &cli)
 {
-    const auto [pipeline, resource] = *splitTarget(cli.args().arguments.value(0));
+    const auto [pipeline, resource] = targetOf(cli);
     QString bad;
     const QJsonObject version = versionOf(cli.args().arguments.mid(1), &bad).value_or(QJsonObject{});
     cli.api().pinResource(pipeline, resource, version, cli.handle([&cli, resource](const client::ApiResponse &r) {
@@ -147,7 +153,7 @@ void pin(Cli &cli)
 
 void unpin(Cli &cli)
 {
-    const auto [pipeline, resource] = *splitTarget(cli.args().arguments.value(0));
+    const auto [pipeline, resource] = targetOf(cli);
     cli.api().unpinResource(pipeline, resource, cli.handle([&cli, resource](const client::ApiResponse &) {
         if (cli.args().json)
             printJson(QJsonObject{{QStringLiteral("unpinned"), resource}});
@@ -159,7 +165,7 @@ void unpin(Cli &cli)
 
 void checkNow(Cli &cli)
 {
-    const auto [pipeline, resource] = *splitTarget(cli.args().arguments.value(0));
+    const auto [pipeline, resource] = targetOf(cli);
     cli.api().checkResourceNow(pipeline, resource, cli.handle([&cli, pipeline, resource](const client::ApiResponse &r) {
         if (cli.args().json)
             printJson(r.json);

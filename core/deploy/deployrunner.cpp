@@ -1,6 +1,7 @@
 #include "deployrunner.h"
 
 #include "core/deploy/deploysteps.h"
+#include "core/deploy/steplog.h"
 #include "core/deploy/steprecorder.h"
 #include "core/state/repositories.h"
 

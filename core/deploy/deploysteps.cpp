@@ -6,6 +6,7 @@
 #include "core/deploy/healthprobe.h"
 #include "core/deploy/imagereuse.h"
 #include "core/deploy/servicestep.h"
+#include "core/deploy/steplog.h"
 #include "core/deploy/steprecorder.h"
 #include "core/state/repositories.h"
 

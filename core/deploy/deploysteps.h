@@ -10,7 +10,6 @@
 
 #include "core/deploy/secretinjection.h"
 #include "core/deploy/services.h"
-#include "core/deploy/steplog.h"
 #include "core/detection/detection.h"
 #include "core/services/appservices.h"
 #include "core/spec/appspec.h"
@@ -26,6 +25,8 @@ namespace pando::core {
 
 // One deploy on its way through the steps: what the runner read before the first step, and
 // what each step hands on to the next.
+class StepLog;
+
 struct DeployRun {
     DeployRun(Services &services, DeployRecord record, AppRecord appRecord, const CancelToken &token);
     ~DeployRun(); // removes the checkout

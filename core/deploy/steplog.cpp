@@ -22,7 +22,7 @@ StepLog::~StepLog()
 void StepLog::close()
 {
     if (!m_tail.empty()) {
-        const qint64 left = m_added - HeadLines - m_tail.size();
+        const qint64 left = m_added - HeadLines - qint64(m_tail.size());
         if (left > 0)
             m_held.append({m_seq, m_next++, m_clock.nowMs(), false, QStringLiteral("… %1 lines left out …").arg(left)});
         for (StepLogLine &line : m_tail) {

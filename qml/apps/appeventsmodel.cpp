@@ -129,7 +129,7 @@ void AppEventsModel::refresh()
         if (!self || generation != self->m_generation)
             return;
         if (deploys)
-            for (const QJsonValue &v : *deploys) {
+            for (const QJsonValue v : *deploys) {
                 const QJsonObject deploy = v.toObject();
                 self->fetch(u"deploy/"_s + deploy.value(u"id"_s).toString(), generation);
                 if (const QString approval = deploy.value(u"approval"_s).toString(); !approval.isEmpty())
@@ -142,7 +142,7 @@ void AppEventsModel::refresh()
         if (!self || generation != self->m_generation)
             return;
         if (services) // an app without services, or an install without them: no lines to ask for
-            for (const QJsonValue &v : *services)
+            for (const QJsonValue v : *services)
                 self->fetch(u"app/%1/service/%2"_s.arg(self->m_app, v.toObject().value(u"slot"_s).toString()),
                             generation);
         self->answered(generation);
@@ -170,7 +170,7 @@ void AppEventsModel::fetch(const QString &object, quint64 generation)
             else if (self->m_historyError.isEmpty())
                 self->setHistoryError(tr("The app's history could not be read: %1").arg(e.text()));
         } else {
-            for (const QJsonValue &line : *lines)
+            for (const QJsonValue line : *lines)
                 self->m_fetched.append(describeLine(line.toObject()));
         }
         self->answered(generation);

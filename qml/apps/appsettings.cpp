@@ -473,7 +473,7 @@ void AppSettings::loadSecrets()
         if (!answer) {
             self->m_secretError = failureText(answer.error());
         } else {
-            for (const QJsonValue &v : answer->value(u"secrets"_s).toArray()) {
+            for (const QJsonValue v : answer->value(u"secrets"_s).toArray()) {
                 const QJsonObject s = v.toObject();
                 self->m_secrets.append(QVariantMap{
                     {u"name"_s, s.value(u"name"_s).toString()},
@@ -482,7 +482,7 @@ void AppSettings::loadSecrets()
                     {u"updatedText"_s, whenText(s.value(u"updated_ms"_s).toInteger())},
                 });
             }
-            for (const QJsonValue &v : answer->value(u"missing"_s).toArray())
+            for (const QJsonValue v : answer->value(u"missing"_s).toArray())
                 self->m_missingSecrets.append(v.toString());
         }
         Q_EMIT self->secretsChanged();
@@ -553,10 +553,10 @@ void AppSettings::loadServices()
             if (answer.error().code != ErrorCode::NotFound)
                 self->m_servicesError = failureText(answer.error());
         } else {
-            for (const QJsonValue &v : *answer) {
+            for (const QJsonValue v : *answer) {
                 const QJsonObject s = v.toObject();
                 QStringList variables;
-                for (const QJsonValue &name : s.value(u"env"_s).toArray())
+                for (const QJsonValue name : s.value(u"env"_s).toArray())
                     variables << name.toString();
                 self->m_services.append(QVariantMap{
                     {u"slot"_s, s.value(u"slot"_s).toString()},
@@ -673,7 +673,7 @@ void AppSettings::loadCapacity()
         if (!answer)
             self->m_capacityError = failureText(answer.error());
         else
-            for (const QJsonValue &v : answer->value(u"runtimes"_s).toArray())
+            for (const QJsonValue v : answer->value(u"runtimes"_s).toArray())
                 self->m_capacity.append(runtimeRow(v.toObject()));
         Q_EMIT self->capacityChanged();
     });

@@ -34,7 +34,7 @@ QString scalar(const QJsonValue &value)
         return QString::number(d, 'g', 15);
     }
     case QJsonValue::String: {
-        const QString text = value.toString();
+        QString text = value.toString();
         if (isPlain(text))
             return text;
         // JSON's double-quoted string is YAML's too.
@@ -82,7 +82,7 @@ void write(QStringList &out, const QString &indent, const QString &lead, const Q
         writeObject(out, indent + u"  "_s, value.toObject());
     } else if (value.isArray() && !value.toArray().isEmpty()) {
         out << indent + lead;
-        for (const QJsonValue &item : value.toArray())
+        for (const QJsonValue item : value.toArray())
             write(out, indent + u"  "_s, u"-"_s, item);
     } else if (value.isObject()) {
         out << indent + lead + u" {}"_s;
@@ -110,7 +110,8 @@ QList<DiffLine> lineDiff(const QString &before, const QString &after)
         a.removeLast();
     if (!b.isEmpty() && b.last().isEmpty())
         b.removeLast();
-    const size_t n = size_t(a.size()), m = size_t(b.size());
+    const auto n = size_t(a.size());
+    const auto m = size_t(b.size());
     // lcs[i][j]: the longest common subsequence of a[i..] and b[j..].
     std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
     for (size_t i = n; i-- > 0;)

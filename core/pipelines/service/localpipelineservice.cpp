@@ -523,10 +523,10 @@ Result<ResourceView> LocalPipelineService::resourceView(const QString &pipelineN
     auto pin = versions.pinned(pipelineName, resource.name);
     if (!pin)
         return std::unexpected(pin.error());
-    if (*pin) {
-        v.pinned = QJsonDocument::fromJson((*pin)->versionJson.toUtf8()).object();
-        v.pinnedBy = (*pin)->actor;
-        v.pinnedMs = (*pin)->pinnedMs;
+    if (const auto &found = *pin; found.has_value()) {
+        v.pinned = QJsonDocument::fromJson(found->versionJson.toUtf8()).object();
+        v.pinnedBy = found->actor;
+        v.pinnedMs = found->pinnedMs;
     }
     return v;
 }
@@ -621,7 +621,8 @@ Result<ResourceView> LocalPipelineService::pinResource(const QString &pipelineNa
         QJsonObject{{QStringLiteral("version"), QJsonDocument::fromJson(match.toUtf8()).object()}});
     if (!audited) {
         // Taken back: a pin nobody can account for does not decide what runs use.
-        Status undone = *before ? versions.pin(**before) : versions.unpin(pipelineName, resourceName);
+        const auto &was = *before;
+        Status undone = was.has_value() ? versions.pin(*was) : versions.unpin(pipelineName, resourceName);
         if (!undone)
             return std::unexpected(
                 unaudited(QStringLiteral("resource %1 was pinned").arg(resourceName), audited.error()));
@@ -644,8 +645,8 @@ Status LocalPipelineService::unpinResource(const QString &pipelineName, const QS
     auto audited = m_audit.record(actor, QStringLiteral("resource.unpin"),
                                   QStringLiteral("pipeline/%1/resource/%2").arg(pipelineName, resourceName),
                                   QStringLiteral("success"));
-    if (!audited && *before)
-        if (auto undone = versions.pin(**before); !undone)
+    if (const auto &was = *before; !audited && was.has_value())
+        if (auto undone = versions.pin(*was); !undone)
             return std::unexpected(
                 unaudited(QStringLiteral("resource %1 was unpinned").arg(resourceName), audited.error()));
     return audited;
