@@ -21,6 +21,8 @@ struct EngineSettings {
     QString approvalPolicy; // a JSON policy file (docs/user-guide.md, Approvals); default: none wait
     QString approvalTtl;    // how long a deploy waits for sign-off: a duration ≥ 1m such as 24h
     QString auditSinks;     // a JSON file of audit sinks (docs/audit.md)
+
+    bool operator==(const EngineSettings &) const = default;
 };
 
 // "90s", "30m", "24h", "7d"; nullopt for anything else.

@@ -15,12 +15,6 @@ const QString ApprovalPolicyKey = u"engine/approval-policy"_s;
 const QString ApprovalTtlKey = u"engine/approval-ttl"_s;
 const QString AuditSinksKey = u"engine/audit-sinks"_s;
 
-bool same(const wiring::EngineSettings &a, const wiring::EngineSettings &b)
-{
-    return a.appLimit == b.appLimit && a.maxRuns == b.maxRuns && a.approvalPolicy == b.approvalPolicy &&
-           a.approvalTtl == b.approvalTtl && a.auditSinks == b.auditSinks;
-}
-
 } // namespace
 
 EngineSettingsForm::EngineSettingsForm(QSettings *settings, bool available, QObject *parent)
@@ -39,7 +33,7 @@ wiring::EngineSettings EngineSettingsForm::stored(const QSettings &settings)
 
 bool EngineSettingsForm::isRestartNeeded() const
 {
-    return !same(m_started, m_saved);
+    return m_started != m_saved;
 }
 
 bool EngineSettingsForm::save(const QString &appLimit, const QString &maxRuns, const QString &approvalPolicy,

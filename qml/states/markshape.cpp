@@ -2,13 +2,13 @@
 #include "qml/states/statemarks.h"
 
 #include <QPainter>
-#include <QSvgRenderer>
 
 namespace pando::desktop {
 
 MarkShape::MarkShape(QQuickItem *parent) : QQuickPaintedItem(parent)
 {
     setAntialiasing(true);
+    m_renderer.load(marks::svg(m_shape, m_colour, m_inner));
 }
 
 template<typename T> void MarkShape::assign(T &field, const T &value)
@@ -16,6 +16,7 @@ template<typename T> void MarkShape::assign(T &field, const T &value)
     if (value == field)
         return;
     field = value;
+    m_renderer.load(marks::svg(m_shape, m_colour, m_inner));
     update();
     Q_EMIT changed();
 }
@@ -37,9 +38,8 @@ void MarkShape::setInner(const QColor &inner)
 
 void MarkShape::paint(QPainter *painter)
 {
-    QSvgRenderer renderer(marks::svg(m_shape, m_colour, m_inner));
     painter->setRenderHint(QPainter::Antialiasing);
-    renderer.render(painter, boundingRect());
+    m_renderer.render(painter, boundingRect());
 }
 
 } // namespace pando::desktop

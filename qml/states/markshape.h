@@ -7,6 +7,7 @@
 
 #include <QColor>
 #include <QQuickPaintedItem>
+#include <QSvgRenderer>
 #include <QtQml/qqmlregistration.h>
 
 namespace pando::desktop {
@@ -43,6 +44,7 @@ private:
     QString m_shape = QStringLiteral("dash");
     QColor m_colour = Qt::gray;
     QColor m_inner = Qt::white;
+    QSvgRenderer m_renderer; // the drawing of the three above, made again when one changes
 };
 
 } // namespace pando::desktop

@@ -8,6 +8,12 @@ using namespace Qt::StringLiterals;
 
 namespace pando::desktop {
 
+namespace {
+// 7:1, not 4.5: on a mid-tone selection only black or white reach 4.5:1, so a state's mark there
+// would lose its hue; on a deep one its lighter shade reads.
+constexpr double SelectionContrast = 7.0;
+} // namespace
+
 StateStyle::StateStyle(QObject *parent) : QObject(parent)
 {
     if (QCoreApplication::instance())
@@ -36,10 +42,8 @@ QPalette StateStyle::withReadableSelection(QPalette palette)
 {
     for (QPalette::ColorGroup group : {QPalette::Active, QPalette::Inactive}) {
         const QColor text = palette.color(group, QPalette::HighlightedText);
-        // 7:1, not 4.5: on a mid-tone selection only black or white reach 4.5:1, so a state's
-        // mark there would lose its hue; on a deep one its lighter shade reads.
         palette.setColor(group, QPalette::Highlight,
-                         marks::readable(palette.color(group, QPalette::Highlight), text, 7.0));
+                         marks::readable(palette.color(group, QPalette::Highlight), text, SelectionContrast));
     }
     return palette;
 }
@@ -61,10 +65,7 @@ QColor StateStyle::readable(const QColor &colour, const QColor &background) cons
 
 QColor StateStyle::selection(const QColor &highlight, const QColor &highlightedText) const
 {
-    QPalette palette;
-    palette.setColor(QPalette::Highlight, highlight);
-    palette.setColor(QPalette::HighlightedText, highlightedText);
-    return withReadableSelection(palette).color(QPalette::Highlight);
+    return marks::readable(highlight, highlightedText, SelectionContrast);
 }
 
 double StateStyle::contrast(const QColor &a, const QColor &b) const
