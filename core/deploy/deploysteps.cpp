@@ -327,12 +327,18 @@ Result<StepEnd> health(DeployRun &run)
 {
     adapters::Runtime &runtime = run.s.runtime;
     const QString containerId = run.deploy.containerId;
-    auto alive = [&runtime, containerId]() -> Status {
+    const QString address = run.container.address;
+    auto alive = [&runtime, containerId, address]() -> Status {
         auto info = runtime.inspect(containerId);
         if (info && info->state != QLatin1String("running") && info->state != QLatin1String("created"))
             return fail(ErrorCode::Failed,
                         QStringLiteral("the container stopped (%1, exit code %2)").arg(info->state).arg(info->exitCode),
-                        {}, QStringLiteral("see its output with `pando logs` or in the deploy's build step"));
+                        {}, QStringLiteral("see its output in the deploy's health step or with `pando logs`"));
+        // A container that restarted has a new address; what answered at the old one was not it.
+        if (info && info->state == QLatin1String("running") && !info->address.isEmpty() && info->address != address)
+            return fail(ErrorCode::Failed,
+                        QStringLiteral("the container restarted (now at %1, probed at %2)").arg(info->address, address),
+                        {}, QStringLiteral("see its output in the deploy's health step or with `pando logs`"));
         return {};
     };
     const Plan &plan = run.plan;

@@ -70,6 +70,10 @@ Result<ProbeResult> probeUntilHealthy(const QString &host, int port, const QStri
         if (status) {
             result.status = *status;
             if (*status >= 200 && *status < 400) {
+                // An address freed by an exited container can be handed to another one at once,
+                // and that one may answer: a healthy answer counts only if ours still runs.
+                if (auto alive = stillAlive(); !alive)
+                    return std::unexpected(alive.error());
                 result.elapsedMs = timer.elapsed();
                 return result;
             }

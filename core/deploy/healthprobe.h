@@ -20,7 +20,7 @@ struct ProbeResult {
 Result<int> probeOnce(const QString &host, int port, const QString &path, int timeoutMs);
 
 // Probes every intervalMs until a 2xx/3xx, the deadline, cancel, or stillAlive() returning an
-// error (the container exited).
+// error (the container exited). A 2xx/3xx counts only when stillAlive() holds after it.
 Result<ProbeResult> probeUntilHealthy(const QString &host, int port, const QString &path, int timeoutMs, int intervalMs,
                                       const CancelToken &cancel, const std::function<Status()> &stillAlive);
 

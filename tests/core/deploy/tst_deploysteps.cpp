@@ -1,8 +1,9 @@
 // The deploy's steps one at a time, against in-memory adapters and a real SQLite state: plan
 // refuses a name the runtime cannot take and hands its plan on, start hands the container on
 // and refuses one without an address, switch routes to it and makes it the app's deploy, a
-// StepRecorder left open records its step as interrupted, and the runner's loop stops a
-// cancelled deploy between steps with nothing of it left behind.
+// StepRecorder left open records its step as interrupted, health trusts an answer only while
+// its container still runs, and the runner's loop stops a cancelled deploy between steps with
+// nothing of it left behind.
 #include "core/deploy/deployrunner.h"
 #include "core/deploy/deploysteps.h"
 #include "core/deploy/steplog.h"
@@ -12,8 +13,11 @@
 
 #include <QDir>
 #include <QFile>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 
 using namespace Qt::StringLiterals;
 using namespace pando;
@@ -70,6 +74,11 @@ public:
                 list << info;
         }
         return list;
+    }
+    void setState(const QString &id, const QString &state, int exitCode = 0)
+    {
+        m_containers[id].state = state;
+        m_containers[id].exitCode = exitCode;
     }
     Status start(const QString &) override { return {}; }
     Status stop(const QString &, int) override { return {}; }
@@ -141,6 +150,47 @@ public:
             cancelOnCheckout->cancel();
         return adapters::SourceCheckout{u"0123456789abcdef0123456789abcdef01234567"_s, dir};
     }
+};
+
+// Answers every request with 200 on its own thread (the health step blocks the test's).
+class OkServer {
+public:
+    OkServer()
+    {
+        m_context.moveToThread(&m_thread);
+        m_thread.start();
+        QMetaObject::invokeMethod(
+            &m_context,
+            [this] {
+                m_server = new QTcpServer;
+                QObject::connect(m_server, &QTcpServer::newConnection, m_server, [this] {
+                    while (QTcpSocket *socket = m_server->nextPendingConnection()) {
+                        QObject::connect(socket, &QTcpSocket::readyRead, socket, [socket] {
+                            socket->readAll();
+                            socket->write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+                            socket->disconnectFromHost();
+                        });
+                        QObject::connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+                    }
+                });
+                m_port = m_server->listen(QHostAddress::LocalHost, 0) ? m_server->serverPort() : 0;
+            },
+            Qt::BlockingQueuedConnection);
+    }
+    ~OkServer()
+    {
+        QMetaObject::invokeMethod(
+            &m_context, [this] { delete m_server; }, Qt::BlockingQueuedConnection);
+        m_thread.quit();
+        m_thread.wait();
+    }
+    int port() const { return m_port; }
+
+private:
+    QThread m_thread;
+    QObject m_context;
+    QTcpServer *m_server = nullptr;
+    int m_port = 0;
 };
 
 const QString SpecYaml = u"name: hello\nsource:\n  repo: https://git.example/hello.git\nrun:\n  port: 8080\n"_s;
@@ -271,6 +321,34 @@ private Q_SLOTS:
         auto started = deploysteps::start(*run);
         QVERIFY(!started);
         QCOMPARE(started.error().message, u"the container has no address"_s);
+    }
+
+    // An exited container's address can go to another container at once, which may answer:
+    // health counts an answer only while its own container still runs.
+    void healthTrustsAnAnswerOnlyWhileItsContainerRuns()
+    {
+        OkServer answerer;
+        QVERIFY(answerer.port() != 0);
+        m_runtimePtr->address = u"127.0.0.1"_s;
+        auto run = runAfterFetch();
+        QVERIFY(deploysteps::plan(*run));
+        run->plan.container.port = answerer.port();
+        run->plan.healthIntervalMs = 10;
+        QVERIFY(deploysteps::start(*run));
+        auto healthy = deploysteps::health(*run);
+        QVERIFY2(healthy, qPrintable(errorOf(healthy)));
+
+        m_runtimePtr->setState(run->deploy.containerId, u"exited"_s, 3);
+        auto answeredByAnother = deploysteps::health(*run);
+        QVERIFY(!answeredByAnother);
+        QCOMPARE(answeredByAnother.error().message, u"the container stopped (exited, exit code 3)"_s);
+
+        // Restarted at a new address: what answered at the old one was not it.
+        m_runtimePtr->setState(run->deploy.containerId, u"running"_s);
+        run->container.address = u"127.0.0.2"_s;
+        auto moved = deploysteps::health(*run);
+        QVERIFY(!moved);
+        QVERIFY2(moved.error().message.startsWith(u"the container restarted"_s), qPrintable(errorOf(moved)));
     }
 
     void switchRoutesToTheNewContainer()
