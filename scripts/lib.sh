@@ -15,7 +15,7 @@ PANDO_PACKAGES=(
     qml6-module-qtquick-dialogs qml6-module-qt-labs-folderlistmodel qml6-module-qtqml qml6-module-qtqml-models
     qt6-charts-dev qml6-module-qtcharts libqrencode-dev
     qt6-l10n-tools qt6-tools-dev
-    docker.io busybox-static dpkg-dev
+    docker.io busybox-static dpkg-dev caddy
 )
 PANDO_TEST_PACKAGES=(clang-tidy-16 clang-16 libclang-rt-16-dev clang-format postgresql rsyslog rsyslog-gnutls python3 openssl openssh-server openssh-client xvfb trayer
     libxcb1-dev debootstrap zsh fish)

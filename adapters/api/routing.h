@@ -21,6 +21,16 @@ struct Route {
     int backendPort = 0;
 };
 
+// What serves the routes, for `pando edge status`, GET /api/v1/edge and the desktop's status line.
+struct RouterStatus {
+    QString kind;               // "caddy", "in-process"
+    bool running = true;        // it answers: apps are reachable through it
+    bool outlivesPando = false; // apps keep answering while Pando is stopped
+    qint64 pid = 0;             // its process, when it has one of its own
+    int routes = 0;
+    QString problem; // empty while it serves as it should; else what is wrong and what to do
+};
+
 class Router {
 public:
     virtual ~Router() = default;
@@ -33,6 +43,10 @@ public:
     // Stops serving the route and frees its port; a missing route is not an error.
     virtual Status remove(const QString &app) = 0;
     virtual std::optional<Route> route(const QString &app) = 0;
+    // Makes sure what serves the routes runs (an edge in its own process is started again with
+    // the routes it had); an error when it cannot. Called on every reconciler pass.
+    virtual Status check() { return {}; }
+    virtual RouterStatus status() = 0;
 };
 
 } // namespace pando::adapters

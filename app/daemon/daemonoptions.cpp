@@ -56,6 +56,12 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
     const QCommandLineOption auditSinks(QStringLiteral("audit-sinks"),
                                         QStringLiteral("A JSON file of syslog/HTTPS sinks the audit log is pushed to."),
                                         QStringLiteral("file"));
+    const QCommandLineOption edge(
+        QStringLiteral("edge"),
+        QStringLiteral("What serves the apps: caddy (its own process: apps answer while pandod is stopped), "
+                       "in-process, or auto (caddy when installed; the default). Also $PANDO_EDGE."),
+        QStringLiteral("auto|caddy|in-process"));
+    parser.addOption(edge);
     const QCommandLineOption appLimit(QStringLiteral("app-limit"),
                                       QStringLiteral("Apps a member may own (default 10; operators and admins: any)."),
                                       QStringLiteral("n"));
@@ -262,10 +268,11 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
         *target = int(*ms);
     }
     // Read as the desktop's Settings view reads them (app/wiring/enginesettings.h).
-    auto chosen =
-        wiring::checkEngineSettings({parser.value(appLimit), parser.value(maxRuns), parser.value(approvalPolicy),
-                                     parser.value(approvalTtl), parser.value(auditSinks)},
-                                    QStringLiteral("--"));
+    auto chosen = wiring::checkEngineSettings(
+        {parser.value(appLimit), parser.value(maxRuns), parser.value(approvalPolicy), parser.value(approvalTtl),
+         parser.value(auditSinks),
+         parser.isSet(edge) ? parser.value(edge) : environment.value(QStringLiteral("PANDO_EDGE"))},
+        QStringLiteral("--"));
     if (!chosen)
         return std::unexpected(chosen.error());
     chosen->applyTo(o);

@@ -21,9 +21,10 @@ struct DaemonOptions {
     wiring::RuntimeWiringOptions runtimes; // Docker, and Incus when there is one
     // --service-image KIND[:VERSION]=IMAGE: what a service kind runs instead of Pando's image.
     QMap<QString, QString> serviceImages;
-    int maxRuns = 4;    // pipeline runs at once, all pipelines together
-    QString auditSinks; // a JSON file of audit sinks; empty: none
-    int appLimit = 10;  // apps a member may own (operators and admins are not limited)
+    int maxRuns = 4;                                    // pipeline runs at once, all pipelines together
+    QString auditSinks;                                 // a JSON file of audit sinks; empty: none
+    int appLimit = 10;                                  // apps a member may own (operators and admins are not limited)
+    wiring::EdgeChoice edge = wiring::EdgeChoice::Auto; // --edge, else $PANDO_EDGE
     // HTTPS: with certificate and key files when given, else with a certificate made (and kept)
     // in <data-dir>/tls naming tlsNames, which clients pin by its fingerprint.
     bool tls = false;
@@ -51,7 +52,7 @@ struct DaemonOptions {
 using wiring::parseDuration;
 
 // Errors name the flag that was wrong. --help and --version exit the process. environment is
-// where PANDO_DATABASE_URL is read (the process's own by default).
+// where PANDO_DATABASE_URL and PANDO_EDGE are read (the process's own by default).
 Result<DaemonOptions> parseOptions(const QStringList &arguments,
                                    const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment());
 

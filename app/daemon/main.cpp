@@ -52,6 +52,7 @@ int main(int argc, char *argv[])
     installOptions.maxRuns = options->maxRuns;
     installOptions.auditSinks = options->auditSinks;
     installOptions.appLimit = options->appLimit;
+    installOptions.edge = options->edge;
     wiring::Install install(std::move(installOptions));
     const Status opened = install.open();
     for (const QString &note : install.runtimeNotes())

@@ -76,6 +76,16 @@ Result<EngineChoices> checkEngineSettings(const EngineSettings &settings, const 
         }
         choices.auditSinks = settings.auditSinks;
     }
+    if (!settings.edge.isEmpty()) {
+        static const QHash<QString, EdgeChoice> edges{{QStringLiteral("auto"), EdgeChoice::Auto},
+                                                      {QStringLiteral("caddy"), EdgeChoice::Caddy},
+                                                      {QStringLiteral("in-process"), EdgeChoice::InProcess}};
+        if (!edges.contains(settings.edge))
+            return fail(ErrorCode::Invalid,
+                        QStringLiteral("expected auto, caddy or in-process, got \"%1\"").arg(settings.edge),
+                        prefix + QStringLiteral("edge"));
+        choices.edge = edges.value(settings.edge);
+    }
     return choices;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The engine's settings an operator chooses — the app limit, pipeline runs at once, the approval
-// policy and how long an approval waits, the audit sinks — read one way whether they come as
+// policy and how long an approval waits, the audit sinks, the edge — read one way whether they come as
 // pandod's flags or from the desktop's Settings view: each value is checked here, and an error
 // names the setting ("app-limit", or "--app-limit" with pandod's prefix) and what was expected.
 //
@@ -21,9 +21,15 @@ struct EngineSettings {
     QString approvalPolicy; // a JSON policy file (docs/user-guide.md, Approvals); default: none wait
     QString approvalTtl;    // how long a deploy waits for sign-off: a duration ≥ 1m such as 24h
     QString auditSinks;     // a JSON file of audit sinks (docs/audit.md)
+    QString edge;           // what serves the apps: auto, caddy or in-process (docs/edge.md)
 
     bool operator==(const EngineSettings &) const = default;
 };
+
+// What serves the apps' routes (docs/edge.md): Caddy in a process of its own, so apps keep
+// answering while Pando is stopped, when it is installed (Auto) or always (Caddy, an error
+// without it); or a proxy in Pando's own process, with which apps stop answering when it stops.
+enum class EdgeChoice { Auto, Caddy, InProcess };
 
 // "90s", "30m", "24h", "7d"; nullopt for anything else.
 std::optional<qint64> parseDuration(const QString &text);
@@ -35,9 +41,10 @@ struct EngineChoices {
     std::optional<core::policy::Policy> approvalPolicy;
     std::optional<qint64> approvalTtlMs;
     QString auditSinks;
+    std::optional<EdgeChoice> edge;
 
     // Into pandod's, the desktop's or the composition root's options: each has appLimit,
-    // maxRuns, auditSinks and the engine's options.
+    // maxRuns, auditSinks, edge and the engine's options.
     template<typename Options> void applyTo(Options &options) const
     {
         if (appLimit)
@@ -50,6 +57,8 @@ struct EngineChoices {
             options.engine.approvalTtlMs = *approvalTtlMs;
         if (!auditSinks.isEmpty())
             options.auditSinks = auditSinks;
+        if (edge)
+            options.edge = *edge;
     }
 };
 

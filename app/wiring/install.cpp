@@ -1,5 +1,6 @@
 #include "app/wiring/install.h"
 
+#include "adapters/routing/caddy/caddyedge.h"
 #include "adapters/routing/loopback/loopbackrouter.h"
 #include "adapters/services/docker/dockerservices.h"
 #include "adapters/source/generic/gitsource.h"
@@ -130,6 +131,7 @@ Status Install::open()
 
 Status Install::openLocked()
 {
+    m_runtimeNotes.clear();
     core::EngineOptions &engine = m_options.engine;
     if (engine.database.driver == core::DatabaseConfig::Driver::Sqlite && engine.database.sqlitePath.isEmpty())
         engine.database.sqlitePath = engine.dataDir + u"/pando.db"_s;
@@ -147,7 +149,6 @@ Status Install::openLocked()
         RuntimeWiringOptions runtimes = m_options.runtimes;
         if (runtimes.dockerSocket.isEmpty())
             runtimes.dockerSocket = m_options.dockerSocket;
-        m_runtimeNotes.clear();
         auto made = makeRuntimes(runtimes, &m_runtimeNotes);
         if (!made) {
             Error error = made.error();
@@ -158,7 +159,8 @@ Status Install::openLocked()
         }
         m_runtime = *made;
     }
-    m_router = m_options.router ? m_options.router : std::make_shared<adapters::loopback::LoopbackRouter>();
+    if (auto edge = openEdge(); !edge)
+        return std::unexpected(edge.error());
     m_source = m_options.source ? m_options.source
                                 : std::make_shared<adapters::git::GitSource>(engine.dataDir + u"/cache/git"_s);
     std::shared_ptr<adapters::ServiceProvisioner> services = m_options.services;
@@ -188,6 +190,37 @@ Status Install::openLocked()
             return std::unexpected(prefixed(stream.error(), u"cannot start the audit sinks"_s));
         m_auditStream = *stream;
     }
+    return {};
+}
+
+Status Install::openEdge()
+{
+    if (m_options.router) {
+        m_router = m_options.router;
+        return {};
+    }
+    const auto inProcess = [this](const QString &why) {
+        m_runtimeNotes << u"edge: %1, so apps are served from Pando's own process and stop answering while it is "
+                          "stopped (docs/edge.md)"_s.arg(why);
+        m_router = std::make_shared<adapters::loopback::LoopbackRouter>();
+    };
+    if (m_options.edge == EdgeChoice::InProcess) {
+        inProcess(u"in-process was chosen"_s);
+        return {};
+    }
+    if (m_options.edge == EdgeChoice::Auto && adapters::caddy::CaddyEdge::findCaddy().isEmpty()) {
+        inProcess(u"Caddy is not installed (Debian's caddy package)"_s);
+        return {};
+    }
+    auto caddy = std::make_shared<adapters::caddy::CaddyEdge>(
+        adapters::caddy::CaddyEdgeOptions{.stateDir = m_options.engine.dataDir + u"/edge"_s});
+    if (auto started = caddy->start(); !started) {
+        if (m_options.edge == EdgeChoice::Caddy)
+            return std::unexpected(prefixed(started.error(), u"cannot start the edge"_s));
+        inProcess(u"Caddy did not start (%1)"_s.arg(started.error().text()));
+        return {};
+    }
+    m_router = std::move(caddy);
     return {};
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Install: the one composition root. Given options, it holds the data directory, resolves where
 // the state lives and which install id labels this install's objects on the runtimes, builds
-// every adapter (the runtimes, the loopback router, git, the Docker service provisioner), starts
+// every adapter (the runtimes, the edge, git, the Docker service provisioner), starts
 // the engine and puts the pipeline runner, accounts and audit sinks into it; close() stops them
 // in the reverse order. pandod, the desktop's in-process session and the integration-test
 // fixtures all open an install through it, so what one of them has the others have too (the
@@ -26,6 +26,7 @@
 #include "adapters/api/runtime.h"
 #include "adapters/api/services.h"
 #include "adapters/api/source.h"
+#include "app/wiring/enginesettings.h"
 #include "app/wiring/runtimewiring.h"
 #include "core/authz/authz.h"
 #include "core/engine/engine.h"
@@ -52,6 +53,7 @@ struct InstallOptions {
     int maxRuns = 4;                      // pipeline runs at once, all pipelines together
     QString auditSinks;                   // a JSON file of audit sinks (docs/audit.md); empty: none
     int appLimit = 10;                    // apps a member may own (operators and admins are not limited)
+    EdgeChoice edge = EdgeChoice::Auto;   // what serves the apps; Caddy's files go in <dataDir>/edge
     // One engine per data directory: <dataDir>/pandod.lock is held while open. Only a test
     // that opens the state next to a running install turns it off.
     bool lockDataDirectory = true;
@@ -100,11 +102,13 @@ public:
     QString installId() const { return m_options.engine.installId; }
     // What the API server enforces beside roles (ApiServer::setAuthzOptions).
     core::authz::AuthzOptions authzOptions() const { return core::authz::AuthzOptions{m_options.appLimit}; }
-    // A line for each runtime left out and why ("Incus: not used: ..."), for the log.
+    // A line for each runtime left out and why ("Incus: not used: ..."), and one for the edge
+    // when apps are served from Pando's own process, for the log.
     QStringList runtimeNotes() const { return m_runtimeNotes; }
 
 private:
     Status openLocked();
+    Status openEdge();
 
     InstallOptions m_options;
     QStringList m_runtimeNotes;

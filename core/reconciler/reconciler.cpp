@@ -52,6 +52,9 @@ void Reconciler::stop()
 Result<QStringList> Reconciler::pass()
 {
     QMutexLocker passLock(&m_passMutex);
+    // An edge in its own process that stopped is started again before routes are compared.
+    if (auto edge = m_s.router.check(); !edge)
+        qWarning("reconciler: the edge: %s", qPrintable(edge.error().text()));
     auto appRows = AppRepository(m_s.db).list();
     if (!appRows)
         return std::unexpected(appRows.error());

@@ -152,6 +152,23 @@ Pane {
                         Accessible.name: qsTr("Audit sinks file")
                     }
                     Label {
+                        text: qsTr("Apps are served by")
+                    }
+                    ComboBox {
+                        id: edgeField
+                        objectName: "edgeField"
+                        Layout.fillWidth: true
+                        textRole: "text"
+                        valueRole: "value"
+                        model: [
+                            { value: "", text: qsTr("Caddy when it is installed (the default)") },
+                            { value: "caddy", text: qsTr("Caddy: apps keep answering while Pando is closed") },
+                            { value: "in-process", text: qsTr("Pando itself: apps stop when Pando quits") }
+                        ]
+                        currentIndex: root.engineSettings ? Math.max(0, indexOfValue(root.engineSettings.edge)) : 0
+                        Accessible.name: qsTr("Apps are served by")
+                    }
+                    Label {
                         objectName: "engineSettingsError"
                         Layout.columnSpan: 2
                         Layout.fillWidth: true
@@ -173,7 +190,7 @@ Pane {
                         Layout.columnSpan: 2
                         text: qsTr("Save")
                         onClicked: root.engineSettings.save(appLimitField.text, maxRunsField.text, policyField.text, ttlField.text,
-                                                            sinksField.text)
+                                                            sinksField.text, edgeField.currentValue)
                     }
                 }
             }

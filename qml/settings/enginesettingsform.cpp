@@ -14,6 +14,7 @@ const QString MaxRunsKey = u"engine/max-runs"_s;
 const QString ApprovalPolicyKey = u"engine/approval-policy"_s;
 const QString ApprovalTtlKey = u"engine/approval-ttl"_s;
 const QString AuditSinksKey = u"engine/audit-sinks"_s;
+const QString EdgeKey = u"engine/edge"_s;
 
 } // namespace
 
@@ -26,9 +27,9 @@ EngineSettingsForm::EngineSettingsForm(QSettings *settings, bool available, QObj
 
 wiring::EngineSettings EngineSettingsForm::stored(const QSettings &settings)
 {
-    return {settings.value(AppLimitKey).toString(), settings.value(MaxRunsKey).toString(),
+    return {settings.value(AppLimitKey).toString(),       settings.value(MaxRunsKey).toString(),
             settings.value(ApprovalPolicyKey).toString(), settings.value(ApprovalTtlKey).toString(),
-            settings.value(AuditSinksKey).toString()};
+            settings.value(AuditSinksKey).toString(),     settings.value(EdgeKey).toString()};
 }
 
 bool EngineSettingsForm::isRestartNeeded() const
@@ -37,10 +38,10 @@ bool EngineSettingsForm::isRestartNeeded() const
 }
 
 bool EngineSettingsForm::save(const QString &appLimit, const QString &maxRuns, const QString &approvalPolicy,
-                              const QString &approvalTtl, const QString &auditSinks)
+                              const QString &approvalTtl, const QString &auditSinks, const QString &edge)
 {
-    const wiring::EngineSettings wanted{appLimit.trimmed(), maxRuns.trimmed(), approvalPolicy.trimmed(),
-                                        approvalTtl.trimmed(), auditSinks.trimmed()};
+    const wiring::EngineSettings wanted{appLimit.trimmed(),    maxRuns.trimmed(),    approvalPolicy.trimmed(),
+                                        approvalTtl.trimmed(), auditSinks.trimmed(), edge.trimmed()};
     if (auto checked = wiring::checkEngineSettings(wanted); !checked) {
         m_error = checked.error().text();
         m_errorSetting = checked.error().where.section(u' ', 0, 0);
@@ -55,7 +56,8 @@ bool EngineSettingsForm::save(const QString &appLimit, const QString &maxRuns, c
                                                                       {MaxRunsKey, wanted.maxRuns},
                                                                       {ApprovalPolicyKey, wanted.approvalPolicy},
                                                                       {ApprovalTtlKey, wanted.approvalTtl},
-                                                                      {AuditSinksKey, wanted.auditSinks}};
+                                                                      {AuditSinksKey, wanted.auditSinks},
+                                                                      {EdgeKey, wanted.edge}};
         for (const auto &[key, value] : values) {
             if (value.isEmpty())
                 m_settings->remove(key);

@@ -2,6 +2,8 @@
 
 #include "proxyloop.h"
 
+#include "adapters/api/oskit.h"
+
 #include <arpa/inet.h>
 #include <cerrno>
 #include <cstring>
@@ -49,36 +51,14 @@ Result<detail::Backend> resolveBackend(const QString &host, int port)
 
 Result<int> openListener(int port, int *boundPort)
 {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return fail(ErrorCode::Internal, u"cannot create a socket: %1"_s.arg(errnoText(errno)));
-    // Lets the port be taken again while old connections sit in TIME_WAIT after a restart;
-    // Linux still refuses the bind while anyone listens on it.
-    const int one = 1;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    address.sin_port = htons(static_cast<quint16>(port));
-    if (::bind(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) != 0) {
+    auto fd = bindLoopbackPort(port, boundPort, true);
+    if (!fd)
+        return fd;
+    if (::listen(*fd, 1024) != 0) {
         const int err = errno;
-        ::close(fd);
-        if (err == EADDRINUSE)
-            return fail(ErrorCode::Conflict, u"port %1 is already in use"_s.arg(port), u"port"_s,
-                        u"pick another port, or stop what listens on 127.0.0.1:%1"_s.arg(port));
-        if (err == EACCES)
-            return fail(ErrorCode::Forbidden, u"port %1 needs privileges this process does not have"_s.arg(port),
-                        u"port"_s, u"use a port above 1023"_s);
-        return fail(ErrorCode::Internal, u"cannot bind 127.0.0.1:%1: %2"_s.arg(port).arg(errnoText(err)), u"port"_s);
-    }
-    if (::listen(fd, 1024) != 0) {
-        const int err = errno;
-        ::close(fd);
+        ::close(*fd);
         return fail(ErrorCode::Internal, u"cannot listen on 127.0.0.1:%1: %2"_s.arg(port).arg(errnoText(err)));
     }
-    socklen_t length = sizeof address;
-    ::getsockname(fd, reinterpret_cast<sockaddr *>(&address), &length);
-    *boundPort = ntohs(address.sin_port);
     return fd;
 }
 
@@ -153,6 +133,20 @@ std::optional<Route> LoopbackRouter::route(const QString &app)
     if (auto it = m_routes.constFind(app); it != m_routes.constEnd())
         return *it;
     return std::nullopt;
+}
+
+RouterStatus LoopbackRouter::status()
+{
+    RouterStatus status;
+    status.kind = u"in-process"_s;
+    status.running = m_loop->startError().isEmpty();
+    {
+        const std::lock_guard guard(m_mutex);
+        status.routes = int(m_routes.size());
+    }
+    status.problem =
+        status.running ? QString() : u"the loopback router could not start: %1"_s.arg(m_loop->startError());
+    return status;
 }
 
 int LoopbackRouter::openConnections(const QString &app)

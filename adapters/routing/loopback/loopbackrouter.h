@@ -38,6 +38,7 @@ public:
     Status setBackend(const QString &app, const QString &host, int port) override;
     Status remove(const QString &app) override;
     std::optional<Route> route(const QString &app) override;
+    RouterStatus status() override;
 
     // Connections currently open through app's port.
     int openConnections(const QString &app);

@@ -1,4 +1,5 @@
 #include "adapters/taskrunner/host/hosttaskrunner.h"
+#include "adapters/api/oskit.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -239,16 +240,7 @@ Result<TaskResult> HostTaskRunner::run(const TaskSpec &spec, const CancelToken &
     posix_spawnattr_init(&attr);
     // Its own process group, so a timeout or cancel can end everything the task started.
     posix_spawnattr_setpgroup(&attr, 0);
-    sigset_t mask;
-    sigemptyset(&mask);
-    posix_spawnattr_setsigmask(&attr, &mask);
-    // Signals pandod ignores (SIGPIPE, usually) would stay ignored across exec.
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    for (int sig : {SIGPIPE, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGCHLD, SIGUSR1, SIGUSR2})
-        sigaddset(&defaults, sig);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    resetSignalsOnSpawn(&attr, POSIX_SPAWN_SETPGROUP);
 
     TaskResult result;
     result.startedMs = QDateTime::currentMSecsSinceEpoch();

@@ -56,6 +56,7 @@ public:
         install.maxRuns = m_options.maxRuns;
         install.auditSinks = m_options.auditSinks;
         install.appLimit = m_options.appLimit;
+        install.edge = m_options.edge;
         install.runtime = m_options.runtime;
         install.router = m_options.router;
         install.source = m_options.source;

@@ -47,11 +47,12 @@ struct InProcessOptions {
     // The data directory is required; an empty database config means SQLite at
     // <dataDir>/pando.db, an empty install id the data directory's own (app/wiring/install.h).
     core::EngineOptions engine;
-    QString dockerSocket;                 // empty: DOCKER_HOST or /var/run/docker.sock
-    int maxRuns = 4;                      // pipeline runs at once
-    QMap<QString, QString> serviceImages; // KIND[:VERSION] → image services run instead of Pando's
-    QString auditSinks;                   // a JSON file of audit sinks (docs/audit.md); empty: none
-    int appLimit = 10;                    // apps a member may own (operators and admins are not limited)
+    QString dockerSocket;                               // empty: DOCKER_HOST or /var/run/docker.sock
+    int maxRuns = 4;                                    // pipeline runs at once
+    QMap<QString, QString> serviceImages;               // KIND[:VERSION] → image services run instead of Pando's
+    QString auditSinks;                                 // a JSON file of audit sinks (docs/audit.md); empty: none
+    wiring::EdgeChoice edge = wiring::EdgeChoice::Auto; // what serves the apps (docs/edge.md)
+    int appLimit = 10;                                  // apps a member may own (operators and admins are not limited)
     // What the Settings view chose (the app limit, runs at once, approval policy and wait, audit
     // sinks); each one set there overrides the field above. Checked when the engine starts.
     wiring::EngineSettings settings;

@@ -175,6 +175,7 @@ public:
             return std::nullopt;
         return m_routes.value(app);
     }
+    adapters::RouterStatus status() override { return {.kind = QStringLiteral("fake")}; }
 
 private:
     QMutex m_mutex;

@@ -122,6 +122,7 @@ public:
     }
     Status remove(const QString &) override { return {}; }
     std::optional<adapters::Route> route(const QString &) override { return std::nullopt; }
+    adapters::RouterStatus status() override { return {.kind = QStringLiteral("fake")}; }
 };
 
 // Checks out a tree with a Dockerfile; cancels `cancelOnCheckout` as it does (a person pressing

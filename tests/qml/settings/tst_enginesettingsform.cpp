@@ -35,19 +35,23 @@ private:
 private Q_SLOTS:
     void wrongValuesAreNamedAndNothingIsKept_data()
     {
-        QTest::addColumn<QStringList>("values"); // app limit, max runs, policy, ttl, sinks
+        QTest::addColumn<QStringList>("values"); // app limit, max runs, policy, ttl, sinks, edge
         QTest::addColumn<QString>("setting");
         QTest::addColumn<QString>("message");
         const QString typo = write(u"typo.json"_s, R"({"apps": ["x"], "chnages": {}})");
-        QTest::newRow("app limit") << QStringList{u"-3"_s, {}, {}, {}, {}} << u"app-limit"_s << u"0 to 100000"_s;
-        QTest::newRow("max runs") << QStringList{{}, u"many"_s, {}, {}, {}} << u"max-runs"_s << u"1 to 256"_s;
-        QTest::newRow("policy typo") << QStringList{{}, {}, typo, {}, {}} << u"approval-policy"_s << u"unknown key"_s;
-        QTest::newRow("ttl") << QStringList{{}, {}, {}, u"30s"_s, {}} << u"approval-ttl"_s << u"at least a minute"_s;
-        QTest::newRow("sinks missing") << QStringList{{}, {}, {}, {}, m_dir.filePath(u"none.json"_s)}
+        QTest::newRow("app limit") << QStringList{u"-3"_s, {}, {}, {}, {}, {}} << u"app-limit"_s << u"0 to 100000"_s;
+        QTest::newRow("max runs") << QStringList{{}, u"many"_s, {}, {}, {}, {}} << u"max-runs"_s << u"1 to 256"_s;
+        QTest::newRow("policy typo") << QStringList{{}, {}, typo, {}, {}, {}} << u"approval-policy"_s
+                                     << u"unknown key"_s;
+        QTest::newRow("ttl") << QStringList{{}, {}, {}, u"30s"_s, {}, {}} << u"approval-ttl"_s
+                             << u"at least a minute"_s;
+        QTest::newRow("sinks missing") << QStringList{{}, {}, {}, {}, m_dir.filePath(u"none.json"_s), {}}
                                        << u"audit-sinks"_s << u"cannot read"_s;
         QTest::newRow("sinks kind")
-            << QStringList{{}, {}, {}, {}, write(u"sinks.json"_s, R"({"sinks": [{"kind": "ftp"}]})")}
+            << QStringList{{}, {}, {}, {}, write(u"sinks.json"_s, R"({"sinks": [{"kind": "ftp"}]})"), {}}
             << u"audit-sinks"_s << u"\"syslog\" or \"https\""_s;
+        QTest::newRow("edge") << QStringList{{}, {}, {}, {}, {}, u"nginx"_s} << u"edge"_s
+                              << u"expected auto, caddy or in-process, got \"nginx\""_s;
     }
     void wrongValuesAreNamedAndNothingIsKept()
     {
@@ -58,7 +62,7 @@ private Q_SLOTS:
         settings.setValue(u"engine/app-limit"_s, u"7"_s);
         EngineSettingsForm form(&settings, true);
         QCOMPARE(form.appLimit(), u"7"_s);
-        QVERIFY(!form.save(values[0], values[1], values[2], values[3], values[4]));
+        QVERIFY(!form.save(values[0], values[1], values[2], values[3], values[4], values[5]));
         QCOMPARE(form.errorSetting(), setting);
         QVERIFY2(form.error().contains(message), qPrintable(form.error()));
         QCOMPARE(settings.value(u"engine/app-limit"_s).toString(), u"7"_s);
@@ -72,7 +76,7 @@ private Q_SLOTS:
         QSettings settings(m_dir.filePath(u"good.ini"_s), QSettings::IniFormat);
         EngineSettingsForm form(&settings, true);
         QSignalSpy changed(&form, &EngineSettingsForm::savedChanged);
-        QVERIFY(form.save(u" 25 "_s, u"2"_s, policy, u"12h"_s, {}));
+        QVERIFY(form.save(u" 25 "_s, u"2"_s, policy, u"12h"_s, {}, u"in-process"_s));
         QCOMPARE(changed.size(), 1);
         QCOMPARE(form.error(), QString());
         QVERIFY(form.isRestartNeeded());
@@ -81,6 +85,7 @@ private Q_SLOTS:
         QCOMPARE(kept.maxRuns, u"2"_s);
         QCOMPARE(kept.approvalPolicy, policy);
         QCOMPARE(kept.approvalTtl, u"12h"_s);
+        QCOMPARE(kept.edge, u"in-process"_s);
         QVERIFY(!settings.contains(u"engine/audit-sinks"_s));
 
         // What the engine reads at its next start: the same choices pandod's flags would make.
@@ -92,9 +97,10 @@ private Q_SLOTS:
         QCOMPARE(options.maxRuns, 2);
         QCOMPARE(options.engine.approvalPolicy.appGlobs, QStringList{u"billing-*"_s});
         QCOMPARE(options.engine.approvalTtlMs, 12LL * 3600 * 1000);
+        QCOMPARE(options.edge, wiring::EdgeChoice::InProcess);
 
         // Cleared again: the defaults, and nothing to restart for.
-        QVERIFY(form.save({}, {}, {}, {}, {}));
+        QVERIFY(form.save({}, {}, {}, {}, {}, {}));
         QVERIFY(!form.isRestartNeeded());
         QVERIFY(settings.childKeys().isEmpty() && settings.childGroups().isEmpty());
     }

@@ -174,6 +174,7 @@ void TestSessionPandod::desktopEngineHasServicesAndHoldsItsDataDirectory()
     options.engine.reconcileIntervalMs = 0;
     options.engine.healthTickMs = 0; // no probes of the containers unless a test asks
     options.userName = u"owner"_s;
+    options.edge = wiring::EdgeChoice::InProcess; // an edge of its own would outlive the test
     desktop::InProcessSession local(options);
     local.open();
     QString why;

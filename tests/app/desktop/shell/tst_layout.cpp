@@ -289,8 +289,18 @@ private Q_SLOTS:
         QTRY_COMPARE(apps.rowCount(), 2);
         apps.deploy(apps.rowOf(u"hello"_s));
         apps.deploy(apps.rowOf(m_longApp));
-        QTRY_COMPARE_WITH_TIMEOUT(apps.index(apps.rowOf(u"hello"_s)).data(AppsModel::StatusRole).toString(),
-                                  u"running"_s, 20000);
+        // What the row says when it is not running yet: the deploy's own state, not only "new".
+        const auto row = [&apps](const QString &name) {
+            const QModelIndex at = apps.index(apps.rowOf(name));
+            QStringList said;
+            for (int role : {AppsModel::StatusRole, AppsModel::LastDeployStatusRole, AppsModel::ProgressRole,
+                             AppsModel::LastDeployErrorRole, AppsModel::ActionErrorRole})
+                said << at.data(role).toString();
+            return said.join(u" | "_s);
+        };
+        QTRY_VERIFY2_WITH_TIMEOUT(apps.index(apps.rowOf(u"hello"_s)).data(AppsModel::StatusRole).toString() ==
+                                      u"running"_s,
+                                  qPrintable(row(u"hello"_s)), 20000);
         QTRY_COMPARE_WITH_TIMEOUT(apps.index(apps.rowOf(m_longApp)).data(AppsModel::LastDeployStatusRole).toString(),
                                   u"failed"_s, 30000);
         apps.setSelectedRow(apps.rowOf(m_longApp));

@@ -1,0 +1,508 @@
+#include "caddyedge.h"
+
+#include "adapters/api/oskit.h"
+#include "adapters/kit/httpkit/httptransport.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+#include <QStandardPaths>
+#include <QThread>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+using namespace Qt::StringLiterals;
+
+namespace pando::adapters::caddy {
+
+namespace {
+
+constexpr auto ServerPrefix = "pando:"_L1;
+constexpr auto MigrateSysctl = "/proc/sys/net/ipv4/tcp_migrate_req";
+
+QString errnoText(int err)
+{
+    return QString::fromLocal8Bit(std::strerror(err));
+}
+
+// Caddy's {"error": "..."} body, or the body itself.
+QString caddyError(const QByteArray &body)
+{
+    const QString error = QJsonDocument::fromJson(body).object().value("error"_L1).toString();
+    return error.isEmpty() ? QString::fromUtf8(body).trimmed() : error;
+}
+
+QString dialAddress(const QString &host, int port)
+{
+    return host.contains(u':') ? u"[%1]:%2"_s.arg(host).arg(port) : u"%1:%2"_s.arg(host).arg(port);
+}
+
+// "host:port" or "[v6]:port" back into its parts; port 0 when it is not one.
+std::pair<QString, int> splitDial(const QString &dial)
+{
+    const qsizetype colon = dial.lastIndexOf(u':');
+    if (colon <= 0)
+        return {};
+    QString host = dial.left(colon);
+    if (host.startsWith(u'[') && host.endsWith(u']'))
+        host = host.mid(1, host.size() - 2);
+    return {host, dial.mid(colon + 1).toInt()};
+}
+
+// The routes a configuration serves: one server per app named "pando:APP", listening on
+// 127.0.0.1:PORT, its first handler a reverse proxy to the backend (or a 503 without one).
+QHash<QString, Route> routesOf(const QJsonObject &servers)
+{
+    QHash<QString, Route> routes;
+    for (auto it = servers.constBegin(); it != servers.constEnd(); ++it) {
+        if (!it.key().startsWith(ServerPrefix))
+            continue;
+        const QJsonObject server = it.value().toObject();
+        Route route;
+        route.app = it.key().mid(ServerPrefix.size());
+        route.port = splitDial(server.value("listen"_L1).toArray().first().toString()).second;
+        if (route.app.isEmpty() || route.port <= 0)
+            continue;
+        route.url = QUrl(u"http://127.0.0.1:%1/"_s.arg(route.port));
+        const QJsonObject handler =
+            server.value("routes"_L1).toArray().first().toObject().value("handle"_L1).toArray().first().toObject();
+        if (handler.value("handler"_L1).toString() == "reverse_proxy"_L1) {
+            const auto [host, port] =
+                splitDial(handler.value("upstreams"_L1).toArray().first().toObject().value("dial"_L1).toString());
+            route.backendHost = host;
+            route.backendPort = port;
+        }
+        routes.insert(route.app, route);
+    }
+    return routes;
+}
+
+// Whether anything listens on 127.0.0.1:port (a Caddy that holds it counts too); a free port
+// when port is 0.
+Result<int> probePort(int port)
+{
+    int bound = 0;
+    auto fd = bindLoopbackPort(port, &bound);
+    if (!fd)
+        return std::unexpected(fd.error());
+    ::close(*fd);
+    return bound;
+}
+
+QString tail(const QString &file, int lines)
+{
+    QFile f(file);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    if (f.size() > 16384)
+        f.seek(f.size() - 16384);
+    QStringList all = QString::fromUtf8(f.readAll()).split(u'\n', Qt::SkipEmptyParts);
+    return all.mid(qMax<qsizetype>(0, all.size() - lines)).join(u" | "_s);
+}
+
+} // namespace
+
+CaddyEdge::CaddyEdge(CaddyEdgeOptions options) : m_options(std::move(options))
+{}
+
+CaddyEdge::~CaddyEdge() = default;
+
+QString CaddyEdge::findCaddy(const QString &configured)
+{
+    if (!configured.isEmpty())
+        return QFileInfo(configured).isExecutable() ? configured : QString();
+    return QStandardPaths::findExecutable(u"caddy"_s);
+}
+
+QString CaddyEdge::path(const char *name) const
+{
+    return QDir(m_options.stateDir).filePath(QString::fromLatin1(name));
+}
+
+Status CaddyEdge::start()
+{
+    const std::lock_guard guard(m_mutex);
+    return startLocked();
+}
+
+Status CaddyEdge::startLocked()
+{
+    if (m_options.stateDir.isEmpty())
+        return fail(ErrorCode::Invalid, u"the edge has no state directory"_s, u"stateDir"_s);
+    m_options.stateDir = QDir(m_options.stateDir).absolutePath();
+    if (!QDir().mkpath(m_options.stateDir) ||
+        !QFile::setPermissions(m_options.stateDir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner))
+        return fail(ErrorCode::Internal, u"cannot make the edge's directory %1 private"_s.arg(m_options.stateDir));
+    if (QFile::encodeName(path("admin.sock")).size() >= qsizetype(sizeof(sockaddr_un::sun_path)))
+        return fail(ErrorCode::Invalid,
+                    u"the edge's admin socket %1 is longer than a unix socket path may be"_s.arg(path("admin.sock")),
+                    u"dataDir"_s, u"use a shorter data directory"_s);
+
+    // Connections queued on a listener Caddy closes on a load move to its new one, instead of
+    // being reset (Linux 5.14+; per network namespace).
+    m_problem.clear();
+    QFile migrate(QString::fromLatin1(MigrateSysctl));
+    if (migrate.open(QIODevice::ReadOnly) && migrate.readAll().trimmed() != "1") {
+        migrate.close();
+        if (migrate.open(QIODevice::WriteOnly) && migrate.write("1\n") == 2)
+            qInfo("edge: set net.ipv4.tcp_migrate_req to 1, so route changes drop no waiting connection");
+        else
+            m_problem = u"a route change may reset connections that are waiting to be accepted: run `sysctl -w "
+                        "net.ipv4.tcp_migrate_req=1` as root (see docs/edge.md)"_s;
+    }
+
+    if (!answersLocked()) {
+        if (auto spawned = spawnLocked(); !spawned)
+            return spawned;
+    }
+    if (auto adopted = adoptLocked(); !adopted)
+        return adopted;
+    m_started = true;
+    return {};
+}
+
+httpkit::Exchange CaddyEdge::admin(const QByteArray &method, const QString &where, const QByteArray &body,
+                                   int timeoutMs) const
+{
+    httpkit::Request request;
+    request.method = method;
+    request.path = where;
+    request.body = body;
+    // Caddy's admin API on a unix socket accepts only an empty Host.
+    request.headers.append({QByteArray("Host"), QByteArray()});
+    request.timeoutMs = timeoutMs > 0 ? timeoutMs : m_options.adminTimeoutMs;
+    return httpkit::perform({.unixSocket = path("admin.sock"), .baseUrl = "http://caddy"}, request);
+}
+
+bool CaddyEdge::answersLocked()
+{
+    const httpkit::Exchange exchange = admin("GET", u"/config/"_s, {}, 2000);
+    return !exchange.transportFailed && exchange.status == 200;
+}
+
+Status CaddyEdge::adoptLocked()
+{
+    const httpkit::Exchange exchange = admin("GET", u"/config/apps/http/servers"_s);
+    if (exchange.transportFailed || exchange.status != 200)
+        return fail(ErrorCode::Unavailable, u"the edge (Caddy) did not say which routes it serves: %1"_s.arg(
+                                                exchange.transportFailed ? exchange.error : caddyError(exchange.body)));
+    m_routes = routesOf(QJsonDocument::fromJson(exchange.body).object());
+    return {};
+}
+
+Status CaddyEdge::spawnLocked()
+{
+    const QString caddy = findCaddy(m_options.caddyBinary);
+    if (caddy.isEmpty())
+        return fail(ErrorCode::Unavailable, u"Caddy is not installed"_s, u"edge"_s,
+                    u"install Debian's caddy package, or run with --edge in-process"_s);
+    // The last routes written down, with this directory's paths (it may have moved).
+    QHash<QString, Route> routes;
+    if (QFile last(path("caddy.json")); last.open(QIODevice::ReadOnly))
+        routes = routesOf(QJsonDocument::fromJson(last.readAll())
+                              .object()
+                              .value("apps"_L1)
+                              .toObject()
+                              .value("http"_L1)
+                              .toObject()
+                              .value("servers"_L1)
+                              .toObject());
+    if (auto written = writeConfig(configJson(routes)); !written)
+        return written;
+    QFile::remove(path("admin.sock")); // nothing answers on it
+
+    // setsid --fork: Caddy gets a session of its own (a terminal's Ctrl+C and the end of Pando's
+    // process group pass it by) and is not Pando's child, so whoever reaps orphans reaps it and
+    // no zombie is left behind in Pando when it stops. It writes its own pid file.
+    const QString setsid = QStandardPaths::findExecutable(u"setsid"_s);
+    if (setsid.isEmpty())
+        return fail(ErrorCode::Unavailable, u"setsid (util-linux) is not installed"_s, u"edge"_s);
+    const QByteArray exe = QFile::encodeName(setsid);
+    QFile::remove(path("caddy.pid"));
+    QList<QByteArray> argv{exe,
+                           "--fork",
+                           QFile::encodeName(caddy),
+                           "run",
+                           "--config",
+                           QFile::encodeName(path("caddy.json")),
+                           "--pidfile",
+                           QFile::encodeName(path("caddy.pid"))};
+    std::vector<char *> argvPtrs;
+    for (QByteArray &arg : argv)
+        argvPtrs.push_back(arg.data());
+    argvPtrs.push_back(nullptr);
+    // Caddy's own files (autosave is off; certificates later) stay in the edge's directory.
+    QList<QByteArray> env;
+    for (char **e = environ; *e != nullptr; ++e) {
+        const QByteArray entry(*e);
+        if (!entry.startsWith("XDG_DATA_HOME=") && !entry.startsWith("XDG_CONFIG_HOME="))
+            env << entry;
+    }
+    env << "XDG_DATA_HOME=" + QFile::encodeName(path("data")) << "XDG_CONFIG_HOME=" + QFile::encodeName(path("config"));
+    std::vector<char *> envPtrs;
+    for (QByteArray &entry : env)
+        envPtrs.push_back(entry.data());
+    envPtrs.push_back(nullptr);
+
+    const QByteArray logPath = QFile::encodeName(path("caddy.log"));
+    const QByteArray dir = QFile::encodeName(m_options.stateDir);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, logPath.constData(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    posix_spawn_file_actions_addchdir_np(&actions, dir.constData());
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    resetSignalsOnSpawn(&attr);
+    pid_t starter = -1;
+    const int spawnError = ::posix_spawn(&starter, exe.constData(), &actions, &attr, argvPtrs.data(), envPtrs.data());
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    if (spawnError != 0)
+        return fail(ErrorCode::Unavailable, u"cannot start %1: %2"_s.arg(caddy, errnoText(spawnError)), u"edge"_s);
+    int starterStatus = 0;
+    ::waitpid(starter, &starterStatus, 0); // setsid returns as soon as Caddy is forked
+
+    QElapsedTimer timer;
+    timer.start();
+    while (!answersLocked()) {
+        const qint64 pid = caddyPid();
+        if (pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH)
+            return fail(ErrorCode::Unavailable,
+                        u"the edge (Caddy) exited as it started: %1"_s.arg(tail(path("caddy.log"), 3)), u"edge"_s,
+                        u"see %1"_s.arg(path("caddy.log")));
+        if (timer.elapsed() > m_options.startTimeoutMs) {
+            if (pid > 0)
+                ::kill(pid_t(pid), SIGKILL);
+            return fail(
+                ErrorCode::Timeout,
+                u"the edge (Caddy) did not answer within %1 s of starting"_s.arg(m_options.startTimeoutMs / 1000),
+                u"edge"_s, u"see %1"_s.arg(path("caddy.log")));
+        }
+        QThread::msleep(20);
+    }
+    qInfo("edge: started Caddy (pid %lld) for %lld route(s)", caddyPid(), qint64(routes.size()));
+    return {};
+}
+
+qint64 CaddyEdge::caddyPid() const
+{
+    QFile file(path("caddy.pid"));
+    return file.open(QIODevice::ReadOnly) ? file.readAll().trimmed().toLongLong() : 0;
+}
+
+Status CaddyEdge::writeConfig(const QByteArray &config) const
+{
+    QSaveFile file(path("caddy.json"));
+    if (!file.open(QIODevice::WriteOnly) || file.write(config) < 0 ||
+        !file.setPermissions(QFile::ReadOwner | QFile::WriteOwner) || !file.commit())
+        return fail(ErrorCode::Internal, u"cannot write %1: %2"_s.arg(file.fileName(), file.errorString()));
+    return {};
+}
+
+QByteArray CaddyEdge::configJson(const QHash<QString, Route> &routes) const
+{
+    QJsonObject servers;
+    for (const Route &route : routes) {
+        QJsonObject handler;
+        if (route.backendHost.isEmpty()) {
+            handler = {{"handler"_L1, "static_response"_L1},
+                       {"status_code"_L1, 503},
+                       {"body"_L1, u"%1 has no running version yet\n"_s.arg(route.app)}};
+        } else {
+            handler = {{"handler"_L1, "reverse_proxy"_L1},
+                       {"upstreams"_L1,
+                        QJsonArray{QJsonObject{{"dial"_L1, dialAddress(route.backendHost, route.backendPort)}}}}};
+        }
+        QJsonObject server;
+        server.insert("listen"_L1, QJsonArray{u"127.0.0.1:%1"_s.arg(route.port)});
+        server.insert("automatic_https"_L1, QJsonObject{{"disable"_L1, true}});
+        server.insert("routes"_L1, QJsonArray{QJsonObject{{"handle"_L1, QJsonArray{handler}}}});
+        servers.insert(ServerPrefix + route.app, server);
+    }
+    QJsonObject adminConfig;
+    adminConfig.insert("listen"_L1, QString(u"unix/"_s + path("admin.sock")));
+    adminConfig.insert("config"_L1, QJsonObject{{"persist"_L1, false}});
+    QJsonObject http;
+    // A load waits for old servers' requests at most this long; longer ones are cut.
+    http.insert("grace_period"_L1, "10s"_L1);
+    http.insert("servers"_L1, servers);
+    QJsonObject config;
+    config.insert("admin"_L1, adminConfig);
+    config.insert("logging"_L1,
+                  QJsonObject{{"logs"_L1, QJsonObject{{"default"_L1, QJsonObject{{"level"_L1, "WARN"_L1}}}}}});
+    config.insert("storage"_L1, QJsonObject{{"module"_L1, "file_system"_L1}, {"root"_L1, path("data")}});
+    config.insert("apps"_L1, QJsonObject{{"http"_L1, http}});
+    return QJsonDocument(config).toJson(QJsonDocument::Compact);
+}
+
+Status CaddyEdge::applyLocked(const QHash<QString, Route> &routes)
+{
+    if (!m_started)
+        if (auto started = startLocked(); !started)
+            return started;
+    const QByteArray config = configJson(routes);
+    httpkit::Exchange exchange = admin("POST", u"/load"_s, config);
+    if (exchange.transportFailed && !answersLocked()) {
+        // Caddy went away: start it again with the routes it had, then make the change.
+        qWarning("edge: Caddy does not answer (%s); starting it again", qPrintable(exchange.error));
+        if (auto spawned = spawnLocked(); !spawned)
+            return spawned;
+        exchange = admin("POST", u"/load"_s, config);
+    }
+    if (exchange.transportFailed)
+        return fail(exchange.timedOut ? ErrorCode::Timeout : ErrorCode::Unavailable,
+                    u"the edge (Caddy) did not take the change: %1"_s.arg(exchange.error), u"edge"_s,
+                    u"see %1"_s.arg(path("caddy.log")));
+    if (exchange.status != 200) {
+        const QString why = caddyError(exchange.body);
+        if (why.contains("address already in use"_L1))
+            return fail(ErrorCode::Conflict, u"the edge cannot listen: %1"_s.arg(why), u"port"_s,
+                        u"pick another port, or stop what listens on it"_s);
+        return fail(ErrorCode::Failed, u"the edge (Caddy) refused the change and kept its routes: %1"_s.arg(why),
+                    u"edge"_s);
+    }
+    m_routes = routes;
+    if (auto written = writeConfig(config); !written)
+        qWarning("edge: the routes serve, but writing them down failed: %s", qPrintable(written.error().text()));
+    return {};
+}
+
+Result<Route> CaddyEdge::ensure(const QString &app, int requestedPort)
+{
+    if (app.isEmpty())
+        return fail(ErrorCode::Invalid, u"app name is empty"_s, u"app"_s);
+    if (requestedPort < 0 || requestedPort > 65535)
+        return fail(ErrorCode::Invalid, u"port %1 is outside 0-65535"_s.arg(requestedPort), u"port"_s);
+    const std::lock_guard guard(m_mutex);
+    if (!m_started)
+        if (auto started = startLocked(); !started)
+            return std::unexpected(started.error());
+    if (auto it = m_routes.constFind(app); it != m_routes.constEnd()) {
+        if (requestedPort != 0 && requestedPort != it->port)
+            return fail(ErrorCode::Conflict,
+                        u"app %1 is already routed on port %2, not %3"_s.arg(app).arg(it->port).arg(requestedPort),
+                        u"port"_s, u"remove the route first to move it"_s);
+        return *it;
+    }
+    for (const Route &other : std::as_const(m_routes))
+        if (requestedPort != 0 && other.port == requestedPort)
+            return fail(ErrorCode::Conflict, u"port %1 is already in use"_s.arg(requestedPort), u"port"_s,
+                        u"app %1 is routed on it; pick another port"_s.arg(other.app));
+    auto port = probePort(requestedPort);
+    if (!port)
+        return std::unexpected(port.error());
+    Route route;
+    route.app = app;
+    route.port = *port;
+    route.url = QUrl(u"http://127.0.0.1:%1/"_s.arg(*port));
+    QHash<QString, Route> next = m_routes;
+    next.insert(app, route);
+    if (auto applied = applyLocked(next); !applied)
+        return std::unexpected(applied.error());
+    return route;
+}
+
+Status CaddyEdge::setBackend(const QString &app, const QString &host, int port)
+{
+    if (port < 1 || port > 65535)
+        return fail(ErrorCode::Invalid, u"backend port %1 is outside 1-65535"_s.arg(port), u"port"_s);
+    if (host.isEmpty())
+        return fail(ErrorCode::Invalid, u"backend host is empty"_s, u"host"_s);
+    const std::lock_guard guard(m_mutex);
+    auto it = m_routes.constFind(app);
+    if (it == m_routes.constEnd())
+        return fail(ErrorCode::NotFound, u"app %1 has no route"_s.arg(app), u"app"_s, u"call ensure() first"_s);
+    if (it->backendHost == host && it->backendPort == port)
+        return {};
+    QHash<QString, Route> next = m_routes;
+    next[app].backendHost = host;
+    next[app].backendPort = port;
+    return applyLocked(next);
+}
+
+Status CaddyEdge::remove(const QString &app)
+{
+    const std::lock_guard guard(m_mutex);
+    if (!m_routes.contains(app))
+        return {};
+    QHash<QString, Route> next = m_routes;
+    next.remove(app);
+    return applyLocked(next);
+}
+
+std::optional<Route> CaddyEdge::route(const QString &app)
+{
+    const std::lock_guard guard(m_mutex);
+    if (auto it = m_routes.constFind(app); it != m_routes.constEnd())
+        return *it;
+    return std::nullopt;
+}
+
+Status CaddyEdge::check()
+{
+    const std::lock_guard guard(m_mutex);
+    if (!m_started || answersLocked())
+        return {};
+    qWarning("edge: Caddy stopped answering; starting it again with its %lld route(s)", qint64(m_routes.size()));
+    if (auto spawned = spawnLocked(); !spawned) {
+        m_problem = spawned.error().text();
+        return spawned;
+    }
+    return adoptLocked();
+}
+
+Status CaddyEdge::stop()
+{
+    const std::lock_guard guard(m_mutex);
+    const httpkit::Exchange exchange = admin("POST", u"/stop"_s);
+    m_started = false;
+    if (exchange.transportFailed && !QFile::exists(path("admin.sock")))
+        return {}; // not running
+    if (exchange.transportFailed || exchange.status != 200)
+        return fail(ErrorCode::Unavailable, u"the edge (Caddy) did not stop: %1"_s.arg(
+                                                exchange.transportFailed ? exchange.error : caddyError(exchange.body)));
+    // Gone once its process is (whoever reaps orphans reaps it).
+    const qint64 pid = caddyPid();
+    QElapsedTimer timer;
+    timer.start();
+    while (pid > 0 && timer.elapsed() < m_options.startTimeoutMs && !(::kill(pid_t(pid), 0) != 0 && errno == ESRCH))
+        QThread::msleep(10);
+    QFile::remove(path("caddy.pid"));
+    return {};
+}
+
+RouterStatus CaddyEdge::status()
+{
+    const std::lock_guard guard(m_mutex);
+    RouterStatus status;
+    status.kind = u"caddy"_s;
+    status.outlivesPando = true;
+    status.running = answersLocked();
+    status.routes = int(m_routes.size());
+    status.pid = caddyPid();
+    status.problem = m_problem;
+    if (!status.running)
+        status.problem = u"Caddy does not answer on its admin socket, so apps are not reachable; Pando starts it "
+                         "again within a reconcile interval. Its last words: %1"_s.arg(tail(path("caddy.log"), 3));
+    return status;
+}
+
+} // namespace pando::adapters::caddy

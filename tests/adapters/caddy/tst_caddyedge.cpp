@@ -1,0 +1,225 @@
+// The Caddy edge against a real Caddy (Debian's caddy) and real sockets: it proxies to the
+// backend it is given and switches without a lost request, it keeps serving after the object
+// (Pando's process) that started it is gone and is adopted as it is by the next one, it is
+// started again with its routes when it dies, a port someone else holds is refused while the
+// other routes keep serving, and its files are private.
+
+#include "adapters/routing/caddy/caddyedge.h"
+#include "tests/support/component.h"
+#include "tests/support/httpbackend.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QScopeGuard>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <atomic>
+#include <csignal>
+#include <thread>
+
+using namespace Qt::StringLiterals;
+using namespace pando;
+using namespace pando::test;
+using pando::adapters::caddy::CaddyEdge;
+using pando::adapters::caddy::CaddyEdgeOptions;
+
+namespace {
+
+template<class R> QByteArray errorText(const R &result)
+{
+    return result.has_value() ? QByteArray() : result.error().text().toUtf8();
+}
+
+QByteArray backendOf(quint16 port)
+{
+    auto reply = oneShot(port);
+    return reply ? reply->backend : QByteArray("(no answer)");
+}
+
+} // namespace
+
+#define PANDO_VERIFY_OK(result) QVERIFY2((result).has_value(), errorText(result).constData())
+
+class TestCaddyEdge : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+
+    CaddyEdgeOptions options() const { return CaddyEdgeOptions{.stateDir = m_dir->filePath(u"edge"_s)}; }
+    qint64 caddyPid() const
+    {
+        QFile file(m_dir->filePath(u"edge/caddy.pid"_s));
+        return file.open(QIODevice::ReadOnly) ? file.readAll().trimmed().toLongLong() : 0;
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        PANDO_REQUIRE_COMPONENT(!CaddyEdge::findCaddy().isEmpty(), u"caddy (Debian's caddy package)"_s);
+        m_dir = std::make_unique<QTemporaryDir>();
+    }
+    void cleanup()
+    {
+        // Whatever a test left running goes with it.
+        if (m_dir)
+            discardResult(CaddyEdge(options()).stop(), "a test that stopped it already leaves nothing to stop");
+    }
+
+    void proxiesAndSwitchesWithoutALostRequest()
+    {
+        HttpBackend a("A"), b("B");
+        CaddyEdge edge(options());
+        PANDO_VERIFY_OK(edge.start());
+        const auto route = edge.ensure(u"web"_s, 0);
+        PANDO_VERIFY_OK(route);
+        const quint16 port = quint16(route->port);
+        QCOMPARE(route->url, QUrl(u"http://127.0.0.1:%1/"_s.arg(port)));
+        // No backend yet: a plain 503 that says so.
+        Client early;
+        QVERIFY(early.connectTo(port));
+        QVERIFY(early.send("GET / HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n"));
+        QByteArray answer;
+        char chunk[4096];
+        for (ssize_t n; (n = ::recv(early.fd(), chunk, sizeof chunk, 0)) > 0;)
+            answer.append(chunk, n);
+        QVERIFY2(answer.startsWith("HTTP/1.1 503") && answer.contains("web has no running version yet"),
+                 answer.constData());
+
+        PANDO_VERIFY_OK(edge.setBackend(u"web"_s, u"127.0.0.1"_s, a.port()));
+        QCOMPARE(backendOf(port), QByteArray("A"));
+        QCOMPARE(edge.route(u"web"_s)->backendPort, int(a.port()));
+
+        // A client opening a connection per request while the backend flips twenty times.
+        std::atomic_bool done{false};
+        std::atomic_int ok{0}, failed{0};
+        std::thread poller([&] {
+            while (!done) {
+                if (auto reply = oneShot(port, "ping"); reply && reply->body == "ping")
+                    ++ok;
+                else
+                    ++failed;
+            }
+        });
+        for (int i = 0; i < 20; ++i) {
+            PANDO_VERIFY_OK(edge.setBackend(u"web"_s, u"127.0.0.1"_s, i % 2 == 0 ? b.port() : a.port()));
+            QTest::qWait(50);
+        }
+        done = true;
+        poller.join();
+        QVERIFY2(failed == 0, qPrintable(u"%1 of %2 requests failed through the switches"_s.arg(int(failed)).arg(
+                                  int(ok + failed))));
+        QVERIFY(ok > 20);
+        QVERIFY(a.served() > 1 && b.served() > 1);
+    }
+
+    void outlivesItsOwnerAndIsAdopted()
+    {
+        HttpBackend a("A");
+        quint16 port = 0;
+        {
+            CaddyEdge edge(options());
+            const auto route = edge.ensure(u"web"_s, 0); // starts on first use
+            PANDO_VERIFY_OK(route);
+            port = quint16(route->port);
+            PANDO_VERIFY_OK(edge.setBackend(u"web"_s, u"127.0.0.1"_s, a.port()));
+        }
+        // The process that drove it is gone; the app still answers.
+        const qint64 pid = caddyPid();
+        QVERIFY(pid > 0);
+        QCOMPARE(backendOf(port), QByteArray("A"));
+
+        CaddyEdge next(options());
+        PANDO_VERIFY_OK(next.start());
+        QCOMPARE(caddyPid(), pid); // adopted, not started again
+        const auto adopted = next.route(u"web"_s);
+        QVERIFY(adopted);
+        QCOMPARE(adopted->port, int(port));
+        QCOMPARE(adopted->backendHost, u"127.0.0.1"_s);
+        QCOMPARE(adopted->backendPort, int(a.port()));
+        // What the engine does on start changes nothing that serves.
+        const auto again = next.ensure(u"web"_s, port);
+        PANDO_VERIFY_OK(again);
+        PANDO_VERIFY_OK(next.setBackend(u"web"_s, u"127.0.0.1"_s, a.port()));
+        QCOMPARE(backendOf(port), QByteArray("A"));
+        QVERIFY(next.status().running);
+    }
+
+    void startsAgainWithItsRoutes()
+    {
+        HttpBackend a("A");
+        CaddyEdge edge(options());
+        const auto route = edge.ensure(u"web"_s, 0);
+        PANDO_VERIFY_OK(route);
+        PANDO_VERIFY_OK(edge.setBackend(u"web"_s, u"127.0.0.1"_s, a.port()));
+        const qint64 pid = caddyPid();
+        QVERIFY(::kill(pid_t(pid), SIGKILL) == 0);
+        QTRY_VERIFY(!oneShot(quint16(route->port)));
+        QVERIFY(!edge.status().running);
+        QVERIFY(!edge.status().problem.isEmpty());
+
+        PANDO_VERIFY_OK(edge.check());
+        QVERIFY(caddyPid() != pid);
+        QCOMPARE(backendOf(quint16(route->port)), QByteArray("A"));
+        QVERIFY(edge.status().running);
+    }
+
+    void refusesATakenPortAndKeepsServing()
+    {
+        HttpBackend a("A");
+        CaddyEdge edge(options());
+        const auto route = edge.ensure(u"web"_s, 0);
+        PANDO_VERIFY_OK(route);
+        PANDO_VERIFY_OK(edge.setBackend(u"web"_s, u"127.0.0.1"_s, a.port()));
+
+        QTcpServer someoneElse;
+        QVERIFY(someoneElse.listen(QHostAddress::LocalHost, 0));
+        const auto taken = edge.ensure(u"other"_s, someoneElse.serverPort());
+        QVERIFY(!taken);
+        QCOMPARE(taken.error().code, ErrorCode::Conflict);
+        QCOMPARE(taken.error().message, u"port %1 is already in use"_s.arg(someoneElse.serverPort()));
+        QVERIFY(!edge.route(u"other"_s));
+        // Another app's port, or moving this one, is refused too.
+        QCOMPARE(edge.ensure(u"other"_s, route->port).error().code, ErrorCode::Conflict);
+        QCOMPARE(edge.ensure(u"web"_s, route->port + 1).error().code, ErrorCode::Conflict);
+        QCOMPARE(edge.setBackend(u"missing"_s, u"127.0.0.1"_s, 80).error().code, ErrorCode::NotFound);
+        QCOMPARE(edge.setBackend(u"web"_s, u"127.0.0.1"_s, 0).error().code, ErrorCode::Invalid);
+        QCOMPARE(backendOf(quint16(route->port)), QByteArray("A"));
+
+        // Removing a route frees its port; the others stay.
+        const auto second = edge.ensure(u"second"_s, 0);
+        PANDO_VERIFY_OK(second);
+        PANDO_VERIFY_OK(edge.remove(u"second"_s));
+        QTRY_VERIFY(!oneShot(quint16(second->port)));
+        QCOMPARE(backendOf(quint16(route->port)), QByteArray("A"));
+    }
+
+    void keepsItsFilesPrivate()
+    {
+        CaddyEdge edge(options());
+        PANDO_VERIFY_OK(edge.ensure(u"web"_s, 0));
+        const QString dir = m_dir->filePath(u"edge"_s);
+        QCOMPARE(QFileInfo(dir).permissions() & (QFile::ReadGroup | QFile::ReadOther | QFile::ExeOther),
+                 QFile::Permissions());
+        for (const QString &file : {u"caddy.json"_s, u"caddy.log"_s})
+            QCOMPARE(QFileInfo(dir + u'/' + file).permissions() &
+                         (QFile::ReadGroup | QFile::ReadOther | QFile::WriteGroup | QFile::WriteOther),
+                     QFile::Permissions());
+    }
+
+    void saysWhatIsMissing()
+    {
+        CaddyEdgeOptions missing = options();
+        missing.caddyBinary = m_dir->filePath(u"no-caddy-here"_s);
+        CaddyEdge edge(missing);
+        const auto started = edge.start();
+        QVERIFY(!started);
+        QCOMPARE(started.error().code, ErrorCode::Unavailable);
+        QCOMPARE(started.error().message, u"Caddy is not installed"_s);
+        QVERIFY(started.error().hint.contains(u"caddy"_s));
+        QCOMPARE(edge.ensure(u"web"_s, 0).error().code, ErrorCode::Unavailable);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCaddyEdge)
+#include "tst_caddyedge.moc"
