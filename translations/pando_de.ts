@@ -1,5 +1,4 @@
-<?xml version="1.0" encoding="utf-8"?>
-<!DOCTYPE TS>
+<?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="de_DE" sourcelanguage="en">
 <context>
     <name>ActivityView</name>
@@ -39,7 +38,7 @@
         <translation>Bereitstellen</translation>
     </message>
     <message>
-        <source>Deploy the spec&apos;s ref again (Ctrl+D)</source>
+        <source>Deploy the spec's ref again (Ctrl+D)</source>
         <translation>Den Ref der Spezifikation erneut bereitstellen (Strg+D)</translation>
     </message>
     <message>
@@ -201,7 +200,7 @@
         <translation>Aktualisieren</translation>
     </message>
     <message>
-        <source>Read the app&apos;s history again</source>
+        <source>Read the app's history again</source>
         <translation>Den Verlauf der App neu lesen</translation>
     </message>
     <message>
@@ -300,7 +299,7 @@
         <translation>Arbeitsspeicher</translation>
     </message>
     <message>
-        <source>e.g. 256Mi; empty: the install&apos;s default</source>
+        <source>e.g. 256Mi; empty: the install's default</source>
         <translation>z. B. 256Mi; leer: Vorgabe der Installation</translation>
     </message>
     <message>
@@ -573,7 +572,7 @@
         <translation>Nichts wartet auf Freigabe</translation>
     </message>
     <message>
-        <source>Deploys held by the install&apos;s approval policy and pipeline steps that ask for a sign-off appear here, with what they will change. Someone other than the person who asked approves or rejects them.</source>
+        <source>Deploys held by the install's approval policy and pipeline steps that ask for a sign-off appear here, with what they will change. Someone other than the person who asked approves or rejects them.</source>
         <translation>Bereitstellungen, die die Freigaberichtlinie der Installation zurückhält, und Pipeline-Schritte, die eine Freigabe verlangen, erscheinen hier mit dem, was sie ändern werden. Freigeben oder ablehnen muss jemand anderes als die Person, die angefragt hat.</translation>
     </message>
 </context>
@@ -650,7 +649,7 @@
         <translation>Die letzte Änderung als Diff</translation>
     </message>
     <message>
-        <source>The pipeline&apos;s config</source>
+        <source>The pipeline's config</source>
         <translation>Die Konfiguration der Pipeline</translation>
     </message>
     <message>
@@ -669,11 +668,11 @@
         <translation>Verbindungen</translation>
     </message>
     <message>
-        <source>This computer runs its own engine. Remote installs — a pandod, or a teammate&apos;s desktop that serves its engine — are added with the pairing link their administrator sends you.</source>
+        <source>This computer runs its own engine. Remote installs — a pandod, or a teammate's desktop that serves its engine — are added with the pairing link their administrator sends you.</source>
         <translation>Dieser Computer betreibt seine eigene Engine. Entfernte Installationen — ein pandod oder der Desktop eines Teammitglieds, der seine Engine bereitstellt — fügen Sie mit dem Kopplungslink hinzu, den Ihnen deren Administrator schickt.</translation>
     </message>
     <message>
-        <source>The install&apos;s certificate:</source>
+        <source>The install's certificate:</source>
         <translation>Das Zertifikat der Installation:</translation>
     </message>
     <message>
@@ -940,7 +939,7 @@
         <translation>Stellen Sie Ihre erste App bereit</translation>
     </message>
     <message>
-        <source>Pando builds an app from a git repository and runs it on this computer&apos;s Docker engine. There are two ways to start:</source>
+        <source>Pando builds an app from a git repository and runs it on this computer's Docker engine. There are two ways to start:</source>
         <translation>Pando baut eine App aus einem Git-Repository und führt sie auf der Docker-Engine dieses Computers aus. Es gibt zwei Wege, anzufangen:</translation>
     </message>
     <message>
@@ -1061,7 +1060,7 @@
 <context>
     <name>PairingLink</name>
     <message>
-        <source>a pairing link looks like pando://host:port/pair?fp=…&amp;token=…; ask the install&apos;s administrator for a new one</source>
+        <source>a pairing link looks like pando://host:port/pair?fp=…&amp;token=…; ask the install's administrator for a new one</source>
         <translation>ein Kopplungslink sieht so aus: pando://host:port/pair?fp=…&amp;token=…; bitten Sie den Administrator der Installation um einen neuen</translation>
     </message>
     <message>
@@ -1089,7 +1088,7 @@
         <translation>der Link nennt nach dem Host keinen Port (pando://%1:PORT/…)</translation>
     </message>
     <message>
-        <source>the link&apos;s path must be /pair, not &quot;%1&quot;</source>
+        <source>the link's path must be /pair, not "%1"</source>
         <translation>der Pfad des Links muss /pair sein, nicht „%1“</translation>
     </message>
     <message>
@@ -1327,7 +1326,7 @@
         <translation>Starten…</translation>
     </message>
     <message>
-        <source>Start a run of one of the pipeline&apos;s jobs (Ctrl+T)</source>
+        <source>Start a run of one of the pipeline's jobs (Ctrl+T)</source>
         <translation>Einen Lauf eines Jobs der Pipeline starten (Strg+T)</translation>
     </message>
     <message>
@@ -1374,7 +1373,7 @@
         <translation>Noch keine Pipelines</translation>
     </message>
     <message>
-        <source>A pipeline is a YAML file of resources and jobs; each job&apos;s plan fetches, runs tasks and puts results, and steps whose inputs did not change are skipped. Set one with &lt;tt&gt;pando pipelines set NAME -c pipeline.yml&lt;/tt&gt;; it appears here with its jobs and runs.</source>
+        <source>A pipeline is a YAML file of resources and jobs; each job's plan fetches, runs tasks and puts results, and steps whose inputs did not change are skipped. Set one with &lt;tt&gt;pando pipelines set NAME -c pipeline.yml&lt;/tt&gt;; it appears here with its jobs and runs.</source>
         <translation>Eine Pipeline ist eine YAML-Datei mit Ressourcen und Jobs; der Plan eines Jobs holt Eingaben, führt Tasks aus und legt Ergebnisse ab, und Schritte, deren Eingaben sich nicht geändert haben, werden übersprungen. Mit &lt;tt&gt;pando pipelines set NAME -c pipeline.yml&lt;/tt&gt; eine anlegen; sie erscheint hier mit ihren Jobs und Läufen.</translation>
     </message>
     <message>
@@ -1421,7 +1420,7 @@
         <translation>Für das Team bereitstellen</translation>
     </message>
     <message>
-        <source>Let teammates use this computer&apos;s engine</source>
+        <source>Let teammates use this computer's engine</source>
         <translation>Teammitglieder die Engine dieses Computers nutzen lassen</translation>
     </message>
     <message>
@@ -1473,7 +1472,7 @@
         <translation>Fingerabdruck</translation>
     </message>
     <message>
-        <source>Your teammate&apos;s Connections view shows the same picture for this install.</source>
+        <source>Your teammate's Connections view shows the same picture for this install.</source>
         <translation>Die Verbindungsansicht Ihres Teammitglieds zeigt für diese Installation dasselbe Bild.</translation>
     </message>
     <message>
@@ -1509,7 +1508,7 @@
         <translation>Apps, deren Spezifikation ein Mitglied schreibt, dürfen nutzen: %1</translation>
     </message>
     <message>
-        <source>Administrators&apos; apps may use all of it. Administrators change it with: pando settings set local-repositories|ssh-agent|internal-hosts on|off, or member-ports FIRST-LAST|none</source>
+        <source>Administrators' apps may use all of it. Administrators change it with: pando settings set local-repositories|ssh-agent|internal-hosts on|off, or member-ports FIRST-LAST|none</source>
         <translation>Apps von Administratoren dürfen alles davon nutzen. Administratoren ändern das mit: pando settings set local-repositories|ssh-agent|internal-hosts on|off, oder member-ports ERSTER-LETZTER|none</translation>
     </message>
     <message>
@@ -1525,7 +1524,7 @@
         <translation>QR-Code des Kopplungslinks</translation>
     </message>
     <message>
-        <source>This computer&apos;s engine</source>
+        <source>This computer's engine</source>
         <translation>Die Engine dieses Computers</translation>
     </message>
     <message>
@@ -1579,6 +1578,22 @@
     <message>
         <source>Save</source>
         <translation>Speichern</translation>
+    </message>
+    <message>
+        <source>Apps are served by</source>
+        <translation>Apps werden ausgeliefert von</translation>
+    </message>
+    <message>
+        <source>Caddy when it is installed (the default)</source>
+        <translation>Caddy, wenn installiert (Standard)</translation>
+    </message>
+    <message>
+        <source>Caddy: apps keep answering while Pando is closed</source>
+        <translation>Caddy: Apps antworten auch, wenn Pando geschlossen ist</translation>
+    </message>
+    <message>
+        <source>Pando itself: apps stop when Pando quits</source>
+        <translation>Pando selbst: Apps stoppen, wenn Pando beendet wird</translation>
     </message>
 </context>
 <context>
@@ -1634,11 +1649,11 @@
         <translation>Pando Desktop: Ihre Apps, Bereitstellungen, Pipelines und Freigaben.</translation>
     </message>
     <message>
-        <source>Attach to the Pando install at this URL instead of this computer&apos;s engine.</source>
+        <source>Attach to the Pando install at this URL instead of this computer's engine.</source>
         <translation>Mit der Pando-Installation unter dieser URL verbinden statt mit der Engine dieses Computers.</translation>
     </message>
     <message>
-        <source>This computer&apos;s engine data directory (default: ~/.local/share/pando).</source>
+        <source>This computer's engine data directory (default: ~/.local/share/pando).</source>
         <translation>Das Datenverzeichnis der Engine dieses Computers (Vorgabe: ~/.local/share/pando).</translation>
     </message>
     <message>
@@ -1658,11 +1673,11 @@
         <translation>Pando</translation>
     </message>
     <message>
-        <source>Show the app in this language (default: the system&apos;s).</source>
+        <source>Show the app in this language (default: the system's).</source>
         <translation>Die App in dieser Sprache zeigen (Vorgabe: die des Systems).</translation>
     </message>
     <message>
-        <source>A JSON file of syslog/HTTPS sinks this computer&apos;s engine pushes its audit log to.</source>
+        <source>A JSON file of syslog/HTTPS sinks this computer's engine pushes its audit log to.</source>
         <translation>Eine JSON-Datei mit Syslog-/HTTPS-Zielen, an die die Engine dieses Computers ihr Audit-Protokoll sendet.</translation>
     </message>
     <message>
@@ -1816,7 +1831,7 @@
         <translation>%1 wurde angelegt, aber sein Deploy wurde abgelehnt: %2</translation>
     </message>
     <message>
-        <source>Choosing a file needs the package qml6-module-qt-labs-folderlistmodel, which is not installed: type the file&apos;s path instead, or install it (sudo apt install qml6-module-qt-labs-folderlistmodel).</source>
+        <source>Choosing a file needs the package qml6-module-qt-labs-folderlistmodel, which is not installed: type the file's path instead, or install it (sudo apt install qml6-module-qt-labs-folderlistmodel).</source>
         <translation>Zur Dateiauswahl wird das Paket qml6-module-qt-labs-folderlistmodel benötigt, das nicht installiert ist: Geben Sie den Pfad der Datei ein oder installieren Sie es (sudo apt install qml6-module-qt-labs-folderlistmodel).</translation>
     </message>
 </context>
@@ -1831,11 +1846,11 @@
         <translation>%1 fehlgeschlagen: %2</translation>
     </message>
     <message>
-        <source>The app&apos;s history comes from the audit log, which this account may not read (only administrators may): %1. What happens while this tab is open is shown below.</source>
+        <source>The app's history comes from the audit log, which this account may not read (only administrators may): %1. What happens while this tab is open is shown below.</source>
         <translation>Der Verlauf der App stammt aus dem Audit-Protokoll, das dieses Konto nicht lesen darf (nur Administratoren dürfen das): %1. Was geschieht, während dieser Reiter offen ist, wird unten angezeigt.</translation>
     </message>
     <message>
-        <source>The app&apos;s history could not be read: %1</source>
+        <source>The app's history could not be read: %1</source>
         <translation>Der Verlauf der App konnte nicht gelesen werden: %1</translation>
     </message>
     <message>
@@ -1949,7 +1964,7 @@
         <translation>Benennen Sie das Geheimnis</translation>
     </message>
     <message>
-        <source>Enter the secret&apos;s value</source>
+        <source>Enter the secret's value</source>
         <translation>Geben Sie den Wert des Geheimnisses ein</translation>
     </message>
     <message>
@@ -2315,7 +2330,7 @@
     </message>
     <message>
         <source>d MMM yyyy</source>
-        <comment>the date in &apos;access until&apos;</comment>
+        <comment>the date in 'access until'</comment>
         <translation>d. MMM yyyy</translation>
     </message>
     <message numerus="yes">
@@ -2453,7 +2468,7 @@
         <translation>Alle Apps in Ordnung</translation>
     </message>
     <message>
-        <source>This desktop was started with --server: start it without --server to use this computer&apos;s engine.</source>
+        <source>This desktop was started with --server: start it without --server to use this computer's engine.</source>
         <translation>Dieser Desktop wurde mit --server gestartet: Starten Sie ihn ohne --server, um die Engine dieses Computers zu nutzen.</translation>
     </message>
     <message>
@@ -2511,7 +2526,7 @@
         <translation>Aus: nur dieser Computer nutzt seine Engine.</translation>
     </message>
     <message>
-        <source>&quot;%1&quot; is not an IP address (use 0.0.0.0 for every network)</source>
+        <source>"%1" is not an IP address (use 0.0.0.0 for every network)</source>
         <translation>„%1“ ist keine IP-Adresse (0.0.0.0 für alle Netzwerke)</translation>
     </message>
     <message>
@@ -2523,7 +2538,7 @@
         <translation>Kein Kopplungslink für %1: %2</translation>
     </message>
     <message>
-        <source>For %1; works once, until %2. Send it privately: whoever uses it first gets %1&apos;s access.</source>
+        <source>For %1; works once, until %2. Send it privately: whoever uses it first gets %1's access.</source>
         <translation>Für %1; gilt einmal, bis %2. Schicken Sie ihn vertraulich: Wer ihn zuerst nutzt, erhält den Zugang von %1.</translation>
     </message>
 </context>
@@ -2810,6 +2825,26 @@
     <message>
         <source>No runtime</source>
         <translation>Keine Laufzeitumgebung</translation>
+    </message>
+    <message>
+        <source>Edge: cannot tell</source>
+        <translation>Edge: unbekannt</translation>
+    </message>
+    <message>
+        <source>Edge down</source>
+        <translation>Edge ausgefallen</translation>
+    </message>
+    <message>
+        <source>Apps served by Pando</source>
+        <translation>Apps von Pando selbst ausgeliefert</translation>
+    </message>
+    <message>
+        <source>Apps stop answering while Pando is stopped; with Caddy installed they would not (see the user guide, The edge).</source>
+        <translation>Apps antworten nicht, solange Pando gestoppt ist; mit installiertem Caddy täten sie es (siehe Benutzerhandbuch, Die Edge).</translation>
+    </message>
+    <message>
+        <source>Edge serving</source>
+        <translation>Edge liefert aus</translation>
     </message>
 </context>
 <context>

@@ -7,6 +7,7 @@
 
 #include "error.h"
 
+#include <QHash>
 #include <QString>
 #include <QUrl>
 #include <optional>
@@ -48,5 +49,10 @@ public:
     virtual Status check() { return {}; }
     virtual RouterStatus status() = 0;
 };
+
+// What every router checks before it routes app on requestedPort (0: any) among its routes: bad
+// input is Invalid; the app's route when it has one on that port (or any); Conflict when it is
+// routed on another port or another app holds that one; nullopt when a new route may be made.
+Result<std::optional<Route>> routeToKeep(const QHash<QString, Route> &routes, const QString &app, int requestedPort);
 
 } // namespace pando::adapters

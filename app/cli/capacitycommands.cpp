@@ -1,4 +1,4 @@
-// `pando capacity` and `pando apps start`.
+// `pando capacity`, `pando edge status` and `pando apps start`.
 #include "cli.h"
 #include "commands.h"
 #include "output.h"
@@ -6,6 +6,8 @@
 #include "core/vocab/vocab.h"
 
 #include <QJsonArray>
+
+using namespace Qt::StringLiterals;
 
 namespace pando::cli {
 
@@ -78,6 +80,33 @@ void showCapacity(Cli &cli)
     }));
 }
 
+void showEdge(Cli &cli)
+{
+    cli.api().edge(cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json)
+            printJson(r.json);
+        const bool running = r.json.value(QStringLiteral("running")).toBool();
+        if (!cli.args().json) {
+            QList<std::pair<QString, QString>> lines{
+                {QStringLiteral("edge"), str(r.json, "kind")},
+                {QStringLiteral("status"), running ? QStringLiteral("serving") : QStringLiteral("not answering")},
+                {QStringLiteral("process"), num(r.json, "pid") > 0 ? QString::number(num(r.json, "pid")) : u"-"_s},
+                {QStringLiteral("routes"), QString::number(num(r.json, "routes"))},
+                {QStringLiteral("while Pando is stopped"), r.json.value(QStringLiteral("outlives_pando")).toBool()
+                                                               ? QStringLiteral("apps keep answering")
+                                                               : QStringLiteral("apps stop answering")}};
+            if (const QString problem = str(r.json, "problem"); problem != QLatin1String("-"))
+                lines.append({QStringLiteral("problem"), problem});
+            printOut(keyValues(lines));
+        }
+        // A status that says the edge is down is a failure the caller can test for.
+        if (!running)
+            return cli.failWith(Error{ErrorCode::Unavailable, QStringLiteral("the edge does not answer"),
+                                      QStringLiteral("edge status"), str(r.json, "problem")});
+        cli.finish(ExitOk);
+    }));
+}
+
 void startApp(Cli &cli)
 {
     const QString name = cli.args().arguments.value(0);
@@ -111,6 +140,7 @@ constexpr CommandDef CapacityTable[] = {
      "start an app's serving version again (after its disk limit stopped it)",
      &startApp},
     {"", "capacity", "", 0, 0, {}, "each runtime's CPUs, memory and disk beside what is committed", &showCapacity},
+    {"edge", "status", "", 0, 0, {}, "what serves the apps, and whether it does", &showEdge},
 };
 static_assert(isComplete(CapacityTable),
               "every command needs its words, a summary, a handler and consistent arguments");

@@ -478,4 +478,9 @@ void Api::capacity(Callback done) const
     get(apiPath({u"capacity"_s}), std::move(done));
 }
 
+void Api::edge(Callback done) const
+{
+    get(apiPath({u"edge"_s}), std::move(done));
+}
+
 } // namespace pando::client

@@ -184,6 +184,8 @@ public:
 
     // Each runtime's capacity beside what is committed on it.
     void capacity(Callback done) const;
+    // What serves the apps, and whether it does.
+    void edge(Callback done) const;
 
 private:
     void get(const QString &path, Callback done) const;

@@ -1,12 +1,14 @@
 #pragma once
 // Capacity over the API: each runtime's room beside what apps and services committed on it
-// (core/capacity), and starting an app again after Pando stopped it (core/disklimit).
+// (core/capacity), the edge that serves the apps (docs/edge.md), and starting an app again
+// after Pando stopped it (core/disklimit).
 
 #include "routes.h"
 
 namespace pando::server::capacityapi {
 
 Reply showCapacity(Call &call);
+Reply showEdge(Call &call);
 Reply startApp(Call &call);
 
 } // namespace pando::server::capacityapi

@@ -348,6 +348,7 @@ constexpr RouteDef Routes[] = {
     // Install-wide figures (totals, sums, counts; no app names): whoever may read apps, as a
     // refused deploy shows a deployer the same figures.
     {"GET", "/api/v1/capacity", AppsRead, None, false, &capacityapi::showCapacity},
+    {"GET", "/api/v1/edge", AppsRead, None, false, &capacityapi::showEdge},
 };
 
 constexpr bool everyRouteIsComplete()

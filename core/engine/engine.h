@@ -267,6 +267,9 @@ public:
     // Each runtime's room beside what apps and services committed on it (core/capacity;
     // enginecapacity.cpp). Asks the runtimes: not for a GUI thread.
     Result<QList<capacity::RuntimeCapacity>> capacity();
+    // What serves the apps' routes and whether it does (docs/edge.md). May ask the edge's
+    // admin API: not for a GUI thread.
+    adapters::RouterStatus edge();
     // One disk limit check now (core/disklimit; the engine also checks every
     // diskCheckIntervalMs); returns what it did.
     Result<QStringList> checkDiskLimits();

@@ -1,4 +1,4 @@
-// Engine: capacity, disk limits and starting an app again.
+// Engine: capacity, the edge, disk limits and starting an app again.
 #include "core/engine/engineprivate.h"
 
 #include "core/disklimit/diskstates.h"
@@ -13,6 +13,11 @@ namespace pando::core {
 Result<QList<capacity::RuntimeCapacity>> Engine::capacity()
 {
     return capacity::report(d->db, *d->runtime, d->options.policy);
+}
+
+adapters::RouterStatus Engine::edge()
+{
+    return d->router->status();
 }
 
 Result<QStringList> Engine::checkDiskLimits()

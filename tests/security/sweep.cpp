@@ -392,7 +392,7 @@ void Sweep::sweepApi()
     for (const QString &id : fieldsOf(approvals, QStringLiteral("approvals"), QStringLiteral("id")))
         get(QStringLiteral("/api/v1/approvals/{id}"), QStringLiteral("/api/v1/approvals/") + id);
     for (const char *route : {"/api/v1/audit/verify", "/api/v1/audit/sinks", "/api/v1/users", "/api/v1/connections",
-                              "/api/v1/tokens", "/api/v1/settings", "/api/v1/capacity"})
+                              "/api/v1/tokens", "/api/v1/settings", "/api/v1/capacity", "/api/v1/edge"})
         get(QString::fromLatin1(route), QString::fromLatin1(route));
     get(QStringLiteral("/api/v1/audit"), QStringLiteral("/api/v1/audit?limit=10000"));
 

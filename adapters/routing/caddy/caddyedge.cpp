@@ -387,25 +387,15 @@ Status CaddyEdge::applyLocked(const QHash<QString, Route> &routes)
 
 Result<Route> CaddyEdge::ensure(const QString &app, int requestedPort)
 {
-    if (app.isEmpty())
-        return fail(ErrorCode::Invalid, u"app name is empty"_s, u"app"_s);
-    if (requestedPort < 0 || requestedPort > 65535)
-        return fail(ErrorCode::Invalid, u"port %1 is outside 0-65535"_s.arg(requestedPort), u"port"_s);
     const std::lock_guard guard(m_mutex);
     if (!m_started)
         if (auto started = startLocked(); !started)
             return std::unexpected(started.error());
-    if (auto it = m_routes.constFind(app); it != m_routes.constEnd()) {
-        if (requestedPort != 0 && requestedPort != it->port)
-            return fail(ErrorCode::Conflict,
-                        u"app %1 is already routed on port %2, not %3"_s.arg(app).arg(it->port).arg(requestedPort),
-                        u"port"_s, u"remove the route first to move it"_s);
-        return *it;
-    }
-    for (const Route &other : std::as_const(m_routes))
-        if (requestedPort != 0 && other.port == requestedPort)
-            return fail(ErrorCode::Conflict, u"port %1 is already in use"_s.arg(requestedPort), u"port"_s,
-                        u"app %1 is routed on it; pick another port"_s.arg(other.app));
+    auto kept = routeToKeep(m_routes, app, requestedPort);
+    if (!kept)
+        return std::unexpected(kept.error());
+    if (*kept)
+        return **kept;
     auto port = probePort(requestedPort);
     if (!port)
         return std::unexpected(port.error());

@@ -147,6 +147,8 @@ public:
     virtual void settings(ObjectCallback done) = 0;
     // Each runtime's room and whether it answered ({"runtimes": [{kind, reachable, note, …}]}).
     virtual void capacity(ObjectCallback done) = 0;
+    // GET /api/v1/edge: what serves the apps, and whether it does.
+    virtual void edge(ObjectCallback done) = 0;
     // pipeline empty: runs of every pipeline, newest first.
     virtual void runs(const QString &pipeline, int limit, ListCallback done) = 0;
     // The run with its step tree.

@@ -33,7 +33,8 @@ void RuntimesStatus::setSession(Session *session)
     m_session = session;
     ++m_generation;
     m_poll.stop();
-    set({}, {}, DisplayState::Neutral);
+    m_runtimes = m_edge = {};
+    show();
     if (!session)
         return;
     connect(session, &Session::stateChanged, this, [this](Session::State state) {
@@ -42,7 +43,8 @@ void RuntimesStatus::setSession(Session *session)
             m_poll.start();
         } else {
             m_poll.stop();
-            set({}, {}, DisplayState::Neutral);
+            m_runtimes = m_edge = {};
+            show();
         }
     });
     if (session->state() == Session::State::Connected) {
@@ -61,13 +63,17 @@ void RuntimesStatus::refresh()
         if (self && self->m_generation == generation)
             self->apply(capacity);
     });
+    m_session->edge([self, generation](const Result<QJsonObject> &edge) {
+        if (self && self->m_generation == generation)
+            self->applyEdge(edge);
+    });
 }
 
 void RuntimesStatus::apply(const Result<QJsonObject> &capacity)
 {
     if (!capacity) {
-        set(tr("Runtimes: cannot tell"), capacity.error().text(), DisplayState::Neutral);
-        return;
+        m_runtimes = {tr("Runtimes: cannot tell"), capacity.error().text(), DisplayState::Neutral};
+        return show();
     }
     QStringList parts;
     QStringList why;
@@ -83,19 +89,61 @@ void RuntimesStatus::apply(const Result<QJsonObject> &capacity)
             why << tr("%1: %2").arg(name, runtime.value(u"note"_s).toString());
         }
     }
-    if (parts.isEmpty()) {
-        set(tr("No runtime"), {}, DisplayState::Neutral);
-        return;
-    }
-    set(parts.join(u" · "_s), why.join(u'\n'), allReachable ? DisplayState::Healthy : DisplayState::Failed);
+    if (parts.isEmpty())
+        m_runtimes = {tr("No runtime"), {}, DisplayState::Neutral};
+    else
+        m_runtimes = {parts.join(u" · "_s), why.join(u'\n'),
+                      allReachable ? DisplayState::Healthy : DisplayState::Failed};
+    show();
 }
 
-void RuntimesStatus::set(const QString &text, const QString &detail, DisplayState::Value state)
+void RuntimesStatus::applyEdge(const Result<QJsonObject> &edge)
 {
-    if (text == m_text && detail == m_detail && state == m_state)
+    if (!edge) {
+        // An install older than the edge route says nothing about it: nothing to show.
+        m_edge = edge.error().code == ErrorCode::NotFound
+                     ? Part{}
+                     : Part{tr("Edge: cannot tell"), edge.error().text(), DisplayState::Neutral};
+        return show();
+    }
+    const QString problem = edge->value(u"problem"_s).toString();
+    if (!edge->value(u"running"_s).toBool())
+        m_edge = {tr("Edge down"), problem, DisplayState::Failed};
+    else if (edge->value(u"kind"_s).toString() == u"in-process"_s)
+        m_edge = {tr("Apps served by Pando"),
+                  problem.isEmpty() ? tr("Apps stop answering while Pando is stopped; with Caddy installed they "
+                                         "would not (see the user guide, The edge).")
+                                    : problem,
+                  DisplayState::Healthy};
+    else
+        m_edge = {tr("Edge serving"), problem, DisplayState::Healthy};
+    show();
+}
+
+void RuntimesStatus::show()
+{
+    QStringList text;
+    QStringList detail;
+    bool failed = false;
+    bool allHealthy = true;
+    for (const Part *part : {&m_runtimes, &m_edge}) {
+        if (part->text.isEmpty())
+            continue;
+        text << part->text;
+        if (!part->detail.isEmpty())
+            detail << part->detail;
+        failed = failed || part->state == DisplayState::Failed;
+        allHealthy = allHealthy && part->state == DisplayState::Healthy;
+    }
+    const DisplayState::Value state = failed                          ? DisplayState::Failed
+                                      : allHealthy && !text.isEmpty() ? DisplayState::Healthy
+                                                                      : DisplayState::Neutral;
+    const QString joined = text.join(u" · "_s);
+    const QString why = detail.join(u'\n');
+    if (joined == m_text && why == m_detail && state == m_state)
         return;
-    m_text = text;
-    m_detail = detail;
+    m_text = joined;
+    m_detail = why;
     m_state = state;
     Q_EMIT changed();
 }

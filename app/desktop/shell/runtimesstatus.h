@@ -1,7 +1,7 @@
 #pragma once
-// Whether the install's runtimes (Docker, Incus) answer, for the status line (DESKTOP.md): asked
-// of GET /api/v1/capacity when the session connects, on a refresh, and every 30 s while it stays
-// connected, since nothing announces a runtime going away.
+// Whether the install's runtimes (Docker, Incus) and its edge answer, for the status line
+// (DESKTOP.md): asked of GET /api/v1/capacity and /api/v1/edge when the session connects, on a
+// refresh, and every 30 s while it stays connected, since nothing announces one going away.
 //
 // Threading: GUI thread, with its Session.
 
@@ -20,11 +20,13 @@ class RuntimesStatus : public QObject {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("Desktop.runtimes is the one")
-    // "Docker reachable", "Docker reachable · Incus unreachable"; empty until an answer came.
+    // "Docker reachable · Edge serving", "Docker reachable · Incus unreachable · Edge down"; empty
+    // until an answer came.
     Q_PROPERTY(QString text READ text NOTIFY changed)
     // Why a runtime did not answer, one line each (the status line's tooltip).
     Q_PROPERTY(QString detail READ detail NOTIFY changed)
-    // Healthy when every runtime answered, Failed when one did not, Neutral while unknown.
+    // Healthy when every runtime and the edge answered, Failed when one did not, Neutral while
+    // unknown.
     Q_PROPERTY(pando::desktop::DisplayState::Value state READ state NOTIFY changed)
 
 public:
@@ -34,6 +36,8 @@ public:
     void refresh();
     // What an answer of GET /api/v1/capacity (or its failure) shows.
     void apply(const Result<QJsonObject> &capacity);
+    // What an answer of GET /api/v1/edge (or its failure) adds.
+    void applyEdge(const Result<QJsonObject> &edge);
 
     QString text() const { return m_text; }
     QString detail() const { return m_detail; }
@@ -45,11 +49,18 @@ Q_SIGNALS:
     void changed();
 
 private:
-    void set(const QString &text, const QString &detail, DisplayState::Value state);
+    struct Part {
+        QString text;
+        QString detail;
+        DisplayState::Value state = DisplayState::Neutral;
+    };
+    void show();
 
     QPointer<Session> m_session;
     quint64 m_generation = 0;
     QTimer m_poll;
+    Part m_runtimes;
+    Part m_edge;
     QString m_text;
     QString m_detail;
     DisplayState::Value m_state = DisplayState::Neutral;

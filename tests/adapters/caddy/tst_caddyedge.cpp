@@ -107,8 +107,8 @@ private Q_SLOTS:
         }
         done = true;
         poller.join();
-        QVERIFY2(failed == 0, qPrintable(u"%1 of %2 requests failed through the switches"_s.arg(int(failed)).arg(
-                                  int(ok + failed))));
+        QVERIFY2(failed == 0,
+                 qPrintable(u"%1 of %2 requests failed through the switches"_s.arg(int(failed)).arg(int(ok + failed))));
         QVERIFY(ok > 20);
         QVERIFY(a.served() > 1 && b.served() > 1);
     }

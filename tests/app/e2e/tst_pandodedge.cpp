@@ -178,6 +178,23 @@ private Q_SLOTS:
                                              .arg(polled())
                                              .arg(QString::fromUtf8(firstFailure))));
         QCOMPARE(httpGet(QUrl(url)).body.trimmed(), QByteArray("two"));
+
+        // `pando edge status` says what serves; when Caddy dies, it says so and fails, and the
+        // reconciler starts it again with the routes it had.
+        code = -1;
+        QByteArray status = cli({u"edge"_s, u"status"_s}, &code);
+        QVERIFY2(code == 0 && status.contains("caddy") && status.contains("apps keep answering"), status.constData());
+        QFile pidFile(m_dataDir + u"/edge/caddy.pid"_s);
+        QVERIFY(pidFile.open(QIODevice::ReadOnly));
+        QVERIFY(::kill(pid_t(pidFile.readAll().trimmed().toLongLong()), SIGKILL) == 0);
+        QTRY_VERIFY(httpGet(QUrl(url), 500).status == 0);
+        status = cli({u"edge"_s, u"status"_s}, &code);
+        // Unless the reconciler was quicker than this command.
+        if (code != 0)
+            QVERIFY2(code == 1 && status.contains("not answering"), status.constData());
+        QTRY_COMPARE_WITH_TIMEOUT(httpGet(QUrl(url)).body.trimmed(), QByteArray("two"), 10000);
+        status = cli({u"edge"_s, u"status"_s}, &code);
+        QVERIFY2(code == 0 && status.contains("serving"), status.constData());
     }
 };
 

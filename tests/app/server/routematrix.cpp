@@ -117,6 +117,8 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("GET /api/v1/audit/sinks"), QStringLiteral("200 403 403 403 403")},
         // Capacity: install-wide totals and sums, readable by whoever reads apps.
         {QStringLiteral("GET /api/v1/capacity"), QStringLiteral("200 200 200 200 403")},
+        // The edge: what serves the apps and whether it does, as readable as the apps.
+        {QStringLiteral("GET /api/v1/edge"), QStringLiteral("200 200 200 200 403")},
     };
     return table;
 }

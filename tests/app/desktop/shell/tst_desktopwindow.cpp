@@ -141,8 +141,9 @@ private Q_SLOTS:
     void statusLineSaysWhichRuntimesAnswer()
     {
         RuntimesStatus *runtimes = m_state->runtimes();
-        QTRY_COMPARE(runtimes->state(), DisplayState::Healthy);
-        QCOMPARE(runtimes->text(), RuntimesStatus::tr("%1 reachable").arg(u"fake"_s));
+        QTRY_COMPARE(runtimes->text(),
+                     RuntimesStatus::tr("%1 reachable").arg(u"fake"_s) + u" · "_s + RuntimesStatus::tr("Edge serving"));
+        QCOMPARE(runtimes->state(), DisplayState::Healthy);
         auto *mark = m_window->findChild<QQuickItem *>(u"runtimesMark"_s);
         QVERIFY(mark);
         QVERIFY(mark->isVisible());
@@ -162,12 +163,26 @@ private Q_SLOTS:
                                                 {u"note"_s, u"cannot reach Incus at /var/lib/incus/unix.socket"_s}}}}});
         QCOMPARE(runtimes->state(), DisplayState::Failed);
         QCOMPARE(runtimes->text(), RuntimesStatus::tr("%1 reachable").arg(u"Docker"_s) + u" · "_s +
-                                       RuntimesStatus::tr("%1 unreachable").arg(u"Incus"_s));
+                                       RuntimesStatus::tr("%1 unreachable").arg(u"Incus"_s) + u" · "_s +
+                                       RuntimesStatus::tr("Edge serving"));
         QVERIFY2(runtimes->detail().contains(u"cannot reach Incus"_s), qPrintable(runtimes->detail()));
         QCOMPARE(mark->property("displayState").toInt(), int(DisplayState::Failed));
         runtimes->apply(fail(ErrorCode::Forbidden, u"not allowed"_s));
         QCOMPARE(runtimes->state(), DisplayState::Neutral);
         QCOMPARE(runtimes->detail(), u"not allowed"_s);
+
+        // The edge: down is a failure with its reason on hover; an in-process one is said.
+        runtimes->apply(QJsonObject{{u"runtimes"_s, QJsonArray{QJsonObject{{u"kind"_s, u"docker"_s}}}}});
+        runtimes->applyEdge(QJsonObject{{u"kind"_s, u"caddy"_s},
+                                        {u"running"_s, false},
+                                        {u"problem"_s, u"Caddy does not answer on its admin socket"_s}});
+        QCOMPARE(runtimes->state(), DisplayState::Failed);
+        QVERIFY2(runtimes->text().endsWith(RuntimesStatus::tr("Edge down")), qPrintable(runtimes->text()));
+        QVERIFY2(runtimes->detail().contains(u"admin socket"_s), qPrintable(runtimes->detail()));
+        runtimes->applyEdge(QJsonObject{{u"kind"_s, u"in-process"_s}, {u"running"_s, true}});
+        QCOMPARE(runtimes->state(), DisplayState::Healthy);
+        QVERIFY(runtimes->text().endsWith(RuntimesStatus::tr("Apps served by Pando")));
+        QVERIFY(runtimes->detail().contains(u"stop answering"_s));
         m_state->refresh();
         QTRY_COMPARE(runtimes->state(), DisplayState::Healthy);
     }
