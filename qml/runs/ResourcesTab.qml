@@ -40,7 +40,10 @@ Pane {
             keyNavigationEnabled: true
             model: root.resourcesModel
             currentIndex: root.resourcesModel.selectedRow
-            onCurrentIndexChanged: root.resourcesModel.selectedRow = currentIndex
+            // As the apps list: only a row the list moved to goes back to the model (a list made
+            // anew starts with no row, which is not a choice).
+            onCurrentIndexChanged: if (currentIndex >= 0)
+                root.resourcesModel.selectedRow = currentIndex
             Accessible.name: qsTr("Resources of the pipeline")
             Accessible.role: Accessible.List
             ScrollBar.vertical: ScrollBar {}
