@@ -1,7 +1,7 @@
 // The Pipelines view: the install's pipelines on the left, the selected pipeline's detail on the
-// right in tabs: Runs (its runs, and the selected run's step tree and output), Jobs (each job's
-// last run and Trigger, in the order of the passed: graph), Config (the YAML as set, and the diff
-// of its last change) and Resources (versions, pin, Check now). Trigger a job (Ctrl+T), abort the
+// right in tabs: Runs (its runs, and the selected run's step tree and output), Jobs (the passed:
+// graph: each job's box with its last run and Trigger, arrows to the jobs it feeds), Config (the
+// YAML as set, and the diff of its last change) and Resources (versions, pin, Check now). Trigger a job (Ctrl+T), abort the
 // selected run (Ctrl+Shift+A), pause or unpause the pipeline (Ctrl+Shift+P), switch tabs with
 // Ctrl+1..4. Says so plainly when there are no pipelines yet, and when the install runs without
 // the pipeline runner. Everything it shows comes from the models.
