@@ -50,6 +50,23 @@ Item {
             root.pipelinesModel.setPaused(row, !root.pipeline.paused)
     }
 
+    // A tab made when it is first shown, then kept (its scroll and choices stay as the user left
+    // them): the Pipelines view's first visit pays for the Runs tab only.
+    // Loaded by URL with its properties, as the app detail's tabs are: an inline component would
+    // reach this file's ids from outside its creation context, which qmllint refuses.
+    component TabPage: Loader {
+        id: page
+        required property url view
+        property var initial: ({})
+        readonly property bool current: StackLayout.isCurrentItem
+        onCurrentChanged: page.load()
+        Component.onCompleted: page.load()
+        function load() {
+            if (page.current && page.status === Loader.Null)
+                page.setSource(page.view, page.initial);
+        }
+    }
+
     // The middle column shows the selected pipeline's runs; the right one the selected run.
     Binding {
         target: root.runsModel
@@ -235,15 +252,24 @@ Item {
                         runTree: root.runTree
                     }
                 }
-                JobsTab {
-                    jobsModel: root.jobsModel
-                    paused: root.pipeline.paused
+                TabPage {
+                    view: Qt.resolvedUrl("JobsTab.qml")
+                    initial: ({
+                            jobsModel: root.jobsModel,
+                            paused: Qt.binding(() => root.pipeline.paused)
+                        })
                 }
-                ConfigTab {
-                    jobsModel: root.jobsModel
+                TabPage {
+                    view: Qt.resolvedUrl("ConfigTab.qml")
+                    initial: ({
+                            jobsModel: root.jobsModel
+                        })
                 }
-                ResourcesTab {
-                    resourcesModel: root.resourcesModel
+                TabPage {
+                    view: Qt.resolvedUrl("ResourcesTab.qml")
+                    initial: ({
+                            resourcesModel: root.resourcesModel
+                        })
                 }
             }
         }

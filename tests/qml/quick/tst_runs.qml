@@ -82,6 +82,9 @@ Item {
             // The first pipeline is selected by itself.
             tryCompare(list, "currentIndex", 0);
             tryCompare(named("triggerButton"), "enabled", true);
+            // The Jobs, Config and Resources tabs are made when first shown, not with the view.
+            for (const name of ["jobBoxes", "configYaml", "resourcesList"])
+                verify(findChild(view, name) === null, name + " was made before its tab was shown");
         }
 
         function test_2_selectingARunShowsItsTree() {
