@@ -66,7 +66,6 @@ QHash<int, QByteArray> JobsModel::roleNames() const
     return {
         {NameRole, "name"},
         {StageRole, "stage"},
-        {StageTextRole, "stageText"},
         {UpstreamRole, "upstream"},
         {UpstreamTextRole, "upstreamText"},
         {InputsTextRole, "inputsText"},
@@ -93,8 +92,6 @@ QVariant JobsModel::data(const QModelIndex &index, int role) const
         return row.name;
     case StageRole:
         return row.stage;
-    case StageTextRole:
-        return tr("Stage %1").arg(row.stage + 1);
     case UpstreamRole:
         return row.upstream;
     case UpstreamTextRole:

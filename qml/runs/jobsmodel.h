@@ -49,7 +49,6 @@ public:
     enum Role {
         NameRole = Qt::UserRole + 1,
         StageRole,         // 0, 1, ...: where the job sits in the passed: graph
-        StageTextRole,     // "Stage 2", translated (the list's section)
         UpstreamRole,      // the jobs named in its gets' passed:, in file order
         UpstreamTextRole,  // "after build, lint" / "first: nothing feeds it"
         InputsTextRole,    // "repo (triggers) · image", translated
