@@ -1,7 +1,7 @@
 // The Events tab of an app: its history, newest first — when, what happened, who did it — from
 // the audit log, with what the live event stream brings while the tab is open on top. An account
 // that may not read the audit log is told so plainly instead of seeing an empty history. The last
-// 20 deploys' lines come first; "Show older" at the end of the list adds the next 20.
+// 20 deploys' lines come first; "Show older" below the list adds the next 20.
 pragma ComponentBehavior: Bound
 
 import QtQuick
@@ -74,21 +74,6 @@ ColumnLayout {
         Accessible.role: Accessible.List
         Accessible.name: qsTr("Events of %1").arg(root.app)
         ScrollBar.vertical: ScrollBar {}
-        // Below the last row while the app has deploys not read yet.
-        footer: Item {
-            width: list.width
-            height: events.hasOlder ? olderButton.implicitHeight + 16 : 0
-            visible: events.hasOlder
-            Button {
-                id: olderButton
-                objectName: "olderEventsButton"
-                anchors.centerIn: parent
-                text: qsTr("Show older")
-                enabled: !events.loading
-                onClicked: events.loadOlder()
-                Accessible.name: qsTr("Show the events of older deploys")
-            }
-        }
         highlight: Rectangle {
             color: root.palette.highlight
             opacity: list.activeFocus ? 0.25 : 0
@@ -146,5 +131,17 @@ ColumnLayout {
                 }
             }
         }
+    }
+
+    // Below the list while the app has deploys not read yet. Not the list's footer: Qt 6.4 makes
+    // no footer from a component bound to this file ("Component is not ready").
+    Button {
+        objectName: "olderEventsButton"
+        visible: events.hasOlder
+        text: qsTr("Show older")
+        enabled: !events.loading
+        onClicked: events.loadOlder()
+        Accessible.name: qsTr("Show the events of older deploys")
+        Layout.alignment: Qt.AlignHCenter
     }
 }
