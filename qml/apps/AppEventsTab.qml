@@ -74,10 +74,6 @@ ColumnLayout {
         Accessible.role: Accessible.List
         Accessible.name: qsTr("Events of %1").arg(root.app)
         ScrollBar.vertical: ScrollBar {}
-        highlight: Rectangle {
-            color: root.palette.highlight
-            opacity: list.activeFocus ? 0.25 : 0
-        }
         delegate: ItemDelegate {
             id: row
             required property int index
@@ -89,6 +85,13 @@ ColumnLayout {
             required property bool live
             width: ListView.view.width
             onClicked: list.currentIndex = index
+            // The row the arrow keys are on, while the list has the keyboard. Not the list's
+            // highlight: Qt 6.4 makes none from a component bound to this file.
+            background: Rectangle {
+                objectName: "eventRowMark"
+                color: row.palette.highlight
+                opacity: row.ListView.isCurrentItem && list.activeFocus ? 0.25 : 0
+            }
             Accessible.name: qsTr("%1, %2, by %3").arg(title).arg(timeText).arg(actor.length > 0 ? actor : qsTr("unknown"))
             contentItem: RowLayout {
                 spacing: 8

@@ -159,6 +159,11 @@ Item {
             verify(titles.indexOf("Spec changed") < succeeded, titles.join(" | "));
             verify(titles.indexOf("Secret API_KEY set") >= 0, titles.join(" | "));
             compare(list.itemAtIndex(started).actor, "admin");
+            // With the keyboard on the list, its current row is marked, and only that one.
+            list.forceActiveFocus(Qt.TabFocusReason);
+            list.currentIndex = started;
+            tryVerify(() => named("eventRowMark", list.itemAtIndex(started)).opacity > 0, 5000, "the current row is not marked");
+            compare(named("eventRowMark", list.itemAtIndex(succeeded)).opacity, 0);
         }
 
         // Every tab of the detail loads what it shows (a bound sourceComponent left all but Overview
