@@ -1,6 +1,7 @@
 // The Events tab of an app: its history, newest first — when, what happened, who did it — from
 // the audit log, with what the live event stream brings while the tab is open on top. An account
-// that may not read the audit log is told so plainly instead of seeing an empty history.
+// that may not read the audit log is told so plainly instead of seeing an empty history. The last
+// 20 deploys' lines come first; "Show older" below the list adds the next 20.
 pragma ComponentBehavior: Bound
 
 import QtQuick
@@ -73,10 +74,6 @@ ColumnLayout {
         Accessible.role: Accessible.List
         Accessible.name: qsTr("Events of %1").arg(root.app)
         ScrollBar.vertical: ScrollBar {}
-        highlight: Rectangle {
-            color: root.palette.highlight
-            opacity: list.activeFocus ? 0.25 : 0
-        }
         delegate: ItemDelegate {
             id: row
             required property int index
@@ -88,6 +85,13 @@ ColumnLayout {
             required property bool live
             width: ListView.view.width
             onClicked: list.currentIndex = index
+            // The row the arrow keys are on, while the list has the keyboard. Not the list's
+            // highlight: Qt 6.4 makes none from a component bound to this file.
+            background: Rectangle {
+                objectName: "eventRowMark"
+                color: row.palette.highlight
+                opacity: row.ListView.isCurrentItem && list.activeFocus ? 0.25 : 0
+            }
             Accessible.name: qsTr("%1, %2, by %3").arg(title).arg(timeText).arg(actor.length > 0 ? actor : qsTr("unknown"))
             contentItem: RowLayout {
                 spacing: 8
@@ -130,5 +134,17 @@ ColumnLayout {
                 }
             }
         }
+    }
+
+    // Below the list while the app has deploys not read yet. Not the list's footer: Qt 6.4 makes
+    // no footer from a component bound to this file ("Component is not ready").
+    Button {
+        objectName: "olderEventsButton"
+        visible: events.hasOlder
+        text: qsTr("Show older")
+        enabled: !events.loading
+        onClicked: events.loadOlder()
+        Accessible.name: qsTr("Show the events of older deploys")
+        Layout.alignment: Qt.AlignHCenter
     }
 }

@@ -47,6 +47,7 @@ void AppEventsModel::setApp(const QString &app)
     if (m_app == app)
         return;
     m_app = app;
+    m_deployLimit = Deploys;
     beginResetModel();
     m_rows.clear();
     endResetModel();
@@ -101,8 +102,18 @@ void AppEventsModel::setHistoryError(const QString &error)
     Q_EMIT historyErrorChanged();
 }
 
+void AppEventsModel::setHasOlder(bool hasOlder)
+{
+    if (m_hasOlder == hasOlder)
+        return;
+    m_hasOlder = hasOlder;
+    Q_EMIT hasOlderChanged();
+}
+
 void AppEventsModel::sessionReplaced()
 {
+    m_deployLimit = Deploys;
+    setHasOlder(false);
     beginResetModel();
     m_rows.clear();
     endResetModel();
@@ -111,12 +122,30 @@ void AppEventsModel::sessionReplaced()
 
 void AppEventsModel::refresh()
 {
+    load(false);
+}
+
+void AppEventsModel::loadOlder()
+{
+    if (!m_hasOlder || isLoading())
+        return;
+    m_deployLimit = std::min(m_deployLimit + Deploys, int(MaxDeploys));
+    load(true);
+}
+
+void AppEventsModel::load(bool older)
+{
     const quint64 generation = ++m_generation;
     m_fetched.clear();
-    m_asked.clear();
     m_pending = 0;
-    setHistoryError({});
+    m_keepHistory = older;
+    // The objects already read stay asked for while older ones are added.
+    if (!older) {
+        m_asked.clear();
+        setHistoryError({});
+    }
     if (!m_session || m_app.isEmpty()) {
+        setHasOlder(false);
         setLoading(false);
         return;
     }
@@ -125,9 +154,10 @@ void AppEventsModel::refresh()
     fetch(u"app/"_s + m_app, generation);
     QPointer<AppEventsModel> self(this);
     ++m_pending;
-    m_session->deploys(m_app, Deploys, [self, generation](const Result<QJsonArray> &deploys) {
+    m_session->deploys(m_app, m_deployLimit, [self, generation](const Result<QJsonArray> &deploys) {
         if (!self || generation != self->m_generation)
             return;
+        self->m_deploysRead = deploys ? int(deploys->size()) : 0;
         if (deploys)
             for (const QJsonValue v : *deploys) {
                 const QJsonObject deploy = v.toObject();
@@ -177,24 +207,81 @@ void AppEventsModel::fetch(const QString &object, quint64 generation)
     });
 }
 
+namespace {
+
+bool sameEntry(const AppEventsModel::Entry &a, const AppEventsModel::Entry &b)
+{
+    return a.seq == b.seq && a.timeMs == b.timeMs && a.title == b.title;
+}
+
+} // namespace
+
+bool AppEventsModel::isSubsequence(const QList<Entry> &part, const QList<Entry> &whole)
+{
+    qsizetype at = 0;
+    for (const Entry &e : whole)
+        if (at < part.size() && sameEntry(part.at(at), e))
+            ++at;
+    return at == part.size();
+}
+
+void AppEventsModel::insertMissing(QList<Entry> rows)
+{
+    qsizetype at = 0;
+    for (qsizetype k = 0; k < rows.size();) {
+        if (at < m_rows.size() && sameEntry(m_rows.at(at), rows.at(k))) {
+            ++at;
+            ++k;
+            continue;
+        }
+        qsizetype end = k;
+        while (end < rows.size() && !(at < m_rows.size() && sameEntry(m_rows.at(at), rows.at(end))))
+            ++end;
+        beginInsertRows({}, int(at), int(at + end - k) - 1);
+        for (qsizetype i = k; i < end; ++i)
+            m_rows.insert(at + (i - k), rows.at(i));
+        endInsertRows();
+        at += end - k;
+        k = end;
+    }
+}
+
 void AppEventsModel::answered(quint64 generation)
 {
     if (generation != m_generation || --m_pending > 0)
         return;
-    std::sort(m_fetched.begin(), m_fetched.end(), [](const Entry &a, const Entry &b) { return a.seq > b.seq; });
+    // The history read before stays when older lines are added to it.
+    QList<Entry> history;
+    if (m_keepHistory)
+        for (const Entry &e : std::as_const(m_rows))
+            if (e.seq != 0)
+                history.append(e);
+    history.append(m_fetched);
+    m_fetched.clear();
+    std::stable_sort(history.begin(), history.end(), [](const Entry &a, const Entry &b) { return a.seq > b.seq; });
+    history.erase(
+        std::unique(history.begin(), history.end(), [](const Entry &a, const Entry &b) { return a.seq == b.seq; }),
+        history.end());
     // Live events the log has caught up with are in it now; newer ones stay on top.
-    const qint64 newest = m_fetched.isEmpty() ? 0 : m_fetched.first().timeMs;
+    const qint64 newest = history.isEmpty() ? 0 : history.first().timeMs;
     QList<Entry> rows;
     for (const Entry &e : std::as_const(m_rows))
-        if (e.seq == 0 && (m_fetched.isEmpty() || e.timeMs > newest))
+        if (e.seq == 0 && (history.isEmpty() || e.timeMs > newest))
             rows.append(e);
-    rows.append(m_fetched);
+    rows.append(history);
     if (rows.size() > MaxRows)
         rows.resize(MaxRows);
-    m_fetched.clear();
-    beginResetModel();
-    m_rows = std::move(rows);
-    endResetModel();
+    // Older lines are inserted where they go among the rows shown (mostly below them), so the
+    // list keeps its place: the user scrolled down to ask for them. Anything else is a new list.
+    if (m_keepHistory && isSubsequence(m_rows, rows))
+        insertMissing(std::move(rows));
+    else {
+        beginResetModel();
+        m_rows = std::move(rows);
+        endResetModel();
+    }
+    // A full page of deploys may have more behind it.
+    setHasOlder(m_deploysRead >= m_deployLimit && m_deployLimit < MaxDeploys && m_rows.size() < MaxRows);
     m_loaded = true;
     setLoading(false);
     Q_EMIT countChanged();

@@ -6,7 +6,9 @@
 // the app's services (app/NAME/service/SLOT); the audit log names no app on the others, so they
 // are asked for by object. Reading the audit log needs audit.read (administrators): where the
 // install refuses, historyError says so plainly and the tab still shows what the live event
-// stream brings while it is open, at the top.
+// stream brings while it is open, at the top. The recent deploys are the last Deploys at first;
+// loadOlder() asks the deploy list for Deploys more (its limit grows, up to the API's 1000) and
+// adds only the lines of the deploys not read yet, below those shown.
 //
 // Threading: GUI-thread model, like its Session.
 
@@ -28,6 +30,8 @@ class AppEventsModel : public pando::desktop::SessionListModel {
     Q_PROPERTY(bool loading READ isLoading NOTIFY loadingChanged)
     // Why the history could not be read (the audit log refused, say); the live events still come.
     Q_PROPERTY(QString historyError READ historyError NOTIFY historyErrorChanged)
+    // The app has deploys older than those read: loadOlder() reads them.
+    Q_PROPERTY(bool hasOlder READ hasOlder NOTIFY hasOlderChanged)
 
 public:
     enum Role {
@@ -42,8 +46,10 @@ public:
     };
     Q_ENUM(Role)
 
-    // Recent deploys whose lines are asked for, and lines per object.
+    // Recent deploys whose lines are asked for (and how many more each loadOlder() adds), the
+    // most the deploy list gives, and lines per object.
     static constexpr int Deploys = 20;
+    static constexpr int MaxDeploys = 1000;
     static constexpr int LinesPerObject = 200;
 
     explicit AppEventsModel(QObject *parent = nullptr);
@@ -52,12 +58,17 @@ public:
     QString app() const { return m_app; }
     void setApp(const QString &app);
     QString historyError() const { return m_historyError; }
+    bool hasOlder() const { return m_hasOlder; }
+    // How many of the app's deploys are read (Deploys, then Deploys more per loadOlder()).
+    int deployLimit() const { return m_deployLimit; }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
     Q_INVOKABLE void refresh() override;
+    // Reads the lines of the next Deploys older deploys and adds them, keeping what is shown.
+    Q_INVOKABLE void loadOlder();
 
     struct Entry {
         qint64 seq = 0; // the audit line's; 0 for a live event
@@ -75,14 +86,22 @@ public:
 Q_SIGNALS:
     void appChanged();
     void historyErrorChanged();
+    void hasOlderChanged();
 
 private:
     void onEvent(const QJsonObject &event) override;
     void sessionReplaced() override;
     void setHistoryError(const QString &error);
+    void setHasOlder(bool hasOlder);
+    // Asks for the history; older: only the deploys not read yet, added to the rows shown.
+    void load(bool older);
     // Asks for object's lines as part of load generation; finish() runs when the last answers.
     void fetch(const QString &object, quint64 generation);
     void answered(quint64 generation);
+    // Whether every entry of part is in whole, in the same order; inserts those of rows (which
+    // holds m_rows as a subsequence) that m_rows lacks, where they go.
+    static bool isSubsequence(const QList<Entry> &part, const QList<Entry> &whole);
+    void insertMissing(QList<Entry> rows);
 
     QString m_app;
     QList<Entry> m_rows; // newest first
@@ -90,6 +109,10 @@ private:
     QSet<QString> m_asked;
     int m_pending = 0;
     QString m_historyError;
+    int m_deployLimit = Deploys;
+    int m_deploysRead = 0;      // how many the last deploy list answer held
+    bool m_keepHistory = false; // the load under way adds to the rows (loadOlder)
+    bool m_hasOlder = false;
 };
 
 } // namespace pando::desktop

@@ -62,7 +62,10 @@ Pane {
             model: root.pipelinesModel
             currentIndex: root.pipelinesModel.selectedRow
             keyNavigationEnabled: true
-            onCurrentIndexChanged: root.pipelinesModel.selectedRow = currentIndex
+            // As the apps list: only a row the list moved to goes back to the model (a list made
+            // anew starts with no row, which is not a choice).
+            onCurrentIndexChanged: if (currentIndex >= 0)
+                root.pipelinesModel.selectedRow = currentIndex
             ScrollBar.vertical: ScrollBar {}
 
             delegate: ItemDelegate {

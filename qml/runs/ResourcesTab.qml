@@ -33,14 +33,18 @@ Pane {
         ListView {
             id: resources
             objectName: "resourcesList"
-            SplitView.preferredWidth: 260
-            SplitView.minimumWidth: 180
+            // Room for the versions beside it in a narrow window.
+            SplitView.preferredWidth: Math.min(260, root.width * 0.4)
+            SplitView.minimumWidth: 160
             clip: true
             activeFocusOnTab: true
             keyNavigationEnabled: true
             model: root.resourcesModel
             currentIndex: root.resourcesModel.selectedRow
-            onCurrentIndexChanged: root.resourcesModel.selectedRow = currentIndex
+            // As the apps list: only a row the list moved to goes back to the model (a list made
+            // anew starts with no row, which is not a choice).
+            onCurrentIndexChanged: if (currentIndex >= 0)
+                root.resourcesModel.selectedRow = currentIndex
             Accessible.name: qsTr("Resources of the pipeline")
             Accessible.role: Accessible.List
             ScrollBar.vertical: ScrollBar {}
@@ -181,17 +185,24 @@ Pane {
 
                     contentItem: RowLayout {
                         spacing: 8
-                        Label {
-                            text: version.versionText
-                            font.family: "monospace"
-                            elide: Text.ElideRight
-                            color: version.highlighted ? version.palette.highlightedText : version.palette.text
+                        // When it was found under the version, which a narrow pane needs whole.
+                        ColumnLayout {
+                            spacing: 0
                             Layout.fillWidth: true
-                        }
-                        Label {
-                            text: version.foundText
-                            opacity: 0.75
-                            color: version.highlighted ? version.palette.highlightedText : version.palette.text
+                            Label {
+                                text: version.versionText
+                                font.family: "monospace"
+                                elide: Text.ElideRight
+                                color: version.highlighted ? version.palette.highlightedText : version.palette.text
+                                Layout.fillWidth: true
+                            }
+                            Label {
+                                text: version.foundText
+                                opacity: 0.75
+                                elide: Text.ElideRight
+                                color: version.highlighted ? version.palette.highlightedText : version.palette.text
+                                Layout.fillWidth: true
+                            }
                         }
                         Label {
                             objectName: "versionPinnedMark"

@@ -105,7 +105,10 @@ Pane {
             model: root.runsModel
             currentIndex: root.runsModel.selectedRow
             keyNavigationEnabled: true
-            onCurrentIndexChanged: root.runsModel.selectedRow = currentIndex
+            // As the apps list: only a row the list moved to goes back to the model (a list made
+            // anew starts with no row, which is not a choice).
+            onCurrentIndexChanged: if (currentIndex >= 0)
+                root.runsModel.selectedRow = currentIndex
             ScrollBar.vertical: ScrollBar {}
 
             delegate: ItemDelegate {

@@ -1,7 +1,7 @@
 // The Pipelines view: the install's pipelines on the left, the selected pipeline's detail on the
-// right in tabs: Runs (its runs, and the selected run's step tree and output), Jobs (each job's
-// last run and Trigger, in the order of the passed: graph), Config (the YAML as set, and the diff
-// of its last change) and Resources (versions, pin, Check now). Trigger a job (Ctrl+T), abort the
+// right in tabs: Runs (its runs, and the selected run's step tree and output), Jobs (the passed:
+// graph: each job's box with its last run and Trigger, arrows to the jobs it feeds), Config (the
+// YAML as set, and the diff of its last change) and Resources (versions, pin, Check now). Trigger a job (Ctrl+T), abort the
 // selected run (Ctrl+Shift+A), pause or unpause the pipeline (Ctrl+Shift+P), switch tabs with
 // Ctrl+1..4. Says so plainly when there are no pipelines yet, and when the install runs without
 // the pipeline runner. Everything it shows comes from the models.
@@ -48,6 +48,23 @@ Item {
         const row = root.pipelinesModel.selectedRow
         if (row >= 0)
             root.pipelinesModel.setPaused(row, !root.pipeline.paused)
+    }
+
+    // A tab made when it is first shown, then kept (its scroll and choices stay as the user left
+    // them): the Pipelines view's first visit pays for the Runs tab only.
+    // Loaded by URL with its properties, as the app detail's tabs are: an inline component would
+    // reach this file's ids from outside its creation context, which qmllint refuses.
+    component TabPage: Loader {
+        id: page
+        required property url view
+        property var initial: ({})
+        readonly property bool current: StackLayout.isCurrentItem
+        onCurrentChanged: page.load()
+        Component.onCompleted: page.load()
+        function load() {
+            if (page.current && page.status === Loader.Null)
+                page.setSource(page.view, page.initial);
+        }
     }
 
     // The middle column shows the selected pipeline's runs; the right one the selected run.
@@ -235,15 +252,24 @@ Item {
                         runTree: root.runTree
                     }
                 }
-                JobsTab {
-                    jobsModel: root.jobsModel
-                    paused: root.pipeline.paused
+                TabPage {
+                    view: Qt.resolvedUrl("JobsTab.qml")
+                    initial: ({
+                            jobsModel: root.jobsModel,
+                            paused: Qt.binding(() => root.pipeline.paused)
+                        })
                 }
-                ConfigTab {
-                    jobsModel: root.jobsModel
+                TabPage {
+                    view: Qt.resolvedUrl("ConfigTab.qml")
+                    initial: ({
+                            jobsModel: root.jobsModel
+                        })
                 }
-                ResourcesTab {
-                    resourcesModel: root.resourcesModel
+                TabPage {
+                    view: Qt.resolvedUrl("ResourcesTab.qml")
+                    initial: ({
+                            resourcesModel: root.resourcesModel
+                        })
                 }
             }
         }

@@ -66,7 +66,6 @@ QHash<int, QByteArray> JobsModel::roleNames() const
     return {
         {NameRole, "name"},
         {StageRole, "stage"},
-        {StageTextRole, "stageText"},
         {UpstreamRole, "upstream"},
         {UpstreamTextRole, "upstreamText"},
         {InputsTextRole, "inputsText"},
@@ -76,6 +75,7 @@ QHash<int, QByteArray> JobsModel::roleNames() const
         {LastRunTextRole, "lastRunText"},
         {BusyRole, "busy"},
         {ActionErrorRole, "actionError"},
+        {SlotRole, "slot"},
     };
 }
 
@@ -92,8 +92,6 @@ QVariant JobsModel::data(const QModelIndex &index, int role) const
         return row.name;
     case StageRole:
         return row.stage;
-    case StageTextRole:
-        return tr("Stage %1").arg(row.stage + 1);
     case UpstreamRole:
         return row.upstream;
     case UpstreamTextRole:
@@ -116,6 +114,8 @@ QVariant JobsModel::data(const QModelIndex &index, int role) const
         return row.busy;
     case ActionErrorRole:
         return row.actionError;
+    case SlotRole:
+        return row.slot;
     }
     return {};
 }
@@ -126,6 +126,29 @@ int JobsModel::stageCount() const
     for (const Row &row : m_rows)
         stages = std::max(stages, row.stage + 1);
     return stages;
+}
+
+int JobsModel::tallestStage() const
+{
+    int tallest = 0;
+    for (const Row &row : m_rows)
+        tallest = std::max(tallest, row.slot + 1);
+    return tallest;
+}
+
+QVariantList JobsModel::edges() const
+{
+    QVariantList edges;
+    for (int to = 0; to < m_rows.size(); ++to)
+        for (const QString &upstream : m_rows.at(to).upstream)
+            // A passed: naming no job of the pipeline is refused when it is set; none is drawn.
+            if (const int from = rowOf(upstream); from >= 0)
+                edges << QVariantMap{{u"from"_s, from},
+                                     {u"to"_s, to},
+                                     {u"fromName"_s, upstream},
+                                     {u"toName"_s, m_rows.at(to).name},
+                                     {u"span"_s, m_rows.at(to).stage - m_rows.at(from).stage}};
+    return edges;
 }
 
 int JobsModel::rowOf(const QString &job) const
@@ -221,6 +244,8 @@ void JobsModel::apply(const QJsonObject &pipeline)
             break;
     }
     std::stable_sort(rows.begin(), rows.end(), [](const Row &a, const Row &b) { return a.stage < b.stage; });
+    for (qsizetype i = 0; i < rows.size(); ++i)
+        rows[i].slot = i > 0 && rows.at(i - 1).stage == rows.at(i).stage ? rows.at(i - 1).slot + 1 : 0;
     const QString selected = m_selected >= 0 && m_selected < m_rows.size() ? m_rows.at(m_selected).name : QString();
     beginResetModel();
     m_rows = rows;

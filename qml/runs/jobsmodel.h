@@ -3,6 +3,8 @@
 // `passed:` graph: each job's stage (0 for jobs nothing feeds, else one more than the latest of
 // its upstream jobs), the upstream jobs its gets name in `passed:` (whose output feeds it), its
 // inputs, and its last run kept live from the session's run.* events. Trigger goes through it.
+// The graph's edges (from each upstream job to the job naming it in passed:) and each job's slot
+// (its place among the jobs of its stage) are what the Jobs tab draws.
 // It also holds the pipeline's config as set (YAML) and the diff of its last change, from
 // GET /api/v1/pipelines/{name}.
 //
@@ -36,12 +38,17 @@ class JobsModel : public pando::desktop::SessionListModel {
     Q_PROPERTY(QStringList configDiff READ configDiff NOTIFY configChanged)
     // How many stages the passed: graph has (1 when no job waits for another).
     Q_PROPERTY(int stageCount READ stageCount NOTIFY countChanged)
+    // The most jobs one stage has (the graph's height in jobs).
+    Q_PROPERTY(int tallestStage READ tallestStage NOTIFY countChanged)
+    // The passed: graph's edges, one per upstream job a job names: {from, to} (rows),
+    // {fromName, toName} and span (how many stages it goes forward), ordered by the downstream
+    // row, then as its gets name them.
+    Q_PROPERTY(QVariantList edges READ edges NOTIFY countChanged)
 
 public:
     enum Role {
         NameRole = Qt::UserRole + 1,
         StageRole,         // 0, 1, ...: where the job sits in the passed: graph
-        StageTextRole,     // "Stage 2", translated (the list's section)
         UpstreamRole,      // the jobs named in its gets' passed:, in file order
         UpstreamTextRole,  // "after build, lint" / "first: nothing feeds it"
         InputsTextRole,    // "repo (triggers) · image", translated
@@ -51,6 +58,7 @@ public:
         LastRunTextRole,   // "#3 · succeeded", "never run"
         BusyRole,          // a trigger is on its way
         ActionErrorRole,   // why the last trigger was refused
+        SlotRole,          // 0, 1, ...: its place among the jobs of its stage, in file order
     };
     Q_ENUM(Role)
 
@@ -68,6 +76,8 @@ public:
     QString configYaml() const { return m_configYaml; }
     QStringList configDiff() const { return m_configDiff; }
     int stageCount() const;
+    int tallestStage() const;
+    QVariantList edges() const;
 
     // The row of the job with this name; -1 when there is none.
     Q_INVOKABLE int rowOf(const QString &job) const;
@@ -84,6 +94,7 @@ private:
     struct Row {
         QString name;
         int stage = 0;
+        int slot = 0;
         QStringList upstream;
         QStringList inputs;  // "repo (triggers)"
         QJsonObject lastRun; // RunState::summaryOf

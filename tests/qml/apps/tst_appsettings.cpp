@@ -3,8 +3,8 @@
 // before anything is sent and saves as a new spec revision, a refused edit carries the engine's
 // field, message and hint and changes nothing; secrets are listed by name only; services show
 // what the app reaches them by and back up into a file; the Events model lists the app's deploys
-// from the audit log, newest first, with who did them, and a member is told the audit log is not
-// theirs to read while live events still arrive.
+// from the audit log, newest first, with who did them, reads older deploys on request, and a
+// member is told the audit log is not theirs to read while live events still arrive.
 
 #include "app/desktop/session/remotesession.h"
 #include "qml/apps/appeventsmodel.h"
@@ -265,6 +265,79 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(events.rowCount() > before, 10000);
         QVERIFY(events.index(0).data(AppEventsModel::LiveRole).toBool());
         QCOMPARE(events.index(0).data(AppEventsModel::TitleRole).toString(), AppEventsModel::tr("Deploy started"));
+    }
+
+    // The deploys whose lines the model shows: the objects of its "Deploy started" rows.
+    static QStringList startedDeploys(const AppEventsModel &events)
+    {
+        QStringList deploys;
+        for (int row = 0; row < events.rowCount(); ++row) {
+            const QModelIndex index = events.index(row);
+            if (index.data(AppEventsModel::TitleRole).toString() == AppEventsModel::tr("Deploy started"))
+                deploys << index.data(AppEventsModel::ObjectRole).toString();
+        }
+        return deploys;
+    }
+
+    // More deploys than the tab reads at first: the newest Deploys are shown, and "Show older"
+    // adds the rest, keeping the rows shown in their order (inserted, not a new list).
+    void olderDeploysAreReadOnRequest()
+    {
+        VERIFY_OK(test::awaitObject([&](auto done) { m_session->createApp(appSpec(u"busy"_s), done); }));
+        const int total = AppEventsModel::Deploys + 5;
+        QStringList ids; // oldest first
+        test::EventLog log(*m_session);
+        for (int i = 0; i < total; ++i) {
+            auto queued = test::awaitObject([&](auto done) { m_session->deploy(u"busy"_s, {}, done); });
+            VERIFY_OK(queued);
+            // One after the other, so each deploy's lines are older than the next one's.
+            QVERIFY(!log.waitFor(u"deploy.succeeded"_s, queued->value(u"id"_s).toString()).isEmpty());
+            ids << u"deploy/"_s + queued->value(u"id"_s).toString();
+        }
+        AppEventsModel events;
+        QAbstractItemModelTester tester(&events, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        events.setSession(m_session.get());
+        events.setApp(u"busy"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(events.isLoaded() && !events.isLoading(), 10000);
+        QStringList shown = startedDeploys(events);
+        QCOMPARE(shown.size(), AppEventsModel::Deploys);
+        for (const QString &id : ids.mid(total - AppEventsModel::Deploys))
+            QVERIFY2(shown.contains(id), qPrintable(id));
+        QVERIFY(events.hasOlder());
+
+        // What is shown, to find again: the rows stay, in their order, new ones among them.
+        QStringList before;
+        for (int row = 0; row < events.rowCount(); ++row)
+            before << events.index(row).data(AppEventsModel::ObjectRole).toString() + u' ' +
+                          events.index(row).data(AppEventsModel::TitleRole).toString();
+        QSignalSpy reset(&events, &QAbstractItemModel::modelReset);
+        QSignalSpy inserted(&events, &QAbstractItemModel::rowsInserted);
+        events.loadOlder();
+        QVERIFY(events.isLoading());
+        QTRY_VERIFY_WITH_TIMEOUT(!events.isLoading(), 10000);
+        shown = startedDeploys(events);
+        QCOMPARE(shown.size(), total);
+        for (const QString &id : std::as_const(ids))
+            QVERIFY2(shown.contains(id), qPrintable(id));
+        // The oldest deploy's start is the last one shown.
+        QCOMPARE(shown.last(), ids.first());
+        QCOMPARE(reset.size(), 0);
+        QVERIFY(!inserted.isEmpty());
+        qsizetype found = 0;
+        for (int row = 0; row < events.rowCount() && found < before.size(); ++row)
+            if (events.index(row).data(AppEventsModel::ObjectRole).toString() + u' ' +
+                    events.index(row).data(AppEventsModel::TitleRole).toString() ==
+                before.at(found))
+                ++found;
+        QCOMPARE(found, before.size());
+        // Every deploy is read: nothing older is offered, and asking again does nothing.
+        QVERIFY(!events.hasOlder());
+        events.loadOlder();
+        QVERIFY(!events.isLoading());
+        QCOMPARE(startedDeploys(events).size(), total);
+        for (int row = 1; row < events.rowCount(); ++row)
+            QVERIFY(events.index(row - 1).data(AppEventsModel::TimeMsRole).toLongLong() >=
+                    events.index(row).data(AppEventsModel::TimeMsRole).toLongLong());
     }
 
     void aMemberIsToldTheAuditLogIsNotTheirs()

@@ -2,7 +2,8 @@
 // form is listed by name and its value is nowhere on screen; an environment change shows its diff
 // before saving and is then the engine's spec; a refused edit shows the engine's field and
 // message; the Events tab lists the app's deploy, started and succeeded, newest first with who
-// did it; every tab of the detail loads. The functions run in name order and build on each other.
+// did it, and Show older adds the events of deploys before the last 20; every tab of the detail
+// loads. The functions run in name order and build on each other.
 import QtQuick
 import QtQuick.Controls
 import QtTest
@@ -158,6 +159,11 @@ Item {
             verify(titles.indexOf("Spec changed") < succeeded, titles.join(" | "));
             verify(titles.indexOf("Secret API_KEY set") >= 0, titles.join(" | "));
             compare(list.itemAtIndex(started).actor, "admin");
+            // With the keyboard on the list, its current row is marked, and only that one.
+            list.forceActiveFocus(Qt.TabFocusReason);
+            list.currentIndex = started;
+            tryVerify(() => named("eventRowMark", list.itemAtIndex(started)).opacity > 0, 5000, "the current row is not marked");
+            compare(named("eventRowMark", list.itemAtIndex(succeeded)).opacity, 0);
         }
 
         // Every tab of the detail loads what it shows (a bound sourceComponent left all but Overview
@@ -177,6 +183,34 @@ Item {
                 tryCompare(named(loaders[tabName], view), "status", Loader.Ready, 5000, tabName);
             }
             compare(named("settingsLoader", view).status, Loader.Null);
+        }
+
+        // More deploys than the tab reads at first: Show older, below the list, adds the
+        // older ones' events and goes once every deploy is read.
+        function test_7_showOlderReadsOlderDeploys() {
+            for (let i = 0; i < 21; ++i) {
+                const queued = Fixture.deploy("hello", "operator");
+                verify(!queued.error, queued.error);
+                tryVerify(() => Fixture.deployStatus(queued.id) === "succeeded", 20000, Fixture.deployStatus(queued.id));
+            }
+            const events = createTemporaryObject(eventsTab, root, {session: Fixture.session, app: "hello"});
+            const model = events.eventsModel;
+            tryVerify(() => !model.loading && model.count > 0, 10000);
+            const started = () => {
+                let count = 0;
+                for (let row = 0; row < model.count; ++row)
+                    if (model.data(model.index(row, 0), AppEventsModel.TitleRole) === "Deploy started")
+                        ++count;
+                return count;
+            };
+            compare(started(), 20);
+            const older = named("olderEventsButton", events);
+            tryCompare(older, "visible", true);
+            verify(older.enabled);
+            compare(Fixture.accessibleName(older), "Show the events of older deploys");
+            mouseClick(older);
+            tryVerify(() => !model.loading && started() > 20, 10000, "started " + started());
+            tryCompare(older, "visible", false);
         }
     }
 }

@@ -82,6 +82,9 @@ Item {
             // The first pipeline is selected by itself.
             tryCompare(list, "currentIndex", 0);
             tryCompare(named("triggerButton"), "enabled", true);
+            // The Jobs, Config and Resources tabs are made when first shown, not with the view.
+            for (const name of ["jobBoxes", "configYaml", "resourcesList"])
+                verify(findChild(view, name) === null, name + " was made before its tab was shown");
         }
 
         function test_2_selectingARunShowsItsTree() {
@@ -130,16 +133,51 @@ Item {
         function test_3_jobsTabShowsThePassedGraph() {
             selectGraph();
             mouseClick(named("jobsTab"));
-            const jobs = named("jobsList");
+            const jobs = named("jobBoxes");
             tryCompare(jobs, "count", 3, 10000);
             tryCompare(view.jobsModel, "stageCount", 3);
-            const expected = [["build", "first: no job feeds it"], ["test", "after build"], ["ship", "after build, test"]];
+            // A column per stage, in the order of the graph; the job's words in its box.
+            const expected = [["build", 0, "first: no job feeds it"], ["test", 1, "after build"], ["ship", 2, "after build, test"]];
             for (let row = 0; row < expected.length; ++row) {
-                tryVerify(() => jobs.itemAtIndex(row) !== null, 5000, "job " + row + " is not shown");
-                compare(named("jobName", jobs.itemAtIndex(row)).text, expected[row][0]);
-                compare(named("jobUpstream", jobs.itemAtIndex(row)).text, expected[row][1]);
-                compare(named("jobLastRun", jobs.itemAtIndex(row)).text, "never run");
+                const box = jobs.itemAt(row);
+                verify(box !== null, "job " + row + " is not shown");
+                compare(named("jobName", box).text, expected[row][0]);
+                compare(box.stage, expected[row][1]);
+                compare(named("jobLastRun", box).text, "never run");
+                compare(Fixture.accessibleName(box), expected[row][0] + ", " + expected[row][2] + ", never run");
+                if (row > 0)
+                    verify(box.x > jobs.itemAt(row - 1).x + jobs.itemAt(row - 1).width, "stage " + row + " is not right of the one before");
             }
+            // The edges are the config's passed: build → test, build → ship, test → ship.
+            const edges = view.jobsModel.edges.map(e => e.fromName + ">" + e.toName);
+            compare(edges.join(" "), "build>test build>ship test>ship");
+            compare(view.jobsModel.edges.map(e => e.span).join(" "), "1 2 1");
+            // Each is drawn from the right side of the job that feeds to the left side of the one fed.
+            const canvas = named("jobEdges");
+            tryCompare(canvas.drawn, "length", 3, 5000);
+            for (const line of canvas.drawn) {
+                const from = jobs.itemAt(line.from);
+                const to = jobs.itemAt(line.to);
+                compare(line.x1, from.x + from.width);
+                compare(line.y1, from.y + from.height / 2);
+                compare(line.x2, to.x);
+                compare(line.y2, to.y + to.height / 2);
+                // build → ship passes over test's column: below the boxes, not under test.
+                compare(line.lane, line.from === 0 && line.to === 2);
+            }
+            // The boxes are Tab stops; the arrow keys follow the graph and Enter triggers.
+            jobs.itemAt(0).forceActiveFocus(Qt.TabFocusReason);
+            keyClick(Qt.Key_Right);
+            verify(jobs.itemAt(1).activeFocus, "Right does not go to the job build feeds");
+            keyClick(Qt.Key_Right);
+            verify(jobs.itemAt(2).activeFocus, "Right does not go to the job test feeds");
+            keyClick(Qt.Key_Left);
+            verify(jobs.itemAt(0).activeFocus, "Left does not go to the first job feeding ship");
+            keyClick(Qt.Key_Down);
+            verify(jobs.itemAt(1).activeFocus, "Down does not go to the next job");
+            verify(jobs.itemAt(1).highlighted);
+            keyClick(Qt.Key_Tab);
+            verify(named("jobTrigger", jobs.itemAt(1)).activeFocus, "Tab does not reach the job's Trigger");
         }
 
         function test_4_aPinnedVersionIsTheOneTheNextRunGets() {
@@ -165,13 +203,13 @@ Item {
 
             // Triggered from the Jobs tab: the run gets the pinned version, not the newest.
             mouseClick(named("jobsTab"));
-            const jobs = named("jobsList");
-            mouseClick(named("jobTrigger", jobs.itemAtIndex(0)));
-            tryVerify(() => named("jobLastRun", jobs.itemAtIndex(0)).text.indexOf("#1") === 0, 10000,
-                      named("jobLastRun", jobs.itemAtIndex(0)).text);
+            const jobs = named("jobBoxes");
+            mouseClick(named("jobTrigger", jobs.itemAt(0)));
+            tryVerify(() => named("jobLastRun", jobs.itemAt(0)).text.indexOf("#1") === 0, 10000,
+                      named("jobLastRun", jobs.itemAt(0)).text);
             tryCompare(Desktop.runTree, "status", "succeeded", 30000);
-            tryVerify(() => named("jobLastRun", jobs.itemAtIndex(0)).text === "#1 · succeeded", 10000,
-                      named("jobLastRun", jobs.itemAtIndex(0)).text);
+            tryVerify(() => named("jobLastRun", jobs.itemAt(0)).text === "#1 · succeeded", 10000,
+                      named("jobLastRun", jobs.itemAt(0)).text);
             mouseClick(named("runsTab"));
             const output = named("stepOutput");
             const log = output.logModel;
@@ -236,11 +274,11 @@ Item {
             root.width = 1024;
             root.height = 700;
             mouseClick(named("jobsTab"));
-            const jobs = named("jobsList");
+            const jobs = named("jobBoxes");
             for (let row = 0; row < jobs.count; ++row) {
-                tryVerify(() => jobs.itemAtIndex(row) !== null, 5000);
-                checkInside(named("jobTrigger", jobs.itemAtIndex(row)), jobs);
-                const name = named("jobName", jobs.itemAtIndex(row));
+                // Inside its box; the graph scrolls to show the box.
+                checkInside(named("jobTrigger", jobs.itemAt(row)), jobs.itemAt(row));
+                const name = named("jobName", jobs.itemAt(row));
                 verify(!name.truncated, name.text + " is cut off");
             }
             mouseClick(named("resourcesTab"));

@@ -305,8 +305,22 @@ private Q_SLOTS:
                                   u"failed"_s, 30000);
         apps.setSelectedRow(apps.rowOf(m_longApp));
 
-        // A pipeline with a finished run, selected with its step tree.
-        const QByteArray yaml = "jobs:\n- name: build-and-test-everything\n  plan:\n"
+        // A pipeline with a finished run, selected with its step tree, whose passed: graph has
+        // three stages (two jobs after the first, one after both).
+        const QByteArray yaml = "resource_types:\n- name: counter\n  commands:\n"
+                                "    check: |\n      echo '[{\"n\": \"1\"}]'\n"
+                                "    in: |\n      echo '{\"version\": {\"n\": \"1\"}}'\n"
+                                "resources:\n- name: source-tree\n  type: counter\n  check_every: never\n"
+                                "jobs:\n"
+                                "- name: package-the-release-artifacts\n  plan:\n"
+                                "  - get: source-tree\n    passed: [build-and-test-everything]\n"
+                                "- name: publish-documentation-site\n  plan:\n"
+                                "  - get: source-tree\n    passed: [build-and-test-everything]\n"
+                                "- name: ship-to-production\n  plan:\n"
+                                "  - get: source-tree\n"
+                                "    passed: [package-the-release-artifacts, publish-documentation-site]\n"
+                                "- name: build-and-test-everything\n  plan:\n"
+                                "  - get: source-tree\n"
                                 "  - task: compile-the-whole-project\n"
                                 "    config: {platform: host, run: {path: sh, args: [\"-c\", \"echo compiled\"]}}\n"
                                 "  - in_parallel:\n"
@@ -317,6 +331,9 @@ private Q_SLOTS:
         auto set = test::awaitObject([&](auto done) { m_session->setPipeline(u"release-train"_s, yaml, {}, done); });
         QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
         QVERIFY(m_install.allowHostExecution(u"release-train"_s));
+        const Status checked =
+            test::awaitDone([&](auto done) { m_session->checkResource(u"release-train"_s, u"source-tree"_s, done); });
+        QVERIFY2(checked, qPrintable(checked ? QString() : test::describe(checked.error())));
         auto run = test::awaitObject(
             [&](auto done) { m_session->triggerJob(u"release-train"_s, u"build-and-test-everything"_s, done); });
         QVERIFY2(run, qPrintable(run ? QString() : run.error().text()));
