@@ -219,6 +219,14 @@
         <source>unknown</source>
         <translation>unbekannt</translation>
     </message>
+    <message>
+        <source>Show older</source>
+        <translation>Ältere anzeigen</translation>
+    </message>
+    <message>
+        <source>Show the events of older deploys</source>
+        <translation>Ereignisse älterer Deployments anzeigen</translation>
+    </message>
 </context>
 <context>
     <name>AppSettingsTab</name>
@@ -973,10 +981,6 @@
         <translation>Kein Job wartet auf einen anderen (kein passed: in der Konfiguration)</translation>
     </message>
     <message>
-        <source>Jobs of the pipeline</source>
-        <translation>Jobs der Pipeline</translation>
-    </message>
-    <message>
         <source>%1, %2, %3</source>
         <translation>%1, %2, %3</translation>
     </message>
@@ -995,6 +999,14 @@
     <message>
         <source>Start a run of %1</source>
         <translation>Einen Lauf von %1 starten</translation>
+    </message>
+    <message>
+        <source>Jobs of the pipeline and what feeds each</source>
+        <translation>Jobs der Pipeline und welche Jobs jeden speisen</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
     </message>
 </context>
 <context>
@@ -2551,10 +2563,6 @@
 </context>
 <context>
     <name>pando::desktop::JobsModel</name>
-    <message>
-        <source>Stage %1</source>
-        <translation>Stufe %1</translation>
-    </message>
     <message>
         <source>first: no job feeds it</source>
         <translation>zuerst: kein Job liefert ihm zu</translation>

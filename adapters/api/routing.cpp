@@ -4,7 +4,7 @@ using namespace Qt::StringLiterals;
 
 namespace pando::adapters {
 
-Result<std::optional<Route>> routeToKeep(const QHash<QString, Route> &routes, const QString &app, int requestedPort)
+Result<const Route *> routeToKeep(const QHash<QString, Route> &routes, const QString &app, int requestedPort)
 {
     if (app.isEmpty())
         return fail(ErrorCode::Invalid, u"app name is empty"_s, u"app"_s);
@@ -15,13 +15,13 @@ Result<std::optional<Route>> routeToKeep(const QHash<QString, Route> &routes, co
             return fail(ErrorCode::Conflict,
                         u"app %1 is already routed on port %2, not %3"_s.arg(app).arg(it->port).arg(requestedPort),
                         u"port"_s, u"remove the route first to move it"_s);
-        return std::optional<Route>(*it);
+        return &*it;
     }
     for (const Route &other : routes)
         if (requestedPort != 0 && other.port == requestedPort)
             return fail(ErrorCode::Conflict, u"port %1 is already in use"_s.arg(requestedPort), u"port"_s,
                         u"app %1 is routed on it; pick another port"_s.arg(other.app));
-    return std::optional<Route>();
+    return nullptr;
 }
 
 } // namespace pando::adapters

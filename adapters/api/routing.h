@@ -51,8 +51,9 @@ public:
 };
 
 // What every router checks before it routes app on requestedPort (0: any) among its routes: bad
-// input is Invalid; the app's route when it has one on that port (or any); Conflict when it is
-// routed on another port or another app holds that one; nullopt when a new route may be made.
-Result<std::optional<Route>> routeToKeep(const QHash<QString, Route> &routes, const QString &app, int requestedPort);
+// input is Invalid; the app's route (in routes) when it has one on that port (or any); Conflict
+// when it is routed on another port or another app holds that one; null when a new route may be
+// made.
+Result<const Route *> routeToKeep(const QHash<QString, Route> &routes, const QString &app, int requestedPort);
 
 } // namespace pando::adapters

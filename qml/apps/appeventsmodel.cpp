@@ -225,7 +225,7 @@ bool AppEventsModel::isSubsequence(const QList<Entry> &part, const QList<Entry> 
     return at == part.size();
 }
 
-void AppEventsModel::insertMissing(QList<Entry> rows)
+void AppEventsModel::insertMissing(const QList<Entry> &rows)
 {
     qsizetype at = 0;
     for (qsizetype k = 0; k < rows.size();) {
@@ -274,7 +274,7 @@ void AppEventsModel::answered(quint64 generation)
     // Older lines are inserted where they go among the rows shown (mostly below them), so the
     // list keeps its place: the user scrolled down to ask for them. Anything else is a new list.
     if (m_keepHistory && isSubsequence(m_rows, rows))
-        insertMissing(std::move(rows));
+        insertMissing(rows);
     else {
         beginResetModel();
         m_rows = std::move(rows);

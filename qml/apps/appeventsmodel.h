@@ -101,7 +101,7 @@ private:
     // Whether every entry of part is in whole, in the same order; inserts those of rows (which
     // holds m_rows as a subsequence) that m_rows lacks, where they go.
     static bool isSubsequence(const QList<Entry> &part, const QList<Entry> &whole);
-    void insertMissing(QList<Entry> rows);
+    void insertMissing(const QList<Entry> &rows);
 
     QString m_app;
     QList<Entry> m_rows; // newest first

@@ -394,8 +394,8 @@ Result<Route> CaddyEdge::ensure(const QString &app, int requestedPort)
     auto kept = routeToKeep(m_routes, app, requestedPort);
     if (!kept)
         return std::unexpected(kept.error());
-    if (*kept)
-        return **kept;
+    if (const Route *existing = *kept)
+        return *existing;
     auto port = probePort(requestedPort);
     if (!port)
         return std::unexpected(port.error());

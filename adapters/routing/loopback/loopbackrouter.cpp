@@ -77,8 +77,8 @@ Result<Route> LoopbackRouter::ensure(const QString &app, int requestedPort)
     auto kept = routeToKeep(m_routes, app, requestedPort);
     if (!kept)
         return std::unexpected(kept.error());
-    if (*kept)
-        return **kept;
+    if (const Route *existing = *kept)
+        return *existing;
     int port = 0;
     Result<int> fd = openListener(requestedPort, &port);
     if (!fd)
