@@ -456,6 +456,7 @@ Status CaddyEdge::check()
         m_problem = spawned.error().text();
         return spawned;
     }
+    m_problem.clear(); // a failed restart's words no longer hold
     return adoptLocked();
 }
 
