@@ -156,14 +156,15 @@ Status CaddyEdge::startLocked()
     // Connections queued on a listener Caddy closes on a load move to its new one, instead of
     // being reset (Linux 5.14+; per network namespace).
     m_problem.clear();
+    m_migrateProblem.clear();
     QFile migrate(QString::fromLatin1(MigrateSysctl));
     if (migrate.open(QIODevice::ReadOnly) && migrate.readAll().trimmed() != "1") {
         migrate.close();
         if (migrate.open(QIODevice::WriteOnly) && migrate.write("1\n") == 2)
             qInfo("edge: set net.ipv4.tcp_migrate_req to 1, so route changes drop no waiting connection");
         else
-            m_problem = u"a route change may reset connections that are waiting to be accepted: run `sysctl -w "
-                        "net.ipv4.tcp_migrate_req=1` as root (see docs/edge.md)"_s;
+            m_migrateProblem = u"a route change may reset connections that are waiting to be accepted: run `sysctl -w "
+                               "net.ipv4.tcp_migrate_req=1` as root (see docs/edge.md)"_s;
     }
 
     if (!answersLocked()) {
@@ -489,7 +490,9 @@ RouterStatus CaddyEdge::status()
     status.running = answersLocked();
     status.routes = int(m_routes.size());
     status.pid = caddyPid();
-    status.problem = m_problem;
+    QStringList problems{m_problem, m_migrateProblem};
+    problems.removeAll(QString());
+    status.problem = problems.join(u"; "_s);
     if (!status.running)
         status.problem = u"Caddy does not answer on its admin socket, so apps are not reachable; Pando starts it "
                          "again within a reconcile interval. Its last words: %1"_s.arg(tail(path("caddy.log"), 3));

@@ -78,7 +78,8 @@ private:
     std::mutex m_mutex;
     QHash<QString, Route> m_routes;
     bool m_started = false;
-    QString m_problem;
+    QString m_problem;        // the last failed restart
+    QString m_migrateProblem; // net.ipv4.tcp_migrate_req is 0 and may not be set
 };
 
 } // namespace pando::adapters::caddy
