@@ -62,11 +62,12 @@ private:
     core::AppView view(const QString &name);
     QList<core::Event> eventsOf(const QString &app, core::EventType type);
 
+    // Declared before the install: its health thread publishes into them until the install is gone.
+    QMutex m_eventsMutex;
+    QList<core::Event> m_events;
     test::TestInstall m_install;
     QTemporaryDir m_config;
     QList<std::shared_ptr<QTemporaryFile>> m_files;
-    QMutex m_eventsMutex;
-    QList<core::Event> m_events;
 };
 
 void TestHealthCli::initTestCase()

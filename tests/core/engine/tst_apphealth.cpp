@@ -45,9 +45,10 @@ private:
     QList<core::Event> eventsOf(const QString &app, core::EventType type);
     core::AppView view(const QString &name);
 
-    std::unique_ptr<EngineFixture> m_fx;
+    // Declared before the engine: its threads publish into them until the engine is gone.
     QMutex m_eventsMutex;
     QList<core::Event> m_events;
+    std::unique_ptr<EngineFixture> m_fx;
 };
 
 void TestAppHealth::initTestCase()

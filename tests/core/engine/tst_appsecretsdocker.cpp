@@ -57,10 +57,11 @@ private:
     core::DeployView deployAndWait(const QString &app);
     QString everythingSaid(const QString &app, const QString &deployId);
 
-    std::unique_ptr<EngineFixture> m_fx;
-    QString m_repo;
+    // Declared before the engine: its threads publish into them until the engine is gone.
     QMutex m_eventsMutex;
     QStringList m_events;
+    std::unique_ptr<EngineFixture> m_fx;
+    QString m_repo;
 };
 
 void TestAppSecretsDocker::initTestCase()

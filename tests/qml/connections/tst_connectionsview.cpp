@@ -32,6 +32,7 @@
 #include <QTest>
 #include <QTranslator>
 #include <QtQml/qqmlextensionplugin.h>
+#include <algorithm>
 
 Q_IMPORT_QML_PLUGIN(Pando_ConnectionsPlugin)
 Q_IMPORT_QML_PLUGIN(Pando_SettingsPlugin)
@@ -90,13 +91,20 @@ class TestConnectionsView : public QObject {
     std::unique_ptr<RemoteSession> m_teammate;
     QTranslator m_english; // the plural forms, as pando-desktop loads them
 
-    // Every item under item whose objectName is name, in the order they are drawn.
+    // Every visible item under item whose objectName is name, top to bottom as the user reads them (a
+    // list's delegates are not created, nor kept among its children, in the model's order).
     static void collect(QQuickItem *item, const QString &name, QList<QQuickItem *> &found)
+    {
+        collectUnordered(item, name, found);
+        std::ranges::stable_sort(found, {}, [](const QQuickItem *it) { return it->mapToScene({0, 0}).y(); });
+    }
+
+    static void collectUnordered(QQuickItem *item, const QString &name, QList<QQuickItem *> &found)
     {
         if (item->objectName() == name && item->isVisible())
             found.append(item);
         for (QQuickItem *child : item->childItems())
-            collect(child, name, found);
+            collectUnordered(child, name, found);
     }
 
     // Shows the view (a QML snippet around it) at 1280×800 and saves the screenshot; inspect looks
