@@ -4,6 +4,46 @@ using namespace Qt::StringLiterals;
 
 namespace pando::adapters {
 
+QString tlsModeName(TlsMode mode)
+{
+    switch (mode) {
+    case TlsMode::Auto:
+        return u"auto"_s;
+    case TlsMode::Internal:
+        return u"internal"_s;
+    case TlsMode::Off:
+        return u"off"_s;
+    }
+    return {};
+}
+
+QUrl Address::url(int httpPort, int httpsPort) const
+{
+    QUrl url;
+    const bool secure = tls != TlsMode::Off;
+    url.setScheme(secure ? u"https"_s : u"http"_s);
+    url.setHost(host);
+    const int port = secure ? httpsPort : httpPort;
+    if (port != (secure ? 443 : 80))
+        url.setPort(port);
+    url.setPath(path);
+    return url;
+}
+
+bool Address::covers(const QString &requestPath) const
+{
+    return path == u"/" || requestPath == path || requestPath.startsWith(path + u'/');
+}
+
+Status Router::setAddresses(const QString &app, const AddressChange &change)
+{
+    if (change.addresses.isEmpty())
+        return {};
+    return fail(ErrorCode::Invalid,
+                u"app %1 names domains, but this edge serves apps on loopback ports only"_s.arg(app), u"route.domains"_s,
+                u"run Pando with the Caddy edge (--edge caddy), or leave route.domains out"_s);
+}
+
 Result<const Route *> routeToKeep(const QHash<QString, Route> &routes, const QString &app, int requestedPort)
 {
     if (app.isEmpty())

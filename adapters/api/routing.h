@@ -7,12 +7,46 @@
 
 #include "error.h"
 
+#include <QDateTime>
 #include <QHash>
+#include <QList>
 #include <QString>
 #include <QUrl>
 #include <optional>
 
 namespace pando::adapters {
+
+// How an address is served: a certificate from the edge's ACME CA (auto), from the install's own
+// CA (internal, for names only the local network resolves), or plain HTTP (off).
+enum class TlsMode { Auto, Internal, Off };
+QString tlsModeName(TlsMode mode); // "auto", "internal", "off"
+
+// One place an app is reached at on the edge's shared ports: a host name (ASCII, lower case;
+// "*.example.com" for a wildcard) and a path prefix ("/" for the whole host, else "/api" with no
+// trailing slash, which also serves "/api/..."). Two apps never share one.
+struct Address {
+    QString host;
+    QString path = QStringLiteral("/");
+    TlsMode tls = TlsMode::Auto;
+    bool operator==(const Address &) const = default;
+    // "https://shop.example.com/api" (with the edge's port when it is not the default one).
+    QUrl url(int httpPort = 80, int httpsPort = 443) const;
+    // Whether a request for path on this host would reach this address.
+    bool covers(const QString &requestPath) const;
+};
+
+// An address the app stopped using, kept answering with a redirect to where it moved.
+struct MovedAddress {
+    Address from;
+    QUrl to;
+    bool operator==(const MovedAddress &) const = default;
+};
+
+// What an app's addresses should be, as the deploy and the reconciler hand them to the edge.
+struct AddressChange {
+    QList<Address> addresses;
+    bool redirectMoved = true; // an address no longer listed redirects to the first new one; else it is dropped
+};
 
 struct Route {
     QString app;
@@ -20,6 +54,16 @@ struct Route {
     QUrl url;            // where people reach the app
     QString backendHost; // empty: no backend yet
     int backendPort = 0;
+    QList<Address> addresses;  // on the edge's shared ports; empty: only the stable port
+    QList<MovedAddress> moved; // answered with a redirect
+};
+
+// A certificate the edge holds (or tried to get) for one host name.
+struct CertificateState {
+    QString host;
+    QString issuer;     // the issuing CA's name; empty when none was issued yet
+    QDateTime notAfter; // invalid when none was issued yet
+    QString error;      // the last failure to get or renew one; empty when the last try worked
 };
 
 // What serves the routes, for `pando edge status`, GET /api/v1/edge and the desktop's status line.
@@ -44,6 +88,15 @@ public:
     // Stops serving the route and frees its port; a missing route is not an error.
     virtual Status remove(const QString &app) = 0;
     virtual std::optional<Route> route(const QString &app) = 0;
+    // Whether this router serves addresses (host names and paths on shared ports) at all; a spec
+    // that names domains is refused before anything is created when it does not.
+    virtual bool servesAddresses() const { return false; }
+    // Serves the app's route at these addresses from now on (its stable port stays). Addresses the
+    // route had and the change drops redirect to the first new one, or are dropped, as asked;
+    // Conflict when another app holds one of them. The previous addresses keep serving on error.
+    virtual Status setAddresses(const QString &app, const AddressChange &change);
+    // The certificates the edge holds or tried to get, by host name.
+    virtual QList<CertificateState> certificates() { return {}; }
     // Makes sure what serves the routes runs (an edge in its own process is started again with
     // the routes it had); an error when it cannot. Called on every reconciler pass.
     virtual Status check() { return {}; }
