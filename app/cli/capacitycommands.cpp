@@ -80,6 +80,19 @@ void showCapacity(Cli &cli)
     }));
 }
 
+// HOST, ISSUER, EXPIRES, PROBLEM: one row per certificate the edge holds or tried to get.
+QString certificateTable(const QJsonArray &certificates)
+{
+    QList<QStringList> rows;
+    for (const QJsonValue value : certificates) {
+        const QJsonObject c = value.toObject();
+        const qint64 notAfter = num(c, "not_after_ms");
+        rows.append({str(c, "host"), str(c, "issuer"), timestamp(notAfter), str(c, "error")});
+    }
+    return table(
+        {QStringLiteral("HOST"), QStringLiteral("ISSUER"), QStringLiteral("EXPIRES"), QStringLiteral("PROBLEM")}, rows);
+}
+
 void showEdge(Cli &cli)
 {
     cli.api().edge(cli.handle([&cli](const client::ApiResponse &r) {
@@ -95,14 +108,33 @@ void showEdge(Cli &cli)
                 {QStringLiteral("while Pando is stopped"), r.json.value(QStringLiteral("outlives_pando")).toBool()
                                                                ? QStringLiteral("apps keep answering")
                                                                : QStringLiteral("apps stop answering")}};
+            if (const int https = int(num(r.json, "https_port")); https > 0)
+                lines.append({QStringLiteral("domains served on"),
+                              QStringLiteral("HTTP port %1, HTTPS port %2").arg(num(r.json, "http_port")).arg(https)});
             if (const QString problem = str(r.json, "problem"); problem != QLatin1String("-"))
                 lines.append({QStringLiteral("problem"), problem});
             printOut(keyValues(lines));
+            const QJsonArray certificates = r.json.value(QStringLiteral("certificates")).toArray();
+            if (!certificates.isEmpty()) {
+                printOut(QString());
+                printOut(certificateTable(certificates));
+            }
         }
         // A status that says the edge is down is a failure the caller can test for.
         if (!running)
             return cli.failWith(Error{ErrorCode::Unavailable, QStringLiteral("the edge does not answer"),
                                       QStringLiteral("edge status"), str(r.json, "problem")});
+        cli.finish(ExitOk);
+    }));
+}
+
+void showEdgeCa(Cli &cli)
+{
+    cli.api().edgeCa(cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json)
+            printJson(r.json);
+        else
+            printOut(r.json.value(QStringLiteral("pem")).toString().trimmed());
         cli.finish(ExitOk);
     }));
 }
@@ -140,7 +172,15 @@ constexpr CommandDef CapacityTable[] = {
      "start an app's serving version again (after its disk limit stopped it)",
      &startApp},
     {"", "capacity", "", 0, 0, {}, "each runtime's CPUs, memory and disk beside what is committed", &showCapacity},
-    {"edge", "status", "", 0, 0, {}, "what serves the apps, and whether it does", &showEdge},
+    {"edge", "status", "", 0, 0, {}, "what serves the apps, whether it does, and its certificates", &showEdge},
+    {"edge",
+     "ca",
+     "",
+     0,
+     0,
+     {},
+     "print the install CA's root (PEM), to trust apps served with tls: internal",
+     &showEdgeCa},
 };
 static_assert(isComplete(CapacityTable),
               "every command needs its words, a summary, a handler and consistent arguments");

@@ -483,4 +483,9 @@ void Api::edge(Callback done) const
     get(apiPath({u"edge"_s}), std::move(done));
 }
 
+void Api::edgeCa(Callback done) const
+{
+    get(apiPath({u"edge"_s, u"ca"_s}), std::move(done));
+}
+
 } // namespace pando::client

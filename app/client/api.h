@@ -186,6 +186,7 @@ public:
     void capacity(Callback done) const;
     // What serves the apps, and whether it does.
     void edge(Callback done) const;
+    void edgeCa(Callback done) const;
 
 private:
     void get(const QString &path, Callback done) const;

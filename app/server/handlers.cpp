@@ -349,6 +349,8 @@ constexpr RouteDef Routes[] = {
     // refused deploy shows a deployer the same figures.
     {"GET", "/api/v1/capacity", AppsRead, None, false, &capacityapi::showCapacity},
     {"GET", "/api/v1/edge", AppsRead, None, false, &capacityapi::showEdge},
+    // The install CA's root is no secret: whoever uses the install's apps trusts it.
+    {"GET", "/api/v1/edge/ca", AppsRead, None, false, &capacityapi::showEdgeCa},
 };
 
 constexpr bool everyRouteIsComplete()
