@@ -109,4 +109,9 @@ public:
 // made.
 Result<const Route *> routeToKeep(const QHash<QString, Route> &routes, const QString &app, int requestedPort);
 
+// The route table with app's backend switched to host:port, for a router's setBackend(): Invalid
+// for a bad backend, NotFound when app has no route, nullopt when it already leads there.
+Result<std::optional<QHash<QString, Route>>> withBackend(const QHash<QString, Route> &routes, const QString &app,
+                                                         const QString &host, int port);
+
 } // namespace pando::adapters
