@@ -68,7 +68,7 @@ struct CertificateState {
 
 // What serves the routes, for `pando edge status`, GET /api/v1/edge and the desktop's status line.
 struct RouterStatus {
-    QString kind;               // "caddy", "in-process"
+    QString kind;               // "caddy", "in-process", "traefik"
     bool running = true;        // it answers: apps are reachable through it
     bool outlivesPando = false; // apps keep answering while Pando is stopped
     qint64 pid = 0;             // its process, when it has one of its own

@@ -53,6 +53,9 @@ int main(int argc, char *argv[])
     installOptions.auditSinks = options->auditSinks;
     installOptions.appLimit = options->appLimit;
     installOptions.edge = options->edge;
+    installOptions.traefik.configDir = options->traefikDir;
+    installOptions.traefik.certResolver = options->traefikResolver;
+    installOptions.traefik.certificatesDir = options->traefikCertificates;
     wiring::Install install(std::move(installOptions));
     const Status opened = install.open();
     for (const QString &note : install.runtimeNotes())

@@ -186,10 +186,12 @@ Status TraefikRouter::applyLocked(const QHash<QString, Route> &routes)
             return written;
         }
     }
-    const QByteArray entryPointsBefore = changes[1].before;
-    if (changes[1].existed && entryPointsBefore != changes[1].content)
-        qInfo("traefik: the apps' entry points changed in %s; restart Traefik with them so new stable ports answer",
-              qPrintable(entryPointsFile()));
+    for (const Route &route : routes)
+        if (!m_routes.contains(route.app))
+            qInfo("traefik: restart Traefik with the entry point %s (127.0.0.1:%d, in %s) so app %s's stable port "
+                  "answers",
+                  qPrintable(detail::entryPointName(route.app)), route.port, qPrintable(entryPointsFile()),
+                  qPrintable(route.app));
     m_routes = routes;
     m_written = true;
     m_problem.clear();
