@@ -121,6 +121,7 @@ def check(schema_path, dynamic_path, entry_points_path, extra_entry_points):
         schema = json.load(f)
     with open(dynamic_path, encoding="utf-8") as f:
         config = yaml.safe_load(f)
+    jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
     for error in sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path)):
         where = "/".join(str(p) for p in error.absolute_path) or "(root)"

@@ -340,6 +340,11 @@ private Q_SLOTS:
                                     << QByteArray("HostHeader(`shop.example.com`)") << u"rule"_s;
         QTest::newRow("missing service") << QByteArray("service: \"pando-shop\"")
                                          << QByteArray("service: \"pando-shopp\"") << u"reference"_s;
+        QTest::newRow("entry point not in the static configuration")
+            << QByteArray("- \"pando-shop\"") << QByteArray("- \"pando-shopp\"") << u"reference"_s;
+        QTest::newRow("two kinds in one service")
+            << QByteArray("    pando-shop:\n      loadBalancer:")
+            << QByteArray("    pando-shop:\n      weighted: {}\n      loadBalancer:") << u"schema"_s;
     }
     void checkerRefusesTyposAndV2Rules()
     {
@@ -386,6 +391,9 @@ private Q_SLOTS:
         QVERIFY(seen.size() > 10);
         for (const QByteArray &content : std::as_const(seen))
             QVERIFY2(written.contains(content), content.right(200).constData());
+        // No temporary file left behind for Traefik to read.
+        QCOMPARE(QDir(m_dir->filePath(u"traefik/dynamic"_s)).entryList(QDir::Files | QDir::Hidden),
+                 QStringList{u"pando.yml"_s});
     }
 
     void aFailedWriteChangesNothing()
@@ -446,8 +454,14 @@ private Q_SLOTS:
         QVERIFY(next.status().outlivesPando);
         QCOMPARE(next.status().kind, u"traefik"_s);
 
-        // A file removed behind Pando's back is written again by the next check.
+        // A file removed or edited behind Pando's back is written again by the next check.
         QVERIFY(QFile::remove(dynamicFile()));
+        PANDO_VERIFY_OK(next.check());
+        QCOMPARE(readFile(dynamicFile()), dynamicBefore);
+        QFile edited(dynamicFile());
+        QVERIFY(edited.open(QIODevice::Append));
+        edited.write("tcp: {}\n");
+        edited.close();
         PANDO_VERIFY_OK(next.check());
         QCOMPARE(readFile(dynamicFile()), dynamicBefore);
     }
@@ -515,11 +529,34 @@ private Q_SLOTS:
         QVERIFY(!portTaken);
         QCOMPARE(portTaken.error().code, ErrorCode::Conflict);
         QCOMPARE(router.setAddresses(u"ghost"_s, {{address(u"g.example.com"_s)}}).error().code, ErrorCode::NotFound);
+        QCOMPARE(router.ensure(u"Bad_Name"_s, 0).error().code, ErrorCode::Invalid);
+        QCOMPARE(router.setBackend(u"api"_s, u"a`b"_s, 80).error().code, ErrorCode::Invalid);
+        QCOMPARE(router.setBackend(u"api"_s, u"127.0.0.1"_s, 0).error().code, ErrorCode::Invalid);
 
         QCOMPARE(readFile(dynamicFile()), dynamicBefore);
         QCOMPARE(readFile(m_dir->filePath(u"state/routes.json"_s)), tableBefore);
         QCOMPARE(router.route(u"api"_s)->addresses, apiBefore.addresses);
         QVERIFY(!router.route(u"new"_s));
+    }
+
+    void removeDropsEverythingOfTheApp()
+    {
+        TraefikRouter router(options());
+        PANDO_VERIFY_OK(router.start());
+        addApps(router);
+        PANDO_VERIFY_OK(router.setAddresses(u"shop"_s, {{address(u"store.example.com"_s)}}));
+        QCOMPARE(router.route(u"shop"_s)->moved.size(), 2);
+        PANDO_VERIFY_OK(router.remove(u"shop"_s));
+        PANDO_VERIFY_OK(router.remove(u"shop"_s)); // a missing route is not an error
+        verifyChecked();
+        QVERIFY(!router.route(u"shop"_s));
+        const QByteArray dynamic = readFile(dynamicFile());
+        QVERIFY2(!dynamic.contains("pando-shop"), dynamic.constData());
+        QVERIFY(dynamic.contains("pando-api"));
+        QVERIFY(!readFile(entryPointsFile()).contains("pando-shop"));
+        QCOMPARE(router.status().routes, 3);
+        // Its addresses are free for another app.
+        PANDO_VERIFY_OK(router.setAddresses(u"api"_s, {{address(u"shop.example.com"_s)}}));
     }
 
     void filesArePrivate()
