@@ -308,6 +308,13 @@ private Q_SLOTS:
         QCOMPARE(redirected(pathRedirect, u"http://example.com/shop?b"_s), u"https://new.example.com/store?b"_s);
         QCOMPARE(redirected(pathRedirect, u"http://example.com/shopping"_s), QString());
 
+        // Characters that mean something to a regexp or to Go's replacement are taken as they are.
+        const auto [regex, replacement] = traefik::detail::redirectFor(
+            {address(u"odd.example.com"_s, u"/a$b(c).d+"_s), QUrl(u"https://new.example.com/x$y"_s)});
+        const QJsonObject odd{{"regex"_L1, regex}, {"replacement"_L1, replacement}};
+        QCOMPARE(redirected(odd, u"https://odd.example.com/a$b(c).d+/z"_s), u"https://new.example.com/x$y/z"_s);
+        QCOMPARE(redirected(odd, u"https://odd.example.com/a$b(c)xd+/z"_s), QString());
+
         // Taken back: the redirect goes. Dropped without redirectMoved: it vanishes.
         PANDO_VERIFY_OK(router.setAddresses(
             u"shop"_s, {{address(u"old.example.com"_s), address(u"new.example.com"_s, u"/store"_s)}}));
