@@ -109,7 +109,7 @@ Result<Address> addressFrom(const QJsonObject &object, const QString &where)
         address.tls = TlsMode::Off;
     else
         return fail(ErrorCode::Invalid, u"TLS mode \"%1\" is not auto, internal or off"_s.arg(tls), where + ".tls"_L1);
-    if (auto checked = checkAddress(address, where); !checked)
+    if (auto checked = checkAddress(address, where + ".host"_L1, where + ".path"_L1); !checked)
         return std::unexpected(checked.error());
     return address;
 }
@@ -249,7 +249,7 @@ std::pair<QString, QString> certificateFiles(const QString &dir, const QString &
     return {QDir(dir).filePath(base + ".crt"_L1), QDir(dir).filePath(base + ".key"_L1)};
 }
 
-Status checkAddress(const Address &address, const QString &where)
+Status checkAddress(const Address &address, const QString &hostWhere, const QString &pathWhere)
 {
     static const QRegularExpression host(
         uR"(^(\*\.)?([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\z)"_s);
@@ -257,15 +257,14 @@ Status checkAddress(const Address &address, const QString &where)
     static const QRegularExpression path(uR"(^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+\z)"_s);
     if (address.host.size() > 253 || !host.match(address.host).hasMatch())
         return fail(ErrorCode::Invalid,
-                    u"\"%1\" is not a lower-case host name (or *.name for a wildcard)"_s.arg(address.host),
-                    where + ".host"_L1);
+                    u"\"%1\" is not a lower-case host name (or *.name for a wildcard)"_s.arg(address.host), hostWhere);
     if (isWildcard(address.host) && !address.host.mid(2).contains(u'.'))
         return fail(ErrorCode::Invalid, u"wildcard \"%1\" covers a whole top-level domain"_s.arg(address.host),
-                    where + ".host"_L1);
+                    hostWhere);
     if (address.path != "/"_L1 && (address.path.size() > 1024 || !path.match(address.path).hasMatch()))
         return fail(ErrorCode::Invalid,
                     u"path \"%1\" is not \"/\" or \"/segment/...\" without a trailing slash"_s.arg(address.path),
-                    where + ".path"_L1);
+                    pathWhere);
     return {};
 }
 

@@ -49,9 +49,10 @@ std::pair<QString, QString> redirectFor(const MovedAddress &moved);
 // Where the certificate and key for host would be in dir (TLS internal).
 std::pair<QString, QString> certificateFiles(const QString &dir, const QString &host);
 
-// Invalid, at where, unless the host is a lower-case DNS name (or *.name) and the path "/" or
-// "/seg/..." without a trailing slash, in characters a rule and a URL hold as they are.
-Status checkAddress(const Address &address, const QString &where);
+// Invalid unless the host is a lower-case DNS name (or *.name) and the path "/" or "/seg/..."
+// without a trailing slash, in characters a rule and a URL hold as they are; the error is at
+// hostWhere or pathWhere.
+Status checkAddress(const Address &address, const QString &hostWhere, const QString &pathWhere);
 
 // The dynamic configuration for routes as a JSON tree (YAML is written from it).
 QJsonObject dynamicConfig(const QHash<QString, Route> &routes, const TraefikRouterOptions &options);

@@ -9,6 +9,7 @@
 #include <QSet>
 #include <QSslCertificate>
 
+#include <algorithm>
 #include <unistd.h>
 
 using namespace Qt::StringLiterals;
@@ -253,14 +254,14 @@ std::optional<Route> TraefikRouter::route(const QString &app)
 
 Status TraefikRouter::setAddresses(const QString &app, const AddressChange &change)
 {
+    // The spec's domains and paths make the addresses, so errors point at those.
+    const QString domains = u"route.domains"_s;
     QSet<QString> wanted;
-    for (qsizetype i = 0; i < change.addresses.size(); ++i) {
-        const Address &address = change.addresses[i];
-        const QString where = u"route.domains[%1]"_s.arg(i);
-        if (auto checked = detail::checkAddress(address, where); !checked)
+    for (const Address &address : change.addresses) {
+        if (auto checked = detail::checkAddress(address, domains, u"route.paths"_s); !checked)
             return checked;
         if (wanted.contains(keyOf(address)))
-            return fail(ErrorCode::Invalid, u"%1%2 is listed twice"_s.arg(address.host, address.path), where);
+            return fail(ErrorCode::Invalid, u"%1%2 is listed twice"_s.arg(address.host, address.path), domains);
         wanted.insert(keyOf(address));
     }
     const std::lock_guard guard(m_mutex);
@@ -270,13 +271,9 @@ Status TraefikRouter::setAddresses(const QString &app, const AddressChange &chan
         if (other.app == app)
             continue;
         for (const Address &held : other.addresses)
-            if (wanted.contains(keyOf(held))) {
-                const auto at = std::find_if(change.addresses.cbegin(), change.addresses.cend(),
-                                             [&](const Address &a) { return keyOf(a) == keyOf(held); });
+            if (wanted.contains(keyOf(held)))
                 return fail(ErrorCode::Conflict, u"%1%2 is app %3's address"_s.arg(held.host, held.path, other.app),
-                            u"route.domains[%1]"_s.arg(at - change.addresses.cbegin()),
-                            u"take it off %1 first, or pick another host or path"_s.arg(other.app));
-            }
+                            domains, u"take it off %1 first, or pick another host or path"_s.arg(other.app));
     }
 
     QHash<QString, Route> next = m_routes;
