@@ -417,7 +417,10 @@ Status CaddyEdge::setBackend(const QString &app, const QString &host, int port)
     auto next = withBackend(m_routes, app, host, port);
     if (!next)
         return std::unexpected(next.error());
-    return *next ? applyLocked(**next) : Status{};
+    const std::optional<QHash<QString, Route>> &changed = *next;
+    if (!changed.has_value())
+        return {};
+    return applyLocked(*changed);
 }
 
 Status CaddyEdge::remove(const QString &app)

@@ -193,7 +193,7 @@ void emitValue(QByteArray &out, const QJsonValue &value, int indent)
         emitObject(out, value.toObject(), indent);
         return;
     }
-    for (const QJsonValue &item : value.toArray()) {
+    for (const QJsonValue item : value.toArray()) {
         if (isEmptyContainer(item)) {
             out += QByteArray(indent, ' ') + "- ";
             emitScalar(out, item);

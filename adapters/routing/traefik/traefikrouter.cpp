@@ -235,8 +235,11 @@ Status TraefikRouter::setBackend(const QString &app, const QString &host, int po
     auto next = withBackend(m_routes, app, host, port);
     if (!next)
         return std::unexpected(next.error());
+    const std::optional<QHash<QString, Route>> &changed = *next;
+    if (changed.has_value())
+        return applyLocked(*changed);
     // Unchanged, but a failed write left the files behind: try again.
-    return *next ? applyLocked(**next) : m_written ? Status{} : applyLocked(m_routes);
+    return m_written ? Status{} : applyLocked(m_routes);
 }
 
 Status TraefikRouter::remove(const QString &app)
