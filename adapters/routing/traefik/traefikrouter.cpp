@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSet>
 #include <QSslCertificate>
@@ -103,6 +104,19 @@ Status TraefikRouter::startLocked()
                     u"traefik-dir"_s, u"name the directory Traefik's providers.file.directory watches"_s);
     if (m_options.stateDir.isEmpty())
         return fail(ErrorCode::Invalid, u"the Traefik router has no state directory"_s, u"stateDir"_s);
+    // Names that go into Traefik's file as they are.
+    static const QRegularExpression name(uR"(^[A-Za-z0-9_-]{1,64}\z)"_s);
+    for (const auto &[value, where] : {std::pair{m_options.certResolver, u"traefik-resolver"_s},
+                                       std::pair{m_options.webEntryPoint, u"webEntryPoint"_s},
+                                       std::pair{m_options.websecureEntryPoint, u"websecureEntryPoint"_s}})
+        if (!name.match(value).hasMatch())
+            return fail(
+                ErrorCode::Invalid,
+                u"\"%1\" is not a name Traefik's static configuration can hold (letters, digits, - and _)"_s.arg(value),
+                where);
+    if (m_options.webPort < 1 || m_options.webPort > 65535 || m_options.websecurePort < 1 ||
+        m_options.websecurePort > 65535)
+        return fail(ErrorCode::Invalid, u"the web and websecure ports must be in 1-65535"_s, u"webPort"_s);
     m_options.configDir = QDir(m_options.configDir).absolutePath();
     m_options.stateDir = QDir(m_options.stateDir).absolutePath();
     if (QDir::cleanPath(m_options.configDir) == QDir::cleanPath(m_options.stateDir))

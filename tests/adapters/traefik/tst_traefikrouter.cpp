@@ -589,6 +589,13 @@ private Q_SLOTS:
         QCOMPARE(QDir(m_dir->filePath(u"traefik/dynamic"_s)).entryList(QDir::Files | QDir::Hidden),
                  QStringList{u"pando.yml"_s});
 
+        // A resolver name Traefik's file could not hold as it is.
+        TraefikRouterOptions badResolver = options();
+        badResolver.certResolver = u"le: prod"_s;
+        const Status badName = TraefikRouter(badResolver).start();
+        QVERIFY(!badName);
+        QCOMPARE(badName.error().where, u"traefik-resolver"_s);
+
         // One directory for both would have Traefik read the entry points as dynamic configuration.
         TraefikRouterOptions same = options();
         same.stateDir = same.configDir;
