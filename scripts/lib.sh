@@ -17,7 +17,7 @@ PANDO_PACKAGES=(
     qt6-l10n-tools qt6-tools-dev
     docker.io busybox-static dpkg-dev caddy
 )
-PANDO_TEST_PACKAGES=(clang-tidy-16 clang-16 libclang-rt-16-dev clang-format postgresql rsyslog rsyslog-gnutls python3 openssl openssh-server openssh-client xvfb trayer
+PANDO_TEST_PACKAGES=(clang-tidy-16 clang-16 libclang-rt-16-dev clang-format postgresql rsyslog rsyslog-gnutls python3 python3-yaml python3-jsonschema openssl openssh-server openssh-client xvfb trayer
     libxcb1-dev debootstrap zsh fish)
 
 # With the minutes and seconds since the script started, so a slow phase shows.

@@ -69,4 +69,22 @@ Result<const Route *> routeToKeep(const QHash<QString, Route> &routes, const QSt
     return nullptr;
 }
 
+Result<std::optional<QHash<QString, Route>>> withBackend(const QHash<QString, Route> &routes, const QString &app,
+                                                         const QString &host, int port)
+{
+    if (port < 1 || port > 65535)
+        return fail(ErrorCode::Invalid, u"backend port %1 is outside 1-65535"_s.arg(port), u"port"_s);
+    if (host.isEmpty())
+        return fail(ErrorCode::Invalid, u"backend host is empty"_s, u"host"_s);
+    auto it = routes.constFind(app);
+    if (it == routes.constEnd())
+        return fail(ErrorCode::NotFound, u"app %1 has no route"_s.arg(app), u"app"_s, u"call ensure() first"_s);
+    if (it->backendHost == host && it->backendPort == port)
+        return std::nullopt;
+    QHash<QString, Route> next = routes;
+    next[app].backendHost = host;
+    next[app].backendPort = port;
+    return next;
+}
+
 } // namespace pando::adapters

@@ -71,7 +71,7 @@ struct CertificateState {
 
 // What serves the routes, for `pando edge status`, GET /api/v1/edge and the desktop's status line.
 struct RouterStatus {
-    QString kind;               // "caddy", "in-process"
+    QString kind;               // "caddy", "in-process", "traefik"
     bool running = true;        // it answers: apps are reachable through it
     bool outlivesPando = false; // apps keep answering while Pando is stopped
     qint64 pid = 0;             // its process, when it has one of its own
@@ -118,5 +118,10 @@ public:
 // when it is routed on another port or another app holds that one; null when a new route may be
 // made.
 Result<const Route *> routeToKeep(const QHash<QString, Route> &routes, const QString &app, int requestedPort);
+
+// The route table with app's backend switched to host:port, for a router's setBackend(): Invalid
+// for a bad backend, NotFound when app has no route, nullopt when it already leads there.
+Result<std::optional<QHash<QString, Route>>> withBackend(const QHash<QString, Route> &routes, const QString &app,
+                                                         const QString &host, int port);
 
 } // namespace pando::adapters

@@ -144,9 +144,26 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
     const QCommandLineOption edge(
         QStringLiteral("edge"),
         QStringLiteral("What serves the apps: caddy (its own process: apps answer while pandod is stopped), "
-                       "in-process, or auto (caddy when installed; the default). Also $PANDO_EDGE."),
-        QStringLiteral("auto|caddy|in-process"));
+                       "in-process, traefik (a Traefik you run, configured through --traefik-dir), or auto (caddy "
+                       "when installed; the default). Also $PANDO_EDGE."),
+        QStringLiteral("auto|caddy|in-process|traefik"));
     parser.addOption(edge);
+    const QCommandLineOption traefikDir(
+        QStringLiteral("traefik-dir"),
+        QStringLiteral("With --edge traefik: the directory Traefik's providers.file.directory watches; pandod "
+                       "writes pando.yml there. Also $PANDO_TRAEFIK_DIR."),
+        QStringLiteral("dir"));
+    const QCommandLineOption traefikResolver(
+        QStringLiteral("traefik-resolver"),
+        QStringLiteral("With --edge traefik: the certificatesResolvers entry that gets certificates for TLS-auto "
+                       "addresses (default pando). Also $PANDO_TRAEFIK_RESOLVER."),
+        QStringLiteral("name"));
+    const QCommandLineOption traefikCerts(
+        QStringLiteral("traefik-certs"),
+        QStringLiteral("With --edge traefik: a directory of HOST.crt/HOST.key pairs for TLS-internal addresses "
+                       "(default: Traefik's default certificate). Also $PANDO_TRAEFIK_CERTS."),
+        QStringLiteral("dir"));
+    parser.addOptions({traefikDir, traefikResolver, traefikCerts});
     const QCommandLineOption appLimit(QStringLiteral("app-limit"),
                                       QStringLiteral("Apps a member may own (default 10; operators and admins: any)."),
                                       QStringLiteral("n"));
@@ -367,6 +384,43 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
     if (!site)
         return std::unexpected(site.error());
     o.edgeSite = *site;
+    const auto flagOrEnv = [&](const QCommandLineOption &option, const char *variable) -> std::pair<QString, QString> {
+        if (parser.isSet(option))
+            return {parser.value(option), QStringLiteral("--") + option.names().constFirst()};
+        if (environment.contains(QLatin1StringView(variable)))
+            return {environment.value(QLatin1StringView(variable)), QLatin1StringView(variable)};
+        return {};
+    };
+    const QString traefikDirValue = flagOrEnv(traefikDir, "PANDO_TRAEFIK_DIR").first;
+    const auto [traefikResolverValue, traefikResolverWhere] = flagOrEnv(traefikResolver, "PANDO_TRAEFIK_RESOLVER");
+    const QString traefikCertsValue = flagOrEnv(traefikCerts, "PANDO_TRAEFIK_CERTS").first;
+    if (o.edge == wiring::EdgeChoice::Traefik) {
+        if (!traefikCertsValue.isEmpty())
+            o.traefikCertificates = QDir(traefikCertsValue).absolutePath();
+        if (traefikDirValue.isEmpty())
+            return fail(ErrorCode::Invalid,
+                        QStringLiteral("--edge traefik needs the directory Traefik's file provider "
+                                       "watches"),
+                        QStringLiteral("--traefik-dir"),
+                        QStringLiteral("give --traefik-dir DIR (or $PANDO_TRAEFIK_DIR); docs/edge.md, Traefik"));
+        o.traefikDir = QDir(traefikDirValue).absolutePath();
+        if (!traefikResolverValue.isEmpty()) {
+            static const QRegularExpression resolverName(QStringLiteral("^[A-Za-z0-9_-]{1,64}$"));
+            if (!resolverName.match(traefikResolverValue).hasMatch())
+                return fail(ErrorCode::Invalid,
+                            QStringLiteral("expected a certificatesResolvers name (letters, digits, - and _), got "
+                                           "\"%1\"")
+                                .arg(traefikResolverValue),
+                            traefikResolverWhere);
+            o.traefikResolver = traefikResolverValue;
+        }
+    } else if (parser.isSet(traefikDir) || parser.isSet(traefikResolver) || parser.isSet(traefikCerts)) {
+        // Only the flags: the variables may sit in an environment shared with other edges.
+        return fail(ErrorCode::Invalid, QStringLiteral("goes with --edge traefik"),
+                    parser.isSet(traefikDir)        ? QStringLiteral("--traefik-dir")
+                    : parser.isSet(traefikResolver) ? QStringLiteral("--traefik-resolver")
+                                                    : QStringLiteral("--traefik-certs"));
+    }
     if (parser.isSet(tlsCert) != parser.isSet(tlsKey))
         return fail(ErrorCode::Invalid, QStringLiteral("--tls-cert and --tls-key go together"),
                     parser.isSet(tlsCert) ? QStringLiteral("--tls-key") : QStringLiteral("--tls-cert"),

@@ -29,6 +29,11 @@ struct DaemonOptions {
     // --edge-listen, --edge-http-port, --edge-https-port, --acme-*: where apps' addresses are
     // served and where their certificates come from (docs/edge.md).
     adapters::caddy::EdgeSite edgeSite;
+    // --traefik-dir ($PANDO_TRAEFIK_DIR) and --traefik-resolver ($PANDO_TRAEFIK_RESOLVER), with
+    // --edge traefik: where Traefik's file provider looks, and its ACME resolver's name.
+    QString traefikDir;
+    QString traefikResolver = QStringLiteral("pando");
+    QString traefikCertificates; // --traefik-certs ($PANDO_TRAEFIK_CERTS): HOST.crt/HOST.key for TLS internal
     // HTTPS: with certificate and key files when given, else with a certificate made (and kept)
     // in <data-dir>/tls naming tlsNames, which clients pin by its fingerprint.
     bool tls = false;
@@ -56,7 +61,7 @@ struct DaemonOptions {
 using wiring::parseDuration;
 
 // Errors name the flag that was wrong. --help and --version exit the process. environment is
-// where PANDO_DATABASE_URL and PANDO_EDGE are read (the process's own by default).
+// where PANDO_DATABASE_URL, PANDO_EDGE and PANDO_TRAEFIK_* are read (the process's own by default).
 Result<DaemonOptions> parseOptions(const QStringList &arguments,
                                    const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment());
 

@@ -54,6 +54,9 @@ int main(int argc, char *argv[])
     installOptions.appLimit = options->appLimit;
     installOptions.edge = options->edge;
     installOptions.edgeSite = options->edgeSite;
+    installOptions.traefik.configDir = options->traefikDir;
+    installOptions.traefik.certResolver = options->traefikResolver;
+    installOptions.traefik.certificatesDir = options->traefikCertificates;
     wiring::Install install(std::move(installOptions));
     const Status opened = install.open();
     for (const QString &note : install.runtimeNotes())

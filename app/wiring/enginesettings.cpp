@@ -79,10 +79,11 @@ Result<EngineChoices> checkEngineSettings(const EngineSettings &settings, const 
     if (!settings.edge.isEmpty()) {
         static const QHash<QString, EdgeChoice> edges{{QStringLiteral("auto"), EdgeChoice::Auto},
                                                       {QStringLiteral("caddy"), EdgeChoice::Caddy},
-                                                      {QStringLiteral("in-process"), EdgeChoice::InProcess}};
+                                                      {QStringLiteral("in-process"), EdgeChoice::InProcess},
+                                                      {QStringLiteral("traefik"), EdgeChoice::Traefik}};
         if (!edges.contains(settings.edge))
             return fail(ErrorCode::Invalid,
-                        QStringLiteral("expected auto, caddy or in-process, got \"%1\"").arg(settings.edge),
+                        QStringLiteral("expected auto, caddy, in-process or traefik, got \"%1\"").arg(settings.edge),
                         prefix + QStringLiteral("edge"));
         choices.edge = edges.value(settings.edge);
     }

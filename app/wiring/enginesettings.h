@@ -21,15 +21,16 @@ struct EngineSettings {
     QString approvalPolicy; // a JSON policy file (docs/user-guide.md, Approvals); default: none wait
     QString approvalTtl;    // how long a deploy waits for sign-off: a duration ≥ 1m such as 24h
     QString auditSinks;     // a JSON file of audit sinks (docs/audit.md)
-    QString edge;           // what serves the apps: auto, caddy or in-process (docs/edge.md)
+    QString edge;           // what serves the apps: auto, caddy, in-process or traefik (docs/edge.md)
 
     bool operator==(const EngineSettings &) const = default;
 };
 
 // What serves the apps' routes (docs/edge.md): Caddy in a process of its own, so apps keep
 // answering while Pando is stopped, when it is installed (Auto) or always (Caddy, an error
-// without it); or a proxy in Pando's own process, with which apps stop answering when it stops.
-enum class EdgeChoice { Auto, Caddy, InProcess };
+// without it); a proxy in Pando's own process, with which apps stop answering when it stops; or
+// a Traefik the user runs, for which Pando writes configuration (Traefik, given its directory).
+enum class EdgeChoice { Auto, Caddy, InProcess, Traefik };
 
 // "90s", "30m", "24h", "7d"; nullopt for anything else.
 std::optional<qint64> parseDuration(const QString &text);

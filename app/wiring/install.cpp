@@ -2,6 +2,7 @@
 
 #include "adapters/routing/caddy/caddyedge.h"
 #include "adapters/routing/loopback/loopbackrouter.h"
+#include "adapters/routing/traefik/traefikrouter.h"
 #include "adapters/services/docker/dockerservices.h"
 #include "adapters/source/generic/gitsource.h"
 #include "app/wiring/accountwiring.h"
@@ -206,6 +207,18 @@ Status Install::openEdge()
     };
     if (m_options.edge == EdgeChoice::InProcess) {
         inProcess(u"in-process was chosen"_s);
+        return {};
+    }
+    if (m_options.edge == EdgeChoice::Traefik) {
+        adapters::traefik::TraefikRouterOptions options = m_options.traefik;
+        options.stateDir = m_options.engine.dataDir + u"/traefik"_s;
+        auto traefik = std::make_shared<adapters::traefik::TraefikRouter>(options);
+        if (auto started = traefik->start(); !started)
+            return std::unexpected(prefixed(started.error(), u"cannot write Traefik's configuration"_s));
+        m_runtimeNotes << u"edge: apps are served by Traefik from %1; add the entry points in %2 to Traefik's static "
+                          "configuration and restart it when an app is added (docs/edge.md)"_s.arg(
+                              traefik->dynamicFile(), traefik->entryPointsFile());
+        m_router = std::move(traefik);
         return {};
     }
     if (m_options.edge == EdgeChoice::Auto && adapters::caddy::CaddyEdge::findCaddy().isEmpty()) {

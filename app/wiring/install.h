@@ -27,6 +27,7 @@
 #include "adapters/api/services.h"
 #include "adapters/api/source.h"
 #include "adapters/routing/caddy/caddyconfig.h"
+#include "adapters/routing/traefik/traefikconfig.h"
 #include "app/wiring/enginesettings.h"
 #include "app/wiring/runtimewiring.h"
 #include "core/authz/authz.h"
@@ -56,6 +57,9 @@ struct InstallOptions {
     int appLimit = 10;                    // apps a member may own (operators and admins are not limited)
     EdgeChoice edge = EdgeChoice::Auto;   // what serves the apps; Caddy's files go in <dataDir>/edge
     adapters::caddy::EdgeSite edgeSite;   // Caddy's shared ports for apps' domains, and the ACME CA
+    // With EdgeChoice::Traefik: configDir (required), certResolver, certificatesDir; the state goes in
+    // <dataDir>/traefik.
+    adapters::traefik::TraefikRouterOptions traefik;
     // One engine per data directory: <dataDir>/pandod.lock is held while open. Only a test
     // that opens the state next to a running install turns it off.
     bool lockDataDirectory = true;

@@ -367,20 +367,14 @@ Result<Route> CaddyEdge::ensure(const QString &app, int requestedPort)
 
 Status CaddyEdge::setBackend(const QString &app, const QString &host, int port)
 {
-    if (port < 1 || port > 65535)
-        return fail(ErrorCode::Invalid, u"backend port %1 is outside 1-65535"_s.arg(port), u"port"_s);
-    if (host.isEmpty())
-        return fail(ErrorCode::Invalid, u"backend host is empty"_s, u"host"_s);
     const std::lock_guard guard(m_mutex);
-    auto it = m_routes.constFind(app);
-    if (it == m_routes.constEnd())
-        return fail(ErrorCode::NotFound, u"app %1 has no route"_s.arg(app), u"app"_s, u"call ensure() first"_s);
-    if (it->backendHost == host && it->backendPort == port)
+    auto next = withBackend(m_routes, app, host, port);
+    if (!next)
+        return std::unexpected(next.error());
+    const std::optional<QHash<QString, Route>> &changed = *next;
+    if (!changed.has_value())
         return {};
-    QHash<QString, Route> next = m_routes;
-    next[app].backendHost = host;
-    next[app].backendPort = port;
-    return applyLocked(next);
+    return applyLocked(*changed);
 }
 
 Status CaddyEdge::remove(const QString &app)

@@ -104,6 +104,20 @@ private Q_SLOTS:
             << QStringList{u"--listen"_s, u"0.0.0.0:7420"_s} << u"--listen"_s << u"in the clear"_s;
         QTest::newRow("plain http on a LAN address")
             << QStringList{u"--listen"_s, u"192.168.1.5:7420"_s} << u"--listen"_s << u"in the clear"_s;
+        QTest::newRow("traefik without its directory")
+            << QStringList{u"--edge"_s, u"traefik"_s} << u"--traefik-dir"_s << u"needs the directory"_s;
+        QTest::newRow("traefik resolver name") << QStringList{u"--edge"_s,
+                                                              u"traefik"_s,
+                                                              u"--traefik-dir"_s,
+                                                              u"/etc/traefik/dynamic"_s,
+                                                              u"--traefik-resolver"_s,
+                                                              u"le prod"_s}
+                                               << u"--traefik-resolver"_s << u"\"le prod\""_s;
+        QTest::newRow("traefik dir without traefik")
+            << QStringList{u"--edge"_s, u"caddy"_s, u"--traefik-dir"_s, u"/etc/traefik/dynamic"_s} << u"--traefik-dir"_s
+            << u"goes with --edge traefik"_s;
+        QTest::newRow("unknown edge") << QStringList{u"--edge"_s, u"nginx"_s} << u"--edge"_s
+                                      << u"expected auto, caddy, in-process or traefik"_s;
         QTest::newRow("tls name with a given cert")
             << QStringList{u"--tls-cert"_s, u"a.crt"_s, u"--tls-key"_s, u"a.key"_s, u"--tls-name"_s, u"x"_s}
             << u"--tls-name"_s << u"pandod makes"_s;
@@ -121,6 +135,42 @@ private Q_SLOTS:
         QVERIFY2(o.error().message.contains(message), qPrintable(o.error().text()));
         QVERIFY2(!o.error().text().contains(u"s3cr3t"_s) && !o.error().hint.contains(u"s3cr3t"_s),
                  "an error never repeats the password");
+    }
+
+    void traefikEdge()
+    {
+        auto flags = parse(
+            {u"--data-dir"_s, m_dir.path(), u"--edge"_s, u"traefik"_s, u"--traefik-dir"_s, u"/etc/traefik/dynamic"_s});
+        QVERIFY2(flags, qPrintable(flags ? QString() : flags.error().text()));
+        QCOMPARE(flags->edge, wiring::EdgeChoice::Traefik);
+        QCOMPARE(flags->traefikDir, u"/etc/traefik/dynamic"_s);
+        QCOMPARE(flags->traefikResolver, u"pando"_s);
+        QCOMPARE(flags->traefikCertificates, QString());
+        auto certs = parse({u"--data-dir"_s, m_dir.path(), u"--edge"_s, u"traefik"_s, u"--traefik-dir"_s,
+                            u"/etc/traefik/dynamic"_s, u"--traefik-certs"_s, u"/etc/pando/certs"_s});
+        QVERIFY(certs);
+        QCOMPARE(certs->traefikCertificates, u"/etc/pando/certs"_s);
+
+        // The same from the environment, a flag winning over its variable.
+        QProcessEnvironment env;
+        env.insert(u"PANDO_EDGE"_s, u"traefik"_s);
+        env.insert(u"PANDO_TRAEFIK_DIR"_s, u"/srv/traefik/conf.d"_s);
+        env.insert(u"PANDO_TRAEFIK_RESOLVER"_s, u"letsencrypt"_s);
+        auto fromEnv = daemon::parseOptions({u"pandod"_s, u"--data-dir"_s, m_dir.path()}, env);
+        QVERIFY2(fromEnv, qPrintable(fromEnv ? QString() : fromEnv.error().text()));
+        QCOMPARE(fromEnv->edge, wiring::EdgeChoice::Traefik);
+        QCOMPARE(fromEnv->traefikDir, u"/srv/traefik/conf.d"_s);
+        QCOMPARE(fromEnv->traefikResolver, u"letsencrypt"_s);
+        auto both = daemon::parseOptions(
+            {u"pandod"_s, u"--data-dir"_s, m_dir.path(), u"--traefik-resolver"_s, u"staging"_s}, env);
+        QVERIFY(both);
+        QCOMPARE(both->traefikResolver, u"staging"_s);
+
+        // The variables alone do not make another edge refuse to start.
+        env.insert(u"PANDO_EDGE"_s, u"in-process"_s);
+        auto other = daemon::parseOptions({u"pandod"_s, u"--data-dir"_s, m_dir.path()}, env);
+        QVERIFY(other);
+        QCOMPARE(other->edge, wiring::EdgeChoice::InProcess);
     }
 
     void secretsAndPlainHttpTheOtherWay()

@@ -1,6 +1,7 @@
 // Install, the composition root, over fake adapters: each data directory keeps its own install
 // id (made on a fresh one, "default" adopted by one made before ids were kept, an explicit one
-// winning), and one engine at a time holds a data directory.
+// winning), one engine at a time holds a data directory, and the Traefik edge is wired with its
+// directory and its state in the data directory.
 
 #include "app/wiring/install.h"
 #include "tests/app/server/fakes.h"
@@ -51,6 +52,7 @@ private Q_SLOTS:
     void unreadableIdFileIsRefused();
     void secondInstallOnALockedDataDirectoryIsRefused();
     void ownLockIsPrivateAndWarnsNothing();
+    void traefikEdgeWritesItsConfiguration();
 };
 
 void TestInstall::freshDataDirectoryMakesItsOwnId()
@@ -165,6 +167,38 @@ void TestInstall::ownLockIsPrivateAndWarnsNothing()
     const QFile::Permissions others =
         QFile::ReadGroup | QFile::WriteGroup | QFile::ExeGroup | QFile::ReadOther | QFile::WriteOther | QFile::ExeOther;
     QCOMPARE(QFile::permissions(dir.filePath(u"pandod.lock"_s)) & others, QFile::Permissions());
+}
+
+void TestInstall::traefikEdgeWritesItsConfiguration()
+{
+    QTemporaryDir dir;
+    wiring::InstallOptions options = fakeOptions(dir.filePath(u"data"_s));
+    options.router.reset();
+    options.edge = wiring::EdgeChoice::Traefik;
+    options.traefik.configDir = dir.filePath(u"traefik"_s);
+    options.traefik.certResolver = u"letsencrypt"_s;
+    {
+        wiring::Install install(options);
+        VERIFY_OK(install.open());
+        const adapters::RouterStatus edge = install.engine().edge();
+        QCOMPARE(edge.kind, u"traefik"_s);
+        QVERIFY(edge.running);
+        QVERIFY(edge.outlivesPando);
+        QVERIFY(QFile::exists(dir.filePath(u"traefik/pando.yml"_s)));
+        QVERIFY(QFile::exists(dir.filePath(u"data/traefik/routes.json"_s)));
+        QVERIFY(QFile::exists(dir.filePath(u"data/traefik/entrypoints.yml"_s)));
+        // The log says where the entry points are to be copied from.
+        QVERIFY2(install.runtimeNotes().join(u'\n').contains(dir.filePath(u"data/traefik/entrypoints.yml"_s)),
+                 qPrintable(install.runtimeNotes().join(u'\n')));
+    }
+    // Without the directory Traefik watches, nothing opens.
+    options.traefik.configDir.clear();
+    wiring::Install without(options);
+    const Status opened = without.open();
+    QVERIFY(!opened);
+    QCOMPARE(opened.error().code, ErrorCode::Invalid);
+    QVERIFY2(opened.error().message.contains(u"Traefik"_s), qPrintable(opened.error().text()));
+    QVERIFY(!without.isOpen());
 }
 
 QTEST_GUILESS_MAIN(TestInstall)
