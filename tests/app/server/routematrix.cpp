@@ -119,6 +119,11 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("GET /api/v1/capacity"), QStringLiteral("200 200 200 200 403")},
         // The edge: what serves the apps and whether it does, as readable as the apps.
         {QStringLiteral("GET /api/v1/edge"), QStringLiteral("200 200 200 200 403")},
+        // The edge's question for "theirs" (?app=theirs): an assertion for whoever may read the app
+        // (viewer's grant went with the grant routes above; the scoped token lacks apps:read).
+        {QStringLiteral("GET /api/v1/edge/auth"), QStringLiteral("200 200 403 403 403")},
+        // The keys that verify assertions: public, for apps.
+        {QStringLiteral("GET /.well-known/jwks.json"), QStringLiteral("200 200 200 200 200")},
     };
     return table;
 }
