@@ -107,6 +107,25 @@ void showEdge(Cli &cli)
     }));
 }
 
+// The keys apps verify identity assertions with: kid and algorithm per key, or the document.
+void showAssertionKeys(Cli &cli)
+{
+    cli.api().assertionKeys(cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        QList<QStringList> rows;
+        for (const QJsonValue &value : r.json.value(QStringLiteral("keys")).toArray()) {
+            const QJsonObject key = value.toObject();
+            rows << QStringList{str(key, "kid"), str(key, "alg"), str(key, "crv")};
+        }
+        printOut(table({QStringLiteral("KID"), QStringLiteral("ALG"), QStringLiteral("CURVE")}, rows));
+        printOut(QStringLiteral("(newest first; apps fetch them from /.well-known/jwks.json on this server)"));
+        cli.finish(ExitOk);
+    }));
+}
+
 void startApp(Cli &cli)
 {
     const QString name = cli.args().arguments.value(0);
@@ -141,6 +160,7 @@ constexpr CommandDef CapacityTable[] = {
      &startApp},
     {"", "capacity", "", 0, 0, {}, "each runtime's CPUs, memory and disk beside what is committed", &showCapacity},
     {"edge", "status", "", 0, 0, {}, "what serves the apps, and whether it does", &showEdge},
+    {"edge", "jwks", "", 0, 0, {}, "the keys that verify the identity assertions apps are given", &showAssertionKeys},
 };
 static_assert(isComplete(CapacityTable),
               "every command needs its words, a summary, a handler and consistent arguments");

@@ -483,4 +483,10 @@ void Api::edge(Callback done) const
     get(apiPath({u"edge"_s}), std::move(done));
 }
 
+void Api::assertionKeys(Callback done) const
+{
+    // Where JWT libraries look for it, outside /api/v1.
+    get(u"/.well-known/jwks.json"_s, std::move(done));
+}
+
 } // namespace pando::client
