@@ -61,8 +61,12 @@ struct Refusal {
     enum class Kind { None, Malformed, Algorithm, UnknownKey, Signature, Expired, NotYetValid, Audience, Replayed };
     Kind kind = Kind::None;
     QString reason;
-    // Whether no key of the issuer made it: a bad signature or a kid it never published.
-    bool forged() const { return kind == Kind::UnknownKey || kind == Kind::Signature; }
+    // Whether the issuer did not make it: no valid ES256 signature by a key it published.
+    bool forged() const
+    {
+        return kind == Kind::Malformed || kind == Kind::Algorithm || kind == Kind::UnknownKey ||
+               kind == Kind::Signature;
+    }
 };
 
 // Checks assertions against a JWKS document, as an app would: the signature (ES256 only, "none"
