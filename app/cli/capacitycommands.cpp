@@ -126,6 +126,19 @@ void showAssertionKeys(Cli &cli)
     }));
 }
 
+void rotateAssertionKey(Cli &cli)
+{
+    cli.api().rotateAssertionKey(cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json)
+            printJson(r.json);
+        else
+            printOut(QStringLiteral("new assertion signing key %1; the old one stays published until what it "
+                                    "signed has expired")
+                         .arg(str(r.json, "kid")));
+        cli.finish(ExitOk);
+    }));
+}
+
 void startApp(Cli &cli)
 {
     const QString name = cli.args().arguments.value(0);
@@ -161,6 +174,7 @@ constexpr CommandDef CapacityTable[] = {
     {"", "capacity", "", 0, 0, {}, "each runtime's CPUs, memory and disk beside what is committed", &showCapacity},
     {"edge", "status", "", 0, 0, {}, "what serves the apps, and whether it does", &showEdge},
     {"edge", "jwks", "", 0, 0, {}, "the keys that verify the identity assertions apps are given", &showAssertionKeys},
+    {"edge", "rotate-key", "", 0, 0, {}, "sign identity assertions with a new key from now on", &rotateAssertionKey},
 };
 static_assert(isComplete(CapacityTable),
               "every command needs its words, a summary, a handler and consistent arguments");

@@ -489,4 +489,9 @@ void Api::assertionKeys(Callback done) const
     get(u"/.well-known/jwks.json"_s, std::move(done));
 }
 
+void Api::rotateAssertionKey(Callback done) const
+{
+    sendJson("POST", apiPath({u"edge"_s, u"keys"_s, u"rotate"_s}), {}, std::move(done));
+}
+
 } // namespace pando::client

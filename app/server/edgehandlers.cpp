@@ -48,4 +48,12 @@ Reply jwks(Call &call)
     return reply;
 }
 
+Reply rotateKey(Call &call)
+{
+    auto kid = call.engine.rotateAssertionKey(call.actor);
+    if (!kid)
+        return errorReply(kid.error());
+    return Reply{200, QJsonObject{{QStringLiteral("kid"), *kid}}};
+}
+
 } // namespace pando::server::edgeapi

@@ -18,5 +18,7 @@ QString edgeCredential(const RequestData &request);
 Reply auth(Call &call);
 // GET /.well-known/jwks.json: the public keys, cacheable for a few minutes.
 Reply jwks(Call &call);
+// POST /api/v1/edge/keys/rotate: a new signing key now (administrators; audited).
+Reply rotateKey(Call &call);
 
 } // namespace pando::server::edgeapi

@@ -354,6 +354,8 @@ constexpr RouteDef Routes[] = {
     // Public in the table because the handler's credential may be the pando_session cookie,
     // which no other route reads; the engine authenticates it and decides apps.read on the app.
     {"GET", "/api/v1/edge/auth", Public, None, false, &edgeapi::auth},
+    // A new signing key at once (a key file that may have leaked): an install setting.
+    {"POST", "/api/v1/edge/keys/rotate", SettingsWrite, None, false, &edgeapi::rotateKey},
     // Where JWT libraries look for the keys (RFC 8414's well-known place); public keys only.
     {"GET", "/.well-known/jwks.json", Public, None, false, &edgeapi::jwks},
 };

@@ -262,6 +262,16 @@ void TestCli::edgeKeys()
     const Run table = pando({QStringLiteral("edge"), QStringLiteral("jwks")});
     QVERIFY2(table.code == 0, qPrintable(table.all()));
     QVERIFY2(table.out.contains(kid) && table.out.contains(QStringLiteral("ES256")), qPrintable(table.out));
+
+    // A new key signs from now on; both are listed, the new one first.
+    const Run rotated = pando({QStringLiteral("edge"), QStringLiteral("rotate-key"), QStringLiteral("--json")});
+    QVERIFY2(rotated.code == 0, qPrintable(rotated.all()));
+    const QString newKid =
+        QJsonDocument::fromJson(rotated.out.toUtf8()).object().value(QStringLiteral("kid")).toString();
+    QVERIFY(!newKid.isEmpty() && newKid != kid);
+    const Run after = pando({QStringLiteral("edge"), QStringLiteral("jwks")});
+    QVERIFY2(after.out.indexOf(newKid) >= 0 && after.out.indexOf(newKid) < after.out.indexOf(kid),
+             qPrintable(after.out));
 }
 
 void TestCli::deployWaitSucceeds()

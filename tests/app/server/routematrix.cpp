@@ -122,6 +122,8 @@ const QHash<QString, QString> &expectations()
         // The edge's question for "theirs" (?app=theirs): an assertion for whoever may read the app
         // (viewer's grant went with the grant routes above; the scoped token lacks apps:read).
         {QStringLiteral("GET /api/v1/edge/auth"), QStringLiteral("200 200 403 403 403")},
+        // A new assertion signing key: administrators only.
+        {QStringLiteral("POST /api/v1/edge/keys/rotate"), QStringLiteral("200 403 403 403 403")},
         // The keys that verify assertions: public, for apps.
         {QStringLiteral("GET /.well-known/jwks.json"), QStringLiteral("200 200 200 200 200")},
     };

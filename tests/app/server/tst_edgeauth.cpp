@@ -42,6 +42,7 @@ private Q_SLOTS:
     void ownHeaderIsRefused();
     void appIsNamed();
     void jwtLibraryVerifiesIt();
+    void keyRotatesByHand(); // last: the others expect one key
 
 private:
     Answer get(const QString &path, const QList<std::pair<QByteArray, QByteArray>> &headers = {});
@@ -269,6 +270,46 @@ void TestEdgeAuth::jwtLibraryVerifiesIt()
     forged[forged.size() - 3] = forged[forged.size() - 3] == 'A' ? 'B' : 'A';
     out = verify(forged, u"shop"_s, &exitCode);
     QVERIFY2(exitCode == 1 && out.contains("InvalidSignature"), out.constData());
+}
+
+void TestEdgeAuth::keyRotatesByHand()
+{
+    const Answer before = auth(u"shop"_s, m_install.tokens.value(u"viewer"_s));
+    QCOMPARE(before.status, 200);
+    const QString oldKid =
+        get(u"/.well-known/jwks.json"_s).json.value(u"keys"_s).toArray().first()[u"kid"_s].toString();
+
+    QNetworkRequest request(QUrl(m_install.baseUrl() + u"/api/v1/edge/keys/rotate"_s));
+    request.setRawHeader("Authorization", "Bearer " + m_install.token.toUtf8());
+    const Answer rotated = answerOf(m_network.post(request, QByteArray()));
+    QCOMPARE(rotated.status, 200);
+    const QString newKid = rotated.json.value(u"kid"_s).toString();
+    QVERIFY(!newKid.isEmpty() && newKid != oldKid);
+
+    // Both are published, the new one first; what the old one signed still verifies.
+    const QJsonObject jwks = get(u"/.well-known/jwks.json"_s).json;
+    const QJsonArray keys = jwks.value(u"keys"_s).toArray();
+    QCOMPARE(keys.size(), 2);
+    QCOMPARE(keys.at(0)[u"kid"_s].toString(), newKid);
+    QCOMPARE(keys.at(1)[u"kid"_s].toString(), oldKid);
+    core::assertion::AssertionVerifier verifier;
+    QVERIFY(verifier.setKeys(jwks));
+    QVERIFY(verifier.verify(before.assertion, u"shop"_s));
+    const Answer after = auth(u"shop"_s, m_install.tokens.value(u"viewer"_s));
+    auto claims = verifier.verify(after.assertion, u"shop"_s);
+    QVERIFY(claims);
+    const QJsonObject header = QJsonDocument::fromJson(QByteArray::fromBase64(after.assertion.split('.').first(),
+                                                                              QByteArray::Base64UrlEncoding))
+                                   .object();
+    QCOMPARE(header.value(u"kid"_s).toString(), newKid);
+
+    // Audited with the new kid.
+    core::AuditRepository::Filter filter;
+    filter.action = u"assertion.rotate"_s;
+    auto lines = m_install.engine->auditLines(filter);
+    QVERIFY(lines);
+    QCOMPARE(lines->size(), 1);
+    QCOMPARE(lines->first().object, u"assertion-key/"_s + newKid);
 }
 
 QTEST_GUILESS_MAIN(TestEdgeAuth)
