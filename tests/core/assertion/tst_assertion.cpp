@@ -7,9 +7,12 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 #include <sys/stat.h>
+#include <thread>
+#include <vector>
 
 using namespace pando;
 using namespace pando::core;
@@ -60,6 +63,7 @@ private Q_SLOTS:
     void damagedKeyFileIsNotReplaced();
     void replayGuardIsBounded();
     void incomingHeaderIsNamedForgedOrReplayed();
+    void mintsFromManyThreadsWhileTheKeyRotates();
 
 private:
     AssertionService &service();
@@ -376,6 +380,36 @@ void TestAssertion::incomingHeaderIsNamedForgedOrReplayed()
     forged[forged.size() - 5] = forged[forged.size() - 5] == 'A' ? 'B' : 'A';
     const Error refused = service().refuseIncoming(forged, QStringLiteral("shop"));
     QVERIFY2(refused.message.contains(QLatin1String("forged")), qPrintable(refused.message));
+}
+
+void TestAssertion::mintsFromManyThreadsWhileTheKeyRotates()
+{
+    // The edge asks from the server's pool: requests mint at once while a rotation happens.
+    AssertionService &shared = service();
+    constexpr int Threads = 4;
+    constexpr int Each = 100;
+    std::vector<QList<MintedAssertion>> minted(Threads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < Threads; ++t)
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < Each; ++i)
+                if (auto one = shared.mint(alice(), QStringLiteral("shop")))
+                    minted[size_t(t)].append(*one);
+        });
+    for (int r = 0; r < 3; ++r)
+        QVERIFY(shared.rotate());
+    for (std::thread &thread : threads)
+        thread.join();
+    auto verifier = verifierFor(shared);
+    QSet<QString> ids;
+    for (const QList<MintedAssertion> &list : minted) {
+        QCOMPARE(list.size(), Each);
+        for (const MintedAssertion &one : list) {
+            QVERIFY2(verifier->verify(one.token, QStringLiteral("shop")), one.token.constData());
+            ids.insert(one.claims.id);
+        }
+    }
+    QCOMPARE(ids.size(), Threads * Each);
 }
 
 QTEST_GUILESS_MAIN(TestAssertion)
