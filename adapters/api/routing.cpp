@@ -35,13 +35,18 @@ bool Address::covers(const QString &requestPath) const
     return path == u"/" || requestPath == path || requestPath.startsWith(path + u'/');
 }
 
+bool Address::overlaps(const Address &other) const
+{
+    return host == other.host && (covers(other.path) || other.covers(path));
+}
+
 Status Router::setAddresses(const QString &app, const AddressChange &change)
 {
     if (change.addresses.isEmpty())
         return {};
     return fail(ErrorCode::Invalid,
-                u"app %1 names domains, but this edge serves apps on loopback ports only"_s.arg(app), u"route.domains"_s,
-                u"run Pando with the Caddy edge (--edge caddy), or leave route.domains out"_s);
+                u"app %1 names domains, but this edge serves apps on loopback ports only"_s.arg(app),
+                u"route.domains"_s, u"run Pando with the Caddy edge (--edge caddy), or leave route.domains out"_s);
 }
 
 Result<const Route *> routeToKeep(const QHash<QString, Route> &routes, const QString &app, int requestedPort)

@@ -33,6 +33,8 @@ struct Address {
     QUrl url(int httpPort = 80, int httpsPort = 443) const;
     // Whether a request for path on this host would reach this address.
     bool covers(const QString &requestPath) const;
+    // Whether a request could reach both: the same host and paths one of which covers the other.
+    bool overlaps(const Address &other) const;
 };
 
 // An address the app stopped using, kept answering with a redirect to where it moved.
@@ -56,6 +58,7 @@ struct Route {
     int backendPort = 0;
     QList<Address> addresses;  // on the edge's shared ports; empty: only the stable port
     QList<MovedAddress> moved; // answered with a redirect
+    bool operator==(const Route &) const = default;
 };
 
 // A certificate the edge holds (or tried to get) for one host name.
@@ -73,6 +76,8 @@ struct RouterStatus {
     bool outlivesPando = false; // apps keep answering while Pando is stopped
     qint64 pid = 0;             // its process, when it has one of its own
     int routes = 0;
+    int httpPort = 0; // the shared ports apps' addresses are served on; 0: it serves none
+    int httpsPort = 0;
     QString problem; // empty while it serves as it should; else what is wrong and what to do
 };
 
@@ -97,6 +102,11 @@ public:
     virtual Status setAddresses(const QString &app, const AddressChange &change);
     // The certificates the edge holds or tried to get, by host name.
     virtual QList<CertificateState> certificates() { return {}; }
+    // The root certificate (PEM) of the install's own CA, which serves tls: internal; empty when
+    // this router has none (yet).
+    virtual QByteArray installCa() { return {}; }
+    // The HTTP and HTTPS ports addresses are served on (for their URLs).
+    virtual std::pair<int, int> addressPorts() const { return {80, 443}; }
     // Makes sure what serves the routes runs (an edge in its own process is started again with
     // the routes it had); an error when it cannot. Called on every reconciler pass.
     virtual Status check() { return {}; }

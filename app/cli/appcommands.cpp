@@ -132,6 +132,26 @@ void listApps(Cli &cli)
     }));
 }
 
+// "https://shop.example.com (certificate from Pebble Intermediate CA until 2027-03-01 10:00:00)".
+QString addressLine(const QJsonObject &address)
+{
+    QString line = str(address, "url");
+    if (address.value(QStringLiteral("moved")).toBool())
+        return line + QStringLiteral(" (moved: redirects to the app's address)");
+    if (str(address, "tls") == QLatin1String("off"))
+        return line + QStringLiteral(" (plain HTTP)");
+    const QJsonObject certificate = address.value(QStringLiteral("certificate")).toObject();
+    const QString error = certificate.value(QStringLiteral("error")).toString();
+    const qint64 notAfter = num(certificate, "not_after_ms");
+    if (notAfter > 0)
+        line += QStringLiteral(" (certificate from %1 until %2)").arg(str(certificate, "issuer"), timestamp(notAfter));
+    else if (error.isEmpty())
+        line += QStringLiteral(" (certificate not issued yet)");
+    if (!error.isEmpty())
+        line += QStringLiteral(" (certificate problem: %1)").arg(error);
+    return line;
+}
+
 void showApp(Cli &cli)
 {
     const QString name = cli.args().arguments.value(0);
@@ -143,18 +163,22 @@ void showApp(Cli &cli)
         const QJsonObject spec = r.json.value(QStringLiteral("spec")).toObject();
         const QJsonObject source = spec.value(QStringLiteral("source")).toObject();
         const QJsonObject last = r.json.value(QStringLiteral("last_deploy")).toObject();
-        printOut(keyValues({
+        QList<std::pair<QString, QString>> lines{
             {QStringLiteral("name"), str(r.json, "name")},
             {QStringLiteral("status"),
              str(r.json, "status_reason").isEmpty()
                  ? str(r.json, "status")
                  : str(r.json, "status") + QStringLiteral(" (") + str(r.json, "status_reason") + QLatin1Char(')')},
             {QStringLiteral("url"), orDash(str(r.json, "url"))},
-            {QStringLiteral("source"), str(source, "repo") + QStringLiteral(" @ ") + str(source, "ref")},
-            {QStringLiteral("current deploy"), orDash(str(r.json, "current_deploy"))},
-            {QStringLiteral("last deploy"), deploySummary(last)},
-            {QStringLiteral("created"), timestamp(num(r.json, "created_ms"))},
-        }));
+        };
+        // Each address the edge serves it at, with its certificate's state.
+        for (const QJsonValue value : r.json.value(QStringLiteral("addresses")).toArray())
+            lines.append({QStringLiteral("address"), addressLine(value.toObject())});
+        lines.append({QStringLiteral("source"), str(source, "repo") + QStringLiteral(" @ ") + str(source, "ref")});
+        lines.append({QStringLiteral("current deploy"), orDash(str(r.json, "current_deploy"))});
+        lines.append({QStringLiteral("last deploy"), deploySummary(last)});
+        lines.append({QStringLiteral("created"), timestamp(num(r.json, "created_ms"))});
+        printOut(keyValues(lines));
         cli.finish(ExitOk);
     }));
 }

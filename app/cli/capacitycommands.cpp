@@ -80,6 +80,19 @@ void showCapacity(Cli &cli)
     }));
 }
 
+// HOST, ISSUER, EXPIRES, PROBLEM: one row per certificate the edge holds or tried to get.
+QString certificateTable(const QJsonArray &certificates)
+{
+    QList<QStringList> rows;
+    for (const QJsonValue value : certificates) {
+        const QJsonObject c = value.toObject();
+        const qint64 notAfter = num(c, "not_after_ms");
+        rows.append({str(c, "host"), str(c, "issuer"), timestamp(notAfter), str(c, "error")});
+    }
+    return table(
+        {QStringLiteral("HOST"), QStringLiteral("ISSUER"), QStringLiteral("EXPIRES"), QStringLiteral("PROBLEM")}, rows);
+}
+
 void showEdge(Cli &cli)
 {
     cli.api().edge(cli.handle([&cli](const client::ApiResponse &r) {
@@ -95,9 +108,17 @@ void showEdge(Cli &cli)
                 {QStringLiteral("while Pando is stopped"), r.json.value(QStringLiteral("outlives_pando")).toBool()
                                                                ? QStringLiteral("apps keep answering")
                                                                : QStringLiteral("apps stop answering")}};
+            if (const int https = int(num(r.json, "https_port")); https > 0)
+                lines.append({QStringLiteral("domains served on"),
+                              QStringLiteral("HTTP port %1, HTTPS port %2").arg(num(r.json, "http_port")).arg(https)});
             if (const QString problem = str(r.json, "problem"); problem != QLatin1String("-"))
                 lines.append({QStringLiteral("problem"), problem});
             printOut(keyValues(lines));
+            const QJsonArray certificates = r.json.value(QStringLiteral("certificates")).toArray();
+            if (!certificates.isEmpty()) {
+                printOut(QString());
+                printOut(certificateTable(certificates));
+            }
         }
         // A status that says the edge is down is a failure the caller can test for.
         if (!running)
@@ -139,6 +160,17 @@ void rotateAssertionKey(Cli &cli)
     }));
 }
 
+void showEdgeCa(Cli &cli)
+{
+    cli.api().edgeCa(cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json)
+            printJson(r.json);
+        else
+            printOut(r.json.value(QStringLiteral("pem")).toString().trimmed());
+        cli.finish(ExitOk);
+    }));
+}
+
 void startApp(Cli &cli)
 {
     const QString name = cli.args().arguments.value(0);
@@ -172,7 +204,15 @@ constexpr CommandDef CapacityTable[] = {
      "start an app's serving version again (after its disk limit stopped it)",
      &startApp},
     {"", "capacity", "", 0, 0, {}, "each runtime's CPUs, memory and disk beside what is committed", &showCapacity},
-    {"edge", "status", "", 0, 0, {}, "what serves the apps, and whether it does", &showEdge},
+    {"edge", "status", "", 0, 0, {}, "what serves the apps, whether it does, and its certificates", &showEdge},
+    {"edge",
+     "ca",
+     "",
+     0,
+     0,
+     {},
+     "print the install CA's root (PEM), to trust apps served with tls: internal",
+     &showEdgeCa},
     {"edge", "jwks", "", 0, 0, {}, "the keys that verify the identity assertions apps are given", &showAssertionKeys},
     {"edge", "rotate-key", "", 0, 0, {}, "sign identity assertions with a new key from now on", &rotateAssertionKey},
 };

@@ -310,6 +310,20 @@ std::optional<bool> onOff(Cli &cli, const QString &word, const QString &yes, con
     return std::nullopt;
 }
 
+QString orNone(const QString &value)
+{
+    return value.isEmpty() ? QStringLiteral("none") : value;
+}
+
+// "any" when the install serves any name.
+QString allowedDomains(const QJsonObject &settings)
+{
+    QStringList names;
+    for (const QJsonValue name : settings.value(QStringLiteral("allowed_domains")).toArray())
+        names << name.toString();
+    return names.isEmpty() ? QStringLiteral("any") : names.join(QStringLiteral(","));
+}
+
 void showSettings(Cli &cli)
 {
     cli.api().settings(cli.handle([&cli](const client::ApiResponse &r) {
@@ -327,7 +341,10 @@ void showSettings(Cli &cli)
              {QStringLiteral("local-repositories"), onOff(QStringLiteral("local_repositories"), members)},
              {QStringLiteral("ssh-agent"), onOff(QStringLiteral("ssh_agent"), members)},
              {QStringLiteral("internal-hosts"), onOff(QStringLiteral("internal_hosts"), members)},
-             {QStringLiteral("member-ports"), r.json.value(QStringLiteral("member_ports")).toString()}}));
+             {QStringLiteral("member-ports"), r.json.value(QStringLiteral("member_ports")).toString()},
+             {QStringLiteral("base-domain"), orNone(r.json.value(QStringLiteral("base_domain")).toString())},
+             {QStringLiteral("allowed-domains"), allowedDomains(r.json)},
+             {QStringLiteral("wildcard-domains"), onOff(QStringLiteral("wildcard_domains"), QStringLiteral("on"))}}));
         cli.finish(ExitOk);
     }));
 }
@@ -339,9 +356,14 @@ struct SettingName {
     bool onOff;
 };
 constexpr SettingName settingNames[] = {
-    {"host-execution", "host_execution", true}, {"local-repositories", "local_repositories", true},
-    {"ssh-agent", "ssh_agent", true},           {"internal-hosts", "internal_hosts", true},
+    {"host-execution", "host_execution", true},
+    {"local-repositories", "local_repositories", true},
+    {"ssh-agent", "ssh_agent", true},
+    {"internal-hosts", "internal_hosts", true},
     {"member-ports", "member_ports", false},
+    {"base-domain", "base_domain", false},
+    {"allowed-domains", "allowed_domains", false},
+    {"wildcard-domains", "wildcard_domains", true},
 };
 
 void setSetting(Cli &cli)
@@ -359,7 +381,11 @@ void setSetting(Cli &cli)
         return cli.failWith(Error{ErrorCode::Invalid, QStringLiteral("unknown setting \"%1\"").arg(key),
                                   QStringLiteral("arguments"),
                                   QStringLiteral("settings: ") + known.join(QStringLiteral(", "))});
-    QJsonValue value = word; // member-ports: the server checks the range
+    // member-ports, base-domain, allowed-domains: the server checks them; "none" and "any" clear.
+    QJsonValue value =
+        (word == QLatin1String("none") && key != QLatin1String("member-ports")) || word == QLatin1String("any")
+            ? QString()
+            : word;
     if (setting->onOff) {
         const auto enabled = onOff(cli, word, QStringLiteral("on"), QStringLiteral("off"));
         if (!enabled)
@@ -379,9 +405,12 @@ void setSetting(Cli &cli)
                                   : QStringLiteral("host execution is off: tasks need an image_resource"));
             return cli.finish(ExitOk);
         }
-        printOut(QStringLiteral("%1 is %2")
-                     .arg(key, now.isBool() ? (now.toBool() ? QStringLiteral("on") : QStringLiteral("off"))
-                                            : now.toString()));
+        if (api == QLatin1String("allowed_domains"))
+            printOut(QStringLiteral("%1 is %2").arg(key, allowedDomains(r.json)));
+        else
+            printOut(QStringLiteral("%1 is %2")
+                         .arg(key, now.isBool() ? (now.toBool() ? QStringLiteral("on") : QStringLiteral("off"))
+                                                : orNone(now.toString())));
         cli.finish(ExitOk);
     }));
 }
@@ -606,7 +635,8 @@ constexpr CommandDef PipelineTable[] = {
      2,
      {},
      "change an install setting (administrators): host-execution, local-repositories, ssh-agent, "
-     "internal-hosts on|off; member-ports FIRST-LAST|none",
+     "internal-hosts, wildcard-domains on|off; member-ports FIRST-LAST|none; base-domain NAME|none; "
+     "allowed-domains NAME,NAME|any",
      &setSetting},
     {"pipelines",
      "rm",

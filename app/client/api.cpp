@@ -494,4 +494,9 @@ void Api::rotateAssertionKey(Callback done) const
     sendJson("POST", apiPath({u"edge"_s, u"keys"_s, u"rotate"_s}), {}, std::move(done));
 }
 
+void Api::edgeCa(Callback done) const
+{
+    get(apiPath({u"edge"_s, u"ca"_s}), std::move(done));
+}
+
 } // namespace pando::client

@@ -186,6 +186,7 @@ public:
     void capacity(Callback done) const;
     // What serves the apps, and whether it does.
     void edge(Callback done) const;
+    void edgeCa(Callback done) const;
     // The JWKS that verifies the identity assertions apps are given (GET /.well-known/jwks.json).
     void assertionKeys(Callback done) const;
     // A new assertion signing key now (administrators).

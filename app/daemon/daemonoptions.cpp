@@ -3,11 +3,96 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QUrl>
 
 namespace pando::daemon {
+
+namespace {
+
+// The edge's shared ports and ACME CA (adapters/routing/caddy/caddyconfig.h).
+struct EdgeSiteFlags {
+    QCommandLineOption listen{QStringLiteral("edge-listen"),
+                              QStringLiteral("The address apps' domains are served on (default: every interface)."),
+                              QStringLiteral("address")};
+    QCommandLineOption httpPort{QStringLiteral("edge-http-port"),
+                                QStringLiteral("The port apps' domains are served on over HTTP (default 80 as root, "
+                                               "else 8080)."),
+                                QStringLiteral("port")};
+    QCommandLineOption httpsPort{QStringLiteral("edge-https-port"),
+                                 QStringLiteral("The port apps' domains are served on over HTTPS (default 443 as "
+                                                "root, else 8443)."),
+                                 QStringLiteral("port")};
+    QCommandLineOption acmeCa{QStringLiteral("acme-ca"),
+                              QStringLiteral("The ACME directory certificates for tls: auto come from (default: "
+                                             "Let's Encrypt, then ZeroSSL)."),
+                              QStringLiteral("url")};
+    QCommandLineOption acmeEmail{QStringLiteral("acme-email"),
+                                 QStringLiteral("The address the ACME CA writes to about certificates."),
+                                 QStringLiteral("email")};
+    QCommandLineOption acmeRoot{QStringLiteral("acme-ca-root"),
+                                QStringLiteral("A PEM file of roots the ACME directory's own certificate is checked "
+                                               "against (a private CA)."),
+                                QStringLiteral("file")};
+
+    void addTo(QCommandLineParser &parser) const
+    {
+        parser.addOptions({listen, httpPort, httpsPort, acmeCa, acmeEmail, acmeRoot});
+    }
+
+    Result<adapters::caddy::EdgeSite> read(const QCommandLineParser &parser) const
+    {
+        adapters::caddy::EdgeSite site;
+        if (parser.isSet(listen)) {
+            const QHostAddress address(parser.value(listen));
+            if (address.isNull())
+                return fail(ErrorCode::Invalid,
+                            QStringLiteral("expected an IP address, got \"%1\"").arg(parser.value(listen)),
+                            QStringLiteral("--edge-listen"));
+            site.listenHost = address.toString();
+        }
+        for (const auto &[option, target] :
+             {std::pair{&httpPort, &site.httpPort}, std::pair{&httpsPort, &site.httpsPort}}) {
+            if (!parser.isSet(*option))
+                continue;
+            bool ok = false;
+            const int port = parser.value(*option).toInt(&ok);
+            if (!ok || port < 1 || port > 65535)
+                return fail(ErrorCode::Invalid,
+                            QStringLiteral("expected a port 1-65535, got \"%1\"").arg(parser.value(*option)),
+                            QStringLiteral("--") + option->names().constFirst());
+            *target = port;
+        }
+        if (site.httpPort != 0 && site.httpPort == site.httpsPort)
+            return fail(ErrorCode::Invalid, QStringLiteral("HTTP and HTTPS cannot share port %1").arg(site.httpPort),
+                        QStringLiteral("--edge-https-port"));
+        if (parser.isSet(acmeCa)) {
+            const QUrl url(parser.value(acmeCa), QUrl::StrictMode);
+            if (!url.isValid() || url.scheme() != QLatin1String("https") || url.host().isEmpty())
+                return fail(ErrorCode::Invalid,
+                            QStringLiteral("expected the https:// URL of an ACME directory, got \"%1\"")
+                                .arg(parser.value(acmeCa)),
+                            QStringLiteral("--acme-ca"));
+            site.acmeDirectory = url.toString();
+        }
+        site.acmeEmail = parser.value(acmeEmail);
+        if (!site.acmeEmail.isEmpty() && !site.acmeEmail.contains(QLatin1Char('@')))
+            return fail(ErrorCode::Invalid, QStringLiteral("expected an email address"),
+                        QStringLiteral("--acme-email"));
+        if (parser.isSet(acmeRoot)) {
+            const QFileInfo root(parser.value(acmeRoot));
+            if (!root.isFile() || !root.isReadable())
+                return fail(ErrorCode::Invalid, QStringLiteral("cannot read %1").arg(parser.value(acmeRoot)),
+                            QStringLiteral("--acme-ca-root"));
+            site.acmeRootFile = root.absoluteFilePath();
+        }
+        return site;
+    }
+};
+
+} // namespace
 
 Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessEnvironment &environment)
 {
@@ -155,6 +240,8 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
         QStringLiteral("duration"));
     parser.addOptions({maxConnections, headerTimeout, idleTimeout, allowHost, gitTimeout, databaseFile, insecureHttp});
     parser.addOptions({resetAdmin, passwordFile});
+    const EdgeSiteFlags edgeSite;
+    edgeSite.addTo(parser);
     const QCommandLineOption assertionIssuer(
         QStringLiteral("assertion-issuer"),
         QStringLiteral("The iss of the identity assertions apps are given (docs/edge.md): this install's URL or name "
@@ -303,6 +390,10 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
     if (!chosen)
         return std::unexpected(chosen.error());
     chosen->applyTo(o);
+    auto site = edgeSite.read(parser);
+    if (!site)
+        return std::unexpected(site.error());
+    o.edgeSite = *site;
     if (parser.isSet(tlsCert) != parser.isSet(tlsKey))
         return fail(ErrorCode::Invalid, QStringLiteral("--tls-cert and --tls-key go together"),
                     parser.isSet(tlsCert) ? QStringLiteral("--tls-key") : QStringLiteral("--tls-cert"),

@@ -2,6 +2,7 @@
 // pandod's command line: where its data lives, where it listens, which database it uses.
 
 #include "adapters/api/error.h"
+#include "adapters/routing/caddy/caddyconfig.h"
 #include "app/server/connectionlimits.h"
 #include "app/wiring/enginesettings.h"
 #include "app/wiring/runtimewiring.h"
@@ -25,6 +26,9 @@ struct DaemonOptions {
     QString auditSinks;                                 // a JSON file of audit sinks; empty: none
     int appLimit = 10;                                  // apps a member may own (operators and admins are not limited)
     wiring::EdgeChoice edge = wiring::EdgeChoice::Auto; // --edge, else $PANDO_EDGE
+    // --edge-listen, --edge-http-port, --edge-https-port, --acme-*: where apps' addresses are
+    // served and where their certificates come from (docs/edge.md).
+    adapters::caddy::EdgeSite edgeSite;
     // HTTPS: with certificate and key files when given, else with a certificate made (and kept)
     // in <data-dir>/tls naming tlsNames, which clients pin by its fingerprint.
     bool tls = false;

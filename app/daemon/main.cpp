@@ -53,6 +53,7 @@ int main(int argc, char *argv[])
     installOptions.auditSinks = options->auditSinks;
     installOptions.appLimit = options->appLimit;
     installOptions.edge = options->edge;
+    installOptions.edgeSite = options->edgeSite;
     wiring::Install install(std::move(installOptions));
     const Status opened = install.open();
     for (const QString &note : install.runtimeNotes())

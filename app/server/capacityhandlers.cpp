@@ -2,6 +2,8 @@
 
 #include "replies.h"
 
+#include <QJsonArray>
+
 namespace pando::server::capacityapi {
 
 Reply showCapacity(Call &call)
@@ -15,12 +17,37 @@ Reply showCapacity(Call &call)
 Reply showEdge(Call &call)
 {
     const adapters::RouterStatus edge = call.engine.edge();
+    // The certificates of the apps the caller sees (core decides which).
+    auto visible = call.engine.visibility(call.principal);
+    if (!visible)
+        return errorReply(visible.error());
+    QJsonArray certificates;
+    for (const adapters::CertificateState &certificate : call.engine.edgeCertificates(*visible))
+        certificates.append(
+            QJsonObject{{QStringLiteral("host"), certificate.host},
+                        {QStringLiteral("issuer"), certificate.issuer},
+                        {QStringLiteral("not_after_ms"),
+                         certificate.notAfter.isValid() ? certificate.notAfter.toMSecsSinceEpoch() : qint64(0)},
+                        {QStringLiteral("error"), certificate.error}});
     return Reply{200, QJsonObject{{QStringLiteral("kind"), edge.kind},
                                   {QStringLiteral("running"), edge.running},
                                   {QStringLiteral("outlives_pando"), edge.outlivesPando},
                                   {QStringLiteral("pid"), edge.pid},
                                   {QStringLiteral("routes"), edge.routes},
+                                  {QStringLiteral("http_port"), edge.httpPort},
+                                  {QStringLiteral("https_port"), edge.httpsPort},
+                                  {QStringLiteral("certificates"), certificates},
                                   {QStringLiteral("problem"), edge.problem}}};
+}
+
+Reply showEdgeCa(Call &call)
+{
+    const QByteArray pem = call.engine.edgeInstallCa();
+    if (pem.isEmpty())
+        return errorReply(Error{ErrorCode::NotFound, QStringLiteral("the edge has no install CA yet"),
+                                QStringLiteral("edge"),
+                                QStringLiteral("it is made when the first app with tls: internal is served")});
+    return Reply{200, QJsonObject{{QStringLiteral("pem"), QString::fromLatin1(pem)}}};
 }
 
 Reply startApp(Call &call)

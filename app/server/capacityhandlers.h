@@ -9,6 +9,8 @@ namespace pando::server::capacityapi {
 
 Reply showCapacity(Call &call);
 Reply showEdge(Call &call);
+// GET /api/v1/edge/ca: the install CA's root, for people to trust (docs/edge.md).
+Reply showEdgeCa(Call &call);
 Reply startApp(Call &call);
 
 } // namespace pando::server::capacityapi

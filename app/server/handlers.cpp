@@ -350,6 +350,8 @@ constexpr RouteDef Routes[] = {
     // refused deploy shows a deployer the same figures.
     {"GET", "/api/v1/capacity", AppsRead, None, false, &capacityapi::showCapacity},
     {"GET", "/api/v1/edge", AppsRead, None, false, &capacityapi::showEdge},
+    // The install CA's root is no secret: whoever uses the install's apps trusts it.
+    {"GET", "/api/v1/edge/ca", AppsRead, None, false, &capacityapi::showEdgeCa},
     // Identity assertions (docs/edge.md): the edge asks per request to an app that wants them.
     // Public in the table because the handler's credential may be the pando_session cookie,
     // which no other route reads; the engine authenticates it and decides apps.read on the app.

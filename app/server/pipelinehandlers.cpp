@@ -486,7 +486,13 @@ Result<QJsonObject> settingsJson(Call &call)
     auto access = call.engine.appAccess();
     if (!access)
         return std::unexpected(access.error());
+    auto domains = call.engine.domainPolicy();
+    if (!domains)
+        return std::unexpected(domains.error());
     return QJsonObject{{QStringLiteral("host_execution"), hostExecution},
+                       {QStringLiteral("base_domain"), domains->baseDomain},
+                       {QStringLiteral("allowed_domains"), QJsonArray::fromStringList(domains->allowed)},
+                       {QStringLiteral("wildcard_domains"), domains->wildcards},
                        {QStringLiteral("local_repositories"), access->localRepositories},
                        {QStringLiteral("ssh_agent"), access->sshAgent},
                        {QStringLiteral("internal_hosts"), access->internalHosts},
@@ -517,6 +523,48 @@ Result<core::policy::AppAccess> appAccessBody(const QJsonObject &body, core::pol
     return access;
 }
 
+// The domain settings a PUT body names, over the current ones: allowed_domains as a list of
+// names or one comma-separated string.
+Result<core::policy::DomainPolicy> domainPolicyBody(const QJsonObject &body, core::policy::DomainPolicy domains)
+{
+    const QString base = QStringLiteral("base_domain");
+    const QString allowed = QStringLiteral("allowed_domains");
+    const QString wildcards = QStringLiteral("wildcard_domains");
+    if (body.contains(base)) {
+        if (!body.value(base).isString())
+            return fail(ErrorCode::Invalid, QStringLiteral("must be a domain name, or \"\" for none"), base);
+        auto name = core::policy::parseBaseDomain(body.value(base).toString(), base);
+        if (!name)
+            return std::unexpected(name.error());
+        domains.baseDomain = *name;
+    }
+    if (body.contains(allowed)) {
+        QStringList names;
+        const QJsonValue value = body.value(allowed);
+        if (value.isString())
+            names = value.toString().split(QLatin1Char(','));
+        else if (value.isArray())
+            for (const QJsonValue item : value.toArray()) {
+                if (!item.isString())
+                    return fail(ErrorCode::Invalid, QStringLiteral("must be a list of domain names"), allowed);
+                names << item.toString();
+            }
+        else
+            return fail(ErrorCode::Invalid, QStringLiteral("must be a list of domain names"), allowed,
+                        QStringLiteral("send {\"allowed_domains\": [\"example.com\"]}, or [] for any name"));
+        auto parsed = core::policy::parseAllowedDomains(names, allowed);
+        if (!parsed)
+            return std::unexpected(parsed.error());
+        domains.allowed = *parsed;
+    }
+    if (body.contains(wildcards)) {
+        if (!body.value(wildcards).isBool())
+            return fail(ErrorCode::Invalid, QStringLiteral("must be true or false"), wildcards);
+        domains.wildcards = body.value(wildcards).toBool();
+    }
+    return domains;
+}
+
 } // namespace
 
 Reply showSettings(Call &call)
@@ -529,9 +577,10 @@ Reply showSettings(Call &call)
 
 Reply updateSettings(Call &call)
 {
-    const QStringList keys = {QStringLiteral("host_execution"), QStringLiteral("local_repositories"),
-                              QStringLiteral("ssh_agent"), QStringLiteral("internal_hosts"),
-                              QStringLiteral("member_ports")};
+    const QStringList keys = {QStringLiteral("host_execution"),  QStringLiteral("local_repositories"),
+                              QStringLiteral("ssh_agent"),       QStringLiteral("internal_hosts"),
+                              QStringLiteral("member_ports"),    QStringLiteral("base_domain"),
+                              QStringLiteral("allowed_domains"), QStringLiteral("wildcard_domains")};
     auto body = jsonObjectBody(call.request, keys, QStringLiteral("{\"ssh_agent\": false}"));
     if (!body)
         return errorReply(body.error());
@@ -544,6 +593,12 @@ Reply updateSettings(Call &call)
     auto access = appAccessBody(*body, *current);
     if (!access)
         return errorReply(access.error());
+    auto currentDomains = call.engine.domainPolicy();
+    if (!currentDomains)
+        return errorReply(currentDomains.error());
+    auto domains = domainPolicyBody(*body, *currentDomains);
+    if (!domains)
+        return errorReply(domains.error());
     if (body->contains(QStringLiteral("host_execution"))) {
         auto enabled = boolBody(call, QStringLiteral("host_execution"), keys);
         if (!enabled)
@@ -555,6 +610,8 @@ Reply updateSettings(Call &call)
             return errorReply(set.error());
     }
     if (auto set = call.engine.setAppAccess(*access, call.actor); !set)
+        return errorReply(set.error());
+    if (auto set = call.engine.setDomainPolicy(*domains, call.actor); !set)
         return errorReply(set.error());
     return showSettings(call);
 }

@@ -212,8 +212,8 @@ Status Install::openEdge()
         inProcess(u"Caddy is not installed (Debian's caddy package)"_s);
         return {};
     }
-    auto caddy = std::make_shared<adapters::caddy::CaddyEdge>(
-        adapters::caddy::CaddyEdgeOptions{.stateDir = m_options.engine.dataDir + u"/edge"_s});
+    auto caddy = std::make_shared<adapters::caddy::CaddyEdge>(adapters::caddy::CaddyEdgeOptions{
+        .stateDir = m_options.engine.dataDir + u"/edge"_s, .site = m_options.edgeSite});
     if (auto started = caddy->start(); !started) {
         if (m_options.edge == EdgeChoice::Caddy)
             return std::unexpected(prefixed(started.error(), u"cannot start the edge"_s));

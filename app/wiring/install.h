@@ -26,6 +26,7 @@
 #include "adapters/api/runtime.h"
 #include "adapters/api/services.h"
 #include "adapters/api/source.h"
+#include "adapters/routing/caddy/caddyconfig.h"
 #include "app/wiring/enginesettings.h"
 #include "app/wiring/runtimewiring.h"
 #include "core/authz/authz.h"
@@ -54,6 +55,7 @@ struct InstallOptions {
     QString auditSinks;                   // a JSON file of audit sinks (docs/audit.md); empty: none
     int appLimit = 10;                    // apps a member may own (operators and admins are not limited)
     EdgeChoice edge = EdgeChoice::Auto;   // what serves the apps; Caddy's files go in <dataDir>/edge
+    adapters::caddy::EdgeSite edgeSite;   // Caddy's shared ports for apps' domains, and the ACME CA
     // One engine per data directory: <dataDir>/pandod.lock is held while open. Only a test
     // that opens the state next to a running install turns it off.
     bool lockDataDirectory = true;

@@ -3,6 +3,7 @@
 #include "core/policy/sourceaccess.h"
 
 #include "core/capacity/capacity.h"
+#include "core/deploy/appaddresses.h"
 #include "core/deploy/healthprobe.h"
 #include "core/deploy/imagereuse.h"
 #include "core/deploy/servicestep.h"
@@ -233,6 +234,18 @@ Result<StepEnd> plan(DeployRun &run)
     run.secrets = std::move(*injected);
     if (auto servicesOk = checkServicesPlan(s, run.spec); !servicesOk)
         return std::unexpected(servicesOk.error());
+    auto addresses = planAddresses(s.db, s.router, run.deploy.app, run.spec);
+    if (!addresses)
+        return std::unexpected(addresses.error());
+    run.addresses = *addresses;
+    if (!run.addresses.isEmpty()) {
+        QStringList urls;
+        const auto [http, https] = s.router.addressPorts();
+        for (const adapters::Address &address : std::as_const(run.addresses))
+            urls << address.url(http, https).toString() + QStringLiteral(" (TLS ") +
+                        adapters::tlsModeName(address.tls) + QLatin1Char(')');
+        run.plan.notes << QStringLiteral("served at ") + urls.join(QStringLiteral(", "));
+    }
     qint64 servingSince = 0;
     if (!run.previous.isEmpty())
         if (auto serving = DeployRepository(s.db).find(run.previous))
@@ -378,8 +391,16 @@ Result<StepEnd> switchTraffic(DeployRun &run)
             // The router keeps the port it gave; the next deploy asks for it again.
             qWarning("deploy %s: recording route port %d failed: %s", qPrintable(deploy.id), route->port,
                      qPrintable(kept.error().text()));
-    if (auto switched = s.router.setBackend(deploy.app, run.container.address, run.plan.container.port); !switched)
+    // The new addresses first: on an error nothing has moved and the old version serves on.
+    const std::optional<adapters::Route> before = s.router.route(deploy.app);
+    if (auto addressed = s.router.setAddresses(deploy.app, addressChange(run.spec, run.addresses)); !addressed)
+        return std::unexpected(addressed.error());
+    if (auto switched = s.router.setBackend(deploy.app, run.container.address, run.plan.container.port); !switched) {
+        if (before)
+            discardResult(s.router.setAddresses(deploy.app, adapters::AddressChange{before->addresses, false}),
+                          "the switch's error is the one to report");
         return std::unexpected(switched.error());
+    }
     if (auto saved = AppRepository(s.db).setCurrentDeploy(deploy.app, deploy.id, s.clock.nowMs()); !saved) {
         // Put the old backend back so what serves matches what is recorded.
         if (!run.previous.isEmpty()) {

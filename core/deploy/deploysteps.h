@@ -47,14 +47,15 @@ struct DeployRun {
     StepLog *log = nullptr; // the running step's output, while a recorded step runs
 
     // Handed on from step to step.
-    AppSpec spec;                      // fetch: the spec as it was when the deploy was asked for
-    QString ref;                       // fetch: the ref asked for
-    QString checkoutDir;               // fetch: the tree, removed when the run ends (needed until the build)
-    Detection detection;               // detect
-    Plan plan;                         // plan
-    SecretInjection secrets;           // plan: opened there, wiped once the container exists
-    ProvisionedServices provisioned;   // services
-    adapters::ContainerInfo container; // start
+    AppSpec spec;                       // fetch: the spec as it was when the deploy was asked for
+    QString ref;                        // fetch: the ref asked for
+    QString checkoutDir;                // fetch: the tree, removed when the run ends (needed until the build)
+    Detection detection;                // detect
+    Plan plan;                          // plan
+    QList<adapters::Address> addresses; // plan: where the edge serves the app (core/deploy/appaddresses.h)
+    SecretInjection secrets;            // plan: opened there, wiped once the container exists
+    ProvisionedServices provisioned;    // services
+    adapters::ContainerInfo container;  // start
     // Held from the switch to the end: the switch and the retire never interleave with the
     // reconciler's or a removal's actions on the app.
     std::shared_ptr<QMutex> appMutex;

@@ -1,3 +1,4 @@
+#include "core/deploy/appaddresses.h"
 #include "core/engine/engineprivate.h"
 #include "core/engine/enginewiring.h"
 #include "core/policy/specgate.h"
@@ -206,6 +207,10 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
                         .arg(policy.maxRoutePort),
                     QStringLiteral("route.port"));
 
+    // The names the install may serve and no other app holds, before the source is read.
+    if (auto addresses = planAddresses(d->db, *d->router, spec->name, *spec); !addresses)
+        return std::unexpected(addresses.error());
+
     // The repository must answer and the ref exist before anything is created.
     if (auto commit = d->resolveSource(*spec, trusted, QStringLiteral("source.ref")); !commit)
         return std::unexpected(commit.error());
@@ -288,7 +293,15 @@ Result<AppView> Engine::app(const QString &name)
     auto row = AppRepository(d->db).find(name);
     if (!row)
         return std::unexpected(row.error());
-    return d->view(*row);
+    auto view = d->view(*row);
+    if (!view || view->addresses.isEmpty())
+        return view;
+    const QList<adapters::CertificateState> certificates = d->router->certificates();
+    for (AddressView &address : view->addresses)
+        for (const adapters::CertificateState &certificate : certificates)
+            if (QUrl(address.url).host() == certificate.host && address.tls != QLatin1String("off"))
+                address.certificate = certificate;
+    return view;
 }
 
 Result<AppView> Engine::Private::view(const AppRecord &record)
@@ -300,9 +313,15 @@ Result<AppView> Engine::Private::view(const AppRecord &record)
         v.spec = *spec;
     else
         v.spec.name = record.name;
-    if (auto route = router->route(record.name))
+    if (auto route = router->route(record.name)) {
         v.url = route->url.toString();
-    else if (record.routePort > 0)
+        const auto [http, https] = router->addressPorts();
+        for (const adapters::Address &address : std::as_const(route->addresses))
+            v.addresses.append({address.url(http, https).toString(), adapters::tlsModeName(address.tls), false, {}});
+        for (const adapters::MovedAddress &moved : std::as_const(route->moved))
+            v.addresses.append(
+                {moved.from.url(http, https).toString(), adapters::tlsModeName(moved.from.tls), true, {}});
+    } else if (record.routePort > 0)
         v.url = QStringLiteral("http://127.0.0.1:%1/").arg(record.routePort);
     auto last = DeployRepository(db).listForApp(record.name, 1);
     if (!last)
@@ -379,6 +398,8 @@ Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specTex
         e.where = QStringLiteral("source.repo");
         return std::unexpected(e);
     }
+    if (auto addresses = planAddresses(d->db, *d->router, name, *spec); !addresses)
+        return std::unexpected(addresses.error());
     // The new spec's source is read with its writer's means: an administrator's edit makes the
     // app's source trusted, a member's makes it a member's (AppRecord::sourceTrusted).
     const bool trusted = policy::hasInstallAuthority(actor);

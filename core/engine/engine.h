@@ -21,6 +21,7 @@
 #include "core/events/eventbus.h"
 #include "core/logstream/loghub.h"
 #include "core/planner/planner.h"
+#include "core/policy/domainpolicy.h"
 #include "core/policy/policy.h"
 #include "core/policy/sourceaccess.h"
 #include "core/secrets/appsecrets.h"
@@ -47,10 +48,20 @@ namespace accounts {
 class AccountService;
 }
 
+// One place the edge serves an app at (docs/edge.md), with its certificate's state when asked for.
+struct AddressView {
+    QString url;
+    QString tls;        // "auto", "internal", "off"
+    bool moved = false; // the app moved away: it redirects to where it is now
+    std::optional<adapters::CertificateState> certificate;
+    QJsonObject toJson() const;
+};
+
 struct AppView {
     AppRecord record;
     AppSpec spec;
-    QString url; // where the app is reached; empty before the first route
+    QString url;                  // where the app is reached; empty before the first route
+    QList<AddressView> addresses; // on the edge's shared ports, as it serves them now
     AppStatus status = AppStatus::New;
     QString statusReason; // why, when Pando stopped or warned it (its disk limit) or it is unhealthy; else empty
     std::optional<DeployRecord> lastDeploy;
@@ -146,6 +157,7 @@ public:
     // otherwise as createApp().
     Result<AppView> updateApp(const QString &name, const QByteArray &specText, const Actor &actor);
     Result<QList<AppView>> apps();
+    // One app, with its addresses' certificate states (the list leaves those out).
     Result<AppView> app(const QString &name);
     // Marks the app as removing and queues its teardown (containers, images, route, rows). Its
     // grants go with its row once the teardown succeeded; a failed one keeps both for a retry.
@@ -182,6 +194,11 @@ public:
     // settings.apps with the names changed.
     Result<policy::AppAccess> appAccess();
     Status setAppAccess(const policy::AppAccess &settings, const Actor &actor);
+    // Which names the edge serves apps at (core/policy/domainpolicy.h): the base domain, the
+    // names allowed, wildcards. For administrators; audited as settings.domains. Apps already
+    // served keep their addresses until their next deploy or reconciler pass re-reads them.
+    Result<policy::DomainPolicy> domainPolicy();
+    Status setDomainPolicy(const policy::DomainPolicy &policy, const Actor &actor);
 
     // Queues a deploy of the app at ref (empty: the spec's ref).
     Result<DeployRecord> deploy(const QString &app, const QString &ref, const Actor &actor);
@@ -275,6 +292,11 @@ public:
     // What serves the apps' routes and whether it does (docs/edge.md). May ask the edge's
     // admin API: not for a GUI thread.
     adapters::RouterStatus edge();
+    // The certificates the edge holds or tried to get for the hosts of the apps visibility sees
+    // (a member learns nothing of other apps' names); reads the edge's files and log.
+    QList<adapters::CertificateState> edgeCertificates(const authz::Visibility &visibility);
+    // The install CA's root (PEM), which serves tls: internal; empty before the edge made it.
+    QByteArray edgeInstallCa();
     // One disk limit check now (core/disklimit; the engine also checks every
     // diskCheckIntervalMs); returns what it did.
     Result<QStringList> checkDiskLimits();

@@ -20,6 +20,28 @@ adapters::RouterStatus Engine::edge()
     return d->router->status();
 }
 
+QList<adapters::CertificateState> Engine::edgeCertificates(const authz::Visibility &visibility)
+{
+    QSet<QString> hosts;
+    auto apps = AppRepository(d->db).list();
+    if (apps)
+        for (const AppRecord &app : std::as_const(*apps))
+            if (visibility.seesApp(app.name))
+                if (auto route = d->router->route(app.name))
+                    for (const adapters::Address &address : std::as_const(route->addresses))
+                        hosts.insert(address.host);
+    QList<adapters::CertificateState> seen;
+    for (const adapters::CertificateState &certificate : d->router->certificates())
+        if (hosts.contains(certificate.host))
+            seen.append(certificate);
+    return seen;
+}
+
+QByteArray Engine::edgeInstallCa()
+{
+    return d->router->installCa();
+}
+
 Result<QStringList> Engine::checkDiskLimits()
 {
     auto changes = d->diskLimiter.check();

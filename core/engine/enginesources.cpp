@@ -35,6 +35,29 @@ Status Engine::setAppAccess(const policy::AppAccess &settings, const Actor &acto
     return {};
 }
 
+Result<policy::DomainPolicy> Engine::domainPolicy()
+{
+    return policy::readDomainPolicy(d->db);
+}
+
+Status Engine::setDomainPolicy(const policy::DomainPolicy &domains, const Actor &actor)
+{
+    if (!policy::hasInstallAuthority(actor))
+        return fail(ErrorCode::Forbidden, u"only administrators change the install's settings"_s, u"settings"_s);
+    auto changed = policy::writeDomainPolicy(d->db, domains, actor.name, d->clock.nowMs());
+    if (!changed)
+        return std::unexpected(changed.error());
+    if (changed->isEmpty())
+        return {};
+    const QJsonObject detail{{u"changed"_s, QJsonArray::fromStringList(*changed)},
+                             {u"base_domain"_s, domains.baseDomain},
+                             {u"allowed_domains"_s, QJsonArray::fromStringList(domains.allowed)},
+                             {u"wildcard_domains"_s, domains.wildcards}};
+    if (auto audited = d->audit.record(actor, u"settings.domains"_s, u"install"_s, u"success"_s, detail); !audited)
+        return std::unexpected(unaudited(u"the settings were changed"_s, audited.error()));
+    return {};
+}
+
 Result<QString> Engine::Private::resolveSource(const AppSpec &spec, bool trusted, const QString &refWhere)
 {
     auto settings = policy::readAppAccess(db);

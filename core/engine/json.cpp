@@ -69,6 +69,18 @@ QJsonObject toJson(const AuditRecord &line)
                        {QStringLiteral("hash"), line.hash}};
 }
 
+QJsonObject AddressView::toJson() const
+{
+    QJsonObject o{{QStringLiteral("url"), url}, {QStringLiteral("tls"), tls}, {QStringLiteral("moved"), moved}};
+    if (certificate)
+        o.insert(QStringLiteral("certificate"),
+                 QJsonObject{{QStringLiteral("issuer"), certificate->issuer},
+                             {QStringLiteral("not_after_ms"),
+                              certificate->notAfter.isValid() ? certificate->notAfter.toMSecsSinceEpoch() : 0},
+                             {QStringLiteral("error"), certificate->error}});
+    return o;
+}
+
 QJsonObject AppView::toJson() const
 {
     QJsonObject o{{QStringLiteral("name"), record.name},
@@ -80,6 +92,10 @@ QJsonObject AppView::toJson() const
                   {QStringLiteral("created_ms"), record.createdMs},
                   {QStringLiteral("updated_ms"), record.updatedMs},
                   {QStringLiteral("spec"), spec.toJson()}};
+    QJsonArray list;
+    for (const AddressView &address : addresses)
+        list.append(address.toJson());
+    o.insert(QStringLiteral("addresses"), list);
     if (lastDeploy)
         o.insert(QStringLiteral("last_deploy"), core::toJson(*lastDeploy));
     return o;

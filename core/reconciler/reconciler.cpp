@@ -1,8 +1,10 @@
 #include "reconciler.h"
 
+#include "core/deploy/appaddresses.h"
 #include "core/deploy/secretinjection.h"
 #include "core/deploy/servicestep.h"
 #include "core/disklimit/diskstates.h"
+#include "core/policy/domainpolicy.h"
 #include "core/spec/appspec.h"
 #include "core/state/repositories.h"
 
@@ -238,6 +240,18 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
         note(QStringLiteral("routing %1 to its container").arg(name),
              m_s.router.setBackend(name, address, spec->run.port));
     }
+    // The addresses follow the serving version's spec under the install's domain policy (an
+    // administrator may have changed it; an edge started afresh has none).
+    if (!m_s.router.servesAddresses())
+        return;
+    auto served = parseAppSpec(deploy->specYaml.toUtf8());
+    auto domains = policy::readDomainPolicy(m_s.db);
+    if (!served || !domains)
+        return;
+    auto wanted = policy::appAddresses(*served, *domains);
+    if (auto now = m_s.router.route(name); wanted && now && now->addresses != *wanted)
+        note(QStringLiteral("serving %1 at its addresses").arg(name),
+             m_s.router.setAddresses(name, addressChange(*served, *wanted)));
 }
 
 } // namespace pando::core

@@ -1,6 +1,7 @@
 #include "core/spec/appspec.h"
 
 #include "core/spec/specdisk.h"
+#include "core/spec/specroute.h"
 #include "core/spec/specrules.h"
 #include "core/spec/specsecrets.h"
 #include "core/spec/specservices.h"
@@ -367,12 +368,12 @@ Status readRoute(const DocNode &root, AppSpec &spec)
     if (!*node)
         return {};
     const DocNode &route = **node;
-    PANDO_SPEC_TRY(known, checkFields(route, u"route"_s, {u"port"_s}));
+    PANDO_SPEC_TRY(known, checkFields(route, u"route"_s, {u"port"_s, u"domains"_s, u"paths"_s, u"tls"_s, u"moved"_s}));
     if (const DocNode *p = route.value(u"port"_s); p && p->kind != DocNode::Kind::Null) {
         PANDO_SPEC_TRY(value, port(*p, u"route.port"_s));
         spec.route.port = *value;
     }
-    return {};
+    return detail::readRouteAddresses(route, spec);
 }
 
 Status readNetwork(const DocNode &root, AppSpec &spec)
@@ -603,6 +604,7 @@ Status validateAppSpec(const AppSpec &spec)
                     u"health.failures"_s);
     if (spec.route.port < 0 || spec.route.port > 65535)
         return fail(ErrorCode::Invalid, u"expected an integer 1-65535, got %1"_s.arg(spec.route.port), u"route.port"_s);
+    PANDO_SPEC_TRY(addresses, detail::checkRouteAddresses(spec.route));
     if (spec.network.egress != AppSpec::Egress::All && spec.network.egress != AppSpec::Egress::None)
         return fail(ErrorCode::Invalid, u"expected \"all\" or \"none\""_s, u"network.egress"_s);
     for (auto it = spec.labels.cbegin(); it != spec.labels.cend(); ++it) {
@@ -626,6 +628,7 @@ QJsonObject AppSpec::toJson() const
     QJsonObject route;
     if (this->route.port > 0)
         route.insert(u"port"_s, this->route.port);
+    detail::insertRouteJson(this->route, route);
     QJsonObject json{
         {u"name"_s, name},
         {u"source"_s, QJsonObject{{u"repo"_s, source.repo}, {u"ref"_s, source.ref}}},

@@ -4,6 +4,7 @@
 // path it was found at ("run.port") or the line and column of malformed YAML.
 
 #include "adapters/api/error.h"
+#include "adapters/api/routing.h"
 
 #include <QByteArray>
 #include <QJsonObject>
@@ -58,6 +59,15 @@ struct AppSpec {
 
     struct Route {
         int port = 0; // the stable loopback port; 0 = pick one
+        // Where the edge serves the app besides (core/spec/specroute.h, docs/edge.md): host names
+        // in ASCII lower case ("*.example.com" for a wildcard), path prefixes ("/api"; none: the
+        // whole host), how they are served (unset: by the name) and what an address the app
+        // stops using does.
+        QStringList domains;
+        QStringList paths;
+        std::optional<adapters::TlsMode> tls;
+        enum class Moved { Redirect, Drop };
+        Moved moved = Moved::Redirect;
     } route;
 
     enum class Egress { All, None };

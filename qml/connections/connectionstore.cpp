@@ -46,7 +46,14 @@ QList<RemoteInstall> ConnectionStore::installs() const
 
 Result<RemoteInstall> ConnectionStore::add(RemoteInstall install, const QString &token)
 {
-    return save(std::move(install), token, QDateTime::currentMSecsSinceEpoch());
+    // After every saved one, even when added within the same millisecond: the list's order is
+    // the order they were added in, never the order of their random ids.
+    qint64 added = m_clock();
+    m_settings.beginGroup(Group);
+    for (const QString &id : m_settings.childGroups())
+        added = std::max(added, m_settings.value(id + u"/added"_s).toLongLong() + 1);
+    m_settings.endGroup();
+    return save(std::move(install), token, added);
 }
 
 Result<RemoteInstall> ConnectionStore::replace(const QString &id, RemoteInstall install, const QString &token)
@@ -54,7 +61,7 @@ Result<RemoteInstall> ConnectionStore::replace(const QString &id, RemoteInstall 
     m_settings.beginGroup(Group);
     const bool known = m_settings.childGroups().contains(id);
     // The old one's time keeps the list's order across starts.
-    const qint64 added = m_settings.value(id + u"/added"_s, QDateTime::currentMSecsSinceEpoch()).toLongLong();
+    const qint64 added = m_settings.value(id + u"/added"_s, m_clock()).toLongLong();
     m_settings.endGroup();
     if (!known)
         return fail(ErrorCode::NotFound, u"no saved connection %1"_s.arg(id));

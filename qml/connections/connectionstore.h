@@ -8,9 +8,11 @@
 
 #include "adapters/api/error.h"
 
+#include <QDateTime>
 #include <QList>
 #include <QString>
 #include <QUrl>
+#include <functional>
 
 class QSettings;
 
@@ -44,12 +46,17 @@ public:
     // The install's token, or empty when its file is gone.
     QString token(const QString &id) const;
     QString tokenPath(const QString &id) const;
+    // What "now" is when an install is added (ms since the epoch); tests freeze it.
+    void setClock(std::function<qint64()> clock) { m_clock = std::move(clock); }
 
 private:
     Result<RemoteInstall> save(RemoteInstall install, const QString &token, qint64 addedMs);
 
     QSettings &m_settings;
     QString m_tokenDir;
+    std::function<qint64()> m_clock = [] {
+        return QDateTime::currentMSecsSinceEpoch();
+    };
 };
 
 } // namespace pando::desktop

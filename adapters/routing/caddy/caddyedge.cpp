@@ -1,5 +1,8 @@
 #include "caddyedge.h"
 
+#include "caddycerts.h"
+#include "caddyconfig.h"
+
 #include "adapters/api/oskit.h"
 #include "adapters/kit/httpkit/httptransport.h"
 
@@ -32,64 +35,11 @@ namespace pando::adapters::caddy {
 
 namespace {
 
-constexpr auto ServerPrefix = "pando:"_L1;
 constexpr auto MigrateSysctl = "/proc/sys/net/ipv4/tcp_migrate_req";
 
 QString errnoText(int err)
 {
     return QString::fromLocal8Bit(std::strerror(err));
-}
-
-// Caddy's {"error": "..."} body, or the body itself.
-QString caddyError(const QByteArray &body)
-{
-    const QString error = QJsonDocument::fromJson(body).object().value("error"_L1).toString();
-    return error.isEmpty() ? QString::fromUtf8(body).trimmed() : error;
-}
-
-QString dialAddress(const QString &host, int port)
-{
-    return host.contains(u':') ? u"[%1]:%2"_s.arg(host).arg(port) : u"%1:%2"_s.arg(host).arg(port);
-}
-
-// "host:port" or "[v6]:port" back into its parts; port 0 when it is not one.
-std::pair<QString, int> splitDial(const QString &dial)
-{
-    const qsizetype colon = dial.lastIndexOf(u':');
-    if (colon <= 0)
-        return {};
-    QString host = dial.left(colon);
-    if (host.startsWith(u'[') && host.endsWith(u']'))
-        host = host.mid(1, host.size() - 2);
-    return {host, dial.mid(colon + 1).toInt()};
-}
-
-// The routes a configuration serves: one server per app named "pando:APP", listening on
-// 127.0.0.1:PORT, its first handler a reverse proxy to the backend (or a 503 without one).
-QHash<QString, Route> routesOf(const QJsonObject &servers)
-{
-    QHash<QString, Route> routes;
-    for (auto it = servers.constBegin(); it != servers.constEnd(); ++it) {
-        if (!it.key().startsWith(ServerPrefix))
-            continue;
-        const QJsonObject server = it.value().toObject();
-        Route route;
-        route.app = it.key().mid(ServerPrefix.size());
-        route.port = splitDial(server.value("listen"_L1).toArray().first().toString()).second;
-        if (route.app.isEmpty() || route.port <= 0)
-            continue;
-        route.url = QUrl(u"http://127.0.0.1:%1/"_s.arg(route.port));
-        const QJsonObject handler =
-            server.value("routes"_L1).toArray().first().toObject().value("handle"_L1).toArray().first().toObject();
-        if (handler.value("handler"_L1).toString() == "reverse_proxy"_L1) {
-            const auto [host, port] =
-                splitDial(handler.value("upstreams"_L1).toArray().first().toObject().value("dial"_L1).toString());
-            route.backendHost = host;
-            route.backendPort = port;
-        }
-        routes.insert(route.app, route);
-    }
-    return routes;
 }
 
 // Whether anything listens on 127.0.0.1:port (a Caddy that holds it counts too); a free port
@@ -118,7 +68,14 @@ QString tail(const QString &file, int lines)
 } // namespace
 
 CaddyEdge::CaddyEdge(CaddyEdgeOptions options) : m_options(std::move(options))
-{}
+{
+    // The well-known ports need root (Caddy has no capability of its own in Debian's package).
+    const bool root = ::geteuid() == 0;
+    if (m_options.site.httpPort == 0)
+        m_options.site.httpPort = root ? 80 : 8080;
+    if (m_options.site.httpsPort == 0)
+        m_options.site.httpsPort = root ? 443 : 8443;
+}
 
 CaddyEdge::~CaddyEdge() = default;
 
@@ -202,7 +159,16 @@ Status CaddyEdge::adoptLocked()
     if (exchange.transportFailed || exchange.status != 200)
         return fail(ErrorCode::Unavailable, u"the edge (Caddy) did not say which routes it serves: %1"_s.arg(
                                                 exchange.transportFailed ? exchange.error : caddyError(exchange.body)));
-    m_routes = routesOf(QJsonDocument::fromJson(exchange.body).object());
+    // Ports and backends as Caddy serves them; addresses as they were written down beside.
+    QHash<QString, Route> routes = routesOfServers(QJsonDocument::fromJson(exchange.body).object());
+    const QHash<QString, Route> written = writtenRoutes();
+    for (Route &route : routes)
+        if (auto it = written.constFind(route.app); it != written.constEnd()) {
+            route.addresses = it->addresses;
+            route.moved = it->moved;
+        }
+    m_routes = routes;
+    m_movesPending = !movesSettled(m_routes, certificateCheck());
     return {};
 }
 
@@ -213,17 +179,8 @@ Status CaddyEdge::spawnLocked()
         return fail(ErrorCode::Unavailable, u"Caddy is not installed"_s, u"edge"_s,
                     u"install Debian's caddy package, or run with --edge in-process"_s);
     // The last routes written down, with this directory's paths (it may have moved).
-    QHash<QString, Route> routes;
-    if (QFile last(path("caddy.json")); last.open(QIODevice::ReadOnly))
-        routes = routesOf(QJsonDocument::fromJson(last.readAll())
-                              .object()
-                              .value("apps"_L1)
-                              .toObject()
-                              .value("http"_L1)
-                              .toObject()
-                              .value("servers"_L1)
-                              .toObject());
-    if (auto written = writeConfig(configJson(routes)); !written)
+    const QHash<QString, Route> routes = writtenRoutes();
+    if (auto written = writeConfig(configJson(routes), routes); !written)
         return written;
     QFile::remove(path("admin.sock")); // nothing answers on it
 
@@ -309,49 +266,45 @@ qint64 CaddyEdge::caddyPid() const
     return file.open(QIODevice::ReadOnly) ? file.readAll().trimmed().toLongLong() : 0;
 }
 
-Status CaddyEdge::writeConfig(const QByteArray &config) const
+Status CaddyEdge::writeConfig(const QByteArray &config, const QHash<QString, Route> &routes) const
 {
-    QSaveFile file(path("caddy.json"));
-    if (!file.open(QIODevice::WriteOnly) || file.write(config) < 0 ||
-        !file.setPermissions(QFile::ReadOwner | QFile::WriteOwner) || !file.commit())
-        return fail(ErrorCode::Internal, u"cannot write %1: %2"_s.arg(file.fileName(), file.errorString()));
+    for (const auto &[name, content] :
+         {std::pair{"caddy.json", config}, std::pair{"routes.json", routesJson(routes)}}) {
+        QSaveFile file(path(name));
+        if (!file.open(QIODevice::WriteOnly) || file.write(content) < 0 ||
+            !file.setPermissions(QFile::ReadOwner | QFile::WriteOwner) || !file.commit())
+            return fail(ErrorCode::Internal, u"cannot write %1: %2"_s.arg(file.fileName(), file.errorString()));
+    }
     return {};
+}
+
+QHash<QString, Route> CaddyEdge::writtenRoutes() const
+{
+    if (QFile table(path("routes.json")); table.open(QIODevice::ReadOnly))
+        return routesFromJson(table.readAll());
+    // Written by a Pando that kept no table: the per-app servers of its configuration.
+    if (QFile last(path("caddy.json")); last.open(QIODevice::ReadOnly))
+        return routesOfServers(QJsonDocument::fromJson(last.readAll())
+                                   .object()
+                                   .value("apps"_L1)
+                                   .toObject()
+                                   .value("http"_L1)
+                                   .toObject()
+                                   .value("servers"_L1)
+                                   .toObject());
+    return {};
+}
+
+std::function<bool(const QString &)> CaddyEdge::certificateCheck() const
+{
+    return [storage = path("data")](const QString &host) {
+        return holdsCertificate(storage, host);
+    };
 }
 
 QByteArray CaddyEdge::configJson(const QHash<QString, Route> &routes) const
 {
-    QJsonObject servers;
-    for (const Route &route : routes) {
-        QJsonObject handler;
-        if (route.backendHost.isEmpty()) {
-            handler = {{"handler"_L1, "static_response"_L1},
-                       {"status_code"_L1, 503},
-                       {"body"_L1, u"%1 has no running version yet\n"_s.arg(route.app)}};
-        } else {
-            handler = {{"handler"_L1, "reverse_proxy"_L1},
-                       {"upstreams"_L1,
-                        QJsonArray{QJsonObject{{"dial"_L1, dialAddress(route.backendHost, route.backendPort)}}}}};
-        }
-        QJsonObject server;
-        server.insert("listen"_L1, QJsonArray{u"127.0.0.1:%1"_s.arg(route.port)});
-        server.insert("automatic_https"_L1, QJsonObject{{"disable"_L1, true}});
-        server.insert("routes"_L1, QJsonArray{QJsonObject{{"handle"_L1, QJsonArray{handler}}}});
-        servers.insert(ServerPrefix + route.app, server);
-    }
-    QJsonObject adminConfig;
-    adminConfig.insert("listen"_L1, QString(u"unix/"_s + path("admin.sock")));
-    adminConfig.insert("config"_L1, QJsonObject{{"persist"_L1, false}});
-    QJsonObject http;
-    // A load waits for old servers' requests at most this long; longer ones are cut.
-    http.insert("grace_period"_L1, "10s"_L1);
-    http.insert("servers"_L1, servers);
-    QJsonObject config;
-    config.insert("admin"_L1, adminConfig);
-    config.insert("logging"_L1,
-                  QJsonObject{{"logs"_L1, QJsonObject{{"default"_L1, QJsonObject{{"level"_L1, "WARN"_L1}}}}}});
-    config.insert("storage"_L1, QJsonObject{{"module"_L1, "file_system"_L1}, {"root"_L1, path("data")}});
-    config.insert("apps"_L1, QJsonObject{{"http"_L1, http}});
-    return QJsonDocument(config).toJson(QJsonDocument::Compact);
+    return renderConfig({routes, path("admin.sock"), path("data"), m_options.site, certificateCheck()});
 }
 
 Status CaddyEdge::applyLocked(const QHash<QString, Route> &routes)
@@ -381,7 +334,8 @@ Status CaddyEdge::applyLocked(const QHash<QString, Route> &routes)
                     u"edge"_s);
     }
     m_routes = routes;
-    if (auto written = writeConfig(config); !written)
+    m_movesPending = !movesSettled(m_routes, certificateCheck());
+    if (auto written = writeConfig(config, routes); !written)
         qWarning("edge: the routes serve, but writing them down failed: %s", qPrintable(written.error().text()));
     return {};
 }
@@ -450,8 +404,14 @@ std::optional<Route> CaddyEdge::route(const QString &app)
 Status CaddyEdge::check()
 {
     const std::lock_guard guard(m_mutex);
-    if (!m_started || answersLocked())
+    if (!m_started)
         return {};
+    if (answersLocked()) {
+        // A moved address redirects once where it moved to serves (its certificate came).
+        if (m_movesPending && movesSettled(m_routes, certificateCheck()))
+            return applyLocked(m_routes);
+        return {};
+    }
     qWarning("edge: Caddy stopped answering; starting it again with its %lld route(s)", qint64(m_routes.size()));
     if (auto spawned = spawnLocked(); !spawned) {
         m_problem = spawned.error().text();
@@ -489,6 +449,10 @@ RouterStatus CaddyEdge::status()
     status.outlivesPando = true;
     status.running = answersLocked();
     status.routes = int(m_routes.size());
+    if (std::ranges::any_of(m_routes, [](const Route &r) { return !r.addresses.isEmpty() || !r.moved.isEmpty(); })) {
+        status.httpPort = m_options.site.httpPort;
+        status.httpsPort = m_options.site.httpsPort;
+    }
     status.pid = caddyPid();
     QStringList problems{m_problem, m_migrateProblem};
     problems.removeAll(QString());
@@ -497,6 +461,76 @@ RouterStatus CaddyEdge::status()
         status.problem = u"Caddy does not answer on its admin socket, so apps are not reachable; Pando starts it "
                          "again within a reconcile interval. Its last words: %1"_s.arg(tail(path("caddy.log"), 3));
     return status;
+}
+
+} // namespace pando::adapters::caddy
+
+namespace pando::adapters::caddy {
+
+Status CaddyEdge::setAddresses(const QString &app, const AddressChange &change)
+{
+    const std::lock_guard guard(m_mutex);
+    auto it = m_routes.constFind(app);
+    if (it == m_routes.constEnd())
+        return fail(ErrorCode::NotFound, u"app %1 has no route"_s.arg(app), u"app"_s, u"call ensure() first"_s);
+    for (const Route &other : std::as_const(m_routes)) {
+        if (other.app == app)
+            continue;
+        for (const Address &mine : change.addresses)
+            for (const Address &theirs : other.addresses)
+                if (mine.overlaps(theirs))
+                    return fail(ErrorCode::Conflict,
+                                u"%1%2 is served for app %3"_s.arg(theirs.host, theirs.path, other.app),
+                                u"route.domains"_s, u"pick another name or path, or move %1 first"_s.arg(other.app));
+    }
+    QHash<QString, Route> next = m_routes;
+    Route &route = next[app];
+    const auto movedUrl = [this](const Address &a) {
+        return a.url(m_options.site.httpPort, m_options.site.httpsPort);
+    };
+    QList<MovedAddress> moved;
+    if (change.redirectMoved && !change.addresses.isEmpty()) {
+        const QUrl to = movedUrl(change.addresses.first());
+        // Earlier moves now lead to the new address too.
+        for (const MovedAddress &m : std::as_const(route.moved))
+            moved.append({m.from, to});
+        for (const Address &old : std::as_const(route.addresses))
+            if (!change.addresses.contains(old))
+                moved.append({old, to});
+    }
+    // An address taken (back) by a route no longer redirects, for this app or any other.
+    const auto taken = [&change](const MovedAddress &m) {
+        return std::ranges::any_of(change.addresses, [&m](const Address &a) { return a.overlaps(m.from); });
+    };
+    moved.removeIf(taken);
+    for (Route &other : next)
+        if (other.app != app)
+            other.moved.removeIf(taken);
+    route.addresses = change.addresses;
+    route.moved = moved;
+    if (next == m_routes)
+        return {};
+    return applyLocked(next);
+}
+
+QList<CertificateState> CaddyEdge::certificates()
+{
+    QStringList hosts;
+    {
+        const std::lock_guard guard(m_mutex);
+        for (const Route &route : std::as_const(m_routes)) {
+            for (const Address &address : route.addresses)
+                if (address.tls != TlsMode::Off && !hosts.contains(address.host))
+                    hosts.append(address.host);
+        }
+    }
+    hosts.sort();
+    return certificateStates(path("data"), path("caddy.log"), hosts);
+}
+
+QByteArray CaddyEdge::installCa()
+{
+    return installCaRoot(path("data"));
 }
 
 } // namespace pando::adapters::caddy

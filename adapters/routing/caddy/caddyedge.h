@@ -24,6 +24,7 @@
 
 #include "adapters/api/routing.h"
 #include "adapters/kit/httpkit/httptransport.h"
+#include "adapters/routing/caddy/caddyconfig.h"
 
 #include <QHash>
 #include <QString>
@@ -36,6 +37,7 @@ struct CaddyEdgeOptions {
     QString caddyBinary;        // empty: `caddy` found on PATH
     int startTimeoutMs = 10000; // for a started Caddy's admin socket to answer
     int adminTimeoutMs = 30000; // one admin request (a load waits for old servers to finish)
+    EdgeSite site;              // the shared ports apps' addresses are served on, and the ACME CA
 };
 
 class CaddyEdge : public Router {
@@ -56,6 +58,11 @@ public:
     Status setBackend(const QString &app, const QString &host, int port) override;
     Status remove(const QString &app) override;
     std::optional<Route> route(const QString &app) override;
+    bool servesAddresses() const override { return true; }
+    Status setAddresses(const QString &app, const AddressChange &change) override;
+    QList<CertificateState> certificates() override;
+    QByteArray installCa() override;
+    std::pair<int, int> addressPorts() const override { return {m_options.site.httpPort, m_options.site.httpsPort}; }
     // Starts Caddy again (with the routes it had) when it no longer answers.
     Status check() override;
     RouterStatus status() override;
@@ -69,7 +76,10 @@ private:
     // One admin API request; timeoutMs 0: the options' adminTimeoutMs.
     httpkit::Exchange admin(const QByteArray &method, const QString &where, const QByteArray &body = {},
                             int timeoutMs = 0) const;
-    Status writeConfig(const QByteArray &config) const;
+    // caddy.json and routes.json (Pando's table, with the addresses), both 0600.
+    Status writeConfig(const QByteArray &config, const QHash<QString, Route> &routes) const;
+    QHash<QString, Route> writtenRoutes() const;
+    std::function<bool(const QString &)> certificateCheck() const;
     qint64 caddyPid() const; // from the pid file Caddy writes; 0 when there is none
     QByteArray configJson(const QHash<QString, Route> &routes) const;
     QString path(const char *name) const;
@@ -78,8 +88,9 @@ private:
     std::mutex m_mutex;
     QHash<QString, Route> m_routes;
     bool m_started = false;
-    QString m_problem;        // the last failed restart
-    QString m_migrateProblem; // net.ipv4.tcp_migrate_req is 0 and may not be set
+    bool m_movesPending = false; // a moved address serves the app until where it moved serves
+    QString m_problem;           // the last failed restart
+    QString m_migrateProblem;    // net.ipv4.tcp_migrate_req is 0 and may not be set
 };
 
 } // namespace pando::adapters::caddy

@@ -5,6 +5,7 @@
 // other routes keep serving, and its files are private.
 
 #include "adapters/routing/caddy/caddyedge.h"
+#include "tests/adapters/caddy/edgetesting.h"
 #include "tests/support/component.h"
 #include "tests/support/httpbackend.h"
 
@@ -26,11 +27,6 @@ using pando::adapters::caddy::CaddyEdgeOptions;
 
 namespace {
 
-template<class R> QByteArray errorText(const R &result)
-{
-    return result.has_value() ? QByteArray() : result.error().text().toUtf8();
-}
-
 QByteArray backendOf(quint16 port)
 {
     auto reply = oneShot(port);
@@ -38,8 +34,6 @@ QByteArray backendOf(quint16 port)
 }
 
 } // namespace
-
-#define PANDO_VERIFY_OK(result) QVERIFY2((result).has_value(), errorText(result).constData())
 
 class TestCaddyEdge : public QObject {
     Q_OBJECT

@@ -33,9 +33,11 @@ using namespace pando::test;
 namespace {
 
 struct Run {
-    int exitCode = -1;
+    int exitCode = -1; // -1: it crashed or was killed
     QByteArray out;
     QByteArray err;
+    // For a failed check: how it ended and everything it said.
+    QByteArray told() const { return "exit " + QByteArray::number(exitCode) + "\nstdout: " + out + "\nstderr: " + err; }
 };
 
 int freePort()
@@ -197,7 +199,7 @@ void TestPandod::deployThroughTheCli()
     spec.close();
 
     Run created = cli({QStringLiteral("apps"), QStringLiteral("create"), QStringLiteral("-f"), specPath});
-    QVERIFY2(created.exitCode == 0, created.err.constData());
+    QVERIFY2(created.exitCode == 0, created.told().constData());
     Run deployed = cli({QStringLiteral("deploy"), QStringLiteral("web"), QStringLiteral("--wait")});
     QVERIFY2(deployed.exitCode == 0, QByteArray(deployed.out + deployed.err).constData());
     for (const char *step : {"fetch", "build", "health", "switch"})
@@ -343,7 +345,7 @@ void TestPandod::incusDeployIsSettledAfterSigkill()
                  .exitCode,
              0);
     const Run first = cli({QStringLiteral("deploy"), QStringLiteral("webi"), QStringLiteral("--wait")});
-    QVERIFY2(first.exitCode == 0, first.err.constData());
+    QVERIFY2(first.exitCode == 0, first.told().constData());
     const QJsonObject app = cliJson({QStringLiteral("apps"), QStringLiteral("show"), QStringLiteral("webi")});
     QCOMPARE(httpGet(QUrl(app.value(QStringLiteral("url")).toString())).body.trimmed(), QByteArray("hello"));
 
@@ -370,7 +372,7 @@ void TestPandod::incusDeployIsSettledAfterSigkill()
                               QByteArray("hello"), 15000);
 
     const Run removed = cli({QStringLiteral("apps"), QStringLiteral("rm"), QStringLiteral("webi")});
-    QVERIFY2(removed.exitCode == 0, removed.err.constData());
+    QVERIFY2(removed.exitCode == 0, removed.told().constData());
     const adapters::Labels ofApp{{QLatin1String(adapters::LabelInstall), m_installId},
                                  {QLatin1String(adapters::LabelApp), QStringLiteral("webi")}};
     QTRY_VERIFY_WITH_TIMEOUT(incus.containers(ofApp)->isEmpty(), 60000);
@@ -388,7 +390,7 @@ void TestPandod::auditTrailListsAndVerifies()
     QVERIFY(!line.isEmpty());
     QCOMPARE(line.value(QStringLiteral("actor")).toString(), QStringLiteral("token:initial-admin"));
     const Run intact = cli({QStringLiteral("audit"), QStringLiteral("verify")});
-    QVERIFY2(intact.exitCode == 0, intact.err.constData());
+    QVERIFY2(intact.exitCode == 0, intact.told().constData());
     QVERIFY(intact.out.contains("intact"));
 
     // Someone edits a line in the database: verify names it.

@@ -18,6 +18,7 @@
 #include <QMutex>
 #include <QSet>
 #include <QTemporaryDir>
+#include <atomic>
 #include <memory>
 
 namespace pando::test {
@@ -139,6 +140,24 @@ private:
 
 class FakeRouter : public adapters::Router {
 public:
+    // servesAddresses: it keeps the addresses it is given (as the Caddy edge serves them), else it
+    // refuses them as a loopback-only edge does.
+    explicit FakeRouter(bool servesAddresses = false) : m_servesAddresses(servesAddresses) {}
+
+    bool servesAddresses() const override { return m_servesAddresses; }
+    Status setAddresses(const QString &app, const adapters::AddressChange &change) override
+    {
+        if (!m_servesAddresses)
+            return Router::setAddresses(app, change);
+        QMutexLocker locker(&m_mutex);
+        if (!m_routes.contains(app))
+            return fail(ErrorCode::NotFound, QStringLiteral("app %1 has no route").arg(app));
+        m_routes[app].addresses = change.addresses;
+        ++addressChanges;
+        return {};
+    }
+    std::atomic_int addressChanges = 0;
+
     Result<adapters::Route> ensure(const QString &app, int requestedPort) override
     {
         QMutexLocker locker(&m_mutex);
@@ -178,6 +197,7 @@ public:
     adapters::RouterStatus status() override { return {.kind = QStringLiteral("fake")}; }
 
 private:
+    const bool m_servesAddresses;
     QMutex m_mutex;
     QHash<QString, adapters::Route> m_routes;
     QSet<int> m_taken;

@@ -8,6 +8,8 @@
 #include "core/accounts/accounts.h"
 
 #include <QHash>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <initializer_list>
 #include <utility>
 
@@ -33,5 +35,24 @@ private:
 };
 
 wiring::InstallOptions quietInstallOptions(const QString &dataDir);
+
+// What the fake runtime's containers answer their health checks with (they are reached at
+// 127.0.0.1:<run.port>): 200 "ok" to every request.
+class HealthResponder : public QTcpServer {
+public:
+    HealthResponder()
+    {
+        connect(this, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = nextPendingConnection()) {
+                connect(socket, &QTcpSocket::readyRead, socket, [socket] {
+                    socket->readAll();
+                    socket->write("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok");
+                    socket->disconnectFromHost();
+                });
+                connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+    }
+};
 
 } // namespace pando::test

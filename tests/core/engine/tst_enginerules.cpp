@@ -31,25 +31,6 @@ using core::authz::ObjectKind;
 
 namespace {
 
-// What the fake runtime's containers answer their health checks with (they are reached at
-// 127.0.0.1:<run.port>).
-class HealthResponder : public QTcpServer {
-public:
-    HealthResponder()
-    {
-        connect(this, &QTcpServer::newConnection, this, [this] {
-            while (QTcpSocket *socket = nextPendingConnection()) {
-                connect(socket, &QTcpSocket::readyRead, socket, [socket] {
-                    socket->readAll();
-                    socket->write("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok");
-                    socket->disconnectFromHost();
-                });
-                connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
-            }
-        });
-    }
-};
-
 QByteArray servicesSpec(const QString &name, int port, bool withDb)
 {
     return u"name: %1\nsource:\n  repo: https://git.example/%1.git\n  ref: main\nrun:\n  port: %2\n"
@@ -87,7 +68,7 @@ private:
     bool deployAndWait(const QString &app);
 
     QTemporaryDir m_dir;
-    HealthResponder m_health;
+    test::HealthResponder m_health;
     std::shared_ptr<test::FakeRuntime> m_runtime = std::make_shared<test::FakeRuntime>();
     std::shared_ptr<test::FakeServiceProvisioner> m_services = std::make_shared<test::FakeServiceProvisioner>();
     std::unique_ptr<wiring::Install> m_install;

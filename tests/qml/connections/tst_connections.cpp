@@ -347,6 +347,25 @@ private Q_SLOTS:
         QCOMPARE(model.index(0).data(ConnectionsModel::AccessStateRole).toInt(), int(DisplayState::Neutral));
     }
 
+    void storeKeepsTheOrderTheyWereAddedIn()
+    {
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(u"settings.ini"_s), QSettings::IniFormat);
+        ConnectionStore store(settings, dir.filePath(u"tokens"_s));
+        // Added faster than the clock ticks: their random ids must not decide the order.
+        store.setClock([] { return qint64(1'790'000'000'000); });
+        const QStringList names{u"Zeta"_s, u"Alpha"_s, u"Mid"_s, u"Beta"_s, u"Omega"_s, u"Gamma"_s};
+        for (const QString &name : names)
+            QVERIFY(store.add(
+                RemoteInstall{
+                    {}, name, QUrl(u"https://%1.lan:7443"_s.arg(name.toLower())), QString(64, u'a'), u"member"_s, 0},
+                u"pando_x"_s));
+        QStringList read;
+        for (const RemoteInstall &install : ConnectionStore(settings, dir.filePath(u"tokens"_s)).installs())
+            read << install.name;
+        QCOMPARE(read, names);
+    }
+
     void accessTexts_data()
     {
         QTest::addColumn<qint64>("leftMs"); // from the clock to the expiry

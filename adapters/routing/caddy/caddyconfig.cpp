@@ -1,0 +1,357 @@
+#include "caddyconfig.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::adapters::caddy {
+
+namespace {
+
+constexpr auto ServerPrefix = "pando:"_L1;
+constexpr auto HttpServer = "pando-edge:http"_L1;
+constexpr auto HttpsServer = "pando-edge:https"_L1;
+
+QString dialAddress(const QString &host, int port)
+{
+    return host.contains(u':') ? u"[%1]:%2"_s.arg(host).arg(port) : u"%1:%2"_s.arg(host).arg(port);
+}
+
+// "host:port" or "[v6]:port" back into its parts; port 0 when it is not one.
+std::pair<QString, int> splitDial(const QString &dial)
+{
+    const qsizetype colon = dial.lastIndexOf(u':');
+    if (colon <= 0)
+        return {};
+    QString host = dial.left(colon);
+    if (host.startsWith(u'[') && host.endsWith(u']'))
+        host = host.mid(1, host.size() - 2);
+    return {host, dial.mid(colon + 1).toInt()};
+}
+
+QString listenAddress(const QString &host, int port)
+{
+    if (host.isEmpty())
+        return u":%1"_s.arg(port);
+    return dialAddress(host, port);
+}
+
+// The app's backend, or a 503 that says it has none yet.
+QJsonObject appHandler(const Route &route)
+{
+    if (route.backendHost.isEmpty())
+        return {{"handler"_L1, "static_response"_L1},
+                {"status_code"_L1, 503},
+                {"body"_L1, u"%1 has no running version yet\n"_s.arg(route.app)}};
+    return {{"handler"_L1, "reverse_proxy"_L1},
+            {"upstreams"_L1, QJsonArray{QJsonObject{{"dial"_L1, dialAddress(route.backendHost, route.backendPort)}}}}};
+}
+
+QJsonObject redirectHandler(const QString &location)
+{
+    return {{"handler"_L1, "static_response"_L1},
+            {"status_code"_L1, 308},
+            {"headers"_L1, QJsonObject{{"Location"_L1, QJsonArray{location}}}}};
+}
+
+QJsonObject matcher(const Address &address)
+{
+    QJsonObject match{{"host"_L1, QJsonArray{address.host}}};
+    if (address.path != u"/")
+        match.insert("path"_L1, QJsonArray{address.path, QString(address.path + u"/*"_s)});
+    return match;
+}
+
+QJsonObject routeOf(const Address &address, const QJsonObject &handler)
+{
+    return {{"match"_L1, QJsonArray{matcher(address)}}, {"handle"_L1, QJsonArray{handler}}, {"terminal"_L1, true}};
+}
+
+// Exact names before wildcards, longer paths before shorter, then by name: the first route that
+// matches is the one that serves, and the order never depends on a hash's.
+bool servesFirst(const Address &a, const Address &b)
+{
+    const bool aWild = a.host.startsWith(u"*."_s);
+    const bool bWild = b.host.startsWith(u"*."_s);
+    if (aWild != bWild)
+        return !aWild;
+    if (a.path.size() != b.path.size())
+        return a.path.size() > b.path.size();
+    return std::pair(a.host, a.path) < std::pair(b.host, b.path);
+}
+
+// Where a moved address sends a request: the new address, with the rest of the request's URI
+// when the path did not change.
+QString locationFor(const MovedAddress &moved)
+{
+    QUrl base = moved.to;
+    if (base.path() == moved.from.path || (base.path().isEmpty() && moved.from.path == u"/")) {
+        base.setPath({});
+        return base.toString(QUrl::StripTrailingSlash) + u"{http.request.uri}"_s;
+    }
+    return moved.to.toString();
+}
+
+// Whether the address a moved one leads to serves: plain HTTP and the install's CA at once (Caddy
+// issues from its own CA as it loads), an ACME name once its certificate exists.
+bool serves(const QHash<QString, Route> &routes, const QUrl &to,
+            const std::function<bool(const QString &)> &hasCertificate)
+{
+    for (const Route &route : routes)
+        for (const Address &address : route.addresses)
+            if (address.host == to.host() && address.tls == TlsMode::Auto)
+                return !hasCertificate || hasCertificate(address.host);
+    return true;
+}
+
+struct Entry {
+    Address address;
+    QJsonObject handler;
+};
+
+QJsonArray routesArray(QList<Entry> entries)
+{
+    std::sort(entries.begin(), entries.end(),
+              [](const Entry &a, const Entry &b) { return servesFirst(a.address, b.address); });
+    QJsonArray routes;
+    for (const Entry &entry : std::as_const(entries))
+        routes.append(routeOf(entry.address, entry.handler));
+    return routes;
+}
+
+// What a request no route matched gets (Caddy's own answer would be an empty 200).
+QJsonObject noAppHere()
+{
+    return {{"handle"_L1, QJsonArray{QJsonObject{{"handler"_L1, "static_response"_L1},
+                                                 {"status_code"_L1, 404},
+                                                 {"body"_L1, "no app is served at this address\n"_L1}}}}};
+}
+
+QJsonObject addressJson(const Address &address)
+{
+    return {{"host"_L1, address.host}, {"path"_L1, address.path}, {"tls"_L1, tlsModeName(address.tls)}};
+}
+
+Address addressFromJson(const QJsonObject &json)
+{
+    Address address;
+    address.host = json.value("host"_L1).toString();
+    address.path = json.value("path"_L1).toString(u"/"_s);
+    const QString tls = json.value("tls"_L1).toString();
+    address.tls = tls == u"off" ? TlsMode::Off : tls == u"internal" ? TlsMode::Internal : TlsMode::Auto;
+    return address;
+}
+
+} // namespace
+
+bool movesSettled(const QHash<QString, Route> &routes, const std::function<bool(const QString &)> &hasCertificate)
+{
+    for (const Route &route : routes)
+        for (const MovedAddress &moved : route.moved)
+            if (!serves(routes, moved.to, hasCertificate))
+                return false;
+    return true;
+}
+
+QByteArray renderConfig(const ConfigInput &input)
+{
+    const EdgeSite &site = input.site;
+    QJsonObject servers;
+    QList<Entry> secure;
+    QList<Entry> plain;
+    QStringList autoHosts;
+    QStringList internalHosts;
+    for (const Route &route : input.routes) {
+        const QJsonObject handler = appHandler(route);
+        QJsonObject server;
+        server.insert("listen"_L1, QJsonArray{u"127.0.0.1:%1"_s.arg(route.port)});
+        server.insert("automatic_https"_L1, QJsonObject{{"disable"_L1, true}});
+        server.insert("routes"_L1, QJsonArray{QJsonObject{{"handle"_L1, QJsonArray{handler}}}});
+        servers.insert(ServerPrefix + route.app, server);
+        for (const Address &address : route.addresses) {
+            if (address.tls == TlsMode::Off) {
+                plain.append({address, handler});
+                continue;
+            }
+            secure.append({address, handler});
+            QStringList &hosts = address.tls == TlsMode::Auto ? autoHosts : internalHosts;
+            if (!hosts.contains(address.host))
+                hosts.append(address.host);
+        }
+        for (const MovedAddress &moved : route.moved) {
+            // Until the new address serves, the old one still serves the app.
+            const QJsonObject handle =
+                serves(input.routes, moved.to, input.hasCertificate) ? redirectHandler(locationFor(moved)) : handler;
+            (moved.from.tls == TlsMode::Off ? plain : secure).append({moved.from, handle});
+            if (moved.from.tls != TlsMode::Off) {
+                QStringList &hosts = moved.from.tls == TlsMode::Auto ? autoHosts : internalHosts;
+                if (!hosts.contains(moved.from.host))
+                    hosts.append(moved.from.host);
+            }
+        }
+    }
+    // HTTP requests for names served over TLS go to HTTPS.
+    QStringList secureHosts = autoHosts + internalHosts;
+    secureHosts.sort();
+    const QString httpsAuthority =
+        site.httpsPort == 443 ? u"{http.request.host}"_s : u"{http.request.host}:%1"_s.arg(site.httpsPort);
+    if (!secure.isEmpty()) {
+        QJsonArray routes = routesArray(secure);
+        routes.append(noAppHere());
+        servers.insert(HttpsServer,
+                       QJsonObject{{"listen"_L1, QJsonArray{listenAddress(site.listenHost, site.httpsPort)}},
+                                   {"routes"_L1, routes},
+                                   {"automatic_https"_L1, QJsonObject{{"disable_redirects"_L1, true}}}});
+    }
+    if (!secure.isEmpty() || !plain.isEmpty()) {
+        QJsonArray routes = routesArray(plain);
+        if (!secureHosts.isEmpty())
+            routes.append(QJsonObject{
+                {"match"_L1, QJsonArray{QJsonObject{{"host"_L1, QJsonArray::fromStringList(secureHosts)}}}},
+                {"handle"_L1, QJsonArray{redirectHandler(u"https://"_s + httpsAuthority + u"{http.request.uri}"_s)}},
+                {"terminal"_L1, true}});
+        routes.append(noAppHere());
+        servers.insert(HttpServer, QJsonObject{{"listen"_L1, QJsonArray{listenAddress(site.listenHost, site.httpPort)}},
+                                               {"routes"_L1, routes}});
+    }
+
+    QJsonObject http;
+    http.insert("http_port"_L1, site.httpPort);
+    http.insert("https_port"_L1, site.httpsPort);
+    // A load waits for old servers' requests at most this long; longer ones are cut.
+    http.insert("grace_period"_L1, "10s"_L1);
+    http.insert("servers"_L1, servers);
+    QJsonObject apps{{"http"_L1, http}};
+
+    QJsonArray policies;
+    autoHosts.sort();
+    internalHosts.sort();
+    if (!autoHosts.isEmpty()) {
+        QJsonObject issuer{{"module"_L1, "acme"_L1}};
+        if (!site.acmeDirectory.isEmpty())
+            issuer.insert("ca"_L1, site.acmeDirectory);
+        if (!site.acmeEmail.isEmpty())
+            issuer.insert("email"_L1, site.acmeEmail);
+        if (!site.acmeRootFile.isEmpty())
+            issuer.insert("trusted_roots_pem_files"_L1, QJsonArray{site.acmeRootFile});
+        if (site.acmeChallenge == u"http-01")
+            issuer.insert("challenges"_L1, QJsonObject{{"tls-alpn"_L1, QJsonObject{{"disabled"_L1, true}}}});
+        else if (site.acmeChallenge == u"tls-alpn-01")
+            issuer.insert("challenges"_L1, QJsonObject{{"http"_L1, QJsonObject{{"disabled"_L1, true}}}});
+        policies.append(
+            QJsonObject{{"subjects"_L1, QJsonArray::fromStringList(autoHosts)}, {"issuers"_L1, QJsonArray{issuer}}});
+    }
+    if (!internalHosts.isEmpty())
+        policies.append(QJsonObject{{"subjects"_L1, QJsonArray::fromStringList(internalHosts)},
+                                    {"issuers"_L1, QJsonArray{QJsonObject{{"module"_L1, "internal"_L1},
+                                                                          {"ca"_L1, QLatin1String(InstallCaId)}}}}});
+    if (!policies.isEmpty()) {
+        QJsonObject automation{{"policies"_L1, policies}};
+        if (site.renewCheckSeconds > 0)
+            automation.insert("renew_interval"_L1, u"%1s"_s.arg(site.renewCheckSeconds));
+        apps.insert("tls"_L1, QJsonObject{{"automation"_L1, automation}});
+    }
+    // The install's CA, made once and kept in the edge's storage; never put in the system's trust
+    // store (people add its root where they choose: GET /api/v1/edge/ca).
+    apps.insert("pki"_L1, QJsonObject{{"certificate_authorities"_L1,
+                                       QJsonObject{{QLatin1String(InstallCaId),
+                                                    QJsonObject{{"name"_L1, "Pando install CA"_L1},
+                                                                {"root_common_name"_L1, "Pando install CA root"_L1},
+                                                                {"install_trust"_L1, false}}}}}});
+
+    QJsonObject adminConfig;
+    adminConfig.insert("listen"_L1, QString(u"unix/"_s + input.adminSocket));
+    adminConfig.insert("config"_L1, QJsonObject{{"persist"_L1, false}});
+    QJsonObject config;
+    config.insert("admin"_L1, adminConfig);
+    config.insert("logging"_L1,
+                  QJsonObject{{"logs"_L1, QJsonObject{{"default"_L1, QJsonObject{{"level"_L1, "WARN"_L1}}}}}});
+    config.insert("storage"_L1, QJsonObject{{"module"_L1, "file_system"_L1}, {"root"_L1, input.storageDir}});
+    config.insert("apps"_L1, apps);
+    return QJsonDocument(config).toJson(QJsonDocument::Compact);
+}
+
+QHash<QString, Route> routesOfServers(const QJsonObject &servers)
+{
+    QHash<QString, Route> routes;
+    for (auto it = servers.constBegin(); it != servers.constEnd(); ++it) {
+        if (!it.key().startsWith(ServerPrefix))
+            continue;
+        const QJsonObject server = it.value().toObject();
+        Route route;
+        route.app = it.key().mid(ServerPrefix.size());
+        route.port = splitDial(server.value("listen"_L1).toArray().first().toString()).second;
+        if (route.app.isEmpty() || route.port <= 0)
+            continue;
+        route.url = QUrl(u"http://127.0.0.1:%1/"_s.arg(route.port));
+        const QJsonObject handler =
+            server.value("routes"_L1).toArray().first().toObject().value("handle"_L1).toArray().first().toObject();
+        if (handler.value("handler"_L1).toString() == "reverse_proxy"_L1) {
+            const auto [host, port] =
+                splitDial(handler.value("upstreams"_L1).toArray().first().toObject().value("dial"_L1).toString());
+            route.backendHost = host;
+            route.backendPort = port;
+        }
+        routes.insert(route.app, route);
+    }
+    return routes;
+}
+
+QByteArray routesJson(const QHash<QString, Route> &routes)
+{
+    QStringList names = routes.keys();
+    names.sort();
+    QJsonArray list;
+    for (const QString &name : std::as_const(names)) {
+        const Route &route = routes[name];
+        QJsonArray addresses;
+        for (const Address &address : route.addresses)
+            addresses.append(addressJson(address));
+        QJsonArray moved;
+        for (const MovedAddress &m : route.moved) {
+            QJsonObject entry = addressJson(m.from);
+            entry.insert("to"_L1, m.to.toString());
+            moved.append(entry);
+        }
+        list.append(QJsonObject{{"app"_L1, route.app},
+                                {"port"_L1, route.port},
+                                {"backend_host"_L1, route.backendHost},
+                                {"backend_port"_L1, route.backendPort},
+                                {"addresses"_L1, addresses},
+                                {"moved"_L1, moved}});
+    }
+    return QJsonDocument(QJsonObject{{"routes"_L1, list}}).toJson(QJsonDocument::Indented);
+}
+
+QHash<QString, Route> routesFromJson(const QByteArray &json)
+{
+    QHash<QString, Route> routes;
+    for (const QJsonValue value : QJsonDocument::fromJson(json).object().value("routes"_L1).toArray()) {
+        const QJsonObject entry = value.toObject();
+        Route route;
+        route.app = entry.value("app"_L1).toString();
+        route.port = entry.value("port"_L1).toInt();
+        if (route.app.isEmpty() || route.port <= 0 || route.port > 65535)
+            continue;
+        route.url = QUrl(u"http://127.0.0.1:%1/"_s.arg(route.port));
+        route.backendHost = entry.value("backend_host"_L1).toString();
+        route.backendPort = entry.value("backend_port"_L1).toInt();
+        for (const QJsonValue address : entry.value("addresses"_L1).toArray())
+            route.addresses.append(addressFromJson(address.toObject()));
+        for (const QJsonValue m : entry.value("moved"_L1).toArray())
+            route.moved.append({addressFromJson(m.toObject()), QUrl(m.toObject().value("to"_L1).toString())});
+        routes.insert(route.app, route);
+    }
+    return routes;
+}
+
+QString caddyError(const QByteArray &body)
+{
+    const QString error = QJsonDocument::fromJson(body).object().value("error"_L1).toString();
+    return error.isEmpty() ? QString::fromUtf8(body).trimmed() : error;
+}
+
+} // namespace pando::adapters::caddy

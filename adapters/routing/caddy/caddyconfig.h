@@ -1,0 +1,61 @@
+#pragma once
+// The Caddy edge's configuration, as pure functions: Pando's route table in, Caddy's JSON
+// configuration out (and the table written down beside it, and read back).
+//
+// Each app keeps its stable 127.0.0.1 port: a server "pando:APP" reverse-proxying to the current
+// container. Apps with addresses share two more servers on the edge's HTTP and HTTPS ports:
+// "pando-edge:https" routes each address (host, path prefix) to its app, with certificates from
+// the ACME CA (tls auto) or the install's own CA (tls internal, Caddy's PKI app, CA "pando");
+// "pando-edge:http" serves the addresses with tls off and redirects the others to HTTPS (ACME's
+// HTTP challenge is answered there by Caddy itself). An address an app moved away from redirects
+// (308) to where it moved, once the new address serves (its certificate exists); until then it
+// keeps serving the app.
+
+#include "adapters/api/routing.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QJsonObject>
+#include <QString>
+#include <functional>
+
+namespace pando::adapters::caddy {
+
+// Where the shared ports listen and where certificates come from.
+struct EdgeSite {
+    QString listenHost;    // empty: every interface
+    int httpPort = 0;      // 0: 80 when Pando runs as root, else 8080 (CaddyEdge decides)
+    int httpsPort = 0;     // 0: 443 as root, else 8443
+    QString acmeDirectory; // empty: Caddy's default CAs (Let's Encrypt, ZeroSSL)
+    QString acmeEmail;
+    QString acmeRootFile;      // PEM roots the ACME directory's own certificate is checked against
+    QString acmeChallenge;     // "http-01" or "tls-alpn-01" alone; empty: whichever the CA picks
+    int renewCheckSeconds = 0; // how often Caddy looks for certificates to renew; 0: its default (10 min)
+};
+
+inline constexpr auto InstallCaId = "pando";
+
+struct ConfigInput {
+    QHash<QString, Route> routes;
+    QString adminSocket;
+    QString storageDir;
+    EdgeSite site;
+    // Whether the edge holds a certificate for host (a moved address redirects once it does).
+    std::function<bool(const QString &host)> hasCertificate;
+};
+
+QByteArray renderConfig(const ConfigInput &input);
+// Whether every address a moved one points at serves already (so the redirect is in place).
+bool movesSettled(const QHash<QString, Route> &routes, const std::function<bool(const QString &)> &hasCertificate);
+
+// The per-app servers of a configuration Caddy serves: ports and backends, no addresses.
+QHash<QString, Route> routesOfServers(const QJsonObject &servers);
+
+// Pando's route table as written beside the configuration (routes.json), and read back.
+QByteArray routesJson(const QHash<QString, Route> &routes);
+QHash<QString, Route> routesFromJson(const QByteArray &json);
+
+// Caddy's {"error": "..."} body, or the body itself.
+QString caddyError(const QByteArray &body);
+
+} // namespace pando::adapters::caddy
