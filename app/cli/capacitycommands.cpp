@@ -128,6 +128,38 @@ void showEdge(Cli &cli)
     }));
 }
 
+// The keys apps verify identity assertions with: kid and algorithm per key, or the document.
+void showAssertionKeys(Cli &cli)
+{
+    cli.api().assertionKeys(cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        QList<QStringList> rows;
+        for (const QJsonValue &value : r.json.value(QStringLiteral("keys")).toArray()) {
+            const QJsonObject key = value.toObject();
+            rows << QStringList{str(key, "kid"), str(key, "alg"), str(key, "crv")};
+        }
+        printOut(table({QStringLiteral("KID"), QStringLiteral("ALG"), QStringLiteral("CURVE")}, rows));
+        printOut(QStringLiteral("(newest first; apps fetch them from /.well-known/jwks.json on this server)"));
+        cli.finish(ExitOk);
+    }));
+}
+
+void rotateAssertionKey(Cli &cli)
+{
+    cli.api().rotateAssertionKey(cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json)
+            printJson(r.json);
+        else
+            printOut(QStringLiteral("new assertion signing key %1; the old one stays published until what it "
+                                    "signed has expired")
+                         .arg(str(r.json, "kid")));
+        cli.finish(ExitOk);
+    }));
+}
+
 void showEdgeCa(Cli &cli)
 {
     cli.api().edgeCa(cli.handle([&cli](const client::ApiResponse &r) {
@@ -181,6 +213,8 @@ constexpr CommandDef CapacityTable[] = {
      {},
      "print the install CA's root (PEM), to trust apps served with tls: internal",
      &showEdgeCa},
+    {"edge", "jwks", "", 0, 0, {}, "the keys that verify the identity assertions apps are given", &showAssertionKeys},
+    {"edge", "rotate-key", "", 0, 0, {}, "sign identity assertions with a new key from now on", &rotateAssertionKey},
 };
 static_assert(isComplete(CapacityTable),
               "every command needs its words, a summary, a handler and consistent arguments");

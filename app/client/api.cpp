@@ -483,6 +483,17 @@ void Api::edge(Callback done) const
     get(apiPath({u"edge"_s}), std::move(done));
 }
 
+void Api::assertionKeys(Callback done) const
+{
+    // Where JWT libraries look for it, outside /api/v1.
+    get(u"/.well-known/jwks.json"_s, std::move(done));
+}
+
+void Api::rotateAssertionKey(Callback done) const
+{
+    sendJson("POST", apiPath({u"edge"_s, u"keys"_s, u"rotate"_s}), {}, std::move(done));
+}
+
 void Api::edgeCa(Callback done) const
 {
     get(apiPath({u"edge"_s, u"ca"_s}), std::move(done));

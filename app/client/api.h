@@ -187,6 +187,10 @@ public:
     // What serves the apps, and whether it does.
     void edge(Callback done) const;
     void edgeCa(Callback done) const;
+    // The JWKS that verifies the identity assertions apps are given (GET /.well-known/jwks.json).
+    void assertionKeys(Callback done) const;
+    // A new assertion signing key now (administrators).
+    void rotateAssertionKey(Callback done) const;
 
 private:
     void get(const QString &path, Callback done) const;

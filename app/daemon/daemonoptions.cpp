@@ -259,6 +259,16 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
     parser.addOptions({resetAdmin, passwordFile});
     const EdgeSiteFlags edgeSite;
     edgeSite.addTo(parser);
+    const QCommandLineOption assertionIssuer(
+        QStringLiteral("assertion-issuer"),
+        QStringLiteral("The iss of the identity assertions apps are given (docs/edge.md): this install's URL or name "
+                       "(default pando:<install id>)."),
+        QStringLiteral("url"));
+    const QCommandLineOption assertionKeyDays(
+        QStringLiteral("assertion-key-days"),
+        QStringLiteral("Days an identity assertion signing key signs before a new one replaces it (default 7)."),
+        QStringLiteral("n"));
+    parser.addOptions({assertionIssuer, assertionKeyDays});
     parser.addOptions({dataDir,  listen,    database,   workers,        reconcile,      diskCheck,   docker,
                        install,  maxRuns,   auditSinks, appLimit,       approvalPolicy, approvalTtl, tls,
                        tlsName,  tlsCert,   tlsKey,     rotateKey,      runtime,        incus,       incusSocket,
@@ -349,6 +359,23 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
         if (!ok || (o.engine.diskCheckIntervalMs != 0 && o.engine.diskCheckIntervalMs < 1000))
             return fail(ErrorCode::Invalid, QStringLiteral("expected milliseconds, 0 or at least 1000"),
                         QStringLiteral("--disk-check-interval"));
+    }
+    if (parser.isSet(assertionIssuer)) {
+        o.engine.assertionIssuer = parser.value(assertionIssuer).trimmed();
+        static const QRegularExpression printable(QStringLiteral("^[\\x21-\\x7e]{1,200}$"));
+        if (!printable.match(o.engine.assertionIssuer).hasMatch())
+            return fail(ErrorCode::Invalid,
+                        QStringLiteral("expected a URL or name of 1 to 200 printable characters without spaces, got "
+                                       "\"%1\"")
+                            .arg(o.engine.assertionIssuer.left(200)),
+                        QStringLiteral("--assertion-issuer"));
+    }
+    if (parser.isSet(assertionKeyDays)) {
+        bool ok = false;
+        o.engine.assertionKeyDays = parser.value(assertionKeyDays).toInt(&ok);
+        if (!ok || o.engine.assertionKeyDays < 1 || o.engine.assertionKeyDays > 365)
+            return fail(ErrorCode::Invalid, QStringLiteral("expected a number of days from 1 to 365"),
+                        QStringLiteral("--assertion-key-days"));
     }
     o.allowedHosts = parser.values(allowHost);
     if (parser.isSet(maxConnections)) {

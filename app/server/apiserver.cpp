@@ -301,7 +301,8 @@ private:
         auto data = std::make_shared<RequestData>(RequestData{
             methodName(request.method()), request.url(), request.body(),
             request.value(QByteArrayLiteral("Content-Type")), request.value(QByteArrayLiteral("Authorization")),
-            socket ? socket->peerAddress().toString() : request.remoteAddress().toString()});
+            socket ? socket->peerAddress().toString() : request.remoteAddress().toString(),
+            request.value(QByteArrayLiteral("Cookie")), request.value(QByteArrayLiteral("X-Pando-Assertion"))});
         auto responder = std::make_shared<QHttpServerResponder>(makeResponder(request, socket));
         const bool network = match.route && reachesOut(*match.route);
         if (network && m_networkRequests.fetchAndAddOrdered(1) >= MaxNetworkRequests) {
@@ -363,6 +364,19 @@ private:
             return;
         }
         const QByteArray body = QJsonDocument(reply.body).toJson(QJsonDocument::Compact);
+        if (!reply.headers.isEmpty()) {
+            // The responder takes only a fixed list of headers in one call; written one by one.
+            responder.writeStatusLine(status);
+            responder.writeHeader("Content-Type", "application/json");
+            responder.writeHeader("X-Request-Id", requestId);
+            if (reply.status == 401)
+                responder.writeHeader("WWW-Authenticate", "Bearer realm=\"pando\"");
+            for (const auto &[name, value] : reply.headers)
+                responder.writeHeader(name, value);
+            responder.writeHeader("Content-Length", QByteArray::number(body.size()));
+            responder.writeBody(body);
+            return;
+        }
         if (reply.status == 401)
             responder.write(body,
                             {{"Content-Type", "application/json"},

@@ -7,6 +7,7 @@
 #include "appsecrethandlers.h"
 #include "audithandlers.h"
 #include "capacityhandlers.h"
+#include "edgehandlers.h"
 #include "granthandlers.h"
 #include "httperror.h"
 #include "pairinghandlers.h"
@@ -351,13 +352,22 @@ constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/edge", AppsRead, None, false, &capacityapi::showEdge},
     // The install CA's root is no secret: whoever uses the install's apps trusts it.
     {"GET", "/api/v1/edge/ca", AppsRead, None, false, &capacityapi::showEdgeCa},
+    // Identity assertions (docs/edge.md): the edge asks per request to an app that wants them.
+    // Public in the table because the handler's credential may be the pando_session cookie,
+    // which no other route reads; the engine authenticates it and decides apps.read on the app.
+    {"GET", "/api/v1/edge/auth", Public, None, false, &edgeapi::auth},
+    // A new signing key at once (a key file that may have leaked): an install setting.
+    {"POST", "/api/v1/edge/keys/rotate", SettingsWrite, None, false, &edgeapi::rotateKey},
+    // Where JWT libraries look for the keys (RFC 8414's well-known place); public keys only.
+    {"GET", "/.well-known/jwks.json", Public, None, false, &edgeapi::jwks},
 };
 
 constexpr bool everyRouteIsComplete()
 {
     for (const RouteDef &route : Routes) {
+        const bool wellKnown = route.path == "/.well-known/jwks.json" && route.permission == permission::Public;
         if (!isKnownPermission(route.permission) || route.handler == nullptr || route.method.empty() ||
-            !route.path.starts_with("/api/v1/") || route.object == ObjectArg::Undeclared)
+            !(route.path.starts_with("/api/v1/") || wellKnown) || route.object == ObjectArg::Undeclared)
             return false;
         // An object comes from the first {placeholder}: a route that names one needs one.
         if (route.object != ObjectArg::None && route.path.find('{') == std::string_view::npos)
@@ -368,7 +378,8 @@ constexpr bool everyRouteIsComplete()
     }
     return true;
 }
-static_assert(everyRouteIsComplete(), "every route needs a method, an /api/v1 path, a known permission, its object "
+static_assert(everyRouteIsComplete(), "every route needs a method, an /api/v1 path (or the public JWKS URL), a "
+                                      "known permission, its object "
                                       "and a handler; a WebSocket route (GET) also its stream handler");
 
 } // namespace

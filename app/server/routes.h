@@ -51,7 +51,9 @@ struct RequestData {
     QByteArray body;
     QByteArray contentType;
     QByteArray authorization;
-    QString peer; // the client's address
+    QString peer;         // the client's address
+    QByteArray cookie;    // the Cookie header (read by GET /api/v1/edge/auth only)
+    QByteArray assertion; // an X-Pando-Assertion header the request came with (edge auth refuses it)
 };
 
 // What a handler gets: the engine, the request, the path's {placeholders} in order and who asks.
@@ -81,6 +83,8 @@ struct Reply {
     int status = 200;
     QJsonObject body;
     std::shared_ptr<FileBody> file; // set: the body is this file, not JSON
+    // Headers beside Content-Type and X-Request-Id (the edge's X-Pando-Assertion, Cache-Control).
+    QList<std::pair<QByteArray, QByteArray>> headers;
 };
 
 using Handler = Reply (*)(Call &call);
@@ -98,7 +102,8 @@ using StreamHandler = void (*)(StreamCall &call);
 
 struct RouteDef {
     std::string_view method;     // "GET", "POST", "PUT", "DELETE"
-    std::string_view path;       // "/api/v1/apps/{name}": {x} matches one non-empty segment
+    std::string_view path;       // "/api/v1/apps/{name}": {x} matches one non-empty segment; or a
+                                 // well-known URL (/.well-known/jwks.json) that clients expect there
     std::string_view permission; // one of permission::All
     ObjectArg object = ObjectArg::Undeclared;
     bool webSocket = false;         // served over a WebSocket after the upgrade

@@ -53,6 +53,8 @@ Status Engine::start()
     if (!key)
         return std::unexpected(key.error());
     d->tokenKey = *key;
+    if (auto keys = d->openAssertions(); !keys)
+        return keys;
 
     // Work a previous process left running goes back to the queue; its handler settles it.
     JobRepository jobs(d->db);

@@ -13,6 +13,7 @@
 #include "adapters/api/source.h"
 #include "core/accounts/accounts.h"
 #include "core/approval/approvalservice.h"
+#include "core/assertion/assertion.h"
 #include "core/audit/auditlog.h"
 #include "core/authz/grantservice.h"
 #include "core/capacity/capacity.h"
@@ -106,6 +107,10 @@ struct EngineOptions {
     // (each app is probed every health.every); 0: serving apps are not probed.
     int healthTickMs = 250;
     int retireGraceMs = 300; // how long the old version keeps serving after the switch
+    // Identity assertions the edge passes to apps (core/assertion, docs/edge.md): their iss (empty:
+    // "pando:<installId>") and how often the signing key is replaced.
+    QString assertionIssuer;
+    int assertionKeyDays = 7;
     // Labels everything this install makes on a runtime; the reconciler and teardown touch only
     // objects that carry it. Required: app/wiring's Install gives each data directory its own.
     QString installId;
@@ -299,6 +304,21 @@ public:
     // (which it then measures afresh). Audited. NotFound without the app, Conflict while it has
     // no serving deploy.
     Result<AppView> startApp(const QString &name, const Actor &actor);
+
+    // Identity assertions for the edge (core/assertion; engineassertion.cpp). The edge asks once
+    // per request to an app that wants them, passing on the request's credential (a bearer
+    // token or the pando_session cookie's value) and any X-Pando-Assertion header it came with.
+    // Unauthorized without a valid credential; Forbidden for a principal that may not read the
+    // app (authz: apps.read on it; the refusal is audited) or is no person (the initial token);
+    // NotFound without the app; Invalid for a request that brought its own assertion (forged
+    // or replayed: only the edge sets it). Otherwise a new assertion of the user for the app.
+    Result<assertion::MintedAssertion> edgeAssertion(const QString &credential, const QString &app,
+                                                     const QByteArray &incomingAssertion, const Actor &source);
+    // The JWKS document apps verify assertions with (GET /.well-known/jwks.json): public keys only.
+    Result<QJsonObject> assertionKeys();
+    // Replaces the signing key now (the old one stays published until its assertions expired);
+    // returns the new kid. Audited as assertion.rotate.
+    Result<QString> rotateAssertionKey(const Actor &actor);
 
 private:
     // The composition root's door to the state store, audit log and clock (enginewiring.h).

@@ -66,7 +66,8 @@ struct Engine::Private {
     std::shared_ptr<adapters::ServiceProvisioner> serviceProvisioner; // null: no services
     std::unique_ptr<AppServices> appServices;                         // set by start() with the seal
     QByteArray tokenKey;
-    mutable QMutex sinkMutex; // guards sinkReporter
+    std::unique_ptr<assertion::AssertionService> assertions; // set by start()
+    mutable QMutex sinkMutex;                                // guards sinkReporter
     AuditSinkReporter sinkReporter;
 
     QMutex mutex;                      // guards the two sets below
@@ -133,6 +134,8 @@ struct Engine::Private {
     // Kept service data under the app's name that actor may not take (engineservices.cpp):
     // only its former owners and administrators make an app of that name again.
     Status checkKeptServiceData(const QString &app, const Actor &actor);
+    // Opens the assertion keys in the data directory (engineassertion.cpp).
+    Status openAssertions();
 };
 
 } // namespace pando::core

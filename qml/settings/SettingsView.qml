@@ -17,6 +17,8 @@ Pane {
     property string hostExecutionText: ""
     // What members' apps may use of the install (PipelinesModel.appAccessText).
     property string appAccessText: ""
+    // The keys apps verify identity assertions with, in words (RuntimesStatus.assertionKeysText).
+    property string assertionKeysText: ""
     // This computer's engine's settings (Desktop.engineSettings); null or unavailable when the
     // window shows a remote install, whose settings are its pandod's flags.
     property EngineSettingsForm engineSettings: null
@@ -83,6 +85,33 @@ Pane {
             }
 
             // pandod's engine flags, for the engine this desktop runs itself.
+            GroupBox {
+                objectName: "assertionsGroup"
+                title: qsTr("Identity assertions")
+                Layout.fillWidth: true
+
+                ColumnLayout {
+                    anchors.fill: parent
+                    Label {
+                        text: qsTr("Apps that ask for it get only signed-in people's requests, each with an X-Pando-Assertion header naming the person; they verify it with the keys at /.well-known/jwks.json on this install (see the user guide, The edge).")
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
+                    }
+                    Label {
+                        objectName: "assertionKeys"
+                        text: qsTr("Keys: %1").arg(root.assertionKeysText.length > 0 ? root.assertionKeysText : qsTr("unknown"))
+                        wrapMode: Text.WrapAnywhere
+                        Layout.fillWidth: true
+                    }
+                    Label {
+                        text: qsTr("The signing key is replaced every 7 days unless pandod was started with another --assertion-key-days. Administrators replace it at once with: pando edge rotate-key")
+                        wrapMode: Text.Wrap
+                        opacity: 0.8
+                        Layout.fillWidth: true
+                    }
+                }
+            }
+
             GroupBox {
                 id: engineGroup
                 objectName: "engineGroup"

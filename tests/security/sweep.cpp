@@ -355,6 +355,8 @@ void Sweep::sweepApi()
         get(QStringLiteral("/api/v1/apps/{name}/secrets"), base + QStringLiteral("/secrets"));
         get(QStringLiteral("/api/v1/apps/{name}/services"), base + QStringLiteral("/services"));
         get(QStringLiteral("/api/v1/apps/{name}/grants"), base + QStringLiteral("/grants"));
+        // What the edge is answered for the app: an assertion in a header, its claims in the body.
+        get(QStringLiteral("/api/v1/edge/auth"), QStringLiteral("/api/v1/edge/auth?app=") + app);
         stream(QStringLiteral("/api/v1/apps/{name}/logs/follow"), base + QStringLiteral("/logs/follow?tail=5000"),
                1500);
     }
@@ -395,6 +397,8 @@ void Sweep::sweepApi()
                               "/api/v1/tokens", "/api/v1/settings", "/api/v1/capacity", "/api/v1/edge"})
         get(QString::fromLatin1(route), QString::fromLatin1(route));
     get(QStringLiteral("/api/v1/audit"), QStringLiteral("/api/v1/audit?limit=10000"));
+    // Public keys only: a private key's PEM or its "d" would be found here.
+    get(QStringLiteral("/.well-known/jwks.json"), QStringLiteral("/.well-known/jwks.json"));
 
     // What the event stream sent since before the first step.
     m_routesRead.insert(QStringLiteral("/api/v1/events"));

@@ -402,6 +402,11 @@ void RemoteSession::edge(ObjectCallback done)
     call([](const Api &api, Callback cb) { api.edge(std::move(cb)); }, std::move(done));
 }
 
+void RemoteSession::assertionKeys(ObjectCallback done)
+{
+    call([](const Api &api, Callback cb) { api.assertionKeys(std::move(cb)); }, std::move(done));
+}
+
 void RemoteSession::runs(const QString &pipeline, int limit, ListCallback done)
 {
     callList([pipeline, limit](const Api &api, Callback cb) { api.runs(pipeline, {}, limit, std::move(cb)); },

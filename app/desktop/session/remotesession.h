@@ -69,6 +69,7 @@ public:
     void settings(ObjectCallback done) override;
     void capacity(ObjectCallback done) override;
     void edge(ObjectCallback done) override;
+    void assertionKeys(ObjectCallback done) override;
     void runs(const QString &pipeline, int limit, ListCallback done) override;
     void run(const QString &id, ObjectCallback done) override;
     void triggerJob(const QString &pipeline, const QString &job, ObjectCallback done) override;

@@ -149,6 +149,8 @@ public:
     virtual void capacity(ObjectCallback done) = 0;
     // GET /api/v1/edge: what serves the apps, and whether it does.
     virtual void edge(ObjectCallback done) = 0;
+    // GET /.well-known/jwks.json: the keys apps verify identity assertions with ({"keys": [...]}).
+    virtual void assertionKeys(ObjectCallback done) = 0;
     // pipeline empty: runs of every pipeline, newest first.
     virtual void runs(const QString &pipeline, int limit, ListCallback done) = 0;
     // The run with its step tree.

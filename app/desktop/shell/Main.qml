@@ -178,6 +178,7 @@ ApplicationWindow {
                     server: Desktop.embeddedServer
                     hostExecutionText: Desktop.pipelines.hostExecutionText
                     appAccessText: Desktop.pipelines.appAccessText
+                    assertionKeysText: Desktop.runtimes.assertionKeysText
                     engineSettings: Desktop.engineSettings
                 }
             }

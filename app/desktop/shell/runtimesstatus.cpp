@@ -35,6 +35,7 @@ void RuntimesStatus::setSession(Session *session)
     m_poll.stop();
     m_runtimes = m_edge = {};
     show();
+    applyAssertionKeys(QJsonObject{});
     if (!session)
         return;
     connect(session, &Session::stateChanged, this, [this](Session::State state) {
@@ -66,6 +67,10 @@ void RuntimesStatus::refresh()
     m_session->edge([self, generation](const Result<QJsonObject> &edge) {
         if (self && self->m_generation == generation)
             self->applyEdge(edge);
+    });
+    m_session->assertionKeys([self, generation](const Result<QJsonObject> &jwks) {
+        if (self && self->m_generation == generation)
+            self->applyAssertionKeys(jwks);
     });
 }
 
@@ -118,6 +123,25 @@ void RuntimesStatus::applyEdge(const Result<QJsonObject> &edge)
     else
         m_edge = {tr("Edge serving"), problem, DisplayState::Healthy};
     show();
+}
+
+void RuntimesStatus::applyAssertionKeys(const Result<QJsonObject> &jwks)
+{
+    QString text;
+    if (!jwks) {
+        // An install older than identity assertions has no keys to show.
+        if (jwks.error().code != ErrorCode::NotFound)
+            text = tr("cannot tell: %1").arg(jwks.error().text());
+    } else if (jwks->contains(u"keys"_s)) {
+        QStringList kids;
+        for (const QJsonValue key : jwks->value(u"keys"_s).toArray())
+            kids << key.toObject().value(u"kid"_s).toString();
+        text = tr("%n signing keys, newest first: %1", nullptr, int(kids.size())).arg(kids.join(u", "_s));
+    }
+    if (text == m_assertionKeysText)
+        return;
+    m_assertionKeysText = text;
+    Q_EMIT assertionKeysChanged();
 }
 
 void RuntimesStatus::show()

@@ -1,7 +1,8 @@
 #pragma once
 // Whether the install's runtimes (Docker, Incus) and its edge answer, for the status line
 // (DESKTOP.md): asked of GET /api/v1/capacity and /api/v1/edge when the session connects, on a
-// refresh, and every 30 s while it stays connected, since nothing announces one going away.
+// refresh, and every 30 s while it stays connected, since nothing announces one going away. With
+// the edge, the keys apps verify its identity assertions with (they rotate), for Settings.
 //
 // Threading: GUI thread, with its Session.
 
@@ -28,6 +29,9 @@ class RuntimesStatus : public QObject {
     // Healthy when every runtime and the edge answered, Failed when one did not, Neutral while
     // unknown.
     Q_PROPERTY(pando::desktop::DisplayState::Value state READ state NOTIFY changed)
+    // The keys apps verify identity assertions with (GET /.well-known/jwks.json), in words for
+    // the Settings view: how many, newest first by kid; empty until an answer came.
+    Q_PROPERTY(QString assertionKeysText READ assertionKeysText NOTIFY assertionKeysChanged)
 
 public:
     explicit RuntimesStatus(QObject *parent = nullptr);
@@ -38,6 +42,9 @@ public:
     void apply(const Result<QJsonObject> &capacity);
     // What an answer of GET /api/v1/edge (or its failure) adds.
     void applyEdge(const Result<QJsonObject> &edge);
+    // What an answer of GET /.well-known/jwks.json (or its failure) says.
+    void applyAssertionKeys(const Result<QJsonObject> &jwks);
+    QString assertionKeysText() const { return m_assertionKeysText; }
 
     QString text() const { return m_text; }
     QString detail() const { return m_detail; }
@@ -47,6 +54,7 @@ public:
 
 Q_SIGNALS:
     void changed();
+    void assertionKeysChanged();
 
 private:
     struct Part {
@@ -64,6 +72,7 @@ private:
     QString m_text;
     QString m_detail;
     DisplayState::Value m_state = DisplayState::Neutral;
+    QString m_assertionKeysText;
 };
 
 } // namespace pando::desktop

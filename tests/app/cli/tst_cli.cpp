@@ -32,6 +32,7 @@ private Q_SLOTS:
     void createListShow();
     void createFromStdin();
     void unknownApp();
+    void edgeKeys();
     void appSettings();
     void deployWaitSucceeds();
     void deployWaitFails();
@@ -245,6 +246,32 @@ void TestCli::unknownApp()
     QCOMPARE(run.code, 1);
     QVERIFY2(run.errLines().value(0).startsWith(QStringLiteral("pando: ")), qPrintable(run.err));
     QVERIFY2(run.err.contains(QStringLiteral("nosuchapp")), qPrintable(run.err));
+}
+
+void TestCli::edgeKeys()
+{
+    // What apps verify assertions with, as the install publishes it.
+    auto jwks = m_install.engine->assertionKeys();
+    QVERIFY(jwks);
+    const QString kid =
+        jwks->value(QStringLiteral("keys")).toArray().first().toObject().value(QStringLiteral("kid")).toString();
+    QVERIFY(!kid.isEmpty());
+    const Run json = pando({QStringLiteral("edge"), QStringLiteral("jwks"), QStringLiteral("--json")});
+    QVERIFY2(json.code == 0, qPrintable(json.all()));
+    QCOMPARE(QJsonDocument::fromJson(json.out.toUtf8()).object(), *jwks);
+    const Run table = pando({QStringLiteral("edge"), QStringLiteral("jwks")});
+    QVERIFY2(table.code == 0, qPrintable(table.all()));
+    QVERIFY2(table.out.contains(kid) && table.out.contains(QStringLiteral("ES256")), qPrintable(table.out));
+
+    // A new key signs from now on; both are listed, the new one first.
+    const Run rotated = pando({QStringLiteral("edge"), QStringLiteral("rotate-key"), QStringLiteral("--json")});
+    QVERIFY2(rotated.code == 0, qPrintable(rotated.all()));
+    const QString newKid =
+        QJsonDocument::fromJson(rotated.out.toUtf8()).object().value(QStringLiteral("kid")).toString();
+    QVERIFY(!newKid.isEmpty() && newKid != kid);
+    const Run after = pando({QStringLiteral("edge"), QStringLiteral("jwks")});
+    QVERIFY2(after.out.indexOf(newKid) >= 0 && after.out.indexOf(newKid) < after.out.indexOf(kid),
+             qPrintable(after.out));
 }
 
 void TestCli::deployWaitSucceeds()

@@ -70,6 +70,19 @@ private Q_SLOTS:
         QCOMPARE(given->tlsKey, u"a.key"_s);
     }
 
+    void assertionSettings()
+    {
+        auto defaults = parse({u"--data-dir"_s, m_dir.path()});
+        QVERIFY(defaults);
+        QCOMPARE(defaults->engine.assertionIssuer, QString());
+        QCOMPARE(defaults->engine.assertionKeyDays, 7);
+        auto given = parse({u"--data-dir"_s, m_dir.path(), u"--assertion-issuer"_s, u"https://pando.example.com"_s,
+                            u"--assertion-key-days"_s, u"30"_s});
+        QVERIFY2(given, qPrintable(given ? QString() : given.error().text()));
+        QCOMPARE(given->engine.assertionIssuer, u"https://pando.example.com"_s);
+        QCOMPARE(given->engine.assertionKeyDays, 30);
+    }
+
     void badValuesNameTheFlag_data()
     {
         QTest::addColumn<QStringList>("flags");
@@ -91,6 +104,10 @@ private Q_SLOTS:
         QTest::newRow("listen") << QStringList{u"--listen"_s, u"localhost"_s} << u"--listen"_s << u"host:port"_s;
         QTest::newRow("app limit") << QStringList{u"--app-limit"_s, u"-1"_s} << u"--app-limit"_s << u"0 to"_s;
         QTest::newRow("max runs") << QStringList{u"--max-runs"_s, u"0"_s} << u"--max-runs"_s << u"1 to 256"_s;
+        QTest::newRow("assertion key days")
+            << QStringList{u"--assertion-key-days"_s, u"0"_s} << u"--assertion-key-days"_s << u"1 to 365"_s;
+        QTest::newRow("assertion issuer with a space")
+            << QStringList{u"--assertion-issuer"_s, u"my pando"_s} << u"--assertion-issuer"_s << u"without spaces"_s;
         QTest::newRow("audit sinks missing")
             << QStringList{u"--audit-sinks"_s, m_dir.filePath(u"none.json"_s)}
             << u"--audit-sinks "_s + m_dir.filePath(u"none.json"_s) << u"cannot read"_s;

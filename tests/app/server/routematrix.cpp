@@ -121,6 +121,13 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("GET /api/v1/edge"), QStringLiteral("200 200 200 200 403")},
         // The in-process edge of the tests has no install CA.
         {QStringLiteral("GET /api/v1/edge/ca"), QStringLiteral("404 404 404 404 403")},
+        // The edge's question for "theirs" (?app=theirs): an assertion for whoever may read the app
+        // (viewer's grant went with the grant routes above; the scoped token lacks apps:read).
+        {QStringLiteral("GET /api/v1/edge/auth"), QStringLiteral("200 200 403 403 403")},
+        // A new assertion signing key: administrators only.
+        {QStringLiteral("POST /api/v1/edge/keys/rotate"), QStringLiteral("200 403 403 403 403")},
+        // The keys that verify assertions: public, for apps.
+        {QStringLiteral("GET /.well-known/jwks.json"), QStringLiteral("200 200 200 200 200")},
     };
     return table;
 }

@@ -1,6 +1,7 @@
 // The OpenAPI document and the server's route table describe the same routes with the same
-// permissions, and only the health check and the resource webhook (which checks its own token)
-// are public.
+// permissions, and only the health check, the resource webhook (which checks its own token), the
+// edge's forward-auth (which authenticates a token or the pando_session cookie itself) and the
+// JWKS are public.
 
 #include "app/server/apiserver.h"
 #include "tests/support/component.h"
@@ -115,10 +116,13 @@ void TestOpenApi::permissionsAreExplicit()
         if (route.permission == QLatin1String("public"))
             publicRoutes << key(route.method, route.path);
     }
-    const QStringList expected = {QStringLiteral("GET /api/v1/health"), QStringLiteral("POST /api/v1/bootstrap"),
+    const QStringList expected = {QStringLiteral("GET /api/v1/health"),
+                                  QStringLiteral("POST /api/v1/bootstrap"),
                                   QStringLiteral("POST /api/v1/sessions"),
                                   QStringLiteral("POST /api/v1/pairings/redeem"),
-                                  QStringLiteral("POST /api/v1/pipelines/{name}/resources/{resource}/check")};
+                                  QStringLiteral("POST /api/v1/pipelines/{name}/resources/{resource}/check"),
+                                  QStringLiteral("GET /api/v1/edge/auth"),
+                                  QStringLiteral("GET /.well-known/jwks.json")};
     QCOMPARE(publicRoutes, expected);
 }
 

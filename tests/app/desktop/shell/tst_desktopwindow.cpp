@@ -185,6 +185,14 @@ private Q_SLOTS:
         QVERIFY(runtimes->detail().contains(u"stop answering"_s));
         m_state->refresh();
         QTRY_COMPARE(runtimes->state(), DisplayState::Healthy);
+
+        // With the edge, the keys apps verify identity assertions with, for Settings.
+        auto jwks = m_install.engine->assertionKeys();
+        QVERIFY(jwks);
+        const QString kid = jwks->value(u"keys"_s).toArray().first().toObject().value(u"kid"_s).toString();
+        QTRY_VERIFY2(runtimes->assertionKeysText().contains(kid), qPrintable(runtimes->assertionKeysText()));
+        QCOMPARE(runtimes->assertionKeysText(),
+                 RuntimesStatus::tr("%n signing keys, newest first: %1", nullptr, 1).arg(kid));
     }
 
     // Ctrl+K's matches: a prefix first, then a word inside, then the letters in order; views,
