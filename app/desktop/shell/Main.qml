@@ -179,6 +179,7 @@ ApplicationWindow {
                     hostExecutionText: Desktop.pipelines.hostExecutionText
                     appAccessText: Desktop.pipelines.appAccessText
                     engineSettings: Desktop.engineSettings
+                    session: Desktop.apps.session
                 }
             }
         }
