@@ -114,6 +114,30 @@ Item {
             compare(moved.certificate, "certificate not issued yet");
         }
 
+        // Every link is reached with Tab and shows that it has the focus; nothing sticks out at
+        // 1024×700.
+        function test_2b_linksAreReachedByKeyboardAndFit() {
+            const tab = createTemporaryObject(addressesTab, root, {session: Fixture.session, app: "shop"});
+            const list = named("addressesList", tab);
+            tryCompare(list, "count", 3, 10000);
+            const refresh = named("refreshAddressesButton", tab);
+            refresh.forceActiveFocus(Qt.TabFocusReason);
+            keyClick(Qt.Key_Backtab);
+            const stable = named("stableUrl", tab);
+            verify(stable.activeFocus, "Shift+Tab from Refresh did not reach the stable address");
+            verify(named("focusRing", stable).visible, "no focus mark on the link");
+            keyClick(Qt.Key_Tab);
+            verify(refresh.activeFocus);
+            keyClick(Qt.Key_Tab);
+            const first = named("addressUrl", list.itemAtIndex(0));
+            verify(first.activeFocus, "Tab from Refresh did not reach the first address");
+            for (let row = 0; row < list.count; ++row) {
+                const item = list.itemAtIndex(row);
+                const right = item.mapToItem(tab, item.width, 0).x;
+                verify(right <= tab.width + 0.5, "row " + row + " ends at " + right + " in a tab " + tab.width + " wide");
+            }
+        }
+
         function test_3_anAdministratorSavesTheDomainPolicy() {
             const view = createTemporaryObject(settingsView, root, {server: Fixture.localServer(), session: Fixture.session});
             const base = named("baseDomainField", view);
@@ -140,6 +164,13 @@ Item {
             compare(named("allowedDomainsError", view).visible, false);
             compare(view.domainSettings.baseDomain, "apps.example.com");
             compare(base.text, "http://bad name");
+
+            // The group fits the window: its fields and buttons end inside the view.
+            for (const name of ["baseDomainField", "allowedDomainsField", "saveDomains", "saveCaButton", "caText"]) {
+                const item = named(name, view);
+                const right = item.mapToItem(view, item.width, 0).x;
+                verify(right <= view.width + 0.5, name + " ends at " + right + " in a view " + view.width + " wide");
+            }
         }
 
         function test_4_aMemberReadsThePolicyOnly() {
