@@ -72,6 +72,10 @@ Pane {
             objectName: "eventsTab"
             text: qsTr("Events")
         }
+        TabButton {
+            objectName: "addressesTab"
+            text: qsTr("Addresses")
+        }
     }
 
     // A tab's view, made only while the tab is shown, so a hidden tab follows no stream. Loaded by
@@ -128,6 +132,14 @@ Pane {
         objectName: "eventsLoader"
         shown: root.hasApp && tabs.currentIndex === 4
         view: Qt.resolvedUrl("AppEventsTab.qml")
+        session: root.appsModel.session
+        app: root.hasApp ? root.app.name : ""
+    }
+    TabLoader {
+        anchors.topMargin: tabs.height + 12
+        objectName: "addressesLoader"
+        shown: root.hasApp && tabs.currentIndex === 5
+        view: Qt.resolvedUrl("AppAddressesTab.qml")
         session: root.appsModel.session
         app: root.hasApp ? root.app.name : ""
     }

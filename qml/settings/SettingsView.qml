@@ -1,10 +1,12 @@
 // The Settings view: serving this computer's engine to teammates (off by default) over TLS on a
 // chosen address and port, a one-time pairing link for one of the accounts (as text and as a QR
 // code) with the certificate's picture to compare by eye, who is connected now, and the settings
-// of this computer's engine (EngineSettingsForm). Everything comes from EmbeddedServer,
-// except the install's host-execution setting for pipelines, which the shell passes in.
+// of this computer's engine (EngineSettingsForm), and the install's domain policy with its CA's
+// root (DomainSettings). Everything comes from EmbeddedServer, except the install's host-execution
+// setting for pipelines, which the shell passes in, and what DomainSettings reads from the session.
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Dialogs
 import QtQuick.Layouts
 import Pando.Connections
 import Pando.Settings
@@ -22,6 +24,25 @@ Pane {
     // This computer's engine's settings (Desktop.engineSettings); null or unavailable when the
     // window shows a remote install, whose settings are its pandod's flags.
     property EngineSettingsForm engineSettings: null
+    // The session shown (Desktop.apps.session): the install's domain settings and its CA.
+    property QtObject session: null
+    property alias domainSettings: domains
+
+    DomainSettings {
+        id: domains
+        session: root.session
+    }
+
+    FileDialog {
+        id: caDialog
+        objectName: "caDialog"
+        parentWindow: root.Window.window
+        title: qsTr("Save the install CA's root certificate")
+        fileMode: FileDialog.SaveFile
+        defaultSuffix: "crt"
+        nameFilters: [qsTr("Certificates (*.crt *.pem)"), qsTr("All files (*)")]
+        onAccepted: domains.saveCa(selectedFile)
+    }
 
     ScrollView {
         id: scroll
@@ -80,6 +101,177 @@ Pane {
                         wrapMode: Text.Wrap
                         opacity: 0.8
                         Layout.fillWidth: true
+                    }
+                }
+            }
+
+            // The install's domain policy (administrators change it) and its CA's root.
+            GroupBox {
+                id: domainsGroup
+                objectName: "domainsGroup"
+                title: qsTr("Domains")
+                Layout.fillWidth: true
+                visible: root.session !== null
+
+                GridLayout {
+                    anchors.fill: parent
+                    columns: 2
+                    columnSpacing: 12
+                    rowSpacing: 6
+
+                    Label {
+                        Layout.columnSpan: 2
+                        Layout.fillWidth: true
+                        text: qsTr("Which names apps may be served at. An app names its own in route.domains of its spec; with a base domain, an app without names is served at APP.BASE-DOMAIN.")
+                        wrapMode: Text.Wrap
+                        opacity: 0.8
+                    }
+
+                    Label {
+                        text: qsTr("Base domain")
+                    }
+                    TextField {
+                        id: baseDomainField
+                        objectName: "baseDomainField"
+                        Layout.fillWidth: true
+                        visible: domains.canEdit
+                        text: domains.baseDomain
+                        placeholderText: qsTr("none (apps.example.com, …)")
+                        Accessible.name: qsTr("Base domain")
+                    }
+                    Label {
+                        objectName: "baseDomainText"
+                        Layout.fillWidth: true
+                        visible: !domains.canEdit
+                        text: domains.baseDomain.length > 0 ? domains.baseDomain : qsTr("none")
+                        wrapMode: Text.WrapAnywhere
+                    }
+                    // The API's "where" for a refused change: the error beside its field.
+                    Label {
+                        objectName: "baseDomainError"
+                        Layout.columnSpan: 2
+                        Layout.fillWidth: true
+                        visible: domains.error.length > 0 && domains.errorField.startsWith("base_domain")
+                        text: domains.error
+                        color: StateStyle.danger
+                        wrapMode: Text.Wrap
+                    }
+
+                    Label {
+                        text: qsTr("Allowed domains")
+                    }
+                    TextField {
+                        id: allowedDomainsField
+                        objectName: "allowedDomainsField"
+                        Layout.fillWidth: true
+                        visible: domains.canEdit
+                        text: domains.allowedDomains
+                        placeholderText: qsTr("any name (or: example.com, example.org)")
+                        Accessible.name: qsTr("Allowed domains, separated by commas")
+                    }
+                    Label {
+                        objectName: "allowedDomainsText"
+                        Layout.fillWidth: true
+                        visible: !domains.canEdit
+                        text: domains.allowedDomains.length > 0 ? domains.allowedDomains : qsTr("any name")
+                        wrapMode: Text.Wrap
+                    }
+                    // The API's "where" for a refused change: the error beside its field.
+                    Label {
+                        objectName: "allowedDomainsError"
+                        Layout.columnSpan: 2
+                        Layout.fillWidth: true
+                        visible: domains.error.length > 0 && domains.errorField.startsWith("allowed_domains")
+                        text: domains.error
+                        color: StateStyle.danger
+                        wrapMode: Text.Wrap
+                    }
+
+                    Label {
+                        text: qsTr("Wildcard names")
+                    }
+                    Switch {
+                        id: wildcardSwitch
+                        objectName: "wildcardSwitch"
+                        enabled: domains.canEdit
+                        checked: domains.wildcardDomains
+                        text: checked ? qsTr("allowed (*.name in route.domains)") : qsTr("not allowed")
+                        Accessible.name: qsTr("Allow wildcard names")
+                    }
+                    // The API's "where" for a refused change: the error beside its field.
+                    Label {
+                        objectName: "wildcardDomainsError"
+                        Layout.columnSpan: 2
+                        Layout.fillWidth: true
+                        visible: domains.error.length > 0 && domains.errorField.startsWith("wildcard_domains")
+                        text: domains.error
+                        color: StateStyle.danger
+                        wrapMode: Text.Wrap
+                    }
+
+                    Label {
+                        objectName: "domainsError"
+                        Layout.columnSpan: 2
+                        Layout.fillWidth: true
+                        visible: domains.error.length > 0 && !domains.errorField.startsWith("base_domain")
+                                 && !domains.errorField.startsWith("allowed_domains")
+                                 && !domains.errorField.startsWith("wildcard_domains")
+                        text: domains.error
+                        color: StateStyle.danger
+                        wrapMode: Text.Wrap
+                    }
+                    Label {
+                        objectName: "domainsReadOnly"
+                        Layout.columnSpan: 2
+                        Layout.fillWidth: true
+                        visible: domains.loaded && !domains.canEdit
+                        text: qsTr("Only administrators change these (in the desktop, or with: pando settings set base-domain|allowed-domains|wildcard-domains).")
+                        wrapMode: Text.Wrap
+                        opacity: 0.8
+                    }
+                    RowLayout {
+                        Layout.columnSpan: 2
+                        visible: domains.canEdit
+                        Button {
+                            objectName: "saveDomains"
+                            text: qsTr("Save")
+                            enabled: !domains.busy
+                            Accessible.name: qsTr("Save the domain settings")
+                            onClicked: domains.save(baseDomainField.text, allowedDomainsField.text, wildcardSwitch.checked)
+                        }
+                        Label {
+                            objectName: "domainsStatus"
+                            text: domains.status
+                        }
+                    }
+
+                    Label {
+                        text: qsTr("Install CA")
+                    }
+                    RowLayout {
+                        Layout.fillWidth: true
+                        Button {
+                            objectName: "saveCaButton"
+                            text: qsTr("Save root certificate…")
+                            enabled: domains.caAvailable
+                            Accessible.name: qsTr("Save the install CA's root certificate to a file")
+                            onClicked: caDialog.open()
+                        }
+                        Label {
+                            id: caTextLabel
+                            objectName: "caText"
+                            Layout.fillWidth: true
+                            text: domains.caText
+                            color: domains.caFailed ? StateStyle.danger : caTextLabel.palette.windowText
+                            wrapMode: Text.Wrap
+                        }
+                    }
+                    Label {
+                        Layout.columnSpan: 2
+                        Layout.fillWidth: true
+                        text: qsTr("Names served with tls: internal have certificates from the install CA: add its root where you trust certificates (a browser, the system's store).")
+                        wrapMode: Text.Wrap
+                        opacity: 0.8
                     }
                 }
             }

@@ -392,6 +392,11 @@ void RemoteSession::settings(ObjectCallback done)
     call([](const Api &api, Callback cb) { api.settings(std::move(cb)); }, std::move(done));
 }
 
+void RemoteSession::updateSettings(const QJsonObject &fields, ObjectCallback done)
+{
+    call([fields](const Api &api, Callback cb) { api.updateSettings(fields, std::move(cb)); }, std::move(done));
+}
+
 void RemoteSession::capacity(ObjectCallback done)
 {
     call([](const Api &api, Callback cb) { api.capacity(std::move(cb)); }, std::move(done));
@@ -405,6 +410,11 @@ void RemoteSession::edge(ObjectCallback done)
 void RemoteSession::assertionKeys(ObjectCallback done)
 {
     call([](const Api &api, Callback cb) { api.assertionKeys(std::move(cb)); }, std::move(done));
+}
+
+void RemoteSession::edgeCa(ObjectCallback done)
+{
+    call([](const Api &api, Callback cb) { api.edgeCa(std::move(cb)); }, std::move(done));
 }
 
 void RemoteSession::runs(const QString &pipeline, int limit, ListCallback done)

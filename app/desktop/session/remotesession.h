@@ -67,9 +67,11 @@ public:
                      ObjectCallback done) override;
     void setPipelinePaused(const QString &name, bool paused, ObjectCallback done) override;
     void settings(ObjectCallback done) override;
+    void updateSettings(const QJsonObject &fields, ObjectCallback done) override;
     void capacity(ObjectCallback done) override;
     void edge(ObjectCallback done) override;
     void assertionKeys(ObjectCallback done) override;
+    void edgeCa(ObjectCallback done) override;
     void runs(const QString &pipeline, int limit, ListCallback done) override;
     void run(const QString &id, ObjectCallback done) override;
     void triggerJob(const QString &pipeline, const QString &job, ObjectCallback done) override;

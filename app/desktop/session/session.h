@@ -143,14 +143,19 @@ public:
     virtual void setPipeline(const QString &name, const QByteArray &configYaml, const QByteArray &varsYaml,
                              ObjectCallback done) = 0;
     virtual void setPipelinePaused(const QString &name, bool paused, ObjectCallback done) = 0;
-    // The install's settings ({"host_execution": bool}); only administrators change them (CLI).
+    // The install's settings ({"host_execution": bool, "base_domain", "allowed_domains": [names],
+    // "wildcard_domains": bool}); updateSettings changes the fields given (administrators only:
+    // Forbidden otherwise; a bad value is an Error naming the field in "where") and answers them all.
     virtual void settings(ObjectCallback done) = 0;
+    virtual void updateSettings(const QJsonObject &fields, ObjectCallback done) = 0;
     // Each runtime's room and whether it answered ({"runtimes": [{kind, reachable, note, …}]}).
     virtual void capacity(ObjectCallback done) = 0;
     // GET /api/v1/edge: what serves the apps, and whether it does.
     virtual void edge(ObjectCallback done) = 0;
     // GET /.well-known/jwks.json: the keys apps verify identity assertions with ({"keys": [...]}).
     virtual void assertionKeys(ObjectCallback done) = 0;
+    // GET /api/v1/edge/ca: the install CA's root certificate ({pem}); NotFound until it exists.
+    virtual void edgeCa(ObjectCallback done) = 0;
     // pipeline empty: runs of every pipeline, newest first.
     virtual void runs(const QString &pipeline, int limit, ListCallback done) = 0;
     // The run with its step tree.

@@ -180,6 +180,7 @@ ApplicationWindow {
                     appAccessText: Desktop.pipelines.appAccessText
                     assertionKeysText: Desktop.runtimes.assertionKeysText
                     engineSettings: Desktop.engineSettings
+                    session: Desktop.apps.session
                 }
             }
         }

@@ -122,6 +122,17 @@ void RuntimesStatus::applyEdge(const Result<QJsonObject> &edge)
                   DisplayState::Healthy};
     else
         m_edge = {tr("Edge serving"), problem, DisplayState::Healthy};
+    // A name whose certificate the edge could not get does not answer over HTTPS: said here, with
+    // each name and why on hover.
+    QStringList failing;
+    for (const QJsonValue v : edge->value(u"certificates"_s).toArray())
+        if (const QJsonObject c = v.toObject(); !c.value(u"error"_s).toString().isEmpty())
+            failing << tr("%1: %2").arg(c.value(u"host"_s).toString(), c.value(u"error"_s).toString());
+    if (!failing.isEmpty()) {
+        m_edge.text = tr("%1 · failing certificates: %n", nullptr, int(failing.size())).arg(m_edge.text);
+        m_edge.detail = (QStringList(m_edge.detail) + failing).join(u'\n').trimmed();
+        m_edge.state = DisplayState::Failed;
+    }
     show();
 }
 

@@ -152,11 +152,41 @@ public:
         QMutexLocker locker(&m_mutex);
         if (!m_routes.contains(app))
             return fail(ErrorCode::NotFound, QStringLiteral("app %1 has no route").arg(app));
-        m_routes[app].addresses = change.addresses;
+        adapters::Route &route = m_routes[app];
+        // As the edge does: a dropped address redirects to the first new one, when asked to.
+        route.moved.removeIf([&](const adapters::MovedAddress &m) { return change.addresses.contains(m.from); });
+        if (change.redirectMoved && !change.addresses.isEmpty())
+            for (const adapters::Address &was : std::as_const(route.addresses))
+                if (!change.addresses.contains(was))
+                    route.moved.append({was, change.addresses.first().url()});
+        route.addresses = change.addresses;
         ++addressChanges;
         return {};
     }
     std::atomic_int addressChanges = 0;
+
+    // The certificates it says it holds (none until a test sets them), as Caddy reports them.
+    void setCertificates(const QList<adapters::CertificateState> &certificates)
+    {
+        QMutexLocker locker(&m_mutex);
+        m_certificates = certificates;
+    }
+    QList<adapters::CertificateState> certificates() override
+    {
+        QMutexLocker locker(&m_mutex);
+        return m_certificates;
+    }
+    // The install CA's root it says it made (none until a test sets one).
+    void setInstallCa(const QByteArray &pem)
+    {
+        QMutexLocker locker(&m_mutex);
+        m_installCa = pem;
+    }
+    QByteArray installCa() override
+    {
+        QMutexLocker locker(&m_mutex);
+        return m_installCa;
+    }
 
     Result<adapters::Route> ensure(const QString &app, int requestedPort) override
     {
@@ -201,6 +231,8 @@ private:
     QMutex m_mutex;
     QHash<QString, adapters::Route> m_routes;
     QSet<int> m_taken;
+    QList<adapters::CertificateState> m_certificates;
+    QByteArray m_installCa;
 };
 
 class FakeSource : public adapters::SourceProvider {
@@ -363,6 +395,7 @@ struct TestInstall {
     FakePipelineService *pipelines = nullptr; // owned by the engine
     std::shared_ptr<FakeServiceProvisioner> services = std::make_shared<FakeServiceProvisioner>();
     std::shared_ptr<FakeRuntime> runtime = std::make_shared<FakeRuntime>();
+    std::shared_ptr<FakeRouter> router = std::make_shared<FakeRouter>(); // replace before start()
     core::policy::Policy approvalPolicy; // set before start(): which deploys wait for sign-off
     // Set before start(): how often the health monitor looks; 0 (the default) probes nothing, as
     // the fake's containers answer only where a test listens.
@@ -381,7 +414,7 @@ struct TestInstall {
         options.engine.approvalPolicy = approvalPolicy;
         options.engine.healthTickMs = healthTickMs;
         options.runtime = runtime;
-        options.router = std::make_shared<FakeRouter>();
+        options.router = router;
         options.source = std::make_shared<FakeSource>();
         options.services = services;
         if (!realPipelines)

@@ -5,6 +5,8 @@
 #include "tests/app/server/pipelinefakes.h"
 
 #include <QAccessible>
+#include <QDateTime>
+#include <QFile>
 #include <QImage>
 #include <QJsonObject>
 #include <QQmlEngine>
@@ -59,6 +61,8 @@ bool QuickFixture::restart(QQmlEngine *engine, QString *why)
     m_install->approvalPolicy = *policy;
     // The real pipeline runner, as pandod and the desktop's own engine wire it.
     m_install->realPipelines = true;
+    // An edge that keeps the addresses apps are given, as Caddy does.
+    m_install->router = std::make_shared<FakeRouter>(true);
     if (!m_install->start()) {
         *why = m_install->error;
         return false;
@@ -129,6 +133,47 @@ QVariantMap QuickFixture::breakHealth(const QString &app)
 {
     return answer(
         awaitObject([&](auto done) { m_session->updateApp(app, appSpec(app, u"/no-such-page"_s, 1), done); }));
+}
+
+QVariantMap QuickFixture::setDomains(const QString &app, const QString &domains, const QString &tls)
+{
+    QByteArray spec = appSpec(app);
+    spec += "route:\n  domains: [" + domains.toUtf8() + "]\n";
+    if (!tls.isEmpty())
+        spec += "  tls: " + tls.toUtf8() + "\n";
+    return answer(awaitObject([&](auto done) { m_session->updateApp(app, spec, done); }));
+}
+
+void QuickFixture::setCertificate(const QString &host, const QString &issuer, qint64 notAfterMs, const QString &error)
+{
+    QList<adapters::CertificateState> certificates = m_install->router->certificates();
+    certificates.removeIf([&](const adapters::CertificateState &c) { return c.host == host; });
+    certificates.append(
+        {host, issuer, notAfterMs > 0 ? QDateTime::fromMSecsSinceEpoch(notAfterMs, Qt::UTC) : QDateTime(), error});
+    m_install->router->setCertificates(certificates);
+}
+
+void QuickFixture::setInstallCa(const QString &pem)
+{
+    m_install->router->setInstallCa(pem.toUtf8());
+}
+
+QString QuickFixture::temporaryPath(const QString &name) const
+{
+    return m_install->dir.filePath(name);
+}
+
+QString QuickFixture::readFile(const QString &path) const
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return u"cannot read %1: %2"_s.arg(path, file.errorString());
+    return QString::fromUtf8(file.readAll());
+}
+
+QObject *QuickFixture::sessionFor(const QString &user)
+{
+    return sessionAs(user);
 }
 
 QVariantMap QuickFixture::createApp(const QString &name, const QString &as)

@@ -55,6 +55,20 @@ public:
     // after a second: its next deploy fails at the health check. Returns the app's JSON, or
     // {error: "..."}.
     Q_INVOKABLE QVariantMap breakHealth(const QString &app);
+    // Changes the app's spec to ask for these names (a comma-separated list) with this TLS mode
+    // (empty: the default); its next deploy serves them. Returns the app's JSON, or {error: "..."}.
+    Q_INVOKABLE QVariantMap setDomains(const QString &app, const QString &domains, const QString &tls = QString());
+    // The edge now says it holds a certificate for host from issuer until notAfterMs (0: none
+    // issued yet), or failed to get one with error.
+    Q_INVOKABLE void setCertificate(const QString &host, const QString &issuer, qint64 notAfterMs,
+                                    const QString &error = QString());
+    // The edge now says it made the install CA with this root certificate (PEM).
+    Q_INVOKABLE void setInstallCa(const QString &pem);
+    // A path in this install's temporary folder, and a file's text (or why it cannot be read).
+    Q_INVOKABLE QString temporaryPath(const QString &name) const;
+    Q_INVOKABLE QString readFile(const QString &path) const;
+    // The session of another user ("member", "viewer", ...; empty: the administrator's).
+    Q_INVOKABLE QObject *sessionFor(const QString &user);
     // The deploy's status now ("queued", "succeeded", "awaiting-approval", ...), or the error text.
     Q_INVOKABLE QString deployStatus(const QString &id);
     // Sets a pipeline whose jobs run host tasks (sh): "build" (compile, then unit and lint side

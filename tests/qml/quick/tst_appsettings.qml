@@ -174,7 +174,7 @@ Item {
             Desktop.apps.selectApp("hello");
             tryCompare(named("appName", view), "text", "hello");
             const loaders = {deploysTab: "deploysLoader", logsTab: "logsLoader", settingsTab: "settingsLoader",
-                             eventsTab: "eventsLoader"};
+                             eventsTab: "eventsLoader", addressesTab: "addressesLoader"};
             for (const tabName in loaders) {
                 const button = named(tabName, view);
                 tryVerify(() => button.width > 20, 5000, tabName + " is " + button.width + " wide");

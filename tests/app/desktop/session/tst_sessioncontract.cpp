@@ -151,6 +151,8 @@ private Q_SLOTS:
     void appSettingsAndHistory();
     void pipelinesAndRuns_data() { rows(); }
     void pipelinesAndRuns();
+    void domainSettingsAndInstallCa_data() { rows(); }
+    void domainSettingsAndInstallCa();
     void inProcessRestartKeepsItsUserAndApps();
     void remoteWithABadTokenFails();
 
@@ -619,6 +621,50 @@ void TestSessionContract::pipelinesAndRuns()
     VERIFY_OK(aborted);
     const QJsonObject end = events.waitFor(u"run.finished"_s, slowId);
     QCOMPARE(end.value(u"data"_s).toObject().value(u"status"_s).toString(), u"aborted"_s);
+}
+
+// The install's domain policy is changed and read back through the session; a bad name is refused
+// naming its setting and changes nothing; the install CA is NotFound until the edge makes one.
+void TestSessionContract::domainSettingsAndInstallCa()
+{
+    Backend &b = backend();
+    Session &s = b.session();
+    QString why;
+    QVERIFY2(test::awaitConnected(s, &why), qPrintable(why));
+
+    auto changed = test::awaitObject([&](auto done) {
+        s.updateSettings(QJsonObject{{u"base_domain"_s, u"apps.example.com"_s},
+                                     {u"allowed_domains"_s, QJsonArray{u"example.com"_s}},
+                                     {u"wildcard_domains"_s, true}},
+                         done);
+    });
+    VERIFY_OK(changed);
+    QCOMPARE(changed->value(u"base_domain"_s).toString(), u"apps.example.com"_s);
+    auto bad = test::awaitObject([&](auto done) {
+        s.updateSettings(QJsonObject{{u"base_domain"_s, u"http://bad name"_s}}, done);
+    });
+    QVERIFY(!bad);
+    QCOMPARE(bad.error().code, ErrorCode::Invalid);
+    QCOMPARE(bad.error().where, u"base_domain"_s);
+    auto read = test::awaitObject([&](auto done) { s.settings(done); });
+    VERIFY_OK(read);
+    QCOMPARE(read->value(u"base_domain"_s).toString(), u"apps.example.com"_s);
+    QCOMPARE(read->value(u"allowed_domains"_s).toArray(), QJsonArray{u"example.com"_s});
+    QCOMPARE(read->value(u"wildcard_domains"_s).toBool(), true);
+
+    auto ca = test::awaitObject([&](auto done) { s.edgeCa(done); });
+    QVERIFY(!ca);
+    QCOMPARE(ca.error().code, ErrorCode::NotFound);
+
+    // Back to no policy: the fake edge serves no names, and the tests after this one deploy.
+    auto reset = test::awaitObject([&](auto done) {
+        s.updateSettings(QJsonObject{{u"base_domain"_s, u""_s},
+                                     {u"allowed_domains"_s, QJsonArray{}},
+                                     {u"wildcard_domains"_s, false}},
+                         done);
+    });
+    VERIFY_OK(reset);
+    QCOMPARE(reset->value(u"base_domain"_s).toString(), QString());
 }
 
 void TestSessionContract::inProcessRestartKeepsItsUserAndApps()

@@ -179,6 +179,19 @@ private Q_SLOTS:
         QCOMPARE(runtimes->state(), DisplayState::Failed);
         QVERIFY2(runtimes->text().endsWith(RuntimesStatus::tr("Edge down")), qPrintable(runtimes->text()));
         QVERIFY2(runtimes->detail().contains(u"admin socket"_s), qPrintable(runtimes->detail()));
+        // A certificate the edge could not get: a failure, the name and why on hover.
+        runtimes->applyEdge(QJsonObject{
+            {u"kind"_s, u"caddy"_s},
+            {u"running"_s, true},
+            {u"certificates"_s,
+             QJsonArray{QJsonObject{{u"host"_s, u"ok.example.org"_s}, {u"issuer"_s, u"R3"_s}, {u"error"_s, u""_s}},
+                        QJsonObject{{u"host"_s, u"shop.example.org"_s}, {u"error"_s, u"no DNS record"_s}}}}});
+        QCOMPARE(runtimes->state(), DisplayState::Failed);
+        QVERIFY2(runtimes->text().endsWith(RuntimesStatus::tr("%1 · failing certificates: %n", nullptr, 1)
+                                               .arg(RuntimesStatus::tr("Edge serving"))),
+                 qPrintable(runtimes->text()));
+        QVERIFY2(runtimes->detail().contains(u"shop.example.org: no DNS record"_s), qPrintable(runtimes->detail()));
+        QVERIFY2(!runtimes->detail().contains(u"ok.example.org"_s), qPrintable(runtimes->detail()));
         runtimes->applyEdge(QJsonObject{{u"kind"_s, u"in-process"_s}, {u"running"_s, true}});
         QCOMPARE(runtimes->state(), DisplayState::Healthy);
         QVERIFY(runtimes->text().endsWith(RuntimesStatus::tr("Apps served by Pando")));
