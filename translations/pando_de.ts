@@ -28,6 +28,41 @@
     </message>
 </context>
 <context>
+    <name>AppAddressesTab</name>
+    <message>
+        <source>Open %1</source>
+        <translation>%1 öffnen</translation>
+    </message>
+    <message>
+        <source>Always, on this machine</source>
+        <translation>Immer, auf diesem Rechner</translation>
+    </message>
+    <message>
+        <source>not routed yet</source>
+        <translation>noch nicht geroutet</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>Aktualisieren</translation>
+    </message>
+    <message>
+        <source>Read the app's addresses again</source>
+        <translation>Die Adressen der App neu lesen</translation>
+    </message>
+    <message>
+        <source>%1 has no names yet. To serve it at a domain, list the names under route.domains in its spec (the Settings tab), for example "route: {domains: [shop.example.com]}", and deploy it; or have an administrator set a base domain in Settings, which serves every app at APP.BASE-DOMAIN. Names need the Caddy edge.</source>
+        <translation>%1 hat noch keine Namen. Um die App unter einer Domain zu bedienen, tragen Sie die Namen unter route.domains in ihre Spezifikation ein (Reiter Einstellungen), zum Beispiel "route: {domains: [shop.example.com]}", und stellen Sie sie bereit; oder lassen Sie eine Administratorin in den Einstellungen eine Basis-Domain setzen, unter der jede App als APP.BASIS-DOMAIN erreichbar ist. Namen brauchen den Caddy-Edge.</translation>
+    </message>
+    <message>
+        <source>Addresses of %1</source>
+        <translation>Adressen von %1</translation>
+    </message>
+    <message>
+        <source>moved: redirects to the app's current address</source>
+        <translation>umgezogen: leitet zur aktuellen Adresse der App weiter</translation>
+    </message>
+</context>
+<context>
     <name>AppDetail</name>
     <message>
         <source>Select an app to see its details</source>
@@ -100,6 +135,10 @@
     <message>
         <source>Events</source>
         <translation>Ereignisse</translation>
+    </message>
+    <message>
+        <source>Addresses</source>
+        <translation>Adressen</translation>
     </message>
 </context>
 <context>
@@ -1607,6 +1646,110 @@
         <source>Pando itself: apps stop when Pando quits</source>
         <translation>Pando selbst: Apps stoppen, wenn Pando beendet wird</translation>
     </message>
+    <message>
+        <source>Save the install CA's root certificate</source>
+        <translation>Das Stammzertifikat der Installations-CA speichern</translation>
+    </message>
+    <message>
+        <source>Certificates (*.crt *.pem)</source>
+        <translation>Zertifikate (*.crt *.pem)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Domains</source>
+        <translation>Domains</translation>
+    </message>
+    <message>
+        <source>Which names apps may be served at. An app names its own in route.domains of its spec; with a base domain, an app without names is served at APP.BASE-DOMAIN.</source>
+        <translation>Unter welchen Namen Apps erreichbar sein dürfen. Eine App nennt ihre eigenen unter route.domains in ihrer Spezifikation; mit einer Basis-Domain ist eine App ohne Namen unter APP.BASIS-DOMAIN erreichbar.</translation>
+    </message>
+    <message>
+        <source>Base domain</source>
+        <translation>Basis-Domain</translation>
+    </message>
+    <message>
+        <source>none (apps.example.com, …)</source>
+        <translation>keine (apps.example.com, …)</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>keine</translation>
+    </message>
+    <message>
+        <source>Allowed domains</source>
+        <translation>Erlaubte Domains</translation>
+    </message>
+    <message>
+        <source>any name (or: example.com, example.org)</source>
+        <translation>jeder Name (oder: example.com, example.org)</translation>
+    </message>
+    <message>
+        <source>Allowed domains, separated by commas</source>
+        <translation>Erlaubte Domains, durch Kommas getrennt</translation>
+    </message>
+    <message>
+        <source>any name</source>
+        <translation>jeder Name</translation>
+    </message>
+    <message>
+        <source>Wildcard names</source>
+        <translation>Platzhalter-Namen</translation>
+    </message>
+    <message>
+        <source>allowed (*.name in route.domains)</source>
+        <translation>erlaubt (*.name in route.domains)</translation>
+    </message>
+    <message>
+        <source>not allowed</source>
+        <translation>nicht erlaubt</translation>
+    </message>
+    <message>
+        <source>Allow wildcard names</source>
+        <translation>Platzhalter-Namen erlauben</translation>
+    </message>
+    <message>
+        <source>Only administrators change these (in the desktop, or with: pando settings set base-domain|allowed-domains|wildcard-domains).</source>
+        <translation>Nur Administratoren ändern diese (in der Desktop-App oder mit: pando settings set base-domain|allowed-domains|wildcard-domains).</translation>
+    </message>
+    <message>
+        <source>Save the domain settings</source>
+        <translation>Die Domain-Einstellungen speichern</translation>
+    </message>
+    <message>
+        <source>Install CA</source>
+        <translation>Installations-CA</translation>
+    </message>
+    <message>
+        <source>Save root certificate…</source>
+        <translation>Stammzertifikat speichern…</translation>
+    </message>
+    <message>
+        <source>Save the install CA's root certificate to a file</source>
+        <translation>Das Stammzertifikat der Installations-CA in eine Datei speichern</translation>
+    </message>
+    <message>
+        <source>Names served with tls: internal have certificates from the install CA: add its root where you trust certificates (a browser, the system's store).</source>
+        <translation>Namen mit tls: internal haben Zertifikate der Installations-CA: fügen Sie ihr Stammzertifikat dort hinzu, wo Sie Zertifikaten vertrauen (Browser, Zertifikatsspeicher des Systems).</translation>
+    </message>
+    <message>
+        <source>Identity assertions</source>
+        <translation>Identitätsnachweise</translation>
+    </message>
+    <message>
+        <source>Apps that ask for it get only signed-in people's requests, each with an X-Pando-Assertion header naming the person; they verify it with the keys at /.well-known/jwks.json on this install (see the user guide, The edge).</source>
+        <translation>Apps, die es verlangen, erhalten nur Anfragen angemeldeter Personen, jede mit einem X-Pando-Assertion-Header, der die Person nennt; sie prüfen ihn mit den Schlüsseln unter /.well-known/jwks.json dieser Installation (siehe Benutzerhandbuch, Die Edge).</translation>
+    </message>
+    <message>
+        <source>Keys: %1</source>
+        <translation>Schlüssel: %1</translation>
+    </message>
+    <message>
+        <source>The signing key is replaced every 7 days unless pandod was started with another --assertion-key-days. Administrators replace it at once with: pando edge rotate-key</source>
+        <translation>Der Signaturschlüssel wird alle 7 Tage ersetzt, sofern pandod nicht mit einem anderen --assertion-key-days gestartet wurde. Administratoren ersetzen ihn sofort mit: pando edge rotate-key</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>
@@ -1798,6 +1941,37 @@
     <message>
         <source>%1 ended: %2</source>
         <translation>%1 beendet: %2</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::AppAddressesModel</name>
+    <message>
+        <source>HTTPS, certificate from a public CA (ACME)</source>
+        <translation>HTTPS, Zertifikat einer öffentlichen CA (ACME)</translation>
+    </message>
+    <message>
+        <source>HTTPS, certificate from the install CA</source>
+        <translation>HTTPS, Zertifikat der Installations-CA</translation>
+    </message>
+    <message>
+        <source>plain HTTP</source>
+        <translation>unverschlüsseltes HTTP</translation>
+    </message>
+    <message>
+        <source>no certificate needed</source>
+        <translation>kein Zertifikat nötig</translation>
+    </message>
+    <message>
+        <source>certificate failed: %1</source>
+        <translation>Zertifikat fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>certificate from %1 until %2</source>
+        <translation>Zertifikat von %1 bis %2</translation>
+    </message>
+    <message>
+        <source>certificate not issued yet</source>
+        <translation>Zertifikat noch nicht ausgestellt</translation>
     </message>
 </context>
 <context>
@@ -2512,6 +2686,33 @@
     </message>
 </context>
 <context>
+    <name>pando::desktop::DomainSettings</name>
+    <message>
+        <source>The install CA does not exist yet: Pando makes it when an app first needs a certificate from it (tls: internal, or a local name).</source>
+        <translation>Die Installations-CA gibt es noch nicht: Pando erstellt sie, sobald eine App zum ersten Mal ein Zertifikat von ihr braucht (tls: internal oder ein lokaler Name).</translation>
+    </message>
+    <message>
+        <source>Could not read the install CA: %1</source>
+        <translation>Die Installations-CA konnte nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <source>Saved</source>
+        <translation>Gespeichert</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>Could not save the install CA to %1: %2</source>
+        <translation>Die Installations-CA konnte nicht unter %1 gespeichert werden: %2</translation>
+    </message>
+    <message>
+        <source>Saved the install CA to %1</source>
+        <translation>Installations-CA unter %1 gespeichert</translation>
+    </message>
+</context>
+<context>
     <name>pando::desktop::EmbeddedServer</name>
     <message>
         <source>This desktop shows a remote install; its own server is set up there.</source>
@@ -2853,6 +3054,18 @@
     <message>
         <source>Edge serving</source>
         <translation>Edge liefert aus</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 · failing certificates: %n</source>
+        <translation><numerusform>%1 · fehlgeschlagene Zertifikate: %n</numerusform><numerusform>%1 · fehlgeschlagene Zertifikate: %n</numerusform></translation>
+    </message>
+    <message>
+        <source>cannot tell: %1</source>
+        <translation>unbekannt: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n signing keys, newest first: %1</source>
+        <translation><numerusform>%n Signaturschlüssel, neuester zuerst: %1</numerusform><numerusform>%n Signaturschlüssel, neueste zuerst: %1</numerusform></translation>
     </message>
 </context>
 <context>

@@ -156,6 +156,17 @@
     </message>
 </context>
 <context>
+    <name>pando::desktop::RuntimesStatus</name>
+    <message numerus="yes">
+        <source>%1 · failing certificates: %n</source>
+        <translation><numerusform>%1 · failing certificates: %n</numerusform><numerusform>%1 · failing certificates: %n</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n signing keys, newest first: %1</source>
+        <translation><numerusform>%n signing key, newest first: %1</numerusform><numerusform>%n signing keys, newest first: %1</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>pando::desktop::TrayIcon</name>
     <message numerus="yes">
         <source>%n approval(s) waiting</source>
