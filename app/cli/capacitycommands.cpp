@@ -137,7 +137,7 @@ void showAssertionKeys(Cli &cli)
             return cli.finish(ExitOk);
         }
         QList<QStringList> rows;
-        for (const QJsonValue &value : r.json.value(QStringLiteral("keys")).toArray()) {
+        for (const QJsonValue value : r.json.value(QStringLiteral("keys")).toArray()) {
             const QJsonObject key = value.toObject();
             rows << QStringList{str(key, "kid"), str(key, "alg"), str(key, "crv")};
         }

@@ -51,7 +51,7 @@ Claims Claims::fromJson(const QJsonObject &json)
     claims.name = json.value(QStringLiteral("name")).toString();
     claims.audience = json.value(QStringLiteral("aud")).toString();
     claims.role = json.value(QStringLiteral("role")).toString();
-    for (const QJsonValue &grant : json.value(QStringLiteral("grants")).toArray())
+    for (const QJsonValue grant : json.value(QStringLiteral("grants")).toArray())
         claims.grants.append(grant.toString());
     claims.issuedAt = qint64(json.value(QStringLiteral("iat")).toDouble());
     claims.notBefore = qint64(json.value(QStringLiteral("nbf")).toDouble());

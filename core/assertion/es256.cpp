@@ -142,7 +142,7 @@ QByteArray EcKey::privatePem() const
         return {};
     char *data = nullptr;
     const long length = BIO_get_mem_data(bio.get(), &data);
-    return QByteArray(data, qsizetype(length));
+    return {data, qsizetype(length)};
 }
 
 QJsonObject EcKey::publicJwk() const
@@ -160,9 +160,9 @@ QString EcKey::thumbprint() const
 {
     const QJsonObject jwk = publicJwk();
     // RFC 7638: the required members only, in lexicographic order, without whitespace.
-    const QByteArray canonical = "{\"crv\":\"P-256\",\"kty\":\"EC\",\"x\":\"" +
-                                 jwk.value(QStringLiteral("x")).toString().toLatin1() + "\",\"y\":\"" +
-                                 jwk.value(QStringLiteral("y")).toString().toLatin1() + "\"}";
+    const QByteArray canonical = R"({"crv":"P-256","kty":"EC","x":")" +
+                                 jwk.value(QStringLiteral("x")).toString().toLatin1() + R"(","y":")" +
+                                 jwk.value(QStringLiteral("y")).toString().toLatin1() + R"("})";
     return QString::fromLatin1(base64Url(QCryptographicHash::hash(canonical, QCryptographicHash::Sha256)));
 }
 
@@ -189,12 +189,12 @@ QByteArray EcKey::sign(QByteArrayView data) const
     const BIGNUM *s = nullptr;
     ECDSA_SIG_get0(sig.get(), &r, &s);
     const QByteArray rs = fixedBytes(r) + fixedBytes(s);
-    return rs.size() == 2 * CoordinateBytes ? rs : QByteArray();
+    return rs.size() == qsizetype(2) * CoordinateBytes ? rs : QByteArray();
 }
 
 bool EcKey::verify(QByteArrayView data, QByteArrayView signature) const
 {
-    if (!m_key || signature.size() != 2 * CoordinateBytes)
+    if (!m_key || signature.size() != qsizetype(2) * CoordinateBytes)
         return false;
     SigPtr sig(ECDSA_SIG_new());
     BIGNUM *r = BN_bin2bn(reinterpret_cast<const unsigned char *>(signature.data()), CoordinateBytes, nullptr);

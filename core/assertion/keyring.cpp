@@ -47,7 +47,7 @@ Status KeyRing::open()
         return fail(ErrorCode::Internal, QStringLiteral("cannot read the assertion keys: %1").arg(file.errorString()),
                     m_path);
     QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.read(1024 * 1024), &error);
+    const QJsonDocument doc = QJsonDocument::fromJson(file.read(qint64(1024) * 1024), &error);
     if (error.error != QJsonParseError::NoError || !doc.isObject())
         return fail(ErrorCode::Internal, QStringLiteral("the assertion keys are not JSON"), m_path, hint);
     QList<SigningKey> keys;

@@ -16,7 +16,7 @@ namespace pando::adapters::caddy {
 
 namespace {
 
-constexpr qint64 LogTailBytes = 256 * 1024;
+constexpr qint64 LogTailBytes = qint64(256) * 1024;
 
 struct Stored {
     QSslCertificate certificate;
