@@ -22,6 +22,8 @@ void DomainSettings::setSessionObject(QObject *object)
     m_session = session;
     m_loaded = false;
     m_canEdit = false;
+    m_canEditKnown = false;
+    m_caKnown = false;
     m_caPem.clear();
     if (m_session)
         connect(m_session, &Session::stateChanged, this, [this](Session::State state) {
@@ -35,25 +37,33 @@ void DomainSettings::setSessionObject(QObject *object)
 
 void DomainSettings::refresh()
 {
+    // Settings answers count by m_generation (a save makes an earlier read's answer stale); who
+    // may edit and the CA by m_readGeneration, which only a new read makes stale.
     const quint64 generation = ++m_generation;
+    const quint64 read = ++m_readGeneration;
     if (!m_session || m_session->state() != Session::State::Connected)
         return;
     m_busy = true;
+    m_canEditKnown = false;
+    m_caKnown = false;
     Q_EMIT changed();
     QPointer<DomainSettings> self(this);
     m_session->settings([self, generation](const Result<QJsonObject> &settings) {
         if (self && generation == self->m_generation)
             self->answered(settings, false);
     });
-    m_session->users([self, generation](const Result<QJsonArray> &users) {
-        if (!self || generation != self->m_generation)
+    m_session->users([self, read](const Result<QJsonArray> &users) {
+        if (!self || read != self->m_readGeneration)
             return;
         self->m_canEdit = users.has_value();
+        self->m_canEditKnown = true;
         Q_EMIT self->changed();
     });
-    m_session->edgeCa([self, generation](const Result<QJsonObject> &ca) {
-        if (!self || generation != self->m_generation)
+    m_session->edgeCa([self, read](const Result<QJsonObject> &ca) {
+        if (!self || read != self->m_readGeneration)
             return;
+        self->m_caKnown = true;
+        Q_EMIT self->changed();
         if (ca)
             self->setCa(ca->value(u"pem"_s).toString().toUtf8(), {}, false);
         else if (ca.error().code == ErrorCode::NotFound)

@@ -23,6 +23,8 @@ class DomainSettings : public QObject {
     QML_ELEMENT
     // The Session to show (a pando::desktop::Session; QObject so QML needs no session type).
     Q_PROPERTY(QObject *session READ sessionObject WRITE setSessionObject NOTIFY sessionChanged)
+    // The settings, whether this account may change them and whether the CA exists are all known:
+    // the view's controls stay as they are from here on.
     Q_PROPERTY(bool loaded READ isLoaded NOTIFY changed)
     Q_PROPERTY(bool busy READ isBusy NOTIFY changed)
     Q_PROPERTY(bool canEdit READ canEdit NOTIFY changed)
@@ -48,7 +50,7 @@ public:
     QObject *sessionObject() const { return m_session; }
     void setSessionObject(QObject *session);
 
-    bool isLoaded() const { return m_loaded; }
+    bool isLoaded() const { return m_loaded && m_canEditKnown && m_caKnown; }
     bool isBusy() const { return m_busy; }
     bool canEdit() const { return m_canEdit; }
     QString baseDomain() const { return m_baseDomain; }
@@ -82,7 +84,10 @@ private:
 
     QPointer<Session> m_session;
     quint64 m_generation = 0;
+    quint64 m_readGeneration = 0;
     bool m_loaded = false;
+    bool m_canEditKnown = false;
+    bool m_caKnown = false;
     bool m_busy = false;
     bool m_canEdit = false;
     QString m_baseDomain;

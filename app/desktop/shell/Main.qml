@@ -175,6 +175,7 @@ ApplicationWindow {
             }
             View {
                 sourceComponent: SettingsView {
+                    objectName: "settingsView"
                     server: Desktop.embeddedServer
                     hostExecutionText: Desktop.pipelines.hostExecutionText
                     appAccessText: Desktop.pipelines.appAccessText

@@ -260,11 +260,23 @@ private Q_SLOTS:
                     events.index(row).data(AppEventsModel::TimeMsRole).toLongLong());
 
         // A live event goes on top at once.
+        // The deploy may already have finished by the time the test looks, so its newest line
+        // (started or succeeded) is on top, and its "Deploy started" line is among the live ones.
         const int before = events.rowCount();
-        VERIFY_OK(test::awaitObject([&](auto done) { m_session->deploy(u"withdb"_s, {}, done); }));
+        auto queued = test::awaitObject([&](auto done) { m_session->deploy(u"withdb"_s, {}, done); });
+        VERIFY_OK(queued);
+        const QString deploy = u"deploy/"_s + queued->value(u"id"_s).toString();
         QTRY_VERIFY_WITH_TIMEOUT(events.rowCount() > before, 10000);
         QVERIFY(events.index(0).data(AppEventsModel::LiveRole).toBool());
-        QCOMPARE(events.index(0).data(AppEventsModel::TitleRole).toString(), AppEventsModel::tr("Deploy started"));
+        QCOMPARE(events.index(0).data(AppEventsModel::ObjectRole).toString(), deploy);
+        bool startedLive = false;
+        for (int row = 0; row < events.rowCount() - before; ++row) {
+            const QModelIndex index = events.index(row);
+            startedLive |= index.data(AppEventsModel::LiveRole).toBool() &&
+                           index.data(AppEventsModel::ObjectRole).toString() == deploy &&
+                           index.data(AppEventsModel::TitleRole).toString() == AppEventsModel::tr("Deploy started");
+        }
+        QVERIFY(startedLive);
     }
 
     // The deploys whose lines the model shows: the objects of its "Deploy started" rows.

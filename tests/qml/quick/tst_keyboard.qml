@@ -190,7 +190,12 @@ Item {
             walked(walkTab(window, othersView), ["sidebarConnections", "pairingLinkField"]);
 
             showView(window, "sidebarSettings");
-            walked(walkTab(window, othersView), ["sidebarSettings", "connectionEntry"]);
+            // Its domain controls depend on what the install answers (whether this account may
+            // change them, whether the CA exists): walked once they are all known.
+            const settings = named("settingsView", window.contentItem);
+            tryCompare(settings.domainSettings, "loaded", true, 10000);
+            waitForRendering(settings);
+            walked(walkTab(window, othersView), ["sidebarSettings", "connectionEntry", "saveDomains"]);
         }
 
         // The activity list opens what a line is about with Enter, as a click does.
