@@ -42,6 +42,10 @@ bool Address::overlaps(const Address &other) const
 
 Status Router::setAddresses(const QString &app, const AddressChange &change)
 {
+    if (change.signIn)
+        return fail(ErrorCode::Invalid,
+                    u"app %1 is for people signed in to Pando, but this edge cannot ask Pando who they are"_s.arg(app),
+                    u"route.auth"_s, u"run Pando with the Caddy edge (--edge caddy), or leave route.auth out"_s);
     if (change.addresses.isEmpty())
         return {};
     return fail(ErrorCode::Invalid,

@@ -48,6 +48,18 @@ struct MovedAddress {
 struct AddressChange {
     QList<Address> addresses;
     bool redirectMoved = true; // an address no longer listed redirects to the first new one; else it is dropped
+    // Only people signed in to Pando reach the app (its stable port and its addresses), each
+    // request with Pando's identity assertion (route.auth: pando).
+    bool signIn = false;
+};
+
+// Where an edge asks who is signed in before a request reaches an app that wants to know:
+// pandod's API (GET /api/v1/edge/auth, and /.pando/sign-in for browsers).
+struct IdentityCheck {
+    QString dial;   // "127.0.0.1:7420"; empty: nobody answers, and such apps answer 503
+    QString caFile; // PEM the API's TLS certificate is checked against; empty: plain HTTP
+    QString tlsName; // the name the certificate is checked for (it names localhost and 127.0.0.1)
+    bool operator==(const IdentityCheck &) const = default;
 };
 
 struct Route {
@@ -58,6 +70,7 @@ struct Route {
     int backendPort = 0;
     QList<Address> addresses;  // on the edge's shared ports; empty: only the stable port
     QList<MovedAddress> moved; // answered with a redirect
+    bool signIn = false;       // only people signed in to Pando reach it (AddressChange::signIn)
     bool operator==(const Route &) const = default;
 };
 
@@ -99,7 +112,13 @@ public:
     // Serves the app's route at these addresses from now on (its stable port stays). Addresses the
     // route had and the change drops redirect to the first new one, or are dropped, as asked;
     // Conflict when another app holds one of them. The previous addresses keep serving on error.
+    // Refuses a change asking for signIn unless assertsIdentity().
     virtual Status setAddresses(const QString &app, const AddressChange &change);
+    // Whether this router asks Pando who is signed in before a request reaches an app that wants
+    // it (AddressChange::signIn); a spec with route.auth: pando is refused when it does not.
+    virtual bool assertsIdentity() const { return false; }
+    // Where it asks (pandod's API, known once it listens); routers that cannot ignore it.
+    virtual Status setIdentityCheck(const IdentityCheck & /*check*/) { return {}; }
     // The certificates the edge holds or tried to get, by host name.
     virtual QList<CertificateState> certificates() { return {}; }
     // The root certificate (PEM) of the install's own CA, which serves tls: internal; empty when

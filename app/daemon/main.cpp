@@ -108,6 +108,12 @@ int main(int argc, char *argv[])
             << port.error().text() << Qt::endl;
         return 1;
     }
+    // Apps that want people signed in (route.auth: pando) are checked by the edge against this API.
+    if (auto checked = install.setIdentityCheck(
+            wiring::identityCheckFor(options->listenAddress, *port, tls ? tls->certificatePath : QString()));
+        !checked)
+        err << "pandod: warning: apps for people signed in answer 503 until the edge can ask this API: "
+            << checked.error().text() << Qt::endl;
     if (!tls && options->insecureHttp && !options->listenAddress.isLoopback())
         err << "pandod: warning: serving plain HTTP on " << options->listenAddress.toString()
             << " (--insecure-http): tokens and passwords cross the network in the clear" << Qt::endl;

@@ -237,6 +237,27 @@ Status Install::openEdge()
     return {};
 }
 
+adapters::IdentityCheck identityCheckFor(const QHostAddress &address, quint16 port, const QString &certificateFile)
+{
+    QHostAddress dial = address;
+    if (address == QHostAddress::Any || address == QHostAddress::AnyIPv4)
+        dial = QHostAddress::LocalHost;
+    else if (address == QHostAddress::AnyIPv6)
+        dial = QHostAddress::LocalHostIPv6;
+    const QString host = dial.protocol() == QAbstractSocket::IPv6Protocol ? u"[%1]"_s.arg(dial.toString())
+                                                                          : dial.toString();
+    // The self-made certificate names localhost and 127.0.0.1 (server/tlsidentity.h).
+    return adapters::IdentityCheck{u"%1:%2"_s.arg(host).arg(port), certificateFile,
+                                   certificateFile.isEmpty() ? QString() : u"localhost"_s};
+}
+
+Status Install::setIdentityCheck(const adapters::IdentityCheck &check)
+{
+    if (!m_router)
+        return fail(ErrorCode::Unavailable, u"the install is not open"_s);
+    return m_router->setIdentityCheck(check);
+}
+
 void Install::close()
 {
     // The engine stops taking work first, so what it audits while stopping is still cued to the

@@ -90,30 +90,6 @@ void addRouters(QJsonObject &routers, const QString &name, const Address &addres
     routers.insert(name + "_http"_L1, plain);
 }
 
-QJsonObject addressJson(const Address &address)
-{
-    return {{"host"_L1, address.host}, {"path"_L1, address.path}, {"tls"_L1, tlsModeName(address.tls)}};
-}
-
-Result<Address> addressFrom(const QJsonObject &object, const QString &where)
-{
-    Address address;
-    address.host = object.value("host"_L1).toString();
-    address.path = object.value("path"_L1).toString(u"/"_s);
-    const QString tls = object.value("tls"_L1).toString(u"auto"_s);
-    if (tls == "auto"_L1)
-        address.tls = TlsMode::Auto;
-    else if (tls == "internal"_L1)
-        address.tls = TlsMode::Internal;
-    else if (tls == "off"_L1)
-        address.tls = TlsMode::Off;
-    else
-        return fail(ErrorCode::Invalid, u"TLS mode \"%1\" is not auto, internal or off"_s.arg(tls), where + ".tls"_L1);
-    if (auto checked = checkAddress(address, where + ".host"_L1, where + ".path"_L1); !checked)
-        return std::unexpected(checked.error());
-    return address;
-}
-
 void emitScalar(QByteArray &out, const QJsonValue &value)
 {
     switch (value.type()) {
@@ -351,79 +327,6 @@ QByteArray toYaml(const QJsonObject &tree, const QByteArray &header)
         return out + "{}\n";
     emitObject(out, tree, 0);
     return out;
-}
-
-QByteArray routesToJson(const QHash<QString, Route> &routes)
-{
-    QStringList apps = routes.keys();
-    apps.sort();
-    QJsonArray list;
-    for (const QString &app : std::as_const(apps)) {
-        const Route &route = routes[app];
-        QJsonArray addresses;
-        for (const Address &address : route.addresses)
-            addresses.append(addressJson(address));
-        QJsonArray moved;
-        for (const MovedAddress &m : route.moved) {
-            QJsonObject entry = addressJson(m.from);
-            entry.insert("to"_L1, m.to.toString(QUrl::FullyEncoded));
-            moved.append(entry);
-        }
-        QJsonObject entry{{"app"_L1, route.app}, {"port"_L1, route.port}};
-        if (!route.backendHost.isEmpty()) {
-            entry.insert("backendHost"_L1, route.backendHost);
-            entry.insert("backendPort"_L1, route.backendPort);
-        }
-        entry.insert("addresses"_L1, addresses);
-        entry.insert("moved"_L1, moved);
-        list.append(entry);
-    }
-    return QJsonDocument(QJsonObject{{"routes"_L1, list}}).toJson(QJsonDocument::Indented);
-}
-
-Result<QHash<QString, Route>> routesFromJson(const QByteArray &json, const TraefikRouterOptions &options)
-{
-    QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
-    if (parseError.error != QJsonParseError::NoError || !document.isObject())
-        return fail(ErrorCode::Invalid, u"not a route table: %1"_s.arg(parseError.errorString()),
-                    u"offset %1"_s.arg(parseError.offset));
-    QHash<QString, Route> routes;
-    const QJsonArray list = document.object().value("routes"_L1).toArray();
-    for (qsizetype i = 0; i < list.size(); ++i) {
-        const QJsonObject entry = list[i].toObject();
-        const QString where = u"routes[%1]"_s.arg(i);
-        Route route;
-        route.app = entry.value("app"_L1).toString();
-        route.port = entry.value("port"_L1).toInt();
-        route.backendHost = entry.value("backendHost"_L1).toString();
-        route.backendPort = entry.value("backendPort"_L1).toInt();
-        if (route.app.isEmpty() || routes.contains(route.app) || route.port < 1 || route.port > 65535 ||
-            (!route.backendHost.isEmpty() && (route.backendPort < 1 || route.backendPort > 65535)))
-            return fail(ErrorCode::Invalid, u"an app without a name, a second route of one, or a port out of range"_s,
-                        where);
-        const QJsonArray addresses = entry.value("addresses"_L1).toArray();
-        for (qsizetype a = 0; a < addresses.size(); ++a) {
-            auto address = addressFrom(addresses[a].toObject(), u"%1.addresses[%2]"_s.arg(where).arg(a));
-            if (!address)
-                return std::unexpected(address.error());
-            route.addresses << *address;
-        }
-        const QJsonArray moved = entry.value("moved"_L1).toArray();
-        for (qsizetype m = 0; m < moved.size(); ++m) {
-            const QString movedWhere = u"%1.moved[%2]"_s.arg(where).arg(m);
-            auto from = addressFrom(moved[m].toObject(), movedWhere);
-            if (!from)
-                return std::unexpected(from.error());
-            const QUrl to(moved[m].toObject().value("to"_L1).toString(), QUrl::StrictMode);
-            if (!to.isValid() || to.host().isEmpty())
-                return fail(ErrorCode::Invalid, u"the redirect's target is not a URL"_s, movedWhere + ".to"_L1);
-            route.moved << MovedAddress{*from, to};
-        }
-        route.url = routeUrl(route, options);
-        routes.insert(route.app, route);
-    }
-    return routes;
 }
 
 QUrl routeUrl(const Route &route, const TraefikRouterOptions &options)
