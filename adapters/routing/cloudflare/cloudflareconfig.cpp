@@ -2,6 +2,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QHostAddress>
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QUrl>
@@ -75,6 +76,13 @@ Status checkOptions(const CloudflareRouterOptions &options)
         base.hasQuery() || base.hasFragment() || !base.userInfo().isEmpty())
         return fail(ErrorCode::Invalid, u"\"%1\" is not an http(s) base URL"_s.arg(options.apiBase),
                     u"cloudflare-api"_s);
+    // Plain HTTP would carry the token in the clear: only to a stand-in on this machine.
+    const QHostAddress address(base.host());
+    if (base.scheme() == "http"_L1 && !address.isLoopback() && base.host() != "localhost"_L1)
+        return fail(ErrorCode::Invalid,
+                    u"\"%1\" would send the API token in the clear: http:// is for a stand-in on loopback only"_s.arg(
+                        options.apiBase),
+                    u"cloudflare-api"_s, u"use https://"_s);
     if (options.stateDir.isEmpty())
         return fail(ErrorCode::Invalid, u"the Cloudflare router has no state directory"_s, u"stateDir"_s);
     if (options.requestTimeoutMs < 100)
@@ -219,12 +227,12 @@ QJsonObject configWith(const QJsonObject &current, const QJsonArray &pandoRules,
 
 QJsonObject comparable(QJsonObject config)
 {
-    QJsonArray ingress = config.value("ingress"_L1).toArray();
-    for (qsizetype i = 0; i < ingress.size(); ++i) {
-        QJsonObject rule = ingress[i].toObject();
+    QJsonArray ingress;
+    for (const QJsonValue value : config.value("ingress"_L1).toArray()) {
+        QJsonObject rule = value.toObject();
         if (rule.value("originRequest"_L1).toObject().isEmpty())
             rule.remove("originRequest"_L1);
-        ingress[i] = rule;
+        ingress.append(rule);
     }
     config.insert("ingress"_L1, ingress);
     return config;

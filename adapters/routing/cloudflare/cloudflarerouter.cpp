@@ -95,7 +95,7 @@ Status CloudflareRouter::startLocked()
                 return std::unexpected(read.error());
             token = *read;
         }
-        m_api.emplace(m_options.apiBase, token, m_options.requestTimeoutMs);
+        m_api = std::make_unique<CloudflareApi>(m_options.apiBase, token, m_options.requestTimeoutMs);
         // The client holds the token from here on; the options are copied into logs' reach.
         m_options.apiToken.fill(u'\0');
         m_options.apiToken.clear();

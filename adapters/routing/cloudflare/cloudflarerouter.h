@@ -95,7 +95,7 @@ private:
 
     CloudflareRouterOptions m_options;
     std::mutex m_mutex;
-    std::optional<CloudflareApi> m_api;
+    std::unique_ptr<CloudflareApi> m_api; // made by start(), which reads the token
     std::unique_ptr<Cloudflared> m_cloudflared;
     detail::State m_state;
     QString m_zone; // the zone's name, once the API gave it
