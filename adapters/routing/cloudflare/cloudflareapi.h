@@ -6,8 +6,12 @@
 // {success, errors: [{code, message}], messages, result}, and anything else is an error that says
 // so. No error, log line or URL holds the token: what the API says is scrubbed of it too.
 //
-// Threading: a value type without shared state; requests go through httpkit, so any thread may
-// make them, concurrently.
+// Requests go through httpkit (libcurl), the transport the other adapters' REST clients share,
+// rather than QNetworkAccessManager: a Router answers synchronously on whatever thread calls it,
+// and a QNetworkReply would need an event loop on that thread, that is a nested one. The deadline
+// is curl's (connecting within 5 s, the whole exchange within the timeout given).
+//
+// Threading: a value type without shared state; any thread may make requests, concurrently.
 
 #include "adapters/api/error.h"
 #include "adapters/routing/cloudflare/cloudflareconfig.h"

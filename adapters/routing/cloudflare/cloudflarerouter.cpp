@@ -10,6 +10,8 @@
 
 #include <algorithm>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace pando::adapters::cloudflare {
@@ -186,6 +188,35 @@ void CloudflareRouter::deleteStaleLocked(detail::State &state)
         discardResult(saveLocked(state), "a table that still lists a deleted record only makes a later delete a no-op");
 }
 
+Status CloudflareRouter::recordsLocked()
+{
+    const QString target = detail::tunnelTarget(m_options.tunnelId);
+    bool changed = false;
+    for (auto it = m_state.dnsRecords.begin(); it != m_state.dnsRecords.end(); ++it) {
+        auto records = m_api->dnsRecords(m_options.zoneId, it.key());
+        if (!records)
+            return std::unexpected(noted(records.error()));
+        if (std::ranges::any_of(*records, [&](const detail::DnsRecord &r) { return r.id == it.value(); }))
+            continue;
+        if (!records->isEmpty()) {
+            qWarning("cloudflare: the DNS record Pando made for %s was replaced by one it did not make; leaving that",
+                     qPrintable(it.key()));
+            continue;
+        }
+        auto id = m_api->createCname(m_options.zoneId, it.key(), target,
+                                     u"Made by Pando for app %1"_s.arg(appServing(it.key(), m_state.routes)));
+        if (!id)
+            return std::unexpected(noted(id.error()));
+        qWarning("cloudflare: the DNS record of %s was deleted elsewhere; made it again", qPrintable(it.key()));
+        it.value() = *id;
+        changed = true;
+    }
+    if (changed)
+        if (auto saved = saveLocked(m_state); !saved)
+            return saved;
+    return {};
+}
+
 Result<QJsonObject> CloudflareRouter::tunnelConfigLocked()
 {
     if (auto zone = zoneLocked(); !zone)
@@ -210,6 +241,8 @@ Status CloudflareRouter::syncLocked()
         if (auto put = m_api->putTunnelConfig(m_options.accountId, m_options.tunnelId, config); !put)
             return std::unexpected(noted(put.error()));
     }
+    if (auto records = recordsLocked(); !records)
+        return records;
     if (!m_cloudflared) {
         auto tunnel = m_api->tunnelStatus(m_options.accountId, m_options.tunnelId);
         if (!tunnel)

@@ -74,7 +74,8 @@ public:
     Status setAddresses(const QString &app, const AddressChange &change) override;
     // Starts cloudflared again when it is gone, and at most every apiCheckIntervalMs asks the API
     // whether the tunnel still serves Pando's rules (putting them back when someone changed
-    // them) and deletes the DNS records left to delete.
+    // them) and the zone still holds the records Pando made (making one someone deleted again),
+    // and deletes the DNS records left to delete.
     Status check() override;
     RouterStatus status() override;
 
@@ -87,6 +88,8 @@ private:
     Status applyLocked(const QHash<QString, Route> &routes);
     // The ingress as the table says, PUT when the tunnel serves something else.
     Status syncLocked();
+    // Makes the DNS records Pando made and someone deleted again.
+    Status recordsLocked();
     Status cloudflaredLocked();
     void deleteStaleLocked(detail::State &state);
     Status saveLocked(const detail::State &state) const;

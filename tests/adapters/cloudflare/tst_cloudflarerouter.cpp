@@ -479,6 +479,18 @@ private Q_SLOTS:
         CloudflareRouter third(o);
         QVERIFY2(third.start(), "start");
         QCOMPARE(m_api->ingress(), ingress);
+        // Someone deleted a record Pando made: the next check makes it again.
+        QJsonArray records = m_api->dns();
+        const QString shopId = dnsRecordOf(records, u"shop.example.com"_s)["id"_L1].toString();
+        for (qsizetype i = records.size() - 1; i >= 0; --i)
+            if (records[i].toObject()["name"_L1].toString() == "shop.example.com"_L1)
+                records.removeAt(i);
+        m_api->set({{"dns"_L1, records}});
+        QVERIFY2(third.check(), "check");
+        const QJsonObject remade = dnsRecordOf(m_api->dns(), u"shop.example.com"_s);
+        QCOMPARE(remade["content"_L1].toString(), Target);
+        QVERIFY(remade["id"_L1].toString() != shopId);
+        QCOMPARE(m_api->dns().size(), 2);
     }
 
     void theTokenComesFromAPrivateFileAndStaysSecret()
