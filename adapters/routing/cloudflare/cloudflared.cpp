@@ -112,10 +112,12 @@ Status Cloudflared::start(const QString &token, int graceMs)
     for (QByteArray &arg : argv)
         argvPtrs.push_back(arg.data());
     argvPtrs.push_back(nullptr);
+    // Pando's own API token (when it came from the environment) is not cloudflared's business.
     QList<QByteArray> env;
     for (char **e = environ; *e != nullptr; ++e)
-        if (!QByteArray(*e).startsWith("TUNNEL_TOKEN="))
-            env << QByteArray(*e);
+        if (const QByteArray entry(*e);
+            !entry.startsWith("TUNNEL_TOKEN=") && !entry.startsWith("PANDO_CLOUDFLARE_TOKEN"))
+            env << entry;
     env << "TUNNEL_TOKEN=" + token.toLatin1();
     std::vector<char *> envPtrs;
     for (QByteArray &entry : env)

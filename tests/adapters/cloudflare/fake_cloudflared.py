@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A stand-in for `cloudflared tunnel --no-autoupdate --metrics 127.0.0.1:PORT run`, which is not
 packaged by Debian and cannot reach Cloudflare here. It appends one JSON line per start to
-$FAKE_CLOUDFLARED_RECORD: its argv and the TUNNEL_TOKEN it found in its environment. It serves
+$FAKE_CLOUDFLARED_RECORD: its argv, the TUNNEL_TOKEN it found in its environment and the names
+of the other variables there. It serves
 /ready on the metrics address as cloudflared does: 200 while "connected", 503 while the file
 $FAKE_CLOUDFLARED_RECORD.notready exists. With $FAKE_CLOUDFLARED_EXIT set it prints an error and
 exits with that status at once, as cloudflared does when Cloudflare refuses its token."""
@@ -13,7 +14,8 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 record = os.environ["FAKE_CLOUDFLARED_RECORD"]
 with open(record, "a") as f:
-    f.write(json.dumps({"argv": sys.argv[1:], "token": os.environ.get("TUNNEL_TOKEN"), "pid": os.getpid()}) + "\n")
+    f.write(json.dumps({"argv": sys.argv[1:], "token": os.environ.get("TUNNEL_TOKEN"), "pid": os.getpid(),
+                        "environ": sorted(os.environ)}) + "\n")
 
 if os.environ.get("FAKE_CLOUDFLARED_EXIT"):
     print("ERR Couldn't start tunnel error=\"Unauthorized: Invalid tunnel secret\"", file=sys.stderr, flush=True)

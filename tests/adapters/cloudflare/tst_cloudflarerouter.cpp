@@ -204,6 +204,7 @@ private Q_SLOTS:
                 if (const qint64 pid = QJsonDocument::fromJson(line).object()["pid"_L1].toInteger(); pid > 0)
                     ::kill(pid_t(pid), SIGKILL);
         qunsetenv("FAKE_CLOUDFLARED_EXIT");
+        qunsetenv("PANDO_CLOUDFLARE_TOKEN");
         m_api.reset();
         m_dir.reset();
     }
@@ -605,6 +606,8 @@ private Q_SLOTS:
     {
         const QString record = m_dir->filePath(u"cloudflared.record"_s);
         qputenv("FAKE_CLOUDFLARED_RECORD", QFile::encodeName(record));
+        // As pandod has it when the API token came from the environment.
+        qputenv("PANDO_CLOUDFLARE_TOKEN", ApiToken.toLatin1());
         auto o = options();
         o.cloudflaredBinary = test::sourceDir() + u"/tests/adapters/cloudflare/fake_cloudflared.py"_s;
         o.apiCheckIntervalMs = 0;
@@ -620,7 +623,12 @@ private Q_SLOTS:
         const QList<QByteArray> starts = file.readAll().trimmed().split('\n');
         QCOMPARE(starts.size(), 1);
         const QJsonObject seen = QJsonDocument::fromJson(starts.first()).object();
+        qunsetenv("PANDO_CLOUDFLARE_TOKEN");
         QCOMPARE(seen["token"_L1].toString(), TunnelToken);
+        // Pando's API token stays with Pando.
+        const QStringList environment = seen["environ"_L1].toVariant().toStringList();
+        QVERIFY(environment.contains(u"TUNNEL_TOKEN"_s));
+        QVERIFY2(!environment.contains(u"PANDO_CLOUDFLARE_TOKEN"_s), qPrintable(environment.join(u' ')));
         const QStringList argv = seen["argv"_L1].toVariant().toStringList();
         QCOMPARE(argv.first(), u"tunnel"_s);
         QCOMPARE(argv.last(), u"run"_s);
