@@ -98,7 +98,7 @@ Status CloudflareRouter::startLocked()
             token = *read;
         }
         m_api = std::make_unique<CloudflareApi>(m_options.apiBase, token, m_options.requestTimeoutMs);
-        // The client holds the token from here on; the options are copied into logs' reach.
+        // The client alone holds the token from here on: options get copied, printed in a debugger.
         m_options.apiToken.fill(u'\0');
         m_options.apiToken.clear();
     }
