@@ -41,11 +41,6 @@ Result<Address> addressFrom(const QJsonObject &object, const QString &where,
     return address;
 }
 
-bool validPort(int port)
-{
-    return port >= 1 && port <= 65535;
-}
-
 } // namespace
 
 Result<std::optional<QHash<QString, Route>>> withAddresses(const QHash<QString, Route> &routes, const QString &app,
@@ -115,15 +110,11 @@ QByteArray routeTableJson(const QHash<QString, Route> &routes)
             entry.insert("to"_L1, m.to.toString(QUrl::FullyEncoded));
             moved.append(entry);
         }
-        QJsonObject entry{{"app"_L1, route.app}, {"port"_L1, route.port}};
-        if (!route.backendHost.isEmpty()) {
-            entry.insert("backend_host"_L1, route.backendHost);
-            entry.insert("backend_port"_L1, route.backendPort);
-        }
+        QJsonObject entry = routeEntry(route);
         entry.insert("addresses"_L1, addresses);
         entry.insert("moved"_L1, moved);
         if (route.signIn)
-            entry.insert("sign_in"_L1, true);
+            entry.insert("signIn"_L1, true);
         list.append(entry);
     }
     return QJsonDocument(QJsonObject{{"routes"_L1, list}}).toJson(QJsonDocument::Indented);
@@ -142,16 +133,13 @@ Result<QHash<QString, Route>> routeTableFromJson(
     for (qsizetype i = 0; i < list.size(); ++i) {
         const QJsonObject entry = list[i].toObject();
         const QString where = u"routes[%1]"_s.arg(i);
-        Route route;
-        route.app = entry.value("app"_L1).toString();
-        route.port = entry.value("port"_L1).toInt();
-        route.backendHost = entry.value("backend_host"_L1).toString();
-        route.backendPort = entry.value("backend_port"_L1).toInt();
-        route.signIn = entry.value("sign_in"_L1).toBool();
-        if (route.app.isEmpty() || routes.contains(route.app) || !validPort(route.port) ||
-            (!route.backendHost.isEmpty() && !validPort(route.backendPort)))
-            return fail(ErrorCode::Invalid, u"an app without a name, a second route of one, or a port out of range"_s,
-                        where);
+        auto read = routeFromEntry(entry, where);
+        if (!read)
+            return std::unexpected(read.error());
+        Route route = *read;
+        if (routes.contains(route.app))
+            return fail(ErrorCode::Invalid, u"a second route of app %1"_s.arg(route.app), where);
+        route.signIn = entry.value("signIn"_L1).toBool();
         const QJsonArray addresses = entry.value("addresses"_L1).toArray();
         for (qsizetype a = 0; a < addresses.size(); ++a) {
             auto address = addressFrom(addresses[a].toObject(), u"%1.addresses[%2]"_s.arg(where).arg(a), checkAddress);

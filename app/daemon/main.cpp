@@ -57,6 +57,7 @@ int main(int argc, char *argv[])
     installOptions.traefik.configDir = options->traefikDir;
     installOptions.traefik.certResolver = options->traefikResolver;
     installOptions.traefik.certificatesDir = options->traefikCertificates;
+    installOptions.cloudflare = options->cloudflare;
     wiring::Install install(std::move(installOptions));
     const Status opened = install.open();
     for (const QString &note : install.runtimeNotes())

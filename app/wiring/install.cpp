@@ -1,6 +1,7 @@
 #include "app/wiring/install.h"
 
 #include "adapters/routing/caddy/caddyedge.h"
+#include "adapters/routing/cloudflare/cloudflarerouter.h"
 #include "adapters/routing/loopback/loopbackrouter.h"
 #include "adapters/routing/traefik/traefikrouter.h"
 #include "adapters/services/docker/dockerservices.h"
@@ -219,6 +220,21 @@ Status Install::openEdge()
                           "configuration and restart it when an app is added (docs/edge.md)"_s.arg(
                               traefik->dynamicFile(), traefik->entryPointsFile());
         m_router = std::move(traefik);
+        return {};
+    }
+    if (m_options.edge == EdgeChoice::Cloudflare) {
+        adapters::cloudflare::CloudflareRouterOptions options = m_options.cloudflare;
+        options.stateDir = m_options.engine.dataDir + u"/cloudflare"_s;
+        auto cloudflare = std::make_shared<adapters::cloudflare::CloudflareRouter>(options);
+        if (auto started = cloudflare->start(); !started)
+            return std::unexpected(prefixed(started.error(), u"cannot start the Cloudflare Tunnel edge"_s));
+        m_runtimeNotes
+            << (options.cloudflaredBinary.isEmpty()
+                    ? u"edge: apps are served through Cloudflare Tunnel %1; run cloudflared with the tunnel's "
+                      "token yourself (docs/edge.md)"_s.arg(options.tunnelId)
+                    : u"edge: apps are served through Cloudflare Tunnel %1 by the cloudflared Pando runs "
+                      "(docs/edge.md)"_s.arg(options.tunnelId));
+        m_router = std::move(cloudflare);
         return {};
     }
     if (m_options.edge == EdgeChoice::Auto && adapters::caddy::CaddyEdge::findCaddy().isEmpty()) {

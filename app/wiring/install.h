@@ -27,6 +27,7 @@
 #include "adapters/api/services.h"
 #include "adapters/api/source.h"
 #include "adapters/routing/caddy/caddyconfig.h"
+#include "adapters/routing/cloudflare/cloudflareconfig.h"
 #include "adapters/routing/traefik/traefikconfig.h"
 #include "app/wiring/enginesettings.h"
 #include "app/wiring/runtimewiring.h"
@@ -61,6 +62,9 @@ struct InstallOptions {
     // With EdgeChoice::Traefik: configDir (required), certResolver, certificatesDir; the state goes in
     // <dataDir>/traefik.
     adapters::traefik::TraefikRouterOptions traefik;
+    // With EdgeChoice::Cloudflare: the account, tunnel and zone, the API token (or its file), the
+    // API's base URL and cloudflared (optional); the state goes in <dataDir>/cloudflare.
+    adapters::cloudflare::CloudflareRouterOptions cloudflare;
     // One engine per data directory: <dataDir>/pandod.lock is held while open. Only a test
     // that opens the state next to a running install turns it off.
     bool lockDataDirectory = true;

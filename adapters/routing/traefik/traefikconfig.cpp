@@ -31,23 +31,10 @@ bool isWildcard(const QString &host)
     return host.startsWith("*."_L1);
 }
 
-// Escapes what Go's RE2 syntax gives a meaning to.
-QString escapeRegex(const QString &text)
-{
-    static const QString special = uR"(\.+*?()|[]{}^$)"_s;
-    QString escaped;
-    for (const QChar c : text) {
-        if (special.contains(c))
-            escaped += u'\\';
-        escaped += c;
-    }
-    return escaped;
-}
-
 QString hostRegex(const QString &host)
 {
     // One label in place of "*", as a wildcard certificate covers.
-    return isWildcard(host) ? u"[a-z0-9-]+"_s + escapeRegex(host.mid(1)) : escapeRegex(host);
+    return isWildcard(host) ? u"[a-z0-9-]+"_s + escapeRe2(host.mid(1)) : escapeRe2(host);
 }
 
 QJsonObject tlsFor(const Address &address, const TraefikRouterOptions &options)
@@ -210,7 +197,7 @@ std::pair<QString, QString> redirectFor(const MovedAddress &moved)
 {
     const Address &from = moved.from;
     QString regex = u"^https?://(?i:%1)(?::[0-9]+)?"_s.arg(hostRegex(from.host));
-    regex += from.path == "/"_L1 ? u"(/.*)$"_s : escapeRegex(from.path) + "([/?].*)?$"_L1;
+    regex += from.path == "/"_L1 ? u"(/.*)$"_s : escapeRe2(from.path) + "([/?].*)?$"_L1;
     QString base = moved.to.toString(QUrl::FullyEncoded);
     while (base.endsWith(u'/'))
         base.chop(1);
@@ -227,21 +214,7 @@ std::pair<QString, QString> certificateFiles(const QString &dir, const QString &
 
 Status checkAddress(const Address &address, const QString &hostWhere, const QString &pathWhere)
 {
-    static const QRegularExpression host(
-        uR"(^(\*\.)?([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\z)"_s);
-    // Unreserved and sub-delims, ':', '@' and escapes: no backtick to end a rule's string.
-    static const QRegularExpression path(uR"(^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+\z)"_s);
-    if (address.host.size() > 253 || !host.match(address.host).hasMatch())
-        return fail(ErrorCode::Invalid,
-                    u"\"%1\" is not a lower-case host name (or *.name for a wildcard)"_s.arg(address.host), hostWhere);
-    if (isWildcard(address.host) && !address.host.mid(2).contains(u'.'))
-        return fail(ErrorCode::Invalid, u"wildcard \"%1\" covers a whole top-level domain"_s.arg(address.host),
-                    hostWhere);
-    if (address.path != "/"_L1 && (address.path.size() > 1024 || !path.match(address.path).hasMatch()))
-        return fail(ErrorCode::Invalid,
-                    u"path \"%1\" is not \"/\" or \"/segment/...\" without a trailing slash"_s.arg(address.path),
-                    pathWhere);
-    return {};
+    return checkAddressSyntax(address, hostWhere, pathWhere);
 }
 
 QJsonObject dynamicConfig(const QHash<QString, Route> &routes, const TraefikRouterOptions &options)

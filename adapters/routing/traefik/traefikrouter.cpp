@@ -1,6 +1,5 @@
 #include "traefikrouter.h"
 
-#include "adapters/api/oskit.h"
 #include "adapters/api/routetable.h"
 
 #include <QDir>
@@ -11,8 +10,6 @@
 #include <QSet>
 #include <QSslCertificate>
 
-#include <algorithm>
-#include <unistd.h>
 
 using namespace Qt::StringLiterals;
 
@@ -30,32 +27,6 @@ const QByteArray EntryPointsHeader =
     "# Copy these under entryPoints: in traefik.yml (or pass --entryPoints.NAME.address=...) and\n"
     "# restart Traefik when an app is added; routes and addresses change without a restart.\n";
 
-bool isDnsLabel(const QString &name)
-{
-    if (name.isEmpty() || name.size() > 63 || name.startsWith(u'-') || name.endsWith(u'-'))
-        return false;
-    return std::all_of(name.cbegin(), name.cend(),
-                       [](QChar c) { return (c >= u'a' && c <= u'z') || (c >= u'0' && c <= u'9') || c == u'-'; });
-}
-
-// A free 127.0.0.1 port (requested, or any) that no route holds: Traefik binds a route's port
-// only once it is restarted with its entry point, so a free port may still be promised.
-Result<int> freePort(int requested, const QHash<QString, Route> &routes)
-{
-    QSet<int> promised;
-    for (const Route &route : routes)
-        promised.insert(route.port);
-    for (int attempt = 0; attempt < 20; ++attempt) {
-        int bound = 0;
-        auto fd = bindLoopbackPort(requested, &bound);
-        if (!fd)
-            return std::unexpected(fd.error());
-        ::close(*fd);
-        if (!promised.contains(bound))
-            return bound;
-    }
-    return fail(ErrorCode::Unavailable, u"no free loopback port that no route holds"_s, u"port"_s);
-}
 
 QByteArray readAll(const QString &path, bool *exists = nullptr)
 {
@@ -214,8 +185,8 @@ Status TraefikRouter::applyLocked(const QHash<QString, Route> &routes)
 
 Result<Route> TraefikRouter::ensure(const QString &app, int requestedPort)
 {
-    if (!isDnsLabel(app))
-        return fail(ErrorCode::Invalid, u"app name \"%1\" is not a DNS label (a-z, 0-9, -)"_s.arg(app), u"app"_s);
+    if (auto named = checkAppName(app); !named)
+        return std::unexpected(named.error());
     const std::lock_guard guard(m_mutex);
     if (!m_started)
         if (auto started = startLocked(); !started)
@@ -225,7 +196,9 @@ Result<Route> TraefikRouter::ensure(const QString &app, int requestedPort)
         return std::unexpected(kept.error());
     if (const Route *existing = *kept)
         return *existing;
-    auto port = freePort(requestedPort, m_routes);
+    // Traefik binds a route's port only once it is restarted with its entry point, so a port
+    // nothing listens on yet may still be promised.
+    auto port = unheldPort(requestedPort, m_routes);
     if (!port)
         return std::unexpected(port.error());
     Route route;
