@@ -63,20 +63,26 @@ Result<std::optional<QHash<QString, Route>>> withAddresses(const QHash<QString, 
         for (const Address &mine : change.addresses)
             for (const Address &theirs : other.addresses)
                 if (mine.overlaps(theirs))
-                    return fail(ErrorCode::Conflict, u"%1%2 is served for app %3"_s.arg(theirs.host, theirs.path, other.app),
-                                domains, u"pick another name or path, or move %1 first"_s.arg(other.app));
+                    return fail(ErrorCode::Conflict,
+                                u"%1%2 is served for app %3"_s.arg(theirs.host, theirs.path, other.app), domains,
+                                u"pick another name or path, or move %1 first"_s.arg(other.app));
     }
     QHash<QString, Route> next = routes;
     Route &route = next[app];
-    QList<MovedAddress> moved;
+    // An earlier redirect stays while where it leads is still served (a change that redirects makes
+    // them all lead to the new address); one to where the app no longer is goes.
+    QList<MovedAddress> moved = route.moved;
     if (change.redirectMoved && !change.addresses.isEmpty()) {
         const QUrl to = urlOf(change.addresses.first());
-        // Earlier moves now lead to the new address too.
-        for (const MovedAddress &m : std::as_const(route.moved))
-            moved.append({m.from, to});
+        for (MovedAddress &m : moved)
+            m.to = to;
         for (const Address &old : std::as_const(route.addresses))
             if (!change.addresses.contains(old))
                 moved.append({old, to});
+    } else {
+        moved.removeIf([&](const MovedAddress &m) {
+            return std::ranges::none_of(change.addresses, [&](const Address &a) { return urlOf(a) == m.to; });
+        });
     }
     // An address taken (back) by a route no longer redirects, for this app or any other.
     const auto taken = [&change](const MovedAddress &m) {
@@ -120,8 +126,9 @@ QByteArray routeTableJson(const QHash<QString, Route> &routes)
     return QJsonDocument(QJsonObject{{"routes"_L1, list}}).toJson(QJsonDocument::Indented);
 }
 
-Result<QHash<QString, Route>> routeTableFromJson(
-    const QByteArray &json, const std::function<Status(const Address &, const QString &where)> &checkAddress)
+Result<QHash<QString, Route>>
+routeTableFromJson(const QByteArray &json,
+                   const std::function<Status(const Address &, const QString &where)> &checkAddress)
 {
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);

@@ -19,8 +19,9 @@ namespace pando::adapters {
 // when app has no route; Invalid when an address is listed twice; Conflict (at route.domains,
 // naming the other app) when another app serves an address that overlaps one of them; nullopt
 // when nothing changes. An address the app no longer lists redirects to urlOf(the first new one)
-// when the change asks for it (earlier redirects follow to the new place), and an address taken
-// (back) by a route stops redirecting, for this app and every other.
+// when the change asks for it (earlier redirects follow to the new place), else it is dropped
+// (with the earlier redirects that lead to an address it drops); an address taken (back) by a
+// route stops redirecting, for this app and every other.
 Result<std::optional<QHash<QString, Route>>> withAddresses(const QHash<QString, Route> &routes, const QString &app,
                                                            const AddressChange &change,
                                                            const std::function<QUrl(const Address &)> &urlOf);
@@ -30,7 +31,8 @@ Result<std::optional<QHash<QString, Route>>> withAddresses(const QHash<QString, 
 QByteArray routeTableJson(const QHash<QString, Route> &routes);
 // Read back: Invalid, with where ("routes[2].addresses[0].tls"), for anything it would not have
 // written; checkAddress (optional) adds a router's own rules for an address.
-Result<QHash<QString, Route>> routeTableFromJson(
-    const QByteArray &json, const std::function<Status(const Address &, const QString &where)> &checkAddress = {});
+Result<QHash<QString, Route>>
+routeTableFromJson(const QByteArray &json,
+                   const std::function<Status(const Address &, const QString &where)> &checkAddress = {});
 
 } // namespace pando::adapters

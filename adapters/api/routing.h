@@ -57,8 +57,8 @@ struct AddressChange {
 // Where an edge asks who is signed in before a request reaches an app that wants to know:
 // pandod's API (GET /api/v1/edge/auth, and /.pando/sign-in for browsers).
 struct IdentityCheck {
-    QString dial;   // "127.0.0.1:7420"; empty: nobody answers, and such apps answer 503
-    QString caFile; // PEM the API's TLS certificate is checked against; empty: plain HTTP
+    QString dial;    // "127.0.0.1:7420"; empty: nobody answers, and such apps answer 503
+    QString caFile;  // PEM the API's TLS certificate is checked against; empty: plain HTTP
     QString tlsName; // the name the certificate is checked for (it names localhost and 127.0.0.1)
     bool operator==(const IdentityCheck &) const = default;
 };

@@ -17,10 +17,16 @@ constexpr auto SignInPath = "/.pando/sign-in"_L1;
 // Where a browser goes after signing in: a path on the same host, never another site.
 QString safeNext(const QString &next)
 {
-    if (!next.startsWith(u'/') || next.startsWith(u"//"_s) || next.startsWith(u"/\\"_s) ||
-        next.contains(u'\r') || next.contains(u'\n') || next.size() > 2048)
+    if (!next.startsWith(u'/') || next.startsWith(u"//"_s) || next.startsWith(u"/\\"_s) || next.contains(u'\r') ||
+        next.contains(u'\n') || next.size() > 2048)
         return u"/"_s;
     return next;
+}
+
+// The sign-in page's path with where to go after, every reserved character of it encoded.
+QString signInUrl(const QString &next)
+{
+    return SignInPath + u"?next="_s + QString::fromLatin1(QUrl::toPercentEncoding(next));
 }
 
 // A page load (not a script's fetch), which a redirect to the sign-in page helps.
@@ -64,10 +70,8 @@ button{margin-top:1.25rem;padding:.5rem 1rem;font-size:1rem}.error{color:#b00020
 
 Reply signInForm(int status, const QString &app, const QString &next, const QString &error)
 {
-    QUrlQuery action;
-    action.addQueryItem(u"next"_s, next);
-    QString body = u"<h1>Sign in to Pando</h1>\n<p>%1 is for people signed in to Pando.</p>\n"_s.arg(
-        app.toHtmlEscaped());
+    QString body =
+        u"<h1>Sign in to Pando</h1>\n<p>%1 is for people signed in to Pando.</p>\n"_s.arg(app.toHtmlEscaped());
     if (!error.isEmpty())
         body += u"<p class=\"error\" role=\"alert\">%1</p>\n"_s.arg(error.toHtmlEscaped());
     body += uR"(<form method="post" action="%1">
@@ -75,16 +79,15 @@ Reply signInForm(int status, const QString &app, const QString &next, const QStr
 <label for="username">User name</label><input id="username" name="username" autocomplete="username" required autofocus>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
-</form>)"_s.arg(u"%1?%2"_s.arg(SignInPath, action.toString(QUrl::FullyEncoded)).toHtmlEscaped(),
-                next.toHtmlEscaped());
+</form>)"_s.arg(signInUrl(next).toHtmlEscaped(), next.toHtmlEscaped());
     return page(status, u"Sign in — %1"_s.arg(app), body);
 }
 
 // The address that signed in, for the login throttle: the edge (on loopback) names its client.
 QString clientOf(const RequestData &request)
 {
-    const bool fromLoopback = request.peer == u"127.0.0.1"_s || request.peer == u"::1"_s ||
-                              request.peer == u"::ffff:127.0.0.1"_s;
+    const bool fromLoopback =
+        request.peer == u"127.0.0.1"_s || request.peer == u"::1"_s || request.peer == u"::ffff:127.0.0.1"_s;
     if (!fromLoopback || request.forwarded.client.isEmpty())
         return request.peer;
     return QString::fromLatin1(request.forwarded.client.split(',').constLast().trimmed());
@@ -122,17 +125,16 @@ Reply auth(Call &call)
     auto minted = call.engine.edgeAssertion(edgeCredential(call.request), app, call.request.assertion, call.actor);
     if (!minted && minted.error().code == ErrorCode::Unauthorized && isPageLoad(call.request)) {
         // A person in a browser: to the sign-in page on the app's host, and back here after.
-        QUrlQuery query;
-        query.addQueryItem(u"next"_s, safeNext(QString::fromUtf8(call.request.forwarded.uri)));
         Reply reply{302, errorBody(minted.error())};
-        reply.headers.emplaceBack("Location", u"%1?%2"_s.arg(SignInPath, query.toString(QUrl::FullyEncoded)).toUtf8());
+        reply.headers.emplaceBack("Location",
+                                  signInUrl(safeNext(QString::fromUtf8(call.request.forwarded.uri))).toUtf8());
         reply.headers.emplaceBack("Cache-Control", "no-store");
         return reply;
     }
     if (!minted && minted.error().code == ErrorCode::Forbidden && isPageLoad(call.request))
         return page(403, u"Not yours to open"_s,
-                    u"<h1>Not yours to open</h1>\n<p>%1</p>\n<p>%2</p>\n"_s.arg(
-                        minted.error().message.toHtmlEscaped(), minted.error().hint.toHtmlEscaped()));
+                    u"<h1>Not yours to open</h1>\n<p>%1</p>\n<p>%2</p>\n"_s.arg(minted.error().message.toHtmlEscaped(),
+                                                                                minted.error().hint.toHtmlEscaped()));
     if (!minted)
         return errorReply(minted.error());
     Reply reply{200, minted->claims.toJson()};
@@ -160,9 +162,9 @@ Reply signIn(Call &call)
     // A form another site posts would sign the browser in as someone else: only the app's own
     // page may send it (browsers send Origin with every POST).
     if (!request.origin.isEmpty()) {
-        const QUrl origin(QString::fromLatin1(request.origin));
-        const QString from = origin.port() < 0 ? origin.host() : u"%1:%2"_s.arg(origin.host()).arg(origin.port());
-        if (from.compare(QString::fromLatin1(request.forwarded.host), Qt::CaseInsensitive) != 0)
+        const QString from = QUrl(QString::fromLatin1(request.origin)).host();
+        const QString host = QUrl(u"//"_s + QString::fromLatin1(request.forwarded.host)).host();
+        if (from.isEmpty() || from.compare(host, Qt::CaseInsensitive) != 0)
             return page(403, u"Refused"_s,
                         u"<h1>Refused</h1>\n<p>The sign-in form was sent from another site.</p>\n"_s);
     }
@@ -176,11 +178,12 @@ Reply signIn(Call &call)
     auto accounts = accountService(call);
     if (!accounts)
         return errorReply(accounts.error());
-    auto session = (*accounts)->login(formField(form, u"username"_s), formField(form, u"password"_s),
-                                      clientOf(request), call.actor.requestId);
+    auto session = (*accounts)->login(formField(form, u"username"_s), formField(form, u"password"_s), clientOf(request),
+                                      call.actor.requestId);
     if (!session) {
         const Error &error = session.error();
-        return signInForm(httpStatus(error.code), app, next, error.hint.isEmpty() ? error.message : error.message + u" — "_s + error.hint);
+        return signInForm(httpStatus(error.code), app, next,
+                          error.hint.isEmpty() ? error.message : error.message + u" — "_s + error.hint);
     }
     // The cookie is the app host's alone (no Domain), sent back only with its own requests (Lax:
     // links from elsewhere still arrive signed in), never readable by its scripts (HttpOnly).

@@ -260,8 +260,8 @@ adapters::IdentityCheck identityCheckFor(const QHostAddress &address, quint16 po
         dial = QHostAddress::LocalHost;
     else if (address == QHostAddress::AnyIPv6)
         dial = QHostAddress::LocalHostIPv6;
-    const QString host = dial.protocol() == QAbstractSocket::IPv6Protocol ? u"[%1]"_s.arg(dial.toString())
-                                                                          : dial.toString();
+    const QString host =
+        dial.protocol() == QAbstractSocket::IPv6Protocol ? u"[%1]"_s.arg(dial.toString()) : dial.toString();
     // The self-made certificate names localhost and 127.0.0.1 (server/tlsidentity.h).
     return adapters::IdentityCheck{u"%1:%2"_s.arg(host).arg(port), certificateFile,
                                    certificateFile.isEmpty() ? QString() : u"localhost"_s};

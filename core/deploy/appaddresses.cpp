@@ -14,11 +14,11 @@ Result<QList<adapters::Address>> planAddresses(Database &db, adapters::Router &r
     if (!policy)
         return std::unexpected(policy.error());
     if (spec.route.auth == AppSpec::Route::Auth::Pando && !router.assertsIdentity())
-        return fail(ErrorCode::Invalid,
-                    u"app %1 is for people signed in to Pando, but this install's edge cannot ask Pando who they are"_s
-                        .arg(app),
-                    u"route.auth"_s,
-                    u"run Pando with the Caddy edge (--edge caddy, docs/edge.md), or leave route.auth out"_s);
+        return fail(
+            ErrorCode::Invalid,
+            u"app %1 is for people signed in to Pando, but this install's edge cannot ask Pando who they are"_s.arg(
+                app),
+            u"route.auth"_s, u"run Pando with the Caddy edge (--edge caddy, docs/edge.md), or leave route.auth out"_s);
     auto addresses = policy::appAddresses(spec, *policy);
     if (!addresses || addresses->isEmpty())
         return addresses;

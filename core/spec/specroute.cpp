@@ -272,10 +272,8 @@ Status readRouteAddresses(const DocNode &route, AppSpec &spec)
         if (!value)
             return std::unexpected(value.error());
         if (*value != u"none" && *value != u"pando")
-            return std::unexpected(at(Error{ErrorCode::Invalid,
-                                            u"expected none or pando, got %1"_s.arg(quoted(*value)),
-                                            u"route.auth"_s,
-                                            u"pando: only people signed in to Pando reach the app"_s},
+            return std::unexpected(at(Error{ErrorCode::Invalid, u"expected none or pando, got %1"_s.arg(quoted(*value)),
+                                            u"route.auth"_s, u"pando: only people signed in to Pando reach the app"_s},
                                       *auth));
         spec.route.auth = *value == u"pando" ? AppSpec::Route::Auth::Pando : AppSpec::Route::Auth::None;
     }

@@ -416,6 +416,9 @@ std::optional<AppEventsModel::Entry> AppEventsModel::describeEvent(const QJsonOb
         e.timeMs = QDateTime::currentMSecsSinceEpoch();
     e.title = tr(h->title);
     e.state = h->state;
+    // What the audit line of the same happening names, so a live row leads where a read one does.
+    if (const QString deploy = event.value(u"deploy"_s).toString(); !deploy.isEmpty())
+        e.object = u"deploy/"_s + deploy;
     e.actor = data.contains(u"actor"_s) ? actorText(data.value(u"actor"_s).toString()) : QString();
     if (h->state == DisplayState::Failed)
         e.detail = data.contains(u"step"_s) ? stepError(data) : data.value(u"reason"_s).toString();

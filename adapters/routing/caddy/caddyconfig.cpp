@@ -70,8 +70,7 @@ QJsonObject setHeaders(const QJsonObject &headers)
 QJsonObject askPando(const QString &app, const IdentityCheck &identity)
 {
     QJsonObject ask = toPando(identity);
-    ask.insert("rewrite"_L1, QJsonObject{{"method"_L1, "GET"_L1},
-                                          {"uri"_L1, u"/api/v1/edge/auth?app=%1"_s.arg(app)}});
+    ask.insert("rewrite"_L1, QJsonObject{{"method"_L1, "GET"_L1}, {"uri"_L1, u"/api/v1/edge/auth?app=%1"_s.arg(app)}});
     ask.insert("headers"_L1, setHeaders({{"Host"_L1, QJsonArray{"{http.reverse_proxy.upstream.hostport}"_L1}},
                                          {"X-Forwarded-Method"_L1, QJsonArray{"{http.request.method}"_L1}},
                                          {"X-Forwarded-Uri"_L1, QJsonArray{"{http.request.uri}"_L1}}}));
@@ -80,9 +79,10 @@ QJsonObject askPando(const QString &app, const IdentityCheck &identity)
         {"request"_L1,
          QJsonObject{{"set"_L1, QJsonObject{{"X-Pando-Assertion"_L1,
                                              QJsonArray{"{http.reverse_proxy.header.X-Pando-Assertion}"_L1}}}}}}};
-    ask.insert("handle_response"_L1,
-               QJsonArray{QJsonObject{{"match"_L1, QJsonObject{{"status_code"_L1, QJsonArray{2}}}},
-                                      {"routes"_L1, QJsonArray{QJsonObject{{"handle"_L1, QJsonArray{passAssertion}}}}}}});
+    ask.insert(
+        "handle_response"_L1,
+        QJsonArray{QJsonObject{{"match"_L1, QJsonObject{{"status_code"_L1, QJsonArray{2}}}},
+                               {"routes"_L1, QJsonArray{QJsonObject{{"handle"_L1, QJsonArray{passAssertion}}}}}}});
     return ask;
 }
 
@@ -90,7 +90,8 @@ QJsonObject askPando(const QString &app, const IdentityCheck &identity)
 QJsonObject signInPage(const QString &app, const IdentityCheck &identity)
 {
     QJsonObject page = toPando(identity);
-    page.insert("rewrite"_L1, QJsonObject{{"uri"_L1, u"/api/v1/edge/sign-in?app=%1&{http.request.uri.query}"_s.arg(app)}});
+    page.insert("rewrite"_L1,
+                QJsonObject{{"uri"_L1, u"/api/v1/edge/sign-in?app=%1&{http.request.uri.query}"_s.arg(app)}});
     page.insert("headers"_L1, setHeaders({{"Host"_L1, QJsonArray{"{http.reverse_proxy.upstream.hostport}"_L1}},
                                           {"X-Forwarded-Host"_L1, QJsonArray{"{http.request.hostport}"_L1}},
                                           {"X-Forwarded-Proto"_L1, QJsonArray{"{http.request.scheme}"_L1}}}));
@@ -111,20 +112,21 @@ QJsonObject appHandler(const Route &route, const IdentityCheck &identity)
     if (identity.dial.isEmpty())
         return unavailable(u"%1 is for people signed in to Pando, and Pando is not serving its API\n"_s.arg(route.app));
     // The person's Pando credential stays with Pando; the app's own cookies and Authorization go on.
-    proxy.insert("headers"_L1,
-                 QJsonObject{{"request"_L1,
-                              QJsonObject{{"replace"_L1,
-                                           QJsonObject{{"Cookie"_L1, QJsonArray{QJsonObject{
-                                                                         {"search_regexp"_L1,
-                                                                          "(^|;\\s*)pando_session=[^;]*(;\\s*|$)"_L1},
-                                                                         {"replace"_L1, "$1"_L1}}}},
-                                                       {"Authorization"_L1,
-                                                        QJsonArray{QJsonObject{
-                                                            {"search_regexp"_L1, "^[Bb]earer\\s+pando(sess)?_\\S*$"_L1},
-                                                            {"replace"_L1, ""_L1}}}}}}}}});
+    proxy.insert(
+        "headers"_L1,
+        QJsonObject{
+            {"request"_L1,
+             QJsonObject{
+                 {"replace"_L1,
+                  QJsonObject{{"Cookie"_L1,
+                               QJsonArray{QJsonObject{{"search_regexp"_L1, R"re((^|;\s*)pando_session=[^;]*(;\s*|$))re"_L1},
+                                                      {"replace"_L1, "$1"_L1}}}},
+                              {"Authorization"_L1,
+                               QJsonArray{QJsonObject{{"search_regexp"_L1, R"re(^[Bb]earer\s+pando(sess)?_\S*$)re"_L1},
+                                                      {"replace"_L1, ""_L1}}}}}}}}});
     const QJsonObject signIn{
-        {"match"_L1, QJsonArray{QJsonObject{
-                         {"path"_L1, QJsonArray{QLatin1String(SignInPath), QString(QLatin1String(SignInPath) + u"/*"_s)}}}}},
+        {"match"_L1, QJsonArray{QJsonObject{{"path"_L1, QJsonArray{QLatin1String(SignInPath),
+                                                                   QString(QLatin1String(SignInPath) + u"/*"_s)}}}}},
         {"handle"_L1, QJsonArray{signInPage(route.app, identity)}},
         {"terminal"_L1, true}};
     const QJsonObject checked{{"handle"_L1, QJsonArray{askPando(route.app, identity), proxy}}};
@@ -395,14 +397,8 @@ IdentityCheck identityOfServers(const QJsonObject &servers)
         if (served.value("handler"_L1).toString() != "subroute"_L1)
             continue;
         // The check asks pandod first: its upstream and transport say where pandod answers.
-        const QJsonObject ask = served.value("routes"_L1)
-                                    .toArray()
-                                    .last()
-                                    .toObject()
-                                    .value("handle"_L1)
-                                    .toArray()
-                                    .first()
-                                    .toObject();
+        const QJsonObject ask =
+            served.value("routes"_L1).toArray().last().toObject().value("handle"_L1).toArray().first().toObject();
         IdentityCheck identity;
         identity.dial = ask.value("upstreams"_L1).toArray().first().toObject().value("dial"_L1).toString();
         const QJsonObject tls = ask.value("transport"_L1).toObject().value("tls"_L1).toObject();

@@ -171,6 +171,12 @@ Status CaddyEdge::adoptLocked()
             route.addresses = it->addresses;
             route.moved = it->moved;
             route.signIn = it->signIn;
+            // A 503 in place of the app (people must sign in, and nobody can tell who yet) hides
+            // the backend Caddy would serve: the table still has it.
+            if (route.backendHost.isEmpty()) {
+                route.backendHost = it->backendHost;
+                route.backendPort = it->backendPort;
+            }
         }
     m_routes = routes;
     m_movesPending = !movesSettled(m_routes, certificateCheck());
@@ -485,7 +491,10 @@ Status CaddyEdge::setAddresses(const QString &app, const AddressChange &change)
     });
     if (!next)
         return std::unexpected(next.error());
-    return *next ? applyLocked(**next) : Status{};
+    const std::optional<QHash<QString, Route>> &changed = *next;
+    if (!changed.has_value())
+        return {};
+    return applyLocked(*changed);
 }
 
 Status CaddyEdge::setIdentityCheck(const IdentityCheck &check)

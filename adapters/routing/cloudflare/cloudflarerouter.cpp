@@ -477,16 +477,17 @@ Status CloudflareRouter::setAddresses(const QString &app, const AddressChange &c
     auto next = withAddresses(m_state.routes, app, dropping, [](const Address &a) { return a.url(); });
     if (!next)
         return std::unexpected(next.error());
-    if (!*next)
+    std::optional<QHash<QString, Route>> &changed = *next;
+    if (!changed.has_value())
         return {};
-    Route &route = (**next)[app];
+    Route &route = (*changed)[app];
     if (change.redirectMoved)
         for (const Address &old : m_state.routes.value(app).addresses)
             if (!change.addresses.contains(old))
                 qInfo("cloudflare: %s%s is dropped, not redirected: a tunnel's ingress cannot answer with a redirect",
                       qPrintable(old.host), qPrintable(old.path));
     route.url = detail::routeUrl(route);
-    return applyLocked(**next);
+    return applyLocked(*changed);
 }
 
 Status CloudflareRouter::check()

@@ -10,7 +10,6 @@
 #include <QSet>
 #include <QSslCertificate>
 
-
 using namespace Qt::StringLiterals;
 
 namespace pando::adapters::traefik {
@@ -26,7 +25,6 @@ const QByteArray EntryPointsHeader =
     "# Traefik's static configuration for Pando's apps: one entry point per app's stable port.\n"
     "# Copy these under entryPoints: in traefik.yml (or pass --entryPoints.NAME.address=...) and\n"
     "# restart Traefik when an app is added; routes and addresses change without a restart.\n";
-
 
 QByteArray readAll(const QString &path, bool *exists = nullptr)
 {
@@ -251,16 +249,16 @@ Status TraefikRouter::setAddresses(const QString &app, const AddressChange &chan
         if (auto checked = detail::checkAddress(address, u"route.domains"_s, u"route.paths"_s); !checked)
             return checked;
     const std::lock_guard guard(m_mutex);
-    auto next = withAddresses(m_routes, app, change, [this](const Address &a) {
-        return a.url(m_options.webPort, m_options.websecurePort);
-    });
+    auto next = withAddresses(m_routes, app, change,
+                              [this](const Address &a) { return a.url(m_options.webPort, m_options.websecurePort); });
     if (!next)
         return std::unexpected(next.error());
-    if (!*next)
+    std::optional<QHash<QString, Route>> &changed = *next;
+    if (!changed.has_value())
         return {};
-    Route &route = (**next)[app];
+    Route &route = (*changed)[app];
     route.url = detail::routeUrl(route, m_options);
-    return applyLocked(**next);
+    return applyLocked(*changed);
 }
 
 QList<CertificateState> TraefikRouter::certificates()

@@ -315,14 +315,22 @@ private Q_SLOTS:
         QCOMPARE(redirected(odd, u"https://odd.example.com/a$b(c).d+/z"_s), u"https://new.example.com/x$y/z"_s);
         QCOMPARE(redirected(odd, u"https://odd.example.com/a$b(c)xd+/z"_s), QString());
 
-        // Taken back: the redirect goes. Dropped without redirectMoved: it vanishes.
+        // Taken back: the redirect goes. Dropped without redirectMoved: it vanishes, and so does
+        // a redirect from before that led to an address now dropped; one to an address still
+        // served stays.
         PANDO_VERIFY_OK(router.setAddresses(
             u"shop"_s, {{address(u"old.example.com"_s), address(u"new.example.com"_s, u"/store"_s)}}));
         QCOMPARE(router.route(u"shop"_s)->moved.size(), 1);
-        PANDO_VERIFY_OK(router.setAddresses(u"shop"_s, {{address(u"x.example.com"_s)}, false}));
-        const Route dropped = *router.route(u"shop"_s);
-        QCOMPARE(dropped.moved.size(), 1); // the /shop redirect from before, still pointing at /store
+        // (The /shop redirect from before now leads to old.example.com, the first new address.)
+        QCOMPARE(router.route(u"shop"_s)->moved[0].to, QUrl(u"https://old.example.com/"_s));
+        PANDO_VERIFY_OK(
+            router.setAddresses(u"shop"_s, {{address(u"old.example.com"_s), address(u"x.example.com"_s)}, false}));
+        Route dropped = *router.route(u"shop"_s);
+        QCOMPARE(dropped.moved.size(), 1); // /store went without a redirect; /shop still leads somewhere
         QCOMPARE(dropped.moved[0].from, address(u"example.com"_s, u"/shop"_s, TlsMode::Off));
+        PANDO_VERIFY_OK(router.setAddresses(u"shop"_s, {{address(u"x.example.com"_s)}, false}));
+        dropped = *router.route(u"shop"_s);
+        QVERIFY(dropped.moved.isEmpty());
         verifyChecked();
 
         // Another app may take a moved address: its live route outranks the redirect.

@@ -97,8 +97,11 @@ class TestEdgeAssertion : public QObject {
         const std::unique_ptr<QNetworkReply> reply(m_network.sendCustomRequest(request, method, body));
         if (!reply->isFinished())
             QSignalSpy(reply.get(), &QNetworkReply::finished).wait(15000);
-        Answer answer{reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), {}, reply->readAll(),
-                      reply->rawHeader("Location"), reply->rawHeader("Set-Cookie")};
+        Answer answer{reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(),
+                      {},
+                      reply->readAll(),
+                      reply->rawHeader("Location"),
+                      reply->rawHeader("Set-Cookie")};
         answer.json = QJsonDocument::fromJson(answer.body).object();
         return answer;
     }
@@ -307,8 +310,9 @@ private Q_SLOTS:
     void aPostsBodyReachesTheApp()
     {
         const QByteArray order = R"({"item":"tea","count":3})";
-        const Answer seen = viaEdge({{"Authorization", "Bearer " + m_owner.toUtf8()}, {"Content-Type", "application/json"}},
-                                    u"/orders"_s, "POST", order);
+        const Answer seen =
+            viaEdge({{"Authorization", "Bearer " + m_owner.toUtf8()}, {"Content-Type", "application/json"}},
+                    u"/orders"_s, "POST", order);
         QCOMPARE(seen.status, 200);
         QCOMPARE(seen.json.value(u"_body"_s).toString().toUtf8(), order);
     }
