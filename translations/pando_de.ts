@@ -85,10 +85,6 @@
         <translation>URL</translation>
     </message>
     <message>
-        <source>not routed yet</source>
-        <translation>noch ohne Route</translation>
-    </message>
-    <message>
         <source>Ref</source>
         <translation>Ref</translation>
     </message>
@@ -139,6 +135,10 @@
     <message>
         <source>Addresses</source>
         <translation>Adressen</translation>
+    </message>
+    <message>
+        <source>Starting the forward through %1…</source>
+        <translation>Weiterleitung über %1 wird gestartet…</translation>
     </message>
 </context>
 <context>
@@ -2086,6 +2086,37 @@
     <message>
         <source>Refused: %1</source>
         <translation>Abgelehnt: %1</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::AppLink</name>
+    <message>
+        <source>not routed yet</source>
+        <translation>noch ohne Route</translation>
+    </message>
+    <message>
+        <source>Open through %1</source>
+        <translation>Über %1 öffnen</translation>
+    </message>
+    <message>
+        <source>%1 through %2</source>
+        <translation>%1 über %2</translation>
+    </message>
+    <message>
+        <source>The app is reached once it was deployed</source>
+        <translation>Die App ist erreichbar, sobald sie bereitgestellt wurde</translation>
+    </message>
+    <message>
+        <source>Open %1 in the browser</source>
+        <translation>%1 im Browser öffnen</translation>
+    </message>
+    <message>
+        <source>Opens the app on this computer through a tunnel to %1, over the connection's TLS; on that machine it answers at %2</source>
+        <translation>Öffnet die App auf diesem Computer durch einen Tunnel zu %1, über das TLS der Verbindung; auf jenem Rechner antwortet sie unter %2</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
     </message>
 </context>
 <context>

@@ -13,6 +13,7 @@
 
 #include "app/desktop/session/session.h"
 
+#include <QHash>
 #include <QTimer>
 #include <QUrl>
 
@@ -20,7 +21,8 @@
 
 namespace pando::client {
 class Api;
-}
+class AppForwarder;
+} // namespace pando::client
 
 namespace pando::desktop {
 
@@ -50,6 +52,8 @@ public:
     void backupService(const QString &app, const QString &slot, QIODevice *out,
                        std::function<void(qint64 bytes)> progress, DoneCallback done) override;
     void startApp(const QString &name, ObjectCallback done) override;
+    void appLink(const QString &app, ObjectCallback done) override;
+    QString linksThrough() const override;
     void auditLines(const QString &object, int limit, ListCallback done) override;
 
     void deploy(const QString &app, const QString &ref, ObjectCallback done) override;
@@ -120,6 +124,12 @@ private:
     QString m_fingerprint;
     client::ApiClient *m_client = nullptr;
     QPointer<QWebSocket> m_events;
+    // appLink()'s forwards by app, and the callbacks that wait for one being started.
+    struct Forward {
+        QPointer<client::AppForwarder> forwarder;
+        QList<ObjectCallback> waiting;
+    };
+    QHash<QString, Forward> m_forwards;
     QTimer m_retry;
     int m_retryDelayMs = 0;
 };
