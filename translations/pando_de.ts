@@ -61,6 +61,10 @@
         <source>moved: redirects to the app's current address</source>
         <translation>umgezogen: leitet zur aktuellen Adresse der App weiter</translation>
     </message>
+    <message>
+        <source>From this computer</source>
+        <translation>Von diesem Computer aus</translation>
+    </message>
 </context>
 <context>
     <name>AppDetail</name>
