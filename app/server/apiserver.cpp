@@ -270,7 +270,8 @@ protected:
     {
         if (m_refusedUpgrade && m_refusedUpgrade->socket == socket) {
             // Qt closes the connection once this returns: the refusal is written now.
-            const RefusedUpgrade refused = *std::exchange(m_refusedUpgrade, std::nullopt);
+            const RefusedUpgrade refused = std::move(*m_refusedUpgrade);
+            m_refusedUpgrade.reset();
             QHttpServerResponder responder = makeResponder(request, socket);
             write(responder, refused.reply, refused.requestId);
             return;

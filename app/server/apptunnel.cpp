@@ -6,6 +6,7 @@
 #include <QTcpSocket>
 #include <QTimer>
 #include <QWebSocket>
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -37,7 +38,8 @@ AppTunnel::AppTunnel(WebSocketSession &session, Options options, std::function<v
     m_idle->setSingleShot(true);
     connect(m_idle, &QTimer::timeout, this, [this] {
         end(QWebSocketProtocol::CloseCodeGoingAway,
-            u"the tunnel to app %1 carried nothing for %2 s"_s.arg(m_options.app).arg(m_options.idleTimeoutMs / 1000));
+            u"the tunnel to app %1 carried nothing for %2 s"_s.arg(m_options.app)
+                .arg(std::max(1, m_options.idleTimeoutMs / 1000)));
     });
 
     connect(socket, &QWebSocket::binaryMessageReceived, this, &AppTunnel::fromClient);

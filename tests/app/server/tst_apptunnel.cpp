@@ -4,8 +4,9 @@
 // an app's stable port is set to where a real HTTP backend (tests/support/httpbackend.h) listens:
 // the bytes go through the forwarder, the WebSocket, the server's tunnel and a real TCP
 // connection to that backend. Refusals come before the upgrade (403, 404, 409), the app's side
-// closing closes the local connection, two connections at once both work, the caps say why, the
-// opening is audited, and over TLS the pin of the pairing is what lets the tunnel through.
+// closing closes the local connection (and a port nobody listens on is refused saying so), an idle
+// tunnel is closed, two connections at once both work, the caps say why, the opening is audited,
+// and over TLS the pin of the pairing is what lets the tunnel through.
 
 #include "fakes.h"
 
@@ -103,6 +104,7 @@ private Q_SLOTS:
     void refusedBeforeTheUpgrade();
     void forwarderSaysWhyItCannotStart();
     void appClosingClosesTheLocalConnection();
+    void idleTunnelIsClosed();
     void capsSayWhy();
     void openingIsAudited();
     void throughTlsWithThePinnedCertificate();
@@ -276,6 +278,38 @@ void TestAppTunnel::appClosingClosesTheLocalConnection()
     // An app that closes is a normal end, not a failure.
     QCOMPARE(failed.count(), 0);
     QTRY_COMPARE_WITH_TIMEOUT(forwarder.connectionCount(), 0, 10000);
+
+    // With nothing listening on its port any more, a new connection is refused saying so.
+    HttpExchange again;
+    QVERIFY(again.open(*port));
+    again.send("anyone?");
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
+    const auto error = failed.first().first().value<Error>();
+    QCOMPARE(error.code, ErrorCode::Unavailable);
+    QVERIFY2(error.message.contains(u"refused the connection"_s), qPrintable(error.text()));
+    QTRY_COMPARE_WITH_TIMEOUT(again.socket.state(), QAbstractSocket::UnconnectedState, 10000);
+}
+
+void TestAppTunnel::idleTunnelIsClosed()
+{
+    server::ConnectionLimits limits;
+    limits.tunnelIdleTimeoutMs = 300;
+    m_install.server->setConnectionLimits(limits);
+    auto api = client(m_install.token);
+    client::AppForwarder forwarder(api.get(), u"web"_s);
+    auto port = startForwarder(forwarder);
+    QVERIFY2(port, qPrintable(port ? QString() : port.error().text()));
+    QSignalSpy failed(&forwarder, &client::AppForwarder::connectionFailed);
+    HttpExchange http;
+    QVERIFY(http.open(*port));
+    http.send("then nothing");
+    QTRY_VERIFY_WITH_TIMEOUT(!http.answer().isEmpty(), 10000);
+    // Nothing more either way: the server ends the tunnel, and the local connection with it.
+    QTRY_COMPARE_WITH_TIMEOUT(http.socket.state(), QAbstractSocket::UnconnectedState, 10000);
+    QCOMPARE(failed.count(), 1);
+    const auto error = failed.first().first().value<Error>();
+    QVERIFY2(error.message.contains(u"carried nothing"_s), qPrintable(error.text()));
+    m_install.server->setConnectionLimits(server::ConnectionLimits{});
 }
 
 void TestAppTunnel::capsSayWhy()
