@@ -3,7 +3,8 @@
 // the tunnel route and opens http://127.0.0.1:LOCALPORT/ (which answers with the backend's
 // reply), says it goes through the server and reuses the forward; an app the user may not read is
 // refused with the server's words; through this computer's own engine (InProcessSession) Open
-// opens the app's own URL. The browser is a URL handler registered by the test.
+// opens the app's own URL; and a teammate's session pinned to that engine's embedded TLS server
+// opens the app through a forward over it. The browser is a URL handler registered by the test.
 
 #include "app/desktop/session/inprocesssession.h"
 #include "app/desktop/session/remotesession.h"
@@ -14,6 +15,7 @@
 #include "tests/support/httpbackend.h"
 
 #include <QDesktopServices>
+#include <QFile>
 #include <QGuiApplication>
 #include <QSignalSpy>
 #include <QTcpSocket>
@@ -130,32 +132,16 @@ private Q_SLOTS:
     void thisComputerOpensTheAppsOwnUrl()
     {
         QTemporaryDir dir;
-        InProcessOptions options;
-        options.engine.dataDir = dir.path();
-        options.engine.reconcileIntervalMs = 0;
-        options.engine.healthTickMs = 0;
-        options.engine.workers = 1;
-        options.userName = u"owner"_s;
-        options.runtime = std::make_shared<test::FakeRuntime>();
-        options.router = std::make_shared<test::FakeRouter>();
-        options.source = std::make_shared<test::FakeSource>();
-        options.services = std::make_shared<test::FakeServiceProvisioner>();
-        options.installPipelines = [](core::Engine &engine) -> Status {
-            engine.setPipelines(std::make_unique<test::FakePipelineService>(*engine.events()));
-            return {};
-        };
-        InProcessSession session(std::move(options));
-        session.open();
-        QString why;
-        QVERIFY2(test::awaitConnected(session, &why), qPrintable(why));
-        auto app = test::awaitObject([&](auto done) { session.createApp(test::helloSpec(u"mine"_s), done); });
+        auto session = startLocal(dir.path(), std::make_shared<test::FakeRouter>());
+        QVERIFY(session);
+        auto app = test::awaitObject([&](auto done) { session->createApp(test::helloSpec(u"mine"_s), done); });
         QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
         const QString url = app->value(u"url"_s).toString();
         QVERIFY(!url.isEmpty());
 
         AppLink link;
         QSignalSpy opened(&link, &AppLink::opened);
-        link.setSession(&session);
+        link.setSession(session.get());
         link.setApp(u"mine"_s);
         link.setUrl(url);
         QVERIFY(!link.isForwarded());
@@ -165,7 +151,82 @@ private Q_SLOTS:
         QCOMPARE(opened.first().first().toUrl(), QUrl(url));
     }
 
+    // The whole teammate story: this computer's engine serves teammates over TLS (the embedded
+    // server), a teammate's RemoteSession pins its certificate, and the teammate's link opens the
+    // app through a forward over that TLS connection.
+    void teammateOfAnEmbeddedServerOpensTheApp()
+    {
+        QTemporaryDir dir;
+        auto router = std::make_shared<test::FakeRouter>();
+        auto local = startLocal(dir.path(), router);
+        QVERIFY(local);
+        auto created = test::awaitObject([&](auto done) { local->createApp(test::helloSpec(u"shared"_s), done); });
+        QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
+        QVERIFY(router->remove(u"shared"_s));
+        QVERIFY(router->ensure(u"shared"_s, m_backend->port()));
+        QVERIFY(router->setBackend(u"shared"_s, u"127.0.0.1"_s, m_backend->port()));
+
+        std::optional<Result<InProcessSession::Serving>> serving;
+        local->serveTeammates(QHostAddress::LocalHost, 0, {u"pando.test"_s},
+                              [&](const Result<InProcessSession::Serving> &r) { serving = r; });
+        QTRY_VERIFY_WITH_TIMEOUT(serving.has_value(), 20000);
+        QVERIFY2(*serving, qPrintable(*serving ? QString() : (*serving).error().text()));
+
+        // The desktop's owner stands in for a paired teammate: the token differs, the pinning not.
+        QFile tokenFile(dir.filePath(u"desktop-token"_s));
+        QVERIFY(tokenFile.open(QIODevice::ReadOnly));
+        RemoteSession teammate(QUrl(u"https://127.0.0.1:%1"_s.arg((*serving)->port)),
+                               QString::fromUtf8(tokenFile.readAll()).trimmed());
+        teammate.setPinnedFingerprint((*serving)->fingerprint);
+        teammate.open();
+        QString why;
+        QVERIFY2(test::awaitConnected(teammate, &why), qPrintable(why));
+        auto app = test::awaitObject([&](auto done) { teammate.app(u"shared"_s, done); });
+        QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
+
+        AppLink link;
+        QSignalSpy opened(&link, &AppLink::opened);
+        link.setSession(&teammate);
+        link.setApp(u"shared"_s);
+        link.setUrl(app->value(u"url"_s).toString());
+        QVERIFY(link.isForwarded());
+        QCOMPARE(link.through(), u"127.0.0.1:%1"_s.arg((*serving)->port));
+        link.open();
+        QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 15000);
+        QVERIFY2(link.error().isEmpty(), qPrintable(link.error()));
+        const QByteArray answer = fetch(opened.first().first().toUrl(), "from a teammate");
+        QVERIFY2(answer.contains("X-Backend: web") && answer.endsWith("from a teammate"), answer.constData());
+    }
+
     void cleanupTestCase() { QDesktopServices::unsetUrlHandler(u"http"_s); }
+
+private:
+    // This computer's engine over fakes, with router as its router; null when it did not connect.
+    std::unique_ptr<InProcessSession> startLocal(const QString &dataDir, std::shared_ptr<test::FakeRouter> router)
+    {
+        InProcessOptions options;
+        options.engine.dataDir = dataDir;
+        options.engine.reconcileIntervalMs = 0;
+        options.engine.healthTickMs = 0;
+        options.engine.workers = 1;
+        options.userName = u"owner"_s;
+        options.runtime = std::make_shared<test::FakeRuntime>();
+        options.router = std::move(router);
+        options.source = std::make_shared<test::FakeSource>();
+        options.services = std::make_shared<test::FakeServiceProvisioner>();
+        options.installPipelines = [](core::Engine &engine) -> Status {
+            engine.setPipelines(std::make_unique<test::FakePipelineService>(*engine.events()));
+            return {};
+        };
+        auto session = std::make_unique<InProcessSession>(std::move(options));
+        session->open();
+        QString why;
+        if (!test::awaitConnected(*session, &why)) {
+            qWarning("this computer's engine did not connect: %s", qPrintable(why));
+            return nullptr;
+        }
+        return session;
+    }
 };
 
 QTEST_MAIN(TestAppLink)
