@@ -9,6 +9,12 @@
 // session reconnects with a growing delay (state Connecting, failure() saying why); a refused
 // token ends in Failed.
 //
+// appLink() forwards (client::AppForwarder) live here too, on the GUI thread like the session's
+// other sockets: their I/O never blocks (each read is at most 32 KiB, and a forward reads its
+// local side only while its WebSocket's queue is short), so a browser loading an app costs the
+// event loop what the event stream does. A forward moving bulk data (a large download) would
+// want a thread of its own; that is not done yet.
+//
 // Threading: see session.h.
 
 #include "app/desktop/session/session.h"
