@@ -1,5 +1,12 @@
 #include "routing.h"
 
+#include "oskit.h"
+
+#include <QRegularExpression>
+#include <QSet>
+
+#include <unistd.h>
+
 using namespace Qt::StringLiterals;
 
 namespace pando::adapters {
@@ -42,6 +49,10 @@ bool Address::overlaps(const Address &other) const
 
 Status Router::setAddresses(const QString &app, const AddressChange &change)
 {
+    if (change.signIn)
+        return fail(ErrorCode::Invalid,
+                    u"app %1 is for people signed in to Pando, but this edge cannot ask Pando who they are"_s.arg(app),
+                    u"route.auth"_s, u"run Pando with the Caddy edge (--edge caddy), or leave route.auth out"_s);
     if (change.addresses.isEmpty())
         return {};
     return fail(ErrorCode::Invalid,
@@ -85,6 +96,85 @@ Result<std::optional<QHash<QString, Route>>> withBackend(const QHash<QString, Ro
     next[app].backendHost = host;
     next[app].backendPort = port;
     return next;
+}
+
+Status checkAppName(const QString &app)
+{
+    static const QRegularExpression label(uR"(^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\z)"_s);
+    if (!label.match(app).hasMatch())
+        return fail(ErrorCode::Invalid, u"app name \"%1\" is not a DNS label (a-z, 0-9, -)"_s.arg(app), u"app"_s);
+    return {};
+}
+
+QJsonObject routeEntry(const Route &route)
+{
+    QJsonObject entry{{u"app"_s, route.app}, {u"port"_s, route.port}};
+    if (!route.backendHost.isEmpty()) {
+        entry.insert(u"backendHost"_s, route.backendHost);
+        entry.insert(u"backendPort"_s, route.backendPort);
+    }
+    return entry;
+}
+
+Result<Route> routeFromEntry(const QJsonObject &entry, const QString &where)
+{
+    Route route;
+    route.app = entry.value(u"app"_s).toString();
+    route.port = entry.value(u"port"_s).toInt();
+    route.backendHost = entry.value(u"backendHost"_s).toString();
+    route.backendPort = entry.value(u"backendPort"_s).toInt();
+    if (route.app.isEmpty() || route.port < 1 || route.port > 65535 ||
+        (!route.backendHost.isEmpty() && (route.backendPort < 1 || route.backendPort > 65535)))
+        return fail(ErrorCode::Invalid, u"an app without a name, or a port out of range"_s, where);
+    return route;
+}
+
+Result<int> unheldPort(int requested, const QHash<QString, Route> &routes)
+{
+    QSet<int> held;
+    for (const Route &route : routes)
+        held.insert(route.port);
+    for (int attempt = 0; attempt < 20; ++attempt) {
+        int bound = 0;
+        auto fd = bindLoopbackPort(requested, &bound);
+        if (!fd)
+            return std::unexpected(fd.error());
+        ::close(*fd);
+        if (!held.contains(bound))
+            return bound;
+    }
+    return fail(ErrorCode::Unavailable, u"no free loopback port that no route holds"_s, u"port"_s);
+}
+
+Status checkAddressSyntax(const Address &address, const QString &hostWhere, const QString &pathWhere)
+{
+    static const QRegularExpression host(
+        uR"(^(\*\.)?([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\z)"_s);
+    // Unreserved and sub-delims, ':', '@' and escapes: no backtick to end a rule's string.
+    static const QRegularExpression path(uR"(^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+\z)"_s);
+    if (address.host.size() > 253 || !host.match(address.host).hasMatch())
+        return fail(ErrorCode::Invalid,
+                    u"\"%1\" is not a lower-case host name (or *.name for a wildcard)"_s.arg(address.host), hostWhere);
+    if (address.host.startsWith(u"*."_s) && !address.host.mid(2).contains(u'.'))
+        return fail(ErrorCode::Invalid, u"wildcard \"%1\" covers a whole top-level domain"_s.arg(address.host),
+                    hostWhere);
+    if (address.path != u"/"_s && (address.path.size() > 1024 || !path.match(address.path).hasMatch()))
+        return fail(ErrorCode::Invalid,
+                    u"path \"%1\" is not \"/\" or \"/segment/...\" without a trailing slash"_s.arg(address.path),
+                    pathWhere);
+    return {};
+}
+
+QString escapeRe2(const QString &text)
+{
+    static const QString special = uR"(\.+*?()|[]{}^$)"_s;
+    QString escaped;
+    for (const QChar c : text) {
+        if (special.contains(c))
+            escaped += u'\\';
+        escaped += c;
+    }
+    return escaped;
 }
 
 } // namespace pando::adapters

@@ -9,6 +9,7 @@
 
 #include <QDateTime>
 #include <QHash>
+#include <QJsonObject>
 #include <QList>
 #include <QString>
 #include <QUrl>
@@ -48,6 +49,18 @@ struct MovedAddress {
 struct AddressChange {
     QList<Address> addresses;
     bool redirectMoved = true; // an address no longer listed redirects to the first new one; else it is dropped
+    // Only people signed in to Pando reach the app (its stable port and its addresses), each
+    // request with Pando's identity assertion (route.auth: pando).
+    bool signIn = false;
+};
+
+// Where an edge asks who is signed in before a request reaches an app that wants to know:
+// pandod's API (GET /api/v1/edge/auth, and /.pando/sign-in for browsers).
+struct IdentityCheck {
+    QString dial;   // "127.0.0.1:7420"; empty: nobody answers, and such apps answer 503
+    QString caFile; // PEM the API's TLS certificate is checked against; empty: plain HTTP
+    QString tlsName; // the name the certificate is checked for (it names localhost and 127.0.0.1)
+    bool operator==(const IdentityCheck &) const = default;
 };
 
 struct Route {
@@ -58,6 +71,7 @@ struct Route {
     int backendPort = 0;
     QList<Address> addresses;  // on the edge's shared ports; empty: only the stable port
     QList<MovedAddress> moved; // answered with a redirect
+    bool signIn = false;       // only people signed in to Pando reach it (AddressChange::signIn)
     bool operator==(const Route &) const = default;
 };
 
@@ -99,7 +113,13 @@ public:
     // Serves the app's route at these addresses from now on (its stable port stays). Addresses the
     // route had and the change drops redirect to the first new one, or are dropped, as asked;
     // Conflict when another app holds one of them. The previous addresses keep serving on error.
+    // Refuses a change asking for signIn unless assertsIdentity().
     virtual Status setAddresses(const QString &app, const AddressChange &change);
+    // Whether this router asks Pando who is signed in before a request reaches an app that wants
+    // it (AddressChange::signIn); a spec with route.auth: pando is refused when it does not.
+    virtual bool assertsIdentity() const { return false; }
+    // Where it asks (pandod's API, known once it listens); routers that cannot ignore it.
+    virtual Status setIdentityCheck(const IdentityCheck & /*check*/) { return {}; }
     // The certificates the edge holds or tried to get, by host name.
     virtual QList<CertificateState> certificates() { return {}; }
     // The root certificate (PEM) of the install's own CA, which serves tls: internal; empty when
@@ -118,6 +138,29 @@ public:
 // when it is routed on another port or another app holds that one; null when a new route may be
 // made.
 Result<const Route *> routeToKeep(const QHash<QString, Route> &routes, const QString &app, int requestedPort);
+
+// Invalid unless app is a DNS label (a-z, 0-9, -), as the routers that put it into names need.
+Status checkAppName(const QString &app);
+
+// A route's app, stable port and backend as the routers' tables on disk keep them ({"app", "port",
+// "backendHost", "backendPort"}; its addresses are each router's business), and back: Invalid, at
+// where, for an entry without an app or with a port out of range.
+QJsonObject routeEntry(const Route &route);
+Result<Route> routeFromEntry(const QJsonObject &entry, const QString &where);
+
+// A 127.0.0.1 port (requested, or any) that nothing listens on and no route in routes holds, for
+// a router that promises a route's port before anything listens on it (Traefik, Cloudflare);
+// Conflict when something listens on the requested one.
+Result<int> unheldPort(int requested, const QHash<QString, Route> &routes);
+
+// Invalid unless the host is a lower-case DNS name (or *.name below more than a top-level domain)
+// and the path "/" or "/seg/..." without a trailing slash, in characters a proxy's rule and a URL
+// hold as they are; the error is at hostWhere or pathWhere.
+Status checkAddressSyntax(const Address &address, const QString &hostWhere, const QString &pathWhere);
+
+// text with what Go's RE2 syntax gives a meaning to escaped, for the regular expressions of the
+// proxies written in Go (Traefik's rules, cloudflared's ingress paths).
+QString escapeRe2(const QString &text);
 
 // The route table with app's backend switched to host:port, for a router's setBackend(): Invalid
 // for a bad backend, NotFound when app has no route, nullopt when it already leads there.

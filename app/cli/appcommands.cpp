@@ -176,6 +176,9 @@ void showApp(Cli &cli)
         // Each address the edge serves it at, with its certificate's state.
         for (const QJsonValue value : r.json.value(QStringLiteral("addresses")).toArray())
             lines.append({QStringLiteral("address"), addressLine(value.toObject())});
+        if (str(spec.value(QStringLiteral("route")).toObject(), "auth") == QStringLiteral("pando"))
+            lines.append({QStringLiteral("access"),
+                          QStringLiteral("people signed in to Pando who may read it (route.auth: pando)")});
         lines.append({QStringLiteral("source"), str(source, "repo") + QStringLiteral(" @ ") + str(source, "ref")});
         lines.append({QStringLiteral("current deploy"), orDash(str(r.json, "current_deploy"))});
         lines.append({QStringLiteral("last deploy"), deploySummary(last)});

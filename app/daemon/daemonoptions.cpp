@@ -8,6 +8,9 @@
 #include <QStandardPaths>
 #include <QUrl>
 
+#include <algorithm>
+#include <tuple>
+
 namespace pando::daemon {
 
 namespace {
@@ -92,6 +95,129 @@ struct EdgeSiteFlags {
     }
 };
 
+// The Cloudflare Tunnel edge's flags (adapters/routing/cloudflare/cloudflareconfig.h), each also
+// read from a PANDO_CLOUDFLARE_* variable. The API token itself is never a flag (argv is public):
+// a file only pandod's user may read, or $PANDO_CLOUDFLARE_TOKEN.
+struct CloudflareFlags {
+    QCommandLineOption account{QStringLiteral("cloudflare-account"),
+                               QStringLiteral("With --edge cloudflare: the account id the tunnel belongs to. Also "
+                                              "$PANDO_CLOUDFLARE_ACCOUNT."),
+                               QStringLiteral("id")};
+    QCommandLineOption tunnel{QStringLiteral("cloudflare-tunnel"),
+                              QStringLiteral("With --edge cloudflare: the id (UUID) of a remotely-managed tunnel "
+                                             "whose ingress pandod manages. Also $PANDO_CLOUDFLARE_TUNNEL."),
+                              QStringLiteral("uuid")};
+    QCommandLineOption zone{QStringLiteral("cloudflare-zone"),
+                            QStringLiteral("With --edge cloudflare: the id of the zone apps' host names are in; "
+                                           "pandod adds and removes their CNAMEs there. Also $PANDO_CLOUDFLARE_ZONE."),
+                            QStringLiteral("id")};
+    QCommandLineOption tokenFile{
+        QStringLiteral("cloudflare-token-file"),
+        QStringLiteral("With --edge cloudflare: a file (mode 0600) holding an API token with "
+                       "Cloudflare Tunnel Edit and DNS Edit. Also $PANDO_CLOUDFLARE_TOKEN_FILE, "
+                       "or the token itself in $PANDO_CLOUDFLARE_TOKEN."),
+        QStringLiteral("file")};
+    QCommandLineOption api{QStringLiteral("cloudflare-api"),
+                           QStringLiteral("With --edge cloudflare: the API's base URL (default "
+                                          "https://api.cloudflare.com/client/v4). Also $PANDO_CLOUDFLARE_API."),
+                           QStringLiteral("url")};
+    QCommandLineOption cloudflared{QStringLiteral("cloudflared"),
+                                   QStringLiteral("With --edge cloudflare: a cloudflared binary pandod runs the tunnel "
+                                                  "with (not packaged by Debian); without it you run cloudflared. Also "
+                                                  "$PANDO_CLOUDFLARED."),
+                                   QStringLiteral("path")};
+
+    void addTo(QCommandLineParser &parser) const
+    {
+        parser.addOptions({account, tunnel, zone, tokenFile, api, cloudflared});
+    }
+
+    bool anySet(const QCommandLineParser &parser) const
+    {
+        return std::ranges::any_of(
+            std::initializer_list<const QCommandLineOption *>{&account, &tunnel, &zone, &tokenFile, &api, &cloudflared},
+            [&](const QCommandLineOption *option) { return parser.isSet(*option); });
+    }
+
+    QString firstSet(const QCommandLineParser &parser) const
+    {
+        for (const QCommandLineOption *option : {&account, &tunnel, &zone, &tokenFile, &api, &cloudflared})
+            if (parser.isSet(*option))
+                return QStringLiteral("--") + option->names().constFirst();
+        return {};
+    }
+
+    // The options with --edge cloudflare; stateDir is where the router keeps its files.
+    Result<adapters::cloudflare::CloudflareRouterOptions>
+    read(const QCommandLineParser &parser, const QProcessEnvironment &environment, const QString &stateDir) const
+    {
+        // Where a value came from, so that an error names the flag or the variable that was wrong.
+        QHash<QString, QString> from;
+        const auto value = [&](const QCommandLineOption &option, const char *variable) {
+            const QString flag = QStringLiteral("--") + option.names().constFirst();
+            if (parser.isSet(option)) {
+                from.insert(option.names().constFirst(), flag);
+                return parser.value(option);
+            }
+            from.insert(option.names().constFirst(), QLatin1StringView(variable));
+            return environment.value(QLatin1StringView(variable));
+        };
+        adapters::cloudflare::CloudflareRouterOptions o;
+        o.accountId = value(account, "PANDO_CLOUDFLARE_ACCOUNT");
+        o.tunnelId = value(tunnel, "PANDO_CLOUDFLARE_TUNNEL");
+        o.zoneId = value(zone, "PANDO_CLOUDFLARE_ZONE");
+        o.apiTokenFile = value(tokenFile, "PANDO_CLOUDFLARE_TOKEN_FILE");
+        if (const QString base = value(api, "PANDO_CLOUDFLARE_API"); !base.isEmpty())
+            o.apiBase = base;
+        o.cloudflaredBinary = value(cloudflared, "PANDO_CLOUDFLARED");
+        o.stateDir = stateDir;
+        for (const auto &[text, option, what] :
+             {std::tuple{o.accountId, &account, "the account id"}, std::tuple{o.tunnelId, &tunnel, "the tunnel's id"},
+              std::tuple{o.zoneId, &zone, "the zone's id"}})
+            if (text.isEmpty())
+                return fail(ErrorCode::Invalid,
+                            QStringLiteral("--edge cloudflare needs %1").arg(QLatin1StringView(what)),
+                            QStringLiteral("--") + option->names().constFirst(),
+                            QStringLiteral("docs/edge.md, Cloudflare Tunnel, says where to find it"));
+        if (o.apiTokenFile.isEmpty()) {
+            // The token itself, from the environment only.
+            o.apiToken = environment.value(QStringLiteral("PANDO_CLOUDFLARE_TOKEN"));
+            if (o.apiToken.isEmpty())
+                return fail(ErrorCode::Invalid, QStringLiteral("--edge cloudflare needs an API token"),
+                            QStringLiteral("--cloudflare-token-file"),
+                            QStringLiteral("give --cloudflare-token-file FILE (mode 0600), or the token in "
+                                           "$PANDO_CLOUDFLARE_TOKEN; never on the command line"));
+        } else {
+            o.apiTokenFile = QFileInfo(o.apiTokenFile).absoluteFilePath();
+            auto token = adapters::cloudflare::detail::readApiToken(o.apiTokenFile);
+            if (!token) {
+                Error e = token.error();
+                e.where = from.value(tokenFile.names().constFirst());
+                return std::unexpected(e);
+            }
+        }
+        if (auto checked = adapters::cloudflare::detail::checkOptions(o); !checked) {
+            Error e = checked.error();
+            e.where = from.value(e.where, e.where);
+            return std::unexpected(e);
+        }
+        if (!o.cloudflaredBinary.isEmpty()) {
+            const QString found =
+                o.cloudflaredBinary.contains(QLatin1Char('/'))
+                    ? (QFileInfo(o.cloudflaredBinary).isExecutable() ? o.cloudflaredBinary : QString())
+                    : QStandardPaths::findExecutable(o.cloudflaredBinary);
+            if (found.isEmpty())
+                return fail(ErrorCode::Invalid,
+                            QStringLiteral("cloudflared (%1) is not there or not executable").arg(o.cloudflaredBinary),
+                            from.value(cloudflared.names().constFirst()),
+                            QStringLiteral("install cloudflared from Cloudflare (Debian does not package it), or "
+                                           "leave it out and run cloudflared yourself"));
+            o.cloudflaredBinary = QFileInfo(found).absoluteFilePath();
+        }
+        return o;
+    }
+};
+
 } // namespace
 
 Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessEnvironment &environment)
@@ -144,9 +270,10 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
     const QCommandLineOption edge(
         QStringLiteral("edge"),
         QStringLiteral("What serves the apps: caddy (its own process: apps answer while pandod is stopped), "
-                       "in-process, traefik (a Traefik you run, configured through --traefik-dir), or auto (caddy "
-                       "when installed; the default). Also $PANDO_EDGE."),
-        QStringLiteral("auto|caddy|in-process|traefik"));
+                       "in-process, traefik (a Traefik you run, configured through --traefik-dir), cloudflare (a "
+                       "Cloudflare Tunnel, configured through --cloudflare-*), or auto (caddy when installed; the "
+                       "default). Also $PANDO_EDGE."),
+        QStringLiteral("auto|caddy|in-process|traefik|cloudflare"));
     parser.addOption(edge);
     const QCommandLineOption traefikDir(
         QStringLiteral("traefik-dir"),
@@ -259,6 +386,8 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
     parser.addOptions({resetAdmin, passwordFile});
     const EdgeSiteFlags edgeSite;
     edgeSite.addTo(parser);
+    const CloudflareFlags cloudflare;
+    cloudflare.addTo(parser);
     const QCommandLineOption assertionIssuer(
         QStringLiteral("assertion-issuer"),
         QStringLiteral("The iss of the identity assertions apps are given (docs/edge.md): this install's URL or name "
@@ -447,6 +576,15 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
                     parser.isSet(traefikDir)        ? QStringLiteral("--traefik-dir")
                     : parser.isSet(traefikResolver) ? QStringLiteral("--traefik-resolver")
                                                     : QStringLiteral("--traefik-certs"));
+    }
+    if (o.edge == wiring::EdgeChoice::Cloudflare) {
+        auto read = cloudflare.read(parser, environment, o.engine.dataDir + QStringLiteral("/cloudflare"));
+        if (!read)
+            return std::unexpected(read.error());
+        o.cloudflare = *read;
+    } else if (cloudflare.anySet(parser)) {
+        // Only the flags: the variables may sit in an environment shared with other edges.
+        return fail(ErrorCode::Invalid, QStringLiteral("goes with --edge cloudflare"), cloudflare.firstSet(parser));
     }
     if (parser.isSet(tlsCert) != parser.isSet(tlsKey))
         return fail(ErrorCode::Invalid, QStringLiteral("--tls-cert and --tls-key go together"),

@@ -3,6 +3,7 @@
 
 #include "adapters/api/error.h"
 #include "adapters/routing/caddy/caddyconfig.h"
+#include "adapters/routing/cloudflare/cloudflareconfig.h"
 #include "app/server/connectionlimits.h"
 #include "app/wiring/enginesettings.h"
 #include "app/wiring/runtimewiring.h"
@@ -34,6 +35,10 @@ struct DaemonOptions {
     QString traefikDir;
     QString traefikResolver = QStringLiteral("pando");
     QString traefikCertificates; // --traefik-certs ($PANDO_TRAEFIK_CERTS): HOST.crt/HOST.key for TLS internal
+    // --cloudflare-account, -tunnel, -zone, -token-file, -api and --cloudflared (each also a
+    // PANDO_CLOUDFLARE* variable; the token itself only $PANDO_CLOUDFLARE_TOKEN), with --edge
+    // cloudflare: the tunnel whose ingress pandod manages. stateDir is <data-dir>/cloudflare.
+    adapters::cloudflare::CloudflareRouterOptions cloudflare;
     // HTTPS: with certificate and key files when given, else with a certificate made (and kept)
     // in <data-dir>/tls naming tlsNames, which clients pin by its fingerprint.
     bool tls = false;
@@ -61,7 +66,7 @@ struct DaemonOptions {
 using wiring::parseDuration;
 
 // Errors name the flag that was wrong. --help and --version exit the process. environment is
-// where PANDO_DATABASE_URL, PANDO_EDGE and PANDO_TRAEFIK_* are read (the process's own by default).
+// where PANDO_DATABASE_URL, PANDO_EDGE, PANDO_TRAEFIK_* and PANDO_CLOUDFLARE* are read (the process's own by default).
 Result<DaemonOptions> parseOptions(const QStringList &arguments,
                                    const QProcessEnvironment &environment = QProcessEnvironment::systemEnvironment());
 

@@ -57,6 +57,7 @@ int main(int argc, char *argv[])
     installOptions.traefik.configDir = options->traefikDir;
     installOptions.traefik.certResolver = options->traefikResolver;
     installOptions.traefik.certificatesDir = options->traefikCertificates;
+    installOptions.cloudflare = options->cloudflare;
     wiring::Install install(std::move(installOptions));
     const Status opened = install.open();
     for (const QString &note : install.runtimeNotes())
@@ -108,6 +109,12 @@ int main(int argc, char *argv[])
             << port.error().text() << Qt::endl;
         return 1;
     }
+    // Apps that want people signed in (route.auth: pando) are checked by the edge against this API.
+    if (auto checked = install.setIdentityCheck(
+            wiring::identityCheckFor(options->listenAddress, *port, tls ? tls->certificatePath : QString()));
+        !checked)
+        err << "pandod: warning: apps for people signed in answer 503 until the edge can ask this API: "
+            << checked.error().text() << Qt::endl;
     if (!tls && options->insecureHttp && !options->listenAddress.isLoopback())
         err << "pandod: warning: serving plain HTTP on " << options->listenAddress.toString()
             << " (--insecure-http): tokens and passwords cross the network in the clear" << Qt::endl;

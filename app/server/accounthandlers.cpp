@@ -13,17 +13,6 @@ namespace pando::server::accountapi {
 
 namespace {
 
-using core::accounts::AccountService;
-
-Result<AccountService *> service(Call &call)
-{
-    AccountService *accounts = call.engine.accounts();
-    if (!accounts)
-        return fail(ErrorCode::Unavailable, u"this install has no accounts"_s, call.request.url.path(),
-                    u"start pandod with accounts"_s);
-    return accounts;
-}
-
 Result<QString> stringField(const QJsonObject &body, const QString &name, bool required = true)
 {
     const QJsonValue value = body.value(name);
@@ -64,7 +53,7 @@ QString bearer(const RequestData &request)
 
 Reply bootstrap(Call &call)
 {
-    auto accounts = service(call);
+    auto accounts = accountService(call);
     if (!accounts)
         return errorReply(accounts.error());
     auto body = jsonObjectBody(call.request, {u"token"_s, u"username"_s, u"password"_s},
@@ -87,7 +76,7 @@ Reply bootstrap(Call &call)
 
 Reply login(Call &call)
 {
-    auto accounts = service(call);
+    auto accounts = accountService(call);
     if (!accounts)
         return errorReply(accounts.error());
     auto body =
@@ -111,7 +100,7 @@ Reply login(Call &call)
 
 Reply logout(Call &call)
 {
-    auto accounts = service(call);
+    auto accounts = accountService(call);
     if (!accounts)
         return errorReply(accounts.error());
     // The account service tells the engine's bus, which closes the session's WebSockets.
@@ -122,7 +111,7 @@ Reply logout(Call &call)
 
 Reply listUsers(Call &call)
 {
-    auto accounts = service(call);
+    auto accounts = accountService(call);
     if (!accounts)
         return errorReply(accounts.error());
     auto users = (*accounts)->users();
@@ -136,7 +125,7 @@ Reply listUsers(Call &call)
 
 Reply createUser(Call &call)
 {
-    auto accounts = service(call);
+    auto accounts = accountService(call);
     if (!accounts)
         return errorReply(accounts.error());
     auto body = jsonObjectBody(call.request, {u"username"_s, u"password"_s, u"role"_s, u"displayName"_s},
@@ -170,7 +159,7 @@ Reply createUser(Call &call)
 
 Reply disableUser(Call &call)
 {
-    auto accounts = service(call);
+    auto accounts = accountService(call);
     if (!accounts)
         return errorReply(accounts.error());
     auto user = (*accounts)->setDisabled(call.args.value(0), true, call.actor);
@@ -181,7 +170,7 @@ Reply disableUser(Call &call)
 
 Reply listTokens(Call &call)
 {
-    auto accounts = service(call);
+    auto accounts = accountService(call);
     if (!accounts)
         return errorReply(accounts.error());
     auto tokens = (*accounts)->tokensVisibleTo(call.principal);
@@ -195,7 +184,7 @@ Reply listTokens(Call &call)
 
 Reply createToken(Call &call)
 {
-    auto accounts = service(call);
+    auto accounts = accountService(call);
     if (!accounts)
         return errorReply(accounts.error());
     auto body = jsonObjectBody(call.request, {u"name"_s, u"scopes"_s, u"expiresIn"_s},
@@ -242,7 +231,7 @@ Reply createToken(Call &call)
 
 Reply revokeToken(Call &call)
 {
-    auto accounts = service(call);
+    auto accounts = accountService(call);
     if (!accounts)
         return errorReply(accounts.error());
     const QString id = call.args.value(0);

@@ -311,7 +311,14 @@ private:
                            request.value(QByteArrayLiteral("Authorization")),
                            socket ? socket->peerAddress().toString() : request.remoteAddress().toString(),
                            request.value(QByteArrayLiteral("Cookie")),
-                           request.value(QByteArrayLiteral("X-Pando-Assertion"))};
+                           request.value(QByteArrayLiteral("X-Pando-Assertion")),
+                           RequestData::Forwarded{request.value(QByteArrayLiteral("X-Forwarded-Method")),
+                                                  request.value(QByteArrayLiteral("X-Forwarded-Uri")),
+                                                  request.value(QByteArrayLiteral("X-Forwarded-Host")),
+                                                  request.value(QByteArrayLiteral("X-Forwarded-Proto")),
+                                                  request.value(QByteArrayLiteral("X-Forwarded-For"))},
+                           request.value(QByteArrayLiteral("Accept")),
+                           request.value(QByteArrayLiteral("Origin"))};
     }
 
     // A route that asks before its upgrade (RouteDef::beforeUpgrade) is authenticated, authorized
@@ -408,11 +415,13 @@ private:
             responder.write(QByteArray(), {{"X-Request-Id", requestId}}, status);
             return;
         }
-        const QByteArray body = QJsonDocument(reply.body).toJson(QJsonDocument::Compact);
-        if (!reply.headers.isEmpty()) {
+        const QByteArray body =
+            reply.contentType.isEmpty() ? QJsonDocument(reply.body).toJson(QJsonDocument::Compact) : reply.content;
+        const QByteArray type = reply.contentType.isEmpty() ? QByteArrayLiteral("application/json") : reply.contentType;
+        if (!reply.headers.isEmpty() || !reply.contentType.isEmpty()) {
             // The responder takes only a fixed list of headers in one call; written one by one.
             responder.writeStatusLine(status);
-            responder.writeHeader("Content-Type", "application/json");
+            responder.writeHeader("Content-Type", type);
             responder.writeHeader("X-Request-Id", requestId);
             if (reply.status == 401)
                 responder.writeHeader("WWW-Authenticate", "Bearer realm=\"pando\"");

@@ -359,6 +359,10 @@ constexpr RouteDef Routes[] = {
     // Public in the table because the handler's credential may be the pando_session cookie,
     // which no other route reads; the engine authenticates it and decides apps.read on the app.
     {"GET", "/api/v1/edge/auth", Public, None, false, &edgeapi::auth},
+    // The sign-in page the edge serves on an app's host at /.pando/sign-in: public, as a login is;
+    // the form's POST is the one route that takes a form (a browser cannot send JSON by itself).
+    {"GET", "/api/v1/edge/sign-in", Public, None, false, &edgeapi::signInPage},
+    {"POST", "/api/v1/edge/sign-in", Public, None, false, &edgeapi::signIn},
     // A new signing key at once (a key file that may have leaked): an install setting.
     {"POST", "/api/v1/edge/keys/rotate", SettingsWrite, None, false, &edgeapi::rotateKey},
     // Where JWT libraries look for the keys (RFC 8414's well-known place); public keys only.
@@ -402,8 +406,9 @@ bool reachesOut(const RouteDef &route)
 
 std::optional<Reply> refuseBodyType(const RouteDef &route, const RequestData &request)
 {
-    // The resource webhook takes what forges send (its own helper checks it).
-    if (request.body.isEmpty() || route.handler == &pipelineapi::webhook)
+    // The resource webhook takes what forges send, the edge's sign-in form what browsers send
+    // (their handlers check it).
+    if (request.body.isEmpty() || route.handler == &pipelineapi::webhook || route.handler == &edgeapi::signIn)
         return std::nullopt;
     const QByteArray type = request.contentType.split(';').constFirst().trimmed().toLower();
     const bool json = type == "application/json" || (type.startsWith("application/") && type.endsWith("+json"));

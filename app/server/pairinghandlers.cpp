@@ -13,19 +13,6 @@ using namespace Qt::StringLiterals;
 
 namespace pando::server::pairingapi {
 
-namespace {
-
-Result<core::accounts::AccountService *> service(Call &call)
-{
-    core::accounts::AccountService *accounts = call.engine.accounts();
-    if (!accounts)
-        return fail(ErrorCode::Unavailable, u"this install has no accounts"_s, call.request.url.path(),
-                    u"start pandod with accounts"_s);
-    return accounts;
-}
-
-} // namespace
-
 QString pairingLink(const QString &host, int port, const QString &fingerprint, const QString &token)
 {
     QUrl url;
@@ -42,7 +29,7 @@ QString pairingLink(const QString &host, int port, const QString &fingerprint, c
 
 Reply createPairing(Call &call)
 {
-    auto accounts = service(call);
+    auto accounts = accountService(call);
     if (!accounts)
         return errorReply(accounts.error());
     auto body = jsonObjectBody(call.request, {}, u"no body"_s);
@@ -62,7 +49,7 @@ Reply createPairing(Call &call)
 
 Reply redeemPairing(Call &call)
 {
-    auto accounts = service(call);
+    auto accounts = accountService(call);
     if (!accounts)
         return errorReply(accounts.error());
     auto body = jsonObjectBody(call.request, {u"token"_s, u"name"_s},

@@ -20,6 +20,15 @@ Reply errorReply(const Error &error)
     return Reply{httpStatus(error.code), errorBody(error)};
 }
 
+Result<core::accounts::AccountService *> accountService(Call &call)
+{
+    core::accounts::AccountService *accounts = call.engine.accounts();
+    if (!accounts)
+        return fail(ErrorCode::Unavailable, QStringLiteral("this install has no accounts"), call.request.url.path(),
+                    QStringLiteral("start pandod with accounts"));
+    return accounts;
+}
+
 Reply invalid(const QString &message, const QString &where, const QString &hint)
 {
     return errorReply(Error{ErrorCode::Invalid, message, where, hint});

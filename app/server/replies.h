@@ -5,6 +5,7 @@
 #include "routes.h"
 
 #include "adapters/api/error.h"
+#include "core/accounts/accountservice.h"
 
 #include <QJsonObject>
 #include <QStringList>
@@ -12,6 +13,8 @@
 namespace pando::server {
 
 Reply errorReply(const Error &error);
+// The install's accounts, or Unavailable (naming the request's path) when it has none.
+Result<core::accounts::AccountService *> accountService(Call &call);
 Reply invalid(const QString &message, const QString &where, const QString &hint = {});
 
 // A bounded whole-number query parameter; absent gives fallback. Errors name "query.<name>".

@@ -55,6 +55,17 @@ struct RequestData {
     QString peer;         // the client's address
     QByteArray cookie;    // the Cookie header (read by GET /api/v1/edge/auth only)
     QByteArray assertion; // an X-Pando-Assertion header the request came with (edge auth refuses it)
+    // What the edge says of the request it asks about or passes on (the edge routes and the
+    // sign-in page only; anyone may send them, so they decide nothing about who asks).
+    struct Forwarded {
+        QByteArray method; // X-Forwarded-Method
+        QByteArray uri;    // X-Forwarded-Uri
+        QByteArray host;   // X-Forwarded-Host
+        QByteArray proto;  // X-Forwarded-Proto
+        QByteArray client; // X-Forwarded-For
+    } forwarded;
+    QByteArray accept; // Accept
+    QByteArray origin; // Origin
 };
 
 // What a handler gets: the engine, the request, the path's {placeholders} in order and who asks.
@@ -84,6 +95,8 @@ struct Reply {
     int status = 200;
     QJsonObject body;
     std::shared_ptr<FileBody> file; // set: the body is this file, not JSON
+    QByteArray contentType;         // set: the body is content (the edge's sign-in page), not JSON
+    QByteArray content;
     // Headers beside Content-Type and X-Request-Id (the edge's X-Pando-Assertion, Cache-Control).
     QList<std::pair<QByteArray, QByteArray>> headers;
 };

@@ -80,10 +80,12 @@ Result<EngineChoices> checkEngineSettings(const EngineSettings &settings, const 
         static const QHash<QString, EdgeChoice> edges{{QStringLiteral("auto"), EdgeChoice::Auto},
                                                       {QStringLiteral("caddy"), EdgeChoice::Caddy},
                                                       {QStringLiteral("in-process"), EdgeChoice::InProcess},
-                                                      {QStringLiteral("traefik"), EdgeChoice::Traefik}};
+                                                      {QStringLiteral("traefik"), EdgeChoice::Traefik},
+                                                      {QStringLiteral("cloudflare"), EdgeChoice::Cloudflare}};
         if (!edges.contains(settings.edge))
             return fail(ErrorCode::Invalid,
-                        QStringLiteral("expected auto, caddy, in-process or traefik, got \"%1\"").arg(settings.edge),
+                        QStringLiteral("expected auto, caddy, in-process, traefik or cloudflare, got \"%1\"")
+                            .arg(settings.edge),
                         prefix + QStringLiteral("edge"));
         choices.edge = edges.value(settings.edge);
     }

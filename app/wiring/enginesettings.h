@@ -21,7 +21,7 @@ struct EngineSettings {
     QString approvalPolicy; // a JSON policy file (docs/user-guide.md, Approvals); default: none wait
     QString approvalTtl;    // how long a deploy waits for sign-off: a duration ≥ 1m such as 24h
     QString auditSinks;     // a JSON file of audit sinks (docs/audit.md)
-    QString edge;           // what serves the apps: auto, caddy, in-process or traefik (docs/edge.md)
+    QString edge;           // what serves the apps: auto, caddy, in-process, traefik or cloudflare (docs/edge.md)
 
     bool operator==(const EngineSettings &) const = default;
 };
@@ -29,8 +29,10 @@ struct EngineSettings {
 // What serves the apps' routes (docs/edge.md): Caddy in a process of its own, so apps keep
 // answering while Pando is stopped, when it is installed (Auto) or always (Caddy, an error
 // without it); a proxy in Pando's own process, with which apps stop answering when it stops; or
-// a Traefik the user runs, for which Pando writes configuration (Traefik, given its directory).
-enum class EdgeChoice { Auto, Caddy, InProcess, Traefik };
+// a Traefik the user runs, for which Pando writes configuration (Traefik, given its directory); or
+// a Cloudflare Tunnel whose ingress Pando manages through Cloudflare's API (Cloudflare, given the
+// account, tunnel, zone and an API token).
+enum class EdgeChoice { Auto, Caddy, InProcess, Traefik, Cloudflare };
 
 // "90s", "30m", "24h", "7d"; nullopt for anything else.
 std::optional<qint64> parseDuration(const QString &text);

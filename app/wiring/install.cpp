@@ -1,6 +1,7 @@
 #include "app/wiring/install.h"
 
 #include "adapters/routing/caddy/caddyedge.h"
+#include "adapters/routing/cloudflare/cloudflarerouter.h"
 #include "adapters/routing/loopback/loopbackrouter.h"
 #include "adapters/routing/traefik/traefikrouter.h"
 #include "adapters/services/docker/dockerservices.h"
@@ -221,6 +222,21 @@ Status Install::openEdge()
         m_router = std::move(traefik);
         return {};
     }
+    if (m_options.edge == EdgeChoice::Cloudflare) {
+        adapters::cloudflare::CloudflareRouterOptions options = m_options.cloudflare;
+        options.stateDir = m_options.engine.dataDir + u"/cloudflare"_s;
+        auto cloudflare = std::make_shared<adapters::cloudflare::CloudflareRouter>(options);
+        if (auto started = cloudflare->start(); !started)
+            return std::unexpected(prefixed(started.error(), u"cannot start the Cloudflare Tunnel edge"_s));
+        m_runtimeNotes
+            << (options.cloudflaredBinary.isEmpty()
+                    ? u"edge: apps are served through Cloudflare Tunnel %1; run cloudflared with the tunnel's "
+                      "token yourself (docs/edge.md)"_s.arg(options.tunnelId)
+                    : u"edge: apps are served through Cloudflare Tunnel %1 by the cloudflared Pando runs "
+                      "(docs/edge.md)"_s.arg(options.tunnelId));
+        m_router = std::move(cloudflare);
+        return {};
+    }
     if (m_options.edge == EdgeChoice::Auto && adapters::caddy::CaddyEdge::findCaddy().isEmpty()) {
         inProcess(u"Caddy is not installed (Debian's caddy package)"_s);
         return {};
@@ -235,6 +251,27 @@ Status Install::openEdge()
     }
     m_router = std::move(caddy);
     return {};
+}
+
+adapters::IdentityCheck identityCheckFor(const QHostAddress &address, quint16 port, const QString &certificateFile)
+{
+    QHostAddress dial = address;
+    if (address == QHostAddress::Any || address == QHostAddress::AnyIPv4)
+        dial = QHostAddress::LocalHost;
+    else if (address == QHostAddress::AnyIPv6)
+        dial = QHostAddress::LocalHostIPv6;
+    const QString host = dial.protocol() == QAbstractSocket::IPv6Protocol ? u"[%1]"_s.arg(dial.toString())
+                                                                          : dial.toString();
+    // The self-made certificate names localhost and 127.0.0.1 (server/tlsidentity.h).
+    return adapters::IdentityCheck{u"%1:%2"_s.arg(host).arg(port), certificateFile,
+                                   certificateFile.isEmpty() ? QString() : u"localhost"_s};
+}
+
+Status Install::setIdentityCheck(const adapters::IdentityCheck &check)
+{
+    if (!m_router)
+        return fail(ErrorCode::Unavailable, u"the install is not open"_s);
+    return m_router->setIdentityCheck(check);
 }
 
 void Install::close()

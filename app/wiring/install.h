@@ -27,12 +27,14 @@
 #include "adapters/api/services.h"
 #include "adapters/api/source.h"
 #include "adapters/routing/caddy/caddyconfig.h"
+#include "adapters/routing/cloudflare/cloudflareconfig.h"
 #include "adapters/routing/traefik/traefikconfig.h"
 #include "app/wiring/enginesettings.h"
 #include "app/wiring/runtimewiring.h"
 #include "core/authz/authz.h"
 #include "core/engine/engine.h"
 
+#include <QHostAddress>
 #include <QLockFile>
 #include <QMap>
 #include <QStringList>
@@ -60,6 +62,9 @@ struct InstallOptions {
     // With EdgeChoice::Traefik: configDir (required), certResolver, certificatesDir; the state goes in
     // <dataDir>/traefik.
     adapters::traefik::TraefikRouterOptions traefik;
+    // With EdgeChoice::Cloudflare: the account, tunnel and zone, the API token (or its file), the
+    // API's base URL and cloudflared (optional); the state goes in <dataDir>/cloudflare.
+    adapters::cloudflare::CloudflareRouterOptions cloudflare;
     // One engine per data directory: <dataDir>/pandod.lock is held while open. Only a test
     // that opens the state next to a running install turns it off.
     bool lockDataDirectory = true;
@@ -85,6 +90,11 @@ Result<std::unique_ptr<QLockFile>> lockDataDirectory(const QString &dataDir);
 // otherwise a new one, written 0600. Invalid when the file holds something that is not an id.
 Result<QString> dataDirectoryInstallId(const QString &dataDir, const core::DatabaseConfig &database);
 
+// Where the edge reaches an API that listens on address:port (a wildcard address: its loopback
+// one); certificateFile: the API's self-made TLS certificate, empty for plain HTTP.
+adapters::IdentityCheck identityCheckFor(const QHostAddress &address, quint16 port,
+                                         const QString &certificateFile = {});
+
 class Install {
 public:
     explicit Install(InstallOptions options);
@@ -108,6 +118,9 @@ public:
     QString installId() const { return m_options.engine.installId; }
     // What the API server enforces beside roles (ApiServer::setAuthzOptions).
     core::authz::AuthzOptions authzOptions() const { return core::authz::AuthzOptions{m_options.appLimit}; }
+    // Where the edge asks who is signed in for apps that want it: this install's API, once it
+    // listens (a router that cannot ask ignores it).
+    Status setIdentityCheck(const adapters::IdentityCheck &check);
     // A line for each runtime left out and why ("Incus: not used: ..."), and one for the edge
     // when apps are served from Pando's own process, for the log.
     QStringList runtimeNotes() const { return m_runtimeNotes; }

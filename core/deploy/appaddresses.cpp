@@ -13,6 +13,12 @@ Result<QList<adapters::Address>> planAddresses(Database &db, adapters::Router &r
     auto policy = policy::readDomainPolicy(db);
     if (!policy)
         return std::unexpected(policy.error());
+    if (spec.route.auth == AppSpec::Route::Auth::Pando && !router.assertsIdentity())
+        return fail(ErrorCode::Invalid,
+                    u"app %1 is for people signed in to Pando, but this install's edge cannot ask Pando who they are"_s
+                        .arg(app),
+                    u"route.auth"_s,
+                    u"run Pando with the Caddy edge (--edge caddy, docs/edge.md), or leave route.auth out"_s);
     auto addresses = policy::appAddresses(spec, *policy);
     if (!addresses || addresses->isEmpty())
         return addresses;
@@ -44,7 +50,8 @@ Result<QList<adapters::Address>> planAddresses(Database &db, adapters::Router &r
 
 adapters::AddressChange addressChange(const AppSpec &spec, const QList<adapters::Address> &addresses)
 {
-    return adapters::AddressChange{addresses, spec.route.moved == AppSpec::Route::Moved::Redirect};
+    return adapters::AddressChange{addresses, spec.route.moved == AppSpec::Route::Moved::Redirect,
+                                   spec.route.auth == AppSpec::Route::Auth::Pando};
 }
 
 } // namespace pando::core

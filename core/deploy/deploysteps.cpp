@@ -397,7 +397,7 @@ Result<StepEnd> switchTraffic(DeployRun &run)
         return std::unexpected(addressed.error());
     if (auto switched = s.router.setBackend(deploy.app, run.container.address, run.plan.container.port); !switched) {
         if (before)
-            discardResult(s.router.setAddresses(deploy.app, adapters::AddressChange{before->addresses, false}),
+            discardResult(s.router.setAddresses(deploy.app, adapters::AddressChange{before->addresses, false, before->signIn}),
                           "the switch's error is the one to report");
         return std::unexpected(switched.error());
     }

@@ -249,9 +249,11 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
     if (!served || !domains)
         return;
     auto wanted = policy::appAddresses(*served, *domains);
-    if (auto now = m_s.router.route(name); wanted && now && now->addresses != *wanted)
-        note(QStringLiteral("serving %1 at its addresses").arg(name),
-             m_s.router.setAddresses(name, addressChange(*served, *wanted)));
+    if (!wanted)
+        return;
+    const adapters::AddressChange change = addressChange(*served, *wanted);
+    if (auto now = m_s.router.route(name); now && (now->addresses != change.addresses || now->signIn != change.signIn))
+        note(QStringLiteral("serving %1 at its addresses").arg(name), m_s.router.setAddresses(name, change));
 }
 
 } // namespace pando::core

@@ -368,7 +368,7 @@ Status readRoute(const DocNode &root, AppSpec &spec)
     if (!*node)
         return {};
     const DocNode &route = **node;
-    PANDO_SPEC_TRY(known, checkFields(route, u"route"_s, {u"port"_s, u"domains"_s, u"paths"_s, u"tls"_s, u"moved"_s}));
+    PANDO_SPEC_TRY(known, checkFields(route, u"route"_s, {u"port"_s, u"domains"_s, u"paths"_s, u"tls"_s, u"moved"_s, u"auth"_s}));
     if (const DocNode *p = route.value(u"port"_s); p && p->kind != DocNode::Kind::Null) {
         PANDO_SPEC_TRY(value, port(*p, u"route.port"_s));
         spec.route.port = *value;

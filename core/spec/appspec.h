@@ -68,6 +68,10 @@ struct AppSpec {
         std::optional<adapters::TlsMode> tls;
         enum class Moved { Redirect, Drop };
         Moved moved = Moved::Redirect;
+        // route.auth: who the edge lets through. Pando: only people signed in to Pando who may
+        // read the app, each request with a signed X-Pando-Assertion naming them (docs/edge.md).
+        enum class Auth { None, Pando };
+        Auth auth = Auth::None;
     } route;
 
     enum class Egress { All, None };

@@ -267,6 +267,18 @@ Status readRouteAddresses(const DocNode &route, AppSpec &spec)
                                       *moved));
         spec.route.moved = *value == u"drop" ? AppSpec::Route::Moved::Drop : AppSpec::Route::Moved::Redirect;
     }
+    if (const DocNode *auth = route.value(u"auth"_s); auth && auth->kind != DocNode::Kind::Null) {
+        auto value = scalar(*auth, u"route.auth"_s, u"none or pando"_s);
+        if (!value)
+            return std::unexpected(value.error());
+        if (*value != u"none" && *value != u"pando")
+            return std::unexpected(at(Error{ErrorCode::Invalid,
+                                            u"expected none or pando, got %1"_s.arg(quoted(*value)),
+                                            u"route.auth"_s,
+                                            u"pando: only people signed in to Pando reach the app"_s},
+                                      *auth));
+        spec.route.auth = *value == u"pando" ? AppSpec::Route::Auth::Pando : AppSpec::Route::Auth::None;
+    }
     if (const DocNode *domains = route.value(u"domains"_s)) {
         auto names = strings(*domains, u"route.domains"_s, MaxRouteDomains, u"domain names"_s);
         if (!names)
@@ -319,6 +331,8 @@ void insertRouteJson(const AppSpec::Route &route, QJsonObject &json)
         json.insert(u"tls"_s, adapters::tlsModeName(*route.tls));
     if (route.moved != AppSpec::Route::Moved::Redirect)
         json.insert(u"moved"_s, movedName(route.moved));
+    if (route.auth == AppSpec::Route::Auth::Pando)
+        json.insert(u"auth"_s, u"pando"_s);
 }
 
 } // namespace detail

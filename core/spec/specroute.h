@@ -32,11 +32,11 @@ QString movedName(AppSpec::Route::Moved moved);
 
 namespace detail {
 
-// domains, paths, tls and moved of the route mapping (the port is read beside them).
+// domains, paths, tls, moved and auth of the route mapping (the port is read beside them).
 Status readRouteAddresses(const DocNode &route, AppSpec &spec);
 // The same rules for a spec built in code.
 Status checkRouteAddresses(const AppSpec::Route &route);
-// Adds domains, paths, tls and moved to the route's JSON when they are set.
+// Adds domains, paths, tls, moved and auth to the route's JSON when they are set.
 void insertRouteJson(const AppSpec::Route &route, QJsonObject &json);
 
 } // namespace detail

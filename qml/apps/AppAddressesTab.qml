@@ -131,6 +131,14 @@ ColumnLayout {
     }
 
     Label {
+        objectName: "signInOnly"
+        visible: addresses.signInOnly
+        text: qsTr("Only people signed in to Pando who may see %1 reach it, at every address: a browser is asked to sign in on the app's own name, and the app gets an X-Pando-Assertion header saying who is asking.").arg(root.app)
+        wrapMode: Text.Wrap
+        Layout.fillWidth: true
+    }
+
+    Label {
         objectName: "addressesError"
         visible: addresses.error.length > 0
         text: addresses.error

@@ -99,7 +99,7 @@ AppAddressesModel::Entry AppAddressesModel::describe(const QJsonObject &address)
     return e;
 }
 
-void AppAddressesModel::setRows(const QList<Entry> &rows, const QString &url)
+void AppAddressesModel::setRows(const QList<Entry> &rows, const QString &url, bool signInOnly)
 {
     const bool countMoves = rows.size() != m_rows.size();
     beginResetModel();
@@ -107,8 +107,9 @@ void AppAddressesModel::setRows(const QList<Entry> &rows, const QString &url)
     endResetModel();
     if (countMoves)
         Q_EMIT countChanged();
-    if (m_url != url) {
+    if (m_url != url || m_signInOnly != signInOnly) {
         m_url = url;
+        m_signInOnly = signInOnly;
         Q_EMIT urlChanged();
     }
 }
@@ -140,7 +141,8 @@ void AppAddressesModel::refresh()
         QList<Entry> rows;
         for (const QJsonValue v : app->value(u"addresses"_s).toArray())
             rows.append(describe(v.toObject()));
-        self->setRows(rows, app->value(u"url"_s).toString());
+        const QJsonObject route = app->value(u"spec"_s).toObject().value(u"route"_s).toObject();
+        self->setRows(rows, app->value(u"url"_s).toString(), route.value(u"auth"_s).toString() == u"pando"_s);
     });
 }
 

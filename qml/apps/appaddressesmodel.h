@@ -27,6 +27,8 @@ class AppAddressesModel : public pando::desktop::SessionListModel {
     Q_PROPERTY(QString error READ error NOTIFY errorChanged)
     // The stable loopback address every app has, besides its names.
     Q_PROPERTY(QString url READ url NOTIFY urlChanged)
+    // Only people signed in to Pando reach the app (its spec's route.auth: pando).
+    Q_PROPERTY(bool signInOnly READ signInOnly NOTIFY urlChanged)
 
 public:
     enum Role {
@@ -45,6 +47,7 @@ public:
     QString app() const { return m_app; }
     void setApp(const QString &app);
     QString url() const { return m_url; }
+    bool signInOnly() const { return m_signInOnly; }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role) const override;
@@ -70,10 +73,11 @@ Q_SIGNALS:
 private:
     void onEvent(const QJsonObject &event) override;
     void sessionReplaced() override;
-    void setRows(const QList<Entry> &rows, const QString &url);
+    void setRows(const QList<Entry> &rows, const QString &url, bool signInOnly = false);
 
     QString m_app;
     QString m_url;
+    bool m_signInOnly = false;
     QList<Entry> m_rows;
 };
 

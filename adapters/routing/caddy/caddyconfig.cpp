@@ -39,15 +39,105 @@ QString listenAddress(const QString &host, int port)
     return dialAddress(host, port);
 }
 
-// The app's backend, or a 503 that says it has none yet.
-QJsonObject appHandler(const Route &route)
+QJsonObject unavailable(const QString &body)
+{
+    return {{"handler"_L1, "static_response"_L1}, {"status_code"_L1, 503}, {"body"_L1, body}};
+}
+
+// A reverse_proxy handler to pandod's API, which answers only to the names it knows: the request
+// carries the API's own host:port, not the app's.
+QJsonObject toPando(const IdentityCheck &identity)
+{
+    QJsonObject proxy{{"handler"_L1, "reverse_proxy"_L1},
+                      {"upstreams"_L1, QJsonArray{QJsonObject{{"dial"_L1, identity.dial}}}}};
+    if (!identity.caFile.isEmpty()) {
+        QJsonObject tls{{"root_ca_pem_files"_L1, QJsonArray{identity.caFile}}};
+        if (!identity.tlsName.isEmpty())
+            tls.insert("server_name"_L1, identity.tlsName);
+        proxy.insert("transport"_L1, QJsonObject{{"protocol"_L1, "http"_L1}, {"tls"_L1, tls}});
+    }
+    return proxy;
+}
+
+QJsonObject setHeaders(const QJsonObject &headers)
+{
+    return {{"request"_L1, QJsonObject{{"set"_L1, headers}}}};
+}
+
+// Asks pandod whether the request's credential may reach app (GET /api/v1/edge/auth): on a 2xx
+// the request goes on with the assertion pandod minted (replacing any the client sent, which
+// pandod refuses anyway); any other answer goes back to the client as it is.
+QJsonObject askPando(const QString &app, const IdentityCheck &identity)
+{
+    QJsonObject ask = toPando(identity);
+    ask.insert("rewrite"_L1, QJsonObject{{"method"_L1, "GET"_L1},
+                                          {"uri"_L1, u"/api/v1/edge/auth?app=%1"_s.arg(app)}});
+    ask.insert("headers"_L1, setHeaders({{"Host"_L1, QJsonArray{"{http.reverse_proxy.upstream.hostport}"_L1}},
+                                         {"X-Forwarded-Method"_L1, QJsonArray{"{http.request.method}"_L1}},
+                                         {"X-Forwarded-Uri"_L1, QJsonArray{"{http.request.uri}"_L1}}}));
+    const QJsonObject passAssertion{
+        {"handler"_L1, "headers"_L1},
+        {"request"_L1,
+         QJsonObject{{"set"_L1, QJsonObject{{"X-Pando-Assertion"_L1,
+                                             QJsonArray{"{http.reverse_proxy.header.X-Pando-Assertion}"_L1}}}}}}};
+    ask.insert("handle_response"_L1,
+               QJsonArray{QJsonObject{{"match"_L1, QJsonObject{{"status_code"_L1, QJsonArray{2}}}},
+                                      {"routes"_L1, QJsonArray{QJsonObject{{"handle"_L1, QJsonArray{passAssertion}}}}}}});
+    return ask;
+}
+
+// pandod's sign-in page, on the app's own host so that the session cookie it sets is that host's.
+QJsonObject signInPage(const QString &app, const IdentityCheck &identity)
+{
+    QJsonObject page = toPando(identity);
+    page.insert("rewrite"_L1, QJsonObject{{"uri"_L1, u"/api/v1/edge/sign-in?app=%1&{http.request.uri.query}"_s.arg(app)}});
+    page.insert("headers"_L1, setHeaders({{"Host"_L1, QJsonArray{"{http.reverse_proxy.upstream.hostport}"_L1}},
+                                          {"X-Forwarded-Host"_L1, QJsonArray{"{http.request.hostport}"_L1}},
+                                          {"X-Forwarded-Proto"_L1, QJsonArray{"{http.request.scheme}"_L1}}}));
+    return page;
+}
+
+// The app's backend, or a 503 that says it has none yet. An app for people signed in to Pando
+// gets the sign-in page and the check first (caddyconfig.h).
+QJsonObject appHandler(const Route &route, const IdentityCheck &identity)
 {
     if (route.backendHost.isEmpty())
-        return {{"handler"_L1, "static_response"_L1},
-                {"status_code"_L1, 503},
-                {"body"_L1, u"%1 has no running version yet\n"_s.arg(route.app)}};
-    return {{"handler"_L1, "reverse_proxy"_L1},
-            {"upstreams"_L1, QJsonArray{QJsonObject{{"dial"_L1, dialAddress(route.backendHost, route.backendPort)}}}}};
+        return unavailable(u"%1 has no running version yet\n"_s.arg(route.app));
+    QJsonObject proxy{
+        {"handler"_L1, "reverse_proxy"_L1},
+        {"upstreams"_L1, QJsonArray{QJsonObject{{"dial"_L1, dialAddress(route.backendHost, route.backendPort)}}}}};
+    if (!route.signIn)
+        return proxy;
+    if (identity.dial.isEmpty())
+        return unavailable(u"%1 is for people signed in to Pando, and Pando is not serving its API\n"_s.arg(route.app));
+    // The person's Pando credential stays with Pando; the app's own cookies and Authorization go on.
+    proxy.insert("headers"_L1,
+                 QJsonObject{{"request"_L1,
+                              QJsonObject{{"replace"_L1,
+                                           QJsonObject{{"Cookie"_L1, QJsonArray{QJsonObject{
+                                                                         {"search_regexp"_L1,
+                                                                          "(^|;\\s*)pando_session=[^;]*(;\\s*|$)"_L1},
+                                                                         {"replace"_L1, "$1"_L1}}}},
+                                                       {"Authorization"_L1,
+                                                        QJsonArray{QJsonObject{
+                                                            {"search_regexp"_L1, "^[Bb]earer\\s+pando(sess)?_\\S*$"_L1},
+                                                            {"replace"_L1, ""_L1}}}}}}}}});
+    const QJsonObject signIn{
+        {"match"_L1, QJsonArray{QJsonObject{
+                         {"path"_L1, QJsonArray{QLatin1String(SignInPath), QString(QLatin1String(SignInPath) + u"/*"_s)}}}}},
+        {"handle"_L1, QJsonArray{signInPage(route.app, identity)}},
+        {"terminal"_L1, true}};
+    const QJsonObject checked{{"handle"_L1, QJsonArray{askPando(route.app, identity), proxy}}};
+    return {{"handler"_L1, "subroute"_L1}, {"routes"_L1, QJsonArray{signIn, checked}}};
+}
+
+// The app's backend in a handler appHandler() made: its reverse_proxy (last in a subroute).
+QJsonObject backendHandler(const QJsonObject &handler)
+{
+    if (handler.value("handler"_L1).toString() != "subroute"_L1)
+        return handler;
+    const QJsonArray handle = handler.value("routes"_L1).toArray().last().toObject().value("handle"_L1).toArray();
+    return handle.isEmpty() ? QJsonObject{} : handle.last().toObject();
 }
 
 QJsonObject redirectHandler(const QString &location)
@@ -130,21 +220,6 @@ QJsonObject noAppHere()
                                                  {"body"_L1, "no app is served at this address\n"_L1}}}}};
 }
 
-QJsonObject addressJson(const Address &address)
-{
-    return {{"host"_L1, address.host}, {"path"_L1, address.path}, {"tls"_L1, tlsModeName(address.tls)}};
-}
-
-Address addressFromJson(const QJsonObject &json)
-{
-    Address address;
-    address.host = json.value("host"_L1).toString();
-    address.path = json.value("path"_L1).toString(u"/"_s);
-    const QString tls = json.value("tls"_L1).toString();
-    address.tls = tls == u"off" ? TlsMode::Off : tls == u"internal" ? TlsMode::Internal : TlsMode::Auto;
-    return address;
-}
-
 } // namespace
 
 bool movesSettled(const QHash<QString, Route> &routes, const std::function<bool(const QString &)> &hasCertificate)
@@ -165,7 +240,7 @@ QByteArray renderConfig(const ConfigInput &input)
     QStringList autoHosts;
     QStringList internalHosts;
     for (const Route &route : input.routes) {
-        const QJsonObject handler = appHandler(route);
+        const QJsonObject handler = appHandler(route, input.identity);
         QJsonObject server;
         server.insert("listen"_L1, QJsonArray{u"127.0.0.1:%1"_s.arg(route.port)});
         server.insert("automatic_https"_L1, QJsonObject{{"disable"_L1, true}});
@@ -287,8 +362,10 @@ QHash<QString, Route> routesOfServers(const QJsonObject &servers)
         if (route.app.isEmpty() || route.port <= 0)
             continue;
         route.url = QUrl(u"http://127.0.0.1:%1/"_s.arg(route.port));
-        const QJsonObject handler =
+        const QJsonObject served =
             server.value("routes"_L1).toArray().first().toObject().value("handle"_L1).toArray().first().toObject();
+        route.signIn = served.value("handler"_L1).toString() == "subroute"_L1;
+        const QJsonObject handler = backendHandler(served);
         if (handler.value("handler"_L1).toString() == "reverse_proxy"_L1) {
             const auto [host, port] =
                 splitDial(handler.value("upstreams"_L1).toArray().first().toObject().value("dial"_L1).toString());
@@ -300,52 +377,40 @@ QHash<QString, Route> routesOfServers(const QJsonObject &servers)
     return routes;
 }
 
-QByteArray routesJson(const QHash<QString, Route> &routes)
+IdentityCheck identityOfServers(const QJsonObject &servers)
 {
-    QStringList names = routes.keys();
-    names.sort();
-    QJsonArray list;
-    for (const QString &name : std::as_const(names)) {
-        const Route &route = routes[name];
-        QJsonArray addresses;
-        for (const Address &address : route.addresses)
-            addresses.append(addressJson(address));
-        QJsonArray moved;
-        for (const MovedAddress &m : route.moved) {
-            QJsonObject entry = addressJson(m.from);
-            entry.insert("to"_L1, m.to.toString());
-            moved.append(entry);
-        }
-        list.append(QJsonObject{{"app"_L1, route.app},
-                                {"port"_L1, route.port},
-                                {"backend_host"_L1, route.backendHost},
-                                {"backend_port"_L1, route.backendPort},
-                                {"addresses"_L1, addresses},
-                                {"moved"_L1, moved}});
-    }
-    return QJsonDocument(QJsonObject{{"routes"_L1, list}}).toJson(QJsonDocument::Indented);
-}
-
-QHash<QString, Route> routesFromJson(const QByteArray &json)
-{
-    QHash<QString, Route> routes;
-    for (const QJsonValue value : QJsonDocument::fromJson(json).object().value("routes"_L1).toArray()) {
-        const QJsonObject entry = value.toObject();
-        Route route;
-        route.app = entry.value("app"_L1).toString();
-        route.port = entry.value("port"_L1).toInt();
-        if (route.app.isEmpty() || route.port <= 0 || route.port > 65535)
+    for (auto it = servers.constBegin(); it != servers.constEnd(); ++it) {
+        if (!it.key().startsWith(ServerPrefix))
             continue;
-        route.url = QUrl(u"http://127.0.0.1:%1/"_s.arg(route.port));
-        route.backendHost = entry.value("backend_host"_L1).toString();
-        route.backendPort = entry.value("backend_port"_L1).toInt();
-        for (const QJsonValue address : entry.value("addresses"_L1).toArray())
-            route.addresses.append(addressFromJson(address.toObject()));
-        for (const QJsonValue m : entry.value("moved"_L1).toArray())
-            route.moved.append({addressFromJson(m.toObject()), QUrl(m.toObject().value("to"_L1).toString())});
-        routes.insert(route.app, route);
+        const QJsonObject served = it.value()
+                                       .toObject()
+                                       .value("routes"_L1)
+                                       .toArray()
+                                       .first()
+                                       .toObject()
+                                       .value("handle"_L1)
+                                       .toArray()
+                                       .first()
+                                       .toObject();
+        if (served.value("handler"_L1).toString() != "subroute"_L1)
+            continue;
+        // The check asks pandod first: its upstream and transport say where pandod answers.
+        const QJsonObject ask = served.value("routes"_L1)
+                                    .toArray()
+                                    .last()
+                                    .toObject()
+                                    .value("handle"_L1)
+                                    .toArray()
+                                    .first()
+                                    .toObject();
+        IdentityCheck identity;
+        identity.dial = ask.value("upstreams"_L1).toArray().first().toObject().value("dial"_L1).toString();
+        const QJsonObject tls = ask.value("transport"_L1).toObject().value("tls"_L1).toObject();
+        identity.caFile = tls.value("root_ca_pem_files"_L1).toArray().first().toString();
+        identity.tlsName = tls.value("server_name"_L1).toString();
+        return identity;
     }
-    return routes;
+    return {};
 }
 
 QString caddyError(const QByteArray &body)

@@ -1,6 +1,6 @@
 #pragma once
 // The Caddy edge's configuration, as pure functions: Pando's route table in, Caddy's JSON
-// configuration out (and the table written down beside it, and read back).
+// configuration out (the table written down beside it is adapters/api/routetable.h's).
 //
 // Each app keeps its stable 127.0.0.1 port: a server "pando:APP" reverse-proxying to the current
 // container. Apps with addresses share two more servers on the edge's HTTP and HTTPS ports:
@@ -10,6 +10,14 @@
 // HTTP challenge is answered there by Caddy itself). An address an app moved away from redirects
 // (308) to where it moved, once the new address serves (its certificate exists); until then it
 // keeps serving the app.
+//
+// An app that wants only people signed in to Pando (Route::signIn) is served through a subroute,
+// on its stable port and its addresses alike: /.pando/sign-in goes to pandod's sign-in page (its
+// session cookie is then the app host's own); every other request is first asked of pandod's
+// GET /api/v1/edge/auth, and goes on to the app only on a 2xx, with the X-Pando-Assertion that
+// answer carried and without Pando's credential (the pando_session cookie, a Pando bearer token).
+// Any other answer (401, 403, a browser's redirect to the sign-in page) goes back to the client;
+// while pandod does not answer, such apps answer 502, never unchecked.
 
 #include "adapters/api/routing.h"
 
@@ -42,18 +50,22 @@ struct ConfigInput {
     EdgeSite site;
     // Whether the edge holds a certificate for host (a moved address redirects once it does).
     std::function<bool(const QString &host)> hasCertificate;
+    // Where apps that want people signed in ask who they are; unset: such apps answer 503.
+    IdentityCheck identity;
 };
+
+// The path on an app's own host where people sign in to Pando (the edge hands it to pandod).
+inline constexpr auto SignInPath = "/.pando/sign-in";
 
 QByteArray renderConfig(const ConfigInput &input);
 // Whether every address a moved one points at serves already (so the redirect is in place).
 bool movesSettled(const QHash<QString, Route> &routes, const std::function<bool(const QString &)> &hasCertificate);
 
-// The per-app servers of a configuration Caddy serves: ports and backends, no addresses.
+// The per-app servers of a configuration Caddy serves: ports, backends and whether people must
+// sign in; no addresses.
 QHash<QString, Route> routesOfServers(const QJsonObject &servers);
-
-// Pando's route table as written beside the configuration (routes.json), and read back.
-QByteArray routesJson(const QHash<QString, Route> &routes);
-QHash<QString, Route> routesFromJson(const QByteArray &json);
+// Where those servers ask who is signed in (unset when no app wants it).
+IdentityCheck identityOfServers(const QJsonObject &servers);
 
 // Caddy's {"error": "..."} body, or the body itself.
 QString caddyError(const QByteArray &body);

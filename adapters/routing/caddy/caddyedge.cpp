@@ -4,6 +4,7 @@
 #include "caddyconfig.h"
 
 #include "adapters/api/oskit.h"
+#include "adapters/api/routetable.h"
 #include "adapters/kit/httpkit/httptransport.h"
 
 #include <QDir>
@@ -160,12 +161,16 @@ Status CaddyEdge::adoptLocked()
         return fail(ErrorCode::Unavailable, u"the edge (Caddy) did not say which routes it serves: %1"_s.arg(
                                                 exchange.transportFailed ? exchange.error : caddyError(exchange.body)));
     // Ports and backends as Caddy serves them; addresses as they were written down beside.
-    QHash<QString, Route> routes = routesOfServers(QJsonDocument::fromJson(exchange.body).object());
+    const QJsonObject servers = QJsonDocument::fromJson(exchange.body).object();
+    QHash<QString, Route> routes = routesOfServers(servers);
+    // Where it asks who is signed in, as it does now: until pandod says again, nothing changes.
+    m_identity = identityOfServers(servers);
     const QHash<QString, Route> written = writtenRoutes();
     for (Route &route : routes)
         if (auto it = written.constFind(route.app); it != written.constEnd()) {
             route.addresses = it->addresses;
             route.moved = it->moved;
+            route.signIn = it->signIn;
         }
     m_routes = routes;
     m_movesPending = !movesSettled(m_routes, certificateCheck());
@@ -269,7 +274,7 @@ qint64 CaddyEdge::caddyPid() const
 Status CaddyEdge::writeConfig(const QByteArray &config, const QHash<QString, Route> &routes) const
 {
     for (const auto &[name, content] :
-         {std::pair{"caddy.json", config}, std::pair{"routes.json", routesJson(routes)}}) {
+         {std::pair{"caddy.json", config}, std::pair{"routes.json", routeTableJson(routes)}}) {
         QSaveFile file(path(name));
         if (!file.open(QIODevice::WriteOnly) || file.write(content) < 0 ||
             !file.setPermissions(QFile::ReadOwner | QFile::WriteOwner) || !file.commit())
@@ -280,8 +285,19 @@ Status CaddyEdge::writeConfig(const QByteArray &config, const QHash<QString, Rou
 
 QHash<QString, Route> CaddyEdge::writtenRoutes() const
 {
-    if (QFile table(path("routes.json")); table.open(QIODevice::ReadOnly))
-        return routesFromJson(table.readAll());
+    if (QFile table(path("routes.json")); table.open(QIODevice::ReadOnly)) {
+        auto routes = routeTableFromJson(table.readAll());
+        if (!routes) {
+            // What Caddy serves still says the ports and backends; only the addresses are lost.
+            qWarning("edge: %s cannot be read (%s at %s); its addresses are served again with the next deploy",
+                     qPrintable(path("routes.json")), qPrintable(routes.error().message),
+                     qPrintable(routes.error().where));
+            return {};
+        }
+        for (Route &route : *routes)
+            route.url = QUrl(u"http://127.0.0.1:%1/"_s.arg(route.port));
+        return *routes;
+    }
     // Written by a Pando that kept no table: the per-app servers of its configuration.
     if (QFile last(path("caddy.json")); last.open(QIODevice::ReadOnly))
         return routesOfServers(QJsonDocument::fromJson(last.readAll())
@@ -304,7 +320,7 @@ std::function<bool(const QString &)> CaddyEdge::certificateCheck() const
 
 QByteArray CaddyEdge::configJson(const QHash<QString, Route> &routes) const
 {
-    return renderConfig({routes, path("admin.sock"), path("data"), m_options.site, certificateCheck()});
+    return renderConfig({routes, path("admin.sock"), path("data"), m_options.site, certificateCheck(), m_identity});
 }
 
 Status CaddyEdge::applyLocked(const QHash<QString, Route> &routes)
@@ -464,47 +480,29 @@ namespace pando::adapters::caddy {
 Status CaddyEdge::setAddresses(const QString &app, const AddressChange &change)
 {
     const std::lock_guard guard(m_mutex);
-    auto it = m_routes.constFind(app);
-    if (it == m_routes.constEnd())
-        return fail(ErrorCode::NotFound, u"app %1 has no route"_s.arg(app), u"app"_s, u"call ensure() first"_s);
-    for (const Route &other : std::as_const(m_routes)) {
-        if (other.app == app)
-            continue;
-        for (const Address &mine : change.addresses)
-            for (const Address &theirs : other.addresses)
-                if (mine.overlaps(theirs))
-                    return fail(ErrorCode::Conflict,
-                                u"%1%2 is served for app %3"_s.arg(theirs.host, theirs.path, other.app),
-                                u"route.domains"_s, u"pick another name or path, or move %1 first"_s.arg(other.app));
-    }
-    QHash<QString, Route> next = m_routes;
-    Route &route = next[app];
-    const auto movedUrl = [this](const Address &a) {
+    const auto next = withAddresses(m_routes, app, change, [this](const Address &a) {
         return a.url(m_options.site.httpPort, m_options.site.httpsPort);
-    };
-    QList<MovedAddress> moved;
-    if (change.redirectMoved && !change.addresses.isEmpty()) {
-        const QUrl to = movedUrl(change.addresses.first());
-        // Earlier moves now lead to the new address too.
-        for (const MovedAddress &m : std::as_const(route.moved))
-            moved.append({m.from, to});
-        for (const Address &old : std::as_const(route.addresses))
-            if (!change.addresses.contains(old))
-                moved.append({old, to});
-    }
-    // An address taken (back) by a route no longer redirects, for this app or any other.
-    const auto taken = [&change](const MovedAddress &m) {
-        return std::ranges::any_of(change.addresses, [&m](const Address &a) { return a.overlaps(m.from); });
-    };
-    moved.removeIf(taken);
-    for (Route &other : next)
-        if (other.app != app)
-            other.moved.removeIf(taken);
-    route.addresses = change.addresses;
-    route.moved = moved;
-    if (next == m_routes)
+    });
+    if (!next)
+        return std::unexpected(next.error());
+    return *next ? applyLocked(**next) : Status{};
+}
+
+Status CaddyEdge::setIdentityCheck(const IdentityCheck &check)
+{
+    const std::lock_guard guard(m_mutex);
+    if (check == m_identity)
         return {};
-    return applyLocked(next);
+    const IdentityCheck before = m_identity;
+    m_identity = check;
+    // Only apps that want people signed in are served differently: nothing to load without one.
+    if (std::ranges::none_of(m_routes, &Route::signIn))
+        return {};
+    if (auto applied = applyLocked(m_routes); !applied) {
+        m_identity = before;
+        return applied;
+    }
+    return {};
 }
 
 QList<CertificateState> CaddyEdge::certificates()

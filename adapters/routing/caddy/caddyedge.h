@@ -60,6 +60,9 @@ public:
     std::optional<Route> route(const QString &app) override;
     bool servesAddresses() const override { return true; }
     Status setAddresses(const QString &app, const AddressChange &change) override;
+    bool assertsIdentity() const override { return true; }
+    // Loads the configuration again when where pandod answers changed.
+    Status setIdentityCheck(const IdentityCheck &check) override;
     QList<CertificateState> certificates() override;
     QByteArray installCa() override;
     std::pair<int, int> addressPorts() const override { return {m_options.site.httpPort, m_options.site.httpsPort}; }
@@ -87,6 +90,7 @@ private:
     CaddyEdgeOptions m_options;
     std::mutex m_mutex;
     QHash<QString, Route> m_routes;
+    IdentityCheck m_identity;
     bool m_started = false;
     bool m_movesPending = false; // a moved address serves the app until where it moved serves
     QString m_problem;           // the last failed restart

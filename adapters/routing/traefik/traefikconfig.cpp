@@ -31,23 +31,10 @@ bool isWildcard(const QString &host)
     return host.startsWith("*."_L1);
 }
 
-// Escapes what Go's RE2 syntax gives a meaning to.
-QString escapeRegex(const QString &text)
-{
-    static const QString special = uR"(\.+*?()|[]{}^$)"_s;
-    QString escaped;
-    for (const QChar c : text) {
-        if (special.contains(c))
-            escaped += u'\\';
-        escaped += c;
-    }
-    return escaped;
-}
-
 QString hostRegex(const QString &host)
 {
     // One label in place of "*", as a wildcard certificate covers.
-    return isWildcard(host) ? u"[a-z0-9-]+"_s + escapeRegex(host.mid(1)) : escapeRegex(host);
+    return isWildcard(host) ? u"[a-z0-9-]+"_s + escapeRe2(host.mid(1)) : escapeRe2(host);
 }
 
 QJsonObject tlsFor(const Address &address, const TraefikRouterOptions &options)
@@ -88,30 +75,6 @@ void addRouters(QJsonObject &routers, const QString &name, const Address &addres
     plain.insert("middlewares"_L1, QJsonArray{httpMiddleware});
     plain.insert("service"_L1, QString(NoopService));
     routers.insert(name + "_http"_L1, plain);
-}
-
-QJsonObject addressJson(const Address &address)
-{
-    return {{"host"_L1, address.host}, {"path"_L1, address.path}, {"tls"_L1, tlsModeName(address.tls)}};
-}
-
-Result<Address> addressFrom(const QJsonObject &object, const QString &where)
-{
-    Address address;
-    address.host = object.value("host"_L1).toString();
-    address.path = object.value("path"_L1).toString(u"/"_s);
-    const QString tls = object.value("tls"_L1).toString(u"auto"_s);
-    if (tls == "auto"_L1)
-        address.tls = TlsMode::Auto;
-    else if (tls == "internal"_L1)
-        address.tls = TlsMode::Internal;
-    else if (tls == "off"_L1)
-        address.tls = TlsMode::Off;
-    else
-        return fail(ErrorCode::Invalid, u"TLS mode \"%1\" is not auto, internal or off"_s.arg(tls), where + ".tls"_L1);
-    if (auto checked = checkAddress(address, where + ".host"_L1, where + ".path"_L1); !checked)
-        return std::unexpected(checked.error());
-    return address;
 }
 
 void emitScalar(QByteArray &out, const QJsonValue &value)
@@ -234,7 +197,7 @@ std::pair<QString, QString> redirectFor(const MovedAddress &moved)
 {
     const Address &from = moved.from;
     QString regex = u"^https?://(?i:%1)(?::[0-9]+)?"_s.arg(hostRegex(from.host));
-    regex += from.path == "/"_L1 ? u"(/.*)$"_s : escapeRegex(from.path) + "([/?].*)?$"_L1;
+    regex += from.path == "/"_L1 ? u"(/.*)$"_s : escapeRe2(from.path) + "([/?].*)?$"_L1;
     QString base = moved.to.toString(QUrl::FullyEncoded);
     while (base.endsWith(u'/'))
         base.chop(1);
@@ -251,21 +214,7 @@ std::pair<QString, QString> certificateFiles(const QString &dir, const QString &
 
 Status checkAddress(const Address &address, const QString &hostWhere, const QString &pathWhere)
 {
-    static const QRegularExpression host(
-        uR"(^(\*\.)?([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\z)"_s);
-    // Unreserved and sub-delims, ':', '@' and escapes: no backtick to end a rule's string.
-    static const QRegularExpression path(uR"(^(/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+\z)"_s);
-    if (address.host.size() > 253 || !host.match(address.host).hasMatch())
-        return fail(ErrorCode::Invalid,
-                    u"\"%1\" is not a lower-case host name (or *.name for a wildcard)"_s.arg(address.host), hostWhere);
-    if (isWildcard(address.host) && !address.host.mid(2).contains(u'.'))
-        return fail(ErrorCode::Invalid, u"wildcard \"%1\" covers a whole top-level domain"_s.arg(address.host),
-                    hostWhere);
-    if (address.path != "/"_L1 && (address.path.size() > 1024 || !path.match(address.path).hasMatch()))
-        return fail(ErrorCode::Invalid,
-                    u"path \"%1\" is not \"/\" or \"/segment/...\" without a trailing slash"_s.arg(address.path),
-                    pathWhere);
-    return {};
+    return checkAddressSyntax(address, hostWhere, pathWhere);
 }
 
 QJsonObject dynamicConfig(const QHash<QString, Route> &routes, const TraefikRouterOptions &options)
@@ -351,79 +300,6 @@ QByteArray toYaml(const QJsonObject &tree, const QByteArray &header)
         return out + "{}\n";
     emitObject(out, tree, 0);
     return out;
-}
-
-QByteArray routesToJson(const QHash<QString, Route> &routes)
-{
-    QStringList apps = routes.keys();
-    apps.sort();
-    QJsonArray list;
-    for (const QString &app : std::as_const(apps)) {
-        const Route &route = routes[app];
-        QJsonArray addresses;
-        for (const Address &address : route.addresses)
-            addresses.append(addressJson(address));
-        QJsonArray moved;
-        for (const MovedAddress &m : route.moved) {
-            QJsonObject entry = addressJson(m.from);
-            entry.insert("to"_L1, m.to.toString(QUrl::FullyEncoded));
-            moved.append(entry);
-        }
-        QJsonObject entry{{"app"_L1, route.app}, {"port"_L1, route.port}};
-        if (!route.backendHost.isEmpty()) {
-            entry.insert("backendHost"_L1, route.backendHost);
-            entry.insert("backendPort"_L1, route.backendPort);
-        }
-        entry.insert("addresses"_L1, addresses);
-        entry.insert("moved"_L1, moved);
-        list.append(entry);
-    }
-    return QJsonDocument(QJsonObject{{"routes"_L1, list}}).toJson(QJsonDocument::Indented);
-}
-
-Result<QHash<QString, Route>> routesFromJson(const QByteArray &json, const TraefikRouterOptions &options)
-{
-    QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
-    if (parseError.error != QJsonParseError::NoError || !document.isObject())
-        return fail(ErrorCode::Invalid, u"not a route table: %1"_s.arg(parseError.errorString()),
-                    u"offset %1"_s.arg(parseError.offset));
-    QHash<QString, Route> routes;
-    const QJsonArray list = document.object().value("routes"_L1).toArray();
-    for (qsizetype i = 0; i < list.size(); ++i) {
-        const QJsonObject entry = list[i].toObject();
-        const QString where = u"routes[%1]"_s.arg(i);
-        Route route;
-        route.app = entry.value("app"_L1).toString();
-        route.port = entry.value("port"_L1).toInt();
-        route.backendHost = entry.value("backendHost"_L1).toString();
-        route.backendPort = entry.value("backendPort"_L1).toInt();
-        if (route.app.isEmpty() || routes.contains(route.app) || route.port < 1 || route.port > 65535 ||
-            (!route.backendHost.isEmpty() && (route.backendPort < 1 || route.backendPort > 65535)))
-            return fail(ErrorCode::Invalid, u"an app without a name, a second route of one, or a port out of range"_s,
-                        where);
-        const QJsonArray addresses = entry.value("addresses"_L1).toArray();
-        for (qsizetype a = 0; a < addresses.size(); ++a) {
-            auto address = addressFrom(addresses[a].toObject(), u"%1.addresses[%2]"_s.arg(where).arg(a));
-            if (!address)
-                return std::unexpected(address.error());
-            route.addresses << *address;
-        }
-        const QJsonArray moved = entry.value("moved"_L1).toArray();
-        for (qsizetype m = 0; m < moved.size(); ++m) {
-            const QString movedWhere = u"%1.moved[%2]"_s.arg(where).arg(m);
-            auto from = addressFrom(moved[m].toObject(), movedWhere);
-            if (!from)
-                return std::unexpected(from.error());
-            const QUrl to(moved[m].toObject().value("to"_L1).toString(), QUrl::StrictMode);
-            if (!to.isValid() || to.host().isEmpty())
-                return fail(ErrorCode::Invalid, u"the redirect's target is not a URL"_s, movedWhere + ".to"_L1);
-            route.moved << MovedAddress{*from, to};
-        }
-        route.url = routeUrl(route, options);
-        routes.insert(route.app, route);
-    }
-    return routes;
 }
 
 QUrl routeUrl(const Route &route, const TraefikRouterOptions &options)

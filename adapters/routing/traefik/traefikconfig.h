@@ -61,10 +61,6 @@ QJsonObject staticEntryPoints(const QHash<QString, Route> &routes);
 // Block YAML for a JSON tree; every string double-quoted (JSON escapes are YAML's too).
 QByteArray toYaml(const QJsonObject &tree, const QByteArray &header = {});
 
-// The route table as routes.json holds it, and back (Invalid, naming what is wrong, for a file
-// that is not one).
-QByteArray routesToJson(const QHash<QString, Route> &routes);
-Result<QHash<QString, Route>> routesFromJson(const QByteArray &json, const TraefikRouterOptions &options);
 // Where people reach route: its first address, else its stable port.
 QUrl routeUrl(const Route &route, const TraefikRouterOptions &options);
 

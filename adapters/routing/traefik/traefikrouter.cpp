@@ -1,6 +1,6 @@
 #include "traefikrouter.h"
 
-#include "adapters/api/oskit.h"
+#include "adapters/api/routetable.h"
 
 #include <QDir>
 #include <QFile>
@@ -10,8 +10,6 @@
 #include <QSet>
 #include <QSslCertificate>
 
-#include <algorithm>
-#include <unistd.h>
 
 using namespace Qt::StringLiterals;
 
@@ -29,38 +27,6 @@ const QByteArray EntryPointsHeader =
     "# Copy these under entryPoints: in traefik.yml (or pass --entryPoints.NAME.address=...) and\n"
     "# restart Traefik when an app is added; routes and addresses change without a restart.\n";
 
-// An address's identity: two apps never share one, whatever its TLS mode.
-QString keyOf(const Address &address)
-{
-    return address.host + address.path;
-}
-
-bool isDnsLabel(const QString &name)
-{
-    if (name.isEmpty() || name.size() > 63 || name.startsWith(u'-') || name.endsWith(u'-'))
-        return false;
-    return std::all_of(name.cbegin(), name.cend(),
-                       [](QChar c) { return (c >= u'a' && c <= u'z') || (c >= u'0' && c <= u'9') || c == u'-'; });
-}
-
-// A free 127.0.0.1 port (requested, or any) that no route holds: Traefik binds a route's port
-// only once it is restarted with its entry point, so a free port may still be promised.
-Result<int> freePort(int requested, const QHash<QString, Route> &routes)
-{
-    QSet<int> promised;
-    for (const Route &route : routes)
-        promised.insert(route.port);
-    for (int attempt = 0; attempt < 20; ++attempt) {
-        int bound = 0;
-        auto fd = bindLoopbackPort(requested, &bound);
-        if (!fd)
-            return std::unexpected(fd.error());
-        ::close(*fd);
-        if (!promised.contains(bound))
-            return bound;
-    }
-    return fail(ErrorCode::Unavailable, u"no free loopback port that no route holds"_s, u"port"_s);
-}
 
 QByteArray readAll(const QString &path, bool *exists = nullptr)
 {
@@ -137,7 +103,9 @@ Status TraefikRouter::startLocked()
     const QByteArray table = readAll(routesFile(), &exists);
     QHash<QString, Route> routes;
     if (exists) {
-        auto read = detail::routesFromJson(table, m_options);
+        auto read = routeTableFromJson(table, [](const Address &address, const QString &where) {
+            return detail::checkAddress(address, where + ".host"_L1, where + ".path"_L1);
+        });
         if (!read) {
             Error error = read.error();
             error.message = u"cannot adopt the routes in %1: %2"_s.arg(routesFile(), error.message);
@@ -145,6 +113,8 @@ Status TraefikRouter::startLocked()
             return std::unexpected(error);
         }
         routes = *read;
+        for (Route &route : routes)
+            route.url = detail::routeUrl(route, m_options);
     }
     m_routes = routes;
     m_written = false;
@@ -179,7 +149,7 @@ Status TraefikRouter::applyLocked(const QHash<QString, Route> &routes)
     QList<Change> changes{
         {dynamicFile(), dynamicYaml(routes)},
         {entryPointsFile(), detail::toYaml(detail::staticEntryPoints(routes), EntryPointsHeader)},
-        {routesFile(), detail::routesToJson(routes)},
+        {routesFile(), routeTableJson(routes)},
     };
     // Traefik's file first: if the table cannot follow, it is put back.
     for (qsizetype i = 0; i < changes.size(); ++i) {
@@ -215,8 +185,8 @@ Status TraefikRouter::applyLocked(const QHash<QString, Route> &routes)
 
 Result<Route> TraefikRouter::ensure(const QString &app, int requestedPort)
 {
-    if (!isDnsLabel(app))
-        return fail(ErrorCode::Invalid, u"app name \"%1\" is not a DNS label (a-z, 0-9, -)"_s.arg(app), u"app"_s);
+    if (auto named = checkAppName(app); !named)
+        return std::unexpected(named.error());
     const std::lock_guard guard(m_mutex);
     if (!m_started)
         if (auto started = startLocked(); !started)
@@ -226,7 +196,9 @@ Result<Route> TraefikRouter::ensure(const QString &app, int requestedPort)
         return std::unexpected(kept.error());
     if (const Route *existing = *kept)
         return *existing;
-    auto port = freePort(requestedPort, m_routes);
+    // Traefik binds a route's port only once it is restarted with its entry point, so a port
+    // nothing listens on yet may still be promised.
+    auto port = unheldPort(requestedPort, m_routes);
     if (!port)
         return std::unexpected(port.error());
     Route route;
@@ -271,45 +243,24 @@ std::optional<Route> TraefikRouter::route(const QString &app)
 
 Status TraefikRouter::setAddresses(const QString &app, const AddressChange &change)
 {
+    // Traefik's forwardAuth cannot cut Pando's session cookie out of what the app gets.
+    if (change.signIn)
+        return Router::setAddresses(app, change);
     // The spec's domains and paths make the addresses, so errors point at those.
-    const QString domains = u"route.domains"_s;
-    QSet<QString> wanted;
-    for (const Address &address : change.addresses) {
-        if (auto checked = detail::checkAddress(address, domains, u"route.paths"_s); !checked)
+    for (const Address &address : change.addresses)
+        if (auto checked = detail::checkAddress(address, u"route.domains"_s, u"route.paths"_s); !checked)
             return checked;
-        if (wanted.contains(keyOf(address)))
-            return fail(ErrorCode::Invalid, u"%1%2 is listed twice"_s.arg(address.host, address.path), domains);
-        wanted.insert(keyOf(address));
-    }
     const std::lock_guard guard(m_mutex);
-    if (!m_routes.contains(app))
-        return fail(ErrorCode::NotFound, u"app %1 has no route"_s.arg(app), u"app"_s, u"call ensure() first"_s);
-    for (const Route &other : std::as_const(m_routes)) {
-        if (other.app == app)
-            continue;
-        for (const Address &held : other.addresses)
-            if (wanted.contains(keyOf(held)))
-                return fail(ErrorCode::Conflict, u"%1%2 is app %3's address"_s.arg(held.host, held.path, other.app),
-                            domains, u"take it off %1 first, or pick another host or path"_s.arg(other.app));
-    }
-
-    QHash<QString, Route> next = m_routes;
-    // A live address outranks a redirect kept for an address someone left, this app's or another's.
-    for (Route &route : next)
-        route.moved.removeIf([&](const MovedAddress &m) { return wanted.contains(keyOf(m.from)); });
-    Route &route = next[app];
-    if (change.redirectMoved && !change.addresses.isEmpty()) {
-        const QUrl to = change.addresses.first().url(m_options.webPort, m_options.websecurePort);
-        for (const Address &old : std::as_const(route.addresses)) {
-            if (wanted.contains(keyOf(old)))
-                continue;
-            route.moved.removeIf([&](const MovedAddress &m) { return keyOf(m.from) == keyOf(old); });
-            route.moved.append(MovedAddress{old, to});
-        }
-    }
-    route.addresses = change.addresses;
+    auto next = withAddresses(m_routes, app, change, [this](const Address &a) {
+        return a.url(m_options.webPort, m_options.websecurePort);
+    });
+    if (!next)
+        return std::unexpected(next.error());
+    if (!*next)
+        return {};
+    Route &route = (**next)[app];
     route.url = detail::routeUrl(route, m_options);
-    return applyLocked(next);
+    return applyLocked(**next);
 }
 
 QList<CertificateState> TraefikRouter::certificates()

@@ -91,6 +91,11 @@ public:
             stop();
             return std::unexpected(port.error());
         }
+        // Apps that want people signed in (route.auth: pando) are checked by the edge against it.
+        if (auto checked = m_install->setIdentityCheck(wiring::identityCheckFor(QHostAddress::LocalHost, *port));
+            !checked)
+            qWarning("pando-desktop: apps for people signed in answer 503 until the edge can ask this engine: %s",
+                     qPrintable(checked.error().text()));
         if (auto written = core::detail::writePrivateFile(QDir(m_dataDir).filePath(ApiUrlFile),
                                                           u"http://127.0.0.1:%1\n"_s.arg(*port).toUtf8());
             !written)

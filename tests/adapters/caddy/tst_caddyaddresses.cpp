@@ -229,6 +229,46 @@ private Q_SLOTS:
         QVERIFY(QFileInfo(m_dir->filePath(u"edge/routes.json"_s)).permissions() ==
                 (QFile::ReadOwner | QFile::WriteOwner | QFile::ReadUser | QFile::WriteUser));
     }
+
+    // An app for people signed in never answers unchecked: not before the edge knows where Pando
+    // answers (503), not while Pando does not (502), and not after the next Pando or a fresh start.
+    void signInOnlyStaysCheckedAcrossRestarts()
+    {
+        HttpBackend ledger("ledger");
+        const int nobody = unusedPort(); // where "pandod" is said to listen: nothing answers there
+        int stable = 0;
+        {
+            CaddyEdge edge(options());
+            PANDO_VERIFY_OK(edge.start());
+            PANDO_VERIFY_OK(serveApp(edge, u"ledger"_s, ledger.port(), internal(u"ledger.test"_s)));
+            PANDO_VERIFY_ANSWER(curlGet(https(u"ledger.test:$/"_s), caFile(edge)), 200, "ledger");
+            PANDO_VERIFY_OK(edge.setAddresses(u"ledger"_s, AddressChange{{internal(u"ledger.test"_s)}, true, true}));
+            stable = edge.route(u"ledger"_s)->port;
+            QCOMPARE(curlGet(u"http://127.0.0.1:%1/"_s.arg(stable)).status, 503);
+            QCOMPARE(curlGet(https(u"ledger.test:$/"_s), caFile(edge)).status, 503);
+            PANDO_VERIFY_OK(edge.setIdentityCheck({u"127.0.0.1:%1"_s.arg(nobody), {}, {}}));
+            QCOMPARE(curlGet(u"http://127.0.0.1:%1/"_s.arg(stable)).status, 502);
+        }
+        // The next Pando adopts it as it serves, where to ask included: a change keeps asking there.
+        {
+            CaddyEdge next(options());
+            PANDO_VERIFY_OK(next.start());
+            QVERIFY(next.route(u"ledger"_s)->signIn);
+            PANDO_VERIFY_OK(next.setAddresses(
+                u"ledger"_s, AddressChange{{internal(u"ledger.test"_s), internal(u"books.test"_s)}, true, true}));
+            QCOMPARE(curlGet(u"http://127.0.0.1:%1/"_s.arg(stable)).status, 502);
+            QCOMPARE(curlGet(https(u"books.test:$/"_s), caFile(next)).status, 502);
+            PANDO_VERIFY_OK(next.stop());
+        }
+        // Started afresh from what was written down: checked, and unanswered until told again.
+        CaddyEdge fresh(options());
+        PANDO_VERIFY_OK(fresh.start());
+        QVERIFY(fresh.route(u"ledger"_s)->signIn);
+        QCOMPARE(curlGet(u"http://127.0.0.1:%1/"_s.arg(stable)).status, 503);
+        // Asked to serve it to anyone again, it does.
+        PANDO_VERIFY_OK(fresh.setAddresses(u"ledger"_s, AddressChange{{internal(u"ledger.test"_s)}, true, false}));
+        PANDO_VERIFY_ANSWER(curlGet(u"http://127.0.0.1:%1/"_s.arg(stable)), 200, "ledger");
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCaddyAddresses)

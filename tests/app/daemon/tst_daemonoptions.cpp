@@ -134,7 +134,7 @@ private Q_SLOTS:
             << QStringList{u"--edge"_s, u"caddy"_s, u"--traefik-dir"_s, u"/etc/traefik/dynamic"_s} << u"--traefik-dir"_s
             << u"goes with --edge traefik"_s;
         QTest::newRow("unknown edge") << QStringList{u"--edge"_s, u"nginx"_s} << u"--edge"_s
-                                      << u"expected auto, caddy, in-process or traefik"_s;
+                                      << u"expected auto, caddy, in-process, traefik or cloudflare"_s;
         QTest::newRow("tls name with a given cert")
             << QStringList{u"--tls-cert"_s, u"a.crt"_s, u"--tls-key"_s, u"a.key"_s, u"--tls-name"_s, u"x"_s}
             << u"--tls-name"_s << u"pandod makes"_s;
@@ -188,6 +188,89 @@ private Q_SLOTS:
         auto other = daemon::parseOptions({u"pandod"_s, u"--data-dir"_s, m_dir.path()}, env);
         QVERIFY(other);
         QCOMPARE(other->edge, wiring::EdgeChoice::InProcess);
+    }
+
+    void cloudflareEdge()
+    {
+        const QString token = u"cf-token-Hq4mZ8"_s;
+        const QString tokenFile = m_dir.filePath(u"cloudflare.token"_s);
+        {
+            QFile file(tokenFile);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(token.toLatin1() + '\n');
+        }
+        QVERIFY(QFile::setPermissions(tokenFile, QFile::ReadOwner | QFile::WriteOwner));
+        QProcessEnvironment env;
+        env.insert(u"PANDO_EDGE"_s, u"cloudflare"_s);
+        env.insert(u"PANDO_CLOUDFLARE_ACCOUNT"_s, u"0123456789abcdef0123456789abcdef"_s);
+        env.insert(u"PANDO_CLOUDFLARE_TUNNEL"_s, u"f70ff985-a4ef-4643-bbbc-4a0ed4fc8415"_s);
+        env.insert(u"PANDO_CLOUDFLARE_ZONE"_s, u"fedcba9876543210fedcba9876543210"_s);
+        env.insert(u"PANDO_CLOUDFLARE_TOKEN_FILE"_s, tokenFile);
+        const auto run = [&](const QStringList &flags, const QProcessEnvironment &environment) {
+            return daemon::parseOptions(QStringList{u"pandod"_s, u"--data-dir"_s, m_dir.path()} + flags, environment);
+        };
+        auto fromEnv = run({}, env);
+        QVERIFY2(fromEnv, qPrintable(fromEnv ? QString() : fromEnv.error().text()));
+        QCOMPARE(fromEnv->edge, wiring::EdgeChoice::Cloudflare);
+        QCOMPARE(fromEnv->cloudflare.accountId, u"0123456789abcdef0123456789abcdef"_s);
+        QCOMPARE(fromEnv->cloudflare.tunnelId, u"f70ff985-a4ef-4643-bbbc-4a0ed4fc8415"_s);
+        QCOMPARE(fromEnv->cloudflare.zoneId, u"fedcba9876543210fedcba9876543210"_s);
+        QCOMPARE(fromEnv->cloudflare.apiTokenFile, tokenFile);
+        QCOMPARE(fromEnv->cloudflare.apiToken, QString()); // read when the edge starts
+        QCOMPARE(fromEnv->cloudflare.apiBase, u"https://api.cloudflare.com/client/v4"_s);
+        QCOMPARE(fromEnv->cloudflare.stateDir, m_dir.path() + u"/cloudflare"_s);
+
+        // A flag wins over its variable; the token itself only from the environment.
+        QProcessEnvironment direct = env;
+        direct.remove(u"PANDO_CLOUDFLARE_TOKEN_FILE"_s);
+        direct.insert(u"PANDO_CLOUDFLARE_TOKEN"_s, token);
+        auto flags = run({u"--cloudflare-api"_s, u"http://127.0.0.1:9/client/v4"_s}, direct);
+        QVERIFY2(flags, qPrintable(flags ? QString() : flags.error().text()));
+        QCOMPARE(flags->cloudflare.apiBase, u"http://127.0.0.1:9/client/v4"_s);
+        QCOMPARE(flags->cloudflare.apiToken, token);
+
+        struct Row {
+            QStringList flags;
+            QString unset;
+            QString variable;
+            QString value;
+            QString where;
+            QString says;
+        };
+        const QList<Row> rows{
+            {{}, u"PANDO_CLOUDFLARE_ACCOUNT"_s, {}, {}, u"--cloudflare-account"_s, u"needs the account id"_s},
+            {{u"--cloudflare-account"_s, u"12345"_s}, {}, {}, {}, u"--cloudflare-account"_s, u"32 lower-case hex"_s},
+            {{}, {}, u"PANDO_CLOUDFLARE_TUNNEL"_s, u"tunnel-1"_s, u"PANDO_CLOUDFLARE_TUNNEL"_s, u"UUID"_s},
+            {{u"--cloudflare-zone"_s, u"example.com"_s}, {}, {}, {}, u"--cloudflare-zone"_s, u"zone id"_s},
+            {{u"--cloudflare-api"_s, u"ftp://api"_s}, {}, {}, {}, u"--cloudflare-api"_s, u"http(s) base URL"_s},
+            {{}, u"PANDO_CLOUDFLARE_TOKEN_FILE"_s, {}, {}, u"--cloudflare-token-file"_s, u"needs an API token"_s},
+            {{u"--cloudflared"_s, u"/nonexistent/cloudflared"_s}, {}, {}, {}, u"--cloudflared"_s, u"not there"_s},
+            {{u"--edge"_s, u"caddy"_s, u"--cloudflare-zone"_s, u"fedcba9876543210fedcba9876543210"_s},
+             {},
+             {},
+             {},
+             u"--cloudflare-zone"_s,
+             u"goes with --edge cloudflare"_s},
+        };
+        for (const Row &row : rows) {
+            QProcessEnvironment e = env;
+            if (!row.unset.isEmpty())
+                e.remove(row.unset);
+            if (!row.variable.isEmpty())
+                e.insert(row.variable, row.value);
+            auto o = run(row.flags, e);
+            QVERIFY2(!o, qPrintable(row.where));
+            QCOMPARE(o.error().where, row.where);
+            QVERIFY2(o.error().message.contains(row.says), qPrintable(o.error().text()));
+        }
+
+        // A token file others may read is refused, naming the file, never its content.
+        QVERIFY(QFile::setPermissions(tokenFile, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup));
+        auto open = run({u"--cloudflare-token-file"_s, tokenFile}, env);
+        QVERIFY(!open);
+        QCOMPARE(open.error().where, u"--cloudflare-token-file"_s);
+        QVERIFY2(open.error().message.contains(tokenFile), qPrintable(open.error().text()));
+        QVERIFY(!open.error().text().contains(token) && !open.error().hint.contains(token));
     }
 
     void secretsAndPlainHttpTheOtherWay()

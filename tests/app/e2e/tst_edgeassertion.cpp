@@ -1,11 +1,13 @@
 // Identity assertions through a real edge: pandod and Debian's Caddy 2.6 in processes of their
-// own, Caddy configured the way the edge must be for an app that wants assertions (the JSON
-// below: forward_auth to GET /api/v1/edge/auth, Host rewritten for pandod's host check, the
-// answer's X-Pando-Assertion copied, Pando's credentials stripped before the app). A stand-in
-// app echoes the headers it gets. What a user relies on: only signed-in people with access
-// reach the app; the app gets a header it can verify and never the person's Pando credential;
-// a forged or replayed header is refused at the edge.
+// own, Caddy driven by Pando's Caddy edge (adapters/routing/caddy) for an app whose spec says
+// route.auth: pando, checking each request with pandod's GET /api/v1/edge/auth. A stand-in app
+// echoes the headers (and body) it gets. What a user relies on: only signed-in people with access
+// reach the app, on its address and its stable port alike; a browser is sent to a sign-in page on
+// the app's own host and comes back signed in; the app gets a header it can verify and never the
+// person's Pando credential; a forged or replayed header is refused at the edge; and while pandod
+// does not answer, nobody gets through unchecked.
 
+#include "adapters/routing/caddy/caddyedge.h"
 #include "core/assertion/assertion.h"
 #include "tests/support/component.h"
 #include "tests/support/gitfixture.h"
@@ -29,11 +31,16 @@ using namespace Qt::StringLiterals;
 using namespace pando;
 using namespace pando::test;
 
+#define VERIFY_OK(r) QVERIFY2(r, qPrintable(r ? QString() : r.error().text()))
+
 namespace {
 
 struct Answer {
     int status = 0;
     QJsonObject json;
+    QByteArray body;
+    QByteArray location;
+    QByteArray setCookie;
 };
 
 int freePort()
@@ -46,8 +53,12 @@ int freePort()
 constexpr auto EchoApp = R"py(
 import http.server, json, sys
 class Echo(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = json.dumps(dict(self.headers.items())).encode()
+    def do_POST(self):
+        self.do_GET(self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode())
+    def do_GET(self, received=""):
+        seen = dict(self.headers.items())
+        seen["_body"] = received
+        body = json.dumps(seen).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -58,66 +69,6 @@ class Echo(http.server.BaseHTTPRequestHandler):
 http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Echo).serve_forever()
 )py";
 
-// The edge's route for app `shop` on `listen`, as the Caddy edge must serve an app that wants
-// identity assertions (docs/edge.md, "Identity assertions").
-QJsonObject edgeConfig(int listen, int pandod, int app)
-{
-    const QJsonObject forwardAuth{
-        {u"handler"_s, u"reverse_proxy"_s},
-        {u"upstreams"_s, QJsonArray{QJsonObject{{u"dial"_s, u"127.0.0.1:%1"_s.arg(pandod)}}}},
-        {u"rewrite"_s, QJsonObject{{u"method"_s, u"GET"_s}, {u"uri"_s, u"/api/v1/edge/auth?app=shop"_s}}},
-        // pandod answers only to the names it knows: the app's Host would be refused with 421.
-        {u"headers"_s,
-         QJsonObject{
-             {u"request"_s,
-              QJsonObject{{u"set"_s, QJsonObject{{u"Host"_s, QJsonArray{u"{http.reverse_proxy.upstream.hostport}"_s}},
-                                                 {u"X-Forwarded-Method"_s, QJsonArray{u"{http.request.method}"_s}},
-                                                 {u"X-Forwarded-Uri"_s, QJsonArray{u"{http.request.uri}"_s}}}}}}}},
-        // 2xx: the request goes on with Pando's header (replacing any the client sent, which
-        // pandod refused anyway); any other answer goes back to the client as it is.
-        {u"handle_response"_s,
-         QJsonArray{QJsonObject{
-             {u"match"_s, QJsonObject{{u"status_code"_s, QJsonArray{2}}}},
-             {u"routes"_s,
-              QJsonArray{QJsonObject{
-                  {u"handle"_s,
-                   QJsonArray{QJsonObject{
-                       {u"handler"_s, u"headers"_s},
-                       {u"request"_s,
-                        QJsonObject{
-                            {u"set"_s,
-                             QJsonObject{{u"X-Pando-Assertion"_s,
-                                          QJsonArray{u"{http.reverse_proxy.header.X-Pando-Assertion}"_s}}}}}}}}}}}}}}}};
-    // The person's Pando credential stays with Pando: the pando_session cookie and a Pando bearer
-    // token are cut from what the app gets (an app's own cookies and Authorization stay).
-    const QJsonObject toApp{
-        {u"handler"_s, u"reverse_proxy"_s},
-        {u"upstreams"_s, QJsonArray{QJsonObject{{u"dial"_s, u"127.0.0.1:%1"_s.arg(app)}}}},
-        {u"headers"_s,
-         QJsonObject{
-             {u"request"_s,
-              QJsonObject{
-                  {u"replace"_s,
-                   QJsonObject{
-                       {u"Cookie"_s, QJsonArray{QJsonObject{{u"search_regexp"_s, u"(^|;\\s*)pando_session=[^;]*"_s},
-                                                            {u"replace"_s, u""_s}}}},
-                       {u"Authorization"_s,
-                        QJsonArray{QJsonObject{{u"search_regexp"_s, u"^[Bb]earer\\s+pando(sess)?_\\S*$"_s},
-                                               {u"replace"_s, u""_s}}}}}}}}}}};
-    return QJsonObject{
-        {u"admin"_s, QJsonObject{{u"disabled"_s, true}}},
-        {u"apps"_s,
-         QJsonObject{
-             {u"http"_s,
-              QJsonObject{
-                  {u"servers"_s,
-                   QJsonObject{{u"shop"_s,
-                                QJsonObject{{u"listen"_s, QJsonArray{u"127.0.0.1:%1"_s.arg(listen)}},
-                                            {u"automatic_https"_s, QJsonObject{{u"disable"_s, true}}},
-                                            {u"routes"_s, QJsonArray{QJsonObject{
-                                                              {u"handle"_s, QJsonArray{forwardAuth, toApp}}}}}}}}}}}}}};
-}
-
 } // namespace
 
 class TestEdgeAssertion : public QObject {
@@ -126,8 +77,9 @@ class TestEdgeAssertion : public QObject {
     QTemporaryDir m_tmp;
     GitFixture m_git;
     QNetworkAccessManager m_network;
-    QProcess m_pandod, m_caddy, m_app;
-    int m_pandodPort = 0, m_edgePort = 0, m_appPort = 0;
+    QProcess m_pandod, m_app;
+    std::unique_ptr<adapters::caddy::CaddyEdge> m_edge;
+    int m_pandodPort = 0, m_edgePort = 0, m_appPort = 0, m_routePort = 0;
     QString m_owner;    // a login session of the app's owner
     QString m_outsider; // a login session of a member without a grant on it
 
@@ -137,11 +89,18 @@ class TestEdgeAssertion : public QObject {
         QNetworkRequest request{QUrl(url)};
         for (const auto &[name, value] : headers)
             request.setRawHeader(name, value);
+        // What the test sends, as it says: no redirect followed, no cookie kept or added.
+        request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+        request.setAttribute(QNetworkRequest::CookieLoadControlAttribute, QNetworkRequest::Manual);
+        request.setAttribute(QNetworkRequest::CookieSaveControlAttribute, QNetworkRequest::Manual);
+        request.setTransferTimeout(15000);
         const std::unique_ptr<QNetworkReply> reply(m_network.sendCustomRequest(request, method, body));
         if (!reply->isFinished())
             QSignalSpy(reply.get(), &QNetworkReply::finished).wait(15000);
-        return Answer{reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(),
-                      QJsonDocument::fromJson(reply->readAll()).object()};
+        Answer answer{reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), {}, reply->readAll(),
+                      reply->rawHeader("Location"), reply->rawHeader("Set-Cookie")};
+        answer.json = QJsonDocument::fromJson(answer.body).object();
+        return answer;
     }
     Answer api(const QByteArray &method, const QString &path, const QString &token, const QByteArray &body = {},
                const QByteArray &type = "application/json")
@@ -152,10 +111,11 @@ class TestEdgeAssertion : public QObject {
         return send(method, u"http://127.0.0.1:%1%2"_s.arg(m_pandodPort).arg(path), headers, body);
     }
     // A request to the app through the edge, under the app's own name.
-    Answer viaEdge(QList<std::pair<QByteArray, QByteArray>> headers)
+    Answer viaEdge(QList<std::pair<QByteArray, QByteArray>> headers, const QString &target = u"/orders?page=2"_s,
+                   const QByteArray &method = "GET", const QByteArray &body = {})
     {
         headers.emplaceBack("Host", "shop.example.com");
-        return send("GET", u"http://127.0.0.1:%1/orders?page=2"_s.arg(m_edgePort), headers);
+        return send(method, u"http://127.0.0.1:%1%2"_s.arg(m_edgePort).arg(target), headers, body);
     }
     QString login(const QString &username)
     {
@@ -230,20 +190,36 @@ private Q_SLOTS:
         QVERIFY2(created.status == 201, QJsonDocument(created.json).toJson().constData());
         QCOMPARE(api("POST", u"/api/v1/apps/shop/grants"_s, root, R"({"user":"olivia","role":"owner"})").status, 201);
 
-        const QString config = m_tmp.filePath(u"caddy.json"_s);
-        QFile file(config);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QJsonDocument(edgeConfig(m_edgePort, m_pandodPort, m_appPort)).toJson());
-        file.close();
-        m_caddy.setProcessChannelMode(QProcess::MergedChannels);
-        m_caddy.start(caddy, {u"run"_s, u"--config"_s, config});
-        QVERIFY(m_caddy.waitForStarted(5000));
-        QVERIFY2(waitFor([&] { return viaEdge({}).status != 0; }), m_caddy.readAll().constData());
+        // The edge serves shop (route.auth: pando) at shop.example.com over plain HTTP, and
+        // asks this pandod.
+        adapters::caddy::EdgeSite site;
+        site.listenHost = u"127.0.0.1"_s;
+        site.httpPort = m_edgePort;
+        site.httpsPort = freePort();
+        m_edge = std::make_unique<adapters::caddy::CaddyEdge>(
+            adapters::caddy::CaddyEdgeOptions{.stateDir = m_tmp.filePath(u"edge"_s), .site = site});
+        const Status started = m_edge->start();
+        VERIFY_OK(started);
+        const auto route = m_edge->ensure(u"shop"_s, 0);
+        VERIFY_OK(route);
+        m_routePort = route->port;
+        const Status backed = m_edge->setBackend(u"shop"_s, u"127.0.0.1"_s, m_appPort);
+        VERIFY_OK(backed);
+        const adapters::Address address{u"shop.example.com"_s, u"/"_s, adapters::TlsMode::Off};
+        const Status addressed = m_edge->setAddresses(u"shop"_s, adapters::AddressChange{{address}, true, true});
+        VERIFY_OK(addressed);
+        // Until it knows where pandod answers, nobody reaches the app.
+        QCOMPARE(viaEdge({{"Authorization", "Bearer " + m_owner.toUtf8()}}).status, 503);
+        const Status checked =
+            m_edge->setIdentityCheck(adapters::IdentityCheck{u"127.0.0.1:%1"_s.arg(m_pandodPort), {}, {}});
+        VERIFY_OK(checked);
     }
 
     void cleanupTestCase()
     {
-        for (QProcess *process : {&m_caddy, &m_app, &m_pandod}) {
+        if (m_edge)
+            discardResult(m_edge->stop(), "the test is over");
+        for (QProcess *process : {&m_app, &m_pandod}) {
             if (process->state() == QProcess::NotRunning)
                 continue;
             ::kill(pid_t(process->processId()), SIGTERM);
@@ -315,6 +291,98 @@ private Q_SLOTS:
         QCOMPARE(refused.status, 400);
         message = refused.json.value(u"error"_s).toObject().value(u"message"_s).toString();
         QVERIFY2(message.contains(u"forged"_s), qPrintable(message));
+    }
+
+    // The app's stable loopback port is checked as its address is: no way round the edge's check.
+    void theStablePortIsCheckedToo()
+    {
+        const QString url = u"http://127.0.0.1:%1/orders"_s.arg(m_routePort);
+        QCOMPARE(send("GET", url, {}).status, 401);
+        const Answer seen = send("GET", url, {{"Authorization", "Bearer " + m_owner.toUtf8()}});
+        QCOMPARE(seen.status, 200);
+        QVERIFY(!seen.json.value(u"X-Pando-Assertion"_s).toString().isEmpty());
+    }
+
+    // The check is a request of its own: what the person sends reaches the app whole.
+    void aPostsBodyReachesTheApp()
+    {
+        const QByteArray order = R"({"item":"tea","count":3})";
+        const Answer seen = viaEdge({{"Authorization", "Bearer " + m_owner.toUtf8()}, {"Content-Type", "application/json"}},
+                                    u"/orders"_s, "POST", order);
+        QCOMPARE(seen.status, 200);
+        QCOMPARE(seen.json.value(u"_body"_s).toString().toUtf8(), order);
+    }
+
+    // A person in a browser: sent to the sign-in page on the app's host, signed in there, and
+    // back where they were, with a session cookie that is the app host's.
+    void aBrowserSignsInOnTheAppsHost()
+    {
+        const QByteArray html = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8";
+        const Answer away = viaEdge({{"Accept", html}});
+        QCOMPARE(away.status, 302);
+        QCOMPARE(away.location, QByteArray("/.pando/sign-in?next=%2Forders%3Fpage%3D2"));
+
+        const Answer form = viaEdge({{"Accept", html}}, QString::fromLatin1(away.location));
+        QCOMPARE(form.status, 200);
+        QVERIFY2(form.body.contains("<form method=\"post\""), form.body.constData());
+        QVERIFY(form.body.contains("name=\"password\""));
+        QVERIFY(form.body.contains("value=\"/orders?page=2\""));
+
+        const QByteArray origin = "http://shop.example.com:" + QByteArray::number(m_edgePort);
+        const QList<std::pair<QByteArray, QByteArray>> posted{
+            {"Content-Type", "application/x-www-form-urlencoded"}, {"Origin", origin}, {"Accept", html}};
+        // A wrong password: the form again, saying so; no cookie.
+        Answer refused = viaEdge(posted, QString::fromLatin1(away.location), "POST",
+                                 "next=%2Forders%3Fpage%3D2&username=olivia&password=not+it");
+        QCOMPARE(refused.status, 401);
+        QVERIFY(refused.body.contains("role=\"alert\""));
+        QVERIFY(refused.setCookie.isEmpty());
+        // Another site's form is refused, whatever it holds.
+        QList<std::pair<QByteArray, QByteArray>> foreign = posted;
+        foreign[1].second = "https://evil.example";
+        refused = viaEdge(foreign, QString::fromLatin1(away.location), "POST",
+                          "next=%2F&username=olivia&password=long+enough+pass");
+        QCOMPARE(refused.status, 403);
+        QVERIFY(refused.setCookie.isEmpty());
+        // A next that leads off the host is not followed.
+        const Answer offHost = viaEdge(posted, QString::fromLatin1(away.location), "POST",
+                                       "next=%2F%2Fevil.example%2F&username=olivia&password=long+enough+pass");
+        QCOMPARE(offHost.status, 303);
+        QCOMPARE(offHost.location, QByteArray("/"));
+
+        const Answer signedIn = viaEdge(posted, QString::fromLatin1(away.location), "POST",
+                                        "next=%2Forders%3Fpage%3D2&username=olivia&password=long+enough+pass");
+        QCOMPARE(signedIn.status, 303);
+        QCOMPARE(signedIn.location, QByteArray("/orders?page=2"));
+        QVERIFY2(signedIn.setCookie.startsWith("pando_session="), signedIn.setCookie.constData());
+        QVERIFY(signedIn.setCookie.contains("HttpOnly"));
+        QVERIFY(signedIn.setCookie.contains("SameSite=Lax"));
+        QVERIFY(!signedIn.setCookie.contains("Domain=")); // the app host's alone
+        const QByteArray cookie = signedIn.setCookie.split(';').constFirst();
+
+        core::assertion::AssertionVerifier verifier;
+        QVERIFY(verifier.setKeys(api("GET", u"/.well-known/jwks.json"_s, {}).json));
+        const Answer back = viaEdge({{"Accept", html}, {"Cookie", cookie}});
+        QCOMPARE(back.status, 200);
+        const auto claims = verifier.verify(back.json.value(u"X-Pando-Assertion"_s).toString().toLatin1(), u"shop"_s);
+        QVERIFY2(claims, qPrintable(claims ? QString() : claims.error().text()));
+        QCOMPARE(claims->name, u"olivia"_s);
+        QVERIFY(!back.json.value(u"Cookie"_s).toString().contains(u"pando_session"_s));
+
+        // Signed in but not allowed: a page that says so, not JSON.
+        const Answer notYours = viaEdge({{"Accept", html}, {"Authorization", "Bearer " + m_outsider.toUtf8()}});
+        QCOMPARE(notYours.status, 403);
+        QVERIFY(notYours.body.contains("<h1>"));
+    }
+
+    // Last: with pandod gone nobody is let through, signed in or not.
+    void nobodyGetsThroughWhilePandoIsDown()
+    {
+        ::kill(pid_t(m_pandod.processId()), SIGTERM);
+        QVERIFY(m_pandod.waitForFinished(15000));
+        const Answer answer = viaEdge({{"Authorization", "Bearer " + m_owner.toUtf8()}});
+        QCOMPARE(answer.status, 502);
+        QVERIFY(!answer.json.contains(u"X-Pando-Assertion"_s));
     }
 };
 

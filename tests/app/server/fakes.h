@@ -140,11 +140,12 @@ private:
 
 class FakeRouter : public adapters::Router {
 public:
-    // servesAddresses: it keeps the addresses it is given (as the Caddy edge serves them), else it
-    // refuses them as a loopback-only edge does.
+    // servesAddresses: it keeps the addresses it is given and whether the app wants people signed
+    // in (as the Caddy edge serves them), else it refuses both as a loopback-only edge does.
     explicit FakeRouter(bool servesAddresses = false) : m_servesAddresses(servesAddresses) {}
 
     bool servesAddresses() const override { return m_servesAddresses; }
+    bool assertsIdentity() const override { return m_servesAddresses; }
     Status setAddresses(const QString &app, const adapters::AddressChange &change) override
     {
         if (!m_servesAddresses)
@@ -160,6 +161,7 @@ public:
                 if (!change.addresses.contains(was))
                     route.moved.append({was, change.addresses.first().url()});
         route.addresses = change.addresses;
+        route.signIn = change.signIn;
         ++addressChanges;
         return {};
     }

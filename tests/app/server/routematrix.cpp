@@ -126,6 +126,10 @@ const QHash<QString, QString> &expectations()
         // The edge's question for "theirs" (?app=theirs): an assertion for whoever may read the app
         // (viewer's grant went with the grant routes above; the scoped token lacks apps:read).
         {QStringLiteral("GET /api/v1/edge/auth"), QStringLiteral("200 200 403 403 403")},
+        // The sign-in page on an app's host (?app=theirs): public, like a login; its POST wants the
+        // form a browser sends, which the matrix does not.
+        {QStringLiteral("GET /api/v1/edge/sign-in"), QStringLiteral("200 200 200 200 200")},
+        {QStringLiteral("POST /api/v1/edge/sign-in"), QStringLiteral("400 400 400 400 400")},
         // A new assertion signing key: administrators only.
         {QStringLiteral("POST /api/v1/edge/keys/rotate"), QStringLiteral("200 403 403 403 403")},
         // The keys that verify assertions: public, for apps.

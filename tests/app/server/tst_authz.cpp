@@ -712,7 +712,7 @@ void TestAuthz::routeWalk_data()
             path.replace(QStringLiteral("{id}"), m_tokenId);
         else if (route.object == QLatin1String("approval"))
             path.replace(QStringLiteral("{id}"), m_approval);
-        if (path.endsWith(QLatin1String("/edge/auth")))
+        if (path.endsWith(QLatin1String("/edge/auth")) || path.endsWith(QLatin1String("/edge/sign-in")))
             path += QStringLiteral("?app={name}"); // the app the edge asks about
         if (path.endsWith(QLatin1String("/check")))
             path += QStringLiteral("?webhook_token=hook"); // the webhook's own token, set in initTestCase

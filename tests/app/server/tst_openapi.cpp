@@ -122,6 +122,8 @@ void TestOpenApi::permissionsAreExplicit()
                                   QStringLiteral("POST /api/v1/pairings/redeem"),
                                   QStringLiteral("POST /api/v1/pipelines/{name}/resources/{resource}/check"),
                                   QStringLiteral("GET /api/v1/edge/auth"),
+                                  QStringLiteral("GET /api/v1/edge/sign-in"),
+                                  QStringLiteral("POST /api/v1/edge/sign-in"),
                                   QStringLiteral("GET /.well-known/jwks.json")};
     QCOMPARE(publicRoutes, expected);
 }

@@ -53,6 +53,7 @@ private Q_SLOTS:
     void secondInstallOnALockedDataDirectoryIsRefused();
     void ownLockIsPrivateAndWarnsNothing();
     void traefikEdgeWritesItsConfiguration();
+    void cloudflareEdgeOpensWithoutTheApiAndSaysSo();
 };
 
 void TestInstall::freshDataDirectoryMakesItsOwnId()
@@ -198,6 +199,40 @@ void TestInstall::traefikEdgeWritesItsConfiguration()
     QVERIFY(!opened);
     QCOMPARE(opened.error().code, ErrorCode::Invalid);
     QVERIFY2(opened.error().message.contains(u"Traefik"_s), qPrintable(opened.error().text()));
+    QVERIFY(!without.isOpen());
+}
+
+void TestInstall::cloudflareEdgeOpensWithoutTheApiAndSaysSo()
+{
+    QTemporaryDir dir;
+    wiring::InstallOptions options = fakeOptions(dir.filePath(u"data"_s));
+    options.router.reset();
+    options.edge = wiring::EdgeChoice::Cloudflare;
+    options.cloudflare.accountId = u"0123456789abcdef0123456789abcdef"_s;
+    options.cloudflare.tunnelId = u"f70ff985-a4ef-4643-bbbc-4a0ed4fc8415"_s;
+    options.cloudflare.zoneId = u"fedcba9876543210fedcba9876543210"_s;
+    options.cloudflare.apiToken = u"cf-token-Wb7nQ2"_s;
+    // Nothing listens there: the tunnel serves what it was last given, and the status says why
+    // Pando cannot change it.
+    options.cloudflare.apiBase = u"http://127.0.0.1:1/client/v4"_s;
+    {
+        wiring::Install install(options);
+        VERIFY_OK(install.open());
+        const adapters::RouterStatus edge = install.engine().edge();
+        QCOMPARE(edge.kind, u"cloudflare"_s);
+        QVERIFY(edge.outlivesPando);
+        QVERIFY2(edge.problem.contains(u"did not answer"_s), qPrintable(edge.problem));
+        QVERIFY(!edge.problem.contains(options.cloudflare.apiToken));
+        QVERIFY2(install.runtimeNotes().join(u'\n').contains(u"Cloudflare Tunnel"_s),
+                 qPrintable(install.runtimeNotes().join(u'\n')));
+    }
+    // Without a token, nothing opens.
+    options.cloudflare.apiToken.clear();
+    wiring::Install without(options);
+    const Status opened = without.open();
+    QVERIFY(!opened);
+    QCOMPARE(opened.error().code, ErrorCode::Invalid);
+    QVERIFY2(opened.error().message.contains(u"Cloudflare"_s), qPrintable(opened.error().text()));
     QVERIFY(!without.isOpen());
 }
 

@@ -181,8 +181,26 @@ private Q_SLOTS:
         QCOMPARE(refused.error().where, u"route.domains"_s);
         QVERIFY2(refused.error().hint.contains(u"--edge caddy"_s), qPrintable(refused.error().hint));
         QVERIFY(!install.engine().app(u"site"_s));
+        // Nor can it ask who is signed in.
+        refused = install.engine().createApp(spec(u"site"_s, u"  auth: pando\n"_s), core::Actor{});
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().where, u"route.auth"_s);
+        QVERIFY2(refused.error().hint.contains(u"--edge caddy"_s), qPrintable(refused.error().hint));
+        QVERIFY(!install.engine().app(u"site"_s));
         // Without names it is created as ever.
         QVERIFY(install.engine().createApp(spec(u"site"_s), core::Actor{}));
+    }
+
+    // route.auth reaches the edge with the deploy, and leaves it with the next one.
+    void aDeployTellsTheEdgeWhoMaySeeTheApp()
+    {
+        QVERIFY(m_engine->createApp(spec(u"ledger"_s, u"  auth: pando\n"_s), admin()));
+        QVERIFY(deployAndWait(u"ledger"_s));
+        QVERIFY(m_router->route(u"ledger"_s)->signIn);
+        QVERIFY(m_engine->updateApp(u"ledger"_s, spec(u"ledger"_s), admin()));
+        QVERIFY(m_router->route(u"ledger"_s)->signIn); // until the next deploy
+        QVERIFY(deployAndWait(u"ledger"_s));
+        QVERIFY(!m_router->route(u"ledger"_s)->signIn);
     }
 };
 

@@ -1,7 +1,7 @@
 // The AppSpec's route addresses: domains kept in their ASCII form (Unicode converted, a name
 // written half in Unicode and half in punycode refused), wildcards only as the first label and
 // never with an ACME certificate, path prefixes normalised, TLS defaulting by the name, and every
-// bad value refused with the field and its line.
+// bad value refused with the field and its line; route.auth asks for people signed in to Pando.
 
 #include "core/spec/appspec.h"
 #include "core/spec/specroute.h"
@@ -34,11 +34,13 @@ private Q_SLOTS:
     {
         auto spec = parseAppSpec(specWith("  domains: [Shop.Example.COM., \"bücher.example.org\"]\n"
                                           "  paths: [/api/, /static]\n"
-                                          "  moved: drop\n"));
+                                          "  moved: drop\n"
+                                          "  auth: pando\n"));
         QVERIFY2(spec, qPrintable(spec ? QString() : spec.error().text()));
         QCOMPARE(spec->route.domains, (QStringList{u"shop.example.com"_s, u"xn--bcher-kva.example.org"_s}));
         QCOMPARE(spec->route.paths, (QStringList{u"/api"_s, u"/static"_s}));
         QCOMPARE(spec->route.moved, AppSpec::Route::Moved::Drop);
+        QCOMPARE(spec->route.auth, AppSpec::Route::Auth::Pando);
         QVERIFY(!spec->route.tls);
         QCOMPARE(routeTlsFor(spec->route, u"shop.example.com"_s), adapters::TlsMode::Auto);
         QCOMPARE(routeTlsFor(spec->route, u"nas.lan"_s), adapters::TlsMode::Internal);
@@ -50,6 +52,7 @@ private Q_SLOTS:
         QCOMPARE(again->route.domains, spec->route.domains);
         QCOMPARE(again->route.paths, spec->route.paths);
         QCOMPARE(again->route.moved, spec->route.moved);
+        QCOMPARE(again->route.auth, AppSpec::Route::Auth::Pando);
         QVERIFY(validateAppSpec(*spec));
     }
 
@@ -111,6 +114,7 @@ private Q_SLOTS:
         QTest::newRow("root and more") << QByteArray("  paths: [/, /api]\n") << u"route.paths"_s
                                        << u"already serves every path"_s;
         QTest::newRow("tls typo") << QByteArray("  tls: on\n") << u"route.tls"_s << u"auto, internal or off"_s;
+        QTest::newRow("auth typo") << QByteArray("  auth: oidc\n") << u"route.auth"_s << u"none or pando"_s;
         QTest::newRow("moved typo") << QByteArray("  moved: keep\n") << u"route.moved"_s << u"redirect or drop"_s;
         QTest::newRow("unknown field") << QByteArray("  domain: [shop.example.com]\n") << u"route.domain"_s
                                        << u"did you mean \"domains\"?"_s;

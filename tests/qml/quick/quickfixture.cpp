@@ -135,12 +135,15 @@ QVariantMap QuickFixture::breakHealth(const QString &app)
         awaitObject([&](auto done) { m_session->updateApp(app, appSpec(app, u"/no-such-page"_s, 1), done); }));
 }
 
-QVariantMap QuickFixture::setDomains(const QString &app, const QString &domains, const QString &tls)
+QVariantMap QuickFixture::setDomains(const QString &app, const QString &domains, const QString &tls,
+                                     const QString &auth)
 {
     QByteArray spec = appSpec(app);
     spec += "route:\n  domains: [" + domains.toUtf8() + "]\n";
     if (!tls.isEmpty())
         spec += "  tls: " + tls.toUtf8() + "\n";
+    if (!auth.isEmpty())
+        spec += "  auth: " + auth.toUtf8() + "\n";
     return answer(awaitObject([&](auto done) { m_session->updateApp(app, spec, done); }));
 }
 

@@ -56,8 +56,10 @@ public:
     // {error: "..."}.
     Q_INVOKABLE QVariantMap breakHealth(const QString &app);
     // Changes the app's spec to ask for these names (a comma-separated list) with this TLS mode
-    // (empty: the default); its next deploy serves them. Returns the app's JSON, or {error: "..."}.
-    Q_INVOKABLE QVariantMap setDomains(const QString &app, const QString &domains, const QString &tls = QString());
+    // and route.auth (empty: the defaults); its next deploy serves them. Returns the app's JSON,
+    // or {error: "..."}.
+    Q_INVOKABLE QVariantMap setDomains(const QString &app, const QString &domains, const QString &tls = QString(),
+                                       const QString &auth = QString());
     // The edge now says it holds a certificate for host from issuer until notAfterMs (0: none
     // issued yet), or failed to get one with error.
     Q_INVOKABLE void setCertificate(const QString &host, const QString &issuer, qint64 notAfterMs,

@@ -120,6 +120,23 @@ Item {
 
         // Every link is reached with Tab and shows that it has the focus; nothing sticks out at
         // 1024×700.
+        // An app for people signed in says so above its addresses, from the deploy that serves it so.
+        function test_2a_signInOnlyIsSaid() {
+            const tab = createTemporaryObject(addressesTab, root, {session: Fixture.session, app: "shop"});
+            tryCompare(named("addressesList", tab), "count", 3, 10000);
+            compare(named("signInOnly", tab).visible, false);
+            verify(!Fixture.setDomains("shop", "shop.test, shop.example.org", "", "pando").error);
+            deploy("shop");
+            tab.addressesModel.refresh();
+            const said = named("signInOnly", tab);
+            tryCompare(said, "visible", true, 10000);
+            verify(said.text.indexOf("signed in to Pando") >= 0, said.text);
+            verify(!Fixture.setDomains("shop", "shop.test, shop.example.org").error);
+            deploy("shop");
+            tab.addressesModel.refresh();
+            tryCompare(said, "visible", false, 10000);
+        }
+
         function test_2b_linksAreReachedByKeyboardAndFit() {
             const tab = createTemporaryObject(addressesTab, root, {session: Fixture.session, app: "shop"});
             const list = named("addressesList", tab);

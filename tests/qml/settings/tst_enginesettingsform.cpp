@@ -51,7 +51,7 @@ private Q_SLOTS:
             << QStringList{{}, {}, {}, {}, write(u"sinks.json"_s, R"({"sinks": [{"kind": "ftp"}]})"), {}}
             << u"audit-sinks"_s << u"\"syslog\" or \"https\""_s;
         QTest::newRow("edge") << QStringList{{}, {}, {}, {}, {}, u"nginx"_s} << u"edge"_s
-                              << u"expected auto, caddy, in-process or traefik, got \"nginx\""_s;
+                              << u"expected auto, caddy, in-process, traefik or cloudflare, got \"nginx\""_s;
     }
     void wrongValuesAreNamedAndNothingIsKept()
     {
