@@ -65,6 +65,10 @@
         <source>From this computer</source>
         <translation>Von diesem Computer aus</translation>
     </message>
+    <message>
+        <source>Only people signed in to Pando who may see %1 reach it, at every address: a browser is asked to sign in on the app's own name, and the app gets an X-Pando-Assertion header saying who is asking.</source>
+        <translation>Nur bei Pando angemeldete Personen, die %1 sehen dürfen, erreichen die App, unter jeder Adresse: Ein Browser wird unter dem eigenen Namen der App zur Anmeldung aufgefordert, und die App erhält einen X-Pando-Assertion-Header, der sagt, wer anfragt.</translation>
+    </message>
 </context>
 <context>
     <name>AppDetail</name>
