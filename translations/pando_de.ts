@@ -61,6 +61,14 @@
         <source>moved: redirects to the app's current address</source>
         <translation>umgezogen: leitet zur aktuellen Adresse der App weiter</translation>
     </message>
+    <message>
+        <source>From this computer</source>
+        <translation>Von diesem Computer aus</translation>
+    </message>
+    <message>
+        <source>Only people signed in to Pando who may see %1 reach it, at every address: a browser is asked to sign in on the app's own name, and the app gets an X-Pando-Assertion header saying who is asking.</source>
+        <translation>Nur bei Pando angemeldete Personen, die %1 sehen dürfen, erreichen die App, unter jeder Adresse: Ein Browser wird unter dem eigenen Namen der App zur Anmeldung aufgefordert, und die App erhält einen X-Pando-Assertion-Header, der sagt, wer anfragt.</translation>
+    </message>
 </context>
 <context>
     <name>AppDetail</name>
@@ -83,10 +91,6 @@
     <message>
         <source>URL</source>
         <translation>URL</translation>
-    </message>
-    <message>
-        <source>not routed yet</source>
-        <translation>noch ohne Route</translation>
     </message>
     <message>
         <source>Ref</source>
@@ -139,6 +143,10 @@
     <message>
         <source>Addresses</source>
         <translation>Adressen</translation>
+    </message>
+    <message>
+        <source>Starting the forward through %1…</source>
+        <translation>Weiterleitung über %1 wird gestartet…</translation>
     </message>
 </context>
 <context>
@@ -2086,6 +2094,37 @@
     <message>
         <source>Refused: %1</source>
         <translation>Abgelehnt: %1</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::AppLink</name>
+    <message>
+        <source>not routed yet</source>
+        <translation>noch ohne Route</translation>
+    </message>
+    <message>
+        <source>Open through %1</source>
+        <translation>Über %1 öffnen</translation>
+    </message>
+    <message>
+        <source>%1 through %2</source>
+        <translation>%1 über %2</translation>
+    </message>
+    <message>
+        <source>The app is reached once it was deployed</source>
+        <translation>Die App ist erreichbar, sobald sie bereitgestellt wurde</translation>
+    </message>
+    <message>
+        <source>Open %1 in the browser</source>
+        <translation>%1 im Browser öffnen</translation>
+    </message>
+    <message>
+        <source>Opens the app on this computer through a tunnel to %1, over the connection's TLS; on that machine it answers at %2</source>
+        <translation>Öffnet die App auf diesem Computer durch einen Tunnel zu %1, über das TLS der Verbindung; auf jenem Rechner antwortet sie unter %2</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
     </message>
 </context>
 <context>

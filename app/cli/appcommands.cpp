@@ -1,10 +1,12 @@
 // `pando apps …`, `pando deploy`, `pando deploys …` and `pando logs`. A deploy followed with
-// --wait is a DeployWatch: the deploy's steps printed as they start and end.
+// --wait is a DeployWatch: the deploy's steps printed as they start and end. `apps forward` is a
+// client::AppForwarder that runs until interrupted.
 
 #include "cli.h"
 #include "commands.h"
 #include "output.h"
 
+#include "app/client/appforwarder.h"
 #include "core/vocab/vocab.h"
 
 #include <QCoreApplication>
@@ -616,6 +618,41 @@ void logs(Cli &cli)
     cli.own(stream);
 }
 
+void forwardApp(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    const int port = cli.args().count(QStringLiteral("port")).value_or(0);
+    if (port > 65535)
+        return cli.failWithCode(Error{ErrorCode::Invalid, QStringLiteral("%1 is not a port").arg(port),
+                                      QStringLiteral("--port"), QStringLiteral("a port is 1 to 65535; 0 picks one")},
+                                ExitUsage);
+    auto *forwarder = new client::AppForwarder(cli.api().client(), name, &cli);
+    // A connection that fails (the app stopped, a cap was reached) is said; the others go on.
+    QObject::connect(forwarder, &client::AppForwarder::connectionFailed, &cli, [&cli, name](const Error &error) {
+        if (!cli.isFinished())
+            printErr(QStringLiteral("pando: a connection to app %1 failed: %2").arg(name, error.text()));
+    });
+    forwarder->start(quint16(port), [&cli, forwarder, name](const Result<quint16> &listening) {
+        if (cli.isFinished())
+            return;
+        if (!listening)
+            return cli.failWith(listening.error());
+        const QString local = QStringLiteral("http://127.0.0.1:%1").arg(*listening);
+        const QString server = forwarder->server().toString();
+        if (cli.args().json)
+            printOut(
+                QString::fromUtf8(QJsonDocument(QJsonObject{{QStringLiteral("url"), QString(local + QLatin1Char('/'))},
+                                                            {QStringLiteral("port"), double(*listening)},
+                                                            {QStringLiteral("app"), name},
+                                                            {QStringLiteral("server"), server}})
+                                      .toJson(QJsonDocument::Compact)));
+        else
+            printOut(QStringLiteral("Forwarding %1 -> app %2 on %3 (Ctrl+C to stop)").arg(local, name, server));
+        // Runs until Ctrl-C (exit 130, as every command that waits).
+        cli.setOnInterrupt([forwarder] { forwarder->stop(); });
+    });
+}
+
 constexpr CommandDef AppTable[] = {
     {"apps",
      "create",
@@ -635,6 +672,18 @@ constexpr CommandDef AppTable[] = {
      &updateApp},
     {"apps", "list", "", 0, 0, {}, "list the apps", &listApps},
     {"apps", "show", "NAME", 1, 1, {}, "show an app: URL, status, current and last deploy", &showApp},
+    {"apps",
+     "forward",
+     "NAME",
+     1,
+     1,
+     {{{&flags::Port}}},
+     "reach an app from this machine: http://127.0.0.1:PORT through the server, until Ctrl+C",
+     &forwardApp,
+     Needs::Token,
+     nullptr,
+     "Each connection to the local port rides a WebSocket to the server, with the token and the same TLS checks "
+     "as every other command; the server connects to the app's stable route. Needs read access to the app."},
     {"apps",
      "rm",
      "NAME",

@@ -71,13 +71,14 @@ inline constexpr Flag Expires{"expires", "30d", "when the token stops working (d
 inline constexpr Flag Out{"out", "FILE", "where the dump goes"};
 inline constexpr Flag Force{"force", "", "replace an existing FILE"};
 inline constexpr Flag Diff{"diff", "", "show what the last change to it changed, as a diff"};
+inline constexpr Flag Port{"port", "N", "the local port to listen on (default: a free one)", true};
 
 // Every flag any command takes, the global ones first: what the parser knows by name.
 inline constexpr const Flag *Catalogue[] = {
     &Server,   &Token,      &TokenFile, &Json,    &Help,   &Version, &File,         &Ref,    &Wait,  &NoWait,
     &KeepData, &DeleteData, &Follow,    &Tail,    &Limit,  &Config,  &Vars,         &Yes,    &Watch, &Pipeline,
     &Install,  &FromFile,   &Actor,     &Action,  &Object, &Since,   &Until,        &Status, &All,   &Reason,
-    &Username, &Role,       &Scope,     &Expires, &Out,    &Force,   &AllPipelines, &Step,   &Diff,
+    &Username, &Role,       &Scope,     &Expires, &Out,    &Force,   &AllPipelines, &Step,   &Diff,  &Port,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags

@@ -291,17 +291,13 @@ void ApiClient::postJson(const QString &path, const QJsonObject &body, Callback 
     request("POST", path, QJsonDocument(body).toJson(QJsonDocument::Compact), "application/json", std::move(callback));
 }
 
-QWebSocket *ApiClient::follow(const QString &path, MessageCallback onMessage, ClosedCallback onClosed)
+QWebSocket *ApiClient::newWebSocket(QObject *parent, const std::shared_ptr<std::optional<Error>> &mismatch)
 {
-    auto *socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest, this);
-    // The callback runs once, whether the socket closes or fails first.
-    auto closed = std::make_shared<ClosedCallback>(std::move(onClosed));
-    const QString server = m_baseUrl.toString();
-    auto mismatch = std::make_shared<std::optional<Error>>();
+    auto *socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest, parent);
     if (!m_pinned.isEmpty()) {
         socket->setSslConfiguration(pinnedConfiguration());
-        connect(socket, &QWebSocket::sslErrors, this,
-                [socket, pinned = m_pinned, mismatch, server](const QList<QSslError> &errors) {
+        connect(socket, &QWebSocket::sslErrors, socket,
+                [socket, pinned = m_pinned, mismatch, server = m_baseUrl.toString()](const QList<QSslError> &errors) {
                     const QString actual = certificateFingerprint(peerOf(socket->sslConfiguration(), errors));
                     if (actual == pinned)
                         socket->ignoreSslErrors();
@@ -309,6 +305,23 @@ QWebSocket *ApiClient::follow(const QString &path, MessageCallback onMessage, Cl
                         *mismatch = pinMismatch(actual, pinned, server);
                 });
     }
+    return socket;
+}
+
+void ApiClient::openWebSocket(QWebSocket *socket, const QString &path) const
+{
+    QNetworkRequest request(webSocketUrlFor(path));
+    request.setRawHeader("Authorization", "Bearer " + m_token.toUtf8());
+    socket->open(request);
+}
+
+QWebSocket *ApiClient::follow(const QString &path, MessageCallback onMessage, ClosedCallback onClosed)
+{
+    // The callback runs once, whether the socket closes or fails first.
+    auto closed = std::make_shared<ClosedCallback>(std::move(onClosed));
+    const QString server = m_baseUrl.toString();
+    auto mismatch = std::make_shared<std::optional<Error>>();
+    QWebSocket *socket = newWebSocket(this, mismatch);
     connect(socket, &QWebSocket::textMessageReceived, this, [onMessage = std::move(onMessage)](const QString &text) {
         const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8());
         if (doc.isObject())
@@ -354,9 +367,7 @@ QWebSocket *ApiClient::follow(const QString &path, MessageCallback onMessage, Cl
                  reason.isEmpty() ? QStringLiteral("the server closed the stream (code %1)").arg(int(code)) : reason,
                  server));
     });
-    QNetworkRequest request(webSocketUrlFor(path));
-    request.setRawHeader("Authorization", "Bearer " + m_token.toUtf8());
-    socket->open(request);
+    openWebSocket(socket, path);
     return socket;
 }
 

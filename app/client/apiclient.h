@@ -15,6 +15,8 @@
 #include <QString>
 #include <QUrl>
 #include <functional>
+#include <memory>
+#include <optional>
 
 class QIODevice;
 class QNetworkAccessManager;
@@ -82,6 +84,12 @@ public:
     // Opens a WebSocket stream ("/api/v1/events?app=hello"); each text message that is a JSON
     // object goes to onMessage. The socket is owned by this client; close it to stop early.
     QWebSocket *follow(const QString &path, MessageCallback onMessage, ClosedCallback onClosed);
+
+    // A WebSocket that checks the server's certificate as every request does (the pin, when
+    // set: a mismatch is put in mismatch before the socket fails), owned by parent; then opened
+    // to path with the token. For streams that are not JSON (a tunnel's bytes, appforwarder.h).
+    QWebSocket *newWebSocket(QObject *parent, const std::shared_ptr<std::optional<Error>> &mismatch);
+    void openWebSocket(QWebSocket *socket, const QString &path) const;
 
     QUrl urlFor(const QString &path) const;
     QUrl webSocketUrlFor(const QString &path) const;

@@ -34,6 +34,8 @@
 #include <algorithm>
 #include <exception>
 #include <memory>
+#include <optional>
+#include <utility>
 
 namespace pando::server {
 
@@ -254,7 +256,11 @@ protected:
             // Qt 6.4 upgrades only when this returns true and has no upgrade verifier: the
             // socket is authorized right after the upgrade (acceptWebSockets). Nothing may be
             // written here, the handshake answer follows.
-            return match.route != nullptr && match.route->webSocket;
+            if (match.route == nullptr || !match.route->webSocket)
+                return false;
+            if (match.route->beforeUpgrade)
+                return allowUpgrade(request, socket, match);
+            return true;
         }
         respond(request, socket, match);
         return true;
@@ -262,6 +268,15 @@ protected:
 
     void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override
     {
+        if (m_refusedUpgrade && m_refusedUpgrade->socket == socket) {
+            // Qt closes the connection once this returns: the refusal is written now.
+            const RefusedUpgrade refused = std::move(*m_refusedUpgrade);
+            m_refusedUpgrade.reset();
+            QHttpServerResponder responder = makeResponder(request, socket);
+            write(responder, refused.reply, refused.requestId);
+            return;
+        }
+        m_refusedUpgrade.reset();
         if (!m_hosts.allowsHost(request.value(QByteArrayLiteral("Host"))))
             return refuseHost(request, socket);
         if (isWebSocketUpgrade(request)) {
@@ -279,6 +294,47 @@ protected:
     }
 
 private:
+    // An upgrade refused before it happened, answered by missingHandler, which Qt calls next
+    // with the same socket.
+    struct RefusedUpgrade {
+        QTcpSocket *socket = nullptr;
+        Reply reply;
+        QByteArray requestId;
+    };
+
+    static RequestData requestData(const QHttpServerRequest &request, QTcpSocket *socket)
+    {
+        return RequestData{methodName(request.method()),
+                           request.url(),
+                           request.body(),
+                           request.value(QByteArrayLiteral("Content-Type")),
+                           request.value(QByteArrayLiteral("Authorization")),
+                           socket ? socket->peerAddress().toString() : request.remoteAddress().toString(),
+                           request.value(QByteArrayLiteral("Cookie")),
+                           request.value(QByteArrayLiteral("X-Pando-Assertion")),
+                           RequestData::Forwarded{request.value(QByteArrayLiteral("X-Forwarded-Method")),
+                                                  request.value(QByteArrayLiteral("X-Forwarded-Uri")),
+                                                  request.value(QByteArrayLiteral("X-Forwarded-Host")),
+                                                  request.value(QByteArrayLiteral("X-Forwarded-Proto")),
+                                                  request.value(QByteArrayLiteral("X-Forwarded-For"))},
+                           request.value(QByteArrayLiteral("Accept")),
+                           request.value(QByteArrayLiteral("Origin"))};
+    }
+
+    // A route that asks before its upgrade (RouteDef::beforeUpgrade) is authenticated, authorized
+    // and asked here, on the server's thread, which acceptWebSockets reads the store on too: Qt
+    // 6.4 has to know now whether to answer 101. A refusal is kept for missingHandler.
+    bool allowUpgrade(const QHttpServerRequest &request, QTcpSocket *socket, const RouteMatch &match)
+    {
+        const QByteArray requestId = newRequestId();
+        Reply reply =
+            dispatch(requestData(request, socket), match, QString::fromLatin1(requestId), match.route->beforeUpgrade);
+        if (reply.status == 200)
+            return true;
+        m_refusedUpgrade = RefusedUpgrade{socket, std::move(reply), requestId};
+        return false;
+    }
+
     // Written at once, before any route or token is looked at: nothing about the install goes to
     // a page that reached it under a foreign name.
     void refuseHost(const QHttpServerRequest &request, QTcpSocket *socket)
@@ -298,17 +354,7 @@ private:
     void respond(const QHttpServerRequest &request, QTcpSocket *socket, const RouteMatch &match)
     {
         const QByteArray requestId = newRequestId();
-        auto data = std::make_shared<RequestData>(RequestData{
-            methodName(request.method()), request.url(), request.body(),
-            request.value(QByteArrayLiteral("Content-Type")), request.value(QByteArrayLiteral("Authorization")),
-            socket ? socket->peerAddress().toString() : request.remoteAddress().toString(),
-            request.value(QByteArrayLiteral("Cookie")), request.value(QByteArrayLiteral("X-Pando-Assertion")),
-            RequestData::Forwarded{request.value(QByteArrayLiteral("X-Forwarded-Method")),
-                                   request.value(QByteArrayLiteral("X-Forwarded-Uri")),
-                                   request.value(QByteArrayLiteral("X-Forwarded-Host")),
-                                   request.value(QByteArrayLiteral("X-Forwarded-Proto")),
-                                   request.value(QByteArrayLiteral("X-Forwarded-For"))},
-            request.value(QByteArrayLiteral("Accept")), request.value(QByteArrayLiteral("Origin"))});
+        auto data = std::make_shared<RequestData>(requestData(request, socket));
         auto responder = std::make_shared<QHttpServerResponder>(makeResponder(request, socket));
         const bool network = match.route && reachesOut(*match.route);
         if (network && m_networkRequests.fetchAndAddOrdered(1) >= MaxNetworkRequests) {
@@ -395,7 +441,9 @@ private:
             responder.write(body, {{"Content-Type", "application/json"}, {"X-Request-Id", requestId}}, status);
     }
 
-    Reply dispatch(const RequestData &request, const RouteMatch &match, const QString &requestId)
+    // handler: what serves the route once it is authorized; its own handler when null.
+    Reply dispatch(const RequestData &request, const RouteMatch &match, const QString &requestId,
+                   Handler handler = nullptr)
     {
         core::Actor actor;
         actor.name = QStringLiteral("anonymous");
@@ -433,7 +481,7 @@ private:
 
         Call call{m_engine, request, match.args, actor, principal, &m_state};
         try {
-            return match.route->handler(call);
+            return (handler ? handler : match.route->handler)(call);
         } catch (const std::exception &e) {
             qCWarning(lcApi) << "request" << requestId << "failed with an exception:" << e.what();
         } catch (...) {
@@ -451,6 +499,7 @@ private:
     QThreadPool m_pool;
     QThreadPool m_networkPool;
     QAtomicInt m_networkRequests; // running and queued on m_networkPool
+    std::optional<RefusedUpgrade> m_refusedUpgrade;
 };
 
 using detail::WebSocketSession;
@@ -687,7 +736,8 @@ void ApiServer::acceptWebSockets()
 
         // The route names its stream (routes.h): the table's check makes one without a stream
         // a compile error, so there is no default to fall through to.
-        StreamCall call{m_engine, *session, url, match.args, m_frontend->pool(), *principal};
+        StreamCall call{m_engine,   *session, url,       match.args,          m_frontend->pool(),
+                        *principal, actor,    &m_limits, &m_frontend->state()};
         match.route->stream(call);
     }
 }

@@ -4,7 +4,8 @@
 // 503 and closed, with a log line), deadlines for a request's headers and for a connection that
 // moves no byte while no answer is due, and per WebSocket an inbound message cap, an outbound
 // buffer bound (a client that reads too slowly is dropped, its queue never grows without end),
-// a limit of live streams per user, and how soon a stream ends once its reader lost the access.
+// a limit of live streams per user, how soon a stream ends once its reader lost the access, and
+// the caps and deadlines of tunnels to apps.
 
 namespace pando::server {
 
@@ -18,6 +19,13 @@ struct ConnectionLimits {
     // How often a live stream's route is authorized again: a grant taken away ends the streams
     // it let in within this time.
     int streamReauthorizeMs = 5'000;
+    // Port-forwards to apps (GET /api/v1/apps/{name}/tunnel): how many are open at once in all and
+    // per user (each is a WebSocket too, held to the caps above as well), how long the app's port
+    // may take to accept, and how long one may carry no byte either way before it is closed.
+    int maxTunnels = 128;
+    int maxTunnelsPerUser = 16;
+    int tunnelConnectTimeoutMs = 5'000;
+    int tunnelIdleTimeoutMs = 15 * 60'000;
 };
 
 } // namespace pando::server

@@ -291,6 +291,9 @@ constexpr RouteDef Routes[] = {
     {"POST", "/api/v1/apps/{name}/services/{slot}/backup", AppsWrite, App, false, &serviceapi::backupService},
     {"DELETE", "/api/v1/apps/{name}/services/{slot}", AppsWrite, App, false, &serviceapi::removeService},
     {"GET", "/api/v1/apps/{name}/logs/follow", LogsRead, App, true, &upgradeRequired, &streamapi::followLogs},
+    // A port-forward to the app (docs/edge.md, "Teammates"): reading the app lets one open it.
+    {"GET", "/api/v1/apps/{name}/tunnel", AppsRead, App, true, &upgradeRequired, &streamapi::tunnel,
+     &streamapi::tunnelReady},
     {"GET", "/api/v1/events", AppsRead, None, true, &upgradeRequired, &streamapi::events},
     // The pipeline runner (503 while the engine has none).
     {"GET", "/api/v1/pipelines", PipelinesRead, None, false, &pipelineapi::listPipelines},
@@ -378,6 +381,8 @@ constexpr bool everyRouteIsComplete()
             return false;
         // A WebSocket route is served by its stream after the upgrade, and only it has one.
         if (route.webSocket != (route.stream != nullptr) || (route.webSocket && route.method != "GET"))
+            return false;
+        if (route.beforeUpgrade != nullptr && !route.webSocket)
             return false;
     }
     return true;

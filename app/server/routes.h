@@ -3,6 +3,7 @@
 // handler that serves it. Routes are registered only from this table, and the table is checked at
 // compile time so that a route without a known permission cannot exist.
 
+#include "app/server/connectionlimits.h"
 #include "core/accounts/accounts.h"
 #include "core/authz/authz.h"
 #include "core/engine/engine.h"
@@ -110,6 +111,9 @@ struct StreamCall {
     QStringList args;                    // the path's {placeholders} in order
     QThreadPool &pool;                   // for store reads off the server's thread
     core::accounts::Principal principal; // who asks, as authorized at the upgrade
+    core::Actor actor;                   // the same, as the audit log names it
+    const ConnectionLimits *limits = nullptr;
+    detail::ServerState *server = nullptr; // the serving ApiServer's live state
 };
 using StreamHandler = void (*)(StreamCall &call);
 
@@ -122,6 +126,10 @@ struct RouteDef {
     bool webSocket = false;         // served over a WebSocket after the upgrade
     Handler handler = nullptr;      // for WebSocket routes: answers a plain GET without upgrade
     StreamHandler stream = nullptr; // WebSocket routes only: serves the socket after the upgrade
+    // WebSocket routes only, optional: asked before the upgrade, once the route is authorized; an
+    // answer other than 200 refuses the upgrade with that answer, so that a client learns that
+    // the object is missing (404) or not ready (409) as HTTP, the way a 401 or 403 comes then too.
+    Handler beforeUpgrade = nullptr;
 };
 
 // The table, in the order routes are matched.

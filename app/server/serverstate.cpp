@@ -34,6 +34,39 @@ QList<ConnectionInfo> ServerState::connections() const
     return m_connections;
 }
 
+std::optional<QString> ServerState::addTunnel(const QString &owner, int maxTotal, int maxPerOwner)
+{
+    QMutexLocker lock(&m_mutex);
+    if (maxTotal > 0 && m_tunnelCount >= maxTotal)
+        return u"%1 tunnels to apps are open on this server, the limit; try again once one closed"_s.arg(maxTotal);
+    int &held = m_tunnels[owner];
+    if (maxPerOwner > 0 && held >= maxPerOwner) {
+        if (held == 0)
+            m_tunnels.remove(owner);
+        return u"%1 tunnels to apps are open for this user, the limit; close one first"_s.arg(maxPerOwner);
+    }
+    ++held;
+    ++m_tunnelCount;
+    return std::nullopt;
+}
+
+void ServerState::removeTunnel(const QString &owner)
+{
+    QMutexLocker lock(&m_mutex);
+    auto it = m_tunnels.find(owner);
+    if (it == m_tunnels.end())
+        return;
+    --m_tunnelCount;
+    if (--*it <= 0)
+        m_tunnels.erase(it);
+}
+
+int ServerState::tunnelCount() const
+{
+    QMutexLocker lock(&m_mutex);
+    return m_tunnelCount;
+}
+
 void ServerState::setTlsFingerprint(const QString &fingerprint)
 {
     QMutexLocker lock(&m_mutex);

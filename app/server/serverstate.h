@@ -1,14 +1,17 @@
 #pragma once
 // What the API's handlers may know about the server serving them: who holds a live stream
-// (event stream or follow WebSocket) open right now, and the fingerprint of the certificate it
-// serves TLS with. The server's thread writes it, handlers on the worker pool read it.
+// (event stream or follow WebSocket) open right now, how many tunnels to apps each user holds, and
+// the fingerprint of the certificate it serves TLS with. The server's thread writes it, handlers on the worker pool
+// read it.
 //
 // Threading: every method may be called from any thread.
 
+#include <QHash>
 #include <QJsonArray>
 #include <QList>
 #include <QMutex>
 #include <QString>
+#include <optional>
 
 namespace pando::server::detail {
 
@@ -32,12 +35,21 @@ public:
     // Oldest first.
     QList<ConnectionInfo> connections() const;
 
+    // Counts one more tunnel of owner (a user id, or the initial token's id), unless that would
+    // pass maxTotal open in all or maxPerOwner of the owner's (0: no cap); then nothing is counted
+    // and the answer is why, for the close frame.
+    std::optional<QString> addTunnel(const QString &owner, int maxTotal, int maxPerOwner);
+    void removeTunnel(const QString &owner);
+    int tunnelCount() const;
+
     void setTlsFingerprint(const QString &fingerprint);
     QString tlsFingerprint() const;
 
 private:
     mutable QMutex m_mutex;
     QList<ConnectionInfo> m_connections;
+    QHash<QString, int> m_tunnels; // owner → open tunnels
+    int m_tunnelCount = 0;
     QString m_tlsFingerprint;
 };
 

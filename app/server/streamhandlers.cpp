@@ -1,6 +1,9 @@
 #include "streamhandlers.h"
 
+#include "apptunnel.h"
+#include "replies.h"
 #include "runfollow.h"
+#include "serverstate.h"
 #include "websocketsession.h"
 
 #include "core/accounts/accountservice.h"
@@ -67,6 +70,45 @@ void followRun(StreamCall &call)
     }
     auto *follow = new detail::RunFollow(call.engine, call.session, call.args.value(0), after, call.pool);
     follow->start();
+}
+
+Reply tunnelReady(Call &call)
+{
+    // Read only, not audited: the opening is, once the socket is upgraded.
+    if (auto port = call.engine.tunnelPort(call.args.value(0)); !port)
+        return errorReply(port.error());
+    return Reply{200, {}};
+}
+
+void tunnel(StreamCall &call)
+{
+    const QString app = call.args.value(0);
+    const ConnectionLimits limits = call.limits ? *call.limits : ConnectionLimits{};
+    detail::ServerState *server = call.server;
+    const QString owner = call.principal.userId.isEmpty() ? call.principal.tokenId : call.principal.userId;
+    if (server)
+        if (std::optional<QString> refused = server->addTunnel(owner, limits.maxTunnels, limits.maxTunnelsPerUser)) {
+            call.session.close(detail::closeCode(detail::StreamClose::TooMany), *refused);
+            return;
+        }
+    auto release = [server, owner] {
+        if (server)
+            server->removeTunnel(owner);
+    };
+    // Checked again (the app may have stopped since the upgrade was allowed) and audited; the
+    // store is written on the server's thread, as the upgrade's authorization reads it there.
+    auto port = call.engine.openTunnel(app, call.actor);
+    if (!port) {
+        release();
+        const ErrorCode code = port.error().code;
+        const detail::StreamClose close = code == ErrorCode::NotFound   ? detail::StreamClose::NotFound
+                                          : code == ErrorCode::Conflict ? detail::StreamClose::Conflict
+                                                                        : detail::StreamClose::Unavailable;
+        call.session.close(detail::closeCode(close), port.error().text());
+        return;
+    }
+    new detail::AppTunnel(call.session, {app, *port, limits.tunnelConnectTimeoutMs, limits.tunnelIdleTimeoutMs},
+                          std::move(release));
 }
 
 } // namespace pando::server::streamapi

@@ -19,9 +19,10 @@
 namespace pando::server::detail {
 
 // The API's own close codes, from the range RFC 6455 leaves to applications (4000-4999): "no such
-// thing" and "not available now", as HTTP's 404 and 503. QWebSocket takes only its CloseCode
-// enum, whose named values end at 1015; the number is passed through as it is.
-enum class StreamClose { NotFound = 4404, Unavailable = 4503 };
+// thing", "not in a state for it", "too many now" and "not available now", as HTTP's 404, 409, 429
+// and 503 (RFC 6455's 1013 would say "try again later", but Qt's own client refuses it as invalid). QWebSocket takes
+// only its CloseCode enum, whose named values end at 1015; the number is passed through as it is.
+enum class StreamClose { NotFound = 4404, Conflict = 4409, TooMany = 4429, Unavailable = 4503 };
 inline QWebSocketProtocol::CloseCode closeCode(StreamClose code)
 {
     return static_cast<QWebSocketProtocol::CloseCode>(int(code));
@@ -64,7 +65,15 @@ public:
         m_pending += text.size();
         m_socket->sendTextMessage(QString::fromUtf8(text));
     }
+    // Bytes for a tunnel (apptunnel.h), counted as send() counts them but never dropped: the
+    // tunnel stops reading its app while pendingBytes() is at the bound, so the queue stays bounded.
+    void sendBinary(const QByteArray &data)
+    {
+        m_pending += data.size();
+        m_socket->sendBinaryMessage(data);
+    }
     qint64 pendingBytes() const { return m_pending; }
+    qint64 maxPendingBytes() const { return m_maxPending; }
     QWebSocket *socket() const { return m_socket; }
     const QString &tokenId() const { return m_tokenId; }
     const QString &userId() const { return m_userId; }

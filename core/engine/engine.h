@@ -217,6 +217,14 @@ public:
     Result<QList<secrets::AppSecretInfo>> appSecrets(const QString &app);
     Status removeAppSecret(const QString &app, const QString &name, const Actor &actor);
 
+    // Where a tunnel to the app (GET /api/v1/apps/{name}/tunnel) connects on loopback: its route's
+    // stable port (enginetunnel.cpp). NotFound for an unknown app; Conflict, saying which, when it
+    // has no route yet or its route leads to no container (never deployed, or stopped).
+    Result<quint16> tunnelPort(const QString &app);
+    // As tunnelPort(), and audits the opening as app.tunnel with who opened it; a tunnel whose
+    // line could not be written does not open (the audit's error).
+    Result<quint16> openTunnel(const QString &app, const Actor &actor);
+
     // The last n lines of the app's current container.
     Result<QList<adapters::LogLine>> logTail(const QString &app, int lines);
     LogHub *logs() const;

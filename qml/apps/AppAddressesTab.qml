@@ -1,5 +1,5 @@
-// The Addresses tab of an app: where people reach it. The stable loopback address every app has,
-// then the names the edge serves it at, each a link with its TLS mode and its certificate's state
+// The Addresses tab of an app: where people reach it. The stable loopback address every app has
+// (and, on an install elsewhere, a forward to it from this computer), then the names the edge serves it at, each a link with its TLS mode and its certificate's state
 // (issued by whom and until when, not issued yet, or the edge's error in the failure colour);
 // addresses the app moved away from say that they redirect. With no names, it says how to give
 // the app one.
@@ -75,6 +75,58 @@ ColumnLayout {
             text: qsTr("Refresh")
             onClicked: addresses.refresh()
             Accessible.name: qsTr("Read the app's addresses again")
+        }
+    }
+
+    // On an install elsewhere the address above is that machine's own loopback: from this
+    // computer the app opens through a forward (AppLink, shared with the detail's link).
+    AppLink {
+        id: forward
+        session: root.session
+        app: root.app
+        url: addresses.url
+    }
+    RowLayout {
+        visible: forward.forwarded && addresses.url.length > 0
+        Layout.fillWidth: true
+        Label {
+            text: qsTr("From this computer")
+            opacity: 0.7
+        }
+        Label {
+            id: forwardLink
+            objectName: "forwardLink"
+            text: "<a href=\"open\">" + forward.text + "</a>"
+            textFormat: Text.StyledText
+            wrapMode: Text.WrapAnywhere
+            activeFocusOnTab: true
+            Accessible.role: Accessible.Link
+            Accessible.name: forward.text
+            Accessible.description: forward.toolTip
+            ToolTip.visible: forwardArea.containsMouse
+            ToolTip.text: forward.toolTip
+            onLinkActivated: forward.open()
+            Keys.onReturnPressed: forward.open()
+            Keys.onSpacePressed: forward.open()
+            Layout.fillWidth: true
+            FocusRing {
+                target: forwardLink
+            }
+            MouseArea {
+                id: forwardArea
+                anchors.fill: parent
+                acceptedButtons: Qt.NoButton
+                hoverEnabled: true
+                cursorShape: Qt.PointingHandCursor
+            }
+        }
+        Label {
+            objectName: "forwardError"
+            visible: forward.error.length > 0
+            text: forward.error
+            color: StateStyle.danger
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
         }
     }
 

@@ -244,17 +244,52 @@ Pane {
                 text: qsTr("URL")
                 opacity: 0.7
             }
-            Label {
-                readonly property string url: root.hasApp ? root.app.url : ""
-                text: url.length > 0 ? "<a href=\"" + url + "\">" + url + "</a>" : qsTr("not routed yet")
-                wrapMode: Text.WrapAnywhere
+            // Opens the app here: its own URL on this computer's engine, else a forward through
+            // the server (AppLink), which the text and tooltip say.
+            ColumnLayout {
+                spacing: 4
                 Layout.fillWidth: true
-                textFormat: url.length > 0 ? Text.StyledText : Text.PlainText
-                onLinkActivated: link => Qt.openUrlExternally(link)
-                MouseArea {
-                    anchors.fill: parent
-                    acceptedButtons: Qt.NoButton
-                    cursorShape: parent.url.length > 0 ? Qt.PointingHandCursor : Qt.ArrowCursor
+
+                AppLink {
+                    id: appLink
+                    session: root.appsModel.session
+                    app: root.hasApp ? root.app.name : ""
+                    url: root.hasApp ? root.app.url : ""
+                }
+                Label {
+                    id: linkLabel
+                    objectName: "appLink"
+                    readonly property bool linked: appLink.url.length > 0
+                    text: linked ? "<a href=\"open\">" + appLink.text + "</a>" : appLink.text
+                    wrapMode: Text.WrapAnywhere
+                    Layout.fillWidth: true
+                    textFormat: linked ? Text.StyledText : Text.PlainText
+                    activeFocusOnTab: linked
+                    Accessible.role: Accessible.Link
+                    Accessible.name: appLink.text
+                    Accessible.description: appLink.toolTip
+                    onLinkActivated: appLink.open()
+                    Keys.onReturnPressed: appLink.open()
+                    Keys.onSpacePressed: appLink.open()
+                    ToolTip.visible: linkArea.containsMouse
+                    ToolTip.text: appLink.toolTip
+                    MouseArea {
+                        id: linkArea
+                        anchors.fill: parent
+                        acceptedButtons: Qt.NoButton
+                        hoverEnabled: true
+                        cursorShape: linkLabel.linked ? Qt.PointingHandCursor : Qt.ArrowCursor
+                    }
+                }
+                Label {
+                    id: linkState
+                    objectName: "appLinkState"
+                    visible: appLink.opening || appLink.error.length > 0
+                    text: appLink.opening ? qsTr("Starting the forward through %1…").arg(appLink.through)
+                                          : appLink.error
+                    color: appLink.error.length > 0 ? StateStyle.danger : linkState.palette.windowText
+                    wrapMode: Text.Wrap
+                    Layout.fillWidth: true
                 }
             }
 

@@ -217,6 +217,19 @@ QString InProcessSession::displayName() const
     return tr("This computer");
 }
 
+void InProcessSession::appLink(const QString &app, ObjectCallback done)
+{
+    this->app(app, [app, done = std::move(done)](const Result<QJsonObject> &answer) {
+        if (!answer)
+            return done(std::unexpected(answer.error()));
+        const QString url = answer->value(u"url"_s).toString();
+        if (url.isEmpty())
+            return done(fail(ErrorCode::Conflict, u"app %1 is not routed yet: it was never deployed"_s.arg(app), {},
+                             u"deploy it first"_s));
+        done(QJsonObject{{u"url"_s, url}});
+    });
+}
+
 QString InProcessSession::defaultUserName()
 {
     QString name = qEnvironmentVariable("USER").toLower();

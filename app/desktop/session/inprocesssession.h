@@ -79,6 +79,9 @@ public:
     QString displayName() const override;
     // Starts the engine (the first call) or reconnects to it; watch stateChanged.
     void open() override;
+    // The apps run on this computer: their own URLs, with nothing in between.
+    void appLink(const QString &app, ObjectCallback done) override;
+    QString linksThrough() const override { return {}; }
 
     // The desktop user's account name, once the engine started.
     QString userName() const { return m_userName; }

@@ -2,6 +2,7 @@
 
 #include "app/client/api.h"
 #include "app/client/apiclient.h"
+#include "app/client/appforwarder.h"
 
 #include <QJsonDocument>
 #include <QWebSocket>
@@ -64,6 +65,10 @@ void RemoteSession::attach(const QUrl &baseUrl, const QString &token)
 void RemoteSession::detach()
 {
     m_retry.stop();
+    // Forwards lead to the server being left: they go with it (their local ports close).
+    for (const Forward &forward : std::as_const(m_forwards))
+        delete forward.forwarder.data();
+    m_forwards.clear();
     if (m_client) {
         // Streams first: their close callbacks must not see a half-gone client.
         if (m_events)
@@ -212,6 +217,55 @@ void RemoteSession::apps(ListCallback done)
 void RemoteSession::app(const QString &name, ObjectCallback done)
 {
     call([name](const Api &api, Callback cb) { api.app(name, std::move(cb)); }, std::move(done));
+}
+
+QString RemoteSession::linksThrough() const
+{
+    return displayName();
+}
+
+void RemoteSession::appLink(const QString &app, ObjectCallback done)
+{
+    if (!m_client) {
+        QMetaObject::invokeMethod(
+            this, [done = std::move(done), error = notReady()]() { done(std::unexpected(error)); },
+            Qt::QueuedConnection);
+        return;
+    }
+    Forward &forward = m_forwards[app];
+    if (forward.forwarder && forward.forwarder->isListening()) {
+        // Reused: one local port per app for as long as the session lasts.
+        QMetaObject::invokeMethod(
+            this,
+            [done = std::move(done), url = forward.forwarder->localUrl().toString(), through = linksThrough()]() {
+                done(QJsonObject{{u"url"_s, url}, {u"through"_s, through}});
+            },
+            Qt::QueuedConnection);
+        return;
+    }
+    forward.waiting.append(std::move(done));
+    if (forward.forwarder)
+        return; // being started: answered with the others when it listens
+    auto *forwarder = new client::AppForwarder(m_client, app, this);
+    forward.forwarder = forwarder;
+    const QUrl server = m_baseUrl;
+    forwarder->start(0, [this, forwarder, app, server](const Result<quint16> &listening) {
+        auto it = m_forwards.find(app);
+        if (it == m_forwards.end() || it->forwarder != forwarder)
+            return;
+        const QList<ObjectCallback> waiting = std::exchange(it->waiting, {});
+        Result<QJsonObject> answer = std::unexpected(Error{});
+        if (listening) {
+            answer = QJsonObject{{u"url"_s, forwarder->localUrl().toString()}, {u"through"_s, linksThrough()}};
+        } else {
+            // Not kept: the next ask tries again (the grant may have come, the app been deployed).
+            answer = std::unexpected(forDesktop(listening.error(), server));
+            m_forwards.erase(it);
+            forwarder->deleteLater();
+        }
+        for (const ObjectCallback &callback : waiting)
+            callback(answer);
+    });
 }
 
 void RemoteSession::createApp(const QByteArray &specText, ObjectCallback done)

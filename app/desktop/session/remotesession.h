@@ -9,10 +9,17 @@
 // session reconnects with a growing delay (state Connecting, failure() saying why); a refused
 // token ends in Failed.
 //
+// appLink() forwards (client::AppForwarder) live here too, on the GUI thread like the session's
+// other sockets: their I/O never blocks (each read is at most 32 KiB, and a forward reads its
+// local side only while its WebSocket's queue is short), so a browser loading an app costs the
+// event loop what the event stream does. A forward moving bulk data (a large download) would
+// want a thread of its own; that is not done yet.
+//
 // Threading: see session.h.
 
 #include "app/desktop/session/session.h"
 
+#include <QHash>
 #include <QTimer>
 #include <QUrl>
 
@@ -20,7 +27,8 @@
 
 namespace pando::client {
 class Api;
-}
+class AppForwarder;
+} // namespace pando::client
 
 namespace pando::desktop {
 
@@ -50,6 +58,8 @@ public:
     void backupService(const QString &app, const QString &slot, QIODevice *out,
                        std::function<void(qint64 bytes)> progress, DoneCallback done) override;
     void startApp(const QString &name, ObjectCallback done) override;
+    void appLink(const QString &app, ObjectCallback done) override;
+    QString linksThrough() const override;
     void auditLines(const QString &object, int limit, ListCallback done) override;
 
     void deploy(const QString &app, const QString &ref, ObjectCallback done) override;
@@ -120,6 +130,12 @@ private:
     QString m_fingerprint;
     client::ApiClient *m_client = nullptr;
     QPointer<QWebSocket> m_events;
+    // appLink()'s forwards by app, and the callbacks that wait for one being started.
+    struct Forward {
+        QPointer<client::AppForwarder> forwarder;
+        QList<ObjectCallback> waiting;
+    };
+    QHash<QString, Forward> m_forwards;
     QTimer m_retry;
     int m_retryDelayMs = 0;
 };

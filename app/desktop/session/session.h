@@ -116,6 +116,16 @@ public:
                                std::function<void(qint64 bytes)> progress, DoneCallback done) = 0;
     // Starts the serving version again (after Pando stopped it for its disk use); the app's JSON.
     virtual void startApp(const QString &name, ObjectCallback done) = 0;
+    // Where this computer's browser reaches the app: {url, through}. A session with an install
+    // on another machine answers a port-forward on this computer's loopback
+    // (client::AppForwarder over the tunnel route, with the session's token and pinned
+    // certificate: "http://127.0.0.1:PORT/"), started on the first ask for the app and reused
+    // after, and through names the server; this computer's own engine answers the app's own URL
+    // and no through. NotFound or Forbidden as the server says; Conflict for an app not routed yet.
+    virtual void appLink(const QString &app, ObjectCallback done) = 0;
+    // The server the links of appLink() go through, so that a view can say so before the click;
+    // empty when they lead straight to the apps.
+    virtual QString linksThrough() const = 0;
     // Audit lines about one object ("app/NAME", "deploy/ID", "approval/ID"), newest first, at
     // most limit. Reading the audit log needs the audit.read permission (administrators):
     // Forbidden otherwise.

@@ -1,15 +1,18 @@
 // The `pando` binary against an install served from this test process: exit codes, one-line
-// errors, and a deploy followed to its end.
+// errors, a deploy followed to its end, and an app reached through `apps forward`.
 
 #include "tests/app/server/fakes.h"
 #include "tests/support/clirun.h"
 #include "tests/support/component.h"
+#include "tests/support/httpbackend.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTemporaryFile>
 #include <QTest>
@@ -38,6 +41,7 @@ private Q_SLOTS:
     void deployWaitFails();
     void logsFollowUntilInterrupted();
     void loginAndAccounts();
+    void appsForward();
 
 private:
     Run pando(const QStringList &args, const QByteArray &input = {}, bool withServer = true, bool withToken = true);
@@ -416,6 +420,61 @@ void TestCli::loginAndAccounts()
     QCOMPARE(pando({QStringLiteral("--token-file"), secretFile, QStringLiteral("apps"), QStringLiteral("list")}).code,
              1);
     QFile::remove(session);
+}
+
+void TestCli::appsForward()
+{
+    // The app's stable route leads to a real HTTP backend (the fake router routes nothing itself).
+    test::HttpBackend backend("fwd");
+    auto created = m_install.engine->createApp(test::helloSpec(QStringLiteral("fwd")),
+                                               core::Actor::system(QStringLiteral("test")));
+    QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
+    QVERIFY(m_install.router->remove(QStringLiteral("fwd")));
+    QVERIFY(m_install.router->ensure(QStringLiteral("fwd"), backend.port()));
+    QVERIFY(m_install.router->setBackend(QStringLiteral("fwd"), QStringLiteral("127.0.0.1"), backend.port()));
+
+    // Errors are said before anything listens, and exit 1.
+    Run run = pando({QStringLiteral("apps"), QStringLiteral("forward"), QStringLiteral("nosuch")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QLatin1String("nosuch")), qPrintable(run.all()));
+    QTcpServer holder;
+    QVERIFY(holder.listen(QHostAddress::LocalHost, 0));
+    run = pando({QStringLiteral("apps"), QStringLiteral("forward"), QStringLiteral("fwd"), QStringLiteral("--port"),
+                 QString::number(holder.serverPort())});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QString::number(holder.serverPort())), qPrintable(run.all()));
+
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("PANDO_SERVER"), m_install.baseUrl());
+    env.insert(QStringLiteral("PANDO_TOKEN"), m_install.token);
+    process.setProcessEnvironment(env);
+    QSignalSpy finished(&process, &QProcess::finished);
+    QByteArray out;
+    connect(&process, &QProcess::readyReadStandardOutput, this, [&] { out += process.readAllStandardOutput(); });
+    process.start(m_binary, {QStringLiteral("apps"), QStringLiteral("forward"), QStringLiteral("fwd")});
+    QTRY_VERIFY_WITH_TIMEOUT(out.contains('\n') || !finished.isEmpty(), 15000);
+    static const QRegularExpression line(
+        QStringLiteral("^Forwarding http://127\\.0\\.0\\.1:(\\d+) -> app fwd on (\\S+) \\(Ctrl\\+C to stop\\)\n$"));
+    const QRegularExpressionMatch match = line.match(QString::fromUtf8(out));
+    QVERIFY2(match.hasMatch(), out.constData());
+    QCOMPARE(match.captured(2), m_install.baseUrl());
+
+    // Plain HTTP on the local port reaches the backend through the server.
+    QTcpSocket http;
+    QByteArray answer;
+    connect(&http, &QTcpSocket::readyRead, this, [&] { answer += http.readAll(); });
+    http.connectToHost(QHostAddress::LocalHost, quint16(match.captured(1).toUInt()));
+    QVERIFY(http.waitForConnected(5000));
+    http.write("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello");
+    QTRY_VERIFY_WITH_TIMEOUT(answer.endsWith("hello"), 10000);
+    QVERIFY2(answer.contains("X-Backend: fwd"), answer.constData());
+    http.disconnectFromHost();
+
+    process.terminate(); // SIGTERM, handled like Ctrl-C
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 130);
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -75,6 +75,10 @@ Item {
             verify(stable.url.startsWith("http://127.0.0.1:"), stable.url);
             verify(stable.text.indexOf("<a href=\"" + stable.url + "\">") >= 0, stable.text);
             compare(Fixture.accessibleName(stable), "Open " + stable.url);
+            // The fixture's session is another machine's install: the app opens here through a forward.
+            const forward = named("forwardLink", tab);
+            verify(forward.visible);
+            verify(/Open through 127\.0\.0\.1:\d+/.test(forward.text), forward.text);
             compare(named("addressesList", tab).visible, false);
         }
 
@@ -145,9 +149,14 @@ Item {
             verify(named("focusRing", stable).visible, "no focus mark on the link");
             keyClick(Qt.Key_Tab);
             verify(refresh.activeFocus);
+            // The forward from this computer (the fixture's install is another machine's) comes next.
+            keyClick(Qt.Key_Tab);
+            const forward = named("forwardLink", tab);
+            verify(forward.activeFocus, "Tab from Refresh did not reach the forward");
+            verify(named("focusRing", forward).visible, "no focus mark on the forward");
             keyClick(Qt.Key_Tab);
             const first = named("addressUrl", list.itemAtIndex(0));
-            verify(first.activeFocus, "Tab from Refresh did not reach the first address");
+            verify(first.activeFocus, "Tab from the forward did not reach the first address");
             for (let row = 0; row < list.count; ++row) {
                 const item = list.itemAtIndex(row);
                 const right = item.mapToItem(tab, item.width, 0).x;

@@ -1,5 +1,6 @@
 // The Apps view: the New app dialog refuses an empty repository naming the field (and shows the
-// server's refusal naming source.repo), a valid form creates the app and shows it selected, and
+// server's refusal naming source.repo), a valid form creates the app and shows it selected (its
+// link offering a forward through the server), and
 // Remove asks before the app goes; Ctrl+N opens the dialog; Choose… opens a file dialog. The
 // functions run in name order and build on each other.
 import QtQuick
@@ -86,6 +87,12 @@ Item {
             checkMark(named("appStateMark"), DisplayState.Neutral, "not deployed", "dash");
             tryCompare(named("appName"), "text", "hello");
             verify(!named("emptyState").visible);
+            // This session's install is another "machine" (a RemoteSession): the app's own URL
+            // names that machine's loopback, so the link offers a forward through the server
+            // (AppLink) and says so rather than showing that URL.
+            const link = named("appLink");
+            tryVerify(() => /Open through 127\.0\.0\.1:\d+/.test(link.text), 10000, link.text);
+            verify(link.ToolTip.text.indexOf("tunnel") >= 0, link.ToolTip.text);
         }
 
         function test_4_removeAsksAndTheAppGoes() {
