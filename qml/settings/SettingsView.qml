@@ -659,14 +659,28 @@ Pane {
     Connections {
         target: root.server
         function onPairingChanged() {
-            if (root.server.pairingLink.length > 0)
+            if (root.server.pairingLink.length > 0) {
+                revealWindow.restart();
                 revealPairing.start();
+            }
         }
     }
-    // Once the group has grown by the code.
+    // Once the group has grown by the code: and again each time it grows in the moment after (the
+    // code and the picture are laid out when they are drawn, which a busy machine may delay).
+    Connections {
+        target: pairGroup
+        function onHeightChanged() {
+            if (revealWindow.running)
+                revealPairing.restart();
+        }
+    }
     Timer {
         id: revealPairing
         interval: 0
         onTriggered: reveal.reveal(pairGroup)
+    }
+    Timer {
+        id: revealWindow
+        interval: 2000
     }
 }
