@@ -118,9 +118,9 @@ QJsonObject appHandler(const Route &route, const IdentityCheck &identity)
             {"request"_L1,
              QJsonObject{
                  {"replace"_L1,
-                  QJsonObject{{"Cookie"_L1,
-                               QJsonArray{QJsonObject{{"search_regexp"_L1, R"re((^|;\s*)pando_session=[^;]*(;\s*|$))re"_L1},
-                                                      {"replace"_L1, "$1"_L1}}}},
+                  QJsonObject{{"Cookie"_L1, QJsonArray{QJsonObject{
+                                                {"search_regexp"_L1, R"re((^|;\s*)pando_session=[^;]*(;\s*|$))re"_L1},
+                                                {"replace"_L1, "$1"_L1}}}},
                               {"Authorization"_L1,
                                QJsonArray{QJsonObject{{"search_regexp"_L1, R"re(^[Bb]earer\s+pando(sess)?_\S*$)re"_L1},
                                                       {"replace"_L1, ""_L1}}}}}}}}});
