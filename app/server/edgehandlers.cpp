@@ -93,7 +93,7 @@ QString clientOf(const RequestData &request)
     return QString::fromLatin1(request.forwarded.client.split(',').constLast().trimmed());
 }
 
-// A form field of an application/x-www-form-urlencoded body ('+' is a space there).
+// A form field, percent-decoded (signIn() turns the body's '+' into the spaces they stand for).
 QString formField(const QUrlQuery &form, const QString &name)
 {
     return form.queryItemValue(name, QUrl::FullyDecoded);
