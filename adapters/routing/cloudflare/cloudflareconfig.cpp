@@ -1,5 +1,7 @@
 #include "cloudflareconfig.h"
 
+#include "adapters/api/routetable.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <QHostAddress>
@@ -18,11 +20,6 @@ namespace {
 bool isWildcard(const QString &host)
 {
     return host.startsWith("*."_L1);
-}
-
-QJsonObject addressJson(const Address &address)
-{
-    return {{"host"_L1, address.host}, {"path"_L1, address.path}};
 }
 
 QJsonObject stringMap(const QHash<QString, QString> &map)
@@ -240,56 +237,26 @@ QJsonObject comparable(QJsonObject config)
 
 QByteArray stateToJson(const State &state)
 {
-    QStringList apps = state.routes.keys();
-    apps.sort();
-    QJsonArray list;
-    for (const QString &app : std::as_const(apps)) {
-        const Route &route = state.routes[app];
-        QJsonArray addresses;
-        for (const Address &address : route.addresses)
-            addresses.append(addressJson(address));
-        QJsonObject entry = routeEntry(route);
-        entry.insert("addresses"_L1, addresses);
-        list.append(entry);
-    }
-    return QJsonDocument(QJsonObject{{"routes"_L1, list},
-                                     {"dnsRecords"_L1, stringMap(state.dnsRecords)},
-                                     {"staleRecords"_L1, stringMap(state.staleRecords)}})
-        .toJson(QJsonDocument::Indented);
+    // The routes as every router's table holds them (adapters/api/routetable.h), with the DNS
+    // records Pando made beside them.
+    QJsonObject root = QJsonDocument::fromJson(routeTableJson(state.routes)).object();
+    root.insert("dnsRecords"_L1, stringMap(state.dnsRecords));
+    root.insert("staleRecords"_L1, stringMap(state.staleRecords));
+    return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
 Result<State> stateFromJson(const QByteArray &json)
 {
-    QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
-    if (parseError.error != QJsonParseError::NoError || !document.isObject())
-        return fail(ErrorCode::Invalid, u"not a route table: %1"_s.arg(parseError.errorString()),
-                    u"offset %1"_s.arg(parseError.offset));
+    auto routes = routeTableFromJson(json, [](const Address &address, const QString &where) {
+        return checkAddress(address, {}, where + ".host"_L1, where + ".path"_L1);
+    });
+    if (!routes)
+        return std::unexpected(routes.error());
     State state;
-    const QJsonObject root = document.object();
-    const QJsonArray list = root.value("routes"_L1).toArray();
-    for (qsizetype i = 0; i < list.size(); ++i) {
-        const QJsonObject entry = list[i].toObject();
-        const QString where = u"routes[%1]"_s.arg(i);
-        auto read = routeFromEntry(entry, where);
-        if (!read)
-            return std::unexpected(read.error());
-        Route route = *read;
-        if (state.routes.contains(route.app))
-            return fail(ErrorCode::Invalid, u"a second route of app %1"_s.arg(route.app), where);
-        const QJsonArray addresses = entry.value("addresses"_L1).toArray();
-        for (qsizetype a = 0; a < addresses.size(); ++a) {
-            const QJsonObject object = addresses[a].toObject();
-            Address address{object.value("host"_L1).toString(), object.value("path"_L1).toString(u"/"_s),
-                            TlsMode::Auto};
-            const QString at = u"%1.addresses[%2]"_s.arg(where).arg(a);
-            if (auto checked = checkAddress(address, {}, at + ".host"_L1, at + ".path"_L1); !checked)
-                return std::unexpected(checked.error());
-            route.addresses << address;
-        }
+    state.routes = *routes;
+    for (Route &route : state.routes)
         route.url = routeUrl(route);
-        state.routes.insert(route.app, route);
-    }
+    const QJsonObject root = QJsonDocument::fromJson(json).object();
     auto records = stringMapFrom(root.value("dnsRecords"_L1), u"dnsRecords"_s);
     if (!records)
         return std::unexpected(records.error());
