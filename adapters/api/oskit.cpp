@@ -1,12 +1,19 @@
 #include "oskit.h"
 
+#include <QFile>
+
+#include <algorithm>
 #include <arpa/inet.h>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <vector>
+
+extern char **environ;
 
 using namespace Qt::StringLiterals;
 
@@ -57,6 +64,54 @@ void resetSignalsOnSpawn(posix_spawnattr_t *attr, short extraFlags)
         sigaddset(&defaults, sig);
     posix_spawnattr_setsigdefault(attr, &defaults);
     posix_spawnattr_setflags(attr, short(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | extraFlags));
+}
+
+QList<QByteArray> environmentWithout(const QList<QByteArray> &prefixes)
+{
+    QList<QByteArray> env;
+    for (char **e = environ; *e != nullptr; ++e) {
+        const QByteArray entry(*e);
+        if (std::none_of(prefixes.begin(), prefixes.end(),
+                         [&entry](const QByteArray &prefix) { return entry.startsWith(prefix); }))
+            env << entry;
+    }
+    return env;
+}
+
+Result<pid_t> spawnLogged(const QList<QByteArray> &argv, const QList<QByteArray> &env, const QString &logFile,
+                          const QString &workDir, short extraFlags, const QString &where)
+{
+    // posix_spawn reads these and writes none of them.
+    std::vector<char *> argvPtrs;
+    for (const QByteArray &arg : argv)
+        argvPtrs.push_back(const_cast<char *>(arg.constData()));
+    argvPtrs.push_back(nullptr);
+    std::vector<char *> envPtrs;
+    for (const QByteArray &entry : env)
+        envPtrs.push_back(const_cast<char *>(entry.constData()));
+    envPtrs.push_back(nullptr);
+    const QByteArray log = QFile::encodeName(logFile);
+    const QByteArray dir = QFile::encodeName(workDir);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, log.constData(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    posix_spawn_file_actions_addchdir_np(&actions, dir.constData());
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    resetSignalsOnSpawn(&attr, extraFlags);
+    pid_t pid = -1;
+    const int spawnError = ::posix_spawn(&pid, argvPtrs[0], &actions, &attr, argvPtrs.data(), envPtrs.data());
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    if (spawnError != 0)
+        return fail(ErrorCode::Unavailable,
+                    u"cannot start %1: %2"_s.arg(QFile::decodeName(argv.value(0)),
+                                                 QString::fromLocal8Bit(std::strerror(spawnError))),
+                    where);
+    return pid;
 }
 
 } // namespace pando::adapters

@@ -1,5 +1,7 @@
 #include "routetable.h"
 
+#include "oskit.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -7,11 +9,36 @@
 
 #include <algorithm>
 
+#include <unistd.h>
+
 using namespace Qt::StringLiterals;
 
 namespace pando::adapters {
 
 namespace {
+
+QJsonObject routeEntry(const Route &route)
+{
+    QJsonObject entry{{u"app"_s, route.app}, {u"port"_s, route.port}};
+    if (!route.backendHost.isEmpty()) {
+        entry.insert(u"backendHost"_s, route.backendHost);
+        entry.insert(u"backendPort"_s, route.backendPort);
+    }
+    return entry;
+}
+
+Result<Route> routeFromEntry(const QJsonObject &entry, const QString &where)
+{
+    Route route;
+    route.app = entry.value(u"app"_s).toString();
+    route.port = entry.value(u"port"_s).toInt();
+    route.backendHost = entry.value(u"backendHost"_s).toString();
+    route.backendPort = entry.value(u"backendPort"_s).toInt();
+    if (route.app.isEmpty() || route.port < 1 || route.port > 65535 ||
+        (!route.backendHost.isEmpty() && (route.backendPort < 1 || route.backendPort > 65535)))
+        return fail(ErrorCode::Invalid, u"an app without a name, or a port out of range"_s, where);
+    return route;
+}
 
 QJsonObject addressJson(const Address &address)
 {
@@ -42,6 +69,66 @@ Result<Address> addressFrom(const QJsonObject &object, const QString &where,
 }
 
 } // namespace
+
+Result<std::optional<QHash<QString, Route>>> withBackend(const QHash<QString, Route> &routes, const QString &app,
+                                                         const QString &host, int port)
+{
+    if (port < 1 || port > 65535)
+        return fail(ErrorCode::Invalid, u"backend port %1 is outside 1-65535"_s.arg(port), u"port"_s);
+    if (host.isEmpty())
+        return fail(ErrorCode::Invalid, u"backend host is empty"_s, u"host"_s);
+    auto it = routes.constFind(app);
+    if (it == routes.constEnd())
+        return fail(ErrorCode::NotFound, u"app %1 has no route"_s.arg(app), u"app"_s, u"call ensure() first"_s);
+    if (it->backendHost == host && it->backendPort == port)
+        return std::nullopt;
+    QHash<QString, Route> next = routes;
+    next[app].backendHost = host;
+    next[app].backendPort = port;
+    return next;
+}
+
+Result<int> unheldPort(int requested, const QHash<QString, Route> &routes)
+{
+    QSet<int> held;
+    for (const Route &route : routes)
+        held.insert(route.port);
+    for (int attempt = 0; attempt < 20; ++attempt) {
+        int bound = 0;
+        auto fd = bindLoopbackPort(requested, &bound);
+        if (!fd)
+            return std::unexpected(fd.error());
+        ::close(*fd);
+        if (!held.contains(bound))
+            return bound;
+    }
+    return fail(ErrorCode::Unavailable, u"no free loopback port that no route holds"_s, u"port"_s);
+}
+
+Result<Route> ensureRoute(const QHash<QString, Route> &routes, const QString &app, int requestedPort,
+                          const std::function<Result<int>(int requested)> &pickPort,
+                          const std::function<Status(const QHash<QString, Route> &)> &apply,
+                          const std::function<QUrl(const Route &)> &urlOf)
+{
+    auto kept = routeToKeep(routes, app, requestedPort);
+    if (!kept)
+        return std::unexpected(kept.error());
+    if (const Route *existing = *kept)
+        return *existing;
+    auto port = pickPort(requestedPort);
+    if (!port)
+        return std::unexpected(port.error());
+    Route route;
+    route.app = app;
+    route.port = *port;
+    if (urlOf)
+        route.url = urlOf(route);
+    QHash<QString, Route> next = routes;
+    next.insert(app, route);
+    if (auto applied = apply(next); !applied)
+        return std::unexpected(applied.error());
+    return route;
+}
 
 Result<std::optional<QHash<QString, Route>>> withAddresses(const QHash<QString, Route> &routes, const QString &app,
                                                            const AddressChange &change,

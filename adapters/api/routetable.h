@@ -1,7 +1,8 @@
 #pragma once
-// What the routers that serve addresses share (the Caddy and Traefik edges): the rules by which
-// an app's addresses change, and the route table as they write it down beside their
-// configuration (routes.json, read back when Pando starts again).
+// What the routers that keep their own route table share (the Caddy, Traefik and Cloudflare
+// edges): how a route is made and its backend switched, the rules by which an app's addresses
+// change, and the table as they write it down beside their configuration (read back when Pando
+// starts again).
 
 #include "adapters/api/error.h"
 #include "adapters/api/routing.h"
@@ -14,6 +15,24 @@
 #include <optional>
 
 namespace pando::adapters {
+
+// The route table with app's backend switched to host:port, for a router's setBackend(): Invalid
+// for a bad backend, NotFound when app has no route, nullopt when it already leads there.
+Result<std::optional<QHash<QString, Route>>> withBackend(const QHash<QString, Route> &routes, const QString &app,
+                                                         const QString &host, int port);
+
+// A 127.0.0.1 port (requested, or any) that nothing listens on and no route in routes holds, for
+// a router that promises a route's port before anything listens on it (Traefik, Cloudflare);
+// Conflict when something listens on the requested one.
+Result<int> unheldPort(int requested, const QHash<QString, Route> &routes);
+
+// A router's ensure() after its checks: app's route when routeToKeep() keeps it, else a new one
+// on the port pickPort gives for requestedPort (with the URL urlOf gives, when set), put in place
+// through apply.
+Result<Route> ensureRoute(const QHash<QString, Route> &routes, const QString &app, int requestedPort,
+                          const std::function<Result<int>(int requested)> &pickPort,
+                          const std::function<Status(const QHash<QString, Route> &)> &apply,
+                          const std::function<QUrl(const Route &)> &urlOf = {});
 
 // The route table with app's addresses as change says, for a router's setAddresses(): NotFound
 // when app has no route; Invalid when an address is listed twice; Conflict (at route.domains,

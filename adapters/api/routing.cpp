@@ -1,11 +1,6 @@
 #include "routing.h"
 
-#include "oskit.h"
-
 #include <QRegularExpression>
-#include <QSet>
-
-#include <unistd.h>
 
 using namespace Qt::StringLiterals;
 
@@ -80,70 +75,12 @@ Result<const Route *> routeToKeep(const QHash<QString, Route> &routes, const QSt
     return nullptr;
 }
 
-Result<std::optional<QHash<QString, Route>>> withBackend(const QHash<QString, Route> &routes, const QString &app,
-                                                         const QString &host, int port)
-{
-    if (port < 1 || port > 65535)
-        return fail(ErrorCode::Invalid, u"backend port %1 is outside 1-65535"_s.arg(port), u"port"_s);
-    if (host.isEmpty())
-        return fail(ErrorCode::Invalid, u"backend host is empty"_s, u"host"_s);
-    auto it = routes.constFind(app);
-    if (it == routes.constEnd())
-        return fail(ErrorCode::NotFound, u"app %1 has no route"_s.arg(app), u"app"_s, u"call ensure() first"_s);
-    if (it->backendHost == host && it->backendPort == port)
-        return std::nullopt;
-    QHash<QString, Route> next = routes;
-    next[app].backendHost = host;
-    next[app].backendPort = port;
-    return next;
-}
-
 Status checkAppName(const QString &app)
 {
     static const QRegularExpression label(uR"(^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\z)"_s);
     if (!label.match(app).hasMatch())
         return fail(ErrorCode::Invalid, u"app name \"%1\" is not a DNS label (a-z, 0-9, -)"_s.arg(app), u"app"_s);
     return {};
-}
-
-QJsonObject routeEntry(const Route &route)
-{
-    QJsonObject entry{{u"app"_s, route.app}, {u"port"_s, route.port}};
-    if (!route.backendHost.isEmpty()) {
-        entry.insert(u"backendHost"_s, route.backendHost);
-        entry.insert(u"backendPort"_s, route.backendPort);
-    }
-    return entry;
-}
-
-Result<Route> routeFromEntry(const QJsonObject &entry, const QString &where)
-{
-    Route route;
-    route.app = entry.value(u"app"_s).toString();
-    route.port = entry.value(u"port"_s).toInt();
-    route.backendHost = entry.value(u"backendHost"_s).toString();
-    route.backendPort = entry.value(u"backendPort"_s).toInt();
-    if (route.app.isEmpty() || route.port < 1 || route.port > 65535 ||
-        (!route.backendHost.isEmpty() && (route.backendPort < 1 || route.backendPort > 65535)))
-        return fail(ErrorCode::Invalid, u"an app without a name, or a port out of range"_s, where);
-    return route;
-}
-
-Result<int> unheldPort(int requested, const QHash<QString, Route> &routes)
-{
-    QSet<int> held;
-    for (const Route &route : routes)
-        held.insert(route.port);
-    for (int attempt = 0; attempt < 20; ++attempt) {
-        int bound = 0;
-        auto fd = bindLoopbackPort(requested, &bound);
-        if (!fd)
-            return std::unexpected(fd.error());
-        ::close(*fd);
-        if (!held.contains(bound))
-            return bound;
-    }
-    return fail(ErrorCode::Unavailable, u"no free loopback port that no route holds"_s, u"port"_s);
 }
 
 Status checkAddressSyntax(const Address &address, const QString &hostWhere, const QString &pathWhere)

@@ -9,7 +9,6 @@
 
 #include <QDateTime>
 #include <QHash>
-#include <QJsonObject>
 #include <QList>
 #include <QString>
 #include <QUrl>
@@ -142,17 +141,6 @@ Result<const Route *> routeToKeep(const QHash<QString, Route> &routes, const QSt
 // Invalid unless app is a DNS label (a-z, 0-9, -), as the routers that put it into names need.
 Status checkAppName(const QString &app);
 
-// A route's app, stable port and backend as the routers' tables on disk keep them ({"app", "port",
-// "backendHost", "backendPort"}; its addresses are each router's business), and back: Invalid, at
-// where, for an entry without an app or with a port out of range.
-QJsonObject routeEntry(const Route &route);
-Result<Route> routeFromEntry(const QJsonObject &entry, const QString &where);
-
-// A 127.0.0.1 port (requested, or any) that nothing listens on and no route in routes holds, for
-// a router that promises a route's port before anything listens on it (Traefik, Cloudflare);
-// Conflict when something listens on the requested one.
-Result<int> unheldPort(int requested, const QHash<QString, Route> &routes);
-
 // Invalid unless the host is a lower-case DNS name (or *.name below more than a top-level domain)
 // and the path "/" or "/seg/..." without a trailing slash, in characters a proxy's rule and a URL
 // hold as they are; the error is at hostWhere or pathWhere.
@@ -161,10 +149,5 @@ Status checkAddressSyntax(const Address &address, const QString &hostWhere, cons
 // text with what Go's RE2 syntax gives a meaning to escaped, for the regular expressions of the
 // proxies written in Go (Traefik's rules, cloudflared's ingress paths).
 QString escapeRe2(const QString &text);
-
-// The route table with app's backend switched to host:port, for a router's setBackend(): Invalid
-// for a bad backend, NotFound when app has no route, nullopt when it already leads there.
-Result<std::optional<QHash<QString, Route>>> withBackend(const QHash<QString, Route> &routes, const QString &app,
-                                                         const QString &host, int port);
 
 } // namespace pando::adapters

@@ -21,14 +21,10 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 using namespace Qt::StringLiterals;
 
@@ -37,11 +33,6 @@ namespace pando::adapters::caddy {
 namespace {
 
 constexpr auto MigrateSysctl = "/proc/sys/net/ipv4/tcp_migrate_req";
-
-QString errnoText(int err)
-{
-    return QString::fromLocal8Bit(std::strerror(err));
-}
 
 // Whether anything listens on 127.0.0.1:port (a Caddy that holds it counts too); a free port
 // when port is 0.
@@ -211,43 +202,14 @@ Status CaddyEdge::spawnLocked()
                            QFile::encodeName(path("caddy.json")),
                            "--pidfile",
                            QFile::encodeName(path("caddy.pid"))};
-    std::vector<char *> argvPtrs;
-    for (QByteArray &arg : argv)
-        argvPtrs.push_back(arg.data());
-    argvPtrs.push_back(nullptr);
     // Caddy's own files (autosave is off; certificates later) stay in the edge's directory.
-    QList<QByteArray> env;
-    for (char **e = environ; *e != nullptr; ++e) {
-        const QByteArray entry(*e);
-        if (!entry.startsWith("XDG_DATA_HOME=") && !entry.startsWith("XDG_CONFIG_HOME="))
-            env << entry;
-    }
+    QList<QByteArray> env = environmentWithout({"XDG_DATA_HOME=", "XDG_CONFIG_HOME="});
     env << "XDG_DATA_HOME=" + QFile::encodeName(path("data")) << "XDG_CONFIG_HOME=" + QFile::encodeName(path("config"));
-    std::vector<char *> envPtrs;
-    for (QByteArray &entry : env)
-        envPtrs.push_back(entry.data());
-    envPtrs.push_back(nullptr);
-
-    const QByteArray logPath = QFile::encodeName(path("caddy.log"));
-    const QByteArray dir = QFile::encodeName(m_options.stateDir);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, logPath.constData(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    posix_spawn_file_actions_addchdir_np(&actions, dir.constData());
-    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    resetSignalsOnSpawn(&attr);
-    pid_t starter = -1;
-    const int spawnError = ::posix_spawn(&starter, exe.constData(), &actions, &attr, argvPtrs.data(), envPtrs.data());
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    if (spawnError != 0)
-        return fail(ErrorCode::Unavailable, u"cannot start %1: %2"_s.arg(caddy, errnoText(spawnError)), u"edge"_s);
+    auto starter = spawnLogged(argv, env, path("caddy.log"), m_options.stateDir, 0, u"edge"_s);
+    if (!starter)
+        return std::unexpected(starter.error());
     int starterStatus = 0;
-    ::waitpid(starter, &starterStatus, 0); // setsid returns as soon as Caddy is forked
+    ::waitpid(*starter, &starterStatus, 0); // setsid returns as soon as Caddy is forked
 
     QElapsedTimer timer;
     timer.start();
@@ -368,23 +330,10 @@ Result<Route> CaddyEdge::ensure(const QString &app, int requestedPort)
     if (!m_started)
         if (auto started = startLocked(); !started)
             return std::unexpected(started.error());
-    auto kept = routeToKeep(m_routes, app, requestedPort);
-    if (!kept)
-        return std::unexpected(kept.error());
-    if (const Route *existing = *kept)
-        return *existing;
-    auto port = probePort(requestedPort);
-    if (!port)
-        return std::unexpected(port.error());
-    Route route;
-    route.app = app;
-    route.port = *port;
-    route.url = QUrl(u"http://127.0.0.1:%1/"_s.arg(*port));
-    QHash<QString, Route> next = m_routes;
-    next.insert(app, route);
-    if (auto applied = applyLocked(next); !applied)
-        return std::unexpected(applied.error());
-    return route;
+    return ensureRoute(
+        m_routes, app, requestedPort, probePort,
+        [this](const QHash<QString, Route> &next) { return applyLocked(next); },
+        [](const Route &route) { return QUrl(u"http://127.0.0.1:%1/"_s.arg(route.port)); });
 }
 
 Status CaddyEdge::setBackend(const QString &app, const QString &host, int port)

@@ -14,13 +14,9 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <vector>
-
-extern char **environ;
 
 using namespace Qt::StringLiterals;
 
@@ -108,46 +104,16 @@ Status Cloudflared::start(const QString &token, int graceMs)
                            "--metrics",
                            "127.0.0.1:" + QByteArray::number(port),
                            "run"};
-    std::vector<char *> argvPtrs;
-    for (QByteArray &arg : argv)
-        argvPtrs.push_back(arg.data());
-    argvPtrs.push_back(nullptr);
     // Pando's own API token (when it came from the environment) is not cloudflared's business.
-    QList<QByteArray> env;
-    for (char **e = environ; *e != nullptr; ++e)
-        if (const QByteArray entry(*e);
-            !entry.startsWith("TUNNEL_TOKEN=") && !entry.startsWith("PANDO_CLOUDFLARE_TOKEN"))
-            env << entry;
+    QList<QByteArray> env = environmentWithout({"TUNNEL_TOKEN=", "PANDO_CLOUDFLARE_TOKEN"});
     env << "TUNNEL_TOKEN=" + token.toLatin1();
-    std::vector<char *> envPtrs;
-    for (QByteArray &entry : env)
-        envPtrs.push_back(entry.data());
-    envPtrs.push_back(nullptr);
-
-    const QByteArray log = QFile::encodeName(logFile());
-    const QByteArray dir = QFile::encodeName(m_stateDir);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, log.constData(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    posix_spawn_file_actions_addchdir_np(&actions, dir.constData());
-    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
     // A session of its own: the tunnel outlives Pando and its terminal.
-    resetSignalsOnSpawn(&attr, POSIX_SPAWN_SETSID);
-    pid_t pid = -1;
-    const int spawnError = ::posix_spawn(&pid, argvPtrs[0], &actions, &attr, argvPtrs.data(), envPtrs.data());
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    // The environment held the token: it goes with the copies.
-    for (QByteArray &entry : env)
-        entry.fill('\0');
-    if (spawnError != 0)
-        return fail(ErrorCode::Unavailable,
-                    u"cannot start %1: %2"_s.arg(exe, QString::fromLocal8Bit(std::strerror(spawnError))),
-                    u"cloudflared"_s);
+    auto spawned = spawnLogged(argv, env, logFile(), m_stateDir, POSIX_SPAWN_SETSID, u"cloudflared"_s);
+    // The environment held the token: it goes with the copy.
+    env.last().fill('\0');
+    if (!spawned)
+        return std::unexpected(spawned.error());
+    const pid_t pid = *spawned;
     m_pid = pid;
     m_child = true;
     m_metricsPort = port;

@@ -408,24 +408,11 @@ Result<Route> CloudflareRouter::ensure(const QString &app, int requestedPort)
     if (!m_started)
         if (auto started = startLocked(); !started)
             return std::unexpected(started.error());
-    auto kept = routeToKeep(m_state.routes, app, requestedPort);
-    if (!kept)
-        return std::unexpected(kept.error());
-    if (const Route *existing = *kept)
-        return *existing;
-    // Nothing listens on it with this router, but the app keeps it if the install moves to an
-    // edge that does.
-    auto port = unheldPort(requestedPort, m_state.routes);
-    if (!port)
-        return std::unexpected(port.error());
-    Route route;
-    route.app = app;
-    route.port = *port;
-    QHash<QString, Route> next = m_state.routes;
-    next.insert(app, route);
-    if (auto applied = applyLocked(next); !applied)
-        return std::unexpected(applied.error());
-    return route;
+    // Nothing listens on its port with this router, but the app keeps it if the install moves to
+    // an edge that does.
+    return ensureRoute(
+        m_state.routes, app, requestedPort, [this](int requested) { return unheldPort(requested, m_state.routes); },
+        [this](const QHash<QString, Route> &next) { return applyLocked(next); });
 }
 
 Status CloudflareRouter::setBackend(const QString &app, const QString &host, int port)

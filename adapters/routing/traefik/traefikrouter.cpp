@@ -189,25 +189,12 @@ Result<Route> TraefikRouter::ensure(const QString &app, int requestedPort)
     if (!m_started)
         if (auto started = startLocked(); !started)
             return std::unexpected(started.error());
-    auto kept = routeToKeep(m_routes, app, requestedPort);
-    if (!kept)
-        return std::unexpected(kept.error());
-    if (const Route *existing = *kept)
-        return *existing;
     // Traefik binds a route's port only once it is restarted with its entry point, so a port
     // nothing listens on yet may still be promised.
-    auto port = unheldPort(requestedPort, m_routes);
-    if (!port)
-        return std::unexpected(port.error());
-    Route route;
-    route.app = app;
-    route.port = *port;
-    route.url = detail::routeUrl(route, m_options);
-    QHash<QString, Route> next = m_routes;
-    next.insert(app, route);
-    if (auto applied = applyLocked(next); !applied)
-        return std::unexpected(applied.error());
-    return route;
+    return ensureRoute(
+        m_routes, app, requestedPort, [this](int requested) { return unheldPort(requested, m_routes); },
+        [this](const QHash<QString, Route> &next) { return applyLocked(next); },
+        [this](const Route &route) { return detail::routeUrl(route, m_options); });
 }
 
 Status TraefikRouter::setBackend(const QString &app, const QString &host, int port)
