@@ -57,6 +57,21 @@ QString tail(const QString &file, int lines)
     return all.mid(qMax<qsizetype>(0, all.size() - lines)).join(u" | "_s);
 }
 
+// The error `caddy run` ends with when it cannot load its configuration ("Error: loading initial
+// config: ... address already in use"), written to file after offset from; empty when there is
+// none. Caddy writes its pid file only once it loaded, so this is how a start that failed shows.
+QString startError(const QString &file, qint64 from)
+{
+    QFile f(file);
+    if (!f.open(QIODevice::ReadOnly) || !f.seek(from))
+        return {};
+    const QList<QByteArray> lines = f.read(qint64(64) * 1024).split('\n');
+    for (const QByteArray &line : lines)
+        if (line.startsWith("Error: "))
+            return QString::fromUtf8(line.mid(7)).trimmed();
+    return {};
+}
+
 } // namespace
 
 CaddyEdge::CaddyEdge(CaddyEdgeOptions options) : m_options(std::move(options))
@@ -205,6 +220,7 @@ Status CaddyEdge::spawnLocked()
     // Caddy's own files (autosave is off; certificates later) stay in the edge's directory.
     QList<QByteArray> env = environmentWithout({"XDG_DATA_HOME=", "XDG_CONFIG_HOME="});
     env << "XDG_DATA_HOME=" + QFile::encodeName(path("data")) << "XDG_CONFIG_HOME=" + QFile::encodeName(path("config"));
+    const qint64 logStart = QFileInfo(path("caddy.log")).size();
     auto starter = spawnLogged(argv, env, path("caddy.log"), m_options.stateDir, 0, u"edge"_s);
     if (!starter)
         return std::unexpected(starter.error());
@@ -215,6 +231,9 @@ Status CaddyEdge::spawnLocked()
     timer.start();
     while (!answersLocked()) {
         const qint64 pid = caddyPid();
+        if (const QString error = startError(path("caddy.log"), logStart); !error.isEmpty())
+            return fail(ErrorCode::Unavailable, u"the edge (Caddy) did not start: %1"_s.arg(error), u"edge"_s,
+                        u"see %1"_s.arg(path("caddy.log")));
         if (pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH)
             return fail(ErrorCode::Unavailable,
                         u"the edge (Caddy) exited as it started: %1"_s.arg(tail(path("caddy.log"), 3)), u"edge"_s,
@@ -377,8 +396,13 @@ Status CaddyEdge::check()
             return applyLocked(m_routes);
         return {};
     }
+    m_restarts.ended();
+    if (!m_restarts.due())
+        return fail(ErrorCode::Unavailable, m_problem, u"edge"_s, m_restarts.waitText());
     qWarning("edge: Caddy stopped answering; starting it again with its %lld route(s)", qint64(m_routes.size()));
-    if (auto spawned = spawnLocked(); !spawned) {
+    auto spawned = spawnLocked();
+    m_restarts.tried(bool(spawned));
+    if (!spawned) {
         m_problem = spawned.error().text();
         return spawned;
     }
@@ -423,8 +447,10 @@ RouterStatus CaddyEdge::status()
     problems.removeAll(QString());
     status.problem = problems.join(u"; "_s);
     if (!status.running)
-        status.problem = u"Caddy does not answer on its admin socket, so apps are not reachable; Pando starts it "
-                         "again within a reconcile interval. Its last words: %1"_s.arg(tail(path("caddy.log"), 3));
+        status.problem = u"Caddy does not answer on its admin socket, so apps are not reachable; %1. Its last "
+                         "words: %2"_s.arg(m_restarts.due() ? u"Pando starts it again within a reconcile interval"_s
+                                                            : m_restarts.waitText(),
+                                           tail(path("caddy.log"), 3));
     return status;
 }
 

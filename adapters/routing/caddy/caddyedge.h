@@ -22,6 +22,7 @@
 //
 // Threading: every method may be called from any thread; changes are serialised.
 
+#include "adapters/api/restartpacer.h"
 #include "adapters/api/routing.h"
 #include "adapters/kit/httpkit/httptransport.h"
 #include "adapters/routing/caddy/caddyconfig.h"
@@ -94,6 +95,7 @@ private:
     bool m_started = false;
     bool m_movesPending = false; // a moved address serves the app until where it moved serves
     QString m_problem;           // the last failed restart
+    RestartPacer m_restarts;     // how soon Caddy is started again when it keeps failing
     QString m_migrateProblem;    // net.ipv4.tcp_migrate_req is 0 and may not be set
 };
 

@@ -373,8 +373,12 @@ Status CloudflareRouter::cloudflaredLocked()
 {
     if (!m_cloudflared || m_cloudflared->isRunning())
         return {};
+    m_restarts.ended();
+    if (!m_restarts.due())
+        return fail(ErrorCode::Unavailable, cloudflaredProblemLocked(), u"cloudflared"_s);
     auto token = m_api->tunnelToken(m_options.accountId, m_options.tunnelId);
     if (!token) {
+        m_restarts.tried(false);
         Error error = noted(token.error());
         m_cloudflaredProblem =
             u"cloudflared does not run, and Pando cannot get the tunnel's token: %1"_s.arg(error.text());
@@ -383,6 +387,7 @@ Status CloudflareRouter::cloudflaredLocked()
     auto started = m_cloudflared->start(*token);
     const QString secret = *token;
     token->fill(u'\0');
+    m_restarts.tried(bool(started));
     if (!started) {
         Error error = started.error();
         error.message = detail::scrubbed(error.message, secret);
@@ -391,6 +396,14 @@ Status CloudflareRouter::cloudflaredLocked()
     }
     m_cloudflaredProblem.clear();
     return {};
+}
+
+QString CloudflareRouter::cloudflaredProblemLocked()
+{
+    const QString problem = m_cloudflaredProblem.isEmpty()
+                                ? u"cloudflared %1 (see %2)"_s.arg(m_cloudflared->lastWords(), m_cloudflared->logFile())
+                                : m_cloudflaredProblem;
+    return m_restarts.due() ? problem : u"%1; %2"_s.arg(problem, m_restarts.waitText());
 }
 
 void CloudflareRouter::stopCloudflared()
@@ -521,9 +534,7 @@ RouterStatus CloudflareRouter::status()
             }
         } else {
             status.running = false;
-            problems << (m_cloudflaredProblem.isEmpty()
-                             ? u"cloudflared %1 (see %2)"_s.arg(m_cloudflared->lastWords(), m_cloudflared->logFile())
-                             : m_cloudflaredProblem);
+            problems << cloudflaredProblemLocked();
         }
     } else if (m_tunnelStatus == "degraded"_L1) {
         problems << u"Cloudflare reports tunnel %1 as degraded"_s.arg(m_options.tunnelId);

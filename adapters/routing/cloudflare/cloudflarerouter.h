@@ -25,7 +25,8 @@
 //
 // cloudflared: with a binary configured, Pando runs `cloudflared tunnel run` itself (cloudflared.h)
 // with the tunnel token it gets from the API, adopts the one the previous Pando left running and
-// starts it again in check() when it is gone. Without one, the user runs cloudflared, and status()
+// starts it again in check() when it is gone (at once, then less and less often while it keeps
+// ending: restartpacer.h). Without one, the user runs cloudflared, and status()
 // relies on the tunnel's status as the API reports it.
 //
 // The route table, with the DNS records Pando made, is kept in <stateDir>/routes.json (0600) and
@@ -35,6 +36,7 @@
 // Threading: every method may be called from any thread; changes are serialised. API requests
 // are synchronous with a deadline each (options.requestTimeoutMs).
 
+#include "adapters/api/restartpacer.h"
 #include "adapters/api/routing.h"
 #include "adapters/routing/cloudflare/cloudflareapi.h"
 #include "adapters/routing/cloudflare/cloudflareconfig.h"
@@ -91,6 +93,8 @@ private:
     // Makes the DNS records Pando made and someone deleted again.
     Status recordsLocked();
     Status cloudflaredLocked();
+    // Why cloudflared does not run, and when Pando starts it again.
+    QString cloudflaredProblemLocked();
     void deleteStaleLocked(detail::State &state);
     Status saveLocked(const detail::State &state) const;
     // Records what an API error says about the API for status(), and passes it on.
@@ -107,6 +111,7 @@ private:
     QElapsedTimer m_lastSync;
     QString m_apiProblem;         // the API did not answer or refused the token; empty once it worked
     QString m_cloudflaredProblem; // cloudflared is missing, would not start or exited
+    RestartPacer m_restarts;      // how soon cloudflared is started again when it keeps ending
     QString m_tunnelStatus;       // healthy, degraded, down or inactive, as the API said last
 };
 

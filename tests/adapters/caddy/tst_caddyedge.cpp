@@ -10,6 +10,7 @@
 #include "tests/support/httpbackend.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QScopeGuard>
 #include <QTemporaryDir>
@@ -156,6 +157,37 @@ private Q_SLOTS:
         QVERIFY(caddyPid() != pid);
         QCOMPARE(backendOf(quint16(route->port)), QByteArray("A"));
         QVERIFY(edge.status().running);
+    }
+
+    // A Caddy that cannot start (someone took its port while it was down) is tried again at once,
+    // then after a second, two, ...: not on every pass, and the status says when.
+    void aCaddyThatCannotStartIsNotStartedOnEveryPass()
+    {
+        HttpBackend a("A");
+        CaddyEdge edge(options());
+        const auto route = edge.ensure(u"web"_s, 0);
+        PANDO_VERIFY_OK(route);
+        PANDO_VERIFY_OK(edge.setBackend(u"web"_s, u"127.0.0.1"_s, a.port()));
+        QVERIFY(::kill(pid_t(caddyPid()), SIGKILL) == 0);
+        QTRY_VERIFY(!oneShot(quint16(route->port)));
+        QTcpServer someoneElse;
+        QVERIFY(someoneElse.listen(QHostAddress::LocalHost, quint16(route->port)));
+
+        QVERIFY(!edge.check()); // tried at once
+        QVERIFY(!edge.check()); // a second failure in a row: tried, and the next waits
+        QElapsedTimer timer;
+        timer.start();
+        const Status waiting = edge.check();
+        QVERIFY(!waiting);
+        QVERIFY2(timer.elapsed() < 500, "a start that waits is not tried");
+        QVERIFY2(waiting.error().hint.contains(u"starts it again in 1 s (after 2 failures in a row)"_s),
+                 qPrintable(waiting.error().text()));
+        QVERIFY2(waiting.error().message.contains(u"address already in use"_s), qPrintable(waiting.error().text()));
+        QVERIFY2(edge.status().problem.contains(u"starts it again in"_s), qPrintable(edge.status().problem));
+
+        someoneElse.close();
+        QTRY_VERIFY_WITH_TIMEOUT(edge.check().has_value(), 5000);
+        QCOMPARE(backendOf(quint16(route->port)), QByteArray("A"));
     }
 
     void refusesATakenPortAndKeepsServing()

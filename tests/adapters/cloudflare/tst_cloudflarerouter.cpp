@@ -17,6 +17,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -682,6 +683,41 @@ private Q_SLOTS:
         QVERIFY2(status.problem.contains(u"exited with status 1"_s), qPrintable(status.problem));
         QVERIFY2(status.problem.contains(u"Invalid tunnel secret"_s), qPrintable(status.problem));
         QVERIFY(holdsNoToken(status.problem));
+    }
+
+    // One that keeps exiting is started again at once, then after a second, two, ...: not on
+    // every pass of the reconciler, and the status says when.
+    void aCloudflaredThatKeepsExitingIsStartedLessAndLessOften()
+    {
+        const QString record = m_dir->filePath(u"cloudflared.record"_s);
+        qputenv("FAKE_CLOUDFLARED_RECORD", QFile::encodeName(record));
+        qputenv("FAKE_CLOUDFLARED_EXIT", "1");
+        auto cleanup = qScopeGuard([] { qunsetenv("FAKE_CLOUDFLARED_EXIT"); });
+        auto o = options();
+        o.cloudflaredBinary = test::sourceDir() + u"/tests/adapters/cloudflare/fake_cloudflared.py"_s;
+        CloudflareRouter router(o);
+        QVERIFY2(router.start(), "start: the API works, cloudflared is a problem of its own");
+        const auto starts = [&record] {
+            QFile file(record);
+            return file.open(QIODevice::ReadOnly) ? file.readAll().count('\n') : 0;
+        };
+        // Checked as often as a busy reconciler would, until the second start waits.
+        QTRY_VERIFY_WITH_TIMEOUT((discardResult(router.check(), "the status says why"),
+                                  router.status().problem.contains(u"starts it again in 1 s"_s)),
+                                 10000);
+        QCOMPARE(starts(), 2);
+        QVERIFY2(router.status().problem.contains(u"Invalid tunnel secret"_s), qPrintable(router.status().problem));
+        QVERIFY(holdsNoToken(router.status().problem));
+        for (int i = 0; i < 5; ++i)
+            QVERIFY(!router.check());
+        QCOMPARE(starts(), 2);
+
+        // Its time come, it is tried again, and the next wait is longer.
+        QTRY_VERIFY_WITH_TIMEOUT((discardResult(router.check(), "the status says why"), starts() == 3), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT((discardResult(router.check(), "the status says why"),
+                                  router.status().problem.contains(u"(after 3 failures in a row)"_s)),
+                                 10000);
+        QCOMPARE(starts(), 3);
     }
 };
 
