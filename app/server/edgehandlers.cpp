@@ -11,8 +11,9 @@ namespace pando::server::edgeapi {
 
 namespace {
 
-// Where the edge serves the sign-in page on an app's host (adapters/routing/caddy).
+// Where the edge serves the sign-in and sign-out pages on an app's host (adapters/routing/caddy).
 constexpr auto SignInPath = "/.pando/sign-in"_L1;
+constexpr auto SignOutPath = "/.pando/sign-out"_L1;
 
 // Where a browser goes after signing in: a path on the same host, never another site.
 QString safeNext(const QString &next)
@@ -23,10 +24,15 @@ QString safeNext(const QString &next)
     return next;
 }
 
-// The sign-in page's path with where to go after, every reserved character of it encoded.
+// A page's path with where to go after, every reserved character of it encoded.
+QString withNext(QLatin1StringView path, const QString &next)
+{
+    return path + u"?next="_s + QString::fromLatin1(QUrl::toPercentEncoding(next));
+}
+
 QString signInUrl(const QString &next)
 {
-    return SignInPath + u"?next="_s + QString::fromLatin1(QUrl::toPercentEncoding(next));
+    return withNext(SignInPath, next);
 }
 
 // A page load (not a script's fetch), which a redirect to the sign-in page helps.
@@ -83,6 +89,61 @@ Reply signInForm(int status, const QString &app, const QString &next, const QStr
     return page(status, u"Sign in — %1"_s.arg(app), body);
 }
 
+// The 400 for a request that names no app (?app=), which the edge always does.
+std::optional<Reply> namesNoApp(const QString &app, QLatin1StringView page)
+{
+    if (!app.isEmpty())
+        return std::nullopt;
+    return invalid(u"names no app"_s, u"query.app"_s, u"the edge asks /api/v1/edge/%1?app=<app name>"_s.arg(page));
+}
+
+// A form another site posts would sign the browser in or out at its will: only the app's own
+// pages may send one (browsers send Origin with every POST).
+std::optional<Reply> refuseOtherSites(const RequestData &request)
+{
+    if (request.origin.isEmpty())
+        return std::nullopt;
+    const QString from = QUrl(QString::fromLatin1(request.origin)).host();
+    const QString host = QUrl(u"//"_s + QString::fromLatin1(request.forwarded.host)).host();
+    if (!from.isEmpty() && from.compare(host, Qt::CaseInsensitive) == 0)
+        return std::nullopt;
+    return page(403, u"Refused"_s, u"<h1>Refused</h1>\n<p>The form was sent from another site.</p>\n"_s);
+}
+
+// The session cookie for the app's host alone (no Domain), sent back only with its own requests
+// (Lax: links from elsewhere still arrive signed in), never readable by its scripts (HttpOnly).
+QByteArray sessionCookie(const RequestData &request, const QByteArray &value, const QByteArray &extra = {})
+{
+    QByteArray cookie =
+        QByteArray(SessionCookie.data(), SessionCookie.size()) + '=' + value + "; Path=/; HttpOnly; SameSite=Lax";
+    if (request.forwarded.proto == "https")
+        cookie += "; Secure";
+    return cookie + extra;
+}
+
+// A 303 to location that sets cookie, never cached.
+Reply withCookie(const QByteArray &text, const QString &location, const QByteArray &cookie)
+{
+    Reply reply{303, {}};
+    reply.contentType = "text/plain; charset=utf-8";
+    reply.content = text;
+    reply.headers.emplaceBack("Location", location.toUtf8());
+    reply.headers.emplaceBack("Set-Cookie", cookie);
+    reply.headers.emplaceBack("Cache-Control", "no-store");
+    return reply;
+}
+
+// The pando_session cookie's value, whatever Authorization the request also carries.
+QString cookieSession(const RequestData &request)
+{
+    for (const QByteArray &pair : request.cookie.split(';')) {
+        const qsizetype equals = pair.indexOf('=');
+        if (equals > 0 && pair.left(equals).trimmed() == SessionCookie)
+            return QString::fromLatin1(pair.mid(equals + 1).trimmed());
+    }
+    return {};
+}
+
 // The address that signed in, for the login throttle: the edge (on loopback) names its client.
 QString clientOf(const RequestData &request)
 {
@@ -107,12 +168,7 @@ QString edgeCredential(const RequestData &request)
     if (authorization.toLower().startsWith("bearer "))
         return QString::fromLatin1(authorization.mid(7).trimmed());
     // An app's own Authorization scheme (Basic, say) is not Pando's: the cookie may still be.
-    for (const QByteArray &pair : request.cookie.split(';')) {
-        const qsizetype equals = pair.indexOf('=');
-        if (equals > 0 && pair.left(equals).trimmed() == SessionCookie)
-            return QString::fromLatin1(pair.mid(equals + 1).trimmed());
-    }
-    return {};
+    return cookieSession(request);
 }
 
 Reply auth(Call &call)
@@ -132,9 +188,12 @@ Reply auth(Call &call)
         return reply;
     }
     if (!minted && minted.error().code == ErrorCode::Forbidden && isPageLoad(call.request))
-        return page(403, u"Not yours to open"_s,
-                    u"<h1>Not yours to open</h1>\n<p>%1</p>\n<p>%2</p>\n"_s.arg(minted.error().message.toHtmlEscaped(),
-                                                                                minted.error().hint.toHtmlEscaped()));
+        return page(
+            403, u"Not yours to open"_s,
+            u"<h1>Not yours to open</h1>\n<p>%1</p>\n<p>%2</p>\n<p><a href=\"%3\">Sign in as someone "
+            "else</a></p>\n"_s.arg(
+                minted.error().message.toHtmlEscaped(), minted.error().hint.toHtmlEscaped(),
+                withNext(SignOutPath, safeNext(QString::fromUtf8(call.request.forwarded.uri))).toHtmlEscaped()));
     if (!minted)
         return errorReply(minted.error());
     Reply reply{200, minted->claims.toJson()};
@@ -148,8 +207,8 @@ Reply auth(Call &call)
 Reply signInPage(Call &call)
 {
     const QString app = queryParam(call.request, u"app"_s);
-    if (app.isEmpty())
-        return invalid(u"names no app"_s, u"query.app"_s, u"the edge asks /api/v1/edge/sign-in?app=<app name>"_s);
+    if (auto refused = namesNoApp(app, "sign-in"_L1))
+        return *refused;
     return signInForm(200, app, safeNext(queryParam(call.request, u"next"_s)), {});
 }
 
@@ -157,17 +216,10 @@ Reply signIn(Call &call)
 {
     const RequestData &request = call.request;
     const QString app = queryParam(request, u"app"_s);
-    if (app.isEmpty())
-        return invalid(u"names no app"_s, u"query.app"_s, u"the edge asks /api/v1/edge/sign-in?app=<app name>"_s);
-    // A form another site posts would sign the browser in as someone else: only the app's own
-    // page may send it (browsers send Origin with every POST).
-    if (!request.origin.isEmpty()) {
-        const QString from = QUrl(QString::fromLatin1(request.origin)).host();
-        const QString host = QUrl(u"//"_s + QString::fromLatin1(request.forwarded.host)).host();
-        if (from.isEmpty() || from.compare(host, Qt::CaseInsensitive) != 0)
-            return page(403, u"Refused"_s,
-                        u"<h1>Refused</h1>\n<p>The sign-in form was sent from another site.</p>\n"_s);
-    }
+    if (auto refused = namesNoApp(app, "sign-in"_L1))
+        return *refused;
+    if (auto refused = refuseOtherSites(request))
+        return *refused;
     const QByteArray type = request.contentType.split(';').constFirst().trimmed().toLower();
     if (type != "application/x-www-form-urlencoded")
         return invalid(u"expected the sign-in form (application/x-www-form-urlencoded)"_s, u"Content-Type"_s);
@@ -185,19 +237,45 @@ Reply signIn(Call &call)
         return signInForm(httpStatus(error.code), app, next,
                           error.hint.isEmpty() ? error.message : error.message + u" — "_s + error.hint);
     }
-    // The cookie is the app host's alone (no Domain), sent back only with its own requests (Lax:
-    // links from elsewhere still arrive signed in), never readable by its scripts (HttpOnly).
-    QByteArray cookie = QByteArray(SessionCookie.data(), SessionCookie.size()) + '=' + session->secret.toLatin1() +
-                        "; Path=/; HttpOnly; SameSite=Lax";
-    if (request.forwarded.proto == "https")
-        cookie += "; Secure";
-    Reply reply{303, {}};
-    reply.contentType = "text/plain; charset=utf-8";
-    reply.content = "Signed in\n";
-    reply.headers.emplaceBack("Location", next.toUtf8());
-    reply.headers.emplaceBack("Set-Cookie", cookie);
-    reply.headers.emplaceBack("Cache-Control", "no-store");
-    return reply;
+    return withCookie("Signed in\n", next, sessionCookie(request, session->secret.toLatin1()));
+}
+
+Reply signOutPage(Call &call)
+{
+    const QString app = queryParam(call.request, u"app"_s);
+    if (auto refused = namesNoApp(app, "sign-out"_L1))
+        return *refused;
+    // A button, not a link that signs out: a page elsewhere cannot sign people out with an <img>.
+    const QString next = safeNext(queryParam(call.request, u"next"_s));
+    return page(200, u"Sign out — %1"_s.arg(app), uR"(<h1>Sign out of Pando</h1>
+<p>You are signed in to Pando on this site to use %1.</p>
+<form method="post" action="%2">
+<input type="hidden" name="next" value="%3">
+<button type="submit">Sign out</button>
+</form>)"_s.arg(app.toHtmlEscaped(), withNext(SignOutPath, next).toHtmlEscaped(), next.toHtmlEscaped()));
+}
+
+Reply signOut(Call &call)
+{
+    const RequestData &request = call.request;
+    const QString app = queryParam(request, u"app"_s);
+    if (auto refused = namesNoApp(app, "sign-out"_L1))
+        return *refused;
+    if (auto refused = refuseOtherSites(request))
+        return *refused;
+    QByteArray body = request.body;
+    body.replace('+', ' ');
+    const QString next = safeNext(formField(QUrlQuery(QString::fromLatin1(body)), u"next"_s));
+    // The session ends everywhere it is used (the desktop's and the CLI's are their own), not only
+    // its cookie here; one already ended or unknown leaves nothing to do but the cookie.
+    if (const QString secret = cookieSession(request); !secret.isEmpty()) {
+        auto accounts = accountService(call);
+        if (!accounts)
+            return errorReply(accounts.error());
+        if (auto ended = (*accounts)->logout(secret, call.actor); !ended && ended.error().code != ErrorCode::NotFound)
+            return errorReply(ended.error());
+    }
+    return withCookie("Signed out\n", signInUrl(next), sessionCookie(request, {}, "; Max-Age=0"));
 }
 
 Reply jwks(Call &call)

@@ -22,6 +22,11 @@ Reply auth(Call &call);
 // sets the pando_session cookie for that host only, then sends the browser back to next.
 Reply signInPage(Call &call);
 Reply signIn(Call &call);
+// GET /api/v1/edge/sign-out?app=NAME&next=PATH: a page with a button that posts to itself (the
+// edge passes /.pando/sign-out there). POST: ends the session of the cookie, clears the cookie
+// and sends the browser to the sign-in page (with next). A form from another site is refused.
+Reply signOutPage(Call &call);
+Reply signOut(Call &call);
 // GET /.well-known/jwks.json: the public keys, cacheable for a few minutes.
 Reply jwks(Call &call);
 // POST /api/v1/edge/keys/rotate: a new signing key now (administrators; audited).

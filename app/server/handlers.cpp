@@ -363,6 +363,8 @@ constexpr RouteDef Routes[] = {
     // the form's POST is the one route that takes a form (a browser cannot send JSON by itself).
     {"GET", "/api/v1/edge/sign-in", Public, None, false, &edgeapi::signInPage},
     {"POST", "/api/v1/edge/sign-in", Public, None, false, &edgeapi::signIn},
+    {"GET", "/api/v1/edge/sign-out", Public, None, false, &edgeapi::signOutPage},
+    {"POST", "/api/v1/edge/sign-out", Public, None, false, &edgeapi::signOut},
     // A new signing key at once (a key file that may have leaked): an install setting.
     {"POST", "/api/v1/edge/keys/rotate", SettingsWrite, None, false, &edgeapi::rotateKey},
     // Where JWT libraries look for the keys (RFC 8414's well-known place); public keys only.
@@ -406,9 +408,10 @@ bool reachesOut(const RouteDef &route)
 
 std::optional<Reply> refuseBodyType(const RouteDef &route, const RequestData &request)
 {
-    // The resource webhook takes what forges send, the edge's sign-in form what browsers send
-    // (their handlers check it).
-    if (request.body.isEmpty() || route.handler == &pipelineapi::webhook || route.handler == &edgeapi::signIn)
+    // The resource webhook takes what forges send, the edge's sign-in and sign-out forms what
+    // browsers send (their handlers check it).
+    if (request.body.isEmpty() || route.handler == &pipelineapi::webhook || route.handler == &edgeapi::signIn ||
+        route.handler == &edgeapi::signOut)
         return std::nullopt;
     const QByteArray type = request.contentType.split(';').constFirst().trimmed().toLower();
     const bool json = type == "application/json" || (type.startsWith("application/") && type.endsWith("+json"));

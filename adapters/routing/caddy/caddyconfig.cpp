@@ -86,16 +86,19 @@ QJsonObject askPando(const QString &app, const IdentityCheck &identity)
     return ask;
 }
 
-// pandod's sign-in page, on the app's own host so that the session cookie it sets is that host's.
-QJsonObject signInPage(const QString &app, const IdentityCheck &identity)
+// One of pandod's sign-in and sign-out pages (at path on the app's host, at pandoPath on pandod's
+// API), on the app's own host so that the session cookie it sets or clears is that host's.
+QJsonObject pandoPage(QLatin1StringView path, QLatin1StringView pandoPath, const QString &app,
+                      const IdentityCheck &identity)
 {
     QJsonObject page = toPando(identity);
-    page.insert("rewrite"_L1,
-                QJsonObject{{"uri"_L1, u"/api/v1/edge/sign-in?app=%1&{http.request.uri.query}"_s.arg(app)}});
+    page.insert("rewrite"_L1, QJsonObject{{"uri"_L1, u"%1?app=%2&{http.request.uri.query}"_s.arg(pandoPath, app)}});
     page.insert("headers"_L1, setHeaders({{"Host"_L1, QJsonArray{"{http.reverse_proxy.upstream.hostport}"_L1}},
                                           {"X-Forwarded-Host"_L1, QJsonArray{"{http.request.hostport}"_L1}},
                                           {"X-Forwarded-Proto"_L1, QJsonArray{"{http.request.scheme}"_L1}}}));
-    return page;
+    return {{"match"_L1, QJsonArray{QJsonObject{{"path"_L1, QJsonArray{path, QString(path + u"/*"_s)}}}}},
+            {"handle"_L1, QJsonArray{page}},
+            {"terminal"_L1, true}};
 }
 
 // The app's backend, or a 503 that says it has none yet. An app for people signed in to Pando
@@ -124,13 +127,12 @@ QJsonObject appHandler(const Route &route, const IdentityCheck &identity)
                               {"Authorization"_L1,
                                QJsonArray{QJsonObject{{"search_regexp"_L1, R"re(^[Bb]earer\s+pando(sess)?_\S*$)re"_L1},
                                                       {"replace"_L1, ""_L1}}}}}}}}});
-    const QJsonObject signIn{
-        {"match"_L1, QJsonArray{QJsonObject{{"path"_L1, QJsonArray{QLatin1String(SignInPath),
-                                                                   QString(QLatin1String(SignInPath) + u"/*"_s)}}}}},
-        {"handle"_L1, QJsonArray{signInPage(route.app, identity)}},
-        {"terminal"_L1, true}};
     const QJsonObject checked{{"handle"_L1, QJsonArray{askPando(route.app, identity), proxy}}};
-    return {{"handler"_L1, "subroute"_L1}, {"routes"_L1, QJsonArray{signIn, checked}}};
+    return {{"handler"_L1, "subroute"_L1},
+            {"routes"_L1,
+             QJsonArray{pandoPage(QLatin1StringView(SignInPath), "/api/v1/edge/sign-in"_L1, route.app, identity),
+                        pandoPage(QLatin1StringView(SignOutPath), "/api/v1/edge/sign-out"_L1, route.app, identity),
+                        checked}}};
 }
 
 // The app's backend in a handler appHandler() made: its reverse_proxy (last in a subroute).

@@ -54,8 +54,10 @@ struct ConfigInput {
     IdentityCheck identity;
 };
 
-// The path on an app's own host where people sign in to Pando (the edge hands it to pandod).
+// The paths on an app's own host where people sign in to Pando and out (the edge hands them to
+// pandod).
 inline constexpr auto SignInPath = "/.pando/sign-in";
+inline constexpr auto SignOutPath = "/.pando/sign-out";
 
 QByteArray renderConfig(const ConfigInput &input);
 // Whether every address a moved one points at serves already (so the redirect is in place).

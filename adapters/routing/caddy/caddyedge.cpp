@@ -57,6 +57,19 @@ QString tail(const QString &file, int lines)
     return all.mid(qMax<qsizetype>(0, all.size() - lines)).join(u" | "_s);
 }
 
+// The HTTP servers of a Caddy configuration (apps.http.servers).
+QJsonObject serversOf(const QByteArray &config)
+{
+    return QJsonDocument::fromJson(config)
+        .object()
+        .value("apps"_L1)
+        .toObject()
+        .value("http"_L1)
+        .toObject()
+        .value("servers"_L1)
+        .toObject();
+}
+
 // The error `caddy run` ends with when it cannot load its configuration ("Error: loading initial
 // config: ... address already in use"), written to file after offset from; empty when there is
 // none. Caddy writes its pid file only once it loaded, so this is how a start that failed shows.
@@ -186,6 +199,13 @@ Status CaddyEdge::adoptLocked()
         }
     m_routes = routes;
     m_movesPending = !movesSettled(m_routes, certificateCheck());
+    // A Pando that serves the same routes in another way (an upgrade that added the sign-out
+    // page, say) puts its way in place, as gracefully as any change; the same way loads nothing.
+    const QJsonObject mine = serversOf(configJson(m_routes));
+    if (mine != servers) {
+        qInfo("edge: Caddy serves the routes as an earlier Pando wrote them; loading this one's");
+        return applyLocked(m_routes);
+    }
     return {};
 }
 
@@ -287,14 +307,7 @@ QHash<QString, Route> CaddyEdge::writtenRoutes() const
     }
     // Written by a Pando that kept no table: the per-app servers of its configuration.
     if (QFile last(path("caddy.json")); last.open(QIODevice::ReadOnly))
-        return routesOfServers(QJsonDocument::fromJson(last.readAll())
-                                   .object()
-                                   .value("apps"_L1)
-                                   .toObject()
-                                   .value("http"_L1)
-                                   .toObject()
-                                   .value("servers"_L1)
-                                   .toObject());
+        return routesOfServers(serversOf(last.readAll()));
     return {};
 }
 

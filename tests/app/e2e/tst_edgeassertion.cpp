@@ -373,10 +373,36 @@ private Q_SLOTS:
         QCOMPARE(claims->name, u"olivia"_s);
         QVERIFY(!back.json.value(u"Cookie"_s).toString().contains(u"pando_session"_s));
 
-        // Signed in but not allowed: a page that says so, not JSON.
+        // Signed in but not allowed: a page that says so, not JSON, with a way to change who.
         const Answer notYours = viaEdge({{"Accept", html}, {"Authorization", "Bearer " + m_outsider.toUtf8()}});
         QCOMPARE(notYours.status, 403);
         QVERIFY(notYours.body.contains("<h1>"));
+        QVERIFY2(notYours.body.contains("href=\"/.pando/sign-out?next=%2Forders%3Fpage%3D2\""),
+                 notYours.body.constData());
+
+        // Signing out: a page with a button (a link or an image elsewhere cannot sign anyone out),
+        // whose form only the app's own host may send; it ends the session, not just the cookie.
+        const Answer outPage = viaEdge({{"Accept", html}, {"Cookie", cookie}}, u"/.pando/sign-out?next=%2Forders"_s);
+        QCOMPARE(outPage.status, 200);
+        QVERIFY2(outPage.body.contains("<form method=\"post\" action=\"/.pando/sign-out?next=%2Forders\""),
+                 outPage.body.constData());
+        QList<std::pair<QByteArray, QByteArray>> out{{"Content-Type", "application/x-www-form-urlencoded"},
+                                                     {"Origin", "https://evil.example"},
+                                                     {"Cookie", cookie}};
+        const Answer forged = viaEdge(out, u"/.pando/sign-out"_s, "POST", "next=%2Forders");
+        QCOMPARE(forged.status, 403);
+        QVERIFY(forged.setCookie.isEmpty());
+        QCOMPARE(viaEdge({{"Accept", html}, {"Cookie", cookie}}).status, 200); // still signed in
+        out[1].second = origin;
+        const Answer signedOut = viaEdge(out, u"/.pando/sign-out"_s, "POST", "next=%2Forders");
+        QCOMPARE(signedOut.status, 303);
+        QCOMPARE(signedOut.location, QByteArray("/.pando/sign-in?next=%2Forders"));
+        QVERIFY2(signedOut.setCookie.startsWith("pando_session=;"), signedOut.setCookie.constData());
+        QVERIFY(signedOut.setCookie.contains("Max-Age=0"));
+        // The cookie kept elsewhere (another tab, a copy) opens nothing any more.
+        const Answer ended = viaEdge({{"Accept", html}, {"Cookie", cookie}});
+        QCOMPARE(ended.status, 302);
+        QVERIFY(!ended.json.contains(u"X-Pando-Assertion"_s));
     }
 
     // Last: with pandod gone nobody is let through, signed in or not.

@@ -130,6 +130,10 @@ const QHash<QString, QString> &expectations()
         // form a browser sends, which the matrix does not.
         {QStringLiteral("GET /api/v1/edge/sign-in"), QStringLiteral("200 200 200 200 200")},
         {QStringLiteral("POST /api/v1/edge/sign-in"), QStringLiteral("400 400 400 400 400")},
+        // Its sign-out page and form: public too (the cookie says whose session ends, and a
+        // request without one ends none).
+        {QStringLiteral("GET /api/v1/edge/sign-out"), QStringLiteral("200 200 200 200 200")},
+        {QStringLiteral("POST /api/v1/edge/sign-out"), QStringLiteral("303 303 303 303 303")},
         // A new assertion signing key: administrators only.
         {QStringLiteral("POST /api/v1/edge/keys/rotate"), QStringLiteral("200 403 403 403 403")},
         // The keys that verify assertions: public, for apps.

@@ -157,6 +157,8 @@ Answer TestAuthz::call(test::TestInstall &install, const QByteArray &method, con
                        const QByteArray &body, const QByteArray &contentType)
 {
     QNetworkRequest request(QUrl(install.baseUrl() + path));
+    // What the route answers, not where it sends a browser.
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
     if (!token.isEmpty())
         request.setRawHeader("Authorization", "Bearer " + token.toUtf8());
     if (!body.isEmpty())
@@ -712,7 +714,8 @@ void TestAuthz::routeWalk_data()
             path.replace(QStringLiteral("{id}"), m_tokenId);
         else if (route.object == QLatin1String("approval"))
             path.replace(QStringLiteral("{id}"), m_approval);
-        if (path.endsWith(QLatin1String("/edge/auth")) || path.endsWith(QLatin1String("/edge/sign-in")))
+        if (path.endsWith(QLatin1String("/edge/auth")) || path.endsWith(QLatin1String("/edge/sign-in")) ||
+            path.endsWith(QLatin1String("/edge/sign-out")))
             path += QStringLiteral("?app={name}"); // the app the edge asks about
         if (path.endsWith(QLatin1String("/check")))
             path += QStringLiteral("?webhook_token=hook"); // the webhook's own token, set in initTestCase

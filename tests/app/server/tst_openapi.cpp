@@ -124,6 +124,8 @@ void TestOpenApi::permissionsAreExplicit()
                                   QStringLiteral("GET /api/v1/edge/auth"),
                                   QStringLiteral("GET /api/v1/edge/sign-in"),
                                   QStringLiteral("POST /api/v1/edge/sign-in"),
+                                  QStringLiteral("GET /api/v1/edge/sign-out"),
+                                  QStringLiteral("POST /api/v1/edge/sign-out"),
                                   QStringLiteral("GET /.well-known/jwks.json")};
     QCOMPARE(publicRoutes, expected);
 }
