@@ -148,9 +148,11 @@ Status CaddyEdge::startLocked()
         if (auto spawned = spawnLocked(); !spawned)
             return spawned;
     }
-    if (auto adopted = adoptLocked(); !adopted)
+    m_started = true; // adopting may load this Pando's configuration
+    if (auto adopted = adoptLocked(); !adopted) {
+        m_started = false;
         return adopted;
-    m_started = true;
+    }
     return {};
 }
 

@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QProcess>
 #include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
@@ -138,6 +139,42 @@ private Q_SLOTS:
         PANDO_VERIFY_OK(next.setBackend(u"web"_s, u"127.0.0.1"_s, a.port()));
         QCOMPARE(backendOf(port), QByteArray("A"));
         QVERIFY(next.status().running);
+    }
+
+    // A Caddy that serves the routes as an earlier Pando rendered them (an upgrade) gets this
+    // Pando's rendering when it is adopted, without a restart and without a lost request.
+    void anEarlierPandosRenderingIsReplacedOnAdopt()
+    {
+        HttpBackend a("A");
+        quint16 port = 0;
+        {
+            CaddyEdge edge(options());
+            const auto route = edge.ensure(u"web"_s, 0);
+            PANDO_VERIFY_OK(route);
+            port = quint16(route->port);
+            PANDO_VERIFY_OK(edge.setBackend(u"web"_s, u"127.0.0.1"_s, a.port()));
+        }
+        const QString socket = QDir(options().stateDir).filePath(u"admin.sock"_s);
+        const auto admin = [&socket](const QString &method, const QString &path, const QByteArray &body = {}) {
+            QProcess curl;
+            QStringList args{u"-sS"_s,   u"--max-time"_s, u"10"_s, u"--unix-socket"_s, socket, u"-H"_s,
+                             u"Host;"_s, u"-X"_s,         method};
+            if (!body.isEmpty())
+                args << u"-H"_s << u"Content-Type: application/json"_s << u"--data-binary"_s << QString::fromUtf8(body);
+            curl.start(u"curl"_s, args << u"http://localhost/config/apps/http/servers/pando:web/"_s + path);
+            curl.waitForFinished(15000);
+            return curl.readAllStandardOutput().trimmed();
+        };
+        // What an earlier Pando might have written: a setting this one does not.
+        admin(u"POST"_s, u"max_header_bytes"_s, "65536");
+        QCOMPARE(admin(u"GET"_s, u"max_header_bytes"_s), QByteArray("65536"));
+        const qint64 pid = caddyPid();
+
+        CaddyEdge next(options());
+        PANDO_VERIFY_OK(next.start());
+        QCOMPARE(caddyPid(), pid); // adopted, not started again
+        QCOMPARE(admin(u"GET"_s, u"max_header_bytes"_s), QByteArray("null"));
+        QCOMPARE(backendOf(port), QByteArray("A"));
     }
 
     void startsAgainWithItsRoutes()
