@@ -4,6 +4,7 @@
 
 #include <QRegularExpression>
 #include <QSet>
+#include <QSslCertificate>
 
 #include <unistd.h>
 
@@ -96,6 +97,29 @@ Result<std::optional<QHash<QString, Route>>> withBackend(const QHash<QString, Ro
     next[app].backendHost = host;
     next[app].backendPort = port;
     return next;
+}
+
+Status Router::setChallengeAnswers(const QList<ChallengeAnswer> & /*answers*/)
+{
+    return fail(ErrorCode::Invalid, u"this edge gets its certificates itself"_s, u"edge-certificates"_s);
+}
+
+Status Router::setCertificates(const QList<ServedCertificate> & /*certificates*/)
+{
+    return fail(ErrorCode::Invalid, u"this edge gets its certificates itself"_s, u"edge-certificates"_s);
+}
+
+CertificateState certificateStateOf(const QString &host, const QByteArray &chainPem)
+{
+    CertificateState state;
+    state.host = host;
+    const QList<QSslCertificate> chain = QSslCertificate::fromData(chainPem, QSsl::Pem);
+    if (chain.isEmpty())
+        return state;
+    const QStringList issuer = chain.first().issuerInfo(QSslCertificate::CommonName);
+    state.issuer = issuer.isEmpty() ? chain.first().issuerDisplayName() : issuer.first();
+    state.notAfter = chain.first().expiryDate();
+    return state;
 }
 
 Status checkAppName(const QString &app)
