@@ -8,6 +8,7 @@
 #include "adapters/edgecert/acme/acmeclient.h"
 #include "adapters/edgecert/acme/certstore.h"
 #include "tests/support/component.h"
+#include "tests/support/httpbackend.h"
 #include "tests/support/pebble.h"
 
 #include <QElapsedTimer>
@@ -28,15 +29,9 @@ using namespace pando;
 using namespace pando::adapters::edgecert;
 using pando::test::Pebble;
 using pando::test::PebbleOptions;
+using pando::test::unusedPort;
 
 namespace {
-
-int unusedPort()
-{
-    QTcpServer probe;
-    probe.listen(QHostAddress::LocalHost, 0);
-    return probe.serverPort();
-}
 
 // Serves http://NAME/.well-known/acme-challenge/TOKEN from the test's thread (the client runs on
 // another), as an edge would.
