@@ -21,8 +21,14 @@ namespace {
 constexpr int NonceRetries = 8;
 constexpr int MaxPollSleepMs = 30000;
 
-// The Retry-After header in ms (delay-seconds or an HTTP date); -1 when there is none.
-int retryAfterMs(const QByteArray &value)
+bool isProblemOf(const QJsonObject &problem, QLatin1StringView kind)
+{
+    return problem.value("type"_L1).toString() == u"urn:ietf:params:acme:error:"_s + kind;
+}
+
+} // namespace
+
+int retryAfterMs(const QByteArray &value, const QDateTime &now)
 {
     if (value.isEmpty())
         return -1;
@@ -30,18 +36,15 @@ int retryAfterMs(const QByteArray &value)
     const qint64 seconds = value.toLongLong(&number);
     if (number)
         return int(qBound(qint64(0), seconds * 1000, qint64(MaxPollSleepMs)));
-    const QDateTime at = QDateTime::fromString(QString::fromLatin1(value), Qt::RFC2822Date);
+    // An HTTP date (IMF-fixdate) always ends in "GMT", which Qt's RFC 2822 parser wants as an offset.
+    QString date = QString::fromLatin1(value).trimmed();
+    if (date.endsWith(u" GMT"_s))
+        date = date.chopped(3) + u"+0000"_s;
+    const QDateTime at = QDateTime::fromString(date, Qt::RFC2822Date);
     if (!at.isValid())
         return -1;
-    return int(qBound(qint64(0), QDateTime::currentDateTimeUtc().msecsTo(at), qint64(MaxPollSleepMs)));
+    return int(qBound(qint64(0), now.msecsTo(at), qint64(MaxPollSleepMs)));
 }
-
-bool isProblemOf(const QJsonObject &problem, QLatin1StringView kind)
-{
-    return problem.value("type"_L1).toString() == u"urn:ietf:params:acme:error:"_s + kind;
-}
-
-} // namespace
 
 QString problemText(const QJsonObject &problem)
 {
@@ -108,7 +111,7 @@ Result<AcmeClient::Answer> AcmeClient::request(const char *step, const QByteArra
     answer.body = exchange.body;
     answer.json = QJsonDocument::fromJson(exchange.body).object();
     answer.location = QString::fromUtf8(exchange.header("Location"));
-    answer.retryAfterMs = retryAfterMs(exchange.header("Retry-After"));
+    answer.retryAfterMs = retryAfterMs(exchange.header("Retry-After"), QDateTime::currentDateTimeUtc());
     if (std::ranges::find(expected, exchange.status) == expected.end()) {
         const QString problem = problemText(answer.json);
         Error error{ErrorCode::Failed,

@@ -93,6 +93,10 @@ private:
     int m_badNonceRetries = 0;
 };
 
+// How long a Retry-After header (delay-seconds or an HTTP date, RFC 9110) says to wait from now,
+// in ms, at most 30 s (the issuance's own deadline bounds it too); -1 when it says nothing usable.
+int retryAfterMs(const QByteArray &value, const QDateTime &now);
+
 // "urn:ietf:params:acme:error:rejectedIdentifier: detail" from an RFC 7807 problem document;
 // empty when body is none.
 QString problemText(const QJsonObject &problem);

@@ -1,7 +1,7 @@
 // The JOSE pieces of Pando's ACME client without a CA: RFC 7638's published thumbprint, the
 // key authorization a challenge answers with, the JWS every request is (jwk before the account
-// exists, kid after; a signature the account's key verifies), the CA's problem documents, the
-// certificate request, and the store's files and their modes.
+// exists, kid after; a signature the account's key verifies), the CA's problem documents, its
+// Retry-After, the certificate request, and the store's files and their modes.
 
 #include "adapters/edgecert/acme/acmeclient.h"
 #include "adapters/edgecert/acme/acmejws.h"
@@ -117,6 +117,18 @@ private Q_SLOTS:
                  qPrintable(text));
         QVERIFY2(text.contains(u"bad.example.com is blocked"_s), qPrintable(text));
         QCOMPARE(problemText({}), QString());
+    }
+
+    void retryAfter()
+    {
+        const QDateTime now = QDateTime::fromString(u"2026-12-04T10:00:00Z"_s, Qt::ISODate);
+        QCOMPARE(retryAfterMs("3", now), 3000);
+        QCOMPARE(retryAfterMs("0", now), 0);
+        QCOMPARE(retryAfterMs("86400", now), 30000); // no longer than a poll is worth
+        QCOMPARE(retryAfterMs("Fri, 04 Dec 2026 10:00:05 GMT", now), 5000);
+        QCOMPARE(retryAfterMs("Fri, 04 Dec 2026 09:59:00 GMT", now), 0); // already past
+        QCOMPARE(retryAfterMs("", now), -1);
+        QCOMPARE(retryAfterMs("soon", now), -1);
     }
 
     void certificateRequestForOneName()
