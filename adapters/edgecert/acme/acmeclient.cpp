@@ -21,9 +21,9 @@ namespace {
 constexpr int NonceRetries = 8;
 constexpr int MaxPollSleepMs = 30000;
 
-bool isProblemOf(const QJsonObject &problem, QLatin1StringView kind)
+QString problemType(QLatin1StringView kind)
 {
-    return problem.value("type"_L1).toString() == u"urn:ietf:params:acme:error:"_s + kind;
+    return u"urn:ietf:params:acme:error:"_s + kind;
 }
 
 } // namespace
@@ -118,8 +118,7 @@ Result<AcmeClient::Answer> AcmeClient::request(const char *step, const QByteArra
                     u"the CA answered %1%2"_s.arg(exchange.status)
                         .arg(problem.isEmpty() ? QString() : QString(u": "_s + problem)),
                     where};
-        if (isProblemOf(answer.json, "badNonce"_L1))
-            error.hint = u"badNonce"_s; // post() retries these
+        m_lastProblem = answer.json.value("type"_L1).toString();
         return std::unexpected(error);
     }
     return answer;
@@ -137,14 +136,13 @@ Result<AcmeClient::Answer> AcmeClient::post(const char *step, const QString &url
         const QByteArray body = signedRequest(m_key, protectedHeader(m_key, nonce, url, m_accountUrl), bytes);
         if (body.isEmpty())
             return fail(ErrorCode::Internal, u"the account key could not sign"_s, u"ACME "_s + QLatin1String(step));
+        m_lastProblem.clear();
         auto answer = request(step, "POST", url, body, expected);
         // A refused nonce is no failure of ours: the refusal carries a fresh one to try again with.
-        if (!answer && answer.error().hint == u"badNonce" && attempt < NonceRetries) {
+        if (!answer && m_lastProblem == problemType("badNonce"_L1) && attempt < NonceRetries) {
             ++m_badNonceRetries;
             continue;
         }
-        if (!answer)
-            answer.error().hint.clear();
         return answer;
     }
 }
@@ -262,8 +260,15 @@ Result<IssuedCertificate> AcmeClient::issue(const QString &host, ChallengeRespon
         return std::unexpected(account.error());
 
     const QJsonObject identifier{{"type"_L1, "dns"_L1}, {"value"_L1, host}};
-    auto order = post("newOrder", m_directory.value("newOrder"_L1).toString(),
-                      QJsonObject{{"identifiers"_L1, QJsonArray{identifier}}}, {201});
+    const QJsonObject newOrder{{"identifiers"_L1, QJsonArray{identifier}}};
+    auto order = post("newOrder", m_directory.value("newOrder"_L1).toString(), newOrder, {201});
+    if (!order && m_lastProblem == problemType("accountDoesNotExist"_L1)) {
+        // The CA forgot the account kept for it (a CA reset, a test CA restarted): make a new one.
+        m_accountUrl.clear();
+        if (auto account = ensureAccount(); !account)
+            return std::unexpected(account.error());
+        order = post("newOrder", m_directory.value("newOrder"_L1).toString(), newOrder, {201});
+    }
     if (!order)
         return std::unexpected(order.error());
     const QString orderUrl = order->location;

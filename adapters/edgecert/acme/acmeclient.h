@@ -55,7 +55,8 @@ public:
 
     Result<IssuedCertificate> issue(const QString &host, ChallengeResponder &responder,
                                     const CancelToken *cancel = nullptr);
-    // The account's URL once the CA named it (keep it: the next client need not ask again).
+    // The account's URL once the CA named it (keep it: the next client need not ask again). An
+    // account the CA no longer knows is made again.
     QString accountUrl() const { return m_accountUrl; }
     // How many requests were sent again because the CA refused their nonce (badNonce).
     int badNonceRetries() const { return m_badNonceRetries; }
@@ -91,6 +92,7 @@ private:
     QDeadlineTimer m_deadline;
     const CancelToken *m_cancel = nullptr;
     int m_badNonceRetries = 0;
+    QString m_lastProblem; // the type of the CA's problem document for the last request that failed
 };
 
 // How long a Retry-After header (delay-seconds or an HTTP date, RFC 9110) says to wait from now,

@@ -1,7 +1,8 @@
 // Pando's ACME client against Pebble (Debian's ACME test server) on loopback, with its DNS stub
 // sending every name to 127.0.0.1: certificates for two names by HTTP-01 (the challenge served by
 // a small HTTP server on the port Pebble validates on), chained to Pebble's issuing root; one
-// account for both; refused nonces retried; a name Pebble refuses reported with the step and the
+// account for both, kept by a later client, made again when the CA forgot it; refused nonces
+// retried; a name Pebble refuses reported with the step and the
 // CA's problem; a CA that does not answer reported within the request's deadline; and a CA whose
 // TLS root is not the one configured refused.
 
@@ -210,6 +211,13 @@ private Q_SLOTS:
         const auto third = issueServing(again, u"www.example.com"_s, challenges);
         QVERIFY2(third, qPrintable(third ? QString() : third.error().text()));
         QCOMPARE(again.accountUrl(), client.accountUrl());
+
+        // An account URL the CA does not know (it was reset): a new account, and the order goes on.
+        const QString forgotten = client.accountUrl().section(u'/', 0, 2) + u"/my-account/forgotten"_s;
+        AcmeClient stale(acme(), *key, forgotten);
+        const auto fourth = issueServing(stale, u"docs.example.com"_s, challenges);
+        QVERIFY2(fourth, qPrintable(fourth ? QString() : fourth.error().text()));
+        QVERIFY(stale.accountUrl() != forgotten);
     }
 
     void refusedNameSaysStepAndProblem()
