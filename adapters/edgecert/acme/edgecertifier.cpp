@@ -96,6 +96,8 @@ void EdgeCertifier::certifyNow()
         if (m_cancel.isCancelled())
             return;
         auto issued = client.issue(host, *this, &m_cancel);
+        if (!issued && issued.error().code == ErrorCode::Cancelled)
+            return; // Pando is stopping: no failure of the name's, so nothing to record
         if (!client.accountUrl().isEmpty() && client.accountUrl() != m_store.accountUrl(m_options.acme.directoryUrl))
             discardResult(m_store.setAccountUrl(m_options.acme.directoryUrl, client.accountUrl()),
                           "without it the next pass asks the CA for the account's URL again");
