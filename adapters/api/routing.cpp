@@ -1,6 +1,7 @@
 #include "routing.h"
 
 #include <QRegularExpression>
+#include <QSslCertificate>
 
 using namespace Qt::StringLiterals;
 
@@ -73,6 +74,29 @@ Result<const Route *> routeToKeep(const QHash<QString, Route> &routes, const QSt
             return fail(ErrorCode::Conflict, u"port %1 is already in use"_s.arg(requestedPort), u"port"_s,
                         u"app %1 is routed on it; pick another port"_s.arg(other.app));
     return nullptr;
+}
+
+Status Router::setChallengeAnswers(const QList<ChallengeAnswer> & /*answers*/)
+{
+    return fail(ErrorCode::Invalid, u"this edge gets its certificates itself"_s, u"edge-certificates"_s);
+}
+
+Status Router::setCertificates(const QList<ServedCertificate> & /*certificates*/)
+{
+    return fail(ErrorCode::Invalid, u"this edge gets its certificates itself"_s, u"edge-certificates"_s);
+}
+
+CertificateState certificateStateOf(const QString &host, const QByteArray &chainPem)
+{
+    CertificateState state;
+    state.host = host;
+    const QList<QSslCertificate> chain = QSslCertificate::fromData(chainPem, QSsl::Pem);
+    if (chain.isEmpty())
+        return state;
+    const QStringList issuer = chain.first().issuerInfo(QSslCertificate::CommonName);
+    state.issuer = issuer.isEmpty() ? chain.first().issuerDisplayName() : issuer.first();
+    state.notAfter = chain.first().expiryDate();
+    return state;
 }
 
 Status checkAppName(const QString &app)

@@ -11,6 +11,7 @@
 #include <QHash>
 #include <QList>
 #include <QString>
+#include <QStringList>
 #include <QUrl>
 #include <optional>
 
@@ -82,6 +83,27 @@ struct CertificateState {
     QString error;      // the last failure to get or renew one; empty when the last try worked
 };
 
+// The answer an edge gives to an ACME CA's HTTP-01 challenge for host, when Pando gets the
+// edge's certificates itself (adapters/edgecert): the body of
+// http://HOST/.well-known/acme-challenge/TOKEN.
+struct ChallengeAnswer {
+    QString host;
+    QString token;
+    QString keyAuthorization;
+    bool operator==(const ChallengeAnswer &) const = default;
+};
+
+// A certificate Pando got for host, for an edge to serve: the chain (leaf first) and its key, PEM.
+struct ServedCertificate {
+    QString host;
+    QByteArray chainPem;
+    QByteArray keyPem;
+    bool operator==(const ServedCertificate &) const = default;
+};
+
+// The state of a certificate held as a PEM chain (issuer and expiry of its leaf), for host.
+CertificateState certificateStateOf(const QString &host, const QByteArray &chainPem);
+
 // What serves the routes, for `pando edge status`, GET /api/v1/edge and the desktop's status line.
 struct RouterStatus {
     QString kind;               // "caddy", "in-process", "traefik"
@@ -121,6 +143,18 @@ public:
     virtual Status setIdentityCheck(const IdentityCheck & /*check*/) { return {}; }
     // The certificates the edge holds or tried to get, by host name.
     virtual QList<CertificateState> certificates() { return {}; }
+    // Whether the edge serves certificates Pando gets for it (adapters/edgecert) instead of getting
+    // them itself: then it answers the challenges and serves the certificates it is handed below,
+    // and does no ACME of its own for autoTlsHosts().
+    virtual bool takesCertificates() const { return false; }
+    // The names it serves with tls: auto (a moved address's too): the ones an ACME CA certifies.
+    virtual QStringList autoTlsHosts() { return {}; }
+    // Answers exactly these HTTP-01 challenges from now on, on its HTTP port; Invalid unless
+    // takesCertificates(). Each change is applied as every route change is (atomically).
+    virtual Status setChallengeAnswers(const QList<ChallengeAnswer> &answers);
+    // Serves exactly these certificates for their names from now on; Invalid unless
+    // takesCertificates(). A name without one has none (its TLS handshake fails).
+    virtual Status setCertificates(const QList<ServedCertificate> &certificates);
     // The root certificate (PEM) of the install's own CA, which serves tls: internal; empty when
     // this router has none (yet).
     virtual QByteArray installCa() { return {}; }

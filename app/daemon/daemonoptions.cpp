@@ -39,10 +39,16 @@ struct EdgeSiteFlags {
                                 QStringLiteral("A PEM file of roots the ACME directory's own certificate is checked "
                                                "against (a private CA)."),
                                 QStringLiteral("file")};
+    QCommandLineOption certificates{
+        QStringLiteral("edge-certificates"),
+        QStringLiteral("Who gets the certificates of tls: auto names from the ACME CA: caddy (the Caddy edge itself, "
+                       "the default) or pando (pandod does, and the edge serves them: for several edges behind one "
+                       "name)."),
+        QStringLiteral("caddy|pando")};
 
     void addTo(QCommandLineParser &parser) const
     {
-        parser.addOptions({listen, httpPort, httpsPort, acmeCa, acmeEmail, acmeRoot});
+        parser.addOptions({listen, httpPort, httpsPort, acmeCa, acmeEmail, acmeRoot, certificates});
     }
 
     Result<adapters::caddy::EdgeSite> read(const QCommandLineParser &parser) const
@@ -90,6 +96,14 @@ struct EdgeSiteFlags {
                 return fail(ErrorCode::Invalid, QStringLiteral("cannot read %1").arg(parser.value(acmeRoot)),
                             QStringLiteral("--acme-ca-root"));
             site.acmeRootFile = root.absoluteFilePath();
+        }
+        if (parser.isSet(certificates)) {
+            const QString who = parser.value(certificates);
+            if (who != QLatin1String("caddy") && who != QLatin1String("pando"))
+                return fail(ErrorCode::Invalid, QStringLiteral("expected caddy or pando, got \"%1\"").arg(who),
+                            QStringLiteral("--edge-certificates"));
+            site.certificates = who == QLatin1String("pando") ? adapters::caddy::CertificateSource::Pando
+                                                              : adapters::caddy::CertificateSource::Caddy;
         }
         return site;
     }
@@ -540,6 +554,12 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
     if (!site)
         return std::unexpected(site.error());
     o.edgeSite = *site;
+    // Pando hands its certificates to the Caddy edge only: the others serve no tls: auto name of
+    // Pando's making (Traefik and Cloudflare get their own; the in-process edge serves no names).
+    if (o.edgeSite.certificates == adapters::caddy::CertificateSource::Pando && o.edge != wiring::EdgeChoice::Auto &&
+        o.edge != wiring::EdgeChoice::Caddy)
+        return fail(ErrorCode::Invalid, QStringLiteral("pando goes with the Caddy edge (--edge caddy or auto)"),
+                    QStringLiteral("--edge-certificates"));
     const auto flagOrEnv = [&](const QCommandLineOption &option, const char *variable) -> std::pair<QString, QString> {
         if (parser.isSet(option))
             return {parser.value(option), QStringLiteral("--") + option.names().constFirst()};

@@ -1,5 +1,6 @@
 #include "app/wiring/install.h"
 
+#include "adapters/edgecert/acme/edgecertifier.h"
 #include "adapters/routing/caddy/caddyedge.h"
 #include "adapters/routing/cloudflare/cloudflarerouter.h"
 #include "adapters/routing/loopback/loopbackrouter.h"
@@ -195,6 +196,14 @@ Status Install::openLocked()
     return {};
 }
 
+namespace {
+
+// Where Pando's own ACME client orders certificates when --acme-ca names no CA: Let's Encrypt's
+// production directory (Caddy's own default tries ZeroSSL after it; Pando's client uses one CA).
+constexpr auto DefaultAcmeDirectory = "https://acme-v02.api.letsencrypt.org/directory";
+
+} // namespace
+
 Status Install::openEdge()
 {
     if (m_options.router) {
@@ -247,6 +256,23 @@ Status Install::openEdge()
         if (m_options.edge == EdgeChoice::Caddy)
             return std::unexpected(prefixed(started.error(), u"cannot start the edge"_s));
         inProcess(u"Caddy did not start (%1)"_s.arg(started.error().text()));
+        return {};
+    }
+    if (m_options.edgeSite.certificates == adapters::caddy::CertificateSource::Pando) {
+        // Pando gets the tls: auto names' certificates and hands them to Caddy (docs/edge.md).
+        adapters::edgecert::EdgeCertifierOptions certifier;
+        certifier.acme.directoryUrl = m_options.edgeSite.acmeDirectory.isEmpty()
+                                          ? QString::fromLatin1(DefaultAcmeDirectory)
+                                          : m_options.edgeSite.acmeDirectory;
+        certifier.acme.caRootFile = m_options.edgeSite.acmeRootFile;
+        certifier.acme.contactEmail = m_options.edgeSite.acmeEmail;
+        certifier.stateDir = m_options.engine.dataDir + u"/edge/certificates"_s;
+        auto certified = std::make_shared<adapters::edgecert::EdgeCertifier>(caddy, certifier);
+        if (auto started = certified->start(); !started)
+            return std::unexpected(prefixed(started.error(), u"cannot start getting the edge's certificates"_s));
+        m_runtimeNotes << u"edge: Pando gets the certificates of tls: auto names from %1 and Caddy serves them "
+                          "(docs/edge.md)"_s.arg(certifier.acme.directoryUrl);
+        m_router = std::move(certified);
         return {};
     }
     m_router = std::move(caddy);

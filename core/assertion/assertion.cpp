@@ -21,7 +21,7 @@ QString randomId()
 {
     QByteArray bytes(16, Qt::Uninitialized);
     QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(bytes.data()), 4);
-    return QString::fromLatin1(detail::base64Url(bytes));
+    return QString::fromLatin1(adapters::jose::base64Url(bytes));
 }
 
 QByteArray compactJson(const QJsonObject &object)
@@ -107,7 +107,7 @@ qsizetype ReplayGuard::size() const
 
 Status AssertionVerifier::setKeys(const QJsonObject &jwks)
 {
-    QHash<QString, detail::EcKey> keys;
+    QHash<QString, adapters::jose::EcKey> keys;
     const QJsonArray list = jwks.value(QStringLiteral("keys")).toArray();
     for (qsizetype i = 0; i < list.size(); ++i) {
         const QJsonObject jwk = list.at(i).toObject();
@@ -115,7 +115,7 @@ Status AssertionVerifier::setKeys(const QJsonObject &jwks)
         const QString kid = jwk.value(QStringLiteral("kid")).toString();
         if (kid.isEmpty())
             return fail(ErrorCode::Invalid, QStringLiteral("has no kid"), where);
-        auto key = detail::EcKey::fromJwk(jwk);
+        auto key = adapters::jose::EcKey::fromJwk(jwk);
         if (!key)
             return fail(ErrorCode::Invalid, key.error().message, where + u'.' + key.error().where);
         keys.insert(kid, *key);
@@ -141,9 +141,9 @@ Result<Claims> AssertionVerifier::verify(QByteArrayView token, const QString &au
     if (parts.size() != 3)
         return refused(refusal, Refusal::Kind::Malformed,
                        QStringLiteral("it is not a compact JWS (three base64url parts)"));
-    const auto headerBytes = detail::fromBase64Url(parts[0]);
-    const auto payloadBytes = detail::fromBase64Url(parts[1]);
-    const auto signature = detail::fromBase64Url(parts[2]);
+    const auto headerBytes = adapters::jose::fromBase64Url(parts[0]);
+    const auto payloadBytes = adapters::jose::fromBase64Url(parts[1]);
+    const auto signature = adapters::jose::fromBase64Url(parts[2]);
     if (!headerBytes || !payloadBytes || !signature)
         return refused(refusal, Refusal::Kind::Malformed, QStringLiteral("a part is not base64url"));
     const QJsonDocument header = QJsonDocument::fromJson(*headerBytes);
@@ -157,7 +157,7 @@ Result<Claims> AssertionVerifier::verify(QByteArrayView token, const QString &au
         return refused(refusal, Refusal::Kind::Algorithm,
                        QStringLiteral("its alg is \"%1\"; only ES256 is accepted").arg(alg.left(20)));
     const QString kid = header.object().value(QStringLiteral("kid")).toString();
-    detail::EcKey key;
+    adapters::jose::EcKey key;
     {
         QMutexLocker lock(&m_mutex);
         key = m_keys.value(kid);
@@ -217,13 +217,13 @@ Result<MintedAssertion> AssertionService::mint(const Subject &subject, const QSt
                              {QStringLiteral("typ"), QStringLiteral("JWT")},
                              {QStringLiteral("kid"), key->kid}};
     const QByteArray signingInput =
-        detail::base64Url(compactJson(header)) + '.' + detail::base64Url(compactJson(claims.toJson()));
+        adapters::jose::base64Url(compactJson(header)) + '.' + adapters::jose::base64Url(compactJson(claims.toJson()));
     const QByteArray signature = key->key.sign(signingInput);
     if (signature.isEmpty())
         return fail(ErrorCode::Internal, QStringLiteral("OpenSSL could not sign the identity assertion"));
     // A random 128-bit jti is new: the guard is only asked later whether a header is a replay.
     m_minted.admit(claims.id, claims.expires * 1000, nowMs);
-    return MintedAssertion{signingInput + '.' + detail::base64Url(signature), claims, key->kid};
+    return MintedAssertion{signingInput + '.' + adapters::jose::base64Url(signature), claims, key->kid};
 }
 
 Result<QJsonObject> AssertionService::jwks()

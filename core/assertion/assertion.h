@@ -89,8 +89,8 @@ public:
 private:
     Clock &m_clock;
     qint64 m_leewayMs;
-    mutable QMutex m_mutex;               // guards m_keys
-    QHash<QString, detail::EcKey> m_keys; // kid → public key
+    mutable QMutex m_mutex;                       // guards m_keys
+    QHash<QString, adapters::jose::EcKey> m_keys; // kid → public key
 };
 
 struct AssertionOptions {

@@ -15,7 +15,7 @@ namespace {
 
 Result<SigningKey> newKey(qint64 nowMs)
 {
-    auto key = detail::EcKey::generate();
+    auto key = adapters::jose::EcKey::generate();
     if (!key)
         return std::unexpected(key.error());
     return SigningKey{key->thumbprint(), nowMs, 0, *key};
@@ -54,7 +54,7 @@ Status KeyRing::open()
     const QJsonArray list = doc.object().value(QStringLiteral("keys")).toArray();
     for (qsizetype i = 0; i < list.size(); ++i) {
         const QJsonObject entry = list.at(i).toObject();
-        auto key = detail::EcKey::fromPem(entry.value(QStringLiteral("pem")).toString().toLatin1());
+        auto key = adapters::jose::EcKey::fromPem(entry.value(QStringLiteral("pem")).toString().toLatin1());
         if (!key)
             return fail(ErrorCode::Internal, QStringLiteral("key %1 %2").arg(i).arg(key.error().message), m_path, hint);
         keys.append(SigningKey{key->thumbprint(), qint64(entry.value(QStringLiteral("created_ms")).toDouble()),

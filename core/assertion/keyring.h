@@ -7,7 +7,7 @@
 //
 // Threading: every method may be called from any thread.
 
-#include "core/assertion/es256.h"
+#include "adapters/api/jose/es256.h"
 #include "core/common/clock.h"
 
 #include <QList>
@@ -26,7 +26,7 @@ struct SigningKey {
     QString kid;          // the key's RFC 7638 thumbprint
     qint64 createdMs = 0; // when it started signing
     qint64 retiredMs = 0; // when its successor took over; 0 while it signs
-    detail::EcKey key;
+    adapters::jose::EcKey key;
 };
 
 class KeyRing {

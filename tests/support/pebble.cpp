@@ -118,8 +118,9 @@ bool Pebble::start()
     m_pebble = std::make_unique<QProcess>();
     m_pebble->setProcessChannelMode(QProcess::MergedChannels);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(u"PEBBLE_VA_NOSLEEP"_s, u"1"_s);      // validate at once
-    env.insert(u"PEBBLE_WFE_NONCEREJECT"_s, u"0"_s); // no nonce refused on purpose
+    env.insert(u"PEBBLE_VA_NOSLEEP"_s, u"1"_s); // validate at once
+    // Only the nonces a test asks for are refused on purpose.
+    env.insert(u"PEBBLE_WFE_NONCEREJECT"_s, QString::number(m_options.nonceRejectPercent));
     m_pebble->setProcessEnvironment(env);
     m_pebble->start(u"pebble"_s, {u"-config"_s, config.fileName(), u"-dnsserver"_s, u"127.0.0.1:%1"_s.arg(dnsPort)});
 

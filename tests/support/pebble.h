@@ -15,10 +15,11 @@
 namespace pando::test {
 
 struct PebbleOptions {
-    int httpPort = 0;        // where HTTP-01 challenges are fetched (the edge's HTTP port)
-    int tlsPort = 0;         // where TLS-ALPN-01 challenges are made (the edge's HTTPS port)
-    int validitySeconds = 0; // the certificates' lifetime; 0: Pebble's default (years)
-    QStringList refuse;      // names Pebble refuses to issue for (its domainBlocklist)
+    int httpPort = 0;           // where HTTP-01 challenges are fetched (the edge's HTTP port)
+    int tlsPort = 0;            // where TLS-ALPN-01 challenges are made (the edge's HTTPS port)
+    int validitySeconds = 0;    // the certificates' lifetime; 0: Pebble's default (years)
+    QStringList refuse;         // names Pebble refuses to issue for (its domainBlocklist)
+    int nonceRejectPercent = 0; // how many good nonces Pebble refuses as bad (badNonce), on purpose
 };
 
 class Pebble {

@@ -62,6 +62,22 @@ size_t readCallback(char *buffer, size_t size, size_t count, void *userData)
     return size_t(n);
 }
 
+size_t headerCallback(char *buffer, size_t size, size_t count, void *userData)
+{
+    auto *out = static_cast<Exchange *>(userData);
+    const size_t length = size * count;
+    const QByteArray line = QByteArray(buffer, qsizetype(length)).trimmed();
+    // A status line starts each answer (an interim 100 or a redirect's too): keep the last one's.
+    if (line.startsWith("HTTP/")) {
+        out->headers.clear();
+        return length;
+    }
+    const qsizetype colon = line.indexOf(':');
+    if (colon > 0 && out->headers.size() < 200)
+        out->headers.append({line.left(colon).trimmed(), line.mid(colon + 1).trimmed()});
+    return length;
+}
+
 int progressCallback(void *userData, curl_off_t, curl_off_t, curl_off_t, curl_off_t)
 {
     auto *t = static_cast<Transfer *>(userData);
@@ -79,6 +95,14 @@ QByteArray encodePath(const QString &path)
 }
 
 } // namespace
+
+QByteArray Exchange::header(QByteArrayView name) const
+{
+    for (const auto &[key, value] : headers)
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
+            return value;
+    return {};
+}
 
 QByteArray encodeQuery(const QList<QPair<QString, QString>> &query)
 {
@@ -115,6 +139,7 @@ Exchange perform(const Endpoint &endpoint, const Request &request, const CancelT
     const QByteArray cert = endpoint.clientCert.toLocal8Bit();
     const QByteArray key = endpoint.clientKey.toLocal8Bit();
     const QByteArray serverCert = endpoint.serverCert.toLocal8Bit();
+    const QByteArray caFile = endpoint.caFile.toLocal8Bit();
 
     curl_easy_setopt(easy, CURLOPT_URL, url.constData());
     if (!socket.isEmpty())
@@ -128,6 +153,12 @@ Exchange perform(const Endpoint &endpoint, const Request &request, const CancelT
         // need not match the address, as with `incus remote add` after accepting a fingerprint.
         curl_easy_setopt(easy, CURLOPT_CAINFO, serverCert.constData());
         curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 0L);
+    } else if (!caFile.isEmpty()) {
+        curl_easy_setopt(easy, CURLOPT_CAINFO, caFile.constData());
+    }
+    if (request.keepHeaders) {
+        curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, headerCallback);
+        curl_easy_setopt(easy, CURLOPT_HEADERDATA, &out);
     }
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, errorBuffer);

@@ -25,6 +25,7 @@ struct Endpoint {
     QString clientCert; // PEM file of the client certificate (TLS only)
     QString clientKey;  // PEM file of its key
     QString serverCert; // PEM file: the one certificate the server must present; empty = system CAs
+    QString caFile;     // PEM roots the server's certificate must chain to, for its name; empty = system CAs
 };
 
 struct Request {
@@ -35,7 +36,8 @@ struct Request {
     QIODevice *bodyDevice = nullptr;      // large bodies (build contexts, images) streamed from here
     QByteArray contentType;               // defaults to application/json when a body is set
     QList<QPair<QByteArray, QByteArray>> headers;
-    int timeoutMs = 0; // 0: no limit (builds, follows)
+    int timeoutMs = 0;        // 0: no limit (builds, follows)
+    bool keepHeaders = false; // collect the answer's headers into Exchange::headers
 
     Request &addQuery(const QString &key, const QString &value)
     {
@@ -55,6 +57,10 @@ struct Exchange {
     QString error; // curl's words when transportFailed
     int status = 0;
     QByteArray body;
+    // The final answer's headers (names as sent), when Request::keepHeaders asked for them.
+    QList<QPair<QByteArray, QByteArray>> headers;
+    // The first header named name (case-insensitive); empty when there is none.
+    QByteArray header(QByteArrayView name) const;
 };
 
 // Runs one request. onChunk (optional) receives the body of a 1xx-3xx answer as it arrives and

@@ -224,6 +224,24 @@ QJsonObject noAppHere()
                                                  {"body"_L1, "no app is served at this address\n"_L1}}}}};
 }
 
+// The CA's HTTP-01 requests, answered with what Pando says, ahead of the redirect to HTTPS.
+QJsonArray challengeRoutes(const QList<ChallengeAnswer> &answers)
+{
+    QJsonArray routes;
+    for (const ChallengeAnswer &answer : answers)
+        routes.append(QJsonObject{
+            {"match"_L1, QJsonArray{QJsonObject{
+                             {"host"_L1, QJsonArray{answer.host}},
+                             {"path"_L1, QJsonArray{QString(u"/.well-known/acme-challenge/"_s + answer.token)}}}}},
+            {"handle"_L1,
+             QJsonArray{QJsonObject{{"handler"_L1, "static_response"_L1},
+                                    {"status_code"_L1, 200},
+                                    {"headers"_L1, QJsonObject{{"Content-Type"_L1, QJsonArray{"text/plain"_L1}}}},
+                                    {"body"_L1, answer.keyAuthorization}}}},
+            {"terminal"_L1, true}});
+    return routes;
+}
+
 } // namespace
 
 bool movesSettled(const QHash<QString, Route> &routes, const std::function<bool(const QString &)> &hasCertificate)
@@ -277,16 +295,23 @@ QByteArray renderConfig(const ConfigInput &input)
     secureHosts.sort();
     const QString httpsAuthority =
         site.httpsPort == 443 ? u"{http.request.host}"_s : u"{http.request.host}:%1"_s.arg(site.httpsPort);
+    const bool pandoIssues = site.certificates == CertificateSource::Pando;
+    autoHosts.sort();
     if (!secure.isEmpty()) {
         QJsonArray routes = routesArray(secure);
         routes.append(noAppHere());
+        QJsonObject automaticHttps{{"disable_redirects"_L1, true}};
+        if (pandoIssues && !autoHosts.isEmpty())
+            automaticHttps.insert("skip_certificates"_L1, QJsonArray::fromStringList(autoHosts));
         servers.insert(HttpsServer,
                        QJsonObject{{"listen"_L1, QJsonArray{listenAddress(site.listenHost, site.httpsPort)}},
                                    {"routes"_L1, routes},
-                                   {"automatic_https"_L1, QJsonObject{{"disable_redirects"_L1, true}}}});
+                                   {"automatic_https"_L1, automaticHttps}});
     }
     if (!secure.isEmpty() || !plain.isEmpty()) {
-        QJsonArray routes = routesArray(plain);
+        QJsonArray routes = pandoIssues ? challengeRoutes(input.challenges) : QJsonArray();
+        for (const QJsonValue route : routesArray(plain))
+            routes.append(route);
         if (!secureHosts.isEmpty())
             routes.append(QJsonObject{
                 {"match"_L1, QJsonArray{QJsonObject{{"host"_L1, QJsonArray::fromStringList(secureHosts)}}}},
@@ -306,9 +331,8 @@ QByteArray renderConfig(const ConfigInput &input)
     QJsonObject apps{{"http"_L1, http}};
 
     QJsonArray policies;
-    autoHosts.sort();
     internalHosts.sort();
-    if (!autoHosts.isEmpty()) {
+    if (!autoHosts.isEmpty() && !pandoIssues) {
         QJsonObject issuer{{"module"_L1, "acme"_L1}};
         if (!site.acmeDirectory.isEmpty())
             issuer.insert("ca"_L1, site.acmeDirectory);
@@ -327,12 +351,23 @@ QByteArray renderConfig(const ConfigInput &input)
         policies.append(QJsonObject{{"subjects"_L1, QJsonArray::fromStringList(internalHosts)},
                                     {"issuers"_L1, QJsonArray{QJsonObject{{"module"_L1, "internal"_L1},
                                                                           {"ca"_L1, QLatin1String(InstallCaId)}}}}});
+    QJsonObject tls;
     if (!policies.isEmpty()) {
         QJsonObject automation{{"policies"_L1, policies}};
         if (site.renewCheckSeconds > 0)
             automation.insert("renew_interval"_L1, u"%1s"_s.arg(site.renewCheckSeconds));
-        apps.insert("tls"_L1, QJsonObject{{"automation"_L1, automation}});
+        tls.insert("automation"_L1, automation);
     }
+    if (pandoIssues && !input.certificates.isEmpty()) {
+        QJsonArray loaded;
+        for (const ServedCertificate &certificate : input.certificates)
+            loaded.append(QJsonObject{{"certificate"_L1, QString::fromLatin1(certificate.chainPem)},
+                                      {"key"_L1, QString::fromLatin1(certificate.keyPem)},
+                                      {"tags"_L1, QJsonArray{certificate.host}}});
+        tls.insert("certificates"_L1, QJsonObject{{"load_pem"_L1, loaded}});
+    }
+    if (!tls.isEmpty())
+        apps.insert("tls"_L1, tls);
     // The install's CA, made once and kept in the edge's storage; never put in the system's trust
     // store (people add its root where they choose: GET /api/v1/edge/ca).
     apps.insert("pki"_L1, QJsonObject{{"certificate_authorities"_L1,
@@ -409,6 +444,19 @@ IdentityCheck identityOfServers(const QJsonObject &servers)
         return identity;
     }
     return {};
+}
+
+QList<ServedCertificate> certificatesOfConfig(const QJsonArray &loadPem)
+{
+    QList<ServedCertificate> certificates;
+    for (const QJsonValue entry : loadPem) {
+        const QJsonObject loaded = entry.toObject();
+        const QString host = loaded.value("tags"_L1).toArray().first().toString();
+        if (!host.isEmpty())
+            certificates.append({host, loaded.value("certificate"_L1).toString().toLatin1(),
+                                 loaded.value("key"_L1).toString().toLatin1()});
+    }
+    return certificates;
 }
 
 QString caddyError(const QByteArray &body)

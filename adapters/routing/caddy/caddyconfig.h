@@ -7,8 +7,11 @@
 // "pando-edge:https" routes each address (host, path prefix) to its app, with certificates from
 // the ACME CA (tls auto) or the install's own CA (tls internal, Caddy's PKI app, CA "pando");
 // "pando-edge:http" serves the addresses with tls off and redirects the others to HTTPS (ACME's
-// HTTP challenge is answered there by Caddy itself). An address an app moved away from redirects
-// (308) to where it moved, once the new address serves (its certificate exists); until then it
+// HTTP challenge is answered there by Caddy itself). When Pando gets the tls auto names'
+// certificates (CertificateSource::Pando), Caddy gets none for them (skip_certificates, no
+// automation policy): it serves the ones Pando hands it (tls.certificates.load_pem) and answers
+// the CA's HTTP-01 challenges with what Pando says (static responses ahead of the redirect). An address an app moved
+// away from redirects (308) to where it moved, once the new address serves (its certificate exists); until then it
 // keeps serving the app.
 //
 // An app that wants only people signed in to Pando (Route::signIn) is served through a subroute,
@@ -23,11 +26,16 @@
 
 #include <QByteArray>
 #include <QHash>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QString>
 #include <functional>
 
 namespace pando::adapters::caddy {
+
+// Who gets the certificates of names served with tls: auto: Caddy itself, through ACME (the
+// default), or Pando (adapters/edgecert), which hands them to the edge to serve.
+enum class CertificateSource { Caddy, Pando };
 
 // Where the shared ports listen and where certificates come from.
 struct EdgeSite {
@@ -39,6 +47,7 @@ struct EdgeSite {
     QString acmeRootFile;      // PEM roots the ACME directory's own certificate is checked against
     QString acmeChallenge;     // "http-01" or "tls-alpn-01" alone; empty: whichever the CA picks
     int renewCheckSeconds = 0; // how often Caddy looks for certificates to renew; 0: its default (10 min)
+    CertificateSource certificates = CertificateSource::Caddy;
 };
 
 inline constexpr auto InstallCaId = "pando";
@@ -52,6 +61,10 @@ struct ConfigInput {
     std::function<bool(const QString &host)> hasCertificate;
     // Where apps that want people signed in ask who they are; unset: such apps answer 503.
     IdentityCheck identity;
+    // With CertificateSource::Pando: the HTTP-01 answers served on the HTTP port, and the
+    // certificates served for tls: auto names (Caddy does no ACME for those names).
+    QList<ChallengeAnswer> challenges;
+    QList<ServedCertificate> certificates;
 };
 
 // The paths on an app's own host where people sign in to Pando and out (the edge hands them to
@@ -68,6 +81,10 @@ bool movesSettled(const QHash<QString, Route> &routes, const std::function<bool(
 QHash<QString, Route> routesOfServers(const QJsonObject &servers);
 // Where those servers ask who is signed in (unset when no app wants it).
 IdentityCheck identityOfServers(const QJsonObject &servers);
+
+// The certificates Pando handed to a configuration Caddy serves (tls.certificates.load_pem, each
+// tagged with its name), from GET /config/apps/tls/certificates/load_pem.
+QList<ServedCertificate> certificatesOfConfig(const QJsonArray &loadPem);
 
 // Caddy's {"error": "..."} body, or the body itself.
 QString caddyError(const QByteArray &body);

@@ -186,6 +186,12 @@ Status CaddyEdge::adoptLocked()
     QHash<QString, Route> routes = routesOfServers(servers);
     // Where it asks who is signed in, as it does now: until pandod says again, nothing changes.
     m_identity = identityOfServers(servers);
+    if (takesCertificates()) {
+        // The certificates Pando handed to it before: they keep serving until it hands others.
+        const httpkit::Exchange loaded = admin("GET", u"/config/apps/tls/certificates/load_pem"_s);
+        if (!loaded.transportFailed && loaded.status == 200)
+            m_certificates = certificatesOfConfig(QJsonDocument::fromJson(loaded.body).array());
+    }
     const QHash<QString, Route> written = writtenRoutes();
     for (Route &route : routes)
         if (auto it = written.constFind(route.app); it != written.constEnd()) {
@@ -219,6 +225,20 @@ Status CaddyEdge::spawnLocked()
                     u"install Debian's caddy package, or run with --edge in-process"_s);
     // The last routes written down, with this directory's paths (it may have moved).
     const QHash<QString, Route> routes = writtenRoutes();
+    if (takesCertificates() && m_certificates.isEmpty()) {
+        // And the certificates Pando handed the last Caddy: they serve before Pando hands them again.
+        if (QFile last(path("caddy.json")); last.open(QIODevice::ReadOnly))
+            m_certificates = certificatesOfConfig(QJsonDocument::fromJson(last.readAll())
+                                                      .object()
+                                                      .value("apps"_L1)
+                                                      .toObject()
+                                                      .value("tls"_L1)
+                                                      .toObject()
+                                                      .value("certificates"_L1)
+                                                      .toObject()
+                                                      .value("load_pem"_L1)
+                                                      .toArray());
+    }
     if (auto written = writeConfig(configJson(routes), routes); !written)
         return written;
     QFile::remove(path("admin.sock")); // nothing answers on it
@@ -315,6 +335,13 @@ QHash<QString, Route> CaddyEdge::writtenRoutes() const
 
 std::function<bool(const QString &)> CaddyEdge::certificateCheck() const
 {
+    if (takesCertificates())
+        return [certificates = m_certificates](const QString &host) {
+            return std::ranges::any_of(certificates, [&host](const ServedCertificate &served) {
+                return served.host == host &&
+                       certificateStateOf(host, served.chainPem).notAfter > QDateTime::currentDateTimeUtc();
+            });
+        };
     return [storage = path("data")](const QString &host) {
         return holdsCertificate(storage, host);
     };
@@ -322,7 +349,8 @@ std::function<bool(const QString &)> CaddyEdge::certificateCheck() const
 
 QByteArray CaddyEdge::configJson(const QHash<QString, Route> &routes) const
 {
-    return renderConfig({routes, path("admin.sock"), path("data"), m_options.site, certificateCheck(), m_identity});
+    return renderConfig({routes, path("admin.sock"), path("data"), m_options.site, certificateCheck(), m_identity,
+                         m_challenges, m_certificates});
 }
 
 Status CaddyEdge::applyLocked(const QHash<QString, Route> &routes)
@@ -507,16 +535,77 @@ Status CaddyEdge::setIdentityCheck(const IdentityCheck &check)
 QList<CertificateState> CaddyEdge::certificates()
 {
     QStringList hosts;
+    QStringList autoHosts;
+    QList<ServedCertificate> handed;
     {
         const std::lock_guard guard(m_mutex);
         for (const Route &route : std::as_const(m_routes)) {
-            for (const Address &address : route.addresses)
+            for (const Address &address : route.addresses) {
                 if (address.tls != TlsMode::Off && !hosts.contains(address.host))
                     hosts.append(address.host);
+                if (address.tls == TlsMode::Auto && !autoHosts.contains(address.host))
+                    autoHosts.append(address.host);
+            }
         }
+        handed = m_certificates;
     }
     hosts.sort();
-    return certificateStates(path("data"), path("caddy.log"), hosts);
+    QList<CertificateState> states = certificateStates(path("data"), path("caddy.log"), hosts);
+    if (takesCertificates()) {
+        // Caddy gets none of these: what it serves is what Pando handed it.
+        for (CertificateState &state : states) {
+            if (!autoHosts.contains(state.host))
+                continue;
+            const auto served = std::ranges::find(handed, state.host, &ServedCertificate::host);
+            state = served == handed.end() ? CertificateState{state.host, {}, {}, {}}
+                                           : certificateStateOf(state.host, served->chainPem);
+        }
+    }
+    return states;
+}
+
+QStringList CaddyEdge::autoTlsHosts()
+{
+    const std::lock_guard guard(m_mutex);
+    QStringList hosts;
+    for (const Route &route : std::as_const(m_routes)) {
+        for (const Address &address : route.addresses)
+            if (address.tls == TlsMode::Auto && !hosts.contains(address.host))
+                hosts.append(address.host);
+        for (const MovedAddress &moved : route.moved)
+            if (moved.from.tls == TlsMode::Auto && !hosts.contains(moved.from.host))
+                hosts.append(moved.from.host);
+    }
+    hosts.sort();
+    return hosts;
+}
+
+Status CaddyEdge::setChallengeAnswers(const QList<ChallengeAnswer> &answers)
+{
+    if (!takesCertificates())
+        return Router::setChallengeAnswers(answers);
+    const std::lock_guard guard(m_mutex);
+    return applyWithLocked(m_challenges, answers);
+}
+
+Status CaddyEdge::setCertificates(const QList<ServedCertificate> &certificates)
+{
+    if (!takesCertificates())
+        return Router::setCertificates(certificates);
+    const std::lock_guard guard(m_mutex);
+    return applyWithLocked(m_certificates, certificates);
+}
+
+template<class T> Status CaddyEdge::applyWithLocked(T &member, const T &value)
+{
+    if (member == value)
+        return {};
+    T before = std::exchange(member, value);
+    if (auto applied = applyLocked(m_routes); !applied) {
+        member = std::move(before);
+        return applied;
+    }
+    return {};
 }
 
 QByteArray CaddyEdge::installCa()

@@ -65,6 +65,13 @@ public:
     // Loads the configuration again when where pandod answers changed.
     Status setIdentityCheck(const IdentityCheck &check) override;
     QList<CertificateState> certificates() override;
+    // With site.certificates Pando: the challenges answered and the certificates served for the
+    // tls auto names are the ones handed over here (kept across a restart of Pando: they are
+    // read back from the Caddy that runs).
+    bool takesCertificates() const override { return m_options.site.certificates == CertificateSource::Pando; }
+    QStringList autoTlsHosts() override;
+    Status setChallengeAnswers(const QList<ChallengeAnswer> &answers) override;
+    Status setCertificates(const QList<ServedCertificate> &certificates) override;
     QByteArray installCa() override;
     std::pair<int, int> addressPorts() const override { return {m_options.site.httpPort, m_options.site.httpsPort}; }
     // Starts Caddy again (with the routes it had) when it no longer answers.
@@ -77,6 +84,8 @@ private:
     Status spawnLocked();
     bool answersLocked();
     Status applyLocked(const QHash<QString, Route> &routes);
+    // The routes loaded again with member set to value; member as it was when Caddy refuses.
+    template<class T> Status applyWithLocked(T &member, const T &value);
     // One admin API request; timeoutMs 0: the options' adminTimeoutMs.
     httpkit::Exchange admin(const QByteArray &method, const QString &where, const QByteArray &body = {},
                             int timeoutMs = 0) const;
@@ -92,6 +101,8 @@ private:
     std::mutex m_mutex;
     QHash<QString, Route> m_routes;
     IdentityCheck m_identity;
+    QList<ChallengeAnswer> m_challenges;     // with CertificateSource::Pando
+    QList<ServedCertificate> m_certificates; // with CertificateSource::Pando
     bool m_started = false;
     bool m_movesPending = false; // a moved address serves the app until where it moved serves
     QString m_problem;           // the last failed restart

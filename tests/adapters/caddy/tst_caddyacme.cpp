@@ -24,52 +24,23 @@ using pando::adapters::TlsMode;
 using pando::adapters::caddy::CaddyEdge;
 using pando::adapters::caddy::CaddyEdgeOptions;
 
-namespace {
-
-std::optional<CertificateState> certificateOf(CaddyEdge &edge, const QString &host)
-{
-    for (const CertificateState &state : edge.certificates())
-        if (state.host == host)
-            return state;
-    return std::nullopt;
-}
-
-} // namespace
-
 class TestCaddyAcme : public QObject {
     Q_OBJECT
 
-    std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<Pebble> m_pebble;
-    int m_http = 0;
-    int m_https = 0;
+    std::unique_ptr<PebbleSite> m_site;
 
     CaddyEdgeOptions options(const QString &challenge = {}) const
     {
-        CaddyEdgeOptions o{.stateDir = m_dir->filePath(u"edge"_s)};
-        o.site.listenHost = u"127.0.0.1"_s;
-        o.site.httpPort = m_http;
-        o.site.httpsPort = m_https;
-        o.site.acmeDirectory = m_pebble->directoryUrl();
-        o.site.acmeRootFile = m_pebble->listenerRootFile();
+        CaddyEdgeOptions o = m_site->edgeOptions();
+        o.site.acmeDirectory = m_site->pebble->directoryUrl();
+        o.site.acmeRootFile = m_site->pebble->listenerRootFile();
         o.site.acmeEmail = u"ops@example.com"_s;
         o.site.acmeChallenge = challenge;
         o.site.renewCheckSeconds = 1;
         return o;
     }
-    QString https(const QString &host, const QString &path = u"/"_s) const
-    {
-        return u"https://%1:%2%3"_s.arg(host).arg(m_https).arg(path);
-    }
-
-    // Starts Pebble for this test's ports.
-    bool startPebble(PebbleOptions pebble = {})
-    {
-        pebble.httpPort = m_http;
-        pebble.tlsPort = m_https;
-        m_pebble = std::make_unique<Pebble>(pebble);
-        return m_pebble->start();
-    }
+    QString https(const QString &host, const QString &path = u"/"_s) const { return m_site->url(host, path); }
+    bool startPebble(PebbleOptions pebble = {}) { return m_site->startPebble(pebble); }
 
 private Q_SLOTS:
     void init()
@@ -77,15 +48,13 @@ private Q_SLOTS:
         QString why;
         PANDO_REQUIRE_COMPONENT(Pebble::available(&why), why);
         PANDO_REQUIRE_COMPONENT(!CaddyEdge::findCaddy().isEmpty(), u"caddy (Debian's caddy package)"_s);
-        m_dir = std::make_unique<QTemporaryDir>();
-        m_http = unusedPort();
-        m_https = unusedPort();
+        m_site = std::make_unique<PebbleSite>();
     }
     void cleanup()
     {
-        if (m_dir && m_pebble)
+        if (m_site && m_site->pebble)
             discardResult(CaddyEdge(options()).stop(), "a test that stopped it already leaves nothing to stop");
-        m_pebble.reset();
+        m_site.reset();
     }
 
     void issuesByEitherChallenge_data()
@@ -98,7 +67,7 @@ private Q_SLOTS:
     void issuesByEitherChallenge()
     {
         QFETCH(QString, challenge);
-        QVERIFY2(startPebble({.refuse = {u"refused.example.com"_s}}), qPrintable(m_pebble->error()));
+        QVERIFY2(startPebble({.refuse = {u"refused.example.com"_s}}), qPrintable(m_site->pebble->error()));
         HttpBackend shop("shop"), blog("blog"), docs("docs"), refused("refused");
         CaddyEdge edge(options(challenge));
         PANDO_VERIFY_OK(edge.start());
@@ -109,8 +78,8 @@ private Q_SLOTS:
             {u"bad"_s, &refused, Address{u"refused.example.com"_s, u"/"_s, TlsMode::Auto}}};
         for (const auto &[app, backend, address] : apps)
             PANDO_VERIFY_OK(serveApp(edge, app, backend->port(), address));
-        const QString root = m_pebble->issuingRootFile();
-        QVERIFY2(!root.isEmpty(), qPrintable(m_pebble->error()));
+        const QString root = m_site->pebble->issuingRootFile();
+        QVERIFY2(!root.isEmpty(), qPrintable(m_site->pebble->error()));
 
         QTRY_COMPARE_WITH_TIMEOUT(curlGet(https(u"shop.example.com"_s), root).body, QByteArray("shop"), 60000);
         QTRY_COMPARE_WITH_TIMEOUT(curlGet(https(u"blog.example.com"_s, u"/feed"_s), root).body, QByteArray("blog"),
@@ -139,14 +108,14 @@ private Q_SLOTS:
     void renewsBeforeExpiryAndKeepsItsCertificates()
     {
         // Certificates that live 20 s: Caddy renews a third of their life before the end.
-        QVERIFY2(startPebble({.validitySeconds = 20}), qPrintable(m_pebble->error()));
+        QVERIFY2(startPebble({.validitySeconds = 20}), qPrintable(m_site->pebble->error()));
         HttpBackend shop("shop");
         {
             CaddyEdge edge(options());
             PANDO_VERIFY_OK(edge.start());
             PANDO_VERIFY_OK(
                 serveApp(edge, u"shop"_s, shop.port(), Address{u"shop.example.com"_s, u"/"_s, TlsMode::Auto}));
-            const QString root = m_pebble->issuingRootFile();
+            const QString root = m_site->pebble->issuingRootFile();
             QTRY_COMPARE_WITH_TIMEOUT(curlGet(https(u"shop.example.com"_s), root).body, QByteArray("shop"), 60000);
             const QDateTime first = certificateOf(edge, u"shop.example.com"_s)->notAfter;
             QVERIFY(first.isValid());
@@ -155,8 +124,8 @@ private Q_SLOTS:
             PANDO_VERIFY_OK(edge.stop());
         }
         // Started again with the CA gone: what it holds serves, and the state says so.
-        const QString root = m_pebble->issuingRootFile();
-        m_pebble->stop();
+        const QString root = m_site->pebble->issuingRootFile();
+        m_site->pebble->stop();
         CaddyEdge again(options());
         PANDO_VERIFY_OK(again.start());
         const auto kept = certificateOf(again, u"shop.example.com"_s);

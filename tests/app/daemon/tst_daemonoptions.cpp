@@ -135,6 +135,11 @@ private Q_SLOTS:
             << u"goes with --edge traefik"_s;
         QTest::newRow("unknown edge") << QStringList{u"--edge"_s, u"nginx"_s} << u"--edge"_s
                                       << u"expected auto, caddy, in-process, traefik or cloudflare"_s;
+        QTest::newRow("edge certificates by nobody") << QStringList{u"--edge-certificates"_s, u"traefik"_s}
+                                                     << u"--edge-certificates"_s << u"expected caddy or pando"_s;
+        QTest::newRow("pando's certificates without caddy")
+            << QStringList{u"--edge"_s, u"in-process"_s, u"--edge-certificates"_s, u"pando"_s}
+            << u"--edge-certificates"_s << u"goes with the Caddy edge"_s;
         QTest::newRow("tls name with a given cert")
             << QStringList{u"--tls-cert"_s, u"a.crt"_s, u"--tls-key"_s, u"a.key"_s, u"--tls-name"_s, u"x"_s}
             << u"--tls-name"_s << u"pandod makes"_s;
@@ -152,6 +157,18 @@ private Q_SLOTS:
         QVERIFY2(o.error().message.contains(message), qPrintable(o.error().text()));
         QVERIFY2(!o.error().text().contains(u"s3cr3t"_s) && !o.error().hint.contains(u"s3cr3t"_s),
                  "an error never repeats the password");
+    }
+
+    void edgeCertificates()
+    {
+        auto caddy = parse({u"--data-dir"_s, m_dir.path()});
+        QVERIFY(caddy);
+        QCOMPARE(caddy->edgeSite.certificates, adapters::caddy::CertificateSource::Caddy);
+        auto pando = parse({u"--data-dir"_s, m_dir.path(), u"--edge"_s, u"caddy"_s, u"--edge-certificates"_s,
+                            u"pando"_s, u"--acme-ca"_s, u"https://127.0.0.1:14000/dir"_s});
+        QVERIFY2(pando, qPrintable(pando ? QString() : pando.error().text()));
+        QCOMPARE(pando->edgeSite.certificates, adapters::caddy::CertificateSource::Pando);
+        QCOMPARE(pando->edgeSite.acmeDirectory, u"https://127.0.0.1:14000/dir"_s);
     }
 
     void traefikEdge()

@@ -1,12 +1,17 @@
 // Install, the composition root, over fake adapters: each data directory keeps its own install
 // id (made on a fresh one, "default" adopted by one made before ids were kept, an explicit one
-// winning), one engine at a time holds a data directory, and the Traefik edge is wired with its
-// directory and its state in the data directory.
+// winning), one engine at a time holds a data directory, the Traefik edge is wired with its
+// directory and its state in the data directory, and the Caddy edge with Pando getting its
+// certificates keeps them in the data directory.
 
+#include "adapters/routing/caddy/caddyedge.h"
 #include "app/wiring/install.h"
 #include "tests/app/server/fakes.h"
+#include "tests/support/component.h"
+#include "tests/support/httpbackend.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
@@ -54,6 +59,7 @@ private Q_SLOTS:
     void ownLockIsPrivateAndWarnsNothing();
     void traefikEdgeWritesItsConfiguration();
     void cloudflareEdgeOpensWithoutTheApiAndSaysSo();
+    void caddyEdgeWithPandosCertificates();
 };
 
 void TestInstall::freshDataDirectoryMakesItsOwnId()
@@ -234,6 +240,33 @@ void TestInstall::cloudflareEdgeOpensWithoutTheApiAndSaysSo()
     QCOMPARE(opened.error().code, ErrorCode::Invalid);
     QVERIFY2(opened.error().message.contains(u"Cloudflare"_s), qPrintable(opened.error().text()));
     QVERIFY(!without.isOpen());
+}
+
+void TestInstall::caddyEdgeWithPandosCertificates()
+{
+    PANDO_REQUIRE_COMPONENT(!adapters::caddy::CaddyEdge::findCaddy().isEmpty(), u"caddy (Debian's caddy package)"_s);
+    QTemporaryDir dir;
+    wiring::InstallOptions options = fakeOptions(dir.filePath(u"data"_s));
+    options.router.reset();
+    options.edge = wiring::EdgeChoice::Caddy;
+    options.edgeSite.listenHost = u"127.0.0.1"_s;
+    options.edgeSite.httpPort = test::unusedPort();
+    options.edgeSite.httpsPort = test::unusedPort();
+    options.edgeSite.acmeDirectory = u"https://127.0.0.1:1/dir"_s; // no CA: nothing is ordered here
+    options.edgeSite.certificates = adapters::caddy::CertificateSource::Pando;
+    {
+        wiring::Install install(options);
+        VERIFY_OK(install.open());
+        QCOMPARE(install.engine().edge().kind, u"caddy"_s);
+        // Pando's store, private, and the log saying who gets the certificates from where.
+        const QFileInfo store(dir.filePath(u"data/edge/certificates"_s));
+        QVERIFY(store.isDir());
+        QCOMPARE(store.permissions() & 0x0077, QFile::Permissions());
+        QVERIFY2(install.runtimeNotes().join(u'\n').contains(u"Pando gets the certificates"_s),
+                 qPrintable(install.runtimeNotes().join(u'\n')));
+    }
+    discardResult(adapters::caddy::CaddyEdge({.stateDir = dir.filePath(u"data/edge"_s)}).stop(),
+                  "the Caddy this test started goes with it; a failure leaves a process in a removed directory");
 }
 
 QTEST_GUILESS_MAIN(TestInstall)

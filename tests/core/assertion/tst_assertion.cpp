@@ -29,12 +29,12 @@ QByteArray part(const QByteArray &token, int index)
 
 QJsonObject decodedPart(const QByteArray &token, int index)
 {
-    return QJsonDocument::fromJson(*detail::fromBase64Url(part(token, index))).object();
+    return QJsonDocument::fromJson(*adapters::jose::fromBase64Url(part(token, index))).object();
 }
 
 QByteArray encoded(const QJsonObject &object)
 {
-    return detail::base64Url(QJsonDocument(object).toJson(QJsonDocument::Compact));
+    return adapters::jose::base64Url(QJsonDocument(object).toJson(QJsonDocument::Compact));
 }
 
 Subject alice()
@@ -116,7 +116,7 @@ void TestAssertion::mintedAssertionVerifies()
     QCOMPARE(header.value(QStringLiteral("typ")).toString(), QStringLiteral("JWT"));
     QCOMPARE(header.value(QStringLiteral("kid")).toString(), minted->kid);
     // JWS carries r||s, 32 bytes each; a DER signature would be 70-72 bytes.
-    QCOMPARE(detail::fromBase64Url(part(minted->token, 2))->size(), 64);
+    QCOMPARE(adapters::jose::fromBase64Url(part(minted->token, 2))->size(), 64);
 
     const QJsonObject claims = decodedPart(minted->token, 1);
     QCOMPARE(claims.value(QStringLiteral("iss")).toString(), QStringLiteral("https://pando.example"));
@@ -157,12 +157,12 @@ void TestAssertion::jwksPublishesTheKey()
     QCOMPARE(key.value(QStringLiteral("use")).toString(), QStringLiteral("sig"));
     QCOMPARE(key.value(QStringLiteral("alg")).toString(), QStringLiteral("ES256"));
     QCOMPARE(key.value(QStringLiteral("kid")).toString(), minted->kid);
-    QCOMPARE(detail::fromBase64Url(key.value(QStringLiteral("x")).toString().toLatin1())->size(), 32);
-    QCOMPARE(detail::fromBase64Url(key.value(QStringLiteral("y")).toString().toLatin1())->size(), 32);
+    QCOMPARE(adapters::jose::fromBase64Url(key.value(QStringLiteral("x")).toString().toLatin1())->size(), 32);
+    QCOMPARE(adapters::jose::fromBase64Url(key.value(QStringLiteral("y")).toString().toLatin1())->size(), 32);
     // Only the public half is published.
     QVERIFY(!key.contains(QStringLiteral("d")));
     // The kid is the key's RFC 7638 thumbprint: recomputed from what is published.
-    auto publicKey = detail::EcKey::fromJwk(key);
+    auto publicKey = adapters::jose::EcKey::fromJwk(key);
     QVERIFY(publicKey);
     QCOMPARE(publicKey->thumbprint(), minted->kid);
 }
@@ -198,14 +198,14 @@ void TestAssertion::refusals()
     QString audience = QStringLiteral("shop");
     QJsonObject header = decodedPart(token, 0);
     QJsonObject claims = decodedPart(token, 1);
-    const QByteArray signature = *detail::fromBase64Url(part(token, 2));
-    auto foreign = detail::EcKey::generate();
+    const QByteArray signature = *adapters::jose::fromBase64Url(part(token, 2));
+    auto foreign = adapters::jose::EcKey::generate();
     QVERIFY(foreign);
 
     if (attack == QLatin1String("flipped signature byte")) {
         QByteArray bad = signature;
         bad[10] = char(bad[10] ^ 0x01);
-        token = part(token, 0) + '.' + part(token, 1) + '.' + detail::base64Url(bad);
+        token = part(token, 0) + '.' + part(token, 1) + '.' + adapters::jose::base64Url(bad);
     } else if (attack == QLatin1String("flipped claim")) {
         claims.insert(QStringLiteral("role"), QStringLiteral("admin"));
         token = part(token, 0) + '.' + encoded(claims) + '.' + part(token, 2);
@@ -222,9 +222,9 @@ void TestAssertion::refusals()
         // The install's kid, claims of the attacker's choosing, the attacker's key.
         claims.insert(QStringLiteral("grants"), QJsonArray{QStringLiteral("owner")});
         const QByteArray input = part(token, 0) + '.' + encoded(claims);
-        token = input + '.' + detail::base64Url(foreign->sign(input));
+        token = input + '.' + adapters::jose::base64Url(foreign->sign(input));
     } else if (attack == QLatin1String("DER signature")) {
-        token = part(token, 0) + '.' + part(token, 1) + '.' + detail::base64Url(QByteArray(71, '\x30'));
+        token = part(token, 0) + '.' + part(token, 1) + '.' + adapters::jose::base64Url(QByteArray(71, '\x30'));
     } else if (attack == QLatin1String("expired")) {
         m_clock->advance(60 * 1000);
     } else if (attack == QLatin1String("not yet valid")) {

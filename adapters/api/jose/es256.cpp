@@ -1,7 +1,8 @@
-#include "core/assertion/es256.h"
+#include "adapters/api/jose/es256.h"
 
 #include <QCryptographicHash>
 #include <QJsonDocument>
+#include <QStringList>
 #include <openssl/bio.h>
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
@@ -10,7 +11,7 @@
 #include <openssl/param_build.h>
 #include <openssl/pem.h>
 
-namespace pando::core::assertion::detail {
+namespace pando::adapters::jose {
 
 namespace {
 
@@ -73,6 +74,33 @@ std::optional<QByteArray> fromBase64Url(QByteArrayView text)
     if (!decoded || text.contains('='))
         return std::nullopt;
     return decoded.decoded;
+}
+
+QString jwkThumbprint(const QJsonObject &jwk)
+{
+    const QString kty = jwk.value(QStringLiteral("kty")).toString();
+    QStringList members;
+    if (kty == QLatin1String("EC"))
+        members = {QStringLiteral("crv"), QStringLiteral("kty"), QStringLiteral("x"), QStringLiteral("y")};
+    else if (kty == QLatin1String("RSA"))
+        members = {QStringLiteral("e"), QStringLiteral("kty"), QStringLiteral("n")};
+    else if (kty == QLatin1String("oct"))
+        members = {QStringLiteral("k"), QStringLiteral("kty")};
+    else
+        return {};
+    // The members' values are base64url or fixed names: none needs escaping, so the canonical
+    // form is written out rather than trusting a serializer's member order.
+    QByteArray canonical = "{";
+    for (const QString &member : std::as_const(members)) {
+        const QJsonValue value = jwk.value(member);
+        if (!value.isString() || value.toString().isEmpty())
+            return {};
+        if (canonical.size() > 1)
+            canonical += ',';
+        canonical += '"' + member.toLatin1() + "\":\"" + value.toString().toUtf8() + '"';
+    }
+    canonical += '}';
+    return QString::fromLatin1(base64Url(QCryptographicHash::hash(canonical, QCryptographicHash::Sha256)));
 }
 
 Result<EcKey> EcKey::generate()
@@ -158,12 +186,7 @@ QJsonObject EcKey::publicJwk() const
 
 QString EcKey::thumbprint() const
 {
-    const QJsonObject jwk = publicJwk();
-    // RFC 7638: the required members only, in lexicographic order, without whitespace.
-    const QByteArray canonical = R"({"crv":"P-256","kty":"EC","x":")" +
-                                 jwk.value(QStringLiteral("x")).toString().toLatin1() + R"(","y":")" +
-                                 jwk.value(QStringLiteral("y")).toString().toLatin1() + R"("})";
-    return QString::fromLatin1(base64Url(QCryptographicHash::hash(canonical, QCryptographicHash::Sha256)));
+    return jwkThumbprint(publicJwk());
 }
 
 QByteArray EcKey::sign(QByteArrayView data) const
@@ -217,4 +240,4 @@ bool EcKey::verify(QByteArrayView data, QByteArrayView signature) const
     return ok;
 }
 
-} // namespace pando::core::assertion::detail
+} // namespace pando::adapters::jose

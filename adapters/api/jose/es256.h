@@ -1,8 +1,10 @@
 #pragma once
 // ES256 (ECDSA over P-256 with SHA-256) as JOSE uses it, over OpenSSL's EVP API: key pairs kept
 // as PEM, signatures as the raw 64-byte r||s that JWS carries (OpenSSL speaks DER; converted
-// both ways here), public keys as JWK coordinates, and base64url without padding. Not API: the
-// assertion package's services use it.
+// both ways here), public keys as JWK coordinates, RFC 7638 thumbprints, and base64url without
+// padding. It sits under adapters/api because both sides sign with it: core's assertion package
+// (identity assertions) and the edgecert adapter (its ACME account's requests); it is the only
+// part of adapters/api that links OpenSSL, so it is a target of its own.
 //
 // Threading: free functions over values; an EcKey may be used from several threads at once for
 // signing and verifying (OpenSSL's EVP_PKEY is safe for concurrent use once built).
@@ -17,9 +19,13 @@
 
 struct evp_pkey_st;
 
-namespace pando::core::assertion::detail {
+namespace pando::adapters::jose {
 
 QByteArray base64Url(QByteArrayView bytes);
+// RFC 7638: base64url(SHA-256) of the JWK's required members (EC: crv, kty, x, y; RSA: e, kty, n;
+// oct: k, kty) in lexicographic order without whitespace; empty for another kty or a member
+// missing.
+QString jwkThumbprint(const QJsonObject &jwk);
 // Strict: only the base64url alphabet, no padding; nullopt otherwise.
 std::optional<QByteArray> fromBase64Url(QByteArrayView text);
 
@@ -51,4 +57,4 @@ private:
     bool m_private = false;
 };
 
-} // namespace pando::core::assertion::detail
+} // namespace pando::adapters::jose
