@@ -1,4 +1,5 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
 <TS version="2.1" language="de_DE" sourcelanguage="en">
 <context>
     <name>ActivityView</name>
@@ -46,19 +47,19 @@
         <translation>Aktualisieren</translation>
     </message>
     <message>
-        <source>Read the app's addresses again</source>
+        <source>Read the app&apos;s addresses again</source>
         <translation>Die Adressen der App neu lesen</translation>
     </message>
     <message>
-        <source>%1 has no names yet. To serve it at a domain, list the names under route.domains in its spec (the Settings tab), for example "route: {domains: [shop.example.com]}", and deploy it; or have an administrator set a base domain in Settings, which serves every app at APP.BASE-DOMAIN. Names need the Caddy edge.</source>
-        <translation>%1 hat noch keine Namen. Um die App unter einer Domain zu bedienen, tragen Sie die Namen unter route.domains in ihre Spezifikation ein (Reiter Einstellungen), zum Beispiel "route: {domains: [shop.example.com]}", und stellen Sie sie bereit; oder lassen Sie eine Administratorin in den Einstellungen eine Basis-Domain setzen, unter der jede App als APP.BASIS-DOMAIN erreichbar ist. Namen brauchen den Caddy-Edge.</translation>
+        <source>%1 has no names yet. To serve it at a domain, list the names under route.domains in its spec (the Settings tab), for example &quot;route: {domains: [shop.example.com]}&quot;, and deploy it; or have an administrator set a base domain in Settings, which serves every app at APP.BASE-DOMAIN. Names need the Caddy edge.</source>
+        <translation>%1 hat noch keine Namen. Um die App unter einer Domain zu bedienen, tragen Sie die Namen unter route.domains in ihre Spezifikation ein (Reiter Einstellungen), zum Beispiel &quot;route: {domains: [shop.example.com]}&quot;, und stellen Sie sie bereit; oder lassen Sie eine Administratorin in den Einstellungen eine Basis-Domain setzen, unter der jede App als APP.BASIS-DOMAIN erreichbar ist. Namen brauchen den Caddy-Edge.</translation>
     </message>
     <message>
         <source>Addresses of %1</source>
         <translation>Adressen von %1</translation>
     </message>
     <message>
-        <source>moved: redirects to the app's current address</source>
+        <source>moved: redirects to the app&apos;s current address</source>
         <translation>umgezogen: leitet zur aktuellen Adresse der App weiter</translation>
     </message>
     <message>
@@ -66,7 +67,7 @@
         <translation>Von diesem Computer aus</translation>
     </message>
     <message>
-        <source>Only people signed in to Pando who may see %1 reach it, at every address: a browser is asked to sign in on the app's own name, and the app gets an X-Pando-Assertion header saying who is asking.</source>
+        <source>Only people signed in to Pando who may see %1 reach it, at every address: a browser is asked to sign in on the app&apos;s own name, and the app gets an X-Pando-Assertion header saying who is asking.</source>
         <translation>Nur bei Pando angemeldete Personen, die %1 sehen dürfen, erreichen die App, unter jeder Adresse: Ein Browser wird unter dem eigenen Namen der App zur Anmeldung aufgefordert, und die App erhält einen X-Pando-Assertion-Header, der sagt, wer anfragt.</translation>
     </message>
 </context>
@@ -81,7 +82,7 @@
         <translation>Bereitstellen</translation>
     </message>
     <message>
-        <source>Deploy the spec's ref again (Ctrl+D)</source>
+        <source>Deploy the spec&apos;s ref again (Ctrl+D)</source>
         <translation>Den Ref der Spezifikation erneut bereitstellen (Strg+D)</translation>
     </message>
     <message>
@@ -247,7 +248,7 @@
         <translation>Aktualisieren</translation>
     </message>
     <message>
-        <source>Read the app's history again</source>
+        <source>Read the app&apos;s history again</source>
         <translation>Den Verlauf der App neu lesen</translation>
     </message>
     <message>
@@ -354,7 +355,7 @@
         <translation>Arbeitsspeicher</translation>
     </message>
     <message>
-        <source>e.g. 256Mi; empty: the install's default</source>
+        <source>e.g. 256Mi; empty: the install&apos;s default</source>
         <translation>z. B. 256Mi; leer: Vorgabe der Installation</translation>
     </message>
     <message>
@@ -627,7 +628,7 @@
         <translation>Nichts wartet auf Freigabe</translation>
     </message>
     <message>
-        <source>Deploys held by the install's approval policy and pipeline steps that ask for a sign-off appear here, with what they will change. Someone other than the person who asked approves or rejects them.</source>
+        <source>Deploys held by the install&apos;s approval policy and pipeline steps that ask for a sign-off appear here, with what they will change. Someone other than the person who asked approves or rejects them.</source>
         <translation>Bereitstellungen, die die Freigaberichtlinie der Installation zurückhält, und Pipeline-Schritte, die eine Freigabe verlangen, erscheinen hier mit dem, was sie ändern werden. Freigeben oder ablehnen muss jemand anderes als die Person, die angefragt hat.</translation>
     </message>
 </context>
@@ -704,7 +705,7 @@
         <translation>Die letzte Änderung als Diff</translation>
     </message>
     <message>
-        <source>The pipeline's config</source>
+        <source>The pipeline&apos;s config</source>
         <translation>Die Konfiguration der Pipeline</translation>
     </message>
     <message>
@@ -723,11 +724,11 @@
         <translation>Verbindungen</translation>
     </message>
     <message>
-        <source>This computer runs its own engine. Remote installs — a pandod, or a teammate's desktop that serves its engine — are added with the pairing link their administrator sends you.</source>
+        <source>This computer runs its own engine. Remote installs — a pandod, or a teammate&apos;s desktop that serves its engine — are added with the pairing link their administrator sends you.</source>
         <translation>Dieser Computer betreibt seine eigene Engine. Entfernte Installationen — ein pandod oder der Desktop eines Teammitglieds, der seine Engine bereitstellt — fügen Sie mit dem Kopplungslink hinzu, den Ihnen deren Administrator schickt.</translation>
     </message>
     <message>
-        <source>The install's certificate:</source>
+        <source>The install&apos;s certificate:</source>
         <translation>Das Zertifikat der Installation:</translation>
     </message>
     <message>
@@ -994,7 +995,7 @@
         <translation>Stellen Sie Ihre erste App bereit</translation>
     </message>
     <message>
-        <source>Pando builds an app from a git repository and runs it on this computer's Docker engine. There are two ways to start:</source>
+        <source>Pando builds an app from a git repository and runs it on this computer&apos;s Docker engine. There are two ways to start:</source>
         <translation>Pando baut eine App aus einem Git-Repository und führt sie auf der Docker-Engine dieses Computers aus. Es gibt zwei Wege, anzufangen:</translation>
     </message>
     <message>
@@ -1119,7 +1120,7 @@
 <context>
     <name>PairingLink</name>
     <message>
-        <source>a pairing link looks like pando://host:port/pair?fp=…&amp;token=…; ask the install's administrator for a new one</source>
+        <source>a pairing link looks like pando://host:port/pair?fp=…&amp;token=…; ask the install&apos;s administrator for a new one</source>
         <translation>ein Kopplungslink sieht so aus: pando://host:port/pair?fp=…&amp;token=…; bitten Sie den Administrator der Installation um einen neuen</translation>
     </message>
     <message>
@@ -1147,7 +1148,7 @@
         <translation>der Link nennt nach dem Host keinen Port (pando://%1:PORT/…)</translation>
     </message>
     <message>
-        <source>the link's path must be /pair, not "%1"</source>
+        <source>the link&apos;s path must be /pair, not &quot;%1&quot;</source>
         <translation>der Pfad des Links muss /pair sein, nicht „%1“</translation>
     </message>
     <message>
@@ -1385,7 +1386,7 @@
         <translation>Starten…</translation>
     </message>
     <message>
-        <source>Start a run of one of the pipeline's jobs (Ctrl+T)</source>
+        <source>Start a run of one of the pipeline&apos;s jobs (Ctrl+T)</source>
         <translation>Einen Lauf eines Jobs der Pipeline starten (Strg+T)</translation>
     </message>
     <message>
@@ -1432,7 +1433,7 @@
         <translation>Noch keine Pipelines</translation>
     </message>
     <message>
-        <source>A pipeline is a YAML file of resources and jobs; each job's plan fetches, runs tasks and puts results, and steps whose inputs did not change are skipped. Set one with &lt;tt&gt;pando pipelines set NAME -c pipeline.yml&lt;/tt&gt;; it appears here with its jobs and runs.</source>
+        <source>A pipeline is a YAML file of resources and jobs; each job&apos;s plan fetches, runs tasks and puts results, and steps whose inputs did not change are skipped. Set one with &lt;tt&gt;pando pipelines set NAME -c pipeline.yml&lt;/tt&gt;; it appears here with its jobs and runs.</source>
         <translation>Eine Pipeline ist eine YAML-Datei mit Ressourcen und Jobs; der Plan eines Jobs holt Eingaben, führt Tasks aus und legt Ergebnisse ab, und Schritte, deren Eingaben sich nicht geändert haben, werden übersprungen. Mit &lt;tt&gt;pando pipelines set NAME -c pipeline.yml&lt;/tt&gt; eine anlegen; sie erscheint hier mit ihren Jobs und Läufen.</translation>
     </message>
     <message>
@@ -1479,7 +1480,7 @@
         <translation>Für das Team bereitstellen</translation>
     </message>
     <message>
-        <source>Let teammates use this computer's engine</source>
+        <source>Let teammates use this computer&apos;s engine</source>
         <translation>Teammitglieder die Engine dieses Computers nutzen lassen</translation>
     </message>
     <message>
@@ -1531,7 +1532,7 @@
         <translation>Fingerabdruck</translation>
     </message>
     <message>
-        <source>Your teammate's Connections view shows the same picture for this install.</source>
+        <source>Your teammate&apos;s Connections view shows the same picture for this install.</source>
         <translation>Die Verbindungsansicht Ihres Teammitglieds zeigt für diese Installation dasselbe Bild.</translation>
     </message>
     <message>
@@ -1567,7 +1568,7 @@
         <translation>Apps, deren Spezifikation ein Mitglied schreibt, dürfen nutzen: %1</translation>
     </message>
     <message>
-        <source>Administrators' apps may use all of it. Administrators change it with: pando settings set local-repositories|ssh-agent|internal-hosts on|off, or member-ports FIRST-LAST|none</source>
+        <source>Administrators&apos; apps may use all of it. Administrators change it with: pando settings set local-repositories|ssh-agent|internal-hosts on|off, or member-ports FIRST-LAST|none</source>
         <translation>Apps von Administratoren dürfen alles davon nutzen. Administratoren ändern das mit: pando settings set local-repositories|ssh-agent|internal-hosts on|off, oder member-ports ERSTER-LETZTER|none</translation>
     </message>
     <message>
@@ -1583,7 +1584,7 @@
         <translation>QR-Code des Kopplungslinks</translation>
     </message>
     <message>
-        <source>This computer's engine</source>
+        <source>This computer&apos;s engine</source>
         <translation>Die Engine dieses Computers</translation>
     </message>
     <message>
@@ -1655,7 +1656,7 @@
         <translation>Pando selbst: Apps stoppen, wenn Pando beendet wird</translation>
     </message>
     <message>
-        <source>Save the install CA's root certificate</source>
+        <source>Save the install CA&apos;s root certificate</source>
         <translation>Das Stammzertifikat der Installations-CA speichern</translation>
     </message>
     <message>
@@ -1735,11 +1736,11 @@
         <translation>Stammzertifikat speichern…</translation>
     </message>
     <message>
-        <source>Save the install CA's root certificate to a file</source>
+        <source>Save the install CA&apos;s root certificate to a file</source>
         <translation>Das Stammzertifikat der Installations-CA in eine Datei speichern</translation>
     </message>
     <message>
-        <source>Names served with tls: internal have certificates from the install CA: add its root where you trust certificates (a browser, the system's store).</source>
+        <source>Names served with tls: internal have certificates from the install CA: add its root where you trust certificates (a browser, the system&apos;s store).</source>
         <translation>Namen mit tls: internal haben Zertifikate der Installations-CA: fügen Sie ihr Stammzertifikat dort hinzu, wo Sie Zertifikaten vertrauen (Browser, Zertifikatsspeicher des Systems).</translation>
     </message>
     <message>
@@ -1747,7 +1748,7 @@
         <translation>Identitätsnachweise</translation>
     </message>
     <message>
-        <source>Apps that ask for it get only signed-in people's requests, each with an X-Pando-Assertion header naming the person; they verify it with the keys at /.well-known/jwks.json on this install (see the user guide, The edge).</source>
+        <source>Apps that ask for it get only signed-in people&apos;s requests, each with an X-Pando-Assertion header naming the person; they verify it with the keys at /.well-known/jwks.json on this install (see the user guide, The edge).</source>
         <translation>Apps, die es verlangen, erhalten nur Anfragen angemeldeter Personen, jede mit einem X-Pando-Assertion-Header, der die Person nennt; sie prüfen ihn mit den Schlüsseln unter /.well-known/jwks.json dieser Installation (siehe Benutzerhandbuch, Die Edge).</translation>
     </message>
     <message>
@@ -1757,6 +1758,86 @@
     <message>
         <source>The signing key is replaced every 7 days unless pandod was started with another --assertion-key-days. Administrators replace it at once with: pando edge rotate-key</source>
         <translation>Der Signaturschlüssel wird alle 7 Tage ersetzt, sofern pandod nicht mit einem anderen --assertion-key-days gestartet wurde. Administratoren ersetzen ihn sofort mit: pando edge rotate-key</translation>
+    </message>
+    <message>
+        <source>A Traefik you run: Pando writes its configuration</source>
+        <translation>Ein Traefik, den Sie betreiben: Pando schreibt seine Konfiguration</translation>
+    </message>
+    <message>
+        <source>Cloudflare Tunnel: apps on your domain, no open port</source>
+        <translation>Cloudflare Tunnel: Apps unter Ihrer Domain, ohne offenen Port</translation>
+    </message>
+    <message>
+        <source>Traefik&apos;s configuration folder</source>
+        <translation>Konfigurationsordner von Traefik</translation>
+    </message>
+    <message>
+        <source>the folder its file provider watches (required)</source>
+        <translation>der Ordner, den sein File-Provider beobachtet (erforderlich)</translation>
+    </message>
+    <message>
+        <source>Certificate resolver</source>
+        <translation>Zertifikats-Resolver</translation>
+    </message>
+    <message>
+        <source>pando (the default)</source>
+        <translation>pando (Standard)</translation>
+    </message>
+    <message>
+        <source>Certificates for internal names</source>
+        <translation>Zertifikate für interne Namen</translation>
+    </message>
+    <message>
+        <source>a folder of HOST.crt and HOST.key (optional)</source>
+        <translation>ein Ordner mit HOST.crt und HOST.key (optional)</translation>
+    </message>
+    <message>
+        <source>Account id</source>
+        <translation>Konto-ID</translation>
+    </message>
+    <message>
+        <source>32 hex digits, from the dashboard</source>
+        <translation>32 Hex-Ziffern, aus dem Dashboard</translation>
+    </message>
+    <message>
+        <source>Tunnel id</source>
+        <translation>Tunnel-ID</translation>
+    </message>
+    <message>
+        <source>a remotely-managed tunnel&apos;s UUID</source>
+        <translation>die UUID eines ferngesteuerten Tunnels</translation>
+    </message>
+    <message>
+        <source>Zone id</source>
+        <translation>Zonen-ID</translation>
+    </message>
+    <message>
+        <source>the zone apps&apos; names are in</source>
+        <translation>die Zone, in der die Namen der Apps liegen</translation>
+    </message>
+    <message>
+        <source>API token file</source>
+        <translation>Datei mit dem API-Token</translation>
+    </message>
+    <message>
+        <source>a file only you may read that holds the token</source>
+        <translation>eine Datei, die nur Sie lesen dürfen und die das Token enthält</translation>
+    </message>
+    <message>
+        <source>cloudflared program</source>
+        <translation>cloudflared-Programm</translation>
+    </message>
+    <message>
+        <source>optional: Pando runs the tunnel with it</source>
+        <translation>optional: Pando betreibt den Tunnel damit</translation>
+    </message>
+    <message>
+        <source>API address</source>
+        <translation>API-Adresse</translation>
+    </message>
+    <message>
+        <source>Cloudflare&apos;s (the default)</source>
+        <translation>die von Cloudflare (Standard)</translation>
     </message>
 </context>
 <context>
@@ -1812,11 +1893,11 @@
         <translation>Pando Desktop: Ihre Apps, Bereitstellungen, Pipelines und Freigaben.</translation>
     </message>
     <message>
-        <source>Attach to the Pando install at this URL instead of this computer's engine.</source>
+        <source>Attach to the Pando install at this URL instead of this computer&apos;s engine.</source>
         <translation>Mit der Pando-Installation unter dieser URL verbinden statt mit der Engine dieses Computers.</translation>
     </message>
     <message>
-        <source>This computer's engine data directory (default: ~/.local/share/pando).</source>
+        <source>This computer&apos;s engine data directory (default: ~/.local/share/pando).</source>
         <translation>Das Datenverzeichnis der Engine dieses Computers (Vorgabe: ~/.local/share/pando).</translation>
     </message>
     <message>
@@ -1836,11 +1917,11 @@
         <translation>Pando</translation>
     </message>
     <message>
-        <source>Show the app in this language (default: the system's).</source>
+        <source>Show the app in this language (default: the system&apos;s).</source>
         <translation>Die App in dieser Sprache zeigen (Vorgabe: die des Systems).</translation>
     </message>
     <message>
-        <source>A JSON file of syslog/HTTPS sinks this computer's engine pushes its audit log to.</source>
+        <source>A JSON file of syslog/HTTPS sinks this computer&apos;s engine pushes its audit log to.</source>
         <translation>Eine JSON-Datei mit Syslog-/HTTPS-Zielen, an die die Engine dieses Computers ihr Audit-Protokoll sendet.</translation>
     </message>
     <message>
@@ -2025,7 +2106,7 @@
         <translation>%1 wurde angelegt, aber sein Deploy wurde abgelehnt: %2</translation>
     </message>
     <message>
-        <source>Choosing a file needs the package qml6-module-qt-labs-folderlistmodel, which is not installed: type the file's path instead, or install it (sudo apt install qml6-module-qt-labs-folderlistmodel).</source>
+        <source>Choosing a file needs the package qml6-module-qt-labs-folderlistmodel, which is not installed: type the file&apos;s path instead, or install it (sudo apt install qml6-module-qt-labs-folderlistmodel).</source>
         <translation>Zur Dateiauswahl wird das Paket qml6-module-qt-labs-folderlistmodel benötigt, das nicht installiert ist: Geben Sie den Pfad der Datei ein oder installieren Sie es (sudo apt install qml6-module-qt-labs-folderlistmodel).</translation>
     </message>
 </context>
@@ -2040,11 +2121,11 @@
         <translation>%1 fehlgeschlagen: %2</translation>
     </message>
     <message>
-        <source>The app's history comes from the audit log, which this account may not read (only administrators may): %1. What happens while this tab is open is shown below.</source>
+        <source>The app&apos;s history comes from the audit log, which this account may not read (only administrators may): %1. What happens while this tab is open is shown below.</source>
         <translation>Der Verlauf der App stammt aus dem Audit-Protokoll, das dieses Konto nicht lesen darf (nur Administratoren dürfen das): %1. Was geschieht, während dieser Reiter offen ist, wird unten angezeigt.</translation>
     </message>
     <message>
-        <source>The app's history could not be read: %1</source>
+        <source>The app&apos;s history could not be read: %1</source>
         <translation>Der Verlauf der App konnte nicht gelesen werden: %1</translation>
     </message>
     <message>
@@ -2119,7 +2200,7 @@
         <translation>%1 im Browser öffnen</translation>
     </message>
     <message>
-        <source>Opens the app on this computer through a tunnel to %1, over the connection's TLS; on that machine it answers at %2</source>
+        <source>Opens the app on this computer through a tunnel to %1, over the connection&apos;s TLS; on that machine it answers at %2</source>
         <translation>Öffnet die App auf diesem Computer durch einen Tunnel zu %1, über das TLS der Verbindung; auf jenem Rechner antwortet sie unter %2</translation>
     </message>
     <message>
@@ -2189,7 +2270,7 @@
         <translation>Benennen Sie das Geheimnis</translation>
     </message>
     <message>
-        <source>Enter the secret's value</source>
+        <source>Enter the secret&apos;s value</source>
         <translation>Geben Sie den Wert des Geheimnisses ein</translation>
     </message>
     <message>
@@ -2555,7 +2636,7 @@
     </message>
     <message>
         <source>d MMM yyyy</source>
-        <comment>the date in 'access until'</comment>
+        <comment>the date in &apos;access until&apos;</comment>
         <translation>d. MMM yyyy</translation>
     </message>
     <message numerus="yes">
@@ -2693,7 +2774,7 @@
         <translation>Alle Apps in Ordnung</translation>
     </message>
     <message>
-        <source>This desktop was started with --server: start it without --server to use this computer's engine.</source>
+        <source>This desktop was started with --server: start it without --server to use this computer&apos;s engine.</source>
         <translation>Dieser Desktop wurde mit --server gestartet: Starten Sie ihn ohne --server, um die Engine dieses Computers zu nutzen.</translation>
     </message>
     <message>
@@ -2778,7 +2859,7 @@
         <translation>Aus: nur dieser Computer nutzt seine Engine.</translation>
     </message>
     <message>
-        <source>"%1" is not an IP address (use 0.0.0.0 for every network)</source>
+        <source>&quot;%1&quot; is not an IP address (use 0.0.0.0 for every network)</source>
         <translation>„%1“ ist keine IP-Adresse (0.0.0.0 für alle Netzwerke)</translation>
     </message>
     <message>
@@ -2790,7 +2871,7 @@
         <translation>Kein Kopplungslink für %1: %2</translation>
     </message>
     <message>
-        <source>For %1; works once, until %2. Send it privately: whoever uses it first gets %1's access.</source>
+        <source>For %1; works once, until %2. Send it privately: whoever uses it first gets %1&apos;s access.</source>
         <translation>Für %1; gilt einmal, bis %2. Schicken Sie ihn vertraulich: Wer ihn zuerst nutzt, erhält den Zugang von %1.</translation>
     </message>
 </context>
@@ -3096,7 +3177,10 @@
     </message>
     <message numerus="yes">
         <source>%1 · failing certificates: %n</source>
-        <translation><numerusform>%1 · fehlgeschlagene Zertifikate: %n</numerusform><numerusform>%1 · fehlgeschlagene Zertifikate: %n</numerusform></translation>
+        <translation>
+            <numerusform>%1 · fehlgeschlagene Zertifikate: %n</numerusform>
+            <numerusform>%1 · fehlgeschlagene Zertifikate: %n</numerusform>
+        </translation>
     </message>
     <message>
         <source>cannot tell: %1</source>
@@ -3104,7 +3188,10 @@
     </message>
     <message numerus="yes">
         <source>%n signing keys, newest first: %1</source>
-        <translation><numerusform>%n Signaturschlüssel, neuester zuerst: %1</numerusform><numerusform>%n Signaturschlüssel, neueste zuerst: %1</numerusform></translation>
+        <translation>
+            <numerusform>%n Signaturschlüssel, neuester zuerst: %1</numerusform>
+            <numerusform>%n Signaturschlüssel, neueste zuerst: %1</numerusform>
+        </translation>
     </message>
 </context>
 <context>

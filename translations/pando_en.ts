@@ -1,4 +1,5 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
 <TS version="2.1" language="en_US" sourcelanguage="en">
 <context>
     <name>DeploysView</name>
@@ -159,11 +160,17 @@
     <name>pando::desktop::RuntimesStatus</name>
     <message numerus="yes">
         <source>%1 · failing certificates: %n</source>
-        <translation><numerusform>%1 · failing certificates: %n</numerusform><numerusform>%1 · failing certificates: %n</numerusform></translation>
+        <translation>
+            <numerusform>%1 · failing certificates: %n</numerusform>
+            <numerusform>%1 · failing certificates: %n</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source>%n signing keys, newest first: %1</source>
-        <translation><numerusform>%n signing key, newest first: %1</numerusform><numerusform>%n signing keys, newest first: %1</numerusform></translation>
+        <translation>
+            <numerusform>%n signing key, newest first: %1</numerusform>
+            <numerusform>%n signing keys, newest first: %1</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -1,5 +1,7 @@
 #include "daemonoptions.h"
 
+#include "app/wiring/edgesettings.h"
+
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFile>
@@ -14,6 +16,18 @@
 namespace pando::daemon {
 
 namespace {
+
+// A flag's value, else its variable's, with where it was given; one given nowhere is the flag's
+// to give (an error about a missing value names the flag).
+wiring::Given givenOf(const QCommandLineParser &parser, const QProcessEnvironment &environment,
+                      const QCommandLineOption &option, const char *variable)
+{
+    const QString flag = QStringLiteral("--") + option.names().constFirst();
+    if (parser.isSet(option))
+        return {parser.value(option), flag};
+    const QString value = environment.value(QLatin1StringView(variable));
+    return {value, value.isEmpty() ? flag : QString(QLatin1StringView(variable))};
+}
 
 // The edge's shared ports and ACME CA (adapters/routing/caddy/caddyconfig.h).
 struct EdgeSiteFlags {
@@ -165,70 +179,19 @@ struct CloudflareFlags {
     Result<adapters::cloudflare::CloudflareRouterOptions>
     read(const QCommandLineParser &parser, const QProcessEnvironment &environment, const QString &stateDir) const
     {
-        // Where a value came from, so that an error names the flag or the variable that was wrong.
-        QHash<QString, QString> from;
-        const auto value = [&](const QCommandLineOption &option, const char *variable) {
-            const QString flag = QStringLiteral("--") + option.names().constFirst();
-            if (parser.isSet(option)) {
-                from.insert(option.names().constFirst(), flag);
-                return parser.value(option);
-            }
-            from.insert(option.names().constFirst(), QLatin1StringView(variable));
-            return environment.value(QLatin1StringView(variable));
+        const auto given = [&](const QCommandLineOption &option, const char *variable) {
+            return givenOf(parser, environment, option, variable);
         };
-        adapters::cloudflare::CloudflareRouterOptions o;
-        o.accountId = value(account, "PANDO_CLOUDFLARE_ACCOUNT");
-        o.tunnelId = value(tunnel, "PANDO_CLOUDFLARE_TUNNEL");
-        o.zoneId = value(zone, "PANDO_CLOUDFLARE_ZONE");
-        o.apiTokenFile = value(tokenFile, "PANDO_CLOUDFLARE_TOKEN_FILE");
-        if (const QString base = value(api, "PANDO_CLOUDFLARE_API"); !base.isEmpty())
-            o.apiBase = base;
-        o.cloudflaredBinary = value(cloudflared, "PANDO_CLOUDFLARED");
-        o.stateDir = stateDir;
-        for (const auto &[text, option, what] :
-             {std::tuple{o.accountId, &account, "the account id"}, std::tuple{o.tunnelId, &tunnel, "the tunnel's id"},
-              std::tuple{o.zoneId, &zone, "the zone's id"}})
-            if (text.isEmpty())
-                return fail(ErrorCode::Invalid,
-                            QStringLiteral("--edge cloudflare needs %1").arg(QLatin1StringView(what)),
-                            QStringLiteral("--") + option->names().constFirst(),
-                            QStringLiteral("docs/edge.md, Cloudflare Tunnel, says where to find it"));
-        if (o.apiTokenFile.isEmpty()) {
-            // The token itself, from the environment only.
-            o.apiToken = environment.value(QStringLiteral("PANDO_CLOUDFLARE_TOKEN"));
-            if (o.apiToken.isEmpty())
-                return fail(ErrorCode::Invalid, QStringLiteral("--edge cloudflare needs an API token"),
-                            QStringLiteral("--cloudflare-token-file"),
-                            QStringLiteral("give --cloudflare-token-file FILE (mode 0600), or the token in "
-                                           "$PANDO_CLOUDFLARE_TOKEN; never on the command line"));
-        } else {
-            o.apiTokenFile = QFileInfo(o.apiTokenFile).absoluteFilePath();
-            auto token = adapters::cloudflare::detail::readApiToken(o.apiTokenFile);
-            if (!token) {
-                Error e = token.error();
-                e.where = from.value(tokenFile.names().constFirst());
-                return std::unexpected(e);
-            }
-        }
-        if (auto checked = adapters::cloudflare::detail::checkOptions(o); !checked) {
-            Error e = checked.error();
-            e.where = from.value(e.where, e.where);
-            return std::unexpected(e);
-        }
-        if (!o.cloudflaredBinary.isEmpty()) {
-            const QString found =
-                o.cloudflaredBinary.contains(QLatin1Char('/'))
-                    ? (QFileInfo(o.cloudflaredBinary).isExecutable() ? o.cloudflaredBinary : QString())
-                    : QStandardPaths::findExecutable(o.cloudflaredBinary);
-            if (found.isEmpty())
-                return fail(ErrorCode::Invalid,
-                            QStringLiteral("cloudflared (%1) is not there or not executable").arg(o.cloudflaredBinary),
-                            from.value(cloudflared.names().constFirst()),
-                            QStringLiteral("install cloudflared from Cloudflare (Debian does not package it), or "
-                                           "leave it out and run cloudflared yourself"));
-            o.cloudflaredBinary = QFileInfo(found).absoluteFilePath();
-        }
-        return o;
+        wiring::CloudflareSettings settings;
+        settings.account = given(account, "PANDO_CLOUDFLARE_ACCOUNT");
+        settings.tunnel = given(tunnel, "PANDO_CLOUDFLARE_TUNNEL");
+        settings.zone = given(zone, "PANDO_CLOUDFLARE_ZONE");
+        settings.tokenFile = given(tokenFile, "PANDO_CLOUDFLARE_TOKEN_FILE");
+        settings.api = given(api, "PANDO_CLOUDFLARE_API");
+        settings.cloudflared = given(cloudflared, "PANDO_CLOUDFLARED");
+        // The token itself, from the environment only.
+        settings.token = environment.value(QStringLiteral("PANDO_CLOUDFLARE_TOKEN"));
+        return wiring::cloudflareOptions(settings, stateDir);
     }
 };
 
@@ -560,36 +523,15 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
         o.edge != wiring::EdgeChoice::Caddy)
         return fail(ErrorCode::Invalid, QStringLiteral("pando goes with the Caddy edge (--edge caddy or auto)"),
                     QStringLiteral("--edge-certificates"));
-    const auto flagOrEnv = [&](const QCommandLineOption &option, const char *variable) -> std::pair<QString, QString> {
-        if (parser.isSet(option))
-            return {parser.value(option), QStringLiteral("--") + option.names().constFirst()};
-        if (environment.contains(QLatin1StringView(variable)))
-            return {environment.value(QLatin1StringView(variable)), QLatin1StringView(variable)};
-        return {};
-    };
-    const QString traefikDirValue = flagOrEnv(traefikDir, "PANDO_TRAEFIK_DIR").first;
-    const auto [traefikResolverValue, traefikResolverWhere] = flagOrEnv(traefikResolver, "PANDO_TRAEFIK_RESOLVER");
-    const QString traefikCertsValue = flagOrEnv(traefikCerts, "PANDO_TRAEFIK_CERTS").first;
     if (o.edge == wiring::EdgeChoice::Traefik) {
-        if (!traefikCertsValue.isEmpty())
-            o.traefikCertificates = QDir(traefikCertsValue).absolutePath();
-        if (traefikDirValue.isEmpty())
-            return fail(ErrorCode::Invalid,
-                        QStringLiteral("--edge traefik needs the directory Traefik's file provider "
-                                       "watches"),
-                        QStringLiteral("--traefik-dir"),
-                        QStringLiteral("give --traefik-dir DIR (or $PANDO_TRAEFIK_DIR); docs/edge.md, Traefik"));
-        o.traefikDir = QDir(traefikDirValue).absolutePath();
-        if (!traefikResolverValue.isEmpty()) {
-            static const QRegularExpression resolverName(QStringLiteral("^[A-Za-z0-9_-]{1,64}$"));
-            if (!resolverName.match(traefikResolverValue).hasMatch())
-                return fail(ErrorCode::Invalid,
-                            QStringLiteral("expected a certificatesResolvers name (letters, digits, - and _), got "
-                                           "\"%1\"")
-                                .arg(traefikResolverValue),
-                            traefikResolverWhere);
-            o.traefikResolver = traefikResolverValue;
-        }
+        auto traefik = wiring::traefikOptions({givenOf(parser, environment, traefikDir, "PANDO_TRAEFIK_DIR"),
+                                               givenOf(parser, environment, traefikResolver, "PANDO_TRAEFIK_RESOLVER"),
+                                               givenOf(parser, environment, traefikCerts, "PANDO_TRAEFIK_CERTS")});
+        if (!traefik)
+            return std::unexpected(traefik.error());
+        o.traefikDir = traefik->configDir;
+        o.traefikResolver = traefik->certResolver;
+        o.traefikCertificates = traefik->certificatesDir;
     } else if (parser.isSet(traefikDir) || parser.isSet(traefikResolver) || parser.isSet(traefikCerts)) {
         // Only the flags: the variables may sit in an environment shared with other edges.
         return fail(ErrorCode::Invalid, QStringLiteral("goes with --edge traefik"),

@@ -1,5 +1,6 @@
 #include "app/wiring/enginesettings.h"
 #include "app/wiring/auditwiring.h"
+#include "app/wiring/edgesettings.h"
 
 #include <QRegularExpression>
 
@@ -88,6 +89,29 @@ Result<EngineChoices> checkEngineSettings(const EngineSettings &settings, const 
                             .arg(settings.edge),
                         prefix + QStringLiteral("edge"));
         choices.edge = edges.value(settings.edge);
+    }
+    const auto given = [&](const QString &name) {
+        return Given{settings.edgeOptions->value(name).trimmed(), prefix + name};
+    };
+    if (choices.edge == EdgeChoice::Traefik && settings.edgeOptions) {
+        auto traefik = traefikOptions({given(QStringLiteral("traefik-dir")), given(QStringLiteral("traefik-resolver")),
+                                       given(QStringLiteral("traefik-certs"))});
+        if (!traefik)
+            return std::unexpected(traefik.error());
+        choices.traefik = *traefik;
+    }
+    if (choices.edge == EdgeChoice::Cloudflare && settings.edgeOptions) {
+        CloudflareSettings cloudflare{given(QStringLiteral("cloudflare-account")),
+                                      given(QStringLiteral("cloudflare-tunnel")),
+                                      given(QStringLiteral("cloudflare-zone")),
+                                      given(QStringLiteral("cloudflare-token-file")),
+                                      given(QStringLiteral("cloudflare-api")),
+                                      given(QStringLiteral("cloudflared")),
+                                      {}};
+        auto options = cloudflareOptions(cloudflare, {});
+        if (!options)
+            return std::unexpected(options.error());
+        choices.cloudflare = *options;
     }
     return choices;
 }

@@ -7,8 +7,11 @@
 // Threading: pure functions of their arguments and the files they name.
 
 #include "adapters/api/error.h"
+#include "adapters/routing/cloudflare/cloudflareconfig.h"
+#include "adapters/routing/traefik/traefikconfig.h"
 #include "core/policy/policy.h"
 
+#include <QMap>
 #include <QString>
 #include <optional>
 
@@ -22,6 +25,10 @@ struct EngineSettings {
     QString approvalTtl;    // how long a deploy waits for sign-off: a duration ≥ 1m such as 24h
     QString auditSinks;     // a JSON file of audit sinks (docs/audit.md)
     QString edge;           // what serves the apps: auto, caddy, in-process, traefik or cloudflare (docs/edge.md)
+    // The Traefik and Cloudflare edges' own settings, by the name of pandod's flag ("traefik-dir",
+    // "cloudflare-account", ...; edgesettings.h); only the chosen edge's are read. nullopt: they
+    // come another way (pandod's flags).
+    std::optional<QMap<QString, QString>> edgeOptions;
 
     bool operator==(const EngineSettings &) const = default;
 };
@@ -45,6 +52,10 @@ struct EngineChoices {
     std::optional<qint64> approvalTtlMs;
     QString auditSinks;
     std::optional<EdgeChoice> edge;
+    // The chosen edge's options, when it is Traefik or Cloudflare and they came with the settings
+    // (pandod reads its own flags instead).
+    std::optional<adapters::traefik::TraefikRouterOptions> traefik;
+    std::optional<adapters::cloudflare::CloudflareRouterOptions> cloudflare;
 
     // Into pandod's, the desktop's or the composition root's options: each has appLimit,
     // maxRuns, auditSinks, edge and the engine's options.
@@ -62,6 +73,12 @@ struct EngineChoices {
             options.auditSinks = auditSinks;
         if (edge)
             options.edge = *edge;
+        if constexpr (requires { options.traefik = *traefik; })
+            if (traefik)
+                options.traefik = *traefik;
+        if constexpr (requires { options.cloudflare = *cloudflare; })
+            if (cloudflare)
+                options.cloudflare = *cloudflare;
     }
 };
 

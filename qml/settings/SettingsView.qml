@@ -4,6 +4,8 @@
 // of this computer's engine (EngineSettingsForm), and the install's domain policy with its CA's
 // root (DomainSettings). Everything comes from EmbeddedServer, except the install's host-execution
 // setting for pipelines, which the shell passes in, and what DomainSettings reads from the session.
+
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Dialogs
@@ -384,10 +386,77 @@ Pane {
                         model: [
                             { value: "", text: qsTr("Caddy when it is installed (the default)") },
                             { value: "caddy", text: qsTr("Caddy: apps keep answering while Pando is closed") },
-                            { value: "in-process", text: qsTr("Pando itself: apps stop when Pando quits") }
+                            { value: "in-process", text: qsTr("Pando itself: apps stop when Pando quits") },
+                            { value: "traefik", text: qsTr("A Traefik you run: Pando writes its configuration") },
+                            { value: "cloudflare", text: qsTr("Cloudflare Tunnel: apps on your domain, no open port") }
                         ]
                         currentIndex: root.engineSettings ? Math.max(0, indexOfValue(root.engineSettings.edge)) : 0
                         Accessible.name: qsTr("Apps are served by")
+                    }
+                    // The chosen edge's own settings (docs/edge.md), named as pandod's flags.
+                    ColumnLayout {
+                        id: edgeOptionFields
+                        objectName: "edgeOptionFields"
+                        Layout.columnSpan: 2
+                        Layout.fillWidth: true
+                        visible: edgeOptionRepeater.count > 0
+                        spacing: 6
+                        property var edited: ({})
+                        function values() {
+                            const all = root.engineSettings ? Object.assign({}, root.engineSettings.edgeOptions) : {}
+                            for (const name in edited)
+                                all[name] = edited[name]
+                            return all
+                        }
+                        Repeater {
+                            id: edgeOptionRepeater
+                            model: {
+                                if (edgeField.currentValue === "traefik")
+                                    return [
+                                        { name: "traefik-dir", label: qsTr("Traefik's configuration folder"),
+                                          hint: qsTr("the folder its file provider watches (required)") },
+                                        { name: "traefik-resolver", label: qsTr("Certificate resolver"),
+                                          hint: qsTr("pando (the default)") },
+                                        { name: "traefik-certs", label: qsTr("Certificates for internal names"),
+                                          hint: qsTr("a folder of HOST.crt and HOST.key (optional)") }
+                                    ]
+                                if (edgeField.currentValue === "cloudflare")
+                                    return [
+                                        { name: "cloudflare-account", label: qsTr("Account id"),
+                                          hint: qsTr("32 hex digits, from the dashboard") },
+                                        { name: "cloudflare-tunnel", label: qsTr("Tunnel id"),
+                                          hint: qsTr("a remotely-managed tunnel's UUID") },
+                                        { name: "cloudflare-zone", label: qsTr("Zone id"),
+                                          hint: qsTr("the zone apps' names are in") },
+                                        { name: "cloudflare-token-file", label: qsTr("API token file"),
+                                          hint: qsTr("a file only you may read that holds the token") },
+                                        { name: "cloudflared", label: qsTr("cloudflared program"),
+                                          hint: qsTr("optional: Pando runs the tunnel with it") },
+                                        { name: "cloudflare-api", label: qsTr("API address"),
+                                          hint: qsTr("Cloudflare's (the default)") }
+                                    ]
+                                return []
+                            }
+                            delegate: RowLayout {
+                                id: option
+                                required property var modelData
+                                Layout.fillWidth: true
+                                spacing: 12
+                                Label {
+                                    text: option.modelData.label
+                                    Layout.preferredWidth: Math.max(implicitWidth, 160)
+                                }
+                                TextField {
+                                    objectName: "edgeOption-" + option.modelData.name
+                                    Layout.fillWidth: true
+                                    text: root.engineSettings && root.engineSettings.edgeOptions[option.modelData.name] !== undefined
+                                          ? root.engineSettings.edgeOptions[option.modelData.name] : ""
+                                    placeholderText: option.modelData.hint
+                                    Accessible.name: option.modelData.label
+                                    onTextEdited: edgeOptionFields.edited[option.modelData.name] = text
+                                }
+                            }
+                        }
                     }
                     Label {
                         objectName: "engineSettingsError"
@@ -411,7 +480,7 @@ Pane {
                         Layout.columnSpan: 2
                         text: qsTr("Save")
                         onClicked: root.engineSettings.save(appLimitField.text, maxRunsField.text, policyField.text, ttlField.text,
-                                                            sinksField.text, edgeField.currentValue)
+                                                            sinksField.text, edgeField.currentValue, edgeOptionFields.values())
                     }
                 }
             }

@@ -1,7 +1,8 @@
 #pragma once
 // EngineSettingsForm (QML, Pando.Settings; DesktopState's engineSettings): the settings of this
 // computer's engine that pandod takes as flags — the app limit, pipeline runs at once, the
-// approval policy file and how long an approval waits, the audit sinks file, the edge — edited in the
+// approval policy file and how long an approval waits, the audit sinks file, the edge and the
+// Traefik or Cloudflare edge's own settings — edited in the
 // Settings view and kept in the desktop's settings under "engine/". save() checks them as pandod
 // checks its flags (app/wiring/enginesettings.h) and keeps nothing when one is wrong; the engine
 // reads them when it starts, so a saved change says that a restart applies it.
@@ -11,6 +12,7 @@
 #include "app/wiring/enginesettings.h"
 
 #include <QObject>
+#include <QVariantMap>
 #include <QtQml/qqmlregistration.h>
 
 class QSettings;
@@ -28,12 +30,15 @@ class EngineSettingsForm : public QObject {
     Q_PROPERTY(QString approvalPolicy READ approvalPolicy NOTIFY savedChanged)
     Q_PROPERTY(QString approvalTtl READ approvalTtl NOTIFY savedChanged)
     Q_PROPERTY(QString auditSinks READ auditSinks NOTIFY savedChanged)
-    // "" (auto), "caddy" or "in-process": what serves the apps (docs/edge.md).
+    // "" (auto), "caddy", "in-process", "traefik" or "cloudflare": what serves the apps (docs/edge.md).
     Q_PROPERTY(QString edge READ edge NOTIFY savedChanged)
+    // The Traefik and Cloudflare edges' settings by pandod's flag names ("traefik-dir",
+    // "cloudflare-account", ...: edgeOptionNames).
+    Q_PROPERTY(QVariantMap edgeOptions READ edgeOptions NOTIFY savedChanged)
     // The last save's refusal ("approval-ttl: expected a duration …"); empty after a good one.
     Q_PROPERTY(QString error READ error NOTIFY savedChanged)
     // The setting the refusal is about: app-limit, max-runs, approval-policy, approval-ttl,
-    // audit-sinks, edge.
+    // audit-sinks, edge, or one of edgeOptionNames.
     Q_PROPERTY(QString errorSetting READ errorSetting NOTIFY savedChanged)
     // What is saved differs from what the running engine started with.
     Q_PROPERTY(bool restartNeeded READ isRestartNeeded NOTIFY savedChanged)
@@ -52,13 +57,18 @@ public:
     QString approvalTtl() const { return m_saved.approvalTtl; }
     QString auditSinks() const { return m_saved.auditSinks; }
     QString edge() const { return m_saved.edge; }
+    QVariantMap edgeOptions() const;
+    // The names edgeOptions may hold.
+    static const QStringList &edgeOptionNames();
     const QString &error() const { return m_error; }
     const QString &errorSetting() const { return m_errorSetting; }
     bool isRestartNeeded() const;
 
-    // Checks and keeps the six; false (error and errorSetting say why) when one is wrong.
+    // Checks and keeps them all; false (error and errorSetting say why) when one is wrong. Only
+    // the chosen edge's options are checked; the others are kept as they are.
     Q_INVOKABLE bool save(const QString &appLimit, const QString &maxRuns, const QString &approvalPolicy,
-                          const QString &approvalTtl, const QString &auditSinks, const QString &edge);
+                          const QString &approvalTtl, const QString &auditSinks, const QString &edge,
+                          const QVariantMap &edgeOptions = {});
 
 Q_SIGNALS:
     void savedChanged();

@@ -225,6 +225,16 @@ QVariantMap QuickFixture::setPipeline(const QString &name, const QString &yaml)
     return set;
 }
 
+QObject *QuickFixture::engineSettings()
+{
+    if (!m_engineSettings) {
+        m_engineSettingsStore =
+            std::make_unique<QSettings>(temporaryPath(u"engine-settings.ini"_s), QSettings::IniFormat);
+        m_engineSettings = std::make_unique<desktop::EngineSettingsForm>(m_engineSettingsStore.get(), true);
+    }
+    return m_engineSettings.get();
+}
+
 QObject *QuickFixture::localServer()
 {
     if (m_server)

@@ -13,6 +13,7 @@
 #include "app/desktop/session/remotesession.h"
 #include "app/desktop/shell/desktopstate.h"
 #include "qml/settings/embeddedserver.h"
+#include "qml/settings/enginesettingsform.h"
 #include "tests/app/server/fakes.h"
 
 #include <QHash>
@@ -82,6 +83,8 @@ public:
     // This computer's own engine (in process, fake adapters, fresh settings) and its embedded
     // server for teammates, made on first use; it listens on 127.0.0.1 and a free port when on.
     Q_INVOKABLE QObject *localServer();
+    // This computer's engine's settings form, over settings of its own in a temporary file.
+    Q_INVOKABLE QObject *engineSettings();
     // The QML engine's warnings since the last call, one a line ("" when there were none).
     Q_INVOKABLE QString takeWarnings();
     // What a screen reader reads of the item: its accessible name and role (a QAccessible::Role).
@@ -116,6 +119,8 @@ private:
     std::unique_ptr<desktop::InProcessSession> m_local;
     std::unique_ptr<QSettings> m_localSettings;
     std::unique_ptr<desktop::EmbeddedServer> m_server;
+    std::unique_ptr<QSettings> m_engineSettingsStore;
+    std::unique_ptr<desktop::EngineSettingsForm> m_engineSettings;
 };
 
 } // namespace pando::test

@@ -83,5 +83,46 @@ Item {
             compare(server.enabled, false);
             tryCompare(pair, "visible", false);
         }
+
+        // Choosing Cloudflare Tunnel asks for its account, tunnel, zone and token file; a wrong id
+        // is named and nothing is kept; right ones are kept for the engine's next start.
+        function test_anEdgesOwnSettingsAreAskedFor() {
+            const form = Fixture.engineSettings();
+            const view = createTemporaryObject(settingsView, root, {server: Fixture.localServer(), engineSettings: form});
+            verify(view);
+            const edge = named("edgeField", view);
+            const fields = named("edgeOptionFields", view);
+            verify(!fields.visible, "edge settings shown for Caddy");
+            edge.currentIndex = edge.indexOfValue("cloudflare");
+            tryVerify(() => findChild(view, "edgeOption-cloudflare-account") !== null);
+            verify(fields.visible);
+            verify(findChild(view, "edgeOption-traefik-dir") === null, "Traefik's settings shown for Cloudflare");
+
+            const type = (name, text) => {
+                const field = named("edgeOption-" + name, view);
+                tryVerify(() => {
+                    const at = field.mapToItem(null, 0, 0);
+                    return at.y >= 0 && at.y + field.height <= root.height;
+                }, 5000, name + " is not scrolled into view");
+                field.forceActiveFocus();
+                keyClick(Qt.Key_A, Qt.ControlModifier);
+                typeText(text);
+                compare(field.text, text);
+            };
+            type("cloudflare-account", "12345");
+            type("cloudflare-tunnel", "c1744f8b-faa1-48a4-9e5c-02ac921467fa");
+            type("cloudflare-zone", "fedcba9876543210fedcba9876543210");
+            const token = Fixture.temporaryPath("cf.token");
+            type("cloudflare-token-file", token);
+            mouseClick(named("saveEngineSettings", view));
+            tryCompare(form, "errorSetting", "cloudflare-account");
+            verify(named("engineSettingsError", view).visible);
+            compare(form.edge, "");
+
+            type("cloudflare-account", "0123456789abcdef0123456789abcdef");
+            mouseClick(named("saveEngineSettings", view));
+            // The token file does not exist yet: named too.
+            tryCompare(form, "errorSetting", "cloudflare-token-file");
+        }
     }
 }
