@@ -4,9 +4,9 @@
 // an app's stable port is set to where a real HTTP backend (tests/support/httpbackend.h) listens:
 // the bytes go through the forwarder, the WebSocket, the server's tunnel and a real TCP
 // connection to that backend. Refusals come before the upgrade (403, 404, 409), the app's side
-// closing closes the local connection (and a port nobody listens on is refused saying so), an idle
-// tunnel is closed, two connections at once both work, the caps say why, the opening is audited,
-// and over TLS the pin of the pairing is what lets the tunnel through.
+// closing closes the local connection (and a port nobody listens on is refused saying so), a port
+// that never accepts meets the connect deadline, an idle tunnel is closed, two connections at once both work, the caps
+// say why, the opening is audited, and over TLS the pin of the pairing is what lets the tunnel through.
 
 #include "fakes.h"
 
@@ -15,10 +15,16 @@
 #include "app/server/tlsidentity.h"
 #include "tests/support/httpbackend.h"
 
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSslSocket>
 #include <QTcpSocket>
 #include <QTest>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 using namespace Qt::StringLiterals;
 using namespace pando;
@@ -105,6 +111,7 @@ private Q_SLOTS:
     void forwarderSaysWhyItCannotStart();
     void appClosingClosesTheLocalConnection();
     void idleTunnelIsClosed();
+    void appThatNeverAcceptsMeetsTheConnectDeadline();
     void capsSayWhy();
     void openingIsAudited();
     void throughTlsWithThePinnedCertificate();
@@ -123,7 +130,7 @@ void TestAppTunnel::initTestCase()
     QVERIFY2(m_install.start(), qPrintable(m_install.error));
     m_backend = std::make_unique<test::HttpBackend>("web");
     const core::Actor actor = core::Actor::system(u"test"_s);
-    for (const QString &name : {u"web"_s, u"idle"_s, u"gone"_s}) {
+    for (const QString &name : {u"web"_s, u"idle"_s, u"gone"_s, u"stuck"_s}) {
         auto created = m_install.engine->createApp(test::helloSpec(name), actor);
         QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
     }
@@ -310,6 +317,50 @@ void TestAppTunnel::idleTunnelIsClosed()
     const auto error = failed.first().first().value<Error>();
     QVERIFY2(error.message.contains(u"carried nothing"_s), qPrintable(error.text()));
     m_install.server->setConnectionLimits(server::ConnectionLimits{});
+}
+
+// An app whose port takes no more connections (its accept queue full: the kernel drops the SYN
+// and the connect would retry for minutes) is given up on at the connect deadline, saying so.
+void TestAppTunnel::appThatNeverAcceptsMeetsTheConnectDeadline()
+{
+    const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    QVERIFY(listener >= 0);
+    auto closeListener = qScopeGuard([listener] { ::close(listener); });
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    QCOMPARE(::bind(listener, reinterpret_cast<const sockaddr *>(&address), sizeof address), 0);
+    QCOMPARE(::listen(listener, 0), 0);
+    socklen_t length = sizeof address;
+    QCOMPARE(::getsockname(listener, reinterpret_cast<sockaddr *>(&address), &length), 0);
+    const quint16 port = ntohs(address.sin_port);
+    // Never accepted: these fill its queue.
+    std::vector<std::unique_ptr<QTcpSocket>> fillers;
+    for (int i = 0; i < 3; ++i) {
+        fillers.push_back(std::make_unique<QTcpSocket>());
+        fillers.back()->connectToHost(QHostAddress::LocalHost, port);
+    }
+    QTest::qWait(200);
+    route(u"stuck"_s, port);
+
+    server::ConnectionLimits limits;
+    limits.tunnelConnectTimeoutMs = 300;
+    m_install.server->setConnectionLimits(limits);
+    auto restore = qScopeGuard([this] { m_install.server->setConnectionLimits(server::ConnectionLimits{}); });
+    auto api = client(m_install.token);
+    client::AppForwarder forwarder(api.get(), u"stuck"_s);
+    auto local = startForwarder(forwarder);
+    QVERIFY2(local, qPrintable(local ? QString() : local.error().text()));
+    QSignalSpy failed(&forwarder, &client::AppForwarder::connectionFailed);
+    HttpExchange http;
+    QVERIFY(http.open(*local));
+    http.send("anyone?");
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
+    const auto error = failed.first().first().value<Error>();
+    QCOMPARE(error.code, ErrorCode::Unavailable);
+    QVERIFY2(error.message.contains(u"did not accept a connection on its route within 300 ms"_s),
+             qPrintable(error.text()));
+    QTRY_COMPARE_WITH_TIMEOUT(http.socket.state(), QAbstractSocket::UnconnectedState, 10000);
 }
 
 void TestAppTunnel::capsSayWhy()
