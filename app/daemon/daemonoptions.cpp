@@ -123,6 +123,49 @@ struct EdgeSiteFlags {
     }
 };
 
+// The Traefik edge's flags, each also read from its variable (docs/edge.md, Traefik).
+struct TraefikFlags {
+    QCommandLineOption dir{
+        QStringLiteral("traefik-dir"),
+        QStringLiteral("With --edge traefik: the directory Traefik's providers.file.directory watches; pandod "
+                       "writes pando.yml there. Also $PANDO_TRAEFIK_DIR."),
+        QStringLiteral("dir")};
+    QCommandLineOption resolver{
+        QStringLiteral("traefik-resolver"),
+        QStringLiteral("With --edge traefik: the certificatesResolvers entry that gets certificates for TLS-auto "
+                       "addresses (default pando). Also $PANDO_TRAEFIK_RESOLVER."),
+        QStringLiteral("name")};
+    QCommandLineOption certs{
+        QStringLiteral("traefik-certs"),
+        QStringLiteral("With --edge traefik: a directory of HOST.crt/HOST.key pairs for TLS-internal addresses "
+                       "(default: Traefik's default certificate). Also $PANDO_TRAEFIK_CERTS."),
+        QStringLiteral("dir")};
+
+    void addTo(QCommandLineParser &parser) const { parser.addOptions({dir, resolver, certs}); }
+
+    // Into o with --edge traefik; a flag with another edge is refused (only the flags: the
+    // variables may sit in an environment shared with other edges).
+    Status read(const QCommandLineParser &parser, const QProcessEnvironment &environment, DaemonOptions &o) const
+    {
+        if (o.edge != wiring::EdgeChoice::Traefik) {
+            for (const QCommandLineOption *option : {&dir, &resolver, &certs})
+                if (parser.isSet(*option))
+                    return fail(ErrorCode::Invalid, QStringLiteral("goes with --edge traefik"),
+                                QStringLiteral("--") + option->names().constFirst());
+            return {};
+        }
+        auto traefik = wiring::traefikOptions({givenOf(parser, environment, dir, "PANDO_TRAEFIK_DIR"),
+                                               givenOf(parser, environment, resolver, "PANDO_TRAEFIK_RESOLVER"),
+                                               givenOf(parser, environment, certs, "PANDO_TRAEFIK_CERTS")});
+        if (!traefik)
+            return std::unexpected(traefik.error());
+        o.traefikDir = traefik->configDir;
+        o.traefikResolver = traefik->certResolver;
+        o.traefikCertificates = traefik->certificatesDir;
+        return {};
+    }
+};
+
 // The Cloudflare Tunnel edge's flags (adapters/routing/cloudflare/cloudflareconfig.h), each also
 // read from a PANDO_CLOUDFLARE_* variable. The API token itself is never a flag (argv is public):
 // a file only pandod's user may read, or $PANDO_CLOUDFLARE_TOKEN.
@@ -175,10 +218,15 @@ struct CloudflareFlags {
         return {};
     }
 
-    // The options with --edge cloudflare; stateDir is where the router keeps its files.
-    Result<adapters::cloudflare::CloudflareRouterOptions>
-    read(const QCommandLineParser &parser, const QProcessEnvironment &environment, const QString &stateDir) const
+    // Into o with --edge cloudflare (its files in <data-dir>/cloudflare); a flag with another
+    // edge is refused (only the flags: the variables may sit in an environment shared with others).
+    Status read(const QCommandLineParser &parser, const QProcessEnvironment &environment, DaemonOptions &o) const
     {
+        if (o.edge != wiring::EdgeChoice::Cloudflare) {
+            if (anySet(parser))
+                return fail(ErrorCode::Invalid, QStringLiteral("goes with --edge cloudflare"), firstSet(parser));
+            return {};
+        }
         const auto given = [&](const QCommandLineOption &option, const char *variable) {
             return givenOf(parser, environment, option, variable);
         };
@@ -191,7 +239,11 @@ struct CloudflareFlags {
         settings.cloudflared = given(cloudflared, "PANDO_CLOUDFLARED");
         // The token itself, from the environment only.
         settings.token = environment.value(QStringLiteral("PANDO_CLOUDFLARE_TOKEN"));
-        return wiring::cloudflareOptions(settings, stateDir);
+        auto read = wiring::cloudflareOptions(settings, o.engine.dataDir + QStringLiteral("/cloudflare"));
+        if (!read)
+            return std::unexpected(read.error());
+        o.cloudflare = *read;
+        return {};
     }
 };
 
@@ -252,22 +304,8 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
                        "default). Also $PANDO_EDGE."),
         QStringLiteral("auto|caddy|in-process|traefik|cloudflare"));
     parser.addOption(edge);
-    const QCommandLineOption traefikDir(
-        QStringLiteral("traefik-dir"),
-        QStringLiteral("With --edge traefik: the directory Traefik's providers.file.directory watches; pandod "
-                       "writes pando.yml there. Also $PANDO_TRAEFIK_DIR."),
-        QStringLiteral("dir"));
-    const QCommandLineOption traefikResolver(
-        QStringLiteral("traefik-resolver"),
-        QStringLiteral("With --edge traefik: the certificatesResolvers entry that gets certificates for TLS-auto "
-                       "addresses (default pando). Also $PANDO_TRAEFIK_RESOLVER."),
-        QStringLiteral("name"));
-    const QCommandLineOption traefikCerts(
-        QStringLiteral("traefik-certs"),
-        QStringLiteral("With --edge traefik: a directory of HOST.crt/HOST.key pairs for TLS-internal addresses "
-                       "(default: Traefik's default certificate). Also $PANDO_TRAEFIK_CERTS."),
-        QStringLiteral("dir"));
-    parser.addOptions({traefikDir, traefikResolver, traefikCerts});
+    const TraefikFlags traefik;
+    traefik.addTo(parser);
     const QCommandLineOption appLimit(QStringLiteral("app-limit"),
                                       QStringLiteral("Apps a member may own (default 10; operators and admins: any)."),
                                       QStringLiteral("n"));
@@ -523,31 +561,10 @@ Result<DaemonOptions> parseOptions(const QStringList &arguments, const QProcessE
         o.edge != wiring::EdgeChoice::Caddy)
         return fail(ErrorCode::Invalid, QStringLiteral("pando goes with the Caddy edge (--edge caddy or auto)"),
                     QStringLiteral("--edge-certificates"));
-    if (o.edge == wiring::EdgeChoice::Traefik) {
-        auto traefik = wiring::traefikOptions({givenOf(parser, environment, traefikDir, "PANDO_TRAEFIK_DIR"),
-                                               givenOf(parser, environment, traefikResolver, "PANDO_TRAEFIK_RESOLVER"),
-                                               givenOf(parser, environment, traefikCerts, "PANDO_TRAEFIK_CERTS")});
-        if (!traefik)
-            return std::unexpected(traefik.error());
-        o.traefikDir = traefik->configDir;
-        o.traefikResolver = traefik->certResolver;
-        o.traefikCertificates = traefik->certificatesDir;
-    } else if (parser.isSet(traefikDir) || parser.isSet(traefikResolver) || parser.isSet(traefikCerts)) {
-        // Only the flags: the variables may sit in an environment shared with other edges.
-        return fail(ErrorCode::Invalid, QStringLiteral("goes with --edge traefik"),
-                    parser.isSet(traefikDir)        ? QStringLiteral("--traefik-dir")
-                    : parser.isSet(traefikResolver) ? QStringLiteral("--traefik-resolver")
-                                                    : QStringLiteral("--traefik-certs"));
-    }
-    if (o.edge == wiring::EdgeChoice::Cloudflare) {
-        auto read = cloudflare.read(parser, environment, o.engine.dataDir + QStringLiteral("/cloudflare"));
-        if (!read)
-            return std::unexpected(read.error());
-        o.cloudflare = *read;
-    } else if (cloudflare.anySet(parser)) {
-        // Only the flags: the variables may sit in an environment shared with other edges.
-        return fail(ErrorCode::Invalid, QStringLiteral("goes with --edge cloudflare"), cloudflare.firstSet(parser));
-    }
+    if (auto read = traefik.read(parser, environment, o); !read)
+        return std::unexpected(read.error());
+    if (auto read = cloudflare.read(parser, environment, o); !read)
+        return std::unexpected(read.error());
     if (parser.isSet(tlsCert) != parser.isSet(tlsKey))
         return fail(ErrorCode::Invalid, QStringLiteral("--tls-cert and --tls-key go together"),
                     parser.isSet(tlsCert) ? QStringLiteral("--tls-key") : QStringLiteral("--tls-cert"),
