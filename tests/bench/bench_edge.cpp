@@ -10,11 +10,13 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QTemporaryDir>
 
 #include <atomic>
 #include <cstdio>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 using namespace Qt::StringLiterals;
@@ -73,6 +75,21 @@ Load measure(quint16 port, int clients, int ms)
     return load;
 }
 
+// CPU time (user + system) a process has used, in microseconds; 0 when it cannot be read.
+double cpuMicros(qint64 pid)
+{
+    QFile stat(pid > 0 ? u"/proc/%1/stat"_s.arg(pid) : u"/proc/self/stat"_s);
+    if (!stat.open(QIODevice::ReadOnly))
+        return 0;
+    // After the command's name (in parentheses, which may hold spaces): state is field 3, utime 14.
+    const QByteArray line = stat.readAll();
+    const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
+    if (fields.size() < 13)
+        return 0;
+    const double ticks = fields[11].toDouble() + fields[12].toDouble();
+    return ticks * 1e6 / double(::sysconf(_SC_CLK_TCK));
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -98,13 +115,28 @@ int main(int argc, char **argv)
     // Warm both paths (connections, Caddy's upstream pool) before measuring.
     measure(a.port(), clients, 200);
     measure(quint16(route->port), clients, 200);
+    double self = cpuMicros(0);
     const Load direct = measure(a.port(), clients, ms);
+    const double directCpu = cpuMicros(0) - self;
+    const qint64 caddy = edge.status().pid;
+    double caddyBefore = cpuMicros(caddy);
+    self = cpuMicros(0);
     const Load through = measure(quint16(route->port), clients, ms);
+    const double throughSelfCpu = cpuMicros(0) - self;
+    const double caddyCpu = cpuMicros(caddy) - caddyBefore;
     std::printf("requests/s   direct %9.0f   through the edge %9.0f   ratio %.2f (target >= 0.80)\n", direct.perSecond,
                 through.perSecond, direct.perSecond > 0 ? through.perSecond / direct.perSecond : 0);
     std::printf("p99 latency  direct %8.3f ms  through the edge %8.3f ms  +%.3f ms (target <= +1 ms)\n", direct.p99Ms,
                 through.p99Ms, through.p99Ms - direct.p99Ms);
     std::printf("failed requests: direct %d, through the edge %d\n", direct.failed, through.failed);
+    // Where the time goes: the clients and the app (this process) against the edge's own work.
+    const auto perRequest = [ms](double micros, const Load &load) {
+        return load.perSecond > 0 ? micros / (load.perSecond * ms / 1000) : 0;
+    };
+    std::printf("CPU per request: clients and app %.1f us (direct), %.1f us (through); the edge (Caddy) %.1f us on "
+                "%ld cores\n",
+                perRequest(directCpu, direct), perRequest(throughSelfCpu, through), perRequest(caddyCpu, through),
+                ::sysconf(_SC_NPROCESSORS_ONLN));
 
     // A switch: from the call until a new connection's request is answered by the new backend.
     QList<qint64> visible;
