@@ -231,6 +231,8 @@ QObject *QuickFixture::engineSettings()
         m_engineSettingsStore =
             std::make_unique<QSettings>(temporaryPath(u"engine-settings.ini"_s), QSettings::IniFormat);
         m_engineSettings = std::make_unique<desktop::EngineSettingsForm>(m_engineSettingsStore.get(), true);
+        // Kept here: the QML engine must not collect what a call hands it.
+        QQmlEngine::setObjectOwnership(m_engineSettings.get(), QQmlEngine::CppOwnership);
     }
     return m_engineSettings.get();
 }
