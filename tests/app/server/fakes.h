@@ -168,7 +168,7 @@ public:
     std::atomic_int addressChanges = 0;
 
     // The certificates it says it holds (none until a test sets them), as Caddy reports them.
-    void setCertificates(const QList<adapters::CertificateState> &certificates)
+    void setCertificateStates(const QList<adapters::CertificateState> &certificates)
     {
         QMutexLocker locker(&m_mutex);
         m_certificates = certificates;

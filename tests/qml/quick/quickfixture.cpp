@@ -153,7 +153,7 @@ void QuickFixture::setCertificate(const QString &host, const QString &issuer, qi
     certificates.removeIf([&](const adapters::CertificateState &c) { return c.host == host; });
     certificates.append(
         {host, issuer, notAfterMs > 0 ? QDateTime::fromMSecsSinceEpoch(notAfterMs, Qt::UTC) : QDateTime(), error});
-    m_install->router->setCertificates(certificates);
+    m_install->router->setCertificateStates(certificates);
 }
 
 void QuickFixture::setInstallCa(const QString &pem)
