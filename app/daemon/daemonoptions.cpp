@@ -17,6 +17,18 @@ namespace pando::daemon {
 
 namespace {
 
+// The first of an edge's flags that is set when another edge was chosen, refused by name (only the
+// flags: the variables may sit in an environment shared with other edges).
+Status refuseOtherEdgesFlags(const QCommandLineParser &parser,
+                             std::initializer_list<const QCommandLineOption *> options, const char *edge)
+{
+    for (const QCommandLineOption *option : options)
+        if (parser.isSet(*option))
+            return fail(ErrorCode::Invalid, QStringLiteral("goes with --edge %1").arg(QLatin1StringView(edge)),
+                        QStringLiteral("--") + option->names().constFirst());
+    return {};
+}
+
 // A flag's value, else its variable's, with where it was given; one given nowhere is the flag's
 // to give (an error about a missing value names the flag).
 wiring::Given givenOf(const QCommandLineParser &parser, const QProcessEnvironment &environment,
@@ -147,13 +159,8 @@ struct TraefikFlags {
     // variables may sit in an environment shared with other edges).
     Status read(const QCommandLineParser &parser, const QProcessEnvironment &environment, DaemonOptions &o) const
     {
-        if (o.edge != wiring::EdgeChoice::Traefik) {
-            for (const QCommandLineOption *option : {&dir, &resolver, &certs})
-                if (parser.isSet(*option))
-                    return fail(ErrorCode::Invalid, QStringLiteral("goes with --edge traefik"),
-                                QStringLiteral("--") + option->names().constFirst());
-            return {};
-        }
+        if (o.edge != wiring::EdgeChoice::Traefik)
+            return refuseOtherEdgesFlags(parser, {&dir, &resolver, &certs}, "traefik");
         auto traefik = wiring::traefikOptions({givenOf(parser, environment, dir, "PANDO_TRAEFIK_DIR"),
                                                givenOf(parser, environment, resolver, "PANDO_TRAEFIK_RESOLVER"),
                                                givenOf(parser, environment, certs, "PANDO_TRAEFIK_CERTS")});
@@ -203,30 +210,13 @@ struct CloudflareFlags {
         parser.addOptions({account, tunnel, zone, tokenFile, api, cloudflared});
     }
 
-    bool anySet(const QCommandLineParser &parser) const
-    {
-        return std::ranges::any_of(
-            std::initializer_list<const QCommandLineOption *>{&account, &tunnel, &zone, &tokenFile, &api, &cloudflared},
-            [&](const QCommandLineOption *option) { return parser.isSet(*option); });
-    }
-
-    QString firstSet(const QCommandLineParser &parser) const
-    {
-        for (const QCommandLineOption *option : {&account, &tunnel, &zone, &tokenFile, &api, &cloudflared})
-            if (parser.isSet(*option))
-                return QStringLiteral("--") + option->names().constFirst();
-        return {};
-    }
-
     // Into o with --edge cloudflare (its files in <data-dir>/cloudflare); a flag with another
     // edge is refused (only the flags: the variables may sit in an environment shared with others).
     Status read(const QCommandLineParser &parser, const QProcessEnvironment &environment, DaemonOptions &o) const
     {
-        if (o.edge != wiring::EdgeChoice::Cloudflare) {
-            if (anySet(parser))
-                return fail(ErrorCode::Invalid, QStringLiteral("goes with --edge cloudflare"), firstSet(parser));
-            return {};
-        }
+        if (o.edge != wiring::EdgeChoice::Cloudflare)
+            return refuseOtherEdgesFlags(parser, {&account, &tunnel, &zone, &tokenFile, &api, &cloudflared},
+                                         "cloudflare");
         const auto given = [&](const QCommandLineOption &option, const char *variable) {
             return givenOf(parser, environment, option, variable);
         };

@@ -57,17 +57,16 @@ QString tail(const QString &file, int lines)
     return all.mid(qMax<qsizetype>(0, all.size() - lines)).join(u" | "_s);
 }
 
+// One app of a Caddy configuration (apps.http, apps.tls).
+QJsonObject appOf(const QByteArray &config, QLatin1StringView app)
+{
+    return QJsonDocument::fromJson(config).object().value("apps"_L1).toObject().value(app).toObject();
+}
+
 // The HTTP servers of a Caddy configuration (apps.http.servers).
 QJsonObject serversOf(const QByteArray &config)
 {
-    return QJsonDocument::fromJson(config)
-        .object()
-        .value("apps"_L1)
-        .toObject()
-        .value("http"_L1)
-        .toObject()
-        .value("servers"_L1)
-        .toObject();
+    return appOf(config, "http"_L1).value("servers"_L1).toObject();
 }
 
 // The error `caddy run` ends with when it cannot load its configuration ("Error: loading initial
@@ -228,16 +227,8 @@ Status CaddyEdge::spawnLocked()
     if (takesCertificates() && m_certificates.isEmpty()) {
         // And the certificates Pando handed the last Caddy: they serve before Pando hands them again.
         if (QFile last(path("caddy.json")); last.open(QIODevice::ReadOnly))
-            m_certificates = certificatesOfConfig(QJsonDocument::fromJson(last.readAll())
-                                                      .object()
-                                                      .value("apps"_L1)
-                                                      .toObject()
-                                                      .value("tls"_L1)
-                                                      .toObject()
-                                                      .value("certificates"_L1)
-                                                      .toObject()
-                                                      .value("load_pem"_L1)
-                                                      .toArray());
+            m_certificates = certificatesOfConfig(
+                appOf(last.readAll(), "tls"_L1).value("certificates"_L1).toObject().value("load_pem"_L1).toArray());
     }
     if (auto written = writeConfig(configJson(routes), routes); !written)
         return written;
