@@ -196,8 +196,13 @@ void TestDeployApproval::waitsAtPlanThenApprovedGoesOn()
     QVERIFY2(approved, qPrintable(approved ? QString() : approved.error().text()));
     const core::DeployView done = m_fx->waitDeploy(held.record.id);
     QVERIFY2(done.record.status == core::DeployStatus::Succeeded, qPrintable(done.record.error));
+    // The old version is retired after the deploy succeeded: its step comes last, once it ran.
     QTRY_VERIFY_WITH_TIMEOUT(
-        m_fx->engine().deployView(held.record.id)->steps.last().status != core::DeployStepStatus::Running, 10000);
+        [&] {
+            const core::StepRecord last = m_fx->engine().deployView(held.record.id)->steps.last();
+            return last.name == u"retire"_s && last.status != core::DeployStepStatus::Running;
+        }(),
+        10000);
     const core::DeployView final = *m_fx->engine().deployView(held.record.id);
     // fetch/detect/plan ran again for the build but are listed once; the approval step says who.
     QCOMPARE(stepNames(final), (QStringList{u"fetch:succeeded"_s, u"detect:succeeded"_s, u"plan:succeeded"_s,
