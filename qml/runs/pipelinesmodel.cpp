@@ -264,8 +264,16 @@ void PipelinesModel::fetchLastRun(const QString &name)
         const int row = self->rowOf(name);
         if (row < 0 || !runs)
             return; // the list shows "never run"; the runs list itself says why it failed
-        if (!runs->isEmpty())
-            self->setLastRun(row, RunState::summaryOf(runs->first().toObject()));
+        if (runs->isEmpty())
+            return;
+        const QJsonObject fetched = RunState::summaryOf(runs->first().toObject());
+        // An answer read before the run ended may arrive after its run.finished event.
+        const QJsonObject &shown = self->m_rows.at(row).lastRun;
+        if (shown.value(u"id"_s) == fetched.value(u"id"_s) &&
+            RunState::progress(fetched.value(u"status"_s).toString()) <
+                RunState::progress(shown.value(u"status"_s).toString()))
+            return;
+        self->setLastRun(row, fetched);
     });
 }
 

@@ -16,13 +16,6 @@ QString explainRunError(const Error &e)
     return e.hint.isEmpty() ? e.text() : RunsModel::tr("%1 — %2").arg(e.text(), e.hint);
 }
 
-// queued → running → an end: answers and events may cross, and an older one must not undo a newer.
-int progress(const QString &status)
-{
-    if (status.isEmpty() || core::parseRunStatus(status) == core::RunStatus::Queued)
-        return 0;
-    return core::parseRunStatus(status) == core::RunStatus::Running ? 1 : 2;
-}
 } // namespace
 
 RunsModel::RunsModel(QObject *parent)
@@ -278,7 +271,8 @@ void RunsModel::apply(const QJsonObject &given)
     const int row = rowOf(id);
     if (row >= 0) {
         const QJsonObject &was = m_rows.at(row).run;
-        if (progress(run.value(u"status"_s).toString()) < progress(was.value(u"status"_s).toString()))
+        if (RunState::progress(run.value(u"status"_s).toString()) <
+            RunState::progress(was.value(u"status"_s).toString()))
             return;
         QJsonObject merged = was;
         for (auto it = run.begin(); it != run.end(); ++it)

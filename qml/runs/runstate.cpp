@@ -48,6 +48,14 @@ QString word(const QString &status)
     return status;
 }
 
+int progress(const QString &status)
+{
+    const std::optional<core::RunStatus> run = core::parseRunStatus(status);
+    if (status.isEmpty() || run == core::RunStatus::Queued)
+        return 0;
+    return run == core::RunStatus::Running ? 1 : 2;
+}
+
 bool isLive(const QString &status)
 {
     if (core::parseRunStatus(status) == core::RunStatus::Queued)

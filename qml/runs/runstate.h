@@ -21,6 +21,9 @@ namespace RunState {
 QString word(const QString &status);
 // Whether the run or step is still moving (queued, pending, running, waiting).
 bool isLive(const QString &status);
+// How far a run is: 0 queued (or not said), 1 running, 2 ended. Answers and events travel apart and
+// may cross; one that says less than what is shown is older and must not undo it.
+int progress(const QString &status);
 // A duration for people: "0.4 s", "12 s", "3 min 4 s", "2 h 5 min"; "–" for nothing yet.
 QString durationText(qint64 ms);
 // A listed run's state and word: running while a step of it waits for approval (the API's

@@ -311,6 +311,22 @@ private Q_SLOTS:
                                   int(DisplayState::Waiting), 20000);
         QCOMPARE(runs.index(runs.rowOf(id)).data(RunsModel::StatusTextRole).toString(), RunState::word(u"waiting"_s));
         QTRY_COMPARE(pipelines.index(0).data(PipelinesModel::LastRunStateRole).toInt(), int(DisplayState::Waiting));
+        {
+            // Events and answers cross: the run's end arrives first, then an answer read while the
+            // run still waited (made here by an approval event, which has the model ask again).
+            PipelinesModel crossed;
+            crossed.setSession(m_session.get());
+            QTRY_COMPARE(crossed.index(0).data(PipelinesModel::LastRunStateRole).toInt(), int(DisplayState::Waiting));
+            Q_EMIT m_session->eventReceived(QJsonObject{
+                {u"type"_s, u"run.finished"_s},
+                {u"data"_s, QJsonObject{{u"pipeline"_s, u"ci"_s}, {u"run"_s, id}, {u"status"_s, u"failed"_s}}}});
+            QCOMPARE(crossed.index(0).data(PipelinesModel::LastRunStateRole).toInt(), int(DisplayState::Failed));
+            Q_EMIT m_session->eventReceived(
+                QJsonObject{{u"type"_s, u"approval.requested"_s},
+                            {u"data"_s, QJsonObject{{u"object"_s, u"run/%1/step/approve"_s.arg(id)}}}});
+            QTest::qWait(500); // the answer (still waiting) comes and is not taken
+            QCOMPARE(crossed.index(0).data(PipelinesModel::LastRunStateRole).toInt(), int(DisplayState::Failed));
+        }
         const auto approveStep = [](const RunTreeModel &tree) {
             for (int row = 0; row < tree.rowCount(); ++row)
                 if (tree.index(row, 0).data(RunTreeModel::KindRole).toString() == u"approve"_s)
