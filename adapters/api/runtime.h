@@ -56,7 +56,7 @@ struct RuntimeRoom {
 
 struct BuildRequest {
     QString runtime;    // the runtime kind to build for ("docker", "incus"); empty: the default
-    QString contextDir; // a directory on this host; the whole tree is sent (minus .git)
+    QString contextDir; // a directory on this host; sent minus .git and what its .dockerignore excludes
     QString dockerfile; // relative to contextDir, already checked not to escape it
     QString tag;        // "pando/hello:d42"
     Labels labels;

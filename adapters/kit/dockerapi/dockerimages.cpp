@@ -148,7 +148,10 @@ Result<QString> buildFrom(const DockerClient &client, const BuildRequest &reques
 Result<QString> buildImage(const DockerClient &client, const BuildRequest &request, const CancelToken &cancel,
                            const std::function<void(const QString &line)> &progress)
 {
-    auto context = tarToTempFile(request.contextDir, TarOptions{.skipTopLevelGit = true});
+    auto ignore = DockerIgnore::forContext(request.contextDir, request.dockerfile);
+    if (!ignore)
+        return fail(ErrorCode::Failed, ignore.error().message, ignore.error().where, ignore.error().hint);
+    auto context = tarToTempFile(request.contextDir, TarOptions{.skipTopLevelGit = true, .ignore = std::move(*ignore)});
     if (!context)
         return std::unexpected(context.error());
     auto built = buildFrom(client, request, *context->get(), cancel, progress);

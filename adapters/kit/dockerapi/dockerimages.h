@@ -37,9 +37,9 @@ private:
 QString streamError(const QJsonObject &o);
 bool hasStreamError(const QJsonObject &o);
 
-// Builds the image (POST /build with the tar'd context, .git left out) and returns its id;
-// progress gets the builder's output line by line. A cancelled build fails with Cancelled, a
-// refused context or Dockerfile with Failed.
+// Builds the image (POST /build with the tar'd context, without its .git and what its
+// .dockerignore excludes) and returns its id; progress gets the builder's output line by line. A
+// cancelled build fails with Cancelled; a refused context, .dockerignore or Dockerfile with Failed.
 Result<QString> buildImage(const DockerClient &client, const BuildRequest &request, const CancelToken &cancel,
                            const std::function<void(const QString &line)> &progress);
 

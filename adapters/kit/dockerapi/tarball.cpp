@@ -29,7 +29,8 @@ la_ssize_t writeToDevice(archive *, void *clientData, const void *buffer, size_t
 
 class TarWriter {
 public:
-    TarWriter(archive *a, QString root, TarOptions options) : m_archive(a), m_root(std::move(root)), m_options(options)
+    TarWriter(archive *a, QString root, const TarOptions &options)
+        : m_archive(a), m_root(std::move(root)), m_options(options)
     {}
 
     Status addTree(const QString &relativeDir)
@@ -41,6 +42,14 @@ public:
             if (relativeDir.isEmpty() && m_options.skipTopLevelGit && name == QLatin1String(".git"))
                 continue;
             const QString relative = relativeDir.isEmpty() ? name : relativeDir + u'/' + name;
+            if (m_options.ignore.excludes(relative)) {
+                // Entered without its own entry only for an exception below it.
+                if (!isDirectory(relative) || !m_options.ignore.mayKeepBelow(relative))
+                    continue;
+                if (auto status = addTree(relative); !status)
+                    return status;
+                continue;
+            }
             if (auto status = addEntry(relative); !status)
                 return status;
         }
@@ -48,6 +57,13 @@ public:
     }
 
 private:
+    // A directory itself, not a symlink to one.
+    bool isDirectory(const QString &relative) const
+    {
+        struct stat st {};
+        return ::lstat(QFile::encodeName(m_root + u'/' + relative).constData(), &st) == 0 && S_ISDIR(st.st_mode);
+    }
+
     Status addEntry(const QString &relative)
     {
         const QString path = m_root + u'/' + relative;
@@ -114,7 +130,7 @@ private:
 
     archive *m_archive;
     QString m_root;
-    TarOptions m_options;
+    const TarOptions &m_options; // writeTar's, which outlives the writer
 };
 
 } // namespace

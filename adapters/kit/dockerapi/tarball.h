@@ -6,6 +6,7 @@
 
 #include "adapters/api/error.h"
 #include "adapters/api/runtime.h"
+#include "adapters/kit/dockerapi/dockerignore.h"
 
 #include <QIODevice>
 #include <QString>
@@ -16,6 +17,7 @@ namespace pando::adapters::dockerapi {
 
 struct TarOptions {
     bool skipTopLevelGit = true; // a build context does not carry its .git
+    DockerIgnore ignore;         // what a build context's .dockerignore leaves out
 };
 
 // Writes an uncompressed tar of everything below rootDir (paths relative to it) to out.

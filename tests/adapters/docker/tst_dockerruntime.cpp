@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QMutex>
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <thread>
 
+using namespace Qt::StringLiterals;
 using namespace pando;
 using namespace pando::adapters;
 using pando::adapters::docker::DockerRuntime;
@@ -154,8 +156,9 @@ private:
         return lines;
     }
 
+    // A context of dockerfile, hello.txt, a symlink to it, a .git and a sub/.git, plus files.
     Result<QString> buildContext(const QByteArray &dockerfile, const QString &tag, QStringList *progress = nullptr,
-                                 const CancelToken &cancel = CancelToken())
+                                 const CancelToken &cancel = CancelToken(), const QMap<QString, QByteArray> &files = {})
     {
         QTemporaryDir dir;
         if (!dir.isValid())
@@ -168,6 +171,10 @@ private:
         writeFile(d.filePath(QStringLiteral(".git/HEAD")), "ref: refs/heads/main\n");
         d.mkpath(QStringLiteral("sub/.git"));
         writeFile(d.filePath(QStringLiteral("sub/.git/keep")), "nested .git stays\n");
+        for (auto it = files.cbegin(); it != files.cend(); ++it) {
+            d.mkpath(QFileInfo(d.filePath(it.key())).path());
+            writeFile(d.filePath(it.key()), it.value());
+        }
         BuildRequest request;
         request.contextDir = dir.path();
         request.dockerfile = QStringLiteral("Dockerfile");
@@ -289,6 +296,34 @@ private Q_SLOTS:
         QVERIFY(again);
         QCOMPARE(*again, *id);
         qInfo("build of the tiny context with a warm cache: %lld ms", warm);
+    }
+
+    // What .dockerignore leaves out stays out of the image, as with `docker build`: the Dockerfile
+    // and .dockerignore reach the engine even when listed, and the engine keeps them out of COPY.
+    void dockerignoreKeepsFilesOutOfTheImage()
+    {
+        const QByteArray ignore = "# what stays home\n.env\nsecrets\n*.md\n!README.md\n**/node_modules\n"
+                                  "Dockerfile\n.dockerignore\n";
+        const QMap<QString, QByteArray> files{
+            {u".dockerignore"_s, ignore},  {u".env"_s, "TOKEN=secret\n"},  {u"secrets/key.pem"_s, "key\n"},
+            {u"README.md"_s, "read me\n"}, {u"CHANGES.md"_s, "changes\n"}, {u"web/node_modules/left/index.js"_s, "x\n"},
+            {u"web/app.js"_s, "app\n"}};
+        const QByteArray dockerfile = "FROM pando/busybox:latest\nCOPY . /app/\n"
+                                      "RUN test ! -e /app/.env && test ! -e /app/secrets && test -e /app/README.md && "
+                                      "test ! -e /app/CHANGES.md && test ! -e /app/web/node_modules && "
+                                      "test -e /app/web/app.js && test ! -e /app/Dockerfile && "
+                                      "test ! -e /app/.dockerignore && test -e /app/hello.txt\n";
+        QStringList progress;
+        auto id = buildContext(dockerfile, QStringLiteral("pando-test/ignored:") + m_run, &progress, {}, files);
+        QVERIFY2(id.has_value(), qPrintable((id ? QString() : id.error().text()) + progress.join(u'\n')));
+        QVERIFY(m_runtime.removeImage(*id)); // removeImage() counts the context's images
+
+        // A pattern docker build refuses is refused, naming its line.
+        auto bad = buildContext("FROM pando/busybox:latest\n", QStringLiteral("pando-test/ignored:") + m_run, nullptr,
+                                {}, {{u".dockerignore"_s, "ok\n[unclosed\n"}});
+        QVERIFY(!bad);
+        QCOMPARE(bad.error().code, ErrorCode::Failed);
+        QVERIFY2(bad.error().text().contains(u".dockerignore, line 2"_s), qPrintable(bad.error().text()));
     }
 
     void badDockerfileFails()
