@@ -67,6 +67,37 @@ Result<QString> imageId(const DockerClient &client, const QString &idOrTag)
 
 namespace {
 
+// A build's failure, said where it happened: the Dockerfile's instruction ("Step 2/5 : RUN
+// make"), and for a FROM the base image that is not on the engine and how to get it there.
+Error failedStep(const BuildRequest &request, const QString &step, const QString &error)
+{
+    const QString dockerfile = request.dockerfile.isEmpty() ? QStringLiteral("Dockerfile") : request.dockerfile;
+    const qsizetype colon = step.indexOf(QLatin1String(" : "));
+    if (colon < 0)
+        return Error{ErrorCode::Failed, error, QStringLiteral("build of %1").arg(request.tag)};
+    // "2" of "2/5": the total counts the LABEL steps the engine adds for the build's labels.
+    const QString number = step.mid(5, colon - 5).section(u'/', 0, 0);
+    const QString instruction = step.mid(colon + 3);
+    QString shown = instruction.left(120);
+    if (shown.size() < instruction.size())
+        shown += QStringLiteral("…");
+    const QString where = QStringLiteral("%1, step %2 (%3)").arg(dockerfile, number, shown);
+    QStringList words = instruction.split(u' ', Qt::SkipEmptyParts);
+    if (words.isEmpty() || words.first().compare(QLatin1String("FROM"), Qt::CaseInsensitive) != 0)
+        return Error{ErrorCode::Failed, error, where};
+    words.removeFirst();
+    while (!words.isEmpty() && words.first().startsWith(QLatin1String("--")))
+        words.removeFirst(); // --platform=...
+    const QString image = words.value(0);
+    return Error{ErrorCode::Failed,
+                 QStringLiteral("the base image %1 is not on the Docker engine, and the engine could not pull it: %2")
+                     .arg(image, error),
+                 where,
+                 QStringLiteral("put %1 on the engine first (docker pull %1 where a registry can be reached, or "
+                                "docker load from a saved copy), or name in FROM an image `docker images` lists")
+                     .arg(image)};
+}
+
 // One build of the tar'd context read from context.
 Result<QString> buildFrom(const DockerClient &client, const BuildRequest &request, QIODevice &context,
                           const CancelToken &cancel, const std::function<void(const QString &line)> &progress)
@@ -88,12 +119,15 @@ Result<QString> buildFrom(const DockerClient &client, const BuildRequest &reques
 
     QString imageId;
     QString error;
+    QString step;        // the instruction running: "Step 2/5 : RUN make"
     QString pendingText; // "stream" text arrives in pieces that need not end at a newline
     auto emitLines = [&](bool flush) {
         qsizetype nl;
         while ((nl = pendingText.indexOf(u'\n')) >= 0) {
             const QString line = pendingText.left(nl).trimmed();
             pendingText.remove(0, nl + 1);
+            if (line.startsWith(QLatin1String("Step ")) && line.contains(QLatin1String(" : ")))
+                step = line;
             if (!line.isEmpty() && progress)
                 progress(line);
         }
@@ -133,7 +167,7 @@ Result<QString> buildFrom(const DockerClient &client, const BuildRequest &reques
         return std::unexpected(e);
     }
     if (!error.isEmpty())
-        return fail(ErrorCode::Failed, error, QStringLiteral("build of %1").arg(request.tag));
+        return std::unexpected(failedStep(request, step, error));
     if (imageId.isEmpty()) {
         if (request.tag.isEmpty())
             return fail(ErrorCode::Failed, QStringLiteral("the engine did not report the image it built"),

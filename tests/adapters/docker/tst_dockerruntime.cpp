@@ -3,6 +3,7 @@
 #include "adapters/runtime/docker/dockerruntime.h"
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/support/component.h"
+#include "tests/support/httpbackend.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -23,6 +24,7 @@ using namespace pando;
 using namespace pando::adapters;
 using pando::adapters::docker::DockerRuntime;
 using pando::test::DockerHarness;
+using pando::test::unusedPort;
 
 namespace {
 
@@ -343,6 +345,23 @@ private Q_SLOTS:
         QVERIFY(!id);
         QCOMPARE(id.error().code, ErrorCode::Failed);
         QVERIFY2(id.error().message.contains(QLatin1String("returned a non-zero code")), qPrintable(id.error().text()));
+        // The failing instruction is named.
+        QCOMPARE(id.error().where, u"Dockerfile, step 2 (RUN echo doomed && false)"_s);
+    }
+
+    // A FROM naming an image the engine does not have and cannot pull (a registry on a closed
+    // loopback port) says which image, and how to get it onto the engine.
+    void missingBaseImageIsNamed()
+    {
+        const QString image = u"127.0.0.1:%1/pando-test/absent:1"_s.arg(unusedPort());
+        auto id = buildContext("FROM --platform=linux/amd64 " + image.toUtf8() + "\nRUN true\n",
+                               QStringLiteral("pando-test/bad:") + m_run);
+        QVERIFY(!id);
+        QCOMPARE(id.error().code, ErrorCode::Failed);
+        QVERIFY2(id.error().where.startsWith(u"Dockerfile, step 1 (FROM "_s), qPrintable(id.error().text()));
+        QVERIFY2(id.error().message.startsWith(u"the base image %1 is not on the Docker engine"_s.arg(image)),
+                 qPrintable(id.error().text()));
+        QVERIFY2(id.error().hint.contains(u"docker pull %1"_s.arg(image)), qPrintable(id.error().hint));
     }
 
     void cancelledBuild()
