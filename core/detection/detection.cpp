@@ -38,6 +38,35 @@ QStringList dockerfileLikeFiles(const QString &dir)
     return found;
 }
 
+// Dockerfiles below dir (not at its top), nearest first: "apps/web/Dockerfile". Links are not
+// followed, so nothing outside the repository is named; .git and dependency folders are skipped.
+QStringList nestedDockerfiles(const QString &dir)
+{
+    constexpr int MaxDepth = 3;
+    constexpr qsizetype MaxFound = 5;
+    QStringList found;
+    QStringList level{QString()};
+    for (int depth = 1; depth <= MaxDepth && found.size() < MaxFound && !level.isEmpty(); ++depth) {
+        QStringList next;
+        for (const QString &parent : std::as_const(level)) {
+            const QDir here(parent.isEmpty() ? dir : dir + u'/' + parent);
+            const auto subdirs =
+                here.entryList(QDir::Dirs | QDir::NoDotAndDotDot | QDir::NoSymLinks | QDir::Hidden, QDir::Name);
+            for (const QString &sub : subdirs) {
+                if (sub == u".git"_s || sub == u"node_modules"_s || sub == u"vendor"_s)
+                    continue;
+                const QString relative = parent.isEmpty() ? sub : parent + u'/' + sub;
+                next.append(relative);
+                const QFileInfo candidate(dir + u'/' + relative + u"/Dockerfile"_s);
+                if (candidate.isFile() && !candidate.isSymLink() && found.size() < MaxFound)
+                    found.append(relative + u"/Dockerfile"_s);
+            }
+        }
+        level = next;
+    }
+    return found;
+}
+
 // The first numeric port of the first EXPOSE instruction that has one ("EXPOSE 8080/tcp").
 int exposedPort(const QString &dockerfilePath)
 {
@@ -106,12 +135,22 @@ Result<Detection> detect(const AppSpec &spec, const QString &checkoutDir)
         const QStringList candidates = dockerfileLikeFiles(contextDir);
         const QString contextName =
             contextRelative == u"." ? u"the repository root"_s : u"\"%1\""_s.arg(contextRelative);
-        const QString hint =
-            candidates.isEmpty()
-                ? u"no Dockerfile-like files at the top of %1; add a Dockerfile or set build.dockerfile"_s.arg(
-                      contextName)
-                : u"Dockerfile-like files at the top of %1: %2; set build.dockerfile to one of them"_s.arg(
-                      contextName, candidates.join(u", "_s));
+        const QStringList nested = candidates.isEmpty() ? nestedDockerfiles(contextDir) : QStringList();
+        QString hint;
+        if (!candidates.isEmpty()) {
+            hint = u"Dockerfile-like files at the top of %1: %2; set build.dockerfile to one of them"_s.arg(
+                contextName, candidates.join(u", "_s));
+        } else if (!nested.isEmpty()) {
+            // A monorepo: the app's directory is the context it needs, not only its Dockerfile.
+            const QString appDir = nested.first().section(u'/', 0, -2);
+            hint = u"no Dockerfile at the top of %1, but below it: %2; in a monorepo set build.context to the app's "
+                   u"directory (build.context: %3): the build sends only the context, and build.dockerfile is "
+                   u"read inside it"_s.arg(contextName, nested.join(u", "_s),
+                                           contextRelative == u"." ? appDir : contextRelative + u'/' + appDir);
+        } else {
+            hint = u"no Dockerfile-like files at the top of %1; add a Dockerfile or set build.dockerfile"_s.arg(
+                contextName);
+        }
         return fail(ErrorCode::Invalid,
                     u"\"%1\" is not a file in the build context (it is missing, or a link that leads out of it)"_s.arg(
                         shownPath),

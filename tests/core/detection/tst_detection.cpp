@@ -82,6 +82,12 @@ void TestDetection::init()
     link(u"app"_s, m_repo + u"/applink"_s);
     link(m_outside + u"/nothing"_s, m_repo + u"/dangling/Dockerfile"_s);
     link(u"nothing-here"_s, m_repo + u"/dangling-inside/Dockerfile"_s);
+    // A monorepo: each app in its own directory; a link to a directory outside is not looked into.
+    write(m_repo + u"/mono/README.md"_s, "hi\n");
+    write(m_repo + u"/mono/apps/web/Dockerfile"_s, "FROM busybox\n");
+    write(m_repo + u"/mono/services/api/Dockerfile"_s, "FROM busybox\n");
+    write(m_repo + u"/mono/node_modules/dep/Dockerfile"_s, "FROM busybox\n");
+    link(m_outside + u"/ctx"_s, m_repo + u"/mono/outlink"_s);
 }
 
 void TestDetection::layouts_data()
@@ -134,6 +140,11 @@ void TestDetection::layouts_data()
                                                 << u"\"Dockerfile.dev\" is not a file|top of the repository root: "
                                                    u"Dockerfile, Dockerfile.link"_s
                                                 << QString() << 0;
+    QTest::newRow("monorepo names build.context")
+        << u"mono"_s << u"Dockerfile"_s << Invalid << u"build.dockerfile"_s
+        << u"\"mono/Dockerfile\" is not a file|below it: apps/web/Dockerfile, services/api/Dockerfile; in a monorepo "
+           u"set build.context to the app's directory (build.context: mono/apps/web)"_s
+        << QString() << 0;
     QTest::newRow("missing context") << u"nope"_s << u"Dockerfile"_s << Invalid << u"build.context"_s
                                      << u"\"nope\" is not a directory in the repository"_s << QString() << 0;
     QTest::newRow("context is a file") << u"Dockerfile"_s << u"Dockerfile"_s << Invalid << u"build.context"_s
