@@ -550,6 +550,10 @@
         <source>Not reachable: %1</source>
         <translation>Nicht erreichbar: %1</translation>
     </message>
+    <message>
+        <source>empty: the port the image exposes</source>
+        <translation>leer: der Port, den das Image freigibt</translation>
+    </message>
 </context>
 <context>
     <name>ApprovalDetail</name>
@@ -865,6 +869,10 @@
     <message>
         <source>Choose an app spec file</source>
         <translation>App-Spec-Datei auswählen</translation>
+    </message>
+    <message>
+        <source>as the image exposes</source>
+        <translation>wie im Image freigegeben</translation>
     </message>
 </context>
 <context>

@@ -189,6 +189,14 @@ public:
         }
         return false;
     }
+    // The TCP ports an image's configuration exposes (its Dockerfile's EXPOSE lines and its base
+    // images'), lowest first. A runtime that cannot tell says so, and the caller reads the
+    // Dockerfile instead.
+    virtual Result<QList<int>> exposedPorts(const QString &imageId)
+    {
+        return fail(ErrorCode::Unavailable, QStringLiteral("this runtime cannot read an image's exposed ports"),
+                    imageId);
+    }
     // Gives an image (by id) one more tag ("pando/hello:d42"), so it serves another deploy
     // without a build. A runtime that cannot says so and the caller builds instead.
     virtual Status tagImage(const QString & /*id*/, const QString &tag)

@@ -523,6 +523,7 @@ void showDeploy(Cli &cli)
             {QStringLiteral("status"), str(d, "status")},
             {QStringLiteral("ref"), orDash(str(d, "ref"))},
             {QStringLiteral("commit"), orDash(str(d, "commit"))},
+            {QStringLiteral("port"), num(d, "port") > 0 ? QString::number(num(d, "port")) : QStringLiteral("-")},
             {QStringLiteral("by"), orDash(str(d, "actor"))},
             {QStringLiteral("created"), timestamp(num(d, "created_ms"))},
             {QStringLiteral("duration"),

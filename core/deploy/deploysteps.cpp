@@ -268,14 +268,61 @@ Result<StepEnd> approval(DeployRun &run)
     return StepEnd{.hold = *held};
 }
 
+// The port the container listens on: run.port, or else the one the image exposes (its EXPOSE
+// lines and its base images'; the Dockerfile's where the runtime cannot tell). $PORT says it in
+// the app's environment unless the spec sets PORT itself. What is noteworthy goes to the log and
+// comes back for the step's line.
+Result<QString> settlePort(DeployRun &run)
+{
+    QList<int> exposed;
+    if (auto ports = run.s.runtime.exposedPorts(run.deploy.imageId))
+        exposed = *ports;
+    else if (run.detection.exposedPort > 0)
+        exposed = {run.detection.exposedPort};
+    QStringList listed;
+    for (const int port : std::as_const(exposed))
+        listed << QString::number(port);
+    int port = run.spec.run.port;
+    QString note;
+    if (port == 0) {
+        if (exposed.isEmpty())
+            return fail(ErrorCode::Invalid, QStringLiteral("the spec names no port, and the image exposes none"),
+                        QStringLiteral("run.port"),
+                        QStringLiteral("set run.port to the port the app listens on in its container, or EXPOSE it "
+                                       "in the Dockerfile"));
+        // The Dockerfile's own EXPOSE before one a base image brings.
+        port = exposed.contains(run.detection.exposedPort) ? run.detection.exposedPort : exposed.first();
+        note = exposed.size() == 1 ? QStringLiteral("port %1, which the image exposes").arg(port)
+                                   : QStringLiteral("port %1 of the %2 the image exposes; run.port picks another")
+                                         .arg(port)
+                                         .arg(listed.join(QStringLiteral(", ")));
+    } else if (!exposed.isEmpty() && !exposed.contains(port)) {
+        run.portNote =
+            QStringLiteral("the image exposes %1, but run.port is %2").arg(listed.join(QStringLiteral(", "))).arg(port);
+        note = run.portNote + QStringLiteral(": the app must listen on %1").arg(port);
+    }
+    if (!note.isEmpty() && run.log)
+        run.log->add(note);
+    run.deploy.port = port;
+    run.plan.container.port = port;
+    run.plan.container.env = containerEnv(run.spec, port);
+    return note;
+}
+
 Result<StepEnd> build(DeployRun &run)
 {
     DeployRecord &deploy = run.deploy;
+    const auto withPort = [&run](const QString &detail) -> Result<StepEnd> {
+        auto note = settlePort(run);
+        if (!note)
+            return std::unexpected(note.error());
+        run.save();
+        return StepEnd{note->isEmpty() ? detail : detail + QStringLiteral("; ") + *note};
+    };
     if (const auto reused = reuseImage(run.s, deploy, run.spec)) {
         deploy.imageId = reused->imageId;
-        run.save();
-        return StepEnd{
-            QStringLiteral("%1, built by %2 from the same commit").arg(reused->imageId.left(19), reused->fromDeploy)};
+        return withPort(
+            QStringLiteral("%1, built by %2 from the same commit").arg(reused->imageId.left(19), reused->fromDeploy));
     }
     adapters::BuildRequest request;
     request.contextDir = run.plan.contextDir;
@@ -291,8 +338,7 @@ Result<StepEnd> build(DeployRun &run)
     if (!image)
         return std::unexpected(image.error());
     deploy.imageId = *image;
-    run.save();
-    return StepEnd{image->left(19)};
+    return withPort(image->left(19));
 }
 
 bool hasServices(const DeployRun &run)
@@ -373,6 +419,9 @@ Result<StepEnd> health(DeployRun &run)
         if (!lines.isEmpty())
             error.message += QStringLiteral("; last output: ") +
                              lines.mid(std::max<qsizetype>(0, lines.size() - 5)).join(QStringLiteral(" | "));
+        // Probed on a port the image does not expose: likely the reason, and cheap to fix.
+        if (!run.portNote.isEmpty() && error.code == ErrorCode::Timeout)
+            error.hint = run.portNote + QStringLiteral(": set run.port to the port the app listens on");
         return std::unexpected(error);
     }
     return StepEnd{

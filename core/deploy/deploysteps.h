@@ -54,6 +54,7 @@ struct DeployRun {
     Plan plan;                          // plan
     QList<adapters::Address> addresses; // plan: where the edge serves the app (core/deploy/appaddresses.h)
     SecretInjection secrets;            // plan: opened there, wiped once the container exists
+    QString portNote;                   // build: what the image exposes, when it is not run.port
     ProvisionedServices provisioned;    // services
     adapters::ContainerInfo container;  // start
     // Held from the switch to the end: the switch and the retire never interleave with the

@@ -89,7 +89,10 @@ Result<ProbeResult> probeUntilHealthy(const QString &host, int port, const QStri
                             .arg(timeoutMs / 1000.0, 0, 'f', 1)
                             .arg(result.attempts)
                             .arg(lastProblem),
-                        {}, QStringLiteral("check that the app listens on run.port and answers health.path"));
+                        {},
+                        QStringLiteral("check that the app listens on port %1 in its container and answers "
+                                       "health.path")
+                            .arg(port));
         QThread::msleep(quint64(intervalMs));
     }
 }

@@ -32,6 +32,8 @@ QJsonObject toJson(const DeployRecord &d)
                   {QStringLiteral("duration_ms"), durationMs(d.startedMs, d.finishedMs)}};
     if (!d.approvalId.isEmpty())
         o.insert(QStringLiteral("approval"), d.approvalId);
+    if (d.port > 0)
+        o.insert(QStringLiteral("port"), d.port);
     return o;
 }
 

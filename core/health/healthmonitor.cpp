@@ -2,6 +2,7 @@
 
 #include "core/deploy/healthprobe.h"
 #include "core/deploy/servicestep.h"
+#include "core/planner/planner.h"
 #include "core/state/repositories.h"
 
 #include <QJsonObject>
@@ -114,6 +115,8 @@ QList<HealthMonitor::Target> HealthMonitor::dueTargets()
             if (c.state == QLatin1String("running") && !c.address.isEmpty()) {
                 target.containerId = c.id;
                 target.address = c.address;
+                auto deploy = DeployRepository(m_s.db).find(target.deployId);
+                target.port = listeningPort(deploy ? deploy->port : 0, target.spec);
                 ready.append(target);
             }
             break;
@@ -133,7 +136,7 @@ QList<HealthMonitor::Target> HealthMonitor::dueTargets()
 void HealthMonitor::probe(const Target &target)
 {
     const QString &path = target.spec.health.path;
-    auto answer = probeOnce(target.address, target.spec.run.port, path, probeDeadlineMs(target.spec.health));
+    auto answer = probeOnce(target.address, target.port, path, probeDeadlineMs(target.spec.health));
     Status outcome;
     if (!answer)
         outcome = fail(answer.error().code, u"GET %1: %2"_s.arg(path, answer.error().message));
@@ -206,7 +209,7 @@ void HealthMonitor::restart(const Target &target, const QString &reason)
     // The address may change when a container starts again; the route follows it.
     auto info = m_s.runtime.inspect(target.containerId);
     if (info && !info->address.isEmpty() && info->address != target.address)
-        if (auto routed = m_s.router.setBackend(target.app, info->address, target.spec.run.port); !routed)
+        if (auto routed = m_s.router.setBackend(target.app, info->address, target.port); !routed)
             qWarning("health: routing %s to its restarted container: %s", qPrintable(target.app),
                      qPrintable(routed.error().text()));
 }

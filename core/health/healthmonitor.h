@@ -64,6 +64,7 @@ private:
         QString containerId;
         QString address;
         AppSpec spec;
+        int port = 0; // where its container listens (core/planner's listeningPort)
     };
     QList<Target> dueTargets();
     void probe(const Target &target);

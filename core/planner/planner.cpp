@@ -122,7 +122,7 @@ Result<Plan> makePlan(const AppSpec &spec, const HostPolicy &policy, const adapt
     plan.dockerfile = dockerfile;
 
     plan.container.command = spec.run.command;
-    plan.container.env = spec.run.env;
+    plan.container.env = containerEnv(spec, spec.run.port);
     plan.container.labels = spec.labels;
     plan.container.port = spec.run.port;
     plan.container.memoryBytes = memory;
@@ -133,6 +133,14 @@ Result<Plan> makePlan(const AppSpec &spec, const HostPolicy &policy, const adapt
     plan.healthTimeoutSeconds = spec.health.timeoutSeconds;
     plan.healthIntervalMs = spec.health.intervalMs;
     return plan;
+}
+
+QMap<QString, QString> containerEnv(const AppSpec &spec, int port)
+{
+    QMap<QString, QString> env = spec.run.env;
+    if (port > 0 && !env.contains(u"PORT"_s))
+        env.insert(u"PORT"_s, QString::number(port));
+    return env;
 }
 
 } // namespace pando::core

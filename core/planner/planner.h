@@ -35,6 +35,17 @@ struct Plan {
 
 // checkoutDir is where the source was written; the planner checks that the Dockerfile and
 // context stay inside it (detection has already found the Dockerfile).
+// The environment of an app's container listening on port: run.env, with PORT set to the port
+// (as Heroku, Render and Dokku set it) unless run.env sets PORT itself.
+QMap<QString, QString> containerEnv(const AppSpec &spec, int port);
+
+// The port the container of a deploy listens on: the one recorded when it was built, or for a
+// deploy made before ports were recorded (recorded 0), the spec's run.port.
+inline int listeningPort(int recorded, const AppSpec &spec)
+{
+    return recorded > 0 ? recorded : spec.run.port;
+}
+
 Result<Plan> makePlan(const AppSpec &spec, const HostPolicy &policy, const adapters::RuntimeCapabilities &caps,
                       const QString &checkoutDir);
 

@@ -4,6 +4,7 @@
 #include "core/deploy/secretinjection.h"
 #include "core/deploy/servicestep.h"
 #include "core/disklimit/diskstates.h"
+#include "core/planner/planner.h"
 #include "core/policy/domainpolicy.h"
 #include "core/spec/appspec.h"
 #include "core/state/repositories.h"
@@ -192,10 +193,10 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
         cs.name = containerName(name, current);
         cs.image = deploy->imageId;
         cs.command = spec->run.command;
-        cs.env = spec->run.env;
+        cs.port = listeningPort(deploy->port, *spec);
+        cs.env = containerEnv(*spec, cs.port);
         cs.labels = spec->labels;
         cs.labels.insert(m_s.labels(name, current));
-        cs.port = spec->run.port;
         cs.memoryBytes = spec->run.memoryBytes ? spec->run.memoryBytes : m_s.policy.defaultMemoryBytes;
         cs.cpus = spec->run.cpus;
         // The secrets as they are now: the container had them when it was made.
@@ -234,11 +235,11 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
     }
     // The address may change when a container starts again; the route follows it.
     auto route = m_s.router.route(name);
-    if (!route || route->backendHost != address || route->backendPort != spec->run.port) {
+    const int port = listeningPort(deploy->port, *spec);
+    if (!route || route->backendHost != address || route->backendPort != port) {
         if (!route && !m_s.router.ensure(name, app->routePort))
             return;
-        note(QStringLiteral("routing %1 to its container").arg(name),
-             m_s.router.setBackend(name, address, spec->run.port));
+        note(QStringLiteral("routing %1 to its container").arg(name), m_s.router.setBackend(name, address, port));
     }
     // The addresses follow the serving version's spec under the install's domain policy (an
     // administrator may have changed it; an edge started afresh has none).

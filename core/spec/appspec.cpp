@@ -296,12 +296,14 @@ Status readRun(const DocNode &root, AppSpec &spec)
         PANDO_SPEC_TRY(
             known, checkFields(**node, u"run"_s, {u"port"_s, u"command"_s, u"env"_s, u"resources"_s, u"restart"_s}));
     }
-    if (!*node || !node.value()->value(u"port"_s) || node.value()->value(u"port"_s)->kind == DocNode::Kind::Null)
-        return fail(ErrorCode::Invalid, u"missing required field (the port the app listens on in its container)"_s,
-                    u"run.port"_s);
+    // No run.port: the deploy takes the port the built image exposes (EXPOSE).
+    if (!*node)
+        return {};
     const DocNode &run = **node;
-    PANDO_SPEC_TRY(portValue, port(*run.value(u"port"_s), u"run.port"_s));
-    spec.run.port = *portValue;
+    if (const DocNode *given = run.value(u"port"_s); given && given->kind != DocNode::Kind::Null) {
+        PANDO_SPEC_TRY(portValue, port(*given, u"run.port"_s));
+        spec.run.port = *portValue;
+    }
 
     if (const DocNode *command = run.value(u"command"_s); command && command->kind != DocNode::Kind::Null) {
         if (command->kind != DocNode::Kind::Sequence) {
@@ -575,7 +577,7 @@ Status validateAppSpec(const AppSpec &spec)
     for (auto it = spec.build.args.cbegin(); it != spec.build.args.cend(); ++it) {
         PANDO_SPEC_TRY(arg, detail::checkVariableName(it.key(), u"build.args."_s + it.key()));
     }
-    if (spec.run.port < 1 || spec.run.port > 65535)
+    if (spec.run.port < 0 || spec.run.port > 65535)
         return fail(ErrorCode::Invalid, u"expected an integer 1-65535, got %1"_s.arg(spec.run.port), u"run.port"_s);
     if (!spec.run.command.isEmpty() && spec.run.command.first().isEmpty())
         return fail(ErrorCode::Invalid, u"the program to run must not be empty"_s, u"run.command[0]"_s);
@@ -630,17 +632,19 @@ QJsonObject AppSpec::toJson() const
     if (this->route.port > 0)
         route.insert(u"port"_s, this->route.port);
     detail::insertRouteJson(this->route, route);
+    QJsonObject runJson{{u"command"_s, QJsonArray::fromStringList(run.command)},
+                        {u"env"_s, stringMapJson(run.env)},
+                        {u"resources"_s, resources},
+                        {u"restart"_s, restartName(run.restart)}};
+    if (run.port > 0) // none: the port the built image exposes
+        runJson.insert(u"port"_s, run.port);
     QJsonObject json{
         {u"name"_s, name},
         {u"source"_s, QJsonObject{{u"repo"_s, source.repo}, {u"ref"_s, source.ref}}},
         {u"build"_s, QJsonObject{{u"context"_s, build.context},
                                  {u"dockerfile"_s, build.dockerfile},
                                  {u"args"_s, stringMapJson(build.args)}}},
-        {u"run"_s, QJsonObject{{u"port"_s, run.port},
-                               {u"command"_s, QJsonArray::fromStringList(run.command)},
-                               {u"env"_s, stringMapJson(run.env)},
-                               {u"resources"_s, resources},
-                               {u"restart"_s, restartName(run.restart)}}},
+        {u"run"_s, runJson},
         {u"health"_s, QJsonObject{{u"path"_s, health.path},
                                   {u"timeout"_s, durationText(qint64(health.timeoutSeconds) * 1000)},
                                   {u"interval"_s, durationText(health.intervalMs)},

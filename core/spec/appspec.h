@@ -30,7 +30,7 @@ struct AppSpec {
     } build;
 
     struct Run {
-        int port = 0;        // required: 1..65535
+        int port = 0;        // 1..65535; 0: the port the built image exposes, found at deploy
         QStringList command; // optional argv
         QMap<QString, QString> env;
         qint64 memoryBytes = 0; // resources.memory ("256Mi", "1Gi", "512M", bytes)

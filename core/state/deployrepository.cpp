@@ -11,7 +11,7 @@ namespace pando::core {
 namespace {
 
 const QString kDeployColumns = u"id, app, ref, commit_id, status, failed_step, error, image_id, container_id, actor,"
-                               " created_ms, started_ms, finished_ms, approval_id, spec_yaml"_s;
+                               " created_ms, started_ms, finished_ms, approval_id, spec_yaml, port"_s;
 const QString kDeployStepColumns = u"deploy_id, seq, name, status, detail, started_ms, finished_ms"_s;
 
 Result<DeployRecord> deployFrom(const QSqlQuery &q)
@@ -35,6 +35,7 @@ Result<DeployRecord> deployFrom(const QSqlQuery &q)
     d.finishedMs = q.value(12).toLongLong();
     d.approvalId = q.value(13).toString();
     d.specYaml = q.value(14).toString();
+    d.port = q.value(15).toInt();
     return d;
 }
 
@@ -84,11 +85,11 @@ Status DeployRepository::create(const DeployRecord &d)
         return std::unexpected(db.error());
     auto q = detail::run(*db, m_db.isPostgres(),
                          u"INSERT INTO deploys ("_s + kDeployColumns +
-                             u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
+                             u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
                          {detail::text(d.id), detail::text(d.app), detail::text(d.ref), detail::text(d.commit),
                           toString(d.status), detail::text(d.failedStep), detail::text(d.error),
                           detail::text(d.imageId), detail::text(d.containerId), detail::text(d.actor), d.createdMs,
-                          d.startedMs, d.finishedMs, detail::text(d.approvalId), detail::text(d.specYaml)},
+                          d.startedMs, d.finishedMs, detail::text(d.approvalId), detail::text(d.specYaml), d.port},
                          u"create deploy "_s + d.id);
     if (!q) {
         if (q.error().code == ErrorCode::Conflict)
@@ -140,11 +141,11 @@ Status DeployRepository::update(const DeployRecord &d)
     auto q =
         detail::run(*db, m_db.isPostgres(),
                     u"UPDATE deploys SET ref = ?, commit_id = ?, status = ?, failed_step = ?, error = ?,"
-                    " image_id = ?, container_id = ?, actor = ?, started_ms = ?, finished_ms = ?, approval_id = ?"
-                    " WHERE id = ?"_s,
+                    " image_id = ?, container_id = ?, actor = ?, started_ms = ?, finished_ms = ?, approval_id = ?,"
+                    " port = ? WHERE id = ?"_s,
                     {detail::text(d.ref), detail::text(d.commit), toString(d.status), detail::text(d.failedStep),
                      detail::text(d.error), detail::text(d.imageId), detail::text(d.containerId), detail::text(d.actor),
-                     d.startedMs, d.finishedMs, detail::text(d.approvalId), detail::text(d.id)},
+                     d.startedMs, d.finishedMs, detail::text(d.approvalId), d.port, detail::text(d.id)},
                     u"update deploy "_s + d.id);
     if (!q)
         return std::unexpected(q.error());

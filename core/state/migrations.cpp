@@ -360,6 +360,12 @@ const QList<Migration> &migrations()
                             " pinned_ms BIGINT NOT NULL DEFAULT 0,"
                             " PRIMARY KEY (pipeline, resource))"),
          }},
+        {16,
+         QStringLiteral("a deploy records the port its container listens on"),
+         {
+             // run.port, or the port the built image exposes when the spec names none.
+             QStringLiteral("ALTER TABLE deploys ADD COLUMN port INTEGER NOT NULL DEFAULT 0"),
+         }},
     };
     return all;
 }

@@ -36,6 +36,9 @@ struct DeployRecord {
     QString actor;      // who asked
     QString approvalId; // the sign-off the host policy asked for; empty when none was needed
     QString specYaml;   // the app's spec when the deploy was asked for: what it builds and runs
+    // The port its container listens on: run.port, or the one the built image exposes; 0 until
+    // built, and for deploys made before it was recorded (their spec's run.port then).
+    int port = 0;
     qint64 createdMs = 0;
     qint64 startedMs = 0;
     qint64 finishedMs = 0;

@@ -371,6 +371,7 @@ ScrollView {
             DraftField {
                 path: "run.port"
                 label: qsTr("The port the app listens on")
+                placeholderText: qsTr("empty: the port the image exposes")
             }
             FieldLabel { text: qsTr("Ref") }
             DraftField {

@@ -25,7 +25,7 @@ Dialog {
         nameField.clear();
         repoField.clear();
         refField.text = "main";
-        portField.value = 8080;
+        portField.value = 0;
         fileField.clear();
         deployNow.checked = true;
     }
@@ -127,11 +127,16 @@ Dialog {
                 id: portField
                 objectName: "portField"
                 Accessible.name: portLabel.text
-                from: 1
+                // 0: the port the built image exposes (its EXPOSE), found when it deploys.
+                from: 0
                 to: 65535
-                value: 8080
+                value: 0
                 editable: true
-                textFromValue: (value, locale) => value.toString()
+                textFromValue: (value, locale) => value === 0 ? qsTr("as the image exposes") : value.toString()
+                valueFromText: (text, locale) => {
+                    const number = parseInt(text, 10);
+                    return isNaN(number) ? 0 : number;
+                }
             }
         }
 

@@ -64,12 +64,15 @@ void AppCreator::createFromRepository(const QString &name, const QString &repo, 
         return setFailure(tr("Give the app a name"), u"name"_s);
     if (trimmedRepo.isEmpty())
         return setFailure(tr("Say which git repository to deploy from"), u"source.repo"_s);
-    if (port < 1 || port > 65535)
+    if (port < 0 || port > 65535)
         return setFailure(tr("The port the app listens on is a number from 1 to 65535"), u"run.port"_s);
     QJsonObject source{{u"repo"_s, trimmedRepo}};
     if (!ref.trimmed().isEmpty())
         source.insert(u"ref"_s, ref.trimmed());
-    const QJsonObject spec{{u"name"_s, trimmedName}, {u"source"_s, source}, {u"run"_s, QJsonObject{{u"port"_s, port}}}};
+    QJsonObject spec{{u"name"_s, trimmedName}, {u"source"_s, source}};
+    // 0: the port the built image exposes (its EXPOSE), found when it deploys.
+    if (port > 0)
+        spec.insert(u"run"_s, QJsonObject{{u"port"_s, port}});
     create(QJsonDocument(spec).toJson(QJsonDocument::Compact), {}, deployNow);
 }
 

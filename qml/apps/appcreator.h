@@ -43,7 +43,7 @@ public:
     // Empty when `import <module>` loads in engine; otherwise the engine's reason.
     static QString importProblem(QQmlEngine *engine, const QString &module);
 
-    // deployNow: queue its first deploy once it exists.
+    // deployNow: queue its first deploy once it exists. port 0: the one the built image exposes.
     Q_INVOKABLE void createFromRepository(const QString &name, const QString &repo, const QString &ref, int port,
                                           bool deployNow);
     // path: a file name, or a file: URL.

@@ -502,6 +502,30 @@ Status DockerRuntime::tagImage(const QString &id, const QString &tag)
     return {};
 }
 
+Result<QList<int>> DockerRuntime::exposedPorts(const QString &imageId)
+{
+    auto inspected = m_client.get(QStringLiteral("/images/") + imageId + QStringLiteral("/json"));
+    if (!inspected)
+        return std::unexpected(inspected.error());
+    // {"80/tcp": {}, "53/udp": {}}: an app is reached over TCP.
+    const QJsonObject exposed = inspected->json()
+                                    .object()
+                                    .value(QLatin1String("Config"))
+                                    .toObject()
+                                    .value(QLatin1String("ExposedPorts"))
+                                    .toObject();
+    QList<int> ports;
+    for (auto it = exposed.begin(); it != exposed.end(); ++it) {
+        const QString port = it.key().section(u'/', 0, 0);
+        const QString protocol = it.key().section(u'/', 1, 1);
+        const int number = port.toInt();
+        if ((protocol.isEmpty() || protocol == QLatin1String("tcp")) && number >= 1 && number <= 65535)
+            ports.append(number);
+    }
+    std::sort(ports.begin(), ports.end());
+    return ports;
+}
+
 Status DockerRuntime::logs(const QString &id, int tail, bool follow, const CancelToken &cancel,
                            const std::function<void(const LogLine &)> &sink)
 {

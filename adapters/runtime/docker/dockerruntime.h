@@ -47,6 +47,7 @@ public:
     // the two calls the tag could move; the tags Pando makes name one deploy of one app.
     Result<bool> removeOwnImage(const QString &idOrTag, const Labels &owner) override;
     Status tagImage(const QString &id, const QString &tag) override;
+    Result<QList<int>> exposedPorts(const QString &imageId) override;
     Status logs(const QString &id, int tail, bool follow, const CancelToken &cancel,
                 const std::function<void(const LogLine &)> &sink) override;
 

@@ -244,6 +244,14 @@ Status RuntimeSet::tagImage(const QString &id, const QString &tag)
     return m ? m->runtime->tagImage(own, tag) : Status(fail(ErrorCode::NotFound, QStringLiteral("no such image"), id));
 }
 
+Result<QList<int>> RuntimeSet::exposedPorts(const QString &imageId)
+{
+    auto [m, own] = route(imageId);
+    if (!m)
+        return fail(ErrorCode::NotFound, QStringLiteral("no such image"), imageId);
+    return m->runtime->exposedPorts(own);
+}
+
 Status RuntimeSet::logs(const QString &id, int tail, bool follow, const CancelToken &cancel,
                         const std::function<void(const LogLine &)> &sink)
 {

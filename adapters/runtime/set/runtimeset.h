@@ -50,6 +50,7 @@ public:
     // An id goes to the runtime that handed it out; a tag to every runtime, each checking owner.
     Result<bool> removeOwnImage(const QString &idOrTag, const Labels &owner) override;
     Status tagImage(const QString &id, const QString &tag) override;
+    Result<QList<int>> exposedPorts(const QString &imageId) override;
     Status logs(const QString &id, int tail, bool follow, const CancelToken &cancel,
                 const std::function<void(const LogLine &)> &sink) override;
 

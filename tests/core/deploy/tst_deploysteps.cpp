@@ -19,6 +19,8 @@
 #include <QTest>
 #include <QThread>
 
+#include <optional>
+
 using namespace Qt::StringLiterals;
 using namespace pando;
 using namespace pando::core;
@@ -29,6 +31,7 @@ class FakeRuntime : public adapters::Runtime {
 public:
     int maxNameLength = 0;
     QString address = u"10.0.0.7"_s;
+    std::optional<QList<int>> exposed; // none: this runtime cannot tell
     QList<adapters::ContainerSpec> started;
     QStringList removed;
 
@@ -93,6 +96,12 @@ public:
         return QList<adapters::ImageInfo>{};
     }
     Status removeImage(const QString &) override { return {}; }
+    Result<QList<int>> exposedPorts(const QString &imageId) override
+    {
+        if (!exposed)
+            return adapters::Runtime::exposedPorts(imageId);
+        return *exposed;
+    }
     Status logs(const QString &, int, bool, const CancelToken &,
                 const std::function<void(const adapters::LogLine &)> &) override
     {
@@ -219,14 +228,14 @@ class TestDeploySteps : public QObject {
     CancelToken m_cancel;
 
     // A queued deploy of the app "hello", with the app created beside it.
-    DeployRecord queue()
+    DeployRecord queue(const QString &specYaml = SpecYaml)
     {
         const DeployRecord deploy{.id = u"d0123456789ab"_s,
                                   .app = u"hello"_s,
                                   .status = core::DeployStatus::Queued,
-                                  .specYaml = SpecYaml,
+                                  .specYaml = specYaml,
                                   .createdMs = m_clock.nowMs()};
-        const bool created = AppRepository(*m_db).create(AppRecord{u"hello"_s, SpecYaml, 0, {}, 1, 1}) &&
+        const bool created = AppRepository(*m_db).create(AppRecord{u"hello"_s, specYaml, 0, {}, 1, 1}) &&
                              DeployRepository(*m_db).create(deploy);
         if (!created)
             qFatal("creating the app and its deploy failed");
@@ -234,18 +243,19 @@ class TestDeploySteps : public QObject {
     }
     // A run as the runner hands it to the steps, with the spec fetch would have parsed and a
     // checkout with a Dockerfile.
-    std::unique_ptr<DeployRun> runAfterFetch()
+    std::unique_ptr<DeployRun> runAfterFetch(const QString &specYaml = SpecYaml,
+                                             const QByteArray &dockerfileText = "FROM scratch\n")
     {
-        const DeployRecord deploy = queue(); // before the app is read: it creates the app
+        const DeployRecord deploy = queue(specYaml); // before the app is read: it creates the app
         auto run =
             std::make_unique<DeployRun>(*m_services, deploy, AppRepository(*m_db).find(u"hello"_s).value(), m_cancel);
-        run->spec = *parseAppSpec(SpecYaml.toUtf8());
+        run->spec = *parseAppSpec(specYaml.toUtf8());
         run->checkoutDir = m_tmp->filePath(u"checkout"_s);
         QDir().mkpath(run->checkoutDir);
         QFile dockerfile(run->checkoutDir + u"/Dockerfile"_s);
         if (!dockerfile.open(QIODevice::WriteOnly))
             qFatal("cannot write the Dockerfile");
-        dockerfile.write("FROM scratch\n");
+        dockerfile.write(dockerfileText);
         return run;
     }
 
@@ -296,6 +306,77 @@ private Q_SLOTS:
         QCOMPARE(run->plan.container.port, 8080);
         QCOMPARE(run->plan.dockerfile, u"Dockerfile"_s);
         QCOMPARE(planned->detail, run->plan.notes.join(u"; "_s));
+    }
+
+    // The container's port: run.port, else the one the image exposes (the Dockerfile's EXPOSE
+    // first, or the Dockerfile alone where the runtime cannot tell); $PORT says it to the app.
+    void buildSettlesThePort_data()
+    {
+        QTest::addColumn<QString>("run");       // the spec's run section
+        QTest::addColumn<QVariant>("exposed");  // QList<int>, or nothing: the runtime cannot tell
+        QTest::addColumn<QByteArray>("expose"); // the Dockerfile's EXPOSE line
+        QTest::addColumn<int>("port");          // 0: the build fails
+        QTest::addColumn<QString>("env");       // $PORT in the container
+        QTest::addColumn<QString>("detail");    // in the step's line, or the error
+
+        const QString noPort = u"run:\n  env: { A: b }\n"_s;
+        QTest::newRow("run.port as the image exposes")
+            << u"run:\n  port: 8080\n"_s << QVariant::fromValue(QList<int>{8080}) << QByteArray() << 8080 << u"8080"_s
+            << QString();
+        QTest::newRow("run.port the image does not expose")
+            << u"run:\n  port: 8080\n"_s << QVariant::fromValue(QList<int>{3000}) << QByteArray() << 8080 << u"8080"_s
+            << u"the image exposes 3000, but run.port is 8080: the app must listen on 8080"_s;
+        QTest::newRow("no run.port: the one the image exposes")
+            << noPort << QVariant::fromValue(QList<int>{3000}) << QByteArray() << 3000 << u"3000"_s
+            << u"port 3000, which the image exposes"_s;
+        QTest::newRow("no run.port: the Dockerfile's of several")
+            << noPort << QVariant::fromValue(QList<int>{80, 3000}) << QByteArray("EXPOSE 3000/tcp\n") << 3000
+            << u"3000"_s << u"port 3000 of the 80, 3000 the image exposes; run.port picks another"_s;
+        QTest::newRow("no run.port: the lowest of a base image's")
+            << noPort << QVariant::fromValue(QList<int>{80, 443}) << QByteArray() << 80 << u"80"_s
+            << u"port 80 of the 80, 443"_s;
+        QTest::newRow("no run.port, the runtime cannot tell: the Dockerfile's")
+            << noPort << QVariant() << QByteArray("EXPOSE 5000\n") << 5000 << u"5000"_s
+            << u"port 5000, which the image exposes"_s;
+        QTest::newRow("no run.port, none exposed")
+            << noPort << QVariant::fromValue(QList<int>{}) << QByteArray() << 0 << QString()
+            << u"run.port: the spec names no port, and the image exposes none"_s;
+        QTest::newRow("PORT the spec sets is kept")
+            << u"run:\n  env: { PORT: \"9999\" }\n"_s << QVariant::fromValue(QList<int>{3000}) << QByteArray() << 3000
+            << u"9999"_s << u"port 3000"_s;
+    }
+
+    void buildSettlesThePort()
+    {
+        QFETCH(QString, run);
+        QFETCH(QVariant, exposed);
+        QFETCH(QByteArray, expose);
+        QFETCH(int, port);
+        QFETCH(QString, env);
+        QFETCH(QString, detail);
+        if (exposed.isValid())
+            m_runtimePtr->exposed = exposed.value<QList<int>>();
+        const QString spec = u"name: hello\nsource:\n  repo: https://git.example/hello.git\n"_s + run;
+        auto deploy = runAfterFetch(spec, "FROM scratch\n" + expose);
+        QVERIFY(deploysteps::detect(*deploy));
+        QVERIFY(deploysteps::plan(*deploy));
+        auto built = deploysteps::build(*deploy);
+        if (port == 0) {
+            QVERIFY(!built);
+            QCOMPARE(built.error().text(), detail);
+            QVERIFY2(built.error().hint.contains(u"EXPOSE"_s), qPrintable(built.error().hint));
+            return;
+        }
+        QVERIFY2(built, qPrintable(errorOf(built)));
+        if (detail.isEmpty())
+            QCOMPARE(built->detail, u"sha256:built"_s);
+        else
+            QVERIFY2(built->detail.contains(detail), qPrintable(built->detail));
+        QCOMPARE(deploy->plan.container.port, port);
+        QCOMPARE(deploy->plan.container.env.value(u"PORT"_s), env);
+        QCOMPARE(DeployRepository(*m_db).find(deploy->deploy.id)->port, port);
+        QVERIFY(deploysteps::start(*deploy));
+        QCOMPARE(m_runtimePtr->started.last().port, port);
     }
 
     void startHandsTheContainerOnAndSavesIt()

@@ -31,6 +31,7 @@ private Q_SLOTS:
     void takenPortIsRefused();
     void crashedContainerIsRestarted();
     void vanishedContainerIsRecreated();
+    void portComesFromTheImage();
     void unownedContainerIsRemoved();
     void deploysOfOneAppAreSerialised();
     void restartRestoresRouteAndSettlesWork();
@@ -262,6 +263,40 @@ void TestEngineDocker::vanishedContainerIsRecreated()
     QVERIFY2(changes && changes->join(QLatin1Char('\n')).contains(QLatin1String("recreated hello")),
              qPrintable(changes ? changes->join(QLatin1Char('\n')) : changes.error().text()));
     QTRY_COMPARE_WITH_TIMEOUT(httpGet(appUrl(QStringLiteral("hello"))).body.trimmed(), QByteArray("v2"), 10000);
+}
+
+// A spec without run.port: the deploy takes the port the image exposes, tells the app in $PORT,
+// and a container made again by the reconciler listens there too.
+void TestEngineDocker::portComesFromTheImage()
+{
+    const QString repo = m_fx->git().createRepository(QStringLiteral("exposed"));
+    GitFiles files;
+    files.insert(QStringLiteral("Dockerfile"),
+                 GitFile{"FROM pando/busybox:latest\nCOPY www /www\nEXPOSE 9090\n"
+                         "CMD [\"/bin/sh\", \"-c\", \"exec /bin/httpd -f -p $PORT -h /www\"]\n"});
+    files.insert(QStringLiteral("www/index.html"), GitFile{"on the exposed port\n"});
+    QVERIFY(!m_fx->git().commit(QStringLiteral("exposed"), QStringLiteral("main"), files).isEmpty());
+    const QByteArray spec = "name: exposed\nsource:\n  repo: " + repo.toUtf8() +
+                            "\n  ref: main\nrun:\n  resources: { memory: 64Mi }\nhealth:\n  timeout: 20s\n";
+    auto created = m_fx->engine().createApp(spec, core::Actor{});
+    QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
+    const QString id = deployAndWait(QStringLiteral("exposed"));
+    auto view = m_fx->engine().deployView(id);
+    QVERIFY(view);
+    QVERIFY2(view->record.status == core::DeployStatus::Succeeded, qPrintable(view->record.error));
+    QCOMPARE(view->record.port, 9090);
+    QCOMPARE(httpGet(appUrl(QStringLiteral("exposed"))).body.trimmed(), QByteArray("on the exposed port"));
+
+    auto containers = m_fx->docker().containers(m_fx->installLabels(QStringLiteral("exposed"), id));
+    QVERIFY(containers && containers->size() == 1);
+    QVERIFY(m_fx->docker().remove(containers->first().id));
+    auto changes = m_fx->engine().reconcileOnce();
+    QVERIFY2(changes && changes->join(QLatin1Char('\n')).contains(QLatin1String("recreated exposed")),
+             qPrintable(changes ? changes->join(QLatin1Char('\n')) : changes.error().text()));
+    QTRY_COMPARE_WITH_TIMEOUT(httpGet(appUrl(QStringLiteral("exposed"))).body.trimmed(),
+                              QByteArray("on the exposed port"), 10000);
+    QVERIFY(m_fx->engine().removeApp(QStringLiteral("exposed"), core::Actor{}));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(QStringLiteral("exposed")), 60000);
 }
 
 void TestEngineDocker::unownedContainerIsRemoved()

@@ -173,7 +173,10 @@ void TestPlanner::copiesSpec()
     QVERIFY2(plan, qPrintable(why(plan)));
     QCOMPARE(plan->app, u"hello"_s);
     QCOMPARE(plan->container.command, spec.run.command);
-    QCOMPARE(plan->container.env, spec.run.env);
+    // The spec's environment, and PORT saying where the app listens (as Heroku and Dokku say it).
+    QMap<QString, QString> env = spec.run.env;
+    env.insert(u"PORT"_s, u"8080"_s);
+    QCOMPARE(plan->container.env, env);
     QCOMPARE(plan->container.labels, spec.labels);
     QCOMPARE(plan->container.port, 8080);
     QCOMPARE(plan->container.memoryBytes, 256 * Mi);

@@ -326,9 +326,9 @@ void TestAppSpec::catalogue_data()
     row("port fraction", {{u"run.port"_s, u"80.5"_s}}, Invalid, u"run.port"_s, u"1-65535"_s);
     row("port huge", {{u"run.port"_s, u"99999999999999999999"_s}}, Invalid, u"run.port"_s, u"1-65535"_s);
     row("port list", {{u"run.port"_s, u"[8080]"_s}}, Invalid, u"run.port"_s, u"got a list"_s);
-    row("port missing", {{u"run.port"_s, Remove}, {u"run.command"_s, u"[\"x\"]"_s}}, Invalid, u"run.port"_s,
-        u"missing required field"_s);
-    row("run missing", {{u"run.port"_s, Remove}}, Invalid, u"run.port"_s, u"missing required field"_s);
+    // No port: the one the built image exposes, found when it deploys.
+    row("port missing", {{u"run.port"_s, Remove}, {u"run.command"_s, u"[\"x\"]"_s}}, Ok);
+    row("run missing", {{u"run.port"_s, Remove}}, Ok);
     row("run not a mapping", {{u"run.port"_s, Remove}, {u"run"_s, u"8080"_s}}, Invalid, u"run"_s,
         u"expected a mapping"_s);
 

@@ -132,7 +132,7 @@ void TestAppSpecValues::validateStruct()
         spec.build.dockerfile = u"/etc/passwd"_s;
         break;
     case 6:
-        spec.run.port = 0;
+        spec.run.port = -1; // 0 is none: the port the image exposes
         break;
     case 7:
         spec.run.env.insert(u"1X"_s, u"v"_s);

@@ -224,7 +224,7 @@ private Q_SLOTS:
         // What the form can tell at once never reaches the server.
         creator.createFromRepository(u"formapp"_s, u"  "_s, u"main"_s, 8080, false);
         QCOMPARE(creator.errorField(), u"source.repo"_s);
-        creator.createFromRepository(u"formapp"_s, u"https://git.example/formapp.git"_s, u"main"_s, 0, false);
+        creator.createFromRepository(u"formapp"_s, u"https://git.example/formapp.git"_s, u"main"_s, 65536, false);
         QCOMPARE(creator.errorField(), u"run.port"_s);
         // The server judges the name, and says which field it was.
         creator.createFromRepository(u"Bad Name!"_s, u"https://git.example/x.git"_s, u"main"_s, 8080, false);

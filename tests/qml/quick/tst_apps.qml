@@ -124,7 +124,9 @@ Item {
             compare(named("nameField").text, "");
             compare(named("repoField").text, "");
             compare(named("refField").text, "main");
-            compare(named("portField").value, 8080);
+            // The port the image exposes unless one is given.
+            compare(named("portField").value, 0);
+            compare(named("portField").displayText, "as the image exposes");
             compare(named("deployNow").checked, true);
             keyClick(Qt.Key_Escape);
             tryCompare(dialog, "visible", false);
