@@ -473,6 +473,47 @@ void deploy(Cli &cli)
         }));
 }
 
+// Follows a deploy already running (another terminal's, the desktop's, a webhook's) as
+// `deploy --wait` does; one that has ended is reported at once.
+void watchDeploy(Cli &cli)
+{
+    const QString id = cli.args().arguments.value(0);
+    cli.api().deployDetail(id, cli.handle([&cli, id](const client::ApiResponse &r) {
+        (new DeployWatch(cli, id))->start(str(r.json, "app"));
+    }));
+}
+
+void cancelDeploy(Cli &cli)
+{
+    const QString id = cli.args().arguments.value(0);
+    cli.api().cancelDeploy(id, cli.handle([&cli, id](const client::ApiResponse &r) {
+        if (cli.args().json)
+            printJson(r.json);
+        else
+            printOut(QStringLiteral("deploy %1 is being cancelled; the serving version stays (pando deploys watch %1 "
+                                    "follows it to its end)")
+                         .arg(id));
+        cli.finish(ExitOk);
+    }));
+}
+
+// The spec as it was written, comments and all: ready to edit and give back to apps update.
+void showSpec(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    cli.api().app(name, cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json.value(QStringLiteral("spec")).toObject());
+            return cli.finish(ExitOk);
+        }
+        QString text = r.json.value(QStringLiteral("spec_text")).toString();
+        if (text.endsWith(u'\n'))
+            text.chop(1);
+        printOut(text);
+        cli.finish(ExitOk);
+    }));
+}
+
 void listDeploys(Cli &cli)
 {
     const QString name = cli.args().arguments.value(0);
@@ -706,6 +747,16 @@ constexpr CommandDef AppTable[] = {
      &deploy},
     {"deploys", "list", "NAME", 1, 1, {{{&flags::Limit}}}, "list an app's deploys", &listDeploys},
     {"deploys", "show", "ID", 1, 1, {}, "show a deploy and its steps", &showDeploy},
+    {"deploys", "watch", "ID", 1, 1, {}, "follow a deploy to its end, as deploy --wait does", &watchDeploy},
+    {"deploys",
+     "cancel",
+     "ID",
+     1,
+     1,
+     {},
+     "cancel a queued or running deploy; the serving version stays",
+     &cancelDeploy},
+    {"apps", "spec", "NAME", 1, 1, {}, "print an app's spec as it was written (--json: as JSON)", &showSpec},
     {"deploys",
      "log",
      "ID",

@@ -93,7 +93,8 @@ QJsonObject AppView::toJson() const
                   {QStringLiteral("current_deploy"), record.currentDeploy},
                   {QStringLiteral("created_ms"), record.createdMs},
                   {QStringLiteral("updated_ms"), record.updatedMs},
-                  {QStringLiteral("spec"), spec.toJson()}};
+                  {QStringLiteral("spec"), spec.toJson()},
+                  {QStringLiteral("spec_text"), record.specYaml}};
     QJsonArray list;
     for (const AddressView &address : addresses)
         list.append(address.toJson());

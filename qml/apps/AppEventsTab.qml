@@ -109,19 +109,29 @@ ColumnLayout {
                 ColumnLayout {
                     spacing: 2
                     Layout.fillWidth: true
+                    // A long line (a failed health check quotes the app's last output) is cut at a
+                    // few lines in a narrow window; the whole of it shows on hover.
                     Label {
                         objectName: "eventTitle"
                         text: row.title
                         font.bold: row.live
                         wrapMode: Text.Wrap
+                        maximumLineCount: 4
+                        elide: Text.ElideRight
                         Layout.fillWidth: true
+                        ToolTip.visible: truncated && row.hovered
+                        ToolTip.text: row.title
                     }
                     Label {
                         visible: row.detail.length > 0
                         text: row.detail
                         opacity: 0.8
                         wrapMode: Text.Wrap
+                        maximumLineCount: 4
+                        elide: Text.ElideRight
                         Layout.fillWidth: true
+                        ToolTip.visible: truncated && row.hovered
+                        ToolTip.text: row.detail
                     }
                 }
                 Label {

@@ -250,11 +250,20 @@ Item {
                             maximumLineCount: 4
                             elide: Text.ElideRight
                         }
+                        // Cut at a few lines in a small window, as the reason is; whole on hover.
                         Label {
+                            objectName: "deployHint"
                             Layout.fillWidth: true
                             visible: steps.hint.length > 0
                             text: qsTr("What to do: %1").arg(steps.hint)
                             wrapMode: Text.Wrap
+                            maximumLineCount: 3
+                            elide: Text.ElideRight
+                            HoverHandler {
+                                id: hintHover
+                            }
+                            ToolTip.visible: truncated && hintHover.hovered
+                            ToolTip.text: steps.hint
                         }
                     }
                 }
@@ -356,9 +365,13 @@ Item {
                                 visible: stepRow.detail.length > 0 && (stepRow.highlighted || stepRow.state === DisplayState.Failed || stepRow.state === DisplayState.Waiting)
                                 text: stepRow.detail
                                 wrapMode: Text.Wrap
+                                maximumLineCount: 3
+                                elide: Text.ElideRight
                                 opacity: 0.8
                                 Layout.fillWidth: true
                                 Layout.leftMargin: 28
+                                ToolTip.visible: truncated && stepRow.hovered
+                                ToolTip.text: stepRow.detail
                             }
                         }
                     }

@@ -8,6 +8,7 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -297,6 +298,28 @@ void TestCli::deployWaitSucceeds()
     const Run listed = pando({QStringLiteral("deploys"), QStringLiteral("list"), QStringLiteral("deployme")});
     QCOMPARE(listed.code, 0);
     QVERIFY(listed.out.contains(QStringLiteral("succeeded")));
+
+    // The spec as it was written, to edit and give back.
+    const Run written = pando({QStringLiteral("apps"), QStringLiteral("spec"), QStringLiteral("deployme")});
+    QVERIFY2(written.code == 0, qPrintable(written.err));
+    QCOMPARE(written.out.toUtf8(), spec);
+
+    // Watching a deploy that ended reports it at once; cancelling it is refused with its state.
+    const QString id = QJsonDocument::fromJson(pando({QStringLiteral("apps"), QStringLiteral("show"),
+                                                      QStringLiteral("deployme"), QStringLiteral("--json")})
+                                                   .out.toUtf8())
+                           .object()
+                           .value(QStringLiteral("current_deploy"))
+                           .toString();
+    QVERIFY(!id.isEmpty());
+    const Run watched = pando({QStringLiteral("deploys"), QStringLiteral("watch"), id});
+    QVERIFY2(watched.code == 0 && watched.out.contains(QStringLiteral("deployed deployme")),
+             qPrintable(watched.out + watched.err));
+    const Run cancelled = pando({QStringLiteral("deploys"), QStringLiteral("cancel"), id});
+    QCOMPARE(cancelled.code, 1);
+    QVERIFY2(cancelled.err.contains(QStringLiteral("has already succeeded")), qPrintable(cancelled.err));
+    const Run unknown = pando({QStringLiteral("deploys"), QStringLiteral("watch"), QStringLiteral("d000000000000")});
+    QCOMPARE(unknown.code, 1);
 }
 
 void TestCli::deployWaitFails()
