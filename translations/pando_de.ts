@@ -995,6 +995,14 @@
         <source>Output of the selected step</source>
         <translation>Ausgabe des gewählten Schritts</translation>
     </message>
+    <message>
+        <source>Cancel deploy</source>
+        <translation>Deploy abbrechen</translation>
+    </message>
+    <message>
+        <source>Stop this deploy and remove what it started; the version serving now stays</source>
+        <translation>Diesen Deploy anhalten und entfernen, was er gestartet hat; die laufende Version bleibt</translation>
+    </message>
 </context>
 <context>
     <name>EmptyState</name>

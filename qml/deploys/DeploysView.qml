@@ -217,6 +217,14 @@ Item {
                         enabled: deploys.selectedCommit.length > 0
                         onActivated: deploys.redeploy(deploys.selectedRow)
                     }
+                    Button {
+                        objectName: "cancelDeployButton"
+                        visible: deploys.selectedCancellable
+                        text: qsTr("Cancel deploy")
+                        onClicked: deploys.cancel(deploys.selectedRow)
+                        ToolTip.visible: hovered
+                        ToolTip.text: qsTr("Stop this deploy and remove what it started; the version serving now stays")
+                    }
                 }
                 Label {
                     Layout.fillWidth: true

@@ -150,6 +150,15 @@ QString DeploysModel::selectedCommit() const
                                                          : QString();
 }
 
+bool DeploysModel::selectedCancellable() const
+{
+    if (m_selected < 0 || m_selected >= m_rows.size())
+        return false;
+    const std::optional<core::DeployStatus> status =
+        core::parseDeployStatus(m_rows.at(m_selected).value(u"status"_s).toString());
+    return status && !core::isFinished(*status);
+}
+
 int DeploysModel::rowOf(const QString &id) const
 {
     for (int i = 0; i < m_rows.size(); ++i)
@@ -198,6 +207,24 @@ void DeploysModel::redeploy(int row)
         }
         // The history shows the new deploy selected, as the user asked for it.
         self->m_selectNext = queued->value(u"id"_s).toString();
+        self->refresh();
+    });
+}
+
+void DeploysModel::cancel(int row)
+{
+    if (!m_session || row < 0 || row >= m_rows.size())
+        return;
+    setActionError({});
+    const quint64 generation = m_generation;
+    QPointer<DeploysModel> self(this);
+    m_session->cancelDeploy(m_rows.at(row).value(u"id"_s).toString(), [self, generation](const Status &done) {
+        if (!self || self->m_generation != generation)
+            return;
+        if (!done) {
+            const Error &e = done.error();
+            return self->setActionError(e.hint.isEmpty() ? e.text() : tr("%1 — %2").arg(e.text(), e.hint));
+        }
         self->refresh();
     });
 }

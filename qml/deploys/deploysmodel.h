@@ -34,7 +34,10 @@ class DeploysModel : public pando::desktop::SessionListModel {
     Q_PROPERTY(QString selectedId READ selectedId NOTIFY selectedChanged)
     // The commit the selected deploy ran; empty when it never got that far.
     Q_PROPERTY(QString selectedCommit READ selectedCommit NOTIFY selectedChanged)
-    // Why the last redeploy was refused; empty when it was not.
+    // Whether the selected deploy has not ended (queued, running, waiting for approval): it can be
+    // cancelled.
+    Q_PROPERTY(bool selectedCancellable READ selectedCancellable NOTIFY selectedChanged)
+    // Why the last redeploy or cancel was refused; empty when it was not.
     Q_PROPERTY(QString actionError READ actionError NOTIFY actionErrorChanged)
 
 public:
@@ -68,6 +71,7 @@ public:
 
     QString selectedId() const;
     QString selectedCommit() const;
+    bool selectedCancellable() const;
     int rowOf(const QString &id) const;
 
     // Reloads the history (newest first); the selection stays on the same deploy.
@@ -75,6 +79,9 @@ public:
     // Deploys the commit of the deploy in this row again (a rollback to a known version); the new
     // deploy is selected once it is listed.
     Q_INVOKABLE void redeploy(int row);
+    // Cancels the deploy in this row; the version serving stays. Its row says "cancelled" when the
+    // engine has ended it.
+    Q_INVOKABLE void cancel(int row);
     QString actionError() const { return m_actionError; }
 
 Q_SIGNALS:

@@ -226,6 +226,49 @@ private Q_SLOTS:
         QCOMPARE(deploys.rowCount(), 2);
     }
 
+    // A deploy that has not ended can be cancelled from its row; one that ended cannot, and a
+    // viewer's cancel is refused with the reason.
+    void cancelARunningDeploy()
+    {
+        // Its health check waits on a path nobody answers, for a minute: time enough to cancel it.
+        const QByteArray spec = u"name: stuck\nsource:\n  repo: https://git.example/stuck.git\nrun:\n  port: %1\n"
+                                u"health:\n  path: /no-such-path\n  timeout: 60s\n"_s.arg(m_install.port)
+                                    .toUtf8();
+        auto app = test::awaitObject([&](auto done) { m_session->createApp(spec, done); });
+        QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
+        DeploysModel deploys;
+        deploys.setSession(m_session.get());
+        deploys.setApp(u"stuck"_s);
+        QTRY_VERIFY(!deploys.isLoading());
+        auto queued = test::awaitObject([&](auto done) { m_session->deploy(u"stuck"_s, {}, done); });
+        QVERIFY2(queued, qPrintable(queued ? QString() : queued.error().text()));
+        QTRY_COMPARE(deploys.rowCount(), 1);
+        deploys.setSelectedRow(0);
+        QTRY_COMPARE(deploys.index(0).data(DeploysModel::StatusRole).toString(), u"running"_s);
+        QVERIFY(deploys.selectedCancellable());
+
+        RemoteSession viewer(QUrl(m_install.baseUrl()), m_install.tokens.value(u"viewer"_s));
+        viewer.open();
+        QString why;
+        QVERIFY2(test::awaitConnected(viewer, &why), qPrintable(why));
+        QVERIFY(m_install.engine->addGrant(core::authz::ObjectKind::App, u"stuck"_s, u"viewer"_s, u"viewer"_s,
+                                           core::Actor::system(u"test"_s)));
+        DeploysModel seen;
+        seen.setSession(&viewer);
+        seen.setApp(u"stuck"_s);
+        QTRY_COMPARE(seen.rowCount(), 1);
+        seen.cancel(0);
+        QTRY_VERIFY(!seen.actionError().isEmpty());
+        QCOMPARE(deploys.index(0).data(DeploysModel::StatusRole).toString(), u"running"_s);
+
+        deploys.cancel(0);
+        QTRY_COMPARE_WITH_TIMEOUT(deploys.index(0).data(DeploysModel::StatusRole).toString(), u"cancelled"_s, 20000);
+        QVERIFY(deploys.actionError().isEmpty());
+        QVERIFY(!deploys.selectedCancellable());
+        deploys.cancel(0); // ended: refused, and said
+        QTRY_VERIFY(deploys.actionError().contains(u"already cancelled"_s));
+    }
+
     void durationsChart()
     {
         // Newest first, as DeploysModel: a running deploy and a queued one are not plotted.
