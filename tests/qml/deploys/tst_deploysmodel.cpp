@@ -49,6 +49,23 @@ private:
                    .toUtf8();
     }
 
+    // The viewer's session, given a viewer grant on app (docs/security.md, "Reading"); null when
+    // either fails.
+    std::unique_ptr<RemoteSession> viewerOf(const QString &app)
+    {
+        if (!m_install.engine->addGrant(core::authz::ObjectKind::App, app, u"viewer"_s, u"viewer"_s,
+                                        core::Actor::system(u"test"_s)))
+            return nullptr;
+        auto viewer = std::make_unique<RemoteSession>(QUrl(m_install.baseUrl()), m_install.tokens.value(u"viewer"_s));
+        viewer->open();
+        QString why;
+        if (!test::awaitConnected(*viewer, &why)) {
+            qWarning("the viewer's session: %s", qPrintable(why));
+            return nullptr;
+        }
+        return viewer;
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -208,16 +225,11 @@ private Q_SLOTS:
         QCOMPARE(deploys.index(0).data(DeploysModel::CommitRole).toString(), commit);
         QVERIFY(deploys.actionError().isEmpty());
 
-        // A viewer reads the apps it holds a grant on (docs/security.md, "Reading").
-        QVERIFY(m_install.engine->addGrant(core::authz::ObjectKind::App, u"hello"_s, u"viewer"_s, u"viewer"_s,
-                                           core::Actor::system(u"test"_s)));
         // A viewer's redeploy is refused with the reason, and nothing is queued.
-        RemoteSession viewer(QUrl(m_install.baseUrl()), m_install.tokens.value(u"viewer"_s));
-        viewer.open();
-        QString why;
-        QVERIFY2(test::awaitConnected(viewer, &why), qPrintable(why));
+        auto viewer = viewerOf(u"hello"_s);
+        QVERIFY(viewer);
         DeploysModel seen;
-        seen.setSession(&viewer);
+        seen.setSession(viewer.get());
         seen.setApp(u"hello"_s);
         QTRY_COMPARE(seen.rowCount(), 2);
         seen.redeploy(1);
@@ -247,14 +259,10 @@ private Q_SLOTS:
         QTRY_COMPARE(deploys.index(0).data(DeploysModel::StatusRole).toString(), u"running"_s);
         QVERIFY(deploys.selectedCancellable());
 
-        RemoteSession viewer(QUrl(m_install.baseUrl()), m_install.tokens.value(u"viewer"_s));
-        viewer.open();
-        QString why;
-        QVERIFY2(test::awaitConnected(viewer, &why), qPrintable(why));
-        QVERIFY(m_install.engine->addGrant(core::authz::ObjectKind::App, u"stuck"_s, u"viewer"_s, u"viewer"_s,
-                                           core::Actor::system(u"test"_s)));
+        auto viewer = viewerOf(u"stuck"_s);
+        QVERIFY(viewer);
         DeploysModel seen;
-        seen.setSession(&viewer);
+        seen.setSession(viewer.get());
         seen.setApp(u"stuck"_s);
         QTRY_COMPARE(seen.rowCount(), 1);
         seen.cancel(0);
