@@ -453,24 +453,41 @@ void DeployWatch::showProgress(const QJsonObject &view)
     }
 }
 
+// What deploy and rollback print for the deploy the server queued: its id, or with --wait its
+// steps to the end.
+void followQueued(Cli &cli, const QString &name, const QJsonObject &queued, const QString &what)
+{
+    const QString id = str(queued, "id");
+    if (!cli.args().has(QStringLiteral("wait"))) {
+        if (cli.args().json)
+            printJson(queued);
+        else
+            printOut(QStringLiteral("deploy %1 queued for %2 (%3 %4); follow it with: pando deploys watch %1")
+                         .arg(id, name, what, orDash(str(queued, "ref"))));
+        return cli.finish(ExitOk);
+    }
+    if (!cli.args().json)
+        printOut(QStringLiteral("deploying %1 (deploy %2)").arg(name, id));
+    (new DeployWatch(cli, id))->start(name);
+}
+
 void deploy(Cli &cli)
 {
     const QString name = cli.args().arguments.value(0);
-    cli.api().deploy(
-        name, cli.args().value(QStringLiteral("ref")), cli.handle([&cli, name](const client::ApiResponse &r) {
-            const QString id = str(r.json, "id");
-            if (!cli.args().has(QStringLiteral("wait"))) {
-                if (cli.args().json)
-                    printJson(r.json);
-                else
-                    printOut(QStringLiteral("deploy %1 queued for %2 (ref %3); follow it with: pando deploys show %1")
-                                 .arg(id, name, orDash(str(r.json, "ref"))));
-                return cli.finish(ExitOk);
-            }
-            if (!cli.args().json)
-                printOut(QStringLiteral("deploying %1 (deploy %2)").arg(name, id));
-            (new DeployWatch(cli, id))->start(name);
-        }));
+    cli.api().deploy(name, cli.args().value(QStringLiteral("ref")),
+                     cli.handle([&cli, name](const client::ApiResponse &r) {
+                         followQueued(cli, name, r.json, QStringLiteral("ref"));
+                     }));
+}
+
+// The version before the serving one (or --to's) deployed again, its image used again.
+void rollback(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    cli.api().rollback(name, cli.args().value(QStringLiteral("to")),
+                       cli.handle([&cli, name](const client::ApiResponse &r) {
+                           followQueued(cli, name, r.json, QStringLiteral("back to commit"));
+                       }));
 }
 
 // Follows a deploy already running (another terminal's, the desktop's, a webhook's) as
@@ -745,6 +762,14 @@ constexpr CommandDef AppTable[] = {
      {{{&flags::Ref}, {&flags::Wait}}},
      "deploy an app; --wait follows the steps to the end",
      &deploy},
+    {"",
+     "rollback",
+     "NAME",
+     1,
+     1,
+     {{{&flags::To}, {&flags::Wait}}},
+     "deploy the version before the serving one again (or --to's), reusing its image",
+     &rollback},
     {"deploys", "list", "NAME", 1, 1, {{{&flags::Limit}}}, "list an app's deploys", &listDeploys},
     {"deploys", "show", "ID", 1, 1, {}, "show a deploy and its steps", &showDeploy},
     {"deploys", "watch", "ID", 1, 1, {}, "follow a deploy to its end, as deploy --wait does", &watchDeploy},

@@ -41,6 +41,7 @@ inline constexpr Flag File{"file", "SPEC.yaml",
                            "the app's spec (- reads standard input; a .json file is sent as JSON)"};
 inline constexpr Flag Ref{"ref", "REF", "the git ref to deploy (default: the spec's)"};
 inline constexpr Flag Wait{"wait", "", "follow the deploy's steps to its end"};
+inline constexpr Flag To{"to", "DEPLOY", "the deploy whose version to go back to (default: the one before)"};
 inline constexpr Flag NoWait{"no-wait", "", "return once the removal is queued"};
 inline constexpr Flag KeepData{"keep-data", "", "keep the services' volumes and credentials"};
 inline constexpr Flag DeleteData{"delete-data", "", "delete the services' volumes and credentials too"};
@@ -75,10 +76,10 @@ inline constexpr Flag Port{"port", "N", "the local port to listen on (default: a
 
 // Every flag any command takes, the global ones first: what the parser knows by name.
 inline constexpr const Flag *Catalogue[] = {
-    &Server,   &Token,      &TokenFile, &Json,    &Help,   &Version, &File,         &Ref,    &Wait,  &NoWait,
-    &KeepData, &DeleteData, &Follow,    &Tail,    &Limit,  &Config,  &Vars,         &Yes,    &Watch, &Pipeline,
-    &Install,  &FromFile,   &Actor,     &Action,  &Object, &Since,   &Until,        &Status, &All,   &Reason,
-    &Username, &Role,       &Scope,     &Expires, &Out,    &Force,   &AllPipelines, &Step,   &Diff,  &Port,
+    &Server,     &Token,  &TokenFile, &Json,         &Help,   &Version, &File, &Ref,    &Wait,     &NoWait,  &KeepData,
+    &DeleteData, &Follow, &Tail,      &Limit,        &Config, &Vars,    &Yes,  &Watch,  &Pipeline, &Install, &FromFile,
+    &Actor,      &Action, &Object,    &Since,        &Until,  &Status,  &All,  &Reason, &Username, &Role,    &Scope,
+    &Expires,    &Out,    &Force,     &AllPipelines, &Step,   &Diff,    &Port, &To,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags
@@ -123,6 +124,15 @@ struct CommandDef {
 
 // A table is complete when every entry has its words, a summary and a handler, argument counts
 // that agree with its usage, and known flags: a forgotten part does not compile.
+// Whether the parser knows flag by name (flags::Catalogue): one it does not is "unknown option".
+constexpr bool inCatalogue(const Flag *flag)
+{
+    for (const Flag *known : flags::Catalogue)
+        if (known == flag)
+            return true;
+    return false;
+}
+
 constexpr bool isComplete(std::span<const CommandDef> table)
 {
     for (const CommandDef &c : table) {
@@ -137,7 +147,7 @@ constexpr bool isComplete(std::span<const CommandDef> table)
                 continue;
             }
             // Flags come first, with no hole, and a required one is one that takes a value.
-            if (gap || opt.flag->name.empty() || (opt.required && opt.flag->value.empty()))
+            if (gap || opt.flag->name.empty() || (opt.required && opt.flag->value.empty()) || !inCatalogue(opt.flag))
                 return false;
         }
     }

@@ -188,6 +188,14 @@ void Api::deploy(const QString &app, const QString &ref, Callback done) const
     sendJson("POST", apiPath({u"apps"_s, app, u"deploys"_s}), body, std::move(done));
 }
 
+void Api::rollback(const QString &app, const QString &to, Callback done) const
+{
+    QJsonObject body;
+    if (!to.isEmpty())
+        body.insert(u"to"_s, to);
+    sendJson("POST", apiPath({u"apps"_s, app, u"rollback"_s}), body, std::move(done));
+}
+
 void Api::deploys(const QString &app, std::optional<int> limit, Callback done) const
 {
     get(apiPath({u"apps"_s, app, u"deploys"_s}) + Query().addIfSet(u"limit"_s, limit).suffix(), std::move(done));

@@ -101,6 +101,8 @@ public:
     void startApp(const QString &name, Callback done) const;
     // ref empty: the spec's.
     void deploy(const QString &app, const QString &ref, Callback done) const;
+    // to empty: the version before the serving one.
+    void rollback(const QString &app, const QString &to, Callback done) const;
     void deploys(const QString &app, std::optional<int> limit, Callback done) const;
     void deployDetail(const QString &id, Callback done) const;
     // A deploy's step output: step (its number) nullopt for every step's; lines after `after`.

@@ -135,30 +135,48 @@ Reply removeApp(Call &call)
     return Reply{202, QJsonObject{{QStringLiteral("status"), core::toString(core::AppStatus::Removing)}}};
 }
 
+// The one optional string field of a small JSON body ({"ref": "main"}), or none at all.
+Result<QString> onlyField(const QByteArray &rawBody, const QString &field)
+{
+    const QByteArray body = rawBody.trimmed();
+    if (body.isEmpty())
+        return QString();
+    const QString example = QStringLiteral("send {\"%1\":\"...\"} or no body").arg(field);
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(body, &parseError);
+    if (parseError.error != QJsonParseError::NoError)
+        return fail(ErrorCode::Invalid, QStringLiteral("malformed JSON: %1").arg(parseError.errorString()),
+                    QStringLiteral("body, offset %1").arg(parseError.offset), example);
+    if (!doc.isObject())
+        return fail(ErrorCode::Invalid, QStringLiteral("must be a JSON object"), QStringLiteral("body"), example);
+    const QJsonObject object = doc.object();
+    for (auto it = object.begin(); it != object.end(); ++it)
+        if (it.key() != field)
+            return fail(ErrorCode::Invalid, QStringLiteral("unknown field"), it.key(),
+                        QStringLiteral("the only field is \"%1\"").arg(field));
+    const QJsonValue value = object.value(field);
+    if (!value.isUndefined() && !value.isString())
+        return fail(ErrorCode::Invalid, QStringLiteral("must be a string"), field);
+    return value.toString();
+}
+
 Reply startDeploy(Call &call)
 {
-    QString ref;
-    const QByteArray body = call.request.body.trimmed();
-    if (!body.isEmpty()) {
-        QJsonParseError parseError;
-        const QJsonDocument doc = QJsonDocument::fromJson(body, &parseError);
-        if (parseError.error != QJsonParseError::NoError)
-            return invalid(QStringLiteral("malformed JSON: %1").arg(parseError.errorString()),
-                           QStringLiteral("body, offset %1").arg(parseError.offset),
-                           QStringLiteral("send {\"ref\":\"main\"} or no body"));
-        if (!doc.isObject())
-            return invalid(QStringLiteral("must be a JSON object"), QStringLiteral("body"));
-        const QJsonObject object = doc.object();
-        for (auto it = object.begin(); it != object.end(); ++it) {
-            if (it.key() != QLatin1String("ref"))
-                return invalid(QStringLiteral("unknown field"), it.key(), QStringLiteral("the only field is \"ref\""));
-        }
-        const QJsonValue refValue = object.value(QStringLiteral("ref"));
-        if (!refValue.isUndefined() && !refValue.isString())
-            return invalid(QStringLiteral("must be a string"), QStringLiteral("ref"));
-        ref = refValue.toString();
-    }
-    auto deploy = call.engine.deploy(call.args.value(0), ref, call.actor);
+    auto ref = onlyField(call.request.body, QStringLiteral("ref"));
+    if (!ref)
+        return errorReply(ref.error());
+    auto deploy = call.engine.deploy(call.args.value(0), *ref, call.actor);
+    if (!deploy)
+        return errorReply(deploy.error());
+    return Reply{202, core::toJson(*deploy)};
+}
+
+Reply rollback(Call &call)
+{
+    auto to = onlyField(call.request.body, QStringLiteral("to"));
+    if (!to)
+        return errorReply(to.error());
+    auto deploy = call.engine.rollback(call.args.value(0), *to, call.actor);
     if (!deploy)
         return errorReply(deploy.error());
     return Reply{202, core::toJson(*deploy)};
@@ -274,6 +292,7 @@ constexpr RouteDef Routes[] = {
     {"PUT", "/api/v1/apps/{name}", AppsWrite, App, false, &updateApp},
     {"DELETE", "/api/v1/apps/{name}", AppsWrite, App, false, &removeApp},
     {"POST", "/api/v1/apps/{name}/deploys", DeploysWrite, App, false, &startDeploy},
+    {"POST", "/api/v1/apps/{name}/rollback", DeploysWrite, App, false, &rollback},
     // Starting the serving version again (after its disk limit stopped it) is a deployer's call.
     {"POST", "/api/v1/apps/{name}/start", DeploysWrite, App, false, &capacityapi::startApp},
     {"GET", "/api/v1/apps/{name}/deploys", AppsRead, App, false, &listDeploys},

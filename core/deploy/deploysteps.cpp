@@ -505,12 +505,19 @@ void retireOldVersions(Services &s, const QString &app, const QString &keepDeplo
                          qPrintable(removed.error().text()));
         }
     }
-    // Keep the serving image and the newest one before it.
+    // Keep the serving image and the one a rollback goes back to (Engine::rollback): the newest
+    // before it that succeeded with another commit. A redeploy of the same commit does not push
+    // the previous version's image out.
     auto history = DeployRepository(s.db).listForApp(app, 50);
     QSet<QString> keep{keepDeploy};
     if (history) {
+        QString servingCommit;
+        for (const DeployRecord &d : std::as_const(*history))
+            if (d.id == keepDeploy)
+                servingCommit = d.commit;
         for (const DeployRecord &d : std::as_const(*history)) {
-            if (d.id != keepDeploy && d.status == DeployStatus::Succeeded && !d.imageId.isEmpty()) {
+            if (d.id != keepDeploy && d.status == DeployStatus::Succeeded && !d.imageId.isEmpty() &&
+                d.commit != servingCommit) {
                 keep.insert(d.id);
                 break;
             }

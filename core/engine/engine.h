@@ -208,6 +208,12 @@ public:
     // step's (seq -1), at most limit (1 to 5000). NotFound for an unknown deploy.
     Result<QList<StepLogLine>> deployLog(const QString &id, int seq, int afterLine, int limit);
     Status cancelDeploy(const QString &id, const Actor &actor);
+    // Deploys an earlier version again: the commit of deploy `to`, or when `to` is empty of the
+    // newest deploy that succeeded before the serving one with another commit. Its image is used
+    // again (core/deploy/imagereuse.h) and the switch is the deploy's, without downtime. Errors:
+    // NotFound for an unknown app or deploy; Invalid for a deploy of another app or one that did
+    // not succeed; Conflict when there is no earlier version, or `to` is what serves.
+    Result<DeployRecord> rollback(const QString &app, const QString &to, const Actor &actor);
 
     // The app's secrets (core/secrets): values go in and reach its containers at deploy time;
     // they never come back out. Each change is audited by name. Errors: NotFound naming the app

@@ -320,6 +320,14 @@ void TestCli::deployWaitSucceeds()
     QVERIFY2(cancelled.err.contains(QStringLiteral("has already succeeded")), qPrintable(cancelled.err));
     const Run unknown = pando({QStringLiteral("deploys"), QStringLiteral("watch"), QStringLiteral("d000000000000")});
     QCOMPARE(unknown.code, 1);
+
+    // One version so far: nothing to go back to (the engine's tests go back and forth).
+    const Run back = pando({QStringLiteral("rollback"), QStringLiteral("deployme")});
+    QCOMPARE(back.code, 1);
+    QVERIFY2(back.err.contains(QStringLiteral("no earlier version")), qPrintable(back.err));
+    const Run notOne = pando({QStringLiteral("rollback"), QStringLiteral("deployme"), QStringLiteral("--to"), id});
+    QCOMPARE(notOne.code, 1);
+    QVERIFY2(notOne.err.contains(QStringLiteral("is what deployme serves now")), qPrintable(notOne.err));
 }
 
 void TestCli::deployWaitFails()

@@ -36,6 +36,8 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("PUT /api/v1/apps/{name}"), QStringLiteral("400 400 403 403 403")},
         {QStringLiteral("DELETE /api/v1/apps/{name}"), QStringLiteral("202 202 403 403 403")},
         {QStringLiteral("POST /api/v1/apps/{name}/deploys"), QStringLiteral("202 202 403 403 403")},
+        // No earlier version to go back to.
+        {QStringLiteral("POST /api/v1/apps/{name}/rollback"), QStringLiteral("409 409 403 403 403")},
         // The app runs: starting it is a no-op that answers with the app.
         {QStringLiteral("POST /api/v1/apps/{name}/start"), QStringLiteral("200 200 403 403 403")},
         {QStringLiteral("GET /api/v1/apps/{name}/deploys"), QStringLiteral("200 200 403 200 403")},

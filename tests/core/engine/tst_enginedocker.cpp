@@ -34,6 +34,7 @@ private Q_SLOTS:
     void portComesFromTheImage();
     void unownedContainerIsRemoved();
     void deploysOfOneAppAreSerialised();
+    void rollbackGoesBackAVersion();
     void restartRestoresRouteAndSettlesWork();
     void isolatedAppServesAndTakesItsNetwork();
     void removalLeavesNothingBehind();
@@ -328,16 +329,67 @@ void TestEngineDocker::deploysOfOneAppAreSerialised()
     QVERIFY2(b.record.startedMs >= a.record.finishedMs, "the second deploy of an app waits for the first");
     QCOMPARE(m_fx->engine().app(QStringLiteral("hello"))->record.currentDeploy, b.record.id);
 
-    // Old versions' images go; the serving one and the one before it stay for a quick way back.
+    // Old versions' images go; the serving one and the version before it (another commit: a
+    // redeploy of the same one does not count) stay for a quick way back.
     QTRY_VERIFY(b.steps.isEmpty() ||
                 m_fx->engine().deployView(b.record.id)->steps.last().status != core::DeployStepStatus::Running);
     QVERIFY(m_fx->docker().imageId(core::imageTag(QStringLiteral("hello"), b.record.id)));
-    QVERIFY(m_fx->docker().imageId(core::imageTag(QStringLiteral("hello"), a.record.id)));
+    QVERIFY(!m_fx->docker().imageId(core::imageTag(QStringLiteral("hello"), a.record.id)));
     auto deploys = m_fx->engine().deploys(QStringLiteral("hello"), 100);
+    QString before; // the newest that served another commit
     int tagged = 0;
-    for (const auto &d : std::as_const(*deploys))
+    for (const auto &d : std::as_const(*deploys)) {
+        if (before.isEmpty() && d.status == core::DeployStatus::Succeeded && d.commit != b.record.commit)
+            before = d.id;
         tagged += m_fx->docker().imageId(core::imageTag(QStringLiteral("hello"), d.id)) ? 1 : 0;
+    }
+    QVERIFY(!before.isEmpty());
+    QVERIFY(m_fx->docker().imageId(core::imageTag(QStringLiteral("hello"), before)));
     QCOMPARE(tagged, 2);
+}
+
+// hello served v1, then v2 (deployed twice since): a rollback goes back to v1 with v1's image,
+// and another goes back to v2; a deploy that failed, or one of another app, is no version.
+void TestEngineDocker::rollbackGoesBackAVersion()
+{
+    const QUrl url = appUrl(QStringLiteral("hello"));
+    QCOMPARE(httpGet(url).body.trimmed(), QByteArray("v2"));
+    auto back = m_fx->engine().rollback(QStringLiteral("hello"), {}, core::Actor{});
+    QVERIFY2(back, qPrintable(back ? QString() : back.error().text()));
+    core::DeployView view = m_fx->waitDeploy(back->id);
+    QVERIFY2(view.record.status == core::DeployStatus::Succeeded, qPrintable(view.record.error));
+    QCOMPARE(httpGet(url).body.trimmed(), QByteArray("v1"));
+    // v1's image, not a new build.
+    QString build;
+    for (const core::StepRecord &step : std::as_const(view.steps))
+        if (step.name == QLatin1String("build"))
+            build = step.detail;
+    QVERIFY2(build.contains(QLatin1String("from the same commit")), qPrintable(build));
+
+    auto forth = m_fx->engine().rollback(QStringLiteral("hello"), {}, core::Actor{});
+    QVERIFY2(forth, qPrintable(forth ? QString() : forth.error().text()));
+    view = m_fx->waitDeploy(forth->id);
+    QVERIFY2(view.record.status == core::DeployStatus::Succeeded, qPrintable(view.record.error));
+    QCOMPARE(httpGet(url).body.trimmed(), QByteArray("v2"));
+
+    auto history = m_fx->engine().deploys(QStringLiteral("hello"), 100);
+    QVERIFY(history);
+    QString failed;
+    for (const core::DeployRecord &deploy : std::as_const(*history))
+        if (deploy.status == core::DeployStatus::Failed)
+            failed = deploy.id;
+    QVERIFY(!failed.isEmpty());
+    auto refused = m_fx->engine().rollback(QStringLiteral("hello"), failed, core::Actor{});
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, ErrorCode::Invalid);
+    QVERIFY2(refused.error().message.contains(QLatin1String("only a version that served")),
+             qPrintable(refused.error().text()));
+    auto serving = m_fx->engine().rollback(QStringLiteral("hello"), view.record.id, core::Actor{});
+    QVERIFY(!serving);
+    QCOMPARE(serving.error().code, ErrorCode::Conflict);
+    QCOMPARE(
+        m_fx->engine().rollback(QStringLiteral("hello"), QStringLiteral("d000000000000"), core::Actor{}).error().code,
+        ErrorCode::NotFound);
 }
 
 void TestEngineDocker::restartRestoresRouteAndSettlesWork()
