@@ -8,14 +8,30 @@
 #include "cancel.h"
 #include "error.h"
 
+#include <QByteArray>
 #include <QString>
 #include <functional>
+#include <optional>
 
 namespace pando::adapters {
 
 struct SourceCheckout {
     QString commit;    // full hex object id the ref resolved to
     QString directory; // a directory holding the tree at that commit (no .git)
+};
+
+// A source connection's credential for one fetch (core/sourceconn). Never logged; the caller
+// wipes it when the fetch is done.
+struct SourceCredential {
+    QString username;         // sent with the token; the ssh user when the address names none
+    QByteArray token;         // http(s): sent as the password
+    QByteArray sshPrivateKey; // ssh: the private key, OpenSSH or PEM text without a passphrase
+    QByteArray sshKnownHosts; // ssh: known_hosts lines the server's key must be among
+    void wipe()
+    {
+        token.fill('\0');
+        sshPrivateKey.fill('\0');
+    }
 };
 
 // What a fetch may use of the install's own identity. Core decides it per app (an
@@ -27,6 +43,9 @@ struct SourceAccess {
     // on each address the fetch connects to, after its own lookup: a name that answered with an
     // outside address when core checked it and rebinds to 127.0.0.1 for the fetch is refused.
     bool internalHosts = true;
+    // The connection that reads this repository: when set, the fetch offers it and nothing of
+    // the install's own (installCredentials is then ignored).
+    std::optional<SourceCredential> credential;
 };
 
 class SourceProvider {

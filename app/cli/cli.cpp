@@ -5,6 +5,7 @@
 
 #include <QCoreApplication>
 #include <QFile>
+#include <QStringDecoder>
 #include <QWebSocket>
 
 namespace pando::cli {
@@ -127,6 +128,55 @@ void Cli::readPassword(const QString &prompt, const std::function<void(const QSt
         return;
     }
     then(readStdinLine());
+}
+
+void readSecretValue(Cli &cli, const QString &what, const std::function<void(const QString &)> &use)
+{
+    // Never from argv: a value there lands in the shell's history and in ps.
+    if (cli.args().has(QStringLiteral("from-file"))) {
+        const QString path = cli.args().value(QStringLiteral("from-file"));
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return cli.failWith(Error{ErrorCode::Invalid,
+                                      QStringLiteral("cannot read the file of %1: %2").arg(what, file.errorString()),
+                                      QStringLiteral("--from-file %1").arg(path)});
+        // The file's bytes are the value exactly: a PEM file keeps its last line break.
+        QByteArray bytes = file.readAll();
+        QStringDecoder utf8(QStringDecoder::Utf8);
+        QString value = utf8(bytes);
+        bytes.fill('\0');
+        if (utf8.hasError())
+            return cli.failWith(
+                Error{ErrorCode::Invalid, QStringLiteral("the file of %1 is not UTF-8 text").arg(what),
+                      QStringLiteral("--from-file %1").arg(path),
+                      QStringLiteral("encode binary data, e.g. with base64, and decode it where it is used")});
+        use(value);
+        value.fill(QChar(u'\0'));
+        return;
+    }
+    if (stdinIsTerminal()) {
+        cli.reader()->ask(QStringLiteral("value for %1: ").arg(what), true,
+                          [&cli, use](const std::optional<QString> &value) {
+                              if (!cli.isFinished())
+                                  use(value.value_or(QString()));
+                          });
+        return;
+    }
+    QFile input;
+    if (!input.open(stdin, QIODevice::ReadOnly))
+        return cli.failWith(Error{ErrorCode::Invalid,
+                                  QStringLiteral("cannot read standard input: %1").arg(input.errorString()),
+                                  QStringLiteral("stdin")});
+    QByteArray bytes = input.readAll();
+    // `echo value | pando secrets set` adds a newline that is not part of the value.
+    if (bytes.endsWith('\n'))
+        bytes.chop(1);
+    if (bytes.endsWith('\r'))
+        bytes.chop(1);
+    QString value = QString::fromUtf8(bytes);
+    bytes.fill('\0');
+    use(value);
+    value.fill(QChar(u'\0'));
 }
 
 } // namespace pando::cli

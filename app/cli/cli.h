@@ -85,5 +85,8 @@ private:
 // app's services' data before it is removed (servicecommands.cpp).
 void watchRun(Cli &cli, const QString &runId);
 void askServiceData(Cli &cli, const QString &app, std::function<void(client::ServiceData choice)> then);
+// A secret value (what names it, "secret DB_URL"): the bytes of --from-file, else asked without
+// echo on a terminal, else standard input without its last line break. Never from argv.
+void readSecretValue(Cli &cli, const QString &what, const std::function<void(const QString &)> &use);
 
 } // namespace pando::cli

@@ -73,13 +73,20 @@ inline constexpr Flag Out{"out", "FILE", "where the dump goes"};
 inline constexpr Flag Force{"force", "", "replace an existing FILE"};
 inline constexpr Flag Diff{"diff", "", "show what the last change to it changed, as a diff"};
 inline constexpr Flag Port{"port", "N", "the local port to listen on (default: a free one)", true};
+inline constexpr Flag Url{"url", "URL", "the forge's address: https://github.com, https://git.example.com/gitlab"};
+inline constexpr Flag Kind{"kind", "K", "github, gitlab, gitea, bitbucket, azure-devops or generic (the default)"};
+inline constexpr Flag Owner{"owner", "O", "only repositories of this user, organisation or group"};
+inline constexpr Flag TokenUser{"token-user", "U", "the forge account the token is sent with"};
+inline constexpr Flag SshKey{"ssh-key", "FILE", "a deploy key: the private key file, without a passphrase"};
+inline constexpr Flag KnownHosts{"known-hosts", "FILE", "the server's host keys, as ssh-keyscan prints them"};
 
 // Every flag any command takes, the global ones first: what the parser knows by name.
 inline constexpr const Flag *Catalogue[] = {
-    &Server,     &Token,  &TokenFile, &Json,         &Help,   &Version, &File, &Ref,    &Wait,     &NoWait,  &KeepData,
-    &DeleteData, &Follow, &Tail,      &Limit,        &Config, &Vars,    &Yes,  &Watch,  &Pipeline, &Install, &FromFile,
-    &Actor,      &Action, &Object,    &Since,        &Until,  &Status,  &All,  &Reason, &Username, &Role,    &Scope,
-    &Expires,    &Out,    &Force,     &AllPipelines, &Step,   &Diff,    &Port, &To,
+    &Server,   &Token,      &TokenFile, &Json,    &Help,      &Version, &File,         &Ref,    &Wait,  &NoWait,
+    &KeepData, &DeleteData, &Follow,    &Tail,    &Limit,     &Config,  &Vars,         &Yes,    &Watch, &Pipeline,
+    &Install,  &FromFile,   &Actor,     &Action,  &Object,    &Since,   &Until,        &Status, &All,   &Reason,
+    &Username, &Role,       &Scope,     &Expires, &Out,       &Force,   &AllPipelines, &Step,   &Diff,  &Port,
+    &To,       &Url,        &Kind,      &Owner,   &TokenUser, &SshKey,  &KnownHosts,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags
@@ -106,7 +113,7 @@ using Handler = void (*)(Cli &cli);
 // it runs after the generic checks and its error is a usage error (exit 2).
 using Check = pando::Status (*)(const Args &args);
 
-inline constexpr std::size_t MaxOpts = 6;
+inline constexpr std::size_t MaxOpts = 8;
 
 struct CommandDef {
     std::string_view group; // "apps" for `pando apps create`; empty for `pando deploy`
@@ -164,6 +171,7 @@ std::span<const CommandDef> secretCommands();
 std::span<const CommandDef> auditCommands();
 std::span<const CommandDef> accountCommands();
 std::span<const CommandDef> grantCommands();
+std::span<const CommandDef> connectionCommands();
 std::span<const CommandDef> approvalCommands();
 std::span<const CommandDef> toolCommands(); // completion
 

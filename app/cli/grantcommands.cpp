@@ -1,5 +1,6 @@
 // `pando grants list|add|rm`: who holds owner, deployer, operator or viewer on an app or a
-// pipeline. OBJECT is APP, app/APP or pipeline/NAME (parseArgs checked it).
+// pipeline, and who may use a source connection. OBJECT is APP, app/APP, pipeline/NAME or
+// connection/NAME (parseArgs checked it).
 #include "cli.h"
 #include "commands.h"
 #include "output.h"
@@ -28,6 +29,8 @@ std::optional<GrantObject> parseGrantObject(const QString &object)
         return GrantObject{client::GrantKind::App, QStringLiteral("app"), parts[1]};
     if (parts[0] == QLatin1String("pipeline"))
         return GrantObject{client::GrantKind::Pipeline, QStringLiteral("pipeline"), parts[1]};
+    if (parts[0] == QLatin1String("connection"))
+        return GrantObject{client::GrantKind::Connection, QStringLiteral("connection"), parts[1]};
     return std::nullopt;
 }
 
@@ -36,7 +39,8 @@ Status checkGrantObject(const Args &args)
     if (parseGrantObject(args.arguments.value(0)))
         return {};
     return fail(ErrorCode::Invalid,
-                QStringLiteral("expected APP, app/APP or pipeline/NAME, got \"%1\"").arg(args.arguments.value(0)),
+                QStringLiteral("expected APP, app/APP, pipeline/NAME or connection/NAME, got \"%1\"")
+                    .arg(args.arguments.value(0)),
                 commandName(*args.command));
 }
 
@@ -108,7 +112,7 @@ constexpr CommandDef GrantTable[] = {
      1,
      1,
      {},
-     "who holds which grant on OBJECT (APP, app/APP or pipeline/NAME)",
+     "who holds which grant on OBJECT (APP, app/APP, pipeline/NAME or connection/NAME)",
      &listGrants,
      Needs::Token,
      &checkGrantObject},
@@ -122,7 +126,8 @@ constexpr CommandDef GrantTable[] = {
      &addGrant,
      Needs::Token,
      &checkGrantObject,
-     "Roles: on apps owner, deployer, viewer; on pipelines owner, operator, viewer."},
+     "Roles: on apps owner, deployer, viewer; on pipelines owner, operator, viewer; on source connections\n"
+     "user (who may read apps' sources through it)."},
     {"grants", "rm", "OBJECT USER ROLE", 3, 3, {}, "take a grant away", &removeGrant, Needs::Token, &checkGrantObject},
 };
 static_assert(isComplete(GrantTable), "every command needs its words, a summary, a handler and consistent arguments");

@@ -8,10 +8,8 @@
 #include "prompt.h"
 #include "secretaccess.h"
 
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QStringDecoder>
 
 namespace pando::cli {
 namespace {
@@ -61,51 +59,7 @@ void sendSecret(Cli &cli, const QString &value);
 void setSecret(Cli &cli)
 {
     const QString name = cli.args().arguments.constLast();
-    // Never from argv: a value there lands in the shell's history and in ps.
-    if (cli.args().has(QStringLiteral("from-file"))) {
-        const QString path = cli.args().value(QStringLiteral("from-file"));
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly))
-            return cli.failWith(Error{ErrorCode::Invalid,
-                                      QStringLiteral("cannot read the secret's file: %1").arg(file.errorString()),
-                                      QStringLiteral("--from-file %1").arg(path)});
-        // The file's bytes are the value exactly: a PEM file keeps its last line break.
-        QByteArray bytes = file.readAll();
-        QStringDecoder utf8(QStringDecoder::Utf8);
-        QString value = utf8(bytes);
-        bytes.fill('\0');
-        if (utf8.hasError())
-            return cli.failWith(
-                Error{ErrorCode::Invalid, QStringLiteral("the file is not UTF-8 text; secrets are text"),
-                      QStringLiteral("--from-file %1").arg(path),
-                      QStringLiteral("encode binary data, e.g. with base64, and decode it in the app")});
-        sendSecret(cli, value);
-        value.fill(QChar(u'\0'));
-        return;
-    }
-    if (stdinIsTerminal()) {
-        cli.reader()->ask(QStringLiteral("value for secret %1: ").arg(name), true,
-                          [&cli](const std::optional<QString> &value) {
-                              if (cli.isFinished())
-                                  return;
-                              sendSecret(cli, value.value_or(QString()));
-                          });
-        return;
-    }
-    QFile input;
-    if (!input.open(stdin, QIODevice::ReadOnly))
-        return cli.failWith(Error{ErrorCode::Invalid,
-                                  QStringLiteral("cannot read standard input: %1").arg(input.errorString()),
-                                  QStringLiteral("stdin")});
-    QByteArray bytes = input.readAll();
-    // `echo value | pando secrets set` adds a newline that is not part of the secret.
-    if (bytes.endsWith('\n'))
-        bytes.chop(1);
-    if (bytes.endsWith('\r'))
-        bytes.chop(1);
-    const QString value = QString::fromUtf8(bytes);
-    bytes.fill('\0');
-    sendSecret(cli, value);
+    readSecretValue(cli, QStringLiteral("secret ") + name, [&cli](const QString &value) { sendSecret(cli, value); });
 }
 
 void sendSecret(Cli &cli, const QString &value)

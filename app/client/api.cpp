@@ -30,7 +30,15 @@ QString serviceDataWord(ServiceData data)
 
 QString collection(GrantKind kind)
 {
-    return kind == GrantKind::App ? u"apps"_s : u"pipelines"_s;
+    switch (kind) {
+    case GrantKind::App:
+        return u"apps"_s;
+    case GrantKind::Pipeline:
+        return u"pipelines"_s;
+    case GrantKind::Connection:
+        break;
+    }
+    return u"source-connections"_s;
 }
 
 QByteArray contentTypeOf(SpecFormat format)
@@ -248,6 +256,34 @@ void Api::setAppSecret(const QString &app, const QString &name, const QString &v
 void Api::removeAppSecret(const QString &app, const QString &name, Callback done) const
 {
     sendEmpty("DELETE", apiPath({u"apps"_s, app, u"secrets"_s, name}), std::move(done));
+}
+
+void Api::sourceConnections(Callback done) const
+{
+    get(apiPath({u"source-connections"_s}), std::move(done));
+}
+
+void Api::sourceConnection(const QString &name, Callback done) const
+{
+    get(apiPath({u"source-connections"_s, name}), std::move(done));
+}
+
+void Api::addSourceConnection(const QJsonObject &connection, Callback done) const
+{
+    sendJson("POST", apiPath({u"source-connections"_s}), connection, std::move(done));
+}
+
+void Api::removeSourceConnection(const QString &name, Callback done) const
+{
+    sendEmpty("DELETE", apiPath({u"source-connections"_s, name}), std::move(done));
+}
+
+void Api::testSourceConnection(const QString &name, const QString &repo, const QString &ref, Callback done) const
+{
+    QJsonObject body{{u"repo"_s, repo}};
+    if (!ref.isEmpty())
+        body.insert(u"ref"_s, ref);
+    sendJson("POST", apiPath({u"source-connections"_s, name, u"test"_s}), body, std::move(done));
 }
 
 void Api::services(Callback done) const

@@ -48,7 +48,7 @@ enum class ServiceData { Unsaid, Keep, Delete };
 enum class SpecFormat { Yaml, Json };
 enum class Decision { Approve, Reject };
 // The objects that carry grants.
-enum class GrantKind { App, Pipeline };
+enum class GrantKind { App, Pipeline, Connection };
 
 struct AuditQuery {
     QString actor;
@@ -113,6 +113,14 @@ public:
     // The install's events; app non-empty: only that app's.
     QWebSocket *followEvents(const QString &app, MessageCallback onMessage, ClosedCallback onClosed) const;
 
+    // Source connections: a credential goes in with addConnection ({name, kind, url, owner,
+    // username, token | ssh_key + known_hosts}) and never comes back.
+    void sourceConnections(Callback done) const;
+    void sourceConnection(const QString &name, Callback done) const;
+    void addSourceConnection(const QJsonObject &connection, Callback done) const;
+    void removeSourceConnection(const QString &name, Callback done) const;
+    void testSourceConnection(const QString &name, const QString &repo, const QString &ref, Callback done) const;
+
     // App secrets (values only go in).
     void appSecrets(const QString &app, Callback done) const;
     void setAppSecret(const QString &app, const QString &name, const QString &value, Callback done) const;
@@ -167,7 +175,7 @@ public:
     // Which pipelines may read the install-wide secret: all of them, or exactly those listed.
     void setSecretAccess(const QString &name, bool all, const QStringList &pipelines, Callback done) const;
 
-    // Grants on an app or a pipeline.
+    // Grants on an app, a pipeline or a source connection.
     void grants(GrantKind kind, const QString &object, Callback done) const;
     void addGrant(GrantKind kind, const QString &object, const QString &user, const QString &role, Callback done) const;
     void removeGrant(GrantKind kind, const QString &object, const QString &user, const QString &role,

@@ -30,8 +30,8 @@ int rotateSecretsKey(const DaemonOptions &options, QTextStream &out, QTextStream
     }
     out << "pandod: " << (report->resumed ? "finished the interrupted rotation: " : "rotated the secrets key: ")
         << report->oldKeyId << " -> " << report->newKeyId << "; re-sealed " << report->pipelineSecrets
-        << " pipeline secrets, " << report->appSecrets << " app secrets and " << report->serviceCredentials
-        << " service credentials" << Qt::endl;
+        << " pipeline secrets, " << report->appSecrets << " app secrets, " << report->serviceCredentials
+        << " service credentials and " << report->connectionCredentials << " connection credentials" << Qt::endl;
     for (const QString &left : std::as_const(report->unopenable))
         err << "pandod: warning: " << left
             << " was sealed by a key this install no longer has; it was left as it was (set it again)" << Qt::endl;

@@ -54,8 +54,9 @@ Reply list(Call &call, ObjectKind kind)
 Reply add(Call &call, ObjectKind kind)
 {
     // Only the grant itself: the object is the URL's, never a field of the body.
-    auto body = jsonObjectBody(call.request, {u"user"_s, u"role"_s},
-                               u"{\"user\":\"bob\",\"role\":\"%1\"}"_s.arg(core::authz::grantRoles(kind).value(1)));
+    auto body =
+        jsonObjectBody(call.request, {u"user"_s, u"role"_s},
+                       u"{\"user\":\"bob\",\"role\":\"%1\"}"_s.arg(core::authz::grantRoles(kind).value(1, u"user"_s)));
     if (!body)
         return errorReply(body.error());
     for (const QString &field : {u"user"_s, u"role"_s}) {
@@ -130,6 +131,21 @@ Reply removePipelineGrant(Call &call)
     if (!call.engine.pipelines())
         return errorReply(pipelineapi::notEnabled());
     return remove(call, ObjectKind::Pipeline);
+}
+
+Reply listConnectionGrants(Call &call)
+{
+    return list(call, ObjectKind::Connection);
+}
+
+Reply addConnectionGrant(Call &call)
+{
+    return add(call, ObjectKind::Connection);
+}
+
+Reply removeConnectionGrant(Call &call)
+{
+    return remove(call, ObjectKind::Connection);
 }
 
 } // namespace pando::server::grantapi

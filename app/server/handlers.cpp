@@ -7,6 +7,7 @@
 #include "appsecrethandlers.h"
 #include "audithandlers.h"
 #include "capacityhandlers.h"
+#include "connectionhandlers.h"
 #include "edgehandlers.h"
 #include "granthandlers.h"
 #include "httperror.h"
@@ -360,6 +361,17 @@ constexpr RouteDef Routes[] = {
     {"POST", "/api/v1/pipelines/{name}/grants", PipelinesWrite, Pipeline, false, &grantapi::addPipelineGrant},
     {"DELETE", "/api/v1/pipelines/{name}/grants/{user}/{role}", PipelinesWrite, Pipeline, false,
      &grantapi::removePipelineGrant},
+    // Source connections (docs/user-guide.md, "Private repositories"): everyone signed in lists
+    // the ones they may use; adding, testing, removing and granting are install settings.
+    {"GET", "/api/v1/source-connections", AppsRead, None, false, &connectionapi::listConnections},
+    {"POST", "/api/v1/source-connections", SettingsWrite, None, false, &connectionapi::addConnection},
+    {"GET", "/api/v1/source-connections/{name}", AppsRead, None, false, &connectionapi::showConnection},
+    {"DELETE", "/api/v1/source-connections/{name}", SettingsWrite, None, false, &connectionapi::removeConnection},
+    {"POST", "/api/v1/source-connections/{name}/test", SettingsWrite, None, false, &connectionapi::testConnection},
+    {"GET", "/api/v1/source-connections/{name}/grants", SettingsWrite, None, false, &grantapi::listConnectionGrants},
+    {"POST", "/api/v1/source-connections/{name}/grants", SettingsWrite, None, false, &grantapi::addConnectionGrant},
+    {"DELETE", "/api/v1/source-connections/{name}/grants/{user}/{role}", SettingsWrite, None, false,
+     &grantapi::removeConnectionGrant},
     // Approvals: anyone who can read sees them; deciding needs approvals.write on what waits.
     {"GET", "/api/v1/approvals", AppsRead, None, false, &approvalapi::listApprovals},
     {"GET", "/api/v1/approvals/{id}", AppsRead, Approval, false, &approvalapi::showApproval},

@@ -103,6 +103,8 @@ QString objectKindName(ObjectKind kind)
         return u"pipeline"_s;
     case ObjectKind::Token:
         return u"token"_s;
+    case ObjectKind::Connection:
+        return u"connection"_s;
     case ObjectKind::None:
         break;
     }
@@ -122,6 +124,8 @@ bool isValidGrantRole(ObjectKind kind, const QString &role)
         return role == u"owner"_s || role == u"deployer"_s || role == u"viewer"_s;
     if (kind == ObjectKind::Pipeline)
         return role == u"owner"_s || role == u"operator"_s || role == u"viewer"_s;
+    if (kind == ObjectKind::Connection)
+        return role == u"user"_s;
     return false;
 }
 
@@ -221,6 +225,7 @@ bool Visibility::sees(const ObjectRef &object) const
         return allPipelines || pipelines.contains(object.name);
     case ObjectKind::None:
     case ObjectKind::Token:
+    case ObjectKind::Connection:
         break;
     }
     return allApps && allPipelines;

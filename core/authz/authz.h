@@ -51,7 +51,9 @@ constexpr bool isKnown(std::string_view p)
 // The token scope a permission needs (accounts::knownScopes()); empty: no scope needed.
 QString scopeFor(std::string_view permission);
 
-enum class ObjectKind { None, App, Pipeline, Token };
+// Connection: a source connection (core/sourceconn), whose one grant role "user" lets a member
+// read apps' sources through it.
+enum class ObjectKind { None, App, Pipeline, Token, Connection };
 QString objectKindName(ObjectKind kind);
 
 // The object a request acts on, as the URL names it (never the body).
@@ -62,7 +64,8 @@ struct ObjectRef {
     QString text() const; // "app/hello", "pipeline/ci", "token/t…", "" for none
 };
 
-// Grant roles: apps have owner, deployer, viewer; pipelines owner, operator, viewer.
+// Grant roles: apps have owner, deployer, viewer; pipelines owner, operator, viewer; source
+// connections user.
 bool isValidGrantRole(ObjectKind kind, const QString &role);
 
 struct Grant {

@@ -17,6 +17,8 @@ QString objectText(ObjectKind kind, const QString &object)
 
 QStringList grantRoles(ObjectKind kind)
 {
+    if (kind == ObjectKind::Connection)
+        return {u"user"_s};
     return kind == ObjectKind::App ? QStringList{u"owner"_s, u"deployer"_s, u"viewer"_s}
                                    : QStringList{u"owner"_s, u"operator"_s, u"viewer"_s};
 }

@@ -187,8 +187,13 @@ Result<StepEnd> fetch(DeployRun &run)
     const bool trusted = run.app.sourceTrusted;
     if (auto allowed = policy::checkSource(run.spec.source.repo, trusted, *settings); !allowed)
         return std::unexpected(allowed.error());
-    auto checkout = run.s.source.checkout(run.spec.source.repo, target, run.s.workRoot(deploy.app),
-                                          policy::sourceAccess(trusted, *settings), run.cancel, [](const QString &) {});
+    auto access = fetchAccess(run.s, trusted, *settings, run.app.sourceConnection);
+    if (!access)
+        return std::unexpected(access.error());
+    auto checkout = run.s.source.checkout(run.spec.source.repo, target, run.s.workRoot(deploy.app), *access, run.cancel,
+                                          [](const QString &) {});
+    if (access->credential)
+        access->credential->wipe();
     if (!checkout && !trusted && checkout.error().code != ErrorCode::NotFound &&
         checkout.error().code != ErrorCode::Cancelled)
         return std::unexpected(policy::unreadableSource(run.spec.source.repo));

@@ -1,5 +1,7 @@
 #include "services.h"
 
+#include "core/sourceconn/sourceconn.h"
+
 namespace pando::core {
 
 adapters::Labels Services::labels(const QString &app, const QString &deployId) const
@@ -69,6 +71,21 @@ QStringList untagImages(const Services &s, const QString &app, const std::functi
 QString containerName(const QString &app, const QString &deployId)
 {
     return QStringLiteral("pando-%1-%2").arg(app, deployId);
+}
+
+Result<adapters::SourceAccess> fetchAccess(const Services &s, bool trusted, const policy::AppAccess &settings,
+                                           const QString &connection)
+{
+    adapters::SourceAccess access = policy::sourceAccess(trusted, settings);
+    if (connection.isEmpty())
+        return access;
+    if (!s.seal)
+        return fail(ErrorCode::Unavailable, QStringLiteral("the secret store is not open"), QStringLiteral("source"));
+    auto credential = sourceconn::ConnectionStore(s.db, *s.seal, s.clock).credential(connection);
+    if (!credential)
+        return std::unexpected(credential.error());
+    access.credential = std::move(*credential);
+    return access;
 }
 
 } // namespace pando::core

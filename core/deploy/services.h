@@ -13,6 +13,7 @@
 #include "core/pipelines/sealbox/sealbox.h"
 #include "core/planner/planner.h"
 #include "core/policy/policy.h"
+#include "core/policy/sourceaccess.h"
 #include "core/state/database.h"
 
 #include <QHash>
@@ -64,6 +65,13 @@ struct Services {
     QString workRoot(const QString &app) const { return dataDir + QStringLiteral("/work/") + app; }
     void publish(EventType type, const QString &app, const QString &deployId, const QJsonObject &data = {}) const;
 };
+
+// What a fetch of an app's source may offer the remote (core/policy/sourceaccess.h): its
+// writer's means under the settings as they are now and, when it reads through a source
+// connection (AppRecord::sourceConnection), that connection's credential alone. The caller
+// wipes the credential once the fetch is done.
+Result<adapters::SourceAccess> fetchAccess(const Services &s, bool trusted, const policy::AppAccess &settings,
+                                           const QString &connection);
 
 // Images carry only the install's labels; their tags say which app and deploy they serve. A
 // build of a tree the engine has built before (for any app) then hits the cache all the way,

@@ -212,7 +212,10 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
         return std::unexpected(addresses.error());
 
     // The repository must answer and the ref exist before anything is created.
-    if (auto commit = d->resolveSource(*spec, trusted, QStringLiteral("source.ref")); !commit)
+    auto connection = d->chooseConnection(*spec, actor);
+    if (!connection)
+        return std::unexpected(connection.error());
+    if (auto commit = d->resolveSource(*spec, trusted, *connection, QStringLiteral("source.ref")); !commit)
         return std::unexpected(commit.error());
 
     AppRepository apps(d->db);
@@ -244,6 +247,7 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
     record.createdMs = record.updatedMs = d->clock.nowMs();
     record.creatorId = actor.userId;
     record.sourceTrusted = trusted;
+    record.sourceConnection = *connection;
     // The row and its owner grant in one commit: an app that exists has its owner, so a member
     // never creates an app they then may not change or remove.
     if (auto created = [&]() -> Status {
@@ -260,9 +264,10 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
         discardResult(d->router->remove(spec->name), "the create's error is the one to report");
         return std::unexpected(created.error());
     }
-    if (auto audited =
-            d->audit.record(actor, QStringLiteral("app.create"), QStringLiteral("app/") + record.name,
-                            QStringLiteral("success"), QJsonObject{{QStringLiteral("repo"), spec->source.repo}});
+    if (auto audited = d->audit.record(actor, QStringLiteral("app.create"), QStringLiteral("app/") + record.name,
+                                       QStringLiteral("success"),
+                                       QJsonObject{{QStringLiteral("repo"), spec->source.repo},
+                                                   {QStringLiteral("connection"), record.sourceConnection}});
         !audited) {
         discardResult(d->grants.clear(authz::ObjectKind::App, record.name), "the audit's error is the one to report");
         discardResult(apps.remove(record.name), "the audit's error is the one to report");
@@ -403,7 +408,10 @@ Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specTex
     // The new spec's source is read with its writer's means: an administrator's edit makes the
     // app's source trusted, a member's makes it a member's (AppRecord::sourceTrusted).
     const bool trusted = policy::hasInstallAuthority(actor);
-    if (auto commit = d->resolveSource(*spec, trusted, QStringLiteral("source.ref")); !commit)
+    auto connection = d->chooseConnection(*spec, actor);
+    if (!connection)
+        return std::unexpected(connection.error());
+    if (auto commit = d->resolveSource(*spec, trusted, *connection, QStringLiteral("source.ref")); !commit)
         return std::unexpected(commit.error());
     AppRepository apps(d->db);
     const auto lock = d->appLocks.lockFor(name);
@@ -429,18 +437,18 @@ Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specTex
     auto previous = parseAppSpec(row->specYaml.toUtf8());
     if (auto saved = apps.setSpec(name, QString::fromUtf8(specText), d->clock.nowMs()); !saved)
         return std::unexpected(saved.error());
-    if (auto marked = apps.setSourceTrusted(name, trusted, d->clock.nowMs()); !marked) {
+    if (auto marked = apps.setSourceReader(name, trusted, *connection, d->clock.nowMs()); !marked) {
         discardResult(apps.setSpec(name, row->specYaml, d->clock.nowMs()), "the mark's error is the one to report");
         return std::unexpected(marked.error());
     }
-    QJsonObject detail{{QStringLiteral("repo"), spec->source.repo}};
+    QJsonObject detail{{QStringLiteral("repo"), spec->source.repo}, {QStringLiteral("connection"), *connection}};
     if (previous && previous->source.repo != spec->source.repo)
         detail.insert(QStringLiteral("previous_repo"), previous->source.repo);
     if (auto audited = d->audit.record(actor, QStringLiteral("app.update"), QStringLiteral("app/") + name,
                                        QStringLiteral("success"), detail);
         !audited) {
         discardResult(apps.setSpec(name, row->specYaml, d->clock.nowMs()), "the audit's error is the one to report");
-        discardResult(apps.setSourceTrusted(name, row->sourceTrusted, d->clock.nowMs()),
+        discardResult(apps.setSourceReader(name, row->sourceTrusted, row->sourceConnection, d->clock.nowMs()),
                       "the audit's error is the one to report");
         return std::unexpected(audited.error());
     }

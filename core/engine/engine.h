@@ -26,6 +26,7 @@
 #include "core/policy/sourceaccess.h"
 #include "core/secrets/appsecrets.h"
 #include "core/services/appservices.h"
+#include "core/sourceconn/sourceconn.h"
 #include "core/spec/appspec.h"
 #include "core/state/database.h"
 #include "core/state/records.h"
@@ -199,6 +200,22 @@ public:
     // served keep their addresses until their next deploy or reconciler pass re-reads them.
     Result<policy::DomainPolicy> domainPolicy();
     Status setDomainPolicy(const policy::DomainPolicy &policy, const Actor &actor);
+
+    // Source connections (core/sourceconn; engineconnections.cpp): forges and the credentials
+    // that read private repositories. Administrators add, test, remove and grant them (Forbidden
+    // for anyone else); members see and use only those they hold a "user" grant on (NotFound for
+    // the others). Every change and test is audited; no credential is ever returned.
+    Result<QList<sourceconn::Connection>> connections(const Actor &actor);
+    Result<sourceconn::Connection> connection(const QString &name, const Actor &actor);
+    // The apps reading their source through it (for administrators and its users).
+    Result<QStringList> connectionApps(const QString &name);
+    Result<sourceconn::Connection> addConnection(const sourceconn::ConnectionInput &input, const Actor &actor);
+    // Conflict, naming them, while apps read their source through it. Its grants go with it.
+    Status removeConnection(const QString &name, const Actor &actor);
+    // Reads repo (at ref; empty: its default branch) through the connection as a deploy would and
+    // returns the commit; Invalid when the connection does not cover repo, Failed saying why when
+    // the forge refused. Either way the outcome is recorded on the connection.
+    Result<QString> testConnection(const QString &name, const QString &repo, const QString &ref, const Actor &actor);
 
     // Queues a deploy of the app at ref (empty: the spec's ref).
     Result<DeployRecord> deploy(const QString &app, const QString &ref, const Actor &actor);

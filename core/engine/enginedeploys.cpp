@@ -28,7 +28,7 @@ Result<DeployRecord> Engine::deploy(const QString &app, const QString &ref, cons
     }
     // A ref that does not exist is the caller's mistake, answered now rather than as a
     // failed deploy; the deploy then builds exactly the commit resolved here.
-    auto commit = d->resolveSource(*spec, row->sourceTrusted, QStringLiteral("ref"));
+    auto commit = d->resolveSource(*spec, row->sourceTrusted, row->sourceConnection, QStringLiteral("ref"));
     if (!commit)
         return std::unexpected(commit.error());
     DeployRecord deploy;

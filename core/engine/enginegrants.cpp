@@ -19,6 +19,14 @@ Error noPipelineRunner()
 
 Status Engine::Private::checkGrantObject(authz::ObjectKind kind, const QString &name)
 {
+    if (kind == authz::ObjectKind::Connection) {
+        auto store = connectionStore();
+        if (!store)
+            return std::unexpected(store.error());
+        if (auto connection = store->find(name); !connection)
+            return std::unexpected(connection.error());
+        return {};
+    }
     if (kind == authz::ObjectKind::App) {
         if (auto app = AppRepository(db).find(name); !app)
             return std::unexpected(app.error());

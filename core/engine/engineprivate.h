@@ -130,7 +130,20 @@ struct Engine::Private {
     // The spec's source checked and its ref resolved with the means of whoever wrote the spec
     // (trusted: an administrator; core/policy/sourceaccess.h; enginesources.cpp). An untrusted
     // fetch that fails answers policy::unreadableSource(), no sooner than its floor.
-    Result<QString> resolveSource(const AppSpec &spec, bool trusted, const QString &refWhere);
+    // connection: the source connection it reads through (chooseConnection), or empty.
+    Result<QString> resolveSource(const AppSpec &spec, bool trusted, const QString &connection,
+                                  const QString &refWhere);
+    // The source connection store over the open seal; Unavailable before start() opened it.
+    Result<sourceconn::ConnectionStore> connectionStore();
+    // The same for administrators (and the install's own authority) alone: Forbidden otherwise.
+    Result<sourceconn::ConnectionStore> administeredConnections(const Actor &actor);
+    // Whether actor may read sources through the connection: administrators (and the install's
+    // own authority) any, others with a "user" grant on it (engineconnections.cpp).
+    Result<bool> mayUseConnection(const Actor &actor, const QString &name);
+    // Which connection reads spec's source when actor writes it: source.connection when it names
+    // one (it must exist, cover the repository and be actor's to use), else the one covering it
+    // most closely that actor may use; empty when none does.
+    Result<QString> chooseConnection(const AppSpec &spec, const Actor &actor);
     // Kept service data under the app's name that actor may not take (engineservices.cpp):
     // only its former owners and administrators make an app of that name again.
     Status checkKeptServiceData(const QString &app, const Actor &actor);

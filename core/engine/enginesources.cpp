@@ -58,7 +58,8 @@ Status Engine::setDomainPolicy(const policy::DomainPolicy &domains, const Actor 
     return {};
 }
 
-Result<QString> Engine::Private::resolveSource(const AppSpec &spec, bool trusted, const QString &refWhere)
+Result<QString> Engine::Private::resolveSource(const AppSpec &spec, bool trusted, const QString &connection,
+                                               const QString &refWhere)
 {
     auto settings = policy::readAppAccess(db);
     if (!settings)
@@ -73,7 +74,12 @@ Result<QString> Engine::Private::resolveSource(const AppSpec &spec, bool trusted
     };
     if (auto allowed = policy::checkSource(spec.source.repo, trusted, *settings); !allowed)
         return std::unexpected(allowed.error());
-    auto commit = source->resolve(spec.source.repo, spec.source.ref, policy::sourceAccess(trusted, *settings));
+    auto access = fetchAccess(services, trusted, *settings, connection);
+    if (!access)
+        return std::unexpected(access.error());
+    auto commit = source->resolve(spec.source.repo, spec.source.ref, *access);
+    if (access->credential)
+        access->credential->wipe();
     if (commit)
         return commit;
     Error e = commit.error();
@@ -84,6 +90,9 @@ Result<QString> Engine::Private::resolveSource(const AppSpec &spec, bool trusted
     if (!trusted && e.code != ErrorCode::Cancelled)
         return unreadable(spec.source.repo);
     e.where = u"source.repo"_s;
+    if (!connection.isEmpty() && e.code == ErrorCode::Unauthorized)
+        e.hint = u"it was read through connection %1: check that its token or key may read this repository "
+                 u"(pando connections test %1 --repo %2)"_s.arg(connection, spec.source.repo);
     return std::unexpected(e);
 }
 

@@ -94,7 +94,8 @@ QJsonObject AppView::toJson() const
                   {QStringLiteral("created_ms"), record.createdMs},
                   {QStringLiteral("updated_ms"), record.updatedMs},
                   {QStringLiteral("spec"), spec.toJson()},
-                  {QStringLiteral("spec_text"), record.specYaml}};
+                  {QStringLiteral("spec_text"), record.specYaml},
+                  {QStringLiteral("source_connection"), record.sourceConnection}};
     QJsonArray list;
     for (const AddressView &address : addresses)
         list.append(address.toJson());

@@ -137,6 +137,12 @@ Result<RotationReport> rotateSealKey(Database &db, const QString &dataDir)
                  return SealBox::context({u"service"_s, r.owner, r.name});
              },
              &report.serviceCredentials},
+            // Keyed by name alone; kind stands in as the second key column the update needs.
+            {u"source_connections"_s, u"kind"_s, u"name"_s, u"sealed"_s, u"connection"_s,
+             [](const Row &r) {
+                 return SealBox::context({u"source-connection"_s, r.name});
+             },
+             &report.connectionCredentials},
         };
         const QStringList tables = tx->db().tables();
         for (const Column &c : columns) {

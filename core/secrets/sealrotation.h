@@ -1,6 +1,7 @@
 #pragma once
 // The install's seal key and its rotation. One key seals every secret of the install (pipeline
-// secrets, app secrets and app services' credentials) and lives in <data-dir>/seal.key, outside the database.
+// secrets, app secrets, app services' credentials and source connections' credentials) and
+// lives in <data-dir>/seal.key, outside the database.
 //
 // Rotation re-seals everything with a new key and replaces the key file; it is crash-safe:
 //   1. the new key is written to seal.key.next (kept if it is already there: a rotation that was
@@ -30,9 +31,10 @@ QString nextSealKeyPath(const QString &dataDir); // <dataDir>/seal.key.next
 struct RotationReport {
     QString oldKeyId;
     QString newKeyId;
-    int pipelineSecrets = 0;    // re-sealed
-    int appSecrets = 0;         // re-sealed
-    int serviceCredentials = 0; // re-sealed (app services' generated passwords)
+    int pipelineSecrets = 0;       // re-sealed
+    int appSecrets = 0;            // re-sealed
+    int serviceCredentials = 0;    // re-sealed (app services' generated passwords)
+    int connectionCredentials = 0; // re-sealed (source connections' tokens and keys)
     // Values neither key opens (sealed by a key this install no longer has): left as they were,
     // "app/NAME/SECRET", "pipeline/SCOPE/SECRET" (scope "-" for install-wide) or "service/APP/SLOT".
     QStringList unopenable;

@@ -172,7 +172,7 @@ Status readSource(const DocNode &root, AppSpec &spec)
 {
     PANDO_SPEC_TRY(node, section(root, u"source"_s, {}));
     if (*node) {
-        PANDO_SPEC_TRY(known, checkFields(**node, u"source"_s, {u"repo"_s, u"ref"_s}));
+        PANDO_SPEC_TRY(known, checkFields(**node, u"source"_s, {u"repo"_s, u"ref"_s, u"connection"_s}));
     }
     if (!*node || !node.value()->value(u"repo"_s) || node.value()->value(u"repo"_s)->kind == DocNode::Kind::Null)
         return fail(ErrorCode::Invalid, u"missing required field (the git repository to deploy from)"_s,
@@ -185,6 +185,12 @@ Status readSource(const DocNode &root, AppSpec &spec)
         PANDO_SPEC_TRY(value, text(*ref, u"source.ref"_s));
         PANDO_SPEC_TRY(ok, detail::checkRef(*value));
         spec.source.ref = *value;
+    }
+    if (const DocNode *connection = source.value(u"connection"_s);
+        connection && connection->kind != DocNode::Kind::Null) {
+        PANDO_SPEC_TRY(value, text(*connection, u"source.connection"_s));
+        PANDO_SPEC_TRY(ok, detail::checkConnectionName(*value));
+        spec.source.connection = *value;
     }
     return {};
 }
@@ -571,6 +577,9 @@ Status validateAppSpec(const AppSpec &spec)
     PANDO_SPEC_TRY(name, detail::checkName(spec.name));
     PANDO_SPEC_TRY(repo, detail::checkRepo(spec.source.repo));
     PANDO_SPEC_TRY(ref, detail::checkRef(spec.source.ref));
+    if (!spec.source.connection.isEmpty()) {
+        PANDO_SPEC_TRY(connection, detail::checkConnectionName(spec.source.connection));
+    }
     PANDO_SPEC_TRY(context, detail::checkRelativePath(spec.build.context, u"build.context"_s, u"repository"_s, false));
     PANDO_SPEC_TRY(dockerfile,
                    detail::checkRelativePath(spec.build.dockerfile, u"build.dockerfile"_s, u"build context"_s, true));
@@ -638,9 +647,12 @@ QJsonObject AppSpec::toJson() const
                         {u"restart"_s, restartName(run.restart)}};
     if (run.port > 0) // none: the port the built image exposes
         runJson.insert(u"port"_s, run.port);
+    QJsonObject sourceJson{{u"repo"_s, source.repo}, {u"ref"_s, source.ref}};
+    if (!source.connection.isEmpty())
+        sourceJson.insert(u"connection"_s, source.connection);
     QJsonObject json{
         {u"name"_s, name},
-        {u"source"_s, QJsonObject{{u"repo"_s, source.repo}, {u"ref"_s, source.ref}}},
+        {u"source"_s, sourceJson},
         {u"build"_s, QJsonObject{{u"context"_s, build.context},
                                  {u"dockerfile"_s, build.dockerfile},
                                  {u"args"_s, stringMapJson(build.args)}}},

@@ -21,6 +21,9 @@ struct AppSpec {
     struct Source {
         QString repo;                         // file://, https://, http://, ssh://, or scp-like git@host:path
         QString ref = QStringLiteral("main"); // branch, tag or commit
+        // The source connection to read it through (core/sourceconn); empty: the one covering
+        // repo most closely that the spec's writer may use, or none.
+        QString connection;
     } source;
 
     struct Build {

@@ -57,6 +57,16 @@ QString quoted(const QString &value)
     return u'"' + out + u'"';
 }
 
+Status checkConnectionName(const QString &name)
+{
+    if (isValidAppName(name))
+        return {};
+    return fail(ErrorCode::Invalid,
+                u"%1 is not a connection name: lowercase letters, digits and '-', 1-63 characters, not starting or "
+                u"ending with '-'"_s.arg(quoted(name.left(64))),
+                u"source.connection"_s, u"`pando connections list` shows the connections"_s);
+}
+
 Status checkName(const QString &name)
 {
     const QString where = u"name"_s;
@@ -150,11 +160,11 @@ Status checkRepo(const QString &repo)
         if (url.host().startsWith(u'-') || url.userName().startsWith(u'-'))
             return fail(ErrorCode::Invalid, u"%1: host and user must not start with '-'"_s.arg(quoted(repo)), where);
         if (!url.password().isEmpty()) {
-            return fail(
-                ErrorCode::Invalid, u"the address carries a password or token; the spec is not a secret store"_s, where,
-                u"remove it from the address; Pando reads private repositories over ssh (ssh:// or user@host:path) "
-                u"with the keys of the ssh-agent of the user pandod runs as (for apps a member writes, once an "
-                u"administrator allows it: pando settings set ssh-agent on)"_s);
+            return fail(ErrorCode::Invalid,
+                        u"the address carries a password or token; the spec is not a secret store"_s, where,
+                        u"remove it from the address; an administrator adds the token once as a source connection "
+                        u"(pando connections add NAME --url https://HOST), and apps whose repository it covers read "
+                        u"through it"_s);
         }
         if (url.path().size() < 2)
             return fail(ErrorCode::Invalid, u"%1 has no repository path"_s.arg(quoted(repo)), where, forms);

@@ -10,6 +10,8 @@
 namespace pando::core::detail {
 
 Status checkName(const QString &name);
+// source.connection: a connection's name, a DNS label as an app's.
+Status checkConnectionName(const QString &name);
 Status checkRepo(const QString &repo);
 Status checkRef(const QString &ref);
 // A path relative to `root` ("repository", "build context") that must not leave it.

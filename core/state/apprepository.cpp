@@ -9,7 +9,8 @@ namespace pando::core {
 namespace {
 
 const QString kAppColumns =
-    u"name, spec_yaml, route_port, current_deploy, created_ms, updated_ms, creator_id, source_trusted"_s;
+    u"name, spec_yaml, route_port, current_deploy, created_ms, updated_ms, creator_id, source_trusted, "
+    u"source_connection"_s;
 
 AppRecord appFrom(const QSqlQuery &q)
 {
@@ -22,19 +23,27 @@ AppRecord appFrom(const QSqlQuery &q)
     app.updatedMs = q.value(5).toLongLong();
     app.creatorId = q.value(6).toString();
     app.sourceTrusted = q.value(7).toInt() != 0;
+    app.sourceConnection = q.value(8).toString();
     return app;
 }
 
-// One UPDATE of a single app column; NotFound when the app is not there.
-Status updateApp(Database &database, const QString &name, const QString &column, const QVariant &value, qint64 nowMs)
+// One UPDATE of some app columns; NotFound when the app is not there.
+Status updateApp(Database &database, const QString &name, const QList<std::pair<QString, QVariant>> &columns,
+                 qint64 nowMs)
 {
     auto db = database.connection();
     if (!db)
         return std::unexpected(db.error());
-    // column is one of our own names, never input.
-    auto q = detail::run(*db, database.isPostgres(),
-                         u"UPDATE apps SET "_s + column + u" = ?, updated_ms = ? WHERE name = ?"_s,
-                         {value, nowMs, detail::text(name)}, u"update app "_s + name);
+    // The columns are our own names, never input.
+    QString set;
+    QVariantList values;
+    for (const auto &[column, value] : columns) {
+        set += column + u" = ?, "_s;
+        values << value;
+    }
+    values << nowMs << detail::text(name);
+    auto q = detail::run(*db, database.isPostgres(), u"UPDATE apps SET "_s + set + u"updated_ms = ? WHERE name = ?"_s,
+                         values, u"update app "_s + name);
     if (!q)
         return std::unexpected(q.error());
     if (q->numRowsAffected() == 0)
@@ -49,11 +58,12 @@ Status AppRepository::create(const AppRecord &app)
     auto db = m_db.connection();
     if (!db)
         return std::unexpected(db.error());
-    auto q = detail::run(
-        *db, m_db.isPostgres(), u"INSERT INTO apps ("_s + kAppColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?)"_s,
-        {detail::text(app.name), detail::text(app.specYaml), app.routePort, detail::text(app.currentDeploy),
-         app.createdMs, app.updatedMs, detail::text(app.creatorId), app.sourceTrusted ? 1 : 0},
-        u"create app "_s + app.name);
+    auto q = detail::run(*db, m_db.isPostgres(),
+                         u"INSERT INTO apps ("_s + kAppColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
+                         {detail::text(app.name), detail::text(app.specYaml), app.routePort,
+                          detail::text(app.currentDeploy), app.createdMs, app.updatedMs, detail::text(app.creatorId),
+                          app.sourceTrusted ? 1 : 0, detail::text(app.sourceConnection)},
+                         u"create app "_s + app.name);
     if (!q) {
         if (q.error().code == ErrorCode::Conflict)
             return fail(ErrorCode::Conflict, u"an app named "_s + app.name + u" already exists"_s, u"apps"_s);
@@ -95,12 +105,14 @@ Result<QList<AppRecord>> AppRepository::list()
 
 Status AppRepository::setSpec(const QString &name, const QString &specYaml, qint64 nowMs)
 {
-    return updateApp(m_db, name, u"spec_yaml"_s, detail::text(specYaml), nowMs);
+    return updateApp(m_db, name, {{u"spec_yaml"_s, detail::text(specYaml)}}, nowMs);
 }
 
-Status AppRepository::setSourceTrusted(const QString &name, bool trusted, qint64 nowMs)
+Status AppRepository::setSourceReader(const QString &name, bool trusted, const QString &connection, qint64 nowMs)
 {
-    return updateApp(m_db, name, u"source_trusted"_s, trusted ? 1 : 0, nowMs);
+    return updateApp(m_db, name,
+                     {{u"source_trusted"_s, trusted ? 1 : 0}, {u"source_connection"_s, detail::text(connection)}},
+                     nowMs);
 }
 
 Result<int> AppRepository::countCreatedBy(const QString &userId)
@@ -119,12 +131,12 @@ Result<int> AppRepository::countCreatedBy(const QString &userId)
 
 Status AppRepository::setRoutePort(const QString &name, int port, qint64 nowMs)
 {
-    return updateApp(m_db, name, u"route_port"_s, port, nowMs);
+    return updateApp(m_db, name, {{u"route_port"_s, port}}, nowMs);
 }
 
 Status AppRepository::setCurrentDeploy(const QString &name, const QString &deployId, qint64 nowMs)
 {
-    return updateApp(m_db, name, u"current_deploy"_s, detail::text(deployId), nowMs);
+    return updateApp(m_db, name, {{u"current_deploy"_s, detail::text(deployId)}}, nowMs);
 }
 
 Status AppRepository::remove(const QString &name)

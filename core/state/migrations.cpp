@@ -366,6 +366,30 @@ const QList<Migration> &migrations()
              // run.port, or the port the built image exposes when the spec names none.
              QStringLiteral("ALTER TABLE deploys ADD COLUMN port INTEGER NOT NULL DEFAULT 0"),
          }},
+        {17,
+         QStringLiteral("source connections: forges and the credentials that read private repositories"),
+         {
+             // core/sourceconn. sealed: the token or private key, sealed under ("source-connection",
+             // name); known_hosts and fingerprint are not secret.
+             QStringLiteral("CREATE TABLE source_connections ("
+                            " name TEXT NOT NULL PRIMARY KEY,"
+                            " kind TEXT NOT NULL,"
+                            " base_url TEXT NOT NULL,"
+                            " owner TEXT NOT NULL DEFAULT '',"
+                            " auth TEXT NOT NULL,"
+                            " username TEXT NOT NULL DEFAULT '',"
+                            " sealed TEXT NOT NULL,"
+                            " known_hosts TEXT NOT NULL DEFAULT '',"
+                            " fingerprint TEXT NOT NULL DEFAULT '',"
+                            " created_by TEXT NOT NULL DEFAULT '',"
+                            " created_ms BIGINT NOT NULL DEFAULT 0,"
+                            " updated_ms BIGINT NOT NULL DEFAULT 0,"
+                            " checked_ms BIGINT NOT NULL DEFAULT 0,"
+                            " check_result TEXT NOT NULL DEFAULT '')"),
+             // The connection an app's source is read through, chosen when its spec was last
+             // written; empty: none (the install's means or anonymous).
+             QStringLiteral("ALTER TABLE apps ADD COLUMN source_connection TEXT NOT NULL DEFAULT ''"),
+         }},
     };
     return all;
 }

@@ -20,6 +20,9 @@ struct AppRecord {
     // source is read with the install's means (file://, the ssh-agent, internal hosts); otherwise
     // only with what the install settings give members (core/policy/sourceaccess.h).
     bool sourceTrusted = false;
+    // The source connection (core/sourceconn) its source is read through, chosen when its spec
+    // was last written; empty: none.
+    QString sourceConnection;
 };
 
 // Deploy status: see DeployStatus (core/vocab).

@@ -130,6 +130,11 @@ int onCredentials(git_credential **out, const char *, const char *usernameFromUr
             if (git_credential_ssh_key_from_agent(out, user.constData()) == 0)
                 return 0;
         }
+        if (!creds.sshPrivateKey.isEmpty() && !payload->triedKey) {
+            payload->triedKey = true;
+            return git_credential_ssh_key_memory_new(out, user.constData(), nullptr, creds.sshPrivateKey.constData(),
+                                                     nullptr);
+        }
         if (!creds.sshPrivateKeyPath.isEmpty() && !payload->triedKey) {
             payload->triedKey = true;
             const QByteArray key = QFile::encodeName(creds.sshPrivateKeyPath);
@@ -159,7 +164,18 @@ int onCertificate(git_cert *cert, int valid, const char *host, void *data)
     const auto *hostKey = reinterpret_cast<const git_cert_hostkey *>(cert);
     const QString hostName = QString::fromUtf8(host ? host : "");
     const QString &knownHosts = payload->credentials->sshKnownHostsPath;
-    if (knownHosts.isEmpty()) {
+    const QByteArray &pinned = payload->credentials->sshKnownHosts;
+    if (!pinned.isEmpty()) {
+        const QByteArray raw(hostKey->hostkey, static_cast<qsizetype>(hostKey->hostkey_len));
+        Status known = (hostKey->type & GIT_CERT_SSH_RAW) && hostKey->hostkey
+                           ? detail::checkKnownHostIn(pinned, hostName, payload->sshPort, raw,
+                                                      u"the connection's pinned host keys"_s)
+                           : fail(ErrorCode::Unauthorized,
+                                  u"the ssh host key of %1 could not be read to check it"_s.arg(hostName));
+        if (known)
+            return 0;
+        payload->hostKeyError = known.error();
+    } else if (knownHosts.isEmpty()) {
         // libgit2 has already looked the key up in the user's ~/.ssh/known_hosts.
         if (valid)
             return 0;
@@ -357,8 +373,10 @@ Status fetchMirror(git_repository *repo, const QString &repoText, const GitCrede
             return std::unexpected(error);
         }
         if (payload.authFailed || rc == GIT_EAUTH)
-            return fail(ErrorCode::Unauthorized, u"cannot fetch %1: %2"_s.arg(repoText, lastGitError()), {},
-                        u"configure an ssh key, the ssh-agent or an https token for this remote"_s);
+            return fail(
+                ErrorCode::Unauthorized, u"cannot fetch %1: %2"_s.arg(repoText, lastGitError()), {},
+                u"add a source connection that covers this repository (pando connections add), or check the one "
+                u"that does: its token or key may lack access to it"_s);
         return fail(ErrorCode::Unavailable, u"cannot fetch %1: %2"_s.arg(repoText, lastGitError()));
     }
     // Point the mirror's HEAD at the remote's default branch so an empty ref means "default".

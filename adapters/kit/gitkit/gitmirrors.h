@@ -12,6 +12,7 @@
 
 #include "adapters/api/source.h"
 
+#include <QByteArray>
 #include <QString>
 
 namespace pando::adapters::git {
@@ -27,6 +28,10 @@ struct GitCredentials {
     // the ssh host key must be listed in; a host not listed, or listed with another key, is
     // refused. Empty: libgit2 checks the process user's ~/.ssh/known_hosts the same way.
     QString sshKnownHostsPath;
+    // A source connection's key and pinned host keys, held in memory (never written to disk):
+    // used instead of sshPrivateKeyPath and sshKnownHostsPath when set.
+    QByteArray sshPrivateKey;
+    QByteArray sshKnownHosts;
 };
 
 class GitMirrors {

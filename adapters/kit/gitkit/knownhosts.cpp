@@ -65,11 +65,21 @@ Status checkKnownHost(const QString &knownHostsPath, const QString &host, int po
         return fail(ErrorCode::Unavailable,
                     u"cannot read the ssh known_hosts file to check %1: %2"_s.arg(label, file.errorString()),
                     knownHostsPath);
+    if (file.size() > MaxKnownHostsBytes)
+        return fail(ErrorCode::Invalid, u"the ssh known_hosts file is larger than 1 MiB"_s, knownHostsPath);
+    return checkKnownHostIn(file.readAll(), host, port, hostKey, knownHostsPath);
+}
+
+Status checkKnownHostIn(const QByteArray &knownHosts, const QString &host, int port, const QByteArray &hostKey,
+                        const QString &where)
+{
+    const QString label = port == 22 ? host : u"%1:%2"_s.arg(host).arg(port);
+    const QString &knownHostsPath = where;
     // OpenSSH writes hosts on a port other than 22 as "[host]:port".
     const QByteArray name = port == 22 ? host.toUtf8() : u"[%1]:%2"_s.arg(host).arg(port).toUtf8();
     bool listed = false;
-    while (!file.atEnd()) {
-        const QByteArray line = file.readLine(64LL * 1024).trimmed();
+    for (const QByteArray &raw : knownHosts.split('\n')) {
+        const QByteArray line = raw.trimmed();
         if (line.isEmpty() || line.startsWith('#'))
             continue;
         QList<QByteArray> fields = line.simplified().split(' ');
@@ -99,7 +109,7 @@ Status checkKnownHost(const QString &knownHostsPath, const QString &host, int po
                     knownHostsPath,
                     u"check the new fingerprint with the server's administrator before updating the file"_s);
     return fail(ErrorCode::Unauthorized,
-                u"the ssh host %1 (key %2) is not listed in the known_hosts file"_s.arg(label, sshFingerprint(hostKey)),
+                u"the ssh host %1 (key %2) is not listed in the known hosts"_s.arg(label, sshFingerprint(hostKey)),
                 knownHostsPath,
                 u"add it with ssh-keyscan -p %1 %2 after checking the fingerprint"_s.arg(port).arg(host));
 }

@@ -16,10 +16,23 @@ GitCredentials anonymous(const GitCredentials &install)
     return none;
 }
 
+// A connection's credential, and only it: no agent, no key or token of the install's.
+GitCredentials connectionCredentials(const SourceCredential &credential)
+{
+    GitCredentials only;
+    only.useSshAgent = false;
+    only.username = credential.username;
+    only.httpsToken = QString::fromUtf8(credential.token);
+    only.sshPrivateKey = credential.sshPrivateKey;
+    only.sshKnownHosts = credential.sshKnownHosts;
+    return only;
+}
+
 } // namespace
 
 GitSource::GitSource(QString cacheRoot, const GitCredentials &credentials)
-    : m_mirrors(cacheRoot, credentials), m_anonymous(std::move(cacheRoot), anonymous(credentials))
+    : m_cacheRoot(std::move(cacheRoot)), m_mirrors(m_cacheRoot, credentials),
+      m_anonymous(m_cacheRoot, anonymous(credentials))
 {}
 
 GitSource::~GitSource() = default;
@@ -33,8 +46,11 @@ Result<SourceCheckout> GitSource::checkout(const QString &repo, const QString &r
                                            const SourceAccess &access, const CancelToken &cancel,
                                            const std::function<void(const QString &progress)> &progress)
 {
-    GitMirrors &mirrors = access.installCredentials ? m_mirrors : m_anonymous;
     const InternalHostsRefused rule(!access.internalHosts);
+    if (access.credential)
+        return GitMirrors(m_cacheRoot, connectionCredentials(*access.credential))
+            .checkout(repo, ref, workRoot, cancel, progress);
+    GitMirrors &mirrors = access.installCredentials ? m_mirrors : m_anonymous;
     return mirrors.checkout(repo, ref, workRoot, cancel, progress);
 }
 
@@ -42,8 +58,10 @@ Result<QString> GitSource::resolve(const QString &repo, const QString &ref, cons
                                    const CancelToken &cancel,
                                    const std::function<void(const QString &progress)> &progress)
 {
-    GitMirrors &mirrors = access.installCredentials ? m_mirrors : m_anonymous;
     const InternalHostsRefused rule(!access.internalHosts);
+    if (access.credential)
+        return GitMirrors(m_cacheRoot, connectionCredentials(*access.credential)).resolve(repo, ref, cancel, progress);
+    GitMirrors &mirrors = access.installCredentials ? m_mirrors : m_anonymous;
     return mirrors.resolve(repo, ref, cancel, progress);
 }
 

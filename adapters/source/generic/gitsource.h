@@ -35,6 +35,7 @@ public:
     QString mirrorPath(const QString &repo) const;
 
 private:
+    QString m_cacheRoot;
     GitMirrors m_mirrors;
     GitMirrors m_anonymous; // the same cache, offering no credential of the install's
 };

@@ -569,4 +569,28 @@ void RemoteSession::connectedClients(ListCallback done)
     callList([](const Api &api, Callback cb) { api.connections(std::move(cb)); }, u"connections"_s, std::move(done));
 }
 
+void RemoteSession::sourceConnections(ListCallback done)
+{
+    callList([](const Api &api, Callback cb) { api.sourceConnections(std::move(cb)); }, u"connections"_s,
+             std::move(done));
+}
+
+void RemoteSession::addSourceConnection(const QJsonObject &connection, ObjectCallback done)
+{
+    call([connection](const Api &api, Callback cb) { api.addSourceConnection(connection, std::move(cb)); },
+         std::move(done));
+}
+
+void RemoteSession::removeSourceConnection(const QString &name, DoneCallback done)
+{
+    call([name](const Api &api, Callback cb) { api.removeSourceConnection(name, std::move(cb)); },
+         toDone(std::move(done)));
+}
+
+void RemoteSession::testSourceConnection(const QString &name, const QString &repo, ObjectCallback done)
+{
+    call([name, repo](const Api &api, Callback cb) { api.testSourceConnection(name, repo, {}, std::move(cb)); },
+         std::move(done));
+}
+
 } // namespace pando::desktop

@@ -101,6 +101,10 @@ public:
     void users(ListCallback done) override;
     void createPairing(const QString &user, ObjectCallback done) override;
     void connectedClients(ListCallback done) override;
+    void sourceConnections(ListCallback done) override;
+    void addSourceConnection(const QJsonObject &connection, ObjectCallback done) override;
+    void removeSourceConnection(const QString &name, DoneCallback done) override;
+    void testSourceConnection(const QString &name, const QString &repo, ObjectCallback done) override;
 
 protected:
     // For InProcessSession: a session whose server is not known yet; attach() supplies it.

@@ -197,6 +197,16 @@ public:
     virtual void createPairing(const QString &user, ObjectCallback done) = 0;
     virtual void connectedClients(ListCallback done) = 0;
 
+    // Source connections (docs/user-guide.md, "Private repositories"): those the user may use
+    // ({name, kind, url, owner, auth, username, fingerprint, checked_ms, check_result, …}); adding
+    // one ({name, kind, url, owner, username, token | ssh_key + known_hosts}; administrators only,
+    // the credential never comes back); removing one (Conflict while apps read through it);
+    // testing one on a repository ({commit}, or an Error saying why the forge refused).
+    virtual void sourceConnections(ListCallback done) = 0;
+    virtual void addSourceConnection(const QJsonObject &connection, ObjectCallback done) = 0;
+    virtual void removeSourceConnection(const QString &name, DoneCallback done) = 0;
+    virtual void testSourceConnection(const QString &name, const QString &repo, ObjectCallback done) = 0;
+
 Q_SIGNALS:
     void stateChanged(pando::desktop::Session::State state);
     // One event of the install as the API's event stream sends it: {type, app, deploy, data,

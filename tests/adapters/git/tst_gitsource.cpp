@@ -3,6 +3,7 @@
 #include "adapters/source/generic/gitsource.h"
 #include "tests/support/component.h"
 #include "tests/support/gitfixture.h"
+#include "tests/support/sshserver.h"
 
 #include <QDir>
 #include <QFile>
@@ -413,112 +414,9 @@ void TestGitSource::checkoutOverSmartHttp()
 
 namespace {
 
-// A real OpenSSH server on loopback, run as a child with its own host key, client key and
-// configuration in a temporary directory. git-upload-pack is found on the session's PATH.
-class SshServer {
-public:
-    ~SshServer() { stop(); }
-
-    // Empty on success, else why the server could not be started.
-    QString start(quint16 port)
-    {
-        m_port = port;
-        if (!m_dir.isValid())
-            return u"no temporary directory"_s;
-        if (QString error = keygen(u"host_ed25519"_s); !error.isEmpty())
-            return error;
-        if (QString error = keygen(u"client_ed25519"_s); !error.isEmpty())
-            return error;
-        QFile::copy(path(u"client_ed25519.pub"_s), path(u"authorized_keys"_s));
-        // sshd refuses to start without its privilege separation directory.
-        QDir().mkpath(u"/run/sshd"_s);
-        const QString config = u"Port %1\nListenAddress 127.0.0.1\nHostKey %2\nAuthorizedKeysFile %3\n"
-                               u"PubkeyAuthentication yes\nPasswordAuthentication no\n"
-                               u"KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"
-                               u"StrictModes no\nUsePAM no\nPidFile %4\nLogLevel VERBOSE\n"_s.arg(port)
-                                   .arg(path(u"host_ed25519"_s), path(u"authorized_keys"_s), path(u"sshd.pid"_s));
-        QFile file(path(u"sshd_config"_s));
-        if (!file.open(QIODevice::WriteOnly) || file.write(config.toUtf8()) < 0)
-            return u"cannot write sshd_config"_s;
-        file.close();
-        m_process.setProcessChannelMode(QProcess::MergedChannels);
-        m_process.start(u"/usr/sbin/sshd"_s, {u"-D"_s, u"-e"_s, u"-f"_s, path(u"sshd_config"_s)});
-        if (!m_process.waitForStarted(5000))
-            return u"sshd did not start: "_s + m_process.errorString();
-        for (int i = 0; i < 100; ++i) {
-            QTcpSocket probe;
-            probe.connectToHost(QHostAddress::LocalHost, port);
-            if (probe.waitForConnected(100))
-                return {};
-            if (m_process.state() != QProcess::Running)
-                break;
-            QTest::qWait(100);
-        }
-        return u"sshd is not accepting on port %1: %2"_s.arg(port).arg(QString::fromUtf8(m_process.readAll()));
-    }
-
-    void stop()
-    {
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.terminate();
-            if (!m_process.waitForFinished(3000)) {
-                m_process.kill();
-                m_process.waitForFinished(3000);
-            }
-        }
-    }
-
-    QString path(const QString &name) const { return m_dir.filePath(name); }
-    QString log() { return QString::fromUtf8(m_process.readAll()); }
-
-    // A known_hosts file listing this server's host key under hostPattern.
-    QString writeKnownHosts(const QString &name, const QString &hostPattern, const QString &keyFile)
-    {
-        QFile pub(path(keyFile));
-        if (!pub.open(QIODevice::ReadOnly))
-            return {};
-        QFile out(path(name));
-        if (!out.open(QIODevice::WriteOnly))
-            return {};
-        out.write("# pinned for the test\n");
-        out.write(hostPattern.toUtf8() + ' ' + pub.readAll());
-        return out.fileName();
-    }
-    QString knownHosts()
-    {
-        return writeKnownHosts(u"known_hosts"_s, u"[127.0.0.1]:%1"_s.arg(m_port), u"host_ed25519.pub"_s);
-    }
-
-private:
-    QString keygen(const QString &name)
-    {
-        QProcess keygen;
-        keygen.setProcessChannelMode(QProcess::MergedChannels);
-        keygen.start(u"ssh-keygen"_s, {u"-q"_s, u"-t"_s, u"ed25519"_s, u"-N"_s, QString(), u"-C"_s, u"pando-test"_s,
-                                       u"-f"_s, path(name)});
-        if (!keygen.waitForFinished(20000) || keygen.exitStatus() != QProcess::NormalExit || keygen.exitCode() != 0)
-            return u"ssh-keygen failed: "_s + QString::fromUtf8(keygen.readAll());
-        return {};
-    }
-
-    QTemporaryDir m_dir;
-    QProcess m_process;
-    quint16 m_port = 0;
-};
-
-quint16 freePort()
-{
-    QTcpServer probe;
-    if (!probe.listen(QHostAddress::LocalHost, 0))
-        return 0;
-    return probe.serverPort();
-}
-
-bool sshAvailable()
-{
-    return QFileInfo::exists(u"/usr/sbin/sshd"_s) && !QStandardPaths::findExecutable(u"ssh-keygen"_s).isEmpty() &&
-           !QStandardPaths::findExecutable(u"git-upload-pack"_s).isEmpty();
-}
+using pando::test::freePort;
+using pando::test::sshAvailable;
+using pando::test::SshServer;
 
 } // namespace
 
@@ -618,7 +516,7 @@ void TestGitSource::unknownHostKeyIsRefused()
     auto unlisted = GitSource(m_data->filePath(u"cache/a"_s), credentials).resolve(url, u"main"_s, {});
     QVERIFY(!unlisted);
     QCOMPARE(unlisted.error().code, ErrorCode::Unauthorized);
-    QVERIFY2(unlisted.error().message.contains(u"not listed in the known_hosts file"_s),
+    QVERIFY2(unlisted.error().message.contains(u"not listed in the known hosts"_s),
              qPrintable(unlisted.error().text()));
     QCOMPARE(unlisted.error().where, credentials.sshKnownHostsPath);
     QVERIFY(unlisted.error().hint.contains(u"ssh-keyscan"_s));

@@ -43,6 +43,7 @@ private Q_SLOTS:
     void logsFollowUntilInterrupted();
     void loginAndAccounts();
     void appsForward();
+    void sourceConnections();
 
 private:
     Run pando(const QStringList &args, const QByteArray &input = {}, bool withServer = true, bool withToken = true);
@@ -506,6 +507,88 @@ void TestCli::appsForward()
     QVERIFY(finished.wait(10000));
     QCOMPARE(process.exitStatus(), QProcess::NormalExit);
     QCOMPARE(process.exitCode(), 130);
+}
+
+// `pando connections`: a token goes in on standard input and never comes back; bad input is
+// refused naming the field; a connection that does not cover an address says so; members see
+// only what they are granted.
+void TestCli::sourceConnections()
+{
+    const QString secret = QStringLiteral("ghp_cli-Token-0815");
+    const Run added = pando({QStringLiteral("connections"), QStringLiteral("add"), QStringLiteral("github"),
+                             QStringLiteral("--url"), QStringLiteral("https://github.com"), QStringLiteral("--kind"),
+                             QStringLiteral("github"), QStringLiteral("--owner"), QStringLiteral("acme")},
+                            secret.toUtf8() + "\n");
+    QVERIFY2(added.code == 0, qPrintable(added.err));
+    QVERIFY2(added.out.contains(QStringLiteral("added connection github (github at https://github.com, token)")),
+             qPrintable(added.out));
+
+    const Run listed = pando({QStringLiteral("--json"), QStringLiteral("connections"), QStringLiteral("list")});
+    QCOMPARE(listed.code, 0);
+    const QJsonArray all =
+        QJsonDocument::fromJson(listed.out.toUtf8()).object().value(QStringLiteral("connections")).toArray();
+    QCOMPARE(all.size(), 1);
+    QCOMPARE(all.at(0).toObject().value(QStringLiteral("owner")).toString(), QStringLiteral("acme"));
+    QVERIFY(!listed.out.contains(secret));
+    const Run shown = pando({QStringLiteral("connections"), QStringLiteral("show"), QStringLiteral("github")});
+    QCOMPARE(shown.code, 0);
+    QVERIFY2(shown.out.contains(QStringLiteral("never tested")) && !shown.out.contains(secret), qPrintable(shown.out));
+
+    const Run tested = pando({QStringLiteral("connections"), QStringLiteral("test"), QStringLiteral("github"),
+                              QStringLiteral("https://github.com/acme/api.git")});
+    QVERIFY2(tested.code == 0, qPrintable(tested.err));
+    QVERIFY2(tested.out.contains(QStringLiteral("connection github reads https://github.com/acme/api.git")),
+             qPrintable(tested.out));
+    const Run other = pando({QStringLiteral("connections"), QStringLiteral("test"), QStringLiteral("github"),
+                             QStringLiteral("https://github.com/evil/api.git")});
+    QCOMPARE(other.code, 1);
+    QVERIFY2(other.err.contains(QStringLiteral("does not cover")), qPrintable(other.err));
+
+    // Bad input: named, and nothing is added.
+    const Run plain =
+        pando({QStringLiteral("connections"), QStringLiteral("add"), QStringLiteral("plain"), QStringLiteral("--url"),
+               QStringLiteral("http://git.example.com"), QStringLiteral("--token-user"), QStringLiteral("me")},
+              "token\n");
+    QCOMPARE(plain.code, 1);
+    QVERIFY2(plain.err.contains(QStringLiteral("plain http")) && plain.err.contains(QStringLiteral("url")),
+             qPrintable(plain.err));
+    const QString key = writeFile("-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n");
+    const Run badKey =
+        pando({QStringLiteral("connections"), QStringLiteral("add"), QStringLiteral("key"), QStringLiteral("--url"),
+               QStringLiteral("ssh://git.example.com"), QStringLiteral("--ssh-key"), key});
+    QCOMPARE(badKey.code, 1);
+    QVERIFY2(badKey.err.contains(QStringLiteral("ssh_key")), qPrintable(badKey.err));
+    const Run noUrl = pando({QStringLiteral("connections"), QStringLiteral("add"), QStringLiteral("x")});
+    QCOMPARE(noUrl.code, 2);
+    QVERIFY2(noUrl.err.contains(QStringLiteral("--url")), qPrintable(noUrl.err));
+    QCOMPARE(QJsonDocument::fromJson(
+                 pando({QStringLiteral("--json"), QStringLiteral("connections"), QStringLiteral("list")}).out.toUtf8())
+                 .object()
+                 .value(QStringLiteral("connections"))
+                 .toArray()
+                 .size(),
+             1);
+
+    // Members see a connection once granted; only administrators change them.
+    const auto asMember = [this](const QStringList &args) {
+        return test::runCli(args,
+                            test::cliEnvironment(m_install.baseUrl(), m_install.tokens.value(QStringLiteral("member")),
+                                                 m_config.path()));
+    };
+    QVERIFY(asMember({QStringLiteral("connections"), QStringLiteral("list")})
+                .out.contains(QStringLiteral("no source connections")));
+    const Run granted = pando({QStringLiteral("grants"), QStringLiteral("add"), QStringLiteral("connection/github"),
+                               QStringLiteral("member"), QStringLiteral("user")});
+    QVERIFY2(granted.code == 0, qPrintable(granted.err));
+    QVERIFY(asMember({QStringLiteral("connections"), QStringLiteral("list")}).out.contains(QStringLiteral("github")));
+    const Run memberRm = asMember({QStringLiteral("connections"), QStringLiteral("rm"), QStringLiteral("github")});
+    QVERIFY(memberRm.code != 0);
+
+    const Run removed = pando({QStringLiteral("connections"), QStringLiteral("rm"), QStringLiteral("github")});
+    QVERIFY2(removed.code == 0, qPrintable(removed.err));
+    const Run again = pando({QStringLiteral("connections"), QStringLiteral("rm"), QStringLiteral("github")});
+    QCOMPARE(again.code, 1);
+    QVERIFY2(again.err.contains(QStringLiteral("no connection named github")), qPrintable(again.err));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

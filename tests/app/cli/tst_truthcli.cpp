@@ -183,9 +183,10 @@ void TestTruthCli::aPasswordInTheRepoHintsWhatExists()
                                      "run:\n  port: 8080\n")});
     QCOMPARE(run.code, 1);
     QVERIFY2(run.errLines().value(0).contains(u"the spec is not a secret store"_s), qPrintable(run.err));
-    // There is no "connection secret"; what does exist is named.
+    // There is no "connection secret"; what does exist is named: source connections.
     QVERIFY2(!run.err.contains(u"connection secret"_s), qPrintable(run.err));
-    QVERIFY2(run.err.contains(u"ssh-agent"_s), qPrintable(run.err));
+    QVERIFY2(run.err.contains(u"pando connections add"_s), qPrintable(run.err));
+    QVERIFY2(!run.err.contains(u"hunter2"_s), qPrintable(run.err));
 }
 
 void TestTruthCli::aSecretsScopeMustBeSaid()

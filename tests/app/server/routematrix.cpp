@@ -103,6 +103,18 @@ const QHash<QString, QString> &expectations()
         // No body: the pipelines are missing.
         {QStringLiteral("PUT /api/v1/secrets/{name}/access"), QStringLiteral("400 400 403 403 403")},
         // The operator takes viewer's grant away; the administrator finds it gone.
+        // Source connections: listed (only those one may use) by whoever reads apps; there is no
+        // connection of that name; adding (no body), testing (no body), removing and granting are
+        // install settings.
+        {QStringLiteral("GET /api/v1/source-connections"), QStringLiteral("200 200 200 200 403")},
+        {QStringLiteral("POST /api/v1/source-connections"), QStringLiteral("400 403 403 403 403")},
+        {QStringLiteral("GET /api/v1/source-connections/{name}"), QStringLiteral("404 404 404 404 403")},
+        {QStringLiteral("DELETE /api/v1/source-connections/{name}"), QStringLiteral("404 403 403 403 403")},
+        {QStringLiteral("POST /api/v1/source-connections/{name}/test"), QStringLiteral("400 403 403 403 403")},
+        {QStringLiteral("GET /api/v1/source-connections/{name}/grants"), QStringLiteral("404 403 403 403 403")},
+        {QStringLiteral("POST /api/v1/source-connections/{name}/grants"), QStringLiteral("400 403 403 403 403")},
+        {QStringLiteral("DELETE /api/v1/source-connections/{name}/grants/{user}/{role}"),
+         QStringLiteral("400 403 403 403 403")},
         {QStringLiteral("GET /api/v1/apps/{name}/grants"), QStringLiteral("200 200 403 403 403")},
         {QStringLiteral("POST /api/v1/apps/{name}/grants"), QStringLiteral("400 400 403 403 403")},
         {QStringLiteral("DELETE /api/v1/apps/{name}/grants/{user}/{role}"), QStringLiteral("404 204 403 403 403")},

@@ -3,6 +3,8 @@
 #include "core/accounts/accountservice.h"
 #include "core/engine/engine.h"
 
+#include <QTest>
+
 using namespace Qt::StringLiterals;
 
 namespace pando::test {
@@ -52,6 +54,22 @@ wiring::InstallOptions quietInstallOptions(const QString &dataDir)
     // Routing is not what these tests are about; an edge of its own would outlive the test.
     options.edge = wiring::EdgeChoice::InProcess;
     return options;
+}
+
+void waitSettled(core::Engine &engine, const QString &deployId)
+{
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            auto view = engine.deployView(deployId);
+            return view && view->record.status != core::DeployStatus::Queued &&
+                   view->record.status != core::DeployStatus::Running;
+        }(),
+        20000);
+}
+
+void waitGone(core::Engine &engine, const QString &app)
+{
+    QTRY_VERIFY_WITH_TIMEOUT(!engine.app(app).has_value(), 20000);
 }
 
 } // namespace pando::test

@@ -36,6 +36,11 @@ private:
 
 wiring::InstallOptions quietInstallOptions(const QString &dataDir);
 
+// Waits (QTRY, 20 s) until the deploy is neither queued nor running, or the app is gone; a
+// timeout fails the calling test.
+void waitSettled(core::Engine &engine, const QString &deployId);
+void waitGone(core::Engine &engine, const QString &app);
+
 // What the fake runtime's containers answer their health checks with (they are reached at
 // 127.0.0.1:<run.port>): 200 "ok" to every request.
 class HealthResponder : public QTcpServer {

@@ -166,8 +166,6 @@ private Q_SLOTS:
 
 private:
     void setAccess(const std::function<void(core::policy::AppAccess &)> &change);
-    void waitSettled(const QString &deployId);
-    void waitGone(const QString &app);
 
     QTemporaryDir m_dir;
     test::GitFixture m_git;
@@ -225,22 +223,6 @@ void TestEngineAccess::setAccess(const std::function<void(core::policy::AppAcces
     QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
 }
 
-void TestEngineAccess::waitSettled(const QString &deployId)
-{
-    QTRY_VERIFY_WITH_TIMEOUT(
-        [&] {
-            auto view = m_engine->deployView(deployId);
-            return view && view->record.status != core::DeployStatus::Queued &&
-                   view->record.status != core::DeployStatus::Running;
-        }(),
-        20000);
-}
-
-void TestEngineAccess::waitGone(const QString &app)
-{
-    QTRY_VERIFY_WITH_TIMEOUT(!m_engine->app(app).has_value(), 20000);
-}
-
 void TestEngineAccess::fileRepositoriesNeedTheSetting()
 {
     // A member may not have the daemon read a repository on its own disk (another user's
@@ -263,16 +245,16 @@ void TestEngineAccess::fileRepositoriesNeedTheSetting()
     // The deploy of an administrator's app reads it; once a member wrote its spec, it no longer does.
     auto deploy = m_engine->deploy(u"local-b"_s, {}, m_people.actor(u"alice"_s));
     QVERIFY2(deploy, qPrintable(deploy ? QString() : text(deploy.error())));
-    waitSettled(deploy->id);
+    test::waitSettled(*m_engine, deploy->id);
 
     // An administrator allows it: then members may.
     setAccess([](core::policy::AppAccess &access) { access.localRepositories = true; });
     auto allowed = m_engine->createApp(spec(u"local-a"_s, m_repo), m_people.actor(u"alice"_s));
     QVERIFY2(allowed, qPrintable(allowed ? QString() : text(allowed.error())));
     QVERIFY(m_engine->removeApp(u"local-a"_s, m_people.actor(u"alice"_s), core::Engine::ServiceData::Delete));
-    waitGone(u"local-a"_s);
+    test::waitGone(*m_engine, u"local-a"_s);
     QVERIFY(m_engine->removeApp(u"local-b"_s, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
-    waitGone(u"local-b"_s);
+    test::waitGone(*m_engine, u"local-b"_s);
 }
 
 void TestEngineAccess::internalHostsAreRefused_data()
@@ -357,7 +339,7 @@ void TestEngineAccess::theInstallsCredentialsNeedTheSetting()
     QCOMPARE(m_source->take(), QStringList{u"resolve without"_s});
     auto deploy = m_engine->deploy(u"creds-a"_s, {}, m_people.actor(u"alice"_s));
     QVERIFY2(deploy, qPrintable(deploy ? QString() : text(deploy.error())));
-    waitSettled(deploy->id);
+    test::waitSettled(*m_engine, deploy->id);
     QCOMPARE(m_source->take(), (QStringList{u"resolve without"_s, u"checkout without"_s}));
 
     QVERIFY(m_engine->createApp(spec(u"creds-b"_s, m_repo), m_people.actor(u"ada"_s)));
@@ -366,11 +348,11 @@ void TestEngineAccess::theInstallsCredentialsNeedTheSetting()
     setAccess([](core::policy::AppAccess &access) { access.sshAgent = true; });
     deploy = m_engine->deploy(u"creds-a"_s, {}, m_people.actor(u"alice"_s));
     QVERIFY(deploy);
-    waitSettled(deploy->id);
+    test::waitSettled(*m_engine, deploy->id);
     QCOMPARE(m_source->take(), (QStringList{u"resolve with"_s, u"checkout with"_s}));
     for (const QString &app : {u"creds-a"_s, u"creds-b"_s}) {
         QVERIFY(m_engine->removeApp(app, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
-        waitGone(app);
+        test::waitGone(*m_engine, app);
     }
 }
 
@@ -401,7 +383,7 @@ void TestEngineAccess::memberPortsAreARange()
     QVERIFY(!core::policy::PortRange::parse(u"30000-20000"_s, u"member_ports"_s));
     for (const QString &app : {u"ports"_s, u"ports-admin"_s, u"ports-b"_s}) {
         QVERIFY(m_engine->removeApp(app, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
-        waitGone(app);
+        test::waitGone(*m_engine, app);
     }
 }
 
@@ -422,7 +404,7 @@ void TestEngineAccess::appLimitCountsTheAppsMade()
     QVERIFY(m_engine->removeGrant(ObjectKind::App, u"limited"_s, u"bob"_s, u"owner"_s, m_people.actor(u"bob"_s)));
     QVERIFY2(!mayCreate(), "dropping one's own owner grant must not free a place");
     QVERIFY(m_engine->removeApp(u"limited"_s, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
-    waitGone(u"limited"_s);
+    test::waitGone(*m_engine, u"limited"_s);
     QVERIFY(mayCreate());
     m_engine->setAuthzOptions(core::authz::AuthzOptions{});
 }
@@ -436,11 +418,11 @@ void TestEngineAccess::keptServiceDataStaysWithItsOwners()
     QVERIFY(m_engine->createApp(spec(u"shop"_s, m_repo, withDb), m_people.actor(u"alice"_s)));
     auto deploy = m_engine->deploy(u"shop"_s, {}, m_people.actor(u"alice"_s));
     QVERIFY(deploy);
-    waitSettled(deploy->id);
+    test::waitSettled(*m_engine, deploy->id);
     auto services = m_engine->services(u"shop"_s);
     QVERIFY2(services && services->size() == 1, "the deploy made the db slot");
     QVERIFY(m_engine->removeApp(u"shop"_s, m_people.actor(u"alice"_s), core::Engine::ServiceData::Keep));
-    waitGone(u"shop"_s);
+    test::waitGone(*m_engine, u"shop"_s);
 
     auto taken = m_engine->createApp(spec(u"shop"_s, m_repo, withDb), m_people.actor(u"bob"_s));
     QVERIFY(!taken);
@@ -452,11 +434,11 @@ void TestEngineAccess::keptServiceDataStaysWithItsOwners()
     QVERIFY2(again, qPrintable(again ? QString() : text(again.error())));
     // Removed again, kept for its owners of now; an administrator may always take it.
     QVERIFY(m_engine->removeApp(u"shop"_s, m_people.actor(u"alice"_s), core::Engine::ServiceData::Keep));
-    waitGone(u"shop"_s);
+    test::waitGone(*m_engine, u"shop"_s);
     QVERIFY(!m_engine->createApp(spec(u"shop"_s, m_repo, withDb), m_people.actor(u"bob"_s)));
     QVERIFY(m_engine->createApp(spec(u"shop"_s, m_repo, withDb), m_people.actor(u"ada"_s)));
     QVERIFY(m_engine->removeApp(u"shop"_s, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
-    waitGone(u"shop"_s);
+    test::waitGone(*m_engine, u"shop"_s);
     // Deleted: the name is free for anyone.
     auto fresh = m_engine->createApp(spec(u"shop"_s, m_repo, withDb), m_people.actor(u"bob"_s));
     QVERIFY2(fresh, qPrintable(fresh ? QString() : text(fresh.error())));
@@ -486,7 +468,7 @@ void TestEngineAccess::eventsShowWhatIsGranted()
     QVERIFY(!bob.sees(revoked));
 
     QVERIFY(m_engine->removeApp(u"watched"_s, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
-    waitGone(u"watched"_s);
+    test::waitGone(*m_engine, u"watched"_s);
 }
 
 // A member's list of approvals holds the newest it may see, however many newer ones it may not
@@ -497,7 +479,7 @@ void TestEngineAccess::approvalsListFindsTheVisibleOnes()
     QVERIFY(m_engine->createApp(spec(u"waiting"_s, m_repo), m_people.actor(u"bob"_s)));
     auto deploy = m_engine->deploy(u"waiting"_s, {}, m_people.actor(u"bob"_s));
     QVERIFY(deploy);
-    waitSettled(deploy->id);
+    test::waitSettled(*m_engine, deploy->id);
     const auto request = [&](const QString &object) {
         return m_engine->approvals().request(QString(core::approval::KindDeploy), object, m_people.actor(u"ada"_s),
                                              u"ship it"_s, u"{}"_s, 0);
@@ -521,7 +503,7 @@ void TestEngineAccess::approvalsListFindsTheVisibleOnes()
     QCOMPARE(unknown.error().where, u"status"_s);
 
     QVERIFY(m_engine->removeApp(u"waiting"_s, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
-    waitGone(u"waiting"_s);
+    test::waitGone(*m_engine, u"waiting"_s);
 }
 
 QTEST_GUILESS_MAIN(TestEngineAccess)

@@ -1,0 +1,236 @@
+// `pando connections`: the install's source connections, the forges and credentials that read
+// private repositories (docs/user-guide.md, "Private repositories"). A token is read like a
+// secret (standard input, a prompt without echo, or --from-file), a deploy key from its file;
+// neither ever comes back.
+
+#include "cli.h"
+#include "commands.h"
+#include "output.h"
+
+#include <QFile>
+#include <QJsonArray>
+
+namespace pando::cli {
+namespace {
+
+QString checked(const QJsonObject &c)
+{
+    return num(c, "checked_ms") == 0 ? QStringLiteral("never tested") : str(c, "check_result");
+}
+
+void listConnections(Cli &cli)
+{
+    cli.api().sourceConnections(cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        QList<QStringList> rows;
+        for (const QJsonValue v : r.json.value(QStringLiteral("connections")).toArray()) {
+            const QJsonObject c = v.toObject();
+            rows << QStringList{str(c, "name"),          str(c, "kind"), str(c, "url"),
+                                orDash(str(c, "owner")), str(c, "auth"), checked(c)};
+        }
+        if (rows.isEmpty())
+            printOut(QStringLiteral("no source connections you may use; an administrator adds one with "
+                                    "pando connections add"));
+        else
+            printOut(table({QStringLiteral("NAME"), QStringLiteral("KIND"), QStringLiteral("URL"),
+                            QStringLiteral("OWNER"), QStringLiteral("AUTH"), QStringLiteral("LAST TEST")},
+                           rows));
+        cli.finish(ExitOk);
+    }));
+}
+
+void showConnection(Cli &cli)
+{
+    cli.api().sourceConnection(cli.args().arguments.value(0), cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        const QJsonObject &c = r.json;
+        QStringList apps;
+        for (const QJsonValue v : c.value(QStringLiteral("apps")).toArray())
+            apps << v.toString();
+        QList<std::pair<QString, QString>> pairs{
+            {QStringLiteral("name"), str(c, "name")}, {QStringLiteral("kind"), str(c, "kind")},
+            {QStringLiteral("url"), str(c, "url")},   {QStringLiteral("owner"), orDash(str(c, "owner"))},
+            {QStringLiteral("auth"), str(c, "auth")}, {QStringLiteral("user"), orDash(str(c, "username"))},
+        };
+        if (str(c, "auth") == QLatin1String("ssh-key"))
+            pairs << std::pair{QStringLiteral("key"), orDash(str(c, "fingerprint"))};
+        pairs
+            << std::pair{QStringLiteral("added"),
+                         QStringLiteral("%1 by %2").arg(timestamp(num(c, "created_ms")), orDash(str(c, "created_by")))}
+            << std::pair{QStringLiteral("last test"), checked(c)}
+            << std::pair{QStringLiteral("apps"),
+                         apps.isEmpty() ? QStringLiteral("-") : apps.join(QStringLiteral(", "))};
+        printOut(keyValues(pairs));
+        if (str(c, "auth") == QLatin1String("ssh-key"))
+            printOut(QStringLiteral("host keys:\n") + str(c, "known_hosts").trimmed());
+        cli.finish(ExitOk);
+    }));
+}
+
+// A file's text for a field of the request; nullopt after failing the command.
+std::optional<QString> readTextFile(Cli &cli, const QString &flag, const QString &what)
+{
+    const QString path = cli.args().value(flag);
+    QFile file(path);
+    QString problem;
+    if (!file.open(QIODevice::ReadOnly))
+        problem = QStringLiteral("cannot read %1: %2").arg(what, file.errorString());
+    else if (file.size() > qint64(64) * 1024)
+        problem = QStringLiteral("%1 is larger than 64 KiB").arg(what);
+    if (!problem.isEmpty()) {
+        cli.failWith(Error{ErrorCode::Invalid, problem, QStringLiteral("--%1 %2").arg(flag, path)});
+        return std::nullopt;
+    }
+    return QString::fromUtf8(file.readAll());
+}
+
+void sendConnection(Cli &cli, const QJsonObject &body)
+{
+    cli.api().addSourceConnection(body, cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        const QString name = str(r.json, "name");
+        printOut(QStringLiteral("added connection %1 (%2 at %3, %4)")
+                     .arg(name, str(r.json, "kind"), str(r.json, "url"), str(r.json, "auth")));
+        if (!str(r.json, "fingerprint").isEmpty())
+            printOut(QStringLiteral("its key is %1: add the public half to the repositories as a deploy key")
+                         .arg(str(r.json, "fingerprint")));
+        printOut(QStringLiteral("apps whose repository it covers now read through it; try it: pando connections test "
+                                "%1 REPO")
+                     .arg(name));
+        cli.finish(ExitOk);
+    }));
+}
+
+void addConnection(Cli &cli)
+{
+    const Args &args = cli.args();
+    QJsonObject body{{QStringLiteral("name"), args.arguments.value(0)},
+                     {QStringLiteral("url"), args.value(QStringLiteral("url"))}};
+    for (const auto &[flag, field] : {std::pair{QStringLiteral("kind"), QStringLiteral("kind")},
+                                      std::pair{QStringLiteral("owner"), QStringLiteral("owner")},
+                                      std::pair{QStringLiteral("token-user"), QStringLiteral("username")}}) {
+        if (args.has(flag))
+            body.insert(field, args.value(flag));
+    }
+    if (args.has(QStringLiteral("ssh-key"))) {
+        if (args.has(QStringLiteral("from-file")))
+            return cli.failWith(Error{ErrorCode::Invalid,
+                                      QStringLiteral("--ssh-key and --from-file both give the credential; pass one"),
+                                      QStringLiteral("connections add")});
+        auto key = readTextFile(cli, QStringLiteral("ssh-key"), QStringLiteral("the key file"));
+        if (!key)
+            return;
+        body.insert(QStringLiteral("ssh_key"), *key);
+        key->fill(QChar(u'\0'));
+        if (args.has(QStringLiteral("known-hosts"))) {
+            auto hosts = readTextFile(cli, QStringLiteral("known-hosts"), QStringLiteral("the host keys file"));
+            if (!hosts)
+                return;
+            body.insert(QStringLiteral("known_hosts"), *hosts);
+        }
+        return sendConnection(cli, body);
+    }
+    readSecretValue(cli, QStringLiteral("the token"), [&cli, body](const QString &token) mutable {
+        if (token.isEmpty())
+            return cli.failWith(
+                Error{ErrorCode::Invalid, QStringLiteral("the token is empty"), QStringLiteral("stdin"),
+                      QStringLiteral("pipe it in, give --from-file FILE, or --ssh-key for a deploy key")});
+        body.insert(QStringLiteral("token"), token);
+        sendConnection(cli, body);
+    });
+}
+
+void removeConnection(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    cli.api().removeSourceConnection(name, cli.handle([&cli, name](const client::ApiResponse &) {
+        if (cli.args().json)
+            printJson(
+                QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("status"), QStringLiteral("removed")}});
+        else
+            printOut(QStringLiteral("removed connection %1; its credential is gone").arg(name));
+        cli.finish(ExitOk);
+    }));
+}
+
+void testConnection(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    const QString repo = cli.args().arguments.value(1);
+    const QString ref = cli.args().arguments.value(2);
+    printStatus(QStringLiteral("reading %1 through %2…").arg(repo, name));
+    cli.api().testSourceConnection(name, repo, ref, cli.handle([&cli, name, repo](const client::ApiResponse &r) {
+        if (cli.args().json)
+            printJson(r.json);
+        else
+            printOut(QStringLiteral("connection %1 reads %2: %3").arg(name, repo, shortCommit(str(r.json, "commit"))));
+        cli.finish(ExitOk);
+    }));
+}
+
+constexpr CommandDef ConnectionTable[] = {
+    {"connections", "list", "", 0, 0, {}, "list the source connections you may use", &listConnections},
+    {"connections",
+     "show",
+     "NAME",
+     1,
+     1,
+     {},
+     "show a connection, its last test and the apps that read through it",
+     &showConnection},
+    {"connections",
+     "add",
+     "NAME",
+     1,
+     1,
+     {{{&flags::Url, 0, Required},
+       {&flags::Kind},
+       {&flags::Owner},
+       {&flags::TokenUser},
+       {&flags::FromFile},
+       {&flags::SshKey},
+       {&flags::KnownHosts}}},
+     "add a connection: a forge and a token or deploy key that reads its private repositories",
+     &addConnection,
+     Needs::Token,
+     nullptr,
+     "A token is read from standard input (asked without echo on a terminal) or --from-file; a deploy key\n"
+     "from --ssh-key with the server's host keys from --known-hosts. Administrators only. Apps whose\n"
+     "repository it covers read through it from their next create or update (docs/user-guide.md)."},
+    {"connections",
+     "test",
+     "NAME REPO [REF]",
+     2,
+     3,
+     {},
+     "read REPO through the connection, as a deploy would",
+     &testConnection},
+    {"connections",
+     "rm",
+     "NAME",
+     1,
+     1,
+     {},
+     "remove a connection and its credential (refused while apps read through it)",
+     &removeConnection},
+};
+static_assert(isComplete(ConnectionTable),
+              "every command needs its words, a summary, a handler and consistent arguments");
+
+} // namespace
+
+std::span<const CommandDef> connectionCommands()
+{
+    return ConnectionTable;
+}
+
+} // namespace pando::cli

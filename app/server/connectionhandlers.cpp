@@ -1,0 +1,145 @@
+#include "connectionhandlers.h"
+
+#include "replies.h"
+
+#include <QJsonArray>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::server::connectionapi {
+
+namespace {
+
+using core::sourceconn::Connection;
+
+QJsonObject connectionJson(const Connection &c)
+{
+    QJsonObject o{{u"name"_s, c.name},
+                  {u"kind"_s, adapters::forgeKindName(c.scope.kind)},
+                  {u"url"_s, c.scope.baseUrl},
+                  {u"owner"_s, c.scope.owner},
+                  {u"auth"_s, core::sourceconn::authKindName(c.auth)},
+                  {u"username"_s, c.username},
+                  {u"created_by"_s, c.createdBy},
+                  {u"created_ms"_s, c.createdMs},
+                  {u"updated_ms"_s, c.updatedMs},
+                  {u"checked_ms"_s, c.checkedMs},
+                  {u"check_result"_s, c.checkResult}};
+    if (!c.isToken()) {
+        o.insert(u"known_hosts"_s, c.knownHosts);
+        o.insert(u"fingerprint"_s, c.fingerprint);
+    }
+    return o;
+}
+
+// An optional string field: empty when absent; Invalid when it is not a string.
+Result<QString> stringField(const QJsonObject &body, const QString &field)
+{
+    const QJsonValue value = body.value(field);
+    if (value.isUndefined() || value.isNull())
+        return QString();
+    if (!value.isString())
+        return fail(ErrorCode::Invalid, u"must be a string"_s, field);
+    return value.toString();
+}
+
+} // namespace
+
+Reply listConnections(Call &call)
+{
+    auto list = call.engine.connections(call.actor);
+    if (!list)
+        return errorReply(list.error());
+    QJsonArray array;
+    for (const Connection &c : std::as_const(*list))
+        array.append(connectionJson(c));
+    return Reply{200, QJsonObject{{u"connections"_s, array}}};
+}
+
+Reply showConnection(Call &call)
+{
+    const QString name = call.args.value(0);
+    auto connection = call.engine.connection(name, call.actor);
+    if (!connection)
+        return errorReply(connection.error());
+    auto apps = call.engine.connectionApps(name);
+    if (!apps)
+        return errorReply(apps.error());
+    QJsonObject o = connectionJson(*connection);
+    o.insert(u"apps"_s, QJsonArray::fromStringList(*apps));
+    return Reply{200, o};
+}
+
+Reply addConnection(Call &call)
+{
+    const QString example =
+        u"{\"name\": \"github\", \"kind\": \"github\", \"url\": \"https://github.com\", \"token\": \"...\"}"_s;
+    auto body = jsonObjectBody(
+        call.request,
+        {u"name"_s, u"kind"_s, u"url"_s, u"owner"_s, u"username"_s, u"token"_s, u"ssh_key"_s, u"known_hosts"_s},
+        example);
+    if (!body)
+        return errorReply(body.error());
+    QMap<QString, QString> fields;
+    for (const QString &field :
+         {u"name"_s, u"kind"_s, u"url"_s, u"owner"_s, u"username"_s, u"token"_s, u"ssh_key"_s, u"known_hosts"_s}) {
+        auto value = stringField(*body, field);
+        if (!value)
+            return errorReply(value.error());
+        fields.insert(field, *value);
+    }
+    for (const QString &required : {u"name"_s, u"url"_s}) {
+        if (fields.value(required).isEmpty())
+            return invalid(u"missing required field"_s, required, u"send "_s + example);
+    }
+    auto kind = adapters::parseForgeKind(fields.value(u"kind"_s, u"generic"_s).isEmpty() ? u"generic"_s
+                                                                                         : fields.value(u"kind"_s));
+    if (!kind)
+        return errorReply(kind.error());
+    const bool token = !fields.value(u"token"_s).isEmpty();
+    const bool key = !fields.value(u"ssh_key"_s).isEmpty();
+    if (token == key)
+        return invalid(token ? u"give a token or an ssh_key, not both"_s : u"give a token or an ssh_key"_s, u"token"_s,
+                       u"a token reads https:// addresses; an ssh_key (with known_hosts) ssh ones"_s);
+    core::sourceconn::ConnectionInput input;
+    input.name = fields.value(u"name"_s);
+    input.scope = adapters::ForgeScope{*kind, fields.value(u"url"_s), fields.value(u"owner"_s)};
+    input.auth = token ? core::sourceconn::AuthKind::Token : core::sourceconn::AuthKind::SshKey;
+    input.username = fields.value(u"username"_s);
+    input.secret = (token ? fields.value(u"token"_s) : fields.value(u"ssh_key"_s)).toUtf8();
+    input.knownHosts = fields.value(u"known_hosts"_s);
+    auto added = call.engine.addConnection(input, call.actor);
+    core::pipelines::SealBox::wipe(input.secret);
+    if (!added)
+        return errorReply(added.error());
+    return Reply{201, connectionJson(*added)};
+}
+
+Reply removeConnection(Call &call)
+{
+    if (auto removed = call.engine.removeConnection(call.args.value(0), call.actor); !removed)
+        return errorReply(removed.error());
+    return Reply{204, {}};
+}
+
+Reply testConnection(Call &call)
+{
+    const QString example = u"{\"repo\": \"https://github.com/acme/api.git\"}"_s;
+    auto body = jsonObjectBody(call.request, {u"repo"_s, u"ref"_s}, example);
+    if (!body)
+        return errorReply(body.error());
+    auto repo = stringField(*body, u"repo"_s);
+    auto ref = stringField(*body, u"ref"_s);
+    if (!repo || !ref)
+        return errorReply(!repo ? repo.error() : ref.error());
+    if (repo->isEmpty())
+        return invalid(u"missing required field: the repository to read through the connection"_s, u"repo"_s,
+                       u"send "_s + example);
+    const QString name = call.args.value(0);
+    auto commit = call.engine.testConnection(name, *repo, *ref, call.actor);
+    if (!commit)
+        return errorReply(commit.error());
+    return Reply{200, QJsonObject{{u"connection"_s, name}, {u"repo"_s, *repo}, {u"commit"_s, *commit}}};
+}
+
+} // namespace pando::server::connectionapi

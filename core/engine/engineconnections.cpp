@@ -1,0 +1,245 @@
+// Source connections: the engine's side of core/sourceconn. Who may see, use and change them,
+// which one reads an app's source, and testing one against a repository.
+
+#include "core/engine/engineprivate.h"
+
+#include <QElapsedTimer>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core {
+
+namespace {
+
+Error administratorsOnly()
+{
+    return Error{ErrorCode::Forbidden, u"only administrators add, test and remove source connections"_s,
+                 u"connections"_s};
+}
+
+QJsonObject auditDetail(const sourceconn::Connection &c)
+{
+    return QJsonObject{{u"kind"_s, adapters::forgeKindName(c.scope.kind)},
+                       {u"url"_s, c.scope.baseUrl},
+                       {u"owner"_s, c.scope.owner},
+                       {u"auth"_s, sourceconn::authKindName(c.auth)}};
+}
+
+} // namespace
+
+Result<sourceconn::ConnectionStore> Engine::Private::administeredConnections(const Actor &actor)
+{
+    if (!policy::hasInstallAuthority(actor))
+        return std::unexpected(administratorsOnly());
+    return connectionStore();
+}
+
+Result<sourceconn::ConnectionStore> Engine::Private::connectionStore()
+{
+    const std::optional<pipelines::SealBox> &opened = seal; // one name the checker can follow
+    if (!opened)
+        return fail(ErrorCode::Unavailable, u"the secret store is not open"_s);
+    return sourceconn::ConnectionStore(db, *opened, clock);
+}
+
+Result<bool> Engine::Private::mayUseConnection(const Actor &actor, const QString &name)
+{
+    if (policy::hasInstallAuthority(actor))
+        return true;
+    if (actor.userId.isEmpty())
+        return false;
+    auto roles = authz::GrantRepository(db).roles(authz::ObjectKind::Connection, name, actor.userId);
+    if (!roles)
+        return std::unexpected(roles.error());
+    return roles->contains(u"user"_s);
+}
+
+Result<QString> Engine::Private::chooseConnection(const AppSpec &spec, const Actor &actor)
+{
+    auto store = connectionStore();
+    if (!store)
+        return std::unexpected(store.error());
+    if (!spec.source.connection.isEmpty()) {
+        const QString &name = spec.source.connection;
+        auto connection = store->find(name);
+        auto usable = connection ? mayUseConnection(actor, name) : Result<bool>(false);
+        if (!usable)
+            return std::unexpected(usable.error());
+        // A connection one may not use reads as one that is not there: its name tells nothing.
+        if (!connection || !*usable)
+            return fail(ErrorCode::NotFound, u"there is no connection named %1 that you may use"_s.arg(name),
+                        u"source.connection"_s,
+                        u"`pando connections list` shows yours; an administrator grants one with `pando connections "
+                        u"grant`"_s);
+        auto address = adapters::parseRepoAddress(spec.source.repo, connection->scope.kind);
+        if (!address)
+            return std::unexpected(address.error());
+        if (adapters::coverage(connection->scope, connection->isToken(), *address) < 0) {
+            const QString needs = connection->isToken() ? u"an https:// address"_s : u"an ssh address"_s;
+            return fail(ErrorCode::Invalid,
+                        u"connection %1 (%2%3) does not cover %4"_s.arg(
+                            name, connection->scope.baseUrl,
+                            connection->scope.owner.isEmpty() ? QString() : u", owner "_s + connection->scope.owner,
+                            spec.source.repo),
+                        u"source.connection"_s,
+                        u"its %1 reads %2 below its address; name another connection or leave source.connection "
+                        u"out"_s.arg(sourceconn::authKindName(connection->auth), needs));
+        }
+        return name;
+    }
+    auto all = store->list();
+    if (!all)
+        return std::unexpected(all.error());
+    QList<sourceconn::Connection> usable;
+    for (const sourceconn::Connection &c : std::as_const(*all)) {
+        auto may = mayUseConnection(actor, c.name);
+        if (!may)
+            return std::unexpected(may.error());
+        if (*may)
+            usable << c;
+    }
+    auto chosen = sourceconn::choose(usable, spec.source.repo);
+    if (!chosen)
+        return std::unexpected(chosen.error());
+    const std::optional<sourceconn::Connection> &closest = *chosen;
+    return closest ? closest->name : QString();
+}
+
+Result<QList<sourceconn::Connection>> Engine::connections(const Actor &actor)
+{
+    auto store = d->connectionStore();
+    if (!store)
+        return std::unexpected(store.error());
+    auto all = store->list();
+    if (!all)
+        return std::unexpected(all.error());
+    QList<sourceconn::Connection> visible;
+    for (const sourceconn::Connection &c : std::as_const(*all)) {
+        auto may = d->mayUseConnection(actor, c.name);
+        if (!may)
+            return std::unexpected(may.error());
+        if (*may)
+            visible << c;
+    }
+    return visible;
+}
+
+Result<sourceconn::Connection> Engine::connection(const QString &name, const Actor &actor)
+{
+    auto store = d->connectionStore();
+    if (!store)
+        return std::unexpected(store.error());
+    auto may = d->mayUseConnection(actor, name);
+    if (!may)
+        return std::unexpected(may.error());
+    if (!*may)
+        return fail(ErrorCode::NotFound, u"there is no connection named %1 that you may use"_s.arg(name),
+                    u"connection"_s);
+    return store->find(name);
+}
+
+Result<QStringList> Engine::connectionApps(const QString &name)
+{
+    auto store = d->connectionStore();
+    if (!store)
+        return std::unexpected(store.error());
+    return store->appsUsing(name);
+}
+
+Result<sourceconn::Connection> Engine::addConnection(const sourceconn::ConnectionInput &input, const Actor &actor)
+{
+    auto store = d->administeredConnections(actor);
+    if (!store)
+        return std::unexpected(store.error());
+    auto added = store->add(input, actor.name);
+    if (!added)
+        return added;
+    if (auto audited = d->audit.record(actor, u"connection.add"_s, u"connection/"_s + added->name, u"success"_s,
+                                       auditDetail(*added));
+        !audited) {
+        discardResult(store->remove(added->name), "the audit's error is the one to report");
+        return std::unexpected(audited.error());
+    }
+    return added;
+}
+
+Status Engine::removeConnection(const QString &name, const Actor &actor)
+{
+    auto store = d->administeredConnections(actor);
+    if (!store)
+        return std::unexpected(store.error());
+    auto connection = store->find(name);
+    if (!connection)
+        return std::unexpected(connection.error());
+    if (auto removed = store->remove(name); !removed)
+        return removed;
+    if (auto cleared = d->grants.clear(authz::ObjectKind::Connection, name); !cleared)
+        return cleared;
+    if (auto audited = d->audit.record(actor, u"connection.remove"_s, u"connection/"_s + name, u"success"_s,
+                                       auditDetail(*connection));
+        !audited)
+        return std::unexpected(unaudited(u"connection %1 was removed"_s.arg(name), audited.error()));
+    return {};
+}
+
+Result<QString> Engine::testConnection(const QString &name, const QString &repo, const QString &ref, const Actor &actor)
+{
+    auto store = d->administeredConnections(actor);
+    if (!store)
+        return std::unexpected(store.error());
+    auto connection = store->find(name);
+    if (!connection)
+        return std::unexpected(connection.error());
+    if (auto url = d->source->checkUrl(repo); !url) {
+        Error e = url.error();
+        e.where = u"repo"_s;
+        return std::unexpected(e);
+    }
+    auto address = adapters::parseRepoAddress(repo, connection->scope.kind);
+    if (!address) {
+        Error e = address.error();
+        e.where = u"repo"_s;
+        return std::unexpected(e);
+    }
+    if (adapters::coverage(connection->scope, connection->isToken(), *address) < 0)
+        return fail(ErrorCode::Invalid,
+                    u"connection %1 (%2) does not cover %3"_s.arg(name, connection->scope.baseUrl, repo), u"repo"_s,
+                    connection->isToken() ? u"a token connection reads https:// addresses below its address"_s
+                                          : u"an ssh-key connection reads ssh addresses on its host"_s);
+    auto credential = store->credential(name);
+    if (!credential)
+        return std::unexpected(credential.error());
+    adapters::SourceAccess access;
+    access.credential = std::move(*credential);
+    QElapsedTimer clock;
+    clock.start();
+    auto commit = d->source->resolve(repo, ref, access);
+    access.credential->wipe();
+    const QString outcome = commit ? u"ok: read %1 at %2 in %3 ms"_s.arg(repo, commit->left(12)).arg(clock.elapsed())
+                                   : u"failed: %1"_s.arg(commit.error().message);
+    discardResult(store->recordCheck(name, outcome), "the test's own outcome is what to report");
+    QJsonObject detail{{u"repo"_s, repo}, {u"result"_s, commit ? u"ok"_s : u"failed"_s}};
+    if (!commit)
+        detail.insert(u"error"_s, commit.error().message);
+    auto audited = d->audit.record(actor, u"connection.test"_s, u"connection/"_s + name,
+                                   commit ? u"success"_s : u"failure"_s, detail);
+    if (!commit) {
+        Error e = commit.error();
+        if (e.code == ErrorCode::NotFound) {
+            e.where = u"ref"_s;
+            return std::unexpected(e);
+        }
+        if (e.code != ErrorCode::Cancelled)
+            e.code = ErrorCode::Failed;
+        e.message = u"connection %1: %2"_s.arg(name, e.message);
+        if (e.hint.isEmpty() || e.hint.contains(u"pando connections add"_s))
+            e.hint = u"check that its token or key may read this repository, and that it has not expired or been "
+                     u"revoked"_s;
+        return std::unexpected(e);
+    }
+    if (!audited)
+        return std::unexpected(unaudited(u"the connection was tested"_s, audited.error()));
+    return commit;
+}
+
+} // namespace pando::core

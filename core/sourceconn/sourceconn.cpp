@@ -1,0 +1,417 @@
+#include "core/sourceconn/sourceconn.h"
+
+#include "core/state/sql.h"
+
+#include <QCryptographicHash>
+#include <QRegularExpression>
+#include <QtEndian>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::core::sourceconn {
+
+namespace {
+
+using core::detail::text;
+
+const QString Columns = u"name, kind, base_url, owner, auth, username, known_hosts, fingerprint, created_by, "
+                        u"created_ms, updated_ms, checked_ms, check_result"_s;
+
+Result<Connection> readRow(const QSqlQuery &q)
+{
+    Connection c;
+    c.name = q.value(0).toString();
+    auto kind = adapters::parseForgeKind(q.value(1).toString());
+    if (!kind)
+        return std::unexpected(
+            core::detail::unknownWord(u"source_connections.kind"_s, u"connection "_s + c.name, q.value(1).toString()));
+    c.scope = adapters::ForgeScope{*kind, q.value(2).toString(), q.value(3).toString()};
+    const QString auth = q.value(4).toString();
+    if (auth != authKindName(AuthKind::Token) && auth != authKindName(AuthKind::SshKey))
+        return std::unexpected(
+            core::detail::unknownWord(u"source_connections.auth"_s, u"connection "_s + c.name, auth));
+    c.auth = auth == authKindName(AuthKind::Token) ? AuthKind::Token : AuthKind::SshKey;
+    c.username = q.value(5).toString();
+    c.knownHosts = q.value(6).toString();
+    c.fingerprint = q.value(7).toString();
+    c.createdBy = q.value(8).toString();
+    c.createdMs = q.value(9).toLongLong();
+    c.updatedMs = q.value(10).toLongLong();
+    c.checkedMs = q.value(11).toLongLong();
+    c.checkResult = q.value(12).toString();
+    return c;
+}
+
+// The fields of an OpenSSH private key ("openssh-key-v1"): the cipher its private half is
+// encrypted with and the public key blob. nullopt when the text is not such a key.
+struct OpenSshKey {
+    QByteArray cipher;
+    QByteArray publicKey;
+};
+
+std::optional<OpenSshKey> readOpenSshKey(QByteArrayView pem)
+{
+    static constexpr QByteArrayView Begin = "-----BEGIN OPENSSH PRIVATE KEY-----";
+    static constexpr QByteArrayView End = "-----END OPENSSH PRIVATE KEY-----";
+    const qsizetype from = pem.indexOf(Begin);
+    const qsizetype to = pem.indexOf(End);
+    if (from < 0 || to < from)
+        return std::nullopt;
+    const QByteArray body = QByteArray::fromBase64(
+        pem.sliced(from + Begin.size(), to - from - Begin.size()).toByteArray().simplified().replace(' ', ""));
+    static constexpr QByteArrayView Magic("openssh-key-v1\0", 15);
+    if (!body.startsWith(Magic))
+        return std::nullopt;
+    qsizetype at = Magic.size();
+    const auto field = [&]() -> std::optional<QByteArray> {
+        if (at + 4 > body.size())
+            return std::nullopt;
+        const auto length = qFromBigEndian<quint32>(body.constData() + at);
+        at += 4;
+        if (length > quint32(body.size() - at))
+            return std::nullopt;
+        QByteArray value = body.mid(at, length);
+        at += length;
+        return value;
+    };
+    auto cipher = field();
+    auto kdf = field();
+    auto kdfOptions = field();
+    if (!cipher || !kdf || !kdfOptions || at + 4 > body.size())
+        return std::nullopt;
+    at += 4; // the number of keys: one in every key ssh-keygen writes
+    auto publicKey = field();
+    if (!publicKey)
+        return std::nullopt;
+    return OpenSshKey{*cipher, *publicKey};
+}
+
+Status checkKey(QByteArrayView key)
+{
+    const QString where = u"ssh_key"_s;
+    const QString hint =
+        u"give the private key file ssh-keygen wrote (e.g. ssh-keygen -t ed25519 -N '' -f deploy-key)"_s;
+    if (key.startsWith("-----BEGIN OPENSSH PRIVATE KEY-----")) {
+        auto read = readOpenSshKey(key);
+        if (!read)
+            return fail(ErrorCode::Invalid, u"the OpenSSH private key is damaged or cut short"_s, where, hint);
+        if (read->cipher != "none")
+            return fail(ErrorCode::Invalid,
+                        u"the private key is protected by a passphrase; a deploy key is used unattended, so it "
+                        u"must have none"_s,
+                        where, u"remove it from a copy with ssh-keygen -p -N '' -f COPY, or make a new key"_s);
+        return {};
+    }
+    if (key.startsWith("-----BEGIN ENCRYPTED PRIVATE KEY-----") || key.contains("Proc-Type: 4,ENCRYPTED"))
+        return fail(ErrorCode::Invalid,
+                    u"the private key is protected by a passphrase; a deploy key is used unattended, so it must "
+                    u"have none"_s,
+                    where, u"remove it from a copy with ssh-keygen -p -N '' -f COPY, or make a new key"_s);
+    for (const QByteArrayView begin :
+         {QByteArrayView("-----BEGIN RSA PRIVATE KEY-----"), QByteArrayView("-----BEGIN EC PRIVATE KEY-----"),
+          QByteArrayView("-----BEGIN PRIVATE KEY-----")}) {
+        if (key.startsWith(begin))
+            return {};
+    }
+    if (key.startsWith("ssh-") || key.startsWith("ecdsa-"))
+        return fail(ErrorCode::Invalid, u"this is a public key; the connection needs the private one"_s, where,
+                    u"give the file without .pub; add the .pub to the forge as the deploy key"_s);
+    return fail(ErrorCode::Invalid, u"is not an SSH private key (OpenSSH or PEM)"_s, where, hint);
+}
+
+// One host key per line, as ssh-keyscan prints them: "host[,host…] type base64", comments and
+// blank lines allowed.
+Status checkKnownHosts(const QString &knownHosts)
+{
+    const QString where = u"known_hosts"_s;
+    const QString hint = u"get them with ssh-keyscan -p PORT HOST, and check the fingerprints (ssh-keygen -lf) "
+                         u"against what the forge publishes"_s;
+    if (knownHosts.trimmed().isEmpty())
+        return fail(ErrorCode::Invalid,
+                    u"a deploy key connection needs the server's host keys, so nobody in between can pose as it"_s,
+                    where, hint);
+    if (knownHosts.size() > qsizetype(64) * 1024)
+        return fail(ErrorCode::TooLarge, u"the host keys are more than 64 KiB"_s, where);
+    int keys = 0;
+    int number = 0;
+    for (const QString &raw : knownHosts.split(u'\n')) {
+        ++number;
+        const QString line = raw.trimmed();
+        if (line.isEmpty() || line.startsWith(u'#'))
+            continue;
+        QStringList fields = line.simplified().split(u' ');
+        if (fields.first().startsWith(u'@'))
+            fields.removeFirst();
+        const bool typed =
+            fields.size() >= 3 && (fields.at(1).startsWith(u"ssh-"_s) || fields.at(1).startsWith(u"ecdsa-"_s) ||
+                                   fields.at(1).startsWith(u"sk-"_s));
+        if (!typed || QByteArray::fromBase64(fields.at(2).toLatin1()).isEmpty())
+            return fail(ErrorCode::Invalid,
+                        u"line %1 is not \"HOST KEY-TYPE BASE64-KEY\" as in a known_hosts file"_s.arg(number), where,
+                        hint);
+        ++keys;
+    }
+    if (keys == 0)
+        return fail(ErrorCode::Invalid, u"lists no host key"_s, where, hint);
+    return {};
+}
+
+Status checkToken(QByteArrayView token)
+{
+    const QString where = u"token"_s;
+    if (token.isEmpty())
+        return fail(ErrorCode::Invalid, u"a token connection needs a token"_s, where);
+    if (token.size() > MaxTokenBytes)
+        return fail(ErrorCode::TooLarge, u"the token is more than %1 bytes"_s.arg(MaxTokenBytes), where);
+    for (const char c : token) {
+        if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
+            return fail(ErrorCode::Invalid,
+                        u"the token contains whitespace or a control character; copy it without the line break"_s,
+                        where);
+    }
+    return {};
+}
+
+} // namespace
+
+QString authKindName(AuthKind kind)
+{
+    return kind == AuthKind::Token ? u"token"_s : u"ssh-key"_s;
+}
+
+QByteArray sealContext(const QString &name)
+{
+    return pipelines::SealBox::context({u"source-connection"_s, name});
+}
+
+Status checkConnectionName(const QString &name)
+{
+    static const QRegularExpression pattern(uR"(^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\z)"_s);
+    if (!pattern.match(name).hasMatch())
+        return fail(ErrorCode::Invalid,
+                    u"\"%1\" is not a connection name: 1-63 lower-case letters, digits and '-', not starting or "
+                    u"ending with '-'"_s.arg(name.left(64)),
+                    u"name"_s);
+    return {};
+}
+
+Status checkConnectionInput(const ConnectionInput &input)
+{
+    if (auto ok = checkConnectionName(input.name); !ok)
+        return ok;
+    if (auto ok = adapters::checkForgeScope(input.scope); !ok)
+        return ok;
+    if (input.username.size() > 255 || input.username.contains(u':') ||
+        std::any_of(input.username.begin(), input.username.end(), [](QChar c) { return c.isSpace() || c < u' '; }))
+        return fail(ErrorCode::Invalid,
+                    u"\"%1\" is not a user name: no spaces, colons or control characters, at most 255"_s.arg(
+                        input.username.left(64)),
+                    u"username"_s);
+    if (input.auth == AuthKind::Token) {
+        if (auto ok = checkToken(input.secret); !ok)
+            return ok;
+        if (input.username.isEmpty() && adapters::defaultTokenUser(input.scope.kind).isEmpty())
+            return fail(ErrorCode::Invalid,
+                        u"a token for a %1 host is sent with the account's user name; none was given"_s.arg(
+                            adapters::forgeKindName(input.scope.kind)),
+                        u"username"_s, u"give the user the token belongs to"_s);
+        if (!input.knownHosts.isEmpty())
+            return fail(ErrorCode::Invalid, u"host keys are for ssh-key connections; a token is sent over https"_s,
+                        u"known_hosts"_s);
+        return {};
+    }
+    if (input.secret.size() > MaxKeyBytes)
+        return fail(ErrorCode::TooLarge, u"the key is more than %1 bytes"_s.arg(MaxKeyBytes), u"ssh_key"_s);
+    if (auto ok = checkKey(input.secret.trimmed()); !ok)
+        return ok;
+    return checkKnownHosts(input.knownHosts);
+}
+
+QString keyFingerprint(QByteArrayView privateKey)
+{
+    auto key = readOpenSshKey(privateKey);
+    if (!key || key->publicKey.isEmpty())
+        return {};
+    const QByteArray digest = QCryptographicHash::hash(key->publicKey, QCryptographicHash::Sha256);
+    return u"SHA256:"_s + QString::fromLatin1(digest.toBase64(QByteArray::OmitTrailingEquals));
+}
+
+Result<std::optional<Connection>> choose(const QList<Connection> &candidates, const QString &repo)
+{
+    int best = -1;
+    QList<Connection> chosen;
+    for (const Connection &c : candidates) {
+        auto address = adapters::parseRepoAddress(repo, c.scope.kind);
+        if (!address)
+            continue;
+        const int score = adapters::coverage(c.scope, c.isToken(), *address);
+        if (score < 0 || score < best)
+            continue;
+        if (score > best)
+            chosen.clear();
+        best = score;
+        chosen << c;
+    }
+    if (chosen.isEmpty())
+        return std::optional<Connection>{};
+    if (chosen.size() > 1) {
+        QStringList names;
+        for (const Connection &c : chosen)
+            names << c.name;
+        return std::unexpected(Error{ErrorCode::Conflict,
+                                     u"connections %1 all cover %2 equally"_s.arg(names.join(u", "_s), repo),
+                                     u"source.connection"_s, u"name the one to use as source.connection"_s});
+    }
+    return std::optional<Connection>{chosen.first()};
+}
+
+Result<Connection> ConnectionStore::add(const ConnectionInput &input, const QString &createdBy)
+{
+    if (auto ok = checkConnectionInput(input); !ok)
+        return std::unexpected(ok.error());
+    const QByteArray secret = input.auth == AuthKind::SshKey ? input.secret.trimmed() + '\n' : input.secret;
+    auto sealed = m_seal.seal(secret, sealContext(input.name));
+    if (!sealed)
+        return std::unexpected(sealed.error());
+    const QString what = u"add connection "_s + input.name;
+    auto tx = core::detail::Transaction::begin(m_db, what);
+    if (!tx)
+        return std::unexpected(tx.error());
+    auto count = tx->run(u"SELECT COUNT(*) FROM source_connections"_s, {}, what);
+    if (!count)
+        return std::unexpected(count.error());
+    const int n = count->next() ? count->value(0).toInt() : 0;
+    count->finish();
+    if (n >= MaxConnections)
+        return fail(ErrorCode::Invalid, u"the install has %1 connections, the most it may have"_s.arg(n), u"name"_s,
+                    u"remove one with `pando connections rm NAME`"_s);
+    Connection c;
+    c.name = input.name;
+    c.scope = input.scope;
+    c.auth = input.auth;
+    c.username = input.username;
+    c.knownHosts = input.auth == AuthKind::SshKey ? input.knownHosts.trimmed() + u'\n' : QString();
+    c.fingerprint = input.auth == AuthKind::SshKey ? keyFingerprint(secret) : QString();
+    c.createdBy = createdBy;
+    c.createdMs = c.updatedMs = m_clock.nowMs();
+    auto q = tx->run(
+        u"INSERT INTO source_connections (%1, sealed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s.arg(Columns),
+        {text(c.name), adapters::forgeKindName(c.scope.kind), text(c.scope.baseUrl), text(c.scope.owner),
+         authKindName(c.auth), text(c.username), text(c.knownHosts), text(c.fingerprint), text(c.createdBy),
+         c.createdMs, c.updatedMs, 0, u""_s, *sealed},
+        what);
+    if (!q) {
+        if (q.error().code == ErrorCode::Conflict)
+            return fail(ErrorCode::Conflict, u"there is already a connection named %1"_s.arg(c.name), u"name"_s,
+                        u"pick another name, or remove it first with `pando connections rm %1`"_s.arg(c.name));
+        return std::unexpected(q.error());
+    }
+    if (auto committed = tx->commit(); !committed)
+        return std::unexpected(committed.error());
+    return c;
+}
+
+Result<QList<Connection>> ConnectionStore::list()
+{
+    auto q = core::detail::run(m_db, u"SELECT %1 FROM source_connections ORDER BY name"_s.arg(Columns), {},
+                               u"list the source connections"_s);
+    if (!q)
+        return std::unexpected(q.error());
+    QList<Connection> all;
+    while (q->next()) {
+        auto c = readRow(*q);
+        if (!c)
+            return std::unexpected(c.error());
+        all << *c;
+    }
+    return all;
+}
+
+Result<Connection> ConnectionStore::find(const QString &name)
+{
+    auto q = core::detail::run(m_db, u"SELECT %1 FROM source_connections WHERE name = ?"_s.arg(Columns), {text(name)},
+                               u"read connection "_s + name);
+    if (!q)
+        return std::unexpected(q.error());
+    if (!q->next())
+        return fail(ErrorCode::NotFound, u"there is no connection named %1"_s.arg(name), u"connection"_s,
+                    u"`pando connections list` shows them"_s);
+    return readRow(*q);
+}
+
+Status ConnectionStore::remove(const QString &name)
+{
+    // One statement: an app made meanwhile that reads through it keeps it.
+    auto q = core::detail::run(m_db,
+                               u"DELETE FROM source_connections WHERE name = ? AND NOT EXISTS "
+                               u"(SELECT 1 FROM apps WHERE source_connection = ?)"_s,
+                               {text(name), text(name)}, u"remove connection "_s + name);
+    if (!q)
+        return std::unexpected(q.error());
+    if (q->numRowsAffected() > 0)
+        return {};
+    if (auto exists = find(name); !exists)
+        return std::unexpected(exists.error());
+    auto apps = appsUsing(name);
+    if (!apps)
+        return std::unexpected(apps.error());
+    return fail(ErrorCode::Conflict,
+                u"apps %1 read their source through connection %2"_s.arg(apps->join(u", "_s), name), u"connection"_s,
+                u"remove those apps, or point them at another connection (source.connection) first"_s);
+}
+
+Result<QStringList> ConnectionStore::appsUsing(const QString &name)
+{
+    auto q = core::detail::run(m_db, u"SELECT name FROM apps WHERE source_connection = ? ORDER BY name"_s, {text(name)},
+                               u"find the apps of connection "_s + name);
+    if (!q)
+        return std::unexpected(q.error());
+    QStringList apps;
+    while (q->next())
+        apps << q->value(0).toString();
+    return apps;
+}
+
+Result<adapters::SourceCredential> ConnectionStore::credential(const QString &name)
+{
+    auto q = core::detail::run(m_db,
+                               u"SELECT auth, username, known_hosts, sealed, kind FROM source_connections "
+                               u"WHERE name = ?"_s,
+                               {text(name)}, u"read connection "_s + name);
+    if (!q)
+        return std::unexpected(q.error());
+    if (!q->next())
+        return fail(ErrorCode::NotFound, u"the connection %1 that reads this app's source was removed"_s.arg(name),
+                    u"source.connection"_s,
+                    u"add it again (pando connections add), or update the app to read its source another way"_s);
+    auto opened = m_seal.open(q->value(3).toString(), sealContext(name));
+    if (!opened)
+        return fail(ErrorCode::Failed,
+                    u"the credential of connection %1 cannot be opened: %2"_s.arg(name, opened.error().message),
+                    u"source.connection"_s, u"remove the connection and add it again"_s);
+    adapters::SourceCredential credential;
+    credential.username = q->value(1).toString();
+    if (q->value(0).toString() == authKindName(AuthKind::Token)) {
+        credential.token = *opened;
+        if (credential.username.isEmpty()) {
+            if (auto kind = adapters::parseForgeKind(q->value(4).toString()))
+                credential.username = adapters::defaultTokenUser(*kind);
+        }
+    } else {
+        credential.sshPrivateKey = *opened;
+        credential.sshKnownHosts = q->value(2).toString().toUtf8();
+    }
+    return credential;
+}
+
+Status ConnectionStore::recordCheck(const QString &name, const QString &result)
+{
+    auto q = core::detail::run(m_db, u"UPDATE source_connections SET checked_ms = ?, check_result = ? WHERE name = ?"_s,
+                               {m_clock.nowMs(), text(result.left(1000)), text(name)},
+                               u"record the test of connection "_s + name);
+    if (!q)
+        return std::unexpected(q.error());
+    return {};
+}
+
+} // namespace pando::core::sourceconn

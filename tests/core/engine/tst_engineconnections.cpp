@@ -1,0 +1,348 @@
+// Private repositories through source connections (issue 15, "Source connections"): real git over
+// smart HTTP behind Caddy's basic auth with a token, and over a real sshd with a deploy key whose
+// host key is pinned. The engine is real (SQLite in a temporary directory, the real GitSource);
+// the runtime, router and services are fakes. What is checked is what a user relies on: without a
+// connection the repository is refused, with one it is read (at create and at each deploy), the
+// closest connection wins, members read only through connections granted to them, a connection
+// in use cannot be removed, and no credential shows up in an error or the audit log.
+
+#include "adapters/source/generic/gitsource.h"
+#include "app/wiring/install.h"
+#include "core/accounts/accountservice.h"
+#include "enginepeople.h"
+#include "tests/app/server/fakes.h"
+#include "tests/support/component.h"
+#include "tests/support/gitfixture.h"
+#include "tests/support/privategit.h"
+#include "tests/support/sshserver.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace pando;
+using core::authz::ObjectKind;
+using core::sourceconn::AuthKind;
+using core::sourceconn::ConnectionInput;
+
+namespace {
+
+const QByteArray Token = "glpat-Private-Token-4711";
+
+QByteArray spec(const QString &name, const QString &repo, const QString &sourceExtra = {})
+{
+    // Nothing answers the fake runtime's health probe: a deploy ends after a second.
+    return u"name: %1\nsource:\n  repo: %2\n  ref: main\n%3run:\n  port: 8080\nhealth:\n  timeout: 1s\n"_s
+        .arg(name, repo, sourceExtra)
+        .toUtf8();
+}
+
+QString text(const Error &e)
+{
+    return u"[%1] %2 (at %3; hint: %4)"_s.arg(errorCodeName(e.code), e.message, e.where, e.hint);
+}
+
+ConnectionInput tokenConnection(const QString &name, const QString &url, const QByteArray &token,
+                                const QString &owner = {})
+{
+    ConnectionInput input;
+    input.name = name;
+    input.scope = adapters::ForgeScope{adapters::ForgeKind::Generic, url, owner};
+    input.auth = AuthKind::Token;
+    input.username = u"alice"_s;
+    input.secret = token;
+    return input;
+}
+
+} // namespace
+
+class TestEngineConnections : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void privateRepositoryNeedsAConnection();
+    void theClosestConnectionReads();
+    void membersUseWhatIsGranted();
+    void deployKeyOverSsh();
+    void noCredentialIsEverShown();
+
+private:
+    void remove(const QString &app);
+    QString stepStatus(const QString &deployId, const QString &step);
+
+    QTemporaryDir m_dir;
+    test::GitFixture m_git;
+    QString m_commit;
+    test::PrivateHttpGit m_http;
+    std::unique_ptr<wiring::Install> m_install;
+    core::Engine *m_engine = nullptr;
+    test::EnginePeople m_people;
+};
+
+void TestEngineConnections::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QVERIFY2(m_git.isValid(), "git is needed (Debian's git)");
+    QVERIFY(!m_git.createRepository(u"private"_s).isEmpty());
+    m_commit = m_git.commit(u"private"_s, u"main"_s, {{u"Dockerfile"_s, test::GitFile{"FROM scratch\n"}}});
+    QVERIFY(!m_commit.isEmpty());
+    PANDO_REQUIRE_COMPONENT(test::privateHttpGitAvailable(), u"caddy and python3 (the private git server)"_s);
+    // What the forge serves: the repository at its root and again below an owner, acme.
+    const QString served = m_git.root() + u"/served"_s;
+    for (const QString &path : {u"private.git"_s, u"acme/private.git"_s})
+        QVERIFY2(m_git.git({u"clone"_s, u"--bare"_s, u"--quiet"_s, m_git.barePath(u"private"_s), served + u'/' + path}),
+                 qPrintable(m_git.errorString()));
+    const QString started = m_http.start(served, u"alice"_s, Token);
+    QVERIFY2(started.isEmpty(), qPrintable(started));
+
+    wiring::InstallOptions options = test::quietInstallOptions(m_dir.path());
+    options.runtime = std::make_shared<test::FakeRuntime>();
+    options.router = std::make_shared<test::FakeRouter>();
+    options.source = std::make_shared<adapters::git::GitSource>(m_dir.filePath(u"cache/git"_s));
+    options.services = std::make_shared<test::FakeServiceProvisioner>();
+    m_install = std::make_unique<wiring::Install>(std::move(options));
+    auto opened = m_install->open();
+    QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().text()));
+    m_engine = &m_install->engine();
+    const QString made = m_people.create(*m_engine, {{"ada", core::accounts::Role::Admin},
+                                                     {"alice", core::accounts::Role::Member},
+                                                     {"bob", core::accounts::Role::Member}});
+    QVERIFY2(made.isEmpty(), qPrintable(made));
+}
+
+void TestEngineConnections::cleanupTestCase()
+{
+    m_engine = nullptr;
+    m_install.reset();
+}
+
+void TestEngineConnections::remove(const QString &app)
+{
+    QVERIFY(m_engine->removeApp(app, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
+    test::waitGone(*m_engine, app);
+}
+
+QString TestEngineConnections::stepStatus(const QString &deployId, const QString &step)
+{
+    auto view = m_engine->deployView(deployId);
+    if (!view)
+        return u"no deploy"_s;
+    for (const core::StepRecord &s : std::as_const(view->steps)) {
+        if (s.name == step)
+            return core::toString(s.status) + u": "_s + s.detail;
+    }
+    return u"no step "_s + step;
+}
+
+void TestEngineConnections::privateRepositoryNeedsAConnection()
+{
+    const core::Actor ada = m_people.actor(u"ada"_s);
+    const QString repo = m_http.url(u"private.git"_s);
+    // Without a connection the forge answers 401 and the create says what to do.
+    auto refused = m_engine->createApp(spec(u"web"_s, repo), ada);
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, ErrorCode::Unauthorized);
+    QCOMPARE(refused.error().where, u"source.repo"_s);
+    QVERIFY2(refused.error().hint.contains(u"pando connections add"_s), qPrintable(text(refused.error())));
+    QCOMPARE(m_engine->app(u"web"_s).error().code, ErrorCode::NotFound);
+
+    // A token connection for the forge: the app reads through it, at create and at each deploy.
+    auto added =
+        m_engine->addConnection(tokenConnection(u"forge"_s, u"http://127.0.0.1:%1"_s.arg(m_http.port()), Token), ada);
+    QVERIFY2(added, qPrintable(added ? QString() : text(added.error())));
+    auto tested = m_engine->testConnection(u"forge"_s, repo, {}, ada);
+    QVERIFY2(tested, qPrintable(tested ? QString() : text(tested.error())));
+    QCOMPARE(*tested, m_commit);
+    QVERIFY(m_engine->connection(u"forge"_s, ada)->checkResult.startsWith(u"ok: "_s));
+
+    auto created = m_engine->createApp(spec(u"web"_s, repo), ada);
+    QVERIFY2(created, qPrintable(created ? QString() : text(created.error())));
+    QCOMPARE(created->record.sourceConnection, u"forge"_s);
+    QCOMPARE(created->toJson().value(u"source_connection"_s).toString(), u"forge"_s);
+    auto deploy = m_engine->deploy(u"web"_s, {}, ada);
+    QVERIFY2(deploy, qPrintable(deploy ? QString() : text(deploy.error())));
+    QCOMPARE(deploy->commit, m_commit);
+    test::waitSettled(*m_engine, deploy->id);
+    const QString fetch = stepStatus(deploy->id, u"fetch"_s);
+    QVERIFY2(fetch.startsWith(u"succeeded"_s), qPrintable(fetch));
+
+    // In use, it stays; the apps are named.
+    const Status inUse = m_engine->removeConnection(u"forge"_s, ada);
+    QVERIFY(!inUse);
+    QCOMPARE(inUse.error().code, ErrorCode::Conflict);
+    QVERIFY(inUse.error().message.contains(u"web"_s));
+    QCOMPARE(m_engine->connectionApps(u"forge"_s).value(), QStringList{u"web"_s});
+    // Only administrators manage connections.
+    QCOMPARE(m_engine->removeConnection(u"forge"_s, m_people.actor(u"alice"_s)).error().code, ErrorCode::Forbidden);
+    QCOMPARE(
+        m_engine->addConnection(tokenConnection(u"mine"_s, u"https://example.com"_s, Token), m_people.actor(u"alice"_s))
+            .error()
+            .code,
+        ErrorCode::Forbidden);
+
+    remove(u"web"_s);
+    QVERIFY(m_engine->removeConnection(u"forge"_s, ada));
+    QCOMPARE(m_engine->connection(u"forge"_s, ada).error().code, ErrorCode::NotFound);
+}
+
+void TestEngineConnections::theClosestConnectionReads()
+{
+    const core::Actor ada = m_people.actor(u"ada"_s);
+    const QString base = u"http://127.0.0.1:%1"_s.arg(m_http.port());
+    const QString repo = m_http.url(u"acme/private.git"_s);
+    QVERIFY(m_engine->addConnection(tokenConnection(u"right"_s, base, Token), ada));
+    // Narrowed to the owner acme, with a token the forge refuses: it covers the repository more
+    // closely, so it is the one used, and the error says which connection read it.
+    QVERIFY(m_engine->addConnection(tokenConnection(u"narrow"_s, base, "revoked-token", u"acme"_s), ada));
+    auto refused = m_engine->createApp(spec(u"web2"_s, repo), ada);
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, ErrorCode::Unauthorized);
+    QVERIFY2(refused.error().hint.contains(u"connection narrow"_s), qPrintable(text(refused.error())));
+    // Named in the spec, another is used.
+    auto named = m_engine->createApp(spec(u"web2"_s, repo, u"  connection: right\n"_s), ada);
+    QVERIFY2(named, qPrintable(named ? QString() : text(named.error())));
+    QCOMPARE(named->record.sourceConnection, u"right"_s);
+
+    // Two that cover it equally: the spec must say which.
+    QVERIFY(m_engine->removeConnection(u"narrow"_s, ada));
+    QVERIFY(m_engine->addConnection(tokenConnection(u"also-right"_s, base, Token), ada));
+    auto tie = m_engine->updateApp(u"web2"_s, spec(u"web2"_s, repo), ada);
+    QVERIFY(!tie);
+    QCOMPARE(tie.error().code, ErrorCode::Conflict);
+    QCOMPARE(tie.error().where, u"source.connection"_s);
+    auto renamed = m_engine->updateApp(u"web2"_s, spec(u"web2"_s, repo, u"  connection: also-right\n"_s), ada);
+    QVERIFY2(renamed, qPrintable(renamed ? QString() : text(renamed.error())));
+    QCOMPARE(renamed->record.sourceConnection, u"also-right"_s);
+
+    // A connection that does not cover the address is refused by name.
+    QVERIFY(m_engine->addConnection(tokenConnection(u"elsewhere"_s, u"https://git.example.com"_s, Token), ada));
+    auto uncovered = m_engine->updateApp(u"web2"_s, spec(u"web2"_s, repo, u"  connection: elsewhere\n"_s), ada);
+    QVERIFY(!uncovered);
+    QCOMPARE(uncovered.error().where, u"source.connection"_s);
+    QVERIFY2(uncovered.error().message.contains(u"does not cover"_s), qPrintable(text(uncovered.error())));
+    QCOMPARE(m_engine->app(u"web2"_s)->record.sourceConnection, u"also-right"_s);
+
+    // A token the forge refuses: the test fails, says so, and the failure is recorded.
+    QVERIFY(m_engine->addConnection(tokenConnection(u"wrong"_s, base, "not-the-token"), ada));
+    auto denied = m_engine->testConnection(u"wrong"_s, repo, {}, ada);
+    QVERIFY(!denied);
+    QCOMPARE(denied.error().code, ErrorCode::Failed);
+    QVERIFY2(denied.error().message.contains(u"connection wrong"_s), qPrintable(text(denied.error())));
+    QVERIFY(m_engine->connection(u"wrong"_s, ada)->checkResult.startsWith(u"failed: "_s));
+    auto notCovered = m_engine->testConnection(u"elsewhere"_s, repo, {}, ada);
+    QCOMPARE(notCovered.error().code, ErrorCode::Invalid);
+    QCOMPARE(notCovered.error().where, u"repo"_s);
+
+    remove(u"web2"_s);
+    for (const QString &name : {u"right"_s, u"also-right"_s, u"elsewhere"_s, u"wrong"_s})
+        QVERIFY(m_engine->removeConnection(name, ada));
+}
+
+void TestEngineConnections::membersUseWhatIsGranted()
+{
+    const core::Actor ada = m_people.actor(u"ada"_s);
+    const core::Actor alice = m_people.actor(u"alice"_s);
+    // The forge is on loopback here: members may reach it only with the setting on.
+    auto access = m_engine->appAccess();
+    QVERIFY(access);
+    access->internalHosts = true;
+    QVERIFY(m_engine->setAppAccess(*access, ada));
+    QVERIFY(
+        m_engine->addConnection(tokenConnection(u"team"_s, u"http://127.0.0.1:%1"_s.arg(m_http.port()), Token), ada));
+    const QString repo = m_http.url(u"private.git"_s);
+
+    // Not granted: alice does not see it, it is not used for her app, and naming it is refused.
+    QVERIFY(m_engine->connections(alice)->isEmpty());
+    QCOMPARE(m_engine->connection(u"team"_s, alice).error().code, ErrorCode::NotFound);
+    auto unread = m_engine->createApp(spec(u"hers"_s, repo), alice);
+    QVERIFY(!unread);
+    auto named = m_engine->createApp(spec(u"hers"_s, repo, u"  connection: team\n"_s), alice);
+    QVERIFY(!named);
+    QCOMPARE(named.error().code, ErrorCode::NotFound);
+    QCOMPARE(named.error().where, u"source.connection"_s);
+
+    // Granted: she sees it and her app reads through it; bob still does not.
+    QVERIFY(m_engine->addGrant(ObjectKind::Connection, u"team"_s, u"alice"_s, u"user"_s, ada));
+    QCOMPARE(m_engine->connections(alice)->size(), 1);
+    auto hers = m_engine->createApp(spec(u"hers"_s, repo), alice);
+    QVERIFY2(hers, qPrintable(hers ? QString() : text(hers.error())));
+    QCOMPARE(hers->record.sourceConnection, u"team"_s);
+    QVERIFY(m_engine->connections(m_people.actor(u"bob"_s))->isEmpty());
+    QCOMPARE(m_engine->addGrant(ObjectKind::Connection, u"team"_s, u"bob"_s, u"owner"_s, ada).error().where, u"role"_s);
+
+    // Its grants go with it: a new connection of that name is nobody's.
+    remove(u"hers"_s);
+    QVERIFY(m_engine->removeConnection(u"team"_s, ada));
+    QVERIFY(m_engine->addConnection(tokenConnection(u"team"_s, u"https://example.com"_s, Token), ada));
+    QVERIFY(m_engine->connections(alice)->isEmpty());
+    QVERIFY(m_engine->removeConnection(u"team"_s, ada));
+    access->internalHosts = false;
+    QVERIFY(m_engine->setAppAccess(*access, ada));
+}
+
+void TestEngineConnections::deployKeyOverSsh()
+{
+    PANDO_REQUIRE_COMPONENT(test::sshAvailable(), u"OpenSSH server and client (openssh-server, openssh-client)"_s);
+    test::SshServer server;
+    const QString started = server.start(test::freePort());
+    QVERIFY2(started.isEmpty(), qPrintable(started));
+    const core::Actor ada = m_people.actor(u"ada"_s);
+    const QString repo = u"ssh://root@127.0.0.1:%1%2"_s.arg(server.port())
+                             .arg(QFileInfo(m_git.barePath(u"private"_s)).absoluteFilePath());
+    QFile key(server.path(u"client_ed25519"_s));
+    QVERIFY(key.open(QIODevice::ReadOnly));
+    ConnectionInput input;
+    input.name = u"deploy-key"_s;
+    input.scope = adapters::ForgeScope{adapters::ForgeKind::Generic, u"ssh://127.0.0.1"_s, {}};
+    input.auth = AuthKind::SshKey;
+    input.secret = key.readAll();
+    // Pinned to another key (the client's stands in for a changed host key): refused before any
+    // credential is offered, saying where the pin is.
+    QFile clientPub(server.path(u"client_ed25519.pub"_s));
+    QVERIFY(clientPub.open(QIODevice::ReadOnly));
+    input.knownHosts = u"[127.0.0.1]:%1 "_s.arg(server.port()) + QString::fromUtf8(clientPub.readAll());
+    auto pinnedWrong = m_engine->addConnection(input, ada);
+    QVERIFY2(pinnedWrong, qPrintable(pinnedWrong ? QString() : text(pinnedWrong.error())));
+    auto impostor = m_engine->testConnection(u"deploy-key"_s, repo, {}, ada);
+    QVERIFY(!impostor);
+    QVERIFY2(impostor.error().message.contains(u"does not match"_s), qPrintable(text(impostor.error())));
+    QCOMPARE(impostor.error().where, u"the connection's pinned host keys"_s);
+    QVERIFY(m_engine->removeConnection(u"deploy-key"_s, ada));
+
+    input.knownHosts = QString::fromUtf8(server.knownHostsLine());
+    auto added = m_engine->addConnection(input, ada);
+    QVERIFY2(added, qPrintable(added ? QString() : text(added.error())));
+    QVERIFY(added->fingerprint.startsWith(u"SHA256:"_s));
+    auto created = m_engine->createApp(spec(u"sshweb"_s, repo), ada);
+    QVERIFY2(created, qPrintable(created ? QString() : text(created.error()) + u"\nsshd: "_s + server.log()));
+    QCOMPARE(created->record.sourceConnection, u"deploy-key"_s);
+    auto deploy = m_engine->deploy(u"sshweb"_s, {}, ada);
+    QVERIFY2(deploy, qPrintable(deploy ? QString() : text(deploy.error())));
+    test::waitSettled(*m_engine, deploy->id);
+    const QString fetch = stepStatus(deploy->id, u"fetch"_s);
+    QVERIFY2(fetch.startsWith(u"succeeded"_s), qPrintable(fetch));
+    remove(u"sshweb"_s);
+    QVERIFY(m_engine->removeConnection(u"deploy-key"_s, ada));
+}
+
+// Everything the tests above did left audit lines and errors: none holds the token.
+void TestEngineConnections::noCredentialIsEverShown()
+{
+    core::AuditRepository::Filter filter;
+    filter.limit = 1000;
+    auto lines = m_engine->auditLines(filter);
+    QVERIFY(lines);
+    int connectionLines = 0;
+    for (const core::AuditRecord &line : std::as_const(*lines)) {
+        QVERIFY2(!line.detail.contains(QString::fromUtf8(Token)), qPrintable(line.detail));
+        QVERIFY(!line.detail.contains(u"PRIVATE KEY"_s));
+        if (line.object.startsWith(u"connection/"_s))
+            ++connectionLines;
+    }
+    QVERIFY2(connectionLines >= 10, qPrintable(QString::number(connectionLines)));
+}
+
+QTEST_GUILESS_MAIN(TestEngineConnections)
+#include "tst_engineconnections.moc"
