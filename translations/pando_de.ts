@@ -1901,6 +1901,161 @@
         <source>Connected to %1. Switch connection</source>
         <translation>Verbunden mit %1. Verbindung wechseln</translation>
     </message>
+    <message>
+        <source>Sources</source>
+        <translation>Quellen</translation>
+    </message>
+</context>
+<context>
+    <name>SourcesView</name>
+    <message>
+        <source>Sources</source>
+        <translation>Quellen</translation>
+    </message>
+    <message>
+        <source>A source connection reads private repositories: a forge&apos;s address with a token, or a deploy key. Apps whose repository it covers read through it from their next create or update. The token or key is never shown again.</source>
+        <translation>Eine Quellverbindung liest private Repositorys: die Adresse einer Forge mit einem Token oder ein Deploy-Schlüssel. Apps, deren Repository sie abdeckt, lesen ab ihrem nächsten Anlegen oder Ändern über sie. Token und Schlüssel werden nie wieder angezeigt.</translation>
+    </message>
+    <message>
+        <source>No source connections you may use yet. Public repositories need none.</source>
+        <translation>Noch keine Quellverbindungen, die Sie nutzen dürfen. Öffentliche Repositorys brauchen keine.</translation>
+    </message>
+    <message>
+        <source>Source connections</source>
+        <translation>Quellverbindungen</translation>
+    </message>
+    <message>
+        <source>%1, %2 at %3, %4</source>
+        <translation>%1, %2 unter %3, %4</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · owner %3</source>
+        <translation>%1 · %2 · Besitzer %3</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>Connection %1</source>
+        <translation>Verbindung %1</translation>
+    </message>
+    <message>
+        <source>Repository to read, e.g. https://github.com/acme/api.git</source>
+        <translation>Zu lesendes Repository, z. B. https://github.com/acme/api.git</translation>
+    </message>
+    <message>
+        <source>Repository to test the connection on</source>
+        <translation>Repository, an dem die Verbindung geprüft wird</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation>Prüfen</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <source>Add a connection</source>
+        <translation>Verbindung hinzufügen</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>github</source>
+        <translation>github</translation>
+    </message>
+    <message>
+        <source>Connection name</source>
+        <translation>Name der Verbindung</translation>
+    </message>
+    <message>
+        <source>Forge</source>
+        <translation>Forge</translation>
+    </message>
+    <message>
+        <source>Kind of forge</source>
+        <translation>Art der Forge</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>Adresse</translation>
+    </message>
+    <message>
+        <source>https://github.com</source>
+        <translation>https://github.com</translation>
+    </message>
+    <message>
+        <source>The forge&apos;s address</source>
+        <translation>Die Adresse der Forge</translation>
+    </message>
+    <message>
+        <source>Owner</source>
+        <translation>Besitzer</translation>
+    </message>
+    <message>
+        <source>optional: only this user, organisation or group</source>
+        <translation>optional: nur dieser Benutzer, diese Organisation oder Gruppe</translation>
+    </message>
+    <message>
+        <source>Credential</source>
+        <translation>Zugangsdaten</translation>
+    </message>
+    <message>
+        <source>Token (https)</source>
+        <translation>Token (https)</translation>
+    </message>
+    <message>
+        <source>Deploy key (ssh)</source>
+        <translation>Deploy-Schlüssel (ssh)</translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation>Benutzer</translation>
+    </message>
+    <message>
+        <source>optional for GitHub, GitLab, Bitbucket and Azure DevOps</source>
+        <translation>optional für GitHub, GitLab, Bitbucket und Azure DevOps</translation>
+    </message>
+    <message>
+        <source>The account the token is sent with</source>
+        <translation>Das Konto, mit dem das Token gesendet wird</translation>
+    </message>
+    <message>
+        <source>Token</source>
+        <translation>Token</translation>
+    </message>
+    <message>
+        <source>Private key</source>
+        <translation>Privater Schlüssel</translation>
+    </message>
+    <message>
+        <source>-----BEGIN OPENSSH PRIVATE KEY----- … (no passphrase)</source>
+        <translation>-----BEGIN OPENSSH PRIVATE KEY----- … (ohne Passphrase)</translation>
+    </message>
+    <message>
+        <source>Deploy key</source>
+        <translation>Deploy-Schlüssel</translation>
+    </message>
+    <message>
+        <source>Host keys</source>
+        <translation>Host-Schlüssel</translation>
+    </message>
+    <message>
+        <source>what ssh-keyscan prints for the server; check the fingerprints</source>
+        <translation>was ssh-keyscan für den Server ausgibt; prüfen Sie die Fingerabdrücke</translation>
+    </message>
+    <message>
+        <source>Working…</source>
+        <translation>Wird ausgeführt…</translation>
+    </message>
+    <message>
+        <source>Add connection</source>
+        <translation>Verbindung hinzufügen</translation>
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -2999,6 +3154,10 @@
         <source>action · Ctrl+D</source>
         <translation>Aktion · Strg+D</translation>
     </message>
+    <message>
+        <source>Sources</source>
+        <translation>Quellen</translation>
+    </message>
 </context>
 <context>
     <name>pando::desktop::PipelinesModel</name>
@@ -3208,6 +3367,45 @@
             <numerusform>%n Signaturschlüssel, neuester zuerst: %1</numerusform>
             <numerusform>%n Signaturschlüssel, neueste zuerst: %1</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::SourcesModel</name>
+    <message>
+        <source>deploy key %1</source>
+        <translation>Deploy-Schlüssel %1</translation>
+    </message>
+    <message>
+        <source>token</source>
+        <translation>Token</translation>
+    </message>
+    <message>
+        <source>token as %1</source>
+        <translation>Token als %1</translation>
+    </message>
+    <message>
+        <source>%1 (tested %2)</source>
+        <translation>%1 (geprüft %2)</translation>
+    </message>
+    <message>
+        <source>never tested</source>
+        <translation>nie geprüft</translation>
+    </message>
+    <message>
+        <source>Added %1. Apps whose repository it covers read through it from their next change.</source>
+        <translation>%1 hinzugefügt. Apps, deren Repository sie abdeckt, lesen ab ihrer nächsten Änderung über sie.</translation>
+    </message>
+    <message>
+        <source>Added %1. Add the public half of key %2 to the repositories as a deploy key.</source>
+        <translation>%1 hinzugefügt. Fügen Sie den öffentlichen Teil von Schlüssel %2 den Repositorys als Deploy-Schlüssel hinzu.</translation>
+    </message>
+    <message>
+        <source>%1 reads %2 (at %3).</source>
+        <translation>%1 liest %2 (bei %3).</translation>
+    </message>
+    <message>
+        <source>Removed %1 and its credential.</source>
+        <translation>%1 und seine Zugangsdaten entfernt.</translation>
     </message>
 </context>
 <context>

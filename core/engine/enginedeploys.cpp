@@ -107,62 +107,76 @@ Status Engine::Private::runDeployJob(const JobRecord &job, const CancelToken &ca
     return result;
 }
 
+namespace {
+
+// The newest deploy of history (newest first) before the serving one that succeeded with another
+// commit; null when there is none. Pointers, not optionals: clang-tidy's optional-access analysis
+// took more than 20 minutes on this function written with them.
+const DeployRecord *earlierVersion(const QList<DeployRecord> &history, const DeployRecord *serving)
+{
+    bool before = serving == nullptr;
+    for (const DeployRecord &deploy : history) {
+        if (serving && deploy.id == serving->id) {
+            before = true;
+            continue;
+        }
+        if (before && deploy.status == DeployStatus::Succeeded && !deploy.commit.isEmpty() &&
+            (!serving || deploy.commit != serving->commit))
+            return &deploy;
+    }
+    return nullptr;
+}
+
+// Whether deploy `to` of app may be gone back to.
+Status checkRollbackTarget(const DeployRecord &found, const QString &app, const QString &to,
+                           const DeployRecord *serving)
+{
+    if (found.app != app)
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("deploy %1 is of app \"%2\", not \"%3\"").arg(to, found.app, app),
+                    QStringLiteral("to"));
+    if (found.status != DeployStatus::Succeeded || found.commit.isEmpty())
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("deploy %1 %2: only a version that served can be gone back to")
+                        .arg(to, toString(found.status)),
+                    QStringLiteral("to"),
+                    QStringLiteral("pando deploys list %1 shows the deploys that succeeded").arg(app));
+    if (serving && serving->commit == found.commit)
+        return fail(ErrorCode::Conflict,
+                    QStringLiteral("commit %1 of deploy %2 is what %3 serves now").arg(found.commit.left(12), to, app));
+    return {};
+}
+
+} // namespace
+
 Result<DeployRecord> Engine::rollback(const QString &app, const QString &to, const Actor &actor)
 {
     auto row = AppRepository(d->db).find(app);
     if (!row)
         return std::unexpected(row.error());
     DeployRepository deploys(d->db);
-    std::optional<DeployRecord> serving;
+    Result<DeployRecord> current = std::unexpected(Error{ErrorCode::NotFound, QStringLiteral("nothing serves")});
     if (!row->currentDeploy.isEmpty())
-        if (auto current = deploys.find(row->currentDeploy))
-            serving = *current;
-    DeployRecord target;
+        current = deploys.find(row->currentDeploy);
+    const DeployRecord *serving = current ? &*current : nullptr;
     if (!to.isEmpty()) {
         auto found = deploys.find(to);
         if (!found)
             return std::unexpected(found.error());
-        if (found->app != app)
-            return fail(ErrorCode::Invalid,
-                        QStringLiteral("deploy %1 is of app \"%2\", not \"%3\"").arg(to, found->app, app),
-                        QStringLiteral("to"));
-        if (found->status != DeployStatus::Succeeded || found->commit.isEmpty())
-            return fail(ErrorCode::Invalid,
-                        QStringLiteral("deploy %1 %2: only a version that served can be gone back to")
-                            .arg(to, toString(found->status)),
-                        QStringLiteral("to"),
-                        QStringLiteral("pando deploys list %1 shows the deploys that succeeded").arg(app));
-        if (serving && serving->commit == found->commit)
-            return fail(
-                ErrorCode::Conflict,
-                QStringLiteral("commit %1 of deploy %2 is what %3 serves now").arg(found->commit.left(12), to, app));
-        target = *found;
-    } else {
-        // The deploys before the serving one, newest first: the first that served another commit.
-        auto history = deploys.listForApp(app, 1000);
-        if (!history)
-            return std::unexpected(history.error());
-        bool before = !serving;
-        std::optional<DeployRecord> earlier;
-        for (const DeployRecord &deploy : std::as_const(*history)) {
-            if (serving && deploy.id == serving->id) {
-                before = true;
-                continue;
-            }
-            if (before && deploy.status == DeployStatus::Succeeded && !deploy.commit.isEmpty() &&
-                (!serving || deploy.commit != serving->commit)) {
-                earlier = deploy;
-                break;
-            }
-        }
-        if (!earlier)
-            return fail(ErrorCode::Conflict,
-                        QStringLiteral("%1 has no earlier version to go back to (no deploy before the serving one "
-                                       "succeeded with another commit)")
-                            .arg(app));
-        target = *earlier;
+        if (auto allowed = checkRollbackTarget(*found, app, to, serving); !allowed)
+            return std::unexpected(allowed.error());
+        return deploy(app, found->commit, actor);
     }
-    return deploy(app, target.commit, actor);
+    auto history = deploys.listForApp(app, 1000);
+    if (!history)
+        return std::unexpected(history.error());
+    const DeployRecord *earlier = earlierVersion(*history, serving);
+    if (!earlier)
+        return fail(ErrorCode::Conflict,
+                    QStringLiteral("%1 has no earlier version to go back to (no deploy before the serving one "
+                                   "succeeded with another commit)")
+                        .arg(app));
+    return deploy(app, earlier->commit, actor);
 }
 
 Result<QList<DeployRecord>> Engine::deploys(const QString &app, int limit)

@@ -8,6 +8,7 @@ import Pando.Approvals
 import Pando.Connections
 import Pando.Runs
 import Pando.Settings
+import Pando.Sources
 import Pando.Shell
 import Pando.States
 
@@ -166,6 +167,11 @@ ApplicationWindow {
                         sidebar.current = Sidebar.Page.Apps;
                     }
                     onApprovalRequested: id => Desktop.showApproval(id)
+                }
+            }
+            View {
+                sourceComponent: SourcesView {
+                    sourcesModel: Desktop.sources
                 }
             }
             View {

@@ -9,7 +9,7 @@ import Pando.States
 
 Pane {
     id: root
-    enum Page { Apps, Pipelines, Approvals, Activity, Connections, Settings }
+    enum Page { Apps, Pipelines, Approvals, Activity, Sources, Connections, Settings }
     property int current: Sidebar.Page.Apps
     padding: 4
 
@@ -128,6 +128,13 @@ Pane {
             current: root.current
             onClicked: root.current = Sidebar.Page.Activity
             text: qsTr("Activity")
+        }
+        Entry {
+            page: Sidebar.Page.Sources
+            objectName: "sidebarSources"
+            current: root.current
+            onClicked: root.current = Sidebar.Page.Sources
+            text: qsTr("Sources")
         }
         Item {
             Layout.fillHeight: true

@@ -56,6 +56,7 @@ void DesktopState::setSession(Session *session)
     m_runs.setSession(session);
     m_runTree.setSession(session);
     m_activity.setSession(session);
+    m_sources.setSession(session);
     m_runtimes.setSession(session);
     if (session) {
         connect(session, &Session::eventReceived, this, &DesktopState::onEvent);

@@ -17,6 +17,7 @@
 #include "qml/runs/runtreemodel.h"
 #include "qml/settings/embeddedserver.h"
 #include "qml/settings/enginesettingsform.h"
+#include "qml/sources/sourcesmodel.h"
 
 #include <QObject>
 #include <QUrl>
@@ -37,6 +38,8 @@ class DesktopState : public QObject {
     Q_PROPERTY(pando::desktop::ApprovalsModel *approvals READ approvals CONSTANT)
     // The Activity view: the install's events while the window watched.
     Q_PROPERTY(pando::desktop::ActivityModel *activity READ activity CONSTANT)
+    // The Sources view: the source connections that read private repositories.
+    Q_PROPERTY(pando::desktop::SourcesModel *sources READ sources CONSTANT)
     // The Pipelines view: the pipelines, the selected one's runs, the selected run's step tree.
     Q_PROPERTY(pando::desktop::PipelinesModel *pipelines READ pipelines CONSTANT)
     Q_PROPERTY(pando::desktop::RunsModel *runs READ runs CONSTANT)
@@ -64,7 +67,7 @@ class DesktopState : public QObject {
 
 public:
     // The sidebar's entries, in Sidebar.Page's order.
-    enum class View { Apps, Pipelines, Approvals, Activity, Connections, Settings };
+    enum class View { Apps, Pipelines, Approvals, Activity, Sources, Connections, Settings };
     Q_ENUM(View)
 
     explicit DesktopState(Session *session, QObject *parent = nullptr);
@@ -79,6 +82,7 @@ public:
     AppsModel *apps() { return &m_apps; }
     ApprovalsModel *approvals() { return &m_approvals; }
     ActivityModel *activity() { return &m_activity; }
+    SourcesModel *sources() { return &m_sources; }
     PipelinesModel *pipelines() { return &m_pipelines; }
     RunsModel *runs() { return &m_runs; }
     RunTreeModel *runTree() { return &m_runTree; }
@@ -126,6 +130,7 @@ private:
     AppsModel m_apps;
     ApprovalsModel m_approvals;
     ActivityModel m_activity;
+    SourcesModel m_sources;
     RuntimesStatus m_runtimes;
     PipelinesModel m_pipelines;
     RunsModel m_runs;

@@ -59,8 +59,8 @@ QVariantList PaletteSearch::entries(const QString &query) const
             QVariantMap{
                 {u"kind"_s, kind}, {u"key"_s, key}, {u"label"_s, label}, {u"hint"_s, hint}, {u"state"_s, state}}});
     };
-    const QStringList views{tr("Apps"),     tr("Pipelines"),   tr("Approvals"),
-                            tr("Activity"), tr("Connections"), tr("Settings")};
+    const QStringList views{tr("Apps"),    tr("Pipelines"),   tr("Approvals"), tr("Activity"),
+                            tr("Sources"), tr("Connections"), tr("Settings")};
     for (int i = 0; i < views.size(); ++i)
         add(0, u"view"_s, i, views.at(i), tr("view"), -1);
     for (int row = 0; row < m_apps->rowCount(); ++row) {

@@ -1,0 +1,314 @@
+// The Sources view: the install's source connections — the forges and the tokens or deploy keys
+// that read private repositories (docs/user-guide.md, "Private repositories"). The list shows
+// each connection the user may use with what its last test said; the selected one can be tested
+// on a repository and removed; the form below adds one. Refusals come back beside what they are
+// about. Everything it shows and does goes through SourcesModel.
+pragma ComponentBehavior: Bound
+
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Pando.Sources
+import Pando.States
+
+Pane {
+    id: root
+    required property SourcesModel sourcesModel
+    property string selectedName: ""
+
+    onVisibleChanged: if (visible)
+        root.sourcesModel.refresh()
+
+    Connections {
+        target: root.sourcesModel
+        function onAdded(name: string) {
+            tokenField.text = "";
+            keyArea.text = "";
+            root.selectedName = name;
+        }
+    }
+
+    ScrollView {
+        anchors.fill: parent
+        contentWidth: availableWidth
+
+        ColumnLayout {
+            width: parent.width
+            spacing: 12
+
+            Label {
+                text: qsTr("Sources")
+                font.pointSize: 18
+                font.bold: true
+            }
+            Label {
+                text: qsTr("A source connection reads private repositories: a forge's address with a token, or a deploy key. Apps whose repository it covers read through it from their next create or update. The token or key is never shown again.")
+                wrapMode: Text.Wrap
+                opacity: 0.8
+                Layout.fillWidth: true
+            }
+
+            Label {
+                objectName: "noSources"
+                visible: root.sourcesModel.empty
+                text: qsTr("No source connections you may use yet. Public repositories need none.")
+                opacity: 0.8
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
+            Label {
+                visible: root.sourcesModel.error.length > 0
+                text: root.sourcesModel.error
+                color: StateStyle.danger
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
+
+            ListView {
+                id: list
+                objectName: "sourcesList"
+                visible: !root.sourcesModel.empty
+                model: root.sourcesModel
+                interactive: false
+                implicitHeight: contentHeight
+                Layout.fillWidth: true
+                activeFocusOnTab: true
+                Accessible.role: Accessible.List
+                Accessible.name: qsTr("Source connections")
+                keyNavigationEnabled: true
+                onCurrentIndexChanged: if (currentItem)
+                    root.selectedName = (currentItem as ItemDelegate).text
+
+                delegate: ItemDelegate {
+                    id: row
+                    required property int index
+                    required property string name
+                    required property string kind
+                    required property string url
+                    required property string owner
+                    required property string authText
+                    required property string checkText
+                    required property int displayState
+                    width: ListView.view.width
+                    text: name
+                    highlighted: root.selectedName === name
+                    onClicked: {
+                        list.currentIndex = index;
+                        root.selectedName = name;
+                    }
+                    Accessible.name: qsTr("%1, %2 at %3, %4").arg(name).arg(kind).arg(url).arg(checkText)
+                    contentItem: RowLayout {
+                        spacing: 12
+                        StateMark {
+                            displayState: row.displayState
+                            showWord: false
+                            background: row.highlighted ? row.palette.highlight : row.palette.window
+                            Layout.alignment: Qt.AlignTop
+                        }
+                        ColumnLayout {
+                            spacing: 2
+                            Layout.fillWidth: true
+                            Label {
+                                text: row.name
+                                font.bold: true
+                                elide: Text.ElideRight
+                                Layout.fillWidth: true
+                            }
+                            Label {
+                                text: row.owner.length > 0 ? qsTr("%1 · %2 · owner %3").arg(row.kind).arg(row.url).arg(row.owner)
+                                                           : qsTr("%1 · %2").arg(row.kind).arg(row.url)
+                                elide: Text.ElideRight
+                                opacity: 0.8
+                                Layout.fillWidth: true
+                            }
+                            Label {
+                                text: qsTr("%1 · %2").arg(row.authText).arg(row.checkText)
+                                elide: Text.ElideRight
+                                maximumLineCount: 1
+                                opacity: 0.8
+                                Layout.fillWidth: true
+                                ToolTip.visible: row.hovered && truncated
+                                ToolTip.text: text
+                            }
+                        }
+                    }
+                }
+            }
+
+            // The selected connection: test it on a repository, or remove it.
+            GroupBox {
+                objectName: "selectedSource"
+                visible: root.selectedName.length > 0 && !root.sourcesModel.empty
+                title: qsTr("Connection %1").arg(root.selectedName)
+                Layout.fillWidth: true
+                RowLayout {
+                    anchors.fill: parent
+                    spacing: 8
+                    TextField {
+                        id: repoField
+                        objectName: "testRepoField"
+                        placeholderText: qsTr("Repository to read, e.g. https://github.com/acme/api.git")
+                        Accessible.name: qsTr("Repository to test the connection on")
+                        Layout.fillWidth: true
+                        onAccepted: testButton.clicked()
+                    }
+                    Button {
+                        id: testButton
+                        objectName: "testSourceButton"
+                        text: qsTr("Test")
+                        enabled: !root.sourcesModel.busy && repoField.text.trim().length > 0
+                        onClicked: root.sourcesModel.test(root.selectedName, repoField.text)
+                    }
+                    Button {
+                        objectName: "removeSourceButton"
+                        text: qsTr("Remove")
+                        enabled: !root.sourcesModel.busy
+                        onClicked: root.sourcesModel.remove(root.selectedName)
+                    }
+                }
+            }
+
+            Label {
+                objectName: "sourcesOutcome"
+                visible: text.length > 0
+                text: root.sourcesModel.outcome
+                color: root.sourcesModel.failed ? StateStyle.danger : palette.windowText
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
+
+            GroupBox {
+                title: qsTr("Add a connection")
+                Layout.fillWidth: true
+
+                GridLayout {
+                    anchors.fill: parent
+                    columns: 2
+                    columnSpacing: 8
+                    rowSpacing: 8
+
+                    Label {
+                        text: qsTr("Name")
+                    }
+                    TextField {
+                        id: nameField
+                        objectName: "sourceNameField"
+                        placeholderText: qsTr("github")
+                        Accessible.name: qsTr("Connection name")
+                        Layout.fillWidth: true
+                    }
+                    Label {
+                        text: qsTr("Forge")
+                    }
+                    ComboBox {
+                        id: kindBox
+                        objectName: "sourceKindBox"
+                        model: root.sourcesModel.kinds
+                        Accessible.name: qsTr("Kind of forge")
+                    }
+                    Label {
+                        text: qsTr("Address")
+                    }
+                    TextField {
+                        id: urlField
+                        objectName: "sourceUrlField"
+                        placeholderText: qsTr("https://github.com")
+                        Accessible.name: qsTr("The forge's address")
+                        Layout.fillWidth: true
+                    }
+                    Label {
+                        text: qsTr("Owner")
+                    }
+                    TextField {
+                        id: ownerField
+                        placeholderText: qsTr("optional: only this user, organisation or group")
+                        Accessible.name: qsTr("Owner")
+                        Layout.fillWidth: true
+                    }
+                    Label {
+                        text: qsTr("Credential")
+                    }
+                    RowLayout {
+                        RadioButton {
+                            id: tokenChoice
+                            objectName: "tokenChoice"
+                            text: qsTr("Token (https)")
+                            checked: true
+                        }
+                        RadioButton {
+                            id: keyChoice
+                            objectName: "keyChoice"
+                            text: qsTr("Deploy key (ssh)")
+                        }
+                    }
+                    Label {
+                        visible: tokenChoice.checked
+                        text: qsTr("User")
+                    }
+                    TextField {
+                        id: userField
+                        visible: tokenChoice.checked
+                        placeholderText: qsTr("optional for GitHub, GitLab, Bitbucket and Azure DevOps")
+                        Accessible.name: qsTr("The account the token is sent with")
+                        Layout.fillWidth: true
+                    }
+                    Label {
+                        visible: tokenChoice.checked
+                        text: qsTr("Token")
+                    }
+                    TextField {
+                        id: tokenField
+                        objectName: "sourceTokenField"
+                        visible: tokenChoice.checked
+                        echoMode: TextInput.Password
+                        Accessible.name: qsTr("Token")
+                        Layout.fillWidth: true
+                    }
+                    Label {
+                        visible: keyChoice.checked
+                        text: qsTr("Private key")
+                        Layout.alignment: Qt.AlignTop
+                    }
+                    TextArea {
+                        id: keyArea
+                        objectName: "sourceKeyArea"
+                        visible: keyChoice.checked
+                        placeholderText: qsTr("-----BEGIN OPENSSH PRIVATE KEY----- … (no passphrase)")
+                        Accessible.name: qsTr("Deploy key")
+                        font.family: "monospace"
+                        Layout.fillWidth: true
+                        Layout.preferredHeight: 90
+                    }
+                    Label {
+                        visible: keyChoice.checked
+                        text: qsTr("Host keys")
+                        Layout.alignment: Qt.AlignTop
+                    }
+                    TextArea {
+                        id: hostsArea
+                        objectName: "sourceHostsArea"
+                        visible: keyChoice.checked
+                        placeholderText: qsTr("what ssh-keyscan prints for the server; check the fingerprints")
+                        Accessible.name: qsTr("Host keys")
+                        font.family: "monospace"
+                        Layout.fillWidth: true
+                        Layout.preferredHeight: 60
+                    }
+                    Item {
+                        implicitHeight: 1
+                    }
+                    Button {
+                        objectName: "addSourceButton"
+                        text: root.sourcesModel.busy ? qsTr("Working…") : qsTr("Add connection")
+                        enabled: !root.sourcesModel.busy && nameField.text.length > 0 && urlField.text.length > 0
+                        onClicked: root.sourcesModel.add(nameField.text, kindBox.currentText, urlField.text, ownerField.text,
+                                                         tokenChoice.checked ? userField.text : "",
+                                                         tokenChoice.checked ? tokenField.text : "",
+                                                         keyChoice.checked ? keyArea.text : "",
+                                                         keyChoice.checked ? hostsArea.text : "")
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+#include "sourcesmodel.h"
+
+#include <QPointer>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::desktop {
+
+SourcesModel::SourcesModel(QObject *parent) : SessionListModel(parent)
+{}
+
+QStringList SourcesModel::kinds()
+{
+    return {u"github"_s, u"gitlab"_s, u"gitea"_s, u"bitbucket"_s, u"azure-devops"_s, u"generic"_s};
+}
+
+int SourcesModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+QVariant SourcesModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const QJsonObject &row = m_rows.at(index.row());
+    const bool tested = row.value(u"checked_ms"_s).toInteger() > 0;
+    const QString check = row.value(u"check_result"_s).toString();
+    switch (role) {
+    case Qt::DisplayRole:
+    case NameRole:
+        return row.value(u"name"_s).toString();
+    case KindRole:
+        return row.value(u"kind"_s).toString();
+    case UrlRole:
+        return row.value(u"url"_s).toString();
+    case OwnerRole:
+        return row.value(u"owner"_s).toString();
+    case AuthTextRole: {
+        if (row.value(u"auth"_s).toString() == u"ssh-key")
+            return tr("deploy key %1").arg(row.value(u"fingerprint"_s).toString()).trimmed();
+        const QString user = row.value(u"username"_s).toString();
+        return user.isEmpty() ? tr("token") : tr("token as %1").arg(user);
+    }
+    case CheckTextRole:
+        return tested ? tr("%1 (tested %2)").arg(check, momentText(row.value(u"checked_ms"_s).toInteger()))
+                      : tr("never tested");
+    case StateRole:
+        return !tested                     ? DisplayState::Neutral
+               : check.startsWith(u"ok"_s) ? DisplayState::Healthy
+                                           : DisplayState::Failed;
+    default:
+        return {};
+    }
+}
+
+QHash<int, QByteArray> SourcesModel::roleNames() const
+{
+    return {{NameRole, "name"},         {KindRole, "kind"},           {UrlRole, "url"},           {OwnerRole, "owner"},
+            {AuthTextRole, "authText"}, {CheckTextRole, "checkText"}, {StateRole, "displayState"}};
+}
+
+void SourcesModel::sessionReplaced()
+{
+    m_loaded = false;
+    apply({});
+    finish({});
+}
+
+void SourcesModel::refresh()
+{
+    if (!m_session)
+        return;
+    const quint64 generation = ++m_generation;
+    setLoading(true);
+    QPointer<SourcesModel> self(this);
+    m_session->sourceConnections([self, generation](const Result<QJsonArray> &rows) {
+        if (!self || generation != self->m_generation)
+            return;
+        self->setError(rows ? QString() : rows.error().message);
+        if (rows) {
+            self->m_loaded = true;
+            self->apply(*rows);
+        }
+        self->setLoading(false);
+    });
+}
+
+void SourcesModel::apply(const QJsonArray &rows)
+{
+    // A reset: a short list reloaded whole, its selection dropped.
+    beginResetModel();
+    m_rows.clear();
+    for (const QJsonValue row : rows)
+        m_rows.append(row.toObject());
+    endResetModel();
+    Q_EMIT countChanged();
+}
+
+void SourcesModel::setBusy(bool busy)
+{
+    if (busy == m_busy)
+        return;
+    m_busy = busy;
+    Q_EMIT busyChanged();
+}
+
+void SourcesModel::finish(const QString &outcome, const Error *failure)
+{
+    setBusy(false);
+    m_outcome = failure ? failure->message + (failure->hint.isEmpty() ? QString() : u" — "_s + failure->hint) : outcome;
+    m_failed = failure != nullptr;
+    m_failedField = failure ? failure->where : QString();
+    Q_EMIT outcomeChanged();
+}
+
+void SourcesModel::add(const QString &name, const QString &kind, const QString &url, const QString &owner,
+                       const QString &username, const QString &token, const QString &sshKey, const QString &knownHosts)
+{
+    if (!m_session || m_busy)
+        return;
+    QJsonObject body{{u"name"_s, name.trimmed()}, {u"kind"_s, kind}, {u"url"_s, url.trimmed()}};
+    for (const auto &[field, value] : {std::pair{u"owner"_s, owner.trimmed()},
+                                       {u"username"_s, username.trimmed()},
+                                       {u"token"_s, token.trimmed()},
+                                       {u"ssh_key"_s, sshKey},
+                                       {u"known_hosts"_s, knownHosts}}) {
+        if (!value.isEmpty())
+            body.insert(field, value);
+    }
+    setBusy(true);
+    QPointer<SourcesModel> self(this);
+    m_session->addSourceConnection(body, [self](const Result<QJsonObject> &added) {
+        if (!self)
+            return;
+        if (!added)
+            return self->finish({}, &added.error());
+        const QString name = added->value(u"name"_s).toString();
+        const QString fingerprint = added->value(u"fingerprint"_s).toString();
+        self->finish(
+            fingerprint.isEmpty()
+                ? tr("Added %1. Apps whose repository it covers read through it from their next change.").arg(name)
+                : tr("Added %1. Add the public half of key %2 to the repositories as a deploy key.")
+                      .arg(name, fingerprint));
+        Q_EMIT self->added(name);
+        self->refresh();
+    });
+}
+
+void SourcesModel::test(const QString &name, const QString &repo)
+{
+    if (!m_session || m_busy)
+        return;
+    setBusy(true);
+    QPointer<SourcesModel> self(this);
+    m_session->testSourceConnection(name, repo.trimmed(), [self, name, repo](const Result<QJsonObject> &tested) {
+        if (!self)
+            return;
+        if (!tested)
+            self->finish({}, &tested.error());
+        else
+            self->finish(
+                tr("%1 reads %2 (at %3).").arg(name, repo.trimmed(), tested->value(u"commit"_s).toString().left(12)));
+        self->refresh();
+    });
+}
+
+void SourcesModel::remove(const QString &name)
+{
+    if (!m_session || m_busy)
+        return;
+    setBusy(true);
+    QPointer<SourcesModel> self(this);
+    m_session->removeSourceConnection(name, [self, name](const Status &removed) {
+        if (!self)
+            return;
+        if (!removed)
+            self->finish({}, &removed.error());
+        else
+            self->finish(tr("Removed %1 and its credential.").arg(name));
+        self->refresh();
+    });
+}
+
+} // namespace pando::desktop
