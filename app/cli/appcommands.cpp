@@ -179,7 +179,10 @@ void showApp(Cli &cli)
         if (str(spec.value(QStringLiteral("route")).toObject(), "auth") == QStringLiteral("pando"))
             lines.append({QStringLiteral("access"),
                           QStringLiteral("people signed in to Pando who may read it (route.auth: pando)")});
-        lines.append({QStringLiteral("source"), str(source, "repo") + QStringLiteral(" @ ") + str(source, "ref")});
+        const QString through = str(r.json, "source_connection");
+        lines.append({QStringLiteral("source"),
+                      str(source, "repo") + QStringLiteral(" @ ") + str(source, "ref") +
+                          (through.isEmpty() ? QString() : QStringLiteral(" (through connection %1)").arg(through))});
         lines.append({QStringLiteral("current deploy"), orDash(str(r.json, "current_deploy"))});
         lines.append({QStringLiteral("last deploy"), deploySummary(last)});
         lines.append({QStringLiteral("created"), timestamp(num(r.json, "created_ms"))});

@@ -192,8 +192,8 @@ Result<StepEnd> fetch(DeployRun &run)
         return std::unexpected(access.error());
     auto checkout = run.s.source.checkout(run.spec.source.repo, target, run.s.workRoot(deploy.app), *access, run.cancel,
                                           [](const QString &) {});
-    if (access->credential)
-        access->credential->wipe();
+    if (std::optional<adapters::SourceCredential> &credential = access->credential)
+        credential->wipe();
     if (!checkout && !trusted && checkout.error().code != ErrorCode::NotFound &&
         checkout.error().code != ErrorCode::Cancelled)
         return std::unexpected(policy::unreadableSource(run.spec.source.repo));

@@ -78,8 +78,8 @@ Result<QString> Engine::Private::resolveSource(const AppSpec &spec, bool trusted
     if (!access)
         return std::unexpected(access.error());
     auto commit = source->resolve(spec.source.repo, spec.source.ref, *access);
-    if (access->credential)
-        access->credential->wipe();
+    if (std::optional<adapters::SourceCredential> &credential = access->credential)
+        credential->wipe();
     if (commit)
         return commit;
     Error e = commit.error();
