@@ -229,12 +229,12 @@ Result<QString> Engine::testConnection(const QString &name, const QString &repo,
             e.where = u"ref"_s;
             return std::unexpected(e);
         }
+        if (e.hint.isEmpty() || e.code == ErrorCode::Unauthorized)
+            e.hint = u"check that its token or key may read this repository, and that it has not expired or been "
+                     u"revoked"_s;
         if (e.code != ErrorCode::Cancelled)
             e.code = ErrorCode::Failed;
         e.message = u"connection %1: %2"_s.arg(name, e.message);
-        if (e.hint.isEmpty() || e.hint.contains(u"pando connections add"_s))
-            e.hint = u"check that its token or key may read this repository, and that it has not expired or been "
-                     u"revoked"_s;
         return std::unexpected(e);
     }
     if (!audited)

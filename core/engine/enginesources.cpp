@@ -90,9 +90,12 @@ Result<QString> Engine::Private::resolveSource(const AppSpec &spec, bool trusted
     if (!trusted && e.code != ErrorCode::Cancelled)
         return unreadable(spec.source.repo);
     e.where = u"source.repo"_s;
-    if (!connection.isEmpty() && e.code == ErrorCode::Unauthorized)
+    if (connection.isEmpty() && e.code == ErrorCode::Unauthorized)
+        e.hint = u"add a source connection that covers it (pando connections add, or the desktop's Sources "
+                 u"view); apps read through it from their next create or update"_s;
+    else if (e.code == ErrorCode::Unauthorized)
         e.hint = u"it was read through connection %1: check that its token or key may read this repository "
-                 u"(pando connections test %1 --repo %2)"_s.arg(connection, spec.source.repo);
+                 u"(pando connections test %1 %2)"_s.arg(connection, spec.source.repo);
     return std::unexpected(e);
 }
 

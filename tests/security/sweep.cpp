@@ -389,6 +389,13 @@ void Sweep::sweepApi()
         stream(QStringLiteral("/api/v1/runs/{id}/follow"), base + QStringLiteral("/follow?after=0"), 3000);
     }
     get(QStringLiteral("/api/v1/secrets"), QStringLiteral("/api/v1/secrets"));
+    const QJsonObject connections =
+        get(QStringLiteral("/api/v1/source-connections"), QStringLiteral("/api/v1/source-connections"));
+    for (const QString &name : fieldsOf(connections, QStringLiteral("connections"), QStringLiteral("name"))) {
+        const QString base = QStringLiteral("/api/v1/source-connections/") + name;
+        get(QStringLiteral("/api/v1/source-connections/{name}"), base);
+        get(QStringLiteral("/api/v1/source-connections/{name}/grants"), base + QStringLiteral("/grants"));
+    }
     const QJsonObject approvals =
         get(QStringLiteral("/api/v1/approvals"), QStringLiteral("/api/v1/approvals?limit=1000"));
     for (const QString &id : fieldsOf(approvals, QStringLiteral("approvals"), QStringLiteral("id")))

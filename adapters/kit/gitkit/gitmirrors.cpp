@@ -166,12 +166,13 @@ int onCertificate(git_cert *cert, int valid, const char *host, void *data)
     const QString &knownHosts = payload->credentials->sshKnownHostsPath;
     const QByteArray &pinned = payload->credentials->sshKnownHosts;
     if (!pinned.isEmpty()) {
-        const QByteArray raw(hostKey->hostkey, static_cast<qsizetype>(hostKey->hostkey_len));
-        Status known = (hostKey->type & GIT_CERT_SSH_RAW) && hostKey->hostkey
-                           ? detail::checkKnownHostIn(pinned, hostName, payload->sshPort, raw,
-                                                      u"the connection's pinned host keys"_s)
-                           : fail(ErrorCode::Unauthorized,
-                                  u"the ssh host key of %1 could not be read to check it"_s.arg(hostName));
+        const bool readable = (hostKey->type & GIT_CERT_SSH_RAW) && hostKey->hostkey;
+        const QByteArray raw =
+            readable ? QByteArray(hostKey->hostkey, static_cast<qsizetype>(hostKey->hostkey_len)) : QByteArray();
+        Status known = readable ? detail::checkKnownHostIn(pinned, hostName, payload->sshPort, raw,
+                                                           u"the connection's pinned host keys"_s)
+                                : fail(ErrorCode::Unauthorized,
+                                       u"the ssh host key of %1 could not be read to check it"_s.arg(hostName));
         if (known)
             return 0;
         payload->hostKeyError = known.error();
@@ -373,10 +374,9 @@ Status fetchMirror(git_repository *repo, const QString &repoText, const GitCrede
             return std::unexpected(error);
         }
         if (payload.authFailed || rc == GIT_EAUTH)
-            return fail(
-                ErrorCode::Unauthorized, u"cannot fetch %1: %2"_s.arg(repoText, lastGitError()), {},
-                u"add a source connection that covers this repository (pando connections add), or check the one "
-                u"that does: its token or key may lack access to it"_s);
+            return fail(ErrorCode::Unauthorized, u"cannot fetch %1: %2"_s.arg(repoText, lastGitError()), {},
+                        u"the remote wants a token or key that may read it: none was offered, or the one offered was "
+                        u"refused"_s);
         return fail(ErrorCode::Unavailable, u"cannot fetch %1: %2"_s.arg(repoText, lastGitError()));
     }
     // Point the mirror's HEAD at the remote's default branch so an empty ref means "default".

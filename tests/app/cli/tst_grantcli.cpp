@@ -58,13 +58,14 @@ void TestGrantCli::usageErrors_data()
     QTest::newRow("missing role") << QStringList{QStringLiteral("grants"), QStringLiteral("add"),
                                                  QStringLiteral("hello"), QStringLiteral("bob")}
                                   << QStringLiteral("pando: grants add: missing OBJECT USER ROLE");
-    QTest::newRow("bad object") << QStringList{QStringLiteral("grants"), QStringLiteral("list"),
-                                               QStringLiteral("token/t1")}
-                                << QStringLiteral(
-                                       "pando: grants list: expected APP, app/APP or pipeline/NAME, got \"token/t1\"");
+    QTest::newRow("bad object")
+        << QStringList{QStringLiteral("grants"), QStringLiteral("list"), QStringLiteral("token/t1")}
+        << QStringLiteral(
+               "pando: grants list: expected APP, app/APP, pipeline/NAME or connection/NAME, got \"token/t1\"");
     QTest::newRow("empty pipeline")
         << QStringList{QStringLiteral("grants"), QStringLiteral("list"), QStringLiteral("pipeline/")}
-        << QStringLiteral("pando: grants list: expected APP, app/APP or pipeline/NAME, got \"pipeline/\"");
+        << QStringLiteral(
+               "pando: grants list: expected APP, app/APP, pipeline/NAME or connection/NAME, got \"pipeline/\"");
 }
 
 void TestGrantCli::usageErrors()

@@ -230,6 +230,7 @@ void TestEngineConnections::theClosestConnectionReads()
     QVERIFY(!denied);
     QCOMPARE(denied.error().code, ErrorCode::Failed);
     QVERIFY2(denied.error().message.contains(u"connection wrong"_s), qPrintable(text(denied.error())));
+    QVERIFY2(denied.error().hint.contains(u"expired or been revoked"_s), qPrintable(text(denied.error())));
     QVERIFY(m_engine->connection(u"wrong"_s, ada)->checkResult.startsWith(u"failed: "_s));
     auto notCovered = m_engine->testConnection(u"elsewhere"_s, repo, {}, ada);
     QCOMPARE(notCovered.error().code, ErrorCode::Invalid);
