@@ -1,6 +1,6 @@
 // `pando apps …`, `pando deploy`, `pando deploys …` and `pando logs`. A deploy followed with
-// --wait is a DeployWatch: the deploy's steps printed as they start and end. `apps forward` is a
-// client::AppForwarder that runs until interrupted.
+// --wait is followed by deploywatch.cpp. `apps forward` is a client::AppForwarder that runs until
+// interrupted.
 
 #include "cli.h"
 #include "commands.h"
@@ -20,10 +20,6 @@
 namespace pando::cli {
 namespace {
 
-constexpr int PollIntervalMs = 200;
-constexpr int EventFallbackPollMs = 1000;
-constexpr int MaxPollErrors = 5;
-
 QString deploySummary(const QJsonObject &d)
 {
     if (d.isEmpty())
@@ -37,12 +33,6 @@ QString deploySummary(const QJsonObject &d)
     if ((status == core::DeployStatus::Failed || status == core::DeployStatus::Rejected) && !str(d, "error").isEmpty())
         text += QStringLiteral(": ") + str(d, "failed_step") + QStringLiteral(": ") + str(d, "error");
     return text;
-}
-
-// A status this CLI does not know (a newer server's) is not taken for an end: the watch goes on.
-bool isTerminal(std::optional<core::DeployStatus> status)
-{
-    return status && core::isFinished(*status);
 }
 
 QString logLineText(const QJsonObject &line)
@@ -245,235 +235,6 @@ void pollRemoved(Cli &cli, int errors)
     });
 }
 
-// `deploy --wait`: the deploy asked for until it ends, its steps printed as they start and end.
-// How many of a failed step's last lines `deploy --wait` prints.
-constexpr int FailedStepTail = 20;
-
-// The number of the deploy's step called name; -1 when it has none.
-int stepSeq(const QJsonObject &view, const QString &name)
-{
-    for (const QJsonValue value : view.value(QStringLiteral("steps")).toArray())
-        if (str(value.toObject(), "name") == name)
-            return int(num(value.toObject(), "seq"));
-    return -1;
-}
-
-// A step's output, its last `tail` lines, on stderr under a heading.
-void printStepTail(const QJsonObject &log, const QString &step, int tail)
-{
-    const QJsonArray lines = log.value(QStringLiteral("lines")).toArray();
-    if (lines.isEmpty())
-        return;
-    printErr(
-        QStringLiteral("--- the last %1 lines of step %2 ---").arg(std::min<qsizetype>(tail, lines.size())).arg(step));
-    for (qsizetype i = std::max<qsizetype>(0, lines.size() - tail); i < lines.size(); ++i)
-        printErr(str(lines[i].toObject(), "text"));
-    printErr(QStringLiteral("---"));
-}
-
-class DeployWatch : public QObject {
-public:
-    DeployWatch(Cli &cli, QString deployId) : QObject(&cli), m_cli(cli), m_deployId(std::move(deployId)) {}
-    // Each event of the app's deploys is a reason to look now rather than at the next tick;
-    // the timer still looks every so often, so a lost event or socket costs only latency.
-    void start(const QString &app);
-
-private:
-    // Asks for the deploy now, or right after the request in flight answers.
-    void requestPoll();
-    void poll();
-    void showProgress(const QJsonObject &view);
-    void failWithView(const QJsonObject &view);
-
-    Cli &m_cli;
-    QString m_deployId;
-    QHash<int, int> m_stepShown; // step seq → 1 started printed, 2 end printed
-    int m_pollErrors = 0;
-    QPointer<QWebSocket> m_events;
-    QTimer *m_pollTimer = nullptr;
-    bool m_pollInFlight = false;
-    bool m_pollAgain = false;
-};
-
-void DeployWatch::start(const QString &app)
-{
-    m_cli.setOnInterrupt([id = m_deployId] {
-        printErr(QStringLiteral("pando: stopped watching; deploy %1 goes on (pando deploys show %1)").arg(id));
-    });
-    m_pollTimer = new QTimer(this);
-    m_pollTimer->setSingleShot(true);
-    connect(m_pollTimer, &QTimer::timeout, this, &DeployWatch::requestPoll);
-    m_events = m_cli.api().followEvents(
-        app,
-        [this](const QJsonObject &event) {
-            if (str(event, "deploy") == m_deployId)
-                requestPoll();
-        },
-        [](const Status &) {});
-    m_cli.own(m_events);
-    requestPoll();
-}
-
-void DeployWatch::requestPoll()
-{
-    if (m_cli.isFinished() || m_deployId.isEmpty())
-        return;
-    if (m_pollInFlight) {
-        m_pollAgain = true;
-        return;
-    }
-    poll();
-}
-
-void DeployWatch::poll()
-{
-    m_pollInFlight = true;
-    m_pollAgain = false;
-    if (m_pollTimer)
-        m_pollTimer->stop();
-    // With the event stream open the timer is only a safety net.
-    const int fallbackMs = m_events && m_events->isValid() ? EventFallbackPollMs : PollIntervalMs;
-    const auto scheduleNext = [this, fallbackMs] {
-        if (m_pollAgain)
-            QTimer::singleShot(0, this, &DeployWatch::requestPoll);
-        else
-            m_pollTimer->start(fallbackMs);
-    };
-    m_cli.api().deployDetail(m_deployId, [this, scheduleNext](const Result<client::ApiResponse> &r) {
-        m_pollInFlight = false;
-        if (m_cli.isFinished())
-            return;
-        if (!r) {
-            // A restarting server is not the deploy failing; give up only when it stays away.
-            if (++m_pollErrors >= MaxPollErrors || r.error().code == ErrorCode::NotFound ||
-                r.error().code == ErrorCode::Unauthorized)
-                return m_cli.failWith(r.error());
-            scheduleNext();
-            return;
-        }
-        m_pollErrors = 0;
-        const QJsonObject view = r->json;
-        if (!m_cli.args().json)
-            showProgress(view);
-        const std::optional<core::DeployStatus> status = core::parseDeployStatus(str(view, "status"));
-        if (!isTerminal(status)) {
-            scheduleNext();
-            return;
-        }
-        if (m_events)
-            m_events->close();
-        if (status == core::DeployStatus::Succeeded) {
-            if (m_cli.args().json) {
-                printJson(view);
-                return m_cli.finish(ExitOk);
-            }
-            // The URL is the app's, so ask for it once at the end.
-            m_cli.api().app(str(view, "app"), [this, view](const Result<client::ApiResponse> &app) {
-                const QString url = app ? str(app->json, "url") : QString();
-                printOut(QStringLiteral("deployed %1 in %2%3")
-                             .arg(str(view, "app"), duration(num(view, "duration_ms")),
-                                  url.isEmpty() ? QString() : QStringLiteral(": ") + url));
-                m_cli.finish(ExitOk);
-            });
-            return;
-        }
-        if (m_cli.args().json)
-            printJson(view);
-        const QString step = str(view, "failed_step");
-        const int failedSeq = stepSeq(view, step);
-        if (failedSeq >= 0 && !m_cli.args().json) {
-            // The failing step's last lines (the build's error, the container's last words)
-            // come before the one-line reason.
-            m_cli.api().deployLog(m_deployId, failedSeq, 0, 5000,
-                                  [this, view, step](const Result<client::ApiResponse> &log) {
-                                      if (log)
-                                          printStepTail(log->json, step, FailedStepTail);
-                                      failWithView(view);
-                                  });
-            return;
-        }
-        failWithView(view);
-    });
-}
-
-void DeployWatch::failWithView(const QJsonObject &view)
-{
-    const std::optional<core::DeployStatus> status = core::parseDeployStatus(str(view, "status"));
-    const QString step = str(view, "failed_step");
-    m_cli.failWith(Error{
-        status == core::DeployStatus::Cancelled ? ErrorCode::Cancelled : ErrorCode::Failed,
-        status == core::DeployStatus::Cancelled ? QStringLiteral("the deploy was cancelled")
-        : status == core::DeployStatus::Rejected
-            ? QStringLiteral("the deploy did not run: ") + orDash(str(view, "error"))
-            : QStringLiteral("failed%1: %2")
-                  .arg(step.isEmpty() ? QString() : QStringLiteral(" at step ") + step, orDash(str(view, "error"))),
-        QStringLiteral("deploy ") + m_deployId,
-        step.isEmpty() ? QStringLiteral("see the whole deploy with: pando deploys show %1").arg(m_deployId)
-                       : QStringLiteral("see the step's whole output with: pando deploys log %1 --step %2")
-                             .arg(m_deployId, step)});
-}
-
-void DeployWatch::showProgress(const QJsonObject &view)
-{
-    QList<QJsonObject> steps;
-    for (const QJsonValue value : view.value(QStringLiteral("steps")).toArray())
-        steps << value.toObject();
-    std::sort(steps.begin(), steps.end(),
-              [](const QJsonObject &a, const QJsonObject &b) { return num(a, "seq") < num(b, "seq"); });
-    for (const QJsonObject &step : steps) {
-        const int seq = int(num(step, "seq"));
-        const std::optional<core::DeployStepStatus> status = core::parseDeployStepStatus(str(step, "status"));
-        int &shown = m_stepShown[seq];
-        if (status == core::DeployStepStatus::Running) {
-            if (shown < 1) {
-                printStatus(QStringLiteral("  … %1").arg(str(step, "name")));
-                shown = 1;
-            }
-            continue;
-        }
-        // Waiting for a person: say so once, with how to decide, and keep following.
-        if (status == core::DeployStepStatus::Waiting) {
-            if (shown < 1) {
-                printOut(QStringLiteral("  ⏸ %1 %2").arg(str(step, "name").leftJustified(7), str(step, "detail")));
-                shown = 1;
-            }
-            continue;
-        }
-        if (shown >= 2)
-            continue;
-        shown = 2;
-        const QString mark = status == core::DeployStepStatus::Succeeded ? QStringLiteral("✓")
-                             : status == core::DeployStepStatus::Failed  ? QStringLiteral("✗")
-                                                                         : QStringLiteral("-");
-        // Step names are short (fetch … retire): pad them so durations line up.
-        QString line = QStringLiteral("  %1 %2 %3")
-                           .arg(mark, str(step, "name").leftJustified(7),
-                                status == core::DeployStepStatus::Skipped ? QStringLiteral("skipped")
-                                                                          : duration(num(step, "duration_ms")));
-        if (!str(step, "detail").isEmpty())
-            line += QStringLiteral("  ") + str(step, "detail");
-        printOut(line);
-    }
-}
-
-// What deploy and rollback print for the deploy the server queued: its id, or with --wait its
-// steps to the end.
-void followQueued(Cli &cli, const QString &name, const QJsonObject &queued, const QString &what)
-{
-    const QString id = str(queued, "id");
-    if (!cli.args().has(QStringLiteral("wait"))) {
-        if (cli.args().json)
-            printJson(queued);
-        else
-            printOut(QStringLiteral("deploy %1 queued for %2 (%3 %4); follow it with: pando deploys watch %1")
-                         .arg(id, name, what, orDash(str(queued, "ref"))));
-        return cli.finish(ExitOk);
-    }
-    if (!cli.args().json)
-        printOut(QStringLiteral("deploying %1 (deploy %2)").arg(name, id));
-    (new DeployWatch(cli, id))->start(name);
-}
-
 void deploy(Cli &cli)
 {
     const QString name = cli.args().arguments.value(0);
@@ -498,9 +259,8 @@ void rollback(Cli &cli)
 void watchDeploy(Cli &cli)
 {
     const QString id = cli.args().arguments.value(0);
-    cli.api().deployDetail(id, cli.handle([&cli, id](const client::ApiResponse &r) {
-        (new DeployWatch(cli, id))->start(str(r.json, "app"));
-    }));
+    cli.api().deployDetail(
+        id, cli.handle([&cli, id](const client::ApiResponse &r) { followDeploy(cli, id, str(r.json, "app")); }));
 }
 
 void cancelDeploy(Cli &cli)

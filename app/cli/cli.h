@@ -85,6 +85,18 @@ private:
 // app's services' data before it is removed (servicecommands.cpp).
 void watchRun(Cli &cli, const QString &runId);
 void askServiceData(Cli &cli, const QString &app, std::function<void(client::ServiceData choice)> then);
+// How often a command that waits on the API asks again, and after how many failed asks in a row
+// it gives up.
+inline constexpr int PollIntervalMs = 200;
+inline constexpr int MaxPollErrors = 5;
+
+// What deploy and rollback print for the deploy the server queued: its id, or with --wait its
+// steps to the end (deploywatch.cpp); and following a deploy already queued to its end.
+void followQueued(Cli &cli, const QString &app, const QJsonObject &queued, const QString &what);
+void followDeploy(Cli &cli, const QString &deployId, const QString &app);
+// The number of the deploy's step called name (a deploy view's "steps"); -1 when it has none.
+int stepSeq(const QJsonObject &view, const QString &name);
+
 // A secret value (what names it, "secret DB_URL"): the bytes of --from-file, else asked without
 // echo on a terminal, else standard input without its last line break. Never from argv.
 void readSecretValue(Cli &cli, const QString &what, const std::function<void(const QString &)> &use);

@@ -241,18 +241,8 @@ private Q_SLOTS:
         QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
         QQuickStyle::setStyle(u"Fusion"_s);
         QQmlApplicationEngine engine;
-        engine.addImportPath(u"qrc:/qt/qml"_s);
-        connect(&engine, &QQmlEngine::warnings, this, [&warnings](const QList<QQmlError> &list) {
-            for (const QQmlError &e : list)
-                warnings.append(e.toString());
-        });
-        engine.load(QUrl(u"qrc:/qt/qml/Pando/Shell/Main.qml"_s));
-        QVERIFY2(!engine.rootObjects().isEmpty(), qPrintable(warnings.join(u'\n')));
-        auto *window = qobject_cast<QQuickWindow *>(engine.rootObjects().first());
-        QVERIFY(window);
-        window->resize(1280, 800);
-        window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(window));
+        QQuickWindow *window = test::openMainWindow(engine, warnings);
+        QVERIFY2(window, qPrintable(warnings.join(u'\n')));
         QTRY_VERIFY(state.approvals()->isLoaded());
 
         // The empty state first, reached the way the tray reaches the view.

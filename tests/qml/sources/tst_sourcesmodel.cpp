@@ -128,18 +128,8 @@ private Q_SLOTS:
         QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
         QQuickStyle::setStyle(u"Fusion"_s);
         QQmlApplicationEngine engine;
-        engine.addImportPath(u"qrc:/qt/qml"_s);
-        connect(&engine, &QQmlEngine::warnings, this, [&warnings](const QList<QQmlError> &list) {
-            for (const QQmlError &e : list)
-                warnings.append(e.toString());
-        });
-        engine.load(QUrl(u"qrc:/qt/qml/Pando/Shell/Main.qml"_s));
-        QVERIFY2(!engine.rootObjects().isEmpty(), qPrintable(warnings.join(u'\n')));
-        auto *window = qobject_cast<QQuickWindow *>(engine.rootObjects().first());
-        QVERIFY(window);
-        window->resize(1280, 800);
-        window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(window));
+        QQuickWindow *window = test::openMainWindow(engine, warnings);
+        QVERIFY2(window, qPrintable(warnings.join(u'\n')));
 
         QMetaObject::invokeMethod(named(window, "sidebarSources"), "clicked");
         QTRY_COMPARE(state.currentView(), DesktopState::View::Sources);
@@ -166,9 +156,7 @@ private Q_SLOTS:
 
         QTest::qWait(300);
         const QImage image = window->grabWindow();
-        const QString path = QDir(test::screenshotDir()).filePath(u"desktop-sources.png"_s);
-        QVERIFY(image.save(path));
-        qInfo("screenshot: %s", qPrintable(path));
+        QVERIFY(!test::saveScreenshot(image, u"desktop-sources"_s).isEmpty());
         QVERIFY2(test::distinctColours(image) > 16, "the sources view rendered blank");
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
 

@@ -1,13 +1,36 @@
 #pragma once
-// The desktop view tests' screenshots: each view rendered offscreen is saved as
+// The desktop view tests' window and screenshots: Pando's whole window opened offscreen, and each
+// view rendered there saved as
 // <build>/screenshots/<name>.png (PANDO_BINARY_DIR, else the working directory) for people to
 // look at, and checked to be more than a blank page by counting its colours.
 
 #include <QDir>
 #include <QImage>
+#include <QQmlApplicationEngine>
+#include <QQuickWindow>
 #include <QSet>
+#include <QTest>
 
 namespace pando::test {
+
+// Pando's whole window (the Shell module's Main.qml) loaded in engine, resized and shown until
+// exposed; every warning the engine gives is appended to warnings. Null when it did not load.
+inline QQuickWindow *openMainWindow(QQmlApplicationEngine &engine, QStringList &warnings, QSize size = {1280, 800})
+{
+    engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
+    QObject::connect(&engine, &QQmlEngine::warnings, &engine, [&warnings](const QList<QQmlError> &list) {
+        for (const QQmlError &e : list)
+            warnings.append(e.toString());
+    });
+    engine.load(QUrl(QStringLiteral("qrc:/qt/qml/Pando/Shell/Main.qml")));
+    auto *window =
+        engine.rootObjects().isEmpty() ? nullptr : qobject_cast<QQuickWindow *>(engine.rootObjects().first());
+    if (!window)
+        return nullptr;
+    window->resize(size);
+    window->show();
+    return QTest::qWaitForWindowExposed(window) ? window : nullptr;
+}
 
 inline QString screenshotDir()
 {
