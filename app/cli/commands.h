@@ -78,6 +78,8 @@ inline constexpr Flag Kind{"kind", "K", "github, gitlab, gitea, bitbucket, azure
 inline constexpr Flag Owner{"owner", "O", "only repositories of this user, organisation or group"};
 inline constexpr Flag TokenUser{"token-user", "U", "the forge account the token is sent with"};
 inline constexpr Flag SshKey{"ssh-key", "FILE", "a deploy key: the private key file, without a passphrase"};
+inline constexpr Flag Given{"given", "",
+                            "set a secret you choose (asked on a terminal, else standard input, or --from-file)"};
 inline constexpr Flag KnownHosts{"known-hosts", "FILE", "the server's host keys, as ssh-keyscan prints them"};
 
 // Every flag any command takes, the global ones first: what the parser knows by name.
@@ -86,7 +88,7 @@ inline constexpr const Flag *Catalogue[] = {
     &KeepData, &DeleteData, &Follow,    &Tail,    &Limit,     &Config,  &Vars,         &Yes,    &Watch, &Pipeline,
     &Install,  &FromFile,   &Actor,     &Action,  &Object,    &Since,   &Until,        &Status, &All,   &Reason,
     &Username, &Role,       &Scope,     &Expires, &Out,       &Force,   &AllPipelines, &Step,   &Diff,  &Port,
-    &To,       &Url,        &Kind,      &Owner,   &TokenUser, &SshKey,  &KnownHosts,
+    &To,       &Url,        &Kind,      &Owner,   &TokenUser, &SshKey,  &KnownHosts,   &Given,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags
@@ -172,6 +174,7 @@ std::span<const CommandDef> auditCommands();
 std::span<const CommandDef> accountCommands();
 std::span<const CommandDef> grantCommands();
 std::span<const CommandDef> connectionCommands();
+std::span<const CommandDef> hookCommands();
 std::span<const CommandDef> approvalCommands();
 std::span<const CommandDef> toolCommands(); // completion
 

@@ -258,6 +258,19 @@ void Api::removeAppSecret(const QString &app, const QString &name, Callback done
     sendEmpty("DELETE", apiPath({u"apps"_s, app, u"secrets"_s, name}), std::move(done));
 }
 
+void Api::appHook(const QString &app, std::optional<int> limit, Callback done) const
+{
+    get(apiPath({u"apps"_s, app, u"hook"_s}) + Query().addIfSet(u"limit"_s, limit).suffix(), std::move(done));
+}
+
+void Api::newHookSecret(const QString &app, const QString &secret, Callback done) const
+{
+    QJsonObject body;
+    if (!secret.isEmpty())
+        body.insert(u"secret"_s, secret);
+    sendJson("POST", apiPath({u"apps"_s, app, u"hook"_s, u"secret"_s}), body, std::move(done));
+}
+
 void Api::sourceConnections(Callback done) const
 {
     get(apiPath({u"source-connections"_s}), std::move(done));

@@ -115,6 +115,10 @@ public:
 
     // Source connections: a credential goes in with addConnection ({name, kind, url, owner,
     // username, token | ssh_key + known_hosts}) and never comes back.
+    // Deploy on push: the app's webhook and newest deliveries; a new secret (empty: Pando makes
+    // one and answers it once).
+    void appHook(const QString &app, std::optional<int> limit, Callback done) const;
+    void newHookSecret(const QString &app, const QString &secret, Callback done) const;
     void sourceConnections(Callback done) const;
     void sourceConnection(const QString &name, Callback done) const;
     void addSourceConnection(const QJsonObject &connection, Callback done) const;

@@ -31,7 +31,8 @@ int rotateSecretsKey(const DaemonOptions &options, QTextStream &out, QTextStream
     out << "pandod: " << (report->resumed ? "finished the interrupted rotation: " : "rotated the secrets key: ")
         << report->oldKeyId << " -> " << report->newKeyId << "; re-sealed " << report->pipelineSecrets
         << " pipeline secrets, " << report->appSecrets << " app secrets, " << report->serviceCredentials
-        << " service credentials and " << report->connectionCredentials << " connection credentials" << Qt::endl;
+        << " service credentials, " << report->connectionCredentials << " connection credentials and "
+        << report->hookSecrets << " webhook secrets" << Qt::endl;
     for (const QString &left : std::as_const(report->unopenable))
         err << "pandod: warning: " << left
             << " was sealed by a key this install no longer has; it was left as it was (set it again)" << Qt::endl;

@@ -318,7 +318,22 @@ private:
                                                   request.value(QByteArrayLiteral("X-Forwarded-Proto")),
                                                   request.value(QByteArrayLiteral("X-Forwarded-For"))},
                            request.value(QByteArrayLiteral("Accept")),
-                           request.value(QByteArrayLiteral("Origin"))};
+                           request.value(QByteArrayLiteral("Origin")),
+                           forgeHeaders(request)};
+    }
+
+    static QMap<QByteArray, QByteArray> forgeHeaders(const QHttpServerRequest &request)
+    {
+        QMap<QByteArray, QByteArray> headers;
+        // Only the deploy webhook reads them; every other request skips the copy.
+        if (!request.url().path().startsWith(QStringLiteral("/api/v1/hooks/")))
+            return headers;
+        for (const auto &[name, value] : request.headers()) {
+            const QByteArray lower = name.toLower();
+            if (lower.startsWith("x-") || lower == "idempotency-key" || lower == "authorization")
+                headers.insert(lower, value);
+        }
+        return headers;
     }
 
     // A route that asks before its upgrade (RouteDef::beforeUpgrade) is authenticated, authorized

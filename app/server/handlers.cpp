@@ -10,6 +10,7 @@
 #include "connectionhandlers.h"
 #include "edgehandlers.h"
 #include "granthandlers.h"
+#include "hookhandlers.h"
 #include "httperror.h"
 #include "pairinghandlers.h"
 #include "pipelinehandlers.h"
@@ -305,6 +306,8 @@ constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/apps/{name}/secrets", AppsRead, App, false, &appsecretapi::listSecrets},
     {"PUT", "/api/v1/apps/{name}/secrets/{secret}", AppsWrite, App, false, &appsecretapi::setSecret},
     {"DELETE", "/api/v1/apps/{name}/secrets/{secret}", AppsWrite, App, false, &appsecretapi::removeSecret},
+    {"GET", "/api/v1/apps/{name}/hook", AppsRead, App, false, &hookapi::show},
+    {"POST", "/api/v1/apps/{name}/hook/secret", AppsWrite, App, false, &hookapi::newSecret},
     // Backing services (docs/services.md): a backup holds the whole data, so it needs apps.write.
     {"GET", "/api/v1/services", AppsRead, None, false, &serviceapi::listAllServices},
     {"GET", "/api/v1/apps/{name}/services", AppsRead, App, false, &serviceapi::listAppServices},
@@ -326,6 +329,8 @@ constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/pipelines/{name}/runs", PipelinesRead, Pipeline, false, &pipelineapi::listPipelineRuns},
     // Public: a forge cannot hold a bearer token; the resource's webhook token is checked instead.
     {"POST", "/api/v1/pipelines/{name}/resources/{resource}/check", Public, None, false, &pipelineapi::webhook},
+    // Public for the same reason: the delivery's signature against the app's secret is checked.
+    {"POST", "/api/v1/hooks/{name}", Public, None, false, &hookapi::receive},
     // Resources: their versions are read like runs; pinning one and checking now are an operator's,
     // like triggering a job (Concourse's pipeline-operator).
     {"GET", "/api/v1/pipelines/{name}/resources", PipelinesRead, Pipeline, false, &resourceapi::listResources},
@@ -441,8 +446,8 @@ std::optional<Reply> refuseBodyType(const RouteDef &route, const RequestData &re
 {
     // The resource webhook takes what forges send, the edge's sign-in and sign-out forms what
     // browsers send (their handlers check it).
-    if (request.body.isEmpty() || route.handler == &pipelineapi::webhook || route.handler == &edgeapi::signIn ||
-        route.handler == &edgeapi::signOut)
+    if (request.body.isEmpty() || route.handler == &pipelineapi::webhook || route.handler == &hookapi::receive ||
+        route.handler == &edgeapi::signIn || route.handler == &edgeapi::signOut)
         return std::nullopt;
     const QByteArray type = request.contentType.split(';').constFirst().trimmed().toLower();
     const bool json = type == "application/json" || (type.startsWith("application/") && type.endsWith("+json"));

@@ -9,6 +9,7 @@
 #include "core/engine/engine.h"
 
 #include <QJsonObject>
+#include <QMap>
 #include <QString>
 #include <QStringList>
 #include <QUrl>
@@ -66,6 +67,9 @@ struct RequestData {
     } forwarded;
     QByteArray accept; // Accept
     QByteArray origin; // Origin
+    // The headers forges sign and name their deliveries with (X-GitHub-*, X-Gitlab-*, X-Hub-*,
+    // ...; every X- header and Idempotency-Key), names lower-cased. Read by the webhook alone.
+    QMap<QByteArray, QByteArray> forgeHeaders;
 };
 
 // What a handler gets: the engine, the request, the path's {placeholders} in order and who asks.

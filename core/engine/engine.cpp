@@ -112,12 +112,19 @@ Status Engine::start()
         d->diskLimiter.start(d->options.diskCheckIntervalMs);
     if (d->options.healthTickMs > 0)
         d->health.start(d->options.healthTickMs);
+    if (d->options.autodeployTickMs > 0)
+        d->poller.start(d->options.autodeployTickMs, QStringLiteral("pando-autodeploy"), [this] {
+            if (auto polled = pollOnce(); !polled)
+                qWarning("engine: polling for auto-deploy: %s", qPrintable(polled.error().text()));
+        });
     return {};
 }
 
 void Engine::shutdown()
 {
     d->pipelines.reset();
+    d->poller.stop();
+    d->hookPool.waitForDone();
     d->reconciler.stop();
     d->diskLimiter.stop();
     d->health.stop();

@@ -16,6 +16,8 @@
 #include "core/assertion/assertion.h"
 #include "core/audit/auditlog.h"
 #include "core/authz/grantservice.h"
+#include "core/autodeploy/forgehook.h"
+#include "core/autodeploy/hookstore.h"
 #include "core/capacity/capacity.h"
 #include "core/common/clock.h"
 #include "core/events/eventbus.h"
@@ -69,6 +71,19 @@ struct AppView {
     QJsonObject toJson() const;
 };
 
+// An app's deploy on push or by polling (source.autodeploy; engineautodeploy.cpp,
+// docs/autodeploy.md): what it follows, its webhook and what forges delivered to it.
+struct HookView {
+    QString app;
+    AppSpec::Source::AutoDeploy autodeploy;
+    QString branch; // the branch it follows (source.ref), when it follows no tags
+    autodeploy::HookInfo hook;
+    autodeploy::PollState poll;
+    QList<autodeploy::Delivery> deliveries; // newest first
+    QJsonObject toJson() const;
+};
+QJsonObject toJson(const autodeploy::Delivery &delivery);
+
 struct DeployView {
     DeployRecord record;
     QList<StepRecord> steps;
@@ -107,6 +122,9 @@ struct EngineOptions {
     // How often the health monitor (core/health) looks which serving apps are due for a probe
     // (each app is probed every health.every); 0: serving apps are not probed.
     int healthTickMs = 250;
+    // How often apps with source.autodeploy: poll are looked at (each is asked every
+    // autodeploy.every); 0: never (pollOnce() still works).
+    int autodeployTickMs = 5000;
     int retireGraceMs = 300; // how long the old version keeps serving after the switch
     // Identity assertions the edge passes to apps (core/assertion, docs/edge.md): their iss (empty:
     // "pando:<installId>") and how often the signing key is replaced.
@@ -231,6 +249,25 @@ public:
     // NotFound for an unknown app or deploy; Invalid for a deploy of another app or one that did
     // not succeed; Conflict when there is no earlier version, or `to` is what serves.
     Result<DeployRecord> rollback(const QString &app, const QString &to, const Actor &actor);
+
+    // Deploy on push (core/autodeploy; engineautodeploy.cpp). The app's webhook, what it follows
+    // and its newest deliveries; NotFound without the app.
+    Result<HookView> appHook(const QString &app, int deliveries);
+    // Replaces the app's webhook secret with `chosen`, or with a new random one when chosen is
+    // empty, and returns the new secret (never shown again). Audited as app.hook.secret.
+    Result<QByteArray> setHookSecret(const QString &app, QByteArrayView chosen, const Actor &actor);
+    // A forge's delivery to the app's webhook, verified the forge's way against the app's secret
+    // (Unauthorized, the same for an unknown app, one without a secret and a wrong signature;
+    // TooLarge past autodeploy::MaxHookPayloadBytes; Invalid naming the field of a body that does
+    // not read; Conflict for a delivery id already taken). A verified delivery is recorded and
+    // audited (app.hook) and answered at once: a push to what the app follows, with auto-deploy
+    // on push, is "accepted" and deploys the pushed commit (through approval where the host
+    // policy asks for it) on the hook's own thread; anything else is "ignored", saying why.
+    Result<autodeploy::Delivery> receiveHook(const QString &app, const autodeploy::HookRequest &request,
+                                             const Actor &source);
+    // One look at every app with autodeploy: poll that is due (with app: at that app now,
+    // whenever it was last asked); returns what it did.
+    Result<QStringList> pollOnce(const QString &app = {});
 
     // The app's secrets (core/secrets): values go in and reach its containers at deploy time;
     // they never come back out. Each change is audited by name. Errors: NotFound naming the app

@@ -18,8 +18,10 @@ Result<DeployRecord> Engine::deploy(const QString &app, const QString &ref, cons
     if (!spec)
         return std::unexpected(spec.error());
     if (!ref.isEmpty()) {
-        // The same rules as source.ref in a spec.
+        // The same rules as source.ref in a spec. A one-off ref (a commit a push named) follows
+        // nothing, so what auto-deploy asks of a followed ref does not apply to it.
         spec->source.ref = ref;
+        spec->source.autodeploy = {};
         if (auto valid = validateAppSpec(*spec); !valid) {
             Error e = valid.error();
             e.where = QStringLiteral("ref");

@@ -7,7 +7,9 @@
 
 #include "core/accounts/accountrepository.h"
 #include "core/accounts/accountservice.h"
+#include "core/accounts/loginthrottle.h"
 #include "core/authz/grantservice.h"
+#include "core/common/periodic.h"
 #include "core/deploy/deployrunner.h"
 #include "core/deploy/servicestep.h"
 #include "core/disklimit/disklimiter.h"
@@ -22,6 +24,8 @@
 #include <QJsonDocument>
 #include <QRandomGenerator>
 #include <QSet>
+#include <QThreadPool>
+#include <limits>
 
 namespace pando::core {
 
@@ -67,7 +71,13 @@ struct Engine::Private {
     std::unique_ptr<AppServices> appServices;                         // set by start() with the seal
     QByteArray tokenKey;
     std::unique_ptr<assertion::AssertionService> assertions; // set by start()
-    mutable QMutex sinkMutex;                                // guards sinkReporter
+    // Deploy on push (engineautodeploy.cpp): failed webhook signatures per network, the thread
+    // that polls, and the threads that queue the deploys deliveries asked for.
+    accounts::LoginThrottle hookThrottle{clock, accounts::ThrottlePolicy{std::numeric_limits<int>::max()},
+                                         accounts::ThrottlePolicy{20, 1000, 5 * 60 * 1000, 10 * 60 * 1000}};
+    Periodic poller;
+    QThreadPool hookPool;
+    mutable QMutex sinkMutex; // guards sinkReporter
     AuditSinkReporter sinkReporter;
 
     QMutex mutex;                      // guards the two sets below
@@ -147,6 +157,8 @@ struct Engine::Private {
     // Kept service data under the app's name that actor may not take (engineservices.cpp):
     // only its former owners and administrators make an app of that name again.
     Status checkKeptServiceData(const QString &app, const Actor &actor);
+    // The webhook store over the open seal; Unavailable before start() opened it.
+    Result<autodeploy::HookStore> hookStore();
     // Opens the assertion keys in the data directory (engineassertion.cpp).
     Status openAssertions();
 };

@@ -1,5 +1,7 @@
 #include "specgate.h"
 
+#include "core/spec/specautodeploy.h"
+
 using namespace Qt::StringLiterals;
 
 namespace pando::core::policy {
@@ -11,7 +13,12 @@ Status maySpecWrite(const Policy &policy, accounts::Role role, const AppSpec *cu
         return {};
     if (!policy.appRequiresApproval(current, next, appName))
         return {};
-    const QStringList changes = policy.gatedChanges(current, next);
+    QStringList changes = policy.gatedChanges(current, next);
+    // Deploys on push still wait for sign-off, but who may have every push ask for one is the
+    // same people who may stage the other gated changes.
+    const auto off = AppSpec::Source::AutoDeploy::Mode::Off;
+    if (next.source.autodeploy.mode != off && (!current || current->source.autodeploy.mode == off))
+        changes << u"auto-deploy turns on (%1)"_s.arg(autoDeployModeName(next.source.autodeploy.mode));
     if (changes.isEmpty())
         return {};
     return fail(ErrorCode::Forbidden,

@@ -143,6 +143,12 @@ Result<RotationReport> rotateSealKey(Database &db, const QString &dataDir)
                  return SealBox::context({u"source-connection"_s, r.name});
              },
              &report.connectionCredentials},
+            // Keyed by app alone, named twice for the update's two key columns.
+            {u"app_hooks"_s, u"app"_s, u"app"_s, u"sealed"_s, u"hook"_s,
+             [](const Row &r) {
+                 return SealBox::context({u"app-hook"_s, r.owner});
+             },
+             &report.hookSecrets},
         };
         const QStringList tables = tx->db().tables();
         for (const Column &c : columns) {

@@ -35,6 +35,7 @@ struct RotationReport {
     int appSecrets = 0;            // re-sealed
     int serviceCredentials = 0;    // re-sealed (app services' generated passwords)
     int connectionCredentials = 0; // re-sealed (source connections' tokens and keys)
+    int hookSecrets = 0;           // re-sealed (apps' webhook secrets)
     // Values neither key opens (sealed by a key this install no longer has): left as they were,
     // "app/NAME/SECRET", "pipeline/SCOPE/SECRET" (scope "-" for install-wide) or "service/APP/SLOT".
     QStringList unopenable;

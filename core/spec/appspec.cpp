@@ -1,5 +1,6 @@
 #include "core/spec/appspec.h"
 
+#include "core/spec/specautodeploy.h"
 #include "core/spec/specdisk.h"
 #include "core/spec/specroute.h"
 #include "core/spec/specrules.h"
@@ -99,33 +100,12 @@ Result<int> port(const DocNode &node, const QString &path)
     return wrongType(node, path, u"an integer 1-65535"_s);
 }
 
-// "30s", "2m", "1h", "500ms", "1m30s", or an integer number of seconds.
-std::optional<qint64> parseDurationMs(const QString &value)
-{
-    static const QRegularExpression whole(uR"(^([0-9]{1,9}(ms|s|m|h))+\z)"_s);
-    static const QRegularExpression part(uR"(([0-9]{1,9})(ms|s|m|h))"_s);
-    bool isNumber = false;
-    const qint64 seconds = value.toLongLong(&isNumber);
-    if (isNumber)
-        return seconds >= 0 && seconds < 1000000000 ? std::optional(seconds * 1000) : std::nullopt;
-    if (!whole.match(value).hasMatch())
-        return std::nullopt;
-    qint64 total = 0;
-    for (auto it = part.globalMatch(value); it.hasNext();) {
-        const auto m = it.next();
-        const qint64 n = m.captured(1).toLongLong();
-        const QString unit = m.captured(2);
-        total += unit == u"ms" ? n : unit == u"s" ? n * 1000 : unit == u"m" ? n * 60000 : n * 3600000;
-    }
-    return total;
-}
-
 Result<qint64> duration(const DocNode &node, const QString &path, qint64 minMs, qint64 maxMs, const QString &range)
 {
     const QString expected = u"a duration like \"30s\", \"2m\" or an integer of seconds, %1"_s.arg(range);
     if (node.kind != DocNode::Kind::Scalar)
         return wrongType(node, path, expected);
-    const auto ms = parseDurationMs(node.text.trimmed());
+    const auto ms = detail::parseDurationMs(node.text.trimmed());
     if (!ms || *ms < minMs || *ms > maxMs)
         return wrongType(node, path, expected);
     return *ms;
@@ -172,7 +152,8 @@ Status readSource(const DocNode &root, AppSpec &spec)
 {
     PANDO_SPEC_TRY(node, section(root, u"source"_s, {}));
     if (*node) {
-        PANDO_SPEC_TRY(known, checkFields(**node, u"source"_s, {u"repo"_s, u"ref"_s, u"connection"_s}));
+        PANDO_SPEC_TRY(known,
+                       checkFields(**node, u"source"_s, {u"repo"_s, u"ref"_s, u"connection"_s, u"autodeploy"_s}));
     }
     if (!*node || !node.value()->value(u"repo"_s) || node.value()->value(u"repo"_s)->kind == DocNode::Kind::Null)
         return fail(ErrorCode::Invalid, u"missing required field (the git repository to deploy from)"_s,
@@ -192,7 +173,7 @@ Status readSource(const DocNode &root, AppSpec &spec)
         PANDO_SPEC_TRY(ok, detail::checkConnectionName(*value));
         spec.source.connection = *value;
     }
-    return {};
+    return detail::readAutoDeploy(source, spec);
 }
 
 Status readBuild(const DocNode &root, AppSpec &spec)
@@ -580,6 +561,7 @@ Status validateAppSpec(const AppSpec &spec)
     if (!spec.source.connection.isEmpty()) {
         PANDO_SPEC_TRY(connection, detail::checkConnectionName(spec.source.connection));
     }
+    PANDO_SPEC_TRY(autodeploy, detail::checkAutoDeploy(spec.source));
     PANDO_SPEC_TRY(context, detail::checkRelativePath(spec.build.context, u"build.context"_s, u"repository"_s, false));
     PANDO_SPEC_TRY(dockerfile,
                    detail::checkRelativePath(spec.build.dockerfile, u"build.dockerfile"_s, u"build context"_s, true));
@@ -650,6 +632,7 @@ QJsonObject AppSpec::toJson() const
     QJsonObject sourceJson{{u"repo"_s, source.repo}, {u"ref"_s, source.ref}};
     if (!source.connection.isEmpty())
         sourceJson.insert(u"connection"_s, source.connection);
+    detail::insertAutoDeployJson(source.autodeploy, sourceJson);
     QJsonObject json{
         {u"name"_s, name},
         {u"source"_s, sourceJson},

@@ -24,6 +24,16 @@ struct AppSpec {
         // The source connection to read it through (core/sourceconn); empty: the one covering
         // repo most closely that the spec's writer may use, or none.
         QString connection;
+        // source.autodeploy (core/spec/specautodeploy.h, docs/appspec.md): deploy what is pushed
+        // to ref's branch (or tags matching `tags`), told by the forge's webhook (push) or found by
+        // asking the repository every everyMs (poll).
+        struct AutoDeploy {
+            enum class Mode { Off, Push, Poll };
+            Mode mode = Mode::Off;
+            QString tags;        // a glob ("v*", "release-*"): follow tags that match instead of the branch
+            int everyMs = 60000; // poll: how often the repository is asked
+            bool operator==(const AutoDeploy &) const = default;
+        } autodeploy;
     } source;
 
     struct Build {

@@ -16,26 +16,6 @@ QString diskPolicyName(AppSpec::Run::DiskPolicy policy)
 
 namespace detail {
 
-namespace {
-
-// The field and where in the document it was, so an error in a long spec is found at once.
-std::unexpected<Error> invalidAt(const DocNode &node, const QString &message, const QString &where,
-                                 const QString &hint = {})
-{
-    QString text = message;
-    if (const QString location = node.location(); !location.isEmpty())
-        text += u" (%1)"_s.arg(location);
-    return std::unexpected(Error{ErrorCode::Invalid, text, where, hint});
-}
-
-QString shown(const DocNode &node)
-{
-    return node.kind == DocNode::Kind::Scalar ? quoted(node.text)
-                                              : (node.kind == DocNode::Kind::Map ? u"a mapping"_s : u"a list"_s);
-}
-
-} // namespace
-
 Status checkDisk(qint64 bytes, AppSpec::Run::DiskPolicy policy)
 {
     const QString where = u"run.resources.disk"_s;
@@ -55,7 +35,8 @@ Status readDisk(const DocNode &resources, AppSpec &spec)
     if (const DocNode *disk = resources.value(u"disk"_s); disk && disk->kind != DocNode::Kind::Null) {
         const auto bytes = disk->kind == DocNode::Kind::Scalar ? parseMemory(disk->text) : std::nullopt;
         if (!bytes)
-            return invalidAt(*disk, u"expected an amount like \"1Gi\", \"500Mi\" or bytes, got %1"_s.arg(shown(*disk)),
+            return invalidAt(*disk,
+                             u"expected an amount like \"1Gi\", \"500Mi\" or bytes, got %1"_s.arg(shownValue(*disk)),
                              diskPath);
         if (auto ok = checkDisk(*bytes, AppSpec::Run::DiskPolicy::Stop); !ok)
             return invalidAt(*disk, ok.error().message, diskPath, ok.error().hint);
@@ -66,7 +47,7 @@ Status readDisk(const DocNode &resources, AppSpec &spec)
         const QString path = u"run.resources.diskBytes"_s;
         static const QRegularExpression digits(uR"(^[0-9]{1,16}\z)"_s);
         if (raw->kind != DocNode::Kind::Scalar || !digits.match(raw->text.trimmed()).hasMatch())
-            return invalidAt(*raw, u"expected an integer number of bytes, got %1"_s.arg(shown(*raw)), path);
+            return invalidAt(*raw, u"expected an integer number of bytes, got %1"_s.arg(shownValue(*raw)), path);
         const qint64 bytes = raw->text.trimmed().toLongLong();
         if (spec.run.diskBytes != 0 && spec.run.diskBytes != bytes)
             return invalidAt(*raw,
@@ -83,7 +64,7 @@ Status readDisk(const DocNode &resources, AppSpec &spec)
         const QString value = policy->kind == DocNode::Kind::Scalar ? policy->text.trimmed() : QString();
         if (!values.contains(value)) {
             const QString best = value.isEmpty() ? QString() : closestWord(value.toLower(), values);
-            return invalidAt(*policy, u"expected \"stop\" or \"warn\", got %1"_s.arg(shown(*policy)), policyPath,
+            return invalidAt(*policy, u"expected \"stop\" or \"warn\", got %1"_s.arg(shownValue(*policy)), policyPath,
                              best.isEmpty() ? QString() : u"did you mean \"%1\"?"_s.arg(best));
         }
         spec.run.diskPolicy = value == u"warn" ? AppSpec::Run::DiskPolicy::Warn : AppSpec::Run::DiskPolicy::Stop;

@@ -330,4 +330,36 @@ Status checkCpus(double cpus, const QString &where)
     return {};
 }
 
+// "30s", "2m", "1h", "500ms", "1m30s", or an integer number of seconds.
+std::optional<qint64> parseDurationMs(const QString &value)
+{
+    static const QRegularExpression whole(uR"(^([0-9]{1,9}(ms|s|m|h))+\z)"_s);
+    static const QRegularExpression part(uR"(([0-9]{1,9})(ms|s|m|h))"_s);
+    bool isNumber = false;
+    const qint64 seconds = value.toLongLong(&isNumber);
+    if (isNumber)
+        return seconds >= 0 && seconds < 1000000000 ? std::optional(seconds * 1000) : std::nullopt;
+    if (!whole.match(value).hasMatch())
+        return std::nullopt;
+    qint64 total = 0;
+    for (auto it = part.globalMatch(value); it.hasNext();) {
+        const auto m = it.next();
+        const qint64 n = m.captured(1).toLongLong();
+        const QString unit = m.captured(2);
+        total += unit == u"ms" ? n : unit == u"s" ? n * 1000 : unit == u"m" ? n * 60000 : n * 3600000;
+    }
+    return total;
+}
+
+std::unexpected<Error> invalidAt(const DocNode &node, const QString &message, const QString &where, const QString &hint)
+{
+    return std::unexpected(at(Error{ErrorCode::Invalid, message, where, hint}, node));
+}
+
+QString shownValue(const DocNode &node)
+{
+    return node.kind == DocNode::Kind::Scalar ? quoted(node.text)
+                                              : (node.kind == DocNode::Kind::Map ? u"a mapping"_s : u"a list"_s);
+}
+
 } // namespace pando::core::detail

@@ -6,6 +6,7 @@
 #include "adapters/api/error.h"
 
 #include <QString>
+#include <optional>
 
 namespace pando::core::detail {
 
@@ -35,6 +36,16 @@ inline constexpr int MaxHealthEveryMs = 3600000;
 inline constexpr int MaxHealthFailures = 100;
 inline constexpr double MaxCpus = 1024;
 inline constexpr qint64 MaxMemoryBytes = 1LL << 50; // 1 PiB: far past any host, short of overflow
+
+// "30s", "2m", "1h", "500ms", "1m30s", or an integer number of seconds; nullopt for anything else.
+std::optional<qint64> parseDurationMs(const QString &value);
+
+struct DocNode;
+// An Invalid error at `where` with where in the document node was ("(line 7, column 5)").
+std::unexpected<Error> invalidAt(const DocNode &node, const QString &message, const QString &where,
+                                 const QString &hint = {});
+// What a value was, for "got …": a scalar quoted, else "a mapping" or "a list".
+QString shownValue(const DocNode &node);
 
 // A value quoted for an error message: control characters escaped, long values shortened.
 QString quoted(const QString &value);

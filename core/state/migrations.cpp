@@ -390,6 +390,38 @@ const QList<Migration> &migrations()
              // written; empty: none (the install's means or anonymous).
              QStringLiteral("ALTER TABLE apps ADD COLUMN source_connection TEXT NOT NULL DEFAULT ''"),
          }},
+        {18,
+         QStringLiteral("deploy on push: an app's webhook secret, the deliveries it took, what polling found"),
+         {
+             // core/autodeploy. sealed: the webhook's secret, sealed under ("app-hook", app).
+             QStringLiteral("CREATE TABLE app_hooks ("
+                            " app TEXT NOT NULL PRIMARY KEY REFERENCES apps(name) ON DELETE CASCADE,"
+                            " sealed TEXT NOT NULL,"
+                            " created_by TEXT NOT NULL DEFAULT '',"
+                            " created_ms BIGINT NOT NULL DEFAULT 0)"),
+             // One row per delivery a forge made (its own id), kept for replay refusal and to show;
+             // outcome: accepted, deployed, ignored, failed.
+             QStringLiteral("CREATE TABLE hook_deliveries ("
+                            " app TEXT NOT NULL REFERENCES apps(name) ON DELETE CASCADE,"
+                            " delivery_id TEXT NOT NULL,"
+                            " forge TEXT NOT NULL,"
+                            " event TEXT NOT NULL,"
+                            " ref TEXT NOT NULL DEFAULT '',"
+                            " commit_id TEXT NOT NULL DEFAULT '',"
+                            " pusher TEXT NOT NULL DEFAULT '',"
+                            " received_ms BIGINT NOT NULL,"
+                            " outcome TEXT NOT NULL,"
+                            " detail TEXT NOT NULL DEFAULT '',"
+                            " deploy_id TEXT NOT NULL DEFAULT '',"
+                            " PRIMARY KEY (app, delivery_id))"),
+             QStringLiteral("CREATE INDEX hook_deliveries_received ON hook_deliveries (app, received_ms)"),
+             // autodeploy: poll — what the last look at the followed ref found.
+             QStringLiteral("CREATE TABLE autodeploy_polls ("
+                            " app TEXT NOT NULL PRIMARY KEY REFERENCES apps(name) ON DELETE CASCADE,"
+                            " polled_ms BIGINT NOT NULL DEFAULT 0,"
+                            " commit_id TEXT NOT NULL DEFAULT '',"
+                            " error TEXT NOT NULL DEFAULT '')"),
+         }},
     };
     return all;
 }

@@ -83,6 +83,7 @@
     X(AppHealthy, "app.healthy")                                                                                       \
     X(AppDiskExceeded, "app.disk.exceeded")                                                                            \
     X(AppSecretsChanged, "app.secrets.changed")                                                                        \
+    X(AppHookDelivered, "app.hook.delivered")                                                                          \
     X(DeployQueued, "deploy.queued")                                                                                   \
     X(DeployStarted, "deploy.started")                                                                                 \
     X(DeployAwaitingApproval, "deploy.awaiting-approval")                                                              \

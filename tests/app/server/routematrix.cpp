@@ -54,6 +54,12 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("GET /api/v1/apps/{name}/secrets"), QStringLiteral("200 200 403 200 403")},
         {QStringLiteral("PUT /api/v1/apps/{name}/secrets/{secret}"), QStringLiteral("400 400 403 403 403")},
         {QStringLiteral("DELETE /api/v1/apps/{name}/secrets/{secret}"), QStringLiteral("404 404 403 403 403")},
+        // Deploy on push: the webhook's state for whoever reads the app; a new secret (an empty
+        // body: Pando makes one) for its owner, operators and administrators.
+        {QStringLiteral("GET /api/v1/apps/{name}/hook"), QStringLiteral("200 200 403 200 403")},
+        {QStringLiteral("POST /api/v1/apps/{name}/hook/secret"), QStringLiteral("201 201 403 403 403")},
+        // Public: no body is no forge's delivery, whoever sends it.
+        {QStringLiteral("POST /api/v1/hooks/{name}"), QStringLiteral("400 400 400 400 400")},
         // Services: member2's app declares the slot db (a fake postgres). Listing is a read; a
         // backup holds the data and removal loses it: apps.write. Removal without ?data is 400.
         {QStringLiteral("GET /api/v1/services"), QStringLiteral("200 200 200 200 403")},

@@ -121,6 +121,7 @@ void TestOpenApi::permissionsAreExplicit()
                                   QStringLiteral("POST /api/v1/sessions"),
                                   QStringLiteral("POST /api/v1/pairings/redeem"),
                                   QStringLiteral("POST /api/v1/pipelines/{name}/resources/{resource}/check"),
+                                  QStringLiteral("POST /api/v1/hooks/{name}"),
                                   QStringLiteral("GET /api/v1/edge/auth"),
                                   QStringLiteral("GET /api/v1/edge/sign-in"),
                                   QStringLiteral("POST /api/v1/edge/sign-in"),

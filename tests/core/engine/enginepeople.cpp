@@ -50,6 +50,7 @@ wiring::InstallOptions quietInstallOptions(const QString &dataDir)
     options.engine.reconcileIntervalMs = 0;
     options.engine.healthTickMs = 0;
     options.engine.diskCheckIntervalMs = 0;
+    options.engine.autodeployTickMs = 0;
     options.engine.workers = 1;
     // Routing is not what these tests are about; an edge of its own would outlive the test.
     options.edge = wiring::EdgeChoice::InProcess;

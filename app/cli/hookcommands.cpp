@@ -1,0 +1,156 @@
+// `pando apps hook` and `pando apps hook-secret`: deploy on push (docs/autodeploy.md). The
+// webhook's address and what forges delivered to it; a new secret, shown once, or one the user
+// chooses, read like every secret (never from argv).
+
+#include "cli.h"
+#include "commands.h"
+#include "output.h"
+
+#include "app/client/apiclient.h"
+
+#include <QJsonArray>
+
+namespace pando::cli {
+namespace {
+
+QString hookUrl(Cli &cli, const QString &path)
+{
+    QUrl url = cli.api().client()->baseUrl();
+    url.setPath(path);
+    url.setQuery(QString());
+    return url.toString();
+}
+
+QString follows(const QJsonObject &hook)
+{
+    const QString tags = str(hook, "tags");
+    return tags.isEmpty() ? QStringLiteral("branch %1").arg(str(hook, "branch"))
+                          : QStringLiteral("tags matching %1").arg(tags);
+}
+
+void showHook(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    std::optional<int> limit;
+    if (cli.args().has(QStringLiteral("limit")))
+        limit = cli.args().value(QStringLiteral("limit")).toInt();
+    cli.api().appHook(name, limit, cli.handle([&cli, name](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        const QJsonObject &h = r.json;
+        const QString mode = str(h, "mode");
+        QList<std::pair<QString, QString>> pairs{
+            {QStringLiteral("auto-deploy"), mode == u"off" ? QStringLiteral("off (source.autodeploy in the spec)")
+                                                           : QStringLiteral("%1, %2").arg(mode, follows(h))},
+            {QStringLiteral("webhook"), hookUrl(cli, str(h, "path"))},
+            {QStringLiteral("secret"),
+             h.value(QStringLiteral("secret_set")).toBool()
+                 ? QStringLiteral("set by %1 at %2").arg(str(h, "secret_set_by"), str(h, "secret_set_at"))
+                 : QStringLiteral("none yet: pando apps hook-secret %1").arg(name)},
+        };
+        if (mode == u"poll") {
+            const QJsonObject poll = h.value(QStringLiteral("poll")).toObject();
+            const QString error = str(poll, "error");
+            pairs << std::pair{
+                QStringLiteral("polled"),
+                poll.value(QStringLiteral("polled_at")).toString().isEmpty()
+                    ? QStringLiteral("not yet")
+                    : QStringLiteral("%1 every %2s, at %3%4")
+                          .arg(str(poll, "polled_at"))
+                          .arg(num(poll, "every_s"))
+                          .arg(shortCommit(str(poll, "commit")),
+                               error.isEmpty() ? QString() : QStringLiteral(" (failed: %1)").arg(error))};
+        }
+        printOut(keyValues(pairs));
+        QList<QStringList> rows;
+        for (const QJsonValue v : h.value(QStringLiteral("deliveries")).toArray()) {
+            const QJsonObject d = v.toObject();
+            const QString deploy = str(d, "deploy");
+            rows << QStringList{timestamp(num(d, "received_ms")),
+                                str(d, "forge"),
+                                str(d, "event"),
+                                orDash(str(d, "ref")),
+                                shortCommit(str(d, "commit")),
+                                str(d, "outcome"),
+                                deploy.isEmpty() ? str(d, "detail") : QStringLiteral("deploy %1").arg(deploy)};
+        }
+        printOut(QString());
+        if (rows.isEmpty())
+            printOut(QStringLiteral("no deliveries yet"));
+        else
+            printOut(table({QStringLiteral("RECEIVED"), QStringLiteral("FORGE"), QStringLiteral("EVENT"),
+                            QStringLiteral("REF"), QStringLiteral("COMMIT"), QStringLiteral("OUTCOME"),
+                            QStringLiteral("WHAT")},
+                           rows));
+        cli.finish(ExitOk);
+    }));
+}
+
+void sendSecret(Cli &cli, const QString &name, const QString &chosen)
+{
+    cli.api().newHookSecret(name, chosen, cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        const QString url = hookUrl(cli, str(r.json, "path"));
+        const QString secret = r.json.value(QStringLiteral("secret")).toString();
+        QList<std::pair<QString, QString>> pairs{{QStringLiteral("webhook"), url}};
+        if (!secret.isEmpty())
+            pairs << std::pair{QStringLiteral("secret"), secret};
+        printOut(keyValues(pairs));
+        printOut(secret.isEmpty()
+                     ? QStringLiteral("The secret is set; deliveries signed with the old one are refused from now on.")
+                     : QStringLiteral("This secret is not shown again. Give it to the forge with the webhook's "
+                                      "address (docs/autodeploy.md says where each forge takes it)."));
+        cli.finish(ExitOk);
+    }));
+}
+
+void newSecret(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    if (!cli.args().has(QStringLiteral("given")) && !cli.args().has(QStringLiteral("from-file")))
+        return sendSecret(cli, name, {});
+    readSecretValue(cli, QStringLiteral("the webhook secret of %1").arg(name),
+                    [&cli, name](const QString &value) { sendSecret(cli, name, value); });
+}
+
+constexpr CommandDef HookTable[] = {
+    {"apps",
+     "hook",
+     "NAME",
+     1,
+     1,
+     {{{&flags::Limit}}},
+     "show an app's deploy-on-push webhook and what forges delivered to it",
+     &showHook,
+     Needs::Token,
+     nullptr,
+     "source.autodeploy in the spec turns deploy on push (or polling) on; the forge sends its push events to the "
+     "webhook's address, signed with the secret (pando apps hook-secret)."},
+    {"apps",
+     "hook-secret",
+     "NAME",
+     1,
+     1,
+     {{{&flags::Given}, {&flags::FromFile}}},
+     "make a new webhook secret for an app (shown once), or set one you choose",
+     &newSecret,
+     Needs::Token,
+     nullptr,
+     "Deliveries signed with the previous secret are refused from then on. GitLab and Azure DevOps send the "
+     "secret itself (as X-Gitlab-Token, or as the basic-authentication password); the others sign with it."},
+};
+static_assert(isComplete(HookTable), "every command needs its words, a summary, a handler and consistent arguments");
+
+} // namespace
+
+std::span<const CommandDef> hookCommands()
+{
+    return HookTable;
+}
+
+} // namespace pando::cli

@@ -1,0 +1,15 @@
+#pragma once
+// Deploy on push over the API (core/autodeploy, docs/autodeploy.md). The webhook itself
+// (POST /api/v1/hooks/{name}) is public: forges hold no bearer token, and the delivery's
+// signature, checked by the engine against the app's secret, is its authorization. Reading an
+// app's webhook and its deliveries needs apps.read; making a new secret apps.write.
+
+#include "routes.h"
+
+namespace pando::server::hookapi {
+
+Reply receive(Call &call);
+Reply show(Call &call);
+Reply newSecret(Call &call);
+
+} // namespace pando::server::hookapi
