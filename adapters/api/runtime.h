@@ -26,6 +26,7 @@ inline constexpr const char *LabelManaged = "dev.pando.managed"; // value "true"
 inline constexpr const char *LabelApp = "dev.pando.app";         // app name
 inline constexpr const char *LabelDeploy = "dev.pando.deploy";   // deploy id
 inline constexpr const char *LabelInstall = "dev.pando.install"; // install id: several installs may share an engine
+inline constexpr const char *LabelVolume = "dev.pando.volume";   // an app volume's name in its spec
 
 struct RuntimeCapabilities {
     QString kind;              // "docker"
@@ -35,8 +36,9 @@ struct RuntimeCapabilities {
     // Can run a container with ContainerSpec::egress = false. A runtime must claim this
     // explicitly: one that cannot keep the promise makes the plan fail instead.
     bool canIsolateEgress = false;
-    int maxNameLength = 0;       // the longest container name the runtime takes; 0 = no limit that matters
-    bool canMeasureDisk = false; // diskUsage() answers, so per-app disk limits can be held to
+    int maxNameLength = 0;        // the longest container name the runtime takes; 0 = no limit that matters
+    bool canMeasureDisk = false;  // diskUsage() answers, so per-app disk limits can be held to
+    bool canMountVolumes = false; // run() mounts ContainerSpec::volumes; volumes() and removeVolume() work
 };
 
 // What a runtime has, as it reports it (GET /capacity). Totals of 0 and available figures of -1
@@ -71,6 +73,19 @@ struct ContainerFile {
     int gid = 0;
 };
 
+// A named volume of an app mounted into its container (AppSpec run.volumes).
+struct VolumeMount {
+    QString name; // the app's name for it (its spec's); the runtime's name is made from it and the labels
+    QString path; // absolute, in the container
+};
+
+// A volume as the runtime has it.
+struct VolumeInfo {
+    QString id;   // the runtime's name for it, for removeVolume()
+    QString name; // the app's name for it (LabelVolume)
+    Labels labels;
+};
+
 struct ContainerSpec {
     QString name;        // unique container name
     QString image;       // image id or tag
@@ -94,6 +109,9 @@ struct ContainerSpec {
     // Networks the container joins as well, before it starts: the network an app shares with its
     // services (adapters/api/services.h). The runtime's own network stays its first.
     QStringList networks;
+    // Volumes mounted before the process starts. One the runtime does not have yet is made, with
+    // the container's install and app labels and LabelVolume; an existing one keeps its files.
+    QList<VolumeMount> volumes;
 };
 
 struct ContainerInfo {
@@ -152,6 +170,19 @@ public:
     virtual Result<qint64> diskUsage(const QString &id)
     {
         return fail(ErrorCode::Invalid, QStringLiteral("this runtime cannot measure a container's disk use"), id);
+    }
+
+    // Volumes carrying every label in filter; none from a runtime that cannot mount them.
+    virtual Result<QList<VolumeInfo>> volumes(const Labels &filter)
+    {
+        Q_UNUSED(filter);
+        return QList<VolumeInfo>{};
+    }
+    // Removes a volume (by VolumeInfo::id) and its files; a missing one is not an error, one a
+    // container still mounts is Conflict.
+    virtual Status removeVolume(const QString &id)
+    {
+        return fail(ErrorCode::Invalid, QStringLiteral("this runtime has no volumes"), id);
     }
 
     // Builds and returns the image id. progress gets one line of build output at a time.

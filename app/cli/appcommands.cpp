@@ -173,6 +173,16 @@ void showApp(Cli &cli)
         lines.append({QStringLiteral("source"),
                       str(source, "repo") + QStringLiteral(" @ ") + str(source, "ref") +
                           (through.isEmpty() ? QString() : QStringLiteral(" (through connection %1)").arg(through))});
+        QStringList volumes;
+        for (const QJsonValue value :
+             spec.value(QStringLiteral("run")).toObject().value(QStringLiteral("volumes")).toArray()) {
+            const QJsonObject volume = value.toObject();
+            volumes << QStringLiteral("%1 at %2").arg(str(volume, "name"), str(volume, "path")) +
+                           (volume.contains(QStringLiteral("size")) ? QStringLiteral(" (%1)").arg(str(volume, "size"))
+                                                                    : QString());
+        }
+        if (!volumes.isEmpty())
+            lines.append({QStringLiteral("volumes"), volumes.join(QStringLiteral(", "))});
         lines.append({QStringLiteral("current deploy"), orDash(str(r.json, "current_deploy"))});
         lines.append({QStringLiteral("last deploy"), deploySummary(last)});
         lines.append({QStringLiteral("created"), timestamp(num(r.json, "created_ms"))});

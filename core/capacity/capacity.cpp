@@ -14,6 +14,15 @@ namespace pando::core::capacity {
 
 namespace {
 
+// What an app's volumes may hold, as their sizes say (a volume without one counts nothing).
+qint64 volumeBytes(const AppSpec &spec)
+{
+    qint64 bytes = 0;
+    for (const AppSpec::Run::Volume &volume : spec.run.volumes)
+        bytes += volume.sizeBytes;
+    return bytes;
+}
+
 QString cpusText(double cpus)
 {
     return QString::number(cpus, 'g', 6);
@@ -70,7 +79,7 @@ Commitment appRequest(const AppSpec &spec, const HostPolicy &policy)
     else
         c.memoryBytes = policy.maxMemoryBytes;
     c.cpus = spec.run.cpus > 0 ? spec.run.cpus : policy.maxCpus;
-    c.diskBytes = spec.run.diskBytes;
+    c.diskBytes = spec.run.diskBytes + volumeBytes(spec);
     return c;
 }
 
@@ -181,7 +190,7 @@ Result<QString> checkRoom(Database &db, adapters::Runtime &runtime, const HostPo
     own.apps = 1;
     own.memoryBytes = planned.memoryBytes;
     own.cpus = planned.cpus;
-    own.diskBytes = spec.run.diskBytes;
+    own.diskBytes = spec.run.diskBytes + volumeBytes(spec);
     asks[caps.kind] += own;
     if (!spec.services.isEmpty())
         asks[QLatin1String(ServicesRuntimeKind)] += servicesRequest(spec, policy);

@@ -236,6 +236,8 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
         return std::unexpected(existing.error());
     if (auto kept = d->checkKeptServiceData(spec->name, actor); !kept)
         return std::unexpected(kept.error());
+    if (auto kept = d->checkKeptVolumes(spec->name, actor); !kept)
+        return std::unexpected(kept.error());
 
     // Reserving the stable port now is what makes a taken port an error before anything exists.
     auto route = d->router->ensure(spec->name, spec->route.port);
@@ -535,6 +537,9 @@ Status Engine::Private::runRemoveJob(const JobRecord &job)
     untagImages(services, name, [](const QString &) { return false; });
     if (problems.isEmpty())
         if (auto gone = removeServicesOf(job); !gone)
+            problems << gone.error().text();
+    if (problems.isEmpty())
+        if (auto gone = removeVolumesOf(job); !gone)
             problems << gone.error().text();
     if (!problems.isEmpty()) {
         // Keep the app so the user sees it and can retry; the row is the record of what is left.

@@ -127,7 +127,14 @@ struct Engine::Private {
     Status removeServicesOf(const JobRecord &job);
     // The slot's service when it runs: NotFound without it, Conflict while it does not run.
     Result<ServiceView> runningService(const QString &app, const QString &slot);
-    // Refuses ServiceData::Ask when the app has services to decide on.
+    // The app's volumes on the runtime (enginevolumes.cpp): those of its spec, and those kept
+    // after it was removed with its data.
+    Result<QList<adapters::VolumeInfo>> appVolumes(const QString &app);
+    // Removes the app's volumes when the removal job says to delete its data.
+    Status removeVolumesOf(const JobRecord &job);
+    // Volumes kept under the app's name go back only to an administrator's app of that name.
+    Status checkKeptVolumes(const QString &app, const Actor &actor);
+    // Refuses ServiceData::Ask when the app has services or volumes to decide on.
     Status checkServiceData(const QString &app, Engine::ServiceData data);
     QString currentContainer(const QString &app);
     // The object a grant names must exist: a grant on nothing would pass to the next object of

@@ -28,15 +28,25 @@ void Engine::Private::openServices()
 
 Status Engine::Private::checkServiceData(const QString &app, Engine::ServiceData data)
 {
-    if (data != Engine::ServiceData::Ask || !appServices)
+    if (data != Engine::ServiceData::Ask)
         return {};
-    auto any = appServices->hasAny(app);
-    if (!any)
-        return std::unexpected(any.error());
-    if (!*any)
+    bool services = false;
+    if (appServices) {
+        auto any = appServices->hasAny(app);
+        if (!any)
+            return std::unexpected(any.error());
+        services = *any;
+    }
+    auto volumes = appVolumes(app);
+    if (!volumes)
+        return std::unexpected(volumes.error());
+    if (!services && volumes->isEmpty())
         return {};
+    const QString what = services && !volumes->isEmpty() ? u"services and volumes"_s
+                         : services                      ? u"services"_s
+                                                         : u"volumes"_s;
     return fail(
-        ErrorCode::Invalid, u"app %1 has services with data; say whether to keep or delete it"_s.arg(app),
+        ErrorCode::Invalid, u"app %1 has %2 with data; say whether to keep or delete it"_s.arg(app, what),
         u"app/"_s + app,
         u"pando apps rm %1 --keep-data (or --delete-data); in the API, ?service_data=keep or delete"_s.arg(app));
 }

@@ -36,6 +36,10 @@ Result<Plan> makePlan(const AppSpec &spec, const HostPolicy &policy, const adapt
                     u"deploy to a runtime that isolates egress (docker), or set network.egress to all"_s);
     }
 
+    if (!spec.run.volumes.isEmpty() && !caps.canMountVolumes)
+        return fail(ErrorCode::Invalid, u"%1 cannot keep an app's volumes"_s.arg(runtime), u"run.volumes"_s,
+                    u"deploy apps with volumes to docker"_s);
+
     Plan plan;
     plan.app = spec.name;
 
@@ -128,6 +132,8 @@ Result<Plan> makePlan(const AppSpec &spec, const HostPolicy &policy, const adapt
     plan.container.memoryBytes = memory;
     plan.container.cpus = cpus;
     plan.container.egress = egress;
+    for (const AppSpec::Run::Volume &volume : spec.run.volumes)
+        plan.container.volumes.append({volume.name, volume.path});
     plan.routePort = spec.route.port;
     plan.healthPath = spec.health.path;
     plan.healthTimeoutSeconds = spec.health.timeoutSeconds;

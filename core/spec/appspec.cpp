@@ -6,6 +6,7 @@
 #include "core/spec/specrules.h"
 #include "core/spec/specsecrets.h"
 #include "core/spec/specservices.h"
+#include "core/spec/specvolumes.h"
 #include "core/spec/yamlreader.h"
 
 #include <QJsonArray>
@@ -280,8 +281,9 @@ Status readRun(const DocNode &root, AppSpec &spec)
 {
     PANDO_SPEC_TRY(node, section(root, u"run"_s, {}));
     if (*node) {
-        PANDO_SPEC_TRY(
-            known, checkFields(**node, u"run"_s, {u"port"_s, u"command"_s, u"env"_s, u"resources"_s, u"restart"_s}));
+        PANDO_SPEC_TRY(known,
+                       checkFields(**node, u"run"_s,
+                                   {u"port"_s, u"command"_s, u"env"_s, u"resources"_s, u"restart"_s, u"volumes"_s}));
     }
     // No run.port: the deploy takes the port the built image exposes (EXPOSE).
     if (!*node)
@@ -313,6 +315,7 @@ Status readRun(const DocNode &root, AppSpec &spec)
     PANDO_SPEC_TRY(env, stringMap(*envNode, u"run.env"_s, variableKey));
     spec.run.env = *env;
     PANDO_SPEC_TRY(restart, readRestart(run, spec));
+    PANDO_SPEC_TRY(volumes, detail::readVolumes(run, spec));
     return readResources(run, spec);
 }
 
@@ -604,6 +607,7 @@ Status validateAppSpec(const AppSpec &spec)
     for (auto it = spec.labels.cbegin(); it != spec.labels.cend(); ++it) {
         PANDO_SPEC_TRY(label, detail::checkLabel(it.key(), it.value(), u"labels."_s + it.key()));
     }
+    PANDO_SPEC_TRY(volumes, detail::checkVolumes(spec.run.volumes));
     PANDO_SPEC_TRY(services, detail::checkServices(spec.services));
     PANDO_SPEC_TRY(secrets, detail::checkSecrets(spec.secrets));
     return {};
@@ -629,6 +633,8 @@ QJsonObject AppSpec::toJson() const
                         {u"restart"_s, restartName(run.restart)}};
     if (run.port > 0) // none: the port the built image exposes
         runJson.insert(u"port"_s, run.port);
+    if (!run.volumes.isEmpty())
+        runJson.insert(u"volumes"_s, detail::volumesJson(run.volumes));
     QJsonObject sourceJson{{u"repo"_s, source.repo}, {u"ref"_s, source.ref}};
     if (!source.connection.isEmpty())
         sourceJson.insert(u"connection"_s, source.connection);

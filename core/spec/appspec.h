@@ -58,6 +58,15 @@ struct AppSpec {
         // a code other than 0, and unhealthy), never.
         enum class Restart { Always, OnFailure, Never };
         Restart restart = Restart::Always;
+        // run.volumes (core/spec/specvolumes.h): named volumes that keep their files across
+        // deploys, rollbacks and restarts, mounted at path; size is what capacity counts for it.
+        struct Volume {
+            QString name; // a DNS label, at most 32 characters
+            QString path; // absolute, in the container
+            qint64 sizeBytes = 0;
+            bool operator==(const Volume &) const = default;
+        };
+        QList<Volume> volumes;
     } run;
 
     struct Health {

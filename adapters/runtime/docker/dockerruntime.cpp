@@ -234,6 +234,7 @@ RuntimeCapabilities DockerRuntime::capabilities()
     caps.canBuild = true;
     caps.canIsolateEgress = true;
     caps.canMeasureDisk = true;
+    caps.canMountVolumes = true;
     if (auto info = m_client.get(QStringLiteral("/info"))) {
         const QJsonObject o = info->json().object();
         caps.maxMemoryBytes = qint64(o.value(QLatin1String("MemTotal")).toDouble());
@@ -280,6 +281,12 @@ Result<QString> DockerRuntime::run(const ContainerSpec &spec)
         host.insert(QStringLiteral("NanoCpus"), double(qint64(spec.cpus * 1e9)));
     host.insert(QStringLiteral("RestartPolicy"), QJsonObject{{QStringLiteral("Name"), QStringLiteral("no")}});
     host.insert(QStringLiteral("Init"), spec.init);
+    if (!spec.volumes.isEmpty()) {
+        auto mounts = volumeMounts(spec);
+        if (!mounts)
+            return std::unexpected(mounts.error());
+        host.insert(QStringLiteral("Mounts"), *mounts);
+    }
 
     // Held from finding the network until the container refers to it, so that a concurrent
     // remove() of the network's last container cannot take the network away in between.

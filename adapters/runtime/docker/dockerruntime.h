@@ -19,6 +19,7 @@
 #include "adapters/api/runtime.h"
 #include "adapters/kit/dockerapi/dockerclient.h"
 
+#include <QJsonArray>
 #include <QMutex>
 
 namespace pando::adapters::docker {
@@ -33,6 +34,8 @@ public:
     // dockerroom.cpp: GET /info, statvfs of DockerRootDir when it is on this host, and SizeRw.
     Result<QList<RuntimeRoom>> rooms() override;
     Result<qint64> diskUsage(const QString &id) override;
+    Result<QList<VolumeInfo>> volumes(const Labels &filter) override;
+    Status removeVolume(const QString &id) override;
     Result<QString> build(const BuildRequest &request, const CancelToken &cancel,
                           const std::function<void(const QString &line)> &progress) override;
     Result<QString> run(const ContainerSpec &spec) override;
@@ -61,8 +64,12 @@ public:
 
     // The name of the internal network an install's egress-free containers share.
     static QString noEgressNetworkName(const QString &installId);
+    // The Docker volume an app's volume is: "pando-APP-NAME-" and a digest of the install id.
+    static QString volumeName(const QString &installId, const QString &app, const QString &name);
 
 private:
+    // The Mounts of spec's volumes, each made first when Docker does not have it (dockervolumes.cpp).
+    Result<QJsonArray> volumeMounts(const ContainerSpec &spec);
     // Finds or creates the install's internal network; returns its id. Call with m_networkLock.
     Result<QString> ensureNoEgressNetwork(const QString &installId);
     // Removes the install's internal network(s) no container refers to. Call with m_networkLock.

@@ -220,6 +220,9 @@ Result<QString> IncusRuntime::run(const ContainerSpec &spec)
         return fail(ErrorCode::Invalid,
                     QStringLiteral("the Incus runtime cannot join Docker networks (%1)").arg(spec.networks.join(u',')),
                     spec.name, QStringLiteral("services run on Docker: deploy apps with services to Docker"));
+    if (!spec.volumes.isEmpty())
+        return fail(ErrorCode::Invalid, QStringLiteral("the Incus runtime cannot keep an app's volumes yet"), spec.name,
+                    QStringLiteral("deploy apps with run.volumes to Docker"));
     for (auto it = spec.files.begin(); it != spec.files.end(); ++it)
         if (!it.key().startsWith(u'/') || it.key().contains(QLatin1String("/../")) ||
             it.key().endsWith(QLatin1String("/..")))

@@ -118,6 +118,29 @@ Result<qint64> RuntimeSet::diskUsage(const QString &id)
     return m->runtime->diskUsage(own);
 }
 
+Result<QList<VolumeInfo>> RuntimeSet::volumes(const Labels &filter)
+{
+    QList<VolumeInfo> out;
+    for (const Member &m : m_members) {
+        auto some = m.runtime->volumes(filter);
+        if (!some)
+            return std::unexpected(some.error());
+        for (VolumeInfo &info : *some) {
+            info.id = prefixed(m, info.id);
+            out.append(std::move(info));
+        }
+    }
+    return out;
+}
+
+Status RuntimeSet::removeVolume(const QString &id)
+{
+    auto [m, own] = route(id);
+    if (!m)
+        return fail(ErrorCode::NotFound, QStringLiteral("no such volume"), id);
+    return m->runtime->removeVolume(own);
+}
+
 Status RuntimeSet::ping()
 {
     auto m = member({});

@@ -37,6 +37,8 @@ public:
     // its kind and a note saying why.
     Result<QList<RuntimeRoom>> rooms() override;
     Result<qint64> diskUsage(const QString &id) override;
+    Result<QList<VolumeInfo>> volumes(const Labels &filter) override;
+    Status removeVolume(const QString &id) override;
     Result<QString> build(const BuildRequest &request, const CancelToken &cancel,
                           const std::function<void(const QString &line)> &progress) override;
     Result<QString> run(const ContainerSpec &spec) override;

@@ -1,0 +1,174 @@
+// Persistent volumes (AppSpec run.volumes) on real Docker: what an app writes to its volume is
+// there again after a redeploy, a rollback and a removal that kept its data; removing an app asks
+// what becomes of its volumes; a member may not pick up another app's kept volumes by taking its
+// name; deleting the data removes them. The app counts its own starts in /data/boots and serves
+// that file, so what it serves is what the volume held.
+
+#include "enginefixture.h"
+#include "tests/adapters/docker/dockerharness.h"
+#include "tests/support/component.h"
+
+#include <QTest>
+
+using namespace pando;
+using namespace pando::test;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// busybox httpd serving /www, whose boots file is /data/boots after one more line.
+GitFiles countingApp(const QByteArray &version)
+{
+    GitFiles files;
+    files.insert(u"Dockerfile"_s,
+                 GitFile{"FROM pando/busybox:latest\nCOPY www /www\nEXPOSE 8080\n"
+                         "CMD [\"/bin/sh\", \"-c\", \"echo " +
+                         version +
+                         " >> /data/boots && cp /data/boots /www/boots && exec /bin/httpd -f -p 8080 -h /www\"]\n"});
+    files.insert(u"www/index.html"_s, GitFile{version + "\n"});
+    return files;
+}
+
+QByteArray spec(const QString &repo)
+{
+    return u"name: notes\nsource:\n  repo: %1\n  ref: main\nrun:\n  port: 8080\n  volumes:\n"
+           u"    - {name: data, path: /data, size: 64Mi}\nhealth:\n  path: /boots\n  timeout: 20s\n"_s.arg(repo)
+               .toUtf8();
+}
+
+} // namespace
+
+class TestAppVolumes : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void filesSurviveRedeploysAndRollbacks();
+    void removalAsksAndKeptVolumesComeBack();
+    void deletingTheDataRemovesTheVolume();
+
+private:
+    QString deployAndWait(const QString &ref = {});
+    QByteArray boots();
+
+    std::unique_ptr<EngineFixture> m_fx;
+    QString m_repo;
+    QString m_first;
+};
+
+void TestAppVolumes::initTestCase()
+{
+    QString why;
+    PANDO_REQUIRE_COMPONENT(DockerHarness::available(&why), u"Docker Engine: "_s + why);
+    PANDO_REQUIRE_COMPONENT(GitFixture::gitAvailable(), u"git"_s);
+    auto base = DockerHarness::ensureBaseImage();
+    QVERIFY2(base, qPrintable(base ? QString() : base.error().text()));
+    m_fx = std::make_unique<EngineFixture>();
+    m_repo = m_fx->git().createRepository(u"notes"_s);
+    QVERIFY(!m_repo.isEmpty());
+    m_first = m_fx->git().commit(u"notes"_s, u"main"_s, countingApp("v1"));
+    QVERIFY(!m_first.isEmpty());
+    QVERIFY(m_fx->start());
+}
+
+void TestAppVolumes::cleanupTestCase()
+{
+    if (m_fx) {
+        if (auto volumes = m_fx->docker().volumes(m_fx->installLabels()))
+            for (const adapters::VolumeInfo &volume : std::as_const(*volumes))
+                discardResult(m_fx->docker().removeVolume(volume.id), "cleaning up after the test");
+        m_fx->cleanDocker();
+    }
+    m_fx.reset();
+}
+
+QString TestAppVolumes::deployAndWait(const QString &ref)
+{
+    auto deploy = m_fx->engine().deploy(u"notes"_s, ref, core::Actor{});
+    if (!deploy) {
+        qWarning("deploy refused: %s", qPrintable(deploy.error().text()));
+        return {};
+    }
+    const core::DeployView view = m_fx->waitDeploy(deploy->id);
+    if (view.record.status != core::DeployStatus::Succeeded)
+        qWarning("deploy %s: %s", qPrintable(view.record.id), qPrintable(view.record.error));
+    return view.record.status == core::DeployStatus::Succeeded ? view.record.id : QString();
+}
+
+QByteArray TestAppVolumes::boots()
+{
+    auto view = m_fx->engine().app(u"notes"_s);
+    if (!view)
+        return {};
+    return httpGet(QUrl(view->url + u"/boots"_s)).body;
+}
+
+void TestAppVolumes::filesSurviveRedeploysAndRollbacks()
+{
+    auto created = m_fx->engine().createApp(spec(m_repo), core::Actor{});
+    QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
+    QVERIFY(!deployAndWait().isEmpty());
+    QCOMPARE(boots(), QByteArray("v1\n"));
+    // The volume is the app's, labelled so.
+    auto volumes = m_fx->docker().volumes(m_fx->installLabels(u"notes"_s));
+    QVERIFY(volumes);
+    QCOMPARE(volumes->size(), 1);
+    QCOMPARE(volumes->first().name, u"data"_s);
+
+    QVERIFY(!m_fx->git().commit(u"notes"_s, u"main"_s, countingApp("v2")).isEmpty());
+    QVERIFY(!deployAndWait().isEmpty());
+    QCOMPARE(boots(), QByteArray("v1\nv2\n"));
+
+    auto back = m_fx->engine().rollback(u"notes"_s, {}, core::Actor{});
+    QVERIFY2(back, qPrintable(back ? QString() : back.error().text()));
+    QCOMPARE(m_fx->waitDeploy(back->id).record.status, core::DeployStatus::Succeeded);
+    QCOMPARE(boots(), QByteArray("v1\nv2\nv1\n"));
+}
+
+void TestAppVolumes::removalAsksAndKeptVolumesComeBack()
+{
+    // Without a decision nothing is removed.
+    auto asked = m_fx->engine().removeApp(u"notes"_s, core::Actor{});
+    QVERIFY(!asked);
+    QCOMPARE(asked.error().code, ErrorCode::Invalid);
+    QVERIFY2(asked.error().message.contains(u"volumes"_s), qPrintable(asked.error().text()));
+    QVERIFY(m_fx->engine().app(u"notes"_s));
+
+    QVERIFY(m_fx->engine().removeApp(u"notes"_s, core::Actor{}, core::Engine::ServiceData::Keep));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(u"notes"_s), 60000);
+    auto kept = m_fx->docker().volumes(m_fx->installLabels(u"notes"_s));
+    QVERIFY(kept);
+    QCOMPARE(kept->size(), 1);
+
+    // Someone who is not an administrator (even one the install lets deploy local repositories)
+    // may not take the name and with it the files.
+    auto access = m_fx->engine().appAccess();
+    QVERIFY(access);
+    access->localRepositories = true;
+    QVERIFY(m_fx->engine().setAppAccess(*access, core::Actor{}));
+    core::Actor member{u"session:mallory"_s, u"127.0.0.1"_s, {}};
+    member.userId = u"u-mallory"_s;
+    member.role = core::accounts::Role::Member;
+    auto taken = m_fx->engine().createApp(spec(m_repo), member);
+    QVERIFY(!taken);
+    QCOMPARE(taken.error().code, ErrorCode::Conflict);
+    QVERIFY2(taken.error().message.contains(u"volumes kept"_s), qPrintable(taken.error().text()));
+
+    // The install's own authority makes it again, and the files are there.
+    auto again = m_fx->engine().createApp(spec(m_repo), core::Actor{});
+    QVERIFY2(again, qPrintable(again ? QString() : again.error().text()));
+    QVERIFY(!deployAndWait().isEmpty());
+    QVERIFY2(boots().startsWith("v1\nv2\nv1\n"), boots().constData());
+}
+
+void TestAppVolumes::deletingTheDataRemovesTheVolume()
+{
+    QVERIFY(m_fx->engine().removeApp(u"notes"_s, core::Actor{}, core::Engine::ServiceData::Delete));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(u"notes"_s), 60000);
+    auto left = m_fx->docker().volumes(m_fx->installLabels(u"notes"_s));
+    QVERIFY(left);
+    QVERIFY(left->isEmpty());
+}
+
+QTEST_GUILESS_MAIN(TestAppVolumes)
+#include "tst_appvolumes.moc"
