@@ -106,7 +106,20 @@ Result<QList<ServiceView>> Engine::services(const QString &app)
                 return std::unexpected(row.error());
             return left;
         }
-    return d->appServices->list(app);
+    auto views = d->appServices->list(app);
+    if (!views)
+        return views;
+    // The variables each gives, as its app's spec names them.
+    QHash<QString, AppSpec> specs;
+    for (ServiceView &view : *views) {
+        if (!specs.contains(view.app))
+            if (auto row = AppRepository(d->db).find(view.app))
+                if (auto spec = parseAppSpec(row->specYaml.toUtf8()))
+                    specs.insert(view.app, *spec);
+        if (auto spec = specs.constFind(view.app); spec != specs.cend() && spec->services.contains(view.slot))
+            view.env = connectionEnvNames(view.slot, spec->services.value(view.slot));
+    }
+    return views;
 }
 
 Result<ServiceView> Engine::Private::runningService(const QString &app, const QString &slot)

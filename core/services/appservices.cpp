@@ -22,10 +22,15 @@ QString scheme(const QString &kind)
 
 } // namespace
 
-QMap<QString, QString> connectionEnv(const QString &slot, const QString &kind, const QString &host, int port,
-                                     const adapters::ServiceCredentials &c)
+QMap<QString, QString> connectionEnv(const QString &slot, const AppSpec::Service &service, const QString &host,
+                                     int port, const adapters::ServiceCredentials &c)
 {
+    const QString &kind = service.kind;
     const QString prefix = slot.toUpper() + u'_';
+    // A part's variable: the name the spec gives it, else SLOT_PART.
+    const auto name = [&](const QString &part) {
+        return service.env.value(part, prefix + part.toUpper());
+    };
     // Redis 6+ calls the user requirepass sets "default".
     const QString user = kind == u"redis" ? u"default"_s : c.user;
     QUrl url;
@@ -35,19 +40,19 @@ QMap<QString, QString> connectionEnv(const QString &slot, const QString &kind, c
     url.setHost(host);
     url.setPort(port);
     url.setPath(kind == u"redis" ? u"/0"_s : u'/' + c.database);
-    QMap<QString, QString> env{{prefix + u"URL"_s, url.toString(QUrl::FullyEncoded)},
-                               {prefix + u"HOST"_s, host},
-                               {prefix + u"PORT"_s, QString::number(port)},
-                               {prefix + u"USER"_s, user},
-                               {prefix + u"PASSWORD"_s, c.password}};
+    QMap<QString, QString> env{{name(u"url"_s), url.toString(QUrl::FullyEncoded)},
+                               {name(u"host"_s), host},
+                               {name(u"port"_s), QString::number(port)},
+                               {name(u"user"_s), user},
+                               {name(u"password"_s), c.password}};
     if (kind != u"redis")
-        env.insert(prefix + u"NAME"_s, c.database);
+        env.insert(name(u"name"_s), c.database);
     return env;
 }
 
-QStringList connectionEnvNames(const QString &slot, const QString &kind)
+QStringList connectionEnvNames(const QString &slot, const AppSpec::Service &service)
 {
-    return connectionEnv(slot, kind, u"h"_s, 1, {u"u"_s, u"p"_s, u"d"_s}).keys();
+    return connectionEnv(slot, service, u"h"_s, 1, {u"u"_s, u"p"_s, u"d"_s}).keys();
 }
 
 QString ServiceView::status() const
@@ -72,7 +77,8 @@ QJsonObject ServiceView::toJson() const
                        {u"user"_s, user},
                        {u"database"_s, database},
                        {u"created_ms"_s, createdMs},
-                       {u"env"_s, QJsonArray::fromStringList(connectionEnvNames(slot, kind))}};
+                       {u"env"_s, QJsonArray::fromStringList(
+                                      env.isEmpty() ? connectionEnvNames(slot, AppSpec::Service{.kind = kind}) : env)}};
 }
 
 Status AppServices::checkPlan(const AppSpec &spec, const QString &runtimeKind) const
@@ -86,7 +92,7 @@ Status AppServices::checkPlan(const AppSpec &spec, const QString &runtimeKind) c
             u"services"_s,
             u"deploy the app to the %1 runtime, or remove its services"_s.arg(m_provisioner.runtimeKind()));
     for (auto it = spec.services.cbegin(); it != spec.services.cend(); ++it) {
-        for (const QString &name : connectionEnvNames(it.key(), it->kind)) {
+        for (const QString &name : connectionEnvNames(it.key(), *it)) {
             if (spec.run.env.contains(name))
                 return fail(ErrorCode::Invalid,
                             u"%1 is set by the service in slot %2; the app cannot set it too"_s.arg(name, it.key()),
@@ -113,7 +119,7 @@ Result<ProvisionedServices> AppServices::provision(const QString &app, const App
 {
     ProvisionedServices out;
     for (auto it = spec.services.cbegin(); it != spec.services.cend(); ++it) {
-        auto record = m_store.obtain(app, it.key(), it->kind, it->version);
+        auto record = m_store.obtain(app, it.key(), it->kind, it->version, {it->user, it->password, it->database});
         if (!record)
             return std::unexpected(record.error());
         auto endpoint = m_provisioner.provision(request(*record), cancel, progress);
@@ -123,7 +129,7 @@ Result<ProvisionedServices> AppServices::provision(const QString &app, const App
         auto opened = m_store.find(app, it.key());
         if (!opened)
             return std::unexpected(opened.error());
-        out.env.insert(connectionEnv(it.key(), it->kind, endpoint->host, endpoint->port,
+        out.env.insert(connectionEnv(it.key(), *it, endpoint->host, endpoint->port,
                                      {opened->user, opened->password, opened->database}));
         if (!out.networks.contains(endpoint->network))
             out.networks.append(endpoint->network);

@@ -19,11 +19,12 @@
 namespace pando::core {
 
 // The variables an app gets for a slot, named for the slot in upper case (db → DB_URL, ...):
-// _URL, _HOST, _PORT, _USER, _PASSWORD, and _NAME (the database) for the SQL kinds.
-QMap<QString, QString> connectionEnv(const QString &slot, const QString &kind, const QString &host, int port,
-                                     const adapters::ServiceCredentials &credentials);
+// _URL, _HOST, _PORT, _USER, _PASSWORD, and _NAME (the database) for the SQL kinds, unless the
+// service's env names a part's variable (url: DATABASE_URL).
+QMap<QString, QString> connectionEnv(const QString &slot, const AppSpec::Service &service, const QString &host,
+                                     int port, const adapters::ServiceCredentials &credentials);
 // The names alone, for plans and checks (values are secrets).
-QStringList connectionEnvNames(const QString &slot, const QString &kind);
+QStringList connectionEnvNames(const QString &slot, const AppSpec::Service &service);
 
 struct ProvisionedServices {
     QMap<QString, QString> env; // for the app's container
@@ -42,6 +43,7 @@ struct ServiceView {
     QString user;
     QString database;
     qint64 createdMs = 0; // when its credentials were made; 0 when only the runtime knows it
+    QStringList env;      // the variables the app gets from it; empty: the slot's default names
     // "running"; "stopped" (a container that does not run); "missing" (no container: only its
     // data or credentials are left).
     QString status() const;

@@ -70,10 +70,32 @@ Result<ServiceRecord> ServiceStore::find(const QString &app, const QString &slot
 }
 
 Result<ServiceRecord> ServiceStore::obtain(const QString &app, const QString &slot, const QString &kind,
-                                           const QString &version)
+                                           const QString &version, const adapters::ServiceCredentials &wanted)
 {
     auto found = find(app, slot);
     if (found && found->kind == kind) {
+        // The service's data was made for its credentials: the spec may not name others.
+        const QString path = u"services."_s + slot;
+        const auto differs = [&](const QString &asked, const QString &made, const QString &field,
+                                 const QString &shown) -> Status {
+            if (asked.isEmpty() || asked == made)
+                return {};
+            return fail(
+                ErrorCode::Conflict,
+                u"the %1 service of %2 was made with %3; its data cannot follow a new one"_s.arg(kind, slot, shown),
+                path + u'.' + field,
+                u"keep %1 as it was, or rename the slot to start a new service (the old one's data stays "
+                u"until pando services rm %2 %3 --delete-data)"_s.arg(field, app, slot));
+        };
+        Status same = differs(wanted.user, found->user, u"user"_s, u"user "_s + found->user);
+        if (same)
+            same = differs(wanted.database, found->database, u"database"_s, u"database "_s + found->database);
+        if (same)
+            same = differs(wanted.password, found->password, u"password"_s, u"another password"_s);
+        if (!same) {
+            found->password.fill(u'\0');
+            return std::unexpected(same.error());
+        }
         if (found->version != version) {
             auto db = m_db.connection();
             if (!db)
@@ -96,9 +118,9 @@ Result<ServiceRecord> ServiceStore::obtain(const QString &app, const QString &sl
     r.slot = slot;
     r.kind = kind;
     r.version = version;
-    r.user = u"app"_s;
-    r.database = kind == u"redis" ? QString() : slot;
-    r.password = generateServicePassword();
+    r.user = wanted.user.isEmpty() ? u"app"_s : wanted.user;
+    r.database = kind == u"redis" ? QString() : (wanted.database.isEmpty() ? slot : wanted.database);
+    r.password = wanted.password.isEmpty() ? generateServicePassword() : wanted.password;
     r.createdMs = r.updatedMs = m_clock.nowMs();
     auto sealed = m_seal.seal(r.password.toUtf8(), sealContext(app, slot));
     if (!sealed)

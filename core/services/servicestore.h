@@ -8,6 +8,7 @@
 // Threading: a borrowed view over a Database and a SealBox, both safe to share; any thread.
 
 #include "adapters/api/error.h"
+#include "adapters/api/services.h"
 #include "core/common/clock.h"
 #include "core/pipelines/sealbox/sealbox.h"
 #include "core/state/database.h"
@@ -39,7 +40,10 @@ public:
 
     // The slot's row with its password opened; made with new credentials when there is none.
     // A row of another kind is replaced: that data is of no use to the new kind.
-    Result<ServiceRecord> obtain(const QString &app, const QString &slot, const QString &kind, const QString &version);
+    // wanted: the user, database and password the spec sets (each empty: Pando's default); a
+    // service made with others is Conflict at that field (its data was made for them).
+    Result<ServiceRecord> obtain(const QString &app, const QString &slot, const QString &kind, const QString &version,
+                                 const adapters::ServiceCredentials &wanted = {});
     // The row with its password opened.
     Result<ServiceRecord> find(const QString &app, const QString &slot);
     // The app's rows (every app's when app is empty), passwords left out.

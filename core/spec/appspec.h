@@ -111,6 +111,14 @@ struct AppSpec {
     struct Service {
         QString kind;    // "postgres", "mysql" (served by MariaDB), "mariadb", "redis"
         QString version; // one the install has an image for; defaults per kind
+        // What the service is made with, for apps that expect their own (docs/services.md):
+        // empty is Pando's default (user "app", the slot's name, a generated password).
+        QString user;
+        QString database;
+        QString password;
+        // What the app's variables are called: url, host, port, user, password, name → a
+        // variable name; a part not named keeps SLOT_URL, SLOT_HOST, ...
+        QMap<QString, QString> env;
         bool operator==(const Service &) const = default;
     };
     QMap<QString, Service> services;

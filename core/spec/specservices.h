@@ -14,5 +14,10 @@ namespace pando::core::detail {
 Status readServices(const DocNode &root, AppSpec &spec);
 Status checkServices(const QMap<QString, AppSpec::Service> &services);
 QJsonObject servicesJson(const QMap<QString, AppSpec::Service> &services);
+// A slot's user, database, password and env names (redis: no user or database).
+Status checkServiceSettings(const AppSpec::Service &service, const QString &path);
+// The parts of a kind's connection the app gets variables for: url, host, port, user, password
+// (and name, the database, for the SQL kinds).
+QStringList serviceEnvParts(const QString &kind);
 
 } // namespace pando::core::detail

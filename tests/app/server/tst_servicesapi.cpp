@@ -53,6 +53,7 @@ private Q_SLOTS:
     void removeNeedsData();
     void removeRefusesADeclaredSlot();
     void removeKeepsThenDeletes();
+    void theAppsOwnCredentials();
 
 private:
     Answer call(const QByteArray &method, const QString &path, const QByteArray &body = {},
@@ -291,6 +292,60 @@ void TestServicesApi::removeKeepsThenDeletes()
     QCOMPARE(lines->size(), 2);
     for (const core::AuditRecord &line : *lines)
         QCOMPARE(line.outcome, QStringLiteral("success"));
+}
+
+// An app that hard-codes postgres:postgres@db/postgres and reads DATABASE_URL deploys as it is;
+// its service's credentials cannot change under its data.
+void TestServicesApi::theAppsOwnCredentials()
+{
+    const QByteArray legacy =
+        "name: legacy\nsource: { repo: \"https://example.org/legacy.git\" }\nrun: { port: 8080 }\n"
+        "health: { timeout: 1s }\n"
+        "services:\n  db:\n    kind: postgres\n    user: postgres\n    database: postgres\n"
+        "    password: postgres\n    env: { url: DATABASE_URL }\n";
+    Answer a = call("POST", QStringLiteral("/api/v1/apps"), legacy, "application/yaml");
+    QVERIFY2(a.status == 201, a.body.constData());
+    a = call("POST", QStringLiteral("/api/v1/apps/legacy/deploys"));
+    QCOMPARE(a.status, 202);
+    const QString deploy = a.json.value(QStringLiteral("id")).toString();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            auto view = m_install.engine->deployView(deploy);
+            return view && view->record.status != core::DeployStatus::Queued &&
+                   view->record.status != core::DeployStatus::Running;
+        }(),
+        15000);
+    QMap<QString, QString> env;
+    for (const QString &name : m_install.runtime->containerNames())
+        if (name.contains(QStringLiteral("legacy")))
+            env = m_install.runtime->env(name);
+    QCOMPARE(env.value(QStringLiteral("DATABASE_URL")),
+             QStringLiteral("postgres://postgres:postgres@db:5432/postgres"));
+    QVERIFY(!env.contains(QStringLiteral("DB_URL")));
+    QCOMPARE(env.value(QStringLiteral("DB_USER")), QStringLiteral("postgres"));
+    QCOMPARE(env.value(QStringLiteral("DB_NAME")), QStringLiteral("postgres"));
+    a = call("GET", QStringLiteral("/api/v1/apps/legacy/services"));
+    QCOMPARE(a.status, 200);
+    const QJsonArray names =
+        a.json.value(QStringLiteral("services")).toArray().at(0).toObject().value(QStringLiteral("env")).toArray();
+    QVERIFY2(names.contains(QStringLiteral("DATABASE_URL")), a.body.constData());
+
+    // Another user under the same data: the next deploy says it cannot be.
+    QByteArray changed = legacy;
+    changed.replace("user: postgres", "user: shop");
+    a = call("PUT", QStringLiteral("/api/v1/apps/legacy"), changed, "application/yaml");
+    QVERIFY2(a.status == 200, a.body.constData());
+    a = call("POST", QStringLiteral("/api/v1/apps/legacy/deploys"));
+    QCOMPARE(a.status, 202);
+    const QString second = a.json.value(QStringLiteral("id")).toString();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            auto view = m_install.engine->deployView(second);
+            return view && view->record.status == core::DeployStatus::Failed;
+        }(),
+        15000);
+    const QString error = m_install.engine->deployView(second)->record.error;
+    QVERIFY2(error.contains(QStringLiteral("was made with user postgres")), qPrintable(error));
 }
 
 QTEST_GUILESS_MAIN(TestServicesApi)

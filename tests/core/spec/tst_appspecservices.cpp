@@ -49,6 +49,27 @@ private Q_SLOTS:
         QCOMPARE(again->services, spec->services);
     }
 
+    void theAppsOwnCredentialsAndNames()
+    {
+        // An app that hard-codes postgres:postgres@db/postgres and reads DATABASE_URL.
+        auto spec = parseAppSpec(specWith("services:\n"
+                                          "  db:\n"
+                                          "    kind: postgres\n"
+                                          "    user: postgres\n"
+                                          "    database: postgres\n"
+                                          "    password: postgres\n"
+                                          "    env: { url: DATABASE_URL, host: PGHOST }\n"));
+        QVERIFY2(spec, qPrintable(spec ? QString() : spec.error().text()));
+        const AppSpec::Service db = spec->services.value(u"db"_s);
+        QCOMPARE(db.user, u"postgres"_s);
+        QCOMPARE(db.database, u"postgres"_s);
+        QCOMPARE(db.password, u"postgres"_s);
+        QCOMPARE(db.env.value(u"url"_s), u"DATABASE_URL"_s);
+        auto again = parseAppSpecJson(QJsonDocument(spec->toJson()).toJson());
+        QVERIFY2(again, qPrintable(again ? QString() : again.error().text()));
+        QCOMPARE(again->services, spec->services);
+    }
+
     void noServices()
     {
         auto spec = parseAppSpec(specWith("services:\n"));
@@ -82,6 +103,22 @@ private Q_SLOTS:
             << QByteArray("services:\n  db: postgres\n") << u"services.db"_s << u"expected a mapping"_s << 5;
         QTest::newRow("services a list") << QByteArray("services:\n  - db\n") << u"services"_s
                                          << u"expected a mapping of slot names"_s << 5;
+        QTest::newRow("a redis user") << QByteArray("services:\n  cache: { kind: redis, user: admin }\n")
+                                      << u"services.cache.user"_s << u"redis has no users here"_s << 5;
+        QTest::newRow("a bad user") << QByteArray("services:\n  db: { kind: postgres, user: \"a b\" }\n")
+                                    << u"services.db.user"_s << u"is not a user name"_s << 5;
+        QTest::newRow("a bad database") << QByteArray("services:\n  db: { kind: mysql, database: 1st }\n")
+                                        << u"services.db.database"_s << u"is not a database name"_s << 5;
+        QTest::newRow("a password with a space")
+            << QByteArray("services:\n  db: { kind: postgres, password: \"pass word\" }\n") << u"services.db.password"_s
+            << u"visible ASCII characters and no spaces"_s << 5;
+        QTest::newRow("an unknown part") << QByteArray("services:\n  db: { kind: redis, env: { name: REDIS_DB } }\n")
+                                         << u"services.db.env.name"_s << u"redis gives no \"name\""_s << 5;
+        QTest::newRow("a bad variable") << QByteArray("services:\n  db: { kind: postgres, env: { url: 9URL } }\n")
+                                        << u"services.db.env.url"_s << QString() << 5;
+        QTest::newRow("one name twice") << QByteArray(
+                                               "services:\n  db: { kind: postgres, env: { url: DB, host: DB } }\n")
+                                        << u"services.db.env.url"_s << u"DB names two parts"_s << 5;
         QByteArray many("services:\n");
         for (int i = 0; i <= MaxServiceSlots; ++i)
             many += "  s" + QByteArray::number(i) + ": { kind: redis }\n";
