@@ -149,6 +149,10 @@
         <source>Starting the forward through %1…</source>
         <translation>Weiterleitung über %1 wird gestartet…</translation>
     </message>
+    <message>
+        <source>Deploy on push</source>
+        <translation>Deploy bei Push</translation>
+    </message>
 </context>
 <context>
     <name>AppEventsModel</name>
@@ -236,6 +240,14 @@
         <source>Approval expired</source>
         <translation>Freigabe abgelaufen</translation>
     </message>
+    <message>
+        <source>Webhook delivery</source>
+        <translation>Webhook-Zustellung</translation>
+    </message>
+    <message>
+        <source>Webhook secret replaced</source>
+        <translation>Webhook-Geheimnis ersetzt</translation>
+    </message>
 </context>
 <context>
     <name>AppEventsTab</name>
@@ -274,6 +286,185 @@
     <message>
         <source>Show the events of older deploys</source>
         <translation>Ereignisse älterer Deployments anzeigen</translation>
+    </message>
+</context>
+<context>
+    <name>AppHookTab</name>
+    <message>
+        <source>Make a new webhook secret for %1?</source>
+        <translation>Neues Webhook-Geheimnis für %1 erzeugen?</translation>
+    </message>
+    <message>
+        <source>Make new secret</source>
+        <translation>Neues Geheimnis erzeugen</translation>
+    </message>
+    <message>
+        <source>Deliveries signed with the old secret are refused from then on, until the forge has the new one. Pando shows the new secret once.</source>
+        <translation>Mit dem alten Geheimnis signierte Zustellungen werden ab dann abgewiesen, bis die Forge das neue hat. Pando zeigt das neue Geheimnis einmal.</translation>
+    </message>
+    <message>
+        <source>Pando makes a random secret and shows it once, to give the forge.</source>
+        <translation>Pando erzeugt ein zufälliges Geheimnis und zeigt es einmal, um es der Forge zu geben.</translation>
+    </message>
+    <message>
+        <source>Set the webhook secret of %1</source>
+        <translation>Webhook-Geheimnis von %1 setzen</translation>
+    </message>
+    <message>
+        <source>Set secret</source>
+        <translation>Geheimnis setzen</translation>
+    </message>
+    <message>
+        <source>The secret the forge has (GitLab&apos;s secret token, one set on the forge already): 16 to 256 visible characters, no spaces. Deliveries signed with the old one are refused from then on.</source>
+        <translation>Das Geheimnis, das die Forge hat (GitLabs Secret Token, eines, das auf der Forge schon gesetzt ist): 16 bis 256 sichtbare Zeichen, keine Leerzeichen. Mit dem alten signierte Zustellungen werden ab dann abgewiesen.</translation>
+    </message>
+    <message>
+        <source>secret</source>
+        <translation>Geheimnis</translation>
+    </message>
+    <message>
+        <source>Webhook secret</source>
+        <translation>Webhook-Geheimnis</translation>
+    </message>
+    <message>
+        <source>Deploys %1: %2</source>
+        <translation>Deployt %1: %2</translation>
+    </message>
+    <message>
+        <source>Deploys %1</source>
+        <translation>Deployt %1</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>Aktualisieren</translation>
+    </message>
+    <message>
+        <source>Read the webhook and its deliveries again</source>
+        <translation>Webhook und Zustellungen neu lesen</translation>
+    </message>
+    <message>
+        <source>Pushes deploy nothing: auto-deploy is off for %1. To deploy what is pushed, set source.autodeploy: push in its spec (or poll, to have Pando look for new commits itself). The Settings tab does not edit it yet: pando apps spec %1 &gt; spec.yaml, add the line under source, then pando apps update %1 -f spec.yaml.</source>
+        <translation>Pushes deployen nichts: Auto-Deploy ist für %1 aus. Um Gepushtes zu deployen, setze source.autodeploy: push in seiner Spec (oder poll, damit Pando selbst nach neuen Commits sieht). Der Reiter Einstellungen bearbeitet das noch nicht: pando apps spec %1 &gt; spec.yaml, die Zeile unter source ergänzen, dann pando apps update %1 -f spec.yaml.</translation>
+    </message>
+    <message>
+        <source>%1. The webhook answers deliveries but deploys nothing while the app polls.</source>
+        <translation>%1. Der Webhook beantwortet Zustellungen, deployt aber nichts, solange die App pollt.</translation>
+    </message>
+    <message>
+        <source>Webhook</source>
+        <translation>Webhook</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>Adresse</translation>
+    </message>
+    <message>
+        <source>reading…</source>
+        <translation>wird gelesen…</translation>
+    </message>
+    <message>
+        <source>Webhook address</source>
+        <translation>Webhook-Adresse</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>Kopieren</translation>
+    </message>
+    <message>
+        <source>Copy the webhook address</source>
+        <translation>Webhook-Adresse kopieren</translation>
+    </message>
+    <message>
+        <source>Secret</source>
+        <translation>Geheimnis</translation>
+    </message>
+    <message>
+        <source>New secret</source>
+        <translation>Neues Geheimnis</translation>
+    </message>
+    <message>
+        <source>Make a new random webhook secret</source>
+        <translation>Neues zufälliges Webhook-Geheimnis erzeugen</translation>
+    </message>
+    <message>
+        <source>Set secret…</source>
+        <translation>Geheimnis setzen…</translation>
+    </message>
+    <message>
+        <source>Set a webhook secret of your own</source>
+        <translation>Eigenes Webhook-Geheimnis setzen</translation>
+    </message>
+    <message>
+        <source>The new secret. Copy it into the forge now: Pando does not show it again.</source>
+        <translation>Das neue Geheimnis. Kopiere es jetzt in die Forge: Pando zeigt es nicht noch einmal.</translation>
+    </message>
+    <message>
+        <source>New webhook secret</source>
+        <translation>Neues Webhook-Geheimnis</translation>
+    </message>
+    <message>
+        <source>Copy the new webhook secret</source>
+        <translation>Neues Webhook-Geheimnis kopieren</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>Fertig</translation>
+    </message>
+    <message>
+        <source>Hide the new webhook secret: it was copied</source>
+        <translation>Neues Webhook-Geheimnis ausblenden: es wurde kopiert</translation>
+    </message>
+    <message>
+        <source>Where each forge takes them</source>
+        <translation>Wo jede Forge sie einträgt</translation>
+    </message>
+    <message>
+        <source>Hide where each forge takes the address and the secret</source>
+        <translation>Ausblenden, wo jede Forge Adresse und Geheimnis einträgt</translation>
+    </message>
+    <message>
+        <source>Show where each forge takes the address and the secret</source>
+        <translation>Zeigen, wo jede Forge Adresse und Geheimnis einträgt</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;GitHub&lt;/b&gt;: repository → Settings → Webhooks → Add webhook: the address as Payload URL, content type application/json, the secret as Secret, just the push event.</source>
+        <translation>&lt;b&gt;GitHub&lt;/b&gt;: Repository → Settings → Webhooks → Add webhook: die Adresse als Payload URL, Content type application/json, das Geheimnis als Secret, nur das Push-Ereignis.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;GitLab&lt;/b&gt;: project → Settings → Webhooks: the address as URL, the secret as Secret token, Push events (and Tag push events when the app follows tags).</source>
+        <translation>&lt;b&gt;GitLab&lt;/b&gt;: Projekt → Settings → Webhooks: die Adresse als URL, das Geheimnis als Secret token, Push events (und Tag push events, wenn die App Tags folgt).</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Gitea, Forgejo&lt;/b&gt;: repository → Settings → Webhooks → Add webhook → Gitea (Forgejo): content type application/json, the secret as Secret, Push events.</source>
+        <translation>&lt;b&gt;Gitea, Forgejo&lt;/b&gt;: Repository → Settings → Webhooks → Add webhook → Gitea (Forgejo): Content type application/json, das Geheimnis als Secret, Push events.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Bitbucket&lt;/b&gt;: repository settings → Webhooks → Add webhook: the secret as Secret, trigger Repository push.</source>
+        <translation>&lt;b&gt;Bitbucket&lt;/b&gt;: Repository settings → Webhooks → Add webhook: das Geheimnis als Secret, Trigger Repository push.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Azure DevOps&lt;/b&gt;: project settings → Service hooks → Web Hooks, event Code pushed: the secret as the basic authentication password (any user name).</source>
+        <translation>&lt;b&gt;Azure DevOps&lt;/b&gt;: Project settings → Service hooks → Web Hooks, Ereignis Code pushed: das Geheimnis als Passwort der Basic-Authentifizierung (beliebiger Benutzername).</translation>
+    </message>
+    <message>
+        <source>Deliveries, newest first</source>
+        <translation>Zustellungen, neueste zuerst</translation>
+    </message>
+    <message>
+        <source>No deliveries yet</source>
+        <translation>Noch keine Zustellungen</translation>
+    </message>
+    <message>
+        <source>Webhook deliveries of %1</source>
+        <translation>Webhook-Zustellungen von %1</translation>
+    </message>
+    <message>
+        <source>%1: %2 %3 %4 %5, %6. %7</source>
+        <translation>%1: %2 %3 %4 %5, %6. %7</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
     </message>
 </context>
 <context>
@@ -2346,6 +2537,126 @@
     <message>
         <source>Refused: %1</source>
         <translation>Abgelehnt: %1</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::AppHookModel</name>
+    <message>
+        <source>Pando (%1)</source>
+        <translation>Pando (%1)</translation>
+    </message>
+    <message>
+        <source>deploy %1</source>
+        <translation>Deploy %1</translation>
+    </message>
+    <message>
+        <source>accepted</source>
+        <translation>angenommen</translation>
+    </message>
+    <message>
+        <source>deployed</source>
+        <translation>deployt</translation>
+    </message>
+    <message>
+        <source>ignored</source>
+        <translation>ignoriert</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>on push, through the forge&apos;s webhook</source>
+        <translation>bei Push, über den Webhook der Forge</translation>
+    </message>
+    <message>
+        <source>by polling the repository</source>
+        <translation>durch Abfragen des Repositorys</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>aus</translation>
+    </message>
+    <message>
+        <source>tags matching %1</source>
+        <translation>Tags passend zu %1</translation>
+    </message>
+    <message>
+        <source>branch %1</source>
+        <translation>Branch %1</translation>
+    </message>
+    <message>
+        <source>This computer&apos;s engine answers only this computer. A forge reaches the webhook while Settings serves teammates (&quot;Let teammates use this computer&apos;s engine&quot;): at that server&apos;s address, https://THIS-COMPUTER:PORT, followed by this path; tell the forge to accept the server&apos;s own certificate.</source>
+        <translation>Die Engine dieses Computers antwortet nur diesem Computer. Eine Forge erreicht den Webhook, während die Einstellungen Teammitglieder bedienen („Teammitglieder die Engine dieses Computers nutzen lassen“): unter der Adresse dieses Servers, https://DIESER-COMPUTER:PORT, gefolgt von diesem Pfad; sag der Forge, dass sie das eigene Zertifikat des Servers annehmen soll.</translation>
+    </message>
+    <message>
+        <source>The address this desktop reaches the install at: the forge must reach it too.</source>
+        <translation>Die Adresse, unter der dieser Desktop die Installation erreicht: die Forge muss sie auch erreichen.</translation>
+    </message>
+    <message>
+        <source>none yet</source>
+        <translation>noch keines</translation>
+    </message>
+    <message>
+        <source>someone</source>
+        <translation>jemandem</translation>
+    </message>
+    <message>
+        <source>set by %1</source>
+        <translation>gesetzt von %1</translation>
+    </message>
+    <message>
+        <source>set by %1 at %2</source>
+        <translation>gesetzt von %1 um %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>every %n hour(s)</source>
+        <translation>
+            <numerusform>jede Stunde</numerusform>
+            <numerusform>alle %n Stunden</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>every %n minute(s)</source>
+        <translation>
+            <numerusform>jede Minute</numerusform>
+            <numerusform>alle %n Minuten</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>every %n second(s)</source>
+        <translation>
+            <numerusform>jede Sekunde</numerusform>
+            <numerusform>alle %n Sekunden</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>not polled yet</source>
+        <translation>noch nicht abgefragt</translation>
+    </message>
+    <message>
+        <source>the poll at %1 failed: %2</source>
+        <translation>die Abfrage um %1 schlug fehl: %2</translation>
+    </message>
+    <message>
+        <source>last polled at %1, at commit %2</source>
+        <translation>zuletzt abgefragt um %1, bei Commit %2</translation>
+    </message>
+    <message>
+        <source>last polled at %1</source>
+        <translation>zuletzt abgefragt um %1</translation>
+    </message>
+    <message>
+        <source>Polled %1; %2</source>
+        <translation>Abgefragt %1; %2</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>type the secret to set, or make a new one instead</source>
+        <translation>gib das zu setzende Geheimnis ein, oder erzeuge stattdessen ein neues</translation>
     </message>
 </context>
 <context>

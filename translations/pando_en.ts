@@ -59,6 +59,30 @@
     </message>
 </context>
 <context>
+    <name>pando::desktop::AppHookModel</name>
+    <message numerus="yes">
+        <source>every %n hour(s)</source>
+        <translation>
+            <numerusform>every hour</numerusform>
+            <numerusform>every %n hours</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>every %n minute(s)</source>
+        <translation>
+            <numerusform>every minute</numerusform>
+            <numerusform>every %n minutes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>every %n second(s)</source>
+        <translation>
+            <numerusform>every second</numerusform>
+            <numerusform>every %n seconds</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>pando::desktop::ApprovalsModel</name>
     <message numerus="yes">
         <source>%n minute(s)</source>

@@ -76,6 +76,15 @@ Pane {
             objectName: "addressesTab"
             text: qsTr("Addresses")
         }
+        TabButton {
+            objectName: "hookTab"
+            text: qsTr("Deploy on push")
+            // Its whole name where the bar has room for it and 64 px for each other tab (which share
+            // the rest); an equal share where it has not.
+            // (The pane's width, not the bar's: the bar's own width would loop through its implicit one.)
+            width: Math.max(root.availableWidth / tabs.count,
+                            Math.min(implicitWidth, root.availableWidth - (tabs.count - 1) * 64))
+        }
     }
 
     // A tab's view, made only while the tab is shown, so a hidden tab follows no stream. Loaded by
@@ -140,6 +149,14 @@ Pane {
         objectName: "addressesLoader"
         shown: root.hasApp && tabs.currentIndex === 5
         view: Qt.resolvedUrl("AppAddressesTab.qml")
+        session: root.appsModel.session
+        app: root.hasApp ? root.app.name : ""
+    }
+    TabLoader {
+        anchors.topMargin: tabs.height + 12
+        objectName: "hookLoader"
+        shown: root.hasApp && tabs.currentIndex === 6
+        view: Qt.resolvedUrl("AppHookTab.qml")
         session: root.appsModel.session
         app: root.hasApp ? root.app.name : ""
     }

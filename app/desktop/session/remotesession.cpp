@@ -304,6 +304,18 @@ void RemoteSession::removeAppSecret(const QString &app, const QString &name, Don
          toDone(std::move(done)));
 }
 
+void RemoteSession::appHook(const QString &app, int limit, ObjectCallback done)
+{
+    const std::optional<int> asked = limit > 0 ? std::optional<int>(limit) : std::nullopt;
+    call([app, asked](const Api &api, Callback cb) { api.appHook(app, asked, std::move(cb)); }, std::move(done));
+}
+
+void RemoteSession::newHookSecret(const QString &app, const QString &secret, ObjectCallback done)
+{
+    call([app, secret](const Api &api, Callback cb) { api.newHookSecret(app, secret, std::move(cb)); },
+         std::move(done));
+}
+
 void RemoteSession::appServices(const QString &app, ListCallback done)
 {
     callList([app](const Api &api, Callback cb) { api.appServices(app, std::move(cb)); }, u"services"_s,

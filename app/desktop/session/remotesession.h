@@ -54,6 +54,8 @@ public:
     void appSecrets(const QString &app, ObjectCallback done) override;
     void setAppSecret(const QString &app, const QString &name, const QString &value, ObjectCallback done) override;
     void removeAppSecret(const QString &app, const QString &name, DoneCallback done) override;
+    void appHook(const QString &app, int limit, ObjectCallback done) override;
+    void newHookSecret(const QString &app, const QString &secret, ObjectCallback done) override;
     void appServices(const QString &app, ListCallback done) override;
     void backupService(const QString &app, const QString &slot, QIODevice *out,
                        std::function<void(qint64 bytes)> progress, DoneCallback done) override;

@@ -106,6 +106,16 @@ public:
     // it on its next deploy. The value goes only into the request body.
     virtual void setAppSecret(const QString &app, const QString &name, const QString &value, ObjectCallback done) = 0;
     virtual void removeAppSecret(const QString &app, const QString &name, DoneCallback done) = 0;
+    // Deploy on push (docs/autodeploy.md). The app's webhook with its newest `limit` deliveries,
+    // newest first: {app, mode ("off", "push", "poll"), branch, tags, path ("/api/v1/hooks/NAME"),
+    // secret_set, secret_set_by, secret_set_at, deliveries: [{id, forge, event, ref, commit, pusher,
+    // outcome ("accepted", "deployed", "ignored", "failed"), detail, deploy, received_ms,
+    // received_at}], and for polling poll: {every_s, polled_at, commit, error}}.
+    virtual void appHook(const QString &app, int limit, ObjectCallback done) = 0;
+    // Replaces the webhook's secret: secret empty makes a random one, answered this once as
+    // {app, path, secret}; a chosen one goes only into the request body and is not answered back
+    // ({app, path}). Deliveries signed with the old secret are refused from then on.
+    virtual void newHookSecret(const QString &app, const QString &secret, ObjectCallback done) = 0;
     // The app's backing services ({app, slot, kind, version, status, user, database, volume, env:
     // [variable names]}), never a password; Unavailable when the install runs without services.
     virtual void appServices(const QString &app, ListCallback done) = 0;
