@@ -15,7 +15,7 @@ namespace pando::server::detail {
 namespace {
 // How long the app's side may take to take what the client sent once the client is gone; past
 // it the connection is dropped.
-constexpr int LingerMs = 5'000;
+constexpr int TunnelLingerMs = 5'000;
 } // namespace
 
 AppTunnel::AppTunnel(WebSocketSession &session, Options options, std::function<void()> released)
@@ -159,7 +159,7 @@ void AppTunnel::letAppGo()
     app->setParent(nullptr);
     m_app = nullptr;
     connect(app, &QTcpSocket::disconnected, app, &QObject::deleteLater);
-    QTimer::singleShot(LingerMs, app, [app] {
+    QTimer::singleShot(TunnelLingerMs, app, [app] {
         app->abort();
         app->deleteLater();
     });

@@ -19,7 +19,7 @@ QString fieldAt(int index, const QString &field = {})
 }
 
 // Whether one path is the other or lies below it.
-bool nested(const QString &a, const QString &b)
+bool pathsOverlap(const QString &a, const QString &b)
 {
     return a == b || a.startsWith(b + u'/') || b.startsWith(a + u'/');
 }
@@ -69,7 +69,7 @@ Status checkVolumes(const QList<AppSpec::Run::Volume> &volumes)
             if (volumes[j].name == volumes[i].name)
                 return fail(ErrorCode::Invalid, u"volume %1 is named twice"_s.arg(quoted(volumes[i].name)),
                             fieldAt(i, u"name"_s));
-            if (nested(QDir::cleanPath(volumes[j].path), QDir::cleanPath(volumes[i].path)))
+            if (pathsOverlap(QDir::cleanPath(volumes[j].path), QDir::cleanPath(volumes[i].path)))
                 return fail(
                     ErrorCode::Invalid,
                     u"%1 overlaps volume %2 at %3"_s.arg(quoted(volumes[i].path), volumes[j].name, volumes[j].path),

@@ -31,7 +31,7 @@ void wipe(QString &secret)
 
 // Who set the secret, as the Events tab says it: "user:ana/token:t1" → "ana" (the person, not
 // the token they used); "system:desktop" → "Pando (desktop)".
-QString actorText(const QString &actor)
+QString secretSetterText(const QString &actor)
 {
     if (actor.startsWith(u"system:"_s))
         return AppHookModel::tr("Pando (%1)").arg(actor.mid(7));
@@ -246,7 +246,7 @@ QString AppHookModel::secretText() const
 {
     if (!m_hook.secretSet)
         return tr("none yet");
-    const QString by = m_hook.secretSetBy.isEmpty() ? tr("someone") : actorText(m_hook.secretSetBy);
+    const QString by = m_hook.secretSetBy.isEmpty() ? tr("someone") : secretSetterText(m_hook.secretSetBy);
     if (m_hook.secretSetMs <= 0)
         return tr("set by %1").arg(by);
     return tr("set by %1 at %2").arg(by, momentText(m_hook.secretSetMs));
