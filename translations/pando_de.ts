@@ -2542,10 +2542,6 @@
 <context>
     <name>pando::desktop::AppHookModel</name>
     <message>
-        <source>Pando (%1)</source>
-        <translation>Pando (%1)</translation>
-    </message>
-    <message>
         <source>deploy %1</source>
         <translation>Deploy %1</translation>
     </message>

@@ -13,16 +13,6 @@ namespace {
 
 constexpr int MaxRows = 2000;
 
-// "user:ana/token:t1" → "ana"; "system:reconciler" → "Pando (reconciler)".
-QString actorText(const QString &actor)
-{
-    if (actor.startsWith(u"system:"_s))
-        return AppEventsModel::tr("Pando (%1)").arg(actor.mid(7));
-    if (actor.startsWith(u"user:"_s))
-        return actor.mid(5).section(u'/', 0, 0);
-    return actor;
-}
-
 QString sizeText(qint64 bytes)
 {
     return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeTraditionalFormat);
@@ -36,6 +26,15 @@ QString stepError(const QJsonObject &data)
 }
 
 } // namespace
+
+QString AppEventsModel::actorText(const QString &actor)
+{
+    if (actor.startsWith(u"system:"_s))
+        return tr("Pando (%1)").arg(actor.mid(7));
+    if (actor.startsWith(u"user:"_s))
+        return actor.mid(5).section(u'/', 0, 0);
+    return actor;
+}
 
 AppEventsModel::AppEventsModel(QObject *parent) : SessionListModel(parent)
 {}

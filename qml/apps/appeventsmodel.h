@@ -46,6 +46,10 @@ public:
     };
     Q_ENUM(Role)
 
+    // Who did something, for people: "user:ana/token:t1" → "ana" (the person, not the token they
+    // used); "system:reconciler" → "Pando (reconciler)". The Deploy on push tab says it alike.
+    static QString actorText(const QString &actor);
+
     // Recent deploys whose lines are asked for (and how many more each loadOlder() adds), the
     // most the deploy list gives, and lines per object.
     static constexpr int Deploys = 20;

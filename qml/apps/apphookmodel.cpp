@@ -2,6 +2,7 @@
 
 #include "app/desktop/session/inprocesssession.h"
 #include "core/vocab/vocab.h"
+#include "qml/apps/appeventsmodel.h"
 
 #include <QClipboard>
 #include <QDateTime>
@@ -27,17 +28,6 @@ void wipe(QString &secret)
     if (!secret.isEmpty())
         secret.fill(u'\0');
     secret.clear();
-}
-
-// Who set the secret, as the Events tab says it: "user:ana/token:t1" → "ana" (the person, not
-// the token they used); "system:desktop" → "Pando (desktop)".
-QString secretSetterText(const QString &actor)
-{
-    if (actor.startsWith(u"system:"_s))
-        return AppHookModel::tr("Pando (%1)").arg(actor.mid(7));
-    if (actor.startsWith(u"user:"_s))
-        return actor.mid(5).section(u'/', 0, 0);
-    return actor;
 }
 
 void toClipboard(const QString &text)
@@ -246,7 +236,7 @@ QString AppHookModel::secretText() const
 {
     if (!m_hook.secretSet)
         return tr("none yet");
-    const QString by = m_hook.secretSetBy.isEmpty() ? tr("someone") : secretSetterText(m_hook.secretSetBy);
+    const QString by = m_hook.secretSetBy.isEmpty() ? tr("someone") : AppEventsModel::actorText(m_hook.secretSetBy);
     if (m_hook.secretSetMs <= 0)
         return tr("set by %1").arg(by);
     return tr("set by %1 at %2").arg(by, momentText(m_hook.secretSetMs));
