@@ -26,9 +26,6 @@ bool isTerminal(std::optional<core::DeployStatus> status)
 // `deploy --wait`: the deploy asked for until it ends, its steps printed as they start and end.
 // How many of a failed step's last lines `deploy --wait` prints.
 constexpr int FailedStepTail = 20;
-// How often, and how far apart, a succeeded deploy is looked at again for its switch step's end.
-constexpr int SwitchWaits = 40;
-constexpr int SwitchWaitMs = 25;
 
 // A step's output, its last `tail` lines, on stderr under a heading.
 void printStepTail(const QJsonObject &log, const QString &step, int tail)
@@ -65,7 +62,6 @@ private:
     QTimer *m_pollTimer = nullptr;
     bool m_pollInFlight = false;
     bool m_pollAgain = false;
-    int m_switchWaits = 0; // looks again after success, for the switch step's own end
 };
 
 void DeployWatch::start(const QString &app)
@@ -132,18 +128,6 @@ void DeployWatch::poll()
         if (!isTerminal(status)) {
             scheduleNext();
             return;
-        }
-        // A deploy succeeds at its switch, and the switch step's end is recorded a moment after:
-        // look again briefly so that the step list printed is whole.
-        if (status == core::DeployStatus::Succeeded && !m_cli.args().json && m_switchWaits < SwitchWaits) {
-            for (const QJsonValue value : view.value(QStringLiteral("steps")).toArray()) {
-                const QJsonObject step = value.toObject();
-                if (str(step, "name") == QLatin1String("switch") && str(step, "status") == QLatin1String("running")) {
-                    ++m_switchWaits;
-                    QTimer::singleShot(SwitchWaitMs, this, &DeployWatch::requestPoll);
-                    return;
-                }
-            }
         }
         if (m_events)
             m_events->close();

@@ -55,6 +55,8 @@ Status DeployRunner::run(const QString &deployId, const CancelToken &cancel)
             if (!ended)
                 return finishFailed(run, recorder.failWith(ended.error()));
             recorder.succeed(ended->detail);
+            if (ended->live)
+                finishSucceeded(run, ended->detail);
         }
         if (step.checkCancelAfter && cancel.isCancelled())
             return finishFailed(run, cancelled());
@@ -112,6 +114,26 @@ Status DeployRunner::finishFailed(DeployRun &run, const Error &error)
     m_s.publish(EventType::DeployFailed, deploy.app, deploy.id,
                 QJsonObject{{QStringLiteral("step"), deploy.failedStep}, {QStringLiteral("error"), deploy.error}});
     return std::unexpected(error);
+}
+
+void DeployRunner::finishSucceeded(DeployRun &run, const QString &url)
+{
+    DeployRecord &deploy = run.deploy;
+    deploy.status = DeployStatus::Succeeded;
+    deploy.finishedMs = m_s.clock.nowMs();
+    // The new version serves whatever becomes of the line; the deploy's record and event say
+    // when it could not be written, so that nobody takes the deploy for an audited one.
+    QJsonObject announced{{QStringLiteral("url"), url}};
+    if (auto audited = m_s.audit.record(
+            Actor::system(QStringLiteral("deploy")), QStringLiteral("deploy.finish"),
+            QStringLiteral("deploy/") + deploy.id, QStringLiteral("success"),
+            QJsonObject{{QStringLiteral("app"), deploy.app}, {QStringLiteral("commit"), deploy.commit}});
+        !audited) {
+        deploy.error = unaudited(QStringLiteral("the deploy succeeded"), audited.error()).text();
+        announced.insert(QStringLiteral("audit_error"), audited.error().text());
+    }
+    run.save();
+    m_s.publish(EventType::DeploySucceeded, deploy.app, deploy.id, announced);
 }
 
 Status DeployRunner::endHeld(const QString &deployId, DeployStatus status, const QString &why)

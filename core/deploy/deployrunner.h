@@ -38,6 +38,8 @@ private:
     Result<std::unique_ptr<DeployRun>> begin(const QString &deployId, const CancelToken &cancel);
     // Ends the deploy as failed (or cancelled), removing what this deploy created.
     Status finishFailed(DeployRun &run, const Error &error);
+    // Marks the deploy succeeded once its new version serves at `url`, with its audit line.
+    void finishSucceeded(DeployRun &run, const QString &url);
 
     Services &m_s;
 };

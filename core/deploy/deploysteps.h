@@ -67,6 +67,8 @@ struct DeployRun {
 struct StepEnd {
     QString detail;    // recorded with the step
     bool hold = false; // the deploy now waits (for approval): the runner stops, nothing failed
+    bool live = false; // the new version serves (at `detail`): once the step is recorded, the
+                       // runner marks the deploy succeeded
 };
 
 enum class Recording {

@@ -444,7 +444,35 @@ private Q_SLOTS:
         QCOMPARE(switched->detail, u"http://127.0.0.1:41000"_s);
         QCOMPARE(AppRepository(*m_db).find(u"hello"_s)->currentDeploy, run->deploy.id);
         QCOMPARE(AppRepository(*m_db).find(u"hello"_s)->routePort, 41000);
-        QCOMPARE(DeployRepository(*m_db).find(run->deploy.id)->status, core::DeployStatus::Succeeded);
+        // The runner says the deploy succeeded once it has recorded this step's end.
+        QVERIFY(switched->live);
+        QCOMPARE(DeployRepository(*m_db).find(run->deploy.id)->status, core::DeployStatus::Queued);
+    }
+
+    // Whoever learns that a deploy succeeded (the CLI's --wait, the desktop's deploy view) finds
+    // every step up to the switch ended, not the switch still running.
+    void aSucceededDeployHasEndedItsSwitch()
+    {
+        OkServer answerer;
+        QVERIFY(answerer.port() != 0);
+        m_runtimePtr->address = u"127.0.0.1"_s;
+        const DeployRecord queued = queue(
+            u"name: hello\nsource:\n  repo: https://git.example/hello.git\nrun:\n  port: %1\n"_s.arg(answerer.port()));
+        QList<core::DeployStepStatus> switchWhenSucceeded;
+        QObject receiver;
+        connect(&m_events, &EventBus::published, &receiver, [&](const Event &event) {
+            if (event.type != EventType::DeploySucceeded)
+                return;
+            QCOMPARE(DeployRepository(*m_db).find(queued.id)->status, core::DeployStatus::Succeeded);
+            const auto steps = DeployRepository(*m_db).steps(queued.id);
+            QVERIFY(steps);
+            for (const StepRecord &step : *steps)
+                if (step.name == u"switch"_s)
+                    switchWhenSucceeded << step.status;
+        });
+        auto ran = DeployRunner(*m_services).run(queued.id, m_cancel);
+        QVERIFY2(ran, qPrintable(ran ? QString() : ran.error().text()));
+        QCOMPARE(switchWhenSucceeded, QList<core::DeployStepStatus>{core::DeployStepStatus::Succeeded});
     }
 
     void aStepLeftOpenIsRecordedAsInterrupted()
