@@ -1,0 +1,85 @@
+#pragma once
+// The forge API interface: what Pando asks of a forge's REST API beyond git itself — the
+// repositories a connection's token can see, a repository's branches, what a ref points at, a
+// commit status on the commit a deploy built, and the push webhook that starts the next deploy.
+// One implementation per forge lives in adapters/forge/rest; makeForgeApi() picks it by the
+// account's kind.
+//
+// Threading: calls block (each request has a deadline) and may be made from any thread,
+// concurrently: an implementation keeps no state between calls.
+
+#include "adapters/api/cancel.h"
+#include "adapters/api/error.h"
+#include "adapters/api/repoaddress.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+#include <memory>
+
+namespace pando::adapters {
+
+struct ForgeRepository {
+    QString fullName; // as the forge names it below its base: "acme/api", "group/sub/api", Azure "project/api"
+    QString cloneUrl; // https
+    QString sshUrl;
+    QString webUrl;
+    QString defaultBranch; // empty when the forge's listing does not say (Bitbucket Data Center)
+    bool isPrivate = false;
+};
+
+struct ForgeBranch {
+    QString name;   // "main", without refs/heads/
+    QString commit; // the full hex id its head points at
+};
+
+enum class CommitState { Pending, Success, Failure, Error };
+
+struct CommitStatus {
+    QString commit; // the full hex id
+    CommitState state = CommitState::Pending;
+    QString context;     // "pando/APP": one status per context, a later one replaces it
+    QString description; // at most 140 characters are sent (GitHub's limit, the smallest)
+    QString targetUrl;   // where people see the deploy; may be empty
+};
+
+struct ForgeWebhook {
+    QString id; // the forge's id of the hook (a number, Bitbucket Cloud's {uuid}, Azure's subscription id)
+    QString url;
+};
+
+// A connection as the forge API needs it. The token is never logged and never in an error text.
+struct ForgeAccount {
+    ForgeScope scope;
+    QString username; // Bitbucket Cloud: the account an app password belongs to (empty: the token is a Bearer token)
+    QByteArray token;
+};
+
+class ForgeApi {
+public:
+    virtual ~ForgeApi() = default;
+
+    // Every repository the token can see; only the scope's owner's when the scope names one.
+    // Listings stop after a bounded number of pages (adapters/forge/rest/forgerest.h).
+    virtual Result<QList<ForgeRepository>> repositories(const CancelToken &cancel) = 0;
+    virtual Result<QList<ForgeBranch>> branches(const RepoAddress &repo, const CancelToken &cancel) = 0;
+    // The full commit id ref (a branch, a tag, refs/heads/…, refs/tags/… or a commit id) points
+    // at; NotFound when there is no such ref.
+    virtual Result<QString> resolve(const RepoAddress &repo, const QString &ref, const CancelToken &cancel) = 0;
+    virtual Status setCommitStatus(const RepoAddress &repo, const CommitStatus &status, const CancelToken &cancel) = 0;
+    // Registers a push webhook to url signed with secret, the way autodeploy's forgehook.h checks
+    // it. Idempotent: a hook the repository already has for url is kept, its secret (and events)
+    // updated, and returned; a second hook is never made.
+    virtual Result<ForgeWebhook> registerWebhook(const RepoAddress &repo, const QString &url, const QByteArray &secret,
+                                                 const CancelToken &cancel) = 0;
+};
+
+// The forge API for account, defined by the pando_adapters_forge_rest library (link it to call
+// this). apiBaseOverride replaces the API root the scope's address gives (tests point it at a
+// stand-in): https://api.github.com or BASE/api/v3, BASE/api/v4 (GitLab), BASE/api/v1 (Gitea),
+// https://api.bitbucket.org/2.0, Bitbucket Data Center's BASE (which /rest/api/1.0 and
+// /rest/build-status/1.0 are below), Azure DevOps' https://dev.azure.com/ORG. For a generic git
+// host, and for an account whose scope or token is unusable, every call fails saying why.
+std::unique_ptr<ForgeApi> makeForgeApi(const ForgeAccount &account, const QString &apiBaseOverride = {});
+
+} // namespace pando::adapters

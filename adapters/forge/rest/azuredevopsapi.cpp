@@ -1,0 +1,272 @@
+// Azure DevOps' REST API (api-version 7.1) below https://dev.azure.com/ORG (or an Azure DevOps
+// Server collection's address): a personal access token as HTTP basic authentication with an
+// empty user; pages through x-ms-continuationtoken. A repository is PROJECT/REPO; its webhook is
+// a service hook subscription (publisher tfs, event git.push, consumer webHooks) whose basic
+// authentication password is the secret, which is how autodeploy checks Azure's deliveries.
+
+#include "adapters/forge/rest/forgeclient.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::adapters::forgerest::detail {
+
+namespace {
+
+QString azureScopeHint(Purpose purpose)
+{
+    switch (purpose) {
+    case Purpose::ListRepositories:
+    case Purpose::ReadRepository:
+        return u"the personal access token needs the Code (Read) scope"_s;
+    case Purpose::SetStatus:
+        return u"the personal access token needs the Code (Status) scope"_s;
+    case Purpose::ManageHooks:
+        return u"the personal access token needs the Service Hooks (Read & write) and Code (Read) scopes, and its "
+               u"account the project's Edit subscriptions permission"_s;
+    }
+    return {};
+}
+
+QString azureState(CommitState state)
+{
+    switch (state) {
+    case CommitState::Pending:
+        return u"pending"_s;
+    case CommitState::Success:
+        return u"succeeded"_s;
+    case CommitState::Failure:
+        return u"failed"_s;
+    case CommitState::Error:
+        return u"error"_s;
+    }
+    return u"error"_s;
+}
+
+QString azureBranchName(const QString &ref)
+{
+    return ref.startsWith(u"refs/heads/"_s) ? ref.mid(11) : ref;
+}
+
+ForgeRepository azureRepository(const QJsonObject &object)
+{
+    const QJsonObject project = object.value("project"_L1).toObject();
+    return ForgeRepository{project.value("name"_L1).toString() + u'/' + object.value("name"_L1).toString(),
+                           withoutUserInfo(object.value("remoteUrl"_L1).toString()),
+                           object.value("sshUrl"_L1).toString(),
+                           object.value("webUrl"_L1).toString(),
+                           azureBranchName(object.value("defaultBranch"_L1).toString()),
+                           project.value("visibility"_L1).toString() != u"public"_s};
+}
+
+// Azure's "api-version" on every request.
+Query azureQuery(Query query = {})
+{
+    query.append({u"api-version"_s, u"7.1"_s});
+    return query;
+}
+
+class AzureDevOpsApi final : public ForgeApi {
+public:
+    AzureDevOpsApi(const ForgeAccount &account, const ForgeRestOptions &options)
+        : m_scope(account.scope),
+          m_client(
+              ForgeProfile{u"Azure DevOps"_s,
+                           u"azure-devops-api"_s,
+                           {{"Authorization", basicAuth(account.username, account.token)}, {"User-Agent", "Pando"}},
+                           azureScopeHint},
+              options.apiBase, account.token, options)
+    {}
+
+    Result<QList<ForgeRepository>> repositories(const CancelToken &cancel) override
+    {
+        const Call call = m_client.call(Purpose::ListRepositories, m_scope.owner, cancel);
+        const QString path = m_scope.owner.isEmpty() ? u"/_apis/git/repositories"_s
+                                                     : u"/%1/_apis/git/repositories"_s.arg(segment(m_scope.owner));
+        auto items = m_client.list(Paging::Azure, path, azureQuery(), call);
+        if (!items)
+            return std::unexpected(items.error());
+        QList<ForgeRepository> repositories;
+        for (const QJsonValue item : *items)
+            repositories << azureRepository(item.toObject());
+        return repositories;
+    }
+
+    Result<QList<ForgeBranch>> branches(const RepoAddress &repo, const CancelToken &cancel) override
+    {
+        auto path = repoPath(m_scope, repo, 2, 2);
+        if (!path)
+            return std::unexpected(path.error());
+        const Call call = m_client.call(Purpose::ReadRepository, path->join(u'/'), cancel);
+        auto items = m_client.list(
+            Paging::Azure, repoBase(*path) + u"/refs"_s,
+            azureQuery({{u"filter"_s, u"heads/"_s}, {u"$top"_s, QString::number(m_client.options().pageSize)}}), call);
+        if (!items)
+            return std::unexpected(items.error());
+        QList<ForgeBranch> branches;
+        for (const QJsonValue item : *items)
+            branches << ForgeBranch{azureBranchName(item["name"_L1].toString()), item["objectId"_L1].toString()};
+        return branches;
+    }
+
+    Result<QString> resolve(const RepoAddress &repo, const QString &ref, const CancelToken &cancel) override
+    {
+        auto path = repoPath(m_scope, repo, 2, 2);
+        if (!path)
+            return std::unexpected(path.error());
+        const QString name = path->join(u'/');
+        const QString base = repoBase(*path);
+        const Call call = m_client.call(Purpose::ReadRepository, name, cancel);
+        // The refs filter matches names that start with it: the one named exactly is the one.
+        const auto named = [&](const QString &prefix, const QString &refName) -> Result<std::optional<QString>> {
+            auto found = m_client.request(
+                "GET", base + u"/refs"_s,
+                azureQuery({{u"filter"_s, prefix + refName}, {u"peelTags"_s, u"true"_s}, {u"$top"_s, u"100"_s}}),
+                std::nullopt, call);
+            if (!found)
+                return std::unexpected(found.error());
+            for (const QJsonValue item : found->toObject().value("value"_L1).toArray()) {
+                if (item["name"_L1].toString() != u"refs/"_s + prefix + refName)
+                    continue;
+                // An annotated tag's own object is not the commit: its peeled id is.
+                const QString peeled = item["peeledObjectId"_L1].toString();
+                return std::optional<QString>(peeled.isEmpty() ? item["objectId"_L1].toString() : peeled);
+            }
+            return std::optional<QString>();
+        };
+        RefLookups lookups;
+        lookups.branch = [&](const QString &branch) {
+            return named(u"heads/"_s, branch);
+        };
+        lookups.tag = [&](const QString &tag) {
+            return named(u"tags/"_s, tag);
+        };
+        lookups.commit = [&](const QString &id) -> Result<std::optional<QString>> {
+            // A commit Azure does not have is 404 with TF401175; a repository it does not show
+            // is 404 with TF401019, which repository() below reports.
+            auto found = m_client.lookup(base + u"/commits/"_s + segment(id), azureQuery(), call,
+                                         [](const Reply &reply) { return reply.status == 404; });
+            if (!found)
+                return std::unexpected(found.error());
+            if (!*found)
+                return std::optional<QString>();
+            return std::optional<QString>((**found)["commitId"_L1].toString());
+        };
+        lookups.repository = [&]() -> Status {
+            auto there = m_client.request("GET", base, azureQuery(), std::nullopt, call);
+            if (!there)
+                return std::unexpected(there.error());
+            return {};
+        };
+        return resolveRef(ref, lookups, name, u"Azure DevOps"_s);
+    }
+
+    Status setCommitStatus(const RepoAddress &repo, const CommitStatus &status, const CancelToken &cancel) override
+    {
+        if (auto checked = checkCommitId(status.commit); !checked)
+            return checked;
+        auto path = repoPath(m_scope, repo, 2, 2);
+        if (!path)
+            return std::unexpected(path.error());
+        const Call call = m_client.call(Purpose::SetStatus, path->join(u'/'), cancel);
+        // Azure shows a status as genre/name: "pando/APP" is genre pando, name APP.
+        const qsizetype slash = status.context.indexOf(u'/');
+        const QJsonObject context = slash > 0 ? QJsonObject{{"genre"_L1, status.context.left(slash)},
+                                                            {"name"_L1, status.context.mid(slash + 1)}}
+                                              : QJsonObject{{"genre"_L1, "pando"_L1}, {"name"_L1, status.context}};
+        QJsonObject body{{"state"_L1, azureState(status.state)},
+                         {"description"_L1, clipped(status.description, 140)},
+                         {"context"_L1, context}};
+        if (!status.targetUrl.isEmpty())
+            body.insert("targetUrl"_L1, status.targetUrl);
+        auto posted = m_client.request("POST", repoBase(*path) + u"/commits/%1/statuses"_s.arg(status.commit),
+                                       azureQuery(), body, call);
+        if (!posted)
+            return std::unexpected(posted.error());
+        return {};
+    }
+
+    Result<ForgeWebhook> registerWebhook(const RepoAddress &repo, const QString &url, const QByteArray &secret,
+                                         const CancelToken &cancel) override
+    {
+        if (auto checked = checkHookUrl(url); !checked)
+            return std::unexpected(checked.error());
+        if (auto checked = checkSecret(secret); !checked)
+            return std::unexpected(checked.error());
+        auto path = repoPath(m_scope, repo, 2, 2);
+        if (!path)
+            return std::unexpected(path.error());
+        Call call = m_client.call(Purpose::ManageHooks, path->join(u'/'), cancel);
+        call.secret = secret;
+        // A subscription names the project and the repository by id.
+        auto repository = m_client.request("GET", repoBase(*path), azureQuery(), std::nullopt, call);
+        if (!repository)
+            return std::unexpected(repository.error());
+        const QString repositoryId = (*repository)["id"_L1].toString();
+        const QString projectId = (*repository)["project"_L1]["id"_L1].toString();
+        if (repositoryId.isEmpty() || projectId.isEmpty())
+            return fail(ErrorCode::Unavailable,
+                        u"Azure DevOps gave %1 without its id or its project's"_s.arg(path->join(u'/')),
+                        u"azure-devops-api"_s);
+        const QString subscriptions = u"/_apis/hooks/subscriptions"_s;
+        const QJsonObject body{
+            {"publisherId"_L1, "tfs"_L1},
+            {"eventType"_L1, "git.push"_L1},
+            {"resourceVersion"_L1, "1.0"_L1},
+            {"consumerId"_L1, "webHooks"_L1},
+            {"consumerActionId"_L1, "httpRequest"_L1},
+            {"publisherInputs"_L1, QJsonObject{{"projectId"_L1, projectId}, {"repository"_L1, repositoryId}}},
+            {"consumerInputs"_L1, QJsonObject{{"url"_L1, url},
+                                              {"basicAuthUsername"_L1, "pando"_L1},
+                                              {"basicAuthPassword"_L1, QString::fromUtf8(secret)},
+                                              {"resourceDetailsToSend"_L1, "all"_L1}}}};
+        HookOps ops;
+        ops.find = [&]() -> Result<std::optional<QString>> {
+            auto items = m_client.list(Paging::Azure, subscriptions,
+                                       azureQuery({{u"publisherId"_s, u"tfs"_s},
+                                                   {u"eventType"_s, u"git.push"_s},
+                                                   {u"consumerId"_s, u"webHooks"_s},
+                                                   {u"consumerActionId"_s, u"httpRequest"_s}}),
+                                       call);
+            if (!items)
+                return std::unexpected(items.error());
+            for (const QJsonValue item : *items) {
+                if (item["consumerInputs"_L1]["url"_L1].toString() == url &&
+                    item["publisherInputs"_L1]["repository"_L1].toString() == repositoryId)
+                    return std::optional<QString>(item["id"_L1].toString());
+            }
+            return std::optional<QString>();
+        };
+        ops.create = [&] {
+            return m_client.create(subscriptions, azureQuery(), body, call,
+                                   [](const QJsonValue &made) { return made["id"_L1].toString(); });
+        };
+        ops.update = [&](const QString &id) -> Status {
+            auto put = m_client.request("PUT", subscriptions + u'/' + segment(id), azureQuery(), body, call);
+            if (!put)
+                return std::unexpected(put.error());
+            return {};
+        };
+        return registerHook(ops, url);
+    }
+
+private:
+    static QString repoBase(const QStringList &path)
+    {
+        return u"/%1/_apis/git/repositories/%2"_s.arg(segment(path.at(0)), segment(path.at(1)));
+    }
+
+    ForgeScope m_scope;
+    RestClient m_client;
+};
+
+} // namespace
+
+std::unique_ptr<ForgeApi> makeAzureDevOpsApi(const ForgeAccount &account, const ForgeRestOptions &options)
+{
+    return std::make_unique<AzureDevOpsApi>(account, options);
+}
+
+} // namespace pando::adapters::forgerest::detail

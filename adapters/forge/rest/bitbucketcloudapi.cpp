@@ -1,0 +1,240 @@
+// Bitbucket Cloud's REST API (2.0): an app password with its account's user name as HTTP basic
+// authentication, or an access token as a Bearer header when the connection names no user;
+// pages through the "next" address in the body.
+
+#include "adapters/forge/rest/forgeclient.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::adapters::forgerest::detail {
+
+namespace {
+
+QString bitbucketCloudScopeHint(Purpose purpose)
+{
+    switch (purpose) {
+    case Purpose::ListRepositories:
+    case Purpose::ReadRepository:
+        return u"an app password needs Repositories: Read (an access token the repository scope)"_s;
+    case Purpose::SetStatus:
+        return u"an app password needs Repositories: Read and Write (an access token repository:write)"_s;
+    case Purpose::ManageHooks:
+        return u"an app password needs Webhooks: Read and write (an access token the webhook scope), and its "
+               u"account admin access to the repository"_s;
+    }
+    return {};
+}
+
+// Bitbucket has no separate error state; a deploy that could not run failed the commit.
+QString bitbucketCloudState(CommitState state)
+{
+    switch (state) {
+    case CommitState::Pending:
+        return u"INPROGRESS"_s;
+    case CommitState::Success:
+        return u"SUCCESSFUL"_s;
+    case CommitState::Failure:
+    case CommitState::Error:
+        return u"FAILED"_s;
+    }
+    return u"FAILED"_s;
+}
+
+QString bitbucketCloudCloneLink(const QJsonObject &links, const QString &name)
+{
+    for (const QJsonValue link : links.value("clone"_L1).toArray()) {
+        if (link["name"_L1].toString() == name)
+            return name == u"ssh"_s ? link["href"_L1].toString() : withoutUserInfo(link["href"_L1].toString());
+    }
+    return {};
+}
+
+ForgeRepository bitbucketCloudRepository(const QJsonObject &object)
+{
+    const QJsonObject links = object.value("links"_L1).toObject();
+    return ForgeRepository{object.value("full_name"_L1).toString(),
+                           bitbucketCloudCloneLink(links, u"https"_s),
+                           bitbucketCloudCloneLink(links, u"ssh"_s),
+                           links.value("html"_L1).toObject().value("href"_L1).toString(),
+                           object.value("mainbranch"_L1).toObject().value("name"_L1).toString(),
+                           object.value("is_private"_L1).toBool()};
+}
+
+bool bitbucketCloudAbsent(const Reply &reply)
+{
+    return reply.status == 404;
+}
+
+class BitbucketCloudApi final : public ForgeApi {
+public:
+    BitbucketCloudApi(const ForgeAccount &account, const ForgeRestOptions &options)
+        : m_scope(account.scope),
+          m_client(
+              ForgeProfile{u"Bitbucket Cloud"_s,
+                           u"bitbucket-api"_s,
+                           {{"Authorization", account.username.isEmpty() ? "Bearer " + account.token
+                                                                         : basicAuth(account.username, account.token)},
+                            {"User-Agent", "Pando"}},
+                           bitbucketCloudScopeHint},
+              options.apiBase, account.token, options)
+    {}
+
+    Result<QList<ForgeRepository>> repositories(const CancelToken &cancel) override
+    {
+        const Call call = m_client.call(Purpose::ListRepositories, m_scope.owner, cancel);
+        const Query query{{u"pagelen"_s, QString::number(std::min(m_client.options().pageSize, 100))}};
+        auto items =
+            m_scope.owner.isEmpty()
+                ? m_client.list(Paging::BitbucketCloud, u"/repositories"_s, query + Query{{u"role"_s, u"member"_s}},
+                                call)
+                : m_client.list(Paging::BitbucketCloud, u"/repositories/%1"_s.arg(segment(m_scope.owner)), query, call);
+        if (!items)
+            return std::unexpected(items.error());
+        QList<ForgeRepository> repositories;
+        for (const QJsonValue item : *items)
+            repositories << bitbucketCloudRepository(item.toObject());
+        return repositories;
+    }
+
+    Result<QList<ForgeBranch>> branches(const RepoAddress &repo, const CancelToken &cancel) override
+    {
+        auto path = repoPath(m_scope, repo, 2, 2);
+        if (!path)
+            return std::unexpected(path.error());
+        const Call call = m_client.call(Purpose::ReadRepository, path->join(u'/'), cancel);
+        auto items = m_client.list(Paging::BitbucketCloud, u"/repositories/%1/refs/branches"_s.arg(segments(*path)),
+                                   {{u"pagelen"_s, QString::number(std::min(m_client.options().pageSize, 100))}}, call);
+        if (!items)
+            return std::unexpected(items.error());
+        QList<ForgeBranch> branches;
+        for (const QJsonValue item : *items)
+            branches << ForgeBranch{item["name"_L1].toString(), item["target"_L1]["hash"_L1].toString()};
+        return branches;
+    }
+
+    Result<QString> resolve(const RepoAddress &repo, const QString &ref, const CancelToken &cancel) override
+    {
+        auto path = repoPath(m_scope, repo, 2, 2);
+        if (!path)
+            return std::unexpected(path.error());
+        const QString name = path->join(u'/');
+        const QString base = u"/repositories/%1"_s.arg(segments(*path));
+        const Call call = m_client.call(Purpose::ReadRepository, name, cancel);
+        const auto named = [&](const QString &kind, const QString &refName) -> Result<std::optional<QString>> {
+            auto found =
+                m_client.lookup(base + u"/refs/%1/"_s.arg(kind) + segment(refName), {}, call, bitbucketCloudAbsent);
+            if (!found)
+                return std::unexpected(found.error());
+            if (!*found)
+                return std::optional<QString>();
+            return std::optional<QString>((**found)["target"_L1]["hash"_L1].toString());
+        };
+        RefLookups lookups;
+        lookups.branch = [&](const QString &branch) {
+            return named(u"branches"_s, branch);
+        };
+        lookups.tag = [&](const QString &tag) {
+            return named(u"tags"_s, tag);
+        };
+        lookups.commit = [&](const QString &id) -> Result<std::optional<QString>> {
+            auto found = m_client.lookup(base + u"/commit/"_s + segment(id), {}, call, bitbucketCloudAbsent);
+            if (!found)
+                return std::unexpected(found.error());
+            if (!*found)
+                return std::optional<QString>();
+            return std::optional<QString>((**found)["hash"_L1].toString());
+        };
+        lookups.repository = [&]() -> Status {
+            auto there = m_client.request("GET", base, {}, std::nullopt, call);
+            if (!there)
+                return std::unexpected(there.error());
+            return {};
+        };
+        return resolveRef(ref, lookups, name, u"Bitbucket Cloud"_s);
+    }
+
+    Status setCommitStatus(const RepoAddress &repo, const CommitStatus &status, const CancelToken &cancel) override
+    {
+        if (auto checked = checkCommitId(status.commit); !checked)
+            return checked;
+        auto path = repoPath(m_scope, repo, 2, 2);
+        if (!path)
+            return std::unexpected(path.error());
+        const QString name = path->join(u'/');
+        const Call call = m_client.call(Purpose::SetStatus, name, cancel);
+        // Bitbucket requires a url: without a deploy page, the repository's own.
+        const QString target =
+            status.targetUrl.isEmpty() ? m_scope.baseUrl.section(u'/', 0, 2) + u'/' + name : status.targetUrl;
+        // A status with the same key replaces the earlier one, as a context does on GitHub.
+        const QJsonObject body{{"key"_L1, status.context},
+                               {"name"_L1, status.context},
+                               {"state"_L1, bitbucketCloudState(status.state)},
+                               {"description"_L1, clipped(status.description, 140)},
+                               {"url"_L1, target}};
+        auto posted = m_client.request(
+            "POST", u"/repositories/%1/commit/%2/statuses/build"_s.arg(segments(*path), status.commit), {}, body, call);
+        if (!posted)
+            return std::unexpected(posted.error());
+        return {};
+    }
+
+    Result<ForgeWebhook> registerWebhook(const RepoAddress &repo, const QString &url, const QByteArray &secret,
+                                         const CancelToken &cancel) override
+    {
+        if (auto checked = checkHookUrl(url); !checked)
+            return std::unexpected(checked.error());
+        if (auto checked = checkSecret(secret); !checked)
+            return std::unexpected(checked.error());
+        auto path = repoPath(m_scope, repo, 2, 2);
+        if (!path)
+            return std::unexpected(path.error());
+        Call call = m_client.call(Purpose::ManageHooks, path->join(u'/'), cancel);
+        call.secret = secret;
+        const QString hooks = u"/repositories/%1/hooks"_s.arg(segments(*path));
+        // With a secret Bitbucket signs each delivery (X-Hub-Signature), which autodeploy checks.
+        const QJsonObject body{
+            {"description"_L1, "Pando"_L1},
+            {"url"_L1, url},
+            {"active"_L1, true},
+            {"secret"_L1, QString::fromUtf8(secret)},
+            {"events"_L1, QJsonArray{u"repo:push"_s, u"pullrequest:created"_s, u"pullrequest:updated"_s}}};
+        HookOps ops;
+        ops.find = [&]() -> Result<std::optional<QString>> {
+            auto items = m_client.list(Paging::BitbucketCloud, hooks, {}, call);
+            if (!items)
+                return std::unexpected(items.error());
+            for (const QJsonValue item : *items) {
+                if (item["url"_L1].toString() == url)
+                    return std::optional<QString>(item["uuid"_L1].toString());
+            }
+            return std::optional<QString>();
+        };
+        ops.create = [&] {
+            return m_client.create(hooks, {}, body, call,
+                                   [](const QJsonValue &made) { return made["uuid"_L1].toString(); });
+        };
+        ops.update = [&](const QString &id) -> Status {
+            auto put = m_client.request("PUT", hooks + u'/' + segment(id), {}, body, call);
+            if (!put)
+                return std::unexpected(put.error());
+            return {};
+        };
+        return registerHook(ops, url);
+    }
+
+private:
+    ForgeScope m_scope;
+    RestClient m_client;
+};
+
+} // namespace
+
+std::unique_ptr<ForgeApi> makeBitbucketCloudApi(const ForgeAccount &account, const ForgeRestOptions &options)
+{
+    return std::make_unique<BitbucketCloudApi>(account, options);
+}
+
+} // namespace pando::adapters::forgerest::detail

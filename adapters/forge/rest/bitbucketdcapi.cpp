@@ -1,0 +1,242 @@
+// Bitbucket Data Center's REST API (/rest/api/1.0, and /rest/build-status/1.0 for build
+// statuses): an HTTP access token as a Bearer header; pages through isLastPage and
+// nextPageStart. A repository is PROJECT/slug (a personal one ~user/slug).
+
+#include "adapters/forge/rest/forgeclient.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::adapters::forgerest::detail {
+
+namespace {
+
+QString bitbucketDcScopeHint(Purpose purpose)
+{
+    switch (purpose) {
+    case Purpose::ListRepositories:
+    case Purpose::ReadRepository:
+    case Purpose::SetStatus:
+        return u"the HTTP access token needs the Repository read permission (a build status needs no more)"_s;
+    case Purpose::ManageHooks:
+        return u"the HTTP access token needs the Repository admin permission"_s;
+    }
+    return {};
+}
+
+QString bitbucketDcState(CommitState state)
+{
+    switch (state) {
+    case CommitState::Pending:
+        return u"INPROGRESS"_s;
+    case CommitState::Success:
+        return u"SUCCESSFUL"_s;
+    case CommitState::Failure:
+    case CommitState::Error:
+        return u"FAILED"_s;
+    }
+    return u"FAILED"_s;
+}
+
+QString bitbucketDcCloneLink(const QJsonObject &links, const QString &name)
+{
+    for (const QJsonValue link : links.value("clone"_L1).toArray()) {
+        if (link["name"_L1].toString() == name)
+            return link["href"_L1].toString();
+    }
+    return {};
+}
+
+// Data Center's repository listing does not carry the default branch: asking each repository
+// for it would make a listing of N repositories N requests more, so it is left empty.
+ForgeRepository bitbucketDcRepository(const QJsonObject &object)
+{
+    const QJsonObject links = object.value("links"_L1).toObject();
+    return ForgeRepository{object.value("project"_L1).toObject().value("key"_L1).toString() + u'/' +
+                               object.value("slug"_L1).toString(),
+                           bitbucketDcCloneLink(links, u"http"_s),
+                           bitbucketDcCloneLink(links, u"ssh"_s),
+                           links.value("self"_L1).toArray().at(0)["href"_L1].toString(),
+                           {},
+                           !object.value("public"_L1).toBool()};
+}
+
+class BitbucketDcApi final : public ForgeApi {
+public:
+    BitbucketDcApi(const ForgeAccount &account, const ForgeRestOptions &options)
+        : m_scope(account.scope),
+          m_client(ForgeProfile{u"Bitbucket Data Center"_s,
+                                u"bitbucket-api"_s,
+                                {{"Authorization", "Bearer " + account.token}, {"User-Agent", "Pando"}},
+                                bitbucketDcScopeHint},
+                   options.apiBase, account.token, options)
+    {}
+
+    Result<QList<ForgeRepository>> repositories(const CancelToken &cancel) override
+    {
+        const Call call = m_client.call(Purpose::ListRepositories, m_scope.owner, cancel);
+        const Query query{{u"limit"_s, QString::number(m_client.options().pageSize)}};
+        auto items =
+            m_client.list(Paging::BitbucketDc,
+                          m_scope.owner.isEmpty() ? u"/rest/api/1.0/repos"_s
+                                                  : u"/rest/api/1.0/projects/%1/repos"_s.arg(segment(m_scope.owner)),
+                          query, call);
+        if (!items)
+            return std::unexpected(items.error());
+        QList<ForgeRepository> repositories;
+        for (const QJsonValue item : *items)
+            repositories << bitbucketDcRepository(item.toObject());
+        return repositories;
+    }
+
+    Result<QList<ForgeBranch>> branches(const RepoAddress &repo, const CancelToken &cancel) override
+    {
+        auto path = repoPath(m_scope, repo, 2, 2);
+        if (!path)
+            return std::unexpected(path.error());
+        const Call call = m_client.call(Purpose::ReadRepository, path->join(u'/'), cancel);
+        auto items = m_client.list(Paging::BitbucketDc, repoBase(*path) + u"/branches"_s,
+                                   {{u"limit"_s, QString::number(m_client.options().pageSize)}}, call);
+        if (!items)
+            return std::unexpected(items.error());
+        QList<ForgeBranch> branches;
+        for (const QJsonValue item : *items)
+            branches << ForgeBranch{item["displayId"_L1].toString(), item["latestCommit"_L1].toString()};
+        return branches;
+    }
+
+    Result<QString> resolve(const RepoAddress &repo, const QString &ref, const CancelToken &cancel) override
+    {
+        auto path = repoPath(m_scope, repo, 2, 2);
+        if (!path)
+            return std::unexpected(path.error());
+        const QString name = path->join(u'/');
+        const QString base = repoBase(*path);
+        const Call call = m_client.call(Purpose::ReadRepository, name, cancel);
+        // Branches and tags are found by filterText, which matches any part of a name: the one
+        // named exactly is the one.
+        const auto named = [&](const QString &kind, const QString &refName) -> Result<std::optional<QString>> {
+            auto found = m_client.request("GET", base + u'/' + kind,
+                                          {{u"filterText"_s, refName}, {u"limit"_s, u"100"_s}}, std::nullopt, call);
+            if (!found)
+                return std::unexpected(found.error());
+            for (const QJsonValue item : found->toObject().value("values"_L1).toArray()) {
+                if (item["displayId"_L1].toString() == refName)
+                    return std::optional<QString>(item["latestCommit"_L1].toString());
+            }
+            return std::optional<QString>();
+        };
+        RefLookups lookups;
+        lookups.branch = [&](const QString &branch) {
+            return named(u"branches"_s, branch);
+        };
+        lookups.tag = [&](const QString &tag) {
+            return named(u"tags"_s, tag);
+        };
+        lookups.commit = [&](const QString &id) -> Result<std::optional<QString>> {
+            auto found = m_client.lookup(base + u"/commits/"_s + segment(id), {}, call,
+                                         [](const Reply &reply) { return reply.status == 404; });
+            if (!found)
+                return std::unexpected(found.error());
+            if (!*found)
+                return std::optional<QString>();
+            return std::optional<QString>((**found)["id"_L1].toString());
+        };
+        lookups.repository = [&]() -> Status {
+            auto there = m_client.request("GET", base, {}, std::nullopt, call);
+            if (!there)
+                return std::unexpected(there.error());
+            return {};
+        };
+        return resolveRef(ref, lookups, name, u"Bitbucket Data Center"_s);
+    }
+
+    Status setCommitStatus(const RepoAddress &repo, const CommitStatus &status, const CancelToken &cancel) override
+    {
+        if (auto checked = checkCommitId(status.commit); !checked)
+            return checked;
+        auto path = repoPath(m_scope, repo, 2, 2);
+        if (!path)
+            return std::unexpected(path.error());
+        const QString name = path->join(u'/');
+        const Call call = m_client.call(Purpose::SetStatus, name, cancel);
+        // Data Center requires a url: without a deploy page, the repository's own.
+        const QString target = status.targetUrl.isEmpty()
+                                   ? m_scope.baseUrl + u"/projects/%1/repos/%2/browse"_s.arg(path->at(0), path->at(1))
+                                   : status.targetUrl;
+        const QJsonObject body{{"state"_L1, bitbucketDcState(status.state)},
+                               {"key"_L1, clipped(status.context, 255)},
+                               {"name"_L1, clipped(status.context, 255)},
+                               {"url"_L1, target},
+                               {"description"_L1, clipped(status.description, 140)}};
+        auto posted =
+            m_client.request("POST", u"/rest/build-status/1.0/commits/%1"_s.arg(status.commit), {}, body, call);
+        if (!posted)
+            return std::unexpected(posted.error());
+        return {};
+    }
+
+    Result<ForgeWebhook> registerWebhook(const RepoAddress &repo, const QString &url, const QByteArray &secret,
+                                         const CancelToken &cancel) override
+    {
+        if (auto checked = checkHookUrl(url); !checked)
+            return std::unexpected(checked.error());
+        if (auto checked = checkSecret(secret); !checked)
+            return std::unexpected(checked.error());
+        auto path = repoPath(m_scope, repo, 2, 2);
+        if (!path)
+            return std::unexpected(path.error());
+        Call call = m_client.call(Purpose::ManageHooks, path->join(u'/'), cancel);
+        call.secret = secret;
+        const QString hooks = repoBase(*path) + u"/webhooks"_s;
+        // configuration.secret makes Data Center sign each delivery (X-Hub-Signature).
+        const QJsonObject body{
+            {"name"_L1, "Pando"_L1},
+            {"url"_L1, url},
+            {"active"_L1, true},
+            {"events"_L1, QJsonArray{u"repo:refs_changed"_s, u"pr:opened"_s, u"pr:from_ref_updated"_s}},
+            {"configuration"_L1, QJsonObject{{"secret"_L1, QString::fromUtf8(secret)}}}};
+        HookOps ops;
+        ops.find = [&]() -> Result<std::optional<QString>> {
+            auto items = m_client.list(Paging::BitbucketDc, hooks,
+                                       {{u"limit"_s, QString::number(m_client.options().pageSize)}}, call);
+            if (!items)
+                return std::unexpected(items.error());
+            for (const QJsonValue item : *items) {
+                if (item["url"_L1].toString() == url)
+                    return std::optional<QString>(idText(item["id"_L1]));
+            }
+            return std::optional<QString>();
+        };
+        ops.create = [&] {
+            return m_client.create(hooks, {}, body, call, [](const QJsonValue &made) { return idText(made["id"_L1]); });
+        };
+        ops.update = [&](const QString &id) -> Status {
+            auto put = m_client.request("PUT", hooks + u'/' + segment(id), {}, body, call);
+            if (!put)
+                return std::unexpected(put.error());
+            return {};
+        };
+        return registerHook(ops, url);
+    }
+
+private:
+    static QString repoBase(const QStringList &path)
+    {
+        return u"/rest/api/1.0/projects/%1/repos/%2"_s.arg(segment(path.at(0)), segment(path.at(1)));
+    }
+
+    ForgeScope m_scope;
+    RestClient m_client;
+};
+
+} // namespace
+
+std::unique_ptr<ForgeApi> makeBitbucketDcApi(const ForgeAccount &account, const ForgeRestOptions &options)
+{
+    return std::make_unique<BitbucketDcApi>(account, options);
+}
+
+} // namespace pando::adapters::forgerest::detail

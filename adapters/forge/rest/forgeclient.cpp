@@ -1,0 +1,594 @@
+#include "adapters/forge/rest/forgeclient.h"
+
+#include "adapters/kit/httpkit/httptransport.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QUrl>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::adapters::forgerest::detail {
+
+namespace {
+
+constexpr qsizetype MaxForgeMessage = 300;
+
+void setQueryItem(Query &query, const QString &key, const QString &value)
+{
+    for (auto &[k, v] : query) {
+        if (k == key) {
+            v = value;
+            return;
+        }
+    }
+    query.append({key, value});
+}
+
+// The URL of rel="next" in a Link header: <https://…?page=2>; rel="next", <…>; rel="last".
+QByteArray linkNext(const QByteArray &link)
+{
+    static const QRegularExpression next(uR"(<([^>]*)>\s*;\s*rel="?next"?)"_s);
+    const QRegularExpressionMatch match = next.match(QString::fromUtf8(link));
+    return match.hasMatch() ? match.captured(1).toUtf8() : QByteArray();
+}
+
+// "GET /repos/acme/api/branches" for messages: the request without the API root and the query.
+QString describe(const QByteArray &method, const QByteArray &url, const QString &apiBase)
+{
+    QString path = QString::fromUtf8(url);
+    if (path.startsWith(apiBase))
+        path = path.mid(apiBase.size());
+    path = path.section(u'?', 0, 0);
+    return QString::fromLatin1(method) + u' ' + (path.isEmpty() ? u"/"_s : path);
+}
+
+QString actionText(Purpose purpose, const QString &subject)
+{
+    switch (purpose) {
+    case Purpose::ListRepositories:
+        return subject.isEmpty() ? u"list the account's repositories"_s : u"list the repositories of %1"_s.arg(subject);
+    case Purpose::ReadRepository:
+        return u"read %1"_s.arg(subject);
+    case Purpose::SetStatus:
+        return u"set commit statuses on %1"_s.arg(subject);
+    case Purpose::ManageHooks:
+        return u"manage the webhooks of %1"_s.arg(subject);
+    }
+    return subject;
+}
+
+bool startsWithSegments(const QStringList &list, const QStringList &prefix)
+{
+    if (prefix.size() > list.size())
+        return false;
+    for (qsizetype i = 0; i < prefix.size(); ++i) {
+        if (list.at(i).compare(prefix.at(i), Qt::CaseInsensitive) != 0)
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+QByteArray Reply::header(QByteArrayView name) const
+{
+    for (const auto &[key, value] : headers) {
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
+            return value;
+    }
+    return {};
+}
+
+RestClient::RestClient(ForgeProfile profile, QString apiBase, QByteArray token, ForgeRestOptions options)
+    : m_profile(std::move(profile)), m_apiBase(std::move(apiBase)), m_token(std::move(token)),
+      m_options(std::move(options))
+{
+    while (m_apiBase.endsWith(u'/'))
+        m_apiBase.chop(1);
+    m_options.maxPages = std::max(1, m_options.maxPages);
+    m_options.pageSize = std::clamp(m_options.pageSize, 1, 1000);
+    m_options.requestTimeoutMs = std::max(1, m_options.requestTimeoutMs);
+}
+
+Call RestClient::call(Purpose purpose, const QString &subject, const CancelToken &cancel) const
+{
+    Call call;
+    call.purpose = purpose;
+    call.subject = subject;
+    call.cancel = &cancel;
+    call.deadline = m_options.callTimeoutMs > 0 ? QDeadlineTimer(m_options.callTimeoutMs) : QDeadlineTimer::Forever;
+    return call;
+}
+
+QByteArray RestClient::url(const QString &path, const Query &query) const
+{
+    QByteArray url = m_apiBase.toUtf8() + path.toUtf8();
+    if (!query.isEmpty())
+        url += '?' + httpkit::encodeQuery(query);
+    return url;
+}
+
+QString RestClient::scrubbed(QString text, const QByteArray &secret) const
+{
+    for (const QByteArray &hidden : {m_token, secret}) {
+        if (hidden.size() >= 4)
+            text.replace(QString::fromUtf8(hidden), u"[hidden]"_s);
+    }
+    return text;
+}
+
+Result<Reply> RestClient::send(const QByteArray &method, const QByteArray &url, const std::optional<QJsonValue> &body,
+                               const Call &call) const
+{
+    const QString what = u"%1's API (%2)"_s.arg(m_profile.name, describe(method, url, m_apiBase));
+    if (call.cancel && call.cancel->isCancelled())
+        return fail(ErrorCode::Cancelled, u"%1 was cancelled"_s.arg(what), m_profile.where);
+    // The call's deadline bounds every request of it: a listing of many slow pages ends there.
+    const qint64 left = call.deadline.remainingTime();
+    if (left == 0)
+        return fail(ErrorCode::Timeout,
+                    u"%1 was not asked: the call ran out of its %2 ms"_s.arg(what).arg(m_options.callTimeoutMs),
+                    m_profile.where, u"the forge answers slowly or the listing is very long; try again later"_s);
+    const int timeoutMs = left > 0 && left < m_options.requestTimeoutMs ? int(left) : m_options.requestTimeoutMs;
+
+    httpkit::Request request;
+    request.method = method;
+    request.headers = m_profile.headers;
+    const bool hasAccept = std::any_of(request.headers.begin(), request.headers.end(),
+                                       [](const auto &header) { return header.first.compare("Accept") == 0; });
+    if (!hasAccept)
+        request.headers.append({QByteArray("Accept"), QByteArray("application/json")});
+    if (body)
+        request.body = (body->isArray() ? QJsonDocument(body->toArray()) : QJsonDocument(body->toObject()))
+                           .toJson(QJsonDocument::Compact);
+    request.timeoutMs = timeoutMs;
+    request.keepHeaders = true;
+    httpkit::Endpoint endpoint;
+    endpoint.baseUrl = url;
+    const httpkit::Exchange exchange = httpkit::perform(endpoint, request, call.cancel);
+    if (exchange.cancelled)
+        return fail(ErrorCode::Cancelled, u"%1 was cancelled"_s.arg(what), m_profile.where);
+    if (exchange.transportFailed) {
+        if (exchange.timedOut)
+            return fail(ErrorCode::Timeout, u"%1 did not answer within %2 ms"_s.arg(what).arg(timeoutMs),
+                        m_profile.where, u"check that %1 is up and reachable from this machine"_s.arg(m_apiBase));
+        return fail(ErrorCode::Unavailable, u"%1 did not answer: %2"_s.arg(what, scrubbed(exchange.error, call.secret)),
+                    m_profile.where, u"check the network and %1"_s.arg(m_apiBase));
+    }
+    return Reply{exchange.status, exchange.body, exchange.headers};
+}
+
+Result<QJsonValue> RestClient::request(const QByteArray &method, const QString &path, const Query &query,
+                                       const std::optional<QJsonValue> &body, const Call &call) const
+{
+    auto reply = send(method, url(path, query), body, call);
+    if (!reply)
+        return std::unexpected(reply.error());
+    if (reply->status < 200 || reply->status >= 300 || reply->status == 203)
+        return std::unexpected(refusal(*reply, call));
+    if (reply->body.trimmed().isEmpty())
+        return QJsonValue();
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(reply->body, &error);
+    if (error.error != QJsonParseError::NoError)
+        return fail(ErrorCode::Unavailable,
+                    u"%1's API answered %2 %3 with something that is not JSON (%4)"_s.arg(
+                        m_profile.name, QString::fromLatin1(method), path.section(u'?', 0, 0), error.errorString()),
+                    m_profile.where, u"check that %1 is the forge's API"_s.arg(m_apiBase));
+    return document.isArray() ? QJsonValue(document.array()) : QJsonValue(document.object());
+}
+
+Result<QJsonArray> RestClient::list(Paging paging, const QString &path, const Query &query, const Call &call) const
+{
+    QJsonArray items;
+    Query pageQuery = query;
+    QByteArray next = url(path, pageQuery);
+    for (int page = 0; page < m_options.maxPages && !next.isEmpty(); ++page) {
+        auto reply = send("GET", next, std::nullopt, call);
+        if (!reply)
+            return std::unexpected(reply.error());
+        if (reply->status < 200 || reply->status >= 300 || reply->status == 203)
+            return std::unexpected(refusal(*reply, call));
+        const QJsonDocument document = QJsonDocument::fromJson(reply->body);
+        const QJsonObject object = document.object();
+        const QJsonValue pageItems = paging == Paging::LinkHeader || paging == Paging::GitLabHeader
+                                         ? (document.isArray() ? QJsonValue(document.array()) : QJsonValue())
+                                     : paging == Paging::Azure ? object.value("value"_L1)
+                                                               : object.value("values"_L1);
+        if (!pageItems.isArray())
+            return fail(ErrorCode::Unavailable,
+                        u"%1's API answered %2 with something that is not a page of a listing"_s.arg(
+                            m_profile.name, describe("GET", next, m_apiBase)),
+                        m_profile.where, u"check that %1 is the forge's API"_s.arg(m_apiBase));
+        for (const QJsonValue item : pageItems.toArray())
+            items.append(item);
+
+        const QByteArray current = next;
+        next.clear();
+        switch (paging) {
+        case Paging::LinkHeader:
+            next = linkNext(reply->header("link"));
+            break;
+        case Paging::BitbucketCloud:
+            next = object.value("next"_L1).toString().toUtf8();
+            break;
+        case Paging::GitLabHeader: {
+            const QByteArray nextPage = reply->header("x-next-page").trimmed();
+            if (!nextPage.isEmpty()) {
+                setQueryItem(pageQuery, u"page"_s, QString::fromLatin1(nextPage));
+                next = url(path, pageQuery);
+            }
+            break;
+        }
+        case Paging::BitbucketDc:
+            if (object.value("isLastPage"_L1) == QJsonValue(false) && object.value("nextPageStart"_L1).isDouble()) {
+                setQueryItem(pageQuery, u"start"_s, QString::number(object.value("nextPageStart"_L1).toInteger()));
+                next = url(path, pageQuery);
+            }
+            break;
+        case Paging::Azure: {
+            QString token = QString::fromUtf8(reply->header("x-ms-continuationtoken"));
+            if (token.isEmpty())
+                token = object.value("continuationToken"_L1).toString();
+            if (!token.isEmpty()) {
+                setQueryItem(pageQuery, u"continuationToken"_s, token);
+                next = url(path, pageQuery);
+            }
+            break;
+        }
+        }
+        // A next address elsewhere would get the token: follow only what is below the API root.
+        const QByteArray root = m_apiBase.toUtf8();
+        if (!next.isEmpty() && !(next.startsWith(root) && (next.size() == root.size() || next.at(root.size()) == '/' ||
+                                                           next.at(root.size()) == '?')))
+            return fail(ErrorCode::Unavailable,
+                        u"%1's API gave the next page of %2 at another address (%3); it is not sent the token"_s.arg(
+                            m_profile.name, describe("GET", current, m_apiBase), QString::fromUtf8(next).left(200)),
+                        m_profile.where, u"check that %1 is the address the forge's API calls itself"_s.arg(m_apiBase));
+        if (next == current)
+            break;
+    }
+    return items;
+}
+
+Result<std::optional<QJsonValue>> RestClient::lookup(const QString &path, const Query &query, const Call &call,
+                                                     const std::function<bool(const Reply &)> &absent) const
+{
+    auto reply = send("GET", url(path, query), std::nullopt, call);
+    if (!reply)
+        return std::unexpected(reply.error());
+    if (absent(*reply))
+        return std::optional<QJsonValue>();
+    if (reply->status < 200 || reply->status >= 300 || reply->status == 203)
+        return std::unexpected(refusal(*reply, call));
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(reply->body, &error);
+    if (error.error != QJsonParseError::NoError)
+        return fail(ErrorCode::Unavailable,
+                    u"%1's API answered GET %2 with something that is not JSON (%3)"_s.arg(m_profile.name, path,
+                                                                                           error.errorString()),
+                    m_profile.where, u"check that %1 is the forge's API"_s.arg(m_apiBase));
+    return std::optional<QJsonValue>(document.isArray() ? QJsonValue(document.array()) : QJsonValue(document.object()));
+}
+
+Result<RestClient::Created> RestClient::create(const QString &path, const Query &query, const QJsonValue &body,
+                                               const Call &call,
+                                               const std::function<QString(const QJsonValue &)> &idOf) const
+{
+    auto reply = send("POST", url(path, query), body, call);
+    if (!reply)
+        return std::unexpected(reply.error());
+    if (reply->status == 409 || reply->status == 422)
+        return Created{{}, refusal(*reply, call)};
+    if (reply->status < 200 || reply->status >= 300 || reply->status == 203)
+        return std::unexpected(refusal(*reply, call));
+    const QJsonDocument document = QJsonDocument::fromJson(reply->body);
+    const QString id = idOf(document.isArray() ? QJsonValue(document.array()) : QJsonValue(document.object()));
+    if (id.isEmpty())
+        return fail(ErrorCode::Unavailable,
+                    u"%1's API made the webhook of %2 but gave no id for it"_s.arg(m_profile.name, call.subject),
+                    m_profile.where, u"look for the hook in the repository's settings on the forge"_s);
+    return Created{id, std::nullopt};
+}
+
+Error RestClient::refusal(const Reply &reply, const Call &call) const
+{
+    const QString said = scrubbed(forgeMessage(reply.body), call.secret);
+    const QString saying = said.isEmpty() ? QString() : u" (the forge says: %1)"_s.arg(said);
+    const QString hint = m_profile.scopeHint ? m_profile.scopeHint(call.purpose) : QString();
+    const int status = reply.status;
+    // Azure DevOps answers a token it does not take with 203 and its sign-in page.
+    if (status == 401 || status == 203)
+        return Error{ErrorCode::Unauthorized,
+                     u"%1 refused the token (expired or revoked?) when asked to %2%3"_s.arg(
+                         m_profile.name, actionText(call.purpose, call.subject), saying),
+                     u"token"_s,
+                     u"make a new token on %1 and give it to the connection; %2"_s.arg(m_profile.name, hint)};
+    if (status == 429 ||
+        (status == 403 && (reply.header("x-ratelimit-remaining") == "0" || !reply.header("retry-after").isEmpty()))) {
+        const QByteArray retry = reply.header("retry-after");
+        return Error{ErrorCode::Unavailable,
+                     u"%1's rate limit for this token is used up%2"_s.arg(m_profile.name, saying), m_profile.where,
+                     retry.isEmpty() ? u"try again later"_s
+                                     : u"try again in %1 seconds"_s.arg(QString::fromLatin1(retry.left(12)))};
+    }
+    if (status == 403)
+        return Error{ErrorCode::Forbidden,
+                     u"the token lacks the scope to %1 on %2%3"_s.arg(actionText(call.purpose, call.subject),
+                                                                      m_profile.name, saying),
+                     u"token"_s, hint};
+    if (status == 404)
+        return Error{ErrorCode::NotFound,
+                     call.subject.isEmpty()
+                         ? u"%1 answered 404 to %2%3"_s.arg(m_profile.name, actionText(call.purpose, {}), saying)
+                         : u"%1 was not found on %2, or is not visible to this token%3"_s.arg(call.subject,
+                                                                                              m_profile.name, saying),
+                     u"repo"_s,
+                     u"check the address, and that the token's account can open the repository on the forge"_s};
+    if (status >= 300 && status < 400)
+        return Error{ErrorCode::NotFound,
+                     u"%1 has moved: %2 answers %3, pointing at %4"_s
+                         .arg(call.subject.isEmpty() ? u"the listing"_s : call.subject, m_profile.name)
+                         .arg(status)
+                         .arg(scrubbed(QString::fromUtf8(reply.header("location")).left(200), call.secret)),
+                     u"repo"_s, u"use the repository's new address"_s};
+    const ErrorCode code = status == 400 || status == 422 ? ErrorCode::Invalid
+                           : status == 409                ? ErrorCode::Conflict
+                           : status >= 500                ? ErrorCode::Unavailable
+                                                          : ErrorCode::Failed;
+    return Error{code,
+                 u"%1 answered %2 when asked to %3: %4"_s.arg(m_profile.name)
+                     .arg(status)
+                     .arg(actionText(call.purpose, call.subject), said.isEmpty() ? u"no reason given"_s : said),
+                 m_profile.where,
+                 {}};
+}
+
+Result<ForgeWebhook> registerHook(const HookOps &ops, const QString &url)
+{
+    auto found = ops.find();
+    if (!found)
+        return std::unexpected(found.error());
+    QString id = found->value_or(QString());
+    if (id.isEmpty()) {
+        auto created = ops.create();
+        if (!created)
+            return std::unexpected(created.error());
+        const std::optional<Error> duplicate = created->duplicate;
+        if (!duplicate)
+            return ForgeWebhook{created->id, url};
+        // Made meanwhile by someone else, or a hook the listing did not show: the forge knows it.
+        auto again = ops.find();
+        if (!again)
+            return std::unexpected(again.error());
+        id = again->value_or(QString());
+        if (id.isEmpty())
+            return std::unexpected(*duplicate);
+    }
+    auto updated = ops.update(id);
+    if (!updated)
+        return std::unexpected(updated.error());
+    return ForgeWebhook{id, url};
+}
+
+QString idText(const QJsonValue &value)
+{
+    if (value.isDouble())
+        return QString::number(value.toInteger());
+    return value.toString();
+}
+
+Status checkSecret(const QByteArray &secret)
+{
+    if (secret.isEmpty())
+        return fail(ErrorCode::Invalid, u"a webhook needs a secret: without one anyone could send pushes"_s,
+                    u"secret"_s);
+    if (secret.size() > 255 || secret.contains('\0') || secret.contains('\n') || secret.contains('\r'))
+        return fail(ErrorCode::Invalid, u"a webhook's secret must be one line of at most 255 bytes"_s, u"secret"_s);
+    return {};
+}
+
+QString forgeMessage(const QByteArray &body)
+{
+    const QJsonDocument document = QJsonDocument::fromJson(body);
+    QStringList parts;
+    if (document.isObject()) {
+        const QJsonObject object = document.object();
+        const QJsonValue message = object.value("message"_L1);
+        if (message.isString()) {
+            parts << message.toString();
+        } else if (message.isObject()) {
+            // GitLab's field errors: {"message": {"url": ["is blocked: …"]}}.
+            const QJsonObject fields = message.toObject();
+            for (auto it = fields.begin(); it != fields.end(); ++it) {
+                QStringList texts;
+                for (const QJsonValue text : it.value().toArray())
+                    texts << text.toString();
+                parts << it.key() + u' ' + (texts.isEmpty() ? it.value().toString() : texts.join(u", "_s));
+            }
+        }
+        const QJsonValue error = object.value("error"_L1);
+        if (error.isString())
+            parts << error.toString() + (object.value("error_description"_L1).isString()
+                                             ? u": "_s + object.value("error_description"_L1).toString()
+                                             : QString());
+        else if (error.isObject())
+            parts << error.toObject().value("message"_L1).toString();
+        for (const QJsonValue item : object.value("errors"_L1).toArray()) {
+            const QJsonObject entry = item.toObject();
+            if (item.isString())
+                parts << item.toString();
+            else if (entry.value("message"_L1).isString())
+                parts << entry.value("message"_L1).toString();
+            else if (entry.contains("field"_L1))
+                parts << entry.value("field"_L1).toString() + u' ' + entry.value("code"_L1).toString();
+        }
+    } else if (document.isNull()) {
+        // An HTML page (a proxy's, Azure's sign-in page) says nothing worth quoting.
+        const QString text = QString::fromUtf8(body.left(600)).simplified();
+        if (!text.startsWith(u'<'))
+            parts << text;
+    }
+    parts.removeAll(QString());
+    return clipped(parts.join(u"; "_s), MaxForgeMessage);
+}
+
+QString segment(const QString &text)
+{
+    return QString::fromLatin1(QUrl::toPercentEncoding(text));
+}
+
+QString segments(const QStringList &parts)
+{
+    QStringList encoded;
+    for (const QString &part : parts)
+        encoded << segment(part);
+    return encoded.join(u'/');
+}
+
+Result<QStringList> repoPath(const ForgeScope &scope, const RepoAddress &address, int minSegments, int maxSegments)
+{
+    const QUrl base(scope.baseUrl);
+    QString host = base.host().toLower();
+    QStringList basePath = base.path().split(u'/', Qt::SkipEmptyParts);
+    // Azure DevOps' older address ORG.visualstudio.com reads as dev.azure.com/ORG, as addresses do.
+    if (host.endsWith(u".visualstudio.com"_s)) {
+        basePath.prepend(host.section(u'.', 0, 0));
+        host = u"dev.azure.com"_s;
+    }
+    const QString hint =
+        u"use a connection for the repository's forge, or the repository's address on %1"_s.arg(scope.baseUrl);
+    if (address.transport == RepoAddress::Transport::File || address.host != host)
+        return fail(ErrorCode::Invalid,
+                    u"%1 is not on this connection's forge (%2)"_s.arg(address.text(), scope.baseUrl), u"repo"_s, hint);
+    QStringList rest = address.path;
+    if (startsWithSegments(rest, basePath)) {
+        rest = rest.mid(basePath.size());
+    } else if (address.isHttp() || scope.kind == ForgeKind::AzureDevOps) {
+        // Over ssh a forge below a web path serves its repositories without it; over http(s)
+        // the path is there, and Azure's organisation is in every address.
+        return fail(ErrorCode::Invalid, u"%1 is not below %2"_s.arg(address.text(), scope.baseUrl), u"repo"_s, hint);
+    }
+    if (scope.kind == ForgeKind::Bitbucket && !rest.isEmpty() &&
+        rest.first().compare(u"scm"_s, Qt::CaseInsensitive) == 0)
+        rest.removeFirst();
+    if (rest.size() < minSegments || (maxSegments >= 0 && rest.size() > maxSegments)) {
+        const QString form = scope.kind == ForgeKind::AzureDevOps ? u"project/_git/repository"_s
+                             : scope.kind == ForgeKind::GitLab    ? u"group/…/project"_s
+                                                                  : u"owner/repository"_s;
+        return fail(ErrorCode::Invalid,
+                    u"%1 does not name a repository the way %2 does (%3 below %4)"_s.arg(
+                        address.text(), forgeKindName(scope.kind), form, scope.baseUrl),
+                    u"repo"_s);
+    }
+    return rest;
+}
+
+RefName readRef(const QString &ref)
+{
+    if (ref.startsWith(u"refs/heads/"_s))
+        return {RefName::Kind::Branch, ref.mid(11)};
+    if (ref.startsWith(u"refs/tags/"_s))
+        return {RefName::Kind::Tag, ref.mid(10)};
+    return {RefName::Kind::Any, ref};
+}
+
+bool looksLikeCommitId(const QString &ref)
+{
+    if (ref.size() < 7 || ref.size() > 64)
+        return false;
+    return std::all_of(ref.begin(), ref.end(), [](QChar c) {
+        return (c >= u'0' && c <= u'9') || (c >= u'a' && c <= u'f') || (c >= u'A' && c <= u'F');
+    });
+}
+
+Result<QString> resolveRef(const QString &ref, const RefLookups &lookups, const QString &repo, const QString &forge)
+{
+    if (auto checked = checkRef(ref); !checked)
+        return std::unexpected(checked.error());
+    const RefName read = readRef(ref);
+    using Lookup = std::function<Result<std::optional<QString>>(const QString &)>;
+    QList<const Lookup *> order;
+    if (read.kind == RefName::Kind::Branch)
+        order = {&lookups.branch};
+    else if (read.kind == RefName::Kind::Tag)
+        order = {&lookups.tag};
+    else if ((read.name.size() == 40 || read.name.size() == 64) && looksLikeCommitId(read.name))
+        order = {&lookups.commit, &lookups.branch, &lookups.tag};
+    else if (looksLikeCommitId(read.name))
+        order = {&lookups.branch, &lookups.tag, &lookups.commit};
+    else
+        order = {&lookups.branch, &lookups.tag};
+    for (const Lookup *lookup : order) {
+        auto found = (*lookup)(read.name);
+        if (!found)
+            return std::unexpected(found.error());
+        if (const QString commit = found->value_or(QString()); !commit.isEmpty())
+            return commit;
+    }
+    if (auto there = lookups.repository(); !there)
+        return std::unexpected(there.error());
+    return std::unexpected(refNotFound(ref, repo, forge));
+}
+
+Status checkRef(const QString &ref)
+{
+    const bool control =
+        std::any_of(ref.begin(), ref.end(), [](QChar c) { return c.category() == QChar::Other_Control; });
+    if (ref.trimmed().isEmpty() || control || ref.size() > 1024)
+        return fail(ErrorCode::Invalid, u"\"%1\" is not a branch, tag or commit"_s.arg(clipped(ref, 80)), u"ref"_s);
+    return {};
+}
+
+Error refNotFound(const QString &ref, const QString &repo, const QString &forge)
+{
+    return Error{ErrorCode::NotFound, u"%1 has no branch, tag or commit \"%2\" on %3"_s.arg(repo, ref, forge), u"ref"_s,
+                 u"check the ref's name; branches and tags are matched exactly"_s};
+}
+
+Status checkCommitId(const QString &commit)
+{
+    if ((commit.size() != 40 && commit.size() != 64) || !looksLikeCommitId(commit))
+        return fail(ErrorCode::Invalid,
+                    u"\"%1\" is not a full commit id (40 or 64 hex digits)"_s.arg(clipped(commit, 80)), u"commit"_s);
+    return {};
+}
+
+Status checkHookUrl(const QString &url)
+{
+    const QUrl parsed(url, QUrl::StrictMode);
+    const QString scheme = parsed.scheme().toLower();
+    if (!parsed.isValid() || parsed.host().isEmpty() || (scheme != u"https"_s && scheme != u"http"_s))
+        return fail(ErrorCode::Invalid, u"\"%1\" is not an http(s) URL a forge can deliver to"_s.arg(clipped(url, 200)),
+                    u"url"_s);
+    return {};
+}
+
+QString withoutUserInfo(const QString &url)
+{
+    QUrl parsed(url);
+    if (!parsed.isValid() || parsed.userInfo().isEmpty())
+        return url;
+    parsed.setUserInfo({});
+    return parsed.toString();
+}
+
+QString clipped(const QString &text, qsizetype max)
+{
+    if (text.size() <= max)
+        return text;
+    qsizetype n = max;
+    if (n > 0 && text.at(n - 1).isHighSurrogate())
+        --n;
+    return text.left(n);
+}
+
+QByteArray basicAuth(const QString &user, const QByteArray &password)
+{
+    const QByteArray credentials = user.toUtf8() + ':' + password;
+    return "Basic " + credentials.toBase64();
+}
+
+} // namespace pando::adapters::forgerest::detail

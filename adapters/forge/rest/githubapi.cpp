@@ -1,0 +1,223 @@
+// GitHub's REST API (and GitHub Enterprise Server's, the same below BASE/api/v3): the token as a
+// Bearer header, the API version GitHub documents pinned, pages through Link: rel="next".
+
+#include "adapters/forge/rest/forgeclient.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::adapters::forgerest::detail {
+
+namespace {
+
+QString gitHubScopeHint(Purpose purpose)
+{
+    switch (purpose) {
+    case Purpose::ListRepositories:
+    case Purpose::ReadRepository:
+        return u"a classic token needs the repo scope for private repositories; a fine-grained one Contents: read "
+               u"on them"_s;
+    case Purpose::SetStatus:
+        return u"a classic token needs the repo:status scope (repo for private repositories); a fine-grained one "
+               u"Commit statuses: read and write"_s;
+    case Purpose::ManageHooks:
+        return u"a classic token needs the admin:repo_hook scope; a fine-grained one Webhooks: read and write; its "
+               u"account must administer the repository"_s;
+    }
+    return {};
+}
+
+QString gitHubState(CommitState state)
+{
+    switch (state) {
+    case CommitState::Pending:
+        return u"pending"_s;
+    case CommitState::Success:
+        return u"success"_s;
+    case CommitState::Failure:
+        return u"failure"_s;
+    case CommitState::Error:
+        return u"error"_s;
+    }
+    return u"error"_s;
+}
+
+ForgeRepository gitHubRepository(const QJsonObject &object)
+{
+    return ForgeRepository{object.value("full_name"_L1).toString(),      object.value("clone_url"_L1).toString(),
+                           object.value("ssh_url"_L1).toString(),        object.value("html_url"_L1).toString(),
+                           object.value("default_branch"_L1).toString(), object.value("private"_L1).toBool()};
+}
+
+class GitHubApi final : public ForgeApi {
+public:
+    GitHubApi(const ForgeAccount &account, const ForgeRestOptions &options)
+        : m_scope(account.scope), m_client(ForgeProfile{u"GitHub"_s,
+                                                        u"github-api"_s,
+                                                        {{"Authorization", "Bearer " + account.token},
+                                                         {"Accept", "application/vnd.github+json"},
+                                                         {"X-GitHub-Api-Version", "2022-11-28"},
+                                                         // GitHub refuses requests without a User-Agent.
+                                                         {"User-Agent", "Pando"}},
+                                                        gitHubScopeHint},
+                                           options.apiBase, account.token, options)
+    {}
+
+    Result<QList<ForgeRepository>> repositories(const CancelToken &cancel) override
+    {
+        const Call call = m_client.call(Purpose::ListRepositories, m_scope.owner, cancel);
+        const QString pageSize = QString::number(m_client.options().pageSize);
+        Result<QJsonArray> items;
+        bool onlyOwner = false;
+        if (m_scope.owner.isEmpty()) {
+            items = m_client.list(Paging::LinkHeader, u"/user/repos"_s, {{u"per_page"_s, pageSize}}, call);
+        } else {
+            items = m_client.list(Paging::LinkHeader, u"/orgs/%1/repos"_s.arg(segment(m_scope.owner)),
+                                  {{u"type"_s, u"all"_s}, {u"per_page"_s, pageSize}}, call);
+            // A user is no organisation: their repositories, private ones included, are the ones
+            // the token's own account owns.
+            if (!items && items.error().code == ErrorCode::NotFound) {
+                items = m_client.list(Paging::LinkHeader, u"/user/repos"_s,
+                                      {{u"affiliation"_s, u"owner"_s}, {u"per_page"_s, pageSize}}, call);
+                onlyOwner = true;
+            }
+        }
+        if (!items)
+            return std::unexpected(items.error());
+        QList<ForgeRepository> repositories;
+        for (const QJsonValue item : *items) {
+            const QJsonObject object = item.toObject();
+            const QString login = object.value("owner"_L1).toObject().value("login"_L1).toString();
+            if (onlyOwner && login.compare(m_scope.owner, Qt::CaseInsensitive) != 0)
+                continue;
+            repositories << gitHubRepository(object);
+        }
+        return repositories;
+    }
+
+    Result<QList<ForgeBranch>> branches(const RepoAddress &repo, const CancelToken &cancel) override
+    {
+        auto path = repoPath(m_scope, repo, 2, 2);
+        if (!path)
+            return std::unexpected(path.error());
+        const Call call = m_client.call(Purpose::ReadRepository, path->join(u'/'), cancel);
+        auto items = m_client.list(Paging::LinkHeader, u"/repos/%1/branches"_s.arg(segments(*path)),
+                                   {{u"per_page"_s, QString::number(m_client.options().pageSize)}}, call);
+        if (!items)
+            return std::unexpected(items.error());
+        QList<ForgeBranch> branches;
+        for (const QJsonValue item : *items) {
+            const QJsonObject object = item.toObject();
+            branches << ForgeBranch{object.value("name"_L1).toString(),
+                                    object.value("commit"_L1).toObject().value("sha"_L1).toString()};
+        }
+        return branches;
+    }
+
+    Result<QString> resolve(const RepoAddress &repo, const QString &ref, const CancelToken &cancel) override
+    {
+        if (auto checked = checkRef(ref); !checked)
+            return std::unexpected(checked.error());
+        auto path = repoPath(m_scope, repo, 2, 2);
+        if (!path)
+            return std::unexpected(path.error());
+        const QString name = path->join(u'/');
+        const Call call = m_client.call(Purpose::ReadRepository, name, cancel);
+        // GitHub reads a commit reference as a commit id, a branch, heads/BRANCH or tags/TAG.
+        const RefName read = readRef(ref);
+        const QString reference = read.kind == RefName::Kind::Branch ? u"heads/"_s + read.name
+                                  : read.kind == RefName::Kind::Tag  ? u"tags/"_s + read.name
+                                                                     : read.name;
+        auto commit = m_client.lookup(u"/repos/%1/commits/%2"_s.arg(segments(*path), segments(reference.split(u'/'))),
+                                      {}, call, [](const Reply &reply) { return reply.status == 422; });
+        if (!commit)
+            return std::unexpected(commit.error());
+        const QString sha = commit->value_or(QJsonValue()).toObject().value("sha"_L1).toString();
+        if (sha.isEmpty())
+            return std::unexpected(refNotFound(ref, name, u"GitHub"_s));
+        return sha;
+    }
+
+    Status setCommitStatus(const RepoAddress &repo, const CommitStatus &status, const CancelToken &cancel) override
+    {
+        if (auto checked = checkCommitId(status.commit); !checked)
+            return checked;
+        auto path = repoPath(m_scope, repo, 2, 2);
+        if (!path)
+            return std::unexpected(path.error());
+        const Call call = m_client.call(Purpose::SetStatus, path->join(u'/'), cancel);
+        QJsonObject body{{"state"_L1, gitHubState(status.state)},
+                         {"description"_L1, clipped(status.description, 140)},
+                         {"context"_L1, status.context}};
+        if (!status.targetUrl.isEmpty())
+            body.insert("target_url"_L1, status.targetUrl);
+        auto posted =
+            m_client.request("POST", u"/repos/%1/statuses/%2"_s.arg(segments(*path), status.commit), {}, body, call);
+        if (!posted)
+            return std::unexpected(posted.error());
+        return {};
+    }
+
+    Result<ForgeWebhook> registerWebhook(const RepoAddress &repo, const QString &url, const QByteArray &secret,
+                                         const CancelToken &cancel) override
+    {
+        if (auto checked = checkHookUrl(url); !checked)
+            return std::unexpected(checked.error());
+        if (auto checked = checkSecret(secret); !checked)
+            return std::unexpected(checked.error());
+        auto path = repoPath(m_scope, repo, 2, 2);
+        if (!path)
+            return std::unexpected(path.error());
+        Call call = m_client.call(Purpose::ManageHooks, path->join(u'/'), cancel);
+        call.secret = secret;
+        const QString hooks = u"/repos/%1/hooks"_s.arg(segments(*path));
+        // GitHub replaces config whole on an update: it is always sent complete.
+        const QJsonObject config{{"url"_L1, url},
+                                 {"content_type"_L1, "json"_L1},
+                                 {"secret"_L1, QString::fromUtf8(secret)},
+                                 {"insecure_ssl"_L1, "0"_L1}};
+        const QJsonArray events{u"push"_s, u"pull_request"_s};
+        HookOps ops;
+        ops.find = [&]() -> Result<std::optional<QString>> {
+            auto items = m_client.list(Paging::LinkHeader, hooks,
+                                       {{u"per_page"_s, QString::number(m_client.options().pageSize)}}, call);
+            if (!items)
+                return std::unexpected(items.error());
+            for (const QJsonValue item : *items) {
+                if (item["config"_L1]["url"_L1].toString() == url)
+                    return std::optional<QString>(idText(item["id"_L1]));
+            }
+            return std::optional<QString>();
+        };
+        ops.create = [&] {
+            return m_client.create(
+                hooks, {},
+                QJsonObject{{"name"_L1, "web"_L1}, {"active"_L1, true}, {"events"_L1, events}, {"config"_L1, config}},
+                call, [](const QJsonValue &made) { return idText(made["id"_L1]); });
+        };
+        ops.update = [&](const QString &id) -> Status {
+            auto patched =
+                m_client.request("PATCH", hooks + u'/' + segment(id), {},
+                                 QJsonObject{{"active"_L1, true}, {"events"_L1, events}, {"config"_L1, config}}, call);
+            if (!patched)
+                return std::unexpected(patched.error());
+            return {};
+        };
+        return registerHook(ops, url);
+    }
+
+private:
+    ForgeScope m_scope;
+    RestClient m_client;
+};
+
+} // namespace
+
+std::unique_ptr<ForgeApi> makeGitHubApi(const ForgeAccount &account, const ForgeRestOptions &options)
+{
+    return std::make_unique<GitHubApi>(account, options);
+}
+
+} // namespace pando::adapters::forgerest::detail

@@ -1,0 +1,227 @@
+// GitLab's REST API (v4): the token in PRIVATE-TOKEN (personal, group and project access tokens),
+// or as a Bearer header when the connection's user is "oauth2", the user GitLab's OAuth tokens
+// go with over git; a project by its URL-encoded path; pages through X-Next-Page.
+
+#include "adapters/forge/rest/forgeclient.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::adapters::forgerest::detail {
+
+namespace {
+
+QString gitLabScopeHint(Purpose purpose)
+{
+    switch (purpose) {
+    case Purpose::ListRepositories:
+    case Purpose::ReadRepository:
+        return u"the token needs the read_api scope (or api)"_s;
+    case Purpose::SetStatus:
+        return u"the token needs the api scope, and its account at least the Developer role in the project"_s;
+    case Purpose::ManageHooks:
+        return u"the token needs the api scope, and its account the Maintainer role in the project"_s;
+    }
+    return {};
+}
+
+// GitLab has no "error" state; a deploy that could not run failed as far as the commit goes.
+QString gitLabState(CommitState state)
+{
+    switch (state) {
+    case CommitState::Pending:
+        return u"pending"_s;
+    case CommitState::Success:
+        return u"success"_s;
+    case CommitState::Failure:
+    case CommitState::Error:
+        return u"failed"_s;
+    }
+    return u"failed"_s;
+}
+
+ForgeRepository gitLabRepository(const QJsonObject &object)
+{
+    return ForgeRepository{
+        object.value("path_with_namespace"_L1).toString(), object.value("http_url_to_repo"_L1).toString(),
+        object.value("ssh_url_to_repo"_L1).toString(),     object.value("web_url"_L1).toString(),
+        object.value("default_branch"_L1).toString(),      object.value("visibility"_L1).toString() != u"public"_s};
+}
+
+class GitLabApi final : public ForgeApi {
+public:
+    GitLabApi(const ForgeAccount &account, const ForgeRestOptions &options)
+        : m_scope(account.scope),
+          m_client(ForgeProfile{u"GitLab"_s,
+                                u"gitlab-api"_s,
+                                {account.username == u"oauth2"_s
+                                     ? QPair<QByteArray, QByteArray>("Authorization", "Bearer " + account.token)
+                                     : QPair<QByteArray, QByteArray>("PRIVATE-TOKEN", account.token),
+                                 {"User-Agent", "Pando"}},
+                                gitLabScopeHint},
+                   options.apiBase, account.token, options)
+    {}
+
+    Result<QList<ForgeRepository>> repositories(const CancelToken &cancel) override
+    {
+        const Call call = m_client.call(Purpose::ListRepositories, m_scope.owner, cancel);
+        const Query query{{u"per_page"_s, QString::number(m_client.options().pageSize)}};
+        Result<QJsonArray> items;
+        if (m_scope.owner.isEmpty()) {
+            items =
+                m_client.list(Paging::GitLabHeader, u"/projects"_s, query + Query{{u"membership"_s, u"true"_s}}, call);
+        } else {
+            items = m_client.list(Paging::GitLabHeader, u"/groups/%1/projects"_s.arg(segment(m_scope.owner)),
+                                  query + Query{{u"include_subgroups"_s, u"true"_s}}, call);
+            // A user's namespace is no group.
+            if (!items && items.error().code == ErrorCode::NotFound)
+                items = m_client.list(Paging::GitLabHeader, u"/users/%1/projects"_s.arg(segment(m_scope.owner)), query,
+                                      call);
+        }
+        if (!items)
+            return std::unexpected(items.error());
+        QList<ForgeRepository> repositories;
+        for (const QJsonValue item : *items)
+            repositories << gitLabRepository(item.toObject());
+        return repositories;
+    }
+
+    Result<QList<ForgeBranch>> branches(const RepoAddress &repo, const CancelToken &cancel) override
+    {
+        auto project = projectOf(repo);
+        if (!project)
+            return std::unexpected(project.error());
+        const Call call = m_client.call(Purpose::ReadRepository, project->first, cancel);
+        auto items = m_client.list(Paging::GitLabHeader, u"/projects/%1/repository/branches"_s.arg(project->second),
+                                   {{u"per_page"_s, QString::number(m_client.options().pageSize)}}, call);
+        if (!items)
+            return std::unexpected(items.error());
+        QList<ForgeBranch> branches;
+        for (const QJsonValue item : *items) {
+            const QJsonObject object = item.toObject();
+            branches << ForgeBranch{object.value("name"_L1).toString(),
+                                    object.value("commit"_L1).toObject().value("id"_L1).toString()};
+        }
+        return branches;
+    }
+
+    Result<QString> resolve(const RepoAddress &repo, const QString &ref, const CancelToken &cancel) override
+    {
+        if (auto checked = checkRef(ref); !checked)
+            return std::unexpected(checked.error());
+        auto project = projectOf(repo);
+        if (!project)
+            return std::unexpected(project.error());
+        const Call call = m_client.call(Purpose::ReadRepository, project->first, cancel);
+        // GitLab reads the commit as git reads a revision (an id, a branch or tag, refs/heads/…,
+        // refs/tags/…); a project it does not show is "404 Project Not Found", a ref it does not
+        // have "404 Commit Not Found".
+        auto commit = m_client.lookup(u"/projects/%1/repository/commits/%2"_s.arg(project->second, segment(ref)), {},
+                                      call, [](const Reply &reply) {
+                                          return reply.status == 404 &&
+                                                 forgeMessage(reply.body).contains(u"Commit"_s, Qt::CaseInsensitive);
+                                      });
+        if (!commit)
+            return std::unexpected(commit.error());
+        const QString id = commit->value_or(QJsonValue()).toObject().value("id"_L1).toString();
+        if (id.isEmpty())
+            return std::unexpected(refNotFound(ref, project->first, u"GitLab"_s));
+        return id;
+    }
+
+    Status setCommitStatus(const RepoAddress &repo, const CommitStatus &status, const CancelToken &cancel) override
+    {
+        if (auto checked = checkCommitId(status.commit); !checked)
+            return checked;
+        auto project = projectOf(repo);
+        if (!project)
+            return std::unexpected(project.error());
+        const Call call = m_client.call(Purpose::SetStatus, project->first, cancel);
+        const QString state = gitLabState(status.state);
+        QJsonObject body{
+            {"state"_L1, state}, {"name"_L1, status.context}, {"description"_L1, clipped(status.description, 140)}};
+        if (!status.targetUrl.isEmpty())
+            body.insert("target_url"_L1, status.targetUrl);
+        auto reply = m_client.send(
+            "POST", m_client.url(u"/projects/%1/statuses/%2"_s.arg(project->second, status.commit)), body, call);
+        if (!reply)
+            return std::unexpected(reply.error());
+        // GitLab refuses a status the commit already has ("Cannot transition status via :enqueue
+        // from :pending"): the commit shows what was asked for, so that is done.
+        const QString said = forgeMessage(reply->body);
+        if (reply->status == 400 && said.contains(u"Cannot transition status"_s) && said.contains(u"from :"_s + state))
+            return {};
+        if (reply->status < 200 || reply->status >= 300)
+            return std::unexpected(m_client.refusal(*reply, call));
+        return {};
+    }
+
+    Result<ForgeWebhook> registerWebhook(const RepoAddress &repo, const QString &url, const QByteArray &secret,
+                                         const CancelToken &cancel) override
+    {
+        if (auto checked = checkHookUrl(url); !checked)
+            return std::unexpected(checked.error());
+        if (auto checked = checkSecret(secret); !checked)
+            return std::unexpected(checked.error());
+        auto project = projectOf(repo);
+        if (!project)
+            return std::unexpected(project.error());
+        Call call = m_client.call(Purpose::ManageHooks, project->first, cancel);
+        call.secret = secret;
+        const QString hooks = u"/projects/%1/hooks"_s.arg(project->second);
+        // GitLab sends the secret back as X-Gitlab-Token, which autodeploy compares.
+        const QJsonObject body{{"url"_L1, url},
+                               {"token"_L1, QString::fromUtf8(secret)},
+                               {"push_events"_L1, true},
+                               {"merge_requests_events"_L1, true},
+                               {"tag_push_events"_L1, false},
+                               {"enable_ssl_verification"_L1, true}};
+        HookOps ops;
+        ops.find = [&]() -> Result<std::optional<QString>> {
+            auto items = m_client.list(Paging::GitLabHeader, hooks,
+                                       {{u"per_page"_s, QString::number(m_client.options().pageSize)}}, call);
+            if (!items)
+                return std::unexpected(items.error());
+            for (const QJsonValue item : *items) {
+                if (item["url"_L1].toString() == url)
+                    return std::optional<QString>(idText(item["id"_L1]));
+            }
+            return std::optional<QString>();
+        };
+        ops.create = [&] {
+            return m_client.create(hooks, {}, body, call, [](const QJsonValue &made) { return idText(made["id"_L1]); });
+        };
+        ops.update = [&](const QString &id) -> Status {
+            auto put = m_client.request("PUT", hooks + u'/' + segment(id), {}, body, call);
+            if (!put)
+                return std::unexpected(put.error());
+            return {};
+        };
+        return registerHook(ops, url);
+    }
+
+private:
+    // The project's full path for messages, and its id as GitLab reads it in a path ("acme%2Fapi").
+    Result<QPair<QString, QString>> projectOf(const RepoAddress &repo) const
+    {
+        auto path = repoPath(m_scope, repo, 2, -1);
+        if (!path)
+            return std::unexpected(path.error());
+        const QString name = path->join(u'/');
+        return QPair<QString, QString>(name, segment(name));
+    }
+
+    ForgeScope m_scope;
+    RestClient m_client;
+};
+
+} // namespace
+
+std::unique_ptr<ForgeApi> makeGitLabApi(const ForgeAccount &account, const ForgeRestOptions &options)
+{
+    return std::make_unique<GitLabApi>(account, options);
+}
+
+} // namespace pando::adapters::forgerest::detail

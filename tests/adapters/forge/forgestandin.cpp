@@ -1,0 +1,120 @@
+#include "tests/adapters/forge/forgestandin.h"
+
+#include "adapters/kit/httpkit/httptransport.h"
+#include "tests/support/component.h"
+
+#include <QJsonDocument>
+#include <QProcessEnvironment>
+#include <QStandardPaths>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+
+namespace pando::test {
+
+ForgeStandIn::ForgeStandIn(QByteArray token, QString bitbucketUser)
+    : m_token(std::move(token)), m_bitbucketUser(std::move(bitbucketUser))
+{}
+
+ForgeStandIn::~ForgeStandIn()
+{
+    stop();
+}
+
+bool ForgeStandIn::available()
+{
+    return !QStandardPaths::findExecutable(u"python3"_s).isEmpty();
+}
+
+bool ForgeStandIn::start()
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(u"FORGE_STANDIN_TOKEN"_s, QString::fromLatin1(m_token));
+    env.insert(u"FORGE_STANDIN_USER"_s, m_bitbucketUser);
+    m_process.setProcessEnvironment(env);
+    m_process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    m_process.start(u"python3"_s, {sourceDir() + u"/tests/adapters/forge/forge_api_standin.py"_s});
+    if (!m_process.waitForStarted(10000))
+        return false;
+    while (!m_process.canReadLine())
+        if (!m_process.waitForReadyRead(10000))
+            return false;
+    const QByteArray line = m_process.readLine().trimmed();
+    m_port = line.startsWith("port ") ? line.mid(5).toInt() : 0;
+    return m_port > 0;
+}
+
+void ForgeStandIn::stop()
+{
+    if (m_process.state() != QProcess::NotRunning) {
+        m_process.kill();
+        m_process.waitForFinished(5000);
+    }
+}
+
+QString ForgeStandIn::base() const
+{
+    return u"http://127.0.0.1:%1"_s.arg(m_port);
+}
+
+QJsonArray ForgeStandIn::statuses(const QString &forge) const
+{
+    return get(u"statuses"_s, forge).toArray();
+}
+
+QJsonObject ForgeStandIn::hooks(const QString &forge) const
+{
+    return get(u"hooks"_s, forge).toObject();
+}
+
+QJsonArray ForgeStandIn::requests(const QString &forge) const
+{
+    return get(u"requests"_s, forge).toArray();
+}
+
+int ForgeStandIn::gets(const QString &forge, const QString &pathEnd) const
+{
+    int n = 0;
+    for (const QJsonValue r : requests(forge))
+        n += r["method"_L1].toString() == u"GET"_s && r["path"_L1].toString().endsWith(pathEnd);
+    return n;
+}
+
+void ForgeStandIn::failFor(const QString &forge, const QString &repo, const QJsonValue &status) const
+{
+    control(u"/_standin/fail"_s, {{"forge"_L1, forge}, {"repo"_L1, repo}, {"status"_L1, status}});
+}
+
+void ForgeStandIn::reset() const
+{
+    control(u"/_standin/reset"_s, {});
+}
+
+void ForgeStandIn::nextPagesAt(const QString &host) const
+{
+    control(u"/_standin/next-host"_s, {{"host"_L1, host}});
+}
+
+QJsonValue ForgeStandIn::get(const QString &what, const QString &forge) const
+{
+    adapters::httpkit::Request request;
+    request.path = u"/_standin/"_s + what;
+    request.query = {{u"forge"_s, forge}};
+    request.timeoutMs = 10000;
+    const QJsonDocument document =
+        QJsonDocument::fromJson(adapters::httpkit::perform({.baseUrl = base().toUtf8()}, request).body);
+    return document.isArray() ? QJsonValue(document.array()) : QJsonValue(document.object());
+}
+
+void ForgeStandIn::control(const QString &path, const QJsonObject &body) const
+{
+    adapters::httpkit::Request request;
+    request.method = "POST";
+    request.path = path;
+    request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    request.timeoutMs = 10000;
+    const adapters::httpkit::Exchange exchange = adapters::httpkit::perform({.baseUrl = base().toUtf8()}, request);
+    QVERIFY2(exchange.status == 200, exchange.body.constData());
+}
+
+} // namespace pando::test

@@ -1,0 +1,56 @@
+#pragma once
+// The local stand-in for six forges' REST APIs (forge_api_standin.py, its docstring says what it
+// answers) as a process a test starts and stops: where it listens, what it was sent, and its
+// control routes (refuse, hang, move the next pages elsewhere, forget). No forge on the internet
+// can be reached from the tests; this is what the forge adapter and what builds on it run against.
+//
+// Threading: the test's thread; each call is a blocking request to the stand-in (10 s deadline).
+
+#include <QByteArray>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QProcess>
+#include <QString>
+
+namespace pando::test {
+
+class ForgeStandIn {
+public:
+    // The stand-in takes token (and Bitbucket Cloud's app password user bitbucketUser), given to
+    // it through its environment, never argv.
+    explicit ForgeStandIn(QByteArray token, QString bitbucketUser = QStringLiteral("jdoe"));
+    ~ForgeStandIn();
+    ForgeStandIn(const ForgeStandIn &) = delete;
+    ForgeStandIn &operator=(const ForgeStandIn &) = delete;
+
+    // Whether python3, which runs it, is on PATH.
+    static bool available();
+    // Starts it and waits (10 s) until it says its port; false when it did not.
+    bool start();
+    void stop();
+
+    // "http://127.0.0.1:PORT"; each forge answers below its own prefix ("/github", "/azure/ORG").
+    QString base() const;
+
+    QJsonArray statuses(const QString &forge) const;
+    QJsonObject hooks(const QString &forge) const;
+    QJsonArray requests(const QString &forge) const;
+    // How many GETs forge answered on a path ending in pathEnd.
+    int gets(const QString &forge, const QString &pathEnd) const;
+    // status: 401, 403, 404, 203 or "hang"; repo "*": every request to forge.
+    void failFor(const QString &forge, const QString &repo, const QJsonValue &status) const;
+    void reset() const;
+    void nextPagesAt(const QString &host) const;
+
+private:
+    QJsonValue get(const QString &what, const QString &forge) const;
+    void control(const QString &path, const QJsonObject &body) const;
+
+    QByteArray m_token;
+    QString m_bitbucketUser;
+    QProcess m_process;
+    int m_port = 0;
+};
+
+} // namespace pando::test
