@@ -153,6 +153,30 @@
         <source>Deploy on push</source>
         <translation>Deploy bei Push</translation>
     </message>
+    <message>
+        <source>Start</source>
+        <translation>Starten</translation>
+    </message>
+    <message>
+        <source>Run the serving version again</source>
+        <translation>Die ausgelieferte Version wieder ausführen</translation>
+    </message>
+    <message>
+        <source>Restart</source>
+        <translation>Neu starten</translation>
+    </message>
+    <message>
+        <source>Stop its container and start it again</source>
+        <translation>Den Container anhalten und wieder starten</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>Anhalten</translation>
+    </message>
+    <message>
+        <source>Stop it until it is started or deployed again</source>
+        <translation>Anhalten, bis die App wieder gestartet oder bereitgestellt wird</translation>
+    </message>
 </context>
 <context>
     <name>AppEventsModel</name>
@@ -247,6 +271,10 @@
     <message>
         <source>Webhook secret replaced</source>
         <translation>Webhook-Geheimnis ersetzt</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>Angehalten</translation>
     </message>
 </context>
 <context>
@@ -2247,6 +2275,53 @@
         <source>Add connection</source>
         <translation>Verbindung hinzufügen</translation>
     </message>
+    <message>
+        <source>Repositories</source>
+        <translation>Repositorys</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n repository(s) the token of %1 can see</source>
+        <translation>
+            <numerusform>%n Repository, das das Token von %1 sehen kann</numerusform>
+            <numerusform>%n Repositorys, die das Token von %1 sehen kann</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The repositories the token of %1 can see, from its forge&apos;s API (token connections to GitHub, GitLab, Gitea, Bitbucket and Azure DevOps).</source>
+        <translation>Die Repositorys, die das Token von %1 sehen kann, aus der API seiner Forge (Token-Verbindungen zu GitHub, GitLab, Gitea, Bitbucket und Azure DevOps).</translation>
+    </message>
+    <message>
+        <source>Reload</source>
+        <translation>Neu laden</translation>
+    </message>
+    <message>
+        <source>Show repositories</source>
+        <translation>Repositorys anzeigen</translation>
+    </message>
+    <message>
+        <source>Repositories of %1</source>
+        <translation>Repositorys von %1</translation>
+    </message>
+    <message>
+        <source>%1, %2, default branch %3</source>
+        <translation>%1, %2, Standard-Branch %3</translation>
+    </message>
+    <message>
+        <source>not known</source>
+        <translation>unbekannt</translation>
+    </message>
+    <message>
+        <source>%1 · default branch %2 · %3</source>
+        <translation>%1 · Standard-Branch %2 · %3</translation>
+    </message>
+    <message>
+        <source>Create app…</source>
+        <translation>App erstellen …</translation>
+    </message>
+    <message>
+        <source>Create an app from %1</source>
+        <translation>Eine App aus %1 erstellen</translation>
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -3082,6 +3157,18 @@
         <source>unhealthy</source>
         <translation>antwortet nicht</translation>
     </message>
+    <message>
+        <source>starting</source>
+        <translation>wird gestartet</translation>
+    </message>
+    <message>
+        <source>stopping</source>
+        <translation>wird angehalten</translation>
+    </message>
+    <message>
+        <source>restarting</source>
+        <translation>wird neu gestartet</translation>
+    </message>
 </context>
 <context>
     <name>pando::desktop::ConnectedModel</name>
@@ -3674,6 +3761,21 @@
             <numerusform>%n Signaturschlüssel, neuester zuerst: %1</numerusform>
             <numerusform>%n Signaturschlüssel, neueste zuerst: %1</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::SourceRepositoriesModel</name>
+    <message>
+        <source>private</source>
+        <translation>privat</translation>
+    </message>
+    <message>
+        <source>public</source>
+        <translation>öffentlich</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
     </message>
 </context>
 <context>

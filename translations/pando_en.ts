@@ -59,6 +59,16 @@
     </message>
 </context>
 <context>
+    <name>SourcesView</name>
+    <message numerus="yes">
+        <source>%n repository(s) the token of %1 can see</source>
+        <translation>
+            <numerusform>%n repository the token of %1 can see</numerusform>
+            <numerusform>%n repositories the token of %1 can see</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>pando::desktop::AppHookModel</name>
     <message numerus="yes">
         <source>every %n hour(s)</source>

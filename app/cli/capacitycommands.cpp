@@ -171,27 +171,50 @@ void showEdgeCa(Cli &cli)
     }));
 }
 
-void startApp(Cli &cli)
+// `apps start|restart|stop`: the answer's status is what the app is now. A start or restart
+// succeeded only when it runs, whatever the request said (an older pandod answers 200 for a
+// container that exited at once); a stop when it is stopped.
+void changeApp(Cli &cli, client::AppAction action)
 {
     const QString name = cli.args().arguments.value(0);
-    cli.api().startApp(name, cli.handle([&cli, name](const client::ApiResponse &r) {
+    const bool stop = action == client::AppAction::Stop;
+    cli.api().appAction(name, action, cli.handle([&cli, name, action, stop](const client::ApiResponse &r) {
         if (cli.args().json)
             printJson(r.json);
-        // The answer's status is what the app is now: anything but running is a start that failed,
-        // whatever the request said (an older pandod answers 200 for a container that exited at once).
         const QString status = str(r.json, "status");
-        if (core::parseAppStatus(status) != core::AppStatus::Running) {
+        const core::AppStatus wanted = stop ? core::AppStatus::Stopped : core::AppStatus::Running;
+        if (core::parseAppStatus(status) != wanted) {
             const QString reason = str(r.json, "status_reason");
-            return cli.failWith(Error{
-                ErrorCode::Failed,
-                QStringLiteral("app %1 did not start: it is %2%3")
-                    .arg(name, orDash(status), reason.isEmpty() ? QString() : QStringLiteral(" (") + reason + u')'),
-                QStringLiteral("apps start ") + name, QStringLiteral("see why in its log: pando logs %1").arg(name)});
+            const QString verb = action == client::AppAction::Start ? QStringLiteral("start")
+                                 : stop                             ? QStringLiteral("stop")
+                                                                    : QStringLiteral("restart");
+            return cli.failWith(Error{ErrorCode::Failed,
+                                      QStringLiteral("app %1 did not %2: it is %3%4")
+                                          .arg(name, stop ? verb : QStringLiteral("start"), orDash(status),
+                                               reason.isEmpty() ? QString() : QStringLiteral(" (") + reason + u')'),
+                                      QStringLiteral("apps %1 %2").arg(verb, name),
+                                      QStringLiteral("see why in its log: pando logs %1").arg(name)});
         }
         if (!cli.args().json)
-            printOut(QStringLiteral("app %1 is running").arg(name));
+            printOut(stop ? QStringLiteral("app %1 is stopped; `pando apps start %1` runs it again").arg(name)
+                          : QStringLiteral("app %1 is running").arg(name));
         cli.finish(ExitOk);
     }));
+}
+
+void startApp(Cli &cli)
+{
+    changeApp(cli, client::AppAction::Start);
+}
+
+void stopApp(Cli &cli)
+{
+    changeApp(cli, client::AppAction::Stop);
+}
+
+void restartApp(Cli &cli)
+{
+    changeApp(cli, client::AppAction::Restart);
 }
 
 constexpr CommandDef CapacityTable[] = {
@@ -201,8 +224,10 @@ constexpr CommandDef CapacityTable[] = {
      1,
      1,
      {},
-     "start an app's serving version again (after its disk limit stopped it)",
+     "start an app's serving version again (after a stop, or its disk limit stopped it)",
      &startApp},
+    {"apps", "stop", "NAME", 1, 1, {}, "stop an app and keep it stopped until it is started or deployed", &stopApp},
+    {"apps", "restart", "NAME", 1, 1, {}, "restart an app's serving container", &restartApp},
     {"", "capacity", "", 0, 0, {}, "each runtime's CPUs, memory and disk beside what is committed", &showCapacity},
     {"edge", "status", "", 0, 0, {}, "what serves the apps, whether it does, and its certificates", &showEdge},
     {"edge",

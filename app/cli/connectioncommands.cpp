@@ -177,6 +177,54 @@ void testConnection(Cli &cli)
     }));
 }
 
+void listRepositories(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    cli.api().sourceConnectionRepositories(name, cli.handle([&cli, name](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        QList<QStringList> rows;
+        for (const QJsonValue v : r.json.value(QStringLiteral("repositories")).toArray()) {
+            const QJsonObject repo = v.toObject();
+            rows << QStringList{str(repo, "full_name"),
+                                repo.value(QStringLiteral("private")).toBool() ? QStringLiteral("private")
+                                                                               : QStringLiteral("public"),
+                                orDash(str(repo, "default_branch")), str(repo, "clone_url")};
+        }
+        if (rows.isEmpty())
+            printOut(QStringLiteral("connection %1's token sees no repositories").arg(name));
+        else
+            printOut(table({QStringLiteral("REPOSITORY"), QStringLiteral("VISIBILITY"),
+                            QStringLiteral("DEFAULT BRANCH"), QStringLiteral("CLONE URL")},
+                           rows));
+        cli.finish(ExitOk);
+    }));
+}
+
+void listBranches(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    const QString repo = cli.args().arguments.value(1);
+    cli.api().sourceConnectionBranches(name, repo, cli.handle([&cli, repo](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        QList<QStringList> rows;
+        for (const QJsonValue v : r.json.value(QStringLiteral("branches")).toArray()) {
+            const QJsonObject branch = v.toObject();
+            rows << QStringList{str(branch, "name"), orDash(str(branch, "commit").left(12))};
+        }
+        if (rows.isEmpty())
+            printOut(QStringLiteral("%1 has no branches").arg(repo));
+        else
+            printOut(table({QStringLiteral("BRANCH"), QStringLiteral("COMMIT")}, rows));
+        cli.finish(ExitOk);
+    }));
+}
+
 constexpr CommandDef ConnectionTable[] = {
     {"connections", "list", "", 0, 0, {}, "list the source connections you may use", &listConnections},
     {"connections",
@@ -214,6 +262,26 @@ constexpr CommandDef ConnectionTable[] = {
      {},
      "read REPO through the connection, as a deploy would",
      &testConnection},
+    {"connections",
+     "repos",
+     "NAME",
+     1,
+     1,
+     {},
+     "list the repositories the connection's token can see, through its forge's API",
+     &listRepositories,
+     Needs::Token,
+     nullptr,
+     "Token connections to GitHub, GitLab, Gitea, Bitbucket and Azure DevOps only: a deploy key or a\n"
+     "generic git host has no API. Create an app from one with its clone URL (docs/user-guide.md)."},
+    {"connections",
+     "branches",
+     "NAME REPO",
+     2,
+     2,
+     {},
+     "list the branches of REPO (its address) through the connection's forge API",
+     &listBranches},
     {"connections",
      "rm",
      "NAME",

@@ -183,9 +183,10 @@ void Api::removeApp(const QString &name, ServiceData data, Callback done) const
               std::move(done));
 }
 
-void Api::startApp(const QString &name, Callback done) const
+void Api::appAction(const QString &name, AppAction action, Callback done) const
 {
-    sendJson("POST", apiPath({u"apps"_s, name, u"start"_s}), {}, std::move(done));
+    const QString verb = action == AppAction::Start ? u"start"_s : action == AppAction::Stop ? u"stop"_s : u"restart"_s;
+    sendJson("POST", apiPath({u"apps"_s, name, verb}), {}, std::move(done));
 }
 
 void Api::deploy(const QString &app, const QString &ref, Callback done) const
@@ -297,6 +298,17 @@ void Api::testSourceConnection(const QString &name, const QString &repo, const Q
     if (!ref.isEmpty())
         body.insert(u"ref"_s, ref);
     sendJson("POST", apiPath({u"source-connections"_s, name, u"test"_s}), body, std::move(done));
+}
+
+void Api::sourceConnectionRepositories(const QString &name, Callback done) const
+{
+    get(apiPath({u"source-connections"_s, name, u"repositories"_s}), std::move(done));
+}
+
+void Api::sourceConnectionBranches(const QString &name, const QString &repo, Callback done) const
+{
+    get(apiPath({u"source-connections"_s, name, u"branches"_s}) + Query().add(u"repo"_s, repo).suffix(),
+        std::move(done));
 }
 
 void Api::services(Callback done) const

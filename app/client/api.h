@@ -45,6 +45,8 @@ private:
 
 // What `DELETE` does with an app's or a service's data; Unsaid lets pandod refuse, naming both.
 enum class ServiceData { Unsaid, Keep, Delete };
+// What POST /apps/{name}/start|stop|restart does to the app's serving container.
+enum class AppAction { Start, Stop, Restart };
 enum class SpecFormat { Yaml, Json };
 enum class Decision { Approve, Reject };
 // The objects that carry grants.
@@ -98,7 +100,8 @@ public:
     void createApp(const QByteArray &spec, SpecFormat format, Callback done) const;
     void updateApp(const QString &name, const QByteArray &spec, SpecFormat format, Callback done) const;
     void removeApp(const QString &name, ServiceData data, Callback done) const;
-    void startApp(const QString &name, Callback done) const;
+    // Starts, stops (and holds stopped) or restarts the serving container; the app's JSON after.
+    void appAction(const QString &name, AppAction action, Callback done) const;
     // ref empty: the spec's.
     void deploy(const QString &app, const QString &ref, Callback done) const;
     // to empty: the version before the serving one.
@@ -124,6 +127,9 @@ public:
     void addSourceConnection(const QJsonObject &connection, Callback done) const;
     void removeSourceConnection(const QString &name, Callback done) const;
     void testSourceConnection(const QString &name, const QString &repo, const QString &ref, Callback done) const;
+    // What the connection's forge API shows: {repositories: [...]}, and repo's {branches: [...]}.
+    void sourceConnectionRepositories(const QString &name, Callback done) const;
+    void sourceConnectionBranches(const QString &name, const QString &repo, Callback done) const;
 
     // App secrets (values only go in).
     void appSecrets(const QString &app, Callback done) const;

@@ -50,12 +50,30 @@ Reply showEdgeCa(Call &call)
     return Reply{200, QJsonObject{{QStringLiteral("pem"), QString::fromLatin1(pem)}}};
 }
 
-Reply startApp(Call &call)
+namespace {
+
+Reply appReply(const Result<core::AppView> &app)
 {
-    auto app = call.engine.startApp(call.args.value(0), call.actor);
     if (!app)
         return errorReply(app.error());
     return Reply{200, app->toJson()};
+}
+
+} // namespace
+
+Reply startApp(Call &call)
+{
+    return appReply(call.engine.startApp(call.args.value(0), call.actor));
+}
+
+Reply stopApp(Call &call)
+{
+    return appReply(call.engine.stopApp(call.args.value(0), call.actor));
+}
+
+Reply restartApp(Call &call)
+{
+    return appReply(call.engine.restartApp(call.args.value(0), call.actor));
 }
 
 } // namespace pando::server::capacityapi

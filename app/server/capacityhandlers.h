@@ -12,5 +12,7 @@ Reply showEdge(Call &call);
 // GET /api/v1/edge/ca: the install CA's root, for people to trust (docs/edge.md).
 Reply showEdgeCa(Call &call);
 Reply startApp(Call &call);
+Reply stopApp(Call &call);
+Reply restartApp(Call &call);
 
 } // namespace pando::server::capacityapi

@@ -142,4 +142,40 @@ Reply testConnection(Call &call)
     return Reply{200, QJsonObject{{u"connection"_s, name}, {u"repo"_s, *repo}, {u"commit"_s, *commit}}};
 }
 
+Reply connectionRepositories(Call &call)
+{
+    auto repositories = call.engine.connectionRepositories(call.args.value(0), call.actor);
+    if (!repositories)
+        return errorReply(repositories.error());
+    QJsonArray array;
+    for (const adapters::ForgeRepository &r : std::as_const(*repositories))
+        array.append(QJsonObject{{u"full_name"_s, r.fullName},
+                                 {u"clone_url"_s, r.cloneUrl},
+                                 {u"ssh_url"_s, r.sshUrl},
+                                 {u"web_url"_s, r.webUrl},
+                                 {u"default_branch"_s, r.defaultBranch},
+                                 {u"private"_s, r.isPrivate}});
+    return Reply{200, QJsonObject{{u"repositories"_s, array}}};
+}
+
+Reply connectionBranches(Call &call)
+{
+    const QString name = call.args.value(0);
+    const QString repo = queryParam(call.request, u"repo"_s).trimmed();
+    if (repo.isEmpty())
+        return invalid(u"missing required parameter: the repository whose branches to list"_s, u"query.repo"_s,
+                       u"ask /api/v1/source-connections/%1/branches?repo=https://github.com/acme/api.git"_s.arg(name));
+    auto branches = call.engine.connectionBranches(name, repo, call.actor);
+    if (!branches) {
+        Error e = branches.error();
+        if (e.where == u"repo"_s)
+            e.where = u"query.repo"_s;
+        return errorReply(e);
+    }
+    QJsonArray array;
+    for (const adapters::ForgeBranch &b : std::as_const(*branches))
+        array.append(QJsonObject{{u"name"_s, b.name}, {u"commit"_s, b.commit}});
+    return Reply{200, QJsonObject{{u"branches"_s, array}}};
+}
+
 } // namespace pando::server::connectionapi

@@ -15,5 +15,9 @@ Reply showConnection(Call &call);
 Reply addConnection(Call &call);
 Reply removeConnection(Call &call);
 Reply testConnection(Call &call);
+// What the connection's forge API shows (apps.read, for whoever may use it): the repositories its
+// token sees, and ?repo='s branches.
+Reply connectionRepositories(Call &call);
+Reply connectionBranches(Call &call);
 
 } // namespace pando::server::connectionapi

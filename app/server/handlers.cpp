@@ -297,6 +297,8 @@ constexpr RouteDef Routes[] = {
     {"POST", "/api/v1/apps/{name}/rollback", DeploysWrite, App, false, &rollback},
     // Starting the serving version again (after its disk limit stopped it) is a deployer's call.
     {"POST", "/api/v1/apps/{name}/start", DeploysWrite, App, false, &capacityapi::startApp},
+    {"POST", "/api/v1/apps/{name}/stop", DeploysWrite, App, false, &capacityapi::stopApp},
+    {"POST", "/api/v1/apps/{name}/restart", DeploysWrite, App, false, &capacityapi::restartApp},
     {"GET", "/api/v1/apps/{name}/deploys", AppsRead, App, false, &listDeploys},
     {"GET", "/api/v1/deploys/{id}", AppsRead, Deploy, false, &showDeploy},
     {"GET", "/api/v1/deploys/{id}/log", AppsRead, Deploy, false, &deployLog},
@@ -373,6 +375,9 @@ constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/source-connections/{name}", AppsRead, None, false, &connectionapi::showConnection},
     {"DELETE", "/api/v1/source-connections/{name}", SettingsWrite, None, false, &connectionapi::removeConnection},
     {"POST", "/api/v1/source-connections/{name}/test", SettingsWrite, None, false, &connectionapi::testConnection},
+    {"GET", "/api/v1/source-connections/{name}/repositories", AppsRead, None, false,
+     &connectionapi::connectionRepositories},
+    {"GET", "/api/v1/source-connections/{name}/branches", AppsRead, None, false, &connectionapi::connectionBranches},
     {"GET", "/api/v1/source-connections/{name}/grants", SettingsWrite, None, false, &grantapi::listConnectionGrants},
     {"POST", "/api/v1/source-connections/{name}/grants", SettingsWrite, None, false, &grantapi::addConnectionGrant},
     {"DELETE", "/api/v1/source-connections/{name}/grants/{user}/{role}", SettingsWrite, None, false,

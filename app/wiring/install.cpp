@@ -147,6 +147,10 @@ Status Install::openLocked()
         return fail(ErrorCode::Invalid, u"an install id is 1 to 64 letters, digits, '.', '_' or '-'"_s, u"installId"_s);
     }
 
+    if (!engine.forgeApis)
+        engine.forgeApis = [](const adapters::ForgeAccount &account) {
+            return adapters::makeForgeApi(account);
+        };
     m_runtime = m_options.runtime;
     if (!m_runtime) {
         RuntimeWiringOptions runtimes = m_options.runtimes;

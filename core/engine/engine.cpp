@@ -105,6 +105,7 @@ Status Engine::start()
             qWarning("engine: writing the counts of refusals: %s", qPrintable(flushed.error().text()));
     });
     refusals->start(int(AuditLog::RefusalWindowMs / 2));
+    d->watchCommitStatuses();
     d->pool.start();
     if (d->options.reconcileIntervalMs > 0)
         d->reconciler.start(d->options.reconcileIntervalMs);
@@ -125,6 +126,8 @@ void Engine::shutdown()
     d->pipelines.reset();
     d->poller.stop();
     d->hookPool.waitForDone();
+    d->statusCancel.cancel();
+    d->statusPool.waitForDone();
     d->reconciler.stop();
     d->diskLimiter.stop();
     d->health.stop();
@@ -343,7 +346,8 @@ Result<AppView> Engine::Private::view(const AppRecord &record)
     if (!last->isEmpty())
         v.lastDeploy = last->first();
     v.status = status(record, v.lastDeploy);
-    v.statusReason = diskStatusReason(record);
+    v.statusReason =
+        v.status == AppStatus::Stopped && record.isHeldStopped() ? stoppedReason(record) : diskStatusReason(record);
     if (v.status == AppStatus::Unhealthy && v.statusReason.isEmpty())
         if (auto known = health.health(record.name, record.currentDeploy))
             v.statusReason = known->reason;

@@ -8,6 +8,7 @@
 // and reports progress on events(). start() and shutdown() are called from the thread that
 // created the engine.
 
+#include "adapters/api/forge.h"
 #include "adapters/api/routing.h"
 #include "adapters/api/runtime.h"
 #include "adapters/api/source.h"
@@ -133,6 +134,10 @@ struct EngineOptions {
     // Labels everything this install makes on a runtime; the reconciler and teardown touch only
     // objects that carry it. Required: app/wiring's Install gives each data directory its own.
     QString installId;
+    // Opens a forge's REST API (adapters/api/forge.h) for a token connection's account: commit
+    // statuses of deploys, the repositories and branches a connection sees. Empty: there is none
+    // (statuses are not reported, listings are refused). app/wiring's Install gives the REST one.
+    std::function<std::unique_ptr<adapters::ForgeApi>(const adapters::ForgeAccount &account)> forgeApis;
 };
 
 struct EngineParts;
@@ -234,6 +239,15 @@ public:
     // returns the commit; Invalid when the connection does not cover repo, Failed saying why when
     // the forge refused. Either way the outcome is recorded on the connection.
     Result<QString> testConnection(const QString &name, const QString &repo, const QString &ref, const Actor &actor);
+    // What the connection's forge API shows its token (token connections to GitHub, GitLab, Gitea,
+    // Bitbucket and Azure DevOps; Invalid with a hint for a deploy key or a generic host,
+    // Unavailable when the install has no forge APIs): the repositories it can see, and the
+    // branches of one (repo as people write its address; Invalid at "repo" when the connection
+    // does not cover it). For whoever may use the connection (NotFound for anyone else, as
+    // connection() answers). Read-only, not audited; the token is in no answer and no error.
+    Result<QList<adapters::ForgeRepository>> connectionRepositories(const QString &name, const Actor &actor);
+    Result<QList<adapters::ForgeBranch>> connectionBranches(const QString &name, const QString &repo,
+                                                            const Actor &actor);
 
     // Queues a deploy of the app at ref (empty: the spec's ref).
     Result<DeployRecord> deploy(const QString &app, const QString &ref, const Actor &actor);
@@ -372,6 +386,13 @@ public:
     // (which it then measures afresh). Audited. NotFound without the app, Conflict while it has
     // no serving deploy.
     Result<AppView> startApp(const QString &name, const Actor &actor);
+    // Stops the app's serving container (SIGTERM, then SIGKILL after 10 s) and holds it stopped:
+    // the reconciler leaves it until startApp, restartApp or a new deploy. Audited. NotFound
+    // without the app, Conflict while it has no serving deploy.
+    Result<AppView> stopApp(const QString &name, const Actor &actor);
+    // Stops and starts the serving container (a stopped one is started), ending any hold, and
+    // answers only once it keeps running. Audited, as startApp.
+    Result<AppView> restartApp(const QString &name, const Actor &actor);
 
     // Identity assertions for the edge (core/assertion; engineassertion.cpp). The edge asks once
     // per request to an app that wants them, passing on the request's credential (a bearer

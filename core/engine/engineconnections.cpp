@@ -1,5 +1,6 @@
 // Source connections: the engine's side of core/sourceconn. Who may see, use and change them,
-// which one reads an app's source, and testing one against a repository.
+// which one reads an app's source, testing one against a repository, and what its forge's API
+// shows (the repositories its token sees, their branches).
 
 #include "core/engine/engineprivate.h"
 
@@ -23,6 +24,17 @@ QJsonObject auditDetail(const sourceconn::Connection &c)
                        {u"url"_s, c.scope.baseUrl},
                        {u"owner"_s, c.scope.owner},
                        {u"auth"_s, sourceconn::authKindName(c.auth)}};
+}
+
+// What a forge API call that failed tells the caller. The forge refusing the connection's token
+// is not the caller's own sign-in failing: Unauthorized and Forbidden would read as that (401,
+// 403), so they come back as Failed, with the adapter's hint on what the token lacks.
+Error forgeListingError(const QString &name, Error e)
+{
+    if (e.code == ErrorCode::Unauthorized || e.code == ErrorCode::Forbidden)
+        e.code = ErrorCode::Failed;
+    e.message = u"connection %1: %2"_s.arg(name, e.message);
+    return e;
 }
 
 } // namespace
@@ -52,6 +64,32 @@ Result<bool> Engine::Private::mayUseConnection(const Actor &actor, const QString
     if (!roles)
         return std::unexpected(roles.error());
     return roles->contains(u"user"_s);
+}
+
+Result<std::unique_ptr<adapters::ForgeApi>> Engine::Private::forgeApi(const QString &name)
+{
+    if (!options.forgeApis)
+        return fail(ErrorCode::Unavailable, u"this install has no forge APIs"_s, u"connection/"_s + name);
+    auto store = connectionStore();
+    if (!store)
+        return std::unexpected(store.error());
+    auto connection = store->find(name);
+    if (!connection)
+        return std::unexpected(connection.error());
+    if (!connection->isToken())
+        return fail(ErrorCode::Invalid,
+                    u"connection %1 holds a deploy key, and a forge's API takes a token"_s.arg(name),
+                    u"connection/"_s + name, u"add a token connection for the same forge"_s);
+    if (connection->scope.kind == adapters::ForgeKind::Generic)
+        return fail(
+            ErrorCode::Invalid, u"connection %1 is to a generic git host, which has no API Pando knows"_s.arg(name),
+            u"connection/"_s + name, u"add it again with --kind github, gitlab, gitea, bitbucket or azure-devops"_s);
+    auto credential = store->credential(name);
+    if (!credential)
+        return std::unexpected(credential.error());
+    auto api = options.forgeApis(adapters::ForgeAccount{connection->scope, credential->username, credential->token});
+    credential->wipe();
+    return api;
 }
 
 Result<QString> Engine::Private::chooseConnection(const AppSpec &spec, const Actor &actor)
@@ -240,6 +278,48 @@ Result<QString> Engine::testConnection(const QString &name, const QString &repo,
     if (!audited)
         return std::unexpected(unaudited(u"the connection was tested"_s, audited.error()));
     return commit;
+}
+
+Result<QList<adapters::ForgeRepository>> Engine::connectionRepositories(const QString &name, const Actor &actor)
+{
+    // Who may not use it learns nothing of it, exactly as from connection().
+    if (auto connection = this->connection(name, actor); !connection)
+        return std::unexpected(connection.error());
+    auto api = d->forgeApi(name);
+    if (!api)
+        return std::unexpected(api.error());
+    auto repositories = (*api)->repositories(CancelToken());
+    if (!repositories)
+        return std::unexpected(forgeListingError(name, repositories.error()));
+    return repositories;
+}
+
+Result<QList<adapters::ForgeBranch>> Engine::connectionBranches(const QString &name, const QString &repo,
+                                                                const Actor &actor)
+{
+    auto connection = this->connection(name, actor);
+    if (!connection)
+        return std::unexpected(connection.error());
+    // A deploy key or a generic host has no API whatever the repository: that is said first.
+    auto api = d->forgeApi(name);
+    if (!api)
+        return std::unexpected(api.error());
+    auto address = adapters::parseRepoAddress(repo, connection->scope.kind);
+    if (!address) {
+        Error e = address.error();
+        e.where = u"repo"_s;
+        return std::unexpected(e);
+    }
+    if (adapters::coverage(connection->scope, connection->isToken(), *address) < 0)
+        return fail(ErrorCode::Invalid,
+                    u"connection %1 (%2%3) does not cover %4"_s.arg(
+                        name, connection->scope.baseUrl,
+                        connection->scope.owner.isEmpty() ? QString() : u", owner "_s + connection->scope.owner, repo),
+                    u"repo"_s, u"`pando connections repos %1` lists the repositories it can see"_s.arg(name));
+    auto branches = (*api)->branches(*address, CancelToken());
+    if (!branches)
+        return std::unexpected(forgeListingError(name, branches.error()));
+    return branches;
 }
 
 } // namespace pando::core

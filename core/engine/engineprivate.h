@@ -77,6 +77,12 @@ struct Engine::Private {
                                          accounts::ThrottlePolicy{20, 1000, 5 * 60 * 1000, 10 * 60 * 1000}};
     Periodic poller;
     QThreadPool hookPool;
+    // Commit statuses of deploys (enginestatuses.cpp): one thread, reports in order; cancelled
+    // at shutdown.
+    QThreadPool statusPool;
+    CancelToken statusCancel;
+    void watchCommitStatuses();
+    void reportCommitStatus(const Event &event);
     mutable QMutex sinkMutex; // guards sinkReporter
     AuditSinkReporter sinkReporter;
 
@@ -144,6 +150,12 @@ struct Engine::Private {
     Result<accounts::User> grantee(const QString &username);
     // What core/disklimit did about the app's serving deploy, for its status (enginecapacity.cpp).
     QString diskStatusReason(const AppRecord &app);
+    // Why an app a person stopped is stopped ("stopped by alice, 2026-12-05 10:42 UTC"); empty
+    // when it is not held so (enginelifecycle.cpp).
+    static QString stoppedReason(const AppRecord &app);
+    // Starts the app's serving container again, or (restart) stops and starts it; either ends
+    // what held it stopped.
+    Result<AppView> runAgain(const QString &name, const Actor &actor, bool restart);
     // The spec's source checked and its ref resolved with the means of whoever wrote the spec
     // (trusted: an administrator; core/policy/sourceaccess.h; enginesources.cpp). An untrusted
     // fetch that fails answers policy::unreadableSource(), no sooner than its floor.
@@ -157,6 +169,9 @@ struct Engine::Private {
     // Whether actor may read sources through the connection: administrators (and the install's
     // own authority) any, others with a "user" grant on it (engineconnections.cpp).
     Result<bool> mayUseConnection(const Actor &actor, const QString &name);
+    // The forge API of token connection `name` (EngineOptions::forgeApis): Invalid for a deploy key
+    // or a generic git host, which have none; Unavailable when the install has no forge APIs.
+    Result<std::unique_ptr<adapters::ForgeApi>> forgeApi(const QString &name);
     // Which connection reads spec's source when actor writes it: source.connection when it names
     // one (it must exist, cover the repository and be actor's to use), else the one covering it
     // most closely that actor may use; empty when none does.

@@ -189,9 +189,10 @@ void HealthMonitor::restart(const Target &target, const QString &reason)
 {
     const auto appLock = m_s.appLocks.lockFor(target.app);
     QMutexLocker locker(appLock.get());
-    // Decided on a fresh read: a deploy may have switched or the app gone meanwhile.
+    // Decided on a fresh read: a deploy may have switched, the app gone or someone stopped it
+    // meanwhile.
     auto app = AppRepository(m_s.db).find(target.app);
-    if (!app || app->currentDeploy != target.deployId)
+    if (!app || app->currentDeploy != target.deployId || app->isHeldStopped())
         return;
     Status done = m_s.runtime.stop(target.containerId, RestartStopSeconds);
     if (done)

@@ -153,6 +153,9 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
     // deploy or an explicit start.
     if (disklimit::isHeldStopped(m_s.db, name, current))
         return;
+    // Stopped at a person's word (`pando apps stop`): likewise until a start or a new deploy.
+    if (app->isHeldStopped())
+        return;
 
     // Bring back what should run.
     auto spec = parseAppSpec(app->specYaml.toUtf8());

@@ -10,7 +10,7 @@ namespace {
 
 const QString kAppColumns =
     u"name, spec_yaml, route_port, current_deploy, created_ms, updated_ms, creator_id, source_trusted, "
-    u"source_connection"_s;
+    u"source_connection, stopped_deploy, stopped_by, stopped_ms"_s;
 
 AppRecord appFrom(const QSqlQuery &q)
 {
@@ -24,6 +24,9 @@ AppRecord appFrom(const QSqlQuery &q)
     app.creatorId = q.value(6).toString();
     app.sourceTrusted = q.value(7).toInt() != 0;
     app.sourceConnection = q.value(8).toString();
+    app.stoppedDeploy = q.value(9).toString();
+    app.stoppedBy = q.value(10).toString();
+    app.stoppedMs = q.value(11).toLongLong();
     return app;
 }
 
@@ -59,10 +62,11 @@ Status AppRepository::create(const AppRecord &app)
     if (!db)
         return std::unexpected(db.error());
     auto q = detail::run(*db, m_db.isPostgres(),
-                         u"INSERT INTO apps ("_s + kAppColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
+                         u"INSERT INTO apps ("_s + kAppColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
                          {detail::text(app.name), detail::text(app.specYaml), app.routePort,
                           detail::text(app.currentDeploy), app.createdMs, app.updatedMs, detail::text(app.creatorId),
-                          app.sourceTrusted ? 1 : 0, detail::text(app.sourceConnection)},
+                          app.sourceTrusted ? 1 : 0, detail::text(app.sourceConnection),
+                          detail::text(app.stoppedDeploy), detail::text(app.stoppedBy), app.stoppedMs},
                          u"create app "_s + app.name);
     if (!q) {
         if (q.error().code == ErrorCode::Conflict)
@@ -137,6 +141,15 @@ Status AppRepository::setRoutePort(const QString &name, int port, qint64 nowMs)
 Status AppRepository::setCurrentDeploy(const QString &name, const QString &deployId, qint64 nowMs)
 {
     return updateApp(m_db, name, {{u"current_deploy"_s, detail::text(deployId)}}, nowMs);
+}
+
+Status AppRepository::setStopped(const QString &name, const QString &deployId, const QString &by, qint64 nowMs)
+{
+    return updateApp(m_db, name,
+                     {{u"stopped_deploy"_s, detail::text(deployId)},
+                      {u"stopped_by"_s, detail::text(by)},
+                      {u"stopped_ms"_s, deployId.isEmpty() ? 0 : nowMs}},
+                     nowMs);
 }
 
 Status AppRepository::remove(const QString &name)

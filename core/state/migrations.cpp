@@ -422,6 +422,14 @@ const QList<Migration> &migrations()
                             " commit_id TEXT NOT NULL DEFAULT '',"
                             " error TEXT NOT NULL DEFAULT '')"),
          }},
+        {19,
+         QStringLiteral("apps stopped at a person's word stay stopped"),
+         {
+             // AppRecord::stoppedDeploy: the serving deploy `pando apps stop` stopped, by whom, when.
+             QStringLiteral("ALTER TABLE apps ADD COLUMN stopped_deploy TEXT NOT NULL DEFAULT ''"),
+             QStringLiteral("ALTER TABLE apps ADD COLUMN stopped_by TEXT NOT NULL DEFAULT ''"),
+             QStringLiteral("ALTER TABLE apps ADD COLUMN stopped_ms BIGINT NOT NULL DEFAULT 0"),
+         }},
     };
     return all;
 }

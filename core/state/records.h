@@ -23,6 +23,13 @@ struct AppRecord {
     // The source connection (core/sourceconn) its source is read through, chosen when its spec
     // was last written; empty: none.
     QString sourceConnection;
+    // Stopped at a person's word (`pando apps stop`): the deploy that was serving then, who and
+    // when. While it is still the serving one, nothing starts it again but a start, a restart
+    // or a new deploy; a hold about another deploy is stale.
+    QString stoppedDeploy;
+    QString stoppedBy;
+    qint64 stoppedMs = 0;
+    bool isHeldStopped() const { return !stoppedDeploy.isEmpty() && stoppedDeploy == currentDeploy; }
 };
 
 // Deploy status: see DeployStatus (core/vocab).

@@ -26,6 +26,9 @@ public:
     // The apps a user made, whoever owns them now (the member app limit).
     Result<int> countCreatedBy(const QString &userId);
     Status setCurrentDeploy(const QString &name, const QString &deployId, qint64 nowMs);
+    // Holds deploy deployId of the app stopped at a person's word (AppRecord::stoppedDeploy);
+    // an empty deployId lets it run again.
+    Status setStopped(const QString &name, const QString &deployId, const QString &by, qint64 nowMs);
     // Removes the app row; its deploys and steps go with it.
     Status remove(const QString &name);
 

@@ -78,6 +78,7 @@
     X(AppUpdated, "app.updated")                                                                                       \
     X(AppRemoved, "app.removed")                                                                                       \
     X(AppStarted, "app.started")                                                                                       \
+    X(AppStopped, "app.stopped")                                                                                       \
     X(AppRestarted, "app.restarted")                                                                                   \
     X(AppUnhealthy, "app.unhealthy")                                                                                   \
     X(AppHealthy, "app.healthy")                                                                                       \

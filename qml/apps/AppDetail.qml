@@ -208,6 +208,33 @@ Pane {
                 ToolTip.text: qsTr("Deploy the spec's ref again (Ctrl+D)")
             }
             Button {
+                objectName: "startButton"
+                text: qsTr("Start")
+                visible: root.hasApp && root.app.canStart
+                enabled: root.appsModel.engineReachable
+                onClicked: root.appsModel.start(root.appsModel.selectedRow)
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Run the serving version again")
+            }
+            Button {
+                objectName: "restartButton"
+                text: qsTr("Restart")
+                visible: root.hasApp && root.app.canStop
+                enabled: root.appsModel.engineReachable
+                onClicked: root.appsModel.restart(root.appsModel.selectedRow)
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Stop its container and start it again")
+            }
+            Button {
+                objectName: "stopButton"
+                text: qsTr("Stop")
+                visible: root.hasApp && root.app.canStop
+                enabled: root.appsModel.engineReachable
+                onClicked: root.appsModel.stop(root.appsModel.selectedRow)
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Stop it until it is started or deployed again")
+            }
+            Button {
                 objectName: "removeButton"
                 text: qsTr("Remove…")
                 enabled: root.hasApp && !root.app.busy && root.appsModel.engineReachable

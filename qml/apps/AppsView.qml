@@ -10,7 +10,19 @@ Item {
     required property AppsModel appsModel
 
     function newApp(mode: int) {
+        createDialog.presetName = "";
+        createDialog.presetRepo = "";
+        createDialog.presetRef = "";
         createDialog.mode = mode;
+        createDialog.open();
+    }
+
+    // New app from a repository, its fields filled in (the Sources view's "Create app…").
+    function newAppFrom(name: string, repo: string, ref: string) {
+        createDialog.presetName = name;
+        createDialog.presetRepo = repo;
+        createDialog.presetRef = ref;
+        createDialog.mode = 0;
         createDialog.open();
     }
 

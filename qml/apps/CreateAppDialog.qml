@@ -12,6 +12,10 @@ Dialog {
     required property AppCreator creator
     // Which way the dialog opens: 0 from a repository, 1 from a spec file.
     property alias mode: modes.currentIndex
+    // What the next opening fills in (a repository chosen in the Sources view); empty: nothing.
+    property string presetName: ""
+    property string presetRepo: ""
+    property string presetRef: ""
     signal appCreated(string name)
 
     title: qsTr("New app")
@@ -22,9 +26,9 @@ Dialog {
     // Every opening is a new app: nothing of the last one's form stays.
     onAboutToShow: {
         root.creator.clearError();
-        nameField.clear();
-        repoField.clear();
-        refField.text = "main";
+        nameField.text = root.presetName;
+        repoField.text = root.presetRepo;
+        refField.text = root.presetRef.length > 0 ? root.presetRef : "main";
         portField.value = 0;
         fileField.clear();
         deployNow.checked = true;

@@ -302,6 +302,7 @@ constexpr Happening Happenings[] = {
     {"app.update"_L1, "app.updated"_L1, QT_TRANSLATE_NOOP("AppEventsModel", "Spec changed"), DisplayState::Neutral},
     {"app.remove"_L1, "app.removed"_L1, QT_TRANSLATE_NOOP("AppEventsModel", "App removed"), DisplayState::Neutral},
     {"app.start"_L1, "app.started"_L1, QT_TRANSLATE_NOOP("AppEventsModel", "Started again"), DisplayState::Neutral},
+    {"app.stop"_L1, "app.stopped"_L1, QT_TRANSLATE_NOOP("AppEventsModel", "Stopped"), DisplayState::Neutral},
     {"app.restart"_L1, "app.restarted"_L1, QT_TRANSLATE_NOOP("AppEventsModel", "Container restarted"),
      DisplayState::Waiting},
     {"app.recreate"_L1, {}, QT_TRANSLATE_NOOP("AppEventsModel", "Container recreated"), DisplayState::Waiting},

@@ -650,16 +650,17 @@ void AppSettings::startApp()
     m_actionError.clear();
     Q_EMIT actionChanged();
     QPointer<AppSettings> self(this);
-    m_session->startApp(m_app, [self, generation = m_generation](const Result<QJsonObject> &view) {
-        if (!self || generation != self->m_generation)
-            return;
-        if (!view) {
-            self->m_actionError = failureText(view.error());
-            Q_EMIT self->actionChanged();
-            return;
-        }
-        self->applyView(*view);
-    });
+    m_session->appAction(m_app, Session::AppAction::Start,
+                         [self, generation = m_generation](const Result<QJsonObject> &view) {
+                             if (!self || generation != self->m_generation)
+                                 return;
+                             if (!view) {
+                                 self->m_actionError = failureText(view.error());
+                                 Q_EMIT self->actionChanged();
+                                 return;
+                             }
+                             self->applyView(*view);
+                         });
 }
 
 void AppSettings::loadCapacity()
@@ -684,8 +685,8 @@ void AppSettings::onEvent(const QJsonObject &event)
     if (m_app.isEmpty() || event.value(u"app"_s).toString() != m_app)
         return;
     const QString type = event.value(u"type"_s).toString();
-    if (type == u"app.updated"_s || type == u"app.started"_s || type == u"app.disk.exceeded"_s ||
-        type == u"deploy.succeeded"_s)
+    if (type == u"app.updated"_s || type == u"app.started"_s || type == u"app.stopped"_s ||
+        type == u"app.restarted"_s || type == u"app.disk.exceeded"_s || type == u"deploy.succeeded"_s)
         loadApp();
     if (type == u"app.secrets.changed"_s)
         loadSecrets();

@@ -104,6 +104,8 @@ QHash<int, QByteArray> AppsModel::roleNames() const
         {ProgressRole, "progress"},
         {ActionErrorRole, "actionError"},
         {StatusReasonRole, "statusReason"},
+        {CanStopRole, "canStop"},
+        {CanStartRole, "canStart"},
     };
 }
 
@@ -181,6 +183,12 @@ QVariant AppsModel::roleValue(const Row &row, int role) const
         return row.actionError;
     case StatusReasonRole:
         return row.app.value(u"status_reason"_s).toString();
+    case CanStopRole: {
+        const auto status = core::parseAppStatus(row.app.value(u"status"_s).toString());
+        return !row.busy && (status == core::AppStatus::Running || status == core::AppStatus::Unhealthy);
+    }
+    case CanStartRole:
+        return !row.busy && core::parseAppStatus(row.app.value(u"status"_s).toString()) == core::AppStatus::Stopped;
     }
     return {};
 }
@@ -467,6 +475,49 @@ void AppsModel::remove(int row)
             return;
         if (const int at = self->rowOf(name); at >= 0)
             self->actionFailed(at, queued.error());
+    });
+}
+
+void AppsModel::start(int row)
+{
+    changeRunning(row, Session::AppAction::Start);
+}
+
+void AppsModel::stop(int row)
+{
+    changeRunning(row, Session::AppAction::Stop);
+}
+
+void AppsModel::restart(int row)
+{
+    changeRunning(row, Session::AppAction::Restart);
+}
+
+void AppsModel::changeRunning(int row, Session::AppAction action)
+{
+    if (!m_session || row < 0 || row >= m_rows.size())
+        return;
+    const QString name = m_rows.at(row).name;
+    Row &r = m_rows[row];
+    r.busy = true;
+    r.progress = action == Session::AppAction::Start  ? tr("starting")
+                 : action == Session::AppAction::Stop ? tr("stopping")
+                                                      : tr("restarting");
+    r.actionError.clear();
+    rowChanged(row);
+    const quint64 generation = m_generation;
+    QPointer<AppsModel> self(this);
+    m_session->appAction(name, action, [self, generation, name](const Result<QJsonObject> &app) {
+        if (!self || self->m_generation != generation)
+            return;
+        const int at = self->rowOf(name);
+        if (at < 0)
+            return;
+        if (!app)
+            return self->actionFailed(at, app.error());
+        self->m_rows[at].busy = false;
+        self->m_rows[at].progress.clear();
+        self->applyApp(*app);
     });
 }
 

@@ -52,6 +52,8 @@ public:
         ProgressRole,         // what the deploy in flight does now ("build: running")
         ActionErrorRole,      // why the last action (deploy, remove) failed to start
         StatusReasonRole,     // why the app is in its status: what its health probe got, its disk limit
+        CanStopRole,          // its serving container runs (running or unhealthy): Stop and Restart apply
+        CanStartRole,         // it has a serving version that is stopped: Start applies
     };
     Q_ENUM(Role)
 
@@ -80,6 +82,12 @@ public:
     // Removes the app in this row (its containers, route and history); the row goes when the
     // teardown is done, and stays with the reason when it is refused.
     Q_INVOKABLE void remove(int row);
+    // Starts the app in this row again, stops it (it stays stopped until started or deployed),
+    // or restarts its container; the row shows the action in progress, then the app as the
+    // answer has it, or why the action failed.
+    Q_INVOKABLE void start(int row);
+    Q_INVOKABLE void stop(int row);
+    Q_INVOKABLE void restart(int row);
 
     static QString stateWord(DisplayState::Value state);
 
@@ -102,6 +110,7 @@ private:
     void sessionReplaced() override;
     void reloadApp(const QString &name);
     void applyApp(const QJsonObject &app);
+    void changeRunning(int row, Session::AppAction action);
     void removeApp(const QString &name);
     void rowChanged(int row);
     void actionFailed(int row, const Error &error);

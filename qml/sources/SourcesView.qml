@@ -1,8 +1,10 @@
 // The Sources view: the install's source connections — the forges and the tokens or deploy keys
 // that read private repositories (docs/user-guide.md, "Private repositories"). The list shows
 // each connection the user may use with what its last test said; the selected one can be tested
-// on a repository and removed; the form below adds one. Refusals come back beside what they are
-// about. Everything it shows and does goes through SourcesModel.
+// on a repository and removed, and the repositories its forge's API shows listed, each with
+// "Create app…" (which asks the window for the New app dialog, filled in); the form below adds
+// one. Refusals come back beside what they are about. Everything it shows and does goes through
+// SourcesModel and SourceRepositoriesModel.
 pragma ComponentBehavior: Bound
 
 import QtQuick
@@ -15,9 +17,17 @@ Pane {
     id: root
     required property SourcesModel sourcesModel
     property string selectedName: ""
+    // "Create app…" on a repository: the window opens the New app dialog with these filled in.
+    signal createAppRequested(string name, string repo, string ref)
 
     onVisibleChanged: if (visible)
         root.sourcesModel.refresh()
+
+    SourceRepositoriesModel {
+        id: repositories
+        session: root.sourcesModel.session
+        connection: root.selectedName
+    }
 
     Connections {
         target: root.sourcesModel
@@ -164,6 +174,106 @@ Pane {
                         text: qsTr("Remove")
                         enabled: !root.sourcesModel.busy
                         onClicked: root.sourcesModel.remove(root.selectedName)
+                    }
+                }
+            }
+
+            // What the selected connection's forge API shows: loaded when asked for.
+            GroupBox {
+                objectName: "sourceRepositories"
+                visible: root.selectedName.length > 0 && !root.sourcesModel.empty
+                title: qsTr("Repositories")
+                Layout.fillWidth: true
+
+                ColumnLayout {
+                    anchors.fill: parent
+                    spacing: 8
+
+                    RowLayout {
+                        spacing: 8
+                        Layout.fillWidth: true
+                        Label {
+                            text: repositories.loaded
+                                  ? qsTr("%n repository(s) the token of %1 can see", "", repositories.count).arg(root.selectedName)
+                                  : qsTr("The repositories the token of %1 can see, from its forge's API (token connections to GitHub, GitLab, Gitea, Bitbucket and Azure DevOps).").arg(root.selectedName)
+                            wrapMode: Text.Wrap
+                            opacity: 0.8
+                            Layout.fillWidth: true
+                        }
+                        BusyIndicator {
+                            objectName: "repositoriesBusy"
+                            running: repositories.busy
+                            visible: running
+                            Layout.preferredWidth: 24
+                            Layout.preferredHeight: 24
+                        }
+                        Button {
+                            objectName: "loadRepositoriesButton"
+                            text: repositories.loaded ? qsTr("Reload") : qsTr("Show repositories")
+                            enabled: !repositories.busy
+                            onClicked: repositories.load()
+                        }
+                    }
+                    Label {
+                        objectName: "repositoriesError"
+                        visible: text.length > 0
+                        text: repositories.error
+                        color: StateStyle.danger
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
+                    }
+                    ListView {
+                        id: repositoryList
+                        objectName: "repositoryList"
+                        visible: repositories.count > 0
+                        model: repositories
+                        interactive: false
+                        implicitHeight: contentHeight
+                        Layout.fillWidth: true
+                        Accessible.role: Accessible.List
+                        Accessible.name: qsTr("Repositories of %1").arg(root.selectedName)
+
+                        delegate: ItemDelegate {
+                            id: repositoryRow
+                            required property string fullName
+                            required property string cloneUrl
+                            required property string defaultBranch
+                            required property string visibilityText
+                            required property string appName
+                            width: ListView.view.width
+                            text: fullName
+                            Accessible.name: qsTr("%1, %2, default branch %3").arg(fullName).arg(visibilityText)
+                                                 .arg(defaultBranch.length > 0 ? defaultBranch : qsTr("not known"))
+                            contentItem: RowLayout {
+                                spacing: 12
+                                ColumnLayout {
+                                    spacing: 2
+                                    Layout.fillWidth: true
+                                    Label {
+                                        text: repositoryRow.fullName
+                                        font.bold: true
+                                        elide: Text.ElideRight
+                                        Layout.fillWidth: true
+                                    }
+                                    Label {
+                                        text: repositoryRow.defaultBranch.length > 0
+                                              ? qsTr("%1 · default branch %2 · %3").arg(repositoryRow.visibilityText)
+                                                    .arg(repositoryRow.defaultBranch).arg(repositoryRow.cloneUrl)
+                                              : qsTr("%1 · %2").arg(repositoryRow.visibilityText).arg(repositoryRow.cloneUrl)
+                                        elide: Text.ElideRight
+                                        opacity: 0.8
+                                        Layout.fillWidth: true
+                                    }
+                                }
+                                Button {
+                                    objectName: "createAppFromRepository"
+                                    text: qsTr("Create app…")
+                                    Accessible.name: qsTr("Create an app from %1").arg(repositoryRow.fullName)
+                                    onClicked: root.createAppRequested(repositoryRow.appName, repositoryRow.cloneUrl,
+                                                                       repositoryRow.defaultBranch)
+                                }
+                            }
+                        }
                     }
                 }
             }

@@ -305,12 +305,12 @@ void Sweep::look(const QString &where, const QByteArray &text)
         m_found << where + QStringLiteral(": ") + found;
 }
 
-QJsonObject Sweep::get(const QString &route, const QString &path)
+QJsonObject Sweep::get(const QString &route, const QString &path, const QList<int> &accepted)
 {
     m_routesRead.insert(route);
     const Answer answer = call(m_daemon.port, "GET", path.toUtf8(), m_daemon.token);
     // The status and error code only: an error's message could hold what is looked for.
-    if (answer.status != 200)
+    if (!accepted.contains(answer.status))
         m_problems
             << QStringLiteral("GET %1 answered %2 %3")
                    .arg(path)
@@ -394,8 +394,15 @@ void Sweep::sweepApi()
         get(QStringLiteral("/api/v1/source-connections"), QStringLiteral("/api/v1/source-connections"));
     for (const QString &name : fieldsOf(connections, QStringLiteral("connections"), QStringLiteral("name"))) {
         const QString base = QStringLiteral("/api/v1/source-connections/") + name;
-        get(QStringLiteral("/api/v1/source-connections/{name}"), base);
+        const QJsonObject connection = get(QStringLiteral("/api/v1/source-connections/{name}"), base);
         get(QStringLiteral("/api/v1/source-connections/{name}/grants"), base + QStringLiteral("/grants"));
+        // Its forge's API: a connection to a generic host has none (400), and what the refusal
+        // says is searched like any answer.
+        get(QStringLiteral("/api/v1/source-connections/{name}/repositories"), base + QStringLiteral("/repositories"),
+            {200, 400});
+        const QString repo = connection.value(QStringLiteral("url")).toString() + QStringLiteral("/private.git");
+        get(QStringLiteral("/api/v1/source-connections/{name}/branches"),
+            base + QStringLiteral("/branches?repo=") + QString::fromLatin1(QUrl::toPercentEncoding(repo)), {200, 400});
     }
     const QJsonObject approvals =
         get(QStringLiteral("/api/v1/approvals"), QStringLiteral("/api/v1/approvals?limit=1000"));

@@ -89,7 +89,8 @@ public:
 private:
     // GET path over a new connection as the administrator, searched; `route` is the route
     // table's template it reads. Its JSON, or an empty object after a failure (reported).
-    QJsonObject get(const QString &route, const QString &path);
+    // accepted: the statuses that are not a problem (a refusal's error text is searched too).
+    QJsonObject get(const QString &route, const QString &path, const QList<int> &accepted = {200});
     // A WebSocket route, searched after listening for up to ms.
     void stream(const QString &route, const QString &path, int ms);
     void sweepApi();

@@ -345,9 +345,12 @@ void RemoteSession::backupService(const QString &app, const QString &slot, QIODe
         toDone(std::move(done)));
 }
 
-void RemoteSession::startApp(const QString &name, ObjectCallback done)
+void RemoteSession::appAction(const QString &name, AppAction action, ObjectCallback done)
 {
-    call([name](const Api &api, Callback cb) { api.startApp(name, std::move(cb)); }, std::move(done));
+    const client::AppAction wanted = action == AppAction::Start  ? client::AppAction::Start
+                                     : action == AppAction::Stop ? client::AppAction::Stop
+                                                                 : client::AppAction::Restart;
+    call([name, wanted](const Api &api, Callback cb) { api.appAction(name, wanted, std::move(cb)); }, std::move(done));
 }
 
 void RemoteSession::auditLines(const QString &object, int limit, ListCallback done)
@@ -603,6 +606,18 @@ void RemoteSession::testSourceConnection(const QString &name, const QString &rep
 {
     call([name, repo](const Api &api, Callback cb) { api.testSourceConnection(name, repo, {}, std::move(cb)); },
          std::move(done));
+}
+
+void RemoteSession::sourceConnectionRepositories(const QString &name, ListCallback done)
+{
+    callList([name](const Api &api, Callback cb) { api.sourceConnectionRepositories(name, std::move(cb)); },
+             u"repositories"_s, std::move(done));
+}
+
+void RemoteSession::sourceConnectionBranches(const QString &name, const QString &repo, ListCallback done)
+{
+    callList([name, repo](const Api &api, Callback cb) { api.sourceConnectionBranches(name, repo, std::move(cb)); },
+             u"branches"_s, std::move(done));
 }
 
 } // namespace pando::desktop

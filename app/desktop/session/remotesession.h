@@ -59,7 +59,7 @@ public:
     void appServices(const QString &app, ListCallback done) override;
     void backupService(const QString &app, const QString &slot, QIODevice *out,
                        std::function<void(qint64 bytes)> progress, DoneCallback done) override;
-    void startApp(const QString &name, ObjectCallback done) override;
+    void appAction(const QString &name, AppAction action, ObjectCallback done) override;
     void appLink(const QString &app, ObjectCallback done) override;
     QString linksThrough() const override;
     void auditLines(const QString &object, int limit, ListCallback done) override;
@@ -107,6 +107,8 @@ public:
     void addSourceConnection(const QJsonObject &connection, ObjectCallback done) override;
     void removeSourceConnection(const QString &name, DoneCallback done) override;
     void testSourceConnection(const QString &name, const QString &repo, ObjectCallback done) override;
+    void sourceConnectionRepositories(const QString &name, ListCallback done) override;
+    void sourceConnectionBranches(const QString &name, const QString &repo, ListCallback done) override;
 
 protected:
     // For InProcessSession: a session whose server is not known yet; attach() supplies it.

@@ -124,8 +124,10 @@ public:
     // set, hears the bytes written so far.
     virtual void backupService(const QString &app, const QString &slot, QIODevice *out,
                                std::function<void(qint64 bytes)> progress, DoneCallback done) = 0;
-    // Starts the serving version again (after Pando stopped it for its disk use); the app's JSON.
-    virtual void startApp(const QString &name, ObjectCallback done) = 0;
+    // Starts the serving version again (also after Pando stopped it for its disk use), stops it
+    // and holds it stopped, or restarts it; the app's JSON after.
+    enum class AppAction { Start, Stop, Restart };
+    virtual void appAction(const QString &name, AppAction action, ObjectCallback done) = 0;
     // Where this computer's browser reaches the app: {url, through}. A session with an install
     // on another machine answers a port-forward on this computer's loopback
     // (client::AppForwarder over the tunnel route, with the session's token and pinned
@@ -216,6 +218,12 @@ public:
     virtual void addSourceConnection(const QJsonObject &connection, ObjectCallback done) = 0;
     virtual void removeSourceConnection(const QString &name, DoneCallback done) = 0;
     virtual void testSourceConnection(const QString &name, const QString &repo, ObjectCallback done) = 0;
+    // What the connection's forge API shows (token connections to GitHub, GitLab, Gitea, Bitbucket
+    // and Azure DevOps; an Error with a hint for a deploy key or a generic host): the
+    // repositories its token sees ({full_name, clone_url, ssh_url, web_url, default_branch,
+    // private}) and a repository's branches ({name, commit}).
+    virtual void sourceConnectionRepositories(const QString &name, ListCallback done) = 0;
+    virtual void sourceConnectionBranches(const QString &name, const QString &repo, ListCallback done) = 0;
 
 Q_SIGNALS:
     void stateChanged(pando::desktop::Session::State state);

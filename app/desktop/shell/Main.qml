@@ -172,6 +172,10 @@ ApplicationWindow {
             View {
                 sourceComponent: SourcesView {
                     sourcesModel: Desktop.sources
+                    onCreateAppRequested: (name, repo, ref) => {
+                        sidebar.current = Sidebar.Page.Apps;
+                        (appsView.item as AppsView).newAppFrom(name, repo, ref);
+                    }
                 }
             }
             View {

@@ -131,6 +131,25 @@ void TestTruthCli::aStartThatDidNotStartFails()
     const Run started = pando({u"apps"_s, u"start"_s, u"starts"_s});
     QVERIFY2(started.code == 0, qPrintable(started.all()));
     QCOMPARE(started.out.trimmed(), u"app starts is running"_s);
+
+    // A stop says so and holds; show tells who stopped it; a restart runs it again.
+    const Run stopped = pando({u"apps"_s, u"stop"_s, u"starts"_s});
+    QVERIFY2(stopped.code == 0, qPrintable(stopped.all()));
+    QCOMPARE(stopped.out.trimmed(), u"app starts is stopped; `pando apps start starts` runs it again"_s);
+    const Run shown = pando({u"apps"_s, u"show"_s, u"starts"_s});
+    QVERIFY2(shown.out.contains(u"stopped (stopped by "_s), qPrintable(shown.out));
+    const Run restarted = pando({u"apps"_s, u"restart"_s, u"starts"_s});
+    QVERIFY2(restarted.code == 0, qPrintable(restarted.all()));
+    QCOMPARE(restarted.out.trimmed(), u"app starts is running"_s);
+    // A restart that does not keep running fails as a start does.
+    const Run notAgain = pando({u"apps"_s, u"restart"_s, u"wontstart"_s});
+    QVERIFY2(notAgain.code == 1, qPrintable(notAgain.all()));
+    QVERIFY2(notAgain.errLines().value(0).contains(u"did not start: its container is exited"_s),
+             qPrintable(notAgain.err));
+    // Stopping an app that was never deployed says what to do.
+    QCOMPARE(pando({u"apps"_s, u"create"_s, u"-f"_s, writeFile(servedSpec(u"undeployed"_s))}).code, 0);
+    const Run nothing = pando({u"apps"_s, u"stop"_s, u"undeployed"_s});
+    QVERIFY2(nothing.code == 1 && nothing.err.contains(u"pando deploy undeployed"_s), qPrintable(nothing.all()));
 }
 
 void TestTruthCli::triggeringAPausedPipelineIsRefused()

@@ -402,6 +402,9 @@ struct TestInstall {
     // Set before start(): how often the health monitor looks; 0 (the default) probes nothing, as
     // the fake's containers answer only where a test listens.
     int healthTickMs = 0;
+    // Set before start(): the forge APIs of source connections (a test points them at the
+    // stand-in, tests/adapters/forge/forgestandin.h); empty: the install's own, which reach out.
+    std::function<std::unique_ptr<adapters::ForgeApi>(const adapters::ForgeAccount &)> forgeApis;
 
     bool start()
     {
@@ -415,6 +418,7 @@ struct TestInstall {
         options.engine.workers = 1;
         options.engine.approvalPolicy = approvalPolicy;
         options.engine.healthTickMs = healthTickMs;
+        options.engine.forgeApis = forgeApis;
         options.runtime = runtime;
         options.router = router;
         options.source = std::make_shared<FakeSource>();

@@ -40,6 +40,9 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("POST /api/v1/apps/{name}/rollback"), QStringLiteral("409 409 403 403 403")},
         // The app runs: starting it is a no-op that answers with the app.
         {QStringLiteral("POST /api/v1/apps/{name}/start"), QStringLiteral("200 200 403 403 403")},
+        // Stopping a stopped app holds it; the restart then runs it again for the routes after.
+        {QStringLiteral("POST /api/v1/apps/{name}/stop"), QStringLiteral("200 200 403 403 403")},
+        {QStringLiteral("POST /api/v1/apps/{name}/restart"), QStringLiteral("200 200 403 403 403")},
         {QStringLiteral("GET /api/v1/apps/{name}/deploys"), QStringLiteral("200 200 403 200 403")},
         {QStringLiteral("GET /api/v1/deploys/{id}"), QStringLiteral("200 200 403 200 403")},
         // Its steps' output: whoever may read the deploy.
@@ -117,6 +120,10 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("GET /api/v1/source-connections/{name}"), QStringLiteral("404 404 404 404 403")},
         {QStringLiteral("DELETE /api/v1/source-connections/{name}"), QStringLiteral("404 403 403 403 403")},
         {QStringLiteral("POST /api/v1/source-connections/{name}/test"), QStringLiteral("400 403 403 403 403")},
+        // The forge API's listings: whoever reads apps, for the connections they may use (there is no
+        // such connection); branches without ?repo= are refused before that.
+        {QStringLiteral("GET /api/v1/source-connections/{name}/repositories"), QStringLiteral("404 404 404 404 403")},
+        {QStringLiteral("GET /api/v1/source-connections/{name}/branches"), QStringLiteral("400 400 400 400 403")},
         {QStringLiteral("GET /api/v1/source-connections/{name}/grants"), QStringLiteral("404 403 403 403 403")},
         {QStringLiteral("POST /api/v1/source-connections/{name}/grants"), QStringLiteral("400 403 403 403 403")},
         {QStringLiteral("DELETE /api/v1/source-connections/{name}/grants/{user}/{role}"),

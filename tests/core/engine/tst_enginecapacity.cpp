@@ -3,7 +3,8 @@
 // while a redeploy of the app holding the memory goes through; an app that writes past its disk
 // limit is stopped, told (event, audit line, status reason) and left stopped by the reconciler
 // until started again; one under its limit keeps running, and one with diskPolicy warn is told
-// once and keeps running.
+// once and keeps running. An app a person stops stays stopped, also across a restart of Pando,
+// until it is started, restarted or deployed again.
 
 #include "enginefixture.h"
 #include "tests/adapters/docker/dockerharness.h"
@@ -52,6 +53,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void aDeployPastDockersMemoryIsRefusedAtPlan();
     void anAppPastItsDiskLimitIsStoppedAndStaysStopped();
+    void aStoppedAppStaysStoppedUntilStartedOrDeployed();
 
 private:
     core::DeployView deployAndWait(const QString &app);
@@ -243,6 +245,96 @@ void TestEngineCapacity::anAppPastItsDiskLimitIsStoppedAndStaysStopped()
     QVERIFY2(redeploy.record.status == core::DeployStatus::Succeeded, qPrintable(redeploy.record.error));
     QCOMPARE(containerState(u"hog"_s), u"running"_s);
     QVERIFY(m_fx->engine().app(u"hog"_s)->statusReason.isEmpty());
+}
+
+void TestEngineCapacity::aStoppedAppStaysStoppedUntilStartedOrDeployed()
+{
+    const core::Actor alice{u"alice"_s, {}, {}};
+    core::Engine *engine = &m_fx->engine();
+    auto never = engine->stopApp(u"nothing"_s, alice);
+    QVERIFY(!never);
+    QCOMPARE(never.error().code, ErrorCode::NotFound);
+    QVERIFY(engine->createApp(spec(u"pausable"_s, m_repo, u"{}"_s), core::Actor{}));
+    auto undeployed = engine->stopApp(u"pausable"_s, alice);
+    QVERIFY(!undeployed);
+    QCOMPARE(undeployed.error().code, ErrorCode::Conflict);
+    QVERIFY2(undeployed.error().hint.contains(u"pando deploy pausable"_s), qPrintable(undeployed.error().hint));
+
+    const core::DeployView first = deployAndWait(u"pausable"_s);
+    QVERIFY2(first.record.status == core::DeployStatus::Succeeded, qPrintable(first.record.error));
+    const QUrl url(engine->app(u"pausable"_s)->url);
+    QCOMPARE(httpGet(url).status, 200);
+
+    auto stopped = engine->stopApp(u"pausable"_s, alice);
+    QVERIFY2(stopped, qPrintable(stopped ? QString() : stopped.error().text()));
+    QCOMPARE(stopped->status, core::AppStatus::Stopped);
+    QVERIFY2(stopped->statusReason.startsWith(u"stopped by alice, 20"_s) && stopped->statusReason.endsWith(u" UTC"_s),
+             qPrintable(stopped->statusReason));
+    QCOMPARE(containerState(u"pausable"_s), u"exited"_s);
+    QVERIFY(httpGet(url, 1000).status != 200);
+    {
+        QMutexLocker lock(&m_eventsMutex);
+        const bool told = std::ranges::any_of(m_events, [](const core::Event &e) {
+            return e.type == core::EventType::AppStopped && e.app == u"pausable"_s &&
+                   e.data.value(u"by"_s).toString() == u"alice"_s;
+        });
+        QVERIFY(told);
+    }
+    core::AuditRepository::Filter filter;
+    filter.action = u"app.stop"_s;
+    auto lines = engine->auditLines(filter);
+    QVERIFY(lines);
+    QCOMPARE(lines->size(), 1);
+    QCOMPARE(lines->first().actor, u"alice"_s);
+    QCOMPARE(lines->first().outcome, u"success"_s);
+
+    // Neither the reconciler nor a restart of Pando starts it again.
+    auto reconciled = engine->reconcileOnce();
+    QVERIFY(reconciled);
+    QVERIFY2(!reconciled->join(u'\n').contains(u"pausable"_s), qPrintable(reconciled->join(u'\n')));
+    const QString dataDir = m_fx->dataDir();
+    m_fx->stop();
+    QVERIFY(m_fx->start(dataDir, [](core::EngineOptions &o) {
+        o.reconcileIntervalMs = 0;
+        o.diskCheckIntervalMs = 0;
+    }));
+    engine = &m_fx->engine();
+    QVERIFY(engine->reconcileOnce());
+    QCOMPARE(containerState(u"pausable"_s), u"exited"_s);
+    QCOMPARE(engine->app(u"pausable"_s)->status, core::AppStatus::Stopped);
+    // Stopping it again holds it as it is.
+    QVERIFY(engine->stopApp(u"pausable"_s, alice));
+
+    // A start runs it and ends the hold.
+    auto started = engine->startApp(u"pausable"_s, alice);
+    QVERIFY2(started, qPrintable(started ? QString() : started.error().text()));
+    QCOMPARE(started->status, core::AppStatus::Running);
+    QVERIFY(started->statusReason.isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(httpGet(QUrl(engine->app(u"pausable"_s)->url)).status, 200, 10000);
+
+    // A restart stops and starts the same container; it also runs a stopped one.
+    auto before = m_fx->docker().inspect(engine->app(u"pausable"_s)->lastDeploy->containerId);
+    QVERIFY(before);
+    auto restarted = engine->restartApp(u"pausable"_s, alice);
+    QVERIFY2(restarted, qPrintable(restarted ? QString() : restarted.error().text()));
+    QCOMPARE(restarted->status, core::AppStatus::Running);
+    auto after = m_fx->docker().inspect(before->id);
+    QVERIFY(after);
+    QCOMPARE(after->state, u"running"_s);
+    QVERIFY2(after->startedAt != before->startedAt, qPrintable(after->startedAt));
+    QVERIFY(engine->stopApp(u"pausable"_s, alice));
+    auto restartedStopped = engine->restartApp(u"pausable"_s, alice);
+    QVERIFY2(restartedStopped, qPrintable(restartedStopped ? QString() : restartedStopped.error().text()));
+    QCOMPARE(containerState(u"pausable"_s), u"running"_s);
+
+    // A new deploy of a stopped app serves: the hold was about the version it stopped.
+    QVERIFY(engine->stopApp(u"pausable"_s, alice));
+    const core::DeployView second = deployAndWait(u"pausable"_s);
+    QVERIFY2(second.record.status == core::DeployStatus::Succeeded, qPrintable(second.record.error));
+    QCOMPARE(containerState(u"pausable"_s), u"running"_s);
+    QVERIFY(engine->reconcileOnce());
+    QCOMPARE(containerState(u"pausable"_s), u"running"_s);
+    QCOMPARE(engine->app(u"pausable"_s)->status, core::AppStatus::Running);
 }
 
 QTEST_GUILESS_MAIN(TestEngineCapacity)

@@ -1,8 +1,9 @@
 // The Apps view: the New app dialog refuses an empty repository naming the field (and shows the
 // server's refusal naming source.repo), a valid form creates the app and shows it selected (its
 // link offering a forward through the server), and
-// Remove asks before the app goes; Ctrl+N opens the dialog; Choose… opens a file dialog. The
-// functions run in name order and build on each other.
+// Remove asks before the app goes; Ctrl+N opens the dialog; Choose… opens a file dialog; a
+// deployed app offers Stop and Restart, a stopped one Start, each showing the app as it is after.
+// The functions run in name order and build on each other.
 import QtQuick
 import QtQuick.Controls
 import QtTest
@@ -152,6 +153,38 @@ Item {
             keyClick(Qt.Key_Escape);
             tryCompare(dialog, "visible", false);
             dialog.mode = 0;
+        }
+
+        function test_7_stopStartAndRestart() {
+            const created = Fixture.createApp("pausable");
+            verify(!created.error, created.error);
+            const queued = Fixture.deploy("pausable");
+            verify(!queued.error, queued.error);
+            tryVerify(() => Fixture.deployStatus(queued.id) === "succeeded", 30000);
+            Desktop.apps.selectApp("pausable");
+            tryCompare(named("appName"), "text", "pausable", 10000);
+            const stop = named("stopButton");
+            const start = named("startButton");
+            const restart = named("restartButton");
+            tryCompare(stop, "visible", true, 10000);
+            verify(restart.visible);
+            verify(!start.visible);
+            mouseClick(stop);
+            tryCompare(named("appStateMark"), "word", "stopped", 10000);
+            verify(/stopped by /.test(named("appStatus").text), named("appStatus").text);
+            tryCompare(start, "visible", true);
+            verify(!stop.visible && !restart.visible);
+
+            mouseClick(start);
+            tryCompare(named("appStateMark"), "word", "running", 10000);
+            tryCompare(stop, "visible", true);
+            verify(!start.visible);
+
+            mouseClick(restart);
+            // In progress while it restarts, then running again.
+            tryCompare(stop, "visible", true, 10000);
+            tryCompare(named("appStateMark"), "word", "running", 10000);
+            compare(Desktop.apps.selected.actionError, "");
         }
     }
 }

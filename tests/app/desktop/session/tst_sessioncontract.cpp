@@ -495,7 +495,7 @@ void TestSessionContract::appSettingsAndHistory()
     QVERIFY2(noSlot.error().code == ErrorCode::NotFound, qPrintable(test::describe(noSlot.error())));
 
     // Starting a running app leaves it running.
-    auto started = test::awaitObject([&](auto done) { s.startApp(name, done); });
+    auto started = test::awaitObject([&](auto done) { s.appAction(name, Session::AppAction::Start, done); });
     VERIFY_OK(started);
     QCOMPARE(started->value(u"name"_s).toString(), name);
 

@@ -1,0 +1,152 @@
+// `pando connections repos` and `pando connections branches`: the built binary against an install
+// served from this test process whose forge APIs answer from the local stand-in for the forges'
+// REST APIs (tests/adapters/forge/forge_api_standin.py) — no forge on the internet is reached.
+// The table and --json of each, a repository the connection does not cover, a member without a
+// grant, and a token the forge refuses, which no output shows.
+
+#include "adapters/forge/rest/forgerest.h"
+#include "tests/adapters/forge/forgestandin.h"
+#include "tests/app/server/fakes.h"
+#include "tests/support/clirun.h"
+#include "tests/support/component.h"
+
+#include <QCryptographicHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace pando;
+using namespace Qt::StringLiterals;
+
+using Run = test::CliRun;
+
+namespace {
+
+const QByteArray Token = "ghp_cli-Repos-Standin-7734";
+
+} // namespace
+
+class TestConnectionReposCli : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void repositories();
+    void branches();
+    void refusals();
+
+private:
+    Run pando(const QStringList &args, const QByteArray &input = {}, const QString &user = u"admin"_s);
+
+    std::unique_ptr<test::ForgeStandIn> m_standIn;
+    std::unique_ptr<test::TestInstall> m_install;
+    QTemporaryDir m_config;
+    QString m_binary;
+};
+
+void TestConnectionReposCli::initTestCase()
+{
+    m_binary = test::pandoBinary();
+    QVERIFY2(QFile::exists(m_binary), qPrintable(u"no pando binary at %1"_s.arg(m_binary)));
+    PANDO_REQUIRE_COMPONENT(test::ForgeStandIn::available(), u"python3 (runs the stand-in for the forges' APIs)"_s);
+    m_standIn = std::make_unique<test::ForgeStandIn>(Token);
+    QVERIFY2(m_standIn->start(), "the stand-in for the forges' APIs did not start");
+    m_install = std::make_unique<test::TestInstall>();
+    const QString base = m_standIn->base();
+    m_install->forgeApis = [base](const adapters::ForgeAccount &account) {
+        return adapters::forgerest::makeApi(account, {.apiBase = base + u"/github"_s, .requestTimeoutMs = 5000});
+    };
+    QVERIFY2(m_install->start(), qPrintable(m_install->error));
+    const Run added = pando({u"connections"_s, u"add"_s, u"gh"_s, u"--url"_s, u"https://github.com"_s, u"--kind"_s,
+                             u"github"_s, u"--owner"_s, u"acme"_s},
+                            Token + "\n");
+    QVERIFY2(added.code == 0, qPrintable(added.err));
+}
+
+void TestConnectionReposCli::cleanupTestCase()
+{
+    m_install.reset();
+    m_standIn.reset();
+}
+
+Run TestConnectionReposCli::pando(const QStringList &args, const QByteArray &input, const QString &user)
+{
+    return test::runCli(
+        args, test::cliEnvironment(m_install->baseUrl(), m_install->tokens.value(user), m_config.path()), input);
+}
+
+void TestConnectionReposCli::repositories()
+{
+    const Run listed = pando({u"connections"_s, u"repos"_s, u"gh"_s});
+    QVERIFY2(listed.code == 0, qPrintable(listed.err));
+    const QStringList lines = listed.out.split(u'\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 4);
+    QVERIFY2(lines.at(0).contains(u"REPOSITORY"_s) && lines.at(0).contains(u"CLONE URL"_s), qPrintable(listed.out));
+    const QStringList api = lines.at(1).simplified().split(u' ');
+    QCOMPARE(api, (QStringList{u"acme/api"_s, u"private"_s, u"main"_s, u"https://github.com/acme/api.git"_s}));
+    const QStringList web = lines.at(2).simplified().split(u' ');
+    QCOMPARE(web, (QStringList{u"acme/web"_s, u"public"_s, u"trunk"_s, u"https://github.com/acme/web.git"_s}));
+    QVERIFY(lines.at(3).startsWith(u"acme/tools"_s));
+
+    // --json: the API's answer as it is.
+    const Run json = pando({u"--json"_s, u"connections"_s, u"repos"_s, u"gh"_s});
+    QVERIFY2(json.code == 0, qPrintable(json.err));
+    const QJsonArray repositories =
+        QJsonDocument::fromJson(json.out.toUtf8()).object().value(u"repositories"_s).toArray();
+    QCOMPARE(repositories.size(), 3);
+    const QJsonObject first = repositories.at(0).toObject();
+    QCOMPARE(first.value(u"full_name"_s).toString(), u"acme/api"_s);
+    QCOMPARE(first.value(u"ssh_url"_s).toString(), u"git@github.com:acme/api.git"_s);
+    QCOMPARE(first.value(u"web_url"_s).toString(), u"https://github.com/acme/api"_s);
+    QCOMPARE(first.value(u"default_branch"_s).toString(), u"main"_s);
+    QCOMPARE(first.value(u"private"_s).toBool(), true);
+    QVERIFY(!json.out.contains(QString::fromLatin1(Token)));
+}
+
+void TestConnectionReposCli::branches()
+{
+    const Run listed = pando({u"connections"_s, u"branches"_s, u"gh"_s, u"https://github.com/acme/api.git"_s});
+    QVERIFY2(listed.code == 0, qPrintable(listed.err));
+    const QStringList lines = listed.out.split(u'\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 4);
+    QVERIFY2(lines.at(0).contains(u"BRANCH"_s) && lines.at(0).contains(u"COMMIT"_s), qPrintable(listed.out));
+    const QString mainCommit = QString::fromLatin1(QCryptographicHash::hash("main", QCryptographicHash::Sha1).toHex());
+    QCOMPARE(lines.at(1).simplified(), u"main "_s + mainCommit.left(12));
+    QVERIFY(lines.at(2).startsWith(u"feature/x"_s));
+
+    const Run json = pando({u"--json"_s, u"connections"_s, u"branches"_s, u"gh"_s, u"https://github.com/acme/api"_s});
+    QVERIFY2(json.code == 0, qPrintable(json.err));
+    const QJsonArray all = QJsonDocument::fromJson(json.out.toUtf8()).object().value(u"branches"_s).toArray();
+    QCOMPARE(all.size(), 3);
+    QCOMPARE(all.at(0).toObject().value(u"commit"_s).toString(), mainCommit);
+
+    const Run noRepo = pando({u"connections"_s, u"branches"_s, u"gh"_s});
+    QCOMPARE(noRepo.code, 2);
+    QVERIFY2(noRepo.err.contains(u"missing"_s) && noRepo.err.contains(u"REPO"_s), qPrintable(noRepo.err));
+}
+
+void TestConnectionReposCli::refusals()
+{
+    // Another owner's repository: the connection (owner acme) does not cover it.
+    const Run other = pando({u"connections"_s, u"branches"_s, u"gh"_s, u"https://github.com/evil/api.git"_s});
+    QCOMPARE(other.code, 1);
+    QVERIFY2(other.err.contains(u"does not cover"_s), qPrintable(other.err));
+
+    // A member without a grant: no such connection.
+    const Run member = pando({u"connections"_s, u"repos"_s, u"gh"_s}, {}, u"member"_s);
+    QCOMPARE(member.code, 1);
+    QVERIFY2(member.err.contains(u"no connection named gh"_s), qPrintable(member.err));
+
+    // The forge refuses the token: said, and the token is nowhere.
+    m_standIn->failFor(u"github"_s, u"*"_s, 401);
+    const Run refused = pando({u"connections"_s, u"repos"_s, u"gh"_s});
+    QCOMPARE(refused.code, 1);
+    QVERIFY2(refused.err.contains(u"refused the token"_s), qPrintable(refused.err));
+    QVERIFY(!refused.err.contains(QString::fromLatin1(Token)) && !refused.out.contains(QString::fromLatin1(Token)));
+    m_standIn->reset();
+}
+
+QTEST_GUILESS_MAIN(TestConnectionReposCli)
+#include "tst_connectionreposcli.moc"
