@@ -77,7 +77,7 @@ public:
                            u"azure-devops-api"_s,
                            {{"Authorization", basicAuth(account.username, account.token)}, {"User-Agent", "Pando"}},
                            azureScopeHint},
-              options.apiBase, account.token, options)
+              account, options)
     {}
 
     Result<QList<ForgeRepository>> repositories(const CancelToken &cancel) override
@@ -85,40 +85,30 @@ public:
         const Call call = m_client.call(Purpose::ListRepositories, m_scope.owner, cancel);
         const QString path = m_scope.owner.isEmpty() ? u"/_apis/git/repositories"_s
                                                      : u"/%1/_apis/git/repositories"_s.arg(segment(m_scope.owner));
-        auto items = m_client.list(Paging::Azure, path, azureQuery(), call);
-        if (!items)
-            return std::unexpected(items.error());
-        QList<ForgeRepository> repositories;
-        for (const QJsonValue item : *items)
-            repositories << azureRepository(item.toObject());
-        return repositories;
+        return readEach<ForgeRepository>(m_client.list(Paging::Azure, path, azureQuery(), call),
+                                         [](const QJsonValue &item) { return azureRepository(item.toObject()); });
     }
 
     Result<QList<ForgeBranch>> branches(const RepoAddress &repo, const CancelToken &cancel) override
     {
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        const Call call = m_client.call(Purpose::ReadRepository, path->join(u'/'), cancel);
-        auto items = m_client.list(
-            Paging::Azure, repoBase(*path) + u"/refs"_s,
-            azureQuery({{u"filter"_s, u"heads/"_s}, {u"$top"_s, QString::number(m_client.options().pageSize)}}), call);
-        if (!items)
-            return std::unexpected(items.error());
-        QList<ForgeBranch> branches;
-        for (const QJsonValue item : *items)
-            branches << ForgeBranch{azureBranchName(item["name"_L1].toString()), item["objectId"_L1].toString()};
-        return branches;
+        auto target = m_client.target(Purpose::ReadRepository, m_scope, repo, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        return readEach<ForgeBranch>(
+            m_client.list(Paging::Azure, repoBase(target->path) + u"/refs"_s,
+                          azureQuery(Query{{u"filter"_s, u"heads/"_s}} + m_client.pageQuery(u"$top"_s)), target->call),
+            [](const QJsonValue &item) {
+                return ForgeBranch{azureBranchName(item["name"_L1].toString()), item["objectId"_L1].toString()};
+            });
     }
 
     Result<QString> resolve(const RepoAddress &repo, const QString &ref, const CancelToken &cancel) override
     {
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        const QString name = path->join(u'/');
-        const QString base = repoBase(*path);
-        const Call call = m_client.call(Purpose::ReadRepository, name, cancel);
+        auto target = m_client.target(Purpose::ReadRepository, m_scope, repo, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        const QString base = repoBase(target->path);
+        const Call &call = target->call;
         // The refs filter matches names that start with it: the one named exactly is the one.
         const auto named = [&](const QString &prefix, const QString &refName) -> Result<std::optional<QString>> {
             auto found = m_client.request(
@@ -143,34 +133,25 @@ public:
         lookups.tag = [&](const QString &tag) {
             return named(u"tags/"_s, tag);
         };
-        lookups.commit = [&](const QString &id) -> Result<std::optional<QString>> {
+        lookups.commit = [&](const QString &id) {
             // A commit Azure does not have is 404 with TF401175; a repository it does not show
             // is 404 with TF401019, which repository() below reports.
-            auto found = m_client.lookup(base + u"/commits/"_s + segment(id), azureQuery(), call,
-                                         [](const Reply &reply) { return reply.status == 404; });
-            if (!found)
-                return std::unexpected(found.error());
-            if (!*found)
-                return std::optional<QString>();
-            return std::optional<QString>((**found)["commitId"_L1].toString());
+            return m_client.lookupText(
+                base + u"/commits/"_s + segment(id), azureQuery(), call,
+                [](const Reply &reply) { return reply.status == 404; },
+                [](const QJsonValue &found) { return found["commitId"_L1].toString(); });
         };
-        lookups.repository = [&]() -> Status {
-            auto there = m_client.request("GET", base, azureQuery(), std::nullopt, call);
-            if (!there)
-                return std::unexpected(there.error());
-            return {};
+        lookups.repository = [&] {
+            return m_client.perform("GET", base, azureQuery(), std::nullopt, call);
         };
-        return resolveRef(ref, lookups, name, u"Azure DevOps"_s);
+        return resolveRef(ref, lookups, call.subject, u"Azure DevOps"_s);
     }
 
     Status setCommitStatus(const RepoAddress &repo, const CommitStatus &status, const CancelToken &cancel) override
     {
-        if (auto checked = checkCommitId(status.commit); !checked)
-            return checked;
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        const Call call = m_client.call(Purpose::SetStatus, path->join(u'/'), cancel);
+        auto target = m_client.statusTarget(m_scope, repo, status.commit, cancel);
+        if (!target)
+            return std::unexpected(target.error());
         // Azure shows a status as genre/name: "pando/APP" is genre pando, name APP.
         const qsizetype slash = status.context.indexOf(u'/');
         const QJsonObject context = slash > 0 ? QJsonObject{{"genre"_L1, status.context.left(slash)},
@@ -181,34 +162,26 @@ public:
                          {"context"_L1, context}};
         if (!status.targetUrl.isEmpty())
             body.insert("targetUrl"_L1, status.targetUrl);
-        auto posted = m_client.request("POST", repoBase(*path) + u"/commits/%1/statuses"_s.arg(status.commit),
-                                       azureQuery(), body, call);
-        if (!posted)
-            return std::unexpected(posted.error());
-        return {};
+        return m_client.perform("POST", repoBase(target->path) + u"/commits/%1/statuses"_s.arg(status.commit),
+                                azureQuery(), body, target->call);
     }
 
     Result<ForgeWebhook> registerWebhook(const RepoAddress &repo, const QString &url, const QByteArray &secret,
                                          const CancelToken &cancel) override
     {
-        if (auto checked = checkHookUrl(url); !checked)
-            return std::unexpected(checked.error());
-        if (auto checked = checkSecret(secret); !checked)
-            return std::unexpected(checked.error());
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        Call call = m_client.call(Purpose::ManageHooks, path->join(u'/'), cancel);
-        call.secret = secret;
+        auto target = m_client.hookTarget(m_scope, repo, url, secret, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        const Call &call = target->call;
         // A subscription names the project and the repository by id.
-        auto repository = m_client.request("GET", repoBase(*path), azureQuery(), std::nullopt, call);
+        auto repository = m_client.request("GET", repoBase(target->path), azureQuery(), std::nullopt, call);
         if (!repository)
             return std::unexpected(repository.error());
         const QString repositoryId = (*repository)["id"_L1].toString();
         const QString projectId = (*repository)["project"_L1]["id"_L1].toString();
         if (repositoryId.isEmpty() || projectId.isEmpty())
             return fail(ErrorCode::Unavailable,
-                        u"Azure DevOps gave %1 without its id or its project's"_s.arg(path->join(u'/')),
+                        u"Azure DevOps gave %1 without its id or its project's"_s.arg(call.subject),
                         u"azure-devops-api"_s);
         const QString subscriptions = u"/_apis/hooks/subscriptions"_s;
         const QJsonObject body{
@@ -223,31 +196,33 @@ public:
                                               {"basicAuthPassword"_L1, QString::fromUtf8(secret)},
                                               {"resourceDetailsToSend"_L1, "all"_L1}}}};
         HookOps ops;
-        ops.find = [&]() -> Result<std::optional<QString>> {
-            auto items = m_client.list(Paging::Azure, subscriptions,
-                                       azureQuery({{u"publisherId"_s, u"tfs"_s},
-                                                   {u"eventType"_s, u"git.push"_s},
-                                                   {u"consumerId"_s, u"webHooks"_s},
-                                                   {u"consumerActionId"_s, u"httpRequest"_s}}),
-                                       call);
-            if (!items)
-                return std::unexpected(items.error());
-            for (const QJsonValue item : *items) {
-                if (item["consumerInputs"_L1]["url"_L1].toString() == url &&
-                    item["publisherInputs"_L1]["repository"_L1].toString() == repositoryId)
-                    return std::optional<QString>(item["id"_L1].toString());
-            }
-            return std::optional<QString>();
+        // A subscription's id is a GUID, always a string.
+        const auto subscriptionId = [](const QJsonValue &subscription) {
+            return subscription["id"_L1].toString();
+        };
+        ops.find = [&] {
+            // The organisation's subscriptions are every repository's: only this one's counts, so
+            // another repository's URL is read as none.
+            return findHook(
+                m_client.list(Paging::Azure, subscriptions,
+                              azureQuery({{u"publisherId"_s, u"tfs"_s},
+                                          {u"eventType"_s, u"git.push"_s},
+                                          {u"consumerId"_s, u"webHooks"_s},
+                                          {u"consumerActionId"_s, u"httpRequest"_s}}),
+                              call),
+                url,
+                [&](const QJsonValue &subscription) {
+                    return subscription["publisherInputs"_L1]["repository"_L1].toString() == repositoryId
+                               ? subscription["consumerInputs"_L1]["url"_L1].toString()
+                               : QString();
+                },
+                subscriptionId);
         };
         ops.create = [&] {
-            return m_client.create(subscriptions, azureQuery(), body, call,
-                                   [](const QJsonValue &made) { return made["id"_L1].toString(); });
+            return m_client.create(subscriptions, azureQuery(), body, call, subscriptionId);
         };
-        ops.update = [&](const QString &id) -> Status {
-            auto put = m_client.request("PUT", subscriptions + u'/' + segment(id), azureQuery(), body, call);
-            if (!put)
-                return std::unexpected(put.error());
-            return {};
+        ops.update = [&](const QString &id) {
+            return m_client.perform("PUT", subscriptions + u'/' + segment(id), azureQuery(), body, call);
         };
         return registerHook(ops, url);
     }

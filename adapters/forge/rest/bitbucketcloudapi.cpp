@@ -79,7 +79,7 @@ public:
                                                                          : basicAuth(account.username, account.token)},
                             {"User-Agent", "Pando"}},
                            bitbucketCloudScopeHint},
-              options.apiBase, account.token, options)
+              account, options)
     {}
 
     Result<QList<ForgeRepository>> repositories(const CancelToken &cancel) override
@@ -91,46 +91,34 @@ public:
                 ? m_client.list(Paging::BitbucketCloud, u"/repositories"_s, query + Query{{u"role"_s, u"member"_s}},
                                 call)
                 : m_client.list(Paging::BitbucketCloud, u"/repositories/%1"_s.arg(segment(m_scope.owner)), query, call);
-        if (!items)
-            return std::unexpected(items.error());
-        QList<ForgeRepository> repositories;
-        for (const QJsonValue item : *items)
-            repositories << bitbucketCloudRepository(item.toObject());
-        return repositories;
+        return readEach<ForgeRepository>(
+            items, [](const QJsonValue &item) { return bitbucketCloudRepository(item.toObject()); });
     }
 
     Result<QList<ForgeBranch>> branches(const RepoAddress &repo, const CancelToken &cancel) override
     {
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        const Call call = m_client.call(Purpose::ReadRepository, path->join(u'/'), cancel);
-        auto items = m_client.list(Paging::BitbucketCloud, u"/repositories/%1/refs/branches"_s.arg(segments(*path)),
-                                   {{u"pagelen"_s, QString::number(std::min(m_client.options().pageSize, 100))}}, call);
-        if (!items)
-            return std::unexpected(items.error());
-        QList<ForgeBranch> branches;
-        for (const QJsonValue item : *items)
-            branches << ForgeBranch{item["name"_L1].toString(), item["target"_L1]["hash"_L1].toString()};
-        return branches;
+        auto target = m_client.target(Purpose::ReadRepository, m_scope, repo, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        return readEach<ForgeBranch>(
+            m_client.list(Paging::BitbucketCloud, u"/repositories/%1/refs/branches"_s.arg(segments(target->path)),
+                          {{u"pagelen"_s, QString::number(std::min(m_client.options().pageSize, 100))}}, target->call),
+            [](const QJsonValue &item) {
+                return ForgeBranch{item["name"_L1].toString(), item["target"_L1]["hash"_L1].toString()};
+            });
     }
 
     Result<QString> resolve(const RepoAddress &repo, const QString &ref, const CancelToken &cancel) override
     {
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        const QString name = path->join(u'/');
-        const QString base = u"/repositories/%1"_s.arg(segments(*path));
-        const Call call = m_client.call(Purpose::ReadRepository, name, cancel);
-        const auto named = [&](const QString &kind, const QString &refName) -> Result<std::optional<QString>> {
-            auto found =
-                m_client.lookup(base + u"/refs/%1/"_s.arg(kind) + segment(refName), {}, call, bitbucketCloudAbsent);
-            if (!found)
-                return std::unexpected(found.error());
-            if (!*found)
-                return std::optional<QString>();
-            return std::optional<QString>((**found)["target"_L1]["hash"_L1].toString());
+        auto target = m_client.target(Purpose::ReadRepository, m_scope, repo, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        const QString base = u"/repositories/%1"_s.arg(segments(target->path));
+        const Call &call = target->call;
+        const auto named = [&](const QString &kind, const QString &refName) {
+            return m_client.lookupText(
+                base + u"/refs/%1/"_s.arg(kind) + segment(refName), {}, call, bitbucketCloudAbsent,
+                [](const QJsonValue &found) { return found["target"_L1]["hash"_L1].toString(); });
         };
         RefLookups lookups;
         lookups.branch = [&](const QString &branch) {
@@ -139,61 +127,44 @@ public:
         lookups.tag = [&](const QString &tag) {
             return named(u"tags"_s, tag);
         };
-        lookups.commit = [&](const QString &id) -> Result<std::optional<QString>> {
-            auto found = m_client.lookup(base + u"/commit/"_s + segment(id), {}, call, bitbucketCloudAbsent);
-            if (!found)
-                return std::unexpected(found.error());
-            if (!*found)
-                return std::optional<QString>();
-            return std::optional<QString>((**found)["hash"_L1].toString());
+        lookups.commit = [&](const QString &id) {
+            return m_client.lookupText(base + u"/commit/"_s + segment(id), {}, call, bitbucketCloudAbsent,
+                                       [](const QJsonValue &found) { return found["hash"_L1].toString(); });
         };
-        lookups.repository = [&]() -> Status {
-            auto there = m_client.request("GET", base, {}, std::nullopt, call);
-            if (!there)
-                return std::unexpected(there.error());
-            return {};
+        lookups.repository = [&] {
+            return m_client.perform("GET", base, {}, std::nullopt, call);
         };
-        return resolveRef(ref, lookups, name, u"Bitbucket Cloud"_s);
+        return resolveRef(ref, lookups, call.subject, u"Bitbucket Cloud"_s);
     }
 
     Status setCommitStatus(const RepoAddress &repo, const CommitStatus &status, const CancelToken &cancel) override
     {
-        if (auto checked = checkCommitId(status.commit); !checked)
-            return checked;
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        const QString name = path->join(u'/');
-        const Call call = m_client.call(Purpose::SetStatus, name, cancel);
+        auto target = m_client.statusTarget(m_scope, repo, status.commit, cancel);
+        if (!target)
+            return std::unexpected(target.error());
         // Bitbucket requires a url: without a deploy page, the repository's own.
-        const QString target =
-            status.targetUrl.isEmpty() ? m_scope.baseUrl.section(u'/', 0, 2) + u'/' + name : status.targetUrl;
+        const QString page = status.targetUrl.isEmpty()
+                                 ? m_scope.baseUrl.section(u'/', 0, 2) + u'/' + target->call.subject
+                                 : status.targetUrl;
         // A status with the same key replaces the earlier one, as a context does on GitHub.
         const QJsonObject body{{"key"_L1, status.context},
                                {"name"_L1, status.context},
                                {"state"_L1, bitbucketCloudState(status.state)},
                                {"description"_L1, clipped(status.description, 140)},
-                               {"url"_L1, target}};
-        auto posted = m_client.request(
-            "POST", u"/repositories/%1/commit/%2/statuses/build"_s.arg(segments(*path), status.commit), {}, body, call);
-        if (!posted)
-            return std::unexpected(posted.error());
-        return {};
+                               {"url"_L1, page}};
+        return m_client.perform(
+            "POST", u"/repositories/%1/commit/%2/statuses/build"_s.arg(segments(target->path), status.commit), {}, body,
+            target->call);
     }
 
     Result<ForgeWebhook> registerWebhook(const RepoAddress &repo, const QString &url, const QByteArray &secret,
                                          const CancelToken &cancel) override
     {
-        if (auto checked = checkHookUrl(url); !checked)
-            return std::unexpected(checked.error());
-        if (auto checked = checkSecret(secret); !checked)
-            return std::unexpected(checked.error());
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        Call call = m_client.call(Purpose::ManageHooks, path->join(u'/'), cancel);
-        call.secret = secret;
-        const QString hooks = u"/repositories/%1/hooks"_s.arg(segments(*path));
+        auto target = m_client.hookTarget(m_scope, repo, url, secret, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        const Call &call = target->call;
+        const QString hooks = u"/repositories/%1/hooks"_s.arg(segments(target->path));
         // With a secret Bitbucket signs each delivery (X-Hub-Signature), which autodeploy checks.
         const QJsonObject body{
             {"description"_L1, "Pando"_L1},
@@ -202,25 +173,20 @@ public:
             {"secret"_L1, QString::fromUtf8(secret)},
             {"events"_L1, QJsonArray{u"repo:push"_s, u"pullrequest:created"_s, u"pullrequest:updated"_s}}};
         HookOps ops;
-        ops.find = [&]() -> Result<std::optional<QString>> {
-            auto items = m_client.list(Paging::BitbucketCloud, hooks, {}, call);
-            if (!items)
-                return std::unexpected(items.error());
-            for (const QJsonValue item : *items) {
-                if (item["url"_L1].toString() == url)
-                    return std::optional<QString>(item["uuid"_L1].toString());
-            }
-            return std::optional<QString>();
+        // Bitbucket Cloud names a hook by its uuid.
+        const auto uuidOf = [](const QJsonValue &hook) {
+            return hook["uuid"_L1].toString();
+        };
+        ops.find = [&] {
+            return findHook(
+                m_client.list(Paging::BitbucketCloud, hooks, {}, call), url,
+                [](const QJsonValue &hook) { return hook["url"_L1].toString(); }, uuidOf);
         };
         ops.create = [&] {
-            return m_client.create(hooks, {}, body, call,
-                                   [](const QJsonValue &made) { return made["uuid"_L1].toString(); });
+            return m_client.create(hooks, {}, body, call, uuidOf);
         };
-        ops.update = [&](const QString &id) -> Status {
-            auto put = m_client.request("PUT", hooks + u'/' + segment(id), {}, body, call);
-            if (!put)
-                return std::unexpected(put.error());
-            return {};
+        ops.update = [&](const QString &id) {
+            return m_client.perform("PUT", hooks + u'/' + segment(id), {}, body, call);
         };
         return registerHook(ops, url);
     }

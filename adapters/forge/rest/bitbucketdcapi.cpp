@@ -71,50 +71,41 @@ public:
                                 u"bitbucket-api"_s,
                                 {{"Authorization", "Bearer " + account.token}, {"User-Agent", "Pando"}},
                                 bitbucketDcScopeHint},
-                   options.apiBase, account.token, options)
+                   account, options)
     {}
 
     Result<QList<ForgeRepository>> repositories(const CancelToken &cancel) override
     {
         const Call call = m_client.call(Purpose::ListRepositories, m_scope.owner, cancel);
-        const Query query{{u"limit"_s, QString::number(m_client.options().pageSize)}};
         auto items =
             m_client.list(Paging::BitbucketDc,
                           m_scope.owner.isEmpty() ? u"/rest/api/1.0/repos"_s
                                                   : u"/rest/api/1.0/projects/%1/repos"_s.arg(segment(m_scope.owner)),
-                          query, call);
-        if (!items)
-            return std::unexpected(items.error());
-        QList<ForgeRepository> repositories;
-        for (const QJsonValue item : *items)
-            repositories << bitbucketDcRepository(item.toObject());
-        return repositories;
+                          m_client.pageQuery(u"limit"_s), call);
+        return readEach<ForgeRepository>(items,
+                                         [](const QJsonValue &item) { return bitbucketDcRepository(item.toObject()); });
     }
 
     Result<QList<ForgeBranch>> branches(const RepoAddress &repo, const CancelToken &cancel) override
     {
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        const Call call = m_client.call(Purpose::ReadRepository, path->join(u'/'), cancel);
-        auto items = m_client.list(Paging::BitbucketDc, repoBase(*path) + u"/branches"_s,
-                                   {{u"limit"_s, QString::number(m_client.options().pageSize)}}, call);
-        if (!items)
-            return std::unexpected(items.error());
-        QList<ForgeBranch> branches;
-        for (const QJsonValue item : *items)
-            branches << ForgeBranch{item["displayId"_L1].toString(), item["latestCommit"_L1].toString()};
-        return branches;
+        auto target = m_client.target(Purpose::ReadRepository, m_scope, repo, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        return readEach<ForgeBranch>(
+            m_client.list(Paging::BitbucketDc, repoBase(target->path) + u"/branches"_s, m_client.pageQuery(u"limit"_s),
+                          target->call),
+            [](const QJsonValue &item) {
+                return ForgeBranch{item["displayId"_L1].toString(), item["latestCommit"_L1].toString()};
+            });
     }
 
     Result<QString> resolve(const RepoAddress &repo, const QString &ref, const CancelToken &cancel) override
     {
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        const QString name = path->join(u'/');
-        const QString base = repoBase(*path);
-        const Call call = m_client.call(Purpose::ReadRepository, name, cancel);
+        auto target = m_client.target(Purpose::ReadRepository, m_scope, repo, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        const QString base = repoBase(target->path);
+        const Call &call = target->call;
         // Branches and tags are found by filterText, which matches any part of a name: the one
         // named exactly is the one.
         const auto named = [&](const QString &kind, const QString &refName) -> Result<std::optional<QString>> {
@@ -135,62 +126,44 @@ public:
         lookups.tag = [&](const QString &tag) {
             return named(u"tags"_s, tag);
         };
-        lookups.commit = [&](const QString &id) -> Result<std::optional<QString>> {
-            auto found = m_client.lookup(base + u"/commits/"_s + segment(id), {}, call,
-                                         [](const Reply &reply) { return reply.status == 404; });
-            if (!found)
-                return std::unexpected(found.error());
-            if (!*found)
-                return std::optional<QString>();
-            return std::optional<QString>((**found)["id"_L1].toString());
+        lookups.commit = [&](const QString &id) {
+            return m_client.lookupText(
+                base + u"/commits/"_s + segment(id), {}, call, [](const Reply &reply) { return reply.status == 404; },
+                [](const QJsonValue &found) { return found["id"_L1].toString(); });
         };
-        lookups.repository = [&]() -> Status {
-            auto there = m_client.request("GET", base, {}, std::nullopt, call);
-            if (!there)
-                return std::unexpected(there.error());
-            return {};
+        lookups.repository = [&] {
+            return m_client.perform("GET", base, {}, std::nullopt, call);
         };
-        return resolveRef(ref, lookups, name, u"Bitbucket Data Center"_s);
+        return resolveRef(ref, lookups, call.subject, u"Bitbucket Data Center"_s);
     }
 
     Status setCommitStatus(const RepoAddress &repo, const CommitStatus &status, const CancelToken &cancel) override
     {
-        if (auto checked = checkCommitId(status.commit); !checked)
-            return checked;
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        const QString name = path->join(u'/');
-        const Call call = m_client.call(Purpose::SetStatus, name, cancel);
+        auto target = m_client.statusTarget(m_scope, repo, status.commit, cancel);
+        if (!target)
+            return std::unexpected(target.error());
         // Data Center requires a url: without a deploy page, the repository's own.
-        const QString target = status.targetUrl.isEmpty()
-                                   ? m_scope.baseUrl + u"/projects/%1/repos/%2/browse"_s.arg(path->at(0), path->at(1))
-                                   : status.targetUrl;
+        const QString page =
+            status.targetUrl.isEmpty()
+                ? m_scope.baseUrl + u"/projects/%1/repos/%2/browse"_s.arg(target->path.at(0), target->path.at(1))
+                : status.targetUrl;
         const QJsonObject body{{"state"_L1, bitbucketDcState(status.state)},
                                {"key"_L1, clipped(status.context, 255)},
                                {"name"_L1, clipped(status.context, 255)},
-                               {"url"_L1, target},
+                               {"url"_L1, page},
                                {"description"_L1, clipped(status.description, 140)}};
-        auto posted =
-            m_client.request("POST", u"/rest/build-status/1.0/commits/%1"_s.arg(status.commit), {}, body, call);
-        if (!posted)
-            return std::unexpected(posted.error());
-        return {};
+        return m_client.perform("POST", u"/rest/build-status/1.0/commits/%1"_s.arg(status.commit), {}, body,
+                                target->call);
     }
 
     Result<ForgeWebhook> registerWebhook(const RepoAddress &repo, const QString &url, const QByteArray &secret,
                                          const CancelToken &cancel) override
     {
-        if (auto checked = checkHookUrl(url); !checked)
-            return std::unexpected(checked.error());
-        if (auto checked = checkSecret(secret); !checked)
-            return std::unexpected(checked.error());
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        Call call = m_client.call(Purpose::ManageHooks, path->join(u'/'), cancel);
-        call.secret = secret;
-        const QString hooks = repoBase(*path) + u"/webhooks"_s;
+        auto target = m_client.hookTarget(m_scope, repo, url, secret, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        const Call &call = target->call;
+        const QString hooks = repoBase(target->path) + u"/webhooks"_s;
         // configuration.secret makes Data Center sign each delivery (X-Hub-Signature).
         const QJsonObject body{
             {"name"_L1, "Pando"_L1},
@@ -199,25 +172,16 @@ public:
             {"events"_L1, QJsonArray{u"repo:refs_changed"_s, u"pr:opened"_s, u"pr:from_ref_updated"_s}},
             {"configuration"_L1, QJsonObject{{"secret"_L1, QString::fromUtf8(secret)}}}};
         HookOps ops;
-        ops.find = [&]() -> Result<std::optional<QString>> {
-            auto items = m_client.list(Paging::BitbucketDc, hooks,
-                                       {{u"limit"_s, QString::number(m_client.options().pageSize)}}, call);
-            if (!items)
-                return std::unexpected(items.error());
-            for (const QJsonValue item : *items) {
-                if (item["url"_L1].toString() == url)
-                    return std::optional<QString>(idText(item["id"_L1]));
-            }
-            return std::optional<QString>();
+        ops.find = [&] {
+            return findHook(
+                m_client.list(Paging::BitbucketDc, hooks, m_client.pageQuery(u"limit"_s), call), url,
+                [](const QJsonValue &hook) { return hook["url"_L1].toString(); }, idMember);
         };
         ops.create = [&] {
-            return m_client.create(hooks, {}, body, call, [](const QJsonValue &made) { return idText(made["id"_L1]); });
+            return m_client.create(hooks, {}, body, call, idMember);
         };
-        ops.update = [&](const QString &id) -> Status {
-            auto put = m_client.request("PUT", hooks + u'/' + segment(id), {}, body, call);
-            if (!put)
-                return std::unexpected(put.error());
-            return {};
+        ops.update = [&](const QString &id) {
+            return m_client.perform("PUT", hooks + u'/' + segment(id), {}, body, call);
         };
         return registerHook(ops, url);
     }

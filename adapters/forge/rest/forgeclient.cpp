@@ -92,6 +92,10 @@ RestClient::RestClient(ForgeProfile profile, QString apiBase, QByteArray token, 
     m_options.requestTimeoutMs = std::max(1, m_options.requestTimeoutMs);
 }
 
+RestClient::RestClient(ForgeProfile profile, const ForgeAccount &account, const ForgeRestOptions &options)
+    : RestClient(std::move(profile), options.apiBase, account.token, options)
+{}
+
 Call RestClient::call(Purpose purpose, const QString &subject, const CancelToken &cancel) const
 {
     Call call;
@@ -100,6 +104,42 @@ Call RestClient::call(Purpose purpose, const QString &subject, const CancelToken
     call.cancel = &cancel;
     call.deadline = m_options.callTimeoutMs > 0 ? QDeadlineTimer(m_options.callTimeoutMs) : QDeadlineTimer::Forever;
     return call;
+}
+
+Result<Target> RestClient::target(Purpose purpose, const ForgeScope &scope, const RepoAddress &repo,
+                                  const CancelToken &cancel, int maxSegments) const
+{
+    auto path = repoPath(scope, repo, 2, maxSegments);
+    if (!path)
+        return std::unexpected(path.error());
+    const QString subject = path->join(u'/');
+    return Target{*path, call(purpose, subject, cancel)};
+}
+
+Result<Target> RestClient::statusTarget(const ForgeScope &scope, const RepoAddress &repo, const QString &commit,
+                                        const CancelToken &cancel, int maxSegments) const
+{
+    if (auto checked = checkCommitId(commit); !checked)
+        return std::unexpected(checked.error());
+    return target(Purpose::SetStatus, scope, repo, cancel, maxSegments);
+}
+
+Result<Target> RestClient::hookTarget(const ForgeScope &scope, const RepoAddress &repo, const QString &url,
+                                      const QByteArray &secret, const CancelToken &cancel, int maxSegments) const
+{
+    if (auto checked = checkHookUrl(url); !checked)
+        return std::unexpected(checked.error());
+    if (auto checked = checkSecret(secret); !checked)
+        return std::unexpected(checked.error());
+    auto made = target(Purpose::ManageHooks, scope, repo, cancel, maxSegments);
+    if (made)
+        made->call.secret = secret;
+    return made;
+}
+
+Query RestClient::pageQuery(const QString &key) const
+{
+    return {{key, QString::number(m_options.pageSize)}};
 }
 
 QByteArray RestClient::url(const QString &path, const Query &query) const
@@ -273,6 +313,28 @@ Result<std::optional<QJsonValue>> RestClient::lookup(const QString &path, const 
     return std::optional<QJsonValue>(document.isArray() ? QJsonValue(document.array()) : QJsonValue(document.object()));
 }
 
+Result<std::optional<QString>> RestClient::lookupText(const QString &path, const Query &query, const Call &call,
+                                                      const std::function<bool(const Reply &)> &absent,
+                                                      const std::function<QString(const QJsonValue &)> &read) const
+{
+    auto found = lookup(path, query, call, absent);
+    if (!found)
+        return std::unexpected(found.error());
+    const std::optional<QJsonValue> document = *found;
+    if (!document)
+        return std::optional<QString>();
+    return std::optional<QString>(read(*document));
+}
+
+Status RestClient::perform(const QByteArray &method, const QString &path, const Query &query,
+                           const std::optional<QJsonValue> &body, const Call &call) const
+{
+    auto answer = request(method, path, query, body, call);
+    if (!answer)
+        return std::unexpected(answer.error());
+    return {};
+}
+
 Result<RestClient::Created> RestClient::create(const QString &path, const Query &query, const QJsonValue &body,
                                                const Call &call,
                                                const std::function<QString(const QJsonValue &)> &idOf) const
@@ -346,6 +408,19 @@ Error RestClient::refusal(const Reply &reply, const Call &call) const
                  {}};
 }
 
+Result<std::optional<QString>> findHook(const Result<QJsonArray> &hooks, const QString &url,
+                                        const std::function<QString(const QJsonValue &)> &urlOf,
+                                        const std::function<QString(const QJsonValue &)> &idOf)
+{
+    if (!hooks)
+        return std::unexpected(hooks.error());
+    for (const QJsonValue hook : *hooks) {
+        if (urlOf(hook) == url)
+            return std::optional<QString>(idOf(hook));
+    }
+    return std::optional<QString>();
+}
+
 Result<ForgeWebhook> registerHook(const HookOps &ops, const QString &url)
 {
     auto found = ops.find();
@@ -378,6 +453,11 @@ QString idText(const QJsonValue &value)
     if (value.isDouble())
         return QString::number(value.toInteger());
     return value.toString();
+}
+
+QString idMember(const QJsonValue &object)
+{
+    return idText(object["id"_L1]);
 }
 
 Status checkSecret(const QByteArray &secret)

@@ -63,15 +63,37 @@ struct Reply {
     QByteArray header(QByteArrayView name) const;
 };
 
+// The repository a call is about: its path on the forge (see repoPath()) and the Call, whose
+// subject is that path joined with '/'.
+struct Target {
+    QStringList path;
+    Call call;
+};
+
 class RestClient {
 public:
     RestClient(ForgeProfile profile, QString apiBase, QByteArray token, ForgeRestOptions options);
+    // The client of account's forge: the token is the account's, apiBase options.apiBase.
+    RestClient(ForgeProfile profile, const ForgeAccount &account, const ForgeRestOptions &options);
 
     const QString &apiBase() const { return m_apiBase; }
     const ForgeRestOptions &options() const { return m_options; }
     const QString &forgeName() const { return m_profile.name; }
 
     Call call(Purpose purpose, const QString &subject, const CancelToken &cancel) const;
+    // The repository repo names on scope's forge (2 to maxSegments segments, see repoPath()) and
+    // a call for purpose about it.
+    Result<Target> target(Purpose purpose, const ForgeScope &scope, const RepoAddress &repo, const CancelToken &cancel,
+                          int maxSegments = 2) const;
+    // target() for setCommitStatus(), once commit is known to be a full commit id.
+    Result<Target> statusTarget(const ForgeScope &scope, const RepoAddress &repo, const QString &commit,
+                                const CancelToken &cancel, int maxSegments = 2) const;
+    // target() for registerWebhook(), once url and secret are known to be usable; the call
+    // scrubs the secret from its errors.
+    Result<Target> hookTarget(const ForgeScope &scope, const RepoAddress &repo, const QString &url,
+                              const QByteArray &secret, const CancelToken &cancel, int maxSegments = 2) const;
+    // A query of one item: the page size under the forge's name for it ("per_page", "limit", …).
+    Query pageQuery(const QString &key) const;
     // apiBase + path (already percent-encoded: see segment()) + the encoded query.
     QByteArray url(const QString &path, const Query &query = {}) const;
 
@@ -88,6 +110,15 @@ public:
     // there, where other failures are refusal()s.
     Result<std::optional<QJsonValue>> lookup(const QString &path, const Query &query, const Call &call,
                                              const std::function<bool(const Reply &)> &absent) const;
+    // lookup() of a document of which only the text read() reads from it is wanted: a ref's
+    // commit id; nullopt when absent() says there is none.
+    Result<std::optional<QString>> lookupText(const QString &path, const Query &query, const Call &call,
+                                              const std::function<bool(const Reply &)> &absent,
+                                              const std::function<QString(const QJsonValue &)> &read) const;
+    // request() whose answer says nothing more than that it succeeded: a status set, a hook
+    // updated, a repository the token can see.
+    Status perform(const QByteArray &method, const QString &path, const Query &query,
+                   const std::optional<QJsonValue> &body, const Call &call) const;
 
     // What a request that creates a webhook gave: the new hook's id, or the forge's refusal of it
     // as a duplicate (409, 422), to be given when no hook for the URL turns up after all.
@@ -121,9 +152,27 @@ struct HookOps {
 // Registers the hook for url once (see forgerest.h): updates the one there is, else creates one,
 // and when the forge refuses that as a duplicate, updates the one it then lists.
 Result<ForgeWebhook> registerHook(const HookOps &ops, const QString &url);
+// The id (read by idOf) of the hook in hooks whose URL (read by urlOf) is url; nullopt when
+// there is none, and hooks' error when the listing failed.
+Result<std::optional<QString>> findHook(const Result<QJsonArray> &hooks, const QString &url,
+                                        const std::function<QString(const QJsonValue &)> &urlOf,
+                                        const std::function<QString(const QJsonValue &)> &idOf);
+// What read() makes of each item of a listing, or the listing's error.
+template<typename T>
+Result<QList<T>> readEach(const Result<QJsonArray> &items, const std::function<T(const QJsonValue &)> &read)
+{
+    if (!items)
+        return std::unexpected(items.error());
+    QList<T> results;
+    for (const QJsonValue item : *items)
+        results << read(item);
+    return results;
+}
 
 // A JSON id as text: 42 for a number, the string itself for a string.
 QString idText(const QJsonValue &value);
+// idText() of object's "id": how GitHub, GitLab, Gitea and Bitbucket Data Center name a hook.
+QString idMember(const QJsonValue &object);
 // Invalid (where "secret") for an empty secret or one too long for every forge (Azure's password).
 Status checkSecret(const QByteArray &secret);
 

@@ -61,13 +61,13 @@ public:
                                 u"gitea-api"_s,
                                 {{"Authorization", "token " + account.token}, {"User-Agent", "Pando"}},
                                 giteaScopeHint},
-                   options.apiBase, account.token, options)
+                   account, options)
     {}
 
     Result<QList<ForgeRepository>> repositories(const CancelToken &cancel) override
     {
         const Call call = m_client.call(Purpose::ListRepositories, m_scope.owner, cancel);
-        const Query query{{u"limit"_s, QString::number(m_client.options().pageSize)}};
+        const Query query = m_client.pageQuery(u"limit"_s);
         Result<QJsonArray> items;
         if (m_scope.owner.isEmpty()) {
             items = m_client.list(Paging::LinkHeader, u"/user/repos"_s, query, call);
@@ -77,138 +77,93 @@ public:
                 items =
                     m_client.list(Paging::LinkHeader, u"/users/%1/repos"_s.arg(segment(m_scope.owner)), query, call);
         }
-        if (!items)
-            return std::unexpected(items.error());
-        QList<ForgeRepository> repositories;
-        for (const QJsonValue item : *items)
-            repositories << giteaRepository(item.toObject());
-        return repositories;
+        return readEach<ForgeRepository>(items,
+                                         [](const QJsonValue &item) { return giteaRepository(item.toObject()); });
     }
 
     Result<QList<ForgeBranch>> branches(const RepoAddress &repo, const CancelToken &cancel) override
     {
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        const Call call = m_client.call(Purpose::ReadRepository, path->join(u'/'), cancel);
-        auto items = m_client.list(Paging::LinkHeader, u"/repos/%1/branches"_s.arg(segments(*path)),
-                                   {{u"limit"_s, QString::number(m_client.options().pageSize)}}, call);
-        if (!items)
-            return std::unexpected(items.error());
-        QList<ForgeBranch> branches;
-        for (const QJsonValue item : *items) {
-            const QJsonObject object = item.toObject();
-            branches << ForgeBranch{object.value("name"_L1).toString(),
-                                    object.value("commit"_L1).toObject().value("id"_L1).toString()};
-        }
-        return branches;
+        auto target = m_client.target(Purpose::ReadRepository, m_scope, repo, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        return readEach<ForgeBranch>(
+            m_client.list(Paging::LinkHeader, u"/repos/%1/branches"_s.arg(segments(target->path)),
+                          m_client.pageQuery(u"limit"_s), target->call),
+            [](const QJsonValue &item) {
+                return ForgeBranch{item["name"_L1].toString(), item["commit"_L1]["id"_L1].toString()};
+            });
     }
 
     Result<QString> resolve(const RepoAddress &repo, const QString &ref, const CancelToken &cancel) override
     {
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        const QString name = path->join(u'/');
-        const QString base = u"/repos/%1"_s.arg(segments(*path));
-        const Call call = m_client.call(Purpose::ReadRepository, name, cancel);
+        auto target = m_client.target(Purpose::ReadRepository, m_scope, repo, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        const QString base = u"/repos/%1"_s.arg(segments(target->path));
+        const Call &call = target->call;
         RefLookups lookups;
-        lookups.branch = [&](const QString &branch) -> Result<std::optional<QString>> {
-            auto found = m_client.lookup(base + u"/branches/"_s + segments(branch.split(u'/')), {}, call, giteaAbsent);
-            if (!found)
-                return std::unexpected(found.error());
-            if (!*found)
-                return std::optional<QString>();
-            return std::optional<QString>((**found)["commit"_L1]["id"_L1].toString());
+        lookups.branch = [&](const QString &branch) {
+            return m_client.lookupText(base + u"/branches/"_s + segments(branch.split(u'/')), {}, call, giteaAbsent,
+                                       [](const QJsonValue &found) { return found["commit"_L1]["id"_L1].toString(); });
         };
-        lookups.tag = [&](const QString &tag) -> Result<std::optional<QString>> {
-            auto found = m_client.lookup(base + u"/tags/"_s + segments(tag.split(u'/')), {}, call, giteaAbsent);
-            if (!found)
-                return std::unexpected(found.error());
-            if (!*found)
-                return std::optional<QString>();
-            return std::optional<QString>((**found)["commit"_L1]["sha"_L1].toString());
+        lookups.tag = [&](const QString &tag) {
+            return m_client.lookupText(base + u"/tags/"_s + segments(tag.split(u'/')), {}, call, giteaAbsent,
+                                       [](const QJsonValue &found) { return found["commit"_L1]["sha"_L1].toString(); });
         };
-        lookups.commit = [&](const QString &id) -> Result<std::optional<QString>> {
+        lookups.commit = [&](const QString &id) {
             // An id Gitea cannot read as one is 422.
-            auto found = m_client.lookup(base + u"/git/commits/"_s + segment(id), {}, call,
-                                         [](const Reply &reply) { return reply.status == 404 || reply.status == 422; });
-            if (!found)
-                return std::unexpected(found.error());
-            if (!*found)
-                return std::optional<QString>();
-            return std::optional<QString>((**found)["sha"_L1].toString());
+            return m_client.lookupText(
+                base + u"/git/commits/"_s + segment(id), {}, call,
+                [](const Reply &reply) { return reply.status == 404 || reply.status == 422; },
+                [](const QJsonValue &found) { return found["sha"_L1].toString(); });
         };
-        lookups.repository = [&]() -> Status {
-            auto there = m_client.request("GET", base, {}, std::nullopt, call);
-            if (!there)
-                return std::unexpected(there.error());
-            return {};
+        lookups.repository = [&] {
+            return m_client.perform("GET", base, {}, std::nullopt, call);
         };
-        return resolveRef(ref, lookups, name, u"Gitea"_s);
+        return resolveRef(ref, lookups, call.subject, u"Gitea"_s);
     }
 
     Status setCommitStatus(const RepoAddress &repo, const CommitStatus &status, const CancelToken &cancel) override
     {
-        if (auto checked = checkCommitId(status.commit); !checked)
-            return checked;
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        const Call call = m_client.call(Purpose::SetStatus, path->join(u'/'), cancel);
+        auto target = m_client.statusTarget(m_scope, repo, status.commit, cancel);
+        if (!target)
+            return std::unexpected(target.error());
         QJsonObject body{{"state"_L1, giteaState(status.state)},
                          {"description"_L1, clipped(status.description, 140)},
                          {"context"_L1, status.context}};
         if (!status.targetUrl.isEmpty())
             body.insert("target_url"_L1, status.targetUrl);
-        auto posted =
-            m_client.request("POST", u"/repos/%1/statuses/%2"_s.arg(segments(*path), status.commit), {}, body, call);
-        if (!posted)
-            return std::unexpected(posted.error());
-        return {};
+        return m_client.perform("POST", u"/repos/%1/statuses/%2"_s.arg(segments(target->path), status.commit), {}, body,
+                                target->call);
     }
 
     Result<ForgeWebhook> registerWebhook(const RepoAddress &repo, const QString &url, const QByteArray &secret,
                                          const CancelToken &cancel) override
     {
-        if (auto checked = checkHookUrl(url); !checked)
-            return std::unexpected(checked.error());
-        if (auto checked = checkSecret(secret); !checked)
-            return std::unexpected(checked.error());
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        Call call = m_client.call(Purpose::ManageHooks, path->join(u'/'), cancel);
-        call.secret = secret;
-        const QString hooks = u"/repos/%1/hooks"_s.arg(segments(*path));
+        auto target = m_client.hookTarget(m_scope, repo, url, secret, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        const Call &call = target->call;
+        const QString hooks = u"/repos/%1/hooks"_s.arg(segments(target->path));
         const QJsonObject config{
             {"url"_L1, url}, {"content_type"_L1, "json"_L1}, {"secret"_L1, QString::fromUtf8(secret)}};
         const QJsonArray events{u"push"_s, u"pull_request"_s};
         HookOps ops;
-        ops.find = [&]() -> Result<std::optional<QString>> {
-            auto items = m_client.list(Paging::LinkHeader, hooks,
-                                       {{u"limit"_s, QString::number(m_client.options().pageSize)}}, call);
-            if (!items)
-                return std::unexpected(items.error());
-            for (const QJsonValue item : *items) {
-                if (item["config"_L1]["url"_L1].toString() == url)
-                    return std::optional<QString>(idText(item["id"_L1]));
-            }
-            return std::optional<QString>();
+        ops.find = [&] {
+            return findHook(
+                m_client.list(Paging::LinkHeader, hooks, m_client.pageQuery(u"limit"_s), call), url,
+                [](const QJsonValue &hook) { return hook["config"_L1]["url"_L1].toString(); }, idMember);
         };
         ops.create = [&] {
             return m_client.create(
                 hooks, {},
                 QJsonObject{{"type"_L1, "gitea"_L1}, {"active"_L1, true}, {"events"_L1, events}, {"config"_L1, config}},
-                call, [](const QJsonValue &made) { return idText(made["id"_L1]); });
+                call, idMember);
         };
-        ops.update = [&](const QString &id) -> Status {
-            auto patched =
-                m_client.request("PATCH", hooks + u'/' + segment(id), {},
-                                 QJsonObject{{"active"_L1, true}, {"events"_L1, events}, {"config"_L1, config}}, call);
-            if (!patched)
-                return std::unexpected(patched.error());
-            return {};
+        ops.update = [&](const QString &id) {
+            return m_client.perform("PATCH", hooks + u'/' + segment(id), {},
+                                    QJsonObject{{"active"_L1, true}, {"events"_L1, events}, {"config"_L1, config}},
+                                    call);
         };
         return registerHook(ops, url);
     }

@@ -62,25 +62,25 @@ public:
                                                          // GitHub refuses requests without a User-Agent.
                                                          {"User-Agent", "Pando"}},
                                                         gitHubScopeHint},
-                                           options.apiBase, account.token, options)
+                                           account, options)
     {}
 
     Result<QList<ForgeRepository>> repositories(const CancelToken &cancel) override
     {
         const Call call = m_client.call(Purpose::ListRepositories, m_scope.owner, cancel);
-        const QString pageSize = QString::number(m_client.options().pageSize);
+        const Query pageSize = m_client.pageQuery(u"per_page"_s);
         Result<QJsonArray> items;
         bool onlyOwner = false;
         if (m_scope.owner.isEmpty()) {
-            items = m_client.list(Paging::LinkHeader, u"/user/repos"_s, {{u"per_page"_s, pageSize}}, call);
+            items = m_client.list(Paging::LinkHeader, u"/user/repos"_s, pageSize, call);
         } else {
             items = m_client.list(Paging::LinkHeader, u"/orgs/%1/repos"_s.arg(segment(m_scope.owner)),
-                                  {{u"type"_s, u"all"_s}, {u"per_page"_s, pageSize}}, call);
+                                  Query{{u"type"_s, u"all"_s}} + pageSize, call);
             // A user is no organisation: their repositories, private ones included, are the ones
             // the token's own account owns.
             if (!items && items.error().code == ErrorCode::NotFound) {
                 items = m_client.list(Paging::LinkHeader, u"/user/repos"_s,
-                                      {{u"affiliation"_s, u"owner"_s}, {u"per_page"_s, pageSize}}, call);
+                                      Query{{u"affiliation"_s, u"owner"_s}} + pageSize, call);
                 onlyOwner = true;
             }
         }
@@ -99,80 +99,63 @@ public:
 
     Result<QList<ForgeBranch>> branches(const RepoAddress &repo, const CancelToken &cancel) override
     {
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        const Call call = m_client.call(Purpose::ReadRepository, path->join(u'/'), cancel);
-        auto items = m_client.list(Paging::LinkHeader, u"/repos/%1/branches"_s.arg(segments(*path)),
-                                   {{u"per_page"_s, QString::number(m_client.options().pageSize)}}, call);
-        if (!items)
-            return std::unexpected(items.error());
-        QList<ForgeBranch> branches;
-        for (const QJsonValue item : *items) {
-            const QJsonObject object = item.toObject();
-            branches << ForgeBranch{object.value("name"_L1).toString(),
-                                    object.value("commit"_L1).toObject().value("sha"_L1).toString()};
-        }
-        return branches;
+        auto target = m_client.target(Purpose::ReadRepository, m_scope, repo, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        return readEach<ForgeBranch>(
+            m_client.list(Paging::LinkHeader, u"/repos/%1/branches"_s.arg(segments(target->path)),
+                          m_client.pageQuery(u"per_page"_s), target->call),
+            [](const QJsonValue &item) {
+                return ForgeBranch{item["name"_L1].toString(), item["commit"_L1]["sha"_L1].toString()};
+            });
     }
 
     Result<QString> resolve(const RepoAddress &repo, const QString &ref, const CancelToken &cancel) override
     {
         if (auto checked = checkRef(ref); !checked)
             return std::unexpected(checked.error());
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        const QString name = path->join(u'/');
-        const Call call = m_client.call(Purpose::ReadRepository, name, cancel);
+        auto target = m_client.target(Purpose::ReadRepository, m_scope, repo, cancel);
+        if (!target)
+            return std::unexpected(target.error());
         // GitHub reads a commit reference as a commit id, a branch, heads/BRANCH or tags/TAG.
         const RefName read = readRef(ref);
         const QString reference = read.kind == RefName::Kind::Branch ? u"heads/"_s + read.name
                                   : read.kind == RefName::Kind::Tag  ? u"tags/"_s + read.name
                                                                      : read.name;
-        auto commit = m_client.lookup(u"/repos/%1/commits/%2"_s.arg(segments(*path), segments(reference.split(u'/'))),
-                                      {}, call, [](const Reply &reply) { return reply.status == 422; });
+        auto commit = m_client.lookupText(
+            u"/repos/%1/commits/%2"_s.arg(segments(target->path), segments(reference.split(u'/'))), {}, target->call,
+            [](const Reply &reply) { return reply.status == 422; },
+            [](const QJsonValue &found) { return found["sha"_L1].toString(); });
         if (!commit)
             return std::unexpected(commit.error());
-        const QString sha = commit->value_or(QJsonValue()).toObject().value("sha"_L1).toString();
+        const QString sha = commit->value_or(QString());
         if (sha.isEmpty())
-            return std::unexpected(refNotFound(ref, name, u"GitHub"_s));
+            return std::unexpected(refNotFound(ref, target->call.subject, u"GitHub"_s));
         return sha;
     }
 
     Status setCommitStatus(const RepoAddress &repo, const CommitStatus &status, const CancelToken &cancel) override
     {
-        if (auto checked = checkCommitId(status.commit); !checked)
-            return checked;
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        const Call call = m_client.call(Purpose::SetStatus, path->join(u'/'), cancel);
+        auto target = m_client.statusTarget(m_scope, repo, status.commit, cancel);
+        if (!target)
+            return std::unexpected(target.error());
         QJsonObject body{{"state"_L1, gitHubState(status.state)},
                          {"description"_L1, clipped(status.description, 140)},
                          {"context"_L1, status.context}};
         if (!status.targetUrl.isEmpty())
             body.insert("target_url"_L1, status.targetUrl);
-        auto posted =
-            m_client.request("POST", u"/repos/%1/statuses/%2"_s.arg(segments(*path), status.commit), {}, body, call);
-        if (!posted)
-            return std::unexpected(posted.error());
-        return {};
+        return m_client.perform("POST", u"/repos/%1/statuses/%2"_s.arg(segments(target->path), status.commit), {}, body,
+                                target->call);
     }
 
     Result<ForgeWebhook> registerWebhook(const RepoAddress &repo, const QString &url, const QByteArray &secret,
                                          const CancelToken &cancel) override
     {
-        if (auto checked = checkHookUrl(url); !checked)
-            return std::unexpected(checked.error());
-        if (auto checked = checkSecret(secret); !checked)
-            return std::unexpected(checked.error());
-        auto path = repoPath(m_scope, repo, 2, 2);
-        if (!path)
-            return std::unexpected(path.error());
-        Call call = m_client.call(Purpose::ManageHooks, path->join(u'/'), cancel);
-        call.secret = secret;
-        const QString hooks = u"/repos/%1/hooks"_s.arg(segments(*path));
+        auto target = m_client.hookTarget(m_scope, repo, url, secret, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        const Call &call = target->call;
+        const QString hooks = u"/repos/%1/hooks"_s.arg(segments(target->path));
         // GitHub replaces config whole on an update: it is always sent complete.
         const QJsonObject config{{"url"_L1, url},
                                  {"content_type"_L1, "json"_L1},
@@ -180,30 +163,21 @@ public:
                                  {"insecure_ssl"_L1, "0"_L1}};
         const QJsonArray events{u"push"_s, u"pull_request"_s};
         HookOps ops;
-        ops.find = [&]() -> Result<std::optional<QString>> {
-            auto items = m_client.list(Paging::LinkHeader, hooks,
-                                       {{u"per_page"_s, QString::number(m_client.options().pageSize)}}, call);
-            if (!items)
-                return std::unexpected(items.error());
-            for (const QJsonValue item : *items) {
-                if (item["config"_L1]["url"_L1].toString() == url)
-                    return std::optional<QString>(idText(item["id"_L1]));
-            }
-            return std::optional<QString>();
+        ops.find = [&] {
+            return findHook(
+                m_client.list(Paging::LinkHeader, hooks, m_client.pageQuery(u"per_page"_s), call), url,
+                [](const QJsonValue &hook) { return hook["config"_L1]["url"_L1].toString(); }, idMember);
         };
         ops.create = [&] {
             return m_client.create(
                 hooks, {},
                 QJsonObject{{"name"_L1, "web"_L1}, {"active"_L1, true}, {"events"_L1, events}, {"config"_L1, config}},
-                call, [](const QJsonValue &made) { return idText(made["id"_L1]); });
+                call, idMember);
         };
-        ops.update = [&](const QString &id) -> Status {
-            auto patched =
-                m_client.request("PATCH", hooks + u'/' + segment(id), {},
-                                 QJsonObject{{"active"_L1, true}, {"events"_L1, events}, {"config"_L1, config}}, call);
-            if (!patched)
-                return std::unexpected(patched.error());
-            return {};
+        ops.update = [&](const QString &id) {
+            return m_client.perform("PATCH", hooks + u'/' + segment(id), {},
+                                    QJsonObject{{"active"_L1, true}, {"events"_L1, events}, {"config"_L1, config}},
+                                    call);
         };
         return registerHook(ops, url);
     }

@@ -42,6 +42,10 @@ QString gitLabState(CommitState state)
     return u"failed"_s;
 }
 
+// A project is a group's, and may be in subgroups at any depth: its path has two segments or
+// more (repoPath()'s maxSegments for no limit).
+constexpr int GitLabProjectDepth = -1;
+
 ForgeRepository gitLabRepository(const QJsonObject &object)
 {
     return ForgeRepository{
@@ -61,13 +65,13 @@ public:
                                      : QPair<QByteArray, QByteArray>("PRIVATE-TOKEN", account.token),
                                  {"User-Agent", "Pando"}},
                                 gitLabScopeHint},
-                   options.apiBase, account.token, options)
+                   account, options)
     {}
 
     Result<QList<ForgeRepository>> repositories(const CancelToken &cancel) override
     {
         const Call call = m_client.call(Purpose::ListRepositories, m_scope.owner, cancel);
-        const Query query{{u"per_page"_s, QString::number(m_client.options().pageSize)}};
+        const Query query = m_client.pageQuery(u"per_page"_s);
         Result<QJsonArray> items;
         if (m_scope.owner.isEmpty()) {
             items =
@@ -80,72 +84,60 @@ public:
                 items = m_client.list(Paging::GitLabHeader, u"/users/%1/projects"_s.arg(segment(m_scope.owner)), query,
                                       call);
         }
-        if (!items)
-            return std::unexpected(items.error());
-        QList<ForgeRepository> repositories;
-        for (const QJsonValue item : *items)
-            repositories << gitLabRepository(item.toObject());
-        return repositories;
+        return readEach<ForgeRepository>(items,
+                                         [](const QJsonValue &item) { return gitLabRepository(item.toObject()); });
     }
 
     Result<QList<ForgeBranch>> branches(const RepoAddress &repo, const CancelToken &cancel) override
     {
-        auto project = projectOf(repo);
+        auto project = m_client.target(Purpose::ReadRepository, m_scope, repo, cancel, GitLabProjectDepth);
         if (!project)
             return std::unexpected(project.error());
-        const Call call = m_client.call(Purpose::ReadRepository, project->first, cancel);
-        auto items = m_client.list(Paging::GitLabHeader, u"/projects/%1/repository/branches"_s.arg(project->second),
-                                   {{u"per_page"_s, QString::number(m_client.options().pageSize)}}, call);
-        if (!items)
-            return std::unexpected(items.error());
-        QList<ForgeBranch> branches;
-        for (const QJsonValue item : *items) {
-            const QJsonObject object = item.toObject();
-            branches << ForgeBranch{object.value("name"_L1).toString(),
-                                    object.value("commit"_L1).toObject().value("id"_L1).toString()};
-        }
-        return branches;
+        return readEach<ForgeBranch>(
+            m_client.list(Paging::GitLabHeader, u"/projects/%1/repository/branches"_s.arg(projectId(*project)),
+                          m_client.pageQuery(u"per_page"_s), project->call),
+            [](const QJsonValue &item) {
+                return ForgeBranch{item["name"_L1].toString(), item["commit"_L1]["id"_L1].toString()};
+            });
     }
 
     Result<QString> resolve(const RepoAddress &repo, const QString &ref, const CancelToken &cancel) override
     {
         if (auto checked = checkRef(ref); !checked)
             return std::unexpected(checked.error());
-        auto project = projectOf(repo);
+        auto project = m_client.target(Purpose::ReadRepository, m_scope, repo, cancel, GitLabProjectDepth);
         if (!project)
             return std::unexpected(project.error());
-        const Call call = m_client.call(Purpose::ReadRepository, project->first, cancel);
         // GitLab reads the commit as git reads a revision (an id, a branch or tag, refs/heads/…,
         // refs/tags/…); a project it does not show is "404 Project Not Found", a ref it does not
         // have "404 Commit Not Found".
-        auto commit = m_client.lookup(u"/projects/%1/repository/commits/%2"_s.arg(project->second, segment(ref)), {},
-                                      call, [](const Reply &reply) {
-                                          return reply.status == 404 &&
-                                                 forgeMessage(reply.body).contains(u"Commit"_s, Qt::CaseInsensitive);
-                                      });
+        auto commit = m_client.lookupText(
+            u"/projects/%1/repository/commits/%2"_s.arg(projectId(*project), segment(ref)), {}, project->call,
+            [](const Reply &reply) {
+                return reply.status == 404 && forgeMessage(reply.body).contains(u"Commit"_s, Qt::CaseInsensitive);
+            },
+            [](const QJsonValue &found) { return found["id"_L1].toString(); });
         if (!commit)
             return std::unexpected(commit.error());
-        const QString id = commit->value_or(QJsonValue()).toObject().value("id"_L1).toString();
+        const QString id = commit->value_or(QString());
         if (id.isEmpty())
-            return std::unexpected(refNotFound(ref, project->first, u"GitLab"_s));
+            return std::unexpected(refNotFound(ref, project->call.subject, u"GitLab"_s));
         return id;
     }
 
     Status setCommitStatus(const RepoAddress &repo, const CommitStatus &status, const CancelToken &cancel) override
     {
-        if (auto checked = checkCommitId(status.commit); !checked)
-            return checked;
-        auto project = projectOf(repo);
+        auto project = m_client.statusTarget(m_scope, repo, status.commit, cancel, GitLabProjectDepth);
         if (!project)
             return std::unexpected(project.error());
-        const Call call = m_client.call(Purpose::SetStatus, project->first, cancel);
+        const Call &call = project->call;
         const QString state = gitLabState(status.state);
         QJsonObject body{
             {"state"_L1, state}, {"name"_L1, status.context}, {"description"_L1, clipped(status.description, 140)}};
         if (!status.targetUrl.isEmpty())
             body.insert("target_url"_L1, status.targetUrl);
         auto reply = m_client.send(
-            "POST", m_client.url(u"/projects/%1/statuses/%2"_s.arg(project->second, status.commit)), body, call);
+            "POST", m_client.url(u"/projects/%1/statuses/%2"_s.arg(projectId(*project), status.commit)), body, call);
         if (!reply)
             return std::unexpected(reply.error());
         // GitLab refuses a status the commit already has ("Cannot transition status via :enqueue
@@ -161,16 +153,11 @@ public:
     Result<ForgeWebhook> registerWebhook(const RepoAddress &repo, const QString &url, const QByteArray &secret,
                                          const CancelToken &cancel) override
     {
-        if (auto checked = checkHookUrl(url); !checked)
-            return std::unexpected(checked.error());
-        if (auto checked = checkSecret(secret); !checked)
-            return std::unexpected(checked.error());
-        auto project = projectOf(repo);
+        auto project = m_client.hookTarget(m_scope, repo, url, secret, cancel, GitLabProjectDepth);
         if (!project)
             return std::unexpected(project.error());
-        Call call = m_client.call(Purpose::ManageHooks, project->first, cancel);
-        call.secret = secret;
-        const QString hooks = u"/projects/%1/hooks"_s.arg(project->second);
+        const Call &call = project->call;
+        const QString hooks = u"/projects/%1/hooks"_s.arg(projectId(*project));
         // GitLab sends the secret back as X-Gitlab-Token, which autodeploy compares.
         const QJsonObject body{{"url"_L1, url},
                                {"token"_L1, QString::fromUtf8(secret)},
@@ -179,39 +166,23 @@ public:
                                {"tag_push_events"_L1, false},
                                {"enable_ssl_verification"_L1, true}};
         HookOps ops;
-        ops.find = [&]() -> Result<std::optional<QString>> {
-            auto items = m_client.list(Paging::GitLabHeader, hooks,
-                                       {{u"per_page"_s, QString::number(m_client.options().pageSize)}}, call);
-            if (!items)
-                return std::unexpected(items.error());
-            for (const QJsonValue item : *items) {
-                if (item["url"_L1].toString() == url)
-                    return std::optional<QString>(idText(item["id"_L1]));
-            }
-            return std::optional<QString>();
+        ops.find = [&] {
+            return findHook(
+                m_client.list(Paging::GitLabHeader, hooks, m_client.pageQuery(u"per_page"_s), call), url,
+                [](const QJsonValue &hook) { return hook["url"_L1].toString(); }, idMember);
         };
         ops.create = [&] {
-            return m_client.create(hooks, {}, body, call, [](const QJsonValue &made) { return idText(made["id"_L1]); });
+            return m_client.create(hooks, {}, body, call, idMember);
         };
-        ops.update = [&](const QString &id) -> Status {
-            auto put = m_client.request("PUT", hooks + u'/' + segment(id), {}, body, call);
-            if (!put)
-                return std::unexpected(put.error());
-            return {};
+        ops.update = [&](const QString &id) {
+            return m_client.perform("PUT", hooks + u'/' + segment(id), {}, body, call);
         };
         return registerHook(ops, url);
     }
 
 private:
-    // The project's full path for messages, and its id as GitLab reads it in a path ("acme%2Fapi").
-    Result<QPair<QString, QString>> projectOf(const RepoAddress &repo) const
-    {
-        auto path = repoPath(m_scope, repo, 2, -1);
-        if (!path)
-            return std::unexpected(path.error());
-        const QString name = path->join(u'/');
-        return QPair<QString, QString>(name, segment(name));
-    }
+    // The project's id as GitLab reads it in a path: its full path as one segment ("acme%2Fapi").
+    static QString projectId(const Target &project) { return segment(project.call.subject); }
 
     ForgeScope m_scope;
     RestClient m_client;
