@@ -494,6 +494,30 @@
         <source>%1 %2</source>
         <translation>%1 %2</translation>
     </message>
+    <message>
+        <source>https://pando.example.com</source>
+        <translation>https://pando.example.com</translation>
+    </message>
+    <message>
+        <source>The address the forge reaches this install at</source>
+        <translation>Die Adresse, unter der die Forge diese Installation erreicht</translation>
+    </message>
+    <message>
+        <source>Register on the forge</source>
+        <translation>Bei der Forge registrieren</translation>
+    </message>
+    <message>
+        <source>Register the webhook on the app&apos;s forge with a new secret</source>
+        <translation>Den Webhook bei der Forge der App mit einem neuen Geheimnis registrieren</translation>
+    </message>
+    <message>
+        <source>Through the app&apos;s source connection, with a new secret the forge and Pando share.</source>
+        <translation>Über die Quellverbindung der App, mit einem neuen Geheimnis, das Forge und Pando teilen.</translation>
+    </message>
+    <message>
+        <source>Forge</source>
+        <translation>Forge</translation>
+    </message>
 </context>
 <context>
     <name>AppSettingsTab</name>
@@ -2728,6 +2752,14 @@
     <message>
         <source>type the secret to set, or make a new one instead</source>
         <translation>gib das zu setzende Geheimnis ein, oder erzeuge stattdessen ein neues</translation>
+    </message>
+    <message>
+        <source>type the address the forge reaches this install at</source>
+        <translation>gib die Adresse ein, unter der die Forge diese Installation erreicht</translation>
+    </message>
+    <message>
+        <source>Registered on the forge at %1 (hook %2)</source>
+        <translation>Bei der Forge registriert unter %1 (Hook %2)</translation>
     </message>
 </context>
 <context>

@@ -80,15 +80,17 @@ inline constexpr Flag TokenUser{"token-user", "U", "the forge account the token 
 inline constexpr Flag SshKey{"ssh-key", "FILE", "a deploy key: the private key file, without a passphrase"};
 inline constexpr Flag Given{"given", "",
                             "set a secret you choose (asked on a terminal, else standard input, or --from-file)"};
+inline constexpr Flag PublicUrl{"public-url", "URL",
+                                "the address the forge reaches this server at (default: the one pando talks to)"};
 inline constexpr Flag KnownHosts{"known-hosts", "FILE", "the server's host keys, as ssh-keyscan prints them"};
 
 // Every flag any command takes, the global ones first: what the parser knows by name.
 inline constexpr const Flag *Catalogue[] = {
-    &Server,   &Token,      &TokenFile, &Json,    &Help,      &Version, &File,         &Ref,    &Wait,  &NoWait,
-    &KeepData, &DeleteData, &Follow,    &Tail,    &Limit,     &Config,  &Vars,         &Yes,    &Watch, &Pipeline,
-    &Install,  &FromFile,   &Actor,     &Action,  &Object,    &Since,   &Until,        &Status, &All,   &Reason,
-    &Username, &Role,       &Scope,     &Expires, &Out,       &Force,   &AllPipelines, &Step,   &Diff,  &Port,
-    &To,       &Url,        &Kind,      &Owner,   &TokenUser, &SshKey,  &KnownHosts,   &Given,
+    &Server,   &Token,      &TokenFile, &Json,    &Help,      &Version, &File,         &Ref,    &Wait,      &NoWait,
+    &KeepData, &DeleteData, &Follow,    &Tail,    &Limit,     &Config,  &Vars,         &Yes,    &Watch,     &Pipeline,
+    &Install,  &FromFile,   &Actor,     &Action,  &Object,    &Since,   &Until,        &Status, &All,       &Reason,
+    &Username, &Role,       &Scope,     &Expires, &Out,       &Force,   &AllPipelines, &Step,   &Diff,      &Port,
+    &To,       &Url,        &Kind,      &Owner,   &TokenUser, &SshKey,  &KnownHosts,   &Given,  &PublicUrl,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags

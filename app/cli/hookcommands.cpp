@@ -118,6 +118,26 @@ void newSecret(Cli &cli)
                     [&cli, name](const QString &value) { sendSecret(cli, name, value); });
 }
 
+void registerHook(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    QString publicUrl = cli.args().value(QStringLiteral("public-url"));
+    if (publicUrl.isEmpty())
+        publicUrl = hookUrl(cli, QStringLiteral("/"));
+    cli.api().registerAppHook(name, publicUrl, cli.handle([&cli, name](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        printOut(keyValues(
+            {{QStringLiteral("webhook"), str(r.json, "url")}, {QStringLiteral("hook"), str(r.json, "hook")}}));
+        printOut(QStringLiteral("Registered on the forge with a new secret; deliveries signed with the old one are "
+                                "refused from now on. `pando apps hook %1` shows what arrives.")
+                     .arg(name));
+        cli.finish(ExitOk);
+    }));
+}
+
 constexpr CommandDef HookTable[] = {
     {"apps",
      "hook",
@@ -143,6 +163,18 @@ constexpr CommandDef HookTable[] = {
      nullptr,
      "Deliveries signed with the previous secret are refused from then on. GitLab and Azure DevOps send the "
      "secret itself (as X-Gitlab-Token, or as the basic-authentication password); the others sign with it."},
+    {"apps",
+     "hook-register",
+     "NAME",
+     1,
+     1,
+     {{{&flags::PublicUrl}}},
+     "register the app's webhook on its forge through its source connection, with a new secret",
+     &registerHook,
+     Needs::Token,
+     nullptr,
+     "The forge must reach this server at --public-url (by default the address pando talks to, which is refused "
+     "when it is this machine's loopback). The connection's token needs the right to manage webhooks."},
 };
 static_assert(isComplete(HookTable), "every command needs its words, a summary, a handler and consistent arguments");
 

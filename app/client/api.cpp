@@ -259,6 +259,12 @@ void Api::removeAppSecret(const QString &app, const QString &name, Callback done
     sendEmpty("DELETE", apiPath({u"apps"_s, app, u"secrets"_s, name}), std::move(done));
 }
 
+void Api::registerAppHook(const QString &app, const QString &publicUrl, Callback done) const
+{
+    sendJson("POST", apiPath({u"apps"_s, app, u"hook"_s, u"register"_s}), QJsonObject{{u"url"_s, publicUrl}},
+             std::move(done));
+}
+
 void Api::appHook(const QString &app, std::optional<int> limit, Callback done) const
 {
     get(apiPath({u"apps"_s, app, u"hook"_s}) + Query().addIfSet(u"limit"_s, limit).suffix(), std::move(done));

@@ -122,6 +122,8 @@ public:
     // one and answers it once).
     void appHook(const QString &app, std::optional<int> limit, Callback done) const;
     void newHookSecret(const QString &app, const QString &secret, Callback done) const;
+    // Registers the app's webhook on its forge, at publicUrl + /api/v1/hooks/APP, with a new secret.
+    void registerAppHook(const QString &app, const QString &publicUrl, Callback done) const;
     void sourceConnections(Callback done) const;
     void sourceConnection(const QString &name, Callback done) const;
     void addSourceConnection(const QJsonObject &connection, Callback done) const;

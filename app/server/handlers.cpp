@@ -310,6 +310,7 @@ constexpr RouteDef Routes[] = {
     {"DELETE", "/api/v1/apps/{name}/secrets/{secret}", AppsWrite, App, false, &appsecretapi::removeSecret},
     {"GET", "/api/v1/apps/{name}/hook", AppsRead, App, false, &hookapi::show},
     {"POST", "/api/v1/apps/{name}/hook/secret", AppsWrite, App, false, &hookapi::newSecret},
+    {"POST", "/api/v1/apps/{name}/hook/register", AppsWrite, App, false, &hookapi::registerOnForge},
     // Backing services (docs/services.md): a backup holds the whole data, so it needs apps.write.
     {"GET", "/api/v1/services", AppsRead, None, false, &serviceapi::listAllServices},
     {"GET", "/api/v1/apps/{name}/services", AppsRead, App, false, &serviceapi::listAppServices},

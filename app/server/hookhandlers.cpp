@@ -52,4 +52,19 @@ Reply newSecret(Call &call)
     return Reply{201, reply};
 }
 
+Reply registerOnForge(Call &call)
+{
+    const QString example = u"{\"url\": \"https://pando.example.com\"}: the address the forge reaches this server at"_s;
+    auto body = jsonObjectBody(call.request, {u"url"_s}, example);
+    if (!body)
+        return errorReply(body.error());
+    const QJsonValue url = body->value(u"url"_s);
+    if (!url.isString() || url.toString().trimmed().isEmpty())
+        return invalid(u"missing: the address the forge reaches this server at"_s, u"url"_s, example);
+    auto hook = call.engine.registerAppHook(call.args.value(0), url.toString(), call.actor);
+    if (!hook)
+        return errorReply(hook.error());
+    return Reply{200, QJsonObject{{u"app"_s, call.args.value(0)}, {u"url"_s, hook->url}, {u"hook"_s, hook->id}}};
+}
+
 } // namespace pando::server::hookapi

@@ -11,5 +11,7 @@ namespace pando::server::hookapi {
 Reply receive(Call &call);
 Reply show(Call &call);
 Reply newSecret(Call &call);
+// POST /api/v1/apps/{name}/hook/register: the webhook registered on the app's forge, with a new secret.
+Reply registerOnForge(Call &call);
 
 } // namespace pando::server::hookapi

@@ -93,12 +93,18 @@ Result<HookInfo> HookStore::info(const QString &app)
     return info;
 }
 
-Result<QByteArray> HookStore::newSecret(const QString &app, const QString &createdBy)
+QByteArray HookStore::randomSecret()
 {
     QByteArray random(20, Qt::Uninitialized);
     QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(random.data()), random.size() / 4);
     QByteArray secret = random.toHex();
     pipelines::SealBox::wipe(random);
+    return secret;
+}
+
+Result<QByteArray> HookStore::newSecret(const QString &app, const QString &createdBy)
+{
+    QByteArray secret = randomSecret();
     if (auto set = setSecret(app, secret, createdBy); !set) {
         pipelines::SealBox::wipe(secret);
         return std::unexpected(set.error());

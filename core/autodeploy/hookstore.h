@@ -64,6 +64,8 @@ public:
     Result<HookInfo> info(const QString &app);
     // A new random secret (40 hex digits) replaces the app's; returned once.
     Result<QByteArray> newSecret(const QString &app, const QString &createdBy);
+    // 40 hex digits from the system's random source (the caller wipes them).
+    static QByteArray randomSecret();
     // Sets the app's secret to one the caller chose (checkSecret).
     Status setSecret(const QString &app, QByteArrayView secret, const QString &createdBy);
     // The app's secret, opened (the caller wipes it); nullopt when it has none.

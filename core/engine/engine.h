@@ -270,6 +270,14 @@ public:
     // Replaces the app's webhook secret with `chosen`, or with a new random one when chosen is
     // empty, and returns the new secret (never shown again). Audited as app.hook.secret.
     Result<QByteArray> setHookSecret(const QString &app, QByteArrayView chosen, const Actor &actor);
+    // Registers the app's webhook on its forge through the app's source connection (a token
+    // connection with an API): the address is baseUrl + /api/v1/hooks/APP, signed with a new
+    // random secret that replaces the app's once the forge took it (the hook for the same
+    // address is updated, not added twice). Invalid naming the field for an app read through no
+    // such connection ("source.connection") or an address a forge cannot reach ("url": not
+    // http(s), or a loopback host); the forge's refusal as the adapter says it. Audited as
+    // app.hook.register.
+    Result<adapters::ForgeWebhook> registerAppHook(const QString &app, const QString &baseUrl, const Actor &actor);
     // A forge's delivery to the app's webhook, verified the forge's way against the app's secret
     // (Unauthorized, the same for an unknown app, one without a secret and a wrong signature;
     // TooLarge past autodeploy::MaxHookPayloadBytes; Invalid naming the field of a body that does

@@ -5,7 +5,9 @@
 #include "core/spec/specautodeploy.h"
 
 #include <QDateTime>
+#include <QHostAddress>
 #include <QJsonArray>
+#include <QUrl>
 
 using namespace Qt::StringLiterals;
 
@@ -137,6 +139,75 @@ Result<QByteArray> Engine::setHookSecret(const QString &app, QByteArrayView chos
         return std::unexpected(unaudited(u"the webhook secret was replaced"_s, audited.error()));
     }
     return secret;
+}
+
+Result<adapters::ForgeWebhook> Engine::registerAppHook(const QString &app, const QString &baseUrl, const Actor &actor)
+{
+    auto row = AppRepository(d->db).find(app);
+    if (!row)
+        return std::unexpected(row.error());
+    const QString reachable = u"give the address the forge reaches Pando at, e.g. https://pando.example.com"_s;
+    const QUrl base(baseUrl.trimmed());
+    const QString host = base.host();
+    const QHostAddress literal(host);
+    if (!base.isValid() || (base.scheme() != u"https"_s && base.scheme() != u"http"_s) || host.isEmpty() ||
+        base.hasQuery() || base.hasFragment() || !base.userInfo().isEmpty())
+        return fail(ErrorCode::Invalid, u"\"%1\" is not an http(s) address of this server"_s.arg(baseUrl), u"url"_s,
+                    reachable);
+    if (host == u"localhost"_s || (!literal.isNull() && literal.isLoopback()))
+        return fail(ErrorCode::Invalid, u"a forge cannot reach %1: it is this machine's own loopback"_s.arg(host),
+                    u"url"_s, reachable);
+    QString path = base.path();
+    while (path.endsWith(u'/'))
+        path.chop(1);
+    QUrl hookUrl = base;
+    hookUrl.setPath(path + u"/api/v1/hooks/"_s + app);
+    if (row->sourceConnection.isEmpty())
+        return fail(ErrorCode::Invalid,
+                    u"app %1 reads its source through no connection, so Pando cannot reach its forge"_s.arg(app),
+                    u"source.connection"_s,
+                    u"add a token connection for its forge (pando connections add), or register the webhook by hand "
+                    u"with the address and secret pando apps hook %1 and pando apps hook-secret %1 give"_s.arg(app));
+    auto spec = parseAppSpec(row->specYaml.toUtf8());
+    if (!spec)
+        return std::unexpected(spec.error());
+    auto connections = d->connectionStore();
+    if (!connections)
+        return std::unexpected(connections.error());
+    auto connection = connections->find(row->sourceConnection);
+    if (!connection)
+        return std::unexpected(connection.error());
+    auto address = adapters::parseRepoAddress(spec->source.repo, connection->scope.kind);
+    if (!address)
+        return std::unexpected(address.error());
+    auto api = d->forgeApi(row->sourceConnection);
+    if (!api)
+        return std::unexpected(api.error());
+    auto store = d->hookStore();
+    if (!store)
+        return std::unexpected(store.error());
+
+    // The forge gets the new secret first: until it took it, deliveries signed with the old one
+    // (a hook set up by hand) keep working.
+    QByteArray secret = autodeploy::HookStore::randomSecret();
+    auto registered = (*api)->registerWebhook(*address, hookUrl.toString(), secret, CancelToken());
+    Status kept = registered ? store->setSecret(app, secret, actor.name) : Status{};
+    pipelines::SealBox::wipe(secret);
+    const QJsonObject detail{{u"connection"_s, row->sourceConnection},
+                             {u"url"_s, hookUrl.toString()},
+                             {u"hook"_s, registered ? registered->id : QString()},
+                             {u"error"_s, registered ? QString() : registered.error().text()}};
+    auto audited = d->audit.record(actor, u"app.hook.register"_s, u"app/"_s + app,
+                                   registered && kept ? u"success"_s : u"failure"_s, detail);
+    if (!registered)
+        return std::unexpected(d->forgeRefusal(row->sourceConnection, registered.error()));
+    if (!kept)
+        return fail(ErrorCode::Internal,
+                    u"the forge took the webhook, but Pando could not keep its secret: %1"_s.arg(kept.error().text()),
+                    u"app/"_s + app, u"register it again: pando apps hook-register %1"_s.arg(app));
+    if (!audited)
+        return std::unexpected(unaudited(u"the webhook was registered"_s, audited.error()));
+    return registered;
 }
 
 Result<autodeploy::Delivery> Engine::receiveHook(const QString &app, const autodeploy::HookRequest &request,

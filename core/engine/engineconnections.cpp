@@ -26,17 +26,6 @@ QJsonObject auditDetail(const sourceconn::Connection &c)
                        {u"auth"_s, sourceconn::authKindName(c.auth)}};
 }
 
-// What a forge API call that failed tells the caller. The forge refusing the connection's token
-// is not the caller's own sign-in failing: Unauthorized and Forbidden would read as that (401,
-// 403), so they come back as Failed, with the adapter's hint on what the token lacks.
-Error forgeListingError(const QString &name, Error e)
-{
-    if (e.code == ErrorCode::Unauthorized || e.code == ErrorCode::Forbidden)
-        e.code = ErrorCode::Failed;
-    e.message = u"connection %1: %2"_s.arg(name, e.message);
-    return e;
-}
-
 } // namespace
 
 Result<sourceconn::ConnectionStore> Engine::Private::administeredConnections(const Actor &actor)
@@ -64,6 +53,14 @@ Result<bool> Engine::Private::mayUseConnection(const Actor &actor, const QString
     if (!roles)
         return std::unexpected(roles.error());
     return roles->contains(u"user"_s);
+}
+
+Error Engine::Private::forgeRefusal(const QString &connection, Error e)
+{
+    if (e.code == ErrorCode::Unauthorized || e.code == ErrorCode::Forbidden)
+        e.code = ErrorCode::Failed;
+    e.message = u"connection %1: %2"_s.arg(connection, e.message);
+    return e;
 }
 
 Result<std::unique_ptr<adapters::ForgeApi>> Engine::Private::forgeApi(const QString &name)
@@ -290,7 +287,7 @@ Result<QList<adapters::ForgeRepository>> Engine::connectionRepositories(const QS
         return std::unexpected(api.error());
     auto repositories = (*api)->repositories(CancelToken());
     if (!repositories)
-        return std::unexpected(forgeListingError(name, repositories.error()));
+        return std::unexpected(d->forgeRefusal(name, repositories.error()));
     return repositories;
 }
 
@@ -318,7 +315,7 @@ Result<QList<adapters::ForgeBranch>> Engine::connectionBranches(const QString &n
                     u"repo"_s, u"`pando connections repos %1` lists the repositories it can see"_s.arg(name));
     auto branches = (*api)->branches(*address, CancelToken());
     if (!branches)
-        return std::unexpected(forgeListingError(name, branches.error()));
+        return std::unexpected(d->forgeRefusal(name, branches.error()));
     return branches;
 }
 

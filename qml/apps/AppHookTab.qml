@@ -230,6 +230,39 @@ ScrollView {
                     Accessible.name: qsTr("Set a webhook secret of your own")
                 }
             }
+
+            FieldLabel {
+                text: qsTr("Forge")
+            }
+            // One above the other: side by side they would widen the column past narrow windows.
+            ColumnLayout {
+                spacing: 4
+                Layout.fillWidth: true
+                TextField {
+                    id: publicUrlField
+                    objectName: "publicUrlField"
+                    text: hook.publicBase
+                    placeholderText: qsTr("https://pando.example.com")
+                    selectByMouse: true
+                    Layout.fillWidth: true
+                    Layout.preferredWidth: 160
+                    Accessible.name: qsTr("The address the forge reaches this install at")
+                }
+                Button {
+                    objectName: "registerHookButton"
+                    text: qsTr("Register on the forge")
+                    enabled: hook.hookPath.length > 0 && !hook.busy
+                    onClicked: hook.registerOnForge(publicUrlField.text)
+                    Accessible.name: qsTr("Register the webhook on the app's forge with a new secret")
+                }
+                Note {
+                    objectName: "registeredText"
+                    // Wraps to the column rather than widening it to the sentence's length.
+                    Layout.preferredWidth: 160
+                    text: hook.registered.length > 0 ? hook.registered
+                                                     : qsTr("Through the app's source connection, with a new secret the forge and Pando share.")
+                }
+            }
         }
 
         // The secret just made: here until the tab is left, another is made, or the user is done.

@@ -55,6 +55,7 @@ void AppHookModel::setApp(const QString &app)
     ++m_changeGeneration;
     setBusy(false);
     forgetNewSecret();
+    forgetRegistered();
     clearFailure();
     show({}, {});
     Q_EMIT appChanged();
@@ -282,6 +283,7 @@ void AppHookModel::sessionReplaced()
     ++m_changeGeneration;
     setBusy(false);
     forgetNewSecret();
+    forgetRegistered();
     clearFailure();
     show({}, {});
 }
@@ -381,6 +383,49 @@ void AppHookModel::changeSecret(const QString &chosen)
             self->m_newSecret = answer->value(u"secret"_s).toString();
             Q_EMIT self->newSecretChanged();
         }
+        self->refresh();
+    });
+}
+
+void AppHookModel::forgetRegistered()
+{
+    if (m_registered.isEmpty())
+        return;
+    m_registered.clear();
+    Q_EMIT registeredChanged();
+}
+
+QString AppHookModel::publicBase() const
+{
+    const QString url = hookUrl();
+    return url == m_hook.path ? QString() : url.left(url.size() - m_hook.path.size());
+}
+
+void AppHookModel::registerOnForge(const QString &publicUrl)
+{
+    if (!m_session || m_app.isEmpty() || m_busy)
+        return;
+    if (publicUrl.trimmed().isEmpty()) {
+        setFailure(Error{ErrorCode::Invalid, tr("type the address the forge reaches this install at"), u"url"_s}, true);
+        return;
+    }
+    const quint64 generation = ++m_changeGeneration;
+    clearFailure();
+    setBusy(true);
+    QPointer<AppHookModel> self(this);
+    m_session->registerAppHook(m_app, publicUrl.trimmed(), [self, generation](const Result<QJsonObject> &answer) {
+        if (!self || generation != self->m_changeGeneration)
+            return;
+        self->setBusy(false);
+        if (!answer) {
+            self->setFailure(answer.error(), true);
+            return;
+        }
+        // The secret shown before no longer signs: the forge and the install share a new one.
+        self->forgetNewSecret();
+        self->m_registered = tr("Registered on the forge at %1 (hook %2)")
+                                 .arg(answer->value(u"url"_s).toString(), answer->value(u"hook"_s).toString());
+        Q_EMIT self->registeredChanged();
         self->refresh();
     });
 }

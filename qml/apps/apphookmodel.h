@@ -52,6 +52,11 @@ class AppHookModel : public pando::desktop::SessionListModel {
     // The secret makeSecret() just made, kept only until another is made or set, the app or the
     // session changes, or the model goes (the tab is left): the install never shows it again.
     Q_PROPERTY(QString newSecret READ newSecret NOTIFY newSecretChanged)
+    // Registering the webhook on the forge through the app's source connection: the address
+    // others reach this install at, when the session knows it (a remote one), to offer; and what
+    // the last registration did ("Registered at URL (hook 42)"), empty before one.
+    Q_PROPERTY(QString publicBase READ publicBase NOTIFY hookChanged)
+    Q_PROPERTY(QString registered READ registered NOTIFY registeredChanged)
 
 public:
     enum Role {
@@ -93,6 +98,8 @@ public:
     QString pollText() const;
     bool pollFailed() const { return m_hook.mode == u"poll" && !m_hook.pollError.isEmpty(); }
     QString newSecret() const { return m_newSecret; }
+    QString publicBase() const;
+    QString registered() const { return m_registered; }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role) const override;
@@ -110,6 +117,9 @@ public:
     Q_INVOKABLE void copyNewSecret() const;
     // Drops the new secret before the tab is left (the user copied it).
     Q_INVOKABLE void forgetNewSecret();
+    // Registers the webhook on the app's forge at publicUrl with a new secret (the install says
+    // what was wrong in error, at "url" or "source.connection").
+    Q_INVOKABLE void registerOnForge(const QString &publicUrl);
 
     struct Delivery {
         QString id;
@@ -148,12 +158,14 @@ Q_SIGNALS:
     void hookChanged();
     void busyChanged();
     void newSecretChanged();
+    void registeredChanged();
 
 private:
     void onEvent(const QJsonObject &event) override;
     void sessionReplaced() override;
     void show(const Hook &hook, const QList<Delivery> &rows);
     void changeSecret(const QString &chosen);
+    void forgetRegistered();
     void setBusy(bool busy);
     // secret: the failure is a change of the secret's, which a later read does not clear.
     void setFailure(const Error &error, bool secret);
@@ -164,6 +176,7 @@ private:
     QList<Delivery> m_rows;
     QString m_errorField;
     QString m_newSecret;
+    QString m_registered;
     bool m_busy = false;
     bool m_secretFailed = false;
     quint64 m_changeGeneration = 0; // answers to a secret change for another app or session are dropped

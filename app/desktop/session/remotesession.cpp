@@ -310,6 +310,12 @@ void RemoteSession::appHook(const QString &app, int limit, ObjectCallback done)
     call([app, asked](const Api &api, Callback cb) { api.appHook(app, asked, std::move(cb)); }, std::move(done));
 }
 
+void RemoteSession::registerAppHook(const QString &app, const QString &publicUrl, ObjectCallback done)
+{
+    call([app, publicUrl](const Api &api, Callback cb) { api.registerAppHook(app, publicUrl, std::move(cb)); },
+         std::move(done));
+}
+
 void RemoteSession::newHookSecret(const QString &app, const QString &secret, ObjectCallback done)
 {
     call([app, secret](const Api &api, Callback cb) { api.newHookSecret(app, secret, std::move(cb)); },

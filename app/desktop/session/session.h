@@ -116,6 +116,9 @@ public:
     // {app, path, secret}; a chosen one goes only into the request body and is not answered back
     // ({app, path}). Deliveries signed with the old secret are refused from then on.
     virtual void newHookSecret(const QString &app, const QString &secret, ObjectCallback done) = 0;
+    // Registers the webhook on the app's forge at publicUrl + its path, with a new secret the
+    // forge and the install share (never answered): {app, url, hook}.
+    virtual void registerAppHook(const QString &app, const QString &publicUrl, ObjectCallback done) = 0;
     // The app's backing services ({app, slot, kind, version, status, user, database, volume, env:
     // [variable names]}), never a password; Unavailable when the install runs without services.
     virtual void appServices(const QString &app, ListCallback done) = 0;

@@ -2,7 +2,8 @@
 // served from this test process whose forge APIs answer from the local stand-in for the forges'
 // REST APIs (tests/adapters/forge/forge_api_standin.py) — no forge on the internet is reached.
 // The table and --json of each, a repository the connection does not cover, a member without a
-// grant, and a token the forge refuses, which no output shows.
+// grant, and a token the forge refuses, which no output shows. `pando apps hook-register`
+// registers an app's webhook on the forge, refusing an address the forge cannot reach.
 
 #include "adapters/forge/rest/forgerest.h"
 #include "tests/adapters/forge/forgestandin.h"
@@ -35,6 +36,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void repositories();
     void branches();
+    void registersTheWebhook();
     void refusals();
 
 private:
@@ -125,6 +127,31 @@ void TestConnectionReposCli::branches()
     const Run noRepo = pando({u"connections"_s, u"branches"_s, u"gh"_s});
     QCOMPARE(noRepo.code, 2);
     QVERIFY2(noRepo.err.contains(u"missing"_s) && noRepo.err.contains(u"REPO"_s), qPrintable(noRepo.err));
+}
+
+void TestConnectionReposCli::registersTheWebhook()
+{
+    const QByteArray spec = "name: hooked\nsource:\n  repo: https://github.com/acme/web.git\n  ref: trunk\n"
+                            "run:\n  port: 8080\n";
+    const Run created = pando({u"apps"_s, u"create"_s, u"-f"_s, u"-"_s}, spec);
+    QVERIFY2(created.code == 0, qPrintable(created.all()));
+    const Run registered =
+        pando({u"apps"_s, u"hook-register"_s, u"hooked"_s, u"--public-url"_s, u"https://pando.example.com"_s});
+    QVERIFY2(registered.code == 0, qPrintable(registered.all()));
+    QVERIFY2(registered.out.contains(u"https://pando.example.com/api/v1/hooks/hooked"_s), qPrintable(registered.out));
+    const QJsonArray hooks = m_standIn->hooks(u"github"_s).value(u"acme/web"_s).toArray();
+    QCOMPARE(hooks.size(), 1);
+    QCOMPARE(hooks.first()[u"config"_s][u"url"_s].toString(), u"https://pando.example.com/api/v1/hooks/hooked"_s);
+    // No secret is printed: the forge has it, and Pando.
+    const QString secret = hooks.first()[u"config"_s][u"secret"_s].toString();
+    QVERIFY(!secret.isEmpty() && !registered.out.contains(secret));
+    // Without --public-url the address pando talks to is offered: this machine's loopback, which
+    // no forge reaches.
+    const Run loopback = pando({u"apps"_s, u"hook-register"_s, u"hooked"_s});
+    QCOMPARE(loopback.code, 1);
+    QVERIFY2(loopback.err.contains(u"cannot reach 127.0.0.1"_s) &&
+                 loopback.err.contains(u"the address the forge reaches Pando at"_s),
+             qPrintable(loopback.err));
 }
 
 void TestConnectionReposCli::refusals()

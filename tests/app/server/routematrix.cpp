@@ -61,6 +61,8 @@ const QHash<QString, QString> &expectations()
         // body: Pando makes one) for its owner, operators and administrators.
         {QStringLiteral("GET /api/v1/apps/{name}/hook"), QStringLiteral("200 200 403 200 403")},
         {QStringLiteral("POST /api/v1/apps/{name}/hook/secret"), QStringLiteral("201 201 403 403 403")},
+        // No body: the address is missing.
+        {QStringLiteral("POST /api/v1/apps/{name}/hook/register"), QStringLiteral("400 400 403 403 403")},
         // Public: no body is no forge's delivery, whoever sends it.
         {QStringLiteral("POST /api/v1/hooks/{name}"), QStringLiteral("400 400 400 400 400")},
         // Services: member2's app declares the slot db (a fake postgres). Listing is a read; a

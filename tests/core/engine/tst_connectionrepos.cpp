@@ -6,8 +6,9 @@
 // what a deploy-key connection and an address the connection does not cover answer, and that a
 // token the forge refuses shows up in no error. And each deploy of an app read through the
 // connection is reported on its commit (pending, then success or failure), a forge that refuses
-// the report failing no deploy and leaving an audit line without the token. The engine is real (SQLite in a temporary
-// directory); runtime, router, source and services are fakes. No forge on the internet is reached.
+// the report failing no deploy and leaving an audit line without the token. Pando registers an
+// app's webhook on the forge itself, with a secret the forge then signs deliveries with. The engine is real (SQLite in
+// a temporary directory); runtime, router, source and services are fakes. No forge on the internet is reached.
 
 #include "adapters/forge/rest/forgerest.h"
 #include "app/wiring/install.h"
@@ -18,12 +19,14 @@
 
 #include <QCryptographicHash>
 #include <QFile>
+#include <QMessageAuthenticationCode>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUuid>
 
 using namespace Qt::StringLiterals;
 using namespace pando;
@@ -70,6 +73,7 @@ private Q_SLOTS:
     void repositoryNotCovered();
     void refusedTokenIsNeverShown();
     void deploysAreReportedOnTheirCommit();
+    void registersTheWebhookOnTheForge();
 
 private:
     QTemporaryDir m_dir;
@@ -344,6 +348,80 @@ void TestConnectionRepos::deploysAreReportedOnTheirCommit()
         QVERIFY2(!detail.contains(Token), detail.constData());
         QVERIFY2(detail.contains("refused the token"), detail.constData());
     }
+}
+
+void TestConnectionRepos::registersTheWebhookOnTheForge()
+{
+    const core::Actor ada = m_people.actor(u"ada"_s);
+    const QByteArray spec = "name: hooked\nsource:\n  repo: https://github.com/acme/api.git\n  ref: main\n"
+                            "run:\n  port: 8080\n";
+    QVERIFY(m_engine->createApp(spec, ada));
+    // A ping signed with what the forge holds for the hook: Pando must accept its signature.
+    const auto pingSignedWith = [this](const QByteArray &secret) {
+        core::autodeploy::HookRequest ping;
+        ping.body = R"({"zen":"Design for failure.","hook_id":7,"hook":{"type":"Repository"}})";
+        ping.headers.insert("x-github-event", "ping");
+        ping.headers.insert("x-github-delivery", QUuid::createUuid().toString(QUuid::WithoutBraces).toUtf8());
+        ping.headers.insert(
+            "x-hub-signature-256",
+            "sha256=" + QMessageAuthenticationCode::hash(ping.body, secret, QCryptographicHash::Sha256).toHex());
+        return m_engine->receiveHook(u"hooked"_s, ping, core::Actor{u"forge"_s, u"192.0.2.7"_s, {}});
+    };
+    const auto hookOnForge = [this] {
+        const QJsonArray hooks = m_standIn->hooks(u"github"_s).value(u"acme/api"_s).toArray();
+        return hooks.size() == 1 ? hooks.first().toObject() : QJsonObject{{u"count"_s, hooks.size()}};
+    };
+
+    auto registered = m_engine->registerAppHook(u"hooked"_s, u"https://pando.example.com/"_s, ada);
+    QVERIFY2(registered, qPrintable(registered ? QString() : text(registered.error())));
+    QCOMPARE(registered->url, u"https://pando.example.com/api/v1/hooks/hooked"_s);
+    QJsonObject hook = hookOnForge();
+    QCOMPARE(hook[u"config"_s][u"url"_s].toString(), registered->url);
+    QCOMPARE(hook[u"id"_s].toVariant().toString(), registered->id);
+    const QByteArray first = hook[u"config"_s][u"secret"_s].toString().toUtf8();
+    QCOMPARE(first.size(), 40);
+    auto pong = pingSignedWith(first);
+    QVERIFY2(pong, qPrintable(pong ? QString() : text(pong.error())));
+    QVERIFY2(pong->detail.contains(u"signature matches"_s), qPrintable(pong->detail));
+
+    // Again: the same hook, with a new secret; the old one no longer signs.
+    auto again = m_engine->registerAppHook(u"hooked"_s, u"https://pando.example.com"_s, ada);
+    QVERIFY2(again, qPrintable(again ? QString() : text(again.error())));
+    QCOMPARE(again->id, registered->id);
+    hook = hookOnForge();
+    const QByteArray second = hook[u"config"_s][u"secret"_s].toString().toUtf8();
+    QVERIFY(!second.isEmpty() && second != first);
+    QVERIFY(pingSignedWith(second));
+    auto stale = pingSignedWith(first);
+    QVERIFY(!stale);
+    QCOMPARE(stale.error().code, ErrorCode::Unauthorized);
+
+    // What a forge cannot reach, and an app without a connection, are refused naming the field.
+    for (const QString &unreachable :
+         {u"http://127.0.0.1:8080"_s, u"http://localhost"_s, u"ftp://pando.example.com"_s}) {
+        auto refused = m_engine->registerAppHook(u"hooked"_s, unreachable, ada);
+        QVERIFY2(!refused && refused.error().where == u"url"_s, qPrintable(unreachable));
+    }
+    QVERIFY(
+        m_engine->createApp("name: loose\nsource:\n  repo: https://git.example/loose.git\nrun:\n  port: 8080\n", ada));
+    auto loose = m_engine->registerAppHook(u"loose"_s, u"https://pando.example.com"_s, ada);
+    QVERIFY(!loose);
+    QCOMPARE(loose.error().where, u"source.connection"_s);
+
+    // A token the forge refuses: an error that is not the caller's own sign-in, without the token,
+    // and the app's secret stays what the forge has.
+    m_standIn->failFor(u"github"_s, u"*"_s, 403);
+    auto denied = m_engine->registerAppHook(u"hooked"_s, u"https://pando.example.com"_s, ada);
+    QVERIFY(!denied);
+    QCOMPARE(denied.error().code, ErrorCode::Failed);
+    QVERIFY2(!text(denied.error()).contains(QString::fromUtf8(Token)), qPrintable(text(denied.error())));
+    QVERIFY(pingSignedWith(second));
+    core::AuditRepository::Filter filter;
+    filter.action = u"app.hook.register"_s;
+    auto lines = m_engine->auditLines(filter);
+    QVERIFY(lines);
+    QCOMPARE(lines->size(), 3);
+    QCOMPARE(lines->first().outcome, u"failure"_s);
 }
 
 QTEST_GUILESS_MAIN(TestConnectionRepos)

@@ -333,6 +333,17 @@ private Q_SLOTS:
         auto model = loaded(&remote, u"shop"_s);
         QCOMPARE(model->hookUrl(), u"http://127.0.0.1:%1/api/v1/hooks/shop"_s.arg(m_session->port()));
         QVERIFY(!model->hookHint().isEmpty());
+        // Registering on the forge offers the address the session reaches the install at; the
+        // install refuses it (loopback) at "url", and an app read through no connection at
+        // "source.connection", each said in the model's error.
+        QCOMPARE(model->publicBase(), u"http://127.0.0.1:%1"_s.arg(m_session->port()));
+        model->registerOnForge(model->publicBase());
+        QTRY_VERIFY_WITH_TIMEOUT(!model->isBusy() && !model->error().isEmpty(), 10000);
+        QCOMPARE(model->errorField(), u"url"_s);
+        model->registerOnForge(u"https://pando.example.com"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(!model->isBusy() && model->errorField() == u"source.connection"_s, 10000);
+        QVERIFY2(model->error().contains(u"no connection"_s), qPrintable(model->error()));
+        QVERIFY(model->registered().isEmpty());
         const int before = model->rowCount();
         const auto [status, body] =
             deliver(model->hookUrl(), githubPush(m_secret, m_repo, u"refs/heads/other"_s, m_second));
