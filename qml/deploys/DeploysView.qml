@@ -255,8 +255,15 @@ Item {
                             color: StateStyle.danger
                             font.bold: true
                             wrapMode: Text.Wrap
-                            maximumLineCount: 4
+                            // In a short window the steps below keep their room: fewer lines,
+                            // the whole reason on hover.
+                            maximumLineCount: root.height < 640 ? 2 : 4
                             elide: Text.ElideRight
+                            HoverHandler {
+                                id: reasonHover
+                            }
+                            ToolTip.visible: truncated && reasonHover.hovered
+                            ToolTip.text: text
                         }
                         // Cut at a few lines in a small window, as the reason is; whole on hover.
                         Label {
@@ -265,7 +272,7 @@ Item {
                             visible: steps.hint.length > 0
                             text: qsTr("What to do: %1").arg(steps.hint)
                             wrapMode: Text.Wrap
-                            maximumLineCount: 3
+                            maximumLineCount: root.height < 640 ? 1 : 3
                             elide: Text.ElideRight
                             HoverHandler {
                                 id: hintHover
