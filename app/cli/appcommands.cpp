@@ -5,8 +5,10 @@
 #include "cli.h"
 #include "commands.h"
 #include "output.h"
+#include "prompt.h"
 
 #include "app/client/appforwarder.h"
+#include "core/common/linediff.h"
 #include "core/vocab/vocab.h"
 
 #include <QCoreApplication>
@@ -77,9 +79,31 @@ void sendSpec(Cli &cli, bool creating)
         cli.finish(ExitOk);
     });
     if (creating)
-        cli.api().createApp(spec, format, std::move(done));
-    else
-        cli.api().updateApp(cli.args().arguments.value(0), spec, format, std::move(done));
+        return cli.api().createApp(spec, format, std::move(done));
+    const QString name = cli.args().arguments.value(0);
+    // The change is shown as a diff of the spec's text first, and on a terminal asked about.
+    cli.api().app(name, cli.handle([&cli, name, spec, format, done = std::move(done)](const client::ApiResponse &r) {
+        const QString before = r.json.value(QStringLiteral("spec_text")).toString();
+        const QStringList diff = core::unifiedDiff(core::lineDiff(before, QString::fromUtf8(spec)));
+        if (diff.isEmpty()) {
+            if (cli.args().json)
+                printJson(r.json);
+            else
+                printOut(QStringLiteral("the spec of app %1 already says this; nothing changed").arg(name));
+            return cli.finish(ExitOk);
+        }
+        const auto send = [&cli, name, spec, format, done] {
+            cli.api().updateApp(name, spec, format, done);
+        };
+        if (cli.args().json)
+            return send();
+        printOut(QStringLiteral("--- app %1 (as the server has it)\n+++ %2\n")
+                     .arg(name, cli.args().value(QStringLiteral("file"))) +
+                 diff.join(u'\n'));
+        if (cli.args().has(QStringLiteral("yes")) || !stdinIsTerminal())
+            return send();
+        cli.confirm(QStringLiteral("update app %1?").arg(name), QStringLiteral("apps update"), send);
+    }));
 }
 
 void createApp(Cli &cli)
@@ -499,8 +523,8 @@ constexpr CommandDef AppTable[] = {
      "NAME",
      1,
      1,
-     {{{&flags::File, 'f', Required}}},
-     "replace an app's spec; the next deploy runs it",
+     {{{&flags::File, 'f', Required}, {&flags::Yes, 'y'}}},
+     "replace an app's spec, showing the diff (and asking, on a terminal); the next deploy runs it",
      &updateApp},
     {"apps", "list", "", 0, 0, {}, "list the apps", &listApps},
     {"apps", "show", "NAME", 1, 1, {}, "show an app: URL, status, current and last deploy", &showApp},

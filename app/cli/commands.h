@@ -167,6 +167,7 @@ constexpr bool isComplete(std::span<const CommandDef> table)
 
 // Each area's table, in the order the overview lists them.
 std::span<const CommandDef> appCommands();
+std::span<const CommandDef> envCommands();
 std::span<const CommandDef> capacityCommands();
 std::span<const CommandDef> serviceCommands();
 std::span<const CommandDef> pipelineCommands();

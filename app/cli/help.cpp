@@ -91,7 +91,7 @@ std::span<const CommandDef *const> allCommands()
     static const std::vector<const CommandDef *> all = [] {
         std::vector<const CommandDef *> list;
         for (const auto table :
-             {appCommands(), hookCommands(), capacityCommands(), serviceCommands(), pipelineCommands(),
+             {appCommands(), envCommands(), hookCommands(), capacityCommands(), serviceCommands(), pipelineCommands(),
               resourceCommands(), secretCommands(), auditCommands(), accountCommands(), grantCommands(),
               connectionCommands(), approvalCommands(), toolCommands()}) {
             for (const CommandDef &command : table)

@@ -189,6 +189,16 @@ void Api::appAction(const QString &name, AppAction action, Callback done) const
     sendJson("POST", apiPath({u"apps"_s, name, verb}), {}, std::move(done));
 }
 
+void Api::appEnv(const QString &name, Callback done) const
+{
+    get(apiPath({u"apps"_s, name, u"env"_s}), std::move(done));
+}
+
+void Api::changeAppEnv(const QString &name, const QJsonObject &change, Callback done) const
+{
+    sendJson("PATCH", apiPath({u"apps"_s, name, u"env"_s}), change, std::move(done));
+}
+
 void Api::deploy(const QString &app, const QString &ref, Callback done) const
 {
     QJsonObject body;

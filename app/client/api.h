@@ -102,6 +102,10 @@ public:
     void removeApp(const QString &name, ServiceData data, Callback done) const;
     // Starts, stops (and holds stopped) or restarts the serving container; the app's JSON after.
     void appAction(const QString &name, AppAction action, Callback done) const;
+    // What the app's container finds in its environment; run.env changed ({set, unset}) as a new
+    // spec revision.
+    void appEnv(const QString &name, Callback done) const;
+    void changeAppEnv(const QString &name, const QJsonObject &change, Callback done) const;
     // ref empty: the spec's.
     void deploy(const QString &app, const QString &ref, Callback done) const;
     // to empty: the version before the serving one.

@@ -9,6 +9,7 @@
 #include "capacityhandlers.h"
 #include "connectionhandlers.h"
 #include "edgehandlers.h"
+#include "envhandlers.h"
 #include "granthandlers.h"
 #include "hookhandlers.h"
 #include "httperror.h"
@@ -308,6 +309,9 @@ constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/apps/{name}/secrets", AppsRead, App, false, &appsecretapi::listSecrets},
     {"PUT", "/api/v1/apps/{name}/secrets/{secret}", AppsWrite, App, false, &appsecretapi::setSecret},
     {"DELETE", "/api/v1/apps/{name}/secrets/{secret}", AppsWrite, App, false, &appsecretapi::removeSecret},
+    // Its environment: run.env is the spec's, written as the spec is.
+    {"GET", "/api/v1/apps/{name}/env", AppsRead, App, false, &envapi::showEnv},
+    {"PATCH", "/api/v1/apps/{name}/env", AppsWrite, App, false, &envapi::changeEnv},
     {"GET", "/api/v1/apps/{name}/hook", AppsRead, App, false, &hookapi::show},
     {"POST", "/api/v1/apps/{name}/hook/secret", AppsWrite, App, false, &hookapi::newSecret},
     {"POST", "/api/v1/apps/{name}/hook/register", AppsWrite, App, false, &hookapi::registerOnForge},

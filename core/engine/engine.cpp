@@ -398,6 +398,12 @@ Status Engine::Private::specGate(const Actor &actor, const AppRecord &current, c
 
 Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specText, const Actor &actor)
 {
+    return reviseSpec(name, specText, actor, std::nullopt, {});
+}
+
+Result<AppView> Engine::reviseSpec(const QString &name, const QByteArray &specText, const Actor &actor,
+                                   const std::optional<QString> &basis, const QJsonObject &auditDetail)
+{
     // An unknown app first, then the spec, then whether the actor may stage it: the order the
     // API has always answered in.
     auto current = AppRepository(d->db).find(name);
@@ -437,6 +443,10 @@ Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specTex
     auto row = apps.find(name);
     if (!row)
         return std::unexpected(row.error());
+    if (basis && row->specYaml != *basis)
+        return fail(ErrorCode::Conflict,
+                    QStringLiteral("app \"%1\"'s spec changed while this change was made").arg(name), {},
+                    QStringLiteral("look at the spec again (pando apps spec %1) and repeat the change").arg(name));
     if (spec->route.port != 0 && spec->route.port != row->routePort)
         return fail(ErrorCode::Invalid,
                     QStringLiteral("the app is reached on port %1; route.port cannot move to %2")
@@ -454,7 +464,9 @@ Result<AppView> Engine::updateApp(const QString &name, const QByteArray &specTex
         discardResult(apps.setSpec(name, row->specYaml, d->clock.nowMs()), "the mark's error is the one to report");
         return std::unexpected(marked.error());
     }
-    QJsonObject detail{{QStringLiteral("repo"), spec->source.repo}, {QStringLiteral("connection"), *connection}};
+    QJsonObject detail = auditDetail;
+    detail.insert(QStringLiteral("repo"), spec->source.repo);
+    detail.insert(QStringLiteral("connection"), *connection);
     if (previous && previous->source.repo != spec->source.repo)
         detail.insert(QStringLiteral("previous_repo"), previous->source.repo);
     if (auto audited = d->audit.record(actor, QStringLiteral("app.update"), QStringLiteral("app/") + name,

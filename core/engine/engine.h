@@ -31,6 +31,7 @@
 #include "core/services/appservices.h"
 #include "core/sourceconn/sourceconn.h"
 #include "core/spec/appspec.h"
+#include "core/spec/specedit.h"
 #include "core/state/database.h"
 #include "core/state/records.h"
 #include "core/state/repositories.h"
@@ -180,6 +181,26 @@ public:
     // actor.role to the approval policy: Forbidden when it may not stage the change. Errors
     // otherwise as createApp().
     Result<AppView> updateApp(const QString &name, const QByteArray &specText, const Actor &actor);
+    // run.env as a new revision of the app's spec (engineenv.cpp): the variables edit names set
+    // or unset, the rest of the text as written (core/spec/specedit.h), under updateApp()'s
+    // rules and audit (app.update, with the variables' names). Conflict when the spec changed
+    // while it was edited; nothing is written when nothing changes.
+    struct EnvUpdate {
+        AppView app;
+        QList<EnvChange> changes; // empty: the spec already said so
+    };
+    Result<EnvUpdate> changeAppEnv(const QString &name, const EnvEdit &edit, const Actor &actor);
+    // What the app's next container finds in its environment and where each variable comes from;
+    // the values of run.env's and Pando's, only the names of secrets' and services'.
+    struct EnvVariable {
+        enum class From { Spec, Pando, Service, Secret };
+        QString name;
+        std::optional<QString> value; // nullopt: a secret's or a service's (never shown)
+        From from = From::Spec;
+        QString detail; // "run.port", the service's slot, a secret's clash with run.env
+        QJsonObject toJson() const;
+    };
+    Result<QList<EnvVariable>> appEnvironment(const QString &name);
     Result<QList<AppView>> apps();
     // One app, with its addresses' certificate states (the list leaves those out).
     Result<AppView> app(const QString &name);
@@ -418,6 +439,10 @@ public:
     Result<QString> rotateAssertionKey(const Actor &actor);
 
 private:
+    // updateApp(), with the text the change was made from (basis: Conflict when the stored spec
+    // is another by now) and more for the audit line's detail.
+    Result<AppView> reviseSpec(const QString &name, const QByteArray &specText, const Actor &actor,
+                               const std::optional<QString> &basis, const QJsonObject &auditDetail);
     // The composition root's door to the state store, audit log and clock (enginewiring.h).
     friend EngineParts wiringParts(Engine &engine);
     struct Private;

@@ -272,6 +272,14 @@ QJsonObject AppSettings::shown(QJsonObject spec)
     return spec;
 }
 
+QJsonObject AppSettings::withoutEnv(QJsonObject spec)
+{
+    QJsonObject run = spec.value(u"run"_s).toObject();
+    run.remove(u"env"_s);
+    spec.insert(u"run"_s, run);
+    return spec;
+}
+
 QString AppSettings::specText() const
 {
     return m_view.isEmpty() ? QString() : specYaml(shown(m_view.value(u"spec"_s).toObject()));
@@ -446,20 +454,43 @@ void AppSettings::save()
     m_saveError = {};
     Q_EMIT saveChanged();
     QPointer<AppSettings> self(this);
-    m_session->updateApp(m_app, m_previewed.toUtf8(),
-                         [self, generation = m_generation](const Result<QJsonObject> &view) {
-                             if (!self || generation != self->m_generation)
-                                 return;
-                             self->m_saving = false;
-                             if (!view) {
-                                 self->setSaveError(view.error());
-                                 return;
-                             }
-                             self->m_view = *view;
-                             Q_EMIT self->loadedChanged();
-                             self->resetDraft();
-                             Q_EMIT self->saved();
-                         });
+    const auto done = [self, generation = m_generation](const Result<QJsonObject> &view) {
+        if (!self || generation != self->m_generation)
+            return;
+        self->m_saving = false;
+        if (!view) {
+            self->setSaveError(view.error());
+            return;
+        }
+        self->m_view = *view;
+        Q_EMIT self->loadedChanged();
+        self->resetDraft();
+        Q_EMIT self->saved();
+    };
+    // Only the environment changed: the engine changes those lines of the spec's own text, so its
+    // writer's comments and layout stay (PATCH …/env). Anything else sends the whole spec.
+    const QJsonObject draft = draftSpec();
+    const QJsonObject engine = shown(m_view.value(u"spec"_s).toObject());
+    if (withoutEnv(draft) == withoutEnv(engine)) {
+        const QJsonObject before = valueAt(engine, u"run.env"_s).toObject();
+        const QJsonObject after = valueAt(draft, u"run.env"_s).toObject();
+        QJsonObject set;
+        QJsonArray unset;
+        for (auto it = after.constBegin(); it != after.constEnd(); ++it)
+            if (before.value(it.key()) != it.value())
+                set.insert(it.key(), it.value());
+        for (auto it = before.constBegin(); it != before.constEnd(); ++it)
+            if (!after.contains(it.key()))
+                unset.append(it.key());
+        m_session->changeAppEnv(m_app, QJsonObject{{u"set"_s, set}, {u"unset"_s, unset}},
+                                [done](const Result<QJsonObject> &answer) {
+                                    if (!answer)
+                                        return done(std::unexpected(answer.error()));
+                                    done(answer->value(u"app"_s).toObject());
+                                });
+        return;
+    }
+    m_session->updateApp(m_app, m_previewed.toUtf8(), done);
 }
 
 void AppSettings::loadSecrets()

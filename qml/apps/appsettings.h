@@ -3,9 +3,11 @@
 // place. The spec's fields (environment, resources, health check, route, source ref, port,
 // restart, egress) are edited as a draft; preview() shows the line diff of the spec text the
 // engine has against the text Save would send, and save() sends exactly that text through the
-// spec revision path (PUT /api/v1/apps/{name}), showing a refusal as the engine words it: its
-// message, the field ("where") and what to do next. Secrets are listed by name only and set,
-// rotated or removed through their own routes; a value goes out once and is never kept here.
+// spec revision path (PUT /api/v1/apps/{name}); a change of the environment alone goes as the
+// variables changed (PATCH /api/v1/apps/{name}/env), so that the spec's own text keeps its
+// comments and layout. A refusal is shown as the engine words it: its message, the field
+// ("where") and what to do next. Secrets are listed by name only and set, rotated or removed
+// through their own routes; a value goes out once and is never kept here.
 // Beside them: the app's services with what the app reaches them by and a backup into a file,
 // its disk limit and state (with Start again for an app Pando stopped for its disk), and the
 // install's capacity.
@@ -190,6 +192,8 @@ private:
     // The spec without the fields the engine derives (memoryBytes, diskBytes), as both sides of
     // the diff show it.
     static QJsonObject shown(QJsonObject spec);
+    // The spec without run.env: equal for two specs that differ in their environment alone.
+    static QJsonObject withoutEnv(QJsonObject spec);
 
     QPointer<Session> m_session;
     QString m_app;

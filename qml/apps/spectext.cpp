@@ -4,7 +4,6 @@
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QStringList>
-#include <vector>
 
 using namespace Qt::StringLiterals;
 
@@ -100,38 +99,6 @@ QString specYaml(const QJsonObject &spec)
     QStringList out;
     writeObject(out, {}, spec, true);
     return out.join(u'\n') + u'\n';
-}
-
-QList<DiffLine> lineDiff(const QString &before, const QString &after)
-{
-    QStringList a = before.split(u'\n');
-    QStringList b = after.split(u'\n');
-    if (!a.isEmpty() && a.last().isEmpty())
-        a.removeLast();
-    if (!b.isEmpty() && b.last().isEmpty())
-        b.removeLast();
-    const auto n = size_t(a.size());
-    const auto m = size_t(b.size());
-    // lcs[i][j]: the longest common subsequence of a[i..] and b[j..].
-    std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
-    for (size_t i = n; i-- > 0;)
-        for (size_t j = m; j-- > 0;)
-            lcs[i][j] =
-                a[qsizetype(i)] == b[qsizetype(j)] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
-    QList<DiffLine> out;
-    size_t i = 0, j = 0;
-    while (i < n || j < m) {
-        if (i < n && j < m && a[qsizetype(i)] == b[qsizetype(j)]) {
-            out.append({DiffLine::Kind::Same, a[qsizetype(i)]});
-            ++i;
-            ++j;
-        } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
-            out.append({DiffLine::Kind::Removed, a[qsizetype(i++)]});
-        } else {
-            out.append({DiffLine::Kind::Added, b[qsizetype(j++)]});
-        }
-    }
-    return out;
 }
 
 } // namespace pando::desktop

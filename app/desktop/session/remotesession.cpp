@@ -281,6 +281,12 @@ void RemoteSession::updateApp(const QString &name, const QByteArray &specText, O
          std::move(done));
 }
 
+void RemoteSession::changeAppEnv(const QString &name, const QJsonObject &change, ObjectCallback done)
+{
+    call([name, change](const Api &api, Callback cb) { api.changeAppEnv(name, change, std::move(cb)); },
+         std::move(done));
+}
+
 void RemoteSession::removeApp(const QString &name, DoneCallback done)
 {
     call([name](const Api &api, Callback cb) { api.removeApp(name, client::ServiceData::Unsaid, std::move(cb)); },

@@ -50,6 +50,7 @@ public:
     void app(const QString &name, ObjectCallback done) override;
     void createApp(const QByteArray &specText, ObjectCallback done) override;
     void updateApp(const QString &name, const QByteArray &specText, ObjectCallback done) override;
+    void changeAppEnv(const QString &name, const QJsonObject &change, ObjectCallback done) override;
     void removeApp(const QString &name, DoneCallback done) override;
     void appSecrets(const QString &app, ObjectCallback done) override;
     void setAppSecret(const QString &app, const QString &name, const QString &value, ObjectCallback done) override;

@@ -97,6 +97,9 @@ public:
     virtual void app(const QString &name, ObjectCallback done) = 0;
     virtual void createApp(const QByteArray &specText, ObjectCallback done) = 0;
     virtual void updateApp(const QString &name, const QByteArray &specText, ObjectCallback done) = 0;
+    // run.env changed ({set: {NAME: value}, unset: [NAME]}) in the spec's own text, its other
+    // lines as written; the answer is {app, changes}.
+    virtual void changeAppEnv(const QString &name, const QJsonObject &change, ObjectCallback done) = 0;
     // Queues the app's teardown; app.removed on the event stream says when it is gone.
     virtual void removeApp(const QString &name, DoneCallback done) = 0;
     // The app's secrets by name ({app, secrets: [{name, created_ms, updated_ms, injected_as, file}],

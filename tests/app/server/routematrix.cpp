@@ -57,6 +57,10 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("GET /api/v1/apps/{name}/secrets"), QStringLiteral("200 200 403 200 403")},
         {QStringLiteral("PUT /api/v1/apps/{name}/secrets/{secret}"), QStringLiteral("400 400 403 403 403")},
         {QStringLiteral("DELETE /api/v1/apps/{name}/secrets/{secret}"), QStringLiteral("404 404 403 403 403")},
+        // The environment: what the app gets for whoever reads it; a change (no body: nothing
+        // to change) for its owner, operators and administrators.
+        {QStringLiteral("GET /api/v1/apps/{name}/env"), QStringLiteral("200 200 403 200 403")},
+        {QStringLiteral("PATCH /api/v1/apps/{name}/env"), QStringLiteral("400 400 403 403 403")},
         // Deploy on push: the webhook's state for whoever reads the app; a new secret (an empty
         // body: Pando makes one) for its owner, operators and administrators.
         {QStringLiteral("GET /api/v1/apps/{name}/hook"), QStringLiteral("200 200 403 200 403")},

@@ -137,6 +137,41 @@ private Q_SLOTS:
         QVERIFY(!settings->revisionText().isEmpty());
     }
 
+    void anEnvironmentEditKeepsTheSpecsOwnText()
+    {
+        // A spec with its writer's comments: changing only variables must not rewrite it.
+        const QByteArray written = appSpec(u"commented"_s) + "# keep this note\n";
+        VERIFY_OK(test::awaitObject([&](auto done) { m_session->createApp(written, done); }));
+        auto settings = loaded(u"commented"_s);
+        settings->setEnv(0, u"GREETING"_s, u"hi"_s);
+        settings->addEnv();
+        settings->setEnv(1, u"EXTRA"_s, u"1"_s);
+        QVERIFY(settings->preview());
+        QSignalSpy saved(settings.get(), &AppSettings::saved);
+        settings->save();
+        QVERIFY(saved.wait(10000));
+        QVERIFY(!settings->isModified());
+        auto app = test::awaitObject([&](auto done) { m_session->app(u"commented"_s, done); });
+        VERIFY_OK(app);
+        QString expected = QString::fromUtf8(written);
+        expected.replace(u"    GREETING: hello\n"_s, u"    GREETING: \"hi\"\n    EXTRA: \"1\"\n"_s);
+        QCOMPARE(app->value(u"spec_text"_s).toString(), expected);
+        // Removing a variable goes the same way.
+        const QVariantList rows = settings->env();
+        const auto extra = std::find_if(rows.cbegin(), rows.cend(), [](const QVariant &row) {
+            return row.toMap().value(u"name"_s).toString() == u"EXTRA"_s;
+        });
+        QVERIFY(extra != rows.cend());
+        settings->removeEnv(int(extra - rows.cbegin()));
+        settings->save();
+        QVERIFY(saved.wait(10000));
+        app = test::awaitObject([&](auto done) { m_session->app(u"commented"_s, done); });
+        VERIFY_OK(app);
+        QVERIFY(app->value(u"spec_text"_s).toString().endsWith(u"# keep this note\n"_s));
+        QVERIFY(!app->value(u"spec_text"_s).toString().contains(u"EXTRA"_s));
+        QVERIFY(app->value(u"spec_text"_s).toString().contains(u"GREETING: \"hi\""_s));
+    }
+
     void refusedEditShowsTheEnginesError()
     {
         auto settings = loaded(u"edited"_s);
