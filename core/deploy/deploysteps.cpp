@@ -12,6 +12,7 @@
 #include "core/state/repositories.h"
 
 #include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -211,7 +212,23 @@ Result<StepEnd> detect(DeployRun &run)
     if (!detected)
         return std::unexpected(detected.error());
     run.detection = *detected;
-    return StepEnd{QStringLiteral("%1 (%2)").arg(run.detection.dockerfile, run.detection.builder)};
+    if (run.detection.builder != u"generated")
+        return StepEnd{QStringLiteral("%1 (%2)").arg(run.detection.dockerfile, run.detection.builder)};
+    // No Dockerfile: the one written for the stack goes into Pando's own checkout, as a new file
+    // (never through a link the repository holds), and the log shows it whole.
+    QFile::remove(run.detection.dockerfilePath);
+    QFile file(run.detection.dockerfilePath);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::NewOnly) ||
+        file.write(run.detection.generated.toUtf8()) != run.detection.generated.toUtf8().size() || !file.flush())
+        return fail(ErrorCode::Failed,
+                    QStringLiteral("cannot write the generated Dockerfile: %1").arg(file.errorString()),
+                    QStringLiteral("build.dockerfile"));
+    if (run.log) {
+        run.log->add(QStringLiteral("no Dockerfile: %1; building it with this Dockerfile:").arg(run.detection.summary));
+        for (const QString &line : run.detection.generated.trimmed().split(u'\n'))
+            run.log->add(QStringLiteral("  ") + line);
+    }
+    return StepEnd{QStringLiteral("no Dockerfile: %1, built with a generated one").arg(run.detection.summary)};
 }
 
 Result<StepEnd> plan(DeployRun &run)
@@ -226,6 +243,8 @@ Result<StepEnd> plan(DeployRun &run)
     auto planned = makePlan(run.spec, s.policy, *caps, run.checkoutDir);
     if (!planned)
         return std::unexpected(planned.error());
+    if (run.detection.builder == u"generated")
+        planned->dockerfile = run.detection.dockerfile;
     // Room on the runtime beside what other apps committed (core/capacity).
     auto room = capacity::checkRoom(s.db, s.runtime, s.policy, run.deploy.app, run.spec, *caps, planned->container);
     if (!room)

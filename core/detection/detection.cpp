@@ -1,5 +1,7 @@
 #include "core/detection/detection.h"
 
+#include "core/detection/stacks.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -147,6 +149,25 @@ Result<Detection> detect(const AppSpec &spec, const QString &checkoutDir)
                    u"directory (build.context: %3): the build sends only the context, and build.dockerfile is "
                    u"read inside it"_s.arg(contextName, nested.join(u", "_s),
                                            contextRelative == u"." ? appDir : contextRelative + u'/' + appDir);
+        } else if (spec.build.dockerfile == u"Dockerfile" && !dockerfileInfo.exists() && !dockerfileInfo.isSymLink()) {
+            // The default name, and nothing there at all: a repository without a Dockerfile,
+            // built for the stack it holds.
+            auto generated = detectStack(contextDir, spec.build.base);
+            if (!generated) {
+                Error e = generated.error();
+                e.message = u"\"%1\" is not a file in the build context, and %2"_s.arg(shownPath, e.message);
+                return std::unexpected(e);
+            }
+            Detection detection;
+            detection.builder = u"generated"_s;
+            detection.contextDir = contextDir;
+            detection.dockerfile = QString::fromLatin1(GeneratedDockerfileName);
+            detection.dockerfilePath = contextDir + u'/' + detection.dockerfile;
+            detection.exposedPort = GeneratedPort;
+            detection.stack = generated->stack;
+            detection.summary = generated->summary;
+            detection.generated = generated->dockerfile;
+            return detection;
         } else {
             hint = u"no Dockerfile-like files at the top of %1; add a Dockerfile or set build.dockerfile"_s.arg(
                 contextName);

@@ -183,7 +183,7 @@ Status readBuild(const DocNode &root, AppSpec &spec)
     if (!*node)
         return {};
     const DocNode &build = **node;
-    PANDO_SPEC_TRY(known, checkFields(build, u"build"_s, {u"dockerfile"_s, u"context"_s, u"args"_s}));
+    PANDO_SPEC_TRY(known, checkFields(build, u"build"_s, {u"dockerfile"_s, u"context"_s, u"args"_s, u"base"_s}));
     if (const DocNode *context = build.value(u"context"_s); context && context->kind != DocNode::Kind::Null) {
         PANDO_SPEC_TRY(value, text(*context, u"build.context"_s));
         PANDO_SPEC_TRY(ok, detail::checkRelativePath(*value, u"build.context"_s, u"repository"_s, false));
@@ -198,6 +198,10 @@ Status readBuild(const DocNode &root, AppSpec &spec)
     PANDO_SPEC_TRY(argsNode, section(build, u"args"_s, u"build"_s));
     PANDO_SPEC_TRY(args, stringMap(*argsNode, u"build.args"_s, variableKey));
     spec.build.args = *args;
+    if (const DocNode *base = build.value(u"base"_s); base && base->kind != DocNode::Kind::Null) {
+        PANDO_SPEC_TRY(value, text(*base, u"build.base"_s));
+        spec.build.base = value->trimmed();
+    }
     return {};
 }
 
@@ -568,6 +572,9 @@ Status validateAppSpec(const AppSpec &spec)
     PANDO_SPEC_TRY(context, detail::checkRelativePath(spec.build.context, u"build.context"_s, u"repository"_s, false));
     PANDO_SPEC_TRY(dockerfile,
                    detail::checkRelativePath(spec.build.dockerfile, u"build.dockerfile"_s, u"build context"_s, true));
+    if (!spec.build.base.isEmpty()) {
+        PANDO_SPEC_TRY(base, detail::checkImageReference(spec.build.base, u"build.base"_s));
+    }
     for (auto it = spec.build.args.cbegin(); it != spec.build.args.cend(); ++it) {
         PANDO_SPEC_TRY(arg, detail::checkVariableName(it.key(), u"build.args."_s + it.key()));
     }
@@ -639,12 +646,14 @@ QJsonObject AppSpec::toJson() const
     if (!source.connection.isEmpty())
         sourceJson.insert(u"connection"_s, source.connection);
     detail::insertAutoDeployJson(source.autodeploy, sourceJson);
+    QJsonObject buildJson{
+        {u"context"_s, build.context}, {u"dockerfile"_s, build.dockerfile}, {u"args"_s, stringMapJson(build.args)}};
+    if (!build.base.isEmpty())
+        buildJson.insert(u"base"_s, build.base);
     QJsonObject json{
         {u"name"_s, name},
         {u"source"_s, sourceJson},
-        {u"build"_s, QJsonObject{{u"context"_s, build.context},
-                                 {u"dockerfile"_s, build.dockerfile},
-                                 {u"args"_s, stringMapJson(build.args)}}},
+        {u"build"_s, buildJson},
         {u"run"_s, runJson},
         {u"health"_s, QJsonObject{{u"path"_s, health.path},
                                   {u"timeout"_s, durationText(qint64(health.timeoutSeconds) * 1000)},

@@ -40,6 +40,9 @@ struct AppSpec {
         QString context = QStringLiteral(".");             // relative to the repository root
         QString dockerfile = QStringLiteral("Dockerfile"); // relative to context
         QMap<QString, QString> args;
+        // The image a generated Dockerfile starts from, for a repository without a Dockerfile
+        // (core/detection, docs/detection.md); empty: the one detection picks for the stack.
+        QString base;
     } build;
 
     struct Run {

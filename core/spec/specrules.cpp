@@ -237,6 +237,19 @@ Status checkRelativePath(const QString &value, const QString &where, const QStri
     return {};
 }
 
+Status checkImageReference(const QString &value, const QString &where)
+{
+    // Docker's reference grammar: [host[:port]/]path[:tag][@sha256:digest], path components in
+    // lower case joined by ".", "_", "__" or dashes.
+    static const QRegularExpression reference(
+        uR"(^(?:[A-Za-z0-9.-]+(?::[0-9]{1,5})?/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)"
+        uR"((?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?\z)"_s);
+    if (value.size() > 255 || !reference.match(value).hasMatch())
+        return fail(ErrorCode::Invalid, u"%1 is not an image reference"_s.arg(quoted(value)), where,
+                    u"name an image as docker pull does: node:22-slim, registry.example.com/team/base:1.4"_s);
+    return {};
+}
+
 Status checkVariableName(const QString &key, const QString &where)
 {
     static const QRegularExpression name(uR"(^[A-Za-z_][A-Za-z0-9_]*\z)"_s);

@@ -17,7 +17,8 @@ Status checkRepo(const QString &repo);
 Status checkRef(const QString &ref);
 // A path relative to `root` ("repository", "build context") that must not leave it.
 Status checkRelativePath(const QString &value, const QString &where, const QString &root, bool mustBeFile);
-Status checkVariableName(const QString &key, const QString &where); // env and build-arg names
+Status checkVariableName(const QString &key, const QString &where);     // env and build-arg names
+Status checkImageReference(const QString &value, const QString &where); // "node:22-slim", "host:5000/a/b:1"
 Status checkLabel(const QString &key, const QString &value, const QString &where);
 Status checkHealthPath(const QString &path);
 Status checkMemory(qint64 bytes, const QString &where);

@@ -135,7 +135,9 @@ void TestDetection::layouts_data()
         << QString() << 0;
     QTest::newRow("missing dockerfile no candidates")
         << u"empty"_s << u"Dockerfile"_s << Invalid << u"build.dockerfile"_s
-        << u"\"empty/Dockerfile\" is not a file|no Dockerfile-like files at the top of \"empty\""_s << QString() << 0;
+        << u"\"empty/Dockerfile\" is not a file in the build context, and nothing at its top is what Pando builds "
+           u"without one|add a Dockerfile"_s
+        << QString() << 0;
     QTest::newRow("missing dockerfile at root") << u"."_s << u"Dockerfile.dev"_s << Invalid << u"build.dockerfile"_s
                                                 << u"\"Dockerfile.dev\" is not a file|top of the repository root: "
                                                    u"Dockerfile, Dockerfile.link"_s

@@ -11,6 +11,7 @@
 
 #include <QTcpServer>
 #include <QTest>
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
@@ -32,6 +33,7 @@ private Q_SLOTS:
     void crashedContainerIsRestarted();
     void vanishedContainerIsRecreated();
     void portComesFromTheImage();
+    void aRepositoryWithoutADockerfileIsBuiltForItsStack();
     void unownedContainerIsRemoved();
     void deploysOfOneAppAreSerialised();
     void rollbackGoesBackAVersion();
@@ -298,6 +300,66 @@ void TestEngineDocker::portComesFromTheImage()
                               QByteArray("on the exposed port"), 10000);
     QVERIFY(m_fx->engine().removeApp(QStringLiteral("exposed"), core::Actor{}));
     QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(QStringLiteral("exposed")), 60000);
+}
+
+void TestEngineDocker::aRepositoryWithoutADockerfileIsBuiltForItsStack()
+{
+    // A static site as people push one: no Dockerfile, an index.html at the top. The generated
+    // Dockerfile starts from the local base image (build.base), the app listens on 8080.
+    const QString repo = m_fx->git().createRepository(QStringLiteral("site"));
+    GitFiles files;
+    files.insert(QStringLiteral("index.html"), GitFile{"<h1>a site without a Dockerfile</h1>\n"});
+    files.insert(QStringLiteral("about/index.html"), GitFile{"about us\n"});
+    QVERIFY(!m_fx->git().commit(QStringLiteral("site"), QStringLiteral("main"), files).isEmpty());
+    QByteArray spec = "name: site\nsource:\n  repo: " + repo.toUtf8() +
+                      "\n  ref: main\nbuild:\n  base: pando/busybox:latest\nrun:\n  resources: { memory: 64Mi }\n"
+                      "health:\n  timeout: 20s\n";
+    auto created = m_fx->engine().createApp(spec, core::Actor{});
+    QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
+    const QString id = deployAndWait(QStringLiteral("site"));
+    auto view = m_fx->engine().deployView(id);
+    QVERIFY(view);
+    QVERIFY2(view->record.status == core::DeployStatus::Succeeded, qPrintable(view->record.error));
+    QCOMPARE(view->record.port, 8080);
+    QCOMPARE(httpGet(appUrl(QStringLiteral("site"))).body.trimmed(),
+             QByteArray("<h1>a site without a Dockerfile</h1>"));
+    QUrl about = appUrl(QStringLiteral("site"));
+    about.setPath(QStringLiteral("/about/"));
+    QCOMPARE(httpGet(about).body.trimmed(), QByteArray("about us"));
+    // What was found and the Dockerfile written are kept with the deploy.
+    const auto detect = std::find_if(view->steps.cbegin(), view->steps.cend(),
+                                     [](const core::StepRecord &step) { return step.name == QLatin1String("detect"); });
+    QVERIFY(detect != view->steps.cend());
+    QCOMPARE(detect->detail, QStringLiteral("no Dockerfile: a static site (index.html, served by BusyBox httpd), built "
+                                            "with a generated one"));
+    auto log = m_fx->engine().deployLog(id, detect->seq, 0, 100);
+    QVERIFY(log);
+    QStringList lines;
+    for (const core::StepLogLine &line : *log)
+        lines << line.text;
+    QVERIFY2(lines.contains(QStringLiteral("  FROM pando/busybox:latest")) &&
+                 lines.contains(QStringLiteral("  CMD [\"httpd\", \"-f\", \"-p\", \"8080\", \"-h\", \"/www\"]")),
+             qPrintable(lines.join(QLatin1Char('\n'))));
+
+    // A Ruby app is recognised and refused at detect, saying what to add; nothing is built.
+    const QString ruby = m_fx->git().createRepository(QStringLiteral("gems"));
+    GitFiles rubyFiles;
+    rubyFiles.insert(QStringLiteral("Gemfile"), GitFile{"source 'https://rubygems.org'\ngem 'sinatra'\n"});
+    rubyFiles.insert(QStringLiteral("config.ru"), GitFile{"run Sinatra::Application\n"});
+    QVERIFY(!m_fx->git().commit(QStringLiteral("gems"), QStringLiteral("main"), rubyFiles).isEmpty());
+    spec = "name: gems\nsource:\n  repo: " + ruby.toUtf8() + "\n  ref: main\nrun:\n  port: 8080\n";
+    QVERIFY(m_fx->engine().createApp(spec, core::Actor{}));
+    view = m_fx->engine().deployView(deployAndWait(QStringLiteral("gems")));
+    QVERIFY(view);
+    QCOMPARE(view->record.status, core::DeployStatus::Failed);
+    QVERIFY2(view->record.error.contains(QStringLiteral("this Ruby app (Gemfile) is not one Pando builds without a "
+                                                        "Dockerfile")),
+             qPrintable(view->record.error));
+    QCOMPARE(view->steps.last().name, QStringLiteral("detect"));
+    for (const QString &app : {QStringLiteral("site"), QStringLiteral("gems")})
+        QVERIFY(m_fx->engine().removeApp(app, core::Actor{}));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(QStringLiteral("site")) && !m_fx->engine().app(QStringLiteral("gems")),
+                             60000);
 }
 
 void TestEngineDocker::unownedContainerIsRemoved()
