@@ -1,5 +1,7 @@
 #include "core/services/appservices.h"
 
+#include "core/spec/specservices.h"
+
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QSet>
@@ -26,10 +28,9 @@ QMap<QString, QString> connectionEnv(const QString &slot, const AppSpec::Service
                                      int port, const adapters::ServiceCredentials &c)
 {
     const QString &kind = service.kind;
-    const QString prefix = slot.toUpper() + u'_';
     // A part's variable: the name the spec gives it, else SLOT_PART.
     const auto name = [&](const QString &part) {
-        return service.env.value(part, prefix + part.toUpper());
+        return detail::serviceEnvName(slot, service, part);
     };
     // Redis 6+ calls the user requirepass sets "default".
     const QString user = kind == u"redis" ? u"default"_s : c.user;
@@ -52,7 +53,9 @@ QMap<QString, QString> connectionEnv(const QString &slot, const AppSpec::Service
 
 QStringList connectionEnvNames(const QString &slot, const AppSpec::Service &service)
 {
-    return connectionEnv(slot, service, u"h"_s, 1, {u"u"_s, u"p"_s, u"d"_s}).keys();
+    QStringList names = detail::serviceEnvNames(slot, service);
+    names.sort();
+    return names;
 }
 
 QString ServiceView::status() const
@@ -91,14 +94,7 @@ Status AppServices::checkPlan(const AppSpec &spec, const QString &runtimeKind) c
             u"services run on the %1 runtime only; this app runs on %2"_s.arg(m_provisioner.runtimeKind(), runtimeKind),
             u"services"_s,
             u"deploy the app to the %1 runtime, or remove its services"_s.arg(m_provisioner.runtimeKind()));
-    for (auto it = spec.services.cbegin(); it != spec.services.cend(); ++it) {
-        for (const QString &name : connectionEnvNames(it.key(), *it)) {
-            if (spec.run.env.contains(name))
-                return fail(ErrorCode::Invalid,
-                            u"%1 is set by the service in slot %2; the app cannot set it too"_s.arg(name, it.key()),
-                            u"run.env."_s + name, u"rename the slot or the variable"_s);
-        }
-    }
+    // run.env may not set a slot's variables: the spec's own rules refuse that (validateAppSpec).
     return {};
 }
 

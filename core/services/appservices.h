@@ -56,8 +56,8 @@ public:
         : m_store(store), m_provisioner(provisioner), m_installId(std::move(installId))
     {}
 
-    // Plan-time rules: services run on the provisioner's runtime only, and the app's own
-    // run.env may not set a variable a slot injects.
+    // Plan-time rules: services run on the provisioner's runtime only (that run.env may not set
+    // a variable a slot injects is the spec's own rule, validateAppSpec).
     Status checkPlan(const AppSpec &spec, const QString &runtimeKind) const;
     // Provisions every slot of spec (in slot order) and returns what the app's container needs.
     // The first slot that fails ends it with that slot's error.

@@ -616,6 +616,17 @@ Status validateAppSpec(const AppSpec &spec)
     }
     PANDO_SPEC_TRY(volumes, detail::checkVolumes(spec.run.volumes));
     PANDO_SPEC_TRY(services, detail::checkServices(spec.services));
+    // A slot's variables are the service's to set (core/services).
+    for (auto it = spec.services.cbegin(); it != spec.services.cend(); ++it) {
+        for (const QString &name : detail::serviceEnvNames(it.key(), *it)) {
+            if (spec.run.env.contains(name))
+                return fail(ErrorCode::Invalid,
+                            u"%1 is set by the service in slot %2; the app cannot set it too"_s.arg(name, it.key()),
+                            u"run.env."_s + name,
+                            u"rename the variable, or the slot (or name the part's variable in "
+                            u"services.%1.env)"_s.arg(it.key()));
+        }
+    }
     PANDO_SPEC_TRY(secrets, detail::checkSecrets(spec.secrets));
     return {};
 }

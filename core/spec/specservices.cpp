@@ -147,6 +147,19 @@ QStringList serviceEnvParts(const QString &kind)
     return {u"url"_s, u"host"_s, u"port"_s, u"user"_s, u"password"_s, u"name"_s};
 }
 
+QString serviceEnvName(const QString &slot, const AppSpec::Service &service, const QString &part)
+{
+    return service.env.value(part, slot.toUpper() + u'_' + part.toUpper());
+}
+
+QStringList serviceEnvNames(const QString &slot, const AppSpec::Service &service)
+{
+    QStringList names;
+    for (const QString &part : serviceEnvParts(service.kind))
+        names << serviceEnvName(slot, service, part);
+    return names;
+}
+
 Status checkServiceSettings(const AppSpec::Service &service, const QString &path)
 {
     static const QRegularExpression identifier(uR"(^[A-Za-z_][A-Za-z0-9_]{0,62}\z)"_s);

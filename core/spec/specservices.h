@@ -19,5 +19,9 @@ Status checkServiceSettings(const AppSpec::Service &service, const QString &path
 // The parts of a kind's connection the app gets variables for: url, host, port, user, password
 // (and name, the database, for the SQL kinds).
 QStringList serviceEnvParts(const QString &kind);
+// The variable the app gets for a part of a slot's connection: the name the slot's env gives it,
+// else SLOT_PART (db, url → DB_URL); and every part's, for the slot's kind.
+QString serviceEnvName(const QString &slot, const AppSpec::Service &service, const QString &part);
+QStringList serviceEnvNames(const QString &slot, const AppSpec::Service &service);
 
 } // namespace pando::core::detail

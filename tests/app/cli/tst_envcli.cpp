@@ -148,6 +148,10 @@ void TestEnvCli::badInputSaysWhere()
     test::CliRun run = pando({u"apps"_s, u"env"_s, u"set"_s, u"notes"_s, u"1BAD=x"_s});
     QCOMPARE(run.code, 1);
     QVERIFY2(run.err.contains(u"run.env.1BAD"_s), qPrintable(run.err));
+    // A variable the service in slot db sets is the service's.
+    run = pando({u"apps"_s, u"env"_s, u"set"_s, u"notes"_s, u"DB_URL=postgres://elsewhere"_s});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(u"run.env.DB_URL"_s) && run.err.contains(u"slot db"_s), qPrintable(run.err));
     run = pando({u"apps"_s, u"env"_s, u"set"_s, u"notes"_s, u"NOVALUE"_s});
     QCOMPARE(run.code, 2);
     QVERIFY2(run.err.contains(u"expected NAME=VALUE, got \"NOVALUE\""_s), qPrintable(run.err));

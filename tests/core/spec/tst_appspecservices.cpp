@@ -140,6 +140,27 @@ private Q_SLOTS:
             QVERIFY2(spec.error().message.contains(u"line %1,"_s.arg(line)), qPrintable(spec.error().message));
     }
 
+    void aSlotsVariablesAreNotRunEnvs()
+    {
+        // Refused when the spec is written, not at the deploy after.
+        const auto withEnv = [](const QByteArray &env, const QByteArray &slot) -> QByteArray {
+            return "name: shop\nsource: { repo: \"https://example.org/shop.git\" }\nrun: { port: 8080, env: { " + env +
+                   " } }\nservices:\n  db: " + slot + "\n";
+        };
+        auto spec = parseAppSpec(withEnv("DB_URL: x", "{ kind: postgres }"));
+        QVERIFY(!spec);
+        QCOMPARE(spec.error().where, u"run.env.DB_URL"_s);
+        QVERIFY2(spec.error().message.contains(u"DB_URL is set by the service in slot db"_s),
+                 qPrintable(spec.error().message));
+        // A part named otherwise frees its default name and takes the new one.
+        QVERIFY(parseAppSpec(withEnv("DB_URL: x", "{ kind: postgres, env: { url: DATABASE_URL } }")));
+        spec = parseAppSpec(withEnv("DATABASE_URL: x", "{ kind: postgres, env: { url: DATABASE_URL } }"));
+        QVERIFY(!spec);
+        QCOMPARE(spec.error().where, u"run.env.DATABASE_URL"_s);
+        // Redis has no database name: DB_NAME is the app's own.
+        QVERIFY(parseAppSpec(withEnv("DB_NAME: x", "{ kind: redis }")));
+    }
+
     void validateBuiltInCode()
     {
         auto spec = parseAppSpec(specWith({}));
