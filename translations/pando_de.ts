@@ -1117,6 +1117,18 @@
         <source>as the image exposes</source>
         <translation>wie im Image freigegeben</translation>
     </message>
+    <message>
+        <source>Branches</source>
+        <translation>Branches</translation>
+    </message>
+    <message>
+        <source>Choose one of the repository&apos;s branches</source>
+        <translation>Einen der Branches des Repositorys wählen</translation>
+    </message>
+    <message>
+        <source>The forge did not list the branches: %1</source>
+        <translation>Die Forge hat die Branches nicht aufgelistet: %1</translation>
+    </message>
 </context>
 <context>
     <name>DeployState</name>

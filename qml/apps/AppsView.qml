@@ -13,15 +13,18 @@ Item {
         createDialog.presetName = "";
         createDialog.presetRepo = "";
         createDialog.presetRef = "";
+        createDialog.presetConnection = "";
         createDialog.mode = mode;
         createDialog.open();
     }
 
-    // New app from a repository, its fields filled in (the Sources view's "Create app…").
-    function newAppFrom(name: string, repo: string, ref: string) {
+    // New app from a repository, its fields filled in (the Sources view's "Create app…"), its
+    // branches listed through the connection it came from.
+    function newAppFrom(name: string, repo: string, ref: string, connection: string) {
         createDialog.presetName = name;
         createDialog.presetRepo = repo;
         createDialog.presetRef = ref;
+        createDialog.presetConnection = connection;
         createDialog.mode = 0;
         createDialog.open();
     }

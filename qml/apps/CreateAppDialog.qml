@@ -16,6 +16,8 @@ Dialog {
     property string presetName: ""
     property string presetRepo: ""
     property string presetRef: ""
+    // The source connection the repository was listed through: its branches are offered for the ref.
+    property string presetConnection: ""
     signal appCreated(string name)
 
     title: qsTr("New app")
@@ -29,6 +31,7 @@ Dialog {
         nameField.text = root.presetName;
         repoField.text = root.presetRepo;
         refField.text = root.presetRef.length > 0 ? root.presetRef : "main";
+        root.creator.loadBranches(root.presetConnection, root.presetRepo);
         portField.value = 0;
         fileField.clear();
         deployNow.checked = true;
@@ -115,13 +118,47 @@ Dialog {
                 id: refLabel
                 text: qsTr("Branch, tag or commit")
             }
-            TextField {
-                id: refField
-                objectName: "refField"
-                Accessible.name: refLabel.text
+            RowLayout {
                 Layout.fillWidth: true
-                text: "main"
-                onAccepted: root.create()
+                TextField {
+                    id: refField
+                    objectName: "refField"
+                    Accessible.name: refLabel.text
+                    Layout.fillWidth: true
+                    text: "main"
+                    onAccepted: root.create()
+                }
+                // The repository's branches, when it came from a source connection.
+                ToolButton {
+                    id: branchesButton
+                    objectName: "branchesButton"
+                    visible: root.creator.branches.length > 0 || root.creator.branchesError.length > 0
+                    enabled: root.creator.branches.length > 0
+                    text: qsTr("Branches")
+                    Accessible.name: qsTr("Choose one of the repository's branches")
+                    ToolTip.visible: hovered && root.creator.branchesError.length > 0
+                    ToolTip.text: qsTr("The forge did not list the branches: %1").arg(root.creator.branchesError)
+                    onClicked: branchesMenu.open()
+                    Menu {
+                        id: branchesMenu
+                        objectName: "branchesMenu"
+                        y: branchesButton.height
+                        Instantiator {
+                            model: root.creator.branches
+                            delegate: MenuItem {
+                                id: branchItem
+                                required property string modelData
+                                text: branchItem.modelData
+                            }
+                            onObjectAdded: (index, object) => {
+                                branchesMenu.insertItem(index, object);
+                                // Here, not in the delegate: the delegate does not see the form's fields.
+                                (object as MenuItem).triggered.connect(() => refField.text = (object as MenuItem).text);
+                            }
+                            onObjectRemoved: (index, object) => branchesMenu.removeItem(object)
+                        }
+                    }
+                }
             }
             Label {
                 id: portLabel

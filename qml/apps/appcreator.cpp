@@ -2,6 +2,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QQmlComponent>
@@ -44,6 +45,28 @@ QString AppCreator::fileChooserProblem() const
 void AppCreator::clearError()
 {
     setFailure({}, {});
+}
+
+void AppCreator::loadBranches(const QString &connection, const QString &repo)
+{
+    const int generation = ++m_branchesGeneration;
+    m_branches.clear();
+    m_branchesError.clear();
+    Q_EMIT branchesChanged();
+    if (connection.isEmpty() || repo.isEmpty() || !m_session)
+        return;
+    QPointer<AppCreator> self(this);
+    m_session->sourceConnectionBranches(connection, repo, [self, generation](const Result<QJsonArray> &answer) {
+        if (!self || generation != self->m_branchesGeneration)
+            return;
+        if (!answer) {
+            self->m_branchesError = answer.error().message;
+        } else {
+            for (const QJsonValue value : *answer)
+                self->m_branches << value.toObject().value(u"name"_s).toString();
+        }
+        Q_EMIT self->branchesChanged();
+    });
 }
 
 void AppCreator::setFailure(const QString &error, const QString &field)

@@ -26,6 +26,11 @@ class AppCreator : public QObject {
     Q_PROPERTY(QString errorField READ errorField NOTIFY stateChanged)
     // Empty when "Choose…" can open a file dialog; otherwise why not, and what to install.
     Q_PROPERTY(QString fileChooserProblem READ fileChooserProblem CONSTANT)
+    // The branches of the repository the dialog was opened for through a source connection
+    // (loadBranches), for the ref field's list; empty while loading, without a connection, or
+    // when the forge would not list them (branchesError says why: the field still takes any ref).
+    Q_PROPERTY(QStringList branches READ branches NOTIFY branchesChanged)
+    Q_PROPERTY(QString branchesError READ branchesError NOTIFY branchesChanged)
 
 public:
     using QObject::QObject;
@@ -51,12 +56,18 @@ public:
     // A chosen file's URL as the path shown in the form.
     Q_INVOKABLE QString localPath(const QUrl &file) const;
     Q_INVOKABLE void clearError();
+    // Lists repo's branches through connection (GET …/source-connections/{name}/branches);
+    // an empty connection clears the list.
+    Q_INVOKABLE void loadBranches(const QString &connection, const QString &repo);
+    QStringList branches() const { return m_branches; }
+    QString branchesError() const { return m_branchesError; }
 
 Q_SIGNALS:
     void sessionChanged();
     void stateChanged();
     // The app exists; deployed says whether its first deploy was queued.
     void created(const QString &name, bool deployed);
+    void branchesChanged();
 
 private:
     void create(const QByteArray &specText, const QString &origin, bool deployNow);
@@ -66,6 +77,9 @@ private:
     bool m_busy = false;
     QString m_error;
     QString m_errorField;
+    QStringList m_branches;
+    QString m_branchesError;
+    int m_branchesGeneration = 0; // an answer for an older loadBranches() is dropped
 };
 
 } // namespace pando::desktop

@@ -18,7 +18,7 @@ Pane {
     required property SourcesModel sourcesModel
     property string selectedName: ""
     // "Create app…" on a repository: the window opens the New app dialog with these filled in.
-    signal createAppRequested(string name, string repo, string ref)
+    signal createAppRequested(string name, string repo, string ref, string connection)
 
     onVisibleChanged: if (visible)
         root.sourcesModel.refresh()
@@ -270,7 +270,7 @@ Pane {
                                     text: qsTr("Create app…")
                                     Accessible.name: qsTr("Create an app from %1").arg(repositoryRow.fullName)
                                     onClicked: root.createAppRequested(repositoryRow.appName, repositoryRow.cloneUrl,
-                                                                       repositoryRow.defaultBranch)
+                                                                       repositoryRow.defaultBranch, repositories.connection)
                                 }
                             }
                         }

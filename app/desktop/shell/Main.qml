@@ -172,9 +172,9 @@ ApplicationWindow {
             View {
                 sourceComponent: SourcesView {
                     sourcesModel: Desktop.sources
-                    onCreateAppRequested: (name, repo, ref) => {
+                    onCreateAppRequested: (name, repo, ref, connection) => {
                         sidebar.current = Sidebar.Page.Apps;
-                        (appsView.item as AppsView).newAppFrom(name, repo, ref);
+                        (appsView.item as AppsView).newAppFrom(name, repo, ref, connection);
                     }
                 }
             }

@@ -197,6 +197,17 @@ private Q_SLOTS:
         QCOMPARE(named(window, "nameField")->property("text").toString(), u"api"_s);
         QCOMPARE(named(window, "repoField")->property("text").toString(), u"https://github.com/acme/api.git"_s);
         QCOMPARE(named(window, "refField")->property("text").toString(), u"main"_s);
+        // The repository's branches, listed through the connection, fill the ref in one click.
+        QTRY_VERIFY(named(window, "branchesButton")->property("visible").toBool());
+        QObject *menu = named(window, "branchesMenu");
+        QVERIFY(menu);
+        QTRY_COMPARE(menu->property("count").toInt(), 3);
+        QQuickItem *release = nullptr;
+        QVERIFY(QMetaObject::invokeMethod(menu, "itemAt", Q_RETURN_ARG(QQuickItem *, release), Q_ARG(int, 2)));
+        QVERIFY(release);
+        QCOMPARE(release->property("text").toString(), u"release"_s);
+        QVERIFY(QMetaObject::invokeMethod(release, "triggered"));
+        QCOMPARE(named(window, "refField")->property("text").toString(), u"release"_s);
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
 
         QMetaObject::invokeMethod(dialog, "close");
