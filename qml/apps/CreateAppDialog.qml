@@ -138,11 +138,18 @@ Dialog {
                     Accessible.name: qsTr("Choose one of the repository's branches")
                     ToolTip.visible: hovered && root.creator.branchesError.length > 0
                     ToolTip.text: qsTr("The forge did not list the branches: %1").arg(root.creator.branchesError)
-                    onClicked: branchesMenu.open()
+                    onClicked: {
+                        const below = branchesButton.mapToItem(branchesMenu.parent, 0, branchesButton.height);
+                        branchesMenu.x = below.x;
+                        branchesMenu.y = below.y;
+                        branchesMenu.open();
+                    }
                     Menu {
                         id: branchesMenu
                         objectName: "branchesMenu"
-                        y: branchesButton.height
+                        // The window's overlay, so it opens wherever the dialog is (and the
+                        // desktop's --check can open it with the dialog closed).
+                        parent: Overlay.overlay
                         Instantiator {
                             model: root.creator.branches
                             delegate: MenuItem {

@@ -169,17 +169,22 @@ Item {
             tryCompare(stop, "visible", true, 10000);
             verify(restart.visible);
             verify(!start.visible);
+            // A button that just became visible is placed at the row's next polish: clicked
+            // before it, the click lands where another button was.
+            waitForItemPolished(stop.parent);
             mouseClick(stop);
             tryCompare(named("appStateMark"), "word", "stopped", 10000);
             verify(/stopped by /.test(named("appStatus").text), named("appStatus").text);
             tryCompare(start, "visible", true);
             verify(!stop.visible && !restart.visible);
 
+            waitForItemPolished(start.parent);
             mouseClick(start);
             tryCompare(named("appStateMark"), "word", "running", 10000);
             tryCompare(stop, "visible", true);
-            verify(!start.visible);
+            verify(!start.visible && restart.visible);
 
+            waitForItemPolished(restart.parent);
             mouseClick(restart);
             // In progress while it restarts, then running again.
             tryCompare(stop, "visible", true, 10000);
