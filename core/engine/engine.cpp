@@ -321,8 +321,18 @@ Result<AppView> Engine::app(const QString &name)
     return view;
 }
 
-Result<AppView> Engine::Private::view(const AppRecord &record)
+Result<AppView> Engine::Private::view(const AppRecord &read)
 {
+    // The last deploy, then the app: a deploy is recorded as succeeded only after the app names
+    // it as current, so a row read before the switch and a deploy read after it would together
+    // say "succeeded, not deployed". The app is read again when its row predates that deploy.
+    auto last = DeployRepository(db).listForApp(read.name, 1);
+    if (!last)
+        return std::unexpected(last.error());
+    AppRecord record = read;
+    if (!last->isEmpty() && last->first().status == DeployStatus::Succeeded && record.currentDeploy != last->first().id)
+        if (auto again = AppRepository(db).find(read.name))
+            record = *again;
     AppView v;
     v.record = record;
     auto spec = parseAppSpec(record.specYaml.toUtf8());
@@ -340,9 +350,6 @@ Result<AppView> Engine::Private::view(const AppRecord &record)
                 {moved.from.url(http, https).toString(), adapters::tlsModeName(moved.from.tls), true, {}});
     } else if (record.routePort > 0)
         v.url = QStringLiteral("http://127.0.0.1:%1/").arg(record.routePort);
-    auto last = DeployRepository(db).listForApp(record.name, 1);
-    if (!last)
-        return std::unexpected(last.error());
     if (!last->isEmpty())
         v.lastDeploy = last->first();
     v.status = status(record, v.lastDeploy);
