@@ -1,7 +1,8 @@
 #pragma once
 // The forge API interface: what Pando asks of a forge's REST API beyond git itself — the
 // repositories a connection's token can see, a repository's branches, what a ref points at, a
-// commit status on the commit a deploy built, and the push webhook that starts the next deploy.
+// commit status on the commit a deploy built, the webhook that starts the next deploy (on a push)
+// or a pull request's preview, and the comment that tells a pull request where its preview is.
 // One implementation per forge lives in adapters/forge/rest; makeForgeApi() picks it by the
 // account's kind.
 //
@@ -44,7 +45,7 @@ struct CommitStatus {
 };
 
 struct ForgeWebhook {
-    QString id; // the forge's id of the hook (a number, Bitbucket Cloud's {uuid}, Azure's subscription id)
+    QString id; // the forge's id of the hook (a number, Bitbucket Cloud's {uuid}, Azure's push subscription's id)
     QString url;
 };
 
@@ -67,10 +68,25 @@ public:
     // at; NotFound when there is no such ref.
     virtual Result<QString> resolve(const RepoAddress &repo, const QString &ref, const CancelToken &cancel) = 0;
     virtual Status setCommitStatus(const RepoAddress &repo, const CommitStatus &status, const CancelToken &cancel) = 0;
-    // Registers a push webhook to url signed with secret, the way autodeploy's forgehook.h checks
-    // it. Idempotent: a hook the repository already has for url is kept, its secret (and events)
-    // updated, and returned; a second hook is never made.
+    // Registers a webhook to url signed with secret, the way autodeploy's forgehook.h checks it,
+    // for pushes and pull requests, so one hook serves deploy on push and previews: GitHub and
+    // Gitea the events push and pull_request; GitLab push_events and merge_requests_events;
+    // Bitbucket Cloud repo:push, pullrequest:created, :updated, :fulfilled and :rejected; Bitbucket
+    // Data Center repo:refs_changed, pr:opened, pr:from_ref_updated, pr:merged, pr:declined and
+    // pr:deleted; Azure DevOps one service hook subscription per event: git.push,
+    // git.pullrequest.created and git.pullrequest.updated. Idempotent: a hook the repository
+    // already has for url is kept, its secret and events updated, and returned (Azure: the push
+    // subscription); a second hook is never made.
     virtual Result<ForgeWebhook> registerWebhook(const RepoAddress &repo, const QString &url, const QByteArray &secret,
+                                                 const CancelToken &cancel) = 0;
+    // Comments on pull request `number` of repo with body (Markdown): GitHub and Gitea an issue
+    // comment, GitLab a merge request note, Bitbucket Cloud and Data Center a pull request comment,
+    // Azure DevOps a new thread with one comment. Returns the forge's id of the comment.
+    // Azure's is the new thread's id (its comment is the thread's first). A number <= 0 is Invalid
+    // (where "number"), an empty body Invalid (where "body"), both without a request; a body past
+    // the forge's limit is cut there (GitHub 65536 characters). NotFound at "number" when the
+    // repository is there but the pull request is not.
+    virtual Result<QString> commentOnPullRequest(const RepoAddress &repo, int number, const QString &body,
                                                  const CancelToken &cancel) = 0;
 };
 

@@ -1,8 +1,9 @@
 // Azure DevOps' REST API (api-version 7.1) below https://dev.azure.com/ORG (or an Azure DevOps
 // Server collection's address): a personal access token as HTTP basic authentication with an
 // empty user; pages through x-ms-continuationtoken. A repository is PROJECT/REPO; its webhook is
-// a service hook subscription (publisher tfs, event git.push, consumer webHooks) whose basic
-// authentication password is the secret, which is how autodeploy checks Azure's deliveries.
+// a service hook subscription per event (publisher tfs, events git.push, git.pullrequest.created
+// and git.pullrequest.updated, consumer webHooks) whose basic authentication password is the
+// secret, which is how autodeploy checks Azure's deliveries.
 
 #include "adapters/forge/rest/forgeclient.h"
 
@@ -26,9 +27,20 @@ QString azureScopeHint(Purpose purpose)
     case Purpose::ManageHooks:
         return u"the personal access token needs the Service Hooks (Read & write) and Code (Read) scopes, and its "
                u"account the project's Edit subscriptions permission"_s;
+    case Purpose::Comment:
+        return u"the personal access token needs the Code (Read & write) scope, and its account the repository's "
+               u"Contribute to pull requests permission"_s;
     }
     return {};
 }
+
+// What Azure takes in a comment ("A discussion comment cannot be longer than 150000 characters").
+constexpr qsizetype AzureCommentLimit = 150000;
+
+// The events the webhook subscribes to, one subscription each: the push first, whose
+// subscription registerWebhook() returns.
+constexpr QLatin1StringView AzureHookEvents[]{"git.push"_L1, "git.pullrequest.created"_L1,
+                                              "git.pullrequest.updated"_L1};
 
 QString azureState(CommitState state)
 {
@@ -184,47 +196,79 @@ public:
                         u"Azure DevOps gave %1 without its id or its project's"_s.arg(call.subject),
                         u"azure-devops-api"_s);
         const QString subscriptions = u"/_apis/hooks/subscriptions"_s;
-        const QJsonObject body{
-            {"publisherId"_L1, "tfs"_L1},
-            {"eventType"_L1, "git.push"_L1},
-            {"resourceVersion"_L1, "1.0"_L1},
-            {"consumerId"_L1, "webHooks"_L1},
-            {"consumerActionId"_L1, "httpRequest"_L1},
-            {"publisherInputs"_L1, QJsonObject{{"projectId"_L1, projectId}, {"repository"_L1, repositoryId}}},
-            {"consumerInputs"_L1, QJsonObject{{"url"_L1, url},
-                                              {"basicAuthUsername"_L1, "pando"_L1},
-                                              {"basicAuthPassword"_L1, QString::fromUtf8(secret)},
-                                              {"resourceDetailsToSend"_L1, "all"_L1}}}};
-        HookOps ops;
         // A subscription's id is a GUID, always a string.
         const auto subscriptionId = [](const QJsonValue &subscription) {
             return subscription["id"_L1].toString();
         };
-        ops.find = [&] {
-            // The organisation's subscriptions are every repository's: only this one's counts, so
-            // another repository's URL is read as none.
-            return findHook(
-                m_client.list(Paging::Azure, subscriptions,
-                              azureQuery({{u"publisherId"_s, u"tfs"_s},
-                                          {u"eventType"_s, u"git.push"_s},
-                                          {u"consumerId"_s, u"webHooks"_s},
-                                          {u"consumerActionId"_s, u"httpRequest"_s}}),
-                              call),
-                url,
-                [&](const QJsonValue &subscription) {
-                    return subscription["publisherInputs"_L1]["repository"_L1].toString() == repositoryId
-                               ? subscription["consumerInputs"_L1]["url"_L1].toString()
-                               : QString();
-                },
-                subscriptionId);
-        };
-        ops.create = [&] {
-            return m_client.create(subscriptions, azureQuery(), body, call, subscriptionId);
-        };
-        ops.update = [&](const QString &id) {
-            return m_client.perform("PUT", subscriptions + u'/' + segment(id), azureQuery(), body, call);
-        };
-        return registerHook(ops, url);
+        // One subscription per event, each kept once for url: a push deploys, a pull request
+        // created or updated (pushed to, completed, abandoned: any change) makes or ends a preview.
+        std::optional<ForgeWebhook> push;
+        for (const QLatin1StringView event : AzureHookEvents) {
+            const QString eventType(event);
+            const QJsonObject body{
+                {"publisherId"_L1, "tfs"_L1},
+                {"eventType"_L1, eventType},
+                {"resourceVersion"_L1, "1.0"_L1},
+                {"consumerId"_L1, "webHooks"_L1},
+                {"consumerActionId"_L1, "httpRequest"_L1},
+                {"publisherInputs"_L1, QJsonObject{{"projectId"_L1, projectId}, {"repository"_L1, repositoryId}}},
+                {"consumerInputs"_L1, QJsonObject{{"url"_L1, url},
+                                                  {"basicAuthUsername"_L1, "pando"_L1},
+                                                  {"basicAuthPassword"_L1, QString::fromUtf8(secret)},
+                                                  {"resourceDetailsToSend"_L1, "all"_L1}}}};
+            HookOps ops;
+            ops.find = [&] {
+                // The organisation's subscriptions are every repository's: only this one's counts,
+                // so another repository's URL is read as none.
+                return findHook(
+                    m_client.list(Paging::Azure, subscriptions,
+                                  azureQuery({{u"publisherId"_s, u"tfs"_s},
+                                              {u"eventType"_s, eventType},
+                                              {u"consumerId"_s, u"webHooks"_s},
+                                              {u"consumerActionId"_s, u"httpRequest"_s}}),
+                                  call),
+                    url,
+                    [&](const QJsonValue &subscription) {
+                        return subscription["publisherInputs"_L1]["repository"_L1].toString() == repositoryId &&
+                                       subscription["eventType"_L1].toString() == eventType
+                                   ? subscription["consumerInputs"_L1]["url"_L1].toString()
+                                   : QString();
+                    },
+                    subscriptionId);
+            };
+            ops.create = [&] {
+                return m_client.create(subscriptions, azureQuery(), body, call, subscriptionId);
+            };
+            ops.update = [&](const QString &id) {
+                return m_client.perform("PUT", subscriptions + u'/' + segment(id), azureQuery(), body, call);
+            };
+            auto registered = registerHook(ops, url);
+            if (!registered)
+                return std::unexpected(registered.error());
+            if (!push)
+                push = *registered;
+        }
+        return *push;
+    }
+
+    Result<QString> commentOnPullRequest(const RepoAddress &repo, int number, const QString &body,
+                                         const CancelToken &cancel) override
+    {
+        auto target = m_client.commentTarget(m_scope, repo, number, body, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        const QString base = repoBase(target->path);
+        // A comment on the pull request as a whole is a new thread (no file context) holding it:
+        // parentCommentId 0 (no reply), commentType 1 (text), status 1 (active), as Azure's own
+        // sample writes them.
+        const QJsonObject thread{
+            {"comments"_L1,
+             QJsonArray{QJsonObject{
+                 {"parentCommentId"_L1, 0}, {"content"_L1, clipped(body, AzureCommentLimit)}, {"commentType"_L1, 1}}}},
+            {"status"_L1, 1}};
+        return m_client.comment(
+            base + u"/pullRequests/%1/threads"_s.arg(number), azureQuery(), thread, number, target->call, idMember,
+            [&] { return m_client.perform("GET", base, azureQuery(), std::nullopt, target->call); });
     }
 
 private:

@@ -24,9 +24,16 @@ QString bitbucketCloudScopeHint(Purpose purpose)
     case Purpose::ManageHooks:
         return u"an app password needs Webhooks: Read and write (an access token the webhook scope), and its "
                u"account admin access to the repository"_s;
+    case Purpose::Comment:
+        return u"an app password needs Pull requests: Read (an access token the pullrequest scope), and its "
+               u"account read access to the repository"_s;
     }
     return {};
 }
+
+// Bitbucket Cloud does not document a limit on a comment; Data Center's (under 32768 characters)
+// keeps one to a size Bitbucket takes.
+constexpr qsizetype BitbucketCloudCommentLimit = 32767;
 
 // Bitbucket has no separate error state; a deploy that could not run failed the commit.
 QString bitbucketCloudState(CommitState state)
@@ -166,12 +173,15 @@ public:
         const Call &call = target->call;
         const QString hooks = u"/repositories/%1/hooks"_s.arg(segments(target->path));
         // With a secret Bitbucket signs each delivery (X-Hub-Signature), which autodeploy checks.
+        // Pushes deploy; a pull request made or pushed to gets its preview, one merged (fulfilled)
+        // or declined (rejected) loses it.
         const QJsonObject body{
             {"description"_L1, "Pando"_L1},
             {"url"_L1, url},
             {"active"_L1, true},
             {"secret"_L1, QString::fromUtf8(secret)},
-            {"events"_L1, QJsonArray{u"repo:push"_s, u"pullrequest:created"_s, u"pullrequest:updated"_s}}};
+            {"events"_L1, QJsonArray{u"repo:push"_s, u"pullrequest:created"_s, u"pullrequest:updated"_s,
+                                     u"pullrequest:fulfilled"_s, u"pullrequest:rejected"_s}}};
         HookOps ops;
         // Bitbucket Cloud names a hook by its uuid.
         const auto uuidOf = [](const QJsonValue &hook) {
@@ -189,6 +199,20 @@ public:
             return m_client.perform("PUT", hooks + u'/' + segment(id), {}, body, call);
         };
         return registerHook(ops, url);
+    }
+
+    Result<QString> commentOnPullRequest(const RepoAddress &repo, int number, const QString &body,
+                                         const CancelToken &cancel) override
+    {
+        auto target = m_client.commentTarget(m_scope, repo, number, body, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        const QString base = u"/repositories/%1"_s.arg(segments(target->path));
+        // content.raw is read as Markdown, Bitbucket Cloud's markup.
+        return m_client.comment(
+            base + u"/pullrequests/%1/comments"_s.arg(number), {},
+            QJsonObject{{"content"_L1, QJsonObject{{"raw"_L1, clipped(body, BitbucketCloudCommentLimit)}}}}, number,
+            target->call, idMember, [&] { return m_client.perform("GET", base, {}, std::nullopt, target->call); });
     }
 
 private:

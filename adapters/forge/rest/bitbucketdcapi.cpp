@@ -22,9 +22,14 @@ QString bitbucketDcScopeHint(Purpose purpose)
         return u"the HTTP access token needs the Repository read permission (a build status needs no more)"_s;
     case Purpose::ManageHooks:
         return u"the HTTP access token needs the Repository admin permission"_s;
+    case Purpose::Comment:
+        return u"the HTTP access token needs the Repository read permission (a comment needs no more)"_s;
     }
     return {};
 }
+
+// What Data Center takes in a comment's text ("a non-empty value less than 32768 characters").
+constexpr qsizetype BitbucketDcCommentLimit = 32767;
 
 QString bitbucketDcState(CommitState state)
 {
@@ -164,12 +169,15 @@ public:
             return std::unexpected(target.error());
         const Call &call = target->call;
         const QString hooks = repoBase(target->path) + u"/webhooks"_s;
-        // configuration.secret makes Data Center sign each delivery (X-Hub-Signature).
+        // configuration.secret makes Data Center sign each delivery (X-Hub-Signature). Pushes
+        // deploy; a pull request opened or pushed to gets its preview, one merged, declined or
+        // deleted loses it.
         const QJsonObject body{
             {"name"_L1, "Pando"_L1},
             {"url"_L1, url},
             {"active"_L1, true},
-            {"events"_L1, QJsonArray{u"repo:refs_changed"_s, u"pr:opened"_s, u"pr:from_ref_updated"_s}},
+            {"events"_L1, QJsonArray{u"repo:refs_changed"_s, u"pr:opened"_s, u"pr:from_ref_updated"_s, u"pr:merged"_s,
+                                     u"pr:declined"_s, u"pr:deleted"_s}},
             {"configuration"_L1, QJsonObject{{"secret"_L1, QString::fromUtf8(secret)}}}};
         HookOps ops;
         ops.find = [&] {
@@ -184,6 +192,20 @@ public:
             return m_client.perform("PUT", hooks + u'/' + segment(id), {}, body, call);
         };
         return registerHook(ops, url);
+    }
+
+    Result<QString> commentOnPullRequest(const RepoAddress &repo, int number, const QString &body,
+                                         const CancelToken &cancel) override
+    {
+        auto target = m_client.commentTarget(m_scope, repo, number, body, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        const QString base = repoBase(target->path);
+        // Data Center renders a comment's text as Markdown.
+        return m_client.comment(base + u"/pull-requests/%1/comments"_s.arg(number), {},
+                                QJsonObject{{"text"_L1, clipped(body, BitbucketDcCommentLimit)}}, number, target->call,
+                                idMember,
+                                [&] { return m_client.perform("GET", base, {}, std::nullopt, target->call); });
     }
 
 private:

@@ -55,6 +55,8 @@ QString actionText(Purpose purpose, const QString &subject)
         return u"set commit statuses on %1"_s.arg(subject);
     case Purpose::ManageHooks:
         return u"manage the webhooks of %1"_s.arg(subject);
+    case Purpose::Comment:
+        return u"comment on the pull requests of %1"_s.arg(subject);
     }
     return subject;
 }
@@ -135,6 +137,16 @@ Result<Target> RestClient::hookTarget(const ForgeScope &scope, const RepoAddress
     if (made)
         made->call.secret = secret;
     return made;
+}
+
+Result<Target> RestClient::commentTarget(const ForgeScope &scope, const RepoAddress &repo, int number,
+                                         const QString &body, const CancelToken &cancel, int maxSegments) const
+{
+    if (auto checked = checkPullRequestNumber(number); !checked)
+        return std::unexpected(checked.error());
+    if (auto checked = checkCommentBody(body); !checked)
+        return std::unexpected(checked.error());
+    return target(Purpose::Comment, scope, repo, cancel, maxSegments);
 }
 
 Query RestClient::pageQuery(const QString &key) const
@@ -353,6 +365,35 @@ Result<RestClient::Created> RestClient::create(const QString &path, const Query 
                     u"%1's API made the webhook of %2 but gave no id for it"_s.arg(m_profile.name, call.subject),
                     m_profile.where, u"look for the hook in the repository's settings on the forge"_s);
     return Created{id, std::nullopt};
+}
+
+Result<QString> RestClient::comment(const QString &path, const Query &query, const QJsonValue &body, int number,
+                                    const Call &call, const std::function<QString(const QJsonValue &)> &idOf,
+                                    const std::function<Status()> &repository) const
+{
+    auto reply = send("POST", url(path, query), body, call);
+    if (!reply)
+        return std::unexpected(reply.error());
+    if (reply->status == 404) {
+        if (auto there = repository(); !there)
+            return std::unexpected(there.error());
+        const QString said = scrubbed(forgeMessage(reply->body), call.secret);
+        return fail(ErrorCode::NotFound,
+                    u"%1 has no pull request %2 on %3, or it is not visible to this token%4"_s.arg(
+                        call.subject, QString::number(number), m_profile.name,
+                        said.isEmpty() ? QString() : u" (the forge says: %1)"_s.arg(said)),
+                    u"number"_s, u"check the pull request's number; a deleted pull request takes no comments"_s);
+    }
+    if (reply->status < 200 || reply->status >= 300 || reply->status == 203)
+        return std::unexpected(refusal(*reply, call));
+    const QJsonDocument document = QJsonDocument::fromJson(reply->body);
+    const QString id = idOf(document.isArray() ? QJsonValue(document.array()) : QJsonValue(document.object()));
+    if (id.isEmpty())
+        return fail(ErrorCode::Unavailable,
+                    u"%1's API took the comment on pull request %2 of %3 but gave no id for it"_s.arg(
+                        m_profile.name, QString::number(number), call.subject),
+                    m_profile.where, u"look for the comment on the pull request"_s);
+    return id;
 }
 
 Error RestClient::refusal(const Reply &reply, const Call &call) const
@@ -643,6 +684,21 @@ Status checkHookUrl(const QString &url)
     if (!parsed.isValid() || parsed.host().isEmpty() || (scheme != u"https"_s && scheme != u"http"_s))
         return fail(ErrorCode::Invalid, u"\"%1\" is not an http(s) URL a forge can deliver to"_s.arg(clipped(url, 200)),
                     u"url"_s);
+    return {};
+}
+
+Status checkPullRequestNumber(int number)
+{
+    if (number <= 0)
+        return fail(ErrorCode::Invalid, u"%1 is not a pull request's number (they start at 1)"_s.arg(number),
+                    u"number"_s);
+    return {};
+}
+
+Status checkCommentBody(const QString &body)
+{
+    if (body.trimmed().isEmpty())
+        return fail(ErrorCode::Invalid, u"a comment needs something to say: its body is empty"_s, u"body"_s);
     return {};
 }
 

@@ -27,7 +27,7 @@ using Query = QList<QPair<QString, QString>>;
 using Headers = QList<QPair<QByteArray, QByteArray>>;
 
 // What a request is for: a refusal's error names the scope the token needs for it.
-enum class Purpose { ListRepositories, ReadRepository, SetStatus, ManageHooks };
+enum class Purpose { ListRepositories, ReadRepository, SetStatus, ManageHooks, Comment };
 
 // How a forge says there is another page.
 enum class Paging {
@@ -92,6 +92,10 @@ public:
     // scrubs the secret from its errors.
     Result<Target> hookTarget(const ForgeScope &scope, const RepoAddress &repo, const QString &url,
                               const QByteArray &secret, const CancelToken &cancel, int maxSegments = 2) const;
+    // target() for commentOnPullRequest(), once number is known to be a pull request's and body
+    // to say something.
+    Result<Target> commentTarget(const ForgeScope &scope, const RepoAddress &repo, int number, const QString &body,
+                                 const CancelToken &cancel, int maxSegments = 2) const;
     // A query of one item: the page size under the forge's name for it ("per_page", "limit", …).
     Query pageQuery(const QString &key) const;
     // apiBase + path (already percent-encoded: see segment()) + the encoded query.
@@ -128,6 +132,13 @@ public:
     };
     Result<Created> create(const QString &path, const Query &query, const QJsonValue &body, const Call &call,
                            const std::function<QString(const QJsonValue &)> &idOf) const;
+
+    // A comment on pull request number POSTed to path: the forge's id of it, read by idOf. The
+    // forges answer 404 both for a pull request that is not there and for a repository the token
+    // cannot see: repository() tells them apart, and a missing pull request is NotFound at "number".
+    Result<QString> comment(const QString &path, const Query &query, const QJsonValue &body, int number,
+                            const Call &call, const std::function<QString(const QJsonValue &)> &idOf,
+                            const std::function<Status()> &repository) const;
 
     // The error for an answer that is not a success: 401 (and Azure's 203 sign-in page) the
     // token refused, 403 the scope it lacks (or a rate limit), 404 the subject not found or not
@@ -238,6 +249,10 @@ Error refNotFound(const QString &ref, const QString &repo, const QString &forge)
 Status checkCommitId(const QString &commit);
 // Invalid (where "url") unless url is an http(s) URL with a host.
 Status checkHookUrl(const QString &url);
+// Invalid (where "number") unless number can be a pull request's (> 0).
+Status checkPullRequestNumber(int number);
+// Invalid (where "body") for a comment with nothing but white space in it.
+Status checkCommentBody(const QString &body);
 
 // An https clone address without the "user@" Bitbucket and Azure put in it for the account that
 // asked: a clone address is the repository's, whoever clones it.

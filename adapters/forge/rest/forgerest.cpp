@@ -33,6 +33,10 @@ public:
     {
         return std::unexpected(m_error);
     }
+    Result<QString> commentOnPullRequest(const RepoAddress &, int, const QString &, const CancelToken &) override
+    {
+        return std::unexpected(m_error);
+    }
 
 private:
     Error m_error;
@@ -105,7 +109,7 @@ std::unique_ptr<ForgeApi> makeApi(const ForgeAccount &account, const ForgeRestOp
     if (scope.kind == ForgeKind::Generic)
         return unusable(ErrorCode::Invalid,
                         u"a generic git host has no API Pando knows: it cannot list repositories or branches, set "
-                        u"commit statuses or register webhooks there"_s,
+                        u"commit statuses, register webhooks or comment on pull requests there"_s,
                         u"kind"_s,
                         u"give the connection its forge's kind (github, gitlab, gitea, bitbucket, azure-devops) to "
                         u"use its API, or register the webhook on the host by hand"_s);

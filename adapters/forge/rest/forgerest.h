@@ -15,7 +15,12 @@
 //  - Webhook registration lists the repository's hooks first and updates the one for the same
 //    URL (its secret, its events) instead of adding one: GitLab, Gitea and Bitbucket accept
 //    duplicates, and a second hook would deliver every push twice. A create the forge refuses as
-//    a duplicate (GitHub's 422, a 409) is answered the same way.
+//    a duplicate (GitHub's 422, a 409) is answered the same way. Azure DevOps' service hooks take
+//    one event type each: its webhook is three subscriptions (push, pull request created, pull
+//    request updated), each found and updated the same way.
+//  - A pull request comment is sent once and never retried: every forge takes the same text
+//    twice, so a request cut short by its deadline may have left a comment a retry would repeat.
+//    A body past the forge's limit is cut rather than refused.
 //  - The token is sent only in the header each forge documents and never appears in an error:
 //    whatever a forge says back is scrubbed of it, and of a webhook's secret.
 //

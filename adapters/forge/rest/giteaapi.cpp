@@ -22,9 +22,14 @@ QString giteaScopeHint(Purpose purpose)
         return u"the token needs the write:repository scope and its account write access to the repository"_s;
     case Purpose::ManageHooks:
         return u"the token needs the write:repository scope and its account admin access to the repository"_s;
+    case Purpose::Comment:
+        return u"the token needs the write:issue scope and its account read access to the repository"_s;
     }
     return {};
 }
+
+// Gitea documents no limit on a comment's body; GitHub's keeps one to a size every forge takes.
+constexpr qsizetype GiteaCommentLimit = 65536;
 
 QString giteaState(CommitState state)
 {
@@ -166,6 +171,20 @@ public:
                                     call);
         };
         return registerHook(ops, url);
+    }
+
+    Result<QString> commentOnPullRequest(const RepoAddress &repo, int number, const QString &body,
+                                         const CancelToken &cancel) override
+    {
+        auto target = m_client.commentTarget(m_scope, repo, number, body, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        const QString base = u"/repos/%1"_s.arg(segments(target->path));
+        // Gitea numbers pull requests among issues, and a pull request's conversation takes issue comments.
+        return m_client.comment(base + u"/issues/%1/comments"_s.arg(number), {},
+                                QJsonObject{{"body"_L1, clipped(body, GiteaCommentLimit)}}, number, target->call,
+                                idMember,
+                                [&] { return m_client.perform("GET", base, {}, std::nullopt, target->call); });
     }
 
 private:

@@ -25,9 +25,15 @@ QString gitHubScopeHint(Purpose purpose)
     case Purpose::ManageHooks:
         return u"a classic token needs the admin:repo_hook scope; a fine-grained one Webhooks: read and write; its "
                u"account must administer the repository"_s;
+    case Purpose::Comment:
+        return u"a classic token needs the repo scope (public_repo for public repositories); a fine-grained one "
+               u"Pull requests (or Issues): read and write"_s;
     }
     return {};
 }
+
+// What GitHub takes in an issue comment's body ("Body is too long (maximum is 65536 characters)").
+constexpr qsizetype GitHubCommentLimit = 65536;
 
 QString gitHubState(CommitState state)
 {
@@ -180,6 +186,20 @@ public:
                                     call);
         };
         return registerHook(ops, url);
+    }
+
+    Result<QString> commentOnPullRequest(const RepoAddress &repo, int number, const QString &body,
+                                         const CancelToken &cancel) override
+    {
+        auto target = m_client.commentTarget(m_scope, repo, number, body, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        const QString base = u"/repos/%1"_s.arg(segments(target->path));
+        // A pull request is an issue to GitHub: its conversation takes issue comments.
+        return m_client.comment(base + u"/issues/%1/comments"_s.arg(number), {},
+                                QJsonObject{{"body"_L1, clipped(body, GitHubCommentLimit)}}, number, target->call,
+                                idMember,
+                                [&] { return m_client.perform("GET", base, {}, std::nullopt, target->call); });
     }
 
 private:

@@ -23,9 +23,14 @@ QString gitLabScopeHint(Purpose purpose)
         return u"the token needs the api scope, and its account at least the Developer role in the project"_s;
     case Purpose::ManageHooks:
         return u"the token needs the api scope, and its account the Maintainer role in the project"_s;
+    case Purpose::Comment:
+        return u"the token needs the api scope, and its account access to the project's merge requests"_s;
     }
     return {};
 }
+
+// What GitLab takes in a note's body ("Limited to 1,000,000 characters").
+constexpr qsizetype GitLabNoteLimit = 1000000;
 
 // GitLab has no "error" state; a deploy that could not run failed as far as the commit goes.
 QString gitLabState(CommitState state)
@@ -178,6 +183,22 @@ public:
             return m_client.perform("PUT", hooks + u'/' + segment(id), {}, body, call);
         };
         return registerHook(ops, url);
+    }
+
+    Result<QString> commentOnPullRequest(const RepoAddress &repo, int number, const QString &body,
+                                         const CancelToken &cancel) override
+    {
+        auto project = m_client.commentTarget(m_scope, repo, number, body, cancel, GitLabProjectDepth);
+        if (!project)
+            return std::unexpected(project.error());
+        // number is the merge request's iid, the one its page shows ("!7"), not its global id. One
+        // arg() call: the project's id holds "%2F", which a second arg() would read as a marker.
+        return m_client.comment(
+            u"/projects/%1/merge_requests/%2/notes"_s.arg(projectId(*project), QString::number(number)), {},
+            QJsonObject{{"body"_L1, clipped(body, GitLabNoteLimit)}}, number, project->call, idMember, [&] {
+                return m_client.perform("GET", u"/projects/%1"_s.arg(projectId(*project)), {}, std::nullopt,
+                                        project->call);
+            });
     }
 
 private:

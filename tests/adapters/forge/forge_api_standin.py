@@ -17,14 +17,25 @@ holds 2 items, whatever page size is asked for, as a server with a small maximum
 listing of the 3 repositories or 3 branches takes two pages. A request without the forge's auth
 header gets that forge's 401.
 
-It keeps the commit statuses and webhooks it was sent. Control routes (no token):
+Every repository has the open pull requests PULL_REQUESTS (7 and 12); a comment on another number
+is that forge's 404. Hooks take only the events each forge documents (a misspelt one is refused
+the forge's way), and Azure's subscriptions the push and pull request events.
+
+It keeps the commit statuses, webhooks and pull request comments it was sent. Control routes (no
+token):
 
   GET  /_standin/statuses?forge=F     the status bodies F received: [{"repo", "sha", "body"}]
   GET  /_standin/hooks?forge=F        F's hooks by repository, secrets included: {"repo": [hook]}
+  GET  /_standin/hook-events?forge=F  the events F's hooks are for: {"repo": {"url": [event]}}, sorted;
+                                      a second hook for a URL shows as its events twice (GitLab: the
+                                      *_events flags set; Azure: each subscription's eventType)
+  GET  /_standin/comments?forge=F     the comments F took: [{"repo", "number", "path", "body", "id"}]
   GET  /_standin/requests?forge=F     the requests F received: [{"method", "path", "query"}]
+  POST /_standin/seed-hook            {"forge", "repo", "url", "secret"}: a push-only hook (as an
+                                      older Pando made it), in F's own shape; answers {"id"}
   POST /_standin/fail                 {"forge", "repo" ("*": every request), "status": 401|403|404|203|"hang"}
   POST /_standin/next-host            {"host"}: next-page addresses name that host instead of this one
-  POST /_standin/reset                forgets statuses, hooks, requests, failures and the next host
+  POST /_standin/reset                forgets statuses, hooks, comments, requests, failures and the next host
 
 The token comes from $FORGE_STANDIN_TOKEN and Bitbucket Cloud's user from $FORGE_STANDIN_USER,
 never argv. Prints "port N" once it listens on 127.0.0.1 (any free port).
@@ -64,11 +75,29 @@ NAMES = {
     "azure": ["shop/api", "shop/web", "shop/tools"],
 }
 AZURE_PROJECT_ID = "6ce954b1-ce1f-45d1-b94d-e6bf2464ba2c"
+PULL_REQUESTS = (7, 12)
+# The events a hook may name, as each forge's reference lists them (those Pando might ask for).
+HOOK_EVENTS = {
+    "github": {"push", "pull_request", "pull_request_review", "issue_comment", "create", "delete", "release",
+               "status", "check_run", "workflow_run", "*"},
+    "gitea": {"push", "pull_request", "pull_request_sync", "pull_request_comment", "create", "delete", "release",
+              "issues", "issue_comment"},
+    "bitbucket": {"repo:push", "repo:updated", "repo:commit_status_created", "repo:commit_status_updated",
+                  "pullrequest:created", "pullrequest:updated", "pullrequest:approved", "pullrequest:unapproved",
+                  "pullrequest:fulfilled", "pullrequest:rejected", "pullrequest:comment_created",
+                  "pullrequest:changes_request_created", "pullrequest:changes_request_removed"},
+    "bbdc": {"repo:refs_changed", "repo:modified", "repo:forked", "repo:comment:added", "pr:opened",
+             "pr:from_ref_updated", "pr:to_ref_updated", "pr:modified", "pr:merged", "pr:declined", "pr:deleted",
+             "pr:reviewer:updated", "pr:reviewer:approved", "pr:comment:added"},
+    "azure": {"git.push", "git.pullrequest.created", "git.pullrequest.updated", "git.pullrequest.merged"},
+}
+GITLAB_HOOK_FLAGS = ("push_events", "tag_push_events", "merge_requests_events", "note_events", "issues_events",
+                     "pipeline_events", "job_events", "releases_events")
 GITLAB_TRANSITIONS = {"pending": "enqueue", "running": "run", "success": "success", "failed": "drop",
                       "canceled": "cancel"}
 
 LOCK = threading.Lock()
-STATE = {"statuses": {}, "hooks": {}, "requests": {}, "failures": [], "next_id": 1, "next_host": ""}
+STATE = {"statuses": {}, "hooks": {}, "comments": {}, "requests": {}, "failures": [], "next_id": 1, "next_host": ""}
 
 
 def repo_info(forge, name):
@@ -94,6 +123,84 @@ def hooks_of(forge, repo):
 
 def record_status(forge, repo, sha_, body):
     STATE["statuses"].setdefault(forge, []).append({"repo": repo, "sha": sha_, "body": body})
+
+
+def record_comment(forge, repo, number, path, body):
+    """Keeps a comment the forge took; its id."""
+    comment_id = next_id()
+    STATE["comments"].setdefault(forge, []).append(
+        {"repo": repo, "number": number, "path": path, "body": body, "id": comment_id})
+    return comment_id
+
+
+def pull_request(number):
+    """The pull request number names, or None (a path segment that is not one, a number not open)."""
+    return int(number) if re.fullmatch(r"[0-9]+", number) and int(number) in PULL_REQUESTS else None
+
+
+def events_of(forge, hook):
+    """The events hook is for, as the hook-events route shows them."""
+    if forge == "gitlab":
+        return [k for k in GITLAB_HOOK_FLAGS if hook.get(k)]
+    if forge == "azure":
+        return [hook.get("eventType")]
+    return list(hook.get("events") or [])
+
+
+def url_of(forge, hook):
+    if forge in ("github", "gitea"):
+        return (hook.get("config") or {}).get("url")
+    if forge == "azure":
+        return (hook.get("consumerInputs") or {}).get("url")
+    return hook.get("url")
+
+
+def hook_events(forge):
+    shown = {}
+    for repo, hooks in STATE["hooks"].get(forge, {}).items():
+        if forge == "azure" and repo == "*":
+            continue
+        by_url = shown.setdefault(repo, {})
+        for hook in hooks:
+            by_url.setdefault(url_of(forge, hook), []).extend(events_of(forge, hook))
+    for by_url in shown.values():
+        for events in by_url.values():
+            events.sort()
+    return shown
+
+
+def seed_hook(forge, repo, url, secret):
+    """A push-only hook for url on repo, in forge's shape, as an older Pando registered it; its id."""
+    hook_id = next_id()
+    if forge == "github":
+        hook = {"id": hook_id, "name": "web", "active": True, "events": ["push"],
+                "config": {"url": url, "content_type": "json", "secret": secret, "insecure_ssl": "0"}}
+    elif forge == "gitea":
+        hook = {"id": hook_id, "type": "gitea", "active": True, "events": ["push"],
+                "config": {"url": url, "content_type": "json", "secret": secret}}
+    elif forge == "gitlab":
+        hook = {"id": hook_id, "url": url, "token": secret, "push_events": True, "merge_requests_events": False,
+                "tag_push_events": False, "enable_ssl_verification": True,
+                "project_id": NAMES["gitlab"].index(repo) + 1}
+    elif forge == "bitbucket":
+        hook_id = "{" + str(uuid.uuid4()) + "}"
+        hook = {"uuid": hook_id, "description": "Pando", "url": url, "active": True, "secret": secret,
+                "events": ["repo:push"], "subject_type": "repository"}
+    elif forge == "bbdc":
+        hook = {"id": hook_id, "name": "Pando", "url": url, "active": True, "events": ["repo:refs_changed"],
+                "configuration": {"secret": secret}}
+    elif forge == "azure":
+        hook_id = str(uuid.uuid4())
+        hook = {"id": hook_id, "status": "enabled", "publisherId": "tfs", "eventType": "git.push",
+                "resourceVersion": "1.0", "consumerId": "webHooks", "consumerActionId": "httpRequest",
+                "publisherInputs": {"projectId": AZURE_PROJECT_ID, "repository": repo_guid(repo)},
+                "consumerInputs": {"url": url, "basicAuthUsername": "pando", "basicAuthPassword": secret,
+                                   "resourceDetailsToSend": "all"}}
+        hooks_of("azure", "*").append(hook)
+    else:
+        raise Answer(400, {"message": "no such forge here"})
+    hooks_of(forge, repo).append(hook)
+    return hook_id
 
 
 class Answer(Exception):
@@ -187,6 +294,12 @@ class Handler(BaseHTTPRequestHandler):
                 raise Answer(200, STATE["statuses"].get(forge, []))
             if method == "GET" and path == "/_standin/hooks":
                 raise Answer(200, STATE["hooks"].get(forge, {}))
+            if method == "GET" and path == "/_standin/hook-events":
+                raise Answer(200, hook_events(forge))
+            if method == "GET" and path == "/_standin/comments":
+                raise Answer(200, STATE["comments"].get(forge, []))
+            if method == "POST" and path == "/_standin/seed-hook":
+                raise Answer(200, {"id": seed_hook(body["forge"], body["repo"], body["url"], body["secret"])})
             if method == "GET" and path == "/_standin/requests":
                 raise Answer(200, STATE["requests"].get(forge, []))
             if method == "POST" and path == "/_standin/fail":
@@ -196,7 +309,8 @@ class Handler(BaseHTTPRequestHandler):
                 STATE["next_host"] = body["host"]
                 raise Answer(200, {"ok": True})
             if method == "POST" and path == "/_standin/reset":
-                STATE.update({"statuses": {}, "hooks": {}, "requests": {}, "failures": [], "next_host": ""})
+                STATE.update({"statuses": {}, "hooks": {}, "comments": {}, "requests": {}, "failures": [],
+                              "next_host": ""})
                 raise Answer(200, {"ok": True})
         raise Answer(404, {"message": "no such control route"})
 
@@ -259,6 +373,12 @@ class Forge:
     def require(self, condition, message, status=422):
         if not condition:
             raise Answer(status, self.error_body(status, message))
+
+    def require_events(self, forge, events, status=400):
+        """A hook's events: a list of names forge knows."""
+        unknown = [e for e in events or [] if e not in HOOK_EVENTS[forge]]
+        self.require(isinstance(events, list) and not unknown, f"Invalid event(s): {', '.join(map(str, unknown))}",
+                     status)
 
 
 class GitHub(Forge):
@@ -326,11 +446,32 @@ class GitHub(Forge):
             self.require(len(b.get("description", "")) <= 140, "description is too long (maximum is 140 characters)")
             record_status("github", name, m[2], b)
             raise Answer(201, dict(b, id=next_id(), url="status"))
+        if (m := self.match("POST", "repos/*/*/issues/*/comments")) is not None:
+            # A pull request is an issue: its number takes issue comments.
+            number = pull_request(m[2])
+            if number is None:
+                raise Answer(404, {"message": "Not Found",
+                                   "documentation_url": "https://docs.github.com/rest/issues/comments"})
+            text = (self.body or {}).get("body")
+            if not isinstance(text, str) or not text.strip():
+                raise Answer(422, {"message": "Validation Failed", "errors": [
+                    {"resource": "IssueComment", "code": "missing_field", "field": "body"}]})
+            if len(text) > 65536:
+                raise Answer(422, {"message": "Validation Failed", "errors": [
+                    {"resource": "IssueComment", "code": "unprocessable", "field": "data",
+                     "message": "Body is too long (maximum is 65536 characters)"}]})
+            comment_id = record_comment("github", name, number, self.r.url.path, self.body)
+            raise Answer(201, {"id": comment_id, "node_id": f"IC_{comment_id}", "body": text,
+                               "html_url": f"https://github.com/{name}/pull/{number}#issuecomment-{comment_id}",
+                               "issue_url": f"https://api.github.com/repos/{name}/issues/{number}",
+                               "user": {"login": "pando-bot"}})
         if rest == ["hooks"] and self.method == "GET":
             self.paged([self.hook_json(h) for h in hooks_of("github", name)])
         if rest == ["hooks"] and self.method == "POST":
             b = self.body or {}
             config = b.get("config") or {}
+            if "events" in b:
+                self.require_events("github", b["events"], 422)
             self.require(b.get("name", "web") == "web", "Validation Failed")
             self.require(config.get("url"), "Validation Failed")
             self.require(config.get("content_type") in ("json", "form"), "Validation Failed")
@@ -346,6 +487,8 @@ class GitHub(Forge):
             if not hook:
                 raise Answer(404, {"message": "Not Found"})
             b = self.body or {}
+            if "events" in b:
+                self.require_events("github", b["events"], 422)
             if "config" in b:
                 hook["config"] = b["config"]  # replaced whole, as GitHub documents
             hook.update({k: b[k] for k in ("events", "active") if k in b})
@@ -428,11 +571,25 @@ class Gitea(Forge):
             self.require(b.get("state") in ("pending", "success", "error", "failure", "warning"), "invalid state")
             record_status("gitea", name, m[2], b)
             raise Answer(201, dict(b, id=next_id(), status=b["state"]))
+        if (m := self.match("POST", "repos/*/*/issues/*/comments")) is not None:
+            # Pull requests are numbered among issues and take issue comments.
+            number = pull_request(m[2])
+            if number is None:
+                raise Answer(404, self.error_body(404, "The target couldn't be found."))
+            text = (self.body or {}).get("body")
+            self.require(isinstance(text, str) and text.strip(), "[Body]: Required")
+            comment_id = record_comment("gitea", name, number, self.r.url.path, self.body)
+            raise Answer(201, {"id": comment_id, "body": text, "user": {"login": "pando-bot"},
+                               "html_url": f"https://gitea.example/{name}/pulls/{number}#issuecomment-{comment_id}",
+                               "pull_request_url": f"https://gitea.example/{name}/pulls/{number}",
+                               "issue_url": ""})
         if rest == ["hooks"] and self.method == "GET":
             self.paged([self.hook_json(h) for h in hooks_of("gitea", name)])
         if rest == ["hooks"] and self.method == "POST":
             b = self.body or {}
             config = b.get("config") or {}
+            if "events" in b:
+                self.require_events("gitea", b["events"], 422)
             self.require(b.get("type") in ("gitea", "forgejo", "gogs", "slack"), "Invalid hook type")
             self.require(config.get("url") and config.get("content_type") in ("json", "form"),
                          "Missing config option: url, content_type")
@@ -445,6 +602,8 @@ class Gitea(Forge):
             if not hook:
                 raise Answer(404, self.error_body(404, "The target couldn't be found."))
             b = self.body or {}
+            if "events" in b:
+                self.require_events("gitea", b["events"], 422)
             hook["config"].update(b.get("config") or {})
             hook.update({k: b[k] for k in ("events", "active") if k in b})
             raise Answer(200, self.hook_json(hook))
@@ -527,12 +686,28 @@ class GitLab(Forge):
                                               f"\"{GITLAB_TRANSITIONS[state]}\")"})
             record_status("gitlab", name, m[1], b)
             raise Answer(201, {"id": next_id(), "sha": m[1], "status": state, "name": context})
+        if (m := self.match("POST", "projects/*/merge_requests/*/notes")) is not None:
+            # The number is the merge request's iid within the project.
+            number = pull_request(m[1])
+            if number is None:
+                raise Answer(404, {"message": "404 Not found"})
+            text = (self.body or {}).get("body")
+            if not isinstance(text, str) or not text.strip():
+                raise Answer(400, {"message": "400 Bad request - Note {:note=>[\"can't be blank\"]}"})
+            if len(text) > 1000000:
+                raise Answer(400, {"message": {"note": ["is too long (maximum is 1000000 characters)"]}})
+            note_id = record_comment("gitlab", name, number, self.r.url.path, self.body)
+            raise Answer(201, {"id": note_id, "type": None, "body": text, "noteable_type": "MergeRequest",
+                               "noteable_iid": number, "system": False, "author": {"username": "pando-bot"}})
         if rest == ["hooks"] and self.method == "GET":
             self.paged([{k: v for k, v in h.items() if k != "token"} for h in hooks_of("gitlab", name)])
         if rest == ["hooks"] and self.method == "POST":
             b = self.body or {}
             if not b.get("url"):
                 raise Answer(400, {"error": "url is missing"})
+            unknown = [k for k in b if k.endswith("_events") and k not in GITLAB_HOOK_FLAGS]
+            if unknown:
+                raise Answer(400, {"error": f"{unknown[0]} does not have a valid value"})
             hook = dict(b, id=next_id(), project_id=NAMES["gitlab"].index(name) + 1)
             hooks_of("gitlab", name).append(hook)  # GitLab takes a second hook for a URL it has
             raise Answer(201, {k: v for k, v in hook.items() if k != "token"})
@@ -613,11 +788,23 @@ class BitbucketCloud(Forge):
             self.require(b.get("key") and b.get("url"), "key and url are required", 400)
             record_status("bitbucket", name, rest[1], b)
             raise Answer(201, dict(b, type="build", uuid="{" + str(uuid.uuid4()) + "}"))
+        if len(rest) == 3 and rest[0] == "pullrequests" and rest[2] == "comments" and self.method == "POST":
+            number = pull_request(rest[1])
+            if number is None:
+                raise Answer(404, self.error_body(404, f"No pull request with id {rest[1]}"))
+            content = (self.body or {}).get("content")
+            raw = content.get("raw") if isinstance(content, dict) else None
+            self.require(isinstance(raw, str) and raw.strip(), "content.raw: This field is required.", 400)
+            comment_id = record_comment("bitbucket", name, number, self.r.url.path, self.body)
+            raise Answer(201, {"type": "pullrequest_comment", "id": comment_id,
+                               "content": {"type": "rendered", "raw": raw, "markup": "markdown", "html": ""},
+                               "pullrequest": {"type": "pullrequest", "id": number}, "deleted": False})
         if rest == ["hooks"] and self.method == "GET":
             self.paged([self.hook_json(h) for h in hooks_of("bitbucket", name)])
         if rest == ["hooks"] and self.method == "POST":
             b = self.body or {}
             self.require(b.get("url") and b.get("events"), "url and events are required", 400)
+            self.require_events("bitbucket", b["events"])
             hook = dict(b, uuid="{" + str(uuid.uuid4()) + "}", subject_type="repository")
             hooks_of("bitbucket", name).append(hook)  # Bitbucket takes a second hook for a URL it has
             raise Answer(201, self.hook_json(hook))
@@ -625,6 +812,8 @@ class BitbucketCloud(Forge):
             hook = next((h for h in hooks_of("bitbucket", name) if h["uuid"] == rest[1]), None)
             if not hook:
                 raise Answer(404, self.error_body(404, "Webhook not found"))
+            if "events" in (self.body or {}):
+                self.require_events("bitbucket", self.body["events"])
             hook.update(self.body or {})
             raise Answer(200, self.hook_json(hook))
 
@@ -708,12 +897,23 @@ class BitbucketDc(Forge):
             if not full:
                 raise Answer(404, self.error_body(404, f"Commit '{rest[1]}' does not exist in repository."))
             raise Answer(200, {"id": full, "displayId": full[:11]})
+        if len(rest) == 3 and rest[0] == "pull-requests" and rest[2] == "comments" and self.method == "POST":
+            number = pull_request(rest[1])
+            if number is None:
+                raise Answer(404, self.error_body(404, f"Pull request {rest[1]} does not exist in {name}."))
+            text = (self.body or {}).get("text")
+            self.require(isinstance(text, str) and text.strip() and len(text) < 32768,
+                         "Please enter a non-empty value less than 32768 characters", 400)
+            comment_id = record_comment("bbdc", name, number, self.r.url.path, self.body)
+            raise Answer(201, {"id": comment_id, "version": 0, "text": text, "author": {"name": "pando-bot"},
+                               "comments": [], "tasks": []})
         if rest == ["webhooks"] and self.method == "GET":
             self.paged([self.hook_json(h) for h in hooks_of("bbdc", name)])
         if rest == ["webhooks"] and self.method == "POST":
             b = self.body or {}
             self.require(b.get("name") and b.get("url") and b.get("events"), "name, url and events are required",
                          400)
+            self.require_events("bbdc", b["events"])
             hook = dict(b, id=next_id())
             hooks_of("bbdc", name).append(hook)
             raise Answer(201, self.hook_json(hook))
@@ -721,6 +921,8 @@ class BitbucketDc(Forge):
             hook = next((h for h in hooks_of("bbdc", name) if str(h["id"]) == rest[1]), None)
             if not hook:
                 raise Answer(404, self.error_body(404, "No webhook with that id"))
+            if "events" in (self.body or {}):
+                self.require_events("bbdc", self.body["events"])
             hook.update(self.body or {})
             raise Answer(200, self.hook_json(hook))
 
@@ -830,6 +1032,29 @@ class Azure(Forge):
                          "The status context name is required", 400)
             record_status("azure", name, rest[1], b)
             raise Answer(201, dict(b, id=next_id()))
+        if len(rest) == 3 and rest[0] == "pullRequests" and rest[2] == "threads" and self.method == "POST":
+            number = pull_request(rest[1])
+            if number is None:
+                raise Answer(404, self.error_body(404, "TF401180: The requested pull request was not found."))
+            b = self.body or {}
+            comments = b.get("comments")
+            self.require(isinstance(comments, list) and len(comments) == 1 and isinstance(comments[0], dict),
+                         "This stand-in takes threads of one comment", 400)
+            comment = comments[0]
+            content = comment.get("content")
+            self.require(isinstance(content, str) and content.strip(),
+                         "Value cannot be null.\r\nParameter name: comment.Content", 400)
+            self.require(len(content) <= 150000, "A discussion comment cannot be longer than 150000 characters."
+                                                 "\r\nParameter name: comment.Content", 400)
+            # Enums are taken as their numbers or their names, as Azure's serializer does.
+            self.require(comment.get("commentType", 1) in (1, "text") and comment.get("parentCommentId", 0) == 0,
+                         "This stand-in takes a text comment that starts its thread", 400)
+            self.require(b.get("status", 1) in (1, "active"), "This stand-in takes active threads", 400)
+            thread_id = record_comment("azure", name, number, self.r.url.path, b)
+            raise Answer(200, {"id": thread_id, "status": "active", "isDeleted": False,
+                               "comments": [{"id": 1, "parentCommentId": 0, "content": content,
+                                             "commentType": "text", "author": {"displayName": "pando-bot"}}],
+                               "pullRequestThreadContext": None, "threadContext": None})
 
     def subscriptions(self):
         s, b = self.s, self.body or {}
@@ -839,9 +1064,10 @@ class Azure(Forge):
                       if k in self.q}
             self.paged([self.subscription_json(h) for h in hooks if all(h.get(k) == v for k, v in wanted.items())])
         if len(s) in (3, 4) and self.method in ("POST", "PUT"):
-            self.require(b.get("publisherId") == "tfs" and b.get("eventType") == "git.push" and
+            self.require(b.get("publisherId") == "tfs" and b.get("eventType") in HOOK_EVENTS["azure"] and
                          b.get("consumerId") == "webHooks" and b.get("consumerActionId") == "httpRequest",
-                         "This stand-in takes git.push subscriptions of the webHooks consumer only", 400)
+                         "This stand-in takes git push and pull request subscriptions of the webHooks consumer only",
+                         400)
             inputs = b.get("publisherInputs") or {}
             self.require(inputs.get("projectId") == AZURE_PROJECT_ID, "publisherInputs.projectId is not a project",
                          400)

@@ -67,6 +67,25 @@ QJsonObject ForgeStandIn::hooks(const QString &forge) const
     return get(u"hooks"_s, forge).toObject();
 }
 
+QJsonObject ForgeStandIn::hookEvents(const QString &forge) const
+{
+    return get(u"hook-events"_s, forge).toObject();
+}
+
+QJsonArray ForgeStandIn::comments(const QString &forge) const
+{
+    return get(u"comments"_s, forge).toArray();
+}
+
+QString ForgeStandIn::seedHook(const QString &forge, const QString &repo, const QString &url,
+                               const QString &secret) const
+{
+    const QJsonObject answer = control(
+        u"/_standin/seed-hook"_s, {{"forge"_L1, forge}, {"repo"_L1, repo}, {"url"_L1, url}, {"secret"_L1, secret}});
+    const QJsonValue id = answer.value("id"_L1);
+    return id.isDouble() ? QString::number(id.toInteger()) : id.toString();
+}
+
 QJsonArray ForgeStandIn::requests(const QString &forge) const
 {
     return get(u"requests"_s, forge).toArray();
@@ -106,7 +125,7 @@ QJsonValue ForgeStandIn::get(const QString &what, const QString &forge) const
     return document.isArray() ? QJsonValue(document.array()) : QJsonValue(document.object());
 }
 
-void ForgeStandIn::control(const QString &path, const QJsonObject &body) const
+QJsonObject ForgeStandIn::control(const QString &path, const QJsonObject &body) const
 {
     adapters::httpkit::Request request;
     request.method = "POST";
@@ -114,7 +133,11 @@ void ForgeStandIn::control(const QString &path, const QJsonObject &body) const
     request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
     request.timeoutMs = 10000;
     const adapters::httpkit::Exchange exchange = adapters::httpkit::perform({.baseUrl = base().toUtf8()}, request);
-    QVERIFY2(exchange.status == 200, exchange.body.constData());
+    // QVERIFY2 returns void: a control route that fails is recorded, and its (empty) answer given.
+    [&] {
+        QVERIFY2(exchange.status == 200, exchange.body.constData());
+    }();
+    return QJsonDocument::fromJson(exchange.body).object();
 }
 
 } // namespace pando::test

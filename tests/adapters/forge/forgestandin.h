@@ -35,6 +35,15 @@ public:
 
     QJsonArray statuses(const QString &forge) const;
     QJsonObject hooks(const QString &forge) const;
+    // The events forge's hooks are for: {"repo": {"url": [event, …]}}, each list sorted; a second
+    // hook for a URL shows as its events twice.
+    QJsonObject hookEvents(const QString &forge) const;
+    // The pull request comments forge took: [{"repo", "number", "path", "body", "id"}], path the
+    // request's (below the stand-in's root), body the JSON it was sent.
+    QJsonArray comments(const QString &forge) const;
+    // Gives forge's repo a push-only hook for url (as an older Pando registered it) in the
+    // forge's own shape; its id.
+    QString seedHook(const QString &forge, const QString &repo, const QString &url, const QString &secret) const;
     QJsonArray requests(const QString &forge) const;
     // How many GETs forge answered on a path ending in pathEnd.
     int gets(const QString &forge, const QString &pathEnd) const;
@@ -45,7 +54,7 @@ public:
 
 private:
     QJsonValue get(const QString &what, const QString &forge) const;
-    void control(const QString &path, const QJsonObject &body) const;
+    QJsonObject control(const QString &path, const QJsonObject &body) const;
 
     QByteArray m_token;
     QString m_bitbucketUser;

@@ -1,9 +1,9 @@
 // The forge REST API adapter against a local stand-in for six forges' APIs
 // (forge_api_standin.py), which answers the documented requests with the documented shapes,
-// status codes, error bodies and paging, checks each forge's auth header, keeps the statuses and
-// hooks it is sent, and can be told to refuse (401, 403, 404, Azure's 203) or never answer. Every
-// case runs for every forge. No forge on the internet can be reached from here: what the real
-// APIs do beyond their references (and the stand-in's reading of them) is not tested.
+// status codes, error bodies and paging, checks each forge's auth header, keeps the statuses,
+// hooks (with their events) and pull request comments it is sent, and can be told to refuse (401,
+// 403, 404, Azure's 203) or never answer. Every case runs for every forge. No forge on the internet can be reached from
+// here: what the real APIs do beyond their references (and the stand-in's reading of them) is not tested.
 
 #include "adapters/api/forge.h"
 #include "adapters/forge/rest/forgeclient.h"
@@ -201,6 +201,72 @@ QList<ForgeRow> forgeRows()
     };
 }
 
+// What commentOnPullRequest() sends each forge: the documented path (as the stand-in saw it, below
+// its root), the documented body, the forge's limit on a comment and what a refusal's hint names.
+struct CommentRequest {
+    QString path;
+    QJsonObject body;
+    qsizetype limit = 0;
+    QString scopeWord;
+};
+
+CommentRequest commentRequest(const ForgeRow &row, int number, const QString &text)
+{
+    const QString n = QString::number(number);
+    if (row.standIn == u"github"_s)
+        return {
+            u"/github/repos/acme/api/issues/"_s + n + u"/comments"_s, {{"body"_L1, text}}, 65536, u"Pull requests"_s};
+    if (row.standIn == u"gitlab"_s)
+        return {u"/gitlab/projects/acme%2Fplatform%2Fapi/merge_requests/"_s + n + u"/notes"_s,
+                {{"body"_L1, text}},
+                1000000,
+                u"api scope"_s};
+    if (row.standIn == u"gitea"_s)
+        return {u"/gitea/repos/acme/api/issues/"_s + n + u"/comments"_s, {{"body"_L1, text}}, 65536, u"write:issue"_s};
+    if (row.standIn == u"bitbucket"_s)
+        return {u"/bitbucket/repositories/acme/api/pullrequests/"_s + n + u"/comments"_s,
+                {{"content"_L1, QJsonObject{{"raw"_L1, text}}}},
+                32767,
+                u"Pull requests"_s};
+    if (row.standIn == u"bbdc"_s)
+        return {u"/bbdc/rest/api/1.0/projects/acme/repos/api/pull-requests/"_s + n + u"/comments"_s,
+                {{"text"_L1, text}},
+                32767,
+                u"Repository read"_s};
+    return {u"/azure/acme/shop/_apis/git/repositories/api/pullRequests/"_s + n + u"/threads"_s,
+            {{"comments"_L1,
+              QJsonArray{QJsonObject{{"parentCommentId"_L1, 0}, {"content"_L1, text}, {"commentType"_L1, 1}}}},
+             {"status"_L1, 1}},
+            150000,
+            u"Code (Read & write)"_s};
+}
+
+// The events registerWebhook() subscribes a forge's hook to, sorted as the stand-in shows them.
+QJsonArray hookEventsOf(const ForgeRow &row)
+{
+    QStringList events;
+    if (row.standIn == u"github"_s || row.standIn == u"gitea"_s)
+        events = {u"push"_s, u"pull_request"_s};
+    else if (row.standIn == u"gitlab"_s)
+        events = {u"push_events"_s, u"merge_requests_events"_s};
+    else if (row.standIn == u"bitbucket"_s)
+        events = {u"repo:push"_s, u"pullrequest:created"_s, u"pullrequest:updated"_s, u"pullrequest:fulfilled"_s,
+                  u"pullrequest:rejected"_s};
+    else if (row.standIn == u"bbdc"_s)
+        events = {u"repo:refs_changed"_s, u"pr:opened"_s,   u"pr:from_ref_updated"_s,
+                  u"pr:merged"_s,         u"pr:declined"_s, u"pr:deleted"_s};
+    else
+        events = {u"git.push"_s, u"git.pullrequest.created"_s, u"git.pullrequest.updated"_s};
+    events.sort();
+    return QJsonArray::fromStringList(events);
+}
+
+// How many hooks the stand-in keeps for one URL: Azure's service hooks are one subscription per event.
+qsizetype hooksPerUrl(const ForgeRow &row)
+{
+    return row.standIn == u"azure"_s ? 3 : 1;
+}
+
 QString rowName(const ForgeRow &row)
 {
     return row.username == u"oauth2"_s                               ? u"gitlab-bearer"_s
@@ -376,24 +442,191 @@ private Q_SLOTS:
         QVERIFY(!created->id.isEmpty());
         QCOMPARE(created->url, url);
         QJsonArray hooks = m_standIn->hooks(row.standIn).value(row.repoKey).toArray();
-        QCOMPARE(hooks.size(), 1);
-        QCOMPARE(at(hooks.at(0), row.secretPath).toString(), u"first-secret"_s);
+        QCOMPARE(hooks.size(), hooksPerUrl(row));
+        for (const QJsonValue hook : hooks)
+            QCOMPARE(at(hook, row.secretPath).toString(), u"first-secret"_s);
 
         auto again = forge->registerWebhook(repo, url, "second-secret", {});
         QVERIFY2(again, errorText(again));
         QCOMPARE(again->id, created->id);
         hooks = m_standIn->hooks(row.standIn).value(row.repoKey).toArray();
-        QCOMPARE(hooks.size(), 1);
-        QCOMPARE(at(hooks.at(0), row.secretPath).toString(), u"second-secret"_s);
+        QCOMPARE(hooks.size(), hooksPerUrl(row));
+        for (const QJsonValue hook : hooks)
+            QCOMPARE(at(hook, row.secretPath).toString(), u"second-secret"_s);
 
         // Another URL is another hook.
         auto other = forge->registerWebhook(repo, u"https://other.example/hook"_s, "third-secret", {});
         QVERIFY2(other, errorText(other));
         QVERIFY(other->id != created->id);
-        QCOMPARE(m_standIn->hooks(row.standIn).value(row.repoKey).toArray().size(), 2);
+        QCOMPARE(m_standIn->hooks(row.standIn).value(row.repoKey).toArray().size(), 2 * hooksPerUrl(row));
 
         QCOMPARE(forge->registerWebhook(repo, url, {}, {}).error().where, u"secret"_s);
         QCOMPARE(forge->registerWebhook(repo, u"ftp://pando.example/x"_s, "s3cret", {}).error().where, u"url"_s);
+    }
+
+    // One hook serves deploy on push and previews: it is for pushes and pull requests, and
+    // registering again leaves each event subscribed once.
+    void registerWebhookSubscribesToPullRequests_data() { addRows(); }
+    void registerWebhookSubscribesToPullRequests()
+    {
+        QFETCH(ForgeRow, row);
+        auto forge = api(row);
+        const RepoAddress repo = address(row.repoUrl, row.kind);
+        const QString url = u"https://pando.example/hooks/shop"_s;
+        const QJsonObject expected{{url, hookEventsOf(row)}};
+
+        auto registered = forge->registerWebhook(repo, url, "first-secret", {});
+        QVERIFY2(registered, errorText(registered));
+        QCOMPARE(m_standIn->hookEvents(row.standIn).value(row.repoKey).toObject(), expected);
+        auto again = forge->registerWebhook(repo, url, "second-secret", {});
+        QVERIFY2(again, errorText(again));
+        QCOMPARE(again->id, registered->id);
+        QCOMPARE(m_standIn->hookEvents(row.standIn).value(row.repoKey).toObject(), expected);
+    }
+
+    // A hook an older Pando registered for pushes only is updated to the pull request events too
+    // (Azure: its push subscription kept, the pull request ones added), and no second one is made.
+    void reregisteringUpdatesTheEvents_data() { addRows(); }
+    void reregisteringUpdatesTheEvents()
+    {
+        QFETCH(ForgeRow, row);
+        const RepoAddress repo = address(row.repoUrl, row.kind);
+        const QString url = u"https://pando.example/hooks/shop"_s;
+        const QString seeded = m_standIn->seedHook(row.standIn, row.repoKey, url, u"old-secret"_s);
+        QVERIFY(!seeded.isEmpty());
+        QCOMPARE(m_standIn->hookEvents(row.standIn).value(row.repoKey).toObject().value(url).toArray().size(), 1);
+
+        auto registered = api(row)->registerWebhook(repo, url, "new-secret", {});
+        QVERIFY2(registered, errorText(registered));
+        QCOMPARE(registered->id, seeded);
+        QCOMPARE(m_standIn->hookEvents(row.standIn).value(row.repoKey).toObject(),
+                 (QJsonObject{{url, hookEventsOf(row)}}));
+        const QJsonArray hooks = m_standIn->hooks(row.standIn).value(row.repoKey).toArray();
+        QCOMPARE(hooks.size(), hooksPerUrl(row));
+        for (const QJsonValue hook : hooks)
+            QCOMPARE(at(hook, row.secretPath).toString(), u"new-secret"_s);
+    }
+
+    void commentOnPullRequest_data() { addRows(); }
+    void commentOnPullRequest()
+    {
+        QFETCH(ForgeRow, row);
+        const QString body = u"Preview of **shop** for this pull request: https://pr-7.shop.pando.example"_s;
+        auto commented = api(row)->commentOnPullRequest(address(row.repoUrl, row.kind), 7, body, {});
+        QVERIFY2(commented, errorText(commented));
+        const QJsonArray received = m_standIn->comments(row.standIn);
+        QCOMPARE(received.size(), 1);
+        const CommentRequest expected = commentRequest(row, 7, body);
+        QCOMPARE(received.at(0)["path"_L1].toString(), expected.path);
+        QCOMPARE(received.at(0)["body"_L1].toObject(), expected.body);
+        QCOMPARE(received.at(0)["number"_L1].toInt(), 7);
+        QCOMPARE(*commented, QString::number(received.at(0)["id"_L1].toInteger()));
+        // One request: the comment, nothing looked up before it.
+        QCOMPARE(m_standIn->requests(row.standIn).size(), 1);
+    }
+
+    // A body past the forge's limit is cut there, never inside a surrogate pair.
+    void longCommentIsCut_data() { addRows(); }
+    void longCommentIsCut()
+    {
+        QFETCH(ForgeRow, row);
+        const qsizetype limit = commentRequest(row, 12, {}).limit;
+        const QString kept(limit - 1, u'x');
+        auto commented = api(row)->commentOnPullRequest(address(row.repoUrl, row.kind), 12,
+                                                        kept + u"\U0001F600"_s + QString(100, u'y'), {});
+        QVERIFY2(commented, errorText(commented));
+        const QJsonArray received = m_standIn->comments(row.standIn);
+        QCOMPARE(received.size(), 1);
+        QCOMPARE(received.at(0)["body"_L1].toObject(), commentRequest(row, 12, kept).body);
+    }
+
+    void commentRefused_data() { addRows(); }
+    void commentRefused()
+    {
+        QFETCH(ForgeRow, row);
+        const RepoAddress repo = address(row.repoUrl, row.kind);
+        auto refused = api(row, {}, WrongToken)->commentOnPullRequest(repo, 7, u"hello"_s, {});
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code, ErrorCode::Unauthorized);
+        QCOMPARE(refused.error().where, u"token"_s);
+        QVERIFY2(refused.error().message.contains(u"when asked to comment on the pull requests of"_s),
+                 errorText(refused));
+        QVERIFY2(holdsNoToken(refused), errorText(refused));
+
+        m_standIn->failFor(row.standIn, row.repoKey, 403);
+        auto forbidden = api(row)->commentOnPullRequest(repo, 7, u"hello"_s, {});
+        QVERIFY(!forbidden);
+        QCOMPARE(forbidden.error().code, ErrorCode::Forbidden);
+        QCOMPARE(forbidden.error().where, u"token"_s);
+        QVERIFY2(forbidden.error().message.contains(u"lacks the scope to comment on the pull requests of"_s),
+                 errorText(forbidden));
+        QVERIFY2(forbidden.error().hint.contains(commentRequest(row, 7, {}).scopeWord),
+                 qPrintable(forbidden.error().hint));
+        QVERIFY2(holdsNoToken(forbidden), errorText(forbidden));
+        QCOMPARE(m_standIn->comments(row.standIn).size(), 0);
+    }
+
+    // A 404 is the repository's when the token cannot see it, else the pull request's.
+    void commentNotFound_data() { addRows(); }
+    void commentNotFound()
+    {
+        QFETCH(ForgeRow, row);
+        auto noRepo = api(row)->commentOnPullRequest(address(row.missingUrl, row.kind), 7, u"hello"_s, {});
+        QVERIFY(!noRepo);
+        QCOMPARE(noRepo.error().code, ErrorCode::NotFound);
+        QCOMPARE(noRepo.error().where, u"repo"_s);
+        QVERIFY2(noRepo.error().message.contains(u"nothere was not found on"_s), errorText(noRepo));
+        QVERIFY2(holdsNoToken(noRepo), errorText(noRepo));
+
+        const RepoAddress repo = address(row.repoUrl, row.kind);
+        auto noPull = api(row)->commentOnPullRequest(repo, 99, u"hello"_s, {});
+        QVERIFY(!noPull);
+        QCOMPARE(noPull.error().code, ErrorCode::NotFound);
+        QCOMPARE(noPull.error().where, u"number"_s);
+        QVERIFY2(noPull.error().message.contains(u"has no pull request 99 on"_s), errorText(noPull));
+        QVERIFY2(holdsNoToken(noPull), errorText(noPull));
+
+        m_standIn->failFor(row.standIn, row.repoKey, 404);
+        auto hidden = api(row)->commentOnPullRequest(repo, 7, u"hello"_s, {});
+        QCOMPARE(hidden.error().code, ErrorCode::NotFound);
+        QCOMPARE(hidden.error().where, u"repo"_s);
+        QCOMPARE(m_standIn->comments(row.standIn).size(), 0);
+    }
+
+    void commentMeetsTheDeadline_data() { addRows(); }
+    void commentMeetsTheDeadline()
+    {
+        QFETCH(ForgeRow, row);
+        m_standIn->failFor(row.standIn, row.repoKey, u"hang"_s);
+        forgerest::ForgeRestOptions options;
+        options.requestTimeoutMs = 400;
+        QElapsedTimer clock;
+        clock.start();
+        auto commented = api(row, options)->commentOnPullRequest(address(row.repoUrl, row.kind), 7, u"hello"_s, {});
+        QVERIFY(!commented);
+        QCOMPARE(commented.error().code, ErrorCode::Timeout);
+        QVERIFY2(commented.error().message.contains(u"did not answer within 400 ms"_s), errorText(commented));
+        QVERIFY2(holdsNoToken(commented), errorText(commented));
+        QVERIFY2(clock.elapsed() < 5000, qPrintable(QString::number(clock.elapsed())));
+    }
+
+    // A number no pull request has, or nothing to say, is refused before any request.
+    void commentNeedsANumberAndABody_data() { addRows(); }
+    void commentNeedsANumberAndABody()
+    {
+        QFETCH(ForgeRow, row);
+        auto forge = api(row);
+        const RepoAddress repo = address(row.repoUrl, row.kind);
+        for (const int number : {0, -3}) {
+            auto refused = forge->commentOnPullRequest(repo, number, u"hello"_s, {});
+            QVERIFY(!refused);
+            QCOMPARE(refused.error().code, ErrorCode::Invalid);
+            QCOMPARE(refused.error().where, u"number"_s);
+        }
+        auto empty = forge->commentOnPullRequest(repo, 7, u" \n"_s, {});
+        QCOMPARE(empty.error().code, ErrorCode::Invalid);
+        QCOMPARE(empty.error().where, u"body"_s);
+        QCOMPARE(m_standIn->requests(row.standIn).size(), 0);
     }
 
     void refusedToken_data() { addRows(); }
@@ -560,6 +793,9 @@ private Q_SLOTS:
                      .code,
                  ErrorCode::Invalid);
         QCOMPARE(forge->registerWebhook(repo, u"https://pando.example/h"_s, "s", {}).error().where, u"kind"_s);
+        auto commented = forge->commentOnPullRequest(repo, 7, u"hello"_s, {});
+        QCOMPARE(commented.error().where, u"kind"_s);
+        QVERIFY2(commented.error().message.contains(u"comment on pull requests"_s), errorText(commented));
     }
 
     void unusableAccounts()
