@@ -138,6 +138,63 @@ void registerHook(Cli &cli)
     }));
 }
 
+void showPreviews(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    cli.api().appPreviews(name, cli.handle([&cli, name](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        QList<QStringList> rows;
+        for (const QJsonValue v : r.json.value(QStringLiteral("previews")).toArray()) {
+            const QJsonObject p = v.toObject();
+            const QString status = p.contains(QStringLiteral("status")) ? str(p, "status") : QStringLiteral("removing");
+            rows << QStringList{QStringLiteral("#%1").arg(num(p, "number")),
+                                str(p, "app"),
+                                str(p, "head_branch") +
+                                    (p.value(QStringLiteral("fork")).toBool() ? QStringLiteral(" (fork)") : QString()),
+                                shortCommit(str(p, "head_commit")),
+                                status,
+                                orDash(str(p, "url")),
+                                str(p, "expires_at").left(16).replace(u'T', u' ')};
+        }
+        if (rows.isEmpty())
+            printOut(QStringLiteral("%1 has no previews. A pull request to its branch gets one when its spec has "
+                                    "preview: true and the forge sends pull request events to its webhook.")
+                         .arg(name));
+        else
+            printOut(table({QStringLiteral("PULL"), QStringLiteral("APP"), QStringLiteral("BRANCH"),
+                            QStringLiteral("COMMIT"), QStringLiteral("STATUS"), QStringLiteral("URL"),
+                            QStringLiteral("EXPIRES (UTC)")},
+                           rows));
+        cli.finish(ExitOk);
+    }));
+}
+
+void removePreview(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    const QString given = cli.args().arguments.value(1);
+    bool ok = false;
+    const int number = QString(given).remove(0, given.startsWith(u'#') ? 1 : 0).toInt(&ok);
+    if (!ok || number <= 0)
+        return cli.failWith(Error{
+            ErrorCode::Invalid, QStringLiteral("\"%1\" is not a pull request's number").arg(given.left(40)),
+            QStringLiteral("arguments"), QStringLiteral("pando apps previews %1 lists them, like #12").arg(name)});
+    cli.api().removeAppPreview(name, number, cli.handle([&cli, name, number](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        printOut(QStringLiteral("Removing the preview of pull request #%1 of %2 with its data; a new push to the pull "
+                                "request makes a new one.")
+                     .arg(number)
+                     .arg(name));
+        cli.finish(ExitOk);
+    }));
+}
+
 constexpr CommandDef HookTable[] = {
     {"apps",
      "hook",
@@ -175,6 +232,29 @@ constexpr CommandDef HookTable[] = {
      nullptr,
      "The forge must reach this server at --public-url (by default the address pando talks to, which is refused "
      "when it is this machine's loopback). The connection's token needs the right to manage webhooks."},
+    {"apps",
+     "previews",
+     "NAME",
+     1,
+     1,
+     {},
+     "list an app's preview deployments, one per pull request",
+     &showPreviews,
+     Needs::Token,
+     nullptr,
+     "preview: true in the spec gives each pull request to the app's branch an app of its own (NAME-pr-N), "
+     "deployed again at each push and removed when the request closes or after preview.ttl without a push."},
+    {"apps",
+     "preview-rm",
+     "NAME NUMBER",
+     2,
+     2,
+     {},
+     "remove the preview of a pull request now, with its data",
+     &removePreview,
+     Needs::Token,
+     nullptr,
+     "As closing the pull request does. A later push to the pull request makes a new preview."},
 };
 static_assert(isComplete(HookTable), "every command needs its words, a summary, a handler and consistent arguments");
 

@@ -342,6 +342,8 @@ void showSettings(Cli &cli)
              {QStringLiteral("ssh-agent"), onOff(QStringLiteral("ssh_agent"), members)},
              {QStringLiteral("internal-hosts"), onOff(QStringLiteral("internal_hosts"), members)},
              {QStringLiteral("member-ports"), r.json.value(QStringLiteral("member_ports")).toString()},
+             {QStringLiteral("preview-forks"),
+              onOff(QStringLiteral("preview_forks"), QStringLiteral("on (pull requests from forks get previews)"))},
              {QStringLiteral("base-domain"), orNone(r.json.value(QStringLiteral("base_domain")).toString())},
              {QStringLiteral("allowed-domains"), allowedDomains(r.json)},
              {QStringLiteral("wildcard-domains"), onOff(QStringLiteral("wildcard_domains"), QStringLiteral("on"))}}));
@@ -361,6 +363,7 @@ constexpr SettingName settingNames[] = {
     {"ssh-agent", "ssh_agent", true},
     {"internal-hosts", "internal_hosts", true},
     {"member-ports", "member_ports", false},
+    {"preview-forks", "preview_forks", true},
     {"base-domain", "base_domain", false},
     {"allowed-domains", "allowed_domains", false},
     {"wildcard-domains", "wildcard_domains", true},
@@ -635,7 +638,7 @@ constexpr CommandDef PipelineTable[] = {
      2,
      {},
      "change an install setting (administrators): host-execution, local-repositories, ssh-agent, "
-     "internal-hosts, wildcard-domains on|off; member-ports FIRST-LAST|none; base-domain NAME|none; "
+     "internal-hosts, preview-forks, wildcard-domains on|off; member-ports FIRST-LAST|none; base-domain NAME|none; "
      "allowed-domains NAME,NAME|any",
      &setSetting},
     {"pipelines",

@@ -275,6 +275,16 @@ void Api::registerAppHook(const QString &app, const QString &publicUrl, Callback
              std::move(done));
 }
 
+void Api::appPreviews(const QString &app, Callback done) const
+{
+    get(apiPath({u"apps"_s, app, u"previews"_s}), std::move(done));
+}
+
+void Api::removeAppPreview(const QString &app, int number, Callback done) const
+{
+    sendEmpty("DELETE", apiPath({u"apps"_s, app, u"previews"_s, QString::number(number)}), std::move(done));
+}
+
 void Api::appHook(const QString &app, std::optional<int> limit, Callback done) const
 {
     get(apiPath({u"apps"_s, app, u"hook"_s}) + Query().addIfSet(u"limit"_s, limit).suffix(), std::move(done));

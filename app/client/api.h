@@ -128,6 +128,9 @@ public:
     void newHookSecret(const QString &app, const QString &secret, Callback done) const;
     // Registers the app's webhook on its forge, at publicUrl + /api/v1/hooks/APP, with a new secret.
     void registerAppHook(const QString &app, const QString &publicUrl, Callback done) const;
+    // The app's preview deployments, one per pull request; removing one now.
+    void appPreviews(const QString &app, Callback done) const;
+    void removeAppPreview(const QString &app, int number, Callback done) const;
     void sourceConnections(Callback done) const;
     void sourceConnection(const QString &name, Callback done) const;
     void addSourceConnection(const QJsonObject &connection, Callback done) const;

@@ -315,6 +315,9 @@ constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/apps/{name}/hook", AppsRead, App, false, &hookapi::show},
     {"POST", "/api/v1/apps/{name}/hook/secret", AppsWrite, App, false, &hookapi::newSecret},
     {"POST", "/api/v1/apps/{name}/hook/register", AppsWrite, App, false, &hookapi::registerOnForge},
+    // Its previews (docs/autodeploy.md): removing one is removing an app, an apps.write of the app's.
+    {"GET", "/api/v1/apps/{name}/previews", AppsRead, App, false, &hookapi::listPreviews},
+    {"DELETE", "/api/v1/apps/{name}/previews/{number}", AppsWrite, App, false, &hookapi::removePreview},
     // Backing services (docs/services.md): a backup holds the whole data, so it needs apps.write.
     {"GET", "/api/v1/services", AppsRead, None, false, &serviceapi::listAllServices},
     {"GET", "/api/v1/apps/{name}/services", AppsRead, App, false, &serviceapi::listAppServices},

@@ -2,6 +2,8 @@
 
 #include "replies.h"
 
+#include <QJsonArray>
+
 using namespace Qt::StringLiterals;
 
 namespace pando::server::hookapi {
@@ -65,6 +67,30 @@ Reply registerOnForge(Call &call)
     if (!hook)
         return errorReply(hook.error());
     return Reply{200, QJsonObject{{u"app"_s, call.args.value(0)}, {u"url"_s, hook->url}, {u"hook"_s, hook->id}}};
+}
+
+Reply listPreviews(Call &call)
+{
+    auto previews = call.engine.previews(call.args.value(0));
+    if (!previews)
+        return errorReply(previews.error());
+    QJsonArray list;
+    for (const core::PreviewView &preview : std::as_const(*previews))
+        list.append(preview.toJson());
+    return Reply{200, QJsonObject{{u"app"_s, call.args.value(0)}, {u"previews"_s, list}}};
+}
+
+Reply removePreview(Call &call)
+{
+    bool ok = false;
+    const int number = call.args.value(1).toInt(&ok);
+    if (!ok || number <= 0)
+        return invalid(u"\"%1\" is not a pull request's number"_s.arg(call.args.value(1).left(40)), u"number"_s,
+                       u"DELETE /api/v1/apps/NAME/previews/12 removes the preview of pull request #12"_s);
+    if (auto removed = call.engine.removePreview(call.args.value(0), number, call.actor); !removed)
+        return errorReply(removed.error());
+    // The teardown is queued: GET /api/v1/apps/{name}/previews shows it gone once it ran.
+    return Reply{202, QJsonObject{{u"app"_s, call.args.value(0)}, {u"number"_s, number}, {u"removing"_s, true}}};
 }
 
 } // namespace pando::server::hookapi

@@ -13,5 +13,9 @@ Reply show(Call &call);
 Reply newSecret(Call &call);
 // POST /api/v1/apps/{name}/hook/register: the webhook registered on the app's forge, with a new secret.
 Reply registerOnForge(Call &call);
+// GET /api/v1/apps/{name}/previews and DELETE /api/v1/apps/{name}/previews/{number}: the app's
+// preview deployments, one per pull request, and removing one now.
+Reply listPreviews(Call &call);
+Reply removePreview(Call &call);
 
 } // namespace pando::server::hookapi

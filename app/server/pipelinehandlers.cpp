@@ -496,6 +496,7 @@ Result<QJsonObject> settingsJson(Call &call)
                        {QStringLiteral("local_repositories"), access->localRepositories},
                        {QStringLiteral("ssh_agent"), access->sshAgent},
                        {QStringLiteral("internal_hosts"), access->internalHosts},
+                       {QStringLiteral("preview_forks"), access->previewForks},
                        {QStringLiteral("member_ports"), access->memberPorts.text()}};
 }
 
@@ -504,7 +505,8 @@ Result<core::policy::AppAccess> appAccessBody(const QJsonObject &body, core::pol
 {
     const QList<std::pair<QString, bool *>> flags = {{QStringLiteral("local_repositories"), &access.localRepositories},
                                                      {QStringLiteral("ssh_agent"), &access.sshAgent},
-                                                     {QStringLiteral("internal_hosts"), &access.internalHosts}};
+                                                     {QStringLiteral("internal_hosts"), &access.internalHosts},
+                                                     {QStringLiteral("preview_forks"), &access.previewForks}};
     for (const auto &[key, field] : flags) {
         if (!body.contains(key))
             continue;

@@ -175,7 +175,8 @@ Status Install::openLocked()
         services = std::make_shared<adapters::docker::DockerServiceProvisioner>(m_options.dockerSocket,
                                                                                 m_options.serviceImages);
 
-    m_engine = std::make_unique<core::Engine>(engine, m_runtime, m_router, m_source);
+    m_engine = std::make_unique<core::Engine>(engine, m_runtime, m_router, m_source,
+                                              m_options.clock ? *m_options.clock : core::SystemClock::instance());
     m_engine->setServiceProvisioner(std::move(services));
     if (auto started = m_engine->start(); !started)
         return std::unexpected(prefixed(started.error(), u"cannot start"_s));

@@ -75,6 +75,7 @@ struct InstallOptions {
     std::shared_ptr<adapters::Router> router;
     std::shared_ptr<adapters::SourceProvider> source;
     std::shared_ptr<adapters::ServiceProvisioner> services;
+    core::Clock *clock = nullptr; // null: the system's; a test's outlives the install
     // Puts the pipeline runner into the started engine instead of app/wiring's real one (which
     // uses dockerSocket and maxRuns); a hook that installs nothing leaves the engine without one.
     std::function<Status(core::Engine &)> installPipelines;

@@ -127,6 +127,21 @@ Status GrantService::grantOwner(ObjectKind kind, const QString &object, const Ac
     return GrantRepository(m_db).add(Grant{kind, object, creator.userId, u"owner"_s, m_clock.nowMs()});
 }
 
+Status GrantService::copy(ObjectKind kind, const QString &from, const QString &to)
+{
+    GrantRepository repo(m_db);
+    auto grants = repo.list(kind, from);
+    if (!grants)
+        return std::unexpected(grants.error());
+    for (Grant grant : std::as_const(*grants)) {
+        grant.object = to;
+        grant.createdMs = m_clock.nowMs();
+        if (auto added = repo.add(grant); !added)
+            return added;
+    }
+    return {};
+}
+
 Status GrantService::clear(ObjectKind kind, const QString &object)
 {
     return GrantRepository(m_db).removeAll(kind, object);

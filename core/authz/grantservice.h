@@ -59,6 +59,9 @@ public:
     // The creator's owner grant on what it just created, in the caller's transaction when it
     // has one; nothing for an actor that is nobody (the system, the initial token).
     Status grantOwner(ObjectKind kind, const QString &object, const Actor &creator);
+    // Every grant on `from` given on `to` as well (a preview of an app), in the caller's
+    // transaction when it has one; not audited one by one (the creation of `to` is).
+    Status copy(ObjectKind kind, const QString &from, const QString &to);
     // Every grant on an object that is gone, so a new one of that name inherits nobody.
     Status clear(ObjectKind kind, const QString &object);
 

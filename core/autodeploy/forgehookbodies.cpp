@@ -1,6 +1,7 @@
 // Each forge's push payload read into a HookEvent (forgehook.cpp decodes the body and dispatches
-// here). The fields read are the ones each forge documents for its push event; everything else in
-// a payload is ignored, so a forge adding fields changes nothing.
+// here; a pull request's payload goes on to forgehookpulls.cpp). The fields read are the ones each
+// forge documents for its push event; everything else in a payload is ignored, so a forge adding
+// fields changes nothing.
 #include "core/autodeploy/forgehook.h"
 
 #include <QJsonArray>
@@ -12,14 +13,32 @@ using namespace Qt::StringLiterals;
 
 namespace pando::core::autodeploy::detail {
 
-namespace {
-
-using Kind = HookEvent::Kind;
-
 QString quoted(const QString &text)
 {
     return u'"' + (text.size() > 80 ? text.first(80) + u"…"_s : text) + u'"';
 }
+
+void addUrls(QStringList &urls, const QJsonObject &object, std::initializer_list<QLatin1StringView> keys)
+{
+    for (const QLatin1StringView key : keys) {
+        const QString url = object.value(key).toString().trimmed();
+        if (!url.isEmpty() && !urls.contains(url))
+            urls.append(url);
+    }
+}
+
+QString firstString(const QJsonObject &object, std::initializer_list<QLatin1StringView> keys)
+{
+    for (const QLatin1StringView key : keys) {
+        if (QString value = object.value(key).toString(); !value.isEmpty())
+            return value;
+    }
+    return {};
+}
+
+namespace {
+
+using Kind = HookEvent::Kind;
 
 std::unexpected<Error> missing(const QString &where, const QString &what)
 {
@@ -85,29 +104,10 @@ Status readRefAndCommit(HookEvent &event, const QJsonValue &ref, const QString &
     return {};
 }
 
-// The non-empty strings at keys of object, each added once, in order.
-void addUrls(QStringList &urls, const QJsonObject &object, std::initializer_list<QLatin1StringView> keys)
-{
-    for (const QLatin1StringView key : keys) {
-        const QString url = object.value(key).toString().trimmed();
-        if (!url.isEmpty() && !urls.contains(url))
-            urls.append(url);
-    }
-}
-
 Status requireUrls(const HookEvent &event, const QString &where)
 {
     if (event.kind == Kind::Push && event.repoUrls.isEmpty())
         return missing(where, u"address of the repository (clone or web URL)"_s);
-    return {};
-}
-
-QString firstString(const QJsonObject &object, std::initializer_list<QLatin1StringView> keys)
-{
-    for (const QLatin1StringView key : keys) {
-        if (QString value = object.value(key).toString(); !value.isEmpty())
-            return value;
-    }
     return {};
 }
 
@@ -124,6 +124,17 @@ Status readGitHubPush(const QJsonObject &body, HookEvent &event, std::initialize
     return requireUrls(event, u"body.repository"_s);
 }
 
+// GitHub's event names, which the Gitea family sends as well (Gitea's pull_request_sync,
+// _assign, _label, ... all arrive as "pull_request", told apart by their action).
+Kind gitHubKind(const QString &name)
+{
+    if (name == "push"_L1)
+        return Kind::Push;
+    if (name == "ping"_L1)
+        return Kind::Ping;
+    return name == "pull_request"_L1 ? Kind::PullRequest : Kind::Other;
+}
+
 Result<HookEvent> readGitHub(const HookRequest &request, const QJsonObject &body)
 {
     HookEvent event{.forge = Forge::GitHub};
@@ -135,9 +146,13 @@ Result<HookEvent> readGitHub(const HookRequest &request, const QJsonObject &body
         return std::unexpected(delivery.error());
     event.eventName = *name;
     event.deliveryId = *delivery;
-    event.kind = *name == "push"_L1 ? Kind::Push : (*name == "ping"_L1 ? Kind::Ping : Kind::Other);
+    event.kind = gitHubKind(*name);
     if (event.kind == Kind::Push) {
         if (auto read = readGitHubPush(body, event, {"name"_L1}); !read)
+            return std::unexpected(read.error());
+    }
+    if (event.kind == Kind::PullRequest) {
+        if (auto read = readPullRequest(event, body); !read)
             return std::unexpected(read.error());
     }
     return event;
@@ -173,9 +188,13 @@ Result<HookEvent> readGitea(const HookRequest &request, const QJsonObject &body)
         return std::unexpected(delivery.error());
     event.eventName = *name;
     event.deliveryId = *delivery;
-    event.kind = *name == "push"_L1 ? Kind::Push : (*name == "ping"_L1 ? Kind::Ping : Kind::Other);
+    event.kind = gitHubKind(*name);
     if (event.kind == Kind::Push) {
         if (auto read = readGitHubPush(body, event, {"login"_L1, "username"_L1}); !read)
+            return std::unexpected(read.error());
+    }
+    if (event.kind == Kind::PullRequest) {
+        if (auto read = readPullRequest(event, body); !read)
             return std::unexpected(read.error());
     }
     return event;
@@ -199,6 +218,11 @@ Result<HookEvent> readGitLab(const HookRequest &request, const QJsonObject &body
     event.eventName = *name;
     event.deliveryId = delivery;
     event.kind = *name == "Push Hook"_L1 || *name == "Tag Push Hook"_L1 ? Kind::Push : Kind::Other;
+    if (*name == "Merge Request Hook"_L1) {
+        event.kind = Kind::PullRequest;
+        if (auto read = readPullRequest(event, body); !read)
+            return std::unexpected(read.error());
+    }
     if (event.kind != Kind::Push)
         return event;
     if (auto read =
@@ -287,6 +311,7 @@ Result<HookEvent> readBitbucket(const HookRequest &request, const QJsonObject &b
     event.eventName = *name;
     // Cloud names its deliveries X-Request-UUID (and its hook X-Hook-UUID); Data Center X-Request-Id.
     const bool dataCenter = *name == "repo:refs_changed"_L1 || name->startsWith(u"diagnostics:"_s) ||
+                            name->startsWith(u"pr:"_s) ||
                             (*name != "repo:push"_L1 && headerValue(request, "x-hook-uuid").isEmpty() &&
                              headerValue(request, "x-request-uuid").isEmpty());
     auto delivery = dataCenter ? requiredHeader(request, "x-request-id", "X-Request-Id"_L1)
@@ -298,16 +323,23 @@ Result<HookEvent> readBitbucket(const HookRequest &request, const QJsonObject &b
         event.kind = Kind::Ping;
     else if (*name == "repo:push"_L1 || *name == "repo:refs_changed"_L1)
         event.kind = Kind::Push;
+    else if (name->startsWith(u"pullrequest:"_s) || name->startsWith(u"pr:"_s))
+        event.kind = Kind::PullRequest;
     if (event.kind == Kind::Push) {
         auto read = dataCenter ? readBitbucketDataCenterPush(body, event) : readBitbucketCloudPush(body, event);
         if (!read)
+            return std::unexpected(read.error());
+    }
+    if (event.kind == Kind::PullRequest) {
+        if (auto read = readPullRequest(event, body); !read)
             return std::unexpected(read.error());
     }
     return event;
 }
 
 // An Azure DevOps service hook: {id, eventType, publisherId, resource{refUpdates[], repository,
-// pushedBy}}. The first ref update is the one read.
+// pushedBy}}. The first ref update is the one read. git.pullrequest.* events carry a pull request
+// as their resource instead.
 Result<HookEvent> readAzure(const QJsonObject &body)
 {
     HookEvent event{.forge = Forge::AzureDevOps};
@@ -318,6 +350,11 @@ Result<HookEvent> readAzure(const QJsonObject &body)
     if (event.eventName.isEmpty())
         return missing(u"body.eventType"_s, u"eventType"_s);
     event.kind = event.eventName == "git.push"_L1 ? Kind::Push : Kind::Other;
+    if (event.eventName.startsWith(u"git.pullrequest."_s)) {
+        event.kind = Kind::PullRequest;
+        if (auto read = readPullRequest(event, body); !read)
+            return std::unexpected(read.error());
+    }
     if (event.kind != Kind::Push)
         return event;
     const QJsonObject resource = body.value("resource"_L1).toObject();

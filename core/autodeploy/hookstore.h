@@ -34,8 +34,9 @@ struct Delivery {
     QString commit;
     QString pusher;
     qint64 receivedMs = 0;
-    // accepted (being acted on), deployed (a deploy was queued: deployId), ignored (detail says
-    // why: a branch the app does not follow, a ping, auto-deploy off), failed (detail says why).
+    // accepted (being acted on), deployed (a deploy was queued: deployId), removed (a closed pull
+    // request's preview was removed), ignored (detail says why: a branch the app does not follow,
+    // a ping, auto-deploy off), failed (detail says why).
     QString outcome;
     QString detail;
     QString deployId;

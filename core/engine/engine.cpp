@@ -117,6 +117,11 @@ Status Engine::start()
         d->poller.start(d->options.autodeployTickMs, QStringLiteral("pando-autodeploy"), [this] {
             if (auto polled = pollOnce(); !polled)
                 qWarning("engine: polling for auto-deploy: %s", qPrintable(polled.error().text()));
+            if (auto expired = expirePreviews(); !expired)
+                qWarning("engine: removing expired previews: %s", qPrintable(expired.error().text()));
+            else
+                for (const QString &line : std::as_const(*expired))
+                    qInfo("engine: %s", qPrintable(line));
         });
     return {};
 }
@@ -217,77 +222,91 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
                         .arg(policy.maxRoutePort),
                     QStringLiteral("route.port"));
 
-    // The names the install may serve and no other app holds, before the source is read.
-    if (auto addresses = planAddresses(d->db, *d->router, spec->name, *spec); !addresses)
-        return std::unexpected(addresses.error());
-
-    // The repository must answer and the ref exist before anything is created.
     auto connection = d->chooseConnection(*spec, actor);
     if (!connection)
         return std::unexpected(connection.error());
-    if (auto commit = d->resolveSource(*spec, trusted, *connection, QStringLiteral("source.ref")); !commit)
+    Private::NewApp made;
+    made.spec = *spec;
+    made.text = specText;
+    made.trusted = trusted;
+    made.connection = *connection;
+    made.auditDetail =
+        QJsonObject{{QStringLiteral("repo"), spec->source.repo}, {QStringLiteral("connection"), *connection}};
+    return d->createApp(made, actor);
+}
+
+Result<AppView> Engine::Private::createApp(const NewApp &made, const Actor &actor)
+{
+    const AppSpec &spec = made.spec;
+    // The names the install may serve and no other app holds, before the source is read.
+    if (auto addresses = planAddresses(db, *router, spec.name, spec); !addresses)
+        return std::unexpected(addresses.error());
+
+    // The repository must answer and the ref exist before anything is created.
+    if (auto commit = resolveSource(spec, made.trusted, made.connection, QStringLiteral("source.ref")); !commit)
         return std::unexpected(commit.error());
 
-    AppRepository apps(d->db);
-    const auto lock = d->appLocks.lockFor(spec->name);
+    AppRepository apps(db);
+    const auto lock = appLocks.lockFor(spec.name);
     QMutexLocker locker(lock.get());
-    if (auto existing = apps.find(spec->name); existing)
-        return fail(ErrorCode::Conflict, QStringLiteral("an app named \"%1\" already exists").arg(spec->name),
+    if (auto existing = apps.find(spec.name); existing)
+        return fail(ErrorCode::Conflict, QStringLiteral("an app named \"%1\" already exists").arg(spec.name),
                     QStringLiteral("name"),
-                    QStringLiteral("pick another name, or `pando apps rm %1` first").arg(spec->name));
+                    QStringLiteral("pick another name, or `pando apps rm %1` first").arg(spec.name));
     else if (existing.error().code != ErrorCode::NotFound)
         return std::unexpected(existing.error());
-    if (auto kept = d->checkKeptServiceData(spec->name, actor); !kept)
+    if (auto kept = checkKeptServiceData(spec.name, actor); !kept)
         return std::unexpected(kept.error());
-    if (auto kept = d->checkKeptVolumes(spec->name, actor); !kept)
+    if (auto kept = checkKeptVolumes(spec.name, actor); !kept)
         return std::unexpected(kept.error());
 
     // Reserving the stable port now is what makes a taken port an error before anything exists.
-    auto route = d->router->ensure(spec->name, spec->route.port);
+    auto route = router->ensure(spec.name, spec.route.port);
     if (!route) {
         // The router speaks of its own arguments ("0 for a free one"); the spec has no route.port 0.
         Error e = route.error();
         e.where = QStringLiteral("route.port");
-        if (e.code == ErrorCode::Conflict && spec->route.port != 0)
+        if (e.code == ErrorCode::Conflict && spec.route.port != 0)
             e.hint = QStringLiteral("pick another route.port, or leave route.port out and Pando picks a free one");
         return std::unexpected(e);
     }
     AppRecord record;
-    record.name = spec->name;
-    record.specYaml = QString::fromUtf8(specText);
+    record.name = spec.name;
+    record.specYaml = QString::fromUtf8(made.text);
     record.routePort = route->port;
-    record.createdMs = record.updatedMs = d->clock.nowMs();
+    record.createdMs = record.updatedMs = clock.nowMs();
     record.creatorId = actor.userId;
-    record.sourceTrusted = trusted;
-    record.sourceConnection = *connection;
+    record.sourceTrusted = made.trusted;
+    record.sourceConnection = made.connection;
     // The row and its owner grant in one commit: an app that exists has its owner, so a member
     // never creates an app they then may not change or remove.
     if (auto created = [&]() -> Status {
-            auto tx = detail::Transaction::begin(d->db, QStringLiteral("create app ") + record.name);
+            auto tx = detail::Transaction::begin(db, QStringLiteral("create app ") + record.name);
             if (!tx)
                 return std::unexpected(tx.error());
             if (auto row = apps.create(record); !row)
                 return row;
-            if (auto owned = d->grants.grantOwner(authz::ObjectKind::App, record.name, actor); !owned)
+            if (auto owned = grants.grantOwner(authz::ObjectKind::App, record.name, actor); !owned)
                 return owned;
+            if (made.alsoInTransaction)
+                if (auto also = made.alsoInTransaction(); !also)
+                    return also;
             return tx->commit();
         }();
         !created) {
-        discardResult(d->router->remove(spec->name), "the create's error is the one to report");
+        discardResult(router->remove(spec.name), "the create's error is the one to report");
         return std::unexpected(created.error());
     }
-    if (auto audited = d->audit.record(actor, QStringLiteral("app.create"), QStringLiteral("app/") + record.name,
-                                       QStringLiteral("success"),
-                                       QJsonObject{{QStringLiteral("repo"), spec->source.repo},
-                                                   {QStringLiteral("connection"), record.sourceConnection}});
+    if (auto audited = audit.record(actor, QStringLiteral("app.create"), QStringLiteral("app/") + record.name,
+                                    QStringLiteral("success"), made.auditDetail);
         !audited) {
-        discardResult(d->grants.clear(authz::ObjectKind::App, record.name), "the audit's error is the one to report");
+        discardResult(grants.clear(authz::ObjectKind::App, record.name), "the audit's error is the one to report");
         discardResult(apps.remove(record.name), "the audit's error is the one to report");
-        discardResult(d->router->remove(record.name), "the audit's error is the one to report");
+        discardResult(router->remove(record.name), "the audit's error is the one to report");
         return std::unexpected(audited.error());
     }
-    d->services.publish(EventType::AppCreated, record.name, {});
-    return d->view(record);
+    services.publish(EventType::AppCreated, record.name, {});
+    return view(record);
 }
 
 Result<QList<AppView>> Engine::apps()
@@ -518,6 +537,11 @@ Status Engine::removeApp(const QString &name, const Actor &actor, ServiceData da
         QMutexLocker lock(&d->mutex);
         d->removing.remove(name);
         return audited;
+    }
+    // Its previews go with it (their own removals, their data deleted: nothing of a preview is kept).
+    if (auto previews = autodeploy::PreviewStore(d->db).list(name); previews) {
+        for (const autodeploy::PreviewRecord &preview : std::as_const(*previews))
+            discardResult(takeDownPreview(preview, actor), "a preview left behind is removed on its own later");
     }
     auto job = d->pool.enqueue(
         JobRemove, name,

@@ -19,6 +19,7 @@
 #include "core/authz/grantservice.h"
 #include "core/autodeploy/forgehook.h"
 #include "core/autodeploy/hookstore.h"
+#include "core/autodeploy/previews.h"
 #include "core/capacity/capacity.h"
 #include "core/common/clock.h"
 #include "core/events/eventbus.h"
@@ -85,6 +86,15 @@ struct HookView {
     QJsonObject toJson() const;
 };
 QJsonObject toJson(const autodeploy::Delivery &delivery);
+
+// A pull request's preview (enginepreviews.cpp, docs/autodeploy.md): its record, when it goes if
+// nothing is pushed to it, and its app as it is now (nullopt while it is being made or removed).
+struct PreviewView {
+    autodeploy::PreviewRecord record;
+    qint64 expiresMs = 0;
+    std::optional<AppView> app;
+    QJsonObject toJson() const;
+};
 
 struct DeployView {
     DeployRecord record;
@@ -305,9 +315,23 @@ public:
     // not read; Conflict for a delivery id already taken). A verified delivery is recorded and
     // audited (app.hook) and answered at once: a push to what the app follows, with auto-deploy
     // on push, is "accepted" and deploys the pushed commit (through approval where the host
-    // policy asks for it) on the hook's own thread; anything else is "ignored", saying why.
+    // policy asks for it) on the hook's own thread; so is a pull request the app previews
+    // (previews() below: "deployed" or "removed" once acted on); anything else is "ignored",
+    // saying why.
     Result<autodeploy::Delivery> receiveHook(const QString &app, const autodeploy::HookRequest &request,
                                              const Actor &source);
+    // Preview deployments (enginepreviews.cpp): a pull request to an app whose spec has
+    // preview: true gets an app of its own (APP-pr-N, see core/autodeploy/previews.h), made by
+    // receiveHook() on its first delivery, deployed again at each push, removed with everything
+    // it made when the request closes. The app's previews, newest pull request first; NotFound
+    // without the app.
+    Result<QList<PreviewView>> previews(const QString &app);
+    // Removes the preview of pull request `number` now, as closing the request does: its deploys
+    // cancelled, its app and its data removed (audited as app.remove). NotFound without it.
+    Status removePreview(const QString &app, int number, const Actor &actor);
+    // Removes the previews nothing was pushed to for their app's preview.ttl (the poller's tick
+    // calls it); returns what it did.
+    Result<QStringList> expirePreviews();
     // One look at every app with autodeploy: poll that is due (with app: at that app now,
     // whenever it was last asked); returns what it did.
     Result<QStringList> pollOnce(const QString &app = {});
@@ -443,6 +467,14 @@ private:
     // is another by now) and more for the audit line's detail.
     Result<AppView> reviseSpec(const QString &name, const QByteArray &specText, const Actor &actor,
                                const std::optional<QString> &basis, const QJsonObject &auditDetail);
+    // What a pull request's delivery asks of the app's previews (enginepreviews.cpp): made or
+    // deployed again at its head (the deploy's id), or removed (empty).
+    Result<QString> actOnPullRequest(const AppRecord &parent, const AppSpec &spec, const autodeploy::HookEvent &event,
+                                     const Actor &actor);
+    Status takeDownPreview(const autodeploy::PreviewRecord &preview, const Actor &actor);
+    // Links the pull request to its preview with a comment through the app's connection, once; a
+    // forge that refuses is told in the audit log (forge.comment).
+    void commentOnPreview(const autodeploy::PreviewRecord &preview, const AppRecord &parent, const AppSpec &spec);
     // The composition root's door to the state store, audit log and clock (enginewiring.h).
     friend EngineParts wiringParts(Engine &engine);
     struct Private;

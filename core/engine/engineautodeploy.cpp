@@ -1,5 +1,6 @@
 // Engine: deploy on push (a forge's webhook, verified the forge's way) and by polling
 // (core/autodeploy, docs/autodeploy.md).
+#include "core/autodeploy/previews.h"
 #include "core/autodeploy/pushdecision.h"
 #include "core/engine/engineprivate.h"
 #include "core/spec/specautodeploy.h"
@@ -255,7 +256,6 @@ Result<autodeploy::Delivery> Engine::receiveHook(const QString &app, const autod
     auto spec = parseAppSpec(row->specYaml.toUtf8());
     if (!spec)
         return std::unexpected(spec.error());
-    const autodeploy::PushDecision decision = autodeploy::decidePush(*spec, *event);
 
     autodeploy::Delivery delivery;
     delivery.app = app;
@@ -266,37 +266,76 @@ Result<autodeploy::Delivery> Engine::receiveHook(const QString &app, const autod
     delivery.commit = event->commit;
     delivery.pusher = event->pusher;
     delivery.receivedMs = d->clock.nowMs();
-    delivery.detail = decision.reason;
-    using Action = autodeploy::PushDecision::Action;
-    delivery.outcome = decision.action == Action::Deploy   ? u"accepted"_s
-                       : decision.action == Action::Ignore ? u"ignored"_s
-                                                           : u"failed"_s;
+    // What the delivery asks: a deploy of the pushed commit, something of the app's previews, or
+    // nothing; refused when it is about another repository.
+    enum class Act { Nothing, Refuse, Push, PullRequest };
+    Act act = Act::Nothing;
+    QString pushedRef;
+    if (event->kind == autodeploy::HookEvent::Kind::PullRequest) {
+        const autodeploy::PullRequestEvent &pull = event->pullRequest;
+        delivery.ref = pull.headBranch.isEmpty() ? QString() : u"refs/heads/"_s + pull.headBranch;
+        delivery.commit = pull.headCommit;
+        auto access = policy::readAppAccess(d->db);
+        if (!access)
+            return std::unexpected(access.error());
+        const autodeploy::PreviewDecision decision = autodeploy::decidePreview(*spec, *event, access->previewForks);
+        using Action = autodeploy::PreviewDecision::Action;
+        delivery.detail = decision.reason;
+        act = decision.action == Action::Refuse   ? Act::Refuse
+              : decision.action == Action::Ignore ? Act::Nothing
+                                                  : Act::PullRequest;
+        if (decision.action == Action::Remove) {
+            auto preview = autodeploy::PreviewStore(d->db).find(app, pull.number);
+            if (!preview && preview.error().code != ErrorCode::NotFound)
+                return std::unexpected(preview.error());
+            if (!preview) {
+                act = Act::Nothing;
+                delivery.detail += u"; it has no preview"_s;
+            }
+        }
+    } else {
+        const autodeploy::PushDecision decision = autodeploy::decidePush(*spec, *event);
+        using Action = autodeploy::PushDecision::Action;
+        delivery.detail = decision.reason;
+        pushedRef = decision.ref;
+        act = decision.action == Action::Refuse   ? Act::Refuse
+              : decision.action == Action::Deploy ? Act::Push
+                                                  : Act::Nothing;
+    }
+    delivery.outcome = act == Act::Nothing ? u"ignored"_s : act == Act::Refuse ? u"failed"_s : u"accepted"_s;
     if (auto recorded = store->recordDelivery(delivery); !recorded)
         return std::unexpected(recorded.error());
     Actor actor = source;
     actor.name = u"hook:%1"_s.arg(delivery.forge);
     if (!delivery.pusher.isEmpty())
         actor.name += u":"_s + delivery.pusher.left(100);
-    if (auto audited =
-            d->audit.record(actor, u"app.hook"_s, u"app/"_s + app,
-                            decision.action == Action::Refuse ? u"failure"_s : u"success"_s, auditDetail(delivery));
+    if (auto audited = d->audit.record(actor, u"app.hook"_s, u"app/"_s + app,
+                                       act == Act::Refuse ? u"failure"_s : u"success"_s, auditDetail(delivery));
         !audited) {
         (void)store->settleDelivery(app, delivery.id, u"failed"_s, audited.error().text(), {});
         return std::unexpected(audited.error());
     }
     d->services.publish(EventType::AppHookDelivered, app, {}, core::toJson(delivery));
-    if (decision.action == Action::Refuse)
-        return fail(ErrorCode::Invalid, decision.reason, u"body.repository"_s,
+    if (act == Act::Refuse)
+        return fail(ErrorCode::Invalid, delivery.detail, u"body.repository"_s,
                     u"point this webhook at the app that deploys that repository"_s);
-    if (decision.action == Action::Deploy) {
+    if (act == Act::Push || act == Act::PullRequest) {
         // Resolving the commit fetches: the forge is answered first (GitHub waits 10 s).
-        d->hookPool.start([this, delivery, ref = decision.ref, actor] {
+        d->hookPool.start([this, delivery, pushedRef, act, event = *event, parent = *row, spec = *spec, actor] {
             auto store = d->hookStore();
-            auto queued = deploy(delivery.app, ref, actor);
+            // A deploy's id; for a pull request, empty when its preview was removed.
+            const Result<QString> queued = [&]() -> Result<QString> {
+                if (act == Act::PullRequest)
+                    return actOnPullRequest(parent, spec, event, actor);
+                auto deployed = deploy(delivery.app, pushedRef, actor);
+                if (!deployed)
+                    return std::unexpected(deployed.error());
+                return deployed->id;
+            }();
             autodeploy::Delivery settled = delivery;
-            settled.outcome = queued ? u"deployed"_s : u"failed"_s;
+            settled.outcome = !queued ? u"failed"_s : queued->isEmpty() ? u"removed"_s : u"deployed"_s;
             settled.detail = queued ? delivery.detail : queued.error().text();
-            settled.deployId = queued ? queued->id : QString();
+            settled.deployId = queued ? *queued : QString();
             if (store)
                 if (auto recorded = store->settleDelivery(settled.app, settled.id, settled.outcome, settled.detail,
                                                           settled.deployId);

@@ -77,6 +77,7 @@ struct Engine::Private {
                                          accounts::ThrottlePolicy{20, 1000, 5 * 60 * 1000, 10 * 60 * 1000}};
     Periodic poller;
     QThreadPool hookPool;
+    QMutex previewMutex; // one pull request delivery at a time makes or removes previews
     // Commit statuses of deploys (enginestatuses.cpp): one thread, reports in order; cancelled
     // at shutdown.
     QThreadPool statusPool;
@@ -113,6 +114,19 @@ struct Engine::Private {
           health(services), observer(*runtime, services.labels(), clock)
     {}
 
+    // An app to create (Engine::createApp, a preview): its spec and text, whose means read it, and
+    // rows that exist with it or not at all.
+    struct NewApp {
+        AppSpec spec;
+        QByteArray text;
+        bool trusted = false;
+        QString connection;
+        std::function<Status()> alsoInTransaction; // more rows, in the app's transaction
+        QJsonObject auditDetail;                   // of its app.create line
+    };
+    // Its addresses planned, its source read, its stable port taken, its row with the creator's
+    // owner grant (and alsoInTransaction's) in one commit, audited and announced.
+    Result<AppView> createApp(const NewApp &made, const Actor &actor);
     Status runDeployJob(const JobRecord &job, const CancelToken &cancel);
     Status enqueueDeploy(const DeployRecord &deploy);
     // Carries a settled deploy approval to the deploy it held: queued again when approved,
@@ -127,6 +141,8 @@ struct Engine::Private {
     Status openSecrets();
     // The app secret store over the open seal; Unavailable before start() opened it.
     Result<secrets::AppSecretStore> appSecretStore();
+    // Every secret of app `from` set on app `to` too (a preview's; enginesecrets.cpp).
+    Status copyAppSecrets(const QString &from, const QString &to);
     // Makes appServices once the seal is open (engineservices.cpp).
     void openServices();
     // The app's services after its containers went: kept or deleted as the job says.

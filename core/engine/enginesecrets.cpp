@@ -33,6 +33,23 @@ Result<secrets::AppSecretStore> Engine::Private::appSecretStore()
     return secrets::AppSecretStore(db, *opened, clock);
 }
 
+Status Engine::Private::copyAppSecrets(const QString &from, const QString &to)
+{
+    auto store = appSecretStore();
+    if (!store)
+        return std::unexpected(store.error());
+    auto values = store->open(from);
+    if (!values)
+        return std::unexpected(values.error());
+    Status copied;
+    for (auto it = values->cbegin(); it != values->cend() && copied; ++it) {
+        if (auto set = store->set(to, it.key(), it.value()); !set)
+            copied = std::unexpected(set.error());
+    }
+    secrets::wipe(*values);
+    return copied;
+}
+
 Result<secrets::AppSecretInfo> Engine::setAppSecret(const QString &app, const QString &name, QByteArrayView value,
                                                     const Actor &actor)
 {

@@ -29,6 +29,7 @@ Status Engine::setAppAccess(const policy::AppAccess &settings, const Actor &acto
                              {u"local_repositories"_s, settings.localRepositories},
                              {u"ssh_agent"_s, settings.sshAgent},
                              {u"internal_hosts"_s, settings.internalHosts},
+                             {u"preview_forks"_s, settings.previewForks},
                              {u"member_ports"_s, settings.memberPorts.text()}};
     if (auto audited = d->audit.record(actor, u"settings.apps"_s, u"install"_s, u"success"_s, detail); !audited)
         return std::unexpected(unaudited(u"the settings were changed"_s, audited.error()));

@@ -103,12 +103,14 @@ Result<AppAccess> readAppAccess(Database &db)
     auto local = readFlag(repo, LocalRepositoriesSetting);
     auto agent = readFlag(repo, SshAgentSetting);
     auto internal = readFlag(repo, InternalHostsSetting);
-    for (const auto *flag : {&local, &agent, &internal})
+    auto forks = readFlag(repo, PreviewForksSetting);
+    for (const auto *flag : {&local, &agent, &internal, &forks})
         if (!*flag)
             return std::unexpected(flag->error());
     access.localRepositories = *local;
     access.sshAgent = *agent;
     access.internalHosts = *internal;
+    access.previewForks = *forks;
     auto ports = repo.value(settingName(MemberPortsSetting), access.memberPorts.text());
     if (!ports)
         return std::unexpected(ports.error());
@@ -131,6 +133,7 @@ Result<QStringList> writeAppAccess(Database &db, const AppAccess &settings, cons
         {LocalRepositoriesSetting, {flag(before->localRepositories), flag(settings.localRepositories)}},
         {SshAgentSetting, {flag(before->sshAgent), flag(settings.sshAgent)}},
         {InternalHostsSetting, {flag(before->internalHosts), flag(settings.internalHosts)}},
+        {PreviewForksSetting, {flag(before->previewForks), flag(settings.previewForks)}},
         {MemberPortsSetting, {before->memberPorts.text(), settings.memberPorts.text()}},
     };
     QStringList changed;

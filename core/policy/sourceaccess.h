@@ -24,6 +24,7 @@ inline constexpr auto LocalRepositoriesSetting = "apps.local_repositories";
 inline constexpr auto SshAgentSetting = "apps.ssh_agent";
 inline constexpr auto InternalHostsSetting = "apps.internal_hosts";
 inline constexpr auto MemberPortsSetting = "apps.member_ports";
+inline constexpr auto PreviewForksSetting = "apps.preview_forks";
 
 // Stable ports members may ask for; none: a member's route.port must be left out (one is picked).
 struct PortRange {
@@ -40,6 +41,7 @@ struct AppAccess {
     bool localRepositories = false; // members may read file:// repositories
     bool sshAgent = false;          // members' fetches may offer the daemon's ssh-agent and credentials
     bool internalHosts = false;     // members may read from loopback and link-local addresses
+    bool previewForks = false;      // pull requests from forks get previews (docs/autodeploy.md)
     PortRange memberPorts{20000, 29999};
 };
 

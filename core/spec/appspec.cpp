@@ -2,6 +2,7 @@
 
 #include "core/spec/specautodeploy.h"
 #include "core/spec/specdisk.h"
+#include "core/spec/specpreview.h"
 #include "core/spec/specroute.h"
 #include "core/spec/specrules.h"
 #include "core/spec/specsecrets.h"
@@ -421,9 +422,10 @@ Result<AppSpec> fromTree(const DocNode &root)
             root.location());
     }
     AppSpec spec;
-    PANDO_SPEC_TRY(known, checkFields(root, {},
-                                      {u"name"_s, u"source"_s, u"build"_s, u"run"_s, u"health"_s, u"route"_s,
-                                       u"network"_s, u"labels"_s, u"services"_s, u"secrets"_s, u"runtime"_s}));
+    PANDO_SPEC_TRY(known,
+                   checkFields(root, {},
+                               {u"name"_s, u"source"_s, u"build"_s, u"run"_s, u"health"_s, u"route"_s, u"network"_s,
+                                u"labels"_s, u"services"_s, u"secrets"_s, u"runtime"_s, u"preview"_s}));
     const DocNode *name = root.value(u"name"_s);
     if (!name || name->kind == DocNode::Kind::Null)
         return fail(ErrorCode::Invalid, u"missing required field (the app's name, a DNS label like \"hello\")"_s,
@@ -440,6 +442,7 @@ Result<AppSpec> fromTree(const DocNode &root)
     PANDO_SPEC_TRY(runtime, readRuntime(root, spec));
     PANDO_SPEC_TRY(services, detail::readServices(root, spec));
     PANDO_SPEC_TRY(secrets, detail::readSecrets(root, spec));
+    PANDO_SPEC_TRY(preview, detail::readPreview(root, spec));
     PANDO_SPEC_TRY(labelsNode, section(root, u"labels"_s, {}));
     PANDO_SPEC_TRY(labels, stringMap(*labelsNode, u"labels"_s, labelKey));
     spec.labels = *labels;
@@ -628,6 +631,7 @@ Status validateAppSpec(const AppSpec &spec)
         }
     }
     PANDO_SPEC_TRY(secrets, detail::checkSecrets(spec.secrets));
+    PANDO_SPEC_TRY(preview, detail::checkPreview(spec));
     return {};
 }
 
@@ -680,6 +684,7 @@ QJsonObject AppSpec::toJson() const
     // The install's default runtime when the spec names none: the field stays out.
     if (!runtime.isEmpty())
         json.insert(u"runtime"_s, runtime);
+    detail::insertPreviewJson(preview, json);
     return json;
 }
 

@@ -137,6 +137,18 @@ struct AppSpec {
     };
     QMap<QString, SecretFile> secrets;
 
+    // preview (core/spec/specpreview.h, docs/autodeploy.md): an app of its own for each pull
+    // request to the app's branch, built from its head, with these changes to this spec.
+    struct Preview {
+        bool enabled = false;
+        qint64 ttlMs = 7LL * 24 * 60 * 60 * 1000; // removed once nothing was pushed for this long
+        QMap<QString, QString> env;               // over run.env
+        qint64 memoryBytes = 0;                   // 0: run.resources.memory
+        double cpus = 0;                          // 0: run.resources.cpus
+        bool copySecrets = true;                  // the app's secrets reach the preview (never a fork's)
+        bool operator==(const Preview &) const = default;
+    } preview;
+
     QJsonObject toJson() const;
 };
 

@@ -346,8 +346,8 @@ Status checkCpus(double cpus, const QString &where)
 // "30s", "2m", "1h", "500ms", "1m30s", or an integer number of seconds.
 std::optional<qint64> parseDurationMs(const QString &value)
 {
-    static const QRegularExpression whole(uR"(^([0-9]{1,9}(ms|s|m|h))+\z)"_s);
-    static const QRegularExpression part(uR"(([0-9]{1,9})(ms|s|m|h))"_s);
+    static const QRegularExpression whole(uR"(^([0-9]{1,9}(ms|s|m|h|d))+\z)"_s);
+    static const QRegularExpression part(uR"(([0-9]{1,9})(ms|s|m|h|d))"_s);
     bool isNumber = false;
     const qint64 seconds = value.toLongLong(&isNumber);
     if (isNumber)
@@ -359,7 +359,11 @@ std::optional<qint64> parseDurationMs(const QString &value)
         const auto m = it.next();
         const qint64 n = m.captured(1).toLongLong();
         const QString unit = m.captured(2);
-        total += unit == u"ms" ? n : unit == u"s" ? n * 1000 : unit == u"m" ? n * 60000 : n * 3600000;
+        total += unit == u"ms"  ? n
+                 : unit == u"s" ? n * 1000
+                 : unit == u"m" ? n * 60000
+                 : unit == u"h" ? n * 3600000
+                                : n * 86400000;
     }
     return total;
 }

@@ -38,7 +38,7 @@ inline constexpr int MaxHealthFailures = 100;
 inline constexpr double MaxCpus = 1024;
 inline constexpr qint64 MaxMemoryBytes = 1LL << 50; // 1 PiB: far past any host, short of overflow
 
-// "30s", "2m", "1h", "500ms", "1m30s", or an integer number of seconds; nullopt for anything else.
+// "30s", "2m", "1h", "7d", "500ms", "1m30s", or an integer number of seconds; nullopt for anything else.
 std::optional<qint64> parseDurationMs(const QString &value);
 
 struct DocNode;

@@ -430,6 +430,27 @@ const QList<Migration> &migrations()
              QStringLiteral("ALTER TABLE apps ADD COLUMN stopped_by TEXT NOT NULL DEFAULT ''"),
              QStringLiteral("ALTER TABLE apps ADD COLUMN stopped_ms BIGINT NOT NULL DEFAULT 0"),
          }},
+        {20,
+         QStringLiteral("preview deployments: which app previews which pull request"),
+         {
+             // core/autodeploy/previews.h. app is the preview's own app (its row goes with it);
+             // parent the app it previews, whose removal removes its previews first.
+             QStringLiteral("CREATE TABLE app_previews ("
+                            " app TEXT NOT NULL PRIMARY KEY REFERENCES apps(name) ON DELETE CASCADE,"
+                            " parent TEXT NOT NULL,"
+                            " number INTEGER NOT NULL,"
+                            " title TEXT NOT NULL DEFAULT '',"
+                            " head_branch TEXT NOT NULL DEFAULT '',"
+                            " head_commit TEXT NOT NULL DEFAULT '',"
+                            " repo TEXT NOT NULL DEFAULT '',"
+                            " fork INTEGER NOT NULL DEFAULT 0,"
+                            " author TEXT NOT NULL DEFAULT '',"
+                            " web_url TEXT NOT NULL DEFAULT '',"
+                            " created_ms BIGINT NOT NULL DEFAULT 0,"
+                            " updated_ms BIGINT NOT NULL DEFAULT 0,"
+                            " comment_id TEXT NOT NULL DEFAULT '',"
+                            " UNIQUE (parent, number))"),
+         }},
     };
     return all;
 }

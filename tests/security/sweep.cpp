@@ -355,6 +355,7 @@ void Sweep::sweepApi()
         get(QStringLiteral("/api/v1/apps/{name}/secrets"), base + QStringLiteral("/secrets"));
         get(QStringLiteral("/api/v1/apps/{name}/env"), base + QStringLiteral("/env"));
         get(QStringLiteral("/api/v1/apps/{name}/hook"), base + QStringLiteral("/hook?limit=500"));
+        get(QStringLiteral("/api/v1/apps/{name}/previews"), base + QStringLiteral("/previews"));
         get(QStringLiteral("/api/v1/apps/{name}/services"), base + QStringLiteral("/services"));
         get(QStringLiteral("/api/v1/apps/{name}/grants"), base + QStringLiteral("/grants"));
         // What the edge is answered for the app: an assertion in a header, its claims in the body.

@@ -67,6 +67,9 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("POST /api/v1/apps/{name}/hook/secret"), QStringLiteral("201 201 403 403 403")},
         // No body: the address is missing.
         {QStringLiteral("POST /api/v1/apps/{name}/hook/register"), QStringLiteral("400 400 403 403 403")},
+        // Previews: listed for whoever reads the app; the app has no pull request #7 to remove.
+        {QStringLiteral("GET /api/v1/apps/{name}/previews"), QStringLiteral("200 200 403 200 403")},
+        {QStringLiteral("DELETE /api/v1/apps/{name}/previews/{number}"), QStringLiteral("404 404 403 403 403")},
         // Public: no body is no forge's delivery, whoever sends it.
         {QStringLiteral("POST /api/v1/hooks/{name}"), QStringLiteral("400 400 400 400 400")},
         // Services: member2's app declares the slot db (a fake postgres). Listing is a read; a

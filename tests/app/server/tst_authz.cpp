@@ -703,6 +703,7 @@ void TestAuthz::routeWalk_data()
         path.replace(QStringLiteral("{resource}"), QStringLiteral("repo"));
         path.replace(QStringLiteral("{secret}"), QStringLiteral("API_KEY"));
         path.replace(QStringLiteral("{slot}"), QStringLiteral("db"));
+        path.replace(QStringLiteral("{number}"), QStringLiteral("7"));
         // The grant initTestCase gave viewer.
         path.replace(QStringLiteral("{user}"), QStringLiteral("viewer"));
         path.replace(QStringLiteral("{role}"), QStringLiteral("viewer"));

@@ -405,10 +405,10 @@ private Q_SLOTS:
                           "idempotency-key", "72f0c1d8-3b6e-4a95-8d21-e4c7b0a95f13")
             << Kind::Push << u"Push Hook"_s << u"72f0c1d8-3b6e-4a95-8d21-e4c7b0a95f13"_s
             << u"refs/heads/try/partial-refunds"_s << QString() << true << glUrls().first(1) << u"tferreira"_s;
-        QTest::newRow("gitlab other") << Forge::GitLab
-                                      << gitlab("Merge Request Hook", R"({"object_kind": "merge_request"})")
-                                      << Kind::Other << u"Merge Request Hook"_s << glDelivery << QString() << QString()
-                                      << false << QStringList() << QString();
+        // Merge requests are read as pull requests (tst_forgehookpulls); a comment is not.
+        QTest::newRow("gitlab other") << Forge::GitLab << gitlab("Note Hook", R"({"object_kind": "note"})")
+                                      << Kind::Other << u"Note Hook"_s << glDelivery << QString() << QString() << false
+                                      << QStringList() << QString();
 
         const QStringList giteaUrls{u"https://git.homelab.example/mira/recipe-box.git"_s,
                                     u"ssh://git@git.homelab.example:2222/mira/recipe-box.git"_s,
@@ -479,11 +479,12 @@ private Q_SLOTS:
                       R"("newObjectId": "0000000000000000000000000000000000000000")")
             << Kind::Push << u"git.push"_s << azureId << u"refs/tags/v5.0.0-rc1"_s << QString() << true << azureUrls
             << u"ana.lucero@contoso-retail.example"_s;
+        // git.pullrequest.* are read as pull requests (tst_forgehookpulls); a comment on one is not.
         QTest::newRow("azure other") << Forge::AzureDevOps
                                      << edited(azure(payload("azure-git-push.json")), R"("eventType": "git.push")",
-                                               R"("eventType": "git.pullrequest.created")")
-                                     << Kind::Other << u"git.pullrequest.created"_s << azureId << QString() << QString()
-                                     << false << QStringList() << QString();
+                                               R"("eventType": "ms.vss-code.git-pullrequest-comment-event")")
+                                     << Kind::Other << u"ms.vss-code.git-pullrequest-comment-event"_s << azureId
+                                     << QString() << QString() << false << QStringList() << QString();
     }
 
     void parseEvent()

@@ -1,0 +1,478 @@
+// Preview deployments (issue 15, docs/autodeploy.md): pull request deliveries signed as GitHub
+// signs them reach a real engine (SQLite in a temporary directory) whose forge API is the local
+// stand-in for the forges' documented APIs (tests/adapters/forge/forge_api_standin.py; no forge
+// on the internet is reached); runtime, router and services are fakes, and the source resolves a
+// commit id to itself. What a user relies on: a pull request to the app's branch gets an app of
+// its own built from its head, with the spec's preview changes, the app's secrets and whoever may
+// act on the app; each push deploys the pushed commit again; the pull request gets one comment
+// linking to it; closing the request (or the TTL, or removing the app) removes the preview and
+// everything it made; forks, other branches, other repositories and apps without previews are
+// answered with why and make nothing.
+
+#include "adapters/forge/rest/forgerest.h"
+#include "app/wiring/install.h"
+#include "enginepeople.h"
+#include "tests/adapters/forge/forgestandin.h"
+#include "tests/app/server/fakes.h"
+#include "tests/support/component.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QMessageAuthenticationCode>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUuid>
+
+using namespace Qt::StringLiterals;
+using namespace pando;
+using core::autodeploy::HookRequest;
+using core::sourceconn::AuthKind;
+
+namespace {
+
+const QByteArray Token = "ghp_previews-Standin-Token-8842";
+const QString Repo = u"https://github.com/acme/web.git"_s;
+const QString ForkRepo = u"https://github.com/mallory/web.git"_s;
+
+QString text(const Error &e)
+{
+    return u"[%1] %2 (at %3; hint: %4)"_s.arg(errorCodeName(e.code), e.message, e.where, e.hint);
+}
+
+QString commit(char digit)
+{
+    return QString(40, QLatin1Char(digit));
+}
+
+// The real clock, moved on by hand: deploys wait on real time, the TTL is passed by a jump.
+class LaterClock final : public core::Clock {
+public:
+    qint64 nowMs() const override { return QDateTime::currentMSecsSinceEpoch() + m_ahead.load(); }
+    void advance(qint64 ms) { m_ahead += ms; }
+
+private:
+    std::atomic<qint64> m_ahead = 0;
+};
+
+// Resolves a commit id to itself, as a repository holding it would.
+class CommitSource final : public test::FakeSource {
+public:
+    Result<QString> resolve(const QString &repo, const QString &ref, const adapters::SourceAccess &access,
+                            const CancelToken &cancel, const std::function<void(const QString &)> &progress) override
+    {
+        if (ref.size() == 40)
+            return ref;
+        return test::FakeSource::resolve(repo, ref, access, cancel, progress);
+    }
+    Result<adapters::SourceCheckout> checkout(const QString &repo, const QString &ref, const QString &workRoot,
+                                              const adapters::SourceAccess &access, const CancelToken &cancel,
+                                              const std::function<void(const QString &)> &progress) override
+    {
+        auto out = test::FakeSource::checkout(repo, ref, workRoot, access, cancel, progress);
+        if (out && ref.size() == 40)
+            out->commit = ref;
+        return out;
+    }
+};
+
+struct Pull {
+    QString action = u"opened"_s;
+    int number = 7;
+    QString head = u"feature-x"_s;
+    QString sha = commit('a');
+    QString base = u"main"_s;
+    QString headRepo = Repo;
+    QString baseRepo = Repo;
+    bool merged = false;
+};
+
+// A pull_request delivery as GitHub sends it, signed with secret.
+HookRequest githubPull(const QByteArray &secret, const Pull &pull,
+                       const QString &id = QUuid::createUuid().toString(QUuid::WithoutBraces))
+{
+    const auto repository = [](const QString &url) {
+        const QString name = url.section(u'/', 3, 4).chopped(4);
+        return QJsonObject{{u"full_name"_s, name},
+                           {u"clone_url"_s, url},
+                           {u"ssh_url"_s, u"git@github.com:%1.git"_s.arg(name)},
+                           {u"html_url"_s, url.chopped(4)}};
+    };
+    const QJsonObject body{
+        {u"action"_s, pull.action},
+        {u"number"_s, pull.number},
+        {u"pull_request"_s,
+         QJsonObject{{u"number"_s, pull.number},
+                     {u"title"_s, u"Add the search page"_s},
+                     {u"html_url"_s, u"https://github.com/acme/web/pull/%1"_s.arg(pull.number)},
+                     {u"merged"_s, pull.merged},
+                     {u"head"_s,
+                      QJsonObject{{u"ref"_s, pull.head}, {u"sha"_s, pull.sha}, {u"repo"_s, repository(pull.headRepo)}}},
+                     {u"base"_s, QJsonObject{{u"ref"_s, pull.base},
+                                             {u"sha"_s, commit('0').replace(0, 1, u'1')},
+                                             {u"repo"_s, repository(pull.baseRepo)}}}}},
+        {u"repository"_s, repository(pull.baseRepo)},
+        {u"sender"_s, QJsonObject{{u"login"_s, u"octo-dev"_s}}},
+    };
+    HookRequest request;
+    request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    request.headers.insert("x-github-event", "pull_request");
+    request.headers.insert("x-github-delivery", id.toUtf8());
+    request.headers.insert(
+        "x-hub-signature-256",
+        "sha256=" + QMessageAuthenticationCode::hash(request.body, secret, QCryptographicHash::Sha256).toHex());
+    request.headers.insert("content-type", "application/json");
+    return request;
+}
+
+core::Actor forge()
+{
+    return core::Actor{u"anonymous"_s, u"192.0.2.20"_s, {}};
+}
+
+} // namespace
+
+class TestEnginePreviews : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void init();
+    void aPullRequestLivesAndDiesWithItsPreview();
+    void whatGetsNoPreviewSaysWhy();
+    void forksOnlyWhenAllowedAndWithoutSecrets();
+    void expiresAfterTheTtl();
+    void removingTheAppRemovesItsPreviews();
+
+private:
+    QByteArray createApp(const QString &name, const QString &preview);
+    core::autodeploy::Delivery deliver(const QString &app, const HookRequest &request);
+    bool appExists(const QString &name);
+
+    QTemporaryDir m_dir;
+    LaterClock m_clock;
+    std::unique_ptr<test::ForgeStandIn> m_standIn;
+    std::unique_ptr<wiring::Install> m_install;
+    core::Engine *m_engine = nullptr;
+    test::EnginePeople m_people;
+};
+
+void TestEnginePreviews::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    PANDO_REQUIRE_COMPONENT(test::ForgeStandIn::available(), u"python3 (runs the stand-in for the forges' APIs)"_s);
+    m_standIn = std::make_unique<test::ForgeStandIn>(Token);
+    QVERIFY2(m_standIn->start(), "the stand-in for the forges' APIs did not start");
+
+    wiring::InstallOptions options = test::quietInstallOptions(m_dir.path());
+    options.runtime = std::make_shared<test::FakeRuntime>();
+    options.router = std::make_shared<test::FakeRouter>();
+    options.source = std::make_shared<CommitSource>();
+    options.services = std::make_shared<test::FakeServiceProvisioner>();
+    options.clock = &m_clock;
+    const QString base = m_standIn->base();
+    options.engine.forgeApis = [base](const adapters::ForgeAccount &account) {
+        return adapters::forgerest::makeApi(account, {.apiBase = base + u"/github"_s, .requestTimeoutMs = 5000});
+    };
+    m_install = std::make_unique<wiring::Install>(std::move(options));
+    auto opened = m_install->open();
+    QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().text()));
+    m_engine = &m_install->engine();
+    const QString made =
+        m_people.create(*m_engine, {{"ada", core::accounts::Role::Admin}, {"alice", core::accounts::Role::Member}});
+    QVERIFY2(made.isEmpty(), qPrintable(made));
+    const core::Actor ada = m_people.actor(u"ada"_s);
+    core::sourceconn::ConnectionInput input;
+    input.name = u"gh"_s;
+    input.scope = adapters::ForgeScope{adapters::ForgeKind::GitHub, u"https://github.com"_s, {}};
+    input.auth = AuthKind::Token;
+    input.secret = Token;
+    auto added = m_engine->addConnection(input, ada);
+    QVERIFY2(added, qPrintable(added ? QString() : text(added.error())));
+    QVERIFY(m_engine->addGrant(core::authz::ObjectKind::Connection, u"gh"_s, u"alice"_s, u"user"_s, ada));
+}
+
+void TestEnginePreviews::cleanupTestCase()
+{
+    m_engine = nullptr;
+    m_install.reset();
+    m_standIn.reset();
+}
+
+void TestEnginePreviews::init()
+{
+    if (m_standIn)
+        m_standIn->reset();
+}
+
+// Alice (a member) makes the app; its webhook gets a random secret, returned.
+QByteArray TestEnginePreviews::createApp(const QString &name, const QString &preview)
+{
+    const QByteArray spec = u"name: %1\nsource:\n  repo: %2\n  ref: main\n  autodeploy: push\n"
+                            u"run:\n  port: 8080\n  env:\n    MODE: production\n    SHARED: app\n"
+                            u"health:\n  timeout: 1s\n%3"_s.arg(name, Repo, preview)
+                                .toUtf8();
+    auto created = m_engine->createApp(spec, m_people.actor(u"alice"_s));
+    if (!created) {
+        qWarning("createApp: %s", qPrintable(text(created.error())));
+        return {};
+    }
+    auto secret = m_engine->setHookSecret(name, {}, m_people.actor(u"alice"_s));
+    return secret ? *secret : QByteArray();
+}
+
+core::autodeploy::Delivery TestEnginePreviews::deliver(const QString &app, const HookRequest &request)
+{
+    auto received = m_engine->receiveHook(app, request, forge());
+    if (!received) {
+        qWarning("receiveHook: %s", qPrintable(text(received.error())));
+        return {};
+    }
+    if (received->outcome != u"accepted")
+        return *received;
+    core::autodeploy::Delivery settled;
+    (void)QTest::qWaitFor(
+        [&] {
+            auto view = m_engine->appHook(app, 50);
+            if (!view)
+                return false;
+            for (const auto &delivery : std::as_const(view->deliveries)) {
+                if (delivery.id == received->id && delivery.outcome != u"accepted") {
+                    settled = delivery;
+                    return true;
+                }
+            }
+            return false;
+        },
+        20000);
+    return settled;
+}
+
+bool TestEnginePreviews::appExists(const QString &name)
+{
+    auto apps = m_engine->apps();
+    if (!apps)
+        return false;
+    return std::any_of(apps->cbegin(), apps->cend(), [&](const core::AppView &a) { return a.record.name == name; });
+}
+
+void TestEnginePreviews::aPullRequestLivesAndDiesWithItsPreview()
+{
+    const QByteArray secret = createApp(u"web"_s, u"preview:\n  ttl: 48h\n  env:\n    MODE: preview\n  resources:\n"
+                                                  u"    memory: 128Mi\n"_s);
+    QVERIFY(!secret.isEmpty());
+    const core::Actor alice = m_people.actor(u"alice"_s);
+    QVERIFY(m_engine->setAppSecret(u"web"_s, u"API_KEY"_s, "k3y-for-previews", alice));
+
+    // Opened: the preview is made from the request's head and deployed at the pushed commit.
+    const core::autodeploy::Delivery opened = deliver(u"web"_s, githubPull(secret, Pull{}));
+    QCOMPARE(opened.outcome, u"deployed"_s);
+    QCOMPARE(opened.commit, commit('a'));
+    QCOMPARE(opened.ref, u"refs/heads/feature-x"_s);
+    QVERIFY(!opened.deployId.isEmpty());
+    auto preview = m_engine->app(u"web-pr-7"_s);
+    QVERIFY2(preview, qPrintable(preview ? QString() : text(preview.error())));
+    QCOMPARE(preview->spec.source.ref, u"feature-x"_s);
+    QCOMPARE(preview->spec.source.repo, Repo);
+    QCOMPARE(preview->record.sourceConnection, u"gh"_s);
+    QCOMPARE(preview->spec.run.env.value(u"MODE"_s), u"preview"_s);
+    QCOMPARE(preview->spec.run.env.value(u"SHARED"_s), u"app"_s);
+    QCOMPARE(preview->spec.run.memoryBytes, 128LL * 1024 * 1024);
+    QCOMPARE(preview->spec.labels.value(u"preview-of"_s), u"web"_s);
+    QCOMPARE(preview->spec.labels.value(u"pull-request"_s), u"7"_s);
+    QCOMPARE(preview->spec.source.autodeploy.mode, core::AppSpec::Source::AutoDeploy::Mode::Off);
+    QVERIFY(!preview->spec.preview.enabled);
+    auto deploy = m_engine->deployView(opened.deployId);
+    QVERIFY(deploy);
+    QCOMPARE(deploy->record.app, u"web-pr-7"_s);
+    QCOMPARE(deploy->record.commit, commit('a'));
+    // The app's secrets reach it; whoever may change the app may change its preview.
+    auto secrets = m_engine->appSecrets(u"web-pr-7"_s);
+    QVERIFY(secrets);
+    QCOMPARE(secrets->size(), 1);
+    QCOMPARE(secrets->first().name, u"API_KEY"_s);
+    auto allowed = m_engine->authorize(m_people.principal(u"alice"_s), "apps.write",
+                                       core::authz::ObjectRef{core::authz::ObjectKind::App, u"web-pr-7"_s, {}}, alice,
+                                       u"PUT /api/v1/apps/web-pr-7"_s);
+    QVERIFY(allowed && *allowed);
+
+    // The pull request gets one comment naming its preview.
+    QTRY_COMPARE_WITH_TIMEOUT(m_standIn->comments(u"github"_s).size(), 1, 10000);
+    const QJsonObject comment = m_standIn->comments(u"github"_s).first().toObject();
+    QCOMPARE(comment[u"repo"_s].toString(), u"acme/web"_s);
+    QCOMPARE(comment[u"number"_s].toInt(), 7);
+    const QString said = comment[u"body"_s][u"body"_s].toString();
+    QVERIFY2(said.contains(u"`web-pr-7`"_s) && said.contains(u"feature-x"_s), qPrintable(said));
+
+    // A push to it: the same preview, deployed again at the new head, no second comment.
+    Pull pushed;
+    pushed.action = u"synchronize"_s;
+    pushed.sha = commit('b');
+    const core::autodeploy::Delivery synced = deliver(u"web"_s, githubPull(secret, pushed));
+    QCOMPARE(synced.outcome, u"deployed"_s);
+    auto again = m_engine->deployView(synced.deployId);
+    QVERIFY(again);
+    QCOMPARE(again->record.app, u"web-pr-7"_s);
+    QCOMPARE(again->record.commit, commit('b'));
+    auto listed = m_engine->previews(u"web"_s);
+    QVERIFY(listed);
+    QCOMPARE(listed->size(), 1);
+    QCOMPARE(listed->first().record.number, 7);
+    QCOMPARE(listed->first().record.headCommit, commit('b'));
+    QCOMPARE(listed->first().record.author, u"octo-dev"_s);
+    QCOMPARE(listed->first().expiresMs - listed->first().record.updatedMs, 48LL * 3600 * 1000);
+    QVERIFY(!listed->first().record.commentId.isEmpty());
+    QTest::qWait(300);
+    QCOMPARE(m_standIn->comments(u"github"_s).size(), 1);
+
+    // Merged: the preview goes, with everything it made; the app stays.
+    Pull closed;
+    closed.action = u"closed"_s;
+    closed.merged = true;
+    closed.sha = commit('b');
+    const core::autodeploy::Delivery merged = deliver(u"web"_s, githubPull(secret, closed));
+    QCOMPARE(merged.outcome, u"removed"_s);
+    QVERIFY2(merged.detail.contains(u"merged"_s), qPrintable(merged.detail));
+    QTRY_VERIFY_WITH_TIMEOUT(!appExists(u"web-pr-7"_s), 20000);
+    QVERIFY(appExists(u"web"_s));
+    QCOMPARE(m_engine->previews(u"web"_s)->size(), 0);
+    // Its grants went with it: a later app of that name is nobody's but its maker's.
+    auto after = m_engine->authorize(m_people.principal(u"alice"_s), "apps.read",
+                                     core::authz::ObjectRef{core::authz::ObjectKind::App, u"web-pr-7"_s, {}}, alice,
+                                     u"GET /api/v1/apps/web-pr-7"_s);
+    QVERIFY(after && !*after);
+
+    // Closed again (a forge's retry under another id): nothing to remove, and it says so.
+    const core::autodeploy::Delivery twice = deliver(u"web"_s, githubPull(secret, closed));
+    QCOMPARE(twice.outcome, u"ignored"_s);
+    QVERIFY2(twice.detail.contains(u"no preview"_s), qPrintable(twice.detail));
+    QVERIFY(m_engine->removeApp(u"web"_s, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
+    QTRY_VERIFY_WITH_TIMEOUT(!appExists(u"web"_s), 20000);
+}
+
+void TestEnginePreviews::whatGetsNoPreviewSaysWhy()
+{
+    const QByteArray withPreviews = createApp(u"shop"_s, u"preview: true\n"_s);
+    const QByteArray without = createApp(u"plain"_s, {});
+    QVERIFY(!withPreviews.isEmpty() && !without.isEmpty());
+
+    Pull otherBase;
+    otherBase.base = u"release"_s;
+    auto ignored = deliver(u"shop"_s, githubPull(withPreviews, otherBase));
+    QCOMPARE(ignored.outcome, u"ignored"_s);
+    QVERIFY2(ignored.detail.contains(u"release"_s) && ignored.detail.contains(u"main"_s), qPrintable(ignored.detail));
+
+    Pull labelled;
+    labelled.action = u"labeled"_s;
+    ignored = deliver(u"shop"_s, githubPull(withPreviews, labelled));
+    QCOMPARE(ignored.outcome, u"ignored"_s);
+
+    ignored = deliver(u"plain"_s, githubPull(without, Pull{}));
+    QCOMPARE(ignored.outcome, u"ignored"_s);
+    QVERIFY2(ignored.detail.contains(u"previews are off"_s), qPrintable(ignored.detail));
+
+    // Another repository's pull request is refused, at the repository.
+    Pull elsewhere;
+    elsewhere.baseRepo = elsewhere.headRepo = u"https://github.com/acme/other.git"_s;
+    auto refused = m_engine->receiveHook(u"shop"_s, githubPull(withPreviews, elsewhere), forge());
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, ErrorCode::Invalid);
+    QCOMPARE(refused.error().where, u"body.repository"_s);
+
+    // A wrong signature makes nothing.
+    auto forged = m_engine->receiveHook(u"shop"_s, githubPull("not-the-secret-at-all", Pull{}), forge());
+    QVERIFY(!forged);
+    QCOMPARE(forged.error().code, ErrorCode::Unauthorized);
+
+    QVERIFY(!appExists(u"shop-pr-7"_s));
+    QVERIFY(!appExists(u"plain-pr-7"_s));
+    QCOMPARE(m_engine->previews(u"shop"_s)->size(), 0);
+
+    // An app already holding the preview's name is never taken over.
+    const QByteArray squatter =
+        u"name: shop-pr-12\nsource:\n  repo: %1\n  ref: main\nrun:\n  port: 8080\n"_s.arg(Repo).toUtf8();
+    QVERIFY(m_engine->createApp(squatter, m_people.actor(u"ada"_s)));
+    Pull twelve;
+    twelve.number = 12;
+    auto failed = deliver(u"shop"_s, githubPull(withPreviews, twelve));
+    QCOMPARE(failed.outcome, u"failed"_s);
+    QVERIFY2(failed.detail.contains(u"no preview"_s), qPrintable(failed.detail));
+    QCOMPARE(m_engine->app(u"shop-pr-12"_s)->spec.labels.value(u"preview-of"_s), QString());
+
+    auto missing = m_engine->removePreview(u"shop"_s, 3, m_people.actor(u"ada"_s));
+    QVERIFY(!missing);
+    QCOMPARE(missing.error().code, ErrorCode::NotFound);
+    for (const QString &name : {u"shop"_s, u"plain"_s, u"shop-pr-12"_s})
+        QVERIFY(m_engine->removeApp(name, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
+}
+
+void TestEnginePreviews::forksOnlyWhenAllowedAndWithoutSecrets()
+{
+    const QByteArray secret = createApp(u"forked"_s, u"preview: true\n"_s);
+    QVERIFY(!secret.isEmpty());
+    const core::Actor ada = m_people.actor(u"ada"_s);
+    QVERIFY(m_engine->setAppSecret(u"forked"_s, u"API_KEY"_s, "never-for-forks", ada));
+    Pull fork;
+    fork.headRepo = ForkRepo;
+    fork.head = u"patch-1"_s;
+    auto ignored = deliver(u"forked"_s, githubPull(secret, fork));
+    QCOMPARE(ignored.outcome, u"ignored"_s);
+    QVERIFY2(ignored.detail.contains(u"fork"_s), qPrintable(ignored.detail));
+    QVERIFY(!appExists(u"forked-pr-7"_s));
+
+    auto access = m_engine->appAccess();
+    QVERIFY(access);
+    access->previewForks = true;
+    QVERIFY(m_engine->setAppAccess(*access, ada));
+    auto made = deliver(u"forked"_s, githubPull(secret, fork));
+    QCOMPARE(made.outcome, u"deployed"_s);
+    auto preview = m_engine->app(u"forked-pr-7"_s);
+    QVERIFY(preview);
+    QCOMPARE(preview->spec.source.repo, ForkRepo);
+    QCOMPARE(preview->spec.source.ref, u"patch-1"_s);
+    QVERIFY(preview->record.sourceConnection.isEmpty());
+    QCOMPARE(m_engine->appSecrets(u"forked-pr-7"_s)->size(), 0);
+    QCOMPARE(m_engine->previews(u"forked"_s)->first().record.fork, true);
+
+    access->previewForks = false;
+    QVERIFY(m_engine->setAppAccess(*access, ada));
+    QVERIFY(m_engine->removePreview(u"forked"_s, 7, ada));
+    QTRY_VERIFY_WITH_TIMEOUT(!appExists(u"forked-pr-7"_s), 20000);
+    QVERIFY(m_engine->removeApp(u"forked"_s, ada, core::Engine::ServiceData::Delete));
+}
+
+void TestEnginePreviews::expiresAfterTheTtl()
+{
+    const QByteArray secret = createApp(u"stale"_s, u"preview:\n  ttl: 2h\n"_s);
+    QVERIFY(!secret.isEmpty());
+    QCOMPARE(deliver(u"stale"_s, githubPull(secret, Pull{})).outcome, u"deployed"_s);
+    QVERIFY(appExists(u"stale-pr-7"_s));
+    m_clock.advance(3600 * 1000);
+    auto kept = m_engine->expirePreviews();
+    QVERIFY(kept);
+    QVERIFY2(kept->isEmpty(), qPrintable(kept->join(u'\n')));
+    m_clock.advance(3601 * 1000);
+    auto expired = m_engine->expirePreviews();
+    QVERIFY(expired);
+    QCOMPARE(expired->size(), 1);
+    QVERIFY2(expired->first().contains(u"stale-pr-7"_s), qPrintable(expired->first()));
+    QTRY_VERIFY_WITH_TIMEOUT(!appExists(u"stale-pr-7"_s), 20000);
+    QVERIFY(m_engine->removeApp(u"stale"_s, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
+}
+
+void TestEnginePreviews::removingTheAppRemovesItsPreviews()
+{
+    const QByteArray secret = createApp(u"gone"_s, u"preview: true\n"_s);
+    QVERIFY(!secret.isEmpty());
+    QCOMPARE(deliver(u"gone"_s, githubPull(secret, Pull{})).outcome, u"deployed"_s);
+    Pull twelve;
+    twelve.number = 12;
+    twelve.head = u"feature-y"_s;
+    QCOMPARE(deliver(u"gone"_s, githubPull(secret, twelve)).outcome, u"deployed"_s);
+    QCOMPARE(m_engine->previews(u"gone"_s)->size(), 2);
+    QVERIFY(m_engine->removeApp(u"gone"_s, m_people.actor(u"alice"_s), core::Engine::ServiceData::Delete));
+    QTRY_VERIFY_WITH_TIMEOUT(!appExists(u"gone"_s) && !appExists(u"gone-pr-7"_s) && !appExists(u"gone-pr-12"_s), 20000);
+}
+
+QTEST_MAIN(TestEnginePreviews)
+#include "tst_enginepreviews.moc"
