@@ -489,6 +489,18 @@ Result<ForgeWebhook> registerHook(const HookOps &ops, const QString &url)
     return ForgeWebhook{id, url};
 }
 
+Result<QString> commentAsIssue(const RestClient &client, const ForgeScope &scope, const RepoAddress &repo, int number,
+                               const QString &body, qsizetype limit, const CancelToken &cancel)
+{
+    auto target = client.commentTarget(scope, repo, number, body, cancel);
+    if (!target)
+        return std::unexpected(target.error());
+    const QString base = u"/repos/%1"_s.arg(segments(target->path));
+    return client.comment(base + u"/issues/%1/comments"_s.arg(number), {},
+                          QJsonObject{{"body"_L1, clipped(body, limit)}}, number, target->call, idMember,
+                          [&] { return client.perform("GET", base, {}, std::nullopt, target->call); });
+}
+
 QString idText(const QJsonValue &value)
 {
     if (value.isDouble())

@@ -163,6 +163,11 @@ struct HookOps {
 // Registers the hook for url once (see forgerest.h): updates the one there is, else creates one,
 // and when the forge refuses that as a duplicate, updates the one it then lists.
 Result<ForgeWebhook> registerHook(const HookOps &ops, const QString &url);
+// commentOnPullRequest() where a pull request is an issue of the repository at /repos/OWNER/NAME,
+// its conversation the issue's comments (GitHub, and Gitea, whose API mirrors GitHub's there):
+// body, cut to limit characters, POSTed to the issue's comments.
+Result<QString> commentAsIssue(const RestClient &client, const ForgeScope &scope, const RepoAddress &repo, int number,
+                               const QString &body, qsizetype limit, const CancelToken &cancel);
 // The id (read by idOf) of the hook in hooks whose URL (read by urlOf) is url; nullopt when
 // there is none, and hooks' error when the listing failed.
 Result<std::optional<QString>> findHook(const Result<QJsonArray> &hooks, const QString &url,

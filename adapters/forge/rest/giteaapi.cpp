@@ -176,15 +176,8 @@ public:
     Result<QString> commentOnPullRequest(const RepoAddress &repo, int number, const QString &body,
                                          const CancelToken &cancel) override
     {
-        auto target = m_client.commentTarget(m_scope, repo, number, body, cancel);
-        if (!target)
-            return std::unexpected(target.error());
-        const QString base = u"/repos/%1"_s.arg(segments(target->path));
         // Gitea numbers pull requests among issues, and a pull request's conversation takes issue comments.
-        return m_client.comment(base + u"/issues/%1/comments"_s.arg(number), {},
-                                QJsonObject{{"body"_L1, clipped(body, GiteaCommentLimit)}}, number, target->call,
-                                idMember,
-                                [&] { return m_client.perform("GET", base, {}, std::nullopt, target->call); });
+        return commentAsIssue(m_client, m_scope, repo, number, body, GiteaCommentLimit, cancel);
     }
 
 private:

@@ -191,15 +191,8 @@ public:
     Result<QString> commentOnPullRequest(const RepoAddress &repo, int number, const QString &body,
                                          const CancelToken &cancel) override
     {
-        auto target = m_client.commentTarget(m_scope, repo, number, body, cancel);
-        if (!target)
-            return std::unexpected(target.error());
-        const QString base = u"/repos/%1"_s.arg(segments(target->path));
         // A pull request is an issue to GitHub: its conversation takes issue comments.
-        return m_client.comment(base + u"/issues/%1/comments"_s.arg(number), {},
-                                QJsonObject{{"body"_L1, clipped(body, GitHubCommentLimit)}}, number, target->call,
-                                idMember,
-                                [&] { return m_client.perform("GET", base, {}, std::nullopt, target->call); });
+        return commentAsIssue(m_client, m_scope, repo, number, body, GitHubCommentLimit, cancel);
     }
 
 private:

@@ -309,6 +309,15 @@ private:
         return forgerest::makeApi(ForgeAccount{ForgeScope{row.kind, row.baseUrl, {}}, row.username, token}, options);
     }
 
+    // The api of row's forge, which the stand-in makes never answer: each request has 400 ms.
+    std::unique_ptr<ForgeApi> silentApi(const ForgeRow &row) const
+    {
+        m_standIn->failFor(row.standIn, row.repoKey, u"hang"_s);
+        forgerest::ForgeRestOptions options;
+        options.requestTimeoutMs = 400;
+        return api(row, options);
+    }
+
     static void addRows()
     {
         QTest::addColumn<ForgeRow>("row");
@@ -597,12 +606,9 @@ private Q_SLOTS:
     void commentMeetsTheDeadline()
     {
         QFETCH(ForgeRow, row);
-        m_standIn->failFor(row.standIn, row.repoKey, u"hang"_s);
-        forgerest::ForgeRestOptions options;
-        options.requestTimeoutMs = 400;
         QElapsedTimer clock;
         clock.start();
-        auto commented = api(row, options)->commentOnPullRequest(address(row.repoUrl, row.kind), 7, u"hello"_s, {});
+        auto commented = silentApi(row)->commentOnPullRequest(address(row.repoUrl, row.kind), 7, u"hello"_s, {});
         QVERIFY(!commented);
         QCOMPARE(commented.error().code, ErrorCode::Timeout);
         QVERIFY2(commented.error().message.contains(u"did not answer within 400 ms"_s), errorText(commented));
@@ -681,12 +687,9 @@ private Q_SLOTS:
     void forgeThatNeverAnswers()
     {
         QFETCH(ForgeRow, row);
-        m_standIn->failFor(row.standIn, row.repoKey, u"hang"_s);
-        forgerest::ForgeRestOptions options;
-        options.requestTimeoutMs = 400;
         QElapsedTimer clock;
         clock.start();
-        auto branches = api(row, options)->branches(address(row.repoUrl, row.kind), {});
+        auto branches = silentApi(row)->branches(address(row.repoUrl, row.kind), {});
         QVERIFY(!branches);
         QCOMPARE(branches.error().code, ErrorCode::Timeout);
         QVERIFY2(branches.error().message.contains(u"did not answer within 400 ms"_s), errorText(branches));

@@ -1,19 +1,20 @@
 // Forge push webhooks: which forge sent a request, its signature checked the forge's way, and its
 // payload read into a HookEvent. The payloads (data/*.json) are written for these tests after the
 // fields each forge documents for its push event (plausible values, not the documentation's
-// samples), and each request is signed here the way its forge signs it. Of note among them:
-// github-tag.json is an annotated tag, whose "after" is the tag object and not its commit, and the
-// *-delete.json ones delete a branch (an all-zero new head; Bitbucket Cloud: "new" is null).
+// samples), and each request is signed the way its forge signs it (forgerequests.h). Of note
+// among them: github-tag.json is an annotated tag, whose "after" is the tag object and not its
+// commit, and the *-delete.json ones delete a branch (an all-zero new head; Bitbucket Cloud: "new"
+// is null).
 #include "core/autodeploy/forgehook.h"
+#include "tests/core/autodeploy/forgerequests.h"
 
 #include <QCryptographicHash>
-#include <QFile>
-#include <QMessageAuthenticationCode>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
 using namespace pando;
 using namespace pando::core::autodeploy;
+using namespace pando::test::forgehook;
 using Kind = HookEvent::Kind;
 
 Q_DECLARE_METATYPE(pando::core::autodeploy::Forge)
@@ -23,100 +24,7 @@ Q_DECLARE_METATYPE(pando::ErrorCode)
 
 namespace {
 
-const QByteArray Secret = "whk_7f2c91-Tide-Lantern-4410";
 const QByteArray BitbucketDcPing = R"({"test": true})";
-
-// A payload from data/, exactly as the file holds it.
-QByteArray payload(const char *name)
-{
-    QFile file(QFINDTESTDATA(u"data/"_s + QLatin1StringView(name)));
-    if (!file.open(QIODevice::ReadOnly))
-        qFatal("payload(): cannot read data/%s", name);
-    return file.readAll();
-}
-
-QByteArray hmacHex(const QByteArray &body, QCryptographicHash::Algorithm algorithm = QCryptographicHash::Sha256)
-{
-    return QMessageAuthenticationCode::hash(body, Secret, algorithm).toHex();
-}
-
-// A request as each forge sends it, signed with Secret.
-HookRequest github(const QByteArray &event, const QByteArray &body)
-{
-    return {{{"x-github-event", event},
-             {"x-github-delivery", "8fc446d1-2487-55ce-8053-79eced13336b"},
-             {"x-github-hook-id", "48211093"},
-             {"content-type", "application/json"},
-             {"user-agent", "GitHub-Hookshot/5f3a1c2"},
-             {"x-hub-signature", "sha1=" + hmacHex(body, QCryptographicHash::Sha1)},
-             {"x-hub-signature-256", "sha256=" + hmacHex(body)}},
-            body};
-}
-
-HookRequest gitlab(const QByteArray &event, const QByteArray &body)
-{
-    return {{{"x-gitlab-event", event},
-             {"x-gitlab-event-uuid", "ce153f7a-3550-591e-80f5-799f2594626f"},
-             {"x-gitlab-webhook-uuid", "0d7b3a52-91e4-4c8f-b6a0-5f2e1c9d4b87"},
-             {"x-gitlab-instance", "https://gitlab.example.org"},
-             {"x-gitlab-token", Secret},
-             {"content-type", "application/json"}},
-            body};
-}
-
-// Gitea sends its own headers, Gogs's and GitHub's, with the same values.
-HookRequest gitea(const QByteArray &event, const QByteArray &body)
-{
-    const QByteArray delivery = "32e5aa91-1c84-55df-b759-94548eb28d85";
-    return {{{"x-gitea-event", event},
-             {"x-gitea-delivery", delivery},
-             {"x-gitea-signature", hmacHex(body)},
-             {"x-gogs-event", event},
-             {"x-gogs-delivery", delivery},
-             {"x-gogs-signature", hmacHex(body)},
-             {"x-github-event", event},
-             {"x-github-delivery", delivery},
-             {"x-hub-signature-256", "sha256=" + hmacHex(body)},
-             {"content-type", "application/json"}},
-            body};
-}
-
-HookRequest forgejo(const QByteArray &event, const QByteArray &body)
-{
-    return {{{"x-forgejo-event", event},
-             {"x-forgejo-delivery", "6cd5154c-4fc3-592f-82a4-95fcb98669b3"},
-             {"x-forgejo-signature", hmacHex(body)},
-             {"content-type", "application/json"}},
-            body};
-}
-
-HookRequest bitbucketCloud(const QByteArray &event, const QByteArray &body)
-{
-    return {{{"x-event-key", event},
-             {"x-request-uuid", "d2f1a7c4-5e3b-4a9d-8c60-7b1e2f9a3c55"},
-             {"x-hook-uuid", "9e4b2c71-0f3a-4d85-b6e2-1a7c5d3f8b09"},
-             {"x-attempt-number", "1"},
-             {"user-agent", "Bitbucket-Webhooks/2.0"},
-             {"x-hub-signature", "sha256=" + hmacHex(body)},
-             {"content-type", "application/json"}},
-            body};
-}
-
-HookRequest bitbucketDc(const QByteArray &event, const QByteArray &body)
-{
-    return {{{"x-event-key", event},
-             {"x-request-id", "4b7e2d90-6a1c-4f38-9e25-c3d8a0f1b764"},
-             {"x-hub-signature", "sha256=" + hmacHex(body)},
-             {"content-type", "application/json; charset=utf-8"}},
-            body};
-}
-
-HookRequest azure(const QByteArray &body, const QByteArray &user = "pando-hook")
-{
-    return {{{"authorization", "Basic " + QByteArray(user + ':' + Secret).toBase64()},
-             {"content-type", "application/json; charset=utf-8"}},
-            body};
-}
 
 // GitHub's form body: the JSON percent-encoded in one "payload" field, spaces as '+'.
 HookRequest githubForm()
@@ -154,19 +62,6 @@ QStringList ghUrls()
 {
     return {u"https://github.com/northwind-labs/ledger-api.git"_s, u"git@github.com:northwind-labs/ledger-api.git"_s,
             u"https://github.com/northwind-labs/ledger-api"_s, u"git://github.com/northwind-labs/ledger-api.git"_s};
-}
-
-QStringList glUrls()
-{
-    return {u"https://gitlab.example.org/payments/billing-worker.git"_s,
-            u"git@gitlab.example.org:payments/billing-worker.git"_s,
-            u"https://gitlab.example.org/payments/billing-worker"_s};
-}
-
-QStringList bbCloudUrls()
-{
-    return {u"https://bitbucket.org/harbor-tools/tide-tables.git"_s,
-            u"git@bitbucket.org:harbor-tools/tide-tables.git"_s, u"https://bitbucket.org/harbor-tools/tide-tables"_s};
 }
 
 } // namespace
@@ -410,15 +305,13 @@ private Q_SLOTS:
                                       << Kind::Other << u"Note Hook"_s << glDelivery << QString() << QString() << false
                                       << QStringList() << QString();
 
-        const QStringList giteaUrls{u"https://git.homelab.example/mira/recipe-box.git"_s,
-                                    u"ssh://git@git.homelab.example:2222/mira/recipe-box.git"_s,
-                                    u"https://git.homelab.example/mira/recipe-box"_s};
         QTest::newRow("gitea push") << Forge::Gitea << gitea("push", payload("gitea-push.json")) << Kind::Push
                                     << u"push"_s << u"32e5aa91-1c84-55df-b759-94548eb28d85"_s << u"refs/heads/main"_s
-                                    << u"84a4bd3475f8b0e2e92773e63f774f5ec0d59f81"_s << false << giteaUrls << u"mira"_s;
+                                    << u"84a4bd3475f8b0e2e92773e63f774f5ec0d59f81"_s << false << giteaUrls()
+                                    << u"mira"_s;
         QTest::newRow("forgejo push") << Forge::Gitea << forgejo("push", payload("gitea-push.json")) << Kind::Push
                                       << u"push"_s << u"6cd5154c-4fc3-592f-82a4-95fcb98669b3"_s << u"refs/heads/main"_s
-                                      << u"84a4bd3475f8b0e2e92773e63f774f5ec0d59f81"_s << false << giteaUrls
+                                      << u"84a4bd3475f8b0e2e92773e63f774f5ec0d59f81"_s << false << giteaUrls()
                                       << u"mira"_s;
 
         const QString bbDelivery = u"d2f1a7c4-5e3b-4a9d-8c60-7b1e2f9a3c55"_s;
@@ -440,10 +333,7 @@ private Q_SLOTS:
         QTest::newRow("bitbucket dc push")
             << Forge::Bitbucket << bitbucketDc("repo:refs_changed", payload("bitbucket-dc-refs-changed.json"))
             << Kind::Push << u"repo:refs_changed"_s << u"4b7e2d90-6a1c-4f38-9e25-c3d8a0f1b764"_s
-            << u"refs/heads/release/2026.11"_s << u"bc2455d2034e33a28763c316609aed0d75f62d56"_s << false
-            << QStringList{u"ssh://git@code.example.com:7999/ops/route-planner.git"_s,
-                           u"https://code.example.com/scm/ops/route-planner.git"_s,
-                           u"https://code.example.com/projects/OPS/repos/route-planner/browse"_s}
+            << u"refs/heads/release/2026.11"_s << u"bc2455d2034e33a28763c316609aed0d75f62d56"_s << false << dcUrls()
             << u"jkowalski"_s;
         QTest::newRow("bitbucket dc deleted branch")
             << Forge::Bitbucket
@@ -452,24 +342,16 @@ private Q_SLOTS:
                                .replace(R"("bc2455d2034e33a28763c316609aed0d75f62d56", "type": "UPDATE")",
                                         R"("0000000000000000000000000000000000000000", "type": "DELETE")"))
             << Kind::Push << u"repo:refs_changed"_s << u"4b7e2d90-6a1c-4f38-9e25-c3d8a0f1b764"_s
-            << u"refs/heads/release/2026.11"_s << QString() << true
-            << QStringList{u"ssh://git@code.example.com:7999/ops/route-planner.git"_s,
-                           u"https://code.example.com/scm/ops/route-planner.git"_s,
-                           u"https://code.example.com/projects/OPS/repos/route-planner/browse"_s}
-            << u"jkowalski"_s;
+            << u"refs/heads/release/2026.11"_s << QString() << true << dcUrls() << u"jkowalski"_s;
         QTest::newRow("bitbucket dc ping")
             << Forge::Bitbucket << bitbucketDc("diagnostics:ping", BitbucketDcPing) << Kind::Ping
             << u"diagnostics:ping"_s << u"4b7e2d90-6a1c-4f38-9e25-c3d8a0f1b764"_s << QString() << QString() << false
             << QStringList() << QString();
 
-        const QStringList azureUrls{
-            u"https://contoso-retail@dev.azure.com/contoso-retail/Storefront/_git/orders-service"_s,
-            u"git@ssh.dev.azure.com:v3/contoso-retail/Storefront/orders-service"_s,
-            u"https://dev.azure.com/contoso-retail/Storefront/_git/orders-service"_s};
         const QString azureId = u"a6d557a8-96ed-528d-81bc-f6b670011f82"_s;
         QTest::newRow("azure push") << Forge::AzureDevOps << azure(payload("azure-git-push.json")) << Kind::Push
                                     << u"git.push"_s << azureId << u"refs/heads/main"_s
-                                    << u"096620787a41de3e5e727ca23d95871ddc483553"_s << false << azureUrls
+                                    << u"096620787a41de3e5e727ca23d95871ddc483553"_s << false << azureUrls()
                                     << u"ana.lucero@contoso-retail.example"_s;
         QTest::newRow("azure deleted tag")
             << Forge::AzureDevOps
@@ -477,7 +359,7 @@ private Q_SLOTS:
                              R"("name": "refs/tags/v5.0.0-rc1")"),
                       R"("newObjectId": "096620787a41de3e5e727ca23d95871ddc483553")",
                       R"("newObjectId": "0000000000000000000000000000000000000000")")
-            << Kind::Push << u"git.push"_s << azureId << u"refs/tags/v5.0.0-rc1"_s << QString() << true << azureUrls
+            << Kind::Push << u"git.push"_s << azureId << u"refs/tags/v5.0.0-rc1"_s << QString() << true << azureUrls()
             << u"ana.lucero@contoso-retail.example"_s;
         // git.pullrequest.* are read as pull requests (tst_forgehookpulls); a comment on one is not.
         QTest::newRow("azure other") << Forge::AzureDevOps

@@ -1,26 +1,25 @@
 // Forge pull (merge) request webhooks read into HookEvent::pullRequest. The payloads (data/*-pr-*.json,
 // data/gitlab-mr-*.json) are written for these tests after the fields each forge documents for its
 // pull-request event (plausible values, not the documentation's samples), and each request is
-// signed here the way its forge signs it, as tst_forgehook does for pushes. Variants of a payload
-// (a fork, another action, a field missing or wrong) are made by editing its JSON in the test.
+// signed the way its forge signs it, by the builders tst_forgehook uses for pushes
+// (forgerequests.h). Variants of a payload (a fork, another action, a field missing or wrong) are
+// made by editing its JSON in the test.
 #include "core/autodeploy/forgehook.h"
+#include "tests/core/autodeploy/forgerequests.h"
 
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QMessageAuthenticationCode>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
 using namespace pando;
 using namespace pando::core::autodeploy;
+using namespace pando::test::forgehook;
 using Kind = HookEvent::Kind;
 using Action = PullRequestEvent::Action;
 
 namespace {
-
-const QByteArray Secret = "whk_3b81d0-Harbor-Kestrel-2093";
 
 // What one request should read as.
 struct Pull {
@@ -47,99 +46,6 @@ Q_DECLARE_METATYPE(pando::core::autodeploy::HookRequest)
 Q_DECLARE_METATYPE(Pull)
 
 namespace {
-
-// A payload from data/, exactly as the file holds it.
-QByteArray payload(const char *name)
-{
-    QFile file(QFINDTESTDATA(u"data/"_s + QLatin1StringView(name)));
-    if (!file.open(QIODevice::ReadOnly))
-        qFatal("payload(): cannot read data/%s", name);
-    return file.readAll();
-}
-
-QByteArray hmacHex(const QByteArray &body)
-{
-    return QMessageAuthenticationCode::hash(body, Secret, QCryptographicHash::Sha256).toHex();
-}
-
-// A request as each forge sends it, signed with Secret.
-HookRequest github(const QByteArray &body, const QByteArray &event = "pull_request")
-{
-    return {{{"x-github-event", event},
-             {"x-github-delivery", "0e6a2b14-8c3f-11f1-9b7d-5f2c0a4e8d31"},
-             {"x-github-hook-id", "48211093"},
-             {"content-type", "application/json"},
-             {"user-agent", "GitHub-Hookshot/5f3a1c2"},
-             {"x-hub-signature-256", "sha256=" + hmacHex(body)}},
-            body};
-}
-
-// Gitea sends its own headers, Gogs's and GitHub's; its event type tells pull_request_sync apart.
-HookRequest gitea(const QByteArray &body, const QByteArray &type = "pull_request")
-{
-    const QByteArray delivery = "5d0b7f1e-2a64-4c93-8e15-b7a2c9d04f68";
-    return {{{"x-gitea-event", "pull_request"},
-             {"x-gitea-event-type", type},
-             {"x-gitea-delivery", delivery},
-             {"x-gitea-signature", hmacHex(body)},
-             {"x-gogs-event", "pull_request"},
-             {"x-gogs-delivery", delivery},
-             {"x-gogs-signature", hmacHex(body)},
-             {"x-github-event", "pull_request"},
-             {"x-github-delivery", delivery},
-             {"x-hub-signature-256", "sha256=" + hmacHex(body)},
-             {"content-type", "application/json"}},
-            body};
-}
-
-HookRequest forgejo(const QByteArray &body)
-{
-    return {{{"x-forgejo-event", "pull_request"},
-             {"x-forgejo-event-type", "pull_request"},
-             {"x-forgejo-delivery", "a1f4c8e2-6b39-4d07-95ce-3e8b1d7f2a60"},
-             {"x-forgejo-signature", hmacHex(body)},
-             {"content-type", "application/json"}},
-            body};
-}
-
-HookRequest gitlab(const QByteArray &body)
-{
-    return {{{"x-gitlab-event", "Merge Request Hook"},
-             {"x-gitlab-event-uuid", "7b3e9d21-54a8-4f6c-b0e2-9c1d8a7f3e45"},
-             {"x-gitlab-webhook-uuid", "0d7b3a52-91e4-4c8f-b6a0-5f2e1c9d4b87"},
-             {"x-gitlab-instance", "https://gitlab.example.org"},
-             {"x-gitlab-token", Secret},
-             {"content-type", "application/json"}},
-            body};
-}
-
-HookRequest bitbucketCloud(const QByteArray &event, const QByteArray &body)
-{
-    return {{{"x-event-key", event},
-             {"x-request-uuid", "f38a6c10-9d2e-4b75-a1c4-6e0b8d3f7a92"},
-             {"x-hook-uuid", "9e4b2c71-0f3a-4d85-b6e2-1a7c5d3f8b09"},
-             {"x-attempt-number", "1"},
-             {"user-agent", "Bitbucket-Webhooks/2.0"},
-             {"x-hub-signature", "sha256=" + hmacHex(body)},
-             {"content-type", "application/json"}},
-            body};
-}
-
-HookRequest bitbucketDc(const QByteArray &event, const QByteArray &body)
-{
-    return {{{"x-event-key", event},
-             {"x-request-id", "2c6e9a41-7f3d-4b18-8e05-d9a1b4c7e362"},
-             {"x-hub-signature", "sha256=" + hmacHex(body)},
-             {"content-type", "application/json; charset=utf-8"}},
-            body};
-}
-
-HookRequest azure(const QByteArray &body)
-{
-    return {{{"authorization", "Basic " + QByteArray("pando-hook:" + Secret).toBase64()},
-             {"content-type", "application/json; charset=utf-8"}},
-            body};
-}
 
 QJsonObject setAt(QJsonObject object, QStringList path, const QJsonValue &value)
 {
@@ -177,40 +83,6 @@ QStringList ghUrls()
 {
     return {u"https://github.com/northwind-labs/ledger-api.git"_s, u"git@github.com:northwind-labs/ledger-api.git"_s,
             u"https://github.com/northwind-labs/ledger-api"_s};
-}
-
-QStringList giteaUrls()
-{
-    return {u"https://git.homelab.example/mira/recipe-box.git"_s,
-            u"ssh://git@git.homelab.example:2222/mira/recipe-box.git"_s,
-            u"https://git.homelab.example/mira/recipe-box"_s};
-}
-
-QStringList glUrls()
-{
-    return {u"https://gitlab.example.org/payments/billing-worker.git"_s,
-            u"git@gitlab.example.org:payments/billing-worker.git"_s,
-            u"https://gitlab.example.org/payments/billing-worker"_s};
-}
-
-QStringList bbCloudUrls()
-{
-    return {u"https://bitbucket.org/harbor-tools/tide-tables.git"_s,
-            u"git@bitbucket.org:harbor-tools/tide-tables.git"_s, u"https://bitbucket.org/harbor-tools/tide-tables"_s};
-}
-
-QStringList dcUrls()
-{
-    return {u"ssh://git@code.example.com:7999/ops/route-planner.git"_s,
-            u"https://code.example.com/scm/ops/route-planner.git"_s,
-            u"https://code.example.com/projects/OPS/repos/route-planner/browse"_s};
-}
-
-QStringList azureUrls()
-{
-    return {u"https://contoso-retail@dev.azure.com/contoso-retail/Storefront/_git/orders-service"_s,
-            u"git@ssh.dev.azure.com:v3/contoso-retail/Storefront/orders-service"_s,
-            u"https://dev.azure.com/contoso-retail/Storefront/_git/orders-service"_s};
 }
 
 // The samples' expected readings, which rows below vary.
@@ -330,12 +202,12 @@ private Q_SLOTS:
         QTest::addColumn<Forge>("forge");
         for (const char *name :
              {"github-pr-opened.json", "github-pr-synchronize.json", "github-pr-closed.json", "github-pr-fork.json"})
-            QTest::newRow(name) << github(payload(name)) << Forge::GitHub;
+            QTest::newRow(name) << github("pull_request", payload(name)) << Forge::GitHub;
         for (const char *name : {"gitea-pr-opened.json", "gitea-pr-synchronized.json", "gitea-pr-closed.json"})
-            QTest::newRow(name) << gitea(payload(name)) << Forge::Gitea;
-        QTest::newRow("forgejo") << forgejo(payload("gitea-pr-opened.json")) << Forge::Gitea;
+            QTest::newRow(name) << gitea("pull_request", payload(name)) << Forge::Gitea;
+        QTest::newRow("forgejo") << forgejo("pull_request", payload("gitea-pr-opened.json")) << Forge::Gitea;
         for (const char *name : {"gitlab-mr-opened.json", "gitlab-mr-updated.json", "gitlab-mr-merged.json"})
-            QTest::newRow(name) << gitlab(payload(name)) << Forge::GitLab;
+            QTest::newRow(name) << gitlab("Merge Request Hook", payload(name)) << Forge::GitLab;
         QTest::newRow("bitbucket-cloud-pr-created.json")
             << bitbucketCloud("pullrequest:created", payload("bitbucket-cloud-pr-created.json")) << Forge::Bitbucket;
         QTest::newRow("bitbucket-cloud-pr-updated.json")
@@ -370,10 +242,11 @@ private Q_SLOTS:
         QTest::addColumn<HookRequest>("request");
         QTest::addColumn<Pull>("expected");
 
-        const HookRequest ghOpened = github(payload("github-pr-opened.json"));
+        const HookRequest ghOpened = github("pull_request", payload("github-pr-opened.json"));
         QTest::newRow("github opened") << Forge::GitHub << ghOpened << githubOpened();
         QTest::newRow("github synchronize")
-            << Forge::GitHub << github(payload("github-pr-synchronize.json")) << with(githubOpened(), [](Pull &p) {
+            << Forge::GitHub << github("pull_request", payload("github-pr-synchronize.json"))
+            << with(githubOpened(), [](Pull &p) {
                    p.action = Action::Updated;
                    p.actionName = u"synchronize"_s;
                    p.headCommit = u"0958ed21086c95954599fd24378b7aa84dd73c22"_s;
@@ -385,9 +258,11 @@ private Q_SLOTS:
             p.headCommit = u"0958ed21086c95954599fd24378b7aa84dd73c22"_s;
             p.merged = true;
         });
-        QTest::newRow("github closed, merged") << Forge::GitHub << github(payload("github-pr-closed.json")) << ghMerged;
+        QTest::newRow("github closed, merged")
+            << Forge::GitHub << github("pull_request", payload("github-pr-closed.json")) << ghMerged;
         QTest::newRow("github closed, not merged")
-            << Forge::GitHub << patched(github(payload("github-pr-closed.json")), u"pull_request.merged"_s, false)
+            << Forge::GitHub
+            << patched(github("pull_request", payload("github-pr-closed.json")), u"pull_request.merged"_s, false)
             << with(ghMerged, [](Pull &p) { p.merged = false; });
         // An Other action keeps what is there; merged counts only for Closed.
         QTest::newRow("github labeled: other")
@@ -397,7 +272,7 @@ private Q_SLOTS:
                    p.actionName = u"labeled"_s;
                });
         QTest::newRow("github other with only a number")
-            << Forge::GitHub << github(R"({"action": "edited", "number": 57})")
+            << Forge::GitHub << github("pull_request", R"({"action": "edited", "number": 57})")
             << Pull{.eventName = u"pull_request"_s, .actionName = u"edited"_s, .number = 57};
         const Pull ghFork{.eventName = u"pull_request"_s,
                           .action = Action::Opened,
@@ -415,13 +290,14 @@ private Q_SLOTS:
                           .repoUrls = ghUrls(),
                           .pusher = u"rzammit"_s};
         QTest::newRow("github fork, reopened, commit in upper case")
-            << Forge::GitHub << github(payload("github-pr-fork.json")) << ghFork;
+            << Forge::GitHub << github("pull_request", payload("github-pr-fork.json")) << ghFork;
         // The fork was deleted: GitHub sends head.repo null; the branch's commit may go with it.
         QTest::newRow("github deleted fork, closed without a head commit")
             << Forge::GitHub
-            << removed(patched(patched(github(payload("github-pr-fork.json")), u"action"_s, u"closed"_s),
-                               u"pull_request.head.repo"_s, Null),
-                       u"pull_request.head.sha"_s)
+            << removed(
+                   patched(patched(github("pull_request", payload("github-pr-fork.json")), u"action"_s, u"closed"_s),
+                           u"pull_request.head.repo"_s, Null),
+                   u"pull_request.head.sha"_s)
             << with(ghFork, [](Pull &p) {
                    p.action = Action::Closed;
                    p.actionName = u"closed"_s;
@@ -444,25 +320,27 @@ private Q_SLOTS:
             << Forge::GitHub << patched(ghOpened, u"pull_request.head.ref"_s, u"refs/heads/feature/settlement-retry"_s)
             << githubOpened();
 
-        QTest::newRow("gitea opened") << Forge::Gitea << gitea(payload("gitea-pr-opened.json")) << giteaOpened();
+        QTest::newRow("gitea opened") << Forge::Gitea << gitea("pull_request", payload("gitea-pr-opened.json"))
+                                      << giteaOpened();
         QTest::newRow("gitea synchronized")
-            << Forge::Gitea << gitea(payload("gitea-pr-synchronized.json"), "pull_request_sync")
+            << Forge::Gitea << gitea("pull_request", payload("gitea-pr-synchronized.json"), "pull_request_sync")
             << with(giteaOpened(), [](Pull &p) {
                    p.action = Action::Updated;
                    p.actionName = u"synchronized"_s;
                    p.headCommit = u"cfcf61aeb71f3a2944cfdb257106ff5beeb06f05"_s;
                });
-        QTest::newRow("gitea closed, merged")
-            << Forge::Gitea << gitea(payload("gitea-pr-closed.json")) << with(giteaOpened(), [](Pull &p) {
-                   p.action = Action::Closed;
-                   p.actionName = u"closed"_s;
-                   p.headCommit = u"cfcf61aeb71f3a2944cfdb257106ff5beeb06f05"_s;
-                   p.merged = true;
-                   p.pusher = u"mira"_s;
-               });
+        QTest::newRow("gitea closed, merged") << Forge::Gitea << gitea("pull_request", payload("gitea-pr-closed.json"))
+                                              << with(giteaOpened(), [](Pull &p) {
+                                                     p.action = Action::Closed;
+                                                     p.actionName = u"closed"_s;
+                                                     p.headCommit = u"cfcf61aeb71f3a2944cfdb257106ff5beeb06f05"_s;
+                                                     p.merged = true;
+                                                     p.pusher = u"mira"_s;
+                                                 });
         QTest::newRow("gitea label_updated: other")
             << Forge::Gitea
-            << patched(gitea(payload("gitea-pr-opened.json"), "pull_request_label"), u"action"_s, u"label_updated"_s)
+            << patched(gitea("pull_request", payload("gitea-pr-opened.json"), "pull_request_label"), u"action"_s,
+                       u"label_updated"_s)
             << with(giteaOpened(), [](Pull &p) {
                    p.action = Action::Other;
                    p.actionName = u"label_updated"_s;
@@ -473,18 +351,19 @@ private Q_SLOTS:
                                     {u"html_url"_s, u"https://git.homelab.example/dario/recipe-box"_s},
                                     {u"ssh_url"_s, u"ssh://git@git.homelab.example:2222/dario/recipe-box.git"_s},
                                     {u"clone_url"_s, u"https://git.homelab.example/dario/recipe-box.git"_s}};
-        QTest::newRow("forgejo fork")
-            << Forge::Gitea
-            << patched(patched(forgejo(payload("gitea-pr-opened.json")), u"pull_request.head.repo"_s, darioRepo),
-                       u"pull_request.head.repo_id"_s, 23)
-            << with(giteaOpened(), [](Pull &p) {
-                   p.fork = true;
-                   p.headRepoUrls = {u"https://git.homelab.example/dario/recipe-box.git"_s,
-                                     u"ssh://git@git.homelab.example:2222/dario/recipe-box.git"_s,
-                                     u"https://git.homelab.example/dario/recipe-box"_s};
-               });
+        QTest::newRow("forgejo fork") << Forge::Gitea
+                                      << patched(patched(forgejo("pull_request", payload("gitea-pr-opened.json")),
+                                                         u"pull_request.head.repo"_s, darioRepo),
+                                                 u"pull_request.head.repo_id"_s, 23)
+                                      << with(giteaOpened(), [](Pull &p) {
+                                             p.fork = true;
+                                             p.headRepoUrls = {
+                                                 u"https://git.homelab.example/dario/recipe-box.git"_s,
+                                                 u"ssh://git@git.homelab.example:2222/dario/recipe-box.git"_s,
+                                                 u"https://git.homelab.example/dario/recipe-box"_s};
+                                         });
 
-        const HookRequest glOpened = gitlab(payload("gitlab-mr-opened.json"));
+        const HookRequest glOpened = gitlab("Merge Request Hook", payload("gitlab-mr-opened.json"));
         QTest::newRow("gitlab opened") << Forge::GitLab << glOpened << gitlabOpened();
         const Pull glUpdated = with(gitlabOpened(), [](Pull &p) {
             p.action = Action::Updated;
@@ -493,11 +372,13 @@ private Q_SLOTS:
             p.title = u"Round invoice totals per currency"_s;
         });
         QTest::newRow("gitlab updated with new commits")
-            << Forge::GitLab << gitlab(payload("gitlab-mr-updated.json")) << glUpdated;
+            << Forge::GitLab << gitlab("Merge Request Hook", payload("gitlab-mr-updated.json")) << glUpdated;
         QTest::newRow("gitlab updated without new commits: other")
-            << Forge::GitLab << removed(gitlab(payload("gitlab-mr-updated.json")), u"object_attributes.oldrev"_s)
+            << Forge::GitLab
+            << removed(gitlab("Merge Request Hook", payload("gitlab-mr-updated.json")), u"object_attributes.oldrev"_s)
             << with(glUpdated, [](Pull &p) { p.action = Action::Other; });
-        QTest::newRow("gitlab merged") << Forge::GitLab << gitlab(payload("gitlab-mr-merged.json"))
+        QTest::newRow("gitlab merged") << Forge::GitLab
+                                       << gitlab("Merge Request Hook", payload("gitlab-mr-merged.json"))
                                        << with(glUpdated, [](Pull &p) {
                                               p.action = Action::Closed;
                                               p.actionName = u"merge"_s;
@@ -718,8 +599,8 @@ private Q_SLOTS:
             QTest::newRow(name) << forge << request << where;
         };
 
-        const HookRequest gh = github(payload("github-pr-opened.json"));
-        const HookRequest ghSync = github(payload("github-pr-synchronize.json"));
+        const HookRequest gh = github("pull_request", payload("github-pr-opened.json"));
+        const HookRequest ghSync = github("pull_request", payload("github-pr-synchronize.json"));
         row("github no head commit", Forge::GitHub, removed(gh, u"pull_request.head.sha"_s),
             u"body.pull_request.head.sha"_s);
         row("github updated without a head commit", Forge::GitHub, patched(ghSync, u"pull_request.head.sha"_s, Null),
@@ -734,14 +615,15 @@ private Q_SLOTS:
         row("github head commit a number", Forge::GitHub, patched(gh, u"pull_request.head.sha"_s, 42),
             u"body.pull_request.head.sha"_s);
         row("github closed, head commit not hex", Forge::GitHub,
-            patched(github(payload("github-pr-closed.json")), u"pull_request.head.sha"_s, u"HEAD"_s),
+            patched(github("pull_request", payload("github-pr-closed.json")), u"pull_request.head.sha"_s, u"HEAD"_s),
             u"body.pull_request.head.sha"_s);
         row("github number 0", Forge::GitHub, patched(gh, u"number"_s, 0), u"body.number"_s);
         row("github number negative", Forge::GitHub, patched(gh, u"number"_s, -57), u"body.number"_s);
         row("github number a string", Forge::GitHub, patched(gh, u"number"_s, u"57"_s), u"body.number"_s);
         row("github number a fraction", Forge::GitHub, patched(gh, u"number"_s, 57.5), u"body.number"_s);
         row("github number too large", Forge::GitHub, patched(gh, u"number"_s, 2147483648.0), u"body.number"_s);
-        row("github other without a number", Forge::GitHub, github(R"({"action": "edited"})"), u"body.number"_s);
+        row("github other without a number", Forge::GitHub, github("pull_request", R"({"action": "edited"})"),
+            u"body.number"_s);
         row("github no head branch", Forge::GitHub, removed(gh, u"pull_request.head.ref"_s),
             u"body.pull_request.head.ref"_s);
         row("github head branch not a string", Forge::GitHub, patched(gh, u"pull_request.head.ref"_s, true),
@@ -751,12 +633,12 @@ private Q_SLOTS:
         row("github no base repository address", Forge::GitHub,
             removed(removed(gh, u"pull_request.base.repo"_s), u"repository"_s), u"body.pull_request.base.repo"_s);
 
-        const HookRequest gt = gitea(payload("gitea-pr-synchronized.json"), "pull_request_sync");
+        const HookRequest gt = gitea("pull_request", payload("gitea-pr-synchronized.json"), "pull_request_sync");
         row("gitea no head commit", Forge::Gitea, removed(gt, u"pull_request.head.sha"_s),
             u"body.pull_request.head.sha"_s);
         row("gitea number a string", Forge::Gitea, patched(gt, u"number"_s, u"12"_s), u"body.number"_s);
 
-        const HookRequest gl = gitlab(payload("gitlab-mr-updated.json"));
+        const HookRequest gl = gitlab("Merge Request Hook", payload("gitlab-mr-updated.json"));
         row("gitlab no last commit", Forge::GitLab, removed(gl, u"object_attributes.last_commit"_s),
             u"body.object_attributes.last_commit.id"_s);
         row("gitlab last commit not hex", Forge::GitLab, patched(gl, u"object_attributes.last_commit.id"_s, u"main"_s),
