@@ -518,6 +518,54 @@
         <source>Forge</source>
         <translation>Forge</translation>
     </message>
+    <message>
+        <source>Remove the preview of pull request #%1?</source>
+        <translation>Die Vorschau von Pull-Request #%1 entfernen?</translation>
+    </message>
+    <message>
+        <source>Remove preview</source>
+        <translation>Vorschau entfernen</translation>
+    </message>
+    <message>
+        <source>Its app goes with its services&apos; data and volumes, as when the pull request closes. The next push to the pull request makes a new one.</source>
+        <translation>Ihre App wird mit den Daten ihrer Dienste und Volumes entfernt, wie beim Schließen des Pull-Requests. Der nächste Push auf den Pull-Request erzeugt eine neue.</translation>
+    </message>
+    <message>
+        <source>Previews</source>
+        <translation>Vorschauen</translation>
+    </message>
+    <message>
+        <source>No previews. With preview: true in the spec, each pull request to the app&apos;s branch gets an app of its own, built from its head and removed when it closes; the forge must send pull request events to the webhook.</source>
+        <translation>Keine Vorschauen. Mit preview: true in der Spezifikation bekommt jeder Pull-Request auf den Branch der App eine eigene App, gebaut aus seinem Kopf und entfernt, wenn er geschlossen wird; die Forge muss Pull-Request-Ereignisse an den Webhook senden.</translation>
+    </message>
+    <message>
+        <source>Pull request #%1, %2: preview %3, %4</source>
+        <translation>Pull-Request #%1, %2: Vorschau %3, %4</translation>
+    </message>
+    <message>
+        <source>#%1 %2</source>
+        <translation>#%1 %2</translation>
+    </message>
+    <message>
+        <source>%1 at %2 in %3. %4</source>
+        <translation>%1 bei %2 in %3. %4</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>Öffnen</translation>
+    </message>
+    <message>
+        <source>Open the preview of pull request #%1</source>
+        <translation>Die Vorschau von Pull-Request #%1 öffnen</translation>
+    </message>
+    <message>
+        <source>Remove…</source>
+        <translation>Entfernen…</translation>
+    </message>
+    <message>
+        <source>Remove the preview of pull request #%1</source>
+        <translation>Die Vorschau von Pull-Request #%1 entfernen</translation>
+    </message>
 </context>
 <context>
     <name>AppSettingsTab</name>
@@ -2773,6 +2821,10 @@
         <source>Registered on the forge at %1 (hook %2)</source>
         <translation>Bei der Forge registriert unter %1 (Hook %2)</translation>
     </message>
+    <message>
+        <source>preview removed</source>
+        <translation>Vorschau entfernt</translation>
+    </message>
 </context>
 <context>
     <name>pando::desktop::AppLink</name>
@@ -2810,6 +2862,25 @@
     <message>
         <source>The log stream ended</source>
         <translation>Der Protokollstrom ist beendet</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::AppPreviewsModel</name>
+    <message>
+        <source>%1 (fork)</source>
+        <translation>%1 (Fork)</translation>
+    </message>
+    <message>
+        <source>being made or removed</source>
+        <translation>wird erstellt oder entfernt</translation>
+    </message>
+    <message>
+        <source>removing</source>
+        <translation>wird entfernt</translation>
+    </message>
+    <message>
+        <source>removed %1 unless something is pushed</source>
+        <translation>wird am %1 entfernt, wenn nichts gepusht wird</translation>
     </message>
 </context>
 <context>

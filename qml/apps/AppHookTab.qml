@@ -28,6 +28,31 @@ ScrollView {
         session: root.session
         app: root.app
     }
+    AppPreviewsModel {
+        id: previews
+        session: root.session
+        app: root.app
+    }
+    // For tests: the previews the tab lists.
+    property alias previewsModel: previews
+
+    Dialog {
+        id: removePreviewDialog
+        objectName: "removePreviewDialog"
+        property int number: 0
+        title: qsTr("Remove the preview of pull request #%1?").arg(number)
+        modal: true
+        anchors.centerIn: Overlay.overlay
+        width: Math.min(480, (Overlay.overlay ? Overlay.overlay.width : 480) - 48)
+        standardButtons: Dialog.Ok | Dialog.Cancel
+        Component.onCompleted: standardButton(Dialog.Ok).text = qsTr("Remove preview")
+        onAccepted: previews.remove(number)
+        Label {
+            width: parent.width
+            wrapMode: Text.Wrap
+            text: qsTr("Its app goes with its services' data and volumes, as when the pull request closes. The next push to the pull request makes a new one.")
+        }
+    }
 
     component Section: Label {
         font.bold: true
@@ -131,7 +156,10 @@ ScrollView {
             Button {
                 objectName: "refreshHookButton"
                 text: qsTr("Refresh")
-                onClicked: hook.refresh()
+                onClicked: {
+                    hook.refresh();
+                    previews.refresh();
+                }
                 Accessible.name: qsTr("Read the webhook and its deliveries again")
             }
         }
@@ -345,6 +373,77 @@ ScrollView {
                     required property string modelData
                     text: modelData
                     textFormat: Text.StyledText
+                }
+            }
+        }
+
+        Section {
+            text: qsTr("Previews")
+        }
+        Note {
+            objectName: "noPreviews"
+            visible: previews.loaded && previews.count === 0 && previews.error.length === 0
+            text: qsTr("No previews. With preview: true in the spec, each pull request to the app's branch gets an app of its own, built from its head and removed when it closes; the forge must send pull request events to the webhook.")
+        }
+        Note {
+            objectName: "previewsError"
+            visible: previews.error.length > 0
+            text: previews.error
+            color: StateStyle.danger
+            opacity: 1
+        }
+        Repeater {
+            model: previews
+            delegate: RowLayout {
+                id: previewRow
+                required property int number
+                required property string title
+                required property string previewApp
+                required property string branch
+                required property string commit
+                required property int displayState
+                required property string statusText
+                required property string url
+                required property string expiresText
+                spacing: 8
+                Layout.fillWidth: true
+                Accessible.name: qsTr("Pull request #%1, %2: preview %3, %4").arg(previewRow.number).arg(previewRow.title)
+                                     .arg(previewRow.previewApp).arg(previewRow.statusText)
+                StateMark {
+                    objectName: "previewState"
+                    displayState: previewRow.displayState
+                    word: previewRow.statusText
+                }
+                ColumnLayout {
+                    spacing: 2
+                    Layout.fillWidth: true
+                    Label {
+                        objectName: "previewTitle"
+                        text: qsTr("#%1 %2").arg(previewRow.number).arg(previewRow.title)
+                        elide: Text.ElideRight
+                        Layout.fillWidth: true
+                    }
+                    Note {
+                        objectName: "previewDetail"
+                        text: qsTr("%1 at %2 in %3. %4").arg(previewRow.branch).arg(previewRow.commit)
+                                  .arg(previewRow.previewApp).arg(previewRow.expiresText)
+                    }
+                }
+                Button {
+                    objectName: "openPreview"
+                    text: qsTr("Open")
+                    enabled: previewRow.url.length > 0
+                    onClicked: Qt.openUrlExternally(previewRow.url)
+                    Accessible.name: qsTr("Open the preview of pull request #%1").arg(previewRow.number)
+                }
+                Button {
+                    objectName: "removePreview"
+                    text: qsTr("Remove…")
+                    onClicked: {
+                        removePreviewDialog.number = previewRow.number;
+                        removePreviewDialog.open();
+                    }
+                    Accessible.name: qsTr("Remove the preview of pull request #%1").arg(previewRow.number)
                 }
             }
         }

@@ -121,29 +121,16 @@ void AppAddressesModel::sessionReplaced()
 
 void AppAddressesModel::refresh()
 {
-    const quint64 generation = ++m_generation;
-    if (!m_session || m_app.isEmpty()) {
-        setLoading(false);
-        return;
-    }
-    setLoading(true);
-    QPointer<AppAddressesModel> self(this);
-    m_session->app(m_app, [self, generation](const Result<QJsonObject> &app) {
-        if (!self || generation != self->m_generation)
-            return;
-        self->m_loaded = true;
-        self->setLoading(false);
-        if (!app) {
-            self->setError(app.error().text());
-            return;
-        }
-        self->setError({});
-        QList<Entry> rows;
-        for (const QJsonValue v : app->value(u"addresses"_s).toArray())
-            rows.append(describe(v.toObject()));
-        const QJsonObject route = app->value(u"spec"_s).toObject().value(u"route"_s).toObject();
-        self->setRows(rows, app->value(u"url"_s).toString(), route.value(u"auth"_s).toString() == u"pando"_s);
-    });
+    const QString app = m_app;
+    reloadWith(
+        !app.isEmpty(), [app](Session &session, Session::ObjectCallback done) { session.app(app, std::move(done)); },
+        [this](const QJsonObject &answer) {
+            QList<Entry> rows;
+            for (const QJsonValue v : answer.value(u"addresses"_s).toArray())
+                rows.append(describe(v.toObject()));
+            const QJsonObject route = answer.value(u"spec"_s).toObject().value(u"route"_s).toObject();
+            setRows(rows, answer.value(u"url"_s).toString(), route.value(u"auth"_s).toString() == u"pando"_s);
+        });
 }
 
 void AppAddressesModel::onEvent(const QJsonObject &event)

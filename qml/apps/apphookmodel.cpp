@@ -166,6 +166,8 @@ DisplayState::Value AppHookModel::outcomeState(const QString &outcome)
         return DisplayState::Healthy;
     if (outcome == u"failed")
         return DisplayState::Failed;
+    if (outcome == u"removed")
+        return DisplayState::Stopped;
     // accepted (the deploy is being queued), ignored, and any word a newer install adds.
     return DisplayState::Neutral;
 }
@@ -180,6 +182,8 @@ QString AppHookModel::outcomeText(const QString &outcome)
         return tr("ignored");
     if (outcome == u"failed")
         return tr("failed");
+    if (outcome == u"removed")
+        return tr("preview removed");
     return outcome;
 }
 

@@ -68,7 +68,7 @@ public:
         RefRole,
         CommitRole, // its first 12 characters
         PusherRole,
-        OutcomeRole,      // "accepted", "deployed", "ignored", "failed"
+        OutcomeRole,      // "accepted", "deployed", "removed" (a closed pull request's preview), "ignored", "failed"
         OutcomeTextRole,  // the same for people
         OutcomeStateRole, // DisplayState::Value: Healthy (deployed), Neutral (accepted, ignored), Failed
         DetailRole,       // why (ignored, failed) or what (accepted, deployed)

@@ -322,6 +322,17 @@ void RemoteSession::registerAppHook(const QString &app, const QString &publicUrl
          std::move(done));
 }
 
+void RemoteSession::appPreviews(const QString &app, ObjectCallback done)
+{
+    call([app](const Api &api, Callback cb) { api.appPreviews(app, std::move(cb)); }, std::move(done));
+}
+
+void RemoteSession::removeAppPreview(const QString &app, int number, DoneCallback done)
+{
+    call([app, number](const Api &api, Callback cb) { api.removeAppPreview(app, number, std::move(cb)); },
+         toDone(std::move(done)));
+}
+
 void RemoteSession::newHookSecret(const QString &app, const QString &secret, ObjectCallback done)
 {
     call([app, secret](const Api &api, Callback cb) { api.newHookSecret(app, secret, std::move(cb)); },

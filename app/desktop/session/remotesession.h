@@ -57,6 +57,8 @@ public:
     void removeAppSecret(const QString &app, const QString &name, DoneCallback done) override;
     void appHook(const QString &app, int limit, ObjectCallback done) override;
     void registerAppHook(const QString &app, const QString &publicUrl, ObjectCallback done) override;
+    void appPreviews(const QString &app, ObjectCallback done) override;
+    void removeAppPreview(const QString &app, int number, DoneCallback done) override;
     void newHookSecret(const QString &app, const QString &secret, ObjectCallback done) override;
     void appServices(const QString &app, ListCallback done) override;
     void backupService(const QString &app, const QString &slot, QIODevice *out,

@@ -122,6 +122,12 @@ public:
     // Registers the webhook on the app's forge at publicUrl + its path, with a new secret the
     // forge and the install share (never answered): {app, url, hook}.
     virtual void registerAppHook(const QString &app, const QString &publicUrl, ObjectCallback done) = 0;
+    // The app's preview deployments, newest pull request first: {app, previews: [{app, parent,
+    // number, title, head_branch, head_commit, repo, fork, author, web_url, created_at,
+    // updated_at, expires_at, commented, status, url, deploy: {id, status, commit}}]}.
+    virtual void appPreviews(const QString &app, ObjectCallback done) = 0;
+    // Removes the preview of pull request `number` now, with its data (queued).
+    virtual void removeAppPreview(const QString &app, int number, DoneCallback done) = 0;
     // The app's backing services ({app, slot, kind, version, status, user, database, volume, env:
     // [variable names]}), never a password; Unavailable when the install runs without services.
     virtual void appServices(const QString &app, ListCallback done) = 0;

@@ -43,6 +43,30 @@ void SessionListModel::setSelectedRow(int row)
     Q_EMIT selectedChanged();
 }
 
+void SessionListModel::reloadWith(bool ask, const std::function<void(Session &, Session::ObjectCallback)> &read,
+                                  const std::function<void(const QJsonObject &)> &show)
+{
+    const quint64 generation = ++m_generation;
+    if (!m_session || !ask) {
+        setLoading(false);
+        return;
+    }
+    setLoading(true);
+    QPointer<SessionListModel> self(this);
+    read(*m_session, [self, generation, show](const Result<QJsonObject> &answer) {
+        if (!self || generation != self->m_generation)
+            return;
+        self->m_loaded = true;
+        self->setLoading(false);
+        if (!answer) {
+            self->setError(answer.error().text());
+            return;
+        }
+        self->setError({});
+        show(*answer);
+    });
+}
+
 void SessionListModel::setLoading(bool loading)
 {
     if (loading == m_loading)

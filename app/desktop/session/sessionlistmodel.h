@@ -62,6 +62,12 @@ protected:
     // The session was replaced: drop what the old one showed. Runs before sessionChanged().
     virtual void sessionReplaced() {}
 
+    // One reload through the session: read asks it (given the session and where to answer),
+    // show gets a good answer; a failure is said in error(). Answers for an older reload or a
+    // replaced session are dropped; without a session, or while the model has nothing to ask
+    // about (ask false: no app chosen), nothing is asked.
+    void reloadWith(bool ask, const std::function<void(Session &, Session::ObjectCallback)> &read,
+                    const std::function<void(const QJsonObject &)> &show);
     // Both say so only when they change.
     void setLoading(bool loading);
     void setError(const QString &error);

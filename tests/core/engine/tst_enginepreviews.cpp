@@ -15,14 +15,13 @@
 #include "tests/adapters/forge/forgestandin.h"
 #include "tests/app/server/fakes.h"
 #include "tests/support/component.h"
+#include "tests/support/githubpull.h"
 
 #include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QMessageAuthenticationCode>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QUuid>
 
 using namespace Qt::StringLiterals;
 using namespace pando;
@@ -76,52 +75,18 @@ public:
     }
 };
 
-struct Pull {
-    QString action = u"opened"_s;
-    int number = 7;
-    QString head = u"feature-x"_s;
-    QString sha = commit('a');
-    QString base = u"main"_s;
-    QString headRepo = Repo;
-    QString baseRepo = Repo;
-    bool merged = false;
-};
+using Pull = test::GitHubPull;
 
-// A pull_request delivery as GitHub sends it, signed with secret.
-HookRequest githubPull(const QByteArray &secret, const Pull &pull,
-                       const QString &id = QUuid::createUuid().toString(QUuid::WithoutBraces))
+// The delivery as the engine is handed it: header names lower-cased, as the server does.
+HookRequest githubPull(const QByteArray &secret, Pull pull)
 {
-    const auto repository = [](const QString &url) {
-        const QString name = url.section(u'/', 3, 4).chopped(4);
-        return QJsonObject{{u"full_name"_s, name},
-                           {u"clone_url"_s, url},
-                           {u"ssh_url"_s, u"git@github.com:%1.git"_s.arg(name)},
-                           {u"html_url"_s, url.chopped(4)}};
-    };
-    const QJsonObject body{
-        {u"action"_s, pull.action},
-        {u"number"_s, pull.number},
-        {u"pull_request"_s,
-         QJsonObject{{u"number"_s, pull.number},
-                     {u"title"_s, u"Add the search page"_s},
-                     {u"html_url"_s, u"https://github.com/acme/web/pull/%1"_s.arg(pull.number)},
-                     {u"merged"_s, pull.merged},
-                     {u"head"_s,
-                      QJsonObject{{u"ref"_s, pull.head}, {u"sha"_s, pull.sha}, {u"repo"_s, repository(pull.headRepo)}}},
-                     {u"base"_s, QJsonObject{{u"ref"_s, pull.base},
-                                             {u"sha"_s, commit('0').replace(0, 1, u'1')},
-                                             {u"repo"_s, repository(pull.baseRepo)}}}}},
-        {u"repository"_s, repository(pull.baseRepo)},
-        {u"sender"_s, QJsonObject{{u"login"_s, u"octo-dev"_s}}},
-    };
+    if (pull.baseRepo.isEmpty())
+        pull.baseRepo = Repo;
+    const test::GitHubDelivery delivery = test::githubPullDelivery(secret, pull);
     HookRequest request;
-    request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
-    request.headers.insert("x-github-event", "pull_request");
-    request.headers.insert("x-github-delivery", id.toUtf8());
-    request.headers.insert(
-        "x-hub-signature-256",
-        "sha256=" + QMessageAuthenticationCode::hash(request.body, secret, QCryptographicHash::Sha256).toHex());
-    request.headers.insert("content-type", "application/json");
+    request.body = delivery.body;
+    for (const auto &header : delivery.headers)
+        request.headers.insert(header.first.toLower(), header.second);
     return request;
 }
 
@@ -373,7 +338,7 @@ void TestEnginePreviews::whatGetsNoPreviewSaysWhy()
 
     // Another repository's pull request is refused, at the repository.
     Pull elsewhere;
-    elsewhere.baseRepo = elsewhere.headRepo = u"https://github.com/acme/other.git"_s;
+    elsewhere.baseRepo = u"https://github.com/acme/other.git"_s;
     auto refused = m_engine->receiveHook(u"shop"_s, githubPull(withPreviews, elsewhere), forge());
     QVERIFY(!refused);
     QCOMPARE(refused.error().code, ErrorCode::Invalid);

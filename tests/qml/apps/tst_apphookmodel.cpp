@@ -14,10 +14,12 @@
 #include "app/desktop/session/remotesession.h"
 #include "app/desktop/shell/desktopstate.h"
 #include "qml/apps/apphookmodel.h"
+#include "qml/apps/apppreviewsmodel.h"
 #include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"
 #include "tests/support/gitfixture.h"
+#include "tests/support/githubpull.h"
 
 #include <QAbstractItemModelTester>
 #include <QClipboard>
@@ -375,6 +377,8 @@ private Q_SLOTS:
         QTRY_COMPARE(address->property("text").toString(), u"/api/v1/hooks/shop"_s);
         QVERIFY(named(window, "hookHint")->isVisible());
         QVERIFY(!named(window, "hookOff")->isVisible());
+        // No pull request has a preview: the tab says how one comes.
+        QTRY_VERIFY_WITH_TIMEOUT(named(window, "noPreviews") && named(window, "noPreviews")->isVisible(), 10000);
         QVERIFY(!named(window, "forgeHints")->isVisible()); // folded until a secret waits to be pasted
         auto *tab = named(window, "hookLoader")->property("item").value<QObject *>();
         QVERIFY(tab);
@@ -415,6 +419,70 @@ private Q_SLOTS:
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
         window->close();
         DesktopState::setInstance(nullptr);
+    }
+
+    // Previews (docs/autodeploy.md): a pull request signed as GitHub signs it, sent to the webhook
+    // over HTTP, makes a preview the model lists with its branch, commit and state; removing it
+    // from the model takes its row away, and the hook's row of a closed request says removed.
+    void previewsLiveWithTheirPullRequest()
+    {
+        const QString head = m_git.commit(u"shop"_s, u"feature-x"_s, {{u"PAGE"_s, test::GitFile{"search\n"}}});
+        QVERIFY2(!head.isEmpty(), qPrintable(m_git.errorString()));
+        const QByteArray spec = u"name: web\nsource:\n  repo: %1\n  ref: main\n  autodeploy: push\n"
+                                u"run:\n  port: 8080\nhealth:\n  timeout: 1s\npreview:\n  ttl: 24h\n"_s.arg(m_repo)
+                                    .toUtf8();
+        VERIFY_OK(test::awaitObject([&](auto done) { m_session->createApp(spec, done); }));
+        auto made = test::awaitObject([&](auto done) { m_session->newHookSecret(u"web"_s, {}, done); });
+        VERIFY_OK(made);
+        const QByteArray secret = made->value(u"secret"_s).toString().toLatin1();
+        QVERIFY(!secret.isEmpty());
+
+        AppPreviewsModel previews;
+        QAbstractItemModelTester tester(&previews, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        previews.setSession(m_session.get());
+        previews.setApp(u"web"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(previews.isLoaded(), 10000);
+        QCOMPARE(previews.rowCount(), 0);
+
+        test::GitHubPull pull;
+        pull.number = 3;
+        pull.sha = head;
+        pull.baseRepo = m_repo;
+        const QString url = u"http://127.0.0.1:%1/api/v1/hooks/web"_s.arg(m_session->port());
+        const test::GitHubDelivery opened = test::githubPullDelivery(secret, pull);
+        auto [status, body] = deliver(url, Push{opened.body, opened.headers});
+        QVERIFY2(status == 202, body.constData());
+        QTRY_COMPARE_WITH_TIMEOUT(previews.rowCount(), 1, 20000);
+        const QModelIndex row = previews.index(0);
+        QCOMPARE(row.data(AppPreviewsModel::NumberRole).toInt(), 3);
+        QCOMPARE(row.data(AppPreviewsModel::PreviewAppRole).toString(), u"web-pr-3"_s);
+        QCOMPARE(row.data(AppPreviewsModel::BranchRole).toString(), u"feature-x"_s);
+        QCOMPARE(row.data(AppPreviewsModel::CommitRole).toString(), head.left(12));
+        QCOMPARE(row.data(AppPreviewsModel::TitleRole).toString(), pull.title);
+        QVERIFY2(!row.data(AppPreviewsModel::ExpiresTextRole).toString().isEmpty(), "when the preview goes is said");
+        // Its deploy built the pull request's head.
+        auto preview = test::awaitObject([&](auto done) { m_session->app(u"web-pr-3"_s, done); });
+        VERIFY_OK(preview);
+        QTRY_VERIFY_WITH_TIMEOUT(!previews.index(0).data(AppPreviewsModel::StatusTextRole).toString().isEmpty(), 20000);
+        const QString deployId = preview->value(u"last_deploy"_s).toObject().value(u"id"_s).toString();
+        QVERIFY(!deployId.isEmpty());
+        auto deploy = test::awaitObject([&](auto done) { m_session->deployDetail(deployId, done); });
+        VERIFY_OK(deploy);
+        QCOMPARE(deploy->value(u"commit"_s).toString(), head);
+
+        previews.remove(3);
+        QTRY_COMPARE_WITH_TIMEOUT(previews.rowCount(), 0, 20000);
+        QVERIFY2(previews.error().isEmpty(), qPrintable(previews.error()));
+
+        // Closed after: nothing is left to remove, and the delivery says so.
+        pull.action = u"closed"_s;
+        const test::GitHubDelivery closed = test::githubPullDelivery(secret, pull);
+        std::tie(status, body) = deliver(url, Push{closed.body, closed.headers});
+        QVERIFY2(status == 200, body.constData());
+        QVERIFY2(body.contains("no preview"), body.constData());
+        auto hook = loaded(m_session.get(), u"web"_s);
+        QCOMPARE(hook->index(0).data(AppHookModel::OutcomeRole).toString(), u"ignored"_s);
+        QVERIFY(test::awaitDone([&](auto done) { m_session->removeApp(u"web"_s, done); }));
     }
 
     void cleanupTestCase() { m_session.reset(); }
