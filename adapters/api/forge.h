@@ -61,7 +61,8 @@ public:
     virtual ~ForgeApi() = default;
 
     // Every repository the token can see; only the scope's owner's when the scope names one.
-    // Listings stop after a bounded number of pages (adapters/forge/rest/forgerest.h).
+    // A listing longer than a bounded number of pages fails saying so, rather than answer part
+    // of it (adapters/forge/rest/forgerest.h).
     virtual Result<QList<ForgeRepository>> repositories(const CancelToken &cancel) = 0;
     virtual Result<QList<ForgeBranch>> branches(const RepoAddress &repo, const CancelToken &cancel) = 0;
     // The full commit id ref (a branch, a tag, refs/heads/…, refs/tags/… or a commit id) points

@@ -420,11 +420,14 @@ ScrollView {
                     Label {
                         objectName: "previewTitle"
                         text: qsTr("#%1 %2").arg(previewRow.number).arg(previewRow.title)
+                        // The forge's words (a title, a branch) are shown as written, never as markup.
+                        textFormat: Text.PlainText
                         elide: Text.ElideRight
                         Layout.fillWidth: true
                     }
                     Note {
                         objectName: "previewDetail"
+                        textFormat: Text.PlainText
                         text: qsTr("%1 at %2 in %3. %4").arg(previewRow.branch).arg(previewRow.commit)
                                   .arg(previewRow.previewApp).arg(previewRow.expiresText)
                     }
@@ -501,10 +504,12 @@ ScrollView {
                         }
                         Label {
                             objectName: "deliveryForge"
+                            textFormat: Text.PlainText
                             text: qsTr("%1 %2").arg(row.forge).arg(row.event)
                         }
                         Label {
                             objectName: "deliveryRef"
+                            textFormat: Text.PlainText
                             text: row.ref
                             elide: Text.ElideMiddle
                             Layout.fillWidth: true
@@ -522,6 +527,7 @@ ScrollView {
                     }
                     Label {
                         objectName: "deliverySummary"
+                        textFormat: Text.PlainText
                         visible: row.summary.length > 0
                         text: row.summary
                         opacity: 0.8

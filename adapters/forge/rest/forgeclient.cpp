@@ -300,8 +300,18 @@ Result<QJsonArray> RestClient::list(Paging paging, const QString &path, const Qu
                             m_profile.name, describe("GET", current, m_apiBase), QString::fromUtf8(next).left(200)),
                         m_profile.where, u"check that %1 is the address the forge's API calls itself"_s.arg(m_apiBase));
         if (next == current)
-            break;
+            next.clear(); // a forge that names the same page again has no more
     }
+    // Pages left unread: a listing cut short would read as the whole of it (a hook not found is
+    // made twice, a repository not listed seems not to exist), so it is said instead.
+    if (!next.isEmpty())
+        return fail(ErrorCode::Failed,
+                    u"%1 has more than %2 pages of %3 here; Pando reads no further"_s.arg(m_profile.name)
+                        .arg(m_options.maxPages)
+                        .arg(m_options.pageSize),
+                    m_profile.where,
+                    u"narrow the connection to one owner (its organisation, group, workspace or project: pando "
+                    u"connections add --owner)"_s);
     return items;
 }
 

@@ -108,7 +108,8 @@ public:
     // A request that must succeed (2xx): its body as JSON (null when empty), or refusal().
     Result<QJsonValue> request(const QByteArray &method, const QString &path, const Query &query,
                                const std::optional<QJsonValue> &body, const Call &call) const;
-    // Every item of a listing, page after page, at most options().maxPages pages.
+    // Every item of a listing, page after page; Failed, saying so, when there are more than
+    // options().maxPages pages.
     Result<QJsonArray> list(Paging paging, const QString &path, const Query &query, const Call &call) const;
     // A GET whose answer absent() recognises means "there is none" (nullopt): a ref that is not
     // there, where other failures are refusal()s.

@@ -10,7 +10,8 @@
 //    synchronously on the caller's thread, and a QNetworkReply would need a nested event loop.
 //  - Every request has a deadline (requestTimeoutMs, connecting within 5 s included), and a
 //    whole call one more (callTimeoutMs), so a listing of many pages cannot hold a worker for
-//    minutes; a listing stops after maxPages pages. A forge's "next page" address is followed
+//    minutes; a listing longer than maxPages pages fails saying so (a partial one would read as
+//    the whole). A forge's "next page" address is followed
 //    only below the API root the token is meant for.
 //  - Webhook registration lists the repository's hooks first and updates the one for the same
 //    URL (its secret, its events) instead of adding one: GitLab, Gitea and Bitbucket accept
@@ -40,7 +41,7 @@ struct ForgeRestOptions {
     QString apiBase;              // empty: the one the account's scope gives (see makeForgeApi)
     int requestTimeoutMs = 15000; // one request, connecting included
     int callTimeoutMs = 60000;    // one call, all of its pages
-    int maxPages = 50;            // a listing stops after this many pages …
+    int maxPages = 50;            // a listing with more pages than this fails …
     int pageSize = 100;           // … of this many (the forges' own maximum is 100; Gitea's is often 50)
 };
 

@@ -739,15 +739,23 @@ private Q_SLOTS:
         QCOMPARE(m_standIn->gets(row.standIn, row.listPath), 1);
     }
 
-    // A listing stops after maxPages pages, whatever the forge has.
+    // A listing is read to maxPages pages and no further: one longer fails saying so, never
+    // answering part of it as the whole.
     void pageCap()
     {
         const ForgeRow row = forgeRows().first();
         forgerest::ForgeRestOptions options;
         options.maxPages = 1;
         auto listed = api(row, options)->repositories({});
+        QVERIFY(!listed);
+        QCOMPARE(listed.error().code, ErrorCode::Failed);
+        QVERIFY2(listed.error().message.contains(u"more than 1 pages"_s), errorText(listed));
+        QVERIFY2(listed.error().hint.contains(u"--owner"_s), errorText(listed));
+        QCOMPARE(m_standIn->gets(row.standIn, row.listPath), 1);
+        options.maxPages = 2; // the whole listing: two pages
+        listed = api(row, options)->repositories({});
         QVERIFY2(listed, errorText(listed));
-        QCOMPARE(listed->size(), 2);
+        QCOMPARE(listed->size(), 3);
     }
 
     // An owner narrows the listing: a GitHub organisation, a GitLab group with its subgroups.

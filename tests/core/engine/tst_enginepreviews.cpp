@@ -106,6 +106,7 @@ private Q_SLOTS:
     void aPullRequestLivesAndDiesWithItsPreview();
     void whatGetsNoPreviewSaysWhy();
     void forksOnlyWhenAllowedAndWithoutSecrets();
+    void closedMidBuildLeavesNothing();
     void expiresAfterTheTtl();
     void removingTheAppRemovesItsPreviews();
 
@@ -404,6 +405,30 @@ void TestEnginePreviews::forksOnlyWhenAllowedAndWithoutSecrets()
     QVERIFY(m_engine->removePreview(u"forked"_s, 7, ada));
     QTRY_VERIFY_WITH_TIMEOUT(!appExists(u"forked-pr-7"_s), 20000);
     QVERIFY(m_engine->removeApp(u"forked"_s, ada, core::Engine::ServiceData::Delete));
+}
+
+void TestEnginePreviews::closedMidBuildLeavesNothing()
+{
+    // The fake runtime's container never answers its probe: the deploy runs for its health
+    // timeout (5 s here), and the request closes while it does.
+    const QByteArray spec = u"name: busy\nsource:\n  repo: %1\n  ref: main\n  autodeploy: push\n"
+                            u"run:\n  port: 8080\nhealth:\n  timeout: 5s\npreview: true\n"_s.arg(Repo)
+                                .toUtf8();
+    QVERIFY(m_engine->createApp(spec, m_people.actor(u"alice"_s)));
+    auto secret = m_engine->setHookSecret(u"busy"_s, {}, m_people.actor(u"alice"_s));
+    QVERIFY(secret);
+    const core::autodeploy::Delivery opened = deliver(u"busy"_s, githubPull(*secret, Pull{}));
+    QCOMPARE(opened.outcome, u"deployed"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(m_engine->deployView(opened.deployId)->record.status == core::DeployStatus::Running, 5000);
+    Pull closed;
+    closed.action = u"closed"_s;
+    const core::autodeploy::Delivery gone = deliver(u"busy"_s, githubPull(*secret, closed));
+    QCOMPARE(gone.outcome, u"removed"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(!appExists(u"busy-pr-7"_s), 20000);
+    // The deploy did not run on to the end: it was cancelled with the request.
+    auto ended = m_engine->deployView(opened.deployId);
+    QVERIFY(!ended || ended->record.status == core::DeployStatus::Cancelled);
+    QVERIFY(m_engine->removeApp(u"busy"_s, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
 }
 
 void TestEnginePreviews::expiresAfterTheTtl()
