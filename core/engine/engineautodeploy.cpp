@@ -38,6 +38,53 @@ QJsonObject auditDetail(const autodeploy::Delivery &delivery)
     return detail;
 }
 
+// What a verified delivery asks of the app: a deploy of the pushed commit (pushedRef), something
+// of its previews, or nothing; refused when it is about another repository.
+enum class Act { Nothing, Refuse, Push, PullRequest };
+struct Decided {
+    Act act = Act::Nothing;
+    QString pushedRef;
+};
+
+// Decides, and writes on the delivery what people are told of it (its detail; for a pull
+// request, its head's ref and commit).
+Result<Decided> decideDelivery(Database &db, const AppSpec &spec, const autodeploy::HookEvent &event,
+                               autodeploy::Delivery &delivery)
+{
+    if (event.kind != autodeploy::HookEvent::Kind::PullRequest) {
+        const autodeploy::PushDecision decision = autodeploy::decidePush(spec, event);
+        using Action = autodeploy::PushDecision::Action;
+        delivery.detail = decision.reason;
+        return Decided{decision.action == Action::Refuse   ? Act::Refuse
+                       : decision.action == Action::Deploy ? Act::Push
+                                                           : Act::Nothing,
+                       decision.ref};
+    }
+    const autodeploy::PullRequestEvent &pull = event.pullRequest;
+    delivery.ref = pull.headBranch.isEmpty() ? QString() : u"refs/heads/"_s + pull.headBranch;
+    delivery.commit = pull.headCommit;
+    auto access = policy::readAppAccess(db);
+    if (!access)
+        return std::unexpected(access.error());
+    const autodeploy::PreviewDecision decision = autodeploy::decidePreview(spec, event, access->previewForks);
+    using Action = autodeploy::PreviewDecision::Action;
+    delivery.detail = decision.reason;
+    if (decision.action == Action::Remove) {
+        // A closed request that never had a preview asks nothing.
+        auto preview = autodeploy::PreviewStore(db).find(spec.name, pull.number);
+        if (!preview && preview.error().code != ErrorCode::NotFound)
+            return std::unexpected(preview.error());
+        if (!preview) {
+            delivery.detail += u"; it has no preview"_s;
+            return Decided{};
+        }
+    }
+    return Decided{decision.action == Action::Refuse   ? Act::Refuse
+                   : decision.action == Action::Ignore ? Act::Nothing
+                                                       : Act::PullRequest,
+                   {}};
+}
+
 } // namespace
 
 QJsonObject toJson(const autodeploy::Delivery &d)
@@ -218,7 +265,7 @@ Result<autodeploy::Delivery> Engine::receiveHook(const QString &app, const autod
         return fail(ErrorCode::TooLarge,
                     u"the payload has %1 bytes, more than the %2 a webhook may send"_s.arg(request.body.size())
                         .arg(autodeploy::MaxHookPayloadBytes),
-                    u"body"_s, u"send push events only; Pando reads the ref and the commit"_s);
+                    u"body"_s, u"send push and pull request events only; Pando reads their refs and commits"_s);
     if (const qint64 wait = d->hookThrottle.waitMs({}, source.source); wait > 0)
         return fail(ErrorCode::Unauthorized, u"too many webhook deliveries with a wrong signature from this address"_s,
                     u"headers"_s, u"try again in %1 s"_s.arg((wait + 999) / 1000));
@@ -266,42 +313,11 @@ Result<autodeploy::Delivery> Engine::receiveHook(const QString &app, const autod
     delivery.commit = event->commit;
     delivery.pusher = event->pusher;
     delivery.receivedMs = d->clock.nowMs();
-    // What the delivery asks: a deploy of the pushed commit, something of the app's previews, or
-    // nothing; refused when it is about another repository.
-    enum class Act { Nothing, Refuse, Push, PullRequest };
-    Act act = Act::Nothing;
-    QString pushedRef;
-    if (event->kind == autodeploy::HookEvent::Kind::PullRequest) {
-        const autodeploy::PullRequestEvent &pull = event->pullRequest;
-        delivery.ref = pull.headBranch.isEmpty() ? QString() : u"refs/heads/"_s + pull.headBranch;
-        delivery.commit = pull.headCommit;
-        auto access = policy::readAppAccess(d->db);
-        if (!access)
-            return std::unexpected(access.error());
-        const autodeploy::PreviewDecision decision = autodeploy::decidePreview(*spec, *event, access->previewForks);
-        using Action = autodeploy::PreviewDecision::Action;
-        delivery.detail = decision.reason;
-        act = decision.action == Action::Refuse   ? Act::Refuse
-              : decision.action == Action::Ignore ? Act::Nothing
-                                                  : Act::PullRequest;
-        if (decision.action == Action::Remove) {
-            auto preview = autodeploy::PreviewStore(d->db).find(app, pull.number);
-            if (!preview && preview.error().code != ErrorCode::NotFound)
-                return std::unexpected(preview.error());
-            if (!preview) {
-                act = Act::Nothing;
-                delivery.detail += u"; it has no preview"_s;
-            }
-        }
-    } else {
-        const autodeploy::PushDecision decision = autodeploy::decidePush(*spec, *event);
-        using Action = autodeploy::PushDecision::Action;
-        delivery.detail = decision.reason;
-        pushedRef = decision.ref;
-        act = decision.action == Action::Refuse   ? Act::Refuse
-              : decision.action == Action::Deploy ? Act::Push
-                                                  : Act::Nothing;
-    }
+    auto decided = decideDelivery(d->db, *spec, *event, delivery);
+    if (!decided)
+        return std::unexpected(decided.error());
+    const Act act = decided->act;
+    const QString pushedRef = decided->pushedRef;
     delivery.outcome = act == Act::Nothing ? u"ignored"_s : act == Act::Refuse ? u"failed"_s : u"accepted"_s;
     if (auto recorded = store->recordDelivery(delivery); !recorded)
         return std::unexpected(recorded.error());
