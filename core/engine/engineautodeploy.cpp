@@ -16,11 +16,6 @@ namespace pando::core {
 
 namespace {
 
-QString isoTime(qint64 ms)
-{
-    return ms > 0 ? QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs) : QString();
-}
-
 // What the audit line of a delivery says of it.
 QJsonObject auditDetail(const autodeploy::Delivery &delivery)
 {

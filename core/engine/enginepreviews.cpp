@@ -14,11 +14,6 @@ namespace pando::core {
 
 namespace {
 
-QString isoTime(qint64 ms)
-{
-    return ms > 0 ? QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs) : QString();
-}
-
 // What the pull request's comment says of its preview.
 QString commentText(const autodeploy::PreviewRecord &preview, const AppView &app, qint64 ttlMs)
 {

@@ -21,6 +21,7 @@
 #include "core/state/repositories.h"
 #include "core/work/workpool.h"
 
+#include <QDateTime>
 #include <QJsonDocument>
 #include <QRandomGenerator>
 #include <QSet>
@@ -37,6 +38,12 @@ inline QString newDeployId()
 {
     return QStringLiteral("d%1").arg(QRandomGenerator::system()->generate64() & 0xffffffffffffULL, 12, 16,
                                      QLatin1Char('0'));
+}
+
+// A moment as the API writes it (ISO 8601, UTC, milliseconds); empty for none (0).
+inline QString isoTime(qint64 ms)
+{
+    return ms > 0 ? QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs) : QString();
 }
 
 inline QString payloadValue(const JobRecord &job, const QString &key)
