@@ -1,6 +1,8 @@
 // Following a deploy to its end (`deploy --wait`, `rollback --wait`, `deploys watch`): its steps
-// printed as they start and end, woken by the app's events and polled as a fallback; a failed
-// step's last lines before the error. The exit code says how the deploy ended.
+// printed as they start and end, woken by the app's events and polled as a fallback, and what
+// each step prints as it prints it (`STEP | line`, from the deploy's log follow; --quiet leaves it
+// out). Without that stream (--quiet, an older server), a failed step's last lines come before the
+// error. The exit code says how the deploy ended.
 
 #include "cli.h"
 #include "output.h"
@@ -16,6 +18,8 @@ namespace pando::cli {
 namespace {
 
 constexpr int EventFallbackPollMs = 1000;
+// How long the end waits for the output stream's last lines once the deploy is seen ended.
+constexpr int OutputDrainMs = 2000;
 
 // A status this CLI does not know (a newer server's) is not taken for an end: the watch goes on.
 bool isTerminal(std::optional<core::DeployStatus> status)
@@ -51,14 +55,36 @@ private:
     // Asks for the deploy now, or right after the request in flight answers.
     void requestPoll();
     void poll();
+    // The steps as a poll sees them, printed unless the output stream tells of them.
     void showProgress(const QJsonObject &view);
+    // A step's start (once) or end (once).
+    void showStep(const QJsonObject &step);
+    // What the output stream says: a line a step printed, a step's state, the end.
+    void onOutput(const QJsonObject &message);
+    void outputClosed();
+    void printLine(int seq, const QString &text);
+    bool streaming() const { return m_output && !m_outputBroken; }
+    // The deploy ended: its output's last lines first (or a moment's wait for them), then how.
+    void ended(const QJsonObject &view);
+    void conclude(const QJsonObject &view);
+    void concludeIfEnded();
     void failWithView(const QJsonObject &view);
 
     Cli &m_cli;
     QString m_deployId;
     QHash<int, int> m_stepShown; // step seq → 1 started printed, 2 end printed
+    QHash<int, QString> m_stepNames;
     int m_pollErrors = 0;
     QPointer<QWebSocket> m_events;
+    // The deploy's output and steps in order (GET /api/v1/deploys/{id}/log/follow); the polls
+    // print the steps when it is not there (--quiet, --json, a server without it, a cut link).
+    QPointer<QWebSocket> m_output;
+    bool m_outputShown = false; // lines were printed: a failed step's tail is not repeated
+    bool m_outputOver = false;
+    bool m_outputBroken = false;
+    QJsonObject m_lastView;
+    QHash<int, QStringList> m_unnamed; // lines of steps not told of yet
+    QJsonObject m_ended;               // the deploy's last view once it ended, while its output's end is awaited
     QTimer *m_pollTimer = nullptr;
     bool m_pollInFlight = false;
     bool m_pollAgain = false;
@@ -80,7 +106,50 @@ void DeployWatch::start(const QString &app)
         },
         [](const Status &) {});
     m_cli.own(m_events);
+    if (!m_cli.args().json && !m_cli.args().has(QStringLiteral("quiet"))) {
+        m_output = m_cli.api().followDeployLog(
+            m_deployId, [this](const QJsonObject &message) { onOutput(message); },
+            [this](const Status &) { outputClosed(); });
+        m_cli.own(m_output);
+    }
     requestPoll();
+}
+
+void DeployWatch::onOutput(const QJsonObject &message)
+{
+    if (m_cli.isFinished())
+        return;
+    if (message.contains(QStringLiteral("finished"))) {
+        m_outputOver = true;
+        concludeIfEnded();
+        return;
+    }
+    if (message.contains(QStringLiteral("progress")))
+        return showStep(message.value(QStringLiteral("progress")).toObject());
+    const int seq = int(num(message, "step"));
+    m_outputShown = true;
+    // A step that ended before the stream came is told of after its lines: they wait for its name.
+    if (!m_stepNames.contains(seq))
+        m_unnamed[seq].append(str(message, "text"));
+    else
+        printLine(seq, str(message, "text"));
+}
+
+void DeployWatch::printLine(int seq, const QString &text)
+{
+    printOut(QStringLiteral("  %1 | %2").arg(m_stepNames.value(seq, QString::number(seq)), text));
+}
+
+void DeployWatch::outputClosed()
+{
+    // Closed before the end (a server without the stream, a cut link): the polls carry on.
+    if (!m_outputOver) {
+        m_outputBroken = true;
+        m_outputOver = true;
+        if (!m_lastView.isEmpty() && !m_cli.isFinished())
+            showProgress(m_lastView);
+    }
+    concludeIfEnded();
 }
 
 void DeployWatch::requestPoll()
@@ -122,6 +191,7 @@ void DeployWatch::poll()
         }
         m_pollErrors = 0;
         const QJsonObject view = r->json;
+        m_lastView = view;
         if (!m_cli.args().json)
             showProgress(view);
         const std::optional<core::DeployStatus> status = core::parseDeployStatus(str(view, "status"));
@@ -131,38 +201,73 @@ void DeployWatch::poll()
         }
         if (m_events)
             m_events->close();
-        if (status == core::DeployStatus::Succeeded) {
-            if (m_cli.args().json) {
-                printJson(view);
-                return m_cli.finish(ExitOk);
-            }
-            // The URL is the app's, so ask for it once at the end.
-            m_cli.api().app(str(view, "app"), [this, view](const Result<client::ApiResponse> &app) {
-                const QString url = app ? str(app->json, "url") : QString();
-                printOut(QStringLiteral("deployed %1 in %2%3")
-                             .arg(str(view, "app"), duration(num(view, "duration_ms")),
-                                  url.isEmpty() ? QString() : QStringLiteral(": ") + url));
-                m_cli.finish(ExitOk);
-            });
-            return;
-        }
-        if (m_cli.args().json)
-            printJson(view);
-        const QString step = str(view, "failed_step");
-        const int failedSeq = stepSeq(view, step);
-        if (failedSeq >= 0 && !m_cli.args().json) {
-            // The failing step's last lines (the build's error, the container's last words)
-            // come before the one-line reason.
-            m_cli.api().deployLog(m_deployId, failedSeq, 0, 5000,
-                                  [this, view, step](const Result<client::ApiResponse> &log) {
-                                      if (log)
-                                          printStepTail(log->json, step, FailedStepTail);
-                                      failWithView(view);
-                                  });
-            return;
-        }
-        failWithView(view);
+        ended(view);
     });
+}
+
+void DeployWatch::ended(const QJsonObject &view)
+{
+    if (!m_output || m_outputOver)
+        return conclude(view);
+    // The stream may still carry the failing step's last lines: they come before the verdict.
+    m_ended = view;
+    QTimer::singleShot(OutputDrainMs, this, [this] {
+        m_outputOver = true;
+        concludeIfEnded();
+    });
+}
+
+void DeployWatch::concludeIfEnded()
+{
+    if (!m_ended.isEmpty())
+        conclude(std::exchange(m_ended, {}));
+}
+
+void DeployWatch::conclude(const QJsonObject &view)
+{
+    if (m_cli.isFinished())
+        return;
+    if (m_output)
+        m_output->close();
+    m_outputBroken = true; // what the stream did not tell of, the last poll does
+    if (!m_cli.args().json)
+        showProgress(view);
+    for (auto it = m_unnamed.cbegin(); it != m_unnamed.cend(); ++it)
+        for (const QString &text : it.value())
+            printLine(it.key(), text);
+    m_unnamed.clear();
+    const std::optional<core::DeployStatus> status = core::parseDeployStatus(str(view, "status"));
+    if (status == core::DeployStatus::Succeeded) {
+        if (m_cli.args().json) {
+            printJson(view);
+            return m_cli.finish(ExitOk);
+        }
+        // The URL is the app's, so ask for it once at the end.
+        m_cli.api().app(str(view, "app"), [this, view](const Result<client::ApiResponse> &app) {
+            const QString url = app ? str(app->json, "url") : QString();
+            printOut(QStringLiteral("deployed %1 in %2%3")
+                         .arg(str(view, "app"), duration(num(view, "duration_ms")),
+                              url.isEmpty() ? QString() : QStringLiteral(": ") + url));
+            m_cli.finish(ExitOk);
+        });
+        return;
+    }
+    if (m_cli.args().json)
+        printJson(view);
+    const QString step = str(view, "failed_step");
+    const int failedSeq = stepSeq(view, step);
+    if (failedSeq >= 0 && !m_cli.args().json && !m_outputShown) {
+        // The failing step's last lines (the build's error, the container's last words)
+        // come before the one-line reason.
+        m_cli.api().deployLog(m_deployId, failedSeq, 0, 5000,
+                              [this, view, step](const Result<client::ApiResponse> &log) {
+                                  if (log)
+                                      printStepTail(log->json, step, FailedStepTail);
+                                  failWithView(view);
+                              });
+        return;
+    }
+    failWithView(view);
 }
 
 void DeployWatch::failWithView(const QJsonObject &view)
@@ -184,45 +289,54 @@ void DeployWatch::failWithView(const QJsonObject &view)
 
 void DeployWatch::showProgress(const QJsonObject &view)
 {
+    if (streaming())
+        return;
     QList<QJsonObject> steps;
     for (const QJsonValue value : view.value(QStringLiteral("steps")).toArray())
         steps << value.toObject();
     std::sort(steps.begin(), steps.end(),
               [](const QJsonObject &a, const QJsonObject &b) { return num(a, "seq") < num(b, "seq"); });
-    for (const QJsonObject &step : steps) {
-        const int seq = int(num(step, "seq"));
-        const std::optional<core::DeployStepStatus> status = core::parseDeployStepStatus(str(step, "status"));
-        int &shown = m_stepShown[seq];
-        if (status == core::DeployStepStatus::Running) {
-            if (shown < 1) {
-                printStatus(QStringLiteral("  … %1").arg(str(step, "name")));
-                shown = 1;
-            }
-            continue;
+    for (const QJsonObject &step : steps)
+        showStep(step);
+}
+
+void DeployWatch::showStep(const QJsonObject &step)
+{
+    const int seq = int(num(step, "seq"));
+    m_stepNames.insert(seq, str(step, "name"));
+    for (const QString &text : m_unnamed.take(seq))
+        printLine(seq, text);
+    const std::optional<core::DeployStepStatus> status = core::parseDeployStepStatus(str(step, "status"));
+    int &shown = m_stepShown[seq];
+    if (status == core::DeployStepStatus::Running) {
+        if (shown < 1) {
+            printStatus(QStringLiteral("  … %1").arg(str(step, "name")));
+            shown = 1;
         }
-        // Waiting for a person: say so once, with how to decide, and keep following.
-        if (status == core::DeployStepStatus::Waiting) {
-            if (shown < 1) {
-                printOut(QStringLiteral("  ⏸ %1 %2").arg(str(step, "name").leftJustified(7), str(step, "detail")));
-                shown = 1;
-            }
-            continue;
-        }
-        if (shown >= 2)
-            continue;
-        shown = 2;
-        const QString mark = status == core::DeployStepStatus::Succeeded ? QStringLiteral("✓")
-                             : status == core::DeployStepStatus::Failed  ? QStringLiteral("✗")
-                                                                         : QStringLiteral("-");
-        // Step names are short (fetch … retire): pad them so durations line up.
-        QString line = QStringLiteral("  %1 %2 %3")
-                           .arg(mark, str(step, "name").leftJustified(7),
-                                status == core::DeployStepStatus::Skipped ? QStringLiteral("skipped")
-                                                                          : duration(num(step, "duration_ms")));
-        if (!str(step, "detail").isEmpty())
-            line += QStringLiteral("  ") + str(step, "detail");
-        printOut(line);
+        return;
     }
+    // Waiting for a person: say so once, with how to decide, and keep following.
+    if (status == core::DeployStepStatus::Waiting) {
+        if (shown < 1) {
+            printOut(QStringLiteral("  ⏸ %1 %2").arg(str(step, "name").leftJustified(7), str(step, "detail")));
+            shown = 1;
+        }
+        return;
+    }
+    if (shown >= 2)
+        return;
+    shown = 2;
+    const QString mark = status == core::DeployStepStatus::Succeeded ? QStringLiteral("✓")
+                         : status == core::DeployStepStatus::Failed  ? QStringLiteral("✗")
+                                                                     : QStringLiteral("-");
+    // Step names are short (fetch … retire): pad them so durations line up.
+    QString line = QStringLiteral("  %1 %2 %3")
+                       .arg(mark, str(step, "name").leftJustified(7),
+                            status == core::DeployStepStatus::Skipped ? QStringLiteral("skipped")
+                                                                      : duration(num(step, "duration_ms")));
+    if (!str(step, "detail").isEmpty())
+        line += QStringLiteral("  ") + str(step, "detail");
+    printOut(line);
 }
 
 } // namespace

@@ -437,6 +437,12 @@ void Api::abortRun(const QString &id, Callback done) const
     sendJson("POST", apiPath({u"runs"_s, id, u"abort"_s}), {}, std::move(done));
 }
 
+QWebSocket *Api::followDeployLog(const QString &id, MessageCallback onMessage, ClosedCallback onClosed) const
+{
+    return m_client->follow(apiPath({u"deploys"_s, id, u"log"_s, u"follow"_s}), std::move(onMessage),
+                            std::move(onClosed));
+}
+
 QWebSocket *Api::followRun(const QString &id, qint64 after, MessageCallback onMessage, ClosedCallback onClosed) const
 {
     return m_client->follow(apiPath({u"runs"_s, id, u"follow"_s}) + Query().add(u"after"_s, after).suffix(),

@@ -28,6 +28,7 @@
 #include <QJsonParseError>
 #include <QUrl>
 #include <QUrlQuery>
+#include <limits>
 
 #ifndef PANDO_VERSION
 #define PANDO_VERSION "0.0.0"
@@ -213,7 +214,7 @@ Reply deployLog(Call &call)
     auto step = intParam(call.request, QStringLiteral("step"), -1, 0, 1000);
     if (!step)
         return errorReply(step.error());
-    auto after = intParam(call.request, QStringLiteral("after"), 0, 0, 1'000'000);
+    auto after = intParam(call.request, QStringLiteral("after"), 0, 0, std::numeric_limits<int>::max());
     if (!after)
         return errorReply(after.error());
     auto limit = intParam(call.request, QStringLiteral("limit"), 1000, 1, 5000);
@@ -224,11 +225,7 @@ Reply deployLog(Call &call)
         return errorReply(lines.error());
     QJsonArray list;
     for (const core::StepLogLine &line : std::as_const(*lines))
-        list.append(QJsonObject{{QStringLiteral("step"), line.seq},
-                                {QStringLiteral("line"), line.line},
-                                {QStringLiteral("time_ms"), line.timeMs},
-                                {QStringLiteral("stderr"), line.stderrStream},
-                                {QStringLiteral("text"), line.text}});
+        list.append(core::toJson(line));
     return Reply{200, QJsonObject{{QStringLiteral("lines"), list}}};
 }
 
@@ -324,6 +321,7 @@ constexpr RouteDef Routes[] = {
     {"POST", "/api/v1/apps/{name}/services/{slot}/backup", AppsWrite, App, false, &serviceapi::backupService},
     {"DELETE", "/api/v1/apps/{name}/services/{slot}", AppsWrite, App, false, &serviceapi::removeService},
     {"GET", "/api/v1/apps/{name}/logs/follow", LogsRead, App, true, &upgradeRequired, &streamapi::followLogs},
+    {"GET", "/api/v1/deploys/{id}/log/follow", AppsRead, Deploy, true, &upgradeRequired, &streamapi::followDeployLog},
     // A port-forward to the app (docs/edge.md, "Teammates"): reading the app lets one open it.
     {"GET", "/api/v1/apps/{name}/tunnel", AppsRead, App, true, &upgradeRequired, &streamapi::tunnel,
      &streamapi::tunnelReady},

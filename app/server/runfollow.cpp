@@ -87,13 +87,7 @@ void RunFollow::loaded(const Loaded &result)
         return;
     if (result.error) {
         m_done = true;
-        const Error &error = *result.error;
-        auto code = QWebSocketProtocol::CloseCodeBadOperation; // 1011, an internal error
-        if (error.code == ErrorCode::NotFound)
-            code = closeCode(StreamClose::NotFound);
-        else if (error.code == ErrorCode::Unavailable)
-            code = closeCode(StreamClose::Unavailable);
-        m_socket->close(code, error.text());
+        m_socket->close(closeCodeFor(result.error->code), result.error->text());
         return;
     }
     for (const core::RunEventRecord &event : result.events) {

@@ -1,6 +1,7 @@
 #include "streamhandlers.h"
 
 #include "apptunnel.h"
+#include "deploylogfollow.h"
 #include "replies.h"
 #include "runfollow.h"
 #include "serverstate.h"
@@ -78,6 +79,12 @@ Reply tunnelReady(Call &call)
     if (auto port = call.engine.tunnelPort(call.args.value(0)); !port)
         return errorReply(port.error());
     return Reply{200, {}};
+}
+
+void followDeployLog(StreamCall &call)
+{
+    auto *follow = new detail::DeployLogFollow(call.engine, call.session, call.args.value(0), call.pool);
+    follow->start();
 }
 
 void tunnel(StreamCall &call)

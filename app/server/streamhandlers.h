@@ -9,6 +9,8 @@ namespace pando::server::streamapi {
 
 // /api/v1/apps/{name}/logs/follow?tail=N: the last N lines first, then the live ones.
 void followLogs(StreamCall &call);
+// /api/v1/deploys/{id}/log/follow: a deploy's output kept so far, then live until it ends.
+void followDeployLog(StreamCall &call);
 // /api/v1/events?app=NAME: the engine's events (one app's, or all).
 void events(StreamCall &call);
 // /api/v1/runs/{id}/follow?after=SEQ: a run's events after SEQ, then live until it finishes.

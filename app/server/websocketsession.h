@@ -5,6 +5,7 @@
 //
 // Threading: lives on the server's thread with its socket.
 
+#include "adapters/api/error.h"
 #include "core/logstream/loghub.h"
 
 #include <QDateTime>
@@ -26,6 +27,16 @@ enum class StreamClose { NotFound = 4404, Conflict = 4409, TooMany = 4429, Unava
 inline QWebSocketProtocol::CloseCode closeCode(StreamClose code)
 {
     return static_cast<QWebSocketProtocol::CloseCode>(int(code));
+}
+// How a stream that could not go on is closed: unknown object 4404, unavailable 4503, any
+// other error 1011 (an internal error).
+inline QWebSocketProtocol::CloseCode closeCodeFor(ErrorCode error)
+{
+    if (error == ErrorCode::NotFound)
+        return closeCode(StreamClose::NotFound);
+    if (error == ErrorCode::Unavailable)
+        return closeCode(StreamClose::Unavailable);
+    return QWebSocketProtocol::CloseCodeBadOperation;
 }
 
 class WebSocketSession : public QObject {

@@ -47,7 +47,7 @@ Status DeployRunner::run(const QString &deployId, const CancelToken &cancel)
         } else {
             StepRecorder recorder(m_s, run.deploy, run.seq, QString(step.name),
                                   step.recording == Recording::QuietOnResume && run.resumed);
-            StepLog log(m_s.db, m_s.clock, run.deploy.id, run.seq++);
+            StepLog log(m_s.db, m_s.clock, m_s.logFeed, run.deploy.id, run.seq++);
             run.log = &log;
             auto ended = step.run(run);
             run.log = nullptr;

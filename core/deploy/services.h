@@ -25,6 +25,7 @@
 namespace pando::core {
 
 class AppServices;
+class DeployLogFeed;
 
 // One mutex per app: the deploy's switch and retire, an app's removal and the reconciler's
 // actions on an app never interleave.
@@ -58,6 +59,8 @@ struct Services {
     const pipelines::SealBox *seal = nullptr;
     // The app's backing services (core/services); null when the install has no services adapter.
     AppServices *appServices = nullptr;
+    // Hands each line a deploy step prints to those following the deploy live; null: nobody can.
+    DeployLogFeed *logFeed = nullptr;
 
     // Labels every object of this install carries; with app and deploy when given.
     adapters::Labels labels(const QString &app = {}, const QString &deployId = {}) const;

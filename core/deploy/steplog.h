@@ -5,7 +5,10 @@
 // reader polling GET /api/v1/deploys/{id}/log sees a running build grow.
 //
 // A step keeps at most MaxLines: the first HeadLines as they come, then the last lines, with one
-// line saying how many were left out between them: a build's end (its error) is never lost.
+// line saying how many were left out between them: a build's end (its error) is never lost. Lines
+// are numbered in the order printed, so past the head the numbers jump where lines were left out
+// (the line saying so takes the number before the tail's first). Every line printed, kept or not,
+// goes to the DeployLogFeed at once, for those following the deploy live.
 // ANSI escapes and carriage-return redraws are kept as they came; readers render or strip them.
 //
 // Threading: one StepLog per step, used on the thread running the deploy.
@@ -20,13 +23,15 @@
 namespace pando::core {
 
 class Database;
+class DeployLogFeed;
 
 class StepLog {
 public:
     static constexpr int MaxLines = 5000;
     static constexpr int HeadLines = 1000;
 
-    StepLog(Database &db, Clock &clock, QString deployId, int seq);
+    // feed may be null (nobody follows deploys live).
+    StepLog(Database &db, Clock &clock, DeployLogFeed *feed, QString deployId, int seq);
     ~StepLog(); // close()
     // Writes what is left (the kept tail after a line saying how many were left out); before
     // the step's end is recorded, so whoever sees it ended reads all of its output.
@@ -40,14 +45,15 @@ public:
     void flush();
 
 private:
-    void keep(StepLogLine line);
+    void keep(const StepLogLine &line);
 
     Database &m_db;
     Clock &m_clock;
+    DeployLogFeed *m_feed = nullptr;
     QString m_deployId;
     int m_seq = 0;
-    int m_next = 1;                 // the next line's number
-    qint64 m_added = 0;             // lines given, kept or not
+    int m_added = 0;                // lines given, kept or not: the last one's number
+    int m_stored = 0;               // the store holds the lines up to this number
     QList<StepLogLine> m_held;      // not written yet
     std::deque<StepLogLine> m_tail; // past HeadLines: the last ones, written at close()
     QElapsedTimer m_sinceFlush;

@@ -663,6 +663,11 @@ LogHub *Engine::logs() const
     return d->logs.get();
 }
 
+DeployLogFeed *Engine::deployLogFeed() const
+{
+    return &d->logFeed;
+}
+
 pipelines::PipelineService *Engine::pipelines() const
 {
     return d->pipelines.get();

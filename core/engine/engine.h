@@ -46,6 +46,8 @@
 
 namespace pando::core {
 
+class DeployLogFeed;
+
 namespace pipelines {
 class PipelineService;
 struct SetPipelineResult;
@@ -105,6 +107,7 @@ struct DeployView {
 QJsonObject toJson(const DeployRecord &deploy);
 QJsonObject toJson(const StepRecord &step);
 QJsonObject toJson(const adapters::LogLine &line);
+QJsonObject toJson(const StepLogLine &line);
 QJsonObject toJson(const AuditRecord &line);
 
 // One audit sink's delivery state (GET /api/v1/audit/sinks, `pando audit sinks`).
@@ -355,6 +358,8 @@ public:
     // The last n lines of the app's current container.
     Result<QList<adapters::LogLine>> logTail(const QString &app, int lines);
     LogHub *logs() const;
+    // Each line deploy steps print, as they print it (core/deploy/deploylogfeed.h).
+    DeployLogFeed *deployLogFeed() const;
     EventBus *events() const;
     // The pipeline runner (nullptr until one is installed). The engine owns it and shuts it
     // down before itself.

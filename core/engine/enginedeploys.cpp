@@ -299,6 +299,9 @@ Status Engine::cancelDeploy(const QString &id, const Actor &actor)
         record->finishedMs = d->clock.nowMs();
         if (auto saved = deploys.update(*record); !saved)
             return saved;
+        // Announced as a running deploy's cancellation is: those following it see it end.
+        d->services.publish(EventType::DeployFailed, record->app, id,
+                            QJsonObject{{QStringLiteral("error"), QStringLiteral("the deploy was cancelled")}});
     } else if (record->status == DeployStatus::Running) {
         QMutexLocker lock(&d->mutex);
         const qint64 jobId = d->deployJobs.value(id, 0);

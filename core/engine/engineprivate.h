@@ -10,6 +10,7 @@
 #include "core/accounts/loginthrottle.h"
 #include "core/authz/grantservice.h"
 #include "core/common/periodic.h"
+#include "core/deploy/deploylogfeed.h"
 #include "core/deploy/deployrunner.h"
 #include "core/deploy/servicestep.h"
 #include "core/disklimit/disklimiter.h"
@@ -63,6 +64,7 @@ struct Engine::Private {
     ApprovalService approvals;
     authz::GrantService grants;
     AppLocks appLocks;
+    DeployLogFeed logFeed;
     Services services;
     DeployRunner runner;
     WorkPool pool;
@@ -119,7 +121,9 @@ struct Engine::Private {
                                              options.approvalTtlMs},
           runner(services), pool(db, clock, options.workers), reconciler(services), diskLimiter(services),
           health(services), observer(*runtime, services.labels(), clock)
-    {}
+    {
+        services.logFeed = &logFeed;
+    }
 
     // An app to create (Engine::createApp, a preview): its spec and text, whose means read it, and
     // rows that exist with it or not at all.

@@ -56,6 +56,15 @@ QJsonObject toJson(const adapters::LogLine &line)
         {QStringLiteral("text"), line.text}};
 }
 
+QJsonObject toJson(const StepLogLine &line)
+{
+    return QJsonObject{{QStringLiteral("step"), line.seq},
+                       {QStringLiteral("line"), line.line},
+                       {QStringLiteral("time_ms"), line.timeMs},
+                       {QStringLiteral("stderr"), line.stderrStream},
+                       {QStringLiteral("text"), line.text}};
+}
+
 QJsonObject toJson(const AuditRecord &line)
 {
     return QJsonObject{{QStringLiteral("seq"), line.seq},

@@ -58,6 +58,9 @@ void DeployStepsModel::setDeployId(const QString &id)
         return;
     m_deployId = id;
     ++m_generation;
+    stopFollowingLog();
+    m_logFollowFailed = false;
+    m_stepLines.clear();
     beginResetModel();
     m_steps.clear();
     m_deploy = {};
@@ -292,29 +295,80 @@ void DeployStepsModel::loadLog(bool restart)
         m_logPoll.stop();
         ++m_logGeneration;
         m_logSeq = seq;
-        m_logAfter = 0;
-        if (!m_log.isEmpty()) {
-            m_log.clear();
+        // What the follow or an earlier read brought of this step.
+        const StepLines kept = m_stepLines.value(seq);
+        m_logAfter = kept.last;
+        if (m_log != kept.text) {
+            m_log = kept.text;
             Q_EMIT selectedLogChanged();
         }
     }
     if (!m_session || m_deployId.isEmpty() || seq < 0)
         return;
+    // The follow carries every step's lines to the deploy's end.
+    if (m_logFollow)
+        return;
+    if (selectedRunning() && !m_logFollowFailed)
+        return followLog();
     const quint64 generation = m_logGeneration;
     QPointer<DeployStepsModel> self(this);
     m_session->deployLog(m_deployId, seq, m_logAfter, [self, generation](const Result<QJsonArray> &lines) {
         if (!self || self->m_logGeneration != generation)
             return;
-        if (lines && !lines->isEmpty()) {
-            for (const QJsonValue value : *lines) {
-                const QJsonObject line = value.toObject();
-                self->m_log << QString::fromUtf8(ansi::strip(line.value(u"text"_s).toString().toUtf8()));
-                self->m_logAfter = std::max(self->m_logAfter, int(line.value(u"line"_s).toInteger()));
-            }
-            Q_EMIT self->selectedLogChanged();
-        }
+        if (lines)
+            self->appendLines(*lines);
         if (self->selectedRunning())
             self->m_logPoll.start();
+    });
+}
+
+void DeployStepsModel::appendLines(const QJsonArray &lines)
+{
+    bool added = false;
+    for (const QJsonValue value : lines) {
+        const QJsonObject line = value.toObject();
+        // The follow and a last read after the step's end may both bring a line.
+        const int seq = int(line.value(u"step"_s).toInteger(-1));
+        const int number = int(line.value(u"line"_s).toInteger());
+        StepLines &kept = m_stepLines[seq];
+        if (number <= kept.last)
+            continue;
+        kept.text << QString::fromUtf8(ansi::strip(line.value(u"text"_s).toString().toUtf8()));
+        kept.last = number;
+        if (seq != m_logSeq)
+            continue;
+        m_log << kept.text.constLast();
+        m_logAfter = number;
+        added = true;
+    }
+    if (added)
+        Q_EMIT selectedLogChanged();
+}
+
+void DeployStepsModel::stopFollowingLog()
+{
+    delete std::exchange(m_logFollow, nullptr);
+}
+
+void DeployStepsModel::followLog()
+{
+    if (m_logFollow)
+        return; // it carries every step's lines: the one selected now is taken from it
+    m_logFollow = m_session->followDeployLog(m_deployId, this);
+    connect(m_logFollow, &Subscription::received, this, [this](const QJsonObject &message) {
+        if (message.contains(u"text"_s))
+            appendLines(QJsonArray{message});
+    });
+    connect(m_logFollow, &Subscription::ended, this, [this, follow = m_logFollow] {
+        if (m_logFollow != follow)
+            return;
+        m_logFollow->deleteLater();
+        m_logFollow = nullptr;
+        // Cut before the deploy's end: read what is kept instead, as before there were follows.
+        if (!follow->result()) {
+            m_logFollowFailed = true;
+            loadLog(false);
+        }
     });
 }
 

@@ -93,9 +93,13 @@ private:
     void tick();
     void updateTicker();
     void selectFailing();
-    // The selected step's output from the start (restart) or after what was read; again in a
-    // second while the step runs.
+    // The selected step's output from the start (restart) or after what was read. While the
+    // step runs its lines come through the deploy's log follow as it prints them; where that
+    // cannot be had (a server without it), it is asked again every second.
     void loadLog(bool restart);
+    void appendLines(const QJsonArray &lines);
+    void followLog();
+    void stopFollowingLog();
     bool selectedRunning() const;
 
     QString m_deployId;
@@ -104,11 +108,19 @@ private:
     int m_selected = -1;
     bool m_userSelected = false;
     QTimer m_ticker;
-    QStringList m_log;
+    // Each step's lines read so far (its text, ANSI escapes removed, and its last line's number).
+    struct StepLines {
+        QStringList text;
+        int last = 0;
+    };
+    QHash<int, StepLines> m_stepLines;
+    QStringList m_log;  // the selected step's
     int m_logSeq = -1;  // the step m_log is of
     int m_logAfter = 0; // its last line read
     quint64 m_logGeneration = 0;
     QTimer m_logPoll;
+    Subscription *m_logFollow = nullptr;
+    bool m_logFollowFailed = false; // poll instead
     std::function<qint64()> m_now;
 };
 

@@ -350,6 +350,9 @@ void Sweep::sweepApi()
             get(QStringLiteral("/api/v1/deploys/{id}"), QStringLiteral("/api/v1/deploys/") + id);
             get(QStringLiteral("/api/v1/deploys/{id}/log"),
                 QStringLiteral("/api/v1/deploys/") + id + QStringLiteral("/log?limit=5000"));
+            // A deploy that ended: its output, then the server closes.
+            stream(QStringLiteral("/api/v1/deploys/{id}/log/follow"),
+                   QStringLiteral("/api/v1/deploys/") + id + QStringLiteral("/log/follow"), 3000);
         }
         get(QStringLiteral("/api/v1/apps/{name}/logs"), base + QStringLiteral("/logs?tail=100000"));
         get(QStringLiteral("/api/v1/apps/{name}/secrets"), base + QStringLiteral("/secrets"));

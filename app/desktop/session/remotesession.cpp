@@ -455,6 +455,15 @@ Subscription *RemoteSession::followLogs(const QString &app, int tail, QObject *p
         parent);
 }
 
+Subscription *RemoteSession::followDeployLog(const QString &id, QObject *parent)
+{
+    return follow(
+        [id](const Api &api, Api::MessageCallback onMessage, Api::ClosedCallback onClosed) {
+            return api.followDeployLog(id, std::move(onMessage), std::move(onClosed));
+        },
+        parent);
+}
+
 void RemoteSession::pipelines(ListCallback done)
 {
     callList([](const Api &api, Callback cb) { api.pipelines(std::move(cb)); }, u"pipelines"_s, std::move(done));

@@ -170,6 +170,9 @@ public:
     // the last `tail` lines (at most 5000), with nothing lost or repeated between the two.
     virtual void logTail(const QString &app, int lines, ListCallback done) = 0;
     virtual Subscription *followLogs(const QString &app, int tail, QObject *parent) = 0;
+    // A deploy's output kept so far, then each line as its steps print it, with the steps' states
+    // ({"progress": step}), until {"finished": status} (GET /api/v1/deploys/{id}/log/follow).
+    virtual Subscription *followDeployLog(const QString &id, QObject *parent) = 0;
 
     // Pipelines and runs (Unavailable when the install runs without the pipeline runner).
     virtual void pipelines(ListCallback done) = 0;

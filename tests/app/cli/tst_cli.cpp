@@ -293,6 +293,7 @@ void TestCli::deployWaitSucceeds()
     QCOMPARE(pando({QStringLiteral("apps"), QStringLiteral("create"), QStringLiteral("-f"), writeFile(spec)}).code, 0);
     const Run run = pando({QStringLiteral("deploy"), QStringLiteral("deployme"), QStringLiteral("--wait")});
     QVERIFY2(run.code == 0, qPrintable(run.out + run.err));
+    QVERIFY2(run.out.contains(QStringLiteral("\n  build | built\n")), qPrintable(run.out));
     QVERIFY2(run.out.contains(QStringLiteral("✓ build")), qPrintable(run.out));
     QVERIFY2(run.out.contains(QStringLiteral("deployed deployme")), qPrintable(run.out));
 
@@ -337,18 +338,35 @@ void TestCli::deployWaitFails()
                     writeFile(test::helloSpec(QStringLiteral("buildfails")))})
                  .code,
              0);
+    // What the build prints comes as it prints it, each line under its step, before the step's end.
     const Run run = pando({QStringLiteral("deploy"), QStringLiteral("buildfails"), QStringLiteral("--wait")});
     QCOMPARE(run.code, 1);
-    // The build's last lines first, then the one-line reason and where to read the rest.
-    const QStringList err = run.errLines();
+    const QStringList out = run.out.split(QLatin1Char('\n'));
+    const qsizetype make = out.indexOf(QStringLiteral("  build | Step 2/2 : RUN make"));
+    const qsizetype error = out.indexOf(QStringLiteral("  build | make: *** No rule to make target 'all'.  Stop."));
+    const qsizetype failed = out.indexOf(QRegularExpression(QStringLiteral("^  ✗ build .*")));
+    QVERIFY2(make > 0 && error > make && failed > error, qPrintable(run.out));
+    // Then the one-line reason and where to read it again; the lines shown are not repeated.
+    QStringList err = run.errLines();
+    QCOMPARE(err.size(), 2);
+    QVERIFY2(err.value(0).startsWith(QStringLiteral("pando: deploy d")) &&
+                 err.value(0).contains(QStringLiteral("failed at step build")),
+             qPrintable(run.out + run.err));
+    QVERIFY2(err.value(1).contains(QStringLiteral("pando deploys log d")), qPrintable(run.err));
+
+    // --quiet: the steps alone, and the build's last lines before the reason.
+    const Run quiet = pando(
+        {QStringLiteral("deploy"), QStringLiteral("buildfails"), QStringLiteral("--wait"), QStringLiteral("--quiet")});
+    QCOMPARE(quiet.code, 1);
+    QVERIFY2(!quiet.out.contains(QStringLiteral("build |")), qPrintable(quiet.out));
+    QVERIFY2(quiet.out.contains(QStringLiteral("✗ build")), qPrintable(quiet.out));
+    err = quiet.errLines();
     QCOMPARE(err.value(0), QStringLiteral("--- the last 3 lines of step build ---"));
     QCOMPARE(err.value(3), QStringLiteral("make: *** No rule to make target 'all'.  Stop."));
     const QString reason = err.value(5);
     QVERIFY2(reason.startsWith(QStringLiteral("pando: deploy d")) &&
                  reason.contains(QStringLiteral("failed at step build")),
-             qPrintable(run.out + run.err));
-    QVERIFY2(err.value(6).contains(QStringLiteral("pando deploys log d")), qPrintable(run.err));
-    QVERIFY2(run.out.contains(QStringLiteral("✗ build")), qPrintable(run.out));
+             qPrintable(quiet.out + quiet.err));
 
     // The whole output, per step or with each line's step.
     const QString id = reason.section(QLatin1Char(' '), 2, 2).chopped(1);

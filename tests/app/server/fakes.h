@@ -16,6 +16,7 @@
 #include <QFile>
 #include <QHash>
 #include <QMutex>
+#include <QSemaphore>
 #include <QSet>
 #include <QTemporaryDir>
 #include <atomic>
@@ -27,10 +28,19 @@ class FakeRuntime : public adapters::Runtime {
 public:
     adapters::RuntimeCapabilities capabilities() override { return {QStringLiteral("fake"), true, 0, 0}; }
     Status ping() override { return {}; }
-    // Apps named "buildfails" fail to build, so that failed deploys can be watched.
+    // Apps named "buildfails" fail to build, so that failed deploys can be watched. Apps named
+    // "slowbuild" print a line, then wait (10 s at most) until releaseBuild() before the next.
     Result<QString> build(const adapters::BuildRequest &request, const CancelToken &,
                           const std::function<void(const QString &)> &progress) override
     {
+        if (request.tag.contains(QLatin1String("slowbuild"))) {
+            if (progress)
+                progress(QStringLiteral("Step 1/2 : FROM pando/busybox:latest"));
+            m_buildGate.tryAcquire(1, 10000);
+            if (progress)
+                progress(QStringLiteral("Step 2/2 : COPY . /srv"));
+            return QStringLiteral("sha256:fakeimage");
+        }
         if (request.tag.contains(QLatin1String("buildfails"))) {
             // What Docker prints before it gives up, line by line.
             if (progress) {
@@ -44,6 +54,7 @@ public:
             progress(QStringLiteral("built"));
         return QStringLiteral("sha256:fakeimage");
     }
+    void releaseBuild() { m_buildGate.release(); }
     Result<QString> run(const adapters::ContainerSpec &spec) override
     {
         QMutexLocker locker(&m_mutex);
@@ -132,6 +143,7 @@ public:
     }
 
 private:
+    QSemaphore m_buildGate;
     QMutex m_mutex;
     int m_next = 0;
     QHash<QString, adapters::ContainerInfo> m_containers;

@@ -70,6 +70,7 @@ private Q_SLOTS:
     void webSocketWithoutTokenIsClosed_data();
     void webSocketWithoutTokenIsClosed();
     void eventsStream();
+    void deployLogFollowsTheBuild();
     void unknownWebSocketPathIs404_data();
     void unknownWebSocketPathIs404();
     void webSocketGoneBeforeItsSessionIsForgotten();
@@ -482,6 +483,109 @@ void TestApiServer::eventsStream()
     QCOMPARE(event.value(QStringLiteral("app")).toString(), QStringLiteral("streamed"));
     socket.close();
     QTRY_COMPARE(m_install.server->webSocketCount(), 0);
+}
+
+// A deploy's output over its WebSocket: what was printed before the client came, each line the
+// build prints while it is followed (before the build is over), each once and in order, then how
+// the deploy ended and a normal close. A client joining after the end gets the same lines.
+void TestApiServer::deployLogFollowsTheBuild()
+{
+    // The fake runtime's containers answer on 127.0.0.1:<run.port>: point that at this API.
+    const QByteArray spec = QStringLiteral("name: slowbuild\n"
+                                           "source:\n  repo: https://git.example/d.git\n"
+                                           "run:\n  port: %1\n"
+                                           "health:\n  path: /api/v1/health\n")
+                                .arg(m_install.port)
+                                .toUtf8();
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/apps"), spec, "application/yaml").status, 201);
+    const Answer queued = call("POST", QStringLiteral("/api/v1/apps/slowbuild/deploys"), "{}");
+    QCOMPARE(queued.status, 202);
+    QString id = queued.json.value(QStringLiteral("id")).toString();
+    const auto follow = [this, &id](QWebSocket &socket) {
+        QNetworkRequest request(
+            QUrl(QStringLiteral("ws://127.0.0.1:%1/api/v1/deploys/%2/log/follow").arg(m_install.port).arg(id)));
+        request.setRawHeader("Authorization", "Bearer " + m_install.token.toUtf8());
+        socket.open(request);
+    };
+    const auto received = [](const QSignalSpy &spy) {
+        QList<QJsonObject> list;
+        for (const QList<QVariant> &message : spy)
+            list << QJsonDocument::fromJson(message.first().toString().toUtf8()).object();
+        return list;
+    };
+
+    QWebSocket socket;
+    QSignalSpy messages(&socket, &QWebSocket::textMessageReceived);
+    QSignalSpy disconnected(&socket, &QWebSocket::disconnected);
+    follow(socket);
+    // The build's first line, printed while the build waits: it came through the live feed.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            for (const QJsonObject &m : received(messages))
+                if (m.value(QStringLiteral("text")).toString().startsWith(QStringLiteral("Step 1/2")))
+                    return true;
+            return false;
+        }(),
+        10000);
+    QCOMPARE(disconnected.size(), 0);
+    m_install.runtime->releaseBuild();
+    QTRY_COMPARE_WITH_TIMEOUT(disconnected.size(), 1, 15000);
+    QCOMPARE(socket.closeCode(), QWebSocketProtocol::CloseCodeNormal);
+
+    const QList<QJsonObject> live = received(messages);
+    QVERIFY(!live.isEmpty());
+    QCOMPARE(live.last().value(QStringLiteral("finished")).toString(), QStringLiteral("succeeded"));
+    QList<QPair<int, int>> numbers;
+    QStringList build;
+    QStringList steps;
+    for (const QJsonObject &m : live.mid(0, live.size() - 1)) {
+        // Each step's state, a running one before its lines and an ended one after them.
+        if (m.contains(QStringLiteral("progress"))) {
+            const QJsonObject step = m.value(QStringLiteral("progress")).toObject();
+            steps << step.value(QStringLiteral("name")).toString() + u' ' +
+                         step.value(QStringLiteral("status")).toString();
+            continue;
+        }
+        numbers << qMakePair(m.value(QStringLiteral("step")).toInt(), m.value(QStringLiteral("line")).toInt());
+        if (m.value(QStringLiteral("text")).toString().startsWith(QStringLiteral("Step ")))
+            build << m.value(QStringLiteral("text")).toString();
+    }
+    QCOMPARE(build, QStringList({QStringLiteral("Step 1/2 : FROM pando/busybox:latest"),
+                                 QStringLiteral("Step 2/2 : COPY . /srv")}));
+    QVERIFY2(steps.indexOf(QStringLiteral("build running")) >= 0 &&
+                 steps.indexOf(QStringLiteral("build succeeded")) > steps.indexOf(QStringLiteral("build running")),
+             qPrintable(steps.join(u", ")));
+    QCOMPARE(steps.last(), QStringLiteral("retire succeeded"));
+    // Each line once, in order of step and number.
+    QList<QPair<int, int>> sorted = numbers;
+    std::sort(sorted.begin(), sorted.end());
+    QCOMPARE(numbers, sorted);
+    const QSet<QPair<int, int>> distinct(numbers.cbegin(), numbers.cend());
+    QCOMPARE(distinct.size(), numbers.size());
+
+    // After the end: the stored lines, the same ones, then the end.
+    QWebSocket late;
+    QSignalSpy lateMessages(&late, &QWebSocket::textMessageReceived);
+    QSignalSpy lateClosed(&late, &QWebSocket::disconnected);
+    follow(late);
+    QTRY_COMPARE_WITH_TIMEOUT(lateClosed.size(), 1, 10000);
+    const auto linesOf = [](const QList<QJsonObject> &messages) {
+        QList<QJsonObject> lines;
+        for (const QJsonObject &m : messages)
+            if (!m.contains(QStringLiteral("progress")))
+                lines << m;
+        return lines;
+    };
+    QCOMPARE(linesOf(received(lateMessages)), linesOf(live));
+
+    // An unknown deploy is closed as not found.
+    id = QStringLiteral("d000000000000");
+    QWebSocket unknown;
+    QSignalSpy unknownClosed(&unknown, &QWebSocket::disconnected);
+    follow(unknown);
+    QTRY_COMPARE_WITH_TIMEOUT(unknownClosed.size(), 1, 10000);
+    QCOMPARE(int(unknown.closeCode()), 4404);
+    QCOMPARE(call("DELETE", QStringLiteral("/api/v1/apps/slowbuild")).status, 202);
 }
 
 void TestApiServer::unknownWebSocketPathIs404_data()

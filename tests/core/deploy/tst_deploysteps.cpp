@@ -4,6 +4,7 @@
 // StepRecorder left open records its step as interrupted, health trusts an answer only while
 // its container still runs, and the runner's loop stops a cancelled deploy between steps with
 // nothing of it left behind.
+#include "core/deploy/deploylogfeed.h"
 #include "core/deploy/deployrunner.h"
 #include "core/deploy/deploysteps.h"
 #include "core/deploy/steplog.h"
@@ -496,10 +497,10 @@ private Q_SLOTS:
     {
         const DeployRecord deploy = queue();
         {
-            StepLog build(*m_db, m_clock, deploy.id, 3);
+            StepLog build(*m_db, m_clock, nullptr, deploy.id, 3);
             build.add(u"Step 1/2 : FROM scratch\n"_s);
             build.add(u"two\nlines"_s, true);
-            StepLog health(*m_db, m_clock, deploy.id, 5);
+            StepLog health(*m_db, m_clock, nullptr, deploy.id, 5);
             health.add(u"giving up"_s);
         }
         DeployRepository deploys(*m_db);
@@ -523,7 +524,7 @@ private Q_SLOTS:
         const DeployRecord deploy = queue();
         const int total = StepLog::MaxLines * 3;
         {
-            StepLog log(*m_db, m_clock, deploy.id, 0);
+            StepLog log(*m_db, m_clock, nullptr, deploy.id, 0);
             for (int i = 1; i <= total; ++i)
                 log.add(u"line %1"_s.arg(i));
         }
@@ -531,9 +532,59 @@ private Q_SLOTS:
         QVERIFY(kept);
         QCOMPARE(kept->size(), StepLog::MaxLines);
         QCOMPARE(kept->at(StepLog::HeadLines - 1).text, u"line %1"_s.arg(StepLog::HeadLines));
-        QCOMPARE(kept->at(StepLog::HeadLines).text, u"… %1 lines left out …"_s.arg(total - StepLog::MaxLines + 1));
+        const int left = total - StepLog::MaxLines + 1;
+        QCOMPARE(kept->at(StepLog::HeadLines).text, u"… %1 lines left out …"_s.arg(left));
+        // Numbers are the order printed: the note takes the last left-out line's, the tail keeps
+        // its own, so a reader following with `after` never sees a number twice.
+        QCOMPARE(kept->at(StepLog::HeadLines).line, StepLog::HeadLines + left);
+        QCOMPARE(kept->at(StepLog::HeadLines + 1).line, StepLog::HeadLines + left + 1);
         QCOMPARE(kept->last().text, u"line %1"_s.arg(total));
-        QCOMPARE(kept->last().line, StepLog::MaxLines);
+        QCOMPARE(kept->last().line, total);
+    }
+
+    // A follower that joins while a step prints gets, from the store, the feed's answer and its
+    // callback together, every line kept exactly once, numbered as the store numbers them; and
+    // the feed holds nothing once the step is over.
+    void aLiveFollowerMissesNoLine()
+    {
+        const DeployRecord deploy = queue();
+        DeployLogFeed feed;
+        const int total = StepLog::MaxLines * 2;
+        QMap<int, QString> seen;
+        quint64 joinedId = 0;
+        {
+            StepLog log(*m_db, m_clock, &feed, deploy.id, 0);
+            for (int i = 1; i <= total; ++i) {
+                log.add(u"line %1"_s.arg(i));
+                if (i == StepLog::HeadLines + 250) {
+                    // Joined first, the store read after: what is printed between is in one of them.
+                    DeployLogFeed::Joined joined = feed.join(deploy.id, [&seen](const QList<StepLogLine> &lines) {
+                        for (const StepLogLine &line : lines)
+                            seen.insert(line.line, line.text);
+                    });
+                    joinedId = joined.id;
+                    auto stored = DeployRepository(*m_db).stepLog(deploy.id, 0, 0, 100000);
+                    QVERIFY(stored);
+                    for (const StepLogLine &line : std::as_const(*stored))
+                        seen.insert(line.line, line.text);
+                    for (const StepLogLine &line : std::as_const(joined.unstored))
+                        seen.insert(line.line, line.text);
+                    QCOMPARE(seen.size(), i);
+                }
+            }
+        }
+        feed.leave(joinedId);
+        QCOMPARE(seen.size(), total);
+        QCOMPARE(seen.lastKey(), total);
+        for (auto it = seen.cbegin(); it != seen.cend(); ++it)
+            QCOMPARE(it.value(), u"line %1"_s.arg(it.key()));
+        QCOMPARE(feed.unstoredCount(), 0);
+        // What the store kept carries the numbers the follower saw.
+        auto kept = DeployRepository(*m_db).stepLog(deploy.id, 0, 0, 100000);
+        QVERIFY(kept);
+        for (const StepLogLine &line : std::as_const(*kept))
+            if (!line.text.startsWith(u"…"_s))
+                QCOMPARE(seen.value(line.line), line.text);
     }
 
     void aDeployCancelledDuringFetchStopsAfterIt()

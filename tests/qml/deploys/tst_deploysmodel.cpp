@@ -174,6 +174,32 @@ private Q_SLOTS:
         QCOMPARE(steps.index(0).data(DeployStepsModel::DurationMsRole).toLongLong(), 8'500);
     }
 
+    // The selected build step shows each line as the build prints it (the deploy's log follow),
+    // before the build is over, and each line once when it is.
+    void aRunningBuildShowsItsLinesAsPrinted()
+    {
+        auto app = test::awaitObject([&](auto done) { m_session->createApp(appSpec(u"slowbuild"_s), done); });
+        QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
+        auto queued = test::awaitObject([&](auto done) { m_session->deploy(u"slowbuild"_s, {}, done); });
+        QVERIFY2(queued, qPrintable(queued ? QString() : queued.error().text()));
+
+        DeployStepsModel steps;
+        QAbstractItemModelTester tester(&steps, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        steps.setSession(m_session.get());
+        steps.setDeployId(queued->value(u"id"_s).toString());
+        QTRY_VERIFY_WITH_TIMEOUT(steps.rowOf(u"build"_s) >= 0, 10000);
+        steps.setSelectedRow(steps.rowOf(u"build"_s));
+        const QString first = u"Step 1/2 : FROM pando/busybox:latest"_s;
+        QTRY_COMPARE_WITH_TIMEOUT(steps.selectedLog(), QStringList{first}, 10000);
+        QCOMPARE(steps.index(steps.rowOf(u"build"_s)).data(DeployStepsModel::StatusRole).toString(), u"running"_s);
+
+        m_install.runtime->releaseBuild();
+        QTRY_COMPARE_WITH_TIMEOUT(steps.status(), u"succeeded"_s, 20000);
+        QTRY_COMPARE(steps.selectedLog(), QStringList({first, u"Step 2/2 : COPY . /srv"_s}));
+        QTest::qWait(300); // a late read after the step's end adds nothing
+        QCOMPARE(steps.selectedLog().size(), 2);
+    }
+
     void failedBuildOpensOnTheBuildStep()
     {
         auto app = test::awaitObject([&](auto done) { m_session->createApp(appSpec(u"buildfails"_s), done); });
