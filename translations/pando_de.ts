@@ -3699,12 +3699,23 @@
         <translation>nicht erlaubt</translation>
     </message>
     <message>
-        <source>repositories on this computer (file://): %1; the ssh-agent: %2; addresses on this computer or its link: %3; stable ports: %4</source>
-        <translation>Repositorys auf diesem Computer (file://): %1; der ssh-agent: %2; Adressen auf diesem Computer oder seinem Link: %3; feste Ports: %4</translation>
-    </message>
-    <message>
         <source>picked for them</source>
         <translation>werden für sie gewählt</translation>
+    </message>
+    <message>
+        <source>repositories on this computer (file://): %1; the ssh-agent: %2; addresses on this computer or its link: %3; stable ports: %4; previews of pull requests from forks: %5; a deploy&apos;s output kept: %6</source>
+        <translation>Repositorys auf diesem Computer (file://): %1; der ssh-agent: %2; Adressen auf diesem Computer oder seinem Link: %3; feste Ports: %4; Vorschauen für Pull Requests aus Forks: %5; Ausgabe eines Deploys aufbewahrt: %6</translation>
+    </message>
+    <message>
+        <source>for ever</source>
+        <translation>für immer</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n day(s) after it ends</source>
+        <translation>
+            <numerusform>%n Tag nach seinem Ende</numerusform>
+            <numerusform>%n Tage nach seinem Ende</numerusform>
+        </translation>
     </message>
 </context>
 <context>

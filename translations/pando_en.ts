@@ -167,6 +167,16 @@
     </message>
 </context>
 <context>
+    <name>pando::desktop::PipelinesModel</name>
+    <message numerus="yes">
+        <source>%n day(s) after it ends</source>
+        <translation>
+            <numerusform>%n day after it ends</numerusform>
+            <numerusform>%n days after it ends</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>pando::desktop::RunTreeModel</name>
     <message numerus="yes">
         <source>%n step(s)</source>

@@ -324,6 +324,13 @@ QString allowedDomains(const QJsonObject &settings)
     return names.isEmpty() ? QStringLiteral("any") : names.join(QStringLiteral(","));
 }
 
+// "90 days" or "forever": how long a deploy's output is kept after it ended.
+QString deployLogDays(const QJsonObject &settings)
+{
+    const int days = settings.value(QStringLiteral("deploy_log_days")).toInt();
+    return days == 0 ? QStringLiteral("forever") : QStringLiteral("%1 days").arg(days);
+}
+
 void showSettings(Cli &cli)
 {
     cli.api().settings(cli.handle([&cli](const client::ApiResponse &r) {
@@ -344,6 +351,7 @@ void showSettings(Cli &cli)
              {QStringLiteral("member-ports"), r.json.value(QStringLiteral("member_ports")).toString()},
              {QStringLiteral("preview-forks"),
               onOff(QStringLiteral("preview_forks"), QStringLiteral("on (pull requests from forks get previews)"))},
+             {QStringLiteral("deploy-log-days"), deployLogDays(r.json)},
              {QStringLiteral("base-domain"), orNone(r.json.value(QStringLiteral("base_domain")).toString())},
              {QStringLiteral("allowed-domains"), allowedDomains(r.json)},
              {QStringLiteral("wildcard-domains"), onOff(QStringLiteral("wildcard_domains"), QStringLiteral("on"))}}));
@@ -364,6 +372,7 @@ constexpr SettingName settingNames[] = {
     {"internal-hosts", "internal_hosts", true},
     {"member-ports", "member_ports", false},
     {"preview-forks", "preview_forks", true},
+    {"deploy-log-days", "deploy_log_days", false},
     {"base-domain", "base_domain", false},
     {"allowed-domains", "allowed_domains", false},
     {"wildcard-domains", "wildcard_domains", true},
@@ -410,6 +419,8 @@ void setSetting(Cli &cli)
         }
         if (api == QLatin1String("allowed_domains"))
             printOut(QStringLiteral("%1 is %2").arg(key, allowedDomains(r.json)));
+        else if (api == QLatin1String("deploy_log_days"))
+            printOut(QStringLiteral("%1 is %2").arg(key, deployLogDays(r.json)));
         else
             printOut(QStringLiteral("%1 is %2")
                          .arg(key, now.isBool() ? (now.toBool() ? QStringLiteral("on") : QStringLiteral("off"))
@@ -639,7 +650,7 @@ constexpr CommandDef PipelineTable[] = {
      {},
      "change an install setting (administrators): host-execution, local-repositories, ssh-agent, "
      "internal-hosts, preview-forks, wildcard-domains on|off; member-ports FIRST-LAST|none; base-domain NAME|none; "
-     "allowed-domains NAME,NAME|any",
+     "allowed-domains NAME,NAME|any; deploy-log-days DAYS|forever",
      &setSetting},
     {"pipelines",
      "rm",

@@ -497,7 +497,8 @@ Result<QJsonObject> settingsJson(Call &call)
                        {QStringLiteral("ssh_agent"), access->sshAgent},
                        {QStringLiteral("internal_hosts"), access->internalHosts},
                        {QStringLiteral("preview_forks"), access->previewForks},
-                       {QStringLiteral("member_ports"), access->memberPorts.text()}};
+                       {QStringLiteral("member_ports"), access->memberPorts.text()},
+                       {QStringLiteral("deploy_log_days"), access->deployLogDays}};
 }
 
 // The app settings a PUT body names, over the current ones.
@@ -521,6 +522,13 @@ Result<core::policy::AppAccess> appAccessBody(const QJsonObject &body, core::pol
         if (!range)
             return std::unexpected(range.error());
         access.memberPorts = *range;
+    }
+    if (body.contains(QStringLiteral("deploy_log_days"))) {
+        auto days = core::policy::AppAccess::parseDeployLogDays(body.value(QStringLiteral("deploy_log_days")),
+                                                                QStringLiteral("deploy_log_days"));
+        if (!days)
+            return std::unexpected(days.error());
+        access.deployLogDays = *days;
     }
     return access;
 }
@@ -581,7 +589,8 @@ Reply updateSettings(Call &call)
 {
     const QStringList keys = {QStringLiteral("host_execution"),  QStringLiteral("local_repositories"),
                               QStringLiteral("ssh_agent"),       QStringLiteral("internal_hosts"),
-                              QStringLiteral("member_ports"),    QStringLiteral("base_domain"),
+                              QStringLiteral("preview_forks"),   QStringLiteral("member_ports"),
+                              QStringLiteral("deploy_log_days"), QStringLiteral("base_domain"),
                               QStringLiteral("allowed_domains"), QStringLiteral("wildcard_domains")};
     auto body = jsonObjectBody(call.request, keys, QStringLiteral("{\"ssh_agent\": false}"));
     if (!body)

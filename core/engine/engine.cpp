@@ -113,6 +113,14 @@ Status Engine::start()
         d->diskLimiter.start(d->options.diskCheckIntervalMs);
     if (d->options.healthTickMs > 0)
         d->health.start(d->options.healthTickMs);
+    if (d->options.logSweepMs > 0)
+        d->logSweeper.start(d->options.logSweepMs, QStringLiteral("pando-logsweep"), [this] {
+            auto swept = sweepDeployLogs();
+            if (!swept)
+                qWarning("engine: compressing and removing deploy output: %s", qPrintable(swept.error().text()));
+            else if (swept->removed > 0)
+                qInfo("engine: removed the output of %d deploys past the install's retention", swept->removed);
+        });
     if (d->options.autodeployTickMs > 0)
         d->poller.start(d->options.autodeployTickMs, QStringLiteral("pando-autodeploy"), [this] {
             if (auto polled = pollOnce(); !polled)
@@ -130,6 +138,7 @@ void Engine::shutdown()
 {
     d->pipelines.reset();
     d->poller.stop();
+    d->logSweeper.stop();
     d->hookPool.waitForDone();
     d->statusCancel.cancel();
     d->statusPool.waitForDone();

@@ -140,6 +140,9 @@ struct EngineOptions {
     // How often apps with source.autodeploy: poll are looked at (each is asked every
     // autodeploy.every); 0: never (pollOnce() still works).
     int autodeployTickMs = 5000;
+    // How often finished deploys' output is compressed and output past the install's retention
+    // (settings deploy_log_days) removed; 0: never (sweepDeployLogs() still works).
+    int logSweepMs = 60'000;
     int retireGraceMs = 300; // how long the old version keeps serving after the switch
     // Identity assertions the edge passes to apps (core/assertion, docs/edge.md): their iss (empty:
     // "pando:<installId>") and how often the signing key is replaced.
@@ -288,8 +291,16 @@ public:
     Result<QList<DeployRecord>> deploys(const QString &app, int limit);
     Result<DeployView> deployView(const QString &id);
     // A deploy's step output (core/deploy/steplog.h): step seq's lines after afterLine, or every
-    // step's (seq -1), at most limit (1 to 5000). NotFound for an unknown deploy.
+    // step's (seq -1), at most limit (1 to 5000). NotFound for an unknown deploy, and for output
+    // removed after the install's retention (saying when and why).
     Result<QList<StepLogLine>> deployLog(const QString &id, int seq, int afterLine, int limit);
+    // Compresses the output of deploys that ended and removes output past the retention but for
+    // the deploys apps serve (enginelogs.cpp); what it did, for the daemon's log.
+    struct LogSweep {
+        int archived = 0;
+        int removed = 0;
+    };
+    Result<LogSweep> sweepDeployLogs();
     Status cancelDeploy(const QString &id, const Actor &actor);
     // Deploys an earlier version again: the commit of deploy `to`, or when `to` is empty of the
     // newest deploy that succeeded before the serving one with another commit. Its image is used

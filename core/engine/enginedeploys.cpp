@@ -200,14 +200,6 @@ Result<DeployView> Engine::deployView(const QString &id)
     return DeployView{*record, *steps};
 }
 
-Result<QList<StepLogLine>> Engine::deployLog(const QString &id, int seq, int afterLine, int limit)
-{
-    DeployRepository deploys(d->db);
-    if (auto record = deploys.find(id); !record)
-        return std::unexpected(record.error());
-    return deploys.stepLog(id, seq, afterLine, qBound(1, limit, 5000));
-}
-
 Status Engine::Private::enqueueDeploy(const DeployRecord &deploy)
 {
     auto job = pool.enqueue(

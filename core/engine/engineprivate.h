@@ -85,6 +85,7 @@ struct Engine::Private {
     accounts::LoginThrottle hookThrottle{clock, accounts::ThrottlePolicy{std::numeric_limits<int>::max()},
                                          accounts::ThrottlePolicy{20, 1000, 5 * 60 * 1000, 10 * 60 * 1000}};
     Periodic poller;
+    Periodic logSweeper; // compresses and removes deploys' output (enginelogs.cpp)
     QThreadPool hookPool;
     QMutex previewMutex; // one pull request delivery at a time makes or removes previews
     // Commit statuses of deploys (enginestatuses.cpp): one thread, reports in order; cancelled

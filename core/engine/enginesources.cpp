@@ -30,7 +30,8 @@ Status Engine::setAppAccess(const policy::AppAccess &settings, const Actor &acto
                              {u"ssh_agent"_s, settings.sshAgent},
                              {u"internal_hosts"_s, settings.internalHosts},
                              {u"preview_forks"_s, settings.previewForks},
-                             {u"member_ports"_s, settings.memberPorts.text()}};
+                             {u"member_ports"_s, settings.memberPorts.text()},
+                             {u"deploy_log_days"_s, settings.deployLogDays}};
     if (auto audited = d->audit.record(actor, u"settings.apps"_s, u"install"_s, u"success"_s, detail); !audited)
         return std::unexpected(unaudited(u"the settings were changed"_s, audited.error()));
     return {};

@@ -96,6 +96,21 @@ Result<PortRange> PortRange::parse(const QString &text, const QString &where)
     return PortRange{first, last};
 }
 
+Result<int> AppAccess::parseDeployLogDays(const QJsonValue &value, const QString &where)
+{
+    if (value == QJsonValue(u"forever"_s))
+        return 0;
+    bool ok = value.isDouble() && value.toDouble() == double(value.toInt());
+    int days = value.toInt();
+    if (value.isString())
+        days = value.toString().toInt(&ok);
+    if (!ok || days < 0 || days > MaxDeployLogDays)
+        return fail(ErrorCode::Invalid,
+                    u"must be a number of days from 1 to %1, or \"forever\" (0)"_s.arg(MaxDeployLogDays), where,
+                    u"e.g. 90 keeps each deploy's output for 90 days after it ended"_s);
+    return days;
+}
+
 Result<AppAccess> readAppAccess(Database &db)
 {
     InstallSettingRepository repo(db);
@@ -118,6 +133,13 @@ Result<AppAccess> readAppAccess(Database &db)
     if (!range)
         return std::unexpected(range.error());
     access.memberPorts = *range;
+    auto days = repo.value(settingName(DeployLogDaysSetting), QString::number(access.deployLogDays));
+    if (!days)
+        return std::unexpected(days.error());
+    auto parsed = AppAccess::parseDeployLogDays(QJsonValue(*days), settingName(DeployLogDaysSetting));
+    if (!parsed)
+        return std::unexpected(parsed.error());
+    access.deployLogDays = *parsed;
     return access;
 }
 
@@ -129,12 +151,16 @@ Result<QStringList> writeAppAccess(Database &db, const AppAccess &settings, cons
     const auto flag = [](bool on) {
         return QString::fromLatin1(on ? On : Off);
     };
+    const auto daysText = [](int days) {
+        return days == 0 ? u"forever"_s : QString::number(days);
+    };
     const QList<std::pair<const char *, std::pair<QString, QString>>> values = {
         {LocalRepositoriesSetting, {flag(before->localRepositories), flag(settings.localRepositories)}},
         {SshAgentSetting, {flag(before->sshAgent), flag(settings.sshAgent)}},
         {InternalHostsSetting, {flag(before->internalHosts), flag(settings.internalHosts)}},
         {PreviewForksSetting, {flag(before->previewForks), flag(settings.previewForks)}},
         {MemberPortsSetting, {before->memberPorts.text(), settings.memberPorts.text()}},
+        {DeployLogDaysSetting, {daysText(before->deployLogDays), daysText(settings.deployLogDays)}},
     };
     QStringList changed;
     InstallSettingRepository repo(db);

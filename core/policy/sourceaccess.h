@@ -14,6 +14,7 @@
 #include "core/audit/auditlog.h"
 #include "core/state/database.h"
 
+#include <QJsonValue>
 #include <QString>
 #include <QStringList>
 
@@ -25,6 +26,7 @@ inline constexpr auto SshAgentSetting = "apps.ssh_agent";
 inline constexpr auto InternalHostsSetting = "apps.internal_hosts";
 inline constexpr auto MemberPortsSetting = "apps.member_ports";
 inline constexpr auto PreviewForksSetting = "apps.preview_forks";
+inline constexpr auto DeployLogDaysSetting = "apps.deploy_log_days";
 
 // Stable ports members may ask for; none: a member's route.port must be left out (one is picked).
 struct PortRange {
@@ -43,6 +45,12 @@ struct AppAccess {
     bool internalHosts = false;     // members may read from loopback and link-local addresses
     bool previewForks = false;      // pull requests from forks get previews (docs/autodeploy.md)
     PortRange memberPorts{20000, 29999};
+    // How many days a deploy's output is kept after the deploy ended (0: for ever); the output of
+    // the deploy an app serves is kept as long as it serves (core/engine/enginelogs.cpp).
+    int deployLogDays = 90;
+    static constexpr int MaxDeployLogDays = 3650;
+    // A number of days (0: for ever) or "forever", as JSON or text; where names the field in errors.
+    static Result<int> parseDeployLogDays(const QJsonValue &value, const QString &where);
 };
 
 Result<AppAccess> readAppAccess(Database &db);

@@ -215,44 +215,4 @@ Result<QList<StepRecord>> DeployRepository::steps(const QString &deployId)
     return steps;
 }
 
-Status DeployRepository::appendStepLog(const QString &deployId, const QList<StepLogLine> &lines)
-{
-    if (lines.isEmpty())
-        return {};
-    const QString what = u"keep the output of deploy "_s + deployId;
-    auto tx = detail::Transaction::begin(m_db, what);
-    if (!tx)
-        return std::unexpected(tx.error());
-    for (const StepLogLine &l : lines) {
-        auto q = tx->run(
-            u"INSERT INTO deploy_step_logs (deploy_id, seq, line, time_ms, stderr, text)"
-            " VALUES (?, ?, ?, ?, ?, ?)"_s,
-            {detail::text(deployId), l.seq, l.line, l.timeMs, l.stderrStream ? 1 : 0, detail::text(l.text)}, what);
-        if (!q)
-            return std::unexpected(q.error());
-    }
-    return tx->commit();
-}
-
-Result<QList<StepLogLine>> DeployRepository::stepLog(const QString &deployId, int seq, int afterLine, int limit)
-{
-    auto db = m_db.connection();
-    if (!db)
-        return std::unexpected(db.error());
-    const bool oneStep = seq >= 0;
-    auto q = detail::run(*db, m_db.isPostgres(),
-                         u"SELECT seq, line, time_ms, stderr, text FROM deploy_step_logs WHERE deploy_id = ?"_s +
-                             (oneStep ? u" AND seq = ? AND line > ?"_s : QString()) + u" ORDER BY seq, line LIMIT ?"_s,
-                         oneStep ? QVariantList{detail::text(deployId), seq, afterLine, limit}
-                                 : QVariantList{detail::text(deployId), limit},
-                         u"read the output of deploy "_s + deployId);
-    if (!q)
-        return std::unexpected(q.error());
-    QList<StepLogLine> lines;
-    while (q->next())
-        lines.append({q->value(0).toInt(), q->value(1).toInt(), q->value(2).toLongLong(), q->value(3).toInt() != 0,
-                      q->value(4).toString()});
-    return lines;
-}
-
 } // namespace pando::core

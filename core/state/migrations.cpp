@@ -451,6 +451,23 @@ const QList<Migration> &migrations()
                             " comment_id TEXT NOT NULL DEFAULT '',"
                             " UNIQUE (parent, number))"),
          }},
+        {21,
+         QStringLiteral("a finished deploy's output, compressed; removed after the install's retention"),
+         {
+             // core/state/deploylogs.cpp: one row per step of a finished deploy, replacing its
+             // deploy_step_logs rows. data is the step's lines (line, time_ms, stderr, text) as a
+             // zlib-compressed JSON array; NULL once removed (pruned_ms says when). BYTEA is a
+             // blob on both drivers (SQLite keeps blobs as they are in any column).
+             QStringLiteral("CREATE TABLE deploy_log_archives ("
+                            " deploy_id TEXT NOT NULL REFERENCES deploys(id) ON DELETE CASCADE,"
+                            " seq INTEGER NOT NULL,"
+                            " lines INTEGER NOT NULL DEFAULT 0,"
+                            " raw_bytes BIGINT NOT NULL DEFAULT 0,"
+                            " data BYTEA,"
+                            " pruned_ms BIGINT NOT NULL DEFAULT 0,"
+                            " PRIMARY KEY (deploy_id, seq))"),
+             QStringLiteral("CREATE INDEX deploys_finished ON deploys (finished_ms)"),
+         }},
     };
     return all;
 }

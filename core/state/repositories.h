@@ -59,6 +59,24 @@ public:
     Status appendStepLog(const QString &deployId, const QList<StepLogLine> &lines);
     Result<QList<StepLogLine>> stepLog(const QString &deployId, int seq, int afterLine, int limit);
 
+    // Finished deploys' output (deploylogs.cpp): the deploys that ended before a moment and
+    // still have their lines as rows, oldest first; those lines put into one compressed row per
+    // step (stepLog reads either); the output of deploys that ended before a moment removed,
+    // but for those an app serves now (the number of deploys whose output went); when a deploy's
+    // output was removed (0: it was not).
+    Result<QStringList> outputToArchive(qint64 finishedBeforeMs, int limit);
+    Status archiveStepLogs(const QString &deployId);
+    Result<int> pruneStepLogs(qint64 finishedBeforeMs, qint64 nowMs);
+    Result<qint64> stepLogRemovedMs(const QString &deployId);
+    // What the store holds of a deploy's output: lines, their text's bytes, and the bytes stored
+    // for them (the text's while they are rows, the compressed data's once archived).
+    struct OutputSize {
+        qint64 lines = 0;
+        qint64 rawBytes = 0;
+        qint64 storedBytes = 0;
+    };
+    Result<OutputSize> outputSize(const QString &deployId);
+
 private:
     Database &m_db;
 };

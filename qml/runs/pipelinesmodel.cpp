@@ -162,10 +162,12 @@ QString PipelinesModel::appAccessWords(const QJsonObject &settings)
         return settings.value(key).toBool() ? tr("allowed") : tr("not allowed");
     };
     const QString ports = settings.value(u"member_ports"_s).toString();
+    const int days = settings.value(u"deploy_log_days"_s).toInt();
     return tr("repositories on this computer (file://): %1; the ssh-agent: %2; addresses on this computer or its "
-              "link: %3; stable ports: %4")
+              "link: %3; stable ports: %4; previews of pull requests from forks: %5; a deploy's output kept: %6")
         .arg(onOff(u"local_repositories"_s), onOff(u"ssh_agent"_s), onOff(u"internal_hosts"_s),
-             ports == u"none" ? tr("picked for them") : ports);
+             ports == u"none" ? tr("picked for them") : ports, onOff(u"preview_forks"_s),
+             days == 0 ? tr("for ever") : tr("%n day(s) after it ends", "", days));
 }
 
 void PipelinesModel::refresh()

@@ -242,6 +242,25 @@ void TestCli::appSettings()
     run = set(QStringLiteral("no-such-setting"), QStringLiteral("on"));
     QCOMPARE(run.code, 1);
     QVERIFY2(run.err.contains(QStringLiteral("local-repositories")), qPrintable(run.err));
+    // How long deploys' output is kept; previews of forks.
+    run = pando({QStringLiteral("settings"), QStringLiteral("show")});
+    QVERIFY2(run.out.contains(QStringLiteral("deploy-log-days:     90 days")), qPrintable(run.out));
+    run = set(QStringLiteral("deploy-log-days"), QStringLiteral("30"));
+    QVERIFY2(run.code == 0 && run.out.contains(QStringLiteral("deploy-log-days is 30 days")),
+             qPrintable(run.out + run.err));
+    run = set(QStringLiteral("deploy-log-days"), QStringLiteral("forever"));
+    QVERIFY2(run.code == 0 && run.out.contains(QStringLiteral("deploy-log-days is forever")),
+             qPrintable(run.out + run.err));
+    for (const QString &bad : {QStringLiteral("0.5"), QStringLiteral("ninety"), QStringLiteral("99999")}) {
+        run = set(QStringLiteral("deploy-log-days"), bad);
+        QCOMPARE(run.code, 1);
+        QVERIFY2(run.err.contains(QStringLiteral("deploy_log_days: must be a number of days from 1 to 3650")),
+                 qPrintable(run.err));
+    }
+    run = set(QStringLiteral("preview-forks"), QStringLiteral("on"));
+    QVERIFY2(run.code == 0 && run.out.contains(QStringLiteral("preview-forks is on")), qPrintable(run.out + run.err));
+    QCOMPARE(set(QStringLiteral("preview-forks"), QStringLiteral("off")).code, 0);
+    QCOMPARE(set(QStringLiteral("deploy-log-days"), QStringLiteral("90")).code, 0);
     QCOMPARE(set(QStringLiteral("ssh-agent"), QStringLiteral("off")).code, 0);
     QCOMPARE(set(QStringLiteral("member-ports"), QStringLiteral("20000-29999")).code, 0);
 }

@@ -16,6 +16,7 @@
 #include "tests/app/server/fakes.h"
 #include "tests/support/component.h"
 #include "tests/support/githubpull.h"
+#include "tests/support/laterclock.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -43,16 +44,6 @@ QString commit(char digit)
 {
     return QString(40, QLatin1Char(digit));
 }
-
-// The real clock, moved on by hand: deploys wait on real time, the TTL is passed by a jump.
-class LaterClock final : public core::Clock {
-public:
-    qint64 nowMs() const override { return QDateTime::currentMSecsSinceEpoch() + m_ahead.load(); }
-    void advance(qint64 ms) { m_ahead += ms; }
-
-private:
-    std::atomic<qint64> m_ahead = 0;
-};
 
 // Resolves a commit id to itself, as a repository holding it would.
 class CommitSource final : public test::FakeSource {
@@ -116,7 +107,7 @@ private:
     bool appExists(const QString &name);
 
     QTemporaryDir m_dir;
-    LaterClock m_clock;
+    test::LaterClock m_clock;
     std::unique_ptr<test::ForgeStandIn> m_standIn;
     std::unique_ptr<wiring::Install> m_install;
     core::Engine *m_engine = nullptr;

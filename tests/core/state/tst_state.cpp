@@ -238,6 +238,84 @@ private Q_SLOTS:
         QCOMPARE(steps->at(3).finishedMs, 150);
     }
 
+    // A finished deploy's output becomes one compressed row per step and reads back the same:
+    // each step, after a line, within a limit, every step; build output shrinks to a fraction;
+    // past the retention it goes, but for the deploy an app serves, and says when it went.
+    void outputIsCompressedThenRemoved()
+    {
+        AppRepository apps(*m_db);
+        DeployRepository deploys(*m_db);
+        QVERIFY(apps.create(app(u"hello"_s)));
+        QList<StepLogLine> written;
+        for (const QString &id : {u"d1"_s, u"d2"_s, u"d3"_s}) {
+            QVERIFY(deploys.create(deploy(id, u"hello"_s, 10)));
+            DeployRecord ended = deploys.find(id).value();
+            ended.status = id == u"d3"_s ? DeployStatus::Running : DeployStatus::Succeeded;
+            ended.finishedMs = id == u"d3"_s ? 0 : 1000;
+            QVERIFY(deploys.update(ended));
+            // What a classic docker build prints, a layer after another.
+            QList<StepLogLine> lines;
+            for (int i = 1; i <= 3000; ++i) {
+                const QString text =
+                    i % 3 == 1 ? u"Step %1/3000 : RUN pip install --no-cache-dir -r requirements.txt"_s.arg(i)
+                    : i % 3 == 2
+                        ? u" ---> Running in 4f2a9c%1e0b7"_s.arg(i % 97, 2, 10, QLatin1Char('0'))
+                        : u"Collecting package-%1==1.%2.0 (from -r requirements.txt (line %1))"_s.arg(i).arg(i % 7);
+                lines.append({1 + i / 1000, i, 1'700'000'000'000 + i * 13, i % 50 == 0, text});
+            }
+            QVERIFY(deploys.appendStepLog(id, lines));
+            if (id == u"d1"_s)
+                written = lines;
+        }
+        QVERIFY(apps.setCurrentDeploy(u"hello"_s, u"d2"_s, 1000));
+        const auto before = deploys.stepLog(u"d1"_s, -1, 0, 5000).value();
+        const auto beforeSize = deploys.outputSize(u"d1"_s).value();
+
+        // A running deploy's rows stay rows.
+        const QStringList ended = deploys.outputToArchive(2000, 10).value();
+        QCOMPARE(ended, QStringList({u"d1"_s, u"d2"_s}));
+        for (const QString &id : ended)
+            QVERIFY(deploys.archiveStepLogs(id));
+        QCOMPARE(deploys.outputToArchive(2000, 10)->size(), 0);
+        QCOMPARE(deploys.stepLog(u"d1"_s, -1, 0, 5000).value().size(), before.size());
+        const auto after = deploys.stepLog(u"d1"_s, -1, 0, 5000).value();
+        for (int i = 0; i < after.size(); ++i) {
+            QCOMPARE(after.at(i).seq, before.at(i).seq);
+            QCOMPARE(after.at(i).line, before.at(i).line);
+            QCOMPARE(after.at(i).timeMs, before.at(i).timeMs);
+            QCOMPARE(after.at(i).stderrStream, before.at(i).stderrStream);
+            QCOMPARE(after.at(i).text, before.at(i).text);
+        }
+        const auto step2 = deploys.stepLog(u"d1"_s, 2, 1500, 10).value();
+        QCOMPARE(step2.size(), 10);
+        QCOMPARE(step2.first().line, 1501);
+        QCOMPARE(step2.first().text, written.at(1500).text);
+        const auto size = deploys.outputSize(u"d1"_s).value();
+        QCOMPARE(size.lines, 3000);
+        QCOMPARE(size.rawBytes, beforeSize.rawBytes);
+        qInfo("3000 lines of build output: %lld bytes of text kept in %lld bytes (%.1f%%)",
+              static_cast<long long>(size.rawBytes), static_cast<long long>(size.storedBytes),
+              100.0 * double(size.storedBytes) / double(size.rawBytes));
+        QVERIFY2(size.storedBytes * 5 < size.rawBytes, "compressed to less than a fifth");
+        QCOMPARE(deploys.stepLogRemovedMs(u"d1"_s).value(), 0);
+
+        // Retention: d1 ended before the cut and serves nothing; d2 serves; d3 runs.
+        QCOMPARE(deploys.pruneStepLogs(1500, 7000).value(), 1);
+        QCOMPARE(deploys.stepLog(u"d1"_s, -1, 0, 5000)->size(), 0);
+        QCOMPARE(deploys.stepLogRemovedMs(u"d1"_s).value(), 7000);
+        QCOMPARE(deploys.stepLog(u"d2"_s, -1, 0, 5000)->size(), 3000);
+        QCOMPARE(deploys.stepLog(u"d3"_s, -1, 0, 5000)->size(), 3000);
+        QCOMPARE(deploys.pruneStepLogs(1500, 8000).value(), 0); // once
+        QCOMPARE(deploys.stepLogRemovedMs(u"d1"_s).value(), 7000);
+        // Once d2 no longer serves, it goes at the next sweep.
+        QVERIFY(apps.setCurrentDeploy(u"hello"_s, QString(), 9000));
+        QCOMPARE(deploys.pruneStepLogs(1500, 9000).value(), 1);
+        QCOMPARE(deploys.stepLog(u"d2"_s, -1, 0, 5000)->size(), 0);
+        // The app's removal takes its archives.
+        QVERIFY(apps.remove(u"hello"_s));
+        QCOMPARE(deploys.stepLogRemovedMs(u"d1"_s).value(), 0);
+    }
+
     void unfinished()
     {
         AppRepository apps(*m_db);

@@ -151,9 +151,11 @@ private Q_SLOTS:
         QCOMPARE(pipelines.error(), QString());
         // Host execution is off on a new install, and the desktop says so.
         QTRY_VERIFY(pipelines.hostExecutionText().startsWith(PipelinesModel::tr("off")));
-        // So are file://, the ssh-agent and internal hosts for members' apps (issue 12).
-        QVERIFY2(pipelines.appAccessText().count(PipelinesModel::tr("not allowed")) == 3 &&
-                     pipelines.appAccessText().contains(u"20000-29999"_s),
+        // So are file://, the ssh-agent and internal hosts for members' apps (issue 12), and
+        // previews of forks; a deploy's output is kept 90 days.
+        QVERIFY2(pipelines.appAccessText().count(PipelinesModel::tr("not allowed")) == 4 &&
+                     pipelines.appAccessText().contains(u"20000-29999"_s) &&
+                     pipelines.appAccessText().contains(u"90"_s),
                  qPrintable(pipelines.appAccessText()));
 
         auto set = test::awaitObject([&](auto done) { m_session->setPipeline(u"ci"_s, pipelineYaml(), {}, done); });
