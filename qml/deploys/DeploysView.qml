@@ -397,13 +397,24 @@ Item {
                 ColumnLayout {
                     Layout.fillWidth: true
                     Layout.preferredHeight: Math.min(stepLog.contentHeight + logTitle.implicitHeight + 12, root.height * 0.4)
-                    visible: steps.selectedLog.length > 0
+                    visible: steps.selectedLog.length > 0 || steps.selectedLogError.length > 0
                     spacing: 4
                     Label {
                         id: logTitle
                         Layout.leftMargin: 8
                         text: qsTr("Output: %n line(s)", "", steps.selectedLog.length)
                         font.bold: true
+                    }
+                    // Output that cannot be shown says why (removed after the install's retention).
+                    Label {
+                        objectName: "stepLogError"
+                        Layout.leftMargin: 8
+                        Layout.fillWidth: true
+                        visible: steps.selectedLogError.length > 0
+                        text: steps.selectedLogError
+                        textFormat: Text.PlainText
+                        wrapMode: Text.Wrap
+                        opacity: 0.7
                     }
                     ListView {
                         id: stepLog

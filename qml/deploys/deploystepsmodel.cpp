@@ -298,8 +298,9 @@ void DeployStepsModel::loadLog(bool restart)
         // What the follow or an earlier read brought of this step.
         const StepLines kept = m_stepLines.value(seq);
         m_logAfter = kept.last;
-        if (m_log != kept.text) {
+        if (m_log != kept.text || !m_logError.isEmpty()) {
             m_log = kept.text;
+            m_logError.clear();
             Q_EMIT selectedLogChanged();
         }
     }
@@ -315,6 +316,11 @@ void DeployStepsModel::loadLog(bool restart)
     m_session->deployLog(m_deployId, seq, m_logAfter, [self, generation](const Result<QJsonArray> &lines) {
         if (!self || self->m_logGeneration != generation)
             return;
+        const QString error = lines ? QString() : lines.error().message;
+        if (error != self->m_logError) {
+            self->m_logError = error;
+            Q_EMIT self->selectedLogChanged();
+        }
         if (lines)
             self->appendLines(*lines);
         if (self->selectedRunning())

@@ -36,6 +36,9 @@ class DeployStepsModel : public pando::desktop::SessionListModel {
     // What the selected step printed (the build's output, the container's last lines), escape
     // codes removed; followed while the step runs.
     Q_PROPERTY(QStringList selectedLog READ selectedLog NOTIFY selectedLogChanged)
+    // Why the selected step's output cannot be shown (removed after the install's retention, the
+    // server not answering); empty when it can.
+    Q_PROPERTY(QString selectedLogError READ selectedLogError NOTIFY selectedLogChanged)
 
 public:
     enum Role {
@@ -73,6 +76,7 @@ public:
     qint64 longestMs() const;
     int rowOf(const QString &name) const;
     const QStringList &selectedLog() const { return m_log; }
+    const QString &selectedLogError() const { return m_logError; }
 
     // Where "now" comes from for running steps (tests set a fixed clock).
     void setClock(std::function<qint64()> nowMs) { m_now = std::move(nowMs); }
@@ -115,6 +119,7 @@ private:
     };
     QHash<int, StepLines> m_stepLines;
     QStringList m_log;  // the selected step's
+    QString m_logError; // why m_log could not be read
     int m_logSeq = -1;  // the step m_log is of
     int m_logAfter = 0; // its last line read
     quint64 m_logGeneration = 0;

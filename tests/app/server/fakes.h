@@ -417,6 +417,8 @@ struct TestInstall {
     // Set before start(): the forge APIs of source connections (a test points them at the
     // stand-in, tests/adapters/forge/forgestandin.h); empty: the install's own, which reach out.
     std::function<std::unique_ptr<adapters::ForgeApi>(const adapters::ForgeAccount &)> forgeApis;
+    // Set before start(): the engine's clock (tests that pass days); null: the real one.
+    core::Clock *clock = nullptr;
 
     bool start()
     {
@@ -431,6 +433,8 @@ struct TestInstall {
         options.engine.approvalPolicy = approvalPolicy;
         options.engine.healthTickMs = healthTickMs;
         options.engine.forgeApis = forgeApis;
+        if (clock)
+            options.clock = clock;
         options.runtime = runtime;
         options.router = router;
         options.source = std::make_shared<FakeSource>();

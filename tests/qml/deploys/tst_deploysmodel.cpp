@@ -10,6 +10,7 @@
 #include "tests/app/desktop/session/screenshots.h"
 #include "tests/app/desktop/session/sessionharness.h"
 #include "tests/app/server/fakes.h"
+#include "tests/support/laterclock.h"
 
 #include <QAbstractItemModelTester>
 #include <QChart>
@@ -38,6 +39,7 @@ class TestDeploysModel : public QObject {
     Q_OBJECT
 
 private:
+    test::LaterClock m_clock;
     test::TestInstall m_install;
     std::unique_ptr<RemoteSession> m_session;
 
@@ -69,6 +71,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
+        m_install.clock = &m_clock;
         QVERIFY2(m_install.start(), qPrintable(m_install.error));
         m_session = std::make_unique<RemoteSession>(QUrl(m_install.baseUrl()), m_install.token);
         m_session->open();
@@ -198,6 +201,7 @@ private Q_SLOTS:
         QTRY_COMPARE(steps.selectedLog(), QStringList({first, u"Step 2/2 : COPY . /srv"_s}));
         QTest::qWait(300); // a late read after the step's end adds nothing
         QCOMPARE(steps.selectedLog().size(), 2);
+        QCOMPARE(steps.selectedLogError(), QString());
     }
 
     void failedBuildOpensOnTheBuildStep()
@@ -394,6 +398,27 @@ private Q_SLOTS:
         auto *chart = view.rootObject()->findChild<QQuickItem *>(u"durationsChart"_s);
         QVERIFY(chart);
         QVERIFY(chart->isVisible());
+    }
+
+    // Last: it moves the install's clock on. A step whose output was removed after the install's
+    // retention says so, instead of showing no output.
+    void removedOutputSaysWhy()
+    {
+        DeploysModel deploys;
+        deploys.setSession(m_session.get());
+        deploys.setApp(u"buildfails"_s);
+        QTRY_COMPARE_WITH_TIMEOUT(deploys.index(0).data(DeploysModel::StatusRole).toString(), u"failed"_s, 20000);
+        m_clock.advance(91LL * 24 * 60 * 60 * 1000);
+        auto swept = m_install.engine->sweepDeployLogs();
+        QVERIFY2(swept && swept->removed >= 1, qPrintable(swept ? QString() : swept.error().text()));
+
+        DeployStepsModel steps;
+        steps.setSession(m_session.get());
+        steps.setDeployId(deploys.selectedId());
+        QTRY_COMPARE(steps.selectedRow(), steps.rowOf(u"build"_s));
+        QTRY_VERIFY(!steps.selectedLogError().isEmpty());
+        QVERIFY2(steps.selectedLogError().contains(u"was removed on"_s), qPrintable(steps.selectedLogError()));
+        QVERIFY(steps.selectedLog().isEmpty());
     }
 
     void cleanupTestCase() { m_session.reset(); }
