@@ -177,6 +177,10 @@
         <source>Stop it until it is started or deployed again</source>
         <translation>Anhalten, bis die App wieder gestartet oder bereitgestellt wird</translation>
     </message>
+    <message>
+        <source>Run</source>
+        <translation>Ausführen</translation>
+    </message>
 </context>
 <context>
     <name>AppEventsModel</name>
@@ -565,6 +569,41 @@
     <message>
         <source>Remove the preview of pull request #%1</source>
         <translation>Die Vorschau von Pull-Request #%1 entfernen</translation>
+    </message>
+</context>
+<context>
+    <name>AppRunTab</name>
+    <message>
+        <source>A command, e.g. ls -la /  or  sh -c &apos;env | sort&apos;</source>
+        <translation>Ein Befehl, z. B. ls -la /  oder  sh -c &apos;env | sort&apos;</translation>
+    </message>
+    <message>
+        <source>Command to run in the app&apos;s container</source>
+        <translation>Befehl, der im Container der App ausgeführt wird</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>Anhalten</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>Ausführen</translation>
+    </message>
+    <message>
+        <source>Runs in the container of the version the app serves now, without input; it may read the app&apos;s secrets, so only people who may change the app can. For a shell, use: pando apps exec %1 -t -- sh</source>
+        <translation>Läuft im Container der Version, die die App gerade ausliefert, ohne Eingabe; er kann die Secrets der App lesen, daher dürfen es nur Personen, die die App ändern dürfen. Für eine Shell: pando apps exec %1 -t -- sh</translation>
+    </message>
+    <message>
+        <source>Exited with 0</source>
+        <translation>Mit 0 beendet</translation>
+    </message>
+    <message>
+        <source>Exited with %1</source>
+        <translation>Mit %1 beendet</translation>
+    </message>
+    <message>
+        <source>What the command printed</source>
+        <translation>Was der Befehl ausgegeben hat</translation>
     </message>
 </context>
 <context>
@@ -2582,6 +2621,17 @@
     <message>
         <source>certificate not issued yet</source>
         <translation>Zertifikat noch nicht ausgestellt</translation>
+    </message>
+</context>
+<context>
+    <name>pando::desktop::AppCommand</name>
+    <message>
+        <source>A quote is not closed: close it, or put \ before it</source>
+        <translation>Ein Anführungszeichen ist nicht geschlossen: schließen Sie es oder setzen Sie \ davor</translation>
+    </message>
+    <message>
+        <source>Type a command to run, e.g. ls -la /</source>
+        <translation>Geben Sie einen Befehl ein, z. B. ls -la /</translation>
     </message>
 </context>
 <context>

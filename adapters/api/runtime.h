@@ -16,6 +16,7 @@
 #include <QString>
 #include <QStringList>
 #include <functional>
+#include <memory>
 
 namespace pando::adapters {
 
@@ -138,6 +139,23 @@ struct LogLine {
     QString text; // one line without its newline
 };
 
+// A command run in a running container (`pando apps exec`), attached to its standard streams.
+struct ExecRequest {
+    QStringList command; // argv; the first word is looked up in the container's PATH
+    bool tty = false;    // a pseudo-terminal: one output stream, keys as typed, a window size
+    int columns = 0;     // the terminal's size with tty (0: the runtime's default)
+    int rows = 0;
+};
+
+// What an exec's caller feeds it while it runs. Any thread; calls after the exec ended do nothing.
+class ExecInput {
+public:
+    virtual ~ExecInput() = default;
+    virtual void write(const QByteArray &data) = 0; // to the process's standard input
+    virtual void closeInput() = 0;                  // its standard input ends (EOF)
+    virtual void resize(int columns, int rows) = 0; // with tty: the terminal's new size
+};
+
 class Runtime {
 public:
     virtual ~Runtime() = default;
@@ -238,6 +256,19 @@ public:
     // stops or cancel is set. Returns when the stream ends.
     virtual Status logs(const QString &id, int tail, bool follow, const CancelToken &cancel,
                         const std::function<void(const LogLine &)> &sink) = 0;
+    // Runs request.command in the running container id until it exits or cancel is set (then
+    // Cancelled; the process may go on). opened gets the process's input once it runs (what is
+    // fed to it after exec returned goes nowhere); output goes to onOutput as it comes (stream 1 stdout, 2 stderr; with
+    // a tty only 1), on the calling thread. Returns the command's exit code. Conflict when the
+    // container does not run.
+    virtual Result<int> exec(const QString &id, const ExecRequest &request, const CancelToken & /*cancel*/,
+                             const std::function<void(std::shared_ptr<ExecInput> input)> & /*opened*/,
+                             const std::function<void(int stream, QByteArrayView data)> & /*onOutput*/)
+    {
+        return fail(
+            ErrorCode::Unavailable,
+            QStringLiteral("this runtime cannot run a command in a container (%1)").arg(request.command.value(0)), id);
+    }
 };
 
 } // namespace pando::adapters

@@ -94,6 +94,8 @@ inline constexpr int MaxPollErrors = 5;
 // steps to the end (deploywatch.cpp); and following a deploy already queued to its end.
 void followQueued(Cli &cli, const QString &app, const QJsonObject &queued, const QString &what);
 void followDeploy(Cli &cli, const QString &deployId, const QString &app);
+// `pando apps exec`: a command in the app's container, attached to this terminal (execcommand.cpp).
+void execInApp(Cli &cli);
 // The number of the deploy's step called name (a deploy view's "steps"); -1 when it has none.
 int stepSeq(const QJsonObject &view, const QString &name);
 

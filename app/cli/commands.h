@@ -42,6 +42,7 @@ inline constexpr Flag File{"file", "SPEC.yaml",
 inline constexpr Flag Ref{"ref", "REF", "the git ref to deploy (default: the spec's)"};
 inline constexpr Flag Wait{"wait", "", "follow the deploy's steps and what they print to its end"};
 inline constexpr Flag Quiet{"quiet", "", "with --wait: only the steps, not what they print"};
+inline constexpr Flag Tty{"tty", "", "give the command a terminal (an interactive shell)"};
 inline constexpr Flag To{"to", "DEPLOY", "the deploy whose version to go back to (default: the one before)"};
 inline constexpr Flag NoWait{"no-wait", "", "return once the removal is queued"};
 inline constexpr Flag KeepData{"keep-data", "", "keep the services' volumes and credentials"};
@@ -87,11 +88,12 @@ inline constexpr Flag KnownHosts{"known-hosts", "FILE", "the server's host keys,
 
 // Every flag any command takes, the global ones first: what the parser knows by name.
 inline constexpr const Flag *Catalogue[] = {
-    &Server,   &Token,    &TokenFile,  &Json,   &Help,    &Version,   &File,   &Ref,          &Wait,   &Quiet,
-    &NoWait,   &KeepData, &DeleteData, &Follow, &Tail,    &Limit,     &Config, &Vars,         &Yes,    &Watch,
-    &Pipeline, &Install,  &FromFile,   &Actor,  &Action,  &Object,    &Since,  &Until,        &Status, &All,
-    &Reason,   &Username, &Role,       &Scope,  &Expires, &Out,       &Force,  &AllPipelines, &Step,   &Diff,
-    &Port,     &To,       &Url,        &Kind,   &Owner,   &TokenUser, &SshKey, &KnownHosts,   &Given,  &PublicUrl,
+    &Server, &Token,     &TokenFile,    &Json,       &Help,       &Version,   &File,  &Ref,    &Wait,
+    &Quiet,  &Tty,       &NoWait,       &KeepData,   &DeleteData, &Follow,    &Tail,  &Limit,  &Config,
+    &Vars,   &Yes,       &Watch,        &Pipeline,   &Install,    &FromFile,  &Actor, &Action, &Object,
+    &Since,  &Until,     &Status,       &All,        &Reason,     &Username,  &Role,  &Scope,  &Expires,
+    &Out,    &Force,     &AllPipelines, &Step,       &Diff,       &Port,      &To,    &Url,    &Kind,
+    &Owner,  &TokenUser, &SshKey,       &KnownHosts, &Given,      &PublicUrl,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags

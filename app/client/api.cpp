@@ -437,6 +437,11 @@ void Api::abortRun(const QString &id, Callback done) const
     sendJson("POST", apiPath({u"runs"_s, id, u"abort"_s}), {}, std::move(done));
 }
 
+QWebSocket *Api::exec(const QString &app, MessageCallback onMessage, ClosedCallback onClosed) const
+{
+    return m_client->follow(apiPath({u"apps"_s, app, u"exec"_s}), std::move(onMessage), std::move(onClosed));
+}
+
 QWebSocket *Api::followDeployLog(const QString &id, MessageCallback onMessage, ClosedCallback onClosed) const
 {
     return m_client->follow(apiPath({u"deploys"_s, id, u"log"_s, u"follow"_s}), std::move(onMessage),

@@ -117,6 +117,9 @@ public:
     void cancelDeploy(const QString &id, Callback done) const;
     void logTail(const QString &app, int tail, Callback done) const;
     QWebSocket *followLogs(const QString &app, int tail, MessageCallback onMessage, ClosedCallback onClosed) const;
+    // A command in the app's container (appexec.h on the server): send the command as the first
+    // text message once connected; output comes as binary messages, {"exit": code} at the end.
+    QWebSocket *exec(const QString &app, MessageCallback onMessage, ClosedCallback onClosed) const;
     // A deploy's output kept so far, then each line as its steps print it, then {"finished": status}.
     QWebSocket *followDeployLog(const QString &id, MessageCallback onMessage, ClosedCallback onClosed) const;
     // The install's events; app non-empty: only that app's.

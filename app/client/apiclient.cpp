@@ -362,6 +362,10 @@ QWebSocket *ApiClient::follow(const QString &path, MessageCallback onMessage, Cl
             errorCode = reason.startsWith(QLatin1String("forbidden")) ? ErrorCode::Forbidden : ErrorCode::Unauthorized;
         else if (int(code) == 4404)
             errorCode = ErrorCode::NotFound;
+        else if (int(code) == 4409)
+            errorCode = ErrorCode::Conflict;
+        else if (code == QWebSocketProtocol::CloseCodeProtocolError)
+            errorCode = ErrorCode::Invalid;
         callback(
             fail(errorCode,
                  reason.isEmpty() ? QStringLiteral("the server closed the stream (code %1)").arg(int(code)) : reason,

@@ -322,6 +322,9 @@ constexpr RouteDef Routes[] = {
     {"DELETE", "/api/v1/apps/{name}/services/{slot}", AppsWrite, App, false, &serviceapi::removeService},
     {"GET", "/api/v1/apps/{name}/logs/follow", LogsRead, App, true, &upgradeRequired, &streamapi::followLogs},
     {"GET", "/api/v1/deploys/{id}/log/follow", AppsRead, Deploy, true, &upgradeRequired, &streamapi::followDeployLog},
+    // A command in the app's container: it reads the app's secrets as the app does, so it takes
+    // what changing the app takes.
+    {"GET", "/api/v1/apps/{name}/exec", AppsWrite, App, true, &upgradeRequired, &streamapi::exec},
     // A port-forward to the app (docs/edge.md, "Teammates"): reading the app lets one open it.
     {"GET", "/api/v1/apps/{name}/tunnel", AppsRead, App, true, &upgradeRequired, &streamapi::tunnel,
      &streamapi::tunnelReady},

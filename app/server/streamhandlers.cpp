@@ -1,5 +1,6 @@
 #include "streamhandlers.h"
 
+#include "appexec.h"
 #include "apptunnel.h"
 #include "deploylogfollow.h"
 #include "replies.h"
@@ -85,6 +86,11 @@ void followDeployLog(StreamCall &call)
 {
     auto *follow = new detail::DeployLogFollow(call.engine, call.session, call.args.value(0), call.pool);
     follow->start();
+}
+
+void exec(StreamCall &call)
+{
+    new detail::AppExec(call.engine, call.session, call.args.value(0), call.actor);
 }
 
 void tunnel(StreamCall &call)

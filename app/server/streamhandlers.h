@@ -15,6 +15,8 @@ void followDeployLog(StreamCall &call);
 void events(StreamCall &call);
 // /api/v1/runs/{id}/follow?after=SEQ: a run's events after SEQ, then live until it finishes.
 void followRun(StreamCall &call);
+// /api/v1/apps/{name}/exec: a command in the app's container (appexec.h).
+void exec(StreamCall &call);
 // /api/v1/apps/{name}/tunnel: a port-forward to the app's stable route (apptunnel.h).
 void tunnel(StreamCall &call);
 // Before its upgrade: 404 for an unknown app, 409 when it has no route or does not run.

@@ -28,15 +28,23 @@ inline QWebSocketProtocol::CloseCode closeCode(StreamClose code)
 {
     return static_cast<QWebSocketProtocol::CloseCode>(int(code));
 }
-// How a stream that could not go on is closed: unknown object 4404, unavailable 4503, any
-// other error 1011 (an internal error).
+// How a stream that could not go on is closed: unknown object 4404, not in a state for it 4409,
+// unavailable 4503, a wrong request 1002, any other error 1011 (an internal error).
 inline QWebSocketProtocol::CloseCode closeCodeFor(ErrorCode error)
 {
-    if (error == ErrorCode::NotFound)
+    switch (error) {
+    case ErrorCode::NotFound:
         return closeCode(StreamClose::NotFound);
-    if (error == ErrorCode::Unavailable)
+    case ErrorCode::Conflict:
+        return closeCode(StreamClose::Conflict);
+    case ErrorCode::Unavailable:
         return closeCode(StreamClose::Unavailable);
-    return QWebSocketProtocol::CloseCodeBadOperation;
+    case ErrorCode::Invalid:
+    case ErrorCode::TooLarge:
+        return QWebSocketProtocol::CloseCodeProtocolError;
+    default:
+        return QWebSocketProtocol::CloseCodeBadOperation;
+    }
 }
 
 class WebSocketSession : public QObject {

@@ -368,6 +368,15 @@ public:
 
     // The last n lines of the app's current container.
     Result<QList<adapters::LogLine>> logTail(const QString &app, int lines);
+    // Runs a command in the container of the version the app serves (`pando apps exec`,
+    // engineexec.cpp), attached as adapters::Runtime::exec says, until it exits or cancel is set;
+    // its exit code. Audited (app.exec: the command's first word and how many arguments follow,
+    // never the arguments, which may hold secrets). Conflict when no version serves or its
+    // container does not run; Invalid for an empty command.
+    Result<int> exec(const QString &app, const adapters::ExecRequest &request, const Actor &actor,
+                     const CancelToken &cancel,
+                     const std::function<void(std::shared_ptr<adapters::ExecInput> input)> &opened,
+                     const std::function<void(int stream, QByteArrayView data)> &onOutput);
     LogHub *logs() const;
     // Each line deploy steps print, as they print it (core/deploy/deploylogfeed.h).
     DeployLogFeed *deployLogFeed() const;

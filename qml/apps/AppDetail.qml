@@ -85,6 +85,10 @@ Pane {
             width: Math.max(root.availableWidth / tabs.count,
                             Math.min(implicitWidth, root.availableWidth - (tabs.count - 1) * 64))
         }
+        TabButton {
+            objectName: "runTab"
+            text: qsTr("Run")
+        }
     }
 
     // A tab's view, made only while the tab is shown, so a hidden tab follows no stream. Loaded by
@@ -157,6 +161,14 @@ Pane {
         objectName: "hookLoader"
         shown: root.hasApp && tabs.currentIndex === 6
         view: Qt.resolvedUrl("AppHookTab.qml")
+        session: root.appsModel.session
+        app: root.hasApp ? root.app.name : ""
+    }
+    TabLoader {
+        anchors.topMargin: tabs.height + 12
+        objectName: "runLoader"
+        shown: root.hasApp && tabs.currentIndex === 7
+        view: Qt.resolvedUrl("AppRunTab.qml")
         session: root.appsModel.session
         app: root.hasApp ? root.app.name : ""
     }

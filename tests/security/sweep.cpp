@@ -515,6 +515,9 @@ void Sweep::sweepDataDirectory()
     int read = 0;
     while (files.hasNext()) {
         QFile file(files.next());
+        // A socket (the edge's admin socket, while Caddy runs) keeps nothing at rest to read.
+        if (!files.fileInfo().isFile() && !files.fileInfo().isSymLink())
+            continue;
         if (!file.open(QIODevice::ReadOnly)) {
             m_problems << QStringLiteral("pandod's data directory: %1 could not be read").arg(file.fileName());
             continue;

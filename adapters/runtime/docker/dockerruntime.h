@@ -53,6 +53,11 @@ public:
     Result<QList<int>> exposedPorts(const QString &imageId) override;
     Status logs(const QString &id, int tail, bool follow, const CancelToken &cancel,
                 const std::function<void(const LogLine &)> &sink) override;
+    // Through the Engine API's exec: created, then started on a connection of its own that the
+    // engine upgrades to a raw stream (dockerexec.cpp); cancel is checked every 50 ms.
+    Result<int> exec(const QString &id, const ExecRequest &request, const CancelToken &cancel,
+                     const std::function<void(std::shared_ptr<ExecInput> input)> &opened,
+                     const std::function<void(int stream, QByteArrayView data)> &onOutput) override;
 
     // Imports the directory rootfsDir as the single layer of a new image tagged repoTag
     // ("pando/busybox:latest") and returns its id: base images without a registry.

@@ -284,4 +284,14 @@ Status RuntimeSet::logs(const QString &id, int tail, bool follow, const CancelTo
     return m->runtime->logs(own, tail, follow, cancel, sink);
 }
 
+Result<int> RuntimeSet::exec(const QString &id, const ExecRequest &request, const CancelToken &cancel,
+                             const std::function<void(std::shared_ptr<ExecInput> input)> &opened,
+                             const std::function<void(int stream, QByteArrayView data)> &onOutput)
+{
+    auto [m, own] = route(id);
+    if (!m)
+        return fail(ErrorCode::NotFound, QStringLiteral("no such container"), id);
+    return m->runtime->exec(own, request, cancel, opened, onOutput);
+}
+
 } // namespace pando::adapters

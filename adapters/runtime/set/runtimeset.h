@@ -55,6 +55,9 @@ public:
     Result<QList<int>> exposedPorts(const QString &imageId) override;
     Status logs(const QString &id, int tail, bool follow, const CancelToken &cancel,
                 const std::function<void(const LogLine &)> &sink) override;
+    Result<int> exec(const QString &id, const ExecRequest &request, const CancelToken &cancel,
+                     const std::function<void(std::shared_ptr<ExecInput> input)> &opened,
+                     const std::function<void(int stream, QByteArrayView data)> &onOutput) override;
 
 private:
     struct Member {

@@ -4,7 +4,9 @@
 #include "app/client/apiclient.h"
 #include "app/client/appforwarder.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QStringDecoder>
 #include <QWebSocket>
 
 using namespace Qt::StringLiterals;
@@ -460,6 +462,36 @@ Subscription *RemoteSession::followDeployLog(const QString &id, QObject *parent)
     return follow(
         [id](const Api &api, Api::MessageCallback onMessage, Api::ClosedCallback onClosed) {
             return api.followDeployLog(id, std::move(onMessage), std::move(onClosed));
+        },
+        parent);
+}
+
+Subscription *RemoteSession::runInApp(const QString &app, const QStringList &command, QObject *parent)
+{
+    return follow(
+        [app, command](const Api &api, Api::MessageCallback onMessage, Api::ClosedCallback onClosed) {
+            // Output comes as binary messages, the stream's number first: handed on as text.
+            auto deliver = std::make_shared<Api::MessageCallback>(std::move(onMessage));
+            QWebSocket *socket = api.exec(
+                app, [deliver](const QJsonObject &m) { (*deliver)(m); }, std::move(onClosed));
+            QObject::connect(socket, &QWebSocket::connected, socket, [socket, command] {
+                socket->sendTextMessage(
+                    QString::fromUtf8(QJsonDocument(QJsonObject{{u"command"_s, QJsonArray::fromStringList(command)}})
+                                          .toJson(QJsonDocument::Compact)));
+                socket->sendTextMessage(u"{\"eof\":true}"_s);
+            });
+            // One decoder a stream: a character may be cut between two messages.
+            auto decoders = std::make_shared<std::array<QStringDecoder, 2>>(std::array<QStringDecoder, 2>{
+                QStringDecoder(QStringDecoder::Utf8), QStringDecoder(QStringDecoder::Utf8)});
+            QObject::connect(socket, &QWebSocket::binaryMessageReceived, socket,
+                             [deliver, decoders](const QByteArray &m) {
+                                 if (m.isEmpty())
+                                     return;
+                                 const int stream = m.at(0) == 2 ? 2 : 1;
+                                 const QString text = (*decoders)[stream - 1].decode(QByteArrayView(m).sliced(1));
+                                 (*deliver)(QJsonObject{{u"stream"_s, stream}, {u"text"_s, text}});
+                             });
+            return socket;
         },
         parent);
 }

@@ -173,6 +173,9 @@ public:
     // A deploy's output kept so far, then each line as its steps print it, with the steps' states
     // ({"progress": step}), until {"finished": status} (GET /api/v1/deploys/{id}/log/follow).
     virtual Subscription *followDeployLog(const QString &id, QObject *parent) = 0;
+    // A command run once in the app's container with no input (GET /api/v1/apps/{name}/exec):
+    // what it prints as {"stream": 1|2, "text": "..."} as it prints it, then {"exit": code}.
+    virtual Subscription *runInApp(const QString &app, const QStringList &command, QObject *parent) = 0;
 
     // Pipelines and runs (Unavailable when the install runs without the pipeline runner).
     virtual void pipelines(ListCallback done) = 0;

@@ -350,6 +350,77 @@ private Q_SLOTS:
         QVERIFY(m_runtime.remove(*id));
     }
 
+    // A command in a running container: what it is sent reaches its stdin (and ends it), its two
+    // streams come apart, its exit code is returned; with a tty it has a terminal of the size
+    // asked for; a stopped container is a Conflict, cancel ends the wait.
+    void execRunsACommandAttached()
+    {
+        ContainerSpec spec;
+        spec.name = name(QStringLiteral("exec"));
+        spec.image = DockerHarness::baseImage();
+        spec.command = {QStringLiteral("sleep"), QStringLiteral("60")};
+        spec.labels = labels();
+        auto id = m_runtime.run(spec);
+        QVERIFY(id);
+
+        ExecRequest request;
+        request.command = {QStringLiteral("sh"), QStringLiteral("-c"),
+                           QStringLiteral("read line; echo \"got $line\"; echo oops >&2; cat; exit 7")};
+        QByteArray out, err;
+        auto code = m_runtime.exec(
+            *id, request, CancelToken(),
+            [](std::shared_ptr<ExecInput> input) {
+                input->write("hello\n");
+                input->write("rest of it\n");
+                input->closeInput();
+            },
+            [&](int stream, QByteArrayView data) { (stream == 2 ? err : out).append(data); });
+        QVERIFY2(code, qPrintable(code ? QString() : code.error().text()));
+        QCOMPARE(*code, 7);
+        QCOMPARE(out, QByteArray("got hello\nrest of it\n"));
+        QCOMPARE(err, QByteArray("oops\n"));
+
+        ExecRequest tty;
+        tty.command = {QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("sleep 0.3; stty size; tty")};
+        tty.tty = true;
+        tty.columns = 123;
+        tty.rows = 45;
+        QByteArray screen;
+        code = m_runtime.exec(*id, tty, CancelToken(), {}, [&](int, QByteArrayView data) { screen.append(data); });
+        QVERIFY2(code && *code == 0, qPrintable(code ? QString::number(*code) : code.error().text()));
+        QVERIFY2(screen.contains("45 123") && screen.contains("/dev/pts/"), screen.constData());
+
+        ExecRequest missing;
+        missing.command = {QStringLiteral("no-such-command")};
+        QByteArray said;
+        code = m_runtime.exec(*id, missing, CancelToken(), {}, [&](int, QByteArrayView data) { said.append(data); });
+        // The engine's runtime says why on the stream and exits 126 (cannot run) or 127 (not found).
+        QVERIFY2(code && (*code == 126 || *code == 127),
+                 qPrintable(code ? QString::number(*code) : code.error().text()));
+        QVERIFY2(said.contains("no-such-command"), said.constData());
+
+        CancelToken cancel;
+        ExecRequest forever;
+        forever.command = {QStringLiteral("sleep"), QStringLiteral("30")};
+        QElapsedTimer t;
+        t.start();
+        std::thread canceller([&cancel] {
+            QThread::msleep(200);
+            cancel.cancel();
+        });
+        code = m_runtime.exec(*id, forever, cancel, {}, [](int, QByteArrayView) {});
+        canceller.join();
+        QVERIFY(!code);
+        QCOMPARE(code.error().code, ErrorCode::Cancelled);
+        QVERIFY(t.elapsed() < 5000);
+
+        QVERIFY(m_runtime.stop(*id, 0));
+        code = m_runtime.exec(*id, request, CancelToken(), {}, [](int, QByteArrayView) {});
+        QVERIFY(!code);
+        QCOMPARE(code.error().code, ErrorCode::Conflict);
+        QVERIFY(m_runtime.remove(*id));
+    }
+
     void logsFollowEndsOnCancel()
     {
         ContainerSpec spec;

@@ -39,6 +39,7 @@ private Q_SLOTS:
     void edgeKeys();
     void appSettings();
     void deployWaitSucceeds();
+    void execInTheApp();
     void deployWaitFails();
     void logsFollowUntilInterrupted();
     void loginAndAccounts();
@@ -349,6 +350,58 @@ void TestCli::deployWaitSucceeds()
     const Run notOne = pando({QStringLiteral("rollback"), QStringLiteral("deployme"), QStringLiteral("--to"), id});
     QCOMPARE(notOne.code, 1);
     QVERIFY2(notOne.err.contains(QStringLiteral("is what deployme serves now")), qPrintable(notOne.err));
+}
+
+// `apps exec` against the fake runtime (tst_pandod runs it on Docker): input in, both streams
+// out, the command's exit code as pando's; what cannot run is refused saying why.
+void TestCli::execInTheApp()
+{
+    const auto exec = [this](const QStringList &command, const QByteArray &input = {}) {
+        return pando(QStringList{QStringLiteral("apps"), QStringLiteral("exec"), QStringLiteral("deployme"),
+                                 QStringLiteral("--")} +
+                         command,
+                     input);
+    };
+    Run run = exec({QStringLiteral("cat")}, "line one\nline two\n");
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QCOMPARE(run.out, QStringLiteral("line one\nline two\n"));
+    run = exec({QStringLiteral("migrate"), QStringLiteral("--all"), QStringLiteral("warn")});
+    QCOMPARE(run.code, 0);
+    QCOMPARE(run.out, QStringLiteral("ran: migrate --all warn\n"));
+    QCOMPARE(run.err, QStringLiteral("warned\n"));
+    run = exec({QStringLiteral("exit"), QStringLiteral("3")});
+    QCOMPARE(run.code, 3);
+
+    // Audited with the command's first word, never its arguments.
+    core::AuditRepository::Filter filter;
+    filter.action = QStringLiteral("app.exec");
+    auto lines = m_install.engine->auditLines(filter);
+    QVERIFY(lines && lines->size() >= 3);
+    QString all;
+    for (const core::AuditRecord &line : std::as_const(*lines))
+        all += line.detail;
+    QVERIFY2(all.contains(QStringLiteral("\"command\":\"migrate\"")) && !all.contains(QStringLiteral("--all")),
+             qPrintable(all));
+
+    run = pando({QStringLiteral("apps"), QStringLiteral("exec"), QStringLiteral("deployme"), QStringLiteral("--")});
+    QCOMPARE(run.code, 2);
+    QVERIFY2(run.err.contains(QStringLiteral("missing NAME -- COMMAND")), qPrintable(run.err));
+    run = pando({QStringLiteral("apps"), QStringLiteral("exec"), QStringLiteral("nosuchapp"), QStringLiteral("--"),
+                 QStringLiteral("ls")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("nosuchapp")), qPrintable(run.err));
+    QCOMPARE(pando({QStringLiteral("apps"), QStringLiteral("create"), QStringLiteral("-f"),
+                    writeFile(test::helloSpec(QStringLiteral("neverdeployed")))})
+                 .code,
+             0);
+    run = pando({QStringLiteral("apps"), QStringLiteral("exec"), QStringLiteral("neverdeployed"), QStringLiteral("--"),
+                 QStringLiteral("ls")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("has no running version")), qPrintable(run.err));
+    run = pando({QStringLiteral("apps"), QStringLiteral("exec"), QStringLiteral("deployme"), QStringLiteral("--tty"),
+                 QStringLiteral("--"), QStringLiteral("sh")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("needs a terminal")), qPrintable(run.err));
 }
 
 void TestCli::deployWaitFails()

@@ -223,6 +223,19 @@ void TestPandod::deployThroughTheCli()
     QCOMPARE(
         cli({QStringLiteral("logs"), QStringLiteral("web"), QStringLiteral("--tail"), QStringLiteral("10")}).exitCode,
         0);
+
+    // A command in the app's container: its input, its two streams apart, its exit code as pando's.
+    const Run exec = cli({QStringLiteral("apps"), QStringLiteral("exec"), QStringLiteral("web"), QStringLiteral("--"),
+                          QStringLiteral("sh"), QStringLiteral("-c"),
+                          QStringLiteral("read name; echo \"hi $name\"; cat /www/index.html; echo oops >&2; exit 4")},
+                         "pando\n");
+    QCOMPARE(exec.exitCode, 4);
+    QCOMPARE(exec.out, QByteArray("hi pando\nhello"));
+    QCOMPARE(exec.err, QByteArray("oops\n"));
+    const Run missing = cli({QStringLiteral("apps"), QStringLiteral("exec"), QStringLiteral("web"),
+                             QStringLiteral("--"), QStringLiteral("no-such-tool")});
+    QVERIFY2(missing.exitCode == 126 || missing.exitCode == 127, missing.told().constData());
+    QVERIFY2(missing.out.contains("no-such-tool") || missing.err.contains("no-such-tool"), missing.told().constData());
 }
 
 void TestPandod::badInputIsRefusedWithNothingCreated_data()

@@ -19,6 +19,7 @@
 #include <QSemaphore>
 #include <QSet>
 #include <QTemporaryDir>
+#include <QWaitCondition>
 #include <atomic>
 #include <memory>
 
@@ -55,6 +56,63 @@ public:
         return QStringLiteral("sha256:fakeimage");
     }
     void releaseBuild() { m_buildGate.release(); }
+    // Commands run in a container: `cat` copies its input to its output until the input ends;
+    // `exit N` exits with N; anything else prints "ran: WORDS" (and "warned" on stderr for a
+    // word "warn") and exits 0.
+    Result<int> exec(const QString &id, const adapters::ExecRequest &request, const CancelToken &cancel,
+                     const std::function<void(std::shared_ptr<adapters::ExecInput>)> &opened,
+                     const std::function<void(int, QByteArrayView)> &onOutput) override
+    {
+        if (auto found = inspect(id); !found)
+            return std::unexpected(found.error());
+        else if (found->state != QLatin1String("running"))
+            return fail(ErrorCode::Conflict, QStringLiteral("container %1 is not running").arg(id));
+        struct Input final : adapters::ExecInput {
+            QMutex mutex;
+            QWaitCondition changed;
+            QByteArray data;
+            bool closed = false;
+            void write(const QByteArray &bytes) override
+            {
+                QMutexLocker lock(&mutex);
+                data += bytes;
+                changed.wakeAll();
+            }
+            void closeInput() override
+            {
+                QMutexLocker lock(&mutex);
+                closed = true;
+                changed.wakeAll();
+            }
+            void resize(int, int) override {}
+        };
+        auto input = std::make_shared<Input>();
+        if (opened)
+            opened(input);
+        const QStringList &command = request.command;
+        if (command.value(0) == QLatin1String("exit"))
+            return command.value(1).toInt();
+        if (command.value(0) != QLatin1String("cat")) {
+            onOutput(1, QByteArray("ran: " + command.join(u' ').toUtf8() + "\n"));
+            if (command.contains(QStringLiteral("warn")))
+                onOutput(2, "warned\n");
+            return 0;
+        }
+        for (;;) {
+            QMutexLocker lock(&input->mutex);
+            if (!input->data.isEmpty()) {
+                const QByteArray chunk = std::exchange(input->data, {});
+                lock.unlock();
+                onOutput(1, chunk);
+                continue;
+            }
+            if (input->closed)
+                return 0;
+            if (cancel.isCancelled())
+                return fail(ErrorCode::Cancelled, QStringLiteral("cancelled"));
+            input->changed.wait(&input->mutex, 50);
+        }
+    }
     Result<QString> run(const adapters::ContainerSpec &spec) override
     {
         QMutexLocker locker(&m_mutex);

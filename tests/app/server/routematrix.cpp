@@ -81,6 +81,8 @@ const QHash<QString, QString> &expectations()
         // WebSocket routes answer a plain GET with how to use them.
         {QStringLiteral("GET /api/v1/apps/{name}/logs/follow"), QStringLiteral("400 400 403 400 403")},
         {QStringLiteral("GET /api/v1/deploys/{id}/log/follow"), QStringLiteral("400 400 403 400 403")},
+        // A command in the app's container: what changing the app takes.
+        {QStringLiteral("GET /api/v1/apps/{name}/exec"), QStringLiteral("400 400 403 403 403")},
         // A plain GET to the tunnel is refused after its authorization: it is served upgraded only.
         {QStringLiteral("GET /api/v1/apps/{name}/tunnel"), QStringLiteral("400 400 403 400 403")},
         {QStringLiteral("GET /api/v1/events"), QStringLiteral("400 400 400 400 403")},

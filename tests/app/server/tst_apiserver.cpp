@@ -71,6 +71,7 @@ private Q_SLOTS:
     void webSocketWithoutTokenIsClosed();
     void eventsStream();
     void deployLogFollowsTheBuild();
+    void execSpeaksItsProtocol();
     void unknownWebSocketPathIs404_data();
     void unknownWebSocketPathIs404();
     void webSocketGoneBeforeItsSessionIsForgotten();
@@ -586,6 +587,77 @@ void TestApiServer::deployLogFollowsTheBuild()
     QTRY_COMPARE_WITH_TIMEOUT(unknownClosed.size(), 1, 10000);
     QCOMPARE(int(unknown.closeCode()), 4404);
     QCOMPARE(call("DELETE", QStringLiteral("/api/v1/apps/slowbuild")).status, 202);
+}
+
+// GET /api/v1/apps/{name}/exec as a client other than pando sees it: the command as the first
+// message, input as binary messages and {"eof"}, output framed by stream, {"exit"} then a
+// normal close; a first message that is not a command is refused naming the field.
+void TestApiServer::execSpeaksItsProtocol()
+{
+    const QByteArray spec = QStringLiteral("name: execd\nsource:\n  repo: https://git.example/d.git\n"
+                                           "run:\n  port: %1\nhealth:\n  path: /api/v1/health\n")
+                                .arg(m_install.port)
+                                .toUtf8();
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/apps"), spec, "application/yaml").status, 201);
+    const auto open = [this](QWebSocket &socket) {
+        QNetworkRequest request(QUrl(QStringLiteral("ws://127.0.0.1:%1/api/v1/apps/execd/exec").arg(m_install.port)));
+        request.setRawHeader("Authorization", "Bearer " + m_install.token.toUtf8());
+        socket.open(request);
+    };
+    // A first message answered by a close: its code and reason.
+    const auto refused = [&open](const QString &first) {
+        QWebSocket socket;
+        QSignalSpy connected(&socket, &QWebSocket::connected);
+        QSignalSpy closed(&socket, &QWebSocket::disconnected);
+        open(socket);
+        if (!connected.wait(5000))
+            return qMakePair(-1, QString());
+        socket.sendTextMessage(first);
+        if (closed.isEmpty() && !closed.wait(5000))
+            return qMakePair(-1, QString());
+        return qMakePair(int(socket.closeCode()), socket.closeReason());
+    };
+    // Nothing serves yet.
+    auto [code, reason] = refused(QStringLiteral("{\"command\": [\"ls\"]}"));
+    QCOMPARE(code, 4409);
+    QVERIFY2(reason.contains(QStringLiteral("no running version")), qPrintable(reason));
+    const Answer queued = call("POST", QStringLiteral("/api/v1/apps/execd/deploys"), "{}");
+    QCOMPARE(queued.status, 202);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        call("GET", QStringLiteral("/api/v1/deploys/") + queued.json.value(QStringLiteral("id")).toString())
+            .json.value(QStringLiteral("status"))
+            .toString(),
+        QStringLiteral("succeeded"), 15000);
+
+    QWebSocket socket;
+    QSignalSpy connected(&socket, &QWebSocket::connected);
+    QSignalSpy output(&socket, &QWebSocket::binaryMessageReceived);
+    QSignalSpy text(&socket, &QWebSocket::textMessageReceived);
+    QSignalSpy closed(&socket, &QWebSocket::disconnected);
+    open(socket);
+    QVERIFY(connected.wait(5000));
+    socket.sendTextMessage(QStringLiteral("{\"command\": [\"cat\"]}"));
+    socket.sendBinaryMessage("abc");
+    socket.sendBinaryMessage("def");
+    socket.sendTextMessage(QStringLiteral("{\"eof\": true}"));
+    QTRY_COMPARE_WITH_TIMEOUT(closed.size(), 1, 5000);
+    QCOMPARE(socket.closeCode(), QWebSocketProtocol::CloseCodeNormal);
+    QByteArray stdoutBytes;
+    for (const QList<QVariant> &message : std::as_const(output)) {
+        const QByteArray frame = message.first().toByteArray();
+        QCOMPARE(frame.at(0), char(1));
+        stdoutBytes += frame.mid(1);
+    }
+    QCOMPARE(stdoutBytes, QByteArray("abcdef"));
+    QCOMPARE(text.size(), 1);
+    const QJsonObject exited = QJsonDocument::fromJson(text.first().first().toString().toUtf8()).object();
+    QCOMPARE(exited.value(QStringLiteral("exit")).toInt(-1), 0);
+
+    // Not a command: refused saying what was wrong.
+    std::tie(code, reason) = refused(QStringLiteral("{\"command\": [\"ls\"], \"cmd\": 1}"));
+    QCOMPARE(code, int(QWebSocketProtocol::CloseCodePolicyViolated));
+    QVERIFY2(reason.startsWith(QStringLiteral("cmd: unknown field")), qPrintable(reason));
+    QCOMPARE(call("DELETE", QStringLiteral("/api/v1/apps/execd")).status, 202);
 }
 
 void TestApiServer::unknownWebSocketPathIs404_data()

@@ -7,6 +7,7 @@
 // member is told the audit log is not theirs to read while live events still arrive.
 
 #include "app/desktop/session/remotesession.h"
+#include "qml/apps/appcommand.h"
 #include "qml/apps/appeventsmodel.h"
 #include "qml/apps/appsettings.h"
 #include "qml/apps/spectext.h"
@@ -269,6 +270,41 @@ private Q_SLOTS:
         m_install.services->failAfter = -1;
         QVERIFY(settings->backupFailed());
         QVERIFY(!QFile::exists(broken));
+    }
+
+    // The Run tab: a command line split into words, run in the app's container (the fake
+    // runtime's: `cat` gets no input, so it prints nothing and exits 0), its output and exit code;
+    // an empty line, an app with nothing running and the runtime's own exit code are said.
+    void runACommandInTheApp()
+    {
+        QCOMPARE(AppCommand::splitWords(u"sh -c 'env | sort'"_s),
+                 std::optional<QStringList>({u"sh"_s, u"-c"_s, u"env | sort"_s}));
+        QCOMPARE(AppCommand::splitWords(u"echo \"a \\\"b\\\" c\" d\\ e ''"_s),
+                 std::optional<QStringList>({u"echo"_s, u"a \"b\" c"_s, u"d e"_s, QString()}));
+        QCOMPARE(AppCommand::splitWords(u"echo 'open"_s), std::nullopt);
+        AppCommand command;
+        command.setSessionObject(m_session.get());
+        command.setApp(u"withdb"_s); // deployed by servicesAndBackup
+        QVERIFY(!command.run(u"   "_s));
+        QVERIFY(!command.error().isEmpty());
+        QVERIFY(command.run(u"migrate --to 'v2 final' warn"_s));
+        QVERIFY(command.isRunning());
+        QTRY_VERIFY_WITH_TIMEOUT(!command.isRunning(), 10000);
+        QCOMPARE(command.error(), QString());
+        QCOMPARE(command.exitCode(), 0);
+        QVERIFY2(command.output().contains(u"ran: migrate --to v2 final warn\n"_s) &&
+                     command.output().contains(u"warned\n"_s),
+                 qPrintable(command.output()));
+        QVERIFY(command.run(u"exit 5"_s));
+        QTRY_VERIFY_WITH_TIMEOUT(!command.isRunning(), 10000);
+        QCOMPARE(command.exitCode(), 5);
+
+        VERIFY_OK(test::awaitObject([&](auto done) { m_session->createApp(appSpec(u"idle"_s), done); }));
+        command.setApp(u"idle"_s);
+        QVERIFY(command.run(u"ls"_s));
+        QTRY_VERIFY_WITH_TIMEOUT(!command.isRunning(), 10000);
+        QVERIFY2(command.error().contains(u"no running version"_s), qPrintable(command.error()));
+        QCOMPARE(command.exitCode(), -1);
     }
 
     void eventsListTheDeploysNewestFirst()

@@ -1,0 +1,77 @@
+// The Run tab of an app: a command run once in the container the app serves from (as
+// `pando apps exec` does, without a terminal or input), its output as it prints it and how it
+// ended. For an interactive shell, the tab says to use `pando apps exec NAME -t -- sh`.
+pragma ComponentBehavior: Bound
+
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Pando.Apps
+
+ColumnLayout {
+    id: root
+    required property QtObject session
+    required property string app
+    property alias command: command
+    spacing: 8
+
+    AppCommand {
+        id: command
+        session: root.session
+        app: root.app
+    }
+
+    RowLayout {
+        Layout.fillWidth: true
+        TextField {
+            id: commandLine
+            objectName: "commandLine"
+            Layout.fillWidth: true
+            placeholderText: qsTr("A command, e.g. ls -la /  or  sh -c 'env | sort'")
+            font.family: "monospace"
+            enabled: !command.running
+            Accessible.name: qsTr("Command to run in the app's container")
+            onAccepted: command.run(text)
+        }
+        Button {
+            objectName: "runButton"
+            text: command.running ? qsTr("Stop") : qsTr("Run")
+            onClicked: command.running ? command.stop() : command.run(commandLine.text)
+        }
+    }
+    Label {
+        Layout.fillWidth: true
+        wrapMode: Text.Wrap
+        opacity: 0.7
+        text: qsTr("Runs in the container of the version the app serves now, without input; it may read the app's secrets, so only people who may change the app can. For a shell, use: pando apps exec %1 -t -- sh").arg(root.app)
+    }
+    Label {
+        objectName: "runError"
+        Layout.fillWidth: true
+        visible: command.error.length > 0
+        wrapMode: Text.Wrap
+        textFormat: Text.PlainText
+        text: command.error
+    }
+    Label {
+        objectName: "exitCode"
+        visible: command.exitCode >= 0
+        font.bold: true
+        text: command.exitCode === 0 ? qsTr("Exited with 0") : qsTr("Exited with %1").arg(command.exitCode)
+    }
+    ScrollView {
+        Layout.fillWidth: true
+        Layout.fillHeight: true
+        TextArea {
+            objectName: "runOutput"
+            readOnly: true
+            text: command.output
+            textFormat: TextEdit.PlainText
+            font.family: "monospace"
+            wrapMode: TextEdit.WrapAnywhere
+            selectByMouse: true
+            Accessible.name: qsTr("What the command printed")
+            onTextChanged: cursorPosition = length
+        }
+    }
+}
