@@ -16,6 +16,7 @@
 #include "app/desktop/session/remotesession.h"
 
 #include <QDeadlineTimer>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QRandomGenerator>
@@ -94,6 +95,18 @@ void TestSessionPandod::removeObjectsOf(const QString &installId)
         for (const auto &i : std::as_const(*images))
             discardResult(m_docker.removeImage(i.id),
                           "best-effort clean-up; a leftover carries only this test's install label");
+    // Networks too: each one left takes an address pool, and the engine has few.
+    const QJsonObject filters{
+        {u"label"_s, QJsonArray{QString(QLatin1String(adapters::LabelInstall) + u'=' + installId)}}};
+    if (auto networks = m_docker.client().get(
+            u"/networks"_s, {{u"filters"_s, QString::fromUtf8(QJsonDocument(filters).toJson(QJsonDocument::Compact))}}))
+        for (const QJsonValue network : networks->json().array()) {
+            adapters::dockerapi::Request r;
+            r.method = "DELETE";
+            r.path = u"/networks/"_s + network.toObject().value(u"Id"_s).toString();
+            discardResult(m_docker.client().call(r),
+                          "best-effort clean-up; a leftover carries only this test's install label");
+        }
 }
 
 namespace {
@@ -185,6 +198,8 @@ void TestSessionPandod::desktopEngineHasServicesAndHoldsItsDataDirectory()
     QVERIFY(!installId.isEmpty() && installId != u"default"_s);
     adapters::docker::DockerServiceProvisioner services;
     auto cleanUp = qScopeGuard([&] {
+        // The app's containers first: the services' network goes with its last user.
+        removeObjectsOf(installId);
         discardResult(services.remove(installId, u"withdb"_s, u"cache"_s, true), "best effort: the test's own objects");
         removeObjectsOf(installId);
     });
