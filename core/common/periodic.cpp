@@ -1,23 +1,25 @@
 #include "core/common/periodic.h"
 
+#include <chrono>
+
 namespace pando::core {
 
 void Periodic::start(int intervalMs, const QString &name, std::function<void()> work)
 {
     stop();
     {
-        QMutexLocker lock(&m_mutex);
+        std::lock_guard lock(m_mutex);
         m_stopping = false;
     }
     m_thread.reset(QThread::create([this, intervalMs, work = std::move(work)] {
-        QMutexLocker lock(&m_mutex);
+        std::unique_lock lock(m_mutex);
         while (!m_stopping) {
-            m_wake.wait(&m_mutex, quint64(intervalMs));
+            m_wake.wait_for(lock, std::chrono::milliseconds(intervalMs), [this] { return m_stopping; });
             if (m_stopping)
                 break;
             lock.unlock();
             work();
-            lock.relock();
+            lock.lock();
         }
     }));
     m_thread->setObjectName(name);
@@ -27,10 +29,10 @@ void Periodic::start(int intervalMs, const QString &name, std::function<void()> 
 void Periodic::stop()
 {
     {
-        QMutexLocker lock(&m_mutex);
+        std::lock_guard lock(m_mutex);
         m_stopping = true;
-        m_wake.wakeAll();
     }
+    m_wake.notify_all();
     if (m_thread) {
         m_thread->wait();
         m_thread.reset();

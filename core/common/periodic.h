@@ -4,13 +4,15 @@
 // the run in progress.
 //
 // Threading: start() and stop() from the owner's thread; the work runs on the periodic thread.
+// The standard library's mutex and condition variable, which ThreadSanitizer follows (QWaitCondition
+// hands its mutex over inside Qt, where it cannot see it, and reported a stop() as a double lock).
 
-#include <QMutex>
 #include <QString>
 #include <QThread>
-#include <QWaitCondition>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 
 namespace pando::core {
 
@@ -24,8 +26,8 @@ public:
     void stop();
 
 private:
-    QMutex m_mutex;
-    QWaitCondition m_wake;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
     bool m_stopping = false;
     std::unique_ptr<QThread> m_thread;
 };

@@ -40,7 +40,8 @@ Result<Engine::LogSweep> Engine::sweepDeployLogs()
     LogSweep sweep;
     DeployRepository deploys(d->db);
     const qint64 now = d->clock.nowMs();
-    auto ended = deploys.outputToArchive(now, ArchiveBatch);
+    // Every deploy that has ended, up to this millisecond.
+    auto ended = deploys.outputToArchive(now + 1, ArchiveBatch);
     if (!ended)
         return std::unexpected(ended.error());
     for (const QString &id : std::as_const(*ended)) {
