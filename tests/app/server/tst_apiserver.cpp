@@ -1,6 +1,7 @@
 // The API server over a real engine (temporary SQLite data directory, fake adapters): who gets
 // in, how errors look, and the WebSocket streams.
 
+#include "apicall.h"
 #include "fakes.h"
 
 #include "app/server/websocketsession.h"
@@ -25,12 +26,7 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-struct Answer {
-    int status = 0;
-    QJsonObject json;
-    QByteArray requestId;
-    QByteArray authenticate;
-};
+using Answer = test::ApiAnswer;
 
 QString concrete(QString path)
 {
@@ -70,8 +66,6 @@ private Q_SLOTS:
     void webSocketWithoutTokenIsClosed_data();
     void webSocketWithoutTokenIsClosed();
     void eventsStream();
-    void deployLogFollowsTheBuild();
-    void execSpeaksItsProtocol();
     void unknownWebSocketPathIs404_data();
     void unknownWebSocketPathIs404();
     void webSocketGoneBeforeItsSessionIsForgotten();
@@ -97,26 +91,8 @@ void TestApiServer::cleanupTestCase()
 Answer TestApiServer::call(const QByteArray &method, const QString &path, const QByteArray &body,
                            const QByteArray &contentType, const QByteArray &authorization)
 {
-    QNetworkRequest request(QUrl(m_install.baseUrl() + path));
-    if (authorization == "default")
-        request.setRawHeader("Authorization", "Bearer " + m_install.token.toUtf8());
-    else if (!authorization.isEmpty())
-        request.setRawHeader("Authorization", authorization);
-    if (!contentType.isEmpty())
-        request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
-    else if (!body.isEmpty()) // JSON routes take nothing else
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    QNetworkReply *reply = m_network.sendCustomRequest(request, method, body);
-    QSignalSpy finished(reply, &QNetworkReply::finished);
-    if (!reply->isFinished())
-        finished.wait(10000);
-    Answer answer;
-    answer.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    answer.json = QJsonDocument::fromJson(reply->readAll()).object();
-    answer.requestId = reply->rawHeader("X-Request-Id");
-    answer.authenticate = reply->rawHeader("WWW-Authenticate");
-    reply->deleteLater();
-    return answer;
+    return test::callApi(m_network, m_install.baseUrl(), method, path, body, contentType,
+                         authorization == "default" ? "Bearer " + m_install.token.toUtf8() : authorization);
 }
 
 void TestApiServer::health()
@@ -484,180 +460,6 @@ void TestApiServer::eventsStream()
     QCOMPARE(event.value(QStringLiteral("app")).toString(), QStringLiteral("streamed"));
     socket.close();
     QTRY_COMPARE(m_install.server->webSocketCount(), 0);
-}
-
-// A deploy's output over its WebSocket: what was printed before the client came, each line the
-// build prints while it is followed (before the build is over), each once and in order, then how
-// the deploy ended and a normal close. A client joining after the end gets the same lines.
-void TestApiServer::deployLogFollowsTheBuild()
-{
-    // The fake runtime's containers answer on 127.0.0.1:<run.port>: point that at this API.
-    const QByteArray spec = QStringLiteral("name: slowbuild\n"
-                                           "source:\n  repo: https://git.example/d.git\n"
-                                           "run:\n  port: %1\n"
-                                           "health:\n  path: /api/v1/health\n")
-                                .arg(m_install.port)
-                                .toUtf8();
-    QCOMPARE(call("POST", QStringLiteral("/api/v1/apps"), spec, "application/yaml").status, 201);
-    const Answer queued = call("POST", QStringLiteral("/api/v1/apps/slowbuild/deploys"), "{}");
-    QCOMPARE(queued.status, 202);
-    QString id = queued.json.value(QStringLiteral("id")).toString();
-    const auto follow = [this, &id](QWebSocket &socket) {
-        QNetworkRequest request(
-            QUrl(QStringLiteral("ws://127.0.0.1:%1/api/v1/deploys/%2/log/follow").arg(m_install.port).arg(id)));
-        request.setRawHeader("Authorization", "Bearer " + m_install.token.toUtf8());
-        socket.open(request);
-    };
-    const auto received = [](const QSignalSpy &spy) {
-        QList<QJsonObject> list;
-        for (const QList<QVariant> &message : spy)
-            list << QJsonDocument::fromJson(message.first().toString().toUtf8()).object();
-        return list;
-    };
-
-    QWebSocket socket;
-    QSignalSpy messages(&socket, &QWebSocket::textMessageReceived);
-    QSignalSpy disconnected(&socket, &QWebSocket::disconnected);
-    follow(socket);
-    // The build's first line, printed while the build waits: it came through the live feed.
-    QTRY_VERIFY_WITH_TIMEOUT(
-        [&] {
-            for (const QJsonObject &m : received(messages))
-                if (m.value(QStringLiteral("text")).toString().startsWith(QStringLiteral("Step 1/2")))
-                    return true;
-            return false;
-        }(),
-        10000);
-    QCOMPARE(disconnected.size(), 0);
-    m_install.runtime->releaseBuild();
-    QTRY_COMPARE_WITH_TIMEOUT(disconnected.size(), 1, 15000);
-    QCOMPARE(socket.closeCode(), QWebSocketProtocol::CloseCodeNormal);
-
-    const QList<QJsonObject> live = received(messages);
-    QVERIFY(!live.isEmpty());
-    QCOMPARE(live.last().value(QStringLiteral("finished")).toString(), QStringLiteral("succeeded"));
-    QList<QPair<int, int>> numbers;
-    QStringList build;
-    QStringList steps;
-    for (const QJsonObject &m : live.mid(0, live.size() - 1)) {
-        // Each step's state, a running one before its lines and an ended one after them.
-        if (m.contains(QStringLiteral("progress"))) {
-            const QJsonObject step = m.value(QStringLiteral("progress")).toObject();
-            steps << step.value(QStringLiteral("name")).toString() + u' ' +
-                         step.value(QStringLiteral("status")).toString();
-            continue;
-        }
-        numbers << qMakePair(m.value(QStringLiteral("step")).toInt(), m.value(QStringLiteral("line")).toInt());
-        if (m.value(QStringLiteral("text")).toString().startsWith(QStringLiteral("Step ")))
-            build << m.value(QStringLiteral("text")).toString();
-    }
-    QCOMPARE(build, QStringList({QStringLiteral("Step 1/2 : FROM pando/busybox:latest"),
-                                 QStringLiteral("Step 2/2 : COPY . /srv")}));
-    QVERIFY2(steps.indexOf(QStringLiteral("build running")) >= 0 &&
-                 steps.indexOf(QStringLiteral("build succeeded")) > steps.indexOf(QStringLiteral("build running")),
-             qPrintable(steps.join(u", ")));
-    QCOMPARE(steps.last(), QStringLiteral("retire succeeded"));
-    // Each line once, in order of step and number.
-    QList<QPair<int, int>> sorted = numbers;
-    std::sort(sorted.begin(), sorted.end());
-    QCOMPARE(numbers, sorted);
-    const QSet<QPair<int, int>> distinct(numbers.cbegin(), numbers.cend());
-    QCOMPARE(distinct.size(), numbers.size());
-
-    // After the end: the stored lines, the same ones, then the end.
-    QWebSocket late;
-    QSignalSpy lateMessages(&late, &QWebSocket::textMessageReceived);
-    QSignalSpy lateClosed(&late, &QWebSocket::disconnected);
-    follow(late);
-    QTRY_COMPARE_WITH_TIMEOUT(lateClosed.size(), 1, 10000);
-    const auto linesOf = [](const QList<QJsonObject> &messages) {
-        QList<QJsonObject> lines;
-        for (const QJsonObject &m : messages)
-            if (!m.contains(QStringLiteral("progress")))
-                lines << m;
-        return lines;
-    };
-    QCOMPARE(linesOf(received(lateMessages)), linesOf(live));
-
-    // An unknown deploy is closed as not found.
-    id = QStringLiteral("d000000000000");
-    QWebSocket unknown;
-    QSignalSpy unknownClosed(&unknown, &QWebSocket::disconnected);
-    follow(unknown);
-    QTRY_COMPARE_WITH_TIMEOUT(unknownClosed.size(), 1, 10000);
-    QCOMPARE(int(unknown.closeCode()), 4404);
-    QCOMPARE(call("DELETE", QStringLiteral("/api/v1/apps/slowbuild")).status, 202);
-}
-
-// GET /api/v1/apps/{name}/exec as a client other than pando sees it: the command as the first
-// message, input as binary messages and {"eof"}, output framed by stream, {"exit"} then a
-// normal close; a first message that is not a command is refused naming the field.
-void TestApiServer::execSpeaksItsProtocol()
-{
-    const QByteArray spec = QStringLiteral("name: execd\nsource:\n  repo: https://git.example/d.git\n"
-                                           "run:\n  port: %1\nhealth:\n  path: /api/v1/health\n")
-                                .arg(m_install.port)
-                                .toUtf8();
-    QCOMPARE(call("POST", QStringLiteral("/api/v1/apps"), spec, "application/yaml").status, 201);
-    const auto open = [this](QWebSocket &socket) {
-        QNetworkRequest request(QUrl(QStringLiteral("ws://127.0.0.1:%1/api/v1/apps/execd/exec").arg(m_install.port)));
-        request.setRawHeader("Authorization", "Bearer " + m_install.token.toUtf8());
-        socket.open(request);
-    };
-    // A first message answered by a close: its code and reason.
-    const auto refused = [&open](const QString &first) {
-        QWebSocket socket;
-        QSignalSpy connected(&socket, &QWebSocket::connected);
-        QSignalSpy closed(&socket, &QWebSocket::disconnected);
-        open(socket);
-        if (!connected.wait(5000))
-            return qMakePair(-1, QString());
-        socket.sendTextMessage(first);
-        if (closed.isEmpty() && !closed.wait(5000))
-            return qMakePair(-1, QString());
-        return qMakePair(int(socket.closeCode()), socket.closeReason());
-    };
-    // Nothing serves yet.
-    auto [code, reason] = refused(QStringLiteral("{\"command\": [\"ls\"]}"));
-    QCOMPARE(code, 4409);
-    QVERIFY2(reason.contains(QStringLiteral("no running version")), qPrintable(reason));
-    const Answer queued = call("POST", QStringLiteral("/api/v1/apps/execd/deploys"), "{}");
-    QCOMPARE(queued.status, 202);
-    QTRY_COMPARE_WITH_TIMEOUT(
-        call("GET", QStringLiteral("/api/v1/deploys/") + queued.json.value(QStringLiteral("id")).toString())
-            .json.value(QStringLiteral("status"))
-            .toString(),
-        QStringLiteral("succeeded"), 15000);
-
-    QWebSocket socket;
-    QSignalSpy connected(&socket, &QWebSocket::connected);
-    QSignalSpy output(&socket, &QWebSocket::binaryMessageReceived);
-    QSignalSpy text(&socket, &QWebSocket::textMessageReceived);
-    QSignalSpy closed(&socket, &QWebSocket::disconnected);
-    open(socket);
-    QVERIFY(connected.wait(5000));
-    socket.sendTextMessage(QStringLiteral("{\"command\": [\"cat\"]}"));
-    socket.sendBinaryMessage("abc");
-    socket.sendBinaryMessage("def");
-    socket.sendTextMessage(QStringLiteral("{\"eof\": true}"));
-    QTRY_COMPARE_WITH_TIMEOUT(closed.size(), 1, 5000);
-    QCOMPARE(socket.closeCode(), QWebSocketProtocol::CloseCodeNormal);
-    QByteArray stdoutBytes;
-    for (const QList<QVariant> &message : std::as_const(output)) {
-        const QByteArray frame = message.first().toByteArray();
-        QCOMPARE(frame.at(0), char(1));
-        stdoutBytes += frame.mid(1);
-    }
-    QCOMPARE(stdoutBytes, QByteArray("abcdef"));
-    QCOMPARE(text.size(), 1);
-    const QJsonObject exited = QJsonDocument::fromJson(text.first().first().toString().toUtf8()).object();
-    QCOMPARE(exited.value(QStringLiteral("exit")).toInt(-1), 0);
-
-    // Not a command: refused saying what was wrong.
-    std::tie(code, reason) = refused(QStringLiteral("{\"command\": [\"ls\"], \"cmd\": 1}"));
-    QCOMPARE(code, int(QWebSocketProtocol::CloseCodePolicyViolated));
-    QVERIFY2(reason.startsWith(QStringLiteral("cmd: unknown field")), qPrintable(reason));
-    QCOMPARE(call("DELETE", QStringLiteral("/api/v1/apps/execd")).status, 202);
 }
 
 void TestApiServer::unknownWebSocketPathIs404_data()
