@@ -242,6 +242,15 @@ void DeployStepsModel::applyStep(const QJsonObject &step)
     while (at < m_steps.size() && m_steps.at(at).value(u"seq"_s).toInteger() < seq)
         ++at;
     if (at < m_steps.size() && m_steps.at(at).value(u"seq"_s).toInteger() == seq) {
+        // A detail asked for before the step ended can answer after its end's event: an ended
+        // step never goes back to running or waiting.
+        const auto held = core::parseDeployStepStatus(m_steps.at(at).value(u"status"_s).toString());
+        const auto incoming = core::parseDeployStepStatus(step.value(u"status"_s).toString());
+        const auto open = [](std::optional<core::DeployStepStatus> s) {
+            return s == core::DeployStepStatus::Running || s == core::DeployStepStatus::Waiting;
+        };
+        if (held && !open(held) && open(incoming))
+            return;
         const bool ended = m_steps.at(at).value(u"status"_s) != step.value(u"status"_s);
         m_steps[at] = step;
         Q_EMIT dataChanged(index(at), index(at));

@@ -177,6 +177,33 @@ private Q_SLOTS:
         QCOMPARE(steps.index(0).data(DeployStepsModel::DurationMsRole).toLongLong(), 8'500);
     }
 
+    // A detail asked for while a step ran can answer after the step's end arrived as an event:
+    // the late report must not show the ended step as running again.
+    void anEndedStepStaysEnded()
+    {
+        DeployStepsModel steps;
+        QAbstractItemModelTester tester(&steps, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        steps.setDeployId(u"d-late"_s);
+        steps.setSession(m_session.get());
+        const auto report = [&](const QString &status, qint64 finished) {
+            Q_EMIT m_session->eventReceived(QJsonObject{{u"type"_s, u"deploy.step"_s},
+                                                        {u"app"_s, u"x"_s},
+                                                        {u"deploy"_s, u"d-late"_s},
+                                                        {u"data"_s, QJsonObject{{u"seq"_s, 1},
+                                                                                {u"name"_s, u"fetch"_s},
+                                                                                {u"status"_s, status},
+                                                                                {u"started_ms"_s, 4'000},
+                                                                                {u"finished_ms"_s, finished}}}});
+        };
+        report(u"running"_s, 0);
+        QCOMPARE(steps.index(0).data(DeployStepsModel::StatusRole).toString(), u"running"_s);
+        report(u"succeeded"_s, 5'000);
+        report(u"running"_s, 0);
+        QCOMPARE(steps.rowCount(), 1);
+        QCOMPARE(steps.index(0).data(DeployStepsModel::StatusRole).toString(), u"succeeded"_s);
+        QCOMPARE(steps.index(0).data(DeployStepsModel::DurationMsRole).toLongLong(), 1'000);
+    }
+
     // The selected build step shows each line as the build prints it (the deploy's log follow),
     // before the build is over, and each line once when it is.
     void aRunningBuildShowsItsLinesAsPrinted()
