@@ -89,6 +89,14 @@ public:
     // repository is there but the pull request is not.
     virtual Result<QString> commentOnPullRequest(const RepoAddress &repo, int number, const QString &body,
                                                  const CancelToken &cancel) = 0;
+    // Replaces the text of comment id (as commentOnPullRequest() returned it) on pull request
+    // number of repo with body, checked and cut as there: GitHub and Gitea PATCH the issue comment,
+    // GitLab PUTs the note, Bitbucket Cloud PUTs the comment, Data Center PUTs it with the version a
+    // GET of it gives (once more when another edit came between), Azure DevOps PATCHes the
+    // thread's first comment. NotFound at "comment" when the repository is there but the comment
+    // is not (deleted on the forge): post a new one.
+    virtual Status editPullRequestComment(const RepoAddress &repo, int number, const QString &id, const QString &body,
+                                          const CancelToken &cancel) = 0;
 };
 
 // The forge API for account, defined by the pando_adapters_forge_rest library (link it to call

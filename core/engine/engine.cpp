@@ -550,7 +550,8 @@ Status Engine::removeApp(const QString &name, const Actor &actor, ServiceData da
     // Its previews go with it (their own removals, their data deleted: nothing of a preview is kept).
     if (auto previews = autodeploy::PreviewStore(d->db).list(name); previews) {
         for (const autodeploy::PreviewRecord &preview : std::as_const(*previews))
-            discardResult(takeDownPreview(preview, actor), "a preview left behind is removed on its own later");
+            discardResult(takeDownPreview(preview, actor, QStringLiteral("the app it previews was removed")),
+                          "a preview left behind is removed on its own later");
     }
     auto job = d->pool.enqueue(
         JobRemove, name,

@@ -496,10 +496,8 @@ private:
     // deployed again at its head (the deploy's id), or removed (empty).
     Result<QString> actOnPullRequest(const AppRecord &parent, const AppSpec &spec, const autodeploy::HookEvent &event,
                                      const Actor &actor);
-    Status takeDownPreview(const autodeploy::PreviewRecord &preview, const Actor &actor);
-    // Links the pull request to its preview with a comment through the app's connection, once; a
-    // forge that refuses is told in the audit log (forge.comment).
-    void commentOnPreview(const autodeploy::PreviewRecord &preview, const AppRecord &parent, const AppSpec &spec);
+    // Removes preview and its deploys; its pull request's comment then says it went, and why.
+    Status takeDownPreview(const autodeploy::PreviewRecord &preview, const Actor &actor, const QString &why);
     // The composition root's door to the state store, audit log and clock (enginewiring.h).
     friend EngineParts wiringParts(Engine &engine);
     struct Private;

@@ -12,29 +12,6 @@ using namespace Qt::StringLiterals;
 
 namespace pando::core {
 
-namespace {
-
-// What the pull request's comment says of its preview.
-QString commentText(const autodeploy::PreviewRecord &preview, const AppView &app, qint64 ttlMs)
-{
-    QString text = u"**Pando** deploys a preview of this pull request as app `%1`."_s.arg(preview.app);
-    QStringList addresses;
-    for (const AddressView &address : app.addresses)
-        addresses << address.url;
-    if (addresses.isEmpty() && !app.url.isEmpty())
-        addresses << app.url;
-    if (!addresses.isEmpty())
-        text += u"\n\nIt is served at %1."_s.arg(addresses.join(u", "_s));
-    text += u"\n\nEach push to `%1` deploys again; the preview is removed with everything it made when the pull "
-            u"request closes, or after %2 h without a push. Its deploys report on each commit as `pando/%3`."_s
-                .arg(preview.headBranch)
-                .arg(ttlMs / 3600000)
-                .arg(preview.app);
-    return text;
-}
-
-} // namespace
-
 QJsonObject PreviewView::toJson() const
 {
     QJsonObject json{{u"app"_s, record.app},
@@ -91,10 +68,10 @@ Status Engine::removePreview(const QString &app, int number, const Actor &actor)
     auto found = autodeploy::PreviewStore(d->db).find(app, number);
     if (!found)
         return std::unexpected(found.error());
-    return takeDownPreview(*found, actor);
+    return takeDownPreview(*found, actor, u"it was removed on Pando"_s);
 }
 
-Status Engine::takeDownPreview(const autodeploy::PreviewRecord &preview, const Actor &actor)
+Status Engine::takeDownPreview(const autodeploy::PreviewRecord &preview, const Actor &actor, const QString &why)
 {
     // Its deploys end first: one still running would start a container after the teardown.
     if (auto deploys = DeployRepository(d->db).listForApp(preview.app, 20); deploys) {
@@ -103,7 +80,10 @@ Status Engine::takeDownPreview(const autodeploy::PreviewRecord &preview, const A
                 discardResult(cancelDeploy(deploy.id, actor), "the removal stops what the cancel could not");
         }
     }
-    return removeApp(preview.app, actor, ServiceData::Delete);
+    auto removed = removeApp(preview.app, actor, ServiceData::Delete);
+    if (removed)
+        d->tellPullRequestItWent(preview, why);
+    return removed;
 }
 
 Result<QString> Engine::actOnPullRequest(const AppRecord &parent, const AppSpec &spec,
@@ -119,7 +99,8 @@ Result<QString> Engine::actOnPullRequest(const AppRecord &parent, const AppSpec 
     if (pull.action == autodeploy::PullRequestEvent::Action::Closed) {
         if (!existing)
             return QString();
-        if (auto removed = takeDownPreview(*existing, actor); !removed)
+        const QString why = pull.merged ? u"the pull request was merged"_s : u"the pull request was closed"_s;
+        if (auto removed = takeDownPreview(*existing, actor, why); !removed)
             return std::unexpected(removed.error());
         return QString();
     }
@@ -180,45 +161,7 @@ Result<QString> Engine::actOnPullRequest(const AppRecord &parent, const AppSpec 
     auto queued = deploy(record.app, pull.headCommit, actor);
     if (!queued)
         return std::unexpected(queued.error());
-    if (record.commentId.isEmpty())
-        commentOnPreview(record, parent, spec);
     return queued->id;
-}
-
-void Engine::commentOnPreview(const autodeploy::PreviewRecord &preview, const AppRecord &parent, const AppSpec &spec)
-{
-    if (parent.sourceConnection.isEmpty() || !d->options.forgeApis)
-        return;
-    auto connections = d->connectionStore();
-    auto connection = connections ? connections->find(parent.sourceConnection)
-                                  : Result<sourceconn::Connection>(std::unexpected(connections.error()));
-    if (!connection || !connection->isToken() || connection->scope.kind == adapters::ForgeKind::Generic)
-        return; // no API to comment through
-    auto shown = app(preview.app);
-    if (!shown)
-        return;
-    Result<QString> posted = [&]() -> Result<QString> {
-        auto address = adapters::parseRepoAddress(spec.source.repo, connection->scope.kind);
-        if (!address)
-            return std::unexpected(address.error());
-        auto api = d->forgeApi(parent.sourceConnection);
-        if (!api)
-            return std::unexpected(api.error());
-        return (*api)->commentOnPullRequest(*address, preview.number, commentText(preview, *shown, spec.preview.ttlMs),
-                                            d->statusCancel);
-    }();
-    if (posted) {
-        discardResult(autodeploy::PreviewStore(d->db).setComment(preview.app, *posted),
-                      "a comment not recorded is posted again on the next push, which is the lesser harm");
-        return;
-    }
-    qWarning("engine: commenting on pull request #%d of %s: %s", preview.number, qPrintable(parent.name),
-             qPrintable(posted.error().text()));
-    discardResult(d->audit.record(Actor::system(u"forge"_s), u"forge.comment"_s, u"app/"_s + preview.app, u"failure"_s,
-                                  QJsonObject{{u"connection"_s, parent.sourceConnection},
-                                              {u"pull_request"_s, preview.number},
-                                              {u"error"_s, posted.error().text()}}),
-                  "the warning above says it when the audit log cannot");
 }
 
 Result<QStringList> Engine::expirePreviews()
@@ -242,7 +185,8 @@ Result<QStringList> Engine::expirePreviews()
             if (d->removing.contains(record.app))
                 continue;
         }
-        auto removed = takeDownPreview(record, actor);
+        auto removed =
+            takeDownPreview(record, actor, u"nothing was pushed to the pull request for %1 h"_s.arg(ttlMs / 3600000));
         done << (removed ? u"%1: nothing was pushed to pull request #%2 for %3 h; removed"_s.arg(record.app)
                                .arg(record.number)
                                .arg(ttlMs / 3600000)

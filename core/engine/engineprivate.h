@@ -88,12 +88,20 @@ struct Engine::Private {
     Periodic logSweeper; // compresses and removes deploys' output (enginelogs.cpp)
     QThreadPool hookPool;
     QMutex previewMutex; // one pull request delivery at a time makes or removes previews
-    // Commit statuses of deploys (enginestatuses.cpp): one thread, reports in order; cancelled
-    // at shutdown.
+    // Commit statuses of deploys, and the comment on a preview's pull request
+    // (enginestatuses.cpp): one thread, reports in order; cancelled at shutdown.
     QThreadPool statusPool;
     CancelToken statusCancel;
     void watchCommitStatuses();
     void reportCommitStatus(const Event &event);
+    // The comment on the pull request of the preview event's deploy is about: what the deploy does.
+    void reportOnPreview(const Event &event);
+    // Queues the edit that tells preview's pull request that the preview went, and why.
+    void tellPullRequestItWent(const autodeploy::PreviewRecord &preview, const QString &why);
+    // Says state on preview's pull request through its app's token connection: its comment
+    // edited, or posted when there is none yet (or it was deleted on the forge). A refusal is an
+    // audit line forge.comment.
+    void tellPullRequest(const autodeploy::PreviewRecord &preview, const QString &state, bool gone);
     mutable QMutex sinkMutex; // guards sinkReporter
     AuditSinkReporter sinkReporter;
 

@@ -271,6 +271,23 @@ public:
             [&] { return m_client.perform("GET", base, azureQuery(), std::nullopt, target->call); });
     }
 
+    Status editPullRequestComment(const RepoAddress &repo, int number, const QString &id, const QString &body,
+                                  const CancelToken &cancel) override
+    {
+        auto target = m_client.editTarget(m_scope, repo, number, id, body, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        const QString base = repoBase(target->path);
+        // id is the thread's; the text is its first comment, the one commentOnPullRequest() made.
+        auto edited = m_client.onComment(
+            "PATCH", base + u"/pullRequests/%1/threads/%2/comments/1"_s.arg(number).arg(id), azureQuery(),
+            QJsonObject{{"content"_L1, clipped(body, AzureCommentLimit)}}, id, target->call,
+            [&] { return m_client.perform("GET", base, azureQuery(), std::nullopt, target->call); });
+        if (!edited)
+            return std::unexpected(edited.error());
+        return {};
+    }
+
 private:
     static QString repoBase(const QStringList &path)
     {

@@ -215,6 +215,22 @@ public:
             target->call, idMember, [&] { return m_client.perform("GET", base, {}, std::nullopt, target->call); });
     }
 
+    Status editPullRequestComment(const RepoAddress &repo, int number, const QString &id, const QString &body,
+                                  const CancelToken &cancel) override
+    {
+        auto target = m_client.editTarget(m_scope, repo, number, id, body, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        const QString base = u"/repositories/%1"_s.arg(segments(target->path));
+        auto edited = m_client.onComment(
+            "PUT", base + u"/pullrequests/%1/comments/%2"_s.arg(number).arg(id), {},
+            QJsonObject{{"content"_L1, QJsonObject{{"raw"_L1, clipped(body, BitbucketCloudCommentLimit)}}}}, id,
+            target->call, [&] { return m_client.perform("GET", base, {}, std::nullopt, target->call); });
+        if (!edited)
+            return std::unexpected(edited.error());
+        return {};
+    }
+
 private:
     ForgeScope m_scope;
     RestClient m_client;

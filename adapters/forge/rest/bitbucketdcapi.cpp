@@ -208,6 +208,33 @@ public:
                                 [&] { return m_client.perform("GET", base, {}, std::nullopt, target->call); });
     }
 
+    Status editPullRequestComment(const RepoAddress &repo, int number, const QString &id, const QString &body,
+                                  const CancelToken &cancel) override
+    {
+        auto target = m_client.editTarget(m_scope, repo, number, id, body, cancel);
+        if (!target)
+            return std::unexpected(target.error());
+        const QString base = repoBase(target->path);
+        const QString path = base + u"/pull-requests/%1/comments/%2"_s.arg(number).arg(id);
+        const auto repository = [&] {
+            return m_client.perform("GET", base, {}, std::nullopt, target->call);
+        };
+        // An edit names the version it replaces: read it, and read it again once when another
+        // edit came between.
+        for (int attempt = 0;; ++attempt) {
+            auto current = m_client.onComment("GET", path, {}, std::nullopt, id, target->call, repository);
+            if (!current)
+                return std::unexpected(current.error());
+            const QJsonObject edit{{"text"_L1, clipped(body, BitbucketDcCommentLimit)},
+                                   {"version"_L1, current->toObject().value("version"_L1).toInt()}};
+            auto edited = m_client.onComment("PUT", path, {}, edit, id, target->call, repository);
+            if (edited)
+                return {};
+            if (edited.error().code != ErrorCode::Conflict || attempt > 0)
+                return std::unexpected(edited.error());
+        }
+    }
+
 private:
     static QString repoBase(const QStringList &path)
     {

@@ -149,6 +149,16 @@ Result<Target> RestClient::commentTarget(const ForgeScope &scope, const RepoAddr
     return target(Purpose::Comment, scope, repo, cancel, maxSegments);
 }
 
+Result<Target> RestClient::editTarget(const ForgeScope &scope, const RepoAddress &repo, int number, const QString &id,
+                                      const QString &body, const CancelToken &cancel, int maxSegments) const
+{
+    static const QRegularExpression digits(u"^[0-9]{1,20}$"_s);
+    if (!digits.match(id).hasMatch())
+        return fail(ErrorCode::Invalid, u"\"%1\" is not a forge's comment id (digits)"_s.arg(clipped(id, 40)),
+                    u"comment"_s);
+    return commentTarget(scope, repo, number, body, cancel, maxSegments);
+}
+
 Query RestClient::pageQuery(const QString &key) const
 {
     return {{key, QString::number(m_options.pageSize)}};
@@ -406,6 +416,30 @@ Result<QString> RestClient::comment(const QString &path, const Query &query, con
     return id;
 }
 
+Result<QJsonValue> RestClient::onComment(const QByteArray &method, const QString &path, const Query &query,
+                                         const std::optional<QJsonValue> &body, const QString &id, const Call &call,
+                                         const std::function<Status()> &repository) const
+{
+    auto reply = send(method, url(path, query), body, call);
+    if (!reply)
+        return std::unexpected(reply.error());
+    if (reply->status == 404) {
+        if (auto there = repository(); !there)
+            return std::unexpected(there.error());
+        return fail(ErrorCode::NotFound,
+                    u"comment %1 is no longer on its pull request of %2 on %3"_s.arg(id, call.subject, m_profile.name),
+                    u"comment"_s, u"it was deleted on the forge; a new comment takes its place"_s);
+    }
+    if (reply->status == 409)
+        return fail(ErrorCode::Conflict,
+                    u"comment %1 on %2 was edited on %3 meanwhile"_s.arg(id, call.subject, m_profile.name),
+                    u"comment"_s, u"edit it again from its current version"_s);
+    if (reply->status < 200 || reply->status >= 300 || reply->status == 203)
+        return std::unexpected(refusal(*reply, call));
+    const QJsonDocument document = QJsonDocument::fromJson(reply->body);
+    return document.isArray() ? QJsonValue(document.array()) : QJsonValue(document.object());
+}
+
 Error RestClient::refusal(const Reply &reply, const Call &call) const
 {
     const QString said = scrubbed(forgeMessage(reply.body), call.secret);
@@ -509,6 +543,21 @@ Result<QString> commentAsIssue(const RestClient &client, const ForgeScope &scope
     return client.comment(base + u"/issues/%1/comments"_s.arg(number), {},
                           QJsonObject{{"body"_L1, clipped(body, limit)}}, number, target->call, idMember,
                           [&] { return client.perform("GET", base, {}, std::nullopt, target->call); });
+}
+
+Status editIssueComment(const RestClient &client, const ForgeScope &scope, const RepoAddress &repo, int number,
+                        const QString &id, const QString &body, qsizetype limit, const CancelToken &cancel)
+{
+    auto target = client.editTarget(scope, repo, number, id, body, cancel);
+    if (!target)
+        return std::unexpected(target.error());
+    const QString base = u"/repos/%1"_s.arg(segments(target->path));
+    auto edited = client.onComment("PATCH", base + u"/issues/comments/"_s + id, {},
+                                   QJsonObject{{"body"_L1, clipped(body, limit)}}, id, target->call,
+                                   [&] { return client.perform("GET", base, {}, std::nullopt, target->call); });
+    if (!edited)
+        return std::unexpected(edited.error());
+    return {};
 }
 
 QString idText(const QJsonValue &value)

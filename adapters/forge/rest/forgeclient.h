@@ -96,6 +96,10 @@ public:
     // to say something.
     Result<Target> commentTarget(const ForgeScope &scope, const RepoAddress &repo, int number, const QString &body,
                                  const CancelToken &cancel, int maxSegments = 2) const;
+    // target() for editPullRequestComment(): commentTarget()'s checks, and id a forge's comment id
+    // (digits: it goes into the path).
+    Result<Target> editTarget(const ForgeScope &scope, const RepoAddress &repo, int number, const QString &id,
+                              const QString &body, const CancelToken &cancel, int maxSegments = 2) const;
     // A query of one item: the page size under the forge's name for it ("per_page", "limit", …).
     Query pageQuery(const QString &key) const;
     // apiBase + path (already percent-encoded: see segment()) + the encoded query.
@@ -141,6 +145,13 @@ public:
                             const Call &call, const std::function<QString(const QJsonValue &)> &idOf,
                             const std::function<Status()> &repository) const;
 
+    // A request about comment id (its edit, or Data Center's read of its version) at path: its
+    // answer, or refusal(). A 404 is told apart as comment() tells it; a missing comment is
+    // NotFound at "comment", and a 409 (an edit based on an older version) Conflict.
+    Result<QJsonValue> onComment(const QByteArray &method, const QString &path, const Query &query,
+                                 const std::optional<QJsonValue> &body, const QString &id, const Call &call,
+                                 const std::function<Status()> &repository) const;
+
     // The error for an answer that is not a success: 401 (and Azure's 203 sign-in page) the
     // token refused, 403 the scope it lacks (or a rate limit), 404 the subject not found or not
     // visible, 3xx moved, others what the forge said. Never holds the token or call's secret.
@@ -169,6 +180,10 @@ Result<ForgeWebhook> registerHook(const HookOps &ops, const QString &url);
 // body, cut to limit characters, POSTed to the issue's comments.
 Result<QString> commentAsIssue(const RestClient &client, const ForgeScope &scope, const RepoAddress &repo, int number,
                                const QString &body, qsizetype limit, const CancelToken &cancel);
+// editPullRequestComment() for commentAsIssue()'s forges: body, cut to limit characters, PATCHed
+// to the repository's issue comment id.
+Status editIssueComment(const RestClient &client, const ForgeScope &scope, const RepoAddress &repo, int number,
+                        const QString &id, const QString &body, qsizetype limit, const CancelToken &cancel);
 // The id (read by idOf) of the hook in hooks whose URL (read by urlOf) is url; nullopt when
 // there is none, and hooks' error when the listing failed.
 Result<std::optional<QString>> findHook(const Result<QJsonArray> &hooks, const QString &url,

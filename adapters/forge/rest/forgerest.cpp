@@ -37,6 +37,11 @@ public:
     {
         return std::unexpected(m_error);
     }
+    Status editPullRequestComment(const RepoAddress &, int, const QString &, const QString &,
+                                  const CancelToken &) override
+    {
+        return std::unexpected(m_error);
+    }
 
 private:
     Error m_error;

@@ -195,6 +195,12 @@ public:
         return commentAsIssue(m_client, m_scope, repo, number, body, GitHubCommentLimit, cancel);
     }
 
+    Status editPullRequestComment(const RepoAddress &repo, int number, const QString &id, const QString &body,
+                                  const CancelToken &cancel) override
+    {
+        return editIssueComment(m_client, m_scope, repo, number, id, body, GitHubCommentLimit, cancel);
+    }
+
 private:
     ForgeScope m_scope;
     RestClient m_client;

@@ -201,6 +201,22 @@ public:
             });
     }
 
+    Status editPullRequestComment(const RepoAddress &repo, int number, const QString &id, const QString &body,
+                                  const CancelToken &cancel) override
+    {
+        auto project = m_client.editTarget(m_scope, repo, number, id, body, cancel, GitLabProjectDepth);
+        if (!project)
+            return std::unexpected(project.error());
+        const QString base = u"/projects/"_s + projectId(*project);
+        auto edited =
+            m_client.onComment("PUT", base + u"/merge_requests/%1/notes/%2"_s.arg(QString::number(number), id), {},
+                               QJsonObject{{"body"_L1, clipped(body, GitLabNoteLimit)}}, id, project->call,
+                               [&] { return m_client.perform("GET", base, {}, std::nullopt, project->call); });
+        if (!edited)
+            return std::unexpected(edited.error());
+        return {};
+    }
+
 private:
     // The project's id as GitLab reads it in a path: its full path as one segment ("acme%2Fapi").
     static QString projectId(const Target &project) { return segment(project.call.subject); }

@@ -18,7 +18,10 @@ listing of the 3 repositories or 3 branches takes two pages. A request without t
 header gets that forge's 401.
 
 Every repository has the open pull requests PULL_REQUESTS (7 and 12); a comment on another number
-is that forge's 404. Hooks take only the events each forge documents (a misspelt one is refused
+is that forge's 404. A comment it took can be edited at each forge's documented address (GitHub
+and Gitea PATCH issues/comments/ID, GitLab PUT the note, Bitbucket Cloud PUT the comment, Data
+Center PUT with the version a GET of it gives, 409 for an older one, Azure PATCH the thread's
+first comment); one not there (another pull request's, or deleted) is the forge's 404. Hooks take only the events each forge documents (a misspelt one is refused
 the forge's way), and Azure's subscriptions the push and pull request events.
 
 It keeps the commit statuses, webhooks and pull request comments it was sent. Control routes (no
@@ -29,7 +32,9 @@ token):
   GET  /_standin/hook-events?forge=F  the events F's hooks are for: {"repo": {"url": [event]}}, sorted;
                                       a second hook for a URL shows as its events twice (GitLab: the
                                       *_events flags set; Azure: each subscription's eventType)
-  GET  /_standin/comments?forge=F     the comments F took: [{"repo", "number", "path", "body", "id"}]
+  GET  /_standin/comments?forge=F     the comments F took: [{"repo", "number", "path", "body", "id"}],
+                                      an edited one with "edits" (how many) and "edit_path"
+  POST /_standin/delete-comment       {"forge", "id"}: the comment is gone, as if deleted on the forge
   GET  /_standin/requests?forge=F     the requests F received: [{"method", "path", "query"}]
   POST /_standin/seed-hook            {"forge", "repo", "url", "secret"}: a push-only hook (as an
                                       older Pando made it), in F's own shape; answers {"id"}
@@ -131,6 +136,21 @@ def record_comment(forge, repo, number, path, body):
     STATE["comments"].setdefault(forge, []).append(
         {"repo": repo, "number": number, "path": path, "body": body, "id": comment_id})
     return comment_id
+
+
+def find_comment(forge, repo, number, comment_id):
+    """The comment forge took on repo's pull request number (any, when None) as comment_id, or None."""
+    for comment in STATE["comments"].get(forge, []):
+        if (str(comment["id"]) == str(comment_id) and comment["repo"] == repo
+                and (number is None or comment["number"] == number)):
+            return comment
+    return None
+
+
+def edit_comment(comment, path, body):
+    """comment's body replaced by an edit sent to path."""
+    comment.update(body=body, edits=comment.get("edits", 0) + 1, edit_path=path)
+    return comment
 
 
 def pull_request(number):
@@ -298,6 +318,10 @@ class Handler(BaseHTTPRequestHandler):
                 raise Answer(200, hook_events(forge))
             if method == "GET" and path == "/_standin/comments":
                 raise Answer(200, STATE["comments"].get(forge, []))
+            if method == "POST" and path == "/_standin/delete-comment":
+                comments = STATE["comments"].get(body["forge"], [])
+                comments[:] = [c for c in comments if str(c["id"]) != str(body["id"])]
+                raise Answer(200, {"ok": True})
             if method == "POST" and path == "/_standin/seed-hook":
                 raise Answer(200, {"id": seed_hook(body["forge"], body["repo"], body["url"], body["secret"])})
             if method == "GET" and path == "/_standin/requests":
@@ -465,6 +489,16 @@ class GitHub(Forge):
                                "html_url": f"https://github.com/{name}/pull/{number}#issuecomment-{comment_id}",
                                "issue_url": f"https://api.github.com/repos/{name}/issues/{number}",
                                "user": {"login": "pando-bot"}})
+        if (m := self.match("PATCH", "repos/*/*/issues/comments/*")) is not None:
+            # An issue comment is edited by its id alone; the issue is not in the path.
+            comment = find_comment("github", name, None, m[2])
+            if comment is None:
+                raise Answer(404, {"message": "Not Found",
+                                   "documentation_url": "https://docs.github.com/rest/issues/comments"})
+            text = (self.body or {}).get("body")
+            self.require(isinstance(text, str) and text.strip() and len(text) <= 65536, "Validation Failed")
+            edit_comment(comment, self.r.url.path, self.body)
+            raise Answer(200, {"id": comment["id"], "body": text, "user": {"login": "pando-bot"}})
         if rest == ["hooks"] and self.method == "GET":
             self.paged([self.hook_json(h) for h in hooks_of("github", name)])
         if rest == ["hooks"] and self.method == "POST":
@@ -583,6 +617,14 @@ class Gitea(Forge):
                                "html_url": f"https://gitea.example/{name}/pulls/{number}#issuecomment-{comment_id}",
                                "pull_request_url": f"https://gitea.example/{name}/pulls/{number}",
                                "issue_url": ""})
+        if (m := self.match("PATCH", "repos/*/*/issues/comments/*")) is not None:
+            comment = find_comment("gitea", name, None, m[2])
+            if comment is None:
+                raise Answer(404, self.error_body(404, "The target couldn't be found."))
+            text = (self.body or {}).get("body")
+            self.require(isinstance(text, str) and text.strip(), "[Body]: Required")
+            edit_comment(comment, self.r.url.path, self.body)
+            raise Answer(200, {"id": comment["id"], "body": text, "user": {"login": "pando-bot"}})
         if rest == ["hooks"] and self.method == "GET":
             self.paged([self.hook_json(h) for h in hooks_of("gitea", name)])
         if rest == ["hooks"] and self.method == "POST":
@@ -699,6 +741,17 @@ class GitLab(Forge):
             note_id = record_comment("gitlab", name, number, self.r.url.path, self.body)
             raise Answer(201, {"id": note_id, "type": None, "body": text, "noteable_type": "MergeRequest",
                                "noteable_iid": number, "system": False, "author": {"username": "pando-bot"}})
+        if (m := self.match("PUT", "projects/*/merge_requests/*/notes/*")) is not None:
+            number = pull_request(m[1])
+            comment = find_comment("gitlab", name, number, m[2]) if number is not None else None
+            if comment is None:
+                raise Answer(404, {"message": "404 Not found"})
+            text = (self.body or {}).get("body")
+            if not isinstance(text, str) or not text.strip():
+                raise Answer(400, {"message": "400 Bad request - Note {:note=>[\"can't be blank\"]}"})
+            edit_comment(comment, self.r.url.path, self.body)
+            raise Answer(200, {"id": comment["id"], "body": text, "noteable_type": "MergeRequest",
+                               "noteable_iid": number, "system": False, "author": {"username": "pando-bot"}})
         if rest == ["hooks"] and self.method == "GET":
             self.paged([{k: v for k, v in h.items() if k != "token"} for h in hooks_of("gitlab", name)])
         if rest == ["hooks"] and self.method == "POST":
@@ -797,6 +850,18 @@ class BitbucketCloud(Forge):
             self.require(isinstance(raw, str) and raw.strip(), "content.raw: This field is required.", 400)
             comment_id = record_comment("bitbucket", name, number, self.r.url.path, self.body)
             raise Answer(201, {"type": "pullrequest_comment", "id": comment_id,
+                               "content": {"type": "rendered", "raw": raw, "markup": "markdown", "html": ""},
+                               "pullrequest": {"type": "pullrequest", "id": number}, "deleted": False})
+        if len(rest) == 4 and rest[0] == "pullrequests" and rest[2] == "comments" and self.method == "PUT":
+            number = pull_request(rest[1])
+            comment = find_comment("bitbucket", name, number, rest[3]) if number is not None else None
+            if comment is None:
+                raise Answer(404, self.error_body(404, f"No comment with id {rest[3]}"))
+            content = (self.body or {}).get("content")
+            raw = content.get("raw") if isinstance(content, dict) else None
+            self.require(isinstance(raw, str) and raw.strip(), "content.raw: This field is required.", 400)
+            edit_comment(comment, self.r.url.path, self.body)
+            raise Answer(200, {"type": "pullrequest_comment", "id": comment["id"],
                                "content": {"type": "rendered", "raw": raw, "markup": "markdown", "html": ""},
                                "pullrequest": {"type": "pullrequest", "id": number}, "deleted": False})
         if rest == ["hooks"] and self.method == "GET":
@@ -907,6 +972,24 @@ class BitbucketDc(Forge):
             comment_id = record_comment("bbdc", name, number, self.r.url.path, self.body)
             raise Answer(201, {"id": comment_id, "version": 0, "text": text, "author": {"name": "pando-bot"},
                                "comments": [], "tasks": []})
+        if len(rest) == 4 and rest[0] == "pull-requests" and rest[2] == "comments" and self.method in ("GET", "PUT"):
+            # A comment carries a version each edit raises; an edit must name the current one.
+            number = pull_request(rest[1])
+            comment = find_comment("bbdc", name, number, rest[3]) if number is not None else None
+            if comment is None:
+                raise Answer(404, self.error_body(404, f"Comment {rest[3]} does not exist."))
+            if self.method == "PUT":
+                b = self.body or {}
+                text = b.get("text")
+                self.require(isinstance(text, str) and text.strip() and len(text) < 32768,
+                             "Please enter a non-empty value less than 32768 characters", 400)
+                self.require(isinstance(b.get("version"), int), "version is required", 400)
+                if b["version"] != comment.get("edits", 0):
+                    raise Answer(409, self.error_body(409, "You are attempting to modify a comment based on "
+                                                           "out-of-date information."))
+                edit_comment(comment, self.r.url.path, b)
+            raise Answer(200, {"id": comment["id"], "version": comment.get("edits", 0),
+                               "text": comment["body"]["text"], "author": {"name": "pando-bot"}})
         if rest == ["webhooks"] and self.method == "GET":
             self.paged([self.hook_json(h) for h in hooks_of("bbdc", name)])
         if rest == ["webhooks"] and self.method == "POST":
@@ -1032,6 +1115,9 @@ class Azure(Forge):
                          "The status context name is required", 400)
             record_status("azure", name, rest[1], b)
             raise Answer(201, dict(b, id=next_id()))
+        if (len(rest) == 6 and rest[0] == "pullRequests" and rest[2] == "threads" and rest[4] == "comments"
+                and self.method == "PATCH"):
+            self.edit_thread_comment(name, rest)
         if len(rest) == 3 and rest[0] == "pullRequests" and rest[2] == "threads" and self.method == "POST":
             number = pull_request(rest[1])
             if number is None:
@@ -1055,6 +1141,20 @@ class Azure(Forge):
                                "comments": [{"id": 1, "parentCommentId": 0, "content": content,
                                              "commentType": "text", "author": {"displayName": "pando-bot"}}],
                                "pullRequestThreadContext": None, "threadContext": None})
+
+    def edit_thread_comment(self, name, rest):
+        """PATCH pullRequests/N/threads/T/comments/C: the content of a thread's comment replaced."""
+        number = pull_request(rest[1])
+        thread = find_comment("azure", name, number, rest[3]) if number is not None else None
+        if thread is None or rest[5] != "1":
+            raise Answer(404, self.error_body(404, "TF401181: The pull request comment could not be found."))
+        content = (self.body or {}).get("content")
+        self.require(isinstance(content, str) and content.strip(),
+                     "Value cannot be null.\r\nParameter name: comment.Content", 400)
+        self.require(len(content) <= 150000, "A discussion comment cannot be longer than 150000 characters.", 400)
+        edit_comment(thread, self.r.url.path, self.body)
+        raise Answer(200, {"id": 1, "parentCommentId": 0, "content": content, "commentType": "text",
+                           "author": {"displayName": "pando-bot"}})
 
     def subscriptions(self):
         s, b = self.s, self.body or {}

@@ -239,6 +239,27 @@ inline CommentRequest commentRequest(const ForgeRow &row, int number, const QStr
             u"Code (Read & write)"_s};
 }
 
+// What editPullRequestComment() sends each forge to replace comment id's text: the documented
+// path and body (Data Center's with the version it read: edits before this one).
+inline CommentRequest editRequest(const ForgeRow &row, int number, const QString &id, const QString &text,
+                                  int earlierEdits = 0)
+{
+    const QString n = QString::number(number);
+    if (row.standIn == u"github"_s || row.standIn == u"gitea"_s)
+        return {u"/%1/repos/acme/api/issues/comments/%2"_s.arg(row.standIn, id), {{"body"_L1, text}}};
+    if (row.standIn == u"gitlab"_s)
+        return {u"/gitlab/projects/acme%2Fplatform%2Fapi/merge_requests/"_s + n + u"/notes/"_s + id,
+                {{"body"_L1, text}}};
+    if (row.standIn == u"bitbucket"_s)
+        return {u"/bitbucket/repositories/acme/api/pullrequests/"_s + n + u"/comments/"_s + id,
+                {{"content"_L1, QJsonObject{{"raw"_L1, text}}}}};
+    if (row.standIn == u"bbdc"_s)
+        return {u"/bbdc/rest/api/1.0/projects/acme/repos/api/pull-requests/"_s + n + u"/comments/"_s + id,
+                {{"text"_L1, text}, {"version"_L1, earlierEdits}}};
+    return {u"/azure/acme/shop/_apis/git/repositories/api/pullRequests/"_s + n + u"/threads/"_s + id + u"/comments/1"_s,
+            {{"content"_L1, text}}};
+}
+
 // The events registerWebhook() subscribes a forge's hook to, sorted as the stand-in shows them.
 inline QJsonArray hookEventsOf(const ForgeRow &row)
 {

@@ -77,6 +77,11 @@ QJsonArray ForgeStandIn::comments(const QString &forge) const
     return get(u"comments"_s, forge).toArray();
 }
 
+void ForgeStandIn::deleteComment(const QString &forge, const QString &id) const
+{
+    control(u"/_standin/delete-comment"_s, {{"forge"_L1, forge}, {"id"_L1, id}});
+}
+
 QString ForgeStandIn::seedHook(const QString &forge, const QString &repo, const QString &url,
                                const QString &secret) const
 {

@@ -41,6 +41,8 @@ public:
     // The pull request comments forge took: [{"repo", "number", "path", "body", "id"}], path the
     // request's (below the stand-in's root), body the JSON it was sent.
     QJsonArray comments(const QString &forge) const;
+    // Forgets the comment forge keeps as id, as if someone deleted it on the forge.
+    void deleteComment(const QString &forge, const QString &id) const;
     // Gives forge's repo a push-only hook for url (as an older Pando registered it) in the
     // forge's own shape; its id.
     QString seedHook(const QString &forge, const QString &repo, const QString &url, const QString &secret) const;

@@ -77,6 +77,69 @@ private Q_SLOTS:
         QCOMPARE(m_standIn->requests(row.standIn).size(), 1);
     }
 
+    // A comment's text is replaced in place at each forge's documented address, as often as asked
+    // (Data Center: each edit names the version the one before it made).
+    void editComment_data() { addRows(); }
+    void editComment()
+    {
+        QFETCH(ForgeRow, row);
+        auto forge = api(row);
+        const RepoAddress repo = address(row.repoUrl, row.kind);
+        auto commented = forge->commentOnPullRequest(repo, 7, u"Building `1a2b3c4`…"_s, {});
+        QVERIFY2(commented, errorText(commented));
+        for (int edit = 0; edit < 2; ++edit) {
+            const QString body = u"Serving `1a2b3c4` at https://pr-7.shop.pando.example (edit %1)"_s.arg(edit);
+            auto edited = forge->editPullRequestComment(repo, 7, *commented, body, {});
+            QVERIFY2(edited, errorText(edited));
+            const QJsonArray received = m_standIn->comments(row.standIn);
+            QCOMPARE(received.size(), 1);
+            const CommentRequest expected = editRequest(row, 7, *commented, body, edit);
+            QCOMPARE(received.at(0)["edit_path"_L1].toString(), expected.path);
+            QCOMPARE(received.at(0)["body"_L1].toObject(), expected.body);
+            QCOMPARE(received.at(0)["edits"_L1].toInt(), edit + 1);
+        }
+    }
+
+    // A comment deleted on the forge is NotFound at "comment" (a new one is then posted); a
+    // comment of another pull request is not this one's; an id that is not a forge's is refused
+    // before any request, as a number or an empty body are.
+    void editMissingComment_data() { addRows(); }
+    void editMissingComment()
+    {
+        QFETCH(ForgeRow, row);
+        auto forge = api(row);
+        const RepoAddress repo = address(row.repoUrl, row.kind);
+        auto commented = forge->commentOnPullRequest(repo, 7, u"hello"_s, {});
+        QVERIFY2(commented, errorText(commented));
+        if (row.standIn != u"github"_s && row.standIn != u"gitea"_s) { // theirs is the repository's, by id alone
+            auto elsewhere = forge->editPullRequestComment(repo, 12, *commented, u"moved"_s, {});
+            QVERIFY(!elsewhere);
+            QCOMPARE(elsewhere.error().code, ErrorCode::NotFound);
+            QCOMPARE(elsewhere.error().where, u"comment"_s);
+        }
+        m_standIn->deleteComment(row.standIn, *commented);
+        auto gone = forge->editPullRequestComment(repo, 7, *commented, u"still there?"_s, {});
+        QVERIFY(!gone);
+        QCOMPARE(gone.error().code, ErrorCode::NotFound);
+        QCOMPARE(gone.error().where, u"comment"_s);
+        QVERIFY2(gone.error().message.contains(u"is no longer on its pull request"_s), errorText(gone));
+        QVERIFY2(holdsNoToken(gone), errorText(gone));
+
+        auto noRepo = forge->editPullRequestComment(address(row.missingUrl, row.kind), 7, *commented, u"x"_s, {});
+        QCOMPARE(noRepo.error().code, ErrorCode::NotFound);
+        QCOMPARE(noRepo.error().where, u"repo"_s);
+
+        m_standIn->reset();
+        for (const QString &id : {QString(), u"../../hooks"_s, u"12 "_s}) {
+            auto refused = forge->editPullRequestComment(repo, 7, id, u"x"_s, {});
+            QCOMPARE(refused.error().code, ErrorCode::Invalid);
+            QCOMPARE(refused.error().where, u"comment"_s);
+        }
+        QCOMPARE(forge->editPullRequestComment(repo, 0, u"5"_s, u"x"_s, {}).error().where, u"number"_s);
+        QCOMPARE(forge->editPullRequestComment(repo, 7, u"5"_s, u" "_s, {}).error().where, u"body"_s);
+        QCOMPARE(m_standIn->requests(row.standIn).size(), 0);
+    }
+
     // A body past the forge's limit is cut there, never inside a surrogate pair.
     void longCommentIsCut_data() { addRows(); }
     void longCommentIsCut()

@@ -23,6 +23,7 @@
 #include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
 
 using namespace Qt::StringLiterals;
 using namespace pando;
@@ -162,12 +163,14 @@ void TestEnginePreviews::init()
         m_standIn->reset();
 }
 
-// Alice (a member) makes the app; its webhook gets a random secret, returned.
+// Alice (a member) makes the app; its webhook gets a random secret, returned. The fake runtime's
+// containers are at 127.0.0.1, where the forge stand-in answers the health probe at run.port.
 QByteArray TestEnginePreviews::createApp(const QString &name, const QString &preview)
 {
     const QByteArray spec = u"name: %1\nsource:\n  repo: %2\n  ref: main\n  autodeploy: push\n"
-                            u"run:\n  port: 8080\n  env:\n    MODE: production\n    SHARED: app\n"
-                            u"health:\n  timeout: 1s\n%3"_s.arg(name, Repo, preview)
+                            u"run:\n  port: %4\n  env:\n    MODE: production\n    SHARED: app\n"
+                            u"health:\n  path: /_standin/statuses\n  timeout: 5s\n%3"_s.arg(name, Repo, preview)
+                                .arg(QUrl(m_standIn->base()).port())
                                 .toUtf8();
     auto created = m_engine->createApp(spec, m_people.actor(u"alice"_s));
     if (!created) {
@@ -253,13 +256,21 @@ void TestEnginePreviews::aPullRequestLivesAndDiesWithItsPreview()
                                        u"PUT /api/v1/apps/web-pr-7"_s);
     QVERIFY(allowed && *allowed);
 
-    // The pull request gets one comment naming its preview.
-    QTRY_COMPARE_WITH_TIMEOUT(m_standIn->comments(u"github"_s).size(), 1, 10000);
+    // The pull request gets one comment naming its preview, edited to say where it serves.
+    const auto commentSays = [this](const QString &what) {
+        const QJsonArray comments = m_standIn->comments(u"github"_s);
+        return comments.size() == 1 && comments.first()[u"body"_s][u"body"_s].toString().contains(what);
+    };
+    const QString servingA = u"**Serving** commit `%1` at http"_s.arg(commit('a').left(12));
+    QTRY_VERIFY2_WITH_TIMEOUT(commentSays(servingA),
+                              QJsonDocument(m_standIn->comments(u"github"_s)).toJson().constData(), 10000);
     const QJsonObject comment = m_standIn->comments(u"github"_s).first().toObject();
     QCOMPARE(comment[u"repo"_s].toString(), u"acme/web"_s);
     QCOMPARE(comment[u"number"_s].toInt(), 7);
+    QVERIFY2(comment[u"edits"_s].toInt() >= 1, QJsonDocument(comment).toJson().constData()); // Deploying, then Serving
     const QString said = comment[u"body"_s][u"body"_s].toString();
-    QVERIFY2(said.contains(u"`web-pr-7`"_s) && said.contains(u"feature-x"_s), qPrintable(said));
+    QVERIFY2(said.contains(u"`web-pr-7`"_s) && said.contains(u"feature-x"_s) && said.contains(opened.deployId),
+             qPrintable(said));
 
     // A push to it: the same preview, deployed again at the new head, no second comment.
     Pull pushed;
@@ -279,19 +290,33 @@ void TestEnginePreviews::aPullRequestLivesAndDiesWithItsPreview()
     QCOMPARE(listed->first().record.author, u"octo-dev"_s);
     QCOMPARE(listed->first().expiresMs - listed->first().record.updatedMs, 48LL * 3600 * 1000);
     QVERIFY(!listed->first().record.commentId.isEmpty());
-    QTest::qWait(300);
-    QCOMPARE(m_standIn->comments(u"github"_s).size(), 1);
+    // The same comment now speaks of the new head.
+    QTRY_VERIFY_WITH_TIMEOUT(commentSays(u"**Serving** commit `%1`"_s.arg(commit('b').left(12))), 10000);
+    QCOMPARE(QString::number(m_standIn->comments(u"github"_s).first()[u"id"_s].toInteger()),
+             listed->first().record.commentId);
+
+    // Someone deleted the comment on the forge: the next deploy posts a new one and keeps its id.
+    m_standIn->deleteComment(u"github"_s, listed->first().record.commentId);
+    Pull pushedAgain;
+    pushedAgain.action = u"synchronize"_s;
+    pushedAgain.sha = commit('c');
+    QCOMPARE(deliver(u"web"_s, githubPull(secret, pushedAgain)).outcome, u"deployed"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(commentSays(u"**Serving** commit `%1`"_s.arg(commit('c').left(12))), 10000);
+    const QString reposted = QString::number(m_standIn->comments(u"github"_s).first()[u"id"_s].toInteger());
+    QVERIFY(reposted != listed->first().record.commentId);
+    QTRY_COMPARE(m_engine->previews(u"web"_s)->first().record.commentId, reposted);
 
     // Merged: the preview goes, with everything it made; the app stays.
     Pull closed;
     closed.action = u"closed"_s;
     closed.merged = true;
-    closed.sha = commit('b');
+    closed.sha = commit('c');
     const core::autodeploy::Delivery merged = deliver(u"web"_s, githubPull(secret, closed));
     QCOMPARE(merged.outcome, u"removed"_s);
     QVERIFY2(merged.detail.contains(u"merged"_s), qPrintable(merged.detail));
     QTRY_VERIFY_WITH_TIMEOUT(!appExists(u"web-pr-7"_s), 20000);
     QVERIFY(appExists(u"web"_s));
+    QTRY_VERIFY_WITH_TIMEOUT(commentSays(u"**Removed**: the pull request was merged"_s), 10000);
     QCOMPARE(m_engine->previews(u"web"_s)->size(), 0);
     // Its grants went with it: a later app of that name is nobody's but its maker's.
     auto after = m_engine->authorize(m_people.principal(u"alice"_s), "apps.read",
