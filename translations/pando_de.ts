@@ -3015,6 +3015,13 @@
         <source>The backup failed: %1</source>
         <translation>Die Sicherung ist fehlgeschlagen: %1</translation>
     </message>
+    <message numerus="yes">
+        <source>%1; build cache %2 in %n image(s)</source>
+        <translation>
+            <numerusform>%1; Build-Cache %2 in %n Image</numerusform>
+            <numerusform>%1; Build-Cache %2 in %n Images</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>pando::desktop::ApprovalsModel</name>

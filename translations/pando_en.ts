@@ -93,6 +93,16 @@
     </message>
 </context>
 <context>
+    <name>pando::desktop::AppSettings</name>
+    <message numerus="yes">
+        <source>%1; build cache %2 in %n image(s)</source>
+        <translation>
+            <numerusform>%1; build cache %2 in %n image</numerusform>
+            <numerusform>%1; build cache %2 in %n images</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>pando::desktop::ApprovalsModel</name>
     <message numerus="yes">
         <source>%n minute(s)</source>

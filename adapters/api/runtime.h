@@ -64,6 +64,12 @@ struct BuildRequest {
     QString tag;        // "pando/hello:d42"
     Labels labels;
     QMap<QString, QString> buildArgs;
+    // Called, when set, once the build ended (made an image or not), for each image it made that
+    // the built image does not keep: another stage's steps, and a failed build's finished steps.
+    // The builder keeps them as its cache, and they are nobody's to remove: Docker's classic
+    // builder leaves them untagged and without the build's labels. bytes is what the image adds
+    // (its own layer).
+    std::function<void(const QString &imageId, qint64 bytes)> leftover;
 };
 
 // A file run() puts into a container before its process starts (secrets an app asks for as files).

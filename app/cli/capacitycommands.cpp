@@ -67,6 +67,11 @@ void showCapacity(Cli &cli)
                                 QString::number(num(rt, "services"))};
             if (const QString of = str(disk, "of"); of != QLatin1String("-"))
                 notes << QStringLiteral("%1 disk: %2").arg(str(rt, "kind"), of);
+            const QJsonObject cache = disk.value(QStringLiteral("build_cache")).toObject();
+            if (const qint64 images = num(cache, "images"); images > 0)
+                notes << QStringLiteral("%1 build cache: %2 in %3 image(s) builds left, the latest build's of each app")
+                             .arg(str(rt, "kind"), bytes(double(num(cache, "bytes"))))
+                             .arg(images);
             if (const QString note = str(rt, "note"); note != QLatin1String("-"))
                 notes << QStringLiteral("%1: %2").arg(str(rt, "kind"), note);
         }

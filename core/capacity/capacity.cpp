@@ -133,12 +133,19 @@ Result<QList<RuntimeCapacity>> report(Database &db, adapters::Runtime &runtime, 
     auto byKind = committed(db, policy, defaults->kind);
     if (!byKind)
         return std::unexpected(byKind.error());
+    auto cache = BuildCacheRepository(db).totals();
+    if (!cache)
+        return std::unexpected(cache.error());
     QList<RuntimeCapacity> out;
     for (const adapters::RuntimeRoom &room : std::as_const(*rooms)) {
         RuntimeCapacity c;
         c.room = room;
         c.committed = byKind->value(room.kind);
         c.isDefault = room.kind == defaults->kind;
+        if (room.kind == QLatin1String(BuildCacheRuntimeKind)) {
+            c.buildCacheImages = cache->images;
+            c.buildCacheBytes = cache->bytes;
+        }
         out.append(c);
     }
     return out;
@@ -155,11 +162,13 @@ QJsonObject RuntimeCapacity::toJson() const
         {u"memory"_s, QJsonObject{{u"total"_s, room.memoryBytes},
                                   {u"available"_s, orNull(room.memoryAvailableBytes)},
                                   {u"committed"_s, committed.memoryBytes}}},
-        {u"disk"_s, QJsonObject{{u"total"_s, room.diskBytes},
-                                {u"available"_s, orNull(room.diskAvailableBytes)},
-                                {u"committed"_s, committed.diskBytes},
-                                {u"of"_s, room.disk},
-                                {u"measures_apps"_s, room.canMeasureDisk}}},
+        {u"disk"_s,
+         QJsonObject{{u"total"_s, room.diskBytes},
+                     {u"available"_s, orNull(room.diskAvailableBytes)},
+                     {u"committed"_s, committed.diskBytes},
+                     {u"of"_s, room.disk},
+                     {u"measures_apps"_s, room.canMeasureDisk},
+                     {u"build_cache"_s, QJsonObject{{u"images"_s, buildCacheImages}, {u"bytes"_s, buildCacheBytes}}}}},
         {u"note"_s, room.note},
         {u"reachable"_s, room.reachable},
     };

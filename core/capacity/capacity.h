@@ -24,6 +24,8 @@ namespace pando::core::capacity {
 
 // Services run on Docker (adapters/services/docker), whatever runtime their app is on.
 inline constexpr const char *ServicesRuntimeKind = "docker";
+// Builds run on Docker for every runtime, so their cache is on it.
+inline constexpr const char *BuildCacheRuntimeKind = "docker";
 
 struct Commitment {
     qint64 memoryBytes = 0;
@@ -38,6 +40,10 @@ struct RuntimeCapacity {
     adapters::RuntimeRoom room;
     Commitment committed;
     bool isDefault = false; // where specs that name no runtime go
+    // The images builds left as their cache (core/deploy/buildcache.h): on the Docker engine,
+    // which builds for every runtime; zero on the others.
+    int buildCacheImages = 0;
+    qint64 buildCacheBytes = 0;
     QJsonObject toJson() const;
 };
 

@@ -4,6 +4,7 @@
 
 #include "core/capacity/capacity.h"
 #include "core/deploy/appaddresses.h"
+#include "core/deploy/buildcache.h"
 #include "core/deploy/healthprobe.h"
 #include "core/deploy/imagereuse.h"
 #include "core/deploy/servicestep.h"
@@ -355,10 +356,16 @@ Result<StepEnd> build(DeployRun &run)
     request.tag = imageTag(deploy.app, deploy.id);
     request.labels = run.s.labels();
     request.buildArgs = run.spec.build.args;
+    QList<BuildCacheRecord> leftovers;
+    const qint64 startedMs = run.s.clock.nowMs();
+    request.leftover = [&leftovers, &deploy, startedMs](const QString &id, qint64 bytes) {
+        leftovers.append({id, deploy.app, deploy.id, int(leftovers.size()), bytes, startedMs});
+    };
     auto image = run.s.runtime.build(request, run.cancel, [&run](const QString &line) {
         if (run.log)
             run.log->add(line);
     });
+    keepBuildCache(run.s, deploy.app, deploy.id, leftovers);
     if (!image)
         return std::unexpected(image.error());
     deploy.imageId = *image;

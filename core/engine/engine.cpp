@@ -1,4 +1,5 @@
 #include "core/deploy/appaddresses.h"
+#include "core/deploy/buildcache.h"
 #include "core/engine/engineprivate.h"
 #include "core/engine/enginewiring.h"
 #include "core/policy/specgate.h"
@@ -592,6 +593,7 @@ Status Engine::Private::runRemoveJob(const JobRecord &job)
         problems << containers.error().text();
     }
     untagImages(services, name, [](const QString &) { return false; });
+    dropBuildCache(services, name);
     if (problems.isEmpty())
         if (auto gone = removeServicesOf(job); !gone)
             problems << gone.error().text();

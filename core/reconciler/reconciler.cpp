@@ -1,6 +1,7 @@
 #include "reconciler.h"
 
 #include "core/deploy/appaddresses.h"
+#include "core/deploy/buildcache.h"
 #include "core/deploy/secretinjection.h"
 #include "core/deploy/servicestep.h"
 #include "core/disklimit/diskstates.h"
@@ -92,6 +93,10 @@ Result<QStringList> Reconciler::pass()
         QMutexLocker lock(appLock.get());
         reconcileApp(it.key(), it.value(), changes);
     }
+    // What removed apps' builds left and their removal could not take (an image another build
+    // reused): tried again each pass.
+    if (const int dropped = dropBuildCache(m_s, {}); dropped > 0)
+        changes << QStringLiteral("removed %1 build cache image(s) of removed apps").arg(dropped);
     return changes;
 }
 

@@ -468,6 +468,22 @@ const QList<Migration> &migrations()
                             " PRIMARY KEY (deploy_id, seq))"),
              QStringLiteral("CREATE INDEX deploys_finished ON deploys (finished_ms)"),
          }},
+        {22,
+         QStringLiteral("the images builds left beside their results, to remove them"),
+         {
+             // core/state/buildcache.cpp: what BuildRequest::leftover told of each build (another
+             // stage's steps, a failed build's finished steps), with the app and deploy it was
+             // made for; position orders one build's images (removed newest first). No foreign key:
+             // an image outlives its app's row until it is removed.
+             QStringLiteral("CREATE TABLE build_cache ("
+                            " image_id TEXT PRIMARY KEY,"
+                            " app TEXT NOT NULL,"
+                            " deploy_id TEXT NOT NULL,"
+                            " position INTEGER NOT NULL DEFAULT 0,"
+                            " bytes BIGINT NOT NULL DEFAULT 0,"
+                            " made_ms BIGINT NOT NULL DEFAULT 0)"),
+             QStringLiteral("CREATE INDEX build_cache_app ON build_cache (app)"),
+         }},
     };
     return all;
 }

@@ -36,6 +36,36 @@ private:
     Database &m_db;
 };
 
+// An image a build made that its result does not keep (adapters::BuildRequest::leftover).
+struct BuildCacheRecord {
+    QString imageId;
+    QString app;
+    QString deployId;
+    int position = 0; // its order in its build
+    qint64 bytes = 0; // what it adds (its own layer)
+    qint64 madeMs = 0;
+};
+
+// The images builds left (core/deploy/buildcache.h removes them); buildcache.cpp.
+class BuildCacheRepository {
+public:
+    explicit BuildCacheRepository(Database &db) : m_db(db) {}
+    // One build's, in one transaction; an image told before keeps its first row.
+    Status add(const QList<BuildCacheRecord> &images);
+    // app's (every app's when empty), newest first: the order they can be removed in.
+    Result<QList<BuildCacheRecord>> list(const QString &app = {});
+    Status remove(const QString &imageId);
+    // How many images are kept and the bytes they add.
+    struct Totals {
+        int images = 0;
+        qint64 bytes = 0;
+    };
+    Result<Totals> totals();
+
+private:
+    Database &m_db;
+};
+
 class DeployRepository {
 public:
     explicit DeployRepository(Database &db) : m_db(db) {}

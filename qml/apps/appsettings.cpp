@@ -110,6 +110,10 @@ QVariantMap runtimeRow(const QJsonObject &r)
         diskText = AppSettings::tr("%1 (%2)").arg(diskText, of);
     if (!disk.value(u"measures_apps"_s).toBool(true))
         diskText = AppSettings::tr("%1; apps cannot be held to a disk limit here").arg(diskText);
+    const QJsonObject cache = disk.value(u"build_cache"_s).toObject();
+    if (const int images = cache.value(u"images"_s).toInt(); images > 0)
+        diskText = AppSettings::tr("%1; build cache %2 in %n image(s)", nullptr, images)
+                       .arg(diskText, bytesText(cache.value(u"bytes"_s).toInteger()));
     return {
         {u"kind"_s, r.value(u"kind"_s).toString()},
         {u"isDefault"_s, r.value(u"default"_s).toBool()},

@@ -3,6 +3,9 @@
 #include "adapters/kit/dockerapi/tarball.h"
 
 #include <QJsonDocument>
+#include <QRegularExpression>
+#include <QSet>
+#include <optional>
 
 namespace pando::adapters::dockerapi {
 
@@ -57,6 +60,20 @@ bool hasStreamError(const QJsonObject &o)
     return o.contains(QLatin1String("error")) || o.contains(QLatin1String("errorDetail"));
 }
 
+Status removeImage(const DockerClient &client, const QString &idOrTag, bool force)
+{
+    Request r;
+    r.method = "DELETE";
+    r.path = QStringLiteral("/images/") + idOrTag;
+    if (force)
+        r.addQuery(QStringLiteral("force"), QStringLiteral("1"));
+    r.timeoutMs = 60000;
+    auto response = client.call(r);
+    if (!response && response.error().code != ErrorCode::NotFound)
+        return std::unexpected(response.error());
+    return {};
+}
+
 Result<QString> imageId(const DockerClient &client, const QString &idOrTag)
 {
     auto response = client.get(QStringLiteral("/images/") + idOrTag + QStringLiteral("/json"));
@@ -98,9 +115,78 @@ Error failedStep(const BuildRequest &request, const QString &step, const QString
                      .arg(image)};
 }
 
-// One build of the tar'd context read from context.
+// The images a classic build made, read from its output: each step ends in " ---> ID", the
+// image it committed, but a FROM's (the stage's base, or an earlier stage) and a cached step's
+// (" ---> Using cache" first), which were there before the build.
+class MadeImages {
+public:
+    void read(const QString &line)
+    {
+        static const QRegularExpression committed(QStringLiteral("^---> ([0-9a-f]{12,64})$"));
+        if (line.startsWith(QLatin1String("Step ")) && line.contains(QLatin1String(" : "))) {
+            const QString instruction = line.section(QLatin1String(" : "), 1).trimmed();
+            m_skipNext = instruction.startsWith(QLatin1String("FROM "), Qt::CaseInsensitive);
+        } else if (line == QLatin1String("---> Using cache")) {
+            m_skipNext = true;
+        } else if (const auto match = committed.match(line); match.hasMatch()) {
+            if (!m_skipNext && !m_ids.contains(match.captured(1)))
+                m_ids << match.captured(1);
+            m_skipNext = false;
+        }
+    }
+    const QStringList &ids() const { return m_ids; }
+
+private:
+    QStringList m_ids;
+    bool m_skipNext = false;
+};
+
+// Tells request.leftover of each image in made that built (an image id, or empty when the build
+// failed) does not keep: those not among its ancestors.
+void reportLeftovers(const DockerClient &client, const BuildRequest &request, const QStringList &made,
+                     const QString &built)
+{
+    if (!request.leftover || made.isEmpty())
+        return;
+    struct Inspected {
+        QString id;
+        QString parent;
+        qint64 size = 0;
+    };
+    const auto inspect = [&client](const QString &id) -> std::optional<Inspected> {
+        auto response = client.get(QStringLiteral("/images/") + id + QStringLiteral("/json"));
+        if (!response)
+            return std::nullopt;
+        const QJsonObject o = response->json().object();
+        return Inspected{o.value(QLatin1String("Id")).toString(), o.value(QLatin1String("Parent")).toString(),
+                         qint64(o.value(QLatin1String("Size")).toDouble())};
+    };
+    const auto shortId = [](const QString &id) {
+        return id.section(u':', -1).left(12);
+    };
+    QSet<QString> kept; // short ids of built and its ancestors
+    for (QString at = built; !at.isEmpty() && kept.size() < 1000;) {
+        auto image = inspect(at);
+        if (!image)
+            break;
+        kept.insert(shortId(image->id));
+        at = image->parent;
+    }
+    for (const QString &id : made) {
+        if (kept.contains(id.left(12)))
+            continue;
+        auto image = inspect(id);
+        if (!image)
+            continue; // gone already: nothing to tell
+        const auto parent = image->parent.isEmpty() ? std::nullopt : inspect(image->parent);
+        request.leftover(image->id, parent ? std::max<qint64>(0, image->size - parent->size) : image->size);
+    }
+}
+
+// One build of the tar'd context read from context; what it made goes to made.
 Result<QString> buildFrom(const DockerClient &client, const BuildRequest &request, QIODevice &context,
-                          const CancelToken &cancel, const std::function<void(const QString &line)> &progress)
+                          const CancelToken &cancel, const std::function<void(const QString &line)> &progress,
+                          MadeImages &made)
 {
     Request r;
     r.method = "POST";
@@ -128,6 +214,7 @@ Result<QString> buildFrom(const DockerClient &client, const BuildRequest &reques
             pendingText.remove(0, nl + 1);
             if (line.startsWith(QLatin1String("Step ")) && line.contains(QLatin1String(" : ")))
                 step = line;
+            made.read(line);
             if (!line.isEmpty() && progress)
                 progress(line);
         }
@@ -188,7 +275,8 @@ Result<QString> buildImage(const DockerClient &client, const BuildRequest &reque
     auto context = tarToTempFile(request.contextDir, TarOptions{.skipTopLevelGit = true, .ignore = std::move(*ignore)});
     if (!context)
         return std::unexpected(context.error());
-    auto built = buildFrom(client, request, *context->get(), cancel, progress);
+    MadeImages made;
+    auto built = buildFrom(client, request, *context->get(), cancel, progress, made);
     // The classic builder reuses cached layers by id; when another build's clean-up removes an
     // image in between (deploys of different apps share layers), it fails with this. The cache
     // entry is gone by then, so a second attempt builds the step instead of reusing it.
@@ -196,8 +284,9 @@ Result<QString> buildImage(const DockerClient &client, const BuildRequest &reque
         context->get()->seek(0)) {
         if (progress)
             progress(QStringLiteral("a cached layer was removed during the build; building again"));
-        built = buildFrom(client, request, *context->get(), cancel, progress);
+        built = buildFrom(client, request, *context->get(), cancel, progress, made);
     }
+    reportLeftovers(client, request, made.ids(), built ? *built : QString());
     return built;
 }
 

@@ -43,6 +43,11 @@ bool hasStreamError(const QJsonObject &o);
 Result<QString> buildImage(const DockerClient &client, const BuildRequest &request, const CancelToken &cancel,
                            const std::function<void(const QString &line)> &progress);
 
+// Removes an image (DELETE /images/ID, its untagged parents with it when nothing else needs
+// them); a missing image is not an error. force also takes it from stopped containers and other
+// tags; an image with a child, or a running container's, is refused (Conflict) either way.
+Status removeImage(const DockerClient &client, const QString &idOrTag, bool force = false);
+
 // The id of an image (by id or tag); NotFound when there is none.
 Result<QString> imageId(const DockerClient &client, const QString &idOrTag);
 

@@ -466,15 +466,7 @@ Result<QList<ImageInfo>> DockerRuntime::images(const Labels &filter)
 
 Status DockerRuntime::removeImage(const QString &idOrTag)
 {
-    Request r;
-    r.method = "DELETE";
-    r.path = QStringLiteral("/images/") + idOrTag;
-    r.addQuery(QStringLiteral("force"), QStringLiteral("1"));
-    r.timeoutMs = 60000;
-    auto response = m_client.call(r);
-    if (!response && response.error().code != ErrorCode::NotFound)
-        return std::unexpected(response.error());
-    return {};
+    return dockerapi::removeImage(m_client, idOrTag, true);
 }
 
 Result<bool> DockerRuntime::removeOwnImage(const QString &idOrTag, const Labels &owner)

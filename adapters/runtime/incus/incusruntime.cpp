@@ -159,7 +159,17 @@ Result<QString> IncusRuntime::build(const BuildRequest &request, const CancelTok
                     QStringLiteral("the Incus runtime builds images with a Docker engine, and none is set up"),
                     QStringLiteral("build of ") + request.tag,
                     QStringLiteral("start dockerd on this host, or deploy a prebuilt image"));
-    auto built = dockerapi::buildImage(*m_builder, request, cancel, progress);
+    // What the build leaves beside its image is the builder's alone: removed at once, newest
+    // first (an image with a child stays), so the Docker engine that builds for Incus keeps
+    // nothing nobody tracks.
+    BuildRequest own = request;
+    QStringList leftovers;
+    own.leftover = [&leftovers](const QString &id, qint64) {
+        leftovers.prepend(id);
+    };
+    auto built = dockerapi::buildImage(*m_builder, own, cancel, progress);
+    for (const QString &id : std::as_const(leftovers))
+        discardResult(dockerapi::removeImage(*m_builder, id), "a leftover still there is a cache entry, no harm");
     if (!built)
         return built;
     // Docker's copy stays, with the same tag: a build of the same tree then comes from its cache

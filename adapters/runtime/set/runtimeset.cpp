@@ -155,7 +155,12 @@ Result<QString> RuntimeSet::build(const BuildRequest &request, const CancelToken
     auto m = member(request.runtime);
     if (!m)
         return std::unexpected(m.error());
-    auto id = (*m)->runtime->build(request, cancel, progress);
+    BuildRequest routed = request;
+    if (request.leftover)
+        routed.leftover = [this, built = *m, told = request.leftover](const QString &id, qint64 bytes) {
+            told(prefixed(*built, id), bytes);
+        };
+    auto id = (*m)->runtime->build(routed, cancel, progress);
     if (!id)
         return id;
     return prefixed(**m, *id);

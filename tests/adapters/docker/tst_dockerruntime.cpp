@@ -54,8 +54,10 @@ private:
     }
 
     // A context of dockerfile, hello.txt, a symlink to it, a .git and a sub/.git, plus files.
+    // leftovers, when given, gets what the build tells BuildRequest::leftover, in order.
     Result<QString> buildContext(const QByteArray &dockerfile, const QString &tag, QStringList *progress = nullptr,
-                                 const CancelToken &cancel = CancelToken(), const QMap<QString, QByteArray> &files = {})
+                                 const CancelToken &cancel = CancelToken(), const QMap<QString, QByteArray> &files = {},
+                                 QList<QPair<QString, qint64>> *leftovers = nullptr)
     {
         QTemporaryDir dir;
         if (!dir.isValid())
@@ -77,6 +79,10 @@ private:
         request.dockerfile = QStringLiteral("Dockerfile");
         request.tag = tag;
         request.labels = labels(QStringLiteral("ctx"));
+        if (leftovers)
+            request.leftover = [leftovers](const QString &id, qint64 bytes) {
+                leftovers->append({id, bytes});
+            };
         return m_runtime.build(request, cancel, [&](const QString &line) {
             if (progress)
                 progress->append(line);
@@ -214,6 +220,55 @@ private Q_SLOTS:
         QVERIFY2(id.error().message.contains(QLatin1String("returned a non-zero code")), qPrintable(id.error().text()));
         // The failing instruction is named.
         QCOMPARE(id.error().where, u"Dockerfile, step 2 (RUN echo doomed && false)"_s);
+    }
+
+    // What a build makes beside its image is told, so that it can be removed: another stage's
+    // steps, a failed build's finished steps; never the image's own ancestors, a base image or a
+    // step the cache answered.
+    void buildLeftoversAreTold()
+    {
+        const QByteArray dockerfile = "FROM pando/busybox:latest AS build\n"
+                                      "RUN mkdir -p /out && echo " +
+                                      m_run.toUtf8() +
+                                      " > /out/run\n"
+                                      "RUN echo second > /out/second\n"
+                                      "FROM pando/busybox:latest\n"
+                                      "COPY --from=build /out /out\n"
+                                      "RUN echo " +
+                                      m_run.toUtf8() + " > /final\n";
+        const QString tag = QStringLiteral("pando-test/stages:") + m_run;
+        QList<QPair<QString, qint64>> leftovers;
+        auto built = buildContext(dockerfile, tag, nullptr, {}, {}, &leftovers);
+        QVERIFY2(built, qPrintable(built ? QString() : built.error().text()));
+        QCOMPARE(leftovers.size(), 2); // the build stage's two RUN steps
+        for (const auto &[id, bytes] : std::as_const(leftovers)) {
+            QVERIFY2(id.startsWith(u"sha256:"_s) && id != *built, qPrintable(id));
+            QVERIFY(bytes >= 0 && bytes < 1024 * 1024);
+        }
+
+        // Built again: every step comes from the cache, so the build made nothing to tell.
+        QList<QPair<QString, qint64>> again;
+        auto rebuilt = buildContext(dockerfile, tag, nullptr, {}, {}, &again);
+        QVERIFY2(rebuilt, qPrintable(rebuilt ? QString() : rebuilt.error().text()));
+        QCOMPARE(*rebuilt, *built);
+        QCOMPARE(again.size(), 0);
+
+        // The leftovers are images of their own, told in the order they were made: removed newest
+        // first (a parent with a child is refused), they go, and the built image stays whole.
+        for (auto it = leftovers.crbegin(); it != leftovers.crend(); ++it)
+            QVERIFY2(m_runtime.removeImage(it->first), qPrintable(it->first));
+        auto images = m_runtime.images(labels(QStringLiteral("ctx")));
+        QVERIFY(images);
+        QVERIFY(
+            std::any_of(images->cbegin(), images->cend(), [&](const ImageInfo &i) { return i.tags.contains(tag); }));
+        QVERIFY(m_runtime.removeImage(tag));
+
+        QList<QPair<QString, qint64>> failed;
+        auto doomed = buildContext("FROM pando/busybox:latest\nRUN echo " + m_run.toUtf8() + " > /made\nRUN false\n",
+                                   QStringLiteral("pando-test/bad:") + m_run, nullptr, {}, {}, &failed);
+        QVERIFY(!doomed);
+        QCOMPARE(failed.size(), 1); // the step that finished before the failing one
+        QVERIFY2(m_runtime.removeImage(failed.first().first), qPrintable(failed.first().first));
     }
 
     // A FROM naming an image the engine does not have and cannot pull (a registry on a closed

@@ -11,6 +11,7 @@
 
 #include <QTcpServer>
 #include <QTest>
+#include <QUuid>
 #include <algorithm>
 #include <atomic>
 #include <thread>
@@ -39,10 +40,13 @@ private Q_SLOTS:
     void rollbackGoesBackAVersion();
     void restartRestoresRouteAndSettlesWork();
     void isolatedAppServesAndTakesItsNetwork();
+    void buildCacheIsTheLatestBuildsAndGoesWithTheApp();
     void removalLeavesNothingBehind();
 
 private:
     QString deployAndWait(const QString &app, const QString &ref = {});
+    // The images builds left, as GET /capacity counts them on Docker; -1 when it cannot say.
+    int buildCacheImages();
     QUrl appUrl(const QString &app);
 
     std::unique_ptr<EngineFixture> m_fx;
@@ -67,6 +71,17 @@ void TestEngineDocker::initTestCase()
 void TestEngineDocker::cleanupTestCase()
 {
     m_fx.reset();
+}
+
+int TestEngineDocker::buildCacheImages()
+{
+    auto rooms = m_fx->engine().capacity();
+    if (!rooms)
+        return -1;
+    for (const core::capacity::RuntimeCapacity &room : std::as_const(*rooms))
+        if (room.room.kind == QLatin1String("docker"))
+            return room.buildCacheImages;
+    return -1;
 }
 
 QString TestEngineDocker::deployAndWait(const QString &app, const QString &ref)
@@ -166,7 +181,9 @@ void TestEngineDocker::failedBuildKeepsOldVersion()
     const QUrl url = appUrl(QStringLiteral("hello"));
     QVERIFY(!m_fx->git()
                  .commit(QStringLiteral("hello"), QStringLiteral("broken-build"),
-                         helloApp("v3", "RUN echo compiling the broken part && false\n"))
+                         // Content of its own, so that the COPY is no earlier run's cached step.
+                         helloApp("v3 " + QUuid::createUuid().toByteArray(),
+                                  "RUN echo compiling the broken part && false\n"))
                  .isEmpty());
     const QString id = deployAndWait(QStringLiteral("hello"), QStringLiteral("broken-build"));
     auto view = m_fx->engine().deployView(id);
@@ -186,6 +203,8 @@ void TestEngineDocker::failedBuildKeepsOldVersion()
     QCOMPARE(httpGet(url).body.trimmed(), QByteArray("v2"));
     QCOMPARE(m_fx->docker().containers(m_fx->installLabels(QStringLiteral("hello"), id))->size(), 0);
     QCOMPARE(m_fx->docker().imageId(core::imageTag(QStringLiteral("hello"), id)).error().code, ErrorCode::NotFound);
+    // The step that finished (COPY www) is kept as the build cache, and counted.
+    QCOMPARE(buildCacheImages(), 1);
 }
 
 void TestEngineDocker::failedHealthKeepsOldVersion()
@@ -493,6 +512,42 @@ void TestEngineDocker::isolatedAppServesAndTakesItsNetwork()
     QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(app), 60000);
     auto left = m_fx->docker().client().get(QStringLiteral("/networks/") + network);
     QVERIFY2(!left && left.error().code == ErrorCode::NotFound, "the app's last container took its network along");
+}
+
+// A multi-stage build leaves its first stage's steps as images nothing tags or labels: they are
+// counted as the build cache, only the latest build's are kept, and they go with the app.
+void TestEngineDocker::buildCacheIsTheLatestBuildsAndGoesWithTheApp()
+{
+    const int before = buildCacheImages();
+    QVERIFY(before >= 0);
+    const QString repo = m_fx->git().createRepository(QStringLiteral("stages"));
+    const QByteArray run = QUuid::createUuid().toByteArray(); // no earlier run's cache answers
+    const auto version = [&run](const QByteArray &content) {
+        GitFiles files;
+        files.insert(QStringLiteral("Dockerfile"),
+                     GitFile{"FROM pando/busybox:latest AS build\nCOPY www /src\n"
+                             "RUN mkdir /out && cp /src/index.html /out/index.html\n"
+                             "FROM pando/busybox:latest\nCOPY --from=build /out /www\nEXPOSE 8080\n"
+                             "CMD [\"/bin/httpd\", \"-f\", \"-p\", \"8080\", \"-h\", \"/www\"]\n"});
+        files.insert(QStringLiteral("www/index.html"), GitFile{content + "\n" + run});
+        return files;
+    };
+    QVERIFY(!m_fx->git().commit(QStringLiteral("stages"), QStringLiteral("main"), version("stage one")).isEmpty());
+    auto created = m_fx->engine().createApp(helloSpec(QStringLiteral("stages"), repo), core::Actor{});
+    QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
+    const QString first = deployAndWait(QStringLiteral("stages"));
+    QCOMPARE(m_fx->engine().deployView(first)->record.status, core::DeployStatus::Succeeded);
+    QCOMPARE(buildCacheImages(), before + 2); // the build stage's COPY and RUN
+
+    QVERIFY(!m_fx->git().commit(QStringLiteral("stages"), QStringLiteral("main"), version("stage two")).isEmpty());
+    const QString second = deployAndWait(QStringLiteral("stages"));
+    QCOMPARE(m_fx->engine().deployView(second)->record.status, core::DeployStatus::Succeeded);
+    QVERIFY(httpGet(appUrl(QStringLiteral("stages"))).body.startsWith("stage two"));
+    QCOMPARE(buildCacheImages(), before + 2); // the second build's, the first's removed
+
+    QVERIFY(m_fx->engine().removeApp(QStringLiteral("stages"), core::Actor{}));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(QStringLiteral("stages")), 60000);
+    QCOMPARE(buildCacheImages(), before);
 }
 
 void TestEngineDocker::removalLeavesNothingBehind()

@@ -238,6 +238,35 @@ private Q_SLOTS:
         QCOMPARE(steps->at(3).finishedMs, 150);
     }
 
+    // What builds left: kept per image (told twice, kept once), listed newest build first and
+    // within a build newest first (the order they can be removed in), summed for capacity, and
+    // outliving the app's row until removed.
+    void buildCacheIsListedNewestFirst()
+    {
+        AppRepository apps(*m_db);
+        BuildCacheRepository cache(*m_db);
+        QVERIFY(apps.create(app(u"stages"_s)));
+        QVERIFY(cache.add({{u"sha256:a1"_s, u"stages"_s, u"d1"_s, 0, 100, 1000},
+                           {u"sha256:a2"_s, u"stages"_s, u"d1"_s, 1, 50, 1000}}));
+        QVERIFY(cache.add({{u"sha256:b1"_s, u"stages"_s, u"d2"_s, 0, 7, 2000},
+                           {u"sha256:a2"_s, u"stages"_s, u"d2"_s, 1, 9, 2000}, // a cached step told again
+                           {u"sha256:c1"_s, u"other"_s, u"d9"_s, 0, 1, 1500}}));
+        QStringList order;
+        const QList<BuildCacheRecord> listed = cache.list(u"stages"_s).value();
+        for (const BuildCacheRecord &r : listed)
+            order << r.imageId + u'/' + r.deployId;
+        QCOMPARE(order, QStringList({u"sha256:b1/d2"_s, u"sha256:a2/d1"_s, u"sha256:a1/d1"_s}));
+        QCOMPARE(cache.list().value().size(), 4);
+        QCOMPARE(cache.totals()->images, 4);
+        QCOMPARE(cache.totals()->bytes, 158);
+        QVERIFY(apps.remove(u"stages"_s));
+        QCOMPARE(cache.list(u"stages"_s).value().size(), 3);
+        QVERIFY(cache.remove(u"sha256:a1"_s));
+        QVERIFY(cache.remove(u"sha256:absent"_s));
+        QCOMPARE(cache.totals()->images, 3);
+        QVERIFY(cache.add({}));
+    }
+
     // A finished deploy's output becomes one compressed row per step and reads back the same:
     // each step, after a line, within a limit, every step; build output shrinks to a fraction;
     // past the retention it goes, but for the deploy an app serves, and says when it went.
