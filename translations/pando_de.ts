@@ -590,10 +590,6 @@
         <translation>Ausführen</translation>
     </message>
     <message>
-        <source>Runs in the container of the version the app serves now, without input; it may read the app&apos;s secrets, so only people who may change the app can. For a shell, use: pando apps exec %1 -t -- sh</source>
-        <translation>Läuft im Container der Version, die die App gerade ausliefert, ohne Eingabe; er kann die Secrets der App lesen, daher dürfen es nur Personen, die die App ändern dürfen. Für eine Shell: pando apps exec %1 -t -- sh</translation>
-    </message>
-    <message>
         <source>Exited with 0</source>
         <translation>Mit 0 beendet</translation>
     </message>
@@ -604,6 +600,30 @@
     <message>
         <source>What the command printed</source>
         <translation>Was der Befehl ausgegeben hat</translation>
+    </message>
+    <message>
+        <source>Keep input open</source>
+        <translation>Eingabe offen halten</translation>
+    </message>
+    <message>
+        <source>Type the command&apos;s input below while it runs, a line at a time</source>
+        <translation>Die Eingabe des Befehls unten eintippen, während er läuft, Zeile für Zeile</translation>
+    </message>
+    <message>
+        <source>Runs in the container of the version the app serves now, without a terminal; it may read the app&apos;s secrets, so only people who may change the app can. For a program that needs a terminal, use: pando apps exec %1 -t -- sh</source>
+        <translation>Läuft im Container der Version, die die App gerade ausliefert, ohne Terminal; er kann die Geheimnisse der App lesen, daher dürfen das nur Personen, die die App ändern dürfen. Für ein Programm, das ein Terminal braucht: pando apps exec %1 -t -- sh</translation>
+    </message>
+    <message>
+        <source>Input for the command; Enter sends the line</source>
+        <translation>Eingabe für den Befehl; Enter sendet die Zeile</translation>
+    </message>
+    <message>
+        <source>A line of input for the running command</source>
+        <translation>Eine Zeile Eingabe für den laufenden Befehl</translation>
+    </message>
+    <message>
+        <source>End input</source>
+        <translation>Eingabe beenden</translation>
     </message>
 </context>
 <context>

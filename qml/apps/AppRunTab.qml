@@ -1,6 +1,7 @@
 // The Run tab of an app: a command run once in the container the app serves from (as
-// `pando apps exec` does, without a terminal or input), its output as it prints it and how it
-// ended. For an interactive shell, the tab says to use `pando apps exec NAME -t -- sh`.
+// `pando apps exec` does, without a terminal), its output as it prints it and how it ended. With
+// "Keep input open" the command reads what is typed below it, line by line (a shell, a REPL), until
+// End input; a program that needs a terminal is for `pando apps exec NAME -t -- …`.
 pragma ComponentBehavior: Bound
 
 import QtQuick
@@ -33,6 +34,15 @@ ColumnLayout {
             Accessible.name: qsTr("Command to run in the app's container")
             onAccepted: command.run(text)
         }
+        CheckBox {
+            objectName: "interactive"
+            text: qsTr("Keep input open")
+            enabled: !command.running
+            checked: command.interactive
+            onToggled: command.interactive = checked
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("Type the command's input below while it runs, a line at a time")
+        }
         Button {
             objectName: "runButton"
             text: command.running ? qsTr("Stop") : qsTr("Run")
@@ -43,7 +53,7 @@ ColumnLayout {
         Layout.fillWidth: true
         wrapMode: Text.Wrap
         opacity: 0.7
-        text: qsTr("Runs in the container of the version the app serves now, without input; it may read the app's secrets, so only people who may change the app can. For a shell, use: pando apps exec %1 -t -- sh").arg(root.app)
+        text: qsTr("Runs in the container of the version the app serves now, without a terminal; it may read the app's secrets, so only people who may change the app can. For a program that needs a terminal, use: pando apps exec %1 -t -- sh").arg(root.app)
     }
     Label {
         objectName: "runError"
@@ -58,6 +68,27 @@ ColumnLayout {
         visible: command.exitCode >= 0
         font.bold: true
         text: command.exitCode === 0 ? qsTr("Exited with 0") : qsTr("Exited with %1").arg(command.exitCode)
+    }
+    RowLayout {
+        Layout.fillWidth: true
+        visible: command.inputOpen
+        TextField {
+            id: inputLine
+            objectName: "inputLine"
+            Layout.fillWidth: true
+            placeholderText: qsTr("Input for the command; Enter sends the line")
+            font.family: "monospace"
+            Accessible.name: qsTr("A line of input for the running command")
+            onAccepted: {
+                if (command.sendInput(text))
+                    text = ""
+            }
+        }
+        Button {
+            objectName: "endInputButton"
+            text: qsTr("End input")
+            onClicked: command.endInput()
+        }
     }
     ScrollView {
         Layout.fillWidth: true

@@ -88,9 +88,18 @@ bool AppCommand::run(const QString &commandLine)
         Q_EMIT changed();
         return false;
     }
-    m_run = m_session->runInApp(m_app, command, this);
+    m_inputEnded = false;
+    m_opened = false;
+    m_pendingInput.clear();
+    m_pendingEnd = false;
+    m_run = m_session->runInApp(m_app, command, m_interactive, this);
     connect(m_run, &Subscription::received, this, &AppCommand::received);
     connect(m_run, &Subscription::ended, this, &AppCommand::ended);
+    // The command goes first once the stream opens, then what was typed meanwhile.
+    connect(m_run, &Subscription::opened, this, [this] {
+        m_opened = true;
+        flushInput();
+    });
     Q_EMIT changed();
     return true;
 }
@@ -103,15 +112,58 @@ void AppCommand::stop()
     Q_EMIT changed();
 }
 
+void AppCommand::setInteractive(bool interactive)
+{
+    if (interactive == m_interactive || m_run)
+        return;
+    m_interactive = interactive;
+    Q_EMIT changed();
+}
+
+bool AppCommand::sendInput(const QString &line)
+{
+    if (!isInputOpen())
+        return false;
+    m_pendingInput += line.toUtf8() + '\n';
+    append(line + u'\n'); // as a terminal would echo it
+    flushInput();
+    Q_EMIT changed();
+    return true;
+}
+
+void AppCommand::endInput()
+{
+    if (!isInputOpen())
+        return;
+    m_inputEnded = true;
+    m_pendingEnd = true;
+    flushInput();
+    Q_EMIT changed();
+}
+
+void AppCommand::flushInput()
+{
+    if (!m_run || !m_opened)
+        return;
+    if (!m_pendingInput.isEmpty() && m_run->sendBinary(m_pendingInput))
+        m_pendingInput.clear();
+    if (m_pendingEnd && m_pendingInput.isEmpty() && m_run->sendText(u"{\"eof\":true}"_s))
+        m_pendingEnd = false;
+}
+
+void AppCommand::append(const QString &text)
+{
+    m_output += text;
+    if (m_output.size() > MaxOutputChars)
+        m_output.remove(0, m_output.size() - MaxOutputChars);
+}
+
 void AppCommand::received(const QJsonObject &message)
 {
-    if (message.contains(u"exit"_s)) {
+    if (message.contains(u"exit"_s))
         m_exitCode = message.value(u"exit"_s).toInt();
-    } else {
-        m_output += message.value(u"text"_s).toString();
-        if (m_output.size() > MaxOutputChars)
-            m_output.remove(0, m_output.size() - MaxOutputChars);
-    }
+    else
+        append(message.value(u"text"_s).toString());
     Q_EMIT changed();
 }
 

@@ -466,19 +466,20 @@ Subscription *RemoteSession::followDeployLog(const QString &id, QObject *parent)
         parent);
 }
 
-Subscription *RemoteSession::runInApp(const QString &app, const QStringList &command, QObject *parent)
+Subscription *RemoteSession::runInApp(const QString &app, const QStringList &command, bool input, QObject *parent)
 {
     return follow(
-        [app, command](const Api &api, Api::MessageCallback onMessage, Api::ClosedCallback onClosed) {
+        [app, command, input](const Api &api, Api::MessageCallback onMessage, Api::ClosedCallback onClosed) {
             // Output comes as binary messages, the stream's number first: handed on as text.
             auto deliver = std::make_shared<Api::MessageCallback>(std::move(onMessage));
             QWebSocket *socket = api.exec(
                 app, [deliver](const QJsonObject &m) { (*deliver)(m); }, std::move(onClosed));
-            QObject::connect(socket, &QWebSocket::connected, socket, [socket, command] {
+            QObject::connect(socket, &QWebSocket::connected, socket, [socket, command, input] {
                 socket->sendTextMessage(
                     QString::fromUtf8(QJsonDocument(QJsonObject{{u"command"_s, QJsonArray::fromStringList(command)}})
                                           .toJson(QJsonDocument::Compact)));
-                socket->sendTextMessage(u"{\"eof\":true}"_s);
+                if (!input)
+                    socket->sendTextMessage(u"{\"eof\":true}"_s);
             });
             // One decoder a stream: a character may be cut between two messages.
             auto decoders = std::make_shared<std::array<QStringDecoder, 2>>(std::array<QStringDecoder, 2>{

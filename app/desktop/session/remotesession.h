@@ -77,7 +77,7 @@ public:
     void logTail(const QString &app, int lines, ListCallback done) override;
     Subscription *followLogs(const QString &app, int tail, QObject *parent) override;
     Subscription *followDeployLog(const QString &id, QObject *parent) override;
-    Subscription *runInApp(const QString &app, const QStringList &command, QObject *parent) override;
+    Subscription *runInApp(const QString &app, const QStringList &command, bool input, QObject *parent) override;
 
     void pipelines(ListCallback done) override;
     void pipeline(const QString &name, ObjectCallback done) override;

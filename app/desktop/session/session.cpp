@@ -19,6 +19,21 @@ void Subscription::attach(QWebSocket *socket)
     connect(socket, &QWebSocket::connected, this, &Subscription::opened);
 }
 
+bool Subscription::sendBinary(const QByteArray &data)
+{
+    if (!m_active || !m_socket || !m_socket->isValid())
+        return false;
+    return m_socket->sendBinaryMessage(data) == data.size();
+}
+
+bool Subscription::sendText(const QString &text)
+{
+    if (!m_active || !m_socket || !m_socket->isValid())
+        return false;
+    m_socket->sendTextMessage(text);
+    return true;
+}
+
 void Subscription::cancel()
 {
     if (!m_active)

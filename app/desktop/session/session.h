@@ -44,6 +44,12 @@ public:
     // Closes the stream; ended() then follows with a successful result().
     void cancel();
 
+    // What the caller sends back on the stream, where its protocol takes any (a command's input):
+    // false when the stream is not open (ended, or not connected yet for sendBinary's peers that
+    // refuse early input).
+    bool sendBinary(const QByteArray &data);
+    bool sendText(const QString &text);
+
     // For implementations: the socket carrying the stream, and its end.
     void attach(QWebSocket *socket);
     void finish(const Status &status);
@@ -173,9 +179,11 @@ public:
     // A deploy's output kept so far, then each line as its steps print it, with the steps' states
     // ({"progress": step}), until {"finished": status} (GET /api/v1/deploys/{id}/log/follow).
     virtual Subscription *followDeployLog(const QString &id, QObject *parent) = 0;
-    // A command run once in the app's container with no input (GET /api/v1/apps/{name}/exec):
-    // what it prints as {"stream": 1|2, "text": "..."} as it prints it, then {"exit": code}.
-    virtual Subscription *runInApp(const QString &app, const QStringList &command, QObject *parent) = 0;
+    // A command run once in the app's container (GET /api/v1/apps/{name}/exec): what it prints
+    // as {"stream": 1|2, "text": "..."} as it prints it, then {"exit": code}. Without input its
+    // standard input ends at once; with input, the caller writes it with sendBinary() and ends it
+    // with sendText("{\"eof\":true}") (no terminal: the command reads lines as sent).
+    virtual Subscription *runInApp(const QString &app, const QStringList &command, bool input, QObject *parent) = 0;
 
     // Pipelines and runs (Unavailable when the install runs without the pipeline runner).
     virtual void pipelines(ListCallback done) = 0;

@@ -299,6 +299,31 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!command.isRunning(), 10000);
         QCOMPARE(command.exitCode(), 5);
 
+        // Without input kept open, a command that reads its input finds it ended.
+        QVERIFY(!command.sendInput(u"nobody reads this"_s));
+        QVERIFY(command.run(u"cat"_s));
+        QTRY_VERIFY_WITH_TIMEOUT(!command.isRunning(), 10000);
+        QCOMPARE(command.exitCode(), 0);
+        QCOMPARE(command.output(), QString());
+        // With it, each line typed reaches the command (a line sent before the stream opened too,
+        // after the command), is echoed, and End input ends it.
+        command.setInteractive(true);
+        QVERIFY(command.run(u"cat"_s));
+        QVERIFY(command.isInputOpen());
+        QVERIFY(command.sendInput(u"first line"_s));
+        QTRY_COMPARE_WITH_TIMEOUT(command.output(), u"first line\nfirst line\n"_s, 10000);
+        QVERIFY(command.sendInput(u"zweite Zeile ü"_s));
+        QTRY_COMPARE_WITH_TIMEOUT(command.output(), u"first line\nfirst line\nzweite Zeile ü\nzweite Zeile ü\n"_s,
+                                  10000);
+        QVERIFY(command.isRunning());
+        command.endInput();
+        QVERIFY(!command.isInputOpen());
+        QVERIFY(!command.sendInput(u"too late"_s));
+        QTRY_VERIFY_WITH_TIMEOUT(!command.isRunning(), 10000);
+        QCOMPARE(command.exitCode(), 0);
+        QCOMPARE(command.error(), QString());
+        command.setInteractive(false);
+
         VERIFY_OK(test::awaitObject([&](auto done) { m_session->createApp(appSpec(u"idle"_s), done); }));
         command.setApp(u"idle"_s);
         QVERIFY(command.run(u"ls"_s));
