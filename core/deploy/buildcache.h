@@ -3,7 +3,7 @@
 // and a failed build's finished steps, as untagged images without the build's labels, which
 // nothing lists as the install's (adapters::BuildRequest::leftover). They are the build cache:
 // the next build of the app reuses them. An app keeps those of its latest build only; removing
-// the app removes them; GET /capacity counts them (docs/capacity.md).
+// the app removes them; GET /capacity counts them (docs/user-guide.md, "Build cache").
 
 #include "core/deploy/services.h"
 #include "core/state/repositories.h"

@@ -25,6 +25,15 @@ QString described(const QString &text)
     return text.size() <= MaxDescription ? text : text.left(MaxDescription - 1) + u'…';
 }
 
+// text as a Markdown code span: shown as written, so a branch name or a build's error (which a
+// pull request's author can choose) never becomes a mention, a link or markup in Pando's comment.
+QString codeSpan(const QString &text)
+{
+    QString plain = text;
+    plain.replace(u'`', u'\'').replace(u'\n', u' ');
+    return u'`' + plain + u'`';
+}
+
 // What a preview's comment says of the deploy event is about.
 QString previewState(const Event &event, const DeployRecord &deploy)
 {
@@ -38,7 +47,7 @@ QString previewState(const Event &event, const DeployRecord &deploy)
         if (deploy.status == DeployStatus::Cancelled)
             return u"**Cancelled**: deploy %1 of commit `%2`."_s.arg(deploy.id, commit);
         return u"**Failed**: deploy %1 of commit `%2` stopped at %3: %4"_s.arg(deploy.id, commit, deploy.failedStep,
-                                                                               deploy.error.left(500));
+                                                                               codeSpan(deploy.error.left(500)));
     }
     return u"**Deploying** commit `%1` (deploy %2)…"_s.arg(commit, deploy.id);
 }
@@ -165,9 +174,9 @@ void Engine::Private::tellPullRequest(const autodeploy::PreviewRecord &preview, 
         return;
     QString text = u"**Pando** previews this pull request as app `%1`.\n\n"_s.arg(preview.app) + state;
     if (!gone)
-        text += u"\n\nEach push to `%1` deploys again, and this comment says how it went. The preview is removed "
+        text += u"\n\nEach push to %1 deploys again, and this comment says how it went. The preview is removed "
                 u"with everything it made when the pull request closes, or after %2 h without a push. Its deploys "
-                u"report on each commit as `pando/%3`."_s.arg(preview.headBranch)
+                u"report on each commit as `pando/%3`."_s.arg(codeSpan(preview.headBranch))
                     .arg(spec->preview.ttlMs / 3600000)
                     .arg(preview.app);
 

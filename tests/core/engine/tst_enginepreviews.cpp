@@ -269,7 +269,7 @@ void TestEnginePreviews::aPullRequestLivesAndDiesWithItsPreview()
     QCOMPARE(comment[u"number"_s].toInt(), 7);
     QVERIFY2(comment[u"edits"_s].toInt() >= 1, QJsonDocument(comment).toJson().constData()); // Deploying, then Serving
     const QString said = comment[u"body"_s][u"body"_s].toString();
-    QVERIFY2(said.contains(u"`web-pr-7`"_s) && said.contains(u"feature-x"_s) && said.contains(opened.deployId),
+    QVERIFY2(said.contains(u"`web-pr-7`"_s) && said.contains(u"`feature-x`"_s) && said.contains(opened.deployId),
              qPrintable(said));
 
     // A push to it: the same preview, deployed again at the new head, no second comment.
