@@ -14,18 +14,28 @@ namespace pando::test {
 
 struct ApiAnswer {
     int status = 0;
-    QJsonObject json;
+    QJsonObject json; // the body as a JSON object (empty when it is not one)
+    QByteArray body;
     QByteArray requestId;
     QByteArray authenticate;
+    QByteArray contentType;
+    QByteArray disposition; // Content-Disposition
+};
+
+struct ApiCallOptions {
+    int timeoutMs = 10000;
+    bool followRedirects = true; // false: what the route answers, not where it sends a browser
 };
 
 // authorization: the Authorization header's whole value, empty for none. A body without a
 // content type is sent as JSON.
 inline ApiAnswer callApi(QNetworkAccessManager &network, const QString &baseUrl, const QByteArray &method,
                          const QString &path, const QByteArray &body, const QByteArray &contentType,
-                         const QByteArray &authorization)
+                         const QByteArray &authorization, const ApiCallOptions &options = {})
 {
     QNetworkRequest request(QUrl(baseUrl + path));
+    if (!options.followRedirects)
+        request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
     if (!authorization.isEmpty())
         request.setRawHeader("Authorization", authorization);
     if (!contentType.isEmpty())
@@ -35,12 +45,15 @@ inline ApiAnswer callApi(QNetworkAccessManager &network, const QString &baseUrl,
     QNetworkReply *reply = network.sendCustomRequest(request, method, body);
     QSignalSpy finished(reply, &QNetworkReply::finished);
     if (!reply->isFinished())
-        finished.wait(10000);
+        finished.wait(options.timeoutMs);
     ApiAnswer answer;
     answer.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    answer.json = QJsonDocument::fromJson(reply->readAll()).object();
+    answer.body = reply->readAll();
+    answer.json = QJsonDocument::fromJson(answer.body).object();
     answer.requestId = reply->rawHeader("X-Request-Id");
     answer.authenticate = reply->rawHeader("WWW-Authenticate");
+    answer.contentType = reply->rawHeader("Content-Type");
+    answer.disposition = reply->rawHeader("Content-Disposition");
     reply->deleteLater();
     return answer;
 }

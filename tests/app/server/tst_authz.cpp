@@ -4,6 +4,7 @@
 
 #include "fakes.h"
 #include "routematrix.h"
+#include "tests/app/server/apicall.h"
 
 #include "core/authz/authz.h"
 #include "core/engine/enginewiring.h"
@@ -23,11 +24,7 @@ using namespace pando::test::routematrix;
 
 namespace {
 
-struct Answer {
-    int status = 0;
-    QJsonObject json;
-    QByteArray requestId;
-};
+using Answer = test::ApiAnswer;
 
 const QByteArray PipelineYaml = "resources:\n- name: repo\n  type: git\njobs:\n- name: unit\n  plan:\n  - get: repo\n";
 
@@ -156,23 +153,8 @@ Answer TestAuthz::call(const QByteArray &method, const QString &path, const QStr
 Answer TestAuthz::call(test::TestInstall &install, const QByteArray &method, const QString &path, const QString &token,
                        const QByteArray &body, const QByteArray &contentType)
 {
-    QNetworkRequest request(QUrl(install.baseUrl() + path));
-    // What the route answers, not where it sends a browser.
-    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
-    if (!token.isEmpty())
-        request.setRawHeader("Authorization", "Bearer " + token.toUtf8());
-    if (!body.isEmpty())
-        request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
-    QNetworkReply *reply = m_network.sendCustomRequest(request, method, body);
-    QSignalSpy finished(reply, &QNetworkReply::finished);
-    if (!reply->isFinished())
-        finished.wait(10000);
-    Answer answer;
-    answer.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    answer.json = QJsonDocument::fromJson(reply->readAll()).object();
-    answer.requestId = reply->rawHeader("X-Request-Id");
-    reply->deleteLater();
-    return answer;
+    return test::callApi(m_network, install.baseUrl(), method, path, body, body.isEmpty() ? QByteArray() : contentType,
+                         token.isEmpty() ? QByteArray() : "Bearer " + token.toUtf8(), {.followRedirects = false});
 }
 
 QString TestAuthz::userId(const QString &username)

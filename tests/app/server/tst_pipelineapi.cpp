@@ -3,6 +3,7 @@
 // pipeline runner, and the run follow stream (backlog, live events, no duplicates, close).
 
 #include "fakes.h"
+#include "tests/app/server/apicall.h"
 #include "tests/support/component.h"
 
 #include <QJsonArray>
@@ -19,11 +20,7 @@ using namespace pando;
 
 namespace {
 
-struct Answer {
-    int status = 0;
-    QJsonObject json;
-    QByteArray body;
-};
+using Answer = test::ApiAnswer;
 
 QString errorCode(const Answer &a)
 {
@@ -135,23 +132,8 @@ Answer TestPipelineApi::call(const QByteArray &method, const QString &path, cons
                              const QByteArray &authorization, test::TestInstall *install)
 {
     test::TestInstall &target = install ? *install : m_install;
-    QNetworkRequest request(QUrl(target.baseUrl() + path));
-    if (authorization == "default")
-        request.setRawHeader("Authorization", "Bearer " + target.token.toUtf8());
-    else if (!authorization.isEmpty())
-        request.setRawHeader("Authorization", authorization);
-    if (!body.isEmpty())
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    QNetworkReply *reply = m_network.sendCustomRequest(request, method, body);
-    QSignalSpy finished(reply, &QNetworkReply::finished);
-    if (!reply->isFinished())
-        finished.wait(10000);
-    Answer answer;
-    answer.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    answer.body = reply->readAll();
-    answer.json = QJsonDocument::fromJson(answer.body).object();
-    reply->deleteLater();
-    return answer;
+    return test::callApi(m_network, target.baseUrl(), method, path, body, {},
+                         authorization == "default" ? "Bearer " + target.token.toUtf8() : authorization);
 }
 
 QString TestPipelineApi::trigger(const QString &pipeline, const QString &job)

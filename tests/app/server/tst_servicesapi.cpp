@@ -3,6 +3,7 @@
 // required data parameter and the refusal of a slot the spec still declares.
 
 #include "fakes.h"
+#include "tests/app/server/apicall.h"
 #include "tests/support/vocabtesting.h"
 
 #include <QDateTime>
@@ -20,13 +21,7 @@ using namespace pando;
 
 namespace {
 
-struct Answer {
-    int status = 0;
-    QJsonObject json;
-    QByteArray body;
-    QByteArray contentType;
-    QByteArray disposition;
-};
+using Answer = test::ApiAnswer;
 
 QString errorWhere(const Answer &a)
 {
@@ -83,24 +78,9 @@ QByteArray TestServicesApi::spec(bool withCache) const
 Answer TestServicesApi::call(const QByteArray &method, const QString &path, const QByteArray &body,
                              const QByteArray &contentType)
 {
-    QNetworkRequest request(QUrl(m_install.baseUrl() + path));
-    request.setRawHeader("Authorization", "Bearer " + m_install.token.toUtf8());
-    if (!contentType.isEmpty())
-        request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
-    else if (!body.isEmpty()) // JSON routes take nothing else
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    QNetworkReply *reply = m_network.sendCustomRequest(request, method, body);
-    QSignalSpy finished(reply, &QNetworkReply::finished);
-    if (!reply->isFinished())
-        finished.wait(20000);
-    Answer a;
-    a.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    a.body = reply->readAll();
-    a.json = QJsonDocument::fromJson(a.body).object();
-    a.contentType = reply->rawHeader("Content-Type");
-    a.disposition = reply->rawHeader("Content-Disposition");
-    reply->deleteLater();
-    return a;
+    // A backup streams a service's dump: longer than the default wait.
+    return test::callApi(m_network, m_install.baseUrl(), method, path, body, contentType,
+                         "Bearer " + m_install.token.toUtf8(), {.timeoutMs = 20000});
 }
 
 // The service passwords the app's container was given.
