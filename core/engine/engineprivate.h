@@ -93,6 +93,14 @@ struct Engine::Private {
     QThreadPool statusPool;
     CancelToken statusCancel;
     void watchCommitStatuses();
+    // What the status thread reports through: the forge API of token connection `connection` and
+    // the repository repoUrl names on it. nullopt when the connection has no API to report to
+    // (none, gone, a deploy key, a generic git host); an error when it has one that cannot be used.
+    struct ForgeTarget {
+        std::unique_ptr<adapters::ForgeApi> api;
+        adapters::RepoAddress repo;
+    };
+    std::optional<Result<ForgeTarget>> reportTarget(const QString &connection, const QString &repoUrl);
     void reportCommitStatus(const Event &event);
     // The comment on the pull request of the preview event's deploy is about: what the deploy does.
     void reportOnPreview(const Event &event);

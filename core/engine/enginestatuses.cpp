@@ -75,6 +75,24 @@ void Engine::Private::watchCommitStatuses()
         Qt::DirectConnection);
 }
 
+std::optional<Result<Engine::Private::ForgeTarget>> Engine::Private::reportTarget(const QString &connection,
+                                                                                  const QString &repoUrl)
+{
+    if (connection.isEmpty())
+        return std::nullopt;
+    auto store = connectionStore();
+    auto found = store ? store->find(connection) : Result<sourceconn::Connection>(std::unexpected(store.error()));
+    if (!found || !found->isToken() || found->scope.kind == adapters::ForgeKind::Generic)
+        return std::nullopt;
+    auto address = adapters::parseRepoAddress(repoUrl, found->scope.kind);
+    if (!address)
+        return Result<ForgeTarget>(std::unexpected(address.error()));
+    auto api = forgeApi(connection);
+    if (!api)
+        return Result<ForgeTarget>(std::unexpected(api.error()));
+    return Result<ForgeTarget>(ForgeTarget{std::move(*api), *address});
+}
+
 void Engine::Private::reportCommitStatus(const Event &event)
 {
     if (statusCancel.isCancelled())
@@ -83,16 +101,15 @@ void Engine::Private::reportCommitStatus(const Event &event)
     if (!deploy || deploy->commit.isEmpty())
         return; // failed before its commit was known: there is nothing to put a status on
     auto app = AppRepository(db).find(deploy->app);
-    if (!app || app->sourceConnection.isEmpty())
+    if (!app)
         return;
     const QString connection = app->sourceConnection;
-    auto store = connectionStore();
-    auto found = store ? store->find(connection) : Result<sourceconn::Connection>(std::unexpected(store.error()));
-    if (!found || !found->isToken() || found->scope.kind == adapters::ForgeKind::Generic)
-        return; // no API to report to
     auto spec = parseAppSpec(deploy->specYaml.toUtf8());
     if (!spec)
         return;
+    auto target = reportTarget(connection, spec->source.repo);
+    if (!target)
+        return; // no API to report to
 
     adapters::CommitStatus status;
     status.commit = deploy->commit;
@@ -112,15 +129,8 @@ void Engine::Private::reportCommitStatus(const Event &event)
         status.description = described(u"deploying %1 (deploy %2)"_s.arg(deploy->app, deploy->id));
     }
 
-    Status reported = [&]() -> Status {
-        auto address = adapters::parseRepoAddress(spec->source.repo, found->scope.kind);
-        if (!address)
-            return std::unexpected(address.error());
-        auto api = forgeApi(connection);
-        if (!api)
-            return std::unexpected(api.error());
-        return (*api)->setCommitStatus(*address, status, statusCancel);
-    }();
+    const Status reported = *target ? (*target)->api->setCommitStatus((*target)->repo, status, statusCancel)
+                                    : Status(std::unexpected(target->error()));
     if (reported || statusCancel.isCancelled())
         return;
     qWarning("engine: reporting deploy %s to its forge through connection %s: %s", qPrintable(deploy->id),
@@ -162,16 +172,14 @@ void Engine::Private::tellPullRequest(const autodeploy::PreviewRecord &preview, 
     // The pull request is the parent's, read through its connection: a fork's preview reads the
     // fork with nobody's means, but its pull request is on the app's repository.
     auto parent = AppRepository(db).find(preview.parent);
-    if (!parent || parent->sourceConnection.isEmpty())
+    if (!parent)
         return;
-    auto store = connectionStore();
-    auto connection =
-        store ? store->find(parent->sourceConnection) : Result<sourceconn::Connection>(std::unexpected(store.error()));
-    if (!connection || !connection->isToken() || connection->scope.kind == adapters::ForgeKind::Generic)
-        return; // no API to comment through
     auto spec = parseAppSpec(parent->specYaml.toUtf8());
     if (!spec)
         return;
+    auto target = reportTarget(parent->sourceConnection, spec->source.repo);
+    if (!target)
+        return; // no API to comment through
     QString text = u"**Pando** previews this pull request as app `%1`.\n\n"_s.arg(preview.app) + state;
     if (!gone)
         text += u"\n\nEach push to %1 deploys again, and this comment says how it went. The preview is removed "
@@ -181,21 +189,18 @@ void Engine::Private::tellPullRequest(const autodeploy::PreviewRecord &preview, 
                     .arg(preview.app);
 
     Result<QString> said = [&]() -> Result<QString> {
-        auto address = adapters::parseRepoAddress(spec->source.repo, connection->scope.kind);
-        if (!address)
-            return std::unexpected(address.error());
-        auto api = forgeApi(parent->sourceConnection);
-        if (!api)
-            return std::unexpected(api.error());
+        if (!*target)
+            return std::unexpected(target->error());
+        adapters::ForgeApi &api = *(*target)->api;
+        const adapters::RepoAddress &address = (*target)->repo;
         if (!preview.commentId.isEmpty()) {
-            auto edited =
-                (*api)->editPullRequestComment(*address, preview.number, preview.commentId, text, statusCancel);
+            auto edited = api.editPullRequestComment(address, preview.number, preview.commentId, text, statusCancel);
             if (edited)
                 return preview.commentId;
             if (edited.error().code != ErrorCode::NotFound || edited.error().where != u"comment"_s)
                 return std::unexpected(edited.error());
         }
-        return (*api)->commentOnPullRequest(*address, preview.number, text, statusCancel);
+        return api.commentOnPullRequest(address, preview.number, text, statusCancel);
     }();
     if (said) {
         if (*said != preview.commentId && !gone)

@@ -279,13 +279,10 @@ public:
             return std::unexpected(target.error());
         const QString base = repoBase(target->path);
         // id is the thread's; the text is its first comment, the one commentOnPullRequest() made.
-        auto edited = m_client.onComment(
+        return m_client.editComment(
             "PATCH", base + u"/pullRequests/%1/threads/%2/comments/1"_s.arg(number).arg(id), azureQuery(),
             QJsonObject{{"content"_L1, clipped(body, AzureCommentLimit)}}, id, target->call,
             [&] { return m_client.perform("GET", base, azureQuery(), std::nullopt, target->call); });
-        if (!edited)
-            return std::unexpected(edited.error());
-        return {};
     }
 
 private:

@@ -222,13 +222,10 @@ public:
         if (!target)
             return std::unexpected(target.error());
         const QString base = u"/repositories/%1"_s.arg(segments(target->path));
-        auto edited = m_client.onComment(
+        return m_client.editComment(
             "PUT", base + u"/pullrequests/%1/comments/%2"_s.arg(number).arg(id), {},
             QJsonObject{{"content"_L1, QJsonObject{{"raw"_L1, clipped(body, BitbucketCloudCommentLimit)}}}}, id,
             target->call, [&] { return m_client.perform("GET", base, {}, std::nullopt, target->call); });
-        if (!edited)
-            return std::unexpected(edited.error());
-        return {};
     }
 
 private:

@@ -227,11 +227,9 @@ public:
                 return std::unexpected(current.error());
             const QJsonObject edit{{"text"_L1, clipped(body, BitbucketDcCommentLimit)},
                                    {"version"_L1, current->toObject().value("version"_L1).toInt()}};
-            auto edited = m_client.onComment("PUT", path, {}, edit, id, target->call, repository);
-            if (edited)
-                return {};
-            if (edited.error().code != ErrorCode::Conflict || attempt > 0)
-                return std::unexpected(edited.error());
+            auto edited = m_client.editComment("PUT", path, {}, edit, id, target->call, repository);
+            if (edited || edited.error().code != ErrorCode::Conflict || attempt > 0)
+                return edited;
         }
     }
 

@@ -151,6 +151,9 @@ public:
     Result<QJsonValue> onComment(const QByteArray &method, const QString &path, const Query &query,
                                  const std::optional<QJsonValue> &body, const QString &id, const Call &call,
                                  const std::function<Status()> &repository) const;
+    // onComment() for an edit, whose answer says nothing more than that it was made.
+    Status editComment(const QByteArray &method, const QString &path, const Query &query, const QJsonValue &body,
+                       const QString &id, const Call &call, const std::function<Status()> &repository) const;
 
     // The error for an answer that is not a success: 401 (and Azure's 203 sign-in page) the
     // token refused, 403 the scope it lacks (or a rate limit), 404 the subject not found or not

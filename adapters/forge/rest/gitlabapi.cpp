@@ -208,13 +208,9 @@ public:
         if (!project)
             return std::unexpected(project.error());
         const QString base = u"/projects/"_s + projectId(*project);
-        auto edited =
-            m_client.onComment("PUT", base + u"/merge_requests/%1/notes/%2"_s.arg(QString::number(number), id), {},
-                               QJsonObject{{"body"_L1, clipped(body, GitLabNoteLimit)}}, id, project->call,
-                               [&] { return m_client.perform("GET", base, {}, std::nullopt, project->call); });
-        if (!edited)
-            return std::unexpected(edited.error());
-        return {};
+        return m_client.editComment("PUT", base + u"/merge_requests/%1/notes/%2"_s.arg(QString::number(number), id), {},
+                                    QJsonObject{{"body"_L1, clipped(body, GitLabNoteLimit)}}, id, project->call,
+                                    [&] { return m_client.perform("GET", base, {}, std::nullopt, project->call); });
     }
 
 private:

@@ -2,6 +2,7 @@
 
 #include "adapters/kit/dockerapi/tarball.h"
 
+#include <QHash>
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QSet>
@@ -153,16 +154,23 @@ void reportLeftovers(const DockerClient &client, const BuildRequest &request, co
         QString parent;
         qint64 size = 0;
     };
-    const auto inspect = [&client](const QString &id) -> std::optional<Inspected> {
-        auto response = client.get(QStringLiteral("/images/") + id + QStringLiteral("/json"));
-        if (!response)
-            return std::nullopt;
-        const QJsonObject o = response->json().object();
-        return Inspected{o.value(QLatin1String("Id")).toString(), o.value(QLatin1String("Parent")).toString(),
-                         qint64(o.value(QLatin1String("Size")).toDouble())};
-    };
     const auto shortId = [](const QString &id) {
         return id.section(u':', -1).left(12);
+    };
+    // Each image asked about once: a leftover's parent is often the leftover before it.
+    QHash<QString, std::optional<Inspected>> seen;
+    const auto inspect = [&client, &seen, &shortId](const QString &id) -> std::optional<Inspected> {
+        const QString key = shortId(id);
+        if (const auto known = seen.constFind(key); known != seen.cend())
+            return *known;
+        std::optional<Inspected> image;
+        if (auto response = client.get(QStringLiteral("/images/") + id + QStringLiteral("/json"))) {
+            const QJsonObject o = response->json().object();
+            image = Inspected{o.value(QLatin1String("Id")).toString(), o.value(QLatin1String("Parent")).toString(),
+                              qint64(o.value(QLatin1String("Size")).toDouble())};
+        }
+        seen.insert(key, image);
+        return image;
     };
     QSet<QString> kept; // short ids of built and its ancestors
     for (QString at = built; !at.isEmpty() && kept.size() < 1000;) {
