@@ -142,7 +142,7 @@ int main(int argc, char **argv)
         std::printf("round %d: push %lld ms, floor %lld ms\n", round, pushed, bare);
         // Let the pushed deploy finish retiring the old version before the next round starts.
         if (auto deploys = engine.deploys(QStringLiteral("bench"), 1); deploys && !deploys->isEmpty())
-            fx.waitDeploy(deploys->first().id);
+            fx.waitRetired(deploys->first().id);
     }
     const qint64 p = median(push), f = median(floor);
     const double ratio = f > 0 ? double(p) / double(f) : 0;

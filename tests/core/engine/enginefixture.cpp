@@ -138,6 +138,24 @@ core::DeployView EngineFixture::waitDeploy(const QString &id, int timeoutMs)
     return view;
 }
 
+core::DeployView EngineFixture::waitRetired(const QString &id, int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    core::DeployView view = waitDeploy(id, timeoutMs);
+    const auto retired = [&view] {
+        return view.record.status != core::DeployStatus::Succeeded ||
+               (!view.steps.isEmpty() && view.steps.last().name == QLatin1String("retire") &&
+                view.steps.last().status != core::DeployStepStatus::Running);
+    };
+    while (!retired() && timer.elapsed() < timeoutMs) {
+        QTest::qWait(50);
+        if (auto v = engine().deployView(id))
+            view = *v;
+    }
+    return view;
+}
+
 void EngineFixture::cleanDocker()
 {
     if (!m_runtime)

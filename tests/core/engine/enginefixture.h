@@ -56,6 +56,9 @@ public:
 
     // Waits until the deploy is no longer queued or running; returns its final view.
     core::DeployView waitDeploy(const QString &id, int timeoutMs = 120000);
+    // waitDeploy, and then for a deploy that succeeded, until its last step, retiring the old
+    // version, has ended too: the deploy succeeds at the switch and retires just after.
+    core::DeployView waitRetired(const QString &id, int timeoutMs = 120000);
     // Removes every container and image this fixture's install created.
     void cleanDocker();
 

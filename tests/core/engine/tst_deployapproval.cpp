@@ -194,16 +194,9 @@ void TestDeployApproval::waitsAtPlanThenApprovedGoesOn()
     auto approved = m_fx->engine().decideApproval(approval.id, core::Approver{bob, core::accounts::Role::Operator},
                                                   true, u"plan looks right"_s);
     QVERIFY2(approved, qPrintable(approved ? QString() : approved.error().text()));
-    const core::DeployView done = m_fx->waitDeploy(held.record.id);
-    QVERIFY2(done.record.status == core::DeployStatus::Succeeded, qPrintable(done.record.error));
     // The old version is retired after the deploy succeeded: its step comes last, once it ran.
-    QTRY_VERIFY_WITH_TIMEOUT(
-        [&] {
-            const core::StepRecord last = m_fx->engine().deployView(held.record.id)->steps.last();
-            return last.name == u"retire"_s && last.status != core::DeployStepStatus::Running;
-        }(),
-        10000);
-    const core::DeployView final = *m_fx->engine().deployView(held.record.id);
+    const core::DeployView final = m_fx->waitRetired(held.record.id);
+    QVERIFY2(final.record.status == core::DeployStatus::Succeeded, qPrintable(final.record.error));
     // fetch/detect/plan ran again for the build but are listed once; the approval step says who.
     QCOMPARE(stepNames(final), (QStringList{u"fetch:succeeded"_s, u"detect:succeeded"_s, u"plan:succeeded"_s,
                                             u"approval:succeeded"_s, u"build:succeeded"_s, u"start:succeeded"_s,

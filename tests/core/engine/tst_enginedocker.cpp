@@ -109,14 +109,11 @@ void TestEngineDocker::deployServes()
     QCOMPARE(created->status, core::AppStatus::New);
 
     const QString id = deployAndWait(QStringLiteral("hello"));
-    auto view = m_fx->engine().deployView(id);
-    QVERIFY(view);
-    QVERIFY2(view->record.status == core::DeployStatus::Succeeded, qPrintable(view->record.error));
-    QCOMPARE(view->record.commit.size(), 40);
-    // The deploy succeeds at the switch; retiring the old version finishes just after.
-    QTRY_VERIFY((view = m_fx->engine().deployView(id), view->steps.last().status != core::DeployStepStatus::Running));
+    const core::DeployView view = m_fx->waitRetired(id);
+    QVERIFY2(view.record.status == core::DeployStatus::Succeeded, qPrintable(view.record.error));
+    QCOMPARE(view.record.commit.size(), 40);
     QStringList names;
-    for (const auto &step : view->steps) {
+    for (const auto &step : view.steps) {
         names << step.name;
         QCOMPARE(step.status, core::DeployStepStatus::Succeeded);
         QVERIFY(step.finishedMs >= step.startedMs && step.startedMs > 0);
@@ -159,7 +156,7 @@ void TestEngineDocker::redeployDropsNoRequest()
         }
     });
     const QString id = deployAndWait(QStringLiteral("hello"));
-    QTest::qWait(500); // keep polling past the retirement of the old version
+    m_fx->waitRetired(id); // keep polling past the retirement of the old version
     stop = true;
     poller.join();
 
@@ -412,8 +409,7 @@ void TestEngineDocker::deploysOfOneAppAreSerialised()
 
     // Old versions' images go; the serving one and the version before it (another commit: a
     // redeploy of the same one does not count) stay for a quick way back.
-    QTRY_VERIFY(b.steps.isEmpty() ||
-                m_fx->engine().deployView(b.record.id)->steps.last().status != core::DeployStepStatus::Running);
+    QCOMPARE(m_fx->waitRetired(b.record.id).steps.last().name, QStringLiteral("retire"));
     QVERIFY(m_fx->docker().imageId(core::imageTag(QStringLiteral("hello"), b.record.id)));
     QVERIFY(!m_fx->docker().imageId(core::imageTag(QStringLiteral("hello"), a.record.id)));
     auto deploys = m_fx->engine().deploys(QStringLiteral("hello"), 100);
