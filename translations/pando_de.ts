@@ -2275,10 +2275,6 @@
         <translation>Quellen</translation>
     </message>
     <message>
-        <source>A source connection reads private repositories: a forge&apos;s address with a token, or a deploy key. Apps whose repository it covers read through it from their next create or update. The token or key is never shown again.</source>
-        <translation>Eine Quellverbindung liest private Repositorys: die Adresse einer Forge mit einem Token oder ein Deploy-Schlüssel. Apps, deren Repository sie abdeckt, lesen ab ihrem nächsten Anlegen oder Ändern über sie. Token und Schlüssel werden nie wieder angezeigt.</translation>
-    </message>
-    <message>
         <source>No source connections you may use yet. Public repositories need none.</source>
         <translation>Noch keine Quellverbindungen, die Sie nutzen dürfen. Öffentliche Repositorys brauchen keine.</translation>
     </message>
@@ -2430,10 +2426,6 @@
         </translation>
     </message>
     <message>
-        <source>The repositories the token of %1 can see, from its forge&apos;s API (token connections to GitHub, GitLab, Gitea, Bitbucket and Azure DevOps).</source>
-        <translation>Die Repositorys, die das Token von %1 sehen kann, aus der API seiner Forge (Token-Verbindungen zu GitHub, GitLab, Gitea, Bitbucket und Azure DevOps).</translation>
-    </message>
-    <message>
         <source>Reload</source>
         <translation>Neu laden</translation>
     </message>
@@ -2464,6 +2456,50 @@
     <message>
         <source>Create an app from %1</source>
         <translation>Eine App aus %1 erstellen</translation>
+    </message>
+    <message>
+        <source>A source connection reads private repositories: a forge&apos;s address with a token, a deploy key, or a GitHub App installation. Apps whose repository it covers read through it from their next create or update. The token or key is never shown again.</source>
+        <translation>Eine Quellverbindung liest private Repositorys: die Adresse einer Forge mit einem Token, ein Deploy-Schlüssel oder die Installation einer GitHub App. Apps, deren Repository sie abdeckt, lesen ab ihrem nächsten Anlegen oder Ändern über sie. Token und Schlüssel werden nie wieder angezeigt.</translation>
+    </message>
+    <message>
+        <source>The repositories the token of %1 can see, from its forge&apos;s API (token connections to GitHub, GitLab, Gitea, Bitbucket and Azure DevOps, and GitHub Apps).</source>
+        <translation>Die Repositorys, die das Token von %1 sehen kann, aus der API seiner Forge (Token-Verbindungen zu GitHub, GitLab, Gitea, Bitbucket und Azure DevOps sowie GitHub Apps).</translation>
+    </message>
+    <message>
+        <source>GitHub App</source>
+        <translation>GitHub App</translation>
+    </message>
+    <message>
+        <source>App ID</source>
+        <translation>App-ID</translation>
+    </message>
+    <message>
+        <source>the number on the app&apos;s settings page</source>
+        <translation>die Nummer auf der Einstellungsseite der App</translation>
+    </message>
+    <message>
+        <source>GitHub App ID</source>
+        <translation>ID der GitHub App</translation>
+    </message>
+    <message>
+        <source>Installation ID</source>
+        <translation>Installations-ID</translation>
+    </message>
+    <message>
+        <source>the number ending the installation&apos;s settings address</source>
+        <translation>die Nummer am Ende der Einstellungsadresse der Installation</translation>
+    </message>
+    <message>
+        <source>App private key</source>
+        <translation>Privater Schlüssel der App</translation>
+    </message>
+    <message>
+        <source>-----BEGIN RSA PRIVATE KEY----- … (the .pem GitHub generated)</source>
+        <translation>-----BEGIN RSA PRIVATE KEY----- … (die .pem-Datei, die GitHub erzeugt hat)</translation>
+    </message>
+    <message>
+        <source>GitHub App private key</source>
+        <translation>Privater Schlüssel der GitHub App</translation>
     </message>
 </context>
 <context>
@@ -4018,6 +4054,10 @@
     <message>
         <source>Removed %1 and its credential.</source>
         <translation>%1 und seine Zugangsdaten entfernt.</translation>
+    </message>
+    <message>
+        <source>GitHub App %1, installation %2</source>
+        <translation>GitHub App %1, Installation %2</translation>
     </message>
 </context>
 <context>

@@ -54,6 +54,24 @@ struct ForgeAccount {
     ForgeScope scope;
     QString username; // Bitbucket Cloud: the account an app password belongs to (empty: the token is a Bearer token)
     QByteArray token;
+    // GitHub: the token is a GitHub App installation's (mintInstallationToken()). It sees the
+    // repositories the installation was given, which GitHub lists at /installation/repositories.
+    bool installation = false;
+};
+
+// A GitHub App installation as a source connection holds it: the app's id, the id of its
+// installation on an account, and the app's private key (PEM, RSA). Never logged.
+struct ForgeAppInstallation {
+    ForgeScope scope; // a GitHub scope: github.com or a GitHub Enterprise Server
+    QString appId;
+    QString installationId;
+    QByteArray privateKey;
+};
+
+// An installation access token and when it expires (ms since the epoch).
+struct ForgeAccessToken {
+    QByteArray token;
+    qint64 expiresMs = 0;
 };
 
 class ForgeApi {
@@ -106,5 +124,16 @@ public:
 // /rest/build-status/1.0 are below), Azure DevOps' https://dev.azure.com/ORG. For a generic git
 // host, and for an account whose scope or token is unusable, every call fails saying why.
 std::unique_ptr<ForgeApi> makeForgeApi(const ForgeAccount &account, const QString &apiBaseOverride = {});
+
+// An access token of app's installation, as GitHub documents it for GitHub Apps: a JSON Web Token
+// (RS256, signed with the app's key, issued by its id, dated 60 s back for clock drift and valid
+// for 9 minutes) POSTed to /app/installations/ID/access_tokens, which answers a token valid for
+// an hour. Defined by pando_adapters_forge_rest, with the deadlines of its calls; apiBaseOverride
+// as for makeForgeApi(). Errors say what GitHub refused and what to do: Unauthorized for the
+// signed request (a wrong app id or key, or a clock off by more than a minute), NotFound at
+// "installation_id" for an installation GitHub does not know (the app was uninstalled),
+// Forbidden for a suspended one; Invalid, naming the field, for an id or key unusable as given.
+Result<ForgeAccessToken> mintInstallationToken(const ForgeAppInstallation &app, const QString &apiBaseOverride = {},
+                                               const CancelToken &cancel = CancelToken());
 
 } // namespace pando::adapters

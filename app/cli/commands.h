@@ -85,15 +85,19 @@ inline constexpr Flag Given{"given", "",
 inline constexpr Flag PublicUrl{"public-url", "URL",
                                 "the address the forge reaches this server at (default: the one pando talks to)"};
 inline constexpr Flag KnownHosts{"known-hosts", "FILE", "the server's host keys, as ssh-keyscan prints them"};
+inline constexpr Flag GitHubApp{"github-app", "ID", "a GitHub App: its App ID (with --installation and --app-key)"};
+inline constexpr Flag Installation{"installation", "ID",
+                                   "the GitHub App's installation on the account or organisation"};
+inline constexpr Flag AppKey{"app-key", "FILE", "the GitHub App's private key file (.pem) GitHub generated"};
 
 // Every flag any command takes, the global ones first: what the parser knows by name.
 inline constexpr const Flag *Catalogue[] = {
-    &Server, &Token,     &TokenFile,    &Json,       &Help,       &Version,   &File,  &Ref,    &Wait,
-    &Quiet,  &Tty,       &NoWait,       &KeepData,   &DeleteData, &Follow,    &Tail,  &Limit,  &Config,
-    &Vars,   &Yes,       &Watch,        &Pipeline,   &Install,    &FromFile,  &Actor, &Action, &Object,
-    &Since,  &Until,     &Status,       &All,        &Reason,     &Username,  &Role,  &Scope,  &Expires,
-    &Out,    &Force,     &AllPipelines, &Step,       &Diff,       &Port,      &To,    &Url,    &Kind,
-    &Owner,  &TokenUser, &SshKey,       &KnownHosts, &Given,      &PublicUrl,
+    &Server, &Token,     &TokenFile,    &Json,       &Help,       &Version,   &File,      &Ref,          &Wait,
+    &Quiet,  &Tty,       &NoWait,       &KeepData,   &DeleteData, &Follow,    &Tail,      &Limit,        &Config,
+    &Vars,   &Yes,       &Watch,        &Pipeline,   &Install,    &FromFile,  &Actor,     &Action,       &Object,
+    &Since,  &Until,     &Status,       &All,        &Reason,     &Username,  &Role,      &Scope,        &Expires,
+    &Out,    &Force,     &AllPipelines, &Step,       &Diff,       &Port,      &To,        &Url,          &Kind,
+    &Owner,  &TokenUser, &SshKey,       &KnownHosts, &Given,      &PublicUrl, &GitHubApp, &Installation, &AppKey,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags
@@ -120,7 +124,7 @@ using Handler = void (*)(Cli &cli);
 // it runs after the generic checks and its error is a usage error (exit 2).
 using Check = pando::Status (*)(const Args &args);
 
-inline constexpr std::size_t MaxOpts = 8;
+inline constexpr std::size_t MaxOpts = 10;
 
 struct CommandDef {
     std::string_view group; // "apps" for `pando apps create`; empty for `pando deploy`

@@ -60,6 +60,9 @@ void showConnection(Cli &cli)
         };
         if (str(c, "auth") == QLatin1String("ssh-key"))
             pairs << std::pair{QStringLiteral("key"), orDash(str(c, "fingerprint"))};
+        if (str(c, "auth") == QLatin1String("github-app"))
+            pairs << std::pair{QStringLiteral("app"), str(c, "app_id")}
+                  << std::pair{QStringLiteral("installation"), str(c, "installation_id")};
         pairs
             << std::pair{QStringLiteral("added"),
                          QStringLiteral("%1 by %2").arg(timestamp(num(c, "created_ms")), orDash(str(c, "created_by")))}
@@ -121,11 +124,46 @@ void addConnection(Cli &cli)
         if (args.has(flag))
             body.insert(field, args.value(flag));
     }
+    const QStringList credentials = [&args] {
+        QStringList given;
+        for (const QString &flag :
+             {QStringLiteral("from-file"), QStringLiteral("ssh-key"), QStringLiteral("app-key")}) {
+            if (args.has(flag))
+                given << QStringLiteral("--") + flag;
+        }
+        return given;
+    }();
+    if (credentials.size() > 1)
+        return cli.failWith(Error{
+            ErrorCode::Invalid,
+            QStringLiteral("%1 each give the credential; pass one").arg(credentials.join(QStringLiteral(" and "))),
+            QStringLiteral("connections add")});
+    if (args.has(QStringLiteral("github-app")) || args.has(QStringLiteral("installation")) ||
+        args.has(QStringLiteral("app-key"))) {
+        for (const QString &flag :
+             {QStringLiteral("github-app"), QStringLiteral("installation"), QStringLiteral("app-key")}) {
+            if (!args.has(flag))
+                return cli.failWith(Error{ErrorCode::Invalid,
+                                          QStringLiteral("a GitHub App connection needs --github-app ID, "
+                                                         "--installation ID and --app-key FILE; --%1 is missing")
+                                              .arg(flag),
+                                          QStringLiteral("connections add"),
+                                          QStringLiteral("the app's settings page shows its App ID and makes its "
+                                                         "private key; the installation's id ends the address of "
+                                                         "its settings page")});
+        }
+        auto key = readTextFile(cli, QStringLiteral("app-key"), QStringLiteral("the app's private key"));
+        if (!key)
+            return;
+        body.insert(QStringLiteral("app_id"), args.value(QStringLiteral("github-app")));
+        body.insert(QStringLiteral("installation_id"), args.value(QStringLiteral("installation")));
+        body.insert(QStringLiteral("private_key"), *key);
+        key->fill(QChar(u'\0'));
+        if (!body.contains(QStringLiteral("kind")))
+            body.insert(QStringLiteral("kind"), QStringLiteral("github"));
+        return sendConnection(cli, body);
+    }
     if (args.has(QStringLiteral("ssh-key"))) {
-        if (args.has(QStringLiteral("from-file")))
-            return cli.failWith(Error{ErrorCode::Invalid,
-                                      QStringLiteral("--ssh-key and --from-file both give the credential; pass one"),
-                                      QStringLiteral("connections add")});
         auto key = readTextFile(cli, QStringLiteral("ssh-key"), QStringLiteral("the key file"));
         if (!key)
             return;
@@ -246,14 +284,19 @@ constexpr CommandDef ConnectionTable[] = {
        {&flags::TokenUser},
        {&flags::FromFile},
        {&flags::SshKey},
-       {&flags::KnownHosts}}},
-     "add a connection: a forge and a token or deploy key that reads its private repositories",
+       {&flags::KnownHosts},
+       {&flags::GitHubApp},
+       {&flags::Installation},
+       {&flags::AppKey}}},
+     "add a connection: a forge and a token, deploy key or GitHub App that reads its private repositories",
      &addConnection,
      Needs::Token,
      nullptr,
      "A token is read from standard input (asked without echo on a terminal) or --from-file; a deploy key\n"
-     "from --ssh-key with the server's host keys from --known-hosts. Administrators only. Apps whose\n"
-     "repository it covers read through it from their next create or update (docs/user-guide.md)."},
+     "from --ssh-key with the server's host keys from --known-hosts; a GitHub App from --github-app,\n"
+     "--installation and --app-key (its tokens are made as needed and last an hour). Administrators only.\n"
+     "Apps whose repository it covers read through it from their next create or update\n"
+     "(docs/user-guide.md)."},
     {"connections",
      "test",
      "NAME REPO [REF]",
@@ -272,8 +315,9 @@ constexpr CommandDef ConnectionTable[] = {
      &listRepositories,
      Needs::Token,
      nullptr,
-     "Token connections to GitHub, GitLab, Gitea, Bitbucket and Azure DevOps only: a deploy key or a\n"
-     "generic git host has no API. Create an app from one with its clone URL (docs/user-guide.md)."},
+     "Token connections to GitHub, GitLab, Gitea, Bitbucket and Azure DevOps, and GitHub Apps (what the\n"
+     "installation was given), only: a deploy key or a generic git host has no API. Create an app from\n"
+     "one with its clone URL (docs/user-guide.md)."},
     {"connections",
      "branches",
      "NAME REPO",

@@ -25,9 +25,13 @@ QJsonObject connectionJson(const Connection &c)
                   {u"updated_ms"_s, c.updatedMs},
                   {u"checked_ms"_s, c.checkedMs},
                   {u"check_result"_s, c.checkResult}};
-    if (!c.isToken()) {
+    if (!c.overHttps()) {
         o.insert(u"known_hosts"_s, c.knownHosts);
         o.insert(u"fingerprint"_s, c.fingerprint);
+    }
+    if (c.auth == core::sourceconn::AuthKind::GitHubApp) {
+        o.insert(u"app_id"_s, c.appId);
+        o.insert(u"installation_id"_s, c.installationId);
     }
     return o;
 }
@@ -74,15 +78,14 @@ Reply addConnection(Call &call)
 {
     const QString example =
         u"{\"name\": \"github\", \"kind\": \"github\", \"url\": \"https://github.com\", \"token\": \"...\"}"_s;
-    auto body = jsonObjectBody(
-        call.request,
-        {u"name"_s, u"kind"_s, u"url"_s, u"owner"_s, u"username"_s, u"token"_s, u"ssh_key"_s, u"known_hosts"_s},
-        example);
+    const QStringList known{u"name"_s,       u"kind"_s,    u"url"_s,         u"owner"_s,  u"username"_s,
+                            u"token"_s,      u"ssh_key"_s, u"known_hosts"_s, u"app_id"_s, u"installation_id"_s,
+                            u"private_key"_s};
+    auto body = jsonObjectBody(call.request, known, example);
     if (!body)
         return errorReply(body.error());
     QMap<QString, QString> fields;
-    for (const QString &field :
-         {u"name"_s, u"kind"_s, u"url"_s, u"owner"_s, u"username"_s, u"token"_s, u"ssh_key"_s, u"known_hosts"_s}) {
+    for (const QString &field : known) {
         auto value = stringField(*body, field);
         if (!value)
             return errorReply(value.error());
@@ -96,18 +99,29 @@ Reply addConnection(Call &call)
                                                                                          : fields.value(u"kind"_s));
     if (!kind)
         return errorReply(kind.error());
-    const bool token = !fields.value(u"token"_s).isEmpty();
-    const bool key = !fields.value(u"ssh_key"_s).isEmpty();
-    if (token == key)
-        return invalid(token ? u"give a token or an ssh_key, not both"_s : u"give a token or an ssh_key"_s, u"token"_s,
-                       u"a token reads https:// addresses; an ssh_key (with known_hosts) ssh ones"_s);
+    // The credential is the one secret field given: it says which kind of connection this is.
+    using core::sourceconn::AuthKind;
+    QList<std::pair<QString, AuthKind>> given;
+    for (const auto &[field, auth] : {std::pair{u"token"_s, AuthKind::Token}, std::pair{u"ssh_key"_s, AuthKind::SshKey},
+                                      std::pair{u"private_key"_s, AuthKind::GitHubApp}}) {
+        if (!fields.value(field).isEmpty())
+            given.append({field, auth});
+    }
+    if (given.size() != 1)
+        return invalid(given.isEmpty() ? u"give a token, an ssh_key or a GitHub App's private_key"_s
+                                       : u"give one credential: a token, an ssh_key or a private_key"_s,
+                       given.isEmpty() ? u"token"_s : given.at(1).first,
+                       u"a token reads https:// addresses; an ssh_key (with known_hosts) ssh ones; a GitHub App's "
+                       u"private_key (with app_id and installation_id) mints tokens for https"_s);
     core::sourceconn::ConnectionInput input;
     input.name = fields.value(u"name"_s);
     input.scope = adapters::ForgeScope{*kind, fields.value(u"url"_s), fields.value(u"owner"_s)};
-    input.auth = token ? core::sourceconn::AuthKind::Token : core::sourceconn::AuthKind::SshKey;
+    input.auth = given.first().second;
     input.username = fields.value(u"username"_s);
-    input.secret = (token ? fields.value(u"token"_s) : fields.value(u"ssh_key"_s)).toUtf8();
+    input.secret = fields.value(given.first().first).toUtf8();
     input.knownHosts = fields.value(u"known_hosts"_s);
+    input.appId = fields.value(u"app_id"_s);
+    input.installationId = fields.value(u"installation_id"_s);
     auto added = call.engine.addConnection(input, call.actor);
     core::pipelines::SealBox::wipe(input.secret);
     if (!added)

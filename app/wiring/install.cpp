@@ -151,6 +151,10 @@ Status Install::openLocked()
         engine.forgeApis = [](const adapters::ForgeAccount &account) {
             return adapters::makeForgeApi(account);
         };
+    if (!engine.forgeAppTokens)
+        engine.forgeAppTokens = [](const adapters::ForgeAppInstallation &app) {
+            return adapters::mintInstallationToken(app);
+        };
     m_runtime = m_options.runtime;
     if (!m_runtime) {
         RuntimeWiringOptions runtimes = m_options.runtimes;

@@ -26,6 +26,9 @@ namespace pando::core {
 
 class AppServices;
 class DeployLogFeed;
+namespace sourceconn {
+class InstallationTokens;
+}
 
 // One mutex per app: the deploy's switch and retire, an app's removal and the reconciler's
 // actions on an app never interleave.
@@ -61,6 +64,8 @@ struct Services {
     AppServices *appServices = nullptr;
     // Hands each line a deploy step prints to those following the deploy live; null: nobody can.
     DeployLogFeed *logFeed = nullptr;
+    // GitHub App connections' installation tokens (core/sourceconn); null: none can be had.
+    sourceconn::InstallationTokens *installationTokens = nullptr;
 
     // Labels every object of this install carries; with app and deploy when given.
     adapters::Labels labels(const QString &app = {}, const QString &deployId = {}) const;

@@ -155,6 +155,10 @@ struct EngineOptions {
     // statuses of deploys, the repositories and branches a connection sees. Empty: there is none
     // (statuses are not reported, listings are refused). app/wiring's Install gives the REST one.
     std::function<std::unique_ptr<adapters::ForgeApi>(const adapters::ForgeAccount &account)> forgeApis;
+    // Mints a GitHub App installation's access token (adapters::mintInstallationToken) for the
+    // fetches and forge API calls of GitHub App connections. Empty: such connections cannot be
+    // used. app/wiring's Install gives the REST one.
+    sourceconn::InstallationTokens::Mint forgeAppTokens;
 };
 
 struct EngineParts;

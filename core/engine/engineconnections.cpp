@@ -40,7 +40,7 @@ Result<sourceconn::ConnectionStore> Engine::Private::connectionStore()
     const std::optional<pipelines::SealBox> &opened = seal; // one name the checker can follow
     if (!opened)
         return fail(ErrorCode::Unavailable, u"the secret store is not open"_s);
-    return sourceconn::ConnectionStore(db, *opened, clock);
+    return sourceconn::ConnectionStore(db, *opened, clock, installationTokens.get());
 }
 
 Result<bool> Engine::Private::mayUseConnection(const Actor &actor, const QString &name)
@@ -73,7 +73,7 @@ Result<std::unique_ptr<adapters::ForgeApi>> Engine::Private::forgeApi(const QStr
     auto connection = store->find(name);
     if (!connection)
         return std::unexpected(connection.error());
-    if (!connection->isToken())
+    if (!connection->overHttps())
         return fail(ErrorCode::Invalid,
                     u"connection %1 holds a deploy key, and a forge's API takes a token"_s.arg(name),
                     u"connection/"_s + name, u"add a token connection for the same forge"_s);
@@ -84,7 +84,8 @@ Result<std::unique_ptr<adapters::ForgeApi>> Engine::Private::forgeApi(const QStr
     auto credential = store->credential(name);
     if (!credential)
         return std::unexpected(credential.error());
-    auto api = options.forgeApis(adapters::ForgeAccount{connection->scope, credential->username, credential->token});
+    auto api = options.forgeApis(adapters::ForgeAccount{connection->scope, credential->username, credential->token,
+                                                        connection->auth == sourceconn::AuthKind::GitHubApp});
     credential->wipe();
     return api;
 }
@@ -109,8 +110,8 @@ Result<QString> Engine::Private::chooseConnection(const AppSpec &spec, const Act
         auto address = adapters::parseRepoAddress(spec.source.repo, connection->scope.kind);
         if (!address)
             return std::unexpected(address.error());
-        if (adapters::coverage(connection->scope, connection->isToken(), *address) < 0) {
-            const QString needs = connection->isToken() ? u"an https:// address"_s : u"an ssh address"_s;
+        if (adapters::coverage(connection->scope, connection->overHttps(), *address) < 0) {
+            const QString needs = connection->overHttps() ? u"an https:// address"_s : u"an ssh address"_s;
             return fail(ErrorCode::Invalid,
                         u"connection %1 (%2%3) does not cover %4"_s.arg(
                             name, connection->scope.baseUrl,
@@ -208,6 +209,8 @@ Status Engine::removeConnection(const QString &name, const Actor &actor)
         return std::unexpected(connection.error());
     if (auto removed = store->remove(name); !removed)
         return removed;
+    if (d->installationTokens)
+        d->installationTokens->forget(name);
     if (auto cleared = d->grants.clear(authz::ObjectKind::Connection, name); !cleared)
         return cleared;
     if (auto audited = d->audit.record(actor, u"connection.remove"_s, u"connection/"_s + name, u"success"_s,
@@ -236,20 +239,26 @@ Result<QString> Engine::testConnection(const QString &name, const QString &repo,
         e.where = u"repo"_s;
         return std::unexpected(e);
     }
-    if (adapters::coverage(connection->scope, connection->isToken(), *address) < 0)
+    if (adapters::coverage(connection->scope, connection->overHttps(), *address) < 0)
         return fail(ErrorCode::Invalid,
                     u"connection %1 (%2) does not cover %3"_s.arg(name, connection->scope.baseUrl, repo), u"repo"_s,
-                    connection->isToken() ? u"a token connection reads https:// addresses below its address"_s
-                                          : u"an ssh-key connection reads ssh addresses on its host"_s);
-    auto credential = store->credential(name);
-    if (!credential)
-        return std::unexpected(credential.error());
-    adapters::SourceAccess access;
-    access.credential = std::move(*credential);
+                    connection->overHttps()
+                        ? u"a token or GitHub App connection reads https:// addresses below its address"_s
+                        : u"an ssh-key connection reads ssh addresses on its host"_s);
     QElapsedTimer clock;
     clock.start();
-    auto commit = d->source->resolve(repo, ref, access);
-    access.credential->wipe();
+    // A GitHub App's credential is a token minted now: a refusal of that is the test's outcome too.
+    auto credential = store->credential(name);
+    const auto read = [&]() -> Result<QString> {
+        if (!credential)
+            return std::unexpected(credential.error());
+        adapters::SourceAccess access;
+        access.credential = std::move(*credential);
+        auto resolved = d->source->resolve(repo, ref, access);
+        access.credential->wipe();
+        return resolved;
+    };
+    const Result<QString> commit = read();
     const QString outcome = commit ? u"ok: read %1 at %2 in %3 ms"_s.arg(repo, commit->left(12)).arg(clock.elapsed())
                                    : u"failed: %1"_s.arg(commit.error().message);
     discardResult(store->recordCheck(name, outcome), "the test's own outcome is what to report");
@@ -258,6 +267,8 @@ Result<QString> Engine::testConnection(const QString &name, const QString &repo,
         detail.insert(u"error"_s, commit.error().message);
     auto audited = d->audit.record(actor, u"connection.test"_s, u"connection/"_s + name,
                                    commit ? u"success"_s : u"failure"_s, detail);
+    if (!credential)
+        return std::unexpected(credential.error());
     if (!commit) {
         Error e = commit.error();
         if (e.code == ErrorCode::NotFound) {
@@ -307,7 +318,7 @@ Result<QList<adapters::ForgeBranch>> Engine::connectionBranches(const QString &n
         e.where = u"repo"_s;
         return std::unexpected(e);
     }
-    if (adapters::coverage(connection->scope, connection->isToken(), *address) < 0)
+    if (adapters::coverage(connection->scope, connection->overHttps(), *address) < 0)
         return fail(ErrorCode::Invalid,
                     u"connection %1 (%2%3) does not cover %4"_s.arg(
                         name, connection->scope.baseUrl,

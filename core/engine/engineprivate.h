@@ -78,6 +78,8 @@ struct Engine::Private {
     std::optional<pipelines::SealBox> seal;                           // app secrets; set by start()
     std::shared_ptr<adapters::ServiceProvisioner> serviceProvisioner; // null: no services
     std::unique_ptr<AppServices> appServices;                         // set by start() with the seal
+    // GitHub App connections' tokens (core/sourceconn); null without EngineOptions::forgeAppTokens.
+    std::unique_ptr<sourceconn::InstallationTokens> installationTokens;
     QByteArray tokenKey;
     std::unique_ptr<assertion::AssertionService> assertions; // set by start()
     // Deploy on push (engineautodeploy.cpp): failed webhook signatures per network, the thread
@@ -140,6 +142,10 @@ struct Engine::Private {
           health(services), observer(*runtime, services.labels(), clock)
     {
         services.logFeed = &logFeed;
+        if (options.forgeAppTokens) {
+            installationTokens = std::make_unique<sourceconn::InstallationTokens>(options.forgeAppTokens, clock);
+            services.installationTokens = installationTokens.get();
+        }
     }
 
     // An app to create (Engine::createApp, a preview): its spec and text, whose means read it, and

@@ -1,5 +1,6 @@
 #include "core/sourceconn/sourceconn.h"
 
+#include "adapters/api/jose/rs256.h"
 #include "core/state/sql.h"
 
 #include <QCryptographicHash>
@@ -15,7 +16,16 @@ namespace {
 using core::detail::text;
 
 const QString Columns = u"name, kind, base_url, owner, auth, username, known_hosts, fingerprint, created_by, "
-                        u"created_ms, updated_ms, checked_ms, check_result"_s;
+                        u"created_ms, updated_ms, checked_ms, check_result, app_id, installation_id"_s;
+
+std::optional<AuthKind> parseAuthKind(const QString &name)
+{
+    for (const AuthKind kind : {AuthKind::Token, AuthKind::SshKey, AuthKind::GitHubApp}) {
+        if (name == authKindName(kind))
+            return kind;
+    }
+    return std::nullopt;
+}
 
 Result<Connection> readRow(const QSqlQuery &q)
 {
@@ -26,11 +36,11 @@ Result<Connection> readRow(const QSqlQuery &q)
         return std::unexpected(
             core::detail::unknownWord(u"source_connections.kind"_s, u"connection "_s + c.name, q.value(1).toString()));
     c.scope = adapters::ForgeScope{*kind, q.value(2).toString(), q.value(3).toString()};
-    const QString auth = q.value(4).toString();
-    if (auth != authKindName(AuthKind::Token) && auth != authKindName(AuthKind::SshKey))
+    const std::optional<AuthKind> auth = parseAuthKind(q.value(4).toString());
+    if (!auth)
         return std::unexpected(
-            core::detail::unknownWord(u"source_connections.auth"_s, u"connection "_s + c.name, auth));
-    c.auth = auth == authKindName(AuthKind::Token) ? AuthKind::Token : AuthKind::SshKey;
+            core::detail::unknownWord(u"source_connections.auth"_s, u"connection "_s + c.name, q.value(4).toString()));
+    c.auth = *auth;
     c.username = q.value(5).toString();
     c.knownHosts = q.value(6).toString();
     c.fingerprint = q.value(7).toString();
@@ -39,6 +49,8 @@ Result<Connection> readRow(const QSqlQuery &q)
     c.updatedMs = q.value(10).toLongLong();
     c.checkedMs = q.value(11).toLongLong();
     c.checkResult = q.value(12).toString();
+    c.appId = q.value(13).toString();
+    c.installationId = q.value(14).toString();
     return c;
 }
 
@@ -172,11 +184,62 @@ Status checkToken(QByteArrayView token)
     return {};
 }
 
+// A GitHub App's ids are numbers GitHub shows: the App ID on the app's settings page, an
+// installation's at the end of its settings page's address.
+Status checkAppNumber(const QString &value, const QString &field)
+{
+    const bool number = !value.isEmpty() && value.size() <= 20 && !value.startsWith(u'0') &&
+                        std::all_of(value.begin(), value.end(), [](QChar c) { return c >= u'0' && c <= u'9'; });
+    if (number)
+        return {};
+    return fail(ErrorCode::Invalid,
+                value.isEmpty() ? u"a GitHub App connection needs it"_s
+                                : u"\"%1\" is not a number as GitHub shows it"_s.arg(value.left(40)),
+                field,
+                u"the app's settings page shows its App ID; an installation's id ends the address of its settings "
+                u"page (…/settings/installations/ID)"_s);
+}
+
+Status checkGitHubApp(const ConnectionInput &input)
+{
+    if (input.scope.kind != adapters::ForgeKind::GitHub)
+        return fail(ErrorCode::Invalid,
+                    u"a GitHub App is GitHub's; a %1 host takes a token or a deploy key"_s.arg(
+                        adapters::forgeKindName(input.scope.kind)),
+                    u"kind"_s);
+    if (!input.username.isEmpty())
+        return fail(ErrorCode::Invalid,
+                    u"a GitHub App's tokens are sent as %1; give no user name"_s.arg(InstallationTokenUser),
+                    u"username"_s);
+    if (!input.knownHosts.isEmpty())
+        return fail(ErrorCode::Invalid, u"host keys are for ssh-key connections; a GitHub App reads over https"_s,
+                    u"known_hosts"_s);
+    for (const auto &[value, field] :
+         {std::pair{input.appId, u"app_id"_s}, std::pair{input.installationId, u"installation_id"_s}}) {
+        if (auto ok = checkAppNumber(value, field); !ok)
+            return ok;
+    }
+    if (input.secret.size() > MaxKeyBytes)
+        return fail(ErrorCode::TooLarge, u"the key is more than %1 bytes"_s.arg(MaxKeyBytes), u"private_key"_s);
+    if (auto key = adapters::jose::RsaKey::fromPem(input.secret); !key)
+        return fail(ErrorCode::Invalid, key.error().message, u"private_key"_s,
+                    u"give the .pem file GitHub generated under the app's settings (Private keys)"_s);
+    return {};
+}
+
 } // namespace
 
 QString authKindName(AuthKind kind)
 {
-    return kind == AuthKind::Token ? u"token"_s : u"ssh-key"_s;
+    switch (kind) {
+    case AuthKind::Token:
+        return u"token"_s;
+    case AuthKind::SshKey:
+        return u"ssh-key"_s;
+    case AuthKind::GitHubApp:
+        return u"github-app"_s;
+    }
+    return {};
 }
 
 QByteArray sealContext(const QString &name)
@@ -207,6 +270,11 @@ Status checkConnectionInput(const ConnectionInput &input)
                     u"\"%1\" is not a user name: no spaces, colons or control characters, at most 255"_s.arg(
                         input.username.left(64)),
                     u"username"_s);
+    if (input.auth == AuthKind::GitHubApp)
+        return checkGitHubApp(input);
+    if (!input.appId.isEmpty() || !input.installationId.isEmpty())
+        return fail(ErrorCode::Invalid, u"an app id and an installation id are for GitHub App connections"_s,
+                    input.appId.isEmpty() ? u"installation_id"_s : u"app_id"_s);
     if (input.auth == AuthKind::Token) {
         if (auto ok = checkToken(input.secret); !ok)
             return ok;
@@ -244,7 +312,7 @@ Result<std::optional<Connection>> choose(const QList<Connection> &candidates, co
         auto address = adapters::parseRepoAddress(repo, c.scope.kind);
         if (!address)
             continue;
-        const int score = adapters::coverage(c.scope, c.isToken(), *address);
+        const int score = adapters::coverage(c.scope, c.overHttps(), *address);
         if (score < 0 || score < best)
             continue;
         if (score > best)
@@ -269,7 +337,7 @@ Result<Connection> ConnectionStore::add(const ConnectionInput &input, const QStr
 {
     if (auto ok = checkConnectionInput(input); !ok)
         return std::unexpected(ok.error());
-    const QByteArray secret = input.auth == AuthKind::SshKey ? input.secret.trimmed() + '\n' : input.secret;
+    const QByteArray secret = input.auth == AuthKind::Token ? input.secret : input.secret.trimmed() + '\n';
     auto sealed = m_seal.seal(secret, sealContext(input.name));
     if (!sealed)
         return std::unexpected(sealed.error());
@@ -294,11 +362,16 @@ Result<Connection> ConnectionStore::add(const ConnectionInput &input, const QStr
     c.fingerprint = input.auth == AuthKind::SshKey ? keyFingerprint(secret) : QString();
     c.createdBy = createdBy;
     c.createdMs = c.updatedMs = m_clock.nowMs();
+    if (input.auth == AuthKind::GitHubApp) {
+        c.appId = input.appId;
+        c.installationId = input.installationId;
+    }
     auto q = tx->run(
-        u"INSERT INTO source_connections (%1, sealed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s.arg(Columns),
+        u"INSERT INTO source_connections (%1, sealed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s.arg(
+            Columns),
         {text(c.name), adapters::forgeKindName(c.scope.kind), text(c.scope.baseUrl), text(c.scope.owner),
          authKindName(c.auth), text(c.username), text(c.knownHosts), text(c.fingerprint), text(c.createdBy),
-         c.createdMs, c.updatedMs, 0, u""_s, *sealed},
+         c.createdMs, c.updatedMs, 0, u""_s, text(c.appId), text(c.installationId), *sealed},
         what);
     if (!q) {
         if (q.error().code == ErrorCode::Conflict)
@@ -374,9 +447,7 @@ Result<QStringList> ConnectionStore::appsUsing(const QString &name)
 
 Result<adapters::SourceCredential> ConnectionStore::credential(const QString &name)
 {
-    auto q = core::detail::run(m_db,
-                               u"SELECT auth, username, known_hosts, sealed, kind FROM source_connections "
-                               u"WHERE name = ?"_s,
+    auto q = core::detail::run(m_db, u"SELECT %1, sealed FROM source_connections WHERE name = ?"_s.arg(Columns),
                                {text(name)}, u"read connection "_s + name);
     if (!q)
         return std::unexpected(q.error());
@@ -384,24 +455,93 @@ Result<adapters::SourceCredential> ConnectionStore::credential(const QString &na
         return fail(ErrorCode::NotFound, u"the connection %1 that reads this app's source was removed"_s.arg(name),
                     u"source.connection"_s,
                     u"add it again (pando connections add), or update the app to read its source another way"_s);
-    auto opened = m_seal.open(q->value(3).toString(), sealContext(name));
+    auto connection = readRow(*q);
+    if (!connection)
+        return std::unexpected(connection.error());
+    auto opened = m_seal.open(q->value(15).toString(), sealContext(name));
     if (!opened)
         return fail(ErrorCode::Failed,
                     u"the credential of connection %1 cannot be opened: %2"_s.arg(name, opened.error().message),
                     u"source.connection"_s, u"remove the connection and add it again"_s);
     adapters::SourceCredential credential;
-    credential.username = q->value(1).toString();
-    if (q->value(0).toString() == authKindName(AuthKind::Token)) {
+    credential.username = connection->username;
+    switch (connection->auth) {
+    case AuthKind::Token:
         credential.token = *opened;
-        if (credential.username.isEmpty()) {
-            if (auto kind = adapters::parseForgeKind(q->value(4).toString()))
-                credential.username = adapters::defaultTokenUser(*kind);
-        }
-    } else {
+        if (credential.username.isEmpty())
+            credential.username = adapters::defaultTokenUser(connection->scope.kind);
+        break;
+    case AuthKind::SshKey:
         credential.sshPrivateKey = *opened;
-        credential.sshKnownHosts = q->value(2).toString().toUtf8();
+        credential.sshKnownHosts = connection->knownHosts.toUtf8();
+        break;
+    case AuthKind::GitHubApp: {
+        if (!m_tokens) {
+            pipelines::SealBox::wipe(*opened);
+            return fail(ErrorCode::Unavailable, u"this install cannot get GitHub App tokens"_s, u"source.connection"_s);
+        }
+        adapters::ForgeAppInstallation app{connection->scope, connection->appId, connection->installationId, *opened};
+        auto token = m_tokens->token(name, connection->createdMs, app);
+        pipelines::SealBox::wipe(app.privateKey);
+        pipelines::SealBox::wipe(*opened);
+        if (!token) {
+            // What GitHub refused is the connection's failure, not the caller's: a 401 or 404 of
+            // Pando's own API would read as the caller's token refused or the connection missing.
+            Error e = token.error();
+            e.message = u"connection %1: %2"_s.arg(name, e.message);
+            if (e.code == ErrorCode::Unauthorized || e.code == ErrorCode::Forbidden || e.code == ErrorCode::NotFound)
+                e.code = ErrorCode::Failed;
+            return std::unexpected(e);
+        }
+        credential.username = InstallationTokenUser.toString();
+        credential.token = *token;
+        break;
+    }
     }
     return credential;
+}
+
+Result<QByteArray> InstallationTokens::token(const QString &connection, qint64 createdMs,
+                                             const adapters::ForgeAppInstallation &app)
+{
+    std::shared_ptr<QMutex> minting;
+    {
+        QMutexLocker lock(&m_mutex);
+        Held &held = m_held[connection];
+        if (held.createdMs != createdMs)
+            held = Held{createdMs, {}, std::make_shared<QMutex>()};
+        minting = held.minting;
+    }
+    // One mint at a time per connection: callers that waited find the token it made.
+    QMutexLocker mintLock(minting.get());
+    const auto fresh = [&]() -> std::optional<QByteArray> {
+        QMutexLocker lock(&m_mutex);
+        const auto held = m_held.constFind(connection);
+        if (held == m_held.cend() || held->createdMs != createdMs || held->token.token.isEmpty() ||
+            held->token.expiresMs - RenewBeforeMs <= m_clock.nowMs())
+            return std::nullopt;
+        return held->token.token;
+    };
+    if (auto held = fresh())
+        return *held;
+    auto minted = m_mint(app);
+    if (!minted)
+        return std::unexpected(minted.error());
+    QMutexLocker lock(&m_mutex);
+    // Removed while it was minted: the token is handed out once and not kept.
+    const auto held = m_held.find(connection);
+    if (held != m_held.end() && held->createdMs == createdMs)
+        held->token = *minted;
+    return minted->token;
+}
+
+void InstallationTokens::forget(const QString &connection)
+{
+    QMutexLocker lock(&m_mutex);
+    if (auto held = m_held.find(connection); held != m_held.end()) {
+        pipelines::SealBox::wipe(held->token.token);
+        m_held.erase(held);
+    }
 }
 
 Status ConnectionStore::recordCheck(const QString &name, const QString &result)

@@ -1,7 +1,8 @@
 #pragma once
 // Package sourceconn is the install's source connections: a forge (kind and base address,
-// optionally one owner there) with a credential — an HTTPS token or an SSH deploy key with the
-// host's keys pinned — that reads the repositories it covers. Credentials are sealed at rest with
+// optionally one owner there) with a credential — an HTTPS token, an SSH deploy key with the
+// host's keys pinned, or a GitHub App installation whose tokens are minted as needed — that reads
+// the repositories it covers. Credentials are sealed at rest with
 // the install's seal key (core/pipelines/sealbox), bound to the connection's name, and never
 // leave core except as the SourceCredential of one fetch. Which connection reads a repository is
 // decided here (adapters/api/repoaddress.h says what covers what); who may use one is the
@@ -9,18 +10,22 @@
 //
 // Nothing here logs, and no error text contains a credential.
 //
-// Threading: a ConnectionStore is a borrowed view over a Database and a SealBox, both safe to
-// use from any thread; make one per call.
+// Threading: a ConnectionStore is a borrowed view over a Database, a SealBox and the install's
+// InstallationTokens, all safe to use from any thread; make one per call.
 
 #include "adapters/api/error.h"
+#include "adapters/api/forge.h"
 #include "adapters/api/repoaddress.h"
 #include "adapters/api/source.h"
 #include "core/common/clock.h"
 #include "core/pipelines/sealbox/sealbox.h"
 #include "core/state/database.h"
 
+#include <QHash>
 #include <QList>
+#include <QMutex>
 #include <QString>
+#include <functional>
 #include <optional>
 
 namespace pando::core::sourceconn {
@@ -29,8 +34,10 @@ inline constexpr qsizetype MaxTokenBytes = 4096;
 inline constexpr qsizetype MaxKeyBytes = 16 * 1024;
 inline constexpr int MaxConnections = 200;
 
-enum class AuthKind { Token, SshKey };
-QString authKindName(AuthKind kind); // "token", "ssh-key"
+enum class AuthKind { Token, SshKey, GitHubApp };
+QString authKindName(AuthKind kind); // "token", "ssh-key", "github-app"
+// The user name GitHub takes with an installation token over git's https.
+inline constexpr QStringView InstallationTokenUser = u"x-access-token";
 
 // A connection as lists show it: everything but the credential.
 struct Connection {
@@ -43,12 +50,17 @@ struct Connection {
     QString createdBy;
     qint64 createdMs = 0;
     qint64 updatedMs = 0;
-    qint64 checkedMs = 0; // the last test; 0 never
-    QString checkResult;  // what it said: "ok: …" or why it failed
-    bool isToken() const { return auth == AuthKind::Token; }
+    qint64 checkedMs = 0;   // the last test; 0 never
+    QString checkResult;    // what it said: "ok: …" or why it failed
+    QString appId;          // github-app: the app's id
+    QString installationId; // github-app: the installation's id on the account
+    // A token (given, or minted for a GitHub App) reads https:// addresses and the forge's API; a
+    // deploy key ssh ones, and no API.
+    bool overHttps() const { return auth != AuthKind::SshKey; }
 };
 
-// What adding one takes. secret is the token or the private key's text.
+// What adding one takes. secret is the token, the deploy key's or the GitHub App's private key's
+// text.
 struct ConnectionInput {
     QString name;
     adapters::ForgeScope scope;
@@ -56,6 +68,8 @@ struct ConnectionInput {
     QString username;
     QByteArray secret;
     QString knownHosts;
+    QString appId;
+    QString installationId;
 };
 
 // A connection's name: a DNS label, 1-63 characters of [a-z0-9-].
@@ -63,7 +77,9 @@ Status checkConnectionName(const QString &name);
 // Every rule for a new connection, each error naming its field: name, url, owner, token or
 // ssh_key (the secret's size, text, and for a key its form and that it has no passphrase: a
 // deploy key is used unattended), known_hosts (required for a key, one host key per line),
-// username (required for a token on generic and Gitea hosts).
+// username (required for a token on generic and Gitea hosts); for a GitHub App a GitHub scope,
+// app_id and installation_id (numbers), private_key (an RSA key of at least 2048 bits, no
+// passphrase) and no username.
 Status checkConnectionInput(const ConnectionInput &input);
 // The SHA256 fingerprint ("SHA256:…") of an OpenSSH private key's public half, read from the
 // key's unencrypted public section; empty for a PEM key, whose public half is not stored apart.
@@ -73,9 +89,41 @@ QString keyFingerprint(QByteArrayView privateKey);
 // covers it; Conflict, naming them, when two cover it equally.
 Result<std::optional<Connection>> choose(const QList<Connection> &candidates, const QString &repo);
 
+// The install's GitHub App installation tokens: minted when a fetch or a forge API call needs one
+// (EngineOptions::forgeAppTokens, the forge adapter) and kept in memory, never stored, until five
+// minutes before they expire. A connection removed, or removed and added again under its name,
+// never gets the tokens of the one before. Safe to use from any thread; a slow mint holds up only
+// the callers wanting the same connection's token.
+class InstallationTokens {
+public:
+    using Mint = std::function<Result<adapters::ForgeAccessToken>(const adapters::ForgeAppInstallation &app)>;
+    static constexpr qint64 RenewBeforeMs = 5 * 60 * 1000;
+
+    InstallationTokens(Mint mint, Clock &clock) : m_mint(std::move(mint)), m_clock(clock) {}
+
+    // A token of connection (as it was made at createdMs) for app, from memory or minted now.
+    Result<QByteArray> token(const QString &connection, qint64 createdMs, const adapters::ForgeAppInstallation &app);
+    // Forgets connection's token: it was removed.
+    void forget(const QString &connection);
+
+private:
+    struct Held {
+        qint64 createdMs = 0;
+        adapters::ForgeAccessToken token;
+        std::shared_ptr<QMutex> minting = std::make_shared<QMutex>();
+    };
+    Mint m_mint;
+    Clock &m_clock;
+    QMutex m_mutex;
+    QHash<QString, Held> m_held;
+};
+
 class ConnectionStore {
 public:
-    ConnectionStore(Database &db, const pipelines::SealBox &seal, Clock &clock) : m_db(db), m_seal(seal), m_clock(clock)
+    // tokens: where GitHub App connections' tokens come from; null: such a connection's
+    // credential is Unavailable.
+    ConnectionStore(Database &db, const pipelines::SealBox &seal, Clock &clock, InstallationTokens *tokens = nullptr)
+        : m_db(db), m_seal(seal), m_clock(clock), m_tokens(tokens)
     {}
 
     // Checks, seals and stores a new connection; Conflict when the name is taken.
@@ -88,7 +136,8 @@ public:
     Status remove(const QString &name);
     // The names of the apps that read their source through it.
     Result<QStringList> appsUsing(const QString &name);
-    // The credential one fetch offers, opened. The caller wipes it.
+    // The credential one fetch offers, opened; a GitHub App's is an installation token, minted
+    // when none is held, sent as x-access-token. The caller wipes it.
     Result<adapters::SourceCredential> credential(const QString &name);
     // Records what the last test said.
     Status recordCheck(const QString &name, const QString &result);
@@ -97,6 +146,7 @@ private:
     Database &m_db;
     const pipelines::SealBox &m_seal;
     Clock &m_clock;
+    InstallationTokens *m_tokens = nullptr;
 };
 
 // The associated data a credential is sealed under: "source-connection", name.

@@ -484,6 +484,14 @@ const QList<Migration> &migrations()
                             " made_ms BIGINT NOT NULL DEFAULT 0)"),
              QStringLiteral("CREATE INDEX build_cache_app ON build_cache (app)"),
          }},
+        {23,
+         QStringLiteral("GitHub App connections: the app and its installation"),
+         {
+             // core/sourceconn: a GitHub App connection's app and installation (auth "github-app");
+             // its private key is the sealed secret, as a token or deploy key is.
+             QStringLiteral("ALTER TABLE source_connections ADD COLUMN app_id TEXT NOT NULL DEFAULT ''"),
+             QStringLiteral("ALTER TABLE source_connections ADD COLUMN installation_id TEXT NOT NULL DEFAULT ''"),
+         }},
     };
     return all;
 }

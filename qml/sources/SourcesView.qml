@@ -34,6 +34,7 @@ Pane {
         function onAdded(name: string) {
             tokenField.text = "";
             keyArea.text = "";
+            appKeyArea.text = "";
             root.selectedName = name;
         }
     }
@@ -52,7 +53,7 @@ Pane {
                 font.bold: true
             }
             Label {
-                text: qsTr("A source connection reads private repositories: a forge's address with a token, or a deploy key. Apps whose repository it covers read through it from their next create or update. The token or key is never shown again.")
+                text: qsTr("A source connection reads private repositories: a forge's address with a token, a deploy key, or a GitHub App installation. Apps whose repository it covers read through it from their next create or update. The token or key is never shown again.")
                 wrapMode: Text.Wrap
                 opacity: 0.8
                 Layout.fillWidth: true
@@ -195,7 +196,7 @@ Pane {
                         Label {
                             text: repositories.loaded
                                   ? qsTr("%n repository(s) the token of %1 can see", "", repositories.count).arg(root.selectedName)
-                                  : qsTr("The repositories the token of %1 can see, from its forge's API (token connections to GitHub, GitLab, Gitea, Bitbucket and Azure DevOps).").arg(root.selectedName)
+                                  : qsTr("The repositories the token of %1 can see, from its forge's API (token connections to GitHub, GitLab, Gitea, Bitbucket and Azure DevOps, and GitHub Apps).").arg(root.selectedName)
                             wrapMode: Text.Wrap
                             opacity: 0.8
                             Layout.fillWidth: true
@@ -314,6 +315,8 @@ Pane {
                         id: kindBox
                         objectName: "sourceKindBox"
                         model: root.sourcesModel.kinds
+                        // A GitHub App is GitHub's (github.com or GitHub Enterprise Server).
+                        enabled: !appChoice.checked
                         Accessible.name: qsTr("Kind of forge")
                     }
                     Label {
@@ -349,6 +352,13 @@ Pane {
                             id: keyChoice
                             objectName: "keyChoice"
                             text: qsTr("Deploy key (ssh)")
+                        }
+                        RadioButton {
+                            id: appChoice
+                            objectName: "appChoice"
+                            text: qsTr("GitHub App")
+                            onCheckedChanged: if (checked)
+                                kindBox.currentIndex = kindBox.find("github")
                         }
                     }
                     Label {
@@ -404,6 +414,47 @@ Pane {
                         Layout.fillWidth: true
                         Layout.preferredHeight: 60
                     }
+                    Label {
+                        visible: appChoice.checked
+                        text: qsTr("App ID")
+                    }
+                    TextField {
+                        id: appIdField
+                        objectName: "sourceAppIdField"
+                        visible: appChoice.checked
+                        placeholderText: qsTr("the number on the app's settings page")
+                        inputMethodHints: Qt.ImhDigitsOnly
+                        Accessible.name: qsTr("GitHub App ID")
+                        Layout.fillWidth: true
+                    }
+                    Label {
+                        visible: appChoice.checked
+                        text: qsTr("Installation ID")
+                    }
+                    TextField {
+                        id: installationField
+                        objectName: "sourceInstallationField"
+                        visible: appChoice.checked
+                        placeholderText: qsTr("the number ending the installation's settings address")
+                        inputMethodHints: Qt.ImhDigitsOnly
+                        Accessible.name: qsTr("Installation ID")
+                        Layout.fillWidth: true
+                    }
+                    Label {
+                        visible: appChoice.checked
+                        text: qsTr("App private key")
+                        Layout.alignment: Qt.AlignTop
+                    }
+                    TextArea {
+                        id: appKeyArea
+                        objectName: "sourceAppKeyArea"
+                        visible: appChoice.checked
+                        placeholderText: qsTr("-----BEGIN RSA PRIVATE KEY----- … (the .pem GitHub generated)")
+                        Accessible.name: qsTr("GitHub App private key")
+                        font.family: "monospace"
+                        Layout.fillWidth: true
+                        Layout.preferredHeight: 90
+                    }
                     Item {
                         implicitHeight: 1
                     }
@@ -411,11 +462,14 @@ Pane {
                         objectName: "addSourceButton"
                         text: root.sourcesModel.busy ? qsTr("Working…") : qsTr("Add connection")
                         enabled: !root.sourcesModel.busy && nameField.text.length > 0 && urlField.text.length > 0
-                        onClicked: root.sourcesModel.add(nameField.text, kindBox.currentText, urlField.text, ownerField.text,
-                                                         tokenChoice.checked ? userField.text : "",
-                                                         tokenChoice.checked ? tokenField.text : "",
-                                                         keyChoice.checked ? keyArea.text : "",
-                                                         keyChoice.checked ? hostsArea.text : "")
+                        onClicked: appChoice.checked
+                                   ? root.sourcesModel.addGitHubApp(nameField.text, urlField.text, ownerField.text,
+                                                                    appIdField.text, installationField.text, appKeyArea.text)
+                                   : root.sourcesModel.add(nameField.text, kindBox.currentText, urlField.text, ownerField.text,
+                                                           tokenChoice.checked ? userField.text : "",
+                                                           tokenChoice.checked ? tokenField.text : "",
+                                                           keyChoice.checked ? keyArea.text : "",
+                                                           keyChoice.checked ? hostsArea.text : "")
                     }
                 }
             }

@@ -39,6 +39,9 @@ QVariant SourcesModel::data(const QModelIndex &index, int role) const
     case AuthTextRole: {
         if (row.value(u"auth"_s).toString() == u"ssh-key")
             return tr("deploy key %1").arg(row.value(u"fingerprint"_s).toString()).trimmed();
+        if (row.value(u"auth"_s).toString() == u"github-app")
+            return tr("GitHub App %1, installation %2")
+                .arg(row.value(u"app_id"_s).toString(), row.value(u"installation_id"_s).toString());
         const QString user = row.value(u"username"_s).toString();
         return user.isEmpty() ? tr("token") : tr("token as %1").arg(user);
     }
@@ -117,14 +120,29 @@ void SourcesModel::finish(const QString &outcome, const Error *failure)
 void SourcesModel::add(const QString &name, const QString &kind, const QString &url, const QString &owner,
                        const QString &username, const QString &token, const QString &sshKey, const QString &knownHosts)
 {
+    send(QJsonObject{{u"name"_s, name.trimmed()}, {u"kind"_s, kind}, {u"url"_s, url.trimmed()}},
+         {{u"owner"_s, owner.trimmed()},
+          {u"username"_s, username.trimmed()},
+          {u"token"_s, token.trimmed()},
+          {u"ssh_key"_s, sshKey},
+          {u"known_hosts"_s, knownHosts}});
+}
+
+void SourcesModel::addGitHubApp(const QString &name, const QString &url, const QString &owner, const QString &appId,
+                                const QString &installationId, const QString &privateKey)
+{
+    send(QJsonObject{{u"name"_s, name.trimmed()}, {u"kind"_s, u"github"_s}, {u"url"_s, url.trimmed()}},
+         {{u"owner"_s, owner.trimmed()},
+          {u"app_id"_s, appId.trimmed()},
+          {u"installation_id"_s, installationId.trimmed()},
+          {u"private_key"_s, privateKey}});
+}
+
+void SourcesModel::send(QJsonObject body, const QList<std::pair<QString, QString>> &optional)
+{
     if (!m_session || m_busy)
         return;
-    QJsonObject body{{u"name"_s, name.trimmed()}, {u"kind"_s, kind}, {u"url"_s, url.trimmed()}};
-    for (const auto &[field, value] : {std::pair{u"owner"_s, owner.trimmed()},
-                                       {u"username"_s, username.trimmed()},
-                                       {u"token"_s, token.trimmed()},
-                                       {u"ssh_key"_s, sshKey},
-                                       {u"known_hosts"_s, knownHosts}}) {
+    for (const auto &[field, value] : optional) {
         if (!value.isEmpty())
             body.insert(field, value);
     }

@@ -12,7 +12,9 @@
 #include "qml/states/displaystate.h"
 
 #include <QJsonArray>
+#include <QJsonObject>
 #include <QtQml/qqmlregistration.h>
+#include <utility>
 
 namespace pando::desktop {
 
@@ -64,6 +66,9 @@ public:
     Q_INVOKABLE void add(const QString &name, const QString &kind, const QString &url, const QString &owner,
                          const QString &username, const QString &token, const QString &sshKey,
                          const QString &knownHosts);
+    // A GitHub App installation: the app's id, the installation's, and the app's private key (PEM).
+    Q_INVOKABLE void addGitHubApp(const QString &name, const QString &url, const QString &owner, const QString &appId,
+                                  const QString &installationId, const QString &privateKey);
     Q_INVOKABLE void test(const QString &name, const QString &repo);
     Q_INVOKABLE void remove(const QString &name);
 
@@ -81,6 +86,8 @@ private:
     void apply(const QJsonArray &rows);
     void setBusy(bool busy);
     void finish(const QString &outcome, const Error *failure = nullptr);
+    // Adds the connection body describes, with each of optional's fields that is not empty.
+    void send(QJsonObject body, const QList<std::pair<QString, QString>> &optional);
 
     QList<QJsonObject> m_rows;
     bool m_busy = false;

@@ -244,8 +244,9 @@ Result<QJsonArray> RestClient::list(Paging paging, const QString &path, const Qu
         const QJsonObject object = document.object();
         const QJsonValue pageItems = paging == Paging::LinkHeader || paging == Paging::GitLabHeader
                                          ? (document.isArray() ? QJsonValue(document.array()) : QJsonValue())
-                                     : paging == Paging::Azure ? object.value("value"_L1)
-                                                               : object.value("values"_L1);
+                                     : paging == Paging::GitHubInstallation ? object.value("repositories"_L1)
+                                     : paging == Paging::Azure              ? object.value("value"_L1)
+                                                                            : object.value("values"_L1);
         if (!pageItems.isArray())
             return fail(ErrorCode::Unavailable,
                         u"%1's API answered %2 with something that is not a page of a listing"_s.arg(
@@ -258,6 +259,7 @@ Result<QJsonArray> RestClient::list(Paging paging, const QString &path, const Qu
         next.clear();
         switch (paging) {
         case Paging::LinkHeader:
+        case Paging::GitHubInstallation:
             next = linkNext(reply->header("link"));
             break;
         case Paging::BitbucketCloud:

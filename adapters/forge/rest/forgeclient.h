@@ -31,11 +31,12 @@ enum class Purpose { ListRepositories, ReadRepository, SetStatus, ManageHooks, C
 
 // How a forge says there is another page.
 enum class Paging {
-    LinkHeader,     // GitHub, Gitea: a JSON array, and Link: <url>; rel="next"
-    GitLabHeader,   // a JSON array, and X-Next-Page: N (empty on the last page)
-    BitbucketCloud, // {"values": [...], "next": url}
-    BitbucketDc,    // {"values": [...], "isLastPage": false, "nextPageStart": N}
-    Azure,          // {"value": [...]}, and x-ms-continuationtoken (or "continuationToken" in the body)
+    LinkHeader,         // GitHub, Gitea: a JSON array, and Link: <url>; rel="next"
+    GitHubInstallation, // {"total_count": N, "repositories": [...]}, and Link: <url>; rel="next"
+    GitLabHeader,       // a JSON array, and X-Next-Page: N (empty on the last page)
+    BitbucketCloud,     // {"values": [...], "next": url}
+    BitbucketDc,        // {"values": [...], "isLastPage": false, "nextPageStart": N}
+    Azure,              // {"value": [...]}, and x-ms-continuationtoken (or "continuationToken" in the body)
 };
 
 // One forge as its client talks to it.

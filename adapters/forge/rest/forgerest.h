@@ -47,5 +47,8 @@ struct ForgeRestOptions {
 
 // The forge API for account (adapters::makeForgeApi with every option).
 std::unique_ptr<ForgeApi> makeApi(const ForgeAccount &account, const ForgeRestOptions &options);
+// A GitHub App installation's token (adapters::mintInstallationToken with every option).
+Result<ForgeAccessToken> mintInstallationToken(const ForgeAppInstallation &app, const ForgeRestOptions &options,
+                                               const CancelToken &cancel);
 
 } // namespace pando::adapters::forgerest

@@ -1,5 +1,6 @@
-// GitHub's REST API (and GitHub Enterprise Server's, the same below BASE/api/v3): the token as a
-// Bearer header, the API version GitHub documents pinned, pages through Link: rel="next".
+// GitHub's REST API (and GitHub Enterprise Server's, the same below BASE/api/v3): the token (a
+// person's, or a GitHub App installation's) as a Bearer header, the API version GitHub documents
+// pinned, pages through Link: rel="next".
 
 #include "adapters/forge/rest/forgeclient.h"
 
@@ -60,15 +61,16 @@ ForgeRepository gitHubRepository(const QJsonObject &object)
 class GitHubApi final : public ForgeApi {
 public:
     GitHubApi(const ForgeAccount &account, const ForgeRestOptions &options)
-        : m_scope(account.scope), m_client(ForgeProfile{u"GitHub"_s,
-                                                        u"github-api"_s,
-                                                        {{"Authorization", "Bearer " + account.token},
-                                                         {"Accept", "application/vnd.github+json"},
-                                                         {"X-GitHub-Api-Version", "2022-11-28"},
-                                                         // GitHub refuses requests without a User-Agent.
-                                                         {"User-Agent", "Pando"}},
-                                                        gitHubScopeHint},
-                                           account, options)
+        : m_scope(account.scope), m_installation(account.installation),
+          m_client(ForgeProfile{u"GitHub"_s,
+                                u"github-api"_s,
+                                {{"Authorization", "Bearer " + account.token},
+                                 {"Accept", "application/vnd.github+json"},
+                                 {"X-GitHub-Api-Version", "2022-11-28"},
+                                 // GitHub refuses requests without a User-Agent.
+                                 {"User-Agent", "Pando"}},
+                                gitHubScopeHint},
+                   account, options)
     {}
 
     Result<QList<ForgeRepository>> repositories(const CancelToken &cancel) override
@@ -77,7 +79,12 @@ public:
         const Query pageSize = m_client.pageQuery(u"per_page"_s);
         Result<QJsonArray> items;
         bool onlyOwner = false;
-        if (m_scope.owner.isEmpty()) {
+        if (m_installation) {
+            // An installation token sees the repositories the installation was given, whichever
+            // account owns them; /user/repos is a user's and refuses it.
+            items = m_client.list(Paging::GitHubInstallation, u"/installation/repositories"_s, pageSize, call);
+            onlyOwner = !m_scope.owner.isEmpty();
+        } else if (m_scope.owner.isEmpty()) {
             items = m_client.list(Paging::LinkHeader, u"/user/repos"_s, pageSize, call);
         } else {
             items = m_client.list(Paging::LinkHeader, u"/orgs/%1/repos"_s.arg(segment(m_scope.owner)),
@@ -203,6 +210,7 @@ public:
 
 private:
     ForgeScope m_scope;
+    bool m_installation = false;
     RestClient m_client;
 };
 

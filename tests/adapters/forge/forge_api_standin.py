@@ -41,6 +41,16 @@ token):
   POST /_standin/fail                 {"forge", "repo" ("*": every request), "status": 401|403|404|203|"hang"}
   POST /_standin/next-host            {"host"}: next-page addresses name that host instead of this one
   POST /_standin/reset                forgets statuses, hooks, comments, requests, failures and the next host
+  POST /_standin/github-app           {"app_id", "public_key" (PEM), "installations": {"ID": "active" |
+                                      "suspended"}, "repositories": ["acme/api", …], "token"}: GitHub takes
+                                      JWTs of that app (RS256, verified with public_key: iss the app id,
+                                      iat and exp as GitHub checks them) at POST
+                                      /app/installations/ID/access_tokens, answers an active installation's
+                                      201 {"token", "expires_at" an hour on}, a suspended one's 403, another
+                                      id's 404; the token then reads like $FORGE_STANDIN_TOKEN, except that
+                                      /installation/repositories lists the installation's repositories and
+                                      /user/repos refuses it (403), as GitHub answers an installation token.
+                                      Kept across reset; every mint is a request like the others.
 
 The token comes from $FORGE_STANDIN_TOKEN and Bitbucket Cloud's user from $FORGE_STANDIN_USER,
 never argv. Prints "port N" once it listens on 127.0.0.1 (any free port).
@@ -49,6 +59,7 @@ never argv. Prints "port N" once it listens on 127.0.0.1 (any free port).
 import base64
 import hashlib
 import json
+import jwt
 import os
 import re
 import threading
@@ -102,7 +113,8 @@ GITLAB_TRANSITIONS = {"pending": "enqueue", "running": "run", "success": "succes
                       "canceled": "cancel"}
 
 LOCK = threading.Lock()
-STATE = {"statuses": {}, "hooks": {}, "comments": {}, "requests": {}, "failures": [], "next_id": 1, "next_host": ""}
+STATE = {"statuses": {}, "hooks": {}, "comments": {}, "requests": {}, "failures": [], "next_id": 1, "next_host": "",
+         "github_app": None}
 
 
 def repo_info(forge, name):
@@ -332,6 +344,9 @@ class Handler(BaseHTTPRequestHandler):
             if method == "POST" and path == "/_standin/next-host":
                 STATE["next_host"] = body["host"]
                 raise Answer(200, {"ok": True})
+            if method == "POST" and path == "/_standin/github-app":
+                STATE["github_app"] = body
+                raise Answer(200, {"ok": True})
             if method == "POST" and path == "/_standin/reset":
                 STATE.update({"statuses": {}, "hooks": {}, "comments": {}, "requests": {}, "failures": [],
                               "next_host": ""})
@@ -416,8 +431,36 @@ class GitHub(Forge):
         if not self.header("User-Agent"):
             raise Answer(403, {"message": "Request forbidden by administrative rules. Please make sure your "
                                           "request has a User-Agent header"})
+        self.installation = False
+        if self.match("POST", "app/installations/*/access_tokens") is not None:
+            return self.authenticate_app()
+        app = STATE["github_app"]
+        if app and app.get("token") and self.header("Authorization") == "Bearer " + app["token"]:
+            self.installation = True
+            return
         if self.header("Authorization") != "Bearer " + TOKEN:
             raise Answer(401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
+
+    def authenticate_app(self):
+        """The app's JWT, checked as GitHub checks it."""
+        app, auth = STATE["github_app"], self.header("Authorization")
+        refused = Answer(401, {"message": "A JSON web token could not be decoded",
+                               "documentation_url": "https://docs.github.com/rest"})
+        if not app or not auth.startswith("Bearer "):
+            raise refused
+        try:
+            claims = jwt.decode(auth[len("Bearer "):], app["public_key"], algorithms=["RS256"],
+                                options={"require": ["iat", "exp", "iss"]})
+        except jwt.PyJWTError:
+            raise refused
+        if str(claims["iss"]) != str(app["app_id"]):
+            raise refused  # the key is not that app's: GitHub cannot verify the token
+        if claims["iat"] > time.time():
+            raise Answer(401, {"message": "'Issued at' claim ('iat') must be an Integer representing a time in "
+                                          "the past.", "documentation_url": "https://docs.github.com/rest"})
+        if claims["exp"] - claims["iat"] > 600:
+            raise Answer(401, {"message": "'Expiration time' claim ('exp') is too far in the future",
+                               "documentation_url": "https://docs.github.com/rest"})
 
     def repo_key(self):
         return "/".join(self.s[1:3]) if self.s[:1] == ["repos"] else None
@@ -438,7 +481,34 @@ class GitHub(Forge):
         raise Answer(200, items, headers)
 
     def handle(self):
+        if (m := self.match("POST", "app/installations/*/access_tokens")) is not None:
+            state = (STATE["github_app"].get("installations") or {}).get(m[0])
+            if state is None:
+                raise Answer(404, {"message": "Not Found",
+                                   "documentation_url": "https://docs.github.com/rest/apps/apps"})
+            if state == "suspended":
+                raise Answer(403, {"message": "This installation has been suspended",
+                                   "documentation_url": "https://docs.github.com/rest/apps/apps"})
+            expires = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 3600))
+            raise Answer(201, {"token": STATE["github_app"]["token"], "expires_at": expires,
+                               "permissions": {"contents": "read", "metadata": "read"},
+                               "repository_selection": "selected"})
+        if self.match("GET", "installation/repositories") is not None:
+            if not self.installation:
+                raise Answer(403, {"message": "You must authenticate with an installation access token in order "
+                                              "to list repositories for an installation.",
+                                   "documentation_url": "https://docs.github.com/rest/apps/installations"})
+            names = STATE["github_app"].get("repositories") or NAMES["github"]
+            page = int(self.q.get("page", "1"))
+            items, more = self.page([self.repo_json(n) for n in names], page - 1)
+            headers = {}
+            if more:
+                headers["Link"] = f'<{self.next_url(page=page + 1)}>; rel="next"'
+            raise Answer(200, {"total_count": len(names), "repositories": items}, headers)
         if self.match("GET", "user/repos") is not None:
+            if self.installation:
+                raise Answer(403, {"message": "Resource not accessible by integration",
+                                   "documentation_url": "https://docs.github.com/rest/repos/repos"})
             self.paged([self.repo_json(n) for n in NAMES["github"]])
         if (m := self.match("GET", "orgs/*/repos")) is not None:
             names = [n for n in NAMES["github"] if n.split("/")[0] == m[0]]

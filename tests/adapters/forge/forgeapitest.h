@@ -344,7 +344,7 @@ private Q_SLOTS:
     void init()
     {
         PANDO_REQUIRE_COMPONENT(!QStandardPaths::findExecutable(u"python3"_s).isEmpty(),
-                                u"python3 (runs the stand-in for the forges' APIs)"_s);
+                                u"Debian's python3 with python3-jwt (runs the stand-in for the forges' APIs)"_s);
         m_standIn = std::make_unique<StandIn>(Token, BitbucketUser);
         QVERIFY2(m_standIn->start(), "the stand-in for the forges' APIs did not start");
     }

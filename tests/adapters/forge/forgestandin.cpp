@@ -21,9 +21,19 @@ ForgeStandIn::~ForgeStandIn()
     stop();
 }
 
+namespace {
+
+// Debian's python3, which has python3-jwt and python3-cryptography (the GitHub App's JWT is
+// verified with them); a pyenv or venv python3 earlier on PATH may lack them.
+const QString Python = u"/usr/bin/python3"_s;
+
+} // namespace
+
 bool ForgeStandIn::available()
 {
-    return !QStandardPaths::findExecutable(u"python3"_s).isEmpty();
+    QProcess probe;
+    probe.start(Python, {u"-c"_s, u"import jwt, cryptography"_s});
+    return probe.waitForFinished(10000) && probe.exitStatus() == QProcess::NormalExit && probe.exitCode() == 0;
 }
 
 bool ForgeStandIn::start()
@@ -33,7 +43,7 @@ bool ForgeStandIn::start()
     env.insert(u"FORGE_STANDIN_USER"_s, m_bitbucketUser);
     m_process.setProcessEnvironment(env);
     m_process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    m_process.start(u"python3"_s, {sourceDir() + u"/tests/adapters/forge/forge_api_standin.py"_s});
+    m_process.start(Python, {sourceDir() + u"/tests/adapters/forge/forge_api_standin.py"_s});
     if (!m_process.waitForStarted(10000))
         return false;
     while (!m_process.canReadLine())
@@ -117,6 +127,33 @@ void ForgeStandIn::reset() const
 void ForgeStandIn::nextPagesAt(const QString &host) const
 {
     control(u"/_standin/next-host"_s, {{"host"_L1, host}});
+}
+
+void ForgeStandIn::gitHubApp(const QString &appId, const QByteArray &publicKey, const QJsonObject &installations,
+                             const QByteArray &token, const QStringList &repositories) const
+{
+    control(u"/_standin/github-app"_s, {{"app_id"_L1, appId},
+                                        {"public_key"_L1, QString::fromLatin1(publicKey)},
+                                        {"installations"_L1, installations},
+                                        {"token"_L1, QString::fromLatin1(token)},
+                                        {"repositories"_L1, QJsonArray::fromStringList(repositories)}});
+}
+
+RsaKeyPair rsaKeyPair()
+{
+    const auto openssl = [](const QStringList &args, const QByteArray &input) {
+        QProcess process;
+        process.start(u"openssl"_s, args);
+        process.write(input);
+        process.closeWriteChannel();
+        return process.waitForFinished(30000) && process.exitCode() == 0 ? process.readAllStandardOutput()
+                                                                         : QByteArray();
+    };
+    RsaKeyPair pair;
+    pair.privatePem = openssl({u"genrsa"_s, u"-traditional"_s, u"2048"_s}, {});
+    if (!pair.privatePem.isEmpty())
+        pair.publicPem = openssl({u"rsa"_s, u"-pubout"_s}, pair.privatePem);
+    return pair;
 }
 
 QJsonValue ForgeStandIn::get(const QString &what, const QString &forge) const

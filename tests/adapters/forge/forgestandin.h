@@ -12,6 +12,7 @@
 #include <QJsonValue>
 #include <QProcess>
 #include <QString>
+#include <QStringList>
 
 namespace pando::test {
 
@@ -24,7 +25,7 @@ public:
     ForgeStandIn(const ForgeStandIn &) = delete;
     ForgeStandIn &operator=(const ForgeStandIn &) = delete;
 
-    // Whether python3, which runs it, is on PATH.
+    // Whether Debian's python3, which runs it, is there with python3-jwt and python3-cryptography.
     static bool available();
     // Starts it and waits (10 s) until it says its port; false when it did not.
     bool start();
@@ -53,6 +54,11 @@ public:
     void failFor(const QString &forge, const QString &repo, const QJsonValue &status) const;
     void reset() const;
     void nextPagesAt(const QString &host) const;
+    // Makes GitHub take app appId's JWTs, verified with publicKey (PEM): installations maps an
+    // installation's id to "active" or "suspended"; an active one's token is token, and lists
+    // repositories (empty: all three). Kept across reset().
+    void gitHubApp(const QString &appId, const QByteArray &publicKey, const QJsonObject &installations,
+                   const QByteArray &token, const QStringList &repositories = {}) const;
 
 private:
     QJsonValue get(const QString &what, const QString &forge) const;
@@ -63,5 +69,13 @@ private:
     QProcess m_process;
     int m_port = 0;
 };
+
+// A new RSA key pair as GitHub hands an App's out (openssl genrsa -traditional, 2048 bits): the
+// private key PKCS#1 PEM, the public SubjectPublicKeyInfo PEM. Empty halves when openssl failed.
+struct RsaKeyPair {
+    QByteArray privatePem;
+    QByteArray publicPem;
+};
+RsaKeyPair rsaKeyPair();
 
 } // namespace pando::test

@@ -651,6 +651,45 @@ void TestCli::sourceConnections()
     const Run noUrl = pando({QStringLiteral("connections"), QStringLiteral("add"), QStringLiteral("x")});
     QCOMPARE(noUrl.code, 2);
     QVERIFY2(noUrl.err.contains(QStringLiteral("--url")), qPrintable(noUrl.err));
+
+    // A GitHub App: its ids and its key file; --kind is github unless given. Its key never comes back.
+    QProcess genrsa;
+    genrsa.start(QStringLiteral("openssl"),
+                 {QStringLiteral("genrsa"), QStringLiteral("-traditional"), QStringLiteral("2048")});
+    QVERIFY(genrsa.waitForFinished(30000));
+    const QByteArray pem = genrsa.readAllStandardOutput();
+    QVERIFY2(pem.startsWith("-----BEGIN RSA PRIVATE KEY-----"), "openssl made no RSA key");
+    const QString appKey = writeFile(pem);
+    const QStringList app{QStringLiteral("connections"),
+                          QStringLiteral("add"),
+                          QStringLiteral("gh-app"),
+                          QStringLiteral("--url"),
+                          QStringLiteral("https://github.com"),
+                          QStringLiteral("--owner"),
+                          QStringLiteral("umbrella"),
+                          QStringLiteral("--github-app"),
+                          QStringLiteral("812734"),
+                          QStringLiteral("--installation")};
+    const Run noKey = pando(app + QStringList{QStringLiteral("41002")});
+    QCOMPARE(noKey.code, 1);
+    QVERIFY2(noKey.err.contains(QStringLiteral("--app-key is missing")), qPrintable(noKey.err));
+    const Run twoCredentials = pando(app + QStringList{QStringLiteral("41002"), QStringLiteral("--app-key"), appKey,
+                                                       QStringLiteral("--ssh-key"), key});
+    QCOMPARE(twoCredentials.code, 1);
+    QVERIFY2(twoCredentials.err.contains(QStringLiteral("pass one")), qPrintable(twoCredentials.err));
+    const Run notAnId = pando(app + QStringList{QStringLiteral("Iv1.8a61"), QStringLiteral("--app-key"), appKey});
+    QCOMPARE(notAnId.code, 1);
+    QVERIFY2(notAnId.err.contains(QStringLiteral("installation_id")), qPrintable(notAnId.err));
+    const Run appAdded = pando(app + QStringList{QStringLiteral("41002"), QStringLiteral("--app-key"), appKey});
+    QVERIFY2(appAdded.code == 0, qPrintable(appAdded.err));
+    QVERIFY2(
+        appAdded.out.contains(QStringLiteral("added connection gh-app (github at https://github.com, github-app)")),
+        qPrintable(appAdded.out));
+    const Run appShown = pando({QStringLiteral("connections"), QStringLiteral("show"), QStringLiteral("gh-app")});
+    QVERIFY2(appShown.out.contains(QStringLiteral("812734")) && appShown.out.contains(QStringLiteral("41002")) &&
+                 !appShown.out.contains(QStringLiteral("PRIVATE KEY")),
+             qPrintable(appShown.out));
+    QVERIFY(pando({QStringLiteral("connections"), QStringLiteral("rm"), QStringLiteral("gh-app")}).code == 0);
     QCOMPARE(QJsonDocument::fromJson(
                  pando({QStringLiteral("--json"), QStringLiteral("connections"), QStringLiteral("list")}).out.toUtf8())
                  .object()

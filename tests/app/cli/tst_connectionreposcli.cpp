@@ -52,7 +52,8 @@ void TestConnectionReposCli::initTestCase()
 {
     m_binary = test::pandoBinary();
     QVERIFY2(QFile::exists(m_binary), qPrintable(u"no pando binary at %1"_s.arg(m_binary)));
-    PANDO_REQUIRE_COMPONENT(test::ForgeStandIn::available(), u"python3 (runs the stand-in for the forges' APIs)"_s);
+    PANDO_REQUIRE_COMPONENT(test::ForgeStandIn::available(),
+                            u"Debian's python3 with python3-jwt (runs the stand-in for the forges' APIs)"_s);
     m_standIn = std::make_unique<test::ForgeStandIn>(Token);
     QVERIFY2(m_standIn->start(), "the stand-in for the forges' APIs did not start");
     m_install = std::make_unique<test::TestInstall>();

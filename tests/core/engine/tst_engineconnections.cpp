@@ -1,15 +1,19 @@
 // Private repositories through source connections (issue 15, "Source connections"): real git over
 // smart HTTP behind Caddy's basic auth with a token, and over a real sshd with a deploy key whose
-// host key is pinned. The engine is real (SQLite in a temporary directory, the real GitSource);
-// the runtime, router and services are fakes. What is checked is what a user relies on: without a
-// connection the repository is refused, with one it is read (at create and at each deploy), the
+// host key is pinned. A GitHub App connection's installation token is minted by the stand-in for
+// GitHub's API (tests/adapters/forge/forge_api_standin.py, which verifies the app's signed JWT) and
+// then read with by git over smart HTTP, as GitHub takes it (user x-access-token). The engine is real (SQLite in a
+// temporary directory, the real GitSource); the runtime, router and services are fakes. What is checked is what a user
+// relies on: without a connection the repository is refused, with one it is read (at create and at each deploy), the
 // closest connection wins, members read only through connections granted to them, a connection
 // in use cannot be removed, and no credential shows up in an error or the audit log.
 
+#include "adapters/forge/rest/forgerest.h"
 #include "adapters/source/generic/gitsource.h"
 #include "app/wiring/install.h"
 #include "core/accounts/accountservice.h"
 #include "enginepeople.h"
+#include "tests/adapters/forge/forgestandin.h"
 #include "tests/app/server/fakes.h"
 #include "tests/support/component.h"
 #include "tests/support/gitfixture.h"
@@ -29,6 +33,8 @@ using core::sourceconn::ConnectionInput;
 namespace {
 
 const QByteArray Token = "glpat-Private-Token-4711";
+const QByteArray InstallationToken = "ghs_Installation-Token-6620";
+const QString AppId = u"812734"_s;
 
 QByteArray spec(const QString &name, const QString &repo, const QString &sourceExtra = {})
 {
@@ -66,6 +72,7 @@ private Q_SLOTS:
     void theClosestConnectionReads();
     void membersUseWhatIsGranted();
     void deployKeyOverSsh();
+    void gitHubAppReadsThroughItsInstallation();
     void noCredentialIsEverShown();
 
 private:
@@ -76,6 +83,11 @@ private:
     test::GitFixture m_git;
     QString m_commit;
     test::PrivateHttpGit m_http;
+    // GitHub's side of a GitHub App: its API (the stand-in) and its git, which takes the tokens
+    // the API minted.
+    std::unique_ptr<test::ForgeStandIn> m_gitHub;
+    test::PrivateHttpGit m_gitHubGit;
+    test::RsaKeyPair m_appKey;
     std::unique_ptr<wiring::Install> m_install;
     core::Engine *m_engine = nullptr;
     test::EnginePeople m_people;
@@ -96,12 +108,26 @@ void TestEngineConnections::initTestCase()
                  qPrintable(m_git.errorString()));
     const QString started = m_http.start(served, u"alice"_s, Token);
     QVERIFY2(started.isEmpty(), qPrintable(started));
+    PANDO_REQUIRE_COMPONENT(test::ForgeStandIn::available(),
+                            u"Debian's python3 with python3-jwt (the stand-in for GitHub's API)"_s);
+    m_appKey = test::rsaKeyPair();
+    QVERIFY2(!m_appKey.publicPem.isEmpty(), "openssl made no RSA key");
+    m_gitHub = std::make_unique<test::ForgeStandIn>("ghp_unused-Personal-Token");
+    QVERIFY2(m_gitHub->start(), "the stand-in for GitHub's API did not start");
+    m_gitHub->gitHubApp(AppId, m_appKey.publicPem, QJsonObject{{"41002"_L1, "active"_L1}, {"41003"_L1, "suspended"_L1}},
+                        InstallationToken);
+    const QString gitHubStarted = m_gitHubGit.start(served, u"x-access-token"_s, InstallationToken);
+    QVERIFY2(gitHubStarted.isEmpty(), qPrintable(gitHubStarted));
 
     wiring::InstallOptions options = test::quietInstallOptions(m_dir.path());
     options.runtime = std::make_shared<test::FakeRuntime>();
     options.router = std::make_shared<test::FakeRouter>();
     options.source = std::make_shared<adapters::git::GitSource>(m_dir.filePath(u"cache/git"_s));
     options.services = std::make_shared<test::FakeServiceProvisioner>();
+    const QString gitHubApi = m_gitHub->base() + u"/github"_s;
+    options.engine.forgeAppTokens = [gitHubApi](const adapters::ForgeAppInstallation &app) {
+        return adapters::forgerest::mintInstallationToken(app, {.apiBase = gitHubApi, .requestTimeoutMs = 5000}, {});
+    };
     m_install = std::make_unique<wiring::Install>(std::move(options));
     auto opened = m_install->open();
     QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().text()));
@@ -329,6 +355,74 @@ void TestEngineConnections::deployKeyOverSsh()
 }
 
 // Everything the tests above did left audit lines and errors: none holds the token.
+void TestEngineConnections::gitHubAppReadsThroughItsInstallation()
+{
+    const core::Actor ada = m_people.actor(u"ada"_s);
+    const QString base = u"http://127.0.0.1:%1"_s.arg(m_gitHubGit.port());
+    const QString repo = m_gitHubGit.url(u"acme/private.git"_s);
+    const auto app = [&](const QString &name, const QString &installation) {
+        ConnectionInput input;
+        input.name = name;
+        input.scope = adapters::ForgeScope{adapters::ForgeKind::GitHub, base, u"acme"_s};
+        input.auth = AuthKind::GitHubApp;
+        input.appId = AppId;
+        input.installationId = installation;
+        input.secret = m_appKey.privatePem;
+        return input;
+    };
+    const auto mints = [this](const QString &installation) {
+        int n = 0;
+        for (const QJsonValue r : m_gitHub->requests(u"github"_s))
+            n += r[u"path"_s].toString() == u"/github/app/installations/%1/access_tokens"_s.arg(installation);
+        return n;
+    };
+
+    auto added = m_engine->addConnection(app(u"gh-app"_s, u"41002"_s), ada);
+    QVERIFY2(added, qPrintable(added ? QString() : text(added.error())));
+    QCOMPARE(added->auth, AuthKind::GitHubApp);
+    auto tested = m_engine->testConnection(u"gh-app"_s, repo, {}, ada);
+    QVERIFY2(tested, qPrintable(tested ? QString() : text(tested.error())));
+    QCOMPARE(*tested, m_commit);
+
+    // Created and deployed through it: the token minted for the test is the one every fetch uses.
+    auto created = m_engine->createApp(spec(u"viaapp"_s, repo), ada);
+    QVERIFY2(created, qPrintable(created ? QString() : text(created.error())));
+    QCOMPARE(created->record.sourceConnection, u"gh-app"_s);
+    auto deploy = m_engine->deploy(u"viaapp"_s, {}, ada);
+    QVERIFY2(deploy, qPrintable(deploy ? QString() : text(deploy.error())));
+    test::waitSettled(*m_engine, deploy->id);
+    const QString fetch = stepStatus(deploy->id, u"fetch"_s);
+    QVERIFY2(fetch.startsWith(u"succeeded"_s), qPrintable(fetch));
+    QCOMPARE(mints(u"41002"_s), 1);
+    remove(u"viaapp"_s);
+    QVERIFY(m_engine->removeConnection(u"gh-app"_s, ada));
+
+    // An installation GitHub no longer has, and a suspended one: the test says so and what to do,
+    // the connection's last check keeps it, and the audit log has it.
+    QVERIFY(m_engine->addConnection(app(u"gh-gone"_s, u"41099"_s), ada));
+    auto gone = m_engine->testConnection(u"gh-gone"_s, repo, {}, ada);
+    QVERIFY(!gone);
+    QCOMPARE(gone.error().code, ErrorCode::Failed);
+    QCOMPARE(gone.error().where, u"installation_id"_s);
+    QVERIFY2(gone.error().message.contains(u"no installation 41099"_s), qPrintable(text(gone.error())));
+    QVERIFY2(gone.error().hint.contains(u"install the app"_s), qPrintable(text(gone.error())));
+    QVERIFY(m_engine->connection(u"gh-gone"_s, ada)->checkResult.startsWith(u"failed: "_s));
+    QVERIFY(m_engine->removeConnection(u"gh-gone"_s, ada));
+    QVERIFY(m_engine->addConnection(app(u"gh-held"_s, u"41003"_s), ada));
+    auto held = m_engine->testConnection(u"gh-held"_s, repo, {}, ada);
+    QVERIFY(!held);
+    QVERIFY2(held.error().message.contains(u"suspended"_s), qPrintable(text(held.error())));
+    QVERIFY(m_engine->removeConnection(u"gh-held"_s, ada));
+
+    // Bad input is refused before anything is stored.
+    ConnectionInput notAKey = app(u"gh-bad"_s, u"41002"_s);
+    notAKey.secret = m_appKey.publicPem;
+    auto refused = m_engine->addConnection(notAKey, ada);
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().where, u"private_key"_s);
+    QCOMPARE(m_engine->connection(u"gh-bad"_s, ada).error().code, ErrorCode::NotFound);
+}
+
 void TestEngineConnections::noCredentialIsEverShown()
 {
     core::AuditRepository::Filter filter;
@@ -338,6 +432,7 @@ void TestEngineConnections::noCredentialIsEverShown()
     int connectionLines = 0;
     for (const core::AuditRecord &line : std::as_const(*lines)) {
         QVERIFY2(!line.detail.contains(QString::fromUtf8(Token)), qPrintable(line.detail));
+        QVERIFY2(!line.detail.contains(QString::fromUtf8(InstallationToken)), qPrintable(line.detail));
         QVERIFY(!line.detail.contains(u"PRIVATE KEY"_s));
         if (line.object.startsWith(u"connection/"_s))
             ++connectionLines;

@@ -118,7 +118,8 @@ private:
 void TestEnginePreviews::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    PANDO_REQUIRE_COMPONENT(test::ForgeStandIn::available(), u"python3 (runs the stand-in for the forges' APIs)"_s);
+    PANDO_REQUIRE_COMPONENT(test::ForgeStandIn::available(),
+                            u"Debian's python3 with python3-jwt (runs the stand-in for the forges' APIs)"_s);
     m_standIn = std::make_unique<test::ForgeStandIn>(Token);
     QVERIFY2(m_standIn->start(), "the stand-in for the forges' APIs did not start");
 

@@ -60,6 +60,29 @@ KeyFiles makeKey(const QString &dir, const QString &name, const QStringList &ext
     return KeyFiles{file.readAll(), QString::fromUtf8(list.readAllStandardOutput()).section(u' ', 1, 1)};
 }
 
+// An RSA key as GitHub hands out a GitHub App's (PKCS#1 PEM); empty when openssl is missing.
+QByteArray appKey()
+{
+    static const QByteArray key = [] {
+        QProcess make;
+        make.start(u"openssl"_s, {u"genrsa"_s, u"-traditional"_s, u"2048"_s});
+        return make.waitForFinished(30000) && make.exitCode() == 0 ? make.readAllStandardOutput() : QByteArray();
+    }();
+    return key;
+}
+
+ConnectionInput appInput(const QString &name)
+{
+    ConnectionInput input;
+    input.name = name;
+    input.scope = ForgeScope{ForgeKind::GitHub, u"https://github.com"_s, u"acme"_s};
+    input.auth = AuthKind::GitHubApp;
+    input.appId = u"812734"_s;
+    input.installationId = u"41002"_s;
+    input.secret = appKey();
+    return input;
+}
+
 ConnectionInput tokenInput(const QString &name, const QString &url, ForgeKind kind = ForgeKind::GitHub)
 {
     ConnectionInput input;
@@ -433,6 +456,115 @@ private Q_SLOTS:
         const auto gone = store.credential(u"missing"_s);
         QCOMPARE(gone.error().where, u"source.connection"_s);
         QVERIFY(gone.error().hint.contains(u"pando connections add"_s));
+    }
+
+    // A GitHub App connection: GitHub's, two numbers and the app's RSA key, nothing else.
+    void gitHubAppRules()
+    {
+        QVERIFY2(!appKey().isEmpty(), "openssl made no RSA key");
+        QVERIFY(sourceconn::checkConnectionInput(appInput(u"app"_s)));
+        const auto refusedAt = [](const ConnectionInput &input) {
+            auto checked = sourceconn::checkConnectionInput(input);
+            return checked ? u"accepted"_s : checked.error().where;
+        };
+        ConnectionInput input = appInput(u"app"_s);
+        input.scope.kind = ForgeKind::Gitea;
+        QCOMPARE(refusedAt(input), u"kind"_s);
+        input = appInput(u"app"_s);
+        input.appId = u"Iv1.8a61f9b3a7aba766"_s; // the app's client id, given where its id goes
+        QCOMPARE(refusedAt(input), u"app_id"_s);
+        input = appInput(u"app"_s);
+        input.installationId.clear();
+        QCOMPARE(refusedAt(input), u"installation_id"_s);
+        input = appInput(u"app"_s);
+        input.username = u"bot"_s;
+        QCOMPARE(refusedAt(input), u"username"_s);
+        input = appInput(u"app"_s);
+        input.secret = Token; // a token where the key goes
+        QCOMPARE(refusedAt(input), u"private_key"_s);
+        QVERIFY(!sourceconn::checkConnectionInput(input).error().text().contains(QString::fromUtf8(Token)));
+        // The ids belong to GitHub App connections alone.
+        input = tokenInput(u"token"_s, u"https://github.com"_s);
+        input.appId = u"812734"_s;
+        QCOMPARE(refusedAt(input), u"app_id"_s);
+    }
+
+    // Its installation tokens are minted when a fetch needs one, kept until five minutes before
+    // they expire, and never outlive the connection they were minted for.
+    void gitHubAppTokensAreMintedAndKept()
+    {
+        QVERIFY2(!appKey().isEmpty(), "openssl made no RSA key");
+        auto key = pipelines::keyfile::create(m_data->path() + u"/seal.key"_s);
+        QVERIFY(key);
+        const pipelines::SealBox box({*key});
+        m_clock.set(1'800'000'000'000);
+        QList<adapters::ForgeAppInstallation> asked;
+        bool refuse = false;
+        sourceconn::InstallationTokens tokens(
+            [&](const adapters::ForgeAppInstallation &app) -> Result<adapters::ForgeAccessToken> {
+                asked << app;
+                if (refuse)
+                    return fail(ErrorCode::NotFound, u"GitHub has no installation 41002 of GitHub App 812734"_s,
+                                u"installation_id"_s);
+                return adapters::ForgeAccessToken{"ghs_minted-" + QByteArray::number(asked.size()),
+                                                  m_clock.nowMs() + 60 * 60 * 1000};
+            },
+            m_clock);
+
+        // Without a way to mint, the connection cannot be read, and says so.
+        QVERIFY(sourceconn::ConnectionStore(*m_db, box, m_clock).add(appInput(u"app"_s), u"user:ada"_s));
+        QCOMPARE(sourceconn::ConnectionStore(*m_db, box, m_clock).credential(u"app"_s).error().code,
+                 ErrorCode::Unavailable);
+
+        sourceconn::ConnectionStore store(*m_db, box, m_clock, &tokens);
+        auto found = store.find(u"app"_s);
+        QVERIFY(found);
+        QCOMPARE(found->auth, AuthKind::GitHubApp);
+        QCOMPARE(found->appId, u"812734"_s);
+        QCOMPARE(found->installationId, u"41002"_s);
+        QVERIFY(found->overHttps());
+        QVERIFY(!sealedOf(u"app"_s).contains(u"PRIVATE KEY"_s));
+
+        auto first = store.credential(u"app"_s);
+        QVERIFY2(first, qPrintable(first ? QString() : first.error().text()));
+        QCOMPARE(first->username, u"x-access-token"_s);
+        QCOMPARE(first->token, QByteArray("ghs_minted-1"));
+        QCOMPARE(asked.size(), 1);
+        QCOMPARE(asked.first().appId, u"812734"_s);
+        QCOMPARE(asked.first().installationId, u"41002"_s);
+        QCOMPARE(asked.first().scope.owner, u"acme"_s);
+        QCOMPARE(asked.first().privateKey.trimmed(), appKey().trimmed());
+
+        // Kept while it has more than five minutes left …
+        m_clock.advance(54 * 60 * 1000);
+        QCOMPARE(store.credential(u"app"_s)->token, QByteArray("ghs_minted-1"));
+        QCOMPARE(asked.size(), 1);
+        // … and renewed after.
+        m_clock.advance(2 * 60 * 1000);
+        QCOMPARE(store.credential(u"app"_s)->token, QByteArray("ghs_minted-2"));
+
+        // Removed and added again under its name: nothing of the one before is handed out.
+        tokens.forget(u"app"_s);
+        QVERIFY(store.remove(u"app"_s));
+        m_clock.advance(1000);
+        QVERIFY(store.add(appInput(u"app"_s), u"user:ada"_s));
+        QCOMPARE(store.credential(u"app"_s)->token, QByteArray("ghs_minted-3"));
+        QVERIFY(store.remove(u"app"_s));
+        m_clock.advance(1000);
+        QVERIFY(store.add(appInput(u"app"_s), u"user:ada"_s)); // not forgotten: its creation tells it apart
+        QCOMPARE(store.credential(u"app"_s)->token, QByteArray("ghs_minted-4"));
+
+        // A refused mint is the connection's error, and nothing is kept of it.
+        tokens.forget(u"app"_s);
+        refuse = true;
+        auto refused = store.credential(u"app"_s);
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code, ErrorCode::Failed);
+        QCOMPARE(refused.error().where, u"installation_id"_s);
+        QVERIFY2(refused.error().message.startsWith(u"connection app: GitHub has no installation"_s),
+                 qPrintable(refused.error().message));
+        refuse = false;
+        QCOMPARE(store.credential(u"app"_s)->token, QByteArray("ghs_minted-6"));
     }
 };
 

@@ -15,6 +15,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QImage>
+#include <QProcess>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
 #include <QQuickStyle>
@@ -161,6 +162,55 @@ private Q_SLOTS:
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
 
         state.sources()->remove(u"forge"_s);
+        QTRY_COMPARE(state.sources()->rowCount(), 0);
+        window->close();
+        DesktopState::setInstance(nullptr);
+    }
+
+    // The form's third credential: a GitHub App's ids and key, for GitHub alone.
+    void sourcesViewAddsAGitHubApp()
+    {
+        QProcess genrsa;
+        genrsa.start(u"openssl"_s, {u"genrsa"_s, u"-traditional"_s, u"2048"_s});
+        QVERIFY(genrsa.waitForFinished(30000));
+        const QString pem = QString::fromLatin1(genrsa.readAllStandardOutput());
+        QVERIFY2(pem.startsWith(u"-----BEGIN RSA PRIVATE KEY-----"_s), "openssl made no RSA key");
+
+        DesktopState state(m_admin.get());
+        DesktopState::setInstance(&state);
+        QStringList warnings;
+        QQmlApplicationEngine engine;
+        QQuickWindow *window = test::openMainWindow(engine, warnings);
+        QVERIFY2(window, qPrintable(warnings.join(u'\n')));
+        QMetaObject::invokeMethod(named(window, "sidebarSources"), "clicked");
+        QTRY_COMPARE(state.currentView(), DesktopState::View::Sources);
+
+        named(window, "sourceKindBox")->setProperty("currentIndex", int(SourcesModel::kinds().indexOf(u"gitlab"_s)));
+        named(window, "appChoice")->setProperty("checked", true);
+        // A GitHub App is GitHub's: the kind follows, and cannot be changed.
+        QTRY_COMPARE(named(window, "sourceKindBox")->property("currentText").toString(), u"github"_s);
+        QVERIFY(!named(window, "sourceKindBox")->property("enabled").toBool());
+        QTRY_VERIFY(named(window, "sourceAppKeyArea")->isVisible());
+        QVERIFY(!named(window, "sourceTokenField")->isVisible());
+        named(window, "sourceNameField")->setProperty("text", u"acme-app"_s);
+        named(window, "sourceUrlField")->setProperty("text", u"https://github.com"_s);
+        named(window, "sourceAppIdField")->setProperty("text", u"812734"_s);
+        named(window, "sourceInstallationField")->setProperty("text", u"41002"_s);
+        named(window, "sourceAppKeyArea")->setProperty("text", u"not a key"_s);
+        QQuickItem *add = named(window, "addSourceButton");
+        QMetaObject::invokeMethod(add, "clicked");
+        QTRY_VERIFY(state.sources()->hasFailed());
+        QCOMPARE(state.sources()->failedField(), u"private_key"_s);
+
+        named(window, "sourceAppKeyArea")->setProperty("text", pem);
+        QMetaObject::invokeMethod(add, "clicked");
+        QTRY_COMPARE(state.sources()->rowCount(), 1);
+        QVERIFY2(!state.sources()->hasFailed(), qPrintable(state.sources()->outcome()));
+        QCOMPARE(state.sources()->index(0).data(SourcesModel::AuthTextRole).toString(),
+                 SourcesModel::tr("GitHub App %1, installation %2").arg(u"812734"_s, u"41002"_s));
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
+
+        state.sources()->remove(u"acme-app"_s);
         QTRY_COMPARE(state.sources()->rowCount(), 0);
         window->close();
         DesktopState::setInstance(nullptr);
