@@ -196,6 +196,8 @@ Result<StepEnd> fetch(DeployRun &run)
                                           [](const QString &) {});
     if (std::optional<adapters::SourceCredential> &credential = access->credential)
         credential->wipe();
+    if (!checkout)
+        noteRefusal(run.s, run.app.sourceConnection, checkout.error());
     if (!checkout && !trusted && checkout.error().code != ErrorCode::NotFound &&
         checkout.error().code != ErrorCode::Cancelled)
         return std::unexpected(policy::unreadableSource(run.spec.source.repo));

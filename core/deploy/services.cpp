@@ -88,4 +88,10 @@ Result<adapters::SourceAccess> fetchAccess(const Services &s, bool trusted, cons
     return access;
 }
 
+void noteRefusal(const Services &s, const QString &connection, const Error &error)
+{
+    if (error.code == ErrorCode::Unauthorized && s.installationTokens && !connection.isEmpty())
+        s.installationTokens->forget(connection);
+}
+
 } // namespace pando::core

@@ -80,6 +80,10 @@ struct Services {
 // wipes the credential once the fetch is done.
 Result<adapters::SourceAccess> fetchAccess(const Services &s, bool trusted, const policy::AppAccess &settings,
                                            const QString &connection);
+// After a fetch or forge API call through connection failed with error: a refusal of the
+// credential (Unauthorized) drops a GitHub App token held for it, which GitHub revokes with its
+// installation, so the next use mints a new one or says why it cannot.
+void noteRefusal(const Services &s, const QString &connection, const Error &error);
 
 // Images carry only the install's labels; their tags say which app and deploy they serve. A
 // build of a tree the engine has built before (for any app) then hits the cache all the way,

@@ -57,6 +57,7 @@ Result<bool> Engine::Private::mayUseConnection(const Actor &actor, const QString
 
 Error Engine::Private::forgeRefusal(const QString &connection, Error e)
 {
+    noteRefusal(services, connection, e);
     if (e.code == ErrorCode::Unauthorized || e.code == ErrorCode::Forbidden)
         e.code = ErrorCode::Failed;
     e.message = u"connection %1: %2"_s.arg(connection, e.message);
@@ -258,7 +259,9 @@ Result<QString> Engine::testConnection(const QString &name, const QString &repo,
         access.credential->wipe();
         return resolved;
     };
-    const Result<QString> commit = read();
+    Result<QString> commit = read();
+    if (!commit)
+        noteRefusal(d->services, name, commit.error());
     const QString outcome = commit ? u"ok: read %1 at %2 in %3 ms"_s.arg(repo, commit->left(12)).arg(clock.elapsed())
                                    : u"failed: %1"_s.arg(commit.error().message);
     discardResult(store->recordCheck(name, outcome), "the test's own outcome is what to report");

@@ -224,8 +224,9 @@ struct Engine::Private {
     Result<std::unique_ptr<adapters::ForgeApi>> forgeApi(const QString &name);
     // What a forge API call that failed tells the caller. The forge refusing the connection's
     // token is not the caller's own sign-in failing: Unauthorized and Forbidden would read as that
-    // (401, 403), so they come back as Failed, with the adapter's hint on what the token lacks.
-    static Error forgeRefusal(const QString &connection, Error e);
+    // (401, 403), so they come back as Failed, with the adapter's hint on what the token lacks. A
+    // GitHub App token the forge refused is dropped (noteRefusal, core/deploy/services.h).
+    Error forgeRefusal(const QString &connection, Error e);
     // Which connection reads spec's source when actor writes it: source.connection when it names
     // one (it must exist, cover the repository and be actor's to use), else the one covering it
     // most closely that actor may use; empty when none does.

@@ -84,6 +84,7 @@ Result<QString> Engine::Private::resolveSource(const AppSpec &spec, bool trusted
         credential->wipe();
     if (commit)
         return commit;
+    noteRefusal(services, connection, commit.error());
     Error e = commit.error();
     if (e.code == ErrorCode::NotFound) {
         e.where = refWhere;

@@ -97,7 +97,7 @@ Result<std::optional<Connection>> choose(const QList<Connection> &candidates, co
 class InstallationTokens {
 public:
     using Mint = std::function<Result<adapters::ForgeAccessToken>(const adapters::ForgeAppInstallation &app)>;
-    static constexpr qint64 RenewBeforeMs = 5 * 60 * 1000;
+    static constexpr qint64 RenewBeforeMs = 5LL * 60 * 1000;
 
     InstallationTokens(Mint mint, Clock &clock) : m_mint(std::move(mint)), m_clock(clock) {}
 

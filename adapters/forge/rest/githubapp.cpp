@@ -20,7 +20,7 @@ namespace {
 // GitHub allows a JWT at most ten minutes of life, and recommends dating it 60 s back against
 // clocks that drift.
 constexpr qint64 JwtBackdateSeconds = 60;
-constexpr qint64 JwtLifetimeSeconds = 9 * 60;
+constexpr qint64 JwtLifetimeSeconds = 9LL * 60;
 
 Status checkNumericId(const QString &id, const QString &what, const QString &where)
 {

@@ -128,6 +128,9 @@ void TestEngineConnections::initTestCase()
     options.engine.forgeAppTokens = [gitHubApi](const adapters::ForgeAppInstallation &app) {
         return adapters::forgerest::mintInstallationToken(app, {.apiBase = gitHubApi, .requestTimeoutMs = 5000}, {});
     };
+    options.engine.forgeApis = [gitHubApi](const adapters::ForgeAccount &account) {
+        return adapters::forgerest::makeApi(account, {.apiBase = gitHubApi, .requestTimeoutMs = 5000});
+    };
     m_install = std::make_unique<wiring::Install>(std::move(options));
     auto opened = m_install->open();
     QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().text()));
@@ -394,6 +397,25 @@ void TestEngineConnections::gitHubAppReadsThroughItsInstallation()
     const QString fetch = stepStatus(deploy->id, u"fetch"_s);
     QVERIFY2(fetch.startsWith(u"succeeded"_s), qPrintable(fetch));
     QCOMPARE(mints(u"41002"_s), 1);
+    // Its forge API lists what the installation was given, with the same token.
+    auto listed = m_engine->connectionRepositories(u"gh-app"_s, ada);
+    QVERIFY2(listed, qPrintable(listed ? QString() : text(listed.error())));
+    QCOMPARE(listed->size(), 3);
+    QCOMPARE(mints(u"41002"_s), 1);
+
+    // Uninstalled, the app's tokens stop working: the refusal drops the token held, and the next
+    // use mints again and says what happened.
+    const QJsonObject installed{{"41002"_L1, "active"_L1}, {"41003"_L1, "suspended"_L1}};
+    m_gitHub->gitHubApp(AppId, m_appKey.publicPem, QJsonObject{{"41003"_L1, "suspended"_L1}}, "ghs_Another-Token");
+    auto revoked = m_engine->connectionRepositories(u"gh-app"_s, ada);
+    QVERIFY(!revoked);
+    QCOMPARE(revoked.error().code, ErrorCode::Failed);
+    auto told = m_engine->connectionRepositories(u"gh-app"_s, ada);
+    QVERIFY(!told);
+    QVERIFY2(told.error().message.contains(u"no installation 41002"_s), qPrintable(text(told.error())));
+    QCOMPARE(mints(u"41002"_s), 2);
+    m_gitHub->gitHubApp(AppId, m_appKey.publicPem, installed, InstallationToken);
+
     remove(u"viaapp"_s);
     QVERIFY(m_engine->removeConnection(u"gh-app"_s, ada));
 
