@@ -53,6 +53,7 @@ struct ServiceEndpoint {
     QString containerId; // the service's container
     QString volume;      // its data
     QString image;
+    bool fresh = false; // its data volume was made by this provision(): it holds nothing yet
 };
 
 struct ServiceInfo {
@@ -92,6 +93,12 @@ public:
     // service. Returns the bytes written; progress is called as they are.
     virtual Result<qint64> backup(const ServiceRequest &request, QIODevice &out, const CancelToken &cancel,
                                   const std::function<void(const BackupProgress &)> &progress) = 0;
+    // Loads seed, SQL as the kind's own client reads it, into the slot's running service as its
+    // user, into its database: PostgreSQL in one transaction that stops at the first error (psql
+    // --single-transaction, ON_ERROR_STOP), MySQL and MariaDB statement by statement. The file goes
+    // into the container beside the client and is removed after; a failure says the client's last
+    // lines. Invalid for a kind without such a form (Redis).
+    virtual Status seed(const ServiceRequest &request, const QByteArray &seed, const CancelToken &cancel) = 0;
     // Removes the slot's container and, with deleteData, its volume. Nothing to remove is not an
     // error. The app's services network goes with its last service.
     virtual Status remove(const QString &installId, const QString &app, const QString &slot, bool deleteData) = 0;

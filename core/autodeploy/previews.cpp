@@ -129,6 +129,10 @@ Result<AppSpec> previewSpec(const AppSpec &app, const PullRequestEvent &pull, bo
     spec.labels.insert(u"pull-request"_s, QString::number(pull.number));
     if (!copySecrets)
         spec.secrets.clear();
+    for (auto it = app.preview.seeds.cbegin(); it != app.preview.seeds.cend(); ++it) {
+        if (auto service = spec.services.find(it.key()); service != spec.services.end())
+            service->seed = it.value();
+    }
     spec.preview = {};
     if (auto valid = validateAppSpec(spec); !valid)
         return std::unexpected(valid.error());

@@ -381,7 +381,7 @@ bool hasServices(const DeployRun &run)
 
 Result<StepEnd> services(DeployRun &run)
 {
-    auto ready = provisionServices(run.s, run.deploy.app, run.spec, run.cancel);
+    auto ready = provisionServices(run.s, run.deploy.app, run.spec, run.cancel, run.checkoutDir);
     if (!ready)
         return std::unexpected(ready.error());
     run.provisioned = std::move(*ready);

@@ -19,13 +19,14 @@ Status checkServicesPlan(const Services &s, const AppSpec &spec)
 }
 
 Result<ProvisionedServices> provisionServices(const Services &s, const QString &app, const AppSpec &spec,
-                                              const CancelToken &cancel)
+                                              const CancelToken &cancel, const QString &checkoutDir)
 {
     if (spec.services.isEmpty())
         return ProvisionedServices{};
     if (auto ok = checkServicesPlan(s, spec); !ok)
         return std::unexpected(ok.error());
-    return s.appServices->provision(app, spec, cancel, [](const QString &) {});
+    return s.appServices->provision(
+        app, spec, cancel, [](const QString &) {}, checkoutDir);
 }
 
 void applyServices(const ProvisionedServices &provisioned, adapters::ContainerSpec &container)

@@ -12,9 +12,10 @@ namespace pando::core {
 // Refuses a spec with services when the install has no services adapter or the app's runtime
 // is not the one services run on.
 Status checkServicesPlan(const Services &s, const AppSpec &spec);
-// Provisions the spec's slots (none: nothing to do, an empty result).
+// Provisions the spec's slots (none: nothing to do, an empty result); seeds from checkoutDir
+// (AppServices::provision; empty: none are loaded).
 Result<ProvisionedServices> provisionServices(const Services &s, const QString &app, const AppSpec &spec,
-                                              const CancelToken &cancel);
+                                              const CancelToken &cancel, const QString &checkoutDir = {});
 // Adds the variables and networks to the container, and takes the variables out again.
 void applyServices(const ProvisionedServices &provisioned, adapters::ContainerSpec &container);
 void scrubServices(const ProvisionedServices &provisioned, adapters::ContainerSpec &container);

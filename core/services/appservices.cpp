@@ -2,6 +2,9 @@
 
 #include "core/spec/specservices.h"
 
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QSet>
@@ -98,6 +101,36 @@ Status AppServices::checkPlan(const AppSpec &spec, const QString &runtimeKind) c
     return {};
 }
 
+Status AppServices::loadSeed(const adapters::ServiceRequest &service, const QString &seed, const QString &checkoutDir,
+                             const CancelToken &cancel)
+{
+    const QString where = u"services.%1.seed"_s.arg(service.slot);
+    // A missing file and one a link leads out of the repository get one answer: two would tell
+    // whoever pushed the link whether a path exists on this host.
+    const QString root = QFileInfo(checkoutDir).canonicalFilePath();
+    const QFileInfo file(root + u'/' + QDir::cleanPath(seed));
+    const QString real = file.exists() ? file.canonicalFilePath() : QString();
+    if (root.isEmpty() || real.isEmpty() || !real.startsWith(root + u'/') || !QFileInfo(real).isFile())
+        return fail(ErrorCode::Invalid,
+                    u"%1 is not a file of the repository (it is missing, or a link that leads out of it)"_s.arg(seed),
+                    where, u"commit the seed file, or change %1"_s.arg(where));
+    if (QFileInfo(real).size() > MaxSeedBytes)
+        return fail(ErrorCode::TooLarge, u"%1 is larger than %2 MiB"_s.arg(seed).arg(MaxSeedBytes / (1024LL * 1024)),
+                    where, u"load a large data set from the app itself"_s);
+    QFile in(real);
+    if (!in.open(QIODevice::ReadOnly))
+        return fail(ErrorCode::Failed, u"%1 cannot be read: %2"_s.arg(seed, in.errorString()), where);
+    if (auto loaded = m_provisioner.seed(service, in.readAll(), cancel); !loaded) {
+        Error e = loaded.error();
+        e.message = u"loading %1 failed: %2"_s.arg(seed, e.message);
+        e.where = where;
+        if (e.hint.isEmpty())
+            e.hint = u"fix the file and push; the next deploy makes the service again and loads it"_s;
+        return std::unexpected(e);
+    }
+    return {};
+}
+
 adapters::ServiceRequest AppServices::request(const ServiceRecord &record) const
 {
     adapters::ServiceRequest r;
@@ -111,17 +144,27 @@ adapters::ServiceRequest AppServices::request(const ServiceRecord &record) const
 }
 
 Result<ProvisionedServices> AppServices::provision(const QString &app, const AppSpec &spec, const CancelToken &cancel,
-                                                   const std::function<void(const QString &line)> &progress)
+                                                   const std::function<void(const QString &line)> &progress,
+                                                   const QString &checkoutDir)
 {
     ProvisionedServices out;
     for (auto it = spec.services.cbegin(); it != spec.services.cend(); ++it) {
         auto record = m_store.obtain(app, it.key(), it->kind, it->version, {it->user, it->password, it->database});
         if (!record)
             return std::unexpected(record.error());
-        auto endpoint = m_provisioner.provision(request(*record), cancel, progress);
+        adapters::ServiceRequest asked = request(*record);
         record->password.fill(u'\0');
+        auto endpoint = m_provisioner.provision(asked, cancel, progress);
+        const bool seeding = endpoint && endpoint->fresh && !it->seed.isEmpty() && !checkoutDir.isEmpty();
+        const Status seeded = seeding ? loadSeed(asked, it->seed, checkoutDir, cancel) : Status{};
+        asked.credentials.password.fill(u'\0');
         if (!endpoint)
             return std::unexpected(endpoint.error());
+        if (!seeded) {
+            discardResult(m_provisioner.remove(m_installId, app, it.key(), true),
+                          "the seed's error is the one to report; the next deploy makes the service again");
+            return std::unexpected(seeded.error());
+        }
         auto opened = m_store.find(app, it.key());
         if (!opened)
             return std::unexpected(opened.error());
@@ -129,8 +172,9 @@ Result<ProvisionedServices> AppServices::provision(const QString &app, const App
                                      {opened->user, opened->password, opened->database}));
         if (!out.networks.contains(endpoint->network))
             out.networks.append(endpoint->network);
-        out.summary.append(
-            u"%1: %2 %3 at %4:%5"_s.arg(it.key(), it->kind, it->version, endpoint->host).arg(endpoint->port));
+        out.summary.append(u"%1: %2 %3 at %4:%5%6"_s.arg(it.key(), it->kind, it->version, endpoint->host)
+                               .arg(endpoint->port)
+                               .arg(seeding ? u", loaded from "_s + it->seed : QString()));
     }
     return out;
 }

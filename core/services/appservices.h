@@ -60,9 +60,13 @@ public:
     // a variable a slot injects is the spec's own rule, validateAppSpec).
     Status checkPlan(const AppSpec &spec, const QString &runtimeKind) const;
     // Provisions every slot of spec (in slot order) and returns what the app's container needs.
-    // The first slot that fails ends it with that slot's error.
+    // The first slot that fails ends it with that slot's error. A slot with a seed whose volume
+    // this made gets the seed loaded from checkoutDir (none given: no seed is loaded); a seed
+    // that fails to load takes the new service and its volume with it, so the next deploy makes
+    // them again.
     Result<ProvisionedServices> provision(const QString &app, const AppSpec &spec, const CancelToken &cancel,
-                                          const std::function<void(const QString &line)> &progress);
+                                          const std::function<void(const QString &line)> &progress,
+                                          const QString &checkoutDir = {});
     // The app's services (every app's when app is empty): what the store knows and what the
     // runtime has, joined by slot.
     Result<QList<ServiceView>> list(const QString &app);
@@ -79,7 +83,13 @@ public:
     Result<QStringList> keptOwners(const QString &app) { return m_store.keptOwners(app); }
 
 private:
+    // The largest seed file loaded (docs/services.md).
+    static constexpr qint64 MaxSeedBytes = 32LL * 1024 * 1024;
+
     adapters::ServiceRequest request(const ServiceRecord &record) const;
+    // Loads the seed file at path seed of checkoutDir into service's new volume.
+    Status loadSeed(const adapters::ServiceRequest &service, const QString &seed, const QString &checkoutDir,
+                    const CancelToken &cancel);
 
     ServiceStore m_store;
     adapters::ServiceProvisioner &m_provisioner;

@@ -122,6 +122,9 @@ struct AppSpec {
         // What the app's variables are called: url, host, port, user, password, name → a
         // variable name; a part not named keeps SLOT_URL, SLOT_HOST, ...
         QMap<QString, QString> env;
+        // A file of the repository loaded into the service when its volume is made (SQL; not
+        // for redis); empty: it starts empty.
+        QString seed;
         bool operator==(const Service &) const = default;
     };
     QMap<QString, Service> services;
@@ -146,6 +149,7 @@ struct AppSpec {
         qint64 memoryBytes = 0;                   // 0: run.resources.memory
         double cpus = 0;                          // 0: run.resources.cpus
         bool copySecrets = true;                  // the app's secrets reach the preview (never a fork's)
+        QMap<QString, QString> seeds;             // slot → a seed file for previews, over services.SLOT.seed
         bool operator==(const Preview &) const = default;
     } preview;
 

@@ -1,5 +1,7 @@
 #include "core/spec/specpreview.h"
 
+#include "core/spec/specservices.h"
+
 #include "core/spec/specrules.h"
 #include "core/spec/yamlreader.h"
 
@@ -63,7 +65,7 @@ Status readPreviewResources(const DocNode &node, AppSpec::Preview &preview)
 
 Status readPreviewMap(const DocNode &node, AppSpec::Preview &preview)
 {
-    const QStringList known{u"enabled"_s, u"ttl"_s, u"env"_s, u"resources"_s, u"secrets"_s};
+    const QStringList known{u"enabled"_s, u"ttl"_s, u"env"_s, u"resources"_s, u"secrets"_s, u"seed"_s};
     for (const auto &entry : node.entries) {
         if (known.contains(entry.first))
             continue;
@@ -115,6 +117,19 @@ Status readPreviewMap(const DocNode &node, AppSpec::Preview &preview)
                              u"copy: previews get the app's secrets; none: they get none of them"_s);
         preview.copySecrets = value == u"copy";
     }
+    if (const DocNode *seeds = node.value(u"seed"_s); seeds && seeds->kind != DocNode::Kind::Null) {
+        if (seeds->kind != DocNode::Kind::Map)
+            return invalidAt(*seeds, u"expected a mapping of service slots to files, got %1"_s.arg(shownValue(*seeds)),
+                             PreviewPath + u".seed"_s, u"e.g. seed: {db: db/preview.sql}"_s);
+        // Not a structured binding: clang-tidy 16 crashes on one here.
+        for (const auto &entry : seeds->entries) {
+            const DocNode &path = entry.second;
+            if (path.kind != DocNode::Kind::Scalar)
+                return invalidAt(path, u"expected a file of the repository, got %1"_s.arg(shownValue(path)),
+                                 PreviewPath + u".seed."_s + entry.first);
+            preview.seeds.insert(entry.first, path.text.trimmed());
+        }
+    }
     return {};
 }
 
@@ -135,6 +150,15 @@ Status checkPreview(const AppSpec &spec)
     if (preview.cpus != 0)
         if (auto ok = checkCpus(preview.cpus, u"preview.resources.cpus"_s); !ok)
             return ok;
+    for (auto it = preview.seeds.cbegin(); it != preview.seeds.cend(); ++it) {
+        const QString where = u"preview.seed."_s + it.key();
+        const auto service = spec.services.constFind(it.key());
+        if (service == spec.services.cend())
+            return fail(ErrorCode::Invalid, u"the app has no service in slot %1"_s.arg(quoted(it.key())), where,
+                        u"seed a slot of services"_s);
+        if (auto ok = checkSeed(service->kind, it.value(), where); !ok)
+            return ok;
+    }
     return {};
 }
 
@@ -179,6 +203,12 @@ void insertPreviewJson(const AppSpec::Preview &preview, QJsonObject &json)
     if (!resources.isEmpty())
         out.insert(u"resources"_s, resources);
     out.insert(u"secrets"_s, preview.copySecrets ? u"copy"_s : u"none"_s);
+    if (!preview.seeds.isEmpty()) {
+        QJsonObject seeds;
+        for (auto it = preview.seeds.cbegin(); it != preview.seeds.cend(); ++it)
+            seeds.insert(it.key(), it.value());
+        out.insert(u"seed"_s, seeds);
+    }
     json.insert(u"preview"_s, out);
 }
 

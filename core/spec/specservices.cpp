@@ -54,7 +54,7 @@ Status readServices(const DocNode &root, AppSpec &spec)
             return std::unexpected(at(
                 Error{ErrorCode::Invalid, u"expected a mapping like { kind: postgres, version: \"15\" }"_s, path, {}},
                 value));
-        const QStringList known{u"kind"_s, u"version"_s, u"user"_s, u"database"_s, u"password"_s, u"env"_s};
+        const QStringList known{u"kind"_s, u"version"_s, u"user"_s, u"database"_s, u"password"_s, u"env"_s, u"seed"_s};
         for (const auto &[key, field] : value.entries) {
             if (known.contains(key))
                 continue;
@@ -91,7 +91,7 @@ Status readServices(const DocNode &root, AppSpec &spec)
         }
         for (const auto &[field, member] :
              {std::pair{u"user"_s, &service.user}, std::pair{u"database"_s, &service.database},
-              std::pair{u"password"_s, &service.password}}) {
+              std::pair{u"password"_s, &service.password}, std::pair{u"seed"_s, &service.seed}}) {
             const DocNode *given = value.value(field);
             if (!given || given->kind == DocNode::Kind::Null)
                 continue;
@@ -138,6 +138,14 @@ Status checkServices(const QMap<QString, AppSpec::Service> &services)
             return ok;
     }
     return {};
+}
+
+Status checkSeed(const QString &kind, const QString &seed, const QString &where)
+{
+    if (kind == u"redis")
+        return fail(ErrorCode::Invalid, u"redis takes no seed file; only postgres, mysql and mariadb load one"_s, where,
+                    u"leave it out, and let the app fill its cache"_s);
+    return checkRelativePath(seed, where, u"repository"_s, true);
 }
 
 QStringList serviceEnvParts(const QString &kind)
@@ -192,6 +200,10 @@ Status checkServiceSettings(const AppSpec::Service &service, const QString &path
             return fail(ErrorCode::Invalid, u"a password here has 1 to 128 visible ASCII characters and no spaces"_s,
                         path + u".password"_s, u"leave it out and Pando makes a strong one"_s);
     }
+    if (!service.seed.isEmpty()) {
+        if (auto ok = checkSeed(service.kind, service.seed, path + u".seed"_s); !ok)
+            return ok;
+    }
     const QStringList parts = serviceEnvParts(service.kind);
     QStringList names;
     for (auto it = service.env.cbegin(); it != service.env.cend(); ++it) {
@@ -220,6 +232,8 @@ QJsonObject servicesJson(const QMap<QString, AppSpec::Service> &services)
         // A password the spec gives is the spec's; it is written back as given.
         if (!it->password.isEmpty())
             service.insert(u"password"_s, it->password);
+        if (!it->seed.isEmpty())
+            service.insert(u"seed"_s, it->seed);
         if (!it->env.isEmpty()) {
             QJsonObject env;
             for (auto e = it->env.cbegin(); e != it->env.cend(); ++e)

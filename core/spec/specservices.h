@@ -16,6 +16,8 @@ Status checkServices(const QMap<QString, AppSpec::Service> &services);
 QJsonObject servicesJson(const QMap<QString, AppSpec::Service> &services);
 // A slot's user, database, password and env names (redis: no user or database).
 Status checkServiceSettings(const AppSpec::Service &service, const QString &path);
+// A seed file for a service of kind, at where: a file of the repository, and a kind that loads one.
+Status checkSeed(const QString &kind, const QString &seed, const QString &where);
 // The parts of a kind's connection the app gets variables for: url, host, port, user, password
 // (and name, the database, for the SQL kinds).
 QStringList serviceEnvParts(const QString &kind);

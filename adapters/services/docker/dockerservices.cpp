@@ -1,5 +1,6 @@
 #include "adapters/services/docker/dockerservices.h"
 
+#include "adapters/kit/dockerapi/tarball.h"
 #include "adapters/services/docker/dockerexec.h"
 #include "adapters/services/docker/servicekinds.h"
 
@@ -17,6 +18,9 @@ namespace pando::adapters::docker {
 using dockerapi::Request;
 
 namespace {
+
+// A seed is a development data set: ten minutes is plenty, and a stuck one ends.
+constexpr int SeedTimeoutMs = 10 * 60 * 1000;
 
 QByteArray compact(const QJsonObject &o)
 {
@@ -342,6 +346,7 @@ Result<ServiceEndpoint> DockerServiceProvisioner::provision(const ServiceRequest
         return std::unexpected(ready.error());
     }
     endpoint.containerId = id;
+    endpoint.fresh = madeVolume;
     return endpoint;
 }
 
@@ -439,6 +444,42 @@ Result<qint64> DockerServiceProvisioner::backup(const ServiceRequest &request, Q
                         .arg(scrub(QString::fromUtf8(ran->errorTail), request.credentials.password)),
                     where);
     return written;
+}
+
+Status DockerServiceProvisioner::seed(const ServiceRequest &request, const QByteArray &seed, const CancelToken &cancel)
+{
+    const QString where = u"services.%1.seed"_s.arg(request.slot);
+    const detail::ServiceKind kind = detail::serviceKind(request.kind, request.credentials);
+    if (kind.port == 0)
+        return fail(ErrorCode::Invalid, u"unknown service kind \"%1\""_s.arg(request.kind), where);
+    if (kind.seedCommand.isEmpty())
+        return fail(ErrorCode::Invalid, u"a %1 service takes no seed file"_s.arg(request.kind), where);
+    const QString name = containerName(request.installId, request.app, request.slot);
+    // Beside the client, readable inside the service's own container only.
+    auto tar = dockerapi::tarOfFiles({{QString(detail::SeedPath), ContainerFile{seed, 0644, 0, 0}}});
+    if (!tar)
+        return std::unexpected(tar.error());
+    Request put;
+    put.method = "PUT";
+    put.path = u"/containers/%1/archive"_s.arg(name);
+    put.addQuery(u"path"_s, u"/"_s);
+    put.body = std::move(*tar);
+    put.contentType = "application/x-tar";
+    put.timeoutMs = 60000;
+    if (auto written = m_client.call(put); !written)
+        return std::unexpected(written.error());
+    auto ran = execIn(m_client, name, kind.seedCommand, kind.toolEnv, SeedTimeoutMs, cancel);
+    discardResult(execIn(m_client, name, {u"rm"_s, u"-f"_s, QString(detail::SeedPath)}, {}, 10000, cancel),
+                  "the seed's outcome is the one to report; the file is in the service's own container");
+    if (!ran)
+        return std::unexpected(ran.error());
+    if (ran->exitCode != 0)
+        return fail(ErrorCode::Failed,
+                    u"exit code %1: %2"_s.arg(ran->exitCode)
+                        .arg(scrub(QString::fromUtf8(ran->errorTail + ran->output).trimmed().right(2000),
+                                   request.credentials.password)),
+                    where);
+    return {};
 }
 
 Status DockerServiceProvisioner::remove(const QString &installId, const QString &app, const QString &slot,

@@ -27,6 +27,7 @@ public:
     Result<QList<ServiceInfo>> list(const QString &installId, const QString &app) override;
     Result<qint64> backup(const ServiceRequest &request, QIODevice &out, const CancelToken &cancel,
                           const std::function<void(const BackupProgress &)> &progress) override;
+    Status seed(const ServiceRequest &request, const QByteArray &seed, const CancelToken &cancel) override;
     Status remove(const QString &installId, const QString &app, const QString &slot, bool deleteData) override;
 
     // Docker object names; the install's part is a digest, so names stay short and valid.

@@ -28,6 +28,19 @@ ServiceKind serviceKind(const QString &kind, const ServiceCredentials &c)
                           u"-d"_s,   c.database, u"-tAc"_s,      u"select 1"_s};
         k.dumpCommand = {u"pg_dump"_s, u"-h"_s, u"127.0.0.1"_s, u"-U"_s, c.user, u"-d"_s, c.database};
         k.dumpSuffix = u".sql"_s;
+        k.seedCommand = {u"psql"_s,
+                         u"-h"_s,
+                         u"127.0.0.1"_s,
+                         u"-U"_s,
+                         c.user,
+                         u"-d"_s,
+                         c.database,
+                         u"-q"_s,
+                         u"-v"_s,
+                         u"ON_ERROR_STOP=1"_s,
+                         u"--single-transaction"_s,
+                         u"-f"_s,
+                         SeedPath};
     } else if (kind == u"mysql" || kind == u"mariadb") {
         k.port = 3306;
         k.dataPath = u"/var/lib/mysql"_s;
@@ -42,6 +55,7 @@ ServiceKind serviceKind(const QString &kind, const ServiceCredentials &c)
         k.dumpCommand = mysqlTool(u"mariadb-dump"_s, u"mysqldump"_s,
                                   u"-h127.0.0.1 -u\"$U\" --single-transaction --no-tablespaces \"$D\""_s);
         k.dumpSuffix = u".sql"_s;
+        k.seedCommand = mysqlTool(u"mariadb"_s, u"mysql"_s, u"-h127.0.0.1 -u\"$U\" \"$D\" < %1"_s.arg(SeedPath));
     } else if (kind == u"redis") {
         k.port = 6379;
         k.dataPath = u"/data"_s;

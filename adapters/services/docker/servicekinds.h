@@ -20,7 +20,11 @@ struct ServiceKind {
     QStringList dumpCommand;        // the dump on stdout
     QMap<QString, QString> toolEnv; // for readyCommand and dumpCommand
     QString dumpSuffix;             // ".sql", ".rdb"
+    QStringList seedCommand;        // loads SeedPath into the database; empty: the kind takes no seed
 };
+
+// Where a seed file is put in the service's container for seedCommand, and removed after.
+inline constexpr QLatin1String SeedPath("/tmp/pando-seed.sql");
 
 // nullopt-like: port 0 for an unknown kind.
 ServiceKind serviceKind(const QString &kind, const ServiceCredentials &credentials);

@@ -185,6 +185,62 @@ private Q_SLOTS:
         QVERIFY(none && none->isEmpty());
     }
 
+    // A seed is loaded into a service whose volume was just made, as its user into its database;
+    // the file does not stay behind. PostgreSQL's is one transaction: a failing seed leaves nothing.
+    void seedsAFreshService_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("version");
+        QTest::newRow("postgres") << u"postgres"_s << u"15"_s;
+        QTest::newRow("mysql") << u"mysql"_s << u"10.11"_s;
+    }
+
+    void seedsAFreshService()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, version);
+        const QString app = u"seeded"_s + randomId();
+        const ServiceRequest r = request(app, u"db"_s, kind, version);
+        auto endpoint = m_services.provision(r, CancelToken(), {});
+        QVERIFY2(endpoint, qPrintable(endpoint ? QString() : endpoint.error().text()));
+        QVERIFY2(endpoint->fresh, "a service whose volume was made now is fresh");
+
+        const QByteArray seed =
+            "-- fixtures\ncreate table marks (v text);\ninsert into marks values ('kept-row-42');\n";
+        auto seeded = m_services.seed(r, seed, CancelToken());
+        QVERIFY2(seeded, qPrintable(seeded ? QString() : seeded.error().text()));
+        const Probe probe = probeFor(kind, r.credentials);
+        QCOMPARE(execText(endpoint->containerId, probe.read, probe.env), u"kept-row-42"_s);
+        QCOMPARE(execText(endpoint->containerId, {u"test"_s, u"-e"_s, u"/tmp/pando-seed.sql"_s}, {}), u"exit 1: "_s);
+
+        auto again = m_services.provision(r, CancelToken(), {});
+        QVERIFY2(again, qPrintable(again ? QString() : again.error().text()));
+        QVERIFY2(!again->fresh, "a service that holds data is not fresh");
+
+        // A seed that fails says where and why; PostgreSQL's leaves none of it.
+        auto broken =
+            m_services.seed(r, "create table half (v text);\ninsert into missing_table values (1);\n", CancelToken());
+        QVERIFY(!broken);
+        QCOMPARE(broken.error().where, u"services.db.seed"_s);
+        QVERIFY2(broken.error().message.contains(u"missing_table"_s), qPrintable(broken.error().text()));
+        QVERIFY2(!broken.error().text().contains(r.credentials.password), "the password is never in an error");
+        if (kind == u"postgres")
+            QCOMPARE(execText(endpoint->containerId,
+                              {u"psql"_s, u"-h"_s, u"127.0.0.1"_s, u"-U"_s, r.credentials.user, u"-d"_s,
+                               r.credentials.database, u"-tAc"_s, u"select to_regclass('half') is null"_s},
+                              probe.env),
+                     u"t"_s);
+        QVERIFY(m_services.remove(m_install, app, u"db"_s, true));
+    }
+
+    void redisTakesNoSeed()
+    {
+        const ServiceRequest r = request(u"cache"_s + randomId(), u"cache"_s, u"redis"_s, u"7"_s);
+        auto refused = m_services.seed(r, "SET a b\n", CancelToken());
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code, ErrorCode::Invalid);
+    }
+
     void serverThatExits()
     {
         const QString app = u"broken"_s + randomId();

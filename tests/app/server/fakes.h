@@ -365,6 +365,7 @@ public:
                                                 const std::function<void(const QString &)> &) override
     {
         QMutexLocker locker(&m_mutex);
+        const bool fresh = !m_services.contains(key(r.installId, r.app, r.slot));
         adapters::ServiceInfo &info = m_services[key(r.installId, r.app, r.slot)];
         info.app = r.app;
         info.slot = r.slot;
@@ -374,8 +375,18 @@ public:
         info.state = QStringLiteral("running");
         info.volume = QStringLiteral("pando-%1-%2-data").arg(r.app, r.slot);
         m_installs[key(r.installId, r.app, r.slot)] = r.installId;
-        return adapters::ServiceEndpoint{r.slot,           5432,        QStringLiteral("pando-%1-services").arg(r.app),
-                                         info.containerId, info.volume, info.image};
+        return adapters::ServiceEndpoint{
+            r.slot,     5432, QStringLiteral("pando-%1-services").arg(r.app), info.containerId, info.volume,
+            info.image, fresh};
+    }
+    // Records what it was given (seeds: "app/slot" → the file); seedError set: fails saying it.
+    Status seed(const adapters::ServiceRequest &r, const QByteArray &data, const CancelToken &) override
+    {
+        QMutexLocker locker(&m_mutex);
+        if (!seedError.isEmpty())
+            return fail(ErrorCode::Failed, seedError);
+        seeds.append({r.app + u'/' + r.slot, data});
+        return {};
     }
     Result<QList<adapters::ServiceInfo>> list(const QString &installId, const QString &app) override
     {
@@ -435,6 +446,9 @@ public:
     std::atomic<qint64> dumpSize = 3 * 1024 * 1024 + 17; // several chunks, not a round number
     std::atomic_int backups = 0;
     std::atomic<qint64> failAfter = -1; // >= 0: a backup fails once it wrote this many bytes
+    // Read and set while no deploy runs.
+    QList<QPair<QString, QByteArray>> seeds;
+    QString seedError;
 
 private:
     static QString key(const QString &installId, const QString &app, const QString &slot)

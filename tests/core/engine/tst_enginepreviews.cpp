@@ -49,6 +49,9 @@ QString commit(char digit)
 // Resolves a commit id to itself, as a repository holding it would.
 class CommitSource final : public test::FakeSource {
 public:
+    // Written into every checkout beside the Dockerfile: path → content. Set while no deploy runs.
+    QMap<QString, QByteArray> files;
+
     Result<QString> resolve(const QString &repo, const QString &ref, const adapters::SourceAccess &access,
                             const CancelToken &cancel, const std::function<void(const QString &)> &progress) override
     {
@@ -63,6 +66,13 @@ public:
         auto out = test::FakeSource::checkout(repo, ref, workRoot, access, cancel, progress);
         if (out && ref.size() == 40)
             out->commit = ref;
+        for (auto it = files.cbegin(); out && it != files.cend(); ++it) {
+            const QString path = out->directory + u'/' + it.key();
+            QDir().mkpath(QFileInfo(path).path());
+            QFile file(path);
+            if (!file.open(QIODevice::WriteOnly) || file.write(*it) != it->size())
+                return fail(ErrorCode::Failed, u"cannot write "_s + path);
+        }
         return out;
     }
 };
@@ -101,6 +111,7 @@ private Q_SLOTS:
     void closedMidBuildLeavesNothing();
     void expiresAfterTheTtl();
     void removingTheAppRemovesItsPreviews();
+    void previewServicesAreSeeded();
 
 private:
     QByteArray createApp(const QString &name, const QString &preview);
@@ -111,6 +122,8 @@ private:
     test::LaterClock m_clock;
     std::unique_ptr<test::ForgeStandIn> m_standIn;
     std::unique_ptr<wiring::Install> m_install;
+    std::shared_ptr<CommitSource> m_source = std::make_shared<CommitSource>();
+    std::shared_ptr<test::FakeServiceProvisioner> m_services = std::make_shared<test::FakeServiceProvisioner>();
     core::Engine *m_engine = nullptr;
     test::EnginePeople m_people;
 };
@@ -126,8 +139,8 @@ void TestEnginePreviews::initTestCase()
     wiring::InstallOptions options = test::quietInstallOptions(m_dir.path());
     options.runtime = std::make_shared<test::FakeRuntime>();
     options.router = std::make_shared<test::FakeRouter>();
-    options.source = std::make_shared<CommitSource>();
-    options.services = std::make_shared<test::FakeServiceProvisioner>();
+    options.source = m_source;
+    options.services = m_services;
     options.clock = &m_clock;
     const QString base = m_standIn->base();
     options.engine.forgeApis = [base](const adapters::ForgeAccount &account) {
@@ -479,6 +492,82 @@ void TestEnginePreviews::removingTheAppRemovesItsPreviews()
     QCOMPARE(m_engine->previews(u"gone"_s)->size(), 2);
     QVERIFY(m_engine->removeApp(u"gone"_s, m_people.actor(u"alice"_s), core::Engine::ServiceData::Delete));
     QTRY_VERIFY_WITH_TIMEOUT(!appExists(u"gone"_s) && !appExists(u"gone-pr-7"_s) && !appExists(u"gone-pr-12"_s), 20000);
+}
+
+// A service with a seed file is loaded with it when it is made, the app's with the app's seed
+// and each preview's with the preview's, from the checkout the deploy built; a redeploy loads
+// nothing again. A seed that fails fails the deploy saying so and leaves no service behind, so
+// the next push makes it again.
+void TestEnginePreviews::previewServicesAreSeeded()
+{
+    m_source->files = {{u"db/seed.sql"_s, "insert into shop values ('app');\n"},
+                       {u"db/preview.sql"_s, "insert into shop values ('preview');\n"}};
+    const QByteArray secret = createApp(u"seedy"_s, u"services:\n  db:\n    kind: postgres\n    seed: db/seed.sql\n"
+                                                    u"preview:\n  seed:\n    db: db/preview.sql\n"_s);
+    QVERIFY(!secret.isEmpty());
+    const core::Actor alice = m_people.actor(u"alice"_s);
+    const auto seededFor = [this](const QString &app) {
+        QList<QByteArray> out;
+        for (const auto &[slot, data] : std::as_const(m_services->seeds))
+            if (slot == app + u"/db"_s)
+                out << data;
+        return out;
+    };
+
+    auto deploy = m_engine->deploy(u"seedy"_s, {}, alice);
+    QVERIFY2(deploy, qPrintable(deploy ? QString() : text(deploy.error())));
+    test::waitSettled(*m_engine, deploy->id);
+    QCOMPARE(m_engine->deployView(deploy->id)->record.status, core::DeployStatus::Succeeded);
+    QCOMPARE(seededFor(u"seedy"_s), QList<QByteArray>{"insert into shop values ('app');\n"});
+
+    const core::autodeploy::Delivery opened = deliver(u"seedy"_s, githubPull(secret, Pull{}));
+    QCOMPARE(opened.outcome, u"deployed"_s);
+    test::waitSettled(*m_engine, opened.deployId);
+    const core::DeployView previewDeploy = *m_engine->deployView(opened.deployId);
+    QVERIFY2(previewDeploy.record.status == core::DeployStatus::Succeeded, qPrintable(previewDeploy.record.error));
+    QCOMPARE(seededFor(u"seedy-pr-7"_s), QList<QByteArray>{"insert into shop values ('preview');\n"});
+    QCOMPARE(m_engine->app(u"seedy-pr-7"_s)->spec.services.value(u"db"_s).seed, u"db/preview.sql"_s);
+    bool told = false;
+    for (const core::StepRecord &step : previewDeploy.steps)
+        told |= step.name == u"services"_s && step.detail.contains(u"loaded from db/preview.sql"_s);
+    QVERIFY2(told, "the services step says what it loaded");
+
+    // Pushed again: the preview's data stays as the first deploy left it.
+    Pull pushed;
+    pushed.action = u"synchronize"_s;
+    pushed.sha = commit('b');
+    const core::autodeploy::Delivery again = deliver(u"seedy"_s, githubPull(secret, pushed));
+    QCOMPARE(again.outcome, u"deployed"_s);
+    test::waitSettled(*m_engine, again.deployId);
+    QCOMPARE(seededFor(u"seedy-pr-7"_s).size(), 1);
+
+    // A seed that fails: the deploy fails at the services step, saying why, and the new service
+    // goes; once it loads, the next push makes the service and loads it.
+    m_services->seedError = u"exit code 3: ERROR:  relation \"shop\" does not exist"_s;
+    Pull twelve;
+    twelve.number = 12;
+    twelve.head = u"feature-y"_s;
+    const core::autodeploy::Delivery failing = deliver(u"seedy"_s, githubPull(secret, twelve));
+    QCOMPARE(failing.outcome, u"deployed"_s);
+    test::waitSettled(*m_engine, failing.deployId);
+    const core::DeployView failed = *m_engine->deployView(failing.deployId);
+    QCOMPARE(failed.record.status, core::DeployStatus::Failed);
+    QCOMPARE(failed.record.failedStep, u"services"_s);
+    QVERIFY2(failed.record.error.contains(u"loading db/preview.sql failed"_s) &&
+                 failed.record.error.contains(u"does not exist"_s),
+             qPrintable(failed.record.error));
+    auto left = m_services->list(m_install->installId(), u"seedy-pr-12"_s);
+    QVERIFY(left && left->isEmpty());
+    m_services->seedError.clear();
+    twelve.action = u"synchronize"_s;
+    twelve.sha = commit('c');
+    const core::autodeploy::Delivery fixed = deliver(u"seedy"_s, githubPull(secret, twelve));
+    test::waitSettled(*m_engine, fixed.deployId);
+    QCOMPARE(m_engine->deployView(fixed.deployId)->record.status, core::DeployStatus::Succeeded);
+    QCOMPARE(seededFor(u"seedy-pr-12"_s).size(), 1);
+    QVERIFY(m_engine->removeApp(u"seedy"_s, m_people.actor(u"ada"_s), core::Engine::ServiceData::Delete));
+    QTRY_VERIFY_WITH_TIMEOUT(!appExists(u"seedy-pr-7"_s) && !appExists(u"seedy-pr-12"_s), 20000);
+    m_source->files.clear();
 }
 
 QTEST_MAIN(TestEnginePreviews)

@@ -70,6 +70,24 @@ private Q_SLOTS:
         QCOMPARE(again->services, spec->services);
     }
 
+    // A seed file for a slot, and one for previews of it: both kept as written.
+    void seeds()
+    {
+        auto spec = parseAppSpec(specWith("services:\n"
+                                          "  db:\n"
+                                          "    kind: postgres\n"
+                                          "    seed: db/seed.sql\n"
+                                          "preview:\n"
+                                          "  seed: { db: db/preview.sql }\n"));
+        QVERIFY2(spec, qPrintable(spec ? QString() : spec.error().text()));
+        QCOMPARE(spec->services.value(u"db"_s).seed, u"db/seed.sql"_s);
+        QCOMPARE(spec->preview.seeds.value(u"db"_s), u"db/preview.sql"_s);
+        auto again = parseAppSpecJson(QJsonDocument(spec->toJson()).toJson());
+        QVERIFY2(again, qPrintable(again ? QString() : again.error().text()));
+        QCOMPARE(again->services, spec->services);
+        QCOMPARE(again->preview, spec->preview);
+    }
+
     void noServices()
     {
         auto spec = parseAppSpec(specWith("services:\n"));
@@ -119,6 +137,19 @@ private Q_SLOTS:
         QTest::newRow("one name twice") << QByteArray(
                                                "services:\n  db: { kind: postgres, env: { url: DB, host: DB } }\n")
                                         << u"services.db.env.url"_s << u"DB names two parts"_s << 5;
+        QTest::newRow("a redis seed") << QByteArray("services:\n  cache: { kind: redis, seed: seed.txt }\n")
+                                      << u"services.cache.seed"_s << u"redis takes no seed file"_s << 5;
+        QTest::newRow("a seed outside the repository")
+            << QByteArray("services:\n  db: { kind: postgres, seed: ../../etc/passwd }\n") << u"services.db.seed"_s
+            << QString() << 5;
+        QTest::newRow("an absolute seed") << QByteArray("services:\n  db: { kind: mysql, seed: /root/dump.sql }\n")
+                                          << u"services.db.seed"_s << QString() << 5;
+        QTest::newRow("a preview seed of no slot")
+            << QByteArray("services:\n  db: { kind: postgres }\npreview:\n  seed: { cache: a.sql }\n")
+            << u"preview.seed.cache"_s << u"no service in slot \"cache\""_s << 0;
+        QTest::newRow("a preview seed for redis")
+            << QByteArray("services:\n  cache: { kind: redis }\npreview:\n  seed: { cache: a.rdb }\n")
+            << u"preview.seed.cache"_s << u"redis takes no seed file"_s << 0;
         QByteArray many("services:\n");
         for (int i = 0; i <= MaxServiceSlots; ++i)
             many += "  s" + QByteArray::number(i) + ": { kind: redis }\n";
