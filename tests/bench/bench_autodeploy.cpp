@@ -126,7 +126,9 @@ int main(int argc, char **argv)
         const qint64 bare = untilServing(engine, content, t);
         if (bare < 0)
             return fail(QStringLiteral("round %1: the deploy did not serve").arg(round));
-        fx.waitDeploy(manual->id);
+        // The push starts on a settled app, as the floor does: a deploy of the app waits for the
+        // one before it to retire the old version.
+        fx.waitRetired(manual->id);
 
         commit = commitNext(content);
         t.restart();
