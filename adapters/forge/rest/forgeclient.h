@@ -219,6 +219,11 @@ QString defaultApiBase(const ForgeScope &scope);
 // Cloud lives at bitbucket.org; any other Bitbucket address is a Data Center (or Server) install.
 bool isBitbucketCloud(const ForgeScope &scope);
 
+// What GitHub's REST API is sent with bearer as its Bearer token (a token, an installation's, or
+// a GitHub App's JSON Web Token): the API version GitHub documents pinned, and a User-Agent,
+// without which GitHub refuses the request (githubapi.cpp).
+ForgeProfile gitHubProfile(const QByteArray &bearer, QString (*scopeHint)(Purpose purpose) = nullptr);
+
 // One maker per forge (githubapi.cpp, …); options.apiBase is already the API root.
 std::unique_ptr<ForgeApi> makeGitHubApi(const ForgeAccount &account, const ForgeRestOptions &options);
 std::unique_ptr<ForgeApi> makeGitLabApi(const ForgeAccount &account, const ForgeRestOptions &options);

@@ -62,15 +62,7 @@ class GitHubApi final : public ForgeApi {
 public:
     GitHubApi(const ForgeAccount &account, const ForgeRestOptions &options)
         : m_scope(account.scope), m_installation(account.installation),
-          m_client(ForgeProfile{u"GitHub"_s,
-                                u"github-api"_s,
-                                {{"Authorization", "Bearer " + account.token},
-                                 {"Accept", "application/vnd.github+json"},
-                                 {"X-GitHub-Api-Version", "2022-11-28"},
-                                 // GitHub refuses requests without a User-Agent.
-                                 {"User-Agent", "Pando"}},
-                                gitHubScopeHint},
-                   account, options)
+          m_client(gitHubProfile(account.token, gitHubScopeHint), account, options)
     {}
 
     Result<QList<ForgeRepository>> repositories(const CancelToken &cancel) override
@@ -215,6 +207,17 @@ private:
 };
 
 } // namespace
+
+ForgeProfile gitHubProfile(const QByteArray &bearer, QString (*scopeHint)(Purpose purpose))
+{
+    return ForgeProfile{u"GitHub"_s,
+                        u"github-api"_s,
+                        {{"Authorization", "Bearer " + bearer},
+                         {"Accept", "application/vnd.github+json"},
+                         {"X-GitHub-Api-Version", "2022-11-28"},
+                         {"User-Agent", "Pando"}},
+                        scopeHint};
+}
 
 std::unique_ptr<ForgeApi> makeGitHubApi(const ForgeAccount &account, const ForgeRestOptions &options)
 {

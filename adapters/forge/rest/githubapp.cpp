@@ -72,14 +72,7 @@ Result<ForgeAccessToken> mintInstallationToken(const ForgeAppInstallation &app, 
     if (jwt.isEmpty())
         return fail(ErrorCode::Internal, u"signing the app's JSON Web Token failed"_s, u"private_key"_s);
 
-    const detail::RestClient client(detail::ForgeProfile{u"GitHub"_s,
-                                                         u"github-api"_s,
-                                                         {{"Authorization", "Bearer " + jwt},
-                                                          {"Accept", "application/vnd.github+json"},
-                                                          {"X-GitHub-Api-Version", "2022-11-28"},
-                                                          {"User-Agent", "Pando"}},
-                                                         nullptr},
-                                    apiBase, jwt, options);
+    const detail::RestClient client(detail::gitHubProfile(jwt), apiBase, jwt, options);
     const detail::Call call = client.call(detail::Purpose::ReadRepository, {}, cancel);
     const QString path = u"/app/installations/%1/access_tokens"_s.arg(app.installationId);
     auto reply = client.send("POST", client.url(path), QJsonValue(QJsonObject{}), call);
