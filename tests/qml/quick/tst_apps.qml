@@ -184,7 +184,9 @@ Item {
             tryCompare(stop, "visible", true);
             verify(!start.visible && restart.visible);
 
-            waitForItemPolished(restart.parent);
+            // Restart and Stop come back together; until the row has placed them side by side they
+            // may share a place, and Stop, drawn over Restart, would take the click.
+            tryVerify(() => restart.x + restart.width <= stop.x, 5000);
             mouseClick(restart);
             // In progress while it restarts, then running again.
             tryCompare(stop, "visible", true, 10000);
