@@ -2458,10 +2458,6 @@
         <translation>Eine App aus %1 erstellen</translation>
     </message>
     <message>
-        <source>A source connection reads private repositories: a forge&apos;s address with a token, a deploy key, or a GitHub App installation. Apps whose repository it covers read through it from their next create or update. The token or key is never shown again.</source>
-        <translation>Eine Quellverbindung liest private Repositorys: die Adresse einer Forge mit einem Token, ein Deploy-Schlüssel oder die Installation einer GitHub App. Apps, deren Repository sie abdeckt, lesen ab ihrem nächsten Anlegen oder Ändern über sie. Token und Schlüssel werden nie wieder angezeigt.</translation>
-    </message>
-    <message>
         <source>The repositories the token of %1 can see, from its forge&apos;s API (token connections to GitHub, GitLab, Gitea, Bitbucket and Azure DevOps, and GitHub Apps).</source>
         <translation>Die Repositorys, die das Token von %1 sehen kann, aus der API seiner Forge (Token-Verbindungen zu GitHub, GitLab, Gitea, Bitbucket und Azure DevOps sowie GitHub Apps).</translation>
     </message>
@@ -2500,6 +2496,54 @@
     <message>
         <source>GitHub App private key</source>
         <translation>Privater Schlüssel der GitHub App</translation>
+    </message>
+    <message>
+        <source>A source connection reads private repositories: a forge&apos;s address with a token, a deploy key, a GitHub App installation, or an OAuth application you authorize in the browser. Apps whose repository it covers read through it from their next create or update. The token or key is never shown again.</source>
+        <translation>Eine Quellverbindung liest private Repositorys: die Adresse einer Forge mit einem Token, einem Deploy-Schlüssel, einer GitHub-App-Installation oder einer OAuth-Anwendung, die Sie im Browser autorisieren. Apps, deren Repository sie abdeckt, lesen ab ihrem nächsten Erstellen oder Aktualisieren über sie. Token oder Schlüssel werden nie wieder angezeigt.</translation>
+    </message>
+    <message>
+        <source>Authorize again…</source>
+        <translation>Erneut autorisieren…</translation>
+    </message>
+    <message>
+        <source>The forge&apos;s authorization page, to open in a browser</source>
+        <translation>Die Autorisierungsseite der Forge, zum Öffnen im Browser</translation>
+    </message>
+    <message>
+        <source>Stop waiting</source>
+        <translation>Nicht mehr warten</translation>
+    </message>
+    <message>
+        <source>OAuth app</source>
+        <translation>OAuth-App</translation>
+    </message>
+    <message>
+        <source>Client ID</source>
+        <translation>Client-ID</translation>
+    </message>
+    <message>
+        <source>from the application&apos;s settings on the forge</source>
+        <translation>aus den Einstellungen der Anwendung auf der Forge</translation>
+    </message>
+    <message>
+        <source>OAuth client ID</source>
+        <translation>OAuth-Client-ID</translation>
+    </message>
+    <message>
+        <source>Client secret</source>
+        <translation>Client-Geheimnis</translation>
+    </message>
+    <message>
+        <source>OAuth client secret</source>
+        <translation>OAuth-Client-Geheimnis</translation>
+    </message>
+    <message>
+        <source>Register http://127.0.0.1/callback as the application&apos;s callback URL. The forge&apos;s page opens in your browser.</source>
+        <translation>Tragen Sie http://127.0.0.1/callback als Callback-URL der Anwendung ein. Die Seite der Forge öffnet sich in Ihrem Browser.</translation>
+    </message>
+    <message>
+        <source>Authorize in browser…</source>
+        <translation>Im Browser autorisieren…</translation>
     </message>
 </context>
 <context>
@@ -4058,6 +4102,30 @@
     <message>
         <source>GitHub App %1, installation %2</source>
         <translation>GitHub App %1, Installation %2</translation>
+    </message>
+    <message>
+        <source>OAuth app %1</source>
+        <translation>OAuth-App %1</translation>
+    </message>
+    <message>
+        <source>The forge did not send the browser back in time.</source>
+        <translation>Die Forge hat den Browser nicht rechtzeitig zurückgeschickt.</translation>
+    </message>
+    <message>
+        <source>Start again, and finish on the forge&apos;s page within ten minutes.</source>
+        <translation>Beginnen Sie erneut und schließen Sie auf der Seite der Forge innerhalb von zehn Minuten ab.</translation>
+    </message>
+    <message>
+        <source>Authorized %1 again.</source>
+        <translation>%1 erneut autorisiert.</translation>
+    </message>
+    <message>
+        <source>Waiting for the forge: authorize Pando on the page that opened in your browser.</source>
+        <translation>Warten auf die Forge: Autorisieren Sie Pando auf der Seite, die sich in Ihrem Browser geöffnet hat.</translation>
+    </message>
+    <message>
+        <source>Stopped waiting for the forge; nothing changed.</source>
+        <translation>Warten auf die Forge beendet; nichts wurde geändert.</translation>
     </message>
 </context>
 <context>

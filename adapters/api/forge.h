@@ -74,6 +74,52 @@ struct ForgeAccessToken {
     qint64 expiresMs = 0;
 };
 
+// An OAuth application registered on a forge (GitHub, GitLab, Gitea and Forgejo, Bitbucket
+// Cloud), as a source connection holds it: its client id and secret. Never logged.
+struct ForgeOAuthApp {
+    ForgeScope scope;
+    QString clientId;
+    QByteArray clientSecret;
+};
+
+// What a forge's token endpoint granted: the access token, the refresh token that renews it
+// (empty when the forge gives none), and when the access token expires (ms since the epoch; 0: it
+// does not say, as GitHub's classic OAuth apps' tokens, which last until revoked).
+struct ForgeOAuthGrant {
+    QByteArray accessToken;
+    QByteArray refreshToken;
+    qint64 expiresMs = 0;
+};
+
+// The authorization-code flow (RFC 6749, with PKCE as RFC 7636 and loopback redirects as RFC 8252
+// describe them) on each forge's documented endpoints: GitHub's /login/oauth/authorize and
+// /login/oauth/access_token, GitLab's /oauth/authorize and /oauth/token, Gitea's and Forgejo's
+// /login/oauth/authorize and /login/oauth/access_token, Bitbucket Cloud's
+// /site/oauth2/authorize and /site/oauth2/access_token, each below the forge's web address.
+// Threading: calls block (each request has a deadline) and may be made from any thread.
+class ForgeOAuth {
+public:
+    virtual ~ForgeOAuth() = default;
+    // The page where the user lets app read their repositories, which sends the browser back to
+    // redirectUri with ?code=…&state=state; the PKCE challenge is S256. Invalid (where "kind" or
+    // "url") for a forge that takes no OAuth apps, or an address that does not say where it is.
+    virtual Result<QString> authorizeUrl(const ForgeOAuthApp &app, const QString &redirectUri, const QString &state,
+                                         const QString &codeChallenge) const = 0;
+    // The grant for the code the forge sent to redirectUri, proven with the PKCE verifier. Invalid
+    // at "code" for a code the forge refuses (expired, used, or for another redirect address),
+    // Unauthorized at "client_secret" for a client id or secret it refuses.
+    virtual Result<ForgeOAuthGrant> exchange(const ForgeOAuthApp &app, const QString &code, const QString &redirectUri,
+                                             const QByteArray &codeVerifier, const CancelToken &cancel) const = 0;
+    // A new grant for refreshToken. Unauthorized at "refresh_token" when the forge refuses it
+    // (revoked, expired, or used already): the user has to authorize again.
+    virtual Result<ForgeOAuthGrant> refresh(const ForgeOAuthApp &app, const QByteArray &refreshToken,
+                                            const CancelToken &cancel) const = 0;
+};
+
+// The forges' OAuth endpoints, defined by pando_adapters_forge_rest; webBaseOverride replaces the
+// web address the app's scope gives (tests point it at a stand-in).
+std::shared_ptr<const ForgeOAuth> makeForgeOAuth(const QString &webBaseOverride = {});
+
 class ForgeApi {
 public:
     virtual ~ForgeApi() = default;

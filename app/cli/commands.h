@@ -89,15 +89,22 @@ inline constexpr Flag GitHubApp{"github-app", "ID", "a GitHub App: its App ID (w
 inline constexpr Flag Installation{"installation", "ID",
                                    "the GitHub App's installation on the account or organisation"};
 inline constexpr Flag AppKey{"app-key", "FILE", "the GitHub App's private key file (.pem) GitHub generated"};
+inline constexpr Flag OAuthClient{"oauth-client", "ID",
+                                  "an OAuth application: its client id (the secret as a token is read)"};
+inline constexpr Flag CallbackPort{"callback-port", "N",
+                                   "where the forge sends the browser back: 127.0.0.1:N (default: a free port)", true};
+inline constexpr Flag NoBrowser{"no-browser", "", "print the forge's address instead of opening a browser"};
 
 // Every flag any command takes, the global ones first: what the parser knows by name.
 inline constexpr const Flag *Catalogue[] = {
-    &Server, &Token,     &TokenFile,    &Json,       &Help,       &Version,   &File,      &Ref,          &Wait,
-    &Quiet,  &Tty,       &NoWait,       &KeepData,   &DeleteData, &Follow,    &Tail,      &Limit,        &Config,
-    &Vars,   &Yes,       &Watch,        &Pipeline,   &Install,    &FromFile,  &Actor,     &Action,       &Object,
-    &Since,  &Until,     &Status,       &All,        &Reason,     &Username,  &Role,      &Scope,        &Expires,
-    &Out,    &Force,     &AllPipelines, &Step,       &Diff,       &Port,      &To,        &Url,          &Kind,
-    &Owner,  &TokenUser, &SshKey,       &KnownHosts, &Given,      &PublicUrl, &GitHubApp, &Installation, &AppKey,
+    &Server,     &Token,  &TokenFile, &Json,      &Help,         &Version,    &File,         &Ref,
+    &Wait,       &Quiet,  &Tty,       &NoWait,    &KeepData,     &DeleteData, &Follow,       &Tail,
+    &Limit,      &Config, &Vars,      &Yes,       &Watch,        &Pipeline,   &Install,      &FromFile,
+    &Actor,      &Action, &Object,    &Since,     &Until,        &Status,     &All,          &Reason,
+    &Username,   &Role,   &Scope,     &Expires,   &Out,          &Force,      &AllPipelines, &Step,
+    &Diff,       &Port,   &To,        &Url,       &Kind,         &Owner,      &TokenUser,    &SshKey,
+    &KnownHosts, &Given,  &PublicUrl, &GitHubApp, &Installation, &AppKey,     &OAuthClient,  &CallbackPort,
+    &NoBrowser,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags
@@ -124,7 +131,7 @@ using Handler = void (*)(Cli &cli);
 // it runs after the generic checks and its error is a usage error (exit 2).
 using Check = pando::Status (*)(const Args &args);
 
-inline constexpr std::size_t MaxOpts = 10;
+inline constexpr std::size_t MaxOpts = 13;
 
 struct CommandDef {
     std::string_view group; // "apps" for `pando apps create`; empty for `pando deploy`

@@ -3,12 +3,16 @@
 // secret (standard input, a prompt without echo, or --from-file), a deploy key from its file;
 // neither ever comes back.
 
+#include "app/client/oauthloopback.h"
 #include "cli.h"
 #include "commands.h"
 #include "output.h"
 
 #include <QFile>
 #include <QJsonArray>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTimer>
 
 namespace pando::cli {
 namespace {
@@ -63,6 +67,8 @@ void showConnection(Cli &cli)
         if (str(c, "auth") == QLatin1String("github-app"))
             pairs << std::pair{QStringLiteral("app"), str(c, "app_id")}
                   << std::pair{QStringLiteral("installation"), str(c, "installation_id")};
+        if (str(c, "auth") == QLatin1String("oauth"))
+            pairs << std::pair{QStringLiteral("client id"), str(c, "client_id")};
         pairs
             << std::pair{QStringLiteral("added"),
                          QStringLiteral("%1 by %2").arg(timestamp(num(c, "created_ms")), orDash(str(c, "created_by")))}
@@ -93,24 +99,111 @@ std::optional<QString> readTextFile(Cli &cli, const QString &flag, const QString
     return QString::fromUtf8(file.readAll());
 }
 
+void printAdded(Cli &cli, const QJsonObject &c, const QString &verb)
+{
+    if (cli.args().json)
+        return printJson(c);
+    const QString name = str(c, "name");
+    printOut(QStringLiteral("%1 connection %2 (%3 at %4, %5)")
+                 .arg(verb, name, str(c, "kind"), str(c, "url"), str(c, "auth")));
+    if (!str(c, "fingerprint").isEmpty())
+        printOut(QStringLiteral("its key is %1: add the public half to the repositories as a deploy key")
+                     .arg(str(c, "fingerprint")));
+    printOut(
+        QStringLiteral("apps whose repository it covers now read through it; try it: pando connections test %1 REPO")
+            .arg(name));
+}
+
 void sendConnection(Cli &cli, const QJsonObject &body)
 {
     cli.api().addSourceConnection(body, cli.handle([&cli](const client::ApiResponse &r) {
-        if (cli.args().json) {
-            printJson(r.json);
-            return cli.finish(ExitOk);
-        }
-        const QString name = str(r.json, "name");
-        printOut(QStringLiteral("added connection %1 (%2 at %3, %4)")
-                     .arg(name, str(r.json, "kind"), str(r.json, "url"), str(r.json, "auth")));
-        if (!str(r.json, "fingerprint").isEmpty())
-            printOut(QStringLiteral("its key is %1: add the public half to the repositories as a deploy key")
-                         .arg(str(r.json, "fingerprint")));
-        printOut(QStringLiteral("apps whose repository it covers now read through it; try it: pando connections test "
-                                "%1 REPO")
-                     .arg(name));
+        printAdded(cli, r.json, QStringLiteral("added"));
         cli.finish(ExitOk);
     }));
+}
+
+// The authorization-code flow of an OAuth connection from the terminal: listen on loopback,
+// begin() the authorization with the redirect address there, open (or print) the forge's page,
+// and hand the code the forge sends back to the server, which completes the connection.
+void authorizeInBrowser(Cli &cli, const std::function<void(const QString &redirectUri, client::Api::Callback)> &begin,
+                        const QString &verb)
+{
+    auto *loopback = new client::OAuthLoopback(&cli);
+    const Args &args = cli.args();
+    if (auto listening = loopback->listen(quint16(args.value(QStringLiteral("callback-port")).toUInt())); !listening)
+        return cli.failWith(listening.error());
+    begin(loopback->redirectUri(), cli.handle([&cli, loopback, verb](const client::ApiResponse &r) {
+        const QString url = str(r.json, "authorize_url");
+        loopback->expectState(str(r.json, "state"));
+        const qint64 leftMs = std::max<qint64>(1000, num(r.json, "expires_ms") - QDateTime::currentMSecsSinceEpoch());
+        auto *deadline = new QTimer(loopback);
+        deadline->setSingleShot(true);
+        QObject::connect(deadline, &QTimer::timeout, &cli, [&cli] {
+            cli.failWith(Error{ErrorCode::Timeout, QStringLiteral("the forge did not send the browser back in time"),
+                               QStringLiteral("authorization"),
+                               QStringLiteral("run the command again and finish on the forge's page within ten "
+                                              "minutes")});
+        });
+        deadline->start(int(std::min<qint64>(leftMs, std::numeric_limits<int>::max())));
+        QObject::connect(loopback, &client::OAuthLoopback::refused, &cli,
+                         [&cli](const Error &error) { cli.failWith(error); });
+        QObject::connect(loopback, &client::OAuthLoopback::authorized, &cli,
+                         [&cli, deadline, state = str(r.json, "state"), verb](const QString &code) {
+                             deadline->stop();
+                             printStatus(QStringLiteral("the forge answered; completing the connection…"));
+                             cli.api().completeSourceAuthorization(
+                                 state, code, cli.handle([&cli, verb](const client::ApiResponse &done) {
+                                     printAdded(cli, done.json, verb);
+                                     cli.finish(ExitOk);
+                                 }));
+                         });
+        const QString opener = QStandardPaths::findExecutable(QStringLiteral("xdg-open"));
+        const bool opened = !cli.args().has(QStringLiteral("no-browser")) && !opener.isEmpty() &&
+                            QProcess::startDetached(opener, {url});
+        // On standard error, whatever standard output is: the address is what the user needs, and
+        // --json keeps standard output for the connection.
+        printErr(opened
+                     ? QStringLiteral("opened the forge's page in your browser; if it did not show, open:\n%1").arg(url)
+                     : QStringLiteral("open this address in a browser and authorize Pando there:\n%1").arg(url));
+        printErr(QStringLiteral("waiting for the forge to send the browser back to %1 (Ctrl+C to give up)…")
+                     .arg(loopback->redirectUri()));
+    }));
+}
+
+void addOAuthConnection(Cli &cli, QJsonObject body)
+{
+    if (!body.contains(QStringLiteral("kind")))
+        return cli.failWith(Error{ErrorCode::Invalid, QStringLiteral("an OAuth connection needs the forge's --kind"),
+                                  QStringLiteral("connections add"),
+                                  QStringLiteral("--kind github, gitlab, gitea or bitbucket")});
+    body.insert(QStringLiteral("client_id"), cli.args().value(QStringLiteral("oauth-client")));
+    readSecretValue(cli, QStringLiteral("the OAuth application's client secret"),
+                    [&cli, body](const QString &secret) mutable {
+                        if (secret.isEmpty())
+                            return cli.failWith(Error{ErrorCode::Invalid, QStringLiteral("the client secret is empty"),
+                                                      QStringLiteral("stdin"),
+                                                      QStringLiteral("pipe it in or give --from-file FILE")});
+                        body.insert(QStringLiteral("client_secret"), secret);
+                        authorizeInBrowser(
+                            cli,
+                            [&cli, body](const QString &redirectUri, client::Api::Callback done) mutable {
+                                body.insert(QStringLiteral("redirect_uri"), redirectUri);
+                                cli.api().beginSourceAuthorization(body, std::move(done));
+                                body.remove(QStringLiteral("client_secret"));
+                            },
+                            QStringLiteral("added"));
+                    });
+}
+
+void authorizeConnection(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    authorizeInBrowser(
+        cli,
+        [&cli, name](const QString &redirectUri, client::Api::Callback done) {
+            cli.api().reauthorizeSourceConnection(name, redirectUri, std::move(done));
+        },
+        QStringLiteral("authorized"));
 }
 
 void addConnection(Cli &cli)
@@ -126,9 +219,10 @@ void addConnection(Cli &cli)
     }
     const QStringList credentials = [&args] {
         QStringList given;
-        for (const QString &flag :
-             {QStringLiteral("from-file"), QStringLiteral("ssh-key"), QStringLiteral("app-key")}) {
-            if (args.has(flag))
+        for (const QString &flag : {QStringLiteral("ssh-key"), QStringLiteral("app-key"),
+                                    QStringLiteral("oauth-client"), QStringLiteral("from-file")}) {
+            // An OAuth application's secret is read like a token: --from-file goes with it.
+            if (args.has(flag) && !(flag == QLatin1String("from-file") && args.has(QStringLiteral("oauth-client"))))
                 given << QStringLiteral("--") + flag;
         }
         return given;
@@ -163,6 +257,8 @@ void addConnection(Cli &cli)
             body.insert(QStringLiteral("kind"), QStringLiteral("github"));
         return sendConnection(cli, body);
     }
+    if (args.has(QStringLiteral("oauth-client")))
+        return addOAuthConnection(cli, body);
     if (args.has(QStringLiteral("ssh-key"))) {
         auto key = readTextFile(cli, QStringLiteral("ssh-key"), QStringLiteral("the key file"));
         if (!key)
@@ -287,16 +383,30 @@ constexpr CommandDef ConnectionTable[] = {
        {&flags::KnownHosts},
        {&flags::GitHubApp},
        {&flags::Installation},
-       {&flags::AppKey}}},
-     "add a connection: a forge and a token, deploy key or GitHub App that reads its private repositories",
+       {&flags::AppKey},
+       {&flags::OAuthClient},
+       {&flags::CallbackPort},
+       {&flags::NoBrowser}}},
+     "add a connection: a forge and a token, deploy key, GitHub App or OAuth app that reads its private repositories",
      &addConnection,
      Needs::Token,
      nullptr,
      "A token is read from standard input (asked without echo on a terminal) or --from-file; a deploy key\n"
      "from --ssh-key with the server's host keys from --known-hosts; a GitHub App from --github-app,\n"
-     "--installation and --app-key (its tokens are made as needed and last an hour). Administrators only.\n"
+     "--installation and --app-key (its tokens are made as needed and last an hour); an OAuth application\n"
+     "from --oauth-client with its client secret read like a token: the forge's page opens in a browser,\n"
+     "and the forge sends it back to 127.0.0.1 (--callback-port), where this command waits for it.\n"
+     "Administrators only.\n"
      "Apps whose repository it covers read through it from their next create or update\n"
      "(docs/user-guide.md)."},
+    {"connections",
+     "authorize",
+     "NAME",
+     1,
+     1,
+     {{{&flags::CallbackPort}, {&flags::NoBrowser}}},
+     "authorize an OAuth connection again on its forge (its renewal was revoked or expired)",
+     &authorizeConnection},
     {"connections",
      "test",
      "NAME REPO [REF]",

@@ -313,6 +313,23 @@ void Api::addSourceConnection(const QJsonObject &connection, Callback done) cons
     sendJson("POST", apiPath({u"source-connections"_s}), connection, std::move(done));
 }
 
+void Api::beginSourceAuthorization(const QJsonObject &body, Callback done) const
+{
+    sendJson("POST", apiPath({u"source-connections"_s, u"authorizations"_s}), body, std::move(done));
+}
+
+void Api::reauthorizeSourceConnection(const QString &name, const QString &redirectUri, Callback done) const
+{
+    sendJson("POST", apiPath({u"source-connections"_s, name, u"authorize"_s}),
+             QJsonObject{{u"redirect_uri"_s, redirectUri}}, std::move(done));
+}
+
+void Api::completeSourceAuthorization(const QString &state, const QString &code, Callback done) const
+{
+    sendJson("POST", apiPath({u"source-connections"_s, u"authorizations"_s, u"complete"_s}),
+             QJsonObject{{u"state"_s, state}, {u"code"_s, code}}, std::move(done));
+}
+
 void Api::removeSourceConnection(const QString &name, Callback done) const
 {
     sendEmpty("DELETE", apiPath({u"source-connections"_s, name}), std::move(done));

@@ -139,6 +139,13 @@ public:
     void sourceConnections(Callback done) const;
     void sourceConnection(const QString &name, Callback done) const;
     void addSourceConnection(const QJsonObject &connection, Callback done) const;
+    // An OAuth connection: begun with {name, kind, url, owner, client_id, client_secret,
+    // redirect_uri} (or again for connection name, with redirect_uri alone), which answers
+    // {authorize_url, state, expires_ms}; completed with the state and the code the forge sent to
+    // redirect_uri (OAuthLoopback), which answers the connection.
+    void beginSourceAuthorization(const QJsonObject &body, Callback done) const;
+    void reauthorizeSourceConnection(const QString &name, const QString &redirectUri, Callback done) const;
+    void completeSourceAuthorization(const QString &state, const QString &code, Callback done) const;
     void removeSourceConnection(const QString &name, Callback done) const;
     void testSourceConnection(const QString &name, const QString &repo, const QString &ref, Callback done) const;
     // What the connection's forge API shows: {repositories: [...]}, and repo's {branches: [...]}.

@@ -33,6 +33,8 @@ QJsonObject connectionJson(const Connection &c)
         o.insert(u"app_id"_s, c.appId);
         o.insert(u"installation_id"_s, c.installationId);
     }
+    if (c.auth == core::sourceconn::AuthKind::OAuth)
+        o.insert(u"client_id"_s, c.clientId);
     return o;
 }
 
@@ -45,6 +47,15 @@ Result<QString> stringField(const QJsonObject &body, const QString &field)
     if (!value.isString())
         return fail(ErrorCode::Invalid, u"must be a string"_s, field);
     return value.toString();
+}
+
+Reply authorizationReply(const Result<core::Engine::OAuthAuthorization> &begun)
+{
+    if (!begun)
+        return errorReply(begun.error());
+    return Reply{201, QJsonObject{{u"authorize_url"_s, begun->authorizeUrl},
+                                  {u"state"_s, begun->state},
+                                  {u"expires_ms"_s, begun->expiresMs}}};
 }
 
 } // namespace
@@ -190,6 +201,80 @@ Reply connectionBranches(Call &call)
     for (const adapters::ForgeBranch &b : std::as_const(*branches))
         array.append(QJsonObject{{u"name"_s, b.name}, {u"commit"_s, b.commit}});
     return Reply{200, QJsonObject{{u"branches"_s, array}}};
+}
+
+} // namespace pando::server::connectionapi
+
+namespace pando::server::connectionapi {
+
+Reply beginAuthorization(Call &call)
+{
+    const QString example = u"{\"name\": \"github\", \"kind\": \"github\", \"url\": \"https://github.com\", "
+                            u"\"client_id\": \"...\", \"client_secret\": \"...\", \"redirect_uri\": "
+                            u"\"http://127.0.0.1:PORT/callback\"}"_s;
+    const QStringList known{u"name"_s,      u"kind"_s,          u"url"_s,         u"owner"_s,
+                            u"client_id"_s, u"client_secret"_s, u"redirect_uri"_s};
+    auto body = jsonObjectBody(call.request, known, example);
+    if (!body)
+        return errorReply(body.error());
+    QMap<QString, QString> fields;
+    for (const QString &field : known) {
+        auto value = stringField(*body, field);
+        if (!value)
+            return errorReply(value.error());
+        fields.insert(field, *value);
+    }
+    for (const QString &required : {u"name"_s, u"kind"_s, u"url"_s, u"client_id"_s, u"redirect_uri"_s}) {
+        if (fields.value(required).isEmpty())
+            return invalid(u"missing required field"_s, required, u"send "_s + example);
+    }
+    auto kind = adapters::parseForgeKind(fields.value(u"kind"_s));
+    if (!kind)
+        return errorReply(kind.error());
+    core::sourceconn::ConnectionInput input;
+    input.name = fields.value(u"name"_s);
+    input.scope = adapters::ForgeScope{*kind, fields.value(u"url"_s), fields.value(u"owner"_s)};
+    input.auth = core::sourceconn::AuthKind::OAuth;
+    input.clientId = fields.value(u"client_id"_s);
+    input.secret = fields.value(u"client_secret"_s).toUtf8();
+    auto begun = call.engine.beginConnectionAuthorization(input, fields.value(u"redirect_uri"_s), call.actor);
+    core::pipelines::SealBox::wipe(input.secret);
+    return authorizationReply(begun);
+}
+
+Reply reauthorizeConnection(Call &call)
+{
+    const QString example = u"{\"redirect_uri\": \"http://127.0.0.1:PORT/callback\"}"_s;
+    auto body = jsonObjectBody(call.request, {u"redirect_uri"_s}, example);
+    if (!body)
+        return errorReply(body.error());
+    auto redirect = stringField(*body, u"redirect_uri"_s);
+    if (!redirect)
+        return errorReply(redirect.error());
+    if (redirect->isEmpty())
+        return invalid(u"missing required field"_s, u"redirect_uri"_s, u"send "_s + example);
+    return authorizationReply(call.engine.reauthorizeConnection(call.args.value(0), *redirect, call.actor));
+}
+
+Reply completeAuthorization(Call &call)
+{
+    const QString example = u"{\"state\": \"...\", \"code\": \"...\"}"_s;
+    auto body = jsonObjectBody(call.request, {u"state"_s, u"code"_s}, example);
+    if (!body)
+        return errorReply(body.error());
+    auto state = stringField(*body, u"state"_s);
+    auto code = stringField(*body, u"code"_s);
+    if (!state || !code)
+        return errorReply(!state ? state.error() : code.error());
+    for (const auto &[value, field] : {std::pair{*state, u"state"_s}, std::pair{*code, u"code"_s}}) {
+        if (value.isEmpty())
+            return invalid(u"missing required field: what the forge sent back to the redirect address"_s, field,
+                           u"send "_s + example);
+    }
+    auto connection = call.engine.completeConnectionAuthorization(*state, *code, call.actor);
+    if (!connection)
+        return errorReply(connection.error());
+    return Reply{201, connectionJson(*connection)};
 }
 
 } // namespace pando::server::connectionapi

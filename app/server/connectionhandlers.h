@@ -15,6 +15,12 @@ Reply showConnection(Call &call);
 Reply addConnection(Call &call);
 Reply removeConnection(Call &call);
 Reply testConnection(Call &call);
+// An OAuth connection (settings.write): begun with the connection's fields, the application's
+// client_secret and the caller's loopback redirect_uri, or again for one there is; completed with
+// the state and the code the forge sent to redirect_uri.
+Reply beginAuthorization(Call &call);
+Reply reauthorizeConnection(Call &call);
+Reply completeAuthorization(Call &call);
 // What the connection's forge API shows (apps.read, for whoever may use it): the repositories its
 // token sees, and ?repo='s branches.
 Reply connectionRepositories(Call &call);

@@ -155,6 +155,8 @@ Status Install::openLocked()
         engine.forgeAppTokens = [](const adapters::ForgeAppInstallation &app) {
             return adapters::mintInstallationToken(app);
         };
+    if (!engine.forgeOAuth)
+        engine.forgeOAuth = adapters::makeForgeOAuth();
     m_runtime = m_options.runtime;
     if (!m_runtime) {
         RuntimeWiringOptions runtimes = m_options.runtimes;

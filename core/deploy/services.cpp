@@ -81,7 +81,8 @@ Result<adapters::SourceAccess> fetchAccess(const Services &s, bool trusted, cons
         return access;
     if (!s.seal)
         return fail(ErrorCode::Unavailable, QStringLiteral("the secret store is not open"), QStringLiteral("source"));
-    auto credential = sourceconn::ConnectionStore(s.db, *s.seal, s.clock, s.installationTokens).credential(connection);
+    auto credential =
+        sourceconn::ConnectionStore(s.db, *s.seal, s.clock, s.installationTokens, s.oauthGrants).credential(connection);
     if (!credential)
         return std::unexpected(credential.error());
     access.credential = std::move(*credential);

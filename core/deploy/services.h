@@ -28,7 +28,8 @@ class AppServices;
 class DeployLogFeed;
 namespace sourceconn {
 class InstallationTokens;
-}
+class OAuthGrants;
+} // namespace sourceconn
 
 // One mutex per app: the deploy's switch and retire, an app's removal and the reconciler's
 // actions on an app never interleave.
@@ -66,6 +67,8 @@ struct Services {
     DeployLogFeed *logFeed = nullptr;
     // GitHub App connections' installation tokens (core/sourceconn); null: none can be had.
     sourceconn::InstallationTokens *installationTokens = nullptr;
+    // OAuth connections' renewals (core/sourceconn); null: none can be used.
+    sourceconn::OAuthGrants *oauthGrants = nullptr;
 
     // Labels every object of this install carries; with app and deploy when given.
     adapters::Labels labels(const QString &app = {}, const QString &deployId = {}) const;

@@ -159,6 +159,10 @@ struct EngineOptions {
     // fetches and forge API calls of GitHub App connections. Empty: such connections cannot be
     // used. app/wiring's Install gives the REST one.
     sourceconn::InstallationTokens::Mint forgeAppTokens;
+    // The forges' OAuth endpoints (adapters::makeForgeOAuth) that authorize OAuth connections and
+    // renew their access. Null: such connections can be neither added nor used. app/wiring's
+    // Install gives the REST one.
+    std::shared_ptr<const adapters::ForgeOAuth> forgeOAuth;
 };
 
 struct EngineParts;
@@ -276,6 +280,26 @@ public:
     Result<sourceconn::Connection> addConnection(const sourceconn::ConnectionInput &input, const Actor &actor);
     // Conflict, naming them, while apps read their source through it. Its grants go with it.
     Status removeConnection(const QString &name, const Actor &actor);
+    // An OAuth connection is added in two steps, by an administrator: begin…() checks the input
+    // (input.auth OAuth, input.secret the client secret) and redirectUri (a loopback address the
+    // caller listens on, sourceconn::checkRedirectUri) and returns the forge's page to open; the
+    // forge then sends the browser to redirectUri with a code and the state, which
+    // complete…() (by the same actor, within sourceconn::OAuthGrants::PendingTtlMs) exchanges
+    // for the tokens, storing the connection. reauthorize…() begins the same for an OAuth
+    // connection there is, whose tokens the forge no longer renews. Unavailable when the install
+    // has no EngineOptions::forgeOAuth. The connection.add and connection.authorize audit lines
+    // say who and when; no code, state or token is in them.
+    struct OAuthAuthorization {
+        QString authorizeUrl;
+        QString state;
+        qint64 expiresMs = 0;
+    };
+    Result<OAuthAuthorization> beginConnectionAuthorization(const sourceconn::ConnectionInput &input,
+                                                            const QString &redirectUri, const Actor &actor);
+    Result<OAuthAuthorization> reauthorizeConnection(const QString &name, const QString &redirectUri,
+                                                     const Actor &actor);
+    Result<sourceconn::Connection> completeConnectionAuthorization(const QString &state, const QString &code,
+                                                                   const Actor &actor);
     // Reads repo (at ref; empty: its default branch) through the connection as a deploy would and
     // returns the commit; Invalid when the connection does not cover repo, Failed saying why when
     // the forge refused. Either way the outcome is recorded on the connection.

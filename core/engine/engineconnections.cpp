@@ -40,7 +40,7 @@ Result<sourceconn::ConnectionStore> Engine::Private::connectionStore()
     const std::optional<pipelines::SealBox> &opened = seal; // one name the checker can follow
     if (!opened)
         return fail(ErrorCode::Unavailable, u"the secret store is not open"_s);
-    return sourceconn::ConnectionStore(db, *opened, clock, installationTokens.get());
+    return sourceconn::ConnectionStore(db, *opened, clock, installationTokens.get(), oauthGrants.get());
 }
 
 Result<bool> Engine::Private::mayUseConnection(const Actor &actor, const QString &name)
@@ -189,6 +189,154 @@ Result<sourceconn::Connection> Engine::addConnection(const sourceconn::Connectio
     if (!store)
         return std::unexpected(store.error());
     auto added = store->add(input, actor.name);
+    if (!added)
+        return added;
+    if (auto audited = d->audit.record(actor, u"connection.add"_s, u"connection/"_s + added->name, u"success"_s,
+                                       auditDetail(*added));
+        !audited) {
+        discardResult(store->remove(added->name), "the audit's error is the one to report");
+        return std::unexpected(audited.error());
+    }
+    return added;
+}
+
+namespace {
+
+Error noOAuth()
+{
+    return Error{ErrorCode::Unavailable, u"this install cannot authorize OAuth applications"_s, u"auth"_s,
+                 u"add the connection with a token, a deploy key or a GitHub App"_s};
+}
+
+// Who began an authorization, to finish it: the account, or the token's name.
+QString authorizer(const Actor &actor)
+{
+    return actor.userId.isEmpty() ? actor.name : u"user:"_s + actor.userId;
+}
+
+// Holds pending and asks the forge for the page that authorizes it; nothing waits when there is none.
+Result<Engine::OAuthAuthorization> beginAuthorization(sourceconn::OAuthGrants &grants,
+                                                      sourceconn::OAuthGrants::Pending pending)
+{
+    const adapters::ForgeOAuthApp app{pending.input.scope, pending.input.clientId, {}};
+    const QString redirectUri = pending.redirectUri;
+    const QString actor = pending.actor;
+    const sourceconn::OAuthGrants::Begun begun = grants.begin(std::move(pending));
+    auto url = grants.forge().authorizeUrl(app, redirectUri, begun.state, begun.codeChallenge);
+    if (!url) {
+        if (auto taken = grants.take(begun.state, actor))
+            taken->wipe();
+        return std::unexpected(url.error());
+    }
+    return Engine::OAuthAuthorization{*url, begun.state, begun.expiresMs};
+}
+
+} // namespace
+
+Result<sourceconn::ConnectionStore> Engine::Private::oauthConnections(const Actor &actor)
+{
+    auto store = administeredConnections(actor);
+    if (store && !oauthGrants)
+        return std::unexpected(noOAuth());
+    return store;
+}
+
+Result<Engine::OAuthAuthorization> Engine::beginConnectionAuthorization(const sourceconn::ConnectionInput &input,
+                                                                        const QString &redirectUri, const Actor &actor)
+{
+    auto store = d->oauthConnections(actor);
+    if (!store)
+        return std::unexpected(store.error());
+    if (input.auth != sourceconn::AuthKind::OAuth)
+        return fail(ErrorCode::Invalid, u"only an OAuth connection is authorized on the forge"_s, u"auth"_s);
+    if (auto ok = sourceconn::checkConnectionInput(input); !ok)
+        return std::unexpected(ok.error());
+    if (auto ok = sourceconn::checkRedirectUri(redirectUri); !ok)
+        return std::unexpected(ok.error());
+    // A name taken is said now, not after the user went through the forge's page.
+    if (auto there = store->find(input.name); there)
+        return fail(ErrorCode::Conflict, u"there is already a connection named %1"_s.arg(input.name), u"name"_s,
+                    u"pick another name; to authorize it again use `pando connections authorize %1`"_s.arg(input.name));
+    return beginAuthorization(*d->oauthGrants, {input, false, redirectUri, {}, authorizer(actor), 0});
+}
+
+Result<Engine::OAuthAuthorization> Engine::reauthorizeConnection(const QString &name, const QString &redirectUri,
+                                                                 const Actor &actor)
+{
+    auto store = d->oauthConnections(actor);
+    if (!store)
+        return std::unexpected(store.error());
+    if (auto ok = sourceconn::checkRedirectUri(redirectUri); !ok)
+        return std::unexpected(ok.error());
+    // NotFound for none, Invalid for a connection that is not an OAuth one.
+    auto app = store->oauthApp(name);
+    if (!app)
+        return std::unexpected(app.error());
+    pipelines::SealBox::wipe(app->clientSecret);
+    sourceconn::ConnectionInput input;
+    input.name = name;
+    input.scope = app->scope;
+    input.auth = sourceconn::AuthKind::OAuth;
+    input.clientId = app->clientId;
+    return beginAuthorization(*d->oauthGrants, {input, true, redirectUri, {}, authorizer(actor), 0});
+}
+
+Result<sourceconn::Connection> Engine::completeConnectionAuthorization(const QString &state, const QString &code,
+                                                                       const Actor &actor)
+{
+    auto store = d->oauthConnections(actor);
+    if (!store)
+        return std::unexpected(store.error());
+    auto pending = d->oauthGrants->take(state, authorizer(actor));
+    if (!pending)
+        return std::unexpected(pending.error());
+    const QString &name = pending->input.name;
+    adapters::ForgeOAuthApp app{pending->input.scope, pending->input.clientId, pending->input.secret};
+    if (pending->reauthorize) {
+        auto stored = store->oauthApp(name);
+        if (!stored) {
+            pending->wipe();
+            return std::unexpected(stored.error());
+        }
+        app = *stored;
+    }
+    auto grant = d->oauthGrants->forge().exchange(app, code, pending->redirectUri, pending->verifier, CancelToken());
+    pipelines::SealBox::wipe(app.clientSecret);
+    if (!grant) {
+        pending->wipe();
+        Error e = grant.error();
+        // The forge refusing the application is not the caller's sign-in failing.
+        if (e.code == ErrorCode::Unauthorized)
+            e.code = ErrorCode::Failed;
+        e.message = u"connection %1: %2"_s.arg(name, e.message);
+        discardResult(d->audit.record(actor, pending->reauthorize ? u"connection.authorize"_s : u"connection.add"_s,
+                                      u"connection/"_s + name, u"failure"_s,
+                                      QJsonObject{{u"auth"_s, u"oauth"_s}, {u"error"_s, e.message}}),
+                      "the forge's refusal is the error to report");
+        return std::unexpected(e);
+    }
+    const auto wipeGrant = [&grant] {
+        pipelines::SealBox::wipe(grant->accessToken);
+        pipelines::SealBox::wipe(grant->refreshToken);
+    };
+    if (pending->reauthorize) {
+        pending->wipe();
+        auto stored = store->reauthorize(name, *grant);
+        wipeGrant();
+        if (!stored)
+            return std::unexpected(stored.error());
+        auto connection = store->find(name);
+        if (!connection)
+            return connection;
+        if (auto audited = d->audit.record(actor, u"connection.authorize"_s, u"connection/"_s + name, u"success"_s,
+                                           auditDetail(*connection));
+            !audited)
+            return std::unexpected(unaudited(u"connection %1 was authorized again"_s.arg(name), audited.error()));
+        return connection;
+    }
+    auto added = store->add(pending->input, actor.name, &*grant);
+    pending->wipe();
+    wipeGrant();
     if (!added)
         return added;
     if (auto audited = d->audit.record(actor, u"connection.add"_s, u"connection/"_s + added->name, u"success"_s,

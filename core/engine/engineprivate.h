@@ -80,6 +80,8 @@ struct Engine::Private {
     std::unique_ptr<AppServices> appServices;                         // set by start() with the seal
     // GitHub App connections' tokens (core/sourceconn); null without EngineOptions::forgeAppTokens.
     std::unique_ptr<sourceconn::InstallationTokens> installationTokens;
+    // OAuth connections' authorizations and renewals; null without EngineOptions::forgeOAuth.
+    std::unique_ptr<sourceconn::OAuthGrants> oauthGrants;
     QByteArray tokenKey;
     std::unique_ptr<assertion::AssertionService> assertions; // set by start()
     // Deploy on push (engineautodeploy.cpp): failed webhook signatures per network, the thread
@@ -145,6 +147,10 @@ struct Engine::Private {
         if (options.forgeAppTokens) {
             installationTokens = std::make_unique<sourceconn::InstallationTokens>(options.forgeAppTokens, clock);
             services.installationTokens = installationTokens.get();
+        }
+        if (options.forgeOAuth) {
+            oauthGrants = std::make_unique<sourceconn::OAuthGrants>(options.forgeOAuth, clock);
+            services.oauthGrants = oauthGrants.get();
         }
     }
 
@@ -216,6 +222,9 @@ struct Engine::Private {
     Result<sourceconn::ConnectionStore> connectionStore();
     // The same for administrators (and the install's own authority) alone: Forbidden otherwise.
     Result<sourceconn::ConnectionStore> administeredConnections(const Actor &actor);
+    // administeredConnections() where OAuth connections can be authorized: Unavailable without
+    // EngineOptions::forgeOAuth.
+    Result<sourceconn::ConnectionStore> oauthConnections(const Actor &actor);
     // Whether actor may read sources through the connection: administrators (and the install's
     // own authority) any, others with a "user" grant on it (engineconnections.cpp).
     Result<bool> mayUseConnection(const Actor &actor, const QString &name);

@@ -4,7 +4,11 @@
 #include "core/state/sql.h"
 
 #include <QCryptographicHash>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRandomGenerator>
 #include <QRegularExpression>
+#include <QUrl>
 #include <QtEndian>
 
 using namespace Qt::StringLiterals;
@@ -16,11 +20,13 @@ namespace {
 using core::detail::text;
 
 const QString Columns = u"name, kind, base_url, owner, auth, username, known_hosts, fingerprint, created_by, "
-                        u"created_ms, updated_ms, checked_ms, check_result, app_id, installation_id"_s;
+                        u"created_ms, updated_ms, checked_ms, check_result, app_id, installation_id, client_id"_s;
+// The column after Columns in a SELECT of "Columns, sealed".
+constexpr int SealedColumn = 16;
 
 std::optional<AuthKind> parseAuthKind(const QString &name)
 {
-    for (const AuthKind kind : {AuthKind::Token, AuthKind::SshKey, AuthKind::GitHubApp}) {
+    for (const AuthKind kind : {AuthKind::Token, AuthKind::SshKey, AuthKind::GitHubApp, AuthKind::OAuth}) {
         if (name == authKindName(kind))
             return kind;
     }
@@ -51,6 +57,7 @@ Result<Connection> readRow(const QSqlQuery &q)
     c.checkResult = q.value(12).toString();
     c.appId = q.value(13).toString();
     c.installationId = q.value(14).toString();
+    c.clientId = q.value(15).toString();
     return c;
 }
 
@@ -227,6 +234,94 @@ Status checkGitHubApp(const ConnectionInput &input)
     return {};
 }
 
+Status checkOAuth(const ConnectionInput &input)
+{
+    const bool bitbucketCloud =
+        input.scope.kind == adapters::ForgeKind::Bitbucket && QUrl(input.scope.baseUrl).host() == u"bitbucket.org"_s;
+    const bool hasApps = input.scope.kind == adapters::ForgeKind::GitHub ||
+                         input.scope.kind == adapters::ForgeKind::GitLab ||
+                         input.scope.kind == adapters::ForgeKind::Gitea || bitbucketCloud;
+    if (!hasApps)
+        return fail(ErrorCode::Invalid,
+                    u"OAuth applications are GitHub's, GitLab's, Gitea's, Forgejo's and Bitbucket Cloud's; a %1 host "
+                    u"takes a token or a deploy key"_s.arg(input.scope.kind == adapters::ForgeKind::Bitbucket
+                                                               ? u"Bitbucket Data Center"_s
+                                                               : adapters::forgeKindName(input.scope.kind)),
+                    u"kind"_s);
+    if (QUrl(input.scope.baseUrl).scheme() == u"ssh"_s)
+        return fail(ErrorCode::Invalid, u"an OAuth application's tokens read over https; the address is ssh://"_s,
+                    u"url"_s, u"give the forge's https:// address"_s);
+    if (!input.username.isEmpty())
+        return fail(ErrorCode::Invalid,
+                    u"an OAuth connection's tokens are sent as the forge takes them; give no user name"_s,
+                    u"username"_s);
+    if (!input.knownHosts.isEmpty())
+        return fail(ErrorCode::Invalid,
+                    u"host keys are for ssh-key connections; an OAuth application reads over https"_s,
+                    u"known_hosts"_s);
+    const bool plain =
+        std::all_of(input.clientId.begin(), input.clientId.end(), [](QChar c) { return c > u' ' && c < QChar(0x7f); });
+    if (input.clientId.isEmpty() || input.clientId.size() > 255 || !plain)
+        return fail(ErrorCode::Invalid,
+                    input.clientId.isEmpty() ? u"an OAuth connection needs its application's client id"_s
+                                             : u"is not a client id: 1-255 printable characters, no spaces"_s,
+                    u"client_id"_s, u"the application's settings page on the forge shows it"_s);
+    const QString hint = u"the application's settings page on the forge shows it (or makes a new one)"_s;
+    if (input.secret.isEmpty())
+        return fail(ErrorCode::Invalid, u"an OAuth connection needs its application's client secret"_s,
+                    u"client_secret"_s, hint);
+    if (auto ok = checkToken(input.secret); !ok)
+        return fail(ok.error().code, QString(ok.error().message).replace(u"the token"_s, u"the client secret"_s),
+                    u"client_secret"_s, hint);
+    return {};
+}
+
+// What an OAuth connection seals: its application's client secret and the grant the forge gave.
+QByteArray oauthSecret(const QByteArray &clientSecret, const adapters::ForgeOAuthGrant &grant)
+{
+    return QJsonDocument(QJsonObject{{u"client_secret"_s, QString::fromUtf8(clientSecret)},
+                                     {u"access_token"_s, QString::fromUtf8(grant.accessToken)},
+                                     {u"refresh_token"_s, QString::fromUtf8(grant.refreshToken)},
+                                     {u"expires_ms"_s, grant.expiresMs}})
+        .toJson(QJsonDocument::Compact);
+}
+
+struct OAuthSecret {
+    QByteArray clientSecret;
+    adapters::ForgeOAuthGrant grant;
+    void wipe()
+    {
+        pipelines::SealBox::wipe(clientSecret);
+        pipelines::SealBox::wipe(grant.accessToken);
+        pipelines::SealBox::wipe(grant.refreshToken);
+    }
+};
+
+// opened's text read, and wiped.
+Result<OAuthSecret> readOAuthSecret(QByteArray &opened, const QString &name)
+{
+    const QJsonObject o = QJsonDocument::fromJson(opened).object();
+    pipelines::SealBox::wipe(opened);
+    OAuthSecret read{o.value("client_secret"_L1).toString().toUtf8(),
+                     {o.value("access_token"_L1).toString().toUtf8(), o.value("refresh_token"_L1).toString().toUtf8(),
+                      o.value("expires_ms"_L1).toInteger()}};
+    if (read.clientSecret.isEmpty() || read.grant.accessToken.isEmpty()) {
+        read.wipe();
+        return fail(ErrorCode::Failed, u"the stored authorization of connection %1 is damaged"_s.arg(name),
+                    u"source.connection"_s, u"remove the connection and add it again"_s);
+    }
+    return read;
+}
+
+// The user an OAuth access token is sent with over git's https: the one each forge documents
+// for tokens (GitHub x-access-token, GitLab oauth2, Bitbucket x-token-auth); Gitea and Forgejo
+// take any, and oauth2 is GitLab's.
+QString oauthUser(adapters::ForgeKind kind)
+{
+    const QString user = adapters::defaultTokenUser(kind);
+    return user.isEmpty() ? u"oauth2"_s : user;
+}
+
 } // namespace
 
 QString authKindName(AuthKind kind)
@@ -238,6 +333,8 @@ QString authKindName(AuthKind kind)
         return u"ssh-key"_s;
     case AuthKind::GitHubApp:
         return u"github-app"_s;
+    case AuthKind::OAuth:
+        return u"oauth"_s;
     }
     return {};
 }
@@ -272,6 +369,14 @@ Status checkConnectionInput(const ConnectionInput &input)
                     u"username"_s);
     if (input.auth == AuthKind::GitHubApp)
         return checkGitHubApp(input);
+    if (!input.clientId.isEmpty() && input.auth != AuthKind::OAuth)
+        return fail(ErrorCode::Invalid, u"a client id is for OAuth connections"_s, u"client_id"_s);
+    if (input.auth == AuthKind::OAuth) {
+        if (!input.appId.isEmpty() || !input.installationId.isEmpty())
+            return fail(ErrorCode::Invalid, u"an app id and an installation id are for GitHub App connections"_s,
+                        input.appId.isEmpty() ? u"installation_id"_s : u"app_id"_s);
+        return checkOAuth(input);
+    }
     if (!input.appId.isEmpty() || !input.installationId.isEmpty())
         return fail(ErrorCode::Invalid, u"an app id and an installation id are for GitHub App connections"_s,
                     input.appId.isEmpty() ? u"installation_id"_s : u"app_id"_s);
@@ -333,12 +438,22 @@ Result<std::optional<Connection>> choose(const QList<Connection> &candidates, co
     return std::optional<Connection>{chosen.first()};
 }
 
-Result<Connection> ConnectionStore::add(const ConnectionInput &input, const QString &createdBy)
+Result<Connection> ConnectionStore::add(const ConnectionInput &input, const QString &createdBy,
+                                        const adapters::ForgeOAuthGrant *grant)
 {
     if (auto ok = checkConnectionInput(input); !ok)
         return std::unexpected(ok.error());
-    const QByteArray secret = input.auth == AuthKind::Token ? input.secret : input.secret.trimmed() + '\n';
+    if ((input.auth == AuthKind::OAuth) != (grant != nullptr))
+        return fail(ErrorCode::Invalid,
+                    grant ? u"only an OAuth connection is added with an authorization"_s
+                          : u"an OAuth connection is added by authorizing it on the forge"_s,
+                    u"auth"_s, u"pando connections add NAME --oauth-client ID … opens the forge's page"_s);
+    QByteArray secret = input.auth == AuthKind::Token ? input.secret
+                        : grant                       ? oauthSecret(input.secret, *grant)
+                                                      : input.secret.trimmed() + '\n';
     auto sealed = m_seal.seal(secret, sealContext(input.name));
+    if (grant)
+        pipelines::SealBox::wipe(secret); // the tokens' copy; a key's is read for its fingerprint below
     if (!sealed)
         return std::unexpected(sealed.error());
     const QString what = u"add connection "_s + input.name;
@@ -366,12 +481,14 @@ Result<Connection> ConnectionStore::add(const ConnectionInput &input, const QStr
         c.appId = input.appId;
         c.installationId = input.installationId;
     }
+    if (input.auth == AuthKind::OAuth)
+        c.clientId = input.clientId;
     auto q = tx->run(
-        u"INSERT INTO source_connections (%1, sealed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s.arg(
+        u"INSERT INTO source_connections (%1, sealed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s.arg(
             Columns),
         {text(c.name), adapters::forgeKindName(c.scope.kind), text(c.scope.baseUrl), text(c.scope.owner),
          authKindName(c.auth), text(c.username), text(c.knownHosts), text(c.fingerprint), text(c.createdBy),
-         c.createdMs, c.updatedMs, 0, u""_s, text(c.appId), text(c.installationId), *sealed},
+         c.createdMs, c.updatedMs, 0, u""_s, text(c.appId), text(c.installationId), text(c.clientId), *sealed},
         what);
     if (!q) {
         if (q.error().code == ErrorCode::Conflict)
@@ -458,7 +575,7 @@ Result<adapters::SourceCredential> ConnectionStore::credential(const QString &na
     auto connection = readRow(*q);
     if (!connection)
         return std::unexpected(connection.error());
-    auto opened = m_seal.open(q->value(15).toString(), sealContext(name));
+    auto opened = m_seal.open(q->value(SealedColumn).toString(), sealContext(name));
     if (!opened)
         return fail(ErrorCode::Failed,
                     u"the credential of connection %1 cannot be opened: %2"_s.arg(name, opened.error().message),
@@ -497,8 +614,229 @@ Result<adapters::SourceCredential> ConnectionStore::credential(const QString &na
         credential.token = *token;
         break;
     }
+    case AuthKind::OAuth: {
+        pipelines::SealBox::wipe(*opened);
+        auto token = oauthAccessToken(*connection);
+        if (!token)
+            return std::unexpected(token.error());
+        credential.username = oauthUser(connection->scope.kind);
+        credential.token = *token;
+        break;
+    }
     }
     return credential;
+}
+
+Result<QByteArray> ConnectionStore::oauthAccessToken(const Connection &connection)
+{
+    const QString &name = connection.name;
+    if (!m_oauth)
+        return fail(ErrorCode::Unavailable, u"this install cannot renew OAuth authorizations"_s,
+                    u"source.connection"_s);
+    // One renewal at a time: who waited reads the tokens the renewal stored.
+    const std::shared_ptr<QMutex> renewal = m_oauth->renewal(name);
+    QMutexLocker lock(renewal.get());
+    auto q = core::detail::run(m_db, u"SELECT sealed, created_ms FROM source_connections WHERE name = ?"_s,
+                               {text(name)}, u"read connection "_s + name);
+    if (!q)
+        return std::unexpected(q.error());
+    if (!q->next() || q->value(1).toLongLong() != connection.createdMs)
+        return fail(ErrorCode::NotFound, u"the connection %1 that reads this app's source was removed"_s.arg(name),
+                    u"source.connection"_s, u"add it again (pando connections add)"_s);
+    auto opened = m_seal.open(q->value(0).toString(), sealContext(name));
+    if (!opened)
+        return fail(ErrorCode::Failed,
+                    u"the credential of connection %1 cannot be opened: %2"_s.arg(name, opened.error().message),
+                    u"source.connection"_s, u"remove the connection and add it again"_s);
+    auto held = readOAuthSecret(*opened, name);
+    if (!held)
+        return std::unexpected(held.error());
+    const qint64 expires = held->grant.expiresMs;
+    if (expires == 0 || expires - InstallationTokens::RenewBeforeMs > m_clock.nowMs()) {
+        QByteArray token = held->grant.accessToken;
+        held->wipe();
+        return token;
+    }
+    adapters::ForgeOAuthApp app{connection.scope, connection.clientId, held->clientSecret};
+    auto renewed = m_oauth->forge().refresh(app, held->grant.refreshToken, CancelToken());
+    if (!renewed) {
+        held->wipe();
+        Error e = renewed.error();
+        e.message = u"connection %1: %2"_s.arg(name, e.message);
+        if (e.code == ErrorCode::Unauthorized) {
+            // The forge's refusal is the connection's failure, not the caller's (as for GitHub Apps).
+            e.code = ErrorCode::Failed;
+            e.hint = u"authorize it again: pando connections authorize %1 (or Authorize on the desktop's Sources "
+                     u"page)"_s.arg(name);
+        }
+        return std::unexpected(e);
+    }
+    // A forge that renews without a new refresh token keeps the one it had.
+    if (renewed->refreshToken.isEmpty())
+        renewed->refreshToken = held->grant.refreshToken;
+    QByteArray secret = oauthSecret(held->clientSecret, *renewed);
+    held->wipe();
+    auto sealed = m_seal.seal(secret, sealContext(name));
+    pipelines::SealBox::wipe(secret);
+    pipelines::SealBox::wipe(renewed->refreshToken);
+    if (!sealed) {
+        pipelines::SealBox::wipe(renewed->accessToken);
+        return std::unexpected(sealed.error());
+    }
+    auto stored = core::detail::run(
+        m_db, u"UPDATE source_connections SET sealed = ? WHERE name = ? AND created_ms = ?"_s,
+        {*sealed, text(name), connection.createdMs}, u"store the renewed authorization of connection "_s + name);
+    if (!stored) {
+        pipelines::SealBox::wipe(renewed->accessToken);
+        return std::unexpected(stored.error());
+    }
+    return renewed->accessToken;
+}
+
+Status ConnectionStore::reauthorize(const QString &name, const adapters::ForgeOAuthGrant &grant)
+{
+    auto app = oauthApp(name);
+    if (!app)
+        return std::unexpected(app.error());
+    const std::shared_ptr<QMutex> renewal = m_oauth ? m_oauth->renewal(name) : std::make_shared<QMutex>();
+    QMutexLocker lock(renewal.get());
+    QByteArray secret = oauthSecret(app->clientSecret, grant);
+    pipelines::SealBox::wipe(app->clientSecret);
+    auto sealed = m_seal.seal(secret, sealContext(name));
+    pipelines::SealBox::wipe(secret);
+    if (!sealed)
+        return std::unexpected(sealed.error());
+    auto q =
+        core::detail::run(m_db, u"UPDATE source_connections SET sealed = ?, updated_ms = ? WHERE name = ?"_s,
+                          {*sealed, m_clock.nowMs(), text(name)}, u"store the authorization of connection "_s + name);
+    if (!q)
+        return std::unexpected(q.error());
+    return {};
+}
+
+Result<adapters::ForgeOAuthApp> ConnectionStore::oauthApp(const QString &name)
+{
+    auto q = core::detail::run(m_db, u"SELECT %1, sealed FROM source_connections WHERE name = ?"_s.arg(Columns),
+                               {text(name)}, u"read connection "_s + name);
+    if (!q)
+        return std::unexpected(q.error());
+    if (!q->next())
+        return fail(ErrorCode::NotFound, u"there is no connection named %1"_s.arg(name), u"connection"_s,
+                    u"`pando connections list` shows them"_s);
+    auto connection = readRow(*q);
+    if (!connection)
+        return std::unexpected(connection.error());
+    if (connection->auth != AuthKind::OAuth)
+        return fail(ErrorCode::Invalid,
+                    u"connection %1 holds a %2, not an OAuth application's authorization"_s.arg(
+                        name, authKindName(connection->auth)),
+                    u"connection"_s, u"only OAuth connections are authorized on the forge"_s);
+    auto opened = m_seal.open(q->value(SealedColumn).toString(), sealContext(name));
+    if (!opened)
+        return fail(ErrorCode::Failed,
+                    u"the credential of connection %1 cannot be opened: %2"_s.arg(name, opened.error().message),
+                    u"connection"_s, u"remove the connection and add it again"_s);
+    auto held = readOAuthSecret(*opened, name);
+    if (!held)
+        return std::unexpected(held.error());
+    adapters::ForgeOAuthApp app{connection->scope, connection->clientId, held->clientSecret};
+    held->wipe();
+    return app;
+}
+
+Status checkRedirectUri(const QString &uri)
+{
+    const QUrl url(uri, QUrl::StrictMode);
+    const QString host = url.host();
+    const bool loopback = host == u"127.0.0.1"_s || host == u"::1"_s || host == u"localhost"_s;
+    if (!url.isValid() || url.scheme() != u"http"_s || !loopback || url.port() <= 0 || !url.userInfo().isEmpty() ||
+        url.hasFragment())
+        return fail(ErrorCode::Invalid,
+                    u"\"%1\" is not a loopback address to send the browser back to"_s.arg(uri.left(200)),
+                    u"redirect_uri"_s,
+                    u"give http://127.0.0.1:PORT/callback, where the CLI or the desktop listens for the forge's "
+                    u"answer"_s);
+    return {};
+}
+
+namespace {
+
+QByteArray randomBase64Url(int bytes)
+{
+    QByteArray raw(bytes, Qt::Uninitialized);
+    QRandomGenerator::system()->generate(raw.begin(), raw.end());
+    return raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+}
+
+} // namespace
+
+void OAuthGrants::Pending::wipe()
+{
+    pipelines::SealBox::wipe(input.secret);
+    pipelines::SealBox::wipe(verifier);
+}
+
+OAuthGrants::~OAuthGrants()
+{
+    for (Pending &pending : m_pending)
+        pending.wipe();
+}
+
+void OAuthGrants::dropExpired(qint64 nowMs)
+{
+    for (auto it = m_pending.begin(); it != m_pending.end();) {
+        if (it->expiresMs > nowMs) {
+            ++it;
+            continue;
+        }
+        it->wipe();
+        it = m_pending.erase(it);
+    }
+}
+
+OAuthGrants::Begun OAuthGrants::begin(Pending pending)
+{
+    const qint64 now = m_clock.nowMs();
+    pending.verifier = randomBase64Url(48);
+    pending.expiresMs = now + PendingTtlMs;
+    Begun begun{QString::fromLatin1(randomBase64Url(32)),
+                QString::fromLatin1(QCryptographicHash::hash(pending.verifier, QCryptographicHash::Sha256)
+                                        .toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals)),
+                pending.expiresMs};
+    QMutexLocker lock(&m_mutex);
+    dropExpired(now);
+    while (m_pending.size() >= MaxPending) {
+        auto oldest = std::min_element(m_pending.begin(), m_pending.end(),
+                                       [](const Pending &a, const Pending &b) { return a.expiresMs < b.expiresMs; });
+        oldest->wipe();
+        m_pending.erase(oldest);
+    }
+    m_pending.emplace(begun.state, std::move(pending));
+    return begun;
+}
+
+Result<OAuthGrants::Pending> OAuthGrants::take(const QString &state, const QString &actor)
+{
+    QMutexLocker lock(&m_mutex);
+    dropExpired(m_clock.nowMs());
+    const auto it = m_pending.find(state);
+    if (it == m_pending.end() || it->actor != actor)
+        return fail(ErrorCode::NotFound,
+                    u"no authorization of yours is waiting under this state: it was finished already, or began more "
+                    u"than %1 minutes ago"_s.arg(PendingTtlMs / 60000),
+                    u"state"_s, u"begin it again"_s);
+    Pending pending = std::move(*it);
+    m_pending.erase(it);
+    return pending;
+}
+
+std::shared_ptr<QMutex> OAuthGrants::renewal(const QString &connection)
+{
+    QMutexLocker lock(&m_mutex);
+    std::shared_ptr<QMutex> &held = m_renewals[connection];
+    if (!held)
+        held = std::make_shared<QMutex>();
+    return held;
 }
 
 Result<QByteArray> InstallationTokens::token(const QString &connection, qint64 createdMs,

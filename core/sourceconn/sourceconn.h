@@ -1,7 +1,8 @@
 #pragma once
 // Package sourceconn is the install's source connections: a forge (kind and base address,
 // optionally one owner there) with a credential — an HTTPS token, an SSH deploy key with the
-// host's keys pinned, or a GitHub App installation whose tokens are minted as needed — that reads
+// host's keys pinned, a GitHub App installation whose tokens are minted as needed, or an OAuth
+// application a user authorized, whose access token is renewed as needed — that reads
 // the repositories it covers. Credentials are sealed at rest with
 // the install's seal key (core/pipelines/sealbox), bound to the connection's name, and never
 // leave core except as the SourceCredential of one fetch. Which connection reads a repository is
@@ -26,6 +27,7 @@
 #include <QMutex>
 #include <QString>
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace pando::core::sourceconn {
@@ -34,8 +36,8 @@ inline constexpr qsizetype MaxTokenBytes = 4096;
 inline constexpr qsizetype MaxKeyBytes = 16 * 1024;
 inline constexpr int MaxConnections = 200;
 
-enum class AuthKind { Token, SshKey, GitHubApp };
-QString authKindName(AuthKind kind); // "token", "ssh-key", "github-app"
+enum class AuthKind { Token, SshKey, GitHubApp, OAuth };
+QString authKindName(AuthKind kind); // "token", "ssh-key", "github-app", "oauth"
 // The user name GitHub takes with an installation token over git's https.
 inline constexpr QStringView InstallationTokenUser = u"x-access-token";
 
@@ -54,13 +56,14 @@ struct Connection {
     QString checkResult;    // what it said: "ok: …" or why it failed
     QString appId;          // github-app: the app's id
     QString installationId; // github-app: the installation's id on the account
+    QString clientId;       // oauth: the OAuth application's client id
     // A token (given, or minted for a GitHub App) reads https:// addresses and the forge's API; a
     // deploy key ssh ones, and no API.
     bool overHttps() const { return auth != AuthKind::SshKey; }
 };
 
 // What adding one takes. secret is the token, the deploy key's or the GitHub App's private key's
-// text.
+// text, or the OAuth application's client secret.
 struct ConnectionInput {
     QString name;
     adapters::ForgeScope scope;
@@ -70,6 +73,7 @@ struct ConnectionInput {
     QString knownHosts;
     QString appId;
     QString installationId;
+    QString clientId;
 };
 
 // A connection's name: a DNS label, 1-63 characters of [a-z0-9-].
@@ -79,7 +83,8 @@ Status checkConnectionName(const QString &name);
 // deploy key is used unattended), known_hosts (required for a key, one host key per line),
 // username (required for a token on generic and Gitea hosts); for a GitHub App a GitHub scope,
 // app_id and installation_id (numbers), private_key (an RSA key of at least 2048 bits, no
-// passphrase) and no username.
+// passphrase) and no username; for an OAuth application a forge that has them (GitHub, GitLab,
+// Gitea, Bitbucket Cloud) at an https:// address, client_id and client_secret, and no username.
 Status checkConnectionInput(const ConnectionInput &input);
 // The SHA256 fingerprint ("SHA256:…") of an OpenSSH private key's public half, read from the
 // key's unencrypted public section; empty for a PEM key, whose public half is not stored apart.
@@ -118,16 +123,84 @@ private:
     QHash<QString, Held> m_held;
 };
 
+// The address a forge sends the browser back to with an authorization code: http on a loopback
+// address (127.0.0.1, [::1], localhost) with a port, where the CLI or the desktop listens for it
+// (RFC 8252). Invalid at "redirect_uri" for any other.
+Status checkRedirectUri(const QString &uri);
+
+// The install's OAuth connections: the authorizations under way, and one renewal of an access
+// token at a time per connection (the forges hand out a new refresh token with each renewal and
+// refuse the old one after, so two renewals at once would lose the connection).
+//
+// An authorization under way is held in memory only, for PendingTtlMs, and finished only by who
+// began it and only once: its state is the key the forge hands back, and its PKCE verifier never
+// leaves this object, so an authorization code alone is of no use to anyone who catches it.
+// Threading: safe to use from any thread.
+class OAuthGrants {
+public:
+    static constexpr qint64 PendingTtlMs = 10LL * 60 * 1000;
+    static constexpr int MaxPending = 32;
+
+    struct Pending {
+        ConnectionInput input;    // the connection to add; or, reauthorizing, the one there is
+        bool reauthorize = false; // the connection exists: only its tokens change
+        QString redirectUri;
+        QByteArray verifier; // the PKCE code verifier
+        QString actor;       // who began it
+        qint64 expiresMs = 0;
+        // Overwrites the client secret and the verifier.
+        void wipe();
+    };
+    struct Begun {
+        QString state;
+        QString codeChallenge; // S256 of the verifier
+        qint64 expiresMs = 0;
+    };
+
+    OAuthGrants(std::shared_ptr<const adapters::ForgeOAuth> forge, Clock &clock)
+        : m_forge(std::move(forge)), m_clock(clock)
+    {}
+    ~OAuthGrants();
+    OAuthGrants(const OAuthGrants &) = delete;
+    OAuthGrants &operator=(const OAuthGrants &) = delete;
+
+    const adapters::ForgeOAuth &forge() const { return *m_forge; }
+    // Holds pending (its verifier and expiry are made here); the oldest is dropped past MaxPending.
+    Begun begin(Pending pending);
+    // The authorization begun with state by actor, taken: NotFound (where "state") for one that is
+    // unknown, expired, taken already or begun by someone else.
+    Result<Pending> take(const QString &state, const QString &actor);
+    // The lock one renewal of connection's access token holds.
+    std::shared_ptr<QMutex> renewal(const QString &connection);
+
+private:
+    void dropExpired(qint64 nowMs);
+
+    std::shared_ptr<const adapters::ForgeOAuth> m_forge;
+    Clock &m_clock;
+    QMutex m_mutex;
+    QHash<QString, Pending> m_pending;
+    QHash<QString, std::shared_ptr<QMutex>> m_renewals;
+};
+
 class ConnectionStore {
 public:
-    // tokens: where GitHub App connections' tokens come from; null: such a connection's
-    // credential is Unavailable.
-    ConnectionStore(Database &db, const pipelines::SealBox &seal, Clock &clock, InstallationTokens *tokens = nullptr)
-        : m_db(db), m_seal(seal), m_clock(clock), m_tokens(tokens)
+    // tokens: where GitHub App connections' tokens come from, oauth OAuth connections' renewals;
+    // null: such a connection's credential is Unavailable.
+    ConnectionStore(Database &db, const pipelines::SealBox &seal, Clock &clock, InstallationTokens *tokens = nullptr,
+                    OAuthGrants *oauth = nullptr)
+        : m_db(db), m_seal(seal), m_clock(clock), m_tokens(tokens), m_oauth(oauth)
     {}
 
-    // Checks, seals and stores a new connection; Conflict when the name is taken.
-    Result<Connection> add(const ConnectionInput &input, const QString &createdBy);
+    // Checks, seals and stores a new connection; Conflict when the name is taken. An OAuth
+    // connection is stored with the grant its authorization gave (Invalid without one).
+    Result<Connection> add(const ConnectionInput &input, const QString &createdBy,
+                           const adapters::ForgeOAuthGrant *grant = nullptr);
+    // Replaces OAuth connection name's tokens with a new authorization's grant.
+    Status reauthorize(const QString &name, const adapters::ForgeOAuthGrant &grant);
+    // OAuth connection name's application as its renewals need it (the client secret opened; the
+    // caller wipes it).
+    Result<adapters::ForgeOAuthApp> oauthApp(const QString &name);
     // By name.
     Result<QList<Connection>> list();
     // NotFound names it.
@@ -137,7 +210,8 @@ public:
     // The names of the apps that read their source through it.
     Result<QStringList> appsUsing(const QString &name);
     // The credential one fetch offers, opened; a GitHub App's is an installation token, minted
-    // when none is held, sent as x-access-token. The caller wipes it.
+    // when none is held, sent as x-access-token; an OAuth connection's is its access token, renewed
+    // first when it expires within InstallationTokens::RenewBeforeMs. The caller wipes it.
     Result<adapters::SourceCredential> credential(const QString &name);
     // Records what the last test said.
     Status recordCheck(const QString &name, const QString &result);
@@ -147,6 +221,9 @@ private:
     const pipelines::SealBox &m_seal;
     Clock &m_clock;
     InstallationTokens *m_tokens = nullptr;
+    OAuthGrants *m_oauth = nullptr;
+
+    Result<QByteArray> oauthAccessToken(const Connection &connection);
 };
 
 // The associated data a credential is sealed under: "source-connection", name.

@@ -492,6 +492,13 @@ const QList<Migration> &migrations()
              QStringLiteral("ALTER TABLE source_connections ADD COLUMN app_id TEXT NOT NULL DEFAULT ''"),
              QStringLiteral("ALTER TABLE source_connections ADD COLUMN installation_id TEXT NOT NULL DEFAULT ''"),
          }},
+        {24,
+         QStringLiteral("OAuth application connections: the application's client id"),
+         {
+             // core/sourceconn: an OAuth connection's client id (auth "oauth"); its secret and the
+             // tokens the forge granted are the sealed secret.
+             QStringLiteral("ALTER TABLE source_connections ADD COLUMN client_id TEXT NOT NULL DEFAULT ''"),
+         }},
     };
     return all;
 }

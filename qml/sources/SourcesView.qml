@@ -17,6 +17,11 @@ Pane {
     id: root
     required property SourcesModel sourcesModel
     property string selectedName: ""
+
+    // The forges whose OAuth applications Pando takes (Bitbucket: Cloud).
+    function takesOAuth(kind: string): bool {
+        return kind === "github" || kind === "gitlab" || kind === "gitea" || kind === "bitbucket";
+    }
     // "Create app…" on a repository: the window opens the New app dialog with these filled in.
     signal createAppRequested(string name, string repo, string ref, string connection)
 
@@ -35,6 +40,7 @@ Pane {
             tokenField.text = "";
             keyArea.text = "";
             appKeyArea.text = "";
+            clientSecretField.text = "";
             root.selectedName = name;
         }
     }
@@ -53,7 +59,7 @@ Pane {
                 font.bold: true
             }
             Label {
-                text: qsTr("A source connection reads private repositories: a forge's address with a token, a deploy key, or a GitHub App installation. Apps whose repository it covers read through it from their next create or update. The token or key is never shown again.")
+                text: qsTr("A source connection reads private repositories: a forge's address with a token, a deploy key, a GitHub App installation, or an OAuth application you authorize in the browser. Apps whose repository it covers read through it from their next create or update. The token or key is never shown again.")
                 wrapMode: Text.Wrap
                 opacity: 0.8
                 Layout.fillWidth: true
@@ -169,6 +175,14 @@ Pane {
                         text: qsTr("Test")
                         enabled: !root.sourcesModel.busy && repoField.text.trim().length > 0
                         onClicked: root.sourcesModel.test(root.selectedName, repoField.text)
+                    }
+                    Button {
+                        objectName: "authorizeSourceButton"
+                        // An OAuth connection whose renewal the forge refuses is authorized again.
+                        visible: root.sourcesModel.count >= 0 && root.sourcesModel.authOf(root.selectedName) === "oauth"
+                        text: qsTr("Authorize again…")
+                        enabled: !root.sourcesModel.busy
+                        onClicked: root.sourcesModel.authorize(root.selectedName)
                     }
                     Button {
                         objectName: "removeSourceButton"
@@ -288,6 +302,27 @@ Pane {
                 Layout.fillWidth: true
             }
 
+            // An OAuth authorization waits for the forge: its page, for a browser that did not come up.
+            RowLayout {
+                objectName: "authorizationWaiting"
+                visible: root.sourcesModel.authorizeUrl.length > 0
+                spacing: 8
+                Layout.fillWidth: true
+                TextField {
+                    objectName: "authorizeUrlField"
+                    text: root.sourcesModel.authorizeUrl
+                    readOnly: true
+                    selectByMouse: true
+                    Accessible.name: qsTr("The forge's authorization page, to open in a browser")
+                    Layout.fillWidth: true
+                }
+                Button {
+                    objectName: "cancelAuthorizationButton"
+                    text: qsTr("Stop waiting")
+                    onClicked: root.sourcesModel.cancelAuthorization()
+                }
+            }
+
             GroupBox {
                 title: qsTr("Add a connection")
                 Layout.fillWidth: true
@@ -317,6 +352,9 @@ Pane {
                         model: root.sourcesModel.kinds
                         // A GitHub App is GitHub's (github.com or GitHub Enterprise Server).
                         enabled: !appChoice.checked
+                        // OAuth applications: GitHub, GitLab, Gitea and Forgejo, Bitbucket Cloud.
+                        onActivated: if (oauthChoice.checked && !root.takesOAuth(currentText))
+                            tokenChoice.checked = true
                         Accessible.name: qsTr("Kind of forge")
                     }
                     Label {
@@ -359,6 +397,12 @@ Pane {
                             text: qsTr("GitHub App")
                             onCheckedChanged: if (checked)
                                 kindBox.currentIndex = kindBox.find("github")
+                        }
+                        RadioButton {
+                            id: oauthChoice
+                            objectName: "oauthChoice"
+                            text: qsTr("OAuth app")
+                            enabled: root.takesOAuth(kindBox.currentText)
                         }
                     }
                     Label {
@@ -455,16 +499,52 @@ Pane {
                         Layout.fillWidth: true
                         Layout.preferredHeight: 90
                     }
+                    Label {
+                        visible: oauthChoice.checked
+                        text: qsTr("Client ID")
+                    }
+                    TextField {
+                        id: clientIdField
+                        objectName: "sourceClientIdField"
+                        visible: oauthChoice.checked
+                        placeholderText: qsTr("from the application's settings on the forge")
+                        Accessible.name: qsTr("OAuth client ID")
+                        Layout.fillWidth: true
+                    }
+                    Label {
+                        visible: oauthChoice.checked
+                        text: qsTr("Client secret")
+                    }
+                    TextField {
+                        id: clientSecretField
+                        objectName: "sourceClientSecretField"
+                        visible: oauthChoice.checked
+                        echoMode: TextInput.Password
+                        Accessible.name: qsTr("OAuth client secret")
+                        Layout.fillWidth: true
+                    }
+                    Label {
+                        visible: oauthChoice.checked
+                        text: qsTr("Register http://127.0.0.1/callback as the application's callback URL. The forge's page opens in your browser.")
+                        wrapMode: Text.Wrap
+                        opacity: 0.8
+                        Layout.columnSpan: 2
+                        Layout.fillWidth: true
+                    }
                     Item {
                         implicitHeight: 1
                     }
                     Button {
                         objectName: "addSourceButton"
-                        text: root.sourcesModel.busy ? qsTr("Working…") : qsTr("Add connection")
+                        text: root.sourcesModel.busy ? qsTr("Working…")
+                                                     : oauthChoice.checked ? qsTr("Authorize in browser…") : qsTr("Add connection")
                         enabled: !root.sourcesModel.busy && nameField.text.length > 0 && urlField.text.length > 0
                         onClicked: appChoice.checked
                                    ? root.sourcesModel.addGitHubApp(nameField.text, urlField.text, ownerField.text,
                                                                     appIdField.text, installationField.text, appKeyArea.text)
+                                   : oauthChoice.checked
+                                   ? root.sourcesModel.addOAuthApp(nameField.text, kindBox.currentText, urlField.text,
+                                                                   ownerField.text, clientIdField.text, clientSecretField.text)
                                    : root.sourcesModel.add(nameField.text, kindBox.currentText, urlField.text, ownerField.text,
                                                            tokenChoice.checked ? userField.text : "",
                                                            tokenChoice.checked ? tokenField.text : "",

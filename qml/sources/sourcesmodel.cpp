@@ -1,12 +1,17 @@
 #include "sourcesmodel.h"
 
-#include <QPointer>
+#include "app/client/oauthloopback.h"
+
+#include <QDateTime>
+#include <QDesktopServices>
+#include <QTimer>
 
 using namespace Qt::StringLiterals;
 
 namespace pando::desktop {
 
-SourcesModel::SourcesModel(QObject *parent) : SessionListModel(parent)
+SourcesModel::SourcesModel(QObject *parent)
+    : SessionListModel(parent), m_openUrl([](const QUrl &url) { QDesktopServices::openUrl(url); })
 {}
 
 QStringList SourcesModel::kinds()
@@ -42,6 +47,8 @@ QVariant SourcesModel::data(const QModelIndex &index, int role) const
         if (row.value(u"auth"_s).toString() == u"github-app")
             return tr("GitHub App %1, installation %2")
                 .arg(row.value(u"app_id"_s).toString(), row.value(u"installation_id"_s).toString());
+        if (row.value(u"auth"_s).toString() == u"oauth")
+            return tr("OAuth app %1").arg(row.value(u"client_id"_s).toString());
         const QString user = row.value(u"username"_s).toString();
         return user.isEmpty() ? tr("token") : tr("token as %1").arg(user);
     }
@@ -65,6 +72,7 @@ QHash<int, QByteArray> SourcesModel::roleNames() const
 
 void SourcesModel::sessionReplaced()
 {
+    endAuthorization();
     m_loaded = false;
     apply({});
     finish({});
@@ -163,6 +171,124 @@ void SourcesModel::send(QJsonObject body, const QList<std::pair<QString, QString
         Q_EMIT self->added(name);
         self->refresh();
     });
+}
+
+void SourcesModel::addOAuthApp(const QString &name, const QString &kind, const QString &url, const QString &owner,
+                               const QString &clientId, const QString &clientSecret)
+{
+    QJsonObject body{{u"name"_s, name.trimmed()},
+                     {u"kind"_s, kind},
+                     {u"url"_s, url.trimmed()},
+                     {u"client_id"_s, clientId.trimmed()},
+                     {u"client_secret"_s, clientSecret.trimmed()}};
+    if (!owner.trimmed().isEmpty())
+        body.insert(u"owner"_s, owner.trimmed());
+    authorizeInBrowser(
+        [this, body](const QString &redirectUri, std::function<void(const Result<QJsonObject> &)> done) mutable {
+            body.insert(u"redirect_uri"_s, redirectUri);
+            m_session->beginSourceAuthorization(body, std::move(done));
+        },
+        true);
+}
+
+void SourcesModel::authorize(const QString &name)
+{
+    authorizeInBrowser(
+        [this, name](const QString &redirectUri, std::function<void(const Result<QJsonObject> &)> done) {
+            m_session->reauthorizeSourceConnection(name, redirectUri, std::move(done));
+        },
+        false);
+}
+
+void SourcesModel::authorizeInBrowser(const Begin &begin, bool adding)
+{
+    if (!m_session || m_busy)
+        return;
+    auto *loopback = new client::OAuthLoopback(this);
+    if (auto listening = loopback->listen(0); !listening) {
+        loopback->deleteLater();
+        return finish({}, &listening.error());
+    }
+    m_loopback = loopback;
+    setBusy(true);
+    QPointer<SourcesModel> self(this);
+    begin(loopback->redirectUri(), [self, loopback, adding](const Result<QJsonObject> &begun) {
+        if (!self || self->m_loopback != loopback)
+            return;
+        if (!begun) {
+            self->endAuthorization();
+            return self->finish({}, &begun.error());
+        }
+        const QString state = begun->value(u"state"_s).toString();
+        loopback->expectState(state);
+        auto *deadline = new QTimer(loopback);
+        deadline->setSingleShot(true);
+        QObject::connect(deadline, &QTimer::timeout, self, [self] {
+            self->endAuthorization();
+            const Error late{ErrorCode::Timeout, tr("The forge did not send the browser back in time."),
+                             u"authorization"_s, tr("Start again, and finish on the forge's page within ten minutes.")};
+            self->finish({}, &late);
+        });
+        deadline->start(
+            int(qBound<qint64>(1000, begun->value(u"expires_ms"_s).toInteger() - QDateTime::currentMSecsSinceEpoch(),
+                               qint64(std::numeric_limits<int>::max()))));
+        QObject::connect(loopback, &client::OAuthLoopback::refused, self, [self](const Error &error) {
+            self->endAuthorization();
+            self->finish({}, &error);
+        });
+        QObject::connect(loopback, &client::OAuthLoopback::authorized, self,
+                         [self, state, adding, deadline](const QString &code) {
+                             deadline->stop();
+                             self->m_session->completeSourceAuthorization(
+                                 state, code, [self, adding](const Result<QJsonObject> &done) {
+                                     if (!self)
+                                         return;
+                                     self->endAuthorization();
+                                     if (!done)
+                                         return self->finish({}, &done.error());
+                                     const QString name = done->value(u"name"_s).toString();
+                                     self->finish(adding ? tr("Added %1. Apps whose repository it covers read through "
+                                                              "it from their next change.")
+                                                               .arg(name)
+                                                         : tr("Authorized %1 again.").arg(name));
+                                     if (adding)
+                                         Q_EMIT self->added(name);
+                                     self->refresh();
+                                 });
+                         });
+        self->m_authorizeUrl = begun->value(u"authorize_url"_s).toString();
+        Q_EMIT self->busyChanged();
+        self->m_outcome = tr("Waiting for the forge: authorize Pando on the page that opened in your browser.");
+        self->m_failed = false;
+        self->m_failedField.clear();
+        Q_EMIT self->outcomeChanged();
+        self->m_openUrl(QUrl(self->m_authorizeUrl));
+    });
+}
+
+QString SourcesModel::authOf(const QString &name) const
+{
+    for (const QJsonObject &row : m_rows) {
+        if (row.value(u"name"_s).toString() == name)
+            return row.value(u"auth"_s).toString();
+    }
+    return {};
+}
+
+void SourcesModel::cancelAuthorization()
+{
+    if (!m_loopback)
+        return;
+    endAuthorization();
+    finish(tr("Stopped waiting for the forge; nothing changed."));
+}
+
+void SourcesModel::endAuthorization()
+{
+    if (m_loopback)
+        m_loopback->deleteLater();
+    m_loopback = nullptr;
+    m_authorizeUrl.clear();
 }
 
 void SourcesModel::test(const QString &name, const QString &repo)

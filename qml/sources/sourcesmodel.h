@@ -2,7 +2,8 @@
 // SourcesModel: the install's source connections the user may use (GET
 // /api/v1/source-connections; docs/user-guide.md, "Private repositories"), and what an
 // administrator does with them from the Sources view: add one (a token, or a deploy key with the
-// server's host keys), test one on a repository, remove one. A credential goes to the session
+// server's host keys, a GitHub App, or an OAuth application authorized in the browser), test one
+// on a repository, remove one, authorize an OAuth one again. A credential goes to the session
 // once and is not kept here; nothing shows it again. The list has no events of its own: it
 // reloads after each change and when the view asks.
 //
@@ -13,8 +14,17 @@
 
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QPointer>
+#include <QUrl>
 #include <QtQml/qqmlregistration.h>
+#include <functional>
 #include <utility>
+
+class QTimer;
+
+namespace pando::client {
+class OAuthLoopback;
+}
 
 namespace pando::desktop {
 
@@ -35,6 +45,9 @@ class SourcesModel : public pando::desktop::SessionListModel {
     Q_PROPERTY(QString failedField READ failedField NOTIFY outcomeChanged)
     // The kinds of forge, as the API names them.
     Q_PROPERTY(QStringList kinds READ kinds CONSTANT)
+    // An OAuth authorization waits for the forge to send the browser back: the page it opened,
+    // shown for people whose browser did not come up. Empty when none waits.
+    Q_PROPERTY(QString authorizeUrl READ authorizeUrl NOTIFY busyChanged)
 
 public:
     enum Role {
@@ -60,6 +73,10 @@ public:
     bool hasFailed() const { return m_failed; }
     QString failedField() const { return m_failedField; }
     static QStringList kinds();
+    QString authorizeUrl() const { return m_authorizeUrl; }
+    // What opens the forge's page (default: the desktop's browser, QDesktopServices); tests play
+    // the browser.
+    void setUrlOpener(std::function<void(const QUrl &)> open) { m_openUrl = std::move(open); }
 
     void refresh() override;
     // token empty: a deploy key (sshKey with knownHosts). Empty fields are left out.
@@ -69,6 +86,18 @@ public:
     // A GitHub App installation: the app's id, the installation's, and the app's private key (PEM).
     Q_INVOKABLE void addGitHubApp(const QString &name, const QString &url, const QString &owner, const QString &appId,
                                   const QString &installationId, const QString &privateKey);
+    // An OAuth application (GitHub, GitLab, Gitea, Bitbucket Cloud): its client id and secret. The
+    // forge's page opens in the browser; once the user authorizes Pando there, the forge sends the
+    // browser back to a loopback address this model listens on, and the connection is added.
+    Q_INVOKABLE void addOAuthApp(const QString &name, const QString &kind, const QString &url, const QString &owner,
+                                 const QString &clientId, const QString &clientSecret);
+    // The same for an OAuth connection there is, whose renewal the forge refuses.
+    Q_INVOKABLE void authorize(const QString &name);
+    // Stops waiting for the forge.
+    Q_INVOKABLE void cancelAuthorization();
+    // The credential kind ("token", "ssh-key", "github-app", "oauth") of the connection called
+    // name; empty for one not listed.
+    Q_INVOKABLE QString authOf(const QString &name) const;
     Q_INVOKABLE void test(const QString &name, const QString &repo);
     Q_INVOKABLE void remove(const QString &name);
 
@@ -88,12 +117,19 @@ private:
     void finish(const QString &outcome, const Error *failure = nullptr);
     // Adds the connection body describes, with each of optional's fields that is not empty.
     void send(QJsonObject body, const QList<std::pair<QString, QString>> &optional);
+    // Listens for the forge's answer and has begin() ask the session for the page to open.
+    using Begin = std::function<void(const QString &redirectUri, std::function<void(const Result<QJsonObject> &)>)>;
+    void authorizeInBrowser(const Begin &begin, bool adding);
+    void endAuthorization();
 
     QList<QJsonObject> m_rows;
     bool m_busy = false;
     QString m_outcome;
     bool m_failed = false;
     QString m_failedField;
+    QPointer<client::OAuthLoopback> m_loopback;
+    QString m_authorizeUrl;
+    std::function<void(const QUrl &)> m_openUrl;
 };
 
 } // namespace pando::desktop

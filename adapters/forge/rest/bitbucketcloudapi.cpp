@@ -1,5 +1,6 @@
 // Bitbucket Cloud's REST API (2.0): an app password with its account's user name as HTTP basic
-// authentication, or an access token as a Bearer header when the connection names no user;
+// authentication, or an access token (a repository's, workspace's or an OAuth consumer's) as a
+// Bearer header when the connection names no user or x-token-auth, the user git takes one with;
 // pages through the "next" address in the body.
 
 #include "adapters/forge/rest/forgeclient.h"
@@ -79,14 +80,15 @@ class BitbucketCloudApi final : public ForgeApi {
 public:
     BitbucketCloudApi(const ForgeAccount &account, const ForgeRestOptions &options)
         : m_scope(account.scope),
-          m_client(
-              ForgeProfile{u"Bitbucket Cloud"_s,
-                           u"bitbucket-api"_s,
-                           {{"Authorization", account.username.isEmpty() ? "Bearer " + account.token
-                                                                         : basicAuth(account.username, account.token)},
-                            {"User-Agent", "Pando"}},
-                           bitbucketCloudScopeHint},
-              account, options)
+          m_client(ForgeProfile{u"Bitbucket Cloud"_s,
+                                u"bitbucket-api"_s,
+                                {{"Authorization", account.username.isEmpty() ||
+                                                           account.username == defaultTokenUser(ForgeKind::Bitbucket)
+                                                       ? "Bearer " + account.token
+                                                       : basicAuth(account.username, account.token)},
+                                 {"User-Agent", "Pando"}},
+                                bitbucketCloudScopeHint},
+                   account, options)
     {}
 
     Result<QList<ForgeRepository>> repositories(const CancelToken &cancel) override

@@ -50,5 +50,8 @@ std::unique_ptr<ForgeApi> makeApi(const ForgeAccount &account, const ForgeRestOp
 // A GitHub App installation's token (adapters::mintInstallationToken with every option).
 Result<ForgeAccessToken> mintInstallationToken(const ForgeAppInstallation &app, const ForgeRestOptions &options,
                                                const CancelToken &cancel);
+// The forges' OAuth endpoints (adapters::makeForgeOAuth with every option): options.apiBase, when
+// set, replaces the forge's web address (not its API's), below which the OAuth pages are.
+std::shared_ptr<const ForgeOAuth> makeOAuth(const ForgeRestOptions &options);
 
 } // namespace pando::adapters::forgerest

@@ -661,6 +661,24 @@ void RemoteSession::addSourceConnection(const QJsonObject &connection, ObjectCal
          std::move(done));
 }
 
+void RemoteSession::beginSourceAuthorization(const QJsonObject &body, ObjectCallback done)
+{
+    call([body](const Api &api, Callback cb) { api.beginSourceAuthorization(body, std::move(cb)); }, std::move(done));
+}
+
+void RemoteSession::reauthorizeSourceConnection(const QString &name, const QString &redirectUri, ObjectCallback done)
+{
+    call([name, redirectUri](const Api &api,
+                             Callback cb) { api.reauthorizeSourceConnection(name, redirectUri, std::move(cb)); },
+         std::move(done));
+}
+
+void RemoteSession::completeSourceAuthorization(const QString &state, const QString &code, ObjectCallback done)
+{
+    call([state, code](const Api &api, Callback cb) { api.completeSourceAuthorization(state, code, std::move(cb)); },
+         std::move(done));
+}
+
 void RemoteSession::removeSourceConnection(const QString &name, DoneCallback done)
 {
     call([name](const Api &api, Callback cb) { api.removeSourceConnection(name, std::move(cb)); },

@@ -111,6 +111,9 @@ public:
     void connectedClients(ListCallback done) override;
     void sourceConnections(ListCallback done) override;
     void addSourceConnection(const QJsonObject &connection, ObjectCallback done) override;
+    void beginSourceAuthorization(const QJsonObject &body, ObjectCallback done) override;
+    void reauthorizeSourceConnection(const QString &name, const QString &redirectUri, ObjectCallback done) override;
+    void completeSourceAuthorization(const QString &state, const QString &code, ObjectCallback done) override;
     void removeSourceConnection(const QString &name, DoneCallback done) override;
     void testSourceConnection(const QString &name, const QString &repo, ObjectCallback done) override;
     void sourceConnectionRepositories(const QString &name, ListCallback done) override;

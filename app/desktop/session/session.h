@@ -242,6 +242,12 @@ public:
     // testing one on a repository ({commit}, or an Error saying why the forge refused).
     virtual void sourceConnections(ListCallback done) = 0;
     virtual void addSourceConnection(const QJsonObject &connection, ObjectCallback done) = 0;
+    // An OAuth connection: begun with {name, kind, url, owner, client_id, client_secret,
+    // redirect_uri} or again for one there is, answering {authorize_url, state, expires_ms};
+    // completed with the state and the code the forge sent to redirect_uri (client::OAuthLoopback).
+    virtual void beginSourceAuthorization(const QJsonObject &body, ObjectCallback done) = 0;
+    virtual void reauthorizeSourceConnection(const QString &name, const QString &redirectUri, ObjectCallback done) = 0;
+    virtual void completeSourceAuthorization(const QString &state, const QString &code, ObjectCallback done) = 0;
     virtual void removeSourceConnection(const QString &name, DoneCallback done) = 0;
     virtual void testSourceConnection(const QString &name, const QString &repo, ObjectCallback done) = 0;
     // What the connection's forge API shows (token connections to GitHub, GitLab, Gitea, Bitbucket

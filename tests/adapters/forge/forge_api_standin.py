@@ -51,6 +51,20 @@ token):
                                       /installation/repositories lists the installation's repositories and
                                       /user/repos refuses it (403), as GitHub answers an installation token.
                                       Kept across reset; every mint is a request like the others.
+  POST /_standin/oauth                {"client_id", "client_secret", "expires_in" (0: none, as GitHub's classic
+                                      apps), "deny": bool}: the OAuth application every forge knows. Its
+                                      authorization pages (GitHub and Gitea GET login/oauth/authorize, GitLab
+                                      oauth/authorize, Bitbucket site/oauth2/authorize, below each prefix) act as
+                                      the user choosing Authorize (or Deny): 302 to redirect_uri with a code and
+                                      the state (or error=access_denied). The token endpoints (GitHub and Gitea
+                                      login/oauth/access_token, GitLab oauth/token, Bitbucket
+                                      site/oauth2/access_token; a form, the client in it or, Bitbucket, as Basic)
+                                      take a code once, for the same redirect_uri and the PKCE verifier of its
+                                      challenge, and a refresh token once (each grant gives a new one); the access
+                                      token granted reads like $FORGE_STANDIN_TOKEN. Refusals are each forge's:
+                                      GitHub 200 with "error" (bad_verification_code, incorrect_client_credentials,
+                                      bad_refresh_token), the others 400 invalid_grant and 401 invalid_client.
+  POST /_standin/oauth-revoke         the refresh tokens granted so far stop working (the user revoked the app)
 
 The token comes from $FORGE_STANDIN_TOKEN and Bitbucket Cloud's user from $FORGE_STANDIN_USER,
 never argv. Prints "port N" once it listens on 127.0.0.1 (any free port).
@@ -114,7 +128,69 @@ GITLAB_TRANSITIONS = {"pending": "enqueue", "running": "run", "success": "succes
 
 LOCK = threading.Lock()
 STATE = {"statuses": {}, "hooks": {}, "comments": {}, "requests": {}, "failures": [], "next_id": 1, "next_host": "",
-         "github_app": None}
+         "github_app": None, "oauth": None, "oauth_codes": {}, "oauth_refresh": set()}
+
+# Each forge's OAuth pages below its prefix: (authorization page, token endpoint).
+OAUTH_PATHS = {"github": ("login/oauth/authorize", "login/oauth/access_token"),
+               "gitlab": ("oauth/authorize", "oauth/token"),
+               "gitea": ("login/oauth/authorize", "login/oauth/access_token"),
+               "bitbucket": ("site/oauth2/authorize", "site/oauth2/access_token")}
+
+
+def oauth(request, forge, method, path, body):
+    """One request to forge's OAuth pages: the user's choice on the authorization page, or a grant."""
+    app = STATE["oauth"] or {}
+    authorize, token = OAUTH_PATHS[forge]
+    if method == "GET" and path == authorize:
+        q = request.query
+        if not app or q.get("client_id") != app["client_id"]:
+            raise Answer(404, raw=b"<p>This application is not registered.</p>", headers={"Content-Type": "text/html"})
+        redirect = q.get("redirect_uri", "")
+        separator = "&" if "?" in redirect else "?"
+        if app.get("deny"):
+            raise Answer(302, headers={"Location": redirect + separator + urlencode(
+                {"error": "access_denied", "error_description": "The user denied the request", "state": q.get("state", "")})})
+        code = uuid.uuid4().hex
+        STATE["oauth_codes"][code] = {"redirect_uri": redirect, "challenge": q.get("code_challenge", ""),
+                                      "method": q.get("code_challenge_method", ""), "scope": q.get("scope", "")}
+        raise Answer(302, headers={"Location": redirect + separator + urlencode({"code": code, "state": q.get("state", "")})})
+    if method != "POST" or path != token:
+        raise Answer(404, {"message": "Not Found"})
+    form = body if isinstance(body, dict) else {}
+    github = forge == "github"
+
+    def refuse(error, description, status):
+        raise Answer(200 if github else status, {"error": error, "error_description": description})
+
+    client_id, secret = form.get("client_id"), form.get("client_secret")
+    auth = request.headers.get("Authorization", "")
+    if forge == "bitbucket" and auth.startswith("Basic "):
+        client_id, _, secret = base64.b64decode(auth[6:]).decode().partition(":")
+    if not app or client_id != app["client_id"] or secret != app["client_secret"]:
+        refuse("incorrect_client_credentials" if github else "invalid_client",
+               "The client_id and/or client_secret passed are incorrect.", 401)
+    grant = form.get("grant_type")
+    if grant == "authorization_code":
+        held = STATE["oauth_codes"].pop(form.get("code", ""), None)
+        verifier = form.get("code_verifier", "")
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+        if not held or held["redirect_uri"] != form.get("redirect_uri") or held["method"] != "S256" \
+                or held["challenge"] != challenge:
+            refuse("bad_verification_code" if github else "invalid_grant",
+                   "The code passed is incorrect or expired.", 400)
+    elif grant == "refresh_token":
+        if form.get("refresh_token", "") not in STATE["oauth_refresh"]:
+            refuse("bad_refresh_token" if github else "invalid_grant",
+                   "The refresh token passed is incorrect or expired.", 400)
+        STATE["oauth_refresh"].discard(form["refresh_token"])
+    else:
+        refuse("unsupported_grant_type", "grant_type must be authorization_code or refresh_token", 400)
+    answer = {"access_token": TOKEN, "token_type": "bearer", "scope": "repo"}
+    if app.get("expires_in"):
+        refresh = "r1_" + uuid.uuid4().hex
+        STATE["oauth_refresh"].add(refresh)
+        answer.update({"expires_in": app["expires_in"], "refresh_token": refresh})
+    raise Answer(200, answer)
 
 
 def repo_info(forge, name):
@@ -277,6 +353,8 @@ class Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length) if length else b""
         if not raw:
             return None
+        if self.headers.get("Content-Type", "").startswith("application/x-www-form-urlencoded"):
+            return {k: v[0] for k, v in parse_qs(raw.decode(), keep_blank_values=True).items()}
         try:
             return json.loads(raw)
         except ValueError:
@@ -297,10 +375,13 @@ class Handler(BaseHTTPRequestHandler):
                        "bbdc": BitbucketDc, "azure": Azure}.get(forge)
             if not handler:
                 raise Answer(404, {"message": "no such forge here"})
-            api = handler(self, method, body)
             with LOCK:
                 STATE["requests"].setdefault(forge, []).append(
                     {"method": method, "path": url.path, "query": url.query})
+                rest = "/".join(self.segments[1:])
+                if forge in OAUTH_PATHS and rest in OAUTH_PATHS[forge]:
+                    oauth(self, forge, method, rest, body)
+            api = handler(self, method, body)
             api.authenticate()
             repo = api.repo_key()
             with LOCK:
@@ -346,6 +427,12 @@ class Handler(BaseHTTPRequestHandler):
                 raise Answer(200, {"ok": True})
             if method == "POST" and path == "/_standin/github-app":
                 STATE["github_app"] = body
+                raise Answer(200, {"ok": True})
+            if method == "POST" and path == "/_standin/oauth":
+                STATE["oauth"] = body
+                raise Answer(200, {"ok": True})
+            if method == "POST" and path == "/_standin/oauth-revoke":
+                STATE["oauth_refresh"].clear()
                 raise Answer(200, {"ok": True})
             if method == "POST" and path == "/_standin/reset":
                 STATE.update({"statuses": {}, "hooks": {}, "comments": {}, "requests": {}, "failures": [],

@@ -139,6 +139,29 @@ void ForgeStandIn::gitHubApp(const QString &appId, const QByteArray &publicKey, 
                                         {"repositories"_L1, QJsonArray::fromStringList(repositories)}});
 }
 
+void ForgeStandIn::oauthApp(const QString &clientId, const QByteArray &clientSecret, int expiresIn, bool deny) const
+{
+    control(u"/_standin/oauth"_s, {{"client_id"_L1, clientId},
+                                   {"client_secret"_L1, QString::fromLatin1(clientSecret)},
+                                   {"expires_in"_L1, expiresIn},
+                                   {"deny"_L1, deny}});
+}
+
+QString ForgeStandIn::authorizationRedirect(const QString &authorizeUrl)
+{
+    adapters::httpkit::Request request;
+    request.timeoutMs = 10000;
+    request.keepHeaders = true;
+    const adapters::httpkit::Exchange exchange =
+        adapters::httpkit::perform({.baseUrl = authorizeUrl.toUtf8()}, request);
+    return exchange.status == 302 ? QString::fromUtf8(exchange.header("Location")) : QString();
+}
+
+void ForgeStandIn::revokeOAuth() const
+{
+    control(u"/_standin/oauth-revoke"_s, {});
+}
+
 RsaKeyPair rsaKeyPair()
 {
     const auto openssl = [](const QStringList &args, const QByteArray &input) {

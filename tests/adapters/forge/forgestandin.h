@@ -59,6 +59,16 @@ public:
     // repositories (empty: all three). Kept across reset().
     void gitHubApp(const QString &appId, const QByteArray &publicKey, const QJsonObject &installations,
                    const QByteArray &token, const QStringList &repositories = {}) const;
+    // Registers the OAuth application every forge knows: its pages act as the user choosing
+    // Authorize (Deny when deny), its grants last expiresIn seconds (0: they do not expire and
+    // come without a refresh token) and read like the stand-in's token.
+    void oauthApp(const QString &clientId, const QByteArray &clientSecret, int expiresIn, bool deny = false) const;
+    // What a browser shown authorizeUrl (an OAuth application's authorization page) is sent to
+    // next: the redirect address with the code and state, or the error; empty when the page did
+    // not redirect.
+    static QString authorizationRedirect(const QString &authorizeUrl);
+    // The refresh tokens granted so far stop working, as when the user revokes the application.
+    void revokeOAuth() const;
 
 private:
     QJsonValue get(const QString &what, const QString &forge) const;

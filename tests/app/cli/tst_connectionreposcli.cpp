@@ -3,9 +3,12 @@
 // REST APIs (tests/adapters/forge/forge_api_standin.py) — no forge on the internet is reached.
 // The table and --json of each, a repository the connection does not cover, a member without a
 // grant, and a token the forge refuses, which no output shows. `pando apps hook-register`
-// registers an app's webhook on the forge, refusing an address the forge cannot reach.
+// registers an app's webhook on the forge, refusing an address the forge cannot reach. `pando
+// connections add --oauth-client` and `connections authorize` go through the forge's OAuth page
+// as a browser would (the stand-in's page acts as the user choosing Authorize or Deny).
 
 #include "adapters/forge/rest/forgerest.h"
+#include "adapters/kit/httpkit/httptransport.h"
 #include "tests/adapters/forge/forgestandin.h"
 #include "tests/app/server/fakes.h"
 #include "tests/support/clirun.h"
@@ -15,6 +18,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -26,6 +32,7 @@ using Run = test::CliRun;
 namespace {
 
 const QByteArray Token = "ghp_cli-Repos-Standin-7734";
+const QByteArray ClientSecret = "cli-Client-Secret-5150";
 
 } // namespace
 
@@ -38,8 +45,12 @@ private Q_SLOTS:
     void branches();
     void registersTheWebhook();
     void refusals();
+    void oauthThroughTheBrowser();
 
 private:
+    // Runs pando with args (the client secret on its standard input), plays the browser on the
+    // forge's page it prints, and returns how it ended; callback: what the page sent back said.
+    Run authorizeInBrowser(const QStringList &args, QByteArray *callback);
     Run pando(const QStringList &args, const QByteArray &input = {}, const QString &user = u"admin"_s);
 
     std::unique_ptr<test::ForgeStandIn> m_standIn;
@@ -61,6 +72,7 @@ void TestConnectionReposCli::initTestCase()
     m_install->forgeApis = [base](const adapters::ForgeAccount &account) {
         return adapters::forgerest::makeApi(account, {.apiBase = base + u"/github"_s, .requestTimeoutMs = 5000});
     };
+    m_install->forgeOAuth = adapters::forgerest::makeOAuth({.apiBase = base + u"/github"_s, .requestTimeoutMs = 5000});
     QVERIFY2(m_install->start(), qPrintable(m_install->error));
     const Run added = pando({u"connections"_s, u"add"_s, u"gh"_s, u"--url"_s, u"https://github.com"_s, u"--kind"_s,
                              u"github"_s, u"--owner"_s, u"acme"_s},
@@ -174,6 +186,80 @@ void TestConnectionReposCli::refusals()
     QVERIFY2(refused.err.contains(u"refused the token"_s), qPrintable(refused.err));
     QVERIFY(!refused.err.contains(QString::fromLatin1(Token)) && !refused.out.contains(QString::fromLatin1(Token)));
     m_standIn->reset();
+}
+
+Run TestConnectionReposCli::authorizeInBrowser(const QStringList &args, QByteArray *callback)
+{
+    QProcess process;
+    process.setProcessEnvironment(
+        test::cliEnvironment(m_install->baseUrl(), m_install->tokens.value(u"admin"_s), m_config.path()));
+    QSignalSpy finished(&process, &QProcess::finished);
+    QByteArray err;
+    connect(&process, &QProcess::readyReadStandardError, this, [&] { err += process.readAllStandardError(); });
+    process.start(m_binary, args);
+    process.write(ClientSecret + "\n");
+    process.closeWriteChannel();
+    static const QRegularExpression page(u"(http://127\\.0\\.0\\.1:\\d+/github/login/oauth/authorize\\?\\S+)"_s);
+    QRegularExpressionMatch match;
+    const auto shown = [&] {
+        match = page.match(QString::fromUtf8(err));
+        return match.hasMatch() && err.contains("waiting for the forge");
+    };
+    // When the page never shows, the command's exit and output say why.
+    if (QTest::qWaitFor([&] { return shown() || !finished.isEmpty(); }, 15000) && match.hasMatch()) {
+        // The browser: the forge's page sends it back to the loopback address, which answers it.
+        const QString back = test::ForgeStandIn::authorizationRedirect(match.captured(1));
+        adapters::httpkit::Request request;
+        request.timeoutMs = 10000;
+        const auto answer = adapters::httpkit::perform({.baseUrl = back.toUtf8()}, request);
+        *callback = answer.body;
+    }
+    if (finished.isEmpty() && !finished.wait(15000))
+        process.kill(); // still waiting: Run's code -1 says so
+    err += process.readAllStandardError();
+    return Run{finished.isEmpty() ? -1 : process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),
+               QString::fromUtf8(err)};
+}
+
+void TestConnectionReposCli::oauthThroughTheBrowser()
+{
+    m_standIn->oauthApp(u"Iv1.cli"_s, ClientSecret, 3600);
+    const QStringList add{u"connections"_s, u"add"_s,         u"gh-oauth"_s, u"--url"_s, u"https://github.com"_s,
+                          u"--kind"_s,      u"github"_s,      u"--owner"_s,  u"acme"_s,  u"--oauth-client"_s,
+                          u"Iv1.cli"_s,     u"--no-browser"_s};
+    QByteArray page;
+    const Run added = authorizeInBrowser(add, &page);
+    QVERIFY2(added.code == 0, qPrintable(added.err));
+    QVERIFY2(page.contains("Pando is authorized"), page.constData());
+    QVERIFY2(added.out.contains(u"added connection gh-oauth (github at https://github.com, oauth)"_s),
+             qPrintable(added.out));
+    QVERIFY(!added.err.contains(QString::fromLatin1(ClientSecret)));
+    const Run shown = pando({u"connections"_s, u"show"_s, u"gh-oauth"_s});
+    QVERIFY2(shown.out.contains(u"Iv1.cli"_s) && shown.out.contains(u"oauth"_s), qPrintable(shown.out));
+    QVERIFY(!shown.out.contains(QString::fromLatin1(ClientSecret)) && !shown.out.contains(QString::fromLatin1(Token)));
+    // Its token reads the forge's API.
+    const Run listed = pando({u"connections"_s, u"repos"_s, u"gh-oauth"_s});
+    QVERIFY2(listed.code == 0 && listed.out.contains(u"acme/api"_s), qPrintable(listed.err + listed.out));
+
+    // Authorized again; then the user chooses Deny: the command fails saying so.
+    const Run again = authorizeInBrowser({u"connections"_s, u"authorize"_s, u"gh-oauth"_s, u"--no-browser"_s}, &page);
+    QVERIFY2(again.code == 0 && again.out.contains(u"authorized connection gh-oauth"_s), qPrintable(again.all()));
+    m_standIn->oauthApp(u"Iv1.cli"_s, ClientSecret, 3600, true);
+    const Run denied = authorizeInBrowser({u"connections"_s, u"authorize"_s, u"gh-oauth"_s, u"--no-browser"_s}, &page);
+    QCOMPARE(denied.code, 1);
+    QVERIFY2(denied.err.contains(u"refused on the forge's page"_s), qPrintable(denied.err));
+    QVERIFY2(page.contains("did not authorize"), page.constData());
+
+    // Only OAuth connections are authorized; a forge without OAuth apps is refused at once.
+    const Run token = pando({u"connections"_s, u"authorize"_s, u"gh"_s, u"--no-browser"_s});
+    QCOMPARE(token.code, 1);
+    QVERIFY2(token.err.contains(u"not an OAuth"_s), qPrintable(token.err));
+    const Run azure = pando({u"connections"_s, u"add"_s, u"az"_s, u"--url"_s, u"https://dev.azure.com/acme"_s,
+                             u"--kind"_s, u"azure-devops"_s, u"--oauth-client"_s, u"x"_s, u"--no-browser"_s},
+                            ClientSecret + "\n");
+    QCOMPARE(azure.code, 1);
+    QVERIFY2(azure.err.contains(u"kind"_s), qPrintable(azure.err));
+    QVERIFY(pando({u"connections"_s, u"rm"_s, u"gh-oauth"_s}).code == 0);
 }
 
 QTEST_GUILESS_MAIN(TestConnectionReposCli)

@@ -489,6 +489,8 @@ struct TestInstall {
     // Set before start(): the forge APIs of source connections (a test points them at the
     // stand-in, tests/adapters/forge/forgestandin.h); empty: the install's own, which reach out.
     std::function<std::unique_ptr<adapters::ForgeApi>(const adapters::ForgeAccount &)> forgeApis;
+    // Set before start(): the forges' OAuth endpoints; null: the install's own, which reach out.
+    std::shared_ptr<const adapters::ForgeOAuth> forgeOAuth;
     // Set before start(): the engine's clock (tests that pass days); null: the real one.
     core::Clock *clock = nullptr;
 
@@ -505,6 +507,7 @@ struct TestInstall {
         options.engine.approvalPolicy = approvalPolicy;
         options.engine.healthTickMs = healthTickMs;
         options.engine.forgeApis = forgeApis;
+        options.engine.forgeOAuth = forgeOAuth;
         if (clock)
             options.clock = clock;
         options.runtime = runtime;

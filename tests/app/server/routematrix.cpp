@@ -132,6 +132,11 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("GET /api/v1/source-connections/{name}"), QStringLiteral("404 404 404 404 403")},
         {QStringLiteral("DELETE /api/v1/source-connections/{name}"), QStringLiteral("404 403 403 403 403")},
         {QStringLiteral("POST /api/v1/source-connections/{name}/test"), QStringLiteral("400 403 403 403 403")},
+        // OAuth connections are install settings too (no body: refused).
+        {QStringLiteral("POST /api/v1/source-connections/authorizations"), QStringLiteral("400 403 403 403 403")},
+        {QStringLiteral("POST /api/v1/source-connections/authorizations/complete"),
+         QStringLiteral("400 403 403 403 403")},
+        {QStringLiteral("POST /api/v1/source-connections/{name}/authorize"), QStringLiteral("400 403 403 403 403")},
         // The forge API's listings: whoever reads apps, for the connections they may use (there is no
         // such connection); branches without ?repo= are refused before that.
         {QStringLiteral("GET /api/v1/source-connections/{name}/repositories"), QStringLiteral("404 404 404 404 403")},

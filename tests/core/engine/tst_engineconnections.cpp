@@ -23,6 +23,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QTest>
+#include <QUrlQuery>
 
 using namespace Qt::StringLiterals;
 using namespace pando;
@@ -35,6 +36,10 @@ namespace {
 const QByteArray Token = "glpat-Private-Token-4711";
 const QByteArray InstallationToken = "ghs_Installation-Token-6620";
 const QString AppId = u"812734"_s;
+// What the stand-in's API takes, and what its OAuth application's grants are.
+const QByteArray ForgeToken = "gho_Forge-Standin-Token-3390";
+const QByteArray ClientSecret = "oauth-Client-Secret-1187";
+const QString ClientId = u"Iv1.0c5e7a11"_s;
 
 QByteArray spec(const QString &name, const QString &repo, const QString &sourceExtra = {})
 {
@@ -73,6 +78,8 @@ private Q_SLOTS:
     void membersUseWhatIsGranted();
     void deployKeyOverSsh();
     void gitHubAppReadsThroughItsInstallation();
+    void oauthAppIsAuthorizedAndRenewed();
+    void oauthBadInputIsRefused();
     void noCredentialIsEverShown();
 
 private:
@@ -87,6 +94,8 @@ private:
     // the API minted.
     std::unique_ptr<test::ForgeStandIn> m_gitHub;
     test::PrivateHttpGit m_gitHubGit;
+    // GitHub's git as an OAuth application's access token reads it.
+    test::PrivateHttpGit m_oauthGit;
     test::RsaKeyPair m_appKey;
     std::unique_ptr<wiring::Install> m_install;
     core::Engine *m_engine = nullptr;
@@ -112,12 +121,14 @@ void TestEngineConnections::initTestCase()
                             u"Debian's python3 with python3-jwt (the stand-in for GitHub's API)"_s);
     m_appKey = test::rsaKeyPair();
     QVERIFY2(!m_appKey.publicPem.isEmpty(), "openssl made no RSA key");
-    m_gitHub = std::make_unique<test::ForgeStandIn>("ghp_unused-Personal-Token");
+    m_gitHub = std::make_unique<test::ForgeStandIn>(ForgeToken);
     QVERIFY2(m_gitHub->start(), "the stand-in for GitHub's API did not start");
     m_gitHub->gitHubApp(AppId, m_appKey.publicPem, QJsonObject{{"41002"_L1, "active"_L1}, {"41003"_L1, "suspended"_L1}},
                         InstallationToken);
     const QString gitHubStarted = m_gitHubGit.start(served, u"x-access-token"_s, InstallationToken);
     QVERIFY2(gitHubStarted.isEmpty(), qPrintable(gitHubStarted));
+    const QString oauthStarted = m_oauthGit.start(served, u"x-access-token"_s, ForgeToken);
+    QVERIFY2(oauthStarted.isEmpty(), qPrintable(oauthStarted));
 
     wiring::InstallOptions options = test::quietInstallOptions(m_dir.path());
     options.runtime = std::make_shared<test::FakeRuntime>();
@@ -131,6 +142,7 @@ void TestEngineConnections::initTestCase()
     options.engine.forgeApis = [gitHubApi](const adapters::ForgeAccount &account) {
         return adapters::forgerest::makeApi(account, {.apiBase = gitHubApi, .requestTimeoutMs = 5000});
     };
+    options.engine.forgeOAuth = adapters::forgerest::makeOAuth({.apiBase = gitHubApi, .requestTimeoutMs = 5000});
     m_install = std::make_unique<wiring::Install>(std::move(options));
     auto opened = m_install->open();
     QVERIFY2(opened, qPrintable(opened ? QString() : opened.error().text()));
@@ -445,6 +457,158 @@ void TestEngineConnections::gitHubAppReadsThroughItsInstallation()
     QCOMPARE(m_engine->connection(u"gh-bad"_s, ada).error().code, ErrorCode::NotFound);
 }
 
+namespace {
+
+ConnectionInput oauthConnection(const QString &name, const QString &url)
+{
+    ConnectionInput input;
+    input.name = name;
+    input.scope = adapters::ForgeScope{adapters::ForgeKind::GitHub, url, u"acme"_s};
+    input.auth = AuthKind::OAuth;
+    input.clientId = ClientId;
+    input.secret = ClientSecret;
+    return input;
+}
+
+// The code the forge sends the browser back with, once the user chose Authorize on the page
+// begun shows; empty when the page did not send it back to redirect with begun's state.
+QString authorizeOnForge(const core::Engine::OAuthAuthorization &begun, const QString &redirect)
+{
+    const QUrl back(test::ForgeStandIn::authorizationRedirect(begun.authorizeUrl));
+    const QUrlQuery query(back);
+    if (back.toString(QUrl::RemoveQuery) != redirect || query.queryItemValue(u"state"_s) != begun.state)
+        return {};
+    return query.queryItemValue(u"code"_s);
+}
+
+} // namespace
+
+void TestEngineConnections::oauthAppIsAuthorizedAndRenewed()
+{
+    const core::Actor ada = m_people.actor(u"ada"_s);
+    const QString redirect = u"http://127.0.0.1:41234/callback"_s;
+    const QString repo = m_oauthGit.url(u"acme/private.git"_s);
+    const QString base = u"http://127.0.0.1:%1"_s.arg(m_oauthGit.port());
+    // How many grants GitHub's token endpoint was asked for.
+    const auto grants = [this] {
+        int n = 0;
+        for (const QJsonValue r : m_gitHub->requests(u"github"_s))
+            n += r[u"path"_s].toString() == u"/github/login/oauth/access_token"_s;
+        return n;
+    };
+    // Tokens that expire within the five minutes before which Pando renews: each use renews.
+    m_gitHub->oauthApp(ClientId, ClientSecret, 120);
+
+    auto begun = m_engine->beginConnectionAuthorization(oauthConnection(u"gh-oauth"_s, base), redirect, ada);
+    QVERIFY2(begun, qPrintable(begun ? QString() : text(begun.error())));
+    QVERIFY(begun->authorizeUrl.startsWith(m_gitHub->base() + u"/github/login/oauth/authorize?"_s));
+    QVERIFY(!begun->authorizeUrl.contains(QString::fromLatin1(ClientSecret)));
+    // Nothing is stored before the forge said yes.
+    QCOMPARE(m_engine->connection(u"gh-oauth"_s, ada).error().code, ErrorCode::NotFound);
+    const QString code = authorizeOnForge(*begun, redirect);
+    QVERIFY(!code.isEmpty());
+    // Only who began it finishes it, and only once.
+    auto stranger = m_engine->completeConnectionAuthorization(begun->state, code, core::Actor{u"token:other"_s});
+    QVERIFY(!stranger);
+    QCOMPARE(stranger.error().code, ErrorCode::NotFound);
+    auto added = m_engine->completeConnectionAuthorization(begun->state, code, ada);
+    QVERIFY2(added, qPrintable(added ? QString() : text(added.error())));
+    QCOMPARE(added->auth, AuthKind::OAuth);
+    QCOMPARE(added->clientId, ClientId);
+    auto twice = m_engine->completeConnectionAuthorization(begun->state, u"any"_s, ada);
+    QCOMPARE(twice.error().code, ErrorCode::NotFound);
+    QCOMPARE(twice.error().where, u"state"_s);
+    const int afterAdd = grants();
+
+    // Read over git with the access token, renewed first (it expires within five minutes); the
+    // renewal's new refresh token is kept, so the next renewal works as well.
+    auto tested = m_engine->testConnection(u"gh-oauth"_s, repo, {}, ada);
+    QVERIFY2(tested, qPrintable(tested ? QString() : text(tested.error())));
+    QCOMPARE(*tested, m_commit);
+    auto listed = m_engine->connectionRepositories(u"gh-oauth"_s, ada);
+    QVERIFY2(listed, qPrintable(listed ? QString() : text(listed.error())));
+    QCOMPARE(listed->size(), 3);
+    QCOMPARE(grants(), afterAdd + 2);
+    auto created = m_engine->createApp(spec(u"viaoauth"_s, repo), ada);
+    QVERIFY2(created, qPrintable(created ? QString() : text(created.error())));
+    QCOMPARE(created->record.sourceConnection, u"gh-oauth"_s);
+
+    // Revoked on the forge: the next use says to authorize again, and how.
+    m_gitHub->revokeOAuth();
+    auto revoked = m_engine->testConnection(u"gh-oauth"_s, repo, {}, ada);
+    QVERIFY(!revoked);
+    QCOMPARE(revoked.error().code, ErrorCode::Failed);
+    QVERIFY2(revoked.error().hint.contains(u"pando connections authorize gh-oauth"_s),
+             qPrintable(text(revoked.error())));
+    QVERIFY(m_engine->connection(u"gh-oauth"_s, ada)->checkResult.startsWith(u"failed: "_s));
+
+    // Authorized again: the connection (and the app reading through it) works again.
+    auto again = m_engine->reauthorizeConnection(u"gh-oauth"_s, redirect, ada);
+    QVERIFY2(again, qPrintable(again ? QString() : text(again.error())));
+    auto reauthorized =
+        m_engine->completeConnectionAuthorization(again->state, authorizeOnForge(*again, redirect), ada);
+    QVERIFY2(reauthorized, qPrintable(reauthorized ? QString() : text(reauthorized.error())));
+    QCOMPARE(reauthorized->createdMs, added->createdMs);
+    auto deploy = m_engine->deploy(u"viaoauth"_s, {}, ada);
+    QVERIFY2(deploy, qPrintable(deploy ? QString() : text(deploy.error())));
+    test::waitSettled(*m_engine, deploy->id);
+    const QString fetch = stepStatus(deploy->id, u"fetch"_s);
+    QVERIFY2(fetch.startsWith(u"succeeded"_s), qPrintable(fetch));
+
+    remove(u"viaoauth"_s);
+    QVERIFY(m_engine->removeConnection(u"gh-oauth"_s, ada));
+}
+
+void TestEngineConnections::oauthBadInputIsRefused()
+{
+    const core::Actor ada = m_people.actor(u"ada"_s);
+    const QString redirect = u"http://127.0.0.1:41234/callback"_s;
+    const QString base = u"http://127.0.0.1:%1"_s.arg(m_oauthGit.port());
+    m_gitHub->oauthApp(ClientId, ClientSecret, 0);
+    const auto refusedAt = [&](const ConnectionInput &input, const QString &uri, const QString &where) {
+        auto begun = m_engine->beginConnectionAuthorization(input, uri, ada);
+        return !begun && begun.error().where == where;
+    };
+    // The browser may be sent back only to this machine.
+    QVERIFY(refusedAt(oauthConnection(u"o1"_s, base), u"https://attacker.example/callback"_s, u"redirect_uri"_s));
+    QVERIFY(refusedAt(oauthConnection(u"o1"_s, base), u"http://127.0.0.1/callback"_s, u"redirect_uri"_s));
+    ConnectionInput azure = oauthConnection(u"o1"_s, u"https://dev.azure.com/acme"_s);
+    azure.scope.kind = adapters::ForgeKind::AzureDevOps;
+    QVERIFY(refusedAt(azure, redirect, u"kind"_s));
+    ConnectionInput noSecret = oauthConnection(u"o1"_s, base);
+    noSecret.secret.clear();
+    QVERIFY(refusedAt(noSecret, redirect, u"client_secret"_s));
+    ConnectionInput noClient = oauthConnection(u"o1"_s, base);
+    noClient.clientId.clear();
+    QVERIFY(refusedAt(noClient, redirect, u"client_id"_s));
+    // Members do not add connections; a taken name is said before the forge's page.
+    QCOMPARE(
+        m_engine->beginConnectionAuthorization(oauthConnection(u"o1"_s, base), redirect, m_people.actor(u"alice"_s))
+            .error()
+            .code,
+        ErrorCode::Forbidden);
+    QVERIFY(m_engine->addConnection(tokenConnection(u"taken"_s, u"https://example.com"_s, Token), ada));
+    auto taken = m_engine->beginConnectionAuthorization(oauthConnection(u"taken"_s, base), redirect, ada);
+    QCOMPARE(taken.error().code, ErrorCode::Conflict);
+    // Only OAuth connections are authorized again.
+    QCOMPARE(m_engine->reauthorizeConnection(u"taken"_s, redirect, ada).error().code, ErrorCode::Invalid);
+    QVERIFY(m_engine->removeConnection(u"taken"_s, ada));
+    // An OAuth connection is not added without authorizing it.
+    QCOMPARE(m_engine->addConnection(oauthConnection(u"o1"_s, base), ada).error().where, u"auth"_s);
+
+    // A wrong client secret is the forge's refusal, said at client_secret; nothing is stored.
+    ConnectionInput wrong = oauthConnection(u"o1"_s, base);
+    wrong.secret = "not-the-Secret-9021";
+    auto begun = m_engine->beginConnectionAuthorization(wrong, redirect, ada);
+    QVERIFY(begun);
+    auto refused = m_engine->completeConnectionAuthorization(begun->state, authorizeOnForge(*begun, redirect), ada);
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, ErrorCode::Failed);
+    QCOMPARE(refused.error().where, u"client_secret"_s);
+    QVERIFY(!text(refused.error()).contains(u"not-the-Secret-9021"_s));
+    QCOMPARE(m_engine->connection(u"o1"_s, ada).error().code, ErrorCode::NotFound);
+}
+
 void TestEngineConnections::noCredentialIsEverShown()
 {
     core::AuditRepository::Filter filter;
@@ -455,6 +619,8 @@ void TestEngineConnections::noCredentialIsEverShown()
     for (const core::AuditRecord &line : std::as_const(*lines)) {
         QVERIFY2(!line.detail.contains(QString::fromUtf8(Token)), qPrintable(line.detail));
         QVERIFY2(!line.detail.contains(QString::fromUtf8(InstallationToken)), qPrintable(line.detail));
+        QVERIFY2(!line.detail.contains(QString::fromUtf8(ForgeToken)), qPrintable(line.detail));
+        QVERIFY2(!line.detail.contains(QString::fromUtf8(ClientSecret)), qPrintable(line.detail));
         QVERIFY(!line.detail.contains(u"PRIVATE KEY"_s));
         if (line.object.startsWith(u"connection/"_s))
             ++connectionLines;

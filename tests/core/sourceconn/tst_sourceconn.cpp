@@ -12,12 +12,14 @@
 #include "tests/support/drivers.h"
 #include "tests/support/pgharness.h"
 
+#include <QCryptographicHash>
 #include <QFile>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <memory>
+#include <thread>
 
 using namespace Qt::StringLiterals;
 using namespace pando;
@@ -92,6 +94,67 @@ ConnectionInput tokenInput(const QString &name, const QString &url, ForgeKind ki
     input.secret = Token;
     return input;
 }
+
+ConnectionInput oauthInput(const QString &name, ForgeKind kind = ForgeKind::GitLab,
+                           const QString &url = u"https://gitlab.com"_s)
+{
+    ConnectionInput input;
+    input.name = name;
+    input.scope = ForgeScope{kind, url, {}};
+    input.auth = AuthKind::OAuth;
+    input.clientId = u"3f1c9d2e"_s;
+    input.secret = "gloas-Client-Secret-0042";
+    return input;
+}
+
+// A forge's token endpoint as the store's renewals see it: each renewal takes the last refresh
+// token it gave and gives a new one (refusing any other, as GitLab does), counted.
+class FakeForgeOAuth final : public adapters::ForgeOAuth {
+public:
+    explicit FakeForgeOAuth(Clock &clock) : m_clock(clock) {}
+    Result<QString> authorizeUrl(const adapters::ForgeOAuthApp &, const QString &, const QString &,
+                                 const QString &) const override
+    {
+        return u"https://gitlab.com/oauth/authorize"_s;
+    }
+    Result<adapters::ForgeOAuthGrant> exchange(const adapters::ForgeOAuthApp &, const QString &, const QString &,
+                                               const QByteArray &, const CancelToken &) const override
+    {
+        return grant();
+    }
+    Result<adapters::ForgeOAuthGrant> refresh(const adapters::ForgeOAuthApp &app, const QByteArray &refreshToken,
+                                              const CancelToken &) const override
+    {
+        QMutexLocker lock(&m_mutex);
+        ++renewals;
+        secretSeen = app.clientSecret;
+        if (refuse || refreshToken != m_lastRefresh)
+            return fail(ErrorCode::Unauthorized, u"GitLab no longer renews the authorization"_s, u"refresh_token"_s,
+                        u"authorize the connection again"_s);
+        return grantLocked();
+    }
+    adapters::ForgeOAuthGrant grant() const
+    {
+        QMutexLocker lock(&m_mutex);
+        return grantLocked();
+    }
+    mutable int renewals = 0;
+    mutable QByteArray secretSeen;
+    bool refuse = false;
+
+private:
+    adapters::ForgeOAuthGrant grantLocked() const
+    {
+        ++m_issued;
+        m_lastRefresh = "refresh-" + QByteArray::number(m_issued);
+        // GitLab's access tokens last two hours.
+        return {"access-" + QByteArray::number(m_issued), m_lastRefresh, m_clock.nowMs() + 2 * 60 * 60 * 1000};
+    }
+    Clock &m_clock;
+    mutable QMutex m_mutex;
+    mutable int m_issued = 0;
+    mutable QByteArray m_lastRefresh;
+};
 
 } // namespace
 
@@ -565,6 +628,150 @@ private Q_SLOTS:
                  qPrintable(refused.error().message));
         refuse = false;
         QCOMPARE(store.credential(u"app"_s)->token, QByteArray("ghs_minted-6"));
+    }
+
+    // An OAuth connection: a forge that has OAuth applications, at an https address, a client id
+    // and secret, nothing else; the browser comes back only to this machine.
+    void oauthRules()
+    {
+        QVERIFY(sourceconn::checkConnectionInput(oauthInput(u"o"_s)));
+        for (const auto &[kind, url] : {std::pair{ForgeKind::GitHub, u"https://github.com"_s},
+                                        std::pair{ForgeKind::Gitea, u"https://codeberg.org"_s},
+                                        std::pair{ForgeKind::Bitbucket, u"https://bitbucket.org"_s}})
+            QVERIFY(sourceconn::checkConnectionInput(oauthInput(u"o"_s, kind, url)));
+        const auto refusedAt = [](const ConnectionInput &input) {
+            auto checked = sourceconn::checkConnectionInput(input);
+            return checked ? u"accepted"_s : checked.error().where;
+        };
+        QCOMPARE(refusedAt(oauthInput(u"o"_s, ForgeKind::AzureDevOps, u"https://dev.azure.com/acme"_s)), u"kind"_s);
+        QCOMPARE(refusedAt(oauthInput(u"o"_s, ForgeKind::Bitbucket, u"https://bitbucket.example.com"_s)), u"kind"_s);
+        QCOMPARE(refusedAt(oauthInput(u"o"_s, ForgeKind::Generic, u"https://git.example.com"_s)), u"kind"_s);
+        QCOMPARE(refusedAt(oauthInput(u"o"_s, ForgeKind::GitLab, u"ssh://git@gitlab.com"_s)), u"url"_s);
+        ConnectionInput input = oauthInput(u"o"_s);
+        input.clientId = u"has space"_s;
+        QCOMPARE(refusedAt(input), u"client_id"_s);
+        input = oauthInput(u"o"_s);
+        input.secret.clear();
+        QCOMPARE(refusedAt(input), u"client_secret"_s);
+        input = oauthInput(u"o"_s);
+        input.secret = "two\nlines";
+        QCOMPARE(refusedAt(input), u"client_secret"_s);
+        input = oauthInput(u"o"_s);
+        input.username = u"me"_s;
+        QCOMPARE(refusedAt(input), u"username"_s);
+        input = tokenInput(u"t"_s, u"https://github.com"_s);
+        input.clientId = u"3f1c9d2e"_s;
+        QCOMPARE(refusedAt(input), u"client_id"_s);
+
+        for (const QString &uri :
+             {u"http://127.0.0.1:49152/callback"_s, u"http://[::1]:8080/cb"_s, u"http://localhost:1234/callback"_s})
+            QVERIFY2(sourceconn::checkRedirectUri(uri), qPrintable(uri));
+        for (const QString &uri : {u"https://127.0.0.1:49152/callback"_s, u"http://127.0.0.1/callback"_s,
+                                   u"http://example.com:80/callback"_s, u"http://user@127.0.0.1:80/callback"_s,
+                                   u"http://127.0.0.2.example.com:80/"_s, u"not a url"_s}) {
+            auto checked = sourceconn::checkRedirectUri(uri);
+            QVERIFY2(!checked, qPrintable(uri));
+            QCOMPARE(checked.error().where, u"redirect_uri"_s);
+        }
+    }
+
+    // An authorization under way: finished only by who began it, once, within ten minutes; its
+    // challenge is the S256 of a verifier nobody else sees.
+    void oauthAuthorizationsWait()
+    {
+        m_clock.set(1'800'000'000'000);
+        FakeForgeOAuth forge(m_clock);
+        sourceconn::OAuthGrants grants(std::shared_ptr<const adapters::ForgeOAuth>(&forge, [](auto *) {}), m_clock);
+        const auto begin = [&](const QString &actor) {
+            return grants.begin({oauthInput(u"o"_s), false, u"http://127.0.0.1:5/callback"_s, {}, actor, 0});
+        };
+        const auto begun = begin(u"user:ada"_s);
+        QVERIFY(begun.state.size() >= 43);
+        QCOMPARE(begun.expiresMs, m_clock.nowMs() + sourceconn::OAuthGrants::PendingTtlMs);
+        QCOMPARE(grants.take(begun.state, u"user:bob"_s).error().code, ErrorCode::NotFound);
+        auto taken = grants.take(begun.state, u"user:ada"_s);
+        QVERIFY(taken);
+        QCOMPARE(taken->input.secret, oauthInput(u"o"_s).secret);
+        const QByteArray challenge = QCryptographicHash::hash(taken->verifier, QCryptographicHash::Sha256)
+                                         .toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
+        QCOMPARE(QString::fromLatin1(challenge), begun.codeChallenge);
+        QCOMPARE(grants.take(begun.state, u"user:ada"_s).error().where, u"state"_s);
+
+        const auto late = begin(u"user:ada"_s);
+        m_clock.advance(sourceconn::OAuthGrants::PendingTtlMs);
+        QCOMPARE(grants.take(late.state, u"user:ada"_s).error().code, ErrorCode::NotFound);
+
+        // At most MaxPending wait: the oldest goes first.
+        const auto oldest = begin(u"user:ada"_s);
+        m_clock.advance(1);
+        QString newest;
+        for (int i = 0; i < sourceconn::OAuthGrants::MaxPending; ++i) {
+            newest = begin(u"user:ada"_s).state;
+            m_clock.advance(1);
+        }
+        QVERIFY(!grants.take(oldest.state, u"user:ada"_s));
+        QVERIFY(grants.take(newest, u"user:ada"_s));
+    }
+
+    // The store keeps what the forge granted sealed, hands out the access token, renews it five
+    // minutes before it expires (once, however many ask at once) and keeps the new refresh token;
+    // a refused renewal says to authorize again.
+    void oauthTokensAreRenewed()
+    {
+        auto key = pipelines::keyfile::create(m_data->path() + u"/seal.key"_s);
+        QVERIFY(key);
+        const pipelines::SealBox box({*key});
+        m_clock.set(1'800'000'000'000);
+        FakeForgeOAuth forge(m_clock);
+        sourceconn::OAuthGrants grants(std::shared_ptr<const adapters::ForgeOAuth>(&forge, [](auto *) {}), m_clock);
+        sourceconn::ConnectionStore store(*m_db, box, m_clock, nullptr, &grants);
+
+        QCOMPARE(store.add(oauthInput(u"gl"_s), u"user:ada"_s).error().where, u"auth"_s);
+        const adapters::ForgeOAuthGrant first = forge.grant();
+        auto added = store.add(oauthInput(u"gl"_s), u"user:ada"_s, &first);
+        QVERIFY2(added, qPrintable(added ? QString() : added.error().text()));
+        QCOMPARE(added->clientId, u"3f1c9d2e"_s);
+        QCOMPARE(store.find(u"gl"_s)->auth, AuthKind::OAuth);
+        for (const QString &plain : {u"access-1"_s, u"refresh-1"_s, u"gloas-Client-Secret-0042"_s})
+            QVERIFY(!sealedOf(u"gl"_s).contains(plain));
+
+        auto credential = store.credential(u"gl"_s);
+        QVERIFY2(credential, qPrintable(credential ? QString() : credential.error().text()));
+        QCOMPARE(credential->token, QByteArray("access-1"));
+        QCOMPARE(credential->username, u"oauth2"_s);
+        QCOMPARE(forge.renewals, 0);
+
+        // Five minutes before the two hours are up, the next use renews, and two at once renew once.
+        m_clock.advance(116 * 60 * 1000);
+        QByteArray seen[2];
+        std::thread other([&] { seen[1] = store.credential(u"gl"_s).value().token; });
+        seen[0] = store.credential(u"gl"_s).value().token;
+        other.join();
+        QCOMPARE(forge.renewals, 1);
+        QCOMPARE(seen[0], QByteArray("access-2"));
+        QCOMPARE(seen[1], QByteArray("access-2"));
+        QCOMPARE(forge.secretSeen, QByteArray("gloas-Client-Secret-0042"));
+        // The renewal's refresh token was kept: the next renewal is taken too.
+        m_clock.advance(116 * 60 * 1000);
+        QCOMPARE(store.credential(u"gl"_s)->token, QByteArray("access-3"));
+        QCOMPARE(forge.renewals, 2);
+
+        // Refused: the connection's failure, saying how to authorize it again.
+        m_clock.advance(116 * 60 * 1000);
+        forge.refuse = true;
+        auto refused = store.credential(u"gl"_s);
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code, ErrorCode::Failed);
+        QVERIFY2(refused.error().hint.contains(u"pando connections authorize gl"_s),
+                 qPrintable(refused.error().text()));
+        // Authorized again: the new grant is what is handed out.
+        forge.refuse = false;
+        QVERIFY(store.reauthorize(u"gl"_s, forge.grant()));
+        QCOMPARE(store.credential(u"gl"_s)->token, QByteArray("access-4"));
+        QCOMPARE(store.reauthorize(u"nope"_s, forge.grant()).error().code, ErrorCode::NotFound);
+        // Without renewals, an OAuth connection cannot be read.
+        QCOMPARE(sourceconn::ConnectionStore(*m_db, box, m_clock).credential(u"gl"_s).error().code,
+                 ErrorCode::Unavailable);
     }
 };
 

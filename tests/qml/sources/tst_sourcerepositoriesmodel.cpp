@@ -3,7 +3,9 @@
 // for the forges' REST APIs (tests/adapters/forge/forge_api_standin.py; no forge on the internet
 // is reached): the repositories a GitHub token connection sees, loaded on demand; a connection
 // without an API says why, hint included; "Create app…" opens the New app dialog filled in with
-// the repository's clone URL, default branch and name.
+// the repository's clone URL, default branch and name. An OAuth application is authorized through
+// the browser (the test plays it: the stand-in's page, then the loopback address the model
+// listens on), refused there, and given up on.
 
 #include "adapters/forge/rest/forgerest.h"
 #include "app/desktop/session/remotesession.h"
@@ -18,6 +20,8 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
 #include <QQuickStyle>
@@ -75,6 +79,8 @@ private Q_SLOTS:
         m_install.forgeApis = [base](const adapters::ForgeAccount &account) {
             return adapters::forgerest::makeApi(account, {.apiBase = base + u"/github"_s, .requestTimeoutMs = 5000});
         };
+        m_install.forgeOAuth =
+            adapters::forgerest::makeOAuth({.apiBase = base + u"/github"_s, .requestTimeoutMs = 5000});
         QVERIFY2(m_install.start(), qPrintable(m_install.error));
         const core::Actor system = core::Actor::system(u"test"_s);
         core::sourceconn::ConnectionInput github;
@@ -214,6 +220,64 @@ private Q_SLOTS:
         QMetaObject::invokeMethod(dialog, "close");
         window->close();
         DesktopState::setInstance(nullptr);
+    }
+
+    void oauthAppAuthorizedInTheBrowser()
+    {
+        const QByteArray secret = "desktop-Client-Secret-6061";
+        m_standIn->oauthApp(u"Iv1.desk"_s, secret, 3600);
+        SourcesModel model;
+        model.setSession(m_admin.get());
+        QTRY_VERIFY(model.isLoaded());
+        QNetworkAccessManager browser;
+        QByteArray page;
+        // The browser: the forge's page sends it back to the model's loopback address.
+        model.setUrlOpener([&](const QUrl &url) {
+            const QString back = test::ForgeStandIn::authorizationRedirect(QString::fromUtf8(url.toEncoded()));
+            QNetworkReply *reply = browser.get(QNetworkRequest(QUrl(back)));
+            connect(reply, &QNetworkReply::finished, reply, [reply, &page] {
+                page = reply->readAll();
+                reply->deleteLater();
+            });
+        });
+        model.addOAuthApp(u"gh-oauth"_s, u"github"_s, u"https://github.com"_s, u"acme"_s, u"Iv1.desk"_s,
+                          QString::fromLatin1(secret));
+        QVERIFY(model.isBusy());
+        QTRY_VERIFY2(!model.isBusy(), qPrintable(model.outcome()));
+        QVERIFY2(!model.hasFailed(), qPrintable(model.outcome()));
+        QVERIFY2(model.outcome().startsWith(u"Added gh-oauth"_s), qPrintable(model.outcome()));
+        QTRY_VERIFY(page.contains("Pando is authorized"));
+        QTRY_COMPARE(model.authOf(u"gh-oauth"_s), u"oauth"_s);
+        QVERIFY(model.authorizeUrl().isEmpty());
+        bool shown = false;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const QModelIndex index = model.index(row);
+            if (index.data(SourcesModel::NameRole).toString() == u"gh-oauth"_s)
+                shown = index.data(SourcesModel::AuthTextRole).toString() == u"OAuth app Iv1.desk"_s;
+        }
+        QVERIFY(shown);
+
+        // The user chooses Deny on the forge's page: said, and nothing changes.
+        m_standIn->oauthApp(u"Iv1.desk"_s, secret, 3600, true);
+        page.clear();
+        model.authorize(u"gh-oauth"_s);
+        QTRY_VERIFY(!model.isBusy());
+        QVERIFY(model.hasFailed());
+        QVERIFY2(model.outcome().contains(u"refused on the forge's page"_s), qPrintable(model.outcome()));
+
+        // Given up on while the browser is away: nothing waits any more.
+        model.setUrlOpener([](const QUrl &) {});
+        model.authorize(u"gh-oauth"_s);
+        QTRY_VERIFY(!model.authorizeUrl().isEmpty());
+        QVERIFY(model.authorizeUrl().contains(u"/github/login/oauth/authorize?"_s));
+        model.cancelAuthorization();
+        QVERIFY(!model.isBusy());
+        QVERIFY(model.authorizeUrl().isEmpty());
+        QVERIFY(!model.hasFailed());
+
+        model.remove(u"gh-oauth"_s);
+        QTRY_VERIFY(!model.isBusy());
+        QTRY_COMPARE(model.authOf(u"gh-oauth"_s), QString());
     }
 
     void cleanupTestCase() { m_admin.reset(); }
