@@ -426,7 +426,11 @@ Result<QString> Engine::testConnection(const QString &name, const QString &repo,
             e.where = u"ref"_s;
             return std::unexpected(e);
         }
-        if (e.hint.isEmpty() || e.code == ErrorCode::Unauthorized)
+        if (e.code == ErrorCode::Unauthorized && connection->auth == sourceconn::AuthKind::OAuth)
+            e.hint = u"the forge refused the access it granted: when the application was revoked, authorize it "
+                     u"again (pando connections authorize %1); check that the user who authorized it may read this "
+                     u"repository"_s.arg(name);
+        else if (e.hint.isEmpty() || e.code == ErrorCode::Unauthorized)
             e.hint = u"check that its token or key may read this repository, and that it has not expired or been "
                      u"revoked"_s;
         if (e.code != ErrorCode::Cancelled)

@@ -596,10 +596,23 @@ void TestEngineConnections::oauthBadInputIsRefused()
     // An OAuth connection is not added without authorizing it.
     QCOMPARE(m_engine->addConnection(oauthConnection(u"o1"_s, base), ada).error().where, u"auth"_s);
 
+    // A git server that refuses what the forge granted (the application revoked there, its tokens
+    // never expiring): the test says to authorize it again.
+    auto begun = m_engine->beginConnectionAuthorization(
+        oauthConnection(u"o2"_s, u"http://127.0.0.1:%1"_s.arg(m_http.port())), redirect, ada);
+    QVERIFY(begun);
+    QVERIFY(m_engine->completeConnectionAuthorization(begun->state, authorizeOnForge(*begun, redirect), ada));
+    auto refusedByGit = m_engine->testConnection(u"o2"_s, m_http.url(u"acme/private.git"_s), {}, ada);
+    QVERIFY(!refusedByGit);
+    QCOMPARE(refusedByGit.error().code, ErrorCode::Failed);
+    QVERIFY2(refusedByGit.error().hint.contains(u"pando connections authorize o2"_s),
+             qPrintable(text(refusedByGit.error())));
+    QVERIFY(m_engine->removeConnection(u"o2"_s, ada));
+
     // A wrong client secret is the forge's refusal, said at client_secret; nothing is stored.
     ConnectionInput wrong = oauthConnection(u"o1"_s, base);
     wrong.secret = "not-the-Secret-9021";
-    auto begun = m_engine->beginConnectionAuthorization(wrong, redirect, ada);
+    begun = m_engine->beginConnectionAuthorization(wrong, redirect, ada);
     QVERIFY(begun);
     auto refused = m_engine->completeConnectionAuthorization(begun->state, authorizeOnForge(*begun, redirect), ada);
     QVERIFY(!refused);
