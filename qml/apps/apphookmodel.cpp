@@ -364,16 +364,14 @@ void AppHookModel::setSecret(const QString &secret)
     changeSecret(secret);
 }
 
-void AppHookModel::changeSecret(const QString &chosen)
+void AppHookModel::change(const std::function<void(Session::ObjectCallback)> &send,
+                          std::function<void(const QJsonObject &answer)> made)
 {
-    if (!m_session || m_app.isEmpty() || m_busy)
-        return;
     const quint64 generation = ++m_changeGeneration;
     clearFailure();
     setBusy(true);
     QPointer<AppHookModel> self(this);
-    const bool made = chosen.isEmpty();
-    m_session->newHookSecret(m_app, chosen, [self, generation, made](const Result<QJsonObject> &answer) {
+    send([self, generation, made = std::move(made)](const Result<QJsonObject> &answer) {
         if (!self || generation != self->m_changeGeneration)
             return;
         self->setBusy(false);
@@ -381,14 +379,23 @@ void AppHookModel::changeSecret(const QString &chosen)
             self->setFailure(answer.error(), true);
             return;
         }
-        // The secret shown no longer signs anything: the new one, made here, takes its place.
         self->forgetNewSecret();
-        if (made) {
-            self->m_newSecret = answer->value(u"secret"_s).toString();
-            Q_EMIT self->newSecretChanged();
-        }
+        made(*answer);
         self->refresh();
     });
+}
+
+void AppHookModel::changeSecret(const QString &chosen)
+{
+    if (!m_session || m_app.isEmpty() || m_busy)
+        return;
+    change([this, chosen](Session::ObjectCallback done) { m_session->newHookSecret(m_app, chosen, std::move(done)); },
+           [this, made = chosen.isEmpty()](const QJsonObject &answer) {
+               if (!made)
+                   return;
+               m_newSecret = answer.value(u"secret"_s).toString();
+               Q_EMIT newSecretChanged();
+           });
 }
 
 void AppHookModel::forgetRegistered()
@@ -413,25 +420,14 @@ void AppHookModel::registerOnForge(const QString &publicUrl)
         setFailure(Error{ErrorCode::Invalid, tr("type the address the forge reaches this install at"), u"url"_s}, true);
         return;
     }
-    const quint64 generation = ++m_changeGeneration;
-    clearFailure();
-    setBusy(true);
-    QPointer<AppHookModel> self(this);
-    m_session->registerAppHook(m_app, publicUrl.trimmed(), [self, generation](const Result<QJsonObject> &answer) {
-        if (!self || generation != self->m_changeGeneration)
-            return;
-        self->setBusy(false);
-        if (!answer) {
-            self->setFailure(answer.error(), true);
-            return;
-        }
-        // The secret shown before no longer signs: the forge and the install share a new one.
-        self->forgetNewSecret();
-        self->m_registered = tr("Registered on the forge at %1 (hook %2)")
-                                 .arg(answer->value(u"url"_s).toString(), answer->value(u"hook"_s).toString());
-        Q_EMIT self->registeredChanged();
-        self->refresh();
-    });
+    change([this, url = publicUrl.trimmed()](
+               Session::ObjectCallback done) { m_session->registerAppHook(m_app, url, std::move(done)); },
+           [this](const QJsonObject &answer) {
+               // The forge and the install share a new secret.
+               m_registered = tr("Registered on the forge at %1 (hook %2)")
+                                  .arg(answer.value(u"url"_s).toString(), answer.value(u"hook"_s).toString());
+               Q_EMIT registeredChanged();
+           });
 }
 
 void AppHookModel::copyHookUrl() const

@@ -165,6 +165,11 @@ private:
     void sessionReplaced() override;
     void show(const Hook &hook, const QList<Delivery> &rows);
     void changeSecret(const QString &chosen);
+    // One change of the hook through send (a new secret, a registration on the forge): busy while
+    // it is under way; when it is made, the secret shown before signs nothing any more and goes,
+    // made(answer) says what came of it, and the hook is read again.
+    void change(const std::function<void(Session::ObjectCallback)> &send,
+                std::function<void(const QJsonObject &answer)> made);
     void forgetRegistered();
     void setBusy(bool busy);
     // secret: the failure is a change of the secret's, which a later read does not clear.
