@@ -575,7 +575,11 @@ Result<adapters::SourceCredential> ConnectionStore::credential(const QString &na
     auto connection = readRow(*q);
     if (!connection)
         return std::unexpected(connection.error());
-    auto opened = m_seal.open(q->value(SealedColumn).toString(), sealContext(name));
+    const QString sealed = q->value(SealedColumn).toString();
+    // Done with the row: on SQLite a statement left open keeps its read snapshot, and the OAuth
+    // renewal below must read what another thread's renewal stored meanwhile.
+    q->finish();
+    auto opened = m_seal.open(sealed, sealContext(name));
     if (!opened)
         return fail(ErrorCode::Failed,
                     u"the credential of connection %1 cannot be opened: %2"_s.arg(name, opened.error().message),
@@ -643,7 +647,9 @@ Result<QByteArray> ConnectionStore::oauthAccessToken(const Connection &connectio
     if (!q->next() || q->value(1).toLongLong() != connection.createdMs)
         return fail(ErrorCode::NotFound, u"the connection %1 that reads this app's source was removed"_s.arg(name),
                     u"source.connection"_s, u"add it again (pando connections add)"_s);
-    auto opened = m_seal.open(q->value(0).toString(), sealContext(name));
+    const QString sealedText = q->value(0).toString();
+    q->finish(); // its snapshot must not outlive the read: the renewal below writes
+    auto opened = m_seal.open(sealedText, sealContext(name));
     if (!opened)
         return fail(ErrorCode::Failed,
                     u"the credential of connection %1 cannot be opened: %2"_s.arg(name, opened.error().message),
