@@ -321,6 +321,50 @@ QString oauthUser(adapters::ForgeKind kind)
     return user.isEmpty() ? u"oauth2"_s : user;
 }
 
+// A connection's row with its credential still sealed.
+struct SealedRow {
+    Connection connection;
+    QString sealed;
+};
+
+// Connection name's row, the statement finished: on SQLite one left open keeps its read snapshot,
+// and an OAuth renewal must read what another thread's renewal stored meanwhile. missing: the
+// error when there is none.
+Result<SealedRow> readSealed(Database &db, const QString &name, Error missing)
+{
+    auto q = core::detail::run(db, u"SELECT %1, sealed FROM source_connections WHERE name = ?"_s.arg(Columns),
+                               {text(name)}, u"read connection "_s + name);
+    if (!q)
+        return std::unexpected(q.error());
+    if (!q->next())
+        return std::unexpected(std::move(missing));
+    auto connection = readRow(*q);
+    if (!connection)
+        return std::unexpected(connection.error());
+    SealedRow row{*connection, q->value(SealedColumn).toString()};
+    q->finish();
+    return row;
+}
+
+// row's credential opened (the caller wipes it); Failed at where when it cannot be.
+Result<QByteArray> openSealed(const pipelines::SealBox &seal, const SealedRow &row, const QString &where)
+{
+    const QString &name = row.connection.name;
+    auto opened = seal.open(row.sealed, sealContext(name));
+    if (!opened)
+        return fail(ErrorCode::Failed,
+                    u"the credential of connection %1 cannot be opened: %2"_s.arg(name, opened.error().message), where,
+                    u"remove the connection and add it again"_s);
+    return opened;
+}
+
+Error removedConnection(const QString &name)
+{
+    return Error{ErrorCode::NotFound, u"the connection %1 that reads this app's source was removed"_s.arg(name),
+                 u"source.connection"_s,
+                 u"add it again (pando connections add), or update the app to read its source another way"_s};
+}
+
 } // namespace
 
 QString authKindName(AuthKind kind)
@@ -563,26 +607,13 @@ Result<QStringList> ConnectionStore::appsUsing(const QString &name)
 
 Result<adapters::SourceCredential> ConnectionStore::credential(const QString &name)
 {
-    auto q = core::detail::run(m_db, u"SELECT %1, sealed FROM source_connections WHERE name = ?"_s.arg(Columns),
-                               {text(name)}, u"read connection "_s + name);
-    if (!q)
-        return std::unexpected(q.error());
-    if (!q->next())
-        return fail(ErrorCode::NotFound, u"the connection %1 that reads this app's source was removed"_s.arg(name),
-                    u"source.connection"_s,
-                    u"add it again (pando connections add), or update the app to read its source another way"_s);
-    auto connection = readRow(*q);
-    if (!connection)
-        return std::unexpected(connection.error());
-    const QString sealed = q->value(SealedColumn).toString();
-    // Done with the row: on SQLite a statement left open keeps its read snapshot, and the OAuth
-    // renewal below must read what another thread's renewal stored meanwhile.
-    q->finish();
-    auto opened = m_seal.open(sealed, sealContext(name));
+    auto row = readSealed(m_db, name, removedConnection(name));
+    if (!row)
+        return std::unexpected(row.error());
+    const Connection *connection = &row->connection;
+    auto opened = openSealed(m_seal, *row, u"source.connection"_s);
     if (!opened)
-        return fail(ErrorCode::Failed,
-                    u"the credential of connection %1 cannot be opened: %2"_s.arg(name, opened.error().message),
-                    u"source.connection"_s, u"remove the connection and add it again"_s);
+        return std::unexpected(opened.error());
     adapters::SourceCredential credential;
     credential.username = connection->username;
     switch (connection->auth) {
@@ -639,20 +670,15 @@ Result<QByteArray> ConnectionStore::oauthAccessToken(const Connection &connectio
     // One renewal at a time: who waited reads the tokens the renewal stored.
     const std::shared_ptr<QMutex> renewal = m_oauth->renewal(name);
     QMutexLocker lock(renewal.get());
-    auto q = core::detail::run(m_db, u"SELECT sealed, created_ms FROM source_connections WHERE name = ?"_s,
-                               {text(name)}, u"read connection "_s + name);
-    if (!q)
-        return std::unexpected(q.error());
-    if (!q->next() || q->value(1).toLongLong() != connection.createdMs)
-        return fail(ErrorCode::NotFound, u"the connection %1 that reads this app's source was removed"_s.arg(name),
-                    u"source.connection"_s, u"add it again (pando connections add)"_s);
-    const QString sealedText = q->value(0).toString();
-    q->finish(); // its snapshot must not outlive the read: the renewal below writes
-    auto opened = m_seal.open(sealedText, sealContext(name));
+    // Read again under the lock: a renewal that held it may have stored new tokens.
+    auto row = readSealed(m_db, name, removedConnection(name));
+    if (!row)
+        return std::unexpected(row.error());
+    if (row->connection.createdMs != connection.createdMs)
+        return std::unexpected(removedConnection(name));
+    auto opened = openSealed(m_seal, *row, u"source.connection"_s);
     if (!opened)
-        return fail(ErrorCode::Failed,
-                    u"the credential of connection %1 cannot be opened: %2"_s.arg(name, opened.error().message),
-                    u"source.connection"_s, u"remove the connection and add it again"_s);
+        return std::unexpected(opened.error());
     auto held = readOAuthSecret(*opened, name);
     if (!held)
         return std::unexpected(held.error());
@@ -721,26 +747,20 @@ Status ConnectionStore::reauthorize(const QString &name, const adapters::ForgeOA
 
 Result<adapters::ForgeOAuthApp> ConnectionStore::oauthApp(const QString &name)
 {
-    auto q = core::detail::run(m_db, u"SELECT %1, sealed FROM source_connections WHERE name = ?"_s.arg(Columns),
-                               {text(name)}, u"read connection "_s + name);
-    if (!q)
-        return std::unexpected(q.error());
-    if (!q->next())
-        return fail(ErrorCode::NotFound, u"there is no connection named %1"_s.arg(name), u"connection"_s,
-                    u"`pando connections list` shows them"_s);
-    auto connection = readRow(*q);
-    if (!connection)
-        return std::unexpected(connection.error());
+    auto row = readSealed(m_db, name,
+                          Error{ErrorCode::NotFound, u"there is no connection named %1"_s.arg(name), u"connection"_s,
+                                u"`pando connections list` shows them"_s});
+    if (!row)
+        return std::unexpected(row.error());
+    const Connection *connection = &row->connection;
     if (connection->auth != AuthKind::OAuth)
         return fail(ErrorCode::Invalid,
                     u"connection %1 holds a %2, not an OAuth application's authorization"_s.arg(
                         name, authKindName(connection->auth)),
                     u"connection"_s, u"only OAuth connections are authorized on the forge"_s);
-    auto opened = m_seal.open(q->value(SealedColumn).toString(), sealContext(name));
+    auto opened = openSealed(m_seal, *row, u"connection"_s);
     if (!opened)
-        return fail(ErrorCode::Failed,
-                    u"the credential of connection %1 cannot be opened: %2"_s.arg(name, opened.error().message),
-                    u"connection"_s, u"remove the connection and add it again"_s);
+        return std::unexpected(opened.error());
     auto held = readOAuthSecret(*opened, name);
     if (!held)
         return std::unexpected(held.error());
