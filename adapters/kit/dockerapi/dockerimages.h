@@ -1,8 +1,7 @@
 #pragma once
-// Image work on a Docker Engine that more than one adapter does: building an image from a
-// context directory (the Docker runtime's builds, and the Incus runtime's, which converts what
-// Docker built), importing a root file system as an image, and reading Docker's JSON-lines
-// progress streams. The adapters hold a DockerClient; these take it.
+// Image work on a Docker Engine that more than one adapter does: importing a root file system as
+// an image, removing and finding images, and reading Docker's JSON-lines progress streams (builds:
+// dockerbuild.h). The adapters hold a DockerClient; these take it.
 //
 // Threading: every call blocks and may be made from any thread, as DockerClient's.
 
@@ -36,12 +35,6 @@ private:
 // whether it reports one.
 QString streamError(const QJsonObject &o);
 bool hasStreamError(const QJsonObject &o);
-
-// Builds the image (POST /build with the tar'd context, without its .git and what its
-// .dockerignore excludes) and returns its id; progress gets the builder's output line by line. A
-// cancelled build fails with Cancelled; a refused context, .dockerignore or Dockerfile with Failed.
-Result<QString> buildImage(const DockerClient &client, const BuildRequest &request, const CancelToken &cancel,
-                           const std::function<void(const QString &line)> &progress);
 
 // Removes an image (DELETE /images/ID, its untagged parents with it when nothing else needs
 // them); a missing image is not an error. force also takes it from stopped containers and other

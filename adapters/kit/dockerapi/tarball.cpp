@@ -99,6 +99,14 @@ private:
             archive_entry_set_size(entry.get(), 0);
         }
 
+        const auto replaced = isFile ? m_options.replace.constFind(relative) : m_options.replace.cend();
+        if (replaced != m_options.replace.cend()) {
+            archive_entry_set_size(entry.get(), replaced->size());
+            if (archive_write_header(m_archive, entry.get()) < ARCHIVE_WARN ||
+                archive_write_data(m_archive, replaced->constData(), size_t(replaced->size())) < 0)
+                return archiveError(path);
+            return {};
+        }
         QFile file(path);
         if (isFile && !file.open(QIODevice::ReadOnly))
             return fail(ErrorCode::Failed, QStringLiteral("cannot read: %1").arg(file.errorString()), path);

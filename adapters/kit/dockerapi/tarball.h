@@ -18,6 +18,9 @@ namespace pando::adapters::dockerapi {
 struct TarOptions {
     bool skipTopLevelGit = true; // a build context does not carry its .git
     DockerIgnore ignore;         // what a build context's .dockerignore leaves out
+    // Files sent with this content in place of theirs, by path relative to the root (a Dockerfile
+    // without its syntax directive); a path not in the tree is not added.
+    QMap<QString, QByteArray> replace;
 };
 
 // Writes an uncompressed tar of everything below rootDir (paths relative to it) to out.

@@ -1,5 +1,6 @@
 #include "adapters/runtime/docker/dockerruntime.h"
 
+#include "adapters/kit/dockerapi/dockerbuild.h"
 #include "adapters/kit/dockerapi/dockerimages.h"
 #include "adapters/kit/dockerapi/tarball.h"
 #include "adapters/runtime/docker/logdemux.h"
@@ -257,7 +258,7 @@ Status DockerRuntime::ping()
 Result<QString> DockerRuntime::build(const BuildRequest &request, const CancelToken &cancel,
                                      const std::function<void(const QString &line)> &progress)
 {
-    return dockerapi::buildImage(m_client, request, cancel, progress);
+    return dockerapi::buildImage(m_client, request, cancel, progress, m_builder.load());
 }
 
 Result<QString> DockerRuntime::run(const ContainerSpec &spec)

@@ -17,10 +17,12 @@
 // Cancelled.
 
 #include "adapters/api/runtime.h"
+#include "adapters/kit/dockerapi/dockerbuild.h"
 #include "adapters/kit/dockerapi/dockerclient.h"
 
 #include <QJsonArray>
 #include <QMutex>
+#include <atomic>
 
 namespace pando::adapters::docker {
 
@@ -66,6 +68,9 @@ public:
     Result<QString> imageId(const QString &idOrTag);
 
     const dockerapi::DockerClient &client() const { return m_client; }
+    // How build() builds: dockerapi::builderFromEnvironment() unless set; a build already running
+    // goes on as it began.
+    void setBuilder(dockerapi::Builder builder) { m_builder.store(builder); }
 
     // The name of the internal network an install's egress-free containers share.
     static QString noEgressNetworkName(const QString &installId);
@@ -83,6 +88,7 @@ private:
     Result<QStringList> noEgressNetworks(const QString &installId);
 
     dockerapi::DockerClient m_client;
+    std::atomic<dockerapi::Builder> m_builder{dockerapi::builderFromEnvironment()};
     QMutex m_networkLock;
 };
 

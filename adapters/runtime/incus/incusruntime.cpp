@@ -1,5 +1,6 @@
 #include "adapters/runtime/incus/incusruntime.h"
 
+#include "adapters/kit/dockerapi/dockerbuild.h"
 #include "adapters/kit/dockerapi/dockerimages.h"
 #include "adapters/runtime/incus/imageconvert.h"
 
@@ -167,7 +168,7 @@ Result<QString> IncusRuntime::build(const BuildRequest &request, const CancelTok
     own.leftover = [&leftovers](const QString &id, qint64) {
         leftovers.prepend(id);
     };
-    auto built = dockerapi::buildImage(*m_builder, own, cancel, progress);
+    auto built = dockerapi::buildImage(*m_builder, own, cancel, progress, dockerapi::builderFromEnvironment());
     for (const QString &id : std::as_const(leftovers))
         discardResult(dockerapi::removeImage(*m_builder, id), "a leftover still there is a cache entry, no harm");
     if (!built)

@@ -10,8 +10,12 @@
 #include "tests/support/component.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QObject>
 #include <QRandomGenerator>
+#include <QTemporaryDir>
 #include <QTest>
 
 namespace pando::test {
@@ -50,6 +54,48 @@ protected:
         if (!status)
             qWarning() << status.error().text();
         return lines;
+    }
+
+    // A context of dockerfile, hello.txt, a symlink to it, a .git and a sub/.git, plus files.
+    // leftovers, when given, gets what the build tells BuildRequest::leftover, in order.
+    Result<QString> buildContext(const QByteArray &dockerfile, const QString &tag, QStringList *progress = nullptr,
+                                 const CancelToken &cancel = CancelToken(), const QMap<QString, QByteArray> &files = {},
+                                 QList<QPair<QString, qint64>> *leftovers = nullptr)
+    {
+        QTemporaryDir dir;
+        if (!dir.isValid())
+            return fail(ErrorCode::Internal, QStringLiteral("no temporary directory"));
+        const QDir d(dir.path());
+        writeContextFile(d.filePath(QStringLiteral("Dockerfile")), dockerfile);
+        writeContextFile(d.filePath(QStringLiteral("hello.txt")), "hello from the context\n");
+        QFile::link(QStringLiteral("hello.txt"), d.filePath(QStringLiteral("link")));
+        d.mkpath(QStringLiteral(".git"));
+        writeContextFile(d.filePath(QStringLiteral(".git/HEAD")), "ref: refs/heads/main\n");
+        d.mkpath(QStringLiteral("sub/.git"));
+        writeContextFile(d.filePath(QStringLiteral("sub/.git/keep")), "nested .git stays\n");
+        for (auto it = files.cbegin(); it != files.cend(); ++it) {
+            d.mkpath(QFileInfo(d.filePath(it.key())).path());
+            writeContextFile(d.filePath(it.key()), it.value());
+        }
+        adapters::BuildRequest request;
+        request.contextDir = dir.path();
+        request.dockerfile = QStringLiteral("Dockerfile");
+        request.tag = tag;
+        request.labels = labels(QStringLiteral("ctx"));
+        if (leftovers)
+            request.leftover = [leftovers](const QString &id, qint64 bytes) {
+                leftovers->append({id, bytes});
+            };
+        return m_runtime.build(request, cancel, [&](const QString &line) {
+            if (progress)
+                progress->append(line);
+        });
+    }
+
+    static bool writeContextFile(const QString &path, const QByteArray &content)
+    {
+        QFile f(path);
+        return f.open(QIODevice::WriteOnly) && f.write(content) == content.size();
     }
 
     // Removes every container and image of this run; fails the test when one stays.

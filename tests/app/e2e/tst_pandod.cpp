@@ -204,8 +204,9 @@ void TestPandod::deployThroughTheCli()
     QVERIFY2(deployed.exitCode == 0, QByteArray(deployed.out + deployed.err).constData());
     for (const char *step : {"fetch", "build", "health", "switch"})
         QVERIFY2(deployed.out.contains(step), deployed.out.constData());
-    // Docker's own build output, each line under its step, before the build's end.
-    const qsizetype firstLine = deployed.out.indexOf("\n  build | Step 1/");
+    // Docker's own build output (BuildKit's, as `docker build --progress=plain` says it), each
+    // line under its step, before the build's end.
+    const qsizetype firstLine = deployed.out.indexOf("\n  build | #1 [internal] load remote build context");
     QVERIFY2(firstLine > 0 && firstLine < deployed.out.indexOf("\n  ✓ build"), deployed.out.constData());
 
     const QJsonObject app = cliJson({QStringLiteral("apps"), QStringLiteral("show"), QStringLiteral("web")});
