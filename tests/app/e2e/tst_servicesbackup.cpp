@@ -53,6 +53,13 @@ private Q_SLOTS:
         m_server.reset();
         if (!m_fx)
             return;
+        // A test that failed midway left its app: removed with its services' network and volumes,
+        // which removing the services alone leaves.
+        if (m_fx->engine().app(u"dumped"_s)) {
+            discardResult(m_fx->engine().removeApp(u"dumped"_s, core::Actor{}, core::Engine::ServiceData::Delete),
+                          "clean-up of the test's own app; a leftover carries this test's install label");
+            QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(u"dumped"_s), 60000);
+        }
         if (auto left = m_fx->engine().services({}))
             for (const core::ServiceView &v : *left)
                 discardResult(m_fx->engine().removeService(v.app, v.slot, true, core::Actor{}),
