@@ -18,7 +18,7 @@ PANDO_PACKAGES=(
     docker.io busybox-static dpkg-dev caddy
 )
 PANDO_TEST_PACKAGES=(clang-tidy-16 clang-16 libclang-rt-16-dev clang-format postgresql rsyslog rsyslog-gnutls python3 python3-yaml python3-jsonschema openssl openssh-server openssh-client xvfb trayer
-    libxcb1-dev debootstrap zsh fish pebble curl python3-jwt python3-cryptography)
+    libxcb1-dev debootstrap zsh fish pebble curl python3-jwt python3-cryptography docker-registry)
 
 # With the minutes and seconds since the script started, so a slow phase shows.
 say() { printf '\033[1m==> [%d:%02d] %s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }

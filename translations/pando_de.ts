@@ -1236,6 +1236,18 @@
         <source>The forge did not list the branches: %1</source>
         <translation>Die Forge hat die Branches nicht aufgelistet: %1</translation>
     </message>
+    <message>
+        <source>From an image</source>
+        <translation>Aus einem Image</translation>
+    </message>
+    <message>
+        <source>Image</source>
+        <translation>Image</translation>
+    </message>
+    <message>
+        <source>nginx:1.27 or registry.example.com/team/app:1.4</source>
+        <translation>nginx:1.27 oder registry.example.com/team/app:1.4</translation>
+    </message>
 </context>
 <context>
     <name>DeployState</name>
@@ -2779,6 +2791,10 @@
     <message>
         <source>Choosing a file needs the package qml6-module-qt-labs-folderlistmodel, which is not installed: type the file&apos;s path instead, or install it (sudo apt install qml6-module-qt-labs-folderlistmodel).</source>
         <translation>Zur Dateiauswahl wird das Paket qml6-module-qt-labs-folderlistmodel benötigt, das nicht installiert ist: Geben Sie den Pfad der Datei ein oder installieren Sie es (sudo apt install qml6-module-qt-labs-folderlistmodel).</translation>
+    </message>
+    <message>
+        <source>Say which image to deploy, as docker pull names it (nginx:1.27)</source>
+        <translation>Geben Sie das Image an, wie docker pull es nennt (nginx:1.27)</translation>
     </message>
 </context>
 <context>

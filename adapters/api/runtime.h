@@ -64,6 +64,7 @@ struct BuildRequest {
     QString tag;        // "pando/hello:d42"
     Labels labels;
     QMap<QString, QString> buildArgs;
+    bool pull = false; // ask the registry for FROM's images even when the engine has them
     // Called, when set, once the build ended (made an image or not), for each image it made that
     // the built image does not keep: another stage's steps, and a failed build's finished steps.
     // The builder keeps them as its cache, and they are nobody's to remove: Docker's classic

@@ -32,7 +32,8 @@ QJsonObject planForApprovers(const DeployRecord &deploy, const AppSpec &spec, co
                   {QStringLiteral("deploy"), deploy.id},
                   {QStringLiteral("ref"), deploy.ref},
                   {QStringLiteral("commit"), deploy.commit},
-                  {QStringLiteral("repo"), spec.source.repo},
+                  {spec.source.isImage() ? QStringLiteral("image") : QStringLiteral("repo"),
+                   spec.source.isImage() ? spec.source.image : spec.source.repo},
                   {QStringLiteral("dockerfile"), plan.dockerfile},
                   {QStringLiteral("port"), plan.container.port},
                   {QStringLiteral("memory_bytes"), plan.container.memoryBytes},
@@ -124,6 +125,21 @@ Status consumeApproval(DeployRun &run)
     return {};
 }
 
+// A build of an image source that could not have the image: said of source.image, not of the
+// Dockerfile Pando wrote for it. Another failure (the engine gone) stays as it was.
+Error unpulled(const AppSpec::Source &source, Error e)
+{
+    static const QLatin1String baseImage("the base image ");
+    if (!e.message.startsWith(baseImage))
+        return e;
+    e.message = QStringLiteral("the image ") + e.message.mid(baseImage.size());
+    e.where = QStringLiteral("source.image");
+    if (source.pullsAlways())
+        e.hint += QStringLiteral("%1source.pull: missing deploys the engine's copy when its registry cannot be asked")
+                      .arg(e.hint.isEmpty() ? QString() : QStringLiteral("; "));
+    return e;
+}
+
 // The runtime takes container names of limited length; refused at plan time, with the figures.
 Status checkNameLength(const DeployRun &run, const adapters::RuntimeCapabilities &caps)
 {
@@ -167,6 +183,32 @@ void DeployRun::save()
 
 namespace deploysteps {
 
+namespace {
+
+// An image source's "checkout": a build context of its own holding a Dockerfile of one line,
+// FROM the image. Building it pulls the image (or takes the engine's copy) and gives it the
+// install's labels and the deploy's tag, so that it is the install's to keep and remove like a
+// built one; everything from the plan on is the same for both sources.
+Result<StepEnd> imageContext(DeployRun &run)
+{
+    const QString dir = run.s.workRoot(run.deploy.app) + QStringLiteral("/image-") + run.deploy.id;
+    QDir(dir).removeRecursively();
+    if (!QDir().mkpath(dir) || !QFile::setPermissions(dir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner))
+        return fail(ErrorCode::Failed, QStringLiteral("cannot make the build directory"), dir);
+    run.checkoutDir = dir;
+    QFile dockerfile(dir + QStringLiteral("/Dockerfile"));
+    const QByteArray line = "FROM " + run.spec.source.image.toUtf8() + '\n';
+    if (!dockerfile.open(QIODevice::WriteOnly | QIODevice::NewOnly) || dockerfile.write(line) != line.size() ||
+        !dockerfile.flush())
+        return fail(ErrorCode::Failed,
+                    QStringLiteral("cannot write the build's Dockerfile: %1").arg(dockerfile.errorString()), dir);
+    return StepEnd{run.spec.source.pullsAlways()
+                       ? QStringLiteral("image %1, asked of its registry at the build").arg(run.spec.source.image)
+                       : QStringLiteral("image %1, the engine's copy when it has one").arg(run.spec.source.image)};
+}
+
+} // namespace
+
 Result<StepEnd> fetch(DeployRun &run)
 {
     DeployRecord &deploy = run.deploy;
@@ -176,6 +218,8 @@ Result<StepEnd> fetch(DeployRun &run)
     if (!spec)
         return std::unexpected(spec.error());
     run.spec = *spec;
+    if (run.spec.source.isImage())
+        return imageContext(run);
     run.ref = deploy.ref.isEmpty() ? run.spec.source.ref : deploy.ref;
     // The commit resolved when the deploy was asked for; a branch that moved since does not
     // change what this deploy builds.
@@ -358,6 +402,7 @@ Result<StepEnd> build(DeployRun &run)
     request.tag = imageTag(deploy.app, deploy.id);
     request.labels = run.s.labels();
     request.buildArgs = run.spec.build.args;
+    request.pull = run.spec.source.isImage() && run.spec.source.pullsAlways();
     QList<BuildCacheRecord> leftovers;
     const qint64 startedMs = run.s.clock.nowMs();
     request.leftover = [&leftovers, &deploy, startedMs](const QString &id, qint64 bytes) {
@@ -369,9 +414,18 @@ Result<StepEnd> build(DeployRun &run)
     });
     keepBuildCache(run.s, deploy.app, deploy.id, leftovers);
     if (!image)
-        return std::unexpected(image.error());
+        return std::unexpected(run.spec.source.isImage() ? unpulled(run.spec.source, image.error()) : image.error());
     deploy.imageId = *image;
+    if (run.spec.source.isImage()) {
+        deploy.commit = *image; // what the tag named when this deploy pulled it
+        return withPort(QStringLiteral("%1 as %2").arg(run.spec.source.image, image->left(19)));
+    }
     return withPort(image->left(19));
+}
+
+bool hasRepository(const DeployRun &run)
+{
+    return !run.spec.source.isImage();
 }
 
 bool hasServices(const DeployRun &run)

@@ -91,7 +91,8 @@ struct DeployStep {
 
 namespace deploysteps {
 
-// Parses the deploy's spec and checks out the commit it names.
+// Parses the deploy's spec and checks out the commit it names (an image source: writes the one-line
+// Dockerfile the build step builds FROM the image).
 Result<StepEnd> fetch(DeployRun &run);
 // Finds how to build the checkout (the Dockerfile and its context).
 Result<StepEnd> detect(DeployRun &run);
@@ -101,8 +102,11 @@ Result<StepEnd> plan(DeployRun &run);
 // Asks for sign-off when the host policy wants it (the deploy holds), or, on a deploy resumed
 // after its approval, uses that approval once.
 Result<StepEnd> approval(DeployRun &run);
-// Builds the image, or reuses the one built from the same commit with the same settings.
+// Builds the image, or reuses the one built from the same commit with the same settings. An
+// image source is built FROM the image (pulled first when its source.pull says so).
 Result<StepEnd> build(DeployRun &run);
+// Whether the app deploys from a repository (detect applies), not from an image.
+bool hasRepository(const DeployRun &run);
 // Provisions the app's backing services; applies only to a spec with services.
 Result<StepEnd> services(DeployRun &run);
 bool hasServices(const DeployRun &run);
@@ -123,7 +127,10 @@ inline constexpr std::array<DeployStep, 10> DeploySteps{{
      .recording = Recording::QuietOnResume,
      .run = deploysteps::fetch,
      .checkCancelAfter = true},
-    {.name = QLatin1String("detect"), .recording = Recording::QuietOnResume, .run = deploysteps::detect},
+    {.name = QLatin1String("detect"),
+     .recording = Recording::QuietOnResume,
+     .run = deploysteps::detect,
+     .applies = deploysteps::hasRepository},
     {.name = QLatin1String("plan"),
      .recording = Recording::QuietOnResume,
      .run = deploysteps::plan,

@@ -210,11 +210,8 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
     auto spec = parseAppSpec(specText);
     if (!spec)
         return std::unexpected(spec.error());
-    if (auto url = d->source->checkUrl(spec->source.repo); !url) {
-        Error e = url.error();
-        e.where = QStringLiteral("source.repo");
-        return std::unexpected(e);
-    }
+    if (auto url = d->checkSourceUrl(*spec); !url)
+        return std::unexpected(url.error());
     const bool trusted = policy::hasInstallAuthority(actor);
     auto access = policy::readAppAccess(d->db);
     if (!access)
@@ -240,8 +237,9 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
     made.text = specText;
     made.trusted = trusted;
     made.connection = *connection;
-    made.auditDetail =
-        QJsonObject{{QStringLiteral("repo"), spec->source.repo}, {QStringLiteral("connection"), *connection}};
+    made.auditDetail = spec->source.isImage() ? QJsonObject{{QStringLiteral("image"), spec->source.image}}
+                                              : QJsonObject{{QStringLiteral("repo"), spec->source.repo},
+                                                            {QStringLiteral("connection"), *connection}};
     return d->createApp(made, actor);
 }
 
@@ -453,11 +451,8 @@ Result<AppView> Engine::reviseSpec(const QString &name, const QByteArray &specTe
     if (spec->name != name)
         return fail(ErrorCode::Invalid, QStringLiteral("the spec names app \"%1\", not \"%2\"").arg(spec->name, name),
                     QStringLiteral("name"), QStringLiteral("an app cannot be renamed; create a new one"));
-    if (auto url = d->source->checkUrl(spec->source.repo); !url) {
-        Error e = url.error();
-        e.where = QStringLiteral("source.repo");
-        return std::unexpected(e);
-    }
+    if (auto url = d->checkSourceUrl(*spec); !url)
+        return std::unexpected(url.error());
     if (auto addresses = planAddresses(d->db, *d->router, name, *spec); !addresses)
         return std::unexpected(addresses.error());
     // The new spec's source is read with its writer's means: an administrator's edit makes the
@@ -501,10 +496,16 @@ Result<AppView> Engine::reviseSpec(const QString &name, const QByteArray &specTe
         return std::unexpected(marked.error());
     }
     QJsonObject detail = auditDetail;
-    detail.insert(QStringLiteral("repo"), spec->source.repo);
-    detail.insert(QStringLiteral("connection"), *connection);
+    if (spec->source.isImage()) {
+        detail.insert(QStringLiteral("image"), spec->source.image);
+    } else {
+        detail.insert(QStringLiteral("repo"), spec->source.repo);
+        detail.insert(QStringLiteral("connection"), *connection);
+    }
     if (previous && previous->source.repo != spec->source.repo)
         detail.insert(QStringLiteral("previous_repo"), previous->source.repo);
+    if (previous && previous->source.image != spec->source.image)
+        detail.insert(QStringLiteral("previous_image"), previous->source.image);
     if (auto audited = d->audit.record(actor, QStringLiteral("app.update"), QStringLiteral("app/") + name,
                                        QStringLiteral("success"), detail);
         !audited) {

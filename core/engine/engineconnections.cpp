@@ -93,6 +93,8 @@ Result<std::unique_ptr<adapters::ForgeApi>> Engine::Private::forgeApi(const QStr
 
 Result<QString> Engine::Private::chooseConnection(const AppSpec &spec, const Actor &actor)
 {
+    if (spec.source.isImage())
+        return QString(); // connections read repositories
     auto store = connectionStore();
     if (!store)
         return std::unexpected(store.error());

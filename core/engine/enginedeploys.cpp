@@ -17,6 +17,11 @@ Result<DeployRecord> Engine::deploy(const QString &app, const QString &ref, cons
     auto spec = parseAppSpec(row->specYaml.toUtf8());
     if (!spec)
         return std::unexpected(spec.error());
+    if (!ref.isEmpty() && spec->source.isImage())
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("app \"%1\" deploys the image %2, which has no ref").arg(app, spec->source.image),
+                    QStringLiteral("ref"),
+                    QStringLiteral("deploy without a ref, or change source.image (pando apps update) to another tag"));
     if (!ref.isEmpty()) {
         // The same rules as source.ref in a spec. A one-off ref (a commit a push named) follows
         // nothing, so what auto-deploy asks of a followed ref does not apply to it.
@@ -36,7 +41,7 @@ Result<DeployRecord> Engine::deploy(const QString &app, const QString &ref, cons
     DeployRecord deploy;
     deploy.id = newDeployId();
     deploy.app = app;
-    deploy.ref = spec->source.ref;
+    deploy.ref = spec->source.isImage() ? spec->source.image : spec->source.ref; // what it deploys, as asked
     deploy.commit = *commit;
     deploy.status = DeployStatus::Queued;
     deploy.actor = actor.name;

@@ -212,10 +212,14 @@ struct Engine::Private {
     // Starts the app's serving container again, or (restart) stops and starts it; either ends
     // what held it stopped.
     Result<AppView> runAgain(const QString &name, const Actor &actor, bool restart);
+    // The repository's address as the git source takes it (at source.repo); an image source
+    // passes: its registry is asked when a deploy builds (enginesources.cpp).
+    Status checkSourceUrl(const AppSpec &spec) const;
     // The spec's source checked and its ref resolved with the means of whoever wrote the spec
     // (trusted: an administrator; core/policy/sourceaccess.h; enginesources.cpp). An untrusted
     // fetch that fails answers policy::unreadableSource(), no sooner than its floor.
-    // connection: the source connection it reads through (chooseConnection), or empty.
+    // connection: the source connection it reads through (chooseConnection), or empty. An image
+    // source resolves to no commit.
     Result<QString> resolveSource(const AppSpec &spec, bool trusted, const QString &connection,
                                   const QString &refWhere);
     // The source connection store over the open seal; Unavailable before start() opened it.

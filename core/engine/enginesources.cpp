@@ -60,9 +60,23 @@ Status Engine::setDomainPolicy(const policy::DomainPolicy &domains, const Actor 
     return {};
 }
 
+Status Engine::Private::checkSourceUrl(const AppSpec &spec) const
+{
+    if (spec.source.isImage())
+        return {}; // its registry is asked at deploy
+    if (auto url = source->checkUrl(spec.source.repo); !url) {
+        Error e = url.error();
+        e.where = u"source.repo"_s;
+        return std::unexpected(e);
+    }
+    return {};
+}
+
 Result<QString> Engine::Private::resolveSource(const AppSpec &spec, bool trusted, const QString &connection,
                                                const QString &refWhere)
 {
+    if (spec.source.isImage())
+        return QString(); // no commit: the image is asked of its registry when the deploy builds
     auto settings = policy::readAppAccess(db);
     if (!settings)
         return std::unexpected(settings.error());

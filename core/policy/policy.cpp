@@ -142,8 +142,14 @@ bool Policy::appRequiresApproval(const AppSpec *current, const AppSpec &next, co
 QStringList Policy::gatedChanges(const AppSpec *current, const AppSpec &next) const
 {
     QStringList changes;
-    if (newSourceRepo && current && current->source.repo != next.source.repo)
-        changes << u"source repository changes from %1 to %2"_s.arg(current->source.repo, next.source.repo);
+    // An image is a source of its own: deploying another one is the same change.
+    const auto named = [](const AppSpec &spec) {
+        return spec.source.isImage() ? spec.source.image : spec.source.repo;
+    };
+    if (newSourceRepo && current && named(*current) != named(next))
+        changes << (next.source.isImage() ? u"source image changes from %1 to %2"_s
+                                          : u"source repository changes from %1 to %2"_s)
+                       .arg(named(*current), named(next));
     // A first deploy has nothing to compare with; every app starts from the spec's default.
     if (egress && current && current->network.egress != next.network.egress)
         changes << u"egress changes from %1 to %2"_s.arg(egressName(current->network.egress),

@@ -150,15 +150,63 @@ Status labelKey(const QString &key, const QString &value, const QString &where)
         return std::unexpected(var.error());
 // NOLINTEND(bugprone-macro-parentheses)
 
+bool present(const DocNode &map, const QString &key)
+{
+    const DocNode *node = map.value(key);
+    return node && node->kind != DocNode::Kind::Null;
+}
+
+// source.image: an image deployed as it is. Nothing that reads or builds a repository goes with it.
+Status readImageSource(const DocNode &root, const DocNode &source, AppSpec &spec)
+{
+    for (const QString &field : {u"repo"_s, u"ref"_s, u"connection"_s, u"autodeploy"_s})
+        if (present(source, field))
+            return detail::invalidAt(*source.value(field),
+                                     field == u"repo"_s ? u"a source is a git repository or an image, not both"_s
+                                                        : u"an image source has no %1"_s.arg(field),
+                                     u"source."_s + field,
+                                     field == u"ref"_s ? u"put the tag in source.image (nginx:1.27)"_s
+                                                       : u"remove source.%1, or deploy from a repository"_s.arg(field));
+    for (const QString &section : {u"build"_s, u"preview"_s})
+        if (present(root, section))
+            return detail::invalidAt(*root.value(section),
+                                     section == u"build"_s
+                                         ? u"an image source is deployed as it is, not built"_s
+                                         : u"previews are built from pull requests; an image source has none"_s,
+                                     section, u"remove %1, or deploy from a repository"_s.arg(section));
+    PANDO_SPEC_TRY(image, text(*source.value(u"image"_s), u"source.image"_s));
+    PANDO_SPEC_TRY(imageOk, detail::checkImageReference(*image, u"source.image"_s));
+    spec.source.image = *image;
+    if (present(source, u"pull"_s)) {
+        PANDO_SPEC_TRY(pull, text(*source.value(u"pull"_s), u"source.pull"_s));
+        if (*pull == u"always")
+            spec.source.pull = AppSpec::Source::Pull::Always;
+        else if (*pull == u"missing")
+            spec.source.pull = AppSpec::Source::Pull::Missing;
+        else if (*pull != u"auto")
+            return detail::invalidAt(*source.value(u"pull"_s),
+                                     u"expected auto, always or missing, got %1"_s.arg(quoted(*pull)),
+                                     u"source.pull"_s);
+    }
+    return {};
+}
+
 Status readSource(const DocNode &root, AppSpec &spec)
 {
     PANDO_SPEC_TRY(node, section(root, u"source"_s, {}));
     if (*node) {
         PANDO_SPEC_TRY(known,
-                       checkFields(**node, u"source"_s, {u"repo"_s, u"ref"_s, u"connection"_s, u"autodeploy"_s}));
+                       checkFields(**node, u"source"_s,
+                                   {u"repo"_s, u"ref"_s, u"connection"_s, u"autodeploy"_s, u"image"_s, u"pull"_s}));
+        if (present(**node, u"image"_s))
+            return readImageSource(root, **node, spec);
+        if (present(**node, u"pull"_s))
+            return detail::invalidAt(*node.value()->value(u"pull"_s), u"only an image source is pulled"_s,
+                                     u"source.pull"_s);
     }
-    if (!*node || !node.value()->value(u"repo"_s) || node.value()->value(u"repo"_s)->kind == DocNode::Kind::Null)
-        return fail(ErrorCode::Invalid, u"missing required field (the git repository to deploy from)"_s,
+    if (!*node || !present(**node, u"repo"_s))
+        return fail(ErrorCode::Invalid,
+                    u"missing required field (the git repository to deploy from, or source.image to deploy an image)"_s,
                     u"source.repo"_s);
     const DocNode &source = **node;
     PANDO_SPEC_TRY(repo, text(*source.value(u"repo"_s), u"source.repo"_s));
@@ -546,6 +594,34 @@ QString restartName(AppSpec::Run::Restart restart)
     return u"always"_s;
 }
 
+bool AppSpec::Source::pullsAlways() const
+{
+    if (pull != Pull::Auto)
+        return pull == Pull::Always;
+    // A digest names one image for good; a tag other than latest is taken to stay where it is.
+    if (image.contains(u'@'))
+        return false;
+    const QString last = image.section(u'/', -1);
+    return !last.contains(u':') || last.endsWith(u":latest"_s);
+}
+
+namespace {
+
+QString pullName(AppSpec::Source::Pull pull)
+{
+    switch (pull) {
+    case AppSpec::Source::Pull::Always:
+        return u"always"_s;
+    case AppSpec::Source::Pull::Missing:
+        return u"missing"_s;
+    case AppSpec::Source::Pull::Auto:
+        break;
+    }
+    return u"auto"_s;
+}
+
+} // namespace
+
 QString egressName(AppSpec::Egress egress)
 {
     return egress == AppSpec::Egress::None ? u"none"_s : u"all"_s;
@@ -566,7 +642,13 @@ Result<AppSpec> parseAppSpecJson(const QByteArray &json)
 Status validateAppSpec(const AppSpec &spec)
 {
     PANDO_SPEC_TRY(name, detail::checkName(spec.name));
-    PANDO_SPEC_TRY(repo, detail::checkRepo(spec.source.repo));
+    if (spec.source.isImage()) {
+        PANDO_SPEC_TRY(image, detail::checkImageReference(spec.source.image, u"source.image"_s));
+        if (!spec.source.repo.isEmpty())
+            return fail(ErrorCode::Invalid, u"a source is a git repository or an image, not both"_s, u"source.repo"_s);
+    } else {
+        PANDO_SPEC_TRY(repo, detail::checkRepo(spec.source.repo));
+    }
     PANDO_SPEC_TRY(ref, detail::checkRef(spec.source.ref));
     if (!spec.source.connection.isEmpty()) {
         PANDO_SPEC_TRY(connection, detail::checkConnectionName(spec.source.connection));
@@ -657,7 +739,9 @@ QJsonObject AppSpec::toJson() const
         runJson.insert(u"port"_s, run.port);
     if (!run.volumes.isEmpty())
         runJson.insert(u"volumes"_s, detail::volumesJson(run.volumes));
-    QJsonObject sourceJson{{u"repo"_s, source.repo}, {u"ref"_s, source.ref}};
+    QJsonObject sourceJson = source.isImage()
+                                 ? QJsonObject{{u"image"_s, source.image}, {u"pull"_s, pullName(source.pull)}}
+                                 : QJsonObject{{u"repo"_s, source.repo}, {u"ref"_s, source.ref}};
     if (!source.connection.isEmpty())
         sourceJson.insert(u"connection"_s, source.connection);
     detail::insertAutoDeployJson(source.autodeploy, sourceJson);
@@ -668,7 +752,6 @@ QJsonObject AppSpec::toJson() const
     QJsonObject json{
         {u"name"_s, name},
         {u"source"_s, sourceJson},
-        {u"build"_s, buildJson},
         {u"run"_s, runJson},
         {u"health"_s, QJsonObject{{u"path"_s, health.path},
                                   {u"timeout"_s, durationText(qint64(health.timeoutSeconds) * 1000)},
@@ -681,6 +764,8 @@ QJsonObject AppSpec::toJson() const
         {u"services"_s, detail::servicesJson(services)},
         {u"secrets"_s, detail::secretsJson(secrets)},
     };
+    if (!source.isImage()) // an image is not built
+        json.insert(u"build"_s, buildJson);
     // The install's default runtime when the spec names none: the field stays out.
     if (!runtime.isEmpty())
         json.insert(u"runtime"_s, runtime);

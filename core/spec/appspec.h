@@ -19,7 +19,14 @@ struct AppSpec {
     QString name; // a DNS label: [a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?
 
     struct Source {
-        QString repo;                         // file://, https://, http://, ssh://, or scp-like git@host:path
+        // Either a git repository to build, or an image to deploy as it is (source.image, as
+        // docker pull names one; no build, ref, connection, autodeploy or preview then).
+        QString repo;  // file://, https://, http://, ssh://, or scp-like git@host:path
+        QString image; // "nginx:1.27", "registry.example.com/team/app:1.4@sha256:…"
+        // source.pull: when a deploy asks the registry for the image. Auto: always for a tag of
+        // latest (or none), only when the engine lacks it for any other tag or a digest.
+        enum class Pull { Auto, Always, Missing };
+        Pull pull = Pull::Auto;
         QString ref = QStringLiteral("main"); // branch, tag or commit
         // The source connection to read it through (core/sourceconn); empty: the one covering
         // repo most closely that the spec's writer may use, or none.
@@ -34,6 +41,10 @@ struct AppSpec {
             int everyMs = 60000; // poll: how often the repository is asked
             bool operator==(const AutoDeploy &) const = default;
         } autodeploy;
+
+        bool isImage() const { return !image.isEmpty(); }
+        // Whether a deploy of the image asks its registry for it even when the engine has it.
+        bool pullsAlways() const;
     } source;
 
     struct Build {

@@ -1,4 +1,4 @@
-// New app: from a repository URL and a few fields, or from a spec file. The dialog stays open with
+// New app: from a repository URL and a few fields, from an image, or from a spec file. The dialog stays open with
 // the server's reason (naming the field or the file's line) until the app exists.
 import QtQuick
 import QtQuick.Controls
@@ -10,7 +10,7 @@ import Pando.States
 Dialog {
     id: root
     required property AppCreator creator
-    // Which way the dialog opens: 0 from a repository, 1 from a spec file.
+    // Which way the dialog opens: 0 from a repository, 1 from a spec file, 2 from an image.
     property alias mode: modes.currentIndex
     // What the next opening fills in (a repository chosen in the Sources view); empty: nothing.
     property string presetName: ""
@@ -30,6 +30,7 @@ Dialog {
         root.creator.clearError();
         nameField.text = root.presetName;
         repoField.text = root.presetRepo;
+        imageField.text = "";
         refField.text = root.presetRef.length > 0 ? root.presetRef : "main";
         root.creator.loadBranches(root.presetConnection, root.presetRepo);
         portField.value = 0;
@@ -41,6 +42,8 @@ Dialog {
     function create() {
         if (modes.currentIndex === 0)
             root.creator.createFromRepository(nameField.text, repoField.text, refField.text, portField.value, deployNow.checked);
+        else if (modes.currentIndex === 2)
+            root.creator.createFromImage(nameField.text, imageField.text, portField.value, deployNow.checked);
         else
             root.creator.createFromFile(fileField.text, deployNow.checked);
     }
@@ -81,10 +84,21 @@ Dialog {
                     shown: specFileTab.visualFocus
                 }
             }
+            TabButton {
+                id: imageTab
+                objectName: "imageTab"
+                text: qsTr("From an image")
+                focusPolicy: Qt.StrongFocus
+                FocusRing {
+                    target: imageTab
+                    shown: imageTab.visualFocus
+                }
+            }
         }
 
         GridLayout {
-            visible: modes.currentIndex === 0
+            // The repository's fields, or the image's: name and port are both's.
+            visible: modes.currentIndex !== 1
             columns: 2
             columnSpacing: 12
             rowSpacing: 8
@@ -103,11 +117,27 @@ Dialog {
                 onAccepted: root.create()
             }
             Label {
+                id: imageLabel
+                visible: modes.currentIndex === 2
+                text: qsTr("Image")
+            }
+            TextField {
+                id: imageField
+                objectName: "imageField"
+                visible: modes.currentIndex === 2
+                Accessible.name: imageLabel.text
+                Layout.fillWidth: true
+                placeholderText: qsTr("nginx:1.27 or registry.example.com/team/app:1.4")
+                onAccepted: root.create()
+            }
+            Label {
                 id: repoLabel
+                visible: modes.currentIndex === 0
                 text: qsTr("Repository")
             }
             TextField {
                 id: repoField
+                visible: modes.currentIndex === 0
                 objectName: "repoField"
                 Accessible.name: repoLabel.text
                 Layout.fillWidth: true
@@ -116,9 +146,11 @@ Dialog {
             }
             Label {
                 id: refLabel
+                visible: modes.currentIndex === 0
                 text: qsTr("Branch, tag or commit")
             }
             RowLayout {
+                visible: modes.currentIndex === 0
                 Layout.fillWidth: true
                 TextField {
                     id: refField

@@ -99,6 +99,23 @@ void AppCreator::createFromRepository(const QString &name, const QString &repo, 
     create(QJsonDocument(spec).toJson(QJsonDocument::Compact), {}, deployNow);
 }
 
+void AppCreator::createFromImage(const QString &name, const QString &image, int port, bool deployNow)
+{
+    const QString trimmedName = name.trimmed();
+    const QString trimmedImage = image.trimmed();
+    if (trimmedName.isEmpty())
+        return setFailure(tr("Give the app a name"), u"name"_s);
+    if (trimmedImage.isEmpty())
+        return setFailure(tr("Say which image to deploy, as docker pull names it (nginx:1.27)"), u"source.image"_s);
+    if (port < 0 || port > 65535)
+        return setFailure(tr("The port the app listens on is a number from 1 to 65535"), u"run.port"_s);
+    QJsonObject spec{{u"name"_s, trimmedName}, {u"source"_s, QJsonObject{{u"image"_s, trimmedImage}}}};
+    // 0: the port the image exposes (its EXPOSE), found when it deploys.
+    if (port > 0)
+        spec.insert(u"run"_s, QJsonObject{{u"port"_s, port}});
+    create(QJsonDocument(spec).toJson(QJsonDocument::Compact), {}, deployNow);
+}
+
 QString AppCreator::localPath(const QUrl &file) const
 {
     return file.isLocalFile() ? file.toLocalFile() : file.toString();

@@ -52,6 +52,8 @@ public:
     Q_INVOKABLE void createFromRepository(const QString &name, const QString &repo, const QString &ref, int port,
                                           bool deployNow);
     // path: a file name, or a file: URL.
+    // An app that deploys an image as it is (source.image, e.g. nginx:1.27): no repository, no build.
+    Q_INVOKABLE void createFromImage(const QString &name, const QString &image, int port, bool deployNow);
     Q_INVOKABLE void createFromFile(const QString &path, bool deployNow);
     // A chosen file's URL as the path shown in the form.
     Q_INVOKABLE QString localPath(const QUrl &file) const;

@@ -320,6 +320,8 @@ Result<QString> buildFrom(const DockerClient &client, const BuildRequest &reques
     if (!request.buildArgs.isEmpty())
         r.addQuery(QStringLiteral("buildargs"), QString::fromUtf8(compactJson(labelsJson(request.buildArgs))));
     r.addQuery(QStringLiteral("rm"), QStringLiteral("1")).addQuery(QStringLiteral("forcerm"), QStringLiteral("1"));
+    if (request.pull)
+        r.addQuery(QStringLiteral("pull"), QStringLiteral("1"));
     r.bodyDevice = &context;
     r.contentType = "application/x-tar";
 

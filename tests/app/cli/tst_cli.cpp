@@ -207,6 +207,21 @@ void TestCli::createListShow()
     QCOMPARE(run.code, 0);
     QVERIFY(run.out.contains(QStringLiteral("url:")));
     QVERIFY(run.out.contains(QStringLiteral("status:")));
+
+    // An app deployed from an image: its source is the image and when it is pulled.
+    run = pando({QStringLiteral("apps"), QStringLiteral("create"), QStringLiteral("-f"),
+                 writeFile("name: cliimage\nsource:\n  image: nginx:1.27\n  pull: missing\n")});
+    QVERIFY2(run.code == 0, qPrintable(run.err));
+    run = pando({QStringLiteral("apps"), QStringLiteral("show"), QStringLiteral("cliimage")});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(run.out.contains(QRegularExpression(QStringLiteral("source: +image nginx:1.27 \\(pull: missing\\)"))),
+             qPrintable(run.out));
+    run = pando({QStringLiteral("apps"), QStringLiteral("create"), QStringLiteral("-f"),
+                 writeFile("name: cliimage2\nsource:\n  image: nginx:1.27\n  ref: main\n")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("source.ref")) &&
+                 run.err.contains(QStringLiteral("an image source has no ref")),
+             qPrintable(run.err));
 }
 
 void TestCli::createFromStdin()

@@ -168,4 +168,14 @@ void EngineFixture::cleanDocker()
             discardResult(m_runtime->removeImage(i.id), "clean-up between tests: a leftover shows in the next test");
 }
 
+core::DeployView EngineFixture::deployRetired(const QString &app, int timeoutMs)
+{
+    auto deploy = engine().deploy(app, {}, core::Actor{});
+    if (!deploy) {
+        qWarning("deploy refused: %s", qPrintable(deploy.error().text()));
+        return {};
+    }
+    return waitRetired(deploy->id, timeoutMs);
+}
+
 } // namespace pando::test

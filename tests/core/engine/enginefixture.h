@@ -59,6 +59,9 @@ public:
     // waitDeploy, and then for a deploy that succeeded, until its last step, retiring the old
     // version, has ended too: the deploy succeeds at the switch and retires just after.
     core::DeployView waitRetired(const QString &id, int timeoutMs = 120000);
+    // Deploys app (as nobody in particular) and waits as waitRetired(); an empty view, with a
+    // warning saying why, when the deploy was refused.
+    core::DeployView deployRetired(const QString &app, int timeoutMs = 120000);
     // Removes every container and image this fixture's install created.
     void cleanDocker();
 

@@ -107,15 +107,7 @@ class TestAppCorpus : public QObject {
         return u"name: %1\nsource:\n  repo: %2\n  ref: main\n%3"_s.arg(app, repo, extra).toUtf8();
     }
 
-    core::DeployView deploy(const QString &app)
-    {
-        auto deploy = m_fx->engine().deploy(app, {}, core::Actor{});
-        if (!deploy) {
-            qWarning("deploy refused: %s", qPrintable(deploy.error().text()));
-            return {};
-        }
-        return m_fx->waitRetired(deploy->id, 180000);
-    }
+    core::DeployView deploy(const QString &app) { return m_fx->deployRetired(app, 180000); }
 
     // The app's spec with extra lines added; then a deploy of it.
     core::DeployView deployWith(const QString &app, const QString &repo, const QString &extra)

@@ -68,6 +68,18 @@ private Q_SLOTS:
             << u"hello"_s << true << base << spec({}, 256LL << 20, 1, u"staging"_s) << false << QString();
         QTest::newRow("new source repo") << u"hello"_s << true << base << spec(u"https://evil.example/x.git"_s) << true
                                          << u"source repository changes"_s;
+        AppSpec image = base;
+        image.source.repo.clear();
+        image.source.image = u"ghcr.io/acme/web:2"_s;
+        AppSpec otherImage = image;
+        otherImage.source.image = u"docker.io/evil/web:2"_s;
+        QTest::newRow("repo to image") << u"hello"_s << true << base << image << true
+                                       << u"source image changes from https://"_s;
+        QTest::newRow("another image") << u"hello"_s << true << image << otherImage << true
+                                       << u"source image changes from ghcr.io/acme/web:2 to docker.io/evil/web:2"_s;
+        QTest::newRow("same image") << u"hello"_s << true << image << image << false << QString();
+        QTest::newRow("image to repo") << u"hello"_s << true << image << base << true
+                                       << u"source repository changes from ghcr.io/acme/web:2 to "_s;
         QTest::newRow("first deploy has no new repo")
             << u"hello"_s << false << AppSpec() << spec(u"https://x/y.git"_s) << false << QString();
         const AppSpec closed = withEgress(base, AppSpec::Egress::None);

@@ -181,6 +181,9 @@ private Q_SLOTS:
     void scalarsBecomeText();
     void toJsonShape();
     void toJsonRoundTrip();
+    void imageSource_data();
+    void imageSource();
+    void imagePulls();
 };
 
 void TestAppSpec::catalogue_data()
@@ -621,6 +624,83 @@ void TestAppSpec::toJsonRoundTrip()
         QCOMPARE(second->toJson(), first->toJson());
         QCOMPARE(second->run.memoryBytes, first->run.memoryBytes);
     }
+}
+
+void TestAppSpec::imageSource_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QString>("where");
+    QTest::addColumn<QString>("message");
+    const QByteArray head = "name: web\nsource:\n  image: nginx:1.27\n";
+    QTest::newRow("image and repo") << head + "  repo: https://git.example.com/a/b.git\n"
+                                    << u"source.repo"_s << u"a source is a git repository or an image, not both"_s;
+    QTest::newRow("ref") << head + "  ref: main\n" << u"source.ref"_s << u"an image source has no ref"_s;
+    QTest::newRow("connection") << head + "  connection: gh\n"
+                                << u"source.connection"_s << u"an image source has no connection"_s;
+    QTest::newRow("autodeploy") << head + "  autodeploy: push\n"
+                                << u"source.autodeploy"_s << u"an image source has no autodeploy"_s;
+    QTest::newRow("build") << head + "build:\n  dockerfile: Dockerfile\n"
+                           << u"build"_s << u"an image source is deployed as it is, not built"_s;
+    QTest::newRow("preview") << head + "preview:\n  ttl: 1d\n"
+                             << u"preview"_s << u"previews are built from pull requests; an image source has none"_s;
+    QTest::newRow("pull word") << head + "  pull: sometimes\n"
+                               << u"source.pull"_s << u"expected auto, always or missing, got \"sometimes\""_s;
+    QTest::newRow("pull of a repo") << QByteArray("name: web\nsource:\n  repo: https://git.example.com/a/b.git\n"
+                                                  "  pull: always\n")
+                                    << u"source.pull"_s << u"only an image source is pulled"_s;
+    QTest::newRow("not a reference") << QByteArray("name: web\nsource:\n  image: Nginx Latest\n") << u"source.image"_s
+                                     << u"\"Nginx Latest\" is not an image reference"_s;
+    QTest::newRow("neither") << QByteArray("name: web\nsource:\n  ref: main\n") << u"source.repo"_s
+                             << u"missing required field (the git repository to deploy from, or source.image to "
+                                "deploy an image)"_s;
+}
+
+// source.image: an image deployed as it is; nothing that reads or builds a repository with it.
+void TestAppSpec::imageSource()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QString, where);
+    QFETCH(QString, message);
+    const auto result = parseAppSpec(yaml);
+    QVERIFY(!result);
+    QCOMPARE(result.error().code, ErrorCode::Invalid);
+    QVERIFY2(result.error().where.startsWith(where), qPrintable(result.error().text()));
+    // The message ends with where in the file it was found: "(line 4, column 9)".
+    QVERIFY2(result.error().message == message || result.error().message.startsWith(message + u" (line "_s),
+             qPrintable(result.error().message));
+}
+
+// When a deploy asks the registry: a tag of latest (or none) always, any other tag or a digest
+// only when the engine lacks it, unless source.pull says; JSON keeps it, and reads back the same.
+void TestAppSpec::imagePulls()
+{
+    const auto pulls = [](const QByteArray &image, const QByteArray &pull = {}) -> std::optional<bool> {
+        auto spec = parseAppSpec("name: web\nsource:\n  image: " + image + "\n" +
+                                 (pull.isEmpty() ? QByteArray() : "  pull: " + pull + "\n"));
+        if (!spec)
+            return std::nullopt;
+        return spec->source.pullsAlways();
+    };
+    QCOMPARE(pulls("nginx"), true);
+    QCOMPARE(pulls("nginx:latest"), true);
+    QCOMPARE(pulls("registry.example.com:5000/team/app"), true); // the port is not a tag
+    QCOMPARE(pulls("nginx:1.27"), false);
+    QCOMPARE(pulls("registry.example.com:5000/team/app:2"), false);
+    QCOMPARE(pulls("nginx@sha256:" + QByteArray(64, 'a')), false);
+    QCOMPARE(pulls("nginx:1.27", "always"), true);
+    QCOMPARE(pulls("nginx:latest", "missing"), false);
+    QCOMPARE(pulls("nginx:latest", "auto"), true);
+
+    auto spec = parseAppSpec("name: web\nsource:\n  image: ghcr.io/acme/web:2.1\n  pull: always\nrun:\n  port: 80\n");
+    QVERIFY2(spec, qPrintable(spec ? QString() : spec.error().text()));
+    QVERIFY(spec->source.isImage());
+    QVERIFY(spec->source.repo.isEmpty());
+    const QJsonObject source = spec->toJson().value(u"source"_s).toObject();
+    QCOMPARE(source, QJsonObject({{u"image"_s, u"ghcr.io/acme/web:2.1"_s}, {u"pull"_s, u"always"_s}}));
+    auto again = parseAppSpecJson(QJsonDocument(spec->toJson()).toJson());
+    QVERIFY2(again, qPrintable(again ? QString() : again.error().text()));
+    QCOMPARE(again->source.image, spec->source.image);
+    QCOMPARE(again->source.pull, AppSpec::Source::Pull::Always);
 }
 
 QTEST_GUILESS_MAIN(TestAppSpec)

@@ -257,6 +257,20 @@ private Q_SLOTS:
         QCOMPARE(app->value(u"spec"_s).toObject().value(u"source"_s).toObject().value(u"repo"_s).toString(),
                  u"https://git.example/formapp.git"_s);
 
+        // From an image: what the form can tell at once, then an app whose spec names the image.
+        creator.createFromImage(u"imageapp"_s, u" "_s, 0, false);
+        QCOMPARE(creator.errorField(), u"source.image"_s);
+        creator.createFromImage(u"imageapp"_s, u"Not An Image"_s, 0, false);
+        QTRY_VERIFY(!creator.isBusy());
+        QVERIFY2(creator.errorField().startsWith(u"source.image"_s), qPrintable(creator.error()));
+        creator.createFromImage(u"imageapp"_s, u"ghcr.io/acme/web:2.1"_s, 8080, false);
+        QTRY_COMPARE(created.size(), 2);
+        QCOMPARE(created.last().at(0).toString(), u"imageapp"_s);
+        auto imageApp = test::awaitObject([&](auto done) { m_session->app(u"imageapp"_s, done); });
+        QVERIFY2(imageApp, qPrintable(imageApp ? QString() : imageApp.error().text()));
+        QCOMPARE(imageApp->value(u"spec"_s).toObject().value(u"source"_s).toObject(),
+                 QJsonObject({{u"image"_s, u"ghcr.io/acme/web:2.1"_s}, {u"pull"_s, u"auto"_s}}));
+
         // From a file: a spec with a mistake names the file and the field; then a good one.
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
@@ -279,7 +293,7 @@ private Q_SLOTS:
         g.write(appSpec(u"fileapp"_s));
         g.close();
         creator.createFromFile(good, false);
-        QTRY_COMPARE(created.size(), 2);
+        QTRY_COMPARE(created.size(), 3);
         QCOMPARE(created.last().at(1).toBool(), false);
         QTRY_VERIFY(model.rowOf(u"fileapp"_s) >= 0);
         QCOMPARE(cell(model, u"fileapp"_s, AppsModel::LastDeployIdRole), QString());

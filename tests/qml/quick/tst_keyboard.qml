@@ -247,10 +247,14 @@ Item {
             tryCompare(dialog, "opened", true);
             tryCompare(named("nameField", dialog.contentItem), "activeFocus", true);
             walked(walkTab(window), ["nameField", "repoField", "refField", "portField", "deployNow", "createButton",
-                                     "repositoryTab", "specFileTab"]);
+                                     "repositoryTab", "specFileTab", "imageTab"]);
             dialog.mode = 1;
             named("fileField", dialog.contentItem).forceActiveFocus();
             walked(walkTab(window), ["fileField", "deployNow", "createButton"]);
+            // From an image: the image in place of the repository and its ref.
+            dialog.mode = 2;
+            named("nameField", dialog.contentItem).forceActiveFocus();
+            walked(walkTab(window), ["nameField", "imageField", "portField", "deployNow", "createButton"]);
         }
 
         function test_firstStart() {

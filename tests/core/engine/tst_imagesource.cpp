@@ -1,0 +1,213 @@
+// Apps deployed from an image (source.image) through the engine on the real Docker engine, with
+// a real registry on loopback (Debian's docker-registry): pulled and served, a new push to the
+// tag deployed by the next deploy, the engine's copy used for a pinned tag when the registry is
+// gone, a missing image said of source.image, and nothing left behind.
+#include "tests/adapters/docker/dockerharness.h"
+#include "tests/core/engine/enginefixture.h"
+#include "tests/support/component.h"
+#include "tests/support/registry.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QScopeGuard>
+#include <QTemporaryDir>
+#include <QTest>
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+using namespace pando;
+using pando::test::DockerHarness;
+using pando::test::EngineFixture;
+using pando::test::GitFixture;
+using pando::test::httpGet;
+using pando::test::ImageRegistry;
+
+class TestImageSource : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<EngineFixture> m_fx;
+    ImageRegistry m_registry;
+    QStringList m_localTags; // tags this test put on the engine, removed at the end
+
+    QString image(const QString &tagged) const { return m_registry.host() + u"/team/"_s + tagged; }
+
+    // Builds an image serving body on 8080 and pushes it to the registry as reference, then
+    // leaves the engine without that tag (as on a machine that never pulled it).
+    bool publish(const QString &reference, const QByteArray &body)
+    {
+        QTemporaryDir dir;
+        QFile dockerfile(dir.filePath(u"Dockerfile"_s));
+        const QByteArray text = "FROM pando/busybox:latest\nRUN echo '" + body +
+                                "' > /www/index.html\nEXPOSE 8080\n"
+                                "CMD [\"/bin/httpd\", \"-f\", \"-p\", \"8080\", \"-h\", \"/www\"]\n";
+        if (!dockerfile.open(QIODevice::WriteOnly) || dockerfile.write(text) != text.size())
+            return false;
+        dockerfile.close();
+        adapters::BuildRequest request;
+        request.contextDir = dir.path();
+        request.tag = reference;
+        request.labels = {{u"dev.pando.test"_s, u"imagesource"_s}};
+        auto built = m_fx->docker().build(request, CancelToken(), {});
+        if (!built) {
+            qWarning("%s", qPrintable(built.error().text()));
+            return false;
+        }
+        adapters::dockerapi::Request push;
+        push.method = "POST";
+        push.path = u"/images/"_s + reference.section(u':', 0, -2) + u"/push"_s;
+        push.addQuery(u"tag"_s, reference.section(u':', -1));
+        push.headers.append({"X-Registry-Auth", QByteArray("{}").toBase64()});
+        push.timeoutMs = 60000;
+        auto pushed = m_fx->docker().client().call(push);
+        if (!pushed || pushed->body.contains("\"error\"")) {
+            qWarning("push: %s", pushed ? pushed->body.constData() : qPrintable(pushed.error().text()));
+            return false;
+        }
+        return bool(m_fx->docker().removeImage(reference));
+    }
+
+    core::DeployView deploy(const QString &app) { return m_fx->deployRetired(app, 120000); }
+
+    QByteArray served(const QString &app)
+    {
+        auto view = m_fx->engine().app(app);
+        return view ? httpGet(QUrl(view->url), 5000).body.trimmed() : QByteArray();
+    }
+
+    static QByteArray spec(const QString &app, const QString &image, const QString &extra = {})
+    {
+        return u"name: %1\nsource:\n  image: %2\n%3run:\n  resources: { memory: 64Mi }\nhealth:\n  timeout: 20s\n"_s
+            .arg(app, image, extra)
+            .toUtf8();
+    }
+
+    static QString stepDetail(const core::DeployView &view, const QString &name)
+    {
+        for (const auto &step : view.steps)
+            if (step.name == name)
+                return step.detail;
+        return u"(no step %1)"_s.arg(name);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QString why;
+        PANDO_REQUIRE_COMPONENT(DockerHarness::available(&why), u"Docker Engine: "_s + why);
+        PANDO_REQUIRE_COMPONENT(GitFixture::gitAvailable(), u"git"_s);
+        PANDO_REQUIRE_COMPONENT(ImageRegistry::available(&why), why);
+        auto base = DockerHarness::ensureBaseImage();
+        QVERIFY2(base, qPrintable(base ? QString() : base.error().text()));
+        QVERIFY2(m_registry.start(), qPrintable(m_registry.error()));
+        m_fx = std::make_unique<EngineFixture>();
+        QVERIFY(m_fx->start());
+        QVERIFY(publish(image(u"web:latest"_s), "v1"));
+        QVERIFY(publish(image(u"web:1"_s), "pinned one"));
+    }
+
+    void cleanupTestCase()
+    {
+        if (!m_fx)
+            return;
+        for (const QString &app : {u"web"_s, u"pinned"_s, u"absent"_s})
+            if (m_fx->engine().app(app))
+                QVERIFY2(m_fx->engine().removeApp(app, core::Actor{}), qPrintable(app));
+        for (const QString &app : {u"web"_s, u"pinned"_s, u"absent"_s})
+            QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(app), 60000);
+        for (const QString &tag : std::as_const(m_localTags))
+            QVERIFY2(m_fx->docker().removeImage(tag), qPrintable(tag));
+        m_fx->cleanDocker();
+        m_fx.reset();
+    }
+
+    // A tag of latest is asked of the registry at every deploy: what was pushed last serves.
+    void latestIsPulledAtEveryDeploy()
+    {
+        auto created = m_fx->engine().createApp(spec(u"web"_s, image(u"web:latest"_s)), core::Actor{});
+        QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
+        const core::DeployView first = deploy(u"web"_s);
+        QVERIFY2(first.record.status == core::DeployStatus::Succeeded,
+                 qPrintable(first.record.failedStep + u": "_s + first.record.error));
+        QCOMPARE(served(u"web"_s), QByteArray("v1"));
+        QCOMPARE(first.record.port, 8080); // the image's EXPOSE
+        QCOMPARE(stepDetail(first, u"fetch"_s),
+                 u"image %1, asked of its registry at the build"_s.arg(image(u"web:latest"_s)));
+        QCOMPARE(stepDetail(first, u"detect"_s), u"(no step detect)"_s); // nothing to detect in an image
+        QVERIFY2(stepDetail(first, u"build"_s).startsWith(image(u"web:latest"_s) + u" as sha256:"_s),
+                 qPrintable(stepDetail(first, u"build"_s)));
+        QCOMPARE(first.record.commit, first.record.imageId);
+        QCOMPARE(first.record.ref, image(u"web:latest"_s));
+        // A ref is a repository's: refused, saying what to do instead.
+        auto withRef = m_fx->engine().deploy(u"web"_s, u"v2"_s, core::Actor{});
+        QVERIFY(!withRef);
+        QCOMPARE(withRef.error().where, u"ref"_s);
+        QVERIFY2(withRef.error().message.contains("which has no ref"_L1), qPrintable(withRef.error().text()));
+        // The deployed image is the install's, with its labels: removed with the app.
+        auto images = m_fx->docker().images(m_fx->installLabels());
+        QVERIFY(images);
+        QVERIFY(std::any_of(images->cbegin(), images->cend(),
+                            [&first](const adapters::ImageInfo &i) { return i.id == first.record.imageId; }));
+
+        QVERIFY(publish(image(u"web:latest"_s), "v2"));
+        const core::DeployView second = deploy(u"web"_s);
+        QVERIFY2(second.record.status == core::DeployStatus::Succeeded, qPrintable(second.record.error));
+        QCOMPARE(served(u"web"_s), QByteArray("v2"));
+        QVERIFY(second.record.imageId != first.record.imageId);
+    }
+
+    // Any other tag is the engine's copy when it has one: with the registry gone, it deploys;
+    // asked to pull always, it fails and says how to use that copy.
+    void pinnedTagUsesTheEnginesCopy()
+    {
+        auto created = m_fx->engine().createApp(spec(u"pinned"_s, image(u"web:1"_s)), core::Actor{});
+        QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
+        QVERIFY(deploy(u"pinned"_s).record.status == core::DeployStatus::Succeeded);
+        QCOMPARE(served(u"pinned"_s), QByteArray("pinned one"));
+
+        // The engine has it as `docker pull` leaves it; the registry stops answering.
+        adapters::dockerapi::Request pull;
+        pull.method = "POST";
+        pull.path = u"/images/create"_s;
+        pull.addQuery(u"fromImage"_s, image(u"web"_s)).addQuery(u"tag"_s, u"1"_s);
+        pull.timeoutMs = 60000;
+        QVERIFY(m_fx->docker().client().call(pull));
+        m_localTags << image(u"web:1"_s);
+        m_registry.stop();
+        const auto restart = qScopeGuard([this] { QVERIFY2(m_registry.start(), qPrintable(m_registry.error())); });
+
+        const core::DeployView offline = deploy(u"pinned"_s);
+        QVERIFY2(offline.record.status == core::DeployStatus::Succeeded,
+                 qPrintable(offline.record.failedStep + u": "_s + offline.record.error));
+        QCOMPARE(stepDetail(offline, u"fetch"_s),
+                 u"image %1, the engine's copy when it has one"_s.arg(image(u"web:1"_s)));
+        QCOMPARE(served(u"pinned"_s), QByteArray("pinned one"));
+
+        auto always = m_fx->engine().updateApp(u"pinned"_s, spec(u"pinned"_s, image(u"web:1"_s), u"  pull: always\n"_s),
+                                               core::Actor{});
+        QVERIFY2(always, qPrintable(always ? QString() : always.error().text()));
+        const core::DeployView refused = deploy(u"pinned"_s);
+        QCOMPARE(refused.record.status, core::DeployStatus::Failed);
+        QCOMPARE(refused.record.failedStep, u"build"_s);
+        QVERIFY2(refused.record.error.startsWith(u"source.image: the image %1"_s.arg(image(u"web:1"_s))),
+                 qPrintable(refused.record.error));
+        QVERIFY2(refused.record.error.contains("source.pull: missing"_L1), qPrintable(refused.record.error));
+        QCOMPARE(served(u"pinned"_s), QByteArray("pinned one")); // the serving version stays
+    }
+
+    void missingImageIsSaidOfTheSpec()
+    {
+        auto created = m_fx->engine().createApp(spec(u"absent"_s, image(u"nothing-here:3"_s)), core::Actor{});
+        QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
+        const core::DeployView view = deploy(u"absent"_s);
+        QCOMPARE(view.record.status, core::DeployStatus::Failed);
+        QCOMPARE(view.record.failedStep, u"build"_s);
+        QVERIFY2(view.record.error.startsWith(
+                     u"source.image: the image %1 is not on the Docker engine"_s.arg(image(u"nothing-here:3"_s))),
+                 qPrintable(view.record.error));
+        QVERIFY2(view.record.error.contains(u"docker pull %1"_s.arg(image(u"nothing-here:3"_s))),
+                 qPrintable(view.record.error));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestImageSource)
+#include "tst_imagesource.moc"
