@@ -10,6 +10,7 @@
 #include "core/deploy/servicestep.h"
 #include "core/deploy/steplog.h"
 #include "core/deploy/steprecorder.h"
+#include "core/detection/registryprobe.h"
 #include "core/state/repositories.h"
 
 #include <QDir>
@@ -253,6 +254,22 @@ Result<StepEnd> fetch(DeployRun &run)
     return StepEnd{QStringLiteral("%1 at %2").arg(run.ref, checkout->commit.left(12))};
 }
 
+namespace {
+
+// What the detect step adds when the repository publishes an image of itself (registryprobe.h):
+// the offer in the log, the image in the step's line.
+QString publishedNote(DeployRun &run)
+{
+    const QList<PublishedImage> published = publishedImages(run.checkoutDir, run.spec.source.repo);
+    if (published.isEmpty())
+        return {};
+    if (run.log)
+        run.log->add(publishedImagesOffer(published));
+    return QStringLiteral("; publishes %1 (source.image can deploy it)").arg(published.first().image);
+}
+
+} // namespace
+
 Result<StepEnd> detect(DeployRun &run)
 {
     auto detected = core::detect(run.spec, run.checkoutDir);
@@ -260,7 +277,8 @@ Result<StepEnd> detect(DeployRun &run)
         return std::unexpected(detected.error());
     run.detection = *detected;
     if (run.detection.builder != u"generated")
-        return StepEnd{QStringLiteral("%1 (%2)").arg(run.detection.dockerfile, run.detection.builder)};
+        return StepEnd{QStringLiteral("%1 (%2)").arg(run.detection.dockerfile, run.detection.builder) +
+                       publishedNote(run)};
     // No Dockerfile: the one written for the stack goes into Pando's own checkout, as a new file
     // (never through a link the repository holds), and the log shows it whole.
     QFile::remove(run.detection.dockerfilePath);
@@ -275,7 +293,8 @@ Result<StepEnd> detect(DeployRun &run)
         for (const QString &line : run.detection.generated.trimmed().split(u'\n'))
             run.log->add(QStringLiteral("  ") + line);
     }
-    return StepEnd{QStringLiteral("no Dockerfile: %1, built with a generated one").arg(run.detection.summary)};
+    return StepEnd{QStringLiteral("no Dockerfile: %1, built with a generated one").arg(run.detection.summary) +
+                   publishedNote(run)};
 }
 
 Result<StepEnd> plan(DeployRun &run)

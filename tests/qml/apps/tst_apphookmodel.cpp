@@ -460,12 +460,18 @@ private Q_SLOTS:
         QCOMPARE(row.data(AppPreviewsModel::CommitRole).toString(), head.left(12));
         QCOMPARE(row.data(AppPreviewsModel::TitleRole).toString(), pull.title);
         QVERIFY2(!row.data(AppPreviewsModel::ExpiresTextRole).toString().isEmpty(), "when the preview goes is said");
-        // Its deploy built the pull request's head.
-        auto preview = test::awaitObject([&](auto done) { m_session->app(u"web-pr-3"_s, done); });
-        VERIFY_OK(preview);
+        // Its deploy built the pull request's head. The preview app exists a moment before its
+        // deploy is queued: read again until it names one (a loaded machine showed the gap).
         QTRY_VERIFY_WITH_TIMEOUT(!previews.index(0).data(AppPreviewsModel::StatusTextRole).toString().isEmpty(), 20000);
-        const QString deployId = preview->value(u"last_deploy"_s).toObject().value(u"id"_s).toString();
-        QVERIFY(!deployId.isEmpty());
+        QString deployId;
+        QTRY_VERIFY_WITH_TIMEOUT(!(deployId = test::awaitObject([&](auto done) { m_session->app(u"web-pr-3"_s, done); })
+                                                  .value_or(QJsonObject())
+                                                  .value(u"last_deploy"_s)
+                                                  .toObject()
+                                                  .value(u"id"_s)
+                                                  .toString())
+                                      .isEmpty(),
+                                 20000);
         auto deploy = test::awaitObject([&](auto done) { m_session->deployDetail(deployId, done); });
         VERIFY_OK(deploy);
         QCOMPARE(deploy->value(u"commit"_s).toString(), head);
