@@ -4,10 +4,11 @@
 //
 // The context goes to POST /build as a tar, without its .git and what its .dockerignore excludes.
 // By default the engine builds with BuildKit (version=2), as `docker build` does since Docker 23:
-// RUN --mount (cache, bind, tmpfs), heredoc-free `docker init` Dockerfiles and parallel stages
-// work, and base images are taken from the engine's own image store first. BuildKit's progress
-// (buildkittrace.h) is said as `docker build --progress=plain` says it. An engine that cannot
-// build with BuildKit builds with the classic builder instead, and says so in the output.
+// RUN --mount (cache, bind, tmpfs), what `docker init` writes and parallel stages work, and base
+// images are taken from the engine's own image store first (pulled only when it lacks them, or
+// always with BuildRequest::pull). BuildKit's progress (buildkittrace.h) is said as
+// `docker build --progress=plain` says it. An engine that cannot build with BuildKit builds with
+// the classic builder instead, and says so in the output.
 //
 // A Dockerfile's `# syntax=` directive names a frontend image that BuildKit would pull. When that
 // image is docker/dockerfile (Docker's own) and the engine does not have it, the line is left out
