@@ -1,5 +1,6 @@
 #include "core/detection/registryprobe.h"
 
+#include "core/spec/specrules.h"
 #include "core/spec/yamlreader.h"
 
 #include <QDir>
@@ -82,9 +83,7 @@ QString imageRepository(QString reference)
     const qsizetype slash = reference.lastIndexOf(u'/');
     if (const qsizetype colon = reference.lastIndexOf(u':'); colon > slash)
         reference.truncate(colon);
-    static const QRegularExpression repository(
-        uR"(^(?:[A-Za-z0-9.-]+(?::[0-9]{1,5})?/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*\z)"_s);
-    return repository.match(reference).hasMatch() ? reference : QString();
+    return detail::checkImageReference(reference, {}) ? reference : QString();
 }
 
 // Scalars of a node that holds one value, a list of them, or a block of lines (tags: | …).

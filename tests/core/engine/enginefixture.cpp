@@ -53,6 +53,14 @@ GitFiles helloApp(const QByteArray &content, const QByteArray &extraDockerfileLi
     return files;
 }
 
+QString stepDetail(const core::DeployView &view, const QString &name)
+{
+    for (const auto &step : view.steps)
+        if (step.name == name)
+            return step.detail;
+    return QStringLiteral("(no step %1)").arg(name);
+}
+
 QByteArray helloSpec(const QString &name, const QString &repoUrl, const QString &extra)
 {
     return QStringLiteral("name: %1\nsource:\n  repo: %2\n  ref: main\nrun:\n  port: 8080\n"

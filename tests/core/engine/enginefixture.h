@@ -25,6 +25,9 @@ struct HttpAnswer {
 // One GET over a fresh connection (what a browser or curl does after a keep-alive ends).
 HttpAnswer httpGet(const QUrl &url, int timeoutMs = 3000);
 
+// The detail of a deploy's step by name, or "(no step NAME)" when the deploy has none.
+QString stepDetail(const core::DeployView &view, const QString &name);
+
 // The files of a small app: busybox httpd serving www/index.html = content.
 GitFiles helloApp(const QByteArray &content, const QByteArray &extraDockerfileLines = {});
 QByteArray helloSpec(const QString &name, const QString &repoUrl, const QString &extra = {});

@@ -133,14 +133,6 @@ class TestAppCorpus : public QObject {
         return answer.body.trimmed();
     }
 
-    static QString stepDetail(const core::DeployView &view, const QString &name)
-    {
-        for (const auto &step : view.steps)
-            if (step.name == name)
-                return step.detail;
-        return u"(no step %1)"_s.arg(name);
-    }
-
     // The build step's output of a deploy.
     QStringList buildLog(const core::DeployView &view)
     {
@@ -305,10 +297,10 @@ private Q_SLOTS:
         QVERIFY2(view.record.status == core::DeployStatus::Succeeded, qPrintable(view.record.error));
         QCOMPARE(view.record.port, 80);
         // Its workflow publishes an image: the detect step offers it (registryprobe).
-        QVERIFY2(stepDetail(view, u"detect"_s)
+        QVERIFY2(test::stepDetail(view, u"detect"_s)
                      .endsWith(u"; publishes ghcr.io/portfolio-site/web (source.image can "
                                "deploy it)"_s),
-                 qPrintable(stepDetail(view, u"detect"_s)));
+                 qPrintable(test::stepDetail(view, u"detect"_s)));
         QVERIFY(page(u"static-nginx"_s).contains("<h1>Portfolio</h1>"));
         int status = 0;
         QVERIFY(page(u"static-nginx"_s, u"/css/site.css"_s, &status).contains("sans-serif"));

@@ -81,14 +81,6 @@ class TestImageSource : public QObject {
             .toUtf8();
     }
 
-    static QString stepDetail(const core::DeployView &view, const QString &name)
-    {
-        for (const auto &step : view.steps)
-            if (step.name == name)
-                return step.detail;
-        return u"(no step %1)"_s.arg(name);
-    }
-
 private Q_SLOTS:
     void initTestCase()
     {
@@ -130,11 +122,11 @@ private Q_SLOTS:
                  qPrintable(first.record.failedStep + u": "_s + first.record.error));
         QCOMPARE(served(u"web"_s), QByteArray("v1"));
         QCOMPARE(first.record.port, 8080); // the image's EXPOSE
-        QCOMPARE(stepDetail(first, u"fetch"_s),
+        QCOMPARE(test::stepDetail(first, u"fetch"_s),
                  u"image %1, asked of its registry at the build"_s.arg(image(u"web:latest"_s)));
-        QCOMPARE(stepDetail(first, u"detect"_s), u"(no step detect)"_s); // nothing to detect in an image
-        QVERIFY2(stepDetail(first, u"build"_s).startsWith(image(u"web:latest"_s) + u" as sha256:"_s),
-                 qPrintable(stepDetail(first, u"build"_s)));
+        QCOMPARE(test::stepDetail(first, u"detect"_s), u"(no step detect)"_s); // nothing to detect in an image
+        QVERIFY2(test::stepDetail(first, u"build"_s).startsWith(image(u"web:latest"_s) + u" as sha256:"_s),
+                 qPrintable(test::stepDetail(first, u"build"_s)));
         QCOMPARE(first.record.commit, first.record.imageId);
         QCOMPARE(first.record.ref, image(u"web:latest"_s));
         // A ref is a repository's: refused, saying what to do instead.
@@ -178,7 +170,7 @@ private Q_SLOTS:
         const core::DeployView offline = deploy(u"pinned"_s);
         QVERIFY2(offline.record.status == core::DeployStatus::Succeeded,
                  qPrintable(offline.record.failedStep + u": "_s + offline.record.error));
-        QCOMPARE(stepDetail(offline, u"fetch"_s),
+        QCOMPARE(test::stepDetail(offline, u"fetch"_s),
                  u"image %1, the engine's copy when it has one"_s.arg(image(u"web:1"_s)));
         QCOMPARE(served(u"pinned"_s), QByteArray("pinned one"));
 
