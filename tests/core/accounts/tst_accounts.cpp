@@ -539,7 +539,12 @@ private Q_SLOTS:
     void loginTimingTellsNoNames()
     {
         // The real argon2id: an unknown name must cost what a wrong password costs (a dummy hash
-        // is checked), or the answer's time tells which names exist.
+        // is checked), or the answer's time tells which names exist. The throttle is out of the
+        // way: a locked account answers at once, with its own message.
+        AccountOptions options;
+        options.perAccount.freeFailures = 100;
+        options.perAddress.freeFailures = 100;
+        makeService(options);
         populate();
         auto timed = [this](const QString &name, int i) {
             QElapsedTimer timer;
@@ -548,8 +553,10 @@ private Q_SLOTS:
             const qint64 ns = timer.nsecsElapsed();
             return ok ? -1 : ns;
         };
-        // Seven of each, interleaved: the medians hold while other work shares the processors
-        // (three let one slow moment decide).
+        // Seven of each, interleaved, compared by their fastest: other work sharing the processors
+        // only ever adds time (under load one argon2 check takes 20 or 45 ms by how it is
+        // scheduled), so the fastest try is what the check itself costs. Without the dummy hash an
+        // unknown name answers in well under a millisecond against 20 ms.
         constexpr int Tries = 7;
         QList<qint64> unknown, wrong;
         for (int i = 0; i < Tries; ++i) {
@@ -558,13 +565,12 @@ private Q_SLOTS:
         }
         std::sort(unknown.begin(), unknown.end());
         std::sort(wrong.begin(), wrong.end());
-        const qint64 unknownMedian = unknown[Tries / 2];
-        const qint64 wrongMedian = wrong[Tries / 2];
-        const double ratio = double(unknownMedian) / double(std::max<qint64>(1, wrongMedian));
         QVERIFY2(unknown[0] > 0 && wrong[0] > 0, "every attempt failed as it should");
-        QVERIFY2(ratio > 0.5 && ratio < 2.0,
-                 qPrintable(u"median unknown user %1 µs, wrong password %2 µs"_s.arg(unknownMedian / 1000)
-                                .arg(wrongMedian / 1000)));
+        const double ratio = double(unknown[0]) / double(wrong[0]);
+        QVERIFY2(
+            ratio > 0.5 && ratio < 2.0,
+            qPrintable(
+                u"fastest unknown user %1 µs, wrong password %2 µs"_s.arg(unknown[0] / 1000).arg(wrong[0] / 1000)));
     }
 
     void theFirstUserIsAnAdministrator()
