@@ -2557,6 +2557,22 @@
         <source>Authorize in browser…</source>
         <translation>Im Browser autorisieren…</translation>
     </message>
+    <message>
+        <source>Image to read, e.g. ghcr.io/acme/api:1.4 (empty: the login alone)</source>
+        <translation>Zu lesendes Image, z. B. ghcr.io/acme/api:1.4 (leer: nur die Anmeldung)</translation>
+    </message>
+    <message>
+        <source>Image to test the connection on</source>
+        <translation>Image, an dem die Verbindung getestet wird</translation>
+    </message>
+    <message>
+        <source>https://ghcr.io</source>
+        <translation>https://ghcr.io</translation>
+    </message>
+    <message>
+        <source>docker login&apos;s user name</source>
+        <translation>Benutzername für docker login</translation>
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -4142,6 +4158,14 @@
     <message>
         <source>Stopped waiting for the forge; nothing changed.</source>
         <translation>Warten auf die Forge beendet; nichts wurde geändert.</translation>
+    </message>
+    <message>
+        <source>The registry of %1 accepts its login.</source>
+        <translation>Die Registry von %1 nimmt die Anmeldung an.</translation>
+    </message>
+    <message>
+        <source>%1 reads %2 (%3).</source>
+        <translation>%1 liest %2 (%3).</translation>
     </message>
 </context>
 <context>

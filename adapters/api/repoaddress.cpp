@@ -10,9 +10,12 @@ namespace pando::adapters {
 namespace {
 
 constexpr std::pair<ForgeKind, const char16_t *> KindNames[] = {
-    {ForgeKind::Generic, u"generic"}, {ForgeKind::GitHub, u"github"},       {ForgeKind::GitLab, u"gitlab"},
-    {ForgeKind::Gitea, u"gitea"},     {ForgeKind::Bitbucket, u"bitbucket"}, {ForgeKind::AzureDevOps, u"azure-devops"},
+    {ForgeKind::Generic, u"generic"},   {ForgeKind::GitHub, u"github"},       {ForgeKind::GitLab, u"gitlab"},
+    {ForgeKind::Gitea, u"gitea"},       {ForgeKind::Bitbucket, u"bitbucket"}, {ForgeKind::AzureDevOps, u"azure-devops"},
+    {ForgeKind::Registry, u"registry"},
 };
+
+const QString DockerHub = u"docker.io"_s;
 
 const QString AzureHost = u"dev.azure.com"_s;
 
@@ -86,13 +89,18 @@ QStringList forgeKindNames()
     return names;
 }
 
+bool hasForgeApi(ForgeKind kind)
+{
+    return kind != ForgeKind::Generic && kind != ForgeKind::Registry;
+}
+
 Result<ForgeKind> parseForgeKind(const QString &name)
 {
     for (const auto &[kind, known] : KindNames) {
         if (name == QStringView(known))
             return kind;
     }
-    return std::unexpected(Error{ErrorCode::Invalid, u"\"%1\" is not a kind of forge Pando connects to"_s.arg(name),
+    return std::unexpected(Error{ErrorCode::Invalid, u"\"%1\" is not a kind of host Pando connects to"_s.arg(name),
                                  u"kind"_s, u"use one of: "_s + forgeKindNames().join(u", "_s)});
 }
 
@@ -186,8 +194,59 @@ Status checkForgeScope(const ForgeScope &scope)
     return {};
 }
 
+Result<RepoAddress> parseImageAddress(const QString &reference)
+{
+    QString name = reference.section(u'@', 0, 0);
+    if (const qsizetype colon = name.lastIndexOf(u':'); colon > name.lastIndexOf(u'/'))
+        name.truncate(colon);
+    QStringList path = name.split(u'/');
+    RepoAddress address;
+    address.transport = RepoAddress::Transport::Registry;
+    const QString first = path.first();
+    if (path.size() > 1 && (first.contains(u'.') || first.contains(u':') || first == u"localhost"_s)) {
+        path.removeFirst();
+        const QUrl authority(u"//"_s + first);
+        address.host = authority.host().toLower();
+        address.port = authority.port(-1);
+        if (address.host == u"index.docker.io"_s || address.host == u"registry-1.docker.io"_s)
+            address.host = DockerHub;
+    } else {
+        address.host = DockerHub;
+    }
+    if (address.host == DockerHub && path.size() == 1)
+        path.prepend(u"library"_s);
+    if (address.host.isEmpty() || path.contains(QString()))
+        return std::unexpected(Error{ErrorCode::Invalid,
+                                     u"\"%1\" is not an image reference with a repository"_s.arg(reference),
+                                     u"source.image"_s, u"write REGISTRY/NAME:TAG, e.g. ghcr.io/acme/api:1.4"_s});
+    address.path = path;
+    return address;
+}
+
+QString registryServer(const ForgeScope &scope)
+{
+    const QUrl base(scope.baseUrl);
+    const QString host = base.host().toLower();
+    if (host == DockerHub || host == u"index.docker.io"_s || host == u"registry-1.docker.io"_s)
+        return u"https://index.docker.io/v1/"_s;
+    return base.port(-1) < 0 ? host : u"%1:%2"_s.arg(host).arg(base.port());
+}
+
 int coverage(const ForgeScope &scope, bool tokenAuth, const RepoAddress &address)
 {
+    const bool image = address.transport == RepoAddress::Transport::Registry;
+    if (image != (scope.kind == ForgeKind::Registry))
+        return -1;
+    if (image) {
+        // A reference names no scheme (the engine's settings decide it): it is read as the
+        // scope's, so the host, the port (none: the scheme's default) and the owner decide.
+        RepoAddress web = address;
+        web.transport = QUrl(scope.baseUrl).scheme().toLower() == u"http"_s ? RepoAddress::Transport::Http
+                                                                            : RepoAddress::Transport::Https;
+        ForgeScope generic = scope;
+        generic.kind = ForgeKind::Generic;
+        return coverage(generic, tokenAuth, web);
+    }
     if (address.transport == RepoAddress::Transport::File || tokenAuth != address.isHttp())
         return -1;
     const QUrl base(scope.baseUrl);
@@ -238,6 +297,7 @@ QString defaultTokenUser(ForgeKind kind)
         return u"pat"_s;
     case ForgeKind::Generic:
     case ForgeKind::Gitea:
+    case ForgeKind::Registry:
         break;
     }
     return {};

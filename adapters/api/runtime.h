@@ -57,6 +57,22 @@ struct RuntimeRoom {
     bool reachable = true;       // false: the runtime did not answer (note says why)
 };
 
+// A registry's credential, as docker login takes it. The caller wipes the secret.
+struct RegistryCredential {
+    QString server; // "ghcr.io", "127.0.0.1:5000", Docker Hub's "https://index.docker.io/v1/"
+    QString username;
+    QByteArray secret; // the password or token
+    void wipe() { secret.fill('\0'); }
+};
+
+// An image a build pulls, with its registry's credential, before it builds: BuildKit without a
+// client session cannot send credentials itself, so the builder then finds it on the engine.
+struct CredentialedPull {
+    QString image;
+    RegistryCredential credential;
+    bool always = true; // false: not when the engine has the image
+};
+
 struct BuildRequest {
     QString runtime;    // the runtime kind to build for ("docker", "incus"); empty: the default
     QString contextDir; // a directory on this host; sent minus .git and what its .dockerignore excludes
@@ -65,6 +81,9 @@ struct BuildRequest {
     Labels labels;
     QMap<QString, QString> buildArgs;
     bool pull = false; // ask the registry for FROM's images even when the engine has them
+    // Pulled first, each with its credential (whatever pull says); the build then takes the
+    // engine's copies of them and does not ask their registries again.
+    QList<CredentialedPull> pullFirst;
     // Called, when set, once the build ended (made an image or not), for each image it made that
     // the built image does not keep: another stage's steps, and a failed build's finished steps.
     // The builder keeps them as its cache, and they are nobody's to remove: Docker's classic
@@ -214,6 +233,14 @@ public:
     virtual Result<QString> build(const BuildRequest &request, const CancelToken &cancel,
                                   const std::function<void(const QString &line)> &progress) = 0;
     // Creates and starts a container; returns its id. On failure nothing is left behind.
+    // Whether credential reads image on its registry, asked as a pull would ask: the manifest's
+    // digest ("sha256:…") without pulling; with no image, whether the registry takes the login
+    // ("login accepted"). Unauthorized when the registry refuses it.
+    virtual Result<QString> checkRegistry(const QString & /*image*/, const RegistryCredential & /*credential*/,
+                                          const CancelToken & /*cancel*/)
+    {
+        return fail(ErrorCode::Unavailable, QStringLiteral("this runtime pulls no images"), QStringLiteral("runtime"));
+    }
     virtual Result<QString> run(const ContainerSpec &spec) = 0;
     virtual Result<ContainerInfo> inspect(const QString &id) = 0;
     // Containers (running or not) carrying every label in filter.

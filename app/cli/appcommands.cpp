@@ -194,12 +194,11 @@ void showApp(Cli &cli)
             lines.append({QStringLiteral("access"),
                           QStringLiteral("people signed in to Pando who may read it (route.auth: pando)")});
         const QString through = str(r.json, "source_connection");
-        lines.append(
-            {QStringLiteral("source"),
-             source.contains(QStringLiteral("image"))
-                 ? QStringLiteral("image %1 (pull: %2)").arg(str(source, "image"), str(source, "pull"))
-                 : str(source, "repo") + QStringLiteral(" @ ") + str(source, "ref") +
-                       (through.isEmpty() ? QString() : QStringLiteral(" (through connection %1)").arg(through))});
+        lines.append({QStringLiteral("source"),
+                      (source.contains(QStringLiteral("image"))
+                           ? QStringLiteral("image %1 (pull: %2)").arg(str(source, "image"), str(source, "pull"))
+                           : str(source, "repo") + QStringLiteral(" @ ") + str(source, "ref")) +
+                          (through.isEmpty() ? QString() : QStringLiteral(" (through connection %1)").arg(through))});
         QStringList volumes;
         for (const QJsonValue value :
              spec.value(QStringLiteral("run")).toObject().value(QStringLiteral("volumes")).toArray()) {

@@ -1,5 +1,6 @@
 // `pando connections`: the install's source connections, the forges and credentials that read
-// private repositories (docs/user-guide.md, "Private repositories"). A token is read like a
+// private repositories (docs/user-guide.md, "Private repositories"), and the registry logins that
+// pull private images ("Private images"). A token is read like a
 // secret (standard input, a prompt without echo, or --from-file), a deploy key from its file;
 // neither ever comes back.
 
@@ -296,18 +297,48 @@ void removeConnection(Cli &cli)
     }));
 }
 
+void testRegistry(Cli &cli, const QString &name, const QString &image)
+{
+    if (!cli.args().arguments.value(2).isEmpty())
+        return cli.failWith(Error{ErrorCode::Invalid, QStringLiteral("an image's tag or digest goes in its reference"),
+                                  cli.args().arguments.value(2),
+                                  QStringLiteral("pando connections test %1 IMAGE:TAG").arg(name)});
+    printStatus(image.isEmpty() ? QStringLiteral("logging in to the registry of %1…").arg(name)
+                                : QStringLiteral("reading %1 through %2…").arg(image, name));
+    cli.api().testRegistryConnection(name, image, cli.handle([&cli, name, image](const client::ApiResponse &r) {
+        if (cli.args().json)
+            printJson(r.json);
+        else if (image.isEmpty())
+            printOut(QStringLiteral("connection %1: the registry accepts its login").arg(name));
+        else
+            printOut(QStringLiteral("connection %1 reads %2: %3").arg(name, image, str(r.json, "digest")));
+        cli.finish(ExitOk);
+    }));
+}
+
 void testConnection(Cli &cli)
 {
     const QString name = cli.args().arguments.value(0);
-    const QString repo = cli.args().arguments.value(1);
-    const QString ref = cli.args().arguments.value(2);
-    printStatus(QStringLiteral("reading %1 through %2…").arg(repo, name));
-    cli.api().testSourceConnection(name, repo, ref, cli.handle([&cli, name, repo](const client::ApiResponse &r) {
-        if (cli.args().json)
-            printJson(r.json);
-        else
-            printOut(QStringLiteral("connection %1 reads %2: %3").arg(name, repo, shortCommit(str(r.json, "commit"))));
-        cli.finish(ExitOk);
+    const QString target = cli.args().arguments.value(1);
+    // A registry reads images, a forge repositories: the connection's kind says which was given.
+    cli.api().sourceConnection(name, cli.handle([&cli, name, target](const client::ApiResponse &c) {
+        if (str(c.json, "kind") == QLatin1String("registry"))
+            return testRegistry(cli, name, target);
+        if (target.isEmpty())
+            return cli.failWith(Error{ErrorCode::Invalid, QStringLiteral("name the repository to read through it"),
+                                      QStringLiteral("connections test"),
+                                      QStringLiteral("pando connections test %1 REPO [REF]").arg(name)});
+        const QString ref = cli.args().arguments.value(2);
+        printStatus(QStringLiteral("reading %1 through %2…").arg(target, name));
+        cli.api().testSourceConnection(name, target, ref,
+                                       cli.handle([&cli, name, target](const client::ApiResponse &r) {
+                                           if (cli.args().json)
+                                               printJson(r.json);
+                                           else
+                                               printOut(QStringLiteral("connection %1 reads %2: %3")
+                                                            .arg(name, target, shortCommit(str(r.json, "commit"))));
+                                           cli.finish(ExitOk);
+                                       }));
     }));
 }
 
@@ -387,7 +418,8 @@ constexpr CommandDef ConnectionTable[] = {
        {&flags::OAuthClient},
        {&flags::CallbackPort},
        {&flags::NoBrowser}}},
-     "add a connection: a forge and a token, deploy key, GitHub App or OAuth app that reads its private repositories",
+     "add a connection: a forge and a token, deploy key, GitHub App or OAuth app that reads its private repositories, "
+     "or an image registry's login",
      &addConnection,
      Needs::Token,
      nullptr,
@@ -396,6 +428,8 @@ constexpr CommandDef ConnectionTable[] = {
      "--installation and --app-key (its tokens are made as needed and last an hour); an OAuth application\n"
      "from --oauth-client with its client secret read like a token: the forge's page opens in a browser,\n"
      "and the forge sends it back to 127.0.0.1 (--callback-port), where this command waits for it.\n"
+     "A registry (--kind registry --url https://ghcr.io) takes docker login's user as --token-user and\n"
+     "its password or token like a token; apps whose source.image it covers are pulled with it.\n"
      "Administrators only.\n"
      "Apps whose repository it covers read through it from their next create or update\n"
      "(docs/user-guide.md)."},
@@ -409,12 +443,16 @@ constexpr CommandDef ConnectionTable[] = {
      &authorizeConnection},
     {"connections",
      "test",
-     "NAME REPO [REF]",
-     2,
+     "NAME [REPO [REF] | IMAGE]",
+     1,
      3,
      {},
-     "read REPO through the connection, as a deploy would",
-     &testConnection},
+     "read REPO (a forge's connection) or IMAGE (a registry's) through the connection, as a deploy would",
+     &testConnection,
+     Needs::Token,
+     nullptr,
+     "A registry connection reads IMAGE's digest through the Docker engine without pulling it; with no\n"
+     "IMAGE it asks the registry whether it takes the login."},
     {"connections",
      "repos",
      "NAME",

@@ -335,6 +335,12 @@ void Api::removeSourceConnection(const QString &name, Callback done) const
     sendEmpty("DELETE", apiPath({u"source-connections"_s, name}), std::move(done));
 }
 
+void Api::testRegistryConnection(const QString &name, const QString &image, Callback done) const
+{
+    sendJson("POST", apiPath({u"source-connections"_s, name, u"test"_s}), QJsonObject{{u"image"_s, image}},
+             std::move(done));
+}
+
 void Api::testSourceConnection(const QString &name, const QString &repo, const QString &ref, Callback done) const
 {
     QJsonObject body{{u"repo"_s, repo}};

@@ -148,6 +148,8 @@ public:
     void completeSourceAuthorization(const QString &state, const QString &code, Callback done) const;
     void removeSourceConnection(const QString &name, Callback done) const;
     void testSourceConnection(const QString &name, const QString &repo, const QString &ref, Callback done) const;
+    // A registry connection's test: image read (empty: the login alone).
+    void testRegistryConnection(const QString &name, const QString &image, Callback done) const;
     // What the connection's forge API shows: {repositories: [...]}, and repo's {branches: [...]}.
     void sourceConnectionRepositories(const QString &name, Callback done) const;
     void sourceConnectionBranches(const QString &name, const QString &repo, Callback done) const;

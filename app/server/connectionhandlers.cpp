@@ -149,18 +149,31 @@ Reply removeConnection(Call &call)
 
 Reply testConnection(Call &call)
 {
-    const QString example = u"{\"repo\": \"https://github.com/acme/api.git\"}"_s;
-    auto body = jsonObjectBody(call.request, {u"repo"_s, u"ref"_s}, example);
+    const QString example =
+        u"{\"repo\": \"https://github.com/acme/api.git\"}, or for a registry {\"image\": \"ghcr.io/acme/api:1\"}"_s;
+    auto body = jsonObjectBody(call.request, {u"repo"_s, u"ref"_s, u"image"_s}, example);
     if (!body)
         return errorReply(body.error());
     auto repo = stringField(*body, u"repo"_s);
     auto ref = stringField(*body, u"ref"_s);
-    if (!repo || !ref)
-        return errorReply(!repo ? repo.error() : ref.error());
+    auto image = stringField(*body, u"image"_s);
+    if (!repo || !ref || !image)
+        return errorReply(!repo ? repo.error() : !ref ? ref.error() : image.error());
+    const QString name = call.args.value(0);
+    if (body->contains(u"image"_s)) {
+        if (body->contains(u"repo"_s) || body->contains(u"ref"_s))
+            return invalid(u"a test reads a repository (repo, ref) or an image (image), not both"_s, u"image"_s,
+                           u"send "_s + example);
+        auto read = call.engine.testRegistryConnection(name, *image, call.actor);
+        if (!read)
+            return errorReply(read.error());
+        QJsonObject answer{{u"connection"_s, name}, {u"image"_s, *image}};
+        answer.insert(image->isEmpty() ? u"login"_s : u"digest"_s, *read);
+        return Reply{200, answer};
+    }
     if (repo->isEmpty())
         return invalid(u"missing required field: the repository to read through the connection"_s, u"repo"_s,
                        u"send "_s + example);
-    const QString name = call.args.value(0);
     auto commit = call.engine.testConnection(name, *repo, *ref, call.actor);
     if (!commit)
         return errorReply(commit.error());

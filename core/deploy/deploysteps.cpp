@@ -1,5 +1,9 @@
 #include "deploysteps.h"
 
+#include "adapters/api/repoaddress.h"
+
+#include <QHostAddress>
+
 #include "core/policy/sourceaccess.h"
 
 #include "core/capacity/capacity.h"
@@ -128,13 +132,36 @@ Status consumeApproval(DeployRun &run)
 
 // A build of an image source that could not have the image: said of source.image, not of the
 // Dockerfile Pando wrote for it. Another failure (the engine gone) stays as it was.
-Error unpulled(const AppSpec::Source &source, Error e)
+Error unpulled(const AppSpec::Source &source, const QString &connection, Error e)
 {
+    if (!connection.isEmpty() && (e.code == ErrorCode::Unauthorized || e.code == ErrorCode::NotFound)) {
+        e.code = ErrorCode::Failed;
+        e.where = QStringLiteral("source.image");
+        e.hint = QStringLiteral("it was pulled through connection %1; pando connections test %1 %2 says what its "
+                                "registry answers")
+                     .arg(connection, source.image);
+        return e;
+    }
     static const QLatin1String baseImage("the base image ");
     if (!e.message.startsWith(baseImage))
         return e;
     e.message = QStringLiteral("the image ") + e.message.mid(baseImage.size());
     e.where = QStringLiteral("source.image");
+    if (e.message.contains(QLatin1String("wants a login"))) {
+        const auto address = adapters::parseImageAddress(source.image);
+        QString registry = QStringLiteral("https://HOST");
+        if (address) {
+            const bool loopback =
+                address->host == QLatin1String("localhost") || QHostAddress(address->host).isLoopback();
+            registry = (loopback ? QStringLiteral("http://") : QStringLiteral("https://")) + address->host +
+                       (address->port < 0 ? QString() : QStringLiteral(":%1").arg(address->port));
+        }
+        e.hint = QStringLiteral("add a connection to its registry that you may use, then update the app: pando "
+                                "connections add NAME --kind registry --url %1 --token-user USER (the password or "
+                                "token on standard input)")
+                     .arg(registry);
+        return e;
+    }
     if (source.pullsAlways())
         e.hint += QStringLiteral("%1source.pull: missing deploys the engine's copy when its registry cannot be asked")
                       .arg(e.hint.isEmpty() ? QString() : QStringLiteral("; "));
@@ -422,6 +449,14 @@ Result<StepEnd> build(DeployRun &run)
     request.labels = run.s.labels();
     request.buildArgs = run.spec.build.args;
     request.pull = run.spec.source.isImage() && run.spec.source.pullsAlways();
+    // A private image: pulled with its registry connection's login before the build (always, or
+    // when the engine does not have it, as source.pull says).
+    if (run.spec.source.isImage() && !run.app.sourceConnection.isEmpty()) {
+        auto login = registryLogin(run.s, run.app.sourceConnection);
+        if (!login)
+            return std::unexpected(login.error());
+        request.pullFirst.append({run.spec.source.image, std::move(*login), request.pull});
+    }
     QList<BuildCacheRecord> leftovers;
     const qint64 startedMs = run.s.clock.nowMs();
     request.leftover = [&leftovers, &deploy, startedMs](const QString &id, qint64 bytes) {
@@ -431,9 +466,13 @@ Result<StepEnd> build(DeployRun &run)
         if (run.log)
             run.log->add(line);
     });
+    for (adapters::CredentialedPull &pulled : request.pullFirst)
+        pulled.credential.wipe();
     keepBuildCache(run.s, deploy.app, deploy.id, leftovers);
     if (!image)
-        return std::unexpected(run.spec.source.isImage() ? unpulled(run.spec.source, image.error()) : image.error());
+        return std::unexpected(run.spec.source.isImage()
+                                   ? unpulled(run.spec.source, run.app.sourceConnection, image.error())
+                                   : image.error());
     deploy.imageId = *image;
     if (run.spec.source.isImage()) {
         deploy.commit = *image; // what the tag named when this deploy pulled it

@@ -89,6 +89,15 @@ Result<adapters::SourceAccess> fetchAccess(const Services &s, bool trusted, cons
     return access;
 }
 
+Result<adapters::RegistryCredential> registryLogin(const Services &s, const QString &connection)
+{
+    if (!s.seal)
+        return fail(ErrorCode::Unavailable, QStringLiteral("the secret store is not open"),
+                    QStringLiteral("source.connection"));
+    return sourceconn::ConnectionStore(s.db, *s.seal, s.clock, s.installationTokens, s.oauthGrants)
+        .registryLogin(connection);
+}
+
 void noteRefusal(const Services &s, const QString &connection, const Error &error)
 {
     if (error.code == ErrorCode::Unauthorized && s.installationTokens && !connection.isEmpty())

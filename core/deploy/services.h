@@ -83,6 +83,8 @@ struct Services {
 // wipes the credential once the fetch is done.
 Result<adapters::SourceAccess> fetchAccess(const Services &s, bool trusted, const policy::AppAccess &settings,
                                            const QString &connection);
+// An image source's registry connection's login, for its pull; the caller wipes it.
+Result<adapters::RegistryCredential> registryLogin(const Services &s, const QString &connection);
 // After a fetch or forge API call through connection failed with error: a refusal of the
 // credential (Unauthorized) drops a GitHub App token held for it, which GitHub revokes with its
 // installation, so the next use mints a new one or says why it cannot.

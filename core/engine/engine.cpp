@@ -237,9 +237,9 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
     made.text = specText;
     made.trusted = trusted;
     made.connection = *connection;
-    made.auditDetail = spec->source.isImage() ? QJsonObject{{QStringLiteral("image"), spec->source.image}}
-                                              : QJsonObject{{QStringLiteral("repo"), spec->source.repo},
-                                                            {QStringLiteral("connection"), *connection}};
+    made.auditDetail = QJsonObject{{spec->source.isImage() ? QStringLiteral("image") : QStringLiteral("repo"),
+                                    spec->source.isImage() ? spec->source.image : spec->source.repo},
+                                   {QStringLiteral("connection"), *connection}};
     return d->createApp(made, actor);
 }
 
@@ -496,12 +496,11 @@ Result<AppView> Engine::reviseSpec(const QString &name, const QByteArray &specTe
         return std::unexpected(marked.error());
     }
     QJsonObject detail = auditDetail;
-    if (spec->source.isImage()) {
+    if (spec->source.isImage())
         detail.insert(QStringLiteral("image"), spec->source.image);
-    } else {
+    else
         detail.insert(QStringLiteral("repo"), spec->source.repo);
-        detail.insert(QStringLiteral("connection"), *connection);
-    }
+    detail.insert(QStringLiteral("connection"), *connection);
     if (previous && previous->source.repo != spec->source.repo)
         detail.insert(QStringLiteral("previous_repo"), previous->source.repo);
     if (previous && previous->source.image != spec->source.image)

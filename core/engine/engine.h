@@ -304,6 +304,11 @@ public:
     // returns the commit; Invalid when the connection does not cover repo, Failed saying why when
     // the forge refused. Either way the outcome is recorded on the connection.
     Result<QString> testConnection(const QString &name, const QString &repo, const QString &ref, const Actor &actor);
+    // Reads image through a registry connection as a pull would (without pulling) and returns its
+    // digest; with no image, asks the registry whether it takes the login ("login accepted").
+    // Invalid when it is a forge's connection or does not cover image; Failed (NotFound for an
+    // image the registry lacks) saying why otherwise. The outcome is recorded on the connection.
+    Result<QString> testRegistryConnection(const QString &name, const QString &image, const Actor &actor);
     // What the connection's forge API shows its token (token connections to GitHub, GitLab, Gitea,
     // Bitbucket and Azure DevOps; Invalid with a hint for a deploy key or a generic host,
     // Unavailable when the install has no forge APIs): the repositories it can see, and the

@@ -3,6 +3,7 @@
 // shows (the repositories its token sees, their branches).
 
 #include "core/engine/engineprivate.h"
+#include "core/spec/specrules.h"
 
 #include <QElapsedTimer>
 
@@ -78,7 +79,11 @@ Result<std::unique_ptr<adapters::ForgeApi>> Engine::Private::forgeApi(const QStr
         return fail(ErrorCode::Invalid,
                     u"connection %1 holds a deploy key, and a forge's API takes a token"_s.arg(name),
                     u"connection/"_s + name, u"add a token connection for the same forge"_s);
-    if (connection->scope.kind == adapters::ForgeKind::Generic)
+    if (connection->scope.kind == adapters::ForgeKind::Registry)
+        return fail(ErrorCode::Invalid,
+                    u"connection %1 is to an image registry, which has no repositories or webhooks"_s.arg(name),
+                    u"connection/"_s + name, u"use a forge's connection"_s);
+    if (!adapters::hasForgeApi(connection->scope.kind))
         return fail(
             ErrorCode::Invalid, u"connection %1 is to a generic git host, which has no API Pando knows"_s.arg(name),
             u"connection/"_s + name, u"add it again with --kind github, gitlab, gitea, bitbucket or azure-devops"_s);
@@ -93,8 +98,9 @@ Result<std::unique_ptr<adapters::ForgeApi>> Engine::Private::forgeApi(const QStr
 
 Result<QString> Engine::Private::chooseConnection(const AppSpec &spec, const Actor &actor)
 {
-    if (spec.source.isImage())
-        return QString(); // connections read repositories
+    // A repository is read through a forge's connection, an image pulled through a registry's.
+    const bool image = spec.source.isImage();
+    const QString &source = image ? spec.source.image : spec.source.repo;
     auto store = connectionStore();
     if (!store)
         return std::unexpected(store.error());
@@ -110,19 +116,30 @@ Result<QString> Engine::Private::chooseConnection(const AppSpec &spec, const Act
                         u"source.connection"_s,
                         u"`pando connections list` shows yours; an administrator grants one with `pando connections "
                         u"grant`"_s);
-        auto address = adapters::parseRepoAddress(spec.source.repo, connection->scope.kind);
+        const bool registry = connection->scope.kind == adapters::ForgeKind::Registry;
+        if (registry != image)
+            return fail(ErrorCode::Invalid,
+                        registry ? u"connection %1 is to an image registry, and source.repo is a repository"_s.arg(name)
+                                 : u"connection %1 is to a forge, and source.image is an image"_s.arg(name),
+                        u"source.connection"_s,
+                        registry ? u"name a forge's connection, or deploy an image with source.image"_s
+                                 : u"name a registry connection (pando connections add NAME --kind registry)"_s);
+        auto address =
+            image ? adapters::parseImageAddress(source) : adapters::parseRepoAddress(source, connection->scope.kind);
         if (!address)
             return std::unexpected(address.error());
         if (adapters::coverage(connection->scope, connection->overHttps(), *address) < 0) {
-            const QString needs = connection->overHttps() ? u"an https:// address"_s : u"an ssh address"_s;
+            const QString needs = image                     ? u"the images of its registry"_s
+                                  : connection->overHttps() ? u"an https:// address below its address"_s
+                                                            : u"an ssh address below its address"_s;
             return fail(ErrorCode::Invalid,
                         u"connection %1 (%2%3) does not cover %4"_s.arg(
                             name, connection->scope.baseUrl,
                             connection->scope.owner.isEmpty() ? QString() : u", owner "_s + connection->scope.owner,
-                            spec.source.repo),
+                            source),
                         u"source.connection"_s,
-                        u"its %1 reads %2 below its address; name another connection or leave source.connection "
-                        u"out"_s.arg(sourceconn::authKindName(connection->auth), needs));
+                        u"its %1 reads %2; name another connection or leave source.connection out"_s.arg(
+                            sourceconn::authKindName(connection->auth), needs));
         }
         return name;
     }
@@ -137,7 +154,7 @@ Result<QString> Engine::Private::chooseConnection(const AppSpec &spec, const Act
         if (*may)
             usable << c;
     }
-    auto chosen = sourceconn::choose(usable, spec.source.repo);
+    auto chosen = image ? sourceconn::chooseForImage(usable, source) : sourceconn::choose(usable, source);
     if (!chosen)
         return std::unexpected(chosen.error());
     const std::optional<sourceconn::Connection> &closest = *chosen;
@@ -371,6 +388,24 @@ Status Engine::removeConnection(const QString &name, const Actor &actor)
     return {};
 }
 
+namespace {
+
+// A connection test's outcome, recorded on the connection ("ok: " + okText, or "failed: …") and
+// in the audit trail with detail; the audit's status.
+Status recordTest(sourceconn::ConnectionStore &store, AuditLog &audit, const QString &name, const Actor &actor,
+                  QJsonObject detail, const QString &okText, const Error *failure)
+{
+    const QString outcome = failure ? u"failed: "_s + failure->message : u"ok: "_s + okText;
+    discardResult(store.recordCheck(name, outcome), "the test's own outcome is what to report");
+    detail.insert(u"result"_s, failure ? u"failed"_s : u"ok"_s);
+    if (failure)
+        detail.insert(u"error"_s, failure->message);
+    return audit.record(actor, u"connection.test"_s, u"connection/"_s + name, failure ? u"failure"_s : u"success"_s,
+                        detail);
+}
+
+} // namespace
+
 Result<QString> Engine::testConnection(const QString &name, const QString &repo, const QString &ref, const Actor &actor)
 {
     auto store = d->administeredConnections(actor);
@@ -379,6 +414,10 @@ Result<QString> Engine::testConnection(const QString &name, const QString &repo,
     auto connection = store->find(name);
     if (!connection)
         return std::unexpected(connection.error());
+    if (connection->scope.kind == adapters::ForgeKind::Registry)
+        return fail(ErrorCode::Invalid,
+                    u"connection %1 is to an image registry, which holds no repositories"_s.arg(name), u"repo"_s,
+                    u"test it with an image: pando connections test %1 IMAGE"_s.arg(name));
     if (auto url = d->source->checkUrl(repo); !url) {
         Error e = url.error();
         e.where = u"repo"_s;
@@ -412,14 +451,10 @@ Result<QString> Engine::testConnection(const QString &name, const QString &repo,
     Result<QString> commit = read();
     if (!commit)
         noteRefusal(d->services, name, commit.error());
-    const QString outcome = commit ? u"ok: read %1 at %2 in %3 ms"_s.arg(repo, commit->left(12)).arg(clock.elapsed())
-                                   : u"failed: %1"_s.arg(commit.error().message);
-    discardResult(store->recordCheck(name, outcome), "the test's own outcome is what to report");
-    QJsonObject detail{{u"repo"_s, repo}, {u"result"_s, commit ? u"ok"_s : u"failed"_s}};
-    if (!commit)
-        detail.insert(u"error"_s, commit.error().message);
-    auto audited = d->audit.record(actor, u"connection.test"_s, u"connection/"_s + name,
-                                   commit ? u"success"_s : u"failure"_s, detail);
+    auto audited =
+        recordTest(*store, d->audit, name, actor, {{u"repo"_s, repo}},
+                   commit ? u"read %1 at %2 in %3 ms"_s.arg(repo, commit->left(12)).arg(clock.elapsed()) : QString(),
+                   commit ? nullptr : &commit.error());
     if (!credential)
         return std::unexpected(credential.error());
     if (!commit) {
@@ -443,6 +478,57 @@ Result<QString> Engine::testConnection(const QString &name, const QString &repo,
     if (!audited)
         return std::unexpected(unaudited(u"the connection was tested"_s, audited.error()));
     return commit;
+}
+
+Result<QString> Engine::testRegistryConnection(const QString &name, const QString &image, const Actor &actor)
+{
+    auto store = d->administeredConnections(actor);
+    if (!store)
+        return std::unexpected(store.error());
+    auto connection = store->find(name);
+    if (!connection)
+        return std::unexpected(connection.error());
+    if (connection->scope.kind != adapters::ForgeKind::Registry)
+        return fail(ErrorCode::Invalid, u"connection %1 is to a forge, not an image registry"_s.arg(name), u"image"_s,
+                    u"test it with a repository: pando connections test %1 REPO"_s.arg(name));
+    if (!image.isEmpty()) {
+        if (auto ok = detail::checkImageReference(image, u"image"_s); !ok)
+            return std::unexpected(ok.error());
+        auto address = adapters::parseImageAddress(image);
+        if (!address || adapters::coverage(connection->scope, true, *address) < 0)
+            return fail(ErrorCode::Invalid,
+                        u"connection %1 (%2%3) does not cover %4"_s.arg(
+                            name, connection->scope.baseUrl,
+                            connection->scope.owner.isEmpty() ? QString() : u", owner "_s + connection->scope.owner,
+                            image),
+                        u"image"_s, u"a registry connection reads the images of its registry (and owner)"_s);
+    }
+    QElapsedTimer clock;
+    clock.start();
+    auto credential = store->registryLogin(name);
+    Result<QString> read = credential ? d->runtime->checkRegistry(image, *credential, CancelToken())
+                                      : Result<QString>(std::unexpected(credential.error()));
+    if (credential)
+        credential->wipe();
+    const QString what = image.isEmpty() ? u"the login"_s : image;
+    auto audited = recordTest(*store, d->audit, name, actor, {{u"image"_s, image}},
+                              read ? u"%1 %2 in %3 ms"_s.arg(what, *read).arg(clock.elapsed()) : QString(),
+                              read ? nullptr : &read.error());
+    if (!read) {
+        Error e = read.error();
+        if (e.code == ErrorCode::Unauthorized)
+            e.hint = u"check the user name and the password or token (its scope must let it read packages), and "
+                     u"that it has not expired or been revoked"_s;
+        if (e.code == ErrorCode::NotFound)
+            e.where = u"image"_s;
+        else if (e.code != ErrorCode::Cancelled && e.code != ErrorCode::Unavailable)
+            e.code = ErrorCode::Failed;
+        e.message = u"connection %1: %2"_s.arg(name, e.message);
+        return std::unexpected(e);
+    }
+    if (!audited)
+        return std::unexpected(unaudited(u"the connection was tested"_s, audited.error()));
+    return read;
 }
 
 Result<QList<adapters::ForgeRepository>> Engine::connectionRepositories(const QString &name, const Actor &actor)

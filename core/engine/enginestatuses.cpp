@@ -82,7 +82,7 @@ std::optional<Result<Engine::Private::ForgeTarget>> Engine::Private::reportTarge
         return std::nullopt;
     auto store = connectionStore();
     auto found = store ? store->find(connection) : Result<sourceconn::Connection>(std::unexpected(store.error()));
-    if (!found || !found->overHttps() || found->scope.kind == adapters::ForgeKind::Generic)
+    if (!found || !found->overHttps() || !adapters::hasForgeApi(found->scope.kind))
         return std::nullopt;
     auto address = adapters::parseRepoAddress(repoUrl, found->scope.kind);
     if (!address)

@@ -233,6 +233,25 @@ Status checkGitHubApp(const ConnectionInput &input)
     return {};
 }
 
+// A registry connection is docker login's: the registry's address alone, a user and a password
+// or token.
+Status checkRegistry(const ConnectionInput &input)
+{
+    const QUrl url(input.scope.baseUrl);
+    if (url.scheme().toLower() == u"ssh"_s || !url.path(QUrl::FullyDecoded).remove(u'/').isEmpty())
+        return fail(ErrorCode::Invalid,
+                    u"\"%1\" is not a registry's address: give its https:// address alone"_s.arg(input.scope.baseUrl),
+                    u"url"_s,
+                    u"e.g. https://ghcr.io, https://registry.gitlab.com or https://docker.io; narrow it to a namespace "
+                    u"with owner"_s);
+    if (input.auth != AuthKind::Token)
+        return fail(ErrorCode::Invalid,
+                    u"a registry takes a user name and a password or token, as docker login does; not a %1"_s.arg(
+                        authKindName(input.auth)),
+                    u"auth"_s);
+    return {};
+}
+
 Status checkOAuth(const ConnectionInput &input)
 {
     const bool bitbucketCloud =
@@ -410,6 +429,10 @@ Status checkConnectionInput(const ConnectionInput &input)
                     u"\"%1\" is not a user name: no spaces, colons or control characters, at most 255"_s.arg(
                         input.username.left(64)),
                     u"username"_s);
+    if (input.scope.kind == adapters::ForgeKind::Registry) {
+        if (auto ok = checkRegistry(input); !ok)
+            return ok;
+    }
     if (input.auth == AuthKind::GitHubApp)
         return checkGitHubApp(input);
     if (!input.clientId.isEmpty() && input.auth != AuthKind::OAuth)
@@ -452,12 +475,14 @@ QString keyFingerprint(QByteArrayView privateKey)
     return u"SHA256:"_s + QString::fromLatin1(digest.toBase64(QByteArray::OmitTrailingEquals));
 }
 
-Result<std::optional<Connection>> choose(const QList<Connection> &candidates, const QString &repo)
+namespace {
+
+Result<std::optional<Connection>> closest(const QList<Connection> &candidates, const QString &repo, bool image)
 {
     int best = -1;
     QList<Connection> chosen;
     for (const Connection &c : candidates) {
-        auto address = adapters::parseRepoAddress(repo, c.scope.kind);
+        auto address = image ? adapters::parseImageAddress(repo) : adapters::parseRepoAddress(repo, c.scope.kind);
         if (!address)
             continue;
         const int score = adapters::coverage(c.scope, c.overHttps(), *address);
@@ -479,6 +504,18 @@ Result<std::optional<Connection>> choose(const QList<Connection> &candidates, co
                                      u"source.connection"_s, u"name the one to use as source.connection"_s});
     }
     return std::optional<Connection>{chosen.first()};
+}
+
+} // namespace
+
+Result<std::optional<Connection>> choose(const QList<Connection> &candidates, const QString &repo)
+{
+    return closest(candidates, repo, false);
+}
+
+Result<std::optional<Connection>> chooseForImage(const QList<Connection> &candidates, const QString &image)
+{
+    return closest(candidates, image, true);
 }
 
 Result<Connection> ConnectionStore::add(const ConnectionInput &input, const QString &createdBy,
@@ -767,6 +804,22 @@ Result<adapters::ForgeOAuthApp> ConnectionStore::oauthApp(const QString &name)
     adapters::ForgeOAuthApp app{connection->scope, connection->clientId, held->clientSecret};
     held->wipe();
     return app;
+}
+
+Result<adapters::RegistryCredential> ConnectionStore::registryLogin(const QString &name)
+{
+    auto connection = find(name);
+    if (!connection)
+        return std::unexpected(connection.error());
+    if (connection->scope.kind != adapters::ForgeKind::Registry)
+        return fail(ErrorCode::Invalid, u"connection %1 is to a forge, not an image registry"_s.arg(name),
+                    u"source.connection"_s);
+    auto opened = credential(name);
+    if (!opened)
+        return std::unexpected(opened.error());
+    adapters::RegistryCredential login{adapters::registryServer(connection->scope), opened->username, opened->token};
+    opened->wipe();
+    return login;
 }
 
 Status ConnectionStore::recordCheck(const QString &name, const QString &result)

@@ -1,7 +1,7 @@
 #pragma once
 // Package sourceconn is the install's source connections: a forge (kind and base address,
-// optionally one owner there) with a credential — an HTTPS token, an SSH deploy key with the
-// host's keys pinned, a GitHub App installation whose tokens are minted as needed, or an OAuth
+// optionally one owner there), or a container image registry (docker login's), with a credential — an HTTPS token, an
+// SSH deploy key with the host's keys pinned, a GitHub App installation whose tokens are minted as needed, or an OAuth
 // application a user authorized, whose access token is renewed as needed — that reads
 // the repositories it covers. Credentials are sealed at rest with
 // the install's seal key (core/pipelines/sealbox), bound to the connection's name, and never
@@ -17,6 +17,7 @@
 #include "adapters/api/error.h"
 #include "adapters/api/forge.h"
 #include "adapters/api/repoaddress.h"
+#include "adapters/api/runtime.h"
 #include "adapters/api/source.h"
 #include "core/common/clock.h"
 #include "core/pipelines/sealbox/sealbox.h"
@@ -93,6 +94,8 @@ QString keyFingerprint(QByteArrayView privateKey);
 // Which of the candidates reads repo: the one covering it most closely. nullopt when none
 // covers it; Conflict, naming them, when two cover it equally.
 Result<std::optional<Connection>> choose(const QList<Connection> &candidates, const QString &repo);
+// The same for an image reference, among registry connections.
+Result<std::optional<Connection>> chooseForImage(const QList<Connection> &candidates, const QString &image);
 
 // The install's GitHub App installation tokens: minted when a fetch or a forge API call needs one
 // (EngineOptions::forgeAppTokens, the forge adapter) and kept in memory, never stored, until five
@@ -213,6 +216,9 @@ public:
     // when none is held, sent as x-access-token; an OAuth connection's is its access token, renewed
     // first when it expires within InstallationTokens::RenewBeforeMs. The caller wipes it.
     Result<adapters::SourceCredential> credential(const QString &name);
+    // Registry connection name's login as a pull offers it, opened; the caller wipes it. Invalid
+    // for a forge's connection.
+    Result<adapters::RegistryCredential> registryLogin(const QString &name);
     // Records what the last test said.
     Status recordCheck(const QString &name, const QString &result);
 

@@ -156,10 +156,22 @@ bool present(const DocNode &map, const QString &key)
     return node && node->kind != DocNode::Kind::Null;
 }
 
-// source.image: an image deployed as it is. Nothing that reads or builds a repository goes with it.
+Status readConnection(const DocNode &source, AppSpec &spec)
+{
+    if (const DocNode *connection = source.value(u"connection"_s);
+        connection && connection->kind != DocNode::Kind::Null) {
+        PANDO_SPEC_TRY(value, text(*connection, u"source.connection"_s));
+        PANDO_SPEC_TRY(ok, detail::checkConnectionName(*value));
+        spec.source.connection = *value;
+    }
+    return {};
+}
+
+// source.image: an image deployed as it is, pulled through a registry connection when its
+// registry wants a login. Nothing that reads or builds a repository goes with it.
 Status readImageSource(const DocNode &root, const DocNode &source, AppSpec &spec)
 {
-    for (const QString &field : {u"repo"_s, u"ref"_s, u"connection"_s, u"autodeploy"_s})
+    for (const QString &field : {u"repo"_s, u"ref"_s, u"autodeploy"_s})
         if (present(source, field))
             return detail::invalidAt(*source.value(field),
                                      field == u"repo"_s ? u"a source is a git repository or an image, not both"_s
@@ -188,7 +200,7 @@ Status readImageSource(const DocNode &root, const DocNode &source, AppSpec &spec
                                      u"expected auto, always or missing, got %1"_s.arg(quoted(*pull)),
                                      u"source.pull"_s);
     }
-    return {};
+    return readConnection(source, spec);
 }
 
 Status readSource(const DocNode &root, AppSpec &spec)
@@ -217,12 +229,7 @@ Status readSource(const DocNode &root, AppSpec &spec)
         PANDO_SPEC_TRY(ok, detail::checkRef(*value));
         spec.source.ref = *value;
     }
-    if (const DocNode *connection = source.value(u"connection"_s);
-        connection && connection->kind != DocNode::Kind::Null) {
-        PANDO_SPEC_TRY(value, text(*connection, u"source.connection"_s));
-        PANDO_SPEC_TRY(ok, detail::checkConnectionName(*value));
-        spec.source.connection = *value;
-    }
+    PANDO_SPEC_TRY(connected, readConnection(source, spec));
     return detail::readAutoDeploy(source, spec);
 }
 

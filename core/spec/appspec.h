@@ -20,7 +20,7 @@ struct AppSpec {
 
     struct Source {
         // Either a git repository to build, or an image to deploy as it is (source.image, as
-        // docker pull names one; no build, ref, connection, autodeploy or preview then).
+        // docker pull names one; no build, ref, autodeploy or preview then).
         QString repo;  // file://, https://, http://, ssh://, or scp-like git@host:path
         QString image; // "nginx:1.27", "registry.example.com/team/app:1.4@sha256:…"
         // source.pull: when a deploy asks the registry for the image. Auto: always for a tag of
@@ -28,8 +28,9 @@ struct AppSpec {
         enum class Pull { Auto, Always, Missing };
         Pull pull = Pull::Auto;
         QString ref = QStringLiteral("main"); // branch, tag or commit
-        // The source connection to read it through (core/sourceconn); empty: the one covering
-        // repo most closely that the spec's writer may use, or none.
+        // The source connection to read it through (core/sourceconn): a forge's for a repository,
+        // a registry's for an image; empty: the one covering it most closely that the spec's
+        // writer may use, or none.
         QString connection;
         // source.autodeploy (core/spec/specautodeploy.h, docs/appspec.md): deploy what is pushed
         // to ref's branch (or tags matching `tags`), told by the forge's webhook (push) or found by

@@ -1,7 +1,8 @@
 // The Sources view: the install's source connections — the forges and the tokens or deploy keys
-// that read private repositories (docs/user-guide.md, "Private repositories"). The list shows
-// each connection the user may use with what its last test said; the selected one can be tested
-// on a repository and removed, and the repositories its forge's API shows listed, each with
+// that read private repositories (docs/user-guide.md, "Private repositories"), and the registry
+// logins that pull private images ("Private images"). The list shows each connection the user may
+// use with what its last test said; the selected one can be tested on a repository (a registry's
+// on an image) and removed, and the repositories its forge's API shows listed, each with
 // "Create app…" (which asks the window for the New app dialog, filled in); the form below adds
 // one. Refusals come back beside what they are about. Everything it shows and does goes through
 // SourcesModel and SourceRepositoriesModel.
@@ -152,7 +153,8 @@ Pane {
                 }
             }
 
-            // The selected connection: test it on a repository, or remove it.
+            // The selected connection: test it on a repository (a registry's: an image, or its
+            // login alone), or remove it.
             GroupBox {
                 objectName: "selectedSource"
                 visible: root.selectedName.length > 0 && !root.sourcesModel.empty
@@ -163,9 +165,13 @@ Pane {
                     spacing: 8
                     TextField {
                         id: repoField
+                        readonly property bool registry: root.sourcesModel.count >= 0
+                                                         && root.sourcesModel.kindOf(root.selectedName) === "registry"
                         objectName: "testRepoField"
-                        placeholderText: qsTr("Repository to read, e.g. https://github.com/acme/api.git")
-                        Accessible.name: qsTr("Repository to test the connection on")
+                        placeholderText: registry ? qsTr("Image to read, e.g. ghcr.io/acme/api:1.4 (empty: the login alone)")
+                                                  : qsTr("Repository to read, e.g. https://github.com/acme/api.git")
+                        Accessible.name: registry ? qsTr("Image to test the connection on")
+                                                  : qsTr("Repository to test the connection on")
                         Layout.fillWidth: true
                         onAccepted: testButton.clicked()
                     }
@@ -173,7 +179,7 @@ Pane {
                         id: testButton
                         objectName: "testSourceButton"
                         text: qsTr("Test")
-                        enabled: !root.sourcesModel.busy && repoField.text.trim().length > 0
+                        enabled: !root.sourcesModel.busy && (repoField.registry || repoField.text.trim().length > 0)
                         onClicked: root.sourcesModel.test(root.selectedName, repoField.text)
                     }
                     Button {
@@ -193,10 +199,12 @@ Pane {
                 }
             }
 
-            // What the selected connection's forge API shows: loaded when asked for.
+            // What the selected connection's forge API shows: loaded when asked for. A registry
+            // has no repositories.
             GroupBox {
                 objectName: "sourceRepositories"
                 visible: root.selectedName.length > 0 && !root.sourcesModel.empty
+                         && root.sourcesModel.kindOf(root.selectedName) !== "registry"
                 title: qsTr("Repositories")
                 Layout.fillWidth: true
 
@@ -356,6 +364,9 @@ Pane {
                         onActivated: if (oauthChoice.checked && !root.takesOAuth(currentText))
                             tokenChoice.checked = true
                         Accessible.name: qsTr("Kind of forge")
+                        // A registry takes docker login's user and password or token.
+                        onCurrentTextChanged: if (currentText === "registry")
+                            tokenChoice.checked = true
                     }
                     Label {
                         text: qsTr("Address")
@@ -363,7 +374,7 @@ Pane {
                     TextField {
                         id: urlField
                         objectName: "sourceUrlField"
-                        placeholderText: qsTr("https://github.com")
+                        placeholderText: kindBox.currentText === "registry" ? qsTr("https://ghcr.io") : qsTr("https://github.com")
                         Accessible.name: qsTr("The forge's address")
                         Layout.fillWidth: true
                     }
@@ -390,11 +401,13 @@ Pane {
                             id: keyChoice
                             objectName: "keyChoice"
                             text: qsTr("Deploy key (ssh)")
+                            enabled: kindBox.currentText !== "registry"
                         }
                         RadioButton {
                             id: appChoice
                             objectName: "appChoice"
                             text: qsTr("GitHub App")
+                            enabled: kindBox.currentText !== "registry"
                             onCheckedChanged: if (checked)
                                 kindBox.currentIndex = kindBox.find("github")
                         }
@@ -412,7 +425,9 @@ Pane {
                     TextField {
                         id: userField
                         visible: tokenChoice.checked
-                        placeholderText: qsTr("optional for GitHub, GitLab, Bitbucket and Azure DevOps")
+                        placeholderText: kindBox.currentText === "registry"
+                                         ? qsTr("docker login's user name")
+                                         : qsTr("optional for GitHub, GitLab, Bitbucket and Azure DevOps")
                         Accessible.name: qsTr("The account the token is sent with")
                         Layout.fillWidth: true
                     }

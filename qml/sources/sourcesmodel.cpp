@@ -16,7 +16,7 @@ SourcesModel::SourcesModel(QObject *parent)
 
 QStringList SourcesModel::kinds()
 {
-    return {u"github"_s, u"gitlab"_s, u"gitea"_s, u"bitbucket"_s, u"azure-devops"_s, u"generic"_s};
+    return {u"github"_s, u"gitlab"_s, u"gitea"_s, u"bitbucket"_s, u"azure-devops"_s, u"generic"_s, u"registry"_s};
 }
 
 int SourcesModel::rowCount(const QModelIndex &parent) const
@@ -266,13 +266,23 @@ void SourcesModel::authorizeInBrowser(const Begin &begin, bool adding)
     });
 }
 
-QString SourcesModel::authOf(const QString &name) const
+QString SourcesModel::field(const QString &name, const QString &key) const
 {
     for (const QJsonObject &row : m_rows) {
         if (row.value(u"name"_s).toString() == name)
-            return row.value(u"auth"_s).toString();
+            return row.value(key).toString();
     }
     return {};
+}
+
+QString SourcesModel::authOf(const QString &name) const
+{
+    return field(name, u"auth"_s);
+}
+
+QString SourcesModel::kindOf(const QString &name) const
+{
+    return field(name, u"kind"_s);
 }
 
 void SourcesModel::cancelAuthorization()
@@ -297,6 +307,21 @@ void SourcesModel::test(const QString &name, const QString &repo)
         return;
     setBusy(true);
     QPointer<SourcesModel> self(this);
+    if (kindOf(name) == u"registry"_s) {
+        const QString image = repo.trimmed();
+        m_session->testRegistryConnection(name, image, [self, name, image](const Result<QJsonObject> &tested) {
+            if (!self)
+                return;
+            if (!tested)
+                self->finish({}, &tested.error());
+            else if (image.isEmpty())
+                self->finish(tr("The registry of %1 accepts its login.").arg(name));
+            else
+                self->finish(tr("%1 reads %2 (%3).").arg(name, image, tested->value(u"digest"_s).toString().left(19)));
+            self->refresh();
+        });
+        return;
+    }
     m_session->testSourceConnection(name, repo.trimmed(), [self, name, repo](const Result<QJsonObject> &tested) {
         if (!self)
             return;

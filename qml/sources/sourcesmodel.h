@@ -98,6 +98,10 @@ public:
     // The credential kind ("token", "ssh-key", "github-app", "oauth") of the connection called
     // name; empty for one not listed.
     Q_INVOKABLE QString authOf(const QString &name) const;
+    // Its kind ("github", …, "registry"), as authOf.
+    Q_INVOKABLE QString kindOf(const QString &name) const;
+    // Reads repo through a forge's connection, or an image (empty: the login alone) through a
+    // registry's.
     Q_INVOKABLE void test(const QString &name, const QString &repo);
     Q_INVOKABLE void remove(const QString &name);
 
@@ -113,6 +117,7 @@ protected:
 
 private:
     void apply(const QJsonArray &rows);
+    QString field(const QString &name, const QString &key) const;
     void setBusy(bool busy);
     void finish(const QString &outcome, const Error *failure = nullptr);
     // Adds the connection body describes, with each of optional's fields that is not empty.

@@ -7,6 +7,7 @@
 #include <QStandardPaths>
 #include <QTcpSocket>
 #include <QThread>
+#include <crypt.h>
 
 using namespace Qt::StringLiterals;
 
@@ -39,11 +40,26 @@ bool ImageRegistry::start()
     }
     if (m_port == 0)
         m_port = unusedPort();
+    QString auth;
+    if (!m_user.isEmpty()) {
+        // The registry reads bcrypt hashes only; libcrypt makes them.
+        crypt_data data{};
+        const char *salt = crypt_gensalt_rn("$2b$", 5, nullptr, 0, data.setting, sizeof data.setting);
+        const char *hash = salt ? crypt_r(m_password.toUtf8().constData(), salt, &data) : nullptr;
+        QFile htpasswd(m_dir.filePath(u"htpasswd"_s));
+        if (!hash || hash[0] == '*' || !htpasswd.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+            htpasswd.write(m_user.toUtf8() + ':' + QByteArray(hash) + '\n') < 0) {
+            m_error = u"cannot write the registry's htpasswd file"_s;
+            return false;
+        }
+        auth = u"auth:\n  htpasswd:\n    realm: pando-test\n    path: %1\n"_s.arg(htpasswd.fileName());
+    }
     QFile config(m_dir.filePath(u"config.yml"_s));
     if (!config.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
         config.write(u"version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: %1\n"
-                     "  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:%2\n"_s.arg(m_dir.filePath(u"data"_s))
+                     "  delete:\n    enabled: true\nhttp:\n  addr: 127.0.0.1:%2\n%3"_s.arg(m_dir.filePath(u"data"_s))
                          .arg(m_port)
+                         .arg(auth)
                          .toUtf8()) < 0) {
         m_error = u"cannot write the registry's configuration: "_s + config.errorString();
         return false;

@@ -96,6 +96,7 @@ QString defaultApiBase(const ForgeScope &scope)
             return u"https://dev.azure.com"_s + url.path();
         return web ? base : QString();
     case ForgeKind::Generic:
+    case ForgeKind::Registry:
         break;
     }
     return {};
@@ -118,6 +119,9 @@ std::unique_ptr<ForgeApi> makeApi(const ForgeAccount &account, const ForgeRestOp
                         u"kind"_s,
                         u"give the connection its forge's kind (github, gitlab, gitea, bitbucket, azure-devops) to "
                         u"use its API, or register the webhook on the host by hand"_s);
+    if (scope.kind == ForgeKind::Registry)
+        return unusable(ErrorCode::Invalid, u"an image registry is not a forge: it has no repositories or webhooks"_s,
+                        u"kind"_s, u"use a forge's connection"_s);
     if (auto checked = checkForgeScope(scope); !checked)
         return std::make_unique<UnusableForgeApi>(checked.error());
     if (account.token.isEmpty())
@@ -154,6 +158,7 @@ std::unique_ptr<ForgeApi> makeApi(const ForgeAccount &account, const ForgeRestOp
     case ForgeKind::AzureDevOps:
         return detail::makeAzureDevOpsApi(account, resolved);
     case ForgeKind::Generic:
+    case ForgeKind::Registry:
         break;
     }
     return unusable(ErrorCode::Internal, u"no forge API for kind %1"_s.arg(int(scope.kind)), u"kind"_s, {});

@@ -62,6 +62,7 @@ Result<Endpoints> endpoints(const ForgeScope &scope, const QString &webBaseOverr
             base + u"/site/oauth2/authorize"_s, base + u"/site/oauth2/access_token"_s, {}, true, u"Bitbucket"_s};
     case ForgeKind::AzureDevOps:
     case ForgeKind::Generic:
+    case ForgeKind::Registry:
         break;
     }
     return fail(ErrorCode::Invalid,

@@ -1,5 +1,7 @@
 #include "adapters/kit/dockerapi/dockerbuild.h"
 
+#include "adapters/kit/dockerapi/dockerpull.h"
+
 #include "adapters/kit/dockerapi/buildkittrace.h"
 #include "adapters/kit/dockerapi/dockerimages.h"
 #include "adapters/kit/dockerapi/tarball.h"
@@ -43,6 +45,15 @@ QString shortImageName(QString image)
 // A FROM's image that the engine neither has nor could pull, and how to get it there.
 Error missingBaseImage(const QString &image, const QString &error, const QString &where)
 {
+    if (wantsLogin(error))
+        return Error{ErrorCode::Failed,
+                     QStringLiteral("the base image %1 is not on the Docker engine, and its registry wants a login the "
+                                    "build did not give: %2")
+                         .arg(image, error),
+                     where,
+                     QStringLiteral("log the engine in and pull it first (docker login, then docker pull %1), or "
+                                    "deploy it as source.image through a registry connection")
+                         .arg(image)};
     return Error{ErrorCode::Failed,
                  QStringLiteral("the base image %1 is not on the Docker engine, and the engine could not pull it: %2")
                      .arg(image, error),
@@ -402,6 +413,22 @@ Result<QString> buildImage(const DockerClient &client, const BuildRequest &reque
     auto ignore = DockerIgnore::forContext(request.contextDir, request.dockerfile);
     if (!ignore)
         return fail(ErrorCode::Failed, ignore.error().message, ignore.error().where, ignore.error().hint);
+    for (const CredentialedPull &first : request.pullFirst) {
+        if (!first.always && imageId(client, first.image)) {
+            if (progress)
+                progress(QStringLiteral("%1: the engine's copy").arg(first.image));
+            continue;
+        }
+        if (auto pulled = pullImage(client, first.image, first.credential, cancel, progress); !pulled)
+            return std::unexpected(pulled.error());
+    }
+    if (!request.pullFirst.isEmpty() && request.pull) {
+        // Asked of the registry again in the build, BuildKit would have no credential to give.
+        BuildRequest pulled = request;
+        pulled.pull = false;
+        pulled.pullFirst.clear();
+        return buildImage(client, pulled, cancel, progress, builder);
+    }
     const Rewrite rewrite = builder == Builder::Classic ? Rewrite{} : rewriteFor(client, request, progress);
     auto context =
         tarToTempFile(request.contextDir,

@@ -6,9 +6,11 @@
 // By default the engine builds with BuildKit (version=2), as `docker build` does since Docker 23:
 // RUN --mount (cache, bind, tmpfs), what `docker init` writes and parallel stages work, and base
 // images are taken from the engine's own image store first (pulled only when it lacks them, or
-// always with BuildRequest::pull). BuildKit's progress (buildkittrace.h) is said as
-// `docker build --progress=plain` says it. An engine that cannot build with BuildKit builds with
-// the classic builder instead, and says so in the output.
+// always with BuildRequest::pull). BuildRequest::pullFirst's images are pulled before the build,
+// with their registries' credentials (dockerpull.h), and not asked of the registry again.
+// BuildKit's progress (buildkittrace.h) is said as `docker build --progress=plain` says it. An
+// engine that cannot build with BuildKit builds with the classic builder instead, and says so in
+// the output.
 //
 // A Dockerfile's `# syntax=` directive names a frontend image that BuildKit would pull. When that
 // image is docker/dockerfile (Docker's own) and the engine does not have it, the line is left out

@@ -2,6 +2,7 @@
 
 #include "adapters/kit/dockerapi/dockerbuild.h"
 #include "adapters/kit/dockerapi/dockerimages.h"
+#include "adapters/kit/dockerapi/dockerpull.h"
 #include "adapters/kit/dockerapi/tarball.h"
 #include "adapters/runtime/docker/logdemux.h"
 
@@ -259,6 +260,12 @@ Result<QString> DockerRuntime::build(const BuildRequest &request, const CancelTo
                                      const std::function<void(const QString &line)> &progress)
 {
     return dockerapi::buildImage(m_client, request, cancel, progress, m_builder.load());
+}
+
+Result<QString> DockerRuntime::checkRegistry(const QString &image, const RegistryCredential &credential,
+                                             const CancelToken & /*cancel*/)
+{
+    return dockerapi::checkRegistry(m_client, image, credential);
 }
 
 Result<QString> DockerRuntime::run(const ContainerSpec &spec)

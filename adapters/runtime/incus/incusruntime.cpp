@@ -2,6 +2,7 @@
 
 #include "adapters/kit/dockerapi/dockerbuild.h"
 #include "adapters/kit/dockerapi/dockerimages.h"
+#include "adapters/kit/dockerapi/dockerpull.h"
 #include "adapters/runtime/incus/imageconvert.h"
 
 #include <QDateTime>
@@ -150,6 +151,16 @@ Result<QString> IncusRuntime::importFromDocker(const QString &dockerImage, const
     if (!tarball)
         return std::unexpected(tarball.error());
     return m_client.importImage(tarball->get(), 10 * 60 * 1000, &cancel);
+}
+
+Result<QString> IncusRuntime::checkRegistry(const QString &image, const RegistryCredential &credential,
+                                            const CancelToken & /*cancel*/)
+{
+    if (!m_builder)
+        return fail(ErrorCode::Unavailable,
+                    QStringLiteral("the Incus runtime pulls images with a Docker engine, and none is set up"),
+                    QStringLiteral("runtime"), QStringLiteral("start dockerd on this host"));
+    return dockerapi::checkRegistry(*m_builder, image, credential);
 }
 
 Result<QString> IncusRuntime::build(const BuildRequest &request, const CancelToken &cancel,

@@ -58,6 +58,9 @@ public:
     Result<qint64> diskUsage(const QString &id) override;
     Result<QString> build(const BuildRequest &request, const CancelToken &cancel,
                           const std::function<void(const QString &line)> &progress) override;
+    // The Docker engine that builds for Incus pulls, so it answers.
+    Result<QString> checkRegistry(const QString &image, const RegistryCredential &credential,
+                                  const CancelToken &cancel) override;
     Result<QString> run(const ContainerSpec &spec) override;
     Result<ContainerInfo> inspect(const QString &id) override;
     Result<QList<ContainerInfo>> containers(const Labels &filter) override;

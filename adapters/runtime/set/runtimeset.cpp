@@ -272,6 +272,15 @@ Status RuntimeSet::tagImage(const QString &id, const QString &tag)
     return m ? m->runtime->tagImage(own, tag) : Status(fail(ErrorCode::NotFound, QStringLiteral("no such image"), id));
 }
 
+Result<QString> RuntimeSet::checkRegistry(const QString &image, const RegistryCredential &credential,
+                                          const CancelToken &cancel)
+{
+    auto m = member({});
+    if (!m)
+        return std::unexpected(m.error());
+    return (*m)->runtime->checkRegistry(image, credential, cancel);
+}
+
 Result<QList<int>> RuntimeSet::exposedPorts(const QString &imageId)
 {
     auto [m, own] = route(imageId);

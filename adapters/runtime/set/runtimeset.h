@@ -53,6 +53,9 @@ public:
     Result<bool> removeOwnImage(const QString &idOrTag, const Labels &owner) override;
     Status tagImage(const QString &id, const QString &tag) override;
     Result<QList<int>> exposedPorts(const QString &imageId) override;
+    // The default runtime's answer.
+    Result<QString> checkRegistry(const QString &image, const RegistryCredential &credential,
+                                  const CancelToken &cancel) override;
     Status logs(const QString &id, int tail, bool follow, const CancelToken &cancel,
                 const std::function<void(const LogLine &)> &sink) override;
     Result<int> exec(const QString &id, const ExecRequest &request, const CancelToken &cancel,

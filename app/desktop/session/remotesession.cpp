@@ -691,6 +691,12 @@ void RemoteSession::testSourceConnection(const QString &name, const QString &rep
          std::move(done));
 }
 
+void RemoteSession::testRegistryConnection(const QString &name, const QString &image, ObjectCallback done)
+{
+    call([name, image](const Api &api, Callback cb) { api.testRegistryConnection(name, image, std::move(cb)); },
+         std::move(done));
+}
+
 void RemoteSession::sourceConnectionRepositories(const QString &name, ListCallback done)
 {
     callList([name](const Api &api, Callback cb) { api.sourceConnectionRepositories(name, std::move(cb)); },

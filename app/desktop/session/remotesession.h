@@ -116,6 +116,7 @@ public:
     void completeSourceAuthorization(const QString &state, const QString &code, ObjectCallback done) override;
     void removeSourceConnection(const QString &name, DoneCallback done) override;
     void testSourceConnection(const QString &name, const QString &repo, ObjectCallback done) override;
+    void testRegistryConnection(const QString &name, const QString &image, ObjectCallback done) override;
     void sourceConnectionRepositories(const QString &name, ListCallback done) override;
     void sourceConnectionBranches(const QString &name, const QString &repo, ListCallback done) override;
 

@@ -250,6 +250,8 @@ public:
     virtual void completeSourceAuthorization(const QString &state, const QString &code, ObjectCallback done) = 0;
     virtual void removeSourceConnection(const QString &name, DoneCallback done) = 0;
     virtual void testSourceConnection(const QString &name, const QString &repo, ObjectCallback done) = 0;
+    // A registry connection's test: image read (its digest), or with none the login alone.
+    virtual void testRegistryConnection(const QString &name, const QString &image, ObjectCallback done) = 0;
     // What the connection's forge API shows (token connections to GitHub, GitLab, Gitea, Bitbucket
     // and Azure DevOps; an Error with a hint for a deploy key or a generic host): the
     // repositories its token sees ({full_name, clone_url, ssh_url, web_url, default_branch,

@@ -18,6 +18,7 @@
 #include <QTemporaryFile>
 #include <QTest>
 
+using namespace Qt::StringLiterals;
 using namespace pando;
 
 using Run = test::CliRun;
@@ -712,6 +713,31 @@ void TestCli::sourceConnections()
                  .toArray()
                  .size(),
              1);
+
+    // A registry: docker login's user and password; tested on an image or on its login alone
+    // (the fake runtime's registry lets robot in with "right"), never on a repository.
+    const Run registry = pando({u"connections"_s, u"add"_s, u"ghcr"_s, u"--kind"_s, u"registry"_s, u"--url"_s,
+                                u"https://ghcr.io"_s, u"--token-user"_s, u"robot"_s},
+                               "right\n");
+    QVERIFY2(registry.code == 0, qPrintable(registry.err));
+    QVERIFY2(registry.out.contains(u"added connection ghcr (registry at https://ghcr.io, token)"_s),
+             qPrintable(registry.out));
+    const Run digest = pando({u"connections"_s, u"test"_s, u"ghcr"_s, u"ghcr.io/acme/api:1.4"_s});
+    QVERIFY2(digest.code == 0, qPrintable(digest.err));
+    QVERIFY2(digest.out.contains(u"connection ghcr reads ghcr.io/acme/api:1.4: sha256:ffff"_s), qPrintable(digest.out));
+    const Run login = pando({u"connections"_s, u"test"_s, u"ghcr"_s});
+    QVERIFY2(login.code == 0 && login.out.contains(u"the registry accepts its login"_s), qPrintable(login.out));
+    const Run asRepo = pando({u"connections"_s, u"test"_s, u"ghcr"_s, u"ghcr.io/acme/api"_s, u"main"_s});
+    QCOMPARE(asRepo.code, 1);
+    QVERIFY2(asRepo.err.contains(u"tag or digest goes in its reference"_s), qPrintable(asRepo.err));
+    const Run noRepo = pando({u"connections"_s, u"test"_s, u"github"_s});
+    QCOMPARE(noRepo.code, 1);
+    QVERIFY2(noRepo.err.contains(u"name the repository"_s), qPrintable(noRepo.err));
+    const Run keyForRegistry = pando({u"connections"_s, u"add"_s, u"reg-key"_s, u"--kind"_s, u"registry"_s, u"--url"_s,
+                                      u"https://ghcr.io"_s, u"--ssh-key"_s, key, u"--known-hosts"_s, key});
+    QCOMPARE(keyForRegistry.code, 1);
+    QVERIFY2(keyForRegistry.err.contains(u"as docker login does"_s), qPrintable(keyForRegistry.err));
+    QVERIFY(pando({u"connections"_s, u"rm"_s, u"ghcr"_s}).code == 0);
 
     // Members see a connection once granted; only administrators change them.
     const auto asMember = [this](const QStringList &args) {

@@ -56,6 +56,17 @@ public:
         return QStringLiteral("sha256:fakeimage");
     }
     void releaseBuild() { m_buildGate.release(); }
+    // A registry that lets robot in with the password "right" and holds every image.
+    Result<QString> checkRegistry(const QString &image, const adapters::RegistryCredential &credential,
+                                  const CancelToken &) override
+    {
+        if (credential.username != QLatin1String("robot") || credential.secret != "right")
+            return fail(ErrorCode::Unauthorized,
+                        QStringLiteral("the registry %1 refused the login: unauthorized").arg(credential.server),
+                        credential.server);
+        return image.isEmpty() ? QStringLiteral("login accepted")
+                               : QStringLiteral("sha256:") + QString(64, QLatin1Char('f'));
+    }
     // Commands run in a container: `cat` copies its input to its output until the input ends;
     // `exit N` exits with N; anything else prints "ran: WORDS" (and "warned" on stderr for a
     // word "warn") and exits 0.

@@ -1,7 +1,10 @@
 // Apps deployed from an image (source.image) through the engine on the real Docker engine, with
 // a real registry on loopback (Debian's docker-registry): pulled and served, a new push to the
 // tag deployed by the next deploy, the engine's copy used for a pinned tag when the registry is
-// gone, a missing image said of source.image, and nothing left behind.
+// gone, a missing image said of source.image, and nothing left behind. A second registry wants a
+// login (htpasswd): its images are pulled through a registry connection, which tests say the
+// truth of, and the password is in no log, error or audit line.
+#include "adapters/kit/dockerapi/dockerpull.h"
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/core/engine/enginefixture.h"
 #include "tests/support/component.h"
@@ -27,13 +30,15 @@ class TestImageSource : public QObject {
 
     std::unique_ptr<EngineFixture> m_fx;
     ImageRegistry m_registry;
+    static constexpr QLatin1StringView Password{"s3cret-Registry-Pass-42"};
+    ImageRegistry m_private{u"robot"_s, Password};
     QStringList m_localTags; // tags this test put on the engine, removed at the end
 
     QString image(const QString &tagged) const { return m_registry.host() + u"/team/"_s + tagged; }
 
     // Builds an image serving body on 8080 and pushes it to the registry as reference, then
     // leaves the engine without that tag (as on a machine that never pulled it).
-    bool publish(const QString &reference, const QByteArray &body)
+    bool publish(const QString &reference, const QByteArray &body, const adapters::RegistryCredential &login = {})
     {
         QTemporaryDir dir;
         QFile dockerfile(dir.filePath(u"Dockerfile"_s));
@@ -56,7 +61,9 @@ class TestImageSource : public QObject {
         push.method = "POST";
         push.path = u"/images/"_s + reference.section(u':', 0, -2) + u"/push"_s;
         push.addQuery(u"tag"_s, reference.section(u':', -1));
-        push.headers.append({"X-Registry-Auth", QByteArray("{}").toBase64()});
+        push.headers.append({"X-Registry-Auth", login.username.isEmpty()
+                                                    ? QByteArray("{}").toBase64()
+                                                    : adapters::dockerapi::registryAuthHeader(login)});
         push.timeoutMs = 60000;
         auto pushed = m_fx->docker().client().call(push);
         if (!pushed || pushed->body.contains("\"error\"")) {
@@ -95,16 +102,31 @@ private Q_SLOTS:
         QVERIFY(m_fx->start());
         QVERIFY(publish(image(u"web:latest"_s), "v1"));
         QVERIFY(publish(image(u"web:1"_s), "pinned one"));
+        QVERIFY2(m_private.start(), qPrintable(m_private.error()));
+        QVERIFY(publish(privateImage(), "private one", {m_private.host(), u"robot"_s, Password.toString().toUtf8()}));
+    }
+
+    QString privateImage() const { return m_private.host() + u"/acme/secret:1"_s; }
+
+    core::sourceconn::ConnectionInput registryConnection(const QString &name, const QString &owner,
+                                                         const QByteArray &password) const
+    {
+        core::sourceconn::ConnectionInput input;
+        input.name = name;
+        input.scope = adapters::ForgeScope{adapters::ForgeKind::Registry, u"http://"_s + m_private.host(), owner};
+        input.username = u"robot"_s;
+        input.secret = password;
+        return input;
     }
 
     void cleanupTestCase()
     {
         if (!m_fx)
             return;
-        for (const QString &app : {u"web"_s, u"pinned"_s, u"absent"_s})
+        for (const QString &app : {u"web"_s, u"pinned"_s, u"absent"_s, u"secret"_s})
             if (m_fx->engine().app(app))
                 QVERIFY2(m_fx->engine().removeApp(app, core::Actor{}), qPrintable(app));
-        for (const QString &app : {u"web"_s, u"pinned"_s, u"absent"_s})
+        for (const QString &app : {u"web"_s, u"pinned"_s, u"absent"_s, u"secret"_s})
             QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(app), 60000);
         for (const QString &tag : std::as_const(m_localTags))
             QVERIFY2(m_fx->docker().removeImage(tag), qPrintable(tag));
@@ -198,6 +220,77 @@ private Q_SLOTS:
                  qPrintable(view.record.error));
         QVERIFY2(view.record.error.contains(u"docker pull %1"_s.arg(image(u"nothing-here:3"_s))),
                  qPrintable(view.record.error));
+    }
+
+    // An image on a registry that wants a login: refused without one, told why; through a
+    // registry connection with the wrong password, refused naming the connection and how to
+    // test it; with the right one (the closest connection, chosen by its owner) pulled and
+    // served. The password shows nowhere.
+    void privateImageIsPulledThroughARegistryConnection()
+    {
+        core::Engine &engine = m_fx->engine();
+        auto created = engine.createApp(spec(u"secret"_s, privateImage()), core::Actor{});
+        QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
+        const core::DeployView anonymous = deploy(u"secret"_s);
+        QCOMPARE(anonymous.record.status, core::DeployStatus::Failed);
+        QCOMPARE(anonymous.record.failedStep, u"build"_s);
+        QVERIFY2(anonymous.record.error.contains(u"wants a login"_s), qPrintable(anonymous.record.error));
+        QVERIFY2(anonymous.record.error.contains(u"--kind registry --url http://"_s + m_private.host()),
+                 qPrintable(anonymous.record.error));
+
+        // Wrong password: its tests say so, and so does a deploy through it.
+        QVERIFY(engine.addConnection(registryConnection(u"wrong"_s, {}, "not-the-password"), core::Actor{}));
+        auto login = engine.testRegistryConnection(u"wrong"_s, {}, core::Actor{});
+        QVERIFY(!login);
+        QCOMPARE(login.error().code, ErrorCode::Failed);
+        QVERIFY2(login.error().message.contains(u"refused the login"_s), qPrintable(login.error().text()));
+        auto read = engine.testRegistryConnection(u"wrong"_s, privateImage(), core::Actor{});
+        QVERIFY(!read);
+        QVERIFY2(read.error().message.contains(u"refused the credential for "_s + privateImage()),
+                 qPrintable(read.error().text()));
+        QVERIFY(engine.connection(u"wrong"_s, core::Actor{})->checkResult.startsWith(u"failed: "_s));
+        QVERIFY(engine.updateApp(u"secret"_s, spec(u"secret"_s, privateImage()), core::Actor{}));
+        QCOMPARE(engine.app(u"secret"_s)->record.sourceConnection, u"wrong"_s);
+        const core::DeployView refused = deploy(u"secret"_s);
+        QCOMPARE(refused.record.status, core::DeployStatus::Failed);
+        QVERIFY2(refused.record.error.contains(u"pando connections test wrong "_s + privateImage()),
+                 qPrintable(refused.record.error));
+
+        // The right password, on a connection narrowed to the owner: it is the closer, and chosen.
+        QVERIFY(engine.addConnection(registryConnection(u"acme"_s, u"acme"_s, Password.toString().toUtf8()),
+                                     core::Actor{}));
+        QVERIFY(engine.testRegistryConnection(u"acme"_s, {}, core::Actor{}));
+        auto digest = engine.testRegistryConnection(u"acme"_s, privateImage(), core::Actor{});
+        QVERIFY2(digest, qPrintable(digest ? QString() : digest.error().text()));
+        QVERIFY2(digest->startsWith(u"sha256:"_s), qPrintable(*digest));
+        QVERIFY(engine.updateApp(u"secret"_s, spec(u"secret"_s, privateImage()), core::Actor{}));
+        QCOMPARE(engine.app(u"secret"_s)->record.sourceConnection, u"acme"_s);
+        const core::DeployView pulled = deploy(u"secret"_s);
+        QVERIFY2(pulled.record.status == core::DeployStatus::Succeeded,
+                 qPrintable(pulled.record.failedStep + u": "_s + pulled.record.error));
+        QCOMPARE(served(u"secret"_s), QByteArray("private one"));
+        auto log = engine.deployLog(pulled.record.id, -1, 0, 5000);
+        QVERIFY(log);
+        QStringList lines;
+        for (const core::StepLogLine &line : std::as_const(*log))
+            lines << line.text;
+        QVERIFY2(lines.join(u'\n').contains(u"pulling %1 from %2 as robot"_s.arg(privateImage(), m_private.host())),
+                 qPrintable(lines.join(u'\n')));
+        for (const QString &text : {lines.join(u'\n'), refused.record.error, read.error().text()})
+            QVERIFY(!text.contains(Password) && !text.contains("not-the-password"_L1));
+        m_localTags << privateImage();
+
+        // A registry connection reads no repository, and a forge's connection pulls no image.
+        auto asRepo = engine.testConnection(u"acme"_s, u"https://example.com/acme/api.git"_s, {}, core::Actor{});
+        QVERIFY(!asRepo);
+        QVERIFY2(asRepo.error().hint.contains(u"IMAGE"_s), qPrintable(asRepo.error().text()));
+        auto repoThroughRegistry = engine.createApp(
+            u"name: misread\nsource:\n  repo: https://example.com/acme/api.git\n  connection: acme\n"_s.toUtf8(),
+            core::Actor{});
+        QVERIFY(!repoThroughRegistry);
+        QCOMPARE(repoThroughRegistry.error().where, u"source.connection"_s);
+        QVERIFY2(repoThroughRegistry.error().message.contains(u"image registry"_s),
+                 qPrintable(repoThroughRegistry.error().text()));
     }
 };
 

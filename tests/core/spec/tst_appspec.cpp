@@ -635,8 +635,11 @@ void TestAppSpec::imageSource_data()
     QTest::newRow("image and repo") << head + "  repo: https://git.example.com/a/b.git\n"
                                     << u"source.repo"_s << u"a source is a git repository or an image, not both"_s;
     QTest::newRow("ref") << head + "  ref: main\n" << u"source.ref"_s << u"an image source has no ref"_s;
-    QTest::newRow("connection") << head + "  connection: gh\n"
-                                << u"source.connection"_s << u"an image source has no connection"_s;
+    QTest::newRow("connection name")
+        << head + "  connection: Private_Registry\n"
+        << u"source.connection"_s
+        << u"\"Private_Registry\" is not a connection name: lowercase letters, digits and '-', "
+           "1-63 characters, not starting or ending with '-'"_s;
     QTest::newRow("autodeploy") << head + "  autodeploy: push\n"
                                 << u"source.autodeploy"_s << u"an image source has no autodeploy"_s;
     QTest::newRow("build") << head + "build:\n  dockerfile: Dockerfile\n"
@@ -701,6 +704,13 @@ void TestAppSpec::imagePulls()
     QVERIFY2(again, qPrintable(again ? QString() : again.error().text()));
     QCOMPARE(again->source.image, spec->source.image);
     QCOMPARE(again->source.pull, AppSpec::Source::Pull::Always);
+
+    // A private image names the registry connection it is pulled through (or one is chosen).
+    auto connected = parseAppSpec("name: web\nsource:\n  image: ghcr.io/acme/web:2.1\n  connection: ghcr\n");
+    QVERIFY2(connected, qPrintable(connected ? QString() : connected.error().text()));
+    QCOMPARE(connected->source.connection, u"ghcr"_s);
+    QCOMPARE(connected->toJson().value(u"source"_s).toObject().value(u"connection"_s), QJsonValue(u"ghcr"_s));
+    QCOMPARE(parseAppSpecJson(QJsonDocument(connected->toJson()).toJson())->source.connection, u"ghcr"_s);
 }
 
 QTEST_GUILESS_MAIN(TestAppSpec)

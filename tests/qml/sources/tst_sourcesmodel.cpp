@@ -121,6 +121,48 @@ private Q_SLOTS:
         QTRY_COMPARE(model.rowCount(), 0);
     }
 
+    // A registry connection is tested on an image, or on its login alone (the fake runtime's
+    // registry lets robot in with "right").
+    void registryConnectionsTestImages()
+    {
+        SourcesModel model;
+        model.setSession(m_admin.get());
+        QTRY_VERIFY(model.isLoaded());
+        model.add(u"ghcr"_s, u"registry"_s, u"https://ghcr.io"_s, {}, u"robot"_s, u"right"_s, {}, {});
+        QTRY_VERIFY(!model.isBusy());
+        QVERIFY2(!model.hasFailed(), qPrintable(model.outcome()));
+        QTRY_COMPARE(model.rowCount(), 1);
+        QCOMPARE(model.kindOf(u"ghcr"_s), u"registry"_s);
+
+        model.test(u"ghcr"_s, u" ghcr.io/acme/api:1.4 "_s);
+        QTRY_VERIFY(!model.isBusy());
+        QVERIFY2(!model.hasFailed() && model.outcome().contains(u"reads ghcr.io/acme/api:1.4 (sha256:ffff"_s),
+                 qPrintable(model.outcome()));
+        model.test(u"ghcr"_s, {});
+        QTRY_VERIFY(!model.isBusy());
+        QVERIFY2(model.outcome().contains(u"accepts its login"_s), qPrintable(model.outcome()));
+        model.test(u"ghcr"_s, u"quay.io/acme/api:1"_s);
+        QTRY_VERIFY(!model.isBusy());
+        QVERIFY(model.hasFailed());
+        QCOMPARE(model.failedField(), u"image"_s);
+        QVERIFY2(model.outcome().contains(u"does not cover"_s), qPrintable(model.outcome()));
+
+        model.add(u"wrong"_s, u"registry"_s, u"https://registry.gitlab.com"_s, {}, u"robot"_s, u"wrong"_s, {}, {});
+        QTRY_VERIFY(!model.isBusy());
+        QTRY_COMPARE(model.rowCount(), 2);
+        model.test(u"wrong"_s, {});
+        QTRY_VERIFY(!model.isBusy());
+        QVERIFY(model.hasFailed());
+        QVERIFY2(model.outcome().contains(u"refused the login"_s), qPrintable(model.outcome()));
+        QVERIFY(!model.outcome().contains(u"wrong\""_s));
+
+        for (const QString &name : {u"ghcr"_s, u"wrong"_s}) {
+            model.remove(name);
+            QTRY_VERIFY(!model.isBusy());
+        }
+        QTRY_COMPARE(model.rowCount(), 0);
+    }
+
     void sourcesViewAddsThroughItsForm()
     {
         DesktopState state(m_admin.get());
