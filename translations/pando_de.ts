@@ -3154,6 +3154,10 @@
             <numerusform>%1; Build-Cache %2 in %n Images</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1; builder cache %2 (%3 reclaimable: docker builder prune)</source>
+        <translation>%1; Builder-Cache %2 (%3 freigebbar: docker builder prune)</translation>
+    </message>
 </context>
 <context>
     <name>pando::desktop::ApprovalsModel</name>

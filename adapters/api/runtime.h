@@ -73,6 +73,14 @@ struct CredentialedPull {
     bool always = true; // false: not when the engine has the image
 };
 
+// The builder's own cache on an engine (BuildKit's: layers, mounts of RUN --mount=type=cache,
+// build contexts), shared by every build on it whoever started it; `docker builder prune` trims it.
+struct BuilderCache {
+    qint64 bytes = 0;            // what it holds on disk, its shared records counted once
+    qint64 reclaimableBytes = 0; // of which no build is using now
+    int records = 0;
+};
+
 struct BuildRequest {
     QString runtime;    // the runtime kind to build for ("docker", "incus"); empty: the default
     QString contextDir; // a directory on this host; sent minus .git and what its .dockerignore excludes
@@ -240,6 +248,12 @@ public:
                                           const CancelToken & /*cancel*/)
     {
         return fail(ErrorCode::Unavailable, QStringLiteral("this runtime pulls no images"), QStringLiteral("runtime"));
+    }
+    // What the builder of the engine that builds this runtime's images keeps as its own cache.
+    virtual Result<BuilderCache> builderCache()
+    {
+        return fail(ErrorCode::Unavailable, QStringLiteral("this runtime has no builder cache"),
+                    QStringLiteral("runtime"));
     }
     virtual Result<QString> run(const ContainerSpec &spec) = 0;
     virtual Result<ContainerInfo> inspect(const QString &id) = 0;

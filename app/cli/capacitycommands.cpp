@@ -72,6 +72,11 @@ void showCapacity(Cli &cli)
                 notes << QStringLiteral("%1 build cache: %2 in %3 image(s) builds left, the latest build's of each app")
                              .arg(str(rt, "kind"), bytes(double(num(cache, "bytes"))))
                              .arg(images);
+            if (const QJsonObject builder = cache.value(QStringLiteral("builder")).toObject(); !builder.isEmpty())
+                notes << QStringLiteral("%1 builder cache (BuildKit's, every build's on the engine): %2, %3 of it "
+                                        "reclaimable; docker builder prune trims it")
+                             .arg(str(rt, "kind"), bytes(double(num(builder, "bytes"))),
+                                  bytes(double(num(builder, "reclaimable"))));
             if (const QString note = str(rt, "note"); note != QLatin1String("-"))
                 notes << QStringLiteral("%1: %2").arg(str(rt, "kind"), note);
         }

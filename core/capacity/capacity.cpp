@@ -145,6 +145,10 @@ Result<QList<RuntimeCapacity>> report(Database &db, adapters::Runtime &runtime, 
         if (room.kind == QLatin1String(BuildCacheRuntimeKind)) {
             c.buildCacheImages = cache->images;
             c.buildCacheBytes = cache->bytes;
+            auto builder =
+                room.reachable ? runtime.builderCache() : Result<adapters::BuilderCache>(std::unexpected(Error{}));
+            if (builder)
+                c.builderCache = *builder;
         }
         out.append(c);
     }
@@ -153,6 +157,10 @@ Result<QList<RuntimeCapacity>> report(Database &db, adapters::Runtime &runtime, 
 
 QJsonObject RuntimeCapacity::toJson() const
 {
+    const QJsonValue builder = builderCache ? QJsonValue(QJsonObject{{u"bytes"_s, builderCache->bytes},
+                                                                     {u"reclaimable"_s, builderCache->reclaimableBytes},
+                                                                     {u"records"_s, builderCache->records}})
+                                            : QJsonValue();
     return QJsonObject{
         {u"kind"_s, room.kind},
         {u"default"_s, isDefault},
@@ -162,13 +170,14 @@ QJsonObject RuntimeCapacity::toJson() const
         {u"memory"_s, QJsonObject{{u"total"_s, room.memoryBytes},
                                   {u"available"_s, orNull(room.memoryAvailableBytes)},
                                   {u"committed"_s, committed.memoryBytes}}},
-        {u"disk"_s,
-         QJsonObject{{u"total"_s, room.diskBytes},
-                     {u"available"_s, orNull(room.diskAvailableBytes)},
-                     {u"committed"_s, committed.diskBytes},
-                     {u"of"_s, room.disk},
-                     {u"measures_apps"_s, room.canMeasureDisk},
-                     {u"build_cache"_s, QJsonObject{{u"images"_s, buildCacheImages}, {u"bytes"_s, buildCacheBytes}}}}},
+        {u"disk"_s, QJsonObject{{u"total"_s, room.diskBytes},
+                                {u"available"_s, orNull(room.diskAvailableBytes)},
+                                {u"committed"_s, committed.diskBytes},
+                                {u"of"_s, room.disk},
+                                {u"measures_apps"_s, room.canMeasureDisk},
+                                {u"build_cache"_s, QJsonObject{{u"images"_s, buildCacheImages},
+                                                               {u"bytes"_s, buildCacheBytes},
+                                                               {u"builder"_s, builder}}}}},
         {u"note"_s, room.note},
         {u"reachable"_s, room.reachable},
     };

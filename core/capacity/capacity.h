@@ -19,6 +19,7 @@
 #include <QList>
 #include <QMap>
 #include <QString>
+#include <optional>
 
 namespace pando::core::capacity {
 
@@ -44,6 +45,9 @@ struct RuntimeCapacity {
     // which builds for every runtime; zero on the others.
     int buildCacheImages = 0;
     qint64 buildCacheBytes = 0;
+    // The builder's own cache there (BuildKit's), every build's on the engine, not only the
+    // install's: nullopt when the engine did not say.
+    std::optional<adapters::BuilderCache> builderCache;
     QJsonObject toJson() const;
 };
 

@@ -114,6 +114,10 @@ QVariantMap runtimeRow(const QJsonObject &r)
     if (const int images = cache.value(u"images"_s).toInt(); images > 0)
         diskText = AppSettings::tr("%1; build cache %2 in %n image(s)", nullptr, images)
                        .arg(diskText, bytesText(cache.value(u"bytes"_s).toInteger()));
+    if (const QJsonObject builder = cache.value(u"builder"_s).toObject(); !builder.isEmpty())
+        diskText = AppSettings::tr("%1; builder cache %2 (%3 reclaimable: docker builder prune)")
+                       .arg(diskText, bytesText(builder.value(u"bytes"_s).toInteger()),
+                            bytesText(builder.value(u"reclaimable"_s).toInteger()));
     return {
         {u"kind"_s, r.value(u"kind"_s).toString()},
         {u"isDefault"_s, r.value(u"default"_s).toBool()},

@@ -2,6 +2,7 @@
 
 #include "adapters/kit/dockerapi/tarball.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 
 namespace pando::adapters::dockerapi {
@@ -77,6 +78,29 @@ Result<QString> imageId(const DockerClient &client, const QString &idOrTag)
     if (!response)
         return std::unexpected(response.error());
     return response->json().object().value(QLatin1String("Id")).toString();
+}
+
+Result<BuilderCache> builderCache(const DockerClient &client)
+{
+    Request r;
+    r.path = QStringLiteral("/system/df");
+    r.addQuery(QStringLiteral("type"), QStringLiteral("build-cache")); // API 1.42; older engines answer all
+    r.timeoutMs = 60000;
+    auto response = client.call(r);
+    if (!response)
+        return std::unexpected(response.error());
+    BuilderCache cache;
+    for (const QJsonValue value : response->json().object().value(QLatin1String("BuildCache")).toArray()) {
+        const QJsonObject record = value.toObject();
+        ++cache.records;
+        if (record.value(QLatin1String("Shared")).toBool())
+            continue;
+        const qint64 size = record.value(QLatin1String("Size")).toInteger();
+        cache.bytes += size;
+        if (!record.value(QLatin1String("InUse")).toBool())
+            cache.reclaimableBytes += size;
+    }
+    return cache;
 }
 
 Result<QString> importImage(const DockerClient &client, const QString &rootfsDir, const QString &repoTag)

@@ -44,6 +44,10 @@ Status removeImage(const DockerClient &client, const QString &idOrTag, bool forc
 // The id of an image (by id or tag); NotFound when there is none.
 Result<QString> imageId(const DockerClient &client, const QString &idOrTag);
 
+// The builder's cache on the engine (GET /system/df's BuildCache records, as `docker system df`
+// counts them: a shared record once).
+Result<BuilderCache> builderCache(const DockerClient &client);
+
 // Imports the directory rootfsDir as the single layer of a new image tagged repoTag
 // ("pando/busybox:latest") and returns its id: base images without a registry.
 Result<QString> importImage(const DockerClient &client, const QString &rootfsDir, const QString &repoTag);

@@ -262,6 +262,11 @@ Result<QString> DockerRuntime::build(const BuildRequest &request, const CancelTo
     return dockerapi::buildImage(m_client, request, cancel, progress, m_builder.load());
 }
 
+Result<BuilderCache> DockerRuntime::builderCache()
+{
+    return dockerapi::builderCache(m_client);
+}
+
 Result<QString> DockerRuntime::checkRegistry(const QString &image, const RegistryCredential &credential,
                                              const CancelToken & /*cancel*/)
 {

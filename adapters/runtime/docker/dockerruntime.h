@@ -53,6 +53,7 @@ public:
     Result<bool> removeOwnImage(const QString &idOrTag, const Labels &owner) override;
     Status tagImage(const QString &id, const QString &tag) override;
     Result<QList<int>> exposedPorts(const QString &imageId) override;
+    Result<BuilderCache> builderCache() override;
     // Through the engine (dockerpull.h), as its pulls ask.
     Result<QString> checkRegistry(const QString &image, const RegistryCredential &credential,
                                   const CancelToken &cancel) override;

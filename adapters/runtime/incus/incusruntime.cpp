@@ -153,6 +153,14 @@ Result<QString> IncusRuntime::importFromDocker(const QString &dockerImage, const
     return m_client.importImage(tarball->get(), 10 * 60 * 1000, &cancel);
 }
 
+Result<BuilderCache> IncusRuntime::builderCache()
+{
+    if (!m_builder)
+        return fail(ErrorCode::Unavailable, QStringLiteral("the Incus runtime has no Docker engine to build with"),
+                    QStringLiteral("runtime"));
+    return dockerapi::builderCache(*m_builder);
+}
+
 Result<QString> IncusRuntime::checkRegistry(const QString &image, const RegistryCredential &credential,
                                             const CancelToken & /*cancel*/)
 {

@@ -58,6 +58,8 @@ public:
     Result<qint64> diskUsage(const QString &id) override;
     Result<QString> build(const BuildRequest &request, const CancelToken &cancel,
                           const std::function<void(const QString &line)> &progress) override;
+    // The Docker engine that builds for Incus: its builder's cache.
+    Result<BuilderCache> builderCache() override;
     // The Docker engine that builds for Incus pulls, so it answers.
     Result<QString> checkRegistry(const QString &image, const RegistryCredential &credential,
                                   const CancelToken &cancel) override;

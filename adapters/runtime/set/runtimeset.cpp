@@ -272,6 +272,16 @@ Status RuntimeSet::tagImage(const QString &id, const QString &tag)
     return m ? m->runtime->tagImage(own, tag) : Status(fail(ErrorCode::NotFound, QStringLiteral("no such image"), id));
 }
 
+Result<BuilderCache> RuntimeSet::builderCache()
+{
+    auto m = member(QStringLiteral("docker"));
+    if (!m)
+        m = member({});
+    if (!m)
+        return std::unexpected(m.error());
+    return (*m)->runtime->builderCache();
+}
+
 Result<QString> RuntimeSet::checkRegistry(const QString &image, const RegistryCredential &credential,
                                           const CancelToken &cancel)
 {

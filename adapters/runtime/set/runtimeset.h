@@ -53,6 +53,8 @@ public:
     Result<bool> removeOwnImage(const QString &idOrTag, const Labels &owner) override;
     Status tagImage(const QString &id, const QString &tag) override;
     Result<QList<int>> exposedPorts(const QString &imageId) override;
+    // The Docker runtime's, which builds for every runtime; else the default's.
+    Result<BuilderCache> builderCache() override;
     // The default runtime's answer.
     Result<QString> checkRegistry(const QString &image, const RegistryCredential &credential,
                                   const CancelToken &cancel) override;

@@ -8,6 +8,9 @@
 #include "tests/support/httpbackend.h"
 
 #include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QTest>
 #include <algorithm>
@@ -109,6 +112,51 @@ private Q_SLOTS:
         QVERIFY2(rebuilt, qPrintable(errorOf(rebuilt)));
         QCOMPARE(*rebuilt, *id);
         QVERIFY2(hasLine(again, u"^#\\d+ CACHED$"_s), qPrintable(again.join(u'\n')));
+    }
+
+    // BuildKit's own cache is the engine's, not in any image: a cache mount's 2 MiB show in what
+    // builderCache() reports (pando capacity), and go when pruned.
+    void builderCacheCountsCacheMounts()
+    {
+        auto before = m_runtime.builderCache();
+        QVERIFY2(before, qPrintable(before ? QString() : before.error().text()));
+        const QString cacheId = u"pando-test-"_s + m_run;
+        const QString marker = u"filled-"_s + m_run; // records are described by their command
+        auto id = buildContext("FROM pando/busybox:latest\nRUN --mount=type=cache,id=" + cacheId.toUtf8() +
+                                   ",target=/cache dd if=/dev/urandom of=/cache/blob bs=1024 count=2048 && "
+                                   "echo filled-" +
+                                   m_run.toUtf8() + "\n",
+                               tag(u"cachemount"_s));
+        QVERIFY2(id, qPrintable(errorOf(id)));
+        auto after = m_runtime.builderCache();
+        QVERIFY2(after, qPrintable(after ? QString() : after.error().text()));
+        QVERIFY2(after->bytes >= before->bytes + 2 * 1024 * 1024,
+                 qPrintable(u"%1 -> %2 bytes"_s.arg(before->bytes).arg(after->bytes)));
+        QVERIFY(after->records > before->records);
+        QVERIFY(after->reclaimableBytes <= after->bytes);
+
+        // The cache mount's record, pruned by id: nothing else of the engine's (the step's own
+        // record goes the way of every build's).
+        const auto cacheRecords = [this, &marker] {
+            QStringList ids;
+            auto df = m_runtime.client().get(u"/system/df"_s);
+            for (const QJsonValue record : df ? df->json().object().value("BuildCache"_L1).toArray() : QJsonArray())
+                if (record.toObject().value("Type"_L1) == "exec.cachemount"_L1 &&
+                    record.toObject().value("Description"_L1).toString().contains(marker))
+                    ids << record.toObject().value("ID"_L1).toString();
+            return ids;
+        };
+        const QStringList ours = cacheRecords();
+        QVERIFY2(!ours.isEmpty(), "the cache mount is a record of its own");
+        for (const QString &record : ours) { // one id per call, as the engine takes them
+            dockerapi::Request prune;
+            prune.method = "POST";
+            prune.path = u"/build/prune"_s;
+            prune.addQuery(u"filters"_s, u"{\"id\":[\"%1\"]}"_s.arg(record));
+            prune.timeoutMs = 60000;
+            QVERIFY(m_runtime.client().call(prune));
+        }
+        QCOMPARE(cacheRecords(), QStringList());
     }
 
     // In a Dockerfile of several stages, BuildKit counts the steps of each stage, and the stage is

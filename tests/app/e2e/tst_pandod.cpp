@@ -237,6 +237,13 @@ void TestPandod::deployThroughTheCli()
                              QStringLiteral("--"), QStringLiteral("no-such-tool")});
     QVERIFY2(missing.exitCode == 126 || missing.exitCode == 127, missing.told().constData());
     QVERIFY2(missing.out.contains("no-such-tool") || missing.err.contains("no-such-tool"), missing.told().constData());
+
+    // The engine builder's own cache (BuildKit's, which built web) is said beside the install's.
+    const Run capacity = cli({QStringLiteral("capacity")});
+    QCOMPARE(capacity.exitCode, 0);
+    QVERIFY2(capacity.out.contains("docker builder cache (BuildKit's, every build's on the engine): ") &&
+                 capacity.out.contains("reclaimable; docker builder prune trims it"),
+             capacity.told().constData());
 }
 
 void TestPandod::badInputIsRefusedWithNothingCreated_data()

@@ -520,6 +520,22 @@ void TestEngineDocker::buildCacheIsTheLatestBuildsAndGoesWithTheApp()
     const auto buildKitAgain = qScopeGuard([this] { m_fx->docker().setBuilder(adapters::dockerapi::Builder::Auto); });
     const int before = buildCacheImages();
     QVERIFY(before >= 0);
+    // BuildKit's own cache, the engine's, is reported beside it (what pando capacity says).
+    auto rooms = m_fx->engine().capacity();
+    QVERIFY(rooms);
+    const auto docker = std::find_if(rooms->cbegin(), rooms->cend(), [](const core::capacity::RuntimeCapacity &r) {
+        return r.room.kind == QLatin1String("docker");
+    });
+    QVERIFY(docker != rooms->cend() && docker->builderCache);
+    QVERIFY(docker->builderCache->reclaimableBytes <= docker->builderCache->bytes);
+    const QJsonObject builder = docker->toJson()
+                                    .value(QStringLiteral("disk"))
+                                    .toObject()
+                                    .value(QStringLiteral("build_cache"))
+                                    .toObject()
+                                    .value(QStringLiteral("builder"))
+                                    .toObject();
+    QCOMPARE(builder.value(QStringLiteral("bytes")).toInteger(), docker->builderCache->bytes);
     const QString repo = m_fx->git().createRepository(QStringLiteral("stages"));
     const QByteArray run = QUuid::createUuid().toByteArray(); // no earlier run's cache answers
     const auto version = [&run](const QByteArray &content) {
