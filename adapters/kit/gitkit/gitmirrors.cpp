@@ -408,6 +408,16 @@ QString GitMirrors::mirrorPath(const QString &repo) const
     return QDir(m_cacheRoot).absoluteFilePath(QString::fromLatin1(digest.left(24)) + u".git"_s);
 }
 
+// The mirrors hold what private repositories hold: the cache is its owner's alone (0700), made so
+// also when an older install left it open.
+Status GitMirrors::makeCacheRoot() const
+{
+    if (!QDir().mkpath(m_cacheRoot) ||
+        !QFile::setPermissions(m_cacheRoot, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner))
+        return fail(ErrorCode::Internal, u"cannot create the git cache directory"_s, m_cacheRoot);
+    return {};
+}
+
 Result<QString> GitMirrors::resolve(const QString &repo, const QString &ref, const CancelToken &cancel,
                                     const ProgressFn &progress)
 {
@@ -415,8 +425,8 @@ Result<QString> GitMirrors::resolve(const QString &repo, const QString &ref, con
         return std::unexpected(ok.error());
     if (cancel.isCancelled())
         return fail(ErrorCode::Cancelled, u"fetching %1 was cancelled"_s.arg(displayUrl(repo)));
-    if (!QDir().mkpath(m_cacheRoot))
-        return fail(ErrorCode::Internal, u"cannot create the git cache directory"_s, m_cacheRoot);
+    if (Status made = makeCacheRoot(); !made)
+        return std::unexpected(made.error());
     const QString path = mirrorPath(repo);
     const std::shared_ptr<std::mutex> mutex = mirrorMutex(path);
     const std::lock_guard guard(*mutex);
@@ -439,8 +449,8 @@ Result<SourceCheckout> GitMirrors::checkout(const QString &repo, const QString &
         return std::unexpected(ok.error());
     if (cancel.isCancelled())
         return fail(ErrorCode::Cancelled, u"fetching %1 was cancelled"_s.arg(displayUrl(repo)));
-    if (!QDir().mkpath(m_cacheRoot))
-        return fail(ErrorCode::Internal, u"cannot create the git cache directory"_s, m_cacheRoot);
+    if (Status made = makeCacheRoot(); !made)
+        return std::unexpected(made.error());
     if (!QDir().mkpath(workRoot))
         return fail(ErrorCode::Internal, u"cannot create the work directory"_s, workRoot);
 

@@ -57,6 +57,8 @@ public:
     QString mirrorPath(const QString &repo) const;
 
 private:
+    Status makeCacheRoot() const;
+
     QString m_cacheRoot;
     GitCredentials m_credentials;
 };

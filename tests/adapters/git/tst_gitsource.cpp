@@ -177,6 +177,10 @@ void TestGitSource::checkoutBranch()
 
     QVERIFY(QFileInfo::exists(source.mirrorPath(m_url)));
     QVERIFY(source.mirrorPath(m_url).startsWith(cacheDir()));
+    // The mirrors hold what private repositories hold: their directory is the owner's alone.
+    QCOMPARE(QFileInfo(cacheDir()).permissions() & (QFile::ReadGroup | QFile::ReadOther | QFile::ExeGroup |
+                                                    QFile::ExeOther | QFile::WriteGroup | QFile::WriteOther),
+             QFile::Permissions());
 }
 
 void TestGitSource::checkoutAnnotatedTag()
