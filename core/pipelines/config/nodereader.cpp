@@ -1,5 +1,7 @@
 #include "core/pipelines/config/nodereader.h"
 
+#include "core/common/goduration.h"
+
 #include <QJsonArray>
 #include <QRegularExpression>
 
@@ -214,19 +216,9 @@ Result<QJsonObject> jsonObject(const DocNode &node, const QString &path)
 
 std::optional<qint64> parseDurationMs(const QString &text)
 {
-    static const QRegularExpression whole(uR"(^([0-9]{1,9}(ms|s|m|h))+\z)"_s);
-    static const QRegularExpression part(uR"(([0-9]{1,9})(ms|s|m|h))"_s);
-    const QString value = text.trimmed();
-    if (!whole.match(value).hasMatch())
-        return std::nullopt;
-    qint64 total = 0;
-    for (auto it = part.globalMatch(value); it.hasNext();) {
-        const auto m = it.next();
-        const qint64 n = m.captured(1).toLongLong();
-        const QString unit = m.captured(2);
-        total += unit == u"ms" ? n : unit == u"s" ? n * 1000 : unit == u"m" ? n * 60000 : n * 3600000;
-    }
-    return total;
+    // Longer than any limit a step may have; duration() says which limit.
+    constexpr qint64 Longest = qint64(10) * 366 * 24 * 3600 * 1000;
+    return parseGoDurationMs(QStringView(text).trimmed(), Longest);
 }
 
 Result<qint64> duration(const DocNode &node, const QString &path)

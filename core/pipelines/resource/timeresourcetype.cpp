@@ -1,5 +1,7 @@
 #include "core/pipelines/resource/timeresourcetype.h"
 
+#include "core/common/goduration.h"
+
 #include "core/pipelines/resource/versions.h"
 
 #include <QDateTime>
@@ -98,40 +100,7 @@ Status writeFile(const QString &path, const QByteArray &data)
 
 std::optional<qint64> parseDurationMs(const QString &text)
 {
-    if (text.isEmpty())
-        return std::nullopt;
-    double total = 0;
-    qsizetype i = 0;
-    while (i < text.size()) {
-        const qsizetype numberStart = i;
-        while (i < text.size() && (text.at(i).isDigit() || text.at(i) == u'.'))
-            ++i;
-        if (i == numberStart)
-            return std::nullopt;
-        bool ok = false;
-        const double value = QStringView(text).sliced(numberStart, i - numberStart).toDouble(&ok);
-        if (!ok)
-            return std::nullopt;
-        const qsizetype unitStart = i;
-        while (i < text.size() && text.at(i).isLetter())
-            ++i;
-        const QStringView unit = QStringView(text).sliced(unitStart, i - unitStart);
-        double scale = 0;
-        if (unit == u"ms")
-            scale = 1;
-        else if (unit == u"s")
-            scale = 1000;
-        else if (unit == u"m")
-            scale = 60'000;
-        else if (unit == u"h")
-            scale = 3'600'000;
-        else
-            return std::nullopt;
-        total += value * scale;
-    }
-    if (total > 366.0 * DayMs)
-        return std::nullopt;
-    return qint64(total);
+    return parseGoDurationMs(text, qint64(366) * DayMs);
 }
 
 TimeResourceType::TimeResourceType(const Clock &clock) : m_clock(clock)

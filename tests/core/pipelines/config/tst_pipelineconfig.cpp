@@ -347,6 +347,18 @@ private Q_SLOTS:
         QVERIFY2(parsed.error().message.contains(message), qPrintable(parsed.error().text()));
     }
 
+    // Durations as fly takes them: Go's time.ParseDuration forms.
+    void goDurations()
+    {
+        for (const auto &[text, ms] : {std::pair{u"1.5h"_s, 5'400'000LL}, std::pair{u"1h0m0s"_s, 3'600'000LL},
+                                       std::pair{u"90s"_s, 90'000LL}, std::pair{u"2.5s"_s, 2'500LL}}) {
+            const auto parsed =
+                parsePipeline(pipelineWith("- name: a\n  plan:\n  - get: repo\n    timeout: " + text.toUtf8() + "\n"));
+            QVERIFY2(parsed, qPrintable(text + u": "_s + (parsed ? QString() : parsed.error().text())));
+            QCOMPARE(parsed->jobs.front().plan.front().timeoutMs, ms);
+        }
+    }
+
     void duplicateKeyNamesThePath()
     {
         const auto parsed = parsePipeline("jobs:\n- name: a\n  plan:\n  - get: x\n    get: y\n");

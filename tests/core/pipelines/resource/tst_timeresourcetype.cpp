@@ -63,6 +63,17 @@ void TestTimeResourceType::durations_data()
     QTest::newRow("1h30m") << u"1h30m"_s << qint64(5'400'000);
     QTest::newRow("1.5h") << u"1.5h"_s << qint64(5'400'000);
     QTest::newRow("250ms") << u"250ms"_s << qint64(250);
+    // As Go's time.ParseDuration reads them, as Concourse does.
+    QTest::newRow("go's own form") << u"1h0m30s"_s << qint64(3'630'000);
+    QTest::newRow("fraction of a second") << u"1.25s"_s << qint64(1'250);
+    QTest::newRow("leading dot") << u".5s"_s << qint64(500);
+    QTest::newRow("microseconds") << u"1500us"_s << qint64(1);
+    QTest::newRow("micro sign") << u"2000\u00b5s"_s << qint64(2);
+    QTest::newRow("zero alone") << u"0"_s << qint64(0);
+    QTest::newRow("a year and a day") << u"8809h"_s << qint64(-1);
+    QTest::newRow("plus sign") << u"+1m"_s << qint64(-1);
+    QTest::newRow("dot alone") << u".s"_s << qint64(-1);
+    QTest::newRow("unknown unit") << u"5min"_s << qint64(-1);
     QTest::newRow("empty") << QString() << qint64(-1);
     QTest::newRow("no unit") << u"10"_s << qint64(-1);
     QTest::newRow("days") << u"1d"_s << qint64(-1);
