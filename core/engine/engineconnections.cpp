@@ -13,6 +13,17 @@ namespace pando::core {
 
 namespace {
 
+// Invalid at where: connection (named with its address and owner) does not cover what.
+std::unexpected<Error> notCovered(const sourceconn::Connection &connection, const QString &what, const QString &where,
+                                  const QString &hint)
+{
+    return fail(ErrorCode::Invalid,
+                u"connection %1 (%2%3) does not cover %4"_s.arg(
+                    connection.name, connection.scope.baseUrl,
+                    connection.scope.owner.isEmpty() ? QString() : u", owner "_s + connection.scope.owner, what),
+                where, hint);
+}
+
 Error administratorsOnly()
 {
     return Error{ErrorCode::Forbidden, u"only administrators add, test and remove source connections"_s,
@@ -132,14 +143,9 @@ Result<QString> Engine::Private::chooseConnection(const AppSpec &spec, const Act
             const QString needs = image                     ? u"the images of its registry"_s
                                   : connection->overHttps() ? u"an https:// address below its address"_s
                                                             : u"an ssh address below its address"_s;
-            return fail(ErrorCode::Invalid,
-                        u"connection %1 (%2%3) does not cover %4"_s.arg(
-                            name, connection->scope.baseUrl,
-                            connection->scope.owner.isEmpty() ? QString() : u", owner "_s + connection->scope.owner,
-                            source),
-                        u"source.connection"_s,
-                        u"its %1 reads %2; name another connection or leave source.connection out"_s.arg(
-                            sourceconn::authKindName(connection->auth), needs));
+            return notCovered(*connection, source, u"source.connection"_s,
+                              u"its %1 reads %2; name another connection or leave source.connection out"_s.arg(
+                                  sourceconn::authKindName(connection->auth), needs));
         }
         return name;
     }
@@ -496,12 +502,8 @@ Result<QString> Engine::testRegistryConnection(const QString &name, const QStrin
             return std::unexpected(ok.error());
         auto address = adapters::parseImageAddress(image);
         if (!address || adapters::coverage(connection->scope, true, *address) < 0)
-            return fail(ErrorCode::Invalid,
-                        u"connection %1 (%2%3) does not cover %4"_s.arg(
-                            name, connection->scope.baseUrl,
-                            connection->scope.owner.isEmpty() ? QString() : u", owner "_s + connection->scope.owner,
-                            image),
-                        u"image"_s, u"a registry connection reads the images of its registry (and owner)"_s);
+            return notCovered(*connection, image, u"image"_s,
+                              u"a registry connection reads the images of its registry (and owner)"_s);
     }
     QElapsedTimer clock;
     clock.start();
@@ -562,11 +564,8 @@ Result<QList<adapters::ForgeBranch>> Engine::connectionBranches(const QString &n
         return std::unexpected(e);
     }
     if (adapters::coverage(connection->scope, connection->overHttps(), *address) < 0)
-        return fail(ErrorCode::Invalid,
-                    u"connection %1 (%2%3) does not cover %4"_s.arg(
-                        name, connection->scope.baseUrl,
-                        connection->scope.owner.isEmpty() ? QString() : u", owner "_s + connection->scope.owner, repo),
-                    u"repo"_s, u"`pando connections repos %1` lists the repositories it can see"_s.arg(name));
+        return notCovered(*connection, repo, u"repo"_s,
+                          u"`pando connections repos %1` lists the repositories it can see"_s.arg(name));
     auto branches = (*api)->branches(*address, CancelToken());
     if (!branches)
         return std::unexpected(d->forgeRefusal(name, branches.error()));
