@@ -71,7 +71,7 @@ QJsonObject serversOf(const QByteArray &config)
 
 // The error `caddy run` ends with when it cannot load its configuration ("Error: loading initial
 // config: ... address already in use"), written to file after offset from; empty when there is
-// none. Caddy writes its pid file only once it loaded, so this is how a start that failed shows.
+// none. Caddy writes its pid file only once it loaded, so a start that failed shows this way.
 QString startError(const QString &file, qint64 from)
 {
     QFile f(file);
@@ -262,7 +262,9 @@ Status CaddyEdge::spawnLocked()
 
     QElapsedTimer timer;
     timer.start();
-    while (!answersLocked()) {
+    // Caddy's admin API answers once its configuration is loaded, and it writes its pid file
+    // just after: started means both, so that it can be stopped and adopted by its pid.
+    while (!answersLocked() || caddyPid() <= 0) {
         const qint64 pid = caddyPid();
         if (const QString error = startError(path("caddy.log"), logStart); !error.isEmpty())
             return fail(ErrorCode::Unavailable, u"the edge (Caddy) did not start: %1"_s.arg(error), u"edge"_s,
