@@ -244,6 +244,18 @@ Result<QSet<QString>> GrantRepository::objectsOf(ObjectKind kind, const QString 
     return objects;
 }
 
+Result<bool> mayUseConnection(Database &db, const QString &userId, bool installAuthority, const QString &name)
+{
+    if (installAuthority)
+        return true;
+    if (userId.isEmpty())
+        return false;
+    auto roles = GrantRepository(db).roles(ObjectKind::Connection, name, userId);
+    if (!roles)
+        return std::unexpected(roles.error());
+    return roles->contains(u"user"_s);
+}
+
 bool roleAllows(Role role, std::string_view permission)
 {
     using namespace permission;

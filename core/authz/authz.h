@@ -94,6 +94,10 @@ private:
     Database &m_db;
 };
 
+// Whether someone may read through source connection name: with the install's authority any,
+// a member only one granted to them as "user", nobody (an empty userId without that authority) none.
+Result<bool> mayUseConnection(Database &db, const QString &userId, bool installAuthority, const QString &name);
+
 struct AuthzOptions {
     int appLimit = 10; // apps a member may make (AppRecord::creatorId); operators and admins are not limited
 };

@@ -19,6 +19,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -130,41 +131,72 @@ Status consumeApproval(DeployRun &run)
     return {};
 }
 
+// The command that adds a connection to image's registry ("… --url https://ghcr.io …").
+QString addRegistryCommand(const QString &image)
+{
+    const auto address = adapters::parseImageAddress(image);
+    QString registry = QStringLiteral("https://HOST");
+    if (address) {
+        const bool loopback = address->host == QLatin1String("localhost") || QHostAddress(address->host).isLoopback();
+        registry = (loopback ? QStringLiteral("http://") : QStringLiteral("https://")) + address->host +
+                   (address->port < 0 ? QString() : QStringLiteral(":%1").arg(address->port));
+    }
+    return QStringLiteral("pando connections add NAME --kind registry --url %1 --token-user USER (the password or "
+                          "token on standard input)")
+        .arg(registry);
+}
+
+// A pull through a connection that its registry refused (or that found no such image), said of
+// where: how to ask the registry what it answers that connection.
+Error refusedThrough(const QString &connection, const QString &image, const QString &where, Error e)
+{
+    e.code = ErrorCode::Failed;
+    e.where = where;
+    e.hint = QStringLiteral("it was pulled through connection %1; pando connections test %1 %2 says what its registry "
+                            "answers")
+                 .arg(connection, image);
+    return e;
+}
+
 // A build of an image source that could not have the image: said of source.image, not of the
 // Dockerfile Pando wrote for it. Another failure (the engine gone) stays as it was.
 Error unpulled(const AppSpec::Source &source, const QString &connection, Error e)
 {
-    if (!connection.isEmpty() && (e.code == ErrorCode::Unauthorized || e.code == ErrorCode::NotFound)) {
-        e.code = ErrorCode::Failed;
-        e.where = QStringLiteral("source.image");
-        e.hint = QStringLiteral("it was pulled through connection %1; pando connections test %1 %2 says what its "
-                                "registry answers")
-                     .arg(connection, source.image);
-        return e;
-    }
+    if (!connection.isEmpty() && (e.code == ErrorCode::Unauthorized || e.code == ErrorCode::NotFound))
+        return refusedThrough(connection, source.image, QStringLiteral("source.image"), std::move(e));
     static const QLatin1String baseImage("the base image ");
     if (!e.message.startsWith(baseImage))
         return e;
     e.message = QStringLiteral("the image ") + e.message.mid(baseImage.size());
     e.where = QStringLiteral("source.image");
     if (e.message.contains(QLatin1String("wants a login"))) {
-        const auto address = adapters::parseImageAddress(source.image);
-        QString registry = QStringLiteral("https://HOST");
-        if (address) {
-            const bool loopback =
-                address->host == QLatin1String("localhost") || QHostAddress(address->host).isLoopback();
-            registry = (loopback ? QStringLiteral("http://") : QStringLiteral("https://")) + address->host +
-                       (address->port < 0 ? QString() : QStringLiteral(":%1").arg(address->port));
-        }
-        e.hint = QStringLiteral("add a connection to its registry that you may use, then update the app: pando "
-                                "connections add NAME --kind registry --url %1 --token-user USER (the password or "
-                                "token on standard input)")
-                     .arg(registry);
+        e.hint = QStringLiteral("add a connection to its registry that you may use, then update the app: ") +
+                 addRegistryCommand(source.image);
         return e;
     }
     if (source.pullsAlways())
         e.hint += QStringLiteral("%1source.pull: missing deploys the engine's copy when its registry cannot be asked")
                       .arg(e.hint.isEmpty() ? QString() : QStringLiteral("; "));
+    return e;
+}
+
+// A repository build that could not have a base image: through the connection that pulled it,
+// how to test that; without one, on a registry that wants a login, how to give the build one.
+Error unpulledBase(const DeployRun &run, const QHash<QString, QString> &through, Error e)
+{
+    const QString image = e.where; // a pull's error is said of its image
+    if (const QString connection = through.value(image);
+        !connection.isEmpty() && (e.code == ErrorCode::Unauthorized || e.code == ErrorCode::NotFound))
+        return refusedThrough(connection, image, QStringLiteral("%1 (FROM %2)").arg(run.detection.dockerfile, image),
+                              std::move(e));
+    static const QLatin1String baseImage("the base image ");
+    if (!e.message.startsWith(baseImage) || !e.message.contains(QLatin1String("wants a login")))
+        return e;
+    e.hint =
+        QStringLiteral("Pando pulls it through a registry connection that the app's spec writer may use: add "
+                       "one (%1), or have an administrator grant one (pando grants add connection/NAME USER user), "
+                       "then deploy again")
+            .arg(addRegistryCommand(e.message.mid(baseImage.size()).section(u' ', 0, 0)));
     return e;
 }
 
@@ -457,6 +489,21 @@ Result<StepEnd> build(DeployRun &run)
             return std::unexpected(login.error());
         request.pullFirst.append({run.spec.source.image, std::move(*login), request.pull});
     }
+    // A repository's private base images: pulled first, when the engine does not have them,
+    // through the registry connections the spec's writer may use.
+    QHash<QString, QString> through;
+    if (!run.spec.source.isImage()) {
+        auto logins = baseImageLogins(run.s, run.app, run.detection.baseImages);
+        if (!logins)
+            return std::unexpected(logins.error());
+        for (BaseImageLogin &login : *logins) {
+            if (run.log)
+                run.log->add(QStringLiteral("%1 is pulled through connection %2 when the engine does not have it")
+                                 .arg(login.image, login.connection));
+            through.insert(login.image, login.connection);
+            request.pullFirst.append({login.image, std::move(login.credential), false});
+        }
+    }
     QList<BuildCacheRecord> leftovers;
     const qint64 startedMs = run.s.clock.nowMs();
     request.leftover = [&leftovers, &deploy, startedMs](const QString &id, qint64 bytes) {
@@ -472,7 +519,7 @@ Result<StepEnd> build(DeployRun &run)
     if (!image)
         return std::unexpected(run.spec.source.isImage()
                                    ? unpulled(run.spec.source, run.app.sourceConnection, image.error())
-                                   : image.error());
+                                   : unpulledBase(run, through, image.error()));
     deploy.imageId = *image;
     if (run.spec.source.isImage()) {
         deploy.commit = *image; // what the tag named when this deploy pulled it

@@ -1,5 +1,6 @@
 #include "services.h"
 
+#include "core/authz/authz.h"
 #include "core/sourceconn/sourceconn.h"
 
 namespace pando::core {
@@ -96,6 +97,52 @@ Result<adapters::RegistryCredential> registryLogin(const Services &s, const QStr
                     QStringLiteral("source.connection"));
     return sourceconn::ConnectionStore(s.db, *s.seal, s.clock, s.installationTokens, s.oauthGrants)
         .registryLogin(connection);
+}
+
+Result<QList<BaseImageLogin>> baseImageLogins(const Services &s, const AppRecord &app, const QStringList &images)
+{
+    if (images.isEmpty() || !s.seal)
+        return QList<BaseImageLogin>{};
+    sourceconn::ConnectionStore store(s.db, *s.seal, s.clock, s.installationTokens, s.oauthGrants);
+    auto all = store.list();
+    if (!all)
+        return std::unexpected(all.error());
+    QList<sourceconn::Connection> usable;
+    for (const sourceconn::Connection &c : std::as_const(*all)) {
+        if (c.scope.kind != adapters::ForgeKind::Registry)
+            continue;
+        auto may = authz::mayUseConnection(s.db, app.specWriter, app.sourceTrusted, c.name);
+        if (!may)
+            return std::unexpected(may.error());
+        if (*may)
+            usable << c;
+    }
+    QList<BaseImageLogin> logins;
+    const auto wipe = [&logins] {
+        for (BaseImageLogin &login : logins)
+            login.credential.wipe();
+    };
+    for (const QString &image : images) {
+        auto chosen = sourceconn::chooseForImage(usable, image);
+        if (!chosen) {
+            wipe();
+            Error e = chosen.error();
+            e.where = QStringLiteral("build.dockerfile");
+            e.hint = QStringLiteral("give one of them an owner (the registry's namespace) that the other's does not "
+                                    "have, or leave only one of them to this app's spec writer");
+            return std::unexpected(e);
+        }
+        const std::optional<sourceconn::Connection> &closest = *chosen;
+        if (!closest)
+            continue;
+        auto login = store.registryLogin(closest->name);
+        if (!login) {
+            wipe();
+            return std::unexpected(login.error());
+        }
+        logins.append({image, closest->name, std::move(*login)});
+    }
+    return logins;
 }
 
 void noteRefusal(const Services &s, const QString &connection, const Error &error)

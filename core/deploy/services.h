@@ -85,6 +85,18 @@ Result<adapters::SourceAccess> fetchAccess(const Services &s, bool trusted, cons
                                            const QString &connection);
 // An image source's registry connection's login, for its pull; the caller wipes it.
 Result<adapters::RegistryCredential> registryLogin(const Services &s, const QString &connection);
+// A base image a build pulls through a registry connection, with its login (the caller wipes it).
+struct BaseImageLogin {
+    QString image;
+    QString connection;
+    adapters::RegistryCredential credential;
+};
+// For each of images (a Dockerfile's, core/detection/baseimages.h) that a registry connection
+// covers: the closest one the person who last wrote app's spec may use now (AppRecord::
+// specWriter; every one when they wrote it with the install's authority), and its login. Images
+// no such connection covers are not listed. Errors: Conflict, where build.dockerfile, when two
+// cover an image equally.
+Result<QList<BaseImageLogin>> baseImageLogins(const Services &s, const AppRecord &app, const QStringList &images);
 // After a fetch or forge API call through connection failed with error: a refusal of the
 // credential (Unauthorized) drops a GitHub App token held for it, which GitHub revokes with its
 // installation, so the next use mints a new one or says why it cannot.

@@ -1,5 +1,6 @@
 #include "core/detection/detection.h"
 
+#include "core/detection/baseimages.h"
 #include "core/detection/stacks.h"
 
 #include <QDir>
@@ -70,12 +71,8 @@ QStringList nestedDockerfiles(const QString &dir)
 }
 
 // The first numeric port of the first EXPOSE instruction that has one ("EXPOSE 8080/tcp").
-int exposedPort(const QString &dockerfilePath)
+int exposedPort(const QString &text)
 {
-    QFile file(dockerfilePath);
-    if (!file.open(QIODevice::ReadOnly))
-        return 0;
-    const QString text = QString::fromUtf8(file.read(MaxDockerfileBytes));
     // Join continuation lines first, so "EXPOSE \\\n 8080" counts.
     QString joined = text;
     joined.replace(QRegularExpression(u"\\\\[ \\t]*\\r?\\n"_s), u" "_s);
@@ -167,6 +164,7 @@ Result<Detection> detect(const AppSpec &spec, const QString &checkoutDir)
             detection.stack = generated->stack;
             detection.summary = generated->summary;
             detection.generated = generated->dockerfile;
+            detection.baseImages = baseImages(detection.generated.toUtf8(), spec.build.args);
             return detection;
         } else {
             hint = u"no Dockerfile-like files at the top of %1; add a Dockerfile or set build.dockerfile"_s.arg(
@@ -185,7 +183,10 @@ Result<Detection> detect(const AppSpec &spec, const QString &checkoutDir)
     detection.contextDir = contextDir;
     detection.dockerfilePath = dockerfilePath;
     detection.dockerfile = QDir(contextDir).relativeFilePath(dockerfilePath);
-    detection.exposedPort = exposedPort(dockerfilePath);
+    QFile file(dockerfilePath);
+    const QByteArray text = file.open(QIODevice::ReadOnly) ? file.read(MaxDockerfileBytes) : QByteArray();
+    detection.exposedPort = exposedPort(QString::fromUtf8(text));
+    detection.baseImages = baseImages(text, spec.build.args);
     return detection;
 }
 

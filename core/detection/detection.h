@@ -7,6 +7,7 @@
 #include "core/spec/appspec.h"
 
 #include <QString>
+#include <QStringList>
 
 namespace pando::core {
 
@@ -16,6 +17,7 @@ struct Detection {
     QString dockerfilePath; // absolute, canonical, inside contextDir
     QString dockerfile;     // relative to contextDir
     int exposedPort = 0;    // from an EXPOSE line, when there is one
+    QStringList baseImages; // what its build pulls (baseimages.h), with the spec's build.args
     // builder "generated": what was found, and the Dockerfile to write at dockerfilePath (which
     // does not exist yet) before the build.
     QString stack;

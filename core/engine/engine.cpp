@@ -237,6 +237,7 @@ Result<AppView> Engine::createApp(const QByteArray &specText, const Actor &actor
     made.text = specText;
     made.trusted = trusted;
     made.connection = *connection;
+    made.writer = actor.userId;
     made.auditDetail = QJsonObject{{spec->source.isImage() ? QStringLiteral("image") : QStringLiteral("repo"),
                                     spec->source.isImage() ? spec->source.image : spec->source.repo},
                                    {QStringLiteral("connection"), *connection}};
@@ -286,6 +287,7 @@ Result<AppView> Engine::Private::createApp(const NewApp &made, const Actor &acto
     record.creatorId = actor.userId;
     record.sourceTrusted = made.trusted;
     record.sourceConnection = made.connection;
+    record.specWriter = made.writer;
     // The row and its owner grant in one commit: an app that exists has its owner, so a member
     // never creates an app they then may not change or remove.
     if (auto created = [&]() -> Status {
@@ -491,7 +493,7 @@ Result<AppView> Engine::reviseSpec(const QString &name, const QByteArray &specTe
     auto previous = parseAppSpec(row->specYaml.toUtf8());
     if (auto saved = apps.setSpec(name, QString::fromUtf8(specText), d->clock.nowMs()); !saved)
         return std::unexpected(saved.error());
-    if (auto marked = apps.setSourceReader(name, trusted, *connection, d->clock.nowMs()); !marked) {
+    if (auto marked = apps.setSourceReader(name, trusted, *connection, actor.userId, d->clock.nowMs()); !marked) {
         discardResult(apps.setSpec(name, row->specYaml, d->clock.nowMs()), "the mark's error is the one to report");
         return std::unexpected(marked.error());
     }
@@ -509,8 +511,9 @@ Result<AppView> Engine::reviseSpec(const QString &name, const QByteArray &specTe
                                        QStringLiteral("success"), detail);
         !audited) {
         discardResult(apps.setSpec(name, row->specYaml, d->clock.nowMs()), "the audit's error is the one to report");
-        discardResult(apps.setSourceReader(name, row->sourceTrusted, row->sourceConnection, d->clock.nowMs()),
-                      "the audit's error is the one to report");
+        discardResult(
+            apps.setSourceReader(name, row->sourceTrusted, row->sourceConnection, row->specWriter, d->clock.nowMs()),
+            "the audit's error is the one to report");
         return std::unexpected(audited.error());
     }
     d->services.publish(EventType::AppUpdated, name, {});

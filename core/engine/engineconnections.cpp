@@ -57,14 +57,7 @@ Result<sourceconn::ConnectionStore> Engine::Private::connectionStore()
 
 Result<bool> Engine::Private::mayUseConnection(const Actor &actor, const QString &name)
 {
-    if (policy::hasInstallAuthority(actor))
-        return true;
-    if (actor.userId.isEmpty())
-        return false;
-    auto roles = authz::GrantRepository(db).roles(authz::ObjectKind::Connection, name, actor.userId);
-    if (!roles)
-        return std::unexpected(roles.error());
-    return roles->contains(u"user"_s);
+    return authz::mayUseConnection(db, actor.userId, policy::hasInstallAuthority(actor), name);
 }
 
 Error Engine::Private::forgeRefusal(const QString &connection, Error e)
@@ -125,8 +118,8 @@ Result<QString> Engine::Private::chooseConnection(const AppSpec &spec, const Act
         if (!connection || !*usable)
             return fail(ErrorCode::NotFound, u"there is no connection named %1 that you may use"_s.arg(name),
                         u"source.connection"_s,
-                        u"`pando connections list` shows yours; an administrator grants one with `pando connections "
-                        u"grant`"_s);
+                        u"`pando connections list` shows yours; an administrator grants one with `pando grants add "
+                        u"connection/NAME USER user`"_s);
         const bool registry = connection->scope.kind == adapters::ForgeKind::Registry;
         if (registry != image)
             return fail(ErrorCode::Invalid,

@@ -138,6 +138,7 @@ Result<QString> Engine::actOnPullRequest(const AppRecord &parent, const AppSpec 
         // A fork is read with nobody's means; the app's own pull requests as the app is.
         made.trusted = pull.fork ? false : parent.sourceTrusted;
         made.connection = pull.fork ? QString() : parent.sourceConnection;
+        made.writer = pull.fork ? QString() : parent.specWriter;
         made.auditDetail = QJsonObject{{u"repo"_s, record.repo},
                                        {u"connection"_s, made.connection},
                                        {u"preview_of"_s, parent.name},

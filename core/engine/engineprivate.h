@@ -161,6 +161,7 @@ struct Engine::Private {
         QByteArray text;
         bool trusted = false;
         QString connection;
+        QString writer;                            // AppRecord::specWriter
         std::function<Status()> alsoInTransaction; // more rows, in the app's transaction
         QJsonObject auditDetail;                   // of its app.create line
     };

@@ -10,7 +10,7 @@ namespace {
 
 const QString kAppColumns =
     u"name, spec_yaml, route_port, current_deploy, created_ms, updated_ms, creator_id, source_trusted, "
-    u"source_connection, stopped_deploy, stopped_by, stopped_ms"_s;
+    u"source_connection, stopped_deploy, stopped_by, stopped_ms, spec_writer"_s;
 
 AppRecord appFrom(const QSqlQuery &q)
 {
@@ -27,6 +27,7 @@ AppRecord appFrom(const QSqlQuery &q)
     app.stoppedDeploy = q.value(9).toString();
     app.stoppedBy = q.value(10).toString();
     app.stoppedMs = q.value(11).toLongLong();
+    app.specWriter = q.value(12).toString();
     return app;
 }
 
@@ -61,13 +62,14 @@ Status AppRepository::create(const AppRecord &app)
     auto db = m_db.connection();
     if (!db)
         return std::unexpected(db.error());
-    auto q = detail::run(*db, m_db.isPostgres(),
-                         u"INSERT INTO apps ("_s + kAppColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
-                         {detail::text(app.name), detail::text(app.specYaml), app.routePort,
-                          detail::text(app.currentDeploy), app.createdMs, app.updatedMs, detail::text(app.creatorId),
-                          app.sourceTrusted ? 1 : 0, detail::text(app.sourceConnection),
-                          detail::text(app.stoppedDeploy), detail::text(app.stoppedBy), app.stoppedMs},
-                         u"create app "_s + app.name);
+    auto q =
+        detail::run(*db, m_db.isPostgres(),
+                    u"INSERT INTO apps ("_s + kAppColumns + u") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s,
+                    {detail::text(app.name), detail::text(app.specYaml), app.routePort, detail::text(app.currentDeploy),
+                     app.createdMs, app.updatedMs, detail::text(app.creatorId), app.sourceTrusted ? 1 : 0,
+                     detail::text(app.sourceConnection), detail::text(app.stoppedDeploy), detail::text(app.stoppedBy),
+                     app.stoppedMs, detail::text(app.specWriter)},
+                    u"create app "_s + app.name);
     if (!q) {
         if (q.error().code == ErrorCode::Conflict)
             return fail(ErrorCode::Conflict, u"an app named "_s + app.name + u" already exists"_s, u"apps"_s);
@@ -112,10 +114,13 @@ Status AppRepository::setSpec(const QString &name, const QString &specYaml, qint
     return updateApp(m_db, name, {{u"spec_yaml"_s, detail::text(specYaml)}}, nowMs);
 }
 
-Status AppRepository::setSourceReader(const QString &name, bool trusted, const QString &connection, qint64 nowMs)
+Status AppRepository::setSourceReader(const QString &name, bool trusted, const QString &connection,
+                                      const QString &writer, qint64 nowMs)
 {
     return updateApp(m_db, name,
-                     {{u"source_trusted"_s, trusted ? 1 : 0}, {u"source_connection"_s, detail::text(connection)}},
+                     {{u"source_trusted"_s, trusted ? 1 : 0},
+                      {u"source_connection"_s, detail::text(connection)},
+                      {u"spec_writer"_s, detail::text(writer)}},
                      nowMs);
 }
 

@@ -499,6 +499,13 @@ const QList<Migration> &migrations()
              // tokens the forge granted are the sealed secret.
              QStringLiteral("ALTER TABLE source_connections ADD COLUMN client_id TEXT NOT NULL DEFAULT ''"),
          }},
+        {25,
+         QStringLiteral("Apps: who last wrote the spec"),
+         {
+             // core/deploy: a build pulls a Dockerfile's private base images through the registry
+             // connections this user may use when it runs (AppRecord::specWriter).
+             QStringLiteral("ALTER TABLE apps ADD COLUMN spec_writer TEXT NOT NULL DEFAULT ''"),
+         }},
     };
     return all;
 }

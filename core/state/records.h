@@ -23,6 +23,10 @@ struct AppRecord {
     // The source connection (core/sourceconn) its source is read through, chosen when its spec
     // was last written; empty: none.
     QString sourceConnection;
+    // The user who last wrote its spec (empty: the install's own authority when sourceTrusted,
+    // nobody otherwise). A build pulls the Dockerfile's private base images through the registry
+    // connections they may use at the time of the build.
+    QString specWriter;
     // Stopped at a person's word (`pando apps stop`): the deploy that was serving then, who and
     // when. While it is still the serving one, nothing starts it again but a start, a restart
     // or a new deploy; a hold about another deploy is stale.

@@ -21,8 +21,9 @@ public:
     Status setSpec(const QString &name, const QString &specYaml, qint64 nowMs);
     Status setRoutePort(const QString &name, int port, qint64 nowMs);
     // Whose authority the source is read with, and through which connection
-    // (AppRecord::sourceTrusted, sourceConnection).
-    Status setSourceReader(const QString &name, bool trusted, const QString &connection, qint64 nowMs);
+    // and who wrote the spec (AppRecord::sourceTrusted, sourceConnection, specWriter).
+    Status setSourceReader(const QString &name, bool trusted, const QString &connection, const QString &writer,
+                           qint64 nowMs);
     // The apps a user made, whoever owns them now (the member app limit).
     Result<int> countCreatedBy(const QString &userId);
     Status setCurrentDeploy(const QString &name, const QString &deployId, qint64 nowMs);

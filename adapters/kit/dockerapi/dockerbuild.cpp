@@ -51,8 +51,8 @@ Error missingBaseImage(const QString &image, const QString &error, const QString
                                     "build did not give: %2")
                          .arg(image, error),
                      where,
-                     QStringLiteral("log the engine in and pull it first (docker login, then docker pull %1), or "
-                                    "deploy it as source.image through a registry connection")
+                     QStringLiteral("log the engine in to its registry and pull it first (docker login, then "
+                                    "docker pull %1), or give the build a login for it")
                          .arg(image)};
     return Error{ErrorCode::Failed,
                  QStringLiteral("the base image %1 is not on the Docker engine, and the engine could not pull it: %2")

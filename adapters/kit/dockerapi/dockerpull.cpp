@@ -72,10 +72,11 @@ QByteArray registryAuthHeader(const RegistryCredential &credential)
 }
 
 Status pullImage(const DockerClient &client, const QString &image, const RegistryCredential &credential,
-                 const CancelToken &cancel, const std::function<void(const QString &line)> &progress)
+                 const CancelToken &cancel, const std::function<void(const QString &line)> &progress, int stallMs)
 {
     const auto [repository, tag] = splitReference(image);
     Request r;
+    r.stallMs = stallMs;
     r.method = "POST";
     r.path = QStringLiteral("/images/create");
     r.addQuery(QStringLiteral("fromImage"), repository).addQuery(QStringLiteral("tag"), tag);
@@ -106,6 +107,15 @@ Status pullImage(const DockerClient &client, const QString &image, const Registr
     });
     r.headers.clear();
     parser.finish();
+    if (!streamed && streamed.error().code == ErrorCode::Timeout)
+        return fail(ErrorCode::Timeout,
+                    QStringLiteral("pulling %1 stalled: the engine reported no progress for %2 s")
+                        .arg(image)
+                        .arg(stallMs / 1000),
+                    image,
+                    QStringLiteral("the registry %1 may be unreachable or overloaded from the engine's host; deploy "
+                                   "again later, or pull it there first (docker pull %2)")
+                        .arg(credential.server, image));
     if (!streamed)
         return std::unexpected(registryError(image, credential.server, streamed.error()));
     if (!error.isEmpty())

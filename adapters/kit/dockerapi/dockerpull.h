@@ -23,12 +23,16 @@ bool wantsLogin(const QString &message);
 // The X-Registry-Auth header's value for credential.
 QByteArray registryAuthHeader(const RegistryCredential &credential);
 
+// How long a pull may go without a word of progress from the engine before it is given up.
+inline constexpr int PullStallMs = 120000;
+
 // Pulls image with credential (POST /images/create), progress getting each layer's finished
 // steps and the outcome ("Status: Downloaded newer image for …"). Unauthorized when the registry
-// refuses the credential, NotFound when it has no such image or tag, Failed otherwise, each
-// naming the image.
+// refuses the credential, NotFound when it has no such image or tag, Timeout when the engine
+// reports nothing for stallMs, Failed otherwise, each naming the image.
 Status pullImage(const DockerClient &client, const QString &image, const RegistryCredential &credential,
-                 const CancelToken &cancel, const std::function<void(const QString &line)> &progress);
+                 const CancelToken &cancel, const std::function<void(const QString &line)> &progress,
+                 int stallMs = PullStallMs);
 
 // Runtime::checkRegistry on this engine: image's manifest digest through GET /distribution, or
 // with no image the registry's answer to the login (POST /auth).

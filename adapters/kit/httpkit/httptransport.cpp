@@ -165,6 +165,11 @@ Exchange perform(const Endpoint &endpoint, const Request &request, const CancelT
     curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
     if (request.timeoutMs > 0)
         curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, long(request.timeoutMs));
+    if (request.stallMs > 0) {
+        // Fewer than one byte a second for that many seconds.
+        curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, long((request.stallMs + 999) / 1000));
+    }
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, writeCallback);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, &t);
     curl_easy_setopt(easy, CURLOPT_NOPROGRESS, 0L);

@@ -37,6 +37,7 @@ struct Request {
     QByteArray contentType;               // defaults to application/json when a body is set
     QList<QPair<QByteArray, QByteArray>> headers;
     int timeoutMs = 0;        // 0: no limit (builds, follows)
+    int stallMs = 0;          // > 0: timed out when no byte comes in or goes out for this long
     bool keepHeaders = false; // collect the answer's headers into Exchange::headers
 
     Request &addQuery(const QString &key, const QString &value)

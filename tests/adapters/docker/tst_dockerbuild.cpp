@@ -6,9 +6,11 @@
 // engine's builds are tst_dockerbuildkit's and tst_dockerruntime's.
 #include "adapters/kit/dockerapi/buildkittrace.h"
 #include "adapters/kit/dockerapi/dockerbuild.h"
+#include "adapters/kit/dockerapi/dockerpull.h"
 #include "tests/support/component.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -131,7 +133,8 @@ QMap<QString, QByteArray> filesOf(const QByteArray &tar)
 }
 
 // An engine on a unix socket of its own: GET /images/NAME/json answers 404 but for the names in
-// images; POST /build answers what build() says for its query. Each request's path, query and
+// images; POST /build answers what build() says for its query; POST /images/create starts a pull
+// and then stalls. Each request's path, query and
 // body is kept.
 class EngineStandIn : public QThread {
 public:
@@ -199,6 +202,18 @@ private:
         buffer.remove(0, headEnd + 4 + length);
         Answer answer{404, R"({"message":"no such image"})"};
         const QString path = r.path.section(u'/', 2); // without /v1.xx/
+        if (path == "images/create"_L1) {
+            // A pull that starts and then reports nothing more, as behind a registry that stalls.
+            {
+                QMutexLocker lock(&m_mutex);
+                m_received.append(r);
+            }
+            const QByteArray first = R"({"status":"Pulling from acme/slow"})"
+                                     "\n";
+            socket->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                          QByteArray::number(first.size(), 16) + "\r\n" + first + "\r\n");
+            return;
+        }
         if (path == "build"_L1)
             answer = m_build(r.query);
         else if (path.startsWith("images/"_L1) && path.endsWith("/json"_L1) &&
@@ -496,6 +511,29 @@ private Q_SLOTS:
         const Built classic = build(dockerfile, Builder::Classic, ok);
         QCOMPARE(classic.received.size(), 1);
         QCOMPARE(filesOf(classic.received.last().body).value(u"Dockerfile"_s), dockerfile);
+    }
+    // A credentialed pull that goes quiet is given up after its stall time, saying so.
+    void stalledPullIsGivenUp()
+    {
+        const QString socket = m_dir.filePath(u"engine-stall.sock"_s);
+        EngineStandIn engine(socket, [](const QUrlQuery &) { return EngineStandIn::Answer{200, ClassicStream}; });
+        const dockerapi::DockerClient client(socket);
+        QStringList progress;
+        QElapsedTimer timer;
+        timer.start();
+        const auto pulled = dockerapi::pullImage(
+            client, u"registry.example/acme/slow:1"_s, {u"registry.example"_s, u"robot"_s, "secret"}, CancelToken(),
+            [&progress](const QString &line) { progress << line; }, 1000);
+        QVERIFY(!pulled);
+        QVERIFY2(timer.elapsed() < 10000, qPrintable(QString::number(timer.elapsed())));
+        QCOMPARE(pulled.error().code, ErrorCode::Timeout);
+        QCOMPARE(pulled.error().message,
+                 u"pulling registry.example/acme/slow:1 stalled: the engine reported no progress for 1 s"_s);
+        QCOMPARE(pulled.error().where, u"registry.example/acme/slow:1"_s);
+        QVERIFY2(pulled.error().hint.contains(u"docker pull registry.example/acme/slow:1"_s),
+                 qPrintable(pulled.error().hint));
+        QCOMPARE(progress, (QStringList{u"pulling registry.example/acme/slow:1 from registry.example as robot"_s,
+                                        u"Pulling from acme/slow"_s}));
     }
 };
 

@@ -7,6 +7,7 @@
 #include "adapters/kit/dockerapi/dockerpull.h"
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/core/engine/enginefixture.h"
+#include "tests/core/engine/enginepeople.h"
 #include "tests/support/component.h"
 #include "tests/support/registry.h"
 
@@ -33,6 +34,7 @@ class TestImageSource : public QObject {
     static constexpr QLatin1StringView Password{"s3cret-Registry-Pass-42"};
     ImageRegistry m_private{u"robot"_s, Password};
     QStringList m_localTags; // tags this test put on the engine, removed at the end
+    test::EnginePeople m_people;
 
     QString image(const QString &tagged) const { return m_registry.host() + u"/team/"_s + tagged; }
 
@@ -74,6 +76,17 @@ class TestImageSource : public QObject {
     }
 
     core::DeployView deploy(const QString &app) { return m_fx->deployRetired(app, 120000); }
+
+    // The deploy's output, one line after another (empty when it cannot be read).
+    QString logOf(const core::DeployView &view)
+    {
+        auto log = m_fx->engine().deployLog(view.record.id, -1, 0, 5000);
+        QStringList lines;
+        if (log)
+            for (const core::StepLogLine &line : std::as_const(*log))
+                lines << line.text;
+        return lines.join(u'\n');
+    }
 
     QByteArray served(const QString &app)
     {
@@ -123,10 +136,10 @@ private Q_SLOTS:
     {
         if (!m_fx)
             return;
-        for (const QString &app : {u"web"_s, u"pinned"_s, u"absent"_s, u"secret"_s})
+        for (const QString &app : {u"web"_s, u"pinned"_s, u"absent"_s, u"secret"_s, u"based"_s})
             if (m_fx->engine().app(app))
                 QVERIFY2(m_fx->engine().removeApp(app, core::Actor{}), qPrintable(app));
-        for (const QString &app : {u"web"_s, u"pinned"_s, u"absent"_s, u"secret"_s})
+        for (const QString &app : {u"web"_s, u"pinned"_s, u"absent"_s, u"secret"_s, u"based"_s})
             QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(app), 60000);
         for (const QString &tag : std::as_const(m_localTags))
             QVERIFY2(m_fx->docker().removeImage(tag), qPrintable(tag));
@@ -269,14 +282,10 @@ private Q_SLOTS:
         QVERIFY2(pulled.record.status == core::DeployStatus::Succeeded,
                  qPrintable(pulled.record.failedStep + u": "_s + pulled.record.error));
         QCOMPARE(served(u"secret"_s), QByteArray("private one"));
-        auto log = engine.deployLog(pulled.record.id, -1, 0, 5000);
-        QVERIFY(log);
-        QStringList lines;
-        for (const core::StepLogLine &line : std::as_const(*log))
-            lines << line.text;
-        QVERIFY2(lines.join(u'\n').contains(u"pulling %1 from %2 as robot"_s.arg(privateImage(), m_private.host())),
-                 qPrintable(lines.join(u'\n')));
-        for (const QString &text : {lines.join(u'\n'), refused.record.error, read.error().text()})
+        const QString pulledLog = logOf(pulled);
+        QVERIFY2(pulledLog.contains(u"pulling %1 from %2 as robot"_s.arg(privateImage(), m_private.host())),
+                 qPrintable(pulledLog));
+        for (const QString &text : {pulledLog, refused.record.error, read.error().text()})
             QVERIFY(!text.contains(Password) && !text.contains("not-the-password"_L1));
         m_localTags << privateImage();
 
@@ -291,6 +300,102 @@ private Q_SLOTS:
         QCOMPARE(repoThroughRegistry.error().where, u"source.connection"_s);
         QVERIFY2(repoThroughRegistry.error().message.contains(u"image registry"_s),
                  qPrintable(repoThroughRegistry.error().text()));
+    }
+
+    // A repository whose Dockerfile builds FROM the private image (named through a global ARG):
+    // pulled through a registry connection its spec's writer may use at the time of the build.
+    // A member without one is told how to get one; granted acme, her build pulls through it;
+    // given only the connection with the wrong password, the build names it and how to test it.
+    void privateBaseImageIsPulledThroughTheWritersConnection()
+    {
+        core::Engine &engine = m_fx->engine();
+        const QString made =
+            m_people.create(engine, {{"ada", core::accounts::Role::Admin}, {"alice", core::accounts::Role::Member}});
+        QVERIFY2(made.isEmpty(), qPrintable(made));
+        const core::Actor ada = m_people.actor(u"ada"_s);
+        const core::Actor alice = m_people.actor(u"alice"_s);
+        auto access = engine.appAccess();
+        QVERIFY(access);
+        access->localRepositories = true; // the repository is a file:// one here
+        QVERIFY(engine.setAppAccess(*access, ada));
+
+        const auto forgetPrivateImage = [this] {
+            if (m_localTags.removeAll(privateImage()) > 0)
+                QVERIFY2(m_fx->docker().removeImage(privateImage()), qPrintable(privateImage()));
+        };
+        forgetPrivateImage();
+        const QString repo = m_fx->git().createRepository(u"based"_s);
+        const auto commit = [this](const QByteArray &body) {
+            const QByteArray dockerfile = "# syntax=docker/dockerfile:1\nARG BASE=" + privateImage().toUtf8() +
+                                          "\nFROM ${BASE}\nRUN echo '" + body + "' > /www/index.html\n";
+            return !m_fx->git().commit(u"based"_s, u"main"_s, {{u"Dockerfile"_s, {dockerfile}}}).isEmpty();
+        };
+        QVERIFY(commit("built on a private base"));
+        auto created = engine.createApp(
+            u"name: based\nsource:\n  repo: %1\nrun:\n  resources: { memory: 64Mi }\nhealth:\n  timeout: 20s\n"_s
+                .arg(repo)
+                .toUtf8(),
+            alice);
+        QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
+        QCOMPARE(created->record.specWriter, m_people.user(u"alice"_s).id);
+        QCOMPARE(created->record.sourceTrusted, false);
+
+        const core::DeployView without = deploy(u"based"_s);
+        QCOMPARE(without.record.status, core::DeployStatus::Failed);
+        QCOMPARE(without.record.failedStep, u"build"_s);
+        QVERIFY2(without.record.error.contains(u"the base image %1"_s.arg(privateImage())) &&
+                     without.record.error.contains(u"wants a login"_s),
+                 qPrintable(without.record.error));
+        QVERIFY2(without.record.error.contains(u"spec writer may use"_s) &&
+                     without.record.error.contains(u"--kind registry --url http://"_s + m_private.host()),
+                 qPrintable(without.record.error));
+
+        QVERIFY(engine.addGrant(core::authz::ObjectKind::Connection, u"acme"_s, u"alice"_s, u"user"_s, ada));
+        const core::DeployView pulled = deploy(u"based"_s);
+        QVERIFY2(pulled.record.status == core::DeployStatus::Succeeded,
+                 qPrintable(pulled.record.failedStep + u": "_s + pulled.record.error));
+        m_localTags << privateImage();
+        QCOMPARE(served(u"based"_s), QByteArray("built on a private base"));
+        const QString text = logOf(pulled);
+        QVERIFY2(text.contains(u"%1 is pulled through connection acme"_s.arg(privateImage())), qPrintable(text));
+        QVERIFY2(text.contains(u"pulling %1 from %2 as robot"_s.arg(privateImage(), m_private.host())),
+                 qPrintable(text));
+
+        // Only the connection with the wrong password left to her: the build names it.
+        QVERIFY(engine.removeGrant(core::authz::ObjectKind::Connection, u"acme"_s, u"alice"_s, u"user"_s, ada));
+        QVERIFY(engine.addGrant(core::authz::ObjectKind::Connection, u"wrong"_s, u"alice"_s, u"user"_s, ada));
+        forgetPrivateImage();
+        QVERIFY(commit("a second version")); // a new commit: the first one's image is not reused
+        const core::DeployView refused = deploy(u"based"_s);
+        QCOMPARE(refused.record.status, core::DeployStatus::Failed);
+        QVERIFY2(refused.record.error.startsWith(
+                     u"Dockerfile (FROM %1): the registry refused the credential"_s.arg(privateImage())),
+                 qPrintable(refused.record.error));
+        QVERIFY2(refused.record.error.contains(u"pando connections test wrong "_s + privateImage()),
+                 qPrintable(refused.record.error));
+        QCOMPARE(served(u"based"_s), QByteArray("built on a private base")); // the serving version stays
+
+        // Two that cover the image equally: which one is not guessed.
+        QVERIFY(engine.addConnection(registryConnection(u"twin"_s, {}, "not-the-password"), ada));
+        QVERIFY(engine.addGrant(core::authz::ObjectKind::Connection, u"twin"_s, u"alice"_s, u"user"_s, ada));
+        const core::DeployView twins = deploy(u"based"_s);
+        QCOMPARE(twins.record.status, core::DeployStatus::Failed);
+        QVERIFY2(twins.record.error.startsWith(u"build.dockerfile: connections "_s) &&
+                     twins.record.error.contains(u"cover %1 equally"_s.arg(privateImage())),
+                 qPrintable(twins.record.error));
+        QVERIFY(engine.removeConnection(u"twin"_s, ada));
+
+        // Written again by an administrator: every connection is theirs, and the closest pulls.
+        QVERIFY(engine.updateApp(u"based"_s, created->record.specYaml.toUtf8(), ada));
+        QCOMPARE(engine.app(u"based"_s)->record.specWriter, m_people.user(u"ada"_s).id);
+        const core::DeployView admins = deploy(u"based"_s);
+        QVERIFY2(admins.record.status == core::DeployStatus::Succeeded,
+                 qPrintable(admins.record.failedStep + u": "_s + admins.record.error));
+        m_localTags << privateImage();
+        QCOMPARE(served(u"based"_s), QByteArray("a second version"));
+        for (const QString &shown : {text, without.record.error, refused.record.error, twins.record.error})
+            QVERIFY(!shown.contains(Password) && !shown.contains("not-the-password"_L1));
+        QVERIFY(engine.removeApp(u"based"_s, ada));
     }
 };
 
