@@ -1,4 +1,4 @@
-// IncusRuntime's room and disk use: what GET /capacity and the disk limits read.
+// IncusRuntime's room and disk use: what GET /capacity and the disk limits read; the root pool.
 #include "adapters/runtime/incus/incusruntime.h"
 
 #include <QJsonObject>
@@ -19,6 +19,19 @@ QString rootPoolOf(const QJsonObject &profile)
 
 } // namespace
 
+Result<QString> IncusRuntime::rootPool()
+{
+    auto profile = m_client.get(QStringLiteral("/1.0/profiles/default"));
+    if (!profile)
+        return std::unexpected(profile.error());
+    const QString pool = rootPoolOf(profile->toObject());
+    if (pool.isEmpty())
+        return fail(ErrorCode::Unavailable, QStringLiteral("Incus's default profile has no root disk pool"),
+                    QStringLiteral("incus profile default"),
+                    QStringLiteral("give it one: incus profile device add default root disk path=/ pool=POOL"));
+    return pool;
+}
+
 Result<QList<RuntimeRoom>> IncusRuntime::rooms()
 {
     auto resources = m_client.get(QStringLiteral("/1.0/resources"));
@@ -33,9 +46,7 @@ Result<QList<RuntimeRoom>> IncusRuntime::rooms()
     if (memory.contains(QLatin1String("used")))
         room.memoryAvailableBytes = room.memoryBytes - memory.value(QLatin1String("used")).toInteger();
     QStringList notes;
-    // The pool new instances get their root disk from: the default profile's.
-    auto profile = m_client.get(QStringLiteral("/1.0/profiles/default"));
-    const QString pool = profile ? rootPoolOf(profile->toObject()) : QString();
+    const QString pool = rootPool().value_or(QString());
     if (pool.isEmpty()) {
         notes << QStringLiteral("disk unknown: the default profile has no root disk pool");
     } else {

@@ -114,6 +114,7 @@ RuntimeCapabilities IncusRuntime::capabilities()
     caps.kind = QStringLiteral("incus");
     caps.canBuild = m_builder != nullptr;
     caps.canIsolateEgress = false;
+    caps.canMountVolumes = true;
     caps.maxNameLength = 63;
     if (auto resources = m_client.get(QStringLiteral("/1.0/resources"))) {
         const QJsonObject r = resources->toObject();
@@ -250,9 +251,6 @@ Result<QString> IncusRuntime::run(const ContainerSpec &spec)
         return fail(ErrorCode::Invalid,
                     QStringLiteral("the Incus runtime cannot join Docker networks (%1)").arg(spec.networks.join(u',')),
                     spec.name, QStringLiteral("services run on Docker: deploy apps with services to Docker"));
-    if (!spec.volumes.isEmpty())
-        return fail(ErrorCode::Invalid, QStringLiteral("the Incus runtime cannot keep an app's volumes yet"), spec.name,
-                    QStringLiteral("deploy apps with run.volumes to Docker"));
     for (auto it = spec.files.begin(); it != spec.files.end(); ++it)
         if (!it.key().startsWith(u'/') || it.key().contains(QLatin1String("/../")) ||
             it.key().endsWith(QLatin1String("/..")))
@@ -275,6 +273,12 @@ Result<QString> IncusRuntime::run(const ContainerSpec &spec)
     if (spec.cpus > 0)
         post.config.insert(QStringLiteral("limits.cpu.allowance"),
                            QStringLiteral("%1ms/100ms").arg(std::max(1, qRound(spec.cpus * 100))));
+    if (!spec.volumes.isEmpty()) {
+        auto devices = volumeDevices(spec);
+        if (!devices)
+            return std::unexpected(devices.error());
+        post.devices = std::move(*devices);
+    }
     // Files go in before the app starts: the instance is made stopped, filled, then started.
     post.start = spec.files.isEmpty();
     const QDeadlineTimer deadline(m_options.startTimeoutMs);

@@ -19,6 +19,9 @@
 // buffer out once (a read drains it), so the runtime keeps each instance's last 5000 lines and
 // every logs() call reads through that, follows polling every 200 ms.
 //
+// Volumes: an app's run.volumes are custom storage volumes (incusvolumes.cpp), kept across
+// instances until removeVolume().
+//
 // Not kept: egress isolation (capabilities().canIsolateEgress is false, so a spec asking for
 // network.egress none is refused at plan time); restart counts (always 0).
 //
@@ -64,6 +67,10 @@ public:
     Result<QString> checkRegistry(const QString &image, const RegistryCredential &credential,
                                   const CancelToken &cancel) override;
     Result<QString> run(const ContainerSpec &spec) override;
+    // incusvolumes.cpp: app volumes as custom storage volumes in the default profile's root
+    // pool, labelled in their user.* config and attached to an instance as disk devices.
+    Result<QList<VolumeInfo>> volumes(const Labels &filter) override;
+    Status removeVolume(const QString &id) override;
     Result<ContainerInfo> inspect(const QString &id) override;
     Result<QList<ContainerInfo>> containers(const Labels &filter) override;
     Status start(const QString &id) override;
@@ -87,6 +94,10 @@ public:
 
 private:
     struct Tap;
+    // The storage pool new instances get their root disk from (the default profile's).
+    Result<QString> rootPool();
+    // The disk devices that mount spec's volumes, each made first when Incus does not have it.
+    Result<QMap<QString, incusapi::StringMap>> volumeDevices(const ContainerSpec &spec);
     // Reads what the console has that nobody read yet into the instance's tap.
     // Removes idOrTag from the images it names that carry owner's labels; how many it changed.
     Result<int> removeImageWhere(const QString &idOrTag, const Labels &owner);

@@ -36,6 +36,7 @@ private Q_SLOTS:
     void crashedInstanceIsRestarted();
     void unownedInstanceIsRemoved();
     void whatIncusCannotDoIsRefusedAtPlan();
+    void volumesOutliveInstances();
     void removalLeavesNothingBehind();
 
 private:
@@ -87,6 +88,10 @@ void TestEngineIncus::cleanupTestCase()
     if (auto left = m_incus->containers(mine))
         for (const auto &c : *left)
             discardResult(m_incus->remove(c.id),
+                          "best-effort clean-up; a leftover carries only this test's install label");
+    if (auto volumes = m_incus->volumes(mine))
+        for (const auto &v : *volumes)
+            discardResult(m_incus->removeVolume(v.id),
                           "best-effort clean-up; a leftover carries only this test's install label");
     if (auto images = m_incus->images(mine))
         for (const auto &i : *images)
@@ -315,6 +320,58 @@ void TestEngineIncus::whatIncusCannotDoIsRefusedAtPlan()
     QCOMPARE(typo.error().where, QStringLiteral("runtime"));
     QVERIFY2(typo.error().hint.contains(QLatin1String("incus")), qPrintable(typo.error().hint));
     QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(QStringLiteral("quiet")) && !m_fx->engine().app(longName), 60000);
+}
+
+// An app's run.volumes on Incus: a custom storage volume of its own, labelled, which each new
+// instance mounts again (the app appends to /data/boots at every start and serves the file), and
+// which goes when the app is removed with its data.
+void TestEngineIncus::volumesOutliveInstances()
+{
+    const auto counting = [](const QByteArray &version) {
+        GitFiles files = helloApp(version);
+        files.insert(QStringLiteral("Dockerfile"),
+                     GitFile{"FROM pando/busybox:latest\nCOPY www /www\nEXPOSE 8080\n"
+                             "CMD [\"/bin/sh\", \"-c\", \"echo " +
+                             version +
+                             " >> /data/boots && cp /data/boots /www/index.html && exec /bin/httpd -f -p 8080 -h "
+                             "/www\"]\n"});
+        files.insert(QStringLiteral("www/index.html"), GitFile{version + "\n"});
+        return files;
+    };
+    QVERIFY(!m_fx->git().createRepository(QStringLiteral("notes")).isEmpty());
+    QVERIFY(!m_fx->git().commit(QStringLiteral("notes"), QStringLiteral("main"), counting("v1")).isEmpty());
+    const QByteArray spec = QStringLiteral("name: notes\nruntime: incus\nsource:\n  repo: %1\nrun:\n  port: 8080\n"
+                                           "  resources: { memory: 64Mi }\n  volumes:\n"
+                                           "    - {name: data, path: /data, size: 64Mi}\nhealth:\n  timeout: 20s\n")
+                                .arg(m_fx->git().url(QStringLiteral("notes")))
+                                .toUtf8();
+    auto created = m_fx->engine().createApp(spec, core::Actor{});
+    QVERIFY2(created, qPrintable(created ? QString() : created.error().text()));
+    const auto served = [this] {
+        return httpGet(appUrl(QStringLiteral("notes"))).body;
+    };
+
+    auto first = m_fx->engine().deployView(deployAndWait(QStringLiteral("notes")));
+    QVERIFY(first);
+    QVERIFY2(first->record.status == core::DeployStatus::Succeeded, qPrintable(first->record.error));
+    QCOMPARE(served(), QByteArray("v1\n"));
+    auto made = m_incus->volumes(installLabels(QStringLiteral("notes")));
+    QVERIFY2(made, qPrintable(made ? QString() : made.error().text()));
+    QCOMPARE(made->size(), 1);
+    QCOMPARE(made->first().name, QStringLiteral("data"));
+    QCOMPARE(m_fx->docker().volumes(installLabels(QStringLiteral("notes")))->size(), 0); // not Docker's
+
+    QVERIFY(!m_fx->git().commit(QStringLiteral("notes"), QStringLiteral("main"), counting("v2")).isEmpty());
+    auto second = m_fx->engine().deployView(deployAndWait(QStringLiteral("notes")));
+    QVERIFY(second);
+    QVERIFY2(second->record.status == core::DeployStatus::Succeeded, qPrintable(second->record.error));
+    QCOMPARE(served(), QByteArray("v1\nv2\n"));
+
+    QVERIFY(m_fx->engine().removeApp(QStringLiteral("notes"), core::Actor{}, core::Engine::ServiceData::Delete));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(QStringLiteral("notes")), 60000);
+    auto left = m_incus->volumes(installLabels(QStringLiteral("notes")));
+    QVERIFY(left);
+    QVERIFY(left->isEmpty());
 }
 
 void TestEngineIncus::removalLeavesNothingBehind()
