@@ -904,6 +904,30 @@
         <source>empty: the port the image exposes</source>
         <translation>leer: der Port, den das Image freigibt</translation>
     </message>
+    <message>
+        <source>Volumes</source>
+        <translation>Volumes</translation>
+    </message>
+    <message>
+        <source>No volumes: what the app writes goes with its container (run.volumes keeps files).</source>
+        <translation>Keine Volumes: Was die App schreibt, geht mit ihrem Container (run.volumes behält Dateien).</translation>
+    </message>
+    <message>
+        <source>%1 at %2, %3</source>
+        <translation>%1 unter %2, %3</translation>
+    </message>
+    <message>
+        <source>%1 at %2</source>
+        <translation>%1 unter %2</translation>
+    </message>
+    <message>
+        <source>File for the archive of volume %1</source>
+        <translation>Datei für das Archiv des Volumes %1</translation>
+    </message>
+    <message>
+        <source>Back up volume %1</source>
+        <translation>Volume %1 sichern</translation>
+    </message>
 </context>
 <context>
     <name>ApprovalDetail</name>
@@ -3132,10 +3156,6 @@
         <translation>%1 kann nicht geschrieben werden: %2</translation>
     </message>
     <message>
-        <source>Dumping %1…</source>
-        <translation>%1 wird gesichert…</translation>
-    </message>
-    <message>
         <source>%1 received from %2</source>
         <translation>%1 von %2 empfangen</translation>
     </message>
@@ -3157,6 +3177,10 @@
     <message>
         <source>%1; builder cache %2 (%3 reclaimable: docker builder prune)</source>
         <translation>%1; Builder-Cache %2 (%3 freigebbar: docker builder prune)</translation>
+    </message>
+    <message>
+        <source>Backing up %1…</source>
+        <translation>%1 wird gesichert…</translation>
     </message>
 </context>
 <context>

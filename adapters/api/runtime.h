@@ -18,6 +18,8 @@
 #include <functional>
 #include <memory>
 
+class QIODevice;
+
 namespace pando::adapters {
 
 using Labels = QMap<QString, QString>;
@@ -119,6 +121,14 @@ struct VolumeInfo {
     QString id;   // the runtime's name for it, for removeVolume()
     QString name; // the app's name for it (LabelVolume)
     Labels labels;
+};
+
+// What Runtime::exportVolume archives: the volume, and a container of its app that mounts it
+// (running or not) at path, for a runtime that reads volumes through one.
+struct VolumeExport {
+    QString volumeId; // VolumeInfo::id
+    QString containerId;
+    QString path;
 };
 
 struct ContainerSpec {
@@ -235,6 +245,16 @@ public:
     virtual Status removeVolume(const QString &id)
     {
         return fail(ErrorCode::Invalid, QStringLiteral("this runtime has no volumes"), id);
+    }
+    // Writes an archive of the volume's files to out (a backup) and returns the bytes written:
+    // Docker a tar of the mount path read through the container, Incus its own volume backup
+    // tarball (`incus storage volume import` restores it). NotFound without the volume;
+    // Conflict when the runtime needs a container and what.containerId has none.
+    virtual Result<qint64> exportVolume(const VolumeExport &what, QIODevice &out, const CancelToken &cancel)
+    {
+        Q_UNUSED(out);
+        Q_UNUSED(cancel);
+        return fail(ErrorCode::Invalid, QStringLiteral("this runtime has no volumes"), what.volumeId);
     }
 
     // Builds and returns the image id. progress gets one line of build output at a time.

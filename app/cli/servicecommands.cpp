@@ -1,5 +1,5 @@
 // `pando services list|backup|rm`: an app's backing services (docs/services.md), and the question
-// `pando apps rm` asks about their data on a terminal.
+// `pando apps rm` asks about their data on a terminal; `pando volumes backup`: an app volume's files.
 #include "cli.h"
 #include "commands.h"
 #include "output.h"
@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 
 namespace pando::cli {
 
@@ -71,10 +72,14 @@ void listServices(Cli &cli)
         cli.api().appServices(app, done);
 }
 
-void backupService(Cli &cli)
+// Downloads a backup of app's what (a service slot, a volume) to --out, started by request;
+// jsonKey names what in --json output ("slot", "volume").
+void downloadBackup(Cli &cli, const QString &jsonKey, const QString &doing,
+                    const std::function<void(QIODevice *out, const client::Api::ProgressCallback &progress,
+                                             client::Api::Callback done)> &request)
 {
     const QString app = cli.args().arguments.value(0);
-    const QString slot = cli.args().arguments.value(1);
+    const QString what = cli.args().arguments.value(1);
     const QString target = cli.args().value(QStringLiteral("out"));
     if (target.isEmpty())
         return cli.failWithCode(Error{ErrorCode::Invalid, QStringLiteral("needs a file name"), QStringLiteral("--out")},
@@ -82,7 +87,7 @@ void backupService(Cli &cli)
     if (QFileInfo::exists(target) && !cli.args().has(QStringLiteral("force")))
         return cli.failWith(Error{ErrorCode::Conflict, QStringLiteral("%1 exists already").arg(target),
                                   QStringLiteral("--out"), QStringLiteral("pass --force to replace it")});
-    // Written beside the target and renamed over it at the end: FILE is never half a dump.
+    // Written beside the target and renamed over it at the end: FILE is never half a backup.
     const QString partial = target + QStringLiteral(".partial");
     auto *file = new QFile(partial, &cli);
     if (!file->open(QIODevice::WriteOnly | QIODevice::Truncate))
@@ -100,40 +105,57 @@ void backupService(Cli &cli)
         printStatus(QStringLiteral("  %1 written").arg(sizeText(bytes)));
     };
     if (!cli.args().json)
-        printStatus(QStringLiteral("  dumping %1/%2 …").arg(app, slot));
-    cli.api().backupService(
-        app, slot, file, BackupIdleTimeoutMs, progress,
-        [&cli, file, app, slot, target, clock, partial](const Result<client::ApiResponse> &r) {
-            if (cli.isFinished())
-                return;
-            const qint64 bytes = file->size();
-            const bool flushed = r && file->flush();
-            const QString writeError = file->errorString();
-            file->close();
-            cli.setOnInterrupt({});
-            if (!r || !flushed) {
-                QFile::remove(partial);
-                return cli.failWith(
-                    r ? Error{ErrorCode::Failed, QStringLiteral("cannot write: %1").arg(writeError), partial}
-                      : r.error());
-            }
-            // rename(2) replaces an existing file (--force) in one step.
-            if (std::rename(QFile::encodeName(partial).constData(), QFile::encodeName(target).constData()) != 0) {
-                const QString reason = QString::fromLocal8Bit(std::strerror(errno));
-                QFile::remove(partial);
-                return cli.failWith(Error{ErrorCode::Failed,
-                                          QStringLiteral("cannot rename %1 to it: %2").arg(partial, reason), target});
-            }
-            if (cli.args().json)
-                printJson(QJsonObject{{QStringLiteral("app"), app},
-                                      {QStringLiteral("slot"), slot},
-                                      {QStringLiteral("file"), target},
-                                      {QStringLiteral("bytes"), bytes}});
-            else
-                printOut(QStringLiteral("backed up %1/%2 to %3 (%4 in %5)")
-                             .arg(app, slot, target, sizeText(bytes), duration(clock->elapsed())));
-            cli.finish(ExitOk);
-        });
+        printStatus(QStringLiteral("  %1 %2/%3 …").arg(doing, app, what));
+    request(file, progress,
+            [&cli, file, app, what, jsonKey, target, clock, partial](const Result<client::ApiResponse> &r) {
+                if (cli.isFinished())
+                    return;
+                const qint64 bytes = file->size();
+                const bool flushed = r && file->flush();
+                const QString writeError = file->errorString();
+                file->close();
+                cli.setOnInterrupt({});
+                if (!r || !flushed) {
+                    QFile::remove(partial);
+                    return cli.failWith(
+                        r ? Error{ErrorCode::Failed, QStringLiteral("cannot write: %1").arg(writeError), partial}
+                          : r.error());
+                }
+                // rename(2) replaces an existing file (--force) in one step.
+                if (std::rename(QFile::encodeName(partial).constData(), QFile::encodeName(target).constData()) != 0) {
+                    const QString reason = QString::fromLocal8Bit(std::strerror(errno));
+                    QFile::remove(partial);
+                    return cli.failWith(Error{
+                        ErrorCode::Failed, QStringLiteral("cannot rename %1 to it: %2").arg(partial, reason), target});
+                }
+                if (cli.args().json)
+                    printJson(QJsonObject{{QStringLiteral("app"), app},
+                                          {jsonKey, what},
+                                          {QStringLiteral("file"), target},
+                                          {QStringLiteral("bytes"), bytes}});
+                else
+                    printOut(QStringLiteral("backed up %1/%2 to %3 (%4 in %5)")
+                                 .arg(app, what, target, sizeText(bytes), duration(clock->elapsed())));
+                cli.finish(ExitOk);
+            });
+}
+
+void backupService(Cli &cli)
+{
+    downloadBackup(cli, QStringLiteral("slot"), QStringLiteral("dumping"),
+                   [&cli](QIODevice *out, const client::Api::ProgressCallback &progress, client::Api::Callback done) {
+                       cli.api().backupService(cli.args().arguments.value(0), cli.args().arguments.value(1), out,
+                                               BackupIdleTimeoutMs, progress, std::move(done));
+                   });
+}
+
+void backupVolume(Cli &cli)
+{
+    downloadBackup(cli, QStringLiteral("volume"), QStringLiteral("archiving"),
+                   [&cli](QIODevice *out, const client::Api::ProgressCallback &progress, client::Api::Callback done) {
+                       cli.api().backupVolume(cli.args().arguments.value(0), cli.args().arguments.value(1), out,
+                                              BackupIdleTimeoutMs, progress, std::move(done));
+                   });
 }
 
 void removeService(Cli &cli)
@@ -176,6 +198,19 @@ constexpr CommandDef ServiceTable[] = {
      nullptr,
      "FILE is written as FILE.partial and renamed at the end, so it is never half a dump; --force replaces an\n"
      "existing FILE."},
+    {"volumes",
+     "backup",
+     "APP VOLUME",
+     2,
+     2,
+     {{{&flags::Out, 0, Required}, {&flags::Force}}},
+     "archive an app volume's files to FILE (run.volumes)",
+     &backupVolume,
+     Needs::Token,
+     nullptr,
+     "Docker: a tar of the volume's files (as docker cp writes it), read through the app's container; Incus:\n"
+     "Incus's own volume backup tarball (incus storage volume import restores it). FILE is written as\n"
+     "FILE.partial and renamed at the end, so it is never half an archive; --force replaces an existing FILE."},
     {"services",
      "rm",
      "APP SLOT",

@@ -377,6 +377,13 @@ void Api::backupService(const QString &app, const QString &slot, QIODevice *out,
                        progress, std::move(done));
 }
 
+void Api::backupVolume(const QString &app, const QString &volume, QIODevice *out, int idleTimeoutMs,
+                       const ProgressCallback &progress, Callback done) const
+{
+    m_client->download("POST", apiPath({u"apps"_s, app, u"volumes"_s, volume, u"backup"_s}), out, idleTimeoutMs,
+                       progress, std::move(done));
+}
+
 void Api::removeService(const QString &app, const QString &slot, ServiceData data, Callback done) const
 {
     sendEmpty("DELETE",

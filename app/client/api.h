@@ -166,6 +166,9 @@ public:
     void backupService(const QString &app, const QString &slot, QIODevice *out, int idleTimeoutMs,
                        const ProgressCallback &progress, Callback done) const;
     void removeService(const QString &app, const QString &slot, ServiceData data, Callback done) const;
+    // Streams an archive of an app volume's files into out (see ApiClient::download).
+    void backupVolume(const QString &app, const QString &volume, QIODevice *out, int idleTimeoutMs,
+                      const ProgressCallback &progress, Callback done) const;
 
     // Pipelines and runs.
     void pipelines(Callback done) const;

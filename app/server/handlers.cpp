@@ -320,6 +320,8 @@ constexpr RouteDef Routes[] = {
     {"GET", "/api/v1/apps/{name}/services", AppsRead, App, false, &serviceapi::listAppServices},
     {"POST", "/api/v1/apps/{name}/services/{slot}/backup", AppsWrite, App, false, &serviceapi::backupService},
     {"DELETE", "/api/v1/apps/{name}/services/{slot}", AppsWrite, App, false, &serviceapi::removeService},
+    // An app volume's files (run.volumes), as an archive: all of its data, so apps.write.
+    {"POST", "/api/v1/apps/{name}/volumes/{volume}/backup", AppsWrite, App, false, &serviceapi::backupVolume},
     {"GET", "/api/v1/apps/{name}/logs/follow", LogsRead, App, true, &upgradeRequired, &streamapi::followLogs},
     {"GET", "/api/v1/deploys/{id}/log/follow", AppsRead, Deploy, true, &upgradeRequired, &streamapi::followDeployLog},
     // A command in the app's container: it reads the app's secrets as the app does, so it takes

@@ -36,18 +36,35 @@ Reply listAppServices(Call &call)
     return servicesReply(call, call.engine.services(call.args.value(0)));
 }
 
-Reply backupService(Call &call)
+namespace {
+
+// A backup the engine made as a file, sent as a download; the reply owns the file from here
+// and removes it once sent.
+Reply backupReply(const Result<core::ServiceBackupFile> &backup)
 {
-    // The engine refuses a slot that does not run and an unaudited dump.
-    auto backup = call.engine.backupServiceToFile(call.args.value(0), call.args.value(1), CancelToken(), call.actor);
     if (!backup)
         return errorReply(backup.error());
-    // From here the reply owns the file and removes it once sent.
     auto body = std::make_shared<FileBody>();
     body->path = backup->path;
     body->contentType = "application/octet-stream";
     body->disposition = "attachment; filename=\"" + backup->fileName.toUtf8() + '"';
     return Reply{200, {}, body};
+}
+
+} // namespace
+
+Reply backupService(Call &call)
+{
+    // The engine refuses a slot that does not run and an unaudited dump.
+    return backupReply(
+        call.engine.backupServiceToFile(call.args.value(0), call.args.value(1), CancelToken(), call.actor));
+}
+
+Reply backupVolume(Call &call)
+{
+    // The engine refuses a volume the spec does not have or no deploy made, and an unaudited one.
+    return backupReply(
+        call.engine.backupVolumeToFile(call.args.value(0), call.args.value(1), CancelToken(), call.actor));
 }
 
 Reply removeService(Call &call)

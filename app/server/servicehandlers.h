@@ -13,6 +13,7 @@ Reply listAppServices(Call &call);
 // The dump as application/octet-stream, written first to a file in the install's data
 // directory and streamed from there.
 Reply backupService(Call &call);
+Reply backupVolume(Call &call);
 // ?data=keep|delete is required; a slot the app's spec still declares is refused (409).
 Reply removeService(Call &call);
 

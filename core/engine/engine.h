@@ -170,7 +170,7 @@ struct EngineParts;
 // The file the initial admin token is written to in the data directory.
 inline const QString InitialTokenFileName = QStringLiteral("initial-admin-token");
 
-// A service's backup as a file (Engine::backupServiceToFile).
+// A service's or a volume's backup as a file (Engine::backupServiceToFile, backupVolumeToFile).
 struct ServiceBackupFile {
     QString path;     // in the data directory, 0600; the caller removes it once sent
     QString fileName; // what the user's copy is called (Engine::backupFileName)
@@ -249,6 +249,12 @@ public:
     // files a killed process left there for a day are removed first.
     Result<ServiceBackupFile> backupServiceToFile(const QString &app, const QString &slot, const CancelToken &cancel,
                                                   const Actor &actor);
+    // An archive of one of the app's volumes (run.volumes) as a file, as the runtime makes it
+    // (adapters::Runtime::exportVolume: a tar of its files on Docker, Incus's volume backup
+    // tarball on Incus). NotFound when the spec has no such volume or no deploy made it yet;
+    // audited (volume.backup), and not handed out unaudited.
+    Result<ServiceBackupFile> backupVolumeToFile(const QString &app, const QString &volume, const CancelToken &cancel,
+                                                 const Actor &actor);
     // Removes a slot's container, and with deleteData its volume and credentials. Conflict while
     // the app's spec declares the slot (the next deploy would provision it again), NotFound
     // without it. Audited: removed but not audited is an error saying it was removed.

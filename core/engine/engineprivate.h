@@ -195,6 +195,10 @@ struct Engine::Private {
     Result<QList<adapters::VolumeInfo>> appVolumes(const QString &app);
     // Removes the app's volumes when the removal job says to delete its data.
     Status removeVolumesOf(const JobRecord &job);
+    // A backup written by write into a 0600 file of the data directory ("KIND-backup-….partial"),
+    // which the caller then owns; removed again when write fails.
+    Result<ServiceBackupFile> backupToFile(const QString &kind, const QString &fileName,
+                                           const std::function<Result<qint64>(QIODevice &out)> &write);
     // Volumes kept under the app's name go back only to an administrator's app of that name.
     Status checkKeptVolumes(const QString &app, const Actor &actor);
     // Refuses ServiceData::Ask when the app has services or volumes to decide on.

@@ -162,18 +162,39 @@ Result<qint64> Engine::backupService(const QString &app, const QString &slot, QI
 
 namespace {
 
-// A dump a killed process left behind (older than any backup takes) is removed by the next one.
+// A backup a killed process left behind (older than any backup takes) is removed by the next one.
 void removeStaleBackups(const QString &dir)
 {
     const QDateTime before = QDateTime::currentDateTimeUtc().addDays(-1);
-    const QFileInfoList stale =
-        QDir(dir).entryInfoList({u"service-backup-*.partial"_s}, QDir::Files | QDir::NoSymLinks);
+    const QFileInfoList stale = QDir(dir).entryInfoList({u"*-backup-*.partial"_s}, QDir::Files | QDir::NoSymLinks);
     for (const QFileInfo &file : stale)
         if (file.lastModified().toUTC() < before)
             QFile::remove(file.filePath());
 }
 
 } // namespace
+
+Result<ServiceBackupFile> Engine::Private::backupToFile(const QString &kind, const QString &fileName,
+                                                        const std::function<Result<qint64>(QIODevice &out)> &write)
+{
+    // On disk in the data directory, not in memory: a backup may be larger than the server's
+    // RAM. QTemporaryFile makes it 0600.
+    const QString dir = options.dataDir;
+    removeStaleBackups(dir);
+    QTemporaryFile out(QDir(dir).filePath(kind + u"-backup-XXXXXX.partial"_s));
+    if (!out.open())
+        return fail(ErrorCode::Internal, u"cannot make a file for the backup: %1"_s.arg(out.errorString()), dir);
+    auto written = write(out);
+    if (!written)
+        return std::unexpected(written.error()); // the file goes with `out`
+    if (!out.flush())
+        return fail(ErrorCode::Internal, u"cannot write the backup: %1"_s.arg(out.errorString()), out.fileName());
+    // From here the caller owns the file.
+    out.setAutoRemove(false);
+    const QString path = out.fileName();
+    out.close();
+    return ServiceBackupFile{path, fileName, *written};
+}
 
 Result<ServiceBackupFile> Engine::backupServiceToFile(const QString &app, const QString &slot,
                                                       const CancelToken &cancel, const Actor &actor)
@@ -183,23 +204,8 @@ Result<ServiceBackupFile> Engine::backupServiceToFile(const QString &app, const 
     auto running = d->runningService(app, slot);
     if (!running)
         return std::unexpected(running.error());
-    // On disk in the data directory, not in memory: a dump may be larger than the server's RAM.
-    // QTemporaryFile makes it 0600.
-    const QString dir = d->options.dataDir;
-    removeStaleBackups(dir);
-    QTemporaryFile out(QDir(dir).filePath(u"service-backup-XXXXXX.partial"_s));
-    if (!out.open())
-        return fail(ErrorCode::Internal, u"cannot make a file for the backup: %1"_s.arg(out.errorString()), dir);
-    auto written = backupService(app, slot, out, cancel, {}, actor);
-    if (!written)
-        return std::unexpected(written.error()); // the file goes with `out`
-    if (!out.flush())
-        return fail(ErrorCode::Internal, u"cannot write the backup: %1"_s.arg(out.errorString()), out.fileName());
-    // From here the caller owns the file.
-    out.setAutoRemove(false);
-    const QString path = out.fileName();
-    out.close();
-    return ServiceBackupFile{path, backupFileName(app, slot, running->kind), *written};
+    return d->backupToFile(u"service"_s, backupFileName(app, slot, running->kind),
+                           [&](QIODevice &out) { return backupService(app, slot, out, cancel, {}, actor); });
 }
 
 QString Engine::backupFileName(const QString &app, const QString &slot, const QString &kind) const

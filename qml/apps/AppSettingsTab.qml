@@ -558,6 +558,63 @@ ScrollView {
         }
 
         Section {
+            text: qsTr("Volumes")
+        }
+        Note {
+            visible: settings.volumes.length === 0
+            text: qsTr("No volumes: what the app writes goes with its container (run.volumes keeps files).")
+        }
+        Repeater {
+            objectName: "volumeRows"
+            model: settings.volumes
+            delegate: Frame {
+                id: volumeRow
+                required property var modelData
+                readonly property string key: "volume/" + modelData.name
+                Layout.fillWidth: true
+                ColumnLayout {
+                    width: parent.width
+                    spacing: 4
+                    Label {
+                        text: volumeRow.modelData.size.length > 0
+                              ? qsTr("%1 at %2, %3").arg(volumeRow.modelData.name).arg(volumeRow.modelData.path)
+                                    .arg(volumeRow.modelData.size)
+                              : qsTr("%1 at %2").arg(volumeRow.modelData.name).arg(volumeRow.modelData.path)
+                        font.bold: true
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
+                    }
+                    RowLayout {
+                        Layout.fillWidth: true
+                        TextField {
+                            id: volumeBackupPath
+                            objectName: "volumeBackupPath"
+                            text: settings.suggestedVolumeBackupPath(volumeRow.modelData.name)
+                            selectByMouse: true
+                            Layout.fillWidth: true
+                            Accessible.name: qsTr("File for the archive of volume %1").arg(volumeRow.modelData.name)
+                        }
+                        Button {
+                            objectName: "volumeBackupButton"
+                            text: qsTr("Back up")
+                            enabled: !settings.backupBusy
+                            onClicked: settings.backupVolume(volumeRow.modelData.name, volumeBackupPath.text)
+                            Accessible.name: qsTr("Back up volume %1").arg(volumeRow.modelData.name)
+                        }
+                    }
+                    Label {
+                        objectName: "volumeBackupText"
+                        visible: settings.backupSlot === volumeRow.key && settings.backupText.length > 0
+                        text: settings.backupText
+                        color: settings.backupFailed ? StateStyle.danger : root.palette.text
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
+                    }
+                }
+            }
+        }
+
+        Section {
             text: qsTr("Capacity of the install")
         }
         Note {

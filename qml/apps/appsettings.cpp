@@ -628,11 +628,47 @@ QString AppSettings::suggestedBackupPath(const QString &slot) const
 
 void AppSettings::backup(const QString &slot, const QString &file)
 {
+    startBackup(slot, slot, file, [this, slot](QIODevice *out, auto progress, auto done) {
+        m_session->backupService(m_app, slot, out, std::move(progress), std::move(done));
+    });
+}
+
+QVariantList AppSettings::volumes() const
+{
+    QVariantList out;
+    const QJsonArray declared = valueAt(m_view.value(u"spec"_s).toObject(), u"run.volumes"_s).toArray();
+    for (const QJsonValue v : declared) {
+        const QJsonObject volume = v.toObject();
+        out.append(QVariantMap{{u"name"_s, volume.value(u"name"_s).toString()},
+                               {u"path"_s, volume.value(u"path"_s).toString()},
+                               {u"size"_s, textOf(volume.value(u"size"_s))}});
+    }
+    return out;
+}
+
+QString AppSettings::suggestedVolumeBackupPath(const QString &name) const
+{
+    QString dir = QStandardPaths::writableLocation(QStandardPaths::DownloadLocation);
+    if (dir.isEmpty())
+        dir = QDir::homePath();
+    const QString stamp = QDateTime::currentDateTimeUtc().toString(u"yyyyMMdd-HHmmss"_s);
+    return QDir(dir).filePath(u"%1-%2-%3.tar"_s.arg(m_app, name, stamp));
+}
+
+void AppSettings::backupVolume(const QString &name, const QString &file)
+{
+    startBackup(u"volume/"_s + name, name, file, [this, name](QIODevice *out, auto progress, auto done) {
+        m_session->backupVolume(m_app, name, out, std::move(progress), std::move(done));
+    });
+}
+
+void AppSettings::startBackup(const QString &key, const QString &what, const QString &file, const BackupStart &start)
+{
     if (!m_session || m_backupFile)
         return;
     const QString trimmed = file.trimmed();
     const QString path = trimmed.startsWith(u"file:"_s) ? QUrl(trimmed).toLocalFile() : trimmed;
-    m_backupSlot = slot;
+    m_backupSlot = key;
     m_backupFailed = false;
     if (path.isEmpty()) {
         m_backupFailed = true;
@@ -649,15 +685,15 @@ void AppSettings::backup(const QString &slot, const QString &file)
         return;
     }
     m_backupFile = out;
-    m_backupText = tr("Dumping %1…").arg(slot);
+    m_backupText = tr("Backing up %1…").arg(what);
     Q_EMIT backupChanged();
     QPointer<AppSettings> self(this);
-    m_session->backupService(
-        m_app, slot, out,
-        [self, slot](qint64 bytes) {
+    start(
+        out,
+        [self, what](qint64 bytes) {
             if (!self)
                 return;
-            self->m_backupText = tr("%1 received from %2").arg(bytesText(bytes), slot);
+            self->m_backupText = tr("%1 received from %2").arg(bytesText(bytes), what);
             Q_EMIT self->backupChanged();
         },
         [self, out, path](const Status &done) {

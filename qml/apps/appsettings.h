@@ -69,8 +69,10 @@ class AppSettings : public QObject {
     // they could not be read (an install without services).
     Q_PROPERTY(QVariantList services READ services NOTIFY servicesChanged)
     Q_PROPERTY(QString servicesError READ servicesError NOTIFY servicesChanged)
-    // The backup under way or last made: its slot, what happened ("12 MB written to …"), and
-    // whether it failed.
+    // The spec's volumes (run.volumes): [{name, path, size}], each backed up with backupVolume().
+    Q_PROPERTY(QVariantList volumes READ volumes NOTIFY loadedChanged)
+    // The backup under way or last made: its slot (a volume's: "volume/NAME"), what happened
+    // ("12 MB written to …"), and whether it failed.
     Q_PROPERTY(QString backupSlot READ backupSlot NOTIFY backupChanged)
     Q_PROPERTY(QString backupText READ backupText NOTIFY backupChanged)
     Q_PROPERTY(bool backupFailed READ backupFailed NOTIFY backupChanged)
@@ -119,6 +121,7 @@ public:
 
     QVariantList services() const { return m_services; }
     QString servicesError() const { return m_servicesError; }
+    QVariantList volumes() const;
     QString backupSlot() const { return m_backupSlot; }
     QString backupText() const { return m_backupText; }
     bool backupFailed() const { return m_backupFailed; }
@@ -153,6 +156,9 @@ public:
     Q_INVOKABLE void backup(const QString &slot, const QString &file);
     // Where a backup of slot goes unless the user says otherwise.
     Q_INVOKABLE QString suggestedBackupPath(const QString &slot) const;
+    // Writes an archive of the app's volume name into file, as backup() does a dump.
+    Q_INVOKABLE void backupVolume(const QString &name, const QString &file);
+    Q_INVOKABLE QString suggestedVolumeBackupPath(const QString &name) const;
     // Starts the serving version again (after Pando stopped it for its disk use).
     Q_INVOKABLE void startApp();
 
@@ -179,6 +185,11 @@ Q_SIGNALS:
 private:
     void clear();
     void loadApp();
+    // Starts a backup of key ("db", "volume/data") into file, shown as what; start asks the
+    // session for it, given where it goes and the progress and end callbacks.
+    using BackupStart = std::function<void(QIODevice *out, std::function<void(qint64)> progress,
+                                           std::function<void(const Status &)> done)>;
+    void startBackup(const QString &key, const QString &what, const QString &file, const BackupStart &start);
     void loadSecrets();
     // A secret's change was answered (refusal null: done): the list is read again, or the
     // refusal shown. True when it was done.

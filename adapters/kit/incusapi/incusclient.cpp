@@ -1,6 +1,9 @@
 #include "adapters/kit/incusapi/incusclient.h"
 
+#include "adapters/kit/httpkit/devicesink.h"
+
 #include <QDeadlineTimer>
+#include <QIODevice>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -369,6 +372,30 @@ Result<QByteArray> IncusClient::download(const QString &path, const QList<QPair<
         return statusError(r, out.status, envelope.value(QLatin1String("error")).toString());
     }
     return out.body;
+}
+
+Result<qint64> IncusClient::downloadTo(const QString &path, QIODevice &out, const CancelToken *cancel) const
+{
+    httpkit::Request r;
+    r.path = path;
+    r.stallMs = 120000;
+    // An error's envelope is not passed on as the body (httpkit keeps it for the status).
+    httpkit::DeviceSink sink{out};
+    const httpkit::Exchange exchange = httpkit::perform(m_endpoint, r, cancel, std::ref(sink));
+    if (sink.failed)
+        return fail(ErrorCode::Internal, QStringLiteral("cannot write what Incus sent: %1").arg(out.errorString()),
+                    where(r));
+    if (exchange.cancelled)
+        return fail(ErrorCode::Cancelled, QStringLiteral("cancelled"), where(r));
+    if (exchange.status >= 400) {
+        const QJsonObject envelope = QJsonDocument::fromJson(exchange.body).object();
+        return statusError(r, exchange.status, envelope.value(QLatin1String("error")).toString());
+    }
+    if (exchange.transportFailed)
+        return fail(exchange.timedOut ? ErrorCode::Timeout : ErrorCode::Unavailable,
+                    QStringLiteral("cannot reach %1: %2").arg(description(), exchange.error), where(r),
+                    UnavailableHint);
+    return sink.written;
 }
 
 Result<QByteArray> IncusClient::consoleLog(const QString &name) const

@@ -26,6 +26,8 @@
 #include <QStringList>
 #include <optional>
 
+class QIODevice;
+
 namespace pando::adapters::incusapi {
 
 using StringMap = QMap<QString, QString>;
@@ -164,6 +166,10 @@ public:
     Status deleteImage(const QString &fingerprint, int timeoutMs) const;
     // PATCH /1.0/images/{fingerprint}: replaces the image's properties.
     Status updateImageProperties(const QString &fingerprint, const StringMap &properties) const;
+
+    // A GET whose answer is a file (a backup's export), written to out as it comes; the bytes
+    // written. Given up when nothing comes for two minutes.
+    Result<qint64> downloadTo(const QString &path, QIODevice &out, const CancelToken *cancel = nullptr) const;
 
 private:
     // A GET whose answer is the body itself (console, files, logs), not an envelope.

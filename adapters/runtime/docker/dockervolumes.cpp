@@ -3,6 +3,7 @@
 #include "adapters/runtime/docker/dockerruntime.h"
 
 #include "adapters/kit/dockerapi/dockerimages.h"
+#include "adapters/kit/httpkit/devicesink.h"
 
 #include <QCryptographicHash>
 #include <QJsonObject>
@@ -90,6 +91,27 @@ Status DockerRuntime::removeVolume(const QString &id)
     if (!response && response.error().code != ErrorCode::NotFound)
         return std::unexpected(response.error());
     return {};
+}
+
+Result<qint64> DockerRuntime::exportVolume(const VolumeExport &what, QIODevice &out, const CancelToken &cancel)
+{
+    if (what.containerId.isEmpty())
+        return fail(ErrorCode::Conflict,
+                    u"Docker reads a volume through a container that mounts it, and there is none"_s, what.volumeId,
+                    u"deploy the app, then back the volume up"_s);
+    // GET /containers/{id}/archive: a tar of the path, as `docker cp CONTAINER:PATH -` writes it.
+    dockerapi::Request r;
+    r.path = u"/containers/%1/archive"_s.arg(what.containerId);
+    r.addQuery(u"path"_s, what.path);
+    r.stallMs = 120000;
+    httpkit::DeviceSink sink{out};
+    auto streamed = m_client.stream(r, cancel, std::ref(sink));
+    if (sink.failed)
+        return fail(ErrorCode::Internal, u"cannot write the volume's archive: %1"_s.arg(out.errorString()),
+                    what.volumeId);
+    if (!streamed)
+        return std::unexpected(streamed.error());
+    return sink.written;
 }
 
 } // namespace pando::adapters::docker

@@ -71,6 +71,8 @@ public:
     // pool, labelled in their user.* config and attached to an instance as disk devices.
     Result<QList<VolumeInfo>> volumes(const Labels &filter) override;
     Status removeVolume(const QString &id) override;
+    // The volume's backup tarball (POST …/backups, then its export), made and removed again.
+    Result<qint64> exportVolume(const VolumeExport &what, QIODevice &out, const CancelToken &cancel) override;
     Result<ContainerInfo> inspect(const QString &id) override;
     Result<QList<ContainerInfo>> containers(const Labels &filter) override;
     Status start(const QString &id) override;

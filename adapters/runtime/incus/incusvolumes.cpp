@@ -5,6 +5,7 @@
 #include "adapters/runtime/incus/incusruntime.h"
 
 #include <QCryptographicHash>
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -134,6 +135,36 @@ Status IncusRuntime::removeVolume(const QString &id)
     if (auto removed = m_client.run(r, VolumeTimeoutMs); !removed && removed.error().code != ErrorCode::NotFound)
         return std::unexpected(removed.error());
     return {};
+}
+
+Result<qint64> IncusRuntime::exportVolume(const VolumeExport &what, QIODevice &out, const CancelToken &cancel)
+{
+    auto pool = rootPool();
+    if (!pool)
+        return std::unexpected(pool.error());
+    const QString backups =
+        customVolumesPath(*pool) + u'/' + QString::fromUtf8(QUrl::toPercentEncoding(what.volumeId)) + u"/backups"_s;
+    const QString name = u"pando-export-%1"_s.arg(QDateTime::currentMSecsSinceEpoch());
+    httpkit::Request make;
+    make.method = "POST";
+    make.path = backups;
+    // Uncompressed: the caller's file is a plain tarball, and an app's data rarely shrinks much.
+    make.body = QJsonDocument(QJsonObject{{u"name"_s, name},
+                                          {u"volume_only"_s, true},
+                                          {u"optimized_storage"_s, false},
+                                          {u"compression_algorithm"_s, u"none"_s}})
+                    .toJson(QJsonDocument::Compact);
+    make.timeoutMs = VolumeTimeoutMs;
+    if (auto made = m_client.run(make, 30 * 60 * 1000, &cancel); !made)
+        return std::unexpected(made.error());
+    auto written = m_client.downloadTo(backups + u'/' + name + u"/export"_s, out, &cancel);
+    httpkit::Request drop;
+    drop.method = "DELETE";
+    drop.path = backups + u'/' + name;
+    drop.timeoutMs = VolumeTimeoutMs;
+    if (auto dropped = m_client.run(drop, VolumeTimeoutMs); !dropped && written)
+        return std::unexpected(dropped.error()); // a backup left in the pool takes its space
+    return written;
 }
 
 } // namespace pando::adapters::incus

@@ -141,6 +141,23 @@ Status RuntimeSet::removeVolume(const QString &id)
     return m->runtime->removeVolume(own);
 }
 
+Result<qint64> RuntimeSet::exportVolume(const VolumeExport &what, QIODevice &out, const CancelToken &cancel)
+{
+    auto [m, own] = route(what.volumeId);
+    if (!m)
+        return fail(ErrorCode::NotFound, QStringLiteral("no such volume"), what.volumeId);
+    VolumeExport theirs = what;
+    theirs.volumeId = own;
+    if (!what.containerId.isEmpty()) {
+        auto [holder, container] = route(what.containerId);
+        if (holder != m)
+            return fail(ErrorCode::Invalid, QStringLiteral("the container is not on the volume's runtime"),
+                        what.containerId);
+        theirs.containerId = container;
+    }
+    return m->runtime->exportVolume(theirs, out, cancel);
+}
+
 Status RuntimeSet::ping()
 {
     auto m = member({});

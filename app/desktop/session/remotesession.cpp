@@ -347,20 +347,20 @@ void RemoteSession::appServices(const QString &app, ListCallback done)
              std::move(done));
 }
 
-void RemoteSession::backupService(const QString &app, const QString &slot, QIODevice *out,
-                                  std::function<void(qint64 bytes)> progress, DoneCallback done)
+void RemoteSession::download(const Download &start, QIODevice *out, std::function<void(qint64 bytes)> progress,
+                             DoneCallback done)
 {
-    // A dump starts only once the server has made it whole: the idle limit covers that wait.
+    // A backup starts only once the server has made it whole: the idle limit covers that wait.
     constexpr int IdleTimeoutMs = 10 * 60 * 1000;
     QPointer<QIODevice> target(out);
     call(
-        [app, slot, target, progress = std::move(progress)](const Api &api, Callback cb) {
+        [start, target, progress = std::move(progress)](const Api &api, Callback cb) {
             if (!target) {
                 cb(std::unexpected(Error{ErrorCode::Invalid, u"no file to write the backup to"_s, u"file"_s}));
                 return;
             }
-            api.backupService(
-                app, slot, target.data(), IdleTimeoutMs,
+            start(
+                api, target.data(), IdleTimeoutMs,
                 [progress](qint64 bytes) {
                     if (progress)
                         progress(bytes);
@@ -368,6 +368,22 @@ void RemoteSession::backupService(const QString &app, const QString &slot, QIODe
                 std::move(cb));
         },
         toDone(std::move(done)));
+}
+
+void RemoteSession::backupService(const QString &app, const QString &slot, QIODevice *out,
+                                  std::function<void(qint64 bytes)> progress, DoneCallback done)
+{
+    download([app, slot](const Api &api, QIODevice *target, int idleTimeoutMs, const Api::ProgressCallback &p,
+                         Callback cb) { api.backupService(app, slot, target, idleTimeoutMs, p, std::move(cb)); },
+             out, std::move(progress), std::move(done));
+}
+
+void RemoteSession::backupVolume(const QString &app, const QString &volume, QIODevice *out,
+                                 std::function<void(qint64 bytes)> progress, DoneCallback done)
+{
+    download([app, volume](const Api &api, QIODevice *target, int idleTimeoutMs, const Api::ProgressCallback &p,
+                           Callback cb) { api.backupVolume(app, volume, target, idleTimeoutMs, p, std::move(cb)); },
+             out, std::move(progress), std::move(done));
 }
 
 void RemoteSession::appAction(const QString &name, AppAction action, ObjectCallback done)

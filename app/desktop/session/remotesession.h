@@ -63,6 +63,8 @@ public:
     void appServices(const QString &app, ListCallback done) override;
     void backupService(const QString &app, const QString &slot, QIODevice *out,
                        std::function<void(qint64 bytes)> progress, DoneCallback done) override;
+    void backupVolume(const QString &app, const QString &volume, QIODevice *out,
+                      std::function<void(qint64 bytes)> progress, DoneCallback done) override;
     void appAction(const QString &name, AppAction action, ObjectCallback done) override;
     void appLink(const QString &app, ObjectCallback done) override;
     QString linksThrough() const override;
@@ -139,6 +141,10 @@ private:
     // Runs request, or answers notReady() (later, never from inside the call) without a server.
     void call(const Request &request, RawCallback done);
     void callList(const Request &request, const QString &key, ListCallback done);
+    // A backup downloaded into out by start, which the API call makes.
+    using Download = std::function<void(const client::Api &, QIODevice *out, int idleTimeoutMs,
+                                        const client::ApiClient::ProgressCallback &, client::ApiClient::Callback)>;
+    void download(const Download &start, QIODevice *out, std::function<void(qint64 bytes)> progress, DoneCallback done);
     Subscription *follow(const Stream &open, QObject *parent);
     void openEventStream();
     void streamLost(const Error &why);

@@ -142,6 +142,9 @@ public:
     // set, hears the bytes written so far.
     virtual void backupService(const QString &app, const QString &slot, QIODevice *out,
                                std::function<void(qint64 bytes)> progress, DoneCallback done) = 0;
+    // The same for an archive of one of the app's volumes (run.volumes).
+    virtual void backupVolume(const QString &app, const QString &volume, QIODevice *out,
+                              std::function<void(qint64 bytes)> progress, DoneCallback done) = 0;
     // Starts the serving version again (also after Pando stopped it for its disk use), stops it
     // and holds it stopped, or restarts it; the app's JSON after.
     enum class AppAction { Start, Stop, Restart };

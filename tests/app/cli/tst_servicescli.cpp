@@ -1,4 +1,4 @@
-// `pando services list|backup|rm` and the data question of `pando apps rm`, run as the built
+// `pando services list|backup|rm`, `pando volumes backup` and the data question of `pando apps rm`, run as the built
 // binary against an install served from this test process (fake services adapter). Prompts and
 // progress are checked on a real pseudo-terminal.
 
@@ -105,6 +105,7 @@ private Q_SLOTS:
     void backupRefusesToOverwrite();
     void failedBackupLeavesNoFile();
     void backupShowsProgressOnATerminal();
+    void volumeBackupWritesTheArchive();
     void removeUsage();
     void removeDeclaredSlotIsRefused();
     void appsRmWithoutTerminalNamesBothFlags();
@@ -244,6 +245,42 @@ void TestServicesCli::backupShowsProgressOnATerminal()
     QVERIFY2(run.output.contains("backed up shop/cache to"), run.output.constData());
     QCOMPARE(readFile(file), test::FakeServiceProvisioner::dump(QStringLiteral("shop"), QStringLiteral("cache"),
                                                                 m_install.services->dumpSize));
+}
+
+// `pando volumes backup`: the runtime's archive of the volume, read through the serving
+// container at the spec's path, written whole; a volume the spec does not have is refused.
+void TestServicesCli::volumeBackupWritesTheArchive()
+{
+    const QByteArray spec = QStringLiteral("name: notes\nsource:\n  repo: https://git.example/notes.git\n"
+                                           "run:\n  port: %1\n  volumes:\n    - {name: data, path: /data}\n"
+                                           "health:\n  path: /api/v1/health\n")
+                                .arg(m_install.port)
+                                .toUtf8();
+    const core::Actor actor = core::Actor::system(QStringLiteral("test"));
+    QVERIFY(m_install.engine->createApp(spec, actor));
+    auto deploy = m_install.engine->deploy(QStringLiteral("notes"), {}, actor);
+    QVERIFY2(deploy, qPrintable(deploy ? QString() : deploy.error().text()));
+    const QString id = deploy->id;
+    QTRY_VERIFY_WITH_TIMEOUT(m_install.engine->deployView(id)->record.status == core::DeployStatus::Succeeded, 15000);
+
+    const QString file = m_out.filePath(QStringLiteral("notes-data.tar"));
+    test::CliRun run = pando({QStringLiteral("volumes"), QStringLiteral("backup"), QStringLiteral("notes"),
+                              QStringLiteral("data"), QStringLiteral("--out"), file, QStringLiteral("--json")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    const QJsonObject said = QJsonDocument::fromJson(run.out.toUtf8()).object();
+    QCOMPARE(said.value(QStringLiteral("volume")).toString(), QStringLiteral("data"));
+    const QByteArray expected = test::FakeRuntime::exportedVolume({QStringLiteral("v-notes-data"),
+                                                                   m_install.engine->deployView(id)->record.containerId,
+                                                                   QStringLiteral("/data")});
+    QCOMPARE(readFile(file), expected);
+    QCOMPARE(said.value(QStringLiteral("bytes")).toInteger(), expected.size());
+
+    run = pando({QStringLiteral("volumes"), QStringLiteral("backup"), QStringLiteral("notes"), QStringLiteral("cache"),
+                 QStringLiteral("--out"), m_out.filePath(QStringLiteral("cache.tar"))});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("app notes has no volume named cache")), qPrintable(run.all()));
+    QVERIFY(!QFile::exists(m_out.filePath(QStringLiteral("cache.tar"))));
+    QVERIFY(!QFile::exists(m_out.filePath(QStringLiteral("cache.tar.partial"))));
 }
 
 void TestServicesCli::removeUsage()

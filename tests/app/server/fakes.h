@@ -27,7 +27,12 @@ namespace pando::test {
 
 class FakeRuntime : public adapters::Runtime {
 public:
-    adapters::RuntimeCapabilities capabilities() override { return {QStringLiteral("fake"), true, 0, 0}; }
+    adapters::RuntimeCapabilities capabilities() override
+    {
+        adapters::RuntimeCapabilities caps{QStringLiteral("fake"), true, 0, 0};
+        caps.canMountVolumes = true;
+        return caps;
+    }
     Status ping() override { return {}; }
     // Apps named "buildfails" fail to build, so that failed deploys can be watched. Apps named
     // "slowbuild" print a line, then wait (10 s at most) until releaseBuild() before the next.
@@ -136,7 +141,51 @@ public:
         info.address = QStringLiteral("127.0.0.1"); // health probes reach whatever listens on run.port here
         m_containers.insert(info.id, info);
         m_env.insert(spec.name, spec.env);
+        for (const adapters::VolumeMount &mount : spec.volumes) {
+            adapters::VolumeInfo volume;
+            volume.name = mount.name;
+            volume.id = QStringLiteral("v-%1-%2").arg(spec.labels.value(QLatin1String(adapters::LabelApp)), mount.name);
+            volume.labels = spec.labels;
+            volume.labels.remove(QLatin1String(adapters::LabelDeploy));
+            volume.labels.insert(QLatin1String(adapters::LabelVolume), mount.name);
+            m_volumes.insert(volume.id, volume);
+        }
         return info.id;
+    }
+    Result<QList<adapters::VolumeInfo>> volumes(const adapters::Labels &filter) override
+    {
+        QMutexLocker locker(&m_mutex);
+        QList<adapters::VolumeInfo> out;
+        for (const adapters::VolumeInfo &v : std::as_const(m_volumes)) {
+            bool all = true;
+            for (auto it = filter.begin(); it != filter.end(); ++it)
+                all = all && v.labels.value(it.key()) == it.value();
+            if (all)
+                out << v;
+        }
+        return out;
+    }
+    Status removeVolume(const QString &id) override
+    {
+        QMutexLocker locker(&m_mutex);
+        m_volumes.remove(id);
+        return {};
+    }
+    // An archive that says what it was made of.
+    Result<qint64> exportVolume(const adapters::VolumeExport &what, QIODevice &out, const CancelToken &) override
+    {
+        {
+            QMutexLocker locker(&m_mutex);
+            if (!m_volumes.contains(what.volumeId))
+                return fail(ErrorCode::NotFound, QStringLiteral("no such volume"), what.volumeId);
+        }
+        const QByteArray archive = exportedVolume(what);
+        return out.write(archive);
+    }
+    static QByteArray exportedVolume(const adapters::VolumeExport &what)
+    {
+        return "archive of " + what.volumeId.toUtf8() + " through " + what.containerId.toUtf8() + " at " +
+               what.path.toUtf8() + '\n';
     }
     Result<adapters::ContainerInfo> inspect(const QString &id) override
     {
@@ -217,6 +266,7 @@ private:
     int m_next = 0;
     QHash<QString, adapters::ContainerInfo> m_containers;
     QHash<QString, QMap<QString, QString>> m_env;
+    QHash<QString, adapters::VolumeInfo> m_volumes;
 };
 
 class FakeRouter : public adapters::Router {

@@ -686,6 +686,7 @@ void TestAuthz::routeWalk_data()
         path.replace(QStringLiteral("{secret}"), QStringLiteral("API_KEY"));
         path.replace(QStringLiteral("{slot}"), QStringLiteral("db"));
         path.replace(QStringLiteral("{number}"), QStringLiteral("7"));
+        path.replace(QStringLiteral("{volume}"), QStringLiteral("data"));
         // The grant initTestCase gave viewer.
         path.replace(QStringLiteral("{user}"), QStringLiteral("viewer"));
         path.replace(QStringLiteral("{role}"), QStringLiteral("viewer"));

@@ -7,6 +7,10 @@
 #include "enginefixture.h"
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/support/component.h"
+#include "tests/support/tarfiles.h"
+
+#include <QFileInfo>
+#include <QScopeGuard>
 
 #include <QTest>
 
@@ -44,6 +48,7 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void filesSurviveRedeploysAndRollbacks();
+    void backupHoldsTheVolumesFiles();
     void removalAsksAndKeptVolumesComeBack();
     void deletingTheDataRemovesTheVolume();
 
@@ -123,6 +128,34 @@ void TestAppVolumes::filesSurviveRedeploysAndRollbacks()
     QVERIFY2(back, qPrintable(back ? QString() : back.error().text()));
     QCOMPARE(m_fx->waitDeploy(back->id).record.status, core::DeployStatus::Succeeded);
     QCOMPARE(boots(), QByteArray("v1\nv2\nv1\n"));
+}
+
+// A backup is a tar of the volume's files, read through the serving container, in a private
+// file of the data directory that the caller then owns; audited. A volume the spec does not have
+// is refused naming run.volumes.
+void TestAppVolumes::backupHoldsTheVolumesFiles()
+{
+    auto backup = m_fx->engine().backupVolumeToFile(u"notes"_s, u"data"_s, CancelToken(), core::Actor{});
+    QVERIFY2(backup, qPrintable(backup ? QString() : backup.error().text()));
+    const auto removeFile = qScopeGuard([&backup] { QFile::remove(backup->path); });
+    QCOMPARE(QFileInfo(backup->path).permissions() & (QFile::ReadGroup | QFile::ReadOther), QFile::Permissions());
+    QVERIFY2(backup->fileName.startsWith(u"notes-data-"_s) && backup->fileName.endsWith(u".tar"_s),
+             qPrintable(backup->fileName));
+    QCOMPARE(backup->bytes, QFileInfo(backup->path).size());
+    const QMap<QString, QByteArray> files = tarFiles(backup->path);
+    QCOMPARE(files.value(u"data/boots"_s), QByteArray("v1\nv2\nv1\n"));
+
+    auto unknown = m_fx->engine().backupVolumeToFile(u"notes"_s, u"cache"_s, CancelToken(), core::Actor{});
+    QVERIFY(!unknown);
+    QCOMPARE(unknown.error().code, ErrorCode::NotFound);
+    QCOMPARE(unknown.error().where, u"run.volumes"_s);
+    core::AuditRepository::Filter filter;
+    filter.action = u"volume.backup"_s;
+    auto lines = m_fx->engine().auditLines(filter);
+    QVERIFY(lines);
+    QCOMPARE(lines->size(), 1);
+    QCOMPARE(lines->first().object, u"app/notes/volume/data"_s);
+    QCOMPARE(lines->first().outcome, u"success"_s);
 }
 
 void TestAppVolumes::removalAsksAndKeptVolumesComeBack()

@@ -11,8 +11,12 @@
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/adapters/incus/incusharness.h"
 #include "tests/support/component.h"
+#include "tests/support/tarfiles.h"
 #include "tests/support/vocabtesting.h"
 
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QSignalSpy>
 #include <QTest>
 #include <atomic>
@@ -367,11 +371,26 @@ void TestEngineIncus::volumesOutliveInstances()
     QVERIFY2(second->record.status == core::DeployStatus::Succeeded, qPrintable(second->record.error));
     QCOMPARE(served(), QByteArray("v1\nv2\n"));
 
+    // Its backup is Incus's volume backup tarball, the files under backup/volume/; the backup
+    // Incus made for it is gone again.
+    auto backup = m_fx->engine().backupVolumeToFile(QStringLiteral("notes"), QStringLiteral("data"), CancelToken(),
+                                                    core::Actor{});
+    QVERIFY2(backup, qPrintable(backup ? QString() : backup.error().text()));
+    const QMap<QString, QByteArray> files = tarFiles(backup->path);
+    QFile::remove(backup->path);
+    QVERIFY2(files.contains(QStringLiteral("backup/index.yaml")), qPrintable(files.keys().join(u' ')));
+    QCOMPARE(files.value(QStringLiteral("backup/volume/boots")), QByteArray("v1\nv2\n"));
+    const QString volumeId = made->first().id;
+    auto left =
+        m_incus->client().get(QStringLiteral("/1.0/storage-pools/default/volumes/custom/%1/backups").arg(volumeId));
+    QVERIFY2(left, qPrintable(left ? QString() : left.error().text()));
+    QVERIFY2(left->toArray().isEmpty(), qPrintable(QString::fromUtf8(QJsonDocument(left->toArray()).toJson())));
+
     QVERIFY(m_fx->engine().removeApp(QStringLiteral("notes"), core::Actor{}, core::Engine::ServiceData::Delete));
     QTRY_VERIFY_WITH_TIMEOUT(!m_fx->engine().app(QStringLiteral("notes")), 60000);
-    auto left = m_incus->volumes(installLabels(QStringLiteral("notes")));
-    QVERIFY(left);
-    QVERIFY(left->isEmpty());
+    auto gone = m_incus->volumes(installLabels(QStringLiteral("notes")));
+    QVERIFY(gone);
+    QVERIFY(gone->isEmpty());
 }
 
 void TestEngineIncus::removalLeavesNothingBehind()

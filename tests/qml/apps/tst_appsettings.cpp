@@ -272,6 +272,48 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(broken));
     }
 
+    // The spec's volumes are listed; one is archived into a file as a dump is (the fake runtime's
+    // archive says what it was made of), and one the spec does not have fails, leaving no file.
+    void volumesAndTheirBackup()
+    {
+        const QByteArray spec = u"name: vols\nsource:\n  repo: https://git.example/vols.git\nrun:\n  port: %1\n"
+                                u"  volumes:\n    - {name: data, path: /data, size: 64Mi}\n"
+                                u"health:\n  path: /api/v1/health\n"_s.arg(m_install.port)
+                                    .toUtf8();
+        VERIFY_OK(test::awaitObject([&](auto done) { m_session->createApp(spec, done); }));
+        auto settings = loaded(u"vols"_s);
+        QCOMPARE(settings->volumes().size(), 1);
+        const QVariantMap data = settings->volumes().first().toMap();
+        QCOMPARE(data.value(u"name"_s).toString(), u"data"_s);
+        QCOMPARE(data.value(u"path"_s).toString(), u"/data"_s);
+        QCOMPARE(data.value(u"size"_s).toString(), u"64Mi"_s);
+        test::EventLog events(*m_session);
+        auto queued = test::awaitObject([&](auto done) { m_session->deploy(u"vols"_s, {}, done); });
+        VERIFY_OK(queued);
+        QVERIFY(!events.waitFor(u"deploy.succeeded"_s, queued->value(u"id"_s).toString()).isEmpty());
+
+        QTemporaryDir dir;
+        QVERIFY(settings->suggestedVolumeBackupPath(u"data"_s).endsWith(u".tar"_s));
+        const QString path = dir.filePath(u"data.tar"_s);
+        settings->backupVolume(u"data"_s, path);
+        QVERIFY(settings->isBackupBusy());
+        QCOMPARE(settings->backupSlot(), u"volume/data"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(!settings->isBackupBusy(), 20000);
+        QVERIFY2(!settings->backupFailed(), qPrintable(settings->backupText()));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray archive = file.readAll();
+        QVERIFY2(archive.startsWith("archive of v-vols-data through ") && archive.endsWith(" at /data\n"),
+                 archive.constData());
+
+        const QString none = dir.filePath(u"none.tar"_s);
+        settings->backupVolume(u"cache"_s, none);
+        QTRY_VERIFY_WITH_TIMEOUT(!settings->isBackupBusy(), 20000);
+        QVERIFY(settings->backupFailed());
+        QVERIFY2(settings->backupText().contains(u"no volume named cache"_s), qPrintable(settings->backupText()));
+        QVERIFY(!QFile::exists(none));
+    }
+
     // The Run tab: a command line split into words, run in the app's container (the fake
     // runtime's: `cat` gets no input, so it prints nothing and exits 0), its output and exit code;
     // an empty line, an app with nothing running and the runtime's own exit code are said.
