@@ -21,7 +21,10 @@ std::optional<ReusedImage> reuseImage(const Services &s, const DeployRecord &dep
     auto previous = DeployRepository(s.db).listForApp(deploy.app, 50);
     if (!previous)
         return std::nullopt;
-    std::optional<QList<adapters::ImageInfo>> images; // listed once, when a candidate turns up
+    // Listed once, when a candidate turns up. (Not an optional: clang-tidy's optional-access
+    // check does not finish on one of a list here.)
+    QList<adapters::ImageInfo> images;
+    bool listed = false;
     for (const DeployRecord &d : std::as_const(*previous)) {
         if (d.id == deploy.id || d.status != DeployStatus::Succeeded || d.commit != deploy.commit ||
             d.imageId.isEmpty() || d.specYaml.isEmpty())
@@ -29,13 +32,14 @@ std::optional<ReusedImage> reuseImage(const Services &s, const DeployRecord &dep
         auto built = parseAppSpec(d.specYaml.toUtf8());
         if (!built || !sameBuild(*built, spec))
             continue;
-        if (!images) {
-            auto listed = s.runtime.images(s.labels());
-            if (!listed)
+        if (!listed) {
+            auto found = s.runtime.images(s.labels());
+            if (!found)
                 return std::nullopt;
-            images = *listed;
+            images = *found;
+            listed = true;
         }
-        for (const adapters::ImageInfo &image : std::as_const(*images)) {
+        for (const adapters::ImageInfo &image : std::as_const(images)) {
             if (image.id != d.imageId)
                 continue;
             if (!s.runtime.tagImage(image.id, imageTag(deploy.app, deploy.id)))
