@@ -115,19 +115,27 @@ Result<Route> ensureRoute(const QHash<QString, Route> &routes, const QString &ap
         return std::unexpected(kept.error());
     if (const Route *existing = *kept)
         return *existing;
-    auto port = pickPort(requestedPort);
-    if (!port)
-        return std::unexpected(port.error());
-    Route route;
-    route.app = app;
-    route.port = *port;
-    if (urlOf)
-        route.url = urlOf(route);
-    QHash<QString, Route> next = routes;
-    next.insert(app, route);
-    if (auto applied = apply(next); !applied)
-        return std::unexpected(applied.error());
-    return route;
+    // A port picked as free can be taken by another process before the router listens on it:
+    // when any port would do, another one is picked (a few times) instead of failing.
+    constexpr int Picks = 5;
+    for (int pick = 1;; ++pick) {
+        auto port = pickPort(requestedPort);
+        if (!port)
+            return std::unexpected(port.error());
+        Route route;
+        route.app = app;
+        route.port = *port;
+        if (urlOf)
+            route.url = urlOf(route);
+        QHash<QString, Route> next = routes;
+        next.insert(app, route);
+        auto applied = apply(next);
+        if (applied)
+            return route;
+        const bool taken = applied.error().code == ErrorCode::Conflict && applied.error().where == u"port"_s;
+        if (requestedPort != 0 || !taken || pick == Picks)
+            return std::unexpected(applied.error());
+    }
 }
 
 Result<std::optional<QHash<QString, Route>>> withAddresses(const QHash<QString, Route> &routes, const QString &app,

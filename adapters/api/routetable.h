@@ -28,7 +28,8 @@ Result<int> unheldPort(int requested, const QHash<QString, Route> &routes);
 
 // A router's ensure() after its checks: app's route when routeToKeep() keeps it, else a new one
 // on the port pickPort gives for requestedPort (with the URL urlOf gives, when set), put in place
-// through apply.
+// through apply. With requestedPort 0, a port apply finds taken (Conflict at "port") is picked
+// again, up to five times.
 Result<Route> ensureRoute(const QHash<QString, Route> &routes, const QString &app, int requestedPort,
                           const std::function<Result<int>(int requested)> &pickPort,
                           const std::function<Status(const QHash<QString, Route> &)> &apply,
