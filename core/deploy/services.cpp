@@ -1,6 +1,6 @@
 #include "services.h"
 
-#include "core/authz/authz.h"
+#include "core/deploy/connectionaccess.h"
 #include "core/sourceconn/sourceconn.h"
 
 namespace pando::core {
@@ -107,23 +107,20 @@ Result<QList<BaseImageLogin>> baseImageLogins(const Services &s, const AppRecord
     auto all = store.list();
     if (!all)
         return std::unexpected(all.error());
-    QList<sourceconn::Connection> usable;
-    for (const sourceconn::Connection &c : std::as_const(*all)) {
-        if (c.scope.kind != adapters::ForgeKind::Registry)
-            continue;
-        auto may = authz::mayUseConnection(s.db, app.specWriter, app.sourceTrusted, c.name);
-        if (!may)
-            return std::unexpected(may.error());
-        if (*may)
-            usable << c;
-    }
+    QList<sourceconn::Connection> registries;
+    for (const sourceconn::Connection &c : std::as_const(*all))
+        if (c.scope.kind == adapters::ForgeKind::Registry)
+            registries << c;
+    auto usable = usableConnections(s.db, registries, app.specWriter, app.sourceTrusted);
+    if (!usable)
+        return std::unexpected(usable.error());
     QList<BaseImageLogin> logins;
     const auto wipe = [&logins] {
         for (BaseImageLogin &login : logins)
             login.credential.wipe();
     };
     for (const QString &image : images) {
-        auto chosen = sourceconn::chooseForImage(usable, image);
+        auto chosen = sourceconn::chooseForImage(*usable, image);
         if (!chosen) {
             wipe();
             Error e = chosen.error();

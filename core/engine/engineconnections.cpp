@@ -2,6 +2,7 @@
 // which one reads an app's source, testing one against a repository, and what its forge's API
 // shows (the repositories its token sees, their branches).
 
+#include "core/deploy/connectionaccess.h"
 #include "core/engine/engineprivate.h"
 #include "core/spec/specrules.h"
 
@@ -145,15 +146,10 @@ Result<QString> Engine::Private::chooseConnection(const AppSpec &spec, const Act
     auto all = store->list();
     if (!all)
         return std::unexpected(all.error());
-    QList<sourceconn::Connection> usable;
-    for (const sourceconn::Connection &c : std::as_const(*all)) {
-        auto may = mayUseConnection(actor, c.name);
-        if (!may)
-            return std::unexpected(may.error());
-        if (*may)
-            usable << c;
-    }
-    auto chosen = image ? sourceconn::chooseForImage(usable, source) : sourceconn::choose(usable, source);
+    auto usable = usableConnections(db, *all, actor.userId, policy::hasInstallAuthority(actor));
+    if (!usable)
+        return std::unexpected(usable.error());
+    auto chosen = image ? sourceconn::chooseForImage(*usable, source) : sourceconn::choose(*usable, source);
     if (!chosen)
         return std::unexpected(chosen.error());
     const std::optional<sourceconn::Connection> &closest = *chosen;
@@ -168,15 +164,7 @@ Result<QList<sourceconn::Connection>> Engine::connections(const Actor &actor)
     auto all = store->list();
     if (!all)
         return std::unexpected(all.error());
-    QList<sourceconn::Connection> visible;
-    for (const sourceconn::Connection &c : std::as_const(*all)) {
-        auto may = d->mayUseConnection(actor, c.name);
-        if (!may)
-            return std::unexpected(may.error());
-        if (*may)
-            visible << c;
-    }
-    return visible;
+    return usableConnections(d->db, *all, actor.userId, policy::hasInstallAuthority(actor));
 }
 
 Result<sourceconn::Connection> Engine::connection(const QString &name, const Actor &actor)

@@ -36,14 +36,6 @@ Labels labelsOf(const incusapi::StringMap &config)
     return labels;
 }
 
-bool matches(const Labels &labels, const Labels &filter)
-{
-    for (auto it = filter.begin(); it != filter.end(); ++it)
-        if (labels.value(it.key()) != it.value() || !labels.contains(it.key()))
-            return false;
-    return true;
-}
-
 QString stateOf(const QString &status)
 {
     if (status == QLatin1String("Running"))
@@ -107,6 +99,14 @@ IncusRuntime::IncusRuntime(IncusOptions options) : m_options(std::move(options))
 }
 
 IncusRuntime::~IncusRuntime() = default;
+
+bool carriesLabels(const Labels &labels, const Labels &filter)
+{
+    for (auto it = filter.begin(); it != filter.end(); ++it)
+        if (labels.value(it.key()) != it.value() || !labels.contains(it.key()))
+            return false;
+    return true;
+}
 
 RuntimeCapabilities IncusRuntime::capabilities()
 {
@@ -390,7 +390,7 @@ Result<QList<ContainerInfo>> IncusRuntime::containers(const Labels &filter)
         return std::unexpected(instances.error());
     QList<ContainerInfo> out;
     for (const incusapi::Instance &instance : *instances) {
-        if (!matches(labelsOf(instance.config), filter))
+        if (!carriesLabels(labelsOf(instance.config), filter))
             continue;
         std::optional<incusapi::InstanceState> state;
         if (instance.status == QLatin1String("Running")) {
@@ -458,7 +458,7 @@ Result<QList<ImageInfo>> IncusRuntime::images(const Labels &filter)
         const QStringList tags = labels.take(TagsProperty).split(u' ', Qt::SkipEmptyParts);
         labels.remove(SourceProperty);
         labels.remove(QStringLiteral("description"));
-        if (!matches(labels, filter))
+        if (!carriesLabels(labels, filter))
             continue;
         out.append(ImageInfo{image.fingerprint, tags + image.aliases, labels});
     }
@@ -492,7 +492,7 @@ Result<int> IncusRuntime::removeImageWhere(const QString &idOrTag, const Labels 
         const bool byId = idOrTag.size() >= 12 && image.fingerprint.startsWith(idOrTag);
         if (!byId && !tags.contains(idOrTag))
             continue;
-        if (!matches(image.properties, owner))
+        if (!carriesLabels(image.properties, owner))
             continue; // another install's: not ours to touch
         tags.removeAll(idOrTag);
         Status done;

@@ -48,6 +48,9 @@ struct IncusOptions {
     int startTimeoutMs = 120'000;
 };
 
+// Whether labels (an instance's, an image's properties, a volume's) hold every one of filter.
+bool carriesLabels(const Labels &labels, const Labels &filter);
+
 class IncusRuntime : public Runtime {
 public:
     explicit IncusRuntime(IncusOptions options = {});

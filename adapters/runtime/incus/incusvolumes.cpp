@@ -41,14 +41,6 @@ Labels volumeLabelsOf(const QJsonObject &config)
     return labels;
 }
 
-bool carriesAll(const Labels &labels, const Labels &filter)
-{
-    for (auto it = filter.begin(); it != filter.end(); ++it)
-        if (!labels.contains(it.key()) || labels.value(it.key()) != it.value())
-            return false;
-    return true;
-}
-
 } // namespace
 
 Result<QMap<QString, incusapi::StringMap>> IncusRuntime::volumeDevices(const ContainerSpec &spec)
@@ -117,7 +109,7 @@ Result<QList<VolumeInfo>> IncusRuntime::volumes(const Labels &filter)
         info.id = o.value(u"name"_s).toString();
         info.labels = volumeLabelsOf(o.value(u"config"_s).toObject());
         info.name = info.labels.value(QLatin1String(LabelVolume));
-        if (!info.name.isEmpty() && carriesAll(info.labels, filter))
+        if (!info.name.isEmpty() && carriesLabels(info.labels, filter))
             out.append(info);
     }
     return out;
