@@ -131,6 +131,15 @@ struct VolumeExport {
     QString path;
 };
 
+// What Runtime::importVolume puts back: the volume, the archive (a file exportVolume wrote on
+// this runtime), and for a runtime that writes volumes through a container, the image a
+// container that is never started is made from to do it.
+struct VolumeImport {
+    QString volumeId; // VolumeInfo::id
+    QString archivePath;
+    QString image;
+};
+
 struct ContainerSpec {
     QString name;        // unique container name
     QString image;       // image id or tag
@@ -253,6 +262,22 @@ public:
     virtual Result<qint64> exportVolume(const VolumeExport &what, QIODevice &out, const CancelToken &cancel)
     {
         Q_UNUSED(out);
+        Q_UNUSED(cancel);
+        return fail(ErrorCode::Invalid, QStringLiteral("this runtime has no volumes"), what.volumeId);
+    }
+
+    // Whether what.archivePath is an archive importVolume takes for the volume: one as
+    // exportVolume writes them here, whose entries all stay inside its tree. Invalid naming the
+    // entry and why. Reads the file only.
+    virtual Status checkVolumeArchive(const VolumeImport &what)
+    {
+        return fail(ErrorCode::Invalid, QStringLiteral("this runtime has no volumes"), what.volumeId);
+    }
+    // Replaces the volume's files with the archive's: the volume is made again, with its labels,
+    // and filled from it. Conflict while a container mounts it; NotFound without it. Check the
+    // archive first: an import that fails part way leaves the volume empty or part filled.
+    virtual Status importVolume(const VolumeImport &what, const CancelToken &cancel)
+    {
         Q_UNUSED(cancel);
         return fail(ErrorCode::Invalid, QStringLiteral("this runtime has no volumes"), what.volumeId);
     }

@@ -39,6 +39,7 @@
 
 #include <QJsonObject>
 #include <QObject>
+#include <QTemporaryFile>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -255,6 +256,20 @@ public:
     // audited (volume.backup), and not handed out unaudited.
     Result<ServiceBackupFile> backupVolumeToFile(const QString &app, const QString &volume, const CancelToken &cancel,
                                                  const Actor &actor);
+    // Replaces the files of one of the app's volumes with those of archivePath (a backup
+    // backupVolumeToFile wrote, of a volume on the same kind of runtime). The archive is read
+    // through first (Invalid naming the entry that would land outside the volume, or a file that
+    // is no such archive: nothing is touched). Then the app's containers go, the volume is made
+    // again from the archive and the serving version runs again (an app a person stopped stays
+    // stopped). The files from before are kept for the time of the restore and put back when it
+    // fails. Conflict while a deploy of the app is under way or it has no deployed version;
+    // NotFound as backupVolumeToFile. Audited (volume.restore).
+    // A new private (0600) file in the data directory for an archive a client sends to restore
+    // ("restore-backup-….partial"): on disk, as an archive may not fit in memory. Removed with
+    // the object; one a killed process left goes with a later backup.
+    Result<std::unique_ptr<QTemporaryFile>> uploadFile();
+    Result<AppView> restoreVolumeFromFile(const QString &app, const QString &volume, const QString &archivePath,
+                                          const CancelToken &cancel, const Actor &actor);
     // Removes a slot's container, and with deleteData its volume and credentials. Conflict while
     // the app's spec declares the slot (the next deploy would provision it again), NotFound
     // without it. Audited: removed but not audited is an error saying it was removed.

@@ -23,12 +23,20 @@ constexpr int StartLookEveryMs = 100;
 // How long the app's process is given to end after SIGTERM before it is killed, as `docker stop`.
 constexpr int StopGraceSeconds = 10;
 
-Status stillRunning(adapters::Runtime &runtime, const QString &id, const QString &app)
+Error nothingServes(const QString &app, const QString &what)
+{
+    return Error{ErrorCode::Conflict, u"app \"%1\" has no deployed version to %2"_s.arg(app, what), app,
+                 u"deploy it: pando deploy %1"_s.arg(app)};
+}
+
+} // namespace
+
+Status Engine::Private::stillRunning(const QString &id, const QString &app)
 {
     QElapsedTimer timer;
     timer.start();
     for (;;) {
-        auto info = runtime.inspect(id);
+        auto info = runtime->inspect(id);
         if (!info)
             return std::unexpected(info.error());
         if (info->state != QLatin1String("running"))
@@ -41,14 +49,6 @@ Status stillRunning(adapters::Runtime &runtime, const QString &id, const QString
         QThread::msleep(StartLookEveryMs);
     }
 }
-
-Error nothingServes(const QString &app, const QString &what)
-{
-    return Error{ErrorCode::Conflict, u"app \"%1\" has no deployed version to %2"_s.arg(app, what), app,
-                 u"deploy it: pando deploy %1"_s.arg(app)};
-}
-
-} // namespace
 
 QString Engine::Private::stoppedReason(const AppRecord &app)
 {
@@ -150,7 +150,7 @@ Result<AppView> Engine::Private::runAgain(const QString &name, const Actor &acto
             if (started && (restart || !running))
                 started = runtime->start(c.id);
             if (started && (restart || !running))
-                started = stillRunning(*runtime, c.id, name);
+                started = stillRunning(c.id, name);
         }
         auto audited = audit.record(actor, u"app."_s + verb, u"app/"_s + name, started ? u"success"_s : u"failure"_s,
                                     QJsonObject{{u"deploy"_s, row->currentDeploy},

@@ -199,6 +199,16 @@ struct Engine::Private {
     // which the caller then owns; removed again when write fails.
     Result<ServiceBackupFile> backupToFile(const QString &kind, const QString &fileName,
                                            const std::function<Result<qint64>(QIODevice &out)> &write);
+    // One of the app's volumes as the runtime has it, with where the serving version mounts it
+    // (enginevolumes.cpp). NotFound when the spec has no such volume or no deploy made it yet.
+    struct AppVolume {
+        adapters::VolumeInfo volume;
+        AppSpec::Run::Volume mount;
+        std::optional<DeployRecord> serving;
+    };
+    Result<AppVolume> findAppVolume(const QString &app, const QString &volume);
+    // Whether the container keeps running for a moment after a start (enginelifecycle.cpp).
+    Status stillRunning(const QString &containerId, const QString &app);
     // Volumes kept under the app's name go back only to an administrator's app of that name.
     Status checkKeptVolumes(const QString &app, const Actor &actor);
     // Refuses ServiceData::Ask when the app has services or volumes to decide on.

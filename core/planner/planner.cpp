@@ -13,22 +13,18 @@ QString cpusText(double cpus)
     return QString::number(cpus, 'g', 6);
 }
 
+QString runtimeName(const adapters::RuntimeCapabilities &caps)
+{
+    return caps.kind.isEmpty() ? u"the runtime"_s : u"runtime %1"_s.arg(caps.kind);
+}
+
 } // namespace
 
-Result<Plan> makePlan(const AppSpec &spec, const HostPolicy &policy, const adapters::RuntimeCapabilities &caps,
-                      const QString &checkoutDir)
+Result<adapters::ContainerSpec> planContainer(const AppSpec &spec, const HostPolicy &policy,
+                                              const adapters::RuntimeCapabilities &caps, int port, QStringList *notes)
 {
-    if (auto valid = validateAppSpec(spec); !valid)
-        return std::unexpected(valid.error());
-    if (checkoutDir.isEmpty() || !QDir::isAbsolutePath(checkoutDir))
-        return fail(ErrorCode::Internal,
-                    u"the checkout directory must be an absolute path, got \"%1\""_s.arg(checkoutDir));
-    const QString runtime = caps.kind.isEmpty() ? u"the runtime"_s : u"runtime %1"_s.arg(caps.kind);
-    if (!caps.canBuild) {
-        return fail(ErrorCode::Failed, u"%1 cannot build images"_s.arg(runtime), {},
-                    u"deploy to a runtime that builds images from a Dockerfile (docker)"_s);
-    }
-
+    const QString runtime = runtimeName(caps);
+    QStringList said;
     const bool egress = spec.network.egress != AppSpec::Egress::None;
     if (!egress && !caps.canIsolateEgress) {
         return fail(ErrorCode::Invalid, u"egress none: %1 cannot cut a container off from the network"_s.arg(runtime),
@@ -38,10 +34,7 @@ Result<Plan> makePlan(const AppSpec &spec, const HostPolicy &policy, const adapt
 
     if (!spec.run.volumes.isEmpty() && !caps.canMountVolumes)
         return fail(ErrorCode::Invalid, u"%1 cannot keep an app's volumes"_s.arg(runtime), u"run.volumes"_s,
-                    u"deploy apps with volumes to docker"_s);
-
-    Plan plan;
-    plan.app = spec.name;
+                    u"deploy apps with volumes to docker or incus"_s);
 
     // Memory: the spec's amount, else the host default; either way no more than the policy
     // and the runtime allow. An explicit request over a cap is an error, a default is capped.
@@ -62,18 +55,18 @@ Result<Plan> makePlan(const AppSpec &spec, const HostPolicy &policy, const adapt
         }
     } else if (policy.defaultMemoryBytes > 0) {
         memory = policy.defaultMemoryBytes;
-        plan.notes.append(u"memory defaulted to %1 (host policy)"_s.arg(formatMemory(memory)));
+        said.append(u"memory defaulted to %1 (host policy)"_s.arg(formatMemory(memory)));
         const qint64 cap = std::min(policy.maxMemoryBytes > 0 ? policy.maxMemoryBytes : memory,
                                     caps.maxMemoryBytes > 0 ? caps.maxMemoryBytes : memory);
         if (cap < memory) {
             memory = cap;
-            plan.notes.append(u"memory lowered to %1, the most this host allows"_s.arg(formatMemory(memory)));
+            said.append(u"memory lowered to %1, the most this host allows"_s.arg(formatMemory(memory)));
         }
     } else if (policy.maxMemoryBytes > 0) {
         memory = policy.maxMemoryBytes;
-        plan.notes.append(u"memory limited to %1 (host policy)"_s.arg(formatMemory(memory)));
+        said.append(u"memory limited to %1 (host policy)"_s.arg(formatMemory(memory)));
     } else {
-        plan.notes.append(u"no memory limit"_s);
+        said.append(u"no memory limit"_s);
     }
 
     const QString cpusPath = u"run.resources.cpus"_s;
@@ -93,8 +86,42 @@ Result<Plan> makePlan(const AppSpec &spec, const HostPolicy &policy, const adapt
     } else if (policy.maxCpus > 0) {
         // Without a request the app would be unlimited, which the policy's cap forbids.
         cpus = caps.maxCpus > 0 ? std::min(policy.maxCpus, caps.maxCpus) : policy.maxCpus;
-        plan.notes.append(u"cpus limited to %1 (host policy)"_s.arg(cpusText(cpus)));
+        said.append(u"cpus limited to %1 (host policy)"_s.arg(cpusText(cpus)));
     }
+
+    adapters::ContainerSpec container;
+    container.command = spec.run.command;
+    container.env = containerEnv(spec, port);
+    container.labels = spec.labels;
+    container.port = port;
+    container.memoryBytes = memory;
+    container.cpus = cpus;
+    container.egress = egress;
+    for (const AppSpec::Run::Volume &volume : spec.run.volumes)
+        container.volumes.append({volume.name, volume.path});
+    if (notes)
+        *notes += said;
+    return container;
+}
+
+Result<Plan> makePlan(const AppSpec &spec, const HostPolicy &policy, const adapters::RuntimeCapabilities &caps,
+                      const QString &checkoutDir)
+{
+    if (auto valid = validateAppSpec(spec); !valid)
+        return std::unexpected(valid.error());
+    if (checkoutDir.isEmpty() || !QDir::isAbsolutePath(checkoutDir))
+        return fail(ErrorCode::Internal,
+                    u"the checkout directory must be an absolute path, got \"%1\""_s.arg(checkoutDir));
+    if (!caps.canBuild) {
+        return fail(ErrorCode::Failed, u"%1 cannot build images"_s.arg(runtimeName(caps)), {},
+                    u"deploy to a runtime that builds images from a Dockerfile (docker)"_s);
+    }
+    Plan plan;
+    plan.app = spec.name;
+    auto container = planContainer(spec, policy, caps, spec.run.port, &plan.notes);
+    if (!container)
+        return std::unexpected(container.error());
+    plan.container = std::move(*container);
 
     if (spec.route.port != 0) {
         const QString routePath = u"route.port"_s;
@@ -125,15 +152,6 @@ Result<Plan> makePlan(const AppSpec &spec, const HostPolicy &policy, const adapt
     plan.contextDir = contextDir;
     plan.dockerfile = dockerfile;
 
-    plan.container.command = spec.run.command;
-    plan.container.env = containerEnv(spec, spec.run.port);
-    plan.container.labels = spec.labels;
-    plan.container.port = spec.run.port;
-    plan.container.memoryBytes = memory;
-    plan.container.cpus = cpus;
-    plan.container.egress = egress;
-    for (const AppSpec::Run::Volume &volume : spec.run.volumes)
-        plan.container.volumes.append({volume.name, volume.path});
     plan.routePort = spec.route.port;
     plan.healthPath = spec.health.path;
     plan.healthTimeoutSeconds = spec.health.timeoutSeconds;

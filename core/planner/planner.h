@@ -46,6 +46,14 @@ inline int listeningPort(int recorded, const AppSpec &spec)
     return recorded > 0 ? recorded : spec.run.port;
 }
 
+// The container a deploy of spec runs, listening on port: the spec's command, environment,
+// labels, egress and volumes, and its memory and CPUs under the policy and the runtime (Invalid
+// for a request over a cap). What the limits defaulted to goes to notes. makePlan plans with it,
+// and the reconciler runs a vanished container again with it.
+Result<adapters::ContainerSpec> planContainer(const AppSpec &spec, const HostPolicy &policy,
+                                              const adapters::RuntimeCapabilities &caps, int port,
+                                              QStringList *notes = nullptr);
+
 Result<Plan> makePlan(const AppSpec &spec, const HostPolicy &policy, const adapters::RuntimeCapabilities &caps,
                       const QString &checkoutDir);
 

@@ -100,6 +100,20 @@ Result<QStringList> Reconciler::pass()
     return changes;
 }
 
+Result<QStringList> Reconciler::passOf(const QString &app)
+{
+    auto containers = m_s.runtime.containers(m_s.labels(app));
+    if (!containers)
+        return std::unexpected(containers.error());
+    Listed listed;
+    for (const adapters::ContainerInfo &c : std::as_const(*containers))
+        if (!isServiceContainer(c))
+            listed.containers.append(c);
+    QStringList changes;
+    reconcileApp(app, listed, changes);
+    return changes;
+}
+
 void Reconciler::reconcileApp(const QString &name, const Listed &listed, QStringList &changes)
 {
     // What could not be recorded or routed is told with the pass's changes; the next pass
@@ -197,37 +211,38 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
         // The container is gone altogether: run the deployed image again.
         if (deploy->imageId.isEmpty())
             return;
-        adapters::ContainerSpec cs;
+        // As the deploy made it (its spec, volumes and limits), with the secrets and services
+        // as they are now: the container had them when it was made.
+        auto served = parseAppSpec(deploy->specYaml.toUtf8());
+        if (!served)
+            served = spec;
+        const auto notRecreated = [&](const Error &error) {
+            changes << QStringLiteral("recreating %1 failed: %2").arg(name, error.text());
+        };
+        auto caps = m_s.runtime.capabilitiesOf(served->runtime);
+        if (!caps)
+            return notRecreated(caps.error());
+        auto planned = planContainer(*served, m_s.policy, *caps, listeningPort(deploy->port, *served));
+        if (!planned)
+            return notRecreated(planned.error());
+        adapters::ContainerSpec cs = std::move(*planned);
         cs.name = containerName(name, current);
         cs.image = deploy->imageId;
-        cs.command = spec->run.command;
-        cs.port = listeningPort(deploy->port, *spec);
-        cs.env = containerEnv(*spec, cs.port);
-        cs.labels = spec->labels;
         cs.labels.insert(m_s.labels(name, current));
-        cs.memoryBytes = spec->run.memoryBytes ? spec->run.memoryBytes : m_s.policy.defaultMemoryBytes;
-        cs.cpus = spec->run.cpus;
-        // The secrets as they are now: the container had them when it was made.
-        auto secrets = SecretInjection::prepare(m_s, name, *spec);
-        if (!secrets) {
-            changes << QStringLiteral("recreating %1 failed: %2").arg(name, secrets.error().text());
-            return;
-        }
+        auto secrets = SecretInjection::prepare(m_s, name, *served);
+        if (!secrets)
+            return notRecreated(secrets.error());
         secrets->applyTo(cs);
         // Its services, started again if they stopped too.
-        auto provisioned = provisionServices(m_s, name, *spec, CancelToken());
-        if (!provisioned) {
-            changes << QStringLiteral("recreating %1 failed: %2").arg(name, provisioned.error().text());
-            return;
-        }
+        auto provisioned = provisionServices(m_s, name, *served, CancelToken());
+        if (!provisioned)
+            return notRecreated(provisioned.error());
         applyServices(*provisioned, cs);
         auto id = m_s.runtime.run(cs);
         secrets->scrub(cs);
         scrubServices(*provisioned, cs);
-        if (!id) {
-            changes << QStringLiteral("recreating %1 failed: %2").arg(name, id.error().text());
-            return;
-        }
+        if (!id)
+            return notRecreated(id.error());
         DeployRecord updated = *deploy;
         updated.containerId = *id;
         note(QStringLiteral("recording %1's new container").arg(name), deploys.update(updated));

@@ -23,6 +23,9 @@ public:
 
     // One pass; returns a line per change it made ("restarted hello", "removed container ...").
     Result<QStringList> pass();
+    // One app's part of a pass, now, by a caller that holds the app's lock (AppLocks) and has
+    // just changed what runs (a restored volume: the container it removed is made again).
+    Result<QStringList> passOf(const QString &app);
     void start(int intervalMs);
     void stop();
 

@@ -2,11 +2,16 @@
 // install, app and name, made at an app's first deploy that mounts them and kept until removed.
 #include "adapters/runtime/docker/dockerruntime.h"
 
+#include "adapters/kit/dockerapi/archivecheck.h"
 #include "adapters/kit/dockerapi/dockerimages.h"
 #include "adapters/kit/httpkit/devicesink.h"
 
 #include <QCryptographicHash>
+#include <QDateTime>
+#include <QFile>
+#include <QJsonArray>
 #include <QJsonObject>
+#include <QScopeGuard>
 
 using namespace Qt::StringLiterals;
 
@@ -112,6 +117,84 @@ Result<qint64> DockerRuntime::exportVolume(const VolumeExport &what, QIODevice &
     if (!streamed)
         return std::unexpected(streamed.error());
     return sink.written;
+}
+
+Status DockerRuntime::checkVolumeArchive(const VolumeImport &what)
+{
+    auto top = dockerapi::checkArchiveTree(what.archivePath);
+    if (!top)
+        return std::unexpected(top.error());
+    return {};
+}
+
+// The volume is removed and made again with its labels (Docker cannot empty one), and the
+// archive unpacked into it through a container that mounts it and is never started: PUT
+// /containers/{id}/archive, as `docker cp - CONTAINER:PATH` does. The archive's top directory
+// is where that container mounts the volume, so its name does not have to match the app's path.
+Status DockerRuntime::importVolume(const VolumeImport &what, const CancelToken &cancel)
+{
+    if (what.image.isEmpty())
+        return fail(ErrorCode::Invalid, u"Docker writes a volume through a container, and no image was given"_s,
+                    what.volumeId);
+    auto top = dockerapi::checkArchiveTree(what.archivePath);
+    if (!top)
+        return std::unexpected(top.error());
+    auto found = m_client.get(u"/volumes/"_s + what.volumeId);
+    if (!found)
+        return std::unexpected(found.error());
+    const QJsonObject labels = found->json().object().value(u"Labels"_s).toObject();
+    if (auto removed = removeVolume(what.volumeId); !removed)
+        return removed;
+    if (auto made = m_client.post(u"/volumes/create"_s, {},
+                                  compactJson(QJsonObject{{u"Name"_s, what.volumeId}, {u"Labels"_s, labels}}));
+        !made)
+        return std::unexpected(made.error());
+
+    const QString mountRoot = u"/pando-restore"_s;
+    Labels helperLabels;
+    for (const char *key : {LabelManaged, LabelInstall, LabelApp})
+        if (const QString value = labels.value(QLatin1String(key)).toString(); !value.isEmpty())
+            helperLabels.insert(QLatin1String(key), value);
+    const QJsonObject create{
+        {u"Image"_s, what.image},
+        {u"Entrypoint"_s, QJsonArray{u"/never-started"_s}},
+        {u"Labels"_s, labelsJson(helperLabels)},
+        {u"NetworkDisabled"_s, true},
+        {u"HostConfig"_s,
+         QJsonObject{{u"Mounts"_s, QJsonArray{QJsonObject{{u"Type"_s, u"volume"_s},
+                                                          {u"Source"_s, what.volumeId},
+                                                          {u"Target"_s, QString(mountRoot + u'/' + *top)}}}}}}};
+    const QString name = u"%1-restore-%2"_s.arg(what.volumeId).arg(QDateTime::currentMSecsSinceEpoch());
+    auto helper = m_client.post(u"/containers/create"_s, {{u"name"_s, name}}, compactJson(create));
+    if (!helper)
+        return std::unexpected(helper.error());
+    const QString helperId = helper->json().object().value(u"Id"_s).toString();
+    const auto removeHelper = qScopeGuard([&] {
+        dockerapi::Request r;
+        r.method = "DELETE";
+        r.path = u"/containers/"_s + helperId;
+        r.addQuery(u"force"_s, u"true"_s);
+        r.timeoutMs = 60000;
+        discardResult(m_client.call(r), "a helper left over carries the app's labels and goes with its next pass");
+    });
+
+    QFile archive(what.archivePath);
+    if (!archive.open(QIODevice::ReadOnly))
+        return fail(ErrorCode::Invalid, u"cannot read the archive: %1"_s.arg(archive.errorString()), what.archivePath);
+    dockerapi::Request put;
+    put.method = "PUT";
+    put.path = u"/containers/%1/archive"_s.arg(helperId);
+    put.addQuery(u"path"_s, mountRoot);
+    put.bodyDevice = &archive;
+    put.contentType = "application/x-tar";
+    put.stallMs = 120000;
+    if (cancel.isCancelled())
+        return fail(ErrorCode::Cancelled, u"cancelled"_s, what.volumeId);
+    if (auto unpacked = m_client.call(put); !unpacked)
+        return fail(unpacked.error().code,
+                    u"unpacking the archive into volume %1: %2"_s.arg(what.volumeId, unpacked.error().message),
+                    what.archivePath);
+    return {};
 }
 
 } // namespace pando::adapters::docker

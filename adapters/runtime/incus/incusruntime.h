@@ -76,6 +76,9 @@ public:
     Status removeVolume(const QString &id) override;
     // The volume's backup tarball (POST …/backups, then its export), made and removed again.
     Result<qint64> exportVolume(const VolumeExport &what, QIODevice &out, const CancelToken &cancel) override;
+    // Its backup tarball imported as the volume anew (POST …/volumes/custom), its labels kept.
+    Status checkVolumeArchive(const VolumeImport &what) override;
+    Status importVolume(const VolumeImport &what, const CancelToken &cancel) override;
     Result<ContainerInfo> inspect(const QString &id) override;
     Result<QList<ContainerInfo>> containers(const Labels &filter) override;
     Status start(const QString &id) override;

@@ -4,8 +4,11 @@
 // as a disk device; Incus shifts the files' owners to the instance's id map on first attach.
 #include "adapters/runtime/incus/incusruntime.h"
 
+#include "adapters/kit/dockerapi/archivecheck.h"
+
 #include <QCryptographicHash>
 #include <QDateTime>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -157,6 +160,61 @@ Result<qint64> IncusRuntime::exportVolume(const VolumeExport &what, QIODevice &o
     if (auto dropped = m_client.run(drop, VolumeTimeoutMs); !dropped && written)
         return std::unexpected(dropped.error()); // a backup left in the pool takes its space
     return written;
+}
+
+Status IncusRuntime::checkVolumeArchive(const VolumeImport &what)
+{
+    // An Incus volume backup: backup/index.yaml and the volume's files below backup/volume/.
+    auto top = dockerapi::checkArchiveTree(what.archivePath, u"backup"_s);
+    if (!top)
+        return fail(top.error().code, top.error().message, top.error().where,
+                    u"restore a backup `pando volumes backup` wrote of a volume on Incus"_s);
+    return {};
+}
+
+// Incus imports a volume backup only as a volume it makes: the old one is deleted first, and
+// the labels it carried are set again on the new one (the backup's own may be another app's).
+Status IncusRuntime::importVolume(const VolumeImport &what, const CancelToken &cancel)
+{
+    if (auto valid = checkVolumeArchive(what); !valid)
+        return valid;
+    auto pool = rootPool();
+    if (!pool)
+        return std::unexpected(pool.error());
+    const QString path = customVolumesPath(*pool) + u'/' + QString::fromUtf8(QUrl::toPercentEncoding(what.volumeId));
+    auto found = m_client.get(path);
+    if (!found)
+        return std::unexpected(found.error());
+    const QJsonObject config = found->toObject().value(u"config"_s).toObject();
+    if (auto removed = removeVolume(what.volumeId); !removed)
+        return removed;
+
+    QFile archive(what.archivePath);
+    if (!archive.open(QIODevice::ReadOnly))
+        return fail(ErrorCode::Invalid, u"cannot read the archive: %1"_s.arg(archive.errorString()), what.archivePath);
+    httpkit::Request import;
+    import.method = "POST";
+    import.path = customVolumesPath(*pool);
+    import.bodyDevice = &archive;
+    import.contentType = "application/octet-stream";
+    import.headers = {{ "X-Incus-name", what.volumeId.toUtf8() }};
+    import.stallMs = 120000;
+    if (auto imported = m_client.run(import, 30 * 60 * 1000, &cancel); !imported)
+        return fail(imported.error().code,
+                    u"importing the archive as volume %1: %2"_s.arg(what.volumeId, imported.error().message),
+                    what.archivePath);
+    httpkit::Request relabel;
+    relabel.method = "PATCH";
+    relabel.path = path;
+    QJsonObject labels;
+    for (auto it = config.begin(); it != config.end(); ++it)
+        if (it.key().startsWith(VolumeLabelPrefix))
+            labels.insert(it.key(), it.value());
+    relabel.body = QJsonDocument(QJsonObject{{u"config"_s, labels}}).toJson(QJsonDocument::Compact);
+    relabel.timeoutMs = VolumeTimeoutMs;
+    if (auto patched = m_client.run(relabel, VolumeTimeoutMs); !patched)
+        return std::unexpected(patched.error());
+    return {};
 }
 
 } // namespace pando::adapters::incus

@@ -158,6 +158,32 @@ Result<qint64> RuntimeSet::exportVolume(const VolumeExport &what, QIODevice &out
     return m->runtime->exportVolume(theirs, out, cancel);
 }
 
+Status RuntimeSet::checkVolumeArchive(const VolumeImport &what)
+{
+    auto [m, own] = route(what.volumeId);
+    if (!m)
+        return fail(ErrorCode::NotFound, QStringLiteral("no such volume"), what.volumeId);
+    VolumeImport theirs = what;
+    theirs.volumeId = own;
+    return m->runtime->checkVolumeArchive(theirs);
+}
+
+Status RuntimeSet::importVolume(const VolumeImport &what, const CancelToken &cancel)
+{
+    auto [m, own] = route(what.volumeId);
+    if (!m)
+        return fail(ErrorCode::NotFound, QStringLiteral("no such volume"), what.volumeId);
+    VolumeImport theirs = what;
+    theirs.volumeId = own;
+    if (!what.image.isEmpty()) {
+        auto [holder, image] = route(what.image);
+        if (holder != m)
+            return fail(ErrorCode::Invalid, QStringLiteral("the image is not on the volume's runtime"), what.image);
+        theirs.image = image;
+    }
+    return m->runtime->importVolume(theirs, cancel);
+}
+
 Status RuntimeSet::ping()
 {
     auto m = member({});

@@ -40,6 +40,8 @@ public:
     Result<QList<VolumeInfo>> volumes(const Labels &filter) override;
     Status removeVolume(const QString &id) override;
     Result<qint64> exportVolume(const VolumeExport &what, QIODevice &out, const CancelToken &cancel) override;
+    Status checkVolumeArchive(const VolumeImport &what) override;
+    Status importVolume(const VolumeImport &what, const CancelToken &cancel) override;
     Result<QString> build(const BuildRequest &request, const CancelToken &cancel,
                           const std::function<void(const QString &line)> &progress) override;
     Result<QString> run(const ContainerSpec &spec) override;

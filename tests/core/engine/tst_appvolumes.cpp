@@ -9,8 +9,10 @@
 #include "tests/support/component.h"
 #include "tests/support/tarfiles.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QScopeGuard>
+#include <QTemporaryDir>
 
 #include <QTest>
 
@@ -49,12 +51,18 @@ private Q_SLOTS:
     void cleanupTestCase();
     void filesSurviveRedeploysAndRollbacks();
     void backupHoldsTheVolumesFiles();
+    void vanishedContainerComesBackWithItsVolume();
+    void restoreReplacesTheVolumesFiles();
+    void badArchivesTouchNothing();
     void removalAsksAndKeptVolumesComeBack();
     void deletingTheDataRemovesTheVolume();
 
 private:
     QString deployAndWait(const QString &ref = {});
     QByteArray boots();
+    QString servingContainer();
+    int runInApp(const QString &script); // its exit code
+    int auditCount(const QString &action, const QString &outcome);
 
     std::unique_ptr<EngineFixture> m_fx;
     QString m_repo;
@@ -108,6 +116,35 @@ QByteArray TestAppVolumes::boots()
     return httpGet(QUrl(view->url + u"/boots"_s)).body;
 }
 
+QString TestAppVolumes::servingContainer()
+{
+    auto view = m_fx->engine().app(u"notes"_s);
+    if (!view)
+        return {};
+    auto containers = m_fx->docker().containers(m_fx->installLabels(u"notes"_s, view->record.currentDeploy));
+    return containers && containers->size() == 1 ? containers->first().id : QString();
+}
+
+int TestAppVolumes::runInApp(const QString &script)
+{
+    auto code = m_fx->docker().exec(servingContainer(), adapters::ExecRequest{{u"/bin/sh"_s, u"-c"_s, script}},
+                                    CancelToken(), nullptr, [](int, QByteArrayView) {});
+    if (!code)
+        qWarning("%s: %s", qPrintable(script), qPrintable(code.error().text()));
+    return code ? *code : -1;
+}
+
+int TestAppVolumes::auditCount(const QString &action, const QString &outcome)
+{
+    core::AuditRepository::Filter filter;
+    filter.action = action;
+    auto lines = m_fx->engine().auditLines(filter);
+    if (!lines)
+        return -1;
+    return int(std::count_if(lines->cbegin(), lines->cend(),
+                             [&outcome](const core::AuditRecord &line) { return line.outcome == outcome; }));
+}
+
 void TestAppVolumes::filesSurviveRedeploysAndRollbacks()
 {
     auto created = m_fx->engine().createApp(spec(m_repo), core::Actor{});
@@ -156,6 +193,85 @@ void TestAppVolumes::backupHoldsTheVolumesFiles()
     QCOMPARE(lines->size(), 1);
     QCOMPARE(lines->first().object, u"app/notes/volume/data"_s);
     QCOMPARE(lines->first().outcome, u"success"_s);
+}
+
+// A container that vanished is made again by the reconciler with the volume mounted, as the
+// deploy made it: the app counts on where it left off.
+void TestAppVolumes::vanishedContainerComesBackWithItsVolume()
+{
+    const QString gone = servingContainer();
+    QVERIFY(!gone.isEmpty());
+    QVERIFY(m_fx->docker().remove(gone));
+    auto changes = m_fx->engine().reconcileOnce();
+    QVERIFY2(changes && changes->join(u'\n').contains(u"recreated notes"_s),
+             qPrintable(changes ? changes->join(u'\n') : changes.error().text()));
+    QTRY_COMPARE_WITH_TIMEOUT(boots(), QByteArray("v1\nv2\nv1\nv1\n"), 10000);
+}
+
+// A restore puts the volume's files back as the backup had them: what was written since is gone,
+// also a file the backup did not have, and the app runs again on the restored files.
+void TestAppVolumes::restoreReplacesTheVolumesFiles()
+{
+    auto backup = m_fx->engine().backupVolumeToFile(u"notes"_s, u"data"_s, CancelToken(), core::Actor{});
+    QVERIFY2(backup, qPrintable(backup ? QString() : backup.error().text()));
+    const auto removeFile = qScopeGuard([&backup] { QFile::remove(backup->path); });
+    const QByteArray saved = tarFiles(backup->path).value(u"data/boots"_s);
+    QCOMPARE(saved, QByteArray("v1\nv2\nv1\nv1\n"));
+
+    // Written since: two more starts and a file of its own.
+    for (int i = 0; i < 2; ++i) {
+        auto restarted = m_fx->engine().restartApp(u"notes"_s, core::Actor{});
+        QVERIFY2(restarted, qPrintable(restarted ? QString() : restarted.error().text()));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(boots(), saved + "v1\nv1\n", 10000);
+    QCOMPARE(runInApp(u"echo x > /data/extra"_s), 0);
+
+    auto restored =
+        m_fx->engine().restoreVolumeFromFile(u"notes"_s, u"data"_s, backup->path, CancelToken(), core::Actor{});
+    QVERIFY2(restored, qPrintable(restored ? QString() : restored.error().text()));
+    // The restored count and the one start since.
+    QTRY_COMPARE_WITH_TIMEOUT(boots(), saved + "v1\n", 10000);
+    QCOMPARE(runInApp(u"test -e /data/extra"_s), 1);
+    QCOMPARE(auditCount(u"volume.restore"_s, u"success"_s), 1);
+    // What the restore kept for the time being is gone with it.
+    QCOMPARE(QDir(m_fx->dataDir()).entryList({u"restore-backup-*"_s}), QStringList());
+}
+
+// An archive that would land outside the volume, or is none, is refused before anything is
+// touched: the same container serves the same files.
+void TestAppVolumes::badArchivesTouchNothing()
+{
+    const QString container = servingContainer();
+    const QByteArray before = boots();
+    QVERIFY(!before.isEmpty());
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString escaping = dir.filePath(u"escaping.tar"_s);
+    QVERIFY(writeTar(escaping, {{"data/", TarEntry::Type::Directory},
+                                {"data/../../etc/cron.d/x", TarEntry::Type::File, "* * * * * root sh\n"}}));
+    auto refused = m_fx->engine().restoreVolumeFromFile(u"notes"_s, u"data"_s, escaping, CancelToken(), core::Actor{});
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, ErrorCode::Invalid);
+    QCOMPARE(refused.error().where, u"archive entry data/../../etc/cron.d/x"_s);
+
+    const QString text = dir.filePath(u"notes.txt"_s);
+    QFile file(text);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("not an archive\n");
+    file.close();
+    auto notArchive = m_fx->engine().restoreVolumeFromFile(u"notes"_s, u"data"_s, text, CancelToken(), core::Actor{});
+    QVERIFY(!notArchive);
+    QCOMPARE(notArchive.error().code, ErrorCode::Invalid);
+    QVERIFY2(notArchive.error().message.contains(u"not a tar archive"_s), qPrintable(notArchive.error().text()));
+
+    auto unknown = m_fx->engine().restoreVolumeFromFile(u"notes"_s, u"cache"_s, escaping, CancelToken(), core::Actor{});
+    QVERIFY(!unknown);
+    QCOMPARE(unknown.error().code, ErrorCode::NotFound);
+    QCOMPARE(unknown.error().where, u"run.volumes"_s);
+
+    QCOMPARE(servingContainer(), container);
+    QCOMPARE(boots(), before);
+    QCOMPARE(auditCount(u"volume.restore"_s, u"failure"_s), 2);
 }
 
 void TestAppVolumes::removalAsksAndKeptVolumesComeBack()

@@ -17,6 +17,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTest>
 #include <atomic>
@@ -376,11 +377,28 @@ void TestEngineIncus::volumesOutliveInstances()
     auto backup = m_fx->engine().backupVolumeToFile(QStringLiteral("notes"), QStringLiteral("data"), CancelToken(),
                                                     core::Actor{});
     QVERIFY2(backup, qPrintable(backup ? QString() : backup.error().text()));
+    const auto removeBackup = qScopeGuard([&backup] { QFile::remove(backup->path); });
     const QMap<QString, QByteArray> files = tarFiles(backup->path);
-    QFile::remove(backup->path);
     QVERIFY2(files.contains(QStringLiteral("backup/index.yaml")), qPrintable(files.keys().join(u' ')));
     QCOMPARE(files.value(QStringLiteral("backup/volume/boots")), QByteArray("v1\nv2\n"));
     const QString volumeId = made->first().id;
+
+    // Restored from that tarball: two starts since are gone, the one after the restore counts,
+    // and the volume is still the app's.
+    for (int i = 0; i < 2; ++i) {
+        auto restarted = m_fx->engine().restartApp(QStringLiteral("notes"), core::Actor{});
+        QVERIFY2(restarted, qPrintable(restarted ? QString() : restarted.error().text()));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(served(), QByteArray("v1\nv2\nv2\nv2\n"), 20000);
+    auto restored = m_fx->engine().restoreVolumeFromFile(QStringLiteral("notes"), QStringLiteral("data"), backup->path,
+                                                         CancelToken(), core::Actor{});
+    QVERIFY2(restored, qPrintable(restored ? QString() : restored.error().text()));
+    QTRY_COMPARE_WITH_TIMEOUT(served(), QByteArray("v1\nv2\nv2\n"), 20000);
+    auto again = m_incus->volumes(installLabels(QStringLiteral("notes")));
+    QVERIFY(again);
+    QCOMPARE(again->size(), 1);
+    QCOMPARE(again->first().id, volumeId);
+    QCOMPARE(again->first().name, QStringLiteral("data"));
     auto left =
         m_incus->client().get(QStringLiteral("/1.0/storage-pools/default/volumes/custom/%1/backups").arg(volumeId));
     QVERIFY2(left, qPrintable(left ? QString() : left.error().text()));
