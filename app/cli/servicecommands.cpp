@@ -1,5 +1,6 @@
 // `pando services list|backup|rm`: an app's backing services (docs/services.md), and the question
-// `pando apps rm` asks about their data on a terminal; `pando volumes backup`: an app volume's files.
+// `pando apps rm` asks about their data on a terminal; `pando volumes backup|restore`: an app
+// volume's files.
 #include "cli.h"
 #include "commands.h"
 #include "output.h"
@@ -158,6 +159,52 @@ void backupVolume(Cli &cli)
                    });
 }
 
+void restoreVolume(Cli &cli)
+{
+    const QString app = cli.args().arguments.value(0);
+    const QString volume = cli.args().arguments.value(1);
+    const QString source = cli.args().value(QStringLiteral("from"));
+    auto *file = new QFile(source, &cli);
+    if (!file->open(QIODevice::ReadOnly))
+        return cli.failWith(
+            Error{ErrorCode::Invalid, QStringLiteral("cannot read: %1").arg(file->errorString()), source});
+    const qint64 size = file->size();
+    if (size <= 0)
+        return cli.failWith(Error{ErrorCode::Invalid, QStringLiteral("the file is empty"), source,
+                                  QStringLiteral("restore an archive pando volumes backup wrote")});
+    const auto send = [&cli, app, volume, file, size] {
+        auto clock = std::make_shared<QElapsedTimer>();
+        clock->start();
+        auto lastShown = std::make_shared<qint64>(-ProgressEveryMs);
+        const bool quiet = cli.args().json;
+        const auto progress = [clock, lastShown, size, quiet](qint64 sent) {
+            if (quiet || (clock->elapsed() - *lastShown < ProgressEveryMs && sent < size))
+                return;
+            *lastShown = clock->elapsed();
+            printStatus(QStringLiteral("  %1 of %2 sent").arg(sizeText(sent), sizeText(size)));
+            if (sent == size)
+                printStatus(QStringLiteral("  restoring %1 (the app runs again on it) …").arg(sizeText(size)));
+        };
+        cli.own(cli.api().restoreVolume(
+            app, volume, file, size, progress,
+            cli.handle([&cli, app, volume, size, clock](const client::ApiResponse &r) {
+                if (cli.args().json)
+                    printJson(QJsonObject{{QStringLiteral("app"), r.json},
+                                          {QStringLiteral("volume"), volume},
+                                          {QStringLiteral("bytes"), size}});
+                else
+                    printOut(QStringLiteral("restored volume %1 of %2 from %3 in %4; the app is %5")
+                                 .arg(volume, app, sizeText(size), duration(clock->elapsed()),
+                                      orDash(str(r.json, "status"))));
+                cli.finish(ExitOk);
+            })));
+    };
+    cli.confirm(QStringLiteral("replace every file of volume %1 of app %2 with the archive's? The app stops "
+                               "while it is restored.")
+                    .arg(volume, app),
+                QStringLiteral("volumes restore"), send);
+}
+
 void removeService(Cli &cli)
 {
     const QString app = cli.args().arguments.value(0);
@@ -211,6 +258,21 @@ constexpr CommandDef ServiceTable[] = {
      "Docker: a tar of the volume's files (as docker cp writes it), read through the app's container; Incus:\n"
      "Incus's own volume backup tarball (incus storage volume import restores it). FILE is written as\n"
      "FILE.partial and renamed at the end, so it is never half an archive; --force replaces an existing FILE."},
+    {"volumes",
+     "restore",
+     "APP VOLUME",
+     2,
+     2,
+     {{{&flags::From, 0, Required}, {&flags::Yes, 'y'}}},
+     "replace an app volume's files with an archive's (a backup)",
+     &restoreVolume,
+     Needs::Token,
+     nullptr,
+     "The archive is what pando volumes backup wrote of a volume on the same kind of runtime (on Docker,\n"
+     "any tar whose entries are below one top directory). The server reads it through first and refuses\n"
+     "one with an entry outside it, touching nothing; then it stops the app, makes the volume again from\n"
+     "the archive and runs the app again. A failure puts the old files back. Asks first on a terminal;\n"
+     "--yes does not ask."},
     {"services",
      "rm",
      "APP SLOT",

@@ -3,6 +3,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QUrl>
+#include <QWebSocket>
+#include <memory>
+#include <optional>
 
 using namespace Qt::StringLiterals;
 
@@ -470,6 +473,70 @@ void Api::abortRun(const QString &id, Callback done) const
 QWebSocket *Api::exec(const QString &app, MessageCallback onMessage, ClosedCallback onClosed) const
 {
     return m_client->follow(apiPath({u"apps"_s, app, u"exec"_s}), std::move(onMessage), std::move(onClosed));
+}
+
+QWebSocket *Api::restoreVolume(const QString &app, const QString &volume, QIODevice *archive, qint64 size,
+                               const ProgressCallback &progress, Callback done) const
+{
+    // What the socket keeps in flight toward the server: enough to keep it busy, not the archive.
+    static constexpr qint64 ChunkBytes = qint64(32) * 1024; // the server takes messages of up to 64 KiB
+    static constexpr qint64 InFlightBytes = qint64(4) * 1024 * 1024;
+    struct State {
+        qint64 sent = 0;
+        qint64 inFlight = 0;
+        QJsonObject app;
+        std::optional<Error> error;
+        std::function<void()> pump; // once the server is ready for the archive
+    };
+    auto state = std::make_shared<State>();
+    QWebSocket *socket = m_client->follow(
+        apiPath({u"apps"_s, app, u"volumes"_s, volume, u"restore"_s}),
+        [state](const QJsonObject &message) {
+            if (message.value(u"ready"_s).toBool() && state->pump)
+                state->pump();
+            else if (message.contains(u"app"_s))
+                state->app = message.value(u"app"_s).toObject();
+            else if (message.contains(u"error"_s))
+                state->error = errorFromResponse(400, QJsonDocument(message).toJson());
+        },
+        [state, done = std::move(done)](const Status &closed) {
+            if (state->error)
+                return done(std::unexpected(*state->error));
+            if (!closed)
+                return done(std::unexpected(closed.error()));
+            if (state->app.isEmpty())
+                return done(fail(ErrorCode::Unavailable, u"the server closed before it said how the restore ended"_s));
+            done(ApiResponse{200, state->app, {}, {}});
+        });
+    // Holds only a weak hold on the state it lives in.
+    state->pump = [socket, archive, size, weak = std::weak_ptr<State>(state), progress] {
+        const std::shared_ptr<State> state = weak.lock();
+        if (!state)
+            return;
+        while (state->sent < size && state->inFlight < InFlightBytes) {
+            const QByteArray chunk = archive->read(std::min(ChunkBytes, size - state->sent));
+            if (chunk.isEmpty()) {
+                state->error = Error{ErrorCode::Failed, u"cannot read the archive: %1"_s.arg(archive->errorString())};
+                socket->close(QWebSocketProtocol::CloseCodeGoingAway, u"the archive could not be read"_s);
+                return;
+            }
+            socket->sendBinaryMessage(chunk);
+            state->sent += chunk.size();
+            state->inFlight += chunk.size();
+            if (progress)
+                progress(state->sent);
+        }
+    };
+    QObject::connect(socket, &QWebSocket::connected, socket, [socket, size] {
+        socket->sendTextMessage(
+            QString::fromUtf8(QJsonDocument(QJsonObject{{u"bytes"_s, double(size)}}).toJson(QJsonDocument::Compact)));
+    });
+    QObject::connect(socket, &QWebSocket::bytesWritten, socket, [state](qint64 written) {
+        state->inFlight = std::max<qint64>(0, state->inFlight - written);
+        if (state->sent > 0)
+            state->pump();
+    });
+    return socket;
 }
 
 QWebSocket *Api::followDeployLog(const QString &id, MessageCallback onMessage, ClosedCallback onClosed) const

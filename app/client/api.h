@@ -169,6 +169,13 @@ public:
     // Streams an archive of an app volume's files into out (see ApiClient::download).
     void backupVolume(const QString &app, const QString &volume, QIODevice *out, int idleTimeoutMs,
                       const ProgressCallback &progress, Callback done) const;
+    // Sends the archive in (size bytes, read from its position) to restore the volume over the
+    // restore WebSocket (volumerestore.h on the server: an archive may be larger than a body);
+    // progress gets the bytes sent; done gets the app ({"app"}'s object as json) once the server
+    // restored it, or the server's error. archive must outlive the call; closing the returned
+    // socket gives up (the server then restores nothing, or finishes what it started).
+    QWebSocket *restoreVolume(const QString &app, const QString &volume, QIODevice *archive, qint64 size,
+                              const ProgressCallback &progress, Callback done) const;
 
     // Pipelines and runs.
     void pipelines(Callback done) const;

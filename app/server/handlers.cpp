@@ -322,6 +322,9 @@ constexpr RouteDef Routes[] = {
     {"DELETE", "/api/v1/apps/{name}/services/{slot}", AppsWrite, App, false, &serviceapi::removeService},
     // An app volume's files (run.volumes), as an archive: all of its data, so apps.write.
     {"POST", "/api/v1/apps/{name}/volumes/{volume}/backup", AppsWrite, App, false, &serviceapi::backupVolume},
+    // The archive comes over a WebSocket (app/server/volumerestore.h): it may be far larger than a body.
+    {"GET", "/api/v1/apps/{name}/volumes/{volume}/restore", AppsWrite, App, true, &upgradeRequired,
+     &streamapi::restoreVolume},
     {"GET", "/api/v1/apps/{name}/logs/follow", LogsRead, App, true, &upgradeRequired, &streamapi::followLogs},
     {"GET", "/api/v1/deploys/{id}/log/follow", AppsRead, Deploy, true, &upgradeRequired, &streamapi::followDeployLog},
     // A command in the app's container: it reads the app's secrets as the app does, so it takes

@@ -6,6 +6,7 @@
 #include "replies.h"
 #include "runfollow.h"
 #include "serverstate.h"
+#include "volumerestore.h"
 #include "websocketsession.h"
 
 #include "core/accounts/accountservice.h"
@@ -91,6 +92,11 @@ void followDeployLog(StreamCall &call)
 void exec(StreamCall &call)
 {
     new detail::AppExec(call.engine, call.session, call.args.value(0), call.actor);
+}
+
+void restoreVolume(StreamCall &call)
+{
+    new detail::VolumeRestore(call.engine, call.session, call.args.value(0), call.args.value(1), call.actor);
 }
 
 void tunnel(StreamCall &call)

@@ -17,6 +17,8 @@ void events(StreamCall &call);
 void followRun(StreamCall &call);
 // /api/v1/apps/{name}/exec: a command in the app's container (appexec.h).
 void exec(StreamCall &call);
+// /api/v1/apps/{name}/volumes/{volume}/restore: an archive in, the volume restored (volumerestore.h).
+void restoreVolume(StreamCall &call);
 // /api/v1/apps/{name}/tunnel: a port-forward to the app's stable route (apptunnel.h).
 void tunnel(StreamCall &call);
 // Before its upgrade: 404 for an unknown app, 409 when it has no route or does not run.

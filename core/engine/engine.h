@@ -268,6 +268,9 @@ public:
     // ("restore-backup-….partial"): on disk, as an archive may not fit in memory. Removed with
     // the object; one a killed process left goes with a later backup.
     Result<std::unique_ptr<QTemporaryFile>> uploadFile();
+    // Whether restoreVolumeFromFile could restore the volume now, as it would refuse it
+    // (NotFound, Conflict): asked before a client sends an archive.
+    Status checkVolumeRestore(const QString &app, const QString &volume);
     Result<AppView> restoreVolumeFromFile(const QString &app, const QString &volume, const QString &archivePath,
                                           const CancelToken &cancel, const Actor &actor);
     // Removes a slot's container, and with deleteData its volume and credentials. Conflict while

@@ -204,9 +204,11 @@ struct Engine::Private {
     struct AppVolume {
         adapters::VolumeInfo volume;
         AppSpec::Run::Volume mount;
-        std::optional<DeployRecord> serving;
+        DeployRecord serving; // the serving version's; an empty id when none serves
     };
     Result<AppVolume> findAppVolume(const QString &app, const QString &volume);
+    // As findAppVolume, and Conflict without a serving version (a restore runs it again).
+    Result<AppVolume> findRestorableVolume(const QString &app, const QString &volume);
     // Whether the container keeps running for a moment after a start (enginelifecycle.cpp).
     Status stillRunning(const QString &containerId, const QString &app);
     // Volumes kept under the app's name go back only to an administrator's app of that name.

@@ -60,11 +60,11 @@ Result<Engine::Private::AppVolume> Engine::Private::findAppVolume(const QString 
     if (!row)
         return std::unexpected(row.error());
     // Where the serving container mounts it: its deploy's spec, else the app's.
-    std::optional<DeployRecord> serving;
+    DeployRecord serving;
     if (!row->currentDeploy.isEmpty())
         if (auto found = DeployRepository(db).find(row->currentDeploy))
             serving = *found;
-    auto spec = parseAppSpec((serving ? serving->specYaml : row->specYaml).toUtf8());
+    auto spec = parseAppSpec((serving.id.isEmpty() ? row->specYaml : serving.specYaml).toUtf8());
     if (!spec)
         return std::unexpected(spec.error());
     const auto &declared = spec->run.volumes;
@@ -91,8 +91,7 @@ Result<ServiceBackupFile> Engine::backupVolumeToFile(const QString &app, const Q
     auto found = d->findAppVolume(app, volume);
     if (!found)
         return std::unexpected(found.error());
-    const std::optional<DeployRecord> &serving = found->serving;
-    const adapters::VolumeExport what{found->volume.id, serving ? serving->containerId : QString(), found->mount.path};
+    const adapters::VolumeExport what{found->volume.id, found->serving.containerId, found->mount.path};
     const QString stamp = QDateTime::fromMSecsSinceEpoch(d->clock.nowMs()).toUTC().toString(u"yyyyMMdd-HHmmss"_s);
     return d->backupToFile(
         u"volume"_s, u"%1-%2-%3.tar"_s.arg(app, volume, stamp), [&](QIODevice &out) -> Result<qint64> {
@@ -107,6 +106,26 @@ Result<ServiceBackupFile> Engine::backupVolumeToFile(const QString &app, const Q
                 return std::unexpected(audited.error());
             return written;
         });
+}
+
+Result<Engine::Private::AppVolume> Engine::Private::findRestorableVolume(const QString &app, const QString &volume)
+{
+    auto found = findAppVolume(app, volume);
+    if (!found)
+        return std::unexpected(found.error());
+    if (found->serving.id.isEmpty() || found->serving.imageId.isEmpty())
+        return fail(ErrorCode::Conflict,
+                    u"app %1 has no deployed version to restore volume %2 under"_s.arg(app, volume), u"app/"_s + app,
+                    u"deploy it: pando deploy %1"_s.arg(app));
+    return found;
+}
+
+Status Engine::checkVolumeRestore(const QString &app, const QString &volume)
+{
+    auto found = d->findRestorableVolume(app, volume);
+    if (!found)
+        return std::unexpected(found.error());
+    return {};
 }
 
 Result<std::unique_ptr<QTemporaryFile>> Engine::uploadFile()
@@ -138,15 +157,10 @@ Result<AppView> Engine::restoreVolumeFromFile(const QString &app, const QString 
     // Not while a deploy of the app switches or the reconciler works on it.
     const auto lock = d->appLocks.lockFor(app);
     QMutexLocker locker(lock.get());
-    auto found = d->findAppVolume(app, volume);
+    auto found = d->findRestorableVolume(app, volume);
     if (!found)
         return std::unexpected(found.error());
-    const std::optional<DeployRecord> &served = found->serving;
-    if (!served || served->imageId.isEmpty())
-        return fail(ErrorCode::Conflict,
-                    u"app %1 has no deployed version to restore volume %2 under"_s.arg(app, volume), u"app/"_s + app,
-                    u"deploy it: pando deploy %1"_s.arg(app));
-    const DeployRecord &serving = *served;
+    const DeployRecord &serving = found->serving;
     const adapters::VolumeImport what{found->volume.id, archivePath, serving.imageId};
     if (auto valid = d->runtime->checkVolumeArchive(what); !valid)
         return std::unexpected(audited(valid, {}).error());

@@ -94,6 +94,12 @@ QByteArray readFile(const QString &path)
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
+bool writeFile(const QString &path, const QByteArray &content)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(content) == content.size();
+}
+
 } // namespace
 
 class TestServicesCli : public QObject {
@@ -106,6 +112,7 @@ private Q_SLOTS:
     void failedBackupLeavesNoFile();
     void backupShowsProgressOnATerminal();
     void volumeBackupWritesTheArchive();
+    void volumeRestoreSendsTheArchive();
     void removeUsage();
     void removeDeclaredSlotIsRefused();
     void appsRmWithoutTerminalNamesBothFlags();
@@ -281,6 +288,59 @@ void TestServicesCli::volumeBackupWritesTheArchive()
     QVERIFY2(run.err.contains(QStringLiteral("app notes has no volume named cache")), qPrintable(run.all()));
     QVERIFY(!QFile::exists(m_out.filePath(QStringLiteral("cache.tar"))));
     QVERIFY(!QFile::exists(m_out.filePath(QStringLiteral("cache.tar.partial"))));
+}
+
+// `pando volumes restore`: the archive goes over the restore WebSocket, in several messages for a
+// larger one, and the volume is made from exactly it; the app runs again. Not confirmed (no
+// terminal, no --yes), a wrong archive, an unknown volume: a non-zero exit saying why, nothing
+// restored.
+void TestServicesCli::volumeRestoreSendsTheArchive()
+{
+    const QString volume = QStringLiteral("v-notes-data");
+    const QString file = m_out.filePath(QStringLiteral("restore.tar"));
+    // The fake's archive format, made large enough to go in many messages.
+    const QByteArray archive =
+        test::FakeRuntime::exportedVolume({volume, QStringLiteral("c0"), QStringLiteral("/data")}) +
+        QByteArray(3 * 1024 * 1024 + 17, 'z');
+    QVERIFY(writeFile(file, archive));
+
+    test::CliRun run = pando({QStringLiteral("volumes"), QStringLiteral("restore"), QStringLiteral("notes"),
+                              QStringLiteral("data"), QStringLiteral("--from"), file});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("--yes")), qPrintable(run.all()));
+    QVERIFY(m_install.runtime->importedVolume(volume).isEmpty());
+
+    run = pando({QStringLiteral("volumes"), QStringLiteral("restore"), QStringLiteral("notes"), QStringLiteral("data"),
+                 QStringLiteral("--from"), file, QStringLiteral("--yes"), QStringLiteral("--json")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    const QJsonObject said = QJsonDocument::fromJson(run.out.toUtf8()).object();
+    QCOMPARE(said.value(QStringLiteral("bytes")).toInteger(), archive.size());
+    QCOMPARE(said.value(QStringLiteral("app")).toObject().value(QStringLiteral("name")).toString(),
+             QStringLiteral("notes"));
+    QVERIFY(m_install.runtime->importedVolume(volume) == archive);
+    core::AuditRepository::Filter filter;
+    filter.action = QStringLiteral("volume.restore");
+    auto lines = m_install.engine->auditLines(filter);
+    QVERIFY(lines && lines->size() == 1);
+    QCOMPARE(lines->first().outcome, QStringLiteral("success"));
+
+    const QString text = m_out.filePath(QStringLiteral("notes.txt"));
+    QVERIFY(writeFile(text, "not an archive\n"));
+    run = pando({QStringLiteral("volumes"), QStringLiteral("restore"), QStringLiteral("notes"), QStringLiteral("data"),
+                 QStringLiteral("--from"), text, QStringLiteral("--yes")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("not a tar archive")), qPrintable(run.all()));
+    QVERIFY(m_install.runtime->importedVolume(volume) == archive);
+
+    run = pando({QStringLiteral("volumes"), QStringLiteral("restore"), QStringLiteral("notes"), QStringLiteral("cache"),
+                 QStringLiteral("--from"), file, QStringLiteral("--yes")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("app notes has no volume named cache")), qPrintable(run.all()));
+
+    run = pando({QStringLiteral("volumes"), QStringLiteral("restore"), QStringLiteral("notes"), QStringLiteral("data"),
+                 QStringLiteral("--from"), m_out.filePath(QStringLiteral("missing.tar")), QStringLiteral("--yes")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("missing.tar")), qPrintable(run.all()));
 }
 
 void TestServicesCli::removeUsage()

@@ -187,6 +187,30 @@ public:
         return "archive of " + what.volumeId.toUtf8() + " through " + what.containerId.toUtf8() + " at " +
                what.path.toUtf8() + '\n';
     }
+    // The fake's archives are those exportVolume writes: the file restored is kept as it came.
+    Status checkVolumeArchive(const adapters::VolumeImport &what) override
+    {
+        QFile file(what.archivePath);
+        if (!file.open(QIODevice::ReadOnly) || !file.read(11).startsWith("archive of "))
+            return fail(ErrorCode::Invalid, QStringLiteral("the file is not a tar archive"), what.archivePath);
+        return {};
+    }
+    Status importVolume(const adapters::VolumeImport &what, const CancelToken &) override
+    {
+        QFile file(what.archivePath);
+        if (!file.open(QIODevice::ReadOnly))
+            return fail(ErrorCode::Invalid, file.errorString(), what.archivePath);
+        QMutexLocker locker(&m_mutex);
+        if (!m_volumes.contains(what.volumeId))
+            return fail(ErrorCode::NotFound, QStringLiteral("no such volume"), what.volumeId);
+        m_imported.insert(what.volumeId, file.readAll());
+        return {};
+    }
+    QByteArray importedVolume(const QString &id)
+    {
+        QMutexLocker locker(&m_mutex);
+        return m_imported.value(id);
+    }
     Result<adapters::ContainerInfo> inspect(const QString &id) override
     {
         QMutexLocker locker(&m_mutex);
@@ -267,6 +291,7 @@ private:
     QHash<QString, adapters::ContainerInfo> m_containers;
     QHash<QString, QMap<QString, QString>> m_env;
     QHash<QString, adapters::VolumeInfo> m_volumes;
+    QHash<QString, QByteArray> m_imported; // volume id → the archive last restored into it
 };
 
 class FakeRouter : public adapters::Router {

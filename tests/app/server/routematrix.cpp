@@ -80,6 +80,8 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("DELETE /api/v1/apps/{name}/services/{slot}"), QStringLiteral("400 400 403 403 403")},
         // A volume's archive: all of its data, so apps.write; the app declares no volume data.
         {QStringLiteral("POST /api/v1/apps/{name}/volumes/{volume}/backup"), QStringLiteral("404 404 403 403 403")},
+        // Its restore replaces that data: apps.write too; served upgraded only.
+        {QStringLiteral("GET /api/v1/apps/{name}/volumes/{volume}/restore"), QStringLiteral("400 400 403 403 403")},
         // WebSocket routes answer a plain GET with how to use them.
         {QStringLiteral("GET /api/v1/apps/{name}/logs/follow"), QStringLiteral("400 400 403 400 403")},
         {QStringLiteral("GET /api/v1/deploys/{id}/log/follow"), QStringLiteral("400 400 403 400 403")},

@@ -1,7 +1,8 @@
 // An app's WebSocket streams beyond logs and events, over a real engine (temporary SQLite data
 // directory, fake adapters), as a client other than pando drives them: a deploy's output followed
-// while it builds (GET /api/v1/deploys/{id}/log/follow) and a command run in the app's container
-// (GET /api/v1/apps/{name}/exec).
+// while it builds (GET /api/v1/deploys/{id}/log/follow), a command run in the app's container
+// (GET /api/v1/apps/{name}/exec) and a volume restored from an archive sent in
+// (GET /api/v1/apps/{name}/volumes/{volume}/restore).
 
 #include "apicall.h"
 #include "fakes.h"
@@ -24,6 +25,7 @@ private Q_SLOTS:
     void initTestCase() { QVERIFY2(m_install.start(), qPrintable(m_install.error)); }
     void deployLogFollowsTheBuild();
     void execSpeaksItsProtocol();
+    void restoreSpeaksItsProtocol();
 
 private:
     Answer call(const QByteArray &method, const QString &path, const QByteArray &body = {},
@@ -31,6 +33,17 @@ private:
     {
         return test::callApi(m_network, m_install.baseUrl(), method, path, body, contentType,
                              "Bearer " + m_install.token.toUtf8());
+    }
+
+    // Deploys app and waits until the deploy succeeded.
+    bool deployed(const QString &app)
+    {
+        const Answer queued = call("POST", QStringLiteral("/api/v1/apps/%1/deploys").arg(app), "{}");
+        if (queued.status != 202)
+            return false;
+        const QString path = QStringLiteral("/api/v1/deploys/") + queued.json.value(QStringLiteral("id")).toString();
+        return QTest::qWaitFor(
+            [&] { return call("GET", path).json.value(QStringLiteral("status")).toString() == u"succeeded"; }, 15000);
     }
 
     test::TestInstall m_install;
@@ -172,13 +185,7 @@ void TestAppStreams::execSpeaksItsProtocol()
     auto [code, reason] = refused(QStringLiteral("{\"command\": [\"ls\"]}"));
     QCOMPARE(code, 4409);
     QVERIFY2(reason.contains(QStringLiteral("no running version")), qPrintable(reason));
-    const Answer queued = call("POST", QStringLiteral("/api/v1/apps/execd/deploys"), "{}");
-    QCOMPARE(queued.status, 202);
-    QTRY_COMPARE_WITH_TIMEOUT(
-        call("GET", QStringLiteral("/api/v1/deploys/") + queued.json.value(QStringLiteral("id")).toString())
-            .json.value(QStringLiteral("status"))
-            .toString(),
-        QStringLiteral("succeeded"), 15000);
+    QVERIFY(deployed(QStringLiteral("execd")));
 
     QWebSocket socket;
     QSignalSpy connected(&socket, &QWebSocket::connected);
@@ -209,6 +216,101 @@ void TestAppStreams::execSpeaksItsProtocol()
     QCOMPARE(code, int(QWebSocketProtocol::CloseCodePolicyViolated));
     QVERIFY2(reason.startsWith(QStringLiteral("cmd: unknown field")), qPrintable(reason));
     QCOMPARE(call("DELETE", QStringLiteral("/api/v1/apps/execd")).status, 202);
+}
+
+// The restore: a size, "ready", the archive in messages, "received", the app and a normal close;
+// each wrong turn refused with the API's error body and a close code saying which.
+void TestAppStreams::restoreSpeaksItsProtocol()
+{
+    const QByteArray spec = QStringLiteral("name: vault\nsource:\n  repo: https://git.example/v.git\n"
+                                           "run:\n  port: %1\n  volumes:\n    - {name: data, path: /data}\n"
+                                           "health:\n  path: /api/v1/health\n")
+                                .arg(m_install.port)
+                                .toUtf8();
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/apps"), spec, "application/yaml").status, 201);
+    struct Session {
+        QList<QJsonObject> messages;
+        int closeCode = -1;
+    };
+    // Sends what send says once connected and collects the server's messages until it closes.
+    const auto session = [this](const QString &volume,
+                                const std::function<void(QWebSocket &, const QJsonObject &)> &onMessage) {
+        Session result;
+        QWebSocket socket;
+        QSignalSpy closed(&socket, &QWebSocket::disconnected);
+        QObject::connect(&socket, &QWebSocket::textMessageReceived, &socket, [&](const QString &text) {
+            result.messages << QJsonDocument::fromJson(text.toUtf8()).object();
+            onMessage(socket, result.messages.last());
+        });
+        QObject::connect(&socket, &QWebSocket::connected, &socket, [&] { onMessage(socket, {}); });
+        QNetworkRequest request(QUrl(
+            QStringLiteral("ws://127.0.0.1:%1/api/v1/apps/vault/volumes/%2/restore").arg(m_install.port).arg(volume)));
+        request.setRawHeader("Authorization", "Bearer " + m_install.token.toUtf8());
+        socket.open(request);
+        if (closed.wait(15000))
+            result.closeCode = int(socket.closeCode());
+        return result;
+    };
+    const auto sizeThen = [](qint64 bytes, const QList<QByteArray> &parts) {
+        return [bytes, parts](QWebSocket &socket, const QJsonObject &message) {
+            if (message.isEmpty())
+                socket.sendTextMessage(QStringLiteral("{\"bytes\": %1}").arg(bytes));
+            else if (message.value(QStringLiteral("ready")).toBool())
+                for (const QByteArray &part : parts)
+                    socket.sendBinaryMessage(part);
+        };
+    };
+    const auto errorOf = [](const Session &s) {
+        return s.messages.isEmpty() ? QJsonObject() : s.messages.last().value(QStringLiteral("error")).toObject();
+    };
+
+    // No deploy made the volume yet: refused before a byte is sent.
+    Session early = session(QStringLiteral("data"), sizeThen(10, {}));
+    QCOMPARE(early.closeCode, 4404);
+    QVERIFY2(errorOf(early).value(QStringLiteral("message")).toString().contains(QStringLiteral("first deploy")),
+             QJsonDocument(errorOf(early)).toJson().constData());
+    QVERIFY(deployed(QStringLiteral("vault")));
+
+    const QByteArray archive = "archive of v-vault-data, in three parts";
+    Session restored = session(QStringLiteral("data"),
+                               sizeThen(archive.size(), {archive.left(10), archive.mid(10, 10), archive.mid(20)}));
+    QCOMPARE(restored.closeCode, int(QWebSocketProtocol::CloseCodeNormal));
+    QCOMPARE(restored.messages.size(), 3);
+    QCOMPARE(restored.messages.at(0).value(QStringLiteral("ready")).toBool(), true);
+    QCOMPARE(restored.messages.at(1).value(QStringLiteral("received")).toInteger(), archive.size());
+    QCOMPARE(restored.messages.at(2).value(QStringLiteral("app")).toObject().value(QStringLiteral("name")).toString(),
+             QStringLiteral("vault"));
+    QCOMPARE(m_install.runtime->importedVolume(QStringLiteral("v-vault-data")), archive);
+
+    // More than said.
+    Session tooMuch = session(QStringLiteral("data"), sizeThen(5, {archive}));
+    QCOMPARE(tooMuch.closeCode, int(QWebSocketProtocol::CloseCodeTooMuchData));
+    QCOMPARE(errorOf(tooMuch).value(QStringLiteral("code")).toString(), QStringLiteral("too_large"));
+    // Bytes before the size.
+    Session noSize = session(QStringLiteral("data"), [](QWebSocket &socket, const QJsonObject &message) {
+        if (message.isEmpty())
+            socket.sendBinaryMessage("archive of");
+    });
+    QCOMPARE(noSize.closeCode, int(QWebSocketProtocol::CloseCodeProtocolError));
+    // Not a size.
+    Session badSize = session(QStringLiteral("data"), [](QWebSocket &socket, const QJsonObject &message) {
+        if (message.isEmpty())
+            socket.sendTextMessage(QStringLiteral("{\"bytes\": -3}"));
+    });
+    QCOMPARE(badSize.closeCode, int(QWebSocketProtocol::CloseCodeProtocolError));
+    QCOMPARE(errorOf(badSize).value(QStringLiteral("where")).toString(), QStringLiteral("bytes"));
+    // An archive the runtime refuses: the error is the engine's, the volume as it was.
+    const QByteArray wrong = "not an archive at all";
+    Session refused = session(QStringLiteral("data"), sizeThen(wrong.size(), {wrong}));
+    QCOMPARE(refused.closeCode, int(QWebSocketProtocol::CloseCodeProtocolError));
+    QVERIFY2(errorOf(refused).value(QStringLiteral("message")).toString().contains(QStringLiteral("not a tar")),
+             QJsonDocument(errorOf(refused)).toJson().constData());
+    QCOMPARE(m_install.runtime->importedVolume(QStringLiteral("v-vault-data")), archive);
+    // A volume the app does not have.
+    Session unknown = session(QStringLiteral("cache"), sizeThen(archive.size(), {archive}));
+    QCOMPARE(unknown.closeCode, 4404);
+    QCOMPARE(errorOf(unknown).value(QStringLiteral("where")).toString(), QStringLiteral("run.volumes"));
+    QCOMPARE(call("DELETE", QStringLiteral("/api/v1/apps/vault?service_data=delete")).status, 202);
 }
 
 QTEST_GUILESS_MAIN(TestAppStreams)
