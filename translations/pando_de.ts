@@ -928,6 +928,30 @@
         <source>Back up volume %1</source>
         <translation>Volume %1 sichern</translation>
     </message>
+    <message>
+        <source>Restore volume %1 of %2?</source>
+        <translation>Volume %1 von %2 wiederherstellen?</translation>
+    </message>
+    <message>
+        <source>Every file of the volume is replaced with those of %1. What the app wrote since that backup is lost. The app stops while it is restored and runs again on the restored files.</source>
+        <translation>Jede Datei des Volumes wird durch die aus %1 ersetzt. Was die App seit dieser Sicherung geschrieben hat, geht verloren. Die App hält an, solange es wiederhergestellt wird, und läuft danach mit den wiederhergestellten Dateien weiter.</translation>
+    </message>
+    <message>
+        <source>Archive to restore from (a backup of this volume)</source>
+        <translation>Archiv, aus dem wiederhergestellt wird (eine Sicherung dieses Volumes)</translation>
+    </message>
+    <message>
+        <source>Archive to restore volume %1 from</source>
+        <translation>Archiv, aus dem Volume %1 wiederhergestellt wird</translation>
+    </message>
+    <message>
+        <source>Restore…</source>
+        <translation>Wiederherstellen…</translation>
+    </message>
+    <message>
+        <source>Restore volume %1</source>
+        <translation>Volume %1 wiederherstellen</translation>
+    </message>
 </context>
 <context>
     <name>ApprovalDetail</name>
@@ -3181,6 +3205,38 @@
     <message>
         <source>Backing up %1…</source>
         <translation>%1 wird gesichert…</translation>
+    </message>
+    <message>
+        <source>Say which archive to restore from</source>
+        <translation>Geben Sie an, aus welchem Archiv wiederhergestellt wird</translation>
+    </message>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>%1 kann nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>%1 is empty</source>
+        <translation>%1 ist leer</translation>
+    </message>
+    <message>
+        <source>Restoring %1 from %2…</source>
+        <translation>%1 wird aus %2 wiederhergestellt…</translation>
+    </message>
+    <message>
+        <source>%1 of %2 sent</source>
+        <translation>%1 von %2 gesendet</translation>
+    </message>
+    <message>
+        <source>%1 sent; the app stops while its volume is restored…</source>
+        <translation>%1 gesendet; die App hält an, solange ihr Volume wiederhergestellt wird…</translation>
+    </message>
+    <message>
+        <source>Volume %1 restored from %2</source>
+        <translation>Volume %1 aus %2 wiederhergestellt</translation>
+    </message>
+    <message>
+        <source>The restore failed: %1</source>
+        <translation>Die Wiederherstellung ist fehlgeschlagen: %1</translation>
     </message>
 </context>
 <context>

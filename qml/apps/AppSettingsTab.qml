@@ -72,6 +72,27 @@ ScrollView {
     }
 
     Dialog {
+        id: restoreDialog
+        objectName: "restoreDialog"
+        property string volume
+        property string file
+        title: qsTr("Restore volume %1 of %2?").arg(volume).arg(root.app)
+        modal: true
+        anchors.centerIn: Overlay.overlay
+        width: Math.min(560, (Overlay.overlay ? Overlay.overlay.width : 560) - 48)
+        standardButtons: Dialog.Ok | Dialog.Cancel
+        onAccepted: settings.restoreVolume(volume, file)
+        contentWidth: width - leftPadding - rightPadding
+        contentHeight: restoreText.implicitHeight
+        Label {
+            id: restoreText
+            width: restoreDialog.contentWidth
+            text: qsTr("Every file of the volume is replaced with those of %1. What the app wrote since that backup is lost. The app stops while it is restored and runs again on the restored files.").arg(restoreDialog.file)
+            wrapMode: Text.Wrap
+        }
+    }
+
+    Dialog {
         id: diffDialog
         objectName: "diffDialog"
         title: qsTr("Save these changes to %1?").arg(root.app)
@@ -600,6 +621,28 @@ ScrollView {
                             enabled: !settings.backupBusy
                             onClicked: settings.backupVolume(volumeRow.modelData.name, volumeBackupPath.text)
                             Accessible.name: qsTr("Back up volume %1").arg(volumeRow.modelData.name)
+                        }
+                    }
+                    RowLayout {
+                        Layout.fillWidth: true
+                        TextField {
+                            id: volumeRestorePath
+                            objectName: "volumeRestorePath"
+                            placeholderText: qsTr("Archive to restore from (a backup of this volume)")
+                            selectByMouse: true
+                            Layout.fillWidth: true
+                            Accessible.name: qsTr("Archive to restore volume %1 from").arg(volumeRow.modelData.name)
+                        }
+                        Button {
+                            objectName: "volumeRestoreButton"
+                            text: qsTr("Restore…")
+                            enabled: !settings.backupBusy && volumeRestorePath.text.trim().length > 0
+                            onClicked: {
+                                restoreDialog.volume = volumeRow.modelData.name
+                                restoreDialog.file = volumeRestorePath.text.trim()
+                                restoreDialog.open()
+                            }
+                            Accessible.name: qsTr("Restore volume %1").arg(volumeRow.modelData.name)
                         }
                     }
                     Label {

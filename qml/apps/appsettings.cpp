@@ -2,6 +2,7 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QLocale>
 #include <QSaveFile>
@@ -192,7 +193,7 @@ void AppSettings::clear()
     m_services.clear();
     m_servicesError.clear();
     m_actionError.clear();
-    if (!m_backupFile) {
+    if (!isBackupBusy()) {
         m_backupSlot.clear();
         m_backupText.clear();
         m_backupFailed = false;
@@ -662,9 +663,62 @@ void AppSettings::backupVolume(const QString &name, const QString &file)
     });
 }
 
+void AppSettings::restoreVolume(const QString &name, const QString &file)
+{
+    if (!m_session || isBackupBusy())
+        return;
+    const QString trimmed = file.trimmed();
+    const QString path = trimmed.startsWith(u"file:"_s) ? QUrl(trimmed).toLocalFile() : trimmed;
+    m_backupSlot = u"volume/"_s + name;
+    m_backupFailed = true;
+    // Owned by the call until it ends, whatever becomes of this object: the upload reads it.
+    auto *archive = new QFile(path);
+    if (path.isEmpty()) {
+        m_backupText = tr("Say which archive to restore from");
+    } else if (!archive->open(QIODevice::ReadOnly)) {
+        m_backupText = tr("Cannot read %1: %2").arg(path, archive->errorString());
+    } else if (archive->size() == 0) {
+        m_backupText = tr("%1 is empty").arg(path);
+    } else {
+        m_backupFailed = false;
+    }
+    if (m_backupFailed) {
+        delete archive;
+        Q_EMIT backupChanged();
+        return;
+    }
+    const qint64 size = archive->size();
+    m_restoring = true;
+    m_backupText = tr("Restoring %1 from %2…").arg(name, path);
+    Q_EMIT backupChanged();
+    QPointer<AppSettings> self(this);
+    m_session->restoreVolume(
+        m_app, name, archive, size,
+        [self, size](qint64 sent) {
+            if (!self)
+                return;
+            self->m_backupText = sent < size
+                                     ? tr("%1 of %2 sent").arg(bytesText(sent), bytesText(size))
+                                     : tr("%1 sent; the app stops while its volume is restored…").arg(bytesText(size));
+            Q_EMIT self->backupChanged();
+        },
+        [self, archive, name, size, generation = m_generation](const Result<QJsonObject> &view) {
+            delete archive;
+            if (!self)
+                return;
+            self->m_restoring = false;
+            self->m_backupFailed = !view;
+            self->m_backupText = view ? tr("Volume %1 restored from %2").arg(name, bytesText(size))
+                                      : tr("The restore failed: %1").arg(failureText(view.error()));
+            Q_EMIT self->backupChanged();
+            if (view && generation == self->m_generation)
+                self->applyView(*view);
+        });
+}
+
 void AppSettings::startBackup(const QString &key, const QString &what, const QString &file, const BackupStart &start)
 {
-    if (!m_session || m_backupFile)
+    if (!m_session || isBackupBusy())
         return;
     const QString trimmed = file.trimmed();
     const QString path = trimmed.startsWith(u"file:"_s) ? QUrl(trimmed).toLocalFile() : trimmed;

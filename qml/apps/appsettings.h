@@ -69,10 +69,11 @@ class AppSettings : public QObject {
     // they could not be read (an install without services).
     Q_PROPERTY(QVariantList services READ services NOTIFY servicesChanged)
     Q_PROPERTY(QString servicesError READ servicesError NOTIFY servicesChanged)
-    // The spec's volumes (run.volumes): [{name, path, size}], each backed up with backupVolume().
+    // The spec's volumes (run.volumes): [{name, path, size}], each backed up with backupVolume()
+    // and restored with restoreVolume().
     Q_PROPERTY(QVariantList volumes READ volumes NOTIFY loadedChanged)
-    // The backup under way or last made: its slot (a volume's: "volume/NAME"), what happened
-    // ("12 MB written to …"), and whether it failed.
+    // The backup (or a volume's restore) under way or last made: its slot (a volume's:
+    // "volume/NAME"), what happened ("12 MB written to …"), and whether it failed.
     Q_PROPERTY(QString backupSlot READ backupSlot NOTIFY backupChanged)
     Q_PROPERTY(QString backupText READ backupText NOTIFY backupChanged)
     Q_PROPERTY(bool backupFailed READ backupFailed NOTIFY backupChanged)
@@ -125,7 +126,7 @@ public:
     QString backupSlot() const { return m_backupSlot; }
     QString backupText() const { return m_backupText; }
     bool backupFailed() const { return m_backupFailed; }
-    bool isBackupBusy() const { return m_backupFile != nullptr; }
+    bool isBackupBusy() const { return m_backupFile != nullptr || m_restoring; }
 
     QVariantList capacity() const { return m_capacity; }
     QString capacityError() const { return m_capacityError; }
@@ -159,6 +160,9 @@ public:
     // Writes an archive of the app's volume name into file, as backup() does a dump.
     Q_INVOKABLE void backupVolume(const QString &name, const QString &file);
     Q_INVOKABLE QString suggestedVolumeBackupPath(const QString &name) const;
+    // Replaces the files of the app's volume name with those of the archive in file (a path or a
+    // file: URL), as backupVolume() wrote it; the app stops while it is restored. Ask first.
+    Q_INVOKABLE void restoreVolume(const QString &name, const QString &file);
     // Starts the serving version again (after Pando stopped it for its disk use).
     Q_INVOKABLE void startApp();
 
@@ -228,6 +232,7 @@ private:
     QString m_backupText;
     bool m_backupFailed = false;
     QSaveFile *m_backupFile = nullptr;
+    bool m_restoring = false; // its archive is the session call's until it ends
     QVariantList m_capacity;
     QString m_capacityError;
     QString m_actionError;

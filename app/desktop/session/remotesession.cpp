@@ -386,6 +386,27 @@ void RemoteSession::backupVolume(const QString &app, const QString &volume, QIOD
              out, std::move(progress), std::move(done));
 }
 
+void RemoteSession::restoreVolume(const QString &app, const QString &volume, QIODevice *archive, qint64 size,
+                                  std::function<void(qint64 bytes)> progress, ObjectCallback done)
+{
+    QPointer<QIODevice> source(archive);
+    call(
+        [app, volume, source, size, progress = std::move(progress)](const Api &api, Callback cb) {
+            if (!source) {
+                cb(std::unexpected(Error{ErrorCode::Invalid, u"no archive to restore from"_s, u"file"_s}));
+                return;
+            }
+            api.restoreVolume(
+                app, volume, source.data(), size,
+                [progress](qint64 bytes) {
+                    if (progress)
+                        progress(bytes);
+                },
+                std::move(cb));
+        },
+        std::move(done));
+}
+
 void RemoteSession::appAction(const QString &name, AppAction action, ObjectCallback done)
 {
     const client::AppAction wanted = action == AppAction::Start  ? client::AppAction::Start

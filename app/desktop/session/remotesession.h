@@ -65,6 +65,8 @@ public:
                        std::function<void(qint64 bytes)> progress, DoneCallback done) override;
     void backupVolume(const QString &app, const QString &volume, QIODevice *out,
                       std::function<void(qint64 bytes)> progress, DoneCallback done) override;
+    void restoreVolume(const QString &app, const QString &volume, QIODevice *archive, qint64 size,
+                       std::function<void(qint64 bytes)> progress, ObjectCallback done) override;
     void appAction(const QString &name, AppAction action, ObjectCallback done) override;
     void appLink(const QString &app, ObjectCallback done) override;
     QString linksThrough() const override;

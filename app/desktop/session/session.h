@@ -145,6 +145,12 @@ public:
     // The same for an archive of one of the app's volumes (run.volumes).
     virtual void backupVolume(const QString &app, const QString &volume, QIODevice *out,
                               std::function<void(qint64 bytes)> progress, DoneCallback done) = 0;
+    // Replaces the volume's files with those of archive (size bytes from its position, as
+    // backupVolume() wrote it), which must live until done; progress hears the bytes sent. The
+    // server reads it through first and refuses a wrong one, stops the app and runs it again on
+    // the restored files; done gets the app's JSON after.
+    virtual void restoreVolume(const QString &app, const QString &volume, QIODevice *archive, qint64 size,
+                               std::function<void(qint64 bytes)> progress, ObjectCallback done) = 0;
     // Starts the serving version again (also after Pando stopped it for its disk use), stops it
     // and holds it stopped, or restarts it; the app's JSON after.
     enum class AppAction { Start, Stop, Restart };

@@ -312,6 +312,31 @@ private Q_SLOTS:
         QVERIFY(settings->backupFailed());
         QVERIFY2(settings->backupText().contains(u"no volume named cache"_s), qPrintable(settings->backupText()));
         QVERIFY(!QFile::exists(none));
+
+        // That archive restored: the runtime gets exactly its bytes, and the view says so.
+        settings->restoreVolume(u"data"_s, QUrl::fromLocalFile(path).toString());
+        QVERIFY(settings->isBackupBusy());
+        QCOMPARE(settings->backupSlot(), u"volume/data"_s);
+        QTRY_VERIFY_WITH_TIMEOUT(!settings->isBackupBusy(), 20000);
+        QVERIFY2(!settings->backupFailed(), qPrintable(settings->backupText()));
+        QVERIFY2(settings->backupText().contains(u"restored"_s), qPrintable(settings->backupText()));
+        QCOMPARE(m_install.runtime->importedVolume(u"v-vols-data"_s), archive);
+        // A file that is no archive: the server's refusal, the volume as it was.
+        const QString text = dir.filePath(u"notes.txt"_s);
+        QFile notes(text);
+        QVERIFY(notes.open(QIODevice::WriteOnly));
+        notes.write("notes\n");
+        notes.close();
+        settings->restoreVolume(u"data"_s, text);
+        QTRY_VERIFY_WITH_TIMEOUT(!settings->isBackupBusy(), 20000);
+        QVERIFY(settings->backupFailed());
+        QVERIFY2(settings->backupText().contains(u"not a tar archive"_s), qPrintable(settings->backupText()));
+        QCOMPARE(m_install.runtime->importedVolume(u"v-vols-data"_s), archive);
+        // No file at all: said before anything is sent.
+        settings->restoreVolume(u"data"_s, dir.filePath(u"missing.tar"_s));
+        QVERIFY(!settings->isBackupBusy());
+        QVERIFY(settings->backupFailed());
+        QVERIFY2(settings->backupText().contains(u"missing.tar"_s), qPrintable(settings->backupText()));
     }
 
     // The Run tab: a command line split into words, run in the app's container (the fake
