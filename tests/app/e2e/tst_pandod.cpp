@@ -364,7 +364,10 @@ void TestPandod::incusDeployIsSettledAfterSigkill()
     // The same on Incus: pandod finds the local incusd by itself; the app asks for it.
     QString why;
     PANDO_REQUIRE_COMPONENT(IncusHarness::available(&why), QStringLiteral("Incus: ") + why);
-    const QByteArray spec = helloSpec(QStringLiteral("webi"), m_repo, QStringLiteral("runtime: incus\n"));
+    // An instance's start and its address can take a while beside the rest of the suite: the
+    // health check waits for it longer than for a container.
+    const QByteArray spec = helloSpec(QStringLiteral("webi"), m_repo, QStringLiteral("runtime: incus\n"))
+                                .replace("timeout: 20s", "timeout: 90s");
     QCOMPARE(cli({QStringLiteral("apps"), QStringLiteral("create"), QStringLiteral("-f"), QStringLiteral("-")}, spec)
                  .exitCode,
              0);
