@@ -85,6 +85,8 @@ public:
     static QString volumeName(const QString &installId, const QString &app, const QString &name);
 
 private:
+    // POST /exec/{id}/resize: a tty exec's new size.
+    void resizeExec(const QString &execId, int columns, int rows);
     // The Mounts of spec's volumes, each made first when Docker does not have it (dockervolumes.cpp).
     Result<QJsonArray> volumeMounts(const ContainerSpec &spec);
     // Finds or creates the install's internal network; returns its id. Call with m_networkLock.

@@ -92,6 +92,10 @@ public:
     Status tagImage(const QString &id, const QString &tag) override;
     Status logs(const QString &id, int tail, bool follow, const CancelToken &cancel,
                 const std::function<void(const LogLine &)> &sink) override;
+    // incusexec.cpp: over the exec API's WebSockets (a local Incus only).
+    Result<int> exec(const QString &id, const ExecRequest &request, const CancelToken &cancel,
+                     const std::function<void(std::shared_ptr<ExecInput> input)> &opened,
+                     const std::function<void(int stream, QByteArrayView data)> &onOutput) override;
 
     // Imports a Docker image (id or tag) as an Incus image with these properties; returns its
     // fingerprint. build() does this after building; tests and base images use it directly.

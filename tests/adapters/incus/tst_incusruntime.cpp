@@ -200,6 +200,49 @@ private Q_SLOTS:
         QCOMPARE(listed->size(), 1);
         QCOMPARE(listed->first().address, info->address);
 
+        // A command in the running instance: its output apart by stream, its exit code; input
+        // fed while it runs, and its end; a terminal's one stream, with the size asked for.
+        QByteArray out, err;
+        const auto collect = [&out, &err](int stream, QByteArrayView data) {
+            (stream == 2 ? err : out) += data;
+        };
+        auto code = m_runtime.exec(*id,
+                                   {{QStringLiteral("sh"), QStringLiteral("-c"),
+                                     QStringLiteral("echo to-out; echo to-err >&2; cat /www/probe.txt; exit 3")}},
+                                   CancelToken(), nullptr, collect);
+        QVERIFY2(code, qPrintable(code ? QString() : code.error().text()));
+        QCOMPARE(*code, 3);
+        QCOMPARE(out, QByteArray("to-out\nserved\n"));
+        QCOMPARE(err, QByteArray("to-err\n"));
+        out.clear();
+        err.clear();
+        code = m_runtime.exec(
+            *id, {{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("tr a-z A-Z")}}, CancelToken(),
+            [](std::shared_ptr<ExecInput> in) {
+                in->write("fed ");
+                in->write(QByteArray(100000, 'x'));
+                in->write("\n");
+                in->closeInput();
+            },
+            collect);
+        QVERIFY2(code, qPrintable(code ? QString() : code.error().text()));
+        QCOMPARE(*code, 0);
+        QCOMPARE(out, "FED " + QByteArray(100000, 'X') + "\n");
+        out.clear();
+        ExecRequest terminal{{QStringLiteral("sh"), QStringLiteral("-c"),
+                              QStringLiteral("test -t 0 && echo a-terminal; stty size; exit 0")}};
+        terminal.tty = true;
+        terminal.columns = 101;
+        terminal.rows = 33;
+        code = m_runtime.exec(*id, terminal, CancelToken(), nullptr, collect);
+        QVERIFY2(code, qPrintable(code ? QString() : code.error().text()));
+        QCOMPARE(*code, 0);
+        QVERIFY2(out.contains("a-terminal") && out.contains("33 101"), out.constData());
+        auto missing = m_runtime.exec(*id, {{QStringLiteral("/no/such/program")}}, CancelToken(), nullptr, collect);
+        QVERIFY2(missing, qPrintable(missing ? QString() : missing.error().text()));
+        QCOMPARE(*missing, 127);
+        QVERIFY2(err.contains("/no/such/program: "), err.constData());
+
         // A clean stop: httpd gets SIGTERM through Pando's init and the instance stops quickly.
         QElapsedTimer stopTimer;
         stopTimer.start();
@@ -210,6 +253,12 @@ private Q_SLOTS:
         QVERIFY2(restarted, qPrintable(restarted ? QString() : restarted.error().text()));
         QCOMPARE(m_runtime.inspect(*id)->state, QStringLiteral("running"));
         QVERIFY2(httpGet(m_runtime.inspect(*id)->address, 8080, "/probe.txt").contains("served"), "serves again");
+
+        // Not in a stopped instance.
+        QVERIFY(m_runtime.stop(*id, 10));
+        auto stopped = m_runtime.exec(*id, {{QStringLiteral("true")}}, CancelToken(), nullptr, collect);
+        QVERIFY(!stopped);
+        QCOMPARE(stopped.error().code, ErrorCode::Conflict);
 
         QVERIFY(m_runtime.remove(*id));
         auto gone = m_runtime.inspect(*id);

@@ -34,6 +34,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void deployServes();
     void logsAreStreamed();
+    void commandsRunInTheInstance();
     void redeployDropsNoRequest();
     void replacedInstanceGoes();
     void unchangedCommitReusesItsImage();
@@ -173,6 +174,34 @@ void TestEngineIncus::logsAreStreamed()
         return false;
     };
     QTRY_VERIFY_WITH_TIMEOUT(seen(), 10000);
+}
+
+// `pando apps exec` on Incus: the command runs in the instance the app serves from, attached,
+// and is audited as on Docker.
+void TestEngineIncus::commandsRunInTheInstance()
+{
+    QByteArray out;
+    auto code = m_fx->engine().exec(
+        QStringLiteral("hello"),
+        {{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("cat; hostname; exit 4")}}, core::Actor{},
+        CancelToken(),
+        [](std::shared_ptr<adapters::ExecInput> input) {
+            input->write("typed\n");
+            input->closeInput();
+        },
+        [&out](int, QByteArrayView data) { out += data; });
+    QVERIFY2(code, qPrintable(code ? QString() : code.error().text()));
+    QCOMPARE(*code, 4);
+    auto app = m_fx->engine().app(QStringLiteral("hello"));
+    QVERIFY(app);
+    auto serving = m_incus->containers(installLabels(QStringLiteral("hello"), app->record.currentDeploy));
+    QVERIFY(serving && serving->size() == 1);
+    QCOMPARE(out, "typed\n" + serving->first().id.toUtf8() + "\n");
+    core::AuditRepository::Filter filter;
+    filter.action = QStringLiteral("app.exec");
+    auto lines = m_fx->engine().auditLines(filter);
+    QVERIFY(lines && !lines->isEmpty());
+    QCOMPARE(lines->first().object, QStringLiteral("app/hello"));
 }
 
 void TestEngineIncus::redeployDropsNoRequest()
