@@ -138,6 +138,7 @@ struct VolumeImport {
     QString volumeId; // VolumeInfo::id
     QString archivePath;
     QString image;
+    Labels labels; // VolumeInfo::labels: the volume is made again with them
 };
 
 struct ContainerSpec {
@@ -273,9 +274,9 @@ public:
     {
         return fail(ErrorCode::Invalid, QStringLiteral("this runtime has no volumes"), what.volumeId);
     }
-    // Replaces the volume's files with the archive's: the volume is made again, with its labels,
-    // and filled from it. Conflict while a container mounts it; NotFound without it. Check the
-    // archive first: an import that fails part way leaves the volume empty or part filled.
+    // Replaces the volume's files with the archive's: the volume is made again (also when it is
+    // gone), with what.labels, and filled from it. Conflict while a container mounts it. Check
+    // the archive first: an import that fails part way leaves the volume empty or part filled.
     virtual Status importVolume(const VolumeImport &what, const CancelToken &cancel)
     {
         Q_UNUSED(cancel);

@@ -161,7 +161,7 @@ Result<AppView> Engine::restoreVolumeFromFile(const QString &app, const QString 
     if (!found)
         return std::unexpected(found.error());
     const DeployRecord &serving = found->serving;
-    const adapters::VolumeImport what{found->volume.id, archivePath, serving.imageId};
+    const adapters::VolumeImport what{found->volume.id, archivePath, serving.imageId, found->volume.labels};
     if (auto valid = d->runtime->checkVolumeArchive(what); !valid)
         return std::unexpected(audited(valid, {}).error());
     // A deploy under way would start a container mounting the volume while it is made again.
@@ -199,11 +199,14 @@ Result<AppView> Engine::restoreVolumeFromFile(const QString &app, const QString 
         for (const adapters::ContainerInfo &c : std::as_const(*containers))
             if (restored && !isServiceContainer(c))
                 restored = d->runtime->remove(c.id);
-    if (restored)
+    const bool touched = bool(restored); // the volume is made again from here
+    if (touched)
         restored = d->runtime->importVolume(what, cancel);
     Status putBack;
-    if (!restored) {
-        putBack = d->runtime->importVolume({found->volume.id, before->path, serving.imageId}, CancelToken());
+    if (!restored && touched) {
+        adapters::VolumeImport back = what;
+        back.archivePath = before->path;
+        putBack = d->runtime->importVolume(back, CancelToken());
         if (!putBack) {
             // Kept where an administrator finds it, under a name that says what it is.
             const QString stamp =
@@ -239,13 +242,15 @@ Result<AppView> Engine::restoreVolumeFromFile(const QString &app, const QString 
     d->observer.invalidate();
     const QJsonObject details{{u"deploy"_s, serving.id}, {u"running_again"_s, bool(running)}};
     if (!restored)
-        return std::unexpected(audited(putBack ? fail(restored.error().code,
-                                                      u"%1; the volume's files from before the restore are back"_s.arg(
-                                                          restored.error().message),
-                                                      restored.error().where, restored.error().hint)
-                                               : putBack,
-                                       details)
-                                   .error());
+        return std::unexpected(
+            audited(putBack ? fail(restored.error().code,
+                                   (touched ? u"%1; the volume's files from before the restore are back"_s
+                                            : u"%1; the volume was not touched"_s)
+                                       .arg(restored.error().message),
+                                   restored.error().where, restored.error().hint)
+                            : putBack,
+                    details)
+                .error());
     if (auto recorded = audited({}, details); !recorded)
         return std::unexpected(recorded.error());
     if (!running)

@@ -139,21 +139,18 @@ Status DockerRuntime::importVolume(const VolumeImport &what, const CancelToken &
     auto top = dockerapi::checkArchiveTree(what.archivePath);
     if (!top)
         return std::unexpected(top.error());
-    auto found = m_client.get(u"/volumes/"_s + what.volumeId);
-    if (!found)
-        return std::unexpected(found.error());
-    const QJsonObject labels = found->json().object().value(u"Labels"_s).toObject();
     if (auto removed = removeVolume(what.volumeId); !removed)
         return removed;
-    if (auto made = m_client.post(u"/volumes/create"_s, {},
-                                  compactJson(QJsonObject{{u"Name"_s, what.volumeId}, {u"Labels"_s, labels}}));
+    if (auto made =
+            m_client.post(u"/volumes/create"_s, {},
+                          compactJson(QJsonObject{{u"Name"_s, what.volumeId}, {u"Labels"_s, labelsJson(what.labels)}}));
         !made)
         return std::unexpected(made.error());
 
     const QString mountRoot = u"/pando-restore"_s;
     Labels helperLabels;
     for (const char *key : {LabelManaged, LabelInstall, LabelApp})
-        if (const QString value = labels.value(QLatin1String(key)).toString(); !value.isEmpty())
+        if (const QString value = what.labels.value(QLatin1String(key)); !value.isEmpty())
             helperLabels.insert(QLatin1String(key), value);
     const QJsonObject create{
         {u"Image"_s, what.image},

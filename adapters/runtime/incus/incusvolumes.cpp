@@ -173,7 +173,7 @@ Status IncusRuntime::checkVolumeArchive(const VolumeImport &what)
 }
 
 // Incus imports a volume backup only as a volume it makes: the old one is deleted first, and
-// the labels it carried are set again on the new one (the backup's own may be another app's).
+// its labels are set on the new one (the backup's own may be another app's).
 Status IncusRuntime::importVolume(const VolumeImport &what, const CancelToken &cancel)
 {
     if (auto valid = checkVolumeArchive(what); !valid)
@@ -182,10 +182,6 @@ Status IncusRuntime::importVolume(const VolumeImport &what, const CancelToken &c
     if (!pool)
         return std::unexpected(pool.error());
     const QString path = customVolumesPath(*pool) + u'/' + QString::fromUtf8(QUrl::toPercentEncoding(what.volumeId));
-    auto found = m_client.get(path);
-    if (!found)
-        return std::unexpected(found.error());
-    const QJsonObject config = found->toObject().value(u"config"_s).toObject();
     if (auto removed = removeVolume(what.volumeId); !removed)
         return removed;
 
@@ -207,9 +203,8 @@ Status IncusRuntime::importVolume(const VolumeImport &what, const CancelToken &c
     relabel.method = "PATCH";
     relabel.path = path;
     QJsonObject labels;
-    for (auto it = config.begin(); it != config.end(); ++it)
-        if (it.key().startsWith(VolumeLabelPrefix))
-            labels.insert(it.key(), it.value());
+    for (auto it = what.labels.begin(); it != what.labels.end(); ++it)
+        labels.insert(VolumeLabelPrefix + it.key(), it.value());
     relabel.body = QJsonDocument(QJsonObject{{u"config"_s, labels}}).toJson(QJsonDocument::Compact);
     relabel.timeoutMs = VolumeTimeoutMs;
     if (auto patched = m_client.run(relabel, VolumeTimeoutMs); !patched)
