@@ -2,6 +2,7 @@
 
 #include <QCryptographicHash>
 #include <QRandomGenerator>
+#include <utility>
 
 using namespace Qt::StringLiterals;
 
@@ -55,7 +56,7 @@ QByteArray clientFrame(Opcode opcode, QByteArrayView payload)
     QByteArray frame;
     frame.reserve(payload.size() + 14);
     frame.append(char(0x80 | quint8(opcode)));
-    const quint64 length = quint64(payload.size());
+    const auto length = quint64(payload.size());
     if (length < 126) {
         frame.append(char(0x80 | length));
     } else if (length <= 0xFFFF) {
@@ -81,11 +82,12 @@ void Reader::feed(QByteArrayView data)
     parse();
 }
 
-std::optional<Message> Reader::next()
+bool Reader::next(Message *out)
 {
     if (m_ready.isEmpty())
-        return std::nullopt;
-    return m_ready.takeFirst();
+        return false;
+    *out = m_ready.takeFirst();
+    return true;
 }
 
 void Reader::parse()
@@ -131,31 +133,32 @@ void Reader::parse()
             break;
         case quint8(Opcode::Text):
         case quint8(Opcode::Binary):
-            if (m_partial) {
+            if (m_inMessage) {
                 m_error = u"a new message began before the last one ended"_s;
                 return;
             }
             m_partial = Message{Opcode(opcode), payload};
+            m_inMessage = true;
             break;
         case quint8(Opcode::Continuation):
-            if (!m_partial) {
+            if (!m_inMessage) {
                 m_error = u"a continuation frame with no message to continue"_s;
                 return;
             }
-            if (m_partial->payload.size() + payload.size() > MaxMessageBytes) {
+            if (m_partial.payload.size() + payload.size() > MaxMessageBytes) {
                 m_error = u"a message of more than %1 bytes"_s.arg(MaxMessageBytes);
                 return;
             }
-            m_partial->payload += payload;
+            m_partial.payload += payload;
             break;
         default:
             m_error = u"a frame of unknown opcode %1"_s.arg(opcode);
             return;
         }
-        if (fin && m_partial && opcode != quint8(Opcode::Close) && opcode != quint8(Opcode::Ping) &&
+        if (fin && m_inMessage && opcode != quint8(Opcode::Close) && opcode != quint8(Opcode::Ping) &&
             opcode != quint8(Opcode::Pong)) {
-            m_ready.append(std::move(*m_partial));
-            m_partial.reset();
+            m_ready.append(std::exchange(m_partial, {}));
+            m_inMessage = false;
         }
     }
 }

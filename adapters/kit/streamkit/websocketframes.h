@@ -8,7 +8,6 @@
 #include <QByteArray>
 #include <QList>
 #include <QString>
-#include <optional>
 
 namespace pando::adapters::streamkit::websocket {
 
@@ -36,8 +35,9 @@ class Reader {
 public:
     static constexpr qsizetype MaxMessageBytes = 16 * 1024 * 1024;
     void feed(QByteArrayView data);
-    // The next whole message, if one came. After an error nothing more comes.
-    std::optional<Message> next();
+    // Takes the next whole message into out; false when none came yet. After an error nothing
+    // more comes.
+    bool next(Message *out);
     // What was wrong with the stream (a masked frame from a server, an unknown opcode, a
     // message past MaxMessageBytes, a continuation with nothing to continue); empty while right.
     const QString &error() const { return m_error; }
@@ -46,7 +46,8 @@ private:
     void parse();
     QByteArray m_buffer;
     QList<Message> m_ready;
-    std::optional<Message> m_partial; // a fragmented data message so far
+    bool m_inMessage = false; // m_partial holds a fragmented data message so far
+    Message m_partial;
     QString m_error;
 };
 

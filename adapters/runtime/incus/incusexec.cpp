@@ -159,6 +159,7 @@ Result<int> IncusRuntime::exec(const QString &id, const ExecRequest &request, co
         }
 
         std::vector<pollfd> fds;
+        fds.reserve(channels.size() + 1);
         for (const Channel &c : channels)
             fds.push_back({c.ended ? -1 : c.socket.get(), POLLIN, 0});
         fds.push_back({(*wake)->read, POLLIN, 0});
@@ -181,14 +182,15 @@ Result<int> IncusRuntime::exec(const QString &id, const ExecRequest &request, co
                 continue;
             }
             c.reader.feed(QByteArrayView(buffer, n));
-            while (std::optional<ws::Message> message = c.reader.next()) {
-                if (message->opcode == ws::Opcode::Binary && c.name != u"control") {
+            ws::Message message;
+            while (c.reader.next(&message)) {
+                if (message.opcode == ws::Opcode::Binary && c.name != u"control") {
                     // With a terminal its one stream is the terminal's output.
-                    onOutput(c.name == u"2" ? 2 : 1, message->payload);
-                } else if (message->opcode == ws::Opcode::Ping) {
-                    discardResult(send(c, ws::Opcode::Pong, message->payload), "a lost pong ends nothing here");
-                } else if (message->opcode == ws::Opcode::Close ||
-                           (message->opcode == ws::Opcode::Text && message->payload.isEmpty())) {
+                    onOutput(c.name == u"2" ? 2 : 1, message.payload);
+                } else if (message.opcode == ws::Opcode::Ping) {
+                    discardResult(send(c, ws::Opcode::Pong, message.payload), "a lost pong ends nothing here");
+                } else if (message.opcode == ws::Opcode::Close ||
+                           (message.opcode == ws::Opcode::Text && message.payload.isEmpty())) {
                     c.ended = true;
                 }
             }

@@ -119,8 +119,8 @@ private Q_SLOTS:
             reader.feed(stream.mid(i, 1));
         reader.feed(stream.mid(10));
         QList<Message> got;
-        while (std::optional<Message> m = reader.next())
-            got << *m;
+        for (Message m; reader.next(&m);)
+            got << m;
         QCOMPARE(reader.error(), QString());
         QCOMPARE(got.size(), 7);
         QCOMPARE(got[0].payload, QByteArray("hello"));
@@ -159,7 +159,8 @@ private Q_SLOTS:
         Reader reader;
         reader.feed(stream);
         QVERIFY2(reader.error().contains(error), qPrintable(reader.error()));
-        QVERIFY(!reader.next());
+        Message none;
+        QVERIFY(!reader.next(&none));
     }
 };
 
