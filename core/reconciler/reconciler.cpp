@@ -250,7 +250,10 @@ void Reconciler::reconcileApp(const QString &name, const Listed &listed, QString
         if (!info)
             return;
         address = info->address;
-        changes << QStringLiteral("recreated %1").arg(name);
+        // A service whose data was lost too is made again, loaded from its kept seed or empty.
+        changes << (provisioned->made.isEmpty() ? QStringLiteral("recreated %1").arg(name)
+                                                : QStringLiteral("recreated %1 and its services %2")
+                                                      .arg(name, provisioned->made.join(QStringLiteral("; "))));
         m_s.publish(EventType::AppRestarted, name, current, QJsonObject{{QStringLiteral("recreated"), true}});
         note(QStringLiteral("auditing the recreation of %1").arg(name),
              m_s.audit.record(Actor::system(QStringLiteral("reconciler")), QStringLiteral("app.recreate"),

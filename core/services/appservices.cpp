@@ -101,10 +101,9 @@ Status AppServices::checkPlan(const AppSpec &spec, const QString &runtimeKind) c
     return {};
 }
 
-Status AppServices::loadSeed(const adapters::ServiceRequest &service, const QString &seed, const QString &checkoutDir,
-                             const CancelToken &cancel)
+Result<QByteArray> AppServices::readSeed(const QString &slot, const QString &seed, const QString &checkoutDir)
 {
-    const QString where = u"services.%1.seed"_s.arg(service.slot);
+    const QString where = u"services.%1.seed"_s.arg(slot);
     // A missing file and one a link leads out of the repository get one answer: two would tell
     // whoever pushed the link whether a path exists on this host.
     const QString root = QFileInfo(checkoutDir).canonicalFilePath();
@@ -120,15 +119,47 @@ Status AppServices::loadSeed(const adapters::ServiceRequest &service, const QStr
     QFile in(real);
     if (!in.open(QIODevice::ReadOnly))
         return fail(ErrorCode::Failed, u"%1 cannot be read: %2"_s.arg(seed, in.errorString()), where);
-    if (auto loaded = m_provisioner.seed(service, in.readAll(), cancel); !loaded) {
+    return in.readAll();
+}
+
+Status AppServices::loadSeed(const adapters::ServiceRequest &service, const QString &seed, const QByteArray &data,
+                             const CancelToken &cancel)
+{
+    if (auto loaded = m_provisioner.seed(service, data, cancel); !loaded) {
         Error e = loaded.error();
         e.message = u"loading %1 failed: %2"_s.arg(seed, e.message);
-        e.where = where;
+        e.where = u"services.%1.seed"_s.arg(service.slot);
         if (e.hint.isEmpty())
             e.hint = u"fix the file and push; the next deploy makes the service again and loads it"_s;
         return std::unexpected(e);
     }
     return {};
+}
+
+Result<QString> AppServices::seedFresh(const adapters::ServiceRequest &service, const AppSpec::Service &spec,
+                                       bool fresh, const QString &checkoutDir, const CancelToken &cancel)
+{
+    if (spec.seed.isEmpty()) {
+        // A seed the spec no longer names is not loaded into a service made again.
+        if (auto forgot = m_store.keepSeed(service.app, service.slot, {}, {}); !forgot)
+            return std::unexpected(forgot.error());
+        return QString();
+    }
+    Result<QByteArray> data = checkoutDir.isEmpty() ? m_store.keptSeed(service.app, service.slot, spec.seed)
+                                                    : readSeed(service.slot, spec.seed, checkoutDir);
+    if (!checkoutDir.isEmpty() && data)
+        if (auto kept = m_store.keepSeed(service.app, service.slot, spec.seed, *data); !kept)
+            return std::unexpected(kept.error());
+    if (!fresh)
+        return QString(); // its data is there: a seed file the deploy cannot read is not its concern
+    if (!data && checkoutDir.isEmpty() && data.error().code == ErrorCode::NotFound)
+        return u", empty: no copy of %1 was kept (deploy again to load it)"_s.arg(spec.seed);
+    if (!data)
+        return std::unexpected(data.error());
+    if (auto loaded = loadSeed(service, spec.seed, *data, cancel); !loaded)
+        return std::unexpected(loaded.error());
+    return checkoutDir.isEmpty() ? u", loaded from %1 as its app's last deploy read it"_s.arg(spec.seed)
+                                 : u", loaded from %1"_s.arg(spec.seed);
 }
 
 adapters::ServiceRequest AppServices::request(const ServiceRecord &record) const
@@ -155,8 +186,9 @@ Result<ProvisionedServices> AppServices::provision(const QString &app, const App
         adapters::ServiceRequest asked = request(*record);
         record->password.fill(u'\0');
         auto endpoint = m_provisioner.provision(asked, cancel, progress);
-        const bool seeding = endpoint && endpoint->fresh && !it->seed.isEmpty() && !checkoutDir.isEmpty();
-        const Status seeded = seeding ? loadSeed(asked, it->seed, checkoutDir, cancel) : Status{};
+        // An image has no repository to read a seed from (AppSpec::Service::seed).
+        auto seeded = endpoint && !spec.source.isImage() ? seedFresh(asked, *it, endpoint->fresh, checkoutDir, cancel)
+                                                         : Result<QString>(QString());
         asked.credentials.password.fill(u'\0');
         if (!endpoint)
             return std::unexpected(endpoint.error());
@@ -172,9 +204,12 @@ Result<ProvisionedServices> AppServices::provision(const QString &app, const App
                                      {opened->user, opened->password, opened->database}));
         if (!out.networks.contains(endpoint->network))
             out.networks.append(endpoint->network);
-        out.summary.append(u"%1: %2 %3 at %4:%5%6"_s.arg(it.key(), it->kind, it->version, endpoint->host)
-                               .arg(endpoint->port)
-                               .arg(seeding ? u", loaded from "_s + it->seed : QString()));
+        const QString summary = u"%1: %2 %3 at %4:%5%6"_s.arg(it.key(), it->kind, it->version, endpoint->host)
+                                    .arg(endpoint->port)
+                                    .arg(*seeded);
+        out.summary.append(summary);
+        if (endpoint->fresh)
+            out.made.append(summary);
     }
     return out;
 }

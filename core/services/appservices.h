@@ -30,6 +30,7 @@ struct ProvisionedServices {
     QMap<QString, QString> env; // for the app's container
     QStringList networks;       // for the app's container to join
     QStringList summary;        // "db: postgres 15 at db:5432 (ready)"
+    QStringList made;           // the summaries of the slots whose data this made (a new volume)
 };
 
 struct ServiceView {
@@ -61,9 +62,10 @@ public:
     Status checkPlan(const AppSpec &spec, const QString &runtimeKind) const;
     // Provisions every slot of spec (in slot order) and returns what the app's container needs.
     // The first slot that fails ends it with that slot's error. A slot with a seed whose volume
-    // this made gets the seed loaded from checkoutDir (none given: no seed is loaded); a seed
-    // that fails to load takes the new service and its volume with it, so the next deploy makes
-    // them again.
+    // this made gets the seed loaded from checkoutDir; without one (the reconciler making a lost
+    // service again) from the copy the app's last deploy kept (ServiceStore::keepSeed), or none,
+    // which its summary says. A seed that fails to load takes the new service and its volume
+    // with it, so the next deploy makes them again.
     Result<ProvisionedServices> provision(const QString &app, const AppSpec &spec, const CancelToken &cancel,
                                           const std::function<void(const QString &line)> &progress,
                                           const QString &checkoutDir = {});
@@ -87,9 +89,15 @@ private:
     static constexpr qint64 MaxSeedBytes = 32LL * 1024 * 1024;
 
     adapters::ServiceRequest request(const ServiceRecord &record) const;
-    // Loads the seed file at path seed of checkoutDir into service's new volume.
-    Status loadSeed(const adapters::ServiceRequest &service, const QString &seed, const QString &checkoutDir,
+    // The seed file at path seed of checkoutDir, which must be a file of it.
+    static Result<QByteArray> readSeed(const QString &slot, const QString &seed, const QString &checkoutDir);
+    // Loads data (the file seed) into service's new volume.
+    Status loadSeed(const adapters::ServiceRequest &service, const QString &seed, const QByteArray &data,
                     const CancelToken &cancel);
+    // Keeps the slot's seed as the checkout has it, and loads it into a fresh service: from the
+    // checkout, or the kept copy without one. Returns what the summary says of it ("" for nothing).
+    Result<QString> seedFresh(const adapters::ServiceRequest &service, const AppSpec::Service &spec, bool fresh,
+                              const QString &checkoutDir, const CancelToken &cancel);
 
     ServiceStore m_store;
     adapters::ServiceProvisioner &m_provisioner;

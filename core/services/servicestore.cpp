@@ -2,6 +2,7 @@
 
 #include "core/state/sql.h"
 
+#include <QCryptographicHash>
 #include <QRandomGenerator>
 
 using namespace Qt::StringLiterals;
@@ -174,6 +175,52 @@ Status ServiceStore::remove(const QString &app, const QString &slot)
     if (!q)
         return std::unexpected(q.error());
     return {};
+}
+
+Status ServiceStore::keepSeed(const QString &app, const QString &slot, const QString &seedPath, const QByteArray &data)
+{
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    const QString digest =
+        seedPath.isEmpty() ? QString()
+                           : QString::fromLatin1(QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex());
+    const QString base64 = seedPath.isEmpty() ? QString() : QString::fromLatin1(data.toBase64());
+    auto q = detail::run(*db, m_db.isPostgres(),
+                         u"UPDATE app_services SET seed_path = ?, seed_digest = ?, seed_data = ? "
+                         u"WHERE app = ? AND slot = ? AND (seed_path <> ? OR seed_digest <> ?)"_s,
+                         {detail::text(seedPath), detail::text(digest), detail::text(base64), detail::text(app),
+                          detail::text(slot), detail::text(seedPath), detail::text(digest)},
+                         u"keep the seed of service "_s + app + u'/' + slot);
+    if (!q)
+        return std::unexpected(q.error());
+    return {};
+}
+
+Result<QByteArray> ServiceStore::keptSeed(const QString &app, const QString &slot, const QString &seedPath)
+{
+    auto db = m_db.connection();
+    if (!db)
+        return std::unexpected(db.error());
+    auto q =
+        detail::run(*db, m_db.isPostgres(),
+                    u"SELECT seed_data, seed_digest FROM app_services WHERE app = ? AND slot = ? AND seed_path = ? "
+                    u"AND seed_path <> ''"_s,
+                    {detail::text(app), detail::text(slot), detail::text(seedPath)},
+                    u"the kept seed of service "_s + app + u'/' + slot);
+    if (!q)
+        return std::unexpected(q.error());
+    if (!q->next())
+        return fail(ErrorCode::NotFound, u"no copy of %1 was kept for service %2 of %3"_s.arg(seedPath, slot, app),
+                    u"services.%1.seed"_s.arg(slot), u"deploy %1 again: the deploy loads the seed"_s.arg(app));
+    const QByteArray data = QByteArray::fromBase64(q->value(0).toString().toLatin1());
+    const QString digest = q->value(1).toString();
+    q->finish();
+    if (QString::fromLatin1(QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex()) != digest)
+        return fail(ErrorCode::Internal,
+                    u"the kept copy of %1 for service %2 of %3 is damaged"_s.arg(seedPath, slot, app),
+                    u"services.%1.seed"_s.arg(slot), u"deploy %1 again: the deploy loads the seed"_s.arg(app));
+    return data;
 }
 
 Status ServiceStore::markKept(const QString &app, const QStringList &owners)

@@ -49,6 +49,12 @@ public:
     // The app's rows (every app's when app is empty), passwords left out.
     Result<QList<ServiceRecord>> list(const QString &app);
     Status remove(const QString &app, const QString &slot);
+    // The seed file the app's last deploy read for the slot (seedPath, from the spec), kept with
+    // the row so a service made again without a checkout (the reconciler's) is loaded as the deploy
+    // would have; an empty seedPath forgets it. Unchanged data is not written again.
+    Status keepSeed(const QString &app, const QString &slot, const QString &seedPath, const QByteArray &data);
+    // The kept seed of the slot, when it is the file at seedPath; NotFound when none is kept for it.
+    Result<QByteArray> keptSeed(const QString &app, const QString &slot, const QString &seedPath);
     // The app's rows are kept past its removal for owners (user ids): only they, or an
     // administrator, make an app of that name again and get the data back (Engine::createApp).
     Status markKept(const QString &app, const QStringList &owners);

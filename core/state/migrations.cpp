@@ -506,6 +506,16 @@ const QList<Migration> &migrations()
              // connections this user may use when it runs (AppRecord::specWriter).
              QStringLiteral("ALTER TABLE apps ADD COLUMN spec_writer TEXT NOT NULL DEFAULT ''"),
          }},
+        {26,
+         QStringLiteral("app services: the seed file the last deploy read, to load again"),
+         {
+             // core/services: a service the reconciler makes again (its volume was lost) is loaded
+             // from the seed its app's last deploy read from the checkout (base64, at most 32 MiB
+             // before it), as the deploy would have; it goes with the row and so with the data.
+             QStringLiteral("ALTER TABLE app_services ADD COLUMN seed_path TEXT NOT NULL DEFAULT ''"),
+             QStringLiteral("ALTER TABLE app_services ADD COLUMN seed_digest TEXT NOT NULL DEFAULT ''"),
+             QStringLiteral("ALTER TABLE app_services ADD COLUMN seed_data TEXT NOT NULL DEFAULT ''"),
+         }},
     };
     return all;
 }

@@ -124,6 +124,7 @@ private:
     std::unique_ptr<wiring::Install> m_install;
     std::shared_ptr<CommitSource> m_source = std::make_shared<CommitSource>();
     std::shared_ptr<test::FakeServiceProvisioner> m_services = std::make_shared<test::FakeServiceProvisioner>();
+    std::shared_ptr<test::FakeRuntime> m_runtime = std::make_shared<test::FakeRuntime>();
     core::Engine *m_engine = nullptr;
     test::EnginePeople m_people;
 };
@@ -137,7 +138,7 @@ void TestEnginePreviews::initTestCase()
     QVERIFY2(m_standIn->start(), "the stand-in for the forges' APIs did not start");
 
     wiring::InstallOptions options = test::quietInstallOptions(m_dir.path());
-    options.runtime = std::make_shared<test::FakeRuntime>();
+    options.runtime = m_runtime;
     options.router = std::make_shared<test::FakeRouter>();
     options.source = m_source;
     options.services = m_services;
@@ -519,6 +520,27 @@ void TestEnginePreviews::previewServicesAreSeeded()
     test::waitSettled(*m_engine, deploy->id);
     QCOMPARE(m_engine->deployView(deploy->id)->record.status, core::DeployStatus::Succeeded);
     QCOMPARE(seededFor(u"seedy"_s), QList<QByteArray>{"insert into shop values ('app');\n"});
+
+    // The app's container and its service's data are lost (a volume removed by hand, a pruned
+    // engine): the reconciler makes both again, and loads the service from the seed that deploy
+    // read, not from what the repository has since, and says so.
+    m_source->files.insert(u"db/seed.sql"_s, "insert into shop values ('later');\n");
+    QVERIFY(m_runtime->remove(m_engine->deployView(deploy->id)->record.containerId));
+    QVERIFY(m_services->remove(m_install->installId(), u"seedy"_s, u"db"_s, true));
+    const auto reconciled = m_engine->reconcileOnce();
+    QVERIFY2(reconciled, qPrintable(reconciled ? QString() : text(reconciled.error())));
+    const QString changes = reconciled->join(u'\n');
+    QVERIFY2(changes.contains(u"recreated seedy and its services db: postgres"_s) &&
+                 changes.contains(u"loaded from db/seed.sql as its app's last deploy read it"_s),
+             qPrintable(changes));
+    QCOMPARE(seededFor(u"seedy"_s),
+             (QList<QByteArray>{"insert into shop values ('app');\n", "insert into shop values ('app');\n"}));
+    // A container lost alone leaves the data, and loads nothing.
+    const QString remade = m_engine->deployView(deploy->id)->record.containerId;
+    QVERIFY(m_runtime->remove(remade));
+    QVERIFY(m_engine->reconcileOnce());
+    QCOMPARE(seededFor(u"seedy"_s).size(), 2);
+    m_source->files.insert(u"db/seed.sql"_s, "insert into shop values ('app');\n");
 
     const core::autodeploy::Delivery opened = deliver(u"seedy"_s, githubPull(secret, Pull{}));
     QCOMPARE(opened.outcome, u"deployed"_s);
