@@ -46,11 +46,13 @@ private Q_SLOTS:
     void registersTheWebhook();
     void refusals();
     void oauthThroughTheBrowser();
+    void opensTheBrowser();
 
 private:
     // Runs pando with args (the client secret on its standard input), plays the browser on the
     // forge's page it prints, and returns how it ended; callback: what the page sent back said.
-    Run authorizeInBrowser(const QStringList &args, QByteArray *callback);
+    // pathFirst: a directory put first on the command's PATH (an xdg-open of the test's).
+    Run authorizeInBrowser(const QStringList &args, QByteArray *callback, const QString &pathFirst = {});
     Run pando(const QStringList &args, const QByteArray &input = {}, const QString &user = u"admin"_s);
 
     std::unique_ptr<test::ForgeStandIn> m_standIn;
@@ -188,11 +190,14 @@ void TestConnectionReposCli::refusals()
     m_standIn->reset();
 }
 
-Run TestConnectionReposCli::authorizeInBrowser(const QStringList &args, QByteArray *callback)
+Run TestConnectionReposCli::authorizeInBrowser(const QStringList &args, QByteArray *callback, const QString &pathFirst)
 {
     QProcess process;
-    process.setProcessEnvironment(
-        test::cliEnvironment(m_install->baseUrl(), m_install->tokens.value(u"admin"_s), m_config.path()));
+    QProcessEnvironment env =
+        test::cliEnvironment(m_install->baseUrl(), m_install->tokens.value(u"admin"_s), m_config.path());
+    if (!pathFirst.isEmpty())
+        env.insert(u"PATH"_s, pathFirst + u':' + env.value(u"PATH"_s));
+    process.setProcessEnvironment(env);
     QSignalSpy finished(&process, &QProcess::finished);
     QByteArray err;
     connect(&process, &QProcess::readyReadStandardError, this, [&] { err += process.readAllStandardError(); });
@@ -260,6 +265,43 @@ void TestConnectionReposCli::oauthThroughTheBrowser()
     QCOMPARE(azure.code, 1);
     QVERIFY2(azure.err.contains(u"kind"_s), qPrintable(azure.err));
     QVERIFY(pando({u"connections"_s, u"rm"_s, u"gh-oauth"_s}).code == 0);
+}
+
+// Without --no-browser the command hands the forge's page to xdg-open (here one of the test's
+// that writes down what it was given), says so, and still prints the address.
+void TestConnectionReposCli::opensTheBrowser()
+{
+    m_standIn->oauthApp(u"Iv1.open"_s, ClientSecret, 3600);
+    QByteArray page;
+    const Run added =
+        authorizeInBrowser({u"connections"_s, u"add"_s, u"gh-open"_s, u"--url"_s, u"https://github.com"_s, u"--kind"_s,
+                            u"github"_s, u"--oauth-client"_s, u"Iv1.open"_s, u"--no-browser"_s},
+                           &page);
+    QVERIFY2(added.code == 0, qPrintable(added.all()));
+
+    QTemporaryDir bin;
+    QVERIFY(bin.isValid());
+    QFile opener(bin.filePath(u"xdg-open"_s));
+    QVERIFY(opener.open(QIODevice::WriteOnly));
+    opener.write("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$(dirname \"$0\")/opened.tmp\"\n"
+                 "mv \"$(dirname \"$0\")/opened.tmp\" \"$(dirname \"$0\")/opened\"\n");
+    opener.close();
+    QVERIFY(opener.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
+    const Run opened = authorizeInBrowser({u"connections"_s, u"authorize"_s, u"gh-open"_s}, &page, bin.path());
+    QVERIFY2(opened.code == 0 && opened.out.contains(u"authorized connection gh-open"_s), qPrintable(opened.all()));
+    QVERIFY2(opened.err.contains(u"opened the forge's page in your browser"_s), qPrintable(opened.err));
+    QVERIFY2(page.contains("Pando is authorized"), page.constData());
+    // xdg-open was given the one address the command printed, and nothing else.
+    QFile given(bin.filePath(u"opened"_s));
+    QTRY_VERIFY(given.exists());
+    QVERIFY(given.open(QIODevice::ReadOnly));
+    const QList<QByteArray> words = given.readAll().trimmed().split('\n');
+    QCOMPARE(words.size(), 1);
+    QVERIFY2(words.first().startsWith("http://127.0.0.1:") && words.first().contains("/login/oauth/authorize?") &&
+                 opened.err.contains(QString::fromUtf8(words.first())),
+             words.first().constData());
+    QVERIFY(!words.first().contains(ClientSecret));
+    QVERIFY(pando({u"connections"_s, u"rm"_s, u"gh-open"_s}).code == 0);
 }
 
 QTEST_GUILESS_MAIN(TestConnectionReposCli)
