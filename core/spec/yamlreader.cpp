@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <optional>
 #include <sstream>
+#include <unordered_map>
 
 using namespace Qt::StringLiterals;
 
@@ -236,46 +237,122 @@ public:
     }
     void OnDocumentEnd() override {}
 
-    void OnNull(const YAML::Mark &mark, YAML::anchor_t) override { add(leaf(mark, DocNode::Kind::Null)); }
-    void OnAlias(const YAML::Mark &mark, YAML::anchor_t) override
+    void OnNull(const YAML::Mark &mark, YAML::anchor_t anchor) override
     {
-        // Refusing aliases outright is what makes "billion laughs" impossible: nothing is ever
-        // expanded, and an AppSpec has no use for them.
-        stop(mark, m_limits.document.isEmpty()
-                       ? u"aliases (*name) are not allowed in an AppSpec; write the value out"_s
-                       : u"aliases (*name) are not allowed in a %1; write the value out"_s.arg(m_limits.document));
-    }
-    void OnScalar(const YAML::Mark &mark, const std::string &tag, YAML::anchor_t, const std::string &value) override
-    {
-        const bool plain = tag == "?";
-        if (plain && isYamlNull(value)) {
-            add(leaf(mark, DocNode::Kind::Null));
-            return;
-        }
-        DocNode node = leaf(mark, DocNode::Kind::Scalar);
-        node.text = QString::fromStdString(value);
-        node.quoted = !plain;
+        DocNode node = leaf(mark, DocNode::Kind::Null);
+        remember(anchor, node);
         add(std::move(node));
     }
-    void OnSequenceStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t,
+    void OnAlias(const YAML::Mark &mark, YAML::anchor_t anchor) override
+    {
+        // Without aliases nothing is ever expanded: an AppSpec has no use for them.
+        if (!m_limits.aliases)
+            stop(mark, m_limits.document.isEmpty()
+                           ? u"aliases (*name) are not allowed in an AppSpec; write the value out"_s
+                           : u"aliases (*name) are not allowed in a %1; write the value out"_s.arg(m_limits.document));
+        const auto found = m_anchors.find(anchor);
+        if (found == m_anchors.end())
+            stop(mark, u"an alias names an anchor that is not defined before it"_s);
+        const Anchored &anchored = found->second;
+        // The copy counts where it lands: an alias of aliases of aliases ("billion laughs") ends here.
+        if (int(m_stack.size()) + anchored.depth > m_limits.maxDepth)
+            stop(mark, u"nesting is deeper than %1 levels once its aliases are expanded"_s.arg(m_limits.maxDepth));
+        count(anchored.nodes, mark.line + 1, mark.column + 1);
+        add(DocNode(anchored.node));
+    }
+    void OnScalar(const YAML::Mark &mark, const std::string &tag, YAML::anchor_t anchor,
+                  const std::string &value) override
+    {
+        const bool plain = tag == "?";
+        DocNode node = leaf(mark, plain && isYamlNull(value) ? DocNode::Kind::Null : DocNode::Kind::Scalar);
+        if (node.kind == DocNode::Kind::Scalar) {
+            node.text = QString::fromStdString(value);
+            node.quoted = !plain;
+        }
+        remember(anchor, node);
+        add(std::move(node));
+    }
+    void OnSequenceStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t anchor,
                          YAML::EmitterStyle::value) override
     {
-        open(mark, DocNode::Kind::Sequence);
+        open(mark, DocNode::Kind::Sequence, anchor);
     }
     void OnSequenceEnd() override { close(); }
-    void OnMapStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override
+    void OnMapStart(const YAML::Mark &mark, const std::string &, YAML::anchor_t anchor,
+                    YAML::EmitterStyle::value) override
     {
-        open(mark, DocNode::Kind::Map);
+        open(mark, DocNode::Kind::Map, anchor);
     }
     void OnMapEnd() override { close(); }
 
 private:
     struct Frame {
         DocNode node;
+        YAML::anchor_t anchor = 0; // the anchor the node is named by (0: none)
         bool expectingKey = true;
         QString key;
-        std::vector<int> keyLines; // the line of each key in node.entries
+        std::vector<int> keyLines;   // the line of each key in node.entries
+        bool merging = false;        // the key just read is a merge key (<<)
+        std::vector<DocNode> merged; // what merge keys named, in order; applied when the mapping ends
     };
+    // What an anchor named, with its size and depth, to copy for an alias.
+    struct Anchored {
+        DocNode node;
+        int nodes = 0;
+        int depth = 0;
+    };
+
+    // How many values node has, itself included, and how many levels of sequences and mappings.
+    static void measure(const DocNode &node, int depth, int &nodes, int &deepest)
+    {
+        ++nodes;
+        if (node.kind == DocNode::Kind::Sequence || node.kind == DocNode::Kind::Map)
+            deepest = std::max(deepest, ++depth);
+        for (const DocNode &item : node.items)
+            measure(item, depth, nodes, deepest);
+        for (const auto &entry : node.entries)
+            measure(entry.second, depth, nodes, deepest);
+    }
+
+    // Keeps what anchor names (once the node is whole) for the aliases after it. The copy kept
+    // counts against maxNodes as the tree does, so memory is bounded by the limit whatever the
+    // anchors and aliases do.
+    void remember(YAML::anchor_t anchor, const DocNode &node)
+    {
+        if (anchor == 0 || !m_limits.aliases)
+            return;
+        Anchored anchored{node, 0, 0};
+        measure(node, 0, anchored.nodes, anchored.depth);
+        count(anchored.nodes, node.line, node.column);
+        m_anchors[anchor] = std::move(anchored);
+    }
+
+    void count(int nodes, int line, int column)
+    {
+        m_nodes += nodes;
+        if (m_nodes > m_limits.maxNodes)
+            throw StopReading{
+                Error{ErrorCode::Invalid,
+                      u"%1 has more than %2 values once its anchors and aliases are expanded"_s.arg(subject(m_limits))
+                          .arg(m_limits.maxNodes),
+                      lineColumn(line, column),
+                      {}}};
+    }
+
+    // Puts what merge keys named into the mapping: each key it does not give itself, from the
+    // first merged mapping that has it.
+    void applyMerges(Frame &frame)
+    {
+        for (const DocNode &source : frame.merged) {
+            for (const auto &entry : source.entries) {
+                if (frame.node.value(entry.first))
+                    continue;
+                frame.node.entries.push_back(entry);
+                frame.keyLines.push_back(entry.second.line);
+            }
+        }
+        frame.merged.clear();
+    }
 
     [[noreturn]] void stop(const YAML::Mark &mark, const QString &message, const QString &where = {})
     {
@@ -294,19 +371,22 @@ private:
         return node;
     }
 
-    void open(const YAML::Mark &mark, DocNode::Kind kind)
+    void open(const YAML::Mark &mark, DocNode::Kind kind, YAML::anchor_t anchor)
     {
         if (!m_stack.empty() && m_stack.back().node.kind == DocNode::Kind::Map && m_stack.back().expectingKey)
             stop(mark, u"mapping keys must be plain strings, not sequences or mappings"_s);
         if (int(m_stack.size()) + 1 > m_limits.maxDepth)
             stop(mark, u"nesting is deeper than %1 levels"_s.arg(m_limits.maxDepth));
-        m_stack.push_back(Frame{leaf(mark, kind)});
+        m_stack.push_back(Frame{leaf(mark, kind), anchor});
     }
 
     void close()
     {
+        applyMerges(m_stack.back());
         DocNode node = std::move(m_stack.back().node);
+        const YAML::anchor_t anchor = m_stack.back().anchor;
         m_stack.pop_back();
+        remember(anchor, node);
         add(std::move(node));
     }
 
@@ -337,8 +417,13 @@ private:
             return;
         }
         if (!top.expectingKey) {
-            top.node.entries.emplace_back(top.key, std::move(node));
             top.expectingKey = true;
+            if (top.merging) {
+                top.merging = false;
+                merge(top, std::move(node));
+                return;
+            }
+            top.node.entries.emplace_back(top.key, std::move(node));
             return;
         }
         if (node.kind != DocNode::Kind::Scalar) {
@@ -346,6 +431,13 @@ private:
                                     u"mapping keys must be non-empty strings"_s,
                                     lineColumn(node.line, node.column),
                                     {}}};
+        }
+        if (m_limits.aliases && !node.quoted && node.text == u"<<") {
+            // A merge key: what it names joins the mapping when it ends. One mapping may have
+            // several, as people write them to merge two anchors.
+            top.merging = true;
+            top.expectingKey = false;
+            return;
         }
         for (const auto &entry : top.node.entries) {
             if (entry.first == node.text) {
@@ -364,10 +456,34 @@ private:
         top.expectingKey = false;
     }
 
+    // The value of a merge key: a mapping, or a sequence of mappings (the first wins a key).
+    void merge(Frame &top, DocNode &&value)
+    {
+        const auto refuse = [&](const DocNode &wrong) {
+            throw StopReading{
+                Error{ErrorCode::Invalid,
+                      u"a merge key (<<) takes a mapping or a list of mappings, usually an alias (<<: *name)"_s,
+                      lineColumn(wrong.line, wrong.column),
+                      {}}};
+        };
+        if (value.kind == DocNode::Kind::Map) {
+            top.merged.push_back(std::move(value));
+            return;
+        }
+        if (value.kind != DocNode::Kind::Sequence)
+            refuse(value);
+        for (DocNode &item : value.items) {
+            if (item.kind != DocNode::Kind::Map)
+                refuse(item);
+            top.merged.push_back(std::move(item));
+        }
+    }
+
     const ReaderLimits &m_limits;
     std::vector<Frame> m_stack;
     std::optional<DocNode> m_root;
-    int m_nodes = 0;
+    std::unordered_map<YAML::anchor_t, Anchored> m_anchors;
+    int m_nodes = 0; // the values read, copied for aliases and kept for anchors
     int m_docLine = 0;
     int m_docColumn = 0;
 };

@@ -1,8 +1,9 @@
 #pragma once
 // The one place Pando reads YAML (and JSON shaped like it). yaml-cpp is used through its event
-// parser only, so no node graph is ever expanded: aliases are refused, nesting and size are capped
-// before and while reading, duplicate keys are errors, and every yaml-cpp exception is caught here
-// and turned into an Error that says "line L, column C".
+// parser only, so nothing is expanded but what this reader copies for an alias, within the
+// limits (or aliases are refused outright); nesting and size are capped before and while
+// reading, duplicate keys are errors, and every yaml-cpp exception is caught here and turned
+// into an Error that says "line L, column C".
 
 #include "adapters/api/error.h"
 
@@ -42,10 +43,17 @@ Result<QString> scalarText(const DocNode &node, const QString &where, const QStr
 struct ReaderLimits {
     qsizetype maxBytes = 1024LL * 1024;
     int maxDepth = 64;     // nested sequences and mappings
-    int maxNodes = 100000; // every scalar, sequence and mapping counts
+    int maxNodes = 100000; // every scalar, sequence and mapping counts, and every copy aliases make
     // What the messages call the text ("pipeline" → "the pipeline is empty"); empty keeps the
     // AppSpec wording ("the spec is empty", "not allowed in an AppSpec").
     QString document;
+    // Anchors (&name), aliases (*name) and merge keys (<<: *name, <<: [*a, *b]) as YAML 1.1 has
+    // them, as pipelines use them. An alias is a copy of what its anchor named, counted against
+    // maxNodes and maxDepth where it lands (and the copy an anchor keeps, against maxNodes), so a
+    // "billion laughs" ends at maxNodes; a merge adds the keys the mapping does not give itself,
+    // the first merged mapping's before later ones.
+    // false: an alias or merge key is refused (an AppSpec).
+    bool aliases = false;
 };
 
 // Reads one YAML document. Errors: TooLarge (over maxBytes, checked before parsing) or Invalid

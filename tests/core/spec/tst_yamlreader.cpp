@@ -38,6 +38,40 @@ QByteArray aliasBomb()
     return out;
 }
 
+// The tree as one line, keys sorted (a merge adds its keys after the mapping's own), quoted
+// scalars marked: two documents that mean the same print the same.
+QString shape(const detail::DocNode &node)
+{
+    switch (node.kind) {
+    case detail::DocNode::Kind::Null:
+        return u"~"_s;
+    case detail::DocNode::Kind::Scalar:
+        return node.quoted ? u'"' + node.text + u'"' : node.text;
+    case detail::DocNode::Kind::Sequence: {
+        QStringList items;
+        for (const auto &item : node.items)
+            items << shape(item);
+        return u'[' + items.join(u", "_s) + u']';
+    }
+    case detail::DocNode::Kind::Map: {
+        QStringList entries;
+        for (const auto &[key, value] : node.entries)
+            entries << key + u": "_s + shape(value);
+        entries.sort();
+        return u'{' + entries.join(u", "_s) + u'}';
+    }
+    }
+    return {};
+}
+
+detail::ReaderLimits withAliases()
+{
+    detail::ReaderLimits limits;
+    limits.document = u"pipeline"_s;
+    limits.aliases = true;
+    return limits;
+}
+
 QString errorText(const Error &error)
 {
     return u"[%1] %2"_s.arg(errorCodeName(error.code), error.text());
@@ -61,6 +95,10 @@ private Q_SLOTS:
     void sizeLimitBoundary();
     void treeShape();
     void quotedScalarsAreMarked();
+    void aliasesExpand_data();
+    void aliasesExpand();
+    void aliasesRefused_data();
+    void aliasesRefused();
 };
 
 void TestYamlReader::yaml_data()
@@ -284,6 +322,98 @@ void TestYamlReader::quotedScalarsAreMarked()
     const auto limited = detail::readYaml("a: [1, 2, 3, 4]\n", {1024, 64, 4});
     QVERIFY(!limited);
     QVERIFY2(limited.error().message.contains(u"more than 4 values"_s), qPrintable(why(limited)));
+}
+
+// Anchors, aliases and merge keys where a reader allows them (pipelines, task and vars files):
+// each document reads as the same document written out, as the YAML 1.1 merge-key type and
+// Concourse's fly read it.
+void TestYamlReader::aliasesExpand_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<QByteArray>("writtenOut");
+
+    QTest::newRow("scalar") << QByteArray("a: &v hello\nb: *v\n") << QByteArray("a: hello\nb: hello\n");
+    QTest::newRow("quoted scalar stays quoted") << QByteArray("a: &v '1'\nb: *v\n") << QByteArray("a: '1'\nb: '1'\n");
+    QTest::newRow("null") << QByteArray("a: &v ~\nb: *v\n") << QByteArray("a: ~\nb: ~\n");
+    QTest::newRow("a step used twice")
+        << QByteArray("shared: &notify {put: chat, params: {text: failed}}\n"
+                      "jobs:\n- name: a\n  on_failure: *notify\n- name: b\n  on_failure: *notify\n")
+        << QByteArray("shared: {put: chat, params: {text: failed}}\n"
+                      "jobs:\n- name: a\n  on_failure: {put: chat, params: {text: failed}}\n"
+                      "- name: b\n  on_failure: {put: chat, params: {text: failed}}\n");
+    QTest::newRow("anchor on a sequence")
+        << QByteArray("tags: &t [linux, big]\nagain: *t\n") << QByteArray("tags: [linux, big]\nagain: [linux, big]\n");
+    QTest::newRow("anchor inside a list item")
+        << QByteArray("plan:\n- &get {get: repo, trigger: true}\n- task: t\n- *get\n")
+        << QByteArray("plan:\n- {get: repo, trigger: true}\n- task: t\n- {get: repo, trigger: true}\n");
+    QTest::newRow("merge: own keys win") << QByteArray("git: &git {uri: 'https://example.com/r.git', branch: main}\n"
+                                                       "source:\n  <<: *git\n  branch: develop\n")
+                                         << QByteArray("git: {uri: 'https://example.com/r.git', branch: main}\n"
+                                                       "source: {uri: 'https://example.com/r.git', branch: develop}\n");
+    QTest::newRow("merge: own key before the merge wins too")
+        << QByteArray("d: &d {a: 1, b: 2}\nm: {b: 3, <<: *d}\n") << QByteArray("d: {a: 1, b: 2}\nm: {a: 1, b: 3}\n");
+    QTest::newRow("merge: a list, the first wins")
+        << QByteArray("x: &x {a: 1, b: 1}\ny: &y {b: 2, c: 2}\nm:\n  <<: [*x, *y]\n  d: 4\n")
+        << QByteArray("x: {a: 1, b: 1}\ny: {b: 2, c: 2}\nm: {a: 1, b: 1, c: 2, d: 4}\n");
+    QTest::newRow("merge: two merge keys in one mapping")
+        << QByteArray("server: &s {SERVER: a, USER: u}\ntarget: &t {TARGET: b}\n"
+                      "params:\n  <<: *s\n  PATH_A: /a\n  <<: *t\n  PATH_B: /b\n")
+        << QByteArray("server: {SERVER: a, USER: u}\ntarget: {TARGET: b}\n"
+                      "params: {SERVER: a, USER: u, PATH_A: /a, TARGET: b, PATH_B: /b}\n");
+    QTest::newRow("merge: an anchor that merges")
+        << QByteArray("a: &a {x: 1}\nb: &b {<<: *a, y: 2}\nc: {<<: *b, z: 3}\n")
+        << QByteArray("a: {x: 1}\nb: {x: 1, y: 2}\nc: {x: 1, y: 2, z: 3}\n");
+    QTest::newRow("merge: written inline") << QByteArray("m: {<<: {a: 1}, b: 2}\n") << QByteArray("m: {a: 1, b: 2}\n");
+    QTest::newRow("a quoted << is a key like any other")
+        << QByteArray("d: &d {a: 1}\nm: {'<<': *d}\n") << QByteArray("d: {a: 1}\nm: {'<<': {a: 1}}\n");
+    QTest::newRow("an anchor defined again names the later value")
+        << QByteArray("a: &v one\nb: *v\nc: &v two\nd: *v\n") << QByteArray("a: one\nb: one\nc: two\nd: two\n");
+}
+
+void TestYamlReader::aliasesExpand()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(QByteArray, writtenOut);
+    const auto read = detail::readYaml(input, withAliases());
+    QVERIFY2(read, qPrintable(why(read)));
+    const auto expected = detail::readYaml(writtenOut);
+    QVERIFY2(expected, qPrintable(why(expected)));
+    QCOMPARE(shape(*read), shape(*expected));
+}
+
+void TestYamlReader::aliasesRefused_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<QString>("where");
+    QTest::addColumn<QString>("contains");
+
+    QTest::newRow("an alias before its anchor")
+        << QByteArray("a: *v\nb: &v x\n") << u"line 1, column 4"_s << u"anchor"_s;
+    QTest::newRow("an alias of no anchor") << QByteArray("a: *nope\n") << u"line 1, column 4"_s << u"anchor"_s;
+    QTest::newRow("billion laughs") << aliasBomb() << u"line 5, column 4"_s
+                                    << u"more than 100000 values once its anchors and aliases are expanded"_s;
+    QTest::newRow("merge of a scalar") << QByteArray("a: &v x\nm: {<<: *v}\n") << u"line 1, column 4"_s
+                                       << u"a merge key (<<) takes a mapping or a list of mappings"_s;
+    QTest::newRow("merge of a list with a scalar")
+        << QByteArray("a: &v {k: 1}\nm:\n  <<: [*v, 3]\n") << u"line 3, column 12"_s << u"a merge key (<<)"_s;
+    QTest::newRow("a key twice beside a merge")
+        << QByteArray("d: &d {a: 1}\nm:\n  <<: *d\n  b: 1\n  b: 2\n") << u"m.b"_s << u"duplicate key"_s;
+    QTest::newRow("deeper than 64 once expanded")
+        << ("deep: &d " + QByteArray(40, '[') + QByteArray(40, ']') + "\nuse: " + QByteArray(30, '[') + "*d" +
+            QByteArray(30, ']') + "\n")
+        << u"line 2, column 36"_s << u"deeper than 64 levels once its aliases are expanded"_s;
+}
+
+void TestYamlReader::aliasesRefused()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(QString, where);
+    QFETCH(QString, contains);
+    const auto read = detail::readYaml(input, withAliases());
+    QVERIFY2(!read, "read, but an error was expected");
+    QCOMPARE(read.error().code, ErrorCode::Invalid);
+    QCOMPARE(read.error().where, where);
+    QVERIFY2(read.error().message.contains(contains), qPrintable(why(read)));
 }
 
 QTEST_GUILESS_MAIN(TestYamlReader)
