@@ -170,6 +170,11 @@ void setPipeline(Cli &cli)
                     printOut(QStringLiteral("pipeline %1 is new:").arg(name));
                 for (const QJsonValue line : r.json.value(QStringLiteral("diff")).toArray())
                     printOut(colouredDiffLine(line.toString()));
+                if (const QStringList ignored = r.json.value(QStringLiteral("ignored_keys")).toVariant().toStringList();
+                    !ignored.isEmpty())
+                    printErr(QStringLiteral("note: Pando does not read the top-level keys %1 (as fly, it takes "
+                                            "them to hold anchors and leaves them out)")
+                                 .arg(ignored.join(QStringLiteral(", "))));
             }
             cli.confirm(QStringLiteral("apply these changes?"), QStringLiteral("pipelines set ") + name,
                         [&cli, configText, varsText] { applyPipeline(cli, configText, varsText); });

@@ -43,7 +43,7 @@ DocNode readYamlInside(const QString &root, const QString &relative)
     const QByteArray text = readInside(root, relative);
     if (text.isEmpty())
         return {};
-    Result<DocNode> doc = detail::readYaml(text, {MaxProbedFileBytes, 64, 100000, u"file"_s});
+    Result<DocNode> doc = detail::readYaml(text, {MaxProbedFileBytes, 64, 100000, u"file"_s, true});
     if (!doc.has_value() || doc.value().kind != DocNode::Kind::Map)
         return {};
     return std::move(doc.value());

@@ -232,6 +232,9 @@ struct Pipeline {
     QList<Group> groups;
     QStringList secretNames; // secrets the file used (resolved or left as placeholders)
     QStringList varNames;    // vars-file entries the file used
+    // Top-level keys the pipeline does not read, in file order: fly accepts them (they hold
+    // anchors) and so does Pando, saying so.
+    QStringList ignoredKeys;
 
     const ResourceType *resourceType(const QString &name) const;
     const Resource *resource(const QString &name) const;

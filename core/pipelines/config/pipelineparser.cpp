@@ -241,23 +241,55 @@ Result<Group> parseGroup(const DocNode &node, const QString &path)
     return group;
 }
 
+// Takes the top-level keys a pipeline does not read out of tree and returns them. fly accepts
+// any (people keep anchors under them) and leaves them out of what it sends; so does Pando, once
+// the aliases are expanded. The settings Concourse has that Pando does not read yet are refused:
+// leaving them out would run the pipeline otherwise than its author meant.
+Result<QStringList> dropUnreadKeys(DocNode &tree)
+{
+    static const QStringList read{u"resource_types"_s, u"resources"_s, u"jobs"_s, u"groups"_s};
+    static const QStringList unsupported{u"var_sources"_s, u"display"_s};
+    QStringList ignored;
+    for (auto it = tree.entries.begin(); it != tree.entries.end();) {
+        if (read.contains(it->first)) {
+            ++it;
+            continue;
+        }
+        if (unsupported.contains(it->first))
+            return invalid(it->first, u"Pando does not support Concourse's \"%1\" yet"_s.arg(it->first),
+                           u"leave it out; the keys Pando reads here are %1"_s.arg(read.join(u", "_s)));
+        // A near miss of a key the file lacks is a typo, not a place for anchors.
+        if (const QString meant = closest(it->first, read); !meant.isEmpty() && !tree.value(meant))
+            return invalid(QString(), u"unknown key \"%1\"; did you mean \"%2\"?"_s.arg(it->first, meant),
+                           u"a top-level key that only holds anchors may have any name not this close to %1"_s.arg(
+                               read.join(u", "_s)));
+        ignored << it->first;
+        it = tree.entries.erase(it);
+    }
+    return ignored;
+}
+
 } // namespace
 
 Result<Pipeline> parsePipeline(const QByteArray &yaml, const InterpolationSources &interpolation)
 {
     detail::ReaderLimits limits;
     limits.document = u"pipeline"_s;
+    limits.aliases = true;
     auto tree = detail::readYaml(yaml, limits);
     if (!tree)
         return std::unexpected(tree.error());
     if (tree->kind != DocNode::Kind::Map)
         return wrongType(*tree, tree->location(), u"a mapping with resource_types, resources, jobs and groups"_s);
-    PANDO_PIPE_TRY(known, checkKeys(*tree, QString(), {u"resource_types"_s, u"resources"_s, u"jobs"_s, u"groups"_s}));
+    auto ignored = dropUnreadKeys(*tree);
+    if (!ignored)
+        return std::unexpected(ignored.error());
     auto report = interpolate(*tree, interpolation);
     if (!report)
         return std::unexpected(report.error());
 
     Pipeline pipeline;
+    pipeline.ignoredKeys = *ignored;
     pipeline.secretNames = report->secretsUsed;
     pipeline.varNames = report->varsUsed;
     PANDO_PIPE_TRY(

@@ -230,6 +230,7 @@ Result<TaskConfig> parseTaskConfigFile(const QByteArray &yaml, const QString &fi
     };
     detail::ReaderLimits limits;
     limits.document = u"task file"_s;
+    limits.aliases = true;
     auto tree = detail::readYaml(yaml, limits);
     if (!tree)
         return prefixed(tree.error());

@@ -211,6 +211,7 @@ Result<SetPipelineResult> LocalPipelineService::setPipeline(const QString &name,
         return std::unexpected(existing.error());
     SetPipelineResult result;
     result.created = !existing;
+    result.ignoredKeys = after->ignoredKeys;
     if (existing) {
         auto before = parseStored(*existing, false);
         result.diff = before ? diff(*before, *after)

@@ -58,6 +58,7 @@ struct SetPipelineResult {
     QStringList diff;      // unified diff against the stored config; empty when unchanged
     bool created = false;
     bool changed = false;
+    QStringList ignoredKeys; // Pipeline::ignoredKeys
     QJsonObject toJson() const;
 };
 

@@ -55,7 +55,8 @@ QJsonObject SetPipelineResult::toJson() const
     return QJsonObject{{QStringLiteral("pipeline"), pipeline.toJson()},
                        {QStringLiteral("diff"), QJsonArray::fromStringList(diff)},
                        {QStringLiteral("created"), created},
-                       {QStringLiteral("changed"), changed}};
+                       {QStringLiteral("changed"), changed},
+                       {QStringLiteral("ignored_keys"), QJsonArray::fromStringList(ignoredKeys)}};
 }
 
 QJsonObject TriggerResult::toJson() const

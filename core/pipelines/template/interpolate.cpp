@@ -333,6 +333,7 @@ Result<DocNode> readVarsFile(const QByteArray &yaml)
 {
     detail::ReaderLimits limits;
     limits.document = u"vars file"_s;
+    limits.aliases = true;
     auto tree = detail::readYaml(yaml, limits);
     if (!tree)
         return tree;

@@ -206,6 +206,19 @@ void TestPipelineCli::setWithYes()
     QCOMPARE(run.code, 0);
     QCOMPARE(QJsonDocument::fromJson(run.out.toUtf8()).object().value(QStringLiteral("changed")).toBool(true), false);
 
+    // Anchors under a key Pando does not read: accepted as fly accepts them, and the key named.
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("anchored"), QStringLiteral("-c"),
+                 writeFile("shared:\n  step: &get {get: repo, trigger: true}\n"
+                           "resources:\n- {name: repo, type: git, source: {uri: 'file:///srv/r.git'}}\n"
+                           "jobs:\n- name: a\n  plan: [*get]\n- name: b\n  plan: [*get]\n"),
+                 QStringLiteral("--yes")});
+    QVERIFY2(run.code == 0 && run.out.contains(QStringLiteral("created pipeline anchored")), qPrintable(run.all()));
+    QVERIFY2(run.err.contains(QStringLiteral("note: Pando does not read the top-level keys shared")),
+             qPrintable(run.err));
+    QVERIFY(
+        pando({QStringLiteral("pipelines"), QStringLiteral("rm"), QStringLiteral("anchored"), QStringLiteral("--yes")})
+            .code == 0);
+
     // A config the service refuses: its error, one line, nothing applied.
     run = pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("bad"), QStringLiteral("-c"),
                  writeFile("resources: []\n"), QStringLiteral("--yes")});

@@ -5,6 +5,7 @@
 // drive a run step by step.
 
 #include "core/events/eventbus.h"
+#include "core/pipelines/config/pipelineconfig.h"
 #include "core/pipelines/runview/runview.h"
 #include "core/pipelines/service/pipelineservice.h"
 #include "tests/support/vocabtesting.h"
@@ -140,6 +141,9 @@ public:
         const QString now = QString::fromUtf8(configYaml);
         result.created = !exists;
         result.changed = !exists || old != now;
+        // Which top-level keys a pipeline does not read is the parser's to say.
+        if (const auto parsed = core::pipelines::parsePipeline(configYaml))
+            result.ignoredKeys = parsed->ignoredKeys;
         if (result.changed) {
             result.diff << QStringLiteral("--- %1 (stored)").arg(name) << QStringLiteral("+++ %1 (new)").arg(name);
             for (const QString &line : old.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
