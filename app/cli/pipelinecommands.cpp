@@ -175,6 +175,14 @@ void setPipeline(Cli &cli)
                     printErr(QStringLiteral("note: Pando does not read the top-level keys %1 (as fly, it takes "
                                             "them to hold anchors and leaves them out)")
                                  .arg(ignored.join(QStringLiteral(", "))));
+                for (const QJsonValue var : r.json.value(QStringLiteral("undefined_vars")).toArray()) {
+                    // "secrets:db.password" is the secret db.
+                    const QString written = var.toString();
+                    const QString secret = written.section(QLatin1Char(':'), -1).section(QLatin1Char('.'), 0, 0);
+                    printErr(QStringLiteral("note: ((%1)) has no value yet; runs that use it fail until it is set: "
+                                            "pando secrets set %2 --pipeline %3")
+                                 .arg(written, secret, name));
+                }
             }
             cli.confirm(QStringLiteral("apply these changes?"), QStringLiteral("pipelines set ") + name,
                         [&cli, configText, varsText] { applyPipeline(cli, configText, varsText); });

@@ -235,6 +235,9 @@ struct Pipeline {
     // Top-level keys the pipeline does not read, in file order: fly accepts them (they hold
     // anchors) and so does Pando, saying so.
     QStringList ignoredKeys;
+    // Placeholders nothing gave a value when the file was read (InterpolationSources::
+    // allowUndefined), as written ("db.password"): a run resolves them from the secrets store.
+    QStringList undefinedVars;
 
     const ResourceType *resourceType(const QString &name) const;
     const Resource *resource(const QString &name) const;

@@ -290,6 +290,7 @@ Result<Pipeline> parsePipeline(const QByteArray &yaml, const InterpolationSource
 
     Pipeline pipeline;
     pipeline.ignoredKeys = *ignored;
+    pipeline.undefinedVars = report->undefined;
     pipeline.secretNames = report->secretsUsed;
     pipeline.varNames = report->varsUsed;
     PANDO_PIPE_TRY(

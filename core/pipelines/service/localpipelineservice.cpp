@@ -163,6 +163,9 @@ Result<Pipeline> LocalPipelineService::parseStored(const PipelineRecord &record,
     };
     sources.secretMode =
         resolveSecrets ? InterpolationSources::SecretMode::Resolve : InterpolationSources::SecretMode::Placeholder;
+    // As fly: a var with no value when the pipeline is set stays a placeholder, for the secrets
+    // store to give when a run reads the pipeline (a run it is still missing for errors, saying so).
+    sources.allowUndefined = !resolveSecrets;
     return parsePipeline(record.configYaml.toUtf8(), sources);
 }
 
@@ -199,7 +202,14 @@ Result<SetPipelineResult> LocalPipelineService::setPipeline(const QString &name,
         if (secret.isEmpty())
             continue;
         const QString where = resource.path + QStringLiteral(".webhook_token");
-        if (auto problem = webhookTokenProblem(secretValue(name, secret).value_or(QString()), where)) {
+        const std::optional<QString> token = secretValue(name, secret);
+        if (!token)
+            return fail(ErrorCode::Invalid,
+                        QStringLiteral("the webhook token names the secret %1, which is not set").arg(secret), where,
+                        QStringLiteral("set it first (pando secrets set %1 --pipeline %2 reads it from standard "
+                                       "input), then set the pipeline again")
+                            .arg(secret, name));
+        if (auto problem = webhookTokenProblem(*token, where)) {
             problem->message = QStringLiteral("the secret %1: ").arg(secret) + problem->message;
             return std::unexpected(*problem);
         }
@@ -212,6 +222,7 @@ Result<SetPipelineResult> LocalPipelineService::setPipeline(const QString &name,
     SetPipelineResult result;
     result.created = !existing;
     result.ignoredKeys = after->ignoredKeys;
+    result.undefinedVars = after->undefinedVars;
     if (existing) {
         auto before = parseStored(*existing, false);
         result.diff = before ? diff(*before, *after)

@@ -58,7 +58,8 @@ struct SetPipelineResult {
     QStringList diff;      // unified diff against the stored config; empty when unchanged
     bool created = false;
     bool changed = false;
-    QStringList ignoredKeys; // Pipeline::ignoredKeys
+    QStringList ignoredKeys;   // Pipeline::ignoredKeys
+    QStringList undefinedVars; // Pipeline::undefinedVars: no value yet; runs that read them error until set
     QJsonObject toJson() const;
 };
 

@@ -56,7 +56,8 @@ QJsonObject SetPipelineResult::toJson() const
                        {QStringLiteral("diff"), QJsonArray::fromStringList(diff)},
                        {QStringLiteral("created"), created},
                        {QStringLiteral("changed"), changed},
-                       {QStringLiteral("ignored_keys"), QJsonArray::fromStringList(ignoredKeys)}};
+                       {QStringLiteral("ignored_keys"), QJsonArray::fromStringList(ignoredKeys)},
+                       {QStringLiteral("undefined_vars"), QJsonArray::fromStringList(undefinedVars)}};
 }
 
 QJsonObject TriggerResult::toJson() const

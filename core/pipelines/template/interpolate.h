@@ -20,7 +20,7 @@ using SecretLookup = std::function<std::optional<QString>(const QString &name)>;
 
 // What expanding placeholders may add to a file, in all: a var (or secret) is copied whole at each
 // place it is used, so a few hundred uses of a large one would otherwise multiply a 1 MiB file
-// into gigabytes (the "billion laughs" the reader's alias ban stops for YAML itself).
+// into gigabytes (the "billion laughs" the reader's limits stop for YAML itself).
 struct ExpansionLimits {
     qsizetype maxBytes = 4 * 1024 * 1024; // text added by substitutions, summed over every use
     int maxNodes = 200000;                // values added by substitutions, summed over every use

@@ -210,10 +210,15 @@ void TestPipelineCli::setWithYes()
     run = pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("anchored"), QStringLiteral("-c"),
                  writeFile("shared:\n  step: &get {get: repo, trigger: true}\n"
                            "resources:\n- {name: repo, type: git, source: {uri: 'file:///srv/r.git'}}\n"
-                           "jobs:\n- name: a\n  plan: [*get]\n- name: b\n  plan: [*get]\n"),
+                           "jobs:\n- name: a\n  plan: [*get]\n- name: b\n  plan: [*get, {put: repo, params: "
+                           "{token: ((secrets:deploy.token))}}]\n"),
                  QStringLiteral("--yes")});
     QVERIFY2(run.code == 0 && run.out.contains(QStringLiteral("created pipeline anchored")), qPrintable(run.all()));
     QVERIFY2(run.err.contains(QStringLiteral("note: Pando does not read the top-level keys shared")),
+             qPrintable(run.err));
+    // A var with no value yet is named, with the command that gives it one.
+    QVERIFY2(run.err.contains(QStringLiteral("note: ((secrets:deploy.token)) has no value yet; runs that use it fail "
+                                             "until it is set: pando secrets set deploy --pipeline anchored")),
              qPrintable(run.err));
     QVERIFY(
         pando({QStringLiteral("pipelines"), QStringLiteral("rm"), QStringLiteral("anchored"), QStringLiteral("--yes")})

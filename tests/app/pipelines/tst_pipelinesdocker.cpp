@@ -75,6 +75,7 @@ private Q_SLOTS:
     void aCommitRunsTheJobsInPassedOrder();
     void unchangedStepsAreSkippedOnARerun();
     void attemptsAndHooks();
+    void varsWithoutAValueWaitForTheRun();
     void anotherUserReadsInputsAndWritesOutputs();
     void timeoutErrorsAndLeavesNoContainer();
     void abortStopsTheRunningStep();
@@ -310,6 +311,33 @@ void TestPipelinesDocker::attemptsAndHooks()
     const RunTreeNode &fails = tree->roots.first();
     QCOMPARE(fails.step.attempt, 2);
     QCOMPARE(fails.step.exitCode, 3);
+}
+
+// As with fly and Concourse: a var nothing gives a value when the pipeline is set stays a
+// placeholder, named in the answer; a run errors saying which var it lacks, and once a secret
+// of that name is stored the next run reads it.
+void TestPipelinesDocker::varsWithoutAValueWaitForTheRun()
+{
+    const QByteArray config = "jobs:\n  - name: greet\n    plan:\n" +
+                              taskItem(6, "say", "test ${#GREETING} -eq 11 && test ${GREETING#hello-} = later", {}, {},
+                                       {"params: {GREETING: ((greeting))}"});
+    auto set = service().setPipeline(QStringLiteral("later"), config, {}, false, Actor{});
+    QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
+    QCOMPARE(set->undefinedVars, QStringList{QStringLiteral("greeting")});
+
+    auto first = service().triggerJob(QStringLiteral("later"), QStringLiteral("greet"), Actor{});
+    QVERIFY2(first, qPrintable(first ? QString() : first.error().text()));
+    const RunRecord lacking = waitRun(first->run.id);
+    QCOMPARE(lacking.status, core::RunStatus::Errored);
+    QVERIFY2(lacking.error.contains(QLatin1String("undefined var \"greeting\"")), qPrintable(lacking.error));
+
+    QVERIFY(service().setSecret(QStringLiteral("later"), QStringLiteral("greeting"), QStringLiteral("hello-later"),
+                                Actor{}));
+    auto second = service().triggerJob(QStringLiteral("later"), QStringLiteral("greet"), Actor{});
+    QVERIFY(second);
+    const RunRecord done = waitRun(second->run.id);
+    QVERIFY2(done.status == core::RunStatus::Succeeded, qPrintable(done.error + outputOf(done.id).join(u'\n')));
+    QVERIFY(!outputOf(done.id).join(u'\n').contains(QLatin1String("hello-later")));
 }
 
 // pandod runs with umask 077, so what it makes on the host is its own; a task that runs as another

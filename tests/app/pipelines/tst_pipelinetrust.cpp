@@ -383,6 +383,13 @@ void TestPipelineTrust::webhookTokensAreLongAndTheRouteTellsNothing()
     QVERIFY(!shortSecret);
     QVERIFY2(shortSecret.error().message.contains(QLatin1String("the secret short-hook")),
              qPrintable(shortSecret.error().text()));
+    // A var with no value waits for the run, but a webhook token is checked when it is set.
+    auto unset = service().setPipeline(QStringLiteral("hooky"), head + "((no-hook-yet))\n" + job, {}, false, Actor{});
+    QVERIFY(!unset);
+    QCOMPARE(unset.error().where, QStringLiteral("resources[0].webhook_token"));
+    QVERIFY2(unset.error().message.contains(QLatin1String("names the secret no-hook-yet, which is not set")) &&
+                 unset.error().hint.contains(QLatin1String("pando secrets set no-hook-yet --pipeline hooky")),
+             qPrintable(unset.error().text()));
 
     const QString token = QStringLiteral("0123456789abcdef0123456789abcdef");
     QVERIFY(service().setSecret({}, QStringLiteral("hook"), token, Actor{}));

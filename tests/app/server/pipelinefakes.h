@@ -141,9 +141,14 @@ public:
         const QString now = QString::fromUtf8(configYaml);
         result.created = !exists;
         result.changed = !exists || old != now;
-        // Which top-level keys a pipeline does not read is the parser's to say.
-        if (const auto parsed = core::pipelines::parsePipeline(configYaml))
+        // Which top-level keys a pipeline does not read, and which vars have no value, is the
+        // parser's to say.
+        core::pipelines::InterpolationSources sources;
+        sources.allowUndefined = true;
+        if (const auto parsed = core::pipelines::parsePipeline(configYaml, sources)) {
             result.ignoredKeys = parsed->ignoredKeys;
+            result.undefinedVars = parsed->undefinedVars;
+        }
         if (result.changed) {
             result.diff << QStringLiteral("--- %1 (stored)").arg(name) << QStringLiteral("+++ %1 (new)").arg(name);
             for (const QString &line : old.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
