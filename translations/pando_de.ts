@@ -1494,6 +1494,10 @@
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
+    <message>
+        <source>%1: %2; not started by hand (disable_manual_trigger): its resources start it</source>
+        <translation>%1: %2; wird nicht von Hand gestartet (disable_manual_trigger): seine Ressourcen starten ihn</translation>
+    </message>
 </context>
 <context>
     <name>LogLines</name>

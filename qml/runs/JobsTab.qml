@@ -223,6 +223,12 @@ Pane {
                         required property string lastRunText
                         required property bool busy
                         required property string actionError
+                        required property bool manualTrigger
+                        // What the box's tooltip says: what feeds the job, and why it has no Trigger.
+                        readonly property string hint: job.manualTrigger
+                            ? qsTr("%1: %2").arg(job.name).arg(job.upstreamText)
+                            : qsTr("%1: %2; not started by hand (disable_manual_trigger): its resources start it")
+                                  .arg(job.name).arg(job.upstreamText)
                         x: root.boxX(job.stage)
                         y: root.boxY(job.slot)
                         width: root.columnWidth
@@ -235,7 +241,7 @@ Pane {
                         palette.window: job.highlighted ? root.palette.highlight : root.palette.base
                         Accessible.name: qsTr("%1, %2, %3").arg(job.name).arg(job.upstreamText).arg(job.lastRunText)
                         ToolTip.visible: job.hovered
-                        ToolTip.text: qsTr("%1: %2").arg(job.name).arg(job.upstreamText)
+                        ToolTip.text: job.hint
                         ToolTip.delay: 600
                         onImplicitHeightChanged: root.heightsRevision++
                         onClicked: root.current = job.index
@@ -244,8 +250,10 @@ Pane {
                         onXChanged: edges.requestPaint()
                         onWidthChanged: edges.requestPaint()
                         onYChanged: edges.requestPaint()
-                        Keys.onReturnPressed: root.jobsModel.trigger(job.index)
-                        Keys.onEnterPressed: root.jobsModel.trigger(job.index)
+                        Keys.onReturnPressed: if (job.manualTrigger)
+                            root.jobsModel.trigger(job.index)
+                        Keys.onEnterPressed: if (job.manualTrigger)
+                            root.jobsModel.trigger(job.index)
                         Keys.onUpPressed: root.focusJob(Math.max(0, job.index - 1))
                         Keys.onDownPressed: root.focusJob(Math.min(boxes.count - 1, job.index + 1))
                         Keys.onLeftPressed: root.focusJob(root.neighbour(job.index, false))
@@ -299,7 +307,8 @@ Pane {
                                 Layout.alignment: Qt.AlignLeft
                                 text: qsTr("Trigger")
                                 Accessible.name: qsTr("Trigger %1").arg(job.name)
-                                enabled: !job.busy && !root.paused
+                                enabled: !job.busy && !root.paused && job.manualTrigger
+                                // A disabled button shows no tooltip of its own: the box's says why.
                                 ToolTip.visible: hovered
                                 ToolTip.text: root.paused ? qsTr("The pipeline is paused; unpause it to start runs")
                                                           : qsTr("Start a run of %1").arg(job.name)

@@ -75,6 +75,7 @@ QHash<int, QByteArray> JobsModel::roleNames() const
         {LastRunTextRole, "lastRunText"},
         {BusyRole, "busy"},
         {ActionErrorRole, "actionError"},
+        {ManualTriggerRole, "manualTrigger"},
         {SlotRole, "slot"},
     };
 }
@@ -116,6 +117,8 @@ QVariant JobsModel::data(const QModelIndex &index, int role) const
         return row.actionError;
     case SlotRole:
         return row.slot;
+    case ManualTriggerRole:
+        return row.manualTrigger;
     }
     return {};
 }
@@ -208,6 +211,7 @@ void JobsModel::apply(const QJsonObject &pipeline)
         const QJsonObject job = value.toObject();
         Row row;
         row.name = job.value(u"name"_s).toString();
+        row.manualTrigger = !job.value(u"disable_manual_trigger"_s).toBool();
         QList<QJsonObject> gets;
         collectGets(job.value(u"plan"_s), gets);
         for (const QJsonObject &get : std::as_const(gets)) {

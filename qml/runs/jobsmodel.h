@@ -59,6 +59,7 @@ public:
         BusyRole,          // a trigger is on its way
         ActionErrorRole,   // why the last trigger was refused
         SlotRole,          // 0, 1, ...: its place among the jobs of its stage, in file order
+        ManualTriggerRole, // false: the job has disable_manual_trigger (only its resources start it)
     };
     Q_ENUM(Role)
 
@@ -99,6 +100,7 @@ private:
         QStringList inputs;  // "repo (triggers)"
         QJsonObject lastRun; // RunState::summaryOf
         bool busy = false;
+        bool manualTrigger = true; // no disable_manual_trigger
         QString actionError;
     };
     void onEvent(const QJsonObject &event) override;

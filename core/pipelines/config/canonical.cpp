@@ -317,6 +317,11 @@ QJsonObject toJson(const Job &job)
                     {u"serial"_s, job.serial},
                     {u"max_in_flight"_s, job.maxInFlight},
                     {u"public"_s, job.isPublic}};
+    // Only when set, so that a pipeline set before these were read keeps its digest and diff.
+    if (job.disableManualTrigger)
+        out.insert(u"disable_manual_trigger"_s, true);
+    if (job.interruptible)
+        out.insert(u"interruptible"_s, true);
     insertHooks(out, job.hooks);
     return out;
 }

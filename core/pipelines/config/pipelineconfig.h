@@ -217,7 +217,12 @@ struct Job {
     bool serial = false;   // builds run one at a time (max_in_flight 1)
     int maxInFlight = 0;   // 0: unlimited; serial makes it 1
     bool isPublic = false; // `public:`
-    Hooks hooks;           // run after the whole plan
+    // `disable_manual_trigger:` nobody starts it by hand (pando jobs trigger, the API, the
+    // desktop); its resources' new versions and passed: still do.
+    bool disableManualTrigger = false;
+    // `interruptible:` read as Concourse has it; Pando retires no workers, so nothing waits on it.
+    bool interruptible = false;
+    Hooks hooks; // run after the whole plan
 };
 
 struct Group {

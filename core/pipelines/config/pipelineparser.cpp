@@ -188,8 +188,9 @@ Result<Resource> parseResource(const DocNode &node, const QString &path, const P
 Result<Job> parseJob(const DocNode &node, const QString &path)
 {
     PANDO_PIPE_TRY(keys, checkKeys(node, path,
-                                   {u"name"_s, u"plan"_s, u"serial"_s, u"max_in_flight"_s, u"public"_s, u"on_success"_s,
-                                    u"on_failure"_s, u"on_error"_s, u"on_abort"_s, u"ensure"_s}));
+                                   {u"name"_s, u"plan"_s, u"serial"_s, u"max_in_flight"_s, u"public"_s,
+                                    u"disable_manual_trigger"_s, u"interruptible"_s, u"on_success"_s, u"on_failure"_s,
+                                    u"on_error"_s, u"on_abort"_s, u"ensure"_s}));
     Job job;
     job.path = path;
     PANDO_PIPE_TRY(name, requiredString(node, u"name"_s, path));
@@ -218,9 +219,13 @@ Result<Job> parseJob(const DocNode &node, const QString &path)
     }
     if (job.serial)
         job.maxInFlight = 1;
-    if (const DocNode *isPublic = node.value(u"public"_s)) {
-        PANDO_PIPE_TRY(flag, boolean(*isPublic, join(path, u"public"_s)));
-        job.isPublic = *flag;
+    for (const auto &[key, field] :
+         {std::pair{u"public"_s, &job.isPublic}, std::pair{u"disable_manual_trigger"_s, &job.disableManualTrigger},
+          std::pair{u"interruptible"_s, &job.interruptible}}) {
+        if (const DocNode *value = node.value(key)) {
+            PANDO_PIPE_TRY(flag, boolean(*value, join(path, key)));
+            *field = *flag;
+        }
     }
     PANDO_PIPE_TRY(hooks, parseHooksOf(node, path));
     job.hooks = std::move(*hooks);

@@ -356,9 +356,17 @@ Result<TriggerResult> LocalPipelineService::triggerJob(const QString &pipelineNa
     auto parsed = parseStored(*row, false);
     if (!parsed)
         return std::unexpected(parsed.error());
-    if (!parsed->job(job))
+    const Job *found = parsed->job(job);
+    if (!found)
         return fail(ErrorCode::NotFound, QStringLiteral("pipeline %1 has no job named %2").arg(pipelineName, job),
                     QStringLiteral("job"));
+    if (found->disableManualTrigger)
+        return fail(ErrorCode::Conflict,
+                    QStringLiteral("job %1 of pipeline %2 is not started by hand (disable_manual_trigger)")
+                        .arg(job, pipelineName),
+                    found->path + QStringLiteral(".disable_manual_trigger"),
+                    QStringLiteral("its resources' new versions start it; to start it by hand, take "
+                                   "disable_manual_trigger out of the job and set the pipeline again"));
     // A paused pipeline starts no run: queueing one would leave it waiting with nobody told why.
     if (row->paused)
         return fail(

@@ -76,6 +76,7 @@ private Q_SLOTS:
     void unchangedStepsAreSkippedOnARerun();
     void attemptsAndHooks();
     void varsWithoutAValueWaitForTheRun();
+    void manualTriggerCanBeDisabled();
     void anotherUserReadsInputsAndWritesOutputs();
     void timeoutErrorsAndLeavesNoContainer();
     void abortStopsTheRunningStep();
@@ -338,6 +339,23 @@ void TestPipelinesDocker::varsWithoutAValueWaitForTheRun()
     const RunRecord done = waitRun(second->run.id);
     QVERIFY2(done.status == core::RunStatus::Succeeded, qPrintable(done.error + outputOf(done.id).join(u'\n')));
     QVERIFY(!outputOf(done.id).join(u'\n').contains(QLatin1String("hello-later")));
+}
+
+// A job with disable_manual_trigger is not started by hand: the trigger is refused naming the
+// key, and nothing is queued.
+void TestPipelinesDocker::manualTriggerCanBeDisabled()
+{
+    const QByteArray config =
+        "jobs:\n  - name: guarded\n    disable_manual_trigger: true\n    plan:\n" + taskItem(6, "say", "true", {});
+    QVERIFY(service().setPipeline(QStringLiteral("guarded"), config, {}, false, Actor{}));
+    const auto refused = service().triggerJob(QStringLiteral("guarded"), QStringLiteral("guarded"), Actor{});
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, ErrorCode::Conflict);
+    QCOMPARE(refused.error().where, QStringLiteral("jobs[0].disable_manual_trigger"));
+    QVERIFY2(refused.error().message.contains(QLatin1String("not started by hand")),
+             qPrintable(refused.error().text()));
+    const auto runs = service().runs(QStringLiteral("guarded"), QStringLiteral("guarded"), 10);
+    QVERIFY(runs && runs->isEmpty());
 }
 
 // pandod runs with umask 077, so what it makes on the host is its own; a task that runs as another

@@ -41,7 +41,7 @@ Item {
                "jobs:\n" +
                "- name: build\n  plan:\n  - get: num\n" + task("print") +
                "- name: test\n  plan:\n  - get: num\n    passed: [build]\n" + task("print") +
-               "- name: ship\n  plan:\n  - in_parallel:\n    - get: num\n      passed: [build, test]\n" + task(shipTask);
+               "- name: ship\n  disable_manual_trigger: true\n  plan:\n  - in_parallel:\n    - get: num\n      passed: [build, test]\n" + task(shipTask);
     }
 
     UserTestCase {
@@ -178,6 +178,10 @@ Item {
             verify(jobs.itemAt(1).highlighted);
             keyClick(Qt.Key_Tab);
             verify(named("jobTrigger", jobs.itemAt(1)).activeFocus, "Tab does not reach the job's Trigger");
+            // ship has disable_manual_trigger: its Trigger is off and its box says why.
+            verify(named("jobTrigger", jobs.itemAt(0)).enabled && named("jobTrigger", jobs.itemAt(1)).enabled);
+            verify(!named("jobTrigger", jobs.itemAt(2)).enabled, "ship's Trigger is on");
+            verify(jobs.itemAt(2).hint.indexOf("not started by hand") >= 0, jobs.itemAt(2).hint);
         }
 
         function test_4_aPinnedVersionIsTheOneTheNextRunGets() {

@@ -529,6 +529,24 @@ private Q_SLOTS:
         QVERIFY(!unread->secretNames.contains(u"unused-secret"_s));
     }
 
+    // Job settings Concourse documents, read as it reads them.
+    void jobSettings()
+    {
+        const auto parsed = parsePipeline(pipelineWith("- name: deploy\n  disable_manual_trigger: true\n"
+                                                       "  interruptible: true\n  plan: [{get: repo, trigger: true}]\n"
+                                                       "- name: test\n  plan: [{get: repo}]\n"));
+        QVERIFY2(parsed, qPrintable(parsed ? QString() : parsed.error().text()));
+        QVERIFY(parsed->job(u"deploy"_s)->disableManualTrigger && parsed->job(u"deploy"_s)->interruptible);
+        QVERIFY(!parsed->job(u"test"_s)->disableManualTrigger && !parsed->job(u"test"_s)->interruptible);
+        // Unset, they leave a job's canonical form as it was before Pando read them.
+        QVERIFY(!toJson(*parsed->job(u"test"_s)).contains(u"disable_manual_trigger"_s));
+        QCOMPARE(toJson(*parsed->job(u"deploy"_s)).value(u"disable_manual_trigger"_s).toBool(), true);
+        const auto wrong = parsePipeline(pipelineWith("- name: a\n  disable_manual_trigger: sometimes\n"
+                                                      "  plan: [{get: repo}]\n"));
+        QVERIFY(!wrong);
+        QCOMPARE(wrong.error().where, u"jobs[0].disable_manual_trigger"_s);
+    }
+
     void diffShowsChanges()
     {
         const auto before = parsePipeline(pipelineWith("- name: a\n  plan:\n  - get: repo\n"));
