@@ -26,6 +26,12 @@ struct VersionMetadata {
 
 using LogSink = std::function<void(const QString &line)>;
 
+// What a get or put is told of the build it runs in, as Concourse tells a resource: BUILD_ID,
+// BUILD_NAME, BUILD_JOB_NAME, BUILD_PIPELINE_NAME, BUILD_TEAM_NAME and, for a resource with
+// expose_build_created_by, BUILD_CREATED_BY. A type that runs commands hands them over as
+// environment variables; a built-in may ignore them. Never part of a step's cache key.
+using BuildMetadata = QMap<QString, QString>;
+
 class ResourceType {
 public:
     virtual ~ResourceType() = default;
@@ -35,10 +41,11 @@ public:
                                          const LogSink &log) = 0;
     // Fetches `version` into the empty directory dir.
     virtual Result<VersionMetadata> in(const QJsonObject &source, const Version &version, const QJsonObject &params,
-                                       const QString &dir, const CancelToken &cancel, const LogSink &log) = 0;
+                                       const QString &dir, const BuildMetadata &build, const CancelToken &cancel,
+                                       const LogSink &log) = 0;
     // Pushes from workDir (which holds the step's inputs as subdirectories); returns the new version.
     virtual Result<VersionMetadata> out(const QJsonObject &source, const QJsonObject &params, const QString &workDir,
-                                        const CancelToken &cancel, const LogSink &log) = 0;
+                                        const BuildMetadata &build, const CancelToken &cancel, const LogSink &log) = 0;
 };
 
 } // namespace pando::adapters

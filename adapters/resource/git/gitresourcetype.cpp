@@ -361,7 +361,8 @@ Result<QList<Version>> GitResourceType::check(const QJsonObject &source, const V
 }
 
 Result<VersionMetadata> GitResourceType::in(const QJsonObject &source, const Version &version, const QJsonObject &,
-                                            const QString &dir, const CancelToken &cancel, const LogSink &log)
+                                            const QString &dir, const BuildMetadata &, const CancelToken &cancel,
+                                            const LogSink &log)
 {
     Result<GitSourceConfig> config = parseSource(source);
     if (!config)
@@ -420,7 +421,7 @@ Result<VersionMetadata> GitResourceType::in(const QJsonObject &source, const Ver
 }
 
 Result<VersionMetadata> GitResourceType::out(const QJsonObject &, const QJsonObject &, const QString &,
-                                             const CancelToken &, const LogSink &)
+                                             const BuildMetadata &, const CancelToken &, const LogSink &)
 {
     return fail(ErrorCode::Invalid, u"the git resource cannot put yet"_s, u"put"_s,
                 u"push from a task step, or define a shell resource type whose out command pushes"_s);

@@ -43,9 +43,10 @@ public:
     Result<QList<Version>> check(const QJsonObject &source, const Version &from, const CancelToken &cancel,
                                  const LogSink &log) override;
     Result<VersionMetadata> in(const QJsonObject &source, const Version &version, const QJsonObject &params,
-                               const QString &dir, const CancelToken &cancel, const LogSink &log) override;
+                               const QString &dir, const BuildMetadata &build, const CancelToken &cancel,
+                               const LogSink &log) override;
     Result<VersionMetadata> out(const QJsonObject &source, const QJsonObject &params, const QString &workDir,
-                                const CancelToken &cancel, const LogSink &log) override;
+                                const BuildMetadata &build, const CancelToken &cancel, const LogSink &log) override;
 
 private:
     GitMirrors m_source;

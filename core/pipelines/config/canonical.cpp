@@ -302,6 +302,11 @@ QJsonObject toJson(const Resource &resource)
     out.insert(u"webhook"_s, !resource.webhookToken.isEmpty());
     if (!resource.icon.isEmpty())
         out.insert(u"icon"_s, resource.icon);
+    // Only when set, so that a pipeline set before these were read keeps its digest and diff.
+    if (resource.exposeBuildCreatedBy)
+        out.insert(u"expose_build_created_by"_s, true);
+    if (resource.isPublic)
+        out.insert(u"public"_s, true);
     if (resource.pinnedVersion)
         out.insert(u"version"_s, stringMapJson(*resource.pinnedVersion));
     return out;

@@ -208,6 +208,8 @@ struct Resource {
     QString webhookToken;                    // `webhook_token:`; empty: no webhook
     QString icon;                            // `icon:` a Material Design icon name, for views only
     std::optional<VersionMap> pinnedVersion; // `version:` every get of it uses this version
+    bool exposeBuildCreatedBy = false;       // `expose_build_created_by:` its get and put see BUILD_CREATED_BY
+    bool isPublic = false;                   // `public:` read as Concourse has it; every view needs a sign-in here
 };
 
 struct Job {

@@ -129,7 +129,7 @@ Result<Resource> parseResource(const DocNode &node, const QString &path, const P
 {
     PANDO_PIPE_TRY(keys, checkKeys(node, path,
                                    {u"name"_s, u"type"_s, u"source"_s, u"check_every"_s, u"webhook_token"_s, u"icon"_s,
-                                    u"version"_s}));
+                                    u"version"_s, u"expose_build_created_by"_s, u"public"_s}));
     Resource resource;
     resource.path = path;
     PANDO_PIPE_TRY(name, requiredString(node, u"name"_s, path));
@@ -171,6 +171,13 @@ Result<Resource> parseResource(const DocNode &node, const QString &path, const P
             if (auto problem = webhookTokenProblem(*text, join(path, u"webhook_token"_s)))
                 return std::unexpected(*problem);
         resource.webhookToken = *text;
+    }
+    for (const auto &[key, field] : {std::pair{u"expose_build_created_by"_s, &resource.exposeBuildCreatedBy},
+                                     std::pair{u"public"_s, &resource.isPublic}}) {
+        if (const DocNode *value = node.value(key)) {
+            PANDO_PIPE_TRY(flag, boolean(*value, join(path, key)));
+            *field = *flag;
+        }
     }
     if (const DocNode *icon = node.value(u"icon"_s); !isNull(icon)) {
         PANDO_PIPE_TRY(text, string(*icon, join(path, u"icon"_s)));

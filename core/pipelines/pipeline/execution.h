@@ -153,6 +153,8 @@ private:
             m_log.note(step.path, QStringLiteral("caching the step's outputs failed (it runs again next time): ") +
                                       cached.error().text());
     }
+    // What a get or put of resource is told of this run (adapters::BuildMetadata).
+    adapters::BuildMetadata buildMetadata(const Resource &resource) const;
     adapters::LogSink sinkFor(const QString &stepId)
     {
         return [this, stepId](const QString &line) {

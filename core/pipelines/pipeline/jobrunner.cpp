@@ -24,6 +24,20 @@ QByteArray Execution::hashable(const QJsonObject &config) const
     return bytes;
 }
 
+adapters::BuildMetadata Execution::buildMetadata(const Resource &resource) const
+{
+    // Pando has no teams: Concourse's default team's name, which resources print as it is.
+    adapters::BuildMetadata build{{QStringLiteral("BUILD_ID"), m_run.id},
+                                  {QStringLiteral("BUILD_NAME"), QString::number(m_run.number)},
+                                  {QStringLiteral("BUILD_JOB_NAME"), m_run.job},
+                                  {QStringLiteral("BUILD_PIPELINE_NAME"), m_run.pipeline},
+                                  {QStringLiteral("BUILD_TEAM_NAME"), QStringLiteral("main")}};
+    // Who started the run by hand; a run its resources started has nobody to name.
+    if (resource.exposeBuildCreatedBy && m_run.trigger == QLatin1String("manual") && !m_run.actor.isEmpty())
+        build.insert(QStringLiteral("BUILD_CREATED_BY"), m_run.actor);
+    return build;
+}
+
 QString Execution::getScope(const Resource &resource) const
 {
     const ResourceType *declared = m_pipeline.resourceType(resource.type);
@@ -382,7 +396,8 @@ Outcome Execution::fetch(const Step &step, const QString &artifact, const adapte
     auto dir = m_deps.workspace.createArtifact(m_run.id, artifact);
     if (!dir)
         return errored(rec, dir.error());
-    auto fetched = (*type)->in(resource->source, version, params, *dir, cancel, sinkFor(step.path));
+    auto fetched =
+        (*type)->in(resource->source, version, params, *dir, buildMetadata(*resource), cancel, sinkFor(step.path));
     if (!fetched)
         return finishOnError(rec, outcomeOfError(fetched.error(), why(link)), fetched.error());
     for (const auto &[name, value] : std::as_const(fetched->metadata))
@@ -424,7 +439,8 @@ Outcome Execution::runPut(const Step &step, RunStepRecord &rec, const LinkedCanc
     auto dirs = m_deps.workspace.createStep(m_run.id, stepKey, layout);
     if (!dirs)
         return errored(rec, dirs.error());
-    auto pushed = (*type)->out(resource->source, step.put.params, dirs->dir, cancel, sinkFor(step.path));
+    auto pushed = (*type)->out(resource->source, step.put.params, dirs->dir, buildMetadata(*resource), cancel,
+                               sinkFor(step.path));
     removeStepDir(stepKey);
     if (!pushed)
         return finishOnError(rec, outcomeOfError(pushed.error(), why(link)), pushed.error());

@@ -108,7 +108,8 @@ QString ShellResourceType::stepName(Step step) const
 }
 
 Result<QByteArray> ShellResourceType::invoke(Step step, const QJsonObject &request, const QString &dir,
-                                             const CancelToken &cancel, const adapters::LogSink &log)
+                                             const adapters::BuildMetadata &build, const CancelToken &cancel,
+                                             const adapters::LogSink &log)
 {
     const QString where = u"resource type %1, %2"_s.arg(m_name, stepName(step));
     const QStringList &command =
@@ -120,6 +121,7 @@ Result<QByteArray> ShellResourceType::invoke(Step step, const QJsonObject &reque
     spec.image = m_image;
     spec.argv = command;
     spec.env = m_env;
+    spec.env.insert(build);
     spec.stdinData = QJsonDocument(request).toJson(QJsonDocument::Compact) + '\n';
     spec.timeoutMs = step == Step::Check ? m_timeouts.checkMs : (step == Step::In ? m_timeouts.inMs : m_timeouts.outMs);
 
@@ -194,7 +196,7 @@ Result<QList<Version>> ShellResourceType::check(const QJsonObject &source, const
 {
     QJsonObject request{{u"source"_s, source}};
     request.insert(u"version"_s, from.isEmpty() ? QJsonValue() : QJsonValue(versionToJson(from)));
-    Result<QByteArray> output = invoke(Step::Check, request, {}, cancel, log);
+    Result<QByteArray> output = invoke(Step::Check, request, {}, {}, cancel, log);
     if (!output)
         return std::unexpected(output.error());
 
@@ -284,22 +286,23 @@ Result<VersionMetadata> ShellResourceType::parseVersionMetadata(Step step, const
 }
 
 Result<VersionMetadata> ShellResourceType::in(const QJsonObject &source, const Version &version,
-                                              const QJsonObject &params, const QString &dir, const CancelToken &cancel,
+                                              const QJsonObject &params, const QString &dir,
+                                              const adapters::BuildMetadata &build, const CancelToken &cancel,
                                               const adapters::LogSink &log)
 {
     const QJsonObject request{{u"source"_s, source}, {u"version"_s, versionToJson(version)}, {u"params"_s, params}};
-    Result<QByteArray> output = invoke(Step::In, request, dir, cancel, log);
+    Result<QByteArray> output = invoke(Step::In, request, dir, build, cancel, log);
     if (!output)
         return std::unexpected(output.error());
     return parseVersionMetadata(Step::In, *output);
 }
 
 Result<VersionMetadata> ShellResourceType::out(const QJsonObject &source, const QJsonObject &params,
-                                               const QString &workDir, const CancelToken &cancel,
-                                               const adapters::LogSink &log)
+                                               const QString &workDir, const adapters::BuildMetadata &build,
+                                               const CancelToken &cancel, const adapters::LogSink &log)
 {
     const QJsonObject request{{u"source"_s, source}, {u"params"_s, params}};
-    Result<QByteArray> output = invoke(Step::Out, request, workDir, cancel, log);
+    Result<QByteArray> output = invoke(Step::Out, request, workDir, build, cancel, log);
     if (!output)
         return std::unexpected(output.error());
     return parseVersionMetadata(Step::Out, *output);

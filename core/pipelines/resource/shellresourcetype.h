@@ -50,15 +50,19 @@ public:
     QString name() const override { return m_name; }
     Result<QList<adapters::Version>> check(const QJsonObject &source, const adapters::Version &from,
                                            const CancelToken &cancel, const adapters::LogSink &log) override;
+    // in and out get the build's metadata as environment variables, over setEnvironment()'s.
     Result<adapters::VersionMetadata> in(const QJsonObject &source, const adapters::Version &version,
-                                         const QJsonObject &params, const QString &dir, const CancelToken &cancel,
+                                         const QJsonObject &params, const QString &dir,
+                                         const adapters::BuildMetadata &build, const CancelToken &cancel,
                                          const adapters::LogSink &log) override;
     Result<adapters::VersionMetadata> out(const QJsonObject &source, const QJsonObject &params, const QString &workDir,
-                                          const CancelToken &cancel, const adapters::LogSink &log) override;
+                                          const adapters::BuildMetadata &build, const CancelToken &cancel,
+                                          const adapters::LogSink &log) override;
 
 private:
     enum class Step { Check, In, Out };
-    Result<QByteArray> invoke(Step step, const QJsonObject &request, const QString &dir, const CancelToken &cancel,
+    Result<QByteArray> invoke(Step step, const QJsonObject &request, const QString &dir,
+                              const adapters::BuildMetadata &build, const CancelToken &cancel,
                               const adapters::LogSink &log);
     Result<adapters::VersionMetadata> parseVersionMetadata(Step step, const QByteArray &output) const;
     QString stepName(Step step) const;

@@ -127,7 +127,8 @@ Result<QList<Version>> TimeResourceType::check(const QJsonObject &source, const 
 }
 
 Result<VersionMetadata> TimeResourceType::in(const QJsonObject &source, const Version &version,
-                                             const QJsonObject &params, const QString &dir, const CancelToken &,
+                                             const QJsonObject &params, const QString &dir,
+                                             const adapters::BuildMetadata &, const CancelToken &,
                                              const adapters::LogSink &)
 {
     if (!parseVersionTime(version))
@@ -145,7 +146,8 @@ Result<VersionMetadata> TimeResourceType::in(const QJsonObject &source, const Ve
 }
 
 Result<VersionMetadata> TimeResourceType::out(const QJsonObject &, const QJsonObject &, const QString &,
-                                              const CancelToken &, const adapters::LogSink &)
+                                              const adapters::BuildMetadata &, const CancelToken &,
+                                              const adapters::LogSink &)
 {
     const Version version = versionAt(m_clock.nowMs());
     return VersionMetadata{version, {{u"time"_s, version.value(u"time"_s)}}};

@@ -29,10 +29,12 @@ public:
     Result<QList<adapters::Version>> check(const QJsonObject &source, const adapters::Version &from,
                                            const CancelToken &cancel, const adapters::LogSink &log) override;
     Result<adapters::VersionMetadata> in(const QJsonObject &source, const adapters::Version &version,
-                                         const QJsonObject &params, const QString &dir, const CancelToken &cancel,
+                                         const QJsonObject &params, const QString &dir,
+                                         const adapters::BuildMetadata &build, const CancelToken &cancel,
                                          const adapters::LogSink &log) override;
     Result<adapters::VersionMetadata> out(const QJsonObject &source, const QJsonObject &params, const QString &workDir,
-                                          const CancelToken &cancel, const adapters::LogSink &log) override;
+                                          const adapters::BuildMetadata &build, const CancelToken &cancel,
+                                          const adapters::LogSink &log) override;
 
 private:
     adapters::Version versionAt(qint64 ms) const;

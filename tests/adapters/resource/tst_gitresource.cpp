@@ -245,7 +245,7 @@ void TestGitResource::tagFilter()
 void TestGitResource::inWritesTreeAndMetadata()
 {
     QTemporaryDir dir;
-    auto result = m_type->in(source(), at(m_commits[4]), {}, dir.path(), {}, {});
+    auto result = m_type->in(source(), at(m_commits[4]), {}, dir.path(), {}, {}, {});
     PANDO_VERIFY_OK(result);
     QCOMPARE(result->version.value(u"ref"_s), m_commits[4]);
     QFile readme(dir.filePath(u"README"_s));
@@ -267,11 +267,11 @@ void TestGitResource::inWritesTreeAndMetadata()
 
     // An older commit's tree does not have later files; a non-empty directory is refused.
     QTemporaryDir older;
-    auto first = m_type->in(source(), at(m_commits[1]), {}, older.path(), {}, {});
+    auto first = m_type->in(source(), at(m_commits[1]), {}, older.path(), {}, {}, {});
     PANDO_VERIFY_OK(first);
     QVERIFY(QFileInfo::exists(older.filePath(u"src/a.c"_s)));
     QVERIFY(!QFileInfo::exists(older.filePath(u"docs"_s)));
-    auto again = m_type->in(source(), at(m_commits[1]), {}, older.path(), {}, {});
+    auto again = m_type->in(source(), at(m_commits[1]), {}, older.path(), {}, {}, {});
     QVERIFY(!again);
     QCOMPARE(again.error().code, ErrorCode::Invalid);
 }
@@ -279,11 +279,11 @@ void TestGitResource::inWritesTreeAndMetadata()
 void TestGitResource::unknownRef()
 {
     QTemporaryDir dir;
-    auto r = m_type->in(source(), at(u"0123456789abcdef0123456789abcdef01234567"_s), {}, dir.path(), {}, {});
+    auto r = m_type->in(source(), at(u"0123456789abcdef0123456789abcdef01234567"_s), {}, dir.path(), {}, {}, {});
     QVERIFY(!r);
     QCOMPARE(r.error().code, ErrorCode::NotFound);
     QCOMPARE(r.error().where, u"version.ref"_s);
-    auto noRef = m_type->in(source(), Version{{u"tag"_s, u"v1.0"_s}}, {}, dir.path(), {}, {});
+    auto noRef = m_type->in(source(), Version{{u"tag"_s, u"v1.0"_s}}, {}, dir.path(), {}, {}, {});
     QVERIFY(!noRef);
     QCOMPARE(noRef.error().code, ErrorCode::Invalid);
 }
@@ -303,7 +303,7 @@ void TestGitResource::invalidSource()
 void TestGitResource::putIsNotSupported()
 {
     QTemporaryDir dir;
-    auto r = m_type->out(source(), {}, dir.path(), {}, {});
+    auto r = m_type->out(source(), {}, dir.path(), {}, {}, {});
     QVERIFY(!r);
     QVERIFY(r.error().message.contains(u"cannot put yet"_s));
 }

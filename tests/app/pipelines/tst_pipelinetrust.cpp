@@ -54,6 +54,7 @@ private Q_SLOTS:
     void aBrokenTaskFileDoesNotPauseThePipeline();
     void webhookTokensAreLongAndTheRouteTellsNothing();
     void shellTypesGetTheirDirectoryInDollarOne();
+    void resourcesAreToldTheBuild();
     void secretsStayOutOfArgv();
     void varsExpandWithinLimits();
     void installWideSecretsAreReadOnlyByThePipelinesGrantedThem();
@@ -61,7 +62,7 @@ private Q_SLOTS:
 
 private:
     PipelineService &service() { return *m_fx->engine().pipelines(); }
-    RunRecord runJob(const QString &pipeline, const QString &job);
+    RunRecord runJob(const QString &pipeline, const QString &job, const Actor &actor = Actor{});
     QStringList outputOf(const QString &runId);
     void setPipeline(const QString &name, const QByteArray &config, const QByteArray &vars = {});
 
@@ -97,9 +98,9 @@ void TestPipelineTrust::setPipeline(const QString &name, const QByteArray &confi
     QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
 }
 
-RunRecord TestPipelineTrust::runJob(const QString &pipeline, const QString &job)
+RunRecord TestPipelineTrust::runJob(const QString &pipeline, const QString &job, const Actor &actor)
 {
-    auto triggered = service().triggerJob(pipeline, job, Actor{});
+    auto triggered = service().triggerJob(pipeline, job, actor);
     if (!triggered) {
         RunRecord none;
         none.status = RunStatus::Errored;
@@ -436,6 +437,44 @@ void TestPipelineTrust::shellTypesGetTheirDirectoryInDollarOne()
     QVERIFY2(run.status == RunStatus::Succeeded,
              qPrintable(toString(run.status) + u' ' + run.error + u'\n' + outputOf(run.id).join(u'\n')));
     QVERIFY(outputOf(run.id).join(u'\n').contains(QLatin1String("fetched")));
+}
+
+// As Concourse tells a resource's in and out: the build's id, number, job, pipeline and team in
+// their environment, and who started it by hand only where the resource asks for it.
+void TestPipelineTrust::resourcesAreToldTheBuild()
+{
+    const QByteArray types =
+        "resource_types:\n  - name: probe\n    image: pando/busybox:latest\n    commands:\n"
+        "      check: 'echo \"[{\\\"v\\\": \\\"1\\\"}]\"'\n"
+        "      in: 'env | grep ^BUILD_ | sort > \"$1/build\"; echo \"{\\\"version\\\": {\\\"v\\\": "
+        "\\\"1\\\"}}\"'\n";
+    const auto job = [](const QByteArray &name) {
+        return oneJob(name, "      - get: thing\n      - task: show\n        config: {platform: linux, " + Image +
+                                ", inputs: [{name: thing}], run: {path: cat, args: [thing/build]}}\n");
+    };
+    const Actor ada{QStringLiteral("ada"), QStringLiteral("127.0.0.1"), {}};
+    setPipeline(QStringLiteral("told"), types +
+                                            "resources:\n  - name: thing\n    type: probe\n"
+                                            "    expose_build_created_by: true\n" +
+                                            job("j"));
+    RunRecord run = runJob(QStringLiteral("told"), QStringLiteral("j"), ada);
+    QVERIFY2(run.status == RunStatus::Succeeded,
+             qPrintable(toString(run.status) + u' ' + run.error + u'\n' + outputOf(run.id).join(u'\n')));
+    QString output = outputOf(run.id).join(u'\n');
+    for (const QString &line :
+         QStringList{QStringLiteral("BUILD_ID=") + run.id, QStringLiteral("BUILD_NAME=%1").arg(run.number),
+                     QStringLiteral("BUILD_JOB_NAME=j"), QStringLiteral("BUILD_PIPELINE_NAME=told"),
+                     QStringLiteral("BUILD_TEAM_NAME=main"), QStringLiteral("BUILD_CREATED_BY=ada")})
+        QVERIFY2(output.contains(line), qPrintable(line + u'\n' + output));
+    // Without expose_build_created_by, nobody is named. (Another pipeline: a get of the same
+    // version is restored from the first run's, metadata and all, as Concourse reuses its caches.)
+    setPipeline(QStringLiteral("untold"), types + "resources:\n  - name: thing\n    type: probe\n" + job("j"));
+    run = runJob(QStringLiteral("untold"), QStringLiteral("j"), ada);
+    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));
+    output = outputOf(run.id).join(u'\n');
+    QVERIFY2(output.contains(QLatin1String("BUILD_PIPELINE_NAME=untold")) &&
+                 !output.contains(QLatin1String("BUILD_CREATED_BY")),
+             qPrintable(output));
 }
 
 void TestPipelineTrust::secretsStayOutOfArgv()

@@ -66,7 +66,7 @@ void TestShellResourceDocker::checkAndInInAContainer()
     QTemporaryDir dest;
     // Writable for every user: an image may run as someone other than this test.
     QVERIFY(QFile::setPermissions(dest.path(), QFile::Permissions(0x7777)));
-    auto fetched = type.in({}, Version{{u"ref"_s, u"2"_s}}, {}, dest.path(), {}, {});
+    auto fetched = type.in({}, Version{{u"ref"_s, u"2"_s}}, {}, dest.path(), {}, {}, {});
     PANDO_VERIFY_OK(fetched);
     QCOMPARE(fetched->metadata.value(0).second, u"/tmp/build/get"_s);
     QFile file(QDir(dest.path()).filePath(u"file"_s));

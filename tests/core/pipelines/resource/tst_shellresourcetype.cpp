@@ -136,18 +136,23 @@ void TestShellResourceType::inHappyPath()
 cat > "$RECORD"
 echo "fetching into $dest" >&2
 echo hello > "$dest/file.txt"
+echo "$BUILD_PIPELINE_NAME/$BUILD_JOB_NAME #$BUILD_NAME" > "$dest/build.txt"
 echo '{"version":{"ref":"2"},"metadata":[{"name":"author","value":"ada"},{"name":"note","value":"x y"}]}')");
     auto t = type(script(u"check"_s, "echo '[]'"), in);
     QTemporaryDir dest;
     QStringList logs;
-    auto result = t.in(QJsonObject{{u"uri"_s, u"x"_s}}, Version{{u"ref"_s, u"2"_s}}, QJsonObject{{u"depth"_s, 1}},
-                       dest.path(), {}, [&](const QString &line) { logs << line; });
+    auto result =
+        t.in(QJsonObject{{u"uri"_s, u"x"_s}}, Version{{u"ref"_s, u"2"_s}}, QJsonObject{{u"depth"_s, 1}}, dest.path(),
+             {{u"BUILD_PIPELINE_NAME"_s, u"ci"_s}, {u"BUILD_JOB_NAME"_s, u"unit"_s}, {u"BUILD_NAME"_s, u"7"_s}}, {},
+             [&](const QString &line) { logs << line; });
     PANDO_VERIFY_OK(result);
     QCOMPARE(result->version, (Version{{u"ref"_s, u"2"_s}}));
     QCOMPARE(result->metadata.size(), 2);
     QCOMPARE(result->metadata.at(0), qMakePair(u"author"_s, u"ada"_s));
     QCOMPARE(result->metadata.at(1), qMakePair(u"note"_s, u"x y"_s));
     QCOMPARE(readFile(QDir(dest.path()).filePath(u"file.txt"_s)), QByteArray("hello\n"));
+    // The build's metadata, as Concourse hands it to a resource: in its environment.
+    QCOMPARE(readFile(QDir(dest.path()).filePath(u"build.txt"_s)), QByteArray("ci/unit #7\n"));
     QCOMPARE(logs, QStringList{u"fetching into "_s + QDir(dest.path()).absolutePath()});
     const QJsonObject request = QJsonDocument::fromJson(readFile(m_record)).object();
     QCOMPARE(request.value(u"params"_s).toObject().value(u"depth"_s).toInt(), 1);
@@ -167,7 +172,7 @@ echo '{"version":{"ref":"9"}}')SH");
     QVERIFY(artifact.open(QIODevice::WriteOnly));
     artifact.close();
     auto result =
-        t.out(QJsonObject{{u"uri"_s, u"x"_s}}, QJsonObject{{u"file"_s, u"inputs/artifact"_s}}, work.path(), {}, {});
+        t.out(QJsonObject{{u"uri"_s, u"x"_s}}, QJsonObject{{u"file"_s, u"inputs/artifact"_s}}, work.path(), {}, {}, {});
     PANDO_VERIFY_OK(result);
     QCOMPARE(result->version, (Version{{u"ref"_s, u"9"_s}}));
     QVERIFY(result->metadata.isEmpty());
@@ -217,11 +222,11 @@ void TestShellResourceType::invalidAnswers()
         QVERIFY(!r);
         error = r.error();
     } else if (step == u"in"_s) {
-        auto r = t.in({}, Version{{u"ref"_s, u"2"_s}}, {}, dir.path(), {}, {});
+        auto r = t.in({}, Version{{u"ref"_s, u"2"_s}}, {}, dir.path(), {}, {}, {});
         QVERIFY(!r);
         error = r.error();
     } else {
-        auto r = t.out({}, {}, dir.path(), {}, {});
+        auto r = t.out({}, {}, dir.path(), {}, {}, {});
         QVERIFY(!r);
         error = r.error();
     }
@@ -277,7 +282,7 @@ void TestShellResourceType::missingCommand()
 {
     auto t = type(script(u"check"_s, "echo '[]'"));
     QTemporaryDir dir;
-    auto r = t.in({}, Version{{u"ref"_s, u"1"_s}}, {}, dir.path(), {}, {});
+    auto r = t.in({}, Version{{u"ref"_s, u"1"_s}}, {}, dir.path(), {}, {}, {});
     QVERIFY(!r);
     QCOMPARE(r.error().code, ErrorCode::Invalid);
     QVERIFY(r.error().message.contains(u"no in command"_s));

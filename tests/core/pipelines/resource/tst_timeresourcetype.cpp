@@ -178,7 +178,7 @@ void TestTimeResourceType::inWritesFiles()
     TimeResourceType type(clock);
     QTemporaryDir dir;
     const Version version{{u"time"_s, u"2024-05-01T10:00:00.000Z"_s}};
-    auto result = type.in(QJsonObject{{u"interval"_s, u"1m"_s}}, version, {}, dir.path(), {}, {});
+    auto result = type.in(QJsonObject{{u"interval"_s, u"1m"_s}}, version, {}, dir.path(), {}, {}, {});
     PANDO_VERIFY_OK(result);
     QCOMPARE(result->version, version);
     QFile timestamp(QDir(dir.path()).filePath(u"timestamp"_s));
@@ -189,7 +189,7 @@ void TestTimeResourceType::inWritesFiles()
     const QJsonObject request = QJsonDocument::fromJson(input.readAll()).object();
     QCOMPARE(request.value(u"version"_s).toObject().value(u"time"_s).toString(), version.value(u"time"_s));
 
-    auto bad = type.in({}, Version{{u"time"_s, u"yesterday"_s}}, {}, dir.path(), {}, {});
+    auto bad = type.in({}, Version{{u"time"_s, u"yesterday"_s}}, {}, dir.path(), {}, {}, {});
     QVERIFY(!bad);
     QCOMPARE(bad.error().code, ErrorCode::Invalid);
 }
@@ -198,7 +198,7 @@ void TestTimeResourceType::outIsNow()
 {
     ManualClock clock(utcMs(12, 34));
     TimeResourceType type(clock);
-    auto result = type.out({}, {}, {}, {}, {});
+    auto result = type.out({}, {}, {}, {}, {}, {});
     PANDO_VERIFY_OK(result);
     QCOMPARE(result->version.value(u"time"_s), u"2024-05-01T12:34:00.000Z"_s);
 }
