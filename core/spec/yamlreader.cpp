@@ -2,6 +2,7 @@
 
 #include <QJsonDocument>
 #include <QJsonParseError>
+#include <QSet>
 #include <QStringList>
 
 #include <yaml-cpp/eventhandler.h>
@@ -343,10 +344,17 @@ private:
     // first merged mapping that has it.
     void applyMerges(Frame &frame)
     {
+        if (frame.merged.empty())
+            return;
+        // A set, not a scan per key: a merge of a large mapping stays linear.
+        QSet<QString> given;
+        for (const auto &entry : frame.node.entries)
+            given.insert(entry.first);
         for (const DocNode &source : frame.merged) {
             for (const auto &entry : source.entries) {
-                if (frame.node.value(entry.first))
+                if (given.contains(entry.first))
                     continue;
+                given.insert(entry.first);
                 frame.node.entries.push_back(entry);
                 frame.keyLines.push_back(entry.second.line);
             }
