@@ -5,6 +5,11 @@ PANDO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # Paths in ccache's keys relative to the checkout and the build directory left out of them, so a
 # fresh clone elsewhere (CI's) reuses what an earlier checkout compiled.
 export CCACHE_BASEDIR="$PANDO_ROOT" CCACHE_NOHASHDIR=1
+# Qt's test library gives every test target its absolute build and source directories as
+# defines, which put the checkout's path back into the key of every test's objects: a clone
+# elsewhere compiled all of them again. Nothing reads them (QFINDTESTDATA is not used; tests
+# find their files from the checkout), so they are left out of the key too.
+export CCACHE_IGNOREOPTIONS="-DQT_TESTCASE_BUILDDIR=* -DQT_TESTCASE_SOURCEDIR=*"
 
 PANDO_PACKAGES=(
     cmake ninja-build ccache g++ lld pkg-config git curl ca-certificates

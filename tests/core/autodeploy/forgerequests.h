@@ -5,6 +5,7 @@
 // clone addresses the samples' repositories read as, where both tests' samples name the same.
 
 #include "core/autodeploy/forgehook.h"
+#include "tests/support/component.h"
 
 #include <QCryptographicHash>
 #include <QFile>
@@ -22,7 +23,9 @@ inline const QByteArray Secret = "whk_7f2c91-Tide-Lantern-4410";
 // A payload from data/, exactly as the file holds it.
 inline QByteArray payload(const char *name)
 {
-    QFile file(QFINDTESTDATA(QStringLiteral("data/") + QLatin1StringView(name)));
+    // From the checkout, not QFINDTESTDATA: the build directory Qt would look in is left out of
+    // the compiler cache's key (scripts/lib.sh), so it may be another checkout's.
+    QFile file(sourceDir() + QStringLiteral("/tests/core/autodeploy/data/") + QLatin1StringView(name));
     if (!file.open(QIODevice::ReadOnly))
         qFatal("payload(): cannot read data/%s", name);
     return file.readAll();
