@@ -10,6 +10,9 @@ export CCACHE_BASEDIR="$PANDO_ROOT" CCACHE_NOHASHDIR=1
 # elsewhere compiled all of them again. Nothing reads them (QFINDTESTDATA is not used; tests
 # find their files from the checkout), so they are left out of the key too.
 export CCACHE_IGNOREOPTIONS="-DQT_TESTCASE_BUILDDIR=* -DQT_TESTCASE_SOURCEDIR=*"
+# The dev, release, ASan and TSan trees together hold about 6 GB of objects: at ccache's default
+# 5 GB each CI run evicted what the next one needed (65 clean-ups on this machine).
+export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-16G}"
 
 PANDO_PACKAGES=(
     cmake ninja-build ccache g++ lld pkg-config git curl ca-certificates
