@@ -67,7 +67,8 @@ private Q_SLOTS:
 private:
     bool startDaemon();
     void killDaemon(int signal);
-    Run cli(const QStringList &args, const QByteArray &stdinData = {});
+    // Waits at most waitMs for the command, then kills it (exit code -1).
+    Run cli(const QStringList &args, const QByteArray &stdinData = {}, int waitMs = 180000);
     QJsonObject cliJson(const QStringList &args);
     // Deploys branch (a slow build) of app, SIGKILLs pandod during the build and starts it
     // again; the deploy's id once the restart settled it as interrupted, empty otherwise.
@@ -140,7 +141,7 @@ void TestPandod::killDaemon(int signal)
     m_daemon->waitForFinished(30000);
 }
 
-Run TestPandod::cli(const QStringList &args, const QByteArray &stdinData)
+Run TestPandod::cli(const QStringList &args, const QByteArray &stdinData, int waitMs)
 {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -153,7 +154,7 @@ Run TestPandod::cli(const QStringList &args, const QByteArray &stdinData)
         p.write(stdinData);
     p.closeWriteChannel();
     Run r;
-    if (!p.waitForFinished(180000)) {
+    if (!p.waitForFinished(waitMs)) {
         p.kill();
         p.waitForFinished();
     }
@@ -371,7 +372,10 @@ void TestPandod::incusDeployIsSettledAfterSigkill()
     QCOMPARE(cli({QStringLiteral("apps"), QStringLiteral("create"), QStringLiteral("-f"), QStringLiteral("-")}, spec)
                  .exitCode,
              0);
-    const Run first = cli({QStringLiteral("deploy"), QStringLiteral("webi"), QStringLiteral("--wait")});
+    // Longer than the deploy's own deadlines (an instance's start, 120 s, then the health check,
+    // 90 s), so that a slow Incus ends in the CLI's own verdict, never in the test killing it
+    // (a CI run saw Incus take minutes to start the instance beside the sanitizer builds).
+    const Run first = cli({QStringLiteral("deploy"), QStringLiteral("webi"), QStringLiteral("--wait")}, {}, 300000);
     QVERIFY2(first.exitCode == 0, first.told().constData());
     const QJsonObject app = cliJson({QStringLiteral("apps"), QStringLiteral("show"), QStringLiteral("webi")});
     QCOMPARE(httpGet(QUrl(app.value(QStringLiteral("url")).toString())).body.trimmed(), QByteArray("hello"));
