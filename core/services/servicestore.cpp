@@ -30,6 +30,12 @@ ServiceRecord fromRow(const QSqlQuery &q)
     return r;
 }
 
+// What a kept seed is checked against when it is read back.
+QString seedDigest(const QByteArray &data)
+{
+    return QString::fromLatin1(QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex());
+}
+
 const QString Columns = u"app, slot, kind, version, username, database_name, sealed_password, created_ms, updated_ms"_s;
 
 } // namespace
@@ -182,9 +188,7 @@ Status ServiceStore::keepSeed(const QString &app, const QString &slot, const QSt
     auto db = m_db.connection();
     if (!db)
         return std::unexpected(db.error());
-    const QString digest =
-        seedPath.isEmpty() ? QString()
-                           : QString::fromLatin1(QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex());
+    const QString digest = seedPath.isEmpty() ? QString() : seedDigest(data);
     const QString base64 = seedPath.isEmpty() ? QString() : QString::fromLatin1(data.toBase64());
     auto q = detail::run(*db, m_db.isPostgres(),
                          u"UPDATE app_services SET seed_path = ?, seed_digest = ?, seed_data = ? "
@@ -216,7 +220,7 @@ Result<QByteArray> ServiceStore::keptSeed(const QString &app, const QString &slo
     const QByteArray data = QByteArray::fromBase64(q->value(0).toString().toLatin1());
     const QString digest = q->value(1).toString();
     q->finish();
-    if (QString::fromLatin1(QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex()) != digest)
+    if (seedDigest(data) != digest)
         return fail(ErrorCode::Internal,
                     u"the kept copy of %1 for service %2 of %3 is damaged"_s.arg(seedPath, slot, app),
                     u"services.%1.seed"_s.arg(slot), u"deploy %1 again: the deploy loads the seed"_s.arg(app));

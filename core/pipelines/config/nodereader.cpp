@@ -127,6 +127,20 @@ Result<bool> boolean(const DocNode &node, const QString &path)
     return wrongType(node, path, u"true or false"_s);
 }
 
+Status booleans(const DocNode &parent, const QString &path, std::initializer_list<std::pair<QString, bool *>> flags)
+{
+    for (const auto &[key, flag] : flags) {
+        const DocNode *value = parent.value(key);
+        if (!value)
+            continue;
+        auto read = boolean(*value, join(path, key));
+        if (!read)
+            return std::unexpected(read.error());
+        *flag = *read;
+    }
+    return {};
+}
+
 Result<int> integer(const DocNode &node, const QString &path, int min, int max)
 {
     static const QRegularExpression digits(uR"(^-?[0-9]{1,9}\z)"_s);

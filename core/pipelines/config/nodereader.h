@@ -10,7 +10,9 @@
 #include <QMap>
 #include <QString>
 #include <QStringList>
+#include <initializer_list>
 #include <optional>
+#include <utility>
 
 namespace pando::core::pipelines::internal {
 
@@ -34,6 +36,8 @@ Result<const DocNode *> sequence(const DocNode &parent, const QString &key, cons
 Result<QString> string(const DocNode &node, const QString &path); // scalars (numbers too)
 Result<QString> requiredString(const DocNode &parent, const QString &key, const QString &path);
 Result<bool> boolean(const DocNode &node, const QString &path);
+// Each key of parent that is present sets its flag (boolean()); an absent key leaves it as it is.
+Status booleans(const DocNode &parent, const QString &path, std::initializer_list<std::pair<QString, bool *>> flags);
 Result<int> integer(const DocNode &node, const QString &path, int min, int max);
 Result<QStringList> stringList(const DocNode &node, const QString &path);
 // A mapping of names to scalars; numbers and booleans stay as text, null becomes "".

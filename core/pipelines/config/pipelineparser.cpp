@@ -172,13 +172,9 @@ Result<Resource> parseResource(const DocNode &node, const QString &path, const P
                 return std::unexpected(*problem);
         resource.webhookToken = *text;
     }
-    for (const auto &[key, field] : {std::pair{u"expose_build_created_by"_s, &resource.exposeBuildCreatedBy},
-                                     std::pair{u"public"_s, &resource.isPublic}}) {
-        if (const DocNode *value = node.value(key)) {
-            PANDO_PIPE_TRY(flag, boolean(*value, join(path, key)));
-            *field = *flag;
-        }
-    }
+    PANDO_PIPE_TRY(flags, booleans(node, path,
+                                   {{u"expose_build_created_by"_s, &resource.exposeBuildCreatedBy},
+                                    {u"public"_s, &resource.isPublic}}));
     if (const DocNode *icon = node.value(u"icon"_s); !isNull(icon)) {
         PANDO_PIPE_TRY(text, string(*icon, join(path, u"icon"_s)));
         resource.icon = *text;
@@ -226,14 +222,10 @@ Result<Job> parseJob(const DocNode &node, const QString &path)
     }
     if (job.serial)
         job.maxInFlight = 1;
-    for (const auto &[key, field] :
-         {std::pair{u"public"_s, &job.isPublic}, std::pair{u"disable_manual_trigger"_s, &job.disableManualTrigger},
-          std::pair{u"interruptible"_s, &job.interruptible}}) {
-        if (const DocNode *value = node.value(key)) {
-            PANDO_PIPE_TRY(flag, boolean(*value, join(path, key)));
-            *field = *flag;
-        }
-    }
+    PANDO_PIPE_TRY(flags, booleans(node, path,
+                                   {{u"public"_s, &job.isPublic},
+                                    {u"disable_manual_trigger"_s, &job.disableManualTrigger},
+                                    {u"interruptible"_s, &job.interruptible}}));
     PANDO_PIPE_TRY(hooks, parseHooksOf(node, path));
     job.hooks = std::move(*hooks);
     return job;
