@@ -328,8 +328,10 @@ QWebSocket *ApiClient::follow(const QString &path, MessageCallback onMessage, Cl
             onMessage(doc.object());
     });
     connect(socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this,
-            [socket, closed, server, mismatch](QAbstractSocket::SocketError) {
-                if (!*closed)
+            [socket, closed, server, mismatch](QAbstractSocket::SocketError error) {
+                // A server that closes after its last message may be seen closing before the
+                // close frame is read: disconnected() follows and reads the frame's code and reason.
+                if (!*closed || error == QAbstractSocket::RemoteHostClosedError)
                     return;
                 auto callback = std::exchange(*closed, nullptr);
                 if (*mismatch) {
