@@ -5,6 +5,7 @@
 #include "adapters/taskrunner/host/hosttaskrunner.h"
 #include "core/engine/enginewiring.h"
 #include "core/engine/tokens.h"
+#include "core/pipelines/resource/mockresourcetype.h"
 #include "core/pipelines/resource/timeresourcetype.h"
 #include "core/pipelines/sealbox/sealkey.h"
 
@@ -21,6 +22,7 @@ struct Parts {
     std::unique_ptr<core::Workspace> workspace;
     std::shared_ptr<adapters::ResourceType> git;
     std::shared_ptr<adapters::ResourceType> time;
+    std::shared_ptr<adapters::ResourceType> mock;
 };
 } // namespace
 
@@ -34,6 +36,7 @@ Status installPipelines(core::Engine &engine, const PipelineWiringOptions &optio
     parts->workspace = std::make_unique<core::Workspace>(data + QStringLiteral("/runs"));
     parts->git = std::make_shared<adapters::git::GitResourceType>(data + QStringLiteral("/cache/git"));
     parts->time = std::make_shared<core::pipelines::TimeResourceType>(core::wiringParts(engine).clock);
+    parts->mock = std::make_shared<core::pipelines::MockResourceType>();
 
     auto sealKey = core::pipelines::keyfile::loadOrCreate(data + QStringLiteral("/seal.key"));
     if (!sealKey)
@@ -56,6 +59,8 @@ Status installPipelines(core::Engine &engine, const PipelineWiringOptions &optio
                                                 return parts->git;
                                             if (name == QLatin1String("time"))
                                                 return parts->time;
+                                            if (name == QLatin1String("mock"))
+                                                return parts->mock;
                                             return nullptr;
                                         },
                                         {},

@@ -6,8 +6,11 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 #include <QSaveFile>
+#include <QTimeZone>
 
 namespace pando::core::pipelines {
 
@@ -20,64 +23,141 @@ namespace {
 constexpr qint64 DayMs = 24LL * 3600 * 1000;
 
 struct TimeSource {
-    qint64 intervalMs = 0;
-    std::optional<qint64> startMs; // time of day, UTC
+    qint64 intervalMs = 0;         // 0: one version per window
+    std::optional<qint64> startMs; // time of day in `zone`
     std::optional<qint64> stopMs;
+    QTimeZone zone = QTimeZone::utc();
+    QList<int> days;             // Qt's day numbers (1 Monday … 7 Sunday); empty: every day
+    bool initialVersion = false; // a first check finds a version whatever the window says
 };
 
+// Concourse reads a time of day in Go's layouts: "15:04", "1504", "3:04 PM", "3PM", "3 PM".
 std::optional<qint64> parseTimeOfDay(const QString &text)
 {
-    const QTime time = QTime::fromString(text, u"HH:mm"_s);
-    if (!time.isValid())
+    static const QRegularExpression form(uR"(^(\d{1,2}):?(\d{2})?\s*([AaPp][Mm])?$)"_s);
+    const QRegularExpressionMatch m = form.match(text.trimmed());
+    if (!m.hasMatch())
         return std::nullopt;
-    return qint64(time.msecsSinceStartOfDay());
+    int hour = m.captured(1).toInt();
+    const int minute = m.captured(2).isEmpty() ? 0 : m.captured(2).toInt();
+    const QString half = m.captured(3).toLower();
+    if (m.captured(2).isEmpty() && half.isEmpty())
+        return std::nullopt; // a bare "9" is no time of day
+    if (!half.isEmpty()) {
+        if (hour < 1 || hour > 12)
+            return std::nullopt;
+        hour = hour % 12 + (half == u"pm" ? 12 : 0);
+    }
+    if (hour > 23 || minute > 59)
+        return std::nullopt;
+    return qint64(hour) * 3600'000 + qint64(minute) * 60'000;
+}
+
+std::optional<int> parseDay(const QString &text)
+{
+    static const QStringList names{u"monday"_s, u"tuesday"_s,  u"wednesday"_s, u"thursday"_s,
+                                   u"friday"_s, u"saturday"_s, u"sunday"_s};
+    const qsizetype i = names.indexOf(text.trimmed().toLower());
+    if (i < 0)
+        return std::nullopt;
+    return int(i) + 1;
 }
 
 Result<TimeSource> parseSource(const QJsonObject &source)
 {
+    static const QStringList keys{u"interval"_s, u"start"_s, u"stop"_s, u"location"_s, u"days"_s, u"initial_version"_s};
+    for (auto it = source.begin(); it != source.end(); ++it) {
+        if (!keys.contains(it.key()))
+            return fail(ErrorCode::Invalid,
+                        u"unknown field \"%1\" (the time resource takes %2)"_s.arg(it.key(), keys.join(u", "_s)),
+                        u"source."_s + it.key());
+    }
     TimeSource out;
     const QJsonValue interval = source.value(u"interval"_s);
-    if (!interval.isString())
-        return fail(ErrorCode::Invalid, u"the time resource needs an interval such as \"1m\" or \"1h30m\""_s,
-                    u"source.interval"_s);
-    const std::optional<qint64> ms = parseDurationMs(interval.toString());
-    if (!ms || *ms < 1000)
-        return fail(ErrorCode::Invalid,
-                    u"\"%1\" is not a duration of at least 1 s (write e.g. \"30s\", \"5m\", \"1h30m\")"_s.arg(
-                        interval.toString()),
-                    u"source.interval"_s);
-    out.intervalMs = *ms;
     const QJsonValue start = source.value(u"start"_s);
     const QJsonValue stop = source.value(u"stop"_s);
     if (start.isUndefined() != stop.isUndefined())
         return fail(ErrorCode::Invalid, u"start and stop go together"_s, u"source"_s);
+    if (interval.isUndefined() && start.isUndefined())
+        return fail(ErrorCode::Invalid, u"the time resource needs an interval such as \"1m\", or start and stop"_s,
+                    u"source.interval"_s);
+    if (!interval.isUndefined()) {
+        const std::optional<qint64> ms =
+            interval.isString() ? parseDurationMs(interval.toString()) : std::optional<qint64>();
+        if (!ms || *ms < 1000)
+            return fail(ErrorCode::Invalid,
+                        u"\"%1\" is not a duration of at least 1 s (write e.g. \"30s\", \"5m\", \"1h30m\")"_s.arg(
+                            interval.toVariant().toString()),
+                        u"source.interval"_s);
+        out.intervalMs = *ms;
+    }
     if (!start.isUndefined()) {
         out.startMs = parseTimeOfDay(start.toString());
         out.stopMs = parseTimeOfDay(stop.toString());
+        const QString forms = u"a time of day such as \"15:04\", \"1504\" or \"3:04 PM\""_s;
         if (!out.startMs)
-            return fail(ErrorCode::Invalid, u"start must be a time of day as HH:MM (UTC)"_s, u"source.start"_s);
+            return fail(ErrorCode::Invalid, u"start must be %1"_s.arg(forms), u"source.start"_s);
         if (!out.stopMs)
-            return fail(ErrorCode::Invalid, u"stop must be a time of day as HH:MM (UTC)"_s, u"source.stop"_s);
+            return fail(ErrorCode::Invalid, u"stop must be %1"_s.arg(forms), u"source.stop"_s);
     }
-    for (auto it = source.begin(); it != source.end(); ++it) {
-        if (it.key() != u"interval"_s && it.key() != u"start"_s && it.key() != u"stop"_s)
+    if (const QJsonValue location = source.value(u"location"_s); !location.isUndefined()) {
+        out.zone = QTimeZone(location.toString().toUtf8());
+        if (!location.isString() || !out.zone.isValid())
             return fail(ErrorCode::Invalid,
-                        u"unknown field \"%1\" (the time resource takes interval, start, stop)"_s.arg(it.key()),
-                        u"source."_s + it.key());
+                        u"\"%1\" is not a time zone name such as \"America/New_York\" or \"UTC\""_s.arg(
+                            location.toVariant().toString()),
+                        u"source.location"_s);
     }
+    if (const QJsonValue days = source.value(u"days"_s); !days.isUndefined()) {
+        if (!days.isArray())
+            return fail(ErrorCode::Invalid, u"days is a list of day names such as [Monday, Friday]"_s,
+                        u"source.days"_s);
+        const QJsonArray list = days.toArray();
+        for (qsizetype i = 0; i < list.size(); ++i) {
+            const std::optional<int> day = parseDay(list.at(i).toString());
+            if (!day)
+                return fail(
+                    ErrorCode::Invalid,
+                    u"\"%1\" is not a day of the week (Monday … Sunday)"_s.arg(list.at(i).toVariant().toString()),
+                    u"source.days[%1]"_s.arg(i));
+            out.days << *day;
+        }
+    }
+    out.initialVersion = source.value(u"initial_version"_s).toBool();
     return out;
 }
 
-bool insideWindow(const TimeSource &source, qint64 nowMs)
+// Where now falls for the source: whether new versions may be made, and since when the current
+// window has been open (its start, or midnight of a day with no window) in ms since the epoch.
+struct Now {
+    bool open = true;
+    qint64 windowStartMs = 0;
+};
+
+Now placeNow(const TimeSource &source, qint64 nowMs)
 {
-    if (!source.startMs || !source.stopMs)
-        return true;
-    const qint64 start = *source.startMs;
-    const qint64 stop = *source.stopMs;
-    const qint64 ofDay = ((nowMs % DayMs) + DayMs) % DayMs;
-    if (start <= stop)
-        return ofDay >= start && ofDay < stop;
-    return ofDay >= start || ofDay < stop; // wraps past midnight
+    const QDateTime local = QDateTime::fromMSecsSinceEpoch(nowMs, source.zone);
+    const qint64 ofDay = local.time().msecsSinceStartOfDay();
+    Now now;
+    QDate openedOn = local.date();
+    if (source.startMs && source.stopMs) {
+        const qint64 start = *source.startMs;
+        const qint64 stop = *source.stopMs;
+        if (start <= stop) {
+            now.open = ofDay >= start && ofDay < stop;
+        } else { // wraps past midnight: after midnight it opened the day before
+            now.open = ofDay >= start || ofDay < stop;
+            if (ofDay < stop)
+                openedOn = openedOn.addDays(-1);
+        }
+        now.windowStartMs =
+            QDateTime(openedOn, QTime::fromMSecsSinceStartOfDay(int(start)), source.zone).toMSecsSinceEpoch();
+    } else {
+        now.windowStartMs = QDateTime(openedOn, QTime(0, 0), source.zone).toMSecsSinceEpoch();
+    }
+    if (!source.days.isEmpty() && !source.days.contains(local.date().dayOfWeek()))
+        now.open = false;
+    return now;
 }
 
 std::optional<qint64> parseVersionTime(const Version &version)
@@ -118,11 +198,18 @@ Result<QList<Version>> TimeResourceType::check(const QJsonObject &source, const 
     if (!parsed)
         return std::unexpected(parsed.error());
     const qint64 now = m_clock.nowMs();
-    if (!insideWindow(*parsed, now))
-        return QList<Version>{};
     const std::optional<qint64> last = parseVersionTime(from);
-    if (last && now - *last < parsed->intervalMs)
+    if (!last && parsed->initialVersion)
+        return QList<Version>{versionAt(now)};
+    const Now place = placeNow(*parsed, now);
+    if (!place.open)
         return QList<Version>{};
+    if (parsed->intervalMs > 0) {
+        if (last && now - *last < parsed->intervalMs)
+            return QList<Version>{};
+    } else if (last && *last >= place.windowStartMs) {
+        return QList<Version>{}; // one version per window: this one has its version
+    }
     return QList<Version>{versionAt(now)};
 }
 

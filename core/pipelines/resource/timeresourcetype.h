@@ -1,9 +1,15 @@
 #pragma once
-// The built-in `time` resource type: a new version whenever `interval` has passed since the
-// last one, optionally only inside a daily window. Versions are {"time": RFC 3339 UTC}.
+// The built-in `time` resource type, as Concourse's: a new version whenever `interval` has passed
+// since the last one, or once per daily window, only on some days. Versions are {"time": RFC
+// 3339 UTC}.
 //
-//   source: interval: "1m" | "1h30m" | "90s" (Go-style durations; at least 1 s)
-//           start, stop: "HH:MM" (UTC) — both or neither; the window may wrap past midnight
+//   source: interval: "1m" | "1h30m" | "90s" (Go-style durations; at least 1 s); without it,
+//             start and stop are required and each window gets one version
+//           start, stop: a time of day ("15:04", "1504", "3:04 PM", "3PM") in `location` — both
+//             or neither; the window may wrap past midnight
+//           location: an IANA time zone name (default UTC)
+//           days: [Monday, …] the days (in location) versions are made on; default every day
+//           initial_version: true — a first check finds a version whatever the window says
 //   in:     writes the version's time into `timestamp` and the request into `input` (JSON)
 //   out:    a new version for the current time
 //

@@ -44,6 +44,7 @@ private Q_SLOTS:
     void firstCheckIsNow();
     void intervalElapses();
     void window();
+    void locationDaysAndOnePerWindow();
     void invalidSources_data();
     void invalidSources();
     void inWritesFiles();
@@ -147,17 +148,59 @@ void TestTimeResourceType::window()
     QCOMPARE(type.check(night, {}, {}, {})->size(), 0);
 }
 
+// As Concourse's documentation describes them: a window in a named zone, on some days, one
+// version per window without an interval, Go's forms of a time of day, initial_version.
+void TestTimeResourceType::locationDaysAndOnePerWindow()
+{
+    // 2024-05-01 was a Wednesday. New York is UTC-4 then.
+    ManualClock clock(utcMs(12, 0)); // 08:00 in New York
+    TimeResourceType type(clock);
+    const QJsonObject weekdays{{u"start"_s, u"9:00 AM"_s},
+                               {u"stop"_s, u"5PM"_s},
+                               {u"location"_s, u"America/New_York"_s},
+                               {u"days"_s, QJsonArray{u"Wednesday"_s, u"friday"_s}}};
+    QVERIFY(type.check(weekdays, {}, {}, {})->isEmpty()); // 08:00 there: not yet
+    clock.set(utcMs(13, 30));                             // 09:30 there
+    auto first = type.check(weekdays, {}, {}, {});
+    PANDO_VERIFY_OK(first);
+    QCOMPARE(first->size(), 1);
+    clock.set(utcMs(18, 0)); // later in the same window: it has its version
+    QVERIFY(type.check(weekdays, first->first(), {}, {})->isEmpty());
+    // Thursday 10:00 there: not one of the days.
+    clock.set(utcMs(14, 0) + 86'400'000);
+    QVERIFY(type.check(weekdays, first->first(), {}, {})->isEmpty());
+    // Friday 10:00 there: the next window's version.
+    clock.set(utcMs(14, 0) + 2 * 86'400'000);
+    QCOMPARE(type.check(weekdays, first->first(), {}, {})->size(), 1);
+
+    // initial_version: a first check finds one outside the window, later ones wait for it.
+    const QJsonObject nightly{{u"start"_s, u"0200"_s}, {u"stop"_s, u"0300"_s}, {u"initial_version"_s, true}};
+    clock.set(utcMs(12, 0));
+    auto initial = type.check(nightly, {}, {}, {});
+    PANDO_VERIFY_OK(initial);
+    QCOMPARE(initial->size(), 1);
+    QVERIFY(type.check(nightly, initial->first(), {}, {})->isEmpty());
+    clock.set(utcMs(2, 30) + 86'400'000);
+    QCOMPARE(type.check(nightly, initial->first(), {}, {})->size(), 1);
+}
+
 void TestTimeResourceType::invalidSources_data()
 {
     QTest::addColumn<QByteArray>("source");
     QTest::addColumn<QString>("where");
     QTest::newRow("no interval") << QByteArray("{}") << u"source.interval"_s;
+    QTest::newRow("bare hour") << QByteArray(R"({"start":"9","stop":"17:00"})") << u"source.start"_s;
+    QTest::newRow("13 PM") << QByteArray(R"({"start":"13PM","stop":"17:00"})") << u"source.start"_s;
+    QTest::newRow("bad location") << QByteArray(R"({"interval":"1m","location":"Mars/Olympus"})")
+                                  << u"source.location"_s;
+    QTest::newRow("bad day") << QByteArray(R"({"interval":"1m","days":["Monday","Funday"]})") << u"source.days[1]"_s;
+    QTest::newRow("days not a list") << QByteArray(R"({"interval":"1m","days":"Monday"})") << u"source.days"_s;
     QTest::newRow("bad interval") << QByteArray(R"({"interval":"soon"})") << u"source.interval"_s;
     QTest::newRow("too short") << QByteArray(R"({"interval":"10ms"})") << u"source.interval"_s;
     QTest::newRow("number") << QByteArray(R"({"interval":60})") << u"source.interval"_s;
     QTest::newRow("start alone") << QByteArray(R"({"interval":"1m","start":"09:00"})") << u"source"_s;
     QTest::newRow("bad stop") << QByteArray(R"({"interval":"1m","start":"09:00","stop":"25:00"})") << u"source.stop"_s;
-    QTest::newRow("unknown") << QByteArray(R"({"interval":"1m","location":"Europe/Paris"})") << u"source.location"_s;
+    QTest::newRow("unknown") << QByteArray(R"({"interval":"1m","timezone":"Europe/Paris"})") << u"source.timezone"_s;
 }
 
 void TestTimeResourceType::invalidSources()
