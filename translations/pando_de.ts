@@ -1483,10 +1483,6 @@
         <translation>Die Pipeline ist pausiert; zum Starten von Läufen fortsetzen</translation>
     </message>
     <message>
-        <source>Start a run of %1</source>
-        <translation>Einen Lauf von %1 starten</translation>
-    </message>
-    <message>
         <source>Jobs of the pipeline and what feeds each</source>
         <translation>Jobs der Pipeline und welche Jobs jeden speisen</translation>
     </message>
@@ -1497,6 +1493,18 @@
     <message>
         <source>%1: %2; not started by hand (disable_manual_trigger): its resources start it</source>
         <translation>%1: %2; wird nicht von Hand gestartet (disable_manual_trigger): seine Ressourcen starten ihn</translation>
+    </message>
+    <message>
+        <source>Run all steps</source>
+        <translation>Alle Schritte ausführen</translation>
+    </message>
+    <message>
+        <source>Trigger %1, running every step</source>
+        <translation>%1 starten, mit allen Schritten</translation>
+    </message>
+    <message>
+        <source>Start a run of %1 (right-click or Shift+Enter: run every step again, also those unchanged since a run that succeeded)</source>
+        <translation>Einen Lauf von %1 starten (Rechtsklick oder Umschalt+Eingabe: jeden Schritt erneut ausführen, auch die seit einem erfolgreichen Lauf unveränderten)</translation>
     </message>
 </context>
 <context>
@@ -4088,6 +4096,10 @@
     <message>
         <source>withdrawn</source>
         <translation>zurückgezogen</translation>
+    </message>
+    <message>
+        <source>The output of this run was removed on %1, as its job&apos;s build_log_retention says; its steps are kept.</source>
+        <translation>Die Ausgabe dieses Laufs wurde am %1 entfernt, wie es build_log_retention seines Jobs vorgibt; seine Schritte bleiben erhalten.</translation>
     </message>
 </context>
 <context>

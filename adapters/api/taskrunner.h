@@ -39,6 +39,9 @@ struct TaskSpec {
     QMap<QString, QString> labels; // container only: Pando's ownership labels
     qint64 memoryBytes = 0;
     double cpus = 0;
+    // Container only: every capability and device of the host (Docker's --privileged); whoever
+    // decides it answers for the host (core/pipelines/pipeline/hostpolicy.h).
+    bool privileged = false;
 };
 
 struct TaskResult {

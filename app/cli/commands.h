@@ -73,6 +73,8 @@ inline constexpr Flag Scope{"scope", "S", "a scope the token carries (repeat for
 inline constexpr Flag Expires{"expires", "30d", "when the token stops working (default: never)"};
 inline constexpr Flag Out{"out", "FILE", "where the dump goes"};
 inline constexpr Flag Force{"force", "", "replace an existing FILE"};
+// The same name for `jobs trigger`, where it says something else.
+inline constexpr Flag ForceRun{"force", "", "run every step, also those unchanged since a run that succeeded"};
 inline constexpr Flag From{"from", "FILE", "the archive to restore, as pando volumes backup wrote it"};
 inline constexpr Flag Diff{"diff", "", "show what the last change to it changed, as a diff"};
 inline constexpr Flag Port{"port", "N", "the local port to listen on (default: a free one)", true};
@@ -105,7 +107,7 @@ inline constexpr const Flag *Catalogue[] = {
     &Username,   &Role,   &Scope,     &Expires,   &Out,          &Force,      &AllPipelines, &Step,
     &Diff,       &Port,   &To,        &Url,       &Kind,         &Owner,      &TokenUser,    &SshKey,
     &KnownHosts, &Given,  &PublicUrl, &GitHubApp, &Installation, &AppKey,     &OAuthClient,  &CallbackPort,
-    &NoBrowser,  &From,
+    &NoBrowser,  &From,   &ForceRun,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags

@@ -133,6 +133,12 @@ QString duration(qint64 ms)
     return QStringLiteral("%1m%2s").arg(seconds / 60).arg(seconds % 60, 2, 10, QLatin1Char('0'));
 }
 
+QString logRemovedNote(qint64 removedMs)
+{
+    return QStringLiteral("removed %1 by the job's build_log_retention (the steps and their ends are kept)")
+        .arg(timestamp(removedMs));
+}
+
 QString timestamp(qint64 ms)
 {
     if (ms <= 0)

@@ -32,6 +32,8 @@ QString orDash(const QString &value);
 
 QString duration(qint64 ms);  // "850ms", "3.2s", "1m05s"
 QString timestamp(qint64 ms); // local "yyyy-MM-dd HH:mm:ss"; "-" for 0
+// What `runs show` and `runs watch` say of a run whose output its job's build_log_retention removed.
+QString logRemovedNote(qint64 removedMs);
 QString shortCommit(const QString &commit);
 
 } // namespace pando::cli

@@ -493,20 +493,21 @@ void removePipeline(Cli &cli)
 void triggerJob(Cli &cli)
 {
     const QStringList parts = cli.args().arguments.value(0).split(QLatin1Char('/'));
-    cli.api().triggerJob(parts[0], parts[1], cli.handle([&cli](const client::ApiResponse &r) {
-        const QString id = str(r.json, "id");
-        if (cli.args().has(QStringLiteral("watch"))) {
-            if (!cli.args().json)
-                printOut(QStringLiteral("started %1 (run %2)").arg(runTitle(r.json), id));
-            return watchRun(cli, id);
-        }
-        if (cli.args().json)
-            printJson(r.json);
-        else
-            printOut(
-                QStringLiteral("queued %1 (run %2); follow it with: pando runs watch %2").arg(runTitle(r.json), id));
-        cli.finish(ExitOk);
-    }));
+    cli.api().triggerJob(parts[0], parts[1], cli.args().has(QStringLiteral("force")),
+                         cli.handle([&cli](const client::ApiResponse &r) {
+                             const QString id = str(r.json, "id");
+                             if (cli.args().has(QStringLiteral("watch"))) {
+                                 if (!cli.args().json)
+                                     printOut(QStringLiteral("started %1 (run %2)").arg(runTitle(r.json), id));
+                                 return watchRun(cli, id);
+                             }
+                             if (cli.args().json)
+                                 printJson(r.json);
+                             else
+                                 printOut(QStringLiteral("queued %1 (run %2); follow it with: pando runs watch %2")
+                                              .arg(runTitle(r.json), id));
+                             cli.finish(ExitOk);
+                         }));
 }
 
 void listRuns(Cli &cli)
@@ -556,7 +557,9 @@ void showRun(Cli &cli)
             {QStringLiteral("run"), str(run, "id")},
             {QStringLiteral("job"), runTitle(run)},
             {QStringLiteral("status"), runStatus(run)},
-            {QStringLiteral("trigger"), orDash(str(run, "trigger"))},
+            {QStringLiteral("trigger"), run.value(QStringLiteral("force")).toBool()
+                                            ? str(run, "trigger") + QStringLiteral(" (forced: every step ran)")
+                                            : orDash(str(run, "trigger"))},
             {QStringLiteral("by"), orDash(str(run, "actor"))},
             {QStringLiteral("created"), timestamp(num(run, "created_ms"))},
             {QStringLiteral("duration"), durationOrDash(run)},
@@ -567,6 +570,8 @@ void showRun(Cli &cli)
         };
         if (!str(run, "error").isEmpty())
             pairs.append({QStringLiteral("error"), str(run, "error")});
+        if (const qint64 removed = num(run, "log_removed_ms"); removed > 0)
+            pairs.append({QStringLiteral("output"), logRemovedNote(removed)});
         printOut(keyValues(pairs));
         QList<QStringList> rows;
         stepRows(run.value(QStringLiteral("steps")).toArray(), 0, rows);
@@ -678,8 +683,8 @@ constexpr CommandDef PipelineTable[] = {
      "PIPELINE/JOB",
      1,
      1,
-     {{{&flags::Watch}}},
-     "queue a run; --watch follows it to the end",
+     {{{&flags::Watch}, {&flags::ForceRun}}},
+     "queue a run; --watch follows it to the end, --force runs every step",
      &triggerJob,
      Needs::Token,
      &checkJob},

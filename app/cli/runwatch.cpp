@@ -242,6 +242,8 @@ void RunWatch::showRunEnd(const QJsonObject &run)
         QStringLiteral("%1/%2 #%3").arg(str(run, "pipeline"), str(run, "job")).arg(num(run, "number"));
     if (m_cli.args().json)
         printOut(compact(run));
+    else if (const qint64 removed = num(run, "log_removed_ms"); removed > 0)
+        printErr(logRemovedNote(removed));
     if (status == core::RunStatus::Succeeded) {
         if (!m_cli.args().json)
             printOut(QStringLiteral("succeeded: %1 in %2").arg(title, duration(num(run, "duration_ms"))));

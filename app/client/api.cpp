@@ -443,9 +443,10 @@ void Api::setPipelineHostExecution(const QString &name, bool allowed, Callback d
     sendJson("PUT", apiPath({u"pipelines"_s, name, u"host-execution"_s}), {{u"allowed"_s, allowed}}, std::move(done));
 }
 
-void Api::triggerJob(const QString &pipeline, const QString &job, Callback done) const
+void Api::triggerJob(const QString &pipeline, const QString &job, bool force, Callback done) const
 {
-    sendJson("POST", apiPath({u"pipelines"_s, pipeline, u"jobs"_s, job, u"runs"_s}), {}, std::move(done));
+    sendJson("POST", apiPath({u"pipelines"_s, pipeline, u"jobs"_s, job, u"runs"_s}),
+             force ? QJsonObject{{u"force"_s, true}} : QJsonObject{}, std::move(done));
 }
 
 void Api::runs(const QString &pipeline, const QString &job, std::optional<int> limit, Callback done) const

@@ -191,7 +191,8 @@ public:
     // internal_hosts: booleans; member_ports: "FIRST-LAST" or "none").
     void updateSettings(const QJsonObject &fields, Callback done) const;
     void setPipelineHostExecution(const QString &name, bool allowed, Callback done) const;
-    void triggerJob(const QString &pipeline, const QString &job, Callback done) const;
+    // force: the run runs every step, restoring nothing unchanged.
+    void triggerJob(const QString &pipeline, const QString &job, bool force, Callback done) const;
     // pipeline empty: every pipeline's runs; job empty: every job's.
     void runs(const QString &pipeline, const QString &job, std::optional<int> limit, Callback done) const;
     void run(const QString &id, Callback done) const;

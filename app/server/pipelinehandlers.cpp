@@ -84,6 +84,20 @@ Reply noContent()
     return Reply{204, {}};
 }
 
+// {"<key>": true|false} (with allowed, other keys may stand beside it); the body's boolean.
+Result<bool> boolBody(const Call &call, const QString &key, const QStringList &allowed = {})
+{
+    const QString example = QStringLiteral("{\"%1\": true}").arg(key);
+    auto body = jsonObjectBody(call.request, allowed.isEmpty() ? QStringList{key} : allowed, example);
+    if (!body)
+        return std::unexpected(body.error());
+    const QJsonValue value = body->value(key);
+    if (!value.isBool())
+        return fail(ErrorCode::Invalid, QStringLiteral("must be true or false"), key,
+                    QStringLiteral("send ") + example);
+    return value.toBool();
+}
+
 } // namespace
 
 Error notEnabled()
@@ -200,7 +214,19 @@ Reply triggerJob(Call &call)
     PipelineService *s = call.engine.pipelines();
     if (!s)
         return errorReply(notEnabled());
-    auto triggered = s->triggerJob(call.args.value(0), call.args.value(1), call.actor);
+    // No body (or {}) is a plain trigger; {"force": true} runs every step.
+    core::pipelines::TriggerOptions options;
+    const QString example = QStringLiteral("{\"force\": true}");
+    auto body = jsonObjectBody(call.request, {QStringLiteral("force")}, example);
+    if (!body)
+        return errorReply(body.error());
+    if (const QJsonValue force = body->value(QStringLiteral("force")); !force.isUndefined()) {
+        if (!force.isBool())
+            return errorReply(Error{ErrorCode::Invalid, QStringLiteral("must be true or false"),
+                                    QStringLiteral("force"), QStringLiteral("send ") + example});
+        options.force = force.toBool();
+    }
+    auto triggered = s->triggerJob(call.args.value(0), call.args.value(1), call.actor, options);
     if (!triggered)
         return errorReply(triggered.error());
     return Reply{201, triggered->toJson()};
@@ -457,20 +483,6 @@ Reply removeSecret(Call &call)
 }
 
 namespace {
-
-// {"<key>": true|false} (with allowed, other keys may stand beside it); the body's boolean.
-Result<bool> boolBody(const Call &call, const QString &key, const QStringList &allowed = {})
-{
-    const QString example = QStringLiteral("{\"%1\": true}").arg(key);
-    auto body = jsonObjectBody(call.request, allowed.isEmpty() ? QStringList{key} : allowed, example);
-    if (!body)
-        return std::unexpected(body.error());
-    const QJsonValue value = body->value(key);
-    if (!value.isBool())
-        return fail(ErrorCode::Invalid, QStringLiteral("must be true or false"), key,
-                    QStringLiteral("send ") + example);
-    return value.toBool();
-}
 
 // The install's settings: host execution (the pipeline runner's, false without one) and what
 // members' apps may use (core/policy/sourceaccess.h).

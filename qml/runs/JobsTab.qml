@@ -250,10 +250,15 @@ Pane {
                         onXChanged: edges.requestPaint()
                         onWidthChanged: edges.requestPaint()
                         onYChanged: edges.requestPaint()
-                        Keys.onReturnPressed: if (job.manualTrigger)
-                            root.jobsModel.trigger(job.index)
-                        Keys.onEnterPressed: if (job.manualTrigger)
-                            root.jobsModel.trigger(job.index)
+                        // Shift+Enter: every step runs again, the unchanged ones too.
+                        Keys.onReturnPressed: event => {
+                            if (job.manualTrigger)
+                                root.jobsModel.trigger(job.index, (event.modifiers & Qt.ShiftModifier) !== 0);
+                        }
+                        Keys.onEnterPressed: event => {
+                            if (job.manualTrigger)
+                                root.jobsModel.trigger(job.index, (event.modifiers & Qt.ShiftModifier) !== 0);
+                        }
                         Keys.onUpPressed: root.focusJob(Math.max(0, job.index - 1))
                         Keys.onDownPressed: root.focusJob(Math.min(boxes.count - 1, job.index + 1))
                         Keys.onLeftPressed: root.focusJob(root.neighbour(job.index, false))
@@ -310,11 +315,34 @@ Pane {
                                 enabled: !job.busy && !root.paused && job.manualTrigger
                                 // A disabled button shows no tooltip of its own: the box's says why.
                                 ToolTip.visible: hovered
-                                ToolTip.text: root.paused ? qsTr("The pipeline is paused; unpause it to start runs")
-                                                          : qsTr("Start a run of %1").arg(job.name)
+                                ToolTip.text: root.paused
+                                    ? qsTr("The pipeline is paused; unpause it to start runs")
+                                    : qsTr("Start a run of %1 (right-click or Shift+Enter: run every step again, also those unchanged since a run that succeeded)")
+                                          .arg(job.name)
                                 onClicked: {
                                     root.current = job.index;
                                     root.jobsModel.trigger(job.index);
+                                }
+                                // No ids in a box's content (a deferred property): the menu hangs on the button.
+                                readonly property Menu allSteps: Menu {
+                                    MenuItem {
+                                        objectName: "jobTriggerForce"
+                                        text: qsTr("Run all steps")
+                                        Accessible.name: qsTr("Trigger %1, running every step").arg(job.name)
+                                        onTriggered: {
+                                            root.current = job.index;
+                                            root.jobsModel.trigger(job.index, true);
+                                        }
+                                    }
+                                }
+                                TapHandler {
+                                    acceptedButtons: Qt.RightButton
+                                    onTapped: {
+                                        if (!parent.enabled)
+                                            return;
+                                        parent.allSteps.parent = parent;
+                                        parent.allSteps.popup();
+                                    }
                                 }
                             }
                             Label {

@@ -93,6 +93,14 @@ Pane {
             wrapMode: Text.Wrap
             Layout.fillWidth: true
         }
+        Label {
+            objectName: "logNote"
+            visible: text.length > 0
+            text: root.runTree.logNote
+            opacity: 0.75
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
 
         SplitView {
             orientation: Qt.Vertical

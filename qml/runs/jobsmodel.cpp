@@ -300,7 +300,7 @@ void JobsModel::rowChanged(int row)
         Q_EMIT selectedChanged();
 }
 
-void JobsModel::trigger(int row)
+void JobsModel::trigger(int row, bool force)
 {
     if (!m_session || row < 0 || row >= m_rows.size() || m_rows.at(row).busy)
         return;
@@ -310,7 +310,7 @@ void JobsModel::trigger(int row)
     rowChanged(row);
     const quint64 generation = m_generation;
     QPointer<JobsModel> self(this);
-    m_session->triggerJob(m_pipeline, job, [self, generation, job](const Result<QJsonObject> &run) {
+    m_session->triggerJob(m_pipeline, job, force, [self, generation, job](const Result<QJsonObject> &run) {
         if (!self || self->m_generation != generation)
             return;
         const int at = self->rowOf(job);

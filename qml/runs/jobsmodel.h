@@ -83,8 +83,9 @@ public:
     // The row of the job with this name; -1 when there is none.
     Q_INVOKABLE int rowOf(const QString &job) const;
     Q_INVOKABLE void refresh() override;
-    // Queues a run of the job; triggered() names it once the install has queued it.
-    Q_INVOKABLE void trigger(int row);
+    // Queues a run of the job; triggered() names it once the install has queued it. force: the
+    // run runs every step, restoring nothing unchanged.
+    Q_INVOKABLE void trigger(int row, bool force = false);
 
 Q_SIGNALS:
     void pipelineChanged();

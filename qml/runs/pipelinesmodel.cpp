@@ -312,7 +312,7 @@ void PipelinesModel::triggerJob(int row, const QString &job)
     rowChanged(row);
     const quint64 generation = m_generation;
     QPointer<PipelinesModel> self(this);
-    m_session->triggerJob(name, job, [self, generation, name](const Result<QJsonObject> &run) {
+    m_session->triggerJob(name, job, false, [self, generation, name](const Result<QJsonObject> &run) {
         if (!self || self->m_generation != generation)
             return;
         if (!run) {

@@ -4,6 +4,7 @@
 
 #include <QDateTime>
 #include <QJsonArray>
+#include <QLocale>
 #include <QPointer>
 #include <QRegularExpression>
 #include <algorithm>
@@ -671,6 +672,15 @@ QString RunTreeModel::status() const
 QString RunTreeModel::runError() const
 {
     return m_run.value(u"error"_s).toString();
+}
+
+QString RunTreeModel::logNote() const
+{
+    const qint64 removed = m_run.value(u"log_removed_ms"_s).toInteger();
+    if (removed <= 0)
+        return {};
+    return tr("The output of this run was removed on %1, as its job's build_log_retention says; its steps are kept.")
+        .arg(QLocale().toString(QDateTime::fromMSecsSinceEpoch(removed), QLocale::ShortFormat));
 }
 
 QString RunTreeModel::durationText() const

@@ -73,6 +73,8 @@ class RunTreeModel : public QAbstractItemModel {
     Q_PROPERTY(int state READ state NOTIFY runChanged)
     Q_PROPERTY(QString statusText READ statusText NOTIFY runChanged)
     Q_PROPERTY(QString runError READ runError NOTIFY runChanged)
+    // Said when the job's build_log_retention removed the run's output; empty otherwise.
+    Q_PROPERTY(QString logNote READ logNote NOTIFY runChanged)
     Q_PROPERTY(QString durationText READ durationText NOTIFY runChanged)
     Q_PROPERTY(QString triggerText READ triggerText NOTIFY runChanged)
     // "6 steps · 2 unchanged · 1 failed"
@@ -136,6 +138,7 @@ public:
     int state() const { return int(DisplayState::ofRun(status())); }
     QString statusText() const { return RunState::word(status()); }
     QString runError() const;
+    QString logNote() const;
     QString durationText() const;
     QString triggerText() const;
     QString summaryText() const;

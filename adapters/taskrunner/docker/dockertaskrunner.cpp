@@ -104,6 +104,8 @@ Result<QByteArray> createBody(const TaskSpec &spec, const QString &imageId)
         host.insert(u"Memory"_s, double(spec.memoryBytes));
     if (spec.cpus > 0)
         host.insert(u"NanoCpus"_s, std::round(spec.cpus * 1e9));
+    if (spec.privileged)
+        host.insert(u"Privileged"_s, true);
     body.insert(u"HostConfig"_s, host);
     return QJsonDocument(body).toJson(QJsonDocument::Compact);
 }

@@ -599,9 +599,9 @@ void RemoteSession::run(const QString &id, ObjectCallback done)
     call([id](const Api &api, Callback cb) { api.run(id, std::move(cb)); }, std::move(done));
 }
 
-void RemoteSession::triggerJob(const QString &pipeline, const QString &job, ObjectCallback done)
+void RemoteSession::triggerJob(const QString &pipeline, const QString &job, bool force, ObjectCallback done)
 {
-    call([pipeline, job](const Api &api, Callback cb) { api.triggerJob(pipeline, job, std::move(cb)); },
+    call([pipeline, job, force](const Api &api, Callback cb) { api.triggerJob(pipeline, job, force, std::move(cb)); },
          std::move(done));
 }
 

@@ -96,7 +96,7 @@ public:
     void edgeCa(ObjectCallback done) override;
     void runs(const QString &pipeline, int limit, ListCallback done) override;
     void run(const QString &id, ObjectCallback done) override;
-    void triggerJob(const QString &pipeline, const QString &job, ObjectCallback done) override;
+    void triggerJob(const QString &pipeline, const QString &job, bool force, ObjectCallback done) override;
     void abortRun(const QString &id, DoneCallback done) override;
     void resources(const QString &pipeline, ListCallback done) override;
     void resourceVersions(const QString &pipeline, const QString &resource, int limit, ListCallback done) override;

@@ -217,7 +217,8 @@ public:
     virtual void runs(const QString &pipeline, int limit, ListCallback done) = 0;
     // The run with its step tree.
     virtual void run(const QString &id, ObjectCallback done) = 0;
-    virtual void triggerJob(const QString &pipeline, const QString &job, ObjectCallback done) = 0;
+    // force: the run runs every step, restoring nothing unchanged.
+    virtual void triggerJob(const QString &pipeline, const QString &job, bool force, ObjectCallback done) = 0;
     virtual void abortRun(const QString &id, DoneCallback done) = 0;
     // A pipeline's resources ({name, type, checked_ms, check_error, pinned_version, ...}); the
     // versions checks found, newest first ({seq, version, found_ms, pinned}); pinning the version

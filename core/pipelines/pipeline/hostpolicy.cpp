@@ -8,14 +8,24 @@ namespace pando::core::pipelines {
 
 Error HostPolicy::refusal(const QString &what, const QString &where, const QString &imageHint) const
 {
-    QString why;
-    if (!installEnabled)
-        why = u"host execution is off for this install"_s;
-    else
-        why = u"pipeline %1 is not allowed to run commands on the host"_s.arg(pipeline);
-    return Error{ErrorCode::Forbidden, u"%1 would run on the host, as Pando's user: %2"_s.arg(what, why), where,
+    return Error{ErrorCode::Forbidden, u"%1 would run on the host, as Pando's user: %2"_s.arg(what, why()), where,
                  u"%1, or ask an administrator to allow host execution for this pipeline (pando settings set "
                  "host-execution on; pando pipelines host-execution %2 allow)"_s.arg(imageHint, pipeline)};
+}
+
+QString HostPolicy::why() const
+{
+    return installEnabled ? u"pipeline %1 is not allowed to run commands on the host"_s.arg(pipeline)
+                          : u"host execution is off for this install"_s;
+}
+
+Error HostPolicy::privilegedRefusal(const QString &task, const QString &where) const
+{
+    return Error{ErrorCode::Forbidden,
+                 u"task %1 is privileged: its container would have every capability of the host: %2"_s.arg(task, why()),
+                 where,
+                 u"leave privileged out, or ask an administrator to allow host execution for this pipeline (pando "
+                 "settings set host-execution on; pando pipelines host-execution %1 allow)"_s.arg(pipeline)};
 }
 
 Result<bool> hostExecutionEnabled(Database &db)

@@ -1,9 +1,9 @@
 #pragma once
 // Whether a pipeline's commands may run on the host, as pandod's user, outside any container:
-// a task without image_resource (or with platform: host) and a shell resource type without
-// image:. Both the install's setting (off unless an administrator turned it on) and an
-// administrator's mark on the pipeline are needed; a task read from an artifact (`file:`) never
-// runs on the host, whatever they say, since whoever can push to that repository wrote it.
+// a task without image_resource (or with platform: host), a shell resource type without image:,
+// and a task with `privileged: true` (its container has every capability of the host). Both the install's setting (off
+// unless an administrator turned it on) and an administrator's mark on the pipeline are needed; a task read from an
+// artifact (`file:`) never runs on the host, whatever they say, since whoever can push to that repository wrote it.
 //
 // Read at the start of each run and each resource check, so a change applies to the next one.
 // Threading: any thread (database reads only).
@@ -25,8 +25,12 @@ struct HostPolicy {
     bool installEnabled = false;  // the install's setting
     bool pipelineAllowed = false; // an administrator's mark on the pipeline
     bool allowed() const { return installEnabled && pipelineAllowed; }
+    // "host execution is off for this install", or that the pipeline is not allowed.
+    QString why() const;
     // Why `what` (a task, a resource type) may not run on the host, with what to do instead.
     Error refusal(const QString &what, const QString &where, const QString &imageHint) const;
+    // Why a privileged task may not run: its container holds the host as much as a host task.
+    Error privilegedRefusal(const QString &task, const QString &where) const;
 };
 
 // The install's setting alone.

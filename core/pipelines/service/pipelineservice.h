@@ -63,6 +63,12 @@ struct SetPipelineResult {
     QJsonObject toJson() const;
 };
 
+// How a run is started by hand. force: every step runs, nothing unchanged is restored
+// (`pando jobs trigger --force`).
+struct TriggerOptions {
+    bool force = false;
+};
+
 struct TriggerResult {
     RunRecord run;
     QJsonObject toJson() const;
@@ -84,7 +90,12 @@ public:
     virtual Status removePipeline(const QString &name, const Actor &actor) = 0;
 
     // Queues a run of the job with the latest versions that satisfy its gets' passed: rules.
-    virtual Result<TriggerResult> triggerJob(const QString &pipeline, const QString &job, const Actor &actor) = 0;
+    virtual Result<TriggerResult> triggerJob(const QString &pipeline, const QString &job, const Actor &actor,
+                                             const TriggerOptions &options) = 0;
+    Result<TriggerResult> triggerJob(const QString &pipeline, const QString &job, const Actor &actor)
+    {
+        return triggerJob(pipeline, job, actor, TriggerOptions{});
+    }
     // Newest first. pipeline empty: all; job empty: all of the pipeline's.
     virtual Result<QList<RunRecord>> runs(const QString &pipeline, const QString &job, int limit) = 0;
     virtual Result<RunTree> runTree(const QString &runId) = 0;

@@ -381,6 +381,18 @@ void TestPipelineCli::triggerWithoutWatch()
     QVERIFY(json.value(QStringLiteral("id")).toString().startsWith(QLatin1Char('r')));
     QCOMPARE(json.value(QStringLiteral("status")).toString(), QStringLiteral("queued"));
 
+    QVERIFY(!json.value(QStringLiteral("force")).toBool());
+
+    // --force reaches the install, and runs show says what it did.
+    const Run forced = pando({QStringLiteral("jobs"), QStringLiteral("trigger"), QStringLiteral("ci/unit"),
+                              QStringLiteral("--force"), QStringLiteral("--json")});
+    QVERIFY2(forced.code == 0, qPrintable(forced.all()));
+    const QString forcedId =
+        QJsonDocument::fromJson(forced.out.toUtf8()).object().value(QStringLiteral("id")).toString();
+    QVERIFY(QJsonDocument::fromJson(forced.out.toUtf8()).object().value(QStringLiteral("force")).toBool());
+    const Run shown = pando({QStringLiteral("runs"), QStringLiteral("show"), forcedId});
+    QVERIFY2(shown.out.contains(QStringLiteral("manual (forced: every step ran)")), qPrintable(shown.all()));
+
     const Run missing = pando({QStringLiteral("jobs"), QStringLiteral("trigger"), QStringLiteral("ci/nojob")});
     QCOMPARE(missing.code, 1);
     QCOMPARE(missing.errLines().value(0), QStringLiteral("pando: job: pipeline ci has no job \"nojob\""));

@@ -171,7 +171,7 @@ void TestApi::requests_data()
     row(
         "all runs", [](const A &a, C c) { a.runs({}, {}, std::nullopt, c); }, "GET", "/api/v1/runs");
     row(
-        "trigger", [](const A &a, C c) { a.triggerJob(u"my ci"_s, u"unit/test"_s, c); }, "POST",
+        "trigger", [](const A &a, C c) { a.triggerJob(u"my ci"_s, u"unit/test"_s, false, c); }, "POST",
         "/api/v1/pipelines/my%20ci/jobs/unit%2Ftest/runs");
     row(
         "run events", [](const A &a, C c) { a.runEvents(u"r1"_s, 42, 1000, c); }, "GET",

@@ -212,8 +212,10 @@ public:
             return noPipeline(name);
         return {};
     }
+    using core::pipelines::PipelineService::triggerJob;
     Result<core::pipelines::TriggerResult> triggerJob(const QString &pipeline, const QString &job,
-                                                      const core::Actor &actor) override
+                                                      const core::Actor &actor,
+                                                      const core::pipelines::TriggerOptions &options) override
     {
         core::RunRecord run;
         {
@@ -236,6 +238,7 @@ public:
             run.trigger = QStringLiteral("manual");
             run.actor = actor.name;
             run.inputsJson = QStringLiteral("{}");
+            run.force = options.force;
             run.createdMs = QDateTime::currentMSecsSinceEpoch() + m_runs.size(); // distinct, for order
             m_runs.insert(run.id, run);
         }

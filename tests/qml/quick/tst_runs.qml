@@ -214,6 +214,19 @@ Item {
             tryCompare(Desktop.runTree, "status", "succeeded", 30000);
             tryVerify(() => named("jobLastRun", jobs.itemAt(0)).text === "#1 · succeeded", 10000,
                       named("jobLastRun", jobs.itemAt(0)).text);
+            // The Trigger button's right-click menu offers the same.
+            const trigger = named("jobTrigger", jobs.itemAt(0));
+            mouseClick(trigger, trigger.width / 2, trigger.height / 2, Qt.RightButton);
+            tryVerify(() => trigger.allSteps.opened, 5000, "right-click opens no menu");
+            keyClick(Qt.Key_Escape);
+            tryVerify(() => !trigger.allSteps.opened, 5000, "the menu stays open");
+            // Shift+Enter on the job: the same job again, every step run, nothing restored.
+            jobs.itemAt(0).forceActiveFocus();
+            keyClick(Qt.Key_Return, Qt.ShiftModifier);
+            tryVerify(() => named("jobLastRun", jobs.itemAt(0)).text === "#2 · succeeded", 30000,
+                      named("jobLastRun", jobs.itemAt(0)).text);
+            tryCompare(Desktop.runTree, "status", "succeeded", 30000);
+            compare(Desktop.runTree.cachedCount, 0);
             mouseClick(named("runsTab"));
             const output = named("stepOutput");
             const log = output.logModel;

@@ -587,12 +587,12 @@ void TestSessionContract::pipelinesAndRuns()
     auto checked = test::awaitDone([&](auto done) { s.checkResource(u"ci"_s, u"repo"_s, done); });
     QVERIFY(!checked);
     QCOMPARE(checked.error().code, ErrorCode::NotFound);
-    auto unknownJob = test::awaitObject([&](auto done) { s.triggerJob(u"ci"_s, u"nojob"_s, done); });
+    auto unknownJob = test::awaitObject([&](auto done) { s.triggerJob(u"ci"_s, u"nojob"_s, false, done); });
     QVERIFY(!unknownJob);
     QCOMPARE(unknownJob.error().where, u"job"_s);
 
     // A run to its end: the event stream says so, and its step tree is there.
-    auto run = test::awaitObject([&](auto done) { s.triggerJob(u"ci"_s, u"test"_s, done); });
+    auto run = test::awaitObject([&](auto done) { s.triggerJob(u"ci"_s, u"test"_s, false, done); });
     VERIFY_OK(run);
     const QString runId = run->value(u"id"_s).toString();
     std::unique_ptr<desktop::Subscription> follow(s.followRun(runId, 0, nullptr));
@@ -614,7 +614,7 @@ void TestSessionContract::pipelinesAndRuns()
     QCOMPARE(runs->first().toObject().value(u"id"_s).toString(), runId);
 
     // A slow run aborted through the session.
-    auto slow = test::awaitObject([&](auto done) { s.triggerJob(u"ci"_s, u"slow"_s, done); });
+    auto slow = test::awaitObject([&](auto done) { s.triggerJob(u"ci"_s, u"slow"_s, false, done); });
     VERIFY_OK(slow);
     const QString slowId = slow->value(u"id"_s).toString();
     auto aborted = test::awaitDone([&](auto done) { s.abortRun(slowId, done); });

@@ -343,7 +343,7 @@ private Q_SLOTS:
             test::awaitDone([&](auto done) { m_session->checkResource(u"release-train"_s, u"source-tree"_s, done); });
         QVERIFY2(checked, qPrintable(checked ? QString() : test::describe(checked.error())));
         auto run = test::awaitObject(
-            [&](auto done) { m_session->triggerJob(u"release-train"_s, u"build-and-test-everything"_s, done); });
+            [&](auto done) { m_session->triggerJob(u"release-train"_s, u"build-and-test-everything"_s, false, done); });
         QVERIFY2(run, qPrintable(run ? QString() : run.error().text()));
         QTRY_COMPARE_WITH_TIMEOUT(m_state->runs()->rowCount() > 0, true, 20000);
         m_state->pipelines()->setSelectedRow(0);
