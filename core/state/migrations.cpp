@@ -516,6 +516,17 @@ const QList<Migration> &migrations()
              QStringLiteral("ALTER TABLE app_services ADD COLUMN seed_digest TEXT NOT NULL DEFAULT ''"),
              QStringLiteral("ALTER TABLE app_services ADD COLUMN seed_data TEXT NOT NULL DEFAULT ''"),
          }},
+        {27,
+         QStringLiteral("pipelines: each job's max_in_flight, serial_groups and build_log_retention; forced runs"),
+         {
+             // core/pipelines: what the run queue and the log reaper read of each job, as JSON
+             // (PipelineRecord::jobs); '' for a pipeline set before, whose jobs run one at a time.
+             QStringLiteral("ALTER TABLE pipelines ADD COLUMN job_settings TEXT NOT NULL DEFAULT ''"),
+             // When build_log_retention removed a run's log (its events), 0 while it is kept.
+             QStringLiteral("ALTER TABLE runs ADD COLUMN log_removed_ms BIGINT NOT NULL DEFAULT 0"),
+             // A run triggered with --force runs every step, restoring nothing unchanged.
+             QStringLiteral("ALTER TABLE runs ADD COLUMN force_run INTEGER NOT NULL DEFAULT 0"),
+         }},
     };
     return all;
 }

@@ -4,11 +4,25 @@
 
 #include "core/vocab/vocab.h"
 
+#include <QMap>
 #include <QString>
 #include <QStringList>
 #include <QtGlobal>
 
 namespace pando::core {
+
+// What the run queue and the log reaper need of one job, written when the pipeline is set (the
+// config itself is parsed only where its secrets may be resolved).
+struct JobSettings {
+    int maxInFlight = 0;       // runs of the job at once (0: unlimited)
+    QStringList serialGroups;  // a run waits while a run of any job sharing one of these runs
+    int keepLogsOfRuns = 0;    // build_log_retention.builds (0: no count limit)
+    int keepLogsForDays = 0;   // build_log_retention.days (0: no age limit)
+    int keepSucceededLogs = 0; // build_log_retention.minimum_succeeded_builds
+    QString oldName;           // old_name: runs of that job are renamed to this one's when set
+    bool keepsEveryLog() const { return keepLogsOfRuns == 0 && keepLogsForDays == 0; }
+    bool operator==(const JobSettings &) const = default;
+};
 
 struct PipelineRecord {
     QString name;          // primary key
@@ -22,6 +36,9 @@ struct PipelineRecord {
     int maxRuns = 1;            // runs of this pipeline at once
     int consecutiveErrors = 0;  // errored runs in a row, for the circuit breaker
     bool hostExecution = false; // an administrator allowed its tasks on the host (docs/pipelines.md)
+    // Job name → its settings. A job not listed (the pipeline was set by a Pando before these
+    // were kept, or the job left the config with runs still queued) runs one run at a time.
+    QMap<QString, JobSettings> jobs;
     qint64 createdMs = 0;
     qint64 updatedMs = 0;
 };
@@ -35,10 +52,12 @@ struct RunRecord {
     RunStatus status = RunStatus::Queued;
     QString trigger; // "manual", "resource:<name>", "webhook:<name>", "passed:<job>"
     QString actor;
-    QString inputsJson;    // {"resource": {version}} chosen when the run was queued
-    int configVersion = 0; // the pipeline config the run executes
-    QString owner;         // the process running it
-    QString error;         // why it errored, for people
+    QString inputsJson;      // {"resource": {version}} chosen when the run was queued
+    int configVersion = 0;   // the pipeline config the run executes
+    QString owner;           // the process running it
+    QString error;           // why it errored, for people
+    qint64 logRemovedMs = 0; // its job's build_log_retention removed its log then (0: kept)
+    bool force = false;      // every step runs: nothing unchanged is restored (jobs trigger --force)
     qint64 createdMs = 0;
     qint64 startedMs = 0;
     qint64 finishedMs = 0;

@@ -10,15 +10,29 @@
 
 namespace pando::core {
 
+namespace detail {
+// PipelineRecord::jobs as the pipelines.job_settings column holds it (compact JSON), and back;
+// text that is no JSON object reads as no job listed.
+QString jobSettingsJson(const QMap<QString, JobSettings> &jobs);
+QMap<QString, JobSettings> jobSettingsFrom(const QString &json);
+} // namespace detail
+
 class PipelineRepository {
 public:
     explicit PipelineRepository(Database &db) : m_db(db) {}
-    // Creates the pipeline or replaces its config, bumping configVersion; returns the row.
-    Result<PipelineRecord> set(const QString &name, const QString &configYaml, const QString &varsYaml, qint64 nowMs);
+    // Creates the pipeline or replaces its config and its jobs' settings, bumping configVersion;
+    // renames the runs of each job's oldName to it (unless it has runs already), and the
+    // versions, check, pin and recorded inputs of each renamed resource (resourceOldNames: new
+    // name → old name; unless the new name has versions already); returns the row.
+    Result<PipelineRecord> set(const QString &name, const QString &configYaml, const QString &varsYaml, qint64 nowMs,
+                               const QMap<QString, JobSettings> &jobs = {},
+                               const QMap<QString, QString> &resourceOldNames = {});
     Result<PipelineRecord> find(const QString &name);
     Result<QList<PipelineRecord>> list();
     Status setPaused(const QString &name, bool paused, const QString &reason, qint64 nowMs);
     Status setMaxRuns(const QString &name, int maxRuns, qint64 nowMs);
+    // Replaces the jobs' settings alone (no new config version).
+    Status setJobSettings(const QString &name, const QMap<QString, JobSettings> &jobs);
     // The administrator's mark that lets the pipeline's tasks run on the host.
     Status setHostExecution(const QString &name, bool allowed, qint64 nowMs);
     // Counts an errored run (or resets the count after a run that did not error); returns the count.
@@ -50,9 +64,9 @@ public:
     Result<RunRecord> find(const QString &id);
     // Newest first; job empty: every job of the pipeline; pipeline empty: every run.
     Result<QList<RunRecord>> list(const QString &pipeline, const QString &job, int limit);
-    // Atomically claims the oldest queued run of the pipeline while it is not paused and fewer
-    // than maxRuns (0: no limit) of its runs are running (a job's runs in order); nullopt when
-    // none may start.
+    // Atomically claims the oldest queued run of the pipeline that may start: the pipeline is not
+    // paused, fewer than maxRuns (0: no limit) of its runs are running, and its job's
+    // max_in_flight and serial groups (PipelineRecord::jobs) let it; nullopt when none may.
     Result<std::optional<RunRecord>> claimNext(const QString &pipeline, int maxRuns, const QString &owner,
                                                qint64 nowMs);
     // Runs left running by processes other than owner.
@@ -61,6 +75,10 @@ public:
     Status finish(const QString &id, RunStatus status, const QString &error, qint64 nowMs);
     // Puts a running run back to queued (its steps and events are cleared).
     Status requeue(const QString &id);
+    // build_log_retention: removes the output events of the job's finished runs past
+    // settings' count or age, keeping the newest keepSucceededLogs succeeded ones, and marks
+    // them (RunRecord::logRemovedMs); the runs and their steps stay. Returns how many it removed.
+    Result<int> removeOldLogs(const QString &pipeline, const QString &job, const JobSettings &settings, qint64 nowMs);
 
     Status upsertStep(const RunStepRecord &step);
     Result<QList<RunStepRecord>> steps(const QString &runId);

@@ -3,6 +3,10 @@
 
 #include "sql.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
 using namespace Qt::StringLiterals;
 
 namespace pando::core {
@@ -10,7 +14,54 @@ namespace pando::core {
 namespace {
 
 const QString kPipelineColumns = u"name, config_yaml, vars_yaml, config_version, paused, paused_reason, max_runs,"
-                                 " consecutive_errors, created_ms, updated_ms, host_execution, previous_config_yaml"_s;
+                                 " consecutive_errors, created_ms, updated_ms, host_execution, previous_config_yaml,"
+                                 " job_settings"_s;
+
+} // namespace
+
+QString detail::jobSettingsJson(const QMap<QString, JobSettings> &jobs)
+{
+    QJsonObject out;
+    for (auto it = jobs.begin(); it != jobs.end(); ++it) {
+        const JobSettings &job = it.value();
+        QJsonObject o;
+        if (job.maxInFlight > 0)
+            o.insert(u"max_in_flight"_s, job.maxInFlight);
+        if (!job.serialGroups.isEmpty())
+            o.insert(u"serial_groups"_s, QJsonArray::fromStringList(job.serialGroups));
+        if (job.keepLogsOfRuns > 0)
+            o.insert(u"keep_logs_of_runs"_s, job.keepLogsOfRuns);
+        if (job.keepLogsForDays > 0)
+            o.insert(u"keep_logs_for_days"_s, job.keepLogsForDays);
+        if (job.keepSucceededLogs > 0)
+            o.insert(u"keep_succeeded_logs"_s, job.keepSucceededLogs);
+        if (!job.oldName.isEmpty())
+            o.insert(u"old_name"_s, job.oldName);
+        out.insert(it.key(), o);
+    }
+    return QString::fromUtf8(QJsonDocument(out).toJson(QJsonDocument::Compact));
+}
+
+QMap<QString, JobSettings> detail::jobSettingsFrom(const QString &json)
+{
+    QMap<QString, JobSettings> jobs;
+    const QJsonObject all = QJsonDocument::fromJson(json.toUtf8()).object();
+    for (auto it = all.begin(); it != all.end(); ++it) {
+        const QJsonObject o = it.value().toObject();
+        JobSettings job;
+        job.maxInFlight = o.value(u"max_in_flight"_s).toInt();
+        for (const QJsonValue &group : o.value(u"serial_groups"_s).toArray())
+            job.serialGroups << group.toString();
+        job.keepLogsOfRuns = o.value(u"keep_logs_of_runs"_s).toInt();
+        job.keepLogsForDays = o.value(u"keep_logs_for_days"_s).toInt();
+        job.keepSucceededLogs = o.value(u"keep_succeeded_logs"_s).toInt();
+        job.oldName = o.value(u"old_name"_s).toString();
+        jobs.insert(it.key(), job);
+    }
+    return jobs;
+}
+
+namespace {
 
 PipelineRecord pipelineFrom(const QSqlQuery &q)
 {
@@ -27,6 +78,7 @@ PipelineRecord pipelineFrom(const QSqlQuery &q)
     p.updatedMs = q.value(9).toLongLong();
     p.hostExecution = q.value(10).toInt() != 0;
     p.previousConfigYaml = q.value(11).toString();
+    p.jobs = detail::jobSettingsFrom(q.value(12).toString());
     return p;
 }
 
@@ -42,7 +94,8 @@ Status expectOneRow(const Result<QSqlQuery> &q, const QString &missing, const QS
 } // namespace
 
 Result<PipelineRecord> PipelineRepository::set(const QString &name, const QString &configYaml, const QString &varsYaml,
-                                               qint64 nowMs)
+                                               qint64 nowMs, const QMap<QString, JobSettings> &jobs,
+                                               const QMap<QString, QString> &resourceOldNames)
 {
     const QString what = u"set pipeline "_s + name;
     auto tx = detail::Transaction::begin(m_db, what);
@@ -56,16 +109,52 @@ Result<PipelineRecord> PipelineRepository::set(const QString &name, const QStrin
         // The config being replaced is kept as the previous one, unless only the vars changed.
         auto q = tx->run(u"UPDATE pipelines SET config_yaml = ?, vars_yaml = ?, config_version = ?, updated_ms = ?,"
                          " previous_config_yaml = CASE WHEN config_yaml = ? THEN previous_config_yaml"
-                         " ELSE config_yaml END WHERE name = ?"_s,
+                         " ELSE config_yaml END, job_settings = ? WHERE name = ?"_s,
                          {detail::text(configYaml), detail::text(varsYaml), version, nowMs, detail::text(configYaml),
-                          detail::text(name)},
+                          detail::text(detail::jobSettingsJson(jobs)), detail::text(name)},
                          what);
         if (!q)
             return std::unexpected(q.error());
+        // old_name: the job's runs, and with them the versions that passed it, carry over. A job
+        // that has runs under its new name already took them (the file still says old_name).
+        for (auto it = jobs.begin(); it != jobs.end(); ++it) {
+            if (it->oldName.isEmpty())
+                continue;
+            auto renamed = tx->run(u"UPDATE runs SET job = ? WHERE pipeline = ? AND job = ? AND NOT EXISTS"
+                                   " (SELECT 1 FROM runs r WHERE r.pipeline = ? AND r.job = ?)"_s,
+                                   {detail::text(it.key()), detail::text(name), detail::text(it->oldName),
+                                    detail::text(name), detail::text(it.key())},
+                                   what);
+            if (!renamed)
+                return std::unexpected(renamed.error());
+        }
+        for (auto it = resourceOldNames.begin(); it != resourceOldNames.end(); ++it) {
+            const QVariant pipeline = detail::text(name), renamed = detail::text(it.key()),
+                           old = detail::text(it.value());
+            auto taken = tx->run(u"SELECT COUNT(*) FROM resource_versions WHERE pipeline = ? AND resource = ?"_s,
+                                 {pipeline, renamed}, what);
+            if (!taken)
+                return std::unexpected(taken.error());
+            if (!taken->next() || taken->value(0).toInt() > 0)
+                continue; // renamed on an earlier set, or a resource of its own already
+            for (const QString &table : {u"resource_versions"_s, u"resource_checks"_s, u"resource_pins"_s}) {
+                auto moved = tx->run(u"UPDATE "_s + table + u" SET resource = ? WHERE pipeline = ? AND resource = ?"_s,
+                                     {renamed, pipeline, old}, what);
+                if (!moved)
+                    return std::unexpected(moved.error());
+            }
+            auto inputs = tx->run(u"UPDATE run_inputs SET resource = ? WHERE resource = ? AND run_id IN"
+                                  " (SELECT id FROM runs WHERE pipeline = ?)"_s,
+                                  {renamed, old, pipeline}, what);
+            if (!inputs)
+                return std::unexpected(inputs.error());
+        }
     } else {
         auto q = tx->run(u"INSERT INTO pipelines ("_s + kPipelineColumns +
-                             u") VALUES (?, ?, ?, 1, 0, '', 0, 0, ?, ?, 0, '')"_s,
-                         {detail::text(name), detail::text(configYaml), detail::text(varsYaml), nowMs, nowMs}, what);
+                             u") VALUES (?, ?, ?, 1, 0, '', 0, 0, ?, ?, 0, '', ?)"_s,
+                         {detail::text(name), detail::text(configYaml), detail::text(varsYaml), nowMs, nowMs,
+                          detail::text(detail::jobSettingsJson(jobs))},
+                         what);
         if (!q)
             return std::unexpected(q.error());
     }
@@ -108,6 +197,14 @@ Status PipelineRepository::setPaused(const QString &name, bool paused, const QSt
                     {detail::text(paused ? reason : QString()), nowMs, detail::text(name)},
                     u"pause pipeline "_s + name),
         u"no pipeline named "_s + name, u"pipelines"_s);
+}
+
+Status PipelineRepository::setJobSettings(const QString &name, const QMap<QString, JobSettings> &jobs)
+{
+    return expectOneRow(detail::run(m_db, u"UPDATE pipelines SET job_settings = ? WHERE name = ?"_s,
+                                    {detail::text(detail::jobSettingsJson(jobs)), detail::text(name)},
+                                    u"record the job settings of "_s + name),
+                        u"no pipeline named "_s + name, u"pipelines"_s);
 }
 
 Status PipelineRepository::setMaxRuns(const QString &name, int maxRuns, qint64 nowMs)

@@ -12,9 +12,26 @@ namespace pando::core {
 namespace {
 
 const QString kRunColumns = u"id, pipeline, job, number, status, trigger, actor, inputs_json, config_version, owner,"
-                            " error, created_ms, started_ms, finished_ms"_s;
+                            " error, created_ms, started_ms, finished_ms, log_removed_ms, force_run"_s;
 const QString kRunStepColumns = u"run_id, step_id, parent_id, seq, name, kind, status, hash, attempt, exit_code, error,"
                                 " started_ms, finished_ms"_s;
+
+// Whether a run of job may start while runningOf (job → running runs) run. A job the settings
+// do not list runs one run at a time.
+bool mayStart(const QString &job, const QMap<QString, JobSettings> &jobs, const QHash<QString, int> &runningOf)
+{
+    const auto settings = jobs.constFind(job);
+    if (settings == jobs.cend())
+        return runningOf.value(job) == 0;
+    if (settings->maxInFlight > 0 && runningOf.value(job) >= settings->maxInFlight)
+        return false;
+    for (const QString &group : settings->serialGroups) {
+        for (auto other = jobs.begin(); other != jobs.end(); ++other)
+            if (other->serialGroups.contains(group) && runningOf.value(other.key()) > 0)
+                return false;
+    }
+    return true;
+}
 
 Result<RunRecord> runFrom(const QSqlQuery &q)
 {
@@ -36,6 +53,8 @@ Result<RunRecord> runFrom(const QSqlQuery &q)
     r.createdMs = q.value(11).toLongLong();
     r.startedMs = q.value(12).toLongLong();
     r.finishedMs = q.value(13).toLongLong();
+    r.logRemovedMs = q.value(14).toLongLong();
+    r.force = q.value(15).toInt() != 0;
     return r;
 }
 
@@ -114,10 +133,10 @@ Result<RunRecord> RunRepository::enqueue(RunRecord run)
             return std::unexpected(seq.error());
         const qint64 queueSeq = seq->next() ? seq->value(0).toLongLong() : 1;
         auto q = tx->run(u"INSERT INTO runs ("_s + kRunColumns +
-                             u", queue_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', ?, 0, 0, ?)"_s,
+                             u", queue_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', ?, 0, 0, 0, ?, ?)"_s,
                          {detail::text(r.id), detail::text(r.pipeline), detail::text(r.job), r.number,
                           toString(r.status), detail::text(r.trigger), detail::text(r.actor),
-                          detail::text(r.inputsJson), r.configVersion, r.createdMs, queueSeq},
+                          detail::text(r.inputsJson), r.configVersion, r.createdMs, r.force ? 1 : 0, queueSeq},
                          what);
         if (!q)
             return std::unexpected(q.error());
@@ -166,41 +185,49 @@ Result<std::optional<RunRecord>> RunRepository::claimNext(const QString &pipelin
         if (tx->isPostgres())
             if (auto lock = tx->run(u"LOCK TABLE runs IN SHARE ROW EXCLUSIVE MODE"_s, {}, what); !lock)
                 return std::unexpected(lock.error());
-        // Paused is read inside the claim, so a run queued after a pause never slips through.
-        auto paused = tx->run(u"SELECT paused FROM pipelines WHERE name = ?"_s, {detail::text(pipeline)}, what);
-        if (!paused)
-            return std::unexpected(paused.error());
-        if (!paused->next() || paused->value(0).toInt() != 0) {
+        const auto none = [&]() -> Result<std::optional<RunRecord>> {
             if (auto ok = tx->commit(); !ok)
                 return std::unexpected(ok.error());
             return std::optional<RunRecord>{};
-        }
-        auto running = tx->run(u"SELECT COUNT(*) FROM runs WHERE pipeline = ? AND status = ?"_s,
+        };
+        // Paused is read inside the claim, so a run queued after a pause never slips through.
+        auto row =
+            tx->run(u"SELECT paused, job_settings FROM pipelines WHERE name = ?"_s, {detail::text(pipeline)}, what);
+        if (!row)
+            return std::unexpected(row.error());
+        if (!row->next() || row->value(0).toInt() != 0)
+            return none();
+        const QMap<QString, JobSettings> jobs = detail::jobSettingsFrom(row->value(1).toString());
+        auto running = tx->run(u"SELECT job FROM runs WHERE pipeline = ? AND status = ?"_s,
                                {detail::text(pipeline), toString(RunStatus::Running)}, what);
         if (!running)
             return std::unexpected(running.error());
-        if (running->next() && maxRuns > 0 && running->value(0).toInt() >= maxRuns) {
-            if (auto ok = tx->commit(); !ok)
-                return std::unexpected(ok.error());
-            return std::optional<RunRecord>{};
+        QHash<QString, int> runningOf; // job → its running runs
+        int runningNow = 0;
+        while (running->next()) {
+            ++runningOf[running->value(0).toString()];
+            ++runningNow;
         }
-        // A job's runs go in order: a queued run waits while an earlier run of the same job runs.
-        auto next = tx->run(u"SELECT "_s + kRunColumns +
-                                u" FROM runs q WHERE q.pipeline = ? AND q.status = ? AND NOT EXISTS"
-                                " (SELECT 1 FROM runs r WHERE r.pipeline = q.pipeline AND r.job = q.job"
-                                " AND r.status = ?) ORDER BY q.queue_seq LIMIT 1"_s,
-                            {detail::text(pipeline), toString(RunStatus::Queued), toString(RunStatus::Running)}, what);
-        if (!next)
-            return std::unexpected(next.error());
-        if (!next->next()) {
-            if (auto ok = tx->commit(); !ok)
-                return std::unexpected(ok.error());
-            return std::optional<RunRecord>{};
+        if (maxRuns > 0 && runningNow >= maxRuns)
+            return none();
+        // The oldest queued run its job's max_in_flight and serial groups let start: a run a
+        // limit holds back keeps its place, and later runs of other jobs go past it.
+        auto queued = tx->run(u"SELECT "_s + kRunColumns +
+                                  u" FROM runs WHERE pipeline = ? AND status = ? ORDER BY queue_seq LIMIT 1000"_s,
+                              {detail::text(pipeline), toString(RunStatus::Queued)}, what);
+        if (!queued)
+            return std::unexpected(queued.error());
+        std::optional<RunRecord> pick;
+        while (!pick && queued->next()) {
+            auto candidate = runFrom(*queued);
+            if (!candidate)
+                return std::unexpected(candidate.error());
+            if (mayStart(candidate->job, jobs, runningOf))
+                pick = *candidate;
         }
-        auto claimed = runFrom(*next);
-        if (!claimed)
-            return std::unexpected(claimed.error());
-        RunRecord run = *claimed;
+        if (!pick)
+            return none();
+        RunRecord run = *pick;
         auto update = tx->run(u"UPDATE runs SET status = ?, owner = ?, started_ms = ?"
                               " WHERE id = ? AND status = ?"_s,
                               {toString(RunStatus::Running), detail::text(owner), nowMs, detail::text(run.id),
@@ -244,6 +271,51 @@ Status RunRepository::finish(const QString &id, RunStatus status, const QString 
     if (q->numRowsAffected() == 0)
         return fail(ErrorCode::NotFound, u"no run "_s + id, u"runs"_s);
     return {};
+}
+
+Result<int> RunRepository::removeOldLogs(const QString &pipeline, const QString &job, const JobSettings &settings,
+                                         qint64 nowMs)
+{
+    if (settings.keepsEveryLog())
+        return 0;
+    const QString what = u"remove old logs of "_s + pipeline + u'/' + job;
+    auto tx = detail::Transaction::begin(m_db, what);
+    if (!tx)
+        return std::unexpected(tx.error());
+    auto finished = tx->run(
+        u"SELECT id, status, finished_ms, log_removed_ms FROM runs"
+        " WHERE pipeline = ? AND job = ? AND status NOT IN (?, ?) ORDER BY number DESC"_s,
+        {detail::text(pipeline), detail::text(job), toString(RunStatus::Queued), toString(RunStatus::Running)}, what);
+    if (!finished)
+        return std::unexpected(finished.error());
+    const qint64 oldest = settings.keepLogsForDays > 0 ? nowMs - qint64(settings.keepLogsForDays) * 86'400'000 : 0;
+    QStringList remove;
+    int newer = 0;     // finished runs newer than this one
+    int succeeded = 0; // succeeded runs kept so far, newest first
+    while (finished->next()) {
+        const bool success = finished->value(1).toString() == toString(RunStatus::Succeeded);
+        const bool pastCount = settings.keepLogsOfRuns > 0 && newer >= settings.keepLogsOfRuns;
+        const bool pastAge = oldest > 0 && finished->value(2).toLongLong() < oldest;
+        ++newer;
+        if (success && succeeded < settings.keepSucceededLogs) {
+            ++succeeded; // kept whatever the other limits say
+            continue;
+        }
+        if ((pastCount || pastAge) && finished->value(3).toLongLong() == 0)
+            remove << finished->value(0).toString();
+    }
+    for (const QString &id : std::as_const(remove)) {
+        // The output goes; the step events stay, so a watch still shows what ran and how it ended.
+        if (auto q =
+                tx->run(u"DELETE FROM run_events WHERE run_id = ? AND type = 'output'"_s, {detail::text(id)}, what);
+            !q)
+            return std::unexpected(q.error());
+        if (auto q = tx->run(u"UPDATE runs SET log_removed_ms = ? WHERE id = ?"_s, {nowMs, detail::text(id)}, what); !q)
+            return std::unexpected(q.error());
+    }
+    if (auto ok = tx->commit(); !ok)
+        return std::unexpected(ok.error());
+    return int(remove.size());
 }
 
 Status RunRepository::requeue(const QString &id)

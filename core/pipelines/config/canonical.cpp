@@ -1,4 +1,5 @@
 #include "core/pipelines/config/canonical.h"
+#include "core/pipelines/config/nodereader.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -211,6 +212,10 @@ QJsonObject toJson(const Step &step)
         out.insert(u"output_mapping"_s, stringMapJson(step.task.outputMapping));
         if (step.task.sharedCache)
             out.insert(u"shared_cache"_s, true);
+        if (step.task.privileged)
+            out.insert(u"privileged"_s, true);
+        if (step.task.vars)
+            out.insert(u"vars"_s, internal::toJsonValue(*step.task.vars));
         break;
     }
     case StepKind::InParallel: {
@@ -231,6 +236,14 @@ QJsonObject toJson(const Step &step)
     case StepKind::Try:
         out.insert(kind, step.steps.empty() ? QJsonValue() : QJsonValue(toJson(step.steps.front())));
         break;
+    case StepKind::LoadVar: {
+        static const char *const formats[] = {"auto", "json", "yaml", "raw", "trim"};
+        out.insert(kind, step.name);
+        out.insert(u"file"_s, step.loadVar.file);
+        out.insert(u"format"_s, QString::fromLatin1(formats[int(step.loadVar.format)]));
+        out.insert(u"reveal"_s, step.loadVar.reveal);
+        break;
+    }
     case StepKind::Approve:
         // One timeout_ms, the request's lifetime: the generic modifier does not apply here.
         out.insert(kind, step.name);
@@ -242,6 +255,15 @@ QJsonObject toJson(const Step &step)
     }
     out.insert(u"attempts"_s, step.attempts);
     out.insert(u"timeout_ms"_s, double(step.timeoutMs));
+    if (!step.across.empty()) {
+        QJsonArray across;
+        for (const AcrossVar &var : step.across)
+            across.append(QJsonObject{{u"var"_s, var.name},
+                                      {u"values"_s, internal::toJsonValue(*var.values)},
+                                      {u"max_in_flight"_s, var.maxInFlight}});
+        out.insert(u"across"_s, across);
+        out.insert(u"fail_fast"_s, step.acrossFailFast);
+    }
     insertHooks(out, step.hooks);
     return out;
 }
@@ -307,6 +329,10 @@ QJsonObject toJson(const Resource &resource)
         out.insert(u"expose_build_created_by"_s, true);
     if (resource.isPublic)
         out.insert(u"public"_s, true);
+    if (!resource.oldName.isEmpty())
+        out.insert(u"old_name"_s, resource.oldName);
+    if (resource.checkTimeoutMs != Resource::DefaultCheckTimeoutMs)
+        out.insert(u"check_timeout_ms"_s, double(resource.checkTimeoutMs));
     if (resource.pinnedVersion)
         out.insert(u"version"_s, stringMapJson(*resource.pinnedVersion));
     return out;
@@ -327,6 +353,15 @@ QJsonObject toJson(const Job &job)
         out.insert(u"disable_manual_trigger"_s, true);
     if (job.interruptible)
         out.insert(u"interruptible"_s, true);
+    if (!job.serialGroups.isEmpty())
+        out.insert(u"serial_groups"_s, QJsonArray::fromStringList(job.serialGroups));
+    if (!job.logRetention.isEmpty() || job.logRetention.minimumSucceeded > 0)
+        out.insert(u"build_log_retention"_s,
+                   QJsonObject{{u"builds"_s, job.logRetention.builds},
+                               {u"days"_s, job.logRetention.days},
+                               {u"minimum_succeeded_builds"_s, job.logRetention.minimumSucceeded}});
+    if (!job.oldName.isEmpty())
+        out.insert(u"old_name"_s, job.oldName);
     insertHooks(out, job.hooks);
     return out;
 }
@@ -345,8 +380,12 @@ QJsonObject toJson(const Pipeline &pipeline)
     QJsonArray groups;
     for (const auto &group : pipeline.groups)
         groups.append(QJsonObject{{u"name"_s, group.name}, {u"jobs"_s, QJsonArray::fromStringList(group.jobs)}});
-    return QJsonObject{
+    QJsonObject out{
         {u"resource_types"_s, types}, {u"resources"_s, resources}, {u"jobs"_s, jobs}, {u"groups"_s, groups}};
+    if (!pipeline.display.backgroundImage.isEmpty() || !pipeline.display.backgroundFilter.isEmpty())
+        out.insert(u"display"_s, QJsonObject{{u"background_image"_s, pipeline.display.backgroundImage},
+                                             {u"background_filter"_s, pipeline.display.backgroundFilter}});
+    return out;
 }
 
 QByteArray canonicalJson(const QJsonValue &value)

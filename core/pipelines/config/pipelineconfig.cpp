@@ -23,6 +23,8 @@ QString stepKindName(StepKind kind)
         return u"try"_s;
     case StepKind::Approve:
         return u"approve"_s;
+    case StepKind::LoadVar:
+        return u"load_var"_s;
     }
     return {};
 }
@@ -84,7 +86,7 @@ QString placeholderSecretName(const QString &value)
 
 QStringList builtinResourceTypes()
 {
-    return {u"git"_s, u"time"_s, u"registry-image"_s, u"docker-image"_s};
+    return {u"git"_s, u"time"_s, u"mock"_s, u"registry-image"_s, u"docker-image"_s};
 }
 
 } // namespace pando::core::pipelines

@@ -91,8 +91,9 @@ struct TaskConfig {
 // ---------------------------------------------------------------------------------------------
 // Steps
 
-enum class StepKind { Get, Put, Task, InParallel, Do, Try, Approve };
-QString stepKindName(StepKind kind); // "get", "put", "task", "in_parallel", "do", "try", "approve"
+enum class StepKind { Get, Put, Task, InParallel, Do, Try, Approve, LoadVar };
+// "get", "put", "task", "in_parallel", "do", "try", "approve", "load_var"
+QString stepKindName(StepKind kind);
 
 struct Step;
 using StepPtr = std::shared_ptr<const Step>;
@@ -123,15 +124,21 @@ struct PutStep {
 };
 
 struct TaskStep {
-    std::optional<TaskConfig> config;     // `config:` (inline); exclusive with file
-    QString file;                         // `file:` "artifact/path/task.yml", read at run time
-    QString image;                        // `image:` an artifact to use as the image; empty: none
+    std::optional<TaskConfig> config; // `config:` (inline); exclusive with file
+    QString file;                     // `file:` "artifact/path/task.yml", read at run time
+    QString image;                    // `image:` an artifact to use as the image; empty: none
+    // `privileged:` the container gets every capability of the host. As much as running on the
+    // host: only a pipeline allowed host execution runs such a task (hostpolicy.h).
+    bool privileged = false;
     QMap<QString, QString> params;        // override the config's params
     QMap<QString, QString> inputMapping;  // task input name → artifact name in the plan
     QMap<QString, QString> outputMapping; // task output name → artifact name in the plan
     // `shared_cache: true`: an unchanged run of this step may be restored from any pipeline's
     // identical container step (content alone decides); otherwise only from this pipeline's.
     bool sharedCache = false;
+    // `vars:` fill the ((placeholders)) of the `file:` task's config when it is read at run time
+    // (a mapping; null when the step has none). Ignored for an inline config, as in Concourse.
+    std::shared_ptr<const core::detail::DocNode> vars;
     QString fileArtifact() const { return file.section(u'/', 0, 0); } // "repo" for "repo/ci/t.yml"
 };
 
@@ -143,6 +150,26 @@ struct ApproveStep {
     QString message;       // `message:` shown to approvers; empty: a default naming the step
     QStringList approvers; // `approvers:` usernames and "role:<role>"; empty: any person but the requester
     qint64 timeoutMs = DefaultTimeoutMs; // `timeout:` past it the request expires and the step fails
+};
+
+// `load_var: NAME` reads a file of an artifact into the run's local var NAME, which later steps
+// use as `((.:NAME))` or `((.:NAME.field))`.
+struct LoadVarStep {
+    QString file; // "artifact/path/in/it"
+    // Auto: json for .json, yaml for .yml/.yaml, trim otherwise. Raw keeps the text as it is;
+    // trim drops blanks around it.
+    enum class Format { Auto, Json, Yaml, Raw, Trim } format = Format::Auto;
+    bool reveal = false; // false: the value is masked in the run's output, as a secret is
+    QString fileArtifact() const { return file.section(u'/', 0, 0); }
+};
+
+// One var of an `across:` modifier: the step runs once for each of its values (and each
+// combination with the other vars'), which the step uses as ((.:name)).
+struct AcrossVar {
+    QString name;
+    // A list, or text holding one ((.:name)) placeholder that names a list a load_var step loaded.
+    std::shared_ptr<const core::detail::DocNode> values;
+    int maxInFlight = 1; // values of this var at once; 0: all
 };
 
 struct Step {
@@ -158,14 +185,33 @@ struct Step {
     PutStep put;         // StepKind::Put
     TaskStep task;       // StepKind::Task
     ApproveStep approve; // StepKind::Approve
+    LoadVarStep loadVar; // StepKind::LoadVar
+
+    // The step as written when it uses a run's local vars (`((.:name))`): get, put, task,
+    // approve and load_var steps are read again from it, those vars filled in, when they run.
+    // location is what it was read at ("jobs[0].plan[2]"). Null when it uses none.
+    std::shared_ptr<const core::detail::DocNode> written;
+    QString location;
+
+    // `across:` the step runs once per combination of these vars' values (then `written` is the
+    // whole step, read again for each); `fail_fast:` the first that fails stops the others.
+    std::vector<AcrossVar> across;
+    bool acrossFailFast = false;
 
     std::vector<Step> steps; // InParallel, Do: the children in order; Try: exactly one
     int parallelLimit = 0;   // InParallel: at most this many at once (0: all)
     bool failFast = false;   // InParallel: abort the siblings on the first failure
 
+    // `tags:` the workers Concourse would pick; read and kept, and every step runs on this
+    // install's engine whatever they say.
+    QStringList tags;
     int attempts = 1;     // >= 1; the step runs again on failure or error, not on abort (1 for approve)
     qint64 timeoutMs = 0; // > 0, or 0 for none; covers each attempt (0 for approve: see ApproveStep)
     Hooks hooks;
+
+    // Where one of the step's own keys is written: "jobs[0].plan[1].privileged" for the task
+    // step at "jobs[0].plan[1].task" (keys sit beside the kind's key, not under it).
+    QString keyPath(const QString &key) const { return path.section(u'.', 0, -2) + u'.' + key; }
 
     // The artifact this step adds to the plan: a get's name, a put's name unless no_get.
     // (Task outputs are listed by ResolvedTask / taskOutputArtifacts.)
@@ -201,23 +247,45 @@ struct ResourceType {
 
 struct Resource {
     QString name;
-    QString path;                            // "resources[0]"
-    QString type;                            // a declared resource type or a built-in (builtinResourceTypes())
-    QJsonObject source;                      // free-form, with the type's defaults already merged in
-    qint64 checkEveryMs = 60000;             // `check_every:` duration; "never" gives 0 (webhooks only)
-    QString webhookToken;                    // `webhook_token:`; empty: no webhook
+    QString path;                // "resources[0]"
+    QString type;                // a declared resource type or a built-in (builtinResourceTypes())
+    QJsonObject source;          // free-form, with the type's defaults already merged in
+    qint64 checkEveryMs = 60000; // `check_every:` duration; "never" gives 0 (webhooks only)
+    static constexpr qint64 DefaultCheckTimeoutMs = 60LL * 60 * 1000; // Concourse's 1h
+    qint64 checkTimeoutMs = DefaultCheckTimeoutMs;                    // `check_timeout:` a check running longer fails
+    QString webhookToken;                                             // `webhook_token:`; empty: no webhook
     QString icon;                            // `icon:` a Material Design icon name, for views only
     std::optional<VersionMap> pinnedVersion; // `version:` every get of it uses this version
     bool exposeBuildCreatedBy = false;       // `expose_build_created_by:` its get and put see BUILD_CREATED_BY
     bool isPublic = false;                   // `public:` read as Concourse has it; every view needs a sign-in here
+    // `old_name:` the resource was called this; setting the pipeline carries its versions, its
+    // pin and the runs' record of what they got over to this name.
+    QString oldName;
+};
+
+// `build_log_retention:` (or the older `build_logs_to_retain: N`): which finished runs of a job
+// keep their logs. A run past the limits keeps its record and status; its log is removed.
+struct LogRetention {
+    int builds = 0;           // keep the logs of this many newest runs (0: no count limit)
+    int days = 0;             // keep the logs of runs finished in this many days (0: no age limit)
+    int minimumSucceeded = 0; // always keep this many newest succeeded runs' logs
+    bool isEmpty() const { return builds == 0 && days == 0; }
 };
 
 struct Job {
     QString name;
     QString path; // "jobs[2]"
     std::vector<Step> plan;
-    bool serial = false;   // builds run one at a time (max_in_flight 1)
-    int maxInFlight = 0;   // 0: unlimited; serial makes it 1
+    bool serial = false; // builds run one at a time (max_in_flight 1)
+    // Builds of this job at once (0: unlimited). As in Concourse, `serial:` or `serial_groups:`
+    // make it 1 whatever `max_in_flight:` says.
+    int maxInFlight = 0;
+    // `serial_groups:` a build of this job does not start while a build of any job sharing one
+    // of these groups runs; queued builds of the group start in the order they were queued.
+    QStringList serialGroups;
+    LogRetention logRetention;
+    // `old_name:` the job was called this; setting the pipeline renames its runs (history kept).
+    QString oldName;
     bool isPublic = false; // `public:`
     // `disable_manual_trigger:` nobody starts it by hand (pando jobs trigger, the API, the
     // desktop); its resources' new versions and passed: still do.
@@ -232,11 +300,19 @@ struct Group {
     QStringList jobs; // declared job names
 };
 
+// `display:` how Concourse's web UI draws the pipeline. Read and kept; Pando's views draw no
+// background.
+struct Display {
+    QString backgroundImage;  // a URL
+    QString backgroundFilter; // a CSS filter
+};
+
 struct Pipeline {
     QList<ResourceType> resourceTypes;
     QList<Resource> resources;
     QList<Job> jobs;
     QList<Group> groups;
+    Display display;
     QStringList secretNames; // secrets the file used (resolved or left as placeholders)
     QStringList varNames;    // vars-file entries the file used
     // Top-level keys the pipeline does not read, in file order: fly accepts them (they hold
@@ -251,8 +327,11 @@ struct Pipeline {
     const Job *job(const QString &name) const;
 };
 
+// Calls visit for every step of the job: its plan's, nested ones and hooks (the job's too).
+void forEachStepOf(const Job &job, const std::function<void(const Step &)> &visit);
+
 // Resource types every pipeline may use without declaring them.
-QStringList builtinResourceTypes(); // git, time, registry-image, docker-image
+QStringList builtinResourceTypes(); // git, time, mock, registry-image, docker-image
 
 // A webhook token is a credential anyone on the network may guess at: at least 128 bits, which
 // is 32 characters of hex (what `pando pipelines webhook-token` prints is 64).
@@ -271,6 +350,16 @@ Result<Pipeline> parsePipeline(const QByteArray &yaml, const InterpolationSource
 // error's `where` ("ci/build.yml: run.path"). Placeholders resolve from `interpolation`.
 Result<TaskConfig> parseTaskConfigFile(const QByteArray &yaml, const QString &fileName,
                                        const InterpolationSources &interpolation = {});
+
+// A step that uses a run's local vars (Step::written) read again with their values (a mapping of
+// name → value, what load_var steps loaded so far); any other step comes back as it is. An
+// error names the placeholder's path ("jobs[0].plan[2].task.params.TAG: undefined local var").
+Result<Step> fillLocalVars(const Step &step, const core::detail::DocNode &locals);
+
+// One combination of an across step's values: the step as written, without across:, read with
+// `values` (a mapping of var name → value) filled in, at the path `<location>.across[index]`.
+// The run's load_var placeholders stay for when it runs.
+Result<Step> acrossIteration(const Step &step, const core::detail::DocNode &values, int index);
 
 // ---------------------------------------------------------------------------------------------
 // Task resolution: the one merge of a task step with its config that hashing and running share.

@@ -1,6 +1,9 @@
 // The pipeline file's top level: resource_types, resources, jobs, groups.
 #include "core/pipelines/config/validate.h"
 
+#include <QRegularExpression>
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace pando::core::pipelines {
@@ -45,11 +48,22 @@ Result<Command> parseCommand(const DocNode &node, const QString &path)
     return wrongType(node, path, u"an argv list or a shell command string"_s);
 }
 
+// `old_name:` of a job or resource: a name, or "" when absent or the same as its own.
+Result<QString> parseOldName(const DocNode &node, const QString &path, const QString &name, const QString &what)
+{
+    const DocNode *old = node.value(u"old_name"_s);
+    if (isNull(old))
+        return QString();
+    PANDO_PIPE_TRY(text, string(*old, join(path, u"old_name"_s)));
+    PANDO_PIPE_TRY(okOld, checkName(*text, join(path, u"old_name"_s), what));
+    return *text == name ? QString() : *text;
+}
+
 Result<ResourceType> parseResourceType(const DocNode &node, const QString &path)
 {
     PANDO_PIPE_TRY(keys, checkKeys(node, path,
                                    {u"name"_s, u"type"_s, u"source"_s, u"defaults"_s, u"commands"_s, u"image"_s,
-                                    u"check_every"_s}));
+                                    u"check_every"_s, u"params"_s, u"privileged"_s, u"tags"_s}));
     ResourceType type;
     type.path = path;
     PANDO_PIPE_TRY(name, requiredString(node, u"name"_s, path));
@@ -63,6 +77,19 @@ Result<ResourceType> parseResourceType(const DocNode &node, const QString &path)
         PANDO_PIPE_TRY(ms, duration(*every, join(path, u"check_every"_s)));
         type.checkEveryMs = *ms;
     }
+    // Concourse's params fetch the type's image, which here is in the local engine already; its
+    // tags pick workers. Both are read and checked, and change nothing.
+    if (const DocNode *params = node.value(u"params"_s); !isNull(params)) {
+        PANDO_PIPE_TRY(object, jsonObject(*params, join(path, u"params"_s)));
+    }
+    if (const DocNode *tags = node.value(u"tags"_s); !isNull(tags)) {
+        PANDO_PIPE_TRY(list, stringList(*tags, join(path, u"tags"_s)));
+    }
+    bool privileged = false;
+    PANDO_PIPE_TRY(flags, booleans(node, path, {{u"privileged"_s, &privileged}}));
+    if (privileged)
+        return invalid(join(path, u"privileged"_s), u"privileged resource types are not supported yet"_s,
+                       u"leave privileged out; a task can be privileged where host execution is allowed"_s);
     const DocNode *commands = node.value(u"commands"_s);
     const DocNode *image = node.value(u"image"_s);
     if (!isNull(commands)) {
@@ -97,7 +124,7 @@ Result<ResourceType> parseResourceType(const DocNode &node, const QString &path)
         return invalid(join(path, u"image"_s), u"image: is for resource types defined by commands:"_s);
     PANDO_PIPE_TRY(kind, requiredString(node, u"type"_s, path));
     type.type = *kind;
-    if (*kind == u"git" || *kind == u"time") {
+    if (*kind == u"git" || *kind == u"time" || *kind == u"mock") {
         type.kind = ResourceType::Kind::BuiltIn;
         if (!isNull(node.value(u"source"_s)))
             return invalid(join(path, u"source"_s), u"a built-in type takes defaults:, not source:"_s);
@@ -105,7 +132,7 @@ Result<ResourceType> parseResourceType(const DocNode &node, const QString &path)
     }
     if (*kind != u"registry-image" && *kind != u"docker-image") {
         return invalid(join(path, u"type"_s),
-                       u"resource type \"%1\" has type \"%2\"; use registry-image, docker-image, git, time, or "
+                       u"resource type \"%1\" has type \"%2\"; use registry-image, docker-image, git, time, mock, or "
                        "commands:"_s.arg(type.name, *kind));
     }
     type.kind = ResourceType::Kind::Image;
@@ -128,8 +155,9 @@ Result<ResourceType> parseResourceType(const DocNode &node, const QString &path)
 Result<Resource> parseResource(const DocNode &node, const QString &path, const Pipeline &pipeline)
 {
     PANDO_PIPE_TRY(keys, checkKeys(node, path,
-                                   {u"name"_s, u"type"_s, u"source"_s, u"check_every"_s, u"webhook_token"_s, u"icon"_s,
-                                    u"version"_s, u"expose_build_created_by"_s, u"public"_s}));
+                                   {u"name"_s, u"old_name"_s, u"type"_s, u"source"_s, u"check_every"_s,
+                                    u"check_timeout"_s, u"webhook_token"_s, u"icon"_s, u"version"_s,
+                                    u"expose_build_created_by"_s, u"public"_s, u"tags"_s}));
     Resource resource;
     resource.path = path;
     PANDO_PIPE_TRY(name, requiredString(node, u"name"_s, path));
@@ -138,6 +166,14 @@ Result<Resource> parseResource(const DocNode &node, const QString &path, const P
     PANDO_PIPE_TRY(type, requiredString(node, u"type"_s, path));
     resource.type = *type;
     const ResourceType *declared = pipeline.resourceType(*type);
+    // The types a Concourse installation ships that Pando has no built-in for yet.
+    static const QStringList concourseOnly{u"s3"_s, u"semver"_s,          u"github-release"_s,   u"pool"_s,   u"hg"_s,
+                                           u"cf"_s, u"bosh-io-release"_s, u"bosh-io-stemcell"_s, u"tracker"_s};
+    if (!declared && concourseOnly.contains(*type))
+        return invalid(join(path, u"type"_s),
+                       u"resource type \"%1\" ships with Concourse, and Pando has no built-in %1 yet"_s.arg(*type),
+                       u"declare it under resource_types: a Concourse resource image of it in the local engine "
+                       "(type: registry-image, source: {repository: …}), or commands: that do its check, in and out"_s);
     if (!declared && !builtinResourceTypes().contains(*type)) {
         return invalid(join(path, u"type"_s),
                        u"resource type \"%1\" is not declared; declare it under resource_types or use one of %2"_s.arg(
@@ -164,6 +200,10 @@ Result<Resource> parseResource(const DocNode &node, const QString &path, const P
             resource.checkEveryMs = *ms;
         }
     }
+    if (const DocNode *timeout = node.value(u"check_timeout"_s); !isNull(timeout)) {
+        PANDO_PIPE_TRY(ms, duration(*timeout, join(path, u"check_timeout"_s)));
+        resource.checkTimeoutMs = *ms;
+    }
     if (const DocNode *token = node.value(u"webhook_token"_s); !isNull(token)) {
         PANDO_PIPE_TRY(text, string(*token, join(path, u"webhook_token"_s)));
         // A ((secret)) left in place is checked by whoever resolves it (setting the pipeline does).
@@ -179,6 +219,11 @@ Result<Resource> parseResource(const DocNode &node, const QString &path, const P
         PANDO_PIPE_TRY(text, string(*icon, join(path, u"icon"_s)));
         resource.icon = *text;
     }
+    PANDO_PIPE_TRY(oldName, parseOldName(node, path, resource.name, u"resource"_s));
+    resource.oldName = *oldName;
+    if (const DocNode *tags = node.value(u"tags"_s); !isNull(tags)) { // workers, as a step's tags
+        PANDO_PIPE_TRY(list, stringList(*tags, join(path, u"tags"_s)));
+    }
     if (const DocNode *version = node.value(u"version"_s); !isNull(version)) {
         PANDO_PIPE_TRY(map, stringMap(*version, join(path, u"version"_s)));
         if (map->isEmpty())
@@ -188,12 +233,47 @@ Result<Resource> parseResource(const DocNode &node, const QString &path, const P
     return resource;
 }
 
+// `build_log_retention: {builds, days, minimum_succeeded_builds}`, or the older
+// `build_logs_to_retain: N` (the same as `builds: N`); not both.
+Result<LogRetention> parseLogRetention(const DocNode &job, const QString &path)
+{
+    LogRetention retention;
+    const DocNode *old = job.value(u"build_logs_to_retain"_s);
+    const DocNode *node = job.value(u"build_log_retention"_s);
+    if (!isNull(old)) {
+        if (!isNull(node))
+            return invalid(join(path, u"build_logs_to_retain"_s),
+                           u"build_logs_to_retain and build_log_retention say the same thing"_s,
+                           u"keep build_log_retention: {builds: N}"_s);
+        PANDO_PIPE_TRY(builds, integer(*old, join(path, u"build_logs_to_retain"_s), 0, 1000000));
+        retention.builds = *builds;
+        return retention;
+    }
+    if (isNull(node))
+        return retention;
+    const QString where = join(path, u"build_log_retention"_s);
+    if (node->kind != DocNode::Kind::Map)
+        return wrongType(*node, where, u"a mapping with builds, days or minimum_succeeded_builds"_s);
+    PANDO_PIPE_TRY(keys, checkKeys(*node, where, {u"builds"_s, u"days"_s, u"minimum_succeeded_builds"_s}));
+    const std::pair<QString, int *> fields[] = {{u"builds"_s, &retention.builds},
+                                                {u"days"_s, &retention.days},
+                                                {u"minimum_succeeded_builds"_s, &retention.minimumSucceeded}};
+    for (const auto &[key, slot] : fields) {
+        if (const DocNode *value = node->value(key); !isNull(value)) {
+            PANDO_PIPE_TRY(number, integer(*value, join(where, key), 0, 1000000));
+            *slot = *number;
+        }
+    }
+    return retention;
+}
+
 Result<Job> parseJob(const DocNode &node, const QString &path)
 {
     PANDO_PIPE_TRY(keys, checkKeys(node, path,
-                                   {u"name"_s, u"plan"_s, u"serial"_s, u"max_in_flight"_s, u"public"_s,
-                                    u"disable_manual_trigger"_s, u"interruptible"_s, u"on_success"_s, u"on_failure"_s,
-                                    u"on_error"_s, u"on_abort"_s, u"ensure"_s}));
+                                   {u"name"_s, u"old_name"_s, u"plan"_s, u"serial"_s, u"serial_groups"_s,
+                                    u"max_in_flight"_s, u"build_log_retention"_s, u"build_logs_to_retain"_s,
+                                    u"public"_s, u"disable_manual_trigger"_s, u"interruptible"_s, u"on_success"_s,
+                                    u"on_failure"_s, u"on_error"_s, u"on_abort"_s, u"ensure"_s}));
     Job job;
     job.path = path;
     PANDO_PIPE_TRY(name, requiredString(node, u"name"_s, path));
@@ -214,14 +294,26 @@ Result<Job> parseJob(const DocNode &node, const QString &path)
         PANDO_PIPE_TRY(flag, boolean(*serial, join(path, u"serial"_s)));
         job.serial = *flag;
     }
+    if (const DocNode *groups = node.value(u"serial_groups"_s); !isNull(groups)) {
+        const QString groupsPath = join(path, u"serial_groups"_s);
+        PANDO_PIPE_TRY(list, stringList(*groups, groupsPath));
+        for (qsizetype i = 0; i < list->size(); ++i) {
+            PANDO_PIPE_TRY(okGroup, checkName(list->at(i), at(groupsPath, i), u"serial group"_s));
+            if (!job.serialGroups.contains(list->at(i)))
+                job.serialGroups << list->at(i);
+        }
+    }
     if (const DocNode *max = node.value(u"max_in_flight"_s); !isNull(max)) {
         PANDO_PIPE_TRY(number, integer(*max, join(path, u"max_in_flight"_s), 1, 1000));
-        if (job.serial && *number != 1)
-            return invalid(join(path, u"max_in_flight"_s), u"a serial job runs one build at a time"_s);
         job.maxInFlight = *number;
     }
-    if (job.serial)
+    // Concourse lets serial and serial_groups win over max_in_flight, so a file may say both.
+    if (job.serial || !job.serialGroups.isEmpty())
         job.maxInFlight = 1;
+    PANDO_PIPE_TRY(retention, parseLogRetention(node, path));
+    job.logRetention = *retention;
+    PANDO_PIPE_TRY(oldName, parseOldName(node, path, job.name, u"job"_s));
+    job.oldName = *oldName;
     PANDO_PIPE_TRY(flags, booleans(node, path,
                                    {{u"public"_s, &job.isPublic},
                                     {u"disable_manual_trigger"_s, &job.disableManualTrigger},
@@ -251,8 +343,8 @@ Result<Group> parseGroup(const DocNode &node, const QString &path)
 // leaving them out would run the pipeline otherwise than its author meant.
 Result<QStringList> dropUnreadKeys(DocNode &tree)
 {
-    static const QStringList read{u"resource_types"_s, u"resources"_s, u"jobs"_s, u"groups"_s};
-    static const QStringList unsupported{u"var_sources"_s, u"display"_s};
+    static const QStringList read{u"resource_types"_s, u"resources"_s, u"jobs"_s, u"groups"_s, u"display"_s};
+    static const QStringList unsupported{u"var_sources"_s};
     QStringList ignored;
     for (auto it = tree.entries.begin(); it != tree.entries.end();) {
         if (read.contains(it->first)) {
@@ -334,13 +426,37 @@ Result<Pipeline> parsePipeline(const QByteArray &yaml, const InterpolationSource
                                               u"group \"%1\" is already declared"_s.arg(group->name));
                        }
                        for (qsizetype i = 0; i < group->jobs.size(); ++i) {
-                           if (!pipeline.job(group->jobs[i]))
+                           const QString &entry = group->jobs[i];
+                           // Concourse takes glob patterns too ("deploy-*", "*").
+                           if (entry.contains(u'*') || entry.contains(u'?') || entry.contains(u'[')) {
+                               const QRegularExpression glob(QRegularExpression::wildcardToRegularExpression(entry));
+                               if (!glob.isValid() ||
+                                   std::none_of(pipeline.jobs.cbegin(), pipeline.jobs.cend(),
+                                                [&](const Job &job) { return glob.match(job.name).hasMatch(); }))
+                                   return invalid(at(join(path, u"jobs"_s), i),
+                                                  u"group pattern \"%1\" matches no job"_s.arg(entry));
+                               continue;
+                           }
+                           if (!pipeline.job(entry))
                                return invalid(at(join(path, u"jobs"_s), i),
-                                              u"group names job \"%1\", which is not declared"_s.arg(group->jobs[i]));
+                                              u"group names job \"%1\", which is not declared"_s.arg(entry));
                        }
                        pipeline.groups << *group;
                        return {};
                    }));
+    if (const DocNode *display = tree->value(u"display"_s); !isNull(display)) {
+        if (display->kind != DocNode::Kind::Map)
+            return wrongType(*display, u"display"_s, u"a mapping with background_image and background_filter"_s);
+        PANDO_PIPE_TRY(keys, checkKeys(*display, u"display"_s, {u"background_image"_s, u"background_filter"_s}));
+        const std::pair<QString, QString *> fields[] = {{u"background_image"_s, &pipeline.display.backgroundImage},
+                                                        {u"background_filter"_s, &pipeline.display.backgroundFilter}};
+        for (const auto &[key, slot] : fields) {
+            if (const DocNode *value = display->value(key); !isNull(value)) {
+                PANDO_PIPE_TRY(text, string(*value, join(u"display"_s, key)));
+                *slot = *text;
+            }
+        }
+    }
     PANDO_PIPE_TRY(valid, validatePipeline(pipeline));
     return pipeline;
 }

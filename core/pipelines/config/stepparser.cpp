@@ -3,6 +3,8 @@
 
 #include "core/approval/approvalservice.h"
 
+#include <QRegularExpression>
+
 using namespace Qt::StringLiterals;
 
 namespace pando::core::pipelines::internal {
@@ -11,7 +13,8 @@ namespace {
 
 const QStringList &kindKeys()
 {
-    static const QStringList keys{u"get"_s, u"put"_s, u"task"_s, u"approve"_s, u"in_parallel"_s, u"do"_s, u"try"_s};
+    static const QStringList keys{u"get"_s,      u"put"_s,         u"task"_s, u"approve"_s,
+                                  u"load_var"_s, u"in_parallel"_s, u"do"_s,   u"try"_s};
     return keys;
 }
 
@@ -23,14 +26,15 @@ const QStringList &hookKeys()
 
 const QStringList &modifierKeys()
 {
-    static const QStringList keys = QStringList{u"attempts"_s, u"timeout"_s} + hookKeys();
+    static const QStringList keys =
+        QStringList{u"attempts"_s, u"timeout"_s, u"tags"_s, u"across"_s, u"fail_fast"_s} + hookKeys();
     return keys;
 }
 
 // Concourse step kinds Pando does not run, so their users get a straight answer.
 const QStringList &unsupportedKinds()
 {
-    static const QStringList keys{u"set_pipeline"_s, u"load_var"_s, u"across"_s};
+    static const QStringList keys{u"set_pipeline"_s};
     return keys;
 }
 
@@ -126,18 +130,26 @@ Status parsePut(const DocNode &node, const QString &location, Step &step)
     return {};
 }
 
+// A `file:` of an artifact, "artifact/path/to/<example>": relative, inside it, naming it first.
+Result<QString> artifactFile(const DocNode &node, const QString &where, const QString &example)
+{
+    PANDO_PIPE_TRY(text, string(node, where));
+    PANDO_PIPE_TRY(relative, checkRelativePath(*text, where));
+    if (!text->contains(u'/'))
+        return invalid(where, u"file: is \"artifact/path/to/%1\", starting with an artifact's name"_s.arg(example));
+    return *text;
+}
+
 Status parseTask(const DocNode &node, const QString &location, Step &step)
 {
-    PANDO_PIPE_TRY(keys, checkKeys(node, step.path,
-                                   modifierKeys() + QStringList{u"task"_s, u"config"_s, u"file"_s, u"image"_s,
-                                                                u"privileged"_s, u"params"_s, u"input_mapping"_s,
-                                                                u"output_mapping"_s, u"shared_cache"_s}));
-    if (const DocNode *privileged = node.value(u"privileged"_s)) {
+    PANDO_PIPE_TRY(keys,
+                   checkKeys(node, step.path,
+                             modifierKeys() + QStringList{u"task"_s, u"config"_s, u"file"_s, u"image"_s,
+                                                          u"privileged"_s, u"params"_s, u"vars"_s, u"input_mapping"_s,
+                                                          u"output_mapping"_s, u"shared_cache"_s}));
+    if (const DocNode *privileged = node.value(u"privileged"_s); !isNull(privileged)) {
         PANDO_PIPE_TRY(flag, boolean(*privileged, join(location, u"privileged"_s)));
-        if (*flag) {
-            return invalid(join(location, u"privileged"_s), u"privileged tasks are not supported"_s,
-                           u"run what needs privileges on the host with platform: host, or outside the pipeline"_s);
-        }
+        step.task.privileged = *flag;
     }
     const DocNode *config = node.value(u"config"_s);
     const DocNode *file = node.value(u"file"_s);
@@ -149,11 +161,7 @@ Status parseTask(const DocNode &node, const QString &location, Step &step)
         PANDO_PIPE_TRY(value, parseTaskConfig(*config, join(location, u"config"_s)));
         step.task.config = std::move(*value);
     } else {
-        const QString filePath = join(location, u"file"_s);
-        PANDO_PIPE_TRY(text, string(*file, filePath));
-        PANDO_PIPE_TRY(relative, checkRelativePath(*text, filePath));
-        if (!text->contains(u'/'))
-            return invalid(filePath, u"file: is \"artifact/path/to/task.yml\", starting with an input's name"_s);
+        PANDO_PIPE_TRY(text, artifactFile(*file, join(location, u"file"_s), u"task.yml"_s));
         step.task.file = *text;
     }
     if (const DocNode *image = node.value(u"image"_s); !isNull(image)) {
@@ -164,6 +172,11 @@ Status parseTask(const DocNode &node, const QString &location, Step &step)
     if (const DocNode *params = node.value(u"params"_s)) {
         PANDO_PIPE_TRY(map, stringMap(*params, join(location, u"params"_s)));
         step.task.params = *map;
+    }
+    if (const DocNode *vars = node.value(u"vars"_s); !isNull(vars)) {
+        if (vars->kind != DocNode::Kind::Map)
+            return wrongType(*vars, join(location, u"vars"_s), u"a mapping of names to values"_s);
+        step.task.vars = std::make_shared<const DocNode>(*vars);
     }
     if (const DocNode *shared = node.value(u"shared_cache"_s)) {
         PANDO_PIPE_TRY(flag, boolean(*shared, join(location, u"shared_cache"_s)));
@@ -243,6 +256,88 @@ Status parseApprove(const DocNode &node, const QString &location, Step &step)
     return {};
 }
 
+Status parseLoadVar(const DocNode &node, const QString &location, Step &step)
+{
+    PANDO_PIPE_TRY(keys, checkKeys(node, step.path,
+                                   modifierKeys() + QStringList{u"load_var"_s, u"file"_s, u"format"_s, u"reveal"_s}));
+    const DocNode *file = node.value(u"file"_s);
+    if (isNull(file))
+        return invalid(step.path, u"a load_var step needs file: (\"artifact/path/to/file\")"_s);
+    PANDO_PIPE_TRY(text, artifactFile(*file, join(location, u"file"_s), u"file"_s));
+    step.loadVar.file = *text;
+    if (const DocNode *format = node.value(u"format"_s); !isNull(format)) {
+        PANDO_PIPE_TRY(word, string(*format, join(location, u"format"_s)));
+        static const QMap<QString, LoadVarStep::Format> formats{{u"json"_s, LoadVarStep::Format::Json},
+                                                                {u"yaml"_s, LoadVarStep::Format::Yaml},
+                                                                {u"yml"_s, LoadVarStep::Format::Yaml},
+                                                                {u"raw"_s, LoadVarStep::Format::Raw},
+                                                                {u"trim"_s, LoadVarStep::Format::Trim}};
+        if (!formats.contains(*word))
+            return invalid(join(location, u"format"_s),
+                           u"format \"%1\" is not one of json, yaml, yml, raw, trim"_s.arg(*word));
+        step.loadVar.format = formats.value(*word);
+    }
+    if (const DocNode *reveal = node.value(u"reveal"_s); !isNull(reveal)) {
+        PANDO_PIPE_TRY(flag, boolean(*reveal, join(location, u"reveal"_s)));
+        step.loadVar.reveal = *flag;
+    }
+    return {};
+}
+
+// `across: [{var, values, max_in_flight}]`, Concourse's form.
+Status parseAcross(const DocNode &node, const QString &where, Step &step)
+{
+    if (node.kind != DocNode::Kind::Sequence || node.items.empty())
+        return wrongType(node, where, u"a list of {var, values, max_in_flight}"_s);
+    for (size_t i = 0; i < node.items.size(); ++i) {
+        const DocNode &item = node.items[i];
+        const QString itemPath = at(where, qsizetype(i));
+        if (item.kind != DocNode::Kind::Map)
+            return wrongType(item, itemPath, u"a mapping with var and values"_s);
+        PANDO_PIPE_TRY(keys, checkKeys(item, itemPath, {u"var"_s, u"values"_s, u"max_in_flight"_s}));
+        AcrossVar var;
+        PANDO_PIPE_TRY(name, requiredString(item, u"var"_s, itemPath));
+        PANDO_PIPE_TRY(okName, checkName(*name, join(itemPath, u"var"_s), u"var"_s));
+        for (const AcrossVar &other : step.across)
+            if (other.name == *name)
+                return invalid(join(itemPath, u"var"_s),
+                               u"var \"%1\" is already an across var of this step"_s.arg(*name));
+        var.name = *name;
+        const DocNode *values = item.value(u"values"_s);
+        if (isNull(values))
+            return invalid(itemPath, u"\"values\" is required: a list, or ((.:name)) of a list a load_var loaded"_s);
+        if (values->kind != DocNode::Kind::Sequence &&
+            !(values->kind == DocNode::Kind::Scalar && values->text.contains(u"((.:"_s)))
+            return wrongType(*values, join(itemPath, u"values"_s), u"a list, or ((.:name)) of a loaded list"_s);
+        var.values = std::make_shared<const DocNode>(*values);
+        if (const DocNode *max = item.value(u"max_in_flight"_s); !isNull(max)) {
+            if (max->kind == DocNode::Kind::Scalar && max->text == u"all") {
+                var.maxInFlight = 0;
+            } else {
+                PANDO_PIPE_TRY(number, integer(*max, join(itemPath, u"max_in_flight"_s), 1, 1000));
+                var.maxInFlight = *number;
+            }
+        }
+        step.across.push_back(std::move(var));
+    }
+    return {};
+}
+
+// Whether a value of the step, at any depth, holds a `((.:name))` placeholder.
+bool mentionsLocalVar(const DocNode &node)
+{
+    static const QRegularExpression local(uR"(\(\(\s*\.:)"_s);
+    if (node.kind == DocNode::Kind::Scalar)
+        return node.text.contains(u"(("_s) && local.match(node.text).hasMatch();
+    for (const DocNode &item : node.items)
+        if (mentionsLocalVar(item))
+            return true;
+    for (const auto &[key, value] : node.entries)
+        if (mentionsLocalVar(value))
+            return true;
+    return false;
+}
+
 Status parseParallel(const DocNode &value, Step &step)
 {
     if (value.kind == DocNode::Kind::Sequence) {
@@ -305,7 +400,7 @@ Result<Step> parseStep(const DocNode &node, const QString &location)
             return invalid(join(location, key), u"%1 steps are not supported by Pando"_s.arg(key));
     }
     if (kinds.isEmpty()) {
-        return invalid(location, u"a step needs one of get, put, task, approve, in_parallel, do or try"_s,
+        return invalid(location, u"a step needs one of get, put, task, approve, load_var, in_parallel, do or try"_s,
                        node.entries.empty() ? QString() : u"this step has: %1"_s.arg([&] {
                            QStringList keys;
                            for (const auto &[key, value] : node.entries)
@@ -316,8 +411,8 @@ Result<Step> parseStep(const DocNode &node, const QString &location)
     if (kinds.size() > 1) {
         return invalid(
             join(location, kinds.first()),
-            u"a step has exactly one of get, put, task, approve, in_parallel, do or try; this one has %1"_s.arg(
-                kinds.join(u" and "_s)));
+            u"a step has exactly one of get, put, task, approve, load_var, in_parallel, do or try; this one has %1"_s
+                .arg(kinds.join(u" and "_s)));
     }
     const QString kind = kinds.first();
     const DocNode &value = *node.value(kind);
@@ -325,20 +420,29 @@ Result<Step> parseStep(const DocNode &node, const QString &location)
     step.path = join(location, kind);
     step.line = node.line;
 
-    if (kind == u"get" || kind == u"put" || kind == u"task" || kind == u"approve") {
-        step.kind = kind == u"get"    ? StepKind::Get
-                    : kind == u"put"  ? StepKind::Put
-                    : kind == u"task" ? StepKind::Task
-                                      : StepKind::Approve;
+    if (kind == u"get" || kind == u"put" || kind == u"task" || kind == u"approve" || kind == u"load_var") {
+        step.kind = kind == u"get"       ? StepKind::Get
+                    : kind == u"put"     ? StepKind::Put
+                    : kind == u"task"    ? StepKind::Task
+                    : kind == u"approve" ? StepKind::Approve
+                                         : StepKind::LoadVar;
         PANDO_PIPE_TRY(name, string(value, step.path));
-        PANDO_PIPE_TRY(okName, checkName(*name, step.path, kind == u"task" ? u"task"_s : u"step"_s));
+        PANDO_PIPE_TRY(okName, checkName(*name, step.path,
+                                         kind == u"task"       ? u"task"_s
+                                         : kind == u"load_var" ? u"var"_s
+                                                               : u"step"_s));
         step.name = *name;
-        Status parsed = step.kind == StepKind::Get    ? parseGet(node, location, step)
-                        : step.kind == StepKind::Put  ? parsePut(node, location, step)
-                        : step.kind == StepKind::Task ? parseTask(node, location, step)
-                                                      : parseApprove(node, location, step);
+        Status parsed = step.kind == StepKind::Get       ? parseGet(node, location, step)
+                        : step.kind == StepKind::Put     ? parsePut(node, location, step)
+                        : step.kind == StepKind::Task    ? parseTask(node, location, step)
+                        : step.kind == StepKind::Approve ? parseApprove(node, location, step)
+                                                         : parseLoadVar(node, location, step);
         if (!parsed)
             return std::unexpected(parsed.error());
+        if (mentionsLocalVar(node)) {
+            step.written = std::make_shared<const DocNode>(node);
+            step.location = location;
+        }
     } else {
         PANDO_PIPE_TRY(keys, checkKeys(node, step.path, modifierKeys() + QStringList{kind}));
         if (kind == u"in_parallel") {
@@ -363,9 +467,59 @@ Result<Step> parseStep(const DocNode &node, const QString &location)
         PANDO_PIPE_TRY(ms, duration(*timeout, join(location, u"timeout"_s)));
         step.timeoutMs = *ms;
     }
+    if (const DocNode *across = node.value(u"across"_s); !isNull(across)) {
+        PANDO_PIPE_TRY(ok, parseAcross(*across, join(location, u"across"_s), step));
+        if (const DocNode *failFast = node.value(u"fail_fast"_s); !isNull(failFast)) {
+            PANDO_PIPE_TRY(flag, boolean(*failFast, join(location, u"fail_fast"_s)));
+            step.acrossFailFast = *flag;
+        }
+        step.written = std::make_shared<const DocNode>(node);
+        step.location = location;
+    } else if (!isNull(node.value(u"fail_fast"_s))) {
+        return invalid(join(location, u"fail_fast"_s), u"fail_fast: here goes with across:"_s,
+                       u"in_parallel takes it inside its mapping: in_parallel: {steps: [...], fail_fast: true}"_s);
+    }
+    if (const DocNode *tags = node.value(u"tags"_s); !isNull(tags)) {
+        PANDO_PIPE_TRY(list, stringList(*tags, join(location, u"tags"_s)));
+        step.tags = *list;
+    }
     PANDO_PIPE_TRY(hooks, parseHooks(node, location));
     step.hooks = std::move(*hooks);
     return step;
 }
 
 } // namespace pando::core::pipelines::internal
+
+namespace pando::core::pipelines {
+
+Result<Step> acrossIteration(const Step &step, const core::detail::DocNode &values, int index)
+{
+    if (!step.written)
+        return fail(ErrorCode::Internal, u"the across step was not kept as written"_s, step.path);
+    core::detail::DocNode node = *step.written;
+    std::erase_if(node.entries,
+                  [](const auto &entry) { return entry.first == u"across" || entry.first == u"fail_fast"; });
+    InterpolationSources sources;
+    sources.locals = &values;
+    sources.otherLocalsStay = true;
+    sources.allowUndefined = true;
+    if (auto report = interpolate(node, sources, step.location); !report)
+        return std::unexpected(report.error());
+    return internal::parseStep(node, u"%1.across[%2]"_s.arg(step.location).arg(index));
+}
+
+Result<Step> fillLocalVars(const Step &step, const core::detail::DocNode &locals)
+{
+    if (!step.written || !step.across.empty())
+        return step;
+    core::detail::DocNode node = *step.written;
+    InterpolationSources sources;
+    sources.locals = &locals;
+    // Every other ((var)) got its value when the pipeline was read; what is left stays as text.
+    sources.allowUndefined = true;
+    if (auto report = interpolate(node, sources, step.location); !report)
+        return std::unexpected(report.error());
+    return internal::parseStep(node, step.location);
+}
+
+} // namespace pando::core::pipelines

@@ -195,8 +195,12 @@ Result<TaskConfig> parseTaskConfig(const DocNode &node, const QString &path)
                                node, u"caches"_s, path, [](const DocNode &item, const QString &p) -> Result<TaskCache> {
                                    PANDO_PIPE_TRY(k, checkKeys(item, p, {u"path"_s}));
                                    PANDO_PIPE_TRY(cachePath, requiredString(item, u"path"_s, p));
-                                   PANDO_PIPE_TRY(okPath, checkRelativePath(*cachePath, join(p, u"path"_s)));
-                                   return TaskCache{*cachePath};
+                                   // Concourse joins an absolute one to the work dir as well.
+                                   QString relative = *cachePath;
+                                   while (relative.startsWith(u'/'))
+                                       relative.remove(0, 1);
+                                   PANDO_PIPE_TRY(okPath, checkRelativePath(relative, join(p, u"path"_s)));
+                                   return TaskCache{relative};
                                }));
     config.caches = *caches;
 

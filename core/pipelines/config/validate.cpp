@@ -56,6 +56,14 @@ Status checkHooks(const Hooks &hooks, const Available &available);
 
 Result<Available> flow(const Step &step, Available available)
 {
+    if (!step.across.empty()) {
+        // Each combination runs the step on its own: it needs what it needs, and what it makes
+        // stays with it, as in Concourse.
+        Step once = step;
+        once.across.clear();
+        PANDO_PIPE_TRY(inside, flow(once, available));
+        return available;
+    }
     switch (step.kind) {
     case StepKind::Get:
         available.names.insert(step.name);
@@ -97,6 +105,11 @@ Result<Available> flow(const Step &step, Available available)
     }
     case StepKind::Approve:
         break; // consumes and makes no artifact
+    case StepKind::LoadVar:
+        if (!available.has(step.loadVar.fileArtifact()))
+            return invalid(step.path, u"load_var file \"%1\" is in \"%2\", which no earlier step provides"_s.arg(
+                                          step.loadVar.file, step.loadVar.fileArtifact()));
+        break; // makes a local var, no artifact
     case StepKind::InParallel: {
         // Siblings start together, so none sees another's outputs; all are there afterwards.
         Available after = available;
@@ -228,9 +241,33 @@ Status checkCycles(const Pipeline &pipeline, const QHash<QString, QList<Edge>> &
 
 Status validatePipeline(const Pipeline &pipeline)
 {
+    QHash<QString, QString> resourceRenamedBy; // old_name → the resource that takes its versions
+    for (const auto &resource : pipeline.resources) {
+        if (resource.oldName.isEmpty())
+            continue;
+        const QString where = resource.path + u".old_name"_s;
+        if (pipeline.resource(resource.oldName))
+            return invalid(where,
+                           u"old_name \"%1\" is the name of another resource of this pipeline"_s.arg(resource.oldName));
+        if (resourceRenamedBy.contains(resource.oldName))
+            return invalid(where, u"resource \"%1\" also names old_name \"%2\""_s.arg(
+                                      resourceRenamedBy.value(resource.oldName), resource.oldName));
+        resourceRenamedBy.insert(resource.oldName, resource.name);
+    }
     QHash<QString, QSet<QString>> used;
-    for (const auto &job : pipeline.jobs)
+    QHash<QString, QString> renamedBy; // old_name → the job that takes its history
+    for (const auto &job : pipeline.jobs) {
         used.insert(job.name, resourcesUsed(job));
+        if (job.oldName.isEmpty())
+            continue;
+        const QString where = job.path + u".old_name"_s;
+        if (pipeline.job(job.oldName))
+            return invalid(where, u"old_name \"%1\" is the name of another job of this pipeline"_s.arg(job.oldName));
+        if (renamedBy.contains(job.oldName))
+            return invalid(where,
+                           u"job \"%1\" also names old_name \"%2\""_s.arg(renamedBy.value(job.oldName), job.oldName));
+        renamedBy.insert(job.oldName, job.name);
+    }
 
     QHash<QString, QList<Edge>> upstreamOf;
     for (const auto &job : pipeline.jobs) {
@@ -280,3 +317,12 @@ Status validatePipeline(const Pipeline &pipeline)
 }
 
 } // namespace pando::core::pipelines::internal
+
+namespace pando::core::pipelines {
+
+void forEachStepOf(const Job &job, const std::function<void(const Step &)> &visit)
+{
+    internal::forEachStepOfJob(job, visit);
+}
+
+} // namespace pando::core::pipelines

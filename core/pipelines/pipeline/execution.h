@@ -31,6 +31,11 @@ namespace pando::core::pipelines::detail {
 
 // A version as canonical JSON, the way the store keys versions.
 QString versionJson(const adapters::Version &version);
+// type's check of resource, stopped (a Timeout error at its check_timeout) past the resource's
+// check_timeout.
+Result<QList<adapters::Version>> checkWithin(adapters::ResourceType &type, const Resource &resource,
+                                             const adapters::Version &from, const CancelToken &cancel,
+                                             const adapters::LogSink &log);
 // The pipeline runner acting for whoever triggered the run: it may withdraw that person's
 // approval requests (the requester may reject their own).
 Actor automationFor(const RunRecord &run);
@@ -65,6 +70,8 @@ private:
     Outcome runStep(const Step &step, const QString &parentId, const CancelToken &cancel);
     Outcome runOnce(const Step &step, const QString &parentId, const CancelToken &cancel, int attempt, bool *timedOut);
     Outcome runParallel(const Step &step, const CancelToken &cancel);
+    // across: (acrossstep.cpp) the step once per combination of its vars' values.
+    Outcome runAcross(const Step &step, const QString &parentId, const CancelToken &cancel);
     Outcome runGet(const Step &step, RunStepRecord &rec, const LinkedCancel &link);
     Outcome runTask(const Step &step, RunStepRecord &rec, const LinkedCancel &link, qint64 timeoutMs);
     // The pieces of a task step (taskstep.cpp): a file: task's config read from its artifact
@@ -72,6 +79,13 @@ private:
     // cache key is made of and its workspace, outputs restored from a run of the same content,
     // the runner's spec, and the outputs kept as artifacts (answering what the cache keeps).
     Result<std::optional<TaskConfig>> readTaskFile(const Step &step) const;
+    // A file of an artifact the plan made ("artifact/path"), at most 1 MiB, that stays inside the
+    // artifact; `what` names it in errors ("task file", "load_var file").
+    Result<QByteArray> readArtifactFile(const QString &file, const QString &what, const QString &stepPath) const;
+    // load_var (loadvarstep.cpp): reads the file into the run's local vars.
+    Outcome runLoadVar(const Step &step, RunStepRecord &rec);
+    // The step read again from what was written, with the run's local vars as they are now.
+    Result<Step> withLocalVars(const Step &step) const;
     Status checkTaskVenue(const Step &step, const ResolvedTask &task, bool fromFile) const;
     Result<StepLayout> taskContent(const Step &step, const ResolvedTask &task, adapters::TaskRunner &runner,
                                    StepContent &content);
@@ -176,7 +190,9 @@ private:
     QJsonObject m_versions; // resource → the version a get of this run chose
     QString m_firstError;
     bool m_infrastructureError = false;
-    CancelToken m_runCancel; // the run's own token (hooks after an abort run on a fresh one)
+    core::detail::DocNode m_locals;  // load_var's values by name (a mapping), for ((.:name))
+    QStringList m_maskedLocalValues; // the values of those not revealed, masked as secrets are
+    CancelToken m_runCancel;         // the run's own token (hooks after an abort run on a fresh one)
 };
 
 } // namespace pando::core::pipelines::detail

@@ -6,6 +6,22 @@ namespace pando::core::pipelines {
 
 namespace detail {
 
+Result<QList<adapters::Version>> checkWithin(adapters::ResourceType &type, const Resource &resource,
+                                             const adapters::Version &from, const CancelToken &cancel,
+                                             const adapters::LogSink &log)
+{
+    const LinkedCancel deadline(cancel, resource.checkTimeoutMs);
+    auto found = type.check(resource.source, from, deadline.token(), log);
+    if (deadline.timedOut())
+        return fail(ErrorCode::Timeout,
+                    QStringLiteral("the check of %1 ran longer than its check_timeout (%2 s) and was stopped")
+                        .arg(resource.name)
+                        .arg(resource.checkTimeoutMs / 1000.0),
+                    resource.path + QStringLiteral(".check_timeout"),
+                    QStringLiteral("raise check_timeout, or look at why the check hangs (pando resources check)"));
+    return found;
+}
+
 QString versionJson(const adapters::Version &version)
 {
     return QString::fromUtf8(canonicalJson(QJsonValue(versionToJson(version))));
@@ -154,6 +170,8 @@ Outcome Execution::runHooks(const Hooks &hooks, Outcome outcome, const QString &
 
 Outcome Execution::runStep(const Step &step, const QString &parentId, const CancelToken &cancel)
 {
+    if (!step.across.empty())
+        return runAcross(step, parentId, cancel); // each combination's step has its own modifiers
     Outcome outcome = Outcome::Errored;
     for (int attempt = 1; attempt <= qMax(1, step.attempts); ++attempt) {
         bool timedOut = false;
@@ -168,9 +186,20 @@ Outcome Execution::runStep(const Step &step, const QString &parentId, const Canc
     return outcome;
 }
 
-Outcome Execution::runOnce(const Step &step, const QString &parentId, const CancelToken &cancel, int attempt,
+Outcome Execution::runOnce(const Step &asWritten, const QString &parentId, const CancelToken &cancel, int attempt,
                            bool *timedOut)
 {
+    // A step that uses the run's local vars is read again with their values now.
+    std::optional<Step> filled;
+    if (asWritten.written) {
+        auto read = withLocalVars(asWritten);
+        if (!read) {
+            RunStepRecord rec = begin(asWritten, parentId, attempt);
+            return errored(rec, read.error());
+        }
+        filled = std::move(*read);
+    }
+    const Step &step = filled ? *filled : asWritten;
     LinkedCancel linked(cancel, step.timeoutMs);
     const CancelToken &token = linked.token();
     auto classify = [&](Outcome o) {
@@ -210,6 +239,10 @@ Outcome Execution::runOnce(const Step &step, const QString &parentId, const Canc
         if (rec.status != RunStepStatus::Running)
             return o;
         return finish(rec, classify(o), *timedOut ? QStringLiteral("timed out") : QString());
+    }
+    case StepKind::LoadVar: {
+        RunStepRecord rec = begin(step, parentId, attempt);
+        return runLoadVar(step, rec);
     }
     case StepKind::Approve: {
         // No LinkedCancel timeout applies (the parser leaves timeoutMs 0): the request's own
@@ -316,7 +349,7 @@ Result<adapters::Version> Execution::chooseVersion(const Step &step, const Resou
     if (*latest)
         return versionFromJson(QJsonDocument::fromJson((*latest)->versionJson.toUtf8()).object(), resource.name);
     // Never checked: check now.
-    auto found = type->check(resource.source, {}, cancel, sinkFor(step.path));
+    auto found = checkWithin(*type, resource, {}, cancel, sinkFor(step.path));
     if (!found)
         return std::unexpected(found.error());
     if (found->isEmpty())
@@ -375,7 +408,7 @@ Outcome Execution::fetch(const Step &step, const QString &artifact, const adapte
     StepCacheRepository cache(m_deps.db);
     m_log.note(step.path, QStringLiteral("fetching %1 at %2").arg(resource->name, versionKey(version)));
 
-    if (useCache) {
+    if (useCache && !m_run.force) {
         auto hit = cache.find(rec.hash);
         if (hit && *hit) {
             const QJsonObject out = QJsonDocument::fromJson((*hit)->outputsJson.toUtf8())
@@ -597,7 +630,7 @@ pando::Result<QList<adapters::Version>> JobRunner::checkResource(JobRunnerDeps &
             from = *v;
     }
     const Redactor redactor = makeRedactor(secretValues);
-    auto found = (*type)->check(resource->source, from, cancel, [](const QString &) {});
+    auto found = detail::checkWithin(**type, *resource, from, cancel, [](const QString &) {});
     if (!found) {
         Error e = found.error();
         e.message = maskText(redactor, e.message);

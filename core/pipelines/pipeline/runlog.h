@@ -31,7 +31,18 @@ public:
     ~RunLog();
 
     const RunRecord &run() const { return m_run; }
-    const Redactor &redactor() const { return m_redactor; }
+    Redactor redactor() const
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_redactor;
+    }
+    // Masks these values (all of them, the run's secrets included) in what is recorded from now
+    // on: a load_var step's value that is not revealed.
+    void maskFromNowOn(const QStringList &values)
+    {
+        QMutexLocker lock(&m_mutex);
+        m_redactor = makeRedactor(values);
+    }
     qint64 nowMs() const { return m_clock.nowMs(); }
 
     // Records the step's row as it is now and tells followers.
@@ -61,7 +72,7 @@ private:
     EventBus &m_events;
     RunRecord m_run;
     Redactor m_redactor;
-    QMutex m_mutex;
+    mutable QMutex m_mutex;
     QHash<QString, std::shared_ptr<StepOutput>> m_outputs;
     QList<RunEventRecord> m_batch;
     qint64 m_batchStartedMs = 0;

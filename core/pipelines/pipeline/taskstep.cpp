@@ -9,7 +9,7 @@ namespace pando::core::pipelines::detail {
 
 namespace {
 
-constexpr qint64 MaxTaskFileBytes = 1024LL * 1024;
+constexpr qint64 MaxArtifactFileBytes = 1024LL * 1024;
 
 // argv is readable by every user of the machine (/proc/<pid>/cmdline, ps), whatever the
 // container: a secret goes in through the environment instead.
@@ -35,28 +35,49 @@ Status refuseSecretsInArgv(const QStringList &argv, const QStringList &secretVal
 
 } // namespace
 
+Result<QByteArray> Execution::readArtifactFile(const QString &name, const QString &what, const QString &stepPath) const
+{
+    const QString artifact = name.section(QLatin1Char('/'), 0, 0);
+    if (!artifactDigest(artifact))
+        return fail(ErrorCode::Invalid, QStringLiteral("%1 %2: no artifact named %3").arg(what, name, artifact),
+                    stepPath);
+    const QString artifactDir = m_deps.workspace.artifactDir(m_run.id, artifact);
+    const QString root = QDir(artifactDir).canonicalPath();
+    const QString path =
+        QFileInfo(artifactDir + QLatin1Char('/') + name.section(QLatin1Char('/'), 1)).canonicalFilePath();
+    if (path.isEmpty() || !path.startsWith(root + QLatin1Char('/')))
+        return fail(ErrorCode::Invalid, QStringLiteral("%1 %2 does not exist inside %3").arg(what, name, artifact),
+                    stepPath);
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly) || file.size() > MaxArtifactFileBytes)
+        return fail(ErrorCode::Invalid, QStringLiteral("%1 %2 cannot be read (or is over 1 MiB)").arg(what, name),
+                    stepPath);
+    return file.readAll();
+}
+
 Result<std::optional<TaskConfig>> Execution::readTaskFile(const Step &step) const
 {
     if (step.task.file.isEmpty())
         return std::nullopt;
-    const QString artifact = step.task.fileArtifact();
-    if (!artifactDigest(artifact))
-        return fail(ErrorCode::Invalid,
-                    QStringLiteral("task file %1: no artifact named %2").arg(step.task.file, artifact), step.path);
-    const QString artifactDir = m_deps.workspace.artifactDir(m_run.id, artifact);
-    const QString root = QDir(artifactDir).canonicalPath();
-    const QString path =
-        QFileInfo(artifactDir + QLatin1Char('/') + step.task.file.section(QLatin1Char('/'), 1)).canonicalFilePath();
-    if (path.isEmpty() || !path.startsWith(root + QLatin1Char('/')))
-        return fail(ErrorCode::Invalid,
-                    QStringLiteral("task file %1 does not exist inside %2").arg(step.task.file, artifact), step.path);
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly) || file.size() > MaxTaskFileBytes)
-        return fail(ErrorCode::Invalid,
-                    QStringLiteral("task file %1 cannot be read (or is over 1 MiB)").arg(step.task.file), step.path);
-    auto parsed = parseTaskConfigFile(file.readAll(), step.task.file);
-    if (!parsed)
-        return std::unexpected(parsed.error());
+    auto text = readArtifactFile(step.task.file, QStringLiteral("task file"), step.path);
+    if (!text)
+        return std::unexpected(text.error());
+    // Its ((placeholders)) come from the step's vars: alone. Whoever can push the file wrote it,
+    // so it reads no secret the pipeline did not hand it there.
+    InterpolationSources sources;
+    if (step.task.vars)
+        sources.vars = *step.task.vars;
+    auto parsed = parseTaskConfigFile(*text, step.task.file, sources);
+    if (!parsed) {
+        Error error = parsed.error();
+        if (error.message.startsWith(QStringLiteral("undefined var"))) {
+            error.message = error.message.section(QStringLiteral(": not found"), 0, 0) +
+                            QStringLiteral(": the task step's vars: do not give it");
+            error.hint = QStringLiteral("add it to the step's vars: (a secret too: vars: {NAME: ((NAME))}); a task "
+                                        "file reads no secret by itself");
+        }
+        return std::unexpected(error);
+    }
     return std::optional<TaskConfig>(*parsed);
 }
 
@@ -67,6 +88,8 @@ Status Execution::checkTaskVenue(const Step &step, const ResolvedTask &task, boo
                     step.path, QStringLiteral("name a local image in the task's image_resource"));
     if (auto clean = refuseSecretsInArgv(task.argv, m_secretValues, step.path); !clean)
         return clean;
+    if (step.task.privileged && !m_hostPolicy.allowed())
+        return std::unexpected(m_hostPolicy.privilegedRefusal(step.name, step.keyPath(QStringLiteral("privileged"))));
     if (task.venue != ResolvedTask::Venue::Host)
         return {};
     // What an artifact says never picks the host: anyone who can push to its repository wrote it.
@@ -148,6 +171,7 @@ Result<adapters::TaskSpec> Execution::taskSpec(const Step &step, const ResolvedT
     spec.timeoutMs = int(qMin<qint64>(timeoutMs, std::numeric_limits<int>::max()));
     spec.memoryBytes = task.config.limits.memoryBytes;
     spec.cpus = task.config.limits.cpus;
+    spec.privileged = step.task.privileged;
     const QString cacheDir =
         m_deps.cacheRoot + QLatin1Char('/') +
         secretDigest("pando-task-cache", m_run.pipeline + QLatin1Char('/') + m_run.job + QLatin1Char('/') + step.path)
@@ -217,7 +241,7 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
         return errored(rec, layout.error());
     layout->openToTaskUser = resolved->venue == ResolvedTask::Venue::Image;
     rec.hash = stepHash(content);
-    if (restoreTaskOutputs(step, rec, *resolved, cancel)) {
+    if (!m_run.force && restoreTaskOutputs(step, rec, *resolved, cancel)) {
         rec.status = RunStepStatus::Cached;
         rec.exitCode = 0;
         return finish(rec, Outcome::Succeeded);

@@ -48,6 +48,8 @@ QJsonObject toJson(const RunRecord &r)
                        {QStringLiteral("started_ms"), r.startedMs},
                        {QStringLiteral("finished_ms"), r.finishedMs},
                        {QStringLiteral("duration_ms"), span(r.startedMs, r.finishedMs)},
+                       {QStringLiteral("log_removed_ms"), r.logRemovedMs},
+                       {QStringLiteral("force"), r.force},
                        {QStringLiteral("waiting"), r.waiting}};
 }
 

@@ -33,6 +33,12 @@ Status Scheduler::start()
         m_executor.releaseAbandoned(run);
         settle(run, interrupted);
     }
+    // Logs that aged past a job's build_log_retention.days while nothing ran.
+    if (auto pipelines = PipelineRepository(m_db).list()) {
+        for (const PipelineRecord &pipeline : std::as_const(*pipelines))
+            for (auto job = pipeline.jobs.begin(); job != pipeline.jobs.end(); ++job)
+                removeOldLogs(pipeline.name, job.key(), *job);
+    }
     const std::lock_guard lock(m_mutex);
     m_stopping = false;
     for (int i = 0; i < qMax(1, m_options.workers); ++i) {
@@ -70,9 +76,10 @@ int Scheduler::runningCount() const
 }
 
 Result<RunRecord> Scheduler::enqueue(const QString &pipeline, const QString &job, const QString &trigger,
-                                     const QString &actor, const QString &inputsJson, int configVersion)
+                                     const QString &actor, const QString &inputsJson, int configVersion, bool force)
 {
     RunRecord run;
+    run.force = force;
     run.pipeline = pipeline;
     run.job = job;
     run.trigger = trigger;
@@ -201,6 +208,14 @@ bool Scheduler::runOne()
     return false;
 }
 
+void Scheduler::removeOldLogs(const QString &pipeline, const QString &job, const JobSettings &settings)
+{
+    auto removed = RunRepository(m_db).removeOldLogs(pipeline, job, settings, m_clock.nowMs());
+    if (!removed)
+        qWarning("scheduler: removing old logs of %s/%s failed: %s", qPrintable(pipeline), qPrintable(job),
+                 qPrintable(removed.error().text()));
+}
+
 void Scheduler::settle(const RunRecord &run, const RunExecutor::Result &result)
 {
     const RunStatus status = runStatusOf(result.outcome);
@@ -209,6 +224,8 @@ void Scheduler::settle(const RunRecord &run, const RunExecutor::Result &result)
                  qPrintable(done.error().text()));
     publish(EventType::RunFinished, run,
             QJsonObject{{QStringLiteral("status"), toString(status)}, {QStringLiteral("error"), result.error}});
+    if (auto pipeline = PipelineRepository(m_db).find(run.pipeline); pipeline && pipeline->jobs.contains(run.job))
+        removeOldLogs(run.pipeline, run.job, pipeline->jobs.value(run.job));
     if (result.outcome == Outcome::Aborted)
         return; // someone's decision, not the infrastructure's health
     PipelineRepository pipelines(m_db);

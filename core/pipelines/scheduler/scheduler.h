@@ -68,8 +68,9 @@ public:
     [[nodiscard]] std::unique_lock<std::mutex> holdClaims() { return std::unique_lock(m_claimGate); }
 
     // Queues a run of pipeline/job (the caller checked that the job exists); wakes a worker.
+    // force: every step of it runs, nothing unchanged is restored (RunRecord::force).
     Result<RunRecord> enqueue(const QString &pipeline, const QString &job, const QString &trigger, const QString &actor,
-                              const QString &inputsJson, int configVersion);
+                              const QString &inputsJson, int configVersion, bool force = false);
     // A queued run is marked aborted; a running one here has its cancel token set.
     Status abort(const QString &runId, const QString &actor);
     Status pause(const QString &pipeline, const QString &reason);
@@ -84,6 +85,8 @@ private:
     void workerLoop();
     bool runOne();
     void settle(const RunRecord &run, const RunExecutor::Result &result);
+    // build_log_retention: a failure is logged, never the run's.
+    void removeOldLogs(const QString &pipeline, const QString &job, const JobSettings &settings);
     void publish(EventType type, const RunRecord &run, const QJsonObject &data = {});
 
     Database &m_db;

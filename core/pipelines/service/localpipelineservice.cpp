@@ -16,6 +16,23 @@ namespace pando::core::pipelines {
 
 namespace {
 
+// What the run queue and the log reaper keep of each job (PipelineRecord::jobs).
+QMap<QString, JobSettings> jobSettingsOf(const Pipeline &pipeline)
+{
+    QMap<QString, JobSettings> jobs;
+    for (const Job &job : pipeline.jobs) {
+        JobSettings settings;
+        settings.maxInFlight = job.maxInFlight;
+        settings.serialGroups = job.serialGroups;
+        settings.keepLogsOfRuns = job.logRetention.builds;
+        settings.keepLogsForDays = job.logRetention.days;
+        settings.keepSucceededLogs = job.logRetention.minimumSucceeded;
+        settings.oldName = job.oldName;
+        jobs.insert(job.name, settings);
+    }
+    return jobs;
+}
+
 // "name" for an install-wide secret, "pipeline/name" for one of a pipeline's.
 QString qualifiedSecret(const QString &scope, const QString &name)
 {
@@ -96,6 +113,7 @@ Status LocalPipelineService::start()
         qWarning("pipelines: removing task containers left by an earlier process failed: %s",
                  qPrintable(removed.error().text()));
     scopeUnscopedSecrets();
+    recordJobSettings();
     if (auto started = m_scheduler->start(); !started)
         return started;
     QMutexLocker lock(&m_mutex);
@@ -104,6 +122,46 @@ Status LocalPipelineService::start()
     m_triggerThread->setObjectName(QStringLiteral("pando-triggers"));
     m_triggerThread->start();
     return {};
+}
+
+Status LocalPipelineService::refusePrivileged(const QString &name, const Pipeline &pipeline)
+{
+    const Step *found = nullptr;
+    for (const Job &job : pipeline.jobs)
+        forEachStepOf(job, [&found](const Step &step) {
+            if (!found && step.kind == StepKind::Task && step.task.privileged)
+                found = &step;
+        });
+    if (!found)
+        return {};
+    auto policy = hostPolicyFor(m_deps.db, name);
+    if (!policy)
+        return std::unexpected(policy.error());
+    // A pipeline being made cannot carry an administrator's mark yet: with host execution on for
+    // the install it is set, and its privileged tasks wait for the mark.
+    PipelineRepository pipelines(m_deps.db);
+    const bool exists = pipelines.find(name).has_value();
+    if (policy->installEnabled && (policy->pipelineAllowed || !exists))
+        return {};
+    return std::unexpected(policy->privilegedRefusal(found->name, found->keyPath(QStringLiteral("privileged"))));
+}
+
+void LocalPipelineService::recordJobSettings()
+{
+    PipelineRepository pipelines(m_deps.db);
+    auto all = pipelines.list();
+    if (!all)
+        return;
+    for (const PipelineRecord &record : std::as_const(*all)) {
+        if (!record.jobs.isEmpty())
+            continue; // every pipeline has a job: an empty map was set before they were kept
+        auto parsed = parseStored(record, false);
+        if (!parsed)
+            continue; // its runs error when they start, saying why
+        if (auto saved = pipelines.setJobSettings(record.name, jobSettingsOf(*parsed)); !saved)
+            qWarning("pipelines: recording the job settings of %s failed: %s", qPrintable(record.name),
+                     qPrintable(saved.error().text()));
+    }
 }
 
 void LocalPipelineService::stop()
@@ -215,6 +273,9 @@ Result<SetPipelineResult> LocalPipelineService::setPipeline(const QString &name,
         }
     }
 
+    if (auto privileged = refusePrivileged(name, *after); !privileged)
+        return std::unexpected(privileged.error());
+
     PipelineRepository pipelines(m_deps.db);
     auto existing = pipelines.find(name);
     if (!existing && existing.error().code != ErrorCode::NotFound)
@@ -239,7 +300,12 @@ Result<SetPipelineResult> LocalPipelineService::setPipeline(const QString &name,
         result.pipeline = *view(shown);
         return result;
     }
-    auto saved = pipelines.set(name, candidate.configYaml, candidate.varsYaml, m_deps.clock.nowMs());
+    QMap<QString, QString> resourceOldNames;
+    for (const Resource &resource : after->resources)
+        if (!resource.oldName.isEmpty())
+            resourceOldNames.insert(resource.name, resource.oldName);
+    auto saved = pipelines.set(name, candidate.configYaml, candidate.varsYaml, m_deps.clock.nowMs(),
+                               jobSettingsOf(*after), resourceOldNames);
     if (!saved)
         return std::unexpected(saved.error());
     auto audited = m_audit.record(actor, QStringLiteral("pipeline.set"), QStringLiteral("pipeline/") + name,
@@ -348,7 +414,7 @@ Status LocalPipelineService::removePipeline(const QString &name, const Actor &ac
 }
 
 Result<TriggerResult> LocalPipelineService::triggerJob(const QString &pipelineName, const QString &job,
-                                                       const Actor &actor)
+                                                       const Actor &actor, const TriggerOptions &options)
 {
     auto row = PipelineRepository(m_deps.db).find(pipelineName);
     if (!row)
@@ -379,12 +445,14 @@ Result<TriggerResult> LocalPipelineService::triggerJob(const QString &pipelineNa
     // No worker takes the run before its audit line is written or it is aborted.
     const auto hold = m_scheduler->holdClaims();
     auto run = m_scheduler->enqueue(pipelineName, job, QStringLiteral("manual"), actor.name, QStringLiteral("{}"),
-                                    row->configVersion);
+                                    row->configVersion, options.force);
     if (!run)
         return std::unexpected(run.error());
-    if (auto audited = m_audit.record(
-            actor, QStringLiteral("job.trigger"), QStringLiteral("run/") + run->id, QStringLiteral("success"),
-            QJsonObject{{QStringLiteral("pipeline"), pipelineName}, {QStringLiteral("job"), job}});
+    QJsonObject detail{{QStringLiteral("pipeline"), pipelineName}, {QStringLiteral("job"), job}};
+    if (options.force)
+        detail.insert(QStringLiteral("force"), true);
+    if (auto audited = m_audit.record(actor, QStringLiteral("job.trigger"), QStringLiteral("run/") + run->id,
+                                      QStringLiteral("success"), detail);
         !audited) {
         // Taken back: a run nobody can account for does not start.
         if (auto aborted = m_scheduler->abort(run->id, actor.name); !aborted)

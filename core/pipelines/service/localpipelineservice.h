@@ -45,7 +45,9 @@ public:
     Status pause(const QString &name, const Actor &actor) override;
     Status unpause(const QString &name, const Actor &actor) override;
     Status removePipeline(const QString &name, const Actor &actor) override;
-    Result<TriggerResult> triggerJob(const QString &pipeline, const QString &job, const Actor &actor) override;
+    using PipelineService::triggerJob;
+    Result<TriggerResult> triggerJob(const QString &pipeline, const QString &job, const Actor &actor,
+                                     const TriggerOptions &options) override;
     Result<QList<RunRecord>> runs(const QString &pipeline, const QString &job, int limit) override;
     Result<RunTree> runTree(const QString &runId) override;
     Result<QList<RunEventRecord>> runEvents(const QString &runId, qint64 afterSeq, int limit) override;
@@ -77,6 +79,10 @@ private:
     // Install-wide secrets stored before access lists (migration 12) get the pipelines whose
     // config uses them now, so nothing that ran stops; audited. Called by start().
     void scopeUnscopedSecrets();
+    // A pipeline set by a Pando that did not keep its jobs' settings gets them, once.
+    void recordJobSettings();
+    // A privileged task where this install or this pipeline may not have one, refused with why.
+    Status refusePrivileged(const QString &name, const Pipeline &pipeline);
     Result<Pipeline> parseStored(const PipelineRecord &record, bool resolveSecrets);
     // The pipeline as a webhook needs it: without unsealing any secret.
     Result<Pipeline> parseForWebhook(const PipelineRecord &record);

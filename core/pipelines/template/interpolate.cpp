@@ -21,7 +21,7 @@ const QRegularExpression &placeholderPattern()
 }
 
 struct Reference {
-    QString source;     // "", "vars", "secrets"
+    QString source;     // "", "vars", "secrets", "." (a run's local var, from load_var)
     QString name;       // the vars key or secret name
     QStringList fields; // into a mapping
     QString written;    // as written inside the parentheses, trimmed
@@ -30,7 +30,7 @@ struct Reference {
 Result<Reference> parseReference(const QString &inside, const QString &where)
 {
     static const QRegularExpression grammar(
-        uR"(^(?:([a-zA-Z][a-zA-Z0-9_-]*):)?([a-zA-Z0-9_/-]+)((?:\.[a-zA-Z0-9_-]+)*)\z)"_s);
+        uR"(^(?:(\.|[a-zA-Z][a-zA-Z0-9_-]*):)?([a-zA-Z0-9_/-]+)((?:\.[a-zA-Z0-9_-]+)*)\z)"_s);
     Reference ref;
     ref.written = inside.trimmed();
     const auto match = grammar.match(ref.written);
@@ -45,7 +45,8 @@ Result<Reference> parseReference(const QString &inside, const QString &where)
     const QString fields = match.captured(3);
     if (!fields.isEmpty())
         ref.fields = fields.mid(1).split(u'.');
-    if (!ref.source.isEmpty() && ref.source != u"vars" && ref.source != u"secrets" && ref.source != u"secret") {
+    if (!ref.source.isEmpty() && ref.source != u"vars" && ref.source != u"secrets" && ref.source != u"secret" &&
+        ref.source != u".") {
         return fail(ErrorCode::Invalid,
                     u"unknown var source \"%1\" in \"((%2))\"; use vars: or secrets:"_s.arg(ref.source, ref.written),
                     where);
@@ -211,6 +212,23 @@ private:
     // nullopt: undefined and allowed to stay so.
     Result<std::optional<DocNode>> resolve(const Reference &ref, const QString &path)
     {
+        if (ref.source == u".") {
+            // A run's local var: its value exists once a load_var step ran, so before that the
+            // placeholder stays as written.
+            if (!m_sources.locals)
+                return std::optional<DocNode>();
+            const DocNode *value = m_sources.locals->value(ref.name);
+            if (!value && m_sources.otherLocalsStay)
+                return std::optional<DocNode>();
+            if (!value)
+                return fail(ErrorCode::Invalid,
+                            u"undefined local var \"%1\": no load_var step of this run set it before"_s.arg(ref.name),
+                            path, u"load it first: - load_var: %1"_s.arg(ref.name));
+            auto field = descend(*value, ref, path);
+            if (!field)
+                return std::unexpected(field.error());
+            return std::optional<DocNode>(*field);
+        }
         const bool tryVars = ref.source.isEmpty() || ref.source == u"vars";
         const bool trySecrets = ref.source.isEmpty() || ref.source.startsWith(u"secret");
         if (tryVars && m_sources.vars.kind == DocNode::Kind::Map) {

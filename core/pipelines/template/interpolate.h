@@ -44,6 +44,13 @@ struct InterpolationSources {
     std::function<void(const QString &value)> substituted;
     // Leave undefined vars as written and list them in the report instead of failing.
     bool allowUndefined = false;
+    // A run's local vars (load_var), a mapping of name → value: `((.:name))` resolves from it,
+    // and is an error when it lacks the name. Null: such placeholders stay as written (until the
+    // step that uses them runs).
+    const detail::DocNode *locals = nullptr;
+    // With locals: a name it lacks stays as written too (an across step fills in its own vars
+    // and leaves the run's load_var ones for when its steps run).
+    bool otherLocalsStay = false;
     ExpansionLimits limits;
 };
 
@@ -60,7 +67,8 @@ struct InterpolationReport {
 // placeholder takes the var's value whole (a vars entry may be a list or mapping); a placeholder
 // inside longer text must resolve to a scalar. Syntax: `((name))`, `((name.field.sub))` into a
 // mapping (a secret's value is read as JSON for field access), `((vars:name))` or
-// `((secrets:name))` to pick the source (otherwise vars first, then secrets). Errors name the var
+// `((secrets:name))` to pick the source (otherwise vars first, then secrets), `((.:name))` for a
+// run's local var (InterpolationSources::locals). Errors name the var
 // and `where` is the path it was used at (rootPath + the tree path, "jobs[0].plan[1].params.X").
 Result<InterpolationReport> interpolate(detail::DocNode &tree, const InterpolationSources &sources,
                                         const QString &rootPath = {});

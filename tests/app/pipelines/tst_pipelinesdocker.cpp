@@ -77,6 +77,8 @@ private Q_SLOTS:
     void attemptsAndHooks();
     void varsWithoutAValueWaitForTheRun();
     void manualTriggerCanBeDisabled();
+    void loadVarFeedsLaterSteps();
+    void acrossRunsEveryCombination();
     void anotherUserReadsInputsAndWritesOutputs();
     void timeoutErrorsAndLeavesNoContainer();
     void abortStopsTheRunningStep();
@@ -255,6 +257,18 @@ void TestPipelinesDocker::unchangedStepsAreSkippedOnARerun()
     QVERIFY2(rerun.finishedMs - rerun.startedMs < 3000,
              qPrintable(QStringLiteral("an unchanged re-run took %1 ms").arg(rerun.finishedMs - rerun.startedMs)));
 
+    // Forced, the same run restores nothing: every step runs again, and says so.
+    auto forced = service().triggerJob(QStringLiteral("ci"), QStringLiteral("unit"), Actor{}, {.force = true});
+    QVERIFY(forced);
+    QVERIFY(forced->run.force);
+    const RunRecord forcedRun = waitRun(forced->run.id);
+    QCOMPARE(forcedRun.status, core::RunStatus::Succeeded);
+    QVERIFY(forcedRun.force);
+    auto forcedTree = service().runTree(forcedRun.id);
+    QCOMPARE(forcedTree->cachedCount, 0);
+    QVERIFY2(outputOf(forcedRun.id).join(QLatin1Char('\n')).contains(QLatin1String("success-hook")),
+             "the forced run did not run its steps");
+
     // A new commit, announced by a webhook: the get and every step that reads it run again.
     QVERIFY(!m_fx->git()
                  .commit(QStringLiteral("app"), QStringLiteral("main"),
@@ -339,6 +353,67 @@ void TestPipelinesDocker::varsWithoutAValueWaitForTheRun()
     const RunRecord done = waitRun(second->run.id);
     QVERIFY2(done.status == core::RunStatus::Succeeded, qPrintable(done.error + outputOf(done.id).join(u'\n')));
     QVERIFY(!outputOf(done.id).join(u'\n').contains(QLatin1String("hello-later")));
+}
+
+// Concourse's documented load_var shape, run for real: a mock resource makes the files, load_var
+// reads them (a trimmed text, a JSON mapping), later steps use ((.:name)) and ((.:name.field));
+// a value not revealed is masked in the output, a revealed one is not.
+void TestPipelinesDocker::loadVarFeedsLaterSteps()
+{
+    const QByteArray config =
+        "resources:\n  - name: release\n    type: mock\n    source:\n      initial_version: r1\n"
+        "      create_files:\n        version.txt: \"  1.4.2\\n\"\n"
+        "        build.json: '{\"image\": \"pando/busybox\", \"token\": \"tok-9f8e7d6c\"}'\n"
+        "jobs:\n  - name: ship\n    plan:\n      - get: release\n"
+        "      - load_var: version\n        file: release/version.txt\n        reveal: true\n"
+        "      - load_var: build\n        file: release/build.json\n" +
+        taskItem(6, "show", "echo version=$VERSION image=$IMAGE token=$TOKEN; test $VERSION = 1.4.2", {}, {},
+                 {"params: {VERSION: ((.:version)), IMAGE: ((.:build.image)), TOKEN: ((.:build.token))}"}) +
+        "      - load_var: missing\n        file: release/nope.txt\n";
+    auto set = service().setPipeline(QStringLiteral("loader"), config, {}, false, Actor{});
+    QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
+    QVERIFY(set->undefinedVars.isEmpty()); // local vars are no vars the pipeline waits for
+    auto triggered = service().triggerJob(QStringLiteral("loader"), QStringLiteral("ship"), Actor{});
+    QVERIFY(triggered);
+    const RunRecord run = waitRun(triggered->run.id);
+    const QString output = outputOf(run.id).join(u'\n');
+    // The last step's file is not there: the run errors there, after the task ran.
+    QCOMPARE(run.status, core::RunStatus::Errored);
+    QVERIFY2(run.error.contains(QLatin1String("load_var file release/nope.txt does not exist inside release")),
+             qPrintable(run.error));
+    QVERIFY2(output.contains(QLatin1String("version=1.4.2 image=((redacted)) token=((redacted))")), qPrintable(output));
+    QVERIFY2(!output.contains(QLatin1String("tok-9f8e7d6c")), qPrintable(output));
+}
+
+// Concourse's documented across shape, run for real: a matrix of a written list and a list a
+// load_var loaded, two combinations at once; each combination's step is its own in the run.
+void TestPipelinesDocker::acrossRunsEveryCombination()
+{
+    const QByteArray config =
+        "resources:\n  - name: matrix\n    type: mock\n    source:\n      create_files:\n"
+        "        targets.json: '[\"amd64\", \"arm64\"]'\n"
+        "jobs:\n  - name: build\n    plan:\n      - get: matrix\n"
+        "      - load_var: targets\n        file: matrix/targets.json\n        reveal: true\n"
+        "      - across:\n          - var: version\n            values: [\"1.0\", \"2.0\"]\n"
+        "          - var: target\n            values: ((.:targets))\n            max_in_flight: all\n"
+        "        " +
+        taskBody("        ", "each", "echo built $VERSION for $TARGET", {}, {},
+                 {"params: {VERSION: ((.:version)), TARGET: ((.:target))}"});
+    auto set = service().setPipeline(QStringLiteral("matrix"), config, {}, false, Actor{});
+    QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
+    auto triggered = service().triggerJob(QStringLiteral("matrix"), QStringLiteral("build"), Actor{});
+    QVERIFY(triggered);
+    const RunRecord run = waitRun(triggered->run.id);
+    const QString output = outputOf(run.id).join(u'\n');
+    QVERIFY2(run.status == core::RunStatus::Succeeded, qPrintable(run.error + output));
+    for (const char *line :
+         {"built 1.0 for amd64", "built 1.0 for arm64", "built 2.0 for amd64", "built 2.0 for arm64"})
+        QVERIFY2(output.contains(QLatin1String(line)), qPrintable(output));
+    auto tree = service().runTree(run.id);
+    QVERIFY(tree);
+    // get, load_var, the across step and its four tasks.
+    QCOMPARE(tree->stepCount, 7);
+    QCOMPARE(tree->failedCount, 0);
 }
 
 // A job with disable_manual_trigger is not started by hand: the trigger is refused naming the

@@ -52,6 +52,8 @@ private Q_SLOTS:
     void aLinkPlantedInACacheIsNotMounted();
     void anOutputSwappedForALinkIsNotRead();
     void aBrokenTaskFileDoesNotPauseThePipeline();
+    void aTaskFileReadsOnlyTheVarsItsStepGives();
+    void privilegedTasksNeedTheHostExecutionMark();
     void webhookTokensAreLongAndTheRouteTellsNothing();
     void shellTypesGetTheirDirectoryInDollarOne();
     void resourcesAreToldTheBuild();
@@ -363,6 +365,72 @@ void TestPipelineTrust::aBrokenTaskFileDoesNotPauseThePipeline()
     }
     const PipelineRecord p = service().pipeline(QStringLiteral("breaky"))->record;
     QVERIFY2(!p.paused, qPrintable(p.pausedReason));
+}
+
+// A task file is whatever was pushed: its ((placeholders)) come from its step's vars: alone, so
+// a pushed file cannot name a secret of the pipeline and print it.
+void TestPipelineTrust::aTaskFileReadsOnlyTheVarsItsStepGives()
+{
+    const QString repo = m_fx->git().createRepository(QStringLiteral("varsy"));
+    QVERIFY(!m_fx->git()
+                 .commit(QStringLiteral("varsy"), QStringLiteral("main"),
+                         {{QStringLiteral("ci/t.yml"),
+                           GitFile{"platform: linux\nimage_resource: {type: registry-image, source: {repository: "
+                                   "((image))}}\nparams: {KEY: ((deploy-key))}\nrun: {path: env}\n"}}})
+                 .isEmpty());
+    setPipeline(QStringLiteral("varsy"),
+                "resources:\n  - name: repo\n    type: git\n    source: {uri: \"" + repo.toUtf8() +
+                    "\", branch: main}\n" +
+                    oneJob("j", "      - get: repo\n      - task: t\n        file: repo/ci/t.yml\n"
+                                "        vars: {image: alpine}\n"));
+    QVERIFY(service().setSecret(QStringLiteral("varsy"), QStringLiteral("deploy-key"), QStringLiteral("k3y-v4lue-55"),
+                                Actor{}));
+    const RunRecord run = runJob(QStringLiteral("varsy"), QStringLiteral("j"));
+    QCOMPARE(toString(run.status), QStringLiteral("errored"));
+    QVERIFY2(run.error.contains(QLatin1String("undefined var \"deploy-key\": the task step's vars: do not give it")),
+             qPrintable(run.error));
+    QVERIFY2(!run.error.contains(QLatin1String("k3y-v4lue-55")), qPrintable(run.error));
+}
+
+// A privileged container holds the host: the install's host-execution setting and the
+// administrator's mark on the pipeline decide, at set time where they can and at run time always.
+void TestPipelineTrust::privilegedTasksNeedTheHostExecutionMark()
+{
+    // Mounting needs CAP_SYS_ADMIN, which only a privileged container has.
+    const QByteArray config = oneJob("j", "      - task: mounter\n        privileged: true\n        config:\n"
+                                          "          platform: linux\n          " +
+                                              Image +
+                                              "\n          run: {path: sh, args: [-c, \"mkdir -p /tmp/m && mount -t "
+                                              "tmpfs none /tmp/m && echo mounted\"]}\n");
+    auto off = service().setPipeline(QStringLiteral("privy"), config, {}, false, Actor{});
+    QVERIFY(!off);
+    QCOMPARE(off.error().where, QStringLiteral("jobs[0].plan[0].privileged"));
+    QVERIFY2(off.error().message.contains(QLatin1String("host execution is off for this install")),
+             qPrintable(off.error().text()));
+
+    QVERIFY(service().setHostExecution(true, Actor{}));
+    setPipeline(QStringLiteral("privy"), config); // new: it cannot have the mark yet
+    const RunRecord unmarked = runJob(QStringLiteral("privy"), QStringLiteral("j"));
+    QCOMPARE(toString(unmarked.status), QStringLiteral("errored"));
+    QVERIFY2(unmarked.error.contains(QLatin1String("task mounter is privileged")), qPrintable(unmarked.error));
+    // Set again without the mark: refused now that the pipeline exists.
+    auto again = service().setPipeline(QStringLiteral("privy"), config + "\n", {}, false, Actor{});
+    QVERIFY(!again);
+    QVERIFY2(again.error().message.contains(QLatin1String("not allowed to run commands on the host")),
+             qPrintable(again.error().text()));
+
+    QVERIFY(service().setPipelineHostExecution(QStringLiteral("privy"), true, Actor{}));
+    const RunRecord marked = runJob(QStringLiteral("privy"), QStringLiteral("j"));
+    QVERIFY(service().setHostExecution(false, Actor{}));
+    const QString stepError = service().runTree(marked.id)->roots.value(0).step.error;
+    if (marked.status != core::RunStatus::Succeeded) {
+        // A dockerd that itself runs without every capability (inside a container, as on some
+        // CI machines) cannot start a privileged container; its refusal shows Pando asked for one.
+        QVERIFY2(stepError.contains(QLatin1String("unable to apply caps")),
+                 qPrintable(toString(marked.status) + u' ' + marked.error + u' ' + stepError));
+        QSKIP("this machine's dockerd cannot start privileged containers (it lacks capabilities itself)");
+    }
+    QVERIFY(outputOf(marked.id).join(u'\n').contains(QLatin1String("mounted")));
 }
 
 void TestPipelineTrust::webhookTokensAreLongAndTheRouteTellsNothing()

@@ -141,6 +141,140 @@ private Q_SLOTS:
         QCOMPARE(third.value()->owner, u"p1"_s);
     }
 
+    // max_in_flight and serial_groups as the pipeline's jobs say (PipelineRecord::jobs).
+    void claimHonoursEachJobsSettings()
+    {
+        QMap<QString, JobSettings> jobs;
+        jobs.insert(u"unit"_s, JobSettings{}); // no limit
+        jobs.insert(u"e2e"_s, JobSettings{.maxInFlight = 2});
+        jobs.insert(u"staging"_s, JobSettings{.maxInFlight = 1, .serialGroups = {u"deploy"_s}});
+        jobs.insert(u"prod"_s, JobSettings{.maxInFlight = 1, .serialGroups = {u"deploy"_s, u"prod"_s}});
+        QVERIFY(PipelineRepository(*m_db).set(u"ci"_s, u"jobs: [x]\n"_s, {}, 1500, jobs));
+        QCOMPARE(PipelineRepository(*m_db).find(u"ci"_s)->jobs, jobs);
+
+        RunRepository runs(*m_db);
+        const RunRecord unit1 = queue(u"unit"_s, 1), unit2 = queue(u"unit"_s, 2);
+        const RunRecord e2e1 = queue(u"e2e"_s, 3), e2e2 = queue(u"e2e"_s, 4), e2e3 = queue(u"e2e"_s, 5);
+        const RunRecord prod1 = queue(u"prod"_s, 6), staging1 = queue(u"staging"_s, 7);
+        const RunRecord prod2 = queue(u"prod"_s, 8);
+        const RunRecord old = queue(u"gone"_s, 9), old2 = queue(u"gone"_s, 10); // a job the config lost
+        QStringList claimed;
+        while (auto next = runs.claimNext(u"ci"_s, 0, u"p"_s, 20).value())
+            claimed << next->id;
+        // Both unit runs, two of e2e, one of the deploy group (the oldest), one of the lost job.
+        QCOMPARE(claimed, (QStringList{unit1.id, unit2.id, e2e1.id, e2e2.id, prod1.id, old.id}));
+        QVERIFY(runs.finish(e2e1.id, RunStatus::Succeeded, {}, 30));
+        QVERIFY(runs.finish(old.id, RunStatus::Succeeded, {}, 30));
+        QCOMPARE(runs.claimNext(u"ci"_s, 0, u"p"_s, 31).value()->id, e2e3.id);
+        QCOMPARE(runs.claimNext(u"ci"_s, 0, u"p"_s, 31).value()->id, old2.id);
+        QVERIFY(!runs.claimNext(u"ci"_s, 0, u"p"_s, 31).value().has_value());
+        // The group goes in the order it was queued: staging before the second prod run.
+        QVERIFY(runs.finish(prod1.id, RunStatus::Failed, {}, 40));
+        QCOMPARE(runs.claimNext(u"ci"_s, 0, u"p"_s, 41).value()->id, staging1.id);
+        QVERIFY(!runs.claimNext(u"ci"_s, 0, u"p"_s, 41).value().has_value());
+        QVERIFY(runs.finish(staging1.id, RunStatus::Succeeded, {}, 50));
+        QCOMPARE(runs.claimNext(u"ci"_s, 0, u"p"_s, 51).value()->id, prod2.id);
+    }
+
+    // build_log_retention: the output of runs past the count or the age goes, the runs stay.
+    void oldLogsAreRemovedAsTheJobSays()
+    {
+        RunRepository runs(*m_db);
+        const qint64 day = 86'400'000;
+        const qint64 now = 100 * day;
+        // Six finished runs, oldest first: succeeded, failed, succeeded, failed, failed, and a
+        // running one that is never touched.
+        const QList<RunStatus> ends{RunStatus::Succeeded, RunStatus::Failed,  RunStatus::Succeeded,
+                                    RunStatus::Failed,    RunStatus::Errored, RunStatus::Failed};
+        QList<RunRecord> done;
+        for (int i = 0; i < ends.size(); ++i) {
+            const RunRecord r = queue(u"unit"_s, i);
+            QVERIFY(runs.claimNext(u"ci"_s, 0, u"p"_s, i).value());
+            QVERIFY(runs.appendEvents(r.id, {RunEventRecord{r.id, 0, i, u"plan[0]"_s, u"output"_s, u"x"_s}}));
+            QVERIFY(runs.finish(r.id, ends[i], {}, now - qint64(ends.size() - i) * day));
+            done << r;
+        }
+        const RunRecord running = queue(u"unit"_s, 50);
+        QVERIFY(runs.claimNext(u"ci"_s, 0, u"p"_s, 50).value());
+        QVERIFY(runs.appendEvents(running.id, {RunEventRecord{running.id, 0, 1, {}, u"output"_s, u"x"_s}}));
+        const auto hasLog = [&](const RunRecord &r) {
+            return !runs.events(r.id, 0, 10)->isEmpty();
+        };
+
+        QCOMPARE(runs.removeOldLogs(u"ci"_s, u"unit"_s, JobSettings{}, now).value(), 0);
+        // The three newest finished runs keep their logs, and the newest succeeded one besides.
+        QCOMPARE(runs.removeOldLogs(u"ci"_s, u"unit"_s, JobSettings{.keepLogsOfRuns = 3, .keepSucceededLogs = 1}, now)
+                     .value(),
+                 2);
+        QVERIFY(!hasLog(done[0]));
+        QVERIFY(!hasLog(done[1]));
+        for (int i = 2; i < done.size(); ++i)
+            QVERIFY2(hasLog(done[i]), qPrintable(QString::number(i)));
+        QVERIFY(hasLog(running));
+        QCOMPARE(runs.find(done[0].id)->logRemovedMs, now);
+        QCOMPARE(runs.find(done[0].id)->status, RunStatus::Succeeded); // the run itself stays
+        QCOMPARE(runs.find(done[2].id)->logRemovedMs, 0);
+        // Age: runs that finished more than two days ago, the newest succeeded one kept.
+        QCOMPARE(runs.removeOldLogs(u"ci"_s, u"unit"_s, JobSettings{.keepLogsForDays = 2, .keepSucceededLogs = 1}, now)
+                     .value(),
+                 1);
+        QVERIFY(hasLog(done[2])); // the newest succeeded run
+        QVERIFY(!hasLog(done[3]));
+        QVERIFY(hasLog(done[4]) && hasLog(done[5]));
+        // Nothing is removed twice.
+        QCOMPARE(runs.removeOldLogs(u"ci"_s, u"unit"_s, JobSettings{.keepLogsForDays = 2, .keepSucceededLogs = 1}, now)
+                     .value(),
+                 0);
+    }
+
+    // old_name: the renamed job keeps its runs, numbering on; setting the file again changes nothing.
+    void oldNameCarriesTheRunsOver()
+    {
+        const RunRecord a = queue(u"ship"_s, 1);
+        queue(u"ship"_s, 2);
+        queue(u"other"_s, 3);
+        QMap<QString, JobSettings> jobs;
+        jobs.insert(u"deploy"_s, JobSettings{.oldName = u"ship"_s});
+        QVERIFY(PipelineRepository(*m_db).set(u"ci"_s, u"jobs: [deploy]\n"_s, {}, 2000, jobs));
+        RunRepository runs(*m_db);
+        QCOMPARE(runs.list(u"ci"_s, u"deploy"_s, 10)->size(), 2);
+        QVERIFY(runs.list(u"ci"_s, u"ship"_s, 10)->isEmpty());
+        QCOMPARE(runs.find(a.id)->job, u"deploy"_s);
+        QCOMPARE(queue(u"deploy"_s, 4).number, 3);
+        // A later run of a new "ship" job is its own, and stays so when the file is set again.
+        const RunRecord fresh = queue(u"ship"_s, 5);
+        QVERIFY(PipelineRepository(*m_db).set(u"ci"_s, u"jobs: [deploy, ship]\n"_s, {}, 3000, jobs));
+        QCOMPARE(runs.find(fresh.id)->job, u"ship"_s);
+        QCOMPARE(runs.list(u"ci"_s, u"deploy"_s, 10)->size(), 3);
+    }
+
+    // A resource's old_name: its versions, last check, pin and the inputs runs recorded move over.
+    void oldNameCarriesAResourcesVersionsOver()
+    {
+        ResourceVersionRepository versions(*m_db);
+        QVERIFY(versions.add(u"ci"_s, u"src"_s, {{u"{\"ref\":\"a\"}"_s, {}}, {u"{\"ref\":\"b\"}"_s, {}}}, 10));
+        QVERIFY(versions.recordCheck(u"ci"_s, u"src"_s, 11, {}));
+        QVERIFY(versions.pin(ResourcePinRecord{u"ci"_s, u"src"_s, u"{\"ref\":\"a\"}"_s, u"alice"_s, 12}));
+        const RunRecord r = queue(u"build"_s, 13);
+        RunRepository runs(*m_db);
+        QVERIFY(runs.recordInput(r.id, u"src"_s, u"{\"ref\":\"a\"}"_s));
+        QVERIFY(runs.finish(r.id, RunStatus::Succeeded, {}, 14));
+
+        QVERIFY(
+            PipelineRepository(*m_db).set(u"ci"_s, u"resources: [code]\n"_s, {}, 2000, {}, {{u"code"_s, u"src"_s}}));
+        QCOMPARE(versions.list(u"ci"_s, u"code"_s, 10)->size(), 2);
+        QVERIFY(versions.list(u"ci"_s, u"src"_s, 10)->isEmpty());
+        QCOMPARE(versions.lastCheck(u"ci"_s, u"code"_s)->first, 11);
+        QVERIFY(versions.pinned(u"ci"_s, u"code"_s).value().has_value());
+        QCOMPARE(runs.passedVersions(u"ci"_s, u"build"_s, u"code"_s, 10)->size(), 1);
+        // Set again with old_name still written: nothing moves back or twice.
+        QVERIFY(versions.add(u"ci"_s, u"src"_s, {{u"{\"ref\":\"z\"}"_s, {}}}, 20));
+        QVERIFY(PipelineRepository(*m_db).set(u"ci"_s, u"resources: [code, src]\n"_s, {}, 3000, {},
+                                              {{u"code"_s, u"src"_s}}));
+        QCOMPARE(versions.list(u"ci"_s, u"src"_s, 10)->size(), 1);
+        QCOMPARE(versions.list(u"ci"_s, u"code"_s, 10)->size(), 2);
+    }
+
     void pausedPipelinesAreNotClaimed()
     {
         RunRepository runs(*m_db);

@@ -26,6 +26,27 @@ public:
     std::atomic_bool release = false;
     QMutex mutex;
     QStringList executed;
+    struct Span {
+        QString job;
+        qint64 from, to;
+    };
+    QList<Span> spans; // when each run ran, on one clock
+    QElapsedTimer clock;
+    ScriptedExecutor() { clock.start(); }
+
+    // The most runs of these jobs that ran at one moment.
+    int peakOf(const QStringList &jobs)
+    {
+        QMutexLocker lock(&mutex);
+        int peak = 0;
+        for (const Span &at : std::as_const(spans)) {
+            int together = 0;
+            for (const Span &other : std::as_const(spans))
+                together += jobs.contains(other.job) && other.from <= at.from && at.from < other.to;
+            peak = std::max(peak, together);
+        }
+        return peak;
+    }
 
     Result execute(const RunRecord &run, const CancelToken &cancel) override
     {
@@ -47,7 +68,10 @@ public:
                 QThread::msleep(2);
             result = cancel.isCancelled() ? Result{Outcome::Aborted, {}} : Result{Outcome::Succeeded, {}};
         } else if (run.job.startsWith(QLatin1String("slow"))) {
+            const qint64 from = clock.elapsed();
             QThread::msleep(200);
+            QMutexLocker lock(&mutex);
+            spans.append(Span{run.job, from, clock.elapsed()});
         }
         --running;
         return result;
@@ -124,6 +148,70 @@ private Q_SLOTS:
                                       {}, {}, 1));
         QVERIFY(waitFor([&] { return executor.count() == 6 && executor.running == 0; }, 20000));
         QCOMPARE(executor.peak.load(), 2);
+    }
+
+    // Each job's max_in_flight and serial_groups, with the workers to run more at once.
+    void jobsRunAsManyAtOnceAsTheirSettingsSay()
+    {
+        QMap<QString, JobSettings> jobs;
+        jobs.insert(QStringLiteral("slow-unit"), JobSettings{});
+        jobs.insert(QStringLiteral("slow-e2e"), JobSettings{.maxInFlight = 2});
+        jobs.insert(QStringLiteral("slow-staging"),
+                    JobSettings{.maxInFlight = 1, .serialGroups = {QStringLiteral("deploy")}});
+        jobs.insert(QStringLiteral("slow-prod"),
+                    JobSettings{.maxInFlight = 1, .serialGroups = {QStringLiteral("deploy")}});
+        QVERIFY(PipelineRepository(*m_db).set(QStringLiteral("ci"), QStringLiteral("jobs: [x]"), {}, 2, jobs));
+        ScriptedExecutor executor;
+        Scheduler scheduler(*m_db, SystemClock::instance(), m_events, executor, {.workers = 8});
+        QVERIFY(scheduler.pause(QStringLiteral("ci"), QStringLiteral("until all are queued")));
+        QVERIFY(scheduler.start());
+        QStringList deploys;
+        for (int i = 0; i < 3; ++i) {
+            for (const char *job : {"slow-unit", "slow-e2e", "slow-staging", "slow-prod"}) {
+                auto run = scheduler.enqueue(QStringLiteral("ci"), QString::fromLatin1(job), QStringLiteral("manual"),
+                                             {}, {}, 1);
+                QVERIFY(run);
+                if (run->job.contains(QLatin1String("staging")) || run->job.contains(QLatin1String("prod")))
+                    deploys << run->id;
+            }
+        }
+        QVERIFY(scheduler.unpause(QStringLiteral("ci")));
+        QVERIFY(waitFor([&] { return executor.count() == 12 && executor.running == 0; }, 20000));
+        QVERIFY(executor.peakOf({QStringLiteral("slow-unit")}) >= 2); // no limit: side by side
+        QCOMPARE(executor.peakOf({QStringLiteral("slow-e2e")}), 2);
+        QCOMPARE(executor.peakOf({QStringLiteral("slow-staging"), QStringLiteral("slow-prod")}), 1);
+        // The group's runs went in the order they were queued.
+        QStringList ran;
+        for (const QString &id : std::as_const(executor.executed))
+            if (deploys.contains(id))
+                ran << id;
+        QCOMPARE(ran, deploys);
+    }
+
+    // build_log_retention is applied as each run of the job ends.
+    void aFinishedRunRemovesTheLogsItsJobNoLongerKeeps()
+    {
+        QMap<QString, JobSettings> jobs;
+        jobs.insert(QStringLiteral("ok"), JobSettings{.keepLogsOfRuns = 2});
+        QVERIFY(PipelineRepository(*m_db).set(QStringLiteral("ci"), QStringLiteral("jobs: [ok]"), {}, 2, jobs));
+        ScriptedExecutor executor;
+        Scheduler scheduler(*m_db, SystemClock::instance(), m_events, executor, {.workers = 1});
+        QVERIFY(scheduler.start());
+        RunRepository runs(*m_db);
+        QStringList ids;
+        for (int i = 0; i < 4; ++i) {
+            auto run =
+                scheduler.enqueue(QStringLiteral("ci"), QStringLiteral("ok"), QStringLiteral("manual"), {}, {}, 1);
+            QVERIFY(run);
+            QVERIFY(runs.appendEvents(run->id, {RunEventRecord{run->id, 0, 1, {}, QStringLiteral("output"), {}}}));
+            ids << run->id;
+            QVERIFY(waitFor([&] { return status(run->id) == RunStatus::Succeeded; }));
+        }
+        QVERIFY(waitFor([&] { return runs.find(ids[1])->logRemovedMs > 0; }));
+        QVERIFY(runs.events(ids[0], 0, 10)->isEmpty());
+        QVERIFY(runs.events(ids[1], 0, 10)->isEmpty());
+        QCOMPARE(runs.events(ids[2], 0, 10)->size(), 1);
+        QCOMPARE(runs.events(ids[3], 0, 10)->size(), 1);
     }
 
     void pausedPipelinesWait()
