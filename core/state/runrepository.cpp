@@ -13,6 +13,7 @@ namespace {
 
 const QString kRunColumns = u"id, pipeline, job, number, status, trigger, actor, inputs_json, config_version, owner,"
                             " error, created_ms, started_ms, finished_ms, log_removed_ms, force_run"_s;
+constexpr int kRunColumnCount = 16; // what runFrom reads; a query's own columns come after
 const QString kRunStepColumns = u"run_id, step_id, parent_id, seq, name, kind, status, hash, attempt, exit_code, error,"
                                 " started_ms, finished_ms"_s;
 
@@ -99,7 +100,7 @@ Result<QList<RunRecord>> selectRuns(Database &db, const QString &tail, const QVa
         auto run = runFrom(*q);
         if (!run)
             return std::unexpected(run.error());
-        run->waiting = q->value(14).toBool(); // the EXISTS column after kRunColumns
+        run->waiting = q->value(kRunColumnCount).toBool(); // the EXISTS column after kRunColumns
         runs.append(*run);
     }
     return runs;
