@@ -50,7 +50,7 @@ QMap<QString, JobSettings> detail::jobSettingsFrom(const QString &json)
         const QJsonObject o = it.value().toObject();
         JobSettings job;
         job.maxInFlight = o.value(u"max_in_flight"_s).toInt();
-        for (const QJsonValue &group : o.value(u"serial_groups"_s).toArray())
+        for (const QJsonValue group : o.value(u"serial_groups"_s).toArray())
             job.serialGroups << group.toString();
         job.keepLogsOfRuns = o.value(u"keep_logs_of_runs"_s).toInt();
         job.keepLogsForDays = o.value(u"keep_logs_for_days"_s).toInt();

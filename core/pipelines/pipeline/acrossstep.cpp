@@ -73,7 +73,7 @@ Outcome Execution::runAcross(const Step &step, const QString &parentId, const Ca
             these.kind = DocNode::Kind::Map;
             qsizetype rest = index;
             for (size_t v = step.across.size(); v-- > 0;) {
-                const qsizetype count = qsizetype(values[v].size());
+                const auto count = qsizetype(values[v].size());
                 these.entries.emplace(these.entries.begin(), step.across[v].name, values[v][size_t(rest % count)]);
                 rest /= count;
             }

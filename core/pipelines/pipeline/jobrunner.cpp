@@ -16,7 +16,7 @@ Result<QList<adapters::Version>> checkWithin(adapters::ResourceType &type, const
         return fail(ErrorCode::Timeout,
                     QStringLiteral("the check of %1 ran longer than its check_timeout (%2 s) and was stopped")
                         .arg(resource.name)
-                        .arg(resource.checkTimeoutMs / 1000.0),
+                        .arg(resource.checkTimeoutMs / 1000),
                     resource.path + QStringLiteral(".check_timeout"),
                     QStringLiteral("raise check_timeout, or look at why the check hangs (pando resources check)"));
     return found;

@@ -18,7 +18,7 @@ using adapters::VersionMetadata;
 namespace {
 
 constexpr qint64 MaxCheckDelayMs = 10LL * 60 * 1000;
-constexpr qint64 MaxVersionFileBytes = 64 * 1024;
+constexpr qint64 MaxVersionFileBytes = 64LL * 1024;
 
 const QStringList &sourceKeys()
 {
@@ -58,7 +58,7 @@ Status checkSource(const QJsonObject &source)
 QList<QPair<QString, QString>> metadataOf(const QJsonObject &source)
 {
     QList<QPair<QString, QString>> out;
-    for (const QJsonValue &entry : source.value(u"metadata"_s).toArray())
+    for (const QJsonValue entry : source.value(u"metadata"_s).toArray())
         out.append({entry.toObject().value(u"name"_s).toString(), entry.toObject().value(u"value"_s).toString()});
     return out;
 }
