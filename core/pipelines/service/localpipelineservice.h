@@ -83,6 +83,9 @@ private:
     void recordJobSettings();
     // A privileged task where this install or this pipeline may not have one, refused with why.
     Status refusePrivileged(const QString &name, const Pipeline &pipeline);
+    // localpipelinesettings.cpp: what PipelineRepository::set keeps beside the text.
+    static QMap<QString, JobSettings> jobSettingsOf(const Pipeline &pipeline);
+    static QMap<QString, QString> resourceOldNamesOf(const Pipeline &pipeline); // new name → old
     Result<Pipeline> parseStored(const PipelineRecord &record, bool resolveSecrets);
     // The pipeline as a webhook needs it: without unsealing any secret.
     Result<Pipeline> parseForWebhook(const PipelineRecord &record);
