@@ -98,7 +98,7 @@ ensure_incus() {
         if command -v systemctl >/dev/null 2>&1 && systemctl is-system-running >/dev/null 2>&1; then
             as_root systemctl start incus || true
         fi
-        incus_answers || as_root sh -c 'nohup /usr/libexec/incus/incusd >/var/log/pando-incusd.log 2>&1 &'
+        incus_answers || as_root sh -c 'nohup /usr/libexec/incus/incusd >>/var/log/pando-incusd.log 2>&1 &'
         as_root incus admin waitready --timeout 60 || die "incusd did not start; see /var/log/pando-incusd.log"
     fi
     as_root incus storage show default >/dev/null 2>&1 && return 0

@@ -17,6 +17,7 @@
 #include "core/detection/registryprobe.h"
 #include "core/state/repositories.h"
 
+#include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
 #include <QHash>
@@ -28,6 +29,9 @@
 namespace pando::core {
 
 namespace {
+
+// How long a running container may read without an address after the runtime said it had one.
+constexpr int AddressSettleMs = 3000;
 
 // What approvers see: what will run and what changed since the version serving now. Values of
 // environment variables and build arguments stay out: they may be secrets.
@@ -568,7 +572,18 @@ Result<StepEnd> start(DeployRun &run)
     if (!info)
         return std::unexpected(info.error());
     run.container = *info;
-    // A container that already exited has no address; the health step says why it exited.
+    // An instance whose process just ended can still read as running while its network is
+    // already gone: ask again for a moment before calling it addressless. One that exited has
+    // no address either; the health step says why it exited.
+    const QDeadlineTimer settling(AddressSettleMs);
+    while (run.container.address.isEmpty() && run.container.state == QLatin1String("running") &&
+           !settling.hasExpired() && !run.cancel.isCancelled()) {
+        QThread::msleep(50);
+        info = run.s.runtime.inspect(*id);
+        if (!info)
+            return std::unexpected(info.error());
+        run.container = *info;
+    }
     if (run.container.address.isEmpty() && run.container.state == QLatin1String("running"))
         return fail(ErrorCode::Failed, QStringLiteral("the container has no address"));
     return StepEnd{QStringLiteral("%1 at %2:%3").arg(id->left(12), run.container.address).arg(run.plan.container.port)};

@@ -32,6 +32,7 @@ class FakeRuntime : public adapters::Runtime {
 public:
     int maxNameLength = 0;
     QString address = u"10.0.0.7"_s;
+    int blankInspects = 0;             // the next inspects see the container running without its address yet
     std::optional<QList<int>> exposed; // none: this runtime cannot tell
     QList<adapters::ContainerSpec> started;
     QStringList removed;
@@ -65,7 +66,12 @@ public:
     {
         if (!m_containers.contains(id))
             return fail(ErrorCode::NotFound, u"no container %1"_s.arg(id));
-        return m_containers.value(id);
+        adapters::ContainerInfo info = m_containers.value(id);
+        if (blankInspects > 0) {
+            --blankInspects;
+            info.address.clear();
+        }
+        return info;
     }
     Result<QList<adapters::ContainerInfo>> containers(const adapters::Labels &filter) override
     {
@@ -394,6 +400,16 @@ private Q_SLOTS:
         QCOMPARE(started->detail, u"c1 at 10.0.0.7:8080"_s);
         // Saved as it happened: a restart finds the container to settle.
         QCOMPARE(DeployRepository(*m_db).find(run->deploy.id)->containerId, u"c1"_s);
+    }
+
+    void startWaitsForTheAddressOfARunningContainer()
+    {
+        m_runtimePtr->blankInspects = 3;
+        auto run = runAfterFetch();
+        QVERIFY(deploysteps::plan(*run));
+        auto started = deploysteps::start(*run);
+        QVERIFY2(started, qPrintable(started ? QString() : started.error().text()));
+        QCOMPARE(run->container.address, u"10.0.0.7"_s);
     }
 
     void startRefusesARunningContainerWithoutAnAddress()
