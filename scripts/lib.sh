@@ -131,6 +131,22 @@ profiles:
 PRESEED
 }
 
+# ensure_npm_tools: the servers tests run that come from npm (tests/tools/npm: s3rver), installed
+# from its lock file into PANDO_NPM_TOOLS (default: the user's cache directory), again only when
+# the lock file changed.
+ensure_npm_tools() {
+    local dir="${PANDO_NPM_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/pando/npm-tools}" src="$PANDO_ROOT/tests/tools/npm"
+    if [ -d "$dir/node_modules" ] && cmp -s "$src/package-lock.json" "$dir/package-lock.json"; then
+        return 0
+    fi
+    command -v npm >/dev/null 2>&1 || install_packages nodejs npm
+    say "installing the npm test tools"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    cp "$src/package.json" "$src/package-lock.json" "$src/.npmrc" "$dir/"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) || die "installing the npm test tools failed"
+}
+
 # ensure_base_image: pando/busybox:latest, made locally from Debian's busybox-static (no
 # registry is needed). Apps' Dockerfiles start FROM it.
 ensure_base_image() {

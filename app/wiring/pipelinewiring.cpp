@@ -1,6 +1,7 @@
 #include "pipelinewiring.h"
 
 #include "adapters/resource/git/gitresourcetype.h"
+#include "adapters/resource/s3/s3resourcetype.h"
 #include "adapters/taskrunner/docker/dockertaskrunner.h"
 #include "adapters/taskrunner/host/hosttaskrunner.h"
 #include "core/engine/enginewiring.h"
@@ -21,6 +22,7 @@ struct Parts {
     std::unique_ptr<core::BlobStore> blobs;
     std::unique_ptr<core::Workspace> workspace;
     std::shared_ptr<adapters::ResourceType> git;
+    std::shared_ptr<adapters::ResourceType> s3;
     std::shared_ptr<adapters::ResourceType> time;
     std::shared_ptr<adapters::ResourceType> mock;
 };
@@ -35,6 +37,7 @@ Status installPipelines(core::Engine &engine, const PipelineWiringOptions &optio
     parts->blobs = std::make_unique<core::BlobStore>(data + QStringLiteral("/blobs"));
     parts->workspace = std::make_unique<core::Workspace>(data + QStringLiteral("/runs"));
     parts->git = std::make_shared<adapters::git::GitResourceType>(data + QStringLiteral("/cache/git"));
+    parts->s3 = std::make_shared<adapters::s3::S3ResourceType>();
     parts->time = std::make_shared<core::pipelines::TimeResourceType>(core::wiringParts(engine).clock);
     parts->mock = std::make_shared<core::pipelines::MockResourceType>();
 
@@ -57,6 +60,8 @@ Status installPipelines(core::Engine &engine, const PipelineWiringOptions &optio
                                         [parts](const QString &name) -> std::shared_ptr<adapters::ResourceType> {
                                             if (name == QLatin1String("git"))
                                                 return parts->git;
+                                            if (name == QLatin1String("s3"))
+                                                return parts->s3;
                                             if (name == QLatin1String("time"))
                                                 return parts->time;
                                             if (name == QLatin1String("mock"))

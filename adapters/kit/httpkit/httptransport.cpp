@@ -23,6 +23,7 @@ struct Transfer {
     const std::function<bool(QByteArrayView)> *onChunk = nullptr;
     QIODevice *device = nullptr;
     Exchange *out = nullptr;
+    bool refusedAddress = false;
 };
 
 size_t writeCallback(char *ptr, size_t size, size_t count, void *userData)
@@ -88,6 +89,17 @@ int progressCallback(void *userData, curl_off_t, curl_off_t, curl_off_t, curl_of
     return 0;
 }
 
+// CURLOPT_PREREQFUNCTION: the connection is made; refuse it when it reached a link-local address.
+int prerequestCallback(void *userData, char *connPrimaryIp, char *, int, int)
+{
+    auto *t = static_cast<Transfer *>(userData);
+    if (isLinkLocalAddress(connPrimaryIp)) {
+        t->refusedAddress = true;
+        return CURL_PREREQFUNC_ABORT;
+    }
+    return CURL_PREREQFUNC_OK;
+}
+
 QByteArray encodePath(const QString &path)
 {
     // Image references carry '/' and ':' and the engines' routers take them literally.
@@ -95,6 +107,13 @@ QByteArray encodePath(const QString &path)
 }
 
 } // namespace
+
+bool isLinkLocalAddress(QByteArrayView ip)
+{
+    const QByteArray lower = ip.toByteArray().toLower();
+    return lower.startsWith("169.254.") || lower.startsWith("::ffff:169.254.") || lower.startsWith("fe8") ||
+           lower.startsWith("fe9") || lower.startsWith("fea") || lower.startsWith("feb");
+}
 
 QByteArray Exchange::header(QByteArrayView name) const
 {
@@ -132,7 +151,7 @@ Exchange perform(const Endpoint &endpoint, const Request &request, const CancelT
     Transfer t{easy, cancel, &onChunk, nullptr, &out};
     char errorBuffer[CURL_ERROR_SIZE] = {};
 
-    QByteArray url = endpoint.baseUrl + encodePath(request.path);
+    QByteArray url = endpoint.baseUrl + (request.pathIsEncoded ? request.path.toLatin1() : encodePath(request.path));
     if (!request.query.isEmpty())
         url += '?' + encodeQuery(request.query);
     const QByteArray socket = endpoint.unixSocket.toLocal8Bit();
@@ -155,6 +174,14 @@ Exchange perform(const Endpoint &endpoint, const Request &request, const CancelT
         curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 0L);
     } else if (!caFile.isEmpty()) {
         curl_easy_setopt(easy, CURLOPT_CAINFO, caFile.constData());
+    }
+    if (endpoint.refuseLinkLocal) {
+        curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, prerequestCallback);
+        curl_easy_setopt(easy, CURLOPT_PREREQDATA, &t);
+    }
+    if (endpoint.insecure) {
+        curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 0L);
     }
     if (request.keepHeaders) {
         curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, headerCallback);
@@ -242,6 +269,8 @@ Exchange perform(const Endpoint &endpoint, const Request &request, const CancelT
         out.transportFailed = true;
         out.timedOut = code == CURLE_OPERATION_TIMEDOUT;
         out.couldNotConnect = code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST;
+        if (t.refusedAddress)
+            out.error = QStringLiteral("refused to connect to a link-local address");
         if (out.error.isEmpty())
             out.error = errorBuffer[0] ? QString::fromUtf8(errorBuffer) : QString::fromUtf8(curl_easy_strerror(code));
     }

@@ -20,17 +20,23 @@ namespace pando::adapters::httpkit {
 
 // Where requests go.
 struct Endpoint {
-    QString unixSocket; // set: every request goes over this socket
-    QByteArray baseUrl; // prefixed to every path: "http://localhost/v1.41", "https://host:8443"
-    QString clientCert; // PEM file of the client certificate (TLS only)
-    QString clientKey;  // PEM file of its key
-    QString serverCert; // PEM file: the one certificate the server must present; empty = system CAs
-    QString caFile;     // PEM roots the server's certificate must chain to, for its name; empty = system CAs
+    QString unixSocket;    // set: every request goes over this socket
+    QByteArray baseUrl;    // prefixed to every path: "http://localhost/v1.41", "https://host:8443"
+    QString clientCert;    // PEM file of the client certificate (TLS only)
+    QString clientKey;     // PEM file of its key
+    QString serverCert;    // PEM file: the one certificate the server must present; empty = system CAs
+    QString caFile;        // PEM roots the server's certificate must chain to, for its name; empty = system CAs
+    bool insecure = false; // TLS without checking the server's certificate (a user's explicit choice)
+    // Refuse to talk to a link-local address (169.254.0.0/16, fe80::/10: where clouds serve
+    // instance credentials), checked on the address connected to, so a name that resolves there
+    // is refused too. For addresses a user's configuration names.
+    bool refuseLinkLocal = false;
 };
 
 struct Request {
     QByteArray method = "GET";
     QString path;                         // "/containers/abc/start", after the endpoint's base URL
+    bool pathIsEncoded = false;           // path is sent as it is (percent-encoded already, as signed)
     QList<QPair<QString, QString>> query; // encoded by the transport
     QByteArray body;                      // sent when bodyDevice is null and body is set
     QIODevice *bodyDevice = nullptr;      // large bodies (build contexts, images) streamed from here
@@ -69,6 +75,9 @@ struct Exchange {
 // 1 MiB. cancel (optional) is checked at least every 50 ms, also while the peer is quiet.
 Exchange perform(const Endpoint &endpoint, const Request &request, const CancelToken *cancel = nullptr,
                  const std::function<bool(QByteArrayView chunk)> &onChunk = {});
+
+// Whether ip (as text) is in 169.254.0.0/16 or fe80::/10 (also IPv4-mapped).
+bool isLinkLocalAddress(QByteArrayView ip);
 
 // Encodes a query string: everything but unreserved characters is percent-encoded.
 QByteArray encodeQuery(const QList<QPair<QString, QString>> &query);

@@ -250,29 +250,22 @@ Result<qint64> duration(const DocNode &node, const QString &path)
 
 std::optional<qint64> parseMemory(const QString &text)
 {
-    static const QRegularExpression pattern(uR"(^([0-9]{1,12})(Ki|Mi|Gi|Ti|K|M|G|T|k|B)?\z)"_s);
+    // As Concourse reads container_limits.memory: bytes, or a number with a unit whose
+    // multiples are of 1024, in any case ("512MB", "1G", "1Gi", "32GB").
+    static const QRegularExpression pattern(
+        uR"(^([0-9]{1,12})\s*(B|K|KB|KI|KIB|M|MB|MI|MIB|G|GB|GI|GIB|T|TB|TI|TIB)?\z)"_s,
+        QRegularExpression::CaseInsensitiveOption);
     const auto m = pattern.match(text.trimmed());
     if (!m.hasMatch())
         return std::nullopt;
     const qint64 n = m.captured(1).toLongLong();
-    const QString unit = m.captured(2);
-    static const QMap<QString, qint64> factors{
-        {u""_s, 1},
-        {u"B"_s, 1},
-        {u"K"_s, 1000},
-        {u"k"_s, 1000},
-        {u"M"_s, 1000000},
-        {u"G"_s, 1000000000},
-        {u"T"_s, 1000000000000},
-        {u"Ki"_s, 1024},
-        {u"Mi"_s, 1024LL * 1024},
-        {u"Gi"_s, 1024LL * 1024 * 1024},
-        {u"Ti"_s, 1024LL * 1024 * 1024 * 1024},
-    };
-    const qint64 factor = factors.value(unit, 1);
-    if (n > (qint64(1) << 50) / factor)
+    const QString unit = m.captured(2).toUpper();
+    int shift = 0;
+    if (!unit.isEmpty() && unit != u"B"_s)
+        shift = 10 * (1 + int(QStringView(u"KMGT").indexOf(unit.front())));
+    if (n > (qint64(1) << 50) >> shift)
         return std::nullopt;
-    return n * factor;
+    return n << shift;
 }
 
 Status checkName(const QString &name, const QString &where, const QString &what)

@@ -51,7 +51,7 @@ Result<QJsonObject> jsonObject(const DocNode &node, const QString &path);
 std::optional<qint64> parseDurationMs(const QString &text);
 // A duration > 0.
 Result<qint64> duration(const DocNode &node, const QString &path);
-// "512Mi", "1Gi", "256M", "2G", "1024" (bytes).
+// "512Mi", "1Gi", "256MB", "2G", "1024" (bytes); every unit a multiple of 1024, as in Concourse.
 std::optional<qint64> parseMemory(const QString &text);
 
 // A job, resource, resource type or step name: non-empty, [a-zA-Z0-9_.-]+, not starting with '-'.

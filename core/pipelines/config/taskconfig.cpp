@@ -110,7 +110,7 @@ Result<ContainerLimits> parseLimits(const DocNode &node, const QString &path)
     if (const DocNode *memory = node.value(u"memory"_s); !isNull(memory)) {
         const auto bytes = memory->kind == DocNode::Kind::Scalar ? parseMemory(memory->text) : std::nullopt;
         if (!bytes || *bytes < 4LL * 1024 * 1024)
-            return wrongType(*memory, join(path, u"memory"_s), u"an amount of at least 4Mi (\"512Mi\", \"1Gi\")"_s);
+            return wrongType(*memory, join(path, u"memory"_s), u"an amount of at least 4MB (\"512MB\", \"1Gi\")"_s);
         limits.memoryBytes = *bytes;
     }
     return limits;

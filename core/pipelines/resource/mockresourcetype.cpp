@@ -1,5 +1,6 @@
 #include "core/pipelines/resource/mockresourcetype.h"
 
+#include "adapters/api/sourcefields.h"
 #include "core/common/goduration.h"
 
 #include <QDir>
@@ -26,19 +27,6 @@ const QStringList &sourceKeys()
                                   u"check_delay"_s,     u"check_failure"_s,      u"metadata"_s,      u"log"_s,
                                   u"mirror_self"_s};
     return keys;
-}
-
-// A field that must be text when present (numbers as YAML wrote them are text too).
-Result<QString> text(const QJsonObject &o, const QString &key, const QString &where)
-{
-    const QJsonValue value = o.value(key);
-    if (value.isUndefined() || value.isNull())
-        return QString();
-    if (value.isDouble())
-        return QString::number(value.toDouble());
-    if (!value.isString())
-        return fail(ErrorCode::Invalid, u"must be text"_s, where + key);
-    return value.toString();
 }
 
 Status checkSource(const QJsonObject &source)
@@ -101,7 +89,7 @@ Result<QList<Version>> MockResourceType::check(const QJsonObject &source, const 
     if (auto ok = checkSource(source); !ok)
         return std::unexpected(ok.error());
     say(source, log);
-    auto delayText = text(source, u"check_delay"_s, u"source."_s);
+    auto delayText = adapters::sourceText(source, u"check_delay"_s, u"source."_s);
     if (!delayText)
         return std::unexpected(delayText.error());
     if (!delayText->isEmpty()) {
@@ -116,12 +104,12 @@ Result<QList<Version>> MockResourceType::check(const QJsonObject &source, const 
         if (cancel.isCancelled())
             return fail(ErrorCode::Cancelled, u"the check was cancelled"_s);
     }
-    auto failure = text(source, u"check_failure"_s, u"source."_s);
+    auto failure = adapters::sourceText(source, u"check_failure"_s, u"source."_s);
     if (!failure)
         return std::unexpected(failure.error());
     if (!failure->isEmpty())
         return fail(ErrorCode::Failed, *failure, u"source.check_failure"_s);
-    auto forced = text(source, u"force_version"_s, u"source."_s);
+    auto forced = adapters::sourceText(source, u"force_version"_s, u"source."_s);
     if (!forced)
         return std::unexpected(forced.error());
     if (!forced->isEmpty())
@@ -130,7 +118,7 @@ Result<QList<Version>> MockResourceType::check(const QJsonObject &source, const 
         return QList<Version>{from};
     if (source.value(u"no_initial_version"_s).toBool())
         return QList<Version>{};
-    auto initial = text(source, u"initial_version"_s, u"source."_s);
+    auto initial = adapters::sourceText(source, u"initial_version"_s, u"source."_s);
     if (!initial)
         return std::unexpected(initial.error());
     return QList<Version>{Version{{u"version"_s, initial->isEmpty() ? u"mock"_s : *initial}}};
@@ -171,10 +159,10 @@ Result<VersionMetadata> MockResourceType::out(const QJsonObject &source, const Q
     if (params.value(u"print_env"_s).toBool() && log)
         for (auto it = build.begin(); it != build.end(); ++it)
             log(it.key() + u'=' + it.value());
-    auto version = text(params, u"version"_s, u"params."_s);
+    auto version = adapters::sourceText(params, u"version"_s, u"params."_s);
     if (!version)
         return std::unexpected(version.error());
-    auto fileName = text(params, u"file"_s, u"params."_s);
+    auto fileName = adapters::sourceText(params, u"file"_s, u"params."_s);
     if (!fileName)
         return std::unexpected(fileName.error());
     if (version->isEmpty() && !fileName->isEmpty()) {

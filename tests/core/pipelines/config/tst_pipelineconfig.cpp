@@ -129,6 +129,56 @@ private Q_SLOTS:
         QVERIFY(ship.plan[2].task.config->runsOnHost());
     }
 
+    void memoryReadsAsConcourseReadsIt_data()
+    {
+        QTest::addColumn<QString>("memory");
+        QTest::addColumn<qint64>("bytes");
+        const qint64 mi = 1024LL * 1024;
+        QTest::newRow("GB") << u"32GB"_s << 32 * 1024 * mi;
+        QTest::newRow("lower mb") << u"512mb"_s << 512 * mi;
+        QTest::newRow("G") << u"2G"_s << 2 * 1024 * mi;
+        QTest::newRow("Gi") << u"1Gi"_s << 1024 * mi;
+        QTest::newRow("KiB") << u"8192KiB"_s << 8 * mi;
+        QTest::newRow("bytes") << u"8388608"_s << 8 * mi;
+        QTest::newRow("too small") << u"1MB"_s << qint64(-1);
+        QTest::newRow("unknown unit") << u"1PB"_s << qint64(-1);
+        QTest::newRow("fraction") << u"1.5GB"_s << qint64(-1);
+    }
+
+    void memoryReadsAsConcourseReadsIt()
+    {
+        QFETCH(QString, memory);
+        QFETCH(qint64, bytes);
+        const QByteArray yaml = "jobs:\n- name: a\n  plan:\n  - task: t\n    config:\n      platform: linux\n"
+                                "      image_resource: {type: registry-image, source: {repository: local/x}}\n"
+                                "      container_limits: {memory: " +
+                                memory.toUtf8() + "}\n      run: {path: true}\n";
+        const auto parsed = parsePipeline(yaml);
+        if (bytes < 0) {
+            QVERIFY(!parsed);
+            QCOMPARE(parsed.error().where, u"jobs[0].plan[0].config.container_limits.memory"_s);
+            return;
+        }
+        QVERIFY2(parsed, qPrintable(parsed ? QString() : parsed.error().text()));
+        QCOMPARE(parsed->jobs[0].plan[0].task.config->limits.memoryBytes, bytes);
+    }
+
+    void aTaskNameMayCarryAcrossVars()
+    {
+        // Concourse's across example names each task after its value.
+        const QByteArray yaml =
+            "jobs:\n- name: a\n  plan:\n  - across:\n    - var: arch\n      values: [x86_64, arm64]\n"
+            "    task: build-((.:arch))\n    config:\n      platform: linux\n"
+            "      image_resource: {type: registry-image, source: {repository: local/x}}\n"
+            "      run: {path: echo, args: [\"((.:arch))\"]}\n";
+        const auto parsed = parsePipeline(yaml);
+        QVERIFY2(parsed, qPrintable(parsed ? QString() : parsed.error().text()));
+        const QByteArray bad = QByteArray(yaml).replace("build-((.:arch))", "build ((.:arch))");
+        const auto refused = parsePipeline(bad);
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.contains(u"task name"_s), qPrintable(refused.error().text()));
+    }
+
     void invalid_data()
     {
         QTest::addColumn<QByteArray>("yaml");
@@ -223,8 +273,8 @@ private Q_SLOTS:
             << pipelineWith("- name: a\n  plan: [{get: repo}]\n", "- name: repo\n  type: ftp\n")
             << u"resources[0].type"_s << u"resource type \"ftp\" is not declared"_s;
         QTest::newRow("a type Concourse ships")
-            << pipelineWith("- name: a\n  plan: [{get: repo}]\n", "- name: repo\n  type: s3\n")
-            << u"resources[0].type"_s << u"ships with Concourse, and Pando has no built-in s3 yet"_s;
+            << pipelineWith("- name: a\n  plan: [{get: repo}]\n", "- name: repo\n  type: semver\n")
+            << u"resources[0].type"_s << u"ships with Concourse, and Pando has no built-in semver yet"_s;
         QTest::newRow("group pattern without a job")
             << pipelineWith("- name: a\n  plan: [{get: repo}]\ngroups:\n- name: g\n  jobs: [deploy-*]\n")
             << u"groups[0].jobs[0]"_s << u"matches no job"_s;
@@ -309,8 +359,8 @@ private Q_SLOTS:
             << QByteArray("resource_types:\n- name: x\n  commands: {check: ls}\njobs: []\n")
             << u"resource_types[0].commands"_s << u"\"in\" is required"_s;
         QTest::newRow("unknown base type")
-            << QByteArray("resource_types:\n- name: x\n  type: s3\njobs: []\n") << u"resource_types[0].type"_s
-            << u"use registry-image, docker-image, git, time, mock, or commands:"_s;
+            << QByteArray("resource_types:\n- name: x\n  type: semver\njobs: []\n") << u"resource_types[0].type"_s
+            << u"use registry-image, docker-image, git, s3, time, mock, or commands:"_s;
         QTest::newRow("group with unknown job")
             << pipelineWith("- name: a\n  plan: [{get: repo}]\ngroups:\n- name: g\n  jobs: [a, b]\n")
             << u"groups[0].jobs[1]"_s << u"group names job \"b\""_s;
