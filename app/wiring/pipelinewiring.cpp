@@ -2,6 +2,7 @@
 
 #include "adapters/resource/git/gitresourcetype.h"
 #include "adapters/resource/s3/s3resourcetype.h"
+#include "adapters/resource/semver/semverresourcetype.h"
 #include "adapters/taskrunner/docker/dockertaskrunner.h"
 #include "adapters/taskrunner/host/hosttaskrunner.h"
 #include "core/engine/enginewiring.h"
@@ -23,6 +24,7 @@ struct Parts {
     std::unique_ptr<core::Workspace> workspace;
     std::shared_ptr<adapters::ResourceType> git;
     std::shared_ptr<adapters::ResourceType> s3;
+    std::shared_ptr<adapters::ResourceType> semver;
     std::shared_ptr<adapters::ResourceType> time;
     std::shared_ptr<adapters::ResourceType> mock;
 };
@@ -38,6 +40,7 @@ Status installPipelines(core::Engine &engine, const PipelineWiringOptions &optio
     parts->workspace = std::make_unique<core::Workspace>(data + QStringLiteral("/runs"));
     parts->git = std::make_shared<adapters::git::GitResourceType>(data + QStringLiteral("/cache/git"));
     parts->s3 = std::make_shared<adapters::s3::S3ResourceType>();
+    parts->semver = std::make_shared<adapters::semver::SemverResourceType>(data + QStringLiteral("/cache/git"));
     parts->time = std::make_shared<core::pipelines::TimeResourceType>(core::wiringParts(engine).clock);
     parts->mock = std::make_shared<core::pipelines::MockResourceType>();
 
@@ -62,6 +65,8 @@ Status installPipelines(core::Engine &engine, const PipelineWiringOptions &optio
                                                 return parts->git;
                                             if (name == QLatin1String("s3"))
                                                 return parts->s3;
+                                            if (name == QLatin1String("semver"))
+                                                return parts->semver;
                                             if (name == QLatin1String("time"))
                                                 return parts->time;
                                             if (name == QLatin1String("mock"))

@@ -418,89 +418,268 @@ Status GitMirrors::makeCacheRoot() const
     return {};
 }
 
-Result<QString> GitMirrors::resolve(const QString &repo, const QString &ref, const CancelToken &cancel,
-                                    const ProgressFn &progress)
+template<class T>
+Result<T> GitMirrors::onFetchedMirror(const QString &repo, const CancelToken &cancel, const ProgressFn &progress,
+                                      const std::function<Result<T>(git_repository *, const QString &)> &work)
 {
     if (Status ok = checkUrl(repo); !ok)
         return std::unexpected(ok.error());
+    const QString repoText = displayUrl(repo);
     if (cancel.isCancelled())
-        return fail(ErrorCode::Cancelled, u"fetching %1 was cancelled"_s.arg(displayUrl(repo)));
+        return fail(ErrorCode::Cancelled, u"fetching %1 was cancelled"_s.arg(repoText));
     if (Status made = makeCacheRoot(); !made)
         return std::unexpected(made.error());
     const QString path = mirrorPath(repo);
     const std::shared_ptr<std::mutex> mutex = mirrorMutex(path);
+    // Held through the work as well: a concurrent fetch repacking or pruning the mirror must not
+    // pull objects away while they are read.
     const std::lock_guard guard(*mutex);
     Result<RepoPtr> mirror = openMirror(path, repo);
     if (!mirror)
         return std::unexpected(mirror.error());
-    if (Status ok = fetchMirror(mirror->get(), displayUrl(repo), m_credentials, cancel, progress); !ok)
+    if (Status ok = fetchMirror(mirror->get(), repoText, m_credentials, cancel, progress); !ok)
         return std::unexpected(ok.error());
-    Result<git_oid> oid = resolveRef(mirror->get(), ref, displayUrl(repo));
-    if (!oid)
-        return std::unexpected(oid.error());
-    return oidText(*oid);
+    return work(mirror->get(), repoText);
+}
+
+Result<QString> GitMirrors::resolve(const QString &repo, const QString &ref, const CancelToken &cancel,
+                                    const ProgressFn &progress)
+{
+    return onFetchedMirror<QString>(repo, cancel, progress,
+                                    [&ref](git_repository *git, const QString &repoText) -> Result<QString> {
+                                        Result<git_oid> oid = resolveRef(git, ref, repoText);
+                                        if (!oid)
+                                            return std::unexpected(oid.error());
+                                        return oidText(*oid);
+                                    });
 }
 
 Result<SourceCheckout> GitMirrors::checkout(const QString &repo, const QString &ref, const QString &workRoot,
                                             const CancelToken &cancel, const ProgressFn &progress)
 {
-    // Checked again here (callers should have called checkUrl already): defence in depth.
-    if (Status ok = checkUrl(repo); !ok)
-        return std::unexpected(ok.error());
-    if (cancel.isCancelled())
-        return fail(ErrorCode::Cancelled, u"fetching %1 was cancelled"_s.arg(displayUrl(repo)));
-    if (Status made = makeCacheRoot(); !made)
-        return std::unexpected(made.error());
     if (!QDir().mkpath(workRoot))
         return fail(ErrorCode::Internal, u"cannot create the work directory"_s, workRoot);
+    return onFetchedMirror<SourceCheckout>(
+        repo, cancel, progress, [&](git_repository *git, const QString &repoText) -> Result<SourceCheckout> {
+            Result<git_oid> oid = resolveRef(git, ref, repoText);
+            if (!oid)
+                return std::unexpected(oid.error());
+            const QString commitId = oidText(*oid);
+            git_commit *rawCommit = nullptr;
+            if (git_commit_lookup(&rawCommit, git, &*oid) != 0)
+                return fail(ErrorCode::Internal, u"cannot read commit %1: %2"_s.arg(commitId, lastGitError()),
+                            repoText);
+            CommitPtr commit(rawCommit);
+            git_tree *rawTree = nullptr;
+            if (git_commit_tree(&rawTree, commit.get()) != 0)
+                return fail(ErrorCode::Internal, u"cannot read the tree of %1: %2"_s.arg(commitId, lastGitError()),
+                            repoText);
+            TreePtr tree(rawTree);
 
-    const QString repoText = displayUrl(repo);
-    const QString path = mirrorPath(repo);
-    const std::shared_ptr<std::mutex> mutex = mirrorMutex(path);
-    // Held through the tree write as well: a concurrent fetch repacking or pruning the mirror
-    // must not pull objects away while they are read.
-    const std::lock_guard guard(*mutex);
-    Result<RepoPtr> mirror = openMirror(path, repo);
-    if (!mirror)
-        return std::unexpected(mirror.error());
-    git_repository *git = mirror->get();
-    if (Status ok = fetchMirror(git, repoText, m_credentials, cancel, progress); !ok)
-        return std::unexpected(ok.error());
-    Result<git_oid> oid = resolveRef(git, ref, repoText);
-    if (!oid)
-        return std::unexpected(oid.error());
-    const QString commitId = oidText(*oid);
+            // A fresh directory per checkout: concurrent deploys of one commit never share a tree.
+            QString directory;
+            for (int attempt = 0; attempt < 16 && directory.isEmpty(); ++attempt) {
+                const QString name = commitId + u'-' + QString::number(QRandomGenerator::global()->generate(), 16);
+                const QString candidate = QDir(workRoot).absoluteFilePath(name);
+                if (::mkdir(QFile::encodeName(candidate).constData(), 0755) == 0)
+                    directory = candidate;
+            }
+            if (directory.isEmpty())
+                return fail(ErrorCode::Internal, u"cannot create a checkout directory"_s, workRoot);
 
+            if (Status ok = detail::writeTree(git, tree.get(), directory, cancel); !ok) {
+                QDir(directory).removeRecursively();
+                Error error = ok.error();
+                if (error.code != ErrorCode::Cancelled)
+                    error.message = u"cannot write %1 at %2: %3"_s.arg(repoText, commitId.left(12), error.message);
+                return std::unexpected(error);
+            }
+            if (progress)
+                progress(u"checked out %1 (%2)"_s.arg(commitId.left(12), ref.isEmpty() ? u"default branch"_s : ref));
+            return SourceCheckout{commitId, directory};
+        });
+}
+
+namespace {
+
+// The blob at path in commit, none when there is no such file.
+Result<std::optional<QByteArray>> blobAt(git_repository *git, const git_oid &commitId, const QString &path)
+{
     git_commit *rawCommit = nullptr;
-    if (git_commit_lookup(&rawCommit, git, &*oid) != 0)
-        return fail(ErrorCode::Internal, u"cannot read commit %1: %2"_s.arg(commitId, lastGitError()), repoText);
+    if (git_commit_lookup(&rawCommit, git, &commitId) != 0)
+        return fail(ErrorCode::Internal, u"cannot read commit %1: %2"_s.arg(oidText(commitId), lastGitError()));
     CommitPtr commit(rawCommit);
     git_tree *rawTree = nullptr;
     if (git_commit_tree(&rawTree, commit.get()) != 0)
-        return fail(ErrorCode::Internal, u"cannot read the tree of %1: %2"_s.arg(commitId, lastGitError()), repoText);
+        return fail(ErrorCode::Internal, u"cannot read the tree of %1: %2"_s.arg(oidText(commitId), lastGitError()));
     TreePtr tree(rawTree);
-
-    // A fresh directory per checkout: concurrent deploys of one commit never share a tree.
-    QString directory;
-    for (int attempt = 0; attempt < 16 && directory.isEmpty(); ++attempt) {
-        const QString name = commitId + u'-' + QString::number(QRandomGenerator::global()->generate(), 16);
-        const QString candidate = QDir(workRoot).absoluteFilePath(name);
-        if (::mkdir(QFile::encodeName(candidate).constData(), 0755) == 0)
-            directory = candidate;
+    git_tree_entry *rawEntry = nullptr;
+    const QByteArray utf8 = path.toUtf8();
+    if (git_tree_entry_bypath(&rawEntry, tree.get(), utf8.constData()) != 0) {
+        git_error_clear();
+        return std::optional<QByteArray>();
     }
-    if (directory.isEmpty())
-        return fail(ErrorCode::Internal, u"cannot create a checkout directory"_s, workRoot);
+    std::unique_ptr<git_tree_entry, GitFree<git_tree_entry, git_tree_entry_free>> entry(rawEntry);
+    if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB)
+        return fail(ErrorCode::Invalid, u"%1 is not a file"_s.arg(path), u"file"_s);
+    git_blob *rawBlob = nullptr;
+    if (git_blob_lookup(&rawBlob, git, git_tree_entry_id(entry.get())) != 0)
+        return fail(ErrorCode::Internal, u"cannot read %1: %2"_s.arg(path, lastGitError()));
+    std::unique_ptr<git_blob, GitFree<git_blob, git_blob_free>> blob(rawBlob);
+    return std::optional<QByteArray>(QByteArray(static_cast<const char *>(git_blob_rawcontent(blob.get())),
+                                                qsizetype(git_blob_rawsize(blob.get()))));
+}
 
-    if (Status ok = detail::writeTree(git, tree.get(), directory, cancel); !ok) {
-        QDir(directory).removeRecursively();
-        Error error = ok.error();
-        if (error.code != ErrorCode::Cancelled)
-            error.message = u"cannot write %1 at %2: %3"_s.arg(repoText, commitId.left(12), error.message);
-        return std::unexpected(error);
+struct PushPayload {
+    FetchPayload fetch;
+    QString rejected; // what the remote said when it refused the update
+};
+
+int onPushUpdate(const char *, const char *status, void *data)
+{
+    if (status)
+        static_cast<PushPayload *>(data)->rejected = QString::fromUtf8(status);
+    return 0;
+}
+
+} // namespace
+
+Result<FileAtRef> GitMirrors::readFile(const QString &repo, const QString &ref, const QString &path,
+                                       const CancelToken &cancel)
+{
+    return onFetchedMirror<FileAtRef>(repo, cancel, {},
+                                      [&](git_repository *git, const QString &repoText) -> Result<FileAtRef> {
+                                          Result<git_oid> oid = resolveRef(git, ref, repoText);
+                                          if (!oid)
+                                              return std::unexpected(oid.error());
+                                          auto content = blobAt(git, *oid, path);
+                                          if (!content)
+                                              return std::unexpected(content.error());
+                                          return FileAtRef{oidText(*oid), *content};
+                                      });
+}
+
+namespace {
+
+// Commits change on top of the branch's tip in the fetched mirror git and pushes it (see
+// GitMirrors::commitFile).
+Result<QString> commitAndPush(git_repository *git, const QString &repoText, const QString &repo,
+                              const FileCommit &change, const QString &expectedTip, const GitCredentials &credentials,
+                              const CancelToken &cancel)
+{
+    Result<git_oid> tip = resolveRef(git, u"refs/heads/"_s + change.branch, repoText);
+    if (!tip)
+        return std::unexpected(tip.error());
+    if (!expectedTip.isEmpty() && oidText(*tip) != expectedTip)
+        return fail(ErrorCode::Conflict, u"branch %1 of %2 moved"_s.arg(change.branch, repoText));
+
+    git_commit *rawParent = nullptr;
+    if (git_commit_lookup(&rawParent, git, &*tip) != 0)
+        return fail(ErrorCode::Internal, u"cannot read the branch's tip: %1"_s.arg(lastGitError()), repoText);
+    CommitPtr parent(rawParent);
+    git_tree *rawBase = nullptr;
+    if (git_commit_tree(&rawBase, parent.get()) != 0)
+        return fail(ErrorCode::Internal, u"cannot read the branch's tree: %1"_s.arg(lastGitError()), repoText);
+    TreePtr base(rawBase);
+    git_oid blob;
+    if (git_blob_create_from_buffer(&blob, git, change.content.constData(), size_t(change.content.size())) != 0)
+        return fail(ErrorCode::Internal, u"cannot write the file: %1"_s.arg(lastGitError()), repoText);
+    const QByteArray path = change.path.toUtf8();
+    git_tree_update update{};
+    update.action = GIT_TREE_UPDATE_UPSERT;
+    update.id = blob;
+    update.filemode = GIT_FILEMODE_BLOB;
+    update.path = path.constData();
+    git_oid treeId;
+    if (git_tree_create_updated(&treeId, git, base.get(), 1, &update) != 0)
+        return fail(ErrorCode::Invalid, u"cannot put %1 in the tree: %2"_s.arg(change.path, lastGitError()), u"file"_s);
+    git_tree *rawTree = nullptr;
+    if (git_tree_lookup(&rawTree, git, &treeId) != 0)
+        return fail(ErrorCode::Internal, u"cannot read the new tree: %1"_s.arg(lastGitError()), repoText);
+    TreePtr tree(rawTree);
+    git_signature *rawSignature = nullptr;
+    if (git_signature_now(&rawSignature, change.authorName.toUtf8().constData(),
+                          change.authorEmail.toUtf8().constData()) != 0)
+        return fail(
+            ErrorCode::Invalid,
+            u"\"%1 <%2>\" is not a git identity: %3"_s.arg(change.authorName, change.authorEmail, lastGitError()),
+            u"git_user"_s);
+    std::unique_ptr<git_signature, GitFree<git_signature, git_signature_free>> signature(rawSignature);
+    const git_commit *parents[] = {parent.get()};
+    git_oid commitId;
+    const QByteArray message = change.message.toUtf8();
+    if (git_commit_create(&commitId, git, nullptr, signature.get(), signature.get(), "UTF-8", message.constData(),
+                          tree.get(), 1, parents) != 0)
+        return fail(ErrorCode::Internal, u"cannot make the commit: %1"_s.arg(lastGitError()), repoText);
+
+    // Pushed from a ref of its own, fast-forward only: a branch that moved on the remote refuses it.
+    const QByteArray pushRef = "refs/pando/push/" + change.branch.toUtf8();
+    git_reference *rawPushRef = nullptr;
+    if (git_reference_create(&rawPushRef, git, pushRef.constData(), &commitId, 1, "pando: push") != 0)
+        return fail(ErrorCode::Internal, u"cannot name the commit: %1"_s.arg(lastGitError()), repoText);
+    ReferencePtr pushReference(rawPushRef);
+    git_remote *rawRemote = nullptr;
+    if (git_remote_lookup(&rawRemote, git, "origin") != 0)
+        return fail(ErrorCode::Internal, u"the mirror has no remote: %1"_s.arg(lastGitError()));
+    RemotePtr remote(rawRemote);
+    PushPayload payload;
+    payload.fetch.cancel = &cancel;
+    payload.fetch.credentials = &credentials;
+    payload.fetch.sshPort = sshPortOf(repo);
+    payload.fetch.clock.start();
+    git_push_options options;
+    git_push_options_init(&options, GIT_PUSH_OPTIONS_VERSION);
+    options.callbacks.credentials = [](git_credential **out, const char *url, const char *user, unsigned int allowed,
+                                       void *data) {
+        return onCredentials(out, url, user, allowed, &static_cast<PushPayload *>(data)->fetch);
+    };
+    options.callbacks.certificate_check = [](git_cert *cert, int valid, const char *host, void *data) {
+        return onCertificate(cert, valid, host, &static_cast<PushPayload *>(data)->fetch);
+    };
+    options.callbacks.push_update_reference = onPushUpdate;
+    options.callbacks.payload = &payload;
+    const QByteArray refspec = pushRef + ":refs/heads/" + change.branch.toUtf8();
+    const char *specs[] = {refspec.constData()};
+    const git_strarray refspecs{const_cast<char **>(specs), 1};
+    const int rc = git_remote_push(remote.get(), &refspecs, &options);
+    git_reference_delete(pushReference.get());
+    if (rc != 0) {
+        if (cancel.isCancelled())
+            return fail(ErrorCode::Cancelled, u"pushing to %1 was cancelled"_s.arg(repoText));
+        const QString why = lastGitError();
+        if (payload.fetch.hostKeyError) {
+            Error error = *payload.fetch.hostKeyError;
+            error.message = u"cannot push to %1: %2"_s.arg(repoText, error.message);
+            return std::unexpected(error);
+        }
+        if (payload.fetch.authFailed || rc == GIT_EAUTH)
+            return fail(ErrorCode::Unauthorized, u"cannot push to %1: %2"_s.arg(repoText, why), {},
+                        u"the remote wants a key or password that may write to it"_s);
+        if (why.contains(u"non-fast-forward"_s) || why.contains(u"fast forward"_s))
+            return fail(ErrorCode::Conflict, u"branch %1 of %2 moved: %3"_s.arg(change.branch, repoText, why));
+        return fail(ErrorCode::Unavailable, u"cannot push to %1: %2"_s.arg(repoText, why));
     }
-    if (progress)
-        progress(u"checked out %1 (%2)"_s.arg(commitId.left(12), ref.isEmpty() ? u"default branch"_s : ref));
-    return SourceCheckout{commitId, directory};
+    if (!payload.rejected.isEmpty())
+        return fail(ErrorCode::Conflict,
+                    u"%1 refused the update of branch %2: %3"_s.arg(repoText, change.branch, payload.rejected));
+    // The mirror follows what was pushed, as the next fetch would make it.
+    git_reference *rawBranch = nullptr;
+    if (git_reference_create(&rawBranch, git, QByteArray("refs/heads/" + change.branch.toUtf8()).constData(), &commitId,
+                             1, "pando: pushed") == 0)
+        git_reference_free(rawBranch);
+    return oidText(commitId);
+}
+
+} // namespace
+
+Result<QString> GitMirrors::commitFile(const QString &repo, const FileCommit &change, const QString &expectedTip,
+                                       const CancelToken &cancel)
+{
+    if (Status ok = checkRef(change.branch); !ok || change.branch.isEmpty())
+        return fail(ErrorCode::Invalid, u"\"%1\" is not a branch name"_s.arg(change.branch), u"branch"_s);
+    return onFetchedMirror<QString>(repo, cancel, {}, [&](git_repository *git, const QString &repoText) {
+        return commitAndPush(git, repoText, repo, change, expectedTip, m_credentials, cancel);
+    });
 }
 
 } // namespace pando::adapters::git

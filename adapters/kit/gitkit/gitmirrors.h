@@ -14,6 +14,9 @@
 
 #include <QByteArray>
 #include <QString>
+#include <optional>
+
+struct git_repository;
 
 namespace pando::adapters::git {
 
@@ -32,6 +35,22 @@ struct GitCredentials {
     // used instead of sshPrivateKeyPath and sshKnownHostsPath when set.
     QByteArray sshPrivateKey;
     QByteArray sshKnownHosts;
+};
+
+// One file set on a branch by a new commit (the semver resource's git driver).
+struct FileCommit {
+    QString branch;
+    QString path; // inside the repository: "version", "ci/VERSION"
+    QByteArray content;
+    QString message;
+    QString authorName = QStringLiteral("Pando");
+    QString authorEmail = QStringLiteral("pando@localhost");
+};
+
+// What a branch holds at one path.
+struct FileAtRef {
+    QString commit;
+    std::optional<QByteArray> content; // none: no such file on the branch
 };
 
 class GitMirrors {
@@ -53,11 +72,26 @@ public:
                                     const CancelToken &cancel,
                                     const std::function<void(const QString &progress)> &progress);
 
+    // Fetches repo and reads path at ref (a branch, tag or commit).
+    Result<FileAtRef> readFile(const QString &repo, const QString &ref, const QString &path,
+                               const CancelToken &cancel = {});
+
+    // Fetches repo, commits the file on top of the branch's tip (which must be expectedTip when
+    // that is set), and pushes the branch, fast-forward only. Returns the new commit's id; a
+    // Conflict when the branch moved (on the remote, or since expectedTip): read and try again.
+    Result<QString> commitFile(const QString &repo, const FileCommit &change, const QString &expectedTip = {},
+                               const CancelToken &cancel = {});
+
     // Where the mirror of repo lives (whether or not it was fetched yet).
     QString mirrorPath(const QString &repo) const;
 
 private:
     Status makeCacheRoot() const;
+    // Checks repo, fetches its mirror and runs work on it, holding the mirror's lock throughout.
+    template<class T>
+    Result<T> onFetchedMirror(const QString &repo, const CancelToken &cancel,
+                              const std::function<void(const QString &)> &progress,
+                              const std::function<Result<T>(git_repository *git, const QString &repoText)> &work);
 
     QString m_cacheRoot;
     GitCredentials m_credentials;

@@ -218,7 +218,8 @@ Status unpackArchive(const QString &file, const QString &dir, const CancelToken 
     archive_read_support_format_zip(in.get());
     archive_read_support_format_raw(in.get());
     const QByteArray path = QFile::encodeName(file);
-    if (archive_read_open_filename(in.get(), path.constData(), 64 * 1024) != ARCHIVE_OK)
+    constexpr size_t BlockSize = 64 * 1024;
+    if (archive_read_open_filename(in.get(), path.constData(), BlockSize) != ARCHIVE_OK)
         return fail(ErrorCode::Failed,
                     u"cannot read %1 as an archive: %2"_s.arg(baseName(file), archiveText(in.get())));
     std::unique_ptr<archive, WriterDeleter> out(archive_write_disk_new());
@@ -513,8 +514,8 @@ Result<QList<Version>> S3ResourceType::check(const QJsonObject &sourceJson, cons
         }
         // Oldest first, after from when S3 still has it.
         QList<Version> all;
-        for (auto it = versions->crbegin(); it != versions->crend(); ++it)
-            all.append(Version{{u"version_id"_s, it->versionId}});
+        for (const s3kit::ObjectVersion &version : std::as_const(*versions))
+            all.prepend(Version{{u"version_id"_s, version.versionId}});
         const qsizetype at = all.indexOf(from);
         if (from.isEmpty() || at < 0)
             return QList<Version>{all.last()};

@@ -268,6 +268,12 @@ std::optional<qint64> parseMemory(const QString &text)
     return n << shift;
 }
 
+QString withLocalVarsStubbed(const QString &text)
+{
+    static const QRegularExpression localVar(uR"(\(\(\s*\.:[^()]*\)\))"_s);
+    return QString(text).replace(localVar, u"x"_s);
+}
+
 Status checkName(const QString &name, const QString &where, const QString &what)
 {
     static const QRegularExpression pattern(uR"(^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*\z)"_s);

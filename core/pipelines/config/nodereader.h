@@ -53,6 +53,9 @@ std::optional<qint64> parseDurationMs(const QString &text);
 Result<qint64> duration(const DocNode &node, const QString &path);
 // "512Mi", "1Gi", "256MB", "2G", "1024" (bytes); every unit a multiple of 1024, as in Concourse.
 std::optional<qint64> parseMemory(const QString &text);
+// text with each ((.:local)) var written as "x": what a name or tag that carries across's and
+// load_var's vars is checked as when the pipeline is set (the filled text is checked at run).
+QString withLocalVarsStubbed(const QString &text);
 
 // A job, resource, resource type or step name: non-empty, [a-zA-Z0-9_.-]+, not starting with '-'.
 Status checkName(const QString &name, const QString &where, const QString &what);

@@ -86,7 +86,7 @@ QString placeholderSecretName(const QString &value)
 
 QStringList builtinResourceTypes()
 {
-    return {u"git"_s, u"s3"_s, u"time"_s, u"mock"_s, u"registry-image"_s, u"docker-image"_s};
+    return {u"git"_s, u"s3"_s, u"semver"_s, u"time"_s, u"mock"_s, u"registry-image"_s, u"docker-image"_s};
 }
 
 } // namespace pando::core::pipelines

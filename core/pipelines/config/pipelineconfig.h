@@ -331,7 +331,7 @@ struct Pipeline {
 void forEachStepOf(const Job &job, const std::function<void(const Step &)> &visit);
 
 // Resource types every pipeline may use without declaring them.
-QStringList builtinResourceTypes(); // git, s3, time, mock, registry-image, docker-image
+QStringList builtinResourceTypes(); // git, s3, semver, time, mock, registry-image, docker-image
 
 // A webhook token is a credential anyone on the network may guess at: at least 128 bits, which
 // is 32 characters of hex (what `pando pipelines webhook-token` prints is 64).

@@ -124,7 +124,7 @@ Result<ResourceType> parseResourceType(const DocNode &node, const QString &path)
         return invalid(join(path, u"image"_s), u"image: is for resource types defined by commands:"_s);
     PANDO_PIPE_TRY(kind, requiredString(node, u"type"_s, path));
     type.type = *kind;
-    if (*kind == u"git" || *kind == u"time" || *kind == u"mock" || *kind == u"s3") {
+    if (*kind == u"git" || *kind == u"time" || *kind == u"mock" || *kind == u"s3" || *kind == u"semver") {
         type.kind = ResourceType::Kind::BuiltIn;
         if (!isNull(node.value(u"source"_s)))
             return invalid(join(path, u"source"_s), u"a built-in type takes defaults:, not source:"_s);
@@ -133,7 +133,7 @@ Result<ResourceType> parseResourceType(const DocNode &node, const QString &path)
     if (*kind != u"registry-image" && *kind != u"docker-image") {
         return invalid(
             join(path, u"type"_s),
-            u"resource type \"%1\" has type \"%2\"; use registry-image, docker-image, git, s3, time, mock, or "
+            u"resource type \"%1\" has type \"%2\"; use registry-image, docker-image, git, s3, semver, time, mock, or "
             "commands:"_s.arg(type.name, *kind));
     }
     type.kind = ResourceType::Kind::Image;
@@ -168,8 +168,8 @@ Result<Resource> parseResource(const DocNode &node, const QString &path, const P
     resource.type = *type;
     const ResourceType *declared = pipeline.resourceType(*type);
     // The types a Concourse installation ships that Pando has no built-in for yet.
-    static const QStringList concourseOnly{u"semver"_s,          u"github-release"_s,   u"pool"_s,   u"hg"_s, u"cf"_s,
-                                           u"bosh-io-release"_s, u"bosh-io-stemcell"_s, u"tracker"_s};
+    static const QStringList concourseOnly{u"github-release"_s,   u"pool"_s,   u"hg"_s, u"cf"_s, u"bosh-io-release"_s,
+                                           u"bosh-io-stemcell"_s, u"tracker"_s};
     if (!declared && concourseOnly.contains(*type))
         return invalid(join(path, u"type"_s),
                        u"resource type \"%1\" ships with Concourse, and Pando has no built-in %1 yet"_s.arg(*type),

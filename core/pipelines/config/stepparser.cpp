@@ -429,8 +429,7 @@ Result<Step> parseStep(const DocNode &node, const QString &location)
         PANDO_PIPE_TRY(name, string(value, step.path));
         // A task's name may carry across's and load_var's ((.:vars)), as Concourse allows
         // ("compile-((.:arch))"): the name each run gets is checked when they are filled in.
-        static const QRegularExpression localVar(uR"(\(\(\s*\.:[^()]*\)\))"_s);
-        const QString checkedName = kind == u"task" ? QString(*name).replace(localVar, u"x"_s) : *name;
+        const QString checkedName = kind == u"task" ? withLocalVarsStubbed(*name) : *name;
         PANDO_PIPE_TRY(okName, checkName(checkedName, step.path,
                                          kind == u"task"       ? u"task"_s
                                          : kind == u"load_var" ? u"var"_s

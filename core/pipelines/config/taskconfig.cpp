@@ -47,10 +47,11 @@ Result<ImageResource> parseImageResource(const DocNode &node, const QString &pat
         image.tag = text->trimmed();
     }
     static const QRegularExpression reference(uR"(^[a-zA-Z0-9][a-zA-Z0-9_.:/-]*\z)"_s);
-    if (!reference.match(image.repository).hasMatch())
+    // An image may carry across's and load_var's ((.:vars)) ("python:((.:version))").
+    if (!reference.match(withLocalVarsStubbed(image.repository)).hasMatch())
         return invalid(join(sourcePath, u"repository"_s), u"invalid image repository \"%1\""_s.arg(image.repository));
     static const QRegularExpression tagPattern(uR"(^[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,127}\z)"_s);
-    if (!tagPattern.match(image.tag).hasMatch())
+    if (!tagPattern.match(withLocalVarsStubbed(image.tag)).hasMatch())
         return invalid(join(sourcePath, u"tag"_s), u"invalid image tag \"%1\""_s.arg(image.tag));
     return image;
 }

@@ -169,7 +169,7 @@ private Q_SLOTS:
         const QByteArray yaml =
             "jobs:\n- name: a\n  plan:\n  - across:\n    - var: arch\n      values: [x86_64, arm64]\n"
             "    task: build-((.:arch))\n    config:\n      platform: linux\n"
-            "      image_resource: {type: registry-image, source: {repository: local/x}}\n"
+            "      image_resource: {type: registry-image, source: {repository: local/x, tag: \"((.:arch))-slim\"}}\n"
             "      run: {path: echo, args: [\"((.:arch))\"]}\n";
         const auto parsed = parsePipeline(yaml);
         QVERIFY2(parsed, qPrintable(parsed ? QString() : parsed.error().text()));
@@ -273,8 +273,8 @@ private Q_SLOTS:
             << pipelineWith("- name: a\n  plan: [{get: repo}]\n", "- name: repo\n  type: ftp\n")
             << u"resources[0].type"_s << u"resource type \"ftp\" is not declared"_s;
         QTest::newRow("a type Concourse ships")
-            << pipelineWith("- name: a\n  plan: [{get: repo}]\n", "- name: repo\n  type: semver\n")
-            << u"resources[0].type"_s << u"ships with Concourse, and Pando has no built-in semver yet"_s;
+            << pipelineWith("- name: a\n  plan: [{get: repo}]\n", "- name: repo\n  type: pool\n")
+            << u"resources[0].type"_s << u"ships with Concourse, and Pando has no built-in pool yet"_s;
         QTest::newRow("group pattern without a job")
             << pipelineWith("- name: a\n  plan: [{get: repo}]\ngroups:\n- name: g\n  jobs: [deploy-*]\n")
             << u"groups[0].jobs[0]"_s << u"matches no job"_s;
@@ -359,8 +359,8 @@ private Q_SLOTS:
             << QByteArray("resource_types:\n- name: x\n  commands: {check: ls}\njobs: []\n")
             << u"resource_types[0].commands"_s << u"\"in\" is required"_s;
         QTest::newRow("unknown base type")
-            << QByteArray("resource_types:\n- name: x\n  type: semver\njobs: []\n") << u"resource_types[0].type"_s
-            << u"use registry-image, docker-image, git, s3, time, mock, or commands:"_s;
+            << QByteArray("resource_types:\n- name: x\n  type: pool\njobs: []\n") << u"resource_types[0].type"_s
+            << u"use registry-image, docker-image, git, s3, semver, time, mock, or commands:"_s;
         QTest::newRow("group with unknown job")
             << pipelineWith("- name: a\n  plan: [{get: repo}]\ngroups:\n- name: g\n  jobs: [a, b]\n")
             << u"groups[0].jobs[1]"_s << u"group names job \"b\""_s;
