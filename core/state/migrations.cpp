@@ -527,6 +527,17 @@ const QList<Migration> &migrations()
              // A run triggered with --force runs every step, restoring nothing unchanged.
              QStringLiteral("ALTER TABLE runs ADD COLUMN force_run INTEGER NOT NULL DEFAULT 0"),
          }},
+        {28,
+         QStringLiteral("pipelines: the versions a run's puts made, which pass its job as its inputs do"),
+         {
+             // core/pipelines: as in Concourse, a version a job's put made has passed that job
+             // (RunRepository::passedVersions reads both tables).
+             QStringLiteral("CREATE TABLE run_outputs ("
+                            " run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+                            " resource TEXT NOT NULL,"
+                            " version_json TEXT NOT NULL,"
+                            " PRIMARY KEY (run_id, resource, version_json))"),
+         }},
     };
     return all;
 }

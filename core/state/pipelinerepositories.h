@@ -90,6 +90,8 @@ public:
     // The versions of `resource` used by succeeded runs of `job`, newest first.
     Result<QStringList> passedVersions(const QString &pipeline, const QString &job, const QString &resource, int limit);
     Status recordInput(const QString &runId, const QString &resource, const QString &versionJson);
+    // A version the run's put made: it passes the run's job as an input does (passedVersions).
+    Status recordOutput(const QString &runId, const QString &resource, const QString &versionJson);
 
 private:
     Database &m_db;

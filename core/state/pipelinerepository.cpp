@@ -143,11 +143,14 @@ Result<PipelineRecord> PipelineRepository::set(const QString &name, const QStrin
                 if (!moved)
                     return std::unexpected(moved.error());
             }
-            auto inputs = tx->run(u"UPDATE run_inputs SET resource = ? WHERE resource = ? AND run_id IN"
-                                  " (SELECT id FROM runs WHERE pipeline = ?)"_s,
-                                  {renamed, old, pipeline}, what);
-            if (!inputs)
-                return std::unexpected(inputs.error());
+            for (const QString &table : {u"run_inputs"_s, u"run_outputs"_s}) {
+                auto runs = tx->run(u"UPDATE "_s + table +
+                                        u" SET resource = ? WHERE resource = ? AND run_id IN"
+                                        " (SELECT id FROM runs WHERE pipeline = ?)"_s,
+                                    {renamed, old, pipeline}, what);
+                if (!runs)
+                    return std::unexpected(runs.error());
+            }
         }
     } else {
         auto q = tx->run(u"INSERT INTO pipelines ("_s + kPipelineColumns +

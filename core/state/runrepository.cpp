@@ -327,7 +327,7 @@ Status RunRepository::requeue(const QString &id)
         return std::unexpected(tx.error());
     for (const QString &sql :
          {u"DELETE FROM run_steps WHERE run_id = ?"_s, u"DELETE FROM run_events WHERE run_id = ?"_s,
-          u"DELETE FROM run_inputs WHERE run_id = ?"_s}) {
+          u"DELETE FROM run_inputs WHERE run_id = ?"_s, u"DELETE FROM run_outputs WHERE run_id = ?"_s}) {
         if (auto q = tx->run(sql, {detail::text(id)}, what); !q)
             return std::unexpected(q.error());
     }
@@ -434,19 +434,35 @@ Result<QList<RunEventRecord>> RunRepository::events(const QString &runId, qint64
 Result<QStringList> RunRepository::passedVersions(const QString &pipeline, const QString &job, const QString &resource,
                                                   int limit)
 {
-    auto q = detail::run(
-        m_db,
-        u"SELECT i.version_json FROM run_inputs i JOIN runs r ON r.id = i.run_id"
-        " WHERE r.pipeline = ? AND r.job = ? AND r.status = ? AND i.resource = ?"
-        " ORDER BY r.finished_ms DESC, r.number DESC LIMIT ?"_s,
-        {detail::text(pipeline), detail::text(job), toString(RunStatus::Succeeded), detail::text(resource), limit},
-        u"versions of "_s + resource + u" that passed "_s + job);
+    // What the job's succeeded runs got, and what their puts made, newest run first.
+    auto q = detail::run(m_db,
+                         u"SELECT v.version_json FROM (SELECT run_id, version_json FROM run_inputs WHERE resource = ?"
+                         " UNION ALL SELECT run_id, version_json FROM run_outputs WHERE resource = ?) v"
+                         " JOIN runs r ON r.id = v.run_id"
+                         " WHERE r.pipeline = ? AND r.job = ? AND r.status = ?"
+                         " ORDER BY r.finished_ms DESC, r.number DESC LIMIT ?"_s,
+                         {detail::text(resource), detail::text(resource), detail::text(pipeline), detail::text(job),
+                          toString(RunStatus::Succeeded), limit},
+                         u"versions of "_s + resource + u" that passed "_s + job);
     if (!q)
         return std::unexpected(q.error());
     QStringList versions;
     while (q->next())
-        versions.append(q->value(0).toString());
+        if (const QString version = q->value(0).toString(); !versions.contains(version))
+            versions.append(version);
     return versions;
+}
+
+Status RunRepository::recordOutput(const QString &runId, const QString &resource, const QString &versionJson)
+{
+    auto q = detail::run(m_db,
+                         u"INSERT INTO run_outputs (run_id, resource, version_json) VALUES (?, ?, ?)"
+                         " ON CONFLICT DO NOTHING"_s,
+                         {detail::text(runId), detail::text(resource), detail::text(versionJson)},
+                         u"record output "_s + resource + u" of run "_s + runId);
+    if (!q)
+        return std::unexpected(q.error());
+    return {};
 }
 
 Status RunRepository::recordInput(const QString &runId, const QString &resource, const QString &versionJson)

@@ -482,6 +482,10 @@ Outcome Execution::runPut(const Step &step, RunStepRecord &rec, const LinkedCanc
         !added)
         m_log.note(step.path, QStringLiteral("recording the pushed version failed (the next check finds it): ") +
                                   added.error().text());
+    // As in Concourse, what a job's put made has passed the job: later jobs' passed: take it.
+    if (auto recorded = RunRepository(m_deps.db).recordOutput(m_run.id, resource->name, versionJson(pushed->version));
+        !recorded)
+        return errored(rec, recorded.error());
     m_log.note(step.path, QStringLiteral("pushed %1 as %2").arg(resource->name, versionKey(pushed->version)));
     if (step.put.noGet)
         return Outcome::Succeeded;

@@ -740,9 +740,14 @@ void LocalPipelineService::onEvent(const Event &event)
     const Job *finished = pipeline->job(job);
     if (!finished)
         return;
+    // What it got and what it put: both have passed it (RunRepository::passedVersions).
     QSet<QString> resources;
-    for (const Step *get : getsOf(*finished))
-        resources.insert(get->get.resource);
+    forEachStepOf(*finished, [&resources](const Step &step) {
+        if (step.kind == StepKind::Get)
+            resources.insert(step.get.resource);
+        else if (step.kind == StepKind::Put)
+            resources.insert(step.put.resource);
+    });
     for (const QString &resource : std::as_const(resources))
         queueTriggered(*record, *pipeline, resource, job);
 }

@@ -4,6 +4,7 @@
 // steps are skipped on a re-run, hooks, attempts, timeouts and aborts behave as in Concourse,
 // nothing is left running, secrets never show.
 
+#include "adapters/kit/s3kit/s3client.h"
 #include "app/wiring/pipelinewiring.h"
 #include "core/engine/enginewiring.h"
 #include "core/pipelines/runview/runview.h"
@@ -12,7 +13,9 @@
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/core/engine/enginefixture.h"
 #include "tests/support/component.h"
+#include "tests/support/s3server.h"
 
+#include <QBuffer>
 #include <QElapsedTimer>
 #include <QJsonDocument>
 #include <QScopeGuard>
@@ -79,6 +82,7 @@ private Q_SLOTS:
     void manualTriggerCanBeDisabled();
     void loadVarFeedsLaterSteps();
     void acrossRunsEveryCombination();
+    void aReleaseTrainOnS3AndSemver();
     void anotherUserReadsInputsAndWritesOutputs();
     void timeoutErrorsAndLeavesNoContainer();
     void abortStopsTheRunningStep();
@@ -414,6 +418,70 @@ void TestPipelinesDocker::acrossRunsEveryCombination()
     // get, load_var, the across step and its four tasks.
     QCOMPARE(tree->stepCount, 7);
     QCOMPARE(tree->failedCount, 0);
+}
+
+// Concourse's documented semver and s3 shapes, run for real against an S3-compatible server:
+// get a version bumped for the build, package it in a container, put the artifact into the
+// regexp's directory and the version back; a later job gets the artifact that passed.
+void TestPipelinesDocker::aReleaseTrainOnS3AndSemver()
+{
+    QString why;
+    PANDO_REQUIRE_COMPONENT(S3Server::available(&why), QStringLiteral("s3rver: ") + why);
+    S3Server server;
+    QVERIFY2(server.start(), qPrintable(server.error()));
+    adapters::s3kit::Config bucket;
+    bucket.bucket = QStringLiteral("releases");
+    bucket.endpoint = server.endpoint();
+    bucket.credentials = {QLatin1String(S3Server::AccessKey), QLatin1String(S3Server::SecretKey), {}};
+    const adapters::s3kit::S3Client client(bucket);
+    QVERIFY(client.createBucket());
+    const QByteArray s3 = "endpoint: " + server.endpoint().toUtf8() +
+                          ", bucket: releases, access_key_id: " + S3Server::AccessKey +
+                          ", secret_access_key: ((s3-secret))";
+    const QByteArray config =
+        "resources:\n"
+        "  - name: version\n    type: semver\n"
+        "    source: {driver: s3, key: app/version, initial_version: 1.0.0, " +
+        s3 +
+        "}\n"
+        "  - name: artifact\n    type: s3\n    source: {regexp: builds/app-(.*).tgz, " +
+        s3 +
+        "}\n"
+        "jobs:\n  - name: build\n    plan:\n"
+        "      - get: version\n        params: {bump: minor}\n" +
+        taskItem(6, "package", "v=$(cat version/version); mkdir -p dist; echo payload-$v > dist/app-$v.tgz", "version",
+                 "dist") +
+        "      - put: artifact\n        params: {file: dist/app-*.tgz}\n"
+        "      - put: version\n        params: {file: version/version}\n"
+        "  - name: ship\n    plan:\n      - get: artifact\n        passed: [build]\n        trigger: true\n" +
+        taskItem(6, "show", "cat artifact/app-*.tgz; echo from $(cat artifact/url)", "artifact");
+    auto set = service().setPipeline(QStringLiteral("train"), config, {}, false, Actor{});
+    QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
+    // The secret key comes from the pipeline's secrets, as a ((var)) resolved when it is used.
+    QVERIFY(service().setSecret(QStringLiteral("train"), QStringLiteral("s3-secret"),
+                                QLatin1String(S3Server::SecretKey), Actor{}));
+    auto triggered = service().triggerJob(QStringLiteral("train"), QStringLiteral("build"), Actor{});
+    QVERIFY2(triggered, qPrintable(triggered ? QString() : triggered.error().text()));
+    const RunRecord run = waitRun(triggered->run.id);
+    QVERIFY2(run.status == core::RunStatus::Succeeded, qPrintable(run.error + outputOf(run.id).join(u'\n')));
+    // What the run stored is in the bucket, as S3 answers for it.
+    QBuffer stored;
+    stored.open(QIODevice::WriteOnly);
+    QVERIFY(client.download(QStringLiteral("builds/app-1.1.0.tgz"), {}, stored));
+    QCOMPARE(stored.data(), QByteArray("payload-1.1.0\n"));
+    QBuffer version;
+    version.open(QIODevice::WriteOnly);
+    QVERIFY(client.download(QStringLiteral("app/version"), {}, version));
+    QCOMPARE(version.data(), QByteArray("1.1.0"));
+
+    // The artifact that passed build triggers ship, which reads it in its container.
+    QVERIFY(static_cast<LocalPipelineService &>(service()).triggerOnce());
+    auto shipped = waitForRunOf(QStringLiteral("train"), QStringLiteral("ship"), 1);
+    QVERIFY(shipped);
+    const QString output = outputOf(shipped->id).join(u'\n');
+    QVERIFY2(shipped->status == core::RunStatus::Succeeded, qPrintable(shipped->error + output));
+    QVERIFY2(output.contains(QLatin1String("payload-1.1.0")), qPrintable(output));
+    QVERIFY2(output.contains(server.endpoint() + QLatin1String("/releases/builds/app-1.1.0.tgz")), qPrintable(output));
 }
 
 // A job with disable_manual_trigger is not started by hand: the trigger is refused naming the
