@@ -218,7 +218,7 @@ Status unpackArchive(const QString &file, const QString &dir, const CancelToken 
     archive_read_support_format_zip(in.get());
     archive_read_support_format_raw(in.get());
     const QByteArray path = QFile::encodeName(file);
-    constexpr size_t BlockSize = 64 * 1024;
+    constexpr size_t BlockSize = size_t(64) * 1024;
     if (archive_read_open_filename(in.get(), path.constData(), BlockSize) != ARCHIVE_OK)
         return fail(ErrorCode::Failed,
                     u"cannot read %1 as an archive: %2"_s.arg(baseName(file), archiveText(in.get())));

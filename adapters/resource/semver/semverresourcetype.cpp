@@ -56,8 +56,8 @@ public:
         if (!file)
             return std::unexpected(file.error());
         std::optional<SemVer> version;
-        if (file->content) {
-            auto stored = parseStored(*file->content, u"source.file"_s);
+        if (const std::optional<QByteArray> &content = file->content; content.has_value()) {
+            auto stored = parseStored(content.value(), u"source.file"_s);
             if (!stored)
                 return std::unexpected(stored.error());
             version = *stored;
@@ -293,9 +293,10 @@ Result<SemVer> versionFromFile(const QString &workDir, const QString &path)
     auto stored = parseStored(file.read(MaxVersionFileBytes), where);
     if (!stored)
         return std::unexpected(stored.error());
-    if (!*stored)
+    const std::optional<SemVer> &version = *stored;
+    if (!version.has_value())
         return fail(ErrorCode::Invalid, u"%1 is empty"_s.arg(cleaned), where);
-    return **stored;
+    return version.value();
 }
 
 Version versionOf(const SemVer &v)
