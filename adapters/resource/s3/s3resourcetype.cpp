@@ -1,6 +1,6 @@
 #include "s3resourcetype.h"
 
-#include "adapters/api/sourcefields.h"
+#include "adapters/api/resourceio.h"
 #include "adapters/kit/s3kit/s3client.h"
 
 #include <QDir>
@@ -8,7 +8,6 @@
 #include <QFileInfo>
 #include <QJsonValue>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <algorithm>
 #include <archive.h>
 #include <archive_entry.h>
@@ -71,50 +70,42 @@ Result<Source> readSource(const QJsonObject &o, const LogSink &log)
         if (!sourceKeys().contains(it.key()) && log)
             log(u"warning: source.%1 is not a field of the s3 resource and is ignored"_s.arg(it.key()));
     Source s;
-    auto field = [&](const QString &key, QString &into) -> Status {
-        auto value = sourceText(o, key, at);
-        if (!value)
-            return std::unexpected(value.error());
-        into = *value;
-        return {};
-    };
     QString roleArn;
     QString cloudfront;
     QString contentText;
     QString contentBinary;
-    for (const auto &[key, into] : {std::pair<QString, QString *>{u"bucket"_s, &s.client.bucket},
-                                    {u"regexp"_s, &s.regexpText},
-                                    {u"versioned_file"_s, &s.versionedFile},
-                                    {u"access_key_id"_s, &s.client.credentials.accessKeyId},
-                                    {u"secret_access_key"_s, &s.client.credentials.secretAccessKey},
-                                    {u"session_token"_s, &s.client.credentials.sessionToken},
-                                    {u"endpoint"_s, &s.client.endpoint},
-                                    {u"initial_path"_s, &s.initialPath},
-                                    {u"initial_version"_s, &s.initialVersion},
-                                    {u"initial_content_text"_s, &contentText},
-                                    {u"initial_content_binary"_s, &contentBinary},
-                                    {u"aws_role_arn"_s, &roleArn},
-                                    {u"cloudfront_url"_s, &cloudfront}})
-        if (auto ok = field(key, *into); !ok)
-            return std::unexpected(ok.error());
     QString region;
-    if (auto ok = field(u"region_name"_s, region); !ok)
+    bool v2 = false;
+    if (auto ok = readTexts(o,
+                            {{u"bucket"_s, &s.client.bucket},
+                             {u"regexp"_s, &s.regexpText},
+                             {u"versioned_file"_s, &s.versionedFile},
+                             {u"access_key_id"_s, &s.client.credentials.accessKeyId},
+                             {u"secret_access_key"_s, &s.client.credentials.secretAccessKey},
+                             {u"session_token"_s, &s.client.credentials.sessionToken},
+                             {u"endpoint"_s, &s.client.endpoint},
+                             {u"initial_path"_s, &s.initialPath},
+                             {u"initial_version"_s, &s.initialVersion},
+                             {u"initial_content_text"_s, &contentText},
+                             {u"initial_content_binary"_s, &contentBinary},
+                             {u"aws_role_arn"_s, &roleArn},
+                             {u"cloudfront_url"_s, &cloudfront},
+                             {u"region_name"_s, &region}},
+                            at);
+        !ok)
         return std::unexpected(ok.error());
     if (!region.isEmpty())
         s.client.region = region;
-    for (const auto &[key, into] : {std::pair<QString, bool *>{u"disable_ssl"_s, &s.client.disableSsl},
-                                    {u"skip_ssl_verification"_s, &s.client.skipSslVerification},
-                                    {u"private"_s, &s.privateBucket},
-                                    {u"skip_download"_s, &s.skipDownload}}) {
-        auto value = sourceFlag(o, key, at);
-        if (!value)
-            return std::unexpected(value.error());
-        *into = *value;
-    }
-    auto v2 = sourceFlag(o, u"use_v2_signing"_s, at);
-    if (!v2)
-        return std::unexpected(v2.error());
-    if (*v2)
+    if (auto ok = readFlags(o,
+                            {{u"disable_ssl"_s, &s.client.disableSsl},
+                             {u"skip_ssl_verification"_s, &s.client.skipSslVerification},
+                             {u"private"_s, &s.privateBucket},
+                             {u"skip_download"_s, &s.skipDownload},
+                             {u"use_v2_signing"_s, &v2}},
+                            at);
+        !ok)
+        return std::unexpected(ok.error());
+    if (v2)
         return fail(ErrorCode::Invalid, u"Signature Version 2 is not supported: Pando signs with Version 4"_s,
                     u"source.use_v2_signing"_s, u"remove it; current S3-compatible servers accept Version 4"_s);
     if (!roleArn.isEmpty())
@@ -185,14 +176,6 @@ std::optional<std::pair<QString, SemiVersion>> versionOfKey(const Source &s, con
 QString baseName(const QString &key)
 {
     return key.section(u'/', -1);
-}
-
-Status writeFile(const QString &path, const QByteArray &content)
-{
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(content) != content.size() || !file.commit())
-        return fail(ErrorCode::Failed, u"cannot write %1: %2"_s.arg(QFileInfo(path).fileName(), file.errorString()));
-    return {};
 }
 
 struct ArchiveDeleter {
@@ -552,13 +535,11 @@ Result<VersionMetadata> S3ResourceType::in(const QJsonObject &sourceJson, const 
     auto source = readSource(sourceJson, log);
     if (!source)
         return std::unexpected(source.error());
-    auto skipParam = sourceFlag(params, u"skip_download"_s, u"params."_s);
-    if (!skipParam)
-        return std::unexpected(skipParam.error());
-    auto unpack = sourceFlag(params, u"unpack"_s, u"params."_s);
-    if (!unpack)
-        return std::unexpected(unpack.error());
-    const bool skip = source->skipDownload || *skipParam;
+    bool skipParam = false;
+    bool unpack = false;
+    if (auto ok = readFlags(params, {{u"skip_download"_s, &skipParam}, {u"unpack"_s, &unpack}}, u"params."_s); !ok)
+        return std::unexpected(ok.error());
+    const bool skip = source->skipDownload || skipParam;
     const bool versioned = !source->versionedFile.isEmpty();
     const QString key = versioned ? source->versionedFile : version.value(u"path"_s);
     const QString versionId = versioned ? version.value(u"version_id"_s) : QString();
@@ -578,9 +559,9 @@ Result<VersionMetadata> S3ResourceType::in(const QJsonObject &sourceJson, const 
     const bool initial = versioned ? versionId == source->initialVersion : key == source->initialPath;
     if (initial) {
         // The initial version is not in the bucket: its content comes from the source.
-        if (auto written = writeFile(file, source->initialContent); !written)
+        if (auto written = writeResourceFile(file, source->initialContent); !written)
             return std::unexpected(written.error());
-        if (auto written = writeFile(dir + u"/version"_s, versionText.toUtf8()); !written)
+        if (auto written = writeResourceFile(dir + u"/version"_s, versionText.toUtf8()); !written)
             return std::unexpected(written.error());
         result.metadata.append({u"filename"_s, baseName(key)});
         return result;
@@ -599,7 +580,7 @@ Result<VersionMetadata> S3ResourceType::in(const QJsonObject &sourceJson, const 
         }
         if (log)
             log(u"fetched %1 (%2 bytes)"_s.arg(key).arg(*fetched));
-        if (*unpack) {
+        if (unpack) {
             if (auto unpacked = unpackArchive(file, dir, cancel); !unpacked)
                 return std::unexpected(unpacked.error());
             QFile::remove(file);
@@ -607,9 +588,9 @@ Result<VersionMetadata> S3ResourceType::in(const QJsonObject &sourceJson, const 
                 log(u"unpacked %1"_s.arg(baseName(key)));
         }
     }
-    if (auto written = writeFile(dir + u"/url"_s, url.toUtf8()); !written)
+    if (auto written = writeResourceFile(dir + u"/url"_s, url.toUtf8()); !written)
         return std::unexpected(written.error());
-    if (auto written = writeFile(dir + u"/version"_s, versionText.toUtf8()); !written)
+    if (auto written = writeResourceFile(dir + u"/version"_s, versionText.toUtf8()); !written)
         return std::unexpected(written.error());
     result.metadata = metadataFor(*source, key, url);
     return result;
@@ -629,21 +610,16 @@ Result<VersionMetadata> S3ResourceType::out(const QJsonObject &sourceJson, const
         return fail(ErrorCode::Invalid, u"is required: the file to upload, as a glob below the step's inputs"_s,
                     u"params.file"_s);
     s3kit::UploadOptions options;
-    for (const auto &[key, into] :
-         {std::pair<QString, QString *>{u"acl"_s, &options.acl}, {u"content_type"_s, &options.contentType}}) {
-        auto value = sourceText(params, key, u"params."_s);
-        if (!value)
-            return std::unexpected(value.error());
-        *into = *value;
-    }
-    for (const auto &[key, into] :
-         {std::pair<QString, QString *>{u"server_side_encryption"_s, &options.serverSideEncryption},
-          {u"sse_kms_key_id"_s, &options.kmsKeyId}}) {
-        auto value = sourceText(sourceJson, key, u"source."_s);
-        if (!value)
-            return std::unexpected(value.error());
-        *into = *value;
-    }
+    if (auto ok =
+            readTexts(params, {{u"acl"_s, &options.acl}, {u"content_type"_s, &options.contentType}}, u"params."_s);
+        !ok)
+        return std::unexpected(ok.error());
+    if (auto ok = readTexts(
+            sourceJson,
+            {{u"server_side_encryption"_s, &options.serverSideEncryption}, {u"sse_kms_key_id"_s, &options.kmsKeyId}},
+            u"source."_s);
+        !ok)
+        return std::unexpected(ok.error());
     auto local = findOneFile(workDir, *pattern);
     if (!local)
         return std::unexpected(local.error());

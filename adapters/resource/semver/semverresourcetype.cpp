@@ -1,15 +1,13 @@
 #include "semverresourcetype.h"
 
-#include "adapters/api/sourcefields.h"
+#include "adapters/api/resourceio.h"
 #include "adapters/kit/gitkit/gitmirrors.h"
 #include "adapters/kit/s3kit/s3client.h"
 
 #include <QBuffer>
 #include <QDir>
 #include <QFile>
-#include <QFileInfo>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <memory>
 
 namespace pando::adapters::semver {
@@ -125,14 +123,16 @@ struct Source {
     SemVer initial;
 };
 
-Result<QString> required(const QJsonObject &o, const QString &key, const QString &driver)
+// The fields a driver cannot go without; the first one missing is the error.
+Status readRequired(const QJsonObject &o, std::initializer_list<std::pair<QString, QString *>> fields,
+                    const QString &driver)
 {
-    auto value = sourceText(o, key, u"source."_s);
-    if (!value)
-        return std::unexpected(value.error());
-    if (value->isEmpty())
-        return fail(ErrorCode::Invalid, u"is required by the %1 driver"_s.arg(driver), u"source."_s + key);
-    return *value;
+    if (auto ok = readTexts(o, fields, u"source."_s); !ok)
+        return ok;
+    for (const auto &[key, into] : fields)
+        if (into->isEmpty())
+            return fail(ErrorCode::Invalid, u"is required by the %1 driver"_s.arg(driver), u"source."_s + key);
+    return {};
 }
 
 // "Name <email>" or a bare address.
@@ -147,31 +147,26 @@ std::pair<QString, QString> identity(const QString &user)
 Result<Source> readSource(const QJsonObject &o, const QString &cacheRoot)
 {
     Source s;
-    auto initial = sourceText(o, u"initial_version"_s, u"source."_s);
-    if (!initial)
-        return std::unexpected(initial.error());
-    if (!initial->isEmpty()) {
-        auto parsed = parseSemVer(*initial);
+    QString initial;
+    QString kind;
+    if (auto ok = readTexts(o, {{u"initial_version"_s, &initial}, {u"driver"_s, &kind}}, u"source."_s); !ok)
+        return std::unexpected(ok.error());
+    if (!initial.isEmpty()) {
+        auto parsed = parseSemVer(initial);
         if (!parsed)
-            return fail(ErrorCode::Invalid, u"\"%1\" is not a semantic version (1.2.3)"_s.arg(*initial),
+            return fail(ErrorCode::Invalid, u"\"%1\" is not a semantic version (1.2.3)"_s.arg(initial),
                         u"source.initial_version"_s);
         s.initial = *parsed;
     }
-    auto driver = sourceText(o, u"driver"_s, u"source."_s);
-    if (!driver)
-        return std::unexpected(driver.error());
-    const QString kind = driver->isEmpty() ? u"s3"_s : *driver;
+    if (kind.isEmpty())
+        kind = u"s3"_s;
     if (kind == u"git") {
         git::FileCommit change;
         QString uri;
-        for (const auto &[key, into] : {std::pair<QString, QString *>{u"uri"_s, &uri},
-                                        {u"branch"_s, &change.branch},
-                                        {u"file"_s, &change.path}}) {
-            auto value = required(o, key, kind);
-            if (!value)
-                return std::unexpected(value.error());
-            *into = *value;
-        }
+        if (auto ok =
+                readRequired(o, {{u"uri"_s, &uri}, {u"branch"_s, &change.branch}, {u"file"_s, &change.path}}, kind);
+            !ok)
+            return std::unexpected(ok.error());
         if (QDir::isAbsolutePath(change.path) || QDir::cleanPath(change.path).startsWith(u".."_s))
             return fail(ErrorCode::Invalid, u"must be a path inside the repository"_s, u"source.file"_s);
         git::GitCredentials credentials;
@@ -179,16 +174,15 @@ Result<Source> readSource(const QJsonObject &o, const QString &cacheRoot)
         QString key;
         QString user;
         QString message;
-        for (const auto &[name, into] : {std::pair<QString, QString *>{u"username"_s, &credentials.username},
-                                         {u"password"_s, &password},
-                                         {u"private_key"_s, &key},
-                                         {u"git_user"_s, &user},
-                                         {u"commit_message"_s, &message}}) {
-            auto value = sourceText(o, name, u"source."_s);
-            if (!value)
-                return std::unexpected(value.error());
-            *into = *value;
-        }
+        if (auto ok = readTexts(o,
+                                {{u"username"_s, &credentials.username},
+                                 {u"password"_s, &password},
+                                 {u"private_key"_s, &key},
+                                 {u"git_user"_s, &user},
+                                 {u"commit_message"_s, &message}},
+                                u"source."_s);
+            !ok)
+            return std::unexpected(ok.error());
         credentials.httpsToken = password;
         credentials.sshPrivateKey = key.toUtf8();
         if (!user.isEmpty())
@@ -200,34 +194,25 @@ Result<Source> readSource(const QJsonObject &o, const QString &cacheRoot)
     if (kind == u"s3") {
         s3kit::Config config;
         QString key;
-        for (const auto &[name, into] :
-             {std::pair<QString, QString *>{u"bucket"_s, &config.bucket}, {u"key"_s, &key}}) {
-            auto value = required(o, name, kind);
-            if (!value)
-                return std::unexpected(value.error());
-            *into = *value;
-        }
+        if (auto ok = readRequired(o, {{u"bucket"_s, &config.bucket}, {u"key"_s, &key}}, kind); !ok)
+            return std::unexpected(ok.error());
         QString region;
-        for (const auto &[name, into] :
-             {std::pair<QString, QString *>{u"access_key_id"_s, &config.credentials.accessKeyId},
-              {u"secret_access_key"_s, &config.credentials.secretAccessKey},
-              {u"session_token"_s, &config.credentials.sessionToken},
-              {u"region_name"_s, &region},
-              {u"endpoint"_s, &config.endpoint}}) {
-            auto value = sourceText(o, name, u"source."_s);
-            if (!value)
-                return std::unexpected(value.error());
-            *into = *value;
-        }
+        if (auto ok = readTexts(o,
+                                {{u"access_key_id"_s, &config.credentials.accessKeyId},
+                                 {u"secret_access_key"_s, &config.credentials.secretAccessKey},
+                                 {u"session_token"_s, &config.credentials.sessionToken},
+                                 {u"region_name"_s, &region},
+                                 {u"endpoint"_s, &config.endpoint}},
+                                u"source."_s);
+            !ok)
+            return std::unexpected(ok.error());
         if (!region.isEmpty())
             config.region = region;
-        for (const auto &[name, into] : {std::pair<QString, bool *>{u"disable_ssl"_s, &config.disableSsl},
-                                         {u"skip_ssl_verification"_s, &config.skipSslVerification}}) {
-            auto value = sourceFlag(o, name, u"source."_s);
-            if (!value)
-                return std::unexpected(value.error());
-            *into = *value;
-        }
+        if (auto ok = readFlags(
+                o, {{u"disable_ssl"_s, &config.disableSsl}, {u"skip_ssl_verification"_s, &config.skipSslVerification}},
+                u"source."_s);
+            !ok)
+            return std::unexpected(ok.error());
         s.driver = std::make_unique<S3Driver>(std::move(config), key);
         return s;
     }
@@ -246,16 +231,10 @@ struct Bump {
 Result<Bump> readBump(const QJsonObject &params)
 {
     Bump b;
-    for (const auto &[name, into] : {std::pair<QString, QString *>{u"bump"_s, &b.bump}, {u"pre"_s, &b.pre}}) {
-        auto value = sourceText(params, name, u"params."_s);
-        if (!value)
-            return std::unexpected(value.error());
-        *into = *value;
-    }
-    auto without = sourceFlag(params, u"pre_without_version"_s, u"params."_s);
-    if (!without)
-        return std::unexpected(without.error());
-    b.preWithoutVersion = *without;
+    if (auto ok = readTexts(params, {{u"bump"_s, &b.bump}, {u"pre"_s, &b.pre}}, u"params."_s); !ok)
+        return std::unexpected(ok.error());
+    if (auto ok = readFlags(params, {{u"pre_without_version"_s, &b.preWithoutVersion}}, u"params."_s); !ok)
+        return std::unexpected(ok.error());
     static const QStringList bumps{u"major"_s, u"minor"_s, u"patch"_s, u"final"_s};
     if (!b.bump.isEmpty() && !bumps.contains(b.bump))
         return fail(ErrorCode::Invalid, u"\"%1\" is not a bump; use major, minor, patch or final"_s.arg(b.bump),
@@ -267,35 +246,22 @@ Result<Bump> readBump(const QJsonObject &params)
     return b;
 }
 
-Status writeFile(const QString &path, const QByteArray &content)
-{
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(content) != content.size() || !file.commit())
-        return fail(ErrorCode::Failed, u"cannot write %1: %2"_s.arg(QFileInfo(path).fileName(), file.errorString()));
-    return {};
-}
-
-// The version in params.file, a path below workDir that stays inside it.
-Result<SemVer> versionFromFile(const QString &workDir, const QString &path)
+// The version in params.file, a file in the step's inputs.
+Result<SemVer> versionFromFile(const QString &workDir, const QString &relative)
 {
     const QString where = u"params.file"_s;
-    const QString cleaned = QDir::cleanPath(path);
-    if (QDir::isAbsolutePath(path) || cleaned == u".."_s || cleaned.startsWith(u"../"_s))
-        return fail(ErrorCode::Invalid, u"\"%1\" is not a path inside the step's inputs"_s.arg(path), where);
-    const QFileInfo info(QDir(workDir).filePath(cleaned));
-    if (!info.exists())
-        return fail(ErrorCode::Invalid, u"%1 does not exist in the step's inputs"_s.arg(cleaned), where);
-    if (!info.canonicalFilePath().startsWith(QDir(workDir).canonicalPath() + u'/') || !info.isFile())
-        return fail(ErrorCode::Invalid, u"%1 is not a file inside the step's inputs"_s.arg(cleaned), where);
-    QFile file(info.canonicalFilePath());
+    auto path = fileInInputs(workDir, relative, where);
+    if (!path)
+        return std::unexpected(path.error());
+    QFile file(*path);
     if (!file.open(QIODevice::ReadOnly))
-        return fail(ErrorCode::Failed, u"cannot read %1: %2"_s.arg(cleaned, file.errorString()), where);
+        return fail(ErrorCode::Failed, u"cannot read %1: %2"_s.arg(relative, file.errorString()), where);
     auto stored = parseStored(file.read(MaxVersionFileBytes), where);
     if (!stored)
         return std::unexpected(stored.error());
     const std::optional<SemVer> &version = *stored;
     if (!version.has_value())
-        return fail(ErrorCode::Invalid, u"%1 is empty"_s.arg(cleaned), where);
+        return fail(ErrorCode::Invalid, u"%1 is empty"_s.arg(relative), where);
     return version.value();
 }
 
@@ -442,7 +408,7 @@ Result<VersionMetadata> SemverResourceType::in(const QJsonObject &sourceJson, co
         return std::unexpected(bumped.error());
     const QByteArray text = bumped->text().toUtf8();
     for (const QString &name : {u"version"_s, u"number"_s})
-        if (auto written = writeFile(dir + u'/' + name, text); !written)
+        if (auto written = writeResourceFile(dir + u'/' + name, text); !written)
             return std::unexpected(written.error());
     if (bump->any() && log)
         log(u"bumped %1 to %2 for this build (the stored version is unchanged)"_s.arg(parsed->text(), bumped->text()));

@@ -1,13 +1,12 @@
 #include "core/pipelines/resource/mockresourcetype.h"
 
-#include "adapters/api/sourcefields.h"
+#include "adapters/api/resourceio.h"
 #include "core/common/goduration.h"
 
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
-#include <QSaveFile>
 #include <QThread>
 
 namespace pando::core::pipelines {
@@ -73,10 +72,11 @@ Status createFiles(const QString &dir, const QJsonObject &files, const QString &
         if (!QDir().mkpath(QFileInfo(path).absolutePath()))
             return fail(ErrorCode::Internal, u"cannot make the directory of %1"_s.arg(name), where + name);
         // A directory the archive of an earlier file made cannot be a link: only this code writes here.
-        QSaveFile file(path);
-        const QByteArray data = it.value().toString().toUtf8();
-        if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size() || !file.commit())
-            return fail(ErrorCode::Internal, u"cannot write %1: %2"_s.arg(name, file.errorString()), where + name);
+        if (auto written = adapters::writeResourceFile(path, it.value().toString().toUtf8()); !written) {
+            Error error = written.error();
+            error.where = where + name;
+            return std::unexpected(error);
+        }
     }
     return {};
 }
@@ -166,12 +166,10 @@ Result<VersionMetadata> MockResourceType::out(const QJsonObject &source, const Q
     if (!fileName)
         return std::unexpected(fileName.error());
     if (version->isEmpty() && !fileName->isEmpty()) {
-        const QString root = QDir(workDir).canonicalPath();
-        const QString path = QFileInfo(root + u'/' + *fileName).canonicalFilePath();
-        if (path.isEmpty() || !path.startsWith(root + u'/'))
-            return fail(ErrorCode::Invalid, u"\"%1\" is not a file in the step's inputs"_s.arg(*fileName),
-                        u"params.file"_s);
-        QFile file(path);
+        auto path = adapters::fileInInputs(workDir, *fileName, u"params.file"_s);
+        if (!path)
+            return std::unexpected(path.error());
+        QFile file(*path);
         if (!file.open(QIODevice::ReadOnly) || file.size() > MaxVersionFileBytes)
             return fail(ErrorCode::Invalid, u"\"%1\" cannot be read (or is over 64 KiB)"_s.arg(*fileName),
                         u"params.file"_s);

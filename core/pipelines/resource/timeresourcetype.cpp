@@ -1,5 +1,6 @@
 #include "core/pipelines/resource/timeresourcetype.h"
 
+#include "adapters/api/resourceio.h"
 #include "core/common/goduration.h"
 
 #include "core/pipelines/resource/versions.h"
@@ -9,7 +10,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QTimeZone>
 
 namespace pando::core::pipelines {
@@ -168,14 +168,6 @@ std::optional<qint64> parseVersionTime(const Version &version)
     return time.toMSecsSinceEpoch();
 }
 
-Status writeFile(const QString &path, const QByteArray &data)
-{
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(data) != data.size() || !file.commit())
-        return fail(ErrorCode::Internal, u"cannot write: %1"_s.arg(file.errorString()), path);
-    return {};
-}
-
 } // namespace
 
 std::optional<qint64> parseDurationMs(const QString &text)
@@ -225,9 +217,11 @@ Result<VersionMetadata> TimeResourceType::in(const QJsonObject &source, const Ve
     if (!QDir(dir).exists())
         return fail(ErrorCode::Invalid, u"the directory %1 does not exist"_s.arg(dir), u"dir"_s);
     const QJsonObject request{{u"source"_s, source}, {u"version"_s, versionToJson(version)}, {u"params"_s, params}};
-    if (Status ok = writeFile(QDir(dir).filePath(u"input"_s), QJsonDocument(request).toJson()); !ok)
+    if (Status ok = adapters::writeResourceFile(QDir(dir).filePath(u"input"_s), QJsonDocument(request).toJson()); !ok)
         return std::unexpected(ok.error());
-    if (Status ok = writeFile(QDir(dir).filePath(u"timestamp"_s), version.value(u"time"_s).toUtf8() + '\n'); !ok)
+    if (Status ok =
+            adapters::writeResourceFile(QDir(dir).filePath(u"timestamp"_s), version.value(u"time"_s).toUtf8() + '\n');
+        !ok)
         return std::unexpected(ok.error());
     return VersionMetadata{version, {{u"time"_s, version.value(u"time"_s)}}};
 }

@@ -34,6 +34,15 @@ Version number(const QString &n)
     return Version{{u"number"_s, n}};
 }
 
+// A git driver's source: file on the branch "version" of url, with extra keys.
+QJsonObject gitSource(const QString &url, const QString &file, const QJsonObject &extra = {})
+{
+    QJsonObject source{{u"driver"_s, u"git"_s}, {u"uri"_s, url}, {u"branch"_s, u"version"_s}, {u"file"_s, file}};
+    for (auto it = extra.begin(); it != extra.end(); ++it)
+        source.insert(it.key(), it.value());
+    return source;
+}
+
 } // namespace
 
 class TestSemverResource : public QObject {
@@ -128,11 +137,7 @@ private Q_SLOTS:
         const QString url = m_git.createRepository(u"app"_s);
         QVERIFY(!m_git.commit(u"app"_s, u"main"_s, {{u"README"_s, {"app"}}}).isEmpty());
         QVERIFY(!m_git.commit(u"app"_s, u"version"_s, {{u"version"_s, {"1.2.3\n"}}}, u"start"_s).isEmpty());
-        const QJsonObject source{{u"driver"_s, u"git"_s},
-                                 {u"uri"_s, url},
-                                 {u"branch"_s, u"version"_s},
-                                 {u"file"_s, u"version"_s},
-                                 {u"git_user"_s, u"Release Bot <bot@example.com>"_s}};
+        const QJsonObject source = gitSource(url, u"version"_s, {{u"git_user"_s, u"Release Bot <bot@example.com>"_s}});
         SemverResourceType type(m_cache.path());
         auto checked = type.check(source, {}, {}, {});
         QVERIFY2(checked, qPrintable(checked ? QString() : checked.error().text()));
@@ -169,8 +174,7 @@ private Q_SLOTS:
         requireGit();
         const QString url = m_git.createRepository(u"moving"_s);
         QVERIFY(!m_git.commit(u"moving"_s, u"version"_s, {{u"VERSION"_s, {"2.0.0"}}}).isEmpty());
-        const QJsonObject source{
-            {u"driver"_s, u"git"_s}, {u"uri"_s, url}, {u"branch"_s, u"version"_s}, {u"file"_s, u"VERSION"_s}};
+        const QJsonObject source = gitSource(url, u"VERSION"_s);
         SemverResourceType type(m_cache.path());
         QVERIFY(type.check(source, {}, {}, {}));
         // Someone else moves the branch after Pando last read it.
@@ -195,11 +199,7 @@ private Q_SLOTS:
         requireGit();
         const QString url = m_git.createRepository(u"fresh"_s);
         QVERIFY(!m_git.commit(u"fresh"_s, u"version"_s, {{u"README"_s, {"versions live here"}}}).isEmpty());
-        const QJsonObject source{{u"driver"_s, u"git"_s},
-                                 {u"uri"_s, url},
-                                 {u"branch"_s, u"version"_s},
-                                 {u"file"_s, u"ci/version"_s},
-                                 {u"initial_version"_s, u"0.1.0"_s}};
+        const QJsonObject source = gitSource(url, u"ci/version"_s, {{u"initial_version"_s, u"0.1.0"_s}});
         SemverResourceType type(m_cache.path());
         auto checked = type.check(source, {}, {}, {});
         QVERIFY2(checked, qPrintable(checked ? QString() : checked.error().text()));
@@ -221,25 +221,17 @@ private Q_SLOTS:
         requireGit();
         const QString url = m_git.createRepository(u"junk"_s);
         QVERIFY(!m_git.commit(u"junk"_s, u"version"_s, {{u"version"_s, {"next release"}}}).isEmpty());
+        const QJsonObject source = gitSource(url, u"version"_s);
         SemverResourceType type(m_cache.path());
-        auto checked = type.check(
-            QJsonObject{
-                {u"driver"_s, u"git"_s}, {u"uri"_s, url}, {u"branch"_s, u"version"_s}, {u"file"_s, u"version"_s}},
-            {}, {}, {});
+        auto checked = type.check(source, {}, {}, {});
         QVERIFY(!checked);
         QCOMPARE(checked.error().where, u"source.file"_s);
         QVERIFY2(checked.error().message.contains(u"\"next release\""_s), qPrintable(checked.error().message));
         QTemporaryDir work;
-        auto put = type.out(
-            QJsonObject{
-                {u"driver"_s, u"git"_s}, {u"uri"_s, url}, {u"branch"_s, u"version"_s}, {u"file"_s, u"version"_s}},
-            QJsonObject{{u"bump"_s, u"huge"_s}}, work.path(), {}, {}, {});
+        auto put = type.out(source, QJsonObject{{u"bump"_s, u"huge"_s}}, work.path(), {}, {}, {});
         QVERIFY(!put);
         QCOMPARE(put.error().where, u"params.bump"_s);
-        auto nothing = type.out(
-            QJsonObject{
-                {u"driver"_s, u"git"_s}, {u"uri"_s, url}, {u"branch"_s, u"version"_s}, {u"file"_s, u"version"_s}},
-            {}, work.path(), {}, {}, {});
+        auto nothing = type.out(source, {}, work.path(), {}, {}, {});
         QVERIFY(!nothing);
         QCOMPARE(nothing.error().where, u"params"_s);
     }
