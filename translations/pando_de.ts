@@ -1871,6 +1871,10 @@
         <source>%1 · %2</source>
         <translation>%1 · %2</translation>
     </message>
+    <message>
+        <source>Set by pipeline %1&apos;s set_pipeline step</source>
+        <translation>Gesetzt vom set_pipeline-Schritt der Pipeline %1</translation>
+    </message>
 </context>
 <context>
     <name>RunsView</name>

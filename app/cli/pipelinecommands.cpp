@@ -175,6 +175,14 @@ void setPipeline(Cli &cli)
                     printErr(QStringLiteral("note: Pando does not read the top-level keys %1 (as fly, it takes "
                                             "them to hold anchors and leaves them out)")
                                  .arg(ignored.join(QStringLiteral(", "))));
+                QStringList sources;
+                for (const QJsonValue source : r.json.value(QStringLiteral("var_sources")).toArray())
+                    sources << QStringLiteral("%1 (%2)").arg(source[QStringLiteral("name")].toString(),
+                                                             source[QStringLiteral("type")].toString());
+                if (!sources.isEmpty())
+                    printErr(QStringLiteral("note: runs read ((source:...)) vars from %1 when they start; a var a "
+                                            "source lacks errors the run")
+                                 .arg(sources.join(QStringLiteral(", "))));
                 for (const QJsonValue var : r.json.value(QStringLiteral("undefined_vars")).toArray()) {
                     // "secrets:db.password" is the secret db.
                     const QString written = var.toString();
@@ -260,6 +268,9 @@ void showPipeline(Cli &cli)
                                                    ? QStringLiteral("allowed by an administrator")
                                                    : QStringLiteral("not allowed")},
             {QStringLiteral("jobs"), orDash(jobs.join(QStringLiteral(", ")))},
+            {QStringLiteral("set by"), str(r.json, "set_by").isEmpty()
+                                           ? QStringLiteral("a person")
+                                           : QStringLiteral("pipeline ") + str(r.json, "set_by")},
             {QStringLiteral("updated"), timestamp(num(r.json, "updated_ms"))},
         }));
         cli.finish(ExitOk);

@@ -5,6 +5,7 @@
 #include "adapters/resource/semver/semverresourcetype.h"
 #include "adapters/taskrunner/docker/dockertaskrunner.h"
 #include "adapters/taskrunner/host/hosttaskrunner.h"
+#include "adapters/varsource/vault/vaultvarsource.h"
 #include "core/engine/enginewiring.h"
 #include "core/engine/tokens.h"
 #include "core/pipelines/resource/mockresourcetype.h"
@@ -78,6 +79,12 @@ Status installPipelines(core::Engine &engine, const PipelineWiringOptions &optio
                                         data + QStringLiteral("/task-caches"),
                                         engine.options().installId,
                                         &engine.approvals()};
+    deps.openVarSource = [](const QString &type, const QJsonObject &config,
+                            const QString &pipeline) -> Result<std::unique_ptr<adapters::VarSource>> {
+        if (type == QLatin1String("vault"))
+            return adapters::vault::openVaultSource(config, pipeline);
+        return fail(ErrorCode::Invalid, QStringLiteral("var source type %1 is not supported").arg(type));
+    };
     auto service = std::make_unique<core::pipelines::LocalPipelineService>(deps, core::wiringParts(engine).audit,
                                                                            *sealKey, options.service, parts);
     if (auto started = service->start(); !started)

@@ -538,6 +538,13 @@ const QList<Migration> &migrations()
                             " version_json TEXT NOT NULL,"
                             " PRIMARY KEY (run_id, resource, version_json))"),
          }},
+        {29,
+         QStringLiteral("pipelines: which pipeline's set_pipeline step created one"),
+         {
+             // core/pipelines: a set_pipeline step sets its own pipeline and the ones it created
+             // ('' for a pipeline a person set first).
+             QStringLiteral("ALTER TABLE pipelines ADD COLUMN set_by TEXT NOT NULL DEFAULT ''"),
+         }},
     };
     return all;
 }

@@ -36,6 +36,7 @@ struct PipelineRecord {
     int maxRuns = 1;            // runs of this pipeline at once
     int consecutiveErrors = 0;  // errored runs in a row, for the circuit breaker
     bool hostExecution = false; // an administrator allowed its tasks on the host (docs/pipelines.md)
+    QString setBy;              // the pipeline whose set_pipeline step created it; empty when a person did
     // Job name → its settings. A job not listed (the pipeline was set by a Pando before these
     // were kept, or the job left the config with runs still queued) runs one run at a time.
     QMap<QString, JobSettings> jobs;

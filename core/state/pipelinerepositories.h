@@ -23,10 +23,11 @@ public:
     // Creates the pipeline or replaces its config and its jobs' settings, bumping configVersion;
     // renames the runs of each job's oldName to it (unless it has runs already), and the
     // versions, check, pin and recorded inputs of each renamed resource (resourceOldNames: new
-    // name → old name; unless the new name has versions already); returns the row.
+    // name → old name; unless the new name has versions already); returns the row. setBy: the
+    // pipeline whose set_pipeline step creates it (kept from its first set only).
     Result<PipelineRecord> set(const QString &name, const QString &configYaml, const QString &varsYaml, qint64 nowMs,
                                const QMap<QString, JobSettings> &jobs = {},
-                               const QMap<QString, QString> &resourceOldNames = {});
+                               const QMap<QString, QString> &resourceOldNames = {}, const QString &setBy = {});
     Result<PipelineRecord> find(const QString &name);
     Result<QList<PipelineRecord>> list();
     Status setPaused(const QString &name, bool paused, const QString &reason, qint64 nowMs);

@@ -15,7 +15,7 @@ namespace {
 
 const QString kPipelineColumns = u"name, config_yaml, vars_yaml, config_version, paused, paused_reason, max_runs,"
                                  " consecutive_errors, created_ms, updated_ms, host_execution, previous_config_yaml,"
-                                 " job_settings"_s;
+                                 " job_settings, set_by"_s;
 
 } // namespace
 
@@ -79,6 +79,7 @@ PipelineRecord pipelineFrom(const QSqlQuery &q)
     p.hostExecution = q.value(10).toInt() != 0;
     p.previousConfigYaml = q.value(11).toString();
     p.jobs = detail::jobSettingsFrom(q.value(12).toString());
+    p.setBy = q.value(13).toString();
     return p;
 }
 
@@ -95,7 +96,7 @@ Status expectOneRow(const Result<QSqlQuery> &q, const QString &missing, const QS
 
 Result<PipelineRecord> PipelineRepository::set(const QString &name, const QString &configYaml, const QString &varsYaml,
                                                qint64 nowMs, const QMap<QString, JobSettings> &jobs,
-                                               const QMap<QString, QString> &resourceOldNames)
+                                               const QMap<QString, QString> &resourceOldNames, const QString &setBy)
 {
     const QString what = u"set pipeline "_s + name;
     auto tx = detail::Transaction::begin(m_db, what);
@@ -154,9 +155,9 @@ Result<PipelineRecord> PipelineRepository::set(const QString &name, const QStrin
         }
     } else {
         auto q = tx->run(u"INSERT INTO pipelines ("_s + kPipelineColumns +
-                             u") VALUES (?, ?, ?, 1, 0, '', 0, 0, ?, ?, 0, '', ?)"_s,
+                             u") VALUES (?, ?, ?, 1, 0, '', 0, 0, ?, ?, 0, '', ?, ?)"_s,
                          {detail::text(name), detail::text(configYaml), detail::text(varsYaml), nowMs, nowMs,
-                          detail::text(detail::jobSettingsJson(jobs))},
+                          detail::text(detail::jobSettingsJson(jobs)), detail::text(setBy)},
                          what);
         if (!q)
             return std::unexpected(q.error());

@@ -63,6 +63,16 @@ Pane {
             Layout.rightMargin: 8
         }
         Label {
+            objectName: "setByLabel"
+            visible: root.pipeline.setBy.length > 0
+            text: qsTr("Set by pipeline %1's set_pipeline step").arg(root.pipeline.setBy)
+            wrapMode: Text.Wrap
+            opacity: 0.8
+            Layout.fillWidth: true
+            Layout.leftMargin: 8
+            Layout.rightMargin: 8
+        }
+        Label {
             visible: text.length > 0
             text: root.pipeline.actionError.length > 0 ? root.pipeline.actionError : root.runsModel.error
             color: StateStyle.danger

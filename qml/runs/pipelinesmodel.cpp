@@ -59,6 +59,7 @@ QHash<int, QByteArray> PipelinesModel::roleNames() const
         {BusyRole, "busy"},
         {ActionErrorRole, "actionError"},
         {HostExecutionRole, "hostExecution"},
+        {SetByRole, "setBy"},
     };
 }
 
@@ -111,6 +112,8 @@ QVariant PipelinesModel::roleValue(const Row &row, int role) const
         return row.actionError;
     case HostExecutionRole:
         return p.value(u"host_execution"_s).toBool();
+    case SetByRole:
+        return p.value(u"set_by"_s).toString();
     }
     return {};
 }

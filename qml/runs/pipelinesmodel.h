@@ -54,6 +54,7 @@ public:
         BusyRole,          // a trigger or pause of this pipeline is on its way
         ActionErrorRole,   // why the last trigger/pause was refused
         HostExecutionRole, // an administrator allowed its tasks on the host
+        SetByRole,         // the pipeline whose set_pipeline step created it; empty: a person
     };
     Q_ENUM(Role)
 

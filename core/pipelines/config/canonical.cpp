@@ -244,6 +244,14 @@ QJsonObject toJson(const Step &step)
         out.insert(u"reveal"_s, step.loadVar.reveal);
         break;
     }
+    case StepKind::SetPipeline:
+        out.insert(kind, step.name);
+        out.insert(u"file"_s, step.setPipeline.file);
+        if (!step.setPipeline.varFiles.isEmpty())
+            out.insert(u"var_files"_s, QJsonArray::fromStringList(step.setPipeline.varFiles));
+        if (step.setPipeline.vars)
+            out.insert(u"vars"_s, internal::toJsonValue(*step.setPipeline.vars));
+        break;
     case StepKind::Approve:
         // One timeout_ms, the request's lifetime: the generic modifier does not apply here.
         out.insert(kind, step.name);
@@ -385,6 +393,14 @@ QJsonObject toJson(const Pipeline &pipeline)
     if (!pipeline.display.backgroundImage.isEmpty() || !pipeline.display.backgroundFilter.isEmpty())
         out.insert(u"display"_s, QJsonObject{{u"background_image"_s, pipeline.display.backgroundImage},
                                              {u"background_filter"_s, pipeline.display.backgroundFilter}});
+    if (!pipeline.varSources.isEmpty()) {
+        QJsonArray sources;
+        for (const VarSourceConfig &source : pipeline.varSources)
+            sources.append(QJsonObject{{u"name"_s, source.name},
+                                       {u"type"_s, source.type},
+                                       {u"config"_s, internal::toJsonValue(source.config)}});
+        out.insert(u"var_sources"_s, sources);
+    }
     return out;
 }
 

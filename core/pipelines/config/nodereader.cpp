@@ -1,6 +1,6 @@
 #include "core/pipelines/config/nodereader.h"
 
-#include "core/common/goduration.h"
+#include "adapters/api/goduration.h"
 
 #include <QJsonArray>
 #include <QRegularExpression>
@@ -232,7 +232,7 @@ std::optional<qint64> parseDurationMs(const QString &text)
 {
     // Longer than any limit a step may have; duration() says which limit.
     constexpr qint64 Longest = qint64(10) * 366 * 24 * 3600 * 1000;
-    return parseGoDurationMs(QStringView(text).trimmed(), Longest);
+    return adapters::parseGoDurationMs(QStringView(text).trimmed(), Longest);
 }
 
 Result<qint64> duration(const DocNode &node, const QString &path)

@@ -47,7 +47,7 @@ QJsonValue toJsonValue(const DocNode &node);
 Result<QJsonObject> jsonObject(const DocNode &node, const QString &path);
 
 // "100ms", "30s", "5m", "1h30m", "1.5h": what Go's time.ParseDuration reads, as Concourse does
-// (core/common/goduration.h). Null on anything else (bare numbers but "0" included).
+// (adapters/api/goduration.h). Null on anything else (bare numbers but "0" included).
 std::optional<qint64> parseDurationMs(const QString &text);
 // A duration > 0.
 Result<qint64> duration(const DocNode &node, const QString &path);

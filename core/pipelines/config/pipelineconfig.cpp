@@ -25,6 +25,8 @@ QString stepKindName(StepKind kind)
         return u"approve"_s;
     case StepKind::LoadVar:
         return u"load_var"_s;
+    case StepKind::SetPipeline:
+        return u"set_pipeline"_s;
     }
     return {};
 }

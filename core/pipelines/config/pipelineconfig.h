@@ -91,8 +91,8 @@ struct TaskConfig {
 // ---------------------------------------------------------------------------------------------
 // Steps
 
-enum class StepKind { Get, Put, Task, InParallel, Do, Try, Approve, LoadVar };
-// "get", "put", "task", "in_parallel", "do", "try", "approve", "load_var"
+enum class StepKind { Get, Put, Task, InParallel, Do, Try, Approve, LoadVar, SetPipeline };
+// "get", "put", "task", "in_parallel", "do", "try", "approve", "load_var", "set_pipeline"
 QString stepKindName(StepKind kind);
 
 struct Step;
@@ -163,6 +163,16 @@ struct LoadVarStep {
     QString fileArtifact() const { return file.section(u'/', 0, 0); }
 };
 
+// `set_pipeline: NAME` (or `self`) sets a pipeline from a file of an artifact, as the person who
+// set this one would with `pando pipelines set`, but only this pipeline or ones it created.
+struct SetPipelineStep {
+    QString file;                                      // "artifact/path/to/pipeline.yml"
+    QStringList varFiles;                              // `var_files:` artifact paths, read in order; later ones win
+    std::shared_ptr<const core::detail::DocNode> vars; // `vars:` a mapping; wins over var_files
+    bool self = false;                                 // `set_pipeline: self`
+    QString fileArtifact() const { return file.section(u'/', 0, 0); }
+};
+
 // One var of an `across:` modifier: the step runs once for each of its values (and each
 // combination with the other vars'), which the step uses as ((.:name)).
 struct AcrossVar {
@@ -181,11 +191,12 @@ struct Step {
     int line = 0; // 1-based line of the step in the file (0: unknown)
     QString name; // get/put/task/approve name; empty for in_parallel, do, try
 
-    GetStep get;         // StepKind::Get
-    PutStep put;         // StepKind::Put
-    TaskStep task;       // StepKind::Task
-    ApproveStep approve; // StepKind::Approve
-    LoadVarStep loadVar; // StepKind::LoadVar
+    GetStep get;                 // StepKind::Get
+    PutStep put;                 // StepKind::Put
+    TaskStep task;               // StepKind::Task
+    ApproveStep approve;         // StepKind::Approve
+    LoadVarStep loadVar;         // StepKind::LoadVar
+    SetPipelineStep setPipeline; // StepKind::SetPipeline
 
     // The step as written when it uses a run's local vars (`((.:name))`): get, put, task,
     // approve and load_var steps are read again from it, those vars filled in, when they run.
@@ -313,6 +324,8 @@ struct Pipeline {
     QList<Job> jobs;
     QList<Group> groups;
     Display display;
+    // `var_sources:` in file order; their configs resolved when the file was read for a run.
+    QList<VarSourceConfig> varSources;
     QStringList secretNames; // secrets the file used (resolved or left as placeholders)
     QStringList varNames;    // vars-file entries the file used
     // Top-level keys the pipeline does not read, in file order: fly accepts them (they hold

@@ -208,7 +208,17 @@ Result<Resource> parseResource(const DocNode &node, const QString &path, const P
     if (const DocNode *token = node.value(u"webhook_token"_s); !isNull(token)) {
         PANDO_PIPE_TRY(text, string(*token, join(path, u"webhook_token"_s)));
         // A ((secret)) left in place is checked by whoever resolves it (setting the pipeline does).
-        if (placeholderSecretName(*text).isEmpty())
+        // A webhook is answered from Pando's own secrets: a token from a var source (or any other
+        // placeholder) would be compared as the text written.
+        const QString secret = placeholderSecretName(*text);
+        const QString prefix = text->section(u':', 0, 0).remove(u'(').trimmed();
+        const bool shadowed = std::any_of(pipeline.varSources.cbegin(), pipeline.varSources.cend(),
+                                          [&](const VarSourceConfig &source) { return source.name == prefix; });
+        if (text->contains(u"((") && (secret.isEmpty() || shadowed))
+            return invalid(join(path, u"webhook_token"_s),
+                           u"a webhook token is a literal token or one ((name)) from Pando's secrets"_s,
+                           u"store it with pando secrets set and write webhook_token: ((name))"_s);
+        if (secret.isEmpty())
             if (auto problem = webhookTokenProblem(*text, join(path, u"webhook_token"_s)))
                 return std::unexpected(*problem);
         resource.webhookToken = *text;
@@ -340,21 +350,17 @@ Result<Group> parseGroup(const DocNode &node, const QString &path)
 
 // Takes the top-level keys a pipeline does not read out of tree and returns them. fly accepts
 // any (people keep anchors under them) and leaves them out of what it sends; so does Pando, once
-// the aliases are expanded. The settings Concourse has that Pando does not read yet are refused:
-// leaving them out would run the pipeline otherwise than its author meant.
+// the aliases are expanded.
 Result<QStringList> dropUnreadKeys(DocNode &tree)
 {
-    static const QStringList read{u"resource_types"_s, u"resources"_s, u"jobs"_s, u"groups"_s, u"display"_s};
-    static const QStringList unsupported{u"var_sources"_s};
+    static const QStringList read{u"resource_types"_s, u"resources"_s, u"jobs"_s,
+                                  u"groups"_s,         u"display"_s,   u"var_sources"_s};
     QStringList ignored;
     for (auto it = tree.entries.begin(); it != tree.entries.end();) {
         if (read.contains(it->first)) {
             ++it;
             continue;
         }
-        if (unsupported.contains(it->first))
-            return invalid(it->first, u"Pando does not support Concourse's \"%1\" yet"_s.arg(it->first),
-                           u"leave it out; the keys Pando reads here are %1"_s.arg(read.join(u", "_s)));
         // A near miss of a key the file lacks is a typo, not a place for anchors.
         if (const QString meant = closest(it->first, read); !meant.isEmpty() && !tree.value(meant))
             return invalid(QString(), u"unknown key \"%1\"; did you mean \"%2\"?"_s.arg(it->first, meant),
@@ -381,11 +387,24 @@ Result<Pipeline> parsePipeline(const QByteArray &yaml, const InterpolationSource
     auto ignored = dropUnreadKeys(*tree);
     if (!ignored)
         return std::unexpected(ignored.error());
-    auto report = interpolate(*tree, interpolation);
+    // Var sources first: the rest of the file reads from them, and their configs may read from
+    // each other.
+    auto declared = takeVarSources(*tree);
+    if (!declared)
+        return std::unexpected(declared.error());
+    InterpolationReport used;
+    auto varSources = resolveVarSources(*declared, interpolation, used);
+    if (!varSources)
+        return std::unexpected(varSources.error());
+    InterpolationSources sources = interpolation;
+    sources.varSources = *varSources;
+    auto report = interpolate(*tree, sources);
     if (!report)
         return std::unexpected(report.error());
+    mergeReport(*report, used);
 
     Pipeline pipeline;
+    pipeline.varSources = *varSources;
     pipeline.ignoredKeys = *ignored;
     pipeline.undefinedVars = report->undefined;
     pipeline.secretNames = report->secretsUsed;

@@ -13,8 +13,8 @@ namespace {
 
 const QStringList &kindKeys()
 {
-    static const QStringList keys{u"get"_s,      u"put"_s,         u"task"_s, u"approve"_s,
-                                  u"load_var"_s, u"in_parallel"_s, u"do"_s,   u"try"_s};
+    static const QStringList keys{u"get"_s,          u"put"_s,         u"task"_s, u"approve"_s, u"load_var"_s,
+                                  u"set_pipeline"_s, u"in_parallel"_s, u"do"_s,   u"try"_s};
     return keys;
 }
 
@@ -28,13 +28,6 @@ const QStringList &modifierKeys()
 {
     static const QStringList keys =
         QStringList{u"attempts"_s, u"timeout"_s, u"tags"_s, u"across"_s, u"fail_fast"_s} + hookKeys();
-    return keys;
-}
-
-// Concourse step kinds Pando does not run, so their users get a straight answer.
-const QStringList &unsupportedKinds()
-{
-    static const QStringList keys{u"set_pipeline"_s};
     return keys;
 }
 
@@ -284,6 +277,43 @@ Status parseLoadVar(const DocNode &node, const QString &location, Step &step)
     return {};
 }
 
+Status parseSetPipeline(const DocNode &node, const QString &location, Step &step)
+{
+    PANDO_PIPE_TRY(keys, checkKeys(node, step.path,
+                                   modifierKeys() + QStringList{u"set_pipeline"_s, u"file"_s, u"vars"_s, u"var_files"_s,
+                                                                u"instance_vars"_s, u"team"_s}));
+    step.setPipeline.self = step.name == u"self";
+    const DocNode *file = node.value(u"file"_s);
+    if (isNull(file))
+        return invalid(step.path, u"a set_pipeline step needs file: (\"artifact/path/to/pipeline.yml\")"_s);
+    PANDO_PIPE_TRY(text, artifactFile(*file, join(location, u"file"_s), u"pipeline.yml"_s));
+    step.setPipeline.file = *text;
+    if (const DocNode *files = node.value(u"var_files"_s); !isNull(files)) {
+        PANDO_PIPE_TRY(list, stringList(*files, join(location, u"var_files"_s)));
+        for (qsizetype i = 0; i < list->size(); ++i) {
+            DocNode one;
+            one.kind = DocNode::Kind::Scalar;
+            one.text = list->at(i);
+            PANDO_PIPE_TRY(path, artifactFile(one, at(join(location, u"var_files"_s), i), u"vars.yml"_s));
+            step.setPipeline.varFiles << *path;
+        }
+    }
+    if (const DocNode *vars = node.value(u"vars"_s); !isNull(vars)) {
+        if (vars->kind != DocNode::Kind::Map)
+            return wrongType(*vars, join(location, u"vars"_s), u"a mapping of var names to values"_s);
+        step.setPipeline.vars = std::make_shared<const DocNode>(*vars);
+    }
+    if (const DocNode *instance = node.value(u"instance_vars"_s); !isNull(instance))
+        return invalid(join(location, u"instance_vars"_s),
+                       u"instanced pipelines (instance_vars) are not supported yet"_s,
+                       u"set one pipeline per instance by name (set_pipeline: app-((.:region))) and pass the "
+                       "values in vars:"_s);
+    if (const DocNode *team = node.value(u"team"_s); !isNull(team))
+        return invalid(join(location, u"team"_s), u"Pando has one team: a set_pipeline step sets pipelines of it"_s,
+                       u"leave team: out"_s);
+    return {};
+}
+
 // `across: [{var, values, max_in_flight}]`, Concourse's form.
 Status parseAcross(const DocNode &node, const QString &where, Step &step)
 {
@@ -396,11 +426,10 @@ Result<Step> parseStep(const DocNode &node, const QString &location)
     for (const auto &[key, value] : node.entries) {
         if (kindKeys().contains(key))
             kinds << key;
-        else if (unsupportedKinds().contains(key))
-            return invalid(join(location, key), u"%1 steps are not supported by Pando"_s.arg(key));
     }
     if (kinds.isEmpty()) {
-        return invalid(location, u"a step needs one of get, put, task, approve, load_var, in_parallel, do or try"_s,
+        return invalid(location,
+                       u"a step needs one of get, put, task, approve, load_var, set_pipeline, in_parallel, do or try"_s,
                        node.entries.empty() ? QString() : u"this step has: %1"_s.arg([&] {
                            QStringList keys;
                            for (const auto &[key, value] : node.entries)
@@ -411,7 +440,7 @@ Result<Step> parseStep(const DocNode &node, const QString &location)
     if (kinds.size() > 1) {
         return invalid(
             join(location, kinds.first()),
-            u"a step has exactly one of get, put, task, approve, load_var, in_parallel, do or try; this one has %1"_s
+            u"a step has exactly one of get, put, task, approve, load_var, set_pipeline, in_parallel, do or try; this one has %1"_s
                 .arg(kinds.join(u" and "_s)));
     }
     const QString kind = kinds.first();
@@ -420,26 +449,30 @@ Result<Step> parseStep(const DocNode &node, const QString &location)
     step.path = join(location, kind);
     step.line = node.line;
 
-    if (kind == u"get" || kind == u"put" || kind == u"task" || kind == u"approve" || kind == u"load_var") {
-        step.kind = kind == u"get"       ? StepKind::Get
-                    : kind == u"put"     ? StepKind::Put
-                    : kind == u"task"    ? StepKind::Task
-                    : kind == u"approve" ? StepKind::Approve
-                                         : StepKind::LoadVar;
+    if (kind == u"get" || kind == u"put" || kind == u"task" || kind == u"approve" || kind == u"load_var" ||
+        kind == u"set_pipeline") {
+        step.kind = kind == u"get"        ? StepKind::Get
+                    : kind == u"put"      ? StepKind::Put
+                    : kind == u"task"     ? StepKind::Task
+                    : kind == u"approve"  ? StepKind::Approve
+                    : kind == u"load_var" ? StepKind::LoadVar
+                                          : StepKind::SetPipeline;
         PANDO_PIPE_TRY(name, string(value, step.path));
         // A task's name may carry across's and load_var's ((.:vars)), as Concourse allows
         // ("compile-((.:arch))"): the name each run gets is checked when they are filled in.
-        const QString checkedName = kind == u"task" ? withLocalVarsStubbed(*name) : *name;
+        const QString checkedName = kind == u"task" || kind == u"set_pipeline" ? withLocalVarsStubbed(*name) : *name;
         PANDO_PIPE_TRY(okName, checkName(checkedName, step.path,
-                                         kind == u"task"       ? u"task"_s
-                                         : kind == u"load_var" ? u"var"_s
-                                                               : u"step"_s));
+                                         kind == u"task"           ? u"task"_s
+                                         : kind == u"load_var"     ? u"var"_s
+                                         : kind == u"set_pipeline" ? u"pipeline"_s
+                                                                   : u"step"_s));
         step.name = *name;
         Status parsed = step.kind == StepKind::Get       ? parseGet(node, location, step)
                         : step.kind == StepKind::Put     ? parsePut(node, location, step)
                         : step.kind == StepKind::Task    ? parseTask(node, location, step)
                         : step.kind == StepKind::Approve ? parseApprove(node, location, step)
-                                                         : parseLoadVar(node, location, step);
+                        : step.kind == StepKind::LoadVar ? parseLoadVar(node, location, step)
+                                                         : parseSetPipeline(node, location, step);
         if (!parsed)
             return std::unexpected(parsed.error());
         if (mentionsLocalVar(node)) {

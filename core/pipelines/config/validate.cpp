@@ -110,6 +110,15 @@ Result<Available> flow(const Step &step, Available available)
             return invalid(step.path, u"load_var file \"%1\" is in \"%2\", which no earlier step provides"_s.arg(
                                           step.loadVar.file, step.loadVar.fileArtifact()));
         break; // makes a local var, no artifact
+    case StepKind::SetPipeline:
+        for (const QString &file : QStringList{step.setPipeline.file} + step.setPipeline.varFiles) {
+            const QString artifact = file.section(u'/', 0, 0);
+            if (!available.has(artifact))
+                return invalid(
+                    step.path,
+                    u"set_pipeline reads \"%1\" from \"%2\", which no earlier step provides"_s.arg(file, artifact));
+        }
+        break;
     case StepKind::InParallel: {
         // Siblings start together, so none sees another's outputs; all are there afterwards.
         Available after = available;

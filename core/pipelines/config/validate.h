@@ -13,6 +13,15 @@ Result<TaskConfig> parseTaskConfig(const DocNode &node, const QString &path);
 Result<Step> parseStep(const DocNode &node, const QString &location);
 // The on_success/on_failure/on_error/on_abort/ensure keys of a step or job mapping.
 Result<Hooks> parseHooksOf(const DocNode &node, const QString &location);
+// Takes `var_sources:` out of the pipeline's tree and reads it (configs as written).
+Result<QList<VarSourceConfig>> takeVarSources(DocNode &tree);
+// The sources' configs interpolated in the order they read from each other (a cycle is an
+// error), what each used added to report.
+Result<QList<VarSourceConfig>> resolveVarSources(QList<VarSourceConfig> declared,
+                                                 const InterpolationSources &interpolation,
+                                                 InterpolationReport &report);
+// Adds what `from` used to `into` (each list sorted, unique).
+void mergeReport(InterpolationReport &into, const InterpolationReport &from);
 // Names, uniqueness, resource references, passed: (jobs, resources, cycles), task inputs.
 Status validatePipeline(const Pipeline &pipeline);
 

@@ -84,6 +84,8 @@ private:
     Result<QByteArray> readArtifactFile(const QString &file, const QString &what, const QString &stepPath) const;
     // load_var (loadvarstep.cpp): reads the file into the run's local vars.
     Outcome runLoadVar(const Step &step, RunStepRecord &rec);
+    // set_pipeline (setpipelinestep.cpp): sets a pipeline from a file of an artifact.
+    Outcome runSetPipeline(const Step &step, RunStepRecord &rec);
     // The step read again from what was written, with the run's local vars as they are now.
     Result<Step> withLocalVars(const Step &step) const;
     Status checkTaskVenue(const Step &step, const ResolvedTask &task, bool fromFile) const;

@@ -1,5 +1,6 @@
 #include "jobrunner.h"
 
+#include "core/pipelines/config/nodereader.h"
 #include "core/pipelines/pipeline/execution.h"
 
 namespace pando::core::pipelines {
@@ -243,6 +244,10 @@ Outcome Execution::runOnce(const Step &asWritten, const QString &parentId, const
     case StepKind::LoadVar: {
         RunStepRecord rec = begin(step, parentId, attempt);
         return runLoadVar(step, rec);
+    }
+    case StepKind::SetPipeline: {
+        RunStepRecord rec = begin(step, parentId, attempt);
+        return runSetPipeline(step, rec);
     }
     case StepKind::Approve: {
         // No LinkedCancel timeout applies (the parser leaves timeoutMs 0): the request's own
@@ -500,7 +505,7 @@ namespace {
 // secret holding a mapping too) for masking, also when the parse then fails (its error may quote
 // what a placeholder expanded to).
 Result<Pipeline> parseForRun(JobRunnerDeps &deps, const QString &pipelineName, const QByteArray &configYaml,
-                             const QByteArray &varsYaml, QStringList *secretValues)
+                             const QByteArray &varsYaml, QStringList *secretValues, const CancelToken &cancel)
 {
     InterpolationSources sources;
     if (!varsYaml.trimmed().isEmpty()) {
@@ -520,6 +525,37 @@ Result<Pipeline> parseForRun(JobRunnerDeps &deps, const QString &pipelineName, c
         sources.secretRefusal = [&deps, pipelineName](const QString &name) {
             return deps.secretRefusal(pipelineName, name);
         };
+    // Each var source is opened (a vault one logs in) when the first var is read from it, once
+    // for this reading of the pipeline.
+    auto opened = std::make_shared<QHash<QString, std::shared_ptr<adapters::VarSource>>>();
+    sources.readVarSource = [&deps, pipelineName, opened,
+                             &cancel](const VarSourceConfig &source,
+                                      const QString &path) -> Result<std::optional<core::detail::DocNode>> {
+        std::shared_ptr<adapters::VarSource> reader = opened->value(source.name);
+        if (!reader) {
+            if (!deps.openVarSource)
+                return fail(ErrorCode::Invalid,
+                            QStringLiteral("this install cannot read var sources of type %1").arg(source.type));
+            auto config = internal::jsonObject(source.config, source.path + QStringLiteral(".config"));
+            if (!config)
+                return std::unexpected(config.error());
+            auto made = deps.openVarSource(source.type, *config, pipelineName);
+            if (!made)
+                return std::unexpected(made.error());
+            reader = std::move(*made);
+            opened->insert(source.name, reader);
+        }
+        auto value = reader->read(path, cancel);
+        if (!value)
+            return std::unexpected(value.error());
+        if (!*value)
+            return std::optional<core::detail::DocNode>();
+        // Back into the reader's value tree through JSON: a string stays a string.
+        auto tree = core::detail::readJson(QJsonDocument(QJsonArray{**value}).toJson(QJsonDocument::Compact));
+        if (!tree || tree->items.size() != 1)
+            return fail(ErrorCode::Internal, QStringLiteral("the var source's answer could not be read"));
+        return std::optional<core::detail::DocNode>(tree->items.front());
+    };
     return parsePipeline(configYaml, sources);
 }
 
@@ -535,8 +571,8 @@ RunExecutor::Result JobRunner::execute(const RunRecord &run, const CancelToken &
     if (!record)
         return {Outcome::Errored, record.error().text(), isInfrastructureError(record.error())};
     QStringList secretValues;
-    auto pipeline =
-        parseForRun(m_deps, run.pipeline, record->configYaml.toUtf8(), record->varsYaml.toUtf8(), &secretValues);
+    auto pipeline = parseForRun(m_deps, run.pipeline, record->configYaml.toUtf8(), record->varsYaml.toUtf8(),
+                                &secretValues, cancel);
     if (!pipeline)
         return {Outcome::Errored, QStringLiteral("the pipeline does not parse: ") +
                                       maskText(makeRedactor(secretValues), pipeline.error().text())};
@@ -609,7 +645,7 @@ pando::Result<QList<adapters::Version>> JobRunner::checkResource(JobRunnerDeps &
                                                                  const QString &resourceName, const CancelToken &cancel)
 {
     QStringList secretValues;
-    auto pipeline = parseForRun(deps, pipelineName, configYaml, varsYaml, &secretValues);
+    auto pipeline = parseForRun(deps, pipelineName, configYaml, varsYaml, &secretValues, cancel);
     if (!pipeline)
         return std::unexpected(pipeline.error());
     const Resource *resource = pipeline->resource(resourceName);

@@ -14,6 +14,7 @@
 
 #include "adapters/api/resourcetype.h"
 #include "adapters/api/taskrunner.h"
+#include "adapters/api/varsource.h"
 #include "core/approval/approvalservice.h"
 #include "core/pipelines/blobstore/blobstore.h"
 #include "core/pipelines/pipeline/parallelpool.h"
@@ -49,6 +50,15 @@ struct JobRunnerDeps {
     // Why the pipeline may not read a secret by that name (an install-wide one not granted to
     // it), or nullopt; may be empty.
     std::function<std::optional<Error>(const QString &pipeline, const QString &name)> secretRefusal;
+    // Opens the var sources (var_sources:) of types the template package does not read itself
+    // (vault); empty: a run that reads from one errors, saying so.
+    adapters::VarSourceOpener openVarSource;
+    // Sets pipeline `name` from a set_pipeline step of a run (`runId`) of pipeline `by`: config
+    // and vars as `pando pipelines set` takes them. Says what it did ("set pipeline x (version
+    // 3)"); the rules of who may set what are the service's. Empty: the step errors.
+    std::function<Result<QString>(const QString &by, const QString &name, const QByteArray &config,
+                                  const QByteArray &vars, const QString &runId)>
+        setPipeline;
 };
 
 class JobRunner final : public RunExecutor {

@@ -1,7 +1,7 @@
 #include "core/pipelines/resource/mockresourcetype.h"
 
+#include "adapters/api/goduration.h"
 #include "adapters/api/resourceio.h"
-#include "core/common/goduration.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -93,7 +93,7 @@ Result<QList<Version>> MockResourceType::check(const QJsonObject &source, const 
     if (!delayText)
         return std::unexpected(delayText.error());
     if (!delayText->isEmpty()) {
-        const std::optional<qint64> delay = parseGoDurationMs(*delayText, MaxCheckDelayMs);
+        const std::optional<qint64> delay = adapters::parseGoDurationMs(*delayText, MaxCheckDelayMs);
         if (!delay)
             return fail(ErrorCode::Invalid, u"\"%1\" is not a duration of at most 10m"_s.arg(*delayText),
                         u"source.check_delay"_s);

@@ -1,7 +1,7 @@
 #include "core/pipelines/resource/timeresourcetype.h"
 
+#include "adapters/api/goduration.h"
 #include "adapters/api/resourceio.h"
-#include "core/common/goduration.h"
 
 #include "core/pipelines/resource/versions.h"
 
@@ -172,7 +172,7 @@ std::optional<qint64> parseVersionTime(const Version &version)
 
 std::optional<qint64> parseDurationMs(const QString &text)
 {
-    return parseGoDurationMs(text, qint64(366) * DayMs);
+    return adapters::parseGoDurationMs(text, qint64(366) * DayMs);
 }
 
 TimeResourceType::TimeResourceType(const Clock &clock) : m_clock(clock)

@@ -23,7 +23,7 @@
 
 namespace pando::core::pipelines {
 
-// "1h30m", "90s", "1.5h", "250ms" → milliseconds, as Go reads them (core/common/goduration.h), at
+// "1h30m", "90s", "1.5h", "250ms" → milliseconds, as Go reads them (adapters/api/goduration.h), at
 // most a year; nullopt when malformed.
 std::optional<qint64> parseDurationMs(const QString &text);
 

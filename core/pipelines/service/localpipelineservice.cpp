@@ -75,6 +75,10 @@ LocalPipelineService::LocalPipelineService(JobRunnerDeps deps, AuditLog &audit, 
     m_deps.secretRefusal = [this](const QString &pipeline, const QString &name) {
         return secretRefusal(pipeline, name);
     };
+    m_deps.setPipeline = [this](const QString &by, const QString &name, const QByteArray &config,
+                                const QByteArray &vars, const QString &runId) {
+        return setFromRun(by, name, config, vars, runId);
+    };
     m_runner = std::make_unique<JobRunner>(m_deps);
     m_scheduler = std::make_unique<Scheduler>(m_deps.db, m_deps.clock, m_deps.events, *m_runner, m_options.scheduler);
     connect(&m_deps.events, &EventBus::published, this, &LocalPipelineService::onEvent, Qt::DirectConnection);
@@ -188,6 +192,62 @@ Result<PipelineView> LocalPipelineService::view(const PipelineRecord &record)
 Result<SetPipelineResult> LocalPipelineService::setPipeline(const QString &name, const QByteArray &configYaml,
                                                             const QByteArray &varsYaml, bool dryRun, const Actor &actor)
 {
+    return setPipelineAs(name, configYaml, varsYaml, dryRun, actor, {});
+}
+
+Result<QString> LocalPipelineService::setFromRun(const QString &by, const QString &name, const QByteArray &configYaml,
+                                                 const QByteArray &varsYaml, const QString &runId)
+{
+    if (auto ok = checkName(name, QStringLiteral("pipeline")); !ok)
+        return std::unexpected(ok.error());
+    auto existing = PipelineRepository(m_deps.db).find(name);
+    if (!existing && existing.error().code != ErrorCode::NotFound)
+        return std::unexpected(existing.error());
+    if (existing && name != by && existing->setBy != by)
+        return fail(ErrorCode::Forbidden,
+                    QStringLiteral("pipeline %1 was not created by pipeline %2: a set_pipeline step sets its own "
+                                   "pipeline (self) and the ones it created")
+                        .arg(name, by),
+                    {},
+                    QStringLiteral("set %1 by hand (pando pipelines set %1), or give the step another name").arg(name));
+    if (!existing) {
+        // Secrets stored for a pipeline of that name, or granted to it, wait for whoever an
+        // operator meant: not for a file someone could push.
+        SecretRepository secrets(m_deps.db);
+        auto own = secrets.list(name);
+        if (!own)
+            return std::unexpected(own.error());
+        bool waiting = !own->isEmpty();
+        auto shared = secrets.list(QString());
+        if (!shared)
+            return std::unexpected(shared.error());
+        for (const SecretRecord &secret : std::as_const(*shared)) {
+            auto access = secrets.access(secret.name);
+            waiting = waiting || (access && access->pipelines.contains(name));
+        }
+        if (waiting)
+            return fail(ErrorCode::Forbidden,
+                        QStringLiteral("secrets are kept for pipeline %1, which does not exist yet: a set_pipeline "
+                                       "step may not be the one to create it")
+                            .arg(name),
+                        {}, QStringLiteral("set it by hand first (pando pipelines set %1)").arg(name));
+    }
+    const Actor actor{QStringLiteral("pipeline:%1 run %2").arg(by, runId), QStringLiteral("engine"), {}};
+    auto set = setPipelineAs(name, configYaml, varsYaml, false, actor, existing ? QString() : by);
+    if (!set)
+        return std::unexpected(set.error());
+    const int version = set->pipeline.record.configVersion;
+    if (!set->changed)
+        return QStringLiteral("pipeline %1 is unchanged (version %2)").arg(name).arg(version);
+    return QStringLiteral("%1 pipeline %2 (version %3)")
+        .arg(set->created ? QStringLiteral("created") : QStringLiteral("set"), name)
+        .arg(version);
+}
+
+Result<SetPipelineResult> LocalPipelineService::setPipelineAs(const QString &name, const QByteArray &configYaml,
+                                                              const QByteArray &varsYaml, bool dryRun,
+                                                              const Actor &actor, const QString &setBy)
+{
     if (auto ok = checkName(name, QStringLiteral("pipeline")); !ok)
         return std::unexpected(ok.error());
     PipelineRecord candidate;
@@ -227,6 +287,8 @@ Result<SetPipelineResult> LocalPipelineService::setPipeline(const QString &name,
     result.created = !existing;
     result.ignoredKeys = after->ignoredKeys;
     result.undefinedVars = after->undefinedVars;
+    for (const VarSourceConfig &source : std::as_const(after->varSources))
+        result.varSources.append({source.name, source.type});
     if (existing) {
         auto before = parseStored(*existing, false);
         result.diff = before ? diff(*before, *after)
@@ -244,7 +306,7 @@ Result<SetPipelineResult> LocalPipelineService::setPipeline(const QString &name,
         return result;
     }
     auto saved = pipelines.set(name, candidate.configYaml, candidate.varsYaml, m_deps.clock.nowMs(),
-                               jobSettingsOf(*after), resourceOldNamesOf(*after));
+                               jobSettingsOf(*after), resourceOldNamesOf(*after), setBy);
     if (!saved)
         return std::unexpected(saved.error());
     auto audited = m_audit.record(actor, QStringLiteral("pipeline.set"), QStringLiteral("pipeline/") + name,

@@ -76,6 +76,13 @@ private:
     // Why the pipeline may not use the secret: an install-wide one not granted to it (the
     // error says how to grant it); nullopt otherwise (none by that name is not refused here).
     std::optional<Error> secretRefusal(const QString &pipeline, const QString &name);
+    // A set_pipeline step of a run of pipeline `by` (JobRunnerDeps::setPipeline): its own
+    // pipeline, one it created, or a new one no secret waits for.
+    Result<QString> setFromRun(const QString &by, const QString &name, const QByteArray &configYaml,
+                               const QByteArray &varsYaml, const QString &runId);
+    Result<SetPipelineResult> setPipelineAs(const QString &name, const QByteArray &configYaml,
+                                            const QByteArray &varsYaml, bool dryRun, const Actor &actor,
+                                            const QString &setBy);
     // Install-wide secrets stored before access lists (migration 12) get the pipelines whose
     // config uses them now, so nothing that ran stops; audited. Called by start().
     void scopeUnscopedSecrets();

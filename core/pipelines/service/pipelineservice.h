@@ -60,6 +60,7 @@ struct SetPipelineResult {
     bool changed = false;
     QStringList ignoredKeys;   // Pipeline::ignoredKeys
     QStringList undefinedVars; // Pipeline::undefinedVars: no value yet; runs that read them error until set
+    QList<QPair<QString, QString>> varSources; // name → type of each var source, in file order
     QJsonObject toJson() const;
 };
 

@@ -14,6 +14,7 @@ QJsonObject PipelineView::toJson() const
                     {QStringLiteral("paused_reason"), record.pausedReason},
                     {QStringLiteral("max_runs"), record.maxRuns},
                     {QStringLiteral("host_execution"), record.hostExecution},
+                    {QStringLiteral("set_by"), record.setBy},
                     {QStringLiteral("created_ms"), record.createdMs},
                     {QStringLiteral("updated_ms"), record.updatedMs},
                     {QStringLiteral("jobs"), QJsonArray::fromStringList(jobs)},
@@ -52,7 +53,11 @@ QJsonObject ResourceVersionView::toJson() const
 
 QJsonObject SetPipelineResult::toJson() const
 {
-    return QJsonObject{{QStringLiteral("pipeline"), pipeline.toJson()},
+    QJsonArray sources;
+    for (const auto &[name, type] : varSources)
+        sources.append(QJsonObject{{QStringLiteral("name"), name}, {QStringLiteral("type"), type}});
+    return QJsonObject{{QStringLiteral("var_sources"), sources},
+                       {QStringLiteral("pipeline"), pipeline.toJson()},
                        {QStringLiteral("diff"), QJsonArray::fromStringList(diff)},
                        {QStringLiteral("created"), created},
                        {QStringLiteral("changed"), changed},

@@ -21,36 +21,86 @@ const QRegularExpression &placeholderPattern()
 }
 
 struct Reference {
-    QString source;     // "", "vars", "secrets", "." (a run's local var, from load_var)
-    QString name;       // the vars key or secret name
+    QString source;     // "", "vars", "secrets", "." (a run's local var, from load_var) or a var source
+    QString name;       // the vars key, secret name or var source path
     QStringList fields; // into a mapping
     QString written;    // as written inside the parentheses, trimmed
+    const VarSourceConfig *varSource = nullptr; // the declared var source `source` names
 };
 
-Result<Reference> parseReference(const QString &inside, const QString &where)
+// Where ch first occurs outside double quotes in text: -1 when it does not, -2 when a quote is
+// left open.
+qsizetype indexOutsideQuotes(QStringView text, QChar ch)
 {
-    static const QRegularExpression grammar(
-        uR"(^(?:(\.|[a-zA-Z][a-zA-Z0-9_-]*):)?([a-zA-Z0-9_/-]+)((?:\.[a-zA-Z0-9_-]+)*)\z)"_s);
+    bool quoted = false;
+    qsizetype found = -1;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        if (text[i] == u'"')
+            quoted = !quoted;
+        else if (text[i] == ch && !quoted && found < 0)
+            found = i;
+    }
+    return quoted ? -2 : found;
+}
+
+// text split at each '.' outside double quotes, the quotes taken off; nullopt when a segment is
+// empty or not a name.
+std::optional<QStringList> splitSegments(QStringView text)
+{
+    static const QRegularExpression pathName(uR"(^[a-zA-Z0-9_/-]+\z)"_s);
+    static const QRegularExpression fieldName(uR"(^[a-zA-Z0-9_-]+\z)"_s);
+    QStringList segments;
+    while (true) {
+        const qsizetype dot = indexOutsideQuotes(text, u'.');
+        const QStringView segment = dot < 0 ? text : text.left(dot);
+        if (segment.size() >= 2 && segment.startsWith(u'"') && segment.endsWith(u'"')) {
+            if (segment.size() == 2 || segment.mid(1, segment.size() - 2).contains(u'"'))
+                return std::nullopt;
+            segments << segment.mid(1, segment.size() - 2).toString();
+        } else if ((segments.isEmpty() ? pathName : fieldName).match(segment).hasMatch()) {
+            segments << segment.toString();
+        } else {
+            return std::nullopt;
+        }
+        if (dot < 0)
+            return segments;
+        text = text.mid(dot + 1);
+    }
+}
+
+Result<Reference> parseReference(const QString &inside, const QList<VarSourceConfig> &declared, const QString &where)
+{
+    static const QRegularExpression sourceName(uR"(^(?:\.|[a-zA-Z0-9_][a-zA-Z0-9_.-]*)\z)"_s);
     Reference ref;
     ref.written = inside.trimmed();
-    const auto match = grammar.match(ref.written);
-    if (!match.hasMatch()) {
-        return fail(
-            ErrorCode::Invalid,
-            u"invalid var reference \"((%1))\": write ((name)), ((name.field)) or ((secrets:name))"_s.arg(ref.written),
-            where);
+    const auto invalidReference = [&ref, &where](const QString &why) {
+        return fail(ErrorCode::Invalid, u"invalid var reference \"((%1))\": %2"_s.arg(ref.written, why), where,
+                    u"write ((name)), ((name.field)), ((source:path.field)) or ((\"dotted.name\".field))"_s);
+    };
+    const qsizetype colon = indexOutsideQuotes(ref.written, u':');
+    if (colon == -2)
+        return invalidReference(u"a double quote is not closed"_s);
+    if (colon >= 0) {
+        ref.source = ref.written.left(colon);
+        if (!sourceName.match(ref.source).hasMatch())
+            return invalidReference(u"\"%1\" is not a var source name"_s.arg(ref.source));
     }
-    ref.source = match.captured(1);
-    ref.name = match.captured(2);
-    const QString fields = match.captured(3);
-    if (!fields.isEmpty())
-        ref.fields = fields.mid(1).split(u'.');
-    if (!ref.source.isEmpty() && ref.source != u"vars" && ref.source != u"secrets" && ref.source != u"secret" &&
-        ref.source != u".") {
-        return fail(ErrorCode::Invalid,
-                    u"unknown var source \"%1\" in \"((%2))\"; use vars: or secrets:"_s.arg(ref.source, ref.written),
-                    where);
+    const auto segments = splitSegments(QStringView(ref.written).mid(colon + 1));
+    if (!segments)
+        return invalidReference(u"each part between dots must be a name, or text in double quotes"_s);
+    ref.name = segments->first();
+    ref.fields = segments->mid(1);
+    if (ref.source.isEmpty() || ref.source == u".")
+        return ref;
+    for (const VarSourceConfig &source : declared) {
+        if (source.name == ref.source) {
+            ref.varSource = &source;
+            return ref;
+        }
     }
+    if (ref.source != u"vars" && ref.source != u"secrets" && ref.source != u"secret")
+        return fail(ErrorCode::Invalid, u"unknown var source \"%1\" in \"((%2))\""_s.arg(ref.source, ref.written),
+                    where, u"declare it under var_sources, or use vars: or secrets:"_s);
     return ref;
 }
 
@@ -157,7 +207,7 @@ private:
         const auto first = placeholderPattern().match(text);
         // A value that is exactly one placeholder takes the var's value whole, type included.
         if (first.capturedStart() == 0 && first.capturedLength() == text.size()) {
-            auto ref = parseReference(first.captured(1), path);
+            auto ref = parseReference(first.captured(1), m_sources.varSources, path);
             if (!ref)
                 return std::unexpected(ref.error());
             auto value = resolve(*ref, path);
@@ -181,7 +231,7 @@ private:
             const auto m = it.next();
             out += QStringView(text).mid(last, m.capturedStart() - last);
             last = m.capturedEnd();
-            auto ref = parseReference(m.captured(1), path);
+            auto ref = parseReference(m.captured(1), m_sources.varSources, path);
             if (!ref)
                 return std::unexpected(ref.error());
             auto value = resolve(*ref, path);
@@ -229,6 +279,8 @@ private:
                 return std::unexpected(field.error());
             return std::optional<DocNode>(*field);
         }
+        if (ref.varSource)
+            return fromVarSource(ref, path);
         const bool tryVars = ref.source.isEmpty() || ref.source == u"vars";
         const bool trySecrets = ref.source.isEmpty() || ref.source.startsWith(u"secret");
         if (tryVars && m_sources.vars.kind == DocNode::Kind::Map) {
@@ -293,6 +345,60 @@ private:
                     u"pass a vars file with -l, or store a secret by that name"_s);
     }
 
+    // A var source's var, read when the run reads the pipeline; until then it stays as written.
+    Result<std::optional<DocNode>> fromVarSource(const Reference &ref, const QString &path)
+    {
+        if (!m_sources.readVarSource)
+            return std::optional<DocNode>();
+        const VarSourceConfig &source = *ref.varSource;
+        const QString key = source.name + u'\n' + ref.name;
+        auto cached = m_varSourceCache.constFind(key);
+        if (cached == m_varSourceCache.cend()) {
+            auto read =
+                source.type == u"dummy" ? readDummy(source, ref.name) : m_sources.readVarSource(source, ref.name);
+            if (!read) {
+                Error error = read.error();
+                error.message =
+                    u"reading \"((%1))\" from var source \"%2\": %3"_s.arg(ref.written, source.name, error.message);
+                error.where = path;
+                return std::unexpected(error);
+            }
+            cached = m_varSourceCache.insert(key, *read);
+        }
+        const std::optional<DocNode> &value = *cached;
+        if (!value)
+            return fail(ErrorCode::Invalid,
+                        u"var \"%1\" is not in var source \"%2\" (%3)"_s.arg(ref.name, source.name, source.type), path,
+                        source.type == u"dummy"
+                            ? u"add it to %1.config.vars"_s.arg(source.path)
+                            : u"store it in %1 under one of the paths the source looks in"_s.arg(source.type));
+        auto field = descend(*value, ref, path);
+        if (!field)
+            return std::unexpected(field.error());
+        // A dummy source's values are written in the pipeline for anyone to read; anything else
+        // came from a credential manager and is masked wherever the run shows it.
+        if (source.type != u"dummy")
+            noteSecretLeaves(*field);
+        return std::optional<DocNode>(*field);
+    }
+
+    static Result<std::optional<DocNode>> readDummy(const VarSourceConfig &source, const QString &name)
+    {
+        const DocNode *vars = source.config.value(u"vars"_s);
+        const DocNode *value = vars && vars->kind == DocNode::Kind::Map ? vars->value(name) : nullptr;
+        return value ? std::optional<DocNode>(*value) : std::nullopt;
+    }
+
+    void noteSecretLeaves(const DocNode &node)
+    {
+        if (node.kind == DocNode::Kind::Scalar)
+            noteSecretValue(node.text);
+        for (const DocNode &item : node.items)
+            noteSecretLeaves(item);
+        for (const auto &entry : node.entries)
+            noteSecretLeaves(entry.second);
+    }
+
     static Error missingField(const Reference &ref, const QString &path)
     {
         return Error{
@@ -329,6 +435,7 @@ private:
 
     const InterpolationSources &m_sources;
     QMap<QString, std::optional<QString>> m_secretCache;
+    QMap<QString, std::optional<DocNode>> m_varSourceCache; // "source\npath" → what it read
     QSet<QString> m_vars;
     QSet<QString> m_secrets;
     QSet<QString> m_undefined;
@@ -358,6 +465,25 @@ Result<DocNode> readVarsFile(const QByteArray &yaml)
     if (tree->kind != DocNode::Kind::Map)
         return fail(ErrorCode::Invalid, u"a vars file must be a mapping of names to values"_s, tree->location());
     return tree;
+}
+
+QStringList placeholderSources(const DocNode &tree)
+{
+    QStringList sources;
+    if (tree.kind == DocNode::Kind::Scalar) {
+        for (const QString &inside : placeholderNames(tree.text)) {
+            const qsizetype colon = indexOutsideQuotes(inside, u':');
+            if (colon > 0 && inside.left(colon) != u".")
+                sources << inside.left(colon);
+        }
+    }
+    for (const DocNode &item : tree.items)
+        sources << placeholderSources(item);
+    for (const auto &entry : tree.entries)
+        sources << placeholderSources(entry.second);
+    sources.sort();
+    sources.removeDuplicates();
+    return sources;
 }
 
 QStringList placeholderNames(const QString &text)

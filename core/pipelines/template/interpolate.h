@@ -7,6 +7,7 @@
 #include "adapters/api/error.h"
 #include "core/spec/yamlreader.h"
 
+#include <QList>
 #include <QString>
 #include <QStringList>
 #include <functional>
@@ -17,6 +18,20 @@ namespace pando::core::pipelines {
 // Returns a secret's value, or nullopt when there is none by that name. Called once per distinct
 // name per interpolate() call, on the calling thread.
 using SecretLookup = std::function<std::optional<QString>(const QString &name)>;
+
+// A var source a pipeline declares (`var_sources:`): `((name:path.field))` reads from it.
+struct VarSourceConfig {
+    QString name;
+    QString type;           // "dummy", "vault"
+    detail::DocNode config; // placeholders as written, or resolved (a run)
+    QString path;           // where it is declared: "var_sources[0]"
+};
+
+// Reads var `varPath` ("github/deploy") from a var source of a type the template package does not
+// read itself (vault), its config resolved; nullopt when the source has no such var. An error says
+// why the source could not be asked. Called once per distinct var per interpolate() call.
+using VarSourceReader =
+    std::function<Result<std::optional<detail::DocNode>>(const VarSourceConfig &source, const QString &varPath)>;
 
 // What expanding placeholders may add to a file, in all: a var (or secret) is copied whole at each
 // place it is used, so a few hundred uses of a large one would otherwise multiply a 1 MiB file
@@ -51,6 +66,13 @@ struct InterpolationSources {
     // With locals: a name it lacks stays as written too (an across step fills in its own vars
     // and leaves the run's load_var ones for when its steps run).
     bool otherLocalsStay = false;
+    // The pipeline's var sources. A placeholder whose source is one of them reads from it; a
+    // declared name wins over the built-in vars: and secrets:.
+    QList<VarSourceConfig> varSources;
+    // Set (a run, the configs in varSources resolved): such placeholders resolve, a dummy source's
+    // from its config's vars, any other's through this; a vault's values are masked as secrets.
+    // Empty: they stay as written (a set, a view).
+    VarSourceReader readVarSource;
     ExpansionLimits limits;
 };
 
@@ -68,7 +90,8 @@ struct InterpolationReport {
 // inside longer text must resolve to a scalar. Syntax: `((name))`, `((name.field.sub))` into a
 // mapping (a secret's value is read as JSON for field access), `((vars:name))` or
 // `((secrets:name))` to pick the source (otherwise vars first, then secrets), `((.:name))` for a
-// run's local var (InterpolationSources::locals). Errors name the var
+// run's local var (InterpolationSources::locals), `((source:path/to.field))` for a declared var
+// source; a segment in double quotes may hold dots and colons (`(("a.b".c))`). Errors name the var
 // and `where` is the path it was used at (rootPath + the tree path, "jobs[0].plan[1].params.X").
 Result<InterpolationReport> interpolate(detail::DocNode &tree, const InterpolationSources &sources,
                                         const QString &rootPath = {});
@@ -78,5 +101,9 @@ Result<detail::DocNode> readVarsFile(const QByteArray &yaml);
 
 // The placeholder names in a text, in order of appearance ("((a)) and ((b.c))" → a, b.c).
 QStringList placeholderNames(const QString &text);
+
+// The var source each placeholder in tree's strings names (the part before an unquoted ':'),
+// sorted, unique; "" and "." (local vars) left out.
+QStringList placeholderSources(const detail::DocNode &tree);
 
 } // namespace pando::core::pipelines

@@ -224,6 +224,18 @@ void TestPipelineCli::setWithYes()
         pando({QStringLiteral("pipelines"), QStringLiteral("rm"), QStringLiteral("anchored"), QStringLiteral("--yes")})
             .code == 0);
 
+    // Var sources are named as what runs read from.
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("sourced"), QStringLiteral("-c"),
+                 writeFile("var_sources:\n- {name: settings, type: dummy, config: {vars: {branch: main}}}\n"
+                           "resources:\n- {name: repo, type: git, source: {uri: 'file:///srv/r.git', branch: "
+                           "((settings:branch))}}\njobs:\n- name: a\n  plan: [{get: repo}]\n"),
+                 QStringLiteral("--yes")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QVERIFY2(
+        run.err.contains(QStringLiteral("note: runs read ((source:...)) vars from settings (dummy) when they start")),
+        qPrintable(run.all()));
+    QVERIFY2(run.out.contains(QStringLiteral("((settings:branch))")), qPrintable(run.out));
+
     // A config the service refuses: its error, one line, nothing applied.
     run = pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("bad"), QStringLiteral("-c"),
                  writeFile("resources: []\n"), QStringLiteral("--yes")});

@@ -148,6 +148,8 @@ public:
         if (const auto parsed = core::pipelines::parsePipeline(configYaml, sources)) {
             result.ignoredKeys = parsed->ignoredKeys;
             result.undefinedVars = parsed->undefinedVars;
+            for (const auto &source : parsed->varSources)
+                result.varSources.append({source.name, source.type});
         }
         if (result.changed) {
             result.diff << QStringLiteral("--- %1 (stored)").arg(name) << QStringLiteral("+++ %1 (new)").arg(name);

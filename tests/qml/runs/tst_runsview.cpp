@@ -174,6 +174,8 @@ private Q_SLOTS:
                  qPrintable(pipelines.hostExecutionText()));
         QCOMPARE(row.data(PipelinesModel::LastRunIdRole).toString(), QString());
         QCOMPARE(row.data(PipelinesModel::LastRunTextRole).toString(), PipelinesModel::tr("never run"));
+        // A person set it, not another pipeline's set_pipeline step.
+        QCOMPARE(row.data(PipelinesModel::SetByRole).toString(), QString());
         // The first pipeline is selected by itself.
         QCOMPARE(pipelines.selectedName(), u"ci"_s);
     }

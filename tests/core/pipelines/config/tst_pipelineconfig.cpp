@@ -171,8 +171,8 @@ private Q_SLOTS:
             << u"this one has get and task"_s;
         QTest::newRow("no kind") << pipelineWith("- name: a\n  plan:\n  - attempts: 2\n") << u"jobs[0].plan[0]"_s
                                  << u"a step needs one of get, put, task"_s;
-        QTest::newRow("unsupported kind") << pipelineWith("- name: a\n  plan:\n  - set_pipeline: x\n")
-                                          << u"jobs[0].plan[0].set_pipeline"_s << u"not supported"_s;
+        QTest::newRow("set_pipeline without file") << pipelineWith("- name: a\n  plan:\n  - set_pipeline: x\n")
+                                                   << u"jobs[0].plan[0].set_pipeline"_s << u"needs file:"_s;
         QTest::newRow("privileged not a flag")
             << pipelineWith("- name: a\n  plan:\n  - task: t\n    privileged: sometimes\n" + task)
             << u"jobs[0].plan[0].privileged"_s << QString();

@@ -1,8 +1,10 @@
 // The Concourse keys of jobs and steps as Concourse documents them: max_in_flight, serial groups
 // and log retention, tags, task vars and check timeouts, load_var and ((.:local)) vars, across
-// matrices, YAML anchors as fly reads them, and container limits as Concourse writes them.
+// matrices, YAML anchors as fly reads them, container limits as Concourse writes them, and
+// var_sources with ((source:path.field)).
 
 #include "core/pipelines/config/canonical.h"
+#include "core/pipelines/config/nodereader.h"
 #include "core/pipelines/config/pipelineconfig.h"
 #include "tests/core/pipelines/config/pipelinefiles.h"
 
@@ -12,6 +14,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace pando;
+using namespace pando::core;
 using namespace pando::core::pipelines;
 using pando::test::corpusFile;
 using pando::test::pipelineWith;
@@ -258,11 +261,6 @@ private Q_SLOTS:
                                         "jobs:\n- name: b\n  plan: [{get: repo}]\n");
         QVERIFY2(typo, qPrintable(typo ? QString() : typo.error().text()));
         QCOMPARE(typo->ignoredKeys, QStringList{u"job"_s});
-        // What Concourse reads and Pando does not yet is refused rather than left out.
-        const auto refused = parsePipeline("var_sources: []\n" + pipelineWith("- name: a\n  plan: [{get: repo}]\n"));
-        QVERIFY(!refused);
-        QCOMPARE(refused.error().where, u"var_sources"_s);
-        QVERIFY2(refused.error().message.contains(u"does not support"_s), qPrintable(refused.error().text()));
         // display: is read (and checked), not left out.
         const auto shown = parsePipeline("display: {background_image: https://example.org/bg.png}\n" +
                                          pipelineWith("- name: a\n  plan: [{get: repo}]\n"));
@@ -281,6 +279,174 @@ private Q_SLOTS:
     }
 
     // Job settings Concourse documents, read as it reads them.
+    void varSourcesAreReadAndResolvedInOrder()
+    {
+        // A vault source whose namespace comes from a dummy one declared after it, its token from
+        // Pando's secrets; a source named "secrets" wins over the built-in secrets: prefix.
+        const QByteArray file =
+            "var_sources:\n"
+            "- name: vault\n  type: vault\n  config:\n    url: https://vault.example.com:8200\n"
+            "    namespace: ((settings:ns))\n    client_token: ((vault-token))\n"
+            "- name: settings\n  type: dummy\n  config:\n    vars: {ns: platform, greeting: hi, limits: {high: 10}}\n"
+            "- name: secrets\n  type: dummy\n  config: {vars: {\"db.host\": primary}}\n" +
+            pipelineWith("- name: a\n  plan:\n  - get: repo\n  - task: t\n    params:\n"
+                         "      PASS: ((vault:db/creds.password))\n      HELLO: \"((settings:greeting)) there\"\n"
+                         "      HIGH: ((settings:limits.high))\n      HOST: ((secrets:\"db.host\"))\n"
+                         "    config: {platform: linux, run: {path: env}}\n");
+        // When set, every var source placeholder stays as written.
+        InterpolationSources atSet;
+        atSet.allowUndefined = true;
+        const auto set = parsePipeline(file, atSet);
+        QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
+        QCOMPARE(set->varSources.size(), 3);
+        QCOMPARE(set->varSources[0].type, u"vault"_s);
+        const Step &task = set->jobs[0].plan[1];
+        QCOMPARE(task.task.params.value(u"PASS"_s), u"((vault:db/creds.password))"_s);
+        QCOMPARE(set->undefinedVars, QStringList{u"vault-token"_s});
+        // A webhook is answered from Pando's secrets, never from a var source.
+        const auto hook = parsePipeline("var_sources:\n- {name: secrets, type: dummy, config: {vars: {h: x}}}\n" +
+                                            pipelineWith("- name: a\n  plan: [{get: repo}]\n",
+                                                         "- name: repo\n  type: git\n  webhook_token: ((secrets:h))\n"),
+                                        atSet);
+        QVERIFY(!hook);
+        QCOMPARE(hook.error().where, u"resources[0].webhook_token"_s);
+
+        // When a run reads it, the dummy sources are read by the parser, the vault one through the
+        // reader, with its config resolved first.
+        InterpolationSources atRun;
+        atRun.secrets = [](const QString &name) -> std::optional<QString> {
+            return name == u"vault-token" ? std::optional<QString>(u"t0ken-from-store"_s) : std::nullopt;
+        };
+        QStringList masked;
+        atRun.substituted = [&masked](const QString &value) {
+            masked << value;
+        };
+        QJsonObject seenConfig;
+        atRun.readVarSource = [&seenConfig](const VarSourceConfig &source,
+                                            const QString &path) -> Result<std::optional<detail::DocNode>> {
+            seenConfig = internal::toJsonValue(source.config).toObject();
+            if (path != u"db/creds")
+                return std::optional<detail::DocNode>();
+            auto value = detail::readYaml("{password: v4ult-pa55}");
+            return std::optional<detail::DocNode>(*value);
+        };
+        const auto run = parsePipeline(file, atRun);
+        QVERIFY2(run, qPrintable(run ? QString() : run.error().text()));
+        const Step &ran = run->jobs[0].plan[1];
+        QCOMPARE(ran.task.params.value(u"PASS"_s), u"v4ult-pa55"_s);
+        QCOMPARE(ran.task.params.value(u"HELLO"_s), u"hi there"_s);
+        QCOMPARE(ran.task.params.value(u"HIGH"_s), u"10"_s);
+        QCOMPARE(ran.task.params.value(u"HOST"_s), u"primary"_s);
+        QCOMPARE(seenConfig.value(u"namespace"_s).toString(), u"platform"_s);
+        QCOMPARE(seenConfig.value(u"client_token"_s).toString(), u"t0ken-from-store"_s);
+        // A credential manager's values are masked; a dummy source's are in the file for all to read.
+        QVERIFY(masked.contains(u"v4ult-pa55"_s));
+        QVERIFY(!masked.contains(u"hi"_s));
+
+        // A var the source lacks, and a source that cannot be asked, say which and where.
+        const QByteArray lacking = file;
+        auto missing = parsePipeline(QByteArray(lacking).replace("db/creds.password", "db/other.password"), atRun);
+        QVERIFY(!missing);
+        QCOMPARE(missing.error().where, u"jobs[0].plan[1].params.PASS"_s);
+        QVERIFY2(missing.error().message.contains(u"var \"db/other\" is not in var source \"vault\" (vault)"_s),
+                 qPrintable(missing.error().text()));
+        InterpolationSources down = atRun;
+        down.readVarSource = [](const VarSourceConfig &, const QString &) -> Result<std::optional<detail::DocNode>> {
+            return fail(ErrorCode::Unavailable, u"Vault answered HTTP 503"_s);
+        };
+        auto unavailable = parsePipeline(file, down);
+        QVERIFY(!unavailable);
+        QCOMPARE(unavailable.error().code, ErrorCode::Unavailable);
+        QCOMPARE(unavailable.error().where, u"jobs[0].plan[1].params.PASS"_s);
+        QVERIFY2(unavailable.error().message.contains(
+                     u"reading \"((vault:db/creds.password))\" from var source \"vault\": Vault answered HTTP 503"_s),
+                 qPrintable(unavailable.error().text()));
+    }
+
+    void setPipelineAsConcourseWritesIt()
+    {
+        const auto parsed = parsePipeline(
+            pipelineWith("- name: a\n  plan:\n  - get: repo\n  - set_pipeline: self\n    file: repo/ci/self.yml\n"
+                         "  - set_pipeline: app-((.:region))\n    file: repo/ci/app.yml\n"
+                         "    across: [{var: region, values: [eu, us]}]\n"
+                         "    var_files: [repo/ci/common.yml, repo/ci/((.:region)).yml]\n    vars: {replicas: 2}\n"));
+        QVERIFY2(parsed, qPrintable(parsed ? QString() : parsed.error().text()));
+        const Step &self = parsed->jobs[0].plan[1];
+        QCOMPARE(self.kind, StepKind::SetPipeline);
+        QVERIFY(self.setPipeline.self);
+        QCOMPARE(self.setPipeline.file, u"repo/ci/self.yml"_s);
+        const Step &app = parsed->jobs[0].plan[2];
+        QCOMPARE(app.name, u"app-((.:region))"_s);
+        QCOMPARE(app.setPipeline.varFiles, (QStringList{u"repo/ci/common.yml"_s, u"repo/ci/((.:region)).yml"_s}));
+        QVERIFY(app.setPipeline.vars);
+        QCOMPARE(app.across.size(), size_t(1));
+
+        const auto refused = [](const QByteArray &step) {
+            return parsePipeline(pipelineWith("- name: a\n  plan:\n  - get: repo\n" + step));
+        };
+        const auto instance = refused("  - set_pipeline: app\n    file: repo/p.yml\n    instance_vars: {branch: x}\n");
+        QVERIFY(!instance);
+        QCOMPARE(instance.error().where, u"jobs[0].plan[1].instance_vars"_s);
+        QVERIFY2(instance.error().message.contains(u"instance_vars"_s), qPrintable(instance.error().text()));
+        const auto team = refused("  - set_pipeline: app\n    file: repo/p.yml\n    team: other\n");
+        QVERIFY(!team);
+        QCOMPARE(team.error().where, u"jobs[0].plan[1].team"_s);
+        const auto elsewhere = refused("  - set_pipeline: app\n    file: nowhere/p.yml\n");
+        QVERIFY(!elsewhere);
+        QVERIFY2(elsewhere.error().message.contains(u"which no earlier step provides"_s),
+                 qPrintable(elsewhere.error().text()));
+        const auto badVars = refused("  - set_pipeline: app\n    file: repo/p.yml\n    vars: [a]\n");
+        QVERIFY(!badVars);
+        QCOMPARE(badVars.error().where, u"jobs[0].plan[1].vars"_s);
+        const auto badName = refused("  - set_pipeline: ../app\n    file: repo/p.yml\n");
+        QVERIFY(!badName);
+    }
+
+    void varSourceMistakes_data()
+    {
+        QTest::addColumn<QByteArray>("sources");
+        QTest::addColumn<QString>("where");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unsupported type") << QByteArray("- {name: s, type: ssm, config: {region: x}}\n")
+                                          << u"var_sources[0].type"_s << u"var source type \"ssm\" is not supported"_s;
+        QTest::newRow("twice") << QByteArray("- {name: s, type: dummy, config: {vars: {}}}\n"
+                                             "- {name: s, type: dummy, config: {vars: {}}}\n")
+                               << u"var_sources[1].name"_s << u"already declared at var_sources[0]"_s;
+        QTest::newRow("cycle") << QByteArray("- {name: a, type: vault, config: {url: ((b:u)), client_token: t}}\n"
+                                             "- {name: b, type: vault, config: {url: ((a:u)), client_token: t}}\n")
+                               << u"var_sources[0].config"_s
+                               << u"var sources a, b read their configs from each other"_s;
+        QTest::newRow("vault without url") << QByteArray("- {name: v, type: vault, config: {client_token: t}}\n")
+                                           << u"var_sources[0].config.url"_s << u"needs the url"_s;
+        QTest::newRow("vault typo") << QByteArray(
+                                           "- {name: v, type: vault, config: {url: https://v, clienttoken: t}}\n")
+                                    << u"var_sources[0].config"_s << u"did you mean \"client_token\""_s;
+        QTest::newRow("vault without a way in") << QByteArray("- {name: v, type: vault, config: {url: https://v}}\n")
+                                                << u"var_sources[0].config"_s << u"needs client_token"_s;
+        QTest::newRow("dummy without vars") << QByteArray("- {name: d, type: dummy, config: {}}\n")
+                                            << u"var_sources[0].config.vars"_s << u"needs vars"_s;
+        QTest::newRow("not a list") << QByteArray("  name: d\n") << u"var_sources"_s << u"a list of var sources"_s;
+    }
+
+    void varSourceMistakes()
+    {
+        QFETCH(QByteArray, sources);
+        QFETCH(QString, where);
+        QFETCH(QString, message);
+        InterpolationSources atSet;
+        atSet.allowUndefined = true;
+        const auto parsed =
+            parsePipeline("var_sources:\n" + sources + pipelineWith("- name: a\n  plan: [{get: repo}]\n"), atSet);
+        QVERIFY(!parsed);
+        QCOMPARE(parsed.error().where, where);
+        QVERIFY2(parsed.error().message.contains(message), qPrintable(parsed.error().text()));
+        // A placeholder naming a source nobody declared.
+        const auto unknown =
+            parsePipeline(pipelineWith("- name: a\n  plan:\n  - get: repo\n    params: {x: ((nowhere:y))}\n"), atSet);
+        QVERIFY(!unknown);
+        QVERIFY2(unknown.error().hint.contains(u"declare it under var_sources"_s), qPrintable(unknown.error().hint));
+    }
+
     void jobSettings()
     {
         const auto parsed = parsePipeline(pipelineWith("- name: deploy\n  disable_manual_trigger: true\n"

@@ -35,7 +35,8 @@ const detail::DocNode *walk(const detail::DocNode &root, const QStringList &path
 InterpolationSources sources()
 {
     InterpolationSources s;
-    s.vars = *readVarsFile("branch: main\nport: 8080\ntags: [a, b]\ndb: {host: db.local, port: 5432}\n");
+    s.vars = *readVarsFile(
+        "branch: main\nport: 8080\ntags: [a, b]\ndb: {host: db.local, port: 5432}\n\"dotted.name\": {\"a.b\": q}\n");
     s.secrets = [](const QString &name) -> std::optional<QString> {
         if (name == u"token")
             return u"t0k3n"_s;
@@ -70,6 +71,10 @@ private Q_SLOTS:
             << QByteArray("a: ((db.host)):((db.port))\n") << u"a"_s << u"db.local:5432"_s;
         QTest::newRow("secret") << QByteArray("a: {b: [x, \"Bearer ((token))\"]}\n") << u"a.b.1"_s << u"Bearer t0k3n"_s;
         QTest::newRow("field of a JSON secret") << QByteArray("a: ((aws.secret))\n") << u"a"_s << u"shh"_s;
+        QTest::newRow("quoted segments hold dots")
+            << QByteArray("a: ((\"dotted.name\".\"a.b\"))\n") << u"a"_s << u"q"_s;
+        QTest::newRow("quoted segment after a source")
+            << QByteArray("a: ((vars:\"dotted.name\".\"a.b\"))\n") << u"a"_s << u"q"_s;
         QTest::newRow("no placeholder") << QByteArray("a: (not one)\n") << u"a"_s << u"(not one)"_s;
     }
 
@@ -110,6 +115,9 @@ private Q_SLOTS:
             << QByteArray("a: ((aws.region))\n") << u"a"_s << u"var \"aws\" has no field \"region\""_s;
         QTest::newRow("list inside text") << QByteArray("a: \"x ((tags))\"\n") << u"a"_s << u"is a list"_s;
         QTest::newRow("bad name") << QByteArray("a: ((a b))\n") << u"a"_s << u"invalid var reference"_s;
+        QTest::newRow("unclosed quote") << QByteArray("a: ((\"dotted.name))\n") << u"a"_s
+                                        << u"a double quote is not closed"_s;
+        QTest::newRow("empty segment") << QByteArray("a: ((db..host))\n") << u"a"_s << u"invalid var reference"_s;
         QTest::newRow("unknown source") << QByteArray("a: ((vault:x))\n") << u"a"_s
                                         << u"unknown var source \"vault\""_s;
         QTest::newRow("secret only, not in secrets")

@@ -1,10 +1,10 @@
-#include "core/common/goduration.h"
+#include "adapters/api/goduration.h"
 
 #include <algorithm>
 #include <array>
 #include <utility>
 
-namespace pando::core {
+namespace pando::adapters {
 
 std::optional<qint64> parseGoDurationMs(QStringView text, qint64 maxMs)
 {
@@ -60,4 +60,4 @@ std::optional<qint64> parseGoDurationMs(QStringView text, qint64 maxMs)
     return qint64(total);
 }
 
-} // namespace pando::core
+} // namespace pando::adapters

@@ -8,10 +8,10 @@
 #include <QStringView>
 #include <optional>
 
-namespace pando::core {
+namespace pando::adapters {
 
 // Milliseconds (fractions of one dropped), or nullopt for anything Go refuses, for a sign (a
 // negative duration means nothing here) and for more than maxMs. "0" alone is zero, as in Go.
 std::optional<qint64> parseGoDurationMs(QStringView text, qint64 maxMs);
 
-} // namespace pando::core
+} // namespace pando::adapters
