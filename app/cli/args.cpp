@@ -154,6 +154,15 @@ QList<const CommandDef *> groupCommands(const QString &group)
     return list;
 }
 
+namespace {
+constexpr QChar RepeatSeparator(0x1f);
+} // namespace
+
+QStringList Args::values(const QString &option) const
+{
+    return options.contains(option) ? options.value(option).split(RepeatSeparator) : QStringList();
+}
+
 Result<Args> parseArgs(const QStringList &argv, QString &usage)
 {
     usage = usageText();
@@ -203,6 +212,8 @@ Result<Args> parseArgs(const QStringList &argv, QString &usage)
         // A token may carry several scopes: --scope a --scope b.
         if (name == QLatin1String("scope") && args.options.contains(name))
             value = args.options.value(name) + QLatin1Char(',') + value;
+        else if (flag->repeatable && args.options.contains(name))
+            value = args.options.value(name) + RepeatSeparator + value;
         args.options.insert(name, value);
     }
     // `pando help deploy` is `pando deploy --help`.

@@ -17,13 +17,16 @@ struct Args {
     const CommandDef *command = nullptr; // null with --help/--version alone, or `pando GROUP --help`
     QString group;                       // `pando apps --help`: the group asked about
     QStringList arguments;               // positional arguments after the command words
-    QMap<QString, QString> options;      // long option name → value ("" for flags); --scope repeats, comma-joined
+    QMap<QString, QString> options;      // long option name → value ("" for flags); --scope repeats, comma-joined;
+                                         // a repeatable flag's values joined by U+001F
     bool json = false;
     bool help = false;
     bool version = false;
 
     bool has(const QString &option) const { return options.contains(option); }
     QString value(const QString &option) const { return options.value(option); }
+    // Each value of a repeatable option, in the order given.
+    QStringList values(const QString &option) const;
     // --limit N as a number (parseArgs checked it), or nullopt when not given.
     std::optional<int> count(const QString &option) const;
 };

@@ -24,7 +24,8 @@ struct Flag {
     std::string_view name;  // "file" for --file
     std::string_view value; // "SPEC.yaml": takes a value named so; empty: a switch
     std::string_view help;
-    bool number = false; // the value must be a whole number ≥ 0
+    bool number = false;     // the value must be a whole number ≥ 0
+    bool repeatable = false; // may be given more than once: Args::values has each
 };
 
 namespace flags {
@@ -53,6 +54,10 @@ inline constexpr Flag Limit{"limit", "N", "at most N rows", true};
 inline constexpr Flag Step{"step", "NAME", "only this step's output (build, health, …)"};
 inline constexpr Flag Config{"config", "PIPELINE.yml", "the pipeline's config (- reads standard input)"};
 inline constexpr Flag Vars{"vars", "VARS.yml", "values for the config's ((vars))"};
+inline constexpr Flag Var{"var", "NAME=VALUE",
+                          "a var's value as text, over the vars file (repeat it; NAME may be a.field)", false, true};
+inline constexpr Flag YamlVar{"yaml-var", "NAME=YAML",
+                              "a var's value as YAML, any list or mapping (repeat it; fly's -y)", false, true};
 inline constexpr Flag Yes{"yes", "", "go ahead without asking"};
 inline constexpr Flag Watch{"watch", "", "follow the run to its end"};
 inline constexpr Flag Pipeline{"pipeline", "P", "the pipeline whose secret it is"};
@@ -100,14 +105,13 @@ inline constexpr Flag NoBrowser{"no-browser", "", "print the forge's address ins
 
 // Every flag any command takes, the global ones first: what the parser knows by name.
 inline constexpr const Flag *Catalogue[] = {
-    &Server,     &Token,  &TokenFile, &Json,      &Help,         &Version,    &File,         &Ref,
-    &Wait,       &Quiet,  &Tty,       &NoWait,    &KeepData,     &DeleteData, &Follow,       &Tail,
-    &Limit,      &Config, &Vars,      &Yes,       &Watch,        &Pipeline,   &Install,      &FromFile,
-    &Actor,      &Action, &Object,    &Since,     &Until,        &Status,     &All,          &Reason,
-    &Username,   &Role,   &Scope,     &Expires,   &Out,          &Force,      &AllPipelines, &Step,
-    &Diff,       &Port,   &To,        &Url,       &Kind,         &Owner,      &TokenUser,    &SshKey,
-    &KnownHosts, &Given,  &PublicUrl, &GitHubApp, &Installation, &AppKey,     &OAuthClient,  &CallbackPort,
-    &NoBrowser,  &From,   &ForceRun,
+    &Server,       &Token,   &TokenFile,   &Json,         &Help,         &Version,    &File,     &Ref,       &Wait,
+    &Quiet,        &Tty,     &NoWait,      &KeepData,     &DeleteData,   &Follow,     &Tail,     &Limit,     &Config,
+    &Vars,         &Var,     &YamlVar,     &Yes,          &Watch,        &Pipeline,   &Install,  &FromFile,  &Actor,
+    &Action,       &Object,  &Since,       &Until,        &Status,       &All,        &Reason,   &Username,  &Role,
+    &Scope,        &Expires, &Out,         &Force,        &AllPipelines, &Step,       &Diff,     &Port,      &To,
+    &Url,          &Kind,    &Owner,       &TokenUser,    &SshKey,       &KnownHosts, &Given,    &PublicUrl, &GitHubApp,
+    &Installation, &AppKey,  &OAuthClient, &CallbackPort, &NoBrowser,    &From,       &ForceRun,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags

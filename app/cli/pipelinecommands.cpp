@@ -135,7 +135,25 @@ Status checkRunsTarget(const Args &args)
     return checkPipelineJob(args.arguments.value(0), true, commandName(*args.command));
 }
 
-void applyPipeline(Cli &cli, const QString &config, const QString &vars);
+void applyPipeline(Cli &cli, const QString &config, const QString &vars, const QJsonArray &varFlags);
+
+// -v NAME=VALUE and --yaml-var NAME=YAML as the API takes them.
+Result<QJsonArray> varFlagsOf(const Args &args)
+{
+    QJsonArray flags;
+    for (const auto &[option, yaml] : {std::pair{QStringLiteral("var"), false}, {QStringLiteral("yaml-var"), true}}) {
+        for (const QString &given : args.values(option)) {
+            const qsizetype equals = given.indexOf(QLatin1Char('='));
+            if (equals <= 0)
+                return fail(ErrorCode::Invalid, QStringLiteral("write NAME=VALUE"),
+                            QStringLiteral("--%1 %2").arg(option, given));
+            flags.append(QJsonObject{{QStringLiteral("name"), given.left(equals)},
+                                     {QStringLiteral("value"), given.mid(equals + 1)},
+                                     {QStringLiteral("yaml"), yaml}});
+        }
+    }
+    return flags;
+}
 
 void setPipeline(Cli &cli)
 {
@@ -150,10 +168,14 @@ void setPipeline(Cli &cli)
             return cli.failWith(read.error());
         vars = *read;
     }
+    auto varFlags = varFlagsOf(cli.args());
+    if (!varFlags)
+        return cli.failWith(varFlags.error());
     const QString configText = QString::fromUtf8(*config);
     const QString varsText = QString::fromUtf8(vars);
     cli.api().setPipeline(
-        name, configText, varsText, true, cli.handle([&cli, name, configText, varsText](const client::ApiResponse &r) {
+        name, configText, varsText, *varFlags, true,
+        cli.handle([&cli, name, configText, varsText, flags = *varFlags](const client::ApiResponse &r) {
             const bool changed = r.json.value(QStringLiteral("changed")).toBool();
             const QJsonObject pipeline = r.json.value(QStringLiteral("pipeline")).toObject();
             if (!changed) {
@@ -193,14 +215,14 @@ void setPipeline(Cli &cli)
                 }
             }
             cli.confirm(QStringLiteral("apply these changes?"), QStringLiteral("pipelines set ") + name,
-                        [&cli, configText, varsText] { applyPipeline(cli, configText, varsText); });
+                        [&cli, configText, varsText, flags] { applyPipeline(cli, configText, varsText, flags); });
         }));
 }
 
-void applyPipeline(Cli &cli, const QString &config, const QString &vars)
+void applyPipeline(Cli &cli, const QString &config, const QString &vars, const QJsonArray &varFlags)
 {
     const QString name = cli.args().arguments.value(0);
-    cli.api().setPipeline(name, config, vars, false, cli.handle([&cli, name](const client::ApiResponse &r) {
+    cli.api().setPipeline(name, config, vars, varFlags, false, cli.handle([&cli, name](const client::ApiResponse &r) {
         if (cli.args().json) {
             printJson(r.json);
             return cli.finish(ExitOk);
@@ -635,7 +657,11 @@ constexpr CommandDef PipelineTable[] = {
      "NAME",
      1,
      1,
-     {{{&flags::Config, 'c', Required}, {&flags::Vars, 'l'}, {&flags::Yes, 'y'}}},
+     {{{&flags::Config, 'c', Required},
+       {&flags::Vars, 'l'},
+       {&flags::Var, 'v'},
+       {&flags::YamlVar},
+       {&flags::Yes, 'y'}}},
      "show the changes, ask, then set the pipeline",
      &setPipeline},
     {"pipelines", "list", "", 0, 0, {}, "list the pipelines", &listPipelines},

@@ -407,9 +407,17 @@ void Api::pipeline(const QString &name, Callback done) const
 
 void Api::setPipeline(const QString &name, const QString &config, const QString &vars, bool dryRun, Callback done) const
 {
+    setPipeline(name, config, vars, {}, dryRun, std::move(done));
+}
+
+void Api::setPipeline(const QString &name, const QString &config, const QString &vars, const QJsonArray &varFlags,
+                      bool dryRun, Callback done) const
+{
     QJsonObject body{{u"config"_s, config}, {u"dry_run"_s, dryRun}};
     if (!vars.isEmpty())
         body.insert(u"vars"_s, vars);
+    if (!varFlags.isEmpty())
+        body.insert(u"var_flags"_s, varFlags);
     sendJson("PUT", apiPath({u"pipelines"_s, name}), body, std::move(done));
 }
 

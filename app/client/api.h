@@ -10,6 +10,7 @@
 
 #include "app/client/apiclient.h"
 
+#include <QJsonArray>
 #include <QStringList>
 #include <initializer_list>
 #include <optional>
@@ -182,6 +183,9 @@ public:
     void pipeline(const QString &name, Callback done) const;
     // vars empty: none; dryRun: the diff only, nothing changes.
     void setPipeline(const QString &name, const QString &config, const QString &vars, bool dryRun, Callback done) const;
+    // varFlags: [{name, value, yaml}] set on top of vars (`pando pipelines set -v`, `--yaml-var`).
+    void setPipeline(const QString &name, const QString &config, const QString &vars, const QJsonArray &varFlags,
+                     bool dryRun, Callback done) const;
     void removePipeline(const QString &name, Callback done) const;
     void setPipelinePaused(const QString &name, bool paused, Callback done) const;
     // Host execution: the install's setting, and an administrator's mark on one pipeline.

@@ -7,6 +7,7 @@
 #include "replies.h"
 
 #include "core/engine/engine.h"
+#include "core/pipelines/config/pipelineconfig.h"
 #include "core/pipelines/service/pipelineservice.h"
 
 #include <QJsonArray>
@@ -141,9 +142,12 @@ Reply setPipeline(Call &call)
     if (!s)
         return errorReply(notEnabled());
     const QString example = QStringLiteral("{\"config\": \"<pipeline YAML>\", \"vars\": \"<vars YAML>\", "
+                                           "\"var_flags\": [{\"name\": \"branch\", \"value\": \"main\"}], "
                                            "\"dry_run\": false}");
-    auto body = jsonObjectBody(call.request,
-                               {QStringLiteral("config"), QStringLiteral("vars"), QStringLiteral("dry_run")}, example);
+    auto body = jsonObjectBody(
+        call.request,
+        {QStringLiteral("config"), QStringLiteral("vars"), QStringLiteral("var_flags"), QStringLiteral("dry_run")},
+        example);
     if (!body)
         return errorReply(body.error());
     auto config = stringField(*body, QStringLiteral("config"), true);
@@ -157,10 +161,28 @@ Reply setPipeline(Call &call)
     const QJsonValue dryRun = body->value(QStringLiteral("dry_run"));
     if (!dryRun.isUndefined() && !dryRun.isBool())
         return invalid(QStringLiteral("must be true or false"), QStringLiteral("dry_run"));
+    // -v and -y of `pando pipelines set`, set on top of the vars file by the pipeline config's rule.
+    const QJsonValue flagsValue = body->value(QStringLiteral("var_flags"));
+    if (!flagsValue.isUndefined() && !flagsValue.isArray())
+        return invalid(QStringLiteral("must be a list of {name, value, yaml}"), QStringLiteral("var_flags"));
+    QList<core::pipelines::VarFlag> flags;
+    const QJsonArray flagList = flagsValue.toArray();
+    for (qsizetype i = 0; i < flagList.size(); ++i) {
+        const QJsonObject flag = flagList.at(i).toObject();
+        const QString where = QStringLiteral("var_flags[%1]").arg(i);
+        if (!flag.value(QStringLiteral("name")).isString() || !flag.value(QStringLiteral("value")).isString() ||
+            (flag.contains(QStringLiteral("yaml")) && !flag.value(QStringLiteral("yaml")).isBool()))
+            return invalid(QStringLiteral("needs name and value (strings) and, for a YAML value, yaml: true"), where);
+        flags.append({flag.value(QStringLiteral("name")).toString(), flag.value(QStringLiteral("value")).toString(),
+                      flag.value(QStringLiteral("yaml")).toBool()});
+    }
+    auto merged = core::pipelines::withVarFlags(vars->toUtf8(), flags);
+    if (!merged)
+        return errorReply(merged.error());
 
     // Through the engine, which gives the caller the owner grant on a pipeline it first sets.
     auto result =
-        call.engine.setPipeline(call.args.value(0), config->toUtf8(), vars->toUtf8(), dryRun.toBool(false), call.actor);
+        call.engine.setPipeline(call.args.value(0), config->toUtf8(), *merged, dryRun.toBool(false), call.actor);
     if (!result)
         return errorReply(result.error());
     const bool created = result->created && !dryRun.toBool(false);

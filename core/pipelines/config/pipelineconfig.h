@@ -355,6 +355,19 @@ std::optional<Error> webhookTokenProblem(const QString &value, const QString &wh
 // webhook token's form when it comes from the secret store.
 QString placeholderSecretName(const QString &value);
 
+// A var given when a pipeline is set, as fly takes them: `-v NAME=VALUE` (text) or
+// `-y NAME=YAML` (any value). A dotted name sets a field ("db.host"), making the mappings it needs.
+struct VarFlag {
+    QString name;
+    QString value;
+    bool yaml = false;
+};
+
+// The vars file with the flags set on top, in order (a later one wins over the file and earlier
+// flags), as one mapping written as JSON (which YAML reads); the file as it is without flags.
+// Errors name the flag ("--var a..b: ...").
+Result<QByteArray> withVarFlags(const QByteArray &varsYaml, const QList<VarFlag> &flags);
+
 // Parses, interpolates and validates a pipeline file. Without a vars file or secret lookup, any
 // `((placeholder))` is an "undefined var" error naming it.
 Result<Pipeline> parsePipeline(const QByteArray &yaml, const InterpolationSources &interpolation = {});

@@ -224,6 +224,31 @@ void TestPipelineCli::setWithYes()
         pando({QStringLiteral("pipelines"), QStringLiteral("rm"), QStringLiteral("anchored"), QStringLiteral("--yes")})
             .code == 0);
 
+    // -v and --yaml-var over the vars file, as fly's -v and -y: what they give has a value.
+    run =
+        pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("flagged"), QStringLiteral("-c"),
+               writeFile("resources:\n- {name: repo, type: git, source: {uri: 'file:///srv/r.git', branch: ((branch)), "
+                         "paths: ((paths)), tag_filter: ((db.host))}}\njobs:\n- name: a\n  plan: [{get: repo, "
+                         "params: {x: ((other))}}]\n"),
+               QStringLiteral("-l"), writeFile("branch: from-file\npaths: [x]\n"), QStringLiteral("-v"),
+               QStringLiteral("branch=main"), QStringLiteral("--var"), QStringLiteral("db.host=primary"),
+               QStringLiteral("--yaml-var"), QStringLiteral("paths=[src/*, docs/*]"), QStringLiteral("--yes")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QVERIFY2(run.err.contains(QStringLiteral("((other)) has no value yet")), qPrintable(run.err));
+    for (const QString &given :
+         QStringList{QStringLiteral("branch"), QStringLiteral("paths"), QStringLiteral("db.host")})
+        QVERIFY2(!run.err.contains(QStringLiteral("((%1)) has no value yet").arg(given)), qPrintable(run.err));
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("flagged"), QStringLiteral("-c"),
+                 writeFile("jobs:\n- name: a\n  plan: []\n"), QStringLiteral("-v"), QStringLiteral("branch"),
+                 QStringLiteral("--yes")});
+    QVERIFY(run.code != 0);
+    QVERIFY2(run.err.contains(QStringLiteral("--var branch: write NAME=VALUE")), qPrintable(run.err));
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("flagged"), QStringLiteral("-c"),
+                 writeFile("jobs:\n- name: a\n  plan: []\n"), QStringLiteral("--yaml-var"), QStringLiteral("x=[a"),
+                 QStringLiteral("--yes")});
+    QVERIFY(run.code != 0);
+    QVERIFY2(run.err.contains(QStringLiteral("--yaml-var x")), qPrintable(run.err));
+
     // Var sources are named as what runs read from.
     run = pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("sourced"), QStringLiteral("-c"),
                  writeFile("var_sources:\n- {name: settings, type: dummy, config: {vars: {branch: main}}}\n"

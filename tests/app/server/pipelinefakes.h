@@ -145,6 +145,9 @@ public:
         // parser's to say.
         core::pipelines::InterpolationSources sources;
         sources.allowUndefined = true;
+        if (!varsYaml.trimmed().isEmpty())
+            if (auto vars = core::pipelines::readVarsFile(varsYaml))
+                sources.vars = *vars;
         if (const auto parsed = core::pipelines::parsePipeline(configYaml, sources)) {
             result.ignoredKeys = parsed->ignoredKeys;
             result.undefinedVars = parsed->undefinedVars;

@@ -402,6 +402,45 @@ private Q_SLOTS:
         QVERIFY(!badName);
     }
 
+    void varFlagsGoOverTheVarsFile()
+    {
+        const QList<VarFlag> flags{{u"branch"_s, u"main"_s, false}, {u"db.host"_s, u"primary"_s, false},
+                                   {u"port"_s, u"8080"_s, false},   {u"tags"_s, u"[a, b]"_s, true},
+                                   {u"db.port"_s, u"5432"_s, true}, {u"branch"_s, u"release"_s, false}};
+        auto merged = withVarFlags("branch: dev\ndb: {host: old, user: app}\nkept: yes-it-is\n", flags);
+        QVERIFY2(merged, qPrintable(merged ? QString() : merged.error().text()));
+        InterpolationSources sources;
+        sources.vars = *readVarsFile(*merged);
+        const auto ok = parsePipeline(pipelineWith("- name: a\n  plan:\n  - get: repo\n    params:\n"
+                                                   "      B: ((branch))\n      H: ((db.host))\n      U: ((db.user))\n"
+                                                   "      P: ((port))\n      DP: ((db.port))\n      K: ((kept))\n"
+                                                   "      T: ((tags))\n"),
+                                      sources);
+        QVERIFY2(ok, qPrintable(ok ? QString() : ok.error().text()));
+        const Step &get = ok->jobs[0].plan[0];
+        // The later flag wins; a dotted name sets one field and keeps the others.
+        QCOMPARE(get.get.params.value(u"B"_s).toString(), u"release"_s);
+        QCOMPARE(get.get.params.value(u"H"_s).toString(), u"primary"_s);
+        QCOMPARE(get.get.params.value(u"U"_s).toString(), u"app"_s);
+        QCOMPARE(get.get.params.value(u"K"_s).toString(), u"yes-it-is"_s);
+        // -v gives text, -y a typed value.
+        QVERIFY(get.get.params.value(u"P"_s).isString());
+        QVERIFY(get.get.params.value(u"DP"_s).isDouble());
+        QCOMPARE(get.get.params.value(u"T"_s).toArray().size(), 2);
+        // Without flags the file is kept as written.
+        QCOMPARE(*withVarFlags("a: 1 # note\n", {}), QByteArray("a: 1 # note\n"));
+
+        const auto bad = withVarFlags({}, {{u"a..b"_s, u"x"_s, false}});
+        QVERIFY(!bad);
+        QCOMPARE(bad.error().where, u"--var a..b"_s);
+        const auto badYaml = withVarFlags({}, {{u"x"_s, u"[a"_s, true}});
+        QVERIFY(!badYaml);
+        QVERIFY2(badYaml.error().text().contains(u"--yaml-var x"_s), qPrintable(badYaml.error().text()));
+        const auto notMap = withVarFlags("a: text\n", {{u"a.b"_s, u"x"_s, false}});
+        QVERIFY(!notMap);
+        QVERIFY2(notMap.error().message.contains(u"a is not a mapping"_s), qPrintable(notMap.error().text()));
+    }
+
     void varSourceMistakes_data()
     {
         QTest::addColumn<QByteArray>("sources");
