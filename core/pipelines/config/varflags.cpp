@@ -29,10 +29,10 @@ Result<QByteArray> withVarFlags(const QByteArray &varsYaml, const QList<VarFlag>
         const QStringList path = flag.name.split(u'.');
         for (const QString &segment : path)
             if (!segmentName.match(segment).hasMatch())
-                return fail(ErrorCode::Invalid,
-                            u"\"%1\" is not a var name: letters, digits, _, / and -, with dots between fields"_s.arg(
-                                flag.name),
-                            where, u"write NAME=VALUE, e.g. -v branch=main or -v db.host=primary"_s);
+                return fail(
+                    ErrorCode::Invalid,
+                    u"\"%1\" is not a var name: letters, digits, _, / and -, with dots between fields"_s.arg(flag.name),
+                    where, u"write NAME=VALUE, e.g. -v branch=main or -v db.host=primary"_s);
         DocNode value;
         if (flag.yaml) {
             core::detail::ReaderLimits limits;
