@@ -1506,6 +1506,42 @@
         <source>Start a run of %1 (right-click or Shift+Enter: run every step again, also those unchanged since a run that succeeded)</source>
         <translation>Einen Lauf von %1 starten (Rechtsklick oder Umschalt+Eingabe: jeden Schritt erneut ausführen, auch die seit einem erfolgreichen Lauf unveränderten)</translation>
     </message>
+    <message>
+        <source>%1: %2; paused (%3): its runs wait until it is unpaused</source>
+        <translation>%1: %2; pausiert (%3): seine Läufe warten, bis er fortgesetzt wird</translation>
+    </message>
+    <message>
+        <source>Paused: its runs wait</source>
+        <translation>Pausiert: seine Läufe warten</translation>
+    </message>
+    <message>
+        <source>The job is paused; unpause it to start runs</source>
+        <translation>Der Job ist pausiert; setzen Sie ihn fort, um Läufe zu starten</translation>
+    </message>
+    <message>
+        <source>Unpause</source>
+        <translation>Fortsetzen</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>Pausieren</translation>
+    </message>
+    <message>
+        <source>Unpause %1</source>
+        <translation>%1 fortsetzen</translation>
+    </message>
+    <message>
+        <source>Pause %1</source>
+        <translation>%1 pausieren</translation>
+    </message>
+    <message>
+        <source>Start %1&apos;s runs again, with the versions found while it was paused</source>
+        <translation>Läufe von %1 wieder starten, mit den Versionen, die während der Pause gefunden wurden</translation>
+    </message>
+    <message>
+        <source>Hold back %1&apos;s runs: queued ones wait, new versions queue none (running ones go on)</source>
+        <translation>Läufe von %1 zurückhalten: eingereihte warten, neue Versionen reihen keine ein (laufende gehen weiter)</translation>
+    </message>
 </context>
 <context>
     <name>LogLines</name>

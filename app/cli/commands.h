@@ -59,6 +59,7 @@ inline constexpr Flag Var{"var", "NAME=VALUE",
 inline constexpr Flag YamlVar{"yaml-var", "NAME=YAML",
                               "a var's value as YAML, any list or mapping (repeat it; fly's -y)", false, true};
 inline constexpr Flag Yes{"yes", "", "go ahead without asking"};
+inline constexpr Flag Unpaused{"unpaused", "", "a new pipeline starts running (default: paused, as fly)"};
 inline constexpr Flag Watch{"watch", "", "follow the run to its end"};
 inline constexpr Flag Pipeline{"pipeline", "P", "the pipeline whose secret it is"};
 inline constexpr Flag Install{"install", "", "the secret is the whole install's (with NAME alone, this or --pipeline)"};
@@ -111,7 +112,7 @@ inline constexpr const Flag *Catalogue[] = {
     &Action,       &Object,  &Since,       &Until,        &Status,       &All,        &Reason,   &Username,  &Role,
     &Scope,        &Expires, &Out,         &Force,        &AllPipelines, &Step,       &Diff,     &Port,      &To,
     &Url,          &Kind,    &Owner,       &TokenUser,    &SshKey,       &KnownHosts, &Given,    &PublicUrl, &GitHubApp,
-    &Installation, &AppKey,  &OAuthClient, &CallbackPort, &NoBrowser,    &From,       &ForceRun,
+    &Installation, &AppKey,  &OAuthClient, &CallbackPort, &NoBrowser,    &From,       &ForceRun, &Unpaused,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags

@@ -135,7 +135,7 @@ Status checkRunsTarget(const Args &args)
     return checkPipelineJob(args.arguments.value(0), true, commandName(*args.command));
 }
 
-void applyPipeline(Cli &cli, const QString &config, const QString &vars, const QJsonArray &varFlags);
+void applyPipeline(Cli &cli, client::Api::PipelineSet set);
 
 // -v NAME=VALUE and --yaml-var NAME=YAML as the API takes them.
 Result<QJsonArray> varFlagsOf(const Args &args)
@@ -171,58 +171,60 @@ void setPipeline(Cli &cli)
     auto varFlags = varFlagsOf(cli.args());
     if (!varFlags)
         return cli.failWith(varFlags.error());
-    const QString configText = QString::fromUtf8(*config);
-    const QString varsText = QString::fromUtf8(vars);
-    cli.api().setPipeline(
-        name, configText, varsText, *varFlags, true,
-        cli.handle([&cli, name, configText, varsText, flags = *varFlags](const client::ApiResponse &r) {
-            const bool changed = r.json.value(QStringLiteral("changed")).toBool();
-            const QJsonObject pipeline = r.json.value(QStringLiteral("pipeline")).toObject();
-            if (!changed) {
-                if (cli.args().json)
-                    printJson(r.json);
-                else
-                    printOut(QStringLiteral("pipeline %1 is unchanged (version %2)")
-                                 .arg(name)
-                                 .arg(num(pipeline, "config_version")));
-                return cli.finish(ExitOk);
+    client::Api::PipelineSet set{.config = QString::fromUtf8(*config),
+                                 .vars = QString::fromUtf8(vars),
+                                 .varFlags = *varFlags,
+                                 .dryRun = true,
+                                 .unpaused = cli.args().has(QStringLiteral("unpaused"))};
+    cli.api().setPipeline(name, set, cli.handle([&cli, name, set](const client::ApiResponse &r) {
+        const bool changed = r.json.value(QStringLiteral("changed")).toBool();
+        const QJsonObject pipeline = r.json.value(QStringLiteral("pipeline")).toObject();
+        if (!changed) {
+            if (cli.args().json)
+                printJson(r.json);
+            else
+                printOut(QStringLiteral("pipeline %1 is unchanged (version %2)")
+                             .arg(name)
+                             .arg(num(pipeline, "config_version")));
+            return cli.finish(ExitOk);
+        }
+        if (!cli.args().json) {
+            if (r.json.value(QStringLiteral("created")).toBool())
+                printOut(QStringLiteral("pipeline %1 is new:").arg(name));
+            for (const QJsonValue line : r.json.value(QStringLiteral("diff")).toArray())
+                printOut(colouredDiffLine(line.toString()));
+            if (const QStringList ignored = r.json.value(QStringLiteral("ignored_keys")).toVariant().toStringList();
+                !ignored.isEmpty())
+                printErr(QStringLiteral("note: Pando does not read the top-level keys %1 (as fly, it takes "
+                                        "them to hold anchors and leaves them out)")
+                             .arg(ignored.join(QStringLiteral(", "))));
+            QStringList sources;
+            for (const QJsonValue source : r.json.value(QStringLiteral("var_sources")).toArray())
+                sources << QStringLiteral("%1 (%2)").arg(source[QStringLiteral("name")].toString(),
+                                                         source[QStringLiteral("type")].toString());
+            if (!sources.isEmpty())
+                printErr(QStringLiteral("note: runs read ((source:...)) vars from %1 when they start; a var a "
+                                        "source lacks errors the run")
+                             .arg(sources.join(QStringLiteral(", "))));
+            for (const QJsonValue var : r.json.value(QStringLiteral("undefined_vars")).toArray()) {
+                // "secrets:db.password" is the secret db.
+                const QString written = var.toString();
+                const QString secret = written.section(QLatin1Char(':'), -1).section(QLatin1Char('.'), 0, 0);
+                printErr(QStringLiteral("note: ((%1)) has no value yet; runs that use it fail until it is set: "
+                                        "pando secrets set %2 --pipeline %3")
+                             .arg(written, secret, name));
             }
-            if (!cli.args().json) {
-                if (r.json.value(QStringLiteral("created")).toBool())
-                    printOut(QStringLiteral("pipeline %1 is new:").arg(name));
-                for (const QJsonValue line : r.json.value(QStringLiteral("diff")).toArray())
-                    printOut(colouredDiffLine(line.toString()));
-                if (const QStringList ignored = r.json.value(QStringLiteral("ignored_keys")).toVariant().toStringList();
-                    !ignored.isEmpty())
-                    printErr(QStringLiteral("note: Pando does not read the top-level keys %1 (as fly, it takes "
-                                            "them to hold anchors and leaves them out)")
-                                 .arg(ignored.join(QStringLiteral(", "))));
-                QStringList sources;
-                for (const QJsonValue source : r.json.value(QStringLiteral("var_sources")).toArray())
-                    sources << QStringLiteral("%1 (%2)").arg(source[QStringLiteral("name")].toString(),
-                                                             source[QStringLiteral("type")].toString());
-                if (!sources.isEmpty())
-                    printErr(QStringLiteral("note: runs read ((source:...)) vars from %1 when they start; a var a "
-                                            "source lacks errors the run")
-                                 .arg(sources.join(QStringLiteral(", "))));
-                for (const QJsonValue var : r.json.value(QStringLiteral("undefined_vars")).toArray()) {
-                    // "secrets:db.password" is the secret db.
-                    const QString written = var.toString();
-                    const QString secret = written.section(QLatin1Char(':'), -1).section(QLatin1Char('.'), 0, 0);
-                    printErr(QStringLiteral("note: ((%1)) has no value yet; runs that use it fail until it is set: "
-                                            "pando secrets set %2 --pipeline %3")
-                                 .arg(written, secret, name));
-                }
-            }
-            cli.confirm(QStringLiteral("apply these changes?"), QStringLiteral("pipelines set ") + name,
-                        [&cli, configText, varsText, flags] { applyPipeline(cli, configText, varsText, flags); });
-        }));
+        }
+        cli.confirm(QStringLiteral("apply these changes?"), QStringLiteral("pipelines set ") + name,
+                    [&cli, set] { applyPipeline(cli, set); });
+    }));
 }
 
-void applyPipeline(Cli &cli, const QString &config, const QString &vars, const QJsonArray &varFlags)
+void applyPipeline(Cli &cli, client::Api::PipelineSet set)
 {
     const QString name = cli.args().arguments.value(0);
-    cli.api().setPipeline(name, config, vars, varFlags, false, cli.handle([&cli, name](const client::ApiResponse &r) {
+    set.dryRun = false;
+    cli.api().setPipeline(name, set, cli.handle([&cli, name](const client::ApiResponse &r) {
         if (cli.args().json) {
             printJson(r.json);
             return cli.finish(ExitOk);
@@ -234,7 +236,8 @@ void applyPipeline(Cli &cli, const QString &config, const QString &vars, const Q
                           name)
                      .arg(num(pipeline, "config_version")));
         if (pipeline.value(QStringLiteral("paused")).toBool())
-            printOut(QStringLiteral("it is paused; start it with: pando pipelines unpause %1").arg(name));
+            printOut(QStringLiteral("it is paused (%1); start it with: pando pipelines unpause %2")
+                         .arg(orDash(str(pipeline, "paused_reason")), name));
         cli.finish(ExitOk);
     }));
 }
@@ -277,8 +280,10 @@ void showPipeline(Cli &cli)
             return cli.finish(ExitOk);
         }
         QStringList jobs;
+        const QJsonObject pausedJobs = r.json.value(QStringLiteral("paused_jobs")).toObject();
         for (const QJsonValue job : r.json.value(QStringLiteral("jobs")).toArray())
-            jobs << job.toString();
+            jobs << (pausedJobs.contains(job.toString()) ? job.toString() + QStringLiteral(" (paused)")
+                                                         : job.toString());
         const bool paused = r.json.value(QStringLiteral("paused")).toBool();
         printOut(keyValues({
             {QStringLiteral("name"), str(r.json, "name")},
@@ -523,6 +528,58 @@ void removePipeline(Cli &cli)
                 });
 }
 
+// "#3 succeeded 2026-12-07 10:02", for a run a job list shows; "-" for none.
+QString jobRun(const QJsonValue &run)
+{
+    if (!run.isObject())
+        return QStringLiteral("-");
+    const QJsonObject r = run.toObject();
+    const qint64 when = num(r, "finished_ms") > 0 ? num(r, "finished_ms") : num(r, "created_ms");
+    return QStringLiteral("#%1 %2 %3").arg(num(r, "number")).arg(runStatus(r), timestamp(when));
+}
+
+// The pipeline's jobs as `fly jobs` lists them: paused or not, the last run and the next.
+void listJobs(Cli &cli)
+{
+    const QString pipeline = cli.args().arguments.value(0);
+    cli.api().jobs(pipeline, cli.handle([&cli](const client::ApiResponse &r) {
+        if (cli.args().json) {
+            printJson(r.json);
+            return cli.finish(ExitOk);
+        }
+        QList<QStringList> rows;
+        for (const QJsonValue value : r.json.value(QStringLiteral("jobs")).toArray()) {
+            const QJsonObject job = value.toObject();
+            QString state =
+                job.value(QStringLiteral("paused")).toBool() ? str(job, "paused_reason") : QStringLiteral("active");
+            if (!job.value(QStringLiteral("manual_trigger")).toBool(true))
+                state += QStringLiteral(", no manual trigger");
+            rows << QStringList{str(job, "name"), state, jobRun(job.value(QStringLiteral("last_run"))),
+                                jobRun(job.value(QStringLiteral("next_run")))};
+        }
+        printOut(
+            table({QStringLiteral("JOB"), QStringLiteral("STATE"), QStringLiteral("LAST RUN"), QStringLiteral("NEXT")},
+                  rows));
+        cli.finish(ExitOk);
+    }));
+}
+
+void setJobPaused(Cli &cli, bool pause)
+{
+    const QStringList parts = cli.args().arguments.value(0).split(QLatin1Char('/'));
+    cli.api().setJobPaused(parts[0], parts[1], pause, cli.handle([&cli, parts, pause](const client::ApiResponse &r) {
+        if (cli.args().json)
+            printJson(r.json);
+        else if (pause)
+            printOut(QStringLiteral("paused job %1/%2: its runs wait and none is queued until: pando jobs unpause "
+                                    "%1/%2")
+                         .arg(parts[0], parts[1]));
+        else
+            printOut(QStringLiteral("unpaused job %1/%2").arg(parts[0], parts[1]));
+        cli.finish(ExitOk);
+    }));
+}
+
 void triggerJob(Cli &cli)
 {
     const QStringList parts = cli.args().arguments.value(0).split(QLatin1Char('/'));
@@ -646,6 +703,16 @@ void unpause(Cli &cli)
     pausePipeline(cli, false);
 }
 
+void pauseJob(Cli &cli)
+{
+    setJobPaused(cli, true);
+}
+
+void unpauseJob(Cli &cli)
+{
+    setJobPaused(cli, false);
+}
+
 void watch(Cli &cli)
 {
     watchRun(cli, cli.args().arguments.value(0));
@@ -661,6 +728,7 @@ constexpr CommandDef PipelineTable[] = {
        {&flags::Vars, 'l'},
        {&flags::Var, 'v'},
        {&flags::YamlVar},
+       {&flags::Unpaused},
        {&flags::Yes, 'y'}}},
      "show the changes, ask, then set the pipeline",
      &setPipeline},
@@ -715,13 +783,34 @@ constexpr CommandDef PipelineTable[] = {
      {{{&flags::Yes, 'y'}}},
      "remove a pipeline with its runs and secrets",
      &removePipeline},
+    {"jobs", "list", "PIPELINE", 1, 1, {}, "the pipeline's jobs: paused or not, the last run, the next", &listJobs},
+    {"jobs",
+     "pause",
+     "PIPELINE/JOB",
+     1,
+     1,
+     {},
+     "hold back the job's runs (running ones go on)",
+     &pauseJob,
+     Needs::Token,
+     &checkJob},
+    {"jobs",
+     "unpause",
+     "PIPELINE/JOB",
+     1,
+     1,
+     {},
+     "start the job's runs again, with what was found meanwhile",
+     &unpauseJob,
+     Needs::Token,
+     &checkJob},
     {"jobs",
      "trigger",
      "PIPELINE/JOB",
      1,
      1,
-     {{{&flags::Watch}, {&flags::ForceRun}}},
-     "queue a run; --watch follows it to the end, --force runs every step",
+     {{{&flags::Watch, 'w'}, {&flags::ForceRun}}},
+     "queue a run; --watch (-w, as fly's) follows it to the end, --force runs every step",
      &triggerJob,
      Needs::Token,
      &checkJob},

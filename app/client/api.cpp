@@ -407,17 +407,18 @@ void Api::pipeline(const QString &name, Callback done) const
 
 void Api::setPipeline(const QString &name, const QString &config, const QString &vars, bool dryRun, Callback done) const
 {
-    setPipeline(name, config, vars, {}, dryRun, std::move(done));
+    setPipeline(name, PipelineSet{.config = config, .vars = vars, .dryRun = dryRun}, std::move(done));
 }
 
-void Api::setPipeline(const QString &name, const QString &config, const QString &vars, const QJsonArray &varFlags,
-                      bool dryRun, Callback done) const
+void Api::setPipeline(const QString &name, const PipelineSet &set, Callback done) const
 {
-    QJsonObject body{{u"config"_s, config}, {u"dry_run"_s, dryRun}};
-    if (!vars.isEmpty())
-        body.insert(u"vars"_s, vars);
-    if (!varFlags.isEmpty())
-        body.insert(u"var_flags"_s, varFlags);
+    QJsonObject body{{u"config"_s, set.config}, {u"dry_run"_s, set.dryRun}};
+    if (!set.vars.isEmpty())
+        body.insert(u"vars"_s, set.vars);
+    if (!set.varFlags.isEmpty())
+        body.insert(u"var_flags"_s, set.varFlags);
+    if (set.unpaused)
+        body.insert(u"paused"_s, false);
     sendJson("PUT", apiPath({u"pipelines"_s, name}), body, std::move(done));
 }
 
@@ -449,6 +450,17 @@ void Api::updateSettings(const QJsonObject &fields, Callback done) const
 void Api::setPipelineHostExecution(const QString &name, bool allowed, Callback done) const
 {
     sendJson("PUT", apiPath({u"pipelines"_s, name, u"host-execution"_s}), {{u"allowed"_s, allowed}}, std::move(done));
+}
+
+void Api::jobs(const QString &pipeline, Callback done) const
+{
+    get(apiPath({u"pipelines"_s, pipeline, u"jobs"_s}), std::move(done));
+}
+
+void Api::setJobPaused(const QString &pipeline, const QString &job, bool paused, Callback done) const
+{
+    sendJson("POST", apiPath({u"pipelines"_s, pipeline, u"jobs"_s, job, paused ? u"pause"_s : u"unpause"_s}), {},
+             std::move(done));
 }
 
 void Api::triggerJob(const QString &pipeline, const QString &job, bool force, Callback done) const

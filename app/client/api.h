@@ -181,11 +181,18 @@ public:
     // Pipelines and runs.
     void pipelines(Callback done) const;
     void pipeline(const QString &name, Callback done) const;
-    // vars empty: none; dryRun: the diff only, nothing changes.
+    // How a pipeline is set: vars (empty: none); varFlags, [{name, value, yaml}] set on top of
+    // vars (`pando pipelines set -v`, `--yaml-var`); dryRun: the diff only, nothing changes;
+    // unpaused: a pipeline this creates starts active instead of paused.
+    struct PipelineSet {
+        QString config;
+        QString vars;
+        QJsonArray varFlags;
+        bool dryRun = false;
+        bool unpaused = false;
+    };
+    void setPipeline(const QString &name, const PipelineSet &set, Callback done) const;
     void setPipeline(const QString &name, const QString &config, const QString &vars, bool dryRun, Callback done) const;
-    // varFlags: [{name, value, yaml}] set on top of vars (`pando pipelines set -v`, `--yaml-var`).
-    void setPipeline(const QString &name, const QString &config, const QString &vars, const QJsonArray &varFlags,
-                     bool dryRun, Callback done) const;
     void removePipeline(const QString &name, Callback done) const;
     void setPipelinePaused(const QString &name, bool paused, Callback done) const;
     // Host execution: the install's setting, and an administrator's mark on one pipeline.
@@ -195,6 +202,9 @@ public:
     // internal_hosts: booleans; member_ports: "FIRST-LAST" or "none").
     void updateSettings(const QJsonObject &fields, Callback done) const;
     void setPipelineHostExecution(const QString &name, bool allowed, Callback done) const;
+    // The pipeline's jobs with their state; pausing one holds back its runs.
+    void jobs(const QString &pipeline, Callback done) const;
+    void setJobPaused(const QString &pipeline, const QString &job, bool paused, Callback done) const;
     // force: the run runs every step, restoring nothing unchanged.
     void triggerJob(const QString &pipeline, const QString &job, bool force, Callback done) const;
     // pipeline empty: every pipeline's runs; job empty: every job's.

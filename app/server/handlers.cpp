@@ -342,6 +342,10 @@ constexpr RouteDef Routes[] = {
     {"POST", "/api/v1/pipelines/{name}/pause", PipelinesWrite, Pipeline, false, &pipelineapi::pausePipeline},
     {"POST", "/api/v1/pipelines/{name}/unpause", PipelinesWrite, Pipeline, false, &pipelineapi::unpausePipeline},
     {"POST", "/api/v1/pipelines/{name}/jobs/{job}/runs", RunsWrite, Pipeline, false, &pipelineapi::triggerJob},
+    // Jobs and their state (fly jobs); pausing one holds back its runs, an operator's as a trigger is.
+    {"GET", "/api/v1/pipelines/{name}/jobs", PipelinesRead, Pipeline, false, &pipelineapi::listJobs},
+    {"POST", "/api/v1/pipelines/{name}/jobs/{job}/pause", RunsWrite, Pipeline, false, &pipelineapi::pauseJob},
+    {"POST", "/api/v1/pipelines/{name}/jobs/{job}/unpause", RunsWrite, Pipeline, false, &pipelineapi::unpauseJob},
     {"GET", "/api/v1/pipelines/{name}/runs", PipelinesRead, Pipeline, false, &pipelineapi::listPipelineRuns},
     // Public: a forge cannot hold a bearer token; the resource's webhook token is checked instead.
     {"POST", "/api/v1/pipelines/{name}/resources/{resource}/check", Public, None, false, &pipelineapi::webhook},

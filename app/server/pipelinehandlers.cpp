@@ -39,6 +39,16 @@ Result<QString> stringField(const QJsonObject &object, const QString &key, bool 
     return value.toString();
 }
 
+Result<bool> boolField(const QJsonObject &object, const QString &key, bool fallback)
+{
+    const QJsonValue value = object.value(key);
+    if (value.isUndefined())
+        return fallback;
+    if (!value.isBool())
+        return fail(ErrorCode::Invalid, QStringLiteral("must be true or false"), key);
+    return value.toBool();
+}
+
 QJsonObject runsJson(const QList<core::RunRecord> &runs, const core::authz::Visibility &visible)
 {
     QJsonArray list;
@@ -143,11 +153,11 @@ Reply setPipeline(Call &call)
         return errorReply(notEnabled());
     const QString example = QStringLiteral("{\"config\": \"<pipeline YAML>\", \"vars\": \"<vars YAML>\", "
                                            "\"var_flags\": [{\"name\": \"branch\", \"value\": \"main\"}], "
-                                           "\"dry_run\": false}");
-    auto body = jsonObjectBody(
-        call.request,
-        {QStringLiteral("config"), QStringLiteral("vars"), QStringLiteral("var_flags"), QStringLiteral("dry_run")},
-        example);
+                                           "\"dry_run\": false, \"paused\": true}");
+    auto body = jsonObjectBody(call.request,
+                               {QStringLiteral("config"), QStringLiteral("vars"), QStringLiteral("var_flags"),
+                                QStringLiteral("dry_run"), QStringLiteral("paused")},
+                               example);
     if (!body)
         return errorReply(body.error());
     auto config = stringField(*body, QStringLiteral("config"), true);
@@ -158,9 +168,14 @@ Reply setPipeline(Call &call)
     auto vars = stringField(*body, QStringLiteral("vars"), false);
     if (!vars)
         return errorReply(vars.error());
-    const QJsonValue dryRun = body->value(QStringLiteral("dry_run"));
-    if (!dryRun.isUndefined() && !dryRun.isBool())
-        return invalid(QStringLiteral("must be true or false"), QStringLiteral("dry_run"));
+    auto dryRun = boolField(*body, QStringLiteral("dry_run"), false);
+    if (!dryRun)
+        return errorReply(dryRun.error());
+    // A pipeline this creates starts paused unless told otherwise, as fly's set-pipeline makes it.
+    auto paused = boolField(*body, QStringLiteral("paused"), true);
+    if (!paused)
+        return errorReply(paused.error());
+    const core::pipelines::SetPipelineOptions options{.dryRun = *dryRun, .startPaused = *paused};
     // -v and -y of `pando pipelines set`, set on top of the vars file by the pipeline config's rule.
     const QJsonValue flagsValue = body->value(QStringLiteral("var_flags"));
     if (!flagsValue.isUndefined() && !flagsValue.isArray())
@@ -181,11 +196,10 @@ Reply setPipeline(Call &call)
         return errorReply(merged.error());
 
     // Through the engine, which gives the caller the owner grant on a pipeline it first sets.
-    auto result =
-        call.engine.setPipeline(call.args.value(0), config->toUtf8(), *merged, dryRun.toBool(false), call.actor);
+    auto result = call.engine.setPipeline(call.args.value(0), config->toUtf8(), *merged, options, call.actor);
     if (!result)
         return errorReply(result.error());
-    const bool created = result->created && !dryRun.toBool(false);
+    const bool created = result->created && !options.dryRun;
     return Reply{created ? 201 : 200, result->toJson()};
 }
 
@@ -229,6 +243,45 @@ Reply unpausePipeline(Call &call)
     if (auto unpaused = s->unpause(call.args.value(0), call.actor); !unpaused)
         return errorReply(unpaused.error());
     return pipelineAfterChange(*s, call.args.value(0), false);
+}
+
+Reply listJobs(Call &call)
+{
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
+    auto jobs = s->jobs(call.args.value(0));
+    if (!jobs)
+        return errorReply(jobs.error());
+    QJsonArray list;
+    for (const core::pipelines::JobView &job : std::as_const(*jobs))
+        list.append(job.toJson());
+    return Reply{200, QJsonObject{{QStringLiteral("jobs"), list}}};
+}
+
+namespace {
+
+Reply setJobPaused(Call &call, bool paused)
+{
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
+    auto job = s->setJobPaused(call.args.value(0), call.args.value(1), paused, call.actor);
+    if (!job)
+        return errorReply(job.error());
+    return Reply{200, job->toJson()};
+}
+
+} // namespace
+
+Reply pauseJob(Call &call)
+{
+    return setJobPaused(call, true);
+}
+
+Reply unpauseJob(Call &call)
+{
+    return setJobPaused(call, false);
 }
 
 Reply triggerJob(Call &call)

@@ -52,6 +52,7 @@ class DeployLogFeed;
 namespace pipelines {
 class PipelineService;
 struct SetPipelineResult;
+struct SetPipelineOptions;
 } // namespace pipelines
 namespace accounts {
 class AccountService;
@@ -445,6 +446,9 @@ public:
     // The runner's setPipeline()/removePipeline() with ownership (enginegrants.cpp): a user who
     // first sets a pipeline owns it (undone with the pipeline when the grant fails), and a
     // removed pipeline's grants go with it. Unavailable without a runner.
+    Result<pipelines::SetPipelineResult> setPipeline(const QString &name, const QByteArray &configYaml,
+                                                     const QByteArray &varsYaml,
+                                                     const pipelines::SetPipelineOptions &options, const Actor &actor);
     Result<pipelines::SetPipelineResult> setPipeline(const QString &name, const QByteArray &configYaml,
                                                      const QByteArray &varsYaml, bool dryRun, const Actor &actor);
     Status removePipeline(const QString &name, const Actor &actor);

@@ -157,12 +157,14 @@ authz::ObjectRef Engine::subjectOf(const Event &event)
 }
 
 Result<pipelines::SetPipelineResult> Engine::setPipeline(const QString &name, const QByteArray &configYaml,
-                                                         const QByteArray &varsYaml, bool dryRun, const Actor &actor)
+                                                         const QByteArray &varsYaml,
+                                                         const pipelines::SetPipelineOptions &options,
+                                                         const Actor &actor)
 {
     if (!d->pipelines)
         return std::unexpected(noPipelineRunner());
-    auto result = d->pipelines->setPipeline(name, configYaml, varsYaml, dryRun, actor);
-    if (!result || !result->created || dryRun)
+    auto result = d->pipelines->setPipeline(name, configYaml, varsYaml, options, actor);
+    if (!result || !result->created || options.dryRun)
         return result;
     if (auto owned = d->grants.grantOwner(authz::ObjectKind::Pipeline, name, actor); !owned) {
         // Nothing half-created: a pipeline nobody owns could be managed only by operators.
@@ -172,6 +174,12 @@ Result<pipelines::SetPipelineResult> Engine::setPipeline(const QString &name, co
         return std::unexpected(owned.error());
     }
     return result;
+}
+
+Result<pipelines::SetPipelineResult> Engine::setPipeline(const QString &name, const QByteArray &configYaml,
+                                                         const QByteArray &varsYaml, bool dryRun, const Actor &actor)
+{
+    return setPipeline(name, configYaml, varsYaml, pipelines::SetPipelineOptions{.dryRun = dryRun}, actor);
 }
 
 Status Engine::removePipeline(const QString &name, const Actor &actor)

@@ -545,6 +545,18 @@ const QList<Migration> &migrations()
              // ('' for a pipeline a person set first).
              QStringLiteral("ALTER TABLE pipelines ADD COLUMN set_by TEXT NOT NULL DEFAULT ''"),
          }},
+        {30,
+         QStringLiteral("pipelines: jobs someone paused"),
+         {
+             // core/pipelines: Concourse's pause-job. A paused job's queued runs wait and no run is
+             // queued for it; the row goes with its pipeline.
+             QStringLiteral("CREATE TABLE job_pauses ("
+                            " pipeline TEXT NOT NULL REFERENCES pipelines(name) ON DELETE CASCADE,"
+                            " job TEXT NOT NULL,"
+                            " reason TEXT NOT NULL,"
+                            " paused_ms BIGINT NOT NULL,"
+                            " PRIMARY KEY (pipeline, job))"),
+         }},
     };
     return all;
 }

@@ -24,6 +24,12 @@ struct JobSettings {
     bool operator==(const JobSettings &) const = default;
 };
 
+// A job someone paused (Concourse's pause-job): its queued runs wait and none is queued for it.
+struct JobPauseRecord {
+    QString reason; // "paused by alice"
+    qint64 pausedMs = 0;
+};
+
 struct PipelineRecord {
     QString name;          // primary key
     QString configYaml;    // as the user set it, ((vars)) not interpolated: secrets never land here

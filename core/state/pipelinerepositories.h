@@ -20,17 +20,29 @@ QMap<QString, JobSettings> jobSettingsFrom(const QString &json);
 class PipelineRepository {
 public:
     explicit PipelineRepository(Database &db) : m_db(db) {}
+    // What a set records besides the text. jobs: each job's settings. resourceOldNames: new name
+    // → old name. setBy and pausedReason count for a pipeline the set creates only: the pipeline
+    // whose set_pipeline step creates it, and why it starts paused (empty: it starts active).
+    struct SetFields {
+        QMap<QString, JobSettings> jobs;
+        QMap<QString, QString> resourceOldNames;
+        QString setBy;
+        QString pausedReason;
+    };
     // Creates the pipeline or replaces its config and its jobs' settings, bumping configVersion;
     // renames the runs of each job's oldName to it (unless it has runs already), and the
-    // versions, check, pin and recorded inputs of each renamed resource (resourceOldNames: new
-    // name → old name; unless the new name has versions already); returns the row. setBy: the
-    // pipeline whose set_pipeline step creates it (kept from its first set only).
+    // versions, check, pin and recorded inputs of each renamed resource (unless the new name has
+    // versions already); returns the row.
     Result<PipelineRecord> set(const QString &name, const QString &configYaml, const QString &varsYaml, qint64 nowMs,
-                               const QMap<QString, JobSettings> &jobs = {},
-                               const QMap<QString, QString> &resourceOldNames = {}, const QString &setBy = {});
+                               const SetFields &fields = {});
     Result<PipelineRecord> find(const QString &name);
     Result<QList<PipelineRecord>> list();
     Status setPaused(const QString &name, bool paused, const QString &reason, qint64 nowMs);
+    // Pauses or unpauses one job of the pipeline (whether the config has it is the caller's to
+    // check). Pausing a paused job keeps its first reason. NotFound: no such pipeline.
+    Status setJobPaused(const QString &pipeline, const QString &job, bool paused, const QString &reason, qint64 nowMs);
+    // Each paused job of the pipeline (none for one that does not exist).
+    Result<QMap<QString, JobPauseRecord>> pausedJobs(const QString &pipeline);
     Status setMaxRuns(const QString &name, int maxRuns, qint64 nowMs);
     // Replaces the jobs' settings alone (no new config version).
     Status setJobSettings(const QString &name, const QMap<QString, JobSettings> &jobs);

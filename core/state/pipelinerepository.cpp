@@ -95,9 +95,10 @@ Status expectOneRow(const Result<QSqlQuery> &q, const QString &missing, const QS
 } // namespace
 
 Result<PipelineRecord> PipelineRepository::set(const QString &name, const QString &configYaml, const QString &varsYaml,
-                                               qint64 nowMs, const QMap<QString, JobSettings> &jobs,
-                                               const QMap<QString, QString> &resourceOldNames, const QString &setBy)
+                                               qint64 nowMs, const SetFields &fields)
 {
+    const QMap<QString, JobSettings> &jobs = fields.jobs;
+    const QMap<QString, QString> &resourceOldNames = fields.resourceOldNames;
     const QString what = u"set pipeline "_s + name;
     auto tx = detail::Transaction::begin(m_db, what);
     if (!tx)
@@ -118,16 +119,21 @@ Result<PipelineRecord> PipelineRepository::set(const QString &name, const QStrin
             return std::unexpected(q.error());
         // old_name: the job's runs, and with them the versions that passed it, carry over. A job
         // that has runs under its new name already took them (the file still says old_name).
+        // So does a pause of the old name.
         for (auto it = jobs.begin(); it != jobs.end(); ++it) {
             if (it->oldName.isEmpty())
                 continue;
-            auto renamed = tx->run(u"UPDATE runs SET job = ? WHERE pipeline = ? AND job = ? AND NOT EXISTS"
-                                   " (SELECT 1 FROM runs r WHERE r.pipeline = ? AND r.job = ?)"_s,
-                                   {detail::text(it.key()), detail::text(name), detail::text(it->oldName),
-                                    detail::text(name), detail::text(it.key())},
-                                   what);
-            if (!renamed)
-                return std::unexpected(renamed.error());
+            for (const QString &table : {u"runs"_s, u"job_pauses"_s}) {
+                auto renamed = tx->run(u"UPDATE "_s + table +
+                                           u" SET job = ? WHERE pipeline = ? AND job = ? AND NOT "
+                                           "EXISTS (SELECT 1 FROM "_s +
+                                           table + u" r WHERE r.pipeline = ? AND r.job = ?)"_s,
+                                       {detail::text(it.key()), detail::text(name), detail::text(it->oldName),
+                                        detail::text(name), detail::text(it.key())},
+                                       what);
+                if (!renamed)
+                    return std::unexpected(renamed.error());
+            }
         }
         for (auto it = resourceOldNames.begin(); it != resourceOldNames.end(); ++it) {
             const QVariant pipeline = detail::text(name), renamed = detail::text(it.key()),
@@ -155,9 +161,10 @@ Result<PipelineRecord> PipelineRepository::set(const QString &name, const QStrin
         }
     } else {
         auto q = tx->run(u"INSERT INTO pipelines ("_s + kPipelineColumns +
-                             u") VALUES (?, ?, ?, 1, 0, '', 0, 0, ?, ?, 0, '', ?, ?)"_s,
-                         {detail::text(name), detail::text(configYaml), detail::text(varsYaml), nowMs, nowMs,
-                          detail::text(detail::jobSettingsJson(jobs)), detail::text(setBy)},
+                             u") VALUES (?, ?, ?, 1, ?, ?, 0, 0, ?, ?, 0, '', ?, ?)"_s,
+                         {detail::text(name), detail::text(configYaml), detail::text(varsYaml),
+                          fields.pausedReason.isEmpty() ? 0 : 1, detail::text(fields.pausedReason), nowMs, nowMs,
+                          detail::text(detail::jobSettingsJson(jobs)), detail::text(fields.setBy)},
                          what);
         if (!q)
             return std::unexpected(q.error());
@@ -201,6 +208,40 @@ Status PipelineRepository::setPaused(const QString &name, bool paused, const QSt
                     {detail::text(paused ? reason : QString()), nowMs, detail::text(name)},
                     u"pause pipeline "_s + name),
         u"no pipeline named "_s + name, u"pipelines"_s);
+}
+
+Status PipelineRepository::setJobPaused(const QString &pipeline, const QString &job, bool paused, const QString &reason,
+                                        qint64 nowMs)
+{
+    const QString what = u"pause job "_s + pipeline + u'/' + job;
+    auto tx = detail::Transaction::begin(m_db, what);
+    if (!tx)
+        return std::unexpected(tx.error());
+    auto exists = tx->run(u"SELECT 1 FROM pipelines WHERE name = ?"_s, {detail::text(pipeline)}, what);
+    if (!exists)
+        return std::unexpected(exists.error());
+    if (!exists->next())
+        return fail(ErrorCode::NotFound, u"no pipeline named "_s + pipeline, u"pipelines"_s);
+    auto q = paused ? tx->run(u"INSERT INTO job_pauses (pipeline, job, reason, paused_ms) VALUES (?, ?, ?, ?)"
+                              " ON CONFLICT (pipeline, job) DO NOTHING"_s,
+                              {detail::text(pipeline), detail::text(job), detail::text(reason), nowMs}, what)
+                    : tx->run(u"DELETE FROM job_pauses WHERE pipeline = ? AND job = ?"_s,
+                              {detail::text(pipeline), detail::text(job)}, what);
+    if (!q)
+        return std::unexpected(q.error());
+    return tx->commit();
+}
+
+Result<QMap<QString, JobPauseRecord>> PipelineRepository::pausedJobs(const QString &pipeline)
+{
+    auto q = detail::run(m_db, u"SELECT job, reason, paused_ms FROM job_pauses WHERE pipeline = ?"_s,
+                         {detail::text(pipeline)}, u"paused jobs of "_s + pipeline);
+    if (!q)
+        return std::unexpected(q.error());
+    QMap<QString, JobPauseRecord> paused;
+    while (q->next())
+        paused.insert(q->value(0).toString(), JobPauseRecord{q->value(1).toString(), q->value(2).toLongLong()});
+    return paused;
 }
 
 Status PipelineRepository::setJobSettings(const QString &name, const QMap<QString, JobSettings> &jobs)

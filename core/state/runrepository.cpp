@@ -4,6 +4,7 @@
 #include "sql.h"
 
 #include <QRandomGenerator>
+#include <QSet>
 
 using namespace Qt::StringLiterals;
 
@@ -199,6 +200,13 @@ Result<std::optional<RunRecord>> RunRepository::claimNext(const QString &pipelin
         if (!row->next() || row->value(0).toInt() != 0)
             return none();
         const QMap<QString, JobSettings> jobs = detail::jobSettingsFrom(row->value(1).toString());
+        // And so are paused jobs, whose queued runs wait.
+        auto pausedRows = tx->run(u"SELECT job FROM job_pauses WHERE pipeline = ?"_s, {detail::text(pipeline)}, what);
+        if (!pausedRows)
+            return std::unexpected(pausedRows.error());
+        QSet<QString> pausedJobs;
+        while (pausedRows->next())
+            pausedJobs.insert(pausedRows->value(0).toString());
         auto running = tx->run(u"SELECT job FROM runs WHERE pipeline = ? AND status = ?"_s,
                                {detail::text(pipeline), toString(RunStatus::Running)}, what);
         if (!running)
@@ -223,7 +231,7 @@ Result<std::optional<RunRecord>> RunRepository::claimNext(const QString &pipelin
             auto candidate = runFrom(*queued);
             if (!candidate)
                 return std::unexpected(candidate.error());
-            if (mayStart(candidate->job, jobs, runningOf))
+            if (!pausedJobs.contains(candidate->job) && mayStart(candidate->job, jobs, runningOf))
                 pick = *candidate;
         }
         if (!pick)

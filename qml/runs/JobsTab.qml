@@ -224,8 +224,13 @@ Pane {
                         required property bool busy
                         required property string actionError
                         required property bool manualTrigger
+                        required property bool paused
+                        required property string pausedReason
                         // What the box's tooltip says: what feeds the job, and why it has no Trigger.
-                        readonly property string hint: job.manualTrigger
+                        readonly property string hint: job.paused
+                            ? qsTr("%1: %2; paused (%3): its runs wait until it is unpaused")
+                                  .arg(job.name).arg(job.upstreamText).arg(job.pausedReason)
+                            : job.manualTrigger
                             ? qsTr("%1: %2").arg(job.name).arg(job.upstreamText)
                             : qsTr("%1: %2; not started by hand (disable_manual_trigger): its resources start it")
                                   .arg(job.name).arg(job.upstreamText)
@@ -252,11 +257,11 @@ Pane {
                         onYChanged: edges.requestPaint()
                         // Shift+Enter: every step runs again, the unchanged ones too.
                         Keys.onReturnPressed: event => {
-                            if (job.manualTrigger)
+                            if (job.manualTrigger && !job.paused)
                                 root.jobsModel.trigger(job.index, (event.modifiers & Qt.ShiftModifier) !== 0);
                         }
                         Keys.onEnterPressed: event => {
-                            if (job.manualTrigger)
+                            if (job.manualTrigger && !job.paused)
                                 root.jobsModel.trigger(job.index, (event.modifiers & Qt.ShiftModifier) !== 0);
                         }
                         Keys.onUpPressed: root.focusJob(Math.max(0, job.index - 1))
@@ -307,16 +312,27 @@ Pane {
                                 color: job.palette.windowText
                                 Layout.fillWidth: true
                             }
+                            Label {
+                                objectName: "jobPaused"
+                                visible: job.paused
+                                text: qsTr("Paused: its runs wait")
+                                font.italic: true
+                                elide: Text.ElideRight
+                                color: job.palette.windowText
+                                Layout.fillWidth: true
+                            }
                             Button {
                                 objectName: "jobTrigger"
                                 Layout.alignment: Qt.AlignLeft
                                 text: qsTr("Trigger")
                                 Accessible.name: qsTr("Trigger %1").arg(job.name)
-                                enabled: !job.busy && !root.paused && job.manualTrigger
+                                enabled: !job.busy && !root.paused && !job.paused && job.manualTrigger
                                 // A disabled button shows no tooltip of its own: the box's says why.
                                 ToolTip.visible: hovered
                                 ToolTip.text: root.paused
                                     ? qsTr("The pipeline is paused; unpause it to start runs")
+                                    : job.paused
+                                    ? qsTr("The job is paused; unpause it to start runs")
                                     : qsTr("Start a run of %1 (right-click or Shift+Enter: run every step again, also those unchanged since a run that succeeded)")
                                           .arg(job.name)
                                 onClicked: {
@@ -343,6 +359,23 @@ Pane {
                                         parent.allSteps.parent = parent;
                                         parent.allSteps.popup();
                                     }
+                                }
+                            }
+                            Button {
+                                objectName: "jobPause"
+                                Layout.alignment: Qt.AlignLeft
+                                flat: true
+                                text: job.paused ? qsTr("Unpause") : qsTr("Pause")
+                                Accessible.name: job.paused ? qsTr("Unpause %1").arg(job.name)
+                                                            : qsTr("Pause %1").arg(job.name)
+                                enabled: !job.busy
+                                ToolTip.visible: hovered
+                                ToolTip.text: job.paused
+                                    ? qsTr("Start %1's runs again, with the versions found while it was paused").arg(job.name)
+                                    : qsTr("Hold back %1's runs: queued ones wait, new versions queue none (running ones go on)").arg(job.name)
+                                onClicked: {
+                                    root.current = job.index;
+                                    root.jobsModel.setPaused(job.index, !job.paused);
                                 }
                             }
                             Label {

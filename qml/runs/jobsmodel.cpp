@@ -76,6 +76,8 @@ QHash<int, QByteArray> JobsModel::roleNames() const
         {BusyRole, "busy"},
         {ActionErrorRole, "actionError"},
         {ManualTriggerRole, "manualTrigger"},
+        {PausedRole, "paused"},
+        {PausedReasonRole, "pausedReason"},
         {SlotRole, "slot"},
     };
 }
@@ -119,6 +121,10 @@ QVariant JobsModel::data(const QModelIndex &index, int role) const
         return row.slot;
     case ManualTriggerRole:
         return row.manualTrigger;
+    case PausedRole:
+        return row.paused;
+    case PausedReasonRole:
+        return row.pausedReason;
     }
     return {};
 }
@@ -212,6 +218,9 @@ void JobsModel::apply(const QJsonObject &pipeline)
         Row row;
         row.name = job.value(u"name"_s).toString();
         row.manualTrigger = !job.value(u"disable_manual_trigger"_s).toBool();
+        const QJsonValue pause = pipeline.value(u"paused_jobs"_s).toObject().value(row.name);
+        row.paused = pause.isObject();
+        row.pausedReason = pause.toObject().value(u"reason"_s).toString();
         QList<QJsonObject> gets;
         collectGets(job.value(u"plan"_s), gets);
         for (const QJsonObject &get : std::as_const(gets)) {
@@ -300,7 +309,8 @@ void JobsModel::rowChanged(int row)
         Q_EMIT selectedChanged();
 }
 
-void JobsModel::trigger(int row, bool force)
+void JobsModel::act(int row, const std::function<void(Session &, const QString &job, Session::ObjectCallback)> &call,
+                    const std::function<void(int row, const QJsonObject &answer)> &done)
 {
     if (!m_session || row < 0 || row >= m_rows.size() || m_rows.at(row).busy)
         return;
@@ -310,7 +320,7 @@ void JobsModel::trigger(int row, bool force)
     rowChanged(row);
     const quint64 generation = m_generation;
     QPointer<JobsModel> self(this);
-    m_session->triggerJob(m_pipeline, job, force, [self, generation, job](const Result<QJsonObject> &run) {
+    call(*m_session, job, [self, generation, job, done](const Result<QJsonObject> &answer) {
         if (!self || self->m_generation != generation)
             return;
         const int at = self->rowOf(job);
@@ -318,17 +328,42 @@ void JobsModel::trigger(int row, bool force)
             return;
         self->m_rows[at].busy = false;
         self->m_rows[at].actionError =
-            run ? QString()
-                : (run.error().hint.isEmpty() ? run.error().text()
-                                              : tr("%1 — %2").arg(run.error().text(), run.error().hint));
+            answer ? QString()
+                   : (answer.error().hint.isEmpty() ? answer.error().text()
+                                                    : tr("%1 — %2").arg(answer.error().text(), answer.error().hint));
         self->rowChanged(at);
-        if (!run)
-            return;
-        // The run.queued event says the same; the answer may come first.
-        if (self->m_rows.at(at).lastRun.value(u"id"_s).toString() != run->value(u"id"_s).toString())
-            self->setLastRun(at, RunState::summaryOf(*run));
-        Q_EMIT self->triggered(self->m_pipeline, run->value(u"id"_s).toString());
+        if (answer)
+            done(at, *answer);
     });
+}
+
+void JobsModel::trigger(int row, bool force)
+{
+    act(
+        row,
+        [this, force](Session &session, const QString &job, Session::ObjectCallback answered) {
+            session.triggerJob(m_pipeline, job, force, std::move(answered));
+        },
+        [this](int at, const QJsonObject &run) {
+            // The run.queued event says the same; the answer may come first.
+            if (m_rows.at(at).lastRun.value(u"id"_s).toString() != run.value(u"id"_s).toString())
+                setLastRun(at, RunState::summaryOf(run));
+            Q_EMIT triggered(m_pipeline, run.value(u"id"_s).toString());
+        });
+}
+
+void JobsModel::setPaused(int row, bool paused)
+{
+    act(
+        row,
+        [this, paused](Session &session, const QString &job, Session::ObjectCallback answered) {
+            session.setJobPaused(m_pipeline, job, paused, std::move(answered));
+        },
+        [this](int at, const QJsonObject &job) {
+            m_rows[at].paused = job.value(u"paused"_s).toBool();
+            m_rows[at].pausedReason = job.value(u"paused_reason"_s).toString();
+            rowChanged(at);
+        });
 }
 
 void JobsModel::onEvent(const QJsonObject &event)

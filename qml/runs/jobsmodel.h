@@ -60,6 +60,8 @@ public:
         ActionErrorRole,   // why the last trigger was refused
         SlotRole,          // 0, 1, ...: its place among the jobs of its stage, in file order
         ManualTriggerRole, // false: the job has disable_manual_trigger (only its resources start it)
+        PausedRole,        // someone paused the job: its runs wait
+        PausedReasonRole,  // "paused by alice"
     };
     Q_ENUM(Role)
 
@@ -86,6 +88,9 @@ public:
     // Queues a run of the job; triggered() names it once the install has queued it. force: the
     // run runs every step, restoring nothing unchanged.
     Q_INVOKABLE void trigger(int row, bool force = false);
+    // Pauses or unpauses the job (its runs wait while it is paused); a refusal is the row's
+    // actionError.
+    Q_INVOKABLE void setPaused(int row, bool paused);
 
 Q_SIGNALS:
     void pipelineChanged();
@@ -102,6 +107,8 @@ private:
         QJsonObject lastRun; // RunState::summaryOf
         bool busy = false;
         bool manualTrigger = true; // no disable_manual_trigger
+        bool paused = false;
+        QString pausedReason;
         QString actionError;
     };
     void onEvent(const QJsonObject &event) override;
@@ -112,6 +119,10 @@ private:
     void fetchRuns();
     void setLastRun(int row, const QJsonObject &run);
     void rowChanged(int row);
+    // Marks the row busy and runs the call; when it answers, the row is no longer busy and
+    // actionError says why it was refused. done gets the answer of a call that succeeded.
+    void act(int row, const std::function<void(Session &, const QString &job, Session::ObjectCallback)> &call,
+             const std::function<void(int row, const QJsonObject &answer)> &done);
 
     QList<Row> m_rows; // by stage, then file order
     QString m_pipeline;

@@ -377,6 +377,7 @@ void Sweep::sweepApi()
             get(QStringLiteral("/api/v1/pipelines/{name}/runs"), base + QStringLiteral("/runs?limit=1000")),
             QStringLiteral("runs"), QStringLiteral("id"));
         get(QStringLiteral("/api/v1/pipelines/{name}/grants"), base + QStringLiteral("/grants"));
+        get(QStringLiteral("/api/v1/pipelines/{name}/jobs"), base + QStringLiteral("/jobs"));
         const QJsonObject resources =
             get(QStringLiteral("/api/v1/pipelines/{name}/resources"), base + QStringLiteral("/resources"));
         for (const QString &resource : fieldsOf(resources, QStringLiteral("resources"), QStringLiteral("name")))

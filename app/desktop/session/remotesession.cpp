@@ -558,6 +558,13 @@ void RemoteSession::setPipelinePaused(const QString &name, bool paused, ObjectCa
          std::move(done));
 }
 
+void RemoteSession::setJobPaused(const QString &pipeline, const QString &job, bool paused, ObjectCallback done)
+{
+    call([pipeline, job, paused](const Api &api,
+                                 Callback cb) { api.setJobPaused(pipeline, job, paused, std::move(cb)); },
+         std::move(done));
+}
+
 void RemoteSession::settings(ObjectCallback done)
 {
     call([](const Api &api, Callback cb) { api.settings(std::move(cb)); }, std::move(done));

@@ -88,6 +88,7 @@ public:
     void setPipeline(const QString &name, const QByteArray &configYaml, const QByteArray &varsYaml,
                      ObjectCallback done) override;
     void setPipelinePaused(const QString &name, bool paused, ObjectCallback done) override;
+    void setJobPaused(const QString &pipeline, const QString &job, bool paused, ObjectCallback done) override;
     void settings(ObjectCallback done) override;
     void updateSettings(const QJsonObject &fields, ObjectCallback done) override;
     void capacity(ObjectCallback done) override;

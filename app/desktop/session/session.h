@@ -200,6 +200,8 @@ public:
     virtual void setPipeline(const QString &name, const QByteArray &configYaml, const QByteArray &varsYaml,
                              ObjectCallback done) = 0;
     virtual void setPipelinePaused(const QString &name, bool paused, ObjectCallback done) = 0;
+    // Pauses or unpauses one job; answers the job ({name, paused, paused_reason, …}).
+    virtual void setJobPaused(const QString &pipeline, const QString &job, bool paused, ObjectCallback done) = 0;
     // The install's settings ({"host_execution": bool, "base_domain", "allowed_domains": [names],
     // "wildcard_domains": bool}); updateSettings changes the fields given (administrators only:
     // Forbidden otherwise; a bad value is an Error naming the field in "where") and answers them all.

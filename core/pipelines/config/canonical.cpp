@@ -413,36 +413,62 @@ QByteArray canonicalJson(const QJsonValue &value)
 
 QStringList diffLines(const QStringList &before, const QStringList &after, int context)
 {
-    // Longest common subsequence on lines; pipeline files are small enough for the quadratic table.
-    const auto n = size_t(before.size());
-    const auto m = size_t(after.size());
-    std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
-    for (size_t i = n; i-- > 0;) {
-        for (size_t j = m; j-- > 0;) {
-            lcs[i][j] = before[qsizetype(i)] == after[qsizetype(j)] ? lcs[i + 1][j + 1] + 1
-                                                                    : std::max(lcs[i + 1][j], lcs[i][j + 1]);
-        }
-    }
     struct Line {
         char op; // ' ', '-', '+'
         QString text;
         int afterLine; // 1-based line in `after` (for '-': the next line there)
     };
     std::vector<Line> script;
-    size_t i = 0;
-    size_t j = 0;
-    while (i < n || j < m) {
-        if (i < n && j < m && before[qsizetype(i)] == after[qsizetype(j)]) {
-            script.push_back({' ', before[qsizetype(i)], int(j + 1)});
-            ++i, ++j;
-        } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
-            script.push_back({'+', after[qsizetype(j)], int(j + 1)});
-            ++j;
-        } else {
-            script.push_back({'-', before[qsizetype(i)], int(j + 1)});
-            ++i;
+    // The lines both begin and end with are unchanged: the longest common subsequence is looked
+    // for only between them, which for the usual edit of a file is a few lines.
+    qsizetype head = 0;
+    while (head < before.size() && head < after.size() && before[head] == after[head])
+        ++head;
+    qsizetype tail = 0;
+    while (tail < before.size() - head && tail < after.size() - head &&
+           before[before.size() - 1 - tail] == after[after.size() - 1 - tail])
+        ++tail;
+    for (qsizetype k = 0; k < head; ++k)
+        script.push_back({' ', after[k], int(k + 1)});
+    const auto n = size_t(before.size() - head - tail);
+    const auto m = size_t(after.size() - head - tail);
+    const auto was = [&](size_t i) -> const QString & {
+        return before[head + qsizetype(i)];
+    };
+    const auto now = [&](size_t j) -> const QString & {
+        return after[head + qsizetype(j)];
+    };
+    // The table is quadratic: past a bound (a rewrite of a large file) every old line is shown
+    // removed and every new one added, which is true if not the shortest.
+    constexpr size_t MaxCells = size_t(16) << 20;
+    if (n > 0 && m > 0 && n * m > MaxCells) {
+        for (size_t i = 0; i < n; ++i)
+            script.push_back({'-', was(i), int(head + 1)});
+        for (size_t j = 0; j < m; ++j)
+            script.push_back({'+', now(j), int(head + qsizetype(j) + 1)});
+    } else {
+        std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
+        for (size_t i = n; i-- > 0;)
+            for (size_t j = m; j-- > 0;)
+                lcs[i][j] = was(i) == now(j) ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+        size_t i = 0;
+        size_t j = 0;
+        while (i < n || j < m) {
+            const int line = int(head + qsizetype(j) + 1);
+            if (i < n && j < m && was(i) == now(j)) {
+                script.push_back({' ', was(i), line});
+                ++i, ++j;
+            } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
+                script.push_back({'-', was(i), line}); // a replaced line: the old one first
+                ++i;
+            } else {
+                script.push_back({'+', now(j), line});
+                ++j;
+            }
         }
     }
+    for (qsizetype k = after.size() - tail; k < after.size(); ++k)
+        script.push_back({' ', after[k], int(k + 1)});
     QStringList out;
     const auto total = qsizetype(script.size());
     qsizetype k = 0;
@@ -475,12 +501,40 @@ QStringList diffLines(const QStringList &before, const QStringList &after, int c
     return out;
 }
 
-QStringList diff(const Pipeline &before, const Pipeline &after)
+QStringList setDiff(const QString &configBefore, const QString &configAfter, const QString &varsBefore,
+                    const QString &varsAfter)
 {
-    auto lines = [](const Pipeline &p) {
-        return QString::fromUtf8(QJsonDocument(toJson(p)).toJson(QJsonDocument::Indented)).split(u'\n');
+    const auto lines = [](const QString &text) {
+        return text.isEmpty() ? QStringList() : text.split(u'\n');
     };
-    return diffLines(lines(before), lines(after));
+    QStringList out = diffLines(lines(configBefore), lines(configAfter));
+    if (varsBefore == varsAfter)
+        return out;
+    const auto vars = [](const QString &text) -> std::optional<QJsonObject> {
+        if (text.trimmed().isEmpty())
+            return QJsonObject();
+        auto root = readVarsFile(text.toUtf8());
+        if (!root)
+            return std::nullopt;
+        return internal::toJsonValue(*root).toObject();
+    };
+    const std::optional<QJsonObject> was = vars(varsBefore);
+    const std::optional<QJsonObject> now = vars(varsAfter);
+    out << u"@@ vars @@"_s;
+    if (!was || !now)
+        return out << u"~ (the vars file)"_s;
+    QStringList names = was->keys() + now->keys();
+    names.sort();
+    names.removeDuplicates();
+    for (const QString &name : std::as_const(names)) {
+        if (!was->contains(name))
+            out << u"+ "_s + name;
+        else if (!now->contains(name))
+            out << u"- "_s + name;
+        else if (was->value(name) != now->value(name))
+            out << u"~ "_s + name;
+    }
+    return out;
 }
 
 } // namespace pando::core::pipelines

@@ -33,8 +33,11 @@ inline QByteArray canonicalJson(const QJsonObject &object)
 // `context` unchanged lines around each change and "@@ line N @@" headers; empty when equal.
 QStringList diffLines(const QStringList &before, const QStringList &after, int context = 3);
 
-// The diff of two pipelines' indented JSON forms (keys sorted), what `pipelines set` shows.
-// Parse both with SecretMode::Placeholder so no secret value appears in it.
-QStringList diff(const Pipeline &before, const Pipeline &after);
+// What `pipelines set` shows: the config's own lines as the user wrote them (comments, order and
+// anchors kept), then, when the vars changed, the names of those added (+), removed (-) and
+// changed (~) under "@@ vars @@", never their values, which the one setting it may not have
+// given. Empty when neither changed. Vars that do not parse count as changed as a whole.
+QStringList setDiff(const QString &configBefore, const QString &configAfter, const QString &varsBefore,
+                    const QString &varsAfter);
 
 } // namespace pando::core::pipelines

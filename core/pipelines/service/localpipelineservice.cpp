@@ -59,6 +59,12 @@ QList<const Step *> getsOf(const Job &job)
     return gets;
 }
 
+std::unexpected<Error> noJob(const QString &pipeline, const QString &job)
+{
+    return fail(ErrorCode::NotFound, QStringLiteral("pipeline %1 has no job named %2").arg(pipeline, job),
+                QStringLiteral("job"));
+}
+
 } // namespace
 
 LocalPipelineService::LocalPipelineService(JobRunnerDeps deps, AuditLog &audit, const SealKey &sealKey,
@@ -178,6 +184,10 @@ Result<PipelineView> LocalPipelineService::view(const PipelineRecord &record)
 {
     PipelineView v;
     v.record = record;
+    auto paused = PipelineRepository(m_deps.db).pausedJobs(record.name);
+    if (!paused)
+        return std::unexpected(paused.error());
+    v.pausedJobs = *paused;
     if (auto parsed = parseStored(record, false)) {
         v.config = toJson(*parsed);
         for (const Job &job : std::as_const(parsed->jobs))
@@ -190,9 +200,10 @@ Result<PipelineView> LocalPipelineService::view(const PipelineRecord &record)
 }
 
 Result<SetPipelineResult> LocalPipelineService::setPipeline(const QString &name, const QByteArray &configYaml,
-                                                            const QByteArray &varsYaml, bool dryRun, const Actor &actor)
+                                                            const QByteArray &varsYaml,
+                                                            const SetPipelineOptions &options, const Actor &actor)
 {
-    return setPipelineAs(name, configYaml, varsYaml, dryRun, actor, {});
+    return setPipelineAs(name, configYaml, varsYaml, options, actor, {});
 }
 
 Result<QString> LocalPipelineService::setFromRun(const QString &by, const QString &name, const QByteArray &configYaml,
@@ -233,7 +244,9 @@ Result<QString> LocalPipelineService::setFromRun(const QString &by, const QStrin
                         {}, QStringLiteral("set it by hand first (pando pipelines set %1)").arg(name));
     }
     const Actor actor{QStringLiteral("pipeline:%1 run %2").arg(by, runId), QStringLiteral("engine"), {}};
-    auto set = setPipelineAs(name, configYaml, varsYaml, false, actor, existing ? QString() : by);
+    // Created running, as Concourse's set_pipeline step creates them: the job that sets it is
+    // what someone started.
+    auto set = setPipelineAs(name, configYaml, varsYaml, {}, actor, existing ? QString() : by);
     if (!set)
         return std::unexpected(set.error());
     const int version = set->pipeline.record.configVersion;
@@ -245,8 +258,9 @@ Result<QString> LocalPipelineService::setFromRun(const QString &by, const QStrin
 }
 
 Result<SetPipelineResult> LocalPipelineService::setPipelineAs(const QString &name, const QByteArray &configYaml,
-                                                              const QByteArray &varsYaml, bool dryRun,
-                                                              const Actor &actor, const QString &setBy)
+                                                              const QByteArray &varsYaml,
+                                                              const SetPipelineOptions &options, const Actor &actor,
+                                                              const QString &setBy)
 {
     if (auto ok = checkName(name, QStringLiteral("pipeline")); !ok)
         return std::unexpected(ok.error());
@@ -289,29 +303,35 @@ Result<SetPipelineResult> LocalPipelineService::setPipelineAs(const QString &nam
     result.undefinedVars = after->undefinedVars;
     for (const VarSourceConfig &source : std::as_const(after->varSources))
         result.varSources.append({source.name, source.type});
-    if (existing) {
-        auto before = parseStored(*existing, false);
-        result.diff = before ? diff(*before, *after)
-                             : diffLines(existing->configYaml.split(QLatin1Char('\n')),
-                                         candidate.configYaml.split(QLatin1Char('\n')));
-        result.changed = existing->configYaml != candidate.configYaml || existing->varsYaml != candidate.varsYaml;
-    } else {
-        result.diff = diff(Pipeline{}, *after);
-        result.changed = true;
+    // What the user wrote, line by line, as they will recognise it.
+    result.diff = existing ? setDiff(existing->configYaml, candidate.configYaml, existing->varsYaml, candidate.varsYaml)
+                           : setDiff({}, candidate.configYaml, {}, candidate.varsYaml);
+    result.changed =
+        !existing || existing->configYaml != candidate.configYaml || existing->varsYaml != candidate.varsYaml;
+    // A new pipeline set by someone starts paused (with why, which `pipelines show` and a refused
+    // trigger say) so that nothing runs before they have looked at it.
+    if (!existing && options.startPaused) {
+        candidate.paused = true;
+        candidate.pausedReason = QStringLiteral("set by %1; new pipelines start paused").arg(actor.name);
     }
-    if (dryRun || !result.changed) {
+    if (options.dryRun || !result.changed) {
         PipelineRecord shown = existing ? *existing : candidate;
         shown.configYaml = candidate.configYaml;
         result.pipeline = *view(shown);
         return result;
     }
     auto saved = pipelines.set(name, candidate.configYaml, candidate.varsYaml, m_deps.clock.nowMs(),
-                               jobSettingsOf(*after), resourceOldNamesOf(*after), setBy);
+                               {.jobs = jobSettingsOf(*after),
+                                .resourceOldNames = resourceOldNamesOf(*after),
+                                .setBy = setBy,
+                                .pausedReason = candidate.pausedReason});
     if (!saved)
         return std::unexpected(saved.error());
+    QJsonObject details{{QStringLiteral("config_version"), saved->configVersion}};
+    if (result.created)
+        details.insert(QStringLiteral("paused"), saved->paused);
     auto audited = m_audit.record(actor, QStringLiteral("pipeline.set"), QStringLiteral("pipeline/") + name,
-                                  QStringLiteral("success"),
-                                  QJsonObject{{QStringLiteral("config_version"), saved->configVersion}});
+                                  QStringLiteral("success"), details);
     m_scheduler->wake();
     {
         QMutexLocker lock(&m_mutex);
@@ -414,19 +434,115 @@ Status LocalPipelineService::removePipeline(const QString &name, const Actor &ac
     return audited;
 }
 
-Result<TriggerResult> LocalPipelineService::triggerJob(const QString &pipelineName, const QString &job,
-                                                       const Actor &actor, const TriggerOptions &options)
+Result<LocalPipelineService::Stored> LocalPipelineService::stored(const QString &name)
 {
-    auto row = PipelineRepository(m_deps.db).find(pipelineName);
+    auto row = PipelineRepository(m_deps.db).find(name);
     if (!row)
         return std::unexpected(row.error());
     auto parsed = parseStored(*row, false);
     if (!parsed)
         return std::unexpected(parsed.error());
-    const Job *found = parsed->job(job);
+    return Stored{*row, *parsed};
+}
+
+Result<QList<JobView>> LocalPipelineService::jobs(const QString &pipelineName)
+{
+    auto loaded = stored(pipelineName);
+    if (!loaded)
+        return std::unexpected(loaded.error());
+    auto paused = PipelineRepository(m_deps.db).pausedJobs(pipelineName);
+    if (!paused)
+        return std::unexpected(paused.error());
+    RunRepository runs(m_deps.db);
+    QList<JobView> views;
+    for (const Job &job : std::as_const(loaded->pipeline.jobs)) {
+        JobView view{job.name, std::nullopt, !job.disableManualTrigger, std::nullopt, std::nullopt};
+        if (const auto pause = paused->constFind(job.name); pause != paused->cend())
+            view.pause = *pause;
+        // Newest first: the first finished one is the last run, the oldest unfinished one the next.
+        auto recent = runs.list(pipelineName, job.name, 100);
+        if (!recent)
+            return std::unexpected(recent.error());
+        for (const RunRecord &run : std::as_const(*recent)) {
+            const bool finished = run.status != RunStatus::Queued && run.status != RunStatus::Running;
+            if (finished && !view.lastRun)
+                view.lastRun = run;
+            else if (!finished)
+                view.nextRun = run;
+        }
+        views.append(view);
+    }
+    return views;
+}
+
+Result<JobView> LocalPipelineService::setJobPaused(const QString &pipelineName, const QString &job, bool paused,
+                                                   const Actor &actor)
+{
+    auto loaded = stored(pipelineName);
+    if (!loaded)
+        return std::unexpected(loaded.error());
+    const Pipeline &pipeline = loaded->pipeline;
+    if (!pipeline.job(job))
+        return noJob(pipelineName, job);
+    auto before = PipelineRepository(m_deps.db).pausedJobs(pipelineName);
+    if (!before)
+        return std::unexpected(before.error());
+    const std::optional<JobPauseRecord> was =
+        before->contains(job) ? std::optional(before->value(job)) : std::optional<JobPauseRecord>();
+    // As for a pipeline: no worker starts a run of the job before the audit line says who
+    // unpaused it, and a change that cannot be audited is taken back.
+    const auto hold = m_scheduler->holdClaims();
+    PipelineRepository pipelines(m_deps.db);
+    if (auto done = pipelines.setJobPaused(pipelineName, job, paused, QStringLiteral("paused by ") + actor.name,
+                                           m_deps.clock.nowMs());
+        !done)
+        return std::unexpected(done.error());
+    const QString object = QStringLiteral("pipeline/%1/job/%2").arg(pipelineName, job);
+    if (auto audited = m_audit.record(actor, paused ? QStringLiteral("job.pause") : QStringLiteral("job.unpause"),
+                                      object, QStringLiteral("success"));
+        !audited) {
+        if (auto undone = pipelines.setJobPaused(pipelineName, job, was.has_value(), was ? was->reason : QString(),
+                                                 was ? was->pausedMs : 0);
+            !undone)
+            return std::unexpected(
+                unaudited(QStringLiteral("job %1/%2 was %3")
+                              .arg(pipelineName, job, paused ? QStringLiteral("paused") : QStringLiteral("unpaused")),
+                          audited.error()));
+        return std::unexpected(audited.error());
+    }
+    if (!paused && was && !loaded->record.paused) {
+        // What was found while it was paused starts it now, as a check finding it would have.
+        const Job *unpaused = pipeline.job(job);
+        for (const Step *get : getsOf(*unpaused)) {
+            if (!get->get.trigger)
+                continue;
+            // Each queues a job once per version it has not run with, so asking twice is harmless.
+            if (get->get.passed.isEmpty())
+                queueTriggered(loaded->record, pipeline, get->get.resource, {});
+            for (const QString &upstream : get->get.passed)
+                queueTriggered(loaded->record, pipeline, get->get.resource, upstream);
+        }
+        m_scheduler->wake();
+    }
+    auto views = jobs(pipelineName);
+    if (!views)
+        return std::unexpected(views.error());
+    for (const JobView &view : std::as_const(*views))
+        if (view.name == job)
+            return view;
+    return noJob(pipelineName, job);
+}
+
+Result<TriggerResult> LocalPipelineService::triggerJob(const QString &pipelineName, const QString &job,
+                                                       const Actor &actor, const TriggerOptions &options)
+{
+    auto loaded = stored(pipelineName);
+    if (!loaded)
+        return std::unexpected(loaded.error());
+    const PipelineRecord &row = loaded->record;
+    const Job *found = loaded->pipeline.job(job);
     if (!found)
-        return fail(ErrorCode::NotFound, QStringLiteral("pipeline %1 has no job named %2").arg(pipelineName, job),
-                    QStringLiteral("job"));
+        return noJob(pipelineName, job);
     if (found->disableManualTrigger)
         return fail(ErrorCode::Conflict,
                     QStringLiteral("job %1 of pipeline %2 is not started by hand (disable_manual_trigger)")
@@ -435,18 +551,28 @@ Result<TriggerResult> LocalPipelineService::triggerJob(const QString &pipelineNa
                     QStringLiteral("its resources' new versions start it; to start it by hand, take "
                                    "disable_manual_trigger out of the job and set the pipeline again"));
     // A paused pipeline starts no run: queueing one would leave it waiting with nobody told why.
-    if (row->paused)
+    if (row.paused)
         return fail(
             ErrorCode::Conflict,
             QStringLiteral("pipeline %1 is paused (%2); it starts no runs")
-                .arg(pipelineName, row->pausedReason.isEmpty() ? QStringLiteral("no reason given") : row->pausedReason),
+                .arg(pipelineName, row.pausedReason.isEmpty() ? QStringLiteral("no reason given") : row.pausedReason),
             QStringLiteral("pipeline"),
             QStringLiteral("unpause it, then trigger again: pando pipelines unpause %1").arg(pipelineName));
+    // Nor does a paused job (in Concourse its build would wait; here the person is told now).
+    auto pausedJobs = PipelineRepository(m_deps.db).pausedJobs(pipelineName);
+    if (!pausedJobs)
+        return std::unexpected(pausedJobs.error());
+    if (const auto pause = pausedJobs->constFind(job); pause != pausedJobs->cend())
+        return fail(ErrorCode::Conflict,
+                    QStringLiteral("job %1 of pipeline %2 is paused (%3); it starts no runs")
+                        .arg(job, pipelineName, pause->reason),
+                    QStringLiteral("job"),
+                    QStringLiteral("unpause it, then trigger again: pando jobs unpause %1/%2").arg(pipelineName, job));
     // Versions are chosen when the run starts (latest, or what passed the jobs named in passed:).
     // No worker takes the run before its audit line is written or it is aborted.
     const auto hold = m_scheduler->holdClaims();
     auto run = m_scheduler->enqueue(pipelineName, job, QStringLiteral("manual"), actor.name, QStringLiteral("{}"),
-                                    row->configVersion, options.force);
+                                    row.configVersion, options.force);
     if (!run)
         return std::unexpected(run.error());
     QJsonObject detail{{QStringLiteral("pipeline"), pipelineName}, {QStringLiteral("job"), job}};
@@ -640,7 +766,13 @@ QList<RunRecord> LocalPipelineService::queueTriggered(const PipelineRecord &reco
     QList<RunRecord> queued;
     RunRepository runs(m_deps.db);
     ResourceVersionRepository versions(m_deps.db);
+    // A paused job is queued nothing; unpaused, it catches up (setJobPaused).
+    auto paused = PipelineRepository(m_deps.db).pausedJobs(record.name);
+    if (!paused)
+        return queued;
     for (const Job &job : pipeline.jobs) {
+        if (paused->contains(job.name))
+            continue;
         for (const Step *get : getsOf(job)) {
             if (!get->get.trigger || get->get.resource != resource)
                 continue;

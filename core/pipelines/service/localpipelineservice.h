@@ -38,13 +38,16 @@ public:
     // One pass of the trigger loop now (tests); returns the runs it queued.
     Result<QList<RunRecord>> triggerOnce();
 
+    using PipelineService::setPipeline;
     Result<SetPipelineResult> setPipeline(const QString &name, const QByteArray &configYaml, const QByteArray &varsYaml,
-                                          bool dryRun, const Actor &actor) override;
+                                          const SetPipelineOptions &options, const Actor &actor) override;
     Result<QList<PipelineView>> pipelines() override;
     Result<PipelineView> pipeline(const QString &name) override;
     Status pause(const QString &name, const Actor &actor) override;
     Status unpause(const QString &name, const Actor &actor) override;
     Status removePipeline(const QString &name, const Actor &actor) override;
+    Result<QList<JobView>> jobs(const QString &pipeline) override;
+    Result<JobView> setJobPaused(const QString &pipeline, const QString &job, bool paused, const Actor &actor) override;
     using PipelineService::triggerJob;
     Result<TriggerResult> triggerJob(const QString &pipeline, const QString &job, const Actor &actor,
                                      const TriggerOptions &options) override;
@@ -81,8 +84,8 @@ private:
     Result<QString> setFromRun(const QString &by, const QString &name, const QByteArray &configYaml,
                                const QByteArray &varsYaml, const QString &runId);
     Result<SetPipelineResult> setPipelineAs(const QString &name, const QByteArray &configYaml,
-                                            const QByteArray &varsYaml, bool dryRun, const Actor &actor,
-                                            const QString &setBy);
+                                            const QByteArray &varsYaml, const SetPipelineOptions &options,
+                                            const Actor &actor, const QString &setBy);
     // Install-wide secrets stored before access lists (migration 12) get the pipelines whose
     // config uses them now, so nothing that ran stops; audited. Called by start().
     void scopeUnscopedSecrets();
@@ -94,6 +97,12 @@ private:
     static QMap<QString, JobSettings> jobSettingsOf(const Pipeline &pipeline);
     static QMap<QString, QString> resourceOldNamesOf(const Pipeline &pipeline); // new name → old
     Result<Pipeline> parseStored(const PipelineRecord &record, bool resolveSecrets);
+    // The pipeline's row and its config (secrets as placeholders), for what reads its jobs.
+    struct Stored {
+        PipelineRecord record;
+        Pipeline pipeline;
+    };
+    Result<Stored> stored(const QString &name);
     // The pipeline as a webhook needs it: without unsealing any secret.
     Result<Pipeline> parseForWebhook(const PipelineRecord &record);
     Result<PipelineView> view(const PipelineRecord &record);

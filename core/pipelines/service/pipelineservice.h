@@ -28,7 +28,21 @@ struct PipelineView {
     // the last change to it (empty when there was none).
     bool detailed = false;
     QStringList configDiff;
-    QJsonObject toJson() const; // record fields + "config" + "jobs" (+ "config_yaml", "config_diff")
+    QMap<QString, JobPauseRecord> pausedJobs; // job → its pause, for each job someone paused
+    // record fields + "config" + "jobs" + "paused_jobs" (+ "config_yaml", "config_diff")
+    QJsonObject toJson() const;
+};
+
+// A job as `pando jobs list` and the Jobs view show it (Concourse's `fly jobs`): whether someone
+// paused it, whether a person may trigger it, its newest finished run, and the run that comes
+// next (its oldest running or queued one).
+struct JobView {
+    QString name;
+    std::optional<JobPauseRecord> pause; // set while it is paused
+    bool manualTrigger = true;           // false: disable_manual_trigger
+    std::optional<RunRecord> lastRun;
+    std::optional<RunRecord> nextRun;
+    QJsonObject toJson() const;
 };
 
 // A resource of a pipeline as the Resources view and `pando resources list` show it.
@@ -64,6 +78,14 @@ struct SetPipelineResult {
     QJsonObject toJson() const;
 };
 
+// How a pipeline is set. dryRun: the diff only, nothing changes. startPaused: a pipeline this
+// creates starts paused, as `fly set-pipeline` makes them (the API's default; `--unpaused` turns
+// it off); one that exists keeps its state either way.
+struct SetPipelineOptions {
+    bool dryRun = false;
+    bool startPaused = false;
+};
+
 // How a run is started by hand. force: every step runs, nothing unchanged is restored
 // (`pando jobs trigger --force`).
 struct TriggerOptions {
@@ -82,13 +104,28 @@ public:
     // Parses and validates (vars from varsYaml; secrets must exist but stay placeholders),
     // then stores the raw text unless dryRun. Errors name the path in the file.
     virtual Result<SetPipelineResult> setPipeline(const QString &name, const QByteArray &configYaml,
-                                                  const QByteArray &varsYaml, bool dryRun, const Actor &actor) = 0;
+                                                  const QByteArray &varsYaml, const SetPipelineOptions &options,
+                                                  const Actor &actor) = 0;
+    Result<SetPipelineResult> setPipeline(const QString &name, const QByteArray &configYaml, const QByteArray &varsYaml,
+                                          bool dryRun, const Actor &actor)
+    {
+        return setPipeline(name, configYaml, varsYaml, SetPipelineOptions{.dryRun = dryRun}, actor);
+    }
     virtual Result<QList<PipelineView>> pipelines() = 0;
     virtual Result<PipelineView> pipeline(const QString &name) = 0;
     virtual Status pause(const QString &name, const Actor &actor) = 0;
     virtual Status unpause(const QString &name, const Actor &actor) = 0;
     // Removes the pipeline, its runs and its scoped secrets; running runs are aborted first.
     virtual Status removePipeline(const QString &name, const Actor &actor) = 0;
+
+    // The pipeline's jobs in file order, each with its state.
+    virtual Result<QList<JobView>> jobs(const QString &pipeline) = 0;
+    // Pauses or unpauses one job (Concourse's pause-job): a paused job's queued runs wait, no run
+    // is queued for it and a trigger is refused saying so; unpaused, it is queued for the newest
+    // versions it has not run with, as if they had just been found. Audited; NotFound for a job
+    // the config does not have.
+    virtual Result<JobView> setJobPaused(const QString &pipeline, const QString &job, bool paused,
+                                         const Actor &actor) = 0;
 
     // Queues a run of the job with the latest versions that satisfy its gets' passed: rules.
     virtual Result<TriggerResult> triggerJob(const QString &pipeline, const QString &job, const Actor &actor,

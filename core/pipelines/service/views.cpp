@@ -19,11 +19,30 @@ QJsonObject PipelineView::toJson() const
                     {QStringLiteral("updated_ms"), record.updatedMs},
                     {QStringLiteral("jobs"), QJsonArray::fromStringList(jobs)},
                     {QStringLiteral("config"), config}};
+    QJsonObject paused;
+    for (auto it = pausedJobs.begin(); it != pausedJobs.end(); ++it)
+        paused.insert(it.key(),
+                      QJsonObject{{QStringLiteral("reason"), it->reason}, {QStringLiteral("paused_ms"), it->pausedMs}});
+    out.insert(QStringLiteral("paused_jobs"), paused);
     if (detailed) {
         out.insert(QStringLiteral("config_yaml"), record.configYaml);
         out.insert(QStringLiteral("config_diff"), QJsonArray::fromStringList(configDiff));
     }
     return out;
+}
+
+QJsonObject JobView::toJson() const
+{
+    const auto run = [](const std::optional<RunRecord> &r) {
+        return r ? QJsonValue(pipelines::toJson(*r)) : QJsonValue();
+    };
+    return QJsonObject{{QStringLiteral("name"), name},
+                       {QStringLiteral("paused"), pause.has_value()},
+                       {QStringLiteral("paused_reason"), pause ? pause->reason : QString()},
+                       {QStringLiteral("paused_ms"), pause ? pause->pausedMs : 0},
+                       {QStringLiteral("manual_trigger"), manualTrigger},
+                       {QStringLiteral("last_run"), run(lastRun)},
+                       {QStringLiteral("next_run"), run(nextRun)}};
 }
 
 QJsonObject ResourceView::toJson() const

@@ -148,7 +148,7 @@ void TestGrantCli::pipelineGrants()
     config.write(pipeline);
     config.flush();
     QCOMPARE(pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("ci"), QStringLiteral("-c"),
-                    config.fileName(), QStringLiteral("--yes")})
+                    config.fileName(), QStringLiteral("--unpaused"), QStringLiteral("--yes")})
                  .code,
              0);
     m_install.pipelines->setAutoPlay(false);

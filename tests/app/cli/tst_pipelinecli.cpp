@@ -96,6 +96,7 @@ private Q_SLOTS:
     void triggerWatchAborted();
     void watchPollsWithoutWebSocket();
     void triggerWithoutWatch();
+    void jobsListPauseAndUnpause();
     void runsListAndShowTree();
     void secretsFromStdin();
     void removeNeedsConfirmation();
@@ -195,6 +196,12 @@ void TestPipelineCli::setWithYes()
     QVERIFY2(run.out.contains(QStringLiteral("+- name: unitfail")), qPrintable(run.out));
     QVERIFY2(!run.out.contains(QStringLiteral("\033[")), "no colours when stdout is not a terminal");
     QVERIFY2(run.out.contains(QStringLiteral("created pipeline ci (version 1)")), qPrintable(run.out));
+    // As fly's set-pipeline: a new pipeline starts paused, and the way on is printed.
+    QVERIFY2(run.out.contains(QStringLiteral("it is paused (set by user:admin")) &&
+                 run.out.contains(QStringLiteral("new pipelines start paused); start it with: pando pipelines "
+                                                 "unpause ci")),
+             qPrintable(run.out));
+    QCOMPARE(pando({QStringLiteral("pipelines"), QStringLiteral("unpause"), QStringLiteral("ci")}).code, 0);
 
     run =
         pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("ci"), QStringLiteral("-c"), config});
@@ -212,8 +219,9 @@ void TestPipelineCli::setWithYes()
                            "resources:\n- {name: repo, type: git, source: {uri: 'file:///srv/r.git'}}\n"
                            "jobs:\n- name: a\n  plan: [*get]\n- name: b\n  plan: [*get, {put: repo, params: "
                            "{token: ((secrets:deploy.token))}}]\n"),
-                 QStringLiteral("--yes")});
+                 QStringLiteral("--unpaused"), QStringLiteral("--yes")});
     QVERIFY2(run.code == 0 && run.out.contains(QStringLiteral("created pipeline anchored")), qPrintable(run.all()));
+    QVERIFY2(!run.out.contains(QStringLiteral("paused")), qPrintable(run.out)); // --unpaused: it runs
     QVERIFY2(run.err.contains(QStringLiteral("note: Pando does not read the top-level keys shared")),
              qPrintable(run.err));
     // A var with no value yet is named, with the command that gives it one.
@@ -361,8 +369,9 @@ void TestPipelineCli::triggerWatch()
 
 void TestPipelineCli::triggerWatchAborted()
 {
+    // -w: fly's short form of --watch.
     std::unique_ptr<QProcess> process(startPando(
-        {QStringLiteral("jobs"), QStringLiteral("trigger"), QStringLiteral("ci/slowjob"), QStringLiteral("--watch")}));
+        {QStringLiteral("jobs"), QStringLiteral("trigger"), QStringLiteral("ci/slowjob"), QStringLiteral("-w")}));
     QSignalSpy finished(process.get(), &QProcess::finished);
     QString runId;
     QTRY_VERIFY_WITH_TIMEOUT(
@@ -433,6 +442,45 @@ void TestPipelineCli::triggerWithoutWatch()
     const Run missing = pando({QStringLiteral("jobs"), QStringLiteral("trigger"), QStringLiteral("ci/nojob")});
     QCOMPARE(missing.code, 1);
     QCOMPARE(missing.errLines().value(0), QStringLiteral("pando: job: pipeline ci has no job \"nojob\""));
+}
+
+// fly's jobs, pause-job and unpause-job: a paused job's trigger is refused, saying how to go on.
+void TestPipelineCli::jobsListPauseAndUnpause()
+{
+    QVERIFY2(!m_succeededRun.isEmpty(), "triggerWatch(succeeded) did not run first");
+    Run run = pando({QStringLiteral("jobs"), QStringLiteral("pause"), QStringLiteral("ci/unit")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QCOMPARE(run.out.trimmed(), QStringLiteral("paused job ci/unit: its runs wait and none is queued until: pando "
+                                               "jobs unpause ci/unit"));
+    run = pando({QStringLiteral("jobs"), QStringLiteral("list"), QStringLiteral("ci")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    const QStringList lines = run.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QVERIFY2(lines.value(0).startsWith(QStringLiteral("JOB")) && lines.value(0).contains(QStringLiteral("LAST RUN")),
+             qPrintable(run.out));
+    const QString unit = lines.filter(QRegularExpression(QStringLiteral("^unit "))).value(0);
+    QVERIFY2(unit.contains(QStringLiteral("paused by user:admin")) && unit.contains(QStringLiteral(" succeeded ")),
+             qPrintable(run.out));
+    const QString fail = lines.filter(QRegularExpression(QStringLiteral("^unitfail "))).value(0);
+    QVERIFY2(fail.contains(QStringLiteral("active")) && fail.contains(QStringLiteral(" failed ")), qPrintable(run.out));
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("show"), QStringLiteral("ci")});
+    QVERIFY2(run.out.contains(QStringLiteral("unit (paused)")), qPrintable(run.out));
+
+    run = pando(
+        {QStringLiteral("jobs"), QStringLiteral("trigger"), QStringLiteral("ci/unit"), QStringLiteral("--watch")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("job unit of pipeline ci is paused (paused by user:admin")) &&
+                 run.err.contains(QStringLiteral("pando jobs unpause ci/unit")),
+             qPrintable(run.err));
+
+    run =
+        pando({QStringLiteral("jobs"), QStringLiteral("unpause"), QStringLiteral("ci/unit"), QStringLiteral("--json")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QCOMPARE(QJsonDocument::fromJson(run.out.toUtf8()).object().value(QStringLiteral("paused")).toBool(true), false);
+    run = pando({QStringLiteral("jobs"), QStringLiteral("pause"), QStringLiteral("ci/nojob")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("pipeline ci has no job \"nojob\"")), qPrintable(run.err));
+    run = pando({QStringLiteral("jobs"), QStringLiteral("pause"), QStringLiteral("ci")});
+    QCOMPARE(run.code, 2);
 }
 
 void TestPipelineCli::runsListAndShowTree()

@@ -245,7 +245,9 @@ void TestTruthCli::aDisabledAccountIsToldSoOnlyWithItsPassword()
 
 void TestTruthCli::aPinnedVersionIsTheOneGetsUse()
 {
-    QCOMPARE(pando({u"pipelines"_s, u"set"_s, u"pinned"_s, u"-c"_s, writeFile(Counter), u"--yes"_s}).code, 0);
+    QCOMPARE(
+        pando({u"pipelines"_s, u"set"_s, u"pinned"_s, u"-c"_s, writeFile(Counter), u"--unpaused"_s, u"--yes"_s}).code,
+        0);
     QVERIFY(m_install.allowHostExecution(u"pinned"_s));
     // Nothing is checked on its own (check_every: never): Check now finds n 1, then 2 and 3.
     const Run checked = pando({u"resources"_s, u"check"_s, u"pinned/num"_s});

@@ -75,6 +75,8 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void setShowsADiffAndDryRunStoresNothing();
+    void aNewPipelineCanStartPaused();
+    void aPausedJobWaitsForItsUnpause();
     void aCommitRunsTheJobsInPassedOrder();
     void unchangedStepsAreSkippedOnARerun();
     void attemptsAndHooks();
@@ -188,6 +190,98 @@ void TestPipelinesDocker::setShowsADiffAndDryRunStoresNothing()
     QVERIFY(!bad);
     QVERIFY2(bad.error().where.startsWith(QLatin1String("jobs[0].plan[0]")), qPrintable(bad.error().text()));
     QCOMPARE(service().pipeline(QStringLiteral("probe")).error().code, ErrorCode::NotFound);
+}
+
+// As fly's set-pipeline makes it (the API's default): a new pipeline starts paused, saying who set
+// it, and runs nothing, not even a trigger, until someone unpauses it; setting it again leaves its
+// state as it is.
+void TestPipelinesDocker::aNewPipelineCanStartPaused()
+{
+    const Actor alice{QStringLiteral("alice"), QStringLiteral("user"), {}};
+    const SetPipelineOptions paused{.startPaused = true};
+    const QByteArray config = "jobs:\n  - name: hello\n    plan:\n" + taskItem(6, "say", "echo hello", {});
+    auto set = service().setPipeline(QStringLiteral("fresh"), config, {}, paused, alice);
+    QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
+    QVERIFY(set->created && set->pipeline.record.paused);
+    QCOMPARE(set->pipeline.record.pausedReason, QStringLiteral("set by alice; new pipelines start paused"));
+    auto refused = service().triggerJob(QStringLiteral("fresh"), QStringLiteral("hello"), alice);
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, ErrorCode::Conflict);
+    QVERIFY2(refused.error().message.contains(QLatin1String("is paused (set by alice; new pipelines start paused)")),
+             qPrintable(refused.error().text()));
+    QVERIFY(refused.error().hint.contains(QLatin1String("pando pipelines unpause fresh")));
+    QVERIFY(service().runs(QStringLiteral("fresh"), {}, 10)->isEmpty());
+
+    // Changed while paused, it stays paused; once unpaused, a change does not pause it again.
+    const QByteArray changed = "jobs:\n  - name: hello\n    plan:\n" + taskItem(6, "say", "echo hello again", {});
+    set = service().setPipeline(QStringLiteral("fresh"), changed, {}, paused, alice);
+    QVERIFY(set && set->changed && set->pipeline.record.paused);
+    QVERIFY(service().unpause(QStringLiteral("fresh"), alice));
+    set = service().setPipeline(QStringLiteral("fresh"), config, {}, paused, alice);
+    QVERIFY(set && set->changed && !set->pipeline.record.paused);
+    auto triggered = service().triggerJob(QStringLiteral("fresh"), QStringLiteral("hello"), alice);
+    QVERIFY2(triggered, qPrintable(triggered ? QString() : triggered.error().text()));
+    const RunRecord run = waitRun(triggered->run.id);
+    QVERIFY2(run.status == core::RunStatus::Succeeded, qPrintable(run.error));
+    QVERIFY(service().removePipeline(QStringLiteral("fresh"), alice));
+}
+
+// Concourse's pause-job: a paused job takes no trigger and a new version queues nothing for it,
+// while the pipeline's other jobs go on; unpaused, it runs with what was found meanwhile.
+void TestPipelinesDocker::aPausedJobWaitsForItsUnpause()
+{
+    const Actor alice{QStringLiteral("alice"), QStringLiteral("user"), {}};
+    const QString repo = m_fx->git().createRepository(QStringLiteral("held"));
+    QVERIFY(
+        !m_fx->git()
+             .commit(QStringLiteral("held"), QStringLiteral("main"), {{QStringLiteral("README"), GitFile{"held\n"}}})
+             .isEmpty());
+    const QByteArray config = "resources:\n  - name: repo\n    type: git\n    source: { uri: \"" + repo.toUtf8() +
+                              "\", branch: main }\n    check_every: 1h\n"
+                              "jobs:\n  - name: unit\n    plan:\n      - get: repo\n        trigger: true\n" +
+                              taskItem(6, "say", "cat repo/README") +
+                              "  - name: lint\n    plan:\n      - get: repo\n        trigger: true\n" +
+                              taskItem(6, "say", "echo linted");
+    auto set = service().setPipeline(QStringLiteral("held"), config, {}, false, alice);
+    QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
+
+    auto paused = service().setJobPaused(QStringLiteral("held"), QStringLiteral("unit"), true, alice);
+    QVERIFY2(paused, qPrintable(paused ? QString() : paused.error().text()));
+    QVERIFY(paused->pause);
+    QCOMPARE(paused->pause->reason, QStringLiteral("paused by alice"));
+    QCOMPARE(service().pipeline(QStringLiteral("held"))->pausedJobs.keys(), QStringList{QStringLiteral("unit")});
+    auto refused = service().triggerJob(QStringLiteral("held"), QStringLiteral("unit"), alice);
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, ErrorCode::Conflict);
+    QVERIFY2(refused.error().message.contains(QLatin1String("job unit of pipeline held is paused (paused by alice)")),
+             qPrintable(refused.error().text()));
+    QVERIFY(refused.error().hint.contains(QLatin1String("pando jobs unpause held/unit")));
+    auto unknown = service().setJobPaused(QStringLiteral("held"), QStringLiteral("nope"), true, alice);
+    QVERIFY(!unknown);
+    QCOMPARE(unknown.error().code, ErrorCode::NotFound);
+
+    // The check finds the commit: lint runs with it, unit is queued nothing.
+    QVERIFY(static_cast<LocalPipelineService &>(service()).triggerOnce());
+    const auto lint = waitForRunOf(QStringLiteral("held"), QStringLiteral("lint"), 1);
+    QVERIFY(lint && lint->status == core::RunStatus::Succeeded);
+    QVERIFY(service().runs(QStringLiteral("held"), QStringLiteral("unit"), 10)->isEmpty());
+
+    // Unpaused, it runs with the version found while it was paused, as a check would have started it.
+    auto unpaused = service().setJobPaused(QStringLiteral("held"), QStringLiteral("unit"), false, alice);
+    QVERIFY2(unpaused, qPrintable(unpaused ? QString() : unpaused.error().text()));
+    QVERIFY(!unpaused->pause);
+    const auto unit = waitForRunOf(QStringLiteral("held"), QStringLiteral("unit"), 1);
+    QVERIFY(unit);
+    QVERIFY2(unit->status == core::RunStatus::Succeeded, qPrintable(unit->error));
+    QCOMPARE(unit->trigger, QStringLiteral("resource:repo"));
+    QVERIFY2(outputOf(unit->id).join(u'\n').contains(QLatin1String("held")),
+             qPrintable(outputOf(unit->id).join(u'\n')));
+    auto jobs = service().jobs(QStringLiteral("held"));
+    QVERIFY(jobs && jobs->size() == 2);
+    QCOMPARE(jobs->at(0).name, QStringLiteral("unit"));
+    QVERIFY(!jobs->at(0).pause && jobs->at(0).lastRun && !jobs->at(0).nextRun);
+    QCOMPARE(jobs->at(0).lastRun->id, unit->id);
+    QVERIFY(service().removePipeline(QStringLiteral("held"), alice));
 }
 
 void TestPipelinesDocker::aCommitRunsTheJobsInPassedOrder()

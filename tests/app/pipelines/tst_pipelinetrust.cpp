@@ -766,6 +766,7 @@ void TestPipelineTrust::setPipelineSetsItselfAndTheOnesItCreated()
     auto made = service().pipeline(QStringLiteral("setter-child"));
     QVERIFY(made);
     QCOMPARE(made->record.setBy, QStringLiteral("setter"));
+    QVERIFY(!made->record.paused); // as Concourse: what a set_pipeline step creates runs
     // vars: wins over the var file, key by key; the child runs with them.
     run = runJob(QStringLiteral("setter-child"), QStringLiteral("greet"));
     QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));

@@ -126,9 +126,11 @@ public:
     }
 
     // The contract.
+    using core::pipelines::PipelineService::setPipeline;
     Result<core::pipelines::SetPipelineResult> setPipeline(const QString &name, const QByteArray &configYaml,
-                                                           const QByteArray &varsYaml, bool dryRun,
-                                                           const core::Actor &) override
+                                                           const QByteArray &varsYaml,
+                                                           const core::pipelines::SetPipelineOptions &options,
+                                                           const core::Actor &actor) override
     {
         if (!configYaml.contains("jobs:"))
             return fail(ErrorCode::Invalid, QStringLiteral("a pipeline needs at least one job"),
@@ -164,6 +166,10 @@ public:
                     result.diff << QStringLiteral("+") + line;
         }
         view.record.name = name;
+        if (!exists && options.startPaused) { // as the real service, which says why
+            view.record.paused = true;
+            view.record.pausedReason = QStringLiteral("set by %1; new pipelines start paused").arg(actor.name);
+        }
         view.record.configYaml = now;
         view.record.varsYaml = QString::fromUtf8(varsYaml);
         if (result.changed)
@@ -176,7 +182,7 @@ public:
             view.jobs << it.next().captured(1);
         view.config = QJsonObject{{QStringLiteral("jobs"), QJsonArray::fromStringList(view.jobs)}};
         result.pipeline = view;
-        if (!dryRun)
+        if (!options.dryRun)
             m_pipelines.insert(name, view);
         return result;
     }
@@ -217,6 +223,31 @@ public:
             return noPipeline(name);
         return {};
     }
+    Result<QList<core::pipelines::JobView>> jobs(const QString &pipeline) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_pipelines.contains(pipeline))
+            return noPipeline(pipeline);
+        return jobViews(pipeline);
+    }
+    Result<core::pipelines::JobView> setJobPaused(const QString &pipeline, const QString &job, bool paused,
+                                                  const core::Actor &actor) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_pipelines.contains(pipeline))
+            return noPipeline(pipeline);
+        if (!m_pipelines.value(pipeline).jobs.contains(job))
+            return noJob(pipeline, job);
+        auto &pausedJobs = m_pipelines[pipeline].pausedJobs;
+        if (!paused)
+            pausedJobs.remove(job);
+        else if (!pausedJobs.contains(job))
+            pausedJobs.insert(job, {QStringLiteral("paused by ") + actor.name, QDateTime::currentMSecsSinceEpoch()});
+        for (const core::pipelines::JobView &view : jobViews(pipeline))
+            if (view.name == job)
+                return view;
+        return noJob(pipeline, job);
+    }
     using core::pipelines::PipelineService::triggerJob;
     Result<core::pipelines::TriggerResult> triggerJob(const QString &pipeline, const QString &job,
                                                       const core::Actor &actor,
@@ -228,12 +259,18 @@ public:
             if (!m_pipelines.contains(pipeline))
                 return noPipeline(pipeline);
             if (!m_pipelines.value(pipeline).jobs.contains(job))
-                return fail(ErrorCode::NotFound, QStringLiteral("pipeline %1 has no job \"%2\"").arg(pipeline, job),
-                            QStringLiteral("job"));
-            // As the real service: a paused pipeline takes no trigger.
+                return noJob(pipeline, job);
+            // As the real service: a paused pipeline or job takes no trigger.
             if (m_pipelines.value(pipeline).record.paused)
                 return fail(ErrorCode::Conflict, QStringLiteral("pipeline %1 is paused").arg(pipeline),
                             QStringLiteral("pipeline"));
+            if (const auto &paused = m_pipelines.value(pipeline).pausedJobs; paused.contains(job))
+                return fail(
+                    ErrorCode::Conflict,
+                    QStringLiteral("job %1 of pipeline %2 is paused (%3); it starts no runs")
+                        .arg(job, pipeline, paused.value(job).reason),
+                    QStringLiteral("job"),
+                    QStringLiteral("unpause it, then trigger again: pando jobs unpause %1/%2").arg(pipeline, job));
             run.id = QStringLiteral("r%1").arg(QRandomGenerator::global()->generate64() & 0xffffffffffffULL, 12, 16,
                                                QLatin1Char('0'));
             run.pipeline = pipeline;
@@ -432,6 +469,33 @@ private:
                         QStringLiteral("pipeline \"%1\" has no resource \"%2\"").arg(pipeline, resource),
                         QStringLiteral("resource"));
         return {};
+    }
+    static std::unexpected<Error> noJob(const QString &pipeline, const QString &job)
+    {
+        return fail(ErrorCode::NotFound, QStringLiteral("pipeline %1 has no job \"%2\"").arg(pipeline, job),
+                    QStringLiteral("job"));
+    }
+    // As the real service reads them (the mutex held): newest finished run last, oldest
+    // unfinished next.
+    QList<core::pipelines::JobView> jobViews(const QString &pipeline) const
+    {
+        const core::pipelines::PipelineView view = m_pipelines.value(pipeline);
+        QList<core::pipelines::JobView> views;
+        for (const QString &job : view.jobs) {
+            core::pipelines::JobView jobView{job, std::nullopt, true, std::nullopt, std::nullopt};
+            if (view.pausedJobs.contains(job))
+                jobView.pause = view.pausedJobs.value(job);
+            for (const core::RunRecord &run : m_runs) {
+                if (run.pipeline != pipeline || run.job != job)
+                    continue;
+                const bool finished = run.status != core::RunStatus::Queued && run.status != core::RunStatus::Running;
+                auto &slot = finished ? jobView.lastRun : jobView.nextRun;
+                if (!slot || (finished ? run.createdMs > slot->createdMs : run.createdMs < slot->createdMs))
+                    slot = run;
+            }
+            views.append(jobView);
+        }
+        return views;
     }
     static std::unexpected<Error> noRun(const QString &id)
     {

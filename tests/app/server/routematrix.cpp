@@ -97,6 +97,10 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("POST /api/v1/pipelines/{name}/pause"), QStringLiteral("200 200 403 403 403")},
         {QStringLiteral("POST /api/v1/pipelines/{name}/unpause"), QStringLiteral("200 200 403 403 403")},
         {QStringLiteral("POST /api/v1/pipelines/{name}/jobs/{job}/runs"), QStringLiteral("201 201 403 403 403")},
+        // Jobs are read like runs; pausing one is an operator's, like triggering it.
+        {QStringLiteral("GET /api/v1/pipelines/{name}/jobs"), QStringLiteral("200 200 403 200 403")},
+        {QStringLiteral("POST /api/v1/pipelines/{name}/jobs/{job}/pause"), QStringLiteral("200 200 403 403 403")},
+        {QStringLiteral("POST /api/v1/pipelines/{name}/jobs/{job}/unpause"), QStringLiteral("200 200 403 403 403")},
         {QStringLiteral("GET /api/v1/pipelines/{name}/runs"), QStringLiteral("200 200 403 200 403")},
         {QStringLiteral("POST /api/v1/pipelines/{name}/resources/{resource}/check"),
          QStringLiteral("202 202 202 202 202")},

@@ -99,8 +99,11 @@ void TestAuthz::initTestCase()
     QCOMPARE(call("POST", QStringLiteral("/api/v1/apps"), member2, theirs, "application/yaml").status, 201);
     grant(core::authz::ObjectKind::Pipeline, QStringLiteral("theirs"), QStringLiteral("member2"),
           QStringLiteral("owner"));
+    // Running from the start (new pipelines are paused otherwise), so that the walk's triggers run.
     const QByteArray pipelineBody =
-        QJsonDocument(QJsonObject{{QStringLiteral("config"), QString::fromUtf8(PipelineYaml)}}).toJson();
+        QJsonDocument(
+            QJsonObject{{QStringLiteral("config"), QString::fromUtf8(PipelineYaml)}, {QStringLiteral("paused"), false}})
+            .toJson();
     Answer a = call("PUT", QStringLiteral("/api/v1/pipelines/theirs"), member2, pipelineBody);
     QVERIFY2(a.status == 201, qPrintable(QString::fromUtf8(QJsonDocument(a.json).toJson())));
     a = call("POST", QStringLiteral("/api/v1/apps/theirs/deploys"), member2);

@@ -57,6 +57,14 @@ QByteArray setBody(const QByteArray &config, bool dryRun, const QByteArray &vars
     return QJsonDocument(body).toJson(QJsonDocument::Compact);
 }
 
+// As `pando pipelines set --unpaused`: a new pipeline that starts running.
+QByteArray runningBody(const QByteArray &config)
+{
+    return QJsonDocument(
+               QJsonObject{{QStringLiteral("config"), QString::fromUtf8(config)}, {QStringLiteral("paused"), false}})
+        .toJson(QJsonDocument::Compact);
+}
+
 // A WebSocket client that records what it got.
 struct Follower {
     QWebSocket socket;
@@ -233,6 +241,18 @@ void TestPipelineApi::setPipeline()
     const QJsonObject pipeline = a.json.value(QStringLiteral("pipeline")).toObject();
     QCOMPARE(pipeline.value(QStringLiteral("name")).toString(), QStringLiteral("ci"));
     QCOMPARE(pipeline.value(QStringLiteral("jobs")).toArray().first().toString(), QStringLiteral("unit"));
+    // New pipelines start paused, as fly's set-pipeline makes them, saying why.
+    QCOMPARE(pipeline.value(QStringLiteral("paused")).toBool(), true);
+    QVERIFY2(pipeline.value(QStringLiteral("paused_reason")).toString().contains(QStringLiteral("new pipelines")),
+             a.body.constData());
+    a = call("POST", QStringLiteral("/api/v1/pipelines/ci/jobs/unit/runs"));
+    QCOMPARE(a.status, 409);
+    // "paused": false starts a new one running.
+    a = call("PUT", QStringLiteral("/api/v1/pipelines/running"), runningBody(PipelineYaml));
+    QCOMPARE(a.status, 201);
+    QCOMPARE(a.json[QStringLiteral("pipeline")][QStringLiteral("paused")].toBool(), false);
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/running/jobs/unit/runs")).status, 201);
+    QCOMPARE(call("DELETE", QStringLiteral("/api/v1/pipelines/running")).status, 204);
 
     // The same text again: no change, no diff.
     a = call("PUT", QStringLiteral("/api/v1/pipelines/ci"), setBody(PipelineYaml, true));
@@ -262,6 +282,8 @@ void TestPipelineApi::setPipelineErrors_data()
     QTest::newRow("unknown field") << QByteArray("{\"config\":\"jobs: []\",\"colour\":1}") << QStringLiteral("colour");
     QTest::newRow("dry_run not a bool") << QByteArray("{\"config\":\"jobs: []\",\"dry_run\":\"yes\"}")
                                         << QStringLiteral("dry_run");
+    QTest::newRow("paused not a bool") << QByteArray("{\"config\":\"jobs: []\",\"paused\":0}")
+                                       << QStringLiteral("paused");
     QTest::newRow("vars not a string") << QByteArray("{\"config\":\"jobs: []\",\"vars\":{}}") << QStringLiteral("vars");
     QTest::newRow("invalid pipeline") << QByteArray("{\"config\":\"resources: []\"}") << QStringLiteral("jobs");
 }
@@ -298,7 +320,7 @@ void TestPipelineApi::showPauseRemove()
 
 void TestPipelineApi::triggerAndRuns()
 {
-    QCOMPARE(call("PUT", QStringLiteral("/api/v1/pipelines/runs"), setBody(PipelineYaml, false)).status, 201);
+    QCOMPARE(call("PUT", QStringLiteral("/api/v1/pipelines/runs"), runningBody(PipelineYaml)).status, 201);
     Answer a = call("POST", QStringLiteral("/api/v1/pipelines/runs/jobs/unit/runs"));
     QCOMPARE(a.status, 201);
     const QString first = a.json.value(QStringLiteral("id")).toString();
@@ -351,7 +373,7 @@ void TestPipelineApi::triggerAndRuns()
 
 void TestPipelineApi::runEventsAndAbort()
 {
-    QCOMPARE(call("PUT", QStringLiteral("/api/v1/pipelines/ev"), setBody(PipelineYaml, false)).status, 201);
+    QCOMPARE(call("PUT", QStringLiteral("/api/v1/pipelines/ev"), runningBody(PipelineYaml)).status, 201);
     const QString id = trigger(QStringLiteral("ev"), QStringLiteral("unit"));
     test::FakePipelineService &fake = *m_install.pipelines;
     fake.setRunning(id);
@@ -479,7 +501,7 @@ void TestPipelineApi::secrets()
 
 void TestPipelineApi::followBacklogLiveAndFinish()
 {
-    QCOMPARE(call("PUT", QStringLiteral("/api/v1/pipelines/fol"), setBody(PipelineYaml, false)).status, 201);
+    QCOMPARE(call("PUT", QStringLiteral("/api/v1/pipelines/fol"), runningBody(PipelineYaml)).status, 201);
     const QString id = trigger(QStringLiteral("fol"), QStringLiteral("unit"));
     test::FakePipelineService &fake = *m_install.pipelines;
     fake.setRunning(id);
@@ -560,7 +582,7 @@ void TestPipelineApi::followUnknownRun()
 // neither a run follow closed during its first load nor a request whose socket closed.
 void TestPipelineApi::clientGoneWhileAnswering()
 {
-    QCOMPARE(call("PUT", QStringLiteral("/api/v1/pipelines/gone"), setBody(PipelineYaml, false)).status, 201);
+    QCOMPARE(call("PUT", QStringLiteral("/api/v1/pipelines/gone"), runningBody(PipelineYaml)).status, 201);
     const QString id = trigger(QStringLiteral("gone"), QStringLiteral("unit"));
     test::FakePipelineService &fake = *m_install.pipelines;
     fake.runTreeDelayMs = 300;

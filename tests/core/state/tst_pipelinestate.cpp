@@ -149,7 +149,7 @@ private Q_SLOTS:
         jobs.insert(u"e2e"_s, JobSettings{.maxInFlight = 2});
         jobs.insert(u"staging"_s, JobSettings{.maxInFlight = 1, .serialGroups = {u"deploy"_s}});
         jobs.insert(u"prod"_s, JobSettings{.maxInFlight = 1, .serialGroups = {u"deploy"_s, u"prod"_s}});
-        QVERIFY(PipelineRepository(*m_db).set(u"ci"_s, u"jobs: [x]\n"_s, {}, 1500, jobs));
+        QVERIFY(PipelineRepository(*m_db).set(u"ci"_s, u"jobs: [x]\n"_s, {}, 1500, {.jobs = jobs}));
         QCOMPARE(PipelineRepository(*m_db).find(u"ci"_s)->jobs, jobs);
 
         RunRepository runs(*m_db);
@@ -235,7 +235,7 @@ private Q_SLOTS:
         queue(u"other"_s, 3);
         QMap<QString, JobSettings> jobs;
         jobs.insert(u"deploy"_s, JobSettings{.oldName = u"ship"_s});
-        QVERIFY(PipelineRepository(*m_db).set(u"ci"_s, u"jobs: [deploy]\n"_s, {}, 2000, jobs));
+        QVERIFY(PipelineRepository(*m_db).set(u"ci"_s, u"jobs: [deploy]\n"_s, {}, 2000, {.jobs = jobs}));
         RunRepository runs(*m_db);
         QCOMPARE(runs.list(u"ci"_s, u"deploy"_s, 10)->size(), 2);
         QVERIFY(runs.list(u"ci"_s, u"ship"_s, 10)->isEmpty());
@@ -243,7 +243,7 @@ private Q_SLOTS:
         QCOMPARE(queue(u"deploy"_s, 4).number, 3);
         // A later run of a new "ship" job is its own, and stays so when the file is set again.
         const RunRecord fresh = queue(u"ship"_s, 5);
-        QVERIFY(PipelineRepository(*m_db).set(u"ci"_s, u"jobs: [deploy, ship]\n"_s, {}, 3000, jobs));
+        QVERIFY(PipelineRepository(*m_db).set(u"ci"_s, u"jobs: [deploy, ship]\n"_s, {}, 3000, {.jobs = jobs}));
         QCOMPARE(runs.find(fresh.id)->job, u"ship"_s);
         QCOMPARE(runs.list(u"ci"_s, u"deploy"_s, 10)->size(), 3);
     }
@@ -260,8 +260,8 @@ private Q_SLOTS:
         QVERIFY(runs.recordInput(r.id, u"src"_s, u"{\"ref\":\"a\"}"_s));
         QVERIFY(runs.finish(r.id, RunStatus::Succeeded, {}, 14));
 
-        QVERIFY(
-            PipelineRepository(*m_db).set(u"ci"_s, u"resources: [code]\n"_s, {}, 2000, {}, {{u"code"_s, u"src"_s}}));
+        QVERIFY(PipelineRepository(*m_db).set(u"ci"_s, u"resources: [code]\n"_s, {}, 2000,
+                                              {.resourceOldNames = {{u"code"_s, u"src"_s}}}));
         QCOMPARE(versions.list(u"ci"_s, u"code"_s, 10)->size(), 2);
         QVERIFY(versions.list(u"ci"_s, u"src"_s, 10)->isEmpty());
         QCOMPARE(versions.lastCheck(u"ci"_s, u"code"_s)->first, 11);
@@ -269,8 +269,8 @@ private Q_SLOTS:
         QCOMPARE(runs.passedVersions(u"ci"_s, u"build"_s, u"code"_s, 10)->size(), 1);
         // Set again with old_name still written: nothing moves back or twice.
         QVERIFY(versions.add(u"ci"_s, u"src"_s, {{u"{\"ref\":\"z\"}"_s, {}}}, 20));
-        QVERIFY(PipelineRepository(*m_db).set(u"ci"_s, u"resources: [code, src]\n"_s, {}, 3000, {},
-                                              {{u"code"_s, u"src"_s}}));
+        QVERIFY(PipelineRepository(*m_db).set(u"ci"_s, u"resources: [code, src]\n"_s, {}, 3000,
+                                              {.resourceOldNames = {{u"code"_s, u"src"_s}}}));
         QCOMPARE(versions.list(u"ci"_s, u"src"_s, 10)->size(), 1);
         QCOMPARE(versions.list(u"ci"_s, u"code"_s, 10)->size(), 2);
     }
@@ -283,6 +283,50 @@ private Q_SLOTS:
         QVERIFY(!runs.claimNext(u"ci"_s, 5, u"p"_s, 3).value().has_value());
         QVERIFY(PipelineRepository(*m_db).setPaused(u"ci"_s, false, {}, 4));
         QCOMPARE(runs.claimNext(u"ci"_s, 5, u"p"_s, 5).value()->id, r.id);
+    }
+
+    // A paused job's queued runs wait; the other jobs' go past them. The pause keeps its first
+    // reason, follows the job's old_name and goes with the pipeline.
+    void pausedJobsAreNotClaimed()
+    {
+        RunRepository runs(*m_db);
+        PipelineRepository pipelines(*m_db);
+        const RunRecord held = queue(u"ship"_s, 1);
+        const RunRecord other = queue(u"unit"_s, 2);
+        QVERIFY(pipelines.setJobPaused(u"ci"_s, u"ship"_s, true, u"paused by alice"_s, 3));
+        QVERIFY(pipelines.setJobPaused(u"ci"_s, u"ship"_s, true, u"paused by bob"_s, 4));
+        QCOMPARE(pipelines.pausedJobs(u"ci"_s)->value(u"ship"_s).reason, u"paused by alice"_s);
+        QCOMPARE(pipelines.pausedJobs(u"ci"_s)->value(u"ship"_s).pausedMs, 3);
+        QCOMPARE(runs.claimNext(u"ci"_s, 5, u"p"_s, 5).value()->id, other.id);
+        QVERIFY(!runs.claimNext(u"ci"_s, 5, u"p"_s, 6).value().has_value());
+        QCOMPARE(pipelines.setJobPaused(u"nope"_s, u"ship"_s, true, u"x"_s, 7).error().code, ErrorCode::NotFound);
+
+        QMap<QString, JobSettings> jobs;
+        jobs.insert(u"deploy"_s, JobSettings{.oldName = u"ship"_s});
+        QVERIFY(pipelines.set(u"ci"_s, u"jobs: [deploy]\n"_s, {}, 8, {.jobs = jobs}));
+        QCOMPARE(pipelines.pausedJobs(u"ci"_s)->keys(), QStringList{u"deploy"_s});
+        QVERIFY(!runs.claimNext(u"ci"_s, 5, u"p"_s, 9).value().has_value());
+        QVERIFY(pipelines.setJobPaused(u"ci"_s, u"deploy"_s, false, {}, 10));
+        QCOMPARE(runs.claimNext(u"ci"_s, 5, u"p"_s, 11).value()->id, held.id);
+
+        QVERIFY(pipelines.setJobPaused(u"ci"_s, u"deploy"_s, true, u"again"_s, 12));
+        QVERIFY(pipelines.remove(u"ci"_s));
+        QVERIFY(pipelines.set(u"ci"_s, u"jobs: [deploy]\n"_s, {}, 13));
+        QVERIFY(pipelines.pausedJobs(u"ci"_s)->isEmpty());
+    }
+
+    // A new pipeline may start paused, saying why; setting it again does not change that.
+    void aNewPipelineMayStartPaused()
+    {
+        PipelineRepository pipelines(*m_db);
+        auto created = pipelines.set(u"fresh"_s, u"jobs: []\n"_s, {}, 1, {.pausedReason = u"set by alice"_s});
+        QVERIFY(created && created->paused);
+        QCOMPARE(created->pausedReason, u"set by alice"_s);
+        auto again = pipelines.set(u"fresh"_s, u"jobs: [a]\n"_s, {}, 2, {.pausedReason = u"ignored"_s});
+        QVERIFY(again && again->paused);
+        QCOMPARE(again->pausedReason, u"set by alice"_s);
+        QVERIFY(pipelines.setPaused(u"fresh"_s, false, {}, 3));
+        QVERIFY(!pipelines.set(u"fresh"_s, u"jobs: [b]\n"_s, {}, 4, {.pausedReason = u"ignored"_s})->paused);
     }
 
     void concurrentClaimersNeverExceedMaxRuns()

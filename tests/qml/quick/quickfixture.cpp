@@ -209,19 +209,22 @@ QVariantMap QuickFixture::setBuildPipeline(const QString &name)
                             hostTask("compile", "echo compiling; echo compiled 12 files", "  ") + "  - in_parallel:\n" +
                             hostTask("unit", "echo running 3 tests; echo 3 passed", "    ") +
                             hostTask("lint", "echo lint clean", "    ");
-    const QVariantMap set = answer(awaitObject([&](auto done) { m_session->setPipeline(name, yaml, {}, done); }));
-    // The plan's tasks run on the host: allowed explicitly, as an administrator would.
-    if (!set.contains(u"error"_s) && !m_install->allowHostExecution(name))
-        return {{u"error"_s, u"allowing host execution failed"_s}};
-    return set;
+    return setPipeline(name, QString::fromUtf8(yaml));
 }
 
 QVariantMap QuickFixture::setPipeline(const QString &name, const QString &yaml)
 {
     const QVariantMap set =
         answer(awaitObject([&](auto done) { m_session->setPipeline(name, yaml.toUtf8(), {}, done); }));
-    if (!set.contains(u"error"_s) && !m_install->allowHostExecution(name))
+    if (set.contains(u"error"_s))
+        return set;
+    // The plan's tasks run on the host: allowed explicitly, as an administrator would; and the
+    // new pipeline, paused at first, is started.
+    if (!m_install->allowHostExecution(name))
         return {{u"error"_s, u"allowing host execution failed"_s}};
+    if (const auto unpaused = awaitObject([&](auto done) { m_session->setPipelinePaused(name, false, done); });
+        !unpaused)
+        return {{u"error"_s, describe(unpaused.error())}};
     return set;
 }
 

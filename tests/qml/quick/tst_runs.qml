@@ -182,6 +182,21 @@ Item {
             verify(named("jobTrigger", jobs.itemAt(0)).enabled && named("jobTrigger", jobs.itemAt(1)).enabled);
             verify(!named("jobTrigger", jobs.itemAt(2)).enabled, "ship's Trigger is on");
             verify(jobs.itemAt(2).hint.indexOf("not started by hand") >= 0, jobs.itemAt(2).hint);
+            // Pause holds one job back: the box says so and its Trigger goes off; Unpause brings it back.
+            const pause = named("jobPause", jobs.itemAt(1));
+            compare(pause.text, "Pause");
+            verify(!named("jobPaused", jobs.itemAt(1)).visible);
+            mouseClick(pause);
+            tryCompare(jobs.itemAt(1), "paused", true, 10000);
+            verify(named("jobPaused", jobs.itemAt(1)).visible);
+            verify(!named("jobTrigger", jobs.itemAt(1)).enabled, "a paused job's Trigger is on");
+            verify(jobs.itemAt(1).hint.indexOf("paused (paused by ") >= 0, jobs.itemAt(1).hint);
+            compare(pause.text, "Unpause");
+            verify(named("jobTrigger", jobs.itemAt(0)).enabled, "pausing test held build back");
+            mouseClick(pause);
+            tryCompare(jobs.itemAt(1), "paused", false, 10000);
+            verify(named("jobTrigger", jobs.itemAt(1)).enabled);
+            compare(jobs.itemAt(1).actionError, "");
         }
 
         function test_4_aPinnedVersionIsTheOneTheNextRunGets() {

@@ -167,7 +167,14 @@ private Q_SLOTS:
         QCOMPARE(row.data(PipelinesModel::NameRole).toString(), u"ci"_s);
         QCOMPARE(row.data(PipelinesModel::JobsRole).toStringList(),
                  (QStringList{u"build"_s, u"slow"_s, u"check"_s, u"ship"_s}));
-        QCOMPARE(row.data(PipelinesModel::PausedRole).toBool(), false);
+        // New pipelines start paused, as fly's set-pipeline makes them; the row says why, and
+        // its switch starts it.
+        QCOMPARE(row.data(PipelinesModel::PausedRole).toBool(), true);
+        QVERIFY2(row.data(PipelinesModel::PausedReasonRole).toString().endsWith(u"new pipelines start paused"_s),
+                 qPrintable(row.data(PipelinesModel::PausedReasonRole).toString()));
+        pipelines.setPaused(0, false);
+        QTRY_COMPARE(pipelines.index(0).data(PipelinesModel::PausedRole).toBool(), false);
+        QCOMPARE(pipelines.index(0).data(PipelinesModel::PausedReasonRole).toString(), QString());
         // The administrator's choice, as the desktop shows it.
         QCOMPARE(row.data(PipelinesModel::HostExecutionRole).toBool(), true);
         QVERIFY2(pipelines.hostExecutionText().startsWith(PipelinesModel::tr("on")),

@@ -552,6 +552,7 @@ void TestSessionContract::pipelinesAndRuns()
         [&](auto done) { s.setPipeline(u"ci"_s, "jobs:\n  - name: test\n  - name: slow\n", {}, done); });
     VERIFY_OK(set);
     QVERIFY(set->value(u"created"_s).toBool());
+    QVERIFY(set->value(u"pipeline"_s).toObject().value(u"paused"_s).toBool()); // new pipelines start paused
     auto invalid = test::awaitObject([&](auto done) { s.setPipeline(u"ci2"_s, "resources: []\n", {}, done); });
     QVERIFY(!invalid);
     QCOMPARE(invalid.error().where, u"jobs"_s);

@@ -339,6 +339,7 @@ private Q_SLOTS:
         auto set = test::awaitObject([&](auto done) { m_session->setPipeline(u"release-train"_s, yaml, {}, done); });
         QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
         QVERIFY(m_install.allowHostExecution(u"release-train"_s));
+        QVERIFY(test::awaitObject([&](auto done) { m_session->setPipelinePaused(u"release-train"_s, false, done); }));
         const Status checked =
             test::awaitDone([&](auto done) { m_session->checkResource(u"release-train"_s, u"source-tree"_s, done); });
         QVERIFY2(checked, qPrintable(checked ? QString() : test::describe(checked.error())));

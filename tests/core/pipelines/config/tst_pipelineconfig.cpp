@@ -516,22 +516,46 @@ private Q_SLOTS:
         QCOMPARE(canonicalJson(toJson(p1->jobs[0].plan[0])), canonicalJson(toJson(p2->jobs[0].plan[0])));
     }
 
-    void diffShowsChanges()
+    // What `pipelines set` shows is the file as written (comments kept), and of the vars only
+    // which names changed.
+    void setDiffShowsWhatTheUserWrote()
     {
-        const auto before = parsePipeline(pipelineWith("- name: a\n  plan:\n  - get: repo\n"));
-        const auto after = parsePipeline(pipelineWith("- name: a\n  plan:\n  - get: repo\n    trigger: true\n"));
-        QVERIFY(before && after);
-        QVERIFY(diff(*before, *before).isEmpty());
-        const QStringList lines = diff(*before, *after);
-        QVERIFY(!lines.isEmpty());
-        QVERIFY(lines.first().startsWith(u"@@ line "_s));
-        QCOMPARE(lines.filter(u"\"trigger\": false"_s).size(), 1);
-        QVERIFY(lines.filter(u"\"trigger\": false"_s).first().startsWith(u"- "_s));
-        QCOMPARE(lines.filter(u"\"trigger\": true"_s).size(), 1);
-        QVERIFY(lines.filter(u"\"trigger\": true"_s).first().startsWith(u"+ "_s));
+        const QString before = u"# CI\njobs:\n- name: a   # the first\n  plan:\n  - get: repo\n"_s;
+        const QString after = u"# CI\njobs:\n- name: a   # the first\n  plan:\n  - get: repo\n    trigger: true\n"_s;
+        QVERIFY(setDiff(before, before, u"x: 1\n"_s, u"x: 1\n"_s).isEmpty());
+        QCOMPARE(setDiff(before, after, {}, {}),
+                 (QStringList{u"@@ line 3 @@"_s, u"  - name: a   # the first"_s, u"    plan:"_s, u"    - get: repo"_s,
+                              u"+     trigger: true"_s, u"  "_s}));
+        // A new pipeline: every line added.
+        QCOMPARE(setDiff({}, u"jobs: []"_s, {}, {}), (QStringList{u"@@ line 1 @@"_s, u"+ jobs: []"_s}));
+        const QString varsBefore = u"a: 1\nb: [x]\nc: s3cr3t\n"_s;
+        const QString varsAfter = u"a: 1\nb: [y]\nd: 4\n"_s;
+        const QStringList vars = setDiff(before, before, varsBefore, varsAfter);
+        QCOMPARE(vars, (QStringList{u"@@ vars @@"_s, u"~ b"_s, u"- c"_s, u"+ d"_s}));
+        QCOMPARE(setDiff(before, before, u"a: [\n"_s, u"a: 1\n"_s),
+                 (QStringList{u"@@ vars @@"_s, u"~ (the vars file)"_s}));
 
         const QStringList simple = diffLines({u"a"_s, u"b"_s, u"c"_s}, {u"a"_s, u"c"_s, u"d"_s}, 1);
         QCOMPARE(simple, (QStringList{u"@@ line 1 @@"_s, u"  a"_s, u"- b"_s, u"  c"_s, u"+ d"_s}));
+    }
+
+    // Large files: a change in the middle of a long one is found exactly, and a rewrite of a large
+    // one is shown as every line removed and added instead of filling memory.
+    void diffOfLargeFiles()
+    {
+        QStringList before;
+        for (int i = 0; i < 100000; ++i)
+            before << u"line %1"_s.arg(i);
+        QStringList after = before;
+        after[50000] = u"changed"_s;
+        QCOMPARE(diffLines(before, after, 0), (QStringList{u"@@ line 50001 @@"_s, u"- line 50000"_s, u"+ changed"_s}));
+        QStringList rewritten;
+        for (int i = 0; i < 5000; ++i)
+            rewritten << u"new %1"_s.arg(i);
+        const QStringList lines = diffLines(before.mid(0, 5000), rewritten);
+        QCOMPARE(lines.size(), 1 + 10000);
+        QCOMPARE(lines.value(1), u"- line 0"_s);
+        QCOMPARE(lines.value(5001), u"+ new 0"_s);
     }
 
     void secretsStayOutOfTheModelInPlaceholderMode()

@@ -160,7 +160,8 @@ private Q_SLOTS:
                     JobSettings{.maxInFlight = 1, .serialGroups = {QStringLiteral("deploy")}});
         jobs.insert(QStringLiteral("slow-prod"),
                     JobSettings{.maxInFlight = 1, .serialGroups = {QStringLiteral("deploy")}});
-        QVERIFY(PipelineRepository(*m_db).set(QStringLiteral("ci"), QStringLiteral("jobs: [x]"), {}, 2, jobs));
+        QVERIFY(
+            PipelineRepository(*m_db).set(QStringLiteral("ci"), QStringLiteral("jobs: [x]"), {}, 2, {.jobs = jobs}));
         ScriptedExecutor executor;
         Scheduler scheduler(*m_db, SystemClock::instance(), m_events, executor, {.workers = 8});
         QVERIFY(scheduler.pause(QStringLiteral("ci"), QStringLiteral("until all are queued")));
@@ -193,7 +194,8 @@ private Q_SLOTS:
     {
         QMap<QString, JobSettings> jobs;
         jobs.insert(QStringLiteral("ok"), JobSettings{.keepLogsOfRuns = 2});
-        QVERIFY(PipelineRepository(*m_db).set(QStringLiteral("ci"), QStringLiteral("jobs: [ok]"), {}, 2, jobs));
+        QVERIFY(
+            PipelineRepository(*m_db).set(QStringLiteral("ci"), QStringLiteral("jobs: [ok]"), {}, 2, {.jobs = jobs}));
         ScriptedExecutor executor;
         Scheduler scheduler(*m_db, SystemClock::instance(), m_events, executor, {.workers = 1});
         QVERIFY(scheduler.start());
