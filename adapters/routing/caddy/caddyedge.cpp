@@ -16,6 +16,7 @@
 #include <QJsonObject>
 #include <QSaveFile>
 #include <QStandardPaths>
+#include <QTcpServer>
 #include <QThread>
 
 #include <cerrno>
@@ -456,14 +457,31 @@ Status CaddyEdge::stop()
     if (exchange.transportFailed || exchange.status != 200)
         return fail(ErrorCode::Unavailable, u"the edge (Caddy) did not stop: %1"_s.arg(
                                                 exchange.transportFailed ? exchange.error : caddyError(exchange.body)));
-    // Gone once its process is (whoever reaps orphans reaps it).
+    // Gone once its process is (whoever reaps orphans reaps it), and with it what it listened
+    // on: a Caddy started next on the same ports (the next Pando's) must not find them taken.
     const qint64 pid = caddyPid();
     QElapsedTimer timer;
     timer.start();
     while (pid > 0 && timer.elapsed() < m_options.startTimeoutMs && !(::kill(pid_t(pid), 0) != 0 && errno == ESRCH))
         QThread::msleep(10);
+    const bool listened =
+        std::ranges::any_of(m_routes, [](const Route &r) { return !r.addresses.isEmpty() || !r.moved.isEmpty(); });
+    while (listened && timer.elapsed() < m_options.startTimeoutMs && !sitePortsFree())
+        QThread::msleep(10);
     QFile::remove(path("caddy.pid"));
     return {};
+}
+
+bool CaddyEdge::sitePortsFree() const
+{
+    const QHostAddress host =
+        m_options.site.listenHost.isEmpty() ? QHostAddress(QHostAddress::Any) : QHostAddress(m_options.site.listenHost);
+    for (const int port : {m_options.site.httpPort, m_options.site.httpsPort}) {
+        QTcpServer probe;
+        if (port > 0 && !host.isNull() && !probe.listen(host, quint16(port)))
+            return false;
+    }
+    return true;
 }
 
 RouterStatus CaddyEdge::status()

@@ -94,6 +94,8 @@ private:
     QHash<QString, Route> writtenRoutes() const;
     std::function<bool(const QString &)> certificateCheck() const;
     qint64 caddyPid() const; // from the pid file Caddy writes; 0 when there is none
+    // Whether the sites' HTTP and HTTPS ports can be listened on (nobody holds them).
+    bool sitePortsFree() const;
     QByteArray configJson(const QHash<QString, Route> &routes) const;
     QString path(const char *name) const;
 
