@@ -20,6 +20,7 @@
 #include "core/state/database.h"
 #include "core/state/pipelinerepositories.h"
 #include "tests/bench/benchkit.h"
+#include "tests/support/ports.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -28,7 +29,6 @@
 #include <QRegularExpression>
 #include <QSqlError>
 #include <QSqlQuery>
-#include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QThread>
@@ -39,6 +39,7 @@
 
 using namespace pando;
 using pando::bench::median;
+using pando::test::unusedPort;
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -110,13 +111,6 @@ Status seed(const QString &dataDir)
     if (!sql.commit())
         return fail(ErrorCode::Internal, sql.lastError().text(), u"commit"_s);
     return {};
-}
-
-quint16 freePort()
-{
-    QTcpServer probe;
-    probe.listen(QHostAddress::LocalHost, 0);
-    return probe.serverPort();
 }
 
 // One plain HTTP GET; the status, or 0 when nothing answered.
@@ -256,7 +250,7 @@ Result<Round> measure(const QString &dataDir, const QString &home)
         QProcess pandod;
         pandod.setProcessChannelMode(QProcess::ForwardedErrorChannel);
         pandod.setStandardOutputFile(QProcess::nullDevice());
-        const quint16 port = freePort();
+        const quint16 port = unusedPort();
         QElapsedTimer timer;
         timer.start();
         pandod.start(QStringLiteral(PANDOD_PROGRAM), {u"--data-dir"_s, dataDir, u"--listen"_s,

@@ -13,13 +13,6 @@
 
 namespace pando::test::attacks {
 
-int freePort()
-{
-    QTcpServer server;
-    server.listen(QHostAddress::LocalHost, 0);
-    return server.serverPort();
-}
-
 Daemon::~Daemon()
 {
     if (process.state() == QProcess::Running) {

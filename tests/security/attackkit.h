@@ -18,8 +18,6 @@ namespace pando::test::attacks {
 // The password of every user the catalogue makes.
 inline const QString Password = QStringLiteral("catalogue-password-1");
 
-int freePort();
-
 // A pandod of its own data directory, on a free loopback port.
 struct Daemon {
     QTemporaryDir dir;

@@ -10,6 +10,7 @@
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/support/component.h"
 #include "tests/support/gitfixture.h"
+#include "tests/support/ports.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -90,7 +91,7 @@ Daemon *TestAttacks::daemonFor(const QStringList &flags)
     auto daemon = std::make_unique<Daemon>();
     Daemon *raw = daemon.get();
     m_daemons.emplace(key, std::move(daemon));
-    raw->port = freePort();
+    raw->port = unusedPort();
     raw->process.setProcessChannelMode(QProcess::MergedChannels);
     raw->process.start(binaryDir() + QStringLiteral("/app/daemon/pandod"),
                        QStringList{QStringLiteral("--data-dir"), raw->dir.path() + QStringLiteral("/data"),

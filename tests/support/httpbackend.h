@@ -3,6 +3,8 @@
 // echoes a request's body (or names itself) in an X-Backend header, and a blocking POSIX client
 // with a 5 s receive timeout, so what is measured is the proxy in between and a hang fails.
 
+#include "tests/support/ports.h"
+
 #include <QByteArray>
 #include <QSemaphore>
 #include <QTcpServer>
@@ -179,13 +181,6 @@ inline std::optional<Reply> oneShot(quint16 port, const QByteArray &body = {})
     if (!client.connectTo(port))
         return std::nullopt;
     return client.request(body);
-}
-
-inline quint16 unusedPort()
-{
-    QTcpServer probe;
-    probe.listen(QHostAddress::LocalHost, 0);
-    return probe.serverPort(); // closed again when probe goes away
 }
 
 } // namespace pando::test

@@ -1,4 +1,5 @@
 #include "tests/support/pebble.h"
+#include "tests/support/ports.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -6,7 +7,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QStandardPaths>
-#include <QTcpServer>
 #include <QTcpSocket>
 #include <QThread>
 
@@ -15,13 +15,6 @@ using namespace Qt::StringLiterals;
 namespace pando::test {
 
 namespace {
-
-int freeLoopbackPort()
-{
-    QTcpServer probe;
-    probe.listen(QHostAddress::LocalHost, 0);
-    return probe.serverPort();
-}
 
 bool answers(int port)
 {
@@ -86,8 +79,8 @@ bool Pebble::start()
         return false;
     }
 
-    const int dnsPort = freeLoopbackPort();
-    const int dnsManagement = freeLoopbackPort();
+    const int dnsPort = unusedPort();
+    const int dnsManagement = unusedPort();
     m_dns = std::make_unique<QProcess>();
     m_dns->setProcessChannelMode(QProcess::MergedChannels);
     m_dns->start(u"pebble-challtestsrv"_s,
@@ -95,8 +88,8 @@ bool Pebble::start()
                   u"-tlsalpn01"_s, QString(), u"-management"_s, u"127.0.0.1:%1"_s.arg(dnsManagement), u"-defaultIPv4"_s,
                   u"127.0.0.1"_s, u"-defaultIPv6"_s, QString()});
 
-    m_acmePort = freeLoopbackPort();
-    m_managementPort = freeLoopbackPort();
+    m_acmePort = unusedPort();
+    m_managementPort = unusedPort();
     QJsonObject pebble{{u"listenAddress"_s, u"127.0.0.1:%1"_s.arg(m_acmePort)},
                        {u"managementListenAddress"_s, u"127.0.0.1:%1"_s.arg(m_managementPort)},
                        {u"certificate"_s, listenerRootFile()},

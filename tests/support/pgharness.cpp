@@ -1,4 +1,5 @@
 #include "pgharness.h"
+#include "tests/support/ports.h"
 
 #include <QDeadlineTimer>
 #include <QDir>
@@ -8,7 +9,6 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QStandardPaths>
-#include <QTcpServer>
 #include <QThread>
 #include <QVersionNumber>
 
@@ -36,16 +36,6 @@ bool hasTools(const QString &dir)
             return false;
     }
     return true;
-}
-
-int freeLoopbackPort()
-{
-    QTcpServer server;
-    if (!server.listen(QHostAddress::LocalHost, 0))
-        return 0;
-    const int port = server.serverPort();
-    server.close();
-    return port;
 }
 
 QString tail(const QString &text, int lines = 15)
@@ -231,7 +221,7 @@ bool PostgresHarness::start()
 
     // A port picked now may be taken by the time postgres binds it: try a few.
     for (int attempt = 1; attempt <= 3; ++attempt) {
-        m_port = freeLoopbackPort();
+        m_port = unusedPort();
         if (m_port == 0)
             return fail(u"no free TCP port on 127.0.0.1"_s);
         const QString logPath = m_dir->path() + u"/server.log"_s;

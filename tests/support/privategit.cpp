@@ -1,6 +1,7 @@
 #include "tests/support/privategit.h"
 
 #include "tests/support/component.h"
+#include "tests/support/ports.h"
 #include "tests/support/sshserver.h"
 
 #include <QFile>
@@ -59,8 +60,8 @@ QString PrivateHttpGit::start(const QString &root, const QString &user, const QB
 {
     if (!m_dir.isValid())
         return u"no temporary directory"_s;
-    const quint16 backendPort = freePort();
-    m_port = freePort();
+    const quint16 backendPort = unusedPort();
+    m_port = unusedPort();
     m_backend.setProcessChannelMode(QProcess::MergedChannels);
     m_backend.start(u"python3"_s,
                     {sourceDir() + u"/tests/support/git-http-server.py"_s, QString::number(backendPort), root});

@@ -5,7 +5,6 @@
 #include <QFileInfo>
 #include <QHostAddress>
 #include <QStandardPaths>
-#include <QTcpServer>
 #include <QTcpSocket>
 #include <QTest>
 
@@ -96,14 +95,6 @@ QString SshServer::keygen(const QString &name)
     if (!keygen.waitForFinished(20000) || keygen.exitStatus() != QProcess::NormalExit || keygen.exitCode() != 0)
         return u"ssh-keygen failed: "_s + QString::fromUtf8(keygen.readAll());
     return {};
-}
-
-quint16 freePort()
-{
-    QTcpServer probe;
-    if (!probe.listen(QHostAddress::LocalHost, 0))
-        return 0;
-    return probe.serverPort();
 }
 
 bool sshAvailable()

@@ -37,7 +37,6 @@ private:
 };
 
 // A port nothing listens on now (the kernel's pick, released).
-quint16 freePort();
 // sshd, ssh-keygen and git-upload-pack are installed.
 bool sshAvailable();
 

@@ -5,29 +5,22 @@
 #include "core/auditstream/auditstream.h"
 #include "testpki.h"
 #include "tests/support/component.h"
+#include "tests/support/ports.h"
 
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSet>
 #include <QStandardPaths>
-#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
 using namespace pando;
+using pando::test::unusedPort;
 using namespace pando::adapters;
 
 namespace {
-
-int freePort()
-{
-    QTcpServer server;
-    if (!server.listen(QHostAddress::LocalHost, 0))
-        return 0;
-    return server.serverPort();
-}
 
 // rsyslogd as a child process with its own configuration: imtcp on 127.0.0.1:port, every
 // message's raw text appended to out.log, one line each.
@@ -174,7 +167,7 @@ class TestSyslogSink : public QObject {
             pki = pando::test::makeTestPki(dir.path());
             PANDO_REQUIRE_COMPONENT(pki.error.isEmpty(), pki.error);
         }
-        const int port = freePort();
+        const int port = unusedPort();
         QVERIFY(port > 0);
         Rsyslog rsyslog(dir.path(), port, tls ? &pki : nullptr);
         const QString started = rsyslog.start();
@@ -326,7 +319,7 @@ private Q_SLOTS:
         syslog::SyslogSinkConfig config;
         config.name = u"nobody"_s;
         config.host = u"127.0.0.1"_s;
-        config.port = freePort();
+        config.port = unusedPort();
         config.tls = false;
         syslog::SyslogSink sink(config);
         auto r = sink.deliver({sampleLine()}, CancelToken());
@@ -346,7 +339,7 @@ private Q_SLOTS:
         QTemporaryDir otherDir;
         auto other = pando::test::makeTestPki(otherDir.path());
         QVERIFY(other.error.isEmpty());
-        const int port = freePort();
+        const int port = unusedPort();
         Rsyslog rsyslog(dir.path(), port, &pki);
         const QString started = rsyslog.start();
         PANDO_REQUIRE_COMPONENT(started.isEmpty(), started);

@@ -3,6 +3,7 @@
 #include "adapters/source/generic/gitsource.h"
 #include "tests/support/component.h"
 #include "tests/support/gitfixture.h"
+#include "tests/support/ports.h"
 #include "tests/support/sshserver.h"
 
 #include <QDir>
@@ -418,9 +419,9 @@ void TestGitSource::checkoutOverSmartHttp()
 
 namespace {
 
-using pando::test::freePort;
 using pando::test::sshAvailable;
 using pando::test::SshServer;
+using pando::test::unusedPort;
 
 } // namespace
 
@@ -430,7 +431,7 @@ void TestGitSource::checkoutOverSsh()
 {
     PANDO_REQUIRE_COMPONENT(sshAvailable(), u"OpenSSH server and client (openssh-server, openssh-client)"_s);
     SshServer server;
-    const quint16 port = freePort();
+    const quint16 port = unusedPort();
     QVERIFY(port != 0);
     const QString started = server.start(port);
     QVERIFY2(started.isEmpty(), qPrintable(started));
@@ -504,7 +505,7 @@ void TestGitSource::unknownHostKeyIsRefused()
 {
     PANDO_REQUIRE_COMPONENT(sshAvailable(), u"OpenSSH server and client (openssh-server, openssh-client)"_s);
     SshServer server;
-    const quint16 port = freePort();
+    const quint16 port = unusedPort();
     QVERIFY(port != 0);
     const QString started = server.start(port);
     QVERIFY2(started.isEmpty(), qPrintable(started));

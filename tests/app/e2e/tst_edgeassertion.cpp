@@ -11,6 +11,7 @@
 #include "core/assertion/assertion.h"
 #include "tests/support/component.h"
 #include "tests/support/gitfixture.h"
+#include "tests/support/ports.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -21,7 +22,6 @@
 #include <QProcess>
 #include <QSignalSpy>
 #include <QStandardPaths>
-#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -42,12 +42,6 @@ struct Answer {
     QByteArray location;
     QByteArray setCookie;
 };
-
-int freePort()
-{
-    QTcpServer probe;
-    return probe.listen(QHostAddress::LocalHost, 0) ? probe.serverPort() : 0;
-}
 
 // The app: answers every request with the request's headers as a JSON object.
 constexpr auto EchoApp = R"py(
@@ -144,9 +138,9 @@ private Q_SLOTS:
         PANDO_REQUIRE_COMPONENT(!caddy.isEmpty(), u"caddy (Debian's caddy)"_s);
         PANDO_REQUIRE_COMPONENT(QFile::exists(u"/usr/bin/python3"_s), u"python3"_s);
         PANDO_REQUIRE_COMPONENT(GitFixture::gitAvailable(), u"git"_s);
-        m_pandodPort = freePort();
-        m_edgePort = freePort();
-        m_appPort = freePort();
+        m_pandodPort = unusedPort();
+        m_edgePort = unusedPort();
+        m_appPort = unusedPort();
 
         m_app.start(u"/usr/bin/python3"_s, {u"-c"_s, QString::fromLatin1(EchoApp), QString::number(m_appPort)});
         QVERIFY(m_app.waitForStarted(5000));
@@ -198,7 +192,7 @@ private Q_SLOTS:
         adapters::caddy::EdgeSite site;
         site.listenHost = u"127.0.0.1"_s;
         site.httpPort = m_edgePort;
-        site.httpsPort = freePort();
+        site.httpsPort = unusedPort();
         m_edge = std::make_unique<adapters::caddy::CaddyEdge>(
             adapters::caddy::CaddyEdgeOptions{.stateDir = m_tmp.filePath(u"edge"_s), .site = site});
         const Status started = m_edge->start();

@@ -8,6 +8,7 @@
 #include "tests/core/engine/enginefixture.h"
 #include "tests/support/component.h"
 #include "tests/support/gitfixture.h"
+#include "tests/support/ports.h"
 
 #include "adapters/runtime/docker/dockerruntime.h"
 
@@ -39,13 +40,6 @@ struct Run {
     // For a failed check: how it ended and everything it said.
     QByteArray told() const { return "exit " + QByteArray::number(exitCode) + "\nstdout: " + out + "\nstderr: " + err; }
 };
-
-int freePort()
-{
-    QTcpServer s;
-    s.listen(QHostAddress::LocalHost, 0);
-    return s.serverPort();
-}
 
 } // namespace
 
@@ -95,7 +89,7 @@ void TestPandod::initTestCase()
     QVERIFY(!m_git.commit(QStringLiteral("web"), QStringLiteral("main"), helloApp("hello")).isEmpty());
     m_dataDir = m_tmp.path() + QStringLiteral("/data");
     m_installId = QStringLiteral("e2e-%1").arg(QRandomGenerator::global()->generate(), 8, 16, QLatin1Char('0'));
-    m_port = freePort();
+    m_port = unusedPort();
     QVERIFY(startDaemon());
 }
 
@@ -448,7 +442,7 @@ void TestPandod::auditTrailListsAndVerifies()
 void TestPandod::servesHttpsWithItsOwnCertificate()
 {
     const QString dataDir = m_tmp.path() + QStringLiteral("/tls-data");
-    const int port = freePort();
+    const int port = unusedPort();
     auto start = [&](const QStringList &extra, QByteArray *said) {
         auto daemon = std::make_unique<QProcess>();
         daemon->setProcessChannelMode(QProcess::MergedChannels);

@@ -6,6 +6,7 @@
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/core/engine/enginefixture.h"
 #include "tests/support/component.h"
+#include "tests/support/ports.h"
 
 #include <QDirIterator>
 #include <QFile>
@@ -15,7 +16,6 @@
 #include <QNetworkReply>
 #include <QProcess>
 #include <QSignalSpy>
-#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <csignal>
@@ -32,13 +32,6 @@ struct Run {
     QByteArray out;
     QByteArray err;
 };
-
-int freePort()
-{
-    QTcpServer s;
-    s.listen(QHostAddress::LocalHost, 0);
-    return s.serverPort();
-}
 
 // Runs a program to its end, with stdinData on its standard input.
 Run run(const QString &program, const QStringList &args, const QByteArray &stdinData = {},
@@ -106,7 +99,7 @@ void TestPandodData::initTestCase()
     QString why;
     PANDO_REQUIRE_COMPONENT(DockerHarness::available(&why), u"Docker Engine: "_s + why);
     m_dataDir = m_tmp.path() + u"/data"_s;
-    m_port = freePort();
+    m_port = unusedPort();
 }
 
 void TestPandodData::cleanup()

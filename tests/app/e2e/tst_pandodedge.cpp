@@ -12,6 +12,7 @@
 #include "tests/support/component.h"
 #include "tests/support/curlget.h"
 #include "tests/support/gitfixture.h"
+#include "tests/support/ports.h"
 
 #include <QFile>
 #include <QJsonDocument>

@@ -17,6 +17,7 @@
 #include "tests/app/server/fakes.h"
 #include "tests/support/component.h"
 #include "tests/support/gitfixture.h"
+#include "tests/support/ports.h"
 #include "tests/support/privategit.h"
 #include "tests/support/sshserver.h"
 
@@ -328,7 +329,7 @@ void TestEngineConnections::deployKeyOverSsh()
 {
     PANDO_REQUIRE_COMPONENT(test::sshAvailable(), u"OpenSSH server and client (openssh-server, openssh-client)"_s);
     test::SshServer server;
-    const QString started = server.start(test::freePort());
+    const QString started = server.start(test::unusedPort());
     QVERIFY2(started.isEmpty(), qPrintable(started));
     const core::Actor ada = m_people.actor(u"ada"_s);
     const QString repo = u"ssh://root@127.0.0.1:%1%2"_s.arg(server.port())
