@@ -1671,6 +1671,10 @@
         <source>paused</source>
         <translation>pausiert</translation>
     </message>
+    <message>
+        <source>Rename…</source>
+        <translation>Umbenennen…</translation>
+    </message>
 </context>
 <context>
     <name>ResourcesTab</name>
@@ -1745,6 +1749,18 @@
     <message>
         <source>Every get of %1 uses this version until it is unpinned</source>
         <translation>Jedes Get von %1 nimmt diese Version, bis sie gelöst wird</translation>
+    </message>
+    <message>
+        <source>Check from here</source>
+        <translation>Ab hier prüfen</translation>
+    </message>
+    <message>
+        <source>Check from %1</source>
+        <translation>Ab %1 prüfen</translation>
+    </message>
+    <message>
+        <source>Check %1 starting at this version, to find what came after it again</source>
+        <translation>%1 ab dieser Version prüfen, um wiederzufinden, was danach kam</translation>
     </message>
 </context>
 <context>
@@ -1957,6 +1973,22 @@
     <message>
         <source>Resources (Ctrl+4)</source>
         <translation>Ressourcen (Strg+4)</translation>
+    </message>
+    <message>
+        <source>Rename %1</source>
+        <translation>%1 umbenennen</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>Umbenennen</translation>
+    </message>
+    <message>
+        <source>New name</source>
+        <translation>Neuer Name</translation>
+    </message>
+    <message>
+        <source>Its runs, versions, secrets and who may use it go with it. Forges that call its webhooks need the new address.</source>
+        <translation>Seine Läufe, Versionen, Geheimnisse und wer sie nutzen darf, gehen mit. Forges, die seine Webhooks aufrufen, brauchen die neue Adresse.</translation>
     </message>
 </context>
 <context>

@@ -92,7 +92,7 @@ std::span<const CommandDef *const> allCommands()
         std::vector<const CommandDef *> list;
         for (const auto table :
              {appCommands(), envCommands(), hookCommands(), capacityCommands(), serviceCommands(), pipelineCommands(),
-              resourceCommands(), secretCommands(), auditCommands(), accountCommands(), grantCommands(),
+              runCommands(), resourceCommands(), secretCommands(), auditCommands(), accountCommands(), grantCommands(),
               connectionCommands(), approvalCommands(), toolCommands()}) {
             for (const CommandDef &command : table)
                 list.push_back(&command);

@@ -1,10 +1,14 @@
-// `pando pipelines|jobs|runs|settings`: the pipeline runner's commands, over the same API as
-// everything else. Following a run lives in runwatch.cpp, secrets in secretcommands.cpp.
+// `pando pipelines|settings`: the pipeline runner's pipelines and the install's settings, over the
+// same API as everything else. Jobs and runs live in runcommands.cpp, following a run in
+// runwatch.cpp, resources in resourcecommands.cpp, secrets in secretcommands.cpp.
 
 #include "cli.h"
 #include "commands.h"
 #include "output.h"
 #include "prompt.h"
+
+#include "core/pipelines/config/pipelineconfig.h"
+#include "core/pipelines/template/interpolate.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -53,88 +57,6 @@ QString colouredDiffLine(const QString &line)
     return QLatin1String(colour) + line + QStringLiteral("\033[0m");
 }
 
-QString runTitle(const QJsonObject &run)
-{
-    return QStringLiteral("%1/%2 #%3").arg(str(run, "pipeline"), str(run, "job")).arg(num(run, "number"));
-}
-
-// "running", or "running (waiting for approval)" while a step of it waits for someone.
-QString runStatus(const QJsonObject &run)
-{
-    return run.value(QStringLiteral("waiting")).toBool()
-               ? str(run, "status") + QStringLiteral(" (waiting for approval)")
-               : str(run, "status");
-}
-
-QString durationOrDash(const QJsonObject &o)
-{
-    return num(o, "duration_ms") > 0 ? duration(num(o, "duration_ms")) : QStringLiteral("-");
-}
-
-QString stepLabel(const QJsonObject &step)
-{
-    QString kind = str(step, "kind");
-    const QString name = str(step, "name");
-    if (name.isEmpty() || name == kind)
-        return kind;
-    return kind.isEmpty() ? name : kind + QLatin1Char(' ') + name;
-}
-
-void stepRows(const QJsonArray &steps, int depth, QList<QStringList> &rows)
-{
-    for (const QJsonValue value : steps) {
-        const QJsonObject step = value.toObject();
-        const bool cached = step.value(QStringLiteral("cached")).toBool();
-        rows << QStringList{
-            QString(depth * qsizetype{2}, QLatin1Char(' ')) + stepLabel(step),
-            cached ? QStringLiteral("unchanged") : str(step, "status"),
-            cached ? QStringLiteral("-") : durationOrDash(step),
-            step.contains(QStringLiteral("attempt")) ? QString::number(num(step, "attempt")) : QStringLiteral("-"),
-            step.contains(QStringLiteral("exit_code")) ? QString::number(num(step, "exit_code")) : QStringLiteral("-"),
-            str(step, "error")};
-        stepRows(step.value(QStringLiteral("children")).toArray(), depth + 1, rows);
-    }
-}
-
-// "waiting for approval a0123… (approve ship): pando approvals approve a0123…", one per waiting step.
-void waitingApprovals(const QJsonArray &steps, QStringList &lines)
-{
-    for (const QJsonValue value : steps) {
-        const QJsonObject step = value.toObject();
-        const QJsonObject approval = step.value(QStringLiteral("approval")).toObject();
-        if (str(approval, "status") == QLatin1String("pending"))
-            lines << QStringLiteral("waiting for approval %1 (%2): %3")
-                         .arg(str(approval, "id"), stepLabel(step), str(approval, "approve"));
-        waitingApprovals(step.value(QStringLiteral("children")).toArray(), lines);
-    }
-}
-
-// "PIPELINE/JOB" with both parts; "PIPELINE" too when jobOptional.
-Status checkPipelineJob(const QString &value, bool jobOptional, const QString &where)
-{
-    const QStringList parts = value.split(QLatin1Char('/'));
-    const bool ok = (parts.size() == 2 && !parts[0].isEmpty() && !parts[1].isEmpty()) ||
-                    (jobOptional && parts.size() == 1 && !parts[0].isEmpty());
-    if (ok)
-        return {};
-    return fail(ErrorCode::Invalid,
-                jobOptional ? QStringLiteral("expected PIPELINE or PIPELINE/JOB, got \"%1\"").arg(value)
-                            : QStringLiteral("expected PIPELINE/JOB, got \"%1\"").arg(value),
-                where);
-}
-
-Status checkJob(const Args &args)
-{
-    return checkPipelineJob(args.arguments.value(0), false, commandName(*args.command));
-}
-
-Status checkRunsTarget(const Args &args)
-{
-    if (args.arguments.isEmpty())
-        return {};
-    return checkPipelineJob(args.arguments.value(0), true, commandName(*args.command));
-}
-
 void applyPipeline(Cli &cli, client::Api::PipelineSet set);
 
 // -v NAME=VALUE and --yaml-var NAME=YAML as the API takes them.
@@ -155,25 +77,42 @@ Result<QJsonArray> varFlagsOf(const Args &args)
     return flags;
 }
 
+// What -c, -l, -v and --yaml-var give `pipelines set` and `validate`.
+struct PipelineFiles {
+    QByteArray config;
+    QByteArray vars;
+    QJsonArray varFlags;
+};
+
+Result<PipelineFiles> readPipelineFiles(const Args &args)
+{
+    PipelineFiles files;
+    auto config = readInput(args.value(QStringLiteral("config")), QStringLiteral("pipeline config"));
+    if (!config)
+        return std::unexpected(config.error());
+    files.config = *config;
+    if (args.has(QStringLiteral("vars"))) {
+        auto read = readInput(args.value(QStringLiteral("vars")), QStringLiteral("vars file"));
+        if (!read)
+            return std::unexpected(read.error());
+        files.vars = *read;
+    }
+    auto varFlags = varFlagsOf(args);
+    if (!varFlags)
+        return std::unexpected(varFlags.error());
+    files.varFlags = *varFlags;
+    return files;
+}
+
 void setPipeline(Cli &cli)
 {
     const QString name = cli.args().arguments.value(0);
-    auto config = readInput(cli.args().value(QStringLiteral("config")), QStringLiteral("pipeline config"));
-    if (!config)
-        return cli.failWith(config.error());
-    QByteArray vars;
-    if (cli.args().has(QStringLiteral("vars"))) {
-        auto read = readInput(cli.args().value(QStringLiteral("vars")), QStringLiteral("vars file"));
-        if (!read)
-            return cli.failWith(read.error());
-        vars = *read;
-    }
-    auto varFlags = varFlagsOf(cli.args());
-    if (!varFlags)
-        return cli.failWith(varFlags.error());
-    client::Api::PipelineSet set{.config = QString::fromUtf8(*config),
-                                 .vars = QString::fromUtf8(vars),
-                                 .varFlags = *varFlags,
+    auto files = readPipelineFiles(cli.args());
+    if (!files)
+        return cli.failWith(files.error());
+    client::Api::PipelineSet set{.config = QString::fromUtf8(files->config),
+                                 .vars = QString::fromUtf8(files->vars),
+                                 .varFlags = files->varFlags,
                                  .dryRun = true,
                                  .unpaused = cli.args().has(QStringLiteral("unpaused"))};
     cli.api().setPipeline(name, set, cli.handle([&cli, name, set](const client::ApiResponse &r) {
@@ -218,6 +157,72 @@ void setPipeline(Cli &cli)
         cli.confirm(QStringLiteral("apply these changes?"), QStringLiteral("pipelines set ") + name,
                     [&cli, set] { applyPipeline(cli, set); });
     }));
+}
+
+// As fly validate-pipeline: the file parsed and checked here, with no install. A placeholder no
+// vars file or flag gives is left for the install (secrets, var sources) and listed; --strict
+// fails on that and on top-level keys Pando does not read, which are otherwise notes.
+void validatePipeline(Cli &cli)
+{
+    const QString path = cli.args().value(QStringLiteral("config"));
+    auto files = readPipelineFiles(cli.args());
+    if (!files)
+        return cli.failWith(files.error());
+    QByteArray vars = files->vars;
+    QList<core::pipelines::VarFlag> flags;
+    for (const QJsonValue flag : std::as_const(files->varFlags))
+        flags.append({str(flag.toObject(), "name"), str(flag.toObject(), "value"),
+                      flag.toObject().value(QStringLiteral("yaml")).toBool()});
+    if (!flags.isEmpty()) {
+        auto merged = core::pipelines::withVarFlags(vars, flags);
+        if (!merged)
+            return cli.failWith(merged.error());
+        vars = *merged;
+    }
+    core::pipelines::InterpolationSources sources;
+    if (!vars.trimmed().isEmpty()) {
+        auto read = core::pipelines::readVarsFile(vars);
+        if (!read) {
+            Error e = read.error();
+            e.where = QStringLiteral("vars file") + (e.where.isEmpty() ? QString() : QStringLiteral(": ") + e.where);
+            return cli.failWith(e);
+        }
+        sources.vars = *read;
+    }
+    sources.secretMode = core::pipelines::InterpolationSources::SecretMode::Placeholder;
+    sources.allowUndefined = true;
+    auto pipeline = core::pipelines::parsePipeline(files->config, sources);
+    if (!pipeline) {
+        Error e = pipeline.error();
+        e.where = path + (e.where.isEmpty() ? QString() : QStringLiteral(": ") + e.where);
+        return cli.failWith(e);
+    }
+    const bool strict = cli.args().has(QStringLiteral("strict"));
+    QStringList notes;
+    if (!pipeline->ignoredKeys.isEmpty())
+        notes << QStringLiteral("Pando does not read the top-level keys %1 (as fly, it takes them to hold anchors)")
+                     .arg(pipeline->ignoredKeys.join(QStringLiteral(", ")));
+    if (!pipeline->undefinedVars.isEmpty())
+        notes << QStringLiteral("no value here for ((%1)): the install gives it at run time (a secret or a var "
+                                "source), or runs that use it fail")
+                     .arg(pipeline->undefinedVars.join(QStringLiteral(")), ((")));
+    if (cli.args().json) {
+        printJson(QJsonObject{{QStringLiteral("valid"), !strict || notes.isEmpty()},
+                              {QStringLiteral("jobs"), int(pipeline->jobs.size())},
+                              {QStringLiteral("resources"), int(pipeline->resources.size())},
+                              {QStringLiteral("ignored_keys"), QJsonArray::fromStringList(pipeline->ignoredKeys)},
+                              {QStringLiteral("undefined_vars"), QJsonArray::fromStringList(pipeline->undefinedVars)}});
+        return cli.finish(strict && !notes.isEmpty() ? ExitFailed : ExitOk);
+    }
+    for (const QString &note : std::as_const(notes))
+        printErr((strict ? QStringLiteral("error: ") : QStringLiteral("note: ")) + note);
+    if (strict && !notes.isEmpty())
+        return cli.finish(ExitFailed);
+    printOut(QStringLiteral("looks good: %1 jobs, %2 resources (what only an install can check, such as secrets "
+                            "and privileged tasks, is checked when it is set)")
+                 .arg(pipeline->jobs.size())
+                 .arg(pipeline->resources.size()));
+    cli.finish(ExitOk);
 }
 
 void applyPipeline(Cli &cli, client::Api::PipelineSet set)
@@ -528,167 +533,26 @@ void removePipeline(Cli &cli)
                 });
 }
 
-// "#3 succeeded 2026-12-07 10:02", for a run a job list shows; "-" for none.
-QString jobRun(const QJsonValue &run)
+// As fly rename-pipeline; names the resources whose webhook address changed with it.
+void renamePipeline(Cli &cli)
 {
-    if (!run.isObject())
-        return QStringLiteral("-");
-    const QJsonObject r = run.toObject();
-    const qint64 when = num(r, "finished_ms") > 0 ? num(r, "finished_ms") : num(r, "created_ms");
-    return QStringLiteral("#%1 %2 %3").arg(num(r, "number")).arg(runStatus(r), timestamp(when));
-}
-
-// The pipeline's jobs as `fly jobs` lists them: paused or not, the last run and the next.
-void listJobs(Cli &cli)
-{
-    const QString pipeline = cli.args().arguments.value(0);
-    cli.api().jobs(pipeline, cli.handle([&cli](const client::ApiResponse &r) {
+    const QString name = cli.args().arguments.value(0), to = cli.args().arguments.value(1);
+    cli.api().renamePipeline(name, to, cli.handle([&cli, name, to](const client::ApiResponse &r) {
         if (cli.args().json) {
             printJson(r.json);
             return cli.finish(ExitOk);
         }
-        QList<QStringList> rows;
-        for (const QJsonValue value : r.json.value(QStringLiteral("jobs")).toArray()) {
-            const QJsonObject job = value.toObject();
-            QString state =
-                job.value(QStringLiteral("paused")).toBool() ? str(job, "paused_reason") : QStringLiteral("active");
-            if (!job.value(QStringLiteral("manual_trigger")).toBool(true))
-                state += QStringLiteral(", no manual trigger");
-            rows << QStringList{str(job, "name"), state, jobRun(job.value(QStringLiteral("last_run"))),
-                                jobRun(job.value(QStringLiteral("next_run")))};
-        }
-        printOut(
-            table({QStringLiteral("JOB"), QStringLiteral("STATE"), QStringLiteral("LAST RUN"), QStringLiteral("NEXT")},
-                  rows));
-        cli.finish(ExitOk);
-    }));
-}
-
-void setJobPaused(Cli &cli, bool pause)
-{
-    const QStringList parts = cli.args().arguments.value(0).split(QLatin1Char('/'));
-    cli.api().setJobPaused(parts[0], parts[1], pause, cli.handle([&cli, parts, pause](const client::ApiResponse &r) {
-        if (cli.args().json)
-            printJson(r.json);
-        else if (pause)
-            printOut(QStringLiteral("paused job %1/%2: its runs wait and none is queued until: pando jobs unpause "
-                                    "%1/%2")
-                         .arg(parts[0], parts[1]));
-        else
-            printOut(QStringLiteral("unpaused job %1/%2").arg(parts[0], parts[1]));
-        cli.finish(ExitOk);
-    }));
-}
-
-void triggerJob(Cli &cli)
-{
-    const QStringList parts = cli.args().arguments.value(0).split(QLatin1Char('/'));
-    cli.api().triggerJob(parts[0], parts[1], cli.args().has(QStringLiteral("force")),
-                         cli.handle([&cli](const client::ApiResponse &r) {
-                             const QString id = str(r.json, "id");
-                             if (cli.args().has(QStringLiteral("watch"))) {
-                                 if (!cli.args().json)
-                                     printOut(QStringLiteral("started %1 (run %2)").arg(runTitle(r.json), id));
-                                 return watchRun(cli, id);
-                             }
-                             if (cli.args().json)
-                                 printJson(r.json);
-                             else
-                                 printOut(QStringLiteral("queued %1 (run %2); follow it with: pando runs watch %2")
-                                              .arg(runTitle(r.json), id));
-                             cli.finish(ExitOk);
-                         }));
-}
-
-void listRuns(Cli &cli)
-{
-    const QString target = cli.args().arguments.value(0);
-    const QStringList parts = target.split(QLatin1Char('/'));
-    cli.api().runs(target.isEmpty() ? QString() : parts.value(0), parts.value(1),
-                   cli.args().count(QStringLiteral("limit")), cli.handle([&cli](const client::ApiResponse &r) {
-                       if (cli.args().json) {
-                           printJson(r.json);
-                           return cli.finish(ExitOk);
-                       }
-                       const QJsonArray runs = r.json.value(QStringLiteral("runs")).toArray();
-                       if (runs.isEmpty()) {
-                           printOut(QStringLiteral("no runs yet"));
-                           return cli.finish(ExitOk);
-                       }
-                       QList<QStringList> rows;
-                       for (const QJsonValue value : runs) {
-                           const QJsonObject run = value.toObject();
-                           rows << QStringList{str(run, "id"),
-                                               runTitle(run),
-                                               runStatus(run),
-                                               orDash(str(run, "trigger")),
-                                               timestamp(num(run, "created_ms")),
-                                               durationOrDash(run),
-                                               str(run, "error")};
-                       }
-                       printOut(table({QStringLiteral("ID"), QStringLiteral("RUN"), QStringLiteral("STATUS"),
-                                       QStringLiteral("TRIGGER"), QStringLiteral("CREATED"), QStringLiteral("DURATION"),
-                                       QStringLiteral("ERROR")},
-                                      rows));
-                       cli.finish(ExitOk);
-                   }));
-}
-
-void showRun(Cli &cli)
-{
-    const QString id = cli.args().arguments.value(0);
-    cli.api().run(id, cli.handle([&cli](const client::ApiResponse &r) {
-        if (cli.args().json) {
-            printJson(r.json);
-            return cli.finish(ExitOk);
-        }
-        const QJsonObject &run = r.json;
-        QList<std::pair<QString, QString>> pairs = {
-            {QStringLiteral("run"), str(run, "id")},
-            {QStringLiteral("job"), runTitle(run)},
-            {QStringLiteral("status"), runStatus(run)},
-            {QStringLiteral("trigger"), run.value(QStringLiteral("force")).toBool()
-                                            ? str(run, "trigger") + QStringLiteral(" (forced: every step ran)")
-                                            : orDash(str(run, "trigger"))},
-            {QStringLiteral("by"), orDash(str(run, "actor"))},
-            {QStringLiteral("created"), timestamp(num(run, "created_ms"))},
-            {QStringLiteral("duration"), durationOrDash(run)},
-            {QStringLiteral("steps"), QStringLiteral("%1 (%2 unchanged, %3 failed)")
-                                          .arg(num(run, "step_count"))
-                                          .arg(num(run, "cached_count"))
-                                          .arg(num(run, "failed_count"))},
-        };
-        if (!str(run, "error").isEmpty())
-            pairs.append({QStringLiteral("error"), str(run, "error")});
-        if (const qint64 removed = num(run, "log_removed_ms"); removed > 0)
-            pairs.append({QStringLiteral("output"), logRemovedNote(removed)});
-        printOut(keyValues(pairs));
-        QList<QStringList> rows;
-        stepRows(run.value(QStringLiteral("steps")).toArray(), 0, rows);
-        if (!rows.isEmpty()) {
-            printOut(QString());
-            printOut(table({QStringLiteral("STEP"), QStringLiteral("STATUS"), QStringLiteral("DURATION"),
-                            QStringLiteral("ATTEMPT"), QStringLiteral("EXIT"), QStringLiteral("ERROR")},
-                           rows));
-        }
-        QStringList waiting;
-        waitingApprovals(run.value(QStringLiteral("steps")).toArray(), waiting);
-        if (!waiting.isEmpty()) {
-            printOut(QString());
-            printOut(waiting.join(QLatin1Char('\n')));
-        }
-        cli.finish(ExitOk);
-    }));
-}
-
-void abortRun(Cli &cli)
-{
-    const QString id = cli.args().arguments.value(0);
-    cli.api().abortRun(id, cli.handle([&cli, id](const client::ApiResponse &r) {
-        if (cli.args().json)
-            printJson(r.json);
-        else
-            printOut(QStringLiteral("aborting run %1").arg(id));
+        printOut(QStringLiteral("renamed pipeline %1 to %2").arg(name, to));
+        QStringList hooked;
+        const QJsonArray resources =
+            r.json.value(QStringLiteral("config")).toObject().value(QStringLiteral("resources")).toArray();
+        for (const QJsonValue resource : resources)
+            if (resource.toObject().value(QStringLiteral("webhook")).toBool())
+                hooked << str(resource.toObject(), "name");
+        if (!hooked.isEmpty())
+            printOut(QStringLiteral("the webhook addresses of %1 name the pipeline: give the forges the new ones, "
+                                    "/api/v1/pipelines/%2/resources/RESOURCE/check")
+                         .arg(hooked.join(QStringLiteral(", ")), to));
         cli.finish(ExitOk);
     }));
 }
@@ -701,21 +565,6 @@ void pause(Cli &cli)
 void unpause(Cli &cli)
 {
     pausePipeline(cli, false);
-}
-
-void pauseJob(Cli &cli)
-{
-    setJobPaused(cli, true);
-}
-
-void unpauseJob(Cli &cli)
-{
-    setJobPaused(cli, false);
-}
-
-void watch(Cli &cli)
-{
-    watchRun(cli, cli.args().arguments.value(0));
 }
 
 constexpr CommandDef PipelineTable[] = {
@@ -732,6 +581,19 @@ constexpr CommandDef PipelineTable[] = {
        {&flags::Yes, 'y'}}},
      "show the changes, ask, then set the pipeline",
      &setPipeline},
+    {"pipelines",
+     "validate",
+     "",
+     0,
+     0,
+     {{{&flags::Config, 'c', Required}, {&flags::Vars, 'l'}, {&flags::Var, 'v'}, {&flags::YamlVar}, {&flags::Strict}}},
+     "check a pipeline file here, without an install, as fly validate-pipeline",
+     &validatePipeline,
+     Needs::Nothing,
+     nullptr,
+     "Parses and checks the file as pando pipelines set does, with the same vars flags; exit 1 with\n"
+     "where it is wrong. Vars nothing gives here are left for the install and listed; --strict fails\n"
+     "on them, and on top-level keys Pando does not read."},
     {"pipelines", "list", "", 0, 0, {}, "list the pipelines", &listPipelines},
     {"pipelines", "show", "NAME", 1, 1, {}, "show a pipeline and its jobs", &showPipeline},
     {"pipelines",
@@ -742,6 +604,19 @@ constexpr CommandDef PipelineTable[] = {
      {{{&flags::Diff}}},
      "print the pipeline's config as set; --diff: what its last change changed",
      &showConfig},
+    {"pipelines",
+     "rename",
+     "NAME NEW-NAME",
+     2,
+     2,
+     {},
+     "rename a pipeline; its runs, versions, secrets and grants go with it",
+     &renamePipeline,
+     Needs::Token,
+     nullptr,
+     "Like fly rename-pipeline. Refused while one of its runs is running, when NEW-NAME exists, and\n"
+     "when secrets or grants wait for a pipeline named NEW-NAME. Webhook addresses name the pipeline:\n"
+     "a forge calling one needs the new address."},
     {"pipelines", "pause", "NAME", 1, 1, {}, "stop starting runs (running ones go on)", &pause},
     {"pipelines", "unpause", "NAME", 1, 1, {}, "start runs again", &unpause},
     {"pipelines",
@@ -783,50 +658,6 @@ constexpr CommandDef PipelineTable[] = {
      {{{&flags::Yes, 'y'}}},
      "remove a pipeline with its runs and secrets",
      &removePipeline},
-    {"jobs", "list", "PIPELINE", 1, 1, {}, "the pipeline's jobs: paused or not, the last run, the next", &listJobs},
-    {"jobs",
-     "pause",
-     "PIPELINE/JOB",
-     1,
-     1,
-     {},
-     "hold back the job's runs (running ones go on)",
-     &pauseJob,
-     Needs::Token,
-     &checkJob},
-    {"jobs",
-     "unpause",
-     "PIPELINE/JOB",
-     1,
-     1,
-     {},
-     "start the job's runs again, with what was found meanwhile",
-     &unpauseJob,
-     Needs::Token,
-     &checkJob},
-    {"jobs",
-     "trigger",
-     "PIPELINE/JOB",
-     1,
-     1,
-     {{{&flags::Watch, 'w'}, {&flags::ForceRun}}},
-     "queue a run; --watch (-w, as fly's) follows it to the end, --force runs every step",
-     &triggerJob,
-     Needs::Token,
-     &checkJob},
-    {"runs",
-     "list",
-     "[PIPELINE[/JOB]]",
-     0,
-     1,
-     {{{&flags::Limit}}},
-     "list runs, newest first",
-     &listRuns,
-     Needs::Token,
-     &checkRunsTarget},
-    {"runs", "show", "ID", 1, 1, {}, "show a run's step tree", &showRun},
-    {"runs", "watch", "ID", 1, 1, {}, "follow a run to its end", &watch},
-    {"runs", "abort", "ID", 1, 1, {}, "abort a queued or running run", &abortRun},
 };
 static_assert(isComplete(PipelineTable),
               "every command needs its words, a summary, a handler and consistent arguments");

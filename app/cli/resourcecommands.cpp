@@ -5,8 +5,10 @@
 #include "commands.h"
 #include "output.h"
 
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QTimer>
 
 namespace pando::cli {
 
@@ -52,7 +54,8 @@ std::optional<QJsonObject> versionOf(const QStringList &words, QString *bad)
     return version;
 }
 
-Status checkPin(const Args &args)
+// PIPELINE/RESOURCE, then KEY:VALUE words.
+Status checkVersionWords(const Args &args)
 {
     if (auto target = checkTarget(args); !target)
         return target;
@@ -163,16 +166,94 @@ void unpin(Cli &cli)
     }));
 }
 
+// How long `resources check` waits for the install's trigger loop to run the check.
+constexpr qint64 CheckWaitMs = qint64{10} * 60 * 1000;
+
+// The resource's row in a resources listing; empty when it is not there.
+QJsonObject resourceRow(const QJsonObject &listing, const QString &resource)
+{
+    for (const QJsonValue value : listing.value(QStringLiteral("resources")).toArray())
+        if (value.toObject().value(QStringLiteral("name")).toString() == resource)
+            return value.toObject();
+    return {};
+}
+
+// The check has answered: its error (exit 1), or the newest version there is now.
+void reportCheck(Cli &cli, const QString &pipeline, const QString &resource, const QJsonObject &row)
+{
+    const QString target = pipeline + QLatin1Char('/') + resource;
+    if (const QString error = str(row, "check_error"); !error.isEmpty())
+        return cli.failWith(Error{ErrorCode::Failed, QStringLiteral("the check failed: ") + error, target,
+                                  QStringLiteral("fix the resource's source (pando pipelines show %1), then check "
+                                                 "again: pando resources check %2")
+                                      .arg(pipeline, target)});
+    cli.api().resourceVersions(pipeline, resource, 1, cli.handle([&cli, resource, row](const client::ApiResponse &r) {
+        const QJsonObject newest = r.json.value(QStringLiteral("versions")).toArray().at(0).toObject();
+        if (cli.args().json)
+            printJson(QJsonObject{{QStringLiteral("resource"), row}, {QStringLiteral("newest"), newest}});
+        else if (newest.isEmpty())
+            printOut(QStringLiteral("checked %1: no versions yet").arg(resource));
+        else
+            printOut(QStringLiteral("checked %1: the newest version is %2")
+                         .arg(resource, versionText(newest.value(QStringLiteral("version")).toObject())));
+        cli.finish(ExitOk);
+    }));
+}
+
+// Reads the resource until its last check is another than `before`, then reports it.
+void awaitCheck(Cli &cli, const QString &pipeline, const QString &resource, qint64 before, qint64 startedMs,
+                int errors = 0)
+{
+    cli.api().resources(
+        pipeline, [&cli, pipeline, resource, before, startedMs, errors](const Result<client::ApiResponse> &r) {
+            if (cli.isFinished())
+                return;
+            if (r) {
+                if (const QJsonObject row = resourceRow(r->json, resource); num(row, "checked_ms") != before)
+                    return reportCheck(cli, pipeline, resource, row);
+            } else if (errors + 1 >= MaxPollErrors) {
+                return cli.failWith(r.error());
+            }
+            if (QDateTime::currentMSecsSinceEpoch() - startedMs > CheckWaitMs)
+                return cli.failWith(
+                    Error{ErrorCode::Failed, QStringLiteral("the check has not answered in 10 minutes"),
+                          pipeline + QLatin1Char('/') + resource,
+                          QStringLiteral("see whether it has since: pando resources list %1").arg(pipeline)});
+            QTimer::singleShot(PollIntervalMs, &cli,
+                               [&cli, pipeline, resource, before, startedMs, next = r ? errors : errors + 1] {
+                                   awaitCheck(cli, pipeline, resource, before, startedMs, next);
+                               });
+        });
+}
+
+// As fly check-resource: asks for a check (from the version the words give, else the newest)
+// and waits for its answer; --async returns once it is asked for.
 void checkNow(Cli &cli)
 {
     const auto [pipeline, resource] = targetOf(cli);
-    cli.api().checkResourceNow(pipeline, resource, cli.handle([&cli, pipeline, resource](const client::ApiResponse &r) {
-        if (cli.args().json)
-            printJson(r.json);
-        else
-            printOut(QStringLiteral("checking %1; see what it finds with: pando resources versions %2/%1")
-                         .arg(resource, pipeline));
-        cli.finish(ExitOk);
+    QString bad;
+    const QJsonObject from = versionOf(cli.args().arguments.mid(1), &bad).value_or(QJsonObject{});
+    cli.api().resources(pipeline, cli.handle([&cli, pipeline, resource, from](const client::ApiResponse &listing) {
+        const qint64 before = num(resourceRow(listing.json, resource), "checked_ms");
+        cli.api().checkResourceNow(
+            pipeline, resource, from,
+            cli.handle([&cli, pipeline, resource, from, before](const client::ApiResponse &r) {
+                const QString start = from.isEmpty() ? QString() : QStringLiteral(" from ") + versionText(from);
+                if (cli.args().has(QStringLiteral("async"))) {
+                    if (cli.args().json)
+                        printJson(r.json);
+                    else
+                        printOut(QStringLiteral("checking %1%3; see what it finds with: pando resources versions %2/%1")
+                                     .arg(resource, pipeline, start));
+                    return cli.finish(ExitOk);
+                }
+                if (!cli.args().json)
+                    printOut(QStringLiteral("checking %1%2 ...").arg(resource, start));
+                cli.setOnInterrupt([pipeline] {
+                    printErr(QStringLiteral("the check goes on; see it with: pando resources list %1").arg(pipeline));
+                });
+                awaitCheck(cli, pipeline, resource, before, QDateTime::currentMSecsSinceEpoch());
+            }));
     }));
 }
 
@@ -204,7 +285,7 @@ constexpr CommandDef ResourceTable[] = {
      "pin the newest version with these fields; every get uses it",
      &pin,
      Needs::Token,
-     &checkPin,
+     &checkVersionWords,
      "Like fly pin-resource: pando resources pin ci/repo ref:abc123. The version must be one a\n"
      "check found (pando resources versions); runs use it until pando resources unpin."},
     {"resources",
@@ -219,14 +300,17 @@ constexpr CommandDef ResourceTable[] = {
      &checkTarget},
     {"resources",
      "check",
-     "PIPELINE/RESOURCE",
+     "PIPELINE/RESOURCE [KEY:VALUE...]",
      1,
-     1,
-     {},
-     "check the resource for new versions now",
+     16,
+     {{{&flags::Async}}},
+     "check the resource for new versions now, and say what it found",
      &checkNow,
      Needs::Token,
-     &checkTarget},
+     &checkVersionWords,
+     "Like fly check-resource: waits for the check's answer and exits 1 when the check failed.\n"
+     "KEY:VALUE words check from that version instead of the newest (fly's --from), which finds\n"
+     "again what came after it: pando resources check ci/repo ref:abc123."},
 };
 static_assert(isComplete(ResourceTable),
               "every command needs its words, a summary, a handler and consistent arguments");

@@ -427,6 +427,11 @@ void Api::removePipeline(const QString &name, Callback done) const
     sendEmpty("DELETE", apiPath({u"pipelines"_s, name}), std::move(done));
 }
 
+void Api::renamePipeline(const QString &name, const QString &to, Callback done) const
+{
+    sendJson("POST", apiPath({u"pipelines"_s, name, u"rename"_s}), {{u"name"_s, to}}, std::move(done));
+}
+
 void Api::setPipelinePaused(const QString &name, bool paused, Callback done) const
 {
     sendJson("POST", apiPath({u"pipelines"_s, name, paused ? u"pause"_s : u"unpause"_s}), {}, std::move(done));
@@ -596,10 +601,11 @@ void Api::unpinResource(const QString &pipeline, const QString &resource, Callba
     sendEmpty("DELETE", apiPath({u"pipelines"_s, pipeline, u"resources"_s, resource, u"pin"_s}), std::move(done));
 }
 
-void Api::checkResourceNow(const QString &pipeline, const QString &resource, Callback done) const
+void Api::checkResourceNow(const QString &pipeline, const QString &resource, const QJsonObject &from,
+                           Callback done) const
 {
-    sendJson("POST", apiPath({u"pipelines"_s, pipeline, u"resources"_s, resource, u"check-now"_s}), {},
-             std::move(done));
+    sendJson("POST", apiPath({u"pipelines"_s, pipeline, u"resources"_s, resource, u"check-now"_s}),
+             from.isEmpty() ? QJsonObject{} : QJsonObject{{u"from"_s, from}}, std::move(done));
 }
 
 void Api::checkResource(const QString &pipeline, const QString &resource, const QString &webhookToken,

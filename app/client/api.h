@@ -194,6 +194,7 @@ public:
     void setPipeline(const QString &name, const PipelineSet &set, Callback done) const;
     void setPipeline(const QString &name, const QString &config, const QString &vars, bool dryRun, Callback done) const;
     void removePipeline(const QString &name, Callback done) const;
+    void renamePipeline(const QString &name, const QString &to, Callback done) const;
     void setPipelinePaused(const QString &name, bool paused, Callback done) const;
     // Host execution: the install's setting, and an administrator's mark on one pipeline.
     void settings(Callback done) const;
@@ -218,13 +219,15 @@ public:
                        Callback done) const;
 
     // A pipeline's resources: their last check and pin; the versions checks found (newest
-    // first); pin (the newest known version with version's fields) and unpin; check now.
+    // first); pin (the newest known version with version's fields) and unpin; check now, from
+    // the newest version found or from `from` when it has fields.
     void resources(const QString &pipeline, Callback done) const;
     void resourceVersions(const QString &pipeline, const QString &resource, std::optional<int> limit,
                           Callback done) const;
     void pinResource(const QString &pipeline, const QString &resource, const QJsonObject &version, Callback done) const;
     void unpinResource(const QString &pipeline, const QString &resource, Callback done) const;
-    void checkResourceNow(const QString &pipeline, const QString &resource, Callback done) const;
+    void checkResourceNow(const QString &pipeline, const QString &resource, const QJsonObject &from,
+                          Callback done) const;
 
     // Pipeline secrets: scope is a pipeline's name, or empty for the install's.
     void secrets(const QString &scope, Callback done) const;

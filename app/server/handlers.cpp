@@ -339,6 +339,7 @@ constexpr RouteDef Routes[] = {
     {"PUT", "/api/v1/pipelines/{name}", PipelinesWrite, Pipeline, false, &pipelineapi::setPipeline},
     {"GET", "/api/v1/pipelines/{name}", PipelinesRead, Pipeline, false, &pipelineapi::showPipeline},
     {"DELETE", "/api/v1/pipelines/{name}", PipelinesWrite, Pipeline, false, &pipelineapi::removePipeline},
+    {"POST", "/api/v1/pipelines/{name}/rename", PipelinesWrite, Pipeline, false, &pipelineapi::renamePipeline},
     {"POST", "/api/v1/pipelines/{name}/pause", PipelinesWrite, Pipeline, false, &pipelineapi::pausePipeline},
     {"POST", "/api/v1/pipelines/{name}/unpause", PipelinesWrite, Pipeline, false, &pipelineapi::unpausePipeline},
     {"POST", "/api/v1/pipelines/{name}/jobs/{job}/runs", RunsWrite, Pipeline, false, &pipelineapi::triggerJob},

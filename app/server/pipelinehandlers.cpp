@@ -225,6 +225,35 @@ Reply removePipeline(Call &call)
     return noContent();
 }
 
+Reply renamePipeline(Call &call)
+{
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
+    const QString example = QStringLiteral("{\"name\": \"new-name\"}");
+    auto body = jsonObjectBody(call.request, {QStringLiteral("name")}, example);
+    if (!body)
+        return errorReply(body.error());
+    const QJsonValue to = body->value(QStringLiteral("name"));
+    if (!to.isString() || to.toString().isEmpty())
+        return errorReply(Error{ErrorCode::Invalid, QStringLiteral("the new name is missing"), QStringLiteral("name"),
+                                QStringLiteral("send ") + example});
+    const QString from = call.args.value(0);
+    // The new name is a new pipeline: whoever renames one must also be someone who may set one
+    // (core/authz decides; members may not).
+    auto decision =
+        call.engine.authorize(call.principal, permission::PipelinesWrite, {core::authz::ObjectKind::Pipeline, {}, {}},
+                              call.actor, QStringLiteral("POST /api/v1/pipelines/%1/rename").arg(from));
+    if (!decision)
+        return errorReply(decision.error());
+    if (!*decision)
+        return errorReply(Error{ErrorCode::Forbidden, decision->reason, QStringLiteral("name")});
+    auto renamed = s->renamePipeline(from, to.toString(), call.actor);
+    if (!renamed)
+        return errorReply(renamed.error());
+    return Reply{200, renamed->toJson()};
+}
+
 Reply pausePipeline(Call &call)
 {
     PipelineService *s = call.engine.pipelines();

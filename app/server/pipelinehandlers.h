@@ -16,6 +16,7 @@ Reply listPipelines(Call &call);
 Reply setPipeline(Call &call);
 Reply showPipeline(Call &call);
 Reply removePipeline(Call &call);
+Reply renamePipeline(Call &call);
 Reply pausePipeline(Call &call);
 Reply unpausePipeline(Call &call);
 Reply listJobs(Call &call);

@@ -82,9 +82,21 @@ Reply checkNow(Call &call)
     PipelineService *s = call.engine.pipelines();
     if (!s)
         return errorReply(pipelineapi::notEnabled());
-    if (auto asked = s->checkResource(call.args.value(0), call.args.value(1), call.actor); !asked)
+    // No body checks from the newest version; {"from": {...}} from that one (fly check-resource --from).
+    const QString example = QStringLiteral("{\"from\": {\"ref\": \"abc123\"}}");
+    auto body = jsonObjectBody(call.request, {QStringLiteral("from")}, example);
+    if (!body)
+        return errorReply(body.error());
+    const QJsonValue from = body->value(QStringLiteral("from"));
+    if (!from.isUndefined() && !from.isObject())
+        return errorReply(Error{ErrorCode::Invalid, QStringLiteral("must be a version object of strings"),
+                                QStringLiteral("from"), QStringLiteral("send ") + example});
+    if (auto asked = s->checkResource(call.args.value(0), call.args.value(1), from.toObject(), call.actor); !asked)
         return errorReply(asked.error());
-    return Reply{202, QJsonObject{{QStringLiteral("status"), QStringLiteral("checking")}}};
+    QJsonObject reply{{QStringLiteral("status"), QStringLiteral("checking")}};
+    if (!from.toObject().isEmpty())
+        reply.insert(QStringLiteral("from"), from);
+    return Reply{202, reply};
 }
 
 } // namespace pando::server::resourceapi

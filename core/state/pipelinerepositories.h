@@ -52,6 +52,12 @@ public:
     Result<int> recordRunOutcome(const QString &name, bool errored, qint64 nowMs);
     // Removes the pipeline with its runs, steps, events, versions and secrets.
     Status remove(const QString &name);
+    // Gives the pipeline `from` the name `to` with all it has, in one transaction: its runs (and
+    // their steps, events, inputs and outputs), versions, checks, pins and paused jobs, its own
+    // secrets and its access to the install's, the grants on it, and the pipelines its
+    // set_pipeline step created. NotFound: no `from`. Conflict: `to` exists, or grants wait for a
+    // pipeline of that name (meant for whoever sets it, not for this one).
+    Status rename(const QString &from, const QString &to, qint64 nowMs);
 
 private:
     Database &m_db;
@@ -125,7 +131,9 @@ private:
 class ResourceVersionRepository {
 public:
     explicit ResourceVersionRepository(Database &db) : m_db(db) {}
-    // Records versions not seen before (in order); returns the rows that were new.
+    // Records versions not seen before, in the order a check returned them, and moves a version
+    // seen before that the check returned after a new one behind it (a check from an older
+    // version re-finds the newest last: it stays the newest); returns the rows that were new.
     Result<QList<ResourceVersionRecord>> add(const QString &pipeline, const QString &resource,
                                              const QList<QPair<QString, QString>> &versionsAndMetadata, qint64 nowMs);
     Result<std::optional<ResourceVersionRecord>> latest(const QString &pipeline, const QString &resource);

@@ -336,6 +336,62 @@ Status PipelineRepository::remove(const QString &name)
     return tx->commit();
 }
 
+Status PipelineRepository::rename(const QString &from, const QString &to, qint64 nowMs)
+{
+    const QString what = u"rename pipeline "_s + from + u" to "_s + to;
+    return detail::retryOnConflict([&]() -> Status {
+        auto tx = detail::Transaction::begin(m_db, what);
+        if (!tx)
+            return std::unexpected(tx.error());
+        const QVariant oldName = detail::text(from), newName = detail::text(to);
+        auto taken = tx->run(u"SELECT 1 FROM pipelines WHERE name = ?"_s, {newName}, what);
+        if (!taken)
+            return std::unexpected(taken.error());
+        if (taken->next())
+            return fail(ErrorCode::Conflict, u"a pipeline named %1 exists"_s.arg(to), u"name"_s,
+                        u"choose another name, or remove that pipeline first (pando pipelines rm %1)"_s.arg(to));
+        auto granted =
+            tx->run(u"SELECT 1 FROM grants WHERE object_kind = 'pipeline' AND object = ?"_s, {newName}, what);
+        if (!granted)
+            return std::unexpected(granted.error());
+        if (granted->next())
+            return fail(
+                ErrorCode::Conflict,
+                u"grants on a pipeline named %1 wait for whoever sets it; they are not this pipeline's"_s.arg(to),
+                u"name"_s, u"choose another name, or remove those grants first (pando grants)"_s);
+        // The row under its new name first, then what names it, then the old row: the foreign
+        // keys hold at every statement.
+        static const QString otherColumns = QString(kPipelineColumns).remove(u"name, "_s);
+        auto copied = tx->run(u"INSERT INTO pipelines ("_s + kPipelineColumns + u") SELECT ?, "_s + otherColumns +
+                                  u" FROM pipelines WHERE name = ?"_s,
+                              {newName, oldName}, what);
+        if (!copied)
+            return std::unexpected(copied.error());
+        if (copied->numRowsAffected() == 0)
+            return fail(ErrorCode::NotFound, u"no pipeline named "_s + from, u"pipelines"_s);
+        static const QStringList moves = {
+            u"UPDATE pipelines SET updated_ms = ? WHERE name = ?"_s,
+            u"UPDATE runs SET pipeline = ? WHERE pipeline = ?"_s,
+            u"UPDATE resource_versions SET pipeline = ? WHERE pipeline = ?"_s,
+            u"UPDATE resource_checks SET pipeline = ? WHERE pipeline = ?"_s,
+            u"UPDATE resource_pins SET pipeline = ? WHERE pipeline = ?"_s,
+            u"UPDATE job_pauses SET pipeline = ? WHERE pipeline = ?"_s,
+            u"UPDATE secret_access SET pipeline = ? WHERE pipeline = ?"_s,
+            u"UPDATE secrets SET scope = ? WHERE scope = ?"_s,
+            u"UPDATE grants SET object = ? WHERE object_kind = 'pipeline' AND object = ?"_s,
+            u"UPDATE pipelines SET set_by = ? WHERE set_by = ?"_s,
+        };
+        for (const QString &move : moves) {
+            const bool stamp = move.contains(u"updated_ms"_s);
+            if (auto q = tx->run(move, {stamp ? QVariant(nowMs) : newName, stamp ? newName : oldName}, what); !q)
+                return std::unexpected(q.error());
+        }
+        if (auto q = tx->run(u"DELETE FROM pipelines WHERE name = ?"_s, {oldName}, what); !q)
+            return std::unexpected(q.error());
+        return tx->commit();
+    });
+}
+
 // --- step cache
 
 Result<std::optional<StepCacheRecord>> StepCacheRepository::find(const QString &hash)
@@ -414,8 +470,16 @@ ResourceVersionRepository::add(const QString &pipeline, const QString &resource,
                         {detail::text(pipeline), detail::text(resource), detail::text(version)}, what);
             if (!seen)
                 return std::unexpected(seen.error());
-            if (seen->next())
+            if (seen->next()) {
+                if (added.isEmpty())
+                    continue;
+                auto moved = tx->run(
+                    u"UPDATE resource_versions SET seq = ? WHERE pipeline = ? AND resource = ? AND version_json = ?"_s,
+                    {++seq, detail::text(pipeline), detail::text(resource), detail::text(version)}, what);
+                if (!moved)
+                    return std::unexpected(moved.error());
                 continue;
+            }
             ResourceVersionRecord r{pipeline, resource, ++seq, version, metadata, nowMs};
             auto q = tx->run(u"INSERT INTO resource_versions ("_s + kVersionColumns + u") VALUES (?, ?, ?, ?, ?, ?)"_s,
                              {detail::text(pipeline), detail::text(resource), r.seq, detail::text(version),

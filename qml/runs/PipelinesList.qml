@@ -1,5 +1,5 @@
 // The pipelines: one row per pipeline with its last run's mark and words, and "paused" when it
-// takes no new runs.
+// takes no new runs. A row's context menu renames its pipeline (renameRequested; F2 in the view).
 pragma ComponentBehavior: Bound
 
 import QtQuick
@@ -16,6 +16,19 @@ Pane {
     }
     required property PipelinesModel pipelinesModel
     padding: 0
+    // The view asks for the new name.
+    signal renameRequested(int row)
+
+    Menu {
+        id: rowMenu
+        objectName: "pipelineMenu"
+        property int row: -1
+        MenuItem {
+            objectName: "renamePipelineItem"
+            text: qsTr("Rename…")
+            onTriggered: root.renameRequested(rowMenu.row)
+        }
+    }
 
     ColumnLayout {
         anchors.fill: parent
@@ -80,6 +93,14 @@ Pane {
                 width: ListView.view.width
                 highlighted: ListView.isCurrentItem
                 onClicked: row.pipelinesModel.selectedRow = row.index
+                TapHandler {
+                    acceptedButtons: Qt.RightButton
+                    onTapped: {
+                        row.pipelinesModel.selectedRow = row.index;
+                        rowMenu.row = row.index;
+                        rowMenu.popup();
+                    }
+                }
 
                 contentItem: RowLayout {
                     spacing: 8

@@ -1,7 +1,8 @@
 // The Resources tab of a pipeline: its resources on the left (type, last check, its error, the
 // pinned version), the selected one's versions on the right, newest first, with the version gets
-// use marked. Pin a version (every get of the resource uses it until it is unpinned), Unpin, and
-// Check now (the versions follow once the check has answered).
+// use marked. Pin a version (every get of the resource uses it until it is unpinned), Unpin,
+// Check now and, on the selected version, Check from here (the versions follow once the check
+// has answered).
 pragma ComponentBehavior: Bound
 
 import QtQuick
@@ -228,6 +229,16 @@ Pane {
                             ToolTip.visible: hovered
                             ToolTip.text: qsTr("Every get of %1 uses this version until it is unpinned").arg(root.resourcesModel.selectedName)
                             onClicked: root.resourcesModel.pin(version.index)
+                        }
+                        Button {
+                            objectName: "checkFromButton"
+                            text: qsTr("Check from here")
+                            visible: version.highlighted
+                            enabled: !root.resourcesModel.busy
+                            Accessible.name: qsTr("Check from %1").arg(version.versionText)
+                            ToolTip.visible: hovered
+                            ToolTip.text: qsTr("Check %1 starting at this version, to find what came after it again").arg(root.resourcesModel.selectedName)
+                            onClicked: root.resourcesModel.checkFrom(version.index)
                         }
                     }
                 }

@@ -49,6 +49,49 @@ Item {
         if (row >= 0)
             root.pipelinesModel.setPaused(row, !root.pipeline.paused)
     }
+    function renamePipeline(row: int) {
+        if (row < 0 || row !== root.pipelinesModel.selectedRow)
+            return
+        renameDialog.row = row
+        renameDialog.open()
+    }
+
+    // As fly rename-pipeline: the runs, versions, secrets and grants go with it.
+    Dialog {
+        id: renameDialog
+        objectName: "renameDialog"
+        // The row it was opened for (the selected one): the selection may change while it is open.
+        property int row: -1
+        property string current
+        onAboutToShow: current = root.pipeline.name ?? ""
+        title: qsTr("Rename %1").arg(renameDialog.current)
+        modal: true
+        anchors.centerIn: parent
+        standardButtons: Dialog.Ok | Dialog.Cancel
+        onOpened: {
+            newName.text = renameDialog.current
+            newName.selectAll()
+            newName.forceActiveFocus()
+        }
+        Component.onCompleted: standardButton(Dialog.Ok).text = qsTr("Rename")
+        onAccepted: root.pipelinesModel.rename(renameDialog.row, newName.text)
+        ColumnLayout {
+            width: 420
+            TextField {
+                id: newName
+                objectName: "newPipelineName"
+                Layout.fillWidth: true
+                Accessible.name: qsTr("New name")
+                onAccepted: renameDialog.accept()
+            }
+            Label {
+                text: qsTr("Its runs, versions, secrets and who may use it go with it. Forges that call its webhooks need the new address.")
+                wrapMode: Text.Wrap
+                opacity: 0.8
+                Layout.fillWidth: true
+            }
+        }
+    }
 
     // A tab made when it is first shown, then kept (its scroll and choices stay as the user left
     // them): the Pipelines view's first visit pays for the Runs tab only.
@@ -142,6 +185,11 @@ Item {
         enabled: root.visible && root.hasPipelines
         onActivated: root.togglePaused()
     }
+    Shortcut {
+        sequence: "F2"
+        enabled: root.visible && root.hasPipelines
+        onActivated: root.renamePipeline(root.pipelinesModel.selectedRow)
+    }
 
     // No pipeline runner in this install, or no pipelines yet: say what to do.
     Pane {
@@ -193,6 +241,7 @@ Item {
             SplitView.preferredWidth: 240
             SplitView.minimumWidth: 180
             pipelinesModel: root.pipelinesModel
+            onRenameRequested: row => root.renamePipeline(row)
         }
         ColumnLayout {
             SplitView.fillWidth: true

@@ -305,14 +305,21 @@ void PipelinesModel::rowChanged(int row)
         Q_EMIT selectedChanged();
 }
 
-void PipelinesModel::triggerJob(int row, const QString &job)
+QString PipelinesModel::beginAction(int row)
 {
     if (!m_session || row < 0 || row >= m_rows.size() || m_rows.at(row).busy)
-        return;
-    const QString name = m_rows.at(row).pipeline.value(u"name"_s).toString();
+        return {};
     m_rows[row].busy = true;
     m_rows[row].actionError.clear();
     rowChanged(row);
+    return m_rows.at(row).pipeline.value(u"name"_s).toString();
+}
+
+void PipelinesModel::triggerJob(int row, const QString &job)
+{
+    const QString name = beginAction(row);
+    if (name.isEmpty())
+        return;
     const quint64 generation = m_generation;
     QPointer<PipelinesModel> self(this);
     m_session->triggerJob(name, job, false, [self, generation, name](const Result<QJsonObject> &run) {
@@ -333,12 +340,9 @@ void PipelinesModel::triggerJob(int row, const QString &job)
 
 void PipelinesModel::setPaused(int row, bool paused)
 {
-    if (!m_session || row < 0 || row >= m_rows.size() || m_rows.at(row).busy)
+    const QString name = beginAction(row);
+    if (name.isEmpty())
         return;
-    const QString name = m_rows.at(row).pipeline.value(u"name"_s).toString();
-    m_rows[row].busy = true;
-    m_rows[row].actionError.clear();
-    rowChanged(row);
     const quint64 generation = m_generation;
     QPointer<PipelinesModel> self(this);
     m_session->setPipelinePaused(name, paused, [self, generation, name](const Result<QJsonObject> &pipeline) {
@@ -350,6 +354,37 @@ void PipelinesModel::setPaused(int row, bool paused)
             self->apply(*pipeline);
         else if (pipeline)
             self->refresh();
+    });
+}
+
+void PipelinesModel::rename(int row, const QString &to)
+{
+    const QString name = beginAction(row);
+    if (name.isEmpty())
+        return;
+    const quint64 generation = m_generation;
+    QPointer<PipelinesModel> self(this);
+    m_session->renamePipeline(name, to.trimmed(), [self, generation, name](const Result<QJsonObject> &pipeline) {
+        if (!self || self->m_generation != generation)
+            return;
+        if (!pipeline)
+            return self->actionDone(name, &pipeline.error());
+        // The row under its old name goes, the one under its new name takes its place in the
+        // order, with its last run; the selection follows it.
+        const int old = self->rowOf(name);
+        const bool selected = old >= 0 && old == self->m_selected;
+        const QJsonObject lastRun = old >= 0 ? self->m_rows.at(old).lastRun : QJsonObject{};
+        if (old >= 0)
+            self->removeListRow(self->m_rows, old);
+        self->apply(*pipeline);
+        const QString renamed = pipeline->value(u"name"_s).toString();
+        if (const int at = self->rowOf(renamed); at >= 0 && !lastRun.isEmpty())
+            self->setLastRun(at, lastRun);
+        Q_EMIT self->countChanged();
+        if (selected)
+            self->selectName(renamed);
+        else
+            Q_EMIT self->selectedChanged();
     });
 }
 

@@ -81,6 +81,8 @@ public:
     // Queues a run of the job; triggered() names it once the install has queued it.
     Q_INVOKABLE void triggerJob(int row, const QString &job);
     Q_INVOKABLE void setPaused(int row, bool paused);
+    // Renames the pipeline in this row; it stays selected under its new name.
+    Q_INVOKABLE void rename(int row, const QString &to);
 
 Q_SIGNALS:
     // A run this model asked for was queued.
@@ -99,6 +101,8 @@ private:
     void sessionReplaced() override;
     void apply(const QJsonObject &pipeline);
     void setLastRun(int row, const QJsonObject &run);
+    // Marks the row busy for an action on its pipeline; its name, or "" when it cannot start one.
+    QString beginAction(int row);
     void fetchLastRun(const QString &name);
     void rowChanged(int row);
     // The base's error, and whether it means the install has no pipeline runner.

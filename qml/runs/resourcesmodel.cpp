@@ -306,6 +306,17 @@ void ResourcesModel::unpin()
 
 void ResourcesModel::checkNow()
 {
+    check({});
+}
+
+void ResourcesModel::checkFrom(int versionRow)
+{
+    if (const QJsonObject version = m_versions.version(versionRow); !version.isEmpty())
+        check(version);
+}
+
+void ResourcesModel::check(const QJsonObject &from)
+{
     const QString resource = selectedName();
     if (!m_session || resource.isEmpty() || m_busy)
         return;
@@ -313,7 +324,7 @@ void ResourcesModel::checkNow()
     setAction(true, {});
     const quint64 generation = m_generation;
     QPointer<ResourcesModel> self(this);
-    m_session->checkResource(m_pipeline, resource, [self, generation](const Status &done) {
+    m_session->checkResource(m_pipeline, resource, from, [self, generation](const Status &done) {
         if (!self || self->m_generation != generation)
             return;
         if (!done) {

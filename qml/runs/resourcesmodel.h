@@ -100,6 +100,9 @@ public:
     Q_INVOKABLE void unpin();
     // Checks the selected resource now; versions follow once the check has answered.
     Q_INVOKABLE void checkNow();
+    // Checks it from the version in this row of `versions` (fly check-resource --from), so that
+    // what was found after it is found again.
+    Q_INVOKABLE void checkFrom(int versionRow);
 
 Q_SIGNALS:
     void pipelineChanged();
@@ -108,6 +111,7 @@ Q_SIGNALS:
 private:
     void onEvent(const QJsonObject &) override {}
     void sessionReplaced() override;
+    void check(const QJsonObject &from);
     void selectionMoved() override;
     void fetchVersions();
     void apply(const QJsonArray &resources);

@@ -558,6 +558,11 @@ void RemoteSession::setPipelinePaused(const QString &name, bool paused, ObjectCa
          std::move(done));
 }
 
+void RemoteSession::renamePipeline(const QString &name, const QString &to, ObjectCallback done)
+{
+    call([name, to](const Api &api, Callback cb) { api.renamePipeline(name, to, std::move(cb)); }, std::move(done));
+}
+
 void RemoteSession::setJobPaused(const QString &pipeline, const QString &job, bool paused, ObjectCallback done)
 {
     call([pipeline, job, paused](const Api &api,
@@ -644,9 +649,11 @@ void RemoteSession::unpinResource(const QString &pipeline, const QString &resour
          toDone(std::move(done)));
 }
 
-void RemoteSession::checkResource(const QString &pipeline, const QString &resource, DoneCallback done)
+void RemoteSession::checkResource(const QString &pipeline, const QString &resource, const QJsonObject &from,
+                                  DoneCallback done)
 {
-    call([pipeline, resource](const Api &api, Callback cb) { api.checkResourceNow(pipeline, resource, std::move(cb)); },
+    call([pipeline, resource, from](const Api &api,
+                                    Callback cb) { api.checkResourceNow(pipeline, resource, from, std::move(cb)); },
          toDone(std::move(done)));
 }
 

@@ -88,6 +88,7 @@ public:
     void setPipeline(const QString &name, const QByteArray &configYaml, const QByteArray &varsYaml,
                      ObjectCallback done) override;
     void setPipelinePaused(const QString &name, bool paused, ObjectCallback done) override;
+    void renamePipeline(const QString &name, const QString &to, ObjectCallback done) override;
     void setJobPaused(const QString &pipeline, const QString &job, bool paused, ObjectCallback done) override;
     void settings(ObjectCallback done) override;
     void updateSettings(const QJsonObject &fields, ObjectCallback done) override;
@@ -104,7 +105,8 @@ public:
     void pinResource(const QString &pipeline, const QString &resource, const QJsonObject &version,
                      ObjectCallback done) override;
     void unpinResource(const QString &pipeline, const QString &resource, DoneCallback done) override;
-    void checkResource(const QString &pipeline, const QString &resource, DoneCallback done) override;
+    void checkResource(const QString &pipeline, const QString &resource, const QJsonObject &from,
+                       DoneCallback done) override;
     Subscription *followRun(const QString &id, qint64 after, QObject *parent) override;
 
     void approvals(const QString &status, ListCallback done) override;

@@ -200,6 +200,8 @@ public:
     virtual void setPipeline(const QString &name, const QByteArray &configYaml, const QByteArray &varsYaml,
                              ObjectCallback done) = 0;
     virtual void setPipelinePaused(const QString &name, bool paused, ObjectCallback done) = 0;
+    // Renames the pipeline with its runs and all it has; answers it under its new name.
+    virtual void renamePipeline(const QString &name, const QString &to, ObjectCallback done) = 0;
     // Pauses or unpauses one job; answers the job ({name, paused, paused_reason, …}).
     virtual void setJobPaused(const QString &pipeline, const QString &job, bool paused, ObjectCallback done) = 0;
     // The install's settings ({"host_execution": bool, "base_domain", "allowed_domains": [names],
@@ -231,7 +233,9 @@ public:
     virtual void pinResource(const QString &pipeline, const QString &resource, const QJsonObject &version,
                              ObjectCallback done) = 0;
     virtual void unpinResource(const QString &pipeline, const QString &resource, DoneCallback done) = 0;
-    virtual void checkResource(const QString &pipeline, const QString &resource, DoneCallback done) = 0;
+    // Checks now, from the newest version found or from `from` when it has fields.
+    virtual void checkResource(const QString &pipeline, const QString &resource, const QJsonObject &from,
+                               DoneCallback done) = 0;
     // A run's events from after (a seq; 0: from the start), then live until the run ends.
     virtual Subscription *followRun(const QString &id, qint64 after, QObject *parent) = 0;
 

@@ -642,7 +642,8 @@ void warnUnrecordedCheck(const QString &resource, const Status &recorded)
 pando::Result<QList<adapters::Version>> JobRunner::checkResource(JobRunnerDeps &deps, const QString &pipelineName,
                                                                  const QByteArray &configYaml,
                                                                  const QByteArray &varsYaml,
-                                                                 const QString &resourceName, const CancelToken &cancel)
+                                                                 const QString &resourceName, const CancelToken &cancel,
+                                                                 const adapters::Version &startFrom)
 {
     QStringList secretValues;
     auto pipeline = parseForRun(deps, pipelineName, configYaml, varsYaml, &secretValues, cancel);
@@ -663,8 +664,8 @@ pando::Result<QList<adapters::Version>> JobRunner::checkResource(JobRunnerDeps &
     auto latest = versions.latest(pipelineName, resourceName);
     if (!latest)
         return std::unexpected(latest.error());
-    adapters::Version from;
-    if (*latest) {
+    adapters::Version from = startFrom;
+    if (from.isEmpty() && *latest) {
         auto v = versionFromJson(QJsonDocument::fromJson((*latest)->versionJson.toUtf8()).object(), resourceName);
         if (v)
             from = *v;

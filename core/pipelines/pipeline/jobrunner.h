@@ -69,11 +69,13 @@ public:
     void releaseAbandoned(const RunRecord &run) override;
 
     // Checks a resource now and records the versions found; returns the newly found ones.
-    // Used by triggers, webhooks and a get that has no version yet.
+    // Used by triggers, webhooks and a get that has no version yet. The check starts from the
+    // newest version recorded, or from `from` when it has fields (fly check-resource --from).
     static pando::Result<QList<adapters::Version>> checkResource(JobRunnerDeps &deps, const QString &pipeline,
                                                                  const QByteArray &configYaml,
                                                                  const QByteArray &varsYaml, const QString &resource,
-                                                                 const CancelToken &cancel);
+                                                                 const CancelToken &cancel,
+                                                                 const adapters::Version &from = {});
 
 private:
     JobRunnerDeps m_deps;

@@ -52,7 +52,8 @@ Status LocalPipelineService::webhook(const QString &pipelineName, const QString 
     if (CRYPTO_memcmp(want.constData(), given.constData(), size_t(want.size())) != 0)
         return refuse();
     QMutexLocker lock(&m_mutex);
-    m_checkNow.append(pipelineName + QLatin1Char('/') + resourceName);
+    if (const QString key = pipelineName + QLatin1Char('/') + resourceName; !m_checkNow.contains(key))
+        m_checkNow.insert(key, {}); // a check from a version someone asked for finds the newest too
     m_wake.wakeAll();
     return {};
 }
@@ -237,13 +238,17 @@ Status LocalPipelineService::unpinResource(const QString &pipelineName, const QS
     return audited;
 }
 
-Status LocalPipelineService::checkResource(const QString &pipelineName, const QString &resourceName, const Actor &)
+Status LocalPipelineService::checkResource(const QString &pipelineName, const QString &resourceName,
+                                           const QJsonObject &from, const Actor &)
 {
     auto found = storedResource(pipelineName, resourceName);
     if (!found)
         return std::unexpected(found.error());
+    auto start = versionFromJson(from, QStringLiteral("from"));
+    if (!start)
+        return std::unexpected(start.error());
     QMutexLocker lock(&m_mutex);
-    m_checkNow.append(pipelineName + QLatin1Char('/') + resourceName);
+    m_checkNow.insert(pipelineName + QLatin1Char('/') + resourceName, *start);
     m_wake.wakeAll();
     return {};
 }

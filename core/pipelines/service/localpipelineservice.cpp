@@ -222,21 +222,11 @@ Result<QString> LocalPipelineService::setFromRun(const QString &by, const QStrin
                     {},
                     QStringLiteral("set %1 by hand (pando pipelines set %1), or give the step another name").arg(name));
     if (!existing) {
-        // Secrets stored for a pipeline of that name, or granted to it, wait for whoever an
-        // operator meant: not for a file someone could push.
-        SecretRepository secrets(m_deps.db);
-        auto own = secrets.list(name);
-        if (!own)
-            return std::unexpected(own.error());
-        bool waiting = !own->isEmpty();
-        auto shared = secrets.list(QString());
-        if (!shared)
-            return std::unexpected(shared.error());
-        for (const SecretRecord &secret : std::as_const(*shared)) {
-            auto access = secrets.access(secret.name);
-            waiting = waiting || (access && access->pipelines.contains(name));
-        }
-        if (waiting)
+        // Secrets waiting for a pipeline of that name are not for a file someone could push.
+        auto waiting = secretsWaitFor(name);
+        if (!waiting)
+            return std::unexpected(waiting.error());
+        if (*waiting)
             return fail(ErrorCode::Forbidden,
                         QStringLiteral("secrets are kept for pipeline %1, which does not exist yet: a set_pipeline "
                                        "step may not be the one to create it")
@@ -432,6 +422,93 @@ Status LocalPipelineService::removePipeline(const QString &name, const Actor &ac
     if (!audited)
         return std::unexpected(unaudited(QStringLiteral("pipeline %1 was removed").arg(name), audited.error()));
     return audited;
+}
+
+Result<PipelineView> LocalPipelineService::renamePipeline(const QString &from, const QString &to, const Actor &actor)
+{
+    if (auto ok = checkName(to, QStringLiteral("pipeline")); !ok)
+        return std::unexpected(ok.error());
+    PipelineRepository pipelines(m_deps.db);
+    if (auto row = pipelines.find(from); !row)
+        return std::unexpected(row.error());
+    if (from == to)
+        return fail(ErrorCode::Invalid, QStringLiteral("the pipeline is called %1 already").arg(to),
+                    QStringLiteral("name"));
+    auto waiting = secretsWaitFor(to);
+    if (!waiting)
+        return std::unexpected(waiting.error());
+    if (*waiting)
+        return fail(ErrorCode::Conflict,
+                    QStringLiteral("secrets are kept for a pipeline named %1, which does not exist: they wait for "
+                                   "whoever sets it, not for this pipeline")
+                        .arg(to),
+                    QStringLiteral("name"),
+                    QStringLiteral("choose another name, or remove those secrets first (pando secrets list)"));
+    {
+        // No worker claims a run while the name changes: one running keeps the name it started
+        // under, so the rename waits for it; queued ones go with the pipeline.
+        const auto claims = m_scheduler->holdClaims();
+        auto runs = RunRepository(m_deps.db).list(from, {}, 10000);
+        if (!runs)
+            return std::unexpected(runs.error());
+        for (const RunRecord &run : std::as_const(*runs))
+            if (run.status == RunStatus::Running)
+                return fail(ErrorCode::Conflict,
+                            QStringLiteral("run #%1 of job %2 is running").arg(run.number).arg(run.job),
+                            QStringLiteral("pipelines/") + from,
+                            QStringLiteral("wait for it to end (pando runs watch %1), or abort it (pando runs abort "
+                                           "%1), then rename the pipeline")
+                                .arg(run.id));
+        if (auto renamed = pipelines.rename(from, to, m_deps.clock.nowMs()); !renamed)
+            return std::unexpected(renamed.error());
+    }
+    {
+        // A check someone asked for goes on under the new name.
+        QMutexLocker lock(&m_mutex);
+        const QString prefix = from + QLatin1Char('/');
+        for (const QString &key : m_checkNow.keys())
+            if (key.startsWith(prefix))
+                m_checkNow.insert(to + QLatin1Char('/') + key.mid(prefix.size()), m_checkNow.take(key));
+    }
+    auto audited = m_audit.record(actor, QStringLiteral("pipeline.rename"), QStringLiteral("pipeline/") + from,
+                                  QStringLiteral("success"), QJsonObject{{QStringLiteral("to"), to}});
+    if (!audited) {
+        // Taken back: a rename nobody can account for does not happen.
+        if (auto undone = pipelines.rename(to, from, m_deps.clock.nowMs()); !undone)
+            return std::unexpected(
+                unaudited(QStringLiteral("pipeline %1 was renamed to %2").arg(from, to), audited.error()));
+        return std::unexpected(audited.error());
+    }
+    auto row = pipelines.find(to);
+    if (!row)
+        return std::unexpected(row.error());
+    return view(*row);
+}
+
+Result<bool> LocalPipelineService::secretsWaitFor(const QString &name)
+{
+    auto existing = PipelineRepository(m_deps.db).find(name);
+    if (existing)
+        return false;
+    if (existing.error().code != ErrorCode::NotFound)
+        return std::unexpected(existing.error());
+    SecretRepository secrets(m_deps.db);
+    auto own = secrets.list(name);
+    if (!own)
+        return std::unexpected(own.error());
+    if (!own->isEmpty())
+        return true;
+    auto shared = secrets.list(QString());
+    if (!shared)
+        return std::unexpected(shared.error());
+    for (const SecretRecord &secret : std::as_const(*shared)) {
+        auto access = secrets.access(secret.name);
+        if (!access)
+            return std::unexpected(access.error());
+        if (access->pipelines.contains(name))
+            return true;
+    }
+    return false;
 }
 
 Result<LocalPipelineService::Stored> LocalPipelineService::stored(const QString &name)
@@ -842,10 +919,11 @@ QList<RunRecord> LocalPipelineService::queueTriggered(const PipelineRecord &reco
 }
 
 Status LocalPipelineService::checkAndTrigger(const PipelineRecord &record, const Pipeline &pipeline,
-                                             const QString &resource, QList<RunRecord> *queued)
+                                             const QString &resource, const adapters::Version &from,
+                                             QList<RunRecord> *queued)
 {
     auto fresh = JobRunner::checkResource(m_deps, record.name, record.configYaml.toUtf8(), record.varsYaml.toUtf8(),
-                                          resource, CancelToken());
+                                          resource, CancelToken(), from);
     if (!fresh)
         return std::unexpected(fresh.error());
     if (!fresh->isEmpty())
@@ -855,7 +933,7 @@ Status LocalPipelineService::checkAndTrigger(const PipelineRecord &record, const
 
 Result<QList<RunRecord>> LocalPipelineService::triggerOnce()
 {
-    QStringList asked;
+    QHash<QString, adapters::Version> asked;
     {
         QMutexLocker lock(&m_mutex);
         asked = std::exchange(m_checkNow, {});
@@ -873,9 +951,11 @@ Result<QList<RunRecord>> LocalPipelineService::triggerOnce()
             // A check asked for now (Check now, a webhook) still finds versions; a paused
             // pipeline only queues no runs.
             for (const Resource &resource : std::as_const(pipeline->resources))
-                if (asked.contains(record.name + QLatin1Char('/') + resource.name))
-                    if (auto found = JobRunner::checkResource(m_deps, record.name, record.configYaml.toUtf8(),
-                                                              record.varsYaml.toUtf8(), resource.name, CancelToken());
+                if (const auto from = asked.constFind(record.name + QLatin1Char('/') + resource.name);
+                    from != asked.cend())
+                    if (auto found =
+                            JobRunner::checkResource(m_deps, record.name, record.configYaml.toUtf8(),
+                                                     record.varsYaml.toUtf8(), resource.name, CancelToken(), *from);
                         !found)
                         qWarning("pipelines: checking %s/%s failed: %s", qPrintable(record.name),
                                  qPrintable(resource.name), qPrintable(found.error().text()));
@@ -888,13 +968,16 @@ Result<QList<RunRecord>> LocalPipelineService::triggerOnce()
                 if (get->get.trigger)
                     triggering.insert(get->get.resource);
         for (const Resource &resource : std::as_const(pipeline->resources)) {
-            const bool askedNow = asked.contains(record.name + QLatin1Char('/') + resource.name);
+            const auto from = asked.constFind(record.name + QLatin1Char('/') + resource.name);
+            const bool askedNow = from != asked.cend();
             if (!askedNow && (!triggering.contains(resource.name) || resource.checkEveryMs <= 0))
                 continue;
             auto last = versions.lastCheck(record.name, resource.name);
             if (!askedNow && last && last->first > 0 && m_deps.clock.nowMs() - last->first < resource.checkEveryMs)
                 continue;
-            if (auto checked = checkAndTrigger(record, *pipeline, resource.name, &queued); !checked)
+            if (auto checked =
+                    checkAndTrigger(record, *pipeline, resource.name, askedNow ? *from : adapters::Version{}, &queued);
+                !checked)
                 qWarning("pipelines: checking %s/%s failed: %s", qPrintable(record.name), qPrintable(resource.name),
                          qPrintable(checked.error().text()));
         }

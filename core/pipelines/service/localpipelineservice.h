@@ -46,6 +46,7 @@ public:
     Status pause(const QString &name, const Actor &actor) override;
     Status unpause(const QString &name, const Actor &actor) override;
     Status removePipeline(const QString &name, const Actor &actor) override;
+    Result<PipelineView> renamePipeline(const QString &from, const QString &to, const Actor &actor) override;
     Result<QList<JobView>> jobs(const QString &pipeline) override;
     Result<JobView> setJobPaused(const QString &pipeline, const QString &job, bool paused, const Actor &actor) override;
     using PipelineService::triggerJob;
@@ -63,7 +64,8 @@ public:
     Result<ResourceView> pinResource(const QString &pipeline, const QString &resource, const QJsonObject &version,
                                      const Actor &actor) override;
     Status unpinResource(const QString &pipeline, const QString &resource, const Actor &actor) override;
-    Status checkResource(const QString &pipeline, const QString &resource, const Actor &actor) override;
+    Status checkResource(const QString &pipeline, const QString &resource, const QJsonObject &from,
+                         const Actor &actor) override;
     Result<bool> hostExecution() override;
     Status setHostExecution(bool enabled, const Actor &actor) override;
     Status setPipelineHostExecution(const QString &name, bool allowed, const Actor &actor) override;
@@ -103,6 +105,9 @@ private:
         Pipeline pipeline;
     };
     Result<Stored> stored(const QString &name);
+    // Whether secrets are kept for a pipeline of this name (its own, or the install's granted to
+    // it) while none exists: they wait for whoever an operator meant.
+    Result<bool> secretsWaitFor(const QString &name);
     // The pipeline as a webhook needs it: without unsealing any secret.
     Result<Pipeline> parseForWebhook(const PipelineRecord &record);
     Result<PipelineView> view(const PipelineRecord &record);
@@ -115,7 +120,7 @@ private:
     QList<RunRecord> queueTriggered(const PipelineRecord &record, const Pipeline &pipeline, const QString &resource,
                                     const QString &afterJob);
     Status checkAndTrigger(const PipelineRecord &record, const Pipeline &pipeline, const QString &resource,
-                           QList<RunRecord> *queued);
+                           const adapters::Version &from, QList<RunRecord> *queued);
     void triggerLoop();
     void onEvent(const Event &event);
 
@@ -129,7 +134,9 @@ private:
     QMutex m_mutex;
     QWaitCondition m_wake;
     bool m_stopping = false;
-    QStringList m_checkNow; // "pipeline/resource" asked for by a webhook
+    // "pipeline/resource" asked for now (a webhook, check-now) → the version to check from (empty:
+    // the newest recorded).
+    QHash<QString, adapters::Version> m_checkNow;
     // Failed webhook calls per address: a few are free, then each waits longer (as logins do).
     accounts::LoginThrottle m_webhookThrottle;
     std::unique_ptr<QThread> m_triggerThread;

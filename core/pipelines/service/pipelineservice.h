@@ -117,6 +117,12 @@ public:
     virtual Status unpause(const QString &name, const Actor &actor) = 0;
     // Removes the pipeline, its runs and its scoped secrets; running runs are aborted first.
     virtual Status removePipeline(const QString &name, const Actor &actor) = 0;
+    // Renames the pipeline, as fly rename-pipeline: its runs, versions, pins, paused jobs,
+    // secrets, access to the install's secrets and the grants on it go with it. Conflict while a
+    // run of it is running (queued ones move with it), when `to` exists, or when secrets or
+    // grants wait for a pipeline named `to`. Audited (pipeline.rename). Webhook addresses name
+    // the pipeline: forges need the new one.
+    virtual Result<PipelineView> renamePipeline(const QString &from, const QString &to, const Actor &actor) = 0;
 
     // The pipeline's jobs in file order, each with its state.
     virtual Result<QList<JobView>> jobs(const QString &pipeline) = 0;
@@ -161,8 +167,12 @@ public:
                                              const QJsonObject &version, const Actor &actor) = 0;
     virtual Status unpinResource(const QString &pipeline, const QString &resource, const Actor &actor) = 0;
     // Checks the resource for new versions now (the trigger loop does it shortly after this
-    // returns), as a webhook would, for someone who may run the pipeline.
-    virtual Status checkResource(const QString &pipeline, const QString &resource, const Actor &actor) = 0;
+    // returns), as a webhook would, for someone who may run the pipeline: from the newest version
+    // recorded, or, as fly check-resource --from, from `from` (an object of strings, any version
+    // the resource's check accepts, found before or not), so that older versions are found again.
+    // The outcome is the resource's next check time and error (resources()).
+    virtual Status checkResource(const QString &pipeline, const QString &resource, const QJsonObject &from,
+                                 const Actor &actor) = 0;
 
     // Host execution (docs/pipelines.md, "Running tasks on the host"): the install's setting
     // (off by default) and an administrator's mark on a pipeline; a task or resource type runs

@@ -89,6 +89,7 @@ private Q_SLOTS:
     void usageErrors_data();
     void usageErrors();
     void setWithYes();
+    void validateOffline();
     void setWithoutYesRefuses();
     void listShowPause();
     void triggerWatch_data();
@@ -183,6 +184,70 @@ void TestPipelineCli::usageErrors()
     const Run run = pando(args);
     QCOMPARE(run.code, 2);
     QCOMPARE(run.errLines().value(0), message);
+}
+
+// As fly validate-pipeline: no install is asked (the server named is not there); where the file
+// is wrong is said; vars nothing gives are notes, or errors with --strict.
+void TestPipelineCli::validateOffline()
+{
+    const QByteArray good = "anchors:\n"
+                            "  image: &image {type: registry-image, source: {repository: busybox}}\n"
+                            "jobs:\n"
+                            "- name: unit\n"
+                            "  plan:\n"
+                            "  - task: t\n"
+                            "    config:\n"
+                            "      platform: linux\n"
+                            "      image_resource: *image\n"
+                            "      params: {TOKEN: ((api.token)), BRANCH: ((branch))}\n"
+                            "      run: {path: \"true\"}\n";
+    const QString config = writeFile(good);
+    const QStringList offline{QStringLiteral("--server"), QStringLiteral("http://127.0.0.1:1")};
+    const auto validate = [&](QStringList args) {
+        return pando(QStringList{QStringLiteral("pipelines"), QStringLiteral("validate")} + args + offline);
+    };
+    Run run = validate({QStringLiteral("-c"), config});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QVERIFY2(run.out.contains(QStringLiteral("looks good: 1 jobs, 0 resources")), qPrintable(run.out));
+    QVERIFY2(run.err.contains(QStringLiteral("note: Pando does not read the top-level keys anchors")),
+             qPrintable(run.err));
+    QVERIFY2(run.err.contains(QStringLiteral("((api.token)), ((branch))")), qPrintable(run.err));
+
+    // Given by the flags, a var is no note; one left is an error with --strict.
+    run = validate({QStringLiteral("-c"), config, QStringLiteral("-v"), QStringLiteral("branch=main"),
+                    QStringLiteral("--strict")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("error: no value here for ((api.token))")) &&
+                 !run.err.contains(QStringLiteral("((branch))")),
+             qPrintable(run.err));
+    run = validate({QStringLiteral("-c"), config, QStringLiteral("--yaml-var"), QStringLiteral("api={token: x}"),
+                    QStringLiteral("-v"), QStringLiteral("branch=main"), QStringLiteral("--json")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    const QJsonObject report = QJsonDocument::fromJson(run.out.toUtf8()).object();
+    QVERIFY(report.value(QStringLiteral("valid")).toBool());
+    QVERIFY(report.value(QStringLiteral("undefined_vars")).toArray().isEmpty());
+
+    // What is wrong is said with where: the file, then the place in it.
+    QByteArray broken = good;
+    broken.replace("run: {path: \"true\"}", "run: {args: [x]}");
+    run = validate({QStringLiteral("-c"), writeFile(broken)});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("jobs[0]")) && run.err.contains(QStringLiteral("path")),
+             qPrintable(run.err));
+    run = validate({QStringLiteral("-c"), writeFile("jobs:\n- name: a\n  plan: []\n")});
+    QVERIFY2(run.code == 1 && run.err.contains(QStringLiteral(": jobs[0].plan: a plan needs at least one step")),
+             qPrintable(run.all()));
+    const QByteArray job = "- name: a\n  plan:\n  - task: t\n    config:\n      platform: linux\n"
+                           "      image_resource: {type: registry-image, source: {repository: busybox}}\n"
+                           "      run: {path: \"true\"}\n";
+    const QByteArray twice = "jobs:\n" + job + job;
+    run = validate({QStringLiteral("-c"), writeFile(twice)});
+    QVERIFY2(run.code == 1 && run.err.contains(QStringLiteral("job \"a\" is already declared")), qPrintable(run.all()));
+    run = validate({QStringLiteral("-c"), m_config.filePath(QStringLiteral("missing.yml"))});
+    QVERIFY2(run.code == 1 && run.err.contains(QStringLiteral("cannot read the pipeline config")),
+             qPrintable(run.all()));
+    run = validate({QStringLiteral("-c"), config, QStringLiteral("-v"), QStringLiteral("novalue")});
+    QVERIFY2(run.code != 0 && run.err.contains(QStringLiteral("NAME=VALUE")), qPrintable(run.all()));
 }
 
 void TestPipelineCli::setWithYes()

@@ -7,6 +7,8 @@
 #include "tests/support/clirun.h"
 #include "tests/support/component.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTemporaryFile>
 #include <QTest>
@@ -17,16 +19,9 @@ using namespace Qt::StringLiterals;
 using Run = test::CliRun;
 
 namespace {
-// Never run here: a container task, so that no host-execution setting is involved.
-// A resource type on the host whose first check finds n 1 (a first check keeps only the newest
-// version, as Concourse's does) and whose later ones find 2 and 3 after it; its get writes the
-// version it was given to num/version. A job that prints it.
-const QByteArray Counter = R"yaml(resource_types:
-- name: counter
-  commands:
-    check: |
-      if grep -q '"n"'; then echo '[{"n": "1"}, {"n": "2"}, {"n": "3"}]'; else echo '[{"n": "1"}]'; fi
-    in: |
+// What follows a counter type's check: its get writes the version it was given to num/version;
+// the resource num of that type is checked only when asked; a job prints what it got.
+const QByteArray CounterTail = R"yaml(    in: |
       v=$(sed 's/.*"version":\({[^}]*}\).*/\1/'); echo "$v" > "$1/version"; echo "{\"version\": $v}"
 resources:
 - name: num
@@ -42,6 +37,41 @@ jobs:
       inputs: [{name: num}]
       run: {path: sh, args: ["-c", "echo got $(cat num/version)"]}
 )yaml";
+// A resource type on the host whose first check finds n 1 (a first check keeps only the newest
+// version, as Concourse's does) and whose later ones find 2 and 3 after it.
+const QByteArray Counter = R"yaml(resource_types:
+- name: counter
+  commands:
+    check: |
+      if grep -q '"n"'; then echo '[{"n": "1"}, {"n": "2"}, {"n": "3"}]'; else echo '[{"n": "1"}]'; fi
+)yaml" + CounterTail;
+// One whose versions are n 1 to 5: a check from the newest (or none) finds 5 alone, one from n:K
+// finds K to 5, as a git resource's check from a commit finds the commits after it.
+const QByteArray History = R"yaml(resource_types:
+- name: counter
+  commands:
+    check: |
+      from=$(sed -n 's/.*"n": *"\([0-9]*\)".*/\1/p')
+      if [ "$from" = 0 ]; then echo "no version 0 in this history" >&2; exit 3; fi
+      if [ -z "$from" ]; then from=5; fi
+      printf '['; seq "$from" 5 | sed 's/.*/{"n": "&"}/' | paste -sd, | tr -d '\n'; echo ']'
+)yaml" + CounterTail;
+// Two jobs on the host: one says hello, one waits long enough to be running when it is renamed.
+const QByteArray Renamed = R"yaml(jobs:
+- name: quick
+  plan:
+  - task: hello
+    config:
+      platform: host
+      run: {path: sh, args: ["-c", "echo hello"]}
+- name: slow
+  plan:
+  - task: wait
+    config:
+      platform: host
+      run: {path: sleep, args: ["60"]}
+)yaml";
+// Never run here: a container task, so that no host-execution setting is involved.
 const QByteArray OneJob = "jobs:\n- name: unit\n  plan:\n  - task: t\n    config:\n"
                           "      image_resource: {type: registry-image, source: {repository: busybox}}\n"
                           "      run: {path: \"true\"}\n";
@@ -59,6 +89,8 @@ private Q_SLOTS:
     void aSecretsScopeMustBeSaid();
     void aDisabledAccountIsToldSoOnlyWithItsPassword();
     void aPinnedVersionIsTheOneGetsUse();
+    void aCheckFromAnOlderVersionFindsWhatCameAfter();
+    void aRenamedPipelineKeepsItsRunsAndSecrets();
     void theConfigDiffShowsTheLastChange();
 
 private:
@@ -249,14 +281,13 @@ void TestTruthCli::aPinnedVersionIsTheOneGetsUse()
         pando({u"pipelines"_s, u"set"_s, u"pinned"_s, u"-c"_s, writeFile(Counter), u"--unpaused"_s, u"--yes"_s}).code,
         0);
     QVERIFY(m_install.allowHostExecution(u"pinned"_s));
-    // Nothing is checked on its own (check_every: never): Check now finds n 1, then 2 and 3.
+    // Nothing is checked on its own (check_every: never): a check waits for its answer and says
+    // what it found: n 1, then 2 and 3.
     const Run checked = pando({u"resources"_s, u"check"_s, u"pinned/num"_s});
     QVERIFY2(checked.code == 0, qPrintable(checked.all()));
-    QTRY_VERIFY2_WITH_TIMEOUT(pando({u"resources"_s, u"versions"_s, u"pinned/num"_s}).out.contains(u"n:1"_s),
-                              qPrintable(pando({u"resources"_s, u"list"_s, u"pinned"_s}).all()), 20000);
-    QCOMPARE(pando({u"resources"_s, u"check"_s, u"pinned/num"_s}).code, 0);
-    QTRY_VERIFY2_WITH_TIMEOUT(pando({u"resources"_s, u"versions"_s, u"pinned/num"_s}).out.contains(u"n:3"_s),
-                              qPrintable(pando({u"resources"_s, u"list"_s, u"pinned"_s}).all()), 20000);
+    QVERIFY2(checked.out.contains(u"checked num: the newest version is n:1"_s), qPrintable(checked.out));
+    const Run again = pando({u"resources"_s, u"check"_s, u"pinned/num"_s});
+    QVERIFY2(again.code == 0 && again.out.contains(u"the newest version is n:3"_s), qPrintable(again.all()));
     const Run versions = pando({u"resources"_s, u"versions"_s, u"pinned/num"_s});
     // Newest first.
     QVERIFY2(versions.out.indexOf(u"n:3"_s) < versions.out.indexOf(u"n:1"_s), qPrintable(versions.out));
@@ -286,8 +317,92 @@ void TestTruthCli::aPinnedVersionIsTheOneGetsUse()
     run = pando({u"jobs"_s, u"trigger"_s, u"pinned/show"_s, u"--watch"_s});
     QVERIFY2(run.code == 0, qPrintable(run.all()));
     QVERIFY2(run.out.contains(uR"(fetching num at {"n":"3"})"_s), qPrintable(run.out));
-    const Run again = pando({u"resources"_s, u"unpin"_s, u"pinned/num"_s});
-    QVERIFY2(again.code == 1 && again.err.contains(u"is not pinned"_s), qPrintable(again.all()));
+    const Run unpinnedAgain = pando({u"resources"_s, u"unpin"_s, u"pinned/num"_s});
+    QVERIFY2(unpinnedAgain.code == 1 && unpinnedAgain.err.contains(u"is not pinned"_s),
+             qPrintable(unpinnedAgain.all()));
+}
+
+void TestTruthCli::aCheckFromAnOlderVersionFindsWhatCameAfter()
+{
+    QCOMPARE(
+        pando({u"pipelines"_s, u"set"_s, u"history"_s, u"-c"_s, writeFile(History), u"--unpaused"_s, u"--yes"_s}).code,
+        0);
+    QVERIFY(m_install.allowHostExecution(u"history"_s));
+    const Run first = pando({u"resources"_s, u"check"_s, u"history/num"_s});
+    QVERIFY2(first.code == 0 && first.out.contains(u"the newest version is n:5"_s), qPrintable(first.all()));
+    QVERIFY2(!pando({u"resources"_s, u"versions"_s, u"history/num"_s}).out.contains(u"n:3"_s), "only the newest yet");
+
+    // As fly check-resource --from: the versions after n:2 are found (the check starts at n:2,
+    // which it was not asked to find), and n:5 stays the newest.
+    const Run from = pando({u"resources"_s, u"check"_s, u"history/num"_s, u"n:2"_s});
+    QVERIFY2(from.code == 0, qPrintable(from.all()));
+    QVERIFY2(from.out.contains(u"checking num from n:2"_s), qPrintable(from.out));
+    QVERIFY2(from.out.contains(u"the newest version is n:5"_s), qPrintable(from.out));
+    const QString versions = pando({u"resources"_s, u"versions"_s, u"history/num"_s}).out;
+    const qsizetype five = versions.indexOf(u"n:5"_s), four = versions.indexOf(u"n:4"_s),
+                    three = versions.indexOf(u"n:3"_s);
+    QVERIFY2(five >= 0 && five < four && four < three, qPrintable(versions));
+    QVERIFY2(!versions.contains(u"n:2"_s) && !versions.contains(u"n:1"_s), qPrintable(versions));
+    const Run run = pando({u"jobs"_s, u"trigger"_s, u"history/show"_s, u"--watch"_s});
+    QVERIFY2(run.code == 0 && run.out.contains(uR"(fetching num at {"n":"5"})"_s), qPrintable(run.all()));
+
+    // A check that fails says why and exits 1; so does a word that is no version field.
+    const Run broken = pando({u"resources"_s, u"check"_s, u"history/num"_s, u"n:0"_s});
+    QVERIFY2(broken.code == 1, qPrintable(broken.all()));
+    QVERIFY2(broken.err.contains(u"the check failed"_s) && broken.err.contains(u"no version 0"_s),
+             qPrintable(broken.err));
+    const Run bad = pando({u"resources"_s, u"check"_s, u"history/num"_s, u"n2"_s});
+    QVERIFY2(bad.code == 2, qPrintable(bad.all())); // a usage error, before anything is sent
+    QVERIFY2(bad.err.contains(u"expected KEY:VALUE, got \"n2\""_s), qPrintable(bad.err));
+    // --async returns once it is asked for.
+    const Run async = pando({u"resources"_s, u"check"_s, u"history/num"_s, u"--async"_s});
+    QVERIFY2(async.code == 0 && async.out.contains(u"checking num;"_s), qPrintable(async.all()));
+}
+
+void TestTruthCli::aRenamedPipelineKeepsItsRunsAndSecrets()
+{
+    QCOMPARE(
+        pando({u"pipelines"_s, u"set"_s, u"first-name"_s, u"-c"_s, writeFile(Renamed), u"--unpaused"_s, u"--yes"_s})
+            .code,
+        0);
+    QVERIFY(m_install.allowHostExecution(u"first-name"_s));
+    const Run quick = pando({u"jobs"_s, u"trigger"_s, u"first-name/quick"_s, u"--watch"_s});
+    QVERIFY2(quick.code == 0 && quick.out.contains(u"hello"_s), qPrintable(quick.all()));
+    QCOMPARE(pando({u"secrets"_s, u"set"_s, u"api-key"_s, u"--pipeline"_s, u"first-name"_s}, "s3cret\n").code, 0);
+
+    // Not while a run of it runs: it keeps the name it started under.
+    const Run slow = pando({u"jobs"_s, u"trigger"_s, u"first-name/slow"_s, u"--json"_s});
+    QVERIFY2(slow.code == 0, qPrintable(slow.all()));
+    const QString slowId = QJsonDocument::fromJson(slow.out.toUtf8()).object().value(u"id"_s).toString();
+    QVERIFY2(!slowId.isEmpty(), qPrintable(slow.out));
+    QTRY_VERIFY_WITH_TIMEOUT(pando({u"runs"_s, u"show"_s, slowId}).out.contains(u"running"_s), 20000);
+    const Run busy = pando({u"pipelines"_s, u"rename"_s, u"first-name"_s, u"second-name"_s});
+    QVERIFY2(busy.code == 1, qPrintable(busy.all()));
+    QVERIFY2(busy.err.contains(u"is running"_s) && busy.err.contains(u"pando runs abort "_s + slowId),
+             qPrintable(busy.err));
+    QCOMPARE(pando({u"runs"_s, u"abort"_s, slowId}).code, 0);
+    QTRY_VERIFY_WITH_TIMEOUT(pando({u"runs"_s, u"show"_s, slowId}).out.contains(u"aborted"_s), 30000);
+
+    // Renamed: its runs, its secret and its history are there under the new name, none under the old.
+    const Run renamed = pando({u"pipelines"_s, u"rename"_s, u"first-name"_s, u"second-name"_s});
+    QVERIFY2(renamed.code == 0, qPrintable(renamed.all()));
+    QVERIFY2(renamed.out.contains(u"renamed pipeline first-name to second-name"_s), qPrintable(renamed.out));
+    QCOMPARE(pando({u"pipelines"_s, u"show"_s, u"first-name"_s}).code, 1);
+    const Run runs = pando({u"runs"_s, u"list"_s, u"second-name"_s});
+    QVERIFY2(runs.code == 0 && runs.out.contains(u"quick"_s) && runs.out.contains(u"slow"_s), qPrintable(runs.all()));
+    const Run secrets = pando({u"secrets"_s, u"list"_s, u"--pipeline"_s, u"second-name"_s});
+    QVERIFY2(secrets.code == 0 && secrets.out.contains(u"api-key"_s), qPrintable(secrets.all()));
+    const Run again = pando({u"jobs"_s, u"trigger"_s, u"second-name/quick"_s, u"--watch"_s});
+    QVERIFY2(again.code == 0 && again.out.contains(u"hello"_s), qPrintable(again.all()));
+    QVERIFY2(again.out.contains(u"#2"_s), qPrintable(again.out)); // numbered on from its runs
+    const Run audit = pando({u"audit"_s, u"list"_s, u"--action"_s, u"pipeline.rename"_s});
+    QVERIFY2(audit.out.contains(u"pipeline/first-name"_s), qPrintable(audit.all()));
+
+    // A name in use, or no name at all, is refused saying so.
+    const Run taken = pando({u"pipelines"_s, u"rename"_s, u"second-name"_s, u"pinned"_s});
+    QVERIFY2(taken.code == 1 && taken.err.contains(u"a pipeline named pinned exists"_s), qPrintable(taken.all()));
+    const Run bad = pando({u"pipelines"_s, u"rename"_s, u"second-name"_s, u"../x"_s});
+    QVERIFY2(bad.code == 1 && bad.err.contains(u"must be 1-100 of"_s), qPrintable(bad.all()));
 }
 
 void TestTruthCli::theConfigDiffShowsTheLastChange()

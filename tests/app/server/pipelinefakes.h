@@ -41,6 +41,11 @@ public:
         m_webhookTokens.insert(pipeline + QLatin1Char('/') + resource, token);
     }
     int webhookChecks() const { return m_webhookChecks.loadRelaxed(); }
+    QJsonObject checkedFrom() const
+    {
+        QMutexLocker lock(&m_mutex);
+        return m_checkedFrom;
+    }
     QString secretValue(const QString &scope, const QString &name)
     {
         QMutexLocker lock(&m_mutex);
@@ -223,6 +228,20 @@ public:
             return noPipeline(name);
         return {};
     }
+    Result<core::pipelines::PipelineView> renamePipeline(const QString &from, const QString &to,
+                                                         const core::Actor &) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_pipelines.contains(from))
+            return noPipeline(from);
+        if (m_pipelines.contains(to))
+            return fail(ErrorCode::Conflict, QStringLiteral("a pipeline named %1 exists").arg(to),
+                        QStringLiteral("name"));
+        auto view = m_pipelines.take(from);
+        view.record.name = to;
+        m_pipelines.insert(to, view);
+        return view;
+    }
     Result<QList<core::pipelines::JobView>> jobs(const QString &pipeline) override
     {
         QMutexLocker lock(&m_mutex);
@@ -388,10 +407,20 @@ public:
         return fail(ErrorCode::NotFound, QStringLiteral("resource %1 is not pinned").arg(resource),
                     QStringLiteral("resource"));
     }
-    Status checkResource(const QString &pipeline, const QString &resource, const core::Actor &) override
+    Status checkResource(const QString &pipeline, const QString &resource, const QJsonObject &from,
+                         const core::Actor &) override
     {
         if (auto known = knownResource(pipeline, resource); !known)
             return known;
+        for (auto it = from.begin(); it != from.end(); ++it)
+            if (!it.value().isString())
+                return fail(ErrorCode::Invalid,
+                            QStringLiteral("the version field \"%1\" is not a string").arg(it.key()),
+                            QStringLiteral("from"));
+        {
+            QMutexLocker lock(&m_mutex);
+            m_checkedFrom = from;
+        }
         m_webhookChecks.ref();
         return {};
     }
@@ -584,12 +613,13 @@ private:
     }
 
     core::EventBus &m_events;
-    QMutex m_mutex;
+    mutable QMutex m_mutex;
     QThreadPool m_pool;
     std::atomic_bool m_stopping = false;
     std::atomic_bool m_autoPlay = true;
     bool m_hostExecution = false;
     QAtomicInt m_webhookChecks;
+    QJsonObject m_checkedFrom; // the version the last check-now asked to check from
     QMap<QString, core::pipelines::PipelineView> m_pipelines;
     QMap<QString, core::RunRecord> m_runs;
     QHash<QString, QList<core::RunStepRecord>> m_steps;

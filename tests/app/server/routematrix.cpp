@@ -94,6 +94,8 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("PUT /api/v1/pipelines/{name}"), QStringLiteral("400 400 403 403 403")},
         {QStringLiteral("GET /api/v1/pipelines/{name}"), QStringLiteral("200 200 403 200 403")},
         {QStringLiteral("DELETE /api/v1/pipelines/{name}"), QStringLiteral("204 204 403 403 403")},
+        // No body: the new name is missing.
+        {QStringLiteral("POST /api/v1/pipelines/{name}/rename"), QStringLiteral("400 400 403 403 403")},
         {QStringLiteral("POST /api/v1/pipelines/{name}/pause"), QStringLiteral("200 200 403 403 403")},
         {QStringLiteral("POST /api/v1/pipelines/{name}/unpause"), QStringLiteral("200 200 403 403 403")},
         {QStringLiteral("POST /api/v1/pipelines/{name}/jobs/{job}/runs"), QStringLiteral("201 201 403 403 403")},

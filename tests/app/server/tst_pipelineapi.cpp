@@ -311,6 +311,26 @@ void TestPipelineApi::showPauseRemove()
     QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/nosuch/pause")).status, 404);
     QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/nosuch/unpause")).status, 404);
 
+    // Renamed and back: the answer is the pipeline under its new name; what is wrong is said.
+    a = call("POST", QStringLiteral("/api/v1/pipelines/gone/rename"), "{\"name\": \"went\"}");
+    QCOMPARE(a.status, 200);
+    QCOMPARE(a.json.value(QStringLiteral("name")).toString(), QStringLiteral("went"));
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/pipelines/gone")).status, 404);
+    QCOMPARE(call("GET", QStringLiteral("/api/v1/pipelines/went")).status, 200);
+    a = call("POST", QStringLiteral("/api/v1/pipelines/went/rename"), "{}");
+    QCOMPARE(a.status, 400);
+    QCOMPARE(errorWhere(a), QStringLiteral("name"));
+    a = call("POST", QStringLiteral("/api/v1/pipelines/went/rename"), "{\"name\": 7}");
+    QCOMPARE(a.status, 400);
+    QCOMPARE(errorWhere(a), QStringLiteral("name"));
+    a = call("POST", QStringLiteral("/api/v1/pipelines/went/rename"), "{\"to\": \"x\"}");
+    QCOMPARE(a.status, 400);
+    QCOMPARE(errorWhere(a), QStringLiteral("to"));
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/nosuch/rename"), "{\"name\": \"x\"}").status, 404);
+    QCOMPARE(call("PUT", QStringLiteral("/api/v1/pipelines/other"), setBody(PipelineYaml, false)).status, 201);
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/went/rename"), "{\"name\": \"other\"}").status, 409);
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/went/rename"), "{\"name\": \"gone\"}").status, 200);
+
     a = call("DELETE", QStringLiteral("/api/v1/pipelines/gone"));
     QCOMPARE(a.status, 204);
     QVERIFY(a.body.isEmpty());
@@ -458,6 +478,23 @@ void TestPipelineApi::resourcesAndCheckNow()
     QCOMPARE(m_install.pipelines->webhookChecks(), before + 1);
     QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/ci/resources/repo/check-now"), {}, {}).status, 401);
     QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/ci/resources/nores/check-now")).status, 404);
+    QVERIFY(m_install.pipelines->checkedFrom().isEmpty());
+    // From a version (fly check-resource --from): it reaches the service, and the reply says it.
+    const QString checkNow = QStringLiteral("/api/v1/pipelines/ci/resources/repo/check-now");
+    a = call("POST", checkNow, "{\"from\": {\"ref\": \"abc\"}}");
+    QCOMPARE(a.status, 202);
+    QCOMPARE(a.json.value(QStringLiteral("from")).toObject(),
+             (QJsonObject{{QStringLiteral("ref"), QStringLiteral("abc")}}));
+    QCOMPARE(m_install.pipelines->checkedFrom(), (QJsonObject{{QStringLiteral("ref"), QStringLiteral("abc")}}));
+    QCOMPARE(m_install.pipelines->webhookChecks(), before + 2);
+    // What is no version is refused, saying where, and nothing is checked.
+    for (const QByteArray &body : {QByteArray("{\"from\": \"ref:abc\"}"), QByteArray("{\"from\": {\"ref\": 1}}"),
+                                   QByteArray("{\"since\": {}}"), QByteArray("{\"from\": ")}) {
+        a = call("POST", checkNow, body);
+        QVERIFY2(a.status == 400, body.constData());
+        QVERIFY2(!errorWhere(a).isEmpty(), a.body.constData());
+    }
+    QCOMPARE(m_install.pipelines->webhookChecks(), before + 2);
 
     const QString pin = QStringLiteral("/api/v1/pipelines/ci/resources/repo/pin");
     a = call("PUT", pin, "{\"version\": \"abc\"}");

@@ -3,6 +3,7 @@
 // bookkeeping, resource versions, the step cache and sealed secrets.
 #include "core/state/database.h"
 #include "core/state/pipelinerepositories.h"
+#include "core/state/sql.h"
 #include "tests/support/component.h"
 #include "tests/support/drivers.h"
 #include "tests/support/pgharness.h"
@@ -423,6 +424,31 @@ private Q_SLOTS:
         QCOMPARE(versions.lastCheck(u"ci"_s, u"repo"_s)->first, 8);
     }
 
+    void aCheckFromAnOlderVersionKeepsTheNewestNewest()
+    {
+        // A check from c found c and d; one from a (fly check-resource --from) finds a to d, in
+        // order: the older ones are recorded, and d, returned last, is the newest still.
+        ResourceVersionRepository versions(*m_db);
+        const auto v = [](const char *ref) {
+            return QPair<QString, QString>{u"{\"ref\":\"%1\"}"_s.arg(QLatin1String(ref)), {}};
+        };
+        QVERIFY(versions.add(u"ci"_s, u"repo"_s, {v("c"), v("d")}, 5));
+        auto added = versions.add(u"ci"_s, u"repo"_s, {v("a"), v("b"), v("c"), v("d")}, 6);
+        QCOMPARE(added->size(), 2);
+        QStringList newestFirst;
+        const auto listed = versions.list(u"ci"_s, u"repo"_s, 10);
+        for (const ResourceVersionRecord &r : listed.value())
+            newestFirst << r.versionJson;
+        QCOMPARE(newestFirst, (QStringList{v("d").first, v("c").first, v("b").first, v("a").first}));
+        // A check from the newest (d, then e) leaves d where it was: nothing new came before it.
+        const qint64 dSeq = versions.latest(u"ci"_s, u"repo"_s).value()->seq;
+        QVERIFY(versions.add(u"ci"_s, u"repo"_s, {v("d"), v("e")}, 7));
+        const auto now = versions.list(u"ci"_s, u"repo"_s, 2).value();
+        QCOMPARE(now.at(0).versionJson, v("e").first);
+        QCOMPARE(now.at(1).versionJson, v("d").first);
+        QCOMPARE(now.at(1).seq, dSeq);
+    }
+
     void stepCacheKeepsTheFirstResult()
     {
         StepCacheRepository cache(*m_db);
@@ -450,6 +476,77 @@ private Q_SLOTS:
         QCOMPARE(secrets.find(u"ci"_s, u"token"_s).error().code, ErrorCode::NotFound);
         QVERIFY(secrets.find(u""_s, u"global"_s)); // the install's secrets stay
         QVERIFY(ResourceVersionRepository(*m_db).list(u"ci"_s, u"repo"_s, 10)->isEmpty());
+    }
+
+    // The grants on a pipeline, as "user role" words.
+    QStringList grantsOn(const QString &pipeline)
+    {
+        auto q = detail::run(*m_db, u"SELECT user_id, role FROM grants WHERE object_kind = 'pipeline' AND object = ?"_s,
+                             {pipeline}, u"read grants"_s);
+        QStringList out;
+        while (q && q->next())
+            out << q->value(0).toString() + u' ' + q->value(1).toString();
+        return out;
+    }
+
+    void aRenameTakesEverythingAlong()
+    {
+        PipelineRepository pipelines(*m_db);
+        const RunRecord run = queue(u"unit"_s, 1);
+        ResourceVersionRepository versions(*m_db);
+        QVERIFY(versions.add(u"ci"_s, u"repo"_s, {{u"{\"ref\":\"a\"}"_s, {}}}, 1));
+        QVERIFY(versions.recordCheck(u"ci"_s, u"repo"_s, 2, {}));
+        QVERIFY(versions.pin(ResourcePinRecord{u"ci"_s, u"repo"_s, u"{\"ref\":\"a\"}"_s, u"alice"_s, 3}));
+        QVERIFY(pipelines.setJobPaused(u"ci"_s, u"unit"_s, true, u"paused by alice"_s, 4));
+        SecretRepository secrets(*m_db);
+        QVERIFY(secrets.put(SecretRecord{u"ci"_s, u"token"_s, u"pando-seal-v1:abc"_s, 1, 1}));
+        QVERIFY(secrets.put(SecretRecord{u""_s, u"deploy-key"_s, u"pando-seal-v1:def"_s, 1, 1}));
+        QVERIFY(secrets.setAccess(u"deploy-key"_s, SecretAccess{false, {u"ci"_s}}));
+        QVERIFY(detail::run(*m_db, u"INSERT INTO users (id, username) VALUES ('u1', 'alice')"_s, {}, u"user"_s));
+        QVERIFY(detail::run(
+            *m_db,
+            u"INSERT INTO grants (object_kind, object, user_id, role) VALUES ('pipeline', 'ci', 'u1', 'owner')"_s, {},
+            u"grant"_s));
+        QVERIFY(pipelines.set(u"child"_s, u"jobs: []\n"_s, {}, 5, {.setBy = u"ci"_s}));
+        const int version = pipelines.find(u"ci"_s)->configVersion;
+
+        auto renamed = pipelines.rename(u"ci"_s, u"build"_s, 9000);
+        QVERIFY2(renamed, qPrintable(renamed ? QString() : renamed.error().text()));
+        QCOMPARE(pipelines.find(u"ci"_s).error().code, ErrorCode::NotFound);
+        const auto now = pipelines.find(u"build"_s);
+        QVERIFY(now);
+        QCOMPARE(now->configVersion, version);
+        QCOMPARE(now->updatedMs, qint64(9000));
+        QCOMPARE(RunRepository(*m_db).find(run.id)->pipeline, u"build"_s);
+        QCOMPARE(versions.latest(u"build"_s, u"repo"_s).value()->versionJson, u"{\"ref\":\"a\"}"_s);
+        QCOMPARE(versions.lastCheck(u"build"_s, u"repo"_s)->first, 2);
+        QVERIFY(versions.pinned(u"build"_s, u"repo"_s).value().has_value());
+        QVERIFY(pipelines.pausedJobs(u"build"_s)->contains(u"unit"_s));
+        QVERIFY(secrets.find(u"build"_s, u"token"_s));
+        QCOMPARE(secrets.find(u"ci"_s, u"token"_s).error().code, ErrorCode::NotFound);
+        QCOMPARE(secrets.access(u"deploy-key"_s)->pipelines, QStringList{u"build"_s});
+        QCOMPARE(grantsOn(u"build"_s), QStringList{u"u1 owner"_s});
+        QVERIFY(grantsOn(u"ci"_s).isEmpty());
+        QCOMPARE(pipelines.find(u"child"_s)->setBy, u"build"_s);
+        // The next run of the job numbers on from the runs it had.
+        RunRecord next = run;
+        next.id.clear();
+        next.pipeline = u"build"_s;
+        QCOMPARE(RunRepository(*m_db).enqueue(next)->number, 2);
+
+        // Refused, with nothing changed: a name that exists, one that grants wait for, one that is gone.
+        QCOMPARE(pipelines.rename(u"build"_s, u"child"_s, 9001).error().code, ErrorCode::Conflict);
+        QVERIFY(detail::run(
+            *m_db,
+            u"INSERT INTO grants (object_kind, object, user_id, role) VALUES ('pipeline', 'later', 'u1', 'viewer')"_s,
+            {}, u"grant"_s));
+        const auto waiting = pipelines.rename(u"build"_s, u"later"_s, 9002);
+        QCOMPARE(waiting.error().code, ErrorCode::Conflict);
+        QVERIFY2(waiting.error().message.contains(u"grants"_s), qPrintable(waiting.error().text()));
+        QCOMPARE(pipelines.rename(u"nope"_s, u"other"_s, 9003).error().code, ErrorCode::NotFound);
+        QVERIFY(pipelines.find(u"build"_s));
+        QCOMPARE(RunRepository(*m_db).find(run.id)->pipeline, u"build"_s);
+        QCOMPARE(pipelines.find(u"other"_s).error().code, ErrorCode::NotFound);
     }
 
     void installSecretsHaveAccessLists()

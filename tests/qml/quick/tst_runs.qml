@@ -1,9 +1,10 @@
 // The Pipelines view: a pipeline set over the API appears (after a refresh, as Ctrl+R does), a job
 // is triggered from the Trigger menu, and selecting a run shows its step tree: the first run's
 // steps ran, the second one's were skipped as unchanged. The Jobs tab shows the passed: graph
-// and triggers a job; the Resources tab checks a resource now and pins a version, which the next
-// run gets; the Config tab shows the YAML and the changed line of the last set; a step's output
-// shows its colours, line numbers and search hits.
+// and triggers a job; the Resources tab checks a resource now and from a chosen version, and pins
+// a version, which the next run gets; the Config tab shows the YAML and the changed line of the
+// last set; a step's output shows its colours, line numbers and search hits; its context menu
+// renames the pipeline, which keeps its runs.
 import QtQuick
 import QtTest
 import Pando.Runs
@@ -34,7 +35,9 @@ Item {
                "- name: counter\n" +
                "  commands:\n" +
                "    check: |\n" +
-               "      if grep -q '\"n\"'; then echo '[{\"n\": \"1\"}, {\"n\": \"2\"}, {\"n\": \"3\"}]'; else echo '[{\"n\": \"1\"}]'; fi\n" +
+               "      in=$(cat)\n" +
+               "      if echo \"$in\" | grep -q '\"n\": *\"2\"'; then echo '[{\"n\": \"2\"}, {\"n\": \"3\"}, {\"n\": \"4\"}]'\n" +
+               "      elif echo \"$in\" | grep -q '\"n\"'; then echo '[{\"n\": \"1\"}, {\"n\": \"2\"}, {\"n\": \"3\"}]'; else echo '[{\"n\": \"1\"}]'; fi\n" +
                "    in: |\n" +
                "      v=$(sed 's/.*\"version\":\\({[^}]*}\\).*/\\1/'); echo \"$v\" > \"$1/version\"; echo \"{\\\"version\\\": $v}\"\n" +
                "resources:\n- name: num\n  type: counter\n  check_every: never\n" +
@@ -324,6 +327,50 @@ Item {
             checkInside(named("logSearch", named("stepOutput")), view);
             root.width = 1280;
             root.height = 800;
+        }
+
+        function test_8_checkFromTheSelectedVersion() {
+            // The counter's check from n 2 finds n 4 too; from the newest (n 3) it finds nothing new.
+            mouseClick(named("resourcesTab"));
+            const versions = named("versionsList");
+            tryCompare(versions, "count", 3, 10000);
+            tryVerify(() => versions.itemAtIndex(1) !== null, 5000);
+            verify(!named("checkFromButton", versions.itemAtIndex(1)).visible, "only the selected version offers it");
+            mouseClick(versions.itemAtIndex(1));
+            tryVerify(() => named("checkFromButton", versions.itemAtIndex(1)).visible, 5000);
+            compare(versions.itemAtIndex(1).versionText.indexOf("2") >= 0, true, versions.itemAtIndex(1).versionText);
+            mouseClick(named("checkFromButton", versions.itemAtIndex(1)));
+            tryCompare(versions, "count", 4, 20000);
+            tryVerify(() => versions.itemAtIndex(0) !== null && versions.itemAtIndex(0).versionText.indexOf("4") >= 0, 10000,
+                      "n 4 is not the newest");
+            compare(view.resourcesModel.actionError, "");
+        }
+
+        function test_9_renameFromThePipelinesContextMenu() {
+            // The first row is ci (graph is selected): its context menu selects it and renames it.
+            const list = named("pipelinesList");
+            tryVerify(() => list.itemAtIndex(0) !== null, 5000);
+            mouseClick(list.itemAtIndex(0), 20, 10, Qt.RightButton);
+            const menu = named("pipelineMenu");
+            tryCompare(menu, "opened", true);
+            tryVerify(() => !isPolishScheduled(menu.contentItem), 5000, "the menu is not laid out");
+            mouseClick(named("renamePipelineItem"));
+            const dialog = named("renameDialog");
+            tryCompare(dialog, "opened", true);
+            const field = named("newPipelineName");
+            compare(field.text, "ci");
+            tryCompare(field, "activeFocus", true);
+            typeText("release");
+            keyClick(Qt.Key_Return);
+            tryCompare(dialog, "visible", false);
+            tryCompare(view.pipelinesModel, "selectedName", "release", 10000);
+            // In its place in the order (graph, release), the old name gone.
+            compare(list.count, 2);
+            compare(view.pipelinesModel.rowOf("ci"), -1);
+            compare(view.pipelinesModel.rowOf("release"), 1);
+            // Its runs went with it.
+            tryVerify(() => named("runsList").count > 0, 10000, "the renamed pipeline shows no runs");
+            compare(view.pipelinesModel.selected.actionError, "");
         }
     }
 }

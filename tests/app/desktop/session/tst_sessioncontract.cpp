@@ -585,7 +585,7 @@ void TestSessionContract::pipelinesAndRuns()
     auto unpinned = test::awaitDone([&](auto done) { s.unpinResource(u"ci"_s, u"repo"_s, done); });
     QVERIFY(!unpinned);
     QCOMPARE(unpinned.error().code, ErrorCode::NotFound);
-    auto checked = test::awaitDone([&](auto done) { s.checkResource(u"ci"_s, u"repo"_s, done); });
+    auto checked = test::awaitDone([&](auto done) { s.checkResource(u"ci"_s, u"repo"_s, {}, done); });
     QVERIFY(!checked);
     QCOMPARE(checked.error().code, ErrorCode::NotFound);
     auto unknownJob = test::awaitObject([&](auto done) { s.triggerJob(u"ci"_s, u"nojob"_s, false, done); });
@@ -622,6 +622,17 @@ void TestSessionContract::pipelinesAndRuns()
     VERIFY_OK(aborted);
     const QJsonObject end = events.waitFor(u"run.finished"_s, slowId);
     QCOMPARE(end.value(u"data"_s).toObject().value(u"status"_s).toString(), u"aborted"_s);
+
+    // Renamed: the answer is the pipeline under its new name, the old one is gone.
+    auto renamed = test::awaitObject([&](auto done) { s.renamePipeline(u"ci"_s, u"ci-renamed"_s, done); });
+    VERIFY_OK(renamed);
+    QCOMPARE(renamed->value(u"name"_s).toString(), u"ci-renamed"_s);
+    auto gone = test::awaitObject([&](auto done) { s.pipeline(u"ci"_s, done); });
+    QVERIFY(!gone);
+    QCOMPARE(gone.error().code, ErrorCode::NotFound);
+    auto missing = test::awaitObject([&](auto done) { s.renamePipeline(u"ci"_s, u"other"_s, done); });
+    QVERIFY(!missing);
+    QCOMPARE(missing.error().code, ErrorCode::NotFound);
 }
 
 // The install's domain policy is changed and read back through the session; a bad name is refused

@@ -340,8 +340,8 @@ private Q_SLOTS:
         QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
         QVERIFY(m_install.allowHostExecution(u"release-train"_s));
         QVERIFY(test::awaitObject([&](auto done) { m_session->setPipelinePaused(u"release-train"_s, false, done); }));
-        const Status checked =
-            test::awaitDone([&](auto done) { m_session->checkResource(u"release-train"_s, u"source-tree"_s, done); });
+        const Status checked = test::awaitDone(
+            [&](auto done) { m_session->checkResource(u"release-train"_s, u"source-tree"_s, {}, done); });
         QVERIFY2(checked, qPrintable(checked ? QString() : test::describe(checked.error())));
         auto run = test::awaitObject(
             [&](auto done) { m_session->triggerJob(u"release-train"_s, u"build-and-test-everything"_s, false, done); });
