@@ -39,13 +39,14 @@ Result<QString> stringField(const QJsonObject &object, const QString &key, bool 
     return value.toString();
 }
 
-Result<bool> boolField(const QJsonObject &object, const QString &key, bool fallback)
+Result<bool> boolField(const QJsonObject &object, const QString &key, bool fallback, const QString &example = {})
 {
     const QJsonValue value = object.value(key);
     if (value.isUndefined())
         return fallback;
     if (!value.isBool())
-        return fail(ErrorCode::Invalid, QStringLiteral("must be true or false"), key);
+        return fail(ErrorCode::Invalid, QStringLiteral("must be true or false"), key,
+                    example.isEmpty() ? QString() : QStringLiteral("send ") + example);
     return value.toBool();
 }
 
@@ -324,12 +325,10 @@ Reply triggerJob(Call &call)
     auto body = jsonObjectBody(call.request, {QStringLiteral("force")}, example);
     if (!body)
         return errorReply(body.error());
-    if (const QJsonValue force = body->value(QStringLiteral("force")); !force.isUndefined()) {
-        if (!force.isBool())
-            return errorReply(Error{ErrorCode::Invalid, QStringLiteral("must be true or false"),
-                                    QStringLiteral("force"), QStringLiteral("send ") + example});
-        options.force = force.toBool();
-    }
+    auto force = boolField(*body, QStringLiteral("force"), false, example);
+    if (!force)
+        return errorReply(force.error());
+    options.force = *force;
     auto triggered = s->triggerJob(call.args.value(0), call.args.value(1), call.actor, options);
     if (!triggered)
         return errorReply(triggered.error());
