@@ -23,6 +23,15 @@ const QString TagsProperty = QStringLiteral("dev.pando.tags");
 const QString SourceProperty = QStringLiteral("dev.pando.source");
 constexpr int MaxTapLines = 5000;
 constexpr int LogPollMs = 200;
+// Incus refuses to stop or delete an instance while another operation holds it (a start that
+// outlived its caller's deadline, on a loaded host, for minutes): remove() waits this long for it.
+constexpr int BusyPatienceMs = 300000;
+
+// "Instance is busy running a "start" operation", however Incus answered it.
+bool isBusy(const Error &error)
+{
+    return error.message.contains(QStringLiteral("is busy running"));
+}
 
 // The init Pando puts in every image runs the app; SIGTERM (not LXC's SIGPWR) asks it to stop.
 const QString RawLxc = QStringLiteral("lxc.init.cmd = /.pando/init\nlxc.signal.halt = SIGTERM\n");
@@ -432,19 +441,31 @@ Status IncusRuntime::stop(const QString &id, int timeoutSeconds)
 
 Status IncusRuntime::remove(const QString &id)
 {
-    auto instance = m_client.instance(id);
-    if (!instance)
-        return instance.error().code == ErrorCode::NotFound ? Status{} : Status(std::unexpected(instance.error()));
-    if (instance->status != QLatin1String("Stopped")) {
-        auto stopped = m_client.changeState(id, QStringLiteral("stop"), 0, true);
-        if (!stopped && stopped.error().code != ErrorCode::NotFound)
-            return stopped;
+    // Nothing half-made stays behind when a deploy gave up on a start Incus is still running:
+    // the instance is removed once that start lets go of it.
+    const QDeadlineTimer patience(BusyPatienceMs);
+    const auto removeNow = [this, &id]() -> Status {
+        auto instance = m_client.instance(id);
+        if (!instance)
+            return instance.error().code == ErrorCode::NotFound ? Status{} : Status(std::unexpected(instance.error()));
+        if (instance->status != QLatin1String("Stopped")) {
+            auto stopped = m_client.changeState(id, QStringLiteral("stop"), 0, true);
+            if (!stopped && stopped.error().code != ErrorCode::NotFound)
+                return stopped;
+        }
+        auto deleted = m_client.deleteInstance(id, 60000);
+        if (!deleted && deleted.error().code == ErrorCode::NotFound)
+            return {};
+        return deleted;
+    };
+    for (;;) {
+        Status removed = removeNow();
+        if (removed || !isBusy(removed.error()) || patience.hasExpired()) {
+            forgetTap(id);
+            return removed;
+        }
+        QThread::msleep(250);
     }
-    auto deleted = m_client.deleteInstance(id, 60000);
-    forgetTap(id);
-    if (!deleted && deleted.error().code == ErrorCode::NotFound)
-        return {};
-    return deleted;
 }
 
 Result<QList<ImageInfo>> IncusRuntime::images(const Labels &filter)

@@ -368,6 +368,28 @@ private Q_SLOTS:
         QCOMPARE(left.error().code, ErrorCode::NotFound);
     }
 
+    void removeWaitsForAStartIncusStillRuns()
+    {
+        // What a deploy that gave up on a slow start leaves: Incus still starting the instance,
+        // and refusing to stop or delete it meanwhile. remove() waits for the start, then removes.
+        ContainerSpec s = spec(QStringLiteral("busy"), QStringLiteral("exec httpd -f -p 8080 -h /www"));
+        auto id = m_runtime.run(s);
+        QVERIFY2(id, qPrintable(id ? QString() : id.error().text()));
+        incusapi::IncusClient client;
+        QVERIFY(client.changeState(*id, QStringLiteral("stop"), 0, true));
+        httpkit::Request start;
+        start.method = "PUT";
+        start.path = QStringLiteral("/1.0/instances/") + *id + QStringLiteral("/state");
+        start.body = "{\"action\": \"start\", \"timeout\": 30}";
+        auto asked = client.call(start); // not waited for: the start runs on in Incus
+        QVERIFY2(asked && asked->operation, qPrintable(asked ? QString() : asked.error().text()));
+        auto removed = m_runtime.remove(*id);
+        QVERIFY2(removed, qPrintable(removed ? QString() : removed.error().text()));
+        auto left = m_runtime.inspect(*id);
+        QVERIFY2(!left, qPrintable(left ? left->state : QString()));
+        QCOMPARE(left.error().code, ErrorCode::NotFound);
+    }
+
     void buildsFromADockerfile()
     {
         QTemporaryDir dir;
