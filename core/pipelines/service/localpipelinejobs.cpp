@@ -33,6 +33,27 @@ QList<const Step *> getsOf(const Job &job)
     return gets;
 }
 
+// A job as `fly jobs` lists it: its pause, its last finished run and its next one.
+Result<JobView> jobViewOf(Database &db, const QString &pipeline, const Job &job,
+                          const QMap<QString, JobPauseRecord> &paused)
+{
+    JobView view{job.name, std::nullopt, !job.disableManualTrigger, std::nullopt, std::nullopt};
+    if (const auto pause = paused.constFind(job.name); pause != paused.cend())
+        view.pause = *pause;
+    // Newest first: the first finished one is the last run, the oldest unfinished one the next.
+    auto recent = RunRepository(db).list(pipeline, job.name, 100);
+    if (!recent)
+        return std::unexpected(recent.error());
+    for (const RunRecord &run : std::as_const(*recent)) {
+        const bool finished = run.status != RunStatus::Queued && run.status != RunStatus::Running;
+        if (finished && !view.lastRun)
+            view.lastRun = run;
+        else if (!finished)
+            view.nextRun = run;
+    }
+    return view;
+}
+
 std::unexpected<Error> noJob(const QString &pipeline, const QString &job)
 {
     return fail(ErrorCode::NotFound, QStringLiteral("pipeline %1 has no job named %2").arg(pipeline, job),
@@ -49,24 +70,12 @@ Result<QList<JobView>> LocalPipelineService::jobs(const QString &pipelineName)
     auto paused = PipelineRepository(m_deps.db).pausedJobs(pipelineName);
     if (!paused)
         return std::unexpected(paused.error());
-    RunRepository runs(m_deps.db);
     QList<JobView> views;
     for (const Job &job : std::as_const(loaded->pipeline.jobs)) {
-        JobView view{job.name, std::nullopt, !job.disableManualTrigger, std::nullopt, std::nullopt};
-        if (const auto pause = paused->constFind(job.name); pause != paused->cend())
-            view.pause = *pause;
-        // Newest first: the first finished one is the last run, the oldest unfinished one the next.
-        auto recent = runs.list(pipelineName, job.name, 100);
-        if (!recent)
-            return std::unexpected(recent.error());
-        for (const RunRecord &run : std::as_const(*recent)) {
-            const bool finished = run.status != RunStatus::Queued && run.status != RunStatus::Running;
-            if (finished && !view.lastRun)
-                view.lastRun = run;
-            else if (!finished)
-                view.nextRun = run;
-        }
-        views.append(view);
+        auto view = jobViewOf(m_deps.db, pipelineName, job, *paused);
+        if (!view)
+            return std::unexpected(view.error());
+        views.append(*view);
     }
     return views;
 }
@@ -120,13 +129,10 @@ Result<JobView> LocalPipelineService::setJobPaused(const QString &pipelineName, 
         }
         m_scheduler->wake();
     }
-    auto views = jobs(pipelineName);
-    if (!views)
-        return std::unexpected(views.error());
-    for (const JobView &view : std::as_const(*views))
-        if (view.name == job)
-            return view;
-    return noJob(pipelineName, job);
+    auto pausedNow = pipelines.pausedJobs(pipelineName);
+    if (!pausedNow)
+        return std::unexpected(pausedNow.error());
+    return jobViewOf(m_deps.db, pipelineName, *pipeline.job(job), *pausedNow);
 }
 
 Result<TriggerResult> LocalPipelineService::triggerJob(const QString &pipelineName, const QString &job,
