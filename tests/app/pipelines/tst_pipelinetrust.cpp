@@ -5,22 +5,14 @@
 // a symlink planted in a cache or an output, a pipeline paused by a broken task file, a short
 // webhook token, a var that expands without bound.
 
-#include "app/wiring/pipelinewiring.h"
-#include "core/pipelines/runview/runview.h"
 #include "core/pipelines/service/localpipelineservice.h"
-#include "core/pipelines/service/pipelineservice.h"
-#include "tests/adapters/docker/dockerharness.h"
-#include "tests/core/engine/enginefixture.h"
-#include "tests/support/component.h"
-#include "tests/support/vaultstandin.h"
+#include "tests/app/pipelines/pipelinetrustfixture.h"
 
 #include <QDirIterator>
-#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QSqlDatabase>
 #include <QSqlQuery>
-#include <QTemporaryDir>
 #include <QTest>
 
 using namespace pando;
@@ -28,18 +20,7 @@ using namespace pando::core;
 using namespace pando::core::pipelines;
 using namespace pando::test;
 
-namespace {
-
-const QByteArray Image = "image_resource: {type: registry-image, source: {repository: pando/busybox, tag: latest}}";
-
-QByteArray oneJob(const QByteArray &job, const QByteArray &plan)
-{
-    return "jobs:\n  - name: " + job + "\n    plan:\n" + plan;
-}
-
-} // namespace
-
-class TestPipelineTrust : public QObject {
+class TestPipelineTrust : public PipelineTrustFixture {
     Q_OBJECT
 
 private Q_SLOTS:
@@ -62,74 +43,16 @@ private Q_SLOTS:
     void varsExpandWithinLimits();
     void installWideSecretsAreReadOnlyByThePipelinesGrantedThem();
     void secretsStoredBeforeAccessListsKeepTheirPipelines();
-    void varSourcesAreReadWhenARunReadsThePipeline();
-    void setPipelineSetsItselfAndTheOnesItCreated();
-
-private:
-    PipelineService &service() { return *m_fx->engine().pipelines(); }
-    RunRecord runJob(const QString &pipeline, const QString &job, const Actor &actor = Actor{});
-    QStringList outputOf(const QString &runId);
-    void setPipeline(const QString &name, const QByteArray &config, const QByteArray &vars = {});
-
-    std::unique_ptr<EngineFixture> m_fx;
-    QTemporaryDir m_tmp;
 };
 
 void TestPipelineTrust::initTestCase()
 {
-    QString why;
-    PANDO_REQUIRE_COMPONENT(DockerHarness::available(&why), QStringLiteral("Docker Engine: ") + why);
-    PANDO_REQUIRE_COMPONENT(GitFixture::gitAvailable(), QStringLiteral("git"));
-    QVERIFY(DockerHarness::ensureBaseImage());
-    QVERIFY(m_tmp.isValid());
-    m_fx = std::make_unique<EngineFixture>();
-    QVERIFY(m_fx->start());
-    wiring::PipelineWiringOptions options;
-    options.service.triggerIntervalMs = 60'000; // the test drives checks itself
-    auto installed = wiring::installPipelines(m_fx->engine(), options);
-    QVERIFY2(installed, qPrintable(installed ? QString() : installed.error().text()));
+    startEngine();
 }
 
 void TestPipelineTrust::cleanupTestCase()
 {
-    if (m_fx)
-        m_fx->stop();
-    m_fx.reset();
-}
-
-void TestPipelineTrust::setPipeline(const QString &name, const QByteArray &config, const QByteArray &vars)
-{
-    auto set = service().setPipeline(name, config, vars, false, Actor{});
-    QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
-}
-
-RunRecord TestPipelineTrust::runJob(const QString &pipeline, const QString &job, const Actor &actor)
-{
-    auto triggered = service().triggerJob(pipeline, job, actor);
-    if (!triggered) {
-        RunRecord none;
-        none.status = RunStatus::Errored;
-        none.error = QStringLiteral("not triggered: ") + triggered.error().text();
-        return none;
-    }
-    QElapsedTimer timer;
-    timer.start();
-    RunRecord run = triggered->run;
-    while (timer.elapsed() < 60000) {
-        if (auto tree = service().runTree(run.id)) {
-            run = tree->run;
-            if (run.status != RunStatus::Queued && run.status != RunStatus::Running)
-                return run;
-        }
-        QTest::qWait(50);
-    }
-    return run;
-}
-
-QStringList TestPipelineTrust::outputOf(const QString &runId)
-{
-    auto events = service().runEvents(runId, 0, 10000);
-    return events ? pipelines::outputOf(*events) : QStringList();
+    stopEngine();
 }
 
 void TestPipelineTrust::hostExecutionIsOffUntilAnAdministratorAllowsIt()
@@ -671,153 +594,6 @@ void TestPipelineTrust::secretsStoredBeforeAccessListsKeepTheirPipelines()
     QVERIFY(access);
     QVERIFY(!access->all);
     QCOMPARE(access->pipelines, QStringList{QStringLiteral("old-user")});
-}
-
-// var_sources as Concourse documents them: a vault source (a stand-in answering Vault's documented
-// API) logging in with an AppRole whose ids are in Pando's secrets, its namespace from a dummy
-// source; the values reach the task, a vault one masked in the output.
-void TestPipelineTrust::varSourcesAreReadWhenARunReadsThePipeline()
-{
-    test::VaultStandIn vault;
-    vault.addAppRole(QStringLiteral("ci-role"), QStringLiteral("ci-s3cret-id"));
-    vault.setNamespace(QStringLiteral("platform"));
-    vault.mount(QStringLiteral("secret/"), 2);
-    vault.put(QStringLiteral("secret/ci/main/db"),
-              QJsonObject{{QStringLiteral("password"), QStringLiteral("pa55-from-vault")}});
-    const QByteArray sources =
-        "var_sources:\n"
-        "- name: vault\n  type: vault\n  config:\n    url: " +
-        vault.url().toUtf8() +
-        "\n    path_prefix: /secret/ci\n    namespace: ((settings:ns))\n"
-        "    auth_backend: approle\n"
-        "    auth_params: {role_id: ((role-id)), secret_id: ((secret-id))}\n"
-        "- name: settings\n  type: dummy\n  config: {vars: {ns: platform, greeting: hello-dummy}}\n";
-    const auto pipeline = [&](const QByteArray &var) -> QByteArray {
-        return sources +
-               oneJob("j", "      - task: use\n        params: {PASS: ((vault:" + var +
-                               ")), GREETING: ((settings:greeting))}\n        config: {platform: linux, " + Image +
-                               ", run: {path: sh, args: [\"-c\", \"test \\\"${PASS#pa55-}\\\" = from-vault && "
-                               "echo \\\"$GREETING\\\" pass=$PASS\"]}}\n");
-    };
-    setPipeline(QStringLiteral("vaulty"), pipeline("db.password"));
-    QVERIFY(
-        service().setSecret(QStringLiteral("vaulty"), QStringLiteral("role-id"), QStringLiteral("ci-role"), Actor{}));
-    QVERIFY(service().setSecret(QStringLiteral("vaulty"), QStringLiteral("secret-id"), QStringLiteral("ci-s3cret-id"),
-                                Actor{}));
-    RunRecord run = runJob(QStringLiteral("vaulty"), QStringLiteral("j"));
-    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));
-    const QString output = outputOf(run.id).join(u'\n');
-    QVERIFY2(output.contains(QLatin1String("hello-dummy pass=")), qPrintable(output));
-    QVERIFY2(!output.contains(QLatin1String("pa55-from-vault")), qPrintable(output));
-    QVERIFY(vault.requests().contains(QStringLiteral("POST /v1/auth/approle/login")));
-
-    // A var Vault does not hold errors the run, naming it and where it is used.
-    setPipeline(QStringLiteral("vaulty"), pipeline("db.user"));
-    run = runJob(QStringLiteral("vaulty"), QStringLiteral("j"));
-    QCOMPARE(toString(run.status), QStringLiteral("errored"));
-    QVERIFY2(run.error.contains(QLatin1String("var \"db\" has no field \"user\"")), qPrintable(run.error));
-    setPipeline(QStringLiteral("vaulty"), pipeline("elsewhere.password"));
-    run = runJob(QStringLiteral("vaulty"), QStringLiteral("j"));
-    QCOMPARE(toString(run.status), QStringLiteral("errored"));
-    QVERIFY2(run.error.contains(QLatin1String("var \"elsewhere\" is not in var source \"vault\"")),
-             qPrintable(run.error));
-
-    // A wrong secret id: the login's refusal, without the id.
-    QVERIFY(service().setSecret(QStringLiteral("vaulty"), QStringLiteral("secret-id"), QStringLiteral("not-the-id"),
-                                Actor{}));
-    setPipeline(QStringLiteral("vaulty"), pipeline("db.password"));
-    run = runJob(QStringLiteral("vaulty"), QStringLiteral("j"));
-    QCOMPARE(toString(run.status), QStringLiteral("errored"));
-    QVERIFY2(run.error.contains(QLatin1String("invalid role or secret ID")), qPrintable(run.error));
-    QVERIFY2(!run.error.contains(QLatin1String("not-the-id")), qPrintable(run.error));
-}
-
-// set_pipeline as Concourse documents it: self, and another pipeline from a file of a get with
-// vars; what a run may set is its own pipeline and those it created, never one a person set or
-// one secrets wait for, and no secret is handed to storage through vars.
-void TestPipelineTrust::setPipelineSetsItselfAndTheOnesItCreated()
-{
-    const QByteArray child = oneJob(
-        "greet", "      - task: say\n        params: {GREETING: ((greeting))}\n        config: {platform: linux, " +
-                     Image + ", run: {path: sh, args: [\"-c\", \"echo said-$GREETING\"]}}\n");
-    const QString repo = m_fx->git().createRepository(QStringLiteral("setter-ci"));
-    const QByteArray resources =
-        "resources:\n  - name: repo\n    type: git\n    source: {uri: \"" + repo.toUtf8() + "\", branch: main}\n";
-    const auto parent = [&](const QByteArray &steps) -> QByteArray {
-        return resources + oneJob("set", "      - get: repo\n" + steps);
-    };
-    const QByteArray self = parent("      - set_pipeline: self\n        file: repo/ci/self.yml\n"
-                                   "      - task: after\n        config: {platform: linux, " +
-                                   Image + ", run: {path: echo, args: [second-config]}}\n");
-    QVERIFY(!m_fx->git()
-                 .commit(QStringLiteral("setter-ci"), QStringLiteral("main"),
-                         {{QStringLiteral("ci/child.yml"), GitFile{child}},
-                          {QStringLiteral("ci/broken.yml"), GitFile{"jobs: []\n"}},
-                          {QStringLiteral("ci/self.yml"), GitFile{self}},
-                          {QStringLiteral("ci/common.yml"), GitFile{"greeting: from-file\nregion: eu\n"}}})
-                 .isEmpty());
-    setPipeline(QStringLiteral("setter"),
-                parent("      - set_pipeline: setter-child\n        file: repo/ci/child.yml\n"
-                       "        var_files: [repo/ci/common.yml]\n        vars: {greeting: hello-from-vars}\n"));
-    RunRecord run = runJob(QStringLiteral("setter"), QStringLiteral("set"));
-    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));
-    QVERIFY2(outputOf(run.id).join(u'\n').contains(QLatin1String("created pipeline setter-child (version 1)")),
-             qPrintable(outputOf(run.id).join(u'\n')));
-    auto made = service().pipeline(QStringLiteral("setter-child"));
-    QVERIFY(made);
-    QCOMPARE(made->record.setBy, QStringLiteral("setter"));
-    QVERIFY(!made->record.paused); // as Concourse: what a set_pipeline step creates runs
-    // vars: wins over the var file, key by key; the child runs with them.
-    run = runJob(QStringLiteral("setter-child"), QStringLiteral("greet"));
-    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));
-    QVERIFY2(outputOf(run.id).join(u'\n').contains(QLatin1String("said-hello-from-vars")),
-             qPrintable(outputOf(run.id).join(u'\n')));
-    // Set again unchanged, it says so.
-    run = runJob(QStringLiteral("setter"), QStringLiteral("set"));
-    QVERIFY2(outputOf(run.id).join(u'\n').contains(QLatin1String("pipeline setter-child is unchanged (version 1)")),
-             qPrintable(outputOf(run.id).join(u'\n')));
-
-    // self: the next run reads the new config.
-    setPipeline(QStringLiteral("setter"), parent("      - set_pipeline: self\n        file: repo/ci/self.yml\n"));
-    run = runJob(QStringLiteral("setter"), QStringLiteral("set"));
-    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));
-    QCOMPARE(service().pipeline(QStringLiteral("setter"))->record.configVersion, 3);
-    run = runJob(QStringLiteral("setter"), QStringLiteral("set"));
-    QVERIFY2(outputOf(run.id).join(u'\n').contains(QLatin1String("second-config")),
-             qPrintable(outputOf(run.id).join(u'\n')));
-
-    // A pipeline a person set is not the step's to replace.
-    setPipeline(QStringLiteral("by-hand"), child);
-    setPipeline(QStringLiteral("setter"), parent("      - set_pipeline: by-hand\n        file: repo/ci/child.yml\n"));
-    run = runJob(QStringLiteral("setter"), QStringLiteral("set"));
-    QCOMPARE(toString(run.status), QStringLiteral("errored"));
-    QVERIFY2(run.error.contains(QLatin1String("pipeline by-hand was not created by pipeline setter")),
-             qPrintable(run.error));
-    QCOMPARE(service().pipeline(QStringLiteral("by-hand"))->record.configVersion, 1);
-    // Nor is one an operator granted a secret to before it exists.
-    QVERIFY(service().setSecret({}, QStringLiteral("awaited-key"), QStringLiteral("v4lue-kept"), Actor{}));
-    QVERIFY(service().setSecretAccess(QStringLiteral("awaited-key"), SecretAccess{false, {QStringLiteral("awaited")}},
-                                      Actor{}));
-    setPipeline(QStringLiteral("setter"), parent("      - set_pipeline: awaited\n        file: repo/ci/child.yml\n"));
-    run = runJob(QStringLiteral("setter"), QStringLiteral("set"));
-    QCOMPARE(toString(run.status), QStringLiteral("errored"));
-    QVERIFY2(run.error.contains(QLatin1String("secrets are kept for pipeline awaited")), qPrintable(run.error));
-    QVERIFY(!service().pipeline(QStringLiteral("awaited")));
-    // A secret handed on in vars: would be stored with the pipeline: refused.
-    QVERIFY(service().setSecret(QStringLiteral("setter"), QStringLiteral("token"), QStringLiteral("t0ken-not-stored"),
-                                Actor{}));
-    setPipeline(QStringLiteral("setter"), parent("      - set_pipeline: setter-child\n        file: repo/ci/child.yml\n"
-                                                 "        vars: {greeting: ((token))}\n"));
-    run = runJob(QStringLiteral("setter"), QStringLiteral("set"));
-    QCOMPARE(toString(run.status), QStringLiteral("errored"));
-    QVERIFY2(run.error.contains(QLatin1String("hold a secret's value")), qPrintable(run.error));
-    QVERIFY(!service().pipeline(QStringLiteral("setter-child"))->record.varsYaml.contains(QLatin1String("t0ken")));
-    // A child file that does not parse: the step errors with the file and the place in it.
-    setPipeline(QStringLiteral("setter"),
-                parent("      - set_pipeline: setter-child\n        file: repo/ci/broken.yml\n"));
-    run = runJob(QStringLiteral("setter"), QStringLiteral("set"));
-    QCOMPARE(toString(run.status), QStringLiteral("errored"));
-    QVERIFY2(run.error.contains(QLatin1String("repo/ci/broken.yml: jobs: ")), qPrintable(run.error));
 }
 
 QTEST_GUILESS_MAIN(TestPipelineTrust)
