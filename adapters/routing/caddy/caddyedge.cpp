@@ -267,9 +267,15 @@ Status CaddyEdge::spawnLocked()
     // just after: started means both, so that it can be stopped and adopted by its pid.
     while (!answersLocked() || caddyPid() <= 0) {
         const qint64 pid = caddyPid();
-        if (const QString error = startError(path("caddy.log"), logStart); !error.isEmpty())
+        if (const QString error = startError(path("caddy.log"), logStart); !error.isEmpty()) {
+            // Caddy says why as it exits, its admin API still up for a moment: it must not be
+            // taken for a running Caddy by whoever asks next.
+            while (answersLocked() && timer.elapsed() < m_options.startTimeoutMs)
+                QThread::msleep(20);
+            QFile::remove(path("admin.sock"));
             return fail(ErrorCode::Unavailable, u"the edge (Caddy) did not start: %1"_s.arg(error), u"edge"_s,
                         u"see %1"_s.arg(path("caddy.log")));
+        }
         if (pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH)
             return fail(ErrorCode::Unavailable,
                         u"the edge (Caddy) exited as it started: %1"_s.arg(tail(path("caddy.log"), 3)), u"edge"_s,
