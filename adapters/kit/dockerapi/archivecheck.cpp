@@ -1,5 +1,7 @@
 #include "adapters/kit/dockerapi/archivecheck.h"
 
+#include "adapters/api/archiveptr.h"
+
 #include <QFile>
 #include <QSet>
 #include <archive.h>
@@ -12,10 +14,6 @@ using namespace Qt::StringLiterals;
 namespace pando::adapters::dockerapi {
 
 namespace {
-
-struct ReadDeleter {
-    void operator()(archive *a) const { archive_read_free(a); }
-};
 
 // The name's parts without "." ones and a leading "./"; nullopt when it is absolute or climbs out.
 std::optional<QList<QByteArray>> parts(const QByteArray &name)
@@ -36,7 +34,7 @@ std::optional<QList<QByteArray>> parts(const QByteArray &name)
 
 Result<QString> checkArchiveTree(const QString &path, const QString &top)
 {
-    const std::unique_ptr<archive, ReadDeleter> in(archive_read_new());
+    const ArchiveReader in(archive_read_new());
     archive_read_support_format_tar(in.get());
     archive_read_support_format_gnutar(in.get());
     archive_read_support_filter_gzip(in.get());
@@ -49,9 +47,7 @@ Result<QString> checkArchiveTree(const QString &path, const QString &top)
         return fail(ErrorCode::Invalid, u"cannot read the archive: %1"_s.arg(file.errorString()), path);
     file.close();
     if (archive_read_open_filename(in.get(), QFile::encodeName(path).constData(), 1 << 16) != ARCHIVE_OK)
-        return fail(ErrorCode::Invalid,
-                    u"the file is not a tar archive: %1"_s.arg(QString::fromUtf8(archive_error_string(in.get()))), path,
-                    hint);
+        return fail(ErrorCode::Invalid, u"the file is not a tar archive: %1"_s.arg(archiveError(in.get())), path, hint);
     QByteArray root = top.toUtf8();
     QSet<QByteArray> symlinks;
     archive_entry *entry = nullptr;
@@ -94,14 +90,12 @@ Result<QString> checkArchiveTree(const QString &path, const QString &top)
             break;
     }
     if (r != ARCHIVE_EOF && entries == 0)
-        return fail(ErrorCode::Invalid,
-                    u"the file is not a tar archive: %1"_s.arg(QString::fromUtf8(archive_error_string(in.get()))), path,
-                    hint);
+        return fail(ErrorCode::Invalid, u"the file is not a tar archive: %1"_s.arg(archiveError(in.get())), path, hint);
     if (r != ARCHIVE_EOF)
-        return fail(ErrorCode::Invalid,
-                    u"the archive is damaged or cut short after %1 entries: %2"_s.arg(entries).arg(
-                        QString::fromUtf8(archive_error_string(in.get()))),
-                    path);
+        return fail(
+            ErrorCode::Invalid,
+            u"the archive is damaged or cut short after %1 entries: %2"_s.arg(entries).arg(archiveError(in.get())),
+            path);
     if (entries == 0)
         return fail(ErrorCode::Invalid, u"the archive holds no files"_s, path);
     return QString::fromUtf8(root);

@@ -1,5 +1,7 @@
 #include "adapters/runtime/incus/imageconvert.h"
 
+#include "adapters/api/archiveptr.h"
+
 #include <QDateTime>
 #include <QFile>
 #include <QJsonArray>
@@ -14,18 +16,6 @@
 namespace pando::adapters::incus {
 
 namespace {
-
-struct ReadDeleter {
-    void operator()(archive *a) const { archive_read_free(a); }
-};
-struct WriteDeleter {
-    void operator()(archive *a) const { archive_write_free(a); }
-};
-struct EntryDeleter {
-    void operator()(archive_entry *e) const { archive_entry_free(e); }
-};
-using ReadArchive = std::unique_ptr<archive, ReadDeleter>;
-using WriteArchive = std::unique_ptr<archive, WriteDeleter>;
 
 const QString Where = QStringLiteral("conversion to an Incus image");
 
@@ -47,8 +37,7 @@ exit 0
 
 std::unexpected<Error> archiveError(archive *a, const QString &what)
 {
-    return fail(ErrorCode::Failed, QStringLiteral("%1: %2").arg(what, QString::fromUtf8(archive_error_string(a))),
-                Where);
+    return fail(ErrorCode::Failed, QStringLiteral("%1: %2").arg(what, adapters::archiveError(a)), Where);
 }
 
 // The entry's name without a leading "./", or empty when it is absolute or climbs out.
@@ -67,7 +56,7 @@ QByteArray safeName(const char *raw)
 
 Status addFile(archive *out, const QByteArray &path, const QByteArray &content, int mode)
 {
-    std::unique_ptr<archive_entry, EntryDeleter> entry(archive_entry_new());
+    ArchiveEntry entry(archive_entry_new());
     archive_entry_set_pathname(entry.get(), path.constData());
     archive_entry_set_filetype(entry.get(), AE_IFREG);
     archive_entry_set_perm(entry.get(), mode);
@@ -81,7 +70,7 @@ Status addFile(archive *out, const QByteArray &path, const QByteArray &content, 
 
 Status addDirectory(archive *out, const QByteArray &path)
 {
-    std::unique_ptr<archive_entry, EntryDeleter> entry(archive_entry_new());
+    ArchiveEntry entry(archive_entry_new());
     archive_entry_set_pathname(entry.get(), path.constData());
     archive_entry_set_filetype(entry.get(), AE_IFDIR);
     archive_entry_set_perm(entry.get(), 0755);
@@ -115,7 +104,7 @@ QByteArray metadataYaml(const ConvertRequest &request)
 // Copies every entry of the exported file system below rootfs/.
 Status copyRootfs(const QString &exportPath, archive *out)
 {
-    ReadArchive in(archive_read_new());
+    ArchiveReader in(archive_read_new());
     archive_read_support_format_tar(in.get());
     if (archive_read_open_filename(in.get(), QFile::encodeName(exportPath).constData(), 1 << 16) != ARCHIVE_OK)
         return archiveError(in.get(), QStringLiteral("cannot read the exported file system"));
@@ -343,7 +332,7 @@ Result<std::unique_ptr<QTemporaryFile>> convertDockerImage(const dockerapi::Dock
         return fail(ErrorCode::Internal,
                     QStringLiteral("cannot create a temporary file: %1").arg(tarball->errorString()), Where);
     {
-        WriteArchive out(archive_write_new());
+        ArchiveWriter out(archive_write_new());
         archive_write_set_format_pax_restricted(out.get());
         if (archive_write_open_fd(out.get(), tarball->handle()) != ARCHIVE_OK)
             return archiveError(out.get(), QStringLiteral("cannot write the image tarball"));
