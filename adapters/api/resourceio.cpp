@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonValue>
+#include <QRegularExpression>
 #include <QSaveFile>
 
 namespace pando::adapters {
@@ -77,6 +78,64 @@ Result<QString> fileInInputs(const QString &workDir, const QString &relative, co
     if (!path.startsWith(root + u'/') || !info.isFile())
         return fail(ErrorCode::Invalid, u"\"%1\" is not a file in the step's inputs"_s.arg(cleaned), where);
     return path;
+}
+
+namespace {
+bool hasWildcard(const QString &segment)
+{
+    return segment.contains(u'*') || segment.contains(u'?') || segment.contains(u'[');
+}
+} // namespace
+
+Result<QString> findOneFileInInputs(const QString &root, const QString &pattern, const QString &where)
+{
+    const QStringList segments = pattern.split(u'/', Qt::SkipEmptyParts);
+    if (pattern.startsWith(u'/') || segments.isEmpty() || segments.contains(u".."_s))
+        return fail(ErrorCode::Invalid, u"\"%1\" is not a path inside the step's inputs"_s.arg(pattern), where);
+    QStringList found{QDir(root).absolutePath()};
+    for (const QString &segment : segments) {
+        QStringList next;
+        for (const QString &dir : std::as_const(found)) {
+            if (!hasWildcard(segment)) {
+                if (QFileInfo::exists(dir + u'/' + segment) || QFileInfo(dir + u'/' + segment).isSymLink())
+                    next.append(dir + u'/' + segment);
+                continue;
+            }
+            const QRegularExpression match(QRegularExpression::wildcardToRegularExpression(segment));
+            const QStringList names =
+                QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
+            for (const QString &name : names)
+                if (match.match(name).hasMatch() && (!name.startsWith(u'.') || segment.startsWith(u'.')))
+                    next.append(dir + u'/' + name);
+        }
+        found = next;
+    }
+    if (found.isEmpty())
+        return fail(ErrorCode::Invalid,
+                    u"no file matches \"%1\" in the step's inputs (%2)"_s.arg(
+                        pattern, QDir(root).entryList(QDir::Dirs | QDir::NoDotAndDotDot).join(u", "_s)),
+                    where);
+    if (found.size() > 1) {
+        QStringList names;
+        for (const QString &path : std::as_const(found))
+            names.append(QDir(root).relativeFilePath(path));
+        return fail(ErrorCode::Invalid,
+                    u"\"%1\" matches %2 files (%3); it must name exactly one"_s.arg(pattern)
+                        .arg(found.size())
+                        .arg(names.mid(0, 5).join(u", "_s)),
+                    where);
+    }
+    const QFileInfo info(found.first());
+    const QString canonicalRoot = QDir(root).canonicalPath() + u'/';
+    if (!info.canonicalFilePath().startsWith(canonicalRoot))
+        return fail(
+            ErrorCode::Invalid,
+            u"%1 is a link to outside the step's inputs; refused"_s.arg(QDir(root).relativeFilePath(found.first())),
+            where);
+    if (!info.isFile())
+        return fail(ErrorCode::Invalid, u"%1 is not a regular file"_s.arg(QDir(root).relativeFilePath(found.first())),
+                    where);
+    return info.canonicalFilePath();
 }
 
 } // namespace pando::adapters

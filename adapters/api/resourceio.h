@@ -30,4 +30,9 @@ Status writeResourceFile(const QString &path, const QByteArray &content);
 // `where` when it is absolute, leaves workDir (by ".." or a link), is missing or is no file.
 Result<QString> fileInInputs(const QString &workDir, const QString &relative, const QString &where);
 
+// The one regular file below root that pattern names, a glob as fly's resources read them
+// (wildcards * ? [..] within a path segment; hidden names only when the segment starts with a
+// dot), refused at `where` when none or several match, or it is a link out of root or no file.
+Result<QString> findOneFileInInputs(const QString &root, const QString &pattern, const QString &where);
+
 } // namespace pando::adapters

@@ -1,6 +1,7 @@
 #include "pipelinewiring.h"
 
 #include "adapters/resource/git/gitresourcetype.h"
+#include "adapters/resource/registryimage/registryimageresourcetype.h"
 #include "adapters/resource/s3/s3resourcetype.h"
 #include "adapters/resource/semver/semverresourcetype.h"
 #include "adapters/taskrunner/docker/dockertaskrunner.h"
@@ -26,6 +27,7 @@ struct Parts {
     std::shared_ptr<adapters::ResourceType> git;
     std::shared_ptr<adapters::ResourceType> s3;
     std::shared_ptr<adapters::ResourceType> semver;
+    std::shared_ptr<adapters::ResourceType> registryImage;
     std::shared_ptr<adapters::ResourceType> time;
     std::shared_ptr<adapters::ResourceType> mock;
 };
@@ -42,6 +44,7 @@ Status installPipelines(core::Engine &engine, const PipelineWiringOptions &optio
     parts->git = std::make_shared<adapters::git::GitResourceType>(data + QStringLiteral("/cache/git"));
     parts->s3 = std::make_shared<adapters::s3::S3ResourceType>();
     parts->semver = std::make_shared<adapters::semver::SemverResourceType>(data + QStringLiteral("/cache/git"));
+    parts->registryImage = std::make_shared<adapters::registryimage::RegistryImageResourceType>();
     parts->time = std::make_shared<core::pipelines::TimeResourceType>(core::wiringParts(engine).clock);
     parts->mock = std::make_shared<core::pipelines::MockResourceType>();
 
@@ -68,6 +71,8 @@ Status installPipelines(core::Engine &engine, const PipelineWiringOptions &optio
                                                 return parts->s3;
                                             if (name == QLatin1String("semver"))
                                                 return parts->semver;
+                                            if (name == QLatin1String("registry-image"))
+                                                return parts->registryImage;
                                             if (name == QLatin1String("time"))
                                                 return parts->time;
                                             if (name == QLatin1String("mock"))

@@ -1,5 +1,6 @@
 #include "s3resourcetype.h"
 
+#include "adapters/api/archiveptr.h"
 #include "adapters/api/resourceio.h"
 #include "adapters/kit/s3kit/s3client.h"
 
@@ -178,24 +179,11 @@ QString baseName(const QString &key)
     return key.section(u'/', -1);
 }
 
-struct ArchiveDeleter {
-    void operator()(archive *a) const { archive_read_free(a); }
-};
-struct WriterDeleter {
-    void operator()(archive *a) const { archive_write_free(a); }
-};
-
-QString archiveText(archive *a)
-{
-    const char *message = archive_error_string(a);
-    return message ? QString::fromUtf8(message) : u"unknown error"_s;
-}
-
 // Unpacks the archive at file into dir. Nothing may land outside dir: absolute names, "..",
 // paths through symlinks and links out of the tree are refused, as are devices and fifos.
 Status unpackArchive(const QString &file, const QString &dir, const CancelToken &cancel)
 {
-    std::unique_ptr<archive, ArchiveDeleter> in(archive_read_new());
+    ArchiveReader in(archive_read_new());
     archive_read_support_filter_all(in.get());
     archive_read_support_format_tar(in.get());
     archive_read_support_format_zip(in.get());
@@ -204,8 +192,8 @@ Status unpackArchive(const QString &file, const QString &dir, const CancelToken 
     constexpr size_t BlockSize = size_t(64) * 1024;
     if (archive_read_open_filename(in.get(), path.constData(), BlockSize) != ARCHIVE_OK)
         return fail(ErrorCode::Failed,
-                    u"cannot read %1 as an archive: %2"_s.arg(baseName(file), archiveText(in.get())));
-    std::unique_ptr<archive, WriterDeleter> out(archive_write_disk_new());
+                    u"cannot read %1 as an archive: %2"_s.arg(baseName(file), archiveError(in.get())));
+    ArchiveWriter out(archive_write_disk_new());
     // Entries are named by absolute paths below the directory's real path (so no link is on the
     // way to it); absolute and ".." names were refused above, links on the way inside it are
     // refused by libarchive.
@@ -223,7 +211,7 @@ Status unpackArchive(const QString &file, const QString &dir, const CancelToken 
             break;
         if (r < ARCHIVE_WARN)
             return fail(ErrorCode::Failed,
-                        u"%1 is not an archive Pando can unpack: %2"_s.arg(baseName(file), archiveText(in.get())), {},
+                        u"%1 is not an archive Pando can unpack: %2"_s.arg(baseName(file), archiveError(in.get())), {},
                         u"unpack takes a tar (compressed or not), a gzipped file or a zip"_s);
         const bool raw = archive_format(in.get()) == ARCHIVE_FORMAT_RAW;
         if (raw && archive_filter_count(in.get()) < 2)
@@ -260,7 +248,7 @@ Status unpackArchive(const QString &file, const QString &dir, const CancelToken 
         archive_entry_set_pathname(entry, QByteArray(root + name).constData());
         archive_entry_set_perm(entry, archive_entry_perm(entry) & 0777);
         if (archive_write_header(out.get(), entry) < ARCHIVE_WARN)
-            return fail(ErrorCode::Failed, u"cannot unpack: "_s + archiveText(out.get()), u"archive entry "_s + shown);
+            return fail(ErrorCode::Failed, u"cannot unpack: "_s + archiveError(out.get()), u"archive entry "_s + shown);
         const void *block = nullptr;
         size_t size = 0;
         la_int64_t offset = 0;
@@ -269,79 +257,21 @@ Status unpackArchive(const QString &file, const QString &dir, const CancelToken 
             if (d == ARCHIVE_EOF)
                 break;
             if (d < ARCHIVE_WARN)
-                return fail(ErrorCode::Failed, u"the archive is damaged: "_s + archiveText(in.get()),
+                return fail(ErrorCode::Failed, u"the archive is damaged: "_s + archiveError(in.get()),
                             u"archive entry "_s + shown);
             bytes += qint64(size);
             if (bytes > MaxUnpackedBytes)
                 return fail(ErrorCode::TooLarge, u"the archive unpacks to more than %1 bytes"_s.arg(MaxUnpackedBytes));
             if (archive_write_data_block(out.get(), block, size, offset) < ARCHIVE_WARN)
-                return fail(ErrorCode::Failed, u"cannot unpack: "_s + archiveText(out.get()),
+                return fail(ErrorCode::Failed, u"cannot unpack: "_s + archiveError(out.get()),
                             u"archive entry "_s + shown);
         }
         if (archive_write_finish_entry(out.get()) < ARCHIVE_WARN)
-            return fail(ErrorCode::Failed, u"cannot unpack: "_s + archiveText(out.get()), u"archive entry "_s + shown);
+            return fail(ErrorCode::Failed, u"cannot unpack: "_s + archiveError(out.get()), u"archive entry "_s + shown);
     }
     if (archive_write_close(out.get()) != ARCHIVE_OK)
-        return fail(ErrorCode::Failed, u"cannot unpack: "_s + archiveText(out.get()));
+        return fail(ErrorCode::Failed, u"cannot unpack: "_s + archiveError(out.get()));
     return {};
-}
-
-bool hasWildcard(const QString &segment)
-{
-    return segment.contains(u'*') || segment.contains(u'?') || segment.contains(u'[');
-}
-
-// The one regular file below root the glob names (bash-like: wildcards within a segment).
-Result<QString> findOneFile(const QString &root, const QString &pattern)
-{
-    const QString where = u"params.file"_s;
-    const QStringList segments = pattern.split(u'/', Qt::SkipEmptyParts);
-    if (pattern.startsWith(u'/') || segments.isEmpty() || segments.contains(u".."_s))
-        return fail(ErrorCode::Invalid, u"\"%1\" is not a path inside the step's inputs"_s.arg(pattern), where);
-    QStringList found{QDir(root).absolutePath()};
-    for (const QString &segment : segments) {
-        QStringList next;
-        for (const QString &dir : std::as_const(found)) {
-            if (!hasWildcard(segment)) {
-                if (QFileInfo::exists(dir + u'/' + segment) || QFileInfo(dir + u'/' + segment).isSymLink())
-                    next.append(dir + u'/' + segment);
-                continue;
-            }
-            const QRegularExpression match(QRegularExpression::wildcardToRegularExpression(segment));
-            const QStringList names =
-                QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
-            for (const QString &name : names)
-                if (match.match(name).hasMatch() && (!name.startsWith(u'.') || segment.startsWith(u'.')))
-                    next.append(dir + u'/' + name);
-        }
-        found = next;
-    }
-    if (found.isEmpty())
-        return fail(ErrorCode::Invalid,
-                    u"no file matches \"%1\" in the step's inputs (%2)"_s.arg(
-                        pattern, QDir(root).entryList(QDir::Dirs | QDir::NoDotAndDotDot).join(u", "_s)),
-                    where);
-    if (found.size() > 1) {
-        QStringList names;
-        for (const QString &path : std::as_const(found))
-            names.append(QDir(root).relativeFilePath(path));
-        return fail(ErrorCode::Invalid,
-                    u"\"%1\" matches %2 files (%3); it must name exactly one"_s.arg(pattern)
-                        .arg(found.size())
-                        .arg(names.mid(0, 5).join(u", "_s)),
-                    where);
-    }
-    const QFileInfo info(found.first());
-    const QString canonicalRoot = QDir(root).canonicalPath() + u'/';
-    if (!info.canonicalFilePath().startsWith(canonicalRoot))
-        return fail(
-            ErrorCode::Invalid,
-            u"%1 is a link to outside the step's inputs; refused"_s.arg(QDir(root).relativeFilePath(found.first())),
-            where);
-    if (!info.isFile())
-        return fail(ErrorCode::Invalid, u"%1 is not a regular file"_s.arg(QDir(root).relativeFilePath(found.first())),
-                    where);
-    return info.canonicalFilePath();
 }
 
 // The directory the regexp's keys live in, as a key prefix ("" for the bucket's top).
@@ -620,7 +550,7 @@ Result<VersionMetadata> S3ResourceType::out(const QJsonObject &sourceJson, const
             u"source."_s);
         !ok)
         return std::unexpected(ok.error());
-    auto local = findOneFile(workDir, *pattern);
+    auto local = findOneFileInInputs(workDir, *pattern, u"params.file"_s);
     if (!local)
         return std::unexpected(local.error());
     const bool versioned = !source->versionedFile.isEmpty();

@@ -1,0 +1,786 @@
+#include "registryimageresourcetype.h"
+
+#include "adapters/api/archiveptr.h"
+#include "adapters/api/resourceio.h"
+#include "adapters/kit/registrykit/layerunpack.h"
+#include "adapters/kit/registrykit/registryclient.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTemporaryFile>
+#include <algorithm>
+#include <archive.h>
+#include <archive_entry.h>
+#include <memory>
+
+namespace pando::adapters::registryimage {
+
+using namespace Qt::StringLiterals;
+using registrykit::ImageName;
+using registrykit::Manifest;
+using registrykit::RegistryClient;
+using registrykit::RegistryLogin;
+
+namespace {
+
+constexpr QLatin1StringView OciConfig{"application/vnd.oci.image.config.v1+json"};
+
+struct Platform {
+    QString os = u"linux"_s;
+    QString architecture = u"amd64"_s;
+    QString variant;
+};
+
+struct Source {
+    QString repository; // as written, for the repository file
+    ImageName image;
+    QString tag;
+    QString variant;
+    bool preReleases = false;
+    RegistryLogin login;
+    Platform platform;
+    std::unique_ptr<QTemporaryDir> caDir; // holds ca_certs for curl, 0700
+};
+
+const QStringList &sourceKeys()
+{
+    static const QStringList keys{
+        u"repository"_s, u"tag"_s,      u"variant"_s,  u"pre_releases"_s,    u"username"_s, u"password"_s,
+        u"insecure"_s,   u"ca_certs"_s, u"platform"_s, u"registry_mirror"_s, u"debug"_s};
+    return keys;
+}
+
+Status refuseUnsupported(const QJsonObject &o, const QString &prefix)
+{
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        const QString &key = it.key();
+        if (it.value().isNull())
+            continue;
+        if (key.startsWith(u"aws_"_s))
+            return fail(ErrorCode::Invalid, u"Amazon ECR's own login is not supported"_s, prefix + key,
+                        u"give username AWS and, as password, a token from `aws ecr get-login-password`"_s);
+        if (key == u"content_trust"_s || key == u"semver_constraint"_s || key == u"tag_regex"_s ||
+            key == u"created_at_sort"_s || key == u"bump_aliases"_s)
+            return fail(ErrorCode::Invalid, u"is not supported by Pando's registry-image yet"_s, prefix + key,
+                        key == u"bump_aliases"_s ? u"name the alias tags in params.additional_tags"_s
+                                                 : u"track one tag with source.tag, or semver tags with variant"_s);
+    }
+    return {};
+}
+
+Result<Source> readSource(const QJsonObject &o, const QJsonObject &params, const LogSink &log)
+{
+    const QString at = u"source."_s;
+    for (auto it = o.begin(); it != o.end(); ++it)
+        if (!sourceKeys().contains(it.key()) && !it.key().startsWith(u"aws_"_s) && log &&
+            it.key() != u"content_trust"_s && it.key() != u"semver_constraint"_s && it.key() != u"tag_regex"_s &&
+            it.key() != u"created_at_sort"_s)
+            log(u"warning: source.%1 is not a field of the registry-image resource and is ignored"_s.arg(it.key()));
+    if (auto refused = refuseUnsupported(o, at); !refused)
+        return std::unexpected(refused.error());
+    Source s;
+    if (auto ok = readTexts(o,
+                            {{u"repository"_s, &s.repository},
+                             {u"tag"_s, &s.tag},
+                             {u"variant"_s, &s.variant},
+                             {u"username"_s, &s.login.username},
+                             {u"password"_s, &s.login.password}},
+                            at);
+        !ok)
+        return std::unexpected(ok.error());
+    // A get or put may log in as someone else (credentials made in the build).
+    for (const auto &[key, field] :
+         {std::pair{u"username"_s, &s.login.username}, std::pair{u"password"_s, &s.login.password}}) {
+        if (!params.contains(key))
+            continue;
+        auto text = sourceText(params, key, u"params."_s);
+        if (!text)
+            return std::unexpected(text.error());
+        *field = *text;
+    }
+    if (auto ok = readFlags(o, {{u"pre_releases"_s, &s.preReleases}, {u"insecure"_s, &s.login.insecure}}, at); !ok)
+        return std::unexpected(ok.error());
+    auto image = registrykit::parseImageName(s.repository, at + u"repository"_s);
+    if (!image)
+        return std::unexpected(image.error());
+    s.image = *image;
+    const QJsonValue mirror = o.value("registry_mirror"_L1);
+    const bool namesRegistry = s.repository.section(u'/', 0, 0).contains(u'.') ||
+                               s.repository.section(u'/', 0, 0).contains(u':') ||
+                               s.repository.section(u'/', 0, 0) == u"localhost"_s;
+    if (mirror.isObject() && !namesRegistry) {
+        // Docker Hub names go to the mirror, with its own login.
+        QString host;
+        if (auto ok =
+                readTexts(mirror.toObject(),
+                          {{u"host"_s, &host}, {u"username"_s, &s.login.username}, {u"password"_s, &s.login.password}},
+                          at + u"registry_mirror."_s);
+            !ok)
+            return std::unexpected(ok.error());
+        if (host.isEmpty() || host.contains(u'/'))
+            return fail(ErrorCode::Invalid, u"is required: the mirror's HOST[:PORT]"_s, at + u"registry_mirror.host"_s);
+        s.image.registry = host;
+    } else if (!mirror.isUndefined() && !mirror.isNull() && !mirror.isObject()) {
+        return fail(ErrorCode::Invalid, u"must be a map with host (and username, password)"_s,
+                    at + u"registry_mirror"_s);
+    }
+    const QJsonValue platform = o.value("platform"_L1);
+    if (platform.isObject()) {
+        QString os;
+        QString arch;
+        if (auto ok = readTexts(platform.toObject(),
+                                {{u"os"_s, &os}, {u"architecture"_s, &arch}, {u"variant"_s, &s.platform.variant}},
+                                at + u"platform."_s);
+            !ok)
+            return std::unexpected(ok.error());
+        if (!os.isEmpty())
+            s.platform.os = os;
+        if (!arch.isEmpty())
+            s.platform.architecture = arch;
+    }
+    const QJsonValue cas = o.value("ca_certs"_L1);
+    if (!cas.isUndefined() && !cas.isNull()) {
+        if (!cas.isArray())
+            return fail(ErrorCode::Invalid, u"must be a list of PEM certificates"_s, at + u"ca_certs"_s);
+        QByteArray pem;
+        for (const auto &ca : cas.toArray()) {
+            if (!ca.isString() || !ca.toString().contains(u"-----BEGIN CERTIFICATE-----"_s))
+                return fail(ErrorCode::Invalid, u"must be a list of PEM certificates"_s, at + u"ca_certs"_s);
+            pem += ca.toString().toUtf8() + '\n';
+        }
+        s.caDir = std::make_unique<QTemporaryDir>();
+        QFile file(s.caDir->filePath(u"ca.pem"_s));
+        if (!s.caDir->isValid() || !file.open(QIODevice::WriteOnly) || file.write(pem) != pem.size())
+            return fail(ErrorCode::Internal, u"cannot write the registry's CA certificates"_s, at + u"ca_certs"_s);
+        s.login.caFile = file.fileName();
+    }
+    return s;
+}
+
+QByteArray json(const QJsonObject &o)
+{
+    return QJsonDocument(o).toJson(QJsonDocument::Compact);
+}
+
+// The tags that are versions registry-image tracks, oldest first.
+QList<std::pair<TagVersion, QString>> versionTags(const QStringList &tags, const Source &source)
+{
+    QList<std::pair<TagVersion, QString>> out;
+    for (const QString &tag : tags) {
+        const auto version = parseTagVersion(tag);
+        if (version && version->variant == source.variant && (source.preReleases || version->preRelease.isEmpty()))
+            out.append({*version, tag});
+    }
+    std::ranges::stable_sort(out,
+                             [](const auto &a, const auto &b) { return compareTagVersions(a.first, b.first) < 0; });
+    return out;
+}
+
+// The image manifest for this platform: manifest itself, or the one its index names.
+Result<Manifest> platformManifest(RegistryClient &client, const Manifest &manifest, const Platform &platform,
+                                  const CancelToken &cancel)
+{
+    if (!manifest.isIndex())
+        return manifest;
+    QStringList offered;
+    for (const auto &v : QJsonDocument::fromJson(manifest.body).object().value("manifests"_L1).toArray()) {
+        const QJsonObject entry = v.toObject();
+        const QJsonObject p = entry.value("platform"_L1).toObject();
+        const QString os = p.value("os"_L1).toString();
+        const QString arch = p.value("architecture"_L1).toString();
+        if (os == u"unknown"_s)
+            continue; // attestations, not images
+        offered.append(
+            os + u'/' + arch +
+            (p.value("variant"_L1).toString().isEmpty() ? QString() : u'/' + p.value("variant"_L1).toString()));
+        if (os == platform.os && arch == platform.architecture &&
+            (platform.variant.isEmpty() || p.value("variant"_L1).toString() == platform.variant))
+            return client.manifest(entry.value("digest"_L1).toString(), cancel);
+    }
+    return fail(ErrorCode::NotFound,
+                u"the image has no %1/%2 variant (it has %3)"_s.arg(
+                    platform.os, platform.architecture, offered.isEmpty() ? u"none"_s : offered.join(u", "_s)),
+                u"source.platform"_s);
+}
+
+// A tar being written entry by entry.
+class TarWriter {
+public:
+    explicit TarWriter(const QString &file) : m_file(file), m_archive(archive_write_new())
+    {
+        archive_write_set_format_pax_restricted(m_archive.get());
+        m_open = archive_write_open_filename(m_archive.get(), QFile::encodeName(file).constData()) == ARCHIVE_OK;
+    }
+    Status add(const QString &name, const QByteArray &data)
+    {
+        if (auto head = header(name, data.size()); !head)
+            return head;
+        if (archive_write_data(m_archive.get(), data.constData(), size_t(data.size())) != data.size())
+            return failure();
+        return {};
+    }
+    Status addFile(const QString &name, const QString &path)
+    {
+        QFile in(path);
+        if (!in.open(QIODevice::ReadOnly))
+            return fail(ErrorCode::Internal, u"cannot read %1: %2"_s.arg(path, in.errorString()));
+        if (auto head = header(name, in.size()); !head)
+            return head;
+        QByteArray buffer(qsizetype{256} * 1024, Qt::Uninitialized);
+        for (qint64 n; (n = in.read(buffer.data(), buffer.size())) > 0;)
+            if (archive_write_data(m_archive.get(), buffer.constData(), size_t(n)) != n)
+                return failure();
+        return {};
+    }
+    Status close()
+    {
+        if (!m_open || archive_write_close(m_archive.get()) != ARCHIVE_OK)
+            return failure();
+        return {};
+    }
+
+private:
+    Status header(const QString &name, qint64 size)
+    {
+        if (!m_open)
+            return failure();
+        ArchiveEntry entry(archive_entry_new());
+        archive_entry_set_pathname(entry.get(), name.toUtf8().constData());
+        archive_entry_set_filetype(entry.get(), AE_IFREG);
+        archive_entry_set_perm(entry.get(), 0644);
+        archive_entry_set_size(entry.get(), size);
+        if (archive_write_header(m_archive.get(), entry.get()) != ARCHIVE_OK)
+            return failure();
+        return {};
+    }
+    std::unexpected<Error> failure() const
+    {
+        return fail(ErrorCode::Failed,
+                    u"cannot write %1: %2"_s.arg(QFileInfo(m_file).fileName(), archiveError(m_archive.get())));
+    }
+
+    QString m_file;
+    ArchiveWriter m_archive;
+    bool m_open = false;
+};
+
+QString hexOf(const QString &digest)
+{
+    return digest.section(u':', 1);
+}
+
+Status writeImageTar(RegistryClient &client, const Source &source, const QString &tag, const Manifest &manifest,
+                     const QByteArray &config, const QString &configDigest, const QJsonArray &layers,
+                     const QString &dir, const CancelToken &cancel, const LogSink &log)
+{
+    // One copy of each blob serves both: docker load reads manifest.json, OCI tools index.json.
+    TarWriter tar(dir + u"/image.tar"_s);
+    QJsonArray layerPaths;
+    if (auto ok = tar.add(u"oci-layout"_s, R"({"imageLayoutVersion":"1.0.0"})"); !ok)
+        return ok;
+    if (auto ok = tar.add(u"blobs/sha256/"_s + hexOf(configDigest), config); !ok)
+        return ok;
+    if (auto ok = tar.add(u"blobs/sha256/"_s + hexOf(manifest.digest), manifest.body); !ok)
+        return ok;
+    for (const auto &layer : layers) {
+        const QString digest = layer.toObject().value("digest"_L1).toString();
+        if (log)
+            log(u"fetching layer %1 (%2 MB)"_s.arg(digest.left(19))
+                    .arg(layer.toObject().value("size"_L1).toDouble() / 1e6, 0, 'f', 1));
+        const QString temporary = dir + u"/.layer"_s;
+        if (auto fetched = client.blobToFile(digest, temporary, cancel); !fetched) {
+            QFile::remove(temporary);
+            return fetched;
+        }
+        const QString name = u"blobs/sha256/"_s + hexOf(digest);
+        auto added = tar.addFile(name, temporary);
+        QFile::remove(temporary);
+        if (!added)
+            return added;
+        layerPaths.append(name);
+    }
+    const QString repoTag = source.repository + u':' + tag;
+    const QJsonArray dockerManifest{QJsonObject{{u"Config"_s, QString(u"blobs/sha256/"_s + hexOf(configDigest))},
+                                                {u"RepoTags"_s, QJsonArray{repoTag}},
+                                                {u"Layers"_s, layerPaths}}};
+    if (auto ok = tar.add(u"manifest.json"_s, QJsonDocument(dockerManifest).toJson(QJsonDocument::Compact)); !ok)
+        return ok;
+    const QJsonObject index{
+        {u"schemaVersion"_s, 2},
+        {u"mediaType"_s, QString(registrykit::OciIndex)},
+        {u"manifests"_s,
+         QJsonArray{QJsonObject{{u"mediaType"_s, manifest.mediaType},
+                                {u"digest"_s, manifest.digest},
+                                {u"size"_s, manifest.body.size()},
+                                {u"annotations"_s, QJsonObject{{u"io.containerd.image.name"_s, repoTag},
+                                                               {u"org.opencontainers.image.ref.name"_s, tag}}}}}}};
+    if (auto ok = tar.add(u"index.json"_s, json(index)); !ok)
+        return ok;
+    return tar.close();
+}
+
+Status writeRootfs(RegistryClient &client, const QByteArray &config, const QJsonArray &layers, const QString &dir,
+                   const CancelToken &cancel, const LogSink &log)
+{
+    registrykit::RootfsBuilder rootfs(dir + u"/rootfs"_s);
+    int n = 0;
+    for (const auto &layer : layers) {
+        ++n;
+        const QString digest = layer.toObject().value("digest"_L1).toString();
+        if (log)
+            log(u"fetching layer %1 of %2 (%3 MB)"_s.arg(n)
+                    .arg(layers.size())
+                    .arg(layer.toObject().value("size"_L1).toDouble() / 1e6, 0, 'f', 1));
+        const QString temporary = dir + u"/.layer"_s;
+        Status done = client.blobToFile(digest, temporary, cancel);
+        if (done)
+            done = rootfs.apply(temporary, u"layer %1"_s.arg(digest), cancel);
+        QFile::remove(temporary);
+        if (!done)
+            return done;
+    }
+    if (rootfs.devicesSkipped() > 0 && log)
+        log(u"left out %1 device node(s) of the image"_s.arg(rootfs.devicesSkipped()));
+    const QJsonObject imageConfig = QJsonDocument::fromJson(config).object().value("config"_L1).toObject();
+    const QJsonObject metadata{{u"env"_s, imageConfig.value("Env"_L1).toArray()},
+                               {u"user"_s, imageConfig.value("User"_L1).toString()}};
+    return writeResourceFile(dir + u"/metadata.json"_s, json(metadata));
+}
+
+// An image tarball unpacked into a private directory, read as `docker save` or an OCI layout.
+struct LocalImage {
+    struct Blob {
+        QString file;
+        QString digest;
+        qint64 size = 0;
+        QString mediaType;
+    };
+    Blob config;
+    QList<Blob> layers;
+    // An OCI layout's manifests as they are (digests kept), index last when there is one.
+    QList<std::pair<QByteArray, QString>> manifests;
+    QList<Blob> blobs; // an OCI layout's blobs
+};
+
+Result<QString> fileDigest(const QString &path)
+{
+    QFile in(path);
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    if (!in.open(QIODevice::ReadOnly) || !hash.addData(&in))
+        return fail(ErrorCode::Failed, u"cannot read %1: %2"_s.arg(QFileInfo(path).fileName(), in.errorString()));
+    return u"sha256:"_s + QString::fromLatin1(hash.result().toHex());
+}
+
+QString layerMediaType(const QString &path)
+{
+    QFile in(path);
+    const QByteArray head = in.open(QIODevice::ReadOnly) ? in.read(4) : QByteArray();
+    if (head.startsWith("\x1f\x8b"))
+        return u"application/vnd.oci.image.layer.v1.tar+gzip"_s;
+    if (head == QByteArray("\x28\xb5\x2f\xfd", 4))
+        return u"application/vnd.oci.image.layer.v1.tar+zstd"_s;
+    return u"application/vnd.oci.image.layer.v1.tar"_s;
+}
+
+Status unpackTarball(const QString &file, const QString &dir, const CancelToken &cancel)
+{
+    ArchiveReader in(archive_read_new());
+    archive_read_support_filter_all(in.get());
+    archive_read_support_format_tar(in.get());
+    if (archive_read_open_filename(in.get(), QFile::encodeName(file).constData(), size_t{64} * 1024) != ARCHIVE_OK)
+        return fail(ErrorCode::Invalid, u"is no image tarball: %1"_s.arg(archiveError(in.get())), u"params.image"_s);
+    ArchiveWriter out(archive_write_disk_new());
+    archive_write_disk_set_options(out.get(), ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT);
+    for (;;) {
+        if (cancel.isCancelled())
+            return fail(ErrorCode::Cancelled, u"the push was cancelled"_s);
+        archive_entry *entry = nullptr;
+        const int r = archive_read_next_header(in.get(), &entry);
+        if (r == ARCHIVE_EOF)
+            break;
+        if (r < ARCHIVE_WARN)
+            return fail(ErrorCode::Invalid, u"is no image tarball: %1"_s.arg(archiveError(in.get())),
+                        u"params.image"_s);
+        const mode_t type = archive_entry_filetype(entry);
+        if (type != AE_IFREG && type != AE_IFDIR)
+            continue; // an image tarball holds files; links would lead elsewhere
+        const QString name = QString::fromUtf8(archive_entry_pathname(entry));
+        if (QDir::isAbsolutePath(name) || name.split(u'/').contains(u".."_s))
+            return fail(ErrorCode::Invalid, u"the image tarball holds %1, which lies outside it"_s.arg(name),
+                        u"params.image"_s);
+        archive_entry_set_pathname(entry, QFile::encodeName(dir + u'/' + name).constData());
+        if (archive_write_header(out.get(), entry) < ARCHIVE_WARN)
+            return fail(ErrorCode::Invalid,
+                        u"cannot take %1 from the image tarball: %2"_s.arg(name, archiveError(out.get())),
+                        u"params.image"_s);
+        const void *block = nullptr;
+        size_t size = 0;
+        la_int64_t offset = 0;
+        for (int d; (d = archive_read_data_block(in.get(), &block, &size, &offset)) != ARCHIVE_EOF;) {
+            if (d < ARCHIVE_WARN || archive_write_data_block(out.get(), block, size, offset) < ARCHIVE_WARN)
+                return fail(ErrorCode::Invalid, u"the image tarball is cut short at %1"_s.arg(name), u"params.image"_s);
+        }
+    }
+    return {};
+}
+
+// A path inside the unpacked tarball, as its manifest names it.
+Result<QString> inside(const QString &root, const QString &relative)
+{
+    const QString cleaned = QDir::cleanPath(relative);
+    if (cleaned.isEmpty() || QDir::isAbsolutePath(cleaned) || cleaned.startsWith(u".."_s) ||
+        !QFileInfo(root + u'/' + cleaned).isFile())
+        return fail(ErrorCode::Invalid, u"the image tarball names %1, which it does not hold"_s.arg(relative),
+                    u"params.image"_s);
+    return root + u'/' + cleaned;
+}
+
+Result<LocalImage> readLocalImage(const QString &root)
+{
+    LocalImage image;
+    if (QFile index(root + u"/index.json"_s); index.open(QIODevice::ReadOnly)) {
+        // An OCI layout: pushed as it is, blobs and manifests with their own digests.
+        const QJsonArray manifests = QJsonDocument::fromJson(index.readAll()).object().value("manifests"_L1).toArray();
+        if (manifests.size() != 1)
+            return fail(ErrorCode::Invalid,
+                        u"the OCI layout holds %1 images; push one at a time"_s.arg(manifests.size()),
+                        u"params.image"_s);
+        QList<QString> pending{manifests.first().toObject().value("digest"_L1).toString()};
+        for (int guard = 0; !pending.isEmpty() && guard < 256; ++guard) {
+            const QString digest = pending.takeFirst();
+            auto file = inside(root, u"blobs/sha256/"_s + hexOf(digest));
+            if (!file)
+                return std::unexpected(file.error());
+            QFile in(*file);
+            if (!in.open(QIODevice::ReadOnly))
+                return fail(ErrorCode::Invalid, u"cannot read %1 in the image tarball"_s.arg(digest),
+                            u"params.image"_s);
+            const QByteArray body = in.readAll();
+            if (registrykit::sha256Digest(body) != digest)
+                return fail(ErrorCode::Invalid, u"%1 in the image tarball has other content"_s.arg(digest),
+                            u"params.image"_s);
+            const QJsonObject o = QJsonDocument::fromJson(body).object();
+            const QString type = o.value("mediaType"_L1).toString();
+            image.manifests.prepend({body, type.isEmpty() ? QString(registrykit::OciManifest) : type});
+            for (const auto &child : o.value("manifests"_L1).toArray())
+                pending.append(child.toObject().value("digest"_L1).toString());
+            QJsonArray blobs = o.value("layers"_L1).toArray();
+            if (o.contains("config"_L1))
+                blobs.prepend(o.value("config"_L1));
+            for (const auto &blob : std::as_const(blobs)) {
+                const QString blobDigest = blob.toObject().value("digest"_L1).toString();
+                auto blobFile = inside(root, u"blobs/sha256/"_s + hexOf(blobDigest));
+                if (!blobFile)
+                    return std::unexpected(blobFile.error());
+                image.blobs.append({*blobFile, blobDigest, QFileInfo(*blobFile).size(), {}});
+            }
+        }
+        return image;
+    }
+    QFile manifest(root + u"/manifest.json"_s);
+    if (!manifest.open(QIODevice::ReadOnly))
+        return fail(ErrorCode::Invalid,
+                    u"is neither a `docker save` tarball (manifest.json) nor an OCI layout (index.json)"_s,
+                    u"params.image"_s);
+    const QJsonArray entries = QJsonDocument::fromJson(manifest.readAll()).array();
+    if (entries.size() != 1)
+        return fail(ErrorCode::Invalid, u"the tarball holds %1 images; push one at a time"_s.arg(entries.size()),
+                    u"params.image"_s);
+    const QJsonObject entry = entries.first().toObject();
+    auto config = inside(root, entry.value("Config"_L1).toString());
+    if (!config)
+        return std::unexpected(config.error());
+    auto configDigest = fileDigest(*config);
+    if (!configDigest)
+        return std::unexpected(configDigest.error());
+    image.config = {*config, *configDigest, QFileInfo(*config).size(), QString(OciConfig)};
+    for (const auto &layer : entry.value("Layers"_L1).toArray()) {
+        auto file = inside(root, layer.toString());
+        if (!file)
+            return std::unexpected(file.error());
+        auto digest = fileDigest(*file);
+        if (!digest)
+            return std::unexpected(digest.error());
+        image.layers.append({*file, *digest, QFileInfo(*file).size(), layerMediaType(*file)});
+    }
+    return image;
+}
+
+QJsonObject descriptor(const LocalImage::Blob &blob)
+{
+    return {{u"mediaType"_s, blob.mediaType}, {u"digest"_s, blob.digest}, {u"size"_s, blob.size}};
+}
+
+} // namespace
+
+std::optional<TagVersion> parseTagVersion(const QString &tag)
+{
+    static const QRegularExpression shape(u"^v?(\\d+)(?:\\.(\\d+))?(?:\\.(\\d+))?(?:-([0-9A-Za-z.-]+))?$"_s);
+    static const QRegularExpression pre(u"^((?:alpha|beta|rc)[0-9A-Za-z.]*)(?:-(.+))?$"_s);
+    const auto match = shape.match(tag);
+    if (!match.hasMatch())
+        return std::nullopt;
+    TagVersion v;
+    for (int i = 1; i <= 3 && match.hasCaptured(i); ++i)
+        v.numbers.append(match.captured(i).toInt());
+    const QString suffix = match.captured(4);
+    if (const auto p = pre.match(suffix); p.hasMatch()) {
+        v.preRelease = p.captured(1);
+        v.variant = p.captured(2);
+    } else {
+        v.variant = suffix;
+    }
+    return v;
+}
+
+int compareTagVersions(const TagVersion &a, const TagVersion &b)
+{
+    for (int i = 0; i < 3; ++i) {
+        const int x = i < a.numbers.size() ? a.numbers[i] : 0;
+        const int y = i < b.numbers.size() ? b.numbers[i] : 0;
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+    if (a.preRelease.isEmpty() != b.preRelease.isEmpty())
+        return a.preRelease.isEmpty() ? 1 : -1;
+    const QStringList pa = a.preRelease.split(u'.');
+    const QStringList pb = b.preRelease.split(u'.');
+    for (qsizetype i = 0; i < std::min(pa.size(), pb.size()); ++i) {
+        bool na = false;
+        bool nb = false;
+        const int ia = pa[i].toInt(&na);
+        const int ib = pb[i].toInt(&nb);
+        if (na && nb && ia != ib)
+            return ia < ib ? -1 : 1;
+        if (!(na && nb) && pa[i] != pb[i])
+            return na ? -1 : nb ? 1 : (pa[i] < pb[i] ? -1 : 1);
+    }
+    if (pa.size() != pb.size())
+        return pa.size() < pb.size() ? -1 : 1;
+    if (a.numbers.size() != b.numbers.size())
+        return a.numbers.size() < b.numbers.size() ? -1 : 1;
+    return 0;
+}
+
+Result<QList<Version>> RegistryImageResourceType::check(const QJsonObject &sourceJson, const Version &from,
+                                                        const CancelToken &cancel, const LogSink &log)
+{
+    auto source = readSource(sourceJson, {}, log);
+    if (!source)
+        return std::unexpected(source.error());
+    RegistryClient client(source->image, source->login);
+    if (!source->tag.isEmpty()) {
+        auto manifest = client.manifest(source->tag, cancel);
+        if (!manifest && manifest.error().code == ErrorCode::NotFound) {
+            if (log)
+                log(u"%1 has no tag %2 yet"_s.arg(source->image.text(), source->tag));
+            return QList<Version>{};
+        }
+        if (!manifest)
+            return std::unexpected(manifest.error());
+        const Version now{{u"tag"_s, source->tag}, {u"digest"_s, manifest->digest}};
+        if (from.value(u"digest"_s) == manifest->digest)
+            return QList<Version>{};
+        return QList<Version>{now};
+    }
+    auto tags = client.tags(u"source.repository"_s, cancel);
+    if (!tags)
+        return std::unexpected(tags.error());
+    const auto versions = versionTags(*tags, *source);
+    if (versions.isEmpty()) {
+        if (log)
+            log(u"%1 has no tag that is a version%2"_s.arg(
+                source->image.text(), source->variant.isEmpty() ? QString() : u" with variant "_s + source->variant));
+        return QList<Version>{};
+    }
+    // Newer than the last version (the newest alone the first time); each digest once, under its
+    // most specific tag (the aliases "1" and "1.2" point where "1.2.3" does).
+    qsizetype first = versions.size() - 1;
+    if (const auto last = parseTagVersion(from.value(u"tag"_s)); last && !from.isEmpty()) {
+        first = versions.size();
+        while (first > 0 && compareTagVersions(versions[first - 1].first, *last) > 0)
+            --first;
+    }
+    QList<Version> out;
+    QHash<QString, qsizetype> byDigest;
+    for (qsizetype i = first; i < versions.size(); ++i) {
+        auto manifest = client.manifest(versions[i].second, cancel);
+        if (!manifest)
+            return std::unexpected(manifest.error());
+        if (manifest->digest == from.value(u"digest"_s))
+            continue;
+        const Version version{{u"tag"_s, versions[i].second}, {u"digest"_s, manifest->digest}};
+        if (const auto it = byDigest.constFind(manifest->digest); it != byDigest.constEnd()) {
+            out[*it] = version; // later in the order: more specific
+            continue;
+        }
+        byDigest.insert(manifest->digest, out.size());
+        out.append(version);
+    }
+    return out;
+}
+
+Result<VersionMetadata> RegistryImageResourceType::in(const QJsonObject &sourceJson, const Version &version,
+                                                      const QJsonObject &params, const QString &dir,
+                                                      const BuildMetadata &, const CancelToken &cancel,
+                                                      const LogSink &log)
+{
+    auto source = readSource(sourceJson, params, log);
+    if (!source)
+        return std::unexpected(source.error());
+    if (auto refused = refuseUnsupported(params, u"params."_s); !refused)
+        return std::unexpected(refused.error());
+    QString format;
+    bool skipDownload = false;
+    if (auto ok = readTexts(params, {{u"format"_s, &format}}, u"params."_s); !ok)
+        return std::unexpected(ok.error());
+    if (auto ok = readFlags(params, {{u"skip_download"_s, &skipDownload}}, u"params."_s); !ok)
+        return std::unexpected(ok.error());
+    if (format.isEmpty())
+        format = u"rootfs"_s;
+    if (format != u"rootfs"_s && format != u"oci"_s)
+        return fail(ErrorCode::Invalid, u"\"%1\" is not a format: use rootfs or oci"_s.arg(format), u"params.format"_s);
+    const QString digest = version.value(u"digest"_s);
+    if (!digest.startsWith(u"sha256:"_s))
+        return fail(ErrorCode::Invalid, u"the version names no sha256 digest"_s, u"version.digest"_s);
+    const QString tag = version.value(u"tag"_s, source->tag.isEmpty() ? u"latest"_s : source->tag);
+    for (const auto &[name, content] :
+         {std::pair{u"repository"_s, source->repository}, std::pair{u"tag"_s, tag}, std::pair{u"digest"_s, digest}})
+        if (auto written = writeResourceFile(dir + u'/' + name, content.toUtf8()); !written)
+            return std::unexpected(written.error());
+    VersionMetadata result{version, {{u"repository"_s, source->image.text()}, {u"tag"_s, tag}}};
+    if (skipDownload)
+        return result;
+
+    RegistryClient client(source->image, source->login);
+    auto top = client.manifest(digest, cancel);
+    if (!top)
+        return std::unexpected(top.error());
+    auto manifest = platformManifest(client, *top, source->platform, cancel);
+    if (!manifest)
+        return std::unexpected(manifest.error());
+    const QJsonObject m = QJsonDocument::fromJson(manifest->body).object();
+    const QString configDigest = m.value("config"_L1).toObject().value("digest"_L1).toString();
+    auto config = client.blob(configDigest, cancel);
+    if (!config)
+        return std::unexpected(config.error());
+    const QJsonArray layers = m.value("layers"_L1).toArray();
+    const Status written = format == u"oci"_s ? writeImageTar(client, *source, tag, *manifest, *config, configDigest,
+                                                              layers, dir, cancel, log)
+                                              : writeRootfs(client, *config, layers, dir, cancel, log);
+    if (!written)
+        return std::unexpected(written.error());
+    if (log)
+        log(u"fetched %1@%2 (%3 layers) as %4"_s.arg(source->image.text(), digest.left(19))
+                .arg(layers.size())
+                .arg(format));
+    return result;
+}
+
+Result<VersionMetadata> RegistryImageResourceType::out(const QJsonObject &sourceJson, const QJsonObject &params,
+                                                       const QString &workDir, const BuildMetadata &,
+                                                       const CancelToken &cancel, const LogSink &log)
+{
+    auto source = readSource(sourceJson, params, log);
+    if (!source)
+        return std::unexpected(source.error());
+    if (auto refused = refuseUnsupported(params, u"params."_s); !refused)
+        return std::unexpected(refused.error());
+    QString pattern;
+    QString versionTag;
+    QString additional;
+    if (auto ok = readTexts(params,
+                            {{u"image"_s, &pattern}, {u"version"_s, &versionTag}, {u"additional_tags"_s, &additional}},
+                            u"params."_s);
+        !ok)
+        return std::unexpected(ok.error());
+    if (pattern.isEmpty())
+        return fail(ErrorCode::Invalid, u"is required: the image tarball to push, as a glob below the step's inputs"_s,
+                    u"params.image"_s);
+    auto file = findOneFileInInputs(workDir, pattern, u"params.image"_s);
+    if (!file)
+        return std::unexpected(file.error());
+
+    QStringList tags;
+    if (!source->tag.isEmpty())
+        tags.append(source->tag);
+    if (!versionTag.isEmpty())
+        tags.append(source->variant.isEmpty() ? versionTag : versionTag + u'-' + source->variant);
+    if (!additional.isEmpty()) {
+        auto list = fileInInputs(workDir, additional, u"params.additional_tags"_s);
+        if (!list)
+            return std::unexpected(list.error());
+        QFile in(*list);
+        if (!in.open(QIODevice::ReadOnly))
+            return fail(ErrorCode::Invalid, u"cannot read %1: %2"_s.arg(additional, in.errorString()),
+                        u"params.additional_tags"_s);
+        tags += QString::fromUtf8(in.read(qint64{64} * 1024)).split(QRegularExpression(u"\\s+"_s), Qt::SkipEmptyParts);
+    }
+    if (tags.isEmpty())
+        tags.append(u"latest"_s);
+    static const QRegularExpression tagShape(u"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$"_s);
+    for (const QString &tag : std::as_const(tags))
+        if (!tagShape.match(tag).hasMatch())
+            return fail(ErrorCode::Invalid,
+                        u"\"%1\" is not a tag: letters, digits, _ . - (not first), at most 128"_s.arg(tag),
+                        additional.isEmpty() ? u"params.version"_s : u"params.additional_tags"_s);
+    tags.removeDuplicates();
+
+    QTemporaryDir unpacked;
+    if (!unpacked.isValid())
+        return fail(ErrorCode::Internal, u"no temporary directory to read the image tarball in"_s);
+    if (auto ok = unpackTarball(*file, unpacked.path(), cancel); !ok)
+        return std::unexpected(ok.error());
+    auto image = readLocalImage(unpacked.path());
+    if (!image)
+        return std::unexpected(image.error());
+
+    RegistryClient client(source->image, source->login);
+    QList<LocalImage::Blob> blobs = image->blobs;
+    if (image->manifests.isEmpty())
+        blobs = QList<LocalImage::Blob>{image->config} + image->layers;
+    for (const LocalImage::Blob &blob : std::as_const(blobs)) {
+        if (log)
+            log(u"pushing %1 (%2 MB)"_s.arg(blob.digest.left(19)).arg(double(blob.size) / 1e6, 0, 'f', 1));
+        if (auto pushed = client.pushBlob(blob.file, blob.digest, cancel); !pushed)
+            return std::unexpected(pushed.error());
+    }
+    QByteArray body;
+    QString mediaType;
+    if (image->manifests.isEmpty()) {
+        QJsonArray layers;
+        for (const LocalImage::Blob &layer : std::as_const(image->layers))
+            layers.append(descriptor(layer));
+        body = json({{u"schemaVersion"_s, 2},
+                     {u"mediaType"_s, QString(registrykit::OciManifest)},
+                     {u"config"_s, descriptor(image->config)},
+                     {u"layers"_s, layers}});
+        mediaType = registrykit::OciManifest;
+    } else {
+        // Children first, by their digests; the top one is tagged.
+        for (qsizetype i = 0; i + 1 < image->manifests.size(); ++i)
+            if (auto pushed = client.pushManifest(registrykit::sha256Digest(image->manifests[i].first),
+                                                  image->manifests[i].first, image->manifests[i].second, cancel);
+                !pushed)
+                return std::unexpected(pushed.error());
+        std::tie(body, mediaType) = image->manifests.last();
+    }
+    QString digest;
+    for (const QString &tag : std::as_const(tags)) {
+        auto pushed = client.pushManifest(tag, body, mediaType, cancel);
+        if (!pushed)
+            return std::unexpected(pushed.error());
+        digest = *pushed;
+        if (log)
+            log(u"pushed %1:%2"_s.arg(source->image.text(), tag));
+    }
+    return VersionMetadata{Version{{u"tag"_s, tags.first()}, {u"digest"_s, digest}},
+                           {{u"repository"_s, source->image.text()}, {u"tags"_s, tags.join(u' ')}}};
+}
+
+} // namespace pando::adapters::registryimage

@@ -1,0 +1,62 @@
+#pragma once
+// The built-in `registry-image` resource type, as Concourse ships it: images in a registry that
+// speaks the OCI Distribution API (Docker Hub, GHCR, GitLab, Harbor, a self-hosted registry), with
+// no Docker daemon in between.
+//
+//   source: repository (required; Docker's naming: "busybox" is docker.io/library/busybox);
+//           tag (track one tag's digest) or, without it, the tags that are semantic versions
+//           ("1", "1.2", "1.2.3"; a leading "v" too), each digest once under its most specific
+//           tag; variant (only tags "VERSION-VARIANT"; without it tags with a suffix are left out);
+//           pre_releases (also VERSION-alpha…, -beta…, -rc…); username, password; insecure (plain
+//           HTTP or an unchecked certificate); ca_certs (PEM); registry_mirror {host, username,
+//           password} (used for Docker Hub names); platform {os, architecture, variant} picked
+//           from a multi-platform image (default linux/amd64); debug (accepted).
+//           Loopback registries are spoken to over plain HTTP, as Docker does.
+//   version: {"tag": …, "digest": "sha256:…"}
+//   check:  the digest the tag points to now, or the semver tags newer than the last one.
+//   in:     repository, tag, digest; with format rootfs (the default) rootfs/ (the layers
+//           unpacked, whiteouts applied) and metadata.json ({"env": […], "user": …} of the image's
+//           config); with format oci image.tar, which `docker load` takes (manifest.json) and
+//           which is also an OCI image layout (oci-layout, index.json, blobs/). skip_download:
+//           the three files only. username/password in params replace the source's.
+//   out:    params.image: a glob below the step's inputs naming one image tarball (`docker save`
+//           format or an OCI layout, as oci-build-task and `docker save` write them), pushed
+//           under source.tag, params.version (with "-VARIANT"), and each tag in the file
+//           params.additional_tags; "latest" when none is named. The new version is the first tag
+//           and the digest of the pushed manifest.
+//
+// Refused with the reason: aws_* (ECR's own login), content_trust (Notary), semver_constraint,
+// tag_regex and bump_aliases. Secrets never appear in logs or errors.
+//
+// Threading: calls are stateless and may be made from any thread.
+
+#include "adapters/api/resourcetype.h"
+
+#include <optional>
+
+namespace pando::adapters::registryimage {
+
+// A tag read as registry-image reads semver tags; nullopt when it is none.
+struct TagVersion {
+    QList<int> numbers; // 1 to 3 of major, minor, patch
+    QString preRelease; // "rc.1" (starts with alpha, beta or rc)
+    QString variant;    // "alpine"
+};
+std::optional<TagVersion> parseTagVersion(const QString &tag);
+// Orders by version (missing parts are 0; a pre-release before its release), then the more
+// specific tag ("1.2.0" after "1.2").
+int compareTagVersions(const TagVersion &a, const TagVersion &b);
+
+class RegistryImageResourceType final : public ResourceType {
+public:
+    QString name() const override { return QStringLiteral("registry-image"); }
+    Result<QList<Version>> check(const QJsonObject &source, const Version &from, const CancelToken &cancel,
+                                 const LogSink &log) override;
+    Result<VersionMetadata> in(const QJsonObject &source, const Version &version, const QJsonObject &params,
+                               const QString &dir, const BuildMetadata &build, const CancelToken &cancel,
+                               const LogSink &log) override;
+    Result<VersionMetadata> out(const QJsonObject &source, const QJsonObject &params, const QString &workDir,
+                                const BuildMetadata &build, const CancelToken &cancel, const LogSink &log) override;
+};
+
+} // namespace pando::adapters::registryimage
