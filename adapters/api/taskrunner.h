@@ -70,6 +70,19 @@ public:
     // task created (its container, its processes) outlives the call.
     virtual Result<TaskResult> run(const TaskSpec &spec, const CancelToken &cancel,
                                    const std::function<void(const OutputChunk &)> &output) = 0;
+    // The image a task runs in when it names an artifact (Concourse's task `image:`), made from
+    // what a registry-image get left there: rootfs/ with the env and user of metadata.json, or the
+    // image.tar of its oci format. Tagged repoTag, so that an artifact of the same content is made
+    // into an image once (whoever names the tag names it by content). Returns what a TaskSpec's
+    // image may name. Invalid when the artifact holds no image; runners without images refuse.
+    virtual Result<QString> importArtifactImage(const QString &artifactDir, const QString &repoTag,
+                                                const CancelToken &cancel)
+    {
+        Q_UNUSED(artifactDir)
+        Q_UNUSED(repoTag)
+        Q_UNUSED(cancel)
+        return fail(ErrorCode::Invalid, QStringLiteral("%1 runs no images").arg(kind()));
+    }
     // Removes what tasks of a process that died left behind: containers carrying every label in
     // `labels`. Returns how many went. Host runners have nothing they can find and return 0.
     virtual Result<int> removeLeftovers(const QMap<QString, QString> &labels) = 0;

@@ -2,6 +2,8 @@
 
 #include "adapters/kit/dockerapi/tarball.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -103,24 +105,31 @@ Result<BuilderCache> builderCache(const DockerClient &client)
     return cache;
 }
 
-Result<QString> importImage(const DockerClient &client, const QString &rootfsDir, const QString &repoTag)
+namespace {
+std::pair<QString, QString> splitRepoTag(const QString &repoTag)
+{
+    const qsizetype colon = repoTag.lastIndexOf(u':');
+    if (colon > repoTag.lastIndexOf(u'/'))
+        return {repoTag.left(colon), repoTag.mid(colon + 1)};
+    return {repoTag, QStringLiteral("latest")};
+}
+} // namespace
+
+Result<QString> importImage(const DockerClient &client, const QString &rootfsDir, const QString &repoTag,
+                            const QStringList &changes)
 {
     auto rootfs = tarToTempFile(rootfsDir, TarOptions{.skipTopLevelGit = false});
     if (!rootfs)
         return std::unexpected(rootfs.error());
-    QString repo = repoTag;
-    QString tag = QStringLiteral("latest");
-    const qsizetype colon = repoTag.lastIndexOf(u':');
-    if (colon > repoTag.lastIndexOf(u'/')) {
-        repo = repoTag.left(colon);
-        tag = repoTag.mid(colon + 1);
-    }
+    const auto [repo, tag] = splitRepoTag(repoTag);
     Request r;
     r.method = "POST";
     r.path = QStringLiteral("/images/create");
     r.addQuery(QStringLiteral("fromSrc"), QStringLiteral("-"))
         .addQuery(QStringLiteral("repo"), repo)
         .addQuery(QStringLiteral("tag"), tag);
+    for (const QString &change : changes)
+        r.addQuery(QStringLiteral("changes"), change);
     r.bodyDevice = rootfs->get();
     r.contentType = "application/x-tar";
     auto response = client.call(r);
@@ -135,6 +144,47 @@ Result<QString> importImage(const DockerClient &client, const QString &rootfsDir
     parser.finish();
     if (!error.isEmpty())
         return fail(ErrorCode::Failed, error, QStringLiteral("import of %1 as %2").arg(rootfsDir, repoTag));
+    return imageId(client, repoTag);
+}
+
+Result<QString> loadImage(const DockerClient &client, const QString &file, const QString &repoTag,
+                          const CancelToken &cancel)
+{
+    QFile tar(file);
+    if (!tar.open(QIODevice::ReadOnly))
+        return fail(ErrorCode::Invalid, QStringLiteral("cannot read %1: %2").arg(file, tar.errorString()));
+    Request r;
+    r.method = "POST";
+    r.path = QStringLiteral("/images/load");
+    r.bodyDevice = &tar;
+    r.contentType = "application/x-tar";
+    QString error;
+    QString loaded;
+    JsonLines parser([&](const QJsonObject &o) {
+        if (hasStreamError(o))
+            error = streamError(o);
+        // "Loaded image: NAME:TAG" or, for a tarball that names no tag, "Loaded image ID: sha256:…".
+        const QString said = o.value(QStringLiteral("stream")).toString().trimmed();
+        for (const QLatin1StringView prefix :
+             {QLatin1StringView("Loaded image ID: "), QLatin1StringView("Loaded image: ")})
+            if (said.startsWith(prefix))
+                loaded = said.mid(prefix.size());
+    });
+    auto status = client.stream(r, cancel, [&parser](QByteArrayView chunk) {
+        parser.feed(chunk);
+        return true;
+    });
+    parser.finish();
+    if (!status)
+        return std::unexpected(status.error());
+    if (!error.isEmpty() || loaded.isEmpty())
+        return fail(ErrorCode::Failed, error.isEmpty() ? QStringLiteral("the engine loaded no image") : error,
+                    QStringLiteral("docker load of %1").arg(QFileInfo(file).fileName()));
+    const auto [repo, tag] = splitRepoTag(repoTag);
+    auto tagged = client.post(QStringLiteral("/images/%1/tag").arg(loaded),
+                              {{QStringLiteral("repo"), repo}, {QStringLiteral("tag"), tag}});
+    if (!tagged)
+        return std::unexpected(tagged.error());
     return imageId(client, repoTag);
 }
 

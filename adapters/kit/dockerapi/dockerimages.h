@@ -49,7 +49,13 @@ Result<QString> imageId(const DockerClient &client, const QString &idOrTag);
 Result<BuilderCache> builderCache(const DockerClient &client);
 
 // Imports the directory rootfsDir as the single layer of a new image tagged repoTag
-// ("pando/busybox:latest") and returns its id: base images without a registry.
-Result<QString> importImage(const DockerClient &client, const QString &rootfsDir, const QString &repoTag);
+// ("pando/busybox:latest") and returns its id: base images without a registry. changes are
+// Dockerfile instructions applied to its config ("ENV A=b", "USER 1000", "LABEL k=v").
+Result<QString> importImage(const DockerClient &client, const QString &rootfsDir, const QString &repoTag,
+                            const QStringList &changes = {});
+
+// Loads the image tarball at file (`docker save` format) and tags it repoTag; returns its id.
+Result<QString> loadImage(const DockerClient &client, const QString &file, const QString &repoTag,
+                          const CancelToken &cancel);
 
 } // namespace pando::adapters::dockerapi

@@ -1,13 +1,16 @@
 #include "adapters/taskrunner/docker/dockertaskrunner.h"
 
+#include "adapters/kit/dockerapi/dockerimages.h"
 #include "adapters/taskrunner/docker/attachstream.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <cmath>
@@ -133,6 +136,45 @@ Result<QString> DockerTaskRunner::imageDigest(const QString &image)
     if (id.isEmpty())
         return fail(ErrorCode::Internal, u"the engine described image %1 without an id"_s.arg(image), u"image"_s);
     return id;
+}
+
+namespace {
+// A value as a Dockerfile's ENV reads it back: quoted, with its quotes, backslashes and dollars
+// escaped (ENV expands $NAME).
+QString envValue(const QString &value)
+{
+    QString escaped = value;
+    escaped.replace(u'\\', u"\\\\"_s).replace(u'"', u"\\\""_s).replace(u'$', u"\\$"_s);
+    return u'"' + escaped + u'"';
+}
+} // namespace
+
+Result<QString> DockerTaskRunner::importArtifactImage(const QString &artifactDir, const QString &repoTag,
+                                                      const CancelToken &cancel)
+{
+    const QString artifact = QFileInfo(artifactDir).fileName();
+    if (QFileInfo(artifactDir + u"/rootfs"_s).isDir()) {
+        QStringList changes{u"LABEL dev.pando.managed=true"_s, u"LABEL dev.pando.kind=artifact-image"_s};
+        QFile file(artifactDir + u"/metadata.json"_s);
+        const QJsonObject metadata = file.open(QIODevice::ReadOnly)
+                                         ? QJsonDocument::fromJson(file.read(qint64{1024} * 1024)).object()
+                                         : QJsonObject();
+        for (const auto &entry : metadata.value("env"_L1).toArray()) {
+            const QString text = entry.toString();
+            const qsizetype eq = text.indexOf(u'=');
+            static const QRegularExpression name(u"^[A-Za-z_][A-Za-z0-9_]*$"_s);
+            if (eq > 0 && name.match(text.left(eq)).hasMatch())
+                changes.append(u"ENV %1=%2"_s.arg(text.left(eq), envValue(text.mid(eq + 1))));
+        }
+        static const QRegularExpression user(u"^[A-Za-z0-9_.-]+(?::[A-Za-z0-9_.-]+)?$"_s);
+        if (const QString who = metadata.value("user"_L1).toString(); user.match(who).hasMatch())
+            changes.append(u"USER "_s + who);
+        return dockerapi::importImage(m_client, artifactDir + u"/rootfs"_s, repoTag, changes);
+    }
+    if (QFileInfo(artifactDir + u"/image.tar"_s).isFile())
+        return dockerapi::loadImage(m_client, artifactDir + u"/image.tar"_s, repoTag, cancel);
+    return fail(ErrorCode::Invalid, u"artifact %1 holds no image"_s.arg(artifact), u"image"_s,
+                u"get it with a registry-image resource (rootfs/ and metadata.json, or image.tar with format: oci)"_s);
 }
 
 Result<int> DockerTaskRunner::removeLeftovers(const QMap<QString, QString> &labels)

@@ -89,6 +89,8 @@ private:
     // The step read again from what was written, with the run's local vars as they are now.
     Result<Step> withLocalVars(const Step &step) const;
     Status checkTaskVenue(const Step &step, const ResolvedTask &task, bool fromFile) const;
+    // The image a task's `image:` artifact holds, made into one on the engine (once per content).
+    Result<QString> artifactImage(const Step &step, const QString &artifact, const CancelToken &cancel);
     Result<StepLayout> taskContent(const Step &step, const ResolvedTask &task, adapters::TaskRunner &runner,
                                    StepContent &content);
     bool restoreTaskOutputs(const Step &step, RunStepRecord &rec, const ResolvedTask &task, const CancelToken &cancel);

@@ -83,9 +83,6 @@ Result<std::optional<TaskConfig>> Execution::readTaskFile(const Step &step) cons
 
 Status Execution::checkTaskVenue(const Step &step, const ResolvedTask &task, bool fromFile) const
 {
-    if (task.venue == ResolvedTask::Venue::ImageArtifact)
-        return fail(ErrorCode::Invalid, QStringLiteral("a task's image: from an artifact is not supported yet"),
-                    step.path, QStringLiteral("name a local image in the task's image_resource"));
     if (auto clean = refuseSecretsInArgv(task.argv, m_secretValues, step.path); !clean)
         return clean;
     if (step.task.privileged && !m_hostPolicy.allowed())
@@ -100,6 +97,28 @@ Status Execution::checkTaskVenue(const Step &step, const ResolvedTask &task, boo
             m_hostPolicy.refusal(QStringLiteral("task %1 (no image_resource)").arg(step.name), step.path,
                                  QStringLiteral("add image_resource with a local image to the task's config")));
     return {};
+}
+
+Result<QString> Execution::artifactImage(const Step &step, const QString &artifact, const CancelToken &cancel)
+{
+    const auto digest = artifactDigest(artifact);
+    if (!digest)
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("image: names artifact %1, which no earlier step of the plan made").arg(artifact),
+                    step.keyPath(QStringLiteral("image")),
+                    QStringLiteral("get it first, e.g. a registry-image resource: - get: %1").arg(artifact));
+    // Named by the artifact's content: the same image fetched again is made once.
+    const QString tag = QStringLiteral("pando/artifact-image:") + digest->section(QLatin1Char(':'), -1).left(32);
+    if (auto known = m_deps.containers.imageDigest(tag); known)
+        return tag;
+    m_log.note(step.path, QStringLiteral("making artifact %1 into an image").arg(artifact));
+    auto image = m_deps.containers.importArtifactImage(m_deps.workspace.artifactDir(m_run.id, artifact), tag, cancel);
+    if (!image) {
+        Error error = image.error();
+        error.where = step.keyPath(QStringLiteral("image"));
+        return std::unexpected(error);
+    }
+    return tag;
 }
 
 Result<StepLayout> Execution::taskContent(const Step &step, const ResolvedTask &task, adapters::TaskRunner &runner,
@@ -233,6 +252,13 @@ Outcome Execution::runTask(const Step &step, RunStepRecord &rec, const LinkedCan
         return errored(rec, resolved.error());
     if (auto allowed = checkTaskVenue(step, *resolved, fileConfig->has_value()); !allowed)
         return errored(rec, allowed.error());
+    if (resolved->venue == ResolvedTask::Venue::ImageArtifact) {
+        auto image = artifactImage(step, resolved->image, cancel);
+        if (!image)
+            return errored(rec, image.error());
+        resolved->venue = ResolvedTask::Venue::Image;
+        resolved->image = *image;
+    }
     adapters::TaskRunner &runner = resolved->venue == ResolvedTask::Venue::Host ? m_deps.host : m_deps.containers;
 
     StepContent content;
