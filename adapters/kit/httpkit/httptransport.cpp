@@ -36,8 +36,9 @@ size_t writeCallback(char *ptr, size_t size, size_t count, void *userData)
     }
     long status = 0;
     curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
-    if (!*t->onChunk || status >= 400) {
-        // Error bodies are short JSON; cap them so a misbehaving peer cannot grow us unbounded.
+    if (!*t->onChunk || status >= 300) {
+        // Error and redirect bodies are short; cap them so a misbehaving peer cannot grow us
+        // unbounded. Only what was asked for reaches onChunk, never a redirect's page.
         if (*t->onChunk && t->out->body.size() > MaxErrorBody)
             return length;
         t->out->body.append(ptr, qsizetype(length));

@@ -70,9 +70,9 @@ struct Exchange {
     QByteArray header(QByteArrayView name) const;
 };
 
-// Runs one request. onChunk (optional) receives the body of a 1xx-3xx answer as it arrives and
-// returns false to stop early; error bodies (>= 400) are collected into Exchange::body, capped at
-// 1 MiB. cancel (optional) is checked at least every 50 ms, also while the peer is quiet.
+// Runs one request. onChunk (optional) receives the body of a 1xx-2xx answer as it arrives and
+// returns false to stop early; error and redirect bodies (>= 300) are collected into
+// Exchange::body, capped at 1 MiB. cancel (optional) is checked at least every 50 ms, also while the peer is quiet.
 Exchange perform(const Endpoint &endpoint, const Request &request, const CancelToken *cancel = nullptr,
                  const std::function<bool(QByteArrayView chunk)> &onChunk = {});
 

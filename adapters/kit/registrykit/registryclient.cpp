@@ -171,7 +171,7 @@ httpkit::Exchange RegistryClient::send(httpkit::Request request, const CancelTok
             exchange.error = target.error().message;
             return exchange;
         }
-        target->request.method = request.method == "HEAD" ? "HEAD" : "GET";
+        target->request.method = "GET";
         target->request.timeoutMs = request.timeoutMs;
         target->request.stallMs = request.stallMs;
         target->request.keepHeaders = true;

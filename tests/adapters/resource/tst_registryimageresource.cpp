@@ -18,8 +18,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSemaphore>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
+#include <atomic>
 
 using namespace Qt::StringLiterals;
 using namespace pando;
@@ -87,6 +92,75 @@ bool saveTarball(const QString &path, const QList<QList<TarEntry>> &layers, cons
     outer.append(file("manifest.json", QJsonDocument(manifest).toJson()));
     return test::writeTar(path, outer);
 }
+
+// A registry as Docker Hub serves blobs: its blob address answers 307 (with a page of its own)
+// to a CDN address, here on the same server, which must be asked without the registry's login.
+class RedirectingRegistry : public QThread {
+public:
+    explicit RedirectingRegistry(QByteArray blob) : m_blob(std::move(blob))
+    {
+        start();
+        m_ready.acquire();
+    }
+    ~RedirectingRegistry() override
+    {
+        quit();
+        wait();
+    }
+    quint16 port() const { return m_port; }
+    bool loginReachedTheCdn() const { return m_leaked; }
+    int cdnRequests() const { return m_cdn; }
+
+protected:
+    void run() override
+    {
+        QTcpServer server;
+        server.listen(QHostAddress::LocalHost, 0);
+        m_port = server.serverPort();
+        QObject::connect(&server, &QTcpServer::newConnection, &server, [this, &server] {
+            while (QTcpSocket *socket = server.nextPendingConnection()) {
+                QObject::connect(socket, &QTcpSocket::readyRead, socket, [this, socket] { answer(socket); });
+                QObject::connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+        m_ready.release();
+        exec();
+    }
+
+private:
+    void answer(QTcpSocket *socket)
+    {
+        m_buffer += socket->readAll();
+        const qsizetype end = m_buffer.indexOf("\r\n\r\n");
+        if (end < 0)
+            return;
+        const QByteArray head = m_buffer.left(end);
+        m_buffer.remove(0, end + 4);
+        const QByteArray path = head.split(' ').value(1);
+        const bool login = head.toLower().contains("\nauthorization: basic ");
+        auto reply = [socket](const QByteArray &status, const QByteArray &headers, const QByteArray &body) {
+            socket->write("HTTP/1.1 " + status + "\r\n" + headers +
+                          "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+        };
+        if (path.startsWith("/cdn/")) {
+            ++m_cdn;
+            m_leaked = m_leaked || login;
+            reply("200 OK", {}, m_blob);
+        } else if (!login) {
+            reply("401 Unauthorized", "WWW-Authenticate: Basic realm=\"hub\"\r\n", "{\"errors\":[]}");
+        } else {
+            reply("307 Temporary Redirect", "Location: /cdn/blob?signature=abc\r\n",
+                  "<a href=\"/cdn/blob\">Temporary Redirect</a>.");
+        }
+    }
+
+    QByteArray m_blob;
+    QByteArray m_buffer;
+    QSemaphore m_ready;
+    quint16 m_port = 0;
+    std::atomic_bool m_leaked{false};
+    std::atomic_int m_cdn{0};
+};
 
 } // namespace
 
@@ -382,6 +456,73 @@ private Q_SLOTS:
             for (const QString &line : std::as_const(m_log))
                 QVERIFY2(!line.contains(Password), qPrintable(line));
         }
+    }
+
+    // A blob served from elsewhere: the redirect is followed without the login, and what is
+    // written is the blob alone (its digest checked), not the redirect's page.
+    void aRedirectedBlobIsFetchedWithoutTheLogin()
+    {
+        const QByteArray blob = "layer bytes";
+        RedirectingRegistry hub(blob);
+        adapters::registrykit::RegistryClient client({u"127.0.0.1:%1"_s.arg(hub.port()), u"team/x"_s},
+                                                     {u"robot"_s, u"secret"_s});
+        QTemporaryDir dir;
+        const QString file = dir.filePath(u"blob"_s);
+        const Status fetched = client.blobToFile(sha256(blob), file, CancelToken());
+        QVERIFY2(fetched, qPrintable(fetched ? QString() : fetched.error().text()));
+        QCOMPARE(readAll(file), blob);
+        QCOMPARE(hub.cdnRequests(), 1);
+        QVERIFY(!hub.loginReachedTheCdn());
+        auto wrong = client.blobToFile(sha256("other bytes"), file, CancelToken());
+        QVERIFY(!wrong);
+        QVERIFY2(wrong.error().message.contains(u"does not have the content its digest names"_s),
+                 qPrintable(wrong.error().text()));
+    }
+
+    // Concourse's older docker-image type: a digest-only version, its get's files, rootfs.tar
+    // and the saved image on request, and its put refused with the way to push instead.
+    void dockerImageChecksAndGets()
+    {
+        const QJsonObject pushSource = source(u"team/legacy"_s, u"stable"_s);
+        auto pushed = push(pushSource, {{file("bin/app", "binary"), softlink("bin/alias", "app")}});
+        QVERIFY2(pushed, qPrintable(pushed ? QString() : pushed.error().text()));
+        adapters::registryimage::DockerImageResourceType docker;
+        const QJsonObject src{{u"repository"_s, QString(m_registry.host() + u"/team/legacy"_s)},
+                              {u"tag"_s, u"stable"_s},
+                              {u"insecure_registries"_s, QJsonArray{m_registry.host()}},
+                              {u"max_concurrent_downloads"_s, 2}};
+        auto versions = docker.check(src, {}, CancelToken(), sink());
+        QVERIFY2(versions, qPrintable(versions ? QString() : versions.error().text()));
+        QCOMPARE(*versions, (QList<Version>{{{u"digest"_s, pushed->version.value(u"digest"_s)}}}));
+        auto none = docker.check(src, versions->first(), CancelToken(), sink());
+        QVERIFY(none && none->isEmpty());
+
+        QTemporaryDir plain;
+        QVERIFY(docker.in(src, versions->first(), {}, plain.path(), {}, CancelToken(), sink()));
+        QCOMPARE(readAll(plain.filePath(u"tag"_s)), QByteArray("stable"));
+        QVERIFY(readAll(plain.filePath(u"image-id"_s)).startsWith("sha256:"));
+        QVERIFY(!QFileInfo::exists(plain.filePath(u"rootfs.tar"_s)));
+
+        QTemporaryDir full;
+        auto got = docker.in(src, versions->first(), {{u"rootfs"_s, true}, {u"save"_s, true}}, full.path(), {},
+                             CancelToken(), sink());
+        QVERIFY2(got, qPrintable(got ? QString() : got.error().text()));
+        const auto rootfs = test::tarFiles(full.filePath(u"rootfs.tar"_s));
+        QCOMPARE(rootfs.value(u"bin/app"_s), QByteArray("binary"));
+        QVERIFY(QFileInfo::exists(full.filePath(u"metadata.json"_s)));
+        QVERIFY(test::tarFiles(full.filePath(u"image"_s)).contains(u"manifest.json"_s));
+        QCOMPARE(QDir(full.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+                 (QStringList{u"digest"_s, u"image"_s, u"image-id"_s, u"metadata.json"_s, u"repository"_s,
+                              u"rootfs.tar"_s, u"tag"_s}));
+
+        auto put = docker.out(src, {{u"build"_s, u"src"_s}}, m_inputs.path(), {}, CancelToken(), sink());
+        QVERIFY(!put);
+        QVERIFY2(put.error().hint.contains(u"registry-image"_s), qPrintable(put.error().hint));
+        QJsonObject certs = src;
+        certs.insert(u"client_certs"_s, QJsonArray{QJsonObject{{u"domain"_s, u"x"_s}}});
+        auto refused = docker.check(certs, {}, CancelToken(), sink());
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().where, u"source.client_certs"_s);
     }
 
     void badInputIsNamed_data()
