@@ -28,6 +28,7 @@ struct Parts {
     std::shared_ptr<adapters::ResourceType> s3;
     std::shared_ptr<adapters::ResourceType> semver;
     std::shared_ptr<adapters::ResourceType> registryImage;
+    std::shared_ptr<adapters::ResourceType> dockerImage;
     std::shared_ptr<adapters::ResourceType> time;
     std::shared_ptr<adapters::ResourceType> mock;
 };
@@ -45,6 +46,7 @@ Status installPipelines(core::Engine &engine, const PipelineWiringOptions &optio
     parts->s3 = std::make_shared<adapters::s3::S3ResourceType>();
     parts->semver = std::make_shared<adapters::semver::SemverResourceType>(data + QStringLiteral("/cache/git"));
     parts->registryImage = std::make_shared<adapters::registryimage::RegistryImageResourceType>();
+    parts->dockerImage = std::make_shared<adapters::registryimage::DockerImageResourceType>();
     parts->time = std::make_shared<core::pipelines::TimeResourceType>(core::wiringParts(engine).clock);
     parts->mock = std::make_shared<core::pipelines::MockResourceType>();
 
@@ -73,6 +75,8 @@ Status installPipelines(core::Engine &engine, const PipelineWiringOptions &optio
                                                 return parts->semver;
                                             if (name == QLatin1String("registry-image"))
                                                 return parts->registryImage;
+                                            if (name == QLatin1String("docker-image"))
+                                                return parts->dockerImage;
                                             if (name == QLatin1String("time"))
                                                 return parts->time;
                                             if (name == QLatin1String("mock"))

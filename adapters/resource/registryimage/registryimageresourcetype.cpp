@@ -2,6 +2,7 @@
 
 #include "adapters/api/archiveptr.h"
 #include "adapters/api/resourceio.h"
+#include "adapters/kit/dockerapi/tarball.h"
 #include "adapters/kit/registrykit/layerunpack.h"
 #include "adapters/kit/registrykit/registryclient.h"
 
@@ -13,6 +14,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTemporaryFile>
+#include <QUrl>
 #include <algorithm>
 #include <archive.h>
 #include <archive_entry.h>
@@ -276,10 +278,10 @@ QString hexOf(const QString &digest)
 
 Status writeImageTar(RegistryClient &client, const Source &source, const QString &tag, const Manifest &manifest,
                      const QByteArray &config, const QString &configDigest, const QJsonArray &layers,
-                     const QString &dir, const CancelToken &cancel, const LogSink &log)
+                     const QString &dir, const QString &fileName, const CancelToken &cancel, const LogSink &log)
 {
     // One copy of each blob serves both: docker load reads manifest.json, OCI tools index.json.
-    TarWriter tar(dir + u"/image.tar"_s);
+    TarWriter tar(dir + u'/' + fileName);
     QJsonArray layerPaths;
     if (auto ok = tar.add(u"oci-layout"_s, R"({"imageLayoutVersion":"1.0.0"})"); !ok)
         return ok;
@@ -350,6 +352,97 @@ Status writeRootfs(RegistryClient &client, const QByteArray &config, const QJson
     const QJsonObject metadata{{u"env"_s, imageConfig.value("Env"_L1).toArray()},
                                {u"user"_s, imageConfig.value("User"_L1).toString()}};
     return writeResourceFile(dir + u"/metadata.json"_s, json(metadata));
+}
+
+// An image's manifest for the platform, its config and its layers.
+struct FetchedImage {
+    Manifest manifest;
+    QByteArray config;
+    QString configDigest;
+    QJsonArray layers;
+};
+
+Result<FetchedImage> fetchImage(RegistryClient &client, const Source &source, const QString &digest,
+                                const CancelToken &cancel)
+{
+    auto top = client.manifest(digest, cancel);
+    if (!top)
+        return std::unexpected(top.error());
+    auto manifest = platformManifest(client, *top, source.platform, cancel);
+    if (!manifest)
+        return std::unexpected(manifest.error());
+    FetchedImage image;
+    image.manifest = *manifest;
+    const QJsonObject m = QJsonDocument::fromJson(manifest->body).object();
+    image.configDigest = m.value("config"_L1).toObject().value("digest"_L1).toString();
+    auto config = client.blob(image.configDigest, cancel);
+    if (!config)
+        return std::unexpected(config.error());
+    image.config = *config;
+    image.layers = m.value("layers"_L1).toArray();
+    return image;
+}
+
+// docker-image's source in registry-image's words: insecure_registries, a registry_mirror URL and
+// ca_certs by domain become insecure, registry_mirror.host and ca_certs for this registry.
+Result<QJsonObject> fromDockerImageSource(const QJsonObject &o, const LogSink &log)
+{
+    const QString at = u"source."_s;
+    static const QStringList known{u"repository"_s,
+                                   u"tag"_s,
+                                   u"username"_s,
+                                   u"password"_s,
+                                   u"insecure_registries"_s,
+                                   u"registry_mirror"_s,
+                                   u"ca_certs"_s,
+                                   u"max_concurrent_downloads"_s,
+                                   u"max_concurrent_uploads"_s,
+                                   u"debug"_s};
+    QJsonObject out;
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        if (it.key() == u"client_certs"_s || it.key() == u"additional_private_registries"_s ||
+            it.key().startsWith(u"aws_"_s))
+            return fail(ErrorCode::Invalid, u"is not supported by Pando's docker-image"_s, at + it.key(),
+                        u"use registry-image, whose username and password work for ECR too"_s);
+        if (!known.contains(it.key()) && log)
+            log(u"warning: source.%1 is not a field of the docker-image resource and is ignored"_s.arg(it.key()));
+    }
+    for (const QString &key : {u"repository"_s, u"tag"_s, u"username"_s, u"password"_s, u"debug"_s})
+        if (o.contains(key))
+            out.insert(key, o.value(key));
+    if (out.value("tag"_L1).toString().isEmpty())
+        out.insert(u"tag"_s, u"latest"_s);
+    auto image = registrykit::parseImageName(o.value("repository"_L1).toString(), at + u"repository"_s);
+    if (!image)
+        return std::unexpected(image.error());
+    const QJsonValue insecure = o.value("insecure_registries"_L1);
+    if (!insecure.isUndefined() && !insecure.isNull() && !insecure.isArray())
+        return fail(ErrorCode::Invalid, u"must be a list of HOST:PORT"_s, at + u"insecure_registries"_s);
+    for (const auto &host : insecure.toArray())
+        if (host.toString() == image->registry)
+            out.insert(u"insecure"_s, true);
+    if (const QJsonValue mirror = o.value("registry_mirror"_L1); mirror.isString() && !mirror.toString().isEmpty()) {
+        const QUrl url(mirror.toString());
+        if (!url.isValid() || url.host().isEmpty())
+            return fail(ErrorCode::Invalid, u"must be a URL, e.g. https://mirror.example:5000"_s,
+                        at + u"registry_mirror"_s);
+        out.insert(u"registry_mirror"_s,
+                   QJsonObject{{u"host"_s, url.port() > 0 ? u"%1:%2"_s.arg(url.host()).arg(url.port()) : url.host()}});
+    }
+    const QJsonValue cas = o.value("ca_certs"_L1);
+    if (!cas.isUndefined() && !cas.isNull()) {
+        QJsonArray pems;
+        for (const auto &ca : cas.toArray()) {
+            const QJsonObject entry = ca.toObject();
+            if (entry.value("domain"_L1).toString().isEmpty() || entry.value("cert"_L1).toString().isEmpty())
+                return fail(ErrorCode::Invalid, u"must be a list of {domain, cert}"_s, at + u"ca_certs"_s);
+            if (entry.value("domain"_L1).toString() == image->registry)
+                pems.append(entry.value("cert"_L1));
+        }
+        if (!pems.isEmpty())
+            out.insert(u"ca_certs"_s, pems);
+    }
+    return out;
 }
 
 // An image tarball unpacked into a private directory, read as `docker save` or an OCI layout.
@@ -658,26 +751,18 @@ Result<VersionMetadata> RegistryImageResourceType::in(const QJsonObject &sourceJ
         return result;
 
     RegistryClient client(source->image, source->login);
-    auto top = client.manifest(digest, cancel);
-    if (!top)
-        return std::unexpected(top.error());
-    auto manifest = platformManifest(client, *top, source->platform, cancel);
-    if (!manifest)
-        return std::unexpected(manifest.error());
-    const QJsonObject m = QJsonDocument::fromJson(manifest->body).object();
-    const QString configDigest = m.value("config"_L1).toObject().value("digest"_L1).toString();
-    auto config = client.blob(configDigest, cancel);
-    if (!config)
-        return std::unexpected(config.error());
-    const QJsonArray layers = m.value("layers"_L1).toArray();
-    const Status written = format == u"oci"_s ? writeImageTar(client, *source, tag, *manifest, *config, configDigest,
-                                                              layers, dir, cancel, log)
-                                              : writeRootfs(client, *config, layers, dir, cancel, log);
+    auto image = fetchImage(client, *source, digest, cancel);
+    if (!image)
+        return std::unexpected(image.error());
+    const Status written = format == u"oci"_s
+                               ? writeImageTar(client, *source, tag, image->manifest, image->config,
+                                               image->configDigest, image->layers, dir, u"image.tar"_s, cancel, log)
+                               : writeRootfs(client, image->config, image->layers, dir, cancel, log);
     if (!written)
         return std::unexpected(written.error());
     if (log)
         log(u"fetched %1@%2 (%3 layers) as %4"_s.arg(source->image.text(), digest.left(19))
-                .arg(layers.size())
+                .arg(image->layers.size())
                 .arg(format));
     return result;
 }
@@ -781,6 +866,90 @@ Result<VersionMetadata> RegistryImageResourceType::out(const QJsonObject &source
     }
     return VersionMetadata{Version{{u"tag"_s, tags.first()}, {u"digest"_s, digest}},
                            {{u"repository"_s, source->image.text()}, {u"tags"_s, tags.join(u' ')}}};
+}
+
+Result<QList<Version>> DockerImageResourceType::check(const QJsonObject &sourceJson, const Version &from,
+                                                      const CancelToken &cancel, const LogSink &log)
+{
+    auto source = fromDockerImageSource(sourceJson, log);
+    if (!source)
+        return std::unexpected(source.error());
+    auto found = m_registryImage.check(*source, from, cancel, log);
+    if (!found)
+        return std::unexpected(found.error());
+    // docker-image's versions are the digest alone.
+    for (Version &version : *found)
+        version.remove(u"tag"_s);
+    return found;
+}
+
+Result<VersionMetadata> DockerImageResourceType::in(const QJsonObject &sourceJson, const Version &version,
+                                                    const QJsonObject &params, const QString &dir,
+                                                    const BuildMetadata &, const CancelToken &cancel,
+                                                    const LogSink &log)
+{
+    auto translated = fromDockerImageSource(sourceJson, log);
+    if (!translated)
+        return std::unexpected(translated.error());
+    auto source = readSource(*translated, {}, log);
+    if (!source)
+        return std::unexpected(source.error());
+    bool save = false;
+    bool rootfs = false;
+    bool skipDownload = false;
+    if (auto ok = readFlags(params, {{u"save"_s, &save}, {u"rootfs"_s, &rootfs}, {u"skip_download"_s, &skipDownload}},
+                            u"params."_s);
+        !ok)
+        return std::unexpected(ok.error());
+    const QString digest = version.value(u"digest"_s);
+    if (!digest.startsWith(u"sha256:"_s))
+        return fail(ErrorCode::Invalid, u"the version names no sha256 digest"_s, u"version.digest"_s);
+    RegistryClient client(source->image, source->login);
+    const bool download = !skipDownload && (save || rootfs);
+    // image-id is the config's digest, what `docker inspect` calls the image's Id.
+    auto image = fetchImage(client, *source, digest, cancel);
+    if (!image)
+        return std::unexpected(image.error());
+    for (const auto &[name, content] :
+         {std::pair{u"repository"_s, source->repository}, std::pair{u"tag"_s, source->tag},
+          std::pair{u"digest"_s, digest}, std::pair{u"image-id"_s, image->configDigest}})
+        if (auto written = writeResourceFile(dir + u'/' + name, content.toUtf8()); !written)
+            return std::unexpected(written.error());
+    VersionMetadata result{version, {{u"image"_s, source->image.text() + u':' + source->tag}}};
+    if (!download)
+        return result;
+    if (save)
+        if (auto ok = writeImageTar(client, *source, source->tag, image->manifest, image->config, image->configDigest,
+                                    image->layers, dir, u"image"_s, cancel, log);
+            !ok)
+            return std::unexpected(ok.error());
+    if (rootfs) {
+        // rootfs.tar and metadata.json, the layers flattened as docker export would give them.
+        QTemporaryDir work(dir + u"/.rootfs-XXXXXX"_s);
+        if (!work.isValid())
+            return fail(ErrorCode::Internal, u"no directory to unpack the image in"_s);
+        if (auto ok = writeRootfs(client, image->config, image->layers, work.path(), cancel, log); !ok)
+            return std::unexpected(ok.error());
+        QFile tar(dir + u"/rootfs.tar"_s);
+        if (!tar.open(QIODevice::WriteOnly))
+            return fail(ErrorCode::Failed, u"cannot write rootfs.tar: %1"_s.arg(tar.errorString()));
+        if (auto ok = dockerapi::writeTar(work.path() + u"/rootfs"_s, &tar, {.skipTopLevelGit = false}); !ok)
+            return std::unexpected(ok.error());
+        if (!QFile::rename(work.path() + u"/metadata.json"_s, dir + u"/metadata.json"_s))
+            return fail(ErrorCode::Failed, u"cannot write metadata.json"_s);
+    }
+    return result;
+}
+
+Result<VersionMetadata> DockerImageResourceType::out(const QJsonObject &, const QJsonObject &, const QString &,
+                                                     const BuildMetadata &, const CancelToken &, const LogSink &)
+{
+    return fail(
+        ErrorCode::Invalid,
+        u"docker-image's put builds and pushes with a Docker daemon inside the step, which Pando does not run"_s,
+        u"put"_s,
+        u"build the image in a task (e.g. oci-build-task, or docker save) and push the tarball with a "
+        u"registry-image resource: put: NAME, params: {image: built/image.tar}"_s);
 }
 
 } // namespace pando::adapters::registryimage

@@ -59,4 +59,27 @@ public:
                                 const BuildMetadata &build, const CancelToken &cancel, const LogSink &log) override;
 };
 
+// The built-in `docker-image` resource type, Concourse's older one, for checks and gets: its source
+// (repository, tag default latest, username, password, insecure_registries, registry_mirror as a
+// URL, ca_certs as {domain, cert}) read into registry-image's, versions {"digest": …}, and a get
+// writing repository, tag, image-id (the config's digest) and digest, with rootfs: true also
+// rootfs.tar and metadata.json, with save: true also image (a `docker save` tarball);
+// skip_download writes the four files only. Its put, which builds with a Docker daemon inside the
+// step, is refused with the way to do it with registry-image. client_certs, aws_* and
+// additional_private_registries are refused with the reason.
+class DockerImageResourceType final : public ResourceType {
+public:
+    QString name() const override { return QStringLiteral("docker-image"); }
+    Result<QList<Version>> check(const QJsonObject &source, const Version &from, const CancelToken &cancel,
+                                 const LogSink &log) override;
+    Result<VersionMetadata> in(const QJsonObject &source, const Version &version, const QJsonObject &params,
+                               const QString &dir, const BuildMetadata &build, const CancelToken &cancel,
+                               const LogSink &log) override;
+    Result<VersionMetadata> out(const QJsonObject &source, const QJsonObject &params, const QString &workDir,
+                                const BuildMetadata &build, const CancelToken &cancel, const LogSink &log) override;
+
+private:
+    RegistryImageResourceType m_registryImage;
+};
+
 } // namespace pando::adapters::registryimage

@@ -57,9 +57,10 @@ Result<std::shared_ptr<adapters::ResourceType>> ResourceTypes::typeFor(const QSt
         type = m_builtins(name);
     }
     if (!type)
-        return fail(ErrorCode::Invalid, QStringLiteral("resource type %1 is not available here").arg(name), {},
-                    QStringLiteral("built-in types: git, s3, semver, registry-image, time, mock; or declare it under "
-                                   "resource_types"));
+        return fail(
+            ErrorCode::Invalid, QStringLiteral("resource type %1 is not available here").arg(name), {},
+            QStringLiteral("built-in types: git, s3, semver, registry-image, docker-image, time, mock; or declare it "
+                           "under resource_types"));
     m_made.insert(name, type);
     return type;
 }
