@@ -164,7 +164,8 @@ void setPipeline(Cli &cli)
 // fails on that and on top-level keys Pando does not read, which are otherwise notes.
 void validatePipeline(Cli &cli)
 {
-    const QString path = cli.args().value(QStringLiteral("config"));
+    const QString given = cli.args().value(QStringLiteral("config"));
+    const QString path = given == QLatin1String("-") ? QStringLiteral("standard input") : given;
     auto files = readPipelineFiles(cli.args());
     if (!files)
         return cli.failWith(files.error());

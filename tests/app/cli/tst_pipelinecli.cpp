@@ -237,6 +237,13 @@ void TestPipelineCli::validateOffline()
     run = validate({QStringLiteral("-c"), writeFile("jobs:\n- name: a\n  plan: []\n")});
     QVERIFY2(run.code == 1 && run.err.contains(QStringLiteral(": jobs[0].plan: a plan needs at least one step")),
              qPrintable(run.all()));
+    // A file piped in is named as what it is.
+    run = pando(QStringList{QStringLiteral("pipelines"), QStringLiteral("validate"), QStringLiteral("-c"),
+                            QStringLiteral("-")} +
+                    offline,
+                "jobs:\n- name: a\n  plan: []\n");
+    QVERIFY2(run.code == 1 && run.err.contains(QStringLiteral("standard input: jobs[0].plan: a plan needs")),
+             qPrintable(run.all()));
     const QByteArray job = "- name: a\n  plan:\n  - task: t\n    config:\n      platform: linux\n"
                            "      image_resource: {type: registry-image, source: {repository: busybox}}\n"
                            "      run: {path: \"true\"}\n";
