@@ -62,6 +62,7 @@ inline constexpr Flag Yes{"yes", "", "go ahead without asking"};
 inline constexpr Flag Unpaused{"unpaused", "", "a new pipeline starts running (default: paused, as fly)"};
 inline constexpr Flag Strict{"strict", "", "fail on what is otherwise a note: unread keys, vars left for run time"};
 inline constexpr Flag Async{"async", "", "return once the check is asked for, without waiting for its answer"};
+inline constexpr Flag Write{"write", "", "write the result back into the file instead of printing it"};
 inline constexpr Flag Watch{"watch", "", "follow the run to its end"};
 inline constexpr Flag Pipeline{"pipeline", "P", "the pipeline whose secret it is"};
 inline constexpr Flag Install{"install", "", "the secret is the whole install's (with NAME alone, this or --pipeline)"};
@@ -108,14 +109,14 @@ inline constexpr Flag NoBrowser{"no-browser", "", "print the forge's address ins
 
 // Every flag any command takes, the global ones first: what the parser knows by name.
 inline constexpr const Flag *Catalogue[] = {
-    &Server,       &Token,        &TokenFile,  &Json,   &Help,      &Version,    &File,         &Ref,
-    &Wait,         &Quiet,        &Tty,        &NoWait, &KeepData,  &DeleteData, &Follow,       &Tail,
-    &Limit,        &Config,       &Vars,       &Var,    &YamlVar,   &Yes,        &Watch,        &Pipeline,
-    &Install,      &FromFile,     &Actor,      &Action, &Object,    &Since,      &Until,        &Status,
-    &All,          &Reason,       &Username,   &Role,   &Scope,     &Expires,    &Out,          &Force,
-    &AllPipelines, &Step,         &Diff,       &Port,   &To,        &Url,        &Kind,         &Owner,
-    &TokenUser,    &SshKey,       &KnownHosts, &Given,  &PublicUrl, &GitHubApp,  &Installation, &AppKey,
-    &OAuthClient,  &CallbackPort, &NoBrowser,  &From,   &ForceRun,  &Unpaused,   &Async,        &Strict,
+    &Server,       &Token,   &TokenFile,   &Json,         &Help,         &Version,    &File,     &Ref,       &Wait,
+    &Quiet,        &Tty,     &NoWait,      &KeepData,     &DeleteData,   &Follow,     &Tail,     &Limit,     &Config,
+    &Vars,         &Var,     &YamlVar,     &Yes,          &Watch,        &Pipeline,   &Install,  &FromFile,  &Actor,
+    &Action,       &Object,  &Since,       &Until,        &Status,       &All,        &Reason,   &Username,  &Role,
+    &Scope,        &Expires, &Out,         &Force,        &AllPipelines, &Step,       &Diff,     &Port,      &To,
+    &Url,          &Kind,    &Owner,       &TokenUser,    &SshKey,       &KnownHosts, &Given,    &PublicUrl, &GitHubApp,
+    &Installation, &AppKey,  &OAuthClient, &CallbackPort, &NoBrowser,    &From,       &ForceRun, &Unpaused,  &Async,
+    &Strict,       &Write,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags

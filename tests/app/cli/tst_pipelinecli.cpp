@@ -90,6 +90,7 @@ private Q_SLOTS:
     void usageErrors();
     void setWithYes();
     void validateOffline();
+    void formatOffline();
     void setWithoutYesRefuses();
     void listShowPause();
     void triggerWatch_data();
@@ -184,6 +185,50 @@ void TestPipelineCli::usageErrors()
     const Run run = pando(args);
     QCOMPARE(run.code, 2);
     QCOMPARE(run.errLines().value(0), message);
+}
+
+// pipelines format as fly format-pipeline, with no install: printed, or written back with -w
+// keeping the file's permissions; a formatted file is left alone; what is wrong names the file.
+void TestPipelineCli::formatOffline()
+{
+    const QStringList offline{QStringLiteral("--server"), QStringLiteral("http://127.0.0.1:1")};
+    const auto format = [&](const QStringList &args, const QByteArray &input = {}) {
+        return pando(QStringList{QStringLiteral("pipelines"), QStringLiteral("format")} + args + offline, input);
+    };
+    const QByteArray text =
+        "jobs:\n- plan:\n  - config: {platform: linux, run: {path: \"true\"}}\n    task: t  # check\n"
+        "  name: unit\n";
+    const QString file = writeFile(text);
+    QVERIFY(QFile::setPermissions(file, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup));
+    Run run = format({QStringLiteral("-c"), file});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QVERIFY2(run.out.startsWith(QStringLiteral("jobs:\n  - name: unit\n    plan:\n      - task: t\n")),
+             qPrintable(run.out));
+    const QString printed = run.out;
+    QFile unchanged(file);
+    QVERIFY(unchanged.open(QIODevice::ReadOnly));
+    QCOMPARE(unchanged.readAll(), text); // printing leaves the file alone
+
+    run = format({QStringLiteral("-c"), file, QStringLiteral("-w")});
+    QVERIFY2(run.code == 0 && run.err.contains(QStringLiteral("formatted ")), qPrintable(run.all()));
+    QFile written(file);
+    QVERIFY(written.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(written.readAll()).trimmed(), printed.trimmed());
+    const auto mode =
+        QFileInfo(file).permissions() & (QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner |
+                                         QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup |
+                                         QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther);
+    QCOMPARE(mode, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup);
+    run = format({QStringLiteral("-c"), file, QStringLiteral("--write")});
+    QVERIFY2(run.code == 0 && run.err.contains(QStringLiteral("formatted already")), qPrintable(run.all()));
+
+    run = format({QStringLiteral("-c"), QStringLiteral("-")}, text);
+    QVERIFY2(run.code == 0 && run.out.contains(QStringLiteral("- task: t")), qPrintable(run.all()));
+    run = format({QStringLiteral("-c"), QStringLiteral("-"), QStringLiteral("-w")}, text);
+    QVERIFY2(run.code != 0 && run.err.contains(QStringLiteral("--write needs a file")), qPrintable(run.all()));
+    const QString broken = writeFile("jobs: [\n");
+    run = format({QStringLiteral("-c"), broken});
+    QVERIFY2(run.code == 1 && run.err.contains(broken + QStringLiteral(": line 2")), qPrintable(run.all()));
 }
 
 // As fly validate-pipeline: no install is asked (the server named is not there); where the file
