@@ -13,7 +13,6 @@
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QTemporaryDir>
-#include <QTemporaryFile>
 #include <QUrl>
 #include <algorithm>
 #include <archive.h>
@@ -57,20 +56,34 @@ const QStringList &sourceKeys()
     return keys;
 }
 
+// Fields of Concourse's registry-image that Pando does not have, refused with the reason.
+const QStringList &refusedKeys()
+{
+    static const QStringList keys{u"content_trust"_s, u"semver_constraint"_s, u"tag_regex"_s, u"created_at_sort"_s,
+                                  u"bump_aliases"_s};
+    return keys;
+}
+
+bool isRefused(const QString &key)
+{
+    return key.startsWith(u"aws_"_s) || refusedKeys().contains(key);
+}
+
 Status refuseUnsupported(const QJsonObject &o, const QString &prefix)
 {
     for (auto it = o.begin(); it != o.end(); ++it) {
         const QString &key = it.key();
-        if (it.value().isNull())
+        // What is off asks for nothing Pando lacks.
+        const QJsonValue &value = it.value();
+        if (!isRefused(key) || value.isNull() || value == QJsonValue(false) || value == QJsonValue(u"false"_s) ||
+            value == QJsonValue(QString()))
             continue;
         if (key.startsWith(u"aws_"_s))
             return fail(ErrorCode::Invalid, u"Amazon ECR's own login is not supported"_s, prefix + key,
                         u"give username AWS and, as password, a token from `aws ecr get-login-password`"_s);
-        if (key == u"content_trust"_s || key == u"semver_constraint"_s || key == u"tag_regex"_s ||
-            key == u"created_at_sort"_s || key == u"bump_aliases"_s)
-            return fail(ErrorCode::Invalid, u"is not supported by Pando's registry-image yet"_s, prefix + key,
-                        key == u"bump_aliases"_s ? u"name the alias tags in params.additional_tags"_s
-                                                 : u"track one tag with source.tag, or semver tags with variant"_s);
+        return fail(ErrorCode::Invalid, u"is not supported by Pando's registry-image yet"_s, prefix + key,
+                    key == u"bump_aliases"_s ? u"name the alias tags in params.additional_tags"_s
+                                             : u"track one tag with source.tag, or semver tags with variant"_s);
     }
     return {};
 }
@@ -79,9 +92,7 @@ Result<Source> readSource(const QJsonObject &o, const QJsonObject &params, const
 {
     const QString at = u"source."_s;
     for (auto it = o.begin(); it != o.end(); ++it)
-        if (!sourceKeys().contains(it.key()) && !it.key().startsWith(u"aws_"_s) && log &&
-            it.key() != u"content_trust"_s && it.key() != u"semver_constraint"_s && it.key() != u"tag_regex"_s &&
-            it.key() != u"created_at_sort"_s)
+        if (!sourceKeys().contains(it.key()) && !isRefused(it.key()) && log)
             log(u"warning: source.%1 is not a field of the registry-image resource and is ignored"_s.arg(it.key()));
     if (auto refused = refuseUnsupported(o, at); !refused)
         return std::unexpected(refused.error());

@@ -542,6 +542,9 @@ private Q_SLOTS:
         QTest::newRow("semver_constraint")
             << QJsonObject{{u"repository"_s, u"api"_s}, {u"semver_constraint"_s, u"~1.2"_s}} << QJsonObject{}
             << u"source.semver_constraint"_s << u"not supported"_s;
+        QTest::newRow("bump_aliases") << QJsonObject{{u"repository"_s, u"api"_s}}
+                                      << QJsonObject{{u"bump_aliases"_s, true}} << u"params.bump_aliases"_s
+                                      << u"additional_tags"_s;
         QTest::newRow("ca_certs") << QJsonObject{{u"repository"_s, u"api"_s}, {u"ca_certs"_s, u"pem"_s}}
                                   << QJsonObject{} << u"source.ca_certs"_s << u"PEM"_s;
         QTest::newRow("format") << QJsonObject{{u"repository"_s, u"api"_s}} << QJsonObject{{u"format"_s, u"tar"_s}}
@@ -576,6 +579,8 @@ private Q_SLOTS:
         auto notTar = m_type.out(src, {{u"image"_s, u"junk/image.tar"_s}}, m_inputs.path(), {}, CancelToken(), sink());
         QVERIFY(!notTar);
         QCOMPARE(notTar.error().where, u"params.image"_s);
+        auto off = push(src, {{file("a", "1")}}, {{u"bump_aliases"_s, false}});
+        QVERIFY2(off, qPrintable(off ? QString() : off.error().text()));
         auto badTag = push(src, {{file("a", "1")}}, {{u"version"_s, u"-nope"_s}});
         QVERIFY(!badTag);
         QVERIFY2(badTag.error().message.contains(u"is not a tag"_s), qPrintable(badTag.error().text()));
