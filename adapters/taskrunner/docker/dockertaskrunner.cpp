@@ -160,10 +160,11 @@ Result<QString> DockerTaskRunner::importArtifactImage(const QString &artifactDir
                                          ? QJsonDocument::fromJson(file.read(qint64{1024} * 1024)).object()
                                          : QJsonObject();
         for (const auto &entry : metadata.value("env"_L1).toArray()) {
+            // One instruction each: a line break would start another.
             const QString text = entry.toString();
             const qsizetype eq = text.indexOf(u'=');
             static const QRegularExpression name(u"^[A-Za-z_][A-Za-z0-9_]*$"_s);
-            if (eq > 0 && name.match(text.left(eq)).hasMatch())
+            if (eq > 0 && name.match(text.left(eq)).hasMatch() && !text.contains(u'\n') && !text.contains(u'\r'))
                 changes.append(u"ENV %1=%2"_s.arg(text.left(eq), envValue(text.mid(eq + 1))));
         }
         static const QRegularExpression user(u"^[A-Za-z0-9_.-]+(?::[A-Za-z0-9_.-]+)?$"_s);

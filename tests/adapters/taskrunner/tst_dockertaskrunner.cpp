@@ -6,11 +6,14 @@
 #include "tests/adapters/docker/dockerharness.h"
 #include "tests/support/component.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -72,6 +75,7 @@ private Q_SLOTS:
     void timeoutRemovesTheContainer();
     void cancelRemovesTheContainer();
     void imageDigest();
+    void anArtifactBecomesAnImage();
     void overheadAgainstTheRawApi();
 
 private:
@@ -264,6 +268,46 @@ void TestDockerTaskRunner::imageDigest()
     auto missing = m_runner.imageDigest(u"pando/no-such-image:never"_s);
     QVERIFY(!missing);
     QCOMPARE(missing.error().code, ErrorCode::NotFound);
+}
+
+// What a registry-image get leaves (rootfs/ and metadata.json) made into an image: the task
+// runs in it with the metadata's env exactly as written and as its user; an entry whose value
+// would start another Dockerfile instruction is left out; an artifact without an image is said.
+void TestDockerTaskRunner::anArtifactBecomesAnImage()
+{
+    QTemporaryDir artifact;
+    QVERIFY(QDir().mkpath(artifact.filePath(u"rootfs/bin"_s)));
+    QVERIFY(QDir().mkpath(artifact.filePath(u"rootfs/tmp"_s)));
+    QVERIFY(QFile::copy(u"/bin/busybox"_s, artifact.filePath(u"rootfs/bin/busybox"_s)));
+    QVERIFY(QFile::link(u"busybox"_s, artifact.filePath(u"rootfs/bin/sh"_s)));
+    QVERIFY(QFile::link(u"busybox"_s, artifact.filePath(u"rootfs/bin/id"_s)));
+    const QJsonObject metadata{
+        {u"env"_s, QJsonArray{u"PATH=/bin"_s, u"GREETING=say \"hi\" to $HOME \\o/"_s, u"SNEAKY=a\nUSER 0"_s}},
+        {u"user"_s, u"4242"_s}};
+    QFile file(artifact.filePath(u"metadata.json"_s));
+    QVERIFY(file.open(QIODevice::WriteOnly) && file.write(QJsonDocument(metadata).toJson()) > 0);
+    file.close();
+    const QString tag = u"pando/artifact-image:test-%1"_s.arg(QCoreApplication::applicationPid());
+    auto image = m_runner.importArtifactImage(artifact.path(), tag, {});
+    PANDO_VERIFY_OK(image);
+    const auto removeImage = qScopeGuard([&] {
+        pando::adapters::dockerapi::Request r;
+        r.method = "DELETE";
+        r.path = u"/images/"_s + tag;
+        r.addQuery(u"force"_s, u"1"_s);
+        (void)m_runner.client().call(r);
+    });
+    Captured c;
+    TaskSpec s = spec({u"sh"_s, u"-c"_s, u"echo \"$GREETING\"; echo \"[$SNEAKY]\"; id -u"_s});
+    s.image = tag;
+    auto r = m_runner.run(s, {}, c.sink());
+    PANDO_VERIFY_OK(r);
+    QCOMPARE(c.out, QByteArray("say \"hi\" to $HOME \\o/\n[]\n4242\n"));
+
+    QTemporaryDir empty;
+    auto none = m_runner.importArtifactImage(empty.path(), tag, {});
+    QVERIFY(!none);
+    QVERIFY2(none.error().hint.contains(u"registry-image"_s), qPrintable(none.error().text()));
 }
 
 void TestDockerTaskRunner::overheadAgainstTheRawApi()
