@@ -117,6 +117,8 @@ Status RootfsBuilder::apply(const QString &file, const QString &what, const Canc
         parts.removeAll(u"."_s);
         if (parts.isEmpty())
             continue; // "./" itself
+        if (parts.contains(u".."_s))
+            return fail(ErrorCode::Invalid, u"%1: %2 climbs out of the image"_s.arg(what, name));
         const QString base = parts.takeLast();
         const auto parent = resolveInRoot(m_root, parts, true);
         if (!parent)
@@ -126,7 +128,10 @@ Status RootfsBuilder::apply(const QString &file, const QString &what, const Canc
             continue;
         }
         if (base.startsWith(Whiteout)) {
-            removeTree(*parent + u'/' + base.mid(Whiteout.size()));
+            const QString gone = base.mid(Whiteout.size());
+            if (gone.isEmpty() || gone == u"."_s || gone == u".."_s)
+                return fail(ErrorCode::Invalid, u"%1: %2 is no whiteout of a file"_s.arg(what, name));
+            removeTree(*parent + u'/' + gone);
             continue;
         }
         const mode_t type = archive_entry_filetype(entry);

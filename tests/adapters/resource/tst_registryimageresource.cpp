@@ -365,6 +365,18 @@ private Q_SLOTS:
         QCOMPARE(readAll(out.filePath(u"rootfs"_s) + QString::fromUtf8(away) + u"/planted"_s), QByteArray("no"));
         QCOMPARE(readAll(out.filePath(u"rootfs/tmp/planted"_s)), QByteArray("no"));
 
+        // Names that climb, and whiteouts of "." or "..", fail the get and remove nothing.
+        for (const QByteArray &hostile :
+             {QByteArray("etc/../../escaped"), QByteArray(".wh..."), QByteArray("a/.wh..")}) {
+            auto climbing = push(src, {{dir("a/"), file(hostile, "x")}});
+            QVERIFY(climbing);
+            QTemporaryDir target;
+            auto refusedGet = m_type.in(src, climbing->version, {}, target.path(), {}, CancelToken(), sink());
+            QVERIFY2(!refusedGet, hostile.constData());
+            QVERIFY2(QFileInfo::exists(target.filePath(u"digest"_s)), hostile.constData());
+            QVERIFY(!QFileInfo::exists(target.filePath(u"escaped"_s)));
+        }
+
         auto linked = push(src, {{hardlink("passwd", "../../../../etc/passwd")}});
         QVERIFY(linked);
         QTemporaryDir refused;
