@@ -287,7 +287,7 @@ void TestDockerTaskRunner::anArtifactBecomesAnImage()
     QFile file(artifact.filePath(u"metadata.json"_s));
     QVERIFY(file.open(QIODevice::WriteOnly) && file.write(QJsonDocument(metadata).toJson()) > 0);
     file.close();
-    const QString tag = u"pando/artifact-image:test-%1"_s.arg(QCoreApplication::applicationPid());
+    const QString tag = u"pando/test-artifact-image:%1"_s.arg(QCoreApplication::applicationPid());
     auto image = m_runner.importArtifactImage(artifact.path(), tag, {});
     PANDO_VERIFY_OK(image);
     const auto removeImage = qScopeGuard([&] {

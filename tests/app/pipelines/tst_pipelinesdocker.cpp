@@ -639,9 +639,10 @@ void TestPipelinesDocker::aTaskRunsInAnImageFromARegistry()
     QCOMPARE(copy->digest, original->digest);
 
     // What the task ran in was made once, under a name of its content, with Pando's labels.
-    auto images =
-        docker.get(QStringLiteral("/images/json"),
-                   {{QStringLiteral("filters"), QStringLiteral(R"({"label":["dev.pando.kind=artifact-image"]})")}});
+    auto images = docker.get(
+        QStringLiteral("/images/json"),
+        {{QStringLiteral("filters"),
+          QStringLiteral(R"({"label":["dev.pando.kind=artifact-image"],"reference":["pando/artifact-image"]})")}});
     QVERIFY(images);
     const QJsonArray made = images->json().array();
     QCOMPARE(made.size(), 1);
