@@ -27,10 +27,13 @@ constexpr int LogPollMs = 200;
 // outlived its caller's deadline, on a loaded host, for minutes): remove() waits this long for it.
 constexpr int BusyPatienceMs = 300000;
 
-// "Instance is busy running a "start" operation", however Incus answered it.
+// "Instance is busy running a "start" operation", however Incus answered it; or "Instance is
+// running" from a delete, when that start ended between reading the instance (stopped) and
+// deleting it: the next try stops it first.
 bool isBusy(const Error &error)
 {
-    return error.message.contains(QStringLiteral("is busy running"));
+    return error.message.contains(QStringLiteral("is busy running")) ||
+           error.message.contains(QStringLiteral("Instance is running"));
 }
 
 // The init Pando puts in every image runs the app; SIGTERM (not LXC's SIGPWR) asks it to stop.
