@@ -154,7 +154,13 @@ void TestDeployApproval::egressChangeIsHeld()
 
 void TestDeployApproval::waitsAtPlanThenApprovedGoesOn()
 {
-    QSignalSpy events(m_fx->engine().events(), &core::EventBus::published);
+    // Events are published on the deploy's thread: kept on this one through a queued connection,
+    // where a QSignalSpy would append on that thread while this one reads.
+    QList<core::EventType> published;
+    QObject receiver;
+    connect(
+        m_fx->engine().events(), &core::EventBus::published, &receiver,
+        [&published](const core::Event &event) { published.append(event.type); }, Qt::QueuedConnection);
     core::DeployView held = deployUntilHeld(u"gated"_s);
     QCOMPARE(held.record.status, core::DeployStatus::AwaitingApproval);
     QCOMPARE(stepNames(held),
@@ -180,10 +186,7 @@ void TestDeployApproval::waitsAtPlanThenApprovedGoesOn()
     QCOMPARE(plan.value(u"port"_s).toInt(), 8080);
     QVERIFY2(plan.value(u"reasons"_s).toArray().first().toString().contains(u"gated"_s), qPrintable(approval.planJson));
     QVERIFY(approval.expiresMs > approval.createdMs);
-    bool announced = false;
-    for (const QList<QVariant> &args : std::as_const(events))
-        announced |= args.first().value<core::Event>().type == core::EventType::ApprovalRequested;
-    QVERIFY(announced);
+    QTRY_VERIFY(published.contains(core::EventType::ApprovalRequested));
 
     // The requester may not approve, not even through one of their tokens.
     auto own =
