@@ -65,7 +65,8 @@ Status writeResourceFile(const QString &path, const QByteArray &content)
     return {};
 }
 
-Result<QString> fileInInputs(const QString &workDir, const QString &relative, const QString &where)
+namespace {
+Result<QString> pathInInputs(const QString &workDir, const QString &relative, const QString &where, bool directory)
 {
     const QString cleaned = QDir::cleanPath(relative);
     if (relative.isEmpty() || QDir::isAbsolutePath(relative) || cleaned == u".."_s || cleaned.startsWith(u"../"_s))
@@ -75,9 +76,22 @@ Result<QString> fileInInputs(const QString &workDir, const QString &relative, co
     if (!info.exists())
         return fail(ErrorCode::Invalid, u"\"%1\" does not exist in the step's inputs"_s.arg(cleaned), where);
     const QString path = info.canonicalFilePath();
-    if (!path.startsWith(root + u'/') || !info.isFile())
-        return fail(ErrorCode::Invalid, u"\"%1\" is not a file in the step's inputs"_s.arg(cleaned), where);
+    if (!path.startsWith(root + u'/') || (directory ? !info.isDir() : !info.isFile()))
+        return fail(ErrorCode::Invalid,
+                    u"\"%1\" is not a %2 in the step's inputs"_s.arg(cleaned, directory ? u"directory"_s : u"file"_s),
+                    where);
     return path;
+}
+} // namespace
+
+Result<QString> fileInInputs(const QString &workDir, const QString &relative, const QString &where)
+{
+    return pathInInputs(workDir, relative, where, false);
+}
+
+Result<QString> dirInInputs(const QString &workDir, const QString &relative, const QString &where)
+{
+    return pathInInputs(workDir, relative, where, true);
 }
 
 namespace {

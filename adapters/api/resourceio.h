@@ -29,6 +29,8 @@ Status writeResourceFile(const QString &path, const QByteArray &content);
 // The real path of the regular file `relative` names below workDir (the step's inputs), refused at
 // `where` when it is absolute, leaves workDir (by ".." or a link), is missing or is no file.
 Result<QString> fileInInputs(const QString &workDir, const QString &relative, const QString &where);
+// The same for a directory (a repository a put pushes from).
+Result<QString> dirInInputs(const QString &workDir, const QString &relative, const QString &where);
 
 // The one regular file below root that pattern names, a glob as fly's resources read them
 // (wildcards * ? [..] within a path segment; hidden names only when the segment starts with a

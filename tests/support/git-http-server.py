@@ -12,8 +12,12 @@ ROOT = sys.argv[2]
 class Handler(http.server.BaseHTTPRequestHandler):
     def handle_one(self):
         path, _, query = self.path.partition("?")
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            body = self.read_chunked()
+        else:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+        length = len(body)
         env = {
             "GIT_PROJECT_ROOT": ROOT,
             "GIT_HTTP_EXPORT_ALL": "1",
@@ -43,6 +47,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)
+
+    def read_chunked(self):
+        # A push's pack arrives in chunks (git and libgit2 send large bodies so).
+        body = b""
+        while True:
+            size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+            if size == 0:
+                while self.rfile.readline().strip():
+                    pass
+                return body
+            body += self.rfile.read(size)
+            self.rfile.readline()
 
     do_GET = handle_one
     do_POST = handle_one

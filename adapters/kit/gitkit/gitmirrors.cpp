@@ -1,5 +1,6 @@
 #include "gitmirrors.h"
 
+#include "gitremote.h"
 #include "gitstream.h"
 
 #include "gitptr.h"
@@ -29,6 +30,9 @@ namespace pando::adapters::git {
 
 using detail::displayUrl;
 using detail::lastGitError;
+using detail::oidText;
+using detail::ProgressFn;
+using detail::resolveRef;
 
 namespace {
 
@@ -56,337 +60,6 @@ std::shared_ptr<std::mutex> mirrorMutex(const QString &path)
     if (!slot)
         slot = std::make_shared<std::mutex>();
     return slot;
-}
-
-using ProgressFn = std::function<void(const QString &)>;
-
-struct FetchPayload {
-    const CancelToken *cancel = nullptr;
-    const ProgressFn *progress = nullptr;
-    const GitCredentials *credentials = nullptr;
-    QElapsedTimer clock;
-    qint64 lastReportMs = -1;
-    bool reportedAll = false;
-    int credentialAttempts = 0;
-    bool triedAgent = false;
-    bool triedKey = false;
-    bool triedToken = false;
-    bool authFailed = false;
-    int sshPort = 22;                  // for the known_hosts lookup: the callback is told the host only
-    std::optional<Error> hostKeyError; // why the ssh host key was refused
-};
-
-void report(const FetchPayload &payload, const QString &line)
-{
-    if (payload.progress && *payload.progress)
-        (*payload.progress)(line);
-}
-
-int onTransferProgress(const git_indexer_progress *stats, void *data)
-{
-    auto *payload = static_cast<FetchPayload *>(data);
-    if (payload->cancel->isCancelled())
-        return GIT_EUSER;
-    const qint64 now = payload->clock.elapsed();
-    const bool done = stats->total_objects > 0 && stats->received_objects == stats->total_objects;
-    // A line every half second is plenty for a person; the callback fires per object.
-    if ((done && !payload->reportedAll) || payload->lastReportMs < 0 || now - payload->lastReportMs >= 500) {
-        payload->lastReportMs = now;
-        payload->reportedAll = payload->reportedAll || done;
-        QString line = u"received %1/%2 objects (%3 KiB)"_s.arg(stats->received_objects)
-                           .arg(stats->total_objects)
-                           .arg(stats->received_bytes / 1024);
-        if (stats->total_deltas > 0)
-            line += u", resolved %1/%2 deltas"_s.arg(stats->indexed_deltas).arg(stats->total_deltas);
-        report(*payload, line);
-    }
-    return 0;
-}
-
-int onSideband(const char *, int, void *data)
-{
-    // The remote's own chatter is not forwarded (it is untrusted text); it is a cancel point.
-    return static_cast<FetchPayload *>(data)->cancel->isCancelled() ? GIT_EUSER : 0;
-}
-
-int onCredentials(git_credential **out, const char *, const char *usernameFromUrl, unsigned int allowed, void *data)
-{
-    auto *payload = static_cast<FetchPayload *>(data);
-    const GitCredentials &creds = *payload->credentials;
-    // libgit2 asks again after each refusal; a bounded number of tries ends the loop.
-    if (++payload->credentialAttempts > 4) {
-        payload->authFailed = true;
-        git_error_set_str(GIT_ERROR_NET, "the remote refused every credential offered");
-        return GIT_EAUTH;
-    }
-    QByteArray user = usernameFromUrl && *usernameFromUrl ? QByteArray(usernameFromUrl) : creds.username.toUtf8();
-    if (allowed & GIT_CREDENTIAL_USERNAME)
-        return git_credential_username_new(out, user.isEmpty() ? "git" : user.constData());
-    if (allowed & GIT_CREDENTIAL_SSH_KEY) {
-        if (user.isEmpty())
-            user = "git";
-        if (creds.useSshAgent && !payload->triedAgent) {
-            payload->triedAgent = true;
-            if (git_credential_ssh_key_from_agent(out, user.constData()) == 0)
-                return 0;
-        }
-        if (!creds.sshPrivateKey.isEmpty() && !payload->triedKey) {
-            payload->triedKey = true;
-            return git_credential_ssh_key_memory_new(out, user.constData(), nullptr, creds.sshPrivateKey.constData(),
-                                                     nullptr);
-        }
-        if (!creds.sshPrivateKeyPath.isEmpty() && !payload->triedKey) {
-            payload->triedKey = true;
-            const QByteArray key = QFile::encodeName(creds.sshPrivateKeyPath);
-            const QString pub = creds.sshPrivateKeyPath + u".pub"_s;
-            const QByteArray pubKey = QFileInfo::exists(pub) ? QFile::encodeName(pub) : QByteArray();
-            const QByteArray passphrase = creds.sshPassphrase.toUtf8();
-            return git_credential_ssh_key_new(out, user.constData(), pubKey.isEmpty() ? nullptr : pubKey.constData(),
-                                              key.constData(), passphrase.isEmpty() ? nullptr : passphrase.constData());
-        }
-    }
-    if ((allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT) && !creds.httpsToken.isEmpty() && !payload->triedToken) {
-        payload->triedToken = true;
-        const QByteArray token = creds.httpsToken.toUtf8();
-        return git_credential_userpass_plaintext_new(out, user.isEmpty() ? "x-access-token" : user.constData(),
-                                                     token.constData());
-    }
-    payload->authFailed = true;
-    git_error_set_str(GIT_ERROR_NET, "the remote asks for credentials and none (or no more) are configured");
-    return GIT_EAUTH;
-}
-
-int onCertificate(git_cert *cert, int valid, const char *host, void *data)
-{
-    auto *payload = static_cast<FetchPayload *>(data);
-    if (cert->cert_type != GIT_CERT_HOSTKEY_LIBSSH2)
-        return GIT_PASSTHROUGH; // TLS: libgit2's own verification against the system CAs
-    const auto *hostKey = reinterpret_cast<const git_cert_hostkey *>(cert);
-    const QString hostName = QString::fromUtf8(host ? host : "");
-    const QString &knownHosts = payload->credentials->sshKnownHostsPath;
-    const QByteArray &pinned = payload->credentials->sshKnownHosts;
-    if (!pinned.isEmpty()) {
-        const bool readable = (hostKey->type & GIT_CERT_SSH_RAW) && hostKey->hostkey;
-        const QByteArray raw =
-            readable ? QByteArray(hostKey->hostkey, static_cast<qsizetype>(hostKey->hostkey_len)) : QByteArray();
-        Status known = readable ? detail::checkKnownHostIn(pinned, hostName, payload->sshPort, raw,
-                                                           u"the connection's pinned host keys"_s)
-                                : fail(ErrorCode::Unauthorized,
-                                       u"the ssh host key of %1 could not be read to check it"_s.arg(hostName));
-        if (known)
-            return 0;
-        payload->hostKeyError = known.error();
-    } else if (knownHosts.isEmpty()) {
-        // libgit2 has already looked the key up in the user's ~/.ssh/known_hosts.
-        if (valid)
-            return 0;
-        payload->hostKeyError = Error{ErrorCode::Unauthorized,
-                                      u"the ssh host key of %1 is not listed in ~/.ssh/known_hosts of the user "
-                                      u"running Pando, or does not match the key listed there"_s.arg(hostName),
-                                      {},
-                                      u"add the host with ssh-keyscan after checking its fingerprint, or configure "
-                                      u"a known_hosts file"_s};
-    } else if (!(hostKey->type & GIT_CERT_SSH_RAW) || !hostKey->hostkey) {
-        payload->hostKeyError =
-            Error{ErrorCode::Unauthorized, u"the ssh host key of %1 could not be read to check it"_s.arg(hostName)};
-    } else {
-        const QByteArray raw(hostKey->hostkey, static_cast<qsizetype>(hostKey->hostkey_len));
-        Status known = detail::checkKnownHost(knownHosts, hostName, payload->sshPort, raw);
-        if (known)
-            return 0;
-        payload->hostKeyError = known.error();
-    }
-    git_error_set_str(GIT_ERROR_SSH, "the ssh host key was refused");
-    return GIT_ECERTIFICATE;
-}
-
-// The port an ssh remote is reached on; scp-like URLs have no port field and always use 22.
-int sshPortOf(const QString &url)
-{
-    if (!url.contains(u"://"_s))
-        return 22;
-    return QUrl(url).port(22);
-}
-
-Status checkRef(const QString &ref)
-{
-    if (ref.size() > 255)
-        return fail(ErrorCode::Invalid, u"the ref is longer than 255 characters"_s, u"ref"_s);
-    if (ref.startsWith(u'-'))
-        return fail(ErrorCode::Invalid, u"the ref \"%1\" starts with '-'"_s.arg(ref), u"ref"_s);
-    for (const QChar c : ref) {
-        if (c.isSpace() || c.unicode() < 0x20 || c.unicode() == 0x7f)
-            return fail(ErrorCode::Invalid, u"the ref contains whitespace or a control character"_s, u"ref"_s);
-    }
-    return {};
-}
-
-// A few branch and tag names, for the hint of a NotFound.
-QString knownRefsHint(git_repository *repo)
-{
-    git_strarray names{};
-    if (git_reference_list(&names, repo) != 0)
-        return {};
-    QStringList branches, tags;
-    for (size_t i = 0; i < names.count; ++i) {
-        const QString name = QString::fromUtf8(names.strings[i]);
-        if (name.startsWith(u"refs/heads/"_s) && branches.size() < 5)
-            branches << name.mid(11);
-        else if (name.startsWith(u"refs/tags/"_s) && tags.size() < 5)
-            tags << name.mid(10);
-    }
-    git_strarray_dispose(&names);
-    QString hint;
-    if (!branches.isEmpty())
-        hint = u"branches include: "_s + branches.join(u", "_s);
-    if (!tags.isEmpty())
-        hint += (hint.isEmpty() ? QString() : u"; "_s) + u"tags include: "_s + tags.join(u", "_s);
-    return hint.isEmpty() ? u"the repository has no branches or tags"_s : hint;
-}
-
-Result<git_oid> peelToCommit(git_object *object)
-{
-    git_object *raw = nullptr;
-    if (git_object_peel(&raw, object, GIT_OBJECT_COMMIT) != 0)
-        return fail(ErrorCode::Invalid, u"the ref does not lead to a commit: %1"_s.arg(lastGitError()), u"ref"_s);
-    ObjectPtr commit(raw);
-    return *git_object_id(commit.get());
-}
-
-Result<git_oid> resolveRef(git_repository *repo, const QString &ref, const QString &repoText)
-{
-    if (Status ok = checkRef(ref); !ok)
-        return std::unexpected(ok.error());
-    QStringList candidates;
-    if (ref.isEmpty())
-        candidates << u"HEAD"_s;
-    else if (ref.startsWith(u"refs/"_s))
-        candidates << ref;
-    else
-        candidates << u"refs/heads/"_s + ref << u"refs/tags/"_s + ref;
-    for (const QString &name : std::as_const(candidates)) {
-        const QByteArray utf8 = name.toUtf8();
-        git_reference *rawRef = nullptr;
-        if (git_reference_lookup(&rawRef, repo, utf8.constData()) != 0)
-            continue;
-        ReferencePtr reference(rawRef);
-        git_object *rawObject = nullptr;
-        // Annotated tags peel to the commit they point at.
-        if (git_reference_peel(&rawObject, reference.get(), GIT_OBJECT_COMMIT) != 0)
-            return fail(ErrorCode::Invalid, u"\"%1\" does not lead to a commit: %2"_s.arg(name, lastGitError()),
-                        u"ref"_s);
-        ObjectPtr object(rawObject);
-        return *git_object_id(object.get());
-    }
-    static const QRegularExpression hexRe(u"^[0-9a-fA-F]{7,40}$"_s);
-    if (hexRe.match(ref).hasMatch()) {
-        const QByteArray hex = ref.toLatin1();
-        git_oid prefix;
-        if (git_oid_fromstrn(&prefix, hex.constData(), static_cast<size_t>(hex.size())) == 0) {
-            git_object *rawObject = nullptr;
-            const int rc =
-                git_object_lookup_prefix(&rawObject, repo, &prefix, static_cast<size_t>(hex.size()), GIT_OBJECT_ANY);
-            if (rc == GIT_EAMBIGUOUS)
-                return fail(ErrorCode::Invalid,
-                            u"the abbreviated id \"%1\" matches more than one object in %2"_s.arg(ref, repoText),
-                            u"ref"_s, u"give more digits of the commit id"_s);
-            if (rc == 0) {
-                ObjectPtr object(rawObject);
-                return peelToCommit(object.get());
-            }
-        }
-    }
-    if (ref.isEmpty())
-        return fail(ErrorCode::NotFound, u"%1 has no default branch"_s.arg(repoText), u"ref"_s, knownRefsHint(repo));
-    return fail(ErrorCode::NotFound, u"ref \"%1\" not found in %2"_s.arg(ref, repoText), u"ref"_s, knownRefsHint(repo));
-}
-
-QString oidText(const git_oid &oid)
-{
-    char buffer[GIT_OID_HEXSZ + 1] = {};
-    git_oid_tostr(buffer, sizeof buffer, &oid);
-    return QString::fromLatin1(buffer);
-}
-
-Result<RepoPtr> openMirror(const QString &path, const QString &url)
-{
-    const QByteArray nativePath = QFile::encodeName(path);
-    git_repository *raw = nullptr;
-    if (git_repository_open_bare(&raw, nativePath.constData()) != 0) {
-        if (QFileInfo::exists(path) && !QDir(path).removeRecursively())
-            return fail(ErrorCode::Internal, u"the mirror is damaged and cannot be removed"_s, path);
-        if (git_repository_init(&raw, nativePath.constData(), 1) != 0)
-            return fail(ErrorCode::Internal, u"cannot create the mirror: %1"_s.arg(lastGitError()), path);
-    }
-    RepoPtr repo(raw);
-    const QByteArray urlUtf8 = url.toUtf8();
-    git_remote *rawRemote = nullptr;
-    if (git_remote_lookup(&rawRemote, repo.get(), "origin") == 0) {
-        RemotePtr remote(rawRemote);
-        if (QString::fromUtf8(git_remote_url(remote.get())) != url &&
-            git_remote_set_url(repo.get(), "origin", urlUtf8.constData()) != 0)
-            return fail(ErrorCode::Internal, u"cannot set the mirror's remote: %1"_s.arg(lastGitError()), path);
-    } else {
-        if (git_remote_create_with_fetchspec(&rawRemote, repo.get(), "origin", urlUtf8.constData(),
-                                             "+refs/heads/*:refs/heads/*") != 0)
-            return fail(ErrorCode::Internal, u"cannot add the mirror's remote: %1"_s.arg(lastGitError()), path);
-        git_remote_free(rawRemote);
-        if (git_remote_add_fetch(repo.get(), "origin", "+refs/tags/*:refs/tags/*") != 0)
-            return fail(ErrorCode::Internal, u"cannot add the mirror's tag refspec: %1"_s.arg(lastGitError()), path);
-    }
-    return repo;
-}
-
-Status fetchMirror(git_repository *repo, const QString &repoText, const GitCredentials &credentials,
-                   const CancelToken &cancel, const ProgressFn &progress)
-{
-    git_remote *rawRemote = nullptr;
-    if (git_remote_lookup(&rawRemote, repo, "origin") != 0)
-        return fail(ErrorCode::Internal, u"the mirror has no remote: %1"_s.arg(lastGitError()));
-    RemotePtr remote(rawRemote);
-
-    FetchPayload payload;
-    payload.cancel = &cancel;
-    payload.progress = &progress;
-    payload.credentials = &credentials;
-    payload.sshPort = sshPortOf(QString::fromUtf8(git_remote_url(remote.get())));
-    payload.clock.start();
-
-    git_fetch_options options;
-    git_fetch_options_init(&options, GIT_FETCH_OPTIONS_VERSION);
-    options.callbacks.transfer_progress = onTransferProgress;
-    options.callbacks.sideband_progress = onSideband;
-    options.callbacks.credentials = onCredentials;
-    options.callbacks.certificate_check = onCertificate;
-    options.callbacks.payload = &payload;
-    options.prune = GIT_FETCH_PRUNE;
-    options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
-    options.update_fetchhead = 0;
-
-    report(payload, u"fetching %1"_s.arg(repoText));
-    const int rc = git_remote_fetch(remote.get(), nullptr, &options, "pando: fetch");
-    if (rc != 0) {
-        if (cancel.isCancelled() || rc == GIT_EUSER)
-            return fail(ErrorCode::Cancelled, u"fetching %1 was cancelled"_s.arg(repoText));
-        if (payload.hostKeyError) {
-            Error error = *payload.hostKeyError;
-            error.message = u"cannot fetch %1: %2"_s.arg(repoText, error.message);
-            return std::unexpected(error);
-        }
-        if (payload.authFailed || rc == GIT_EAUTH)
-            return fail(ErrorCode::Unauthorized, u"cannot fetch %1: %2"_s.arg(repoText, lastGitError()), {},
-                        u"the remote wants a token or key that may read it: none was offered, or the one offered was "
-                        u"refused"_s);
-        return fail(ErrorCode::Unavailable, u"cannot fetch %1: %2"_s.arg(repoText, lastGitError()));
-    }
-    // Point the mirror's HEAD at the remote's default branch so an empty ref means "default".
-    git_buf head = GIT_BUF_INIT;
-    if (git_remote_default_branch(&head, remote.get()) == 0) {
-        git_repository_set_head(repo, head.ptr);
-        git_buf_dispose(&head);
-    }
-    git_error_clear();
-    return {};
 }
 
 } // namespace
@@ -434,10 +107,10 @@ Result<T> GitMirrors::onFetchedMirror(const QString &repo, const CancelToken &ca
     // Held through the work as well: a concurrent fetch repacking or pruning the mirror must not
     // pull objects away while they are read.
     const std::lock_guard guard(*mutex);
-    Result<RepoPtr> mirror = openMirror(path, repo);
+    Result<RepoPtr> mirror = detail::openMirror(path, repo);
     if (!mirror)
         return std::unexpected(mirror.error());
-    if (Status ok = fetchMirror(mirror->get(), repoText, m_credentials, cancel, progress); !ok)
+    if (Status ok = detail::fetchMirror(mirror->get(), repoText, m_credentials, cancel, progress); !ok)
         return std::unexpected(ok.error());
     return work(mirror->get(), repoText);
 }
@@ -500,6 +173,22 @@ Result<SourceCheckout> GitMirrors::checkout(const QString &repo, const QString &
         });
 }
 
+Result<QString> GitMirrors::clone(const QString &repo, const CloneRequest &request, const QString &target,
+                                  const CancelToken &cancel, const ProgressFn &progress)
+{
+    return onFetchedMirror<QString>(repo, cancel, progress, [&](git_repository *git, const QString &repoText) {
+        return detail::cloneFromMirror(git, repoText, request, target, cancel, progress);
+    });
+}
+
+Result<PushOutcome> GitMirrors::push(const QString &repo, const PushRequest &request, const CancelToken &cancel,
+                                     const ProgressFn &progress)
+{
+    return onFetchedMirror<PushOutcome>(repo, cancel, progress, [&](git_repository *git, const QString &repoText) {
+        return detail::pushFromRepository(git, repoText, repo, request, m_credentials, cancel, progress);
+    });
+}
+
 namespace {
 
 // The blob at path in commit, none when there is no such file.
@@ -528,18 +217,6 @@ Result<std::optional<QByteArray>> blobAt(git_repository *git, const git_oid &com
     std::unique_ptr<git_blob, GitFree<git_blob, git_blob_free>> blob(rawBlob);
     return std::optional<QByteArray>(QByteArray(static_cast<const char *>(git_blob_rawcontent(blob.get())),
                                                 qsizetype(git_blob_rawsize(blob.get()))));
-}
-
-struct PushPayload {
-    FetchPayload fetch;
-    QString rejected; // what the remote said when it refused the update
-};
-
-int onPushUpdate(const char *, const char *status, void *data)
-{
-    if (status)
-        static_cast<PushPayload *>(data)->rejected = QString::fromUtf8(status);
-    return 0;
 }
 
 } // namespace
@@ -618,50 +295,12 @@ Result<QString> commitAndPush(git_repository *git, const QString &repoText, cons
     if (git_reference_create(&rawPushRef, git, pushRef.constData(), &commitId, 1, "pando: push") != 0)
         return fail(ErrorCode::Internal, u"cannot name the commit: %1"_s.arg(lastGitError()), repoText);
     ReferencePtr pushReference(rawPushRef);
-    git_remote *rawRemote = nullptr;
-    if (git_remote_lookup(&rawRemote, git, "origin") != 0)
-        return fail(ErrorCode::Internal, u"the mirror has no remote: %1"_s.arg(lastGitError()));
-    RemotePtr remote(rawRemote);
-    PushPayload payload;
-    payload.fetch.cancel = &cancel;
-    payload.fetch.credentials = &credentials;
-    payload.fetch.sshPort = sshPortOf(repo);
-    payload.fetch.clock.start();
-    git_push_options options;
-    git_push_options_init(&options, GIT_PUSH_OPTIONS_VERSION);
-    options.callbacks.credentials = [](git_credential **out, const char *url, const char *user, unsigned int allowed,
-                                       void *data) {
-        return onCredentials(out, url, user, allowed, &static_cast<PushPayload *>(data)->fetch);
-    };
-    options.callbacks.certificate_check = [](git_cert *cert, int valid, const char *host, void *data) {
-        return onCertificate(cert, valid, host, &static_cast<PushPayload *>(data)->fetch);
-    };
-    options.callbacks.push_update_reference = onPushUpdate;
-    options.callbacks.payload = &payload;
-    const QByteArray refspec = pushRef + ":refs/heads/" + change.branch.toUtf8();
-    const char *specs[] = {refspec.constData()};
-    const git_strarray refspecs{const_cast<char **>(specs), 1};
-    const int rc = git_remote_push(remote.get(), &refspecs, &options);
+    const Status pushed =
+        detail::pushToOrigin(git, repoText, repo, {QString::fromUtf8(pushRef) + u":refs/heads/"_s + change.branch},
+                             credentials, cancel, u"branch "_s + change.branch);
     git_reference_delete(pushReference.get());
-    if (rc != 0) {
-        if (cancel.isCancelled())
-            return fail(ErrorCode::Cancelled, u"pushing to %1 was cancelled"_s.arg(repoText));
-        const QString why = lastGitError();
-        if (payload.fetch.hostKeyError) {
-            Error error = *payload.fetch.hostKeyError;
-            error.message = u"cannot push to %1: %2"_s.arg(repoText, error.message);
-            return std::unexpected(error);
-        }
-        if (payload.fetch.authFailed || rc == GIT_EAUTH)
-            return fail(ErrorCode::Unauthorized, u"cannot push to %1: %2"_s.arg(repoText, why), {},
-                        u"the remote wants a key or password that may write to it"_s);
-        if (why.contains(u"non-fast-forward"_s) || why.contains(u"fast forward"_s))
-            return fail(ErrorCode::Conflict, u"branch %1 of %2 moved: %3"_s.arg(change.branch, repoText, why));
-        return fail(ErrorCode::Unavailable, u"cannot push to %1: %2"_s.arg(repoText, why));
-    }
-    if (!payload.rejected.isEmpty())
-        return fail(ErrorCode::Conflict,
-                    u"%1 refused the update of branch %2: %3"_s.arg(repoText, change.branch, payload.rejected));
+    if (!pushed)
+        return std::unexpected(pushed.error());
     // The mirror follows what was pushed, as the next fetch would make it.
     git_reference *rawBranch = nullptr;
     if (git_reference_create(&rawBranch, git, QByteArray("refs/heads/" + change.branch.toUtf8()).constData(), &commitId,
@@ -675,7 +314,7 @@ Result<QString> commitAndPush(git_repository *git, const QString &repoText, cons
 Result<QString> GitMirrors::commitFile(const QString &repo, const FileCommit &change, const QString &expectedTip,
                                        const CancelToken &cancel)
 {
-    if (Status ok = checkRef(change.branch); !ok || change.branch.isEmpty())
+    if (Status ok = detail::checkRef(change.branch); !ok || change.branch.isEmpty())
         return fail(ErrorCode::Invalid, u"\"%1\" is not a branch name"_s.arg(change.branch), u"branch"_s);
     return onFetchedMirror<QString>(repo, cancel, {}, [&](git_repository *git, const QString &repoText) {
         return commitAndPush(git, repoText, repo, change, expectedTip, m_credentials, cancel);

@@ -25,7 +25,7 @@ struct GitCredentials {
     QString username;          // ssh user when the URL names none; https user sent with the token
     bool useSshAgent = true;   // try the ssh-agent first for ssh remotes
     QString sshPrivateKeyPath; // a key file tried after the agent; its ".pub" is used when present
-    QString sshPassphrase;     // for the key file
+    QString sshPassphrase;     // for the key (file or in memory)
     QString httpsToken;        // sent as the password for http(s) remotes
     // An OpenSSH known_hosts file (plain or hashed host names, "[host]:port" for other ports)
     // the ssh host key must be listed in; a host not listed, or listed with another key, is
@@ -51,6 +51,32 @@ struct FileCommit {
 struct FileAtRef {
     QString commit;
     std::optional<QByteArray> content; // none: no such file on the branch
+};
+
+// A repository a get leaves behind (the git resource's `in`).
+struct CloneRequest {
+    QString ref;            // the branch, tag or commit id checked out, HEAD detached at it
+    QString branch;         // when set, a local branch of this name at the same commit
+    QString originUrl;      // the clone's "origin": the repository's address, never with a password
+    bool cleanTags = false; // the clone holds no tags
+};
+
+// What a put pushes from a repository a task left (the git resource's `out`).
+struct PushRequest {
+    QString repository; // a directory with a .git directory (no gitdir file, links or alternates)
+    QString branch;     // HEAD goes to refs/heads/<branch>
+    enum class Moved { Fail, Rebase, Merge };
+    Moved whenMoved = Moved::Fail; // when the branch has commits HEAD lacks
+    bool returnUnmerged = false;   // Merge: the outcome names HEAD, not the merge commit
+    bool force = false;            // replace the branch whatever it holds
+    QString tag;                   // when set, a tag of this name at the pushed commit
+    QString tagMessage;            // when set, the tag is annotated with it
+    bool onlyTag = false;          // push tags only, not the branch
+};
+
+struct PushOutcome {
+    QString commit; // the commit the branch (or, with onlyTag, the tag) now names
+    QString pushed; // what went: "branch main", "branch main and tag v1.2"
 };
 
 class GitMirrors {
@@ -81,6 +107,21 @@ public:
     // Conflict when the branch moved (on the remote, or since expectedTip): read and try again.
     Result<QString> commitFile(const QString &repo, const FileCommit &change, const QString &expectedTip = {},
                                const CancelToken &cancel = {});
+
+    // Fetches repo and makes target (existing, empty) a repository of its own: the mirror's objects
+    // copied, never linked (what a task does to the copy never reaches the mirror); the commit's
+    // tree written with the checks checkout() makes; HEAD detached at it and an index matching it.
+    // Returns the commit id.
+    Result<QString> clone(const QString &repo, const CloneRequest &request, const QString &target,
+                          const CancelToken &cancel = {},
+                          const std::function<void(const QString &progress)> &progress = {});
+
+    // Fetches repo, copies the objects of request.repository's HEAD (and its tags) into the mirror
+    // and pushes them: the branch fast-forward only unless forced (a moved branch is rebased onto,
+    // merged, or a Conflict, as asked, and tried again when it moves meanwhile), then the tag and
+    // any tags the remote lacks. A tag the remote holds at another commit is a Conflict.
+    Result<PushOutcome> push(const QString &repo, const PushRequest &request, const CancelToken &cancel = {},
+                             const std::function<void(const QString &progress)> &progress = {});
 
     // Where the mirror of repo lives (whether or not it was fetched yet).
     QString mirrorPath(const QString &repo) const;

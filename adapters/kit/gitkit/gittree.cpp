@@ -93,8 +93,37 @@ Status writeSymlink(git_repository *repo, const git_tree_entry *entry, const QBy
     return {};
 }
 
+// Records what was just written at path in the index: the blob's id from the tree, the file's
+// stat data from the disk, so git sees the checkout as clean without reading it again.
+Status indexEntry(git_index *index, const QByteArray &path, qsizetype rootLength, const git_tree_entry *entry,
+                  const QString &where)
+{
+    if (!index)
+        return {};
+    struct stat st {};
+    if (::lstat(path.constData(), &st) != 0)
+        return fail(ErrorCode::Internal, u"cannot read back the file: %1"_s.arg(errnoText(errno)), where);
+    const QByteArray relative = path.mid(rootLength + 1);
+    git_index_entry e{};
+    e.ctime.seconds = static_cast<int32_t>(st.st_ctim.tv_sec);
+    e.ctime.nanoseconds = static_cast<uint32_t>(st.st_ctim.tv_nsec);
+    e.mtime.seconds = static_cast<int32_t>(st.st_mtim.tv_sec);
+    e.mtime.nanoseconds = static_cast<uint32_t>(st.st_mtim.tv_nsec);
+    e.dev = static_cast<uint32_t>(st.st_dev);
+    e.ino = static_cast<uint32_t>(st.st_ino);
+    e.mode = git_tree_entry_filemode(entry);
+    e.uid = st.st_uid;
+    e.gid = st.st_gid;
+    e.file_size = e.mode == GIT_FILEMODE_COMMIT ? 0 : static_cast<uint32_t>(st.st_size);
+    e.id = *git_tree_entry_id(entry);
+    e.path = relative.constData();
+    if (git_index_add(index, &e) != 0)
+        return fail(ErrorCode::Internal, u"cannot add the file to the index: %1"_s.arg(lastGitError()), where);
+    return {};
+}
+
 Status writeDir(git_repository *repo, const git_tree *tree, const QByteArray &dir, const QString &relative,
-                const CancelToken &cancel, int depth)
+                const CancelToken &cancel, int depth, git_index *index, qsizetype rootLength)
 {
     if (depth > MaxDepth)
         return fail(ErrorCode::Invalid, u"the tree is nested more than %1 levels deep"_s.arg(MaxDepth), relative);
@@ -116,7 +145,7 @@ Status writeDir(git_repository *repo, const git_tree *tree, const QByteArray &di
             if (git_tree_lookup(&rawSub, repo, git_tree_entry_id(entry)) != 0)
                 return fail(ErrorCode::Internal, u"cannot read the tree: %1"_s.arg(lastGitError()), where);
             std::unique_ptr<git_tree, TreeDeleter> sub(rawSub);
-            if (Status ok = writeDir(repo, sub.get(), path, where, cancel, depth + 1); !ok)
+            if (Status ok = writeDir(repo, sub.get(), path, where, cancel, depth + 1, index, rootLength); !ok)
                 return ok;
             break;
         }
@@ -141,6 +170,9 @@ Status writeDir(git_repository *repo, const git_tree *tree, const QByteArray &di
                         u"the tree holds an entry of unknown mode %1"_s.arg(git_tree_entry_filemode(entry), 0, 8),
                         where);
         }
+        if (git_tree_entry_filemode(entry) != GIT_FILEMODE_TREE)
+            if (Status ok = indexEntry(index, path, rootLength, entry, where); !ok)
+                return ok;
     }
     return {};
 }
@@ -155,9 +187,11 @@ QString lastGitError()
     return QString::fromUtf8(error->message);
 }
 
-Status writeTree(git_repository *repo, const git_tree *tree, const QString &target, const CancelToken &cancel)
+Status writeTree(git_repository *repo, const git_tree *tree, const QString &target, const CancelToken &cancel,
+                 git_index *index)
 {
-    return writeDir(repo, tree, QFile::encodeName(target), {}, cancel, 0);
+    const QByteArray root = QFile::encodeName(target);
+    return writeDir(repo, tree, root, {}, cancel, 0, index, root.size());
 }
 
 } // namespace pando::adapters::git::detail

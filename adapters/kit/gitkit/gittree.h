@@ -8,13 +8,16 @@
 
 #include <QString>
 
+struct git_index;
 struct git_repository;
 struct git_tree;
 
 namespace pando::adapters::git::detail {
 
-// target must be an existing, empty directory this call alone writes to.
-Status writeTree(git_repository *repo, const git_tree *tree, const QString &target, const CancelToken &cancel);
+// target must be an existing, empty directory this call alone writes to (bar a .git directory,
+// which no tree entry may name). Each file written is also added to index when one is given.
+Status writeTree(git_repository *repo, const git_tree *tree, const QString &target, const CancelToken &cancel,
+                 git_index *index = nullptr);
 
 // The last libgit2 error as text ("unknown libgit2 error" when there is none).
 QString lastGitError();

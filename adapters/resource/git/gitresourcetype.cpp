@@ -1,9 +1,11 @@
 #include "adapters/resource/git/gitresourcetype.h"
 
+#include "adapters/api/resourceio.h"
+#include "adapters/resource/git/gitsource.h"
+
 #include "adapters/kit/gitkit/gitptr.h"
 #include "adapters/kit/gitkit/gittree.h"
 
-#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -16,20 +18,14 @@
 namespace pando::adapters::git {
 
 using namespace Qt::StringLiterals;
+using detail::GitSourceConfig;
 using detail::lastGitError;
+using detail::parseSource;
 
 namespace {
 
 // A history walk stops here: a check never reports more new commits than this at once.
 constexpr int MaxNewVersions = 10000;
-
-struct GitSourceConfig {
-    QString uri;
-    QString branch;
-    QStringList paths;
-    QStringList ignorePaths;
-    QString tagFilter;
-};
 
 Result<QStringList> stringList(const QJsonObject &source, const QString &key)
 {
@@ -48,30 +44,6 @@ Result<QStringList> stringList(const QJsonObject &source, const QString &key)
         out << array.at(i).toString();
     }
     return out;
-}
-
-Result<GitSourceConfig> parseSource(const QJsonObject &source)
-{
-    GitSourceConfig config;
-    const QJsonValue uri = source.value(u"uri"_s);
-    if (!uri.isString() || uri.toString().isEmpty())
-        return fail(ErrorCode::Invalid, u"the git resource needs a uri"_s, u"source.uri"_s);
-    config.uri = uri.toString();
-    for (const auto &[key, target] : {std::pair{u"branch"_s, &config.branch}, {u"tag_filter"_s, &config.tagFilter}}) {
-        const QJsonValue value = source.value(key);
-        if (!value.isUndefined() && !value.isNull() && !value.isString())
-            return fail(ErrorCode::Invalid, u"must be a string"_s, u"source."_s + key);
-        *target = value.toString();
-    }
-    Result<QStringList> paths = stringList(source, u"paths"_s);
-    if (!paths)
-        return std::unexpected(paths.error());
-    config.paths = *paths;
-    Result<QStringList> ignore = stringList(source, u"ignore_paths"_s);
-    if (!ignore)
-        return std::unexpected(ignore.error());
-    config.ignorePaths = *ignore;
-    return config;
 }
 
 QString oidText(const git_oid &oid)
@@ -144,9 +116,24 @@ bool anyMatch(const QStringList &patterns, const QString &path)
                        [&](const QString &pattern) { return matchPathGlob(pattern, path); });
 }
 
-// Whether the commit changed something the filter cares about.
+bool messagePasses(const QString &message, const GitSourceConfig &config)
+{
+    if (config.ciSkip && (message.contains(u"[ci skip]"_s) || message.contains(u"[skip ci]"_s)))
+        return false;
+    const auto holds = [&message](const QString &text) {
+        return message.contains(text);
+    };
+    if (std::any_of(config.excludeMessages.begin(), config.excludeMessages.end(), holds))
+        return false;
+    return config.includeMessages.isEmpty() ||
+           std::any_of(config.includeMessages.begin(), config.includeMessages.end(), holds);
+}
+
+// Whether the commit's message and the paths it changed are ones the filters let through.
 Result<bool> commitPasses(git_repository *repo, git_commit *commit, const GitSourceConfig &config)
 {
+    if (!messagePasses(QString::fromUtf8(git_commit_message(commit)), config))
+        return false;
     if (config.paths.isEmpty() && config.ignorePaths.isEmpty())
         return true;
     git_tree *rawTree = nullptr;
@@ -270,23 +257,97 @@ Result<QList<Version>> checkTags(git_repository *repo, const Version &from, cons
     return QList<Version>{all.last()};
 }
 
-QString signatureText(const git_signature *signature)
-{
-    if (!signature)
-        return {};
-    return QString::fromUtf8(signature->name) + u" <"_s + QString::fromUtf8(signature->email) + u'>';
-}
-
-QString signatureTime(const git_signature *signature)
-{
-    if (!signature)
-        return {};
-    const QDateTime time =
-        QDateTime::fromSecsSinceEpoch(signature->when.time, Qt::OffsetFromUTC, signature->when.offset * 60);
-    return time.toString(Qt::ISODate);
-}
-
 } // namespace
+
+namespace detail {
+
+Result<GitSourceConfig> parseSource(const QJsonObject &source)
+{
+    GitSourceConfig config;
+    const QJsonValue uri = source.value(u"uri"_s);
+    if (!uri.isString() || uri.toString().isEmpty())
+        return fail(ErrorCode::Invalid, u"the git resource needs a uri"_s, u"source.uri"_s);
+    config.uri = uri.toString();
+    for (const auto &[key, target] : {std::pair{u"branch"_s, &config.branch}, {u"tag_filter"_s, &config.tagFilter}}) {
+        const QJsonValue value = source.value(key);
+        if (!value.isUndefined() && !value.isNull() && !value.isString())
+            return fail(ErrorCode::Invalid, u"must be a string"_s, u"source."_s + key);
+        *target = value.toString();
+    }
+    Result<QStringList> paths = stringList(source, u"paths"_s);
+    if (!paths)
+        return std::unexpected(paths.error());
+    config.paths = *paths;
+    Result<QStringList> ignore = stringList(source, u"ignore_paths"_s);
+    if (!ignore)
+        return std::unexpected(ignore.error());
+    config.ignorePaths = *ignore;
+    bool disableCiSkip = false;
+    if (Status ok = readFlags(source, {{u"disable_ci_skip"_s, &disableCiSkip}}, u"source."_s); !ok)
+        return std::unexpected(ok.error());
+    config.ciSkip = !disableCiSkip;
+    const QJsonValue filter = source.value(u"commit_filter"_s);
+    if (!filter.isUndefined() && !filter.isNull()) {
+        if (!filter.isObject())
+            return fail(ErrorCode::Invalid, u"must be a map with exclude and include"_s, u"source.commit_filter"_s);
+        for (const auto &[key, target] :
+             {std::pair{u"exclude"_s, &config.excludeMessages}, std::pair{u"include"_s, &config.includeMessages}}) {
+            Result<QStringList> texts = stringList(filter.toObject(), key);
+            if (!texts) {
+                Error error = texts.error();
+                error.where = u"source.commit_filter."_s + key;
+                return std::unexpected(error);
+            }
+            *target = *texts;
+        }
+    }
+    // What Concourse's git resource does that Pando's does not: refused, not silently skipped.
+    static const QList<std::pair<QString, QString>> refused{
+        {u"git_crypt_key"_s, u"git-crypt is not applied: the files would stay encrypted"_s},
+        {u"commit_verification_keys"_s, u"commit signatures are not verified"_s},
+        {u"commit_verification_key_ids"_s, u"commit signatures are not verified"_s},
+        {u"https_tunnel"_s, u"ssh is not tunnelled through an HTTPS proxy"_s},
+        {u"skip_ssl_verification"_s, u"TLS certificates of git remotes are always checked"_s},
+    };
+    for (const auto &[key, why] : refused) {
+        const QJsonValue value = source.value(key);
+        if (value.isUndefined() || value.isNull() || value == QJsonValue(false) || value == QJsonValue(u"false"_s) ||
+            value == QJsonValue(QJsonArray()))
+            continue;
+        return fail(ErrorCode::Invalid, why, u"source."_s + key,
+                    key == u"skip_ssl_verification"_s
+                        ? u"trust the server's CA on the machine running Pando, or use an ssh:// uri"_s
+                        : u"remove it, or use a resource type that does this"_s);
+    }
+    // Who the remote is told we are; never logged.
+    QString key;
+    if (Status ok = readTexts(source,
+                              {{u"username"_s, &config.credentials.username},
+                               {u"password"_s, &config.credentials.httpsToken},
+                               {u"private_key"_s, &key},
+                               {u"private_key_passphrase"_s, &config.credentials.sshPassphrase}},
+                              u"source."_s);
+        !ok)
+        return std::unexpected(ok.error());
+    config.credentials.sshPrivateKey = key.toUtf8();
+    return config;
+}
+
+GitMirrors GitSourceConfig::mirrors(const QString &cacheRoot, GitCredentials defaults) const
+{
+    if (!credentials.username.isEmpty() || !credentials.httpsToken.isEmpty() || !credentials.sshPrivateKey.isEmpty()) {
+        defaults.username = credentials.username;
+        defaults.httpsToken = credentials.httpsToken;
+        if (!credentials.sshPrivateKey.isEmpty()) {
+            defaults.sshPrivateKey = credentials.sshPrivateKey;
+            defaults.sshPassphrase = credentials.sshPassphrase;
+            defaults.useSshAgent = false;
+        }
+    }
+    return GitMirrors(cacheRoot, std::move(defaults));
+}
+
+} // namespace detail
 
 bool matchPathGlob(const QString &pattern, const QString &path)
 {
@@ -326,7 +387,7 @@ bool tagNameLess(const QString &a, const QString &b)
 }
 
 GitResourceType::GitResourceType(QString cacheRoot, GitCredentials credentials)
-    : m_source(std::move(cacheRoot), std::move(credentials))
+    : m_cacheRoot(std::move(cacheRoot)), m_credentials(std::move(credentials))
 {}
 
 GitResourceType::~GitResourceType() = default;
@@ -342,14 +403,15 @@ Result<QList<Version>> GitResourceType::check(const QJsonObject &source, const V
             log(line);
     };
     // Fetches the mirror and resolves the branch (empty: the remote's default).
-    Result<QString> head = m_source.resolve(config->uri, config->branch, cancel, progress);
+    GitMirrors mirrors = config->mirrors(m_cacheRoot, m_credentials);
+    Result<QString> head = mirrors.resolve(config->uri, config->branch, cancel, progress);
     if (!head) {
         Error error = head.error();
         if (error.where == u"ref"_s)
             error.where = u"source.branch"_s;
         return std::unexpected(error);
     }
-    Result<RepoPtr> repo = openMirror(m_source.mirrorPath(config->uri));
+    Result<RepoPtr> repo = openMirror(mirrors.mirrorPath(config->uri));
     if (!repo)
         return std::unexpected(repo.error());
     if (!config->tagFilter.isEmpty())
@@ -358,73 +420,6 @@ Result<QList<Version>> GitResourceType::check(const QJsonObject &source, const V
     if (!headOid)
         return std::unexpected(headOid.error());
     return checkBranch(repo->get(), *headOid, from, *config, cancel);
-}
-
-Result<VersionMetadata> GitResourceType::in(const QJsonObject &source, const Version &version, const QJsonObject &,
-                                            const QString &dir, const BuildMetadata &, const CancelToken &cancel,
-                                            const LogSink &log)
-{
-    Result<GitSourceConfig> config = parseSource(source);
-    if (!config)
-        return std::unexpected(config.error());
-    const QString ref = version.value(u"ref"_s);
-    if (ref.isEmpty())
-        return fail(ErrorCode::Invalid, u"a git version needs a ref"_s, u"version.ref"_s);
-    const QDir target(dir);
-    if (!target.exists())
-        return fail(ErrorCode::Invalid, u"the directory does not exist"_s, dir);
-    if (!target.isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System))
-        return fail(ErrorCode::Invalid, u"the directory is not empty"_s, dir);
-
-    const auto progress = [&log](const QString &line) {
-        if (log)
-            log(line);
-    };
-    Result<QString> commitId = m_source.resolve(config->uri, ref, cancel, progress);
-    if (!commitId) {
-        Error error = commitId.error();
-        if (error.where == u"ref"_s)
-            error.where = u"version.ref"_s;
-        return std::unexpected(error);
-    }
-    Result<RepoPtr> repo = openMirror(m_source.mirrorPath(config->uri));
-    if (!repo)
-        return std::unexpected(repo.error());
-    Result<git_oid> oid = parseOid(*commitId);
-    if (!oid)
-        return std::unexpected(oid.error());
-    git_commit *rawCommit = nullptr;
-    if (git_commit_lookup(&rawCommit, repo->get(), &*oid) != 0)
-        return fail(ErrorCode::Internal, u"cannot read commit %1: %2"_s.arg(*commitId, lastGitError()), config->uri);
-    CommitPtr commit(rawCommit);
-    git_tree *rawTree = nullptr;
-    if (git_commit_tree(&rawTree, commit.get()) != 0)
-        return fail(ErrorCode::Internal, u"cannot read the tree of %1: %2"_s.arg(*commitId, lastGitError()),
-                    config->uri);
-    TreePtr tree(rawTree);
-    if (Status ok = detail::writeTree(repo->get(), tree.get(), target.absolutePath(), cancel); !ok)
-        return std::unexpected(ok.error());
-
-    VersionMetadata result;
-    result.version = version;
-    result.version.insert(u"ref"_s, *commitId);
-    result.metadata.append({u"commit"_s, *commitId});
-    result.metadata.append({u"author"_s, signatureText(git_commit_author(commit.get()))});
-    result.metadata.append({u"author_date"_s, signatureTime(git_commit_author(commit.get()))});
-    result.metadata.append({u"committer"_s, signatureText(git_commit_committer(commit.get()))});
-    result.metadata.append({u"message"_s, QString::fromUtf8(git_commit_message(commit.get())).trimmed()});
-    if (!config->branch.isEmpty())
-        result.metadata.append({u"branch"_s, config->branch});
-    if (version.contains(u"tag"_s))
-        result.metadata.append({u"tag"_s, version.value(u"tag"_s)});
-    return result;
-}
-
-Result<VersionMetadata> GitResourceType::out(const QJsonObject &, const QJsonObject &, const QString &,
-                                             const BuildMetadata &, const CancelToken &, const LogSink &)
-{
-    return fail(ErrorCode::Invalid, u"the git resource cannot put yet"_s, u"put"_s,
-                u"push from a task step, or define a shell resource type whose out command pushes"_s);
 }
 
 } // namespace pando::adapters::git

@@ -1,16 +1,22 @@
 #pragma once
-// The built-in `git` resource type: check finds new commits on a branch (optionally only those
-// touching `paths` and not only `ignore_paths`), or new tags matching `tag_filter`; in writes
-// the tree of one commit into a directory. Fetching goes through the git source adapter's
-// mirror cache (adapters/kit/gitkit, libgit2), so pipelines and deploys share one mirror per
-// repository.
+// The built-in `git` resource type, as Concourse's: check finds new commits on a branch
+// (optionally only those touching `paths` and not only `ignore_paths`), or new tags matching
+// `tag_filter`; in leaves a repository checked out at one commit; out pushes a repository a task
+// left. Fetching and pushing go through gitkit's mirror cache (libgit2), so pipelines and deploys
+// share one mirror per repository (gitresourceio.cpp has in and out).
 //
-//   source: uri (required), branch (default: the remote's default branch),
-//           paths: [globs], ignore_paths: [globs], tag_filter: "v*"
+//   source: uri (required), branch (default: the remote's default branch; a put needs one),
+//           paths: [globs], ignore_paths: [globs], tag_filter: "v*",
+//           username, password, private_key, private_key_passphrase (never logged)
 //   version: {"ref": full commit id} (plus {"tag": name} with tag_filter)
-//   in:     the tree (files, executable bits, symlinks kept, never followed; no .git) and
-//           metadata: commit, author, author_date, committer, message (and tag)
-//   out:    not supported yet (fails with a clear error)
+//   in:     the tree (files, executable bits, symlinks kept, never followed) and a .git of its
+//           own: HEAD detached at the commit, the branch at it too, origin the uri, and the files
+//           .git/ref, short_ref, commit_message, committer, committer_name, author, author_date,
+//           committer_date, describe_ref, metadata.json; params short_ref_format, clean_tags
+//           (depth, submodules, disable_git_lfs, fetch_tags are accepted: the whole history is
+//           there, submodules are empty directories, LFS pointers stay pointers)
+//   out:    params repository (required), branch, rebase | merge (+ returning), force, tag,
+//           tag_prefix, annotate, only_tag; notes is refused. Version: {"ref": the pushed commit}
 //
 // Globs: `*` and `?` stay within one path segment, `**` spans segments, `[...]` is a class;
 // a pattern naming a directory also matches everything below it ("src" matches "src/a.c").
@@ -49,7 +55,8 @@ public:
                                 const BuildMetadata &build, const CancelToken &cancel, const LogSink &log) override;
 
 private:
-    GitMirrors m_source;
+    QString m_cacheRoot;
+    GitCredentials m_credentials; // when a source names none
 };
 
 } // namespace pando::adapters::git

@@ -1,5 +1,6 @@
 // The git resource type against real repositories made by the git CLI (GitFixture): branch
-// history after a version, paths and ignore_paths filters, tag_filter, and in's tree.
+// history after a version, paths and ignore_paths filters, tag_filter, and in's tree (the
+// repository a get leaves and what a put pushes: tst_gitput).
 
 #include "adapters/resource/git/gitresourcetype.h"
 #include "tests/support/component.h"
@@ -58,7 +59,7 @@ private Q_SLOTS:
     void inWritesTreeAndMetadata();
     void unknownRef();
     void invalidSource();
-    void putIsNotSupported();
+    void messageFilters();
 
 private:
     QJsonObject source(const QJsonObject &extra = {}) const
@@ -255,7 +256,7 @@ void TestGitResource::inWritesTreeAndMetadata()
     QVERIFY(QFileInfo(dir.filePath(u"link"_s)).isSymLink());
     QCOMPARE(QFileInfo(dir.filePath(u"link"_s)).symLinkTarget(),
              QFileInfo(dir.filePath(u"README"_s)).absoluteFilePath());
-    QVERIFY(!QFileInfo::exists(dir.filePath(u".git"_s)));
+    QVERIFY(QFileInfo(dir.filePath(u".git"_s)).isDir()); // what it holds: tst_gitput
 
     QMap<QString, QString> metadata;
     for (const auto &[name, value] : result->metadata)
@@ -298,14 +299,47 @@ void TestGitResource::invalidSource()
     QCOMPARE(badPaths.error().where, u"source.paths"_s);
     auto badUrl = m_type->check(QJsonObject{{u"uri"_s, u"ext::sh -c touch% /tmp/pwned"_s}}, {}, {}, {});
     QVERIFY(!badUrl);
+    // What Pando's git resource does not do is refused with the reason, never skipped quietly.
+    for (const QString &key :
+         {u"git_crypt_key"_s, u"commit_verification_keys"_s, u"https_tunnel"_s, u"skip_ssl_verification"_s}) {
+        const QJsonValue value = key == u"commit_verification_keys"_s ? QJsonValue(QJsonArray{u"KEY"_s})
+                                 : key == u"skip_ssl_verification"_s  ? QJsonValue(true)
+                                                                      : QJsonValue(u"x"_s);
+        auto refused = m_type->check(source({{key, value}}), {}, {}, {});
+        QVERIFY2(!refused, qPrintable(key));
+        QCOMPARE(refused.error().where, u"source."_s + key);
+    }
+    PANDO_VERIFY_OK(
+        m_type->check(source({{u"skip_ssl_verification"_s, false}, {u"git_config"_s, QJsonArray{}}}), {}, {}, {}));
 }
 
-void TestGitResource::putIsNotSupported()
+// Concourse's message rules: "[ci skip]" and "[skip ci]" commits are no versions unless
+// disable_ci_skip; commit_filter's exclude and include are plain text.
+void TestGitResource::messageFilters()
 {
-    QTemporaryDir dir;
-    auto r = m_type->out(source(), {}, dir.path(), {}, {}, {});
-    QVERIFY(!r);
-    QVERIFY(r.error().message.contains(u"cannot put yet"_s));
+    const QString url = m_git->createRepository(u"messages"_s);
+    QStringList ids;
+    for (const QString &message : {u"first"_s, u"docs only [ci skip]"_s, u"feature [skip deploy]"_s, u"fix: a bug"_s}) {
+        ids << m_git->commit(u"messages"_s, u"main"_s, {{u"log"_s, GitFile{message.toUtf8()}}}, message);
+        QVERIFY(!ids.last().isEmpty());
+    }
+    const auto check = [&](const QJsonObject &extra) {
+        QJsonObject s{{u"uri"_s, url}};
+        for (auto it = extra.begin(); it != extra.end(); ++it)
+            s.insert(it.key(), it.value());
+        auto versions = m_type->check(s, at(ids[0]), {}, {});
+        return versions ? refs(*versions) : QStringList{versions.error().text()};
+    };
+    QCOMPARE(check({}), (QStringList{ids[2], ids[3]}));
+    QCOMPARE(check({{u"disable_ci_skip"_s, true}}), ids.mid(1));
+    QCOMPARE(check({{u"commit_filter"_s, QJsonObject{{u"exclude"_s, QJsonArray{u"[skip deploy]"_s}}}}}),
+             QStringList{ids[3]});
+    QCOMPARE(check({{u"commit_filter"_s, QJsonObject{{u"include"_s, QJsonArray{u"feature"_s, u"nothing"_s}}}}}),
+             QStringList{ids[2]});
+    auto bad =
+        m_type->check(QJsonObject{{u"uri"_s, url}, {u"commit_filter"_s, QJsonObject{{u"exclude"_s, 3}}}}, {}, {}, {});
+    QVERIFY(!bad);
+    QCOMPARE(bad.error().where, u"source.commit_filter.exclude"_s);
 }
 
 QTEST_GUILESS_MAIN(TestGitResource)

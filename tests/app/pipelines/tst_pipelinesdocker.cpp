@@ -89,6 +89,7 @@ private Q_SLOTS:
     void acrossRunsEveryCombination();
     void aReleaseTrainOnS3AndSemver();
     void aTaskRunsInAnImageFromARegistry();
+    void aReleaseIsTaggedInGit();
     void anotherUserReadsInputsAndWritesOutputs();
     void timeoutErrorsAndLeavesNoContainer();
     void abortStopsTheRunningStep();
@@ -580,6 +581,36 @@ void TestPipelinesDocker::aReleaseTrainOnS3AndSemver()
     QVERIFY2(shipped->status == core::RunStatus::Succeeded, qPrintable(shipped->error + output));
     QVERIFY2(output.contains(QLatin1String("payload-1.1.0")), qPrintable(output));
     QVERIFY2(output.contains(server.endpoint() + QLatin1String("/releases/builds/app-1.1.0.tgz")), qPrintable(output));
+}
+
+// Concourse's tagging of a release: a get of the repository (whose .git the task reads), a task
+// that works out the version, and a put that tags the commit it got, leaving the branch alone.
+void TestPipelinesDocker::aReleaseIsTaggedInGit()
+{
+    const QString repo = m_fx->git().createRepository(QStringLiteral("tagged"));
+    const QString commit = m_fx->git().commit(QStringLiteral("tagged"), QStringLiteral("main"),
+                                              {{QStringLiteral("README"), GitFile{"tag me\n"}}}, QStringLiteral("one"));
+    QVERIFY(!commit.isEmpty());
+    const QByteArray config =
+        "resources:\n  - name: repo\n    type: git\n    source: { uri: \"" + repo.toUtf8() +
+        "\", branch: main }\n"
+        "jobs:\n  - name: release\n    plan:\n      - get: repo\n" +
+        taskItem(6, "version",
+                 "echo built $(cat repo/.git/ref) short $(cat repo/.git/short_ref); echo 2.0.0 > version/number",
+                 "repo", "version") +
+        "      - put: repo\n        params: {repository: repo, tag: version/number, tag_prefix: v, only_tag: true}\n";
+    auto set = service().setPipeline(QStringLiteral("tagging"), config, {}, false, Actor{});
+    QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
+    auto triggered = service().triggerJob(QStringLiteral("tagging"), QStringLiteral("release"), Actor{});
+    QVERIFY2(triggered, qPrintable(triggered ? QString() : triggered.error().text()));
+    const RunRecord run = waitRun(triggered->run.id);
+    const QString output = outputOf(run.id).join(u'\n');
+    QVERIFY2(run.status == core::RunStatus::Succeeded, qPrintable(run.error + output));
+    QVERIFY2(output.contains(QStringLiteral("built %1 short %2").arg(commit, commit.left(7))), qPrintable(output));
+    const QString bare = m_fx->git().barePath(QStringLiteral("tagged"));
+    QCOMPARE(m_fx->git().git({QStringLiteral("rev-parse"), QStringLiteral("v2.0.0")}, bare).value_or(QString()),
+             commit);
+    QCOMPARE(m_fx->git().git({QStringLiteral("rev-parse"), QStringLiteral("main")}, bare).value_or(QString()), commit);
 }
 
 // Concourse's way to run a task in an image from a registry: a registry-image get, then the
