@@ -58,6 +58,8 @@ inline constexpr Flag Var{"var", "NAME=VALUE",
                           "a var's value as text, over the vars file (repeat it; NAME may be a.field)", false, true};
 inline constexpr Flag YamlVar{"yaml-var", "NAME=YAML",
                               "a var's value as YAML, any list or mapping (repeat it; fly's -y)", false, true};
+inline constexpr Flag InstanceVar{"instance-var", "NAME=VALUE",
+                                  "sets the instance of NAME with this var (repeat it; fly's -i)", false, true};
 inline constexpr Flag Yes{"yes", "", "go ahead without asking"};
 inline constexpr Flag Unpaused{"unpaused", "", "a new pipeline starts running (default: paused, as fly)"};
 inline constexpr Flag Strict{"strict", "", "fail on what is otherwise a note: unread keys, vars left for run time"};
@@ -109,14 +111,15 @@ inline constexpr Flag NoBrowser{"no-browser", "", "print the forge's address ins
 
 // Every flag any command takes, the global ones first: what the parser knows by name.
 inline constexpr const Flag *Catalogue[] = {
-    &Server,       &Token,   &TokenFile,   &Json,         &Help,         &Version,    &File,     &Ref,       &Wait,
-    &Quiet,        &Tty,     &NoWait,      &KeepData,     &DeleteData,   &Follow,     &Tail,     &Limit,     &Config,
-    &Vars,         &Var,     &YamlVar,     &Yes,          &Watch,        &Pipeline,   &Install,  &FromFile,  &Actor,
-    &Action,       &Object,  &Since,       &Until,        &Status,       &All,        &Reason,   &Username,  &Role,
-    &Scope,        &Expires, &Out,         &Force,        &AllPipelines, &Step,       &Diff,     &Port,      &To,
-    &Url,          &Kind,    &Owner,       &TokenUser,    &SshKey,       &KnownHosts, &Given,    &PublicUrl, &GitHubApp,
-    &Installation, &AppKey,  &OAuthClient, &CallbackPort, &NoBrowser,    &From,       &ForceRun, &Unpaused,  &Async,
-    &Strict,       &Write,
+    &Server,   &Token,        &TokenFile,    &Json,       &Help,     &Version,     &File,      &Ref,
+    &Wait,     &Quiet,        &Tty,          &NoWait,     &KeepData, &DeleteData,  &Follow,    &Tail,
+    &Limit,    &Config,       &Vars,         &Var,        &YamlVar,  &InstanceVar, &Yes,       &Watch,
+    &Pipeline, &Install,      &FromFile,     &Actor,      &Action,   &Object,      &Since,     &Until,
+    &Status,   &All,          &Reason,       &Username,   &Role,     &Scope,       &Expires,   &Out,
+    &Force,    &AllPipelines, &Step,         &Diff,       &Port,     &To,          &Url,       &Kind,
+    &Owner,    &TokenUser,    &SshKey,       &KnownHosts, &Given,    &PublicUrl,   &GitHubApp, &Installation,
+    &AppKey,   &OAuthClient,  &CallbackPort, &NoBrowser,  &From,     &ForceRun,    &Unpaused,  &Async,
+    &Strict,   &Write,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags

@@ -17,13 +17,17 @@ struct GrantObject {
     QString name;
 };
 
-// "hello" and "app/hello" are the app hello, "pipeline/ci" the pipeline ci; nullopt otherwise.
+// "hello" and "app/hello" are the app hello, "pipeline/ci" the pipeline ci (and
+// "pipeline/preview/branch:main" an instance of preview); nullopt otherwise.
 std::optional<GrantObject> parseGrantObject(const QString &object)
 {
-    const QStringList parts = object.split(QLatin1Char('/'));
-    if (parts.size() == 1 && !parts[0].isEmpty())
-        return GrantObject{client::GrantKind::App, QStringLiteral("app"), parts[0]};
-    if (parts.size() != 2 || parts[1].isEmpty())
+    // Split at the first '/' only: an instanced pipeline's name holds more (pipeline/preview/branch:main).
+    const qsizetype slash = object.indexOf(QLatin1Char('/'));
+    if (slash < 0)
+        return object.isEmpty() ? std::nullopt
+                                : std::optional(GrantObject{client::GrantKind::App, QStringLiteral("app"), object});
+    const QStringList parts{object.left(slash), object.mid(slash + 1)};
+    if (parts[1].isEmpty() || (parts[0] != QLatin1String("pipeline") && parts[1].contains(QLatin1Char('/'))))
         return std::nullopt;
     if (parts[0] == QLatin1String("app"))
         return GrantObject{client::GrantKind::App, QStringLiteral("app"), parts[1]};

@@ -8,6 +8,7 @@
 #include "prompt.h"
 
 #include "core/pipelines/config/format.h"
+#include "core/pipelines/config/instancename.h"
 #include "core/pipelines/config/pipelineconfig.h"
 #include "core/pipelines/template/interpolate.h"
 
@@ -60,7 +61,27 @@ QString colouredDiffLine(const QString &line)
     return QLatin1String(colour) + line + QStringLiteral("\033[0m");
 }
 
-void applyPipeline(Cli &cli, client::Api::PipelineSet set);
+void applyPipeline(Cli &cli, const QString &name, client::Api::PipelineSet set);
+
+// The pipeline `set` names: NAME, or an instance of it (NAME/KEY:VALUE as fly's -p writes it,
+// -i KEY=VALUE as fly's -i), in the one form the install knows it by.
+Result<QString> pipelineToSet(const Args &args)
+{
+    auto identity = core::pipelines::parsePipelineName(args.arguments.value(0), QStringLiteral("NAME"));
+    if (!identity)
+        return std::unexpected(identity.error());
+    for (const QString &given : args.values(QStringLiteral("instance-var"))) {
+        const qsizetype equals = given.indexOf(QLatin1Char('='));
+        const QString where = QStringLiteral("--instance-var ") + given;
+        if (equals <= 0)
+            return fail(ErrorCode::Invalid, QStringLiteral("write NAME=VALUE"), where);
+        const QString key = given.left(equals);
+        if (identity->instanceVars.contains(key))
+            return fail(ErrorCode::Invalid, QStringLiteral("instance var %1 is given twice").arg(key), where);
+        identity->instanceVars.insert(key, core::pipelines::instanceVarValue(given.mid(equals + 1)));
+    }
+    return core::pipelines::instanceName(identity->group, identity->instanceVars, QStringLiteral("--instance-var"));
+}
 
 // -v NAME=VALUE and --yaml-var NAME=YAML as the API takes them.
 Result<QJsonArray> varFlagsOf(const Args &args)
@@ -109,7 +130,10 @@ Result<PipelineFiles> readPipelineFiles(const Args &args)
 
 void setPipeline(Cli &cli)
 {
-    const QString name = cli.args().arguments.value(0);
+    auto named = pipelineToSet(cli.args());
+    if (!named)
+        return cli.failWith(named.error());
+    const QString name = *named;
     auto files = readPipelineFiles(cli.args());
     if (!files)
         return cli.failWith(files.error());
@@ -158,7 +182,7 @@ void setPipeline(Cli &cli)
             }
         }
         cli.confirm(QStringLiteral("apply these changes?"), QStringLiteral("pipelines set ") + name,
-                    [&cli, set] { applyPipeline(cli, set); });
+                    [&cli, name, set] { applyPipeline(cli, name, set); });
     }));
 }
 
@@ -229,9 +253,8 @@ void validatePipeline(Cli &cli)
     cli.finish(ExitOk);
 }
 
-void applyPipeline(Cli &cli, client::Api::PipelineSet set)
+void applyPipeline(Cli &cli, const QString &name, client::Api::PipelineSet set)
 {
-    const QString name = cli.args().arguments.value(0);
     set.dryRun = false;
     cli.api().setPipeline(name, set, cli.handle([&cli, name](const client::ApiResponse &r) {
         if (cli.args().json) {
@@ -618,10 +641,16 @@ constexpr CommandDef PipelineTable[] = {
        {&flags::Vars, 'l'},
        {&flags::Var, 'v'},
        {&flags::YamlVar},
+       {&flags::InstanceVar, 'i'},
        {&flags::Unpaused},
        {&flags::Yes, 'y'}}},
      "show the changes, ask, then set the pipeline",
-     &setPipeline},
+     &setPipeline,
+     Needs::Token,
+     nullptr,
+     "NAME/KEY:VALUE[,KEY:VALUE] or -i KEY=VALUE sets one instance of NAME (an instanced pipeline, as\n"
+     "fly's -p NAME/KEY:VALUE and -i): a pipeline of its own, whose instance vars are vars of its\n"
+     "config. Other commands name it as set prints it, quoted for the shell."},
     {"pipelines",
      "validate",
      "",

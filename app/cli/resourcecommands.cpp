@@ -5,6 +5,8 @@
 #include "commands.h"
 #include "output.h"
 
+#include "core/pipelines/config/instancename.h"
+
 #include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -17,10 +19,10 @@ namespace {
 // "PIPELINE/RESOURCE", both parts present.
 std::optional<std::pair<QString, QString>> splitTarget(const QString &value)
 {
-    const QStringList parts = value.split(QLatin1Char('/'));
-    if (parts.size() != 2 || parts[0].isEmpty() || parts[1].isEmpty())
+    auto parts = core::pipelines::splitPipelinePath(value);
+    if (parts.first.isEmpty() || parts.second.isEmpty() || parts.second.contains(QLatin1Char('/')))
         return std::nullopt;
-    return std::pair{parts[0], parts[1]};
+    return parts;
 }
 
 Status checkTarget(const Args &args)

@@ -6,6 +6,8 @@
 #include "commands.h"
 #include "output.h"
 
+#include "core/pipelines/config/instancename.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -71,9 +73,10 @@ void waitingApprovals(const QJsonArray &steps, QStringList &lines)
 // "PIPELINE/JOB" with both parts; "PIPELINE" too when jobOptional.
 Status checkPipelineJob(const QString &value, bool jobOptional, const QString &where)
 {
-    const QStringList parts = value.split(QLatin1Char('/'));
-    const bool ok = (parts.size() == 2 && !parts[0].isEmpty() && !parts[1].isEmpty()) ||
-                    (jobOptional && parts.size() == 1 && !parts[0].isEmpty());
+    const auto [pipeline, job] = core::pipelines::splitPipelinePath(value);
+    // "ci/" names a job and leaves it out.
+    const bool namesJob = value.size() > pipeline.size();
+    const bool ok = !pipeline.isEmpty() && !job.contains(QLatin1Char('/')) && (namesJob ? !job.isEmpty() : jobOptional);
     if (ok)
         return {};
     return fail(ErrorCode::Invalid,
@@ -132,7 +135,8 @@ void listJobs(Cli &cli)
 
 void setJobPaused(Cli &cli, bool pause)
 {
-    const QStringList parts = cli.args().arguments.value(0).split(QLatin1Char('/'));
+    const auto [pipeline, job] = core::pipelines::splitPipelinePath(cli.args().arguments.value(0));
+    const QStringList parts{pipeline, job};
     cli.api().setJobPaused(parts[0], parts[1], pause, cli.handle([&cli, parts, pause](const client::ApiResponse &r) {
         if (cli.args().json)
             printJson(r.json);
@@ -148,7 +152,8 @@ void setJobPaused(Cli &cli, bool pause)
 
 void triggerJob(Cli &cli)
 {
-    const QStringList parts = cli.args().arguments.value(0).split(QLatin1Char('/'));
+    const auto [pipeline, job] = core::pipelines::splitPipelinePath(cli.args().arguments.value(0));
+    const QStringList parts{pipeline, job};
     cli.api().triggerJob(parts[0], parts[1], cli.args().has(QStringLiteral("force")),
                          cli.handle([&cli](const client::ApiResponse &r) {
                              const QString id = str(r.json, "id");
@@ -169,7 +174,8 @@ void triggerJob(Cli &cli)
 void listRuns(Cli &cli)
 {
     const QString target = cli.args().arguments.value(0);
-    const QStringList parts = target.split(QLatin1Char('/'));
+    const auto [pipeline, job] = core::pipelines::splitPipelinePath(target);
+    const QStringList parts{pipeline, job};
     cli.api().runs(target.isEmpty() ? QString() : parts.value(0), parts.value(1),
                    cli.args().count(QStringLiteral("limit")), cli.handle([&cli](const client::ApiResponse &r) {
                        if (cli.args().json) {

@@ -80,6 +80,11 @@ Pane {
             onCurrentIndexChanged: if (currentIndex >= 0)
                 root.pipelinesModel.selectedRow = currentIndex
             ScrollBar.vertical: ScrollBar {}
+            // An instanced pipeline's instances sit under their group's name, as in Concourse: the
+            // first row of a group carries the header (the view's section, without a section
+            // delegate, which Qt 6.4 does not create in a Bound file).
+            section.property: "instanceGroup"
+            section.criteria: ViewSection.FullString
 
             delegate: ItemDelegate {
                 id: row
@@ -88,7 +93,11 @@ Pane {
                 required property bool paused
                 required property int lastRunState
                 required property string lastRunText
+                required property string instanceVars
+                required property string instanceGroup
                 readonly property PipelinesModel pipelinesModel: ListView.view.model as PipelinesModel
+                readonly property bool groupStart: row.instanceGroup !== ""
+                                                   && row.ListView.section !== row.ListView.previousSection
 
                 width: ListView.view.width
                 highlighted: ListView.isCurrentItem
@@ -102,37 +111,51 @@ Pane {
                     }
                 }
 
-                contentItem: RowLayout {
-                    spacing: 8
-                    // The last run's word is in the line beside it.
-                    StateMark {
-                        objectName: "stateMark"
-                        displayState: row.lastRunState
-                        showWord: false
-                        Layout.alignment: Qt.AlignVCenter
-                    }
-                    ColumnLayout {
-                        spacing: 0
-                        Layout.fillWidth: true
-                        Label {
-                            text: row.name
-                            font.bold: true
-                            elide: Text.ElideRight
-                            Layout.fillWidth: true
-                        }
-                        Label {
-                            text: row.lastRunText
-                            opacity: 0.75
-                            font.pointSize: 9
-                            elide: Text.ElideRight
-                            Layout.fillWidth: true
-                        }
-                    }
+                contentItem: ColumnLayout {
+                    spacing: 4
                     Label {
-                        visible: row.paused
-                        text: qsTr("paused")
-                        font.pointSize: 9
+                        objectName: "instanceGroupHeader"
+                        visible: row.groupStart
+                        text: row.instanceGroup
+                        font.bold: true
                         opacity: 0.8
+                        Accessible.name: qsTr("Instances of %1").arg(row.instanceGroup)
+                    }
+                    RowLayout {
+                        spacing: 8
+                        Layout.fillWidth: true
+                        // The last run's word is in the line beside it.
+                        StateMark {
+                            objectName: "stateMark"
+                            displayState: row.lastRunState
+                            showWord: false
+                            Layout.alignment: Qt.AlignVCenter
+                        }
+                        ColumnLayout {
+                            spacing: 0
+                            Layout.fillWidth: true
+                            Label {
+                                // An instance shows its vars under its group's header.
+                                text: row.instanceVars !== "" ? row.instanceVars : row.name
+                                leftPadding: row.instanceVars !== "" ? 12 : 0
+                                font.bold: true
+                                elide: Text.ElideRight
+                                Layout.fillWidth: true
+                            }
+                            Label {
+                                text: row.lastRunText
+                                opacity: 0.75
+                                font.pointSize: 9
+                                elide: Text.ElideRight
+                                Layout.fillWidth: true
+                            }
+                        }
+                        Label {
+                            visible: row.paused
+                            text: qsTr("paused")
+                            font.pointSize: 9
+                            opacity: 0.8
+                        }
                     }
                 }
             }

@@ -60,6 +60,8 @@ QHash<int, QByteArray> PipelinesModel::roleNames() const
         {ActionErrorRole, "actionError"},
         {HostExecutionRole, "hostExecution"},
         {SetByRole, "setBy"},
+        {InstanceGroupRole, "instanceGroup"},
+        {InstanceVarsRole, "instanceVars"},
     };
 }
 
@@ -80,6 +82,12 @@ QVariant PipelinesModel::roleValue(const Row &row, int role) const
     switch (role) {
     case NameRole:
         return p.value(u"name"_s).toString();
+    // A group's name never holds a '/': an instance's name is GROUP/KEY:VALUE[,...].
+    case InstanceGroupRole:
+        return p.value(u"name"_s).toString().contains(u'/') ? p.value(u"name"_s).toString().section(u'/', 0, 0)
+                                                            : QString();
+    case InstanceVarsRole:
+        return p.value(u"name"_s).toString().section(u'/', 1);
     case PausedRole:
         return p.value(u"paused"_s).toBool();
     case PausedReasonRole:

@@ -55,6 +55,10 @@ public:
         ActionErrorRole,   // why the last trigger/pause was refused
         HostExecutionRole, // an administrator allowed its tasks on the host
         SetByRole,         // the pipeline whose set_pipeline step created it; empty: a person
+        // An instanced pipeline ("preview/branch:feature-1"): its group ("preview") and instance
+        // vars ("branch:feature-1"); both empty for a pipeline that is no instance.
+        InstanceGroupRole,
+        InstanceVarsRole,
     };
     Q_ENUM(Role)
 

@@ -251,6 +251,8 @@ QJsonObject toJson(const Step &step)
             out.insert(u"var_files"_s, QJsonArray::fromStringList(step.setPipeline.varFiles));
         if (step.setPipeline.vars)
             out.insert(u"vars"_s, internal::toJsonValue(*step.setPipeline.vars));
+        if (step.setPipeline.instanceVars)
+            out.insert(u"instance_vars"_s, internal::toJsonValue(*step.setPipeline.instanceVars));
         break;
     case StepKind::Approve:
         // One timeout_ms, the request's lifetime: the generic modifier does not apply here.

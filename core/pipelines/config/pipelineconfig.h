@@ -169,7 +169,9 @@ struct SetPipelineStep {
     QString file;                                      // "artifact/path/to/pipeline.yml"
     QStringList varFiles;                              // `var_files:` artifact paths, read in order; later ones win
     std::shared_ptr<const core::detail::DocNode> vars; // `vars:` a mapping; wins over var_files
-    bool self = false;                                 // `set_pipeline: self`
+    // `instance_vars:` the instance of the named pipeline set (instancename.h); vars of it too
+    std::shared_ptr<const core::detail::DocNode> instanceVars;
+    bool self = false; // `set_pipeline: self`
     QString fileArtifact() const { return file.section(u'/', 0, 0); }
 };
 

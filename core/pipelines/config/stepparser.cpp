@@ -303,11 +303,15 @@ Status parseSetPipeline(const DocNode &node, const QString &location, Step &step
             return wrongType(*vars, join(location, u"vars"_s), u"a mapping of var names to values"_s);
         step.setPipeline.vars = std::make_shared<const DocNode>(*vars);
     }
-    if (const DocNode *instance = node.value(u"instance_vars"_s); !isNull(instance))
-        return invalid(join(location, u"instance_vars"_s),
-                       u"instanced pipelines (instance_vars) are not supported yet"_s,
-                       u"set one pipeline per instance by name (set_pipeline: app-((.:region))) and pass the "
-                       "values in vars:"_s);
+    if (const DocNode *instance = node.value(u"instance_vars"_s); !isNull(instance)) {
+        const QString where = join(location, u"instance_vars"_s);
+        if (instance->kind != DocNode::Kind::Map)
+            return wrongType(*instance, where, u"a mapping of var names to values"_s);
+        if (step.setPipeline.self)
+            return invalid(where, u"set_pipeline: self sets the pipeline running it, which has its own instance vars"_s,
+                           u"name the pipeline (set_pipeline: NAME) to set an instance of it"_s);
+        step.setPipeline.instanceVars = std::make_shared<const DocNode>(*instance);
+    }
     if (const DocNode *team = node.value(u"team"_s); !isNull(team))
         return invalid(join(location, u"team"_s), u"Pando has one team: a set_pipeline step sets pipelines of it"_s,
                        u"leave team: out"_s);

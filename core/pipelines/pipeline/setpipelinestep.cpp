@@ -1,5 +1,6 @@
 // set_pipeline: a pipeline file (and its vars files) read from an artifact and set as `pando
 // pipelines set` would, by the service's rules for what a run may set.
+#include "core/pipelines/config/instancename.h"
 #include "core/pipelines/config/nodereader.h"
 #include "core/pipelines/pipeline/execution.h"
 #include "core/pipelines/template/interpolate.h"
@@ -78,7 +79,14 @@ Outcome Execution::runSetPipeline(const Step &step, RunStepRecord &rec)
                                   step.path,
                                   QStringLiteral("leave the ((secret)) in the pipeline file instead: the pipeline set "
                                                  "reads it from its own secrets when it runs")});
-    const QString name = step.setPipeline.self ? m_run.pipeline : step.name;
+    QString name = step.setPipeline.self ? m_run.pipeline : step.name;
+    if (step.setPipeline.instanceVars) {
+        auto instance = instanceName(step.name, internal::toJsonValue(*step.setPipeline.instanceVars).toObject(),
+                                     step.path + QStringLiteral(".instance_vars"));
+        if (!instance)
+            return errored(rec, instance.error());
+        name = *instance;
+    }
     const QByteArray varsText =
         vars.entries.empty() ? QByteArray()
                              : QJsonDocument(internal::toJsonValue(vars).toObject()).toJson(QJsonDocument::Indented);

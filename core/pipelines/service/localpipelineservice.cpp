@@ -4,6 +4,7 @@
 #include "localpipelineservice.h"
 
 #include "core/pipelines/config/canonical.h"
+#include "core/pipelines/config/instancename.h"
 #include "core/pipelines/pipeline/hostpolicy.h"
 #include "core/state/pipelinerepositories.h"
 
@@ -180,7 +181,7 @@ Result<SetPipelineResult> LocalPipelineService::setPipeline(const QString &name,
 Result<QString> LocalPipelineService::setFromRun(const QString &by, const QString &name, const QByteArray &configYaml,
                                                  const QByteArray &varsYaml, const QString &runId)
 {
-    if (auto ok = checkName(name, QStringLiteral("pipeline")); !ok)
+    if (auto ok = checkPipelineName(name); !ok)
         return std::unexpected(ok.error());
     auto existing = PipelineRepository(m_deps.db).find(name);
     if (!existing && existing.error().code != ErrorCode::NotFound)
@@ -223,12 +224,19 @@ Result<SetPipelineResult> LocalPipelineService::setPipelineAs(const QString &nam
                                                               const SetPipelineOptions &options, const Actor &actor,
                                                               const QString &setBy)
 {
-    if (auto ok = checkName(name, QStringLiteral("pipeline")); !ok)
+    if (auto ok = checkPipelineName(name); !ok)
         return std::unexpected(ok.error());
+    // An instance's vars are vars of its config: ((branch)) of preview/branch:feature-1.
+    auto identity = parsePipelineName(name);
+    if (!identity)
+        return std::unexpected(identity.error());
+    auto withInstance = withInstanceVars(varsYaml, identity->instanceVars);
+    if (!withInstance)
+        return std::unexpected(withInstance.error());
     PipelineRecord candidate;
     candidate.name = name;
     candidate.configYaml = QString::fromUtf8(configYaml);
-    candidate.varsYaml = QString::fromUtf8(varsYaml);
+    candidate.varsYaml = QString::fromUtf8(*withInstance);
     auto after = parseStored(candidate, false);
     if (!after)
         return std::unexpected(after.error());
@@ -397,7 +405,7 @@ Status LocalPipelineService::removePipeline(const QString &name, const Actor &ac
 
 Result<PipelineView> LocalPipelineService::renamePipeline(const QString &from, const QString &to, const Actor &actor)
 {
-    if (auto ok = checkName(to, QStringLiteral("pipeline")); !ok)
+    if (auto ok = checkPipelineName(to); !ok)
         return std::unexpected(ok.error());
     PipelineRepository pipelines(m_deps.db);
     if (auto row = pipelines.find(from); !row)

@@ -4,23 +4,16 @@
 
 #include "localpipelineservice.h"
 
+#include "core/pipelines/config/instancename.h"
 #include "core/pipelines/template/interpolate.h"
 #include "core/state/pipelinerepositories.h"
 
 #include <QJsonArray>
-#include <QRegularExpression>
 #include <QSet>
 
 namespace pando::core::pipelines {
 
 namespace {
-
-// As LocalPipelineService's check of the names pipelines are set under.
-const QRegularExpression &pipelineNamePattern()
-{
-    static const QRegularExpression re(QStringLiteral("^[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,99}$"));
-    return re;
-}
 
 QJsonObject accessJson(const SecretAccess &access)
 {
@@ -112,12 +105,8 @@ Status LocalPipelineService::setSecretAccess(const QString &name, const SecretAc
     // A pipeline may be named before it is set, so that its first set can use the secret; the
     // name must be one a pipeline can have.
     for (const QString &pipeline : std::as_const(checked.pipelines))
-        if (!pipelineNamePattern().match(pipeline).hasMatch())
-            return fail(ErrorCode::Invalid,
-                        QStringLiteral("\"%1\" is not a pipeline name: 1-100 of a-z A-Z 0-9 _ . - not starting with . "
-                                       "or -")
-                            .arg(pipeline.left(100)),
-                        QStringLiteral("pipelines"));
+        if (Status ok = checkPipelineName(pipeline, QStringLiteral("pipelines")); !ok)
+            return ok;
     if (auto set = SecretRepository(m_deps.db).setAccess(name, checked); !set)
         return set;
     return m_audit.record(actor, QStringLiteral("secret.access"), QStringLiteral("secret/") + name,

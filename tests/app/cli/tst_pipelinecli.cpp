@@ -89,6 +89,7 @@ private Q_SLOTS:
     void usageErrors_data();
     void usageErrors();
     void setWithYes();
+    void setAnInstance();
     void validateOffline();
     void formatOffline();
     void setWithoutYesRefuses();
@@ -233,6 +234,46 @@ void TestPipelineCli::formatOffline()
 
 // As fly validate-pipeline: no install is asked (the server named is not there); where the file
 // is wrong is said; vars nothing gives are notes, or errors with --strict.
+// fly's -i and -p NAME/KEY:VALUE: the CLI names the instance in its one form, and every command
+// reaches it through the API with the '/' inside one path segment.
+void TestPipelineCli::setAnInstance()
+{
+    const QString config = writeFile(PipelineYaml);
+    Run run = pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("ci-preview"),
+                     QStringLiteral("-c"), config, QStringLiteral("-i"), QStringLiteral("region=eu"),
+                     QStringLiteral("-i"), QStringLiteral("branch=feature-1"), QStringLiteral("--yes")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QVERIFY2(run.out.contains(QStringLiteral("created pipeline ci-preview/branch:feature-1,region:eu")),
+             qPrintable(run.out));
+    // Named as fly's -p names it, in any order of its keys, set again: the same pipeline.
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("ci-preview/region:eu"),
+                 QStringLiteral("-i"), QStringLiteral("branch=feature-1"), QStringLiteral("-c"), config});
+    QVERIFY2(run.code == 0 && run.out.contains(QStringLiteral("is unchanged")), qPrintable(run.all()));
+    const QString name = QStringLiteral("ci-preview/branch:feature-1,region:eu");
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("show"), name});
+    QVERIFY2(run.code == 0 && run.out.contains(name), qPrintable(run.all()));
+    QCOMPARE(pando({QStringLiteral("pipelines"), QStringLiteral("unpause"), name}).code, 0);
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("list")});
+    QVERIFY2(run.out.contains(name), qPrintable(run.out));
+    // PIPELINE/JOB with an instance's name: the job is what follows the instance's vars.
+    run = pando(
+        {QStringLiteral("jobs"), QStringLiteral("trigger"), name + QStringLiteral("/unit"), QStringLiteral("--watch")});
+    QVERIFY2(run.code == 0 && run.out.contains(name + QStringLiteral("/unit")), qPrintable(run.all()));
+    // Bad instance vars are refused before anything is sent.
+    const QList<std::pair<QStringList, QString>> bad{
+        {{QStringLiteral("ci-preview/branch:x"), QStringLiteral("-i"), QStringLiteral("branch=y")},
+         QStringLiteral("instance var branch is given twice")},
+        {{QStringLiteral("ci-preview"), QStringLiteral("-i"), QStringLiteral("=y")},
+         QStringLiteral("write NAME=VALUE")},
+        {{QStringLiteral("ci-preview/branch"), QStringLiteral("-i"), QStringLiteral("a=b")}, QStringLiteral("no ':'")},
+    };
+    for (const auto &[args, says] : bad) {
+        run = pando(QStringList{QStringLiteral("pipelines"), QStringLiteral("set")} + args +
+                    QStringList{QStringLiteral("-c"), config, QStringLiteral("--yes")});
+        QVERIFY2(run.code != 0 && run.err.contains(says), qPrintable(args.join(u' ') + run.all()));
+    }
+}
+
 void TestPipelineCli::validateOffline()
 {
     const QByteArray good = "anchors:\n"

@@ -21,6 +21,7 @@ private Q_SLOTS:
     void cleanupTestCase() { stopEngine(); }
     void varSourcesAreReadWhenARunReadsThePipeline();
     void setPipelineSetsItselfAndTheOnesItCreated();
+    void instancedPipelines();
 };
 
 // var_sources as Concourse documents them: a vault source (a stand-in answering Vault's documented
@@ -168,6 +169,60 @@ void TestPipelineSets::setPipelineSetsItselfAndTheOnesItCreated()
     run = runJob(QStringLiteral("setter"), QStringLiteral("set"));
     QCOMPARE(toString(run.status), QStringLiteral("errored"));
     QVERIFY2(run.error.contains(QLatin1String("repo/ci/broken.yml: jobs: ")), qPrintable(run.error));
+}
+
+// Concourse's instanced pipelines: one pipeline file set once per branch, by hand (fly -p
+// NAME/KEY:VALUE) and by a set_pipeline step's instance_vars across a list; each instance is a
+// pipeline of its own whose instance vars are vars of its config.
+void TestPipelineSets::instancedPipelines()
+{
+    const QByteArray preview = oneJob("greet", "      - task: say\n        config: {platform: linux, " + Image +
+                                                   ", run: {path: echo, args: [preview-of-((branch))]}}\n");
+    const QString repo = m_fx->git().createRepository(QStringLiteral("instances-ci"));
+    QVERIFY(!m_fx->git()
+                 .commit(QStringLiteral("instances-ci"), QStringLiteral("main"),
+                         {{QStringLiteral("ci/preview.yml"), GitFile{preview}}})
+                 .isEmpty());
+    setPipeline(
+        QStringLiteral("instancer"),
+        "resources:\n  - name: repo\n    type: git\n    source: {uri: \"" + repo.toUtf8() + "\", branch: main}\n" +
+            oneJob("set", "      - get: repo\n      - set_pipeline: preview\n        file: repo/ci/preview.yml\n"
+                          "        across:\n        - var: branch\n          values: [feature-a, \"feature,b\"]\n"
+                          "        instance_vars: {branch: ((.:branch))}\n"));
+    RunRecord run = runJob(QStringLiteral("instancer"), QStringLiteral("set"));
+    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));
+    const QString output = outputOf(run.id).join(u'\n');
+    QVERIFY2(output.contains(QLatin1String("created pipeline preview/branch:feature-a (version 1)")),
+             qPrintable(output));
+    // A value that would not read back bare is quoted in the name.
+    auto quoted = service().pipeline(QStringLiteral("preview/branch:\"feature,b\""));
+    QVERIFY2(quoted, qPrintable(output));
+    QCOMPARE(quoted->record.setBy, QStringLiteral("instancer"));
+    run = runJob(QStringLiteral("preview/branch:feature-a"), QStringLiteral("greet"));
+    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));
+    QVERIFY2(outputOf(run.id).join(u'\n').contains(QLatin1String("preview-of-feature-a")),
+             qPrintable(outputOf(run.id).join(u'\n')));
+
+    // By hand, as fly -p preview/branch:main; the instance's var is the config's.
+    setPipeline(QStringLiteral("preview/branch:main"), preview);
+    QVERIFY(service().pipeline(QStringLiteral("preview/branch:main"))->record.varsYaml.contains(QLatin1String("main")));
+    // One instance has one name: another spelling of it is refused with the one to use.
+    auto respelt = service().setPipeline(QStringLiteral("preview/region:eu,branch:main"), preview, {}, false, Actor{});
+    QVERIFY(!respelt);
+    QVERIFY2(respelt.error().message.contains(QLatin1String("preview/branch:main,region:eu")),
+             qPrintable(respelt.error().text()));
+    // A var given another value than the instance's is refused; nothing is set.
+    auto clash =
+        service().setPipeline(QStringLiteral("preview/branch:other"), preview, "branch: main\n", false, Actor{});
+    QVERIFY(!clash);
+    QCOMPARE(clash.error().where, QStringLiteral("vars"));
+    QVERIFY(!service().pipeline(QStringLiteral("preview/branch:other")));
+    for (const QString &bad : {QStringLiteral("preview/branch"), QStringLiteral("preview/branch:"),
+                               QStringLiteral("preview/1x:y"), QStringLiteral("-x/branch:main")}) {
+        auto refused = service().setPipeline(bad, preview, {}, false, Actor{});
+        QVERIFY2(!refused, qPrintable(bad));
+        QCOMPARE(refused.error().code, ErrorCode::Invalid);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestPipelineSets)

@@ -20,6 +20,7 @@
 #include <QDir>
 #include <QImage>
 #include <QQmlEngine>
+#include <QQuickItem>
 #include <QQuickStyle>
 #include <QQuickView>
 #include <QSet>
@@ -109,6 +110,24 @@ private:
         if (!triggered.wait(20000))
             return {};
         return triggered.first().at(1).toString();
+    }
+
+    // RunsView on the three models, 1280×800, its QML warnings collected.
+    void showRunsView(QQuickView &view, PipelinesModel &pipelines, RunsModel &runs, RunTreeModel &tree,
+                      QStringList &warnings)
+    {
+        connect(view.engine(), &QQmlEngine::warnings, this, [&warnings](const QList<QQmlError> &list) {
+            for (const QQmlError &e : list)
+                warnings.append(e.toString());
+        });
+        view.engine()->addImportPath(u"qrc:/qt/qml"_s);
+        view.setInitialProperties({{u"pipelinesModel"_s, QVariant::fromValue<QObject *>(&pipelines)},
+                                   {u"runsModel"_s, QVariant::fromValue<QObject *>(&runs)},
+                                   {u"runTree"_s, QVariant::fromValue<QObject *>(&tree)}});
+        view.setResizeMode(QQuickView::SizeRootObjectToView);
+        view.setSource(QUrl(u"qrc:/qt/qml/Pando/Runs/RunsView.qml"_s));
+        view.resize(1280, 800);
+        view.show();
     }
 
 private Q_SLOTS:
@@ -458,20 +477,9 @@ private Q_SLOTS:
         QQuickStyle::setStyle(u"Fusion"_s);
         QQuickView view;
         QStringList warnings;
-        connect(view.engine(), &QQmlEngine::warnings, this, [&](const QList<QQmlError> &list) {
-            for (const QQmlError &e : list)
-                warnings.append(e.toString());
-        });
-        view.engine()->addImportPath(u"qrc:/qt/qml"_s);
-        view.setInitialProperties({{u"pipelinesModel"_s, QVariant::fromValue<QObject *>(&pipelines)},
-                                   {u"runsModel"_s, QVariant::fromValue<QObject *>(&runs)},
-                                   {u"runTree"_s, QVariant::fromValue<QObject *>(&tree)}});
-        view.setResizeMode(QQuickView::SizeRootObjectToView);
-        view.setSource(QUrl(u"qrc:/qt/qml/Pando/Runs/RunsView.qml"_s));
-        QVERIFY2(view.status() == QQuickView::Ready, qPrintable(warnings.join(u'\n')));
-        view.resize(1280, 800);
-        view.show();
+        showRunsView(view, pipelines, runs, tree, warnings);
         QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY2(view.status() == QQuickView::Ready, qPrintable(warnings.join(u'\n')));
 
         // The view binds the runs to the selected pipeline and the tree to the selected run.
         QTRY_COMPARE(runs.pipeline(), u"ci"_s);
@@ -504,6 +512,46 @@ private Q_SLOTS:
         QCOMPARE(image.size() / image.devicePixelRatio(), QSize(1280, 800));
         const int colours = test::distinctColours(image);
         QVERIFY2(colours > 16, qPrintable(u"only %1 colours"_s.arg(colours)));
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
+    }
+
+    // An instanced pipeline's instances sit under their group's name, each row showing its vars.
+    void instancesSitUnderTheirGroup()
+    {
+        for (const QString &name : {u"preview/branch:a"_s, u"preview/branch:b"_s, u"solo"_s}) {
+            auto set = test::awaitObject([&](auto done) { m_session->setPipeline(name, pipelineYaml(), {}, done); });
+            QVERIFY2(set, qPrintable(set ? QString() : test::describe(set.error())));
+        }
+        PipelinesModel pipelines;
+        RunsModel runs;
+        RunTreeModel tree;
+        pipelines.setSession(m_session.get());
+        QTRY_VERIFY(pipelines.rowOf(u"preview/branch:b"_s) >= 0 && pipelines.rowOf(u"solo"_s) >= 0);
+        const QModelIndex instance = pipelines.index(pipelines.rowOf(u"preview/branch:b"_s));
+        QCOMPARE(instance.data(PipelinesModel::InstanceGroupRole).toString(), u"preview"_s);
+        QCOMPARE(instance.data(PipelinesModel::InstanceVarsRole).toString(), u"branch:b"_s);
+        QCOMPARE(pipelines.index(pipelines.rowOf(u"solo"_s)).data(PipelinesModel::InstanceGroupRole).toString(),
+                 QString());
+
+        QQuickView view;
+        QStringList warnings;
+        showRunsView(view, pipelines, runs, tree, warnings);
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY2(view.status() == QQuickView::Ready, qPrintable(warnings.join(u'\n')));
+        // Section headers are items of the list, not QObject children: walked as items.
+        QStringList headers;
+        const std::function<void(QQuickItem *)> collect = [&](QQuickItem *item) {
+            if (item->objectName() == u"instanceGroupHeader"_s && item->isVisible())
+                headers << item->property("text").toString();
+            for (QQuickItem *child : item->childItems())
+                collect(child);
+        };
+        QTRY_VERIFY([&] {
+            headers.clear();
+            collect(view.rootObject());
+            return !headers.isEmpty();
+        }());
+        QCOMPARE(headers, QStringList{u"preview"_s});
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
     }
 

@@ -384,10 +384,17 @@ private Q_SLOTS:
         const auto refused = [](const QByteArray &step) {
             return parsePipeline(pipelineWith("- name: a\n  plan:\n  - get: repo\n" + step));
         };
+        // instance_vars: read as a mapping (the instance is named when the step runs), never with self.
         const auto instance = refused("  - set_pipeline: app\n    file: repo/p.yml\n    instance_vars: {branch: x}\n");
-        QVERIFY(!instance);
-        QCOMPARE(instance.error().where, u"jobs[0].plan[1].instance_vars"_s);
-        QVERIFY2(instance.error().message.contains(u"instance_vars"_s), qPrintable(instance.error().text()));
+        QVERIFY2(instance, qPrintable(instance ? QString() : instance.error().text()));
+        QVERIFY(instance->jobs[0].plan[1].setPipeline.instanceVars);
+        const auto instanceList = refused("  - set_pipeline: app\n    file: repo/p.yml\n    instance_vars: [x]\n");
+        QVERIFY(!instanceList);
+        QCOMPARE(instanceList.error().where, u"jobs[0].plan[1].instance_vars"_s);
+        const auto selfInstance =
+            refused("  - set_pipeline: self\n    file: repo/p.yml\n    instance_vars: {branch: x}\n");
+        QVERIFY(!selfInstance);
+        QCOMPARE(selfInstance.error().where, u"jobs[0].plan[1].instance_vars"_s);
         const auto team = refused("  - set_pipeline: app\n    file: repo/p.yml\n    team: other\n");
         QVERIFY(!team);
         QCOMPARE(team.error().where, u"jobs[0].plan[1].team"_s);
