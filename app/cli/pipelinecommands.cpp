@@ -19,6 +19,7 @@
 #include <QRandomGenerator>
 #include <QSaveFile>
 #include <QStringDecoder>
+#include <QUrl>
 
 namespace pando::cli {
 namespace {
@@ -579,7 +580,7 @@ void renamePipeline(Cli &cli)
         if (!hooked.isEmpty())
             printOut(QStringLiteral("the webhook addresses of %1 name the pipeline: give the forges the new ones, "
                                     "/api/v1/pipelines/%2/resources/RESOURCE/check")
-                         .arg(hooked.join(QStringLiteral(", ")), to));
+                         .arg(hooked.join(QStringLiteral(", ")), QString::fromLatin1(QUrl::toPercentEncoding(to))));
         cli.finish(ExitOk);
     }));
 }

@@ -72,6 +72,10 @@ Result<QString> fillClone(git_repository *mirror, git_repository *clone, const Q
     }
     if (git_index_write(index.get()) != 0)
         return fail(ErrorCode::Internal, u"cannot write the clone's index: %1"_s.arg(lastGitError()), target);
+    // The clone's reflog and FETCH_HEAD name the mirror's place on this machine ("clone: from
+    // /…"), which is nothing for a task to read.
+    QDir(target + u"/.git/logs"_s).removeRecursively();
+    QFile::remove(target + u"/.git/FETCH_HEAD"_s);
     return commitText;
 }
 

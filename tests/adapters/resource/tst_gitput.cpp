@@ -9,6 +9,7 @@
 #include "tests/support/privategit.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonObject>
@@ -159,6 +160,9 @@ void TestGitPut::getLeavesACleanRepository()
     QCOMPARE(readAll(dir + u"/.git/describe_ref"_s), QByteArray("v0.1.0"));
     QVERIFY(readAll(dir + u"/.git/metadata.json"_s).contains("\"commit\""));
     QCOMPARE(m_git->git({u"tag"_s}, dir).value_or(u"?"_s), u"v0.1.0"_s);
+    // Nothing in it names where the mirror is kept on this machine.
+    for (QDirIterator it(dir + u"/.git"_s, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories); it.hasNext();)
+        QVERIFY2(!readAll(it.next()).contains(m_cache->path().toUtf8()), qPrintable(it.filePath()));
 
     // What a task does to its copy never reaches the mirror the next get reads.
     QVERIFY(!commitIn(dir, u"README"_s, "changed\n", u"local"_s).isEmpty());
