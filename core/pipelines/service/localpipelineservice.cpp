@@ -413,6 +413,15 @@ Result<PipelineView> LocalPipelineService::renamePipeline(const QString &from, c
     if (from == to)
         return fail(ErrorCode::Invalid, QStringLiteral("the pipeline is called %1 already").arg(to),
                     QStringLiteral("name"));
+    // An instance is named by its vars, which its config reads: a new name would say one thing
+    // and the config another.
+    if (from.contains(QLatin1Char('/')) || to.contains(QLatin1Char('/')))
+        return fail(ErrorCode::Invalid,
+                    QStringLiteral("%1 is an instance's name: an instance is named by its instance vars")
+                        .arg(from.contains(QLatin1Char('/')) ? from : to),
+                    QStringLiteral("name"),
+                    QStringLiteral("set the instance you want (pando pipelines set GROUP -i KEY=VALUE) and remove "
+                                   "this one"));
     auto waiting = secretsWaitFor(to);
     if (!waiting)
         return std::unexpected(waiting.error());

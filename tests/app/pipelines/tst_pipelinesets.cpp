@@ -217,6 +217,11 @@ void TestPipelineSets::instancedPipelines()
     QVERIFY(!clash);
     QCOMPARE(clash.error().where, QStringLiteral("vars"));
     QVERIFY(!service().pipeline(QStringLiteral("preview/branch:other")));
+    // An instance keeps the name its vars give it.
+    auto renamed = service().renamePipeline(QStringLiteral("preview/branch:main"), QStringLiteral("other"), Actor{});
+    QVERIFY(!renamed);
+    QCOMPARE(renamed.error().code, ErrorCode::Invalid);
+    QVERIFY(service().pipeline(QStringLiteral("preview/branch:main")));
     for (const QString &bad : {QStringLiteral("preview/branch"), QStringLiteral("preview/branch:"),
                                QStringLiteral("preview/1x:y"), QStringLiteral("-x/branch:main")}) {
         auto refused = service().setPipeline(bad, preview, {}, false, Actor{});
