@@ -1675,6 +1675,10 @@
         <source>Rename…</source>
         <translation>Umbenennen…</translation>
     </message>
+    <message>
+        <source>Instances of %1</source>
+        <translation>Instanzen von %1</translation>
+    </message>
 </context>
 <context>
     <name>ResourcesTab</name>
