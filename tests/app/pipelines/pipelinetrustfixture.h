@@ -57,9 +57,10 @@ protected:
         QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
     }
 
-    // The job's run once it has ended (or as it stands after a minute); an errored record saying
+    // The job's run once it has ended (or as it stands after timeoutMs); an errored record saying
     // why when the trigger was refused.
-    core::RunRecord runJob(const QString &pipeline, const QString &job, const core::Actor &actor = core::Actor{})
+    core::RunRecord runJob(const QString &pipeline, const QString &job, const core::Actor &actor = core::Actor{},
+                           int timeoutMs = 60000)
     {
         auto triggered = service().triggerJob(pipeline, job, actor);
         if (!triggered) {
@@ -71,7 +72,7 @@ protected:
         QElapsedTimer timer;
         timer.start();
         core::RunRecord run = triggered->run;
-        while (timer.elapsed() < 60000) {
+        while (timer.elapsed() < timeoutMs) {
             if (auto tree = service().runTree(run.id)) {
                 run = tree->run;
                 if (run.status != core::RunStatus::Queued && run.status != core::RunStatus::Running)
