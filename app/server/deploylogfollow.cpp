@@ -111,8 +111,22 @@ void DeployLogFollow::loaded(const Loaded &result)
             take(line, true);
     }
     if (core::isFinished(result.status))
-        return finishWith(core::toString(result.status), result.deployError);
-    m_safety.start();
+        m_ended = Ended{core::toString(result.status), result.deployError};
+    finishOnceStepsEnded();
+    if (!m_done)
+        m_safety.start();
+}
+
+void DeployLogFollow::finishOnceStepsEnded()
+{
+    // A deploy succeeds once its new version serves, while its retire step still runs: the
+    // follow ends with the last step's end.
+    if (!m_ended)
+        return;
+    for (const std::optional<core::DeployStepStatus> &status : std::as_const(m_stepSent))
+        if (status == core::DeployStepStatus::Running)
+            return;
+    finishWith(m_ended->status, m_ended->error);
 }
 
 void DeployLogFollow::checkStatus()
@@ -129,8 +143,10 @@ void DeployLogFollow::checkStatus()
                       return;
                   if (!view)
                       return closeWith(view.error());
+                  // Ended: read the store once more before saying so, since a step's last state
+                  // (and its last lines) may be stored before their events reach this thread.
                   if (core::isFinished(view->record.status))
-                      finishWith(core::toString(view->record.status), view->record.error);
+                      load();
               });
 }
 
@@ -180,6 +196,7 @@ void DeployLogFollow::takeStep(const core::StepRecord &step)
         return;
     sent = step.status;
     queue(QJsonObject{{QStringLiteral("progress"), core::toJson(step)}});
+    finishOnceStepsEnded();
 }
 
 void DeployLogFollow::take(const core::StepLogLine &line, bool fromFeed)

@@ -4,8 +4,8 @@
 // order, as the objects GET /api/v1/deploys/{id}/log answers. Each step's state comes in order
 // with its lines as {"progress": step} (as GET /api/v1/deploys/{id} shows steps): when it starts,
 // and when it ends, after its last line. Where a step printed more than the store keeps and the
-// client joined late, one line says how many were left out. After the deploy ends, a last
-// {"finished": status, "error": text} message, then a normal close.
+// client joined late, one line says how many were left out. After the deploy ends and its last
+// step with it, a last {"finished": status, "error": text} message, then a normal close.
 //
 // A backlog of five thousand lines a step would overrun the session's bound on bytes waiting for
 // the client; lines wait here instead and go out as the client takes them. A client that lets
@@ -61,6 +61,7 @@ private:
     void takeStep(const core::StepRecord &step);
     void queue(const QJsonObject &message);
     void pump();
+    void finishOnceStepsEnded();
     void finishWith(const QString &status, const QString &error);
     void closeWith(const Error &error);
 
@@ -80,6 +81,11 @@ private:
     };
     QList<Pending> m_early;
     QHash<int, int> m_sent; // step seq → the last line number queued
+    struct Ended {
+        QString status;
+        QString error;
+    };
+    std::optional<Ended> m_ended; // the deploy's end, once the store showed it
     QHash<int, std::optional<core::DeployStepStatus>> m_stepSent;
     std::deque<QJsonObject> m_out;
     QTimer m_safety; // looks at the deploy now and then, should its end not be announced

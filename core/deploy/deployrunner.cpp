@@ -7,6 +7,8 @@
 
 #include <QDir>
 #include <QJsonObject>
+#include <optional>
+#include <utility>
 
 namespace pando::core {
 
@@ -28,6 +30,14 @@ Status DeployRunner::run(const QString &deployId, const CancelToken &cancel)
         return {}; // cancelled while queued, or settled already
     DeployRun &run = **started;
 
+    // The deploy succeeds when its new version serves, announced once the step after the switch
+    // (retire) is recorded as running: whoever reads a succeeded deploy sees every step it has
+    // left to end.
+    std::optional<QString> servesAt;
+    const auto announce = [this, &run, &servesAt] {
+        if (servesAt)
+            finishSucceeded(run, *std::exchange(servesAt, std::nullopt));
+    };
     for (const DeployStep &step : DeploySteps) {
         if (step.applies != nullptr && !step.applies(run)) {
             if (step.checkCancelAfter && cancel.isCancelled())
@@ -47,6 +57,7 @@ Status DeployRunner::run(const QString &deployId, const CancelToken &cancel)
         } else {
             StepRecorder recorder(m_s, run.deploy, run.seq, QString(step.name),
                                   step.recording == Recording::QuietOnResume && run.resumed);
+            announce();
             StepLog log(m_s.db, m_s.clock, m_s.logFeed, run.deploy.id, run.seq++);
             run.log = &log;
             auto ended = step.run(run);
@@ -56,11 +67,12 @@ Status DeployRunner::run(const QString &deployId, const CancelToken &cancel)
                 return finishFailed(run, recorder.failWith(ended.error()));
             recorder.succeed(ended->detail);
             if (ended->live)
-                finishSucceeded(run, ended->detail);
+                servesAt = ended->detail;
         }
         if (step.checkCancelAfter && cancel.isCancelled())
             return finishFailed(run, cancelled());
     }
+    announce();
     return {};
 }
 
@@ -172,31 +184,41 @@ Status DeployRunner::settleInterrupted(const QString &deployId)
         return std::unexpected(found.error());
     DeployRecord deploy = *found;
     auto app = AppRepository(m_s.db).find(deploy.app);
-    const bool switched = app && app->currentDeploy == deploy.id;
-    deploy.finishedMs = m_s.clock.nowMs();
-    if (switched) {
-        deploy.status = DeployStatus::Succeeded;
+    const bool current = app && app->currentDeploy == deploy.id;
+    // One that succeeded was cut off in its retire: announced already, it is only finished.
+    const bool announced = deploy.status == DeployStatus::Succeeded;
+    const bool switched = announced || current;
+    const qint64 now = m_s.clock.nowMs();
+    if (!announced)
+        deploy.finishedMs = now;
+    if (current)
         retireOldVersions(m_s, deploy.app, deploy.id);
-    } else {
+    if (!switched) {
         deploy.status = DeployStatus::Failed;
         deploy.error = QStringLiteral("interrupted: Pando stopped while this deploy was running");
         removeDeployObjects(m_s, deploy.app, deploy.id);
-        // Steps left running were cut off.
-        if (auto steps = deploys.steps(deploy.id)) {
-            for (StepRecord step : *steps) {
-                if (step.status != DeployStepStatus::Running)
-                    continue;
+    }
+    // Steps left running were cut off; after the switch only the retire was, done just now.
+    if (auto steps = deploys.steps(deploy.id)) {
+        for (StepRecord step : *steps) {
+            if (step.status != DeployStepStatus::Running)
+                continue;
+            if (!switched)
                 deploy.failedStep = step.name;
-                step.status = DeployStepStatus::Failed;
-                step.detail = QStringLiteral("interrupted");
-                step.finishedMs = deploy.finishedMs;
-                if (auto updated = deploys.updateStep(step); !updated)
-                    qWarning("deploy %s: recording step %s as interrupted failed: %s", qPrintable(deploy.id),
-                             qPrintable(step.name), qPrintable(updated.error().text()));
-            }
+            step.status = switched ? DeployStepStatus::Succeeded : DeployStepStatus::Failed;
+            step.detail =
+                switched ? QStringLiteral("finished when Pando started again") : QStringLiteral("interrupted");
+            step.finishedMs = now;
+            if (auto updated = deploys.updateStep(step); !updated)
+                qWarning("deploy %s: recording step %s as interrupted failed: %s", qPrintable(deploy.id),
+                         qPrintable(step.name), qPrintable(updated.error().text()));
         }
     }
+    if (announced)
+        return {};
     QDir(m_s.workRoot(deploy.app)).removeRecursively();
+    if (switched)
+        deploy.status = DeployStatus::Succeeded;
     if (auto saved = deploys.update(deploy); !saved)
         return saved;
     m_s.publish(switched ? EventType::DeploySucceeded : EventType::DeployFailed, deploy.app, deploy.id,

@@ -25,7 +25,8 @@ public:
     Status run(const QString &deployId, const CancelToken &cancel);
 
     // Settles a deploy a dead process left unfinished: when its switch took effect it is marked
-    // succeeded, otherwise failed, and what it created is removed.
+    // succeeded, otherwise failed, and what it created is removed. A succeeded one cut off in its
+    // retire has its retire done and its step ended.
     Status settleInterrupted(const QString &deployId);
 
     // Settles a deploy held for approval that will not go on: rejected, expired, or cancelled

@@ -96,8 +96,9 @@ Status Engine::Private::runDeployJob(const JobRecord &job, const CancelToken &ca
     auto deploy = DeployRepository(db).find(deployId);
     if (!deploy)
         return std::unexpected(deploy.error());
-    // A deploy already running when its job is claimed again was cut off by a dead process.
-    if (deploy->status == DeployStatus::Running)
+    // A deploy already running (or succeeded, and retiring) when its job is claimed again was cut
+    // off by a dead process.
+    if (deploy->status == DeployStatus::Running || deploy->status == DeployStatus::Succeeded)
         return runner.settleInterrupted(deployId);
     {
         QMutexLocker lock(&mutex);

@@ -193,8 +193,18 @@ Pane {
                             edges.requestPaint();
                         }
                     }
+                    // Drawn again whenever a box comes, goes or moves, whatever order the
+                    // model's and the boxes' changes arrive in.
+                    onVisibleChanged: if (visible)
+                        requestPaint()
                     Connections {
                         target: root
+                        function onHeightsRevisionChanged() {
+                            edges.requestPaint();
+                        }
+                        function onColumnWidthChanged() {
+                            edges.requestPaint();
+                        }
                         function onSlotHeightChanged() {
                             edges.requestPaint();
                         }

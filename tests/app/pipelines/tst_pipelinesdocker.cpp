@@ -242,13 +242,16 @@ void TestPipelinesDocker::aPausedJobWaitsForItsUnpause()
                               taskItem(6, "say", "cat repo/README") +
                               "  - name: lint\n    plan:\n      - get: repo\n        trigger: true\n" +
                               taskItem(6, "say", "echo linted");
-    auto set = service().setPipeline(QStringLiteral("held"), config, {}, false, alice);
+    // Set paused, or the check a new pipeline gets at once could queue unit before it is paused.
+    auto set =
+        service().setPipeline(QStringLiteral("held"), config, {}, SetPipelineOptions{.startPaused = true}, alice);
     QVERIFY2(set, qPrintable(set ? QString() : set.error().text()));
 
     auto paused = service().setJobPaused(QStringLiteral("held"), QStringLiteral("unit"), true, alice);
     QVERIFY2(paused, qPrintable(paused ? QString() : paused.error().text()));
     QVERIFY(paused->pause);
     QCOMPARE(paused->pause->reason, QStringLiteral("paused by alice"));
+    QVERIFY(service().unpause(QStringLiteral("held"), alice));
     QCOMPARE(service().pipeline(QStringLiteral("held"))->pausedJobs.keys(), QStringList{QStringLiteral("unit")});
     auto refused = service().triggerJob(QStringLiteral("held"), QStringLiteral("unit"), alice);
     QVERIFY(!refused);

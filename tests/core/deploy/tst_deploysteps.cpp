@@ -467,7 +467,8 @@ private Q_SLOTS:
     }
 
     // Whoever learns that a deploy succeeded (the CLI's --wait, the desktop's deploy view) finds
-    // every step up to the switch ended, not the switch still running.
+    // every step up to the switch ended, not the switch still running, and the retire that
+    // follows it recorded as running, so that a follower waits for its end.
     void aSucceededDeployHasEndedItsSwitch()
     {
         OkServer answerer;
@@ -476,6 +477,7 @@ private Q_SLOTS:
         const DeployRecord queued = queue(
             u"name: hello\nsource:\n  repo: https://git.example/hello.git\nrun:\n  port: %1\n"_s.arg(answerer.port()));
         QList<core::DeployStepStatus> switchWhenSucceeded;
+        QList<core::DeployStepStatus> retireWhenSucceeded;
         QObject receiver;
         connect(&m_events, &EventBus::published, &receiver, [&](const Event &event) {
             if (event.type != EventType::DeploySucceeded)
@@ -486,10 +488,44 @@ private Q_SLOTS:
             for (const StepRecord &step : *steps)
                 if (step.name == u"switch"_s)
                     switchWhenSucceeded << step.status;
+                else if (step.name == u"retire"_s)
+                    retireWhenSucceeded << step.status;
         });
         auto ran = DeployRunner(*m_services).run(queued.id, m_cancel);
         QVERIFY2(ran, qPrintable(ran ? QString() : ran.error().text()));
         QCOMPARE(switchWhenSucceeded, QList<core::DeployStepStatus>{core::DeployStepStatus::Succeeded});
+        QCOMPARE(retireWhenSucceeded, QList<core::DeployStepStatus>{core::DeployStepStatus::Running});
+        QCOMPARE(DeployRepository(*m_db).steps(queued.id)->last().status, core::DeployStepStatus::Succeeded);
+    }
+
+    // A process that died in a succeeded deploy's retire left the step running: the job claimed
+    // again ends it, without announcing the deploy a second time.
+    void aRetireCutOffIsEndedWithoutAnotherAnnouncement()
+    {
+        DeployRecord deploy = queue();
+        deploy.status = core::DeployStatus::Succeeded;
+        deploy.finishedMs = 1234;
+        QVERIFY(DeployRepository(*m_db).update(deploy));
+        StepRecord cut; // as a process killed in the retire leaves it
+        cut.deployId = deploy.id;
+        cut.seq = 0;
+        cut.name = u"retire"_s;
+        cut.status = core::DeployStepStatus::Running;
+        QVERIFY(DeployRepository(*m_db).addStep(cut));
+        QList<EventType> published;
+        QObject receiver;
+        connect(&m_events, &EventBus::published, &receiver,
+                [&published](const Event &event) { published << event.type; });
+        auto settled = DeployRunner(*m_services).settleInterrupted(deploy.id);
+        QVERIFY2(settled, qPrintable(settled ? QString() : settled.error().text()));
+        const DeployRecord after = DeployRepository(*m_db).find(deploy.id).value();
+        QCOMPARE(after.status, core::DeployStatus::Succeeded);
+        QCOMPARE(after.finishedMs, 1234);
+        const auto steps = DeployRepository(*m_db).steps(deploy.id);
+        QVERIFY(steps && steps->size() == 1);
+        QCOMPARE(steps->at(0).status, core::DeployStepStatus::Succeeded);
+        QCOMPARE(steps->at(0).detail, u"finished when Pando started again"_s);
+        QVERIFY(!published.contains(EventType::DeploySucceeded));
     }
 
     void aStepLeftOpenIsRecordedAsInterrupted()
