@@ -1679,6 +1679,22 @@
         <source>Instances of %1</source>
         <translation>Instanzen von %1</translation>
     </message>
+    <message>
+        <source>Archive…</source>
+        <translation>Archivieren…</translation>
+    </message>
+    <message>
+        <source>Archived</source>
+        <translation>Archiviert</translation>
+    </message>
+    <message>
+        <source>List archived pipelines too</source>
+        <translation>Archivierte Pipelines ebenfalls anzeigen</translation>
+    </message>
+    <message>
+        <source>archived</source>
+        <translation>archiviert</translation>
+    </message>
 </context>
 <context>
     <name>ResourcesTab</name>
@@ -1931,6 +1947,10 @@
         <source>Set by pipeline %1&apos;s set_pipeline step</source>
         <translation>Gesetzt vom set_pipeline-Schritt der Pipeline %1</translation>
     </message>
+    <message>
+        <source>Archived: %1. Set it again to bring it back: pando pipelines set %2 -c FILE</source>
+        <translation>Archiviert: %1. Erneut setzen holt sie zurück: pando pipelines set %2 -c FILE</translation>
+    </message>
 </context>
 <context>
     <name>RunsView</name>
@@ -1993,6 +2013,18 @@
     <message>
         <source>Its runs, versions, secrets and who may use it go with it. Forges that call its webhooks need the new address.</source>
         <translation>Seine Läufe, Versionen, Geheimnisse und wer sie nutzen darf, gehen mit. Forges, die seine Webhooks aufrufen, brauchen die neue Adresse.</translation>
+    </message>
+    <message>
+        <source>Archive %1?</source>
+        <translation>%1 archivieren?</translation>
+    </message>
+    <message>
+        <source>Archive</source>
+        <translation>Archivieren</translation>
+    </message>
+    <message>
+        <source>It stops for good: its queued and running runs are aborted, its config is dropped and the pipelines it set are archived too. Its runs, versions and secrets stay. Setting it again brings it back, paused.</source>
+        <translation>Sie hält dauerhaft an: wartende und laufende Läufe werden abgebrochen, ihre Konfiguration wird verworfen und die von ihr gesetzten Pipelines werden ebenfalls archiviert. Ihre Läufe, Versionen und Geheimnisse bleiben. Erneutes Setzen holt sie pausiert zurück.</translation>
     </message>
 </context>
 <context>

@@ -275,9 +275,20 @@ void applyPipeline(Cli &cli, const QString &name, client::Api::PipelineSet set)
     }));
 }
 
+// "active", "paused: why" or "archived: why", as list and show print it.
+QString pipelineState(const QJsonObject &p)
+{
+    if (p.value(QStringLiteral("archived")).toBool())
+        return QStringLiteral("archived: ") + orDash(str(p, "paused_reason"));
+    if (p.value(QStringLiteral("paused")).toBool())
+        return QStringLiteral("paused: ") + orDash(str(p, "paused_reason"));
+    return QStringLiteral("active");
+}
+
 void listPipelines(Cli &cli)
 {
-    cli.api().pipelines(cli.handle([&cli](const client::ApiResponse &r) {
+    const bool archivedToo = cli.args().has(QStringLiteral("include-archived"));
+    cli.api().pipelines(archivedToo, cli.handle([&cli](const client::ApiResponse &r) {
         if (cli.args().json) {
             printJson(r.json);
             return cli.finish(ExitOk);
@@ -291,11 +302,9 @@ void listPipelines(Cli &cli)
         QList<QStringList> rows;
         for (const QJsonValue value : pipelines) {
             const QJsonObject p = value.toObject();
-            const bool paused = p.value(QStringLiteral("paused")).toBool();
             rows << QStringList{str(p, "name"), QString::number(p.value(QStringLiteral("jobs")).toArray().size()),
                                 QString::number(num(p, "config_version")), timestamp(num(p, "updated_ms")),
-                                paused ? QStringLiteral("paused: ") + orDash(str(p, "paused_reason"))
-                                       : QStringLiteral("active")};
+                                pipelineState(p)};
         }
         printOut(table({QStringLiteral("NAME"), QStringLiteral("JOBS"), QStringLiteral("VERSION"),
                         QStringLiteral("UPDATED"), QStringLiteral("STATE")},
@@ -317,20 +326,21 @@ void showPipeline(Cli &cli)
         for (const QJsonValue job : r.json.value(QStringLiteral("jobs")).toArray())
             jobs << (pausedJobs.contains(job.toString()) ? job.toString() + QStringLiteral(" (paused)")
                                                          : job.toString());
-        const bool paused = r.json.value(QStringLiteral("paused")).toBool();
+        QString setBy = QStringLiteral("a person");
+        if (!str(r.json, "set_by").isEmpty())
+            setBy = str(r.json, "set_by_job").isEmpty()
+                        ? QStringLiteral("pipeline ") + str(r.json, "set_by")
+                        : QStringLiteral("job %1 of pipeline %2").arg(str(r.json, "set_by_job"), str(r.json, "set_by"));
         printOut(keyValues({
             {QStringLiteral("name"), str(r.json, "name")},
             {QStringLiteral("version"), QString::number(num(r.json, "config_version"))},
-            {QStringLiteral("state"),
-             paused ? QStringLiteral("paused: ") + orDash(str(r.json, "paused_reason")) : QStringLiteral("active")},
+            {QStringLiteral("state"), pipelineState(r.json)},
             {QStringLiteral("max runs"), QString::number(num(r.json, "max_runs"))},
             {QStringLiteral("host execution"), r.json.value(QStringLiteral("host_execution")).toBool()
                                                    ? QStringLiteral("allowed by an administrator")
                                                    : QStringLiteral("not allowed")},
             {QStringLiteral("jobs"), orDash(jobs.join(QStringLiteral(", ")))},
-            {QStringLiteral("set by"), str(r.json, "set_by").isEmpty()
-                                           ? QStringLiteral("a person")
-                                           : QStringLiteral("pipeline ") + str(r.json, "set_by")},
+            {QStringLiteral("set by"), setBy},
             {QStringLiteral("updated"), timestamp(num(r.json, "updated_ms"))},
         }));
         cli.finish(ExitOk);
@@ -561,6 +571,26 @@ void removePipeline(Cli &cli)
                 });
 }
 
+// As fly archive-pipeline: asks first, since its config goes.
+void archivePipeline(Cli &cli)
+{
+    const QString name = cli.args().arguments.value(0);
+    cli.confirm(
+        QStringLiteral("archive pipeline %1? It stops for good and its config is dropped; its runs are kept").arg(name),
+        QStringLiteral("pipelines archive ") + name, [&cli, name] {
+            cli.api().archivePipeline(name, cli.handle([&cli, name](const client::ApiResponse &r) {
+                if (cli.args().json) {
+                    printJson(r.json);
+                    return cli.finish(ExitOk);
+                }
+                printOut(QStringLiteral("archived pipeline %1; set it again to bring it back: pando "
+                                        "pipelines set %1 -c FILE")
+                             .arg(name));
+                cli.finish(ExitOk);
+            }));
+        });
+}
+
 // As fly rename-pipeline; names the resources whose webhook address changed with it.
 void renamePipeline(Cli &cli)
 {
@@ -678,7 +708,14 @@ constexpr CommandDef PipelineTable[] = {
      "Anchors and aliases are expanded and comments dropped, as fly does; the pipeline's own keys come\n"
      "in one order (a step's kind first, hooks last), your source:, params: and vars: keep theirs,\n"
      "and every value reads back the same."},
-    {"pipelines", "list", "", 0, 0, {}, "list the pipelines", &listPipelines},
+    {"pipelines",
+     "list",
+     "",
+     0,
+     0,
+     {{{&flags::IncludeArchived, 'a'}}},
+     "list the pipelines (archived ones with --include-archived)",
+     &listPipelines},
     {"pipelines", "show", "NAME", 1, 1, {}, "show a pipeline and its jobs", &showPipeline},
     {"pipelines",
      "config",
@@ -702,6 +739,19 @@ constexpr CommandDef PipelineTable[] = {
      "when secrets or grants wait for a pipeline named NEW-NAME. Webhook addresses name the pipeline:\n"
      "a forge calling one needs the new address."},
     {"pipelines", "pause", "NAME", 1, 1, {}, "stop starting runs (running ones go on)", &pause},
+    {"pipelines",
+     "archive",
+     "NAME",
+     1,
+     1,
+     {{{&flags::Yes, 'y'}}},
+     "stop a pipeline for good and drop its config, keeping its runs (fly archive-pipeline)",
+     &archivePipeline,
+     Needs::Token,
+     nullptr,
+     "Its queued and running runs are aborted, and what its set_pipeline steps set is archived with\n"
+     "it. Unpause, triggers, checks and webhooks are refused; pipelines list hides it unless\n"
+     "--include-archived. pando pipelines set NAME brings it back, paused as a new one."},
     {"pipelines", "unpause", "NAME", 1, 1, {}, "start runs again", &unpause},
     {"pipelines",
      "host-execution",

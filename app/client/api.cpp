@@ -395,9 +395,11 @@ void Api::removeService(const QString &app, const QString &slot, ServiceData dat
               std::move(done));
 }
 
-void Api::pipelines(Callback done) const
+void Api::pipelines(bool includeArchived, Callback done) const
 {
-    get(apiPath({u"pipelines"_s}), std::move(done));
+    get(apiPath({u"pipelines"_s}) +
+            (includeArchived ? Query().add(u"include_archived"_s, u"true"_s).suffix() : QString()),
+        std::move(done));
 }
 
 void Api::pipeline(const QString &name, Callback done) const
@@ -425,6 +427,11 @@ void Api::setPipeline(const QString &name, const PipelineSet &set, Callback done
 void Api::removePipeline(const QString &name, Callback done) const
 {
     sendEmpty("DELETE", apiPath({u"pipelines"_s, name}), std::move(done));
+}
+
+void Api::archivePipeline(const QString &name, Callback done) const
+{
+    sendJson("POST", apiPath({u"pipelines"_s, name, u"archive"_s}), {}, std::move(done));
 }
 
 void Api::renamePipeline(const QString &name, const QString &to, Callback done) const

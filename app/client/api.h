@@ -179,7 +179,8 @@ public:
                               const ProgressCallback &progress, Callback done) const;
 
     // Pipelines and runs.
-    void pipelines(Callback done) const;
+    // includeArchived: archived pipelines too (fly pipelines --include-archived).
+    void pipelines(bool includeArchived, Callback done) const;
     void pipeline(const QString &name, Callback done) const;
     // How a pipeline is set: vars (empty: none); varFlags, [{name, value, yaml}] set on top of
     // vars (`pando pipelines set -v`, `--yaml-var`); dryRun: the diff only, nothing changes;
@@ -195,6 +196,7 @@ public:
     void setPipeline(const QString &name, const QString &config, const QString &vars, bool dryRun, Callback done) const;
     void removePipeline(const QString &name, Callback done) const;
     void renamePipeline(const QString &name, const QString &to, Callback done) const;
+    void archivePipeline(const QString &name, Callback done) const;
     void setPipelinePaused(const QString &name, bool paused, Callback done) const;
     // Host execution: the install's setting, and an administrator's mark on one pipeline.
     void settings(Callback done) const;

@@ -342,6 +342,7 @@ constexpr RouteDef Routes[] = {
     {"POST", "/api/v1/pipelines/{name}/rename", PipelinesWrite, Pipeline, false, &pipelineapi::renamePipeline},
     {"POST", "/api/v1/pipelines/{name}/pause", PipelinesWrite, Pipeline, false, &pipelineapi::pausePipeline},
     {"POST", "/api/v1/pipelines/{name}/unpause", PipelinesWrite, Pipeline, false, &pipelineapi::unpausePipeline},
+    {"POST", "/api/v1/pipelines/{name}/archive", PipelinesWrite, Pipeline, false, &pipelineapi::archivePipeline},
     {"POST", "/api/v1/pipelines/{name}/jobs/{job}/runs", RunsWrite, Pipeline, false, &pipelineapi::triggerJob},
     // Jobs and their state (fly jobs); pausing one holds back its runs, an operator's as a trigger is.
     {"GET", "/api/v1/pipelines/{name}/jobs", PipelinesRead, Pipeline, false, &pipelineapi::listJobs},

@@ -82,7 +82,7 @@ Result<QList<core::RunRecord>> visibleRuns(PipelineService &s, const core::authz
     return merged;
 }
 
-// pause/unpause answer the pipeline as it is now; the change itself already succeeded.
+// pause/unpause/archive answer the pipeline as it is now; the change itself already succeeded.
 Reply pipelineAfterChange(PipelineService &s, const QString &name, bool paused)
 {
     auto view = s.pipeline(name);
@@ -133,7 +133,11 @@ Reply listPipelines(Call &call)
     PipelineService *s = call.engine.pipelines();
     if (!s)
         return errorReply(notEnabled());
-    auto pipelines = s->pipelines();
+    // ?include_archived=true: archived pipelines too (fly pipelines --include-archived).
+    auto archivedToo = boolParam(call.request, QStringLiteral("include_archived"));
+    if (!archivedToo)
+        return errorReply(archivedToo.error());
+    auto pipelines = s->pipelines(*archivedToo);
     if (!pipelines)
         return errorReply(pipelines.error());
     // Members and viewers see the pipelines they hold a grant on (core/authz decides).
@@ -224,6 +228,16 @@ Reply removePipeline(Call &call)
     if (auto removed = call.engine.removePipeline(call.args.value(0), call.actor); !removed)
         return errorReply(removed.error());
     return noContent();
+}
+
+Reply archivePipeline(Call &call)
+{
+    PipelineService *s = call.engine.pipelines();
+    if (!s)
+        return errorReply(notEnabled());
+    if (auto archived = s->archivePipeline(call.args.value(0), call.actor); !archived)
+        return errorReply(archived.error());
+    return pipelineAfterChange(*s, call.args.value(0), true);
 }
 
 Reply renamePipeline(Call &call)

@@ -19,6 +19,7 @@ Reply removePipeline(Call &call);
 Reply renamePipeline(Call &call);
 Reply pausePipeline(Call &call);
 Reply unpausePipeline(Call &call);
+Reply archivePipeline(Call &call);
 Reply listJobs(Call &call);
 Reply pauseJob(Call &call);
 Reply unpauseJob(Call &call);

@@ -59,6 +59,18 @@ Result<int> intParam(const RequestData &request, const QString &name, int fallba
     return int(*value);
 }
 
+Result<bool> boolParam(const RequestData &request, const QString &name)
+{
+    const QUrlQuery query(request.url);
+    if (!query.hasQueryItem(name))
+        return false;
+    const QString value = query.queryItemValue(name);
+    if (value != QLatin1String("true") && value != QLatin1String("false"))
+        return fail(ErrorCode::Invalid, QStringLiteral("must be true or false, got \"%1\"").arg(value),
+                    QStringLiteral("query.") + name);
+    return value == QLatin1String("true");
+}
+
 QString queryParam(const RequestData &request, const QString &name)
 {
     return QUrlQuery(request.url).queryItemValue(name, QUrl::FullyDecoded);

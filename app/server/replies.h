@@ -20,6 +20,8 @@ Reply invalid(const QString &message, const QString &where, const QString &hint 
 // A bounded whole-number query parameter; absent gives fallback. Errors name "query.<name>".
 Result<qint64> int64Param(const RequestData &request, const QString &name, qint64 fallback, qint64 min, qint64 max);
 Result<int> intParam(const RequestData &request, const QString &name, int fallback, int min, int max);
+// A yes/no query parameter: true or false (absent: false). Errors name "query.<name>".
+Result<bool> boolParam(const RequestData &request, const QString &name);
 // A query parameter, percent-decoded; empty when absent.
 QString queryParam(const RequestData &request, const QString &name);
 

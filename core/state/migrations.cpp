@@ -557,6 +557,15 @@ const QList<Migration> &migrations()
                             " paused_ms BIGINT NOT NULL,"
                             " PRIMARY KEY (pipeline, job))"),
          }},
+        {31,
+         QStringLiteral("pipelines: archived pipelines, and the job that set one"),
+         {
+             // core/pipelines: Concourse's archive-pipeline (0: not archived), and the job (and
+             // its run's number) whose set_pipeline step set the pipeline last.
+             QStringLiteral("ALTER TABLE pipelines ADD COLUMN archived_ms BIGINT NOT NULL DEFAULT 0"),
+             QStringLiteral("ALTER TABLE pipelines ADD COLUMN set_by_job TEXT NOT NULL DEFAULT ''"),
+             QStringLiteral("ALTER TABLE pipelines ADD COLUMN set_by_run INTEGER NOT NULL DEFAULT 0"),
+         }},
     };
     return all;
 }

@@ -43,6 +43,14 @@ struct PipelineRecord {
     int consecutiveErrors = 0;  // errored runs in a row, for the circuit breaker
     bool hostExecution = false; // an administrator allowed its tasks on the host (docs/pipelines.md)
     QString setBy;              // the pipeline whose set_pipeline step created it; empty when a person did
+    // The job of setBy whose set_pipeline step set it last, and that run's number (empty, 0: none
+    // has since this was recorded): a later successful run of that job that does not set it
+    // archives it, as does the job leaving setBy's config.
+    QString setByJob;
+    int setByRun = 0;
+    // When it was archived (0: it is not): paused for good, its config, vars and jobs' settings
+    // gone, its runs, versions and secrets kept; setting it again brings it back.
+    qint64 archivedMs = 0;
     // Job name → its settings. A job not listed (the pipeline was set by a Pando before these
     // were kept, or the job left the config with runs still queued) runs one run at a time.
     QMap<QString, JobSettings> jobs;

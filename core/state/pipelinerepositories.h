@@ -32,12 +32,18 @@ public:
     // Creates the pipeline or replaces its config and its jobs' settings, bumping configVersion;
     // renames the runs of each job's oldName to it (unless it has runs already), and the
     // versions, check, pin and recorded inputs of each renamed resource (unless the new name has
-    // versions already); returns the row.
+    // versions already); returns the row. An archived pipeline comes back, paused with
+    // pausedReason (running when it is empty).
     Result<PipelineRecord> set(const QString &name, const QString &configYaml, const QString &varsYaml, qint64 nowMs,
                                const SetFields &fields = {});
     Result<PipelineRecord> find(const QString &name);
     Result<QList<PipelineRecord>> list();
     Status setPaused(const QString &name, bool paused, const QString &reason, qint64 nowMs);
+    // Archives the pipeline: paused with reason, its config, vars and jobs' settings emptied.
+    // NotFound: no such pipeline, or it is archived already.
+    Status archive(const QString &name, const QString &reason, qint64 nowMs);
+    // Records the job (of its setBy pipeline) and run number whose set_pipeline step set it.
+    Status setSetByJob(const QString &name, const QString &job, int runNumber);
     // Pauses or unpauses one job of the pipeline (whether the config has it is the caller's to
     // check). Pausing a paused job keeps its first reason. NotFound: no such pipeline.
     Status setJobPaused(const QString &pipeline, const QString &job, bool paused, const QString &reason, qint64 nowMs);

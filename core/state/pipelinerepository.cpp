@@ -15,7 +15,7 @@ namespace {
 
 const QString kPipelineColumns = u"name, config_yaml, vars_yaml, config_version, paused, paused_reason, max_runs,"
                                  " consecutive_errors, created_ms, updated_ms, host_execution, previous_config_yaml,"
-                                 " job_settings, set_by"_s;
+                                 " job_settings, set_by, set_by_job, set_by_run, archived_ms"_s;
 
 } // namespace
 
@@ -80,6 +80,9 @@ PipelineRecord pipelineFrom(const QSqlQuery &q)
     p.previousConfigYaml = q.value(11).toString();
     p.jobs = detail::jobSettingsFrom(q.value(12).toString());
     p.setBy = q.value(13).toString();
+    p.setByJob = q.value(14).toString();
+    p.setByRun = q.value(15).toInt();
+    p.archivedMs = q.value(16).toLongLong();
     return p;
 }
 
@@ -103,7 +106,8 @@ Result<PipelineRecord> PipelineRepository::set(const QString &name, const QStrin
     auto tx = detail::Transaction::begin(m_db, what);
     if (!tx)
         return std::unexpected(tx.error());
-    auto existing = tx->run(u"SELECT config_version FROM pipelines WHERE name = ?"_s, {detail::text(name)}, what);
+    auto existing =
+        tx->run(u"SELECT config_version, archived_ms FROM pipelines WHERE name = ?"_s, {detail::text(name)}, what);
     if (!existing)
         return std::unexpected(existing.error());
     if (existing->next()) {
@@ -117,6 +121,15 @@ Result<PipelineRecord> PipelineRepository::set(const QString &name, const QStrin
                          what);
         if (!q)
             return std::unexpected(q.error());
+        // An archived pipeline set again comes back, paused or not as a new one would be.
+        if (existing->value(1).toLongLong() > 0) {
+            auto back = tx->run(
+                u"UPDATE pipelines SET archived_ms = 0, paused = ?, paused_reason = ?,"
+                " consecutive_errors = 0 WHERE name = ?"_s,
+                {fields.pausedReason.isEmpty() ? 0 : 1, detail::text(fields.pausedReason), detail::text(name)}, what);
+            if (!back)
+                return std::unexpected(back.error());
+        }
         // old_name: the job's runs, and with them the versions that passed it, carry over. A job
         // that has runs under its new name already took them (the file still says old_name).
         // So does a pause of the old name.
@@ -161,7 +174,7 @@ Result<PipelineRecord> PipelineRepository::set(const QString &name, const QStrin
         }
     } else {
         auto q = tx->run(u"INSERT INTO pipelines ("_s + kPipelineColumns +
-                             u") VALUES (?, ?, ?, 1, ?, ?, 0, 0, ?, ?, 0, '', ?, ?)"_s,
+                             u") VALUES (?, ?, ?, 1, ?, ?, 0, 0, ?, ?, 0, '', ?, ?, '', 0, 0)"_s,
                          {detail::text(name), detail::text(configYaml), detail::text(varsYaml),
                           fields.pausedReason.isEmpty() ? 0 : 1, detail::text(fields.pausedReason), nowMs, nowMs,
                           detail::text(detail::jobSettingsJson(jobs)), detail::text(fields.setBy)},
@@ -208,6 +221,25 @@ Status PipelineRepository::setPaused(const QString &name, bool paused, const QSt
                     {detail::text(paused ? reason : QString()), nowMs, detail::text(name)},
                     u"pause pipeline "_s + name),
         u"no pipeline named "_s + name, u"pipelines"_s);
+}
+
+Status PipelineRepository::archive(const QString &name, const QString &reason, qint64 nowMs)
+{
+    return expectOneRow(detail::run(m_db,
+                                    u"UPDATE pipelines SET archived_ms = ?, paused = 1, paused_reason = ?,"
+                                    " config_yaml = '', vars_yaml = '', previous_config_yaml = '', job_settings = '',"
+                                    " updated_ms = ? WHERE name = ? AND archived_ms = 0"_s,
+                                    {nowMs, detail::text(reason), nowMs, detail::text(name)},
+                                    u"archive pipeline "_s + name),
+                        u"no pipeline named %1 that is not archived"_s.arg(name), u"pipelines"_s);
+}
+
+Status PipelineRepository::setSetByJob(const QString &name, const QString &job, int runNumber)
+{
+    return expectOneRow(detail::run(m_db, u"UPDATE pipelines SET set_by_job = ?, set_by_run = ? WHERE name = ?"_s,
+                                    {detail::text(job), runNumber, detail::text(name)},
+                                    u"record the job that set "_s + name),
+                        u"no pipeline named "_s + name, u"pipelines"_s);
 }
 
 Status PipelineRepository::setJobPaused(const QString &pipeline, const QString &job, bool paused, const QString &reason,

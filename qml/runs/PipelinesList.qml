@@ -1,5 +1,7 @@
 // The pipelines: one row per pipeline with its last run's mark and words, and "paused" when it
-// takes no new runs. A row's context menu renames its pipeline (renameRequested; F2 in the view).
+// takes no new runs. A row's context menu renames its pipeline (renameRequested; F2 in the view)
+// or archives it (archiveRequested; the view asks first). Archived pipelines are listed when the
+// Archived button is on.
 pragma ComponentBehavior: Bound
 
 import QtQuick
@@ -18,6 +20,7 @@ Pane {
     padding: 0
     // The view asks for the new name.
     signal renameRequested(int row)
+    signal archiveRequested(int row)
 
     Menu {
         id: rowMenu
@@ -27,6 +30,11 @@ Pane {
             objectName: "renamePipelineItem"
             text: qsTr("Rename…")
             onTriggered: root.renameRequested(rowMenu.row)
+        }
+        MenuItem {
+            objectName: "archivePipelineItem"
+            text: qsTr("Archive…")
+            onTriggered: root.archiveRequested(rowMenu.row)
         }
     }
 
@@ -49,6 +57,15 @@ Pane {
                 visible: running
                 Layout.preferredHeight: 20
                 Layout.preferredWidth: 20
+            }
+            ToolButton {
+                objectName: "showArchived"
+                text: qsTr("Archived")
+                checkable: true
+                checked: root.pipelinesModel.showArchived
+                onToggled: root.pipelinesModel.showArchived = checked
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("List archived pipelines too")
             }
             ToolButton {
                 objectName: "refreshPipelines"
@@ -91,6 +108,7 @@ Pane {
                 required property int index
                 required property string name
                 required property bool paused
+                required property bool archived
                 required property int lastRunState
                 required property string lastRunText
                 required property string instanceVars
@@ -151,8 +169,9 @@ Pane {
                             }
                         }
                         Label {
+                            objectName: "pipelineStateWord"
                             visible: row.paused
-                            text: qsTr("paused")
+                            text: row.archived ? qsTr("archived") : qsTr("paused")
                             font.pointSize: 9
                             opacity: 0.8
                         }

@@ -44,8 +44,10 @@ Pane {
                 onClicked: root.openJobMenu()
             }
             Button {
+                objectName: "pauseButton"
                 text: root.pipeline.paused ? qsTr("Unpause") : qsTr("Pause")
-                enabled: !root.pipeline.busy && root.pipeline.name.length > 0
+                // An archived pipeline comes back by being set again, not by an unpause.
+                enabled: !root.pipeline.busy && root.pipeline.name.length > 0 && !root.pipeline.archived
                 ToolTip.visible: hovered
                 ToolTip.text: root.pipeline.paused ? qsTr("Let the pipeline start runs again (Ctrl+Shift+P)")
                                                    : qsTr("Start no new runs until unpaused; running ones go on (Ctrl+Shift+P)")
@@ -53,8 +55,10 @@ Pane {
             }
         }
         Label {
+            objectName: "pausedLabel"
             visible: root.pipeline.paused
-            text: root.pipeline.pausedReason.length > 0 ? qsTr("Paused: %1").arg(root.pipeline.pausedReason)
+            text: root.pipeline.archived ? qsTr("Archived: %1. Set it again to bring it back: pando pipelines set %2 -c FILE").arg(root.pipeline.pausedReason).arg(root.pipeline.name)
+                : root.pipeline.pausedReason.length > 0 ? qsTr("Paused: %1").arg(root.pipeline.pausedReason)
                                                         : qsTr("Paused")
             wrapMode: Text.Wrap
             opacity: 0.8

@@ -46,7 +46,7 @@ Item {
     }
     function togglePaused() {
         const row = root.pipelinesModel.selectedRow
-        if (row >= 0)
+        if (row >= 0 && !root.pipeline.archived)
             root.pipelinesModel.setPaused(row, !root.pipeline.paused)
     }
     function renamePipeline(row: int) {
@@ -54,6 +54,33 @@ Item {
             return
         renameDialog.row = row
         renameDialog.open()
+    }
+
+    function archivePipeline(row: int) {
+        if (row < 0 || row !== root.pipelinesModel.selectedRow)
+            return
+        archiveDialog.row = row
+        archiveDialog.open()
+    }
+
+    // As fly archive-pipeline, which asks first too: the config goes, the runs stay.
+    Dialog {
+        id: archiveDialog
+        objectName: "archiveDialog"
+        property int row: -1
+        property string current
+        onAboutToShow: current = root.pipeline.name ?? ""
+        title: qsTr("Archive %1?").arg(archiveDialog.current)
+        modal: true
+        anchors.centerIn: parent
+        standardButtons: Dialog.Ok | Dialog.Cancel
+        Component.onCompleted: standardButton(Dialog.Ok).text = qsTr("Archive")
+        onAccepted: root.pipelinesModel.archive(archiveDialog.row)
+        Label {
+            width: 420
+            text: qsTr("It stops for good: its queued and running runs are aborted, its config is dropped and the pipelines it set are archived too. Its runs, versions and secrets stay. Setting it again brings it back, paused.")
+            wrapMode: Text.Wrap
+        }
     }
 
     // As fly rename-pipeline: the runs, versions, secrets and grants go with it.
@@ -242,6 +269,7 @@ Item {
             SplitView.minimumWidth: 180
             pipelinesModel: root.pipelinesModel
             onRenameRequested: row => root.renamePipeline(row)
+            onArchiveRequested: row => root.archivePipeline(row)
         }
         ColumnLayout {
             SplitView.fillWidth: true

@@ -62,6 +62,7 @@ QHash<int, QByteArray> PipelinesModel::roleNames() const
         {SetByRole, "setBy"},
         {InstanceGroupRole, "instanceGroup"},
         {InstanceVarsRole, "instanceVars"},
+        {ArchivedRole, "archived"},
     };
 }
 
@@ -122,6 +123,8 @@ QVariant PipelinesModel::roleValue(const Row &row, int role) const
         return p.value(u"host_execution"_s).toBool();
     case SetByRole:
         return p.value(u"set_by"_s).toString();
+    case ArchivedRole:
+        return p.value(u"archived"_s).toBool();
     }
     return {};
 }
@@ -202,7 +205,7 @@ void PipelinesModel::refresh()
             Q_EMIT self->hostExecutionChanged();
         }
     });
-    m_session->pipelines([self, generation](const Result<QJsonArray> &pipelines) {
+    m_session->pipelines(m_showArchived, [self, generation](const Result<QJsonArray> &pipelines) {
         if (!self || self->m_generation != generation)
             return;
         if (!pipelines) {
@@ -394,6 +397,45 @@ void PipelinesModel::rename(int row, const QString &to)
         else
             Q_EMIT self->selectedChanged();
     });
+}
+
+void PipelinesModel::archive(int row)
+{
+    const QString name = beginAction(row);
+    if (name.isEmpty())
+        return;
+    const quint64 generation = m_generation;
+    QPointer<PipelinesModel> self(this);
+    m_session->archivePipeline(name, [self, generation, name](const Result<QJsonObject> &pipeline) {
+        if (!self || self->m_generation != generation)
+            return;
+        self->actionDone(name, pipeline ? nullptr : &pipeline.error());
+        if (!pipeline)
+            return;
+        if (self->m_showArchived) {
+            self->apply(*pipeline);
+            return;
+        }
+        if (const int at = self->rowOf(name); at >= 0) {
+            const bool selected = at == self->m_selected;
+            self->removeListRow(self->m_rows, at);
+            Q_EMIT self->countChanged();
+            // The row after it takes the selection (the one before, for the last).
+            if (selected && !self->m_rows.isEmpty())
+                self->setSelectedRow(std::min(at, int(self->m_rows.size()) - 1));
+            else
+                Q_EMIT self->selectedChanged();
+        }
+    });
+}
+
+void PipelinesModel::setShowArchived(bool show)
+{
+    if (show == m_showArchived)
+        return;
+    m_showArchived = show;
+    Q_EMIT showArchivedChanged();
+    refresh();
 }
 
 void PipelinesModel::actionDone(const QString &name, const Error *error)

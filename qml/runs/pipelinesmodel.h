@@ -37,6 +37,8 @@ class PipelinesModel : public pando::desktop::SessionListModel {
     // The selected row's roles by name (name empty when nothing is selected); follows live changes.
     Q_PROPERTY(QVariantMap selected READ selected NOTIFY selectedChanged)
     Q_PROPERTY(QString selectedName READ selectedName NOTIFY selectedChanged)
+    // Archived pipelines are listed too (hidden by default, as fly pipelines hides them).
+    Q_PROPERTY(bool showArchived READ showArchived WRITE setShowArchived NOTIFY showArchivedChanged)
 
 public:
     enum Role {
@@ -59,6 +61,7 @@ public:
         // vars ("branch:feature-1"); both empty for a pipeline that is no instance.
         InstanceGroupRole,
         InstanceVarsRole,
+        ArchivedRole, // archived: no config, runs nothing; set again to bring back
     };
     Q_ENUM(Role)
 
@@ -87,11 +90,16 @@ public:
     Q_INVOKABLE void setPaused(int row, bool paused);
     // Renames the pipeline in this row; it stays selected under its new name.
     Q_INVOKABLE void rename(int row, const QString &to);
+    // Archives the pipeline in this row; it leaves the list unless archived ones are shown.
+    Q_INVOKABLE void archive(int row);
+    bool showArchived() const { return m_showArchived; }
+    void setShowArchived(bool show);
 
 Q_SIGNALS:
     // A run this model asked for was queued.
     void triggered(const QString &pipeline, const QString &runId);
     void hostExecutionChanged();
+    void showArchivedChanged();
 
 private:
     struct Row {
@@ -115,6 +123,7 @@ private:
 
     QList<Row> m_rows; // sorted by name
     bool m_unavailable = false;
+    bool m_showArchived = false;
     // The app settings of GET /api/v1/settings in words (appAccessText).
     static QString appAccessWords(const QJsonObject &settings);
     QString m_hostExecutionText;

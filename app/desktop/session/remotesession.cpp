@@ -534,9 +534,10 @@ Subscription *RemoteSession::runInApp(const QString &app, const QStringList &com
         parent);
 }
 
-void RemoteSession::pipelines(ListCallback done)
+void RemoteSession::pipelines(bool includeArchived, ListCallback done)
 {
-    callList([](const Api &api, Callback cb) { api.pipelines(std::move(cb)); }, u"pipelines"_s, std::move(done));
+    callList([includeArchived](const Api &api, Callback cb) { api.pipelines(includeArchived, std::move(cb)); },
+             u"pipelines"_s, std::move(done));
 }
 
 void RemoteSession::pipeline(const QString &name, ObjectCallback done)
@@ -561,6 +562,11 @@ void RemoteSession::setPipelinePaused(const QString &name, bool paused, ObjectCa
 void RemoteSession::renamePipeline(const QString &name, const QString &to, ObjectCallback done)
 {
     call([name, to](const Api &api, Callback cb) { api.renamePipeline(name, to, std::move(cb)); }, std::move(done));
+}
+
+void RemoteSession::archivePipeline(const QString &name, ObjectCallback done)
+{
+    call([name](const Api &api, Callback cb) { api.archivePipeline(name, std::move(cb)); }, std::move(done));
 }
 
 void RemoteSession::setJobPaused(const QString &pipeline, const QString &job, bool paused, ObjectCallback done)

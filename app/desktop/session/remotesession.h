@@ -83,12 +83,13 @@ public:
     Subscription *followDeployLog(const QString &id, QObject *parent) override;
     Subscription *runInApp(const QString &app, const QStringList &command, bool input, QObject *parent) override;
 
-    void pipelines(ListCallback done) override;
+    void pipelines(bool includeArchived, ListCallback done) override;
     void pipeline(const QString &name, ObjectCallback done) override;
     void setPipeline(const QString &name, const QByteArray &configYaml, const QByteArray &varsYaml,
                      ObjectCallback done) override;
     void setPipelinePaused(const QString &name, bool paused, ObjectCallback done) override;
     void renamePipeline(const QString &name, const QString &to, ObjectCallback done) override;
+    void archivePipeline(const QString &name, ObjectCallback done) override;
     void setJobPaused(const QString &pipeline, const QString &job, bool paused, ObjectCallback done) override;
     void settings(ObjectCallback done) override;
     void updateSettings(const QJsonObject &fields, ObjectCallback done) override;

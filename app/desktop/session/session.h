@@ -195,13 +195,16 @@ public:
     virtual Subscription *runInApp(const QString &app, const QStringList &command, bool input, QObject *parent) = 0;
 
     // Pipelines and runs (Unavailable when the install runs without the pipeline runner).
-    virtual void pipelines(ListCallback done) = 0;
+    // includeArchived: archived pipelines too (each with "archived": true).
+    virtual void pipelines(bool includeArchived, ListCallback done) = 0;
     virtual void pipeline(const QString &name, ObjectCallback done) = 0;
     virtual void setPipeline(const QString &name, const QByteArray &configYaml, const QByteArray &varsYaml,
                              ObjectCallback done) = 0;
     virtual void setPipelinePaused(const QString &name, bool paused, ObjectCallback done) = 0;
     // Renames the pipeline with its runs and all it has; answers it under its new name.
     virtual void renamePipeline(const QString &name, const QString &to, ObjectCallback done) = 0;
+    // Archives the pipeline (fly archive-pipeline); answers it as it is now, archived.
+    virtual void archivePipeline(const QString &name, ObjectCallback done) = 0;
     // Pauses or unpauses one job; answers the job ({name, paused, paused_reason, …}).
     virtual void setJobPaused(const QString &pipeline, const QString &job, bool paused, ObjectCallback done) = 0;
     // The install's settings ({"host_execution": bool, "base_domain", "allowed_domains": [names],

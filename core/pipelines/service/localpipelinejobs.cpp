@@ -415,6 +415,9 @@ void LocalPipelineService::onEvent(const Event &event)
         return;
     const QString pipelineName = event.data.value(QStringLiteral("pipeline")).toString();
     const QString job = event.data.value(QStringLiteral("job")).toString();
+    // A job's successful run sets every pipeline it still wants: what an earlier run set and this
+    // one did not goes to the archive, as in Concourse.
+    archiveUnset(pipelineName, job, event.data.value(QStringLiteral("number")).toInt());
     auto record = PipelineRepository(m_deps.db).find(pipelineName);
     if (!record || record->paused)
         return;

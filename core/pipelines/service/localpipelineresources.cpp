@@ -255,6 +255,8 @@ Status LocalPipelineService::checkResource(const QString &pipelineName, const QS
 
 Result<Pipeline> LocalPipelineService::parseForWebhook(const PipelineRecord &record)
 {
+    if (record.archivedMs > 0)
+        return std::unexpected(archivedError(record));
     // Secrets stay placeholders and are not even looked up (looking one up unseals it); a file
     // that does not parse that way (a secret where a number goes) is parsed as for a set.
     InterpolationSources sources;

@@ -128,8 +128,19 @@ std::optional<QString> LocalPipelineService::secretValue(const QString &pipeline
     return std::nullopt;
 }
 
+Error LocalPipelineService::archivedError(const PipelineRecord &record)
+{
+    return Error{ErrorCode::Conflict,
+                 QStringLiteral("pipeline %1 is archived (%2): it has no config and runs nothing")
+                     .arg(record.name, record.pausedReason),
+                 QStringLiteral("pipeline"),
+                 QStringLiteral("set it again to bring it back: pando pipelines set %1 -c FILE").arg(record.name)};
+}
+
 Result<Pipeline> LocalPipelineService::parseStored(const PipelineRecord &record, bool resolveSecrets)
 {
+    if (record.archivedMs > 0)
+        return std::unexpected(archivedError(record));
     InterpolationSources sources;
     if (!record.varsYaml.trimmed().isEmpty()) {
         auto vars = readVarsFile(record.varsYaml.toUtf8());
@@ -160,6 +171,8 @@ Result<PipelineView> LocalPipelineService::view(const PipelineRecord &record)
     if (!paused)
         return std::unexpected(paused.error());
     v.pausedJobs = *paused;
+    if (record.archivedMs > 0)
+        return v; // no config, no jobs: what is left is its history
     if (auto parsed = parseStored(record, false)) {
         v.config = toJson(*parsed);
         for (const Job &job : std::as_const(parsed->jobs))
@@ -211,6 +224,14 @@ Result<QString> LocalPipelineService::setFromRun(const QString &by, const QStrin
     auto set = setPipelineAs(name, configYaml, varsYaml, {}, actor, existing ? QString() : by);
     if (!set)
         return std::unexpected(set.error());
+    // Which job set it, and in which run: a later run of that job that does not set it archives it.
+    if (name != by) {
+        auto run = RunRepository(m_deps.db).find(runId);
+        if (!run)
+            return std::unexpected(run.error());
+        if (auto linked = PipelineRepository(m_deps.db).setSetByJob(name, run->job, run->number); !linked)
+            return std::unexpected(linked.error());
+    }
     const int version = set->pipeline.record.configVersion;
     if (!set->changed)
         return QStringLiteral("pipeline %1 is unchanged (version %2)").arg(name).arg(version);
@@ -279,13 +300,18 @@ Result<SetPipelineResult> LocalPipelineService::setPipelineAs(const QString &nam
         !existing || existing->configYaml != candidate.configYaml || existing->varsYaml != candidate.varsYaml;
     // A new pipeline set by someone starts paused (with why, which `pipelines show` and a refused
     // trigger say) so that nothing runs before they have looked at it.
+    const bool unarchived = existing && existing->archivedMs > 0;
     if (!existing && options.startPaused) {
         candidate.paused = true;
         candidate.pausedReason = QStringLiteral("set by %1; new pipelines start paused").arg(actor.name);
+    } else if (unarchived && options.startPaused) {
+        candidate.paused = true;
+        candidate.pausedReason = QStringLiteral("set by %1 after it was archived; it starts paused").arg(actor.name);
     }
     if (options.dryRun || !result.changed) {
         PipelineRecord shown = existing ? *existing : candidate;
         shown.configYaml = candidate.configYaml;
+        shown.archivedMs = 0;
         result.pipeline = *view(shown);
         return result;
     }
@@ -297,8 +323,10 @@ Result<SetPipelineResult> LocalPipelineService::setPipelineAs(const QString &nam
     if (!saved)
         return std::unexpected(saved.error());
     QJsonObject details{{QStringLiteral("config_version"), saved->configVersion}};
-    if (result.created)
+    if (result.created || unarchived)
         details.insert(QStringLiteral("paused"), saved->paused);
+    if (unarchived)
+        details.insert(QStringLiteral("unarchived"), true);
     auto audited = m_audit.record(actor, QStringLiteral("pipeline.set"), QStringLiteral("pipeline/") + name,
                                   QStringLiteral("success"), details);
     m_scheduler->wake();
@@ -306,6 +334,8 @@ Result<SetPipelineResult> LocalPipelineService::setPipelineAs(const QString &nam
         QMutexLocker lock(&m_mutex);
         m_wake.wakeAll(); // new resources may be due a check
     }
+    // What a job that is gone now had set goes to the archive (a job renamed with old_name keeps it).
+    archiveOrphans(name, *after);
     if (!audited)
         return std::unexpected(
             unaudited(QStringLiteral("pipeline %1 was set (config version %2)").arg(name).arg(saved->configVersion),
@@ -314,14 +344,106 @@ Result<SetPipelineResult> LocalPipelineService::setPipelineAs(const QString &nam
     return result;
 }
 
-Result<QList<PipelineView>> LocalPipelineService::pipelines()
+QList<PipelineRecord> LocalPipelineService::setByJobsOf(const QString &parent)
+{
+    QList<PipelineRecord> children;
+    auto rows = PipelineRepository(m_deps.db).list();
+    if (!rows) {
+        qWarning("pipelines: listing what %s set failed: %s", qPrintable(parent), qPrintable(rows.error().text()));
+        return children;
+    }
+    for (const PipelineRecord &row : std::as_const(*rows))
+        if (row.setBy == parent && row.name != parent && row.archivedMs == 0)
+            children.append(row);
+    return children;
+}
+
+void LocalPipelineService::archiveQuietly(const QString &name, const QString &reason)
+{
+    const Actor system{QStringLiteral("pipelines"), QStringLiteral("engine"), {}};
+    if (auto archived = archive(name, reason, system); !archived)
+        qWarning("pipelines: archiving %s failed: %s", qPrintable(name), qPrintable(archived.error().text()));
+}
+
+void LocalPipelineService::archiveOrphans(const QString &parent, const Pipeline &config)
+{
+    for (const PipelineRecord &child : setByJobsOf(parent)) {
+        if (child.setByJob.isEmpty() || config.job(child.setByJob))
+            continue;
+        const auto renamed = std::find_if(config.jobs.cbegin(), config.jobs.cend(),
+                                          [&child](const Job &job) { return job.oldName == child.setByJob; });
+        if (renamed != config.jobs.cend()) {
+            if (auto linked = PipelineRepository(m_deps.db).setSetByJob(child.name, renamed->name, child.setByRun);
+                !linked)
+                qWarning("pipelines: %s: %s", qPrintable(child.name), qPrintable(linked.error().text()));
+            continue;
+        }
+        archiveQuietly(child.name,
+                       QStringLiteral("job %1 of pipeline %2, which set it, is gone").arg(child.setByJob, parent));
+    }
+}
+
+void LocalPipelineService::archiveUnset(const QString &parent, const QString &job, int runNumber)
+{
+    for (const PipelineRecord &child : setByJobsOf(parent))
+        if (child.setByJob == job && child.setByRun < runNumber)
+            archiveQuietly(child.name, QStringLiteral("run %1 of job %2 of pipeline %3 succeeded without setting it")
+                                           .arg(runNumber)
+                                           .arg(job, parent));
+}
+
+Status LocalPipelineService::archivePipeline(const QString &name, const Actor &actor)
+{
+    return archive(name, QStringLiteral("archived by ") + actor.name, actor);
+}
+
+Status LocalPipelineService::archive(const QString &name, const QString &reason, const Actor &actor)
+{
+    auto row = PipelineRepository(m_deps.db).find(name);
+    if (!row)
+        return std::unexpected(row.error());
+    if (row->archivedMs > 0)
+        return fail(ErrorCode::Conflict,
+                    QStringLiteral("pipeline %1 is archived already (%2)").arg(name, row->pausedReason),
+                    QStringLiteral("pipeline"),
+                    QStringLiteral("set it again to bring it back: pando pipelines set %1 -c FILE").arg(name));
+    // No new run, then none of what was queued or runs: without a config nothing of it can go on.
+    if (auto paused = m_scheduler->pause(name, reason); !paused)
+        return paused;
+    abortRunsOf(name, actor);
+    if (auto archived = PipelineRepository(m_deps.db).archive(name, reason, m_deps.clock.nowMs()); !archived)
+        return archived;
+    auto audited = m_audit.record(actor, QStringLiteral("pipeline.archive"), QStringLiteral("pipeline/") + name,
+                                  QStringLiteral("success"), QJsonObject{{QStringLiteral("reason"), reason}});
+    // What its set_pipeline steps set goes with it, as in Concourse.
+    for (const PipelineRecord &child : setByJobsOf(name))
+        archiveQuietly(child.name, QStringLiteral("pipeline %1, which set it, was archived").arg(name));
+    if (!audited)
+        return std::unexpected(unaudited(QStringLiteral("pipeline %1 was archived").arg(name), audited.error()));
+    return audited;
+}
+
+void LocalPipelineService::abortRunsOf(const QString &name, const Actor &actor)
+{
+    auto queuedOrRunning = RunRepository(m_deps.db).list(name, {}, 10000);
+    if (!queuedOrRunning)
+        return;
+    for (const RunRecord &run : std::as_const(*queuedOrRunning))
+        if (run.status == RunStatus::Queued || run.status == RunStatus::Running)
+            if (auto aborted = m_scheduler->abort(run.id, actor.name); !aborted)
+                qWarning("pipeline %s: aborting run %s failed: %s", qPrintable(name), qPrintable(run.id),
+                         qPrintable(aborted.error().text()));
+}
+
+Result<QList<PipelineView>> LocalPipelineService::pipelines(bool includeArchived)
 {
     auto rows = PipelineRepository(m_deps.db).list();
     if (!rows)
         return std::unexpected(rows.error());
     QList<PipelineView> views;
     for (const PipelineRecord &r : std::as_const(*rows))
-        views.append(*view(r));
+        if (includeArchived || r.archivedMs == 0)
+            views.append(*view(r));
     return views;
 }
 
@@ -343,6 +465,11 @@ Result<PipelineView> LocalPipelineService::pipeline(const QString &name)
 
 Status LocalPipelineService::pause(const QString &name, const Actor &actor)
 {
+    auto before = PipelineRepository(m_deps.db).find(name);
+    if (!before)
+        return std::unexpected(before.error());
+    if (before->archivedMs > 0)
+        return std::unexpected(archivedError(*before));
     if (auto done = m_scheduler->pause(name, QStringLiteral("paused by ") + actor.name); !done)
         return done;
     auto audited = m_audit.record(actor, QStringLiteral("pipeline.pause"), QStringLiteral("pipeline/") + name,
@@ -358,6 +485,8 @@ Status LocalPipelineService::unpause(const QString &name, const Actor &actor)
     auto before = PipelineRepository(m_deps.db).find(name);
     if (!before)
         return std::unexpected(before.error());
+    if (before->archivedMs > 0)
+        return std::unexpected(archivedError(*before));
     // No worker starts one of its queued runs before the audit line says who unpaused it, so that
     // an unpause that cannot be audited is taken back with nothing started.
     const auto hold = m_scheduler->holdClaims();
@@ -378,13 +507,7 @@ Status LocalPipelineService::removePipeline(const QString &name, const Actor &ac
     // Stop it taking new runs, then abort what runs, then wait for those to settle.
     if (auto paused = m_scheduler->pause(name, QStringLiteral("being removed")); !paused)
         return paused;
-    if (auto queuedOrRunning = RunRepository(m_deps.db).list(name, {}, 10000)) {
-        for (const RunRecord &run : std::as_const(*queuedOrRunning))
-            if (run.status == RunStatus::Queued || run.status == RunStatus::Running)
-                if (auto aborted = m_scheduler->abort(run.id, actor.name); !aborted)
-                    qWarning("pipeline %s: aborting run %s failed: %s", qPrintable(name), qPrintable(run.id),
-                             qPrintable(aborted.error().text()));
-    }
+    abortRunsOf(name, actor);
     for (int i = 0; i < 300; ++i) {
         auto running = RunRepository(m_deps.db).list(name, {}, 10000);
         if (!running)
@@ -398,6 +521,8 @@ Status LocalPipelineService::removePipeline(const QString &name, const Actor &ac
         return removed;
     auto audited = m_audit.record(actor, QStringLiteral("pipeline.remove"), QStringLiteral("pipeline/") + name,
                                   QStringLiteral("success"));
+    for (const PipelineRecord &child : setByJobsOf(name))
+        archiveQuietly(child.name, QStringLiteral("pipeline %1, which set it, was removed").arg(name));
     if (!audited)
         return std::unexpected(unaudited(QStringLiteral("pipeline %1 was removed").arg(name), audited.error()));
     return audited;

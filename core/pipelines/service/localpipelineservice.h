@@ -41,7 +41,9 @@ public:
     using PipelineService::setPipeline;
     Result<SetPipelineResult> setPipeline(const QString &name, const QByteArray &configYaml, const QByteArray &varsYaml,
                                           const SetPipelineOptions &options, const Actor &actor) override;
-    Result<QList<PipelineView>> pipelines() override;
+    using PipelineService::pipelines;
+    Result<QList<PipelineView>> pipelines(bool includeArchived) override;
+    Status archivePipeline(const QString &name, const Actor &actor) override;
     Result<PipelineView> pipeline(const QString &name) override;
     Status pause(const QString &name, const Actor &actor) override;
     Status unpause(const QString &name, const Actor &actor) override;
@@ -98,7 +100,20 @@ private:
     // localpipelinesettings.cpp: what PipelineRepository::set keeps beside the text.
     static QMap<QString, JobSettings> jobSettingsOf(const Pipeline &pipeline);
     static QMap<QString, QString> resourceOldNamesOf(const Pipeline &pipeline); // new name → old
+    // Refuses an archived pipeline (archivedError), which has no config to parse.
     Result<Pipeline> parseStored(const PipelineRecord &record, bool resolveSecrets);
+    static Error archivedError(const PipelineRecord &record);
+    // Archiving (archivePipeline, and what a set_pipeline step stopped setting): pauses it,
+    // aborts its runs, empties its config, audits, and archives what it had set in turn.
+    Status archive(const QString &name, const QString &reason, const Actor &actor);
+    void archiveQuietly(const QString &name, const QString &reason); // logs a failure
+    // The pipelines parent's set_pipeline steps set that are not archived.
+    QList<PipelineRecord> setByJobsOf(const QString &parent);
+    // After parent is set: archives what a job the config no longer has set (moving the link of
+    // a job renamed with old_name). After a run of job succeeded: what an earlier run set.
+    void archiveOrphans(const QString &parent, const Pipeline &config);
+    void archiveUnset(const QString &parent, const QString &job, int runNumber);
+    void abortRunsOf(const QString &name, const Actor &actor);
     // The pipeline's row and its config (secrets as placeholders), for what reads its jobs.
     struct Stored {
         PipelineRecord record;

@@ -111,12 +111,24 @@ public:
     {
         return setPipeline(name, configYaml, varsYaml, SetPipelineOptions{.dryRun = dryRun}, actor);
     }
-    virtual Result<QList<PipelineView>> pipelines() = 0;
+    // Every pipeline, by name; archived ones only with includeArchived.
+    virtual Result<QList<PipelineView>> pipelines(bool includeArchived) = 0;
+    Result<QList<PipelineView>> pipelines() { return pipelines(false); }
     virtual Result<PipelineView> pipeline(const QString &name) = 0;
     virtual Status pause(const QString &name, const Actor &actor) = 0;
     virtual Status unpause(const QString &name, const Actor &actor) = 0;
     // Removes the pipeline, its runs and its scoped secrets; running runs are aborted first.
+    // What its set_pipeline steps set is archived.
     virtual Status removePipeline(const QString &name, const Actor &actor) = 0;
+    // Archives the pipeline, as fly archive-pipeline: paused for good (unpause, triggers, checks,
+    // webhooks and pins refused, saying so), its queued and running runs aborted, its config,
+    // vars and jobs' settings dropped (so no secret written in them stays), its runs, versions,
+    // secrets and grants kept, hidden from lists unless asked for. Setting it again brings it
+    // back (paused as a new one would be). What its set_pipeline steps set is archived with it;
+    // a set_pipeline child is archived by itself when its job's next successful run does not set
+    // it, or when the job leaves the parent's config. Conflict when it is archived already.
+    // Audited (pipeline.archive).
+    virtual Status archivePipeline(const QString &name, const Actor &actor) = 0;
     // Renames the pipeline, as fly rename-pipeline: its runs, versions, pins, paused jobs,
     // secrets, access to the install's secrets and the grants on it go with it. Conflict while a
     // run of it is running (queued ones move with it), when `to` exists, or when secrets or

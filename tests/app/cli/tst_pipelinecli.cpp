@@ -103,6 +103,7 @@ private Q_SLOTS:
     void runsListAndShowTree();
     void secretsFromStdin();
     void removeNeedsConfirmation();
+    void archiveAndListArchived();
     void serviceMissing();
 
 private:
@@ -768,6 +769,41 @@ void TestPipelineCli::removeNeedsConfirmation()
     QVERIFY2(run.code == 0, qPrintable(run.all()));
     QCOMPARE(run.out.trimmed(), QStringLiteral("removed pipeline tmp"));
     QCOMPARE(pando({QStringLiteral("pipelines"), QStringLiteral("show"), QStringLiteral("tmp")}).code, 1);
+}
+
+// As fly archive-pipeline: asked first; then listed only with --include-archived (-a).
+void TestPipelineCli::archiveAndListArchived()
+{
+    QCOMPARE(pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("old"), QStringLiteral("-c"),
+                    writeFile(PipelineYaml), QStringLiteral("-y")})
+                 .code,
+             0);
+    Run run = pando({QStringLiteral("pipelines"), QStringLiteral("archive"), QStringLiteral("old")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.errLines().value(0).startsWith(QStringLiteral("pando: pipelines archive old: not confirmed")),
+             qPrintable(run.err));
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("archive"), QStringLiteral("old"), QStringLiteral("-y")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QCOMPARE(run.out.trimmed(),
+             QStringLiteral("archived pipeline old; set it again to bring it back: pando pipelines set old -c FILE"));
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("list")});
+    QCOMPARE(run.code, 0);
+    QVERIFY2(!run.out.contains(QRegularExpression(QStringLiteral("\\nold\\s"))), qPrintable(run.out));
+    for (const QString &flag : {QStringLiteral("--include-archived"), QStringLiteral("-a")}) {
+        run = pando({QStringLiteral("pipelines"), QStringLiteral("list"), flag});
+        QCOMPARE(run.code, 0);
+        QVERIFY2(run.out.contains(QRegularExpression(QStringLiteral("\\nold\\s.*archived: archived by user:admin"))),
+                 qPrintable(run.out));
+    }
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("show"), QStringLiteral("old")});
+    QVERIFY2(run.out.contains(QStringLiteral("archived: archived by user:admin")), qPrintable(run.out));
+    QCOMPARE(
+        pando({QStringLiteral("pipelines"), QStringLiteral("archive"), QStringLiteral("nosuch"), QStringLiteral("-y")})
+            .code,
+        1);
+    QCOMPARE(
+        pando({QStringLiteral("pipelines"), QStringLiteral("rm"), QStringLiteral("old"), QStringLiteral("-y")}).code,
+        0);
 }
 
 void TestPipelineCli::serviceMissing()

@@ -1,7 +1,7 @@
 // Pipelines that set pipelines and read vars from var sources, on real parts as the trust test's
 // (Docker tasks, git repositories, the wiring pandod uses): a set_pipeline step sets itself and
-// the pipelines it created and nothing else; var_sources are read when a run reads the pipeline,
-// from a Vault stand-in answering Vault's documented API.
+// the pipelines it created and nothing else, and what it stops setting is archived; var_sources
+// are read when a run reads the pipeline, from a Vault stand-in answering Vault's documented API.
 
 #include "tests/app/pipelines/pipelinetrustfixture.h"
 #include "tests/support/vaultstandin.h"
@@ -22,6 +22,7 @@ private Q_SLOTS:
     void varSourcesAreReadWhenARunReadsThePipeline();
     void setPipelineSetsItselfAndTheOnesItCreated();
     void instancedPipelines();
+    void archivedPipelines();
 };
 
 // var_sources as Concourse documents them: a vault source (a stand-in answering Vault's documented
@@ -228,6 +229,121 @@ void TestPipelineSets::instancedPipelines()
         QVERIFY2(!refused, qPrintable(bad));
         QCOMPARE(refused.error().code, ErrorCode::Invalid);
     }
+}
+
+namespace {
+
+QStringList namesOf(const Result<QList<PipelineView>> &views)
+{
+    QStringList names;
+    if (views)
+        for (const PipelineView &view : *views)
+            names << view.record.name;
+    return names;
+}
+
+} // namespace
+
+// Concourse's archiving: by hand (fly archive-pipeline), and of what a set_pipeline step stopped
+// setting: when a later run of its job succeeds without setting it, when the job leaves the
+// config (a job renamed with old_name keeps it), and with the pipeline that set it.
+void TestPipelineSets::archivedPipelines()
+{
+    const Actor alice{QStringLiteral("alice"), QStringLiteral("user"), {}};
+    const QByteArray child = oneJob("greet", "      - task: say\n        config: {platform: linux, " + Image +
+                                                 ", run: {path: echo, args: [greeted]}}\n");
+    const QString repo = m_fx->git().createRepository(QStringLiteral("archive-ci"));
+    QVERIFY(!m_fx->git()
+                 .commit(QStringLiteral("archive-ci"), QStringLiteral("main"),
+                         {{QStringLiteral("ci/child.yml"), GitFile{child}}})
+                 .isEmpty());
+    const QByteArray resources =
+        "resources:\n  - name: repo\n    type: git\n    source: {uri: \"" + repo.toUtf8() + "\", branch: main}\n";
+    const auto setting = [](const QStringList &children) {
+        QByteArray steps = "      - get: repo\n";
+        for (const QString &name : children)
+            steps += "      - set_pipeline: " + name.toUtf8() + "\n        file: repo/ci/child.yml\n";
+        return steps;
+    };
+    setPipeline(QStringLiteral("archiver"),
+                resources + oneJob("set", setting({QStringLiteral("arch-a"), QStringLiteral("arch-b")})));
+    RunRecord run = runJob(QStringLiteral("archiver"), QStringLiteral("set"));
+    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));
+    QCOMPARE(service().pipeline(QStringLiteral("arch-b"))->record.setByJob, QStringLiteral("set"));
+    run = runJob(QStringLiteral("arch-b"), QStringLiteral("greet"));
+    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));
+
+    // The next run sets arch-a alone: arch-b is archived once it succeeds.
+    setPipeline(QStringLiteral("archiver"), resources + oneJob("set", setting({QStringLiteral("arch-a")})));
+    run = runJob(QStringLiteral("archiver"), QStringLiteral("set"));
+    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));
+    // Archived as the run's end is told (just after it is recorded).
+    QTRY_VERIFY_WITH_TIMEOUT(service().pipeline(QStringLiteral("arch-b"))->record.archivedMs > 0, 10000);
+    auto b = service().pipeline(QStringLiteral("arch-b"));
+    QVERIFY(b && b->record.paused);
+    QCOMPARE(b->record.pausedReason, QStringLiteral("run %1 of job set of pipeline archiver succeeded without "
+                                                    "setting it")
+                                         .arg(run.number));
+    QVERIFY(b->record.configYaml.isEmpty() && b->record.varsYaml.isEmpty() && b->jobs.isEmpty());
+    QVERIFY(!service().pipeline(QStringLiteral("arch-a"))->record.archivedMs);
+    // Hidden from the list unless asked for; its runs are kept.
+    QVERIFY(!namesOf(service().pipelines()).contains(QStringLiteral("arch-b")));
+    QVERIFY(namesOf(service().pipelines(true)).contains(QStringLiteral("arch-b")));
+    QCOMPARE(service().runs(QStringLiteral("arch-b"), {}, 10)->size(), 1);
+    // Nothing of it runs, and nothing but a set brings it back.
+    auto trigger = service().triggerJob(QStringLiteral("arch-b"), QStringLiteral("greet"), alice);
+    QVERIFY(!trigger);
+    QCOMPARE(trigger.error().code, ErrorCode::Conflict);
+    QVERIFY2(trigger.error().message.contains(QLatin1String("pipeline arch-b is archived")),
+             qPrintable(trigger.error().text()));
+    QVERIFY(trigger.error().hint.contains(QLatin1String("pando pipelines set arch-b")));
+    for (const Status &refused :
+         {service().unpause(QStringLiteral("arch-b"), alice), service().pause(QStringLiteral("arch-b"), alice),
+          service().archivePipeline(QStringLiteral("arch-b"), alice)}) {
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code, ErrorCode::Conflict);
+    }
+    QVERIFY(!service().jobs(QStringLiteral("arch-b")));
+    QVERIFY(!service().webhook(QStringLiteral("arch-b"), QStringLiteral("repo"), QStringLiteral("x"), {}));
+
+    // Set again by the step, it comes back running with its config.
+    setPipeline(QStringLiteral("archiver"),
+                resources + oneJob("set", setting({QStringLiteral("arch-a"), QStringLiteral("arch-b")})));
+    run = runJob(QStringLiteral("archiver"), QStringLiteral("set"));
+    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));
+    b = service().pipeline(QStringLiteral("arch-b"));
+    QVERIFY(b && !b->record.archivedMs && !b->record.paused);
+    QCOMPARE(b->jobs, QStringList{QStringLiteral("greet")});
+    run = runJob(QStringLiteral("arch-b"), QStringLiteral("greet"));
+    QVERIFY2(run.status == RunStatus::Succeeded, qPrintable(toString(run.status) + u' ' + run.error));
+
+    // A job renamed with old_name keeps what it set; a job gone takes it to the archive.
+    setPipeline(QStringLiteral("archiver"), resources + "jobs:\n  - name: publish\n    old_name: set\n    plan:\n" +
+                                                setting({QStringLiteral("arch-a"), QStringLiteral("arch-b")}));
+    QCOMPARE(service().pipeline(QStringLiteral("arch-a"))->record.setByJob, QStringLiteral("publish"));
+    QVERIFY(!service().pipeline(QStringLiteral("arch-a"))->record.archivedMs);
+    setPipeline(QStringLiteral("archiver"), resources + oneJob("other", "      - get: repo\n"));
+    for (const QString &name : {QStringLiteral("arch-a"), QStringLiteral("arch-b")}) {
+        const auto gone = service().pipeline(name);
+        QVERIFY(gone && gone->record.archivedMs > 0);
+        QCOMPARE(gone->record.pausedReason, QStringLiteral("job publish of pipeline archiver, which set it, is gone"));
+    }
+
+    // A person's set brings one back paused, as a new pipeline; archiving the pipeline that set
+    // it archives it again, with its parent.
+    auto back =
+        service().setPipeline(QStringLiteral("arch-a"), child, {}, SetPipelineOptions{.startPaused = true}, alice);
+    QVERIFY2(back, qPrintable(back ? QString() : back.error().text()));
+    QVERIFY(!back->created && back->changed);
+    QVERIFY(!back->pipeline.record.archivedMs && back->pipeline.record.paused);
+    QCOMPARE(back->pipeline.record.pausedReason,
+             QStringLiteral("set by alice after it was archived; it starts paused"));
+    QVERIFY(service().archivePipeline(QStringLiteral("archiver"), alice));
+    QCOMPARE(service().pipeline(QStringLiteral("archiver"))->record.pausedReason, QStringLiteral("archived by alice"));
+    QCOMPARE(service().pipeline(QStringLiteral("arch-a"))->record.pausedReason,
+             QStringLiteral("pipeline archiver, which set it, was archived"));
+    for (const QString &name : {QStringLiteral("archiver"), QStringLiteral("arch-a"), QStringLiteral("arch-b")})
+        QVERIFY(service().removePipeline(name, alice));
 }
 
 QTEST_GUILESS_MAIN(TestPipelineSets)

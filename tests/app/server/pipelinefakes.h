@@ -191,10 +191,26 @@ public:
             m_pipelines.insert(name, view);
         return result;
     }
-    Result<QList<core::pipelines::PipelineView>> pipelines() override
+    using core::pipelines::PipelineService::pipelines;
+    Result<QList<core::pipelines::PipelineView>> pipelines(bool includeArchived) override
     {
         QMutexLocker lock(&m_mutex);
-        return m_pipelines.values();
+        QList<core::pipelines::PipelineView> list;
+        for (const core::pipelines::PipelineView &view : std::as_const(m_pipelines))
+            if (includeArchived || view.record.archivedMs == 0)
+                list << view;
+        return list;
+    }
+    Status archivePipeline(const QString &name, const core::Actor &actor) override
+    {
+        QMutexLocker lock(&m_mutex);
+        if (!m_pipelines.contains(name))
+            return noPipeline(name);
+        core::PipelineRecord &record = m_pipelines[name].record;
+        record.archivedMs = 1;
+        record.paused = true;
+        record.pausedReason = QStringLiteral("archived by ") + actor.name;
+        return {};
     }
     Result<core::pipelines::PipelineView> pipeline(const QString &name) override
     {

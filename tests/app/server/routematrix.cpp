@@ -98,6 +98,7 @@ const QHash<QString, QString> &expectations()
         {QStringLiteral("POST /api/v1/pipelines/{name}/rename"), QStringLiteral("400 400 403 403 403")},
         {QStringLiteral("POST /api/v1/pipelines/{name}/pause"), QStringLiteral("200 200 403 403 403")},
         {QStringLiteral("POST /api/v1/pipelines/{name}/unpause"), QStringLiteral("200 200 403 403 403")},
+        {QStringLiteral("POST /api/v1/pipelines/{name}/archive"), QStringLiteral("200 200 403 403 403")},
         {QStringLiteral("POST /api/v1/pipelines/{name}/jobs/{job}/runs"), QStringLiteral("201 201 403 403 403")},
         // Jobs are read like runs; pausing one is an operator's, like triggering it.
         {QStringLiteral("GET /api/v1/pipelines/{name}/jobs"), QStringLiteral("200 200 403 200 403")},
@@ -210,10 +211,13 @@ QList<int> expectedStatuses(const QString &key)
     return statuses.size() == Columns.size() ? statuses : QList<int>{};
 }
 
-bool consumesObject(const QString &key)
+QString consumedPrefix(const QString &key)
 {
-    return key == QLatin1String("DELETE /api/v1/apps/{name}") ||
-           key == QLatin1String("DELETE /api/v1/pipelines/{name}");
+    if (key == QLatin1String("DELETE /api/v1/apps/{name}") || key == QLatin1String("DELETE /api/v1/pipelines/{name}"))
+        return QStringLiteral("gone-");
+    if (key == QLatin1String("POST /api/v1/pipelines/{name}/archive"))
+        return QStringLiteral("shelved-");
+    return {};
 }
 
 } // namespace pando::test::routematrix

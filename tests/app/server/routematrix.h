@@ -27,7 +27,8 @@ const QHash<QString, QString> &expectations();
 // The statuses of a row, in Columns order; empty when the row is not five statuses.
 QList<int> expectedStatuses(const QString &key);
 
-// Routes that delete the object they name: each walker gets its own, so that each finds one.
-bool consumesObject(const QString &key);
+// Routes that use up the object they name (deleting or archiving it): each walker gets its own,
+// named with this prefix and its name ("gone-admin"), so that each finds one; empty for the rest.
+QString consumedPrefix(const QString &key);
 
 } // namespace pando::test::routematrix

@@ -140,6 +140,10 @@ void TestAuthz::initTestCase()
             201);
         grant(core::authz::ObjectKind::Pipeline, name, QStringLiteral("member2"), QStringLiteral("owner"));
         QCOMPARE(call("PUT", QStringLiteral("/api/v1/pipelines/") + name, member2, pipelineBody).status, 201);
+        // And one for the archive route.
+        const QString shelved = QStringLiteral("shelved-") + walker;
+        grant(core::authz::ObjectKind::Pipeline, shelved, QStringLiteral("member2"), QStringLiteral("owner"));
+        QCOMPARE(call("PUT", QStringLiteral("/api/v1/pipelines/") + shelved, member2, pipelineBody).status, 201);
     }
     // A grant for the grant routes to take away: viewer's, which changes nothing else viewer may do.
     grant(core::authz::ObjectKind::App, QStringLiteral("theirs"), QStringLiteral("viewer"), QStringLiteral("viewer"));
@@ -708,8 +712,8 @@ void TestAuthz::routeWalk_data()
             path += QStringLiteral("?webhook_token=hook"); // the webhook's own token, set in initTestCase
         for (const QString &walker : Walkers) {
             QString walked = path;
-            walked.replace(QStringLiteral("{name}"),
-                           consumesObject(key) ? QStringLiteral("gone-") + walker : QStringLiteral("theirs"));
+            const QString prefix = consumedPrefix(key);
+            walked.replace(QStringLiteral("{name}"), prefix.isEmpty() ? QStringLiteral("theirs") : prefix + walker);
             QTest::newRow(qPrintable(key + QStringLiteral(" as ") + walker))
                 << route.method.toUtf8() << walked << walker << expected.at(Columns.indexOf(walker));
         }

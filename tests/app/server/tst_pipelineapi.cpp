@@ -331,6 +331,27 @@ void TestPipelineApi::showPauseRemove()
     QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/went/rename"), "{\"name\": \"other\"}").status, 409);
     QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/went/rename"), "{\"name\": \"gone\"}").status, 200);
 
+    // Archived: the answer is the pipeline as it is now; lists leave it out unless asked.
+    a = call("POST", QStringLiteral("/api/v1/pipelines/other/archive"));
+    QCOMPARE(a.status, 200);
+    QVERIFY(a.json.value(QStringLiteral("archived")).toBool());
+    QCOMPARE(a.json.value(QStringLiteral("paused_reason")).toString().left(12), QStringLiteral("archived by "));
+    const auto listed = [this](const QString &query) {
+        QStringList names;
+        for (const QJsonValue p :
+             call("GET", QStringLiteral("/api/v1/pipelines") + query).json.value(QStringLiteral("pipelines")).toArray())
+            names << p.toObject().value(QStringLiteral("name")).toString();
+        return names;
+    };
+    QVERIFY(!listed({}).contains(QStringLiteral("other")));
+    QVERIFY(!listed(QStringLiteral("?include_archived=false")).contains(QStringLiteral("other")));
+    QVERIFY(listed(QStringLiteral("?include_archived=true")).contains(QStringLiteral("other")));
+    a = call("GET", QStringLiteral("/api/v1/pipelines?include_archived=yes"));
+    QCOMPARE(a.status, 400);
+    QCOMPARE(errorWhere(a), QStringLiteral("query.include_archived"));
+    QCOMPARE(call("POST", QStringLiteral("/api/v1/pipelines/nosuch/archive")).status, 404);
+    QCOMPARE(call("DELETE", QStringLiteral("/api/v1/pipelines/other")).status, 204);
+
     a = call("DELETE", QStringLiteral("/api/v1/pipelines/gone"));
     QCOMPARE(a.status, 204);
     QVERIFY(a.body.isEmpty());

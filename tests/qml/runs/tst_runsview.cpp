@@ -112,6 +112,18 @@ private:
         return triggered.first().at(1).toString();
     }
 
+    // The texts of the visible items of this name under root. List rows and section headers are
+    // items of the list, not QObject children: walked as items.
+    static QStringList visibleTexts(QQuickItem *root, const QString &name)
+    {
+        QStringList texts;
+        if (root->objectName() == name && root->isVisible())
+            texts << root->property("text").toString();
+        for (QQuickItem *child : root->childItems())
+            texts << visibleTexts(child, name);
+        return texts;
+    }
+
     // RunsView on the three models, 1280×800, its QML warnings collected.
     void showRunsView(QQuickView &view, PipelinesModel &pipelines, RunsModel &runs, RunTreeModel &tree,
                       QStringList &warnings)
@@ -538,20 +550,56 @@ private Q_SLOTS:
         showRunsView(view, pipelines, runs, tree, warnings);
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QVERIFY2(view.status() == QQuickView::Ready, qPrintable(warnings.join(u'\n')));
-        // Section headers are items of the list, not QObject children: walked as items.
-        QStringList headers;
-        const std::function<void(QQuickItem *)> collect = [&](QQuickItem *item) {
-            if (item->objectName() == u"instanceGroupHeader"_s && item->isVisible())
-                headers << item->property("text").toString();
-            for (QQuickItem *child : item->childItems())
-                collect(child);
-        };
-        QTRY_VERIFY([&] {
-            headers.clear();
-            collect(view.rootObject());
-            return !headers.isEmpty();
-        }());
-        QCOMPARE(headers, QStringList{u"preview"_s});
+        QTRY_VERIFY(!visibleTexts(view.rootObject(), u"instanceGroupHeader"_s).isEmpty());
+        QCOMPARE(visibleTexts(view.rootObject(), u"instanceGroupHeader"_s), QStringList{u"preview"_s});
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
+    }
+
+    // Archive… asks first, then the pipeline leaves the list; the Archived button lists it again,
+    // marked archived, with its Pause off (a set brings it back, not an unpause).
+    void archiveFromTheList()
+    {
+        auto set = test::awaitObject([&](auto done) { m_session->setPipeline(u"shelf"_s, pipelineYaml(), {}, done); });
+        QVERIFY2(set, qPrintable(set ? QString() : test::describe(set.error())));
+        PipelinesModel pipelines;
+        QAbstractItemModelTester tester(&pipelines, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        RunsModel runs;
+        RunTreeModel tree;
+        pipelines.setSession(m_session.get());
+        QTRY_VERIFY(pipelines.rowOf(u"shelf"_s) >= 0);
+        QQuickView view;
+        QStringList warnings;
+        showRunsView(view, pipelines, runs, tree, warnings);
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY2(view.status() == QQuickView::Ready, qPrintable(warnings.join(u'\n')));
+        QVERIFY(pipelines.selectName(u"shelf"_s));
+
+        QVERIFY(
+            QMetaObject::invokeMethod(view.rootObject(), "archivePipeline", Q_ARG(int, pipelines.rowOf(u"shelf"_s))));
+        auto *dialog = view.rootObject()->findChild<QObject *>(u"archiveDialog"_s);
+        QVERIFY(dialog);
+        QTRY_VERIFY(dialog->property("opened").toBool());
+        QVERIFY2(dialog->property("title").toString().contains(u"shelf"_s),
+                 qPrintable(dialog->property("title").toString()));
+        QVERIFY(pipelines.rowOf(u"shelf"_s) >= 0); // nothing happens before the answer
+        QVERIFY(QMetaObject::invokeMethod(dialog, "accept"));
+        QTRY_VERIFY_WITH_TIMEOUT(pipelines.rowOf(u"shelf"_s) < 0, 10000);
+
+        auto *shown = view.rootObject()->findChild<QQuickItem *>(u"showArchived"_s);
+        QVERIFY(shown);
+        QTest::mouseClick(&view, Qt::LeftButton, {},
+                          shown->mapToScene(QPointF(shown->width() / 2, shown->height() / 2)).toPoint());
+        QTRY_VERIFY(pipelines.showArchived());
+        QTRY_VERIFY_WITH_TIMEOUT(pipelines.rowOf(u"shelf"_s) >= 0, 10000);
+        const QModelIndex row = pipelines.index(pipelines.rowOf(u"shelf"_s));
+        QVERIFY(row.data(PipelinesModel::ArchivedRole).toBool());
+        QVERIFY2(row.data(PipelinesModel::PausedReasonRole).toString().startsWith(u"archived by "_s),
+                 qPrintable(row.data(PipelinesModel::PausedReasonRole).toString()));
+        QVERIFY(pipelines.selectName(u"shelf"_s));
+        QTRY_VERIFY(visibleTexts(view.rootObject(), u"pipelineStateWord"_s).contains(u"archived"_s));
+        auto *pause = view.rootObject()->findChild<QQuickItem *>(u"pauseButton"_s);
+        QVERIFY(pause);
+        QTRY_VERIFY(!pause->isEnabled());
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
     }
 

@@ -556,9 +556,24 @@ void TestSessionContract::pipelinesAndRuns()
     auto invalid = test::awaitObject([&](auto done) { s.setPipeline(u"ci2"_s, "resources: []\n", {}, done); });
     QVERIFY(!invalid);
     QCOMPARE(invalid.error().where, u"jobs"_s);
-    auto list = test::awaitList([&](auto done) { s.pipelines(done); });
+    auto list = test::awaitList([&](auto done) { s.pipelines(false, done); });
     VERIFY_OK(list);
     QVERIFY(hasName(*list, u"ci"_s));
+    // Archived: gone from the list unless archived ones are asked for.
+    auto shelved =
+        test::awaitObject([&](auto done) { s.setPipeline(u"shelved"_s, "jobs:\n  - name: test\n", {}, done); });
+    VERIFY_OK(shelved);
+    auto archived = test::awaitObject([&](auto done) { s.archivePipeline(u"shelved"_s, done); });
+    VERIFY_OK(archived);
+    QVERIFY(archived->value(u"archived"_s).toBool());
+    list = test::awaitList([&](auto done) { s.pipelines(false, done); });
+    VERIFY_OK(list);
+    QVERIFY(!hasName(*list, u"shelved"_s));
+    list = test::awaitList([&](auto done) { s.pipelines(true, done); });
+    VERIFY_OK(list);
+    QVERIFY(hasName(*list, u"shelved"_s) && hasName(*list, u"ci"_s));
+    QCOMPARE(test::awaitObject([&](auto done) { s.archivePipeline(u"nosuch"_s, done); }).error().code,
+             ErrorCode::NotFound);
     auto paused = test::awaitObject([&](auto done) { s.setPipelinePaused(u"ci"_s, true, done); });
     VERIFY_OK(paused);
     auto shown = test::awaitObject([&](auto done) { s.pipeline(u"ci"_s, done); });
