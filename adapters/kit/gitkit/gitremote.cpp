@@ -385,7 +385,9 @@ Status pushToOrigin(git_repository *git, const QString &repoText, const QString 
         if (payload.authFailed || rc == GIT_EAUTH)
             return fail(ErrorCode::Unauthorized, u"cannot push to %1: %2"_s.arg(repoText, why), {},
                         u"the remote wants a key or password that may write to it"_s);
-        if (why.contains(u"non-fast-forward"_s) || why.contains(u"fast forward"_s))
+        // Moved since the fetch: the remote's tip is a commit the mirror lacks (libgit2 says so
+        // before sending), or the remote refused a non-fast-forward update.
+        if (rc == GIT_ENONFASTFORWARD || why.contains(u"non-fast-forward"_s) || why.contains(u"fast forward"_s))
             return fail(ErrorCode::Conflict, u"%1 of %2 moved: %3"_s.arg(what, repoText, why));
         return fail(ErrorCode::Unavailable, u"cannot push to %1: %2"_s.arg(repoText, why));
     }

@@ -15,6 +15,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
+#include <functional>
 
 using namespace Qt::StringLiterals;
 using pando::ErrorCode;
@@ -56,6 +57,7 @@ private Q_SLOTS:
     void getParams();
     void putPushesWhatATaskCommitted();
     void aMovedBranchIsRefusedUnlessRebasedOrMerged();
+    void aBranchMovingDuringThePutIsBuiltOnAgain();
     void aRebaseConflictNamesTheFiles();
     void forceReplacesTheBranch();
     void tags();
@@ -107,9 +109,13 @@ private:
     }
     pando::Result<VersionMetadata> put(const QJsonObject &params, const QJsonObject &extraSource = {})
     {
-        return m_type->out(source(extraSource), params, m_work->path(), {}, {},
-                           [this](const QString &line) { m_log << line; });
+        return m_type->out(source(extraSource), params, m_work->path(), {}, {}, [this](const QString &line) {
+            m_log << line;
+            if (m_onLine)
+                m_onLine(line);
+        });
     }
+    std::function<void(const QString &)> m_onLine; // called with each progress line of a put
     std::unique_ptr<GitFixture> m_git;
     std::unique_ptr<QTemporaryDir> m_cache;
     std::unique_ptr<QTemporaryDir> m_work;
@@ -135,6 +141,7 @@ void TestGitPut::init()
     m_work = std::make_unique<QTemporaryDir>();
     m_type = std::make_unique<GitResourceType>(m_cache->filePath(u"git"_s));
     m_log.clear();
+    m_onLine = {};
 }
 
 void TestGitPut::getLeavesACleanRepository()
@@ -257,6 +264,55 @@ void TestGitPut::aMovedBranchIsRefusedUnlessRebasedOrMerged()
     QCOMPARE(m_git->git({u"show"_s, tip + u":other.txt"_s}, bare).value_or(u"?"_s), u"o"_s);
     // The task's own copy is as the task left it: a put works on the mirror, never on the input.
     QCOMPARE(m_git->git({u"rev-parse"_s, u"HEAD"_s}, dir2).value_or(u"?"_s), later);
+}
+
+// Someone pushes between the put's fetch and its push (here: as the put says it is pushing): the
+// push is refused, and the put fetches again and builds on the new tip, up to five times.
+void TestGitPut::aBranchMovingDuringThePutIsBuiltOnAgain()
+{
+    const QString dir = getInto(u"repo"_s);
+    QVERIFY(!dir.isEmpty());
+    QVERIFY(!commitIn(dir, u"mine.txt"_s, "mine\n", u"mine"_s).isEmpty());
+    QStringList racing; // what they pushed, in order
+    int races = 1;
+    m_onLine = [&](const QString &line) {
+        if (line.startsWith(u"pushing "_s) && racing.size() < races)
+            racing << theyPush(u"race%1.txt"_s.arg(racing.size()), "r\n", u"race %1"_s.arg(racing.size()));
+    };
+    // Fast-forward only: the put fails, saying how to build on the branch; nothing of it lands.
+    auto refused = put({{u"repository"_s, u"repo"_s}});
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().code == ErrorCode::Conflict, qPrintable(refused.error().text()));
+    QVERIFY2(refused.error().hint.contains(u"params.rebase"_s), qPrintable(refused.error().text()));
+    QCOMPARE(racing.size(), 1);
+    QCOMPARE(remoteTip(), racing.last());
+
+    // Rebased: once refused, fetched again and replayed on what they pushed.
+    racing.clear();
+    m_log.clear();
+    auto rebased = put({{u"repository"_s, u"repo"_s}, {u"rebase"_s, true}});
+    PANDO_VERIFY_OK(rebased);
+    QCOMPARE(racing.size(), 1);
+    const QString bare = m_git->barePath(u"repo"_s);
+    QCOMPARE(rebased->version.value(u"ref"_s), remoteTip());
+    QCOMPARE(m_git->git({u"rev-parse"_s, remoteTip() + u"^"_s}, bare).value_or(u"?"_s), racing.last());
+    QCOMPARE(m_git->git({u"show"_s, remoteTip() + u":mine.txt"_s}, bare).value_or(u"?"_s), u"mine"_s);
+    QVERIFY2(m_log.join(u'\n').contains(u"moved meanwhile; fetching it again (attempt 2 of 5)"_s),
+             qPrintable(m_log.join(u'\n')));
+
+    // A branch that never stops moving: given up after five pushes, saying so.
+    const QString dir2 = getInto(u"repo2"_s);
+    QVERIFY(!dir2.isEmpty());
+    QVERIFY(!commitIn(dir2, u"again.txt"_s, "again\n", u"again"_s).isEmpty());
+    racing.clear();
+    races = 100;
+    auto gaveUp = put({{u"repository"_s, u"repo2"_s}, {u"merge"_s, true}});
+    QVERIFY(!gaveUp);
+    QCOMPARE(gaveUp.error().code, ErrorCode::Conflict);
+    QVERIFY2(gaveUp.error().hint.contains(u"kept moving"_s), qPrintable(gaveUp.error().text()));
+    QCOMPARE(racing.size(), 5);
+    QCOMPARE(remoteTip(), racing.last());
+    m_onLine = {};
 }
 
 void TestGitPut::aRebaseConflictNamesTheFiles()
