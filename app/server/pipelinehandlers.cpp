@@ -253,17 +253,8 @@ Reply renamePipeline(Call &call)
     if (!to.isString() || to.toString().isEmpty())
         return errorReply(Error{ErrorCode::Invalid, QStringLiteral("the new name is missing"), QStringLiteral("name"),
                                 QStringLiteral("send ") + example});
-    const QString from = call.args.value(0);
-    // The new name is a new pipeline: whoever renames one must also be someone who may set one
-    // (core/authz decides; members may not).
-    auto decision =
-        call.engine.authorize(call.principal, permission::PipelinesWrite, {core::authz::ObjectKind::Pipeline, {}, {}},
-                              call.actor, QStringLiteral("POST /api/v1/pipelines/%1/rename").arg(from));
-    if (!decision)
-        return errorReply(decision.error());
-    if (!*decision)
-        return errorReply(Error{ErrorCode::Forbidden, decision->reason, QStringLiteral("name")});
-    auto renamed = s->renamePipeline(from, to.toString(), call.actor);
+    // Through the engine, which also asks whether the caller may make a new pipeline.
+    auto renamed = call.engine.renamePipeline(call.principal, call.args.value(0), to.toString(), call.actor);
     if (!renamed)
         return errorReply(renamed.error());
     return Reply{200, renamed->toJson()};

@@ -52,6 +52,7 @@ class DeployLogFeed;
 namespace pipelines {
 class PipelineService;
 struct SetPipelineResult;
+struct PipelineView;
 struct SetPipelineOptions;
 } // namespace pipelines
 namespace accounts {
@@ -452,6 +453,12 @@ public:
     Result<pipelines::SetPipelineResult> setPipeline(const QString &name, const QByteArray &configYaml,
                                                      const QByteArray &varsYaml, bool dryRun, const Actor &actor);
     Status removePipeline(const QString &name, const Actor &actor);
+    // The runner's renamePipeline() for someone who may change the pipeline (the route's check):
+    // the new name is a new pipeline, so it also takes the right to set one (pipelines.write on
+    // no particular pipeline: members may not). Forbidden (where "name") with the reason, audited
+    // as a refusal, otherwise.
+    Result<pipelines::PipelineView> renamePipeline(const accounts::Principal &principal, const QString &from,
+                                                   const QString &to, const Actor &actor);
 
     // Grants on apps and pipelines (core/authz's GrantService; enginegrants.cpp). The object
     // must exist (NotFound; Unavailable for a pipeline without a runner) and the user too

@@ -182,6 +182,20 @@ Result<pipelines::SetPipelineResult> Engine::setPipeline(const QString &name, co
     return setPipeline(name, configYaml, varsYaml, pipelines::SetPipelineOptions{.dryRun = dryRun}, actor);
 }
 
+Result<pipelines::PipelineView> Engine::renamePipeline(const accounts::Principal &principal, const QString &from,
+                                                       const QString &to, const Actor &actor)
+{
+    if (!d->pipelines)
+        return std::unexpected(noPipelineRunner());
+    auto decision = authorize(principal, authz::permission::PipelinesWrite, {authz::ObjectKind::Pipeline, {}, {}},
+                              actor, u"pipeline.rename %1 to %2"_s.arg(from, to));
+    if (!decision)
+        return std::unexpected(decision.error());
+    if (!*decision)
+        return fail(ErrorCode::Forbidden, decision->reason, u"name"_s);
+    return d->pipelines->renamePipeline(from, to, actor);
+}
+
 Status Engine::removePipeline(const QString &name, const Actor &actor)
 {
     if (!d->pipelines)

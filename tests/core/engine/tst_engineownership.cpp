@@ -55,6 +55,7 @@ private Q_SLOTS:
     void specgateForEveryCaller();
     void pipelineOwnership();
     void pipelineWithoutItsOwnerIsNotKept();
+    void renamingTakesTheRightToSetAPipeline();
     void grantChangesAreAudited();
     void refusalsAreAudited();
     void revokedCredentialsAreAnnounced();
@@ -255,6 +256,30 @@ void TestEngineOwnership::pipelineWithoutItsOwnerIsNotKept()
     QVERIFY(failGrantInserts(false));
     QVERIFY(!refused);
     QCOMPARE(m_pipelines->pipeline(u"orphan-ci"_s).error().code, ErrorCode::NotFound);
+}
+
+// A rename makes a pipeline under a new name: its owner, if a member, may not; an operator may.
+// (The grants moving with it is the store's rename, tested with PipelineRepository.)
+void TestEngineOwnership::renamingTakesTheRightToSetAPipeline()
+{
+    QVERIFY(m_engine->setPipeline(u"alices-old"_s, PipelineYaml, {}, false, m_people.actor(u"alice"_s)));
+    const auto principal = [this](const QString &name) {
+        const core::accounts::User user = m_people.user(name);
+        return core::accounts::Principal{user.id, user.username,  user.role,
+                                         {},      u"s-"_s + name, core::accounts::Principal::Kind::Session};
+    };
+    auto refused =
+        m_engine->renamePipeline(principal(u"alice"_s), u"alices-old"_s, u"alices-new"_s, m_people.actor(u"alice"_s));
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, ErrorCode::Forbidden);
+    QCOMPARE(refused.error().where, u"name"_s);
+    QVERIFY(m_pipelines->pipeline(u"alices-old"_s));
+    auto renamed =
+        m_engine->renamePipeline(principal(u"olga"_s), u"alices-old"_s, u"alices-new"_s, m_people.actor(u"olga"_s));
+    QVERIFY2(renamed, qPrintable(renamed ? QString() : renamed.error().text()));
+    QCOMPARE(renamed->record.name, u"alices-new"_s);
+    QVERIFY(!m_pipelines->pipeline(u"alices-old"_s));
+    QVERIFY(m_engine->removePipeline(u"alices-new"_s, m_people.actor(u"olga"_s)));
 }
 
 void TestEngineOwnership::grantChangesAreAudited()
