@@ -1684,16 +1684,16 @@
         <translation>Archivieren…</translation>
     </message>
     <message>
-        <source>Archived</source>
-        <translation>Archiviert</translation>
-    </message>
-    <message>
         <source>List archived pipelines too</source>
         <translation>Archivierte Pipelines ebenfalls anzeigen</translation>
     </message>
     <message>
         <source>archived</source>
         <translation>archiviert</translation>
+    </message>
+    <message>
+        <source>Show archived</source>
+        <translation>Archivierte zeigen</translation>
     </message>
 </context>
 <context>

@@ -1,7 +1,7 @@
 // The pipelines: one row per pipeline with its last run's mark and words, and "paused" when it
 // takes no new runs. A row's context menu renames its pipeline (renameRequested; F2 in the view)
 // or archives it (archiveRequested; the view asks first). Archived pipelines are listed when the
-// Archived button is on.
+// Show archived box is on.
 pragma ComponentBehavior: Bound
 
 import QtQuick
@@ -57,15 +57,6 @@ Pane {
                 visible: running
                 Layout.preferredHeight: 20
                 Layout.preferredWidth: 20
-            }
-            ToolButton {
-                objectName: "showArchived"
-                text: qsTr("Archived")
-                checkable: true
-                checked: root.pipelinesModel.showArchived
-                onToggled: root.pipelinesModel.showArchived = checked
-                ToolTip.visible: hovered
-                ToolTip.text: qsTr("List archived pipelines too")
             }
             ToolButton {
                 objectName: "refreshPipelines"
@@ -178,6 +169,15 @@ Pane {
                     }
                 }
             }
+        }
+        CheckBox {
+            objectName: "showArchived"
+            text: qsTr("Show archived")
+            checked: root.pipelinesModel.showArchived
+            onToggled: root.pipelinesModel.showArchived = checked
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("List archived pipelines too")
+            Layout.leftMargin: 4
         }
     }
 }
