@@ -86,6 +86,15 @@ public:
     // Removes what tasks of a process that died left behind: containers carrying every label in
     // `labels`. Returns how many went. Host runners have nothing they can find and return 0.
     virtual Result<int> removeLeftovers(const QMap<QString, QString> &labels) = 0;
+    // Removes the images importArtifactImage made in `repository` ("pando/artifact-image") more
+    // than olderThanMs ago that no container uses (one in use stays; the next task to name its
+    // artifact makes it again). Returns how many went. Runners without images have none.
+    virtual Result<int> removeStaleArtifactImages(const QString &repository, qint64 olderThanMs)
+    {
+        Q_UNUSED(repository)
+        Q_UNUSED(olderThanMs)
+        return 0;
+    }
 };
 
 } // namespace pando::adapters

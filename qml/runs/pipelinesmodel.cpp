@@ -435,6 +435,7 @@ void PipelinesModel::setShowArchived(bool show)
         return;
     m_showArchived = show;
     Q_EMIT showArchivedChanged();
+    ++m_generation; // an answer to the list asked for before is not this list
     refresh();
 }
 

@@ -178,6 +178,33 @@ Result<QString> DockerTaskRunner::importArtifactImage(const QString &artifactDir
                 u"get it with a registry-image resource (rootfs/ and metadata.json, or image.tar with format: oci)"_s);
 }
 
+Result<int> DockerTaskRunner::removeStaleArtifactImages(const QString &repository, qint64 olderThanMs)
+{
+    const QString filters =
+        QString::fromUtf8(QJsonDocument(QJsonObject{{u"label"_s, QJsonArray{u"dev.pando.kind=artifact-image"_s}}})
+                              .toJson(QJsonDocument::Compact));
+    auto response = m_client.get(u"/images/json"_s, {{u"filters"_s, filters}});
+    if (!response)
+        return std::unexpected(response.error());
+    const qint64 before = QDateTime::currentMSecsSinceEpoch() - olderThanMs;
+    int removed = 0;
+    for (const QJsonValue value : response->json().array()) {
+        const QJsonObject image = value.toObject();
+        if (qint64(image.value(u"Created"_s).toDouble()) * 1000 > before)
+            continue;
+        // By its tags, never forced: an image a container still uses stays.
+        for (const QJsonValue tag : image.value(u"RepoTags"_s).toArray()) {
+            if (!tag.toString().startsWith(repository + u':'))
+                continue;
+            if (Status gone = dockerapi::removeImage(m_client, tag.toString()); gone)
+                ++removed;
+            else if (gone.error().code != ErrorCode::Conflict && gone.error().code != ErrorCode::NotFound)
+                return std::unexpected(gone.error());
+        }
+    }
+    return removed;
+}
+
 Result<int> DockerTaskRunner::removeLeftovers(const QMap<QString, QString> &labels)
 {
     QJsonArray wanted;

@@ -28,6 +28,7 @@ public:
     // The image id (sha256:...) of a local image; NotFound with a hint when the engine lacks it.
     Result<QString> imageDigest(const QString &image) override;
     Result<int> removeLeftovers(const QMap<QString, QString> &labels) override;
+    Result<int> removeStaleArtifactImages(const QString &repository, qint64 olderThanMs) override;
     // rootfs/ imported (its metadata.json's env and user as ENV and USER), or image.tar loaded.
     Result<QString> importArtifactImage(const QString &artifactDir, const QString &repoTag,
                                         const CancelToken &cancel) override;

@@ -399,6 +399,9 @@ void LocalPipelineService::triggerLoop()
         lock.unlock();
         if (auto triggered = triggerOnce(); !triggered)
             qWarning("pipelines: checking triggers failed: %s", qPrintable(triggered.error().text()));
+        // A long-running install sweeps old artifact images daily, not only when it starts.
+        if (m_deps.clock.nowMs() - m_lastImageSweepMs > qint64{24} * 60 * 60 * 1000)
+            sweepArtifactImages();
         lock.relock();
         if (m_stopping)
             break;

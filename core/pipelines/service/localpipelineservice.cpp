@@ -77,6 +77,7 @@ Status LocalPipelineService::start()
     if (auto removed = m_deps.containers.removeLeftovers(ours); !removed)
         qWarning("pipelines: removing task containers left by an earlier process failed: %s",
                  qPrintable(removed.error().text()));
+    sweepArtifactImages();
     scopeUnscopedSecrets();
     recordJobSettings();
     if (auto started = m_scheduler->start(); !started)
@@ -87,6 +88,17 @@ Status LocalPipelineService::start()
     m_triggerThread->setObjectName(QStringLiteral("pando-triggers"));
     m_triggerThread->start();
     return {};
+}
+
+void LocalPipelineService::sweepArtifactImages()
+{
+    // Images a task's image: made from an artifact are made again from it when needed: one made
+    // over a week ago goes unless a container uses it, so a pipeline in daily use makes its own
+    // again once a week, while one no longer run stops holding the disk.
+    constexpr qint64 Week = qint64{7} * 24 * 60 * 60 * 1000;
+    m_lastImageSweepMs = m_deps.clock.nowMs();
+    if (auto swept = m_deps.containers.removeStaleArtifactImages(QStringLiteral("pando/artifact-image"), Week); !swept)
+        qWarning("pipelines: removing old artifact images failed: %s", qPrintable(swept.error().text()));
 }
 
 void LocalPipelineService::stop()

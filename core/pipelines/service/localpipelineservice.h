@@ -15,6 +15,7 @@
 #include <QObject>
 #include <QThread>
 #include <QWaitCondition>
+#include <atomic>
 #include <memory>
 
 namespace pando::core::pipelines {
@@ -137,6 +138,10 @@ private:
     Status checkAndTrigger(const PipelineRecord &record, const Pipeline &pipeline, const QString &resource,
                            const adapters::Version &from, QList<RunRecord> *queued);
     void triggerLoop();
+    // Removes artifact images (a task's image: from an artifact) made over a week ago and unused;
+    // at start and then daily from the trigger loop.
+    void sweepArtifactImages();
+    std::atomic<qint64> m_lastImageSweepMs{0};
     void onEvent(const Event &event);
 
     std::shared_ptr<void> m_keepAlive; // first: destroyed last

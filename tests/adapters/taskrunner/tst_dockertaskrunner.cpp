@@ -308,6 +308,18 @@ void TestDockerTaskRunner::anArtifactBecomesAnImage()
     auto none = m_runner.importArtifactImage(empty.path(), tag, {});
     QVERIFY(!none);
     QVERIFY2(none.error().hint.contains(u"registry-image"_s), qPrintable(none.error().text()));
+
+    // Swept when older than asked and unused (this test's own repository, so that no other
+    // test's image goes): a week keeps it, none removes it.
+    const QString repository = tag.section(u':', 0, 0);
+    auto kept = m_runner.removeStaleArtifactImages(repository, qint64{7} * 24 * 3600 * 1000);
+    PANDO_VERIFY_OK(kept);
+    QCOMPARE(*kept, 0);
+    QVERIFY(m_runner.imageDigest(tag));
+    auto swept = m_runner.removeStaleArtifactImages(repository, -1000);
+    PANDO_VERIFY_OK(swept);
+    QCOMPARE(*swept, 1);
+    QCOMPARE(m_runner.imageDigest(tag).error().code, ErrorCode::NotFound);
 }
 
 void TestDockerTaskRunner::overheadAgainstTheRawApi()
