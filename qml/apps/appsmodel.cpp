@@ -72,6 +72,7 @@ void AppsModel::sessionReplaced()
     beginResetModel();
     m_rows.clear();
     endResetModel();
+    m_removedAt.clear();
     m_loaded = false;
     m_selected = -1;
     Q_EMIT countChanged();
@@ -306,8 +307,9 @@ void AppsModel::refresh()
         return;
     setLoading(true);
     const quint64 generation = m_generation;
+    const quint64 mark = m_removals;
     QPointer<AppsModel> self(this);
-    m_session->apps([self, generation](const Result<QJsonArray> &apps) {
+    m_session->apps([self, generation, mark](const Result<QJsonArray> &apps) {
         if (!self || self->m_generation != generation)
             return;
         if (!apps) {
@@ -320,9 +322,12 @@ void AppsModel::refresh()
         if (self->m_rows.isEmpty()) {
             // The first load: every row at once, not a thousand insertions.
             self->beginResetModel();
-            for (const QJsonValue app : *apps)
-                if (const QJsonObject o = app.toObject(); !o.value(u"name"_s).toString().isEmpty())
-                    self->m_rows.append(Row{o.value(u"name"_s).toString(), o});
+            for (const QJsonValue app : *apps) {
+                const QJsonObject o = app.toObject();
+                const QString name = o.value(u"name"_s).toString();
+                if (!name.isEmpty() && !self->removedSince(name, mark))
+                    self->m_rows.append(Row{name, o});
+            }
             std::sort(self->m_rows.begin(), self->m_rows.end(),
                       [](const Row &a, const Row &b) { return a.name < b.name; });
             self->endResetModel();
@@ -336,7 +341,10 @@ void AppsModel::refresh()
             self->m_batch = true;
             QSet<QString> seen;
             for (const QJsonValue app : *apps) {
-                seen.insert(app.toObject().value(u"name"_s).toString());
+                const QString name = app.toObject().value(u"name"_s).toString();
+                if (self->removedSince(name, mark))
+                    continue;
+                seen.insert(name);
                 self->applyApp(app.toObject());
             }
             for (int i = int(self->m_rows.size()) - 1; i >= 0; --i)
@@ -416,9 +424,10 @@ void AppsModel::reloadApp(const QString &name)
     if (!m_session || name.isEmpty())
         return;
     const quint64 generation = m_generation;
+    const quint64 mark = m_removals;
     QPointer<AppsModel> self(this);
-    m_session->app(name, [self, generation, name](const Result<QJsonObject> &app) {
-        if (!self || self->m_generation != generation)
+    m_session->app(name, [self, generation, mark, name](const Result<QJsonObject> &app) {
+        if (!self || self->m_generation != generation || self->removedSince(name, mark))
             return;
         if (app)
             self->applyApp(*app);
@@ -537,6 +546,7 @@ void AppsModel::onEvent(const QJsonObject &event)
     if (app.isEmpty())
         return;
     if (type == core::EventType::AppRemoved) {
+        m_removedAt.insert(app, ++m_removals);
         removeApp(app);
         return;
     }

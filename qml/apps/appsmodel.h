@@ -112,12 +112,17 @@ private:
     void applyApp(const QJsonObject &app);
     void changeRunning(int row, Session::AppAction action);
     void removeApp(const QString &name);
+    // An answer asked for before the app's removal was told (its mark is older) must not bring
+    // the row back: answers and events travel apart, so one may arrive after app.removed.
+    bool removedSince(const QString &name, quint64 mark) const { return m_removedAt.value(name) > mark; }
     void rowChanged(int row);
     void actionFailed(int row, const Error &error);
 
     QList<Row> m_rows;
     QString m_selectNext;
-    bool m_batch = false; // applying a refresh: the summary is told once, at its end
+    bool m_batch = false;                // applying a refresh: the summary is told once, at its end
+    quint64 m_removals = 0;              // app.removed events seen: the mark answers are asked at
+    QHash<QString, quint64> m_removedAt; // app -> the mark of its last removal
 };
 
 } // namespace pando::desktop

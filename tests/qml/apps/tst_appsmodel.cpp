@@ -113,6 +113,50 @@ private Q_SLOTS:
         QCOMPARE(model.selectedRow(), -1);
     }
 
+    // An answer asked for before app.removed can arrive after it (answers and the event stream
+    // travel apart): it must not bring the removed app's row back. The removal's event is told
+    // here while the answers are still on their way, as it can be when the remove job ends.
+    void answersOlderThanARemovalDoNotBringTheRowBack()
+    {
+        AppsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSession(m_session.get());
+        QTRY_VERIFY(model.isLoaded());
+        auto app = test::awaitObject([&](auto done) { m_session->createApp(appSpec(u"fleeting"_s), done); });
+        QVERIFY2(app, qPrintable(app ? QString() : app.error().text()));
+        QTRY_VERIFY(model.rowOf(u"fleeting"_s) >= 0);
+        const auto tell = [&](const QString &type) {
+            Q_EMIT m_session->eventReceived(QJsonObject{{u"type"_s, type}, {u"app"_s, u"fleeting"_s}});
+        };
+
+        // A whole reload asked for before the removal.
+        model.refresh();
+        QVERIFY(model.isLoading());
+        tell(u"app.removed"_s);
+        QCOMPARE(model.rowOf(u"fleeting"_s), -1);
+        QTRY_VERIFY(!model.isLoading());
+        QCOMPARE(model.rowOf(u"fleeting"_s), -1);
+
+        // One app's reload (an event about it) asked for before the removal; an answer asked for
+        // after it, when it was created again, is shown.
+        tell(u"app.created"_s);
+        QTRY_VERIFY(model.rowOf(u"fleeting"_s) >= 0);
+        tell(u"deploy.queued"_s);
+        tell(u"app.removed"_s);
+        QCOMPARE(model.rowOf(u"fleeting"_s), -1);
+        model.refresh();
+        QTRY_VERIFY(!model.isLoading());
+        QVERIFY(model.rowOf(u"fleeting"_s) >= 0); // asked after the removal: the API's truth again
+        tell(u"deploy.queued"_s);
+        tell(u"app.removed"_s);
+        QVERIFY(test::awaitObject([&](auto done) { m_session->app(u"fleeting"_s, done); }).has_value());
+        QTest::qWait(100); // the reload's answer, asked first, is in by now
+        QCOMPARE(model.rowOf(u"fleeting"_s), -1);
+
+        QVERIFY(test::awaitDone([&](auto done) { m_session->removeApp(u"fleeting"_s, done); }));
+        QTRY_VERIFY_WITH_TIMEOUT(!test::awaitObject([&](auto done) { m_session->app(u"fleeting"_s, done); }), 20000);
+    }
+
     // A redeploy succeeds at the switch and retires the old version after it: the row said
     // "in progress · retiring the old version", with Deploy and Remove disabled, until a refresh.
     void redeployEndsIdleWithoutARefresh()
