@@ -10,6 +10,7 @@
 
 #include <QString>
 #include <array>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -258,7 +259,9 @@ std::span<const CommandDef> appCommands();
 std::span<const CommandDef> envCommands();
 std::span<const CommandDef> capacityCommands();
 std::span<const CommandDef> serviceCommands();
+std::span<const CommandDef> pipelineFileCommands();
 std::span<const CommandDef> pipelineCommands();
+std::span<const CommandDef> settingsCommands();
 std::span<const CommandDef> runCommands();
 std::span<const CommandDef> resourceCommands();
 std::span<const CommandDef> secretCommands();
@@ -269,6 +272,10 @@ std::span<const CommandDef> connectionCommands();
 std::span<const CommandDef> hookCommands();
 std::span<const CommandDef> approvalCommands();
 std::span<const CommandDef> toolCommands(); // completion
+
+// "on"/"allow" or "off"/"deny" as the yes and the no; anything else fails the command with the
+// words that work, and gives none.
+std::optional<bool> onOff(Cli &cli, const QString &word, const QString &yes, const QString &no);
 
 // Every command, in the overview's order.
 std::span<const CommandDef *const> allCommands();

@@ -90,10 +90,10 @@ std::span<const CommandDef *const> allCommands()
 {
     static const std::vector<const CommandDef *> all = [] {
         std::vector<const CommandDef *> list;
-        for (const auto table :
-             {appCommands(), envCommands(), hookCommands(), capacityCommands(), serviceCommands(), pipelineCommands(),
-              runCommands(), resourceCommands(), secretCommands(), auditCommands(), accountCommands(), grantCommands(),
-              connectionCommands(), approvalCommands(), toolCommands()}) {
+        for (const auto table : {appCommands(), envCommands(), hookCommands(), capacityCommands(), serviceCommands(),
+                                 pipelineFileCommands(), pipelineCommands(), settingsCommands(), runCommands(),
+                                 resourceCommands(), secretCommands(), auditCommands(), accountCommands(),
+                                 grantCommands(), connectionCommands(), approvalCommands(), toolCommands()}) {
             for (const CommandDef &command : table)
                 list.push_back(&command);
         }

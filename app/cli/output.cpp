@@ -41,6 +41,24 @@ bool stdoutIsTerminal()
     return terminal;
 }
 
+QString colouredDiffLine(const QString &line)
+{
+    if (!stdoutIsTerminal() || !qEnvironmentVariableIsEmpty("NO_COLOR"))
+        return line;
+    const char *colour = nullptr;
+    if (line.startsWith(QLatin1String("+++")) || line.startsWith(QLatin1String("---")))
+        colour = "\033[1m";
+    else if (line.startsWith(QLatin1Char('+')))
+        colour = "\033[32m";
+    else if (line.startsWith(QLatin1Char('-')))
+        colour = "\033[31m";
+    else if (line.startsWith(QLatin1String("@@")))
+        colour = "\033[36m";
+    if (!colour)
+        return line;
+    return QLatin1String(colour) + line + QStringLiteral("\033[0m");
+}
+
 void printStatus(const QString &text)
 {
     if (!stdoutIsTerminal())

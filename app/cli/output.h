@@ -16,6 +16,8 @@ void printOut(const QString &text); // adds a newline; replaces a pending status
 // elsewhere nothing is printed, so logs and pipes get finished lines only.
 void printStatus(const QString &text);
 bool stdoutIsTerminal();
+// One line of a unified diff, coloured on a terminal unless NO_COLOR is set.
+QString colouredDiffLine(const QString &line);
 void printErr(const QString &text); // adds a newline
 void printJson(const QJsonObject &object);
 void printError(const Error &error);
