@@ -6,6 +6,7 @@
 #include "adapters/kit/registrykit/layerunpack.h"
 #include "adapters/kit/registrykit/registryclient.h"
 #include "adapters/resource/registryimage/localimage.h"
+#include "adapters/resource/registryimage/semverconstraint.h"
 
 #include <QDir>
 #include <QFile>
@@ -41,6 +42,7 @@ struct Source {
     QString tag;
     QString variant;
     bool preReleases = false;
+    SemverConstraint constraint; // empty: every version tag
     RegistryLogin login;
     Platform platform;
     std::unique_ptr<QTemporaryDir> caDir; // holds ca_certs for curl, 0700
@@ -48,17 +50,16 @@ struct Source {
 
 const QStringList &sourceKeys()
 {
-    static const QStringList keys{
-        u"repository"_s, u"tag"_s,      u"variant"_s,  u"pre_releases"_s,    u"username"_s, u"password"_s,
-        u"insecure"_s,   u"ca_certs"_s, u"platform"_s, u"registry_mirror"_s, u"debug"_s};
+    static const QStringList keys{u"repository"_s,        u"tag"_s,      u"variant"_s,         u"pre_releases"_s,
+                                  u"semver_constraint"_s, u"username"_s, u"password"_s,        u"insecure"_s,
+                                  u"ca_certs"_s,          u"platform"_s, u"registry_mirror"_s, u"debug"_s};
     return keys;
 }
 
 // Fields of Concourse's registry-image that Pando does not have, refused with the reason.
 const QStringList &refusedKeys()
 {
-    static const QStringList keys{u"content_trust"_s, u"semver_constraint"_s, u"tag_regex"_s, u"created_at_sort"_s,
-                                  u"bump_aliases"_s};
+    static const QStringList keys{u"content_trust"_s, u"tag_regex"_s, u"created_at_sort"_s, u"bump_aliases"_s};
     return keys;
 }
 
@@ -81,7 +82,8 @@ Status refuseUnsupported(const QJsonObject &o, const QString &prefix)
                         u"give username AWS and, as password, a token from `aws ecr get-login-password`"_s);
         return fail(ErrorCode::Invalid, u"is not supported by Pando's registry-image yet"_s, prefix + key,
                     key == u"bump_aliases"_s ? u"name the alias tags in params.additional_tags"_s
-                                             : u"track one tag with source.tag, or semver tags with variant"_s);
+                                             : u"track one tag with source.tag, or version tags with variant and "
+                                               u"semver_constraint"_s);
     }
     return {};
 }
@@ -116,6 +118,15 @@ Result<Source> readSource(const QJsonObject &o, const QJsonObject &params, const
     }
     if (auto ok = readFlags(o, {{u"pre_releases"_s, &s.preReleases}, {u"insecure"_s, &s.login.insecure}}, at); !ok)
         return std::unexpected(ok.error());
+    QString constraint;
+    if (auto ok = readTexts(o, {{u"semver_constraint"_s, &constraint}}, at); !ok)
+        return std::unexpected(ok.error());
+    if (!constraint.trimmed().isEmpty()) {
+        auto parsed = SemverConstraint::parse(constraint, at + u"semver_constraint"_s);
+        if (!parsed)
+            return std::unexpected(parsed.error());
+        s.constraint = *parsed;
+    }
     auto image = registrykit::parseImageName(s.repository, at + u"repository"_s);
     if (!image)
         return std::unexpected(image.error());
@@ -184,7 +195,8 @@ QList<std::pair<TagVersion, QString>> versionTags(const QStringList &tags, const
     QList<std::pair<TagVersion, QString>> out;
     for (const QString &tag : tags) {
         const auto version = parseTagVersion(tag);
-        if (version && version->variant == source.variant && (source.preReleases || version->preRelease.isEmpty()))
+        if (version && version->variant == source.variant && (source.preReleases || version->preRelease.isEmpty()) &&
+            source.constraint.matches(*version))
             out.append({*version, tag});
     }
     std::ranges::stable_sort(out,
@@ -471,7 +483,7 @@ std::optional<TagVersion> parseTagVersion(const QString &tag)
     return v;
 }
 
-int compareTagVersions(const TagVersion &a, const TagVersion &b)
+int compareReleases(const TagVersion &a, const TagVersion &b)
 {
     for (int i = 0; i < 3; ++i) {
         const int x = i < a.numbers.size() ? a.numbers[i] : 0;
@@ -495,6 +507,13 @@ int compareTagVersions(const TagVersion &a, const TagVersion &b)
     }
     if (pa.size() != pb.size())
         return pa.size() < pb.size() ? -1 : 1;
+    return 0;
+}
+
+int compareTagVersions(const TagVersion &a, const TagVersion &b)
+{
+    if (const int byRelease = compareReleases(a, b); byRelease != 0)
+        return byRelease;
     if (a.numbers.size() != b.numbers.size())
         return a.numbers.size() < b.numbers.size() ? -1 : 1;
     return 0;
@@ -527,8 +546,9 @@ Result<QList<Version>> RegistryImageResourceType::check(const QJsonObject &sourc
     const auto versions = versionTags(*tags, *source);
     if (versions.isEmpty()) {
         if (log)
-            log(u"%1 has no tag that is a version%2"_s.arg(
-                source->image.text(), source->variant.isEmpty() ? QString() : u" with variant "_s + source->variant));
+            log(u"%1 has no tag that is a version%2%3"_s.arg(
+                source->image.text(), source->variant.isEmpty() ? QString() : u" with variant "_s + source->variant,
+                source->constraint.isEmpty() ? QString() : u" that semver_constraint allows"_s));
         return QList<Version>{};
     }
     // Newer than the last version (the newest alone the first time); each digest once, under its

@@ -25,8 +25,10 @@
 //           params.additional_tags; "latest" when none is named. The new version is the first tag
 //           and the digest of the pushed manifest.
 //
-// Refused with the reason: aws_* (ECR's own login), content_trust (Notary), semver_constraint,
-// tag_regex and bump_aliases. Secrets never appear in logs or errors.
+//   semver_constraint: only the version tags it allows (semverconstraint.h).
+//
+// Refused with the reason: aws_* (ECR's own login), content_trust (Notary), tag_regex,
+// created_at_sort and bump_aliases. Secrets never appear in logs or errors.
 //
 // Threading: calls are stateless and may be made from any thread.
 
@@ -43,8 +45,9 @@ struct TagVersion {
     QString variant;    // "alpine"
 };
 std::optional<TagVersion> parseTagVersion(const QString &tag);
-// Orders by version (missing parts are 0; a pre-release before its release), then the more
-// specific tag ("1.2.0" after "1.2").
+// Orders by version alone: missing parts are 0, a pre-release comes before its release.
+int compareReleases(const TagVersion &a, const TagVersion &b);
+// Orders by version, then the more specific tag ("1.2.0" after "1.2").
 int compareTagVersions(const TagVersion &a, const TagVersion &b);
 
 class RegistryImageResourceType final : public ResourceType {

@@ -1,6 +1,6 @@
 // The registry-image resource type against a real registry (Debian's docker-registry): an image
 // Docker pushed found by its tag's digest and fetched as a root file system and as a tarball that
-// Docker loads; images pushed from `docker save` tarballs; semver tags with variants and
+// Docker loads; images pushed from `docker save` tarballs; semver tags with variants, constraints and
 // pre-releases; layers with whiteouts and entries that try to leave the root; HTTP Basic and the
 // bearer-token login Docker Hub and GHCR use; and the errors bad source and params get.
 
@@ -421,6 +421,25 @@ private Q_SLOTS:
         auto alpine = m_type.check(variant, {}, CancelToken(), sink());
         QVERIFY(alpine);
         QCOMPARE(*alpine, (QList<Version>{{{u"tag"_s, u"1.1.0-alpine"_s}, {u"digest"_s, d}}}));
+
+        // semver_constraint: only the versions it allows; a pre-release only when it names one.
+        QJsonObject constrained = src;
+        constrained.insert(u"semver_constraint"_s, u"~1.0"_s);
+        auto onOne = m_type.check(constrained, {}, CancelToken(), sink());
+        QVERIFY2(onOne, qPrintable(onOne ? QString() : onOne.error().text()));
+        QCOMPARE(*onOne, (QList<Version>{{{u"tag"_s, u"1.0.0"_s}, {u"digest"_s, a}}}));
+        constrained.insert(u"pre_releases"_s, true);
+        constrained.insert(u"semver_constraint"_s, u">= 1.1, < 1.2 || >= 1.2.0-rc.0"_s);
+        auto rc = m_type.check(constrained, {{u"tag"_s, u"1.0.0"_s}, {u"digest"_s, a}}, CancelToken(), sink());
+        QVERIFY(rc);
+        QCOMPARE(*rc, (QList<Version>{{{u"tag"_s, u"1.1.0"_s}, {u"digest"_s, b}},
+                                      {{u"tag"_s, u"1.2.0-rc.1"_s}, {u"digest"_s, c}}}));
+        QStringList said;
+        constrained.insert(u"semver_constraint"_s, u">= 2"_s);
+        auto none = m_type.check(constrained, {}, CancelToken(), [&said](const QString &line) { said << line; });
+        QVERIFY(none);
+        QVERIFY(none->isEmpty());
+        QVERIFY2(said.join(u'\n').contains(u"that semver_constraint allows"_s), qPrintable(said.join(u'\n')));
     }
 
     // HTTP Basic, and a bearer token from the realm the registry names, fetched once and reused.
@@ -552,8 +571,10 @@ private Q_SLOTS:
         QTest::newRow("ecr") << QJsonObject{{u"repository"_s, u"api"_s}, {u"aws_region"_s, u"eu-west-1"_s}}
                              << QJsonObject{} << u"source.aws_region"_s << u"ECR"_s;
         QTest::newRow("semver_constraint")
-            << QJsonObject{{u"repository"_s, u"api"_s}, {u"semver_constraint"_s, u"~1.2"_s}} << QJsonObject{}
-            << u"source.semver_constraint"_s << u"not supported"_s;
+            << QJsonObject{{u"repository"_s, u"api"_s}, {u"semver_constraint"_s, u">= 1.2 ~apple"_s}} << QJsonObject{}
+            << u"source.semver_constraint"_s << u"cannot read \"~apple\""_s;
+        QTest::newRow("tag_regex") << QJsonObject{{u"repository"_s, u"api"_s}, {u"tag_regex"_s, u"^v1"_s}}
+                                   << QJsonObject{} << u"source.tag_regex"_s << u"not supported"_s;
         QTest::newRow("bump_aliases") << QJsonObject{{u"repository"_s, u"api"_s}}
                                       << QJsonObject{{u"bump_aliases"_s, true}} << u"params.bump_aliases"_s
                                       << u"additional_tags"_s;
