@@ -1695,6 +1695,18 @@
         <source>Show archived</source>
         <translation>Archivierte zeigen</translation>
     </message>
+    <message>
+        <source>Pause every instance of %1</source>
+        <translation>Jede Instanz von %1 pausieren</translation>
+    </message>
+    <message>
+        <source>Unpause every instance of %1</source>
+        <translation>Jede Instanz von %1 fortsetzen</translation>
+    </message>
+    <message>
+        <source>Archive every instance of %1…</source>
+        <translation>Jede Instanz von %1 archivieren…</translation>
+    </message>
 </context>
 <context>
     <name>ResourcesTab</name>
@@ -2025,6 +2037,21 @@
     <message>
         <source>It stops for good: its queued and running runs are aborted, its config is dropped and the pipelines it set are archived too. Its runs, versions and secrets stay. Setting it again brings it back, paused.</source>
         <translation>Sie hält dauerhaft an: wartende und laufende Läufe werden abgebrochen, ihre Konfiguration wird verworfen und die von ihr gesetzten Pipelines werden ebenfalls archiviert. Ihre Läufe, Versionen und Geheimnisse bleiben. Erneutes Setzen holt sie pausiert zurück.</translation>
+    </message>
+    <message>
+        <source>Archive every instance of %1?</source>
+        <translation>Jede Instanz von %1 archivieren?</translation>
+    </message>
+    <message>
+        <source>Archive all</source>
+        <translation>Alle archivieren</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n instance(s) stop for good: their queued and running runs are aborted and their configs dropped. Their runs, versions and secrets stay; setting an instance again brings it back, paused.</source>
+        <translation>
+            <numerusform>%n Instanz endet für immer: ihre wartenden und laufenden Läufe werden abgebrochen und ihre Konfiguration verworfen. Ihre Läufe, Versionen und Geheimnisse bleiben; setzt man die Instanz erneut, kommt sie zurück, pausiert.</numerusform>
+            <numerusform>%n Instanzen enden für immer: ihre wartenden und laufenden Läufe werden abgebrochen und ihre Konfigurationen verworfen. Ihre Läufe, Versionen und Geheimnisse bleiben; setzt man eine Instanz erneut, kommt sie zurück, pausiert.</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -49,6 +49,16 @@
     </message>
 </context>
 <context>
+    <name>RunsView</name>
+    <message numerus="yes">
+        <source>%n instance(s) stop for good: their queued and running runs are aborted and their configs dropped. Their runs, versions and secrets stay; setting an instance again brings it back, paused.</source>
+        <translation>
+            <numerusform>%n instance stops for good: its queued and running runs are aborted and its config dropped. Its runs, versions and secrets stay; setting it again brings it back, paused.</numerusform>
+            <numerusform>%n instances stop for good: their queued and running runs are aborted and their configs dropped. Their runs, versions and secrets stay; setting an instance again brings it back, paused.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>Sidebar</name>
     <message numerus="yes">
         <source>%1, %n waiting</source>

@@ -90,6 +90,9 @@ inline constexpr Flag ForceRun{"force", "", "run every step, also those unchange
 inline constexpr Flag From{"from", "FILE", "the archive to restore, as pando volumes backup wrote it"};
 inline constexpr Flag Diff{"diff", "", "show what the last change to it changed, as a diff"};
 inline constexpr Flag IncludeArchived{"include-archived", "", "archived pipelines too"};
+// The same name for pipelines pause, unpause and archive, where it says something else.
+inline constexpr Flag AllPipelinesOrInstances{
+    "all", "", "every pipeline, or with NAME every instance of the instance group NAME (fly's --all)"};
 inline constexpr Flag Port{"port", "N", "the local port to listen on (default: a free one)", true};
 inline constexpr Flag Url{"url", "URL", "the forge's address: https://github.com, https://git.example.com/gitlab"};
 inline constexpr Flag Kind{"kind", "K", "github, gitlab, gitea, bitbucket, azure-devops or generic (the default)"};
@@ -180,6 +183,7 @@ inline constexpr const Flag *Catalogue[] = {
     &Strict,
     &Write,
     &IncludeArchived,
+    &AllPipelinesOrInstances,
 };
 inline constexpr const Flag *Global[] = {&Server, &Token, &TokenFile, &Json, &Help, &Version};
 } // namespace flags

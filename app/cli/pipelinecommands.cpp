@@ -119,8 +119,97 @@ void showConfig(Cli &cli)
     }));
 }
 
+// pause, unpause and archive name one pipeline unless --all says every one.
+bool namesOne(Cli &cli)
+{
+    if (!cli.args().arguments.isEmpty())
+        return true;
+    cli.failWithCode(Error{ErrorCode::Invalid, QStringLiteral("missing NAME"), QStringLiteral("arguments"),
+                           QStringLiteral("or --all for every pipeline")},
+                     ExitUsage);
+    return false;
+}
+
+// What one pipeline's pause, unpause or archive is asked with, and how its answer is told.
+using PipelineAction = std::function<void(Cli &cli, const QString &name, client::ApiClient::Callback done)>;
+
+// --all: the action on every pipeline that is not archived, or on every instance of the group
+// NAME, one request after another. Each is told as it ends; one that fails is told and the rest go
+// on, and the command then exits 1 naming how many failed.
+void onEveryPipeline(Cli &cli, const QString &verb, const PipelineAction &action, bool ask)
+{
+    const QString group = cli.args().arguments.value(0);
+    if (group.contains(u'/'))
+        return cli.failWithCode(Error{ErrorCode::Invalid,
+                                      QStringLiteral("--all takes an instance group's name, not an instance's"),
+                                      QStringLiteral("NAME"), QStringLiteral("give %1").arg(group.section(u'/', 0, 0))},
+                                ExitUsage);
+    cli.api().pipelines(false, cli.handle([&cli, verb, action, ask, group](const client::ApiResponse &r) {
+        QStringList names;
+        for (const QJsonValue value : r.json.value(QStringLiteral("pipelines")).toArray()) {
+            const QString name = str(value.toObject(), "name");
+            if (group.isEmpty() || (name.contains(u'/') && name.section(u'/', 0, 0) == group))
+                names << name;
+        }
+        if (names.isEmpty())
+            return cli.failWith(Error{ErrorCode::NotFound,
+                                      group.isEmpty() ? QStringLiteral("there are no pipelines to %1").arg(verb)
+                                                      : QStringLiteral("no pipeline is an instance of %1").arg(group),
+                                      group.isEmpty() ? QString() : QStringLiteral("NAME"),
+                                      QStringLiteral("pando pipelines list shows them")});
+        const auto run = [&cli, verb, action, names] {
+            auto failed = std::make_shared<QStringList>();
+            auto next = std::make_shared<std::function<void(qsizetype)>>();
+            *next = [&cli, verb, action, names, failed, next](qsizetype i) {
+                if (i == names.size()) {
+                    // Breaks the cycle the function holds on itself.
+                    const auto keep = std::exchange(*next, nullptr);
+                    if (cli.args().json)
+                        printJson(QJsonObject{{QStringLiteral("pipelines"), QJsonArray::fromStringList(names)},
+                                              {QStringLiteral("failed"), QJsonArray::fromStringList(*failed)}});
+                    if (failed->isEmpty())
+                        return cli.finish(ExitOk);
+                    return cli.failWith(Error{ErrorCode::Failed,
+                                              QStringLiteral("%1 of %2 pipelines were not %3: %4")
+                                                  .arg(failed->size())
+                                                  .arg(names.size())
+                                                  .arg(verb + QStringLiteral("d"), failed->join(QStringLiteral(", "))),
+                                              {},
+                                              {}});
+                }
+                const QString &name = names.at(i);
+                action(cli, name, [&cli, verb, name, failed, next, i](const Result<client::ApiResponse> &r) {
+                    if (r) {
+                        if (!cli.args().json)
+                            printOut(QStringLiteral("%1d %2").arg(verb, name));
+                    } else {
+                        printError(r.error());
+                        failed->append(name);
+                    }
+                    (*next)(i + 1);
+                });
+            };
+            (*next)(0);
+        };
+        if (!ask)
+            return run();
+        cli.confirm(
+            QStringLiteral("%1 %2 pipeline(s): %3?").arg(verb).arg(names.size()).arg(names.join(QStringLiteral(", "))),
+            QStringLiteral("pipelines %1 %2--all").arg(verb, group.isEmpty() ? QString() : group + u' '), run);
+    }));
+}
+
 void pausePipeline(Cli &cli, bool pause)
 {
+    if (cli.args().has(QStringLiteral("all")))
+        return onEveryPipeline(
+            cli, pause ? QStringLiteral("pause") : QStringLiteral("unpause"),
+            [pause](Cli &c, const QString &name, client::ApiClient::Callback done) {
+                c.api().setPipelinePaused(name, pause, std::move(done));
+            },
+            false);
+    if (!namesOne(cli))
+        return;
     const QString name = cli.args().arguments.value(0);
     cli.api().setPipelinePaused(name, pause, cli.handle([&cli, name, pause](const client::ApiResponse &r) {
         if (cli.args().json)
@@ -182,6 +271,15 @@ void removePipeline(Cli &cli)
 // As fly archive-pipeline: asks first, since its config goes.
 void archivePipeline(Cli &cli)
 {
+    if (cli.args().has(QStringLiteral("all")))
+        return onEveryPipeline(
+            cli, QStringLiteral("archive"),
+            [](Cli &c, const QString &name, client::ApiClient::Callback done) {
+                c.api().archivePipeline(name, std::move(done));
+            },
+            true);
+    if (!namesOne(cli))
+        return;
     const QString name = cli.args().arguments.value(0);
     cli.confirm(
         QStringLiteral("archive pipeline %1? It stops for good and its config is dropped; its runs are kept").arg(name),
@@ -264,21 +362,44 @@ constexpr CommandDef PipelineTable[] = {
      "Like fly rename-pipeline. Refused while one of its runs is running, when NEW-NAME exists, and\n"
      "when secrets or grants wait for a pipeline named NEW-NAME. Webhook addresses name the pipeline:\n"
      "a forge calling one needs the new address."},
-    {"pipelines", "pause", "NAME", 1, 1, {}, "stop starting runs (running ones go on)", &pause},
+    {"pipelines",
+     "pause",
+     "[NAME]",
+     0,
+     1,
+     {{{&flags::AllPipelinesOrInstances, 'a'}}},
+     "stop starting runs (running ones go on)",
+     &pause,
+     Needs::Token,
+     nullptr,
+     "With --all, every pipeline; with NAME and --all, every instance of the instance group NAME (an\n"
+     "instanced pipeline's name without /KEY:VALUE). Each is told as it is paused; one that cannot be is\n"
+     "told, the rest go on, and the command exits 1."},
     {"pipelines",
      "archive",
-     "NAME",
+     "[NAME]",
+     0,
      1,
-     1,
-     {{{&flags::Yes, 'y'}}},
+     {{{&flags::AllPipelinesOrInstances, 'a'}, {&flags::Yes, 'y'}}},
      "stop a pipeline for good and drop its config, keeping its runs (fly archive-pipeline)",
      &archivePipeline,
      Needs::Token,
      nullptr,
      "Its queued and running runs are aborted, and what its set_pipeline steps set is archived with\n"
      "it. Unpause, triggers, checks and webhooks are refused; pipelines list hides it unless\n"
-     "--include-archived. pando pipelines set NAME brings it back, paused as a new one."},
-    {"pipelines", "unpause", "NAME", 1, 1, {}, "start runs again", &unpause},
+     "--include-archived. pando pipelines set NAME brings it back, paused as a new one. With --all,\n"
+     "every pipeline; with NAME and --all, every instance of the instance group NAME (asked once)."},
+    {"pipelines",
+     "unpause",
+     "[NAME]",
+     0,
+     1,
+     {{{&flags::AllPipelinesOrInstances, 'a'}}},
+     "start runs again",
+     &unpause,
+     Needs::Token,
+     nullptr,
+     "With --all, every pipeline; with NAME and --all, every instance of the instance group NAME."},
     {"pipelines",
      "host-execution",
      "NAME allow|deny",

@@ -1,7 +1,8 @@
 // The pipelines: one row per pipeline with its last run's mark and words, and "paused" when it
 // takes no new runs. A row's context menu renames its pipeline (renameRequested; F2 in the view)
-// or archives it (archiveRequested; the view asks first). Archived pipelines are listed when the
-// Show archived box is on.
+// or archives it (archiveRequested; the view asks first); an instance's menu also pauses,
+// unpauses or archives every instance of its group (archiveGroupRequested; the view asks first).
+// Archived pipelines are listed when the Show archived box is on.
 pragma ComponentBehavior: Bound
 
 import QtQuick
@@ -21,11 +22,13 @@ Pane {
     // The view asks for the new name.
     signal renameRequested(int row)
     signal archiveRequested(int row)
+    signal archiveGroupRequested(string group)
 
     Menu {
         id: rowMenu
         objectName: "pipelineMenu"
         property int row: -1
+        property string group
         MenuItem {
             objectName: "renamePipelineItem"
             text: qsTr("Rename…")
@@ -35,6 +38,32 @@ Pane {
             objectName: "archivePipelineItem"
             text: qsTr("Archive…")
             onTriggered: root.archiveRequested(rowMenu.row)
+        }
+        // The instance group's actions, for an instance's row only.
+        MenuSeparator {
+            visible: rowMenu.group !== ""
+            height: visible ? implicitHeight : 0
+        }
+        MenuItem {
+            objectName: "pauseGroupItem"
+            visible: rowMenu.group !== ""
+            height: visible ? implicitHeight : 0
+            text: qsTr("Pause every instance of %1").arg(rowMenu.group)
+            onTriggered: root.pipelinesModel.setGroupPaused(rowMenu.group, true)
+        }
+        MenuItem {
+            objectName: "unpauseGroupItem"
+            visible: rowMenu.group !== ""
+            height: visible ? implicitHeight : 0
+            text: qsTr("Unpause every instance of %1").arg(rowMenu.group)
+            onTriggered: root.pipelinesModel.setGroupPaused(rowMenu.group, false)
+        }
+        MenuItem {
+            objectName: "archiveGroupItem"
+            visible: rowMenu.group !== ""
+            height: visible ? implicitHeight : 0
+            text: qsTr("Archive every instance of %1…").arg(rowMenu.group)
+            onTriggered: root.archiveGroupRequested(rowMenu.group)
         }
     }
 
@@ -116,6 +145,7 @@ Pane {
                     onTapped: {
                         row.pipelinesModel.selectedRow = row.index;
                         rowMenu.row = row.index;
+                        rowMenu.group = row.instanceGroup;
                         rowMenu.popup();
                     }
                 }

@@ -83,6 +83,31 @@ Item {
         }
     }
 
+    function archiveGroup(group: string) {
+        archiveGroupDialog.group = group
+        archiveGroupDialog.instances = root.pipelinesModel.instancesOf(group).length
+        archiveGroupDialog.open()
+    }
+
+    // Every instance of an instance group at once, asked first as one archive is.
+    Dialog {
+        id: archiveGroupDialog
+        objectName: "archiveGroupDialog"
+        property string group
+        property int instances
+        title: qsTr("Archive every instance of %1?").arg(archiveGroupDialog.group)
+        modal: true
+        anchors.centerIn: parent
+        standardButtons: Dialog.Ok | Dialog.Cancel
+        Component.onCompleted: standardButton(Dialog.Ok).text = qsTr("Archive all")
+        onAccepted: root.pipelinesModel.archiveGroup(archiveGroupDialog.group)
+        Label {
+            width: 420
+            text: qsTr("%n instance(s) stop for good: their queued and running runs are aborted and their configs dropped. Their runs, versions and secrets stay; setting an instance again brings it back, paused.", "", archiveGroupDialog.instances)
+            wrapMode: Text.Wrap
+        }
+    }
+
     // As fly rename-pipeline: the runs, versions, secrets and grants go with it.
     Dialog {
         id: renameDialog
@@ -270,6 +295,7 @@ Item {
             pipelinesModel: root.pipelinesModel
             onRenameRequested: row => root.renamePipeline(row)
             onArchiveRequested: row => root.archivePipeline(row)
+            onArchiveGroupRequested: group => root.archiveGroup(group)
         }
         ColumnLayout {
             SplitView.fillWidth: true

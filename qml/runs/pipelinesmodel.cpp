@@ -399,6 +399,32 @@ void PipelinesModel::rename(int row, const QString &to)
     });
 }
 
+QStringList PipelinesModel::instancesOf(const QString &group) const
+{
+    QStringList names;
+    if (group.isEmpty())
+        return names;
+    for (const Row &row : m_rows) {
+        const QString name = row.pipeline.value(u"name"_s).toString();
+        if (name.section(u'/', 0, 0) == group && name.contains(u'/') && !row.pipeline.value(u"archived"_s).toBool())
+            names << name;
+    }
+    return names;
+}
+
+void PipelinesModel::setGroupPaused(const QString &group, bool paused)
+{
+    for (const QString &name : instancesOf(group))
+        setPaused(rowOf(name), paused);
+}
+
+void PipelinesModel::archiveGroup(const QString &group)
+{
+    // Rows go only when the answers come: the rows named now are the ones asked about.
+    for (const QString &name : instancesOf(group))
+        archive(rowOf(name));
+}
+
 void PipelinesModel::archive(int row)
 {
     const QString name = beginAction(row);

@@ -92,6 +92,12 @@ public:
     Q_INVOKABLE void rename(int row, const QString &to);
     // Archives the pipeline in this row; it leaves the list unless archived ones are shown.
     Q_INVOKABLE void archive(int row);
+    // Concourse's instance-group actions: every instance of the group the list shows (the
+    // archived ones left out), paused, unpaused or archived, one request each; an instance whose
+    // request fails says why on its row, as one action on it would.
+    Q_INVOKABLE QStringList instancesOf(const QString &group) const;
+    Q_INVOKABLE void setGroupPaused(const QString &group, bool paused);
+    Q_INVOKABLE void archiveGroup(const QString &group);
     bool showArchived() const { return m_showArchived; }
     void setShowArchived(bool show);
 

@@ -40,6 +40,7 @@ private Q_SLOTS:
     void secretsFromStdin();
     void removeNeedsConfirmation();
     void archiveAndListArchived();
+    void instanceGroupActions();
     void serviceMissing();
 
 private:
@@ -512,6 +513,67 @@ void TestPipelineCli::archiveAndListArchived()
     QCOMPARE(
         pando({QStringLiteral("pipelines"), QStringLiteral("rm"), QStringLiteral("old"), QStringLiteral("-y")}).code,
         0);
+}
+
+// As fly's --all: every instance of an instance group paused, unpaused or archived (asked once),
+// each told as it goes; other pipelines are left alone; bad use is named.
+void TestPipelineCli::instanceGroupActions()
+{
+    const QString config = writeFile(ScriptedPipelineYaml);
+    for (const QString &n : {QStringLiteral("1"), QStringLiteral("2")})
+        QCOMPARE(pando({QStringLiteral("pipelines"), QStringLiteral("set"), QStringLiteral("grp"), QStringLiteral("-c"),
+                        config, QStringLiteral("-i"), QStringLiteral("n=") + n, QStringLiteral("--unpaused"),
+                        QStringLiteral("-y")})
+                     .code,
+                 0);
+    const auto state = [this](const QString &name) {
+        return pando({QStringLiteral("pipelines"), QStringLiteral("show"), name}).out;
+    };
+    Run run =
+        pando({QStringLiteral("pipelines"), QStringLiteral("pause"), QStringLiteral("grp"), QStringLiteral("--all")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QCOMPARE(run.out.split(u'\n', Qt::SkipEmptyParts),
+             (QStringList{QStringLiteral("paused grp/n:1"), QStringLiteral("paused grp/n:2")}));
+    QVERIFY2(state(QStringLiteral("grp/n:2")).contains(QStringLiteral("paused: by user:admin")),
+             qPrintable(state(QStringLiteral("grp/n:2"))));
+    QVERIFY2(state(QStringLiteral("ci")).contains(QStringLiteral("state           active")) ||
+                 !state(QStringLiteral("ci")).contains(QStringLiteral("paused")),
+             qPrintable(state(QStringLiteral("ci"))));
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("unpause"), QStringLiteral("grp"), QStringLiteral("-a")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QVERIFY2(!state(QStringLiteral("grp/n:1")).contains(QStringLiteral("paused")),
+             qPrintable(state(QStringLiteral("grp/n:1"))));
+
+    // Archiving asks once for the whole group.
+    run =
+        pando({QStringLiteral("pipelines"), QStringLiteral("archive"), QStringLiteral("grp"), QStringLiteral("--all")});
+    QCOMPARE(run.code, 1);
+    QVERIFY2(run.err.startsWith(QStringLiteral("pando: pipelines archive grp --all: not confirmed")),
+             qPrintable(run.err));
+    QVERIFY(!state(QStringLiteral("grp/n:1")).contains(QStringLiteral("archived")));
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("archive"), QStringLiteral("grp"), QStringLiteral("--all"),
+                 QStringLiteral("-y")});
+    QVERIFY2(run.code == 0, qPrintable(run.all()));
+    QVERIFY2(state(QStringLiteral("grp/n:1")).contains(QStringLiteral("archived: archived by user:admin")),
+             qPrintable(state(QStringLiteral("grp/n:1"))));
+    QVERIFY(state(QStringLiteral("grp/n:2")).contains(QStringLiteral("archived:")));
+    QVERIFY(!state(QStringLiteral("ci")).contains(QStringLiteral("archived")));
+
+    // What is wrong is named.
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("pause")});
+    QCOMPARE(run.code, 2);
+    QVERIFY2(run.err.contains(QStringLiteral("missing NAME")) && run.err.contains(QStringLiteral("--all")),
+             qPrintable(run.err));
+    run = pando(
+        {QStringLiteral("pipelines"), QStringLiteral("pause"), QStringLiteral("grp/n:1"), QStringLiteral("--all")});
+    QCOMPARE(run.code, 2);
+    QVERIFY2(run.err.contains(QStringLiteral("not an instance's")) && run.err.contains(QStringLiteral("give grp")),
+             qPrintable(run.err));
+    run = pando({QStringLiteral("pipelines"), QStringLiteral("pause"), QStringLiteral("grp"), QStringLiteral("--all")});
+    QCOMPARE(run.code, 1); // archived instances are no longer in the group's list
+    QVERIFY2(run.err.contains(QStringLiteral("no pipeline is an instance of grp")), qPrintable(run.err));
+    for (const QString &n : {QStringLiteral("grp/n:1"), QStringLiteral("grp/n:2")})
+        QCOMPARE(pando({QStringLiteral("pipelines"), QStringLiteral("rm"), n, QStringLiteral("-y")}).code, 0);
 }
 
 void TestPipelineCli::serviceMissing()

@@ -124,6 +124,30 @@ private:
         return texts;
     }
 
+    // Each pipeline set with the test's config; false (with the error said) when one is refused.
+    bool setPipelines(const QStringList &names)
+    {
+        for (const QString &name : names) {
+            auto set = test::awaitObject([&](auto done) { m_session->setPipeline(name, pipelineYaml(), {}, done); });
+            if (!set) {
+                qWarning("setting %s: %s", qPrintable(name), qPrintable(test::describe(set.error())));
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // The visible list row (an item with the row's roles) showing this pipeline, walked as items.
+    static QQuickItem *pipelineRow(QQuickItem *root, const QString &name)
+    {
+        if (root->property("name").toString() == name && root->property("instanceGroup").isValid() && root->isVisible())
+            return root;
+        for (QQuickItem *child : root->childItems())
+            if (QQuickItem *row = pipelineRow(child, name))
+                return row;
+        return nullptr;
+    }
+
     // RunsView on the three models, 1280×800, its QML warnings collected.
     void showRunsView(QQuickView &view, PipelinesModel &pipelines, RunsModel &runs, RunTreeModel &tree,
                       QStringList &warnings)
@@ -530,10 +554,7 @@ private Q_SLOTS:
     // An instanced pipeline's instances sit under their group's name, each row showing its vars.
     void instancesSitUnderTheirGroup()
     {
-        for (const QString &name : {u"preview/branch:a"_s, u"preview/branch:b"_s, u"solo"_s}) {
-            auto set = test::awaitObject([&](auto done) { m_session->setPipeline(name, pipelineYaml(), {}, done); });
-            QVERIFY2(set, qPrintable(set ? QString() : test::describe(set.error())));
-        }
+        QVERIFY(setPipelines({u"preview/branch:a"_s, u"preview/branch:b"_s, u"solo"_s}));
         PipelinesModel pipelines;
         RunsModel runs;
         RunTreeModel tree;
@@ -555,12 +576,73 @@ private Q_SLOTS:
         QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
     }
 
+    // An instance's menu pauses, unpauses and archives every instance of its group (archiving asks
+    // first); a pipeline that is no instance has no such items, and is left alone.
+    void instanceGroupActionsFromTheMenu()
+    {
+        QVERIFY(setPipelines({u"fleet/n:1"_s, u"fleet/n:2"_s, u"alone"_s}));
+        PipelinesModel pipelines;
+        QAbstractItemModelTester tester(&pipelines, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        RunsModel runs;
+        RunTreeModel tree;
+        pipelines.setSession(m_session.get());
+        QTRY_VERIFY(pipelines.rowOf(u"fleet/n:2"_s) >= 0 && pipelines.rowOf(u"alone"_s) >= 0);
+        QCOMPARE(pipelines.instancesOf(u"fleet"_s), (QStringList{u"fleet/n:1"_s, u"fleet/n:2"_s}));
+        const auto paused = [&pipelines](const QString &name) {
+            return pipelines.index(pipelines.rowOf(name)).data(PipelinesModel::PausedRole).toBool();
+        };
+        // New pipelines start paused: running ones first.
+        for (const QString &name : {u"fleet/n:1"_s, u"fleet/n:2"_s, u"alone"_s})
+            pipelines.setPaused(pipelines.rowOf(name), false);
+        QTRY_VERIFY(!paused(u"fleet/n:1"_s) && !paused(u"fleet/n:2"_s) && !paused(u"alone"_s));
+
+        QQuickView view;
+        QStringList warnings;
+        showRunsView(view, pipelines, runs, tree, warnings);
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY2(view.status() == QQuickView::Ready, qPrintable(warnings.join(u'\n')));
+        const auto openMenuOn = [&](const QString &name) -> QObject * {
+            QQuickItem *row = nullptr;
+            if (!QTest::qWaitFor([&] { return (row = pipelineRow(view.rootObject(), name)) != nullptr; }))
+                return nullptr;
+            QTest::mouseClick(&view, Qt::RightButton, {},
+                              row->mapToScene(QPointF(row->width() / 2, row->height() / 2)).toPoint());
+            auto *menu = view.rootObject()->findChild<QObject *>(u"pipelineMenu"_s);
+            return menu && QTest::qWaitFor([menu] { return menu->property("opened").toBool(); }) ? menu : nullptr;
+        };
+        auto *pauseAll = view.rootObject()->findChild<QObject *>(u"pauseGroupItem"_s);
+        QVERIFY(pauseAll);
+        QObject *menu = openMenuOn(u"alone"_s);
+        QVERIFY(menu);
+        QVERIFY(!pauseAll->property("visible").toBool());
+        QVERIFY(QMetaObject::invokeMethod(menu, "close"));
+        menu = openMenuOn(u"fleet/n:2"_s);
+        QVERIFY(menu);
+        QTRY_VERIFY(pauseAll->property("visible").toBool());
+        QCOMPARE(pauseAll->property("text").toString(), u"Pause every instance of fleet"_s);
+        QVERIFY(QMetaObject::invokeMethod(pauseAll, "triggered"));
+        QTRY_VERIFY_WITH_TIMEOUT(paused(u"fleet/n:1"_s) && paused(u"fleet/n:2"_s), 10000);
+        QVERIFY(!paused(u"alone"_s));
+        QVERIFY(QMetaObject::invokeMethod(menu, "close"));
+
+        QVERIFY(QMetaObject::invokeMethod(view.rootObject(), "archiveGroup", Q_ARG(QString, u"fleet"_s)));
+        auto *dialog = view.rootObject()->findChild<QObject *>(u"archiveGroupDialog"_s);
+        QVERIFY(dialog);
+        QTRY_VERIFY(dialog->property("opened").toBool());
+        QCOMPARE(dialog->property("title").toString(), u"Archive every instance of fleet?"_s);
+        QCOMPARE(dialog->property("instances").toInt(), 2);
+        QVERIFY(pipelines.rowOf(u"fleet/n:1"_s) >= 0); // nothing happens before the answer
+        QVERIFY(QMetaObject::invokeMethod(dialog, "accept"));
+        QTRY_VERIFY_WITH_TIMEOUT(pipelines.rowOf(u"fleet/n:1"_s) < 0 && pipelines.rowOf(u"fleet/n:2"_s) < 0, 10000);
+        QVERIFY(pipelines.rowOf(u"alone"_s) >= 0);
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(u'\n')));
+    }
+
     // Archive… asks first, then the pipeline leaves the list; the Archived button lists it again,
     // marked archived, with its Pause off (a set brings it back, not an unpause).
     void archiveFromTheList()
     {
-        auto set = test::awaitObject([&](auto done) { m_session->setPipeline(u"shelf"_s, pipelineYaml(), {}, done); });
-        QVERIFY2(set, qPrintable(set ? QString() : test::describe(set.error())));
+        QVERIFY(setPipelines({u"shelf"_s}));
         PipelinesModel pipelines;
         QAbstractItemModelTester tester(&pipelines, QAbstractItemModelTester::FailureReportingMode::QtTest);
         RunsModel runs;
