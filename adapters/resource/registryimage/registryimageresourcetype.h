@@ -33,22 +33,9 @@
 // Threading: calls are stateless and may be made from any thread.
 
 #include "adapters/api/resourcetype.h"
-
-#include <optional>
+#include "adapters/resource/registryimage/tagversion.h"
 
 namespace pando::adapters::registryimage {
-
-// A tag read as registry-image reads semver tags; nullopt when it is none.
-struct TagVersion {
-    QList<int> numbers; // 1 to 3 of major, minor, patch
-    QString preRelease; // "rc.1" (starts with alpha, beta or rc)
-    QString variant;    // "alpine"
-};
-std::optional<TagVersion> parseTagVersion(const QString &tag);
-// Orders by version alone: missing parts are 0, a pre-release comes before its release.
-int compareReleases(const TagVersion &a, const TagVersion &b);
-// Orders by version, then the more specific tag ("1.2.0" after "1.2").
-int compareTagVersions(const TagVersion &a, const TagVersion &b);
 
 class RegistryImageResourceType final : public ResourceType {
 public:

@@ -19,7 +19,7 @@
 // Threading: values; any thread.
 
 #include "adapters/api/error.h"
-#include "adapters/resource/registryimage/registryimageresourcetype.h"
+#include "adapters/resource/registryimage/tagversion.h"
 
 #include <QList>
 #include <QString>

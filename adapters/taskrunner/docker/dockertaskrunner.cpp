@@ -22,6 +22,9 @@ using dockerapi::Request;
 
 namespace {
 
+// What marks an image made from an artifact, so that the sweep finds only those.
+constexpr auto ArtifactImageLabel = "dev.pando.kind=artifact-image";
+
 QString missingImageHint(const QString &image)
 {
     return u"Pando never pulls images: build it with `docker build -t %1 .` or load it with `docker load` / "
@@ -154,7 +157,7 @@ Result<QString> DockerTaskRunner::importArtifactImage(const QString &artifactDir
 {
     const QString artifact = QFileInfo(artifactDir).fileName();
     if (QFileInfo(artifactDir + u"/rootfs"_s).isDir()) {
-        QStringList changes{u"LABEL dev.pando.managed=true"_s, u"LABEL dev.pando.kind=artifact-image"_s};
+        QStringList changes{u"LABEL dev.pando.managed=true"_s, u"LABEL "_s + QLatin1String(ArtifactImageLabel)};
         QFile file(artifactDir + u"/metadata.json"_s);
         const QJsonObject metadata = file.open(QIODevice::ReadOnly)
                                          ? QJsonDocument::fromJson(file.read(qint64{1024} * 1024)).object()
@@ -181,7 +184,7 @@ Result<QString> DockerTaskRunner::importArtifactImage(const QString &artifactDir
 Result<int> DockerTaskRunner::removeStaleArtifactImages(const QString &repository, qint64 olderThanMs)
 {
     const QString filters =
-        QString::fromUtf8(QJsonDocument(QJsonObject{{u"label"_s, QJsonArray{u"dev.pando.kind=artifact-image"_s}}})
+        QString::fromUtf8(QJsonDocument(QJsonObject{{u"label"_s, QJsonArray{QLatin1String(ArtifactImageLabel)}}})
                               .toJson(QJsonDocument::Compact));
     auto response = m_client.get(u"/images/json"_s, {{u"filters"_s, filters}});
     if (!response)
